@@ -1,0 +1,14 @@
+#pragma once
+// Every limitscope-cli subcommand: takes the arguments after its name, returns the exit code
+// (0 success, 1 a failed check, 2 bad usage or input). Each lives in its own cmd_*.cpp.
+
+#include <string>
+#include <vector>
+
+namespace limitscope::cli {
+
+using CommandArgs = std::vector<std::string>;
+
+// (one line per subcommand, added with its cmd_*.cpp)
+
+}  // namespace limitscope::cli

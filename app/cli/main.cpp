@@ -1,0 +1,57 @@
+// limitscope-cli: the headless face of limitscope. Subcommands arrive with the issues that
+// need them; each is documented in docs/cli.md.
+
+#include <iostream>
+#include <string_view>
+
+#include "app/cli/commands.h"
+
+namespace {
+
+int run_version(const limitscope::cli::CommandArgs& args) {
+  if (!args.empty() && args[0] != "--help") {
+    std::cerr << "limitscope-cli version: unexpected argument \"" << args[0] << "\"\n";
+    return 2;
+  }
+  std::cout << "limitscope-cli " << LIMITSCOPE_VERSION << "\n";
+  return 0;
+}
+
+struct Command {
+  std::string_view name;
+  std::string_view summary;
+  int (*run)(const limitscope::cli::CommandArgs&);
+};
+
+constexpr Command kCommands[] = {
+    {"version", "print the version", run_version},
+    // one row per subcommand, added with its cmd_*.cpp
+};
+
+void print_help(std::ostream& out) {
+  out << "usage: limitscope-cli COMMAND [options]   (COMMAND --help for its options)\n\ncommands:\n";
+  for (const auto& c : kCommands) {
+    out << "  " << c.name << std::string(16 - c.name.size(), ' ') << c.summary << "\n";
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    print_help(std::cerr);
+    return 2;
+  }
+  const std::string_view name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    print_help(std::cout);
+    return 0;
+  }
+  limitscope::cli::CommandArgs args(argv + 2, argv + argc);
+  for (const auto& c : kCommands) {
+    if (c.name == name) return c.run(args);
+  }
+  std::cerr << "limitscope-cli: unknown command \"" << name << "\"\n";
+  print_help(std::cerr);
+  return 2;
+}

@@ -1,0 +1,72 @@
+#include "core/limiter/limit_params.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace limitscope {
+
+std::string_view to_string(Algorithm a) {
+  switch (a) {
+    case Algorithm::token_bucket: return "token-bucket";
+    case Algorithm::gcra: return "gcra";
+    case Algorithm::sliding_log: return "sliding-log";
+    case Algorithm::sliding_counter: return "sliding-counter";
+    case Algorithm::fixed_window: return "fixed-window";
+    case Algorithm::leaky_bucket: return "leaky-bucket";
+  }
+  return "unknown";
+}
+
+std::optional<Algorithm> parse_algorithm(std::string_view name) {
+  std::string n(name);
+  for (char& c : n) {
+    if (c == '_') c = '-';
+  }
+  for (Algorithm a : {Algorithm::token_bucket, Algorithm::gcra, Algorithm::sliding_log,
+                      Algorithm::sliding_counter, Algorithm::fixed_window, Algorithm::leaky_bucket}) {
+    if (to_string(a) == n) return a;
+  }
+  return std::nullopt;
+}
+
+bool is_window_algorithm(Algorithm a) {
+  return a == Algorithm::sliding_log || a == Algorithm::sliding_counter ||
+         a == Algorithm::fixed_window;
+}
+
+namespace {
+std::string number(double v) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.15g", v);
+  return buf;
+}
+}  // namespace
+
+std::optional<std::string> LimitParams::validate() const {
+  if (is_window_algorithm(algorithm)) {
+    if (!std::isfinite(limit) || limit <= 0) return "limit must be a finite number > 0, got " + number(limit);
+    if (window < Nanos{1'000'000}) return "window must be at least 1ms, got " + format_duration(window);
+    return std::nullopt;
+  }
+  if (!std::isfinite(capacity) || capacity <= 0) {
+    return "capacity must be a finite number > 0, got " + number(capacity);
+  }
+  if (!std::isfinite(refill.amount) || refill.amount <= 0 || refill.period.count() <= 0) {
+    return "refill must be a finite rate > 0, got " + number(refill.amount) + " per " +
+           format_duration(refill.period);
+  }
+  return std::nullopt;
+}
+
+std::string LimitParams::describe() const {
+  std::string out(to_string(algorithm));
+  if (is_window_algorithm(algorithm)) {
+    out += " limit=" + number(limit) + " window=" + format_duration(window);
+  } else {
+    out += (algorithm == Algorithm::leaky_bucket ? " depth=" : " capacity=") + number(capacity);
+    out += (algorithm == Algorithm::leaky_bucket ? " drain=" : " refill=") + refill.to_string();
+  }
+  return out;
+}
+
+}  // namespace limitscope

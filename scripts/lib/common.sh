@@ -1,0 +1,58 @@
+# Shared by scripts/run and scripts/test: install missing Debian packages, configure, build.
+# Sourced, not executed.
+
+LIMITSCOPE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+LIMITSCOPE_JOBS="${LIMITSCOPE_JOBS:-$(nproc 2>/dev/null || echo 2)}"
+
+# Build and runtime packages, all from Debian 12.
+LIMITSCOPE_PACKAGES=(
+  build-essential cmake ninja-build ccache pkg-config git
+  qt6-base-dev qt6-charts-dev libgl-dev fonts-dejavu-core
+  libhiredis-dev nlohmann-json3-dev libyaml-cpp-dev libcpp-httplib-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  redis-server redis-tools prometheus
+  clang libclang-rt-14-dev
+  xvfb xauth
+)
+
+log() { printf '[limitscope] %s\n' "$*" >&2; }
+
+install_missing_packages() {
+  local missing=()
+  local pkg
+  for pkg in "${LIMITSCOPE_PACKAGES[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
+      missing+=("$pkg")
+    fi
+  done
+  if [ ${#missing[@]} -eq 0 ]; then
+    return 0
+  fi
+  log "installing missing packages: ${missing[*]}"
+  local sudo=()
+  if [ "$(id -u)" -ne 0 ]; then
+    sudo=(sudo)
+  fi
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
+}
+
+# configure_and_build BUILD_DIR [cmake args...] -- [targets...]
+configure_and_build() {
+  local dir="$1"; shift
+  local cmake_args=() targets=()
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do cmake_args+=("$1"); shift; done
+  [ "${1:-}" = "--" ] && shift
+  targets=("$@")
+  local generator=()
+  if [ ! -f "$dir/CMakeCache.txt" ]; then
+    command -v ninja >/dev/null && generator=(-G Ninja)
+  fi
+  cmake -S "$LIMITSCOPE_ROOT" -B "$dir" "${generator[@]}" "${cmake_args[@]}" >/dev/null
+  if [ ${#targets[@]} -gt 0 ]; then
+    cmake --build "$dir" -j "$LIMITSCOPE_JOBS" --target "${targets[@]}"
+  else
+    cmake --build "$dir" -j "$LIMITSCOPE_JOBS"
+  fi
+}
