@@ -1,0 +1,61 @@
+#pragma once
+// A series identity: the metric name plus label pairs, kept sorted by label name so two
+// equal label sets compare and hash equal. The metric name is stored as label "__name__",
+// as Prometheus does, so matchers treat it like any other label.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace limitscope::metrics {
+
+class Labels {
+ public:
+  Labels() = default;
+  /// Builds from pairs in any order; a later duplicate name replaces an earlier one.
+  Labels(std::initializer_list<std::pair<std::string, std::string>> pairs);
+  static Labels from_pairs(std::vector<std::pair<std::string, std::string>> pairs);
+
+  /// Sets (or replaces) one label, keeping the order.
+  void set(std::string_view name, std::string_view value);
+  /// Removes a label; no-op when absent.
+  void erase(std::string_view name);
+  /// The value, or "" when absent (Prometheus treats absent and empty alike).
+  std::string_view get(std::string_view name) const;
+  bool has(std::string_view name) const;
+
+  std::string_view metric_name() const { return get("__name__"); }
+  Labels without_name() const;
+
+  const std::vector<std::pair<std::string, std::string>>& pairs() const { return pairs_; }
+  std::size_t size() const { return pairs_.size(); }
+  bool empty() const { return pairs_.empty(); }
+
+  /// Stable 64-bit hash of the whole set (FNV-1a over names and values).
+  std::uint64_t hash() const;
+  /// `name{a="x", b="y"}` with the name outside the braces, values escaped as in the
+  /// exposition format; `{}` omitted when there are no labels besides the name.
+  std::string to_string() const;
+
+  friend bool operator==(const Labels& a, const Labels& b) { return a.pairs_ == b.pairs_; }
+  friend bool operator<(const Labels& a, const Labels& b) { return a.pairs_ < b.pairs_; }
+
+ private:
+  std::vector<std::pair<std::string, std::string>> pairs_;  // sorted by name, unique names
+};
+
+struct LabelsHash {
+  std::size_t operator()(const Labels& l) const { return static_cast<std::size_t>(l.hash()); }
+};
+
+/// One observed value. Time in milliseconds since the Unix epoch, as Prometheus uses.
+struct Sample {
+  std::int64_t t_ms = 0;
+  double value = 0;
+};
+
+}  // namespace limitscope::metrics
