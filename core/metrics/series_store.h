@@ -1,0 +1,138 @@
+#pragma once
+// SeriesStore: the in-memory time-series database behind charts, PromQL and alert rules.
+// Each series keeps its samples in a bounded ring buffer (oldest dropped first, counted), so
+// memory stays bounded however long the dashboard runs. One writer and many readers may use a
+// store at once (a shared mutex guards it).
+//
+// Staleness follows Prometheus: a series that disappears gets a "stale marker", a NaN with a
+// reserved bit pattern; an instant-vector lookup that lands on a stale marker yields no value.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <regex>
+#include <shared_mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "core/common/expected.h"
+#include "core/metrics/labels.h"
+
+namespace limitscope::metrics {
+
+/// Prometheus's stale-marker NaN (bit pattern 0x7ff0000000000002).
+double stale_marker();
+/// True only for the stale-marker bit pattern, not for other NaNs.
+bool is_stale_marker(double v);
+
+enum class MatchOp { equal, not_equal, regex_match, regex_no_match };
+
+/// `=` `!=` `=~` `!~`
+std::string_view match_op_text(MatchOp op);
+
+/// One label matcher of a selector. Regexes are fully anchored as in Prometheus
+/// (`^(?:value)$`), ECMAScript syntax (close to RE2 for the usual patterns). An absent label
+/// matches as the empty string, so `{a=""}` selects series without label `a`.
+class LabelMatcher {
+ public:
+  /// @return the matcher, or an error naming the invalid regex.
+  static Expected<LabelMatcher> make(std::string name, MatchOp op, std::string value);
+
+  const std::string& name() const { return name_; }
+  MatchOp op() const { return op_; }
+  const std::string& value() const { return value_; }
+
+  /// @param label_value the series' value for name(), "" when the label is absent.
+  bool matches(std::string_view label_value) const;
+  /// True when the whole label set passes this matcher.
+  bool matches(const Labels& labels) const { return matches(labels.get(name_)); }
+  /// `name="value"` with the value escaped.
+  std::string to_string() const;
+
+ private:
+  LabelMatcher(std::string name, MatchOp op, std::string value)
+      : name_(std::move(name)), op_(op), value_(std::move(value)) {}
+
+  std::string name_;
+  MatchOp op_;
+  std::string value_;
+  std::shared_ptr<const std::regex> regex_;  // set for regex ops only
+};
+
+struct SeriesStoreOptions {
+  std::size_t samples_per_series = 8192;  ///< ring capacity; oldest samples drop beyond it
+  std::size_t max_series = 100000;        ///< appends creating a series beyond this are refused
+};
+
+enum class AppendStatus { ok, out_of_order, duplicate_timestamp, too_many_series, invalid_labels };
+
+/// Result of one append: ok, or why the sample was refused (nothing changed then).
+struct AppendResult {
+  AppendStatus status = AppendStatus::ok;
+  std::string reason;  ///< one line naming the series and the cause; empty when ok
+  bool ok() const { return status == AppendStatus::ok; }
+};
+
+/// A series and its samples in a queried time range, oldest first. Samples may include stale
+/// markers (see is_stale_marker); PromQL evaluation interprets them.
+struct SeriesSamples {
+  Labels labels;
+  std::vector<Sample> samples;
+};
+
+class SeriesStore {
+ public:
+  explicit SeriesStore(SeriesStoreOptions options = {});
+  SeriesStore(const SeriesStore&) = delete;
+  SeriesStore& operator=(const SeriesStore&) = delete;
+
+  /// Appends one sample. Timestamps per series must increase strictly: an older or equal
+  /// timestamp is refused with a reason, as Prometheus's TSDB does. A NaN value is stored as
+  /// is (it is a valid sample); use append_stale() for staleness.
+  /// @param labels series identity, must contain a non-empty `__name__`.
+  AppendResult append(const Labels& labels, Sample sample);
+
+  /// Marks the series stale at t_ms (it vanished from a scrape). No-op (ok) for an unknown
+  /// series or one already stale.
+  AppendResult append_stale(const Labels& labels, std::int64_t t_ms);
+
+  /// Every series passing all matchers, with its samples in [mint_ms, maxt_ms] (both
+  /// inclusive). Series with no sample in range are left out. Ordered by labels.
+  /// @param matchers AND-ed; an empty list selects every series.
+  std::vector<SeriesSamples> select(std::span<const LabelMatcher> matchers, std::int64_t mint_ms,
+                                    std::int64_t maxt_ms) const;
+
+  std::size_t series_count() const;
+  std::size_t sample_count() const;
+  /// Samples evicted from full rings since construction.
+  std::uint64_t dropped_samples() const;
+  /// Appends refused (out of order, duplicate, series limit) since construction.
+  std::uint64_t rejected_samples() const;
+  /// Upper bound of sample memory: max_series × samples_per_series × sizeof(Sample) bytes
+  /// (label strings come on top, bounded by max_series).
+  std::size_t sample_memory_bound_bytes() const;
+  const SeriesStoreOptions& options() const { return options_; }
+
+ private:
+  struct Series;
+  Series* find_or_create(const Labels& labels, AppendResult& result);
+
+  SeriesStoreOptions options_;
+  mutable std::shared_mutex mutex_;
+  std::unordered_map<Labels, std::unique_ptr<Series>, LabelsHash> series_;
+  std::uint64_t dropped_ = 0;
+  std::uint64_t rejected_ = 0;
+};
+
+/// Sum of the drops of a counter over samples (oldest first): each time a value falls below
+/// its predecessor the counter was reset, and the predecessor's value is added back, as
+/// Prometheus's rate()/increase() do. @return 0 for fewer than two samples.
+double counter_reset_correction(std::span<const Sample> samples);
+/// Number of resets (a value lower than the previous one) in samples.
+std::size_t counter_resets(std::span<const Sample> samples);
+
+}  // namespace limitscope::metrics
