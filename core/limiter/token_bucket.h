@@ -1,0 +1,42 @@
+#pragma once
+// Token bucket: a bucket of capacity C refilled continuously at rate r.
+//   tokens(t) = min(C, tokens + r·Δt); a request of cost c is admitted iff tokens(t) >= c,
+//   and then takes c tokens. Over any interval [t1, t2] it admits at most C + r·(t2 − t1).
+// Uses LimitParams::capacity (C, cost units) and LimitParams::refill (r).
+
+#include <cstdint>
+
+#include "core/limiter/algorithm.h"
+
+namespace limitscope {
+
+struct TokenBucket {
+  static constexpr Algorithm kAlgorithm = Algorithm::token_bucket;
+
+  struct State {
+    double tokens = 0;         // cost units in the bucket at last_ns, 0 <= tokens <= C
+    std::int64_t last_ns = 0;  // time `tokens` was computed at, ns on the limiter's timeline
+  };
+
+  /// @return a full bucket at `now`.
+  static State fresh(const LimitParams& p, Nanos now);
+  /// Refills to `now`, admits iff tokens >= cost and then takes cost. A rejection leaves `s`
+  /// untouched. `now` earlier than s.last_ns counts as no elapsed time.
+  /// @return remaining = tokens left; retry_after = the exact (ns-rounded-up) wait until the
+  ///         same cost fits; reset_after = time until the bucket is full.
+  static Decision decide(const LimitParams& p, State& s, Nanos now, double cost);
+  /// @return what decide() would answer, consuming nothing.
+  static Decision peek(const LimitParams& p, const State& s, Nanos now, double cost);
+  /// @return true when the bucket has refilled to C (indistinguishable from fresh()).
+  static bool idle(const LimitParams& p, const State& s, Nanos now);
+  /// @return tokens(now), cost units.
+  static double available(const LimitParams& p, const State& s, Nanos now);
+  /// Refills to `now` under p, then keeps the same fraction of capacity under q:
+  /// tokens' = tokens(now) / C_p · C_q.
+  static void reconfigure(const LimitParams& p, const LimitParams& q, State& s, Nanos now);
+};
+
+static_assert(LimiterAlgorithm<TokenBucket>);
+static_assert(sizeof(TokenBucket::State) <= 16, "a keyed table holds millions of these");
+
+}  // namespace limitscope
