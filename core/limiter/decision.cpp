@@ -9,6 +9,9 @@ std::string_view to_string(DenyReason r) {
     case DenyReason::cost_above_capacity: return "cost above capacity: can never be admitted";
     case DenyReason::queue_full: return "queue full";
     case DenyReason::invalid_cost: return "invalid cost";
+    case DenyReason::key_limit: return "key limit reached: no room for a new key";
+    case DenyReason::unknown_key: return "unknown API key";
+    case DenyReason::unknown_model: return "unknown model";
   }
   return "unknown";
 }

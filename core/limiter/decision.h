@@ -15,6 +15,10 @@ enum class DenyReason {
   cost_above_capacity, // the cost can never be admitted with these parameters
   queue_full,          // leaky bucket queue cannot take the request
   invalid_cost,        // cost <= 0, NaN or infinite
+  // Keyed limiter (core/limiter/keyed_limiter.h): refusals before any limit is consulted.
+  key_limit,           // the limiter holds max_keys states; a new key cannot get one (server-side)
+  unknown_key,         // the API key is not in the policy and the policy has no default tier
+  unknown_model,       // the model is not in the policy, so its cost is unknown
 };
 
 std::string_view to_string(DenyReason r);
