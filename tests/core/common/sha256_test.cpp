@@ -1,0 +1,32 @@
+// Verifies SHA-256 against the FIPS 180-4 test vectors and the api_key_hash label format.
+
+#include "core/common/sha256.h"
+
+#include <gtest/gtest.h>
+
+namespace limitscope {
+namespace {
+
+TEST(Sha256, MatchesStandardVectors) {
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(sha256_hex(std::string(1'000'000, 'a')),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  // 55 and 56 bytes straddle the one-block/two-block padding boundary.
+  EXPECT_EQ(sha256_hex(std::string(55, 'a')),
+            "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318");
+  EXPECT_EQ(sha256_hex(std::string(56, 'a')),
+            "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a");
+}
+
+TEST(Sha256, ApiKeyHashIsAPrefixNotTheKey) {
+  const std::string h = api_key_hash("sk-live-abcdef123456");
+  EXPECT_EQ(h.size(), 12u);
+  EXPECT_EQ(h, sha256_hex("sk-live-abcdef123456").substr(0, 12));
+  EXPECT_EQ(h.find("123456"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace limitscope
