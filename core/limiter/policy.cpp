@@ -347,6 +347,7 @@ Expected<Policy> load_policy_file(const std::string& path) {
 }
 
 std::optional<std::size_t> Policy::tier_index_for_key(std::string_view api_key) const {
+  if (keys.empty()) return default_tier;  // skips hashing the key when no key is listed
   if (auto it = keys.find(api_key); it != keys.end()) return it->second;
   return default_tier;
 }
