@@ -63,6 +63,8 @@ class Limiter {
   virtual Decision peek_locked(double cost, Nanos now) = 0;
   /// With every mutex of collect_mutexes() held: decides at `now`, consuming when allowed.
   virtual Decision decide_locked(double cost, Nanos now) = 0;
+  /// With every mutex of collect_mutexes() held: cost units admissible at `now`.
+  virtual double available_locked(Nanos now) = 0;
 
   Clock& clock_;
 };
@@ -81,10 +83,6 @@ Expected<std::unique_ptr<Limiter>> make_limiter(const LimitParams& params, Clock
 /// cost_above_capacity, queue_full, exhausted).
 class CompositeLimiter final : public Limiter {
  public:
-  /// Preconditions (checked by make_composite): at least one child, no null, no leaf twice,
-  /// all on the same clock.
-  explicit CompositeLimiter(std::vector<std::shared_ptr<Limiter>> children);
-
   /// Not supported on the whole: reconfigure a child instead.
   /// @return always an error saying so.
   std::optional<std::string> reconfigure(const LimitParams& params) override;
@@ -101,6 +99,15 @@ class CompositeLimiter final : public Limiter {
   void collect_mutexes(std::vector<std::mutex*>& out) override;
   Decision peek_locked(double cost, Nanos now) override;
   Decision decide_locked(double cost, Nanos now) override;
+  double available_locked(Nanos now) override;
+
+  // Built only by make_composite, which checks: at least one child, none null, no leaf twice,
+  // all on the same clock.
+  CompositeLimiter(std::vector<std::shared_ptr<Limiter>> children,
+                   std::vector<std::mutex*> mutexes);
+  friend Expected<std::unique_ptr<CompositeLimiter>> make_composite(
+      std::vector<std::shared_ptr<Limiter>> children);
+  static void collect_from(Limiter& l, std::vector<std::mutex*>& out) { l.collect_mutexes(out); }
 
   std::vector<std::shared_ptr<Limiter>> children_;
   std::vector<std::mutex*> mutexes_;  // all leaf mutexes, sorted by address, no duplicates

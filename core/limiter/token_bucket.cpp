@@ -1,0 +1,90 @@
+#include "core/limiter/token_bucket.h"
+
+#include <algorithm>
+
+#include "core/limiter/time_math.h"
+
+namespace limitscope {
+
+namespace {
+using time_math::ceil_ns;
+using time_math::kFarNs;
+
+// tokens(t) = min(C, tokens + r·Δt), Δt >= 0 (time going back counts as none). Monotone
+// non-decreasing in t, which retry_after's search relies on. r·Δt is computed as
+// Δt·amount/period so that refills at whole-token instants are exact.
+double level_at(const LimitParams& p, const TokenBucket::State& s, std::int64_t t) {
+  const std::int64_t dt = t > s.last_ns ? t - s.last_ns : 0;
+  const double refill = static_cast<double>(dt) * p.refill.amount /
+                        static_cast<double>(p.refill.period.count());
+  return std::min(p.capacity, s.tokens + refill);
+}
+
+// Time from t until the bucket holds C again (analytic, rounded up).
+Nanos time_to_full(const LimitParams& p, double level) {
+  return Nanos{ceil_ns((p.capacity - level) * time_math::ns_per_unit(p))};
+}
+
+Decision evaluate(const LimitParams& p, const TokenBucket::State& s, Nanos now, double cost,
+                  TokenBucket::State* next) {
+  const std::int64_t t = now.count();
+  const double level = level_at(p, s, t);
+  if (!time_math::valid_cost(cost)) {
+    return time_math::refusal(DenyReason::invalid_cost, p.capacity, level, time_to_full(p, level));
+  }
+  if (cost > p.capacity) {
+    return time_math::refusal(DenyReason::cost_above_capacity, p.capacity, level,
+                              time_to_full(p, level));
+  }
+  Decision d;
+  d.limit = p.capacity;
+  if (level >= cost) {
+    d.allowed = true;
+    d.remaining = level - cost;
+    d.retry_after = Nanos{0};
+    d.reset_after = time_to_full(p, d.remaining);
+    if (next != nullptr) *next = TokenBucket::State{d.remaining, std::max(s.last_ns, t)};
+    return d;
+  }
+  d.reason = DenyReason::exhausted;
+  d.remaining = level;
+  d.reset_after = time_to_full(p, level);
+  // The earliest instant the same decision arithmetic admits `cost`.
+  const std::int64_t guess = t + ceil_ns((cost - level) * time_math::ns_per_unit(p));
+  const auto when = time_math::earliest_true(
+      t, guess, t + kFarNs, [&](std::int64_t u) { return level_at(p, s, u) >= cost; });
+  d.retry_after = Nanos{when ? *when - t : kFarNs};
+  return d;
+}
+}  // namespace
+
+TokenBucket::State TokenBucket::fresh(const LimitParams& p, Nanos now) {
+  return State{p.capacity, now.count()};
+}
+
+Decision TokenBucket::decide(const LimitParams& p, State& s, Nanos now, double cost) {
+  State next = s;
+  Decision d = evaluate(p, s, now, cost, &next);
+  if (d.allowed) s = next;
+  return d;
+}
+
+Decision TokenBucket::peek(const LimitParams& p, const State& s, Nanos now, double cost) {
+  return evaluate(p, s, now, cost, nullptr);
+}
+
+bool TokenBucket::idle(const LimitParams& p, const State& s, Nanos now) {
+  return level_at(p, s, now.count()) >= p.capacity;
+}
+
+double TokenBucket::available(const LimitParams& p, const State& s, Nanos now) {
+  return level_at(p, s, now.count());
+}
+
+void TokenBucket::reconfigure(const LimitParams& p, const LimitParams& q, State& s, Nanos now) {
+  const double fraction = std::clamp(level_at(p, s, now.count()) / p.capacity, 0.0, 1.0);
+  s.tokens = fraction * q.capacity;
+  s.last_ns = std::max(s.last_ns, now.count());
+}
+
+}  // namespace limitscope
