@@ -1,0 +1,167 @@
+#include "core/metrics/promql_ast.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace limitscope::metrics {
+
+std::string_view value_type_name(ValueType t) {
+  switch (t) {
+    case ValueType::scalar: return "scalar";
+    case ValueType::instant_vector: return "instant vector";
+    case ValueType::range_vector: return "range vector";
+  }
+  return "?";
+}
+
+std::string_view aggregate_op_name(AggregateOp op) {
+  switch (op) {
+    case AggregateOp::sum: return "sum";
+    case AggregateOp::min: return "min";
+    case AggregateOp::max: return "max";
+    case AggregateOp::avg: return "avg";
+    case AggregateOp::count: return "count";
+  }
+  return "?";
+}
+
+std::string_view binary_op_text(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::add: return "+";
+    case BinaryOp::sub: return "-";
+    case BinaryOp::mul: return "*";
+    case BinaryOp::div: return "/";
+    case BinaryOp::mod: return "%";
+    case BinaryOp::pow: return "^";
+    case BinaryOp::eq: return "==";
+    case BinaryOp::ne: return "!=";
+    case BinaryOp::gt: return ">";
+    case BinaryOp::lt: return "<";
+    case BinaryOp::ge: return ">=";
+    case BinaryOp::le: return "<=";
+    case BinaryOp::land: return "and";
+    case BinaryOp::lor: return "or";
+    case BinaryOp::lunless: return "unless";
+  }
+  return "?";
+}
+
+bool is_comparison(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::eq:
+    case BinaryOp::ne:
+    case BinaryOp::gt:
+    case BinaryOp::lt:
+    case BinaryOp::ge:
+    case BinaryOp::le: return true;
+    default: return false;
+  }
+}
+
+bool is_set_operator(BinaryOp op) {
+  return op == BinaryOp::land || op == BinaryOp::lor || op == BinaryOp::lunless;
+}
+
+namespace {
+
+std::string format_duration_ms(std::int64_t ms) {
+  if (ms == 0) return "0s";
+  struct Unit {
+    const char* name;
+    std::int64_t ms;
+  };
+  static constexpr Unit kUnits[] = {{"y", 365LL * 86400000}, {"w", 7LL * 86400000},
+                                    {"d", 86400000},          {"h", 3600000},
+                                    {"m", 60000},             {"s", 1000},
+                                    {"ms", 1}};
+  std::string out;
+  for (const Unit& u : kUnits) {
+    if (ms >= u.ms) {
+      out += std::to_string(ms / u.ms) + u.name;
+      ms %= u.ms;
+    }
+  }
+  return out;
+}
+
+std::string format_number(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+std::string label_list(const std::vector<std::string>& labels) {
+  std::string out = "(";
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += labels[i];
+  }
+  return out + ")";
+}
+
+std::string selector_text(const VectorSelector& vs) {
+  std::string out = vs.metric_name;
+  std::string inner;
+  for (const LabelMatcher& m : vs.matchers) {
+    if (!vs.metric_name.empty() && m.name() == "__name__" && m.op() == MatchOp::equal) continue;
+    if (!inner.empty()) inner += ", ";
+    inner += m.to_string();
+  }
+  if (!inner.empty() || vs.metric_name.empty()) out += "{" + inner + "}";
+  return out;
+}
+
+std::string offset_text(std::int64_t offset_ms) {
+  if (offset_ms == 0) return "";
+  if (offset_ms < 0) return " offset -" + format_duration_ms(-offset_ms);
+  return " offset " + format_duration_ms(offset_ms);
+}
+
+struct Printer {
+  std::string operator()(const NumberLiteral& n) const { return format_number(n.value); }
+  std::string operator()(const VectorSelector& vs) const {
+    return selector_text(vs) + offset_text(vs.offset_ms);
+  }
+  std::string operator()(const MatrixSelector& ms) const {
+    return selector_text(ms.selector) + "[" + format_duration_ms(ms.range_ms) + "]" +
+           offset_text(ms.selector.offset_ms);
+  }
+  std::string operator()(const UnaryExpr& u) const {
+    return std::string(1, u.op) + to_string(*u.operand);
+  }
+  std::string operator()(const ParenExpr& p) const { return "(" + to_string(*p.inner) + ")"; }
+  std::string operator()(const Call& c) const {
+    std::string out = c.name + "(";
+    for (std::size_t i = 0; i < c.args.size(); ++i) {
+      if (i > 0) out += ", ";
+      out += to_string(*c.args[i]);
+    }
+    return out + ")";
+  }
+  std::string operator()(const Aggregate& a) const {
+    std::string out(aggregate_op_name(a.op));
+    if (a.without || !a.grouping.empty()) {
+      out += a.without ? " without " : " by ";
+      out += label_list(a.grouping);
+      out += " ";
+    }
+    return out + "(" + to_string(*a.operand) + ")";
+  }
+  std::string operator()(const BinaryExpr& b) const {
+    std::string out = to_string(*b.lhs) + " " + std::string(binary_op_text(b.op));
+    if (b.return_bool) out += " bool";
+    if (b.matching.on || !b.matching.labels.empty()) {
+      out += b.matching.on ? " on" : " ignoring";
+      out += label_list(b.matching.labels);
+    }
+    return out + " " + to_string(*b.rhs);
+  }
+};
+
+}  // namespace
+
+std::string to_string(const Expr& e) { return std::visit(Printer{}, e.node); }
+
+}  // namespace limitscope::metrics

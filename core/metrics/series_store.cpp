@@ -1,0 +1,265 @@
+#include "core/metrics/series_store.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <mutex>
+
+namespace limitscope::metrics {
+
+namespace {
+constexpr std::uint64_t kStaleBits = 0x7ff0000000000002ULL;
+// std::regex (libstdc++) compiles and matches recursively: very long or deeply nested patterns
+// can exhaust the stack, so patterns are bounded. Real selectors are far shorter.
+constexpr std::size_t kMaxRegexLength = 512;
+constexpr int kMaxRegexNesting = 16;
+}  // namespace
+
+double stale_marker() { return std::bit_cast<double>(kStaleBits); }
+
+bool is_stale_marker(double v) { return std::bit_cast<std::uint64_t>(v) == kStaleBits; }
+
+std::string_view match_op_text(MatchOp op) {
+  switch (op) {
+    case MatchOp::equal: return "=";
+    case MatchOp::not_equal: return "!=";
+    case MatchOp::regex_match: return "=~";
+    case MatchOp::regex_no_match: return "!~";
+  }
+  return "?";
+}
+
+Expected<LabelMatcher> LabelMatcher::make(std::string name, MatchOp op, std::string value) {
+  LabelMatcher m(std::move(name), op, std::move(value));
+  if (op == MatchOp::regex_match || op == MatchOp::regex_no_match) {
+    if (m.value_.size() > kMaxRegexLength) {
+      return make_error("regex for label " + m.name_ + " is longer than " +
+                        std::to_string(kMaxRegexLength) + " characters");
+    }
+    int depth = 0;
+    int max_depth = 0;
+    for (char c : m.value_) {
+      if (c == '(') max_depth = std::max(max_depth, ++depth);
+      if (c == ')') --depth;
+    }
+    if (max_depth > kMaxRegexNesting) {
+      return make_error("regex for label " + m.name_ + " nests groups deeper than " +
+                        std::to_string(kMaxRegexNesting));
+    }
+    try {
+      // Prometheus anchors label regexes at both ends.
+      m.regex_ = std::make_shared<const std::regex>("^(?:" + m.value_ + ")$",
+                                                    std::regex::ECMAScript | std::regex::optimize);
+    } catch (const std::regex_error& e) {
+      return make_error("invalid regex \"" + m.value_ + "\" for label " + m.name_ + ": " +
+                        e.what());
+    }
+  }
+  return m;
+}
+
+bool LabelMatcher::matches(std::string_view label_value) const {
+  switch (op_) {
+    case MatchOp::equal: return label_value == value_;
+    case MatchOp::not_equal: return label_value != value_;
+    case MatchOp::regex_match:
+      return std::regex_match(label_value.begin(), label_value.end(), *regex_);
+    case MatchOp::regex_no_match:
+      return !std::regex_match(label_value.begin(), label_value.end(), *regex_);
+  }
+  return false;
+}
+
+std::string LabelMatcher::to_string() const {
+  std::string out = name_;
+  out += match_op_text(op_);
+  out += '"';
+  for (char c : value_) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+// A bounded ring of samples in strictly increasing time order.
+struct SeriesStore::Series {
+  Labels labels;
+  std::vector<Sample> ring;  // grows up to capacity, then wraps
+  std::size_t head = 0;      // index of the oldest sample once the ring is full
+
+  std::size_t size() const { return ring.size(); }
+  const Sample& at(std::size_t i) const { return ring[(head + i) % ring.size()]; }
+  const Sample& back() const { return at(ring.size() - 1); }
+
+  // @return true when an old sample had to be evicted.
+  bool push(Sample s, std::size_t capacity) {
+    if (ring.size() < capacity) {
+      ring.push_back(s);
+      return false;
+    }
+    ring[head] = s;
+    head = (head + 1) % ring.size();
+    return true;
+  }
+
+  // First index whose time is >= t.
+  std::size_t lower_bound(std::int64_t t) const {
+    std::size_t lo = 0;
+    std::size_t hi = size();
+    while (lo < hi) {
+      std::size_t mid = lo + (hi - lo) / 2;
+      if (at(mid).t_ms < t) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+};
+
+SeriesStore::SeriesStore(SeriesStoreOptions options) : options_(options) {
+  if (options_.samples_per_series == 0) options_.samples_per_series = 1;
+}
+
+SeriesStore::Series* SeriesStore::find_or_create(const Labels& labels, AppendResult& result) {
+  auto it = series_.find(labels);
+  if (it != series_.end()) return it->second.get();
+  if (labels.metric_name().empty()) {
+    result = {AppendStatus::invalid_labels, "series " + labels.to_string() + " has no metric name"};
+    return nullptr;
+  }
+  for (const auto& [name, value] : labels.pairs()) {
+    if (name.empty()) {
+      result = {AppendStatus::invalid_labels,
+                "series " + labels.to_string() + " has an empty label name"};
+      return nullptr;
+    }
+  }
+  if (series_.size() >= options_.max_series) {
+    result = {AppendStatus::too_many_series,
+              "series " + labels.to_string() + " refused: store holds its maximum of " +
+                  std::to_string(options_.max_series) + " series"};
+    return nullptr;
+  }
+  auto s = std::make_unique<Series>();
+  s->labels = labels;
+  Series* raw = s.get();
+  series_.emplace(labels, std::move(s));
+  return raw;
+}
+
+AppendResult SeriesStore::append(const Labels& labels, Sample sample) {
+  std::unique_lock lock(mutex_);
+  AppendResult result;
+  Series* s = find_or_create(labels, result);
+  if (s == nullptr) {
+    ++rejected_;
+    return result;
+  }
+  if (s->size() > 0) {
+    const Sample& last = s->back();
+    if (sample.t_ms < last.t_ms) {
+      ++rejected_;
+      return {AppendStatus::out_of_order, "sample of " + labels.to_string() + " at " +
+                                              std::to_string(sample.t_ms) +
+                                              " ms is older than the last one at " +
+                                              std::to_string(last.t_ms) + " ms"};
+    }
+    if (sample.t_ms == last.t_ms) {
+      ++rejected_;
+      return {AppendStatus::duplicate_timestamp, "series " + labels.to_string() +
+                                                     " already has a sample at " +
+                                                     std::to_string(sample.t_ms) + " ms"};
+    }
+  }
+  if (s->push(sample, options_.samples_per_series)) ++dropped_;
+  return result;
+}
+
+AppendResult SeriesStore::append_stale(const Labels& labels, std::int64_t t_ms) {
+  {
+    std::shared_lock lock(mutex_);
+    auto it = series_.find(labels);
+    if (it == series_.end()) return {};
+    const Series& s = *it->second;
+    if (s.size() > 0 && is_stale_marker(s.back().value)) return {};
+  }
+  // Only the single writer appends, so the series cannot change between the two locks.
+  return append(labels, Sample{t_ms, stale_marker()});
+}
+
+std::vector<SeriesSamples> SeriesStore::select(std::span<const LabelMatcher> matchers,
+                                               std::int64_t mint_ms, std::int64_t maxt_ms) const {
+  std::vector<SeriesSamples> out;
+  if (maxt_ms < mint_ms) return out;
+  std::shared_lock lock(mutex_);
+  for (const auto& [labels, series] : series_) {
+    bool pass = std::all_of(matchers.begin(), matchers.end(),
+                            [&labels = labels](const LabelMatcher& m) { return m.matches(labels); });
+    if (!pass) continue;
+    std::size_t first = series->lower_bound(mint_ms);
+    std::size_t last = maxt_ms == std::numeric_limits<std::int64_t>::max()
+                           ? series->size()
+                           : series->lower_bound(maxt_ms + 1);
+    if (first >= last) continue;
+    SeriesSamples ss{labels, {}};
+    ss.samples.reserve(last - first);
+    for (std::size_t i = first; i < last; ++i) ss.samples.push_back(series->at(i));
+    out.push_back(std::move(ss));
+  }
+  lock.unlock();
+  std::sort(out.begin(), out.end(),
+            [](const SeriesSamples& a, const SeriesSamples& b) { return a.labels < b.labels; });
+  return out;
+}
+
+std::size_t SeriesStore::series_count() const {
+  std::shared_lock lock(mutex_);
+  return series_.size();
+}
+
+std::size_t SeriesStore::sample_count() const {
+  std::shared_lock lock(mutex_);
+  std::size_t n = 0;
+  for (const auto& entry : series_) n += entry.second->size();
+  return n;
+}
+
+std::uint64_t SeriesStore::dropped_samples() const {
+  std::shared_lock lock(mutex_);
+  return dropped_;
+}
+
+std::uint64_t SeriesStore::rejected_samples() const {
+  std::shared_lock lock(mutex_);
+  return rejected_;
+}
+
+std::size_t SeriesStore::sample_memory_bound_bytes() const {
+  return options_.max_series * options_.samples_per_series * sizeof(Sample);
+}
+
+double counter_reset_correction(std::span<const Sample> samples) {
+  double correction = 0;
+  for (std::size_t i = 1; i < samples.size(); ++i) {
+    if (samples[i].value < samples[i - 1].value) correction += samples[i - 1].value;
+  }
+  return correction;
+}
+
+std::size_t counter_resets(std::span<const Sample> samples) {
+  std::size_t n = 0;
+  for (std::size_t i = 1; i < samples.size(); ++i) {
+    if (samples[i].value < samples[i - 1].value) ++n;
+  }
+  return n;
+}
+
+}  // namespace limitscope::metrics
