@@ -26,6 +26,8 @@ struct Command {
 constexpr Command kCommands[] = {
     {"version", "print the version", run_version},
     // one row per subcommand, added with its cmd_*.cpp
+    {"parse-metrics", "parse a Prometheus/OpenMetrics exposition, report errors and speed", limitscope::cli::run_parse_metrics},
+    {"bench-parse", "time parse-metrics against promtool on a generated exposition", limitscope::cli::run_bench_parse},
 };
 
 void print_help(std::ostream& out) {

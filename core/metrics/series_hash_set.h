@@ -48,6 +48,14 @@ class SeriesHashSet {
 
   std::size_t size() const { return size_; }
 
+  /// Makes room for n hashes without rehashing (on an empty set).
+  void reserve(std::size_t n) {
+    if (size_ != 0) return;
+    std::size_t cap = 1024;
+    while (cap < n * 2) cap *= 2;
+    if (cap > slots_.size()) slots_.assign(cap, 0);
+  }
+
  private:
   void grow() {
     std::vector<std::uint64_t> old;
