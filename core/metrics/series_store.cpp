@@ -128,6 +128,8 @@ SeriesStore::SeriesStore(SeriesStoreOptions options) : options_(options) {
   if (options_.samples_per_series == 0) options_.samples_per_series = 1;
 }
 
+SeriesStore::~SeriesStore() = default;
+
 SeriesStore::Series* SeriesStore::find_or_create(const Labels& labels, AppendResult& result) {
   auto it = series_.find(labels);
   if (it != series_.end()) return it->second.get();

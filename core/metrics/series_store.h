@@ -87,6 +87,7 @@ struct SeriesSamples {
 class SeriesStore {
  public:
   explicit SeriesStore(SeriesStoreOptions options = {});
+  ~SeriesStore();
   SeriesStore(const SeriesStore&) = delete;
   SeriesStore& operator=(const SeriesStore&) = delete;
 
