@@ -39,21 +39,24 @@ std::vector<ClientSpec> background_clients() {
              {share("deepseek-v3.2", 3), share("gemini-2.5-flash", 1)}),
       client("pro-startup", "pro", ClientRole::steady, "startup chat product", 6,
              {share("gpt-4.1", 2), share("claude-sonnet-4.5", 1), share("gemini-2.5-flash", 1)}),
-      client("enterprise-bank", "enterprise", ClientRole::steady, "bank assistant, all models",
-             40,
+      client("enterprise-bank", "enterprise", ClientRole::steady, "bank assistant, all models", 40,
              {share("gpt-4.1", 4), share("claude-sonnet-4.5", 3), share("gemini-2.5-flash", 2),
               share("deepseek-v3.2", 1)}),
   };
 }
 
 ScenarioSpec steady(Nanos) {
-  return {"steady", "three tenants (free, pro, enterprise) sending Poisson traffic within limits",
-          background_clients(), {}};
+  return {"steady",
+          "three tenants (free, pro, enterprise) sending Poisson traffic within limits",
+          background_clients(),
+          {}};
 }
 
 ScenarioSpec burst(Nanos d) {
-  ScenarioSpec s{"burst", "a pro batch job bursts to 40 req/s of gpt-4.1 for a tenth of the run",
-                 background_clients(), {}};
+  ScenarioSpec s{"burst",
+                 "a pro batch job bursts to 40 req/s of gpt-4.1 for a tenth of the run",
+                 background_clients(),
+                 {}};
   ClientSpec batch = client("pro-batch", "pro", ClientRole::bursty,
                             "batch job: 2 req/s, bursts to 40 req/s", 2, {share("gpt-4.1", 1)});
   batch.traffic.bursts.push_back(
@@ -66,7 +69,8 @@ ScenarioSpec runaway(Nanos d) {
   ScenarioSpec s{"runaway",
                  "a free-tier client loop fires 2000 req/s from a quarter of the run on, "
                  "ignoring Retry-After",
-                 background_clients(), {}};
+                 background_clients(),
+                 {}};
   ClientSpec loop = client("loop-bot", "free", ClientRole::runaway,
                            "retry loop bug: 2000 req/s, deaf to Retry-After", 2000,
                            {share("gemini-2.5-flash", 1)});
@@ -80,14 +84,15 @@ ScenarioSpec diurnal(Nanos d) {
   ScenarioSpec s{"diurnal",
                  "three tenants whose traffic follows a day (night low, noon peak) compressed "
                  "into the run",
-                 {}, {}};
+                 {},
+                 {}};
   s.clients = {
       client("free-app", "free", ClientRole::diurnal, "consumer app, free tier", 0.6,
              {share("deepseek-v3.2", 1)}),
-      client("pro-saas", "pro", ClientRole::diurnal, "SaaS writing tool, peaks over its limit",
-             6, {share("claude-sonnet-4.5", 3), share("gpt-4.1", 2)}),
-      client("enterprise-support", "enterprise", ClientRole::diurnal, "support desk assistant",
-             40, {share("gpt-4.1", 2), share("gemini-2.5-flash", 1)}),
+      client("pro-saas", "pro", ClientRole::diurnal, "SaaS writing tool, peaks over its limit", 6,
+             {share("claude-sonnet-4.5", 3), share("gpt-4.1", 2)}),
+      client("enterprise-support", "enterprise", ClientRole::diurnal, "support desk assistant", 40,
+             {share("gpt-4.1", 2), share("gemini-2.5-flash", 1)}),
   };
   for (ClientSpec& c : s.clients) {
     c.traffic.day_length = d;
@@ -100,7 +105,8 @@ ScenarioSpec misconfigured(Nanos d) {
   ScenarioSpec s{"misconfigured-tenant",
                  "a new heavy tenant starts at a fifth of the run with its key mapped to free "
                  "instead of enterprise",
-                 background_clients(), {}};
+                 background_clients(),
+                 {}};
   Incident tenant;
   tenant.kind = IncidentKind::misconfigured_tenant;
   tenant.at = at_fraction(d, 0.2);
@@ -116,12 +122,13 @@ ScenarioSpec mixed(Nanos d) {
   ScenarioSpec s{"mixed",
                  "eight tenants across free, pro and enterprise on all four models; one "
                  "incident: a free client's retry loop runs away",
-                 background_clients(), {}};
+                 background_clients(),
+                 {}};
   s.clients.push_back(client("free-student", "free", ClientRole::steady, "student project", 0.3,
                              {share("gemini-2.5-flash", 1)}));
-  ClientSpec agency = client("pro-agency", "pro", ClientRole::bursty,
-                             "marketing agency, campaign bursts", 3,
-                             {share("claude-sonnet-4.5", 1), share("gpt-4.1", 1)});
+  ClientSpec agency =
+      client("pro-agency", "pro", ClientRole::bursty, "marketing agency, campaign bursts", 3,
+             {share("claude-sonnet-4.5", 1), share("gpt-4.1", 1)});
   agency.traffic.bursts.push_back(Burst{at_fraction(d, 0.2), at_fraction(d, 1.0 / 12), 25});
   s.clients.push_back(std::move(agency));
   ClientSpec analytics = client("pro-analytics", "pro", ClientRole::diurnal,
@@ -129,10 +136,9 @@ ScenarioSpec mixed(Nanos d) {
                                 {share("gemini-2.5-flash", 2), share("deepseek-v3.2", 1)});
   analytics.traffic.day_length = d;
   s.clients.push_back(std::move(analytics));
-  ClientSpec retail = client("enterprise-retail", "enterprise", ClientRole::diurnal,
-                             "retail shopping assistant", 60,
-                             {share("gpt-4.1", 1), share("gemini-2.5-flash", 2),
-                              share("deepseek-v3.2", 2)});
+  ClientSpec retail =
+      client("enterprise-retail", "enterprise", ClientRole::diurnal, "retail shopping assistant",
+             60, {share("gpt-4.1", 1), share("gemini-2.5-flash", 2), share("deepseek-v3.2", 2)});
   retail.traffic.day_length = d;
   s.clients.push_back(std::move(retail));
   ClientSpec legacy = client("pro-legacy", "pro", ClientRole::steady,
@@ -159,9 +165,12 @@ struct Entry {
 };
 
 constexpr Entry kScenarios[] = {
-    {"steady", steady},   {"burst", burst},
-    {"runaway", runaway}, {"diurnal", diurnal},
-    {"misconfigured-tenant", misconfigured}, {"mixed", mixed},
+    {"steady", steady},
+    {"burst", burst},
+    {"runaway", runaway},
+    {"diurnal", diurnal},
+    {"misconfigured-tenant", misconfigured},
+    {"mixed", mixed},
 };
 
 std::string format_rate(double r) {
@@ -174,10 +183,14 @@ std::string format_rate(double r) {
 
 std::string_view to_string(IncidentKind k) {
   switch (k) {
-    case IncidentKind::runaway_client: return "runaway-client";
-    case IncidentKind::burst: return "burst";
-    case IncidentKind::misconfigured_tenant: return "misconfigured-tenant";
-    case IncidentKind::backend_outage: return "backend-outage";
+    case IncidentKind::runaway_client:
+      return "runaway-client";
+    case IncidentKind::burst:
+      return "burst";
+    case IncidentKind::misconfigured_tenant:
+      return "misconfigured-tenant";
+    case IncidentKind::backend_outage:
+      return "backend-outage";
   }
   return "unknown";
 }
@@ -233,8 +246,7 @@ std::vector<ClientSpec> incident_clients(const Incident& incident) {
   switch (incident.kind) {
     case IncidentKind::runaway_client:
       c.role = ClientRole::runaway;
-      c.description = "client loop: " + format_rate(incident.rate_per_s) +
-                      ", deaf to Retry-After";
+      c.description = "client loop: " + format_rate(incident.rate_per_s) + ", deaf to Retry-After";
       c.retry.behaviour = RetryBehaviour::give_up;  // the loop itself is the retry
       break;
     case IncidentKind::burst:
@@ -250,7 +262,8 @@ std::vector<ClientSpec> incident_clients(const Incident& incident) {
         c.models.push_back(default_model_share("claude-sonnet-4.5", 1));
       }
       break;
-    case IncidentKind::backend_outage: break;
+    case IncidentKind::backend_outage:
+      break;
   }
   return {c};
 }

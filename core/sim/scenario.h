@@ -34,7 +34,7 @@ struct Incident {
   /// runaway/burst/misconfigured: the tier used when the policy does not list the key.
   std::string tier = "free";
   std::string model = "gpt-4.1";  // the model the extra traffic calls
-  double rate_per_s = 0;           // requests/s of the extra traffic; unused for an outage
+  double rate_per_s = 0;          // requests/s of the extra traffic; unused for an outage
 
   /// "runaway-client key=loop-bot at=20s for 10s 2000/s", for logs and the dashboard.
   std::string describe() const;

@@ -20,8 +20,8 @@ Nanos seconds_to_nanos(double s) {
 
 // Per (api key, model) counters of the current step.
 struct Row {
-  std::size_t key = 0;    // index into State::keys
-  std::size_t model = 0;  // index into policy.models
+  std::size_t key = 0;                  // index into State::keys
+  std::size_t model = 0;                // index into policy.models
   std::optional<std::uint64_t> key_id;  // the limiter's state id, once it decided once
   std::int64_t admitted = 0, rejected = 0, degraded = 0, retries = 0, llm_tokens = 0;
   double cost = 0, spend = 0;
@@ -29,15 +29,15 @@ struct Row {
 
 struct KeyInfo {
   std::string api_key;
-  std::size_t tier = 0;  // index into policy.tiers
+  std::size_t tier = 0;   // index into policy.tiers
   double used_today = 0;  // cost units admitted by the limiter this UTC day
   std::int64_t day = 0;   // UTC day number of used_today
 };
 
 struct ClientRun {
   SimRandom rng;
-  double max_rate = 0;      // requests/s, bound of rate_at for thinning
-  double weight_total = 0;  // sum of model weights
+  double max_rate = 0;            // requests/s, bound of rate_at for thinning
+  double weight_total = 0;        // sum of model weights
   std::vector<std::size_t> rows;  // per model share: index into State::rows
 };
 
@@ -143,7 +143,8 @@ Expected<std::unique_ptr<Simulation>> Simulation::create(const Policy& policy,
   scenario.incidents.clear();
   std::vector<ClientSpec> clients = std::move(scenario.clients);
   scenario.clients.clear();
-  std::unique_ptr<Simulation> sim(new Simulation(std::move(effective), std::move(scenario), options));
+  std::unique_ptr<Simulation> sim(
+      new Simulation(std::move(effective), std::move(scenario), options));
   for (ClientSpec& c : clients) {
     if (auto err = sim->add_client(std::move(c))) return make_error(*err);
   }
@@ -176,7 +177,8 @@ std::optional<std::string> Simulation::add_client(ClientSpec client) {
   run.max_rate = client.traffic.max_rate();
   for (const ModelShare& m : client.models) {
     const auto model = policy_.model_index(m.model);
-    if (!model) return "client \"" + client.api_key + "\": model \"" + m.model + "\" is not in the policy";
+    if (!model)
+      return "client \"" + client.api_key + "\": model \"" + m.model + "\" is not in the policy";
     auto [rit, row_is_new] =
         s.row_index.try_emplace(std::make_pair(client.api_key, m.model), s.rows.size());
     if (row_is_new) s.rows.push_back(Row{kit->second, *model, std::nullopt});
@@ -231,11 +233,17 @@ std::optional<std::string> Simulation::inject(const Incident& incident) {
   return std::nullopt;
 }
 
-Nanos Simulation::now() const { return state_->clock.now(); }
+Nanos Simulation::now() const {
+  return state_->clock.now();
+}
 
-const Clock& Simulation::clock() const { return state_->clock; }
+const Clock& Simulation::clock() const {
+  return state_->clock;
+}
 
-StepSample Simulation::step() { return advance(options_.step); }
+StepSample Simulation::step() {
+  return advance(options_.step);
+}
 
 StepSample Simulation::advance(Nanos d) {
   std::vector<Incident> pending;
@@ -273,7 +281,8 @@ void Simulation::process_until(Nanos end) {
         ++share;
       }
       e.share = share;
-      e.llm_tokens = run.rng.uniform_int(spec.models[share].tokens_min, spec.models[share].tokens_max);
+      e.llm_tokens =
+          run.rng.uniform_int(spec.models[share].tokens_min, spec.models[share].tokens_max);
       e.request_id = s.next_request++;
       e.attempt = 0;
     }
@@ -324,8 +333,8 @@ void Simulation::decide(const Event& e, Nanos t) {
   }
   if (options_.record_requests) {
     requests_.push_back(RequestRecord{t, e.request_id, e.attempt, e.client, spec.api_key,
-                                      spec.models[e.share].model, allowed, degraded,
-                                      retry_after, model.cost, e.llm_tokens, spend});
+                                      spec.models[e.share].model, allowed, degraded, retry_after,
+                                      model.cost, e.llm_tokens, spend});
   }
 }
 
@@ -335,16 +344,18 @@ void Simulation::schedule_retry(const Event& e, Nanos t, std::optional<Nanos> re
   SimRandom& rng = s.clients[e.client].rng;
   Nanos wait{0};
   switch (policy.behaviour) {
-    case RetryBehaviour::give_up: ++s.gave_up; return;
+    case RetryBehaviour::give_up:
+      ++s.gave_up;
+      return;
     case RetryBehaviour::honour_retry_after: {
       if (!retry_after || e.attempt >= policy.max_retries) {
         ++s.gave_up;
         return;
       }
       // Full jitter on a capped exponential backoff, never earlier than Retry-After.
-      const double cap = std::min(static_cast<double>(policy.max_backoff.count()),
-                                  static_cast<double>(policy.base_backoff.count()) *
-                                      std::ldexp(1.0, e.attempt));
+      const double cap =
+          std::min(static_cast<double>(policy.max_backoff.count()),
+                   static_cast<double>(policy.base_backoff.count()) * std::ldexp(1.0, e.attempt));
       const Nanos jitter{static_cast<std::int64_t>(rng.uniform01() * cap)};
       wait = std::max(*retry_after, jitter);
       break;

@@ -31,18 +31,18 @@ struct SimulationOptions {
 
 /// One decided request, kept when SimulationOptions::record_requests is set.
 struct RequestRecord {
-  Nanos time{0};                // simulated time of the attempt
-  std::uint64_t request_id = 0; // the same for a request and its retries
-  int attempt = 0;              // 0 = first try, k = k-th retry
-  std::size_t client = 0;       // index into scenario().clients
-  std::string_view api_key;     // points into scenario(); valid while the Simulation lives
+  Nanos time{0};                 // simulated time of the attempt
+  std::uint64_t request_id = 0;  // the same for a request and its retries
+  int attempt = 0;               // 0 = first try, k = k-th retry
+  std::size_t client = 0;        // index into scenario().clients
+  std::string_view api_key;      // points into scenario(); valid while the Simulation lives
   std::string_view model;
   bool allowed = false;
-  bool degraded = false;        // admitted without limiting (backend outage, fail-open)
+  bool degraded = false;             // admitted without limiting (backend outage, fail-open)
   std::optional<Nanos> retry_after;  // of a 429; nullopt = can never succeed
-  double cost = 0;              // cost units
+  double cost = 0;                   // cost units
   std::int64_t llm_tokens = 0;
-  double spend = 0;             // dollars, 0 when rejected
+  double spend = 0;  // dollars, 0 when rejected
 };
 
 class Simulation {

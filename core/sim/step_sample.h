@@ -25,13 +25,13 @@ struct KeyStepSample {
   /// Window algorithms: cost units used in the current window / limit, in [0, 1]; leaky
   /// bucket: queue fill. nullopt for token bucket and GCRA.
   std::optional<double> occupancy;
-  std::int64_t admitted = 0;  // requests admitted in this step (degraded ones included)
-  std::int64_t rejected = 0;  // requests answered 429 in this step
-  std::int64_t degraded = 0;  // admitted without limiting during a backend outage (fail-open)
-  std::int64_t retries = 0;   // requests in this step that were retries of an earlier 429
-  double cost = 0;            // cost units admitted in this step
+  std::int64_t admitted = 0;    // requests admitted in this step (degraded ones included)
+  std::int64_t rejected = 0;    // requests answered 429 in this step
+  std::int64_t degraded = 0;    // admitted without limiting during a backend outage (fail-open)
+  std::int64_t retries = 0;     // requests in this step that were retries of an earlier 429
+  double cost = 0;              // cost units admitted in this step
   std::int64_t llm_tokens = 0;  // LLM tokens of the admitted requests
-  double spend = 0;           // dollars: llm_tokens x model price / 1e6
+  double spend = 0;             // dollars: llm_tokens x model price / 1e6
   /// Cost units this key (all models) consumed today / its tier's daily quota; 0 when the
   /// tier has none. Degraded requests are not counted (the limiter never saw them).
   double quota_burn = 0;
@@ -47,8 +47,8 @@ struct GroupStepSample {
 };
 
 struct StepSample {
-  Nanos time{0};  // end of the step, simulated time since the run began
-  Nanos step{0};  // length of the step
+  Nanos time{0};                          // end of the step, simulated time since the run began
+  Nanos step{0};                          // length of the step
   std::vector<KeyStepSample> keys;        // sorted by (api_key, model)
   std::vector<GroupStepSample> by_tier;   // every tier of the policy, sorted by name
   std::vector<GroupStepSample> by_model;  // every model of the policy, sorted by name

@@ -8,20 +8,28 @@ namespace limitscope {
 
 std::string_view to_string(ClientRole r) {
   switch (r) {
-    case ClientRole::steady: return "steady";
-    case ClientRole::bursty: return "bursty";
-    case ClientRole::runaway: return "runaway";
-    case ClientRole::diurnal: return "diurnal";
-    case ClientRole::misconfigured: return "misconfigured";
+    case ClientRole::steady:
+      return "steady";
+    case ClientRole::bursty:
+      return "bursty";
+    case ClientRole::runaway:
+      return "runaway";
+    case ClientRole::diurnal:
+      return "diurnal";
+    case ClientRole::misconfigured:
+      return "misconfigured";
   }
   return "unknown";
 }
 
 std::string_view to_string(RetryBehaviour b) {
   switch (b) {
-    case RetryBehaviour::give_up: return "give-up";
-    case RetryBehaviour::honour_retry_after: return "honour-retry-after";
-    case RetryBehaviour::ignore_retry_after: return "ignore-retry-after";
+    case RetryBehaviour::give_up:
+      return "give-up";
+    case RetryBehaviour::honour_retry_after:
+      return "honour-retry-after";
+    case RetryBehaviour::ignore_retry_after:
+      return "ignore-retry-after";
   }
   return "unknown";
 }
@@ -32,8 +40,8 @@ double TrafficShape::rate_at(Nanos t) const {
     if (t >= b.start && t < b.start + b.length) return b.rate_per_s;
   }
   if (day_length.count() <= 0) return rate_per_s;
-  const double phase = static_cast<double>(t.count() % day_length.count()) /
-                       static_cast<double>(day_length.count());
+  const double phase =
+      static_cast<double>(t.count() % day_length.count()) / static_cast<double>(day_length.count());
   return rate_per_s * (1.0 - diurnal_amplitude * std::cos(2.0 * std::numbers::pi * phase));
 }
 
@@ -69,7 +77,8 @@ std::optional<std::string> validate(const ClientSpec& c) {
   for (const ModelShare& m : c.models) {
     if (m.model.empty()) return who + "empty model name";
     if (!std::isfinite(m.weight) || m.weight < 0) return who + "bad weight for " + m.model;
-    if (m.tokens_min < 0 || m.tokens_max < m.tokens_min) return who + "bad token range for " + m.model;
+    if (m.tokens_min < 0 || m.tokens_max < m.tokens_min)
+      return who + "bad token range for " + m.model;
     total += m.weight;
   }
   if (!(total > 0)) return who + "model weights sum to 0";

@@ -34,9 +34,9 @@ std::string_view to_string(RetryBehaviour b);
 
 struct RetryPolicy {
   RetryBehaviour behaviour = RetryBehaviour::honour_retry_after;
-  int max_retries = 4;                             // retries per request after the first try
-  Nanos base_backoff{std::chrono::milliseconds(500)};  // backoff before retry k: base * 2^k
-  Nanos max_backoff{std::chrono::seconds(30)};     // cap on the backoff (not on Retry-After)
+  int max_retries = 4;                                  // retries per request after the first try
+  Nanos base_backoff{std::chrono::milliseconds(500)};   // backoff before retry k: base * 2^k
+  Nanos max_backoff{std::chrono::seconds(30)};          // cap on the backoff (not on Retry-After)
   Nanos ignore_interval{std::chrono::milliseconds(5)};  // ignore_retry_after: fixed wait
 };
 
@@ -58,8 +58,8 @@ struct Burst {
 
 /// When and how fast a client sends new requests (retries come on top).
 struct TrafficShape {
-  double rate_per_s = 1;  // mean requests/s (outside bursts)
-  Nanos start{0};         // first possible request, simulated time since the run began
+  double rate_per_s = 1;      // mean requests/s (outside bursts)
+  Nanos start{0};             // first possible request, simulated time since the run began
   std::optional<Nanos> stop;  // no new requests from here on (retries still finish)
   /// When > 0 the rate follows a day curve of this period: lowest at 0 ("midnight"), highest
   /// at half a period ("noon"), rate_per_s * (1 - amplitude * cos(2 pi t / day_length)).
