@@ -364,9 +364,9 @@ class Parser {
     for (std::size_t k = 0; k < n; ++k) {
       if (c.args[k]->type != fn->arg_types[k]) {
         return fail(c.args[k]->pos, "argument " + std::to_string(k + 1) + " of \"" + c.name +
-                                        "\" must be a " +
+                                        "\" must be of type " +
                                         std::string(value_type_name(fn->arg_types[k])) +
-                                        ", got a " +
+                                        ", got " +
                                         std::string(value_type_name(c.args[k]->type)));
       }
     }
@@ -403,7 +403,7 @@ class Parser {
     if (auto g = parse_grouping(); !g) return Error{g.error()};
     if (operand->expr->type != ValueType::instant_vector) {
       return fail(operand->expr->pos, "aggregation \"" + std::string(op_tok.text) +
-                                          "\" expects an instant vector, got a " +
+                                          "\" expects an instant vector, got " +
                                           std::string(value_type_name(operand->expr->type)));
     }
     a.operand = operand->expr;
