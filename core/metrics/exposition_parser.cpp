@@ -677,6 +677,11 @@ class Parser {
     }
     std::optional<std::int64_t> ts;
     tok = next_token(line, i);
+    if (!om_ && tok.starts_with('#')) {
+      error("unexpected \"#\" after the value of " + std::string(name) +
+            " (exemplars need OpenMetrics)");
+      return;
+    }
     if (!tok.empty() && !(om_ && tok == "#")) {
       if (!parse_timestamp(tok, ts, name)) return;
       tok = next_token(line, i);
