@@ -44,9 +44,31 @@ void range_bounds(const Call& call, std::int64_t t_ms, std::int64_t& start, std:
   start = end - ms.range_ms;
 }
 
+// Neumaier-compensated summation step (Prometheus's kahanSumInc): returns the new sum and
+// accumulates the lost low-order part in c.
+double kahan_add(double inc, double sum, double& c) {
+  double t = sum + inc;
+  if (std::fabs(sum) >= std::fabs(inc)) {
+    c += (sum - t) + inc;
+  } else {
+    c += (inc - t) + sum;
+  }
+  return t;
+}
+
+// Compensated sum, as Prometheus 2.42's sum_over_time.
+double sum_of(std::span<const Sample> samples) {
+  double sum = 0;
+  double c = 0;
+  for (const Sample& s : samples) sum = kahan_add(s.value, sum, c);
+  return std::isinf(sum) ? sum : sum + c;
+}
+
+// Incremental, compensated mean as Prometheus 2.42's avg_over_time computes it, so sums near
+// the float limit do not overflow and results agree bit for bit.
 double mean_of(std::span<const Sample> samples) {
-  // Incremental mean as Prometheus computes it, so sums near the float limit do not overflow.
   double mean = 0;
+  double c = 0;
   double count = 0;
   for (const Sample& s : samples) {
     count += 1;
@@ -54,9 +76,9 @@ double mean_of(std::span<const Sample> samples) {
       if (std::isinf(s.value) && (mean > 0) == (s.value > 0)) continue;
       if (!std::isinf(s.value) && !std::isnan(s.value)) continue;
     }
-    mean += s.value / count - mean / count;
+    mean = kahan_add(s.value / count - mean / count, mean, c);
   }
-  return mean;
+  return std::isinf(mean) ? mean : mean + c;
 }
 
 Value histogram_quantile(double q, std::vector<InstantSample>& in) {
@@ -150,8 +172,7 @@ Expected<Value> apply_function(const Call& call, std::vector<Value>& args, std::
     }
     if (f == "sum_over_time") {
       return over_range(m, true, [](std::span<const Sample> s, double& v) {
-        v = 0;
-        for (const Sample& x : s) v += x.value;
+        v = sum_of(s);
         return true;
       });
     }
