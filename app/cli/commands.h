@@ -12,5 +12,6 @@ using CommandArgs = std::vector<std::string>;
 // (one line per subcommand, added with its cmd_*.cpp)
 int run_parse_metrics(const CommandArgs& args);      // cmd_parse_metrics.cpp
 int run_bench_parse(const CommandArgs& args);        // cmd_bench_parse.cpp
+int run_test_rules(const CommandArgs& args);         // cmd_test_rules.cpp
 
 }  // namespace limitscope::cli

@@ -468,6 +468,8 @@ Expected<AlertTemplate> AlertTemplate::parse(std::string_view text, std::string_
   return AlertTemplate(std::move(impl));
 }
 
+AlertTemplate::AlertTemplate() : impl_(std::make_shared<const Impl>()) {}
+
 const std::string& AlertTemplate::text() const { return impl_->text; }
 bool AlertTemplate::has_actions() const { return impl_->has_actions; }
 

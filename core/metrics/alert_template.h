@@ -31,6 +31,9 @@ struct TemplateData {
 
 class AlertTemplate {
  public:
+  /// The empty template (expands to "").
+  AlertTemplate();
+
   /// Parses a template.
   /// @param text the template source, e.g. "{{ $labels.tier }} is at {{ $value | humanize }}".
   /// @param name names the template in errors, e.g. "annotations.summary".
