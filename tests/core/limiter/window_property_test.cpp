@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -158,6 +159,36 @@ TEST(WindowProperty, SlidingCounterMatchesTheFormulaOnTheFullHistory) {
     const double most = max_in_any_window(history, ws.window);
     EXPECT_LE(most, 2 * ws.limit);
     RecordProperty("sliding_counter_max_over_limit_" + std::to_string(seed), std::to_string(most / ws.limit));
+  }
+}
+
+// The counter's error against the exact log under Poisson traffic (cost 1, L = 100 per 1 s) at
+// several loads: total admissions and the most admitted in any true window. The figures are
+// recorded as test properties and quoted in docs/limiters.md.
+TEST(WindowProperty, SlidingCounterErrorAgainstTheExactLogUnderPoissonTraffic) {
+  const LimitParams pc = window(Algorithm::sliding_counter, 100, 1s);
+  const LimitParams pl = window(Algorithm::sliding_log, 100, 1s);
+  for (const double load : {0.8, 1.0, 1.5, 3.0}) {
+    auto sc = SlidingCounter::fresh(pc, 0ns);
+    auto sl = SlidingLog::fresh(pl, 0ns);
+    std::mt19937_64 rng(7);
+    std::exponential_distribution<double> gap_ns(load * 100.0 / 1e9);
+    double t = 0;
+    double by_log = 0;
+    std::vector<Admitted> by_counter;
+    for (int i = 0; i < 100'000; ++i) {
+      t += gap_ns(rng);
+      const Nanos now{static_cast<std::int64_t>(t)};
+      if (SlidingCounter::decide(pc, sc, now, 1).allowed) by_counter.push_back({now.count(), 1});
+      if (SlidingLog::decide(pl, sl, now, 1).allowed) by_log += 1;
+    }
+    const double excess = static_cast<double>(by_counter.size()) / by_log - 1;
+    const double most = max_in_any_window(by_counter, 1s);
+    EXPECT_LT(std::abs(excess), 0.03) << "load " << load;
+    EXPECT_LE(most, 130) << "load " << load;
+    const std::string tag = std::to_string(static_cast<int>(load * 10));
+    RecordProperty("load_x10_" + tag + "_total_vs_log_percent", std::to_string(100 * excess));
+    RecordProperty("load_x10_" + tag + "_max_in_window", std::to_string(most));
   }
 }
 
