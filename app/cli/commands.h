@@ -10,6 +10,7 @@ namespace limitscope::cli {
 using CommandArgs = std::vector<std::string>;
 
 // (one line per subcommand, added with its cmd_*.cpp)
+int run_simulate(const CommandArgs& args);           // cmd_simulate.cpp
 int run_parse_metrics(const CommandArgs& args);      // cmd_parse_metrics.cpp
 int run_bench_parse(const CommandArgs& args);        // cmd_bench_parse.cpp
 int run_test_rules(const CommandArgs& args);         // cmd_test_rules.cpp

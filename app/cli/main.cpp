@@ -26,6 +26,7 @@ struct Command {
 constexpr Command kCommands[] = {
     {"version", "print the version", run_version},
     // one row per subcommand, added with its cmd_*.cpp
+    {"simulate", "run a traffic scenario through the keyed limiter on simulated time", limitscope::cli::run_simulate},
     {"parse-metrics", "parse a Prometheus/OpenMetrics exposition, report errors and speed", limitscope::cli::run_parse_metrics},
     {"bench-parse", "time parse-metrics against promtool on a generated exposition", limitscope::cli::run_bench_parse},
     {"test-rules", "run Prometheus rule unit-test files (promtool test rules format)", limitscope::cli::run_test_rules},
