@@ -115,41 +115,32 @@ Expected<std::unique_ptr<Simulation>> Simulation::create(const Policy& policy,
                                                          const SimulationOptions& options) {
   if (options.step.count() <= 0) return make_error("simulation step must be > 0");
   if (policy.tiers.empty()) return make_error(policy.source + ": policy has no tiers");
-  // Scenario keys join the policy before the limiter is built from it.
+  // Scenario keys join the policy before the limiter is built from it (add_client would do
+  // it too, at the price of a live policy update per key).
   Policy effective = policy;
-  std::vector<ClientSpec> all = scenario.clients;
+  std::vector<ClientSpec> clients = std::move(scenario.clients);
   for (const Incident& i : scenario.incidents) {
-    for (ClientSpec& c : incident_clients(i)) all.push_back(std::move(c));
+    for (ClientSpec& c : incident_clients(i)) clients.push_back(std::move(c));
   }
-  for (const ClientSpec& c : all) {
-    if (auto err = validate(c)) return make_error("scenario \"" + scenario.name + "\": " + *err);
-    for (const ModelShare& m : c.models) {
-      if (!effective.model_index(m.model)) {
-        return make_error("scenario \"" + scenario.name + "\": client \"" + c.api_key +
-                          "\": model \"" + m.model + "\" is not in the policy " + policy.source);
-      }
-    }
-    if (!effective.keys.contains(c.api_key)) {
-      if (auto tier = effective.tier_index(c.tier)) {
-        effective.keys.emplace(c.api_key, *tier);
-      } else if (!effective.default_tier) {
-        return make_error("scenario \"" + scenario.name + "\": client \"" + c.api_key +
-                          "\": tier \"" + c.tier + "\" is not in the policy " + policy.source +
-                          " and it has no default tier");
-      }
-    }
+  for (const ClientSpec& c : clients) {
+    if (effective.keys.contains(c.api_key)) continue;
+    if (auto tier = effective.tier_index(c.tier)) effective.keys.emplace(c.api_key, *tier);
   }
   std::vector<Incident> scheduled = std::move(scenario.incidents);
-  scenario.incidents.clear();
-  std::vector<ClientSpec> clients = std::move(scenario.clients);
   scenario.clients.clear();
+  scenario.incidents.clear();
+  const std::string name = scenario.name;
   std::unique_ptr<Simulation> sim(
       new Simulation(std::move(effective), std::move(scenario), options));
-  for (ClientSpec& c : clients) {
-    if (auto err = sim->add_client(std::move(c))) return make_error(*err);
+  for (Incident& i : scheduled) {
+    if (auto err = sim->incident_error(i)) return make_error("scenario \"" + name + "\": " + *err);
+    // Its clients are in `clients` already; only the outage window and the listing remain.
+    sim->apply_incident(std::move(i), false);
   }
-  for (const Incident& i : scheduled) {
-    if (auto err = sim->apply_incident(i)) return make_error(*err);
+  for (ClientSpec& c : clients) {
+    if (auto err = sim->add_client(std::move(c))) {
+      return make_error("scenario \"" + name + "\": " + *err);
+    }
   }
   return sim;
 }
@@ -177,8 +168,10 @@ std::optional<std::string> Simulation::add_client(ClientSpec client) {
   run.max_rate = client.traffic.max_rate();
   for (const ModelShare& m : client.models) {
     const auto model = policy_.model_index(m.model);
-    if (!model)
-      return "client \"" + client.api_key + "\": model \"" + m.model + "\" is not in the policy";
+    if (!model) {
+      return "client \"" + client.api_key + "\": model \"" + m.model + "\" is not in the policy " +
+             policy_.source;
+    }
     auto [rit, row_is_new] =
         s.row_index.try_emplace(std::make_pair(client.api_key, m.model), s.rows.size());
     if (row_is_new) s.rows.push_back(Row{kit->second, *model, std::nullopt});
@@ -205,29 +198,41 @@ void Simulation::schedule_arrival(std::uint32_t client, Nanos from) {
   s.push(e);
 }
 
-std::optional<std::string> Simulation::apply_incident(Incident incident) {
-  State& s = *state_;
-  if (incident.at < now()) incident.at = now();
-  if (incident.kind != IncidentKind::backend_outage && !policy_.model_index(incident.model)) {
-    return "incident " + std::string(to_string(incident.kind)) + ": model \"" + incident.model +
-           "\" is not in the policy " + policy_.source;
+std::optional<std::string> Simulation::incident_error(const Incident& incident) const {
+  // Reads only what never changes after create() (models, tiers, default tier), so inject()
+  // may call it from another thread while a step runs.
+  const std::string what = "incident " + std::string(to_string(incident.kind));
+  if (incident.kind == IncidentKind::backend_outage) return std::nullopt;
+  if (incident.api_key.empty()) return what + ": empty api key";
+  if (!policy_.model_index(incident.model)) {
+    return what + ": model \"" + incident.model + "\" is not in the policy " + policy_.source;
   }
-  Window w{incident.at, std::nullopt, incident.describe()};
-  if (incident.length.count() > 0) w.end = incident.at + incident.length;
-  if (incident.kind == IncidentKind::backend_outage) s.outages.push_back(w);
-  for (ClientSpec& c : incident_clients(incident)) {
-    if (auto err = add_client(std::move(c))) return err;
+  if (!policy_.tier_index(incident.tier) && !policy_.default_tier) {
+    return what + ": tier \"" + incident.tier + "\" is not in the policy " + policy_.source +
+           ", which has no default tier";
   }
-  s.incidents.push_back(std::move(w));
-  scenario_.incidents.push_back(std::move(incident));
+  if (!std::isfinite(incident.rate_per_s) || incident.rate_per_s < 0) {
+    return what + ": rate must be a finite number >= 0";
+  }
   return std::nullopt;
 }
 
-std::optional<std::string> Simulation::inject(const Incident& incident) {
-  if (incident.kind != IncidentKind::backend_outage && !policy_.model_index(incident.model)) {
-    return "incident " + std::string(to_string(incident.kind)) + ": model \"" + incident.model +
-           "\" is not in the policy " + policy_.source;
+void Simulation::apply_incident(Incident incident, bool add_clients) {
+  State& s = *state_;
+  if (incident.at < now()) incident.at = now();
+  Window w{incident.at, std::nullopt, incident.describe()};
+  if (incident.length.count() > 0) w.end = incident.at + incident.length;
+  if (incident.kind == IncidentKind::backend_outage) s.outages.push_back(w);
+  if (add_clients) {
+    // incident_error() passed, so the clients are valid and their key has a tier.
+    for (ClientSpec& c : incident_clients(incident)) add_client(std::move(c));
   }
+  s.incidents.push_back(std::move(w));
+  scenario_.incidents.push_back(std::move(incident));
+}
+
+std::optional<std::string> Simulation::inject(const Incident& incident) {
+  if (auto err = incident_error(incident)) return err;
   std::lock_guard lock(pending_mu_);
   pending_.push_back(incident);
   return std::nullopt;
@@ -251,8 +256,7 @@ StepSample Simulation::advance(Nanos d) {
     std::lock_guard lock(pending_mu_);
     pending.swap(pending_);
   }
-  // inject() checked the model already, so applying cannot fail here.
-  for (Incident& i : pending) apply_incident(std::move(i));
+  for (Incident& i : pending) apply_incident(std::move(i), true);
   const Nanos start = now();
   const Nanos end = start + std::max(d, Nanos{1});
   process_until(end);

@@ -59,12 +59,13 @@ class Simulation {
 
   /// Advances by options().step, deciding every request in [now, now + step).
   StepSample step();
-  /// Advances by an arbitrary d > 0.
+  /// Advances by an arbitrary d > 0 (a shorter last step, or the dashboard's own pace).
   StepSample advance(Nanos d);
 
   /// Adds an incident to the running simulation; thread-safe. It takes effect at the start of
   /// the next step, or at incident.at if that is later.
-  /// @return an error naming an unknown model, else empty.
+  /// @return an error naming an unknown model, a tier the policy lacks (when it has no
+  ///         default tier), an empty key or a bad rate; else empty.
   std::optional<std::string> inject(const Incident& incident);
 
   /// Simulated time since the run began.
@@ -83,7 +84,8 @@ class Simulation {
   struct Event;
   Simulation(Policy policy, ScenarioSpec scenario, const SimulationOptions& options);
   std::optional<std::string> add_client(ClientSpec client);
-  std::optional<std::string> apply_incident(Incident incident);
+  std::optional<std::string> incident_error(const Incident& incident) const;
+  void apply_incident(Incident incident, bool add_clients);
   void schedule_arrival(std::uint32_t client, Nanos from);
   void process_until(Nanos end);
   void decide(const Event& e, Nanos t);

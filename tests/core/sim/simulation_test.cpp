@@ -363,16 +363,36 @@ TEST(SimulationInject, BackendOutageFailsOpenAndMarksDegraded) {
   EXPECT_GT(steps[27].rejected, 0);  // limiting is back after the outage
 }
 
-TEST(SimulationInject, UnknownModelIsRefused) {
-  auto sim = make("steady");
-  Incident burst;
-  burst.kind = IncidentKind::burst;
-  burst.api_key = "pro-startup";
-  burst.model = "gpt-9";
-  burst.rate_per_s = 10;
-  const auto err = sim->inject(burst);
-  ASSERT_TRUE(err.has_value());
-  EXPECT_NE(err->find("gpt-9"), std::string::npos) << *err;
+TEST(SimulationInject, BadIncidentsAreRefusedWithTheReason) {
+  Policy strict = default_policy();
+  strict.default_tier.reset();  // unknown keys are refused
+  auto spec = make_scenario("steady", kRun);
+  ASSERT_TRUE(spec.ok());
+  auto created = Simulation::create(strict, std::move(*spec));
+  ASSERT_TRUE(created.ok()) << created.error();
+  Simulation& sim = **created;
+  struct Row {
+    const char* model;
+    const char* tier;
+    const char* key;
+    double rate;
+    const char* names;
+  };
+  for (const Row& r :
+       {Row{"gpt-9", "pro", "k", 10, "gpt-9"}, Row{"gpt-4.1", "gold", "k", 10, "gold"},
+        Row{"gpt-4.1", "pro", "", 10, "empty api key"}, Row{"gpt-4.1", "pro", "k", -1, "rate"}}) {
+    Incident burst;
+    burst.kind = IncidentKind::burst;
+    burst.api_key = r.key;
+    burst.tier = r.tier;
+    burst.model = r.model;
+    burst.rate_per_s = r.rate;
+    const auto err = sim.inject(burst);
+    ASSERT_TRUE(err.has_value()) << r.names;
+    EXPECT_NE(err->find(r.names), std::string::npos) << *err;
+  }
+  sim.step();
+  EXPECT_TRUE(sim.scenario().incidents.empty());
 }
 
 TEST(SimulationPolicy, PolicyKeysWinOverScenarioTiers) {
