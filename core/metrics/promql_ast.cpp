@@ -86,7 +86,7 @@ std::string format_duration_ms(std::int64_t ms) {
 
 std::string format_number(double v) {
   if (std::isnan(v)) return "NaN";
-  if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
+  if (std::isinf(v)) return v > 0 ? "Inf" : "-Inf";  // "+Inf" would reparse as unary plus
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.17g", v);
   return buf;

@@ -34,7 +34,7 @@ TEST(PromqlParserTest, AcceptsTheSubsetAndPrintsCanonically) {
       {"histogram_quantile(0.99, rate(h_bucket[5m]))", "histogram_quantile(0.98999999999999999, rate(h_bucket[5m]))"},
       {"clamp_min(foo, 0)", "clamp_min(foo, 0)"},
       {"vector(time())", "vector(time())"},
-      {"0x1f + 1e3 + .5 + Inf - NaN", "31 + 1000 + 0.5 + +Inf - NaN"},
+      {"0x1f + 1e3 + .5 + Inf - NaN", "31 + 1000 + 0.5 + Inf - NaN"},
       {"5m / 60", "300 / 60"},
       {"-foo", "-foo"},
       {"(foo)", "(foo)"},
