@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <map>
 #include <queue>
 #include <utility>
@@ -88,7 +89,7 @@ struct Simulation::State {
   std::uint64_t next_seq = 0;
   std::uint64_t next_request = 0;
   std::vector<ClientRun> clients;
-  std::vector<KeyInfo> keys;
+  std::deque<KeyInfo> keys;  // a deque: RequestRecord::api_key views must not move
   std::map<std::string, std::size_t, std::less<>> key_index;
   std::vector<Row> rows;
   std::map<std::pair<std::string, std::string>, std::size_t> row_index;  // sorted (key, model)
@@ -297,7 +298,6 @@ void Simulation::process_until(Nanos end) {
 void Simulation::decide(const Event& e, Nanos t) {
   State& s = *state_;
   ClientRun& run = s.clients[e.client];
-  const ClientSpec& spec = scenario_.clients[e.client];
   Row& row = s.rows[run.rows[e.share]];
   KeyInfo& key = s.keys[row.key];
   const ModelPolicy& model = policy_.models[row.model];
@@ -336,9 +336,9 @@ void Simulation::decide(const Event& e, Nanos t) {
     schedule_retry(e, t, retry_after);
   }
   if (options_.record_requests) {
-    requests_.push_back(RequestRecord{t, e.request_id, e.attempt, e.client, spec.api_key,
-                                      spec.models[e.share].model, allowed, degraded, retry_after,
-                                      model.cost, e.llm_tokens, spend});
+    requests_.push_back(RequestRecord{t, e.request_id, e.attempt, e.client, key.api_key, model.name,
+                                      allowed, degraded, retry_after, model.cost, e.llm_tokens,
+                                      spend});
   }
 }
 

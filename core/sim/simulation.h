@@ -35,7 +35,7 @@ struct RequestRecord {
   std::uint64_t request_id = 0;  // the same for a request and its retries
   int attempt = 0;               // 0 = first try, k = k-th retry
   std::size_t client = 0;        // index into scenario().clients
-  std::string_view api_key;      // points into scenario(); valid while the Simulation lives
+  std::string_view api_key;      // views into the Simulation, valid while it lives
   std::string_view model;
   bool allowed = false;
   bool degraded = false;             // admitted without limiting (backend outage, fail-open)

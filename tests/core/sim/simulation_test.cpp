@@ -313,7 +313,7 @@ TEST(SimulationLevels, RunawayDrainsItsBucketWhileIdleStatesStayFull) {
 }
 
 TEST(SimulationInject, RunawayInjectedAtRuntimeStartsThen) {
-  auto sim = make("steady");
+  auto sim = make("steady", 7, true);
   std::vector<StepSample> steps;
   for (int i = 0; i < 10; ++i) steps.push_back(sim->step());
   Incident loop;
@@ -339,6 +339,13 @@ TEST(SimulationInject, RunawayInjectedAtRuntimeStartsThen) {
   EXPECT_GT(rejected_during, 5'000);  // 3000/s against 50/s of cost 1
   EXPECT_EQ(admitted_after, 0);
   EXPECT_EQ(sim->scenario().incidents.size(), 1u);
+  // Records made before the injection still name their key and model (no dangling views).
+  std::set<std::string> keys;
+  for (const ClientSpec& c : sim->scenario().clients) keys.insert(c.api_key);
+  for (const RequestRecord& r : sim->requests()) {
+    ASSERT_TRUE(keys.contains(std::string(r.api_key))) << r.api_key;
+    ASSERT_TRUE(sim->policy().model_index(r.model).has_value()) << r.model;
+  }
 }
 
 TEST(SimulationInject, BackendOutageFailsOpenAndMarksDegraded) {
