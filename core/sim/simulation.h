@@ -2,7 +2,8 @@
 // The deterministic embedded simulation: a scenario's clients send requests through a
 // KeyedLimiter on simulated time. Every request is decided at its exact (nanosecond) time;
 // the caller advances the run one step at a time and gets a StepSample per step. Same policy,
-// scenario and seed => identical samples, on any machine.
+// scenario and seed => identical samples (across platforms too, except where two math
+// libraries round std::log / std::cos differently in the last bit).
 
 #include <cstdint>
 #include <memory>
