@@ -18,6 +18,7 @@ namespace {
 // "no model to show" (it left the policy, or it is beyond the 255th).
 constexpr unsigned kDropTier = 255;
 constexpr unsigned kNoModel = 255;
+constexpr std::uint32_t kSweepBatch = 32;  // decisions per incremental sweep (a power of two)
 
 using Tables = std::tuple<StateTable<TokenBucket::State>, StateTable<Gcra::State>,
                           StateTable<SlidingLog::State>, StateTable<SlidingCounter::State>,
@@ -40,6 +41,21 @@ constexpr Algorithm kAllAlgorithms[] = {Algorithm::token_bucket, Algorithm::gcra
                                         Algorithm::sliding_log,  Algorithm::sliding_counter,
                                         Algorithm::fixed_window, Algorithm::leaky_bucket};
 
+// The last n < 8 bytes as one word, with fixed-size loads (a variable-size memcpy is a call);
+// the 4-byte reads may overlap, which is fine since the length is hashed too.
+std::uint64_t load_tail(const char* p, std::size_t n) {
+  if (n >= 4) {
+    std::uint32_t lo;
+    std::uint32_t hi;
+    std::memcpy(&lo, p, 4);
+    std::memcpy(&hi, p + n - 4, 4);
+    return lo | (std::uint64_t{hi} << 32);
+  }
+  if (n == 0) return 0;
+  const auto byte = [&](std::size_t k) { return std::uint64_t{static_cast<unsigned char>(p[k])}; };
+  return byte(0) | (byte(n / 2) << 8) | (byte(n - 1) << 16);
+}
+
 // Hash of a byte string, 8 bytes per step (multiply-xorshift); finished by final_mix.
 std::uint64_t hash_bytes(std::string_view s, std::uint64_t h) {
   constexpr std::uint64_t kMul = 0x9fb21c651e98df25ULL;
@@ -51,11 +67,12 @@ std::uint64_t hash_bytes(std::string_view s, std::uint64_t h) {
     h = (h ^ w) * kMul;
     h ^= h >> 29;
   }
-  std::uint64_t tail = 0;
-  std::memcpy(&tail, s.data() + i, s.size() - i);
-  h = (h ^ tail) * kMul;
+  h = (h ^ load_tail(s.data() + i, s.size() - i)) * kMul;
   return h ^ (h >> 32);
 }
+
+constexpr std::uint64_t kKeySeed = 0x2545f4914f6cdd1dULL;
+constexpr std::uint64_t kModelSeed = 0x853c49e6748fea9bULL;
 
 std::uint64_t final_mix(std::uint64_t x) {
   x ^= x >> 31;
@@ -74,14 +91,89 @@ Decision refusal(DenyReason reason, double limit) {
   return d;  // retry_after stays empty: waiting does not help this request by itself
 }
 
+std::uint64_t combine(std::uint64_t key_hash, std::uint64_t model_hash) {
+  return final_mix(key_hash ^ ((model_hash << 23) | (model_hash >> 41)));
+}
+
+// Resolves API key -> tier and model name -> model for one policy version with the hashes the
+// decision computes anyway (open addressing, load <= 0.5, the name compared on a hash match),
+// instead of std::hash + a prime modulo + a binary search of names on every decision.
+class PolicyIndex {
+ public:
+  explicit PolicyIndex(const Policy& p) : default_tier_(p.default_tier) {
+    std::vector<std::pair<const std::string*, std::size_t>> keys;
+    for (const auto& [key, tier] : p.keys) keys.emplace_back(&key, tier);
+    fill(keys_, keys, kKeySeed);
+    std::vector<std::pair<const std::string*, std::size_t>> models;
+    for (std::size_t i = 0; i < p.models.size(); ++i) models.emplace_back(&p.models[i].name, i);
+    fill(models_, models, kModelSeed);
+  }
+
+  std::optional<std::size_t> tier(std::string_view key, std::uint64_t key_hash) const {
+    if (auto idx = find(keys_, key, key_hash)) return idx;
+    return default_tier_;
+  }
+  std::optional<std::size_t> model(std::string_view name, std::uint64_t model_hash) const {
+    return find(models_, name, model_hash);
+  }
+
+ private:
+  struct Entry {
+    std::uint64_t hash = 0;
+    const std::string* name = nullptr;  // nullptr = empty
+    std::size_t index = 0;
+  };
+
+  static void fill(std::vector<Entry>& table, const std::vector<std::pair<const std::string*, std::size_t>>& items,
+                   std::uint64_t seed) {
+    std::size_t cap = 4;
+    while (cap < items.size() * 2) cap *= 2;
+    table.assign(cap, Entry{});
+    for (const auto& [name, index] : items) {
+      const std::uint64_t h = hash_bytes(*name, seed);
+      std::size_t i = h & (cap - 1);
+      while (table[i].name != nullptr) i = (i + 1) & (cap - 1);
+      table[i] = Entry{h, name, index};
+    }
+  }
+
+  static std::optional<std::size_t> find(const std::vector<Entry>& table, std::string_view name,
+                                         std::uint64_t h) {
+    const std::size_t mask = table.size() - 1;
+    for (std::size_t i = h & mask; table[i].name != nullptr; i = (i + 1) & mask) {
+      if (table[i].hash == h && *table[i].name == name) return table[i].index;
+    }
+    return std::nullopt;
+  }
+
+  std::vector<Entry> keys_;
+  std::vector<Entry> models_;
+  std::optional<std::size_t> default_tier_;
+};
+
 }  // namespace
+
+// One policy and its lookup index; kept for the limiter's lifetime (decisions point into it).
+struct KeyedLimiter::Version {
+  explicit Version(Policy p) : policy(std::make_shared<const Policy>(std::move(p))), index(*policy) {}
+  std::shared_ptr<const Policy> policy;
+  PolicyIndex index;
+};
+
+struct KeyedLimiter::Hashes {
+  std::uint64_t key = 0;
+  std::uint64_t model = 0;
+  std::uint64_t both = 0;
+};
 
 struct alignas(64) KeyedLimiter::Shard {
   std::mutex mu;
   const Policy* policy = nullptr;  // the version this shard's states follow
+  const PolicyIndex* index = nullptr;  // and its lookup index
   Tables tables;
   std::size_t cursors[std::tuple_size_v<Tables>] = {};
   std::unordered_map<std::uint64_t, std::string> names;  // fingerprint -> API key
+  std::uint32_t decisions = 0;  // paces the incremental sweep
 
   template <class A>
   StateTable<typename A::State>& table() {
@@ -105,7 +197,7 @@ struct KeyedLimiter::Lookup {
 };
 
 std::uint64_t KeyedLimiter::hash_key(std::string_view api_key, std::string_view model) {
-  return final_mix(hash_bytes(model, hash_bytes(api_key, 0x2545f4914f6cdd1dULL)));
+  return combine(hash_bytes(api_key, kKeySeed), hash_bytes(model, kModelSeed));
 }
 
 KeyedLimiter::KeyedLimiter(Policy policy, KeyedLimiterOptions options) : options_(options) {
@@ -121,8 +213,11 @@ KeyedLimiter::KeyedLimiter(Policy policy, KeyedLimiterOptions options) : options
   options_.shards = shard_count_;
   shard_shift_ = 64 - bits;
   shards_ = std::make_unique<Shard[]>(shard_count_);
-  policies_.push_back(std::make_shared<const Policy>(std::move(policy)));
-  for (std::size_t i = 0; i < shard_count_; ++i) shards_[i].policy = policies_.back().get();
+  versions_.push_back(std::make_unique<Version>(std::move(policy)));
+  for (std::size_t i = 0; i < shard_count_; ++i) {
+    shards_[i].policy = versions_.back()->policy.get();
+    shards_[i].index = &versions_.back()->index;
+  }
 }
 
 KeyedLimiter::~KeyedLimiter() = default;
@@ -139,16 +234,16 @@ KeyedLimiter::Shard& KeyedLimiter::shard_for(std::uint64_t hash) const {
 
 std::shared_ptr<const Policy> KeyedLimiter::policy() const {
   std::lock_guard lock(policy_mu_);
-  return policies_.back();
+  return versions_.back()->policy;
 }
 
 KeyedLimiter::Lookup KeyedLimiter::resolve(Shard& shard, std::string_view api_key,
-                                           std::string_view model, Nanos /*now*/,
+                                           std::string_view model, const Hashes& hashes,
                                            double cost_multiplier, KeyedDecision& out) const {
   Lookup lk;
   const Policy& pol = *shard.policy;
-  const auto tier = pol.tier_index_for_key(api_key);
-  const auto model_idx = pol.model_index(model);
+  const auto tier = shard.index->tier(api_key, hashes.key);
+  const auto model_idx = shard.index->model(model, hashes.model);
   if (tier) out.tier = &pol.tiers[*tier];
   if (model_idx) out.model = &pol.models[*model_idx];
   if (!tier) {
@@ -261,49 +356,47 @@ KeyedDecision KeyedLimiter::decide_in(Shard& shard, const Lookup& lk, Nanos now,
       }
     }
   }
-  // Incremental expiry: a few slots per decision keep one-off keys from piling up.
-  const std::size_t dropped =
-      table.sweep(shard.cursor<A>(), options_.sweep_per_decision, idle_dropper<A>(shard, now));
-  if (dropped > 0) size_.fetch_sub(dropped, std::memory_order_relaxed);
+  // Incremental expiry keeps one-off keys from piling up: sweep_per_decision slots per
+  // decision, done in batches every kSweepBatch decisions so the sweep reads a run of
+  // consecutive cache lines instead of touching a new line of a random shard every time.
+  if ((++shard.decisions & (kSweepBatch - 1)) == 0) {
+    const std::size_t dropped = table.sweep(shard.cursor<A>(), kSweepBatch * options_.sweep_per_decision,
+                                            idle_dropper<A>(shard, now));
+    if (dropped > 0) size_.fetch_sub(dropped, std::memory_order_relaxed);
+  }
+  return out;
+}
+
+KeyedDecision KeyedLimiter::run(std::string_view api_key, std::string_view model, Nanos now,
+                                double cost_multiplier, bool consume) {
+  Hashes hashes;
+  hashes.key = hash_bytes(api_key, kKeySeed);
+  hashes.model = hash_bytes(model, kModelSeed);
+  hashes.both = combine(hashes.key, hashes.model);
+  Shard& shard = shard_for(hashes.both);
+  std::lock_guard lock(shard.mu);
+  KeyedDecision head;
+  head.key_id = key_id_of(hashes.both);
+  const Lookup lk = resolve(shard, api_key, model, hashes, cost_multiplier, head);
+  if (!lk.ok) return head;
+  KeyedDecision out = visit_algorithm(lk.params->algorithm, [&](auto algo) {
+    return decide_in<decltype(algo)>(shard, lk, now, consume);
+  });
+  out.tier = head.tier;
+  out.model = head.model;
+  out.cost = head.cost;
+  out.key_id = head.key_id;
   return out;
 }
 
 KeyedDecision KeyedLimiter::decide(std::string_view api_key, std::string_view model, Nanos now,
                                    double cost_multiplier) {
-  const std::uint64_t hash = hash_key(api_key, model);
-  Shard& shard = shard_for(hash);
-  std::lock_guard lock(shard.mu);
-  KeyedDecision head;
-  head.key_id = key_id_of(hash);
-  const Lookup lk = resolve(shard, api_key, model, now, cost_multiplier, head);
-  if (!lk.ok) return head;
-  KeyedDecision out = visit_algorithm(lk.params->algorithm, [&](auto algo) {
-    return decide_in<decltype(algo)>(shard, lk, now, /*consume=*/true);
-  });
-  out.tier = head.tier;
-  out.model = head.model;
-  out.cost = head.cost;
-  out.key_id = head.key_id;
-  return out;
+  return run(api_key, model, now, cost_multiplier, /*consume=*/true);
 }
 
 KeyedDecision KeyedLimiter::peek(std::string_view api_key, std::string_view model, Nanos now,
                                  double cost_multiplier) {
-  const std::uint64_t hash = hash_key(api_key, model);
-  Shard& shard = shard_for(hash);
-  std::lock_guard lock(shard.mu);
-  KeyedDecision head;
-  head.key_id = key_id_of(hash);
-  const Lookup lk = resolve(shard, api_key, model, now, cost_multiplier, head);
-  if (!lk.ok) return head;
-  KeyedDecision out = visit_algorithm(lk.params->algorithm, [&](auto algo) {
-    return decide_in<decltype(algo)>(shard, lk, now, /*consume=*/false);
-  });
-  out.tier = head.tier;
-  out.model = head.model;
-  out.cost = head.cost;
-  out.key_id = head.key_id;
-  return out;
+  return run(api_key, model, now, cost_multiplier, /*consume=*/false);
 }
 
 std::size_t KeyedLimiter::sweep_shard(Shard& shard, Nanos now) {
@@ -380,12 +473,13 @@ std::optional<std::string> KeyedLimiter::set_policy(Policy policy, Nanos now) {
            std::to_string(policy.tiers.size());
   }
   std::lock_guard policy_lock(policy_mu_);
-  policies_.push_back(std::make_shared<const Policy>(std::move(policy)));
-  const Policy* next = policies_.back().get();
+  versions_.push_back(std::make_unique<Version>(std::move(policy)));
+  const Version& next = *versions_.back();
   for (std::size_t i = 0; i < shard_count_; ++i) {
     std::lock_guard lock(shards_[i].mu);
-    reconfigure_shard(shards_[i], *next, now);
-    shards_[i].policy = next;
+    reconfigure_shard(shards_[i], *next.policy, now);
+    shards_[i].policy = next.policy.get();
+    shards_[i].index = &next.index;
   }
   return std::nullopt;
 }

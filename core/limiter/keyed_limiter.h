@@ -4,12 +4,13 @@
 //
 // Concurrency: N shards (a power of two), each with its own mutex and its own compact tables
 // (core/limiter/state_table.h), chosen by the top bits of a 64-bit hash of (key, model).
-// Memory: a token-bucket or GCRA state takes one 24-byte slot at a load of 0.3-0.8, i.e.
-// 30-80 bytes per key including the index (measured by limitscope-bench, docs/benchmarks.md).
+// Memory: a token-bucket state takes one 24-byte slot (GCRA: 16 bytes) at a table load of
+// 0.4-0.8 (lower right after a sweep-then-grow), i.e. 30-60 bytes per key including the index
+// (measured by limitscope-bench, docs/benchmarks.md).
 //
 // Expiry: a state is dropped once the algorithm says it is idle (indistinguishable from a
-// fresh one: bucket full, window passed), so dropping it changes no future decision. Each
-// decision sweeps a few slots of its table; a table about to grow, or a shard at the key cap,
+// fresh one: bucket full, window passed), so dropping it changes no future decision. Every
+// 32nd decision in a shard sweeps the next 32·sweep_per_decision slots of its table; a table about to grow, or a shard at the key cap,
 // is swept whole first; sweep() sweeps everything on demand.
 //
 // Key cap (max_keys, over all shards): when a decision needs a new state and max_keys states
@@ -41,11 +42,13 @@
 namespace limitscope {
 
 struct KeyedLimiterOptions {
-  /// Number of shards, rounded up to a power of two (1..4096).
-  std::size_t shards = 64;
+  /// Number of shards, rounded up to a power of two (1..4096). 16 keeps two threads (or a
+  /// gateway's handful) rarely contending, and lets a million keys' tables reach the 2 MiB
+  /// that huge pages need (state_table.h).
+  std::size_t shards = 16;
   /// Most (key, model) states held at once; see the overflow policy above.
   std::size_t max_keys = 4'000'000;
-  /// Slots of a table examined for expiry on each decision.
+  /// Slots of a table examined for expiry per decision (swept in batches of 32 decisions).
   std::size_t sweep_per_decision = 2;
   /// Remember the API key text of up to this many states, so the dashboard can show names;
   /// 0 (the default) keeps no names (the million-key benchmark runs without).
@@ -128,11 +131,15 @@ class KeyedLimiter {
  private:
   struct Shard;
   struct Lookup;
+  struct Version;
+  struct Hashes;
 
   template <class A>
   KeyedDecision decide_in(Shard& shard, const Lookup& lk, Nanos now, bool consume);
-  Lookup resolve(Shard& shard, std::string_view api_key, std::string_view model, Nanos now,
-                 double cost_multiplier, KeyedDecision& out) const;
+  Lookup resolve(Shard& shard, std::string_view api_key, std::string_view model,
+                 const Hashes& hashes, double cost_multiplier, KeyedDecision& out) const;
+  KeyedDecision run(std::string_view api_key, std::string_view model, Nanos now,
+                    double cost_multiplier, bool consume);
   std::size_t sweep_shard(Shard& shard, Nanos now);
   void reconfigure_shard(Shard& shard, const Policy& next, Nanos now);
   Shard& shard_for(std::uint64_t hash) const;
@@ -149,8 +156,8 @@ class KeyedLimiter {
   std::atomic<std::uint64_t> overflows_{0};
   std::atomic<std::size_t> names_{0};
 
-  mutable std::mutex policy_mu_;  // guards policies_; set_policy calls are serialized by it
-  std::vector<std::shared_ptr<const Policy>> policies_;  // every version, newest last
+  mutable std::mutex policy_mu_;  // guards versions_; set_policy calls are serialized by it
+  std::vector<std::unique_ptr<Version>> versions_;  // every policy version, newest last
 };
 
 }  // namespace limitscope

@@ -16,10 +16,46 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
 namespace limitscope {
+
+namespace detail {
+inline constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
+/// mmap()s `bytes` at a 2 MiB boundary and advises transparent huge pages (state_table.cpp).
+void* map_huge_pages(std::size_t bytes);
+void unmap_huge_pages(void* p, std::size_t bytes);
+/// Bytes currently mapped by map_huge_pages (not visible to malloc statistics).
+std::size_t huge_page_bytes_mapped();
+}  // namespace detail
+
+/// Slot arrays of 2 MiB and more live on transparent huge pages: with a million keys the
+/// decisions hit tens of MB at random, and with 4 KiB pages nearly every one also paid a page
+/// walk whose page-table reads missed the cache (docs/benchmarks.md).
+/// Smaller arrays come from the ordinary heap.
+template <class T>
+struct SlotAllocator {
+  using value_type = T;
+  SlotAllocator() = default;
+  template <class U>
+  SlotAllocator(const SlotAllocator<U>&) noexcept {}  // NOLINT: rebinding copy
+  T* allocate(std::size_t n) {
+    const std::size_t bytes = n * sizeof(T);
+    if (bytes < detail::kHugePageBytes) return std::allocator<T>().allocate(n);
+    return static_cast<T*>(detail::map_huge_pages(bytes));
+  }
+  void deallocate(T* p, std::size_t n) noexcept {
+    const std::size_t bytes = n * sizeof(T);
+    if (bytes < detail::kHugePageBytes) {
+      std::allocator<T>().deallocate(p, n);
+    } else {
+      detail::unmap_huge_pages(p, bytes);
+    }
+  }
+  friend bool operator==(const SlotAllocator&, const SlotAllocator&) { return true; }
+};
 
 template <class State>
 class StateTable {
@@ -133,7 +169,7 @@ class StateTable {
     std::size_t cap = kMinCapacity;
     while (entries * 2 > cap) cap *= 2;
     if (cap == slots_.size()) return;
-    std::vector<Slot> old(cap);
+    std::vector<Slot, SlotAllocator<Slot>> old(cap);
     old.swap(slots_);
     size_ = 0;
     for (Slot& s : old) {
@@ -158,7 +194,7 @@ class StateTable {
   std::size_t bytes() const { return slots_.capacity() * sizeof(Slot); }
 
  private:
-  std::vector<Slot> slots_;  // size is 0 or a power of two
+  std::vector<Slot, SlotAllocator<Slot>> slots_;  // size is 0 or a power of two
   std::size_t size_ = 0;
 };
 
