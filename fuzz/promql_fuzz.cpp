@@ -1,6 +1,8 @@
 // libFuzzer target: any byte string given to parse_promql either fails with a message or
 // yields a tree whose canonical text parses back to the same text; every parsed tree then
 // evaluates (instant and range) against a small fixed store without crashing.
+// seed-corpus: tests/data/promql/seeds
+// dict: fuzz/promql.dict
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
