@@ -1,6 +1,7 @@
 #include "core/limiter/limiter.h"
 
 #include <algorithm>
+#include <limits>
 #include <variant>
 
 #include "core/limiter/algorithms.h"
@@ -219,7 +220,7 @@ Decision CompositeLimiter::decide_locked(double cost, Nanos now) {
 }
 
 double CompositeLimiter::available_locked(Nanos now) {
-  double least = children_.front()->available_locked(now);
+  double least = std::numeric_limits<double>::infinity();
   for (const auto& c : children_) least = std::min(least, c->available_locked(now));
   return least;
 }
