@@ -1,17 +1,479 @@
 #include "ui/main_window.h"
 
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDateTime>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QPushButton>
+#include <QSettings>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QStyleFactory>
+#include <QSystemTrayIcon>
+#include <QTableView>
+#include <QTextBrowser>
+#include <QTimer>
+#include <QToolBar>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "ui/charts/time_chart.h"
+#include "ui/models/alert_table_model.h"
+#include "ui/models/key_table_model.h"
+#include "ui/sparkline_delegate.h"
+#include "ui/theme.h"
 
 namespace limitscope::ui {
+namespace {
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
-  setWindowTitle(QStringLiteral("limitscope"));
-  auto* label = new QLabel(QStringLiteral("limitscope: the dashboard arrives with issue 4.\n"
-                                          "The limiter core and CLI are live: limitscope-cli --help"),
-                           this);
-  label->setAlignment(Qt::AlignCenter);
-  setCentralWidget(label);
-  resize(1280, 800);
+constexpr int kUiRefreshMs = 40;  // coalescing timer: at most 25 redraws a second
+
+struct Preset {
+  const char* label;
+  qint64 span_ms;
+};
+constexpr Preset kPresets[] = {{"1m", 60'000}, {"5m", 300'000}, {"15m", 900'000}, {"1h", 3'600'000}};
+
+struct IncidentChoice {
+  const char* label;
+  IncidentKind kind;
+  double seconds;
+};
+constexpr IncidentChoice kIncidents[] = {
+    {"Runaway client (2 min)", IncidentKind::runaway_client, 120},
+    {"Burst (20 s)", IncidentKind::burst, 20},
+    {"Misconfigured tenant (5 min)", IncidentKind::misconfigured_tenant, 300},
+    {"Backend outage, fail-open (1 min)", IncidentKind::backend_outage, 60},
+};
+
+// Which alert rules each chart shades (by the default rule names).
+const QStringList kChartRules[4] = {
+    {QStringLiteral("TokenBucketExhausted")},
+    {},
+    {QStringLiteral("HighRateLimitRejection")},
+    {QStringLiteral("QuotaBurnAnomaly")},
+};
+
+}  // namespace
+
+MainWindow::MainWindow(EmbeddedSimulationOptions options, QWidget* parent) : QMainWindow(parent) {
+  qRegisterMetaType<SnapshotPtr>();
+  qRegisterMetaType<ViewRequest>();
+  setWindowTitle(QStringLiteral("limitscope — embedded simulation"));
+  setObjectName(QStringLiteral("MainWindow"));
+  setDockNestingEnabled(true);
+  const int savedTheme = QSettings().value(QStringLiteral("window/theme"), 0).toInt();
+  m_theme = savedTheme == 1 ? Theme::light : savedTheme == 2 ? Theme::dark : Theme::system;
+
+  buildCharts();
+  buildKeyTable();
+  buildAlerts();
+  buildActions();
+
+  m_statusSource = new QLabel(this);
+  m_statusState = new QLabel(this);
+  m_statusRate = new QLabel(this);
+  m_statusDropped = new QLabel(this);
+  m_statusTime = new QLabel(this);
+  m_statusError = new QLabel(this);
+  m_statusError->setStyleSheet(QStringLiteral("color: #dc322f"));
+  for (QLabel* l : {m_statusSource, m_statusState, m_statusRate, m_statusDropped, m_statusTime}) {
+    statusBar()->addWidget(l);
+  }
+  statusBar()->addWidget(m_statusError, 1);
+
+  // The worker lives on its own thread; every call to it is queued.
+  m_worker = new SimulationWorker(std::move(options));
+  m_worker->moveToThread(&m_thread);
+  connect(&m_thread, &QThread::finished, m_worker.data(), &QObject::deleteLater);
+  connect(&m_thread, &QThread::started, m_worker.data(), &SimulationWorker::start);
+  connect(m_worker.data(), &SimulationWorker::snapshotReady, this, &MainWindow::onSnapshot);
+  connect(m_worker.data(), &SimulationWorker::sourceFailed, this, [this](const QString& msg) {
+    m_statusError->setText(tr("Source failed: %1").arg(msg));
+  });
+  connect(m_worker.data(), &SimulationWorker::exportFinished, this,
+          [this](const QString& path, const QString& error) {
+            statusBar()->showMessage(error.isEmpty() ? tr("Exported %1").arg(path) : error, 5000);
+            emit csvExported(path, error);
+          });
+  m_thread.setObjectName(QStringLiteral("simulation"));
+  m_thread.start();
+
+  m_uiTimer = new QTimer(this);
+  m_uiTimer->setInterval(kUiRefreshMs);
+  connect(m_uiTimer, &QTimer::timeout, this, &MainWindow::onTick);
+  m_uiTimer->start();
+
+  resize(1600, 1000);
+  resizeDocks({findChild<QDockWidget*>(QStringLiteral("keysDock"))}, {700}, Qt::Horizontal);
+  restoreLayout();
+  setTheme(m_theme);
+  sendView();
+}
+
+MainWindow::~MainWindow() {
+  m_thread.quit();
+  m_thread.wait();
+}
+
+void MainWindow::buildCharts() {
+  auto* splitter = new QSplitter(Qt::Vertical, this);
+  splitter->setObjectName(QStringLiteral("charts"));
+  for (int i = 0; i < 4; ++i) {
+    auto* c = new TimeChart(kChartRules[i], splitter);
+    m_charts[static_cast<std::size_t>(i)] = c;
+    splitter->addWidget(c);
+    connect(c, &TimeChart::rangeRequested, this, [this](qint64 a, qint64 b) {
+      m_view.live = false;
+      m_view.start_ms = a;
+      m_view.end_ms = b;
+      m_liveAction->setChecked(false);
+      sendView();
+    });
+    connect(c, &TimeChart::liveRequested, this, [this] { setPaused(false); });
+  }
+  // Synchronised crosshair: moving over one chart shows the same instant on all four.
+  for (TimeChart* from : m_charts) {
+    for (TimeChart* to : m_charts) {
+      if (from != to) connect(from, &TimeChart::crosshairMoved, to, &TimeChart::setCrosshair);
+    }
+  }
+  setCentralWidget(splitter);
+}
+
+void MainWindow::buildKeyTable() {
+  auto* dock = new QDockWidget(tr("Keys"), this);
+  dock->setObjectName(QStringLiteral("keysDock"));
+  auto* panel = new QWidget(dock);
+  auto* layout = new QVBoxLayout(panel);
+  layout->setContentsMargins(4, 4, 4, 4);
+  m_keyFilter = new QLineEdit(panel);
+  m_keyFilter->setPlaceholderText(tr("Filter keys, tiers, models… (Ctrl+F)"));
+  m_keyFilter->setClearButtonEnabled(true);
+  m_keyModel = new KeyTableModel(this);
+  m_keyProxy = new QSortFilterProxyModel(this);
+  m_keyProxy->setSourceModel(m_keyModel);
+  m_keyProxy->setSortRole(KeyTableModel::SortRole);
+  m_keyProxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
+  m_keyProxy->setFilterKeyColumn(-1);
+  connect(m_keyFilter, &QLineEdit::textChanged, m_keyProxy, &QSortFilterProxyModel::setFilterFixedString);
+  m_keyView = new QTableView(panel);
+  m_keyView->setModel(m_keyProxy);
+  m_keyView->setSortingEnabled(true);
+  m_keyView->sortByColumn(KeyTableModel::Level, Qt::AscendingOrder);
+  m_keyView->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_keyView->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  m_keyView->verticalHeader()->hide();
+  m_keyView->verticalHeader()->setDefaultSectionSize(22);
+  m_keyView->horizontalHeader()->setStretchLastSection(true);
+  m_keyView->setItemDelegateForColumn(KeyTableModel::Trend, new SparklineDelegate(m_keyView));
+  m_keyView->setAlternatingRowColors(true);
+  m_keyView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  m_keyView->horizontalHeader()->setSectionResizeMode(KeyTableModel::Trend, QHeaderView::Stretch);
+  connect(m_keyView->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+    QStringList keys;
+    for (const QModelIndex& idx : m_keyView->selectionModel()->selectedRows()) {
+      const KeyRow* r = m_keyModel->rowAt(m_keyProxy->mapToSource(idx).row());
+      if (r != nullptr) keys << QString::fromStdString(r->api_key);
+    }
+    keys.removeDuplicates();
+    m_view.selected_keys = keys;
+    sendView();
+    updateDetails();
+  });
+  m_details = new QTextBrowser(panel);
+  m_details->setMaximumHeight(170);
+  m_details->setPlaceholderText(tr("Select a key to see its parameters and recent activity."));
+  layout->addWidget(m_keyFilter);
+  layout->addWidget(m_keyView, 1);
+  layout->addWidget(m_details);
+  dock->setWidget(panel);
+  addDockWidget(Qt::RightDockWidgetArea, dock);
+  resizeDocks({dock}, {720}, Qt::Horizontal);
+}
+
+void MainWindow::buildAlerts() {
+  auto* dock = new QDockWidget(tr("Alerts"), this);
+  dock->setObjectName(QStringLiteral("alertsDock"));
+  auto* panel = new QWidget(dock);
+  auto* layout = new QVBoxLayout(panel);
+  layout->setContentsMargins(4, 4, 4, 4);
+  m_alertModel = new AlertTableModel(this);
+  m_alertView = new QTableView(panel);
+  m_alertView->setModel(m_alertModel);
+  m_alertView->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_alertView->verticalHeader()->hide();
+  m_alertView->verticalHeader()->setDefaultSectionSize(22);
+  m_alertView->horizontalHeader()->setStretchLastSection(true);
+  auto* ack = new QPushButton(tr("Acknowledge / silence"), panel);
+  connect(ack, &QPushButton::clicked, this, [this] {
+    for (const QModelIndex& idx : m_alertView->selectionModel()->selectedRows()) {
+      m_alertModel->acknowledge(idx.row());
+    }
+  });
+  layout->addWidget(m_alertView, 1);
+  layout->addWidget(ack, 0, Qt::AlignLeft);
+  dock->setWidget(panel);
+  addDockWidget(Qt::RightDockWidgetArea, dock);
+}
+
+void MainWindow::buildActions() {
+  auto* tb = addToolBar(tr("Controls"));
+  tb->setObjectName(QStringLiteral("controls"));
+  tb->setMovable(false);
+
+  m_runAction = tb->addAction(tr("Stop simulation"));
+  m_runAction->setCheckable(true);
+  m_runAction->setChecked(true);
+  m_runAction->setToolTip(tr("Start or stop simulated time"));
+  connect(m_runAction, &QAction::toggled, this, [this](bool running) {
+    m_runAction->setText(running ? tr("Stop simulation") : tr("Start simulation"));
+    QMetaObject::invokeMethod(m_worker, [w = m_worker, running] { if (w) w->setRunning(running); });
+  });
+
+  tb->addWidget(new QLabel(tr(" Speed "), tb));
+  m_speed = new QComboBox(tb);
+  for (int s : {1, 5, 10, 30, 60}) m_speed->addItem(QStringLiteral("×%1").arg(s), s);
+  connect(m_speed, &QComboBox::currentIndexChanged, this, [this](int i) {
+    const int s = m_speed->itemData(i).toInt();
+    QMetaObject::invokeMethod(m_worker, [w = m_worker, s] { if (w) w->setSpeed(s); });
+  });
+  tb->addWidget(m_speed);
+
+  auto* incidents = new QMenu(tr("Inject incident"), this);
+  for (const IncidentChoice& c : kIncidents) {
+    QAction* a = incidents->addAction(tr(c.label));
+    connect(a, &QAction::triggered, this, [this, c] {
+      QMetaObject::invokeMethod(m_worker, [w = m_worker, c] {
+        if (w) w->inject(static_cast<int>(c.kind), c.seconds);
+      });
+    });
+  }
+  auto* incidentButton = new QToolButton(tb);
+  incidentButton->setText(tr("Inject incident"));
+  incidentButton->setMenu(incidents);
+  incidentButton->setPopupMode(QToolButton::InstantPopup);
+  tb->addWidget(incidentButton);
+  tb->addSeparator();
+
+  m_presets = new QActionGroup(this);
+  for (const Preset& p : kPresets) {
+    QAction* a = tb->addAction(QString::fromLatin1(p.label));
+    a->setCheckable(true);
+    a->setChecked(p.span_ms == m_view.span_ms);
+    a->setToolTip(tr("Show the last %1").arg(QString::fromLatin1(p.label)));
+    m_presets->addAction(a);
+    connect(a, &QAction::triggered, this, [this, p] { setPreset(p.span_ms); });
+  }
+  m_liveAction = tb->addAction(tr("Live"));
+  m_liveAction->setCheckable(true);
+  m_liveAction->setChecked(true);
+  m_liveAction->setShortcut(Qt::Key_Space);
+  m_liveAction->setToolTip(tr("Live / Pause (Space): pause freezes the view, recording goes on"));
+  connect(m_liveAction, &QAction::triggered, this, [this](bool live) { setPaused(!live); });
+  tb->addSeparator();
+
+  QAction* png = tb->addAction(tr("Export PNG"));
+  png->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+  connect(png, &QAction::triggered, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export charts"), QStringLiteral("limitscope.png"),
+                                                      tr("PNG images (*.png)"));
+    if (!path.isEmpty()) exportPng(path);
+  });
+  QAction* csv = tb->addAction(tr("Export CSV"));
+  csv->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+  connect(csv, &QAction::triggered, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export series"), QStringLiteral("limitscope.csv"),
+                                                      tr("CSV files (*.csv)"));
+    if (!path.isEmpty()) exportCsv(path);
+  });
+  tb->addSeparator();
+
+  auto* themeMenu = new QMenu(tr("Theme"), this);
+  auto* themes = new QActionGroup(this);
+  const std::pair<QString, Theme> choices[] = {
+      {tr("Follow system"), Theme::system}, {tr("Light"), Theme::light}, {tr("Dark"), Theme::dark}};
+  for (const auto& [label, theme] : choices) {
+    QAction* a = themeMenu->addAction(label);
+    a->setCheckable(true);
+    a->setChecked(theme == m_theme);
+    themes->addAction(a);
+    connect(a, &QAction::triggered, this, [this, t = theme] { setTheme(t); });
+  }
+  auto* themeButton = new QToolButton(tb);
+  themeButton->setText(tr("Theme"));
+  themeButton->setMenu(themeMenu);
+  themeButton->setPopupMode(QToolButton::InstantPopup);
+  tb->addWidget(themeButton);
+
+  auto* find = new QAction(this);
+  find->setShortcut(QKeySequence::Find);
+  connect(find, &QAction::triggered, this, [this] { m_keyFilter->setFocus(); });
+  addAction(find);
+}
+
+bool MainWindow::isLive() const { return m_view.live; }
+
+void MainWindow::setPreset(qint64 span_ms) {
+  m_view.span_ms = span_ms;
+  m_view.live = true;
+  m_liveAction->setChecked(true);
+  sendView();
+}
+
+void MainWindow::setPaused(bool paused) {
+  if (paused) {
+    // Freeze the window where it is; the worker keeps recording.
+    const qint64 now = m_shown ? m_shown->now_ms : 0;
+    m_view.live = false;
+    m_view.end_ms = now;
+    m_view.start_ms = now - m_view.span_ms;
+  } else {
+    m_view.live = true;
+  }
+  m_liveAction->setChecked(!paused);
+  sendView();
+}
+
+void MainWindow::sendView() {
+  const int width = m_charts[0] != nullptr ? m_charts[0]->width() - 120 : 800;
+  m_view.columns = std::max(100, width);
+  QMetaObject::invokeMethod(m_worker, [w = m_worker, v = m_view] { if (w) w->setView(v); });
+}
+
+void MainWindow::resizeEvent(QResizeEvent* event) {
+  QMainWindow::resizeEvent(event);
+  sendView();
+}
+
+void MainWindow::fastForward(double seconds) {
+  QMetaObject::invokeMethod(m_worker, [w = m_worker, seconds] { if (w) w->fastForward(seconds); });
+}
+
+void MainWindow::onSnapshot(const SnapshotPtr& snapshot) { m_pending = snapshot; }
+
+void MainWindow::onTick() {
+  if (!m_pending) return;
+  SnapshotPtr s = std::move(m_pending);
+  m_pending.reset();
+  applySnapshot(s);
+}
+
+void MainWindow::applySnapshot(const SnapshotPtr& s) {
+  if (!s) return;
+  m_shown = s;
+  const qint64 end = m_view.live ? s->now_ms : m_view.end_ms;
+  const qint64 start = m_view.live ? s->now_ms - m_view.span_ms : m_view.start_ms;
+  for (std::size_t i = 0; i < m_charts.size() && i < s->charts.size(); ++i) {
+    m_charts[i]->setData(s->charts[i], s->alert_intervals, start, end);
+  }
+  m_keyModel->setRows(s->keys);
+  notifyFiring(m_alertModel->setAlerts(s->alerts));
+  updateDetails();
+
+  m_statusSource->setText(QString::fromStdString(s->source));
+  m_statusState->setText(QString::fromStdString(s->connection) + (m_view.live ? QString() : tr(" · paused view")));
+  m_statusRate->setText(tr("%1 samples/s").arg(s->samples_per_s, 0, 'f', 0));
+  m_statusDropped->setText(tr("%1 dropped").arg(s->dropped_samples));
+  m_statusTime->setText(QDateTime::fromMSecsSinceEpoch(s->now_ms).toString(QStringLiteral("HH:mm:ss")) +
+                        (s->incidents.empty() ? QString()
+                                              : tr(" · incident: %1").arg(QString::fromStdString(s->incidents.front()))));
+  m_statusError->setText(QString::fromStdString(s->last_error));
+  emit snapshotApplied();
+}
+
+void MainWindow::updateDetails() {
+  const QModelIndexList rows = m_keyView->selectionModel()->selectedRows();
+  if (rows.isEmpty()) {
+    m_details->clear();
+    return;
+  }
+  const KeyRow* r = m_keyModel->rowAt(m_keyProxy->mapToSource(rows.front()).row());
+  if (r == nullptr) return;
+  QString html = QStringLiteral("<b>%1</b> · %2 · %3<br>")
+                     .arg(QString::fromStdString(r->api_key).toHtmlEscaped(), QString::fromStdString(r->tier),
+                          QString::fromStdString(r->model));
+  html += tr("Limit: %1<br>").arg(QString::fromStdString(r->parameters).toHtmlEscaped());
+  html += tr("Level %1 of %2 (%3%)<br>")
+              .arg(r->level * r->capacity, 0, 'f', 1)
+              .arg(r->capacity, 0, 'g', 6)
+              .arg(r->level * 100, 0, 'f', 1);
+  html += tr("Requests %1/s · 429 %2/s · spend $%3 · quota burn %4%")
+              .arg(r->requests_per_s, 0, 'f', 1)
+              .arg(r->rejected_per_s, 0, 'f', 1)
+              .arg(r->spend, 0, 'f', 2)
+              .arg(r->quota_burn * 100, 0, 'f', 1);
+  if (r->algorithm == "fixed-window") {
+    html += tr("<br><i>Fixed window: up to twice the limit can pass across a window boundary.</i>");
+  }
+  m_details->setHtml(html);
+}
+
+void MainWindow::notifyFiring(const QStringList& started) {
+  if (started.isEmpty()) return;
+  const QString text = tr("Alert firing: %1").arg(started.join(QStringLiteral(", ")));
+  statusBar()->showMessage(text, 10000);
+  if (QSystemTrayIcon::isSystemTrayAvailable()) {
+    if (m_tray == nullptr) {
+      m_tray = new QSystemTrayIcon(windowIcon(), this);
+      m_tray->show();
+    }
+    m_tray->showMessage(tr("limitscope"), text, QSystemTrayIcon::Warning, 8000);
+  }
+}
+
+void MainWindow::setTheme(Theme theme) {
+  m_theme = theme;
+  m_dark = theme == Theme::dark || (theme == Theme::system && systemPrefersDark());
+  applyPalette(m_dark);
+  for (TimeChart* c : m_charts) c->setDark(m_dark);
+  if (m_shown) applySnapshot(m_shown);
+}
+
+void MainWindow::exportPng(const QString& path) {
+  const bool ok = centralWidget()->grab().save(path, "PNG");
+  statusBar()->showMessage(ok ? tr("Saved %1").arg(path) : tr("Cannot write \"%1\"").arg(path), 5000);
+}
+
+void MainWindow::exportCsv(const QString& path) {
+  QMetaObject::invokeMethod(m_worker, [w = m_worker, path] { if (w) w->exportCsv(path); });
+}
+
+void MainWindow::screenshotAfter(double seconds, const QString& path) {
+  m_runAction->setChecked(false);  // a picture of a fixed moment: stop real-time ticks
+  auto conn = std::make_shared<QMetaObject::Connection>();
+  *conn = connect(m_worker.data(), &SimulationWorker::fastForwarded, this, [this, path, conn] {
+    disconnect(*conn);
+    onTick();  // the fast-forward's snapshot was queued just before this signal
+    // Chart legends and layouts settle in posted events: let them run before the picture.
+    for (int i = 0; i < 3; ++i) QCoreApplication::processEvents();
+    const bool ok = grab().save(path, "PNG");
+    emit screenshotSaved(path, ok);
+  });
+  fastForward(seconds);
+}
+
+void MainWindow::restoreLayout() {
+  QSettings settings;
+  restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+  restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  QSettings settings;
+  settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+  settings.setValue(QStringLiteral("window/state"), saveState());
+  settings.setValue(QStringLiteral("window/theme"), static_cast<int>(m_theme));
+  QMainWindow::closeEvent(event);
 }
 
 }  // namespace limitscope::ui

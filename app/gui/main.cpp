@@ -7,34 +7,81 @@
 
 #include <cstdio>
 
+#include "core/sim/scenario.h"
 #include "ui/main_window.h"
+
+namespace {
+
+int fail(const QString& message) {
+  std::fprintf(stderr, "limitscope: %s\n", qPrintable(message));
+  return 2;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
   QApplication::setApplicationName(QStringLiteral("limitscope"));
   QApplication::setOrganizationName(QStringLiteral("limitscope"));
+  QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
 
   QCommandLineParser parser;
   parser.setApplicationDescription(QStringLiteral("Rate-limiter dashboard for AI-API gateways"));
   parser.addHelpOption();
-  parser.addOption({QStringLiteral("demo"), QStringLiteral("Run on the embedded simulation (default).")});
-  parser.addOption({QStringLiteral("screenshot"),
-                    QStringLiteral("Render the main window to PNG and exit."), QStringLiteral("PNG")});
-  parser.addOption({QStringLiteral("after"),
-                    QStringLiteral("Seconds of simulated time before the screenshot."),
-                    QStringLiteral("SECONDS"), QStringLiteral("0")});
+  parser.addVersionOption();
+  const QCommandLineOption demo(QStringLiteral("demo"),
+                                QStringLiteral("Run on the embedded simulation (the default)."));
+  const QCommandLineOption scenario(QStringLiteral("scenario"),
+                                    QStringLiteral("Simulation scenario: steady, burst, runaway, diurnal, "
+                                                   "misconfigured-tenant, mixed (default)."),
+                                    QStringLiteral("NAME"), QStringLiteral("mixed"));
+  const QCommandLineOption seed(QStringLiteral("seed"), QStringLiteral("Simulation seed."),
+                                QStringLiteral("N"), QStringLiteral("1"));
+  const QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                      QStringLiteral("Render the main window to PNG and exit."),
+                                      QStringLiteral("PNG"));
+  const QCommandLineOption after(QStringLiteral("after"),
+                                 QStringLiteral("Seconds of simulated time before the screenshot."),
+                                 QStringLiteral("SECONDS"), QStringLiteral("0"));
+  const QCommandLineOption theme(QStringLiteral("theme"), QStringLiteral("light, dark or system."),
+                                 QStringLiteral("THEME"));
+  parser.addOptions({demo, scenario, seed, screenshot, after, theme});
   parser.process(app);
 
-  limitscope::ui::MainWindow window;
-  window.show();
+  limitscope::EmbeddedSimulationOptions options;
+  options.scenario = parser.value(scenario).toStdString();
+  bool ok = false;
+  options.seed = parser.value(seed).toULongLong(&ok);
+  if (!ok) return fail(QStringLiteral("--seed \"%1\": not a whole number").arg(parser.value(seed)));
+  if (!limitscope::make_scenario(options.scenario, options.scenario_length)) {
+    return fail(QString::fromStdString(limitscope::make_scenario(options.scenario, options.scenario_length).error()));
+  }
+  const double after_s = parser.value(after).toDouble(&ok);
+  if (!ok || after_s < 0 || after_s > 7 * 86400) {
+    return fail(QStringLiteral("--after \"%1\": expected seconds between 0 and 604800").arg(parser.value(after)));
+  }
 
-  if (parser.isSet(QStringLiteral("screenshot"))) {
-    const QString path = parser.value(QStringLiteral("screenshot"));
-    QTimer::singleShot(0, &window, [&window, path] {
-      const bool ok = window.grab().save(path, "PNG");
-      if (!ok) std::fprintf(stderr, "limitscope: cannot write screenshot \"%s\"\n", qPrintable(path));
-      QApplication::exit(ok ? 0 : 2);
-    });
+  limitscope::ui::MainWindow window(options);
+  if (parser.isSet(theme)) {
+    const QString t = parser.value(theme);
+    if (t == QLatin1String("dark")) window.setTheme(limitscope::ui::Theme::dark);
+    else if (t == QLatin1String("light")) window.setTheme(limitscope::ui::Theme::light);
+    else if (t == QLatin1String("system")) window.setTheme(limitscope::ui::Theme::system);
+    else return fail(QStringLiteral("--theme \"%1\": expected light, dark or system").arg(t));
+  }
+
+  if (parser.isSet(screenshot)) {
+    const QString path = parser.value(screenshot);
+    window.resize(1600, 1000);
+    window.show();
+    QObject::connect(&window, &limitscope::ui::MainWindow::screenshotSaved, &app,
+                     [path](const QString&, bool saved) {
+                       if (!saved) std::fprintf(stderr, "limitscope: cannot write screenshot \"%s\"\n", qPrintable(path));
+                       QApplication::exit(saved ? 0 : 2);
+                     });
+    window.screenshotAfter(after_s, path);
+  } else {
+    window.show();
   }
   return QApplication::exec();
 }

@@ -1,0 +1,188 @@
+#include "core/sources/dashboard_charts.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/sources/simulation_recorder.h"
+
+namespace limitscope {
+namespace {
+
+using metrics::LabelMatcher;
+using metrics::MatchOp;
+using metrics::SeriesSamples;
+
+std::vector<SeriesSamples> select_name(const metrics::SeriesStore& store, std::string_view name,
+                                       const ChartView& view) {
+  auto m = LabelMatcher::make("__name__", MatchOp::equal, std::string(name));
+  std::vector<LabelMatcher> ms{*m};
+  return store.select(ms, view.start_ms, view.end_ms);
+}
+
+bool is_selected(const ChartView& view, std::string_view key) {
+  return std::find(view.selected_keys.begin(), view.selected_keys.end(), key) !=
+         view.selected_keys.end();
+}
+
+std::vector<metrics::Point> decimated(const SeriesSamples& s, const ChartView& view) {
+  std::vector<metrics::Point> pts;
+  pts.reserve(s.samples.size());
+  for (const auto& smp : s.samples) {
+    if (metrics::is_stale_marker(smp.value)) continue;
+    pts.push_back({static_cast<double>(smp.t_ms), smp.value});
+  }
+  return metrics::decimate_min_max(pts, static_cast<double>(view.start_ms),
+                                   static_cast<double>(view.end_ms), std::max(1, view.columns));
+}
+
+std::string key_line_name(const metrics::Labels& l) {
+  std::string name(l.get("api_key"));
+  if (l.has("model")) {
+    name += " / ";
+    name += l.get("model");
+  }
+  return name;
+}
+
+// Picks the `max_lines` series ranking best by `score` (lower first) plus every selected
+// key's series (highlighted), and turns them into decimated lines.
+template <class Score>
+std::vector<ChartLine> pick_lines(std::vector<SeriesSamples> series, const ChartView& view,
+                                  Score score, std::size_t& points_in) {
+  std::vector<std::pair<double, std::size_t>> ranked;
+  ranked.reserve(series.size());
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    points_in += series[i].samples.size();
+    ranked.emplace_back(score(series[i]), i);
+  }
+  std::stable_sort(ranked.begin(), ranked.end());
+  std::vector<ChartLine> lines;
+  for (std::size_t r = 0; r < ranked.size(); ++r) {
+    const SeriesSamples& s = series[ranked[r].second];
+    const bool selected = is_selected(view, s.labels.get("api_key"));
+    if (!selected && r >= static_cast<std::size_t>(std::max(0, view.max_lines))) continue;
+    ChartLine line;
+    line.name = key_line_name(s.labels);
+    line.api_key = std::string(s.labels.get("api_key"));
+    line.series = s.labels;
+    line.selected = selected;
+    line.points = decimated(s, view);
+    lines.push_back(std::move(line));
+  }
+  std::sort(lines.begin(), lines.end(),
+            [](const ChartLine& a, const ChartLine& b) { return a.name < b.name; });
+  return lines;
+}
+
+double min_value(const SeriesSamples& s) {
+  double v = std::numeric_limits<double>::infinity();
+  for (const auto& x : s.samples) {
+    if (!std::isnan(x.value)) v = std::min(v, x.value);
+  }
+  return v;
+}
+
+double last_value(const SeriesSamples& s) {
+  for (auto it = s.samples.rbegin(); it != s.samples.rend(); ++it) {
+    if (!std::isnan(it->value)) return it->value;
+  }
+  return 0;
+}
+
+}  // namespace
+
+ChartData bucket_level_chart(const metrics::SeriesStore& store, const ChartView& view) {
+  ChartData c;
+  c.kind = ChartKind::bucket_levels;
+  c.title = "Bucket levels (lowest keys)";
+  c.unit = "share of capacity";
+  c.y_max = 1.0;
+  c.lines = pick_lines(select_name(store, dashboard_series::kKeyLevel, view), view, min_value,
+                       c.points_in);
+  return c;
+}
+
+ChartData window_occupancy_chart(const metrics::SeriesStore& store, const ChartView& view) {
+  ChartData c;
+  c.kind = ChartKind::window_occupancy;
+  c.title = "Window occupancy (fullest keys)";
+  c.unit = "share of limit";
+  c.y_max = 1.0;
+  c.thresholds = {1.0};
+  c.lines = pick_lines(select_name(store, dashboard_series::kKeyOccupancy, view), view,
+                       [](const SeriesSamples& s) {
+                         double hi = 0;
+                         for (const auto& x : s.samples) {
+                           if (!std::isnan(x.value)) hi = std::max(hi, x.value);
+                         }
+                         return -hi;
+                       },
+                       c.points_in);
+  if (c.lines.empty()) c.title += ": no window-based limits in this source";
+  return c;
+}
+
+ChartData rejection_chart(const metrics::SeriesStore& store, const ChartView& view,
+                          double threshold_per_s) {
+  ChartData c;
+  c.kind = ChartKind::rejections;
+  c.title = "429 rate by tier";
+  c.unit = "429s per second";
+  c.thresholds = {threshold_per_s};
+  for (const SeriesSamples& s : select_name(store, dashboard_series::kTierRejectedRate, view)) {
+    c.points_in += s.samples.size();
+    ChartLine line;
+    line.name = std::string(s.labels.get("tier"));
+    line.series = s.labels;
+    line.points = decimated(s, view);
+    c.lines.push_back(std::move(line));
+  }
+  return c;
+}
+
+ChartData quota_burn_chart(const metrics::SeriesStore& store, const ChartView& view,
+                           double threshold_ratio) {
+  ChartData c;
+  c.kind = ChartKind::quota_burn;
+  c.title = "Daily quota burn (highest keys)";
+  c.unit = "share of daily quota";
+  c.thresholds = {threshold_ratio, 1.0};
+  auto series = select_name(store, dashboard_series::kKeyQuotaBurn, view);
+  c.lines = pick_lines(series, view, [](const SeriesSamples& s) { return -last_value(s); },
+                       c.points_in);
+  for (ChartLine& line : c.lines) {
+    for (const SeriesSamples& s : series) {
+      if (s.labels.get("api_key") == line.api_key) {
+        line.projected_exhaustion_ms = project_crossing(s.samples, 5 * 60 * 1000, 1.0);
+      }
+    }
+  }
+  return c;
+}
+
+std::optional<std::int64_t> project_crossing(const std::vector<metrics::Sample>& samples,
+                                             std::int64_t window_ms, double target) {
+  if (samples.size() < 2) return std::nullopt;
+  const std::int64_t t_end = samples.back().t_ms;
+  double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (const auto& s : samples) {
+    if (s.t_ms < t_end - window_ms || std::isnan(s.value)) continue;
+    const double x = static_cast<double>(s.t_ms - t_end) / 1000.0;  // seconds, <= 0
+    n += 1;
+    sx += x;
+    sy += s.value;
+    sxx += x * x;
+    sxy += x * s.value;
+  }
+  const double denom = n * sxx - sx * sx;
+  if (n < 2 || denom <= 0) return std::nullopt;
+  const double slope = (n * sxy - sx * sy) / denom;  // per second
+  const double intercept = (sy - slope * sx) / n;    // fitted value at t_end
+  if (!(slope > 1e-12) || intercept >= target) return std::nullopt;
+  const double seconds = (target - intercept) / slope;
+  if (seconds > 365.0 * 86400) return std::nullopt;
+  return t_end + static_cast<std::int64_t>(std::llround(seconds * 1000));
+}
+
+}  // namespace limitscope

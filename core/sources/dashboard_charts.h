@@ -1,0 +1,64 @@
+#pragma once
+// What the four dashboard charts show, computed from a SeriesStore off the GUI thread:
+// which lines, decimated to the chart's pixel width, thresholds, and quota projections.
+// Widgets only draw these structs.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/metrics/decimate.h"
+#include "core/metrics/series_store.h"
+
+namespace limitscope {
+
+/// The visible window and what the operator picked.
+struct ChartView {
+  std::int64_t start_ms = 0;  // wall time, ms since the Unix epoch
+  std::int64_t end_ms = 0;
+  int columns = 800;          // chart plot width in pixels
+  int max_lines = 8;          // lines per chart when nothing is selected ("the N lowest")
+  std::vector<std::string> selected_keys;  // api keys shown (highlighted) beside the automatic choice
+};
+
+struct ChartLine {
+  std::string name;                    // legend text, e.g. "acme-prod / gpt-4.1"
+  std::string api_key;                 // empty for tier/aggregate lines
+  metrics::Labels series;              // the store series drawn (for export and details)
+  std::vector<metrics::Point> points;  // x = ms since epoch, y = value; decimated
+  bool selected = false;
+  /// Quota chart: wall time (ms) when the line is projected to reach 1.0, if it rises.
+  std::optional<std::int64_t> projected_exhaustion_ms;
+};
+
+enum class ChartKind { bucket_levels, window_occupancy, rejections, quota_burn };
+
+struct ChartData {
+  ChartKind kind = ChartKind::bucket_levels;
+  std::string title;
+  std::string unit;                 // axis title
+  double y_min = 0;
+  std::optional<double> y_max;      // nullopt: fit the data
+  std::vector<ChartLine> lines;
+  std::vector<double> thresholds;   // horizontal alert threshold lines, in the chart's unit
+  std::size_t points_in = 0;        // samples read before decimation (status/benchmark)
+};
+
+/// Fraction of capacity left per (key, model): the N lowest in the view, plus selected keys.
+ChartData bucket_level_chart(const metrics::SeriesStore& store, const ChartView& view);
+/// Window occupancy per (key, model) for window algorithms: the N fullest, or the selected.
+ChartData window_occupancy_chart(const metrics::SeriesStore& store, const ChartView& view);
+/// 429s per second by tier, plus the 429 ratio of all requests.
+ChartData rejection_chart(const metrics::SeriesStore& store, const ChartView& view,
+                          double threshold_per_s);
+/// Quota burn ratio per key (the N highest, or the selected) with projected exhaustion.
+ChartData quota_burn_chart(const metrics::SeriesStore& store, const ChartView& view,
+                           double threshold_ratio);
+
+/// Least-squares line through the last `window_ms` of points; the wall time it reaches
+/// `target`, when it rises toward it; nullopt when flat, falling or already past.
+std::optional<std::int64_t> project_crossing(const std::vector<metrics::Sample>& samples,
+                                             std::int64_t window_ms, double target);
+
+}  // namespace limitscope

@@ -1,0 +1,70 @@
+#pragma once
+// One immutable picture of everything the dashboard shows, published by a source's worker
+// and drawn by the UI. Plain data, no Qt.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/sources/dashboard_charts.h"
+
+namespace limitscope {
+
+/// One (API key, model) row of the key table.
+struct KeyRow {
+  std::string api_key;
+  std::string tier;
+  std::string model;
+  std::string algorithm;
+  std::string parameters;            // LimitParams::describe()
+  double level = 1;                  // fraction of capacity available, 0..1
+  double capacity = 0;               // cost units (capacity or window limit)
+  std::optional<double> occupancy;   // window algorithms, 0..1
+  double rejected_per_s = 0;         // over the last step
+  double requests_per_s = 0;         // over the last step
+  double spend = 0;                  // dollars since the run began
+  double quota_burn = 0;             // today's cost units / daily quota
+  std::int64_t last_seen_ms = 0;     // last step with traffic, ms since the epoch
+  std::vector<double> sparkline;     // recent levels, oldest first
+};
+
+enum class AlertState { inactive, pending, firing, resolved };
+
+/// One alert instance (a rule and one label set) as the alerts panel lists it.
+struct AlertRow {
+  std::string rule;
+  AlertState state = AlertState::inactive;
+  std::int64_t since_ms = 0;         // active_at (pending) or fired_at (firing), or resolved_at
+  double value = 0;
+  std::string labels;                // `{tier="free", model="gpt-4.1"}`
+  std::string severity;
+  std::string summary;               // templated annotation
+};
+
+/// A time interval when a rule was pending or firing, for shading the charts.
+struct AlertInterval {
+  std::string rule;
+  std::int64_t start_ms = 0;
+  std::int64_t end_ms = 0;           // still open: the snapshot's now
+  bool firing = false;
+};
+
+struct DashboardSnapshot {
+  std::int64_t now_ms = 0;           // source time, ms since the epoch
+  std::int64_t start_ms = 0;         // first recorded sample
+  std::vector<ChartData> charts;     // bucket levels, occupancy, 429s, quota burn
+  std::vector<KeyRow> keys;
+  std::vector<AlertRow> alerts;
+  std::vector<AlertInterval> alert_intervals;
+  std::string source;                // "embedded simulation: mixed (seed 1)"
+  std::string connection = "running";
+  std::vector<std::string> incidents;  // active now
+  double samples_per_s = 0;          // series samples recorded per second of source time
+  std::uint64_t dropped_samples = 0;
+  std::string last_error;
+};
+
+std::string_view to_string(AlertState s);
+
+}  // namespace limitscope

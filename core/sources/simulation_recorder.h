@@ -1,0 +1,60 @@
+#pragma once
+// Turns simulation steps into metric series, under the names a gateway exports (DESIGN.md
+// section 5) plus per-key dashboard series. The dashboard's charts and the alert engine then
+// read the embedded simulation exactly as they read a scraped gateway.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "core/limiter/policy.h"
+#include "core/metrics/series_store.h"
+#include "core/sim/step_sample.h"
+
+namespace limitscope {
+
+/// Per-key series the dashboard plots (labels: api_key, tier, model). Internal to limitscope:
+/// a raw API key never leaves the process in a label; exported series use api_key_hash.
+namespace dashboard_series {
+inline constexpr std::string_view kKeyLevel = "limitscope_key_level_ratio";          // 0..1
+inline constexpr std::string_view kKeyOccupancy = "limitscope_key_window_occupancy_ratio";
+inline constexpr std::string_view kKeyQuotaBurn = "limitscope_key_quota_burn_ratio";  // tier+key
+inline constexpr std::string_view kKeyRejectedRate = "limitscope_key_rejected_per_second";
+inline constexpr std::string_view kTierRejectedRate = "limitscope_tier_rejected_per_second";
+inline constexpr std::string_view kRejectedRatio = "limitscope_rejected_ratio";  // 429s / requests
+}  // namespace dashboard_series
+
+class SimulationRecorder {
+ public:
+  /// @param wall_epoch_ms wall time (ms since the Unix epoch) of simulated time zero.
+  SimulationRecorder(metrics::SeriesStore& store, const Policy& policy, std::int64_t wall_epoch_ms);
+
+  /// Appends one step's series at wall_epoch_ms + sample.time.
+  /// Counters (gateway_rate_limit_hits_total, limitscope_requests_total, spend) accumulate
+  /// across steps. gateway_token_bucket_usage observes each key's end-of-step level once per
+  /// decision it made in the step (the simulation reports levels per step, not per decision).
+  /// @return appends the store refused (0 normally).
+  std::size_t record(const StepSample& sample);
+
+  std::int64_t time_ms(const StepSample& sample) const;
+
+ private:
+  void add(std::string_view name, std::initializer_list<std::pair<std::string, std::string>> labels,
+           double value, std::int64_t t_ms);
+
+  metrics::SeriesStore& store_;
+  const Policy& policy_;
+  std::int64_t wall_epoch_ms_;
+  std::size_t refused_ = 0;
+  // Cumulative counters by (tier, model) and histogram buckets by (tier, model).
+  std::map<std::pair<std::string, std::string>, double> hits_, allowed_, denied_, degraded_, spend_;
+  struct Histogram {
+    std::array<double, 9> buckets{};  // cumulative counts per le bound, last = +Inf
+    double sum = 0;
+    double count = 0;
+  };
+  std::map<std::pair<std::string, std::string>, Histogram> usage_;
+};
+
+}  // namespace limitscope

@@ -1,0 +1,270 @@
+#include "ui/charts/time_chart.h"
+
+#include <QDateTime>
+#include <QDateTimeAxis>
+#include <QLineSeries>
+#include <QMouseEvent>
+#include <QToolTip>
+#include <QValueAxis>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+
+namespace limitscope::ui {
+namespace {
+
+QString number(double v) { return QString::number(v, 'g', 4); }
+
+}  // namespace
+
+TimeChart::TimeChart(QStringList shaded_rules, QWidget* parent)
+    : QChartView(parent), m_shadedRules(std::move(shaded_rules)) {
+  auto* c = new QChart();
+  c->setMargins(QMargins(4, 4, 4, 4));
+  c->legend()->setAlignment(Qt::AlignRight);
+  c->legend()->setShowToolTips(true);
+  c->setAnimationOptions(QChart::NoAnimation);
+  m_axisX = new QDateTimeAxis(c);
+  m_axisX->setFormat(QStringLiteral("HH:mm:ss"));
+  m_axisX->setTickCount(7);
+  m_axisY = new QValueAxis(c);
+  m_axisY->setLabelFormat(QStringLiteral("%.4g"));
+  c->addAxis(m_axisX, Qt::AlignBottom);
+  c->addAxis(m_axisY, Qt::AlignLeft);
+  setChart(c);
+  setRenderHint(QPainter::Antialiasing, false);  // ~20% cheaper; lines stay readable
+  setMouseTracking(true);
+  setMinimumHeight(150);
+}
+
+void TimeChart::setDark(bool dark) {
+  m_dark = dark;
+  chart()->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+  chart()->setMargins(QMargins(4, 4, 4, 4));
+  chart()->setBackgroundRoundness(0);
+  QFont small = chart()->legend()->font();
+  small.setPointSizeF(8);
+  chart()->legend()->setFont(small);
+  chart()->legend()->setVisible(true);
+  chart()->legend()->setAlignment(Qt::AlignRight);
+  // A fixed legend width keeps the four plot areas (nearly) the same width, so one instant
+  // sits at the same x in every chart.
+  chart()->legend()->setMinimumWidth(210);
+  chart()->legend()->setMaximumWidth(210);
+  m_lastPoints.clear();  // the theme reset pens; redraw everything on the next update
+}
+
+void TimeChart::setData(const ChartData& chartData, const std::vector<AlertInterval>& intervals,
+                        qint64 start_ms, qint64 end_ms) {
+  QChart* c = chart();
+  c->setTitle(QString::fromStdString(chartData.title));
+  m_start = start_ms;
+  m_end = std::max(end_ms, start_ms + 1);
+  m_axisX->setRange(QDateTime::fromMSecsSinceEpoch(m_start), QDateTime::fromMSecsSinceEpoch(m_end));
+  m_axisY->setTitleText(QString::fromStdString(chartData.unit));
+
+  double y_max = chartData.y_max.value_or(0);
+  if (!chartData.y_max) {
+    for (const ChartLine& l : chartData.lines) {
+      for (const auto& p : l.points) y_max = std::max(y_max, p.y);
+    }
+    for (double t : chartData.thresholds) y_max = std::max(y_max, t);
+    y_max = y_max <= 0 ? 1 : y_max * 1.15;
+  }
+  m_axisY->setRange(chartData.y_min, y_max);
+  if (!chartData.y_max) m_axisY->applyNiceNumbers();
+
+  // Lines: reuse series by name, replace only the ones whose points changed.
+  QHash<QString, bool> seen;
+  for (const ChartLine& l : chartData.lines) {
+    const QString name = QString::fromStdString(l.name);
+    seen.insert(name, true);
+    QLineSeries* s = m_lines.value(name, nullptr);
+    if (s == nullptr) {
+      s = new QLineSeries(c);
+      s->setName(name);
+      c->addSeries(s);
+      s->attachAxis(m_axisX);
+      s->attachAxis(m_axisY);
+      m_lines.insert(name, s);
+    }
+    QPen pen = s->pen();
+    pen.setWidthF(l.selected ? 3.0 : 1.5);
+    s->setPen(pen);
+    auto& last = m_lastPoints[name];
+    if (last != l.points) {
+      QList<QPointF> pts;
+      pts.reserve(static_cast<qsizetype>(l.points.size()));
+      for (const auto& p : l.points) pts.append(QPointF(p.x, p.y));
+      s->replace(pts);
+      last = l.points;
+    }
+  }
+  for (auto it = m_lines.begin(); it != m_lines.end();) {
+    if (!seen.contains(it.key())) {
+      c->removeSeries(it.value());
+      delete it.value();
+      m_lastPoints.remove(it.key());
+      it = m_lines.erase(it);
+    } else {
+      ++it;
+    }
+  }
+
+  // Threshold lines are drawn in drawForeground (no series: they stay out of the legend).
+  m_thresholdValues = chartData.thresholds;
+
+  m_shaded.clear();
+  for (const AlertInterval& iv : intervals) {
+    if (m_shadedRules.contains(QString::fromStdString(iv.rule)) && iv.end_ms >= m_start &&
+        iv.start_ms <= m_end) {
+      m_shaded.push_back(iv);
+    }
+  }
+  viewport()->update();
+}
+
+QList<QPointF> TimeChart::pointsOf(const QString& name) const {
+  const QLineSeries* s = m_lines.value(name, nullptr);
+  return s != nullptr ? s->points() : QList<QPointF>{};
+}
+
+double TimeChart::xAtTime(qint64 t_ms) const {
+  const QRectF plot = chart()->plotArea();
+  const double f = static_cast<double>(t_ms - m_start) / static_cast<double>(m_end - m_start);
+  return plot.left() + f * plot.width();
+}
+
+qint64 TimeChart::timeAtX(double x) const {
+  const QRectF plot = chart()->plotArea();
+  const double f = std::clamp((x - plot.left()) / std::max(1.0, plot.width()), 0.0, 1.0);
+  return m_start + static_cast<qint64>(std::llround(f * static_cast<double>(m_end - m_start)));
+}
+
+void TimeChart::drawForeground(QPainter* painter, const QRectF& rect) {
+  QChartView::drawForeground(painter, rect);
+  const QRectF plot = chart()->mapToScene(chart()->plotArea()).boundingRect();
+  painter->save();
+  painter->setClipRect(plot);
+  const double offset = plot.left() - chart()->plotArea().left();
+  for (const AlertInterval& iv : m_shaded) {
+    const double x1 = std::max(plot.left(), xAtTime(iv.start_ms) + offset);
+    const double x2 = std::min(plot.right(), xAtTime(iv.end_ms) + offset);
+    if (x2 < x1) continue;
+    const QColor color = iv.firing ? QColor(220, 50, 47, 60) : QColor(240, 170, 0, 55);
+    painter->fillRect(QRectF(x1, plot.top(), std::max(1.0, x2 - x1), plot.height()), color);
+  }
+  const double y_lo = m_axisY->min(), y_hi = m_axisY->max();
+  if (y_hi > y_lo) {
+    QPen pen(QColor(220, 50, 47));
+    pen.setStyle(Qt::DashLine);
+    pen.setWidthF(1.2);
+    painter->setPen(pen);
+    for (double th : m_thresholdValues) {
+      if (th < y_lo || th > y_hi) continue;
+      const double y = plot.bottom() - (th - y_lo) / (y_hi - y_lo) * plot.height();
+      painter->drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
+    }
+  }
+  if (m_crosshair >= m_start && m_crosshair <= m_end) {
+    const double x = xAtTime(m_crosshair) + offset;
+    painter->setPen(QPen(m_dark ? QColor(230, 230, 230, 160) : QColor(40, 40, 40, 140), 1));
+    painter->drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
+  }
+  if (m_dragStartX >= 0 && m_dragX >= 0) {
+    painter->fillRect(QRectF(QPointF(std::min(m_dragStartX, m_dragX), plot.top()),
+                             QPointF(std::max(m_dragStartX, m_dragX), plot.bottom())),
+                      QColor(38, 139, 210, 50));
+  }
+  painter->restore();
+}
+
+QString TimeChart::valuesAt(qint64 t_ms) const {
+  QStringList rows;
+  rows << QDateTime::fromMSecsSinceEpoch(t_ms).toString(QStringLiteral("HH:mm:ss"));
+  for (auto it = m_lastPoints.cbegin(); it != m_lastPoints.cend(); ++it) {
+    const auto& pts = it.value();
+    auto p = std::upper_bound(pts.begin(), pts.end(), static_cast<double>(t_ms),
+                              [](double t, const metrics::Point& q) { return t < q.x; });
+    if (p == pts.begin()) continue;
+    --p;
+    rows << it.key() + QStringLiteral(": ") + number(p->y);
+  }
+  return rows.join(QLatin1Char('\n'));
+}
+
+void TimeChart::setCrosshair(qint64 t_ms) {
+  if (m_crosshair == t_ms) return;
+  m_crosshair = t_ms;
+  viewport()->update();
+}
+
+void TimeChart::mouseMoveEvent(QMouseEvent* event) {
+  const QPointF scene = mapToScene(event->position().toPoint());
+  const QPointF in_chart = chart()->mapFromScene(scene);
+  if (chart()->plotArea().contains(in_chart)) {
+    const qint64 t = timeAtX(in_chart.x());
+    setCrosshair(t);
+    emit crosshairMoved(t);
+    QToolTip::showText(event->globalPosition().toPoint(), valuesAt(t), this);
+  }
+  if (m_dragStartX >= 0) {
+    m_dragX = scene.x();
+    viewport()->update();
+  }
+  QChartView::mouseMoveEvent(event);
+}
+
+void TimeChart::mousePressEvent(QMouseEvent* event) {
+  if (event->button() == Qt::LeftButton) {
+    m_dragStartX = mapToScene(event->position().toPoint()).x();
+    m_dragX = -1;
+  }
+  QChartView::mousePressEvent(event);
+}
+
+void TimeChart::mouseReleaseEvent(QMouseEvent* event) {
+  if (event->button() == Qt::LeftButton && m_dragStartX >= 0 && m_dragX >= 0 &&
+      std::abs(m_dragX - m_dragStartX) > 8) {
+    const double offset = chart()->mapToScene(chart()->plotArea()).boundingRect().left() -
+                          chart()->plotArea().left();
+    const qint64 a = timeAtX(std::min(m_dragStartX, m_dragX) - offset);
+    const qint64 b = timeAtX(std::max(m_dragStartX, m_dragX) - offset);
+    if (b > a) emit rangeRequested(a, b);
+  }
+  m_dragStartX = m_dragX = -1;
+  viewport()->update();
+  QChartView::mouseReleaseEvent(event);
+}
+
+void TimeChart::mouseDoubleClickEvent(QMouseEvent* event) {
+  emit liveRequested();
+  QChartView::mouseDoubleClickEvent(event);
+}
+
+void TimeChart::wheelEvent(QWheelEvent* event) {
+  const double steps = event->angleDelta().y() / 120.0;
+  if (steps == 0) return;
+  const qint64 span = m_end - m_start;
+  if (event->modifiers() & Qt::ShiftModifier) {
+    const qint64 shift = static_cast<qint64>(-steps * 0.1 * static_cast<double>(span));
+    emit rangeRequested(m_start + shift, m_end + shift);
+  } else {
+    const QPointF in_chart = chart()->mapFromScene(mapToScene(event->position().toPoint()));
+    const qint64 pivot = timeAtX(in_chart.x());
+    const double factor = std::pow(0.8, steps);
+    const qint64 a = pivot - static_cast<qint64>(static_cast<double>(pivot - m_start) * factor);
+    const qint64 b = pivot + static_cast<qint64>(static_cast<double>(m_end - pivot) * factor);
+    if (b - a >= 1000) emit rangeRequested(a, b);
+  }
+  event->accept();
+}
+
+void TimeChart::leaveEvent(QEvent* event) {
+  setCrosshair(-1);
+  emit crosshairMoved(-1);
+  QChartView::leaveEvent(event);
+}
+
+}  // namespace limitscope::ui
