@@ -251,6 +251,20 @@ TEST(DefaultPolicy, EmbeddedCopyHasDesignNumbers) {
   }
 }
 
+TEST(PolicyDocs, FullExampleInDocsParses) {
+  std::ifstream in(std::string(LIMITSCOPE_TEST_DATA_DIR) + "/../../docs/policy.md");
+  ASSERT_TRUE(in.good());
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto start = text.find("```json\n");
+  ASSERT_NE(start, std::string::npos);
+  const auto end = text.find("```", start + 8);
+  auto p = parse_policy(std::string_view(text).substr(start + 8, end - start - 8), "docs/policy.md");
+  ASSERT_TRUE(p.ok()) << p.error();
+  EXPECT_EQ(p->tier_for_key("sk-acme-prod")->requests.algorithm, Algorithm::gcra);
+  EXPECT_EQ(p->tier_for_key("sk-acme-ci")->requests.algorithm, Algorithm::sliding_log);
+  EXPECT_EQ(p->model_cost("openai/gpt-4.1-mini").value(), 1);
+}
+
 TEST(DefaultPolicy, EmbeddedTextMatchesTheResourceFile) {
   std::ifstream in(std::string(LIMITSCOPE_RESOURCES_DIR) + "/default-policy.json", std::ios::binary);
   ASSERT_TRUE(in.good());
