@@ -416,7 +416,9 @@ Expected<RuleTestFile> parse_rule_test_file(std::string_view text, const std::st
   std::vector<std::string> resolved;
   for (const std::string& rf : f->rule_files) {
     if (rf.empty()) continue;
-    const std::string full = rf.front() == '/' ? rf : directory_of(path) + "/" + rf;
+    const std::string dir = directory_of(path);
+    // filepath.Join(".", f) is f: keep messages as short as promtool's.
+    const std::string full = rf.front() == '/' || dir == "." ? rf : dir + "/" + rf;
     glob_t g{};
     if (glob(full.c_str(), 0, nullptr, &g) == 0) {
       for (std::size_t k = 0; k < g.gl_pathc; ++k) resolved.emplace_back(g.gl_pathv[k]);
