@@ -104,3 +104,41 @@ TEST(AlertTemplate, PlainTextHasNoActions) {
 
 }  // namespace
 }  // namespace limitscope::metrics
+
+namespace limitscope::metrics {
+namespace {
+
+// Bad input never crashes: random soups of template tokens either parse and expand, or are
+// refused with a message.
+TEST(AlertTemplate, RandomTokenSoupNeverCrashes) {
+  const char* pieces[] = {"{{", "}}", "{{- ", " -}}", "$labels", ".Labels", ".x", "$value", "|",
+                          "(", ")", "\"s\"", "`r`", "1", "-2.5", "humanize", "printf", "\"%d %s\"",
+                          "if", "else", "end", " ", "$v", ":=", "=", "/*", "*/", "eq", "len",
+                          "title", "index", "and", "nil", "true", "\\", "\n", "x"};
+  std::uint64_t seed = 42;
+  const auto next = [&seed] {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<std::size_t>(seed >> 33);
+  };
+  const Labels series{{"__name__", "x"}, {"x", "1"}};
+  TemplateData data;
+  data.labels = &series;
+  data.value = 3;
+  std::size_t parsed = 0;
+  for (int i = 0; i < 20000; ++i) {
+    std::string text;
+    const std::size_t n = 1 + next() % 12;
+    for (std::size_t k = 0; k < n; ++k) text += pieces[next() % std::size(pieces)];
+    auto t = AlertTemplate::parse(text, "fuzz");
+    if (!t.ok()) {
+      EXPECT_EQ(t.error().rfind("template fuzz: line ", 0), 0u) << t.error();
+      continue;
+    }
+    ++parsed;
+    (void)t->expand_or_error(data);
+  }
+  EXPECT_GT(parsed, 100u);
+}
+
+}  // namespace
+}  // namespace limitscope::metrics
