@@ -3,6 +3,7 @@
 // and `promtool check metrics < FILE` (when promtool is installed), a few runs each.
 
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -31,7 +32,8 @@ namespace limitscope::cli {
 namespace {
 
 struct RunResult {
-  double seconds = 0;
+  double seconds = 0;      // wall, spawn to exit
+  double cpu_seconds = 0;  // user + system of the child, all its threads
   int exit_code = -1;
 };
 
@@ -55,10 +57,15 @@ std::optional<RunResult> run_timed(const std::vector<std::string>& argv,
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) return std::nullopt;
   int status = 0;
-  if (waitpid(pid, &status, 0) != pid) return std::nullopt;
+  struct rusage usage {};
+  if (wait4(pid, &status, 0, &usage) != pid) return std::nullopt;
   const auto stop = std::chrono::steady_clock::now();
   RunResult r;
   r.seconds = std::chrono::duration<double>(stop - start).count();
+  auto secs = [](const timeval& tv) {
+    return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
+  };
+  r.cpu_seconds = secs(usage.ru_utime) + secs(usage.ru_stime);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return r;
 }
@@ -79,8 +86,10 @@ std::optional<std::string> find_in_path(const std::string& name) {
 struct Timing {
   std::string tool;
   std::vector<double> seconds;
+  std::vector<double> cpu_seconds;
   int exit_code = 0;
   double best() const { return *std::min_element(seconds.begin(), seconds.end()); }
+  double best_cpu() const { return *std::min_element(cpu_seconds.begin(), cpu_seconds.end()); }
   double median() const {
     std::vector<double> s = seconds;
     std::sort(s.begin(), s.end());
@@ -96,6 +105,7 @@ std::optional<Timing> time_tool(const std::string& tool, const std::vector<std::
     auto r = run_timed(argv, stdin_path);
     if (!r) return std::nullopt;
     t.seconds.push_back(r->seconds);
+    t.cpu_seconds.push_back(r->cpu_seconds);
     t.exit_code = r->exit_code;
   }
   return t;
@@ -174,6 +184,7 @@ int run_bench_parse(const CommandArgs& argv) {
                           {"runs_s", t.seconds},
                           {"best_s", t.best()},
                           {"median_s", t.median()},
+                          {"best_cpu_s", t.best_cpu()},
                           {"mb_per_s", mb / t.best()},
                           {"samples_per_s", static_cast<double>(gen.series) / t.best()},
                           {"exit_code", t.exit_code}};
@@ -184,9 +195,11 @@ int run_bench_parse(const CommandArgs& argv) {
     if (promtool) {
       j["promtool"] = tool_json(*promtool);
       j["ratio"] = promtool->best() / ours->best();
+      j["cpu_ratio"] = promtool->best_cpu() / ours->best_cpu();
     } else {
       j["promtool"] = nullptr;
       j["ratio"] = nullptr;
+      j["cpu_ratio"] = nullptr;
     }
     std::cout << j.dump(2) << "\n";
   } else {
@@ -194,7 +207,8 @@ int run_bench_parse(const CommandArgs& argv) {
               << mb << " MB, best of " << *runs << " runs (whole process)\n";
     auto row = [&](const Timing& t) {
       std::cout << "  " << std::left << std::setw(30) << t.tool << std::right << std::setprecision(3)
-                << std::setw(8) << t.best() << " s  (median " << t.median() << " s)  "
+                << std::setw(8) << t.best() << " s  (median " << t.median() << " s, CPU "
+                << t.best_cpu() << " s)  "
                 << std::setprecision(1) << std::setw(8) << mb / t.best() << " MB/s  "
                 << std::setprecision(0) << std::setw(10)
                 << static_cast<double>(gen.series) / t.best() << " samples/s  exit "
@@ -204,7 +218,8 @@ int run_bench_parse(const CommandArgs& argv) {
     if (promtool) {
       row(*promtool);
       std::cout << "  ratio (promtool / ours): " << std::setprecision(1)
-                << promtool->best() / ours->best() << "x\n";
+                << promtool->best() / ours->best() << "x wall, "
+                << promtool->best_cpu() / ours->best_cpu() << "x CPU\n";
     } else {
       std::cout << "  promtool: not found on PATH (Debian package prometheus); only ours timed\n";
     }

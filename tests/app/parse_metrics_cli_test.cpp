@@ -145,13 +145,14 @@ TEST(BenchParseCli, SmallRunReportsOursAndPromtoolOrItsAbsence) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["series"], 300);
-  for (const char* key : {"tool", "runs_s", "best_s", "median_s", "mb_per_s", "samples_per_s",
+  for (const char* key : {"tool", "runs_s", "best_s", "median_s", "best_cpu_s", "mb_per_s", "samples_per_s",
                           "exit_code"}) {
     EXPECT_TRUE(j["ours"].contains(key)) << key;
   }
   EXPECT_EQ(j["ours"]["exit_code"], 0);
   EXPECT_TRUE(j.contains("promtool"));
   EXPECT_TRUE(j.contains("ratio"));
+  EXPECT_TRUE(j.contains("cpu_ratio"));
   // The kept file is the one that was timed: it parses clean.
   EXPECT_EQ(cli("parse-metrics " + quoted(kept)).exit_code, 0);
 }
