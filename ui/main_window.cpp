@@ -65,7 +65,8 @@ const QStringList kChartRules[4] = {
 
 }  // namespace
 
-MainWindow::MainWindow(EmbeddedSimulationOptions options, QWidget* parent) : QMainWindow(parent) {
+MainWindow::MainWindow(EmbeddedSimulationOptions options, bool start_running, QWidget* parent)
+    : QMainWindow(parent) {
   qRegisterMetaType<SnapshotPtr>();
   qRegisterMetaType<ViewRequest>();
   setWindowTitle(QStringLiteral("limitscope — embedded simulation"));
@@ -92,7 +93,8 @@ MainWindow::MainWindow(EmbeddedSimulationOptions options, QWidget* parent) : QMa
   statusBar()->addWidget(m_statusError, 1);
 
   // The worker lives on its own thread; every call to it is queued.
-  m_worker = new SimulationWorker(std::move(options));
+  m_worker = new SimulationWorker(std::move(options), start_running);
+  m_runAction->setChecked(start_running);
   m_worker->moveToThread(&m_thread);
   connect(&m_thread, &QThread::finished, m_worker.data(), &QObject::deleteLater);
   connect(&m_thread, &QThread::started, m_worker.data(), &SimulationWorker::start);
@@ -323,6 +325,8 @@ void MainWindow::buildActions() {
 
 bool MainWindow::isLive() const { return m_view.live; }
 
+void MainWindow::setSimulationRunning(bool running) { m_runAction->setChecked(running); }
+
 void MainWindow::setPreset(qint64 span_ms) {
   m_view.span_ms = span_ms;
   m_view.live = true;
@@ -449,7 +453,7 @@ void MainWindow::exportCsv(const QString& path) {
 }
 
 void MainWindow::screenshotAfter(double seconds, const QString& path) {
-  m_runAction->setChecked(false);  // a picture of a fixed moment: stop real-time ticks
+  setSimulationRunning(false);  // a picture of a fixed moment: stop real-time ticks
   auto conn = std::make_shared<QMetaObject::Connection>();
   *conn = connect(m_worker.data(), &SimulationWorker::fastForwarded, this, [this, path, conn] {
     disconnect(*conn);

@@ -35,7 +35,9 @@ enum class Theme { system, light, dark };
 class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
-  explicit MainWindow(EmbeddedSimulationOptions options = {}, QWidget* parent = nullptr);
+  /// @param start_running false starts with simulated time stopped (tests, screenshots)
+  explicit MainWindow(EmbeddedSimulationOptions options = {}, bool start_running = true,
+                      QWidget* parent = nullptr);
   ~MainWindow() override;
 
   /// Runs `seconds` of simulated time, stops the clock, then saves a PNG of the window and
@@ -55,6 +57,9 @@ class MainWindow : public QMainWindow {
   /// Asks the worker to run `seconds` of simulated time at once.
   void fastForward(double seconds);
   void setPaused(bool paused);
+  /// Starts or stops simulated time (the toolbar's Start/Stop).
+  void setSimulationRunning(bool running);
+  const ViewRequest& viewRequest() const { return m_view; }
   void exportPng(const QString& path);
   void exportCsv(const QString& path);
 

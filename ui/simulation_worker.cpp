@@ -27,8 +27,8 @@ ChartView to_chart_view(const ViewRequest& v, qint64 now_ms) {
 
 }  // namespace
 
-SimulationWorker::SimulationWorker(EmbeddedSimulationOptions options, QObject* parent)
-    : QObject(parent), m_options(std::move(options)) {}
+SimulationWorker::SimulationWorker(EmbeddedSimulationOptions options, bool start_running, QObject* parent)
+    : QObject(parent), m_options(std::move(options)), m_running(start_running) {}
 
 SimulationWorker::~SimulationWorker() = default;
 

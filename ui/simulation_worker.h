@@ -31,7 +31,9 @@ struct ViewRequest {
 class SimulationWorker : public QObject {
   Q_OBJECT
  public:
-  explicit SimulationWorker(EmbeddedSimulationOptions options, QObject* parent = nullptr);
+  /// @param start_running false starts with simulated time stopped (tests, screenshots)
+  explicit SimulationWorker(EmbeddedSimulationOptions options, bool start_running = true,
+                            QObject* parent = nullptr);
   ~SimulationWorker() override;
 
  public slots:

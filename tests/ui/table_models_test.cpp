@@ -1,0 +1,82 @@
+// Verifies the key and alert table models under QAbstractItemModelTester: row identity kept
+// across updates, sort roles, acknowledgement lifetime and firing notifications.
+
+#include <gtest/gtest.h>
+
+#include <QAbstractItemModelTester>
+
+#include "support/qt_app.h"
+#include "ui/models/alert_table_model.h"
+#include "ui/models/key_table_model.h"
+
+namespace limitscope::ui {
+namespace {
+
+KeyRow key(const std::string& k, const std::string& model, double level) {
+  KeyRow r;
+  r.api_key = k;
+  r.tier = "free";
+  r.model = model;
+  r.algorithm = "token-bucket";
+  r.level = level;
+  r.capacity = 60;
+  r.sparkline = {1.0, 0.5, level};
+  return r;
+}
+
+TEST(KeyTableModel, UpdatesInPlaceAndResetsOnNewKeys) {
+  test::ensure_qt_app();
+  KeyTableModel model;
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  model.setRows({key("a", "m1", 0.5), key("b", "m1", 0.9)});
+  ASSERT_EQ(model.rowCount(), 2);
+  EXPECT_EQ(model.data(model.index(0, KeyTableModel::Level)).toString(), QStringLiteral("30.0 / 60"));
+  EXPECT_DOUBLE_EQ(model.data(model.index(0, KeyTableModel::Level), KeyTableModel::SortRole).toDouble(), 0.5);
+  EXPECT_EQ(model.data(model.index(1, KeyTableModel::Trend), KeyTableModel::SparklineRole).toList().size(), 3);
+
+  int resets = 0, changes = 0;
+  QObject::connect(&model, &QAbstractItemModel::modelReset, [&] { ++resets; });
+  QObject::connect(&model, &QAbstractItemModel::dataChanged, [&] { ++changes; });
+  model.setRows({key("a", "m1", 0.1), key("b", "m1", 0.8)});
+  EXPECT_EQ(resets, 0);
+  EXPECT_EQ(changes, 1);
+  EXPECT_EQ(model.data(model.index(0, KeyTableModel::Level)).toString(), QStringLiteral("6.0 / 60"));
+  model.setRows({key("a", "m1", 0.1), key("c", "m2", 0.8), key("d", "m2", 0.3)});
+  EXPECT_EQ(resets, 1);
+  EXPECT_EQ(model.findRow(QStringLiteral("d"), QStringLiteral("m2")), 2);
+  model.setRows({});
+  EXPECT_EQ(model.rowCount(), 0);
+}
+
+AlertRow alert(const std::string& rule, AlertState st, const std::string& labels) {
+  AlertRow a;
+  a.rule = rule;
+  a.state = st;
+  a.labels = labels;
+  a.value = 1.5;
+  a.since_ms = 1'700'000'000'000;
+  return a;
+}
+
+TEST(AlertTableModel, ReportsNewlyFiringAlertsOnceAndKeepsAcknowledgementWhileFiring) {
+  test::ensure_qt_app();
+  AlertTableModel model;
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  EXPECT_TRUE(model.setAlerts({alert("R", AlertState::pending, "{a=\"1\"}")}).isEmpty());
+  QStringList started = model.setAlerts({alert("R", AlertState::firing, "{a=\"1\"}")});
+  EXPECT_EQ(started.size(), 1);
+  EXPECT_TRUE(model.setAlerts({alert("R", AlertState::firing, "{a=\"1\"}")}).isEmpty());
+  model.acknowledge(0);
+  EXPECT_TRUE(model.isAcknowledged(0));
+  EXPECT_TRUE(model.data(model.index(0, AlertTableModel::State)).toString().contains(QStringLiteral("acknowledged")));
+  model.setAlerts({alert("R", AlertState::firing, "{a=\"1\"}"), alert("R", AlertState::firing, "{a=\"2\"}")});
+  EXPECT_TRUE(model.isAcknowledged(0));
+  EXPECT_FALSE(model.isAcknowledged(1));
+  // Resolved: the acknowledgement ends; firing again notifies again.
+  model.setAlerts({alert("R", AlertState::resolved, "{a=\"1\"}")});
+  EXPECT_FALSE(model.isAcknowledged(0));
+  EXPECT_EQ(model.setAlerts({alert("R", AlertState::firing, "{a=\"1\"}")}).size(), 1);
+}
+
+}  // namespace
+}  // namespace limitscope::ui
