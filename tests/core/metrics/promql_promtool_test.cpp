@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <deque>
 #include <fstream>
 #include <optional>
 #include <random>
@@ -25,7 +26,7 @@ struct InputRow {
 
 struct Group {
   std::int64_t interval_ms = 15000;
-  std::vector<InputRow> series;
+  std::deque<InputRow> series;  // deque: references to rows stay valid while adding more
   std::vector<std::string> exprs;
   std::vector<std::int64_t> eval_times_ms;
 };
