@@ -266,6 +266,27 @@ TEST(KeyedLimiter, ThreadsOnOneKeyNeverOveradmit) {
   EXPECT_EQ(total.load(), 100);
 }
 
+TEST(KeyedLimiter, ThreadsOnOneKeyWithMovingTimeStayWithinCapacityPlusRefill) {
+  KeyedLimiter lim(small_policy());
+  ManualClock clock;
+  std::atomic<int> total{0};
+  std::atomic<int> running{4};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      int mine = 0;
+      for (int i = 0; i < 5'000; ++i) mine += lim.decide("k-pro", "mini", clock.now()).decision.allowed ? 1 : 0;
+      total += mine;
+      --running;
+    });
+  }
+  while (running.load() > 0) clock.advance(Nanos{100'000});  // 0.1 ms: 1 token per 1,000 steps
+  for (auto& th : threads) th.join();
+  const double elapsed_s = static_cast<double>(clock.now().count()) / 1e9;
+  EXPECT_GE(total.load(), 100);
+  EXPECT_LE(total.load(), 100 + 10.0 * elapsed_s + 1e-9);  // pro: C = 100, r = 10/s
+}
+
 TEST(KeyedLimiter, ThreadsOnManyKeysStayWithinCapacityPlusRefill) {
   KeyedLimiter lim(small_policy(), KeyedLimiterOptions{.shards = 4});
   ManualClock clock;
