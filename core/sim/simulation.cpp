@@ -23,7 +23,7 @@ Nanos seconds_to_nanos(double s) {
 struct Row {
   std::size_t key = 0;                  // index into State::keys
   std::size_t model = 0;                // index into policy.models
-  std::optional<std::uint64_t> key_id;  // the limiter's state id, once it decided once
+  std::optional<std::uint64_t> key_id;  // the limiter's state id, after its first decision
   std::int64_t admitted = 0, rejected = 0, degraded = 0, retries = 0, llm_tokens = 0;
   double cost = 0, spend = 0;
 };

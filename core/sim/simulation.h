@@ -73,6 +73,9 @@ class Simulation {
   Nanos now() const;
   const Clock& clock() const;
   const SimulationOptions& options() const { return options_; }
+
+  // Everything below except inject() belongs to the thread that calls step()/advance().
+
   /// The scenario as running: its clients, plus clients added by incidents so far.
   const ScenarioSpec& scenario() const { return scenario_; }
   /// The policy in force: the given one plus the scenario's keys.
