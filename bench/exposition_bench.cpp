@@ -84,9 +84,10 @@ void print_exposition_summary() {
     const double mb = static_cast<double>(exposition(100'000).text.size()) / 1e6;
     const double mb_s = mb / (parse->ns_per_iter / 1e9);
     const double cpu_mb_s = mb / (parse->cpu_ns_per_iter / 1e9);
-    std::printf("parse (visitor), %.1f MB, 100,000 series: %.0f MB/s wall, %.0f MB/s CPU "
-                "(target >= 200 MB/s)\n",
-                mb, mb_s, cpu_mb_s);
+    std::printf(
+        "parse (visitor), %.1f MB, 100,000 series: %.0f MB/s wall, %.0f MB/s CPU "
+        "(target >= 200 MB/s)\n",
+        mb, mb_s, cpu_mb_s);
   }
   if (const Result* c = find_result("BM_ParseExpositionCollect/10000")) {
     const double mb = static_cast<double>(exposition(10'000).text.size()) / 1e6;

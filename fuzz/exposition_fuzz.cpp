@@ -23,14 +23,15 @@ void check(bool ok) {
 }
 
 bool inside(std::string_view part, std::string_view whole) {
-  return part.empty() || (part.data() >= whole.data() &&
-                          part.data() + part.size() <= whole.data() + whole.size());
+  return part.empty() ||
+         (part.data() >= whole.data() && part.data() + part.size() <= whole.data() + whole.size());
 }
 
 // Checks every callback against the input and the limits, and rewrites samples as 0.0.4.
 class CheckingVisitor final : public ExpositionVisitor {
  public:
-  CheckingVisitor(std::string_view text, const ParseLimits& limits) : text_(text), limits_(limits) {}
+  CheckingVisitor(std::string_view text, const ParseLimits& limits)
+      : text_(text), limits_(limits) {}
 
   void on_sample(const SampleView& s) override {
     check(!s.name.empty() && inside(s.name, text_));
@@ -63,9 +64,12 @@ class CheckingVisitor final : public ExpositionVisitor {
   std::size_t last_line_ = 0;
 };
 
-bool same_value(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
+bool same_value(double a, double b) {
+  return (std::isnan(a) && std::isnan(b)) || a == b;
+}
 
-void parse_and_round_trip(std::string_view text, ExpositionFormat format, const ParseLimits& limits) {
+void parse_and_round_trip(std::string_view text, ExpositionFormat format,
+                          const ParseLimits& limits) {
   ParseOptions opts;
   opts.format = format;
   opts.limits = limits;

@@ -2,6 +2,7 @@
 // then times whole processes against whole processes: `limitscope-cli parse-metrics FILE`
 // and `promtool check metrics < FILE` (when promtool is installed), a few runs each.
 
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -11,15 +12,13 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
 
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
@@ -127,8 +126,8 @@ int run_bench_parse(const CommandArgs& argv) {
     return 0;
   }
   if (!args.ok()) return usage_error("bench-parse", args.error());
-  auto parse_count = [](const std::optional<std::string>& s, long fallback, long lo, long hi)
-      -> std::optional<long> {
+  auto parse_count = [](const std::optional<std::string>& s, long fallback, long lo,
+                        long hi) -> std::optional<long> {
     if (!s) return fallback;
     char* end = nullptr;
     const long v = std::strtol(s->c_str(), &end, 10);
@@ -145,7 +144,8 @@ int run_bench_parse(const CommandArgs& argv) {
   if (auto keep = args.get("keep")) {
     path = *keep;
   } else {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "limitscope-bench-XXXXXX.prom").string();
+    std::string tmpl =
+        (std::filesystem::temp_directory_path() / "limitscope-bench-XXXXXX.prom").string();
     const int fd = mkstemps(tmpl.data(), 5);
     if (fd < 0) return usage_error("bench-parse", tmpl + ": cannot create a temp file");
     close(fd);
@@ -190,7 +190,9 @@ int run_bench_parse(const CommandArgs& argv) {
                           {"exit_code", t.exit_code}};
   };
   if (args.has("json")) {
-    nlohmann::json j{{"series", gen.series}, {"bytes", gen.text.size()}, {"runs", *runs},
+    nlohmann::json j{{"series", gen.series},
+                     {"bytes", gen.text.size()},
+                     {"runs", *runs},
                      {"ours", tool_json(*ours)}};
     if (promtool) {
       j["promtool"] = tool_json(*promtool);
@@ -206,13 +208,12 @@ int run_bench_parse(const CommandArgs& argv) {
     std::cout << "exposition: " << gen.series << " series, " << std::fixed << std::setprecision(1)
               << mb << " MB, best of " << *runs << " runs (whole process)\n";
     auto row = [&](const Timing& t) {
-      std::cout << "  " << std::left << std::setw(30) << t.tool << std::right << std::setprecision(3)
-                << std::setw(8) << t.best() << " s  (median " << t.median() << " s, CPU "
-                << t.best_cpu() << " s)  "
-                << std::setprecision(1) << std::setw(8) << mb / t.best() << " MB/s  "
-                << std::setprecision(0) << std::setw(10)
-                << static_cast<double>(gen.series) / t.best() << " samples/s  exit "
-                << t.exit_code << "\n";
+      std::cout << "  " << std::left << std::setw(30) << t.tool << std::right
+                << std::setprecision(3) << std::setw(8) << t.best() << " s  (median " << t.median()
+                << " s, CPU " << t.best_cpu() << " s)  " << std::setprecision(1) << std::setw(8)
+                << mb / t.best() << " MB/s  " << std::setprecision(0) << std::setw(10)
+                << static_cast<double>(gen.series) / t.best() << " samples/s  exit " << t.exit_code
+                << "\n";
     };
     row(*ours);
     if (promtool) {

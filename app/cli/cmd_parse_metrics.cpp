@@ -13,9 +13,8 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
@@ -107,14 +106,15 @@ int run_parse_metrics(const CommandArgs& argv) {
   if (auto f = args.get("format")) {
     auto parsed = metrics::parse_format_name(*f);
     if (!parsed) {
-      return usage_error("parse-metrics", "--format \"" + *f +
-                                              "\": expected auto, prometheus or openmetrics");
+      return usage_error("parse-metrics",
+                         "--format \"" + *f + "\": expected auto, prometheus or openmetrics");
     }
     options.format = *parsed;
   }
   const std::string& path = args.positional()[0];
   FileText file;
-  if (auto why = file.open(path); !why.empty()) return usage_error("parse-metrics", path + ": " + why);
+  if (auto why = file.open(path); !why.empty())
+    return usage_error("parse-metrics", path + ": " + why);
   const std::string_view text = file.view();
 
   CountingVisitor visitor(kMaxErrorsShown);
@@ -148,7 +148,8 @@ int run_parse_metrics(const CommandArgs& argv) {
               << "series   " << report.series << "\n"
               << "samples  " << report.samples << "\n"
               << "errors   " << report.errors << "\n";
-    for (const auto& e : visitor.errors) std::cout << "  line " << e.line << ": " << e.message << "\n";
+    for (const auto& e : visitor.errors)
+      std::cout << "  line " << e.line << ": " << e.message << "\n";
     if (report.errors > visitor.errors.size()) {
       std::cout << "  ... " << report.errors - visitor.errors.size() << " more\n";
     }

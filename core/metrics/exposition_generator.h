@@ -11,7 +11,7 @@ namespace limitscope::metrics {
 
 struct GeneratedExposition {
   std::string text;
-  std::size_t series = 0;    // sample lines, all distinct series
+  std::size_t series = 0;  // sample lines, all distinct series
   std::size_t families = 0;
 };
 

@@ -13,9 +13,12 @@ namespace limitscope::metrics {
 
 std::string_view format_name(ExpositionFormat f) {
   switch (f) {
-    case ExpositionFormat::kAuto: return "auto";
-    case ExpositionFormat::kPrometheus: return "prometheus";
-    case ExpositionFormat::kOpenMetrics: return "openmetrics";
+    case ExpositionFormat::kAuto:
+      return "auto";
+    case ExpositionFormat::kPrometheus:
+      return "prometheus";
+    case ExpositionFormat::kOpenMetrics:
+      return "openmetrics";
   }
   return "auto";
 }
@@ -29,14 +32,22 @@ std::optional<ExpositionFormat> parse_format_name(std::string_view name) {
 
 std::string_view type_name(MetricType t) {
   switch (t) {
-    case MetricType::kUnknown: return "unknown";
-    case MetricType::kCounter: return "counter";
-    case MetricType::kGauge: return "gauge";
-    case MetricType::kHistogram: return "histogram";
-    case MetricType::kGaugeHistogram: return "gaugehistogram";
-    case MetricType::kSummary: return "summary";
-    case MetricType::kInfo: return "info";
-    case MetricType::kStateSet: return "stateset";
+    case MetricType::kUnknown:
+      return "unknown";
+    case MetricType::kCounter:
+      return "counter";
+    case MetricType::kGauge:
+      return "gauge";
+    case MetricType::kHistogram:
+      return "histogram";
+    case MetricType::kGaugeHistogram:
+      return "gaugehistogram";
+    case MetricType::kSummary:
+      return "summary";
+    case MetricType::kInfo:
+      return "info";
+    case MetricType::kStateSet:
+      return "stateset";
   }
   return "unknown";
 }
@@ -62,8 +73,12 @@ struct CharTables {
 };
 constexpr CharTables kChars;
 
-inline std::size_t uc(char c) { return static_cast<unsigned char>(c); }
-inline bool is_blank(char c) { return c == ' ' || c == '\t'; }
+inline std::size_t uc(char c) {
+  return static_cast<unsigned char>(c);
+}
+inline bool is_blank(char c) {
+  return c == ' ' || c == '\t';
+}
 
 bool valid_metric_name(std::string_view s) {
   if (s.empty() || !kChars.name_start[uc(s[0])]) return false;
@@ -105,7 +120,7 @@ inline std::uint64_t load64(const char* p) {
 // A fast string hash, 8 bytes per step; mix64 finishes it. Not for adversaries who can
 // see the seed: a collision only merges two series in the duplicate check.
 [[gnu::always_inline]] inline std::uint64_t hash_bytes(std::string_view s,
-                                                      std::uint64_t h = 0x243f6a8885a308d3ULL) {
+                                                       std::uint64_t h = 0x243f6a8885a308d3ULL) {
   const char* p = s.data();
   std::size_t n = s.size();
   h ^= n;
@@ -124,7 +139,7 @@ inline std::uint64_t load64(const char* p) {
 // A label's contribution to its series hash. Series hashes add these up, so the order of
 // labels in the text does not matter ({a,b} and {b,a} are one series).
 [[gnu::always_inline]] inline std::uint64_t label_hash(std::string_view name,
-                                                      std::string_view value) {
+                                                       std::string_view value) {
   return mix64(hash_bytes(value, hash_bytes(name)));
 }
 
@@ -145,7 +160,7 @@ struct Suffix {
   Role role;
 };
 constexpr Suffix kSuffixes[] = {
-    {"_bucket", Role::kBucket}, {"_sum", Role::kSum},     {"_count", Role::kCount},
+    {"_bucket", Role::kBucket}, {"_sum", Role::kSum},         {"_count", Role::kCount},
     {"_total", Role::kTotal},   {"_created", Role::kCreated}, {"_gsum", Role::kGSum},
     {"_gcount", Role::kGCount}, {"_info", Role::kInfo},
 };
@@ -154,15 +169,18 @@ bool role_allowed(MetricType t, Role r) {
   switch (t) {
     case MetricType::kUnknown:
     case MetricType::kGauge:
-    case MetricType::kStateSet: return r == Role::kPlain;
-    case MetricType::kCounter: return r == Role::kPlain || r == Role::kTotal || r == Role::kCreated;
+    case MetricType::kStateSet:
+      return r == Role::kPlain;
+    case MetricType::kCounter:
+      return r == Role::kPlain || r == Role::kTotal || r == Role::kCreated;
     case MetricType::kHistogram:
       return r == Role::kBucket || r == Role::kSum || r == Role::kCount || r == Role::kCreated;
     case MetricType::kGaugeHistogram:
       return r == Role::kBucket || r == Role::kGSum || r == Role::kGCount;
     case MetricType::kSummary:
       return r == Role::kPlain || r == Role::kSum || r == Role::kCount || r == Role::kCreated;
-    case MetricType::kInfo: return r == Role::kInfo;
+    case MetricType::kInfo:
+      return r == Role::kInfo;
   }
   return false;
 }
@@ -235,7 +253,8 @@ class Parser {
     const std::size_t n = text_.size();
     while (pos < n) {
       const void* nl = std::memchr(text_.data() + pos, '\n', n - pos);
-      const std::size_t end = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - text_.data()) : n;
+      const std::size_t end =
+          nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - text_.data()) : n;
       ++line_no_;
       if (eof_seen_) {
         error("content after \"# EOF\" (OpenMetrics ends there)");
@@ -299,8 +318,8 @@ class Parser {
         eof_seen_ = true;
         return;
       }
-      const bool meta = line.starts_with("# HELP ") || line.starts_with("# TYPE ") ||
-                        line.starts_with("# UNIT ");
+      const bool meta =
+          line.starts_with("# HELP ") || line.starts_with("# TYPE ") || line.starts_with("# UNIT ");
       if (!meta) {
         error("invalid comment " + quoted(line) +
               " (OpenMetrics allows only # HELP, # TYPE, # UNIT and # EOF)");
@@ -421,7 +440,8 @@ class Parser {
     } else {
       fam = it->second;
       if (om_ && fam != current_ && states_[fam].has_samples) {
-        error("metadata for " + std::string(name) + " after another family (families must not be interleaved)");
+        error("metadata for " + std::string(name) +
+              " after another family (families must not be interleaved)");
         return std::nullopt;
       }
     }
@@ -469,7 +489,8 @@ class Parser {
         return true;
       }
       if (!kChars.label_start[uc(line[i])]) {
-        error(std::string("invalid label name start ") + quoted(line.substr(i, 1)) + " in " + std::string(what));
+        error(std::string("invalid label name start ") + quoted(line.substr(i, 1)) + " in " +
+              std::string(what));
         return false;
       }
       const std::size_t ns = i;
@@ -488,7 +509,8 @@ class Parser {
       ++i;
       while (i < n && is_blank(line[i])) ++i;
       if (i >= n || line[i] != '"') {
-        error("expected '\"' to open the value of label " + quoted(lname) + " in " + std::string(what));
+        error("expected '\"' to open the value of label " + quoted(lname) + " in " +
+              std::string(what));
         return false;
       }
       ++i;
@@ -522,7 +544,8 @@ class Parser {
           std::size_t j = i;
           while (j < n && is_blank(line[j])) ++j;
           if (j < n && line[j] == '}') {
-            error(std::string("trailing comma in label set of ") + std::string(what) + " (not allowed in OpenMetrics)");
+            error(std::string("trailing comma in label set of ") + std::string(what) +
+                  " (not allowed in OpenMetrics)");
             return false;
           }
         }
@@ -532,7 +555,8 @@ class Parser {
         ++i;
         return true;
       }
-      error(std::string("expected ',' or '}' after label ") + quoted(lname) + " in " + std::string(what));
+      error(std::string("expected ',' or '}' after label ") + quoted(lname) + " in " +
+            std::string(what));
       return false;
     }
   }
@@ -827,7 +851,8 @@ class Parser {
           return false;
         }
         return true;
-      default: return true;
+      default:
+        return true;
     }
   }
 
@@ -938,8 +963,7 @@ ExpositionFormat detect_format(std::string_view text, std::string_view content_t
   while ((pos = text.find(kEof, pos)) != std::string_view::npos) {
     const bool at_line_start = pos == 0 || text[pos - 1] == '\n';
     const std::size_t after = pos + kEof.size();
-    const bool at_line_end =
-        after == text.size() || text[after] == '\n' || text[after] == '\r';
+    const bool at_line_end = after == text.size() || text[after] == '\n' || text[after] == '\r';
     if (at_line_start && at_line_end) return ExpositionFormat::kOpenMetrics;
     pos = after;
   }

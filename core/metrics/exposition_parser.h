@@ -41,12 +41,12 @@ std::string_view type_name(MetricType t);
 /// Limits that keep hostile input safe. Exceeding one is an error naming the limit; the
 /// offending line (or series) is dropped and the parse goes on.
 struct ParseLimits {
-  std::size_t max_line_length = 64 * 1024;     // bytes, one line without its newline
-  std::size_t max_labels_per_sample = 64;      // labels in braces (not counting the name)
-  std::size_t max_series = 1'000'000;          // distinct series in one exposition
-  std::size_t max_families = 100'000;         // distinct metric families
-  std::size_t max_metric_name_length = 1024;   // bytes
-  std::size_t max_label_name_length = 1024;    // bytes
+  std::size_t max_line_length = 64 * 1024;         // bytes, one line without its newline
+  std::size_t max_labels_per_sample = 64;          // labels in braces (not counting the name)
+  std::size_t max_series = 1'000'000;              // distinct series in one exposition
+  std::size_t max_families = 100'000;              // distinct metric families
+  std::size_t max_metric_name_length = 1024;       // bytes
+  std::size_t max_label_name_length = 1024;        // bytes
   std::size_t max_label_value_length = 16 * 1024;  // bytes, after unescaping
 };
 
@@ -61,7 +61,7 @@ struct MetricFamily {
   std::string name;
   MetricType type = MetricType::kUnknown;
   std::string help;
-  std::string unit;  // OpenMetrics UNIT, empty otherwise
+  std::string unit;    // OpenMetrics UNIT, empty otherwise
   bool typed = false;  // a TYPE line was seen (else the type was inferred)
 };
 
@@ -78,8 +78,8 @@ struct LabelView {
 
 /// One sample as the visitor sees it; every view is valid only during on_sample().
 struct SampleView {
-  std::string_view name;             // the series name, e.g. "foo_bucket"
-  std::span<const LabelView> labels; // in input order, without __name__
+  std::string_view name;              // the series name, e.g. "foo_bucket"
+  std::span<const LabelView> labels;  // in input order, without __name__
   double value = 0;
   std::optional<std::int64_t> timestamp_ms;  // ms since epoch (OpenMetrics seconds * 1000)
   std::size_t line = 0;
@@ -95,7 +95,7 @@ class ExpositionVisitor {
 
 struct ParseReport {
   ExpositionFormat format = ExpositionFormat::kPrometheus;  // the format actually used
-  std::vector<MetricFamily> families;  // in order of first appearance
+  std::vector<MetricFamily> families;                       // in order of first appearance
   std::size_t bytes = 0;
   std::size_t lines = 0;
   std::size_t samples = 0;  // samples passed to the visitor

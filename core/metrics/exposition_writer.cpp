@@ -22,10 +22,17 @@ void append_value(std::string& out, double v) {
 void append_escaped_label_value(std::string& out, std::string_view v) {
   for (char c : v) {
     switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '"': out += "\\\""; break;
-      case '\n': out += "\\n"; break;
-      default: out += c;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      default:
+        out += c;
     }
   }
 }
@@ -54,8 +61,8 @@ void append_type_line(std::string& out, std::string_view name, MetricType type) 
   out += '\n';
 }
 
-void append_sample_line(std::string& out, std::string_view name,
-                        std::span<const LabelView> labels, double value, const LabelView* extra,
+void append_sample_line(std::string& out, std::string_view name, std::span<const LabelView> labels,
+                        double value, const LabelView* extra,
                         std::optional<std::int64_t> timestamp_ms) {
   out += name;
   if (!labels.empty() || extra != nullptr) {

@@ -29,9 +29,8 @@ void append_type_line(std::string& out, std::string_view name, MetricType type);
 /// Appends one sample line: `name{l="v",...} value [timestamp_ms]`.
 /// @param labels written in the given order; `{}` is omitted when there are none
 /// @param extra one more label written last (the `le` of a bucket), or nullptr
-void append_sample_line(std::string& out, std::string_view name,
-                        std::span<const LabelView> labels, double value,
-                        const LabelView* extra = nullptr,
+void append_sample_line(std::string& out, std::string_view name, std::span<const LabelView> labels,
+                        double value, const LabelView* extra = nullptr,
                         std::optional<std::int64_t> timestamp_ms = std::nullopt);
 
 }  // namespace limitscope::metrics

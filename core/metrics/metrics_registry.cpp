@@ -113,7 +113,9 @@ void CounterFamily::render_child(std::string& out, std::span<const LabelView> la
   append_sample_line(out, name(), labels, static_cast<const Counter&>(c).value());
 }
 
-std::unique_ptr<MetricChild> GaugeFamily::make_child() const { return std::make_unique<Gauge>(); }
+std::unique_ptr<MetricChild> GaugeFamily::make_child() const {
+  return std::make_unique<Gauge>();
+}
 
 void GaugeFamily::render_child(std::string& out, std::span<const LabelView> labels,
                                const MetricChild& c) const {
@@ -155,8 +157,8 @@ namespace {
 bool valid_name(std::string_view s, bool allow_colon) {
   if (s.empty()) return false;
   auto ok = [allow_colon](char c, bool first) {
-    const bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
-                       (allow_colon && c == ':');
+    const bool alpha =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (allow_colon && c == ':');
     return alpha || (!first && c >= '0' && c <= '9');
   };
   for (std::size_t i = 0; i < s.size(); ++i) {
@@ -194,9 +196,9 @@ Expected<CounterFamily*> MetricsRegistry::counter(std::string_view name, std::st
                                                   FamilyOptions options) {
   std::lock_guard lock(mu_);
   if (auto e = check_new(name, label_names, false)) return *e;
-  auto f = std::make_unique<CounterFamily>(std::string(name), std::string(help),
-                                           MetricType::kCounter, std::move(label_names),
-                                           options.max_series);
+  auto f =
+      std::make_unique<CounterFamily>(std::string(name), std::string(help), MetricType::kCounter,
+                                      std::move(label_names), options.max_series);
   CounterFamily* p = f.get();
   families_.push_back(std::move(f));
   return p;
@@ -214,8 +216,7 @@ Expected<GaugeFamily*> MetricsRegistry::gauge(std::string_view name, std::string
   return p;
 }
 
-Expected<HistogramFamily*> MetricsRegistry::histogram(std::string_view name,
-                                                      std::string_view help,
+Expected<HistogramFamily*> MetricsRegistry::histogram(std::string_view name, std::string_view help,
                                                       std::vector<std::string> label_names,
                                                       std::vector<double> bounds,
                                                       FamilyOptions options) {

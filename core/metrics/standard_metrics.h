@@ -14,12 +14,12 @@ struct GatewayMetrics {
 };
 
 struct LimitscopeMetrics {
-  CounterFamily* requests = nullptr;          // {tier, model, decision}
-  GaugeFamily* bucket_level = nullptr;        // {tier, model}
-  GaugeFamily* window_occupancy = nullptr;    // {tier, model}
-  CounterFamily* spend_dollars = nullptr;     // {tier, model}
-  CounterFamily* backend_errors = nullptr;    // {backend, reason}
-  GaugeFamily* circuit_state = nullptr;       // {backend}
+  CounterFamily* requests = nullptr;        // {tier, model, decision}
+  GaugeFamily* bucket_level = nullptr;      // {tier, model}
+  GaugeFamily* window_occupancy = nullptr;  // {tier, model}
+  CounterFamily* spend_dollars = nullptr;   // {tier, model}
+  CounterFamily* backend_errors = nullptr;  // {backend, reason}
+  GaugeFamily* circuit_state = nullptr;     // {backend}
 };
 
 /// @param options the series cap applies to each family (api_key_hash is unbounded input)

@@ -55,7 +55,9 @@ Result cli(const std::string& args) {
   return r;
 }
 
-std::string quoted(const std::string& path) { return "'" + path + "'"; }
+std::string quoted(const std::string& path) {
+  return "'" + path + "'";
+}
 
 TEST(ParseMetricsCli, CleanFileExitsZeroWithEveryJsonKey) {
   const Result r =
@@ -145,8 +147,8 @@ TEST(BenchParseCli, SmallRunReportsOursAndPromtoolOrItsAbsence) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["series"], 300);
-  for (const char* key : {"tool", "runs_s", "best_s", "median_s", "best_cpu_s", "mb_per_s", "samples_per_s",
-                          "exit_code"}) {
+  for (const char* key : {"tool", "runs_s", "best_s", "median_s", "best_cpu_s", "mb_per_s",
+                          "samples_per_s", "exit_code"}) {
     EXPECT_TRUE(j["ours"].contains(key)) << key;
   }
   EXPECT_EQ(j["ours"]["exit_code"], 0);

@@ -72,7 +72,8 @@ TEST_P(Golden, MatchesDump) {
 INSTANTIATE_TEST_SUITE_P(Files, Golden, ::testing::Values("gateway.prom", "gateway.om.txt"),
                          [](const auto& row) {
                            std::string n = row.param;
-                           for (char& c : n) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                           for (char& c : n)
+                             c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
                            return n;
                          });
 
@@ -119,7 +120,8 @@ TEST(Malformed, EachFileGivesExactlyItsLineNumberedErrors) {
     }
     ParseOptions opts;
     opts.format = want[0].format;
-    const auto p = parse_exposition_collect(read_file(test::data_path("metrics/malformed/" + file)), opts);
+    const auto p =
+        parse_exposition_collect(read_file(test::data_path("metrics/malformed/" + file)), opts);
     ASSERT_EQ(p.errors.size(), want.size()) << [&] {
       std::string all;
       for (const auto& e : p.errors) all += "\n  line " + std::to_string(e.line) + ": " + e.message;
@@ -160,13 +162,14 @@ TEST_P(Values, Parse) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Specials, Values,
-    ::testing::Values(ValueRow{"1", 1}, ValueRow{"-2.5", -2.5}, ValueRow{"+3", 3},
-                      ValueRow{"1e3", 1000}, ValueRow{"1.5E-3", 0.0015},
-                      ValueRow{"NaN", std::nan("")}, ValueRow{"nan", std::nan("")},
-                      ValueRow{"+Inf", INFINITY}, ValueRow{"-Inf", -INFINITY},
-                      ValueRow{"Inf", INFINITY}, ValueRow{"0.1", 0.1}));
+INSTANTIATE_TEST_SUITE_P(Specials, Values,
+                         ::testing::Values(ValueRow{"1", 1}, ValueRow{"-2.5", -2.5},
+                                           ValueRow{"+3", 3}, ValueRow{"1e3", 1000},
+                                           ValueRow{"1.5E-3", 0.0015},
+                                           ValueRow{"NaN", std::nan("")},
+                                           ValueRow{"nan", std::nan("")},
+                                           ValueRow{"+Inf", INFINITY}, ValueRow{"-Inf", -INFINITY},
+                                           ValueRow{"Inf", INFINITY}, ValueRow{"0.1", 0.1}));
 
 TEST(Values, RejectsNonNumbers) {
   for (const char* bad : {"", "+", "++1", "+-1", "1,5", "0x10", "1e999", "one", "1.2.3"}) {
@@ -283,21 +286,22 @@ TEST_P(Limits, ExceedingOneIsAnErrorNamingIt) {
 
 INSTANTIATE_TEST_SUITE_P(
     Rows, Limits,
-    ::testing::Values(
-        LimitRow{"line", with([](ParseLimits& l) { l.max_line_length = 20; }),
-                 "a{x=\"0123456789012345\"} 1\nlast 1\n", "max_line_length"},
-        LimitRow{"labels", with([](ParseLimits& l) { l.max_labels_per_sample = 2; }),
-                 "a{x=\"1\",y=\"2\",z=\"3\"} 1\nlast 1\n", "max_labels_per_sample"},
-        LimitRow{"series", with([](ParseLimits& l) { l.max_series = 2; }),
-                 "a 1\nlast 1\nb 1\nc 1\n", "max_series"},
-        LimitRow{"families", with([](ParseLimits& l) { l.max_families = 2; }),
-                 "a 1\nlast 1\nb 1\n", "max_families"},
-        LimitRow{"name", with([](ParseLimits& l) { l.max_metric_name_length = 5; }),
-                 "abcdefgh 1\nlast 1\n", "max_metric_name_length"},
-        LimitRow{"label_name", with([](ParseLimits& l) { l.max_label_name_length = 3; }),
-                 "a{abcd=\"1\"} 1\nlast 1\n", "max_label_name_length"},
-        LimitRow{"label_value", with([](ParseLimits& l) { l.max_label_value_length = 3; }),
-                 "a{x=\"a\\\\bcd\"} 1\nlast 1\n", "max_label_value_length"}),
+    ::testing::Values(LimitRow{"line", with([](ParseLimits& l) { l.max_line_length = 20; }),
+                               "a{x=\"0123456789012345\"} 1\nlast 1\n", "max_line_length"},
+                      LimitRow{"labels", with([](ParseLimits& l) { l.max_labels_per_sample = 2; }),
+                               "a{x=\"1\",y=\"2\",z=\"3\"} 1\nlast 1\n", "max_labels_per_sample"},
+                      LimitRow{"series", with([](ParseLimits& l) { l.max_series = 2; }),
+                               "a 1\nlast 1\nb 1\nc 1\n", "max_series"},
+                      LimitRow{"families", with([](ParseLimits& l) { l.max_families = 2; }),
+                               "a 1\nlast 1\nb 1\n", "max_families"},
+                      LimitRow{"name", with([](ParseLimits& l) { l.max_metric_name_length = 5; }),
+                               "abcdefgh 1\nlast 1\n", "max_metric_name_length"},
+                      LimitRow{"label_name",
+                               with([](ParseLimits& l) { l.max_label_name_length = 3; }),
+                               "a{abcd=\"1\"} 1\nlast 1\n", "max_label_name_length"},
+                      LimitRow{"label_value",
+                               with([](ParseLimits& l) { l.max_label_value_length = 3; }),
+                               "a{x=\"a\\\\bcd\"} 1\nlast 1\n", "max_label_value_length"}),
     [](const auto& row) { return std::string(row.param.name); });
 
 TEST(Limits, HostileInputStaysBounded) {

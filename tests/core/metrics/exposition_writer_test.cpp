@@ -25,10 +25,9 @@ TEST_P(WriteValue, SpellsAsPrometheus) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Rows, WriteValue,
-                         ::testing::Values(ValueRow{0, "0"}, ValueRow{5, "5"},
-                                           ValueRow{0.1, "0.1"}, ValueRow{-2.5, "-2.5"},
-                                           ValueRow{1e21, "1e+21"}, ValueRow{INFINITY, "+Inf"},
-                                           ValueRow{-INFINITY, "-Inf"},
+                         ::testing::Values(ValueRow{0, "0"}, ValueRow{5, "5"}, ValueRow{0.1, "0.1"},
+                                           ValueRow{-2.5, "-2.5"}, ValueRow{1e21, "1e+21"},
+                                           ValueRow{INFINITY, "+Inf"}, ValueRow{-INFINITY, "-Inf"},
                                            ValueRow{std::nan(""), "NaN"}));
 
 TEST(WriteLines, EscapesLabelValuesAndHelp) {
@@ -47,11 +46,11 @@ TEST(WriteLines, EscapesLabelValuesAndHelp) {
 }
 
 TEST(WriteLines, RoundTripsThroughTheParser) {
-  const double values[] = {0,         1,          -1,       0.1,      1.0 / 3.0,
-                           1e-300,    1.7976931348623157e308, 5e-324, 123456789.125,
-                           INFINITY,  -INFINITY};
-  const std::string tricky[] = {"", "plain", "quote\"", "back\\slash", "new\nline",
-                                "\\n literal", "ünïcödé", "{}=,"};
+  const double values[] = {
+      0,        1,        -1, 0.1, 1.0 / 3.0, 1e-300, 1.7976931348623157e308, 5e-324, 123456789.125,
+      INFINITY, -INFINITY};
+  const std::string tricky[] = {"",          "plain",       "quote\"", "back\\slash",
+                                "new\nline", "\\n literal", "ünïcödé", "{}=,"};
   std::string out;
   append_help_line(out, "rt", "help with \\ and\nnewline");
   append_type_line(out, "rt", MetricType::kGauge);
