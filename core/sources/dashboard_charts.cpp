@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 #include "core/sources/simulation_recorder.h"
 
@@ -12,13 +11,6 @@ namespace {
 using metrics::LabelMatcher;
 using metrics::MatchOp;
 using metrics::SeriesSamples;
-
-std::vector<SeriesSamples> select_name(const metrics::SeriesStore& store, std::string_view name,
-                                       const ChartView& view) {
-  auto m = LabelMatcher::make("__name__", MatchOp::equal, std::string(name));
-  std::vector<LabelMatcher> ms{*m};
-  return store.select(ms, view.start_ms, view.end_ms);
-}
 
 bool is_selected(const ChartView& view, std::string_view key) {
   return std::find(view.selected_keys.begin(), view.selected_keys.end(), key) !=
@@ -45,50 +37,61 @@ std::string key_line_name(const metrics::Labels& l) {
   return name;
 }
 
-// Picks the `max_lines` series ranking best by `score` (lower first) plus every selected
-// key's series (highlighted), and turns them into decimated lines.
-template <class Score>
-std::vector<ChartLine> pick_lines(std::vector<SeriesSamples> series, const ChartView& view,
-                                  Score score, std::size_t& points_in) {
+enum class Rank { lowest, highest };
+
+// Chooses the `max_lines` series with the lowest (or highest) latest value at the view's end,
+// plus every selected key's series (highlighted), and turns them into decimated lines. Only
+// the chosen series are read over the whole window: ranking reads the last seconds only, so
+// the cost follows the lines drawn, not the keys tracked.
+template <class Finish>
+std::vector<ChartLine> pick_lines(const metrics::SeriesStore& store, std::string_view name,
+                                  const ChartView& view, Rank rank, std::size_t& points_in,
+                                  Finish finish) {
+  constexpr std::int64_t kRankWindowMs = 30'000;  // covers 1 s steps and 15 s scrapes
+  auto m = LabelMatcher::make("__name__", MatchOp::equal, std::string(name));
+  std::vector<LabelMatcher> by_name{*m};
+  const auto recent = store.select(by_name, std::max(view.start_ms, view.end_ms - kRankWindowMs), view.end_ms);
   std::vector<std::pair<double, std::size_t>> ranked;
-  ranked.reserve(series.size());
-  for (std::size_t i = 0; i < series.size(); ++i) {
-    points_in += series[i].samples.size();
-    ranked.emplace_back(score(series[i]), i);
+  ranked.reserve(recent.size());
+  for (std::size_t i = 0; i < recent.size(); ++i) {
+    double v = NAN;
+    for (auto it = recent[i].samples.rbegin(); it != recent[i].samples.rend() && std::isnan(v); ++it) {
+      if (!std::isnan(it->value)) v = it->value;
+    }
+    if (std::isnan(v)) continue;
+    ranked.emplace_back(rank == Rank::lowest ? v : -v, i);
   }
   std::stable_sort(ranked.begin(), ranked.end());
-  std::vector<ChartLine> lines;
+  std::vector<const metrics::Labels*> chosen;
   for (std::size_t r = 0; r < ranked.size(); ++r) {
-    const SeriesSamples& s = series[ranked[r].second];
-    const bool selected = is_selected(view, s.labels.get("api_key"));
-    if (!selected && r >= static_cast<std::size_t>(std::max(0, view.max_lines))) continue;
-    ChartLine line;
-    line.name = key_line_name(s.labels);
-    line.api_key = std::string(s.labels.get("api_key"));
-    line.series = s.labels;
-    line.selected = selected;
-    line.points = decimated(s, view);
-    lines.push_back(std::move(line));
+    const metrics::Labels& l = recent[ranked[r].second].labels;
+    if (r < static_cast<std::size_t>(std::max(0, view.max_lines)) || is_selected(view, l.get("api_key"))) {
+      chosen.push_back(&l);
+    }
+  }
+  std::vector<ChartLine> lines;
+  for (const metrics::Labels* l : chosen) {
+    std::vector<LabelMatcher> exact;
+    for (const auto& [n, v] : l->pairs()) exact.push_back(*LabelMatcher::make(n, MatchOp::equal, v));
+    for (const SeriesSamples& s : store.select(exact, view.start_ms, view.end_ms)) {
+      if (!(s.labels == *l)) continue;  // a series with more labels matched too
+      points_in += s.samples.size();
+      ChartLine line;
+      line.name = key_line_name(s.labels);
+      line.api_key = std::string(s.labels.get("api_key"));
+      line.series = s.labels;
+      line.selected = is_selected(view, line.api_key);
+      line.points = decimated(s, view);
+      finish(line, s);
+      lines.push_back(std::move(line));
+    }
   }
   std::sort(lines.begin(), lines.end(),
             [](const ChartLine& a, const ChartLine& b) { return a.name < b.name; });
   return lines;
 }
 
-double min_value(const SeriesSamples& s) {
-  double v = std::numeric_limits<double>::infinity();
-  for (const auto& x : s.samples) {
-    if (!std::isnan(x.value)) v = std::min(v, x.value);
-  }
-  return v;
-}
-
-double last_value(const SeriesSamples& s) {
-  for (auto it = s.samples.rbegin(); it != s.samples.rend(); ++it) {
-    if (!std::isnan(it->value)) return it->value;
-  }
-  return 0;
-}
+void no_finish(ChartLine&, const SeriesSamples&) {}
 
 }  // namespace
 
@@ -98,8 +101,7 @@ ChartData bucket_level_chart(const metrics::SeriesStore& store, const ChartView&
   c.title = "Bucket levels (lowest keys)";
   c.unit = "share of capacity";
   c.y_max = 1.0;
-  c.lines = pick_lines(select_name(store, dashboard_series::kKeyLevel, view), view, min_value,
-                       c.points_in);
+  c.lines = pick_lines(store, dashboard_series::kKeyLevel, view, Rank::lowest, c.points_in, no_finish);
   return c;
 }
 
@@ -110,15 +112,7 @@ ChartData window_occupancy_chart(const metrics::SeriesStore& store, const ChartV
   c.unit = "share of limit";
   c.y_max = 1.0;
   c.thresholds = {1.0};
-  c.lines = pick_lines(select_name(store, dashboard_series::kKeyOccupancy, view), view,
-                       [](const SeriesSamples& s) {
-                         double hi = 0;
-                         for (const auto& x : s.samples) {
-                           if (!std::isnan(x.value)) hi = std::max(hi, x.value);
-                         }
-                         return -hi;
-                       },
-                       c.points_in);
+  c.lines = pick_lines(store, dashboard_series::kKeyOccupancy, view, Rank::highest, c.points_in, no_finish);
   if (c.lines.empty()) c.title += ": no window-based limits in this source";
   return c;
 }
@@ -130,7 +124,9 @@ ChartData rejection_chart(const metrics::SeriesStore& store, const ChartView& vi
   c.title = "429 rate by tier";
   c.unit = "429s per second";
   c.thresholds = {threshold_per_s};
-  for (const SeriesSamples& s : select_name(store, dashboard_series::kTierRejectedRate, view)) {
+  auto m = LabelMatcher::make("__name__", MatchOp::equal, std::string(dashboard_series::kTierRejectedRate));
+  std::vector<LabelMatcher> ms{*m};
+  for (const SeriesSamples& s : store.select(ms, view.start_ms, view.end_ms)) {
     c.points_in += s.samples.size();
     ChartLine line;
     line.name = std::string(s.labels.get("tier"));
@@ -148,19 +144,12 @@ ChartData quota_burn_chart(const metrics::SeriesStore& store, const ChartView& v
   c.title = "Daily quota burn (highest keys)";
   c.unit = "share of daily quota";
   c.thresholds = {threshold_ratio, 1.0};
-  auto series = select_name(store, dashboard_series::kKeyQuotaBurn, view);
-  c.lines = pick_lines(series, view, [](const SeriesSamples& s) { return -last_value(s); },
-                       c.points_in);
-  for (ChartLine& line : c.lines) {
-    for (const SeriesSamples& s : series) {
-      if (s.labels.get("api_key") == line.api_key) {
-        line.projected_exhaustion_ms = project_crossing(s.samples, 5 * 60 * 1000, 1.0);
-      }
-    }
-  }
+  c.lines = pick_lines(store, dashboard_series::kKeyQuotaBurn, view, Rank::highest, c.points_in,
+                       [](ChartLine& line, const SeriesSamples& s) {
+                         line.projected_exhaustion_ms = project_crossing(s.samples, 5 * 60 * 1000, 1.0);
+                       });
   return c;
 }
-
 std::optional<std::int64_t> project_crossing(const std::vector<metrics::Sample>& samples,
                                              std::int64_t window_ms, double target) {
   if (samples.size() < 2) return std::nullopt;

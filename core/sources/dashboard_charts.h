@@ -18,7 +18,7 @@ struct ChartView {
   std::int64_t start_ms = 0;  // wall time, ms since the Unix epoch
   std::int64_t end_ms = 0;
   int columns = 800;          // chart plot width in pixels
-  int max_lines = 8;          // lines per chart when nothing is selected ("the N lowest")
+  int max_lines = 8;          // lines chosen automatically per chart ("the N lowest")
   std::vector<std::string> selected_keys;  // api keys shown (highlighted) beside the automatic choice
 };
 
@@ -45,14 +45,16 @@ struct ChartData {
   std::size_t points_in = 0;        // samples read before decimation (status/benchmark)
 };
 
-/// Fraction of capacity left per (key, model): the N lowest in the view, plus selected keys.
+/// Fraction of capacity left per (key, model): the N lowest at the view's end, plus selected keys.
 ChartData bucket_level_chart(const metrics::SeriesStore& store, const ChartView& view);
-/// Window occupancy per (key, model) for window algorithms: the N fullest, or the selected.
+/// Window occupancy per (key, model) for window algorithms: the N fullest at the view's end,
+/// plus selected keys.
 ChartData window_occupancy_chart(const metrics::SeriesStore& store, const ChartView& view);
 /// 429s per second by tier, plus the 429 ratio of all requests.
 ChartData rejection_chart(const metrics::SeriesStore& store, const ChartView& view,
                           double threshold_per_s);
-/// Quota burn ratio per key (the N highest, or the selected) with projected exhaustion.
+/// Quota burn ratio per key (the N highest at the view's end, plus selected keys) with each
+/// line's projected exhaustion.
 ChartData quota_burn_chart(const metrics::SeriesStore& store, const ChartView& view,
                            double threshold_ratio);
 

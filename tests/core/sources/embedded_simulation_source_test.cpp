@@ -109,20 +109,22 @@ TEST(EmbeddedSimulationSource, ChartsPickTheLowestKeysAndDecimateToTheWidth) {
   ASSERT_EQ(snap.charts.size(), 4u);
   const ChartData& levels = snap.charts[0];
   ASSERT_EQ(levels.lines.size(), 3u);
-  for (const ChartLine& l : levels.lines) EXPECT_LE(l.points.size(), 4u * 50 + 2);
-  // The chosen lines are the three series with the lowest minimum level in the window.
-  std::vector<std::pair<double, std::string>> minima;
+  for (const ChartLine& l : levels.lines) {
+    EXPECT_LE(l.points.size(), 4u * 50 + 2);
+    EXPECT_GT(l.points.size(), 50u);  // 5 minutes of 1 s samples, decimated to 50 columns
+  }
+  // The chosen lines are the three series with the lowest level at the view's end.
+  std::vector<std::pair<double, std::string>> latest;
   for (const auto& series : src->store().select(
            std::vector<metrics::LabelMatcher>{*metrics::LabelMatcher::make(
                "__name__", metrics::MatchOp::equal, std::string(dashboard_series::kKeyLevel))},
-           view.start_ms, view.end_ms)) {
-    double lo = 2;
-    for (const auto& smp : series.samples) lo = std::min(lo, smp.value);
-    minima.emplace_back(lo, series.labels.to_string());
+           view.end_ms, view.end_ms)) {
+    latest.emplace_back(series.samples.back().value, series.labels.to_string());
   }
-  std::sort(minima.begin(), minima.end());
-  ASSERT_GE(minima.size(), 4u);
-  std::vector<std::string> expected{minima[0].second, minima[1].second, minima[2].second};
+  std::sort(latest.begin(), latest.end());
+  ASSERT_GE(latest.size(), 4u);
+  ASSERT_LT(latest[2].first, latest[3].first) << "a tie would make the choice ambiguous";
+  std::vector<std::string> expected{latest[0].second, latest[1].second, latest[2].second};
   std::vector<std::string> shown;
   for (const ChartLine& l : levels.lines) shown.push_back(l.series.to_string());
   std::sort(expected.begin(), expected.end());
