@@ -748,6 +748,7 @@ class Parser {
     s.timestamp_ms = ts;
     s.line = line_no_;
     s.family = *fam;
+    s.family_info = &report_.families[*fam];
     visitor_.on_sample(s);
   }
 

@@ -84,6 +84,7 @@ struct SampleView {
   std::optional<std::int64_t> timestamp_ms;  // ms since epoch (OpenMetrics seconds * 1000)
   std::size_t line = 0;
   std::size_t family = 0;  // index into ParseReport::families
+  const MetricFamily* family_info = nullptr;  // that family as known so far (type, help)
 };
 
 class ExpositionVisitor {

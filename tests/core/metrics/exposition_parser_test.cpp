@@ -351,6 +351,19 @@ TEST(Visitor, SeesViewsOfUnescapedValues) {
   EXPECT_EQ(v.values[1], "q\"uote\\back\nnl");
 }
 
+TEST(Visitor, KnowsTheFamilyOfEachSample) {
+  struct Capture final : ExpositionVisitor {
+    void on_sample(const SampleView& s) override {
+      seen.push_back(std::string(type_name(s.family_info->type)) + " " + s.family_info->name +
+                     " " + s.family_info->help);
+    }
+    void on_error(const ParseError&) override {}
+    std::vector<std::string> seen;
+  } v;
+  parse_exposition("# HELP h Usage.\n# TYPE h histogram\nh_bucket{le=\"+Inf\"} 1\nx 2\n", v);
+  EXPECT_EQ(v.seen, (std::vector<std::string>{"histogram h Usage.", "unknown x "}));
+}
+
 TEST(Visitor, CountsMatchTheReport) {
   CountingVisitor v;
   const auto r = parse_exposition("a{x=\"1\"} 1\nb 2\nbad\n", v);
