@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -34,7 +35,9 @@ std::string read_file(const std::string& path) {
 }
 
 Result run(const std::string& program, const std::string& args) {
-  const std::string err_path = ::testing::TempDir() + "test_rules_cli_test_stderr.txt";
+  // ctest runs the tests of this file as parallel processes: one stderr file each.
+  const std::string err_path =
+      ::testing::TempDir() + "test_rules_cli_test_stderr_" + std::to_string(getpid()) + ".txt";
   const std::string cmd = "'" + program + "' " + args + " 2>'" + err_path + "'";
   Result r;
   FILE* pipe = popen(cmd.c_str(), "r");
