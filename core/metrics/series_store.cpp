@@ -154,6 +154,7 @@ SeriesStore::Series* SeriesStore::find_or_create(const Labels& labels, AppendRes
   s->labels = labels;
   Series* raw = s.get();
   series_.emplace(labels, std::move(s));
+  by_name_[std::string(labels.metric_name())].push_back(raw);
   return raw;
 }
 
@@ -202,19 +203,31 @@ std::vector<SeriesSamples> SeriesStore::select(std::span<const LabelMatcher> mat
   std::vector<SeriesSamples> out;
   if (maxt_ms < mint_ms) return out;
   std::shared_lock lock(mutex_);
-  for (const auto& [labels, series] : series_) {
-    bool pass = std::all_of(matchers.begin(), matchers.end(),
-                            [&labels = labels](const LabelMatcher& m) { return m.matches(labels); });
-    if (!pass) continue;
-    std::size_t first = series->lower_bound(mint_ms);
+  auto consider = [&](const Series& series) {
+    const Labels& labels = series.labels;
+    for (const LabelMatcher& m : matchers) {
+      if (!m.matches(labels)) return;
+    }
+    std::size_t first = series.lower_bound(mint_ms);
     std::size_t last = maxt_ms == std::numeric_limits<std::int64_t>::max()
-                           ? series->size()
-                           : series->lower_bound(maxt_ms + 1);
-    if (first >= last) continue;
+                           ? series.size()
+                           : series.lower_bound(maxt_ms + 1);
+    if (first >= last) return;
     SeriesSamples ss{labels, {}};
     ss.samples.reserve(last - first);
-    for (std::size_t i = first; i < last; ++i) ss.samples.push_back(series->at(i));
+    for (std::size_t i = first; i < last; ++i) ss.samples.push_back(series.at(i));
     out.push_back(std::move(ss));
+  };
+  auto named = std::find_if(matchers.begin(), matchers.end(), [](const LabelMatcher& m) {
+    return m.name() == "__name__" && m.op() == MatchOp::equal;
+  });
+  if (named != matchers.end()) {
+    auto it = by_name_.find(named->value());
+    if (it != by_name_.end()) {
+      for (const Series* series : it->second) consider(*series);
+    }
+  } else {
+    for (const auto& entry : series_) consider(*entry.second);
   }
   lock.unlock();
   std::sort(out.begin(), out.end(),

@@ -125,6 +125,8 @@ class SeriesStore {
   SeriesStoreOptions options_;
   mutable std::shared_mutex mutex_;
   std::unordered_map<Labels, std::unique_ptr<Series>, LabelsHash> series_;
+  // Series by metric name: most selectors name their metric, so select() need not visit all.
+  std::unordered_map<std::string, std::vector<const Series*>> by_name_;
   std::uint64_t dropped_ = 0;
   std::uint64_t rejected_ = 0;
 };

@@ -89,6 +89,14 @@ TEST(SeriesStoreTest, SelectBoundsAreInclusiveAndResultSorted) {
   EXPECT_EQ(sel[0].samples[0].t_ms, 1000);
   EXPECT_EQ(sel[0].samples[2].t_ms, 3000);
   EXPECT_TRUE(store.select({}, 5000, 9000).empty());
+  ASSERT_TRUE(store.append(Labels{{"__name__", "other"}, {"job", "a"}}, {1000, 1}).ok());
+  std::vector<LabelMatcher> by_name = {matcher("__name__", MatchOp::equal, "m"),
+                                       matcher("job", MatchOp::regex_match, "a|b")};
+  EXPECT_EQ(store.select(by_name, 0, 9000).size(), 2u);  // via the name index
+  std::vector<LabelMatcher> by_job = {matcher("job", MatchOp::equal, "a")};
+  EXPECT_EQ(store.select(by_job, 0, 9000).size(), 2u);  // m and other: full scan
+  std::vector<LabelMatcher> unnamed = {matcher("__name__", MatchOp::equal, "")};
+  EXPECT_TRUE(store.select(unnamed, 0, 9000).empty());
   EXPECT_TRUE(store.select({}, 3000, 1000).empty());
 }
 
