@@ -23,12 +23,19 @@ Error eval_error(const Expr& e, const std::string& reason) {
 }
 
 Expected<bool> check_unique_labels(const Expr& e, const std::vector<InstantSample>& v) {
-  std::unordered_set<Labels, LabelsHash> seen;
+  // By hash, comparing the label sets only on a hash match: no label copies.
+  std::unordered_multimap<std::uint64_t, const Labels*> seen;
+  seen.reserve(v.size());
   for (const InstantSample& s : v) {
-    if (!seen.insert(s.labels).second) {
-      return eval_error(e, "vector cannot contain metrics with the same labelset " +
-                               s.labels.to_string());
+    std::uint64_t h = s.labels.hash();
+    auto [lo, hi] = seen.equal_range(h);
+    for (auto it = lo; it != hi; ++it) {
+      if (*it->second == s.labels) {
+        return eval_error(e, "vector cannot contain metrics with the same labelset " +
+                                 s.labels.to_string());
+      }
     }
+    seen.emplace(h, &s.labels);
   }
   return true;
 }
@@ -103,7 +110,7 @@ class Evaluator {
 
   Expected<Value> eval_node(const VectorSelector& vs, const Expr& e) {
     std::int64_t ref = t_ - vs.offset_ms;
-    auto series = store_.select(vs.matchers, ref - options_.lookback_delta_ms, ref);
+    auto series = store_.select_latest(vs.matchers, ref - options_.lookback_delta_ms, ref);
     std::vector<InstantSample> out;
     std::size_t n = 0;
     for (SeriesSamples& s : series) {

@@ -94,7 +94,10 @@ struct SeriesStore::Series {
   std::size_t head = 0;      // index of the oldest sample once the ring is full
 
   std::size_t size() const { return ring.size(); }
-  const Sample& at(std::size_t i) const { return ring[(head + i) % ring.size()]; }
+  const Sample& at(std::size_t i) const {
+    std::size_t k = head + i;  // < 2 * size: one subtraction instead of a division
+    return ring[k >= ring.size() ? k - ring.size() : k];
+  }
   const Sample& back() const { return at(ring.size() - 1); }
 
   // @return true when an old sample had to be evicted.
@@ -200,6 +203,18 @@ AppendResult SeriesStore::append_stale(const Labels& labels, std::int64_t t_ms) 
 
 std::vector<SeriesSamples> SeriesStore::select(std::span<const LabelMatcher> matchers,
                                                std::int64_t mint_ms, std::int64_t maxt_ms) const {
+  return select_impl(matchers, mint_ms, maxt_ms, false);
+}
+
+std::vector<SeriesSamples> SeriesStore::select_latest(std::span<const LabelMatcher> matchers,
+                                                      std::int64_t mint_ms,
+                                                      std::int64_t maxt_ms) const {
+  return select_impl(matchers, mint_ms, maxt_ms, true);
+}
+
+std::vector<SeriesSamples> SeriesStore::select_impl(std::span<const LabelMatcher> matchers,
+                                                    std::int64_t mint_ms, std::int64_t maxt_ms,
+                                                    bool latest_only) const {
   std::vector<SeriesSamples> out;
   if (maxt_ms < mint_ms) return out;
   std::shared_lock lock(mutex_);
@@ -213,6 +228,7 @@ std::vector<SeriesSamples> SeriesStore::select(std::span<const LabelMatcher> mat
                            ? series.size()
                            : series.lower_bound(maxt_ms + 1);
     if (first >= last) return;
+    if (latest_only) first = last - 1;
     SeriesSamples ss{labels, {}};
     ss.samples.reserve(last - first);
     for (std::size_t i = first; i < last; ++i) ss.samples.push_back(series.at(i));

@@ -107,6 +107,11 @@ class SeriesStore {
   std::vector<SeriesSamples> select(std::span<const LabelMatcher> matchers, std::int64_t mint_ms,
                                     std::int64_t maxt_ms) const;
 
+  /// As select(), but each series carries only its newest sample in [mint_ms, maxt_ms] (what
+  /// an instant-vector selector needs; copies one sample per series instead of all).
+  std::vector<SeriesSamples> select_latest(std::span<const LabelMatcher> matchers,
+                                           std::int64_t mint_ms, std::int64_t maxt_ms) const;
+
   std::size_t series_count() const;
   std::size_t sample_count() const;
   /// Samples evicted from full rings since construction.
@@ -121,6 +126,9 @@ class SeriesStore {
  private:
   struct Series;
   Series* find_or_create(const Labels& labels, AppendResult& result);
+  std::vector<SeriesSamples> select_impl(std::span<const LabelMatcher> matchers,
+                                         std::int64_t mint_ms, std::int64_t maxt_ms,
+                                         bool latest_only) const;
 
   SeriesStoreOptions options_;
   mutable std::shared_mutex mutex_;
