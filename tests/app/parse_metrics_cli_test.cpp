@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -28,8 +29,9 @@ std::string read_file(const std::string& path) {
   return s.str();
 }
 
+// Per process: ctest runs each test as its own process, several at once.
 std::string temp_path(const std::string& name) {
-  return ::testing::TempDir() + "parse_metrics_cli_test_" + name;
+  return ::testing::TempDir() + "parse_metrics_cli_test_" + std::to_string(getpid()) + "_" + name;
 }
 
 std::string write_temp(const std::string& name, const std::string& text) {
@@ -131,7 +133,8 @@ INSTANTIATE_TEST_SUITE_P(
                       UsageRow{"parse-metrics --format xml f", "--format \"xml\""},
                       UsageRow{"parse-metrics --bogus f", "--bogus"},
                       UsageRow{"bench-parse --series 3", "--series"},
-                      UsageRow{"bench-parse --runs 0", "--runs"}));
+                      UsageRow{"bench-parse --runs 0", "--runs"}),
+    [](const auto& row) { return std::to_string(row.index); });
 
 TEST(ParseMetricsCli, HelpExitsZero) {
   for (const char* cmd : {"parse-metrics --help", "bench-parse --help"}) {

@@ -169,7 +169,8 @@ INSTANTIATE_TEST_SUITE_P(Specials, Values,
                                            ValueRow{"NaN", std::nan("")},
                                            ValueRow{"nan", std::nan("")},
                                            ValueRow{"+Inf", INFINITY}, ValueRow{"-Inf", -INFINITY},
-                                           ValueRow{"Inf", INFINITY}, ValueRow{"0.1", 0.1}));
+                                           ValueRow{"Inf", INFINITY}, ValueRow{"0.1", 0.1}),
+                         [](const auto& row) { return std::to_string(row.index); });
 
 TEST(Values, RejectsNonNumbers) {
   for (const char* bad : {"", "+", "++1", "+-1", "1,5", "0x10", "1e999", "one", "1.2.3"}) {
@@ -213,7 +214,8 @@ INSTANTIATE_TEST_SUITE_P(
         DetectRow{"a 1\n# EOF is near\n", "", ExpositionFormat::kPrometheus},
         DetectRow{"a 1\n", "application/openmetrics-text; version=1.0.0; charset=utf-8",
                   ExpositionFormat::kOpenMetrics},
-        DetectRow{"a 1\n# EOF\n", "text/plain; version=0.0.4", ExpositionFormat::kPrometheus}));
+        DetectRow{"a 1\n# EOF\n", "text/plain; version=0.0.4", ExpositionFormat::kPrometheus}),
+    [](const auto& row) { return std::to_string(row.index); });
 
 TEST(Formats, EofIsAPlainCommentIn004) {
   ParseOptions opts;
@@ -354,8 +356,8 @@ TEST(Visitor, SeesViewsOfUnescapedValues) {
 TEST(Visitor, KnowsTheFamilyOfEachSample) {
   struct Capture final : ExpositionVisitor {
     void on_sample(const SampleView& s) override {
-      seen.push_back(std::string(type_name(s.family_info->type)) + " " + s.family_info->name +
-                     " " + s.family_info->help);
+      seen.push_back(std::string(type_name(s.family_info->type)) + " " + s.family_info->name + " " +
+                     s.family_info->help);
     }
     void on_error(const ParseError&) override {}
     std::vector<std::string> seen;

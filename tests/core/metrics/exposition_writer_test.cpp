@@ -28,7 +28,8 @@ INSTANTIATE_TEST_SUITE_P(Rows, WriteValue,
                          ::testing::Values(ValueRow{0, "0"}, ValueRow{5, "5"}, ValueRow{0.1, "0.1"},
                                            ValueRow{-2.5, "-2.5"}, ValueRow{1e21, "1e+21"},
                                            ValueRow{INFINITY, "+Inf"}, ValueRow{-INFINITY, "-Inf"},
-                                           ValueRow{std::nan(""), "NaN"}));
+                                           ValueRow{std::nan(""), "NaN"}),
+                         [](const auto& row) { return std::to_string(row.index); });
 
 TEST(WriteLines, EscapesLabelValuesAndHelp) {
   std::string out;
