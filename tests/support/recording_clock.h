@@ -3,6 +3,7 @@
 // went back to wait for a new instant from one still finishing its previous wait.
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <mutex>
 #include <thread>
@@ -57,6 +58,16 @@ bool eventually(Pred pred) {
     std::this_thread::yield();
   }
   return true;
+}
+
+/// Joins a thread blocked in Limiter::acquire once it has set `done`; if it does not within
+/// eventually()'s limit, cancels its wait so the test fails instead of hanging.
+/// @return true when the thread finished by itself.
+inline bool join_or_cancel(std::thread& t, const std::atomic<bool>& done, CancelToken& cancel) {
+  const bool finished = eventually([&] { return done.load(); });
+  if (!finished) cancel.cancel();
+  t.join();
+  return finished;
 }
 
 }  // namespace limitscope::test

@@ -22,6 +22,7 @@ using test::bucket;
 using test::window;
 
 using test::eventually;
+using test::join_or_cancel;
 using test::RecordingClock;
 
 std::unique_ptr<Limiter> make(const LimitParams& p, Clock& clock) {
@@ -100,13 +101,13 @@ TEST(LimiterAcquire, BlockedThreadWakesExactlyAtTheComputedInstant) {
     result = l->acquire(1, 3600s, cancel);
     done = true;
   });
-  ASSERT_TRUE(eventually([&] { return clock.inner.waiters() == 1; }));
+  EXPECT_TRUE(eventually([&] { return clock.inner.waiters() == 1; }));
   EXPECT_EQ(clock.deadlines(), std::vector<Nanos>{Nanos{1s}});
   clock.inner.advance(999ms);
   EXPECT_FALSE(done.load());
   EXPECT_EQ(clock.inner.waiters(), 1);
   clock.inner.advance(1ms);
-  waiter.join();
+  EXPECT_TRUE(join_or_cancel(waiter, done, cancel));
   EXPECT_TRUE(result.allowed);
   EXPECT_EQ(clock.deadlines().size(), 1u);  // one wait, no polling
 }
@@ -116,19 +117,24 @@ TEST(LimiterAcquire, LoserOfARaceForTheTokenWaitsAgainForTheNextOne) {
   auto l = make(bucket(Algorithm::token_bucket, 1, 1), clock);
   ASSERT_TRUE(l->try_acquire().allowed);
   std::atomic<int> admitted{0};
+  std::atomic<int> finished{0};
   CancelToken cancel;
   auto work = [&] {
     if (l->acquire(1, 3600s, cancel).allowed) ++admitted;
+    ++finished;
   };
   std::thread a(work), b(work);
-  ASSERT_TRUE(eventually([&] { return clock.inner.waiters() == 2; }));
+  EXPECT_TRUE(eventually([&] { return clock.inner.waiters() == 2; }));
   clock.inner.advance(1s);
   // The loser decided again at 1 s and went back to wait for 2 s.
-  ASSERT_TRUE(eventually([&] { return admitted == 1 && clock.waiting_for_future() == 1; }));
+  EXPECT_TRUE(eventually([&] { return admitted == 1 && clock.waiting_for_future() == 1; }));
   EXPECT_EQ(clock.deadlines(), (std::vector<Nanos>{1s, 1s, 2s}));
   clock.inner.advance(1s);
+  const bool both = eventually([&] { return finished == 2; });
+  if (!both) cancel.cancel();  // fail rather than hang
   a.join();
   b.join();
+  EXPECT_TRUE(both);
   EXPECT_EQ(admitted, 2);
 }
 
@@ -140,7 +146,7 @@ TEST(LimiterAcquire, CancellationReturnsPromptlyWithADenial) {
   Decision result;
   result.allowed = true;
   std::thread waiter([&] { result = l->acquire(1, 7200s, cancel); });
-  ASSERT_TRUE(eventually([&] { return clock.waiters() == 1; }));
+  EXPECT_TRUE(eventually([&] { return clock.waiters() == 1; }));
   cancel.cancel();
   waiter.join();
   EXPECT_FALSE(result.allowed);
@@ -170,10 +176,14 @@ TEST(LimiterAcquire, ADeadlineEqualToTheInstantIsWaitedFor) {
   ASSERT_TRUE(l->try_acquire().allowed);
   CancelToken cancel;
   Decision result;
-  std::thread waiter([&] { result = l->acquire(1, 1s, cancel); });
-  ASSERT_TRUE(eventually([&] { return clock.waiters() == 1; }));
+  std::atomic<bool> done{false};
+  std::thread waiter([&] {
+    result = l->acquire(1, 1s, cancel);
+    done = true;
+  });
+  EXPECT_TRUE(eventually([&] { return clock.waiters() == 1; }));
   clock.advance(1s);
-  waiter.join();
+  EXPECT_TRUE(join_or_cancel(waiter, done, cancel));
   EXPECT_TRUE(result.allowed);
 }
 
@@ -227,12 +237,16 @@ TEST(CompositeLimiter, BlockingAcquireWaitsForTheLatestChild) {
   ASSERT_TRUE(c->try_acquire().allowed);
   CancelToken cancel;
   Decision result;
-  std::thread waiter([&] { result = c->acquire(1, 3600s, cancel); });
-  ASSERT_TRUE(eventually([&] { return clock.waiters() == 1; }));
+  std::atomic<bool> done{false};
+  std::thread waiter([&] {
+    result = c->acquire(1, 3600s, cancel);
+    done = true;
+  });
+  EXPECT_TRUE(eventually([&] { return clock.waiters() == 1; }));
   clock.advance(2999ms);
   EXPECT_EQ(clock.waiters(), 1);
   clock.advance(1ms);
-  waiter.join();
+  EXPECT_TRUE(join_or_cancel(waiter, done, cancel));
   EXPECT_TRUE(result.allowed);
 }
 
