@@ -366,8 +366,12 @@ Expected<QueryValue> evaluate(const Expr& expr, const SeriesStore& store, std::i
     case ValueType::instant_vector:
       out.kind = QueryValue::Kind::vector;
       out.vector = std::move(v->vector);
-      std::sort(out.vector.begin(), out.vector.end(),
-                [](const InstantSample& a, const InstantSample& b) { return a.labels < b.labels; });
+      if (auto by_labels = [](const InstantSample& a, const InstantSample& b) {
+            return a.labels < b.labels;
+          };
+          !std::is_sorted(out.vector.begin(), out.vector.end(), by_labels)) {
+        std::sort(out.vector.begin(), out.vector.end(), by_labels);
+      }
       return out;
     case ValueType::range_vector: break;
   }

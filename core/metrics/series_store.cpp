@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
-#include <limits>
 #include <mutex>
 
 namespace limitscope::metrics {
@@ -111,10 +110,8 @@ struct SeriesStore::Series {
     return true;
   }
 
-  // First index whose time is >= t.
-  std::size_t lower_bound(std::int64_t t) const {
-    std::size_t lo = 0;
-    std::size_t hi = size();
+  // First index in [lo, hi) whose time is >= t (hi when none).
+  std::size_t lower_bound(std::int64_t t, std::size_t lo, std::size_t hi) const {
     while (lo < hi) {
       std::size_t mid = lo + (hi - lo) / 2;
       if (at(mid).t_ms < t) {
@@ -124,6 +121,26 @@ struct SeriesStore::Series {
       }
     }
     return lo;
+  }
+
+  // The index range [first, last) of samples in [mint, maxt]. Queries look at the newest
+  // samples, so the search starts at the end (one cache line in the usual case) and gallops
+  // backwards instead of bisecting the whole ring.
+  std::pair<std::size_t, std::size_t> range(std::int64_t mint, std::int64_t maxt) const {
+    std::size_t n = size();
+    if (n == 0) return {0, 0};
+    std::size_t last = back().t_ms <= maxt ? n : lower_bound(maxt + 1, 0, n);
+    std::size_t hi = last;
+    std::size_t lo = 0;
+    for (std::size_t step = 1; step <= hi; step *= 2) {
+      std::size_t idx = hi - step;
+      if (at(idx).t_ms < mint) {
+        lo = idx + 1;
+        break;
+      }
+      hi = idx;
+    }
+    return {lower_bound(mint, lo, hi), last};
   }
 };
 
@@ -157,7 +174,11 @@ SeriesStore::Series* SeriesStore::find_or_create(const Labels& labels, AppendRes
   s->labels = labels;
   Series* raw = s.get();
   series_.emplace(labels, std::move(s));
-  by_name_[std::string(labels.metric_name())].push_back(raw);
+  // Kept sorted by labels, so selections by name come out ordered without a sort.
+  auto& same_name = by_name_[std::string(labels.metric_name())];
+  auto pos = std::lower_bound(same_name.begin(), same_name.end(), raw,
+                              [](const Series* a, const Series* b) { return a->labels < b->labels; });
+  same_name.insert(pos, raw);
   return raw;
 }
 
@@ -223,10 +244,7 @@ std::vector<SeriesSamples> SeriesStore::select_impl(std::span<const LabelMatcher
     for (const LabelMatcher& m : matchers) {
       if (!m.matches(labels)) return;
     }
-    std::size_t first = series.lower_bound(mint_ms);
-    std::size_t last = maxt_ms == std::numeric_limits<std::int64_t>::max()
-                           ? series.size()
-                           : series.lower_bound(maxt_ms + 1);
+    auto [first, last] = series.range(mint_ms, maxt_ms);
     if (first >= last) return;
     if (latest_only) first = last - 1;
     SeriesSamples ss{labels, {}};
@@ -246,8 +264,10 @@ std::vector<SeriesSamples> SeriesStore::select_impl(std::span<const LabelMatcher
     for (const auto& entry : series_) consider(*entry.second);
   }
   lock.unlock();
-  std::sort(out.begin(), out.end(),
-            [](const SeriesSamples& a, const SeriesSamples& b) { return a.labels < b.labels; });
+  if (named == matchers.end()) {  // the name index is ordered already
+    std::sort(out.begin(), out.end(),
+              [](const SeriesSamples& a, const SeriesSamples& b) { return a.labels < b.labels; });
+  }
   return out;
 }
 

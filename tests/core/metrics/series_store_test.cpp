@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <random>
 #include <thread>
 
 namespace limitscope::metrics {
@@ -98,6 +99,40 @@ TEST(SeriesStoreTest, SelectBoundsAreInclusiveAndResultSorted) {
   std::vector<LabelMatcher> unnamed = {matcher("__name__", MatchOp::equal, "")};
   EXPECT_TRUE(store.select(unnamed, 0, 9000).empty());
   EXPECT_TRUE(store.select({}, 3000, 1000).empty());
+}
+
+TEST(SeriesStoreTest, SelectMatchesBruteForceOnWrappedRings) {
+  std::mt19937 rng(5);
+  for (int round = 0; round < 20; ++round) {
+    SeriesStore store({.samples_per_series = 37, .max_series = 4});
+    Labels l{{"__name__", "m"}};
+    std::vector<Sample> kept;  // the samples the ring should still hold
+    std::int64_t t = 0;
+    int n = std::uniform_int_distribution<int>(0, 120)(rng);
+    for (int i = 0; i < n; ++i) {
+      t += std::uniform_int_distribution<int>(1, 30)(rng);
+      ASSERT_TRUE(store.append(l, {t, double(i)}).ok());
+      kept.push_back({t, double(i)});
+      if (kept.size() > 37) kept.erase(kept.begin());
+    }
+    for (int q = 0; q < 200; ++q) {
+      std::int64_t a = std::uniform_int_distribution<std::int64_t>(-10, t + 10)(rng);
+      std::int64_t b = std::uniform_int_distribution<std::int64_t>(-10, t + 10)(rng);
+      std::vector<Sample> want;
+      for (const Sample& x : kept) {
+        if (x.t_ms >= a && x.t_ms <= b) want.push_back(x);
+      }
+      auto got = store.select({}, a, b);
+      auto latest = store.select_latest({}, a, b);
+      ASSERT_EQ(got.size(), want.empty() ? 0u : 1u) << a << ".." << b;
+      ASSERT_EQ(latest.size(), got.size());
+      if (want.empty()) continue;
+      ASSERT_EQ(got[0].samples.size(), want.size()) << a << ".." << b;
+      for (std::size_t i = 0; i < want.size(); ++i) EXPECT_EQ(got[0].samples[i].t_ms, want[i].t_ms);
+      ASSERT_EQ(latest[0].samples.size(), 1u);
+      EXPECT_EQ(latest[0].samples[0].t_ms, want.back().t_ms);
+    }
+  }
 }
 
 struct MatcherRow {
