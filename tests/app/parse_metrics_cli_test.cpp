@@ -2,8 +2,6 @@
 // the documented JSON keys, line-numbered errors, and --help.
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -11,55 +9,20 @@
 #include <sstream>
 #include <string>
 
+#include "support/process.h"
 #include "support/test_paths.h"
 
 namespace limitscope {
 namespace {
 
-struct Result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Per process: ctest runs each test as its own process, several at once.
-std::string temp_path(const std::string& name) {
-  return ::testing::TempDir() + "parse_metrics_cli_test_" + std::to_string(getpid()) + "_" + name;
-}
-
-std::string write_temp(const std::string& name, const std::string& text) {
-  const std::string path = temp_path(name);
-  std::ofstream(path, std::ios::binary) << text;
-  return path;
-}
+using Result = test::ProcessResult;
+using test::quoted;
+using test::read_file;
+using test::temp_path;
+using test::write_temp;
 
 // Runs limitscope-cli with the given arguments (shell words, quoted by the caller).
-Result cli(const std::string& args) {
-  const std::string err_path = temp_path("stderr.txt");
-  const std::string cmd =
-      "'" + test::binary_path("app/limitscope-cli") + "' " + args + " 2>'" + err_path + "'";
-  Result r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return r;
-  char buf[65536];
-  std::size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.err = read_file(err_path);
-  return r;
-}
-
-std::string quoted(const std::string& path) {
-  return "'" + path + "'";
-}
+Result cli(const std::string& args) { return test::run_cli(args); }
 
 TEST(ParseMetricsCli, CleanFileExitsZeroWithEveryJsonKey) {
   const Result r =

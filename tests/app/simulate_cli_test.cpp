@@ -2,7 +2,6 @@
 // exit 2 with a one-line error naming the input for bad arguments, and --help.
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <fstream>
@@ -10,44 +9,18 @@
 #include <sstream>
 #include <string>
 
+#include "support/process.h"
 #include "support/test_paths.h"
 
 namespace limitscope {
 namespace {
 
-struct Result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string temp_path(const std::string& name) {
-  return ::testing::TempDir() + "simulate_cli_test_" + name;
-}
+using Result = test::ProcessResult;
+using test::read_file;
+using test::temp_path;
 
 // Runs limitscope-cli with the given arguments (shell words, quoted by the caller).
-Result cli(const std::string& args) {
-  const std::string err_path = temp_path("stderr.txt");
-  const std::string cmd =
-      "'" + test::binary_path("app/limitscope-cli") + "' " + args + " 2>'" + err_path + "'";
-  Result r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return r;
-  char buf[65536];
-  std::size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.err = read_file(err_path);
-  return r;
-}
+Result cli(const std::string& args) { return test::run_cli(args); }
 
 TEST(SimulateCli, SameSeedSameBytes) {
   for (const char* extra : {"--json", ""}) {

@@ -3,8 +3,6 @@
 // deliberately failing files print the same differences.
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -14,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "support/process.h"
 #include "support/test_paths.h"
 
 namespace limitscope {
@@ -21,39 +20,13 @@ namespace {
 
 constexpr const char* kPromtool = "/usr/bin/promtool";
 
-struct Result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
+using Result = test::ProcessResult;
+using test::quoted;
+using test::read_file;
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+Result run(const std::string& program, const std::string& args) { return test::run_process(program, args); }
 
-Result run(const std::string& program, const std::string& args) {
-  // ctest runs the tests of this file as parallel processes: one stderr file each.
-  const std::string err_path =
-      ::testing::TempDir() + "test_rules_cli_test_stderr_" + std::to_string(getpid()) + ".txt";
-  const std::string cmd = "'" + program + "' " + args + " 2>'" + err_path + "'";
-  Result r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return r;
-  char buf[65536];
-  std::size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.err = read_file(err_path);
-  return r;
-}
-
-Result cli(const std::string& args) { return run(test::binary_path("app/limitscope-cli"), "test-rules " + args); }
-
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
+Result cli(const std::string& args) { return test::run_cli("test-rules " + args); }
 
 std::vector<std::string> test_files() {
   std::vector<std::string> out;
