@@ -1,7 +1,8 @@
 // limitscope-bench-ui: the cost of one dashboard update with 500 keys tracked at 1 Hz over a
 // 1 h window (1.8 million points per series family), on the offscreen platform.
 //   worker side: building the four charts' data from the SeriesStore (select + decimate);
-//   GUI side:    applying it to four TimeCharts and the key table (what the 40 ms timer does).
+//   GUI side:    applying it to four TimeCharts and the key table (what the 40 ms timer does)
+//                and rendering the whole window.
 // Prints p50/p99/max per side, resident memory, and decimation throughput. Figures, not
 // pass/fail; targets: GUI p99 <= 16 ms, RSS <= 300 MB.
 
@@ -23,6 +24,8 @@
 namespace {
 
 using namespace limitscope;
+
+int benchmark_sink = 0;  // keeps the grabbed image's use visible to the optimiser
 
 long rss_kib() {
   std::ifstream in("/proc/self/status");
@@ -112,7 +115,8 @@ int main(int argc, char** argv) {
     g.start();
     for (std::size_t c = 0; c < charts.size(); ++c) charts[c]->setData(data[c], {}, view.start_ms, view.end_ms);
     model.setRows(std::move(rows));
-    window.repaint();  // includes painting, as the screen would
+    // Render the whole window, as the screen would (grab() paints every widget for sure).
+    benchmark_sink += window.grab().width();
     gui_ms.push_back(static_cast<double>(g.nsecsElapsed()) / 1e6);
   }
   const long rss_end = rss_kib();
@@ -139,5 +143,5 @@ int main(int argc, char** argv) {
               rss_start / 1024.0, rss_filled / 1024.0, rss_end / 1024.0, rss_end / 1024.0 <= 300 ? "met" : "NOT met");
   std::printf("  decimation: %.1f M points/s (1.8 M points -> %zu points for 1100 columns)\n",
               reps * 1.8 / dec_s, kept / reps);
-  return 0;
+  return benchmark_sink > 0 ? 0 : 1;
 }

@@ -69,6 +69,7 @@ class TimeChart : public QChartView {
   QStringList m_shadedRules;
   QDateTimeAxis* m_axisX = nullptr;
   QValueAxis* m_axisY = nullptr;
+  QLineSeries* m_anchor = nullptr;
   QHash<QString, QLineSeries*> m_lines;
   QHash<QString, std::vector<metrics::Point>> m_lastPoints;
   std::vector<double> m_thresholdValues;
