@@ -94,7 +94,6 @@ int EmbeddedSimulationSource::advance(Nanos d) {
     const StepSample s = sim_->step();
     const std::size_t refused = recorder_->record(s);
     if (refused > 0) last_error_ = std::to_string(refused) + " samples refused by the series store";
-    samples_recorded_ += s.keys.size() * 5;  // level, rate, burn (x2), occupancy or histogram share
     record_keys(s);
     incidents_now_ = s.incidents;
     if (alerts_->evaluate_due(recorder_->time_ms(s)) > 0) {
@@ -157,7 +156,7 @@ DashboardSnapshot EmbeddedSimulationSource::snapshot(const ChartView& view) cons
   snap.source = "embedded simulation: " + options_.scenario + " (seed " + std::to_string(options_.seed) + ")";
   snap.incidents = incidents_now_;
   const double elapsed_s = static_cast<double>(snap.now_ms - epoch_ms_) / 1000.0;
-  snap.samples_per_s = elapsed_s > 0 ? static_cast<double>(samples_recorded_) / elapsed_s : 0;
+  snap.samples_per_s = elapsed_s > 0 ? static_cast<double>(recorder_->appended()) / elapsed_s : 0;
   snap.dropped_samples = store_->dropped_samples();
   snap.last_error = last_error_;
   return snap;

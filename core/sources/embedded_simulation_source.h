@@ -74,7 +74,6 @@ class EmbeddedSimulationSource {
   std::unique_ptr<metrics::AlertEngine> alerts_;
   std::int64_t epoch_ms_ = 0;
   Nanos carry_{0};
-  std::uint64_t samples_recorded_ = 0;
   std::vector<std::string> incidents_now_;
   std::string last_error_;
   std::map<std::pair<std::string, std::string>, KeyRow> keys_;  // (api key, model)

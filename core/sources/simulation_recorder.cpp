@@ -29,7 +29,11 @@ void SimulationRecorder::add(std::string_view name,
                              double value, std::int64_t t_ms) {
   metrics::Labels l(labels);
   l.set("__name__", name);
-  if (!store_.append(l, {t_ms, value}).ok()) ++refused_;
+  if (store_.append(l, {t_ms, value}).ok()) {
+    ++appended_;
+  } else {
+    ++refused_;
+  }
 }
 
 std::size_t SimulationRecorder::record(const StepSample& s) {

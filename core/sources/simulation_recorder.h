@@ -38,6 +38,8 @@ class SimulationRecorder {
   std::size_t record(const StepSample& sample);
 
   std::int64_t time_ms(const StepSample& sample) const;
+  /// Samples appended to the store since construction.
+  std::uint64_t appended() const { return appended_; }
 
  private:
   void add(std::string_view name, std::initializer_list<std::pair<std::string, std::string>> labels,
@@ -47,6 +49,7 @@ class SimulationRecorder {
   const Policy& policy_;
   std::int64_t wall_epoch_ms_;
   std::size_t refused_ = 0;
+  std::uint64_t appended_ = 0;
   // Cumulative counters by (tier, model) and histogram buckets by (tier, model).
   std::map<std::pair<std::string, std::string>, double> hits_, allowed_, denied_, degraded_, spend_;
   struct Histogram {
