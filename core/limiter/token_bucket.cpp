@@ -21,20 +21,22 @@ double level_at(const LimitParams& p, const TokenBucket::State& s, std::int64_t 
 }
 
 // Time from t until the bucket holds C again (analytic, rounded up).
-Nanos time_to_full(const LimitParams& p, double level) {
-  return Nanos{ceil_ns((p.capacity - level) * time_math::ns_per_unit(p))};
+// @param ns_per_unit time_math::ns_per_unit(p), computed once per decision (a division)
+Nanos time_to_full(const LimitParams& p, double level, double ns_per_unit) {
+  return Nanos{ceil_ns((p.capacity - level) * ns_per_unit)};
 }
 
 Decision evaluate(const LimitParams& p, const TokenBucket::State& s, Nanos now, double cost,
                   TokenBucket::State* next) {
   const std::int64_t t = now.count();
   const double level = level_at(p, s, t);
+  const double npu = time_math::ns_per_unit(p);
   if (!time_math::valid_cost(cost)) {
-    return time_math::refusal(DenyReason::invalid_cost, p.capacity, level, time_to_full(p, level));
+    return time_math::refusal(DenyReason::invalid_cost, p.capacity, level, time_to_full(p, level, npu));
   }
   if (cost > p.capacity) {
     return time_math::refusal(DenyReason::cost_above_capacity, p.capacity, level,
-                              time_to_full(p, level));
+                              time_to_full(p, level, npu));
   }
   Decision d;
   d.limit = p.capacity;
@@ -42,15 +44,15 @@ Decision evaluate(const LimitParams& p, const TokenBucket::State& s, Nanos now, 
     d.allowed = true;
     d.remaining = level - cost;
     d.retry_after = Nanos{0};
-    d.reset_after = time_to_full(p, d.remaining);
+    d.reset_after = time_to_full(p, d.remaining, npu);
     if (next != nullptr) *next = TokenBucket::State{d.remaining, std::max(s.last_ns, t)};
     return d;
   }
   d.reason = DenyReason::exhausted;
   d.remaining = level;
-  d.reset_after = time_to_full(p, level);
+  d.reset_after = time_to_full(p, level, npu);
   // The earliest instant the same decision arithmetic admits `cost`.
-  const std::int64_t guess = t + ceil_ns((cost - level) * time_math::ns_per_unit(p));
+  const std::int64_t guess = t + ceil_ns((cost - level) * npu);
   const auto when = time_math::earliest_true(
       t, guess, t + kFarNs, [&](std::int64_t u) { return level_at(p, s, u) >= cost; });
   d.retry_after = Nanos{when ? *when - t : kFarNs};
