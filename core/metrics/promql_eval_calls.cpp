@@ -37,9 +37,12 @@ Value per_element(std::vector<InstantSample>& in, const std::function<double(dou
   return vector_value(std::move(out));
 }
 
-// The range [start, end] a matrix argument covered at t_ms (offset applied).
+// The range [start, end] a matrix argument covered at t_ms (offset applied). Parentheses
+// around the selector are unwrapped, as Prometheus's unwrapParenExpr does: `rate((m[5m]))`.
 void range_bounds(const Call& call, std::int64_t t_ms, std::int64_t& start, std::int64_t& end) {
-  const auto& ms = std::get<MatrixSelector>(call.args[0]->node);
+  const Expr* arg = call.args[0].get();
+  while (const auto* paren = std::get_if<ParenExpr>(&arg->node)) arg = paren->inner.get();
+  const auto& ms = std::get<MatrixSelector>(arg->node);
   end = t_ms - ms.selector.offset_ms;
   start = end - ms.range_ms;
 }

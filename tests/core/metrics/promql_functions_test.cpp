@@ -75,6 +75,8 @@ TEST(PromqlRateTest, ExtrapolationMatchesHandComputedValues) {
       {"idelta(g[1m])", 60, -40, "plain difference"},
       {"delta(g[1m])", 60, -100, "gauge: no reset handling"},
       {"delta(g[1m])", 50, -80, "-60 over 45 s extrapolated 10 s back, 5 s forward"},
+      {"increase((c[1m]))", 70, 40, "parentheses around the range (found by promql_fuzz)"},
+      {"rate(((c[1m] offset 10s)))", 80, 30.0 / 45, "nested parentheses keep the offset"},
   };
   for (const RateRow& r : rows) {
     double got = value_at(store, r.query, r.t_s);
