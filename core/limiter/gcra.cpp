@@ -66,10 +66,7 @@ std::int64_t Gcra::emission_interval_ns(const LimitParams& p) {
 Gcra::State Gcra::fresh(const LimitParams&, Nanos now) { return State{now.count()}; }
 
 Decision Gcra::decide(const LimitParams& p, State& s, Nanos now, double cost) {
-  State next = s;
-  Decision d = evaluate(p, s, now, cost, &next);
-  if (d.allowed) s = next;
-  return d;
+  return time_math::commit_if_allowed(p, s, now, cost, evaluate);
 }
 
 Decision Gcra::peek(const LimitParams& p, const State& s, Nanos now, double cost) {

@@ -59,10 +59,7 @@ Decision evaluate(const LimitParams& p, const LeakyBucket::State& s, Nanos now, 
 LeakyBucket::State LeakyBucket::fresh(const LimitParams&, Nanos now) { return State{now.count()}; }
 
 Decision LeakyBucket::decide(const LimitParams& p, State& s, Nanos now, double cost) {
-  State next = s;
-  Decision d = evaluate(p, s, now, cost, &next);
-  if (d.allowed) s = next;
-  return d;
+  return time_math::commit_if_allowed(p, s, now, cost, evaluate);
 }
 
 Decision LeakyBucket::peek(const LimitParams& p, const State& s, Nanos now, double cost) {

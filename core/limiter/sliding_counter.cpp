@@ -89,10 +89,7 @@ SlidingCounter::State SlidingCounter::fresh(const LimitParams& p, Nanos now) {
 }
 
 Decision SlidingCounter::decide(const LimitParams& p, State& s, Nanos now, double cost) {
-  State next = s;
-  Decision d = evaluate(p, s, now, cost, &next);
-  if (d.allowed) s = next;
-  return d;
+  return time_math::commit_if_allowed(p, s, now, cost, evaluate);
 }
 
 Decision SlidingCounter::peek(const LimitParams& p, const State& s, Nanos now, double cost) {

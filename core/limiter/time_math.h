@@ -51,6 +51,17 @@ inline double ns_per_unit(const LimitParams& p) {
   return static_cast<double>(p.refill.period.count()) / p.refill.amount;
 }
 
+/// decide() for algorithms whose evaluate(p, s, now, cost, State* next) fills the next state:
+/// the state changes only when the request is admitted (a rejection consumes nothing).
+template <class State, class Evaluate>
+Decision commit_if_allowed(const LimitParams& p, State& s, Nanos now, double cost,
+                           Evaluate evaluate) {
+  State next = s;
+  Decision d = evaluate(p, s, now, cost, &next);
+  if (d.allowed) s = next;
+  return d;
+}
+
 /// Smallest t in (lo, cap] with pred(t), for a pred that is false up to some instant and true
 /// from then on, and false at lo. Starts at `guess` (an analytic estimate) and gallops from
 /// there, so a good guess costs two evaluations.
