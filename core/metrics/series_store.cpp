@@ -29,6 +29,47 @@ std::string_view match_op_text(MatchOp op) {
   return "?";
 }
 
+namespace {
+// Go's regexp (which Prometheus uses) refuses a repetition applied to a repetition ("a**",
+// "a+*", "a{2}+"); a lazy '?' right after one is allowed. std::regex accepts them and
+// backtracks exponentially on them (promql_fuzz found a 15 s match), so refuse them as Go does.
+// @return the offending position, or npos.
+std::size_t nested_repetition(std::string_view re) {
+  bool in_class = false;
+  bool after_quantifier = false;  // the previous token was a quantifier
+  bool lazy_taken = false;        // ... already followed by its lazy '?'
+  for (std::size_t i = 0; i < re.size(); ++i) {
+    const char c = re[i];
+    if (c == '\\') {
+      ++i;
+      after_quantifier = false;
+      continue;
+    }
+    if (in_class) {
+      if (c == ']') in_class = false;
+      continue;
+    }
+    const bool quantifier = c == '*' || c == '+' || c == '?' || c == '{';
+    if (quantifier && after_quantifier) {
+      if (c == '?' && !lazy_taken) {
+        lazy_taken = true;
+        continue;
+      }
+      return i;
+    }
+    if (c == '{') {
+      const std::size_t close = re.find('}', i);
+      if (close == std::string_view::npos) return std::string_view::npos;  // std::regex reports it
+      i = close;
+    }
+    after_quantifier = quantifier;
+    lazy_taken = false;
+    if (c == '[') in_class = true;
+  }
+  return std::string_view::npos;
+}
+}  // namespace
+
 Expected<LabelMatcher> LabelMatcher::make(std::string name, MatchOp op, std::string value) {
   LabelMatcher m(std::move(name), op, std::move(value));
   if (op == MatchOp::regex_match || op == MatchOp::regex_no_match) {
@@ -45,6 +86,10 @@ Expected<LabelMatcher> LabelMatcher::make(std::string name, MatchOp op, std::str
     if (max_depth > kMaxRegexNesting) {
       return make_error("regex for label " + m.name_ + " nests groups deeper than " +
                         std::to_string(kMaxRegexNesting));
+    }
+    if (const std::size_t at = nested_repetition(m.value_); at != std::string::npos) {
+      return make_error("invalid regex \"" + m.value_ + "\" for label " + m.name_ +
+                        ": invalid nested repetition operator at offset " + std::to_string(at));
     }
     try {
       // Prometheus anchors label regexes at both ends.

@@ -174,6 +174,18 @@ TEST(LabelMatcherTest, InvalidAndPathologicalRegexesAreRefused) {
   EXPECT_FALSE(LabelMatcher::make("l", MatchOp::regex_match, std::string(600, 'a')).ok());
   EXPECT_FALSE(LabelMatcher::make("l", MatchOp::regex_match, std::string(40, '(') + std::string(40, ')')).ok());
   EXPECT_EQ(matcher("l", MatchOp::regex_no_match, "a\"b").to_string(), "l!~\"a\\\"b\"");
+  // Nested repetition is refused as Go's regexp refuses it (std::regex would backtrack
+  // exponentially: promql_fuzz found "f****.+y" taking 15 s); lazy and escaped forms pass.
+  for (const char* nested : {"f**", "f*+", "a+*", "a{2}+", "x*??", "f*****.+y"}) {
+    auto r = LabelMatcher::make("l", MatchOp::regex_match, nested);
+    EXPECT_FALSE(r.ok()) << nested;
+    if (!r.ok()) {
+      EXPECT_NE(r.error().find("nested repetition"), std::string::npos) << r.error();
+    }
+  }
+  for (const char* fine : {"a*?", ".+?", "\\**", "[*+]+", "(a*)?b", "a{2,3}?", "(?:x)*"}) {
+    EXPECT_TRUE(LabelMatcher::make("l", MatchOp::regex_match, fine).ok()) << fine;
+  }
 }
 
 TEST(CounterResetTest, CorrectionAddsBackTheValueBeforeEachDrop) {
