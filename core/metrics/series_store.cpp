@@ -41,6 +41,8 @@ std::size_t nested_repetition(std::string_view re) {
   for (std::size_t i = 0; i < re.size(); ++i) {
     const char c = re[i];
     if (c == '\\') {
+      // Go's regexp has no backreferences; std::regex's overflows on "\\666...6" (UBSan).
+      if (i + 1 < re.size() && re[i + 1] >= '1' && re[i + 1] <= '9' && !in_class) return i;
       ++i;
       after_quantifier = false;
       continue;
@@ -89,7 +91,7 @@ Expected<LabelMatcher> LabelMatcher::make(std::string name, MatchOp op, std::str
     }
     if (const std::size_t at = nested_repetition(m.value_); at != std::string::npos) {
       return make_error("invalid regex \"" + m.value_ + "\" for label " + m.name_ +
-                        ": invalid nested repetition operator at offset " + std::to_string(at));
+                        ": invalid nested repetition or backreference at offset " + std::to_string(at));
     }
     try {
       // Prometheus anchors label regexes at both ends.

@@ -21,7 +21,9 @@ run_fuzz_smoke() {
     work="$(mktemp -d)"
     # A fixed seed makes the smoke run replay the same mutation sequence each time, so CI is
     # not red by chance; long runs (docs/fuzzing.md) use random seeds to find new inputs.
-    local args=(-seed="${LIMITSCOPE_FUZZ_SEED:-1}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048
+    # -runs bounds the work, not the time, so the same build replays exactly the same inputs.
+    local args=(-seed="${LIMITSCOPE_FUZZ_SEED:-1}" -runs="${LIMITSCOPE_FUZZ_RUNS:-30000}"
+      -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048
       -artifact_prefix="$dir/$name-" -print_final_stats=1)
     [ -n "$dict" ] && args+=(-dict="$LIMITSCOPE_ROOT/$dict")
     local corpus=("$work")
