@@ -1,0 +1,60 @@
+#pragma once
+// One blocking connection to a Redis server (RAII over a hiredis context; move-only).
+// open() connects with a timeout, authenticates (ACL user + password, or password only) and
+// selects the database; every command then has the command timeout. After an I/O, timeout or
+// protocol failure the connection is unusable and the caller opens a new one (ConnectionPool
+// does that, with backoff).
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/redis/redis_error.h"
+#include "core/redis/redis_url.h"
+#include "core/redis/redis_value.h"
+
+namespace limitscope::redis {
+
+struct ConnectOptions {
+  std::chrono::milliseconds connect_timeout{500};
+  std::chrono::milliseconds command_timeout{500};
+};
+
+class Connection {
+ public:
+  /// Connects, AUTHs and SELECTs. Errors: io (refused, unreachable), timeout, auth.
+  static Result<Connection> open(const RedisUrl& url, const ConnectOptions& options = {});
+
+  Connection(Connection&&) noexcept;
+  Connection& operator=(Connection&&) noexcept;
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+  ~Connection();
+
+  /// One command. An error reply becomes RedisError{reply, text} (noscript for NOSCRIPT,
+  /// auth for NOAUTH/WRONGPASS).
+  Result<Value> command(const std::vector<std::string>& argv);
+
+  /// Sends every command, then reads every reply in order, in one round trip. Error replies
+  /// stay in the vector as Values of Type::error (one failed command does not fail the
+  /// batch); only I/O, timeout and protocol failures fail the whole call.
+  Result<std::vector<Value>> pipeline(const std::vector<std::vector<std::string>>& commands);
+
+  /// False after an io/timeout/protocol/closed failure: drop it and open a new one.
+  bool usable() const;
+
+  /// The server this connection talks to (password redacted), for messages.
+  const std::string& peer() const;
+
+ private:
+  struct Impl;
+  explicit Connection(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+/// The error kind of an error reply's text ("NOSCRIPT ..." → noscript, "WRONGPASS"/"NOAUTH"
+/// → auth, anything else → reply).
+ErrorKind classify_error_reply(const std::string& text);
+
+}  // namespace limitscope::redis

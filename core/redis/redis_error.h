@@ -1,0 +1,68 @@
+#pragma once
+// One error map for everything that talks to Redis: what kind of failure it was (so callers
+// can decide between retrying, reconnecting, failing open and reporting) and a one-line text.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+
+namespace limitscope::redis {
+
+enum class ErrorKind {
+  io,        ///< connect or socket failure (refused, reset, unreachable)
+  timeout,   ///< connect or command took longer than its timeout
+  closed,    ///< the server closed the connection, or it was already unusable
+  protocol,  ///< the byte stream was not RESP
+  reply,     ///< the server answered with an error reply (WRONGTYPE, script error, ...)
+  auth,      ///< AUTH refused (wrong user or password) or required and not given
+  noscript,  ///< EVALSHA of a script the server does not hold
+  usage,     ///< the caller's input was refused before anything was sent
+};
+
+std::string_view to_string(ErrorKind kind);
+
+struct RedisError {
+  ErrorKind kind = ErrorKind::io;
+  std::string message;  // one line: what failed and why
+
+  /// True when the connection it came from must be dropped (io, timeout, closed, protocol).
+  bool breaks_connection() const {
+    return kind == ErrorKind::io || kind == ErrorKind::timeout || kind == ErrorKind::closed ||
+           kind == ErrorKind::protocol;
+  }
+};
+
+/// The empty value of Result<Unit>.
+struct Unit {};
+
+/// A value or a RedisError (Expected<T> with a kind).
+template <class T>
+class Result {
+ public:
+  Result(T value) : v_(std::in_place_index<0>, std::move(value)) {}        // NOLINT: implicit
+  Result(RedisError error) : v_(std::in_place_index<1>, std::move(error)) {}  // NOLINT
+
+  bool ok() const { return v_.index() == 0; }
+  explicit operator bool() const { return ok(); }
+
+  T& value() & { return std::get<0>(v_); }
+  const T& value() const& { return std::get<0>(v_); }
+  T&& value() && { return std::get<0>(std::move(v_)); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+
+  const RedisError& error() const { return std::get<1>(v_); }
+
+ private:
+  std::variant<T, RedisError> v_;
+};
+
+inline RedisError make_redis_error(ErrorKind kind, std::string message) {
+  return RedisError{kind, std::move(message)};
+}
+
+}  // namespace limitscope::redis
