@@ -174,10 +174,21 @@ void parse_tiers(const json& root, Policy& out) {
     const std::string path = child("/tiers", name);
     if (name.empty()) refuse(path, "tier name must not be empty");
     require_object(t, path);
-    allow_only(t, path, {"requests", "daily_quota", "description"});
+    allow_only(t, path, {"requests", "llm_tokens", "daily_quota", "description"});
     TierPolicy tier;
     tier.name = name;
     tier.requests = parse_limit(required(t, path, "requests"), child(path, "requests"));
+    if (const json* tokens = member(t, "llm_tokens"); tokens != nullptr && !tokens->is_null()) {
+      const std::string tokens_path = child(path, "llm_tokens");
+      LimitParams p = parse_limit(*tokens, tokens_path);
+      if (p.algorithm != Algorithm::token_bucket) {
+        refuse(child(tokens_path, "algorithm"),
+               "llm_tokens takes token-bucket only (a request's token estimate is settled "
+               "against the upstream's usage afterwards), got \"" +
+                   std::string(to_string(p.algorithm)) + "\"");
+      }
+      tier.llm_tokens = p;
+    }
     if (const json* q = member(t, "daily_quota"); q != nullptr && !q->is_null()) {
       tier.daily_quota = positive_number(*q, child(path, "daily_quota"));
     }

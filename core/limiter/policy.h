@@ -4,11 +4,13 @@
 // The file format is documented with a full example in docs/policy.md. A key's tier always
 // comes from here, never from anything the client sends.
 //
-// Shape (nested, so a tier can later gain a second limit on LLM tokens per minute next to
-// "requests" without changing what is already there):
+// Shape (nested: a tier's optional second limit, on LLM tokens per minute, sits next to
+// "requests"; the gateway admits a request only when both admit, as providers' RPM + TPM):
 //   { "default_tier": "free",
 //     "tiers":  { "free": { "requests": { "algorithm": "token-bucket", "capacity": 60,
 //                                         "refill": "1/s" },
+//                           "llm_tokens": { "algorithm": "token-bucket", "capacity": 100000,
+//                                           "refill": "100000/min" },
 //                           "daily_quota": 1000 } },
 //     "models": { "gpt-4.1": { "cost": 8, "price_per_million_tokens": 8.0 } },
 //     "keys":   { "demo-free-1": "free" } }
@@ -32,6 +34,11 @@ struct TierPolicy {
   LimitParams requests;
   /// Cost units a key of this tier may spend per UTC day; nullopt = no daily quota.
   std::optional<double> daily_quota;
+  /// The limit on LLM tokens (prompt + completion), token-bucket only, because the gateway
+  /// settles a request's estimate against the upstream's usage afterwards (refund or extra
+  /// charge), which a bucket level supports exactly; nullopt = tokens are not limited.
+  /// Last, with a default, so aggregate initialisations written before it stay valid.
+  std::optional<LimitParams> llm_tokens = std::nullopt;
 };
 
 struct ModelPolicy {

@@ -56,6 +56,19 @@ TEST(PolicyParse, ReadsTiersModelsKeys) {
   EXPECT_EQ(p->model_cost("openai/gpt-4.1").value(), 8);
 }
 
+TEST(PolicyParse, LlmTokensLimitIsOptionalAndReadNextToRequests) {
+  json doc = json::parse(kBase);
+  doc["tiers"]["free"]["llm_tokens"] =
+      json::parse(R"({"algorithm": "token-bucket", "capacity": 30000, "refill": "30000/min"})");
+  auto p = parse_policy(doc.dump(), "tpm.json");
+  ASSERT_TRUE(p.ok()) << p.error();
+  const TierPolicy* free = p->find_tier("free");
+  ASSERT_TRUE(free->llm_tokens.has_value());
+  EXPECT_EQ(free->llm_tokens->capacity, 30000);
+  EXPECT_DOUBLE_EQ(free->llm_tokens->refill.per_second(), 500);
+  EXPECT_FALSE(p->find_tier("team")->llm_tokens.has_value());
+}
+
 TEST(PolicyParse, TierComesFromThePolicyAndUnknownKeysGetTheDefault) {
   auto p = parse_policy(kBase, "base.json");
   ASSERT_TRUE(p.ok()) << p.error();
@@ -131,6 +144,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadRow{"/tiers/free/daily_quota", "-5", "/tiers/free/daily_quota", "> 0, got -5"},
         BadRow{"/tiers/free/daily_quota", "\"1000\"", "/tiers/free/daily_quota", "expected a number"},
         BadRow{"/tiers/free/rpm", "10", "/tiers/free/rpm", "unknown field \"rpm\""},
+        BadRow{"/tiers/free/llm_tokens", R"({"algorithm": "gcra", "capacity": 10, "refill": "1/s"})", "/tiers/free/llm_tokens/algorithm", "llm_tokens takes token-bucket only"},
+        BadRow{"/tiers/free/llm_tokens", R"({"algorithm": "token-bucket", "capacity": -1, "refill": "1/s"})", "/tiers/free/llm_tokens/capacity", "> 0, got -1"},
+        BadRow{"/tiers/free/llm_tokens", R"({"algorithm": "token-bucket", "capacity": 10})", "/tiers/free/llm_tokens/refill", "required field is missing"},
         BadRow{"/tiers/team/requests/window", "\"0s\"", "/tiers/team/requests/window", "must be positive"},
         BadRow{"/tiers/team/requests/window", "60", "/tiers/team/requests/window", "bare number 60"},
         BadRow{"/tiers/team/requests/window", "\"60 parsecs\"", "/tiers/team/requests/window", "unknown unit"},
