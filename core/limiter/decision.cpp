@@ -12,6 +12,8 @@ std::string_view to_string(DenyReason r) {
     case DenyReason::key_limit: return "key limit reached: no room for a new key";
     case DenyReason::unknown_key: return "unknown API key";
     case DenyReason::unknown_model: return "unknown model";
+    case DenyReason::backend_unavailable: return "limiter backend unavailable (fail-closed)";
+    case DenyReason::backend_error: return "limiter backend error";
   }
   return "unknown";
 }

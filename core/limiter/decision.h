@@ -19,6 +19,9 @@ enum class DenyReason {
   key_limit,           // the limiter holds max_keys states; a new key cannot get one (server-side)
   unknown_key,         // the API key is not in the policy and the policy has no default tier
   unknown_model,       // the model is not in the policy, so its cost is unknown
+  // Shared (Redis) limiter, core/redis/guarded_limiter.h:
+  backend_unavailable, // fail-closed: the store could not be reached (or its breaker is open)
+  backend_error,       // the store answered with an error (bad state or config): refused
 };
 
 std::string_view to_string(DenyReason r);

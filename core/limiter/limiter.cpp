@@ -115,6 +115,8 @@ int severity(DenyReason r) {
     case DenyReason::key_limit:
     case DenyReason::unknown_key:
     case DenyReason::unknown_model: return 5;
+    case DenyReason::backend_unavailable:
+    case DenyReason::backend_error: return 6;
   }
   return 0;
 }
