@@ -1,12 +1,14 @@
 #pragma once
-// A real redis-server for one test: on a free 127.0.0.1 port, in its own temp directory, with
-// no persistence, killed when the fixture goes away (and when the test process dies, via
-// PR_SET_PDEATHSIG). Fault tests kill, restart, pause and resume it.
+// A real redis-server for one test (core/redis/local_server.h): on a free 127.0.0.1 port, in
+// its own temp directory, no persistence, killed when the fixture goes away or the test
+// process dies. Fault tests kill, restart, pause and resume it. Failures throw, with the
+// server's log, so a test cannot go on against no server.
 
 #include <memory>
 #include <string>
-#include <sys/types.h>
 #include <vector>
+
+#include "core/redis/local_server.h"
 
 namespace limitscope::test {
 
@@ -17,38 +19,21 @@ class RedisServer {
     std::vector<std::string> extra_args;  ///< more redis-server options, e.g. ACL users
   };
 
-  /// Starts the server and waits until it answers PING (retrying another port when the one
-  /// chosen was taken meanwhile). Throws std::runtime_error with the server's log on failure.
   static std::unique_ptr<RedisServer> start(Options options);
   static std::unique_ptr<RedisServer> start() { return start(Options{}); }
 
-  RedisServer(const RedisServer&) = delete;
-  RedisServer& operator=(const RedisServer&) = delete;
-  ~RedisServer();
+  int port() const { return server_->port(); }
+  std::string url() const { return server_->url(); }
+  pid_t pid() const { return server_->pid(); }
 
-  int port() const { return port_; }
-  /// "redis://127.0.0.1:PORT"
-  std::string url() const;
-  pid_t pid() const { return pid_; }
-
-  /// SIGKILL and reap (no-op when not running).
-  void kill();
-  /// Starts it again on the same port (after kill()); throws when it does not come up.
+  void kill() { server_->kill(); }
   void restart();
-  /// SIGSTOP: the server keeps its sockets but answers nothing.
-  void pause();
-  /// SIGCONT.
-  void resume();
+  void pause() { server_->pause(); }
+  void resume() { server_->resume(); }
 
  private:
-  RedisServer(Options options, std::string dir);
-  bool launch_and_wait(std::string* log);
-
-  Options options_;
-  std::string dir_;
-  int port_ = 0;
-  pid_t pid_ = -1;
-  bool paused_ = false;
+  explicit RedisServer(std::unique_ptr<redis::LocalRedisServer> s) : server_(std::move(s)) {}
+  std::unique_ptr<redis::LocalRedisServer> server_;
 };
 
 }  // namespace limitscope::test

@@ -1,0 +1,163 @@
+#include "core/redis/local_server.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/limiter/clock.h"
+#include "core/redis/connection.h"
+
+namespace limitscope::redis {
+
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+Expected<int> free_loopback_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return make_error("free port: socket() failed");
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  // sockaddr_in → sockaddr is the socket API's own convention.
+  auto* sa = reinterpret_cast<sockaddr*>(&addr);
+  if (::bind(fd, sa, sizeof addr) != 0 || ::getsockname(fd, sa, &len) != 0) {
+    ::close(fd);
+    return make_error("free port: bind to 127.0.0.1:0 failed");
+  }
+  const int port = ntohs(addr.sin_port);
+  ::close(fd);
+  return port;
+}
+
+Expected<std::unique_ptr<LocalRedisServer>> LocalRedisServer::start(Options options) {
+  if (options.dir.empty()) return make_error("local redis-server: no directory given");
+  std::error_code ec;
+  std::filesystem::remove_all(options.dir, ec);
+  std::filesystem::create_directories(options.dir, ec);
+  if (ec) return make_error("local redis-server: cannot create " + options.dir + ": " + ec.message());
+  std::unique_ptr<LocalRedisServer> server(new LocalRedisServer(std::move(options)));
+  std::string log;
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    auto port = free_loopback_port();
+    if (!port) return make_error(port.error());
+    server->port_ = *port;
+    if (server->launch_and_wait(&log)) return server;
+  }
+  return make_error("redis-server did not start (is the redis-server package installed?); "
+                    "its log:\n" + log);
+}
+
+std::string LocalRedisServer::url() const {
+  return "redis://127.0.0.1:" + std::to_string(port_);
+}
+
+bool LocalRedisServer::launch_and_wait(std::string* log) {
+  const std::string log_path = options_.dir + "/redis.log";
+  std::vector<std::string> args{options_.executable, "--port", std::to_string(port_), "--bind",
+                                "127.0.0.1", "--save", "", "--appendonly", "no", "--dir",
+                                options_.dir, "--logfile", log_path, "--daemonize", "no"};
+  if (!options_.requirepass.empty()) args.insert(args.end(), {"--requirepass", options_.requirepass});
+  args.insert(args.end(), options_.extra_args.begin(), options_.extra_args.end());
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) {
+    *log = "fork failed";
+    return false;
+  }
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execvp(argv[0], argv.data());
+    _exit(127);
+  }
+  pid_ = pid;
+  paused_ = false;
+
+  // Readiness is an event (the server answering PING), polled with a growing pause; give up
+  // when the process exits (port taken, bad option) or after 10 s.
+  RedisUrl url;
+  url.port = port_;
+  url.password = options_.requirepass;
+  SteadyClock& clock = SteadyClock::instance();
+  CancelToken never;
+  Nanos pause = std::chrono::milliseconds(2);
+  const Nanos deadline = clock.now() + std::chrono::seconds(10);
+  while (clock.now() < deadline) {
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      *log = read_text(log_path);
+      return false;
+    }
+    auto c = Connection::open(url, {std::chrono::milliseconds(200), std::chrono::milliseconds(500)});
+    if (c && c->command({"PING"})) return true;
+    if (!c && c.error().kind == ErrorKind::auth) return true;  // up, but ACL-only
+    clock.wait_until(clock.now() + pause, never);
+    pause = std::min<Nanos>(pause * 2, std::chrono::milliseconds(50));
+  }
+  *log = read_text(log_path);
+  kill();
+  return false;
+}
+
+void LocalRedisServer::kill() {
+  if (pid_ <= 0) return;
+  ::kill(pid_, SIGKILL);
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+  paused_ = false;
+}
+
+Expected<bool> LocalRedisServer::restart() {
+  kill();
+  std::string log;
+  if (!launch_and_wait(&log)) {
+    return make_error("redis-server did not restart on port " + std::to_string(port_) +
+                      "; its log:\n" + log);
+  }
+  return true;
+}
+
+void LocalRedisServer::pause() {
+  if (pid_ > 0 && !paused_) {
+    ::kill(pid_, SIGSTOP);
+    paused_ = true;
+  }
+}
+
+void LocalRedisServer::resume() {
+  if (pid_ > 0 && paused_) {
+    ::kill(pid_, SIGCONT);
+    paused_ = false;
+  }
+}
+
+LocalRedisServer::~LocalRedisServer() {
+  resume();
+  kill();
+  std::error_code ec;
+  std::filesystem::remove_all(options_.dir, ec);
+}
+
+}  // namespace limitscope::redis
