@@ -306,11 +306,15 @@ void Simulation::decide(const Event& e, Nanos t) {
   for (const Window& w : s.outages) degraded = degraded || w.contains(t);
   bool allowed = true;
   std::optional<Nanos> retry_after;
+  DenyReason reason = DenyReason::none;
+  double remaining = 0;
   if (!degraded) {
     const KeyedDecision d = s.limiter.decide(key.api_key, model.name, t);
     row.key_id = d.key_id;
     allowed = d.decision.allowed;
     retry_after = d.decision.retry_after;
+    reason = d.decision.reason;
+    remaining = d.decision.remaining;
   }
 
   if (e.attempt > 0) ++row.retries;
@@ -338,7 +342,7 @@ void Simulation::decide(const Event& e, Nanos t) {
   if (options_.record_requests) {
     requests_.push_back(RequestRecord{t, e.request_id, e.attempt, e.client, key.api_key, model.name,
                                       allowed, degraded, retry_after, model.cost, e.llm_tokens,
-                                      spend});
+                                      spend, policy_.tiers[key.tier].name, reason, remaining});
   }
 }
 

@@ -10,10 +10,12 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/common/expected.h"
 #include "core/limiter/clock.h"
+#include "core/limiter/decision.h"
 #include "core/limiter/policy.h"
 #include "core/sim/scenario.h"
 #include "core/sim/step_sample.h"
@@ -44,6 +46,9 @@ struct RequestRecord {
   double cost = 0;                   // cost units
   std::int64_t llm_tokens = 0;
   double spend = 0;  // dollars, 0 when rejected
+  std::string_view tier;              // the key's tier (a view, like api_key)
+  DenyReason reason = DenyReason::none;
+  double remaining = 0;               // cost units left after the decision (0 when degraded)
 };
 
 class Simulation {
@@ -82,6 +87,9 @@ class Simulation {
   const Policy& policy() const { return policy_; }
   /// Requests decided so far (only with record_requests).
   const std::vector<RequestRecord>& requests() const { return requests_; }
+  /// Moves out the requests decided since the last call (only with record_requests); a
+  /// caller that drains them after every step keeps the simulation's memory bounded.
+  std::vector<RequestRecord> take_requests() { return std::exchange(requests_, {}); }
 
  private:
   struct State;

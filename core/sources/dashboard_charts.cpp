@@ -150,6 +150,16 @@ ChartData quota_burn_chart(const metrics::SeriesStore& store, const ChartView& v
                        });
   return c;
 }
+std::vector<ChartData> dashboard_charts(const metrics::SeriesStore& store, const ChartView& view) {
+  std::vector<ChartData> charts;
+  charts.reserve(4);
+  charts.push_back(bucket_level_chart(store, view));
+  charts.push_back(window_occupancy_chart(store, view));
+  charts.push_back(rejection_chart(store, view, kRejectionThresholdPerS));
+  charts.push_back(quota_burn_chart(store, view, kQuotaBurnThreshold));
+  return charts;
+}
+
 std::optional<std::int64_t> project_crossing(const std::vector<metrics::Sample>& samples,
                                              std::int64_t window_ms, double target) {
   if (samples.size() < 2) return std::nullopt;

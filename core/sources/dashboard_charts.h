@@ -58,6 +58,14 @@ ChartData rejection_chart(const metrics::SeriesStore& store, const ChartView& vi
 ChartData quota_burn_chart(const metrics::SeriesStore& store, const ChartView& view,
                            double threshold_ratio);
 
+/// HighRateLimitRejection's and QuotaBurnAnomaly's thresholds in the default rules.
+inline constexpr double kRejectionThresholdPerS = 0.5;
+inline constexpr double kQuotaBurnThreshold = 0.8;
+
+/// The four dashboard charts (bucket levels, occupancy, 429s, quota burn) with the default
+/// rules' thresholds: what every source's snapshot shows.
+std::vector<ChartData> dashboard_charts(const metrics::SeriesStore& store, const ChartView& view);
+
 /// Least-squares line through the last `window_ms` of points; the wall time it reaches
 /// `target`, when it rises toward it; nullopt when flat, falling or already past.
 std::optional<std::int64_t> project_crossing(const std::vector<metrics::Sample>& samples,

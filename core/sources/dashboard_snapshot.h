@@ -3,6 +3,7 @@
 // and drawn by the UI. Plain data, no Qt.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,6 +49,24 @@ struct AlertInterval {
   std::int64_t start_ms = 0;
   std::int64_t end_ms = 0;           // still open: the snapshot's now
   bool firing = false;
+  bool open = false;                 // still pending/firing at the snapshot's now
+};
+
+/// One decided request, as the details pane and a recording's request lines show it.
+struct DecisionRow {
+  std::int64_t t_us = 0;             // wall time of the decision, microseconds since the epoch
+  std::string api_key;
+  std::string tier;
+  std::string model;
+  double cost = 0;                   // cost units
+  bool allowed = false;
+  bool degraded = false;             // admitted without limiting (backend outage, fail-open)
+  std::string reason;                // DenyReason text of a 429; empty when allowed
+  double remaining = 0;              // cost units left after the decision
+  std::optional<double> retry_after_s;  // of a 429 that can succeed later
+  int attempt = 0;                   // 0 = first try, k = k-th retry
+  std::int64_t llm_tokens = 0;
+  double spend = 0;                  // dollars
 };
 
 struct DashboardSnapshot {
@@ -57,6 +76,8 @@ struct DashboardSnapshot {
   std::vector<KeyRow> keys;
   std::vector<AlertRow> alerts;
   std::vector<AlertInterval> alert_intervals;
+  /// Recent decisions of each selected key (ChartView::selected_keys), newest first.
+  std::map<std::string, std::vector<DecisionRow>> decisions;
   std::string source;                // "embedded simulation: mixed (seed 1)"
   std::string connection = "running";
   std::vector<std::string> incidents;  // active now

@@ -1,15 +1,14 @@
 #include "core/sources/embedded_simulation_source.h"
 
 #include <algorithm>
+#include <fstream>
+#include <limits>
 
 #include "core/metrics/alert_engine.h"
 #include "core/metrics/default_rules.h"
 
 namespace limitscope {
 namespace {
-
-constexpr double kRejectionThresholdPerS = 0.5;  // HighRateLimitRejection's threshold
-constexpr double kBurnThreshold = 0.8;           // QuotaBurnAnomaly's threshold
 
 // The extra traffic each incident kind brings when the operator injects it.
 Incident incident_for(IncidentKind kind, Nanos now, Nanos length) {
@@ -42,6 +41,64 @@ Incident incident_for(IncidentKind kind, Nanos now, Nanos length) {
   return i;
 }
 
+// Alert rows (firing, then pending, then resolved; newest first within a state) and one
+// shading band per rule and state: the union of its alerts' intervals, so twenty pending
+// alerts of one rule shade the chart once, not twenty times darker.
+void alert_view(const metrics::AlertSnapshot& alerts, std::int64_t now_ms, std::vector<AlertRow>& rows,
+                std::vector<AlertInterval>& intervals) {
+  for (const metrics::Alert& a : alerts.alerts) {
+    AlertRow row;
+    row.rule = a.rule;
+    if (a.state == metrics::AlertState::firing) {
+      row.state = AlertState::firing;
+      row.since_ms = a.fired_at_ms.value_or(a.active_at_ms);
+    } else if (a.state == metrics::AlertState::pending) {
+      row.state = AlertState::pending;
+      row.since_ms = a.active_at_ms;
+    } else {
+      row.state = a.resolved_at_ms ? AlertState::resolved : AlertState::inactive;
+      row.since_ms = a.resolved_at_ms.value_or(a.active_at_ms);
+    }
+    row.value = a.value;
+    metrics::Labels shown = a.labels;
+    shown.erase("alertname");
+    row.severity = std::string(shown.get("severity"));
+    shown.erase("severity");
+    row.labels = shown.to_string();
+    row.summary = std::string(a.annotations.get("summary"));
+    rows.push_back(std::move(row));
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const AlertRow& x, const AlertRow& y) {
+    const auto rank = [](AlertState st) { return st == AlertState::firing ? 0 : st == AlertState::pending ? 1 : 2; };
+    if (rank(x.state) != rank(y.state)) return rank(x.state) < rank(y.state);
+    return x.since_ms > y.since_ms;
+  });
+  for (const metrics::RuleStatus& rule : alerts.rules) {
+    for (const bool firing : {false, true}) {
+      struct Span {
+        std::int64_t start, end;
+        bool open;
+      };
+      std::vector<Span> spans;
+      for (const metrics::StateInterval& iv : rule.history) {
+        if ((iv.state == metrics::AlertState::firing) != firing) continue;
+        spans.push_back({iv.start_ms, iv.end_ms.value_or(now_ms), !iv.end_ms.has_value()});
+      }
+      std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
+        return a.start != b.start ? a.start < b.start : a.end < b.end;
+      });
+      for (std::size_t i = 0; i < spans.size();) {
+        Span merged = spans[i];
+        for (++i; i < spans.size() && spans[i].start <= merged.end; ++i) {
+          merged.end = std::max(merged.end, spans[i].end);
+          merged.open = merged.open || spans[i].open;
+        }
+        intervals.push_back(AlertInterval{rule.name, merged.start, merged.end, firing, merged.open});
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::string_view to_string(AlertState s) {
@@ -60,11 +117,14 @@ Expected<std::unique_ptr<EmbeddedSimulationSource>> EmbeddedSimulationSource::cr
   if (!scenario) return make_error(scenario.error());
   SimulationOptions sim_options;
   sim_options.seed = options.seed;
+  // Drained after every step (recent decisions, recording), so memory stays bounded.
+  sim_options.record_requests = true;
   auto sim = Simulation::create(policy, std::move(*scenario), sim_options);
   if (!sim) return make_error(sim.error());
 
   std::unique_ptr<EmbeddedSimulationSource> src(new EmbeddedSimulationSource());
   src->options_ = options;
+  src->decisions_ = RecentDecisions(options.decisions_per_key);
   src->sim_ = std::move(*sim);
   src->epoch_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(sim_options.wall_epoch).count();
   metrics::SeriesStoreOptions store_options;
@@ -79,7 +139,9 @@ Expected<std::unique_ptr<EmbeddedSimulationSource>> EmbeddedSimulationSource::cr
   return src;
 }
 
-EmbeddedSimulationSource::~EmbeddedSimulationSource() = default;
+EmbeddedSimulationSource::~EmbeddedSimulationSource() {
+  if (writer_) stop_recording();
+}
 
 std::int64_t EmbeddedSimulationSource::now_ms() const {
   return epoch_ms_ + std::chrono::duration_cast<std::chrono::milliseconds>(sim_->now()).count();
@@ -92,18 +154,124 @@ int EmbeddedSimulationSource::advance(Nanos d) {
   while (carry_ >= step) {
     carry_ -= step;
     const StepSample s = sim_->step();
+    record_requests();  // decided during the step, so before its samples (time order)
     const std::size_t refused = recorder_->record(s);
     if (refused > 0) last_error_ = std::to_string(refused) + " samples refused by the series store";
     record_keys(s);
     incidents_now_ = s.incidents;
-    if (alerts_->evaluate_due(recorder_->time_ms(s)) > 0) {
+    const std::int64_t t = recorder_->time_ms(s);
+    if (writer_) write_step(t);
+    if (alerts_->evaluate_due(t) > 0) {
       for (const auto& rule : alerts_->snapshot()->rules) {
         if (!rule.last_error.empty()) last_error_ = "rule " + rule.name + ": " + rule.last_error;
       }
+      if (writer_) write_alerts(t);
+    }
+    if (writer_ && !writer_->error().empty()) {
+      last_error_ = writer_->error();
+      writer_.reset();  // the file is unusable from here; keep running without it
     }
     ++steps;
   }
   return steps;
+}
+
+void EmbeddedSimulationSource::record_requests() {
+  for (const RequestRecord& r : sim_->take_requests()) {
+    DecisionRow d;
+    d.t_us = epoch_ms_ * 1000 + std::chrono::duration_cast<std::chrono::microseconds>(r.time).count();
+    d.api_key = std::string(r.api_key);
+    d.tier = std::string(r.tier);
+    d.model = std::string(r.model);
+    d.cost = r.cost;
+    d.allowed = r.allowed;
+    d.degraded = r.degraded;
+    if (!r.allowed) d.reason = std::string(to_string(r.reason));
+    d.remaining = r.remaining;
+    if (!r.allowed && r.retry_after) d.retry_after_s = std::chrono::duration<double>(*r.retry_after).count();
+    d.attempt = r.attempt;
+    d.llm_tokens = r.llm_tokens;
+    d.spend = r.spend;
+    if (writer_) writer_->request(d);
+    decisions_.add(std::move(d));
+  }
+}
+
+void EmbeddedSimulationSource::write_step(std::int64_t t_ms) {
+  std::vector<KeyRow> rows;
+  rows.reserve(keys_.size());
+  for (const auto& [id, row] : keys_) rows.push_back(row);
+  writer_->step(t_ms, rows, incidents_now_, store_->dropped_samples());
+}
+
+void EmbeddedSimulationSource::write_alerts(std::int64_t t_ms) {
+  std::vector<AlertRow> rows;
+  std::vector<AlertInterval> intervals;
+  alert_view(*alerts_->snapshot(), t_ms, rows, intervals);
+  writer_->alerts(t_ms, rows, intervals);
+}
+
+std::optional<std::string> EmbeddedSimulationSource::start_recording(const std::string& path,
+                                                                     const Clock& flush_clock) {
+  auto out = std::make_unique<std::ofstream>(path, std::ios::binary | std::ios::trunc);
+  if (!*out) return path + ": cannot open for writing";
+  start_recording(std::move(out), path, flush_clock);
+  if (!writer_->error().empty()) {
+    std::string err = writer_->error();
+    writer_.reset();
+    return err;
+  }
+  return std::nullopt;
+}
+
+void EmbeddedSimulationSource::start_recording(std::unique_ptr<std::ostream> out, const std::string& name,
+                                               const Clock& flush_clock) {
+  if (writer_) stop_recording();
+  writer_ = std::make_unique<RecordingWriter>(std::move(out), name, flush_clock);
+  RecordingHeader h;
+  h.source = source_name();
+  h.start_ms = epoch_ms_;
+  h.recording_started_ms = now_ms();
+  writer_->header(h);
+  write_history();
+  recorder_->set_sample_sink([w = writer_.get()](const metrics::Labels& l, metrics::Sample smp) { w->sample(l, smp); });
+}
+
+// The store's samples so far, one samples line per time, so a recording started during an
+// incident still holds the charts' whole history. The alert engine's own series (ALERTS...)
+// are left out: the alerts lines carry the alert states.
+void EmbeddedSimulationSource::write_history() {
+  const std::int64_t now = now_ms();
+  const auto all = store_->select({}, std::numeric_limits<std::int64_t>::min(), now);
+  std::map<std::int64_t, std::vector<std::pair<const metrics::Labels*, double>>> by_time;
+  for (const auto& series : all) {
+    const std::string_view name = series.labels.metric_name();
+    if (name == "ALERTS" || name == "ALERTS_FOR_STATE") continue;
+    for (const auto& smp : series.samples) by_time[smp.t_ms].emplace_back(&series.labels, smp.value);
+  }
+  for (const auto& [t, values] : by_time) {
+    for (const auto& [labels, v] : values) writer_->sample(*labels, {t, v});
+  }
+  if (now > epoch_ms_ || !keys_.empty()) write_step(now);
+  write_alerts(now);
+}
+
+std::optional<std::string> EmbeddedSimulationSource::stop_recording() {
+  if (!writer_) return std::nullopt;
+  recorder_->set_sample_sink(nullptr);
+  writer_->finish(now_ms());
+  std::optional<std::string> err;
+  if (!writer_->error().empty()) err = writer_->error();
+  writer_.reset();
+  return err;
+}
+
+void EmbeddedSimulationSource::flush_recording_if_due() {
+  if (writer_) writer_->flush_if_due();
+}
+
+std::string EmbeddedSimulationSource::source_name() const {
+  return "embedded simulation: " + options_.scenario + " (seed " + std::to_string(options_.seed) + ")";
 }
 
 void EmbeddedSimulationSource::record_keys(const StepSample& s) {
@@ -146,14 +314,12 @@ DashboardSnapshot EmbeddedSimulationSource::snapshot(const ChartView& view) cons
   DashboardSnapshot snap;
   snap.now_ms = now_ms();
   snap.start_ms = epoch_ms_;
-  snap.charts.push_back(bucket_level_chart(*store_, view));
-  snap.charts.push_back(window_occupancy_chart(*store_, view));
-  snap.charts.push_back(rejection_chart(*store_, view, kRejectionThresholdPerS));
-  snap.charts.push_back(quota_burn_chart(*store_, view, kBurnThreshold));
+  snap.charts = dashboard_charts(*store_, view);
   snap.keys.reserve(keys_.size());
   for (const auto& [id, row] : keys_) snap.keys.push_back(row);
   add_alerts(snap);
-  snap.source = "embedded simulation: " + options_.scenario + " (seed " + std::to_string(options_.seed) + ")";
+  snap.source = source_name();
+  snap.decisions = decisions_.for_keys(view.selected_keys);
   snap.incidents = incidents_now_;
   const double elapsed_s = static_cast<double>(snap.now_ms - epoch_ms_) / 1000.0;
   snap.samples_per_s = elapsed_s > 0 ? static_cast<double>(recorder_->appended()) / elapsed_s : 0;
@@ -163,52 +329,7 @@ DashboardSnapshot EmbeddedSimulationSource::snapshot(const ChartView& view) cons
 }
 
 void EmbeddedSimulationSource::add_alerts(DashboardSnapshot& snap) const {
-  const auto alerts = alerts_->snapshot();
-  for (const metrics::Alert& a : alerts->alerts) {
-    AlertRow row;
-    row.rule = a.rule;
-    if (a.state == metrics::AlertState::firing) {
-      row.state = AlertState::firing;
-      row.since_ms = a.fired_at_ms.value_or(a.active_at_ms);
-    } else if (a.state == metrics::AlertState::pending) {
-      row.state = AlertState::pending;
-      row.since_ms = a.active_at_ms;
-    } else {
-      row.state = a.resolved_at_ms ? AlertState::resolved : AlertState::inactive;
-      row.since_ms = a.resolved_at_ms.value_or(a.active_at_ms);
-    }
-    row.value = a.value;
-    metrics::Labels shown = a.labels;
-    shown.erase("alertname");
-    row.severity = std::string(shown.get("severity"));
-    shown.erase("severity");
-    row.labels = shown.to_string();
-    row.summary = std::string(a.annotations.get("summary"));
-    snap.alerts.push_back(std::move(row));
-  }
-  // Firing first, then pending, then resolved; newest first within a state.
-  std::stable_sort(snap.alerts.begin(), snap.alerts.end(), [](const AlertRow& x, const AlertRow& y) {
-    const auto rank = [](AlertState st) { return st == AlertState::firing ? 0 : st == AlertState::pending ? 1 : 2; };
-    if (rank(x.state) != rank(y.state)) return rank(x.state) < rank(y.state);
-    return x.since_ms > y.since_ms;
-  });
-  // One band per rule and state: the union of its alerts' intervals, so twenty pending
-  // alerts of one rule shade the chart once, not twenty times darker.
-  for (const metrics::RuleStatus& rule : alerts->rules) {
-    for (const bool firing : {false, true}) {
-      std::vector<std::pair<std::int64_t, std::int64_t>> spans;
-      for (const metrics::StateInterval& iv : rule.history) {
-        if ((iv.state == metrics::AlertState::firing) != firing) continue;
-        spans.emplace_back(iv.start_ms, iv.end_ms.value_or(snap.now_ms));
-      }
-      std::sort(spans.begin(), spans.end());
-      for (std::size_t i = 0; i < spans.size();) {
-        auto [start, end] = spans[i];
-        for (++i; i < spans.size() && spans[i].first <= end; ++i) end = std::max(end, spans[i].second);
-        snap.alert_intervals.push_back(AlertInterval{rule.name, start, end, firing});
-      }
-    }
-  }
+  alert_view(*alerts_->snapshot(), snap.now_ms, snap.alerts, snap.alert_intervals);
 }
 
 }  // namespace limitscope

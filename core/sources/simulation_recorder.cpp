@@ -31,6 +31,7 @@ void SimulationRecorder::add(std::string_view name,
   l.set("__name__", name);
   if (store_.append(l, {t_ms, value}).ok()) {
     ++appended_;
+    if (sink_) sink_(l, {t_ms, value});
   } else {
     ++refused_;
   }

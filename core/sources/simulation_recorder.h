@@ -4,6 +4,7 @@
 // read the embedded simulation exactly as they read a scraped gateway.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <tuple>
@@ -38,6 +39,10 @@ class SimulationRecorder {
   std::size_t record(const StepSample& sample);
 
   std::int64_t time_ms(const StepSample& sample) const;
+  /// Called with every sample the store accepted, as it is appended (session recording).
+  void set_sample_sink(std::function<void(const metrics::Labels&, metrics::Sample)> sink) {
+    sink_ = std::move(sink);
+  }
   /// Samples appended to the store since construction.
   std::uint64_t appended() const { return appended_; }
 
@@ -48,6 +53,7 @@ class SimulationRecorder {
   metrics::SeriesStore& store_;
   const Policy& policy_;
   std::int64_t wall_epoch_ms_;
+  std::function<void(const metrics::Labels&, metrics::Sample)> sink_;
   std::size_t refused_ = 0;
   std::uint64_t appended_ = 0;
   // Cumulative counters by (tier, model) and histogram buckets by (tier, model).

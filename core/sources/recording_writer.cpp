@@ -1,0 +1,308 @@
+#include "core/sources/recording_writer.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+namespace limitscope {
+namespace {
+
+void put_string(std::string& out, std::string_view s) {
+  out += '"';
+  for (const char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += '"';
+}
+
+// Shortest decimal that reads back to the same double; non-finite values as Prometheus
+// spells them, in quotes (JSON has no NaN).
+void put_number(std::string& out, double v) {
+  if (std::isnan(v)) {
+    out += "\"NaN\"";
+  } else if (std::isinf(v)) {
+    out += v > 0 ? "\"+Inf\"" : "\"-Inf\"";
+  } else {
+    char buf[32];
+    const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    out.append(buf, ec == std::errc() ? end : buf);
+  }
+}
+
+void put_int(std::string& out, std::int64_t v) {
+  char buf[24];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, ec == std::errc() ? end : buf);
+}
+
+// Seconds since the epoch with exactly six decimals: the microseconds read back exactly.
+void put_seconds(std::string& out, std::int64_t t_us) {
+  if (t_us < 0) {
+    put_number(out, static_cast<double>(t_us) / 1e6);
+    return;
+  }
+  put_int(out, t_us / 1'000'000);
+  char buf[8];
+  std::snprintf(buf, sizeof buf, ".%06lld", static_cast<long long>(t_us % 1'000'000));
+  out += buf;
+}
+
+}  // namespace
+
+RecordingWriter::RecordingWriter(std::unique_ptr<std::ostream> out, std::string name, const Clock& clock,
+                                 Nanos flush_every)
+    : out_(std::move(out)), name_(std::move(name)), clock_(clock), flush_every_(flush_every),
+      last_flush_(clock.now()) {}
+
+RecordingWriter::~RecordingWriter() = default;
+
+void RecordingWriter::write_line(const std::string& line) {
+  if (!error_.empty()) return;
+  out_->write(line.data(), static_cast<std::streamsize>(line.size()));
+  out_->put('\n');
+  ++lines_;
+  dirty_ = true;
+  if (!*out_) {
+    error_ = name_ + ": write failed";
+    return;
+  }
+  flush_if_due();
+}
+
+void RecordingWriter::flush_if_due() {
+  if (!dirty_ || !error_.empty()) return;
+  const Nanos now = clock_.now();
+  if (now - last_flush_ < flush_every_) return;
+  out_->flush();
+  last_flush_ = now;
+  dirty_ = false;
+  if (!*out_) error_ = name_ + ": write failed";
+}
+
+void RecordingWriter::header(const RecordingHeader& h) {
+  std::string line = "{\"type\":\"header\",\"format\":";
+  put_string(line, kRecordingFormat);
+  line += ",\"version\":";
+  put_int(line, kRecordingVersion);
+  line += ",\"source\":";
+  put_string(line, h.source);
+  line += ",\"start_ms\":";
+  put_int(line, h.start_ms);
+  line += ",\"recording_started_ms\":";
+  put_int(line, h.recording_started_ms);
+  line += '}';
+  write_line(line);
+}
+
+void RecordingWriter::emit_samples() {
+  if (pending_samples_.empty()) return;
+  std::string line = "{\"type\":\"samples\",\"t_ms\":";
+  put_int(line, pending_t_ms_);
+  line += ",\"v\":[";
+  line += pending_samples_;
+  line += "]}";
+  pending_samples_.clear();
+  write_line(line);
+}
+
+void RecordingWriter::sample(const metrics::Labels& labels, metrics::Sample s) {
+  if (!pending_samples_.empty() && s.t_ms != pending_t_ms_) emit_samples();
+  auto [it, is_new] = series_ids_.try_emplace(labels, static_cast<std::uint32_t>(series_ids_.size()));
+  if (is_new) {
+    std::string line = "{\"type\":\"series\",\"id\":";
+    put_int(line, it->second);
+    line += ",\"labels\":{";
+    bool first = true;
+    for (const auto& [n, v] : labels.pairs()) {
+      if (!first) line += ',';
+      first = false;
+      put_string(line, n);
+      line += ':';
+      put_string(line, v);
+    }
+    line += "}}";
+    write_line(line);
+  }
+  pending_t_ms_ = s.t_ms;
+  if (!pending_samples_.empty()) pending_samples_ += ',';
+  pending_samples_ += '[';
+  put_int(pending_samples_, it->second);
+  pending_samples_ += ',';
+  put_number(pending_samples_, s.value);
+  pending_samples_ += ']';
+}
+
+void RecordingWriter::request(const DecisionRow& d) {
+  emit_samples();
+  // The tuner's trace fields first (issue #8): t, key, cost, model, tier, allowed.
+  std::string line = "{\"type\":\"request\",\"t\":";
+  put_seconds(line, d.t_us);
+  line += ",\"key\":";
+  put_string(line, d.api_key);
+  line += ",\"cost\":";
+  put_number(line, d.cost);
+  line += ",\"model\":";
+  put_string(line, d.model);
+  line += ",\"tier\":";
+  put_string(line, d.tier);
+  line += d.allowed ? ",\"allowed\":true" : ",\"allowed\":false";
+  if (d.degraded) line += ",\"degraded\":true";
+  if (!d.reason.empty()) {
+    line += ",\"reason\":";
+    put_string(line, d.reason);
+  }
+  line += ",\"remaining\":";
+  put_number(line, d.remaining);
+  if (!d.allowed) {
+    line += ",\"retry_after\":";
+    if (d.retry_after_s) {
+      put_number(line, *d.retry_after_s);
+    } else {
+      line += "null";
+    }
+  }
+  line += ",\"attempt\":";
+  put_int(line, d.attempt);
+  line += ",\"llm_tokens\":";
+  put_int(line, d.llm_tokens);
+  line += ",\"spend\":";
+  put_number(line, d.spend);
+  line += '}';
+  write_line(line);
+}
+
+void RecordingWriter::step(std::int64_t t_ms, const std::vector<KeyRow>& keys,
+                           const std::vector<std::string>& incidents, std::uint64_t dropped_samples) {
+  emit_samples();
+  std::string values;
+  for (const KeyRow& k : keys) {
+    std::string def;
+    put_string(def, k.api_key);
+    def += ",\"model\":";
+    put_string(def, k.model);
+    def += ",\"tier\":";
+    put_string(def, k.tier);
+    def += ",\"algorithm\":";
+    put_string(def, k.algorithm);
+    def += ",\"parameters\":";
+    put_string(def, k.parameters);
+    def += ",\"capacity\":";
+    put_number(def, k.capacity);
+    auto [it, is_new] = key_ids_.try_emplace(def, static_cast<std::uint32_t>(key_ids_.size()));
+    if (is_new) {
+      std::string line = "{\"type\":\"key\",\"id\":";
+      put_int(line, it->second);
+      line += ",\"key\":";
+      line += def;
+      line += '}';
+      write_line(line);
+    }
+    values += values.empty() ? "[" : ",[";
+    put_int(values, it->second);
+    values += ',';
+    put_number(values, k.level);
+    values += ',';
+    if (k.occupancy) {
+      put_number(values, *k.occupancy);
+    } else {
+      values += "null";
+    }
+    for (const double v : {k.requests_per_s, k.rejected_per_s, k.spend, k.quota_burn}) {
+      values += ',';
+      put_number(values, v);
+    }
+    values += ',';
+    put_int(values, k.last_seen_ms);
+    values += ']';
+  }
+  std::string line = "{\"type\":\"step\",\"t_ms\":";
+  put_int(line, t_ms);
+  line += ",\"keys\":[";
+  line += values;
+  line += "],\"incidents\":[";
+  for (std::size_t i = 0; i < incidents.size(); ++i) {
+    if (i > 0) line += ',';
+    put_string(line, incidents[i]);
+  }
+  line += "],\"dropped_samples\":";
+  put_int(line, static_cast<std::int64_t>(dropped_samples));
+  line += '}';
+  write_line(line);
+}
+
+void RecordingWriter::alerts(std::int64_t t_ms, const std::vector<AlertRow>& rows,
+                             const std::vector<AlertInterval>& intervals) {
+  std::string body = "\"alerts\":[";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const AlertRow& a = rows[i];
+    body += i > 0 ? ",{\"rule\":" : "{\"rule\":";
+    put_string(body, a.rule);
+    body += ",\"state\":";
+    put_string(body, to_string(a.state));
+    body += ",\"since_ms\":";
+    put_int(body, a.since_ms);
+    body += ",\"value\":";
+    put_number(body, a.value);
+    body += ",\"labels\":";
+    put_string(body, a.labels);
+    body += ",\"severity\":";
+    put_string(body, a.severity);
+    body += ",\"summary\":";
+    put_string(body, a.summary);
+    body += '}';
+  }
+  body += "],\"intervals\":[";
+  for (std::size_t i = 0; i < intervals.size(); ++i) {
+    const AlertInterval& iv = intervals[i];
+    body += i > 0 ? ",{\"rule\":" : "{\"rule\":";
+    put_string(body, iv.rule);
+    body += ",\"start_ms\":";
+    put_int(body, iv.start_ms);
+    body += ",\"end_ms\":";
+    if (iv.open) {
+      body += "null";
+    } else {
+      put_int(body, iv.end_ms);
+    }
+    body += iv.firing ? ",\"firing\":true}" : ",\"firing\":false}";
+  }
+  body += ']';
+  if (body == last_alerts_) return;
+  emit_samples();
+  std::string line = "{\"type\":\"alerts\",\"t_ms\":";
+  put_int(line, t_ms);
+  line += ',';
+  line += body;
+  line += '}';
+  write_line(line);
+  last_alerts_ = std::move(body);
+}
+
+void RecordingWriter::finish(std::int64_t t_ms) {
+  emit_samples();
+  std::string line = "{\"type\":\"end\",\"t_ms\":";
+  put_int(line, t_ms);
+  line += '}';
+  write_line(line);
+  if (error_.empty()) {
+    out_->flush();
+    dirty_ = false;
+    if (!*out_) error_ = name_ + ": write failed";
+  }
+}
+
+}  // namespace limitscope

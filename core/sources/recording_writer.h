@@ -1,0 +1,86 @@
+#pragma once
+// Writes a dashboard session as a recording (docs/recording.md): JSON lines, a header first,
+// then series samples as they are appended, key-table steps, alert states and every decided
+// request, in time order. Bounded memory: one pending samples line and the series/key id
+// tables; everything else goes straight to the stream, flushed at least once per
+// flush interval of the given clock so a crash loses at most that much.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/limiter/clock.h"
+#include "core/metrics/labels.h"
+#include "core/sources/dashboard_snapshot.h"
+
+namespace limitscope {
+
+inline constexpr std::string_view kRecordingFormat = "limitscope-recording";
+inline constexpr int kRecordingVersion = 1;
+
+struct RecordingHeader {
+  std::string source;                  // what was recorded, e.g. "embedded simulation: mixed (seed 1)"
+  std::int64_t start_ms = 0;           // the source's start (first possible sample), ms since the epoch
+  std::int64_t recording_started_ms = 0;  // request lines cover [this, end]; samples may be older
+};
+
+class RecordingWriter {
+ public:
+  /// @param out   the file (or any stream); owned
+  /// @param name  the file's name, for errors
+  /// @param clock flush timing only (real time in the dashboard, ManualClock in tests)
+  RecordingWriter(std::unique_ptr<std::ostream> out, std::string name, const Clock& clock,
+                  Nanos flush_every = std::chrono::seconds(1));
+  ~RecordingWriter();
+  RecordingWriter(const RecordingWriter&) = delete;
+  RecordingWriter& operator=(const RecordingWriter&) = delete;
+
+  void header(const RecordingHeader& h);
+  /// One sample appended to the source's store. Samples of one time share a line; a series
+  /// is defined (its labels) on a line of its own before its first sample.
+  void sample(const metrics::Labels& labels, metrics::Sample s);
+  /// One decided request (a request line, usable as a tuner trace line).
+  void request(const DecisionRow& d);
+  /// The key table at t_ms, with the active incidents and the store's dropped samples.
+  void step(std::int64_t t_ms, const std::vector<KeyRow>& keys,
+            const std::vector<std::string>& incidents, std::uint64_t dropped_samples);
+  /// Alert rows and shading intervals after an evaluation at t_ms; written only when they
+  /// differ from the last alerts line.
+  void alerts(std::int64_t t_ms, const std::vector<AlertRow>& rows,
+              const std::vector<AlertInterval>& intervals);
+  /// Writes the end line and flushes.
+  void finish(std::int64_t t_ms);
+  /// Flushes when something was written since the last flush and the interval has passed.
+  void flush_if_due();
+
+  /// The first write failure ("FILE: write failed"), or empty. Nothing is written after one.
+  const std::string& error() const { return error_; }
+  const std::string& name() const { return name_; }
+  std::uint64_t lines() const { return lines_; }
+
+ private:
+  void emit_samples();
+  void write_line(const std::string& line);
+
+  std::unique_ptr<std::ostream> out_;
+  std::string name_;
+  const Clock& clock_;
+  Nanos flush_every_;
+  Nanos last_flush_;
+  bool dirty_ = false;
+  std::string error_;
+  std::uint64_t lines_ = 0;
+
+  std::unordered_map<metrics::Labels, std::uint32_t, metrics::LabelsHash> series_ids_;
+  std::string pending_samples_;  // the current samples line's [[id,value],...] body
+  std::int64_t pending_t_ms_ = 0;
+  // Key-table rows: an id per (key, model, definition); a changed definition gets a new id.
+  std::map<std::string, std::uint32_t> key_ids_;
+  std::string last_alerts_;
+};
+
+}  // namespace limitscope

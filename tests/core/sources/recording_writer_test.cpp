@@ -1,0 +1,153 @@
+// Verifies the recording's lines (header, series before samples, request lines usable as
+// tuner trace lines, alerts written only on change) and that the writer flushes at least once
+// per interval of its clock, so a crash loses at most that much.
+
+#include "core/sources/recording_writer.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/sources/embedded_simulation_source.h"
+#include "recording_fixture.h"
+
+namespace limitscope {
+namespace {
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+
+// A stream buffer that shows only what was flushed (sync), like a file after a crash.
+class FlushedOnly : public std::streambuf {
+ public:
+  std::string flushed;
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (c != traits_type::eof()) pending_ += static_cast<char>(c);
+    return traits_type::not_eof(c);
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    pending_.append(s, static_cast<std::size_t>(n));
+    return n;
+  }
+  int sync() override {
+    flushed += pending_;
+    pending_.clear();
+    return 0;
+  }
+
+ private:
+  std::string pending_;
+};
+
+std::vector<json> lines_of(const std::string& text) {
+  std::vector<json> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) out.push_back(json::parse(line));
+  return out;
+}
+
+TEST(RecordingWriter, FlushesAtLeastOncePerInterval) {
+  ManualClock clock;
+  FlushedOnly buf;
+  auto out = std::make_unique<std::ostream>(&buf);
+  RecordingWriter w(std::move(out), "mem", clock, 1s);
+  w.header({"test", 0, 0});
+  EXPECT_EQ(buf.flushed, "");  // written, not yet flushed
+  clock.advance(999ms);
+  w.flush_if_due();
+  EXPECT_EQ(buf.flushed, "");
+  clock.advance(1ms);
+  w.flush_if_due();  // the worker's tick, even with nothing new written
+  EXPECT_EQ(lines_of(buf.flushed).size(), 1u);
+  DecisionRow d;
+  d.api_key = "k";
+  d.t_us = 1'000'000;
+  w.request(d);
+  clock.advance(1s);
+  w.request(d);  // a write after the interval flushes both
+  EXPECT_EQ(lines_of(buf.flushed).size(), 3u);
+  w.finish(2000);
+  EXPECT_EQ(lines_of(buf.flushed).back()["type"], "end");
+  EXPECT_TRUE(w.error().empty());
+}
+
+TEST(RecordingWriter, RequestLinesCarryTheTraceFields) {
+  ManualClock clock;
+  auto text = std::make_unique<std::ostringstream>();
+  std::ostringstream* view = text.get();
+  RecordingWriter w(std::move(text), "mem", clock);
+  DecisionRow d;
+  d.t_us = 1'700'049'600'123'456;
+  d.api_key = "acme \"prod\"";
+  d.tier = "pro";
+  d.model = "gpt-4.1";
+  d.cost = 2;
+  d.allowed = false;
+  d.reason = "exhausted";
+  d.remaining = 0.5;
+  d.retry_after_s = 0.25;
+  w.request(d);
+  const json j = json::parse(view->str());
+  EXPECT_EQ(j["type"], "request");
+  EXPECT_EQ(j["t"].get<double>(), 1700049600.123456);
+  EXPECT_EQ(j["key"], "acme \"prod\"");
+  EXPECT_EQ(j["cost"], 2);
+  EXPECT_EQ(j["model"], "gpt-4.1");
+  EXPECT_EQ(j["tier"], "pro");
+  EXPECT_EQ(j["allowed"], false);
+  EXPECT_EQ(j["reason"], "exhausted");
+  EXPECT_EQ(j["retry_after"], 0.25);
+  EXPECT_EQ(view->str().rfind("{\"type\":\"request\",\"t\":1700049600.123456,\"key\":", 0), 0u);
+}
+
+TEST(RecordingWriter, SessionLinesAreOrderedAndAlertsWrittenOnChange) {
+  auto src = test::make_recorded_source();
+  ASSERT_NE(src, nullptr);
+  src->advance(30s);  // history before the recording starts
+  ManualClock clock;
+  std::stringbuf text;  // outlives the writer, which owns only the stream over it
+  src->start_recording(std::make_unique<std::ostream>(&text), "mem", clock);
+  src->advance(60s);
+  ASSERT_FALSE(src->stop_recording().has_value());
+  const auto lines = lines_of(text.str());
+  ASSERT_GT(lines.size(), 100u);
+  EXPECT_EQ(lines.front()["type"], "header");
+  EXPECT_EQ(lines.front()["version"], kRecordingVersion);
+  EXPECT_EQ(lines.front()["recording_started_ms"], src->start_ms() + 30'000);
+  EXPECT_EQ(lines.back()["type"], "end");
+  std::size_t series = 0, requests = 0, steps = 0, alerts = 0, history_samples = 0;
+  double last_ms = 0;
+  for (const json& j : lines) {
+    const std::string type = j["type"];
+    if (type == "series") {
+      EXPECT_EQ(j["id"], series);  // defined before use, in order
+      ++series;
+    }
+    double t = -1;
+    if (j.contains("t_ms")) t = j["t_ms"].get<double>();
+    if (type == "request") {
+      t = j["t"].get<double>() * 1000;
+      ++requests;
+    }
+    if (type == "samples" && j["t_ms"].get<std::int64_t>() <= src->start_ms() + 30'000) ++history_samples;
+    if (type == "step") ++steps;
+    if (type == "alerts") ++alerts;
+    if (t >= 0) {
+      EXPECT_GE(t, last_ms) << j.dump();
+      last_ms = t;
+    }
+  }
+  EXPECT_EQ(history_samples, 30u);  // one samples line per second of history
+  EXPECT_EQ(steps, 61u);            // the key table at the start, then one per step
+  EXPECT_GT(requests, 100u);
+  // Evaluated every 15 s, but written only when rows or bands changed.
+  EXPECT_GE(alerts, 1u);
+  EXPECT_LE(alerts, 6u);
+}
+
+}  // namespace
+}  // namespace limitscope
