@@ -48,6 +48,11 @@ inline constexpr std::string_view kBucketLevel = "limitscope_bucket_level_tokens
 inline constexpr std::string_view kWindowOccupancy = "limitscope_window_occupancy_ratio";
 /// Counter of spend in US dollars (tokens x model price). Labels: tier, model.
 inline constexpr std::string_view kSpendDollars = "limitscope_spend_dollars_total";
+/// Counter of LLM tokens consumed (the upstream's usage, settled). Labels: tier, model.
+inline constexpr std::string_view kLlmTokens = "limitscope_llm_tokens_total";
+/// Counter of the gateway's HTTP answers by status code. Labels: code.
+inline constexpr std::string_view kGatewayResponses = "limitscope_gateway_responses_total";
+inline constexpr std::string_view kCode = "code";  // label: an HTTP status code
 /// Counter of failed backend calls. Labels: backend, reason.
 inline constexpr std::string_view kBackendErrors = "limitscope_backend_errors_total";
 /// Gauge: circuit breaker state, 0 closed, 1 half-open, 2 open. Labels: backend.

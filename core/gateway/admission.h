@@ -1,0 +1,64 @@
+#pragma once
+// The gateway's limiter behind one small interface, so the in-process keyed limiter and a
+// Redis backend are interchangeable. A request is admitted by a composite of two rules of the
+// key's tier: `requests` (cost = the model's weight, per (key, model)) and, when the tier has
+// one, `llm_tokens` (cost = the request's estimated tokens). Both admit or neither consumes.
+// After the upstream answered, settle() corrects the token rule by the difference between the
+// estimate and the usage the upstream reported.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/limiter/decision.h"
+#include "core/limiter/policy.h"
+
+namespace limitscope::gateway {
+
+struct AdmissionRequest {
+  std::string_view api_key;  // authenticated key; its tier comes from the policy only
+  std::string_view model;
+  std::int64_t llm_tokens = 0;  // the estimate taken from the token rule (> 0)
+  Nanos now{0};                 // limiter time
+};
+
+/// Which rule had the last word on a refused request.
+enum class DeniedBy { none, requests, llm_tokens };
+
+struct AdmissionResult {
+  bool allowed = false;
+  DeniedBy denied_by = DeniedBy::none;
+  /// Refusals before any limit was consulted use Decision::reason: unknown_key,
+  /// unknown_model, key_limit, invalid_cost; cost_above_capacity = can never be admitted.
+  Decision requests;
+  /// The token rule's decision; nullopt when the tier limits no tokens (or a refusal came first).
+  std::optional<Decision> llm_tokens;
+  /// The policy these pointers belong to; kept alive by the result.
+  std::shared_ptr<const Policy> policy;
+  const TierPolicy* tier = nullptr;    // nullptr for an unknown key without default tier
+  const ModelPolicy* model = nullptr;  // nullptr for a model the policy lacks
+  double cost = 0;                     // cost units asked of the requests rule
+};
+
+class AdmissionBackend {
+ public:
+  virtual ~AdmissionBackend() = default;
+  /// Decides one request; consumes from both rules only when both admit.
+  virtual AdmissionResult admit(const AdmissionRequest& request) = 0;
+  /// Corrects the token rule of (key, model) after the call.
+  /// @param token_delta actual minus estimated tokens: > 0 charges extra (the bucket never
+  ///        goes below empty), < 0 refunds (never above capacity)
+  virtual void settle(std::string_view api_key, std::string_view model, double token_delta,
+                      Nanos now) = 0;
+  /// Replaces the policy live; in-flight and later requests are never dropped.
+  /// @return an error (and no change) when the backend cannot use the policy
+  virtual std::optional<std::string> set_policy(Policy policy, Nanos now) = 0;
+  /// The policy in force.
+  virtual std::shared_ptr<const Policy> policy() const = 0;
+  /// "in-process", "redis": the `backend` label and the /readyz text.
+  virtual std::string_view name() const = 0;
+};
+
+}  // namespace limitscope::gateway

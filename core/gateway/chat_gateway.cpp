@@ -1,0 +1,172 @@
+#include "core/gateway/chat_gateway.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "core/common/sha256.h"
+#include "core/gateway/rate_limit_headers.h"
+
+namespace limitscope::gateway {
+namespace {
+
+std::string seconds_json(Nanos d) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(d.count()) / 1e9);
+  return buf;
+}
+
+GatewayResponse with_headers(GatewayResponse r, const AdmissionResult& a) {
+  append_rate_limit_headers(r.headers, a);
+  return r;
+}
+
+GatewayResponse rate_limited(const AdmissionResult& a) {
+  const bool tokens = a.denied_by == DeniedBy::llm_tokens;
+  const std::optional<Nanos> wait = retry_after_of(a);
+  std::string message = "Rate limit reached for " + (a.model ? a.model->name : std::string("this model")) +
+                        " on tier " + (a.tier ? a.tier->name : std::string("?")) + ": " +
+                        (tokens ? "LLM tokens per minute" : "requests") + ".";
+  std::string extra = std::string("{\"limit\":\"") + (tokens ? "llm_tokens" : "requests") + "\"";
+  if (wait) {
+    message += " Retry after " + std::to_string(std::max<std::int64_t>(1, whole_seconds_up(*wait))) + " s.";
+    extra += ",\"retry_after\":" + seconds_json(*wait);
+  }
+  extra += "}";
+  return with_headers(error_response(429, "rate_limit_error", "rate_limit_exceeded", message, extra), a);
+}
+
+}  // namespace
+
+std::optional<std::string> bearer_token(std::string_view authorization) {
+  constexpr std::string_view kScheme = "bearer ";
+  if (authorization.size() <= kScheme.size()) return std::nullopt;
+  for (std::size_t i = 0; i < kScheme.size(); ++i) {
+    char c = authorization[i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (c != kScheme[i]) return std::nullopt;
+  }
+  std::string_view key = authorization.substr(kScheme.size());
+  while (!key.empty() && key.front() == ' ') key.remove_prefix(1);
+  while (!key.empty() && key.back() == ' ') key.remove_suffix(1);
+  if (key.empty()) return std::nullopt;
+  for (char c : key) {
+    if (c <= ' ' || c == 0x7f) return std::nullopt;
+  }
+  return std::string(key);
+}
+
+ChatGateway::ChatGateway(AdmissionBackend& backend, GatewayMetrics& metrics, Clock& clock,
+                         GatewayOptions options)
+    : backend_(backend), metrics_(metrics), clock_(clock), options_(options) {}
+
+AdmitOutcome ChatGateway::admit(const IncomingRequest& in) {
+  AdmitOutcome out;
+  if (!in.authorization) {
+    out.response = error_response(401, "authentication_error", "missing_api_key",
+                                  "No API key: send \"Authorization: Bearer <key>\".");
+    return out;
+  }
+  auto key = bearer_token(*in.authorization);
+  if (!key) {
+    out.response = error_response(401, "authentication_error", "invalid_authorization",
+                                  "The Authorization header must be \"Bearer <key>\".");
+    return out;
+  }
+  auto parsed = parse_chat_request(in.body);
+  if (!parsed) {
+    const bool json_error = parsed.error().rfind("malformed JSON", 0) == 0;
+    out.response = error_response(400, "invalid_request_error",
+                                  json_error ? "invalid_json" : "invalid_request", parsed.error());
+    return out;
+  }
+  const std::int64_t estimate = estimate_llm_tokens(*parsed, options_.default_max_tokens);
+  AdmissionRequest ar;
+  ar.api_key = *key;
+  ar.model = parsed->model;
+  ar.llm_tokens = estimate;
+  ar.now = clock_.now();
+  AdmissionResult a = backend_.admit(ar);
+  const std::string key_hash = api_key_hash(*key);
+
+  if (!a.allowed) {
+    const DenyReason reason = a.denied_by == DeniedBy::llm_tokens && a.llm_tokens
+                                  ? a.llm_tokens->reason
+                                  : a.requests.reason;
+    switch (reason) {
+      case DenyReason::unknown_key:
+        out.response = error_response(403, "permission_error", "unknown_api_key",
+                                      "This API key is not known to the gateway's policy.");
+        return out;
+      case DenyReason::unknown_model:
+        out.response = with_headers(
+            error_response(404, "invalid_request_error", "model_not_found",
+                           "The model \"" + parsed->model + "\" does not exist or is not served here."),
+            a);
+        return out;
+      case DenyReason::cost_above_capacity:
+      case DenyReason::invalid_cost:
+        out.response = with_headers(
+            error_response(400, "invalid_request_error", "request_too_large",
+                           "The request needs an estimated " + std::to_string(estimate) +
+                               " LLM tokens, more than the tier allows at once; lower max_tokens "
+                               "or the prompt."),
+            a);
+        return out;
+      case DenyReason::key_limit:
+        out.response = error_response(503, "server_error", "key_capacity_exceeded",
+                                      "The gateway tracks as many keys as it may; try again later.");
+        out.response->headers.push_back({"Retry-After", "1"});
+        return out;
+      default:
+        metrics_.on_decision(a, key_hash, clock_.wall());
+        out.response = rate_limited(a);
+        return out;
+    }
+  }
+  metrics_.on_decision(a, key_hash, clock_.wall());
+  ForwardTicket t;
+  t.api_key = std::move(*key);
+  t.api_key_hash = key_hash;
+  t.request = std::move(*parsed);
+  t.estimated_tokens = estimate;
+  append_rate_limit_headers(t.rate_limit_headers, a);
+  t.admission = std::move(a);
+  t.request_id = next_id_.fetch_add(1, std::memory_order_relaxed);
+  out.ticket = std::move(t);
+  return out;
+}
+
+std::int64_t ChatGateway::complete(const ForwardTicket& t, const UpstreamOutcome& outcome) {
+  const bool answered_ok = outcome.kind == UpstreamOutcome::Kind::answered &&
+                           outcome.status >= 200 && outcome.status < 300;
+  std::int64_t charged = 0;
+  if (!answered_ok) {
+    charged = 0;
+  } else if (outcome.usage_tokens) {
+    charged = *outcome.usage_tokens;
+  } else {
+    charged = t.estimated_tokens;
+  }
+  const double delta = static_cast<double>(charged - t.estimated_tokens);
+  if (t.admission.tier != nullptr && t.admission.tier->llm_tokens && delta != 0) {
+    backend_.settle(t.api_key, t.request.model, delta, clock_.now());
+  }
+  if (t.admission.tier != nullptr && t.admission.model != nullptr) {
+    metrics_.on_tokens(*t.admission.tier, *t.admission.model, charged);
+  }
+  return charged;
+}
+
+GatewayResponse ChatGateway::upstream_failure(const ForwardTicket& t, UpstreamOutcome::Kind kind,
+                                              std::string_view detail) {
+  const bool timeout = kind == UpstreamOutcome::Kind::timed_out;
+  GatewayResponse r = error_response(timeout ? 504 : 502, "upstream_error",
+                                     timeout ? "upstream_timeout" : "upstream_unavailable",
+                                     std::string(timeout ? "The upstream did not answer in time"
+                                                         : "The upstream could not be reached") +
+                                         (detail.empty() ? "." : ": " + std::string(detail) + "."));
+  r.headers.insert(r.headers.end(), t.rate_limit_headers.begin(), t.rate_limit_headers.end());
+  return r;
+}
+
+}  // namespace limitscope::gateway

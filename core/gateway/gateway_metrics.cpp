@@ -1,0 +1,92 @@
+#include "core/gateway/gateway_metrics.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "core/metrics/metric_names.h"
+
+namespace limitscope::gateway {
+namespace {
+
+namespace names = metrics::names;
+
+template <class T>
+T unwrap(Expected<T> r) {
+  // Registration fails only for a duplicate or invalid name: a defect of this file.
+  if (!r) throw std::logic_error(r.error());
+  return std::move(r).value();
+}
+
+constexpr std::int64_t kNanosPerDay = 86'400LL * 1'000'000'000LL;
+
+}  // namespace
+
+GatewayMetrics::GatewayMetrics(std::size_t max_series) : max_series_(max_series) {
+  metrics::FamilyOptions opts;
+  opts.max_series = max_series;
+  gateway_ = unwrap(metrics::register_gateway_metrics(registry_, opts));
+  own_ = unwrap(metrics::register_limitscope_metrics(registry_, opts));
+  llm_tokens_ = unwrap(registry_.counter(names::kLlmTokens,
+                                         "LLM tokens consumed, from the upstream's usage.",
+                                         {std::string(names::kTier), std::string(names::kModel)}, opts));
+  responses_ = unwrap(registry_.counter(names::kGatewayResponses,
+                                        "HTTP answers of the gateway by status code.",
+                                        {std::string(names::kCode)}, opts));
+}
+
+double GatewayMetrics::add_quota_use(std::string_view& key_hash, std::string_view model, double cost,
+                                     std::int64_t day) {
+  std::lock_guard lock(quota_mu_);
+  auto it = quota_.find(std::string(key_hash));
+  if (it == quota_.end()) {
+    const bool full = quota_.size() >= max_series_;
+    it = quota_.try_emplace(std::string(full ? names::kOverflowLabelValue : key_hash)).first;
+  }
+  key_hash = it->first;  // "__overflow__" for a key past the cap; map keys never move
+  QuotaRow& row = it->second;
+  if (row.day != day) {
+    row.day = day;
+    row.used_by_model.clear();
+  }
+  return row.used_by_model[std::string(model)] += cost;
+}
+
+void GatewayMetrics::on_decision(const AdmissionResult& r, std::string_view api_key_hash,
+                                 Nanos wall_now) {
+  if (r.tier == nullptr || r.model == nullptr) return;
+  const std::string_view tier = r.tier->name;
+  const std::string_view model = r.model->name;
+  own_.requests->with({tier, model, r.allowed ? names::kDecisionAllowed : names::kDecisionDenied}).inc();
+  const LimitParams& params = r.tier->requests;
+  const double remaining = r.requests.remaining;
+  if (is_window_algorithm(params.algorithm)) {
+    own_.window_occupancy->with({tier, model}).set(params.limit > 0 ? 1 - remaining / params.limit : 0);
+  } else {
+    own_.bucket_level->with({tier, model}).set(remaining);
+  }
+  if (!r.allowed) {
+    gateway_.rate_limit_hits->with({tier, model}).inc();
+    return;
+  }
+  gateway_.token_bucket_usage->with({tier, model}).observe(remaining);
+  if (r.tier->daily_quota && *r.tier->daily_quota > 0) {
+    const std::int64_t day = wall_now.count() / kNanosPerDay;
+    std::string_view label = api_key_hash;
+    const double used = add_quota_use(label, model, r.cost, day);
+    gateway_.quota_burn_ratio->with({label, model}).set(used / *r.tier->daily_quota);
+  }
+}
+
+void GatewayMetrics::on_tokens(const TierPolicy& tier, const ModelPolicy& model, std::int64_t tokens) {
+  if (tokens <= 0) return;
+  const auto t = static_cast<double>(tokens);
+  llm_tokens_->with({tier.name, model.name}).inc(t);
+  own_.spend_dollars->with({tier.name, model.name}).inc(t * model.price_per_million_tokens / 1e6);
+}
+
+void GatewayMetrics::on_response(int status) {
+  const std::string code = std::to_string(status);
+  responses_->with({std::string_view(code)}).inc();
+}
+
+}  // namespace limitscope::gateway

@@ -1,0 +1,67 @@
+#pragma once
+// What the gateway exports on /metrics (DESIGN.md section 5; names from metric_names.h):
+//   gateway_rate_limit_hits_total{tier,model}      429 answers of the limiter
+//   gateway_token_bucket_usage{tier,model}         histogram of the requests rule's remaining
+//                                                  cost units after each admitted request
+//   gateway_quota_burn_ratio{api_key_hash,model}   cost units admitted today (UTC) for this
+//                                                  key and model / the tier's daily quota
+//   limitscope_requests_total{tier,model,decision} every limiter decision
+//   limitscope_bucket_level_tokens{tier,model}     remaining after the latest decision
+//   limitscope_window_occupancy_ratio{tier,model}  window algorithms: 1 - remaining / limit
+//   limitscope_llm_tokens_total{tier,model}        LLM tokens settled from upstream usage
+//   limitscope_spend_dollars_total{tier,model}     those tokens at the model's price
+//   limitscope_gateway_responses_total{code}       every HTTP answer by status code
+// Every family caps its series (FamilyOptions::max_series); past the cap observations go to
+// the "__overflow__" series and limitscope_metric_series_overflow_total counts them. The
+// quota table is capped the same way: keys past the cap share one "__overflow__" row.
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "core/gateway/admission.h"
+#include "core/metrics/metrics_registry.h"
+#include "core/metrics/standard_metrics.h"
+
+namespace limitscope::gateway {
+
+class GatewayMetrics {
+ public:
+  /// @param max_series per family, and the number of API keys the quota table tracks
+  explicit GatewayMetrics(std::size_t max_series = 10'000);
+
+  /// Counts one decision of the limiter (an admission result with a known tier and model).
+  /// @param api_key_hash api_key_hash() of the key (never the key itself)
+  /// @param wall_now wall time, for the UTC day of the daily quota
+  void on_decision(const AdmissionResult& r, std::string_view api_key_hash, Nanos wall_now);
+  /// Counts LLM tokens settled after the upstream answered, and their price.
+  void on_tokens(const TierPolicy& tier, const ModelPolicy& model, std::int64_t tokens);
+  /// Counts one HTTP answer.
+  void on_response(int status);
+
+  /// The exposition text (format 0.0.4).
+  std::string render() const { return registry_.render(); }
+  const metrics::MetricsRegistry& registry() const { return registry_; }
+
+ private:
+  struct QuotaRow {
+    std::int64_t day = 0;
+    std::unordered_map<std::string, double> used_by_model;  // cost units today
+  };
+  // Adds today's use; key_hash becomes the row's label (the overflow row past the cap).
+  double add_quota_use(std::string_view& key_hash, std::string_view model, double cost,
+                       std::int64_t day);
+
+  std::size_t max_series_;
+  metrics::MetricsRegistry registry_;
+  metrics::GatewayMetrics gateway_;
+  metrics::LimitscopeMetrics own_;
+  metrics::CounterFamily* llm_tokens_ = nullptr;
+  metrics::CounterFamily* responses_ = nullptr;
+  std::mutex quota_mu_;
+  std::unordered_map<std::string, QuotaRow> quota_;  // api_key_hash -> today's use
+};
+
+}  // namespace limitscope::gateway

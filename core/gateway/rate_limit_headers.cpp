@@ -1,0 +1,84 @@
+#include "core/gateway/rate_limit_headers.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace limitscope::gateway {
+namespace {
+
+std::string count_text(double v) {
+  // Remaining is shown rounded down: a client must never be told it has more than it has.
+  if (!std::isfinite(v) || v < 0) v = 0;
+  return std::to_string(static_cast<std::int64_t>(std::floor(v + 1e-9)));
+}
+
+// Seconds an empty limit needs to be whole again (bucket: C / r; window: its length).
+std::int64_t window_seconds(const LimitParams& p) {
+  if (is_window_algorithm(p.algorithm)) return std::max<std::int64_t>(1, whole_seconds_up(p.window));
+  const double r = p.refill.per_second();
+  if (!(r > 0)) return 1;
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(p.capacity / r - 1e-9)));
+}
+
+struct Rule {
+  const char* name;
+  const char* suffix;
+  const LimitParams* params;
+  const Decision* decision;
+};
+
+}  // namespace
+
+std::int64_t whole_seconds_up(Nanos d) {
+  if (d.count() <= 0) return 0;
+  return (d.count() + 999'999'999) / 1'000'000'000;
+}
+
+std::optional<Nanos> retry_after_of(const AdmissionResult& r) {
+  if (r.allowed) return std::nullopt;
+  std::optional<Nanos> wait;
+  auto consider = [&](const Decision& d) {
+    if (d.allowed) return true;
+    if (!d.retry_after) return false;
+    wait = std::max(wait.value_or(Nanos{0}), *d.retry_after);
+    return true;
+  };
+  if (!consider(r.requests)) return std::nullopt;
+  if (r.llm_tokens && !consider(*r.llm_tokens)) return std::nullopt;
+  return wait;
+}
+
+void append_rate_limit_headers(HttpHeaders& out, const AdmissionResult& r) {
+  if (r.tier == nullptr) return;
+  std::vector<Rule> rules;
+  rules.push_back(Rule{"requests", "", &r.tier->requests, &r.requests});
+  if (r.tier->llm_tokens && r.llm_tokens) {
+    rules.push_back(Rule{"llm-tokens", "-Tokens", &*r.tier->llm_tokens, &*r.llm_tokens});
+  }
+  std::string policy;
+  std::string state;
+  for (const Rule& rule : rules) {
+    const std::string limit = count_text(rule.params->max_cost());
+    const std::string remaining = count_text(rule.decision->remaining);
+    const std::string reset = std::to_string(whole_seconds_up(rule.decision->reset_after));
+    out.push_back({std::string("X-RateLimit-Limit") + rule.suffix, limit});
+    out.push_back({std::string("X-RateLimit-Remaining") + rule.suffix, remaining});
+    out.push_back({std::string("X-RateLimit-Reset") + rule.suffix, reset});
+    if (!policy.empty()) {
+      policy += ", ";
+      state += ", ";
+    }
+    policy += "\"" + std::string(rule.name) + "\";q=" + limit +
+              ";w=" + std::to_string(window_seconds(*rule.params));
+    state += "\"" + std::string(rule.name) + "\";r=" + remaining + ";t=" + reset;
+  }
+  out.push_back({"RateLimit-Policy", policy});
+  out.push_back({"RateLimit", state});
+  if (auto wait = retry_after_of(r)) {
+    // At least 1: "Retry-After: 0" invites an immediate retry that would fail again.
+    out.push_back({"Retry-After", std::to_string(std::max<std::int64_t>(1, whole_seconds_up(*wait)))});
+  }
+}
+
+}  // namespace limitscope::gateway

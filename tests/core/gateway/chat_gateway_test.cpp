@@ -1,0 +1,223 @@
+// Verifies the gateway's request handling without HTTP: status codes and error bodies, 429 with Retry-After, settlement after the upstream, the mock upstream's usage, and the metrics (hits = 429s, histogram count = admitted, no raw key).
+
+#include "core/gateway/chat_gateway.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/common/sha256.h"
+#include "core/gateway/in_process_admission.h"
+#include "core/gateway/mock_upstream.h"
+#include "support/exposition_sums.h"
+
+namespace limitscope::gateway {
+namespace {
+
+using nlohmann::json;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+const char* const kPolicy = R"({
+  "default_tier": "free",
+  "tiers": {
+    "free": { "requests": { "algorithm": "token-bucket", "capacity": 3, "refill": "1/s" },
+              "llm_tokens": { "algorithm": "token-bucket", "capacity": 2000, "refill": "2000/min" },
+              "daily_quota": 100 },
+    "pro": { "requests": { "algorithm": "token-bucket", "capacity": 100, "refill": "10/s" } }
+  },
+  "models": { "small": { "cost": 1, "price_per_million_tokens": 2 }, "big": { "cost": 3 } },
+  "keys": { "sk-pro-secret-key": "pro" }
+})";
+
+Policy make_policy(bool with_default = true) {
+  auto p = parse_policy(kPolicy, "test-policy");
+  EXPECT_TRUE(p.ok()) << p.error();
+  if (!with_default) p->default_tier.reset();
+  return std::move(p).value();
+}
+
+std::string chat_body(std::string_view model, int max_tokens = 100) {
+  return json{{"model", model},
+              {"max_tokens", max_tokens},
+              {"messages", json::array({{{"role", "user"}, {"content", "12345678"}}})}}
+      .dump();
+}
+
+IncomingRequest req(std::optional<std::string> auth, std::string body) {
+  return IncomingRequest{std::move(auth), std::move(body)};
+}
+
+struct Fixture {
+  explicit Fixture(bool with_default = true)
+      : backend(make_policy(with_default)), gateway(backend, metrics, clock) {}
+  ManualClock clock{Nanos{0}};
+  InProcessAdmission backend;
+  GatewayMetrics metrics;
+  ChatGateway gateway;
+};
+
+json error_of(const GatewayResponse& r) {
+  return json::parse(r.body).at("error");
+}
+
+struct ErrorRow {
+  std::optional<std::string> auth;
+  std::string body;
+  int status;
+  const char* code;
+};
+
+class GatewayRefuses : public ::testing::TestWithParam<ErrorRow> {};
+
+TEST_P(GatewayRefuses, WithStatusAndCode) {
+  Fixture f(/*with_default=*/false);
+  const ErrorRow& row = GetParam();
+  AdmitOutcome out = f.gateway.admit(req(row.auth, row.body));
+  ASSERT_TRUE(out.response.has_value());
+  EXPECT_EQ(out.response->status, row.status);
+  EXPECT_EQ(error_of(*out.response).at("code"), row.code) << out.response->body;
+  EXPECT_FALSE(out.ticket.has_value());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Rows, GatewayRefuses,
+    ::testing::Values(ErrorRow{std::nullopt, chat_body("small"), 401, "missing_api_key"},
+                      ErrorRow{"Basic abc", chat_body("small"), 401, "invalid_authorization"},
+                      ErrorRow{"Bearer ", chat_body("small"), 401, "invalid_authorization"},
+                      ErrorRow{"Bearer a b", chat_body("small"), 401, "invalid_authorization"},
+                      ErrorRow{"Bearer sk-pro-secret-key", "{not json", 400, "invalid_json"},
+                      ErrorRow{"Bearer sk-pro-secret-key", R"({"messages":[{}]})", 400, "invalid_request"},
+                      ErrorRow{"Bearer stranger", chat_body("small"), 403, "unknown_api_key"},
+                      ErrorRow{"Bearer sk-pro-secret-key", chat_body("gpt-9"), 404, "model_not_found"}));
+
+TEST(ChatGateway, UnknownKeyGetsTheDefaultTier) {
+  Fixture f;
+  AdmitOutcome out = f.gateway.admit(req("Bearer stranger", chat_body("small")));
+  ASSERT_TRUE(out.ticket.has_value());
+  EXPECT_EQ(out.ticket->admission.tier->name, "free");
+  EXPECT_EQ(out.ticket->estimated_tokens, 2 + 100);
+  EXPECT_EQ(out.ticket->api_key_hash, api_key_hash("stranger"));
+}
+
+TEST(ChatGateway, EstimateAboveTheTokenCapacityIsATooLargeRequest) {
+  Fixture f;
+  AdmitOutcome out = f.gateway.admit(req("Bearer stranger", chat_body("small", 5000)));
+  ASSERT_TRUE(out.response.has_value());
+  EXPECT_EQ(out.response->status, 400);
+  EXPECT_EQ(error_of(*out.response).at("code"), "request_too_large");
+  EXPECT_FALSE(find_header(out.response->headers, "Retry-After").has_value());
+}
+
+TEST(ChatGateway, DeniedIs429WithBodyAndHeaders) {
+  Fixture f;
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(f.gateway.admit(req("Bearer k", chat_body("small"))).ticket);
+  f.clock.advance(milliseconds(250));
+  AdmitOutcome out = f.gateway.admit(req("Bearer k", chat_body("small")));
+  ASSERT_TRUE(out.response.has_value());
+  const GatewayResponse& r = *out.response;
+  EXPECT_EQ(r.status, 429);
+  const json e = error_of(r);
+  EXPECT_EQ(e.at("code"), "rate_limit_exceeded");
+  EXPECT_EQ(e.at("limit"), "requests");
+  EXPECT_NEAR(e.at("retry_after").get<double>(), 0.75, 1e-9);
+  EXPECT_EQ(find_header(r.headers, "Retry-After"), "1");
+  EXPECT_EQ(find_header(r.headers, "X-RateLimit-Limit"), "3");
+  EXPECT_EQ(find_header(r.headers, "X-RateLimit-Remaining"), "0");
+  EXPECT_TRUE(find_header(r.headers, "RateLimit").has_value());
+  EXPECT_TRUE(find_header(r.headers, "RateLimit-Policy").has_value());
+  // After the advertised wait, the same request succeeds.
+  f.clock.advance(seconds(1));
+  EXPECT_TRUE(f.gateway.admit(req("Bearer k", chat_body("small"))).ticket.has_value());
+}
+
+TEST(ChatGateway, AllowedTicketCarriesRateLimitHeaders) {
+  Fixture f;
+  AdmitOutcome out = f.gateway.admit(req("Bearer sk-pro-secret-key", chat_body("big")));
+  ASSERT_TRUE(out.ticket.has_value());
+  EXPECT_EQ(find_header(out.ticket->rate_limit_headers, "X-RateLimit-Remaining"), "97");
+  EXPECT_FALSE(find_header(out.ticket->rate_limit_headers, "Retry-After").has_value());
+  EXPECT_FALSE(find_header(out.ticket->rate_limit_headers, "X-RateLimit-Limit-Tokens").has_value());
+}
+
+TEST(ChatGateway, SettlementFollowsTheUpstream) {
+  Fixture f;
+  const LimitParams tokens = *make_policy().find_tier("free")->llm_tokens;
+  auto level = [&] { return f.backend.tokens_available("k", "small", tokens, f.clock.now()); };
+  AdmitOutcome a = f.gateway.admit(req("Bearer k", chat_body("small", 500)));
+  ASSERT_TRUE(a.ticket);
+  EXPECT_EQ(level(), 2000 - 502);
+  EXPECT_EQ(f.gateway.complete(*a.ticket, UpstreamOutcome{UpstreamOutcome::Kind::answered, 200, 40}), 40);
+  EXPECT_EQ(level(), 2000 - 40);
+  AdmitOutcome b = f.gateway.admit(req("Bearer k", chat_body("small", 500)));
+  ASSERT_TRUE(b.ticket);
+  EXPECT_EQ(f.gateway.complete(*b.ticket, UpstreamOutcome{UpstreamOutcome::Kind::unreachable, 0, std::nullopt}), 0);
+  EXPECT_EQ(level(), 2000 - 40);  // a failed call is refunded whole
+  AdmitOutcome c = f.gateway.admit(req("Bearer k", chat_body("small", 500)));
+  ASSERT_TRUE(c.ticket);
+  EXPECT_EQ(f.gateway.complete(*c.ticket, UpstreamOutcome{UpstreamOutcome::Kind::answered, 200, std::nullopt}), 502);
+  EXPECT_EQ(level(), 2000 - 40 - 502);  // no usage: the estimate stands
+  const GatewayResponse bad = ChatGateway::upstream_failure(*c.ticket, UpstreamOutcome::Kind::timed_out, "after 30s");
+  EXPECT_EQ(bad.status, 504);
+  EXPECT_EQ(error_of(bad).at("code"), "upstream_timeout");
+  EXPECT_TRUE(find_header(bad.headers, "X-RateLimit-Limit").has_value());
+}
+
+TEST(ChatGateway, MockUpstreamAnswersWithUsageJsonAndSse) {
+  ChatRequest r;
+  r.model = "small";
+  r.prompt_chars = 9;
+  r.max_tokens = 100;
+  MockCompletion plain = mock_completion(r, 7, 1'700'000'000);
+  ASSERT_EQ(plain.chunks.size(), 1u);
+  EXPECT_EQ(plain.content_type, "application/json");
+  EXPECT_EQ(usage_total_tokens(plain.chunks[0]), 3 + kMockCompletionTokens);
+  EXPECT_EQ(json::parse(plain.chunks[0]).at("id"), "chatcmpl-mock-7");
+  r.stream = true;
+  r.max_tokens = 5;
+  MockCompletion streamed = mock_completion(r, 8, 1'700'000'000);
+  EXPECT_EQ(streamed.content_type, "text/event-stream");
+  EXPECT_EQ(streamed.chunks.back(), "data: [DONE]\n\n");
+  SseUsageScanner scan;
+  for (const auto& c : streamed.chunks) scan.feed(c);
+  scan.finish();
+  EXPECT_EQ(scan.total_tokens(), 3 + 5);
+}
+
+TEST(ChatGateway, MetricsCountHitsAdmittedTokensAndNeverTheRawKey) {
+  Fixture f;
+  int admitted = 0;
+  int limited = 0;
+  for (int i = 0; i < 6; ++i) {
+    AdmitOutcome out = f.gateway.admit(req("Bearer sk-pro-secret-key-2", chat_body("small")));
+    if (out.ticket) {
+      ++admitted;
+      f.gateway.complete(*out.ticket, UpstreamOutcome{UpstreamOutcome::Kind::answered, 200, 20});
+    } else {
+      ASSERT_EQ(out.response->status, 429);
+      ++limited;
+    }
+  }
+  ASSERT_EQ(admitted, 3);
+  ASSERT_EQ(limited, 3);
+  const std::string text = f.metrics.render();
+  EXPECT_EQ(text.find("sk-pro-secret-key-2"), std::string::npos);
+  const std::string hash = api_key_hash("sk-pro-secret-key-2");
+  EXPECT_EQ(test::sum_samples(text, "gateway_rate_limit_hits_total"), 3);
+  EXPECT_EQ(test::sum_samples(text, "gateway_token_bucket_usage_count"), 3);
+  EXPECT_EQ(test::sum_samples(text, "limitscope_llm_tokens_total", {{"tier", "free"}, {"model", "small"}}), 60);
+  EXPECT_EQ(test::sum_samples(text, "limitscope_requests_total", {{"decision", "allowed"}}), 3);
+  EXPECT_EQ(test::first_label(text, "gateway_quota_burn_ratio", "api_key_hash"), hash);
+  const double burn = test::sum_samples(text, "gateway_quota_burn_ratio", {{"api_key_hash", hash}});
+  EXPECT_DOUBLE_EQ(burn, 3.0 / 100);  // 3 cost units of a 100-unit daily quota
+}
+
+TEST(BearerToken, Shapes) {
+  EXPECT_EQ(bearer_token("Bearer abc"), "abc");
+  EXPECT_EQ(bearer_token("bearer   abc  "), "abc");
+  EXPECT_FALSE(bearer_token("Bearerabc").has_value());
+  EXPECT_FALSE(bearer_token("Token abc").has_value());
+}
+
+}  // namespace
+}  // namespace limitscope::gateway

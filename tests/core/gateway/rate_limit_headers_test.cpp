@@ -1,0 +1,111 @@
+// Verifies the rate-limit headers: X-RateLimit-*, their -Tokens twins, the IETF RateLimit and RateLimit-Policy fields, and Retry-After in whole seconds rounded up.
+
+#include "core/gateway/rate_limit_headers.h"
+
+#include <gtest/gtest.h>
+
+namespace limitscope::gateway {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+TierPolicy tier_with_tokens() {
+  TierPolicy t;
+  t.name = "free";
+  t.requests.capacity = 60;
+  t.requests.refill = Rate::per_sec(1);
+  LimitParams tokens;
+  tokens.capacity = 1000;
+  tokens.refill = Rate{1000, seconds(60)};
+  t.llm_tokens = tokens;
+  return t;
+}
+
+std::string header(const HttpHeaders& h, std::string_view name) {
+  auto v = find_header(h, name);
+  return v ? std::string(*v) : std::string("<absent>");
+}
+
+TEST(WholeSecondsUp, RoundsUp) {
+  struct Row {
+    Nanos in;
+    std::int64_t out;
+  };
+  for (const Row& r : {Row{Nanos{0}, 0}, Row{Nanos{-5}, 0}, Row{Nanos{1}, 1}, Row{milliseconds(999), 1},
+                       Row{seconds(1), 1}, Row{seconds(1) + Nanos{1}, 2}, Row{milliseconds(2500), 3}}) {
+    EXPECT_EQ(whole_seconds_up(r.in), r.out) << r.in.count();
+  }
+}
+
+TEST(RateLimitHeaders, AllowedCarriesBothRulesAndNoRetryAfter) {
+  const TierPolicy tier = tier_with_tokens();
+  AdmissionResult r;
+  r.allowed = true;
+  r.tier = &tier;
+  r.requests = Decision{true, 60, 52.7, std::nullopt, milliseconds(7300)};
+  r.llm_tokens = Decision{true, 1000, 900, std::nullopt, milliseconds(6000)};
+  HttpHeaders h;
+  append_rate_limit_headers(h, r);
+  EXPECT_EQ(header(h, "X-RateLimit-Limit"), "60");
+  EXPECT_EQ(header(h, "X-RateLimit-Remaining"), "52");
+  EXPECT_EQ(header(h, "X-RateLimit-Reset"), "8");
+  EXPECT_EQ(header(h, "X-RateLimit-Limit-Tokens"), "1000");
+  EXPECT_EQ(header(h, "X-RateLimit-Remaining-Tokens"), "900");
+  EXPECT_EQ(header(h, "X-RateLimit-Reset-Tokens"), "6");
+  EXPECT_EQ(header(h, "RateLimit-Policy"), "\"requests\";q=60;w=60, \"llm-tokens\";q=1000;w=60");
+  EXPECT_EQ(header(h, "RateLimit"), "\"requests\";r=52;t=8, \"llm-tokens\";r=900;t=6");
+  EXPECT_EQ(header(h, "Retry-After"), "<absent>");
+}
+
+TEST(RateLimitHeaders, DeniedRetryAfterIsTheLongestWaitRoundedUp) {
+  const TierPolicy tier = tier_with_tokens();
+  AdmissionResult r;
+  r.tier = &tier;
+  r.denied_by = DeniedBy::requests;
+  r.requests = Decision{false, 60, 0.2, milliseconds(800), seconds(60)};
+  r.llm_tokens = Decision{false, 1000, 10, milliseconds(2100), seconds(59)};
+  HttpHeaders h;
+  append_rate_limit_headers(h, r);
+  EXPECT_EQ(header(h, "Retry-After"), "3");
+  EXPECT_EQ(header(h, "X-RateLimit-Remaining"), "0");
+  // A wait below a second still says 1: "0" would invite an immediate failing retry.
+  r.llm_tokens.reset();
+  r.requests.retry_after = Nanos{1};
+  HttpHeaders h2;
+  append_rate_limit_headers(h2, r);
+  EXPECT_EQ(header(h2, "Retry-After"), "1");
+  EXPECT_EQ(header(h2, "RateLimit-Policy"), "\"requests\";q=60;w=60");
+}
+
+TEST(RateLimitHeaders, NoRetryAfterWhenWaitingCannotHelp) {
+  const TierPolicy tier = tier_with_tokens();
+  AdmissionResult r;
+  r.tier = &tier;
+  r.denied_by = DeniedBy::llm_tokens;
+  r.requests = Decision{true, 60, 50, std::nullopt, seconds(10)};
+  r.llm_tokens = Decision{false, 1000, 1000, std::nullopt, Nanos{0}, Nanos{0}, DenyReason::cost_above_capacity};
+  EXPECT_FALSE(retry_after_of(r).has_value());
+  HttpHeaders h;
+  append_rate_limit_headers(h, r);
+  EXPECT_EQ(header(h, "Retry-After"), "<absent>");
+}
+
+TEST(RateLimitHeaders, WindowAlgorithmsUseTheirWindow) {
+  TierPolicy tier;
+  tier.name = "team";
+  tier.requests.algorithm = Algorithm::sliding_log;
+  tier.requests.limit = 100;
+  tier.requests.window = seconds(90);
+  AdmissionResult r;
+  r.allowed = true;
+  r.tier = &tier;
+  r.requests = Decision{true, 100, 40, std::nullopt, seconds(30)};
+  HttpHeaders h;
+  append_rate_limit_headers(h, r);
+  EXPECT_EQ(header(h, "RateLimit-Policy"), "\"requests\";q=100;w=90");
+  EXPECT_EQ(header(h, "X-RateLimit-Limit-Tokens"), "<absent>");
+}
+
+}  // namespace
+}  // namespace limitscope::gateway
