@@ -128,6 +128,7 @@ AdmitOutcome ChatGateway::admit(const IncomingRequest& in) {
   t.api_key = std::move(*key);
   t.api_key_hash = key_hash;
   t.request = std::move(*parsed);
+  t.raw_body = in.body;
   t.estimated_tokens = estimate;
   append_rate_limit_headers(t.rate_limit_headers, a);
   t.admission = std::move(a);

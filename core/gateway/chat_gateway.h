@@ -40,6 +40,7 @@ struct ForwardTicket {
   std::string api_key;       // for settlement only; never logged
   std::string api_key_hash;  // api_key_hash(api_key)
   ChatRequest request;
+  std::string raw_body;  // the body as the client sent it, forwarded byte for byte
   std::int64_t estimated_tokens = 0;
   AdmissionResult admission;
   HttpHeaders rate_limit_headers;  // to add to whatever the upstream answers

@@ -1,0 +1,50 @@
+#pragma once
+// The HTTP face of limitscope-gateway on cpp-httplib: routes, body size limit, JSON error
+// bodies for the library's own errors (413, 404, 405), the mock upstream, and forwarding.
+// The request logic itself is core/gateway/chat_gateway.h.
+
+#include <chrono>
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include <httplib.h>
+
+#include "app/gateway/upstream_forwarder.h"
+#include "core/common/expected.h"
+#include "core/gateway/chat_gateway.h"
+
+namespace limitscope::gateway_app {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 0;  // 0 = any free port
+  std::size_t max_body_bytes = 1 << 20;
+  std::size_t threads = 64;  // worker threads (each holds one connection at a time)
+  /// Answer from the built-in mock upstream after this latency; else forward to `upstream`.
+  bool mock_upstream = false;
+  std::chrono::nanoseconds mock_latency{0};
+  std::optional<UpstreamTarget> upstream;
+  ForwardOptions forward;
+};
+
+class GatewayServer {
+ public:
+  GatewayServer(gateway::ChatGateway& gateway, ServerOptions options);
+  /// Binds the listening socket. @return the bound port, or an error naming the address
+  Expected<int> bind();
+  /// Serves until stop(); returns false when the server could not run.
+  bool run();
+  /// Stops accepting and returns from run(); safe from another thread.
+  void stop() { server_.stop(); }
+
+ private:
+  void handle_chat(const httplib::Request& req, httplib::Response& res);
+  void answer_from_mock(gateway::ForwardTicket ticket, httplib::Response& res);
+
+  gateway::ChatGateway& gateway_;
+  ServerOptions options_;
+  httplib::Server server_;
+};
+
+}  // namespace limitscope::gateway_app

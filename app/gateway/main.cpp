@@ -1,0 +1,217 @@
+// limitscope-gateway: a reference rate-limiting gateway in front of an OpenAI-compatible
+// upstream (docs/gateway.md). This main parses options, builds the limiter backend and the
+// server, prints the bound address as its first stdout line, and handles signals: SIGHUP
+// reloads the policy file without dropping requests; SIGINT/SIGTERM stop the server.
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "app/cli/args.h"
+#include "app/gateway/gateway_server.h"
+#include "core/gateway/chat_gateway.h"
+#include "core/gateway/in_process_admission.h"
+#include "core/limiter/policy.h"
+#include "core/limiter/rate.h"
+
+namespace {
+
+using namespace limitscope;
+
+constexpr std::string_view kProgram = "limitscope-gateway";
+
+int usage_error(const std::string& message) {
+  std::cerr << kProgram << ": " << message << "\n";
+  return 2;
+}
+
+void log_line(const std::string& message) {
+  std::cerr << kProgram << ": " << message << std::endl;
+}
+
+std::optional<std::size_t> parse_count(const std::string& text, std::size_t min, std::size_t max) {
+  std::size_t v = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc{} || ptr != text.data() + text.size() || v < min || v > max) return std::nullopt;
+  return v;
+}
+
+std::string usage_text(const cli::Args& args) {
+  std::string u = args.usage();
+  const std::string prefix = "usage: limitscope-cli ";
+  if (u.rfind(prefix, 0) == 0) u.replace(0, prefix.size(), "usage: ");
+  return u;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> argv_rest(argv + 1, argv + argc);
+  cli::Args args(
+      kProgram,
+      "Rate-limiting gateway for OpenAI-compatible chat completions (docs/gateway.md).\n"
+      "Prints \"listening on HOST:PORT\" as its first line; SIGHUP reloads --policy.",
+      {{"listen", "HOST:PORT", "address to serve on (port 0: any free port)"},
+       {"policy", "FILE", "policy JSON (docs/policy.md); default: the embedded default policy"},
+       {"redis", "URL", "decide on Redis instead of in-process (not supported yet)"},
+       {"upstream", "URL", "forward admitted requests to http[s]://HOST[:PORT][/PREFIX]"},
+       {"mock-upstream", "", "answer admitted requests with the built-in mock upstream"},
+       {"mock-latency", "DURATION", "mock upstream latency, e.g. 20ms (default 0)"},
+       {"upstream-timeout", "DURATION", "upstream read timeout (default 60s)"},
+       {"max-body", "BYTES", "largest request body accepted, else 413 (default 1048576)"},
+       {"threads", "N", "worker threads, one connection each at a time (default 64)"},
+       {"default-max-tokens", "N", "completion tokens assumed when a request sets none (default 1024)"},
+       {"max-keys", "N", "most (key, model) limiter states held (default 1000000)"},
+       {"max-series", "N", "series cap per metric family and quota keys tracked (default 10000)"}},
+      argv_rest);
+  if (!args.ok()) return usage_error(args.error());
+  if (args.help_requested()) {
+    std::cout << usage_text(args);
+    return 0;
+  }
+
+  gateway_app::ServerOptions server_options;
+  const auto listen = args.get("listen");
+  if (!listen) return usage_error("--listen HOST:PORT is required");
+  {
+    const auto colon = listen->rfind(':');
+    if (colon == std::string::npos || colon == 0) {
+      return usage_error("--listen " + *listen + ": expected HOST:PORT, e.g. 127.0.0.1:8080");
+    }
+    auto port = parse_count(listen->substr(colon + 1), 0, 65535);
+    if (!port) return usage_error("--listen " + *listen + ": port must be 0..65535");
+    server_options.host = listen->substr(0, colon);
+    server_options.port = static_cast<int>(*port);
+  }
+  if (args.has("redis")) {
+    return usage_error("--redis " + args.get("redis").value_or("") +
+                       ": the Redis backend is not yet supported by this build; run without "
+                       "--redis to use the in-process limiter");
+  }
+  if (args.has("upstream") == args.has("mock-upstream")) {
+    return usage_error("give exactly one of --upstream URL and --mock-upstream");
+  }
+  if (auto up = args.get("upstream")) {
+    auto target = gateway_app::parse_upstream_url(*up);
+    if (!target) return usage_error(target.error());
+    server_options.upstream = *target;
+  }
+  server_options.mock_upstream = args.has("mock-upstream");
+  if (auto lat = args.get("mock-latency")) {
+    if (!server_options.mock_upstream) return usage_error("--mock-latency needs --mock-upstream");
+    if (*lat == "0" || *lat == "0s" || *lat == "0ms") {
+      server_options.mock_latency = Nanos{0};
+    } else {
+      auto d = parse_duration(*lat);
+      if (!d) return usage_error("--mock-latency " + *lat + ": " + d.error());
+      server_options.mock_latency = *d;
+    }
+  }
+  if (auto t = args.get("upstream-timeout")) {
+    auto d = parse_duration(*t);
+    if (!d || *d < std::chrono::seconds(1)) return usage_error("--upstream-timeout " + *t + ": expected a duration >= 1s");
+    server_options.forward.read_timeout = std::chrono::duration_cast<std::chrono::seconds>(*d);
+  }
+  if (const char* key = std::getenv("LIMITSCOPE_UPSTREAM_API_KEY"); key != nullptr) {
+    server_options.forward.upstream_api_key = key;
+  }
+  struct CountOption {
+    const char* name;
+    std::size_t min, max;
+    std::size_t* out;
+  };
+  std::size_t default_max_tokens = 1024;
+  std::size_t max_keys = 1'000'000;
+  std::size_t max_series = 10'000;
+  for (const CountOption& c : {CountOption{"max-body", 1, std::size_t{1} << 30, &server_options.max_body_bytes},
+                               CountOption{"threads", 1, 4096, &server_options.threads},
+                               CountOption{"default-max-tokens", 1, 10'000'000, &default_max_tokens},
+                               CountOption{"max-keys", 1, 100'000'000, &max_keys},
+                               CountOption{"max-series", 1, 10'000'000, &max_series}}) {
+    if (auto v = args.get(c.name)) {
+      auto n = parse_count(*v, c.min, c.max);
+      if (!n) {
+        return usage_error("--" + std::string(c.name) + " " + *v + ": expected an integer in [" +
+                           std::to_string(c.min) + ", " + std::to_string(c.max) + "]");
+      }
+      *c.out = *n;
+    }
+  }
+
+  const std::optional<std::string> policy_path = args.get("policy");
+  Policy policy = default_policy();
+  if (policy_path) {
+    auto p = load_policy_file(*policy_path);
+    if (!p) return usage_error(p.error());
+    policy = std::move(p).value();
+  }
+
+  // Signals go to one thread (sigwait), blocked everywhere else, before any thread starts.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGHUP);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);  // a client that hangs up must not kill the gateway
+
+  KeyedLimiterOptions limiter_options;
+  limiter_options.max_keys = max_keys;
+  std::unique_ptr<gateway::InProcessAdmission> backend;
+  try {
+    backend = std::make_unique<gateway::InProcessAdmission>(std::move(policy), limiter_options);
+  } catch (const std::exception& e) {
+    return usage_error(e.what());
+  }
+  gateway::GatewayMetrics metrics(max_series);
+  gateway::GatewayOptions gateway_options;
+  gateway_options.default_max_tokens = static_cast<std::int64_t>(default_max_tokens);
+  gateway::ChatGateway chat(*backend, metrics, SteadyClock::instance(), gateway_options);
+  gateway_app::GatewayServer server(chat, server_options);
+  auto port = server.bind();
+  if (!port) return usage_error(port.error());
+  std::cout << "listening on " << server_options.host << ":" << *port << std::endl;
+  log_line("backend in-process, policy " + backend->policy()->source + ", " +
+           (server_options.mock_upstream ? "mock upstream" : "upstream " + *args.get("upstream")));
+
+  std::thread signal_thread([&] {
+    for (;;) {
+      int sig = 0;
+      if (sigwait(&signals, &sig) != 0) continue;
+      if (sig == SIGHUP) {
+        if (!policy_path) {
+          log_line("SIGHUP: no --policy file to reload (the embedded default stays)");
+          continue;
+        }
+        auto p = load_policy_file(*policy_path);
+        if (!p) {
+          log_line("SIGHUP: policy not reloaded, the previous one stays: " + p.error());
+          continue;
+        }
+        if (auto err = backend->set_policy(std::move(p).value(), SteadyClock::instance().now())) {
+          log_line("SIGHUP: policy not reloaded: " + *err);
+          continue;
+        }
+        log_line("SIGHUP: policy reloaded from " + *policy_path);
+        continue;
+      }
+      log_line(sig == SIGINT ? "SIGINT: stopping" : "SIGTERM: stopping");
+      server.stop();
+      return;
+    }
+  });
+  const bool ok = server.run();
+  if (signal_thread.joinable()) {
+    // run() also returns when the listener fails; wake the signal thread so it can finish.
+    pthread_kill(signal_thread.native_handle(), SIGTERM);
+    signal_thread.join();
+  }
+  return ok ? 0 : 1;
+}
