@@ -1,0 +1,50 @@
+#pragma once
+// limitscope's own Redis key schema (docs/redis-schema.md): every key of rule R is
+// "<prefix>{R}:...", so all keys one decision touches share the hash tag {R} and one cluster
+// slot.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace limitscope::redis {
+
+inline constexpr std::string_view kDefaultPrefix = "limitscope:";
+
+class KeySchema {
+ public:
+  /// @param prefix prepended to every key; must not contain '{' or '}' (checked by valid())
+  explicit KeySchema(std::string prefix = std::string(kDefaultPrefix)) : prefix_(std::move(prefix)) {}
+
+  const std::string& prefix() const { return prefix_; }
+
+  /// "<prefix>{R}:config": the rule's parameters (hash).
+  std::string config_key(std::string_view rule) const { return tagged(rule) + ":config"; }
+  /// "<prefix>{R}:s:<key>": the state of one limited key (a composite's limits add ":<name>").
+  std::string state_key(std::string_view rule, std::string_view key) const {
+    return tagged(rule) + ":s:" + std::string(key);
+  }
+  /// "<prefix>{R}:audit": the stream of config changes.
+  std::string audit_key(std::string_view rule) const { return tagged(rule) + ":audit"; }
+  /// "<prefix>{R}:decisions": the optional, capped stream of sampled decisions.
+  std::string decisions_key(std::string_view rule) const { return tagged(rule) + ":decisions"; }
+
+  /// @return why the prefix is unusable, or nullopt.
+  std::optional<std::string> check_prefix() const;
+  /// A rule name: 1..128 characters of [A-Za-z0-9_.:-] (no braces, so the tag stays {R}).
+  /// @return why `rule` is unusable, or nullopt.
+  static std::optional<std::string> check_rule(std::string_view rule);
+
+ private:
+  std::string tagged(std::string_view rule) const {
+    return prefix_ + "{" + std::string(rule) + "}";
+  }
+
+  std::string prefix_;
+};
+
+/// The Redis Cluster slot of `key` (CRC16/XMODEM of its hash tag, mod 16384).
+int cluster_slot(std::string_view key);
+
+}  // namespace limitscope::redis

@@ -1,0 +1,126 @@
+-- common.lua: helpers shared by every limitscope script; prepended to each script at load
+-- time (core/redis/lua_scripts.cpp). Lua numbers are doubles: absolute times are kept in
+-- microseconds (exact below 2^53 µs, about 285 years), durations in nanoseconds.
+
+local LS_FAR_NS = 2305843009213693952      -- 2^61 ns: the longest wait reported (time_math.h)
+local LS_EXACT = 9007199254740992          -- 2^53: doubles hold every integer below this
+
+-- A finite number parsed from a Redis string, or nil ("abc", "inf", "nan", false).
+local function ls_num(s)
+  local x = tonumber(s)
+  if x == nil or x ~= x or x == math.huge or x == -math.huge then return nil end
+  return x
+end
+
+-- A non-negative integer below 2^53, or nil.
+local function ls_uint(s)
+  local x = ls_num(s)
+  if x == nil or x < 0 or x > LS_EXACT or x ~= math.floor(x) then return nil end
+  return x
+end
+
+-- Exact text of a double (tostring keeps only 14 digits).
+local function ls_fmt(x) return string.format('%.17g', x) end
+-- Text of an integral double (durations in ns, times in µs).
+local function ls_int(x) return string.format('%.0f', x) end
+
+-- time_math::ceil_ns: a non-negative duration in ns rounded up, clamped to [0, 2^61].
+local function ls_ceil_ns(ns)
+  if not (ns > 0) then return 0 end
+  if ns >= LS_FAR_NS then return LS_FAR_NS end
+  return math.ceil(ns)
+end
+
+-- time_math::round_ns (llround: halves away from zero), clamped to [0, 2^61].
+local function ls_round_ns(ns)
+  if not (ns > 0) then return 0 end
+  if ns >= LS_FAR_NS then return LS_FAR_NS end
+  local f = math.floor(ns)
+  if ns - f >= 0.5 then return f + 1 end
+  return f
+end
+
+-- A state key's TTL in ms for a state that becomes idle `ns` from now (at least 1 ms).
+local function ls_ttl_ms(ns)
+  local ms = math.ceil(ns / 1000000)
+  if ms < 1 then return 1 end
+  return ms
+end
+
+-- time_math::earliest_true: smallest d in (lo, cap] with pred(d), pred monotone false→true;
+-- nil when pred(cap) is false. Integers here stay below 2^53 for waits under ~104 days.
+local function ls_earliest(lo, guess, cap, pred)
+  if cap <= lo then return nil end
+  local g = guess
+  if g < lo + 1 then g = lo + 1 end
+  if g > cap then g = cap end
+  local hi = cap
+  if pred(g) then
+    hi = g
+    local step = 1
+    while step < hi - lo do
+      local c = hi - step
+      if not pred(c) then lo = c break end
+      hi = c
+      step = step * 2
+    end
+  else
+    lo = g
+    local found = false
+    local step = 1
+    while step < cap - lo do
+      local c = lo + step
+      if pred(c) then hi = c found = true break end
+      lo = c
+      step = step * 2
+    end
+    if not found and not pred(cap) then return nil end
+  end
+  while hi - lo > 1 do
+    local mid = lo + math.floor((hi - lo) / 2)
+    if pred(mid) then hi = mid else lo = mid end
+  end
+  return hi
+end
+
+-- A cost core/limiter accepts: finite and > 0 (time_math::valid_cost).
+local function ls_valid_cost(c) return c > 0 and c < math.huge end
+
+-- A refusal for a cost that can never be admitted (time_math::refusal).
+local function ls_refusal(reason, limit, available, reset_ns)
+  return {allowed = false, limit = limit, remaining = available, retry = nil,
+          reset = reset_ns, reason = reason}
+end
+
+-- Parses and checks one limit's parameters from config fields; returns p or nil, message.
+-- f: algorithm, capacity, refill_amount, refill_period_ns, limit, window_ns (strings/false).
+local function ls_params(f, where)
+  local alg = f[1]
+  local p = {alg = alg}
+  local function bad(i, why) return nil, where .. why .. ', got ' ..
+    (f[i] == false and 'nothing' or ("'" .. tostring(f[i]) .. "'")) end
+  if alg == 'token-bucket' or alg == 'gcra' then
+    p.capacity = ls_num(f[2])
+    if p.capacity == nil or p.capacity <= 0 then return bad(2, 'capacity must be a finite number > 0') end
+    p.amount = ls_num(f[3])
+    if p.amount == nil or p.amount <= 0 then return bad(3, 'refill_amount must be a finite number > 0') end
+    p.period = ls_uint(f[4])
+    if p.period == nil or p.period < 1 then
+      return bad(4, 'refill_period_ns must be an integer in [1, 2^53]')
+    end
+    p.max = p.capacity
+  elseif alg == 'sliding-log' or alg == 'sliding-counter' or alg == 'fixed-window' then
+    p.limit = ls_num(f[5])
+    if p.limit == nil or p.limit <= 0 then return bad(5, 'limit must be a finite number > 0') end
+    p.window = ls_uint(f[6])
+    if p.window == nil or p.window < 1000000 or p.window % 1000 ~= 0 then
+      return bad(6, 'window_ns must be a whole number of microseconds, at least 1ms')
+    end
+    p.window_us = p.window / 1000
+    p.max = p.limit
+  else
+    return nil, where .. "algorithm must be one of token-bucket, gcra, sliding-log, " ..
+      "sliding-counter, fixed-window, got " .. (alg == false and 'nothing' or ("'" .. tostring(alg) .. "'"))
+  end
+  return p
+end

@@ -1,0 +1,73 @@
+-- config_set.lua: replaces a rule's config with compare-and-set on its version and appends the
+-- change to the rule's audit stream, atomically (appended after common.lua).
+-- KEYS[1] the config hash, KEYS[2] the audit stream.
+-- ARGV[1] expected current version ("" = any; "0" = the rule must not exist yet),
+-- ARGV[2] who, ARGV[3] reason, ARGV[4] audit MAXLEN ~, ARGV[5] action ("set", "undo"),
+-- ARGV[6..] field, value pairs of the new config (without version and updated_*).
+-- Returns {version, updated_at_ms}. Errors: "LSCAS ..." (version moved), "LSCONFIG ..." (the
+-- new config is invalid: nothing is changed).
+
+local cfg, audit = KEYS[1], KEYS[2]
+local old_raw = redis.pcall('HGETALL', cfg)
+if old_raw.err then return redis.error_reply('LSCONFIG ' .. cfg .. ' is not a hash') end
+local old = {}
+for i = 1, #old_raw, 2 do old[old_raw[i]] = old_raw[i + 1] end
+local current = 0
+if old.version then
+  current = ls_uint(old.version)
+  if current == nil then
+    return redis.error_reply('LSCONFIG ' .. cfg .. ': stored version is not an integer: ' .. old.version)
+  end
+end
+if ARGV[1] ~= '' and ls_uint(ARGV[1]) ~= current then
+  return redis.error_reply('LSCAS ' .. cfg .. ' is at version ' .. ls_int(current) ..
+                           ', expected ' .. ARGV[1] .. ' (changed meanwhile: get it again)')
+end
+
+local new, fields = {}, {}
+for i = 6, #ARGV, 2 do
+  local f, v = ARGV[i], ARGV[i + 1]
+  if v == nil or f == 'version' or f == 'updated_at' or f == 'updated_by' or f == 'reason' then
+    return redis.error_reply('LSCONFIG field ' .. tostring(f) .. ' cannot be set directly')
+  end
+  new[f] = v
+end
+-- The same checks decide.lua makes, so a stored config is always one it accepts.
+local function check(prefix, where)
+  local _, err = ls_params({new[prefix .. 'algorithm'] or false, new[prefix .. 'capacity'] or false,
+    new[prefix .. 'refill_amount'] or false, new[prefix .. 'refill_period_ns'] or false,
+    new[prefix .. 'limit'] or false, new[prefix .. 'window_ns'] or false}, where)
+  return err
+end
+if new.algorithm == 'composite' then
+  local count = 0
+  for name in string.gmatch(new.limits or '', '[^,]+') do
+    if not string.match(name, '^[%w_%-]+$') then
+      return redis.error_reply('LSCONFIG ' .. cfg .. ": bad limit name '" .. name .. "'")
+    end
+    local err = check(name .. '.', 'LSCONFIG ' .. cfg .. ' limit ' .. name .. ': ')
+    if err then return redis.error_reply(err) end
+    count = count + 1
+  end
+  if count == 0 then return redis.error_reply('LSCONFIG ' .. cfg .. ': a composite rule needs limits') end
+else
+  local err = check('', 'LSCONFIG ' .. cfg .. ': ')
+  if err then return redis.error_reply(err) end
+end
+
+local tm = redis.call('TIME')
+local at = tonumber(tm[1]) * 1000 + math.floor(tonumber(tm[2]) / 1000)
+local version = current + 1
+new.version = ls_int(version)
+new.updated_at = ls_int(at)
+new.updated_by = ARGV[2]
+new.reason = ARGV[3]
+local args = {}
+for f, v in pairs(new) do args[#args + 1] = f args[#args + 1] = v end
+redis.call('DEL', cfg)
+redis.call('HSET', cfg, unpack(args))
+local maxlen = ls_uint(ARGV[4]) or 10000
+redis.call('XADD', audit, 'MAXLEN', '~', maxlen, '*', 'version', ls_int(version),
+           'action', ARGV[5], 'by', ARGV[2], 'at', ls_int(at), 'reason', ARGV[3],
+           'old', cjson.encode(old), 'new', cjson.encode(new))
+return {version, at}

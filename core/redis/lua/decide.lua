@@ -1,0 +1,136 @@
+-- decide.lua: one or many decisions of one rule in one atomic call (appended after common.lua
+-- and ls_algorithm(); docs/redis-schema.md describes keys, fields and the reply).
+-- KEYS[1] the rule's config hash, KEYS[2] its decision stream, KEYS[3..] the state key of each
+-- decision (a composite rule's limits append ":<name>"; same hash tag, so same slot).
+-- ARGV[1] now in µs ("" = the server's TIME), ARGV[2] decision-log MAXLEN (0 = no log),
+-- ARGV[3] ms added to every TTL (test mode only), then per decision: label, costs ("c" for
+-- every limit, or "c1,c2,..." one per limit), log flag ("1" = XADD this decision), and its
+-- own instant in µs ("" = the call's; test mode).
+
+-- The call's instant, µs: ARGV[1], or the server's clock.
+local call_t = nil
+local function call_time()
+  if call_t == nil then
+    if ARGV[1] == '' then
+      local tm = redis.call('TIME')
+      call_t = tonumber(tm[1]) * 1000000 + tonumber(tm[2])
+    else
+      call_t = ls_uint(ARGV[1])
+    end
+  end
+  return call_t
+end
+local function bad_now(s)
+  return redis.error_reply('LSARG now must be an integer count of microseconds >= 0, got ' .. s)
+end
+if ARGV[1] ~= '' and ls_uint(ARGV[1]) == nil then return bad_now(ARGV[1]) end
+local log_max = ls_uint(ARGV[2]) or 0
+local pad = ls_uint(ARGV[3]) or 0
+local n = #KEYS - 2
+if n < 1 or #ARGV ~= 3 + 4 * n then
+  return redis.error_reply('LSARG expected 4 arguments per state key, got ' .. #ARGV .. ' for ' .. n)
+end
+
+local cfg = KEYS[1]
+local raw = redis.pcall('HMGET', cfg, 'algorithm', 'capacity', 'refill_amount',
+                        'refill_period_ns', 'limit', 'window_ns', 'version', 'limits')
+if raw.err then return redis.error_reply('LSCONFIG ' .. cfg .. ' is not a hash') end
+if not raw[1] then
+  return redis.error_reply('LSCONFIG no config at ' .. cfg .. ' (limitscope-cli config set)')
+end
+local version = ls_uint(raw[7])
+if version == nil then
+  return redis.error_reply('LSCONFIG ' .. cfg .. ': version must be an integer, got ' .. tostring(raw[7]))
+end
+
+local limits, made = {}, {}
+local function add_limit(f, where, name)
+  local p, err = ls_params(f, where)
+  if p == nil then return err end
+  if made[p.alg] == nil then made[p.alg] = {ls_algorithm(p.alg)} end
+  p.eval, p.write = made[p.alg][1], made[p.alg][2]
+  p.name = name
+  p.suffix = (name == '') and '' or (':' .. name)
+  limits[#limits + 1] = p
+  return nil
+end
+if raw[1] == 'composite' then
+  for name in string.gmatch(raw[8] or '', '[^,]+') do
+    if not string.match(name, '^[%w_%-]+$') then
+      return redis.error_reply('LSCONFIG ' .. cfg .. ": bad limit name '" .. name .. "'")
+    end
+    local f = redis.call('HMGET', cfg, name .. '.algorithm', name .. '.capacity',
+                         name .. '.refill_amount', name .. '.refill_period_ns', name .. '.limit',
+                         name .. '.window_ns')
+    local err = add_limit(f, 'LSCONFIG ' .. cfg .. ' limit ' .. name .. ': ', name)
+    if err then return redis.error_reply(err) end
+  end
+  if #limits == 0 then
+    return redis.error_reply('LSCONFIG ' .. cfg .. ': a composite rule needs limits, got none')
+  end
+else
+  local err = add_limit(raw, 'LSCONFIG ' .. cfg .. ': ', '')
+  if err then return redis.error_reply(err) end
+end
+
+-- Higher is more severe; a composite reports the most severe reason (as CompositeLimiter).
+local severity = {allowed = 0, exhausted = 1, cost_above_capacity = 3, invalid_cost = 4}
+
+local out = {}
+for i = 1, n do
+  local label, costs_s, log_flag = ARGV[4 * i], ARGV[1 + 4 * i], ARGV[2 + 4 * i]
+  local t
+  if ARGV[3 + 4 * i] == '' then
+    t = call_time()
+  else
+    t = ls_uint(ARGV[3 + 4 * i])
+    if t == nil then return bad_now(ARGV[3 + 4 * i]) end
+  end
+  local costs = {}
+  for c in string.gmatch(costs_s, '[^,]+') do
+    local x = tonumber(c)
+    if x == nil then return redis.error_reply("LSARG cost must be a number, got '" .. c .. "'") end
+    costs[#costs + 1] = x
+  end
+  if #costs ~= 1 and #costs ~= #limits then
+    return redis.error_reply('LSARG expected 1 or ' .. #limits .. " costs, got '" .. costs_s .. "'")
+  end
+  local base = KEYS[2 + i]
+  local ds, all = {}, true
+  for j = 1, #limits do
+    local p = limits[j]
+    ds[j] = p.eval(p, base .. p.suffix, t, costs[#costs == 1 and 1 or j])
+    ds[j].name = p.name
+    if not ds[j].allowed then all = false end
+  end
+  local was_reset = 0
+  for j = 1, #limits do
+    local p, d = limits[j], ds[j]
+    if d.fix then was_reset = 1 end
+    if all then p.write(p, base .. p.suffix, d.commit, t, pad)
+    elseif d.fix then p.write(p, base .. p.suffix, d.fix, t, pad) end
+  end
+  -- The most restrictive child (CompositeLimiter's combine()).
+  local o = ds[1]
+  local r = {remaining = o.remaining, limit = o.limit, name = o.name, reset = o.reset,
+             reason = o.reason, retry = 0}
+  for j = 2, #ds do
+    local d = ds[j]
+    if d.remaining < r.remaining then r.remaining, r.limit, r.name = d.remaining, d.limit, d.name end
+    if d.reset > r.reset then r.reset = d.reset end
+    if severity[d.reason] > severity[r.reason] then r.reason = d.reason end
+  end
+  if not all then
+    for j = 1, #ds do
+      if ds[j].retry == nil then r.retry = nil break end
+      if ds[j].retry > r.retry then r.retry = ds[j].retry end
+    end
+  end
+  out[i] = {all and 1 or 0, ls_fmt(r.remaining), r.retry ~= nil and ls_int(r.retry) or false,
+            ls_int(r.reset), r.reason, ls_fmt(r.limit), version, r.name, was_reset}
+  if log_max > 0 and log_flag == '1' then
+    redis.call('XADD', KEYS[2], 'MAXLEN', '~', log_max, '*', 't', ls_int(t), 'key', label,
+               'cost', costs_s, 'allowed', all and '1' or '0', 'level', ls_fmt(r.remaining))
+  end
+end
+return out

@@ -1,0 +1,179 @@
+#include "core/redis/redis_limiter.h"
+
+#include <charconv>
+#include <cstdio>
+
+#include "core/redis/limiter_scripts.h"
+#include "core/redis/script.h"
+
+namespace limitscope::redis {
+
+namespace {
+
+// %.17g: the exact double, which the script reads back bit for bit.
+std::string exact(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+std::optional<std::string> check(const KeySchema& schema, std::string_view rule,
+                                  const std::vector<DecideRequest>& requests) {
+  if (auto e = schema.check_prefix()) return e;
+  if (auto e = KeySchema::check_rule(rule)) return e;
+  for (const DecideRequest& r : requests) {
+    if (r.costs.empty()) return "request for key \"" + r.key + "\" has no cost";
+  }
+  return std::nullopt;
+}
+
+// One decide.lua call deciding `requests[from, to)`.
+ScriptCall make_call(const KeySchema& schema, std::string_view rule,
+                     const std::vector<DecideRequest>& requests, std::size_t from, std::size_t to,
+                     const DecideOptions& o) {
+  ScriptCall call;
+  call.keys.reserve(2 + to - from);
+  call.keys.push_back(schema.config_key(rule));
+  call.keys.push_back(schema.decisions_key(rule));
+  call.args.reserve(3 + 4 * (to - from));
+  call.args.push_back(o.now_us ? std::to_string(*o.now_us) : std::string());
+  call.args.push_back(std::to_string(o.log_max_len));
+  call.args.push_back(std::to_string(o.ttl_pad_ms));
+  for (std::size_t i = from; i < to; ++i) {
+    const DecideRequest& r = requests[i];
+    call.keys.push_back(schema.state_key(rule, r.key));
+    std::string costs;
+    for (double c : r.costs) {
+      if (!costs.empty()) costs += ',';
+      costs += exact(c);
+    }
+    call.args.push_back(r.key);
+    call.args.push_back(std::move(costs));
+    call.args.push_back(r.log ? "1" : "");
+    call.args.push_back(r.now_us ? std::to_string(*r.now_us) : std::string());
+  }
+  return call;
+}
+
+RedisError bad_reply(const Value& v, std::string_view what) {
+  return make_redis_error(ErrorKind::protocol,
+                          "decide.lua reply: " + std::string(what) + " in " + v.describe());
+}
+
+std::optional<double> parse_double(const Value& v) {
+  if (!v.is_string()) return std::nullopt;
+  double d = 0;
+  const char* end = v.str.data() + v.str.size();
+  auto [p, ec] = std::from_chars(v.str.data(), end, d);
+  if (ec != std::errc() || p != end) return std::nullopt;
+  return d;
+}
+
+std::optional<DenyReason> parse_reason(const std::string& s) {
+  if (s == "allowed") return DenyReason::none;
+  if (s == "exhausted") return DenyReason::exhausted;
+  if (s == "cost_above_capacity") return DenyReason::cost_above_capacity;
+  if (s == "invalid_cost") return DenyReason::invalid_cost;
+  return std::nullopt;
+}
+
+// A script call's reply (array of per-decision arrays, or an error) spread over `n` results.
+void collect(const Value& reply, std::size_t n, std::vector<Result<RedisDecision>>& out) {
+  if (reply.is_error()) {
+    for (std::size_t i = 0; i < n; ++i) {
+      out.emplace_back(make_redis_error(classify_error_reply(reply.str), reply.str));
+    }
+    return;
+  }
+  if (!reply.is_array() || reply.elements.size() != n) {
+    for (std::size_t i = 0; i < n; ++i) {
+      out.emplace_back(bad_reply(reply, "expected " + std::to_string(n) + " decisions"));
+    }
+    return;
+  }
+  for (const Value& v : reply.elements) out.push_back(parse_decision_reply(v));
+}
+
+}  // namespace
+
+Result<RedisDecision> parse_decision_reply(const Value& v) {
+  if (!v.is_array() || v.elements.size() != 9) return bad_reply(v, "expected an array of 9");
+  const auto& e = v.elements;
+  RedisDecision r;
+  Decision& d = r.decision;
+  const auto allowed = e[0].as_integer();
+  const auto remaining = parse_double(e[1]);
+  const auto reset = e[3].as_integer();
+  const auto reason = e[4].is_string() ? parse_reason(e[4].str) : std::nullopt;
+  const auto limit = parse_double(e[5]);
+  const auto version = e[6].as_integer();
+  const auto was_reset = e[8].as_integer();
+  if (!allowed || !remaining || !reset || !reason || !limit || !version || !was_reset ||
+      !e[7].is_string()) {
+    return bad_reply(v, "a field has the wrong type");
+  }
+  d.allowed = *allowed == 1;
+  d.remaining = *remaining;
+  d.limit = *limit;
+  d.reset_after = Nanos{*reset};
+  d.reason = *reason;
+  if (!e[2].is_nil()) {
+    const auto retry = e[2].as_integer();
+    if (!retry) return bad_reply(v, "retry_after is not an integer");
+    d.retry_after = Nanos{*retry};
+  }
+  r.config_version = *version;
+  r.binding_limit = e[7].str;
+  r.state_reset = *was_reset == 1;
+  return r;
+}
+
+Result<RedisDecision> RedisLimiter::decide(Connection& c, std::string_view rule,
+                                           std::string_view key, double cost,
+                                           const DecideOptions& options) const {
+  DecideRequest r;
+  r.key = std::string(key);
+  r.costs = {cost};
+  return decide(c, rule, r, options);
+}
+
+Result<RedisDecision> RedisLimiter::decide(Connection& c, std::string_view rule,
+                                           const DecideRequest& request,
+                                           const DecideOptions& options) const {
+  const std::vector<DecideRequest> one{request};
+  if (auto e = check(schema_, rule, one)) return make_redis_error(ErrorKind::usage, *e);
+  ScriptCall call = make_call(schema_, rule, one, 0, 1, options);
+  auto reply = eval(c, decide_script(), call.keys, call.args);
+  if (!reply) return reply.error();
+  if (!reply->is_array() || reply->elements.size() != 1) return bad_reply(*reply, "expected 1 decision");
+  return parse_decision_reply(reply->elements[0]);
+}
+
+Result<std::vector<Result<RedisDecision>>> RedisLimiter::decide_pipelined(
+    Connection& c, std::string_view rule, const std::vector<DecideRequest>& requests,
+    const DecideOptions& options) const {
+  return decide_batch(c, rule, requests, 1, options);
+}
+
+Result<std::vector<Result<RedisDecision>>> RedisLimiter::decide_batch(
+    Connection& c, std::string_view rule, const std::vector<DecideRequest>& requests,
+    std::size_t per_call, const DecideOptions& options) const {
+  if (auto e = check(schema_, rule, requests)) return make_redis_error(ErrorKind::usage, *e);
+  if (per_call == 0) return make_redis_error(ErrorKind::usage, "per_call must be >= 1");
+  std::vector<ScriptCall> calls;
+  calls.reserve((requests.size() + per_call - 1) / per_call);
+  for (std::size_t from = 0; from < requests.size(); from += per_call) {
+    calls.push_back(make_call(schema_, rule, requests, from,
+                              std::min(requests.size(), from + per_call), options));
+  }
+  auto replies = eval_pipeline(c, decide_script(), calls);
+  if (!replies) return replies.error();
+  std::vector<Result<RedisDecision>> out;
+  out.reserve(requests.size());
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    collect((*replies)[i], calls[i].keys.size() - 2, out);
+  }
+  return out;
+}
+
+}  // namespace limitscope::redis

@@ -1,0 +1,88 @@
+#pragma once
+// Rate-limit decisions in Redis: each is one atomic run of decide.lua, which reads the rule's
+// config hash (so a config change applies at the next decision), reads the time with
+// redis.call('TIME') (the server's clock is the one clock) and gives the same Decision as the
+// core/limiter algorithm would (docs/redis-schema.md; tests/core/redis/redis_limiter_test.cpp
+// checks this on random traces). Batches: pipelined single decisions, or one script call for
+// many keys of one rule, which spreads the script's fixed cost.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/limiter/decision.h"
+#include "core/redis/connection.h"
+#include "core/redis/key_schema.h"
+#include "core/redis/redis_error.h"
+
+namespace limitscope::redis {
+
+/// One decision made in Redis.
+struct RedisDecision {
+  Decision decision;               ///< as core/limiter gives it (delay is always 0)
+  std::int64_t config_version = 0; ///< the rule config version it was made under
+  std::string binding_limit;       ///< composite: the limit with the least remaining; else ""
+  bool state_reset = false;        ///< the stored state was unreadable or out of range and was
+                                   ///< replaced by the most restrictive state (schema doc)
+};
+
+struct DecideRequest {
+  std::string key;                 ///< the limited key (API key, "key:model", ...)
+  std::vector<double> costs{1.0};  ///< one cost for every limit, or one per composite limit
+  bool log = false;                ///< XADD this decision to the rule's decision stream
+                                   ///< (the caller samples)
+  /// Test mode: decide this request at this instant (µs), overriding DecideOptions::now_us.
+  std::optional<std::int64_t> now_us = std::nullopt;
+};
+
+struct DecideOptions {
+  /// Test mode: decide at this instant (µs on the server's epoch timeline) instead of TIME.
+  std::optional<std::int64_t> now_us;
+  /// MAXLEN ~ of the rule's decision stream, used when a request has log set.
+  std::int64_t log_max_len = 100000;
+  /// Test mode: ms added to every state TTL, so keys of a simulated trace that runs slower
+  /// than real time do not expire in wall-clock time. 0 in production.
+  std::int64_t ttl_pad_ms = 0;
+};
+
+class RedisLimiter {
+ public:
+  /// @param schema where the rules' keys live (prefix)
+  explicit RedisLimiter(KeySchema schema = KeySchema{}) : schema_(std::move(schema)) {}
+
+  const KeySchema& schema() const { return schema_; }
+
+  /// One decision: EVALSHA of decide.lua (loaded on NOSCRIPT).
+  /// @return the decision; usage for a bad rule name or prefix, reply for a missing or
+  ///         invalid config (message from the script: "LSCONFIG ..."), or a connection error.
+  Result<RedisDecision> decide(Connection& c, std::string_view rule, std::string_view key,
+                               double cost = 1, const DecideOptions& options = {}) const;
+  /// The same with per-limit costs and the log flag.
+  Result<RedisDecision> decide(Connection& c, std::string_view rule, const DecideRequest& request,
+                               const DecideOptions& options = {}) const;
+
+  /// Batch (a): one EVALSHA per request, all pipelined in one round trip. Each request is its
+  /// own atomic decision; a failed one (e.g. an error reply) does not fail the others.
+  /// @return per-request results, in order; or the connection error that failed the batch.
+  Result<std::vector<Result<RedisDecision>>> decide_pipelined(
+      Connection& c, std::string_view rule, const std::vector<DecideRequest>& requests,
+      const DecideOptions& options = {}) const;
+
+  /// Batch (b): `per_call` requests per script call (one atomic decide.lua run each, deciding
+  /// them in order), the calls pipelined in one round trip. Requests may repeat a key.
+  /// @param per_call requests per script call, >= 1 (16 measured best, docs/redis-schema.md)
+  /// @return per-request results, in order (a call's error reply fails its requests only).
+  Result<std::vector<Result<RedisDecision>>> decide_batch(
+      Connection& c, std::string_view rule, const std::vector<DecideRequest>& requests,
+      std::size_t per_call = 16, const DecideOptions& options = {}) const;
+
+ private:
+  KeySchema schema_;
+};
+
+/// Parses one decision reply of decide.lua (an array of 9). Exposed for tests.
+Result<RedisDecision> parse_decision_reply(const Value& v);
+
+}  // namespace limitscope::redis

@@ -1,0 +1,324 @@
+#include "core/redis/rule_config.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "core/redis/limiter_scripts.h"
+#include "core/redis/script.h"
+
+namespace limitscope::redis {
+
+namespace {
+
+constexpr std::int64_t kExact = std::int64_t{1} << 53;  // Lua doubles hold every integer below
+
+std::string exact(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+std::optional<double> to_double(const std::string& s) {
+  double d = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
+  if (ec != std::errc() || p != s.data() + s.size() || !std::isfinite(d)) return std::nullopt;
+  return d;
+}
+
+std::optional<std::int64_t> to_int(const std::string& s) {
+  std::int64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+bool valid_limit_name(const std::string& n) {
+  if (n.empty() || n.size() > 64) return false;
+  for (char c : n) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+void add_limit_fields(const std::string& pre, const LimitParams& p,
+                      std::vector<std::pair<std::string, std::string>>& out) {
+  out.emplace_back(pre + "algorithm", std::string(to_string(p.algorithm)));
+  if (is_window_algorithm(p.algorithm)) {
+    out.emplace_back(pre + "limit", exact(p.limit));
+    out.emplace_back(pre + "window_ns", std::to_string(p.window.count()));
+    out.emplace_back(pre + "window", format_duration(p.window));
+  } else {
+    out.emplace_back(pre + "capacity", exact(p.capacity));
+    out.emplace_back(pre + "refill_amount", exact(p.refill.amount));
+    out.emplace_back(pre + "refill_period_ns", std::to_string(p.refill.period.count()));
+    out.emplace_back(pre + "refill", p.refill.to_string());
+  }
+}
+
+Expected<LimitParams> parse_limit(const std::map<std::string, std::string>& f,
+                                  const std::string& pre) {
+  auto field = [&](const std::string& name) -> const std::string* {
+    auto it = f.find(pre + name);
+    return it == f.end() ? nullptr : &it->second;
+  };
+  auto bad = [&](const std::string& name) {
+    const std::string* v = field(name);
+    return make_error("field " + pre + name + (v ? " holds \"" + *v + "\"" : " is missing"));
+  };
+  LimitParams p;
+  const std::string* alg = field("algorithm");
+  const auto a = alg ? parse_algorithm(*alg) : std::nullopt;
+  if (!a) return bad("algorithm");
+  p.algorithm = *a;
+  if (is_window_algorithm(p.algorithm)) {
+    const auto limit = field("limit") ? to_double(*field("limit")) : std::nullopt;
+    if (!limit) return bad("limit");
+    const auto w = field("window_ns") ? to_int(*field("window_ns")) : std::nullopt;
+    if (!w) return bad("window_ns");
+    p.limit = *limit;
+    p.window = Nanos{*w};
+  } else {
+    const auto cap = field("capacity") ? to_double(*field("capacity")) : std::nullopt;
+    if (!cap) return bad("capacity");
+    const auto amount = field("refill_amount") ? to_double(*field("refill_amount")) : std::nullopt;
+    if (!amount) return bad("refill_amount");
+    const auto period = field("refill_period_ns") ? to_int(*field("refill_period_ns")) : std::nullopt;
+    if (!period) return bad("refill_period_ns");
+    p.capacity = *cap;
+    p.refill = Rate{*amount, Nanos{*period}};
+  }
+  return p;
+}
+
+RedisError usage(std::string message) { return make_redis_error(ErrorKind::usage, std::move(message)); }
+
+std::optional<std::string> check_names(const KeySchema& schema, std::string_view rule) {
+  if (auto e = schema.check_prefix()) return e;
+  return KeySchema::check_rule(rule);
+}
+
+std::map<std::string, std::string> json_fields(const std::string& text) {
+  std::map<std::string, std::string> out;
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_object()) return out;
+  for (const auto& [k, v] : j.items()) {
+    if (v.is_string()) out[k] = v.get<std::string>();
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string RuleConfig::describe() const {
+  std::string out;
+  for (const NamedLimit& l : limits) {
+    if (!out.empty()) out += "; ";
+    if (!l.name.empty()) out += l.name + ": ";
+    out += l.params.describe();
+  }
+  return out;
+}
+
+RuleConfig single_limit(const LimitParams& params) {
+  RuleConfig c;
+  c.limits.push_back(NamedLimit{"", params});
+  return c;
+}
+
+std::optional<std::string> check_for_redis(const RuleConfig& config) {
+  if (config.limits.empty()) return "a rule needs at least one limit";
+  std::set<std::string> names;
+  for (const NamedLimit& l : config.limits) {
+    const std::string where = l.name.empty() ? "" : "limit " + l.name + ": ";
+    if (config.composite()) {
+      if (!valid_limit_name(l.name)) {
+        return "limit name \"" + l.name + "\" must be 1 to 64 characters of [A-Za-z0-9_-]";
+      }
+      if (!names.insert(l.name).second) return "limit name \"" + l.name + "\" appears twice";
+    }
+    const LimitParams& p = l.params;
+    if (p.algorithm == Algorithm::leaky_bucket) {
+      return where + "leaky-bucket is not available on Redis (token-bucket, gcra, sliding-log, "
+                     "sliding-counter, fixed-window are)";
+    }
+    if (auto e = p.validate()) return where + *e;
+    if (is_window_algorithm(p.algorithm)) {
+      if (p.window.count() % 1000 != 0) {
+        return where + "window must be a whole number of microseconds on Redis, got " +
+               std::to_string(p.window.count()) + "ns";
+      }
+      if (p.window.count() > kExact) return where + "window must be below 2^53 ns (104 days)";
+    } else if (p.refill.period.count() > kExact) {
+      return where + "refill period must be below 2^53 ns (104 days)";
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<std::pair<std::string, std::string>> config_fields(const RuleConfig& config) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (!config.composite()) {
+    add_limit_fields("", config.limits.front().params, out);
+    return out;
+  }
+  std::string names;
+  for (const NamedLimit& l : config.limits) names += (names.empty() ? "" : ",") + l.name;
+  out.emplace_back("algorithm", "composite");
+  out.emplace_back("limits", names);
+  for (const NamedLimit& l : config.limits) add_limit_fields(l.name + ".", l.params, out);
+  return out;
+}
+
+Expected<RuleConfig> parse_config_fields(const std::map<std::string, std::string>& fields) {
+  RuleConfig c;
+  auto alg = fields.find("algorithm");
+  if (alg != fields.end() && alg->second == "composite") {
+    auto names = fields.find("limits");
+    std::string list = names == fields.end() ? "" : names->second;
+    std::size_t start = 0;
+    while (start <= list.size()) {
+      const std::size_t comma = std::min(list.find(',', start), list.size());
+      std::string name = list.substr(start, comma - start);
+      start = comma + 1;
+      if (name.empty()) continue;
+      auto p = parse_limit(fields, name + ".");
+      if (!p) return make_error(p.error());
+      c.limits.push_back(NamedLimit{name, *p});
+    }
+    if (c.limits.empty()) return make_error("composite config lists no limits");
+  } else {
+    auto p = parse_limit(fields, "");
+    if (!p) return make_error(p.error());
+    c.limits.push_back(NamedLimit{"", *p});
+  }
+  auto get = [&](const char* name) {
+    auto it = fields.find(name);
+    return it == fields.end() ? std::string() : it->second;
+  };
+  c.version = to_int(get("version")).value_or(0);
+  c.updated_at_ms = to_int(get("updated_at")).value_or(0);
+  c.updated_by = get("updated_by");
+  c.reason = get("reason");
+  return c;
+}
+
+bool is_version_conflict(const RedisError& e) {
+  return e.kind == ErrorKind::reply && e.message.find("LSCAS") != std::string::npos;
+}
+
+Result<std::optional<RuleConfig>> get_config(Connection& c, const KeySchema& schema,
+                                             std::string_view rule) {
+  if (auto e = check_names(schema, rule)) return usage(*e);
+  const std::string key = schema.config_key(rule);
+  auto reply = c.command({"HGETALL", key});
+  if (!reply) return reply.error();
+  if (!reply->is_array() || reply->elements.size() % 2 != 0) {
+    return make_redis_error(ErrorKind::protocol, "HGETALL " + key + ": " + reply->describe());
+  }
+  if (reply->elements.empty()) return std::optional<RuleConfig>{};
+  std::map<std::string, std::string> fields;
+  for (std::size_t i = 0; i + 1 < reply->elements.size(); i += 2) {
+    fields[reply->elements[i].str] = reply->elements[i + 1].str;
+  }
+  auto parsed = parse_config_fields(fields);
+  if (!parsed) return make_redis_error(ErrorKind::reply, key + ": " + parsed.error());
+  return std::optional<RuleConfig>{std::move(*parsed)};
+}
+
+namespace {
+Result<RuleConfig> apply(Connection& c, const KeySchema& schema, std::string_view rule,
+                         const RuleConfig& config, const ChangeInfo& change,
+                         std::string_view action) {
+  if (auto e = check_names(schema, rule)) return usage(*e);
+  if (auto e = check_for_redis(config)) return usage("rule " + std::string(rule) + ": " + *e);
+  std::vector<std::string> args{
+      change.expect_version ? std::to_string(*change.expect_version) : std::string(), change.by,
+      change.reason, std::to_string(kAuditMaxLen), std::string(action)};
+  for (auto& [f, v] : config_fields(config)) {
+    args.push_back(f);
+    args.push_back(v);
+  }
+  auto reply = eval(c, config_set_script(), {schema.config_key(rule), schema.audit_key(rule)}, args);
+  if (!reply) return reply.error();
+  if (!reply->is_array() || reply->elements.size() != 2 || !reply->elements[0].as_integer() ||
+      !reply->elements[1].as_integer()) {
+    return make_redis_error(ErrorKind::protocol, "config_set.lua reply: " + reply->describe());
+  }
+  RuleConfig stored = config;
+  stored.version = *reply->elements[0].as_integer();
+  stored.updated_at_ms = *reply->elements[1].as_integer();
+  stored.updated_by = change.by;
+  stored.reason = change.reason;
+  return stored;
+}
+}  // namespace
+
+Result<RuleConfig> set_config(Connection& c, const KeySchema& schema, std::string_view rule,
+                              const RuleConfig& config, const ChangeInfo& change) {
+  return apply(c, schema, rule, config, change, "set");
+}
+
+Result<std::vector<AuditEntry>> config_history(Connection& c, const KeySchema& schema,
+                                               std::string_view rule, std::size_t count) {
+  if (auto e = check_names(schema, rule)) return usage(*e);
+  auto reply = c.command({"XREVRANGE", schema.audit_key(rule), "+", "-", "COUNT",
+                          std::to_string(std::max<std::size_t>(count, 1))});
+  if (!reply) return reply.error();
+  std::vector<AuditEntry> out;
+  if (!reply->is_array()) {
+    return make_redis_error(ErrorKind::protocol, "XREVRANGE: " + reply->describe());
+  }
+  for (const Value& e : reply->elements) {
+    if (!e.is_array() || e.elements.size() != 2 || !e.elements[1].is_array()) {
+      return make_redis_error(ErrorKind::protocol, "XREVRANGE entry: " + e.describe());
+    }
+    AuditEntry a;
+    a.id = e.elements[0].str;
+    const auto& kv = e.elements[1].elements;
+    for (std::size_t i = 0; i + 1 < kv.size(); i += 2) {
+      const std::string& k = kv[i].str;
+      const std::string& v = kv[i + 1].str;
+      if (k == "version") a.version = to_int(v).value_or(0);
+      else if (k == "action") a.action = v;
+      else if (k == "by") a.by = v;
+      else if (k == "at") a.at_ms = to_int(v).value_or(0);
+      else if (k == "reason") a.reason = v;
+      else if (k == "old") a.old_fields = json_fields(v);
+      else if (k == "new") a.new_fields = json_fields(v);
+    }
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+Result<RuleConfig> undo_config(Connection& c, const KeySchema& schema, std::string_view rule,
+                               const ChangeInfo& change) {
+  auto current = get_config(c, schema, rule);
+  if (!current) return current.error();
+  if (!*current) return usage("rule " + std::string(rule) + " has no config to undo");
+  auto history = config_history(c, schema, rule, 1);
+  if (!history) return history.error();
+  if (history->empty() || history->front().version != (*current)->version) {
+    return usage("rule " + std::string(rule) + ": the latest audit entry is not version " +
+                 std::to_string((*current)->version) + " (changed outside limitscope?): nothing undone");
+  }
+  const AuditEntry& last = history->front();
+  if (last.old_fields.empty()) {
+    return usage("rule " + std::string(rule) + ": version " + std::to_string(last.version) +
+                 " created the rule; there is no earlier config to restore");
+  }
+  auto previous = parse_config_fields(last.old_fields);
+  if (!previous) return usage("rule " + std::string(rule) + ": audit entry " + last.id + ": " + previous.error());
+  ChangeInfo info = change;
+  info.expect_version = (*current)->version;
+  if (info.reason.empty()) info.reason = "undo of version " + std::to_string(last.version);
+  return apply(c, schema, rule, *previous, info, "undo");
+}
+
+}  // namespace limitscope::redis

@@ -1,0 +1,97 @@
+#pragma once
+// A rule's live configuration in Redis (docs/redis-schema.md): the config hash decide.lua
+// reads at every decision, changed only by compare-and-set on its version together with an
+// audit stream entry (old, new, who, when, reason), with history and undo.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/common/expected.h"
+#include "core/limiter/limit_params.h"
+#include "core/redis/connection.h"
+#include "core/redis/key_schema.h"
+#include "core/redis/redis_error.h"
+
+namespace limitscope::redis {
+
+struct NamedLimit {
+  std::string name;   ///< "" for a single-limit rule; a composite's limit name otherwise
+  LimitParams params;
+};
+
+struct RuleConfig {
+  /// One unnamed limit, or a composite's named limits (every one must admit).
+  std::vector<NamedLimit> limits;
+  std::int64_t version = 0;        ///< 1 for the first config; +1 per change
+  std::int64_t updated_at_ms = 0;  ///< epoch ms (the server's TIME)
+  std::string updated_by;
+  std::string reason;
+
+  bool composite() const { return limits.size() != 1 || !limits.front().name.empty(); }
+  /// "token-bucket capacity=100 refill=10/s", composites "rpm: ...; tpm: ...".
+  std::string describe() const;
+};
+
+/// A rule config with a single limit.
+RuleConfig single_limit(const LimitParams& params);
+
+/// Checks what Redis can run: every limit valid (LimitParams::validate), an algorithm the
+/// scripts have (not leaky-bucket), windows in whole µs, periods and windows below 2^53 ns,
+/// composite limit names of [A-Za-z0-9_-] and distinct.
+/// @return the reason, or nullopt.
+std::optional<std::string> check_for_redis(const RuleConfig& config);
+
+/// The hash fields a config is stored as (without version and updated_*).
+std::vector<std::pair<std::string, std::string>> config_fields(const RuleConfig& config);
+/// A config from its hash fields (HGETALL), with version and updated_*.
+Expected<RuleConfig> parse_config_fields(const std::map<std::string, std::string>& fields);
+
+/// One config change, newest first in history().
+struct AuditEntry {
+  std::string id;            ///< stream entry id
+  std::int64_t version = 0;  ///< the version this change created
+  std::string action;        ///< "set" or "undo"
+  std::string by;
+  std::int64_t at_ms = 0;
+  std::string reason;
+  std::map<std::string, std::string> old_fields;  ///< empty when the rule was created
+  std::map<std::string, std::string> new_fields;
+};
+
+struct ChangeInfo {
+  std::string by;                          ///< who (user, tool)
+  std::string reason;
+  std::optional<std::int64_t> expect_version;  ///< compare-and-set; nullopt = whatever it is
+};
+
+/// True for the error set_config() returns when the version moved (LSCAS).
+bool is_version_conflict(const RedisError& e);
+
+/// The rule's config, or nullopt when it has none.
+Result<std::optional<RuleConfig>> get_config(Connection& c, const KeySchema& schema,
+                                             std::string_view rule);
+/// Replaces the config (version + 1) and appends the audit entry in one atomic script. An
+/// invalid config is refused (usage, with check_for_redis's reason) and nothing changes; a
+/// moved version is refused (reply, is_version_conflict()).
+/// @return the config as stored (version, updated_at_ms filled)
+Result<RuleConfig> set_config(Connection& c, const KeySchema& schema, std::string_view rule,
+                              const RuleConfig& config, const ChangeInfo& change);
+/// The newest `count` audit entries, newest first.
+Result<std::vector<AuditEntry>> config_history(Connection& c, const KeySchema& schema,
+                                               std::string_view rule, std::size_t count);
+/// Re-applies the config before the latest change as a new version (audited as "undo"), with
+/// compare-and-set on the current version. Undoing an undo re-applies the undone config.
+/// Refused (usage) when the rule has no config, the latest change created the rule, or the
+/// latest audit entry is not the current version.
+Result<RuleConfig> undo_config(Connection& c, const KeySchema& schema, std::string_view rule,
+                               const ChangeInfo& change);
+
+/// The audit stream's MAXLEN ~ (entries kept per rule).
+inline constexpr std::int64_t kAuditMaxLen = 10000;
+
+}  // namespace limitscope::redis

@@ -1,0 +1,44 @@
+#pragma once
+// Shared by the redis limiter, config and bad-data tests: a connection to the test's own
+// server and a rule config written through the real config API.
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/redis/connection.h"
+#include "core/redis/rule_config.h"
+#include "support/redis_server.h"
+
+namespace limitscope::redis::testing {
+
+/// A connection with a command timeout long enough for pipelines of thousands of scripts.
+inline Connection connect(const test::RedisServer& s) {
+  RedisUrl url;
+  url.port = s.port();
+  ConnectOptions o;
+  o.command_timeout = std::chrono::seconds(60);
+  auto c = Connection::open(url, o);
+  if (!c) throw std::runtime_error(c.error().message);
+  return std::move(c).value();
+}
+
+/// Stores `config` as rule `rule` (any version) and returns the stored version.
+inline std::int64_t put(Connection& c, const KeySchema& schema, const std::string& rule,
+                        const RuleConfig& config) {
+  auto r = set_config(c, schema, rule, config, ChangeInfo{"test", "test setup", std::nullopt});
+  if (!r) throw std::runtime_error("set_config: " + r.error().message);
+  return r->version;
+}
+
+/// The command's reply, or a test failure.
+inline Value must(Connection& c, const std::vector<std::string>& argv) {
+  auto r = c.command(argv);
+  if (!r) throw std::runtime_error(argv.front() + ": " + r.error().message);
+  return std::move(r).value();
+}
+
+}  // namespace limitscope::redis::testing

@@ -1,0 +1,387 @@
+// Verifies decide.lua decides exactly as core/limiter on random traces (every algorithm and a
+// composite), sets state TTLs, keeps a rule's keys in one slot and applies config changes at the next decision.
+#include "core/redis/redis_limiter.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <memory>
+#include <random>
+#include <sstream>
+
+#include "core/limiter/algorithms.h"
+#include "core/limiter/limiter.h"
+#include "limiter_test_support.h"
+
+namespace limitscope::redis {
+namespace {
+
+using namespace std::chrono_literals;
+using test::RedisServer;
+using testing::connect;
+using testing::must;
+using testing::put;
+
+constexpr std::int64_t kEpochUs = 1'700'000'000'000'000;  // a realistic server time, µs
+constexpr std::size_t kChunk = 2000;                      // events per pipelined round trip
+
+struct Event {
+  std::int64_t t_us;
+  int key;
+  double cost;
+};
+
+LimitParams bucket(Algorithm a, double capacity, double amount, Nanos period) {
+  LimitParams p;
+  p.algorithm = a;
+  p.capacity = capacity;
+  p.refill = Rate{amount, period};
+  return p;
+}
+
+LimitParams window(Algorithm a, double limit, Nanos w) {
+  LimitParams p;
+  p.algorithm = a;
+  p.limit = limit;
+  p.window = w;
+  return p;
+}
+
+// Time over which the limit recovers fully, µs: the scale of the trace's gaps.
+std::int64_t scale_us(const LimitParams& p) {
+  if (is_window_algorithm(p.algorithm)) return p.window.count() / 1000;
+  return static_cast<std::int64_t>(p.capacity * p.refill.interval_ns() / 1000) + 1;
+}
+
+// Non-decreasing µs times (repeats, small and large gaps, idle stretches) and costs that are
+// small integers, random fractions, exactly the maximum, above it, or invalid.
+std::vector<Event> make_trace(std::mt19937_64& rng, std::size_t n, int keys, double max_cost,
+                              std::int64_t scale) {
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<Event> out;
+  out.reserve(n);
+  std::int64_t t = kEpochUs + static_cast<std::int64_t>(u(rng) * 1e9);
+  const auto uniform_int = [&](std::int64_t lo, std::int64_t hi) {
+    return lo + static_cast<std::int64_t>(u(rng) * static_cast<double>(hi - lo + 1));
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    const double g = u(rng);
+    if (g < 0.2) {
+      // same µs
+    } else if (g < 0.8) {
+      t += uniform_int(1, std::max<std::int64_t>(1, scale / (keys * 8)));
+    } else if (g < 0.995) {
+      t += uniform_int(1, std::max<std::int64_t>(1, scale / keys));
+    } else {
+      t += uniform_int(scale / 2, scale * 3);
+    }
+    const double c = u(rng);
+    double cost;
+    if (c < 0.55) {
+      cost = static_cast<double>(uniform_int(1, 3));
+    } else if (c < 0.8) {
+      cost = u(rng) * max_cost * 0.6;
+    } else if (c < 0.88) {
+      cost = max_cost;
+    } else if (c < 0.93) {
+      cost = max_cost * (1 + u(rng)) + 1e-9;
+    } else if (c < 0.97) {
+      cost = 0.1 * static_cast<double>(uniform_int(1, 30));
+    } else {
+      const double bad[] = {0.0, -1.0, std::nan(""), INFINITY};
+      cost = bad[uniform_int(0, 3)];
+    }
+    out.push_back(Event{t, static_cast<int>(uniform_int(0, keys - 1)), cost});
+  }
+  return out;
+}
+
+std::string show(const Decision& d) {
+  std::ostringstream s;
+  s.precision(17);
+  s << "allowed=" << d.allowed << " remaining=" << d.remaining << " limit=" << d.limit
+    << " retry_after=" << (d.retry_after ? std::to_string(d.retry_after->count()) : "none")
+    << " reset_after=" << d.reset_after.count() << " reason=" << to_string(d.reason);
+  return s.str();
+}
+
+bool same(const Decision& a, const Decision& b) {
+  return a.allowed == b.allowed && a.remaining == b.remaining && a.limit == b.limit &&
+         a.retry_after == b.retry_after && a.reset_after == b.reset_after && a.reason == b.reason;
+}
+
+class RedisLimiterEquality : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server_ = RedisServer::start();
+    conn_ = std::make_unique<Connection>(connect(*server_));
+  }
+
+  // Runs `events` through decide.lua, pipelined, `per_call` decisions per script call (each
+  // request with its own explicit instant), and returns the decisions in order.
+  std::vector<Decision> run_redis(const std::string& rule, const std::vector<Event>& events,
+                                  std::size_t per_call) {
+    DecideOptions o;
+    o.ttl_pad_ms = 24 * 3600 * 1000;  // simulated time runs slower than the wall clock here
+    std::vector<Decision> out;
+    out.reserve(events.size());
+    const RedisLimiter limiter;
+    for (std::size_t from = 0; from < events.size(); from += kChunk) {
+      std::vector<DecideRequest> batch;
+      for (std::size_t i = from; i < std::min(events.size(), from + kChunk); ++i) {
+        DecideRequest r;
+        r.key = "k" + std::to_string(events[i].key);
+        r.costs = {events[i].cost};
+        r.now_us = events[i].t_us;
+        batch.push_back(std::move(r));
+      }
+      auto results = limiter.decide_batch(*conn_, rule, batch, per_call, o);
+      if (!results) throw std::runtime_error(results.error().message);
+      for (auto& r : *results) {
+        if (!r) throw std::runtime_error(r.error().message);
+        out.push_back(r->decision);
+      }
+    }
+    return out;
+  }
+
+  // Runs the trace through algorithm A (one fresh state per key) and decide.lua, and expects
+  // the same decision on every event.
+  template <class A>
+  void expect_same(const std::string& rule, const LimitParams& p, std::size_t n,
+                   std::uint64_t seed, std::size_t per_call) {
+    put(*conn_, KeySchema{}, rule, single_limit(p));
+    std::mt19937_64 rng(seed);
+    const auto events = make_trace(rng, n, 24, p.max_cost(), scale_us(p));
+    const auto redis = run_redis(rule, events, per_call);
+    std::map<int, typename A::State> states;
+    std::size_t allowed = 0, exhausted = 0;
+    for (std::size_t i = 0; i < events.size(); ++i) {
+      const Event& e = events[i];
+      const Nanos now{e.t_us * 1000};
+      auto it = states.find(e.key);
+      if (it == states.end()) it = states.emplace(e.key, A::fresh(p, now)).first;
+      const Decision want = A::decide(p, it->second, now, e.cost);
+      ASSERT_TRUE(same(want, redis[i]))
+          << p.describe() << " seed " << seed << " event " << i << " key " << e.key << " t_us "
+          << e.t_us << " cost " << e.cost << "\n  core:  " << show(want)
+          << "\n  redis: " << show(redis[i]);
+      allowed += want.allowed ? 1 : 0;
+      exhausted += want.reason == DenyReason::exhausted ? 1 : 0;
+    }
+    // The trace must exercise both sides of the decision (and so retry_after's search).
+    EXPECT_GT(allowed, n / 20) << p.describe();
+    EXPECT_GT(exhausted, n / 20) << p.describe();
+  }
+
+  std::unique_ptr<RedisServer> server_;
+  std::unique_ptr<Connection> conn_;
+};
+
+// 5 parameter sets x 20,000 events = 100,000 events per algorithm; the odd sets go through
+// the multi-key script path (16 decisions per call), the even ones one decision per call.
+constexpr std::size_t kEventsPerSet = 20000;
+
+TEST_F(RedisLimiterEquality, TokenBucket) {
+  const LimitParams sets[] = {
+      bucket(Algorithm::token_bucket, 10, 7, 3s), bucket(Algorithm::token_bucket, 2.5, 0.7, 1s),
+      bucket(Algorithm::token_bucket, 1000, 50, 1s), bucket(Algorithm::token_bucket, 5, 1, 1min),
+      bucket(Algorithm::token_bucket, 60, 1, 1s)};
+  std::uint64_t seed = 11;
+  for (const auto& p : sets) {
+    expect_same<TokenBucket>("tb" + std::to_string(seed), p, kEventsPerSet, seed, seed % 2 ? 16 : 1);
+    if (HasFatalFailure()) return;
+    ++seed;
+  }
+}
+
+TEST_F(RedisLimiterEquality, Gcra) {
+  const LimitParams sets[] = {
+      bucket(Algorithm::gcra, 10, 7, 3s), bucket(Algorithm::gcra, 2.5, 0.7, 1s),
+      bucket(Algorithm::gcra, 1000, 50, 1s), bucket(Algorithm::gcra, 5, 1, 1min),
+      bucket(Algorithm::gcra, 60, 1, 1s)};
+  std::uint64_t seed = 21;
+  for (const auto& p : sets) {
+    expect_same<Gcra>("gcra" + std::to_string(seed), p, kEventsPerSet, seed, seed % 2 ? 16 : 1);
+    if (HasFatalFailure()) return;
+    ++seed;
+  }
+}
+
+TEST_F(RedisLimiterEquality, SlidingLog) {
+  const LimitParams sets[] = {
+      window(Algorithm::sliding_log, 10, 1s), window(Algorithm::sliding_log, 7.5, 1500ms),
+      window(Algorithm::sliding_log, 100, 60s), window(Algorithm::sliding_log, 3, 250ms),
+      window(Algorithm::sliding_log, 50, 10s)};
+  std::uint64_t seed = 31;
+  for (const auto& p : sets) {
+    expect_same<SlidingLog>("log" + std::to_string(seed), p, kEventsPerSet, seed, seed % 2 ? 16 : 1);
+    if (HasFatalFailure()) return;
+    ++seed;
+  }
+}
+
+TEST_F(RedisLimiterEquality, SlidingCounter) {
+  const LimitParams sets[] = {
+      window(Algorithm::sliding_counter, 10, 1s), window(Algorithm::sliding_counter, 7.5, 1500ms),
+      window(Algorithm::sliding_counter, 100, 60s), window(Algorithm::sliding_counter, 3, 250ms),
+      window(Algorithm::sliding_counter, 50, 10s)};
+  std::uint64_t seed = 41;
+  for (const auto& p : sets) {
+    expect_same<SlidingCounter>("sc" + std::to_string(seed), p, kEventsPerSet, seed, seed % 2 ? 16 : 1);
+    if (HasFatalFailure()) return;
+    ++seed;
+  }
+}
+
+TEST_F(RedisLimiterEquality, FixedWindow) {
+  const LimitParams sets[] = {
+      window(Algorithm::fixed_window, 10, 1s), window(Algorithm::fixed_window, 7.5, 1500ms),
+      window(Algorithm::fixed_window, 100, 60s), window(Algorithm::fixed_window, 3, 250ms),
+      window(Algorithm::fixed_window, 50, 10s)};
+  std::uint64_t seed = 51;
+  for (const auto& p : sets) {
+    expect_same<FixedWindow>("fw" + std::to_string(seed), p, kEventsPerSet, seed, seed % 2 ? 16 : 1);
+    if (HasFatalFailure()) return;
+    ++seed;
+  }
+}
+
+// A composite (token bucket + sliding log, the same cost to both) against CompositeLimiter.
+TEST_F(RedisLimiterEquality, Composite) {
+  const LimitParams rpm = bucket(Algorithm::token_bucket, 10, 7, 3s);
+  const LimitParams tpm = window(Algorithm::sliding_log, 25, 10s);
+  RuleConfig config;
+  config.limits = {NamedLimit{"rpm", rpm}, NamedLimit{"tpm", tpm}};
+  put(*conn_, KeySchema{}, "both", config);
+  std::mt19937_64 rng(61);
+  const auto events = make_trace(rng, 20000, 12, 10, scale_us(rpm));
+  const auto redis = run_redis("both", events, 16);
+  ManualClock clock;
+  std::map<int, std::unique_ptr<CompositeLimiter>> limiters;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const Event& e = events[i];
+    clock.set(Nanos{e.t_us * 1000});
+    auto it = limiters.find(e.key);
+    if (it == limiters.end()) {
+      auto made = make_composite({rpm, tpm}, clock);
+      ASSERT_TRUE(made.ok()) << made.error();
+      it = limiters.emplace(e.key, std::move(*made)).first;
+    }
+    const Decision want = it->second->try_acquire(e.cost);
+    ASSERT_TRUE(same(want, redis[i])) << "event " << i << " key " << e.key << " cost " << e.cost
+                                      << "\n  core:  " << show(want)
+                                      << "\n  redis: " << show(redis[i]);
+  }
+}
+
+// PTTL of each algorithm's state = the time until it is indistinguishable from fresh.
+TEST(RedisLimiterKeys, StateTtlIsTheTimeUntilIdle) {
+  auto server = RedisServer::start();
+  Connection c = connect(*server);
+  struct Row {
+    LimitParams p;
+    std::int64_t ttl_ms;  // after one decision of cost 4 at a window start
+  } rows[] = {
+      {bucket(Algorithm::token_bucket, 10, 5, 1s), 800},  // 4 tokens at 5/s
+      {bucket(Algorithm::gcra, 10, 5, 1s), 800},          // tat = now + 4·200ms
+      {window(Algorithm::sliding_log, 10, 2s), 2000},     // the entry leaves the window
+      {window(Algorithm::sliding_counter, 10, 2s), 4000}, // curr weighs until the next window ends
+      {window(Algorithm::fixed_window, 10, 2s), 2000},    // the window ends
+  };
+  const RedisLimiter limiter;
+  DecideOptions o;
+  o.now_us = kEpochUs;  // a multiple of 2 s: a window start
+  for (const Row& row : rows) {
+    const std::string rule(to_string(row.p.algorithm));
+    put(c, KeySchema{}, rule, single_limit(row.p));
+    auto d = limiter.decide(c, rule, "alice", 4, o);
+    ASSERT_TRUE(d.ok()) << d.error().message;
+    ASSERT_TRUE(d->decision.allowed);
+    const Value ttl = must(c, {"PTTL", limiter.schema().state_key(rule, "alice")});
+    EXPECT_LE(ttl.integer, row.ttl_ms) << rule;
+    EXPECT_GT(ttl.integer, row.ttl_ms - 1000) << rule;  // the test may take a while
+  }
+}
+
+TEST(RedisLimiterKeys, ClusterSlotMatchesRedisAndTheRuleSharesOne) {
+  // Reference values from the Redis Cluster specification / CLUSTER KEYSLOT.
+  EXPECT_EQ(cluster_slot("123456789"), 0x31C3 % 16384);
+  EXPECT_EQ(cluster_slot("somekey"), 11058);
+  EXPECT_EQ(cluster_slot("foo{hash_tag}"), 2515);
+  EXPECT_EQ(cluster_slot("{}x"), cluster_slot("{}x"));
+  const KeySchema schema("gw:");
+  const int slot = cluster_slot(schema.config_key("pro"));
+  for (const std::string& k :
+       {schema.state_key("pro", "alice"), schema.state_key("pro", "bob:gpt-4.1") + ":tpm",
+        schema.state_key("pro", "{evil}"), schema.audit_key("pro"), schema.decisions_key("pro")}) {
+    EXPECT_EQ(cluster_slot(k), slot) << k;
+  }
+  EXPECT_NE(cluster_slot(schema.config_key("free")), slot);
+}
+
+TEST(RedisLimiterKeys, ConfigChangeAppliesAtTheNextDecision) {
+  auto server = RedisServer::start();
+  Connection c = connect(*server);
+  const KeySchema schema;
+  const RedisLimiter limiter(schema);
+  DecideOptions o;
+  o.now_us = kEpochUs;
+  const auto v1 = put(c, schema, "r", single_limit(bucket(Algorithm::token_bucket, 1, 1, 1h)));
+  auto first = limiter.decide(c, "r", "k", 1, o);
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  EXPECT_TRUE(first->decision.allowed);
+  EXPECT_EQ(first->config_version, v1);
+  auto second = limiter.decide(c, "r", "k", 1, o);
+  ASSERT_TRUE(second.ok());
+  EXPECT_FALSE(second->decision.allowed);
+  // Capacity 1 -> 5 and refill 1/h -> 3600/h: the stored level (0) refills at the new rate.
+  const auto v2 = put(c, schema, "r", single_limit(bucket(Algorithm::token_bucket, 5, 3600, 1h)));
+  o.now_us = kEpochUs + 1'000'000;  // 1 s later: 1 token at 3600/h
+  auto third = limiter.decide(c, "r", "k", 1, o);
+  ASSERT_TRUE(third.ok());
+  EXPECT_TRUE(third->decision.allowed);
+  EXPECT_EQ(third->config_version, v2);
+  EXPECT_EQ(third->decision.limit, 5);
+  // A switch to a window algorithm: state keys of another shape start fresh.
+  put(c, schema, "r", single_limit(window(Algorithm::fixed_window, 2, 1s)));
+  auto fourth = limiter.decide(c, "r", "other", 2, o);
+  ASSERT_TRUE(fourth.ok()) << fourth.error().message;
+  EXPECT_TRUE(fourth->decision.allowed);
+  EXPECT_EQ(fourth->decision.remaining, 0);
+}
+
+TEST(RedisLimiterKeys, DecisionLogIsCappedAndSampledByTheCaller) {
+  auto server = RedisServer::start();
+  Connection c = connect(*server);
+  const KeySchema schema;
+  put(c, schema, "r", single_limit(bucket(Algorithm::gcra, 100, 10, 1s)));
+  std::vector<DecideRequest> reqs;
+  for (int i = 0; i < 3000; ++i) {
+    DecideRequest r;
+    r.key = "k" + std::to_string(i % 7);
+    r.log = i % 3 == 0;  // the caller's sampling: every third
+    reqs.push_back(r);
+  }
+  DecideOptions o;
+  o.log_max_len = 200;
+  auto res = RedisLimiter(schema).decide_batch(c, "r", reqs, 16, o);
+  ASSERT_TRUE(res.ok()) << res.error().message;
+  const Value len = must(c, {"XLEN", schema.decisions_key("r")});
+  EXPECT_GE(len.integer, 200);   // MAXLEN ~ trims whole stream nodes only
+  EXPECT_LT(len.integer, 1000);  // ... but does trim (1000 were logged)
+  const Value last = must(c, {"XREVRANGE", schema.decisions_key("r"), "+", "-", "COUNT", "1"});
+  ASSERT_EQ(last.elements.size(), 1u);
+  const auto& kv = last.elements[0].elements[1].elements;
+  std::map<std::string, std::string> f;
+  for (std::size_t i = 0; i + 1 < kv.size(); i += 2) f[kv[i].str] = kv[i + 1].str;
+  EXPECT_EQ(f["key"], "k1");  // the last logged request is i = 2997 = 428·7 + 1
+  EXPECT_EQ(f["cost"], "1");
+  ASSERT_TRUE((*res)[2997].ok());
+  EXPECT_EQ(f["allowed"], (*res)[2997]->decision.allowed ? "1" : "0");
+  EXPECT_TRUE(f.count("t") && f.count("level"));
+}
+
+}  // namespace
+}  // namespace limitscope::redis
