@@ -14,5 +14,6 @@ int run_simulate(const CommandArgs& args);           // cmd_simulate.cpp
 int run_parse_metrics(const CommandArgs& args);      // cmd_parse_metrics.cpp
 int run_bench_parse(const CommandArgs& args);        // cmd_bench_parse.cpp
 int run_test_rules(const CommandArgs& args);         // cmd_test_rules.cpp
+int run_loadgen(const CommandArgs& args);            // cmd_loadgen.cpp
 
 }  // namespace limitscope::cli

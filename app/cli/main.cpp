@@ -30,6 +30,7 @@ constexpr Command kCommands[] = {
     {"parse-metrics", "parse a Prometheus/OpenMetrics exposition, report errors and speed", limitscope::cli::run_parse_metrics},
     {"bench-parse", "time parse-metrics against promtool on a generated exposition", limitscope::cli::run_bench_parse},
     {"test-rules", "run Prometheus rule unit-test files (promtool test rules format)", limitscope::cli::run_test_rules},
+    {"loadgen", "play a traffic scenario against a gateway, open loop; statuses and latency", limitscope::cli::run_loadgen},
 };
 
 void print_help(std::ostream& out) {

@@ -65,6 +65,7 @@ void forward_to_upstream(gateway::ChatGateway& gw, gateway::ForwardTicket ticket
   auto worker = std::make_shared<std::thread>([pipe, shared_ticket, target, options, client_authorization] {
     httplib::Client client(target.scheme_host_port);
     client.set_connection_timeout(options.connect_timeout);
+    client.set_tcp_nodelay(true);
     client.set_read_timeout(options.read_timeout);
     client.set_write_timeout(options.read_timeout);
     httplib::Request req;

@@ -1,0 +1,141 @@
+#include "core/gateway/load_plan.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace limitscope::gateway {
+namespace {
+
+Nanos seconds_to_nanos(double s) {
+  return Nanos{static_cast<std::int64_t>(std::llround(s * 1e9))};
+}
+
+// Candidate arrivals carry attempt -1 until thinning turns them into requests.
+constexpr int kCandidate = -1;
+
+void scale_traffic(TrafficShape& t, double factor) {
+  t.rate_per_s *= factor;
+  for (Burst& b : t.bursts) b.rate_per_s *= factor;
+}
+
+}  // namespace
+
+Expected<std::unique_ptr<LoadPlan>> LoadPlan::create(const ScenarioSpec& scenario,
+                                                     const LoadPlanOptions& options) {
+  if (options.duration.count() <= 0) return make_error("load duration must be > 0");
+  if (options.keys_per_client < 1 || options.keys_per_client > 100'000) {
+    return make_error("keys per client must be in [1, 100000], got " + std::to_string(options.keys_per_client));
+  }
+  std::vector<ClientSpec> base = scenario.clients;
+  for (const Incident& i : scenario.incidents) {
+    for (ClientSpec& c : incident_clients(i)) base.push_back(std::move(c));
+  }
+  std::unique_ptr<LoadPlan> plan(new LoadPlan());
+  plan->options_ = options;
+  if (options.total_rate) {
+    double sum = 0;
+    for (const ClientSpec& c : base) sum += c.traffic.rate_per_s;
+    if (!std::isfinite(*options.total_rate) || !(*options.total_rate > 0)) {
+      return make_error("rate must be a finite number > 0");
+    }
+    if (!(sum > 0)) return make_error("scenario \"" + scenario.name + "\" has no traffic to scale");
+    plan->scale_ = *options.total_rate / sum;
+  }
+  const auto n = static_cast<double>(options.keys_per_client);
+  for (const ClientSpec& c : base) {
+    for (std::size_t k = 1; k <= options.keys_per_client; ++k) {
+      ClientSpec copy = c;
+      if (options.keys_per_client > 1) copy.api_key += "-" + std::to_string(k);
+      scale_traffic(copy.traffic, plan->scale_ / n);
+      if (auto err = validate(copy)) return make_error("scenario \"" + scenario.name + "\": " + *err);
+      plan->clients_.push_back(std::move(copy));
+    }
+  }
+  for (std::size_t i = 0; i < plan->clients_.size(); ++i) {
+    const ClientSpec& c = plan->clients_[i];
+    ClientRun run{SimRandom(derive_seed(options.seed, i)), c.traffic.max_rate(), 0};
+    for (const ModelShare& m : c.models) run.weight_total += m.weight;
+    plan->runs_.push_back(run);
+  }
+  for (std::uint32_t i = 0; i < plan->clients_.size(); ++i) {
+    plan->schedule_arrival(i, plan->clients_[i].traffic.start);
+  }
+  return plan;
+}
+
+void LoadPlan::schedule_arrival(std::uint32_t client, Nanos from) {
+  ClientRun& run = runs_[client];
+  const TrafficShape& traffic = clients_[client].traffic;
+  if (!(run.max_rate > 0)) return;
+  const Nanos next = from + seconds_to_nanos(run.rng.exponential(run.max_rate));
+  if (next >= options_.duration || (traffic.stop && next >= *traffic.stop)) return;
+  PlannedRequest r;
+  r.at = next;
+  r.client = client;
+  r.attempt = kCandidate;
+  queue_.push(r);
+}
+
+std::optional<PlannedRequest> LoadPlan::pop_due(Nanos now) {
+  std::lock_guard lock(mu_);
+  while (!queue_.empty() && queue_.top().at <= now) {
+    PlannedRequest r = queue_.top();
+    queue_.pop();
+    if (r.attempt != kCandidate) return r;
+    // Thinning: a candidate at the bounding rate is a request with probability rate(t)/max.
+    schedule_arrival(r.client, r.at);
+    ClientRun& run = runs_[r.client];
+    const ClientSpec& spec = clients_[r.client];
+    if (run.rng.uniform01() * run.max_rate >= spec.traffic.rate_at(r.at)) continue;
+    double pick = run.rng.uniform01() * run.weight_total;
+    std::uint32_t share = 0;
+    while (share + 1 < spec.models.size() && pick >= spec.models[share].weight) {
+      pick -= spec.models[share].weight;
+      ++share;
+    }
+    r.share = share;
+    r.llm_tokens = run.rng.uniform_int(spec.models[share].tokens_min, spec.models[share].tokens_max);
+    r.request_id = next_request_++;
+    r.attempt = 0;
+    return r;
+  }
+  return std::nullopt;
+}
+
+std::optional<Nanos> LoadPlan::next_time() const {
+  std::lock_guard lock(mu_);
+  if (queue_.empty()) return std::nullopt;
+  return queue_.top().at;
+}
+
+RetryVerdict LoadPlan::on_rate_limited(const PlannedRequest& r, Nanos now,
+                                       std::optional<Nanos> retry_after) {
+  std::lock_guard lock(mu_);
+  const RetryPolicy& policy = clients_[r.client].retry;
+  Nanos wait{0};
+  switch (policy.behaviour) {
+    case RetryBehaviour::give_up:
+      return RetryVerdict::gave_up;
+    case RetryBehaviour::honour_retry_after: {
+      if (!retry_after || r.attempt >= policy.max_retries) return RetryVerdict::gave_up;
+      // Full jitter on a capped exponential backoff, never earlier than Retry-After.
+      const double cap = std::min(static_cast<double>(policy.max_backoff.count()),
+                                  static_cast<double>(policy.base_backoff.count()) * std::ldexp(1.0, r.attempt));
+      const Nanos jitter{static_cast<std::int64_t>(runs_[r.client].rng.uniform01() * cap)};
+      wait = std::max(*retry_after, jitter);
+      break;
+    }
+    case RetryBehaviour::ignore_retry_after:
+      if (r.attempt >= policy.max_retries) return RetryVerdict::gave_up;
+      wait = policy.ignore_interval;
+      break;
+  }
+  PlannedRequest retry = r;
+  retry.at = std::max(now, r.at) + wait;
+  retry.attempt = r.attempt + 1;
+  if (retry.at >= options_.duration) return RetryVerdict::past_end;
+  queue_.push(retry);
+  return RetryVerdict::retry_scheduled;
+}
+
+}  // namespace limitscope::gateway
