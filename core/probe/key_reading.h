@@ -1,0 +1,52 @@
+#pragma once
+// What one limiter key says at the server's time: the bucket level (tokens now, capacity, fill)
+// or the window occupancy (count, limit, occupancy), its TTL, or why it could not be read.
+// The commands to read a key and the arithmetic on their replies are separate from any
+// connection, so they are tested on exact values without a server.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/probe/limiter_profile.h"
+#include "core/redis/redis_value.h"
+
+namespace limitscope::probe {
+
+struct KeyReading {
+  std::string key;
+  std::string profile;
+  ProfileKind kind = ProfileKind::token_bucket_hash;
+  // Bucket kinds (token_bucket_hash, gcra_tat, limitscope buckets):
+  std::optional<double> level;     ///< tokens available now (projected at server time)
+  std::optional<double> capacity;
+  std::optional<double> fill;      ///< level / capacity, in [0, 1]
+  // Window kinds (sliding_window_zset, counter_ttl, fixed_window_counter, limitscope windows):
+  std::optional<double> count;     ///< cost used in the current window
+  std::optional<double> limit;
+  std::optional<double> occupancy; ///< count / limit (may exceed 1 if the writer over-admits)
+  std::optional<std::int64_t> ttl_ms;  ///< nullopt: no TTL; PTTL of the key
+  std::string error;               ///< non-empty: the key could not be read (and why)
+  bool missing = false;            ///< the key vanished between discovery and the read
+
+  /// How full the limiter is, 0 = idle, 1 = exhausted: 1 − fill for buckets, occupancy for
+  /// windows; nullopt when unknown (no capacity in the profile, or an error). The "most
+  /// interesting" keys are the ones with the highest pressure.
+  std::optional<double> pressure() const;
+};
+
+/// The commands that read `key` under `profile` at server time `now_us` (the first reply
+/// answers the state, the last is PTTL). Not for kind limitscope (core/probe/own_schema.h).
+std::vector<std::vector<std::string>> read_commands(const LimiterProfile& profile,
+                                                    const std::string& key, std::int64_t now_us);
+
+/// Computes the reading from the replies to read_commands(), in order.
+KeyReading evaluate(const LimiterProfile& profile, const std::string& key,
+                    const std::vector<redis::Value>& replies, std::int64_t now_us);
+
+/// The window start (epoch, in `unit`) that an envoy-style fixed-window key ends with
+/// ("..._1700000040"), or nullopt.
+std::optional<std::int64_t> window_start_of(const std::string& key);
+
+}  // namespace limitscope::probe
