@@ -15,5 +15,8 @@ int run_parse_metrics(const CommandArgs& args);      // cmd_parse_metrics.cpp
 int run_bench_parse(const CommandArgs& args);        // cmd_bench_parse.cpp
 int run_test_rules(const CommandArgs& args);         // cmd_test_rules.cpp
 int run_loadgen(const CommandArgs& args);            // cmd_loadgen.cpp
+int run_decide(const CommandArgs& args);             // cmd_decide.cpp
+int run_hammer(const CommandArgs& args);             // cmd_hammer.cpp
+int run_bench_redis(const CommandArgs& args);        // cmd_bench_redis.cpp
 
 }  // namespace limitscope::cli

@@ -31,6 +31,9 @@ constexpr Command kCommands[] = {
     {"bench-parse", "time parse-metrics against promtool on a generated exposition", limitscope::cli::run_bench_parse},
     {"test-rules", "run Prometheus rule unit-test files (promtool test rules format)", limitscope::cli::run_test_rules},
     {"loadgen", "play a traffic scenario against a gateway, open loop; statuses and latency", limitscope::cli::run_loadgen},
+    {"decide", "one rate-limit decision made in Redis by the rule's script", limitscope::cli::run_decide},
+    {"hammer", "many threads deciding on one key in Redis; counts admitted and rejected", limitscope::cli::run_hammer},
+    {"bench-redis", "decisions/s and server time of the Redis scripts, beside INCR and a reference script", limitscope::cli::run_bench_redis},
 };
 
 void print_help(std::ostream& out) {

@@ -1,0 +1,366 @@
+// limitscope-cli bench-redis: decisions per second, round-trip latency and server time per
+// decision of the limiter's scripts, measured in one run beside the ceiling a script cannot
+// beat (redis-benchmark -t incr, same clients and pipeline) and a plain reference script (a
+// token bucket in a hash: HMGET, HMSET, PEXPIRE, the shape most gateways use). Without
+// --redis it starts a private redis-server. Exit 0 when every phase ran without errors.
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "app/cli/commands.h"
+#include "app/cli/redis_options.h"
+#include "core/limiter/rate.h"
+#include "core/redis/local_server.h"
+#include "core/redis/redis_limiter.h"
+#include "core/redis/script.h"
+#include "core/redis/server_info.h"
+
+namespace limitscope::cli {
+
+namespace {
+
+constexpr const char* kName = "bench-redis";
+
+// The reference: what a typical gateway's token bucket script does per call.
+const redis::Script kReference("reference_token_bucket", R"lua(
+local cap = tonumber(ARGV[1])
+local per_ms = tonumber(ARGV[2])
+local now = tonumber(ARGV[3])
+local v = redis.call('HMGET', KEYS[1], 'tokens', 'ts')
+local tokens = tonumber(v[1]) or cap
+local ts = tonumber(v[2]) or now
+tokens = math.min(cap, tokens + math.max(0, now - ts) * per_ms)
+local allowed = 0
+if tokens >= 1 then
+  tokens = tokens - 1
+  allowed = 1
+end
+redis.call('HMSET', KEYS[1], 'tokens', tokens, 'ts', now)
+redis.call('PEXPIRE', KEYS[1], math.ceil((cap - tokens) / per_ms) + 1)
+return allowed
+)lua");
+
+struct Settings {
+  redis::RedisUrl url;
+  redis::KeySchema schema;
+  long long keys = 1000;
+  long long clients = 50;
+  long long pipeline = 16;
+  long long per_call = 16;
+  Nanos duration = std::chrono::seconds(10);
+};
+
+struct Phase {
+  std::string name;
+  long long decisions = 0;
+  long long errors = 0;
+  double seconds = 0;
+  std::vector<double> round_trip_us;  // one per pipeline round trip
+  redis::ServerInfo server;           // INFO difference over the phase
+  std::string command;                // the command whose server time counts
+  long long decisions_per_call = 1;
+
+  double per_second() const { return seconds > 0 ? static_cast<double>(decisions) / seconds : 0; }
+  double quantile_ms(double q) const {
+    if (round_trip_us.empty()) return 0;
+    std::vector<double> v = round_trip_us;
+    const auto k = static_cast<std::size_t>(q * static_cast<double>(v.size() - 1));
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+    return v[k] / 1000.0;
+  }
+  double server_us_per_decision() const {
+    auto it = server.commands.find(command);
+    if (it == server.commands.end()) return 0;
+    return it->second.usec_per_call() / static_cast<double>(decisions_per_call);
+  }
+  double decisions_per_server_cpu_s() const {
+    return server.cpu_seconds > 0 ? static_cast<double>(decisions) / server.cpu_seconds : 0;
+  }
+  nlohmann::json json() const {
+    return {{"decisions", decisions},
+            {"errors", errors},
+            {"seconds", seconds},
+            {"decisions_per_s", per_second()},
+            {"round_trip_p50_ms", quantile_ms(0.5)},
+            {"round_trip_p99_ms", quantile_ms(0.99)},
+            {"server_us_per_decision", server_us_per_decision()},
+            {"decisions_per_server_cpu_s", decisions_per_server_cpu_s()},
+            {"decisions_per_call", decisions_per_call}};
+  }
+};
+
+Expected<redis::ServerInfo> read_info(redis::Connection& c) {
+  auto text = c.command({"INFO", "everything"});
+  if (!text) return make_error(text.error().message);
+  return redis::parse_server_info(text->str);
+}
+
+// One round trip: `pipeline` units of work for client `client`, iteration `i`; returns the
+// number of decisions made and counts failed ones in `errors`.
+using RoundTrip = std::function<long long(redis::Connection&, long long client, long long i,
+                                          long long& errors)>;
+
+Expected<Phase> run_phase(const Settings& s, redis::Connection& admin, std::string name,
+                          std::string command, long long per_call, const RoundTrip& trip) {
+  Phase phase;
+  phase.name = std::move(name);
+  phase.command = std::move(command);
+  phase.decisions_per_call = per_call;
+  std::vector<redis::Connection> conns;
+  for (long long c = 0; c < s.clients; ++c) {
+    auto conn = redis::Connection::open(s.url, {std::chrono::seconds(2), std::chrono::seconds(5)});
+    if (!conn) return make_error(conn.error().message);
+    conns.push_back(std::move(conn).value());
+  }
+  if (auto r = admin.command({"CONFIG", "RESETSTAT"}); !r) return make_error(r.error().message);
+  auto before = read_info(admin);
+  if (!before) return make_error(before.error());
+
+  SteadyClock& clock = SteadyClock::instance();
+  const Nanos start = clock.now();
+  const Nanos stop = start + s.duration;
+  std::atomic<long long> decisions{0}, errors{0};
+  std::vector<std::vector<double>> latencies(static_cast<std::size_t>(s.clients));
+  std::vector<std::thread> threads;
+  for (long long c = 0; c < s.clients; ++c) {
+    threads.emplace_back([&, c] {
+      long long made = 0, failed = 0;
+      auto& lat = latencies[static_cast<std::size_t>(c)];
+      for (long long i = 0;; ++i) {
+        const Nanos t0 = clock.now();
+        if (t0 >= stop) break;
+        made += trip(conns[static_cast<std::size_t>(c)], c, i, failed);
+        lat.push_back(static_cast<double>((clock.now() - t0).count()) / 1000.0);
+        if (!conns[static_cast<std::size_t>(c)].usable()) break;
+      }
+      decisions += made;
+      errors += failed;
+    });
+  }
+  for (auto& t : threads) t.join();
+  phase.seconds = static_cast<double>((clock.now() - start).count()) / 1e9;
+  auto after = read_info(admin);
+  if (!after) return make_error(after.error());
+  phase.server = redis::difference(*after, *before);
+  phase.decisions = decisions;
+  phase.errors = errors;
+  for (auto& l : latencies) phase.round_trip_us.insert(phase.round_trip_us.end(), l.begin(), l.end());
+  return phase;
+}
+
+std::string key_for(const Settings& s, long long client, long long i, long long j) {
+  return "k" + std::to_string((client * 7919 + i * 31 + j) % s.keys);
+}
+
+Expected<bool> configure(redis::Connection& c, const redis::KeySchema& schema,
+                         const std::string& rule, const std::string& algorithm) {
+  // 100 tokens refilled at 1000/s per key: a realistic mix of admits and refusals.
+  auto r = c.command({"HSET", schema.config_key(rule), "algorithm", algorithm, "capacity", "100",
+                      "refill_amount", "1000", "refill_period_ns", "1000000000", "refill",
+                      "1000/s", "version", "1", "updated_by", "bench-redis"});
+  if (!r) return make_error(r.error().message);
+  return true;
+}
+
+RoundTrip decide_trip(const Settings& s, const redis::RedisLimiter& limiter,
+                      const std::string& rule, long long per_call) {
+  return [&s, &limiter, rule, per_call](redis::Connection& c, long long client, long long i,
+                                         long long& errors) -> long long {
+    std::vector<redis::DecideRequest> requests;
+    const long long n = s.pipeline * per_call;
+    requests.reserve(static_cast<std::size_t>(n));
+    for (long long j = 0; j < n; ++j) requests.push_back({key_for(s, client, i, j), {1.0}, false});
+    auto r = per_call == 1
+                 ? limiter.decide_pipelined(c, rule, requests)
+                 : limiter.decide_batch(c, rule, requests, static_cast<std::size_t>(per_call));
+    if (!r) {
+      errors += n;
+      return 0;
+    }
+    long long ok = 0;
+    for (const auto& d : *r) d ? ++ok : ++errors;
+    return ok;
+  };
+}
+
+RoundTrip reference_trip(const Settings& s) {
+  return [&s](redis::Connection& c, long long client, long long i, long long& errors) -> long long {
+    std::vector<redis::ScriptCall> calls;
+    const auto now_ms = std::to_string(SteadyClock::instance().wall().count() / 1'000'000);
+    for (long long j = 0; j < s.pipeline; ++j) {
+      calls.push_back({{"bench-ref:" + key_for(s, client, i, j)}, {"100", "1", now_ms}});
+    }
+    auto r = redis::eval_pipeline(c, kReference, calls);
+    if (!r) {
+      errors += s.pipeline;
+      return 0;
+    }
+    long long ok = 0;
+    for (const auto& v : *r) v.is_error() ? ++errors : ++ok;
+    return ok;
+  };
+}
+
+// redis-benchmark -t incr with the same clients and pipeline: requests/s, or an error.
+Expected<double> incr_ceiling(const Settings& s) {
+  if (!s.url.unix_path.empty()) return make_error("the INCR ceiling needs a TCP server");
+  const long long n = std::max<long long>(200000, 400000 * s.duration.count() / 1'000'000'000);
+  std::string cmd = "redis-benchmark -h " + s.url.host + " -p " + std::to_string(s.url.port) +
+                    " -c " + std::to_string(s.clients) + " -P " + std::to_string(s.pipeline) +
+                    " -n " + std::to_string(n) + " -t incr -q";
+  if (!s.url.password.empty()) cmd += " -a '" + s.url.password + "' --no-auth-warning";
+  if (!s.url.user.empty()) cmd += " --user '" + s.url.user + "'";
+  cmd += " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return make_error("cannot run redis-benchmark");
+  std::string out;
+  char buf[4096];
+  std::size_t got = 0;
+  while ((got = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, got);
+  const int rc = pclose(p);
+  // "INCR: 1750000.00 requests per second, p50=0.375 msec" (the last \r-separated update).
+  const auto at = out.rfind("INCR: ");
+  if (rc != 0 || at == std::string::npos) {
+    return make_error("redis-benchmark failed (is redis-tools installed?): " + out.substr(0, 200));
+  }
+  return std::strtod(out.c_str() + at + 6, nullptr);
+}
+
+}  // namespace
+
+int run_bench_redis(const CommandArgs& argv) {
+  auto specs = redis_option_specs();
+  specs.push_back({"keys", "K", "distinct keys decided on (default 1000)"});
+  specs.push_back({"clients", "C", "client connections, one thread each (default 50)"});
+  specs.push_back({"pipeline", "P", "script calls per round trip (default 16)"});
+  specs.push_back({"per-call", "N", "decisions per script call in the batch phase (default 16)"});
+  specs.push_back({"duration", "D", "length of each phase (default 10s)"});
+  specs.push_back({"json", "", "print the figures as JSON"});
+  Args args(kName, "decisions/s and server time of the limiter scripts, beside their ceiling",
+            specs, argv);
+  if (args.help_requested()) {
+    std::cout << args.usage();
+    return 0;
+  }
+  if (!args.ok()) return usage_error(kName, args.error());
+  auto options = parse_redis_options(args, /*require_url=*/false);
+  if (!options) return usage_error(kName, options.error());
+  Settings s;
+  s.schema = options->schema;
+  for (auto [name, target, max] : {std::tuple{"keys", &s.keys, 100'000'000LL},
+                                   std::tuple{"clients", &s.clients, 1000LL},
+                                   std::tuple{"pipeline", &s.pipeline, 10000LL},
+                                   std::tuple{"per-call", &s.per_call, 1000LL}}) {
+    auto v = integer_option(args, name, *target, 1, max);
+    if (!v) return usage_error(kName, v.error());
+    *target = *v;
+  }
+  if (auto d = args.get("duration")) {
+    auto parsed = parse_duration(*d);
+    if (!parsed || *parsed < std::chrono::milliseconds(100)) {
+      return usage_error(kName, "--duration '" + *d + "': expected a duration of at least 100ms");
+    }
+    s.duration = *parsed;
+  }
+
+  std::unique_ptr<redis::LocalRedisServer> own;
+  if (args.get("redis")) {
+    s.url = options->url;
+  } else {
+    redis::LocalRedisServer::Options o;
+    o.dir = "/tmp/limitscope-bench-redis-" + std::to_string(getpid());
+    auto started = redis::LocalRedisServer::start(o);
+    if (!started) return usage_error(kName, started.error());
+    own = std::move(started).value();
+    s.url.port = own->port();
+  }
+  auto admin = redis::Connection::open(s.url, {std::chrono::seconds(2), std::chrono::seconds(10)});
+  if (!admin) return usage_error(kName, admin.error().message);
+
+  const redis::RedisLimiter limiter(s.schema);
+  const std::string tb_rule = options->rule.empty() ? "bench-tb" : options->rule;
+  const std::string gcra_rule = "bench-gcra";
+  if (options->rule.empty()) {
+    if (auto r = configure(*admin, s.schema, tb_rule, "token-bucket"); !r) return usage_error(kName, r.error());
+  }
+  if (auto r = configure(*admin, s.schema, gcra_rule, "gcra"); !r) return usage_error(kName, r.error());
+
+  std::vector<Phase> phases;
+  struct Plan {
+    std::string name;
+    std::string command;
+    long long per_call;
+    RoundTrip trip;
+  };
+  const std::vector<Plan> plans{
+      {"token_bucket", "evalsha", 1, decide_trip(s, limiter, tb_rule, 1)},
+      {"gcra", "evalsha", 1, decide_trip(s, limiter, gcra_rule, 1)},
+      {"gcra_batch", "evalsha", s.per_call, decide_trip(s, limiter, gcra_rule, s.per_call)},
+      {"reference_script", "evalsha", 1, reference_trip(s)},
+  };
+  for (const auto& plan : plans) {
+    std::cerr << "bench-redis: " << plan.name << " ...\n";
+    auto phase = run_phase(s, *admin, plan.name, plan.command, plan.per_call, plan.trip);
+    if (!phase) return usage_error(kName, plan.name + ": " + phase.error());
+    phases.push_back(std::move(phase).value());
+  }
+  std::cerr << "bench-redis: redis-benchmark -t incr ...\n";
+  if (auto r = admin->command({"CONFIG", "RESETSTAT"}); !r) return usage_error(kName, r.error().message);
+  auto incr = incr_ceiling(s);
+  double incr_usec = 0;
+  if (auto info = read_info(*admin); info && info->commands.count("incr")) {
+    incr_usec = info->commands.at("incr").usec_per_call();
+  }
+
+  const Phase& tb = phases[0];
+  const Phase& gcra = phases[1];
+  const Phase& batch = phases[2];
+  const Phase& ref = phases[3];
+  nlohmann::json j;
+  j["server"] = s.url.redacted();
+  j["clients"] = s.clients;
+  j["pipeline"] = s.pipeline;
+  j["keys"] = s.keys;
+  j["duration_s"] = static_cast<double>(s.duration.count()) / 1e9;
+  for (const auto& p : phases) j["phases"][p.name] = p.json();
+  if (incr) {
+    j["incr_ceiling"] = {{"ops_per_s", *incr}, {"server_us_per_call", incr_usec}};
+  } else {
+    j["incr_ceiling"] = {{"error", incr.error()}};
+  }
+  const double batch_vs_ref = ref.per_second() > 0 ? batch.per_second() / ref.per_second() : 0;
+  j["ratios"] = {{"batch_vs_reference_decisions_per_s", batch_vs_ref},
+                 {"token_bucket_vs_reference_decisions_per_s",
+                  ref.per_second() > 0 ? tb.per_second() / ref.per_second() : 0},
+                 {"incr_vs_token_bucket_ops_per_s",
+                  incr && tb.per_second() > 0 ? *incr / tb.per_second() : 0}};
+  j["targets"] = {
+      {"token_bucket_server_us_le_5", tb.server_us_per_decision() <= 5},
+      {"gcra_server_us_le_5", gcra.server_us_per_decision() <= 5},
+      {"batch_server_us_le_3", batch.server_us_per_decision() <= 3},
+      {"batch_ge_2x_reference", batch_vs_ref >= 2},
+  };
+  long long errors = 0;
+  for (const auto& p : phases) errors += p.errors;
+  if (args.has("json")) {
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::printf("%-18s %14s %12s %12s %16s\n", "phase", "decisions/s", "p50 ms", "p99 ms",
+                "server us/dec");
+    for (const auto& p : phases) {
+      std::printf("%-18s %14.0f %12.3f %12.3f %16.2f\n", p.name.c_str(), p.per_second(),
+                  p.quantile_ms(0.5), p.quantile_ms(0.99), p.server_us_per_decision());
+    }
+    if (incr) std::printf("%-18s %14.0f %12s %12s %16.2f\n", "incr (ceiling)", *incr, "", "", incr_usec);
+    std::printf("batch / reference decisions/s: %.2fx (target >= 2x)\n", batch_vs_ref);
+  }
+  return errors == 0 ? 0 : 1;
+}
+
+}  // namespace limitscope::cli

@@ -1,0 +1,88 @@
+// limitscope-cli decide: one rate-limit decision made in Redis by the rule's script, through
+// the failure policy a gateway would use. Exit 0 admitted, 1 refused, 2 bad usage or input
+// (including a rule whose config is missing or invalid in Redis).
+
+#include <cmath>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "app/cli/commands.h"
+#include "app/cli/redis_options.h"
+#include "core/redis/guarded_limiter.h"
+
+namespace limitscope::cli {
+
+namespace {
+
+constexpr const char* kName = "decide";
+
+nlohmann::json ms_or_null(const std::optional<Nanos>& d) {
+  if (!d) return nullptr;
+  return static_cast<double>(d->count()) / 1e6;
+}
+
+}  // namespace
+
+int run_decide(const CommandArgs& argv) {
+  auto specs = redis_option_specs();
+  specs.push_back({"key", "KEY", "the limited key (API key, key:model, ...)"});
+  specs.push_back({"cost", "N", "cost of the request (default 1)"});
+  specs.push_back({"json", "", "print the decision as JSON"});
+  Args args(kName, "one decision by the rule's script in Redis", specs, argv);
+  if (args.help_requested()) {
+    std::cout << args.usage();
+    return 0;
+  }
+  if (!args.ok()) return usage_error(kName, args.error());
+  auto options = parse_redis_options(args);
+  if (!options) return usage_error(kName, options.error());
+  if (options->rule.empty()) return usage_error(kName, "--rule NAME is required");
+  const auto key = args.get("key");
+  if (!key || key->empty()) return usage_error(kName, "--key KEY is required");
+  auto cost = number_option(args, "cost", 1, 0);
+  if (!cost) return usage_error(kName, cost.error());
+
+  SteadyClock& clock = SteadyClock::instance();
+  redis::PoolOptions pool_options;
+  pool_options.size = 1;
+  pool_options.connect = options->connect;
+  redis::ConnectionPool pool(options->url, pool_options, clock);
+  redis::GuardedLimiter limiter(pool, redis::RedisLimiter(options->schema), options->failure,
+                                clock);
+  const auto result = limiter.decide(options->rule, *key, *cost);
+  const Decision& d = result.guarded.decision;
+
+  if (d.reason == DenyReason::backend_error) {
+    std::cerr << "limitscope-cli decide: rule '" << options->rule << "': " << result.guarded.error
+              << "\n";
+  } else if (result.guarded.degraded) {
+    std::cerr << "limitscope-cli decide: degraded (" << redis::to_string(options->failure.mode)
+              << "): " << result.guarded.error << "\n";
+  }
+  if (args.has("json")) {
+    nlohmann::json j{{"allowed", d.allowed},
+                     {"remaining", d.remaining},
+                     {"limit", d.limit},
+                     {"retry_after_ms", ms_or_null(d.retry_after)},
+                     {"reset_after_ms", static_cast<double>(d.reset_after.count()) / 1e6},
+                     {"reason", std::string(to_string(d.reason))},
+                     {"degraded", result.guarded.degraded},
+                     {"config_version", result.config_version}};
+    j["error"] = result.guarded.error.empty() ? nlohmann::json(nullptr)
+                                              : nlohmann::json(result.guarded.error);
+    std::cout << j.dump() << "\n";
+  } else if (d.allowed) {
+    std::cout << "allowed" << (result.guarded.degraded ? " (degraded)" : "") << ": remaining "
+              << d.remaining << " of " << d.limit << "\n";
+  } else {
+    std::cout << "refused: " << to_string(d.reason);
+    if (d.retry_after) {
+      std::cout << ", retry after " << static_cast<double>(d.retry_after->count()) / 1e6 << " ms";
+    }
+    std::cout << "\n";
+  }
+  if (d.reason == DenyReason::backend_error) return 2;
+  return d.allowed ? 0 : 1;
+}
+
+}  // namespace limitscope::cli

@@ -1,0 +1,80 @@
+#include "app/cli/redis_options.h"
+
+#include <charconv>
+#include <cmath>
+
+#include "core/limiter/rate.h"
+
+namespace limitscope::cli {
+
+std::vector<OptionSpec> redis_option_specs() {
+  return {
+      {"redis", "URL", "redis://[user:password@]host:port/db or unix:///path"},
+      {"rule", "NAME", "the rule (its config hash is <prefix>{NAME}:config)"},
+      {"prefix", "P", "key prefix (default limitscope:)"},
+      {"timeout", "D", "connect and command timeout (default 500ms)"},
+      {"failure-mode", "M", "fail-open (default) or fail-closed when Redis cannot decide"},
+  };
+}
+
+Expected<RedisOptions> parse_redis_options(const Args& args, bool require_url) {
+  RedisOptions o;
+  if (auto url = args.get("redis")) {
+    auto parsed = redis::parse_redis_url(*url);
+    if (!parsed) return make_error("--redis: " + parsed.error());
+    o.url = *parsed;
+  } else if (require_url) {
+    return make_error("--redis URL is required");
+  }
+  if (auto prefix = args.get("prefix")) o.schema = redis::KeySchema(*prefix);
+  if (auto why = o.schema.check_prefix()) return make_error("--prefix: " + *why);
+  if (auto rule = args.get("rule")) {
+    if (auto why = redis::KeySchema::check_rule(*rule)) return make_error("--rule: " + *why);
+    o.rule = *rule;
+  }
+  if (auto t = args.get("timeout")) {
+    auto d = parse_duration(*t);
+    if (!d) return make_error("--timeout: " + d.error());
+    if (*d < std::chrono::milliseconds(1) || *d > std::chrono::minutes(1)) {
+      return make_error("--timeout '" + *t + "': must be between 1ms and 1m");
+    }
+    o.connect.connect_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
+    o.connect.command_timeout = o.connect.connect_timeout;
+  }
+  if (auto m = args.get("failure-mode")) {
+    auto mode = redis::parse_failure_mode(*m);
+    if (!mode) return make_error("--failure-mode: " + mode.error());
+    o.failure.mode = *mode;
+  }
+  return o;
+}
+
+Expected<long long> integer_option(const Args& args, const std::string& name, long long fallback,
+                                   long long min, long long max) {
+  auto text = args.get(name);
+  if (!text) return fallback;
+  long long v = 0;
+  auto [p, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
+  if (text->empty() || ec != std::errc{} || p != text->data() + text->size() || v < min ||
+      v > max) {
+    return make_error("--" + name + " '" + *text + "': expected a whole number in " +
+                      std::to_string(min) + ".." + std::to_string(max));
+  }
+  return v;
+}
+
+Expected<double> number_option(const Args& args, const std::string& name, double fallback,
+                               double min) {
+  auto text = args.get(name);
+  if (!text) return fallback;
+  double v = 0;
+  auto [p, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
+  if (text->empty() || ec != std::errc{} || p != text->data() + text->size() ||
+      !std::isfinite(v) || v < min) {
+    return make_error("--" + name + " '" + *text + "': expected a number >= " +
+                      std::to_string(min));
+  }
+  return v;
+}
+
+}  // namespace limitscope::cli

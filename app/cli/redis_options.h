@@ -1,0 +1,41 @@
+#pragma once
+// The options every Redis-facing subcommand shares (--redis, --prefix, --timeout,
+// --failure-mode) and their validation into core types, so decide, hammer and bench-redis
+// refuse bad input the same way.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/cli/args.h"
+#include "core/common/expected.h"
+#include "core/redis/failure_guard.h"
+#include "core/redis/key_schema.h"
+#include "core/redis/pool.h"
+#include "core/redis/redis_url.h"
+
+namespace limitscope::cli {
+
+/// --redis, --prefix, --timeout, --failure-mode, --rule.
+std::vector<OptionSpec> redis_option_specs();
+
+struct RedisOptions {
+  redis::RedisUrl url;
+  redis::KeySchema schema;
+  redis::ConnectOptions connect;
+  redis::FailurePolicy failure;
+  std::string rule;
+};
+
+/// Validates the shared options. `require_url` false lets a command start its own server.
+/// @return the options, or an error naming the option and the reason
+Expected<RedisOptions> parse_redis_options(const Args& args, bool require_url = true);
+
+/// A non-negative whole number option (or its default).
+Expected<long long> integer_option(const Args& args, const std::string& name, long long fallback,
+                                   long long min, long long max);
+/// A finite number option (or its default).
+Expected<double> number_option(const Args& args, const std::string& name, double fallback,
+                               double min);
+
+}  // namespace limitscope::cli
