@@ -10,10 +10,13 @@
 #include <QFileDialog>
 #include <QHeaderView>
 #include <QLabel>
+#include <QFileInfo>
 #include <QLineEdit>
 #include <QMenu>
+#include <QMenuBar>
 #include <QPushButton>
 #include <QSettings>
+#include <QSlider>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStatusBar>
@@ -28,6 +31,7 @@
 
 #include "ui/charts/time_chart.h"
 #include "ui/models/alert_table_model.h"
+#include "ui/models/decision_table_model.h"
 #include "ui/models/key_table_model.h"
 #include "ui/sparkline_delegate.h"
 #include "ui/theme.h"
@@ -79,34 +83,69 @@ MainWindow::MainWindow(EmbeddedSimulationOptions options, bool start_running, QW
   buildKeyTable();
   buildAlerts();
   buildActions();
+  buildMenus();
 
   m_statusSource = new QLabel(this);
+  m_statusSource->setObjectName(QStringLiteral("statusSource"));
   m_statusState = new QLabel(this);
   m_statusRate = new QLabel(this);
   m_statusDropped = new QLabel(this);
   m_statusTime = new QLabel(this);
+  m_statusRecording = new QLabel(this);
+  m_statusRecording->setStyleSheet(QStringLiteral("color: #dc322f; font-weight: bold"));
+  m_statusRecording->hide();
   m_statusError = new QLabel(this);
+  m_statusError->setObjectName(QStringLiteral("statusError"));
   m_statusError->setStyleSheet(QStringLiteral("color: #dc322f"));
+  statusBar()->addWidget(m_statusRecording);
   for (QLabel* l : {m_statusSource, m_statusState, m_statusRate, m_statusDropped, m_statusTime}) {
     statusBar()->addWidget(l);
   }
   statusBar()->addWidget(m_statusError, 1);
 
   // The worker lives on its own thread; every call to it is queued.
-  m_worker = new SimulationWorker(std::move(options), start_running);
+  m_worker = new SourceWorker(std::move(options), start_running);
   m_runAction->setChecked(start_running);
   m_worker->moveToThread(&m_thread);
   connect(&m_thread, &QThread::finished, m_worker.data(), &QObject::deleteLater);
-  connect(&m_thread, &QThread::started, m_worker.data(), &SimulationWorker::start);
-  connect(m_worker.data(), &SimulationWorker::snapshotReady, this, &MainWindow::onSnapshot);
-  connect(m_worker.data(), &SimulationWorker::sourceFailed, this, [this](const QString& msg) {
+  connect(&m_thread, &QThread::started, m_worker.data(), &SourceWorker::start);
+  connect(m_worker.data(), &SourceWorker::snapshotReady, this, &MainWindow::onSnapshot);
+  connect(m_worker.data(), &SourceWorker::sourceFailed, this, [this](const QString& msg) {
     m_statusError->setText(tr("Source failed: %1").arg(msg));
   });
-  connect(m_worker.data(), &SimulationWorker::exportFinished, this,
+  connect(m_worker.data(), &SourceWorker::exportFinished, this,
           [this](const QString& path, const QString& error) {
             statusBar()->showMessage(error.isEmpty() ? tr("Exported %1").arg(path) : error, 5000);
+            if (!error.isEmpty()) m_statusError->setText(error);
             emit csvExported(path, error);
           });
+  connect(m_worker.data(), &SourceWorker::pngSaved, this, [this](const QString& path, const QString& error) {
+    if (!m_screenshotPath.isEmpty() && path == m_screenshotPath) {
+      m_screenshotPath.clear();
+      emit screenshotSaved(path, error.isEmpty());
+      return;
+    }
+    statusBar()->showMessage(error.isEmpty() ? tr("Saved %1").arg(path) : error, 5000);
+    if (!error.isEmpty()) m_statusError->setText(error);
+    emit pngExported(path, error);
+  });
+  connect(m_worker.data(), &SourceWorker::recordingChanged, this, [this](const QString& path, const QString& error) {
+    const QSignalBlocker block(m_recordAction);
+    m_recordAction->setChecked(!path.isEmpty());
+    m_statusRecording->setVisible(!path.isEmpty());
+    m_statusRecording->setText(tr("● REC %1").arg(QFileInfo(path).fileName()));
+    m_statusRecording->setToolTip(path);
+    if (!error.isEmpty()) m_statusError->setText(error);
+    statusBar()->showMessage(path.isEmpty() ? tr("Recording stopped") : tr("Recording to %1").arg(path), 5000);
+    emit recordingChanged(path, error);
+  });
+  connect(m_worker.data(), &SourceWorker::playbackOpened, this, &MainWindow::onPlaybackOpened);
+  connect(m_worker.data(), &SourceWorker::playbackClosed, this, &MainWindow::onPlaybackClosed);
+  connect(m_worker.data(), &SourceWorker::runningChanged, this, [this](bool running) {
+    const QSignalBlocker block(m_runAction);
+    m_runAction->setChecked(running);
+    updateRunText();
+  });
   m_thread.setObjectName(QStringLiteral("simulation"));
   m_thread.start();
 
@@ -133,6 +172,7 @@ void MainWindow::buildCharts() {
   for (int i = 0; i < 4; ++i) {
     auto* c = new TimeChart(kChartRules[i], splitter);
     m_charts[static_cast<std::size_t>(i)] = c;
+    if (i == 0) c->installEventFilter(this);  // its width sets the decimation columns
     splitter->addWidget(c);
     connect(c, &TimeChart::rangeRequested, this, [this](qint64 a, qint64 b) {
       m_view.live = false;
@@ -193,11 +233,36 @@ void MainWindow::buildKeyTable() {
     updateDetails();
   });
   m_details = new QTextBrowser(panel);
-  m_details->setMaximumHeight(170);
-  m_details->setPlaceholderText(tr("Select a key to see its parameters and recent activity."));
+  m_details->setMaximumHeight(96);
+  m_details->setPlaceholderText(tr("Select a key to see its parameters and recent decisions."));
+  m_decisionModel = new DecisionTableModel(this);
+  m_decisionView = new QTableView(panel);
+  m_decisionView->setObjectName(QStringLiteral("recentDecisions"));
+  m_decisionView->setModel(m_decisionModel);
+  m_decisionView->setSelectionMode(QAbstractItemView::NoSelection);
+  m_decisionView->verticalHeader()->hide();
+  m_decisionView->verticalHeader()->setDefaultSectionSize(20);
+  m_decisionView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  m_decisionView->horizontalHeader()->setStretchLastSection(true);
+  m_decisionView->setAlternatingRowColors(true);
+  m_decisionView->setMinimumHeight(120);
+  m_decisionView->setToolTip(tr("The selected key's recent decisions, newest first (the last %1 per key)").arg(50));
+  auto* decisionsTitle = new QLabel(tr("Recent decisions"), panel);
+  decisionsTitle->setStyleSheet(QStringLiteral("font-weight: bold"));
+  auto* details = new QSplitter(Qt::Vertical, panel);
+  auto* lower = new QWidget(details);
+  auto* lowerLayout = new QVBoxLayout(lower);
+  lowerLayout->setContentsMargins(0, 0, 0, 0);
+  lowerLayout->setSpacing(2);
+  lowerLayout->addWidget(m_details);
+  lowerLayout->addWidget(decisionsTitle);
+  lowerLayout->addWidget(m_decisionView, 1);
+  details->addWidget(m_keyView);
+  details->addWidget(lower);
+  details->setStretchFactor(0, 3);
+  details->setStretchFactor(1, 2);
   layout->addWidget(m_keyFilter);
-  layout->addWidget(m_keyView, 1);
-  layout->addWidget(m_details);
+  layout->addWidget(details, 1);
   dock->setWidget(panel);
   addDockWidget(Qt::RightDockWidgetArea, dock);
   resizeDocks({dock}, {720}, Qt::Horizontal);
@@ -238,7 +303,7 @@ void MainWindow::buildActions() {
   m_runAction->setChecked(true);
   m_runAction->setToolTip(tr("Start or stop simulated time"));
   connect(m_runAction, &QAction::toggled, this, [this](bool running) {
-    m_runAction->setText(running ? tr("Stop simulation") : tr("Start simulation"));
+    updateRunText();
     QMetaObject::invokeMethod(m_worker, [w = m_worker, running] { if (w) w->setRunning(running); });
   });
 
@@ -264,8 +329,22 @@ void MainWindow::buildActions() {
   incidentButton->setText(tr("Inject incident"));
   incidentButton->setMenu(incidents);
   incidentButton->setPopupMode(QToolButton::InstantPopup);
-  tb->addWidget(incidentButton);
+  m_incidentAction = tb->addWidget(incidentButton);
   tb->addSeparator();
+
+  // Playback: the cursor over the recording (shown only while a recording plays).
+  m_seek = new QSlider(Qt::Horizontal, tb);
+  m_seek->setObjectName(QStringLiteral("playbackCursor"));
+  m_seek->setMinimumWidth(220);
+  m_seek->setToolTip(tr("Playback position: drag to seek"));
+  connect(m_seek, &QSlider::valueChanged, this, [this](int secs) {
+    seek(m_playbackBeginMs + static_cast<qint64>(secs) * 1000);
+  });
+  m_seekAction = tb->addWidget(m_seek);
+  m_seekLabel = new QLabel(tb);
+  m_seekLabelAction = tb->addWidget(m_seekLabel);
+  m_seekAction->setVisible(false);
+  m_seekLabelAction->setVisible(false);
 
   m_presets = new QActionGroup(this);
   for (const Preset& p : kPresets) {
@@ -285,6 +364,7 @@ void MainWindow::buildActions() {
   tb->addSeparator();
 
   QAction* png = tb->addAction(tr("Export PNG"));
+  png->setObjectName(QStringLiteral("exportPng"));
   png->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
   connect(png, &QAction::triggered, this, [this] {
     const QString path = QFileDialog::getSaveFileName(this, tr("Export charts"), QStringLiteral("limitscope.png"),
@@ -292,6 +372,7 @@ void MainWindow::buildActions() {
     if (!path.isEmpty()) exportPng(path);
   });
   QAction* csv = tb->addAction(tr("Export CSV"));
+  csv->setObjectName(QStringLiteral("exportCsv"));
   csv->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
   connect(csv, &QAction::triggered, this, [this] {
     const QString path = QFileDialog::getSaveFileName(this, tr("Export series"), QStringLiteral("limitscope.csv"),
@@ -321,6 +402,129 @@ void MainWindow::buildActions() {
   find->setShortcut(QKeySequence::Find);
   connect(find, &QAction::triggered, this, [this] { m_keyFilter->setFocus(); });
   addAction(find);
+}
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  m_openAction = file->addAction(tr("&Open recording…"));
+  m_openAction->setShortcut(QKeySequence::Open);
+  connect(m_openAction, &QAction::triggered, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open recording"), QString(),
+                                                      tr("limitscope recordings (*.jsonl);;All files (*)"));
+    if (!path.isEmpty()) openRecording(path);
+  });
+  m_closeRecordingAction = file->addAction(tr("&Close recording"));
+  m_closeRecordingAction->setEnabled(false);
+  connect(m_closeRecordingAction, &QAction::triggered, this, &MainWindow::closeRecording);
+  m_recordAction = file->addAction(tr("&Record session…"));
+  m_recordAction->setCheckable(true);
+  m_recordAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+  m_recordAction->setToolTip(tr("Record the session to a file for playback (docs/recording.md)"));
+  connect(m_recordAction, &QAction::triggered, this, [this](bool on) {
+    if (!on) {
+      setRecording(QString());
+      return;
+    }
+    const QString stamp = QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Record session"),
+                                                      QStringLiteral("limitscope-%1.jsonl").arg(stamp),
+                                                      tr("limitscope recordings (*.jsonl)"));
+    if (path.isEmpty()) {
+      const QSignalBlocker block(m_recordAction);
+      m_recordAction->setChecked(false);
+      return;
+    }
+    setRecording(path);
+  });
+  file->addSeparator();
+  for (QAction* a : findChildren<QAction*>()) {
+    if (a->objectName() == QLatin1String("exportPng") || a->objectName() == QLatin1String("exportCsv")) file->addAction(a);
+  }
+  file->addSeparator();
+  QAction* quit = file->addAction(tr("&Quit"));
+  quit->setShortcut(QKeySequence::Quit);
+  connect(quit, &QAction::triggered, this, &QWidget::close);
+}
+
+void MainWindow::updateRunText() {
+  const bool running = m_runAction->isChecked();
+  if (m_playbackMode) {
+    m_runAction->setText(running ? tr("Pause playback") : tr("Play"));
+    m_runAction->setToolTip(tr("Play or pause the recording at the chosen speed"));
+  } else {
+    m_runAction->setText(running ? tr("Stop simulation") : tr("Start simulation"));
+    m_runAction->setToolTip(tr("Start or stop simulated time"));
+  }
+}
+
+void MainWindow::openRecording(const QString& path) {
+  QMetaObject::invokeMethod(m_worker, [w = m_worker, path] { if (w) w->openPlayback(path); });
+}
+
+void MainWindow::closeRecording() {
+  QMetaObject::invokeMethod(m_worker, [w = m_worker] { if (w) w->closePlayback(); });
+}
+
+void MainWindow::setRecording(const QString& path) {
+  if (path.isEmpty()) {
+    QMetaObject::invokeMethod(m_worker, [w = m_worker] { if (w) w->stopRecording(); });
+  } else {
+    QMetaObject::invokeMethod(m_worker, [w = m_worker, path] { if (w) w->startRecording(path); });
+  }
+}
+
+void MainWindow::seek(qint64 t_ms) {
+  QMetaObject::invokeMethod(m_worker, [w = m_worker, t_ms] { if (w) w->seek(t_ms); });
+}
+
+void MainWindow::onPlaybackOpened(const QString& name, qint64 begin_ms, qint64 end_ms, const QString& error) {
+  if (name.isEmpty()) {
+    m_statusError->setText(error);
+    statusBar()->showMessage(tr("Cannot open the recording"), 5000);
+    emit playbackFailed(error);
+    return;
+  }
+  m_playbackMode = true;
+  m_playbackName = name;
+  m_playbackBeginMs = begin_ms;
+  {
+    const QSignalBlocker block(m_seek);
+    m_seek->setRange(0, static_cast<int>(std::max<qint64>(0, (end_ms - begin_ms) / 1000)));
+    m_seek->setValue(m_seek->maximum());
+  }
+  {
+    const QSignalBlocker block(m_runAction);
+    m_runAction->setChecked(false);
+  }
+  updateRunText();
+  m_seekAction->setVisible(true);
+  m_seekLabelAction->setVisible(true);
+  m_incidentAction->setEnabled(false);
+  m_recordAction->setEnabled(false);
+  m_closeRecordingAction->setEnabled(true);
+  setWindowTitle(tr("limitscope — playback: %1").arg(QFileInfo(name).fileName()));
+  statusBar()->showMessage(error.isEmpty() ? tr("Playing back %1").arg(name) : error, 8000);
+  setPaused(false);
+  emit playbackOpened(name, error);
+}
+
+void MainWindow::onPlaybackClosed() {
+  m_playbackMode = false;
+  m_seekAction->setVisible(false);
+  m_seekLabelAction->setVisible(false);
+  m_incidentAction->setEnabled(true);
+  m_recordAction->setEnabled(true);
+  m_closeRecordingAction->setEnabled(false);
+  setWindowTitle(tr("limitscope — embedded simulation"));
+  updateRunText();
+}
+
+bool MainWindow::selectKey(const QString& api_key, const QString& model) {
+  const int row = m_keyModel->findRow(api_key, model);
+  if (row < 0) return false;
+  const QModelIndex idx = m_keyProxy->mapFromSource(m_keyModel->index(row, 0));
+  m_keyView->selectionModel()->select(idx, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+  return true;
 }
 
 bool MainWindow::isLive() const { return m_view.live; }
@@ -359,6 +563,12 @@ void MainWindow::resizeEvent(QResizeEvent* event) {
   sendView();
 }
 
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+  // The charts get their final width after the window's own resize: decimate to that width.
+  if (watched == m_charts[0] && event->type() == QEvent::Resize) sendView();
+  return QMainWindow::eventFilter(watched, event);
+}
+
 void MainWindow::fastForward(double seconds) {
   QMetaObject::invokeMethod(m_worker, [w = m_worker, seconds] { if (w) w->fastForward(seconds); });
 }
@@ -392,6 +602,14 @@ void MainWindow::applySnapshot(const SnapshotPtr& s) {
                         (s->incidents.empty() ? QString()
                                               : tr(" · incident: %1").arg(QString::fromStdString(s->incidents.front()))));
   m_statusError->setText(QString::fromStdString(s->last_error));
+  if (m_playbackMode) {
+    const QSignalBlocker block(m_seek);
+    if (!m_seek->isSliderDown()) m_seek->setValue(static_cast<int>((s->now_ms - m_playbackBeginMs) / 1000));
+    m_seekLabel->setText(QStringLiteral(" %1 / %2 ")
+                             .arg(QDateTime::fromMSecsSinceEpoch(s->now_ms).toString(QStringLiteral("HH:mm:ss")),
+                                  QDateTime::fromMSecsSinceEpoch(m_playbackBeginMs + m_seek->maximum() * 1000LL)
+                                      .toString(QStringLiteral("HH:mm:ss"))));
+  }
   emit snapshotApplied();
 }
 
@@ -399,10 +617,16 @@ void MainWindow::updateDetails() {
   const QModelIndexList rows = m_keyView->selectionModel()->selectedRows();
   if (rows.isEmpty()) {
     m_details->clear();
+    m_decisionModel->setDecisions({});
     return;
   }
   const KeyRow* r = m_keyModel->rowAt(m_keyProxy->mapToSource(rows.front()).row());
   if (r == nullptr) return;
+  // The key's decisions, if the snapshot was made with it selected (the next one will be).
+  if (m_shown) {
+    const auto it = m_shown->decisions.find(r->api_key);
+    m_decisionModel->setDecisions(it != m_shown->decisions.end() ? it->second : std::vector<DecisionRow>{});
+  }
   QString html = QStringLiteral("<b>%1</b> · %2 · %3<br>")
                      .arg(QString::fromStdString(r->api_key).toHtmlEscaped(), QString::fromStdString(r->tier),
                           QString::fromStdString(r->model));
@@ -444,8 +668,9 @@ void MainWindow::setTheme(Theme theme) {
 }
 
 void MainWindow::exportPng(const QString& path) {
-  const bool ok = centralWidget()->grab().save(path, "PNG");
-  statusBar()->showMessage(ok ? tr("Saved %1").arg(path) : tr("Cannot write \"%1\"").arg(path), 5000);
+  // Widgets are grabbed on the GUI thread; encoding and writing the file happen on the worker.
+  const QImage image = centralWidget()->grab().toImage();
+  QMetaObject::invokeMethod(m_worker, [w = m_worker, image, path] { if (w) w->savePng(image, path); });
 }
 
 void MainWindow::exportCsv(const QString& path) {
@@ -455,13 +680,14 @@ void MainWindow::exportCsv(const QString& path) {
 void MainWindow::screenshotAfter(double seconds, const QString& path) {
   setSimulationRunning(false);  // a picture of a fixed moment: stop real-time ticks
   auto conn = std::make_shared<QMetaObject::Connection>();
-  *conn = connect(m_worker.data(), &SimulationWorker::fastForwarded, this, [this, path, conn] {
+  *conn = connect(m_worker.data(), &SourceWorker::fastForwarded, this, [this, path, conn] {
     disconnect(*conn);
     onTick();  // the fast-forward's snapshot was queued just before this signal
     // Chart legends and layouts settle in posted events: let them run before the picture.
     for (int i = 0; i < 3; ++i) QCoreApplication::processEvents();
-    const bool ok = grab().save(path, "PNG");
-    emit screenshotSaved(path, ok);
+    m_screenshotPath = path;
+    const QImage image = grab().toImage();
+    QMetaObject::invokeMethod(m_worker, [w = m_worker, image, path] { if (w) w->savePng(image, path); });
   });
   fastForward(seconds);
 }

@@ -9,7 +9,7 @@
 
 #include <array>
 
-#include "ui/simulation_worker.h"
+#include "ui/source_worker.h"
 
 QT_BEGIN_NAMESPACE
 class QAction;
@@ -17,6 +17,7 @@ class QActionGroup;
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QSlider;
 class QSortFilterProxyModel;
 class QSystemTrayIcon;
 class QTableView;
@@ -27,6 +28,7 @@ QT_END_NAMESPACE
 namespace limitscope::ui {
 
 class AlertTableModel;
+class DecisionTableModel;
 class KeyTableModel;
 class TimeChart;
 
@@ -40,14 +42,27 @@ class MainWindow : public QMainWindow {
                       QWidget* parent = nullptr);
   ~MainWindow() override;
 
-  /// Runs `seconds` of simulated time, stops the clock, then saves a PNG of the window and
-  /// emits screenshotSaved (used by --screenshot). The simulation stays stopped.
+  /// Runs `seconds` of simulated time (playback: puts the cursor `seconds` after the
+  /// recording's start, or at its end for 0), stops the clock, then saves a PNG of the window
+  /// and emits screenshotSaved (used by --screenshot). The source stays stopped.
   void screenshotAfter(double seconds, const QString& path);
+  /// Loads a recording on the worker and shows it; emits playbackOpened or playbackFailed.
+  void openRecording(const QString& path);
+  /// Back from a recording to the simulation.
+  void closeRecording();
+  /// Starts recording the session to `path`, or stops for an empty path.
+  void setRecording(const QString& path);
+  bool isPlayback() const { return m_playbackMode; }
+  /// Playback: moves the cursor (ms since the epoch).
+  void seek(qint64 t_ms);
 
   // For tests and the screenshot mode.
   TimeChart* chart(int i) const { return m_charts.at(static_cast<std::size_t>(i)); }
   KeyTableModel* keyModel() const { return m_keyModel; }
   AlertTableModel* alertModel() const { return m_alertModel; }
+  DecisionTableModel* decisionModel() const { return m_decisionModel; }
+  /// Selects the key table's row of (key, model), as a click would.
+  bool selectKey(const QString& api_key, const QString& model);
   SnapshotPtr lastSnapshot() const { return m_shown; }
   bool isLive() const;
   void setTheme(Theme theme);
@@ -67,16 +82,25 @@ class MainWindow : public QMainWindow {
   void screenshotSaved(const QString& path, bool ok);
   void snapshotApplied();
   void csvExported(const QString& path, const QString& error);
+  void pngExported(const QString& path, const QString& error);
+  void playbackOpened(const QString& path, const QString& loadError);
+  void playbackFailed(const QString& error);
+  void recordingChanged(const QString& path, const QString& error);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
   void buildActions();
   void buildCharts();
   void buildKeyTable();
   void buildAlerts();
+  void buildMenus();
+  void updateRunText();
+  void onPlaybackOpened(const QString& name, qint64 begin_ms, qint64 end_ms, const QString& error);
+  void onPlaybackClosed();
   void sendView();
   void setPreset(qint64 span_ms);
   void onSnapshot(const SnapshotPtr& snapshot);
@@ -86,7 +110,7 @@ class MainWindow : public QMainWindow {
   void restoreLayout();
 
   QThread m_thread;
-  QPointer<SimulationWorker> m_worker;
+  QPointer<SourceWorker> m_worker;
   ViewRequest m_view;
   SnapshotPtr m_pending;
   SnapshotPtr m_shown;
@@ -98,6 +122,8 @@ class MainWindow : public QMainWindow {
   QTableView* m_keyView = nullptr;
   QLineEdit* m_keyFilter = nullptr;
   QTextBrowser* m_details = nullptr;
+  DecisionTableModel* m_decisionModel = nullptr;
+  QTableView* m_decisionView = nullptr;
   AlertTableModel* m_alertModel = nullptr;
   QTableView* m_alertView = nullptr;
   QSystemTrayIcon* m_tray = nullptr;
@@ -105,6 +131,14 @@ class MainWindow : public QMainWindow {
   QAction* m_runAction = nullptr;
   QAction* m_liveAction = nullptr;
   QComboBox* m_speed = nullptr;
+  QAction* m_incidentAction = nullptr;
+  QAction* m_recordAction = nullptr;
+  QAction* m_openAction = nullptr;
+  QAction* m_closeRecordingAction = nullptr;
+  QAction* m_seekAction = nullptr;
+  QAction* m_seekLabelAction = nullptr;
+  QSlider* m_seek = nullptr;
+  QLabel* m_seekLabel = nullptr;
   QActionGroup* m_presets = nullptr;
   QLabel* m_statusSource = nullptr;
   QLabel* m_statusState = nullptr;
@@ -112,10 +146,14 @@ class MainWindow : public QMainWindow {
   QLabel* m_statusDropped = nullptr;
   QLabel* m_statusError = nullptr;
   QLabel* m_statusTime = nullptr;
+  QLabel* m_statusRecording = nullptr;
 
   bool m_dark = false;
   Theme m_theme = Theme::system;
   QString m_screenshotPath;
+  bool m_playbackMode = false;
+  qint64 m_playbackBeginMs = 0;
+  QString m_playbackName;
   qint64 m_screenshotAtMs = -1;
 };
 

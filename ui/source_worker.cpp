@@ -1,5 +1,6 @@
-#include "ui/simulation_worker.h"
+#include "ui/source_worker.h"
 
+#include <QImageWriter>
 #include <QTimer>
 
 #include <fstream>
@@ -9,7 +10,7 @@
 namespace limitscope::ui {
 namespace {
 
-constexpr int kTickMs = 100;  // simulation advance + snapshot at most 10 times a second
+constexpr int kTickMs = 100;  // source advance + snapshot at most 10 times a second
 
 ChartView to_chart_view(const ViewRequest& v, qint64 now_ms) {
   ChartView cv;
@@ -25,89 +26,173 @@ ChartView to_chart_view(const ViewRequest& v, qint64 now_ms) {
   return cv;
 }
 
+Nanos seconds(double s) { return std::chrono::duration_cast<Nanos>(std::chrono::duration<double>(s)); }
+
 }  // namespace
 
-SimulationWorker::SimulationWorker(EmbeddedSimulationOptions options, bool start_running, QObject* parent)
-    : QObject(parent), m_options(std::move(options)), m_running(start_running) {}
+SourceWorker::SourceWorker(EmbeddedSimulationOptions options, bool start_running, QObject* parent)
+    : QObject(parent), m_options(std::move(options)), m_running(start_running), m_simRunning(start_running) {}
 
-SimulationWorker::~SimulationWorker() = default;
+SourceWorker::~SourceWorker() {
+  if (m_sim) m_sim->stop_recording();  // end line and flush; nothing to report any more
+}
 
-void SimulationWorker::start() {
+DashboardSource* SourceWorker::active() const {
+  if (m_playback) return m_playback.get();
+  return m_sim.get();
+}
+
+void SourceWorker::start() {
   auto source = EmbeddedSimulationSource::create(default_policy(), m_options);
   if (!source) {
     emit sourceFailed(QString::fromStdString(source.error()));
     return;
   }
-  m_source = std::move(*source);
+  m_sim = std::move(*source);
   m_timer = new QTimer(this);
   m_timer->setInterval(kTickMs);
-  connect(m_timer, &QTimer::timeout, this, &SimulationWorker::tick);
+  connect(m_timer, &QTimer::timeout, this, &SourceWorker::tick);
   m_elapsed.start();
   m_timer->start();
   publish();
 }
 
-void SimulationWorker::setRunning(bool running) {
+void SourceWorker::setRunning(bool running) {
   m_running = running;
+  if (!m_playback) m_simRunning = running;
+  // Play at the end of a recording starts it over.
+  if (running && m_playback && m_playback->at_end()) m_playback->seek(m_playback->begin_ms());
   m_elapsed.restart();
+  publish();
 }
 
-void SimulationWorker::setSpeed(int times) { m_speed = std::clamp(times, 1, 600); }
+void SourceWorker::setSpeed(int times) { m_speed = std::clamp(times, 1, 600); }
 
-void SimulationWorker::setView(const ViewRequest& view) {
+void SourceWorker::setView(const ViewRequest& view) {
   m_view = view;
   publish();
 }
 
-void SimulationWorker::fastForward(double seconds) {
-  if (!m_source) return;
-  if (!(seconds > 0)) {
-    publish();
-    emit fastForwarded();
-    return;
+void SourceWorker::fastForward(double secs) {
+  if (m_playback) {
+    m_playback->seek(secs > 0 ? m_playback->begin_ms() + static_cast<qint64>(secs * 1000) : m_playback->end_ms());
+  } else if (m_sim && secs > 0) {
+    m_sim->advance(seconds(secs));
+    m_sim->flush_recording_if_due();
   }
-  m_source->advance(std::chrono::duration_cast<Nanos>(std::chrono::duration<double>(seconds)));
   publish();
   emit fastForwarded();
 }
 
-void SimulationWorker::inject(int incident_kind, double seconds) {
-  if (!m_source) return;
-  const auto kind = static_cast<IncidentKind>(incident_kind);
-  auto err = m_source->inject(kind, std::chrono::duration_cast<Nanos>(std::chrono::duration<double>(seconds)));
+void SourceWorker::inject(int incident_kind, double secs) {
+  if (!m_sim || m_playback) return;
+  auto err = m_sim->inject(static_cast<IncidentKind>(incident_kind), seconds(secs));
   m_lastError = err ? QString::fromStdString(*err) : QString();
   publish();
 }
 
-void SimulationWorker::exportCsv(const QString& path) {
-  if (!m_source) return;
-  const ChartView cv = to_chart_view(m_view, m_source->now_ms());
-  const DashboardSnapshot snap = m_source->snapshot(cv);
+void SourceWorker::exportCsv(const QString& path) {
+  const DashboardSource* src = active();
+  if (src == nullptr) return;
+  ChartView cv = to_chart_view(m_view, src->now_ms());
+  cv.end_ms = std::min<std::int64_t>(cv.end_ms, src->now_ms());  // playback: nothing after the cursor
+  const DashboardSnapshot snap = src->snapshot(cv);
   std::ofstream out(path.toStdString());
   if (!out) {
     emit exportFinished(path, tr("cannot open \"%1\" for writing").arg(path));
     return;
   }
-  write_chart_csv(out, m_source->store(), snap.charts, cv.start_ms, cv.end_ms);
+  write_chart_csv(out, src->store(), snap.charts, cv.start_ms, cv.end_ms);
   out.close();
   emit exportFinished(path, out ? QString() : tr("writing \"%1\" failed").arg(path));
 }
 
-void SimulationWorker::tick() {
+void SourceWorker::savePng(const QImage& image, const QString& path) {
+  QImageWriter writer(path, "png");
+  const bool ok = !image.isNull() && writer.write(image);
+  emit pngSaved(path, ok ? QString() : tr("cannot write \"%1\": %2").arg(path, image.isNull() ? tr("empty picture") : writer.errorString()));
+}
+
+void SourceWorker::startRecording(const QString& path) {
+  if (!m_sim || m_playback) {
+    emit recordingChanged(QString(), tr("only a running source can be recorded"));
+    return;
+  }
+  auto err = m_sim->start_recording(path.toStdString(), SteadyClock::instance());
+  m_recordingPath = err ? QString() : path;
+  emit recordingChanged(m_recordingPath, err ? QString::fromStdString(*err) : QString());
+  publish();
+}
+
+void SourceWorker::stopRecording() {
+  if (!m_sim) return;
+  auto err = m_sim->stop_recording();
+  m_recordingPath.clear();
+  emit recordingChanged(QString(), err ? QString::fromStdString(*err) : QString());
+}
+
+void SourceWorker::openPlayback(const QString& path) {
+  auto p = PlaybackSource::open(path.toStdString());
+  if (!p) {
+    emit playbackOpened(QString(), 0, 0, QString::fromStdString(p.error()));
+    return;
+  }
+  if (m_sim && !m_sim->recording_name().empty()) stopRecording();
+  m_playback = std::move(*p);
+  m_running = false;  // opens paused at the recording's end: the whole picture first
+  emit playbackOpened(path, m_playback->begin_ms(), m_playback->end_ms(),
+                      QString::fromStdString(m_playback->load_error()));
+  publish();
+}
+
+void SourceWorker::closePlayback() {
+  if (!m_playback) return;
+  m_playback.reset();
+  m_running = m_simRunning;
+  m_elapsed.restart();
+  emit playbackClosed();
+  publish();
+}
+
+void SourceWorker::seek(qint64 t_ms) {
+  if (!m_playback) return;
+  m_playback->seek(t_ms);
+  publish();
+}
+
+void SourceWorker::tick() {
   const qint64 real_ms = m_elapsed.restart();
-  if (m_running && m_source) {
+  DashboardSource* src = active();
+  if (m_running && src != nullptr) {
     // Cap a stalled tick (machine asleep, debugger) to one second of real time.
-    const qint64 sim_ms = std::min<qint64>(real_ms, 1000) * m_speed;
-    m_source->advance(std::chrono::milliseconds(sim_ms));
+    const qint64 source_ms = std::min<qint64>(real_ms, 1000) * m_speed;
+    src->advance(std::chrono::milliseconds(source_ms));
+    if (m_playback && m_playback->at_end()) {
+      m_running = false;
+      emit runningChanged(false);
+    }
+  }
+  if (m_sim) {
+    m_sim->flush_recording_if_due();
+    if (!m_recordingPath.isEmpty() && m_sim->recording_name().empty()) {
+      // The source dropped the recording after a write error (reported as its last error).
+      m_recordingPath.clear();
+      emit recordingChanged(QString(), tr("recording stopped: write failed"));
+    }
   }
   publish();
 }
 
-void SimulationWorker::publish() {
-  if (!m_source) return;
-  auto snap = std::make_shared<DashboardSnapshot>(m_source->snapshot(to_chart_view(m_view, m_source->now_ms())));
-  if (!m_lastError.isEmpty()) snap->last_error = m_lastError.toStdString();
-  if (!m_running) snap->connection = "stopped";
+void SourceWorker::publish() {
+  const DashboardSource* src = active();
+  if (src == nullptr) return;
+  auto snap = std::make_shared<DashboardSnapshot>(src->snapshot(to_chart_view(m_view, src->now_ms())));
+  if (!m_lastError.isEmpty() && !m_playback) snap->last_error = m_lastError.toStdString();
+  if (m_playback) {
+    if (!m_running && !m_playback->at_end()) snap->connection = "paused";
+  } else if (!m_running) {
+    snap->connection = "stopped";
+  }
   emit snapshotReady(std::move(snap));
 }
 

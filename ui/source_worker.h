@@ -1,9 +1,11 @@
 #pragma once
-// Drives the embedded simulation on its own thread: advances simulated time at the chosen
-// speed, and publishes snapshots for the chart window the UI asks for. The GUI thread only
-// receives finished snapshots (queued signals); it never touches the simulation.
+// Drives the dashboard's source on its own thread: the embedded simulation, or a recording
+// played back. It advances the source's time at the chosen speed, publishes snapshots for the
+// chart window the UI asks for, records the session, and writes exports. The GUI thread only
+// receives finished snapshots and results (queued signals); it never touches a source.
 
 #include <QElapsedTimer>
+#include <QImage>
 #include <QObject>
 #include <QString>
 
@@ -11,6 +13,7 @@
 
 #include "core/sources/dashboard_snapshot.h"
 #include "core/sources/embedded_simulation_source.h"
+#include "core/sources/playback_source.h"
 
 class QTimer;
 
@@ -28,45 +31,70 @@ struct ViewRequest {
   QStringList selected_keys;
 };
 
-class SimulationWorker : public QObject {
+class SourceWorker : public QObject {
   Q_OBJECT
  public:
   /// @param start_running false starts with simulated time stopped (tests, screenshots)
-  explicit SimulationWorker(EmbeddedSimulationOptions options, bool start_running = true,
-                            QObject* parent = nullptr);
-  ~SimulationWorker() override;
+  explicit SourceWorker(EmbeddedSimulationOptions options, bool start_running = true,
+                        QObject* parent = nullptr);
+  ~SourceWorker() override;
 
  public slots:
-  /// Creates the source (reports sourceFailed on error) and starts the tick timer.
+  /// Creates the simulation (reports sourceFailed on error) and starts the tick timer.
   void start();
+  /// Runs or stops the source's time: simulated time, or playback (play/pause).
   void setRunning(bool running);
   void setSpeed(int times);
   void setView(const limitscope::ui::ViewRequest& view);
-  /// Runs `seconds` of simulated time at once, then publishes (screenshot mode, tests).
+  /// Simulation: runs `seconds` of simulated time at once. Playback: puts the cursor
+  /// `seconds` after the recording's start (at its end when `seconds` is 0). Then publishes.
   void fastForward(double seconds);
   void inject(int incident_kind, double seconds);
   /// Writes the visible charts' samples from the store as CSV (path chosen on the GUI thread).
   void exportCsv(const QString& path);
+  /// Encodes and writes a picture grabbed on the GUI thread.
+  void savePng(const QImage& image, const QString& path);
+  /// Records the simulation to `path` (docs/recording.md) until stopRecording().
+  void startRecording(const QString& path);
+  void stopRecording();
+  /// Loads a recording and shows it instead of the simulation (which pauses meanwhile).
+  void openPlayback(const QString& path);
+  /// Back to the simulation.
+  void closePlayback();
+  /// Playback: moves the cursor (ms since the epoch).
+  void seek(qint64 t_ms);
 
  signals:
   void snapshotReady(limitscope::ui::SnapshotPtr snapshot);
   void sourceFailed(const QString& message);
   void exportFinished(const QString& path, const QString& error);
+  void pngSaved(const QString& path, const QString& error);
   /// After fastForward(): its snapshot was emitted just before this.
   void fastForwarded();
+  /// Recording started (path) or stopped (empty path); error says why it stopped or failed.
+  void recordingChanged(const QString& path, const QString& error);
+  /// A recording is showing (begin/end of its time), or failed to open (error, no name).
+  void playbackOpened(const QString& name, qint64 begin_ms, qint64 end_ms, const QString& error);
+  void playbackClosed();
+  /// Playback reached the end of the recording and stopped.
+  void runningChanged(bool running);
 
  private:
   void tick();
   void publish();
+  DashboardSource* active() const;
 
   EmbeddedSimulationOptions m_options;
-  std::unique_ptr<EmbeddedSimulationSource> m_source;
+  std::unique_ptr<EmbeddedSimulationSource> m_sim;
+  std::unique_ptr<PlaybackSource> m_playback;
   QTimer* m_timer = nullptr;
   QElapsedTimer m_elapsed;
   ViewRequest m_view;
   bool m_running = true;
+  bool m_simRunning = true;  // the simulation's run state, kept while a recording plays
   int m_speed = 1;
   QString m_lastError;
+  QString m_recordingPath;
 };
 
 }  // namespace limitscope::ui

@@ -45,7 +45,12 @@ int main(int argc, char** argv) {
                                  QStringLiteral("SECONDS"), QStringLiteral("0"));
   const QCommandLineOption theme(QStringLiteral("theme"), QStringLiteral("light, dark or system."),
                                  QStringLiteral("THEME"));
-  parser.addOptions({demo, scenario, seed, screenshot, after, theme});
+  const QCommandLineOption playback(QStringLiteral("playback"),
+                                    QStringLiteral("Play back a recorded session (docs/recording.md) instead of "
+                                                   "the simulation. With --screenshot, --after places the cursor "
+                                                   "that many seconds into the recording (default: its end)."),
+                                    QStringLiteral("FILE"));
+  parser.addOptions({demo, scenario, seed, screenshot, after, theme, playback});
   parser.process(app);
 
   limitscope::EmbeddedSimulationOptions options;
@@ -70,18 +75,31 @@ int main(int argc, char** argv) {
     else return fail(QStringLiteral("--theme \"%1\": expected light, dark or system").arg(t));
   }
 
-  if (parser.isSet(screenshot)) {
-    const QString path = parser.value(screenshot);
+  const bool shot = parser.isSet(screenshot);
+  const QString shot_path = parser.value(screenshot);
+  if (shot) {
     window.resize(1600, 1000);
-    window.show();
     QObject::connect(&window, &limitscope::ui::MainWindow::screenshotSaved, &app,
-                     [path](const QString&, bool saved) {
-                       if (!saved) std::fprintf(stderr, "limitscope: cannot write screenshot \"%s\"\n", qPrintable(path));
+                     [shot_path](const QString&, bool saved) {
+                       if (!saved) std::fprintf(stderr, "limitscope: cannot write screenshot \"%s\"\n", qPrintable(shot_path));
                        QApplication::exit(saved ? 0 : 2);
                      });
-    window.screenshotAfter(after_s, path);
-  } else {
-    window.show();
+  }
+  window.show();
+  if (parser.isSet(playback)) {
+    // Loading happens on the worker; a file that cannot be played at all ends the program.
+    QObject::connect(&window, &limitscope::ui::MainWindow::playbackFailed, &app, [](const QString& error) {
+      std::fprintf(stderr, "limitscope: %s\n", qPrintable(error));
+      QApplication::exit(2);
+    });
+    QObject::connect(&window, &limitscope::ui::MainWindow::playbackOpened, &window,
+                     [&window, shot, shot_path, after_s](const QString&, const QString& load_error) {
+                       if (!load_error.isEmpty()) std::fprintf(stderr, "limitscope: %s\n", qPrintable(load_error));
+                       if (shot) window.screenshotAfter(after_s, shot_path);
+                     });
+    window.openRecording(parser.value(playback));
+  } else if (shot) {
+    window.screenshotAfter(after_s, shot_path);
   }
   return QApplication::exec();
 }

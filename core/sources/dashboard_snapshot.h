@@ -70,6 +70,7 @@ struct DecisionRow {
 };
 
 struct DashboardSnapshot {
+  ChartView view;                    // the window the charts were made for, as asked
   std::int64_t now_ms = 0;           // source time, ms since the epoch
   std::int64_t start_ms = 0;         // first recorded sample
   std::vector<ChartData> charts;     // bucket levels, occupancy, 429s, quota burn

@@ -312,6 +312,7 @@ std::optional<std::string> EmbeddedSimulationSource::inject(IncidentKind kind, N
 
 DashboardSnapshot EmbeddedSimulationSource::snapshot(const ChartView& view) const {
   DashboardSnapshot snap;
+  snap.view = view;
   snap.now_ms = now_ms();
   snap.start_ms = epoch_ms_;
   snap.charts = dashboard_charts(*store_, view);

@@ -74,6 +74,7 @@ std::ptrdiff_t PlaybackSource::last_at_or_before(const V& v) const {
 
 DashboardSnapshot PlaybackSource::snapshot(const ChartView& view) const {
   DashboardSnapshot snap;
+  snap.view = view;
   snap.now_ms = cursor_ms_;
   snap.start_ms = recording_.header.start_ms;
   ChartView v = view;

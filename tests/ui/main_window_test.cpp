@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <QFile>
+#include <QFileInfo>
 #include <QImage>
 #include <QProcess>
 #include <QSignalSpy>
@@ -39,7 +40,11 @@ void advance(MainWindow& w, double seconds) {
   const qint64 before = w.lastSnapshot()->now_ms;
   w.fastForward(seconds);
   ASSERT_TRUE(QTest::qWaitFor(
-      [&] { return w.lastSnapshot() && w.lastSnapshot()->now_ms >= before + static_cast<qint64>(seconds * 1000); },
+      [&] {
+        // The newest time, drawn for the window's current view (its width sets the columns).
+        return w.lastSnapshot() && w.lastSnapshot()->now_ms >= before + static_cast<qint64>(seconds * 1000) &&
+               w.lastSnapshot()->view.columns == std::max(50, w.viewRequest().columns);
+      },
       kWaitMs));
 }
 
@@ -132,7 +137,11 @@ TEST(MainWindow, ExportsPngAndCsvMatchingTheStore) {
   w.show();
   advance(w, 90);
   const QString png = dir.filePath(QStringLiteral("charts.png"));
-  w.exportPng(png);
+  QSignalSpy pngSpy(&w, &MainWindow::pngExported);
+  w.exportPng(png);  // grabbed here, encoded and written by the worker
+  ASSERT_TRUE(pngSpy.wait(kWaitMs));
+  EXPECT_TRUE(pngSpy.front().at(1).toString().isEmpty()) << pngSpy.front().at(1).toString().toStdString();
+  EXPECT_GT(QFileInfo(png).size(), 0);
   QImage img(png);
   ASSERT_FALSE(img.isNull());
   EXPECT_GT(img.width(), 100);
@@ -164,6 +173,12 @@ TEST(MainWindow, ExportsPngAndCsvMatchingTheStore) {
     ++checked;
   }
   EXPECT_GT(checked, 5);
+
+  // A file that cannot be written is reported, not silently dropped.
+  QSignalSpy badSpy(&w, &MainWindow::pngExported);
+  w.exportPng(dir.filePath(QStringLiteral("missing-dir/charts.png")));
+  ASSERT_TRUE(badSpy.wait(kWaitMs));
+  EXPECT_TRUE(badSpy.front().at(1).toString().contains(QStringLiteral("missing-dir"))) << badSpy.front().at(1).toString().toStdString();
 }
 
 TEST(MainWindow, ScreenshotModeWritesAnImageWithoutADisplay) {

@@ -1,5 +1,6 @@
 // Verifies the key and alert table models under QAbstractItemModelTester: row identity kept
-// across updates, sort roles, acknowledgement lifetime and firing notifications.
+// across updates, sort roles, acknowledgement lifetime and firing notifications; the recent
+// decisions model shows results, reasons and retry-after.
 
 #include <gtest/gtest.h>
 
@@ -7,6 +8,7 @@
 
 #include "support/qt_app.h"
 #include "ui/models/alert_table_model.h"
+#include "ui/models/decision_table_model.h"
 #include "ui/models/key_table_model.h"
 
 namespace limitscope::ui {
@@ -76,6 +78,39 @@ TEST(AlertTableModel, ReportsNewlyFiringAlertsOnceAndKeepsAcknowledgementWhileFi
   model.setAlerts({alert("R", AlertState::resolved, "{a=\"1\"}")});
   EXPECT_FALSE(model.isAcknowledged(0));
   EXPECT_EQ(model.setAlerts({alert("R", AlertState::firing, "{a=\"1\"}")}).size(), 1);
+}
+
+TEST(DecisionTableModel, ShowsResultReasonAndRetryAfter) {
+  test::ensure_qt_app();
+  DecisionTableModel model;
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  DecisionRow denied;
+  denied.t_us = 1'700'049'600'250'000;
+  denied.api_key = "k";
+  denied.model = "gpt-4.1";
+  denied.cost = 2;
+  denied.reason = "exhausted";
+  denied.remaining = 0.5;
+  denied.retry_after_s = 0.25;
+  DecisionRow allowed = denied;
+  allowed.allowed = true;
+  allowed.reason.clear();
+  allowed.retry_after_s.reset();
+  DecisionRow never = denied;
+  never.reason = "cost_above_capacity";
+  never.retry_after_s.reset();
+  model.setDecisions({denied, allowed, never});
+  ASSERT_EQ(model.rowCount(), 3);
+  const auto text = [&](int r, int c) { return model.data(model.index(r, c)).toString(); };
+  EXPECT_TRUE(text(0, DecisionTableModel::Time).endsWith(QStringLiteral(".250")));
+  EXPECT_EQ(text(0, DecisionTableModel::Result), QStringLiteral("429 exhausted"));
+  EXPECT_EQ(text(0, DecisionTableModel::RetryAfter), QStringLiteral("250 ms"));
+  EXPECT_EQ(text(1, DecisionTableModel::Result), QStringLiteral("allowed"));
+  EXPECT_EQ(text(1, DecisionTableModel::RetryAfter), QString());
+  EXPECT_EQ(text(2, DecisionTableModel::RetryAfter), QStringLiteral("never"));
+  EXPECT_EQ(text(0, DecisionTableModel::Remaining), QStringLiteral("0.50"));
+  model.setDecisions({});
+  EXPECT_EQ(model.rowCount(), 0);
 }
 
 }  // namespace

@@ -1,0 +1,82 @@
+#include "ui/models/decision_table_model.h"
+
+#include <QColor>
+#include <QDateTime>
+
+namespace limitscope::ui {
+
+DecisionTableModel::DecisionTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void DecisionTableModel::setDecisions(std::vector<DecisionRow> rows) {
+  const bool same = rows.size() == m_rows.size() &&
+                    (rows.empty() || (rows.front().t_us == m_rows.front().t_us &&
+                                      rows.front().api_key == m_rows.front().api_key &&
+                                      rows.back().t_us == m_rows.back().t_us));
+  if (same) return;  // no new decision: leave the view (and its scroll position) alone
+  beginResetModel();
+  m_rows = std::move(rows);
+  endResetModel();
+}
+
+const DecisionRow* DecisionTableModel::decisionAt(int row) const {
+  if (row < 0 || row >= rowCount()) return nullptr;
+  return &m_rows[static_cast<std::size_t>(row)];
+}
+
+int DecisionTableModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
+}
+
+int DecisionTableModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant DecisionTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  switch (section) {
+    case Time: return tr("Time");
+    case Model: return tr("Model");
+    case Cost: return tr("Cost");
+    case Result: return tr("Result");
+    case Remaining: return tr("Remaining");
+    case RetryAfter: return tr("Retry after");
+    default: return {};
+  }
+}
+
+QVariant DecisionTableModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= rowCount() || index.column() >= ColumnCount) return {};
+  const DecisionRow& d = m_rows[static_cast<std::size_t>(index.row())];
+  if (role == Qt::ForegroundRole && index.column() == Result) {
+    if (!d.allowed) return QColor(220, 50, 47);
+    if (d.degraded) return QColor(203, 140, 0);
+    return {};
+  }
+  if (role == Qt::TextAlignmentRole && (index.column() == Cost || index.column() == Remaining ||
+                                        index.column() == RetryAfter)) {
+    return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+  }
+  if (role == Qt::ToolTipRole && index.column() == Result) {
+    return d.attempt > 0 ? tr("retry %1 of an earlier 429").arg(d.attempt) : tr("first attempt");
+  }
+  if (role != Qt::DisplayRole) return {};
+  switch (index.column()) {
+    case Time:
+      return QDateTime::fromMSecsSinceEpoch(d.t_us / 1000).toString(QStringLiteral("HH:mm:ss.zzz"));
+    case Model: return QString::fromStdString(d.model);
+    case Cost: return QString::number(d.cost, 'g', 6);
+    case Result:
+      if (d.degraded) return tr("allowed (fail-open)");
+      if (d.allowed) return tr("allowed");
+      return tr("429 %1").arg(QString::fromStdString(d.reason));
+    case Remaining: return d.degraded ? QString() : QString::number(d.remaining, 'f', 2);
+    case RetryAfter:
+      if (d.allowed) return QString();
+      if (!d.retry_after_s) return tr("never");
+      return *d.retry_after_s < 1 ? tr("%1 ms").arg(*d.retry_after_s * 1000, 0, 'f', 0)
+                                  : tr("%1 s").arg(*d.retry_after_s, 0, 'f', 2);
+    default: return {};
+  }
+}
+
+}  // namespace limitscope::ui

@@ -1,0 +1,34 @@
+#pragma once
+// The details pane's recent decisions of the selected key, newest first: time, model, cost,
+// result (allowed, or 429 with its reason), remaining, retry-after. The rows come from the
+// source (a bounded ring per key kept in core); this model only shows them.
+
+#include <QAbstractTableModel>
+
+#include <vector>
+
+#include "core/sources/dashboard_snapshot.h"
+
+namespace limitscope::ui {
+
+class DecisionTableModel : public QAbstractTableModel {
+  Q_OBJECT
+ public:
+  enum Column { Time, Model, Cost, Result, Remaining, RetryAfter, ColumnCount };
+
+  explicit DecisionTableModel(QObject* parent = nullptr);
+
+  /// Replaces the rows (newest first), keeping the view's rows when nothing changed.
+  void setDecisions(std::vector<DecisionRow> rows);
+  const DecisionRow* decisionAt(int row) const;
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+ private:
+  std::vector<DecisionRow> m_rows;
+};
+
+}  // namespace limitscope::ui
