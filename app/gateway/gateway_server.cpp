@@ -3,6 +3,8 @@
 #include <memory>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "core/gateway/mock_upstream.h"
 
 namespace limitscope::gateway_app {
@@ -36,9 +38,11 @@ GatewayServer::GatewayServer(gateway::ChatGateway& gateway, ServerOptions option
   });
   server_.Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
     const auto policy = gateway_.backend().policy();
-    res.set_content("ready: backend " + std::string(gateway_.backend().name()) + ", policy " +
-                        policy->source + "\n",
-                    "text/plain");
+    const nlohmann::json body = {{"ready", true},
+                                 {"backend", std::string(gateway_.backend().name())},
+                                 {"policy", policy->source},
+                                 {"policy_generation", policy_generation_.load(std::memory_order_relaxed)}};
+    res.set_content(body.dump() + "\n", "application/json");
   });
   // The library's own refusals (body too large, unknown path, wrong method) get JSON bodies.
   server_.set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request&, httplib::Response& res) {

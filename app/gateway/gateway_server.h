@@ -3,7 +3,9 @@
 // bodies for the library's own errors (413, 404, 405), the mock upstream, and forwarding.
 // The request logic itself is core/gateway/chat_gateway.h.
 
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -37,6 +39,8 @@ class GatewayServer {
   bool run();
   /// Stops accepting and returns from run(); safe from another thread.
   void stop() { server_.stop(); }
+  /// Counts a successful policy reload (shown by /readyz as policy_generation).
+  void note_policy_reload() { policy_generation_.fetch_add(1, std::memory_order_relaxed); }
 
  private:
   void handle_chat(const httplib::Request& req, httplib::Response& res);
@@ -45,6 +49,7 @@ class GatewayServer {
   gateway::ChatGateway& gateway_;
   ServerOptions options_;
   httplib::Server server_;
+  std::atomic<std::uint64_t> policy_generation_{1};  // 1 = the policy read at start
 };
 
 }  // namespace limitscope::gateway_app

@@ -199,6 +199,7 @@ int main(int argc, char** argv) {
           log_line("SIGHUP: policy not reloaded: " + *err);
           continue;
         }
+        server.note_policy_reload();
         log_line("SIGHUP: policy reloaded from " + *policy_path);
         continue;
       }

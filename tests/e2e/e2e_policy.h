@@ -1,0 +1,34 @@
+#pragma once
+// The policy the end-to-end tests run the gateway with: small limits so 429s come quickly,
+// the scenario keys listed with their tiers, and no default tier (unknown keys get 403).
+
+#include <string>
+
+namespace limitscope::test {
+
+inline std::string e2e_policy_json(int free_capacity = 3) {
+  return R"({
+  "tiers": {
+    "free": { "requests": { "algorithm": "token-bucket", "capacity": )" +
+         std::to_string(free_capacity) + R"(, "refill": "1/s" },
+              "llm_tokens": { "algorithm": "token-bucket", "capacity": 20000, "refill": "20000/min" },
+              "daily_quota": 1000 },
+    "pro": { "requests": { "algorithm": "token-bucket", "capacity": 50, "refill": "20/s" },
+             "llm_tokens": { "algorithm": "token-bucket", "capacity": 1000000, "refill": "1000000/min" } },
+    "enterprise": { "requests": { "algorithm": "token-bucket", "capacity": 500, "refill": "200/s" } }
+  },
+  "models": {
+    "gpt-4.1": { "cost": 2, "price_per_million_tokens": 8 },
+    "claude-sonnet-4.5": { "cost": 3, "price_per_million_tokens": 15 },
+    "gemini-2.5-flash": { "cost": 1, "price_per_million_tokens": 2.5 },
+    "deepseek-v3.2": { "cost": 1, "price_per_million_tokens": 0.42 }
+  },
+  "keys": {
+    "free-key": "free", "pro-key": "pro",
+    "free-hobbyist": "free", "pro-startup": "pro", "enterprise-bank": "enterprise",
+    "loop-bot": "free", "pro-batch": "pro"
+  }
+})";
+}
+
+}  // namespace limitscope::test
