@@ -18,6 +18,7 @@
 #include "app/gateway/gateway_server.h"
 #include "core/gateway/chat_gateway.h"
 #include "core/gateway/in_process_admission.h"
+#include "core/gateway/unlimited_admission.h"
 #include "core/limiter/policy.h"
 #include "core/limiter/rate.h"
 
@@ -61,6 +62,7 @@ int main(int argc, char** argv) {
       {{"listen", "HOST:PORT", "address to serve on (port 0: any free port)"},
        {"policy", "FILE", "policy JSON (docs/policy.md); default: the embedded default policy"},
        {"redis", "URL", "decide on Redis instead of in-process (not supported yet)"},
+       {"limiter", "MODE", "in-process (default) or off (admit every known key and model)"},
        {"upstream", "URL", "forward admitted requests to http[s]://HOST[:PORT][/PREFIX]"},
        {"mock-upstream", "", "answer admitted requests with the built-in mock upstream"},
        {"mock-latency", "DURATION", "mock upstream latency, e.g. 20ms (default 0)"},
@@ -164,11 +166,18 @@ int main(int argc, char** argv) {
 
   KeyedLimiterOptions limiter_options;
   limiter_options.max_keys = max_keys;
-  std::unique_ptr<gateway::InProcessAdmission> backend;
-  try {
-    backend = std::make_unique<gateway::InProcessAdmission>(std::move(policy), limiter_options);
-  } catch (const std::exception& e) {
-    return usage_error(e.what());
+  const std::string limiter_mode = args.get("limiter").value_or("in-process");
+  std::unique_ptr<gateway::AdmissionBackend> backend;
+  if (limiter_mode == "off") {
+    backend = std::make_unique<gateway::UnlimitedAdmission>(std::move(policy));
+  } else if (limiter_mode == "in-process") {
+    try {
+      backend = std::make_unique<gateway::InProcessAdmission>(std::move(policy), limiter_options);
+    } catch (const std::exception& e) {
+      return usage_error(e.what());
+    }
+  } else {
+    return usage_error("--limiter " + limiter_mode + ": expected in-process or off");
   }
   gateway::GatewayMetrics metrics(max_series);
   gateway::GatewayOptions gateway_options;
@@ -178,7 +187,7 @@ int main(int argc, char** argv) {
   auto port = server.bind();
   if (!port) return usage_error(port.error());
   std::cout << "listening on " << server_options.host << ":" << *port << std::endl;
-  log_line("backend in-process, policy " + backend->policy()->source + ", " +
+  log_line("backend " + std::string(backend->name()) + ", policy " + backend->policy()->source + ", " +
            (server_options.mock_upstream ? "mock upstream" : "upstream " + *args.get("upstream")));
 
   std::thread signal_thread([&] {

@@ -10,7 +10,7 @@ LIMITSCOPE_PACKAGES=(
   qt6-base-dev qt6-charts-dev libgl-dev fonts-dejavu-core
   libhiredis-dev nlohmann-json3-dev libyaml-cpp-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  redis-server redis-tools prometheus
+  redis-server redis-tools prometheus wrk
   clang libclang-rt-14-dev
   xvfb xauth
 )

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Gateway throughput with wrk against the built-in mock upstream: the limiter off, then the
+# in-process limiter, interleaved over several rounds in one run; prints requests/s and p99
+# per round, the medians, and the throughput cost of the limiter (target <= 5%).
+#
+#   bench/gateway_wrk.sh [BUILD_DIR]      (default: build; needs wrk, Debian package "wrk")
+#   env: DURATION=5s CONNECTIONS=32 WRK_THREADS=1 GATEWAY_THREADS=64 ROUNDS=3 KEYS=1000
+#        MOCK_LATENCY=0
+# Every request is admitted (a policy with very large limits) and keys rotate over KEYS API
+# keys, so both runs do the same work apart from the limiter's decisions and headers.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD="${1:-$ROOT/build}"
+GATEWAY="$BUILD/app/limitscope-gateway"
+DURATION="${DURATION:-5s}"
+CONNECTIONS="${CONNECTIONS:-32}"
+WRK_THREADS="${WRK_THREADS:-1}"
+GATEWAY_THREADS="${GATEWAY_THREADS:-64}"
+ROUNDS="${ROUNDS:-3}"
+KEYS="${KEYS:-1000}"
+MOCK_LATENCY="${MOCK_LATENCY:-0}"
+
+command -v wrk >/dev/null || { echo "gateway_wrk.sh: wrk not found (apt-get install wrk)" >&2; exit 2; }
+[ -x "$GATEWAY" ] || { echo "gateway_wrk.sh: $GATEWAY not built (cmake --build $BUILD --target limitscope-gateway)" >&2; exit 2; }
+
+WORK="$(mktemp -d)"
+GW_PID=""
+cleanup() {
+  [ -n "$GW_PID" ] && kill "$GW_PID" 2>/dev/null && wait "$GW_PID" 2>/dev/null
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+cat > "$WORK/policy.json" <<'JSON'
+{
+  "default_tier": "bench",
+  "tiers": {
+    "bench": { "requests": { "algorithm": "token-bucket", "capacity": 1e12, "refill": "1e9/s" },
+               "llm_tokens": { "algorithm": "token-bucket", "capacity": 1e15, "refill": "1e12/s" },
+               "daily_quota": 1e15 }
+  },
+  "models": { "gpt-4.1": { "cost": 8, "price_per_million_tokens": 8 } }
+}
+JSON
+
+cat > "$WORK/post.lua" <<LUA
+local n = 0
+local keys = $KEYS
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+local body = '{"model":"gpt-4.1","max_tokens":64,"messages":[{"role":"user","content":"Say hello to the benchmark."}]}'
+request = function()
+  n = n + 1
+  local headers = { ["Content-Type"] = "application/json",
+                    ["Authorization"] = "Bearer bench-key-" .. (n % keys) }
+  return wrk.format("POST", "/v1/chat/completions", headers, body)
+end
+done = function(summary, latency, requests)
+  io.write(string.format("RESULT rps=%.1f p99_ms=%.3f non2xx=%d errors=%d\n",
+    summary.requests / (summary.duration / 1e6), latency:percentile(99) / 1000,
+    summary.errors.status, summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout))
+end
+LUA
+
+# run_one MODE -> prints "rps p99_ms"
+run_one() {
+  local mode="$1"
+  "$GATEWAY" --listen 127.0.0.1:0 --policy "$WORK/policy.json" --mock-upstream \
+    --mock-latency "$MOCK_LATENCY" --limiter "$mode" --threads "$GATEWAY_THREADS" \
+    > "$WORK/gw.out" 2> "$WORK/gw.err" &
+  GW_PID=$!
+  local line=""
+  for _ in $(seq 1 100); do
+    line="$(head -n 1 "$WORK/gw.out" 2>/dev/null || true)"
+    [ -n "$line" ] && break
+    sleep 0.05
+  done
+  local addr="${line#listening on }"
+  [ -n "$addr" ] && [ "$addr" != "$line" ] || { echo "gateway did not start: $(cat "$WORK/gw.err")" >&2; exit 1; }
+  local out
+  out="$(wrk -t "$WRK_THREADS" -c "$CONNECTIONS" -d "$DURATION" -s "$WORK/post.lua" "http://$addr" | grep '^RESULT')"
+  kill "$GW_PID"; wait "$GW_PID" 2>/dev/null || true; GW_PID=""
+  local rps p99 non2xx errors
+  rps="$(sed -n 's/.*rps=\([0-9.]*\).*/\1/p' <<<"$out")"
+  p99="$(sed -n 's/.*p99_ms=\([0-9.]*\).*/\1/p' <<<"$out")"
+  non2xx="$(sed -n 's/.*non2xx=\([0-9]*\).*/\1/p' <<<"$out")"
+  errors="$(sed -n 's/.*errors=\([0-9]*\).*/\1/p' <<<"$out")"
+  if [ "$non2xx" != "0" ] || [ "$errors" != "0" ]; then
+    echo "gateway_wrk.sh: $mode: $non2xx non-2xx answers, $errors socket errors" >&2
+  fi
+  echo "$rps $p99"
+}
+
+median() { sort -g | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
+
+echo "limitscope-gateway + wrk: mock upstream (latency $MOCK_LATENCY), $CONNECTIONS connections, $WRK_THREADS wrk thread(s), $GATEWAY_THREADS gateway threads, $KEYS keys, $DURATION x $ROUNDS rounds"
+printf '%-6s %-11s %12s %10s\n' round limiter 'requests/s' 'p99 ms'
+: > "$WORK/off"; : > "$WORK/in"; : > "$WORK/off99"; : > "$WORK/in99"
+for r in $(seq 1 "$ROUNDS"); do
+  for mode in off in-process; do
+    read -r rps p99 < <(run_one "$mode")
+    printf '%-6s %-11s %12s %10s\n' "$r" "$mode" "$rps" "$p99"
+    if [ "$mode" = off ]; then echo "$rps" >> "$WORK/off"; echo "$p99" >> "$WORK/off99"
+    else echo "$rps" >> "$WORK/in"; echo "$p99" >> "$WORK/in99"; fi
+  done
+done
+off="$(median < "$WORK/off")"; in="$(median < "$WORK/in")"
+off99="$(median < "$WORK/off99")"; in99="$(median < "$WORK/in99")"
+printf '%-6s %-11s %12s %10s\n' median off "$off" "$off99"
+printf '%-6s %-11s %12s %10s\n' median in-process "$in" "$in99"
+awk -v a="$off" -v b="$in" 'BEGIN { printf "in-process / off throughput ratio %.3f (limiter cost %.1f%% of throughput; target <= 5%%)\n", b / a, (1 - b / a) * 100 }'
