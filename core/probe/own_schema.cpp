@@ -1,0 +1,187 @@
+#include "core/probe/own_schema.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include "core/limiter/fixed_window.h"
+#include "core/limiter/gcra.h"
+#include "core/limiter/sliding_counter.h"
+#include "core/limiter/token_bucket.h"
+
+namespace limitscope::probe {
+
+namespace {
+
+std::optional<std::int64_t> int_of(const redis::Value& v) { return v.as_integer(); }
+
+void fill_bucket(KeyReading& r, double available, double capacity) {
+  r.level = std::clamp(available, 0.0, capacity);
+  r.capacity = capacity;
+  r.fill = *r.level / capacity;
+}
+
+void fill_window(KeyReading& r, double available, double limit) {
+  r.limit = limit;
+  r.count = std::clamp(limit - available, 0.0, limit);
+  r.occupancy = *r.count / limit;
+}
+
+}  // namespace
+
+std::optional<OwnKey> parse_own_key(const std::string& key) {
+  const auto open = key.find('{');
+  if (open == std::string::npos) return std::nullopt;
+  const auto close = key.find('}', open + 1);
+  if (close == std::string::npos || close == open + 1) return std::nullopt;
+  if (key.compare(close + 1, 3, ":s:") != 0 || close + 4 > key.size()) return std::nullopt;
+  OwnKey k;
+  k.rule = key.substr(open + 1, close - open - 1);
+  k.config_key = key.substr(0, close + 1) + ":config";
+  k.rest = key.substr(close + 4);
+  return k;
+}
+
+const redis::NamedLimit* limit_for(const redis::RuleConfig& config, const std::string& rest) {
+  if (!config.composite()) return config.limits.empty() ? nullptr : &config.limits.front();
+  for (const auto& l : config.limits) {
+    const std::string suffix = ":" + l.name;
+    if (rest.size() > suffix.size() && rest.ends_with(suffix)) return &l;
+  }
+  return nullptr;
+}
+
+std::vector<std::vector<std::string>> own_read_commands(const LimitParams& params,
+                                                        const std::string& key,
+                                                        std::int64_t now_us) {
+  std::vector<std::vector<std::string>> out;
+  switch (params.algorithm) {
+    case Algorithm::token_bucket:
+      out.push_back({"HMGET", key, "tokens", "ts"});
+      break;
+    case Algorithm::gcra:
+      out.push_back({"GET", key});
+      break;
+    case Algorithm::fixed_window:
+      out.push_back({"HMGET", key, "ws", "count"});
+      break;
+    case Algorithm::sliding_counter:
+      out.push_back({"HMGET", key, "ws", "prev", "curr"});
+      break;
+    case Algorithm::sliding_log: {
+      // Entries "<t_us>:<cost>" still inside the window (t > now − W).
+      const std::int64_t from = now_us - params.window.count() / 1000;
+      out.push_back({"ZRANGEBYSCORE", key, "(" + std::to_string(from), "+inf"});
+      break;
+    }
+    case Algorithm::leaky_bucket:
+      out.push_back({"TYPE", key});  // not run on Redis; answered as unsupported below
+      break;
+  }
+  out.push_back({"PTTL", key});
+  return out;
+}
+
+KeyReading own_evaluate(const std::string& profile, const std::string& key,
+                        const LimitParams& params, const std::vector<redis::Value>& replies,
+                        std::int64_t now_us) {
+  KeyReading r;
+  r.key = key;
+  r.profile = profile;
+  r.kind = ProfileKind::limitscope;
+  if (replies.size() < 2) {
+    r.error = "incomplete reply";
+    return r;
+  }
+  const redis::Value& state = replies[0];
+  if (replies.back().type == redis::Value::Type::integer) {
+    if (replies.back().integer == -2) r.missing = true;
+    if (replies.back().integer >= 0) r.ttl_ms = replies.back().integer;
+  }
+  if (state.is_error()) {
+    r.error = state.str.starts_with("WRONGTYPE")
+                  ? "wrong type for a " + std::string(to_string(params.algorithm)) + " state"
+                  : state.str;
+    return r;
+  }
+  const Nanos now{now_us * 1000};
+  const auto field = [&](std::size_t i) -> const redis::Value& { return state.elements[i]; };
+  const auto corrupt = [&](const std::string& what) {
+    r.error = "state " + what + " (the next decision resets it, docs/redis-schema.md)";
+    return r;
+  };
+  switch (params.algorithm) {
+    case Algorithm::token_bucket: {
+      if (!state.is_array() || state.elements.size() != 2) return corrupt("is not a hash");
+      if (field(0).is_nil() && field(1).is_nil()) {
+        fill_bucket(r, params.capacity, params.capacity);  // absent: a fresh, full bucket
+        return r;
+      }
+      const auto tokens = field(0).as_number();
+      const auto ts = int_of(field(1));
+      if (!tokens || !ts) return corrupt("tokens/ts are not numbers");
+      TokenBucket::State s{*tokens, *ts * 1000};
+      fill_bucket(r, TokenBucket::available(params, s, now), params.capacity);
+      return r;
+    }
+    case Algorithm::gcra: {
+      if (state.is_nil()) {
+        fill_bucket(r, params.capacity, params.capacity);
+        return r;
+      }
+      const auto tat = int_of(state);
+      if (!tat) return corrupt("TAT '" + state.str.substr(0, 30) + "' is not an integer");
+      Gcra::State s{*tat};
+      fill_bucket(r, Gcra::available(params, s, now), params.capacity);
+      return r;
+    }
+    case Algorithm::fixed_window: {
+      if (!state.is_array() || state.elements.size() != 2) return corrupt("is not a hash");
+      if (field(0).is_nil()) {
+        fill_window(r, params.limit, params.limit);
+        return r;
+      }
+      const auto ws = int_of(field(0));
+      const auto count = field(1).as_number();
+      if (!ws || !count) return corrupt("ws/count are not numbers");
+      FixedWindow::State s{*ws * 1000, *count};
+      fill_window(r, FixedWindow::available(params, s, now), params.limit);
+      return r;
+    }
+    case Algorithm::sliding_counter: {
+      if (!state.is_array() || state.elements.size() != 3) return corrupt("is not a hash");
+      if (field(0).is_nil()) {
+        fill_window(r, params.limit, params.limit);
+        return r;
+      }
+      const auto ws = int_of(field(0));
+      const auto prev = field(1).as_number();
+      const auto curr = field(2).as_number();
+      if (!ws || !prev || !curr) return corrupt("ws/prev/curr are not numbers");
+      SlidingCounter::State s{*ws * 1000, *prev, *curr};
+      fill_window(r, SlidingCounter::available(params, s, now), params.limit);
+      return r;
+    }
+    case Algorithm::sliding_log: {
+      if (!state.is_array()) return corrupt("is not a sorted set");
+      double used = 0;
+      for (const auto& m : state.elements) {
+        const auto colon = m.str.find(':');
+        if (colon == std::string::npos || m.str.starts_with("u:")) continue;
+        double cost = 0;
+        const char* b = m.str.data() + colon + 1;
+        const char* e = m.str.data() + m.str.size();
+        auto [p, ec] = std::from_chars(b, e, cost);
+        if (ec != std::errc{} || p != e) return corrupt("member '" + m.str + "' is not <t>:<cost>");
+        used += cost;
+      }
+      fill_window(r, params.limit - used, params.limit);
+      return r;
+    }
+    case Algorithm::leaky_bucket:
+      r.error = "leaky-bucket rules do not run on Redis";
+      return r;
+  }
+  return r;
+}
+
+}  // namespace limitscope::probe

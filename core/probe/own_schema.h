@@ -1,0 +1,42 @@
+#pragma once
+// Reading limitscope's own limiter keys (docs/redis-schema.md): "<prefix>{R}:s:<key>[:<limit>]"
+// whose rule R has its parameters in "<prefix>{R}:config". The state is parsed into the core
+// algorithm's State and the level computed by that algorithm's available() at the server's
+// time, so the dashboard shows exactly what the next decision would see.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/probe/key_reading.h"
+#include "core/redis/rule_config.h"
+
+namespace limitscope::probe {
+
+/// The parts of an own-schema state key.
+struct OwnKey {
+  std::string config_key;  ///< "<prefix>{R}:config"
+  std::string rule;        ///< R
+  std::string rest;        ///< what follows ":s:" (the limited key, maybe ":<limit name>")
+};
+
+/// Splits "<prefix>{R}:s:<rest>"; nullopt when the key is not of that shape.
+std::optional<OwnKey> parse_own_key(const std::string& key);
+
+/// The limit of `config` that state key `rest` belongs to (a composite's ":<name>" suffix),
+/// or nullptr when it belongs to none.
+const redis::NamedLimit* limit_for(const redis::RuleConfig& config, const std::string& rest);
+
+/// The commands that read the state of `params`'s algorithm at `key` (last one PTTL).
+std::vector<std::vector<std::string>> own_read_commands(const LimitParams& params,
+                                                        const std::string& key,
+                                                        std::int64_t now_us);
+
+/// The reading from own_read_commands()'s replies.
+KeyReading own_evaluate(const std::string& profile, const std::string& key,
+                        const LimitParams& params, const std::vector<redis::Value>& replies,
+                        std::int64_t now_us);
+
+}  // namespace limitscope::probe

@@ -1,0 +1,66 @@
+#pragma once
+// Finds limiter keys in a Redis and reads them at the server's time. Discovery is SCAN with
+// MATCH/COUNT under a budget of SCAN calls per refresh, resuming from its cursor (never KEYS,
+// never one long blocking call); each key gets the first matching profile, and keys matching
+// none are only counted. Reading is one TIME, one pipeline of rule configs (own schema), then
+// one pipeline of state reads for every tracked key. Beyond `max_tracked` keys, the ones under
+// the most pressure (emptiest buckets, fullest windows) are kept.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/probe/key_reading.h"
+#include "core/probe/limiter_profile.h"
+#include "core/redis/connection.h"
+
+namespace limitscope::probe {
+
+struct ProbeOptions {
+  std::string match = "*";              ///< SCAN MATCH (narrows discovery server-side)
+  std::size_t scan_count = 1000;        ///< SCAN COUNT
+  std::size_t scan_calls_per_refresh = 10;  ///< discovery budget per refresh
+  std::size_t max_tracked = 10000;
+};
+
+struct ProbeSnapshot {
+  std::int64_t server_time_us = 0;
+  std::vector<KeyReading> keys;     ///< tracked keys, most pressure first (errors last)
+  std::size_t unmatched = 0;        ///< keys of the last full SCAN pass matching no profile
+                                    ///< (of the current pass while the first one runs)
+  bool discovery_complete = false;  ///< a full SCAN pass has finished
+  std::size_t scanned = 0;          ///< keys SCAN returned during this refresh
+  std::size_t scan_calls = 0;       ///< SCAN calls during this refresh
+  std::size_t read_commands = 0;    ///< commands of the read pipelines
+  std::size_t dropped = 0;          ///< tracked keys let go for the cap (this refresh)
+  std::vector<std::string> errors;  ///< per-rule problems (missing or invalid config)
+};
+
+class RedisProbe {
+ public:
+  RedisProbe(std::vector<LimiterProfile> profiles, ProbeOptions options);
+
+  /// One budgeted discovery step, then a read of every tracked key.
+  redis::Result<ProbeSnapshot> refresh(redis::Connection& c);
+  /// Discovery until a full SCAN pass is done (no budget), then a read: for the CLI.
+  redis::Result<ProbeSnapshot> probe_all(redis::Connection& c);
+
+  std::size_t tracked() const { return tracked_.size(); }
+
+ private:
+  redis::Result<ProbeSnapshot> run(redis::Connection& c, std::size_t scan_budget);
+  redis::Result<std::size_t> discover(redis::Connection& c, std::size_t budget,
+                                      ProbeSnapshot& snap);
+
+  std::vector<LimiterProfile> profiles_;
+  ProbeOptions options_;
+  std::map<std::string, std::size_t> tracked_;  ///< key → profile index
+  std::string cursor_ = "0";
+  bool pass_started_ = false;
+  bool pass_done_once_ = false;
+  std::size_t unmatched_this_pass_ = 0;
+  std::size_t unmatched_last_pass_ = 0;
+};
+
+}  // namespace limitscope::probe
