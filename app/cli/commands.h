@@ -18,5 +18,6 @@ int run_loadgen(const CommandArgs& args);            // cmd_loadgen.cpp
 int run_decide(const CommandArgs& args);             // cmd_decide.cpp
 int run_hammer(const CommandArgs& args);             // cmd_hammer.cpp
 int run_bench_redis(const CommandArgs& args);        // cmd_bench_redis.cpp
+int run_probe(const CommandArgs& args);              // cmd_probe.cpp
 
 }  // namespace limitscope::cli

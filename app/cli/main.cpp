@@ -34,6 +34,7 @@ constexpr Command kCommands[] = {
     {"decide", "one rate-limit decision made in Redis by the rule's script", limitscope::cli::run_decide},
     {"hammer", "many threads deciding on one key in Redis; counts admitted and rejected", limitscope::cli::run_hammer},
     {"bench-redis", "decisions/s and server time of the Redis scripts, beside INCR and a reference script", limitscope::cli::run_bench_redis},
+    {"probe", "read limiter keys in a Redis (ours and other gateways' schemas) at server time", limitscope::cli::run_probe},
 };
 
 void print_help(std::ostream& out) {
