@@ -92,16 +92,18 @@ MainWindow::MainWindow(EmbeddedSimulationOptions options, bool start_running, QW
   m_statusDropped = new QLabel(this);
   m_statusTime = new QLabel(this);
   m_statusRecording = new QLabel(this);
-  m_statusRecording->setStyleSheet(QStringLiteral("color: #dc322f; font-weight: bold"));
+  m_statusRecording->setStyleSheet(QStringLiteral("color: #dc322f"));
   m_statusRecording->hide();
   m_statusError = new QLabel(this);
   m_statusError->setObjectName(QStringLiteral("statusError"));
   m_statusError->setStyleSheet(QStringLiteral("color: #dc322f"));
-  statusBar()->addWidget(m_statusRecording);
-  for (QLabel* l : {m_statusSource, m_statusState, m_statusRate, m_statusDropped, m_statusTime}) {
-    statusBar()->addWidget(l);
-  }
+  // The error and transient messages on the left; the source's figures stay visible on the
+  // right (permanent widgets are not hidden by showMessage()).
   statusBar()->addWidget(m_statusError, 1);
+  statusBar()->addPermanentWidget(m_statusRecording);
+  for (QLabel* l : {m_statusSource, m_statusState, m_statusRate, m_statusDropped, m_statusTime}) {
+    statusBar()->addPermanentWidget(l);
+  }
 
   // The worker lives on its own thread; every call to it is queued.
   m_worker = new SourceWorker(std::move(options), start_running);
@@ -243,12 +245,14 @@ void MainWindow::buildKeyTable() {
   m_decisionView->verticalHeader()->hide();
   m_decisionView->verticalHeader()->setDefaultSectionSize(20);
   m_decisionView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  m_decisionView->horizontalHeader()->setStretchLastSection(true);
+  m_decisionView->horizontalHeader()->setStretchLastSection(false);
   m_decisionView->setAlternatingRowColors(true);
   m_decisionView->setMinimumHeight(120);
   m_decisionView->setToolTip(tr("The selected key's recent decisions, newest first (the last %1 per key)").arg(50));
   auto* decisionsTitle = new QLabel(tr("Recent decisions"), panel);
-  decisionsTitle->setStyleSheet(QStringLiteral("font-weight: bold"));
+  QFont bold = decisionsTitle->font();
+  bold.setBold(true);
+  decisionsTitle->setFont(bold);  // a font, not a style sheet: the label keeps the theme's palette
   auto* details = new QSplitter(Qt::Vertical, panel);
   auto* lower = new QWidget(details);
   auto* lowerLayout = new QVBoxLayout(lower);
@@ -281,6 +285,11 @@ void MainWindow::buildAlerts() {
   m_alertView->verticalHeader()->hide();
   m_alertView->verticalHeader()->setDefaultSectionSize(22);
   m_alertView->horizontalHeader()->setStretchLastSection(true);
+  for (int c : {AlertTableModel::Rule, AlertTableModel::State, AlertTableModel::Since, AlertTableModel::Value}) {
+    m_alertView->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+  }
+  m_alertView->horizontalHeader()->setSectionResizeMode(AlertTableModel::Labels, QHeaderView::Interactive);
+  m_alertView->horizontalHeader()->resizeSection(AlertTableModel::Labels, 200);
   auto* ack = new QPushButton(tr("Acknowledge / silence"), panel);
   connect(ack, &QPushButton::clicked, this, [this] {
     for (const QModelIndex& idx : m_alertView->selectionModel()->selectedRows()) {
@@ -679,15 +688,29 @@ void MainWindow::exportCsv(const QString& path) {
 
 void MainWindow::screenshotAfter(double seconds, const QString& path) {
   setSimulationRunning(false);  // a picture of a fixed moment: stop real-time ticks
-  auto conn = std::make_shared<QMetaObject::Connection>();
-  *conn = connect(m_worker.data(), &SourceWorker::fastForwarded, this, [this, path, conn] {
-    disconnect(*conn);
-    onTick();  // the fast-forward's snapshot was queued just before this signal
+  const auto save = [this, path] {
     // Chart legends and layouts settle in posted events: let them run before the picture.
     for (int i = 0; i < 3; ++i) QCoreApplication::processEvents();
     m_screenshotPath = path;
     const QImage image = grab().toImage();
     QMetaObject::invokeMethod(m_worker, [w = m_worker, image, path] { if (w) w->savePng(image, path); });
+  };
+  auto conn = std::make_shared<QMetaObject::Connection>();
+  *conn = connect(m_worker.data(), &SourceWorker::fastForwarded, this, [this, conn, save] {
+    disconnect(*conn);
+    onTick();  // the fast-forward's snapshot was queued just before this signal
+    if (!m_keyView->selectionModel()->hasSelection() && m_keyProxy->rowCount() > 0) {
+      // Show the details pane in use: select the most depleted key, then wait for the
+      // snapshot that carries its recent decisions.
+      *conn = connect(this, &MainWindow::snapshotApplied, this, [this, conn, save] {
+        if (!m_shown || m_shown->view.selected_keys.empty()) return;
+        disconnect(*conn);
+        save();
+      });
+      m_keyView->selectRow(0);
+      return;
+    }
+    save();
   });
   fastForward(seconds);
 }

@@ -2,11 +2,13 @@
 
 #include <QDateTime>
 #include <QDateTimeAxis>
+#include <QFontMetricsF>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPolygonF>
+#include <QSet>
 #include <QToolTip>
 #include <QValueAxis>
 #include <QWheelEvent>
@@ -18,6 +20,19 @@ namespace limitscope::ui {
 namespace {
 
 QString number(double v) { return QString::number(v, 'g', 4); }
+
+// Round steps for time labels: the smallest that fits the width gives ticks at whole
+// seconds, minutes or hours (QDateTimeAxis spaces a fixed count evenly: 12:10:50, 12:11:40...).
+// Ten line colours per theme, none of them red (red is for thresholds and firing bands).
+// QtCharts' themes have five, so eight lines repeat colours and the legend becomes ambiguous.
+constexpr QRgb kLightLines[] = {0x1f77b4, 0xff7f0e, 0x2ca02c, 0x9467bd, 0x8c564b,
+                                0xe377c2, 0x17becf, 0x7f7f7f, 0xbcbd22, 0x393b79};
+constexpr QRgb kDarkLines[] = {0x5aa9f0, 0xffa04d, 0x5cc85c, 0xb894e6, 0xd0a48f,
+                               0xf39ad6, 0x40d4e4, 0xb8b8b8, 0xd8d94a, 0x9aa6f5};
+
+constexpr qint64 kTickSteps[] = {1'000,     2'000,     5'000,      10'000,     15'000,     30'000,
+                                 60'000,    120'000,   300'000,    600'000,    900'000,    1'800'000,
+                                 3'600'000, 7'200'000, 10'800'000, 21'600'000, 43'200'000, 86'400'000};
 
 }  // namespace
 
@@ -60,9 +75,14 @@ void TimeChart::setDark(bool dark) {
   chart()->legend()->setAlignment(Qt::AlignRight);
   // A fixed legend width keeps the four plot areas (nearly) the same width, so one instant
   // sits at the same x in every chart.
-  chart()->legend()->setMinimumWidth(210);
-  chart()->legend()->setMaximumWidth(210);
+  chart()->legend()->setMinimumWidth(240);
+  chart()->legend()->setMaximumWidth(240);
   m_anchor->setPen(QPen(Qt::transparent));  // the theme gave it a colour
+  // The axis keeps its labels' room, but drawTimeTicks() draws labels and grid at round times.
+  // (QChart::setTheme() with the current theme changes nothing, so keep the last real colour.)
+  if (m_axisX->labelsBrush().color().alpha() != 0) m_tickColor = m_axisX->labelsBrush().color();
+  m_axisX->setLabelsBrush(QBrush(Qt::transparent));
+  m_axisX->setGridLineVisible(false);
   m_lastPoints.clear();  // the theme reset pens; redraw everything on the next update
 }
 
@@ -105,8 +125,16 @@ void TimeChart::setData(const ChartData& chartData, const std::vector<AlertInter
       s->attachAxis(m_axisX);
       s->attachAxis(m_axisY);
       m_lines.insert(name, s);
+      // The first colour no current line uses, kept for the line's life.
+      QSet<int> used;
+      for (auto u = m_colors.cbegin(); u != m_colors.cend(); ++u) used.insert(u.value());
+      int color = 0;
+      while (used.contains(color) && color < static_cast<int>(std::size(kLightLines)) - 1) ++color;
+      m_colors.insert(name, color);
     }
     QPen pen = s->pen();
+    const int color = m_colors.value(name);
+    pen.setColor(QColor::fromRgb(m_dark ? kDarkLines[color] : kLightLines[color]));
     pen.setWidthF(l.selected ? 3.0 : 1.5);
     s->setPen(pen);
     m_lastPoints[name] = l.points;
@@ -116,6 +144,7 @@ void TimeChart::setData(const ChartData& chartData, const std::vector<AlertInter
       c->removeSeries(it.value());
       delete it.value();
       m_lastPoints.remove(it.key());
+      m_colors.remove(it.key());
       it = m_lines.erase(it);
     } else {
       ++it;
@@ -156,9 +185,43 @@ qint64 TimeChart::timeAtX(double x) const {
   return m_start + static_cast<qint64>(std::llround(f * static_cast<double>(m_end - m_start)));
 }
 
+void TimeChart::drawTimeTicks(QPainter* painter, const QRectF& plot) {
+  const qint64 span = m_end - m_start;
+  if (span <= 0 || plot.width() < 10) return;
+  const qint64 max_ticks = std::clamp<qint64>(static_cast<qint64>(plot.width() / 85), 2, 8);
+  qint64 step = kTickSteps[std::size(kTickSteps) - 1];
+  for (const qint64 s : kTickSteps) {
+    if (span / s <= max_ticks) {
+      step = s;
+      break;
+    }
+  }
+  // Align to the local clock, so "every 5 minutes" lands on :00, :05...
+  const qint64 offset = static_cast<qint64>(QDateTime::fromMSecsSinceEpoch(m_start).offsetFromUtc()) * 1000;
+  qint64 t = ((m_start + offset + step - 1) / step) * step - offset;
+  const QString format = step < 60'000 ? QStringLiteral("HH:mm:ss") : QStringLiteral("HH:mm");
+  const QFont font = m_axisX->labelsFont();
+  const QFontMetricsF fm(font);
+  painter->save();
+  painter->setFont(font);
+  const double sx = plot.width() / static_cast<double>(span);
+  for (; t <= m_end; t += step) {
+    const double x = plot.left() + static_cast<double>(t - m_start) * sx;
+    painter->setPen(m_axisY->gridLinePen());  // the theme's grid, as the horizontal lines
+    painter->drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
+    const QString label = QDateTime::fromMSecsSinceEpoch(t).toString(format);
+    const double w = fm.horizontalAdvance(label);
+    const double left = std::clamp(x - w / 2, plot.left() - w / 2, plot.right() + 4 - w);
+    painter->setPen(m_tickColor);
+    painter->drawText(QPointF(left, plot.bottom() + 6 + fm.ascent()), label);
+  }
+  painter->restore();
+}
+
 void TimeChart::drawForeground(QPainter* painter, const QRectF& rect) {
   QChartView::drawForeground(painter, rect);
   const QRectF plot = chart()->mapToScene(chart()->plotArea()).boundingRect();
+  drawTimeTicks(painter, plot);
   painter->save();
   painter->setClipRect(plot);
   const double offset = plot.left() - chart()->plotArea().left();

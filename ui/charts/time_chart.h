@@ -55,6 +55,7 @@ class TimeChart : public QChartView {
 
  protected:
   void drawForeground(QPainter* painter, const QRectF& rect) override;
+  void drawTimeTicks(QPainter* painter, const QRectF& plot);
   void mouseMoveEvent(QMouseEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
@@ -71,6 +72,7 @@ class TimeChart : public QChartView {
   QValueAxis* m_axisY = nullptr;
   QLineSeries* m_anchor = nullptr;
   QHash<QString, QLineSeries*> m_lines;
+  QHash<QString, int> m_colors;  // line name -> index into the theme's line colours
   QHash<QString, std::vector<metrics::Point>> m_lastPoints;
   std::vector<double> m_thresholdValues;
   std::vector<AlertInterval> m_shaded;
@@ -80,6 +82,7 @@ class TimeChart : public QChartView {
   double m_dragStartX = -1;
   double m_dragX = -1;
   bool m_dark = false;
+  QColor m_tickColor;  // the theme's axis label colour: time labels are drawn by us
 };
 
 }  // namespace limitscope::ui
