@@ -160,6 +160,35 @@ std::string quoted_json(const std::string& s) {
   return nlohmann::json(s).dump();
 }
 
+// The table form of the JSON document (same numbers).
+void print_summary(std::ostream& out, const nlohmann::json& j) {
+  char line[256];
+  out << "loadgen " << j.at("scenario").get<std::string>() << " -> " << j.at("target").get<std::string>()
+      << " for " << j.at("duration_s").get<double>() << " s (seed " << j.at("seed").get<std::uint64_t>()
+      << ", rate scale " << j.at("rate_scale").get<double>() << ")\n";
+  out << "sent " << j.at("sent") << " (first tries " << j.at("first_tries") << ", retries " << j.at("retries")
+      << ", " << j.at("retries_succeeded") << " succeeded; gave up " << j.at("gave_up")
+      << ", retries past the end " << j.at("retries_past_end") << ")\n";
+  out << "status:";
+  for (const auto& [code, n] : j.at("status").items()) out << " " << code << " x" << n << ",";
+  out << " no answer x" << j.at("transport_errors") << "\n";
+  const auto& lat = j.at("latency_ms");
+  std::snprintf(line, sizeof line, "latency ms: p50 %.3f  p99 %.3f  max %.3f  (max send lag %.3f)\n",
+                lat.at("p50").get<double>(), lat.at("p99").get<double>(), lat.at("max").get<double>(),
+                j.at("max_send_lag_ms").get<double>());
+  out << line;
+  for (const char* group : {"by_tier", "by_model", "by_key"}) {
+    out << "\n" << std::string(group + 3) << "\n";
+    for (const auto& [name, c] : j.at(group).items()) {
+      std::snprintf(line, sizeof line, "  %-24s sent %8llu  ok %8llu  429 %8llu  other %6llu  no answer %6llu\n",
+                    name.c_str(), c.at("sent").get<unsigned long long>(), c.at("ok").get<unsigned long long>(),
+                    c.at("rate_limited").get<unsigned long long>(), c.at("other").get<unsigned long long>(),
+                    c.at("errors").get<unsigned long long>());
+      out << line;
+    }
+  }
+}
+
 }  // namespace
 
 int run_loadgen(const CommandArgs& argv) {
@@ -242,14 +271,14 @@ int run_loadgen(const CommandArgs& argv) {
       {"seed", std::to_string(options.seed)},
       {"keys_per_client", std::to_string(options.keys_per_client)},
       {"rate_scale", scale}};
-  const std::string doc = report.json(header, /*pretty=*/!args.has("json"));
+  const std::string doc = report.json(header, /*pretty=*/false);
+  const nlohmann::json j = nlohmann::json::parse(doc);
   if (args.has("json")) {
     std::cout << doc;
   } else {
-    // The same document, indented: one format to read and to document.
-    std::cout << doc;
+    print_summary(std::cout, j);
   }
-  if (report.sent() > 0 && report.status_count(200) == 0 && nlohmann::json::parse(doc).at("transport_errors") == report.sent()) {
+  if (report.sent() > 0 && j.at("transport_errors") == report.sent()) {
     std::cerr << "limitscope-cli loadgen: --target " << target << ": no request got an HTTP answer\n";
     return 1;
   }
