@@ -345,6 +345,7 @@ void MainWindow::buildActions() {
   m_seek = new QSlider(Qt::Horizontal, tb);
   m_seek->setObjectName(QStringLiteral("playbackCursor"));
   m_seek->setMinimumWidth(220);
+  m_seek->setMaximumWidth(420);  // the presets and exports stay on screen at 1600 px
   m_seek->setToolTip(tr("Playback position: drag to seek"));
   connect(m_seek, &QSlider::valueChanged, this, [this](int secs) {
     seek(m_playbackBeginMs + static_cast<qint64>(secs) * 1000);
