@@ -19,5 +19,6 @@ int run_decide(const CommandArgs& args);             // cmd_decide.cpp
 int run_hammer(const CommandArgs& args);             // cmd_hammer.cpp
 int run_bench_redis(const CommandArgs& args);        // cmd_bench_redis.cpp
 int run_probe(const CommandArgs& args);              // cmd_probe.cpp
+int run_bench_probe(const CommandArgs& args);        // cmd_bench_probe.cpp
 
 }  // namespace limitscope::cli

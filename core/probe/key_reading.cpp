@@ -63,7 +63,8 @@ std::optional<std::int64_t> window_start_of(const std::string& key) {
 }
 
 std::vector<std::vector<std::string>> read_commands(const LimiterProfile& profile,
-                                                    const std::string& key, std::int64_t now_us) {
+                                                    const std::string& key, std::int64_t now_us,
+                                                    bool with_ttl) {
   std::vector<std::vector<std::string>> out;
   switch (profile.kind) {
     case ProfileKind::token_bucket_hash:
@@ -84,22 +85,22 @@ std::vector<std::vector<std::string>> read_commands(const LimiterProfile& profil
       out.push_back({"GET", key});
       break;
   }
-  out.push_back({"PTTL", key});
+  if (with_ttl) out.push_back({"PTTL", key});
   return out;
 }
 
 KeyReading evaluate(const LimiterProfile& profile, const std::string& key,
-                    const std::vector<redis::Value>& replies, std::int64_t now_us) {
+                    std::span<const redis::Value> replies, std::int64_t now_us) {
   KeyReading r;
   r.key = key;
   r.profile = profile.name;
   r.kind = profile.kind;
-  if (replies.size() < 2) {
+  if (replies.empty()) {
     r.error = "incomplete reply";
     return r;
   }
   const redis::Value& state = replies[0];
-  set_ttl(r, replies.back());
+  if (replies.size() > 1) set_ttl(r, replies.back());
   if (state.is_error()) {
     r.error = state.str.starts_with("WRONGTYPE")
                   ? "wrong type for profile " + profile.name + " (" +

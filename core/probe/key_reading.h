@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -36,14 +37,16 @@ struct KeyReading {
   std::optional<double> pressure() const;
 };
 
-/// The commands that read `key` under `profile` at server time `now_us` (the first reply
-/// answers the state, the last is PTTL). Not for kind limitscope (core/probe/own_schema.h).
+/// The commands that read `key` under `profile` at server time `now_us`: the state, then PTTL
+/// when `with_ttl`. Not for kind limitscope (core/probe/own_schema.h).
 std::vector<std::vector<std::string>> read_commands(const LimiterProfile& profile,
-                                                    const std::string& key, std::int64_t now_us);
+                                                    const std::string& key, std::int64_t now_us,
+                                                    bool with_ttl = true);
 
-/// Computes the reading from the replies to read_commands(), in order.
+/// Computes the reading from the replies to read_commands(), in order (with or without the
+/// PTTL reply).
 KeyReading evaluate(const LimiterProfile& profile, const std::string& key,
-                    const std::vector<redis::Value>& replies, std::int64_t now_us);
+                    std::span<const redis::Value> replies, std::int64_t now_us);
 
 /// The window start (epoch, in `unit`) that an envoy-style fixed-window key ends with
 /// ("..._1700000040"), or nullopt.

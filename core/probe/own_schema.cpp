@@ -52,7 +52,7 @@ const redis::NamedLimit* limit_for(const redis::RuleConfig& config, const std::s
 
 std::vector<std::vector<std::string>> own_read_commands(const LimitParams& params,
                                                         const std::string& key,
-                                                        std::int64_t now_us) {
+                                                        std::int64_t now_us, bool with_ttl) {
   std::vector<std::vector<std::string>> out;
   switch (params.algorithm) {
     case Algorithm::token_bucket:
@@ -77,23 +77,23 @@ std::vector<std::vector<std::string>> own_read_commands(const LimitParams& param
       out.push_back({"TYPE", key});  // not run on Redis; answered as unsupported below
       break;
   }
-  out.push_back({"PTTL", key});
+  if (with_ttl) out.push_back({"PTTL", key});
   return out;
 }
 
 KeyReading own_evaluate(const std::string& profile, const std::string& key,
-                        const LimitParams& params, const std::vector<redis::Value>& replies,
+                        const LimitParams& params, std::span<const redis::Value> replies,
                         std::int64_t now_us) {
   KeyReading r;
   r.key = key;
   r.profile = profile;
   r.kind = ProfileKind::limitscope;
-  if (replies.size() < 2) {
+  if (replies.empty()) {
     r.error = "incomplete reply";
     return r;
   }
   const redis::Value& state = replies[0];
-  if (replies.back().type == redis::Value::Type::integer) {
+  if (replies.size() > 1 && replies.back().type == redis::Value::Type::integer) {
     if (replies.back().integer == -2) r.missing = true;
     if (replies.back().integer >= 0) r.ttl_ms = replies.back().integer;
   }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -29,14 +30,15 @@ std::optional<OwnKey> parse_own_key(const std::string& key);
 /// or nullptr when it belongs to none.
 const redis::NamedLimit* limit_for(const redis::RuleConfig& config, const std::string& rest);
 
-/// The commands that read the state of `params`'s algorithm at `key` (last one PTTL).
+/// The commands that read the state of `params`'s algorithm at `key` (then PTTL when
+/// `with_ttl`).
 std::vector<std::vector<std::string>> own_read_commands(const LimitParams& params,
                                                         const std::string& key,
-                                                        std::int64_t now_us);
+                                                        std::int64_t now_us, bool with_ttl = true);
 
 /// The reading from own_read_commands()'s replies.
 KeyReading own_evaluate(const std::string& profile, const std::string& key,
-                        const LimitParams& params, const std::vector<redis::Value>& replies,
+                        const LimitParams& params, std::span<const redis::Value> replies,
                         std::int64_t now_us);
 
 }  // namespace limitscope::probe

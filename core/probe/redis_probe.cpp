@@ -21,13 +21,22 @@ redis::Result<std::int64_t> server_time_us(const redis::Value& v) {
   return *s * 1'000'000 + *us;
 }
 
-// Highest pressure first; unknown pressure (no capacity, errors) after every known one.
-bool more_interesting(const KeyReading& a, const KeyReading& b) {
-  const auto pa = a.pressure();
-  const auto pb = b.pressure();
-  if (pa.has_value() != pb.has_value()) return pa.has_value();
-  if (pa && *pa != *pb) return *pa > *pb;
-  return a.key < b.key;
+// Highest pressure first; unknown pressure (no capacity, errors) after every known one; ties
+// by key. Pressure is computed once per key, not per comparison.
+void sort_by_pressure(std::vector<KeyReading>& keys) {
+  std::vector<std::pair<double, std::size_t>> order(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const auto p = keys[i].pressure();
+    order[i] = {p ? *p : -1.0, i};  // pressure is >= 0 when known
+  }
+  std::sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
+    if (a.first != b.first) return a.first > b.first;
+    return keys[a.second].key < keys[b.second].key;
+  });
+  std::vector<KeyReading> sorted;
+  sorted.reserve(keys.size());
+  for (const auto& [p, i] : order) sorted.push_back(std::move(keys[i]));
+  keys = std::move(sorted);
 }
 
 }  // namespace
@@ -87,10 +96,13 @@ redis::Result<ProbeSnapshot> RedisProbe::run(redis::Connection& c, std::size_t s
 
   // TIME and the configs of every own-schema rule in one round trip.
   std::vector<std::string> keys;
+  std::vector<std::size_t> profile_of;
   keys.reserve(tracked_.size());
+  profile_of.reserve(tracked_.size());
   std::map<std::string, std::optional<redis::RuleConfig>> configs;  // config key → config
   for (const auto& [key, idx] : tracked_) {
     keys.push_back(key);
+    profile_of.push_back(idx);
     if (profiles_[idx].kind == ProfileKind::limitscope) {
       if (auto own = parse_own_key(key)) configs.emplace(own->config_key, std::nullopt);
     }
@@ -127,6 +139,7 @@ redis::Result<ProbeSnapshot> RedisProbe::run(redis::Connection& c, std::size_t s
 
   // Every state read in one pipeline; remember where each key's replies start.
   std::vector<std::vector<std::string>> reads;
+  reads.reserve(keys.size() * 2);
   struct Plan {
     std::size_t first = 0;
     std::size_t count = 0;
@@ -135,7 +148,7 @@ redis::Result<ProbeSnapshot> RedisProbe::run(redis::Connection& c, std::size_t s
   };
   std::vector<Plan> plans(keys.size());
   for (std::size_t k = 0; k < keys.size(); ++k) {
-    const LimiterProfile& p = profiles_[tracked_[keys[k]]];
+    const LimiterProfile& p = profiles_[profile_of[k]];
     std::vector<std::vector<std::string>> cmds;
     if (p.kind == ProfileKind::limitscope) {
       const auto own = parse_own_key(keys[k]);
@@ -150,9 +163,9 @@ redis::Result<ProbeSnapshot> RedisProbe::run(redis::Connection& c, std::size_t s
         continue;
       }
       plans[k].own = &limit->params;
-      cmds = own_read_commands(limit->params, keys[k], *now);
+      cmds = own_read_commands(limit->params, keys[k], *now, options_.read_ttl);
     } else {
-      cmds = read_commands(p, keys[k], *now);
+      cmds = read_commands(p, keys[k], *now, options_.read_ttl);
     }
     plans[k].first = reads.size();
     plans[k].count = cmds.size();
@@ -169,7 +182,7 @@ redis::Result<ProbeSnapshot> RedisProbe::run(redis::Connection& c, std::size_t s
   snap.keys.reserve(keys.size());
   std::set<std::string> vanished;
   for (std::size_t k = 0; k < keys.size(); ++k) {
-    const LimiterProfile& p = profiles_[tracked_[keys[k]]];
+    const LimiterProfile& p = profiles_[profile_of[k]];
     KeyReading reading;
     if (!plans[k].error.empty()) {
       reading.key = keys[k];
@@ -177,8 +190,7 @@ redis::Result<ProbeSnapshot> RedisProbe::run(redis::Connection& c, std::size_t s
       reading.kind = p.kind;
       reading.error = plans[k].error;
     } else {
-      std::vector<redis::Value> mine(replies.begin() + static_cast<std::ptrdiff_t>(plans[k].first),
-                                     replies.begin() + static_cast<std::ptrdiff_t>(plans[k].first + plans[k].count));
+      const std::span<const redis::Value> mine(replies.data() + plans[k].first, plans[k].count);
       reading = plans[k].own != nullptr ? own_evaluate(p.name, keys[k], *plans[k].own, mine, *now)
                                         : evaluate(p, keys[k], mine, *now);
     }
@@ -190,7 +202,7 @@ redis::Result<ProbeSnapshot> RedisProbe::run(redis::Connection& c, std::size_t s
   }
   for (const auto& k : vanished) tracked_.erase(k);
 
-  std::sort(snap.keys.begin(), snap.keys.end(), more_interesting);
+  sort_by_pressure(snap.keys);
   if (snap.keys.size() > options_.max_tracked) {
     for (std::size_t k = options_.max_tracked; k < snap.keys.size(); ++k) tracked_.erase(snap.keys[k].key);
     snap.dropped = snap.keys.size() - options_.max_tracked;

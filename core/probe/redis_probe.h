@@ -22,6 +22,7 @@ struct ProbeOptions {
   std::size_t scan_count = 1000;        ///< SCAN COUNT
   std::size_t scan_calls_per_refresh = 10;  ///< discovery budget per refresh
   std::size_t max_tracked = 10000;
+  bool read_ttl = true;  ///< PTTL of every key (half the commands of a refresh)
 };
 
 struct ProbeSnapshot {
