@@ -60,7 +60,9 @@ RedisError bad_reply(const Value& v, std::string_view what) {
                           "decide.lua reply: " + std::string(what) + " in " + v.describe());
 }
 
+// An integral number comes as an integer reply, any other as a %.17g string (exact).
 std::optional<double> parse_double(const Value& v) {
+  if (v.type == Value::Type::integer) return static_cast<double>(v.integer);
   if (!v.is_string()) return std::nullopt;
   double d = 0;
   const char* end = v.str.data() + v.str.size();

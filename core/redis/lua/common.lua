@@ -19,7 +19,8 @@ local function ls_uint(s)
   return x
 end
 
--- Exact text of a double (tostring keeps only 14 digits).
+-- Exact text of a double (tostring keeps only 14 digits). string.format is slow in Redis's
+-- Lua: hot paths pass numbers to redis.call instead, which Redis prints with %.17g.
 local function ls_fmt(x) return string.format('%.17g', x) end
 -- Text of an integral double (durations in ns, times in µs).
 local function ls_int(x) return string.format('%.0f', x) end
@@ -92,35 +93,40 @@ local function ls_refusal(reason, limit, available, reset_ns)
           reset = reset_ns, reason = reason}
 end
 
+-- An error text for config field f[i] ("... got '-5'").
+local function ls_bad(f, i, where, why)
+  return nil, where .. why .. ', got ' .. (f[i] == false and 'nothing' or ("'" .. tostring(f[i]) .. "'"))
+end
+
 -- Parses and checks one limit's parameters from config fields; returns p or nil, message.
 -- f: algorithm, capacity, refill_amount, refill_period_ns, limit, window_ns (strings/false).
 local function ls_params(f, where)
   local alg = f[1]
-  local p = {alg = alg}
-  local function bad(i, why) return nil, where .. why .. ', got ' ..
-    (f[i] == false and 'nothing' or ("'" .. tostring(f[i]) .. "'")) end
   if alg == 'token-bucket' or alg == 'gcra' then
-    p.capacity = ls_num(f[2])
-    if p.capacity == nil or p.capacity <= 0 then return bad(2, 'capacity must be a finite number > 0') end
-    p.amount = ls_num(f[3])
-    if p.amount == nil or p.amount <= 0 then return bad(3, 'refill_amount must be a finite number > 0') end
-    p.period = ls_uint(f[4])
-    if p.period == nil or p.period < 1 then
-      return bad(4, 'refill_period_ns must be an integer in [1, 2^53]')
+    local capacity, amount, period = ls_num(f[2]), ls_num(f[3]), ls_uint(f[4])
+    if capacity == nil or capacity <= 0 then return ls_bad(f, 2, where, 'capacity must be a finite number > 0') end
+    if amount == nil or amount <= 0 then return ls_bad(f, 3, where, 'refill_amount must be a finite number > 0') end
+    if period == nil or period < 1 then
+      return ls_bad(f, 4, where, 'refill_period_ns must be an integer in [1, 2^53]')
     end
-    p.max = p.capacity
+    return {alg = alg, capacity = capacity, amount = amount, period = period, max = capacity,
+            eval = false, write = false, name = '', suffix = ''}
   elseif alg == 'sliding-log' or alg == 'sliding-counter' or alg == 'fixed-window' then
-    p.limit = ls_num(f[5])
-    if p.limit == nil or p.limit <= 0 then return bad(5, 'limit must be a finite number > 0') end
-    p.window = ls_uint(f[6])
-    if p.window == nil or p.window < 1000000 or p.window % 1000 ~= 0 then
-      return bad(6, 'window_ns must be a whole number of microseconds, at least 1ms')
+    local limit, window = ls_num(f[5]), ls_uint(f[6])
+    if limit == nil or limit <= 0 then return ls_bad(f, 5, where, 'limit must be a finite number > 0') end
+    if window == nil or window < 1000000 or window % 1000 ~= 0 then
+      return ls_bad(f, 6, where, 'window_ns must be a whole number of microseconds, at least 1ms')
     end
-    p.window_us = p.window / 1000
-    p.max = p.limit
-  else
-    return nil, where .. "algorithm must be one of token-bucket, gcra, sliding-log, " ..
-      "sliding-counter, fixed-window, got " .. (alg == false and 'nothing' or ("'" .. tostring(alg) .. "'"))
+    return {alg = alg, limit = limit, window = window, window_us = window / 1000, max = limit,
+            eval = false, write = false, name = '', suffix = ''}
   end
-  return p
+  return nil, where .. "algorithm must be one of token-bucket, gcra, sliding-log, " ..
+    "sliding-counter, fixed-window, got " .. (alg == false and 'nothing' or ("'" .. tostring(alg) .. "'"))
+end
+
+-- A number for a reply: integral ones as integers (cheap), others as a RESP double, which
+-- Redis prints with 17 significant digits (exact; Lua's tostring keeps only 14).
+local function ls_reply_num(x)
+  if x == math.floor(x) and x < LS_EXACT and x > -LS_EXACT then return x end
+  return {double = x}
 end

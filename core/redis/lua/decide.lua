@@ -47,10 +47,13 @@ local limits, made = {}, {}
 local function add_limit(f, where, name)
   local p, err = ls_params(f, where)
   if p == nil then return err end
-  if made[p.alg] == nil then made[p.alg] = {ls_algorithm(p.alg)} end
-  p.eval, p.write = made[p.alg][1], made[p.alg][2]
-  p.name = name
-  p.suffix = (name == '') and '' or (':' .. name)
+  local m = made[p.alg]
+  if m == nil then
+    m = {ls_algorithm(p.alg)}
+    made[p.alg] = m
+  end
+  p.eval, p.write = m[1], m[2]
+  if name ~= '' then p.name, p.suffix = name, ':' .. name end
   limits[#limits + 1] = p
   return nil
 end
@@ -75,6 +78,7 @@ end
 
 -- Higher is more severe; a composite reports the most severe reason (as CompositeLimiter).
 local severity = {allowed = 0, exhausted = 1, cost_above_capacity = 3, invalid_cost = 4}
+local single = #limits == 1
 
 local out = {}
 for i = 1, n do
@@ -86,51 +90,64 @@ for i = 1, n do
     t = ls_uint(ARGV[3 + 4 * i])
     if t == nil then return bad_now(ARGV[3 + 4 * i]) end
   end
-  local costs = {}
-  for c in string.gmatch(costs_s, '[^,]+') do
-    local x = tonumber(c)
-    if x == nil then return redis.error_reply("LSARG cost must be a number, got '" .. c .. "'") end
-    costs[#costs + 1] = x
-  end
-  if #costs ~= 1 and #costs ~= #limits then
-    return redis.error_reply('LSARG expected 1 or ' .. #limits .. " costs, got '" .. costs_s .. "'")
-  end
   local base = KEYS[2 + i]
-  local ds, all = {}, true
-  for j = 1, #limits do
-    local p = limits[j]
-    ds[j] = p.eval(p, base .. p.suffix, t, costs[#costs == 1 and 1 or j])
-    ds[j].name = p.name
-    if not ds[j].allowed then all = false end
-  end
-  local was_reset = 0
-  for j = 1, #limits do
-    local p, d = limits[j], ds[j]
-    if d.fix then was_reset = 1 end
-    if all then p.write(p, base .. p.suffix, d.commit, t, pad)
-    elseif d.fix then p.write(p, base .. p.suffix, d.fix, t, pad) end
-  end
-  -- The most restrictive child (CompositeLimiter's combine()).
-  local o = ds[1]
-  local r = {remaining = o.remaining, limit = o.limit, name = o.name, reset = o.reset,
-             reason = o.reason, retry = 0}
-  for j = 2, #ds do
-    local d = ds[j]
-    if d.remaining < r.remaining then r.remaining, r.limit, r.name = d.remaining, d.limit, d.name end
-    if d.reset > r.reset then r.reset = d.reset end
-    if severity[d.reason] > severity[r.reason] then r.reason = d.reason end
-  end
-  if not all then
-    for j = 1, #ds do
-      if ds[j].retry == nil then r.retry = nil break end
-      if ds[j].retry > r.retry then r.retry = ds[j].retry end
+  local r, all, was_reset
+  if single and not string.find(costs_s, ',', 1, true) then
+    -- One limit, one cost: no combining.
+    local cost = tonumber(costs_s)
+    if cost == nil then return redis.error_reply("LSARG cost must be a number, got '" .. costs_s .. "'") end
+    local p = limits[1]
+    r = p.eval(p, base, t, cost)
+    all = r.allowed
+    was_reset = r.fix and 1 or 0
+    if all then p.write(p, base, r.commit, t, pad)
+    elseif r.fix then p.write(p, base, r.fix, t, pad) end
+  else
+    local costs = {}
+    for c in string.gmatch(costs_s, '[^,]+') do
+      local x = tonumber(c)
+      if x == nil then return redis.error_reply("LSARG cost must be a number, got '" .. c .. "'") end
+      costs[#costs + 1] = x
+    end
+    if #costs ~= 1 and #costs ~= #limits then
+      return redis.error_reply('LSARG expected 1 or ' .. #limits .. " costs, got '" .. costs_s .. "'")
+    end
+    local ds = {}
+    all, was_reset = true, 0
+    for j = 1, #limits do
+      local p = limits[j]
+      ds[j] = p.eval(p, base .. p.suffix, t, costs[#costs == 1 and 1 or j])
+      if not ds[j].allowed then all = false end
+    end
+    for j = 1, #limits do
+      local p, d = limits[j], ds[j]
+      if d.fix then was_reset = 1 end
+      if all then p.write(p, base .. p.suffix, d.commit, t, pad)
+      elseif d.fix then p.write(p, base .. p.suffix, d.fix, t, pad) end
+    end
+    -- The most restrictive child (CompositeLimiter's combine()).
+    local o = ds[1]
+    r = {remaining = o.remaining, limit = o.limit, name = limits[1].name, reset = o.reset,
+         reason = o.reason, retry = 0}
+    for j = 2, #ds do
+      local d = ds[j]
+      if d.remaining < r.remaining then r.remaining, r.limit, r.name = d.remaining, d.limit, limits[j].name end
+      if d.reset > r.reset then r.reset = d.reset end
+      if severity[d.reason] > severity[r.reason] then r.reason = d.reason end
+    end
+    if not all then
+      for j = 1, #ds do
+        if ds[j].retry == nil then r.retry = nil break end
+        if ds[j].retry > r.retry then r.retry = ds[j].retry end
+      end
     end
   end
-  out[i] = {all and 1 or 0, ls_fmt(r.remaining), r.retry ~= nil and ls_int(r.retry) or false,
-            ls_int(r.reset), r.reason, ls_fmt(r.limit), version, r.name, was_reset}
+  -- Durations are integral ns (up to 2^61, exact in a double and in an integer reply).
+  out[i] = {all and 1 or 0, ls_reply_num(r.remaining), r.retry ~= nil and r.retry or false,
+            r.reset, r.reason, ls_reply_num(r.limit), version, r.name or limits[1].name, was_reset}
   if log_max > 0 and log_flag == '1' then
-    redis.call('XADD', KEYS[2], 'MAXLEN', '~', log_max, '*', 't', ls_int(t), 'key', label,
-               'cost', costs_s, 'allowed', all and '1' or '0', 'level', ls_fmt(r.remaining))
+    redis.call('XADD', KEYS[2], 'MAXLEN', '~', log_max, '*', 't', t, 'key', label,
+               'cost', costs_s, 'allowed', all and 1 or 0, 'level', r.remaining)
   end
 end
 return out

@@ -62,7 +62,11 @@ end
 local function write(p, skey, st, t, pad_ms)
   local rem = math.fmod(st.rel, 1000)
   local tat_us = t + (st.rel - rem) / 1000
-  local v = ls_int(tat_us) .. string.format('%03d', rem)
+  -- The decimal ns text from two exact integers (string.format is slow in Redis's Lua):
+  -- whole seconds, then µs-within-second·1000 + rem padded to 9 digits.
+  local sec_rem = math.fmod(tat_us, 1000000)
+  local low = tostring(sec_rem * 1000 + rem)
+  local v = tostring((tat_us - sec_rem) / 1000000) .. string.sub('000000000', #low + 1) .. low
   if st.del then redis.call('DEL', skey) end
   redis.call('SET', skey, v, 'PX', ls_ttl_ms(st.rel) + pad_ms)
 end

@@ -104,8 +104,7 @@ end
 
 local function write(p, skey, st, t, pad_ms)
   if st.del then redis.call('DEL', skey) end
-  redis.call('HSET', skey, 'ws', ls_int(st.ws), 'prev', ls_fmt(st.prev), 'curr', ls_fmt(st.curr),
-             'w', ls_int(p.window_us))
+  redis.call('HSET', skey, 'ws', st.ws, 'prev', st.prev, 'curr', st.curr, 'w', p.window_us)
   redis.call('PEXPIRE', skey, ls_ttl_ms(reset_after(p, st, t)) + pad_ms)
 end
 

@@ -61,7 +61,7 @@ end
 
 local function write(p, skey, st, t, pad_ms)
   if st.del then redis.call('DEL', skey) end
-  redis.call('HSET', skey, 'tokens', ls_fmt(st.tokens), 'ts', ls_int(st.last))
+  redis.call('HSET', skey, 'tokens', st.tokens, 'ts', st.last)  -- numbers: Redis prints %.17g
   -- Idle (indistinguishable from a fresh bucket) once full again.
   local full_ns = (st.last - t) * 1000 + ls_ceil_ns((p.capacity - st.tokens) * (p.period / p.amount))
   redis.call('PEXPIRE', skey, ls_ttl_ms(full_ns) + pad_ms)
