@@ -1,0 +1,105 @@
+#include "support/canned_http_server.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <stdexcept>
+#include <vector>
+
+namespace limitscope::test {
+
+namespace {
+const char* reason_of(int status) {
+  switch (status) {
+    case 200: return "OK";
+    case 404: return "Not Found";
+    case 500: return "Internal Server Error";
+    case 503: return "Service Unavailable";
+    default: return "Status";
+  }
+}
+}  // namespace
+
+CannedHttpServer::CannedHttpServer() {
+  listen_fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (listen_fd_ < 0) throw std::runtime_error("CannedHttpServer: socket failed");
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  auto* sa = reinterpret_cast<sockaddr*>(&addr);  // the socket API's convention
+  if (::bind(listen_fd_, sa, sizeof addr) != 0 || ::listen(listen_fd_, 16) != 0 ||
+      ::getsockname(listen_fd_, sa, &len) != 0) {
+    ::close(listen_fd_);
+    throw std::runtime_error("CannedHttpServer: bind/listen on 127.0.0.1:0 failed");
+  }
+  port_ = ntohs(addr.sin_port);
+  thread_ = std::thread([this] { serve(); });
+}
+
+CannedHttpServer::~CannedHttpServer() {
+  stop_ = true;
+  ::shutdown(listen_fd_, SHUT_RDWR);
+  thread_.join();
+  ::close(listen_fd_);
+}
+
+std::string CannedHttpServer::url(const std::string& path) const {
+  return "http://127.0.0.1:" + std::to_string(port_) + path;
+}
+
+void CannedHttpServer::respond(Response r) {
+  std::lock_guard lock(mu_);
+  response_ = std::move(r);
+}
+
+std::string CannedHttpServer::last_request() const {
+  std::lock_guard lock(mu_);
+  return last_request_;
+}
+
+void CannedHttpServer::serve() {
+  std::vector<int> held;  // silent connections, closed at the end
+  while (!stop_) {
+    pollfd p{listen_fd_, POLLIN, 0};
+    if (::poll(&p, 1, 100) <= 0) continue;  // wakes regularly to notice stop_
+    const int fd = ::accept(listen_fd_, nullptr, nullptr);
+    if (fd < 0) continue;
+    std::string head;
+    char buf[4096];
+    while (head.find("\r\n\r\n") == std::string::npos) {
+      const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+      if (n <= 0) break;
+      head.append(buf, static_cast<std::size_t>(n));
+    }
+    Response r;
+    {
+      std::lock_guard lock(mu_);
+      r = response_;
+      last_request_ = head.substr(0, head.find("\r\n\r\n"));
+    }
+    ++requests_;
+    if (r.silent) {
+      held.push_back(fd);
+      continue;
+    }
+    const std::size_t length = r.declared_length != 0 ? r.declared_length : r.body.size();
+    std::string out = "HTTP/1.1 " + std::to_string(r.status) + " " + reason_of(r.status) +
+                      "\r\nContent-Type: " + r.content_type + "\r\nContent-Length: " +
+                      std::to_string(length) + "\r\nConnection: close\r\n\r\n" + r.body;
+    std::size_t sent = 0;
+    while (sent < out.size()) {
+      const ssize_t n = ::send(fd, out.data() + sent, out.size() - sent, MSG_NOSIGNAL);
+      if (n <= 0) break;
+      sent += static_cast<std::size_t>(n);
+    }
+    ::shutdown(fd, SHUT_WR);
+    ::close(fd);
+  }
+  for (int fd : held) ::close(fd);
+}
+
+}  // namespace limitscope::test

@@ -1,0 +1,51 @@
+#pragma once
+// A minimal HTTP/1.1 responder on 127.0.0.1:<free port> for tests of HTTP clients: every
+// connection gets the same canned response (any status, headers and body, including bodies
+// cut short), or none at all (a server that accepts and never answers, for timeouts). A real
+// TCP exchange, no HTTP library on the server side.
+
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace limitscope::test {
+
+class CannedHttpServer {
+ public:
+  struct Response {
+    int status = 200;
+    std::string content_type = "text/plain; version=0.0.4";
+    std::string body;
+    bool silent = false;          ///< accept, read the request, never answer
+    std::size_t declared_length = 0;  ///< Content-Length to claim (0: the body's size)
+  };
+
+  CannedHttpServer();
+  ~CannedHttpServer();
+  CannedHttpServer(const CannedHttpServer&) = delete;
+  CannedHttpServer& operator=(const CannedHttpServer&) = delete;
+
+  int port() const { return port_; }
+  std::string url(const std::string& path = "/metrics") const;
+  /// The response for the next connections.
+  void respond(Response r);
+  /// Requests served so far.
+  int requests() const { return requests_.load(); }
+  /// The last request's head (request line and headers).
+  std::string last_request() const;
+
+ private:
+  void serve();
+
+  int listen_fd_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> requests_{0};
+  mutable std::mutex mu_;
+  Response response_;
+  std::string last_request_;
+  std::thread thread_;
+};
+
+}  // namespace limitscope::test
