@@ -177,7 +177,20 @@ int EmbeddedSimulationSource::advance(Nanos d) {
 }
 
 void EmbeddedSimulationSource::record_requests() {
-  for (const RequestRecord& r : sim_->take_requests()) {
+  const std::vector<RequestRecord> requests = sim_->take_requests();
+  // Without a recording only each key's newest decisions survive in its ring: convert just
+  // those (a runaway client decides thousands per step).
+  std::vector<bool> wanted;
+  if (!writer_) {
+    wanted.assign(requests.size(), false);
+    std::map<std::string_view, std::size_t> newer;
+    for (std::size_t i = requests.size(); i-- > 0;) {
+      wanted[i] = newer[requests[i].api_key]++ < decisions_.per_key();
+    }
+  }
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    if (!wanted.empty() && !wanted[i]) continue;
+    const RequestRecord& r = requests[i];
     DecisionRow d;
     d.t_us = epoch_ms_ * 1000 + std::chrono::duration_cast<std::chrono::microseconds>(r.time).count();
     d.api_key = std::string(r.api_key);
