@@ -3,11 +3,14 @@
 // at the server's time. Exit 0 when the probe ran (per-key problems are in the output), 2 on
 // bad usage, unreadable profiles or an unreachable server.
 
+#include <cstdlib>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
 #include "app/cli/redis_options.h"
+#include "core/limiter/rate.h"
+#include "core/probe/metrics_scrape.h"
 #include "core/probe/redis_probe.h"
 
 namespace limitscope::cli {
@@ -34,6 +37,88 @@ nlohmann::json key_json(const probe::KeyReading& k) {
   return j;
 }
 
+// probe --metrics: `scrapes` scrapes `interval` apart; prints the last one's series, and the
+// derived figures of the last two.
+int probe_metrics(const Args& args) {
+  auto url = probe::parse_http_url(*args.get("metrics"));
+  if (!url) return usage_error(kName, "--metrics: " + url.error());
+  auto scrapes = integer_option(args, "scrapes", 2, 1, 1000);
+  if (!scrapes) return usage_error(kName, scrapes.error());
+  Nanos interval = std::chrono::seconds(1);
+  if (auto text = args.get("interval")) {
+    auto d = parse_duration(*text);
+    if (!d) return usage_error(kName, "--interval: " + d.error());
+    interval = *d;
+  }
+  probe::FetchOptions fo;
+  if (auto t = args.get("timeout")) {
+    auto d = parse_duration(*t);
+    if (!d) return usage_error(kName, "--timeout: " + d.error());
+    fo.read_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
+  }
+  if (auto token = args.get("bearer-token-env")) {
+    const char* v = std::getenv(token->c_str());
+    if (v == nullptr) return usage_error(kName, "--bearer-token-env: $" + *token + " is not set");
+    fo.bearer_token = v;
+  }
+  SteadyClock& clock = SteadyClock::instance();
+  CancelToken never;
+  std::vector<probe::Scrape> good;
+  std::vector<std::string> errors;
+  for (long long i = 0; i < *scrapes; ++i) {
+    if (i > 0) clock.wait_until(clock.now() + interval, never);
+    auto s = probe::scrape_metrics(*url, fo, clock.wall().count() / 1'000'000);
+    if (s) {
+      good.push_back(std::move(s).value());
+    } else {
+      errors.push_back(s.error());
+    }
+  }
+  if (good.empty()) return usage_error(kName, errors.back());
+
+  const probe::Scrape& last = good.back();
+  std::optional<probe::DerivedFigures> derived;
+  if (good.size() >= 2) {
+    auto d = probe::derive_figures(good[good.size() - 2], last);
+    if (d) derived = *d;
+  }
+  if (args.has("json")) {
+    nlohmann::json j;
+    j["series"] = nlohmann::json::array();
+    for (const auto& sample : last.samples) {
+      nlohmann::json labels = nlohmann::json::object();
+      for (const auto& [k, v] : sample.labels.pairs()) {
+        if (k != "__name__") labels[k] = v;
+      }
+      j["series"].push_back({{"name", std::string(sample.labels.metric_name())},
+                             {"labels", labels},
+                             {"value", sample.value}});
+    }
+    j["errors"] = errors;
+    if (derived) {
+      j["derived"] = {{"interval_s", derived->interval_s},
+                      {"rejected_per_s", derived->rejected_per_s},
+                      {"rejected_per_s_by_tier", derived->rejected_per_s_by_tier},
+                      {"rejected_per_s_by_model", derived->rejected_per_s_by_model},
+                      {"max_quota_burn", derived->max_quota_burn},
+                      {"max_quota_burn_series", derived->max_quota_burn_series},
+                      {"counter_reset", derived->counter_reset}};
+    } else {
+      j["derived"] = nullptr;
+    }
+    std::cout << j.dump() << "\n";
+  } else {
+    std::cout << last.samples.size() << " samples from " << url->to_string() << "\n";
+    if (derived) {
+      std::cout << "429/s: " << derived->rejected_per_s << " over " << derived->interval_s << " s";
+      for (const auto& [tier, r] : derived->rejected_per_s_by_tier) std::cout << "  " << tier << " " << r;
+      std::cout << "\nmax quota burn: " << derived->max_quota_burn << " " << derived->max_quota_burn_series << "\n";
+    }
+    for (const auto& e : errors) std::cout << "error: " << e << "\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 int run_probe(const CommandArgs& argv) {
@@ -43,6 +128,10 @@ int run_probe(const CommandArgs& argv) {
       {"match", "PATTERN", "SCAN MATCH pattern (default *)"},
       {"max-keys", "N", "keep at most N keys, the ones under the most pressure (default 10000)"},
       {"timeout", "D", "connect and command timeout (default 5s)"},
+      {"metrics", "URL", "scrape this /metrics endpoint instead (http:// or https://)"},
+      {"scrapes", "N", "with --metrics: scrapes to take (default 2; rates need 2)"},
+      {"interval", "D", "with --metrics: time between scrapes (default 1s)"},
+      {"bearer-token-env", "VAR", "with --metrics: send the bearer token held in $VAR"},
       {"json", "", "print the result as JSON"},
   };
   Args args(kName, "read limiter keys (any known schema) at the server's time", specs, argv);
@@ -51,7 +140,11 @@ int run_probe(const CommandArgs& argv) {
     return 0;
   }
   if (!args.ok()) return usage_error(kName, args.error());
-  if (!args.get("redis")) return usage_error(kName, "--redis URL is required");
+  if (args.get("metrics") && args.get("redis")) {
+    return usage_error(kName, "give one of --redis and --metrics");
+  }
+  if (args.get("metrics")) return probe_metrics(args);
+  if (!args.get("redis")) return usage_error(kName, "--redis URL or --metrics URL is required");
   auto options = parse_redis_options(args);
   if (!options) return usage_error(kName, options.error());
   if (!args.get("timeout")) {

@@ -55,7 +55,7 @@ TEST(ProbeCli, BadInputIsAUsageError) {
     std::string message;
   };
   const Row rows[] = {
-      {"", "--redis URL is required"},
+      {"", "--redis URL or --metrics URL is required"},
       {"--redis redis://127.0.0.1:1", "Connection refused"},
       {"--redis redis://:nope@127.0.0.1:" + std::to_string(locked->port()), "authentication refused"},
       {"--redis " + locked->url() + " --profiles /nonexistent.json", "/nonexistent.json: cannot be read"},
