@@ -36,6 +36,7 @@ constexpr Command kCommands[] = {
     {"bench-redis", "decisions/s and server time of the Redis scripts, beside INCR and a reference script", limitscope::cli::run_bench_redis},
     {"probe", "read limiter keys in a Redis (ours and other gateways' schemas) at server time", limitscope::cli::run_probe},
     {"bench-probe", "time a refresh of N tracked limiter keys beside a plain pipelined reader", limitscope::cli::run_bench_probe},
+    {"config", "show and change a rule's live config in Redis, with audit and undo", limitscope::cli::run_config},
 };
 
 void print_help(std::ostream& out) {

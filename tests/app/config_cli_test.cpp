@@ -1,0 +1,145 @@
+// Verifies `limitscope-cli config set|get|history|undo` against a real redis-server: JSON keys,
+// compare-and-set (exit 1), invalid values refused with exit 2 and nothing changed, undo, --help.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "support/process.h"
+#include "support/redis_server.h"
+
+namespace limitscope {
+namespace {
+
+using nlohmann::json;
+using test::ProcessResult;
+using test::RedisServer;
+
+class ConfigCli : public ::testing::Test {
+ protected:
+  void SetUp() override { server_ = RedisServer::start(); }
+  ProcessResult cli(const std::string& sub, const std::string& rest) {
+    return test::run_cli("config " + sub + " --redis " + server_->url() + " --rule pro " + rest);
+  }
+  std::unique_ptr<RedisServer> server_;
+};
+
+TEST_F(ConfigCli, SetGetHistoryUndoWithJson) {
+  auto set = cli("set", "--algorithm token-bucket --capacity 100 --refill 10/s --reason launch --by alice --json");
+  ASSERT_EQ(set.exit_code, 0) << set.err;
+  const json s = json::parse(set.out);
+  EXPECT_EQ(s["rule"], "pro");
+  EXPECT_EQ(s["version"], 1);
+  EXPECT_EQ(s["updated_by"], "alice");
+  EXPECT_EQ(s["reason"], "launch");
+  EXPECT_EQ(s["composite"], false);
+  ASSERT_EQ(s["limits"].size(), 1u);
+  EXPECT_EQ(s["limits"][0]["algorithm"], "token-bucket");
+  EXPECT_EQ(s["limits"][0]["capacity"], 100.0);
+  EXPECT_EQ(s["limits"][0]["refill"], "10/s");
+  EXPECT_EQ(s["limits"][0]["refill_per_s"], 10.0);
+  EXPECT_GT(s["updated_at_ms"].get<std::int64_t>(), 0);
+
+  auto second = cli("set", "--algorithm sliding-log --limit 60 --window 1m --expect-version 1 --by bob --json");
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_EQ(json::parse(second.out)["limits"][0]["window"], "1m");
+
+  auto got = cli("get", "--json");
+  ASSERT_EQ(got.exit_code, 0) << got.err;
+  const json g = json::parse(got.out);
+  EXPECT_EQ(g["version"], 2);
+  EXPECT_EQ(g["limits"][0]["limit"], 60.0);
+  EXPECT_EQ(g["limits"][0]["window_ms"], 60000.0);
+
+  auto hist = cli("history", "--json");
+  ASSERT_EQ(hist.exit_code, 0) << hist.err;
+  const json h = json::parse(hist.out);
+  ASSERT_EQ(h["entries"].size(), 2u);
+  EXPECT_EQ(h["entries"][0]["version"], 2);
+  EXPECT_EQ(h["entries"][0]["by"], "bob");
+  EXPECT_EQ(h["entries"][0]["old"]["algorithm"], "token-bucket");
+  EXPECT_EQ(h["entries"][0]["new"]["algorithm"], "sliding-log");
+  EXPECT_TRUE(h["entries"][1]["old"].empty());
+
+  auto undo = cli("undo", "--by carol --json");
+  ASSERT_EQ(undo.exit_code, 0) << undo.err;
+  const json u = json::parse(undo.out);
+  EXPECT_EQ(u["version"], 3);
+  EXPECT_EQ(u["limits"][0]["algorithm"], "token-bucket");
+  EXPECT_EQ(u["reason"], "undo of version 2");
+
+  auto text = cli("history", "--count 1");
+  ASSERT_EQ(text.exit_code, 0);
+  EXPECT_NE(text.out.find("version 3 undo"), std::string::npos) << text.out;
+}
+
+TEST_F(ConfigCli, StaleVersionExitsOneAndChangesNothing) {
+  ASSERT_EQ(cli("set", "--algorithm gcra --capacity 5 --refill 1/s").exit_code, 0);
+  auto stale = cli("set", "--algorithm gcra --capacity 50 --refill 1/s --expect-version 0");
+  EXPECT_EQ(stale.exit_code, 1);
+  EXPECT_NE(stale.err.find("version 1, expected 0"), std::string::npos) << stale.err;
+  auto got = cli("get", "--json");
+  EXPECT_EQ(json::parse(got.out)["limits"][0]["capacity"], 5.0);
+}
+
+TEST_F(ConfigCli, BadInputExitsTwoWithOneLineAndChangesNothing) {
+  ASSERT_EQ(cli("set", "--algorithm gcra --capacity 5 --refill 1/s").exit_code, 0);
+  const struct {
+    std::string args;
+    std::string err_has;
+  } rows[] = {
+      {"--algorithm token-bucket --capacity -100 --refill 10/s", "capacity must be a finite number > 0, got -100"},
+      {"--algorithm token-bucket --capacity 100 --refill 10", "refill"},
+      {"--algorithm token-bucket --capacity abc --refill 10/s", "capacity \"abc\" is not a number"},
+      {"--algorithm leaky-bucket --capacity 10 --refill 1/s", "leaky-bucket is not available"},
+      {"--algorithm fixed-window --limit 10", "needs window"},
+      {"--algorithm token-bucket --capacity 10 --refill 1/s --window 1m", "--window does not apply"},
+      {"--algorithm nope --capacity 10 --refill 1/s", "algorithm \"nope\""},
+      {"--algorithm gcra --capacity 10 --refill 1/s --expect-version x", "--expect-version"},
+      {"--composite-limit rpm:sliding-log:limit=60", "needs window"},
+      {"--composite-limit rpm", "NAME:ALGORITHM"},
+  };
+  for (const auto& row : rows) {
+    auto r = cli("set", row.args);
+    EXPECT_EQ(r.exit_code, 2) << row.args;
+    EXPECT_NE(r.err.find(row.err_has), std::string::npos) << row.args << " -> " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  auto got = cli("get", "--json");
+  EXPECT_EQ(json::parse(got.out)["version"], 1);
+  auto bad_rule = test::run_cli("config get --redis " + server_->url() + " --rule 'a{b}'");
+  EXPECT_EQ(bad_rule.exit_code, 2);
+  auto no_url = test::run_cli("config get --rule pro");
+  EXPECT_EQ(no_url.exit_code, 2);
+  auto unknown = test::run_cli("config frobnicate");
+  EXPECT_EQ(unknown.exit_code, 2);
+}
+
+TEST_F(ConfigCli, CompositeAndNothingToUndo) {
+  auto set = cli("set", "--composite-limit rpm:sliding-log:limit=60:window=1m "
+                        "--composite-limit tpm:token-bucket:capacity=100000:refill=100000/min --json");
+  ASSERT_EQ(set.exit_code, 0) << set.err;
+  const json s = json::parse(set.out);
+  EXPECT_EQ(s["composite"], true);
+  ASSERT_EQ(s["limits"].size(), 2u);
+  EXPECT_EQ(s["limits"][1]["name"], "tpm");
+  auto undo = cli("undo", "");
+  EXPECT_EQ(undo.exit_code, 1);
+  EXPECT_NE(undo.err.find("no earlier config"), std::string::npos) << undo.err;
+  auto none = test::run_cli("config get --redis " + server_->url() + " --rule nobody");
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_NE(none.err.find("has no config"), std::string::npos);
+}
+
+TEST(ConfigCliHelp, EverySubcommandHasHelp) {
+  for (const char* sub : {"", "set ", "get ", "history ", "undo "}) {
+    auto r = test::run_cli(std::string("config ") + sub + "--help");
+    EXPECT_EQ(r.exit_code, 0) << sub;
+    EXPECT_NE(r.out.find("usage"), std::string::npos) << sub << r.out;
+  }
+}
+
+}  // namespace
+}  // namespace limitscope
