@@ -31,7 +31,7 @@ GatewayServer::GatewayServer(gateway::ChatGateway& gateway, ServerOptions option
   server_.Post("/v1/chat/completions",
                [this](const httplib::Request& req, httplib::Response& res) { handle_chat(req, res); });
   server_.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(gateway_.metrics().render(), "text/plain; version=0.0.4; charset=utf-8");
+    res.set_content(gateway_.render_metrics(), "text/plain; version=0.0.4; charset=utf-8");
   });
   server_.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("ok\n", "text/plain");

@@ -18,6 +18,8 @@
 #include "app/gateway/gateway_server.h"
 #include "core/gateway/chat_gateway.h"
 #include "core/gateway/in_process_admission.h"
+#include "core/gateway/redis_admission.h"
+#include "core/redis/redis_url.h"
 #include "core/gateway/unlimited_admission.h"
 #include "core/limiter/policy.h"
 #include "core/limiter/rate.h"
@@ -61,8 +63,11 @@ int main(int argc, char** argv) {
       "Prints \"listening on HOST:PORT\" as its first line; SIGHUP reloads --policy.",
       {{"listen", "HOST:PORT", "address to serve on (port 0: any free port)"},
        {"policy", "FILE", "policy JSON (docs/policy.md); default: the embedded default policy"},
-       {"redis", "URL", "decide on Redis instead of in-process (not supported yet)"},
-       {"limiter", "MODE", "in-process (default) or off (admit every known key and model)"},
+       {"redis", "URL", "decide on a shared Redis (redis://[user:pass@]host:port/db or unix:///path)"},
+       {"redis-failure-mode", "MODE", "when Redis cannot decide: fail-open (default; X-Circuit-Open) or fail-closed (503)"},
+       {"redis-prefix", "P", "prefix of the limiter's Redis keys (default: the core's)"},
+       {"redis-timeout", "DURATION", "Redis connect and command timeout (default 100ms)"},
+       {"limiter", "MODE", "in-process (default), redis (with --redis) or off (admit every known key and model)"},
        {"upstream", "URL", "forward admitted requests to http[s]://HOST[:PORT][/PREFIX]"},
        {"mock-upstream", "", "answer admitted requests with the built-in mock upstream"},
        {"mock-latency", "DURATION", "mock upstream latency, e.g. 20ms (default 0)"},
@@ -92,10 +97,36 @@ int main(int argc, char** argv) {
     server_options.host = listen->substr(0, colon);
     server_options.port = static_cast<int>(*port);
   }
-  if (args.has("redis")) {
-    return usage_error("--redis " + args.get("redis").value_or("") +
-                       ": the Redis backend is not yet supported by this build; run without "
-                       "--redis to use the in-process limiter");
+  std::optional<redis::RedisUrl> redis_url;
+  gateway::RedisAdmissionOptions redis_options;
+  redis::PoolOptions pool_options;
+  if (auto url = args.get("redis")) {
+    auto parsed = redis::parse_redis_url(*url);
+    if (!parsed) return usage_error("--redis: " + parsed.error());
+    redis_url = *parsed;
+    if (auto m = args.get("redis-failure-mode")) {
+      auto mode = redis::parse_failure_mode(*m);
+      if (!mode) return usage_error("--redis-failure-mode " + *m + ": " + mode.error());
+      redis_options.failure.mode = *mode;
+    }
+    if (auto prefix = args.get("redis-prefix")) {
+      redis_options.schema = redis::KeySchema(*prefix);
+      if (auto why = redis_options.schema.check_prefix()) return usage_error("--redis-prefix " + *prefix + ": " + *why);
+    }
+    pool_options.connect.connect_timeout = std::chrono::milliseconds(100);
+    pool_options.connect.command_timeout = std::chrono::milliseconds(100);
+    if (auto t = args.get("redis-timeout")) {
+      auto d = parse_duration(*t);
+      if (!d || *d < std::chrono::milliseconds(1) || *d > std::chrono::minutes(1)) {
+        return usage_error("--redis-timeout " + *t + ": expected a duration between 1ms and 1m");
+      }
+      pool_options.connect.connect_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
+      pool_options.connect.command_timeout = pool_options.connect.connect_timeout;
+    }
+  } else {
+    for (const char* name : {"redis-failure-mode", "redis-prefix", "redis-timeout"}) {
+      if (args.has(name)) return usage_error(std::string("--") + name + " needs --redis URL");
+    }
   }
   if (args.has("upstream") == args.has("mock-upstream")) {
     return usage_error("give exactly one of --upstream URL and --mock-upstream");
@@ -166,9 +197,24 @@ int main(int argc, char** argv) {
 
   KeyedLimiterOptions limiter_options;
   limiter_options.max_keys = max_keys;
-  const std::string limiter_mode = args.get("limiter").value_or("in-process");
+  const std::string limiter_mode = args.get("limiter").value_or(redis_url ? "redis" : "in-process");
+  if (redis_url && limiter_mode != "redis") return usage_error("--limiter " + limiter_mode + " and --redis exclude each other");
+  std::unique_ptr<redis::ConnectionPool> pool;  // outlives the backend that uses it
   std::unique_ptr<gateway::AdmissionBackend> backend;
-  if (limiter_mode == "off") {
+  if (limiter_mode == "redis") {
+    if (!redis_url) return usage_error("--limiter redis needs --redis URL");
+    if (auto err = gateway::RedisAdmission::check_policy(policy)) return usage_error(*err);
+    pool_options.size = std::max<std::size_t>(4, server_options.threads);
+    pool = std::make_unique<redis::ConnectionPool>(*redis_url, pool_options, SteadyClock::instance());
+    auto redis_backend = std::make_unique<gateway::RedisAdmission>(
+        std::move(policy), *pool, redis_options, SteadyClock::instance(),
+        [](const std::string& line) { log_line(line); });
+    if (auto err = redis_backend->sync_rules()) {
+      std::cerr << kProgram << ": cannot write the policy's rules to Redis: " << err->c_str() << "\n";
+      return 1;
+    }
+    backend = std::move(redis_backend);
+  } else if (limiter_mode == "off") {
     backend = std::make_unique<gateway::UnlimitedAdmission>(std::move(policy));
   } else if (limiter_mode == "in-process") {
     try {
@@ -177,7 +223,7 @@ int main(int argc, char** argv) {
       return usage_error(e.what());
     }
   } else {
-    return usage_error("--limiter " + limiter_mode + ": expected in-process or off");
+    return usage_error("--limiter " + limiter_mode + ": expected in-process, off or redis");
   }
   gateway::GatewayMetrics metrics(max_series);
   gateway::GatewayOptions gateway_options;
@@ -187,7 +233,7 @@ int main(int argc, char** argv) {
   auto port = server.bind();
   if (!port) return usage_error(port.error());
   std::cout << "listening on " << server_options.host << ":" << *port << std::endl;
-  log_line("backend " + std::string(backend->name()) + ", policy " + backend->policy()->source + ", " +
+  log_line("backend " + std::string(backend->name()) + (pool ? " " + pool->peer() : std::string()) + ", policy " + backend->policy()->source + ", " +
            (server_options.mock_upstream ? "mock upstream" : "upstream " + *args.get("upstream")));
 
   std::thread signal_thread([&] {

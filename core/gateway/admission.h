@@ -27,6 +27,14 @@ struct AdmissionRequest {
 /// Which rule had the last word on a refused request.
 enum class DeniedBy { none, requests, llm_tokens };
 
+/// Which rules an AdmissionResult describes (and the rate-limit headers report).
+enum class ReportedRules {
+  both,             // requests, and llm_tokens when the tier has it (in-process)
+  requests_only,    // a shared composite reported its binding limit: the requests rule
+  llm_tokens_only,  // ... the llm_tokens rule (in AdmissionResult::llm_tokens)
+  none,             // nothing known of the limits (a degraded decision)
+};
+
 struct AdmissionResult {
   bool allowed = false;
   DeniedBy denied_by = DeniedBy::none;
@@ -40,6 +48,12 @@ struct AdmissionResult {
   const TierPolicy* tier = nullptr;    // nullptr for an unknown key without default tier
   const ModelPolicy* model = nullptr;  // nullptr for a model the policy lacks
   double cost = 0;                     // cost units asked of the requests rule
+  ReportedRules reported = ReportedRules::both;
+  /// The backend could not decide and its failure policy did (fail-open admits, fail-closed
+  /// refuses with DenyReason::backend_unavailable); the answer says so (X-Circuit-Open).
+  bool degraded = false;
+  /// Why the backend failed, for logs (never shown to clients).
+  std::string backend_error;
 };
 
 class AdmissionBackend {
@@ -59,6 +73,9 @@ class AdmissionBackend {
   virtual std::shared_ptr<const Policy> policy() const = 0;
   /// "in-process", "redis": the `backend` label and the /readyz text.
   virtual std::string_view name() const = 0;
+  /// The worst circuit breaker state (metric_names.h kCircuitClosed/HalfOpen/Open) of a
+  /// shared backend; nullopt for one that has none.
+  virtual std::optional<double> circuit_state() const { return std::nullopt; }
 };
 
 }  // namespace limitscope::gateway

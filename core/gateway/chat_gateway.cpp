@@ -112,6 +112,21 @@ AdmitOutcome ChatGateway::admit(const IncomingRequest& in) {
                                "or the prompt."),
             a);
         return out;
+      case DenyReason::backend_unavailable: {
+        // Fail-closed: the shared limiter cannot be reached and the rule refuses meanwhile.
+        metrics_.on_decision(a, key_hash, clock_.wall(), backend_.name());
+        out.response = error_response(503, "server_error", "limiter_unavailable",
+                                      "The rate limiter's store is unavailable; try again shortly.");
+        const Nanos wait = a.requests.retry_after.value_or(std::chrono::seconds(1));
+        out.response->headers.push_back({"Retry-After", std::to_string(std::max<std::int64_t>(1, whole_seconds_up(wait)))});
+        out.response->headers.push_back({"X-Circuit-Open", "true"});
+        return out;
+      }
+      case DenyReason::backend_error:
+        metrics_.on_decision(a, key_hash, clock_.wall(), backend_.name());
+        out.response = error_response(503, "server_error", "limiter_error",
+                                      "The rate limiter could not decide this request.");
+        return out;
       case DenyReason::key_limit:
         out.response = error_response(503, "server_error", "key_capacity_exceeded",
                                       "The gateway tracks as many keys as it may; try again later.");
@@ -123,7 +138,7 @@ AdmitOutcome ChatGateway::admit(const IncomingRequest& in) {
         return out;
     }
   }
-  metrics_.on_decision(a, key_hash, clock_.wall());
+  metrics_.on_decision(a, key_hash, clock_.wall(), backend_.name());
   ForwardTicket t;
   t.api_key = std::move(*key);
   t.api_key_hash = key_hash;
@@ -131,10 +146,17 @@ AdmitOutcome ChatGateway::admit(const IncomingRequest& in) {
   t.raw_body = in.body;
   t.estimated_tokens = estimate;
   append_rate_limit_headers(t.rate_limit_headers, a);
+  // Fail-open: admitted without a limiter decision; clients and dashboards can see it.
+  if (a.degraded) t.rate_limit_headers.push_back({"X-Circuit-Open", "true"});
   t.admission = std::move(a);
   t.request_id = next_id_.fetch_add(1, std::memory_order_relaxed);
   out.ticket = std::move(t);
   return out;
+}
+
+std::string ChatGateway::render_metrics() {
+  if (auto state = backend_.circuit_state()) metrics_.set_circuit_state(backend_.name(), *state);
+  return metrics_.render();
 }
 
 std::int64_t ChatGateway::complete(const ForwardTicket& t, const UpstreamOutcome& outcome) {

@@ -5,8 +5,9 @@
 // the upstream (or the mock) and then completes, so the token estimate is settled.
 //
 // Order of checks: Authorization (401), body JSON (400), the limiter (unknown key 403, unknown
-// model 404, a token estimate above the tier's token capacity 400, key table full 503,
-// limit 429). The tier is the policy's for the key; no client header is ever read for it.
+// model 404, a token estimate above the tier's token capacity 400, key table full 503, a
+// shared limiter unavailable and failing closed 503 with X-Circuit-Open, limit 429). A
+// request admitted by a failing-open backend carries "X-Circuit-Open: true". Never a 500. The tier is the policy's for the key; no client header is ever read for it.
 // The raw API key lives only in the ticket (for settlement) and is never logged or exported:
 // metrics and logs carry api_key_hash() (12 hex digits of its SHA-256).
 
@@ -79,6 +80,9 @@ class ChatGateway {
   /// the ticket's rate-limit headers.
   static GatewayResponse upstream_failure(const ForwardTicket& ticket, UpstreamOutcome::Kind kind,
                                           std::string_view detail);
+
+  /// The /metrics text, with the backend's circuit state refreshed.
+  std::string render_metrics();
 
   AdmissionBackend& backend() { return backend_; }
   GatewayMetrics& metrics() { return metrics_; }

@@ -52,10 +52,19 @@ double GatewayMetrics::add_quota_use(std::string_view& key_hash, std::string_vie
 }
 
 void GatewayMetrics::on_decision(const AdmissionResult& r, std::string_view api_key_hash,
-                                 Nanos wall_now) {
+                                 Nanos wall_now, std::string_view backend) {
   if (r.tier == nullptr || r.model == nullptr) return;
   const std::string_view tier = r.tier->name;
   const std::string_view model = r.model->name;
+  if (r.degraded) {
+    own_.requests->with({tier, model, names::kDecisionDegraded}).inc();
+    own_.backend_errors->with({backend, std::string_view("unavailable")}).inc();
+    return;
+  }
+  if (r.requests.reason == DenyReason::backend_error) {
+    own_.backend_errors->with({backend, std::string_view("error")}).inc();
+    return;
+  }
   own_.requests->with({tier, model, r.allowed ? names::kDecisionAllowed : names::kDecisionDenied}).inc();
   const LimitParams& params = r.tier->requests;
   const double remaining = r.requests.remaining;
@@ -82,6 +91,10 @@ void GatewayMetrics::on_tokens(const TierPolicy& tier, const ModelPolicy& model,
   const auto t = static_cast<double>(tokens);
   llm_tokens_->with({tier.name, model.name}).inc(t);
   own_.spend_dollars->with({tier.name, model.name}).inc(t * model.price_per_million_tokens / 1e6);
+}
+
+void GatewayMetrics::set_circuit_state(std::string_view backend, double state) {
+  own_.circuit_state->with({backend}).set(state);
 }
 
 void GatewayMetrics::on_response(int status) {

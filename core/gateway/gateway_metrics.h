@@ -35,11 +35,16 @@ class GatewayMetrics {
   /// Counts one decision of the limiter (an admission result with a known tier and model).
   /// @param api_key_hash api_key_hash() of the key (never the key itself)
   /// @param wall_now wall time, for the UTC day of the daily quota
-  void on_decision(const AdmissionResult& r, std::string_view api_key_hash, Nanos wall_now);
+  /// A degraded decision counts as decision="degraded" and, with `backend`, one
+  /// limitscope_backend_errors_total{backend, reason="unavailable"}.
+  void on_decision(const AdmissionResult& r, std::string_view api_key_hash, Nanos wall_now,
+                   std::string_view backend = "in-process");
   /// Counts LLM tokens settled after the upstream answered, and their price.
   void on_tokens(const TierPolicy& tier, const ModelPolicy& model, std::int64_t tokens);
   /// Counts one HTTP answer.
   void on_response(int status);
+  /// Sets limitscope_circuit_state{backend}.
+  void set_circuit_state(std::string_view backend, double state);
 
   /// The exposition text (format 0.0.4).
   std::string render() const { return registry_.render(); }

@@ -44,18 +44,23 @@ std::optional<Nanos> retry_after_of(const AdmissionResult& r) {
     wait = std::max(wait.value_or(Nanos{0}), *d.retry_after);
     return true;
   };
-  if (!consider(r.requests)) return std::nullopt;
-  if (r.llm_tokens && !consider(*r.llm_tokens)) return std::nullopt;
+  if (r.reported != ReportedRules::llm_tokens_only && !consider(r.requests)) return std::nullopt;
+  if (r.reported != ReportedRules::requests_only && r.llm_tokens && !consider(*r.llm_tokens)) {
+    return std::nullopt;
+  }
   return wait;
 }
 
 void append_rate_limit_headers(HttpHeaders& out, const AdmissionResult& r) {
-  if (r.tier == nullptr) return;
+  if (r.tier == nullptr || r.reported == ReportedRules::none) return;
   std::vector<Rule> rules;
-  rules.push_back(Rule{"requests", "", &r.tier->requests, &r.requests});
-  if (r.tier->llm_tokens && r.llm_tokens) {
+  if (r.reported != ReportedRules::llm_tokens_only) {
+    rules.push_back(Rule{"requests", "", &r.tier->requests, &r.requests});
+  }
+  if (r.reported != ReportedRules::requests_only && r.tier->llm_tokens && r.llm_tokens) {
     rules.push_back(Rule{"llm-tokens", "-Tokens", &*r.tier->llm_tokens, &*r.llm_tokens});
   }
+  if (rules.empty()) return;
   std::string policy;
   std::string state;
   for (const Rule& rule : rules) {

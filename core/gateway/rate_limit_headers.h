@@ -28,7 +28,8 @@ std::int64_t whole_seconds_up(Nanos d);
 /// refusing rules; nullopt when waiting can never help (cost above capacity, unknown key...).
 std::optional<Nanos> retry_after_of(const AdmissionResult& r);
 
-/// Appends the headers above (Retry-After only when the result is a denial with a wait).
+/// Appends the headers above (Retry-After only when the result is a denial with a wait), for
+/// the rules AdmissionResult::reported names (none for a degraded decision).
 void append_rate_limit_headers(HttpHeaders& out, const AdmissionResult& r);
 
 }  // namespace limitscope::gateway

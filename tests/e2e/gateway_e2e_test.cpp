@@ -259,7 +259,9 @@ TEST(GatewayCommandLine, BadUsageExits2WithOneLine) {
   };
   for (const Row& row : {Row{"--mock-upstream", "--listen HOST:PORT is required"},
                          Row{"--listen 127.0.0.1:0", "exactly one of --upstream URL and --mock-upstream"},
-                         Row{"--listen 127.0.0.1:0 --mock-upstream --redis redis://127.0.0.1:6379", "not yet supported"},
+                         Row{"--listen 127.0.0.1:0 --mock-upstream --redis http://x", "--redis"},
+                         Row{"--listen 127.0.0.1:0 --mock-upstream --redis-failure-mode fail-open", "needs --redis URL"},
+                         Row{"--listen 127.0.0.1:0 --mock-upstream --limiter sideways", "--limiter sideways"},
                          Row{"--listen nowhere --mock-upstream", "expected HOST:PORT"},
                          Row{"--listen 127.0.0.1:0 --upstream ftp://x", "scheme must be http or https"},
                          Row{"--listen 127.0.0.1:0 --mock-upstream --policy /nonexistent.json", "cannot open policy file"},

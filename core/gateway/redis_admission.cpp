@@ -1,0 +1,198 @@
+#include "core/gateway/redis_admission.h"
+
+#include <cmath>
+
+#include <algorithm>
+
+#include "core/common/sha256.h"
+#include "core/metrics/metric_names.h"
+#include "core/redis/rule_config.h"
+
+namespace limitscope::gateway {
+namespace {
+
+redis::RuleConfig rule_config_of(const TierPolicy& tier) {
+  redis::RuleConfig c;
+  c.limits.push_back(redis::NamedLimit{"requests", tier.requests});
+  if (tier.llm_tokens) c.limits.push_back(redis::NamedLimit{"llm_tokens", *tier.llm_tokens});
+  return c;
+}
+
+bool same_limits(const redis::RuleConfig& a, const redis::RuleConfig& b) {
+  if (a.limits.size() != b.limits.size()) return false;
+  for (std::size_t i = 0; i < a.limits.size(); ++i) {
+    const LimitParams& x = a.limits[i].params;
+    const LimitParams& y = b.limits[i].params;
+    if (a.limits[i].name != b.limits[i].name || x.algorithm != y.algorithm) return false;
+    if (x.describe() != y.describe()) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+RedisAdmission::RedisAdmission(Policy policy, redis::ConnectionPool& pool,
+                               RedisAdmissionOptions options, const Clock& clock,
+                               redis::LogSink log)
+    : pool_(pool),
+      options_(std::move(options)),
+      clock_(clock),
+      log_(std::move(log)),
+      limiter_(options_.schema),
+      policy_(std::make_shared<const Policy>(std::move(policy))) {}
+
+RedisAdmission::~RedisAdmission() = default;
+
+std::string RedisAdmission::rule_name(std::string_view tier) {
+  return "gw-" + std::string(tier);
+}
+
+std::string RedisAdmission::limited_key(std::string_view api_key, std::string_view model) {
+  return sha256_hex(api_key).substr(0, 32) + ":" + std::string(model);
+}
+
+std::shared_ptr<const Policy> RedisAdmission::policy() const {
+  std::lock_guard lock(mu_);
+  return policy_;
+}
+
+redis::FailureGuard& RedisAdmission::guard(const std::string& rule) {
+  std::lock_guard lock(mu_);
+  auto& g = guards_[rule];
+  if (!g) g = std::make_unique<redis::FailureGuard>(rule, options_.failure, clock_, log_);
+  return *g;
+}
+
+std::map<std::string, redis::GuardStats> RedisAdmission::stats() const {
+  std::lock_guard lock(mu_);
+  std::map<std::string, redis::GuardStats> out;
+  for (const auto& [rule, g] : guards_) out.emplace(rule, g->stats());
+  return out;
+}
+
+std::optional<double> RedisAdmission::circuit_state() const {
+  double worst = metrics::names::kCircuitClosed;
+  for (const auto& [rule, s] : stats()) {
+    if (s.state == redis::BreakerState::open) worst = std::max(worst, metrics::names::kCircuitOpen);
+    if (s.state == redis::BreakerState::half_open) worst = std::max(worst, metrics::names::kCircuitHalfOpen);
+  }
+  return worst;
+}
+
+std::optional<std::string> RedisAdmission::sync_rules() {
+  const auto pol = policy();
+  auto lease = pool_.acquire();
+  if (!lease) return "redis " + pool_.peer() + ": " + lease.error().message;
+  for (const TierPolicy& tier : pol->tiers) {
+    const std::string rule = rule_name(tier.name);
+    const redis::RuleConfig wanted = rule_config_of(tier);
+    auto current = redis::get_config(**lease, options_.schema, rule);
+    if (!current) return "redis rule " + rule + ": " + current.error().message;
+    if (*current && same_limits(**current, wanted)) continue;
+    redis::ChangeInfo change;
+    change.by = "limitscope-gateway";
+    change.reason = "policy " + pol->source;
+    auto set = redis::set_config(**lease, options_.schema, rule, wanted, change);
+    if (!set) return "redis rule " + rule + ": " + set.error().message;
+  }
+  return std::nullopt;
+}
+
+bool RedisAdmission::resync_due(Nanos now) {
+  // At most one resync per second, whatever the number of threads that notice.
+  std::int64_t last = last_resync_ns_.load(std::memory_order_relaxed);
+  if (last != kNeverResynced && now.count() - last < 1'000'000'000) return false;
+  return last_resync_ns_.compare_exchange_strong(last, now.count(), std::memory_order_relaxed);
+}
+
+std::optional<std::string> RedisAdmission::check_policy(const Policy& policy) {
+  for (const TierPolicy& t : policy.tiers) {
+    if (auto why = redis::KeySchema::check_rule(rule_name(t.name))) {
+      return policy.source + ": tier \"" + t.name + "\" cannot name a Redis rule: " + *why;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> RedisAdmission::set_policy(Policy policy, Nanos) {
+  if (auto err = check_policy(policy)) return err;
+  auto next = std::make_shared<const Policy>(std::move(policy));
+  std::shared_ptr<const Policy> previous;
+  {
+    std::lock_guard lock(mu_);
+    previous = policy_;
+    retired_.push_back(previous);
+    policy_ = next;
+  }
+  if (auto err = sync_rules()) {
+    std::lock_guard lock(mu_);
+    policy_ = previous;
+    return err;
+  }
+  return std::nullopt;
+}
+
+AdmissionResult RedisAdmission::admit(const AdmissionRequest& request) {
+  AdmissionResult out;
+  out.policy = policy();
+  const Policy& p = *out.policy;
+  out.tier = p.tier_for_key(request.api_key);
+  if (auto m = p.model_index(request.model)) out.model = &p.models[*m];
+  out.denied_by = DeniedBy::requests;
+  if (out.tier == nullptr) {
+    out.requests.reason = DenyReason::unknown_key;
+    return out;
+  }
+  if (out.model == nullptr) {
+    out.requests.reason = DenyReason::unknown_model;
+    out.requests.limit = out.tier->requests.max_cost();
+    return out;
+  }
+  out.cost = out.model->cost;
+  redis::DecideRequest req;
+  req.key = limited_key(request.api_key, request.model);
+  req.costs = {out.cost};
+  if (out.tier->llm_tokens) req.costs.push_back(static_cast<double>(request.llm_tokens));
+  const std::string rule = rule_name(out.tier->name);
+  std::string binding;
+  auto decide = [&] {
+    return guard(rule).decide_one([&]() -> redis::Result<Decision> {
+      auto lease = pool_.acquire();
+      if (!lease) return lease.error();
+      auto d = limiter_.decide(**lease, rule, req);
+      if (!d) return d.error();
+      binding = d->binding_limit;
+      return d->decision;
+    });
+  };
+  redis::GuardedDecision g = decide();
+  if (g.decision.reason == DenyReason::backend_error && g.error.find("LSCONFIG") != std::string::npos &&
+      resync_due(request.now)) {
+    // The rule's config is gone (a Redis restarted without persistence, a flush): write the
+    // policy's rules again and decide once more.
+    if (!sync_rules()) g = decide();
+  }
+  out.degraded = g.degraded;
+  out.backend_error = g.error;
+  out.allowed = g.decision.allowed;
+  // Only the composite's binding limit is known; the headers report it alone.
+  if (binding == "llm_tokens") {
+    out.reported = ReportedRules::llm_tokens_only;
+    out.llm_tokens = g.decision;
+    out.requests.allowed = g.decision.allowed;
+  } else {
+    out.reported = ReportedRules::requests_only;
+    out.requests = g.decision;
+  }
+  if (g.degraded) out.reported = ReportedRules::none;  // nothing is known of the limits
+  if (!out.allowed) {
+    out.denied_by = binding == "llm_tokens" ? DeniedBy::llm_tokens : DeniedBy::requests;
+    out.requests.reason = g.decision.reason;
+    if (binding == "llm_tokens") out.llm_tokens->reason = g.decision.reason;
+  } else {
+    out.denied_by = DeniedBy::none;
+  }
+  return out;
+}
+
+}  // namespace limitscope::gateway

@@ -1,0 +1,92 @@
+#pragma once
+// AdmissionBackend on the shared Redis limiter (core/redis): every gateway in front of one
+// Redis shares the limits. Each tier is one composite rule in Redis, "gw-<tier>", with the
+// limits "requests" (cost = the model's weight) and, when the tier has one, "llm_tokens"
+// (cost = the estimate); decide.lua admits only when both admit and consumes from both or
+// neither, in one atomic script on the server's clock. The limited key is
+// "<first 32 hex digits of SHA-256(api key)>:<model>": no raw key is ever stored in Redis.
+//
+// Rules: sync_rules() (at start and on every policy reload) writes a tier's rule when Redis
+// lacks it or holds other limits (audited, by "limitscope-gateway"); between reloads, a change
+// made in Redis (the tuner's apply) is used at the next decision. A decision refused because
+// the rule's config is missing (Redis restarted without persistence) triggers one resync (at
+// most one per second) and is decided again.
+//
+// Failures follow the FailurePolicy: fail-open admits with AdmissionResult::degraded set (the
+// gateway answers with "X-Circuit-Open: true"), fail-closed refuses with backend_unavailable
+// (503); a circuit breaker per rule keeps a dead Redis from costing a timeout per request.
+//
+// Not done here: settlement. decide.lua has no refund, so with Redis the token estimate
+// stands (settle() does nothing), and only the composite's binding limit is reported.
+
+#include <atomic>
+#include <climits>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "core/gateway/admission.h"
+#include "core/redis/failure_guard.h"
+#include "core/redis/pool.h"
+#include "core/redis/redis_limiter.h"
+
+namespace limitscope::gateway {
+
+struct RedisAdmissionOptions {
+  redis::KeySchema schema;         // key prefix
+  redis::FailurePolicy failure;    // fail-open by default
+};
+
+class RedisAdmission final : public AdmissionBackend {
+ public:
+  /// @param policy checked with check_policy() by the caller
+  /// @param pool connections (must outlive this)
+  /// @param clock for the breakers and the log gate (must outlive this)
+  /// @param log receives failure lines (at most one per FailurePolicy::log_interval per rule)
+  RedisAdmission(Policy policy, redis::ConnectionPool& pool, RedisAdmissionOptions options,
+                 const Clock& clock, redis::LogSink log = {});
+  ~RedisAdmission() override;
+
+  /// Writes each tier's rule config where Redis lacks it or differs from the policy.
+  /// @return an error naming the rule when Redis cannot be written or refuses the config
+  std::optional<std::string> sync_rules();
+
+  AdmissionResult admit(const AdmissionRequest& request) override;
+  /// Does nothing: the Redis scripts cannot refund (see the file comment).
+  void settle(std::string_view, std::string_view, double, Nanos) override {}
+  /// Replaces the policy and syncs its rules; the old policy stays on error.
+  std::optional<std::string> set_policy(Policy policy, Nanos now) override;
+  std::shared_ptr<const Policy> policy() const override;
+  std::string_view name() const override { return "redis"; }
+  std::optional<double> circuit_state() const override;
+
+  /// Counters of every tier rule's guard (breaker state, failures, degraded decisions).
+  std::map<std::string, redis::GuardStats> stats() const;
+
+  /// @return why a policy's tier names cannot name Redis rules, or nullopt.
+  static std::optional<std::string> check_policy(const Policy& policy);
+  /// "gw-<tier>".
+  static std::string rule_name(std::string_view tier);
+  /// The limited key for (api key, model): no raw key in Redis.
+  static std::string limited_key(std::string_view api_key, std::string_view model);
+
+ private:
+  redis::FailureGuard& guard(const std::string& rule);
+  bool resync_due(Nanos now);
+
+  redis::ConnectionPool& pool_;
+  RedisAdmissionOptions options_;
+  const Clock& clock_;
+  redis::LogSink log_;
+  redis::RedisLimiter limiter_;
+  mutable std::mutex mu_;
+  std::shared_ptr<const Policy> policy_;
+  std::vector<std::shared_ptr<const Policy>> retired_;  // tier pointers of results stay valid
+  std::map<std::string, std::unique_ptr<redis::FailureGuard>> guards_;
+  static constexpr std::int64_t kNeverResynced = INT64_MIN;
+  std::atomic<std::int64_t> last_resync_ns_{kNeverResynced};
+};
+
+}  // namespace limitscope::gateway

@@ -1,0 +1,121 @@
+// Verifies limitscope-gateway on a shared Redis (label e2e; each test starts its own redis-server): two gateways share one limit, the rules land in Redis, and when Redis is killed during load the gateways fail open (X-Circuit-Open) or closed (503) as configured, never 500, and recover once it is back.
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <chrono>
+
+#include <nlohmann/json.hpp>
+
+#include "e2e/e2e_policy.h"
+#include "support/child_process.h"
+#include "support/exposition_sums.h"
+#include "support/process.h"
+#include "support/redis_server.h"
+
+namespace limitscope::test {
+namespace {
+
+using nlohmann::json;
+
+std::string chat(const std::string& model) {
+  return json{{"model", model}, {"max_tokens", 20}, {"messages", json::array({{{"role", "user"}, {"content", "hi"}}})}}
+      .dump();
+}
+
+httplib::Result post(const GatewayProcess& gw, const std::string& key, const std::string& model = "gpt-4.1") {
+  httplib::Client c(gw.url());
+  c.set_read_timeout(10);
+  return c.Post("/v1/chat/completions", {{"Authorization", "Bearer " + key}}, chat(model), "application/json");
+}
+
+std::unique_ptr<RedisServer> start_redis() {
+  return RedisServer::start();
+}
+
+TEST(GatewayRedisE2E, TwoGatewaysShareOneLimit) {
+  auto redis_server = start_redis();
+  ASSERT_NE(redis_server, nullptr);
+  const std::string policy = write_temp("e2e_redis_policy.json", e2e_policy_json());
+  GatewayProcess a({"--policy", policy, "--mock-upstream", "--redis", redis_server->url()});
+  GatewayProcess b({"--policy", policy, "--mock-upstream", "--redis", redis_server->url()});
+  ASSERT_TRUE(a.running() && b.running());
+  // free: capacity 3 cost units at 1/s; gemini costs 1. Six requests over both gateways, at
+  // once: at most 3 (+ what refills meanwhile) are admitted in total, not 3 per gateway.
+  int ok = 0;
+  int limited = 0;
+  for (int i = 0; i < 6; ++i) {
+    auto r = post(i % 2 == 0 ? a : b, "free-key", "gemini-2.5-flash");
+    ASSERT_TRUE(r);
+    if (r->status == 200) ++ok;
+    if (r->status == 429) {
+      ++limited;
+      EXPECT_TRUE(r->has_header("Retry-After"));
+    }
+    EXPECT_FALSE(r->has_header("X-Circuit-Open"));
+  }
+  EXPECT_GE(ok, 3);
+  EXPECT_LE(ok, 4);
+  EXPECT_EQ(ok + limited, 6);
+  httplib::Client c(a.url());
+  auto ready = c.Get("/readyz");
+  ASSERT_TRUE(ready);
+  EXPECT_EQ(json::parse(ready->body).at("backend"), "redis");
+}
+
+TEST(GatewayRedisE2E, RedisKilledDuringLoadFailsOpenOrClosedAndRecovers) {
+  auto redis_server = start_redis();
+  ASSERT_NE(redis_server, nullptr);
+  const std::string policy = write_temp("e2e_redis_fail.json", e2e_policy_json());
+  GatewayProcess open_gw({"--policy", policy, "--mock-upstream", "--redis", redis_server->url(),
+                          "--redis-failure-mode", "fail-open"});
+  GatewayProcess closed_gw({"--policy", policy, "--mock-upstream", "--redis", redis_server->url(),
+                            "--redis-failure-mode", "fail-closed"});
+  ASSERT_TRUE(open_gw.running() && closed_gw.running());
+  auto before = post(open_gw, "pro-key");
+  ASSERT_TRUE(before);
+  EXPECT_EQ(before->status, 200);
+
+  redis_server->kill();
+  for (int i = 0; i < 10; ++i) {
+    auto o = post(open_gw, "pro-key");
+    ASSERT_TRUE(o);
+    EXPECT_EQ(o->status, 200) << o->body;
+    EXPECT_EQ(o->get_header_value("X-Circuit-Open"), "true");
+    auto c = post(closed_gw, "pro-key");
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->status, 503) << c->body;
+    EXPECT_EQ(json::parse(c->body).at("error").at("code"), "limiter_unavailable");
+    EXPECT_EQ(c->get_header_value("X-Circuit-Open"), "true");
+    EXPECT_TRUE(c->has_header("Retry-After"));
+  }
+  httplib::Client m(open_gw.url());
+  auto metrics = m.Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_EQ(sum_samples(metrics->body, "limitscope_circuit_state", {{"backend", "redis"}}), 2);
+  EXPECT_EQ(sum_samples(metrics->body, "limitscope_requests_total", {{"decision", "degraded"}}), 10);
+  EXPECT_EQ(sum_samples(metrics->body, "limitscope_gateway_responses_total", {{"code", "500"}}), 0);
+
+  // Back (empty: no persistence): the breaker lets a probe through after its 1 s cooldown,
+  // the gateway writes its rules again, and Redis decides once more. Each probe is a request.
+  redis_server->restart();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+  bool recovered = false;
+  while (!recovered && std::chrono::steady_clock::now() < deadline) {
+    auto c = post(closed_gw, "pro-key");
+    ASSERT_TRUE(c);
+    ASSERT_NE(c->status, 500);
+    recovered = c->status == 200 && !c->has_header("X-Circuit-Open");
+  }
+  EXPECT_TRUE(recovered) << closed_gw.process().stderr_text();
+  bool open_recovered = false;
+  while (!open_recovered && std::chrono::steady_clock::now() < deadline) {
+    auto o = post(open_gw, "pro-key");
+    ASSERT_TRUE(o);
+    open_recovered = o->status == 200 && !o->has_header("X-Circuit-Open") && o->has_header("X-RateLimit-Limit");
+  }
+  EXPECT_TRUE(open_recovered) << open_gw.process().stderr_text();
+}
+
+}  // namespace
+}  // namespace limitscope::test
