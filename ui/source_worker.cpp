@@ -2,7 +2,6 @@
 
 #include <QImageWriter>
 #include <QTimer>
-
 #include <fstream>
 
 #include "core/sources/chart_export.h"
@@ -26,12 +25,17 @@ ChartView to_chart_view(const ViewRequest& v, qint64 now_ms) {
   return cv;
 }
 
-Nanos seconds(double s) { return std::chrono::duration_cast<Nanos>(std::chrono::duration<double>(s)); }
+Nanos seconds(double s) {
+  return std::chrono::duration_cast<Nanos>(std::chrono::duration<double>(s));
+}
 
 }  // namespace
 
 SourceWorker::SourceWorker(EmbeddedSimulationOptions options, bool start_running, QObject* parent)
-    : QObject(parent), m_options(std::move(options)), m_running(start_running), m_simRunning(start_running) {}
+    : QObject(parent),
+      m_options(std::move(options)),
+      m_running(start_running),
+      m_simRunning(start_running) {}
 
 SourceWorker::~SourceWorker() {
   if (m_sim) m_sim->stop_recording();  // end line and flush; nothing to report any more
@@ -66,7 +70,9 @@ void SourceWorker::setRunning(bool running) {
   publish();
 }
 
-void SourceWorker::setSpeed(int times) { m_speed = std::clamp(times, 1, 600); }
+void SourceWorker::setSpeed(int times) {
+  m_speed = std::clamp(times, 1, 600);
+}
 
 void SourceWorker::setView(const ViewRequest& view) {
   m_view = view;
@@ -75,7 +81,8 @@ void SourceWorker::setView(const ViewRequest& view) {
 
 void SourceWorker::fastForward(double secs) {
   if (m_playback) {
-    m_playback->seek(secs > 0 ? m_playback->begin_ms() + static_cast<qint64>(secs * 1000) : m_playback->end_ms());
+    m_playback->seek(secs > 0 ? m_playback->begin_ms() + static_cast<qint64>(secs * 1000)
+                              : m_playback->end_ms());
   } else if (m_sim && secs > 0) {
     m_sim->advance(seconds(secs));
     m_sim->flush_recording_if_due();
@@ -95,7 +102,8 @@ void SourceWorker::exportCsv(const QString& path) {
   const DashboardSource* src = active();
   if (src == nullptr) return;
   ChartView cv = to_chart_view(m_view, src->now_ms());
-  cv.end_ms = std::min<std::int64_t>(cv.end_ms, src->now_ms());  // playback: nothing after the cursor
+  cv.end_ms =
+      std::min<std::int64_t>(cv.end_ms, src->now_ms());  // playback: nothing after the cursor
   const DashboardSnapshot snap = src->snapshot(cv);
   std::ofstream out(path.toStdString());
   if (!out) {
@@ -110,7 +118,10 @@ void SourceWorker::exportCsv(const QString& path) {
 void SourceWorker::savePng(const QImage& image, const QString& path) {
   QImageWriter writer(path, "png");
   const bool ok = !image.isNull() && writer.write(image);
-  emit pngSaved(path, ok ? QString() : tr("cannot write \"%1\": %2").arg(path, image.isNull() ? tr("empty picture") : writer.errorString()));
+  emit pngSaved(path,
+                ok ? QString()
+                   : tr("cannot write \"%1\": %2")
+                         .arg(path, image.isNull() ? tr("empty picture") : writer.errorString()));
 }
 
 void SourceWorker::startRecording(const QString& path) {
@@ -186,7 +197,8 @@ void SourceWorker::tick() {
 void SourceWorker::publish() {
   const DashboardSource* src = active();
   if (src == nullptr) return;
-  auto snap = std::make_shared<DashboardSnapshot>(src->snapshot(to_chart_view(m_view, src->now_ms())));
+  auto snap =
+      std::make_shared<DashboardSnapshot>(src->snapshot(to_chart_view(m_view, src->now_ms())));
   if (!m_lastError.isEmpty() && !m_playback) snap->last_error = m_lastError.toStdString();
   if (m_playback) {
     if (!m_running && !m_playback->at_end()) snap->connection = "paused";

@@ -8,7 +8,6 @@
 #include <QImage>
 #include <QObject>
 #include <QString>
-
 #include <memory>
 
 #include "core/sources/dashboard_snapshot.h"

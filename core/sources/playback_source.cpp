@@ -12,7 +12,8 @@ Expected<std::unique_ptr<PlaybackSource>> PlaybackSource::open(const std::string
   return read(in, path, options);
 }
 
-Expected<std::unique_ptr<PlaybackSource>> PlaybackSource::read(std::istream& in, const std::string& name,
+Expected<std::unique_ptr<PlaybackSource>> PlaybackSource::read(std::istream& in,
+                                                               const std::string& name,
                                                                const PlaybackOptions& options) {
   RecordingLoad load = read_recording(in, name);
   if (!load.has_header) return make_error(load.error);
@@ -32,7 +33,8 @@ void PlaybackSource::build() {
     for (const auto& [id, v] : line.values) ++per_series[id];
   }
   metrics::SeriesStoreOptions so;
-  so.samples_per_series = std::max<std::size_t>(1, per_series.empty() ? 1 : *std::max_element(per_series.begin(), per_series.end()));
+  so.samples_per_series = std::max<std::size_t>(
+      1, per_series.empty() ? 1 : *std::max_element(per_series.begin(), per_series.end()));
   so.max_series = std::max(so.max_series, recording_.series.size());
   store_ = std::make_unique<metrics::SeriesStore>(so);
   std::uint64_t total = 0;
@@ -86,7 +88,8 @@ DashboardSnapshot PlaybackSource::snapshot(const ChartView& view) const {
   const std::ptrdiff_t step = last_at_or_before(recording_.steps);
   if (step >= 0) {
     const RecordedStep& s = recording_.steps[static_cast<std::size_t>(step)];
-    const std::ptrdiff_t first = std::max<std::ptrdiff_t>(0, step + 1 - static_cast<std::ptrdiff_t>(options_.sparkline_points));
+    const std::ptrdiff_t first = std::max<std::ptrdiff_t>(
+        0, step + 1 - static_cast<std::ptrdiff_t>(options_.sparkline_points));
     for (const RecordedKeyValues& k : s.keys) {
       const RecordedKey& def = recording_.keys[k.id];
       KeyRow row;
@@ -118,7 +121,8 @@ DashboardSnapshot PlaybackSource::snapshot(const ChartView& view) const {
   // the first alerts line (history recorded when recording began) its bands still apply.
   const std::ptrdiff_t a = last_at_or_before(recording_.alerts);
   if (a >= 0 || !recording_.alerts.empty()) {
-    const RecordedAlerts& line = recording_.alerts[static_cast<std::size_t>(std::max<std::ptrdiff_t>(a, 0))];
+    const RecordedAlerts& line =
+        recording_.alerts[static_cast<std::size_t>(std::max<std::ptrdiff_t>(a, 0))];
     if (a >= 0) snap.alerts = line.alerts;
     for (AlertInterval iv : line.intervals) {
       if (iv.start_ms > cursor_ms_) continue;
@@ -137,9 +141,9 @@ DashboardSnapshot PlaybackSource::snapshot(const ChartView& view) const {
     if (it == recording_.names.end()) continue;
     const auto& idx = requests_by_key_[static_cast<std::size_t>(it - recording_.names.begin())];
     const std::int64_t cursor_us = cursor_ms_ * 1000;
-    auto end = std::upper_bound(idx.begin(), idx.end(), cursor_us, [this](std::int64_t t, std::uint32_t i) {
-      return t < recording_.requests[i].t_us;
-    });
+    auto end = std::upper_bound(
+        idx.begin(), idx.end(), cursor_us,
+        [this](std::int64_t t, std::uint32_t i) { return t < recording_.requests[i].t_us; });
     for (std::size_t n = 0; end != idx.begin() && n < options_.decisions_per_key; ++n) {
       --end;
       out.push_back(recording_.decision(recording_.requests[*end]));
@@ -151,7 +155,8 @@ DashboardSnapshot PlaybackSource::snapshot(const ChartView& view) const {
   const std::ptrdiff_t sl = last_at_or_before(recording_.samples);
   const double elapsed_s = static_cast<double>(cursor_ms_ - recording_.header.start_ms) / 1000.0;
   if (sl >= 0 && elapsed_s > 0) {
-    snap.samples_per_s = static_cast<double>(samples_through_[static_cast<std::size_t>(sl)]) / elapsed_s;
+    snap.samples_per_s =
+        static_cast<double>(samples_through_[static_cast<std::size_t>(sl)]) / elapsed_s;
   }
   snap.last_error = load_error_;
   return snap;

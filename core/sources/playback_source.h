@@ -27,7 +27,8 @@ class PlaybackSource final : public DashboardSource {
   /// the error through load_error() and every snapshot's last_error.
   /// @return the source at the recording's end, or an error naming the file (and line) when
   ///         it cannot be read or has no valid header.
-  static Expected<std::unique_ptr<PlaybackSource>> open(const std::string& path, const PlaybackOptions& options = {});
+  static Expected<std::unique_ptr<PlaybackSource>> open(const std::string& path,
+                                                        const PlaybackOptions& options = {});
   /// Same, from a stream; `name` names it in errors and in the status bar.
   static Expected<std::unique_ptr<PlaybackSource>> read(std::istream& in, const std::string& name,
                                                         const PlaybackOptions& options = {});
@@ -59,7 +60,7 @@ class PlaybackSource final : public DashboardSource {
   std::string load_error_;
   Recording recording_;
   std::unique_ptr<metrics::SeriesStore> store_;
-  std::vector<std::uint64_t> samples_through_;  // samples in lines [0, i]
+  std::vector<std::uint64_t> samples_through_;               // samples in lines [0, i]
   std::vector<std::vector<std::uint32_t>> requests_by_key_;  // names index -> request indices
   std::int64_t cursor_ms_ = 0;
   Nanos carry_{0};

@@ -22,7 +22,8 @@ class RecentDecisions {
   /// @return the key's kept decisions, newest first (empty for an unknown key)
   std::vector<DecisionRow> newest_first(const std::string& api_key) const;
   /// Fills snapshot-style decisions for each of `keys`.
-  std::map<std::string, std::vector<DecisionRow>> for_keys(const std::vector<std::string>& keys) const;
+  std::map<std::string, std::vector<DecisionRow>> for_keys(
+      const std::vector<std::string>& keys) const;
   std::size_t per_key() const { return per_key_; }
 
  private:

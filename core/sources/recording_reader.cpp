@@ -3,7 +3,6 @@
 #include <cmath>
 #include <limits>
 #include <map>
-
 #include <nlohmann/json.hpp>
 
 namespace limitscope {
@@ -24,13 +23,15 @@ const json& field(const json& j, const char* name, const char* type) {
 
 std::int64_t int_field(const json& j, const char* name, const char* type) {
   const json& v = field(j, name, type);
-  if (!v.is_number_integer()) throw LineError{std::string(type) + " line: \"" + name + "\" must be an integer"};
+  if (!v.is_number_integer())
+    throw LineError{std::string(type) + " line: \"" + name + "\" must be an integer"};
   return v.get<std::int64_t>();
 }
 
 std::string string_field(const json& j, const char* name, const char* type) {
   const json& v = field(j, name, type);
-  if (!v.is_string()) throw LineError{std::string(type) + " line: \"" + name + "\" must be a string"};
+  if (!v.is_string())
+    throw LineError{std::string(type) + " line: \"" + name + "\" must be a string"};
   return v.get<std::string>();
 }
 
@@ -50,17 +51,20 @@ double number_field(const json& j, const char* name, const char* type) {
   return number(field(j, name, type), std::string(type) + " line: \"" + name + "\"");
 }
 
-bool bool_field(const json& j, const char* name, const char* type, std::optional<bool> fallback = std::nullopt) {
+bool bool_field(const json& j, const char* name, const char* type,
+                std::optional<bool> fallback = std::nullopt) {
   const auto it = j.find(name);
   if (it == j.end() && fallback) return *fallback;
   const json& v = field(j, name, type);
-  if (!v.is_boolean()) throw LineError{std::string(type) + " line: \"" + name + "\" must be true or false"};
+  if (!v.is_boolean())
+    throw LineError{std::string(type) + " line: \"" + name + "\" must be true or false"};
   return v.get<bool>();
 }
 
 const json& array_field(const json& j, const char* name, const char* type) {
   const json& v = field(j, name, type);
-  if (!v.is_array()) throw LineError{std::string(type) + " line: \"" + name + "\" must be an array"};
+  if (!v.is_array())
+    throw LineError{std::string(type) + " line: \"" + name + "\" must be an array"};
   return v;
 }
 
@@ -81,12 +85,13 @@ class Reader {
       throw LineError{"not a limitscope recording (the first line must be its header)"};
     }
     if (j.value("format", "") != kRecordingFormat) {
-      throw LineError{"not a limitscope recording (format is not \"" + std::string(kRecordingFormat) + "\")"};
+      throw LineError{"not a limitscope recording (format is not \"" +
+                      std::string(kRecordingFormat) + "\")"};
     }
     const std::int64_t version = int_field(j, "version", "header");
     if (version != kRecordingVersion) {
-      throw LineError{"unknown recording version " + std::to_string(version) + " (this build reads version " +
-                      std::to_string(kRecordingVersion) + ")"};
+      throw LineError{"unknown recording version " + std::to_string(version) +
+                      " (this build reads version " + std::to_string(kRecordingVersion) + ")"};
     }
     r_.header.source = string_field(j, "source", "header");
     r_.header.start_ms = int_field(j, "start_ms", "header");
@@ -133,8 +138,9 @@ class Reader {
   // Lines come in time order; `t` in (fractional) ms since the epoch.
   void time_ms(double t) {
     if (any_time_ && t < last_) {
-      throw LineError{"time goes back (" + std::to_string(static_cast<std::int64_t>(std::floor(t))) +
-                      " ms after " + std::to_string(static_cast<std::int64_t>(std::floor(last_))) + " ms)"};
+      throw LineError{"time goes back (" +
+                      std::to_string(static_cast<std::int64_t>(std::floor(t))) + " ms after " +
+                      std::to_string(static_cast<std::int64_t>(std::floor(last_))) + " ms)"};
     }
     pending_time_ = t;
   }
@@ -164,7 +170,8 @@ class Reader {
         throw LineError{"samples line: each value must be [series id, value]"};
       }
       const auto id = v[0].get<std::uint64_t>();
-      if (id >= r_.series.size()) throw LineError{"samples line: unknown series id " + std::to_string(id)};
+      if (id >= r_.series.size())
+        throw LineError{"samples line: unknown series id " + std::to_string(id)};
       s.values.emplace_back(static_cast<std::uint32_t>(id), number(v[1], "samples line: a value"));
     }
     r_.samples.push_back(std::move(s));
@@ -193,7 +200,8 @@ class Reader {
     if (const auto it = j.find("retry_after"); it != j.end() && !it->is_null()) {
       q.retry_after_s = number(*it, "request line: \"retry_after\"");
     }
-    q.attempt = j.contains("attempt") ? static_cast<std::int32_t>(int_field(j, "attempt", "request")) : 0;
+    q.attempt =
+        j.contains("attempt") ? static_cast<std::int32_t>(int_field(j, "attempt", "request")) : 0;
     q.llm_tokens = j.contains("llm_tokens") ? int_field(j, "llm_tokens", "request") : 0;
     q.spend = j.contains("spend") ? number_field(j, "spend", "request") : 0;
     r_.requests.push_back(q);
@@ -221,8 +229,9 @@ class Reader {
     time_ms(static_cast<double>(s.t_ms));
     for (const json& v : array_field(j, "keys", "step")) {
       if (!v.is_array() || v.size() != 8 || !v[0].is_number_unsigned()) {
-        throw LineError{"step line: each key must be [id, level, occupancy, requests/s, 429/s, spend, "
-                        "quota burn, last seen ms]"};
+        throw LineError{
+            "step line: each key must be [id, level, occupancy, requests/s, 429/s, spend, "
+            "quota burn, last seen ms]"};
       }
       RecordedKeyValues k;
       const auto id = v[0].get<std::uint64_t>();
@@ -279,7 +288,7 @@ class Reader {
 
   Recording& r_;
   bool any_time_ = false;
-  double last_ = 0;  // ms
+  double last_ = 0;                     // ms
   std::optional<double> pending_time_;  // the current line's time, until the line is whole
   std::map<std::string, std::uint32_t> name_ids_;
 };
@@ -337,7 +346,8 @@ RecordingLoad read_recording(std::istream& in, const std::string& name) {
       return load;
     }
   }
-  if (!load.has_header) load.error = name + ":" + std::to_string(line_no + 1) + ": empty recording (no header line)";
+  if (!load.has_header)
+    load.error = name + ":" + std::to_string(line_no + 1) + ": empty recording (no header line)";
   return load;
 }
 

@@ -65,15 +65,15 @@ struct Recording {
   RecordingHeader header;
   std::vector<metrics::Labels> series;  // by series id
   std::vector<RecordedSamples> samples;
-  std::vector<RecordedKey> keys;        // by key id
+  std::vector<RecordedKey> keys;  // by key id
   std::vector<RecordedStep> steps;
   std::vector<RecordedAlerts> alerts;
-  std::vector<std::string> names;       // interned request strings; names[0] = ""
+  std::vector<std::string> names;  // interned request strings; names[0] = ""
   std::vector<RecordedRequest> requests;
-  std::optional<std::int64_t> end_ms;   // the end line's time, when the recording was closed
-  std::int64_t first_ms = 0;            // earliest and latest time of any line
+  std::optional<std::int64_t> end_ms;  // the end line's time, when the recording was closed
+  std::int64_t first_ms = 0;           // earliest and latest time of any line
   std::int64_t last_ms = 0;
-  std::size_t lines = 0;                // lines read (the good ones)
+  std::size_t lines = 0;  // lines read (the good ones)
 
   DecisionRow decision(const RecordedRequest& r) const;
 };

@@ -11,15 +11,26 @@ void put_string(std::string& out, std::string_view s) {
   out += '"';
   for (const char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+          std::snprintf(buf, sizeof buf, "\\u%04x",
+                        static_cast<unsigned>(static_cast<unsigned char>(c)));
           out += buf;
         } else {
           out += c;
@@ -63,9 +74,12 @@ void put_seconds(std::string& out, std::int64_t t_us) {
 
 }  // namespace
 
-RecordingWriter::RecordingWriter(std::unique_ptr<std::ostream> out, std::string name, const Clock& clock,
-                                 Nanos flush_every)
-    : out_(std::move(out)), name_(std::move(name)), clock_(clock), flush_every_(flush_every),
+RecordingWriter::RecordingWriter(std::unique_ptr<std::ostream> out, std::string name,
+                                 const Clock& clock, Nanos flush_every)
+    : out_(std::move(out)),
+      name_(std::move(name)),
+      clock_(clock),
+      flush_every_(flush_every),
       last_flush_(clock.now()) {}
 
 RecordingWriter::~RecordingWriter() = default;
@@ -121,7 +135,8 @@ void RecordingWriter::emit_samples() {
 
 void RecordingWriter::sample(const metrics::Labels& labels, metrics::Sample s) {
   if (!pending_samples_.empty() && s.t_ms != pending_t_ms_) emit_samples();
-  auto [it, is_new] = series_ids_.try_emplace(labels, static_cast<std::uint32_t>(series_ids_.size()));
+  auto [it, is_new] =
+      series_ids_.try_emplace(labels, static_cast<std::uint32_t>(series_ids_.size()));
   if (is_new) {
     std::string line = "{\"type\":\"series\",\"id\":";
     put_int(line, it->second);
@@ -186,7 +201,8 @@ void RecordingWriter::request(const DecisionRow& d) {
 }
 
 void RecordingWriter::step(std::int64_t t_ms, const std::vector<KeyRow>& keys,
-                           const std::vector<std::string>& incidents, std::uint64_t dropped_samples) {
+                           const std::vector<std::string>& incidents,
+                           std::uint64_t dropped_samples) {
   emit_samples();
   std::string values;
   for (const KeyRow& k : keys) {

@@ -23,8 +23,8 @@ inline constexpr std::string_view kRecordingFormat = "limitscope-recording";
 inline constexpr int kRecordingVersion = 1;
 
 struct RecordingHeader {
-  std::string source;                  // what was recorded, e.g. "embedded simulation: mixed (seed 1)"
-  std::int64_t start_ms = 0;           // the source's start (first possible sample), ms since the epoch
+  std::string source;         // what was recorded, e.g. "embedded simulation: mixed (seed 1)"
+  std::int64_t start_ms = 0;  // the source's start (first possible sample), ms since the epoch
   std::int64_t recording_started_ms = 0;  // request lines cover [this, end]; samples may be older
 };
 

@@ -39,7 +39,8 @@ void advance(MainWindow& w, double seconds) {
   ASSERT_TRUE(QTest::qWaitFor(
       [&] {
         // The newest time, drawn for the window's current view (its width sets the columns).
-        return w.lastSnapshot() && w.lastSnapshot()->now_ms >= before + static_cast<qint64>(seconds * 1000) &&
+        return w.lastSnapshot() &&
+               w.lastSnapshot()->now_ms >= before + static_cast<qint64>(seconds * 1000) &&
                w.lastSnapshot()->view.columns == std::max(50, w.viewRequest().columns);
       },
       kWaitMs));
@@ -91,7 +92,8 @@ void open(MainWindow& w, const QString& path) {
   w.openRecording(path);
   ASSERT_TRUE(opened.wait(kWaitMs));
   const std::string source = "playback: " + path.toStdString();
-  ASSERT_TRUE(QTest::qWaitFor([&] { return w.lastSnapshot() && w.lastSnapshot()->source == source; }, kWaitMs));
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return w.lastSnapshot() && w.lastSnapshot()->source == source; }, kWaitMs));
 }
 
 TEST(Playback, RecordedSessionPlaysBackWithTheSameChartsAndBands) {
@@ -117,8 +119,9 @@ TEST(Playback, RecordedSessionPlaysBackWithTheSameChartsAndBands) {
       ASSERT_NE(it, played.lines[c].end()) << name.toStdString();
       ASSERT_EQ(it->second.size(), pts.size()) << name.toStdString();
       for (qsizetype i = 0; i < pts.size(); ++i) {
-        ASSERT_EQ(it->second[i], pts[i]) << name.toStdString() << " point " << i << " of " << pts.size() << ": "
-                                         << it->second[i].y() << " vs " << pts[i].y();
+        ASSERT_EQ(it->second[i], pts[i])
+            << name.toStdString() << " point " << i << " of " << pts.size() << ": "
+            << it->second[i].y() << " vs " << pts[i].y();
       }
     }
     ASSERT_EQ(played.bands[c].size(), live.bands[c].size()) << "chart " << c;
@@ -137,8 +140,10 @@ TEST(Playback, RecordedSessionPlaysBackWithTheSameChartsAndBands) {
 
   // Seek back a minute: the charts end at the cursor.
   w.seek(live.now_ms - 60'000);
-  ASSERT_TRUE(QTest::qWaitFor([&] { return w.lastSnapshot()->now_ms == live.now_ms - 60'000; }, kWaitMs));
-  ASSERT_TRUE(QTest::qWaitFor([&] { return !w.chart(0)->pointsOf(live.lines[0].begin()->first).isEmpty(); }, kWaitMs));
+  ASSERT_TRUE(
+      QTest::qWaitFor([&] { return w.lastSnapshot()->now_ms == live.now_ms - 60'000; }, kWaitMs));
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return !w.chart(0)->pointsOf(live.lines[0].begin()->first).isEmpty(); }, kWaitMs));
   for (const auto& [name, pts] : shown(w).lines[0]) {
     if (!pts.isEmpty()) {
       EXPECT_LE(pts.back().x(), static_cast<double>(live.now_ms - 60'000)) << name.toStdString();
@@ -196,12 +201,14 @@ TEST(Playback, DetailsPaneListsTheDecisionsTheSimulationMade) {
     if (r.api_key == "pro-startup") mine.push_back(&r);
   }
   ASSERT_GE(mine.size(), 50u);
-  const auto epoch_us = std::chrono::duration_cast<std::chrono::microseconds>(so.wall_epoch).count();
+  const auto epoch_us =
+      std::chrono::duration_cast<std::chrono::microseconds>(so.wall_epoch).count();
   for (int i = 0; i < 50; ++i) {
     const RequestRecord& r = *mine[mine.size() - 1 - static_cast<std::size_t>(i)];
     const DecisionRow* d = m->decisionAt(i);
     ASSERT_NE(d, nullptr);
-    EXPECT_EQ(d->t_us, epoch_us + std::chrono::duration_cast<std::chrono::microseconds>(r.time).count());
+    EXPECT_EQ(d->t_us,
+              epoch_us + std::chrono::duration_cast<std::chrono::microseconds>(r.time).count());
     EXPECT_EQ(d->model, r.model);
     EXPECT_EQ(d->allowed, r.allowed);
     EXPECT_EQ(d->remaining, r.remaining);
@@ -222,8 +229,8 @@ TEST(Playback, CommandLinePlaybackScreenshotAndBadFile) {
   QProcess p;
   p.setProcessEnvironment(env);
   p.start(QString::fromStdString(test::binary_path("app/limitscope")),
-          {QStringLiteral("--playback"), path, QStringLiteral("--screenshot"), png, QStringLiteral("--after"),
-           QStringLiteral("20")});
+          {QStringLiteral("--playback"), path, QStringLiteral("--screenshot"), png,
+           QStringLiteral("--after"), QStringLiteral("20")});
   ASSERT_TRUE(p.waitForFinished(kWaitMs));
   EXPECT_EQ(p.exitCode(), 0) << p.readAllStandardError().toStdString();
   EXPECT_GT(QFileInfo(png).size(), 0);
@@ -240,7 +247,8 @@ TEST(Playback, CommandLinePlaybackScreenshotAndBadFile) {
   ASSERT_TRUE(q.waitForFinished(kWaitMs));
   EXPECT_EQ(q.exitCode(), 2);
   const QByteArray err = q.readAllStandardError();
-  EXPECT_TRUE(err.contains((bad + QStringLiteral(":1: unknown recording version 9")).toUtf8())) << err.toStdString();
+  EXPECT_TRUE(err.contains((bad + QStringLiteral(":1: unknown recording version 9")).toUtf8()))
+      << err.toStdString();
 }
 
 }  // namespace

@@ -34,13 +34,20 @@ int DecisionTableModel::columnCount(const QModelIndex& parent) const {
 QVariant DecisionTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   switch (section) {
-    case Time: return tr("Time");
-    case Model: return tr("Model");
-    case Cost: return tr("Cost");
-    case Result: return tr("Result");
-    case Remaining: return tr("Remaining");
-    case RetryAfter: return tr("Retry after");
-    default: return {};
+    case Time:
+      return tr("Time");
+    case Model:
+      return tr("Model");
+    case Cost:
+      return tr("Cost");
+    case Result:
+      return tr("Result");
+    case Remaining:
+      return tr("Remaining");
+    case RetryAfter:
+      return tr("Retry after");
+    default:
+      return {};
   }
 }
 
@@ -52,8 +59,8 @@ QVariant DecisionTableModel::data(const QModelIndex& index, int role) const {
     if (d.degraded) return QColor(203, 140, 0);
     return {};
   }
-  if (role == Qt::TextAlignmentRole && (index.column() == Cost || index.column() == Remaining ||
-                                        index.column() == RetryAfter)) {
+  if (role == Qt::TextAlignmentRole &&
+      (index.column() == Cost || index.column() == Remaining || index.column() == RetryAfter)) {
     return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
   }
   if (role == Qt::ToolTipRole && index.column() == Result) {
@@ -63,19 +70,23 @@ QVariant DecisionTableModel::data(const QModelIndex& index, int role) const {
   switch (index.column()) {
     case Time:
       return QDateTime::fromMSecsSinceEpoch(d.t_us / 1000).toString(QStringLiteral("HH:mm:ss.zzz"));
-    case Model: return QString::fromStdString(d.model);
-    case Cost: return QString::number(d.cost, 'g', 6);
+    case Model:
+      return QString::fromStdString(d.model);
+    case Cost:
+      return QString::number(d.cost, 'g', 6);
     case Result:
       if (d.degraded) return tr("allowed (fail-open)");
       if (d.allowed) return tr("allowed");
       return tr("429 %1").arg(QString::fromStdString(d.reason));
-    case Remaining: return d.degraded ? QString() : QString::number(d.remaining, 'f', 2);
+    case Remaining:
+      return d.degraded ? QString() : QString::number(d.remaining, 'f', 2);
     case RetryAfter:
       if (d.allowed) return QString();
       if (!d.retry_after_s) return tr("never");
       return *d.retry_after_s < 1 ? tr("%1 ms").arg(*d.retry_after_s * 1000, 0, 'f', 0)
                                   : tr("%1 s").arg(*d.retry_after_s, 0, 'f', 2);
-    default: return {};
+    default:
+      return {};
   }
 }
 

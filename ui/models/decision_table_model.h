@@ -4,7 +4,6 @@
 // source (a bounded ring per key kept in core); this model only shows them.
 
 #include <QAbstractTableModel>
-
 #include <vector>
 
 #include "core/sources/dashboard_snapshot.h"
@@ -25,7 +24,8 @@ class DecisionTableModel : public QAbstractTableModel {
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-  QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation,
+                      int role = Qt::DisplayRole) const override;
 
  private:
   std::vector<DecisionRow> m_rows;

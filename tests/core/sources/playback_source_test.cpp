@@ -65,8 +65,10 @@ void expect_same(const DashboardSnapshot& live, const DashboardSnapshot& played)
     const KeyRow& b = played.keys[i];
     EXPECT_EQ(std::tie(b.api_key, b.model, b.tier, b.algorithm, b.parameters, b.capacity),
               std::tie(a.api_key, a.model, a.tier, a.algorithm, a.parameters, a.capacity));
-    EXPECT_EQ(std::tie(b.level, b.occupancy, b.requests_per_s, b.rejected_per_s, b.spend, b.quota_burn, b.last_seen_ms),
-              std::tie(a.level, a.occupancy, a.requests_per_s, a.rejected_per_s, a.spend, a.quota_burn, a.last_seen_ms));
+    EXPECT_EQ(std::tie(b.level, b.occupancy, b.requests_per_s, b.rejected_per_s, b.spend,
+                       b.quota_burn, b.last_seen_ms),
+              std::tie(a.level, a.occupancy, a.requests_per_s, a.rejected_per_s, a.spend,
+                       a.quota_burn, a.last_seen_ms));
     EXPECT_EQ(b.sparkline, a.sparkline) << a.api_key;
   }
   EXPECT_EQ(played.incidents, live.incidents);
@@ -77,10 +79,10 @@ void expect_same(const DashboardSnapshot& live, const DashboardSnapshot& played)
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const DecisionRow& a = rows[i];
       const DecisionRow& b = other[i];
-      EXPECT_EQ(std::tie(b.t_us, b.api_key, b.tier, b.model, b.cost, b.allowed, b.degraded, b.reason, b.remaining,
-                         b.retry_after_s, b.attempt, b.llm_tokens, b.spend),
-                std::tie(a.t_us, a.api_key, a.tier, a.model, a.cost, a.allowed, a.degraded, a.reason, a.remaining,
-                         a.retry_after_s, a.attempt, a.llm_tokens, a.spend));
+      EXPECT_EQ(std::tie(b.t_us, b.api_key, b.tier, b.model, b.cost, b.allowed, b.degraded,
+                         b.reason, b.remaining, b.retry_after_s, b.attempt, b.llm_tokens, b.spend),
+                std::tie(a.t_us, a.api_key, a.tier, a.model, a.cost, a.allowed, a.degraded,
+                         a.reason, a.remaining, a.retry_after_s, a.attempt, a.llm_tokens, a.spend));
     }
   }
 }
@@ -96,7 +98,8 @@ class Playback : public ::testing::Test {
     src->advance(150s);
     mid_ = std::make_unique<DashboardSnapshot>(src->snapshot(window(src->now_ms(), {"pro-batch"})));
     src->advance(150s);
-    end_ = std::make_unique<DashboardSnapshot>(src->snapshot(window(src->now_ms(), {"pro-batch", "pro-startup"})));
+    end_ = std::make_unique<DashboardSnapshot>(
+        src->snapshot(window(src->now_ms(), {"pro-batch", "pro-startup"})));
     ASSERT_FALSE(src->stop_recording().has_value());
     recording_ = text.str();
     live_ = std::move(src);
@@ -158,7 +161,7 @@ TEST_F(Playback, PlayMovesTheCursorAtThePaceAndStopsAtTheEnd) {
   p->seek(0);  // clamped to the beginning
   EXPECT_EQ(p->now_ms(), p->begin_ms());
   EXPECT_EQ(p->begin_ms(), live_->start_ms());  // recorded from the run's start
-  EXPECT_EQ(p->advance(500us), 0);  // less than a millisecond so far: carried over
+  EXPECT_EQ(p->advance(500us), 0);              // less than a millisecond so far: carried over
   EXPECT_EQ(p->advance(3500us), 1);
   EXPECT_EQ(p->now_ms(), p->begin_ms() + 4);
   p->advance(std::chrono::hours(1));

@@ -49,7 +49,8 @@ TEST(RecentDecisions, SourceShowsTheDecisionsTheSimulationMade) {
   auto sim = Simulation::create(default_policy(), std::move(*scenario), so);
   ASSERT_TRUE(sim.ok());
   for (int i = 0; i < 90; ++i) (*sim)->step();
-  const auto epoch_us = std::chrono::duration_cast<std::chrono::microseconds>(so.wall_epoch).count();
+  const auto epoch_us =
+      std::chrono::duration_cast<std::chrono::microseconds>(so.wall_epoch).count();
 
   for (const std::string key : {"pro-batch", "pro-startup"}) {
     std::vector<const RequestRecord*> expected;
@@ -65,7 +66,8 @@ TEST(RecentDecisions, SourceShowsTheDecisionsTheSimulationMade) {
     for (std::size_t i = 0; i < shown.size(); ++i) {
       const RequestRecord& r = *expected[expected.size() - 1 - i];
       SCOPED_TRACE(key + " #" + std::to_string(i));
-      EXPECT_EQ(shown[i].t_us, epoch_us + std::chrono::duration_cast<std::chrono::microseconds>(r.time).count());
+      EXPECT_EQ(shown[i].t_us,
+                epoch_us + std::chrono::duration_cast<std::chrono::microseconds>(r.time).count());
       EXPECT_EQ(shown[i].model, r.model);
       EXPECT_EQ(shown[i].allowed, r.allowed);
       EXPECT_EQ(shown[i].cost, r.cost);

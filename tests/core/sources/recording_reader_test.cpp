@@ -14,7 +14,8 @@ namespace limitscope {
 namespace {
 
 const std::string kGood =
-    "{\"type\":\"header\",\"format\":\"limitscope-recording\",\"version\":1,\"source\":\"s\",\"start_ms\":0,"
+    "{\"type\":\"header\",\"format\":\"limitscope-recording\",\"version\":1,\"source\":\"s\","
+    "\"start_ms\":0,"
     "\"recording_started_ms\":0}\n"
     "{\"type\":\"series\",\"id\":0,\"labels\":{\"__name__\":\"limitscope_rejected_ratio\"}}\n"
     "{\"type\":\"samples\",\"t_ms\":1000,\"v\":[[0,1.5]]}\n"
@@ -42,16 +43,23 @@ TEST_P(BadRecording, NamesFileAndLineAndKeepsWhatCameBefore) {
 INSTANTIATE_TEST_SUITE_P(
     Lines, BadRecording,
     ::testing::Values(
-        BadLine{"BadJson", "{\"type\":\"samples\",\n{\"type\":\"end\",\"t_ms\":5000}\n", "bad JSON at column"},
-        BadLine{"TruncatedLastLine", "{\"type\":\"samples\",\"t_ms\":3000,\"v\":[[0", "truncated last line"},
-        BadLine{"TimeGoesBack", "{\"type\":\"samples\",\"t_ms\":1500,\"v\":[[0,1]]}\n", "time goes back"},
+        BadLine{"BadJson", "{\"type\":\"samples\",\n{\"type\":\"end\",\"t_ms\":5000}\n",
+                "bad JSON at column"},
+        BadLine{"TruncatedLastLine", "{\"type\":\"samples\",\"t_ms\":3000,\"v\":[[0",
+                "truncated last line"},
+        BadLine{"TimeGoesBack", "{\"type\":\"samples\",\"t_ms\":1500,\"v\":[[0,1]]}\n",
+                "time goes back"},
         BadLine{"RequestTimeGoesBack",
-                "{\"type\":\"request\",\"t\":1.0,\"key\":\"k\",\"cost\":1,\"allowed\":true}\n", "time goes back"},
+                "{\"type\":\"request\",\"t\":1.0,\"key\":\"k\",\"cost\":1,\"allowed\":true}\n",
+                "time goes back"},
         BadLine{"UnknownSeries", "{\"type\":\"samples\",\"t_ms\":3000,\"v\":[[7,1]]}\n",
                 "samples line: unknown series id 7"},
         BadLine{"UnknownType", "{\"type\":\"gossip\"}\n", "unknown line type \"gossip\""},
-        BadLine{"MissingField", "{\"type\":\"samples\",\"v\":[]}\n", "samples line: missing \"t_ms\""},
-        BadLine{"WrongShape", "{\"type\":\"step\",\"t_ms\":3000,\"keys\":[[0]],\"incidents\":[],\"dropped_samples\":0}\n",
+        BadLine{"MissingField", "{\"type\":\"samples\",\"v\":[]}\n",
+                "samples line: missing \"t_ms\""},
+        BadLine{"WrongShape",
+                "{\"type\":\"step\",\"t_ms\":3000,\"keys\":[[0]],\"incidents\":[],\"dropped_"
+                "samples\":0}\n",
                 "step line: each key must be"},
         BadLine{"NotAnObject", "[1,2]\n", "expected a JSON object"}),
     [](const auto& row) { return std::string(row.param.name); });
@@ -64,7 +72,8 @@ TEST(RecordingReader, LineNumberOfALaterBadLineCountsBlankLines) {
 }
 
 TEST(RecordingReader, NothingAfterTheEndLine) {
-  std::istringstream in(kGood + "{\"type\":\"end\",\"t_ms\":3000}\n{\"type\":\"samples\",\"t_ms\":4000,\"v\":[]}\n");
+  std::istringstream in(
+      kGood + "{\"type\":\"end\",\"t_ms\":3000}\n{\"type\":\"samples\",\"t_ms\":4000,\"v\":[]}\n");
   const RecordingLoad load = read_recording(in, "r.jsonl");
   EXPECT_EQ(load.error, "r.jsonl:6: a samples line after the end line");
   EXPECT_EQ(load.recording.end_ms, 3000);
@@ -82,18 +91,20 @@ TEST_P(BadRecordingHeader, RefusesTheFile) {
   std::istringstream in(GetParam().text);
   auto p = PlaybackSource::read(in, "session.jsonl");
   ASSERT_FALSE(p.ok());
-  EXPECT_EQ(p.error().rfind(std::string("session.jsonl:1: ") + GetParam().error, 0), 0u) << p.error();
+  EXPECT_EQ(p.error().rfind(std::string("session.jsonl:1: ") + GetParam().error, 0), 0u)
+      << p.error();
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Headers, BadRecordingHeader,
-    ::testing::Values(
-        BadHeader{"UnknownVersion",
-                  "{\"type\":\"header\",\"format\":\"limitscope-recording\",\"version\":2,\"source\":\"s\"}\n",
-                  "unknown recording version 2 (this build reads version 1)"},
-        BadHeader{"NotARecording", "{\"t\":1.5,\"key\":\"k\",\"cost\":1}\n", "not a limitscope recording"},
-        BadHeader{"Empty", "", "empty recording"},
-        BadHeader{"Binary", std::string("\x89PNG\r\n\x1a\n", 8), "bad JSON"}),
+    ::testing::Values(BadHeader{"UnknownVersion",
+                                "{\"type\":\"header\",\"format\":\"limitscope-recording\","
+                                "\"version\":2,\"source\":\"s\"}\n",
+                                "unknown recording version 2 (this build reads version 1)"},
+                      BadHeader{"NotARecording", "{\"t\":1.5,\"key\":\"k\",\"cost\":1}\n",
+                                "not a limitscope recording"},
+                      BadHeader{"Empty", "", "empty recording"},
+                      BadHeader{"Binary", std::string("\x89PNG\r\n\x1a\n", 8), "bad JSON"}),
     [](const auto& row) { return std::string(row.param.name); });
 
 TEST(RecordingReader, MissingFileIsNamed) {

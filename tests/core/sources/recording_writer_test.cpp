@@ -133,7 +133,8 @@ TEST(RecordingWriter, SessionLinesAreOrderedAndAlertsWrittenOnChange) {
       t = j["t"].get<double>() * 1000;
       ++requests;
     }
-    if (type == "samples" && j["t_ms"].get<std::int64_t>() <= src->start_ms() + 30'000) ++history_samples;
+    if (type == "samples" && j["t_ms"].get<std::int64_t>() <= src->start_ms() + 30'000)
+      ++history_samples;
     if (type == "step") ++steps;
     if (type == "alerts") ++alerts;
     if (t >= 0) {
