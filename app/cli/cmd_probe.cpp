@@ -11,6 +11,7 @@
 #include "app/cli/redis_options.h"
 #include "core/limiter/rate.h"
 #include "core/probe/metrics_scrape.h"
+#include "core/probe/prometheus_client.h"
 #include "core/probe/redis_probe.h"
 
 namespace limitscope::cli {
@@ -119,6 +120,54 @@ int probe_metrics(const Args& args) {
   return 0;
 }
 
+// probe --prometheus: one instant query (or the server's alerts) through the HTTP API.
+int probe_prometheus(const Args& args) {
+  auto url = probe::parse_http_url(*args.get("prometheus"));
+  if (!url) return usage_error(kName, "--prometheus: " + url.error());
+  const auto query = args.get("query");
+  if (!query && !args.has("alerts")) return usage_error(kName, "--prometheus needs --query EXPR or --alerts");
+  probe::FetchOptions fo;
+  if (auto token = args.get("bearer-token-env")) {
+    const char* v = std::getenv(token->c_str());
+    if (v == nullptr) return usage_error(kName, "--bearer-token-env: $" + *token + " is not set");
+    fo.bearer_token = v;
+  }
+  probe::PrometheusClient client(*url, fo);
+  nlohmann::json j;
+  if (query) {
+    auto r = client.query(*query);
+    if (!r) return usage_error(kName, r.error());
+    j["result_type"] = r->result_type;
+    j["series"] = nlohmann::json::array();
+    for (const auto& s : r->series) {
+      nlohmann::json labels = nlohmann::json::object();
+      for (const auto& [k, v] : s.labels.pairs()) labels[k] = v;
+      j["series"].push_back({{"labels", labels},
+                             {"time", static_cast<double>(s.samples.back().t_ms) / 1000.0},
+                             {"value", s.samples.back().value}});
+    }
+    if (r->result_type == "string") j["string"] = r->string_value;
+    j["warnings"] = r->warnings;
+  }
+  if (args.has("alerts")) {
+    auto a = client.alerts();
+    if (!a) return usage_error(kName, a.error());
+    j["alerts"] = nlohmann::json::array();
+    for (const auto& alert : *a) {
+      nlohmann::json labels = nlohmann::json::object();
+      for (const auto& [k, v] : alert.labels.pairs()) labels[k] = v;
+      j["alerts"].push_back({{"labels", labels}, {"state", alert.state},
+                             {"active_at", alert.active_at}, {"value", alert.value}});
+    }
+  }
+  if (args.has("json")) {
+    std::cout << j.dump() << "\n";
+  } else {
+    std::cout << j.dump(2) << "\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 int run_probe(const CommandArgs& argv) {
@@ -131,7 +180,10 @@ int run_probe(const CommandArgs& argv) {
       {"metrics", "URL", "scrape this /metrics endpoint instead (http:// or https://)"},
       {"scrapes", "N", "with --metrics: scrapes to take (default 2; rates need 2)"},
       {"interval", "D", "with --metrics: time between scrapes (default 1s)"},
-      {"bearer-token-env", "VAR", "with --metrics: send the bearer token held in $VAR"},
+      {"prometheus", "URL", "query this Prometheus server instead (with --query or --alerts)"},
+      {"query", "EXPR", "with --prometheus: a PromQL instant query"},
+      {"alerts", "", "with --prometheus: the server's pending and firing alerts"},
+      {"bearer-token-env", "VAR", "with --metrics/--prometheus: send the bearer token in $VAR"},
       {"json", "", "print the result as JSON"},
   };
   Args args(kName, "read limiter keys (any known schema) at the server's time", specs, argv);
@@ -140,10 +192,11 @@ int run_probe(const CommandArgs& argv) {
     return 0;
   }
   if (!args.ok()) return usage_error(kName, args.error());
-  if (args.get("metrics") && args.get("redis")) {
-    return usage_error(kName, "give one of --redis and --metrics");
-  }
+  const int sources = (args.get("redis") ? 1 : 0) + (args.get("metrics") ? 1 : 0) +
+                      (args.get("prometheus") ? 1 : 0);
+  if (sources > 1) return usage_error(kName, "give one of --redis, --metrics and --prometheus");
   if (args.get("metrics")) return probe_metrics(args);
+  if (args.get("prometheus")) return probe_prometheus(args);
   if (!args.get("redis")) return usage_error(kName, "--redis URL or --metrics URL is required");
   auto options = parse_redis_options(args);
   if (!options) return usage_error(kName, options.error());

@@ -68,7 +68,7 @@ TEST(ProbeMetricsE2E, UnreachableOrBadTargetsAreUsageErrors) {
   const Row rows[] = {
       {"--metrics ftp://x/metrics", "expected http://"},
       {"--metrics http://127.0.0.1:1/metrics --scrapes 1", "GET http://127.0.0.1:1/metrics"},
-      {"--metrics http://127.0.0.1:1/metrics --redis redis://x", "give one of --redis and --metrics"},
+      {"--metrics http://127.0.0.1:1/metrics --redis redis://x", "give one of --redis, --metrics and --prometheus"},
       {"--metrics http://127.0.0.1:1/metrics --bearer-token-env LIMITSCOPE_NO_SUCH_VAR", "is not set"},
   };
   for (const auto& row : rows) {
