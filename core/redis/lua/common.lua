@@ -1,9 +1,13 @@
 -- common.lua: helpers shared by every limitscope script; prepended to each script at load
--- time (core/redis/lua_scripts.cpp). Lua numbers are doubles: absolute times are kept in
+-- time (core/redis/limiter_scripts.cpp). Lua numbers are doubles: absolute times are kept in
 -- microseconds (exact below 2^53 µs, about 285 years), durations in nanoseconds.
+-- Cost model (Redis 7.0's Lua): every closure that captures upvalues, every table with a
+-- hash part and every number-to-string conversion costs about as much as a redis.call, and
+-- top-level functions are created again at every script run. So the helpers here capture
+-- nothing (constants are literals: 2^61 = 2305843009213693952, 2^53 = 9007199254740992),
+-- and a decision fills a reused table instead of building new ones.
 
 local LS_FAR_NS = 2305843009213693952      -- 2^61 ns: the longest wait reported (time_math.h)
-local LS_EXACT = 9007199254740992          -- 2^53: doubles hold every integer below this
 
 -- A finite number parsed from a Redis string, or nil ("abc", "inf", "nan", false).
 local function ls_num(s)
@@ -14,13 +18,13 @@ end
 
 -- A non-negative integer below 2^53, or nil.
 local function ls_uint(s)
-  local x = ls_num(s)
-  if x == nil or x < 0 or x > LS_EXACT or x ~= math.floor(x) then return nil end
+  local x = tonumber(s)
+  if x == nil or x < 0 or x > 9007199254740992 or x ~= math.floor(x) then return nil end
   return x
 end
 
--- Exact text of a double (tostring keeps only 14 digits). string.format is slow in Redis's
--- Lua: hot paths pass numbers to redis.call instead, which Redis prints with %.17g.
+-- Exact text of a double (tostring keeps only 14 digits). Slow: hot paths pass numbers to
+-- redis.call instead, which Redis prints with %.17g.
 local function ls_fmt(x) return string.format('%.17g', x) end
 -- Text of an integral double (durations in ns, times in µs).
 local function ls_int(x) return string.format('%.0f', x) end
@@ -28,14 +32,14 @@ local function ls_int(x) return string.format('%.0f', x) end
 -- time_math::ceil_ns: a non-negative duration in ns rounded up, clamped to [0, 2^61].
 local function ls_ceil_ns(ns)
   if not (ns > 0) then return 0 end
-  if ns >= LS_FAR_NS then return LS_FAR_NS end
+  if ns >= 2305843009213693952 then return 2305843009213693952 end
   return math.ceil(ns)
 end
 
 -- time_math::round_ns (llround: halves away from zero), clamped to [0, 2^61].
 local function ls_round_ns(ns)
   if not (ns > 0) then return 0 end
-  if ns >= LS_FAR_NS then return LS_FAR_NS end
+  if ns >= 2305843009213693952 then return 2305843009213693952 end
   local f = math.floor(ns)
   if ns - f >= 0.5 then return f + 1 end
   return f
@@ -46,6 +50,19 @@ local function ls_ttl_ms(ns)
   local ms = math.ceil(ns / 1000000)
   if ms < 1 then return 1 end
   return ms
+end
+
+-- Fills decision d (allowed, limit, remaining, retry: ns or nil, reset: ns, reason); the
+-- algorithm then sets d.write (nil, 'commit' when admitted, 'fix' for a reset state to store)
+-- and the next state in its own fields.
+local function ls_set(d, allowed, limit, remaining, retry, reset, reason)
+  d.allowed, d.limit, d.remaining, d.retry, d.reset, d.reason = allowed, limit, remaining, retry, reset, reason
+end
+
+-- A fresh decision table with every field present, so filling it never allocates.
+local function ls_decision()
+  return {allowed = false, limit = 0, remaining = 0, retry = 0, reset = 0, reason = '',
+          write = false, del = false, fix = false, a = 0, b = 0, c = 0, e = 0, f = false, g = false}
 end
 
 -- time_math::earliest_true: smallest d in (lo, cap] with pred(d), pred monotone false→true;
@@ -87,12 +104,6 @@ end
 -- A cost core/limiter accepts: finite and > 0 (time_math::valid_cost).
 local function ls_valid_cost(c) return c > 0 and c < math.huge end
 
--- A refusal for a cost that can never be admitted (time_math::refusal).
-local function ls_refusal(reason, limit, available, reset_ns)
-  return {allowed = false, limit = limit, remaining = available, retry = nil,
-          reset = reset_ns, reason = reason}
-end
-
 -- An error text for config field f[i] ("... got '-5'").
 local function ls_bad(f, i, where, why)
   return nil, where .. why .. ', got ' .. (f[i] == false and 'nothing' or ("'" .. tostring(f[i]) .. "'"))
@@ -127,6 +138,6 @@ end
 -- A number for a reply: integral ones as integers (cheap), others as a RESP double, which
 -- Redis prints with 17 significant digits (exact; Lua's tostring keeps only 14).
 local function ls_reply_num(x)
-  if x == math.floor(x) and x < LS_EXACT and x > -LS_EXACT then return x end
+  if x == math.floor(x) and x < 9007199254740992 and x > -9007199254740992 then return x end
   return {double = x}
 end

@@ -76,9 +76,9 @@ else
   if err then return redis.error_reply(err) end
 end
 
--- Higher is more severe; a composite reports the most severe reason (as CompositeLimiter).
-local severity = {allowed = 0, exhausted = 1, cost_above_capacity = 3, invalid_cost = 4}
 local single = #limits == 1
+local ds = {}  -- one decision table per limit, reused for every decision of this call
+for j = 1, #limits do ds[j] = ls_decision() end
 
 local out = {}
 for i = 1, n do
@@ -91,17 +91,16 @@ for i = 1, n do
     if t == nil then return bad_now(ARGV[3 + 4 * i]) end
   end
   local base = KEYS[2 + i]
-  local r, all, was_reset
+  local all, was_reset, remaining, limit, retry, reset, reason, name
   if single and not string.find(costs_s, ',', 1, true) then
     -- One limit, one cost: no combining.
     local cost = tonumber(costs_s)
     if cost == nil then return redis.error_reply("LSARG cost must be a number, got '" .. costs_s .. "'") end
-    local p = limits[1]
-    r = p.eval(p, base, t, cost)
-    all = r.allowed
-    was_reset = r.fix and 1 or 0
-    if all then p.write(p, base, r.commit, t, pad)
-    elseif r.fix then p.write(p, base, r.fix, t, pad) end
+    local p, d = limits[1], ds[1]
+    p.eval(p, base, t, cost, d)
+    if d.write then p.write(p, base, d, t, pad) end
+    all, was_reset = d.allowed, d.fix and 1 or 0
+    remaining, limit, retry, reset, reason, name = d.remaining, d.limit, d.retry, d.reset, d.reason, ''
   else
     local costs = {}
     for c in string.gmatch(costs_s, '[^,]+') do
@@ -112,42 +111,41 @@ for i = 1, n do
     if #costs ~= 1 and #costs ~= #limits then
       return redis.error_reply('LSARG expected 1 or ' .. #limits .. " costs, got '" .. costs_s .. "'")
     end
-    local ds = {}
     all, was_reset = true, 0
     for j = 1, #limits do
       local p = limits[j]
-      ds[j] = p.eval(p, base .. p.suffix, t, costs[#costs == 1 and 1 or j])
+      p.eval(p, base .. p.suffix, t, costs[#costs == 1 and 1 or j], ds[j])
       if not ds[j].allowed then all = false end
     end
+    -- All consume or none: admitted states only when every limit admits; reset states always.
     for j = 1, #limits do
       local p, d = limits[j], ds[j]
       if d.fix then was_reset = 1 end
-      if all then p.write(p, base .. p.suffix, d.commit, t, pad)
-      elseif d.fix then p.write(p, base .. p.suffix, d.fix, t, pad) end
+      if (all and d.write == 'commit') or d.write == 'fix' then p.write(p, base .. p.suffix, d, t, pad) end
     end
-    -- The most restrictive child (CompositeLimiter's combine()).
+    -- The most restrictive limit (CompositeLimiter's combine()); higher severity wins.
+    local severity = {allowed = 0, exhausted = 1, cost_above_capacity = 3, invalid_cost = 4}
     local o = ds[1]
-    r = {remaining = o.remaining, limit = o.limit, name = limits[1].name, reset = o.reset,
-         reason = o.reason, retry = 0}
+    remaining, limit, name, reset, reason, retry = o.remaining, o.limit, limits[1].name, o.reset, o.reason, 0
     for j = 2, #ds do
       local d = ds[j]
-      if d.remaining < r.remaining then r.remaining, r.limit, r.name = d.remaining, d.limit, limits[j].name end
-      if d.reset > r.reset then r.reset = d.reset end
-      if severity[d.reason] > severity[r.reason] then r.reason = d.reason end
+      if d.remaining < remaining then remaining, limit, name = d.remaining, d.limit, limits[j].name end
+      if d.reset > reset then reset = d.reset end
+      if severity[d.reason] > severity[reason] then reason = d.reason end
     end
     if not all then
       for j = 1, #ds do
-        if ds[j].retry == nil then r.retry = nil break end
-        if ds[j].retry > r.retry then r.retry = ds[j].retry end
+        if ds[j].retry == nil then retry = nil break end
+        if ds[j].retry > retry then retry = ds[j].retry end
       end
     end
   end
   -- Durations are integral ns (up to 2^61, exact in a double and in an integer reply).
-  out[i] = {all and 1 or 0, ls_reply_num(r.remaining), r.retry ~= nil and r.retry or false,
-            r.reset, r.reason, ls_reply_num(r.limit), version, r.name or limits[1].name, was_reset}
+  out[i] = {all and 1 or 0, ls_reply_num(remaining), retry ~= nil and retry or false,
+            reset, reason, ls_reply_num(limit), version, name, was_reset}
   if log_max > 0 and log_flag == '1' then
     redis.call('XADD', KEYS[2], 'MAXLEN', '~', log_max, '*', 't', t, 'key', label,
-               'cost', costs_s, 'allowed', all and 1 or 0, 'level', r.remaining)
+               'cost', costs_s, 'allowed', all and 1 or 0, 'level', remaining)
   end
 end
 return out

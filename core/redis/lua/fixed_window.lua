@@ -1,6 +1,7 @@
 -- fixed_window.lua: core/limiter/fixed_window.cpp on Redis. State: hash {ws, count, w}: ws the
 -- window's start (µs, a multiple of w), count the cost admitted in it (%.17g), w the window
--- length (µs) it was written under. Body of a branch of ls_algorithm(name): returns eval, write.
+-- length (µs) it was written under. Body of a branch of ls_algorithm(name): returns eval
+-- (fills d; next state d.a = ws, d.b = count) and write.
 
 local function roll(w, s, t)
   if t < s.ws then return s end
@@ -9,20 +10,22 @@ local function roll(w, s, t)
   return {ws = start, count = 0}
 end
 
-local function reset_after(p, r, t)
-  if r.count <= 0 then return 0 end
+-- Time until the window holding a non-zero count is over, ns.
+local function reset_after(p, ws, count, t)
+  if count <= 0 then return 0 end
   local from = t
-  if r.ws > from then from = r.ws end
-  return (r.ws - from) * 1000 + p.window
+  if ws > from then from = ws end
+  return (ws - from) * 1000 + p.window
 end
 
-local function eval(p, skey, t, cost)
+local function eval(p, skey, t, cost, d)
   local w, L = p.window_us, p.limit
   local s = {ws = t - math.fmod(t, w), count = 0}
-  local reset, del = false, false
+  local reset = false
+  d.del, d.fix, d.write = false, false, false
   local raw = redis.pcall('HMGET', skey, 'ws', 'count', 'w')
   if raw.err then
-    reset, del = true, true
+    reset, d.del = true, true
   elseif raw[1] or raw[2] or raw[3] then
     local ws, count, ow = ls_uint(raw[1]), ls_num(raw[2]), ls_uint(raw[3])
     if ws == nil or count == nil or ow == nil or ow < 1000 or count < 0 or
@@ -41,36 +44,34 @@ local function eval(p, skey, t, cost)
       if s.count > L then s.count = L end  -- a lowered limit (as reconfigure)
     end
   end
-  if reset then s = {ws = t - math.fmod(t, w), count = L} end
-  local fix = nil
-  if reset then fix = {ws = s.ws, count = L, del = del} end
+  if reset then
+    s = {ws = t - math.fmod(t, w), count = L}
+    d.fix, d.write, d.a, d.b = true, 'fix', s.ws, L
+  end
   local r = roll(w, s, t)
   local free = L - r.count
   if free < 0 then free = 0 end
-  local d
   if not ls_valid_cost(cost) then
-    d = ls_refusal('invalid_cost', L, free, reset_after(p, r, t))
+    ls_set(d, false, L, free, nil, reset_after(p, r.ws, r.count, t), 'invalid_cost')
   elseif cost > L then
-    d = ls_refusal('cost_above_capacity', L, free, reset_after(p, r, t))
+    ls_set(d, false, L, free, nil, reset_after(p, r.ws, r.count, t), 'cost_above_capacity')
   elseif r.count + cost <= L then
-    local after = {ws = r.ws, count = r.count + cost, del = del}
-    local rem = L - after.count
+    local count = r.count + cost
+    local rem = L - count
     if rem < 0 then rem = 0 end
-    d = {allowed = true, limit = L, remaining = rem, retry = 0, reset = reset_after(p, after, t),
-         reason = 'allowed', commit = after}
+    ls_set(d, true, L, rem, 0, reset_after(p, r.ws, count, t), 'allowed')
+    d.write, d.a, d.b = 'commit', r.ws, count
   else
-    d = {allowed = false, limit = L, remaining = free, reset = reset_after(p, r, t),
-         reason = 'exhausted'}
-    d.retry = d.reset  -- the next window starts empty and cost <= L
+    -- The next window starts empty and cost <= L.
+    local ra = reset_after(p, r.ws, r.count, t)
+    ls_set(d, false, L, free, ra, ra, 'exhausted')
   end
-  d.fix = fix
-  return d
 end
 
-local function write(p, skey, st, t, pad_ms)
-  if st.del then redis.call('DEL', skey) end
-  redis.call('HSET', skey, 'ws', st.ws, 'count', st.count, 'w', p.window_us)
-  redis.call('PEXPIRE', skey, ls_ttl_ms(reset_after(p, st, t)) + pad_ms)
+local function write(p, skey, d, t, pad_ms)
+  if d.del then redis.call('DEL', skey) end
+  redis.call('HSET', skey, 'ws', d.a, 'count', d.b, 'w', p.window_us)
+  redis.call('PEXPIRE', skey, ls_ttl_ms(reset_after(p, d.a, d.b, t)) + pad_ms)
 end
 
 return eval, write

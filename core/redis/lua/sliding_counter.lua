@@ -1,7 +1,8 @@
 -- sliding_counter.lua: core/limiter/sliding_counter.cpp on Redis. State: hash {ws, prev, curr,
 -- w}: ws the current window's start (µs, a multiple of w), prev/curr the cost admitted in the
 -- previous/current window (%.17g), w the window length (µs) the state was written under.
--- Body of a branch of ls_algorithm(name): returns eval, write.
+-- Body of a branch of ls_algorithm(name): returns eval (fills d; next state d.a = ws,
+-- d.b = prev, d.c = curr) and write.
 
 -- roll(): the state at t with the windows moved forward (t before ws counts as ws).
 local function roll(w, s, t)
@@ -27,13 +28,14 @@ local function reset_after(p, r, t)
   return 0
 end
 
-local function eval(p, skey, t, cost)
+local function eval(p, skey, t, cost, d)
   local w, L = p.window_us, p.limit
   local s = {ws = t - math.fmod(t, w), prev = 0, curr = 0}
-  local reset, del = false, false
+  local reset = false
+  d.del, d.fix, d.write = false, false, false
   local raw = redis.pcall('HMGET', skey, 'ws', 'prev', 'curr', 'w')
   if raw.err then
-    reset, del = true, true
+    reset, d.del = true, true
   elseif raw[1] or raw[2] or raw[3] or raw[4] then
     local ws, prev, curr, ow = ls_uint(raw[1]), ls_num(raw[2]), ls_num(raw[3]), ls_uint(raw[4])
     if ws == nil or prev == nil or curr == nil or ow == nil or ow < 1000 or prev < 0 or
@@ -54,27 +56,24 @@ local function eval(p, skey, t, cost)
       if s.curr > L then s.curr = L end
     end
   end
-  if reset then s = {ws = t - math.fmod(t, w), prev = 0, curr = L} end
-  local fix = nil
-  if reset then fix = {ws = s.ws, prev = 0, curr = L, del = del} end
+  if reset then
+    s = {ws = t - math.fmod(t, w), prev = 0, curr = L}
+    d.fix, d.write, d.a, d.b, d.c = true, 'fix', s.ws, 0, L
+  end
   local r = roll(w, s, t)
   local used = estimate(p, r, t)
   local free = L - used
   if free < 0 then free = 0 end
-  local d
   if not ls_valid_cost(cost) then
-    d = ls_refusal('invalid_cost', L, free, reset_after(p, r, t))
+    ls_set(d, false, L, free, nil, reset_after(p, r, t), 'invalid_cost')
   elseif cost > L then
-    d = ls_refusal('cost_above_capacity', L, free, reset_after(p, r, t))
+    ls_set(d, false, L, free, nil, reset_after(p, r, t), 'cost_above_capacity')
   elseif used + cost <= L then
-    local after = {ws = r.ws, prev = r.prev, curr = r.curr + cost, del = del}
     local rem = L - used - cost
     if rem < 0 then rem = 0 end
-    d = {allowed = true, limit = L, remaining = rem, retry = 0, reset = reset_after(p, after, t),
-         reason = 'allowed', commit = after}
+    d.write, d.a, d.b, d.c = 'commit', r.ws, r.prev, r.curr + cost
+    ls_set(d, true, L, rem, 0, reset_after(p, {ws = r.ws, prev = r.prev, curr = r.curr + cost}, t), 'allowed')
   else
-    d = {allowed = false, limit = L, remaining = free, reset = reset_after(p, r, t),
-         reason = 'exhausted'}
     -- Search relative to r.ws in ns, with the same arithmetic as estimate(roll(s, u)).
     local W = p.window
     local base = (r.ws - s.ws) * 1000  -- r.ws − s.ws, ns
@@ -96,16 +95,14 @@ local function eval(p, skey, t, cost)
       if elapsed > W then elapsed = W end
       return prev * ((W - elapsed) / W) + curr + cost <= L
     end)
-    d.retry = (when or 2 * W) - t_rel
+    ls_set(d, false, L, free, (when or 2 * W) - t_rel, reset_after(p, r, t), 'exhausted')
   end
-  d.fix = fix
-  return d
 end
 
-local function write(p, skey, st, t, pad_ms)
-  if st.del then redis.call('DEL', skey) end
-  redis.call('HSET', skey, 'ws', st.ws, 'prev', st.prev, 'curr', st.curr, 'w', p.window_us)
-  redis.call('PEXPIRE', skey, ls_ttl_ms(reset_after(p, st, t)) + pad_ms)
+local function write(p, skey, d, t, pad_ms)
+  if d.del then redis.call('DEL', skey) end
+  redis.call('HSET', skey, 'ws', d.a, 'prev', d.b, 'curr', d.c, 'w', p.window_us)
+  redis.call('PEXPIRE', skey, ls_ttl_ms(reset_after(p, {ws = d.a, prev = d.b, curr = d.c}, t)) + pad_ms)
 end
 
 return eval, write

@@ -2,7 +2,9 @@
 -- entry is member "<t_us>:<cost>" with score t_us (requests at the same µs share one entry,
 -- costs added, as in the C++); member "u:<used>" with score -inf holds the running sum of the
 -- live costs, updated by the same sequence of additions and subtractions as the C++ `used`,
--- so remaining is bit-identical. Body of a branch of ls_algorithm(name): returns eval, write.
+-- so remaining is bit-identical. Body of a branch of ls_algorithm(name): returns eval (fills
+-- d; next state: d.a = entry time, d.b = sum, d.c = entry cost, d.e = cutoff, d.f/d.g = members
+-- to replace) and write.
 
 -- Parses "<t>:<cost>" members from a WITHSCORES reply into {t, cost} (nil when corrupt).
 local function entries(reply, from)
@@ -16,19 +18,17 @@ local function entries(reply, from)
   return out
 end
 
-local function eval(p, skey, t, cost)
-  local w = p.window_us
-  local reset, del = false, false
-  local used, newest, expired = 0, nil, {}
+local function eval(p, skey, t, cost, d)
+  local w, L = p.window_us, p.limit
+  local reset = false
+  d.del, d.fix, d.write = false, false, false
+  local used, newest, newest_cost, expired, meta = 0, nil, 0, {}, false
   local last = redis.pcall('ZRANGE', skey, -1, -1, 'WITHSCORES')
-  local meta = nil
   if last.err then
-    reset, del = true, true  -- not a sorted set
-  elseif #last > 0 then
-    if last[2] ~= '-inf' then
-      local e = entries(last, 1)
-      if e == nil then reset = true else newest = e[1].t end
-    end
+    reset, d.del = true, true  -- not a sorted set
+  elseif #last > 0 and last[2] ~= '-inf' then
+    local e = entries(last, 1)
+    if e == nil then reset = true else newest, newest_cost = e[1].t, e[1].cost end
   end
   local te = t  -- effective time: never before the newest entry (time going back)
   if not reset and newest ~= nil then
@@ -36,7 +36,7 @@ local function eval(p, skey, t, cost)
   end
   if not reset and #last > 0 then
     -- The running sum, then the entries that left the window (t_i <= te − W), oldest first.
-    local head = redis.call('ZRANGEBYSCORE', skey, '-inf', ls_int(te - w), 'WITHSCORES')
+    local head = redis.call('ZRANGEBYSCORE', skey, '-inf', te - w, 'WITHSCORES')
     if #head < 2 or head[2] ~= '-inf' then
       reset = true
     else
@@ -48,7 +48,8 @@ local function eval(p, skey, t, cost)
   end
   if reset then
     -- Conservative reset: the window is full as of now.
-    used, newest, expired, te = p.limit, t, {}, t
+    used, newest, expired, te = L, t, {}, t
+    d.fix, d.write, d.a, d.b = true, 'fix', t, L
   end
   -- live_at(): subtract the expired entries in order; an empty log is exactly 0.
   local live_used = used
@@ -56,33 +57,27 @@ local function eval(p, skey, t, cost)
   local all_gone = (newest == nil) or (#expired > 0 and expired[#expired].t == newest)
   if all_gone then live_used = 0 end
   if live_used < 0 then live_used = 0 end
-  local free = p.limit - live_used
+  local free = L - live_used
   if free < 0 then free = 0 end
-  local function reset_after()
-    if all_gone then return 0 end
-    return (newest - t) * 1000 + p.window
-  end
-  local fix = nil
-  if reset then fix = {reset = true, te = t, used = p.limit, del = del} end
-  local d
+  local reset_after = 0
+  if not all_gone then reset_after = (newest - t) * 1000 + p.window end
   if not ls_valid_cost(cost) then
-    d = ls_refusal('invalid_cost', p.limit, free, reset_after())
-  elseif cost > p.limit then
-    d = ls_refusal('cost_above_capacity', p.limit, free, reset_after())
-  elseif live_used + cost <= p.limit then
-    local rem = p.limit - (live_used + cost)
+    ls_set(d, false, L, free, nil, reset_after, 'invalid_cost')
+  elseif cost > L then
+    ls_set(d, false, L, free, nil, reset_after, 'cost_above_capacity')
+  elseif live_used + cost <= L then
+    local rem = L - (live_used + cost)
     if rem < 0 then rem = 0 end
-    d = {allowed = true, limit = p.limit, remaining = rem, retry = 0,
-         reset = (te - t) * 1000 + p.window, reason = 'allowed',
-         commit = {te = te, used = live_used + cost, cost = cost, cutoff = te - w, meta = meta,
-                   merge = (not all_gone and newest == te) and last[1] or nil,
-                   merge_cost = (not all_gone and newest == te) and entries(last, 1)[1].cost or 0,
-                   reset = reset, del = del}}
+    ls_set(d, true, L, rem, 0, (te - t) * 1000 + p.window, 'allowed')
+    -- Next state: drop expired entries, sum = live + cost, the entry at te (merged into the
+    -- newest when it is at te and still live).
+    local merge = (not all_gone) and newest == te
+    d.write, d.a, d.b, d.e, d.f = 'commit', te, live_used + cost, te - w, meta
+    d.g = merge and last[1] or false
+    d.c = merge and (newest_cost + cost) or cost
   else
-    d = {allowed = false, limit = p.limit, remaining = free, reset = reset_after(),
-         reason = 'exhausted'}
     -- retry_instant(): expire live entries oldest first until the cost fits.
-    local live = {{t = t, cost = p.limit}}
+    local live = {{t = t, cost = L}}
     if not reset then
       live = entries(redis.call('ZRANGEBYSCORE', skey, '(' .. ls_int(te - w), '+inf',
                                 'WITHSCORES'), 1) or {}
@@ -94,29 +89,25 @@ local function eval(p, skey, t, cost)
       if i == #live then u = 0 end
       local uu = u
       if uu < 0 then uu = 0 end
-      if uu + cost <= p.limit then retry = (live[i].t - t) * 1000 + p.window break end
+      if uu + cost <= L then retry = (live[i].t - t) * 1000 + p.window break end
     end
-    d.retry = retry
+    ls_set(d, false, L, free, retry, reset_after, 'exhausted')
   end
-  d.fix = fix
-  return d
 end
 
-local function write(p, skey, st, t, pad_ms)
-  if st.del then redis.call('DEL', skey) end
-  if st.reset then
+local function write(p, skey, d, t, pad_ms)
+  if d.del then redis.call('DEL', skey) end
+  if d.write == 'fix' then
     redis.call('DEL', skey)
-    redis.call('ZADD', skey, '-inf', 'u:' .. ls_fmt(st.used), ls_int(st.te),
-               ls_int(st.te) .. ':' .. ls_fmt(p.limit))
+    redis.call('ZADD', skey, '-inf', 'u:' .. ls_fmt(d.b), d.a, ls_int(d.a) .. ':' .. ls_fmt(p.limit))
   else
-    redis.call('ZREMRANGEBYSCORE', skey, '(-inf', ls_int(st.cutoff))
-    if st.meta then redis.call('ZREM', skey, st.meta) end
-    if st.merge then redis.call('ZREM', skey, st.merge) end
-    redis.call('ZADD', skey, '-inf', 'u:' .. ls_fmt(st.used),
-               ls_int(st.te), ls_int(st.te) .. ':' .. ls_fmt(st.merge_cost + st.cost))
+    redis.call('ZREMRANGEBYSCORE', skey, '(-inf', d.e)
+    if d.f then redis.call('ZREM', skey, d.f) end
+    if d.g then redis.call('ZREM', skey, d.g) end
+    redis.call('ZADD', skey, '-inf', 'u:' .. ls_fmt(d.b), d.a, ls_int(d.a) .. ':' .. ls_fmt(d.c))
   end
   -- Idle once the newest entry has left the window.
-  redis.call('PEXPIRE', skey, ls_ttl_ms((st.te - t) * 1000 + p.window) + pad_ms)
+  redis.call('PEXPIRE', skey, ls_ttl_ms((d.a - t) * 1000 + p.window) + pad_ms)
 end
 
 return eval, write

@@ -1,69 +1,58 @@
 -- token_bucket.lua: core/limiter/token_bucket.cpp on Redis. State: hash {tokens, ts}, tokens a
--- double (%.17g), ts the µs instant tokens were computed at. Times are µs, durations ns.
--- Body of a branch of ls_algorithm(name): returns eval(p, skey, t, cost) -> decision and
--- write(p, skey, st, t, pad_ms).
+-- double, ts the µs instant tokens were computed at. Times are µs, durations ns.
+-- Body of a branch of ls_algorithm(name): returns eval(p, skey, t, cost, d), which fills the
+-- decision d (next state in d.a = tokens, d.b = ts), and write(p, skey, d, t, pad_ms).
 
--- tokens(t) = min(C, tokens + r·Δt), Δt >= 0, computed as Δt_ns·amount/period like the C++.
-local function level_at(p, tokens, last, t)
-  local dt = 0
-  if t > last then dt = (t - last) * 1000 end
-  local l = tokens + dt * p.amount / p.period
-  if l < p.capacity then return l end
-  return p.capacity
-end
-
-local function eval(p, skey, t, cost)
-  local npu = p.period / p.amount  -- ns per token (time_math::ns_per_unit)
-  local tokens, last, reset, del = p.capacity, t, false, false
+local function eval(p, skey, t, cost, d)
+  local C, npu = p.capacity, p.period / p.amount  -- ns per token (time_math::ns_per_unit)
+  local tokens, last, reset = C, t, false
+  d.del, d.fix, d.write = false, false, false
   local raw = redis.pcall('HMGET', skey, 'tokens', 'ts')
   if raw.err then
-    reset, del = true, true  -- not a hash
+    reset, d.del = true, true  -- not a hash
   elseif raw[1] or raw[2] then
     tokens, last = ls_num(raw[1]), ls_uint(raw[2])
     -- Corrupt, or further ahead than one whole refill: start from an empty bucket now.
-    if tokens == nil or tokens < 0 or last == nil or (last - t) * 1000 > p.capacity * npu then
+    if tokens == nil or tokens < 0 or last == nil or (last - t) * 1000 > C * npu then
       reset = true
     end
   end
-  if reset then tokens, last = 0, t end
-  local level = level_at(p, tokens, last, t)
-  local function to_full(l) return ls_ceil_ns((p.capacity - l) * npu) end
-  local fix = nil
-  if reset then fix = {tokens = 0, last = t, del = del} end
-  local d
+  if reset then
+    tokens, last = 0, t
+    d.fix, d.write, d.a, d.b = true, 'fix', 0, t
+  end
+  -- tokens(t) = min(C, tokens + r·Δt), Δt >= 0, computed as Δt_ns·amount/period like the C++.
+  local level = tokens
+  if t > last then level = tokens + ((t - last) * 1000) * p.amount / p.period end
+  if not (level < C) then level = C end
   if not ls_valid_cost(cost) then
-    d = ls_refusal('invalid_cost', p.capacity, level, to_full(level))
-  elseif cost > p.capacity then
-    d = ls_refusal('cost_above_capacity', p.capacity, level, to_full(level))
+    ls_set(d, false, C, level, nil, ls_ceil_ns((C - level) * npu), 'invalid_cost')
+  elseif cost > C then
+    ls_set(d, false, C, level, nil, ls_ceil_ns((C - level) * npu), 'cost_above_capacity')
   elseif level >= cost then
     local rem = level - cost
-    local nl = last
-    if t > nl then nl = t end
-    d = {allowed = true, limit = p.capacity, remaining = rem, retry = 0, reset = to_full(rem),
-         reason = 'allowed', commit = {tokens = rem, last = nl, del = del}}
+    ls_set(d, true, C, rem, 0, ls_ceil_ns((C - rem) * npu), 'allowed')
+    d.write, d.a, d.b = 'commit', rem, last
+    if t > last then d.b = t end
   else
-    d = {allowed = false, limit = p.capacity, remaining = level, reset = to_full(level),
-         reason = 'exhausted'}
     -- Exact: the earliest ns at which the same arithmetic admits `cost` (relative to t).
-    local rel = (t - last) * 1000
+    local rel, amount, period = (t - last) * 1000, p.amount, p.period
     local when = ls_earliest(0, ls_ceil_ns((cost - level) * npu), LS_FAR_NS, function(u)
       local dt = rel + u
       if dt < 0 then dt = 0 end
-      local l = tokens + dt * p.amount / p.period
-      if l > p.capacity then l = p.capacity end
+      local l = tokens + dt * amount / period
+      if l > C then l = C end
       return l >= cost
     end)
-    d.retry = when or LS_FAR_NS
+    ls_set(d, false, C, level, when or LS_FAR_NS, ls_ceil_ns((C - level) * npu), 'exhausted')
   end
-  d.fix = fix
-  return d
 end
 
-local function write(p, skey, st, t, pad_ms)
-  if st.del then redis.call('DEL', skey) end
-  redis.call('HSET', skey, 'tokens', st.tokens, 'ts', st.last)  -- numbers: Redis prints %.17g
+local function write(p, skey, d, t, pad_ms)
+  if d.del then redis.call('DEL', skey) end
+  redis.call('HSET', skey, 'tokens', d.a, 'ts', d.b)  -- numbers: Redis prints them %.17g
   -- Idle (indistinguishable from a fresh bucket) once full again.
-  local full_ns = (st.last - t) * 1000 + ls_ceil_ns((p.capacity - st.tokens) * (p.period / p.amount))
+  local full_ns = (d.b - t) * 1000 + ls_ceil_ns((p.capacity - d.a) * (p.period / p.amount))
   redis.call('PEXPIRE', skey, ls_ttl_ms(full_ns) + pad_ms)
 end
 
