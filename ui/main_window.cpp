@@ -600,6 +600,7 @@ void MainWindow::applySnapshot(const SnapshotPtr& s) {
   for (std::size_t i = 0; i < m_charts.size() && i < s->charts.size(); ++i) {
     m_charts[i]->setData(s->charts[i], s->alert_intervals, start, end);
   }
+  alignCharts();
   m_keyModel->setRows(s->keys);
   notifyFiring(m_alertModel->setAlerts(s->alerts));
   updateDetails();
@@ -621,6 +622,16 @@ void MainWindow::applySnapshot(const SnapshotPtr& s) {
                                       .toString(QStringLiteral("HH:mm:ss"))));
   }
   emit snapshotApplied();
+}
+
+void MainWindow::alignCharts() {
+  // Y-axis labels differ in width ("1" vs "2000"): pad each chart so the four plot areas share
+  // the widest one's left edge, and one instant sits at the same x in all of them. (The
+  // fixed-width legends already align the right edges.) Layouts settle in posted events, so
+  // this converges on the next update at the latest.
+  double left = 0;
+  for (const TimeChart* c : m_charts) left = std::max(left, c->naturalPlotLeft());
+  for (TimeChart* c : m_charts) c->setLeftPad(static_cast<int>(std::lround(left - c->naturalPlotLeft())));
 }
 
 void MainWindow::updateDetails() {

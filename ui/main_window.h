@@ -106,6 +106,7 @@ class MainWindow : public QMainWindow {
   void onSnapshot(const SnapshotPtr& snapshot);
   void onTick();
   void updateDetails();
+  void alignCharts();
   void notifyFiring(const QStringList& started);
   void restoreLayout();
 

@@ -39,7 +39,7 @@ constexpr qint64 kTickSteps[] = {1'000,     2'000,     5'000,      10'000,     1
 TimeChart::TimeChart(QStringList shaded_rules, QWidget* parent)
     : QChartView(parent), m_shadedRules(std::move(shaded_rules)) {
   auto* c = new QChart();
-  c->setMargins(QMargins(4, 4, 4, 4));
+  c->setMargins(QMargins(4, 4, 4, 4));  // left grows by setLeftPad()
   c->legend()->setAlignment(Qt::AlignRight);
   c->legend()->setShowToolTips(true);
   c->setAnimationOptions(QChart::NoAnimation);
@@ -63,10 +63,18 @@ TimeChart::TimeChart(QStringList shaded_rules, QWidget* parent)
   setMinimumHeight(150);
 }
 
+double TimeChart::naturalPlotLeft() const { return chart()->plotArea().left() - m_leftPad; }
+
+void TimeChart::setLeftPad(int px) {
+  if (px == m_leftPad) return;
+  m_leftPad = px;
+  chart()->setMargins(QMargins(4 + px, 4, 4, 4));
+}
+
 void TimeChart::setDark(bool dark) {
   m_dark = dark;
   chart()->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
-  chart()->setMargins(QMargins(4, 4, 4, 4));
+  chart()->setMargins(QMargins(4 + m_leftPad, 4, 4, 4));
   chart()->setBackgroundRoundness(0);
   QFont small = chart()->legend()->font();
   small.setPointSizeF(8);

@@ -32,6 +32,10 @@ class TimeChart : public QChartView {
   void setData(const ChartData& data, const std::vector<AlertInterval>& intervals,
                qint64 start_ms, qint64 end_ms);
   void setDark(bool dark);
+  /// Left edge of the plot area without the padding added by setLeftPad (chart pixels).
+  double naturalPlotLeft() const;
+  /// Extra room left of the y axis, so several charts can share one plot-area left edge.
+  void setLeftPad(int px);
 
   /// Values of each line at the given time (nearest point at or before), for the tooltip.
   QString valuesAt(qint64 t_ms) const;
@@ -82,6 +86,7 @@ class TimeChart : public QChartView {
   double m_dragStartX = -1;
   double m_dragX = -1;
   bool m_dark = false;
+  int m_leftPad = 0;
   QColor m_tickColor;  // the theme's axis label colour: time labels are drawn by us
 };
 
