@@ -43,7 +43,8 @@ struct AdmissionResult {
   Decision requests;
   /// The token rule's decision; nullopt when the tier limits no tokens (or a refusal came first).
   std::optional<Decision> llm_tokens;
-  /// The policy these pointers belong to; kept alive by the result.
+  /// The policy tier and model point into, kept alive by the result; empty when the backend
+  /// keeps every policy it used alive for its own lifetime (the in-process backend).
   std::shared_ptr<const Policy> policy;
   const TierPolicy* tier = nullptr;    // nullptr for an unknown key without default tier
   const ModelPolicy* model = nullptr;  // nullptr for a model the policy lacks

@@ -67,7 +67,9 @@ AdmissionResult InProcessAdmission::admit(const AdmissionRequest& request) {
   Stripe& s = stripe_for(hash);
   std::lock_guard lock(s.mu);
   AdmissionResult out;
-  out.policy = limiter_.policy();
+  // out.policy stays empty: the keyed limiter keeps every policy version (and so the tier
+  // and model pointers) alive for its lifetime, and taking the shared policy would cost a
+  // global lock per request.
   const KeyedDecision peek = limiter_.peek(request.api_key, request.model, request.now);
   out.tier = peek.tier;
   out.model = peek.model;
@@ -130,15 +132,23 @@ AdmissionResult InProcessAdmission::admit(const AdmissionRequest& request) {
 void InProcessAdmission::settle(std::string_view api_key, std::string_view model,
                                 double token_delta, Nanos now) {
   if (!std::isfinite(token_delta) || token_delta == 0) return;
-  const auto pol = limiter_.policy();
-  const TierPolicy* tier = pol->tier_for_key(api_key);
-  if (tier == nullptr || !tier->llm_tokens) return;
   const std::uint64_t hash = KeyedLimiter::hash_key(api_key, model);
   Stripe& s = stripe_for(hash);
-  std::lock_guard lock(s.mu);
-  // A refund to an expired state changes nothing: it is full already.
-  TokenState* state = token_state(s, hash, *tier->llm_tokens, now, /*create=*/token_delta > 0);
-  if (state == nullptr) return;
+  std::unique_lock lock(s.mu);
+  TokenState* state = nullptr;
+  if (auto it = s.tokens.find(hash); it != s.tokens.end()) {
+    state = &it->second;
+  } else {
+    // Expired (full again) since the admission. A refund changes nothing; an extra charge
+    // starts from a full bucket of the key's current tier (the policy lookup is rare here).
+    if (token_delta < 0) return;
+    lock.unlock();
+    const auto pol = limiter_.policy();
+    const TierPolicy* tier = pol->tier_for_key(api_key);
+    if (tier == nullptr || !tier->llm_tokens) return;
+    lock.lock();
+    state = token_state(s, hash, *tier->llm_tokens, now, /*create=*/true);
+  }
   const double level = TokenBucket::available(state->params, state->bucket, now);
   state->bucket.tokens = std::clamp(level - token_delta, 0.0, state->params.capacity);
   state->bucket.last_ns = std::max(state->bucket.last_ns, now.count());
