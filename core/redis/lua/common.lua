@@ -23,11 +23,12 @@ local function ls_uint(s)
   return x
 end
 
--- Exact text of a double (tostring keeps only 14 digits). Slow: hot paths pass numbers to
--- redis.call instead, which Redis prints with %.17g.
+-- Exact text of a double (tostring keeps only 14 digits). Slow (float printing): hot paths
+-- pass doubles to redis.call instead, which Redis prints with %.17g in C.
 local function ls_fmt(x) return string.format('%.17g', x) end
--- Text of an integral double (durations in ns, times in µs).
-local function ls_int(x) return string.format('%.0f', x) end
+-- Text of an integral double below 2^63 (times in µs, durations in ns): %d is about three
+-- times cheaper than tostring or %.0f here.
+local function ls_int(x) return string.format('%d', x) end
 
 -- time_math::ceil_ns: a non-negative duration in ns rounded up, clamped to [0, 2^61].
 local function ls_ceil_ns(ns)

@@ -70,8 +70,8 @@ end
 
 local function write(p, skey, d, t, pad_ms)
   if d.del then redis.call('DEL', skey) end
-  redis.call('HSET', skey, 'ws', d.a, 'count', d.b, 'w', p.window_us)
-  redis.call('PEXPIRE', skey, ls_ttl_ms(reset_after(p, d.a, d.b, t)) + pad_ms)
+  redis.call('HSET', skey, 'ws', ls_int(d.a), 'count', d.b, 'w', ls_int(p.window_us))
+  redis.call('PEXPIRE', skey, ls_int(ls_ttl_ms(reset_after(p, d.a, d.b, t)) + pad_ms))
 end
 
 return eval, write

@@ -65,13 +65,10 @@ end
 local function write(p, skey, d, t, pad_ms)
   local rem = math.fmod(d.a, 1000)
   local tat_us = t + (d.a - rem) / 1000
-  -- The decimal ns text from two exact integers (string.format is slow in Redis's Lua):
-  -- whole seconds, then µs-within-second·1000 + rem padded to 9 digits.
-  local sec_rem = math.fmod(tat_us, 1000000)
-  local low = tostring(sec_rem * 1000 + rem)
-  local v = tostring((tat_us - sec_rem) / 1000000) .. string.sub('000000000', #low + 1) .. low
+  -- The decimal ns text, from two exact integers (tat_us < 2^53, so %d is exact).
+  local v = string.format('%d%03d', tat_us, rem)
   if d.del then redis.call('DEL', skey) end
-  redis.call('SET', skey, v, 'PX', ls_ttl_ms(d.a) + pad_ms)
+  redis.call('SET', skey, v, 'PX', ls_int(ls_ttl_ms(d.a) + pad_ms))
 end
 
 return eval, write

@@ -101,8 +101,8 @@ end
 
 local function write(p, skey, d, t, pad_ms)
   if d.del then redis.call('DEL', skey) end
-  redis.call('HSET', skey, 'ws', d.a, 'prev', d.b, 'curr', d.c, 'w', p.window_us)
-  redis.call('PEXPIRE', skey, ls_ttl_ms(reset_after(p, {ws = d.a, prev = d.b, curr = d.c}, t)) + pad_ms)
+  redis.call('HSET', skey, 'ws', ls_int(d.a), 'prev', d.b, 'curr', d.c, 'w', ls_int(p.window_us))
+  redis.call('PEXPIRE', skey, ls_int(ls_ttl_ms(reset_after(p, {ws = d.a, prev = d.b, curr = d.c}, t)) + pad_ms))
 end
 
 return eval, write

@@ -107,7 +107,7 @@ local function write(p, skey, d, t, pad_ms)
     redis.call('ZADD', skey, '-inf', 'u:' .. ls_fmt(d.b), d.a, ls_int(d.a) .. ':' .. ls_fmt(d.c))
   end
   -- Idle once the newest entry has left the window.
-  redis.call('PEXPIRE', skey, ls_ttl_ms((d.a - t) * 1000 + p.window) + pad_ms)
+  redis.call('PEXPIRE', skey, ls_int(ls_ttl_ms((d.a - t) * 1000 + p.window) + pad_ms))
 end
 
 return eval, write

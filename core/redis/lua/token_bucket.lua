@@ -50,10 +50,10 @@ end
 
 local function write(p, skey, d, t, pad_ms)
   if d.del then redis.call('DEL', skey) end
-  redis.call('HSET', skey, 'tokens', d.a, 'ts', d.b)  -- numbers: Redis prints them %.17g
+  redis.call('HSET', skey, 'tokens', d.a, 'ts', ls_int(d.b))  -- the double: Redis prints %.17g
   -- Idle (indistinguishable from a fresh bucket) once full again.
   local full_ns = (d.b - t) * 1000 + ls_ceil_ns((p.capacity - d.a) * (p.period / p.amount))
-  redis.call('PEXPIRE', skey, ls_ttl_ms(full_ns) + pad_ms)
+  redis.call('PEXPIRE', skey, ls_int(ls_ttl_ms(full_ns) + pad_ms))
 end
 
 return eval, write
