@@ -11,6 +11,7 @@
 #include "app/cli/redis_options.h"
 #include "core/limiter/rate.h"
 #include "core/probe/metrics_scrape.h"
+#include "core/probe/profile_detect.h"
 #include "core/probe/prometheus_client.h"
 #include "core/probe/redis_probe.h"
 
@@ -184,6 +185,7 @@ int run_probe(const CommandArgs& argv) {
       {"query", "EXPR", "with --prometheus: a PromQL instant query"},
       {"alerts", "", "with --prometheus: the server's pending and firing alerts"},
       {"bearer-token-env", "VAR", "with --metrics/--prometheus: send the bearer token in $VAR"},
+      {"detect", "", "with --redis: propose profiles for keys no profile matches"},
       {"json", "", "print the result as JSON"},
   };
   Args args(kName, "read limiter keys (any known schema) at the server's time", specs, argv);
@@ -223,8 +225,22 @@ int run_probe(const CommandArgs& argv) {
   auto snap = probe.probe_all(*conn);
   if (!snap) return usage_error(kName, snap.error().message);
 
+  nlohmann::json proposals = nlohmann::json::array();
+  if (args.has("detect")) {
+    for (const auto& key : snap->unmatched_examples) {
+      auto sample = probe::sample_key(*conn, key);
+      if (!sample) continue;  // vanished or unreadable: nothing to propose
+      auto p = probe::propose_profile(*sample, snap->server_time_us);
+      if (!p) continue;
+      proposals.push_back({{"example", key},
+                           {"profile", nlohmann::json::parse(probe::profile_to_json(p->profile))},
+                           {"needs", p->needs},
+                           {"evidence", p->evidence}});
+    }
+  }
   if (args.has("json")) {
     nlohmann::json j;
+    if (args.has("detect")) j["proposals"] = proposals;
     j["server_time"] = static_cast<double>(snap->server_time_us) / 1e6;
     j["keys"] = nlohmann::json::array();
     for (const auto& k : snap->keys) j["keys"].push_back(key_json(k));
@@ -251,6 +267,10 @@ int run_probe(const CommandArgs& argv) {
     std::cout << "\n";
   }
   for (const auto& e : snap->errors) std::cout << "error: " << e << "\n";
+  for (const auto& p : proposals) {
+    std::cout << "proposed profile (" << p["evidence"].get<std::string>() << "), add "
+              << p["needs"].dump() << ":\n  " << p["profile"].dump() << "\n";
+  }
   return 0;
 }
 

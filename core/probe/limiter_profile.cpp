@@ -251,6 +251,21 @@ std::vector<LimiterProfile> builtin_profiles() {
   return out;
 }
 
+std::string profile_to_json(const LimiterProfile& p) {
+  json j{{"name", p.name}, {"match", p.match}, {"kind", std::string(to_string(p.kind))}};
+  if (p.kind == ProfileKind::token_bucket_hash) {
+    j["fields"] = {{"tokens", p.tokens_field}, {"updated", p.updated_field}};
+  }
+  if (p.kind != ProfileKind::limitscope && p.kind != ProfileKind::counter_ttl) {
+    j["time_unit"] = std::string(to_string(p.time_unit));
+  }
+  if (p.capacity) j["capacity"] = *p.capacity;
+  if (p.refill) j["refill"] = p.refill->to_string();
+  if (p.window) j["window"] = format_duration(*p.window);
+  if (p.limit) j["limit"] = *p.limit;
+  return j.dump();
+}
+
 const LimiterProfile* match_profile(const std::vector<LimiterProfile>& profiles,
                                     std::string_view key) {
   for (const auto& p : profiles) {

@@ -67,6 +67,9 @@ Expected<std::vector<LimiterProfile>> load_profiles_file(const std::string& path
 /// parameters are not stored (levels shown as stored, without capacity).
 std::vector<LimiterProfile> builtin_profiles();
 
+/// The profile as one element of a profiles document (what parse_profiles() reads back).
+std::string profile_to_json(const LimiterProfile& profile);
+
 /// The first profile matching `key`, or nullptr.
 const LimiterProfile* match_profile(const std::vector<LimiterProfile>& profiles,
                                     std::string_view key);

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/probe/own_schema.h"
+#include "core/probe/profile_detect.h"
 
 namespace limitscope::probe {
 
@@ -64,6 +65,7 @@ redis::Result<std::size_t> RedisProbe::discover(redis::Connection& c, std::size_
       const LimiterProfile* p = match_profile(profiles_, k.str);
       if (p == nullptr) {
         ++unmatched_this_pass_;
+        if (unmatched_examples_.size() < 20) unmatched_examples_.emplace(pattern_for(k.str), k.str);
         continue;
       }
       tracked_.emplace(k.str, static_cast<std::size_t>(p - profiles_.data()));
@@ -208,6 +210,7 @@ redis::Result<ProbeSnapshot> RedisProbe::run(redis::Connection& c, std::size_t s
     snap.dropped = snap.keys.size() - options_.max_tracked;
     snap.keys.resize(options_.max_tracked);
   }
+  for (const auto& [pattern, key] : unmatched_examples_) snap.unmatched_examples.push_back(key);
   snap.discovery_complete = pass_done_once_;
   snap.unmatched = pass_done_once_ ? unmatched_last_pass_ : unmatched_this_pass_;
   return snap;

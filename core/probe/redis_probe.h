@@ -36,6 +36,9 @@ struct ProbeSnapshot {
   std::size_t read_commands = 0;    ///< commands of the read pipelines
   std::size_t dropped = 0;          ///< tracked keys let go for the cap (this refresh)
   std::vector<std::string> errors;  ///< per-rule problems (missing or invalid config)
+  /// Unmatched keys seen so far, one per key pattern (pattern_for), at most 20: what
+  /// profile detection looks at.
+  std::vector<std::string> unmatched_examples;
 };
 
 class RedisProbe {
@@ -62,6 +65,7 @@ class RedisProbe {
   bool pass_done_once_ = false;
   std::size_t unmatched_this_pass_ = 0;
   std::size_t unmatched_last_pass_ = 0;
+  std::map<std::string, std::string> unmatched_examples_;  ///< pattern → one key
 };
 
 }  // namespace limitscope::probe
