@@ -168,7 +168,14 @@ KeyReading evaluate(const LimiterProfile& profile, const std::string& key,
       }
       // T = 1/r; the bucket holds C·T of "credit": level = (C·T − (TAT − now)⁺) / T.
       const double t_us = profile.refill->interval_ns() / 1000.0;
-      const double ahead_us = std::max(0.0, *tat * per_unit_us - static_cast<double>(now_us));
+      double ahead_us = *tat * per_unit_us - static_cast<double>(now_us);
+      // Epoch ns do not fit a double exactly (1.7e18 > 2^53): subtract in integers first.
+      if (const auto tat_int = state.as_integer(); tat_int && profile.time_unit == TimeUnit::ns) {
+        ahead_us = static_cast<double>(*tat_int - now_us * 1000) / 1000.0;
+      } else if (tat_int && profile.time_unit == TimeUnit::us) {
+        ahead_us = static_cast<double>(*tat_int - now_us);
+      }
+      ahead_us = std::max(0.0, ahead_us);
       set_bucket(r, (*profile.capacity * t_us - ahead_us) / t_us, profile.capacity);
       return r;
     }
