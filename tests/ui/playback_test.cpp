@@ -217,6 +217,25 @@ TEST(Playback, DetailsPaneListsTheDecisionsTheSimulationMade) {
   }
 }
 
+TEST(Playback, ClosingTheWindowEndsTheRecordingCleanly) {
+  test::ensure_qt_app();
+  QTemporaryDir dir;
+  const QString path = dir.filePath(QStringLiteral("session.jsonl"));
+  {
+    MainWindow w(options(), false);
+    w.show();
+    QSignalSpy rec(&w, &MainWindow::recordingChanged);
+    w.setRecording(path);
+    ASSERT_TRUE(rec.wait(kWaitMs));
+    advance(w, 5);
+  }  // closed while recording
+  QFile f(path);
+  ASSERT_TRUE(f.open(QIODevice::ReadOnly));
+  const QByteArray text = f.readAll();
+  EXPECT_TRUE(text.endsWith("}\n"));
+  EXPECT_TRUE(text.mid(text.lastIndexOf("\n{") + 1).startsWith("{\"type\":\"end\"")) << text.right(200).toStdString();
+}
+
 TEST(Playback, CommandLinePlaybackScreenshotAndBadFile) {
   test::ensure_qt_app();
   QTemporaryDir dir;
