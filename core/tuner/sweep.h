@@ -1,0 +1,79 @@
+#pragma once
+// A grid of candidate settings replayed over one trace: capacity × refill for the bucket
+// algorithms, window × limit for the window algorithms; every cell is exactly the plain
+// replay of its configuration (replay.h), computed many configurations per pass over the
+// trace. The token bucket has a struct-of-arrays path that decides all configurations of an
+// event in one vectorisable loop; the other algorithms keep one typed state per key and
+// configuration. Work is spread over threads by configuration and can be cancelled.
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/common/expected.h"
+#include "core/limiter/limit_params.h"
+#include "core/tuner/replay.h"
+#include "core/tuner/trace.h"
+
+namespace limitscope::tuner {
+
+/// STEPS values from MIN to MAX inclusive, evenly spaced.
+struct SweepAxis {
+  double min = 0;
+  double max = 0;
+  int steps = 1;
+  std::vector<double> values() const;
+};
+
+struct SweepSpec {
+  LimitParams base;  ///< algorithm, and the period of refill (a rate per second is swept)
+  /// Bucket algorithms: x = capacity, y = refill per second. Window algorithms: x = window in
+  /// seconds, y = limit.
+  SweepAxis x;
+  SweepAxis y;
+  int threads = 2;
+};
+
+struct SweepCell {
+  LimitParams params;
+  double x = 0;
+  double y = 0;
+  Counts total;
+  double worst_key_429 = 0;  ///< the highest 429 ratio of any key
+};
+
+struct SweepResult {
+  std::vector<SweepCell> cells;  ///< x-major: cells[i * y.steps + j]
+  bool fast_path = false;        ///< the struct-of-arrays token bucket path ran
+};
+
+/// Parses "MIN:MAX:STEPS" (STEPS >= 1; MIN <= MAX; MIN == MAX needs STEPS 1).
+Expected<SweepAxis> parse_axis(std::string_view text, std::string_view what);
+
+/// @param cancel checked between chunks of events; a cancelled sweep returns an error
+/// @param progress called now and then with the fraction done (from worker threads)
+Expected<SweepResult> sweep(const Trace& trace, const SweepSpec& spec,
+                            const std::atomic<bool>* cancel = nullptr,
+                            const std::function<void(double)>& progress = {});
+
+/// The parameters of cell (x, y) of a spec.
+LimitParams cell_params(const SweepSpec& spec, double x, double y);
+
+struct Constraints {
+  std::optional<double> max_ratio_429;       ///< overall 429 ratio at most this
+  std::optional<double> max_worst_key_429;   ///< no key's 429 ratio above this
+};
+
+struct Recommendation {
+  std::vector<std::size_t> frontier;  ///< cells not dominated in (429 ratio, admitted cost)
+  std::optional<std::size_t> best;    ///< meets the constraints with the least admitted cost
+};
+
+/// The Pareto frontier (fewer 429s vs. less admitted cost: a tighter limit protects the
+/// backend and the bill) and the tightest cell that meets the constraints.
+Recommendation recommend(const SweepResult& result, const Constraints& constraints);
+
+}  // namespace limitscope::tuner

@@ -1,0 +1,76 @@
+#pragma once
+// Traffic traces for replay: one event per request (time, key, cost, model, tier). Read from
+// JSON lines `{"t": <seconds>, "key": "...", "cost": 1, "model": "...", "tier": "..."}` (model
+// and tier optional, cost defaults to 1) or CSV with a header naming the same columns. Every
+// problem is reported with its line number: unparsable lines, missing columns or fields,
+// negative or non-finite values, and times going backwards. A trace with errors is returned
+// together with its errors, and callers refuse it unless the operator chose to skip bad lines:
+// it is never silently half-loaded.
+
+#include <cstdint>
+#include <istream>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/common/expected.h"
+
+namespace limitscope::tuner {
+
+struct TraceEvent {
+  std::int64_t t_us = 0;   ///< request time, µs (from the trace's seconds)
+  double cost = 1;         ///< cost units, > 0
+  std::uint32_t key = 0;   ///< index into Trace::keys
+  std::uint16_t model = 0; ///< index into Trace::models (0 = "")
+  std::uint16_t tier = 0;  ///< index into Trace::tiers (0 = "")
+};
+
+struct Trace {
+  std::vector<TraceEvent> events;  ///< in time order
+  std::vector<std::string> keys;
+  std::vector<std::string> models{""};
+  std::vector<std::string> tiers{""};
+
+  /// Appends an event; `t_us` must not be before the last event's.
+  void add(std::int64_t t_us, std::string_view key, double cost, std::string_view model = {},
+           std::string_view tier = {});
+  double duration_s() const;
+
+  /// The index of a name, added to its table when new.
+  std::uint32_t key_id(std::string_view key);
+  std::uint16_t model_id(std::string_view model);
+  std::uint16_t tier_id(std::string_view tier);
+
+ private:
+  std::unordered_map<std::string, std::uint32_t> key_index_;
+  std::unordered_map<std::string, std::uint32_t> model_index_{{"", 0}};
+  std::unordered_map<std::string, std::uint32_t> tier_index_{{"", 0}};
+};
+
+struct TraceError {
+  std::size_t line = 0;
+  std::string message;
+};
+
+struct TraceLoad {
+  Trace trace;                    ///< the good lines
+  std::vector<TraceError> errors; ///< at most max_errors kept
+  std::size_t error_count = 0;    ///< all of them
+  std::size_t lines = 0;
+};
+
+struct TraceOptions {
+  std::size_t max_errors = 100;
+  std::size_t max_keys = 10'000'000;
+};
+
+/// JSON lines.
+TraceLoad parse_trace_jsonl(std::istream& in, const TraceOptions& options = {});
+/// CSV with a header: t, key required; cost, model, tier optional; any column order.
+TraceLoad parse_trace_csv(std::istream& in, const TraceOptions& options = {});
+/// Picks the format from the first non-blank character ('{' → JSON lines, else CSV).
+/// @return the load, or an error when the file cannot be read
+Expected<TraceLoad> load_trace_file(const std::string& path, const TraceOptions& options = {});
+
+}  // namespace limitscope::tuner
