@@ -64,7 +64,10 @@ void append_rate_limit_headers(HttpHeaders& out, const AdmissionResult& r) {
   std::string policy;
   std::string state;
   for (const Rule& rule : rules) {
-    const std::string limit = count_text(rule.params->max_cost());
+    // The decision's own limit: with a shared backend it is the live config's, which may
+    // differ from the policy file's until the next reload.
+    const std::string limit =
+        count_text(rule.decision->limit > 0 ? rule.decision->limit : rule.params->max_cost());
     const std::string remaining = count_text(rule.decision->remaining);
     const std::string reset = std::to_string(whole_seconds_up(rule.decision->reset_after));
     out.push_back({std::string("X-RateLimit-Limit") + rule.suffix, limit});

@@ -201,6 +201,14 @@ TEST_F(GatewayE2E, SighupReloadsThePolicyWithoutDroppingRequests) {
   // A broken file is refused and the previous policy stays.
   std::ofstream(policy_path_, std::ios::trunc) << "{ broken";
   gw_->process().signal(SIGHUP);
+  // Wait (bounded) for the gateway to say it refused the file, then check nothing changed.
+  bool refused = false;
+  for (int i = 0; i < 500 && !refused; ++i) {
+    refused = gw_->process().stderr_text().find("policy not reloaded") != std::string::npos;
+    if (!refused) get(*gw_, "/healthz");  // a real round trip between two looks
+  }
+  EXPECT_TRUE(refused) << gw_->process().stderr_text();
+  EXPECT_EQ(json::parse(get(*gw_, "/readyz")).at("policy_generation"), 2);
   auto still = post(*gw_, chat("gpt-4.1"), bearer("free-key"));
   ASSERT_TRUE(still);
   EXPECT_EQ(still->get_header_value("X-RateLimit-Limit"), "40");

@@ -7,6 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/redis/connection.h"
+#include "core/redis/redis_url.h"
+#include "core/redis/rule_config.h"
 #include "e2e/e2e_policy.h"
 #include "support/child_process.h"
 #include "support/exposition_sums.h"
@@ -61,6 +64,34 @@ TEST(GatewayRedisE2E, TwoGatewaysShareOneLimit) {
   auto ready = c.Get("/readyz");
   ASSERT_TRUE(ready);
   EXPECT_EQ(json::parse(ready->body).at("backend"), "redis");
+}
+
+TEST(GatewayRedisE2E, ALiveConfigChangeInRedisAppliesAtTheNextRequest) {
+  auto redis_server = start_redis();
+  ASSERT_NE(redis_server, nullptr);
+  const std::string policy = write_temp("e2e_redis_live.json", e2e_policy_json());
+  GatewayProcess gw({"--policy", policy, "--mock-upstream", "--redis", redis_server->url()});
+  ASSERT_TRUE(gw.running());
+  auto before = post(gw, "pro-key");
+  ASSERT_TRUE(before);
+  EXPECT_EQ(before->get_header_value("X-RateLimit-Limit"), "50");
+  // What the tuner's "apply" does: a new config for the tier's rule, straight into Redis.
+  auto url = redis::parse_redis_url(redis_server->url());
+  ASSERT_TRUE(url.ok());
+  auto conn = redis::Connection::open(*url);
+  ASSERT_TRUE(conn.ok()) << conn.error().message;
+  auto current = redis::get_config(*conn, redis::KeySchema{}, "gw-pro");
+  ASSERT_TRUE(current.ok() && current->has_value());
+  redis::RuleConfig changed = **current;
+  changed.limits[0].params.capacity = 80;
+  redis::ChangeInfo who;
+  who.by = "e2e test";
+  who.reason = "live change";
+  ASSERT_TRUE(redis::set_config(*conn, redis::KeySchema{}, "gw-pro", changed, who).ok());
+  auto after = post(gw, "pro-key");
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->status, 200);
+  EXPECT_EQ(after->get_header_value("X-RateLimit-Limit"), "80");
 }
 
 TEST(GatewayRedisE2E, RedisKilledDuringLoadFailsOpenOrClosedAndRecovers) {
