@@ -1,8 +1,8 @@
 #pragma once
 // The limiter's Lua scripts, built from the .lua files compiled into the library
 // (core/redis/lua/, embedded by core/CMakeLists.txt). Every script starts with common.lua;
-// decide also gets ls_algorithm(name), one branch per algorithm file, so a rule's algorithm
-// can change live and the same script still has its code.
+// decide.lua also gets one branch per algorithm file (chosen by the config's algorithm), so a
+// rule's algorithm can change live and the same script still has its code.
 
 #include <string_view>
 

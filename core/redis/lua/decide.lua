@@ -1,5 +1,5 @@
--- decide.lua: one or many decisions of one rule in one atomic call (appended after common.lua
--- and ls_algorithm(); docs/redis-schema.md describes keys, fields and the reply).
+-- decide.lua: one or many decisions of one rule in one atomic call (appended after common.lua,
+-- with the algorithm files pasted in below; docs/redis-schema.md describes keys and reply).
 -- KEYS[1] the rule's config hash, KEYS[2] its decision stream, KEYS[3..] the state key of each
 -- decision (a composite rule's limits append ":<name>"; same hash tag, so same slot).
 -- ARGV[1] now in µs ("" = the server's TIME), ARGV[2] decision-log MAXLEN (0 = no log),
@@ -43,20 +43,8 @@ if version == nil then
   return redis.error_reply('LSCONFIG ' .. cfg .. ': version must be an integer, got ' .. tostring(raw[7]))
 end
 
-local limits, made = {}, {}
-local function add_limit(f, where, name)
-  local p, err = ls_params(f, where)
-  if p == nil then return err end
-  local m = made[p.alg]
-  if m == nil then
-    m = {ls_algorithm(p.alg)}
-    made[p.alg] = m
-  end
-  p.eval, p.write = m[1], m[2]
-  if name ~= '' then p.name, p.suffix = name, ':' .. name end
-  limits[#limits + 1] = p
-  return nil
-end
+-- Each limit: its fields, where to blame errors, its name ('' for a single-limit rule).
+local specs = {}
 if raw[1] == 'composite' then
   for name in string.gmatch(raw[8] or '', '[^,]+') do
     if not string.match(name, '^[%w_%-]+$') then
@@ -65,15 +53,33 @@ if raw[1] == 'composite' then
     local f = redis.call('HMGET', cfg, name .. '.algorithm', name .. '.capacity',
                          name .. '.refill_amount', name .. '.refill_period_ns', name .. '.limit',
                          name .. '.window_ns')
-    local err = add_limit(f, 'LSCONFIG ' .. cfg .. ' limit ' .. name .. ': ', name)
-    if err then return redis.error_reply(err) end
+    specs[#specs + 1] = {f, 'LSCONFIG ' .. cfg .. ' limit ' .. name .. ': ', name}
   end
-  if #limits == 0 then
+  if #specs == 0 then
     return redis.error_reply('LSCONFIG ' .. cfg .. ': a composite rule needs limits, got none')
   end
 else
-  local err = add_limit(raw, 'LSCONFIG ' .. cfg .. ': ', '')
-  if err then return redis.error_reply(err) end
+  specs[1] = {raw, 'LSCONFIG ' .. cfg .. ': ', ''}
+end
+
+-- The limits with their algorithm's eval and write. The algorithm files are pasted in at the
+-- marker below, inside this loop rather than in a function: a function holding them would
+-- capture every helper as an upvalue, which Redis's Lua charges at every script run.
+local limits, made = {}, {}
+for k = 1, #specs do
+  local p, err = ls_params(specs[k][1], specs[k][2])
+  if p == nil then return redis.error_reply(err) end
+  local m = made[p.alg]
+  if m == nil then
+    local algo_eval, algo_write
+    --@ALGORITHMS
+    m = {algo_eval, algo_write}
+    made[p.alg] = m
+  end
+  p.eval, p.write = m[1], m[2]
+  local name = specs[k][3]
+  if name ~= '' then p.name, p.suffix = name, ':' .. name end
+  limits[#limits + 1] = p
 end
 
 local single = #limits == 1

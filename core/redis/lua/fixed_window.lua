@@ -1,7 +1,9 @@
 -- fixed_window.lua: core/limiter/fixed_window.cpp on Redis. State: hash {ws, count, w}: ws the
--- window's start (µs, a multiple of w), count the cost admitted in it (%.17g), w the window
--- length (µs) it was written under. Body of a branch of ls_algorithm(name): returns eval
--- (fills d; next state d.a = ws, d.b = count) and write.
+-- window's start (µs, a multiple of w), count the cost admitted in it, w the window length (µs)
+-- it was written under.
+-- Pasted into decide.lua (at its algorithms marker), where the final `return eval, write` becomes an
+-- assignment: eval(p, skey, t, cost, d) fills decision d (next state: d.a = ws, d.b = count),
+-- write(p, skey, d, t, pad_ms) stores it.
 
 local function roll(w, s, t)
   if t < s.ws then return s end

@@ -1,8 +1,9 @@
 -- gcra.lua: core/limiter/gcra.cpp on Redis. State: a string holding the theoretical arrival
 -- time (TAT) in integer ns since the epoch (as redis-cell stores it). It is handled as µs plus
 -- a 0..999 ns remainder, so every difference stays exact in doubles.
--- Body of a branch of ls_algorithm(name): returns eval(p, skey, t, cost, d), which fills d
--- (next state: d.a = TAT − now in ns), and write(p, skey, d, t, pad_ms).
+-- Pasted into decide.lua (at its algorithms marker), where the final `return eval, write` becomes an
+-- assignment: eval(p, skey, t, cost, d) fills decision d (next state: d.a = TAT − now, ns),
+-- write(p, skey, d, t, pad_ms) stores it.
 
 -- Cost units free with a backlog of b ns: clamp(max(0, C·T − b) / T, 0, C).
 local function level(p, t_ns, limit_ns, b)

@@ -1,8 +1,9 @@
 -- sliding_counter.lua: core/limiter/sliding_counter.cpp on Redis. State: hash {ws, prev, curr,
 -- w}: ws the current window's start (µs, a multiple of w), prev/curr the cost admitted in the
--- previous/current window (%.17g), w the window length (µs) the state was written under.
--- Body of a branch of ls_algorithm(name): returns eval (fills d; next state d.a = ws,
--- d.b = prev, d.c = curr) and write.
+-- previous/current window, w the window length (µs) the state was written under.
+-- Pasted into decide.lua (at its algorithms marker), where the final `return eval, write` becomes an
+-- assignment: eval(p, skey, t, cost, d) fills decision d (next state: d.a = ws, d.b = prev,
+-- d.c = curr), write(p, skey, d, t, pad_ms) stores it.
 
 -- roll(): the state at t with the windows moved forward (t before ws counts as ws).
 local function roll(w, s, t)

@@ -2,9 +2,10 @@
 -- entry is member "<t_us>:<cost>" with score t_us (requests at the same µs share one entry,
 -- costs added, as in the C++); member "u:<used>" with score -inf holds the running sum of the
 -- live costs, updated by the same sequence of additions and subtractions as the C++ `used`,
--- so remaining is bit-identical. Body of a branch of ls_algorithm(name): returns eval (fills
--- d; next state: d.a = entry time, d.b = sum, d.c = entry cost, d.e = cutoff, d.f/d.g = members
--- to replace) and write.
+-- so remaining is bit-identical.
+-- Pasted into decide.lua (at its algorithms marker), where the final `return eval, write` becomes an
+-- assignment: eval(p, skey, t, cost, d) fills decision d (next state: d.a = entry time,
+-- d.b = sum, d.c = entry cost, d.e = cutoff, d.f/d.g = members to replace), write stores it.
 
 -- Parses "<t>:<cost>" members from a WITHSCORES reply into {t, cost} (nil when corrupt).
 local function entries(reply, from)

@@ -1,7 +1,8 @@
 -- token_bucket.lua: core/limiter/token_bucket.cpp on Redis. State: hash {tokens, ts}, tokens a
 -- double, ts the µs instant tokens were computed at. Times are µs, durations ns.
--- Body of a branch of ls_algorithm(name): returns eval(p, skey, t, cost, d), which fills the
--- decision d (next state in d.a = tokens, d.b = ts), and write(p, skey, d, t, pad_ms).
+-- Pasted into decide.lua (at its algorithms marker), where the final `return eval, write` becomes an
+-- assignment: eval(p, skey, t, cost, d) fills decision d (next state: d.a = tokens, d.b = ts),
+-- write(p, skey, d, t, pad_ms) stores it.
 
 local function eval(p, skey, t, cost, d)
   local C, npu = p.capacity, p.period / p.amount  -- ns per token (time_math::ns_per_unit)
