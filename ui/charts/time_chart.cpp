@@ -9,6 +9,7 @@
 #include <QPainter>
 #include <QPolygonF>
 #include <QSet>
+#include <QTime>
 #include <QToolTip>
 #include <QValueAxis>
 #include <QWheelEvent>
@@ -217,7 +218,9 @@ void TimeChart::drawTimeTicks(QPainter* painter, const QRectF& plot) {
     const double x = plot.left() + static_cast<double>(t - m_start) * sx;
     painter->setPen(m_axisY->gridLinePen());  // the theme's grid, as the horizontal lines
     painter->drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
-    const QString label = QDateTime::fromMSecsSinceEpoch(t).toString(format);
+    // Local time of day by arithmetic: a QDateTime per label costs a time-zone lookup.
+    const qint64 of_day = ((t + offset) % 86'400'000 + 86'400'000) % 86'400'000;
+    const QString label = QTime::fromMSecsSinceStartOfDay(static_cast<int>(of_day)).toString(format);
     const double w = fm.horizontalAdvance(label);
     const double left = std::clamp(x - w / 2, plot.left() - w / 2, plot.right() + 4 - w);
     painter->setPen(m_tickColor);
