@@ -36,6 +36,9 @@ constexpr Command kCommands[] = {
     {"bench-redis", "decisions/s and server time of the Redis scripts, beside INCR and a reference script", limitscope::cli::run_bench_redis},
     {"probe", "read limiter keys in a Redis (ours and other gateways' schemas) at server time", limitscope::cli::run_probe},
     {"bench-probe", "time a refresh of N tracked limiter keys beside a plain pipelined reader", limitscope::cli::run_bench_probe},
+    {"replay", "replay a trace through one limiter setting", limitscope::cli::run_replay},
+    {"sweep", "replay a trace against a grid of settings and recommend one", limitscope::cli::run_sweep},
+    {"bench-sweep", "time a sweep against plain replays per setting", limitscope::cli::run_bench_sweep},
     {"config", "show and change a rule's live config in Redis, with audit and undo", limitscope::cli::run_config},
 };
 

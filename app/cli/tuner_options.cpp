@@ -1,0 +1,71 @@
+#include "app/cli/tuner_options.h"
+
+#include <cstdlib>
+
+#include "core/limiter/rate.h"
+
+namespace limitscope::cli {
+
+std::vector<OptionSpec> trace_option_specs() {
+  return {
+      {"trace", "FILE", "JSON lines {\"t\", \"key\", \"cost\", \"model\", \"tier\"} or CSV with those columns"},
+      {"skip-bad-lines", "", "replay the good lines of a trace that has bad ones (they are counted)"},
+  };
+}
+
+Expected<tuner::Trace> load_trace_option(const Args& args, std::size_t* skipped) {
+  const auto path = args.get("trace");
+  if (!path) return make_error("--trace FILE is required");
+  auto load = tuner::load_trace_file(*path);
+  if (!load) return make_error(load.error());
+  if (load->error_count > 0 && !args.has("skip-bad-lines")) {
+    std::string msg = "trace " + *path + ": " + std::to_string(load->error_count) +
+                      " bad line(s), nothing replayed (--skip-bad-lines replays the " +
+                      std::to_string(load->trace.events.size()) + " good ones):";
+    for (std::size_t i = 0; i < std::min<std::size_t>(3, load->errors.size()); ++i) {
+      msg += " line " + std::to_string(load->errors[i].line) + ": " + load->errors[i].message + ";";
+    }
+    msg.pop_back();
+    return make_error(msg);
+  }
+  if (load->trace.events.empty()) return make_error("trace " + *path + ": no events");
+  if (skipped != nullptr) *skipped = load->error_count;
+  return std::move(load->trace);
+}
+
+Expected<LimitParams> limit_params_from(const Args& args) {
+  LimitParams p;
+  const auto alg = args.get("algorithm");
+  if (!alg) return make_error("--algorithm is required");
+  const auto a = parse_algorithm(*alg);
+  if (!a) {
+    return make_error("--algorithm '" + *alg + "': expected token-bucket, gcra, sliding-log, "
+                      "sliding-counter, fixed-window or leaky-bucket");
+  }
+  p.algorithm = *a;
+  if (is_window_algorithm(p.algorithm)) {
+    const auto w = args.get("window");
+    const auto l = args.get("limit");
+    if (!w || !l) return make_error("--window and --limit are required for " + *alg);
+    auto window = parse_duration(*w);
+    if (!window) return make_error("--window: " + window.error());
+    p.window = *window;
+    char* end = nullptr;
+    p.limit = std::strtod(l->c_str(), &end);
+    if (l->empty() || end != l->c_str() + l->size()) return make_error("--limit '" + *l + "' is not a number");
+  } else {
+    const auto c = args.get("capacity");
+    const auto r = args.get("refill");
+    if (!c || !r) return make_error("--capacity and --refill are required for " + *alg);
+    char* end = nullptr;
+    p.capacity = std::strtod(c->c_str(), &end);
+    if (c->empty() || end != c->c_str() + c->size()) return make_error("--capacity '" + *c + "' is not a number");
+    auto rate = parse_rate(*r);
+    if (!rate) return make_error("--refill: " + rate.error());
+    p.refill = *rate;
+  }
+  if (auto why = p.validate()) return make_error(*why);
+  return p;
+}
+
+}  // namespace limitscope::cli
