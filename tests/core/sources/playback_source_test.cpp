@@ -87,7 +87,7 @@ void expect_same(const DashboardSnapshot& live, const DashboardSnapshot& played)
   }
 }
 
-class Playback : public ::testing::Test {
+class RecordedPlayback : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     auto src = test::make_recorded_source();
@@ -127,7 +127,7 @@ class Playback : public ::testing::Test {
   static inline std::unique_ptr<DashboardSnapshot> mid_, end_;
 };
 
-TEST_F(Playback, AtTheEndShowsWhatTheLiveRunShowed) {
+TEST_F(RecordedPlayback, AtTheEndShowsWhatTheLiveRunShowed) {
   PlaybackSource* p = played_.get();
   ASSERT_NE(p, nullptr);
   p->seek(p->end_ms());
@@ -141,7 +141,7 @@ TEST_F(Playback, AtTheEndShowsWhatTheLiveRunShowed) {
   EXPECT_EQ(snap.source, "playback: session.jsonl");
 }
 
-TEST_F(Playback, SeekShowsTheSessionAsItWasThen) {
+TEST_F(RecordedPlayback, SeekShowsTheSessionAsItWasThen) {
   PlaybackSource* p = played_.get();
   ASSERT_NE(p, nullptr);
   p->seek(mid_->now_ms);
@@ -155,7 +155,7 @@ TEST_F(Playback, SeekShowsTheSessionAsItWasThen) {
   }
 }
 
-TEST_F(Playback, PlayMovesTheCursorAtThePaceAndStopsAtTheEnd) {
+TEST_F(RecordedPlayback, PlayMovesTheCursorAtThePaceAndStopsAtTheEnd) {
   PlaybackSource* p = played_.get();
   ASSERT_NE(p, nullptr);
   p->seek(0);  // clamped to the beginning
