@@ -3,6 +3,8 @@
 #include <cstdlib>
 
 #include "core/limiter/rate.h"
+#include "core/redis/connection.h"
+#include "core/tuner/stream_trace.h"
 
 namespace limitscope::cli {
 
@@ -10,13 +12,38 @@ std::vector<OptionSpec> trace_option_specs() {
   return {
       {"trace", "FILE", "JSON lines {\"t\", \"key\", \"cost\", \"model\", \"tier\"} or CSV with those columns"},
       {"skip-bad-lines", "", "replay the good lines of a trace that has bad ones (they are counted)"},
+      {"redis", "URL", "instead of --trace: the decision stream of --rule in this Redis"},
+      {"rule", "NAME", "with --redis: the rule whose logged decisions to replay"},
+      {"prefix", "P", "with --redis: key prefix (default limitscope:)"},
   };
 }
 
+namespace {
+
+// The decision stream of --rule in --redis, as a trace.
+Expected<tuner::TraceLoad> load_stream(const Args& args) {
+  const auto rule = args.get("rule");
+  if (!rule) return make_error("--redis needs --rule NAME (whose decision stream to read)");
+  auto url = redis::parse_redis_url(*args.get("redis"));
+  if (!url) return make_error("--redis: " + url.error());
+  auto conn = redis::Connection::open(*url, {std::chrono::seconds(2), std::chrono::seconds(30)});
+  if (!conn) return make_error(conn.error().message);
+  const redis::KeySchema schema(args.get("prefix").value_or(std::string(redis::kDefaultPrefix)));
+  if (auto why = schema.check_prefix()) return make_error("--prefix: " + *why);
+  auto load = tuner::trace_from_decision_stream(*conn, schema, *rule);
+  if (!load) return make_error(load.error().message);
+  return std::move(load).value();
+}
+
+}  // namespace
+
 Expected<tuner::Trace> load_trace_option(const Args& args, std::size_t* skipped) {
-  const auto path = args.get("trace");
-  if (!path) return make_error("--trace FILE is required");
-  auto load = tuner::load_trace_file(*path);
+  const auto file = args.get("trace");
+  if (file && args.get("redis")) return make_error("give one of --trace and --redis");
+  if (!file && !args.get("redis")) return make_error("--trace FILE (or --redis URL --rule NAME) is required");
+  const std::string source = file ? *file : "decision stream of rule " + args.get("rule").value_or("?");
+  const std::string* path = &source;
+  auto load = file ? tuner::load_trace_file(*file) : load_stream(args);
   if (!load) return make_error(load.error());
   if (load->error_count > 0 && !args.has("skip-bad-lines")) {
     std::string msg = "trace " + *path + ": " + std::to_string(load->error_count) +

@@ -6,7 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/redis/connection.h"
+#include "core/redis/key_schema.h"
 #include "support/process.h"
+#include "support/redis_server.h"
 
 namespace limitscope::test {
 namespace {
@@ -58,7 +61,7 @@ TEST(ReplayCli, BadTracesAndParametersAreRefused) {
       {"--trace " + quoted(bad) + " --algorithm gcra --capacity 5 --refill 5", "--refill"},
       {"--trace " + quoted(bad) + " --algorithm gcra --capacity -5 --refill 1/s", "capacity"},
       {"--trace " + quoted(bad) + " --algorithm magic --capacity 5 --refill 1/s", "--algorithm 'magic'"},
-      {"--algorithm gcra --capacity 5 --refill 1/s", "--trace FILE is required"},
+      {"--algorithm gcra --capacity 5 --refill 1/s", "--trace FILE (or --redis URL --rule NAME) is required"},
   };
   for (const auto& row : rows) {
     SCOPED_TRACE(row.args);
@@ -96,6 +99,28 @@ TEST(SweepCli, EveryCellAndARecommendation) {
   auto bad = run_cli("sweep --trace " + quoted(path) + " --algorithm token-bucket --capacity 10:1:3 --refill 1:2:2");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--capacity '10:1:3': needs 0 < MIN <= MAX"), std::string::npos) << bad.err;
+}
+
+TEST(ReplayCli, ReadsTheDecisionStreamOfARule) {
+  auto server = RedisServer::start();
+  redis::RedisUrl url;
+  url.port = server->port();
+  auto c = redis::Connection::open(url);
+  ASSERT_TRUE(c.ok());
+  const std::string stream = redis::KeySchema().decisions_key("api");
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(c->command({"XADD", stream, "*", "t", std::to_string(1000 * i), "key", "a", "cost", "1",
+                            "allowed", "1", "level", "0"}).ok());
+  }
+  auto r = run_cli("replay --redis " + server->url() + " --rule api --algorithm token-bucket --capacity 2 --refill 1/s --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["admitted"], 2);
+  EXPECT_EQ(j["rejected"], 3);
+  EXPECT_EQ(j["tiers"]["api"]["admitted"], 2);
+  auto none = run_cli("replay --redis " + server->url() + " --rule empty --algorithm gcra --capacity 2 --refill 1/s");
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("no events"), std::string::npos) << none.err;
 }
 
 }  // namespace

@@ -1,0 +1,93 @@
+#include "core/tuner/stream_trace.h"
+
+#include <charconv>
+#include <cmath>
+
+namespace limitscope::tuner {
+
+namespace {
+
+constexpr std::size_t kPage = 10000;
+
+std::optional<double> number(const std::string& s) {
+  double v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc{} || p != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+void error(TraceLoad& load, const TraceOptions& o, std::size_t n, std::string message) {
+  ++load.error_count;
+  if (load.errors.size() < o.max_errors) load.errors.push_back({n, std::move(message)});
+}
+
+}  // namespace
+
+redis::Result<TraceLoad> trace_from_decision_stream(redis::Connection& c,
+                                                    const redis::KeySchema& schema,
+                                                    const std::string& rule,
+                                                    std::size_t max_events,
+                                                    const TraceOptions& options) {
+  if (auto why = redis::KeySchema::check_rule(rule)) {
+    return redis::make_redis_error(redis::ErrorKind::usage, "rule: " + *why);
+  }
+  const std::string key = schema.decisions_key(rule);
+  TraceLoad load;
+  std::string start = "-";
+  std::int64_t last_t = INT64_MIN;
+  const std::uint16_t tier = load.trace.tier_id(rule);
+  while (load.lines < max_events) {
+    const std::size_t want = std::min(kPage, max_events - load.lines);
+    auto page = c.command({"XRANGE", key, start, "+", "COUNT", std::to_string(want)});
+    if (!page) return page.error();
+    if (!page->is_array() || page->elements.empty()) break;
+    for (const auto& entry : page->elements) {
+      const std::size_t n = ++load.lines;
+      if (!entry.is_array() || entry.elements.size() != 2 || !entry.elements[1].is_array()) {
+        error(load, options, n, "not a stream entry");
+        continue;
+      }
+      start = "(" + entry.elements[0].str;  // exclusive: continue after this id
+      std::optional<double> t;
+      std::optional<double> cost;
+      std::string who;
+      const auto& fields = entry.elements[1].elements;
+      for (std::size_t i = 0; i + 1 < fields.size(); i += 2) {
+        const std::string& f = fields[i].str;
+        const std::string& v = fields[i + 1].str;
+        if (f == "t") t = number(v);
+        if (f == "key") who = v;
+        // A composite's costs are "c1,c2,...": the first limit's cost (requests) counts.
+        if (f == "cost") cost = number(v.substr(0, v.find(',')));
+      }
+      if (!t || *t < 0) {
+        error(load, options, n, "entry " + entry.elements[0].str + ": field t is not a time in µs");
+        continue;
+      }
+      if (!cost || *cost <= 0) {
+        error(load, options, n, "entry " + entry.elements[0].str + ": field cost is not a number > 0");
+        continue;
+      }
+      if (who.empty()) {
+        error(load, options, n, "entry " + entry.elements[0].str + ": no key");
+        continue;
+      }
+      const auto t_us = static_cast<std::int64_t>(*t);
+      if (t_us < last_t) {
+        error(load, options, n, "entry " + entry.elements[0].str + ": t is before the previous entry's");
+        continue;
+      }
+      last_t = t_us;
+      TraceEvent e;
+      e.t_us = t_us;
+      e.cost = *cost;
+      e.key = load.trace.key_id(who);
+      e.tier = tier;
+      load.trace.events.push_back(e);
+    }
+    if (page->elements.size() < want) break;
+  }
+  return load;
+}
+
+}  // namespace limitscope::tuner

@@ -1,0 +1,85 @@
+// Verifies reading a trace from a rule's decision stream on a real server: decisions the real
+// script logged come back in order with their keys and costs (across XRANGE pages), and
+// malformed entries are reported by position without stopping the read.
+#include "core/tuner/stream_trace.h"
+
+#include <gtest/gtest.h>
+
+#include "core/redis/redis_limiter.h"
+#include "core/redis/rule_config.h"
+#include "core/tuner/replay.h"
+#include "support/limit_params_builders.h"
+#include "support/redis_server.h"
+
+namespace limitscope::tuner {
+namespace {
+
+redis::Connection connect(const test::RedisServer& s) {
+  redis::RedisUrl url;
+  url.port = s.port();
+  auto c = redis::Connection::open(url, {std::chrono::seconds(2), std::chrono::seconds(30)});
+  if (!c) throw std::runtime_error(c.error().message);
+  return std::move(c).value();
+}
+
+TEST(StreamTrace, LoggedDecisionsBecomeATraceThatReplaysTheSame) {
+  auto server = test::RedisServer::start();
+  auto c = connect(*server);
+  const redis::KeySchema schema;
+  const LimitParams params = test::bucket(Algorithm::token_bucket, 5, 2);
+  ASSERT_TRUE(redis::set_config(c, schema, "api", redis::single_limit(params),
+                                redis::ChangeInfo{"test", "", std::nullopt}).ok());
+  const redis::RedisLimiter limiter(schema);
+  std::vector<redis::DecideRequest> requests;
+  std::vector<bool> live;
+  const std::int64_t t0 = 1'700'000'000'000'000;
+  for (int i = 0; i < 12000; ++i) {
+    redis::DecideOptions o;
+    o.now_us = t0 + i * 1000;  // 1,000 requests per second over 3 keys
+    o.ttl_pad_ms = 600'000;
+    redis::DecideRequest r{"k" + std::to_string(i % 3), {static_cast<double>(1 + i % 2)}, true};
+    auto d = limiter.decide(c, "api", r, o);
+    ASSERT_TRUE(d.ok()) << d.error().message;
+    live.push_back(d->decision.allowed);
+  }
+  auto load = trace_from_decision_stream(c, schema, "api");
+  ASSERT_TRUE(load.ok()) << load.error().message;
+  EXPECT_EQ(load->error_count, 0u);
+  ASSERT_EQ(load->trace.events.size(), 12000u);  // two XRANGE pages
+  EXPECT_EQ(load->trace.events[0].t_us, t0);
+  EXPECT_EQ(load->trace.events[1].cost, 2);
+  EXPECT_EQ(load->trace.keys.size(), 3u);
+  EXPECT_EQ(load->trace.tiers[load->trace.events[0].tier], "api");
+  // The trace replayed with the rule's parameters gives the decisions Redis made.
+  auto replayed = replay_decisions(load->trace, params);
+  ASSERT_TRUE(replayed.ok());
+  EXPECT_EQ(*replayed, live);
+}
+
+TEST(StreamTrace, MalformedEntriesAreReportedByPosition) {
+  auto server = test::RedisServer::start();
+  auto c = connect(*server);
+  const std::string key = redis::KeySchema().decisions_key("api");
+  ASSERT_TRUE(c.command({"XADD", key, "*", "t", "100", "key", "a", "cost", "1"}).ok());
+  ASSERT_TRUE(c.command({"XADD", key, "*", "t", "soon", "key", "a", "cost", "1"}).ok());
+  ASSERT_TRUE(c.command({"XADD", key, "*", "t", "200", "key", "a", "cost", "-1"}).ok());
+  ASSERT_TRUE(c.command({"XADD", key, "*", "t", "50", "key", "a", "cost", "1"}).ok());
+  ASSERT_TRUE(c.command({"XADD", key, "*", "t", "300", "key", "b", "cost", "2,900"}).ok());
+  auto load = trace_from_decision_stream(c, redis::KeySchema(), "api");
+  ASSERT_TRUE(load.ok());
+  EXPECT_EQ(load->trace.events.size(), 2u);
+  EXPECT_EQ(load->trace.events[1].cost, 2);
+  ASSERT_EQ(load->errors.size(), 3u);
+  EXPECT_EQ(load->errors[0].line, 2u);
+  EXPECT_NE(load->errors[0].message.find("field t"), std::string::npos);
+  EXPECT_NE(load->errors[1].message.find("field cost"), std::string::npos);
+  EXPECT_NE(load->errors[2].message.find("before the previous"), std::string::npos);
+
+  ASSERT_TRUE(c.command({"SET", redis::KeySchema().decisions_key("str"), "x"}).ok());
+  auto wrong = trace_from_decision_stream(c, redis::KeySchema(), "str");
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.error().message.find("WRONGTYPE"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace limitscope::tuner
