@@ -23,6 +23,7 @@ int run_bench_probe(const CommandArgs& args);        // cmd_bench_probe.cpp
 int run_replay(const CommandArgs& args);             // cmd_replay.cpp
 int run_sweep(const CommandArgs& args);              // cmd_sweep.cpp
 int run_bench_sweep(const CommandArgs& args);        // cmd_bench_sweep.cpp
+int run_compare(const CommandArgs& args);            // cmd_compare.cpp
 int run_config(const CommandArgs& args);             // cmd_config.cpp
 
 }  // namespace limitscope::cli

@@ -39,6 +39,7 @@ constexpr Command kCommands[] = {
     {"replay", "replay a trace through one limiter setting", limitscope::cli::run_replay},
     {"sweep", "replay a trace against a grid of settings and recommend one", limitscope::cli::run_sweep},
     {"bench-sweep", "time a sweep against plain replays per setting", limitscope::cli::run_bench_sweep},
+    {"compare", "the five algorithms on one trace at the same nominal limit", limitscope::cli::run_compare},
     {"config", "show and change a rule's live config in Redis, with audit and undo", limitscope::cli::run_config},
 };
 
