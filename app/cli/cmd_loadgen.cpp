@@ -200,7 +200,7 @@ int run_loadgen(const CommandArgs& argv) {
              {"keys", "N", "API keys per scenario client, its rate split between them (default 1)"},
              {"rate", "R", "scale every rate so the clients' base rates sum to R requests/s"},
              {"seed", "S", "random seed (default 1)"},
-             {"concurrency", "N", "sender threads, each with one keep-alive connection (default 64)"},
+             {"concurrency", "N", "sender threads, each with one keep-alive connection (default 32)"},
              {"timeout", "DURATION", "connect/read timeout per request (default 10s)"},
              {"json", "", "print the JSON document (docs/cli.md) instead of a summary"}},
             argv);
@@ -234,7 +234,7 @@ int run_loadgen(const CommandArgs& argv) {
   if (!keys) return usage_error(kCommand, "--keys " + *args.get("keys") + ": expected an integer in [1, 100000]");
   const auto seed = integer("seed", 0, UINT64_MAX, 1);
   if (!seed) return usage_error(kCommand, "--seed " + *args.get("seed") + ": expected a non-negative integer");
-  const auto concurrency = integer("concurrency", 1, 4096, 64);
+  const auto concurrency = integer("concurrency", 1, 4096, 32);
   if (!concurrency) return usage_error(kCommand, "--concurrency " + *args.get("concurrency") + ": expected an integer in [1, 4096]");
   options.keys_per_client = *keys;
   options.seed = *seed;

@@ -25,7 +25,7 @@ GatewayServer::GatewayServer(gateway::ChatGateway& gateway, ServerOptions option
   server_.set_payload_max_length(options_.max_body_bytes);
   // Keep connections open for load generators and proxies (the library's default is 5).
   server_.set_keep_alive_max_count(100'000);
-  server_.set_keep_alive_timeout(30);
+  server_.set_keep_alive_timeout(5);  // an idle keep-alive connection holds a worker thread
   server_.set_tcp_nodelay(true);
 
   server_.Post("/v1/chat/completions",

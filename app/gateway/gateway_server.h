@@ -22,7 +22,7 @@ struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 0;  // 0 = any free port
   std::size_t max_body_bytes = 1 << 20;
-  std::size_t threads = 64;  // worker threads (each holds one connection at a time)
+  std::size_t threads = 128;  // worker threads (each holds one connection at a time)
   /// Answer from the built-in mock upstream after this latency; else forward to `upstream`.
   bool mock_upstream = false;
   std::chrono::nanoseconds mock_latency{0};

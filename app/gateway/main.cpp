@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
        {"mock-latency", "DURATION", "mock upstream latency, e.g. 20ms (default 0)"},
        {"upstream-timeout", "DURATION", "upstream read timeout (default 60s)"},
        {"max-body", "BYTES", "largest request body accepted, else 413 (default 1048576)"},
-       {"threads", "N", "worker threads, one connection each at a time (default 64)"},
+       {"threads", "N", "worker threads, one connection each at a time (default 128)"},
        {"default-max-tokens", "N", "completion tokens assumed when a request sets none (default 1024)"},
        {"max-keys", "N", "most (key, model) limiter states held (default 1000000)"},
        {"max-series", "N", "series cap per metric family and quota keys tracked (default 10000)"}},
