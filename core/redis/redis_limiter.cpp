@@ -162,6 +162,7 @@ Result<std::vector<Result<RedisDecision>>> RedisLimiter::decide_batch(
     std::size_t per_call, const DecideOptions& options) const {
   if (auto e = check(schema_, rule, requests)) return make_redis_error(ErrorKind::usage, *e);
   if (per_call == 0) return make_redis_error(ErrorKind::usage, "per_call must be >= 1");
+  if (requests.empty()) return std::vector<Result<RedisDecision>>{};
   std::vector<ScriptCall> calls;
   calls.reserve((requests.size() + per_call - 1) / per_call);
   for (std::size_t from = 0; from < requests.size(); from += per_call) {

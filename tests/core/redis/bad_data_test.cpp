@@ -191,6 +191,12 @@ TEST_F(BadData, BadArgumentsAreRefused) {
   ASSERT_TRUE(nan.ok()) << nan.error().message;
   EXPECT_EQ(nan->decision.reason, DenyReason::invalid_cost);
   EXPECT_FALSE(nan->decision.retry_after.has_value());
+  auto none = limiter_.decide_batch(*conn_, "r", {});
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+  auto zero = limiter_.decide_batch(*conn_, "r", {two}, 0);
+  ASSERT_FALSE(zero.ok());
+  EXPECT_EQ(zero.error().kind, ErrorKind::usage);
   auto huge = decide_at("r", kNowUs, 11);
   ASSERT_TRUE(huge.ok());
   EXPECT_EQ(huge->decision.reason, DenyReason::cost_above_capacity);
