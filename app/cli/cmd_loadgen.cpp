@@ -4,6 +4,8 @@
 // with backoff and jitter; runaway ones do not. Prints sent, status counts, latency
 // p50/p99/max and per key/tier/model counts (docs/cli.md, "loadgen").
 
+#include <httplib.h>
+
 #include <atomic>
 #include <charconv>
 #include <chrono>
@@ -12,12 +14,10 @@
 #include <deque>
 #include <iostream>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <httplib.h>
-#include <nlohmann/json.hpp>
 
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
@@ -43,23 +43,27 @@ std::string request_body(const std::string& model, std::int64_t llm_tokens) {
   // as max_tokens: the gateway's estimate then equals the planned tokens.
   const std::int64_t prompt = llm_tokens / 2;
   const std::int64_t completion = std::max<std::int64_t>(1, llm_tokens - prompt);
-  nlohmann::json body = {{"model", model},
-                         {"max_tokens", completion},
-                         {"messages", nlohmann::json::array({{{"role", "user"},
-                                                              {"content", std::string(static_cast<std::size_t>(prompt) * 4, 'x')}}})}};
+  nlohmann::json body = {
+      {"model", model},
+      {"max_tokens", completion},
+      {"messages", nlohmann::json::array(
+                       {{{"role", "user"},
+                         {"content", std::string(static_cast<std::size_t>(prompt) * 4, 'x')}}})}};
   return body.dump();
 }
 
 std::optional<Nanos> parse_retry_after(const std::string& v) {
   std::int64_t s = 0;
   auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), s);
-  if (ec != std::errc{} || ptr != v.data() + v.size() || s < 0) return std::nullopt;  // HTTP-dates not read
+  if (ec != std::errc{} || ptr != v.data() + v.size() || s < 0)
+    return std::nullopt;  // HTTP-dates not read
   return Nanos{std::chrono::seconds(s)};
 }
 
 class LoadRun {
  public:
-  LoadRun(LoadPlan& plan, LoadReport& report, std::string target, std::size_t workers, Nanos timeout)
+  LoadRun(LoadPlan& plan, LoadReport& report, std::string target, std::size_t workers,
+          Nanos timeout)
       : plan_(plan), report_(report), target_(std::move(target)), timeout_(timeout) {
     start_ = std::chrono::steady_clock::now();
     for (std::size_t i = 0; i < workers; ++i) threads_.emplace_back([this] { work(); });
@@ -103,7 +107,8 @@ class LoadRun {
     httplib::Client client(target_);
     client.set_keep_alive(true);
     client.set_tcp_nodelay(true);  // headers and body go out in two writes: no Nagle delay
-    client.set_connection_timeout(std::chrono::duration_cast<std::chrono::seconds>(timeout_).count());
+    client.set_connection_timeout(
+        std::chrono::duration_cast<std::chrono::seconds>(timeout_).count());
     client.set_read_timeout(std::chrono::duration_cast<std::chrono::seconds>(timeout_).count());
     client.set_write_timeout(std::chrono::duration_cast<std::chrono::seconds>(timeout_).count());
     for (;;) {
@@ -127,7 +132,8 @@ class LoadRun {
         a.status = res->status;
         if (res->status == 429) {
           std::optional<Nanos> retry_after;
-          if (res->has_header("Retry-After")) retry_after = parse_retry_after(res->get_header_value("Retry-After"));
+          if (res->has_header("Retry-After"))
+            retry_after = parse_retry_after(res->get_header_value("Retry-After"));
           a.after_429 = plan_.on_rate_limited(r, done, retry_after);
         }
       }
@@ -163,27 +169,31 @@ std::string quoted_json(const std::string& s) {
 // The table form of the JSON document (same numbers).
 void print_summary(std::ostream& out, const nlohmann::json& j) {
   char line[256];
-  out << "loadgen " << j.at("scenario").get<std::string>() << " -> " << j.at("target").get<std::string>()
-      << " for " << j.at("duration_s").get<double>() << " s (seed " << j.at("seed").get<std::uint64_t>()
-      << ", rate scale " << j.at("rate_scale").get<double>() << ")\n";
-  out << "sent " << j.at("sent") << " (first tries " << j.at("first_tries") << ", retries " << j.at("retries")
-      << ", " << j.at("retries_succeeded") << " succeeded; gave up " << j.at("gave_up")
-      << ", retries past the end " << j.at("retries_past_end") << ")\n";
+  out << "loadgen " << j.at("scenario").get<std::string>() << " -> "
+      << j.at("target").get<std::string>() << " for " << j.at("duration_s").get<double>()
+      << " s (seed " << j.at("seed").get<std::uint64_t>() << ", rate scale "
+      << j.at("rate_scale").get<double>() << ")\n";
+  out << "sent " << j.at("sent") << " (first tries " << j.at("first_tries") << ", retries "
+      << j.at("retries") << ", " << j.at("retries_succeeded") << " succeeded; gave up "
+      << j.at("gave_up") << ", retries past the end " << j.at("retries_past_end") << ")\n";
   out << "status:";
   for (const auto& [code, n] : j.at("status").items()) out << " " << code << " x" << n << ",";
   out << " no answer x" << j.at("transport_errors") << "\n";
   const auto& lat = j.at("latency_ms");
-  std::snprintf(line, sizeof line, "latency ms: p50 %.3f  p99 %.3f  max %.3f  (max send lag %.3f)\n",
-                lat.at("p50").get<double>(), lat.at("p99").get<double>(), lat.at("max").get<double>(),
-                j.at("max_send_lag_ms").get<double>());
+  std::snprintf(line, sizeof line,
+                "latency ms: p50 %.3f  p99 %.3f  max %.3f  (max send lag %.3f)\n",
+                lat.at("p50").get<double>(), lat.at("p99").get<double>(),
+                lat.at("max").get<double>(), j.at("max_send_lag_ms").get<double>());
   out << line;
   for (const char* group : {"by_tier", "by_model", "by_key"}) {
     out << "\n" << std::string(group + 3) << "\n";
     for (const auto& [name, c] : j.at(group).items()) {
-      std::snprintf(line, sizeof line, "  %-24s sent %8llu  ok %8llu  429 %8llu  other %6llu  no answer %6llu\n",
-                    name.c_str(), c.at("sent").get<unsigned long long>(), c.at("ok").get<unsigned long long>(),
-                    c.at("rate_limited").get<unsigned long long>(), c.at("other").get<unsigned long long>(),
-                    c.at("errors").get<unsigned long long>());
+      std::snprintf(
+          line, sizeof line,
+          "  %-24s sent %8llu  ok %8llu  429 %8llu  other %6llu  no answer %6llu\n", name.c_str(),
+          c.at("sent").get<unsigned long long>(), c.at("ok").get<unsigned long long>(),
+          c.at("rate_limited").get<unsigned long long>(), c.at("other").get<unsigned long long>(),
+          c.at("errors").get<unsigned long long>());
       out << line;
     }
   }
@@ -192,25 +202,28 @@ void print_summary(std::ostream& out, const nlohmann::json& j) {
 }  // namespace
 
 int run_loadgen(const CommandArgs& argv) {
-  Args args(kCommand,
-            "Play a traffic scenario against a gateway, open loop; report statuses and latency.",
-            {{"target", "URL", "gateway base URL, e.g. http://127.0.0.1:8080 (required)"},
-             {"scenario", "NAME", "steady, burst, runaway, diurnal, misconfigured-tenant, mixed (required)"},
-             {"duration", "DURATION", "length of the run, e.g. 10s (required)"},
-             {"keys", "N", "API keys per scenario client, its rate split between them (default 1)"},
-             {"rate", "R", "scale every rate so the clients' base rates sum to R requests/s"},
-             {"seed", "S", "random seed (default 1)"},
-             {"concurrency", "N", "sender threads, each with one keep-alive connection (default 32)"},
-             {"timeout", "DURATION", "connect/read timeout per request (default 10s)"},
-             {"json", "", "print the JSON document (docs/cli.md) instead of a summary"}},
-            argv);
+  Args args(
+      kCommand,
+      "Play a traffic scenario against a gateway, open loop; report statuses and latency.",
+      {{"target", "URL", "gateway base URL, e.g. http://127.0.0.1:8080 (required)"},
+       {"scenario", "NAME",
+        "steady, burst, runaway, diurnal, misconfigured-tenant, mixed (required)"},
+       {"duration", "DURATION", "length of the run, e.g. 10s (required)"},
+       {"keys", "N", "API keys per scenario client, its rate split between them (default 1)"},
+       {"rate", "R", "scale every rate so the clients' base rates sum to R requests/s"},
+       {"seed", "S", "random seed (default 1)"},
+       {"concurrency", "N", "sender threads, each with one keep-alive connection (default 32)"},
+       {"timeout", "DURATION", "connect/read timeout per request (default 10s)"},
+       {"json", "", "print the JSON document (docs/cli.md) instead of a summary"}},
+      argv);
   if (!args.ok()) return usage_error(kCommand, args.error());
   if (args.help_requested()) {
     std::cout << args.usage();
     return 0;
   }
   for (const char* required : {"target", "scenario", "duration"}) {
-    if (!args.has(required)) return usage_error(kCommand, std::string("--") + required + " is required");
+    if (!args.has(required))
+      return usage_error(kCommand, std::string("--") + required + " is required");
   }
   const std::string target = *args.get("target");
   if (target.rfind("http://", 0) != 0 && target.rfind("https://", 0) != 0) {
@@ -218,24 +231,33 @@ int run_loadgen(const CommandArgs& argv) {
   }
   gateway::LoadPlanOptions options;
   auto duration = parse_duration(*args.get("duration"));
-  if (!duration) return usage_error(kCommand, "--duration " + *args.get("duration") + ": " + duration.error());
-  if (*duration > kMaxDuration) return usage_error(kCommand, "--duration " + *args.get("duration") + ": at most 24h");
+  if (!duration)
+    return usage_error(kCommand, "--duration " + *args.get("duration") + ": " + duration.error());
+  if (*duration > kMaxDuration)
+    return usage_error(kCommand, "--duration " + *args.get("duration") + ": at most 24h");
   options.duration = *duration;
-  auto integer = [&](const char* name, std::uint64_t min, std::uint64_t max, std::uint64_t fallback)
-      -> std::optional<std::uint64_t> {
+  auto integer = [&](const char* name, std::uint64_t min, std::uint64_t max,
+                     std::uint64_t fallback) -> std::optional<std::uint64_t> {
     auto v = args.get(name);
     if (!v) return fallback;
     std::uint64_t n = 0;
     auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
-    if (ec != std::errc{} || ptr != v->data() + v->size() || n < min || n > max) return std::nullopt;
+    if (ec != std::errc{} || ptr != v->data() + v->size() || n < min || n > max)
+      return std::nullopt;
     return n;
   };
   const auto keys = integer("keys", 1, 100'000, 1);
-  if (!keys) return usage_error(kCommand, "--keys " + *args.get("keys") + ": expected an integer in [1, 100000]");
+  if (!keys)
+    return usage_error(kCommand,
+                       "--keys " + *args.get("keys") + ": expected an integer in [1, 100000]");
   const auto seed = integer("seed", 0, UINT64_MAX, 1);
-  if (!seed) return usage_error(kCommand, "--seed " + *args.get("seed") + ": expected a non-negative integer");
+  if (!seed)
+    return usage_error(kCommand,
+                       "--seed " + *args.get("seed") + ": expected a non-negative integer");
   const auto concurrency = integer("concurrency", 1, 4096, 32);
-  if (!concurrency) return usage_error(kCommand, "--concurrency " + *args.get("concurrency") + ": expected an integer in [1, 4096]");
+  if (!concurrency)
+    return usage_error(kCommand, "--concurrency " + *args.get("concurrency") +
+                                     ": expected an integer in [1, 4096]");
   options.keys_per_client = *keys;
   options.seed = *seed;
   if (auto r = args.get("rate")) {
@@ -249,7 +271,8 @@ int run_loadgen(const CommandArgs& argv) {
   Nanos timeout{std::chrono::seconds(10)};
   if (auto t = args.get("timeout")) {
     auto d = parse_duration(*t);
-    if (!d || *d < std::chrono::seconds(1)) return usage_error(kCommand, "--timeout " + *t + ": expected a duration >= 1s");
+    if (!d || *d < std::chrono::seconds(1))
+      return usage_error(kCommand, "--timeout " + *t + ": expected a duration >= 1s");
     timeout = *d;
   }
   auto scenario = make_scenario(*args.get("scenario"), options.duration);
@@ -279,7 +302,8 @@ int run_loadgen(const CommandArgs& argv) {
     print_summary(std::cout, j);
   }
   if (report.sent() > 0 && j.at("transport_errors") == report.sent()) {
-    std::cerr << "limitscope-cli loadgen: --target " << target << ": no request got an HTTP answer\n";
+    std::cerr << "limitscope-cli loadgen: --target " << target
+              << ": no request got an HTTP answer\n";
     return 1;
   }
   return 0;

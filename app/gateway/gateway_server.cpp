@@ -1,9 +1,8 @@
 #include "app/gateway/gateway_server.h"
 
 #include <memory>
-#include <thread>
-
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "core/gateway/mock_upstream.h"
 
@@ -28,8 +27,9 @@ GatewayServer::GatewayServer(gateway::ChatGateway& gateway, ServerOptions option
   server_.set_keep_alive_timeout(5);  // an idle keep-alive connection holds a worker thread
   server_.set_tcp_nodelay(true);
 
-  server_.Post("/v1/chat/completions",
-               [this](const httplib::Request& req, httplib::Response& res) { handle_chat(req, res); });
+  server_.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) {
+    handle_chat(req, res);
+  });
   server_.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(gateway_.render_metrics(), "text/plain; version=0.0.4; charset=utf-8");
   });
@@ -38,36 +38,38 @@ GatewayServer::GatewayServer(gateway::ChatGateway& gateway, ServerOptions option
   });
   server_.Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
     const auto policy = gateway_.backend().policy();
-    const nlohmann::json body = {{"ready", true},
-                                 {"backend", std::string(gateway_.backend().name())},
-                                 {"policy", policy->source},
-                                 {"policy_generation", policy_generation_.load(std::memory_order_relaxed)}};
+    const nlohmann::json body = {
+        {"ready", true},
+        {"backend", std::string(gateway_.backend().name())},
+        {"policy", policy->source},
+        {"policy_generation", policy_generation_.load(std::memory_order_relaxed)}};
     res.set_content(body.dump() + "\n", "application/json");
   });
   // The library's own refusals (body too large, unknown path, wrong method) get JSON bodies.
-  server_.set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request&, httplib::Response& res) {
-    if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-    gateway::GatewayResponse r;
-    switch (res.status) {
-      case 413:
-        r = gateway::error_response(413, "invalid_request_error", "request_too_large",
-                                    "The request body is larger than the gateway accepts.");
-        break;
-      case 404:
-        r = gateway::error_response(404, "invalid_request_error", "not_found", "No such path.");
-        break;
-      case 405:
-        r = gateway::error_response(405, "invalid_request_error", "method_not_allowed",
-                                    "Method not allowed on this path.");
-        break;
-      default:
-        r = gateway::error_response(res.status, "invalid_request_error", "bad_request",
-                                    "The request could not be read.");
-        break;
-    }
-    res.set_content(r.body, r.content_type);
-    return httplib::Server::HandlerResponse::Handled;
-  }));
+  server_.set_error_handler(
+      httplib::Server::HandlerWithResponse([](const httplib::Request&, httplib::Response& res) {
+        if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+        gateway::GatewayResponse r;
+        switch (res.status) {
+          case 413:
+            r = gateway::error_response(413, "invalid_request_error", "request_too_large",
+                                        "The request body is larger than the gateway accepts.");
+            break;
+          case 404:
+            r = gateway::error_response(404, "invalid_request_error", "not_found", "No such path.");
+            break;
+          case 405:
+            r = gateway::error_response(405, "invalid_request_error", "method_not_allowed",
+                                        "Method not allowed on this path.");
+            break;
+          default:
+            r = gateway::error_response(res.status, "invalid_request_error", "bad_request",
+                                        "The request could not be read.");
+            break;
+        }
+        res.set_content(r.body, r.content_type);
+        return httplib::Server::HandlerResponse::Handled;
+      }));
   // Counts every answer (including the library's refusals) by status; logs nothing about keys.
   server_.set_logger([this](const httplib::Request&, const httplib::Response& res) {
     gateway_.metrics().on_response(res.status);
@@ -109,7 +111,8 @@ void GatewayServer::handle_chat(const httplib::Request& req, httplib::Response& 
 
 void GatewayServer::answer_from_mock(gateway::ForwardTicket ticket, httplib::Response& res) {
   if (options_.mock_latency.count() > 0) std::this_thread::sleep_for(options_.mock_latency);
-  const auto created = std::chrono::duration_cast<std::chrono::seconds>(gateway_.clock().wall()).count();
+  const auto created =
+      std::chrono::duration_cast<std::chrono::seconds>(gateway_.clock().wall()).count();
   gateway::MockCompletion m = gateway::mock_completion(ticket.request, ticket.request_id, created);
   gateway_.complete(ticket, gateway::UpstreamOutcome{gateway::UpstreamOutcome::Kind::answered, 200,
                                                      m.prompt_tokens + m.completion_tokens});
@@ -121,14 +124,15 @@ void GatewayServer::answer_from_mock(gateway::ForwardTicket ticket, httplib::Res
   }
   auto chunks = std::make_shared<std::vector<std::string>>(std::move(m.chunks));
   auto next = std::make_shared<std::size_t>(0);
-  res.set_chunked_content_provider(m.content_type, [chunks, next](std::size_t, httplib::DataSink& sink) {
-    if (*next < chunks->size()) {
-      const std::string& c = (*chunks)[(*next)++];
-      return sink.write(c.data(), c.size());
-    }
-    sink.done();
-    return true;
-  });
+  res.set_chunked_content_provider(m.content_type,
+                                   [chunks, next](std::size_t, httplib::DataSink& sink) {
+                                     if (*next < chunks->size()) {
+                                       const std::string& c = (*chunks)[(*next)++];
+                                       return sink.write(c.data(), c.size());
+                                     }
+                                     sink.done();
+                                     return true;
+                                   });
 }
 
 }  // namespace limitscope::gateway_app

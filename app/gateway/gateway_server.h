@@ -3,14 +3,14 @@
 // bodies for the library's own errors (413, 404, 405), the mock upstream, and forwarding.
 // The request logic itself is core/gateway/chat_gateway.h.
 
+#include <httplib.h>
+
 #include <atomic>
 #include <chrono>
-#include <cstdint>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
-
-#include <httplib.h>
 
 #include "app/gateway/upstream_forwarder.h"
 #include "core/common/expected.h"

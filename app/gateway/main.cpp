@@ -19,10 +19,10 @@
 #include "core/gateway/chat_gateway.h"
 #include "core/gateway/in_process_admission.h"
 #include "core/gateway/redis_admission.h"
-#include "core/redis/redis_url.h"
 #include "core/gateway/unlimited_admission.h"
 #include "core/limiter/policy.h"
 #include "core/limiter/rate.h"
+#include "core/redis/redis_url.h"
 
 namespace {
 
@@ -42,7 +42,8 @@ void log_line(const std::string& message) {
 std::optional<std::size_t> parse_count(const std::string& text, std::size_t min, std::size_t max) {
   std::size_t v = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc{} || ptr != text.data() + text.size() || v < min || v > max) return std::nullopt;
+  if (ec != std::errc{} || ptr != text.data() + text.size() || v < min || v > max)
+    return std::nullopt;
   return v;
 }
 
@@ -63,18 +64,22 @@ int main(int argc, char** argv) {
       "Prints \"listening on HOST:PORT\" as its first line; SIGHUP reloads --policy.",
       {{"listen", "HOST:PORT", "address to serve on (port 0: any free port)"},
        {"policy", "FILE", "policy JSON (docs/policy.md); default: the embedded default policy"},
-       {"redis", "URL", "decide on a shared Redis (redis://[user:pass@]host:port/db or unix:///path)"},
-       {"redis-failure-mode", "MODE", "when Redis cannot decide: fail-open (default; X-Circuit-Open) or fail-closed (503)"},
+       {"redis", "URL",
+        "decide on a shared Redis (redis://[user:pass@]host:port/db or unix:///path)"},
+       {"redis-failure-mode", "MODE",
+        "when Redis cannot decide: fail-open (default; X-Circuit-Open) or fail-closed (503)"},
        {"redis-prefix", "P", "prefix of the limiter's Redis keys (default: the core's)"},
        {"redis-timeout", "DURATION", "Redis connect and command timeout (default 100ms)"},
-       {"limiter", "MODE", "in-process (default), redis (with --redis) or off (admit every known key and model)"},
+       {"limiter", "MODE",
+        "in-process (default), redis (with --redis) or off (admit every known key and model)"},
        {"upstream", "URL", "forward admitted requests to http[s]://HOST[:PORT][/PREFIX]"},
        {"mock-upstream", "", "answer admitted requests with the built-in mock upstream"},
        {"mock-latency", "DURATION", "mock upstream latency, e.g. 20ms (default 0)"},
        {"upstream-timeout", "DURATION", "upstream read timeout (default 60s)"},
        {"max-body", "BYTES", "largest request body accepted, else 413 (default 1048576)"},
        {"threads", "N", "worker threads, one connection each at a time (default 128)"},
-       {"default-max-tokens", "N", "completion tokens assumed when a request sets none (default 1024)"},
+       {"default-max-tokens", "N",
+        "completion tokens assumed when a request sets none (default 1024)"},
        {"max-keys", "N", "most (key, model) limiter states held (default 1000000)"},
        {"max-series", "N", "series cap per metric family and quota keys tracked (default 10000)"}},
       argv_rest);
@@ -111,7 +116,8 @@ int main(int argc, char** argv) {
     }
     if (auto prefix = args.get("redis-prefix")) {
       redis_options.schema = redis::KeySchema(*prefix);
-      if (auto why = redis_options.schema.check_prefix()) return usage_error("--redis-prefix " + *prefix + ": " + *why);
+      if (auto why = redis_options.schema.check_prefix())
+        return usage_error("--redis-prefix " + *prefix + ": " + *why);
     }
     pool_options.connect.connect_timeout = std::chrono::milliseconds(100);
     pool_options.connect.command_timeout = std::chrono::milliseconds(100);
@@ -120,7 +126,8 @@ int main(int argc, char** argv) {
       if (!d || *d < std::chrono::milliseconds(1) || *d > std::chrono::minutes(1)) {
         return usage_error("--redis-timeout " + *t + ": expected a duration between 1ms and 1m");
       }
-      pool_options.connect.connect_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
+      pool_options.connect.connect_timeout =
+          std::chrono::duration_cast<std::chrono::milliseconds>(*d);
       pool_options.connect.command_timeout = pool_options.connect.connect_timeout;
     }
   } else {
@@ -149,7 +156,8 @@ int main(int argc, char** argv) {
   }
   if (auto t = args.get("upstream-timeout")) {
     auto d = parse_duration(*t);
-    if (!d || *d < std::chrono::seconds(1)) return usage_error("--upstream-timeout " + *t + ": expected a duration >= 1s");
+    if (!d || *d < std::chrono::seconds(1))
+      return usage_error("--upstream-timeout " + *t + ": expected a duration >= 1s");
     server_options.forward.read_timeout = std::chrono::duration_cast<std::chrono::seconds>(*d);
   }
   if (const char* key = std::getenv("LIMITSCOPE_UPSTREAM_API_KEY"); key != nullptr) {
@@ -163,11 +171,12 @@ int main(int argc, char** argv) {
   std::size_t default_max_tokens = 1024;
   std::size_t max_keys = 1'000'000;
   std::size_t max_series = 10'000;
-  for (const CountOption& c : {CountOption{"max-body", 1, std::size_t{1} << 30, &server_options.max_body_bytes},
-                               CountOption{"threads", 1, 4096, &server_options.threads},
-                               CountOption{"default-max-tokens", 1, 10'000'000, &default_max_tokens},
-                               CountOption{"max-keys", 1, 100'000'000, &max_keys},
-                               CountOption{"max-series", 1, 10'000'000, &max_series}}) {
+  for (const CountOption& c :
+       {CountOption{"max-body", 1, std::size_t{1} << 30, &server_options.max_body_bytes},
+        CountOption{"threads", 1, 4096, &server_options.threads},
+        CountOption{"default-max-tokens", 1, 10'000'000, &default_max_tokens},
+        CountOption{"max-keys", 1, 100'000'000, &max_keys},
+        CountOption{"max-series", 1, 10'000'000, &max_series}}) {
     if (auto v = args.get(c.name)) {
       auto n = parse_count(*v, c.min, c.max);
       if (!n) {
@@ -198,19 +207,22 @@ int main(int argc, char** argv) {
   KeyedLimiterOptions limiter_options;
   limiter_options.max_keys = max_keys;
   const std::string limiter_mode = args.get("limiter").value_or(redis_url ? "redis" : "in-process");
-  if (redis_url && limiter_mode != "redis") return usage_error("--limiter " + limiter_mode + " and --redis exclude each other");
+  if (redis_url && limiter_mode != "redis")
+    return usage_error("--limiter " + limiter_mode + " and --redis exclude each other");
   std::unique_ptr<redis::ConnectionPool> pool;  // outlives the backend that uses it
   std::unique_ptr<gateway::AdmissionBackend> backend;
   if (limiter_mode == "redis") {
     if (!redis_url) return usage_error("--limiter redis needs --redis URL");
     if (auto err = gateway::RedisAdmission::check_policy(policy)) return usage_error(*err);
     pool_options.size = std::max<std::size_t>(4, server_options.threads);
-    pool = std::make_unique<redis::ConnectionPool>(*redis_url, pool_options, SteadyClock::instance());
+    pool =
+        std::make_unique<redis::ConnectionPool>(*redis_url, pool_options, SteadyClock::instance());
     auto redis_backend = std::make_unique<gateway::RedisAdmission>(
         std::move(policy), *pool, redis_options, SteadyClock::instance(),
         [](const std::string& line) { log_line(line); });
     if (auto err = redis_backend->sync_rules()) {
-      std::cerr << kProgram << ": cannot write the policy's rules to Redis: " << err->c_str() << "\n";
+      std::cerr << kProgram << ": cannot write the policy's rules to Redis: " << err->c_str()
+                << "\n";
       return 1;
     }
     backend = std::move(redis_backend);
@@ -233,7 +245,8 @@ int main(int argc, char** argv) {
   auto port = server.bind();
   if (!port) return usage_error(port.error());
   std::cout << "listening on " << server_options.host << ":" << *port << std::endl;
-  log_line("backend " + std::string(backend->name()) + (pool ? " " + pool->peer() : std::string()) + ", policy " + backend->policy()->source + ", " +
+  log_line("backend " + std::string(backend->name()) + (pool ? " " + pool->peer() : std::string()) +
+           ", policy " + backend->policy()->source + ", " +
            (server_options.mock_upstream ? "mock upstream" : "upstream " + *args.get("upstream")));
 
   std::thread signal_thread([&] {

@@ -40,16 +40,19 @@ void apply(httplib::Response& res, const gateway::GatewayResponse& r) {
 Expected<UpstreamTarget> parse_upstream_url(const std::string& url) {
   const auto scheme_end = url.find("://");
   if (scheme_end == std::string::npos) {
-    return make_error("--upstream " + url + ": expected http://HOST[:PORT][/PREFIX] or https://...");
+    return make_error("--upstream " + url +
+                      ": expected http://HOST[:PORT][/PREFIX] or https://...");
   }
   const std::string scheme = url.substr(0, scheme_end);
   if (scheme != "http" && scheme != "https") {
-    return make_error("--upstream " + url + ": scheme must be http or https, got \"" + scheme + "\"");
+    return make_error("--upstream " + url + ": scheme must be http or https, got \"" + scheme +
+                      "\"");
   }
   const auto path_start = url.find('/', scheme_end + 3);
   UpstreamTarget t;
   t.scheme_host_port = url.substr(0, path_start);
-  if (t.scheme_host_port.size() == scheme_end + 3) return make_error("--upstream " + url + ": no host");
+  if (t.scheme_host_port.size() == scheme_end + 3)
+    return make_error("--upstream " + url + ": no host");
   if (path_start != std::string::npos) {
     t.path_prefix = url.substr(path_start);
     while (!t.path_prefix.empty() && t.path_prefix.back() == '/') t.path_prefix.pop_back();
@@ -62,7 +65,8 @@ void forward_to_upstream(gateway::ChatGateway& gw, gateway::ForwardTicket ticket
                          const std::string& client_authorization, httplib::Response& res) {
   auto pipe = std::make_shared<Pipe>();
   auto shared_ticket = std::make_shared<gateway::ForwardTicket>(std::move(ticket));
-  auto worker = std::make_shared<std::thread>([pipe, shared_ticket, target, options, client_authorization] {
+  auto worker = std::make_shared<std::thread>([pipe, shared_ticket, target, options,
+                                               client_authorization] {
     httplib::Client client(target.scheme_host_port);
     client.set_connection_timeout(options.connect_timeout);
     client.set_tcp_nodelay(true);
@@ -72,7 +76,8 @@ void forward_to_upstream(gateway::ChatGateway& gw, gateway::ForwardTicket ticket
     req.method = "POST";
     req.path = target.path_prefix + "/v1/chat/completions";
     req.headers.emplace("Content-Type", "application/json");
-    req.headers.emplace("Accept", shared_ticket->request.stream ? "text/event-stream" : "application/json");
+    req.headers.emplace("Accept",
+                        shared_ticket->request.stream ? "text/event-stream" : "application/json");
     req.headers.emplace("Authorization", options.upstream_api_key.empty()
                                              ? client_authorization
                                              : "Bearer " + options.upstream_api_key);
@@ -115,17 +120,20 @@ void forward_to_upstream(gateway::ChatGateway& gw, gateway::ForwardTicket ticket
     if (!pipe->headers_ready) {
       lock.unlock();
       worker->join();
-      const auto kind = pipe->error == httplib::Error::Read || pipe->error == httplib::Error::ConnectionTimeout
-                            ? UpstreamOutcome::Kind::timed_out
-                            : UpstreamOutcome::Kind::unreachable;
+      const auto kind =
+          pipe->error == httplib::Error::Read || pipe->error == httplib::Error::ConnectionTimeout
+              ? UpstreamOutcome::Kind::timed_out
+              : UpstreamOutcome::Kind::unreachable;
       gw.complete(*shared_ticket, UpstreamOutcome{kind, 0, std::nullopt});
-      apply(res, gateway::ChatGateway::upstream_failure(*shared_ticket, kind, httplib::to_string(pipe->error)));
+      apply(res, gateway::ChatGateway::upstream_failure(*shared_ticket, kind,
+                                                        httplib::to_string(pipe->error)));
       return;
     }
     res.status = pipe->status;
   }
   for (const auto& h : shared_ticket->rate_limit_headers) res.set_header(h.name, h.value);
-  const std::string content_type = pipe->content_type.empty() ? "application/octet-stream" : pipe->content_type;
+  const std::string content_type =
+      pipe->content_type.empty() ? "application/octet-stream" : pipe->content_type;
 
   // complete() runs once, from whichever of the provider's end or the releaser comes first.
   auto completed = std::make_shared<std::once_flag>();

@@ -3,11 +3,11 @@
 // answer through as it arrives (server-sent events chunk by chunk), reading its `usage` on
 // the way so the gateway can settle the token estimate.
 
+#include <httplib.h>
+
 #include <chrono>
 #include <memory>
 #include <string>
-
-#include <httplib.h>
 
 #include "core/common/expected.h"
 #include "core/gateway/chat_gateway.h"

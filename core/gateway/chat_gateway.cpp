@@ -23,16 +23,19 @@ GatewayResponse with_headers(GatewayResponse r, const AdmissionResult& a) {
 GatewayResponse rate_limited(const AdmissionResult& a) {
   const bool tokens = a.denied_by == DeniedBy::llm_tokens;
   const std::optional<Nanos> wait = retry_after_of(a);
-  std::string message = "Rate limit reached for " + (a.model ? a.model->name : std::string("this model")) +
-                        " on tier " + (a.tier ? a.tier->name : std::string("?")) + ": " +
+  std::string message = "Rate limit reached for " +
+                        (a.model ? a.model->name : std::string("this model")) + " on tier " +
+                        (a.tier ? a.tier->name : std::string("?")) + ": " +
                         (tokens ? "LLM tokens per minute" : "requests") + ".";
   std::string extra = std::string("{\"limit\":\"") + (tokens ? "llm_tokens" : "requests") + "\"";
   if (wait) {
-    message += " Retry after " + std::to_string(std::max<std::int64_t>(1, whole_seconds_up(*wait))) + " s.";
+    message += " Retry after " +
+               std::to_string(std::max<std::int64_t>(1, whole_seconds_up(*wait))) + " s.";
     extra += ",\"retry_after\":" + seconds_json(*wait);
   }
   extra += "}";
-  return with_headers(error_response(429, "rate_limit_error", "rate_limit_exceeded", message, extra), a);
+  return with_headers(
+      error_response(429, "rate_limit_error", "rate_limit_exceeded", message, extra), a);
 }
 
 }  // namespace
@@ -98,10 +101,10 @@ AdmitOutcome ChatGateway::admit(const IncomingRequest& in) {
                                       "This API key is not known to the gateway's policy.");
         return out;
       case DenyReason::unknown_model:
-        out.response = with_headers(
-            error_response(404, "invalid_request_error", "model_not_found",
-                           "The model \"" + parsed->model + "\" does not exist or is not served here."),
-            a);
+        out.response = with_headers(error_response(404, "invalid_request_error", "model_not_found",
+                                                   "The model \"" + parsed->model +
+                                                       "\" does not exist or is not served here."),
+                                    a);
         return out;
       case DenyReason::cost_above_capacity:
       case DenyReason::invalid_cost:
@@ -115,10 +118,12 @@ AdmitOutcome ChatGateway::admit(const IncomingRequest& in) {
       case DenyReason::backend_unavailable: {
         // Fail-closed: the shared limiter cannot be reached and the rule refuses meanwhile.
         metrics_.on_decision(a, key_hash, clock_.wall(), backend_.name());
-        out.response = error_response(503, "server_error", "limiter_unavailable",
-                                      "The rate limiter's store is unavailable; try again shortly.");
+        out.response =
+            error_response(503, "server_error", "limiter_unavailable",
+                           "The rate limiter's store is unavailable; try again shortly.");
         const Nanos wait = a.requests.retry_after.value_or(std::chrono::seconds(1));
-        out.response->headers.push_back({"Retry-After", std::to_string(std::max<std::int64_t>(1, whole_seconds_up(wait)))});
+        out.response->headers.push_back(
+            {"Retry-After", std::to_string(std::max<std::int64_t>(1, whole_seconds_up(wait)))});
         out.response->headers.push_back({"X-Circuit-Open", "true"});
         return out;
       }
@@ -128,8 +133,9 @@ AdmitOutcome ChatGateway::admit(const IncomingRequest& in) {
                                       "The rate limiter could not decide this request.");
         return out;
       case DenyReason::key_limit:
-        out.response = error_response(503, "server_error", "key_capacity_exceeded",
-                                      "The gateway tracks as many keys as it may; try again later.");
+        out.response =
+            error_response(503, "server_error", "key_capacity_exceeded",
+                           "The gateway tracks as many keys as it may; try again later.");
         out.response->headers.push_back({"Retry-After", "1"});
         return out;
       default:

@@ -26,7 +26,8 @@ std::size_t content_chars(const json& content) {
     for (const json& part : content) {
       if (!part.is_object()) continue;
       auto text = part.find("text");
-      if (text != part.end() && text->is_string()) n += code_points(text->get_ref<const std::string&>());
+      if (text != part.end() && text->is_string())
+        n += code_points(text->get_ref<const std::string&>());
     }
   }
   return n;
@@ -59,7 +60,8 @@ Expected<ChatRequest> parse_chat_request(std::string_view body) {
   } catch (const json::exception& e) {
     std::string what = e.what();
     const auto bracket = what.find("] ");
-    return make_error("malformed JSON: " + (bracket == std::string::npos ? what : what.substr(bracket + 2)));
+    return make_error("malformed JSON: " +
+                      (bracket == std::string::npos ? what : what.substr(bracket + 2)));
   }
   if (!doc.is_object()) return make_error("the body must be a JSON object");
   ChatRequest out;
@@ -99,7 +101,8 @@ std::int64_t estimate_llm_tokens(const ChatRequest& request, std::int64_t defaul
 }
 
 std::optional<std::int64_t> usage_total_tokens(std::string_view response_json) {
-  json doc = json::parse(response_json.begin(), response_json.end(), nullptr, /*allow_exceptions=*/false);
+  json doc =
+      json::parse(response_json.begin(), response_json.end(), nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) return std::nullopt;
   return usage_of(doc);
 }

@@ -26,16 +26,16 @@ GatewayMetrics::GatewayMetrics(std::size_t max_series) : max_series_(max_series)
   opts.max_series = max_series;
   gateway_ = unwrap(metrics::register_gateway_metrics(registry_, opts));
   own_ = unwrap(metrics::register_limitscope_metrics(registry_, opts));
-  llm_tokens_ = unwrap(registry_.counter(names::kLlmTokens,
-                                         "LLM tokens consumed, from the upstream's usage.",
-                                         {std::string(names::kTier), std::string(names::kModel)}, opts));
+  llm_tokens_ =
+      unwrap(registry_.counter(names::kLlmTokens, "LLM tokens consumed, from the upstream's usage.",
+                               {std::string(names::kTier), std::string(names::kModel)}, opts));
   responses_ = unwrap(registry_.counter(names::kGatewayResponses,
                                         "HTTP answers of the gateway by status code.",
                                         {std::string(names::kCode)}, opts));
 }
 
-double GatewayMetrics::add_quota_use(std::string_view& key_hash, std::string_view model, double cost,
-                                     std::int64_t day) {
+double GatewayMetrics::add_quota_use(std::string_view& key_hash, std::string_view model,
+                                     double cost, std::int64_t day) {
   std::lock_guard lock(quota_mu_);
   auto it = quota_.find(std::string(key_hash));
   if (it == quota_.end()) {
@@ -65,11 +65,13 @@ void GatewayMetrics::on_decision(const AdmissionResult& r, std::string_view api_
     own_.backend_errors->with({backend, std::string_view("error")}).inc();
     return;
   }
-  own_.requests->with({tier, model, r.allowed ? names::kDecisionAllowed : names::kDecisionDenied}).inc();
+  own_.requests->with({tier, model, r.allowed ? names::kDecisionAllowed : names::kDecisionDenied})
+      .inc();
   const LimitParams& params = r.tier->requests;
   const double remaining = r.requests.remaining;
   if (is_window_algorithm(params.algorithm)) {
-    own_.window_occupancy->with({tier, model}).set(params.limit > 0 ? 1 - remaining / params.limit : 0);
+    own_.window_occupancy->with({tier, model})
+        .set(params.limit > 0 ? 1 - remaining / params.limit : 0);
   } else {
     own_.bucket_level->with({tier, model}).set(remaining);
   }
@@ -86,7 +88,8 @@ void GatewayMetrics::on_decision(const AdmissionResult& r, std::string_view api_
   }
 }
 
-void GatewayMetrics::on_tokens(const TierPolicy& tier, const ModelPolicy& model, std::int64_t tokens) {
+void GatewayMetrics::on_tokens(const TierPolicy& tier, const ModelPolicy& model,
+                               std::int64_t tokens) {
   if (tokens <= 0) return;
   const auto t = static_cast<double>(tokens);
   llm_tokens_->with({tier.name, model.name}).inc(t);

@@ -27,9 +27,8 @@ std::optional<std::string_view> find_header(const HttpHeaders& headers, std::str
 
 GatewayResponse error_response(int status, std::string_view type, std::string_view code,
                                std::string_view message, std::string_view extra_json) {
-  nlohmann::json err = {{"message", std::string(message)},
-                        {"type", std::string(type)},
-                        {"code", std::string(code)}};
+  nlohmann::json err = {
+      {"message", std::string(message)}, {"type", std::string(type)}, {"code", std::string(code)}};
   auto extra = nlohmann::json::parse(extra_json.begin(), extra_json.end(), nullptr, false);
   if (extra.is_object()) err.update(extra);
   GatewayResponse r;

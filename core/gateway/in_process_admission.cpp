@@ -16,7 +16,9 @@ bool same_params(const LimitParams& a, const LimitParams& b) {
 }  // namespace
 
 InProcessAdmission::InProcessAdmission(Policy policy, KeyedLimiterOptions options)
-    : limiter_(std::move(policy), options), stripes_(kStripes), max_token_states_(options.max_keys) {}
+    : limiter_(std::move(policy), options),
+      stripes_(kStripes),
+      max_token_states_(options.max_keys) {}
 
 InProcessAdmission::~InProcessAdmission() = default;
 
@@ -90,7 +92,8 @@ AdmissionResult InProcessAdmission::admit(const AdmissionRequest& request) {
   TokenState* state = nullptr;
   if (token_params != nullptr) {
     state = token_state(s, hash, *token_params, request.now, /*create=*/false);
-    const TokenBucket::State probe = state ? state->bucket : TokenBucket::fresh(*token_params, request.now);
+    const TokenBucket::State probe =
+        state ? state->bucket : TokenBucket::fresh(*token_params, request.now);
     out.llm_tokens = TokenBucket::peek(*token_params, probe, request.now, tokens);
   }
   const bool tokens_ok = !out.llm_tokens || out.llm_tokens->allowed;

@@ -24,7 +24,8 @@ Expected<std::unique_ptr<LoadPlan>> LoadPlan::create(const ScenarioSpec& scenari
                                                      const LoadPlanOptions& options) {
   if (options.duration.count() <= 0) return make_error("load duration must be > 0");
   if (options.keys_per_client < 1 || options.keys_per_client > 100'000) {
-    return make_error("keys per client must be in [1, 100000], got " + std::to_string(options.keys_per_client));
+    return make_error("keys per client must be in [1, 100000], got " +
+                      std::to_string(options.keys_per_client));
   }
   std::vector<ClientSpec> base = scenario.clients;
   for (const Incident& i : scenario.incidents) {
@@ -47,7 +48,8 @@ Expected<std::unique_ptr<LoadPlan>> LoadPlan::create(const ScenarioSpec& scenari
       ClientSpec copy = c;
       if (options.keys_per_client > 1) copy.api_key += "-" + std::to_string(k);
       scale_traffic(copy.traffic, plan->scale_ / n);
-      if (auto err = validate(copy)) return make_error("scenario \"" + scenario.name + "\": " + *err);
+      if (auto err = validate(copy))
+        return make_error("scenario \"" + scenario.name + "\": " + *err);
       plan->clients_.push_back(std::move(copy));
     }
   }
@@ -94,7 +96,8 @@ std::optional<PlannedRequest> LoadPlan::pop_due(Nanos now) {
       ++share;
     }
     r.share = share;
-    r.llm_tokens = run.rng.uniform_int(spec.models[share].tokens_min, spec.models[share].tokens_max);
+    r.llm_tokens =
+        run.rng.uniform_int(spec.models[share].tokens_min, spec.models[share].tokens_max);
     r.request_id = next_request_++;
     r.attempt = 0;
     return r;
@@ -119,8 +122,9 @@ RetryVerdict LoadPlan::on_rate_limited(const PlannedRequest& r, Nanos now,
     case RetryBehaviour::honour_retry_after: {
       if (!retry_after || r.attempt >= policy.max_retries) return RetryVerdict::gave_up;
       // Full jitter on a capped exponential backoff, never earlier than Retry-After.
-      const double cap = std::min(static_cast<double>(policy.max_backoff.count()),
-                                  static_cast<double>(policy.base_backoff.count()) * std::ldexp(1.0, r.attempt));
+      const double cap =
+          std::min(static_cast<double>(policy.max_backoff.count()),
+                   static_cast<double>(policy.base_backoff.count()) * std::ldexp(1.0, r.attempt));
       const Nanos jitter{static_cast<std::int64_t>(runs_[r.client].rng.uniform01() * cap)};
       wait = std::max(*retry_after, jitter);
       break;

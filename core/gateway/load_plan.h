@@ -36,10 +36,10 @@ struct LoadPlanOptions {
 
 /// One attempt to send.
 struct PlannedRequest {
-  Nanos at{0};               // planned time since the run began
-  std::uint32_t client = 0;  // index into LoadPlan::clients()
-  std::uint32_t share = 0;   // index into that client's models
-  std::int64_t llm_tokens = 0;  // prompt + completion tokens this request stands for
+  Nanos at{0};                   // planned time since the run began
+  std::uint32_t client = 0;      // index into LoadPlan::clients()
+  std::uint32_t share = 0;       // index into that client's models
+  std::int64_t llm_tokens = 0;   // prompt + completion tokens this request stands for
   std::uint64_t request_id = 0;  // the same for a request and its retries
   int attempt = 0;               // 0 = first try
 };
@@ -67,7 +67,8 @@ class LoadPlan {
   /// honour_retry_after waits max(Retry-After, full-jitter exponential backoff), bounded
   /// retries; ignore_retry_after retries after a fixed short interval; give_up drops it.
   /// @param retry_after the Retry-After the gateway sent; nullopt when it sent none
-  RetryVerdict on_rate_limited(const PlannedRequest& r, Nanos now, std::optional<Nanos> retry_after);
+  RetryVerdict on_rate_limited(const PlannedRequest& r, Nanos now,
+                               std::optional<Nanos> retry_after);
 
  private:
   struct Later {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-
 #include <nlohmann/json.hpp>
 
 namespace limitscope::gateway {
@@ -17,7 +16,8 @@ double ms(std::int64_t ns) {
 // Nearest-rank percentile of sorted values.
 std::int64_t percentile(const std::vector<std::int64_t>& sorted, double p) {
   if (sorted.empty()) return 0;
-  const auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
+  const auto rank =
+      static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
   return sorted[std::min(sorted.size(), std::max<std::size_t>(rank, 1)) - 1];
 }
 
@@ -73,7 +73,8 @@ std::uint64_t LoadReport::status_count(int status) const {
   return it == status_.end() ? 0 : it->second;
 }
 
-std::string LoadReport::json(const std::map<std::string, std::string>& header_json, bool pretty) const {
+std::string LoadReport::json(const std::map<std::string, std::string>& header_json,
+                             bool pretty) const {
   std::lock_guard lock(mu_);
   Json j;
   for (const auto& [k, v] : header_json) j[k] = Json::parse(v);
@@ -94,8 +95,11 @@ std::string LoadReport::json(const std::map<std::string, std::string>& header_js
                          {"max", ms(sorted.empty() ? 0 : sorted.back())}};
   j["max_send_lag_ms"] = ms(max_send_lag_ns_);
   auto counts = [](const Counts& c) {
-    return Json{{"sent", c.sent}, {"ok", c.ok}, {"rate_limited", c.rate_limited},
-                {"other", c.other}, {"errors", c.errors}};
+    return Json{{"sent", c.sent},
+                {"ok", c.ok},
+                {"rate_limited", c.rate_limited},
+                {"other", c.other},
+                {"errors", c.errors}};
   };
   std::map<std::string, std::string> tier_of;
   for (const ClientSpec& c : plan_.clients()) tier_of.emplace(c.api_key, c.tier);

@@ -16,9 +16,9 @@ namespace limitscope::gateway {
 
 /// How one attempt ended.
 struct AttemptResult {
-  std::optional<int> status;  // nullopt: no HTTP answer (connection failed, timed out)
-  Nanos latency{0};           // answer time - planned time (includes any send lag)
-  Nanos send_lag{0};          // actual send time - planned time
+  std::optional<int> status;              // nullopt: no HTTP answer (connection failed, timed out)
+  Nanos latency{0};                       // answer time - planned time (includes any send lag)
+  Nanos send_lag{0};                      // actual send time - planned time
   std::optional<RetryVerdict> after_429;  // what the plan did with a 429
 };
 

@@ -1,7 +1,6 @@
 #include "core/gateway/mock_upstream.h"
 
 #include <algorithm>
-
 #include <nlohmann/json.hpp>
 
 namespace limitscope::gateway {
@@ -9,8 +8,8 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kWords[] = {"This", " is", " a", " mock", " completion", " from",
-                                  " limitscope-gateway", "."};
+constexpr const char* kWords[] = {
+    "This", " is", " a", " mock", " completion", " from", " limitscope-gateway", "."};
 
 std::string content_text() {
   std::string s;
@@ -30,29 +29,31 @@ MockCompletion mock_completion(const ChatRequest& request, std::uint64_t request
                                std::int64_t created_unix_s) {
   MockCompletion m;
   m.prompt_tokens = static_cast<std::int64_t>((request.prompt_chars + 3) / 4);
-  m.completion_tokens = std::min(request.max_tokens.value_or(kMockCompletionTokens), kMockCompletionTokens);
+  m.completion_tokens =
+      std::min(request.max_tokens.value_or(kMockCompletionTokens), kMockCompletionTokens);
   const std::string id = "chatcmpl-mock-" + std::to_string(request_id);
   if (!request.stream) {
-    json body = {{"id", id},
-                 {"object", "chat.completion"},
-                 {"created", created_unix_s},
-                 {"model", request.model},
-                 {"choices",
-                  json::array({{{"index", 0},
-                                {"message", {{"role", "assistant"}, {"content", content_text()}}},
-                                {"finish_reason", "stop"}}})},
-                 {"usage", usage_json(m)}};
+    json body = {
+        {"id", id},
+        {"object", "chat.completion"},
+        {"created", created_unix_s},
+        {"model", request.model},
+        {"choices", json::array({{{"index", 0},
+                                  {"message", {{"role", "assistant"}, {"content", content_text()}}},
+                                  {"finish_reason", "stop"}}})},
+        {"usage", usage_json(m)}};
     m.content_type = "application/json";
     m.chunks.push_back(body.dump());
     return m;
   }
   m.content_type = "text/event-stream";
   auto event = [&](const json& delta, const json& finish, const json* usage) {
-    json chunk = {{"id", id},
-                  {"object", "chat.completion.chunk"},
-                  {"created", created_unix_s},
-                  {"model", request.model},
-                  {"choices", json::array({{{"index", 0}, {"delta", delta}, {"finish_reason", finish}}})}};
+    json chunk = {
+        {"id", id},
+        {"object", "chat.completion.chunk"},
+        {"created", created_unix_s},
+        {"model", request.model},
+        {"choices", json::array({{{"index", 0}, {"delta", delta}, {"finish_reason", finish}}})}};
     if (usage != nullptr) chunk["usage"] = *usage;
     return "data: " + chunk.dump() + "\n\n";
   };

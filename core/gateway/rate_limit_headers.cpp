@@ -15,7 +15,8 @@ std::string count_text(double v) {
 
 // Seconds an empty limit needs to be whole again (bucket: C / r; window: its length).
 std::int64_t window_seconds(const LimitParams& p) {
-  if (is_window_algorithm(p.algorithm)) return std::max<std::int64_t>(1, whole_seconds_up(p.window));
+  if (is_window_algorithm(p.algorithm))
+    return std::max<std::int64_t>(1, whole_seconds_up(p.window));
   const double r = p.refill.per_second();
   if (!(r > 0)) return 1;
   return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(p.capacity / r - 1e-9)));
@@ -85,7 +86,8 @@ void append_rate_limit_headers(HttpHeaders& out, const AdmissionResult& r) {
   out.push_back({"RateLimit", state});
   if (auto wait = retry_after_of(r)) {
     // At least 1: "Retry-After: 0" invites an immediate retry that would fail again.
-    out.push_back({"Retry-After", std::to_string(std::max<std::int64_t>(1, whole_seconds_up(*wait)))});
+    out.push_back(
+        {"Retry-After", std::to_string(std::max<std::int64_t>(1, whole_seconds_up(*wait)))});
   }
 }
 

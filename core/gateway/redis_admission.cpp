@@ -1,8 +1,7 @@
 #include "core/gateway/redis_admission.h"
 
-#include <cmath>
-
 #include <algorithm>
+#include <cmath>
 
 #include "core/common/sha256.h"
 #include "core/metrics/metric_names.h"
@@ -74,7 +73,8 @@ std::optional<double> RedisAdmission::circuit_state() const {
   double worst = metrics::names::kCircuitClosed;
   for (const auto& [rule, s] : stats()) {
     if (s.state == redis::BreakerState::open) worst = std::max(worst, metrics::names::kCircuitOpen);
-    if (s.state == redis::BreakerState::half_open) worst = std::max(worst, metrics::names::kCircuitHalfOpen);
+    if (s.state == redis::BreakerState::half_open)
+      worst = std::max(worst, metrics::names::kCircuitHalfOpen);
   }
   return worst;
 }
@@ -166,8 +166,8 @@ AdmissionResult RedisAdmission::admit(const AdmissionRequest& request) {
     });
   };
   redis::GuardedDecision g = decide();
-  if (g.decision.reason == DenyReason::backend_error && g.error.find("LSCONFIG") != std::string::npos &&
-      resync_due(request.now)) {
+  if (g.decision.reason == DenyReason::backend_error &&
+      g.error.find("LSCONFIG") != std::string::npos && resync_due(request.now)) {
     // The rule's config is gone (a Redis restarted without persistence, a flush): write the
     // policy's rules again and decide once more.
     if (!sync_rules()) g = decide();

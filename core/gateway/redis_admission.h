@@ -35,8 +35,8 @@
 namespace limitscope::gateway {
 
 struct RedisAdmissionOptions {
-  redis::KeySchema schema;         // key prefix
-  redis::FailurePolicy failure;    // fail-open by default
+  redis::KeySchema schema;       // key prefix
+  redis::FailurePolicy failure;  // fail-open by default
 };
 
 class RedisAdmission final : public AdmissionBackend {

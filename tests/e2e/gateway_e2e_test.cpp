@@ -1,4 +1,6 @@
-// Verifies the real limitscope-gateway process on loopback: rate-limit headers and bodies of allowed and denied answers, Retry-After honoured, bad requests, streamed pass-through, upstream failures, and SIGHUP reload without dropped requests.
+// Verifies the real limitscope-gateway process on loopback: rate-limit headers and bodies of
+// allowed and denied answers, Retry-After honoured, bad requests, streamed pass-through, upstream
+// failures, and SIGHUP reload without dropped requests.
 
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -7,9 +9,8 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
-#include <thread>
-
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "e2e/e2e_policy.h"
 #include "support/child_process.h"
@@ -65,8 +66,11 @@ TEST_F(GatewayE2E, AllowedAndDeniedCarryRateLimitHeadersAndBodies) {
     ASSERT_EQ(r->status, 200) << r->body;
     EXPECT_EQ(r->get_header_value("X-RateLimit-Limit"), "3");
     EXPECT_EQ(r->get_header_value("X-RateLimit-Remaining"), std::to_string(2 - i));
-    EXPECT_EQ(r->get_header_value("RateLimit-Policy"), "\"requests\";q=3;w=3, \"llm-tokens\";q=20000;w=60");
-    EXPECT_EQ(r->get_header_value("RateLimit").rfind("\"requests\";r=" + std::to_string(2 - i) + ";t=", 0), 0u);
+    EXPECT_EQ(r->get_header_value("RateLimit-Policy"),
+              "\"requests\";q=3;w=3, \"llm-tokens\";q=20000;w=60");
+    EXPECT_EQ(r->get_header_value("RateLimit")
+                  .rfind("\"requests\";r=" + std::to_string(2 - i) + ";t=", 0),
+              0u);
     EXPECT_FALSE(r->has_header("Retry-After"));
     const json body = json::parse(r->body);
     EXPECT_EQ(body.at("object"), "chat.completion");
@@ -119,14 +123,22 @@ struct BadRequest {
 TEST_F(GatewayE2E, BadRequestsGetClearErrors) {
   const std::vector<BadRequest> rows = {
       {"no auth", [] { return httplib::Headers{}; }, chat("gpt-4.1"), 401, "missing_api_key"},
-      {"not bearer", [] { return httplib::Headers{{"Authorization", "Basic Zm9vOmJhcg=="}}; }, chat("gpt-4.1"), 401,
-       "invalid_authorization"},
+      {"not bearer",
+       [] {
+         return httplib::Headers{{"Authorization", "Basic Zm9vOmJhcg=="}};
+       },
+       chat("gpt-4.1"), 401, "invalid_authorization"},
       {"unknown key", [] { return bearer("sk-nobody"); }, chat("gpt-4.1"), 403, "unknown_api_key"},
-      {"malformed JSON", [] { return bearer("pro-key"); }, "{\"model\": \"gpt-4.1\", ", 400, "invalid_json"},
-      {"no messages", [] { return bearer("pro-key"); }, R"({"model":"gpt-4.1"})", 400, "invalid_request"},
-      {"huge body", [] { return bearer("pro-key"); }, std::string(8192, ' ') + chat("gpt-4.1"), 413, "request_too_large"},
-      {"unknown model", [] { return bearer("pro-key"); }, chat("gpt-9-turbo"), 404, "model_not_found"},
-      {"too many tokens", [] { return bearer("free-key"); }, chat("gpt-4.1", false, 50000), 400, "request_too_large"},
+      {"malformed JSON", [] { return bearer("pro-key"); }, "{\"model\": \"gpt-4.1\", ", 400,
+       "invalid_json"},
+      {"no messages", [] { return bearer("pro-key"); }, R"({"model":"gpt-4.1"})", 400,
+       "invalid_request"},
+      {"huge body", [] { return bearer("pro-key"); }, std::string(8192, ' ') + chat("gpt-4.1"), 413,
+       "request_too_large"},
+      {"unknown model", [] { return bearer("pro-key"); }, chat("gpt-9-turbo"), 404,
+       "model_not_found"},
+      {"too many tokens", [] { return bearer("free-key"); }, chat("gpt-4.1", false, 50000), 400,
+       "request_too_large"},
   };
   for (const BadRequest& row : rows) {
     auto r = post(*gw_, row.body, row.headers());
@@ -146,11 +158,13 @@ TEST_F(GatewayE2E, BadRequestsGetClearErrors) {
 
 TEST_F(GatewayE2E, ClientHeaderClaimingAnotherTierIsIgnored) {
   httplib::Headers h = bearer("free-key");
-  for (const char* name : {"X-Tier", "X-RateLimit-Tier", "X-Api-Tier", "Tier"}) h.emplace(name, "enterprise");
+  for (const char* name : {"X-Tier", "X-RateLimit-Tier", "X-Api-Tier", "Tier"})
+    h.emplace(name, "enterprise");
   auto r = post(*gw_, chat("gpt-4.1"), h);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 200);
-  EXPECT_EQ(r->get_header_value("X-RateLimit-Limit"), "3");  // free's capacity, not enterprise's 500
+  EXPECT_EQ(r->get_header_value("X-RateLimit-Limit"),
+            "3");  // free's capacity, not enterprise's 500
   const std::string metrics = get(*gw_, "/metrics");
   EXPECT_EQ(sum_samples(metrics, "limitscope_requests_total", {{"tier", "enterprise"}}), 0);
   EXPECT_EQ(sum_samples(metrics, "limitscope_requests_total", {{"tier", "free"}}), 1);
@@ -178,7 +192,8 @@ TEST_F(GatewayE2E, SighupReloadsThePolicyWithoutDroppingRequests) {
   std::thread load([&] {
     httplib::Client c(gw_->url());
     while (!stop.load()) {
-      auto r = c.Post("/v1/chat/completions", bearer("pro-key"), chat("deepseek-v3.2"), "application/json");
+      auto r = c.Post("/v1/chat/completions", bearer("pro-key"), chat("deepseek-v3.2"),
+                      "application/json");
       if (!r || (r->status != 200 && r->status != 429)) bad.fetch_add(1);
       answered.fetch_add(1);
     }
@@ -252,7 +267,8 @@ TEST(GatewayUpstreamE2E, UnreachableIs502AndSilentIs504) {
   const int port = silent.port();
   silent.process().signal(SIGTERM);
   silent.process().wait();
-  GatewayProcess gw2({"--policy", policy, "--upstream", "http://127.0.0.1:" + std::to_string(port)});
+  GatewayProcess gw2(
+      {"--policy", policy, "--upstream", "http://127.0.0.1:" + std::to_string(port)});
   ASSERT_TRUE(gw2.running());
   auto refused = post(gw2, chat("gpt-4.1"), bearer("pro-key"));
   ASSERT_TRUE(refused);
@@ -265,15 +281,18 @@ TEST(GatewayCommandLine, BadUsageExits2WithOneLine) {
     std::string args;
     const char* says;
   };
-  for (const Row& row : {Row{"--mock-upstream", "--listen HOST:PORT is required"},
-                         Row{"--listen 127.0.0.1:0", "exactly one of --upstream URL and --mock-upstream"},
-                         Row{"--listen 127.0.0.1:0 --mock-upstream --redis http://x", "--redis"},
-                         Row{"--listen 127.0.0.1:0 --mock-upstream --redis-failure-mode fail-open", "needs --redis URL"},
-                         Row{"--listen 127.0.0.1:0 --mock-upstream --limiter sideways", "--limiter sideways"},
-                         Row{"--listen nowhere --mock-upstream", "expected HOST:PORT"},
-                         Row{"--listen 127.0.0.1:0 --upstream ftp://x", "scheme must be http or https"},
-                         Row{"--listen 127.0.0.1:0 --mock-upstream --policy /nonexistent.json", "cannot open policy file"},
-                         Row{"--listen 127.0.0.1:0 --mock-upstream --threads 0", "--threads 0"}}) {
+  for (const Row& row :
+       {Row{"--mock-upstream", "--listen HOST:PORT is required"},
+        Row{"--listen 127.0.0.1:0", "exactly one of --upstream URL and --mock-upstream"},
+        Row{"--listen 127.0.0.1:0 --mock-upstream --redis http://x", "--redis"},
+        Row{"--listen 127.0.0.1:0 --mock-upstream --redis-failure-mode fail-open",
+            "needs --redis URL"},
+        Row{"--listen 127.0.0.1:0 --mock-upstream --limiter sideways", "--limiter sideways"},
+        Row{"--listen nowhere --mock-upstream", "expected HOST:PORT"},
+        Row{"--listen 127.0.0.1:0 --upstream ftp://x", "scheme must be http or https"},
+        Row{"--listen 127.0.0.1:0 --mock-upstream --policy /nonexistent.json",
+            "cannot open policy file"},
+        Row{"--listen 127.0.0.1:0 --mock-upstream --threads 0", "--threads 0"}}) {
     ProcessResult r = run_process(binary_path("app/limitscope-gateway"), row.args);
     EXPECT_EQ(r.exit_code, 2) << row.args;
     EXPECT_NE(r.err.find(row.says), std::string::npos) << row.args << ": " << r.err;

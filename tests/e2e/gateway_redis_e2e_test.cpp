@@ -1,10 +1,12 @@
-// Verifies limitscope-gateway on a shared Redis (label e2e; each test starts its own redis-server): two gateways share one limit, the rules land in Redis, and when Redis is killed during load the gateways fail open (X-Circuit-Open) or closed (503) as configured, never 500, and recover once it is back.
+// Verifies limitscope-gateway on a shared Redis (label e2e; each test starts its own redis-server):
+// two gateways share one limit, the rules land in Redis, and when Redis is killed during load the
+// gateways fail open (X-Circuit-Open) or closed (503) as configured, never 500, and recover once it
+// is back.
 
 #include <gtest/gtest.h>
 #include <httplib.h>
 
 #include <chrono>
-
 #include <nlohmann/json.hpp>
 
 #include "core/redis/connection.h"
@@ -22,14 +24,18 @@ namespace {
 using nlohmann::json;
 
 std::string chat(const std::string& model) {
-  return json{{"model", model}, {"max_tokens", 20}, {"messages", json::array({{{"role", "user"}, {"content", "hi"}}})}}
+  return json{{"model", model},
+              {"max_tokens", 20},
+              {"messages", json::array({{{"role", "user"}, {"content", "hi"}}})}}
       .dump();
 }
 
-httplib::Result post(const GatewayProcess& gw, const std::string& key, const std::string& model = "gpt-4.1") {
+httplib::Result post(const GatewayProcess& gw, const std::string& key,
+                     const std::string& model = "gpt-4.1") {
   httplib::Client c(gw.url());
   c.set_read_timeout(10);
-  return c.Post("/v1/chat/completions", {{"Authorization", "Bearer " + key}}, chat(model), "application/json");
+  return c.Post("/v1/chat/completions", {{"Authorization", "Bearer " + key}}, chat(model),
+                "application/json");
 }
 
 std::unique_ptr<RedisServer> start_redis() {
@@ -124,7 +130,8 @@ TEST(GatewayRedisE2E, RedisKilledDuringLoadFailsOpenOrClosedAndRecovers) {
   auto metrics = m.Get("/metrics");
   ASSERT_TRUE(metrics);
   EXPECT_EQ(sum_samples(metrics->body, "limitscope_circuit_state", {{"backend", "redis"}}), 2);
-  EXPECT_EQ(sum_samples(metrics->body, "limitscope_requests_total", {{"decision", "degraded"}}), 10);
+  EXPECT_EQ(sum_samples(metrics->body, "limitscope_requests_total", {{"decision", "degraded"}}),
+            10);
   EXPECT_EQ(sum_samples(metrics->body, "limitscope_gateway_responses_total", {{"code", "500"}}), 0);
 
   // Back (empty: no persistence): the breaker lets a probe through after its 1 s cooldown,
@@ -143,7 +150,8 @@ TEST(GatewayRedisE2E, RedisKilledDuringLoadFailsOpenOrClosedAndRecovers) {
   while (!open_recovered && std::chrono::steady_clock::now() < deadline) {
     auto o = post(open_gw, "pro-key");
     ASSERT_TRUE(o);
-    open_recovered = o->status == 200 && !o->has_header("X-Circuit-Open") && o->has_header("X-RateLimit-Limit");
+    open_recovered =
+        o->status == 200 && !o->has_header("X-Circuit-Open") && o->has_header("X-RateLimit-Limit");
   }
   EXPECT_TRUE(open_recovered) << open_gw.process().stderr_text();
 }

@@ -1,10 +1,11 @@
-// Verifies limitscope-cli loadgen against the real gateway: its status counts agree exactly with the gateway's /metrics, admitted cost per key and model stays within the token-bucket bound, and well-behaved clients' retries after Retry-After succeed.
+// Verifies limitscope-cli loadgen against the real gateway: its status counts agree exactly with
+// the gateway's /metrics, admitted cost per key and model stays within the token-bucket bound, and
+// well-behaved clients' retries after Retry-After succeed.
 
 #include <gtest/gtest.h>
 #include <httplib.h>
 
 #include <chrono>
-
 #include <nlohmann/json.hpp>
 
 #include "e2e/e2e_policy.h"
@@ -45,7 +46,8 @@ std::string scrape(const GatewayProcess& gw) {
 json run_loadgen(const GatewayProcess& gw, const std::string& scenario, const std::string& extra,
                  double& elapsed_s) {
   const auto start = std::chrono::steady_clock::now();
-  ProcessResult r = run_cli("loadgen --target " + gw.url() + " --scenario " + scenario + " " + extra + " --json");
+  ProcessResult r =
+      run_cli("loadgen --target " + gw.url() + " --scenario " + scenario + " " + extra + " --json");
   elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return json::parse(r.out, nullptr, false);
@@ -69,11 +71,14 @@ TEST(LoadgenE2E, CountsAgreeWithMetricsAndStayWithinTheBucketBound) {
   const std::string m = scrape(gw);
   EXPECT_EQ(sum_samples(m, "gateway_rate_limit_hits_total"), static_cast<double>(limited));
   EXPECT_EQ(sum_samples(m, "gateway_token_bucket_usage_count"), static_cast<double>(ok));
-  EXPECT_EQ(sum_samples(m, "limitscope_gateway_responses_total", {{"code", "200"}}), static_cast<double>(ok));
-  EXPECT_EQ(sum_samples(m, "limitscope_gateway_responses_total", {{"code", "429"}}), static_cast<double>(limited));
+  EXPECT_EQ(sum_samples(m, "limitscope_gateway_responses_total", {{"code", "200"}}),
+            static_cast<double>(ok));
+  EXPECT_EQ(sum_samples(m, "limitscope_gateway_responses_total", {{"code", "429"}}),
+            static_cast<double>(limited));
   for (const auto& [tier, counts] : report.at("by_tier").items()) {
-    EXPECT_EQ(sum_samples(m, "limitscope_requests_total", {{"tier", tier}, {"decision", "allowed"}}),
-              counts.at("ok").get<double>())
+    EXPECT_EQ(
+        sum_samples(m, "limitscope_requests_total", {{"tier", tier}, {"decision", "allowed"}}),
+        counts.at("ok").get<double>())
         << tier;
   }
 
@@ -88,8 +93,10 @@ TEST(LoadgenE2E, CountsAgreeWithMetricsAndStayWithinTheBucketBound) {
   const json loop = report.at("by_key").at("loop-bot");
   EXPECT_GT(loop.at("rate_limited").get<int>(), 0);
   EXPECT_EQ(loop.at("tier"), "free");
-  EXPECT_LE(report.at("latency_ms").at("p50").get<double>(), report.at("latency_ms").at("p99").get<double>());
-  EXPECT_LE(report.at("latency_ms").at("p99").get<double>(), report.at("latency_ms").at("max").get<double>());
+  EXPECT_LE(report.at("latency_ms").at("p50").get<double>(),
+            report.at("latency_ms").at("p99").get<double>());
+  EXPECT_LE(report.at("latency_ms").at("p99").get<double>(),
+            report.at("latency_ms").at("max").get<double>());
 }
 
 TEST(LoadgenE2E, WellBehavedClientsRetryAfterRetryAfterAndSucceed) {
@@ -111,12 +118,17 @@ TEST(LoadgenCommandLine, BadUsageExits2) {
     std::string args;
     const char* says;
   };
-  for (const Row& row : {Row{"loadgen --scenario steady --duration 1s", "--target is required"},
-                         Row{"loadgen --target http://127.0.0.1:1 --scenario nope --duration 1s", "unknown; known scenarios"},
-                         Row{"loadgen --target http://127.0.0.1:1 --scenario steady --duration soon", "--duration soon"},
-                         Row{"loadgen --target 127.0.0.1:1 --scenario steady --duration 1s", "expected http://"},
-                         Row{"loadgen --target http://127.0.0.1:1 --scenario steady --duration 1s --rate -3", "--rate -3"},
-                         Row{"loadgen --target http://127.0.0.1:1 --scenario steady --duration 1s --keys 0", "--keys 0"}}) {
+  for (const Row& row :
+       {Row{"loadgen --scenario steady --duration 1s", "--target is required"},
+        Row{"loadgen --target http://127.0.0.1:1 --scenario nope --duration 1s",
+            "unknown; known scenarios"},
+        Row{"loadgen --target http://127.0.0.1:1 --scenario steady --duration soon",
+            "--duration soon"},
+        Row{"loadgen --target 127.0.0.1:1 --scenario steady --duration 1s", "expected http://"},
+        Row{"loadgen --target http://127.0.0.1:1 --scenario steady --duration 1s --rate -3",
+            "--rate -3"},
+        Row{"loadgen --target http://127.0.0.1:1 --scenario steady --duration 1s --keys 0",
+            "--keys 0"}}) {
     ProcessResult r = run_cli(row.args);
     EXPECT_EQ(r.exit_code, 2) << row.args;
     EXPECT_NE(r.err.find(row.says), std::string::npos) << row.args << ": " << r.err;

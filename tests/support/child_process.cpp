@@ -1,13 +1,12 @@
 #include "support/child_process.h"
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <atomic>
 #include <cerrno>
@@ -35,7 +34,8 @@ std::unique_ptr<ChildProcess> ChildProcess::start(const std::string& program,
   argv.push_back(const_cast<char*>(program.c_str()));
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
-  const int rc = posix_spawn(&child->pid_, program.c_str(), &actions, nullptr, argv.data(), environ);
+  const int rc =
+      posix_spawn(&child->pid_, program.c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   close(fds[1]);
   if (rc != 0) {
@@ -75,7 +75,8 @@ std::optional<std::string> ChildProcess::read_line(std::chrono::milliseconds tim
       buffered_.erase(0, nl + 1);
       return line;
     }
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return std::nullopt;
     pollfd p{stdout_fd_, POLLIN, 0};
     const int r = poll(&p, 1, static_cast<int>(left.count()));
@@ -118,8 +119,8 @@ GatewayProcess::GatewayProcess(const std::vector<std::string>& args) {
   auto line = process_->read_line();
   constexpr std::string_view kPrefix = "listening on 127.0.0.1:";
   if (!line || line->rfind(kPrefix, 0) != 0) {
-    ADD_FAILURE() << "limitscope-gateway did not print its address; stdout: " << line.value_or("<none>")
-                  << "; stderr: " << process_->stderr_text();
+    ADD_FAILURE() << "limitscope-gateway did not print its address; stdout: "
+                  << line.value_or("<none>") << "; stderr: " << process_->stderr_text();
     return;
   }
   port_ = std::stoi(line->substr(kPrefix.size()));

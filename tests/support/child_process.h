@@ -17,14 +17,16 @@ namespace limitscope::test {
 class ChildProcess {
  public:
   /// Starts `program` with `args` (no shell). @return nullptr when it could not be started.
-  static std::unique_ptr<ChildProcess> start(const std::string& program, const std::vector<std::string>& args);
+  static std::unique_ptr<ChildProcess> start(const std::string& program,
+                                             const std::vector<std::string>& args);
   ~ChildProcess();
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;
 
   /// The next stdout line (without '\n'), waiting for it at most `timeout` (a safety net for
   /// a broken child, not a pacing delay); nullopt on timeout or end of output.
-  std::optional<std::string> read_line(std::chrono::milliseconds timeout = std::chrono::seconds(10));
+  std::optional<std::string> read_line(
+      std::chrono::milliseconds timeout = std::chrono::seconds(10));
   /// Sends a signal (SIGHUP, SIGTERM, SIGSTOP...).
   void signal(int sig) const;
   /// Waits for the exit. @return the exit code, or -1 when it died of a signal.

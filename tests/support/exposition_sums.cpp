@@ -16,7 +16,8 @@ metrics::ParsedExposition parse(std::string_view text) {
 
 double sum_samples(std::string_view text, std::string_view name, const LabelMatch& match) {
   const auto parsed = parse(text);
-  EXPECT_TRUE(parsed.errors.empty()) << (parsed.errors.empty() ? "" : parsed.errors.front().message);
+  EXPECT_TRUE(parsed.errors.empty())
+      << (parsed.errors.empty() ? "" : parsed.errors.front().message);
   if (!parsed.errors.empty()) return -1;
   double sum = 0;
   for (const auto& s : parsed.samples) {

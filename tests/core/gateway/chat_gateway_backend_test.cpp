@@ -1,4 +1,6 @@
-// Verifies how the gateway answers a shared backend's failures: fail-open admits with X-Circuit-Open and no limit headers, fail-closed answers 503 with Retry-After, a backend error is 503, never 500; and only the binding limit's headers when a composite reports one.
+// Verifies how the gateway answers a shared backend's failures: fail-open admits with
+// X-Circuit-Open and no limit headers, fail-closed answers 503 with Retry-After, a backend error is
+// 503, never 500; and only the binding limit's headers when a composite reports one.
 
 #include <gtest/gtest.h>
 
@@ -53,8 +55,14 @@ TEST(ChatGatewayBackend, FailOpenAdmitsMarkedDegraded) {
   EXPECT_EQ(find_header(out.ticket->rate_limit_headers, "X-Circuit-Open"), "true");
   EXPECT_FALSE(find_header(out.ticket->rate_limit_headers, "X-RateLimit-Limit").has_value());
   const std::string m = f.gateway.render_metrics();
-  EXPECT_NE(m.find("limitscope_requests_total{tier=\"pro\",model=\"gpt-4.1\",decision=\"degraded\"} 1"), std::string::npos) << m;
-  EXPECT_NE(m.find("limitscope_backend_errors_total{backend=\"scripted\",reason=\"unavailable\"} 1"), std::string::npos) << m;
+  EXPECT_NE(
+      m.find("limitscope_requests_total{tier=\"pro\",model=\"gpt-4.1\",decision=\"degraded\"} 1"),
+      std::string::npos)
+      << m;
+  EXPECT_NE(
+      m.find("limitscope_backend_errors_total{backend=\"scripted\",reason=\"unavailable\"} 1"),
+      std::string::npos)
+      << m;
   EXPECT_NE(m.find("limitscope_circuit_state{backend=\"scripted\"} 2"), std::string::npos) << m;
   EXPECT_EQ(m.find("gateway_token_bucket_usage_count"), std::string::npos);
 }
@@ -69,7 +77,8 @@ TEST(ChatGatewayBackend, FailClosedIs503WithRetryAfter) {
   AdmitOutcome out = f.admit();
   ASSERT_TRUE(out.response.has_value());
   EXPECT_EQ(out.response->status, 503);
-  EXPECT_EQ(nlohmann::json::parse(out.response->body).at("error").at("code"), "limiter_unavailable");
+  EXPECT_EQ(nlohmann::json::parse(out.response->body).at("error").at("code"),
+            "limiter_unavailable");
   EXPECT_EQ(find_header(out.response->headers, "Retry-After"), "2");
   EXPECT_EQ(find_header(out.response->headers, "X-Circuit-Open"), "true");
   EXPECT_EQ(f.gateway.render_metrics().find("gateway_rate_limit_hits_total{"), std::string::npos);
@@ -89,7 +98,8 @@ TEST(ChatGatewayBackend, OnlyTheBindingLimitIsReported) {
   Fixture f;
   f.backend.next.denied_by = DeniedBy::llm_tokens;
   f.backend.next.reported = ReportedRules::llm_tokens_only;
-  f.backend.next.llm_tokens = Decision{false, 2'000'000, 10, std::chrono::seconds(3), std::chrono::seconds(60)};
+  f.backend.next.llm_tokens =
+      Decision{false, 2'000'000, 10, std::chrono::seconds(3), std::chrono::seconds(60)};
   f.backend.next.llm_tokens->reason = DenyReason::exhausted;
   AdmitOutcome out = f.admit();
   ASSERT_TRUE(out.response.has_value());
@@ -97,7 +107,8 @@ TEST(ChatGatewayBackend, OnlyTheBindingLimitIsReported) {
   EXPECT_EQ(find_header(out.response->headers, "Retry-After"), "3");
   EXPECT_EQ(find_header(out.response->headers, "X-RateLimit-Limit-Tokens"), "2000000");
   EXPECT_FALSE(find_header(out.response->headers, "X-RateLimit-Limit").has_value());
-  EXPECT_EQ(find_header(out.response->headers, "RateLimit-Policy"), "\"llm-tokens\";q=2000000;w=60");
+  EXPECT_EQ(find_header(out.response->headers, "RateLimit-Policy"),
+            "\"llm-tokens\";q=2000000;w=60");
 }
 
 }  // namespace

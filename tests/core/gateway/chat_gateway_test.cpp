@@ -1,4 +1,6 @@
-// Verifies the gateway's request handling without HTTP: status codes and error bodies, 429 with Retry-After, settlement after the upstream, the mock upstream's usage, and the metrics (hits = 429s, histogram count = admitted, no raw key).
+// Verifies the gateway's request handling without HTTP: status codes and error bodies, 429 with
+// Retry-After, settlement after the upstream, the mock upstream's usage, and the metrics (hits =
+// 429s, histogram count = admitted, no raw key).
 
 #include "core/gateway/chat_gateway.h"
 
@@ -82,14 +84,15 @@ TEST_P(GatewayRefuses, WithStatusAndCode) {
 
 INSTANTIATE_TEST_SUITE_P(
     Rows, GatewayRefuses,
-    ::testing::Values(ErrorRow{std::nullopt, chat_body("small"), 401, "missing_api_key"},
-                      ErrorRow{"Basic abc", chat_body("small"), 401, "invalid_authorization"},
-                      ErrorRow{"Bearer ", chat_body("small"), 401, "invalid_authorization"},
-                      ErrorRow{"Bearer a b", chat_body("small"), 401, "invalid_authorization"},
-                      ErrorRow{"Bearer sk-pro-secret-key", "{not json", 400, "invalid_json"},
-                      ErrorRow{"Bearer sk-pro-secret-key", R"({"messages":[{}]})", 400, "invalid_request"},
-                      ErrorRow{"Bearer stranger", chat_body("small"), 403, "unknown_api_key"},
-                      ErrorRow{"Bearer sk-pro-secret-key", chat_body("gpt-9"), 404, "model_not_found"}));
+    ::testing::Values(
+        ErrorRow{std::nullopt, chat_body("small"), 401, "missing_api_key"},
+        ErrorRow{"Basic abc", chat_body("small"), 401, "invalid_authorization"},
+        ErrorRow{"Bearer ", chat_body("small"), 401, "invalid_authorization"},
+        ErrorRow{"Bearer a b", chat_body("small"), 401, "invalid_authorization"},
+        ErrorRow{"Bearer sk-pro-secret-key", "{not json", 400, "invalid_json"},
+        ErrorRow{"Bearer sk-pro-secret-key", R"({"messages":[{}]})", 400, "invalid_request"},
+        ErrorRow{"Bearer stranger", chat_body("small"), 403, "unknown_api_key"},
+        ErrorRow{"Bearer sk-pro-secret-key", chat_body("gpt-9"), 404, "model_not_found"}));
 
 TEST(ChatGateway, UnknownKeyGetsTheDefaultTier) {
   Fixture f;
@@ -111,7 +114,8 @@ TEST(ChatGateway, EstimateAboveTheTokenCapacityIsATooLargeRequest) {
 
 TEST(ChatGateway, DeniedIs429WithBodyAndHeaders) {
   Fixture f;
-  for (int i = 0; i < 3; ++i) ASSERT_TRUE(f.gateway.admit(req("Bearer k", chat_body("small"))).ticket);
+  for (int i = 0; i < 3; ++i)
+    ASSERT_TRUE(f.gateway.admit(req("Bearer k", chat_body("small"))).ticket);
   f.clock.advance(milliseconds(250));
   AdmitOutcome out = f.gateway.admit(req("Bearer k", chat_body("small")));
   ASSERT_TRUE(out.response.has_value());
@@ -147,17 +151,23 @@ TEST(ChatGateway, SettlementFollowsTheUpstream) {
   AdmitOutcome a = f.gateway.admit(req("Bearer k", chat_body("small", 500)));
   ASSERT_TRUE(a.ticket);
   EXPECT_EQ(level(), 2000 - 502);
-  EXPECT_EQ(f.gateway.complete(*a.ticket, UpstreamOutcome{UpstreamOutcome::Kind::answered, 200, 40}), 40);
+  EXPECT_EQ(
+      f.gateway.complete(*a.ticket, UpstreamOutcome{UpstreamOutcome::Kind::answered, 200, 40}), 40);
   EXPECT_EQ(level(), 2000 - 40);
   AdmitOutcome b = f.gateway.admit(req("Bearer k", chat_body("small", 500)));
   ASSERT_TRUE(b.ticket);
-  EXPECT_EQ(f.gateway.complete(*b.ticket, UpstreamOutcome{UpstreamOutcome::Kind::unreachable, 0, std::nullopt}), 0);
+  EXPECT_EQ(f.gateway.complete(
+                *b.ticket, UpstreamOutcome{UpstreamOutcome::Kind::unreachable, 0, std::nullopt}),
+            0);
   EXPECT_EQ(level(), 2000 - 40);  // a failed call is refunded whole
   AdmitOutcome c = f.gateway.admit(req("Bearer k", chat_body("small", 500)));
   ASSERT_TRUE(c.ticket);
-  EXPECT_EQ(f.gateway.complete(*c.ticket, UpstreamOutcome{UpstreamOutcome::Kind::answered, 200, std::nullopt}), 502);
+  EXPECT_EQ(f.gateway.complete(*c.ticket,
+                               UpstreamOutcome{UpstreamOutcome::Kind::answered, 200, std::nullopt}),
+            502);
   EXPECT_EQ(level(), 2000 - 40 - 502);  // no usage: the estimate stands
-  const GatewayResponse bad = ChatGateway::upstream_failure(*c.ticket, UpstreamOutcome::Kind::timed_out, "after 30s");
+  const GatewayResponse bad =
+      ChatGateway::upstream_failure(*c.ticket, UpstreamOutcome::Kind::timed_out, "after 30s");
   EXPECT_EQ(bad.status, 504);
   EXPECT_EQ(error_of(bad).at("code"), "upstream_timeout");
   EXPECT_TRUE(find_header(bad.headers, "X-RateLimit-Limit").has_value());
@@ -205,7 +215,9 @@ TEST(ChatGateway, MetricsCountHitsAdmittedTokensAndNeverTheRawKey) {
   const std::string hash = api_key_hash("sk-pro-secret-key-2");
   EXPECT_EQ(test::sum_samples(text, "gateway_rate_limit_hits_total"), 3);
   EXPECT_EQ(test::sum_samples(text, "gateway_token_bucket_usage_count"), 3);
-  EXPECT_EQ(test::sum_samples(text, "limitscope_llm_tokens_total", {{"tier", "free"}, {"model", "small"}}), 60);
+  EXPECT_EQ(test::sum_samples(text, "limitscope_llm_tokens_total",
+                              {{"tier", "free"}, {"model", "small"}}),
+            60);
   EXPECT_EQ(test::sum_samples(text, "limitscope_requests_total", {{"decision", "allowed"}}), 3);
   EXPECT_EQ(test::first_label(text, "gateway_quota_burn_ratio", "api_key_hash"), hash);
   const double burn = test::sum_samples(text, "gateway_quota_burn_ratio", {{"api_key_hash", hash}});

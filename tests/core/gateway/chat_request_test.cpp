@@ -22,7 +22,8 @@ TEST(ChatRequest, ReadsModelPromptMaxTokensStream) {
 }
 
 TEST(ChatRequest, MaxCompletionTokensWinsAndDefaultApplies) {
-  auto r = parse_chat_request(R"({"model":"m","max_completion_tokens":7,"max_tokens":9,"messages":[{"content":"abcdefgh"}]})");
+  auto r = parse_chat_request(
+      R"({"model":"m","max_completion_tokens":7,"max_tokens":9,"messages":[{"content":"abcdefgh"}]})");
   ASSERT_TRUE(r.ok()) << r.error();
   EXPECT_EQ(r->max_tokens, 7);
   auto d = parse_chat_request(R"({"model":"m","messages":[{"content":"abcdefgh"}]})");
@@ -46,19 +47,23 @@ TEST_P(ChatRequestRefuses, WithAReason) {
 
 INSTANTIATE_TEST_SUITE_P(
     Rows, ChatRequestRefuses,
-    ::testing::Values(BadBody{"{\"model\": ", "malformed JSON"}, BadBody{"", "malformed JSON"},
-                      BadBody{"[1]", "must be a JSON object"},
-                      BadBody{R"({"messages":[{"content":"x"}]})", "\"model\" must be a non-empty string"},
-                      BadBody{R"({"model":3,"messages":[{"content":"x"}]})", "\"model\""},
-                      BadBody{R"({"model":"m"})", "\"messages\" must be a non-empty array"},
-                      BadBody{R"({"model":"m","messages":[]})", "\"messages\""},
-                      BadBody{R"({"model":"m","messages":[3]})", "must be an object"},
-                      BadBody{R"({"model":"m","messages":[{}],"max_tokens":0})", "\"max_tokens\" must be a positive integer"},
-                      BadBody{R"({"model":"m","messages":[{}],"max_tokens":"5"})", "positive integer"},
-                      BadBody{R"({"model":"m","messages":[{}],"stream":"yes"})", "\"stream\""}));
+    ::testing::Values(
+        BadBody{"{\"model\": ", "malformed JSON"}, BadBody{"", "malformed JSON"},
+        BadBody{"[1]", "must be a JSON object"},
+        BadBody{R"({"messages":[{"content":"x"}]})", "\"model\" must be a non-empty string"},
+        BadBody{R"({"model":3,"messages":[{"content":"x"}]})", "\"model\""},
+        BadBody{R"({"model":"m"})", "\"messages\" must be a non-empty array"},
+        BadBody{R"({"model":"m","messages":[]})", "\"messages\""},
+        BadBody{R"({"model":"m","messages":[3]})", "must be an object"},
+        BadBody{R"({"model":"m","messages":[{}],"max_tokens":0})",
+                "\"max_tokens\" must be a positive integer"},
+        BadBody{R"({"model":"m","messages":[{}],"max_tokens":"5"})", "positive integer"},
+        BadBody{R"({"model":"m","messages":[{}],"stream":"yes"})", "\"stream\""}));
 
 TEST(Usage, FromJsonBody) {
-  EXPECT_EQ(usage_total_tokens(R"({"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}})"), 7);
+  EXPECT_EQ(
+      usage_total_tokens(R"({"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}})"),
+      7);
   EXPECT_EQ(usage_total_tokens(R"({"usage":{"prompt_tokens":3,"completion_tokens":4}})"), 7);
   EXPECT_FALSE(usage_total_tokens(R"({"choices":[]})").has_value());
   EXPECT_FALSE(usage_total_tokens("not json").has_value());
@@ -68,11 +73,14 @@ TEST(Usage, FromJsonBody) {
 TEST(Usage, FromAnSseStreamSplitAnywhere) {
   const std::string stream =
       "data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\n"
-      "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":6,\"total_tokens\":11}}\r\n\r\n"
+      "data: "
+      "{\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":6,\"total_tokens\":11}}"
+      "\r\n\r\n"
       "data: [DONE]\n\n";
   for (std::size_t cut = 1; cut < stream.size(); cut += 7) {
     SseUsageScanner s;
-    for (std::size_t i = 0; i < stream.size(); i += cut) s.feed(std::string_view(stream).substr(i, cut));
+    for (std::size_t i = 0; i < stream.size(); i += cut)
+      s.feed(std::string_view(stream).substr(i, cut));
     s.finish();
     EXPECT_EQ(s.total_tokens(), 11) << "chunk size " << cut;
   }

@@ -1,4 +1,5 @@
-// Verifies the gateway's metric families under their cardinality cap: past max_series the quota-burn series and the quota table share one "__overflow__" row, and the overflow is counted.
+// Verifies the gateway's metric families under their cardinality cap: past max_series the
+// quota-burn series and the quota table share one "__overflow__" row, and the overflow is counted.
 
 #include "core/gateway/gateway_metrics.h"
 
@@ -22,11 +23,13 @@ TEST(GatewayMetrics, KeysPastTheCapShareTheOverflowSeries) {
     m.on_decision(r, hash, Nanos{0});
   }
   const std::string text = m.render();
-  EXPECT_EQ(test::sum_samples(text, "gateway_quota_burn_ratio", {{"api_key_hash", "aaaaaaaaaaaa"}}), 8.0 / 1000);
+  EXPECT_EQ(test::sum_samples(text, "gateway_quota_burn_ratio", {{"api_key_hash", "aaaaaaaaaaaa"}}),
+            8.0 / 1000);
   EXPECT_EQ(text.find("cccccccccccc"), std::string::npos);
   EXPECT_EQ(text.find("dddddddddddd"), std::string::npos);
   // The two keys past the cap share one row: 16 units of the 1,000-unit quota.
-  EXPECT_EQ(test::sum_samples(text, "gateway_quota_burn_ratio", {{"api_key_hash", "__overflow__"}}), 16.0 / 1000);
+  EXPECT_EQ(test::sum_samples(text, "gateway_quota_burn_ratio", {{"api_key_hash", "__overflow__"}}),
+            16.0 / 1000);
   EXPECT_GT(test::sum_samples(text, "limitscope_metric_series_overflow_total"), 0);
   EXPECT_EQ(test::sum_samples(text, "gateway_token_bucket_usage_count"), 4);
 }

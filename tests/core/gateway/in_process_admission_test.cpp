@@ -1,4 +1,6 @@
-// Verifies the in-process RPM+TPM composite: both rules admit or neither consumes, token settlement refunds and charges within [0, capacity], live policy reload, and the token bound under concurrency.
+// Verifies the in-process RPM+TPM composite: both rules admit or neither consumes, token settlement
+// refunds and charges within [0, capacity], live policy reload, and the token bound under
+// concurrency.
 
 #include "core/gateway/in_process_admission.h"
 

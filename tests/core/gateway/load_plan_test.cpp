@@ -1,9 +1,9 @@
-// Verifies the open-loop load plan: deterministic Poisson arrivals per seed, key splitting and rate scaling, retries per RetryPolicy (Retry-After honoured with backoff, ignored, given up).
+// Verifies the open-loop load plan: deterministic Poisson arrivals per seed, key splitting and rate
+// scaling, retries per RetryPolicy (Retry-After honoured with backoff, ignored, given up).
 
 #include "core/gateway/load_plan.h"
 
 #include <gtest/gtest.h>
-
 
 namespace limitscope::gateway {
 namespace {
@@ -120,7 +120,8 @@ TEST(LoadPlan, RetriesFollowTheClientsPolicy) {
   {
     auto p = LoadPlan::create(one_client(RetryBehaviour::give_up, 0.001), o);
     ASSERT_TRUE(p.ok());
-    EXPECT_EQ((*p)->on_rate_limited(PlannedRequest{}, seconds(1), seconds(1)), RetryVerdict::gave_up);
+    EXPECT_EQ((*p)->on_rate_limited(PlannedRequest{}, seconds(1), seconds(1)),
+              RetryVerdict::gave_up);
   }
 }
 

@@ -1,4 +1,5 @@
-// Verifies the load report: status counts, transport errors, retries, nearest-rank latency percentiles, and per key/tier/model groups in the JSON document.
+// Verifies the load report: status counts, transport errors, retries, nearest-rank latency
+// percentiles, and per key/tier/model groups in the JSON document.
 
 #include "core/gateway/load_report.h"
 

@@ -1,4 +1,5 @@
-// Verifies the rate-limit headers: X-RateLimit-*, their -Tokens twins, the IETF RateLimit and RateLimit-Policy fields, and Retry-After in whole seconds rounded up.
+// Verifies the rate-limit headers: X-RateLimit-*, their -Tokens twins, the IETF RateLimit and
+// RateLimit-Policy fields, and Retry-After in whole seconds rounded up.
 
 #include "core/gateway/rate_limit_headers.h"
 
@@ -32,8 +33,9 @@ TEST(WholeSecondsUp, RoundsUp) {
     Nanos in;
     std::int64_t out;
   };
-  for (const Row& r : {Row{Nanos{0}, 0}, Row{Nanos{-5}, 0}, Row{Nanos{1}, 1}, Row{milliseconds(999), 1},
-                       Row{seconds(1), 1}, Row{seconds(1) + Nanos{1}, 2}, Row{milliseconds(2500), 3}}) {
+  for (const Row& r :
+       {Row{Nanos{0}, 0}, Row{Nanos{-5}, 0}, Row{Nanos{1}, 1}, Row{milliseconds(999), 1},
+        Row{seconds(1), 1}, Row{seconds(1) + Nanos{1}, 2}, Row{milliseconds(2500), 3}}) {
     EXPECT_EQ(whole_seconds_up(r.in), r.out) << r.in.count();
   }
 }
@@ -84,7 +86,8 @@ TEST(RateLimitHeaders, NoRetryAfterWhenWaitingCannotHelp) {
   r.tier = &tier;
   r.denied_by = DeniedBy::llm_tokens;
   r.requests = Decision{true, 60, 50, std::nullopt, seconds(10)};
-  r.llm_tokens = Decision{false, 1000, 1000, std::nullopt, Nanos{0}, Nanos{0}, DenyReason::cost_above_capacity};
+  r.llm_tokens = Decision{
+      false, 1000, 1000, std::nullopt, Nanos{0}, Nanos{0}, DenyReason::cost_above_capacity};
   EXPECT_FALSE(retry_after_of(r).has_value());
   HttpHeaders h;
   append_rate_limit_headers(h, r);

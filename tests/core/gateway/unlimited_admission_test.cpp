@@ -1,4 +1,5 @@
-// Verifies the limiter-off backend: every known request admitted at full capacity, unknown keys and models still refused, reload replaces the policy.
+// Verifies the limiter-off backend: every known request admitted at full capacity, unknown keys and
+// models still refused, reload replaces the policy.
 
 #include "core/gateway/unlimited_admission.h"
 
@@ -17,8 +18,10 @@ TEST(UnlimitedAdmission, AdmitsKnownRefusesUnknown) {
     EXPECT_EQ(r.requests.remaining, 60);
     ASSERT_TRUE(r.llm_tokens.has_value());
   }
-  EXPECT_EQ(a.admit(AdmissionRequest{"stranger", "gpt-4.1", 1, Nanos{0}}).requests.reason, DenyReason::unknown_key);
-  EXPECT_EQ(a.admit(AdmissionRequest{"demo-free-1", "nope", 1, Nanos{0}}).requests.reason, DenyReason::unknown_model);
+  EXPECT_EQ(a.admit(AdmissionRequest{"stranger", "gpt-4.1", 1, Nanos{0}}).requests.reason,
+            DenyReason::unknown_key);
+  EXPECT_EQ(a.admit(AdmissionRequest{"demo-free-1", "nope", 1, Nanos{0}}).requests.reason,
+            DenyReason::unknown_model);
   p.default_tier = p.tier_index("pro");
   EXPECT_FALSE(a.set_policy(p, Nanos{0}).has_value());
   EXPECT_EQ(a.admit(AdmissionRequest{"stranger", "gpt-4.1", 1, Nanos{0}}).tier->name, "pro");
