@@ -15,7 +15,6 @@
 #include "core/sources/dashboard_snapshot.h"
 
 QT_BEGIN_NAMESPACE
-class QDateTimeAxis;
 class QLineSeries;
 class QValueAxis;
 QT_END_NAMESPACE
@@ -72,7 +71,7 @@ class TimeChart : public QChartView {
   double xAtTime(qint64 t_ms) const;
 
   QStringList m_shadedRules;
-  QDateTimeAxis* m_axisX = nullptr;
+  QValueAxis* m_axisX = nullptr;
   QValueAxis* m_axisY = nullptr;
   QLineSeries* m_anchor = nullptr;
   QHash<QString, QLineSeries*> m_lines;
