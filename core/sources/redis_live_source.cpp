@@ -34,7 +34,9 @@ RedisLiveSource::RedisLiveSource(RedisLiveOptions options, const Clock& clock)
   po.connect = options_.connect;
   po.backoff = options_.backoff;
   pool_ = std::make_unique<redis::ConnectionPool>(options_.url, po, clock_);
-  probe_ = std::make_unique<probe::RedisProbe>(options_.profiles, options_.probe);
+  probe::ProbeOptions probe_options = options_.probe;
+  probe_options.read_ttl = options_.read_ttl;
+  probe_ = std::make_unique<probe::RedisProbe>(options_.profiles, probe_options);
   metrics::SeriesStoreOptions so;
   so.samples_per_series = options_.samples_per_series;
   store_ = std::make_unique<metrics::SeriesStore>(so);

@@ -82,6 +82,9 @@ TEST(RedisLiveSource, RecordsLevelsAsDashboardSeries) {
   const KeyRow* bob = row_of(snap, "rlflx:bob");
   ASSERT_NE(bob, nullptr);
   EXPECT_DOUBLE_EQ(*bob->occupancy, 0.5);
+  for (const auto& r : source.readings()) {
+    EXPECT_FALSE(r.ttl_ms.has_value()) << "TTLs are read only when asked";
+  }
 
   const auto level = metrics::LabelMatcher::make("__name__", metrics::MatchOp::equal,
                                                  std::string(dashboard_series::kKeyLevel));
@@ -98,6 +101,27 @@ TEST(RedisLiveSource, RecordsLevelsAsDashboardSeries) {
     for (const auto& line : chart.lines) plotted = plotted || line.api_key == "alice";
   }
   EXPECT_TRUE(plotted) << "alice's level is on a chart";
+}
+
+TEST(RedisLiveSource, ReadsTtlsWhenAsked) {
+  auto server = test::RedisServer::start();
+  seed(*server);
+  ManualClock clock(Nanos{0}, Nanos{1'800'000'000'000'000'000});
+  RedisLiveOptions o = options_for(*server);
+  o.read_ttl = true;
+  RedisLiveSource source(o, clock);
+  source.advance(seconds(1));
+  ASSERT_TRUE(source.connected());
+  bool bob = false;
+  for (const auto& r : source.readings()) {
+    if (r.key == "rlflx:bob") {
+      bob = true;
+      ASSERT_TRUE(r.ttl_ms.has_value());
+      EXPECT_GT(*r.ttl_ms, 0);
+      EXPECT_LE(*r.ttl_ms, 600000);
+    }
+  }
+  EXPECT_TRUE(bob);
 }
 
 TEST(RedisLiveSource, KeepsHistoryAcrossADisconnectAndReconnects) {
