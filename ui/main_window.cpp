@@ -142,6 +142,7 @@ MainWindow::MainWindow(EmbeddedSimulationOptions options, bool start_running, QW
     emit recordingChanged(path, error);
   });
   connect(m_worker.data(), &SourceWorker::playbackOpened, this, &MainWindow::onPlaybackOpened);
+  connect(m_worker.data(), &SourceWorker::liveOpened, this, &MainWindow::liveOpened);
   connect(m_worker.data(), &SourceWorker::playbackClosed, this, &MainWindow::onPlaybackClosed);
   connect(m_worker.data(), &SourceWorker::runningChanged, this, [this](bool running) {
     const QSignalBlocker block(m_runAction);
@@ -465,6 +466,10 @@ void MainWindow::updateRunText() {
     m_runAction->setText(running ? tr("Stop simulation") : tr("Start simulation"));
     m_runAction->setToolTip(tr("Start or stop simulated time"));
   }
+}
+
+void MainWindow::openRedis(const QString& url, const QString& profiles) {
+  QMetaObject::invokeMethod(m_worker, [w = m_worker, url, profiles] { if (w) w->openRedis(url, profiles); });
 }
 
 void MainWindow::openRecording(const QString& path) {

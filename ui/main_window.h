@@ -48,6 +48,8 @@ class MainWindow : public QMainWindow {
   void screenshotAfter(double seconds, const QString& path);
   /// Loads a recording on the worker and shows it; emits playbackOpened or playbackFailed.
   void openRecording(const QString& path);
+  /// Shows a live Redis's limiter keys (RedisLiveSource on the worker); emits liveOpened.
+  void openRedis(const QString& url, const QString& profiles);
   /// Back from a recording to the simulation.
   void closeRecording();
   /// Starts recording the session to `path`, or stops for an empty path.
@@ -85,6 +87,8 @@ class MainWindow : public QMainWindow {
   void pngExported(const QString& path, const QString& error);
   void playbackOpened(const QString& path, const QString& loadError);
   void playbackFailed(const QString& error);
+  /// A live source opened (name), or failed to (error, empty name).
+  void liveOpened(const QString& name, const QString& error);
   void recordingChanged(const QString& path, const QString& error);
 
  protected:

@@ -43,6 +43,7 @@ SourceWorker::~SourceWorker() {
 
 DashboardSource* SourceWorker::active() const {
   if (m_playback) return m_playback.get();
+  if (m_live) return m_live.get();
   return m_sim.get();
 }
 
@@ -80,7 +81,9 @@ void SourceWorker::setView(const ViewRequest& view) {
 }
 
 void SourceWorker::fastForward(double secs) {
-  if (m_playback) {
+  if (m_live) {
+    m_live->advance(seconds(std::max(secs, 1.0)));  // live time cannot be skipped: refresh now
+  } else if (m_playback) {
     m_playback->seek(secs > 0 ? m_playback->begin_ms() + static_cast<qint64>(secs * 1000)
                               : m_playback->end_ms());
   } else if (m_sim && secs > 0) {
@@ -171,12 +174,39 @@ void SourceWorker::seek(qint64 t_ms) {
   publish();
 }
 
+void SourceWorker::openRedis(const QString& url, const QString& profiles) {
+  auto parsed = redis::parse_redis_url(url.toStdString());
+  if (!parsed) {
+    emit liveOpened(QString(), QString::fromStdString(parsed.error()));
+    return;
+  }
+  RedisLiveOptions o;
+  o.url = *parsed;
+  if (!profiles.isEmpty()) {
+    auto loaded = probe::load_profiles_file(profiles.toStdString());
+    if (!loaded) {
+      emit liveOpened(QString(), QString::fromStdString(loaded.error()));
+      return;
+    }
+    o.profiles = std::move(*loaded);
+  }
+  for (auto& p : probe::builtin_profiles()) o.profiles.push_back(std::move(p));
+  m_live = std::make_unique<RedisLiveSource>(std::move(o), SteadyClock::instance());
+  m_live->advance(Nanos{0});  // the first refresh at once, so the window is not empty
+  m_running = true;
+  m_speed = 1;
+  m_elapsed.restart();
+  emit liveOpened(QString::fromStdString("redis: " + parsed->redacted()), QString());
+  publish();
+}
+
 void SourceWorker::tick() {
   const qint64 real_ms = m_elapsed.restart();
   DashboardSource* src = active();
   if (m_running && src != nullptr) {
-    // Cap a stalled tick (machine asleep, debugger) to one second of real time.
-    const qint64 source_ms = std::min<qint64>(real_ms, 1000) * m_speed;
+    // Cap a stalled tick (machine asleep, debugger) to one second of real time. A live
+    // source runs on real time whatever the speed.
+    const qint64 source_ms = std::min<qint64>(real_ms, 1000) * (m_live ? 1 : m_speed);
     src->advance(std::chrono::milliseconds(source_ms));
     if (m_playback && m_playback->at_end()) {
       m_running = false;

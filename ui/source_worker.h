@@ -13,6 +13,7 @@
 #include "core/sources/dashboard_snapshot.h"
 #include "core/sources/embedded_simulation_source.h"
 #include "core/sources/playback_source.h"
+#include "core/sources/redis_live_source.h"
 
 class QTimer;
 
@@ -62,6 +63,9 @@ class SourceWorker : public QObject {
   void closePlayback();
   /// Playback: moves the cursor (ms since the epoch).
   void seek(qint64 t_ms);
+  /// Shows the limiter keys of a live Redis instead of the simulation (core/probe profiles:
+  /// `profiles` is a profiles file, or empty for the built-in ones). Emits liveOpened.
+  void openRedis(const QString& url, const QString& profiles);
 
  signals:
   void snapshotReady(limitscope::ui::SnapshotPtr snapshot);
@@ -75,6 +79,8 @@ class SourceWorker : public QObject {
   /// A recording is showing (begin/end of its time), or failed to open (error, no name).
   void playbackOpened(const QString& name, qint64 begin_ms, qint64 end_ms, const QString& error);
   void playbackClosed();
+  /// A live source is showing (its name), or could not be opened (error).
+  void liveOpened(const QString& name, const QString& error);
   /// Playback reached the end of the recording and stopped.
   void runningChanged(bool running);
 
@@ -86,6 +92,7 @@ class SourceWorker : public QObject {
   EmbeddedSimulationOptions m_options;
   std::unique_ptr<EmbeddedSimulationSource> m_sim;
   std::unique_ptr<PlaybackSource> m_playback;
+  std::unique_ptr<RedisLiveSource> m_live;  // shown instead of the simulation when set
   QTimer* m_timer = nullptr;
   QElapsedTimer m_elapsed;
   ViewRequest m_view;

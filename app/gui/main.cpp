@@ -50,7 +50,14 @@ int main(int argc, char** argv) {
                                                    "the simulation. With --screenshot, --after places the cursor "
                                                    "that many seconds into the recording (default: its end)."),
                                     QStringLiteral("FILE"));
-  parser.addOptions({demo, scenario, seed, screenshot, after, theme, playback});
+  const QCommandLineOption redis_url(QStringLiteral("redis"),
+                                     QStringLiteral("Show the limiter keys of this Redis instead of the simulation "
+                                                    "(redis://[user:password@]host:port/db; docs/probe.md)."),
+                                     QStringLiteral("URL"));
+  const QCommandLineOption profiles(QStringLiteral("profiles"),
+                                    QStringLiteral("With --redis: schema profiles (JSON) tried before the built-in ones."),
+                                    QStringLiteral("FILE"));
+  parser.addOptions({demo, scenario, seed, screenshot, after, theme, playback, redis_url, profiles});
   parser.process(app);
 
   limitscope::EmbeddedSimulationOptions options;
@@ -86,7 +93,22 @@ int main(int argc, char** argv) {
                      });
   }
   window.show();
-  if (parser.isSet(playback)) {
+  if (parser.isSet(redis_url) && parser.isSet(playback)) {
+    return fail(QStringLiteral("give one of --redis and --playback"));
+  }
+  if (parser.isSet(redis_url)) {
+    // Opened on the worker; a URL or profiles file that cannot be used ends the program.
+    QObject::connect(&window, &limitscope::ui::MainWindow::liveOpened, &window,
+                     [&window, shot, shot_path, after_s](const QString& name, const QString& error) {
+                       if (name.isEmpty()) {
+                         std::fprintf(stderr, "limitscope: %s\n", qPrintable(error));
+                         QApplication::exit(2);
+                         return;
+                       }
+                       if (shot) window.screenshotAfter(after_s, shot_path);
+                     });
+    window.openRedis(parser.value(redis_url), parser.value(profiles));
+  } else if (parser.isSet(playback)) {
     // Loading happens on the worker; a file that cannot be played at all ends the program.
     QObject::connect(&window, &limitscope::ui::MainWindow::playbackFailed, &app, [](const QString& error) {
       std::fprintf(stderr, "limitscope: %s\n", qPrintable(error));

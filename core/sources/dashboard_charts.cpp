@@ -30,7 +30,7 @@ std::vector<metrics::Point> decimated(const SeriesSamples& s, const ChartView& v
 
 std::string key_line_name(const metrics::Labels& l) {
   std::string name(l.get("api_key"));
-  if (l.has("model")) {
+  if (!l.get("model").empty()) {  // live Redis keys have no model
     name += " / ";
     name += l.get("model");
   }
