@@ -34,29 +34,19 @@ int run_decide(const CommandArgs& argv) {
     return 0;
   }
   if (!args.ok()) return usage_error(kName, args.error());
-  auto options = parse_redis_options(args);
-  if (!options) return usage_error(kName, options.error());
-  if (options->rule.empty()) return usage_error(kName, "--rule NAME is required");
-  const auto key = args.get("key");
-  if (!key || key->empty()) return usage_error(kName, "--key KEY is required");
-  auto cost = number_option(args, "cost", 1, 0);
-  if (!cost) return usage_error(kName, cost.error());
+  auto parsed = parse_rule_key_options(args);
+  if (!parsed) return usage_error(kName, parsed.error());
+  const RedisOptions& options = parsed->redis;
 
-  SteadyClock& clock = SteadyClock::instance();
-  redis::PoolOptions pool_options;
-  pool_options.size = 1;
-  pool_options.connect = options->connect;
-  redis::ConnectionPool pool(options->url, pool_options, clock);
-  redis::GuardedLimiter limiter(pool, redis::RedisLimiter(options->schema), options->failure,
-                                clock);
-  const auto result = limiter.decide(options->rule, *key, *cost);
+  RedisRuleClient client(options, 1);
+  const auto result = client.limiter.decide(options.rule, parsed->key, parsed->cost);
   const Decision& d = result.guarded.decision;
 
   if (d.reason == DenyReason::backend_error) {
-    std::cerr << "limitscope-cli decide: rule '" << options->rule << "': " << result.guarded.error
+    std::cerr << "limitscope-cli decide: rule '" << options.rule << "': " << result.guarded.error
               << "\n";
   } else if (result.guarded.degraded) {
-    std::cerr << "limitscope-cli decide: degraded (" << redis::to_string(options->failure.mode)
+    std::cerr << "limitscope-cli decide: degraded (" << redis::to_string(options.failure.mode)
               << "): " << result.guarded.error << "\n";
   }
   if (args.has("json")) {

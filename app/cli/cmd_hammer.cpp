@@ -25,11 +25,7 @@ std::optional<std::int64_t> server_time_us(redis::ConnectionPool& pool) {
   auto lease = pool.acquire();
   if (!lease) return std::nullopt;
   auto t = (*lease)->command({"TIME"});
-  if (!t || !t->is_array() || t->elements.size() != 2) return std::nullopt;
-  const auto s = t->elements[0].as_integer();
-  const auto us = t->elements[1].as_integer();
-  if (!s || !us) return std::nullopt;
-  return *s * 1'000'000 + *us;
+  return t ? t->as_time_us() : std::nullopt;
 }
 
 }  // namespace
@@ -48,17 +44,13 @@ int run_hammer(const CommandArgs& argv) {
     return 0;
   }
   if (!args.ok()) return usage_error(kName, args.error());
-  auto options = parse_redis_options(args);
-  if (!options) return usage_error(kName, options.error());
-  if (options->rule.empty()) return usage_error(kName, "--rule NAME is required");
-  const auto key = args.get("key");
-  if (!key || key->empty()) return usage_error(kName, "--key KEY is required");
+  auto parsed = parse_rule_key_options(args);
+  if (!parsed) return usage_error(kName, parsed.error());
+  const RedisOptions& options = parsed->redis;
   auto threads = integer_option(args, "threads", 4, 1, 256);
   if (!threads) return usage_error(kName, threads.error());
   auto requests = integer_option(args, "requests", 10000, 1, 1'000'000'000);
   if (!requests) return usage_error(kName, requests.error());
-  auto cost = number_option(args, "cost", 1, 0);
-  if (!cost) return usage_error(kName, cost.error());
   std::optional<Nanos> duration;
   if (auto text = args.get("duration")) {
     auto d = parse_duration(*text);
@@ -67,12 +59,9 @@ int run_hammer(const CommandArgs& argv) {
   }
 
   SteadyClock& clock = SteadyClock::instance();
-  redis::PoolOptions pool_options;
-  pool_options.size = static_cast<std::size_t>(*threads) + 1;
-  pool_options.connect = options->connect;
-  redis::ConnectionPool pool(options->url, pool_options, clock);
-  redis::GuardedLimiter limiter(pool, redis::RedisLimiter(options->schema), options->failure,
-                                clock);
+  RedisRuleClient client(options, static_cast<std::size_t>(*threads) + 1);
+  redis::ConnectionPool& pool = client.pool;
+  redis::GuardedLimiter& limiter = client.limiter;
 
   const auto start_us = server_time_us(pool);
   const Nanos started = clock.now();
@@ -84,7 +73,7 @@ int run_hammer(const CommandArgs& argv) {
     pool_threads.emplace_back([&] {
       while (next.fetch_add(1, std::memory_order_relaxed) < *requests) {
         if (clock.now() >= stop_at) break;
-        const auto r = limiter.decide(options->rule, *key, *cost);
+        const auto r = limiter.decide(options.rule, parsed->key, parsed->cost);
         if (r.guarded.decision.reason == DenyReason::backend_error) {
           ++errors;
         } else if (r.guarded.degraded) {
@@ -102,7 +91,7 @@ int run_hammer(const CommandArgs& argv) {
   const auto end_us = server_time_us(pool);
 
   const long long decided = admitted + rejected;
-  const auto stats = limiter.stats(options->rule);
+  const auto stats = limiter.stats(options.rule);
   if (args.has("json")) {
     nlohmann::json j{{"admitted", admitted.load()},
                      {"rejected", rejected.load()},

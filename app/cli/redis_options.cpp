@@ -49,6 +49,30 @@ Expected<RedisOptions> parse_redis_options(const Args& args, bool require_url) {
   return o;
 }
 
+Expected<RuleKeyOptions> parse_rule_key_options(const Args& args) {
+  auto redis_options = parse_redis_options(args);
+  if (!redis_options) return make_error(redis_options.error());
+  if (redis_options->rule.empty()) return make_error("--rule NAME is required");
+  const auto key = args.get("key");
+  if (!key || key->empty()) return make_error("--key KEY is required");
+  auto cost = number_option(args, "cost", 1, 0);
+  if (!cost) return make_error(cost.error());
+  return RuleKeyOptions{std::move(redis_options).value(), *key, *cost};
+}
+
+namespace {
+redis::PoolOptions pool_options(const RedisOptions& options, std::size_t connections) {
+  redis::PoolOptions po;
+  po.size = connections;
+  po.connect = options.connect;
+  return po;
+}
+}  // namespace
+
+RedisRuleClient::RedisRuleClient(const RedisOptions& options, std::size_t connections)
+    : pool(options.url, pool_options(options, connections), SteadyClock::instance()),
+      limiter(pool, redis::RedisLimiter(options.schema), options.failure, SteadyClock::instance()) {}
+
 Expected<long long> integer_option(const Args& args, const std::string& name, long long fallback,
                                    long long min, long long max) {
   auto text = args.get(name);

@@ -10,6 +10,7 @@
 #include "app/cli/args.h"
 #include "core/common/expected.h"
 #include "core/redis/failure_guard.h"
+#include "core/redis/guarded_limiter.h"
 #include "core/redis/key_schema.h"
 #include "core/redis/pool.h"
 #include "core/redis/redis_url.h"
@@ -30,6 +31,22 @@ struct RedisOptions {
 /// Validates the shared options. `require_url` false lets a command start its own server.
 /// @return the options, or an error naming the option and the reason
 Expected<RedisOptions> parse_redis_options(const Args& args, bool require_url = true);
+
+/// The options of a subcommand deciding on one key of one rule (decide, hammer): the shared
+/// Redis options with --rule, plus --key and --cost.
+struct RuleKeyOptions {
+  RedisOptions redis;
+  std::string key;
+  double cost = 1;
+};
+Expected<RuleKeyOptions> parse_rule_key_options(const Args& args);
+
+/// A pool of `connections` and the guarded limiter over it, as a gateway would hold them.
+struct RedisRuleClient {
+  RedisRuleClient(const RedisOptions& options, std::size_t connections);
+  redis::ConnectionPool pool;
+  redis::GuardedLimiter limiter;
+};
 
 /// A non-negative whole number option (or its default).
 Expected<long long> integer_option(const Args& args, const std::string& name, long long fallback,

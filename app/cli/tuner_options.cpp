@@ -42,11 +42,10 @@ Expected<tuner::Trace> load_trace_option(const Args& args, std::size_t* skipped)
   if (file && args.get("redis")) return make_error("give one of --trace and --redis");
   if (!file && !args.get("redis")) return make_error("--trace FILE (or --redis URL --rule NAME) is required");
   const std::string source = file ? *file : "decision stream of rule " + args.get("rule").value_or("?");
-  const std::string* path = &source;
   auto load = file ? tuner::load_trace_file(*file) : load_stream(args);
   if (!load) return make_error(load.error());
   if (load->error_count > 0 && !args.has("skip-bad-lines")) {
-    std::string msg = "trace " + *path + ": " + std::to_string(load->error_count) +
+    std::string msg = "trace " + source + ": " + std::to_string(load->error_count) +
                       " bad line(s), nothing replayed (--skip-bad-lines replays the " +
                       std::to_string(load->trace.events.size()) + " good ones):";
     for (std::size_t i = 0; i < std::min<std::size_t>(3, load->errors.size()); ++i) {
@@ -55,7 +54,7 @@ Expected<tuner::Trace> load_trace_option(const Args& args, std::size_t* skipped)
     msg.pop_back();
     return make_error(msg);
   }
-  if (load->trace.events.empty()) return make_error("trace " + *path + ": no events");
+  if (load->trace.events.empty()) return make_error("trace " + source + ": no events");
   if (skipped != nullptr) *skipped = load->error_count;
   return std::move(load->trace);
 }

@@ -11,15 +11,8 @@ namespace limitscope::probe {
 namespace {
 
 redis::Result<std::int64_t> server_time_us(const redis::Value& v) {
-  if (!v.is_array() || v.elements.size() != 2) {
-    return redis::make_redis_error(redis::ErrorKind::protocol, "TIME answered " + v.describe());
-  }
-  const auto s = v.elements[0].as_integer();
-  const auto us = v.elements[1].as_integer();
-  if (!s || !us) {
-    return redis::make_redis_error(redis::ErrorKind::protocol, "TIME answered " + v.describe());
-  }
-  return *s * 1'000'000 + *us;
+  if (auto t = v.as_time_us()) return *t;
+  return redis::make_redis_error(redis::ErrorKind::protocol, "TIME answered " + v.describe());
 }
 
 // Highest pressure first; unknown pressure (no capacity, errors) after every known one; ties

@@ -26,6 +26,14 @@ std::optional<std::int64_t> Value::as_integer() const {
   return v;
 }
 
+std::optional<std::int64_t> Value::as_time_us() const {
+  if (type != Type::array || elements.size() != 2) return std::nullopt;
+  const auto s = elements[0].as_integer();
+  const auto us = elements[1].as_integer();
+  if (!s || !us) return std::nullopt;
+  return *s * 1'000'000 + *us;
+}
+
 Value Value::of_integer(std::int64_t v) {
   Value r;
   r.type = Type::integer;

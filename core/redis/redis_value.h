@@ -34,6 +34,9 @@ struct Value {
   static Value of_error(std::string s);
   static Value of_array(std::vector<Value> elements);
 
+  /// The reply of TIME ([seconds, microseconds]) as µs since the epoch, or nullopt.
+  std::optional<std::int64_t> as_time_us() const;
+
   /// A short human rendering (redis-cli style, one line), for errors and logs.
   std::string describe() const;
 };
