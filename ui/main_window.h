@@ -5,6 +5,7 @@
 
 #include <QMainWindow>
 #include <QPointer>
+#include <QList>
 #include <QThread>
 
 #include <array>
@@ -15,11 +16,13 @@ QT_BEGIN_NAMESPACE
 class QAction;
 class QActionGroup;
 class QComboBox;
+class QDockWidget;
 class QLabel;
 class QLineEdit;
 class QSlider;
 class QSortFilterProxyModel;
 class QSystemTrayIcon;
+class QTabWidget;
 class QTableView;
 class QTextBrowser;
 class QTimer;
@@ -50,6 +53,10 @@ class MainWindow : public QMainWindow {
   void openRecording(const QString& path);
   /// Shows a live Redis's limiter keys (RedisLiveSource on the worker); emits liveOpened.
   void openRedis(const QString& url, const QString& profiles);
+  /// Adds a page beside the dashboard (the Tuner, ...); while it is shown the dashboard's docks
+  /// and toolbar are hidden. @return the tab's index
+  int addWorkspaceTab(QWidget* page, const QString& title);
+  void showWorkspaceTab(int index);
   /// Back from a recording to the simulation.
   void closeRecording();
   /// Starts recording the session to `path`, or stops for an empty path.
@@ -113,6 +120,7 @@ class MainWindow : public QMainWindow {
   void alignCharts();
   void notifyFiring(const QStringList& started);
   void restoreLayout();
+  void onTabChanged(int index);
 
   QThread m_thread;
   QPointer<SourceWorker> m_worker;
@@ -121,6 +129,9 @@ class MainWindow : public QMainWindow {
   SnapshotPtr m_shown;
   QTimer* m_uiTimer = nullptr;
 
+  QTabWidget* m_tabs = nullptr;
+  QWidget* m_chartsPanel = nullptr;  // the dashboard tab: what Export PNG grabs
+  QList<QPointer<QDockWidget>> m_hiddenDocks;  // dashboard docks hidden while another tab shows
   std::array<TimeChart*, 4> m_charts{};
   KeyTableModel* m_keyModel = nullptr;
   QSortFilterProxyModel* m_keyProxy = nullptr;

@@ -13,7 +13,10 @@
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QDockWidget>
+#include <QLabel>
 #include <QTest>
+#include <QToolBar>
 
 #include "core/metrics/series_store.h"
 #include "support/qt_app.h"
@@ -128,6 +131,26 @@ TEST(MainWindow, PauseKeepsRecordingAndResumeCatchesUp) {
   ASSERT_FALSE(pts.isEmpty());
   EXPECT_GE(pts.back().x(), static_cast<double>(paused_at + 60'000));
   EXPECT_NE(tip_paused, QString());
+}
+
+TEST(MainWindow, AnotherTabHidesTheDashboardsDocksAndBringsThemBack) {
+  test::ensure_qt_app();
+  MainWindow w(sim_options(), false);
+  w.show();
+  auto* keys = w.findChild<QDockWidget*>(QStringLiteral("keysDock"));
+  auto* alerts = w.findChild<QDockWidget*>(QStringLiteral("alertsDock"));
+  auto* controls = w.findChild<QToolBar*>(QStringLiteral("controls"));
+  ASSERT_TRUE(keys != nullptr && alerts != nullptr && controls != nullptr);
+  alerts->hide();  // the operator closed one dock: coming back must not reopen it
+  const int page = w.addWorkspaceTab(new QLabel(QStringLiteral("page")), QStringLiteral("Page"));
+  EXPECT_EQ(page, 1);
+  w.showWorkspaceTab(page);
+  EXPECT_FALSE(keys->isVisible());
+  EXPECT_FALSE(controls->isVisible());
+  w.showWorkspaceTab(0);
+  EXPECT_TRUE(keys->isVisible());
+  EXPECT_FALSE(alerts->isVisible());
+  EXPECT_TRUE(controls->isVisible());
 }
 
 TEST(MainWindow, ExportsPngAndCsvMatchingTheStore) {
