@@ -109,6 +109,7 @@ double Trace::duration_s() const {
 
 TraceLoad parse_trace_jsonl(std::istream& in, const TraceOptions& options) {
   TraceLoad load;
+  load.trace.events.reserve(options.reserve_events);
   Collector c{load, options};
   std::string line;
   while (std::getline(in, line)) {
@@ -154,6 +155,7 @@ TraceLoad parse_trace_jsonl(std::istream& in, const TraceOptions& options) {
 
 TraceLoad parse_trace_csv(std::istream& in, const TraceOptions& options) {
   TraceLoad load;
+  load.trace.events.reserve(options.reserve_events);
   Collector c{load, options};
   std::string line;
   int col_t = -1, col_key = -1, col_cost = -1, col_model = -1, col_tier = -1;

@@ -63,6 +63,7 @@ struct TraceLoad {
 struct TraceOptions {
   std::size_t max_errors = 100;
   std::size_t max_keys = 10'000'000;
+  std::size_t reserve_events = 0;  ///< events to reserve up front (a known line count)
 };
 
 /// JSON lines.

@@ -1,0 +1,109 @@
+#include "core/tuner/candidate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+
+#include "core/limiter/algorithms.h"
+
+namespace limitscope::tuner {
+
+namespace {
+
+std::string number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+}  // namespace
+
+double largest_cost(const Trace& trace) {
+  double most = 0;
+  for (const TraceEvent& e : trace.events) most = std::max(most, e.cost);
+  return most;
+}
+
+std::vector<FieldProblem> check_candidate(const LimitParams& params, double largest) {
+  std::vector<FieldProblem> out;
+  const auto positive = [&](const char* field, const char* what, double v) {
+    if (!std::isfinite(v) || v <= 0) {
+      out.push_back({field, std::string(what) + " must be greater than 0 (got " + number(v) + ")"});
+      return false;
+    }
+    return true;
+  };
+  if (is_window_algorithm(params.algorithm)) {
+    const double window_s = static_cast<double>(params.window.count()) / 1e9;
+    if (positive("window", "the window", window_s) && params.window < std::chrono::milliseconds(1)) {
+      out.push_back({"window", "the window must be at least 1 ms (got " + number(window_s) + " s)"});
+    }
+    if (positive("limit", "the limit", params.limit) && largest > params.limit) {
+      out.push_back({"limit", "the limit " + number(params.limit) + " is below the largest cost in the trace (" +
+                                  number(largest) + "): those requests could never be admitted"});
+    }
+  } else {
+    positive("refill", "the refill rate", params.refill.amount);
+    if (positive("capacity", "the capacity", params.capacity) && largest > params.capacity) {
+      out.push_back({"capacity", "the capacity " + number(params.capacity) +
+                                     " is below the largest cost in the trace (" + number(largest) +
+                                     "): those requests could never be admitted"});
+    }
+  }
+  if (out.empty()) {
+    // Anything else validate() refuses (e.g. a period of 0), under no field in particular.
+    if (auto why = params.validate()) out.push_back({is_window_algorithm(params.algorithm) ? "window" : "refill", *why});
+  }
+  return out;
+}
+
+std::size_t sweep_state_bytes(const Trace& trace, const SweepSpec& spec) {
+  const std::size_t configs = static_cast<std::size_t>(std::max(1, spec.x.steps)) *
+                              static_cast<std::size_t>(std::max(1, spec.y.steps));
+  // token bucket fast path: tokens, last time and rejections, three doubles per pair;
+  // others: the typed state plus two 32-bit counters.
+  const std::size_t per_pair =
+      spec.base.algorithm == Algorithm::token_bucket
+          ? 3 * sizeof(double)
+          : visit_algorithm(spec.base.algorithm, [](auto algo) {
+              return sizeof(std::optional<typename decltype(algo)::State>) + 2 * sizeof(std::uint32_t);
+            });
+  return trace.keys.size() * configs * per_pair;
+}
+
+std::string describe_429s(const Counts& c) {
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "%llu of %llu requests (%.2f%%)",
+                static_cast<unsigned long long>(c.rejected),
+                static_cast<unsigned long long>(c.admitted + c.rejected), c.ratio_429() * 100);
+  return buf;
+}
+
+ChangePreview preview_change(const std::string& rule, const std::optional<redis::RuleConfig>& live,
+                             const LimitParams& candidate, std::optional<Counts> current_counts,
+                             std::optional<Counts> candidate_counts) {
+  ChangePreview p;
+  p.rule = rule;
+  p.scope = "rule \"" + rule + "\": every key it limits, at its next decision. Per-key overrides "
+            "are not supported by the config schema (one config per rule), so a single key "
+            "cannot be changed alone.";
+  p.config = redis::single_limit(candidate);
+  p.new_text = p.config.describe();
+  if (live) {
+    p.old_text = live->describe() + " (version " + std::to_string(live->version) + ")";
+    p.expect_version = live->version;
+    if (live->composite()) {
+      p.notes.push_back("the rule is a composite of " + std::to_string(live->limits.size()) +
+                        " limits; applying replaces them with this single limit");
+    }
+  } else {
+    p.old_text = "(no config: the rule is created)";
+  }
+  p.current = current_counts;
+  p.candidate = candidate_counts;
+  p.refused = redis::check_for_redis(p.config);
+  return p;
+}
+
+}  // namespace limitscope::tuner

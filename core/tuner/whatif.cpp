@@ -1,0 +1,47 @@
+#include "core/tuner/whatif.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "core/limiter/algorithms.h"
+
+namespace limitscope::tuner {
+
+Expected<WhatIfSeries> whatif_series(const Trace& trace, const LimitParams& params, int columns) {
+  if (auto why = params.validate()) return make_error("parameters: " + *why);
+  if (columns < 1) return make_error("what-if: columns must be >= 1");
+  WhatIfSeries s;
+  s.params = params;
+  const auto n = static_cast<std::size_t>(columns);
+  s.rejected.assign(n, 0);
+  s.requests.assign(n, 0);
+  std::vector<double> level_sum(n, 0);
+  if (!trace.events.empty()) {
+    s.t0_us = trace.events.front().t_us;
+    const std::int64_t span = trace.events.back().t_us - s.t0_us;
+    // Wide enough that the last event falls in the last column.
+    s.column_us = std::max<std::int64_t>(1, span / columns + 1);
+  }
+  visit_algorithm(params.algorithm, [&](auto algo) {
+    using A = decltype(algo);
+    std::vector<std::optional<typename A::State>> states(trace.keys.size());
+    for (const TraceEvent& e : trace.events) {
+      const Nanos now{e.t_us * 1000};
+      auto& state = states[e.key];
+      if (!state) state = A::fresh(params, now);
+      const Decision d = A::decide(params, *state, now, e.cost);
+      const auto col = std::min(n - 1, static_cast<std::size_t>((e.t_us - s.t0_us) / s.column_us));
+      s.total.add(d.allowed, e.cost);
+      ++s.requests[col];
+      if (!d.allowed) ++s.rejected[col];
+      level_sum[col] += d.limit > 0 ? std::clamp(d.remaining / d.limit, 0.0, 1.0) : 0.0;
+    }
+  });
+  s.mean_level.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    s.mean_level[i] = s.requests[i] == 0 ? -1 : level_sum[i] / s.requests[i];
+  }
+  return s;
+}
+
+}  // namespace limitscope::tuner

@@ -1,0 +1,88 @@
+// Verifies the Tuner's checks: zero and negative rates, capacities and limits below the
+// trace's largest cost and too-short windows are field problems with a clear message; a sweep's
+// state memory grows with keys × configurations; a change preview names old and new, the
+// version it will compare-and-set on, the scope, and refuses what Redis cannot run.
+#include "core/tuner/candidate.h"
+
+#include <gtest/gtest.h>
+
+#include "support/limit_params_builders.h"
+
+namespace limitscope::tuner {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+TEST(Candidate, FieldProblemsInTheOperatorsWords) {
+  struct Row {
+    LimitParams params;
+    double largest;
+    std::string field;  // "" = no problem
+    std::string says;
+  };
+  const Row rows[] = {
+      {test::bucket(Algorithm::token_bucket, 10, 5), 8, "", ""},
+      {test::bucket(Algorithm::token_bucket, 10, 0), 1, "refill", "greater than 0"},
+      {test::bucket(Algorithm::gcra, 10, -2), 1, "refill", "greater than 0 (got -2)"},
+      {test::bucket(Algorithm::token_bucket, 0, 5), 1, "capacity", "greater than 0"},
+      {test::bucket(Algorithm::token_bucket, 5, 5), 8, "capacity", "below the largest cost in the trace (8)"},
+      {test::window(Algorithm::sliding_log, 5, seconds(1)), 8, "limit", "below the largest cost"},
+      {test::window(Algorithm::fixed_window, 10, Nanos{0}), 1, "window", "greater than 0"},
+      {test::window(Algorithm::fixed_window, 10, Nanos{500}), 1, "window", "at least 1 ms"},
+      {test::window(Algorithm::sliding_counter, -1, seconds(1)), 1, "limit", "greater than 0"},
+  };
+  for (const Row& row : rows) {
+    SCOPED_TRACE(row.params.describe());
+    const auto problems = check_candidate(row.params, row.largest);
+    if (row.field.empty()) {
+      EXPECT_TRUE(problems.empty()) << problems.front().message;
+      continue;
+    }
+    ASSERT_FALSE(problems.empty());
+    EXPECT_EQ(problems.front().field, row.field);
+    EXPECT_NE(problems.front().message.find(row.says), std::string::npos) << problems.front().message;
+  }
+}
+
+TEST(Candidate, SweepStateGrowsWithKeysAndConfigurations) {
+  Trace t;
+  for (int k = 0; k < 10; ++k) t.add(k, "k" + std::to_string(k), 1);
+  SweepSpec spec;
+  spec.base = test::bucket(Algorithm::token_bucket, 1, 1);
+  spec.x = {1, 10, 4};
+  spec.y = {1, 10, 5};
+  EXPECT_EQ(sweep_state_bytes(t, spec), 10u * 20u * 24u);
+  spec.base = test::window(Algorithm::sliding_log, 1, seconds(1));
+  EXPECT_GT(sweep_state_bytes(t, spec), 10u * 20u * 8u);
+  EXPECT_EQ(largest_cost(t), 1);
+}
+
+TEST(Candidate, PreviewNamesOldNewVersionAndScope) {
+  redis::RuleConfig live = redis::single_limit(test::bucket(Algorithm::token_bucket, 100, 10));
+  live.version = 7;
+  Counts cur, cand;
+  cur.rejected = 10;
+  cur.admitted = 90;
+  cand.rejected = 1;
+  cand.admitted = 99;
+  const auto p = preview_change("chat", live, test::bucket(Algorithm::token_bucket, 200, 10), cur, cand);
+  EXPECT_EQ(p.expect_version, 7);
+  EXPECT_NE(p.old_text.find("capacity=100"), std::string::npos) << p.old_text;
+  EXPECT_NE(p.old_text.find("version 7"), std::string::npos);
+  EXPECT_NE(p.new_text.find("capacity=200"), std::string::npos) << p.new_text;
+  EXPECT_NE(p.scope.find("rule \"chat\""), std::string::npos);
+  EXPECT_NE(p.scope.find("single key cannot be changed alone"), std::string::npos);
+  EXPECT_FALSE(p.refused);
+  EXPECT_EQ(describe_429s(*p.current), "10 of 100 requests (10.00%)");
+
+  const auto created = preview_change("new", std::nullopt, test::bucket(Algorithm::gcra, 5, 1), {}, {});
+  EXPECT_EQ(created.expect_version, 0);
+  EXPECT_NE(created.old_text.find("created"), std::string::npos);
+
+  const auto leaky = preview_change("q", live, test::bucket(Algorithm::leaky_bucket, 5, 1), {}, {});
+  ASSERT_TRUE(leaky.refused);
+}
+
+}  // namespace
+}  // namespace limitscope::tuner

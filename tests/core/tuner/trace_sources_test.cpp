@@ -1,0 +1,57 @@
+// Verifies traces from the dashboard's sources: a simulation scenario gives every decided
+// request in time order, the same for the same seed, cancellable and capped; a recording's
+// request lines become a time-ordered trace and its load error is kept beside them.
+#include "core/tuner/trace_sources.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace limitscope::tuner {
+namespace {
+
+TEST(TraceSources, ScenarioGivesEveryRequestInTimeOrder) {
+  ScenarioTraceOptions o;
+  o.scenario = "steady";
+  o.duration = std::chrono::seconds(20);
+  double last = -1;
+  const auto a = trace_from_scenario(o, nullptr, [&](double f) { last = f; });
+  ASSERT_TRUE(a.ok()) << a.error();
+  ASSERT_GT(a->events.size(), 10u);
+  EXPECT_TRUE(std::is_sorted(a->events.begin(), a->events.end(),
+                             [](const TraceEvent& x, const TraceEvent& y) { return x.t_us < y.t_us; }));
+  EXPECT_EQ(last, 1.0);
+  const auto b = trace_from_scenario(o);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(a->events.size(), b->events.size());
+  EXPECT_EQ(a->keys, b->keys);
+
+  o.max_events = 5;
+  const auto capped = trace_from_scenario(o);
+  ASSERT_FALSE(capped.ok());
+  EXPECT_NE(capped.error().find("more than 5 requests"), std::string::npos);
+  std::atomic<bool> cancel{true};
+  EXPECT_EQ(trace_from_scenario(o, &cancel).error(), "cancelled");
+  o.scenario = "nope";
+  EXPECT_FALSE(trace_from_scenario(o).ok());
+}
+
+TEST(TraceSources, RecordingRequestsSortedWithTheLoadError) {
+  Recording r;
+  r.names = {"", "alice", "free", "gpt-4.1"};
+  r.requests.push_back({.t_us = 3'000'000, .key = 1, .tier = 2, .model = 3, .cost = 8});
+  r.requests.push_back({.t_us = 1'000'000, .key = 1, .tier = 2, .model = 3, .cost = 8});
+  r.requests.push_back({.t_us = 2'000'000, .key = 1, .tier = 0, .model = 0, .cost = 0});
+  const auto load = trace_from_recording(r, "rec.jsonl:9: unknown line type \"x\"");
+  ASSERT_TRUE(load.ok());
+  ASSERT_EQ(load->trace.events.size(), 3u);
+  EXPECT_EQ(load->trace.events[0].t_us, 1'000'000);
+  EXPECT_EQ(load->trace.events[2].t_us, 3'000'000);
+  EXPECT_EQ(load->trace.events[1].cost, 1);  // no recorded cost counts as 1
+  EXPECT_EQ(load->trace.keys, std::vector<std::string>{"alice"});
+  EXPECT_EQ(load->error_count, 1u);
+  EXPECT_FALSE(trace_from_recording(r, "", 2).ok());
+}
+
+}  // namespace
+}  // namespace limitscope::tuner

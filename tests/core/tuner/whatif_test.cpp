@@ -1,0 +1,85 @@
+// Verifies the what-if series: for every algorithm its per-column 429s are the replay's
+// decisions folded into columns and its totals equal replay(); levels stay in 0..1; bad
+// parameters and column counts are refused.
+#include "core/tuner/whatif.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "support/limit_params_builders.h"
+
+namespace limitscope::tuner {
+namespace {
+
+Trace random_trace(std::uint64_t seed, std::size_t events) {
+  std::mt19937_64 rng(seed);
+  std::exponential_distribution<double> gap(100.0);
+  std::uniform_int_distribution<int> key(0, 7);
+  std::uniform_int_distribution<int> cost(1, 3);
+  Trace t;
+  double now = 5;
+  for (std::size_t i = 0; i < events; ++i) {
+    now += gap(rng);
+    t.add(static_cast<std::int64_t>(now * 1e6), "k" + std::to_string(key(rng)), cost(rng));
+  }
+  return t;
+}
+
+TEST(WhatIf, ColumnsFoldTheReplaysDecisionsForEveryAlgorithm) {
+  const Trace trace = random_trace(7, 20'000);
+  for (const Algorithm a : {Algorithm::token_bucket, Algorithm::gcra, Algorithm::leaky_bucket,
+                            Algorithm::sliding_log, Algorithm::sliding_counter, Algorithm::fixed_window}) {
+    SCOPED_TRACE(std::string(to_string(a)));
+    const LimitParams p = test::typical(a);
+    const auto s = whatif_series(trace, p, 37);
+    ASSERT_TRUE(s.ok()) << s.error();
+    const auto decisions = replay_decisions(trace, p);
+    const auto r = replay(trace, p);
+    ASSERT_TRUE(decisions.ok() && r.ok());
+    std::vector<std::uint32_t> rejected(37, 0), requests(37, 0);
+    for (std::size_t i = 0; i < trace.events.size(); ++i) {
+      const auto col = static_cast<std::size_t>((trace.events[i].t_us - s->t0_us) / s->column_us);
+      ASSERT_LT(col, 37u);
+      ++requests[col];
+      if (!(*decisions)[i]) ++rejected[col];
+    }
+    EXPECT_EQ(s->rejected, rejected);
+    EXPECT_EQ(s->requests, requests);
+    EXPECT_EQ(s->total.admitted, r->total.admitted);
+    EXPECT_EQ(s->total.rejected, r->total.rejected);
+    EXPECT_EQ(s->total.admitted_cost, r->total.admitted_cost);
+    for (std::size_t i = 0; i < 37; ++i) {
+      if (requests[i] == 0) EXPECT_EQ(s->mean_level[i], -1);
+      else EXPECT_TRUE(s->mean_level[i] >= 0 && s->mean_level[i] <= 1) << s->mean_level[i];
+    }
+  }
+}
+
+TEST(WhatIf, TheLastEventFallsInTheLastColumnAndOneColumnHoldsAll) {
+  Trace t;
+  t.add(0, "a", 1);
+  t.add(1'000'000, "a", 1);
+  const auto many = whatif_series(t, test::bucket(Algorithm::token_bucket, 1, 0.1), 10);
+  ASSERT_TRUE(many.ok());
+  EXPECT_EQ(many->requests.front(), 1u);
+  EXPECT_EQ(many->requests.back(), 1u);
+  EXPECT_EQ(many->rejected.back(), 1u);  // the bucket of 1 refills 0.1 in that second
+  const auto one = whatif_series(t, test::bucket(Algorithm::token_bucket, 1, 0.1), 1);
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(one->requests, std::vector<std::uint32_t>{2});
+}
+
+TEST(WhatIf, RefusesBadParametersAndColumns) {
+  Trace t;
+  t.add(0, "a", 1);
+  EXPECT_FALSE(whatif_series(t, test::bucket(Algorithm::token_bucket, 10, 0), 10).ok());
+  EXPECT_FALSE(whatif_series(t, test::bucket(Algorithm::token_bucket, -1, 5), 10).ok());
+  EXPECT_FALSE(whatif_series(t, test::bucket(Algorithm::token_bucket, 10, 5), 0).ok());
+  const auto empty = whatif_series(Trace{}, test::bucket(Algorithm::token_bucket, 10, 5), 4);
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ(empty->total.admitted + empty->total.rejected, 0u);
+}
+
+}  // namespace
+}  // namespace limitscope::tuner
