@@ -1,0 +1,199 @@
+#include "core/connections/connection_check.h"
+
+#include <cstdio>
+#include <set>
+
+#include "core/probe/limiter_profile.h"
+#include "core/probe/metrics_scrape.h"
+#include "core/probe/prometheus_client.h"
+#include "core/redis/connection.h"
+
+namespace limitscope::connections {
+namespace {
+
+CheckResult failure(std::string kind, std::string message) {
+  CheckResult r;
+  r.error_kind = std::move(kind);
+  r.message = std::move(message);
+  return r;
+}
+
+CheckResult redis_failure(const redis::RedisError& e) {
+  return failure(std::string(redis::to_string(e.kind)), e.message);
+}
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+// "redis_version:7.0.15" out of INFO server.
+std::string info_field(const std::string& info, const std::string& name) {
+  const auto at = info.find(name + ":");
+  if (at == std::string::npos) return {};
+  const auto from = at + name.size() + 1;
+  return info.substr(from, info.find_first_of("\r\n", from) - from);
+}
+
+CheckResult check_redis(const ResolvedConnection& t, const CheckOptions& o, const Clock& clock) {
+  std::vector<probe::LimiterProfile> profiles;
+  if (!t.saved.profiles.empty()) {
+    auto loaded = probe::load_profiles_file(t.saved.profiles);
+    if (!loaded) return failure("profiles", loaded.error());
+    profiles = std::move(*loaded);
+  }
+  for (auto& p : probe::builtin_profiles()) profiles.push_back(std::move(p));
+
+  redis::ConnectOptions co;
+  co.connect_timeout = o.timeout;
+  co.command_timeout = o.timeout;
+  auto c = redis::Connection::open(t.redis_url, co);  // connects, AUTHs, SELECTs
+  if (!c) return redis_failure(c.error());
+  const Nanos before = clock.now();
+  auto pong = c->command({"PING"});
+  const Nanos after = clock.now();
+  if (!pong) return redis_failure(pong.error());
+  if (pong->str != "PONG") return failure("protocol", "PING answered " + pong->describe());
+  const double ping_ms = std::chrono::duration<double, std::milli>(after - before).count();
+  auto info = c->command({"INFO", "server"});
+  if (!info) return redis_failure(info.error());
+  const std::string version = info_field(info->str, "redis_version");
+
+  // A bounded SCAN: enough to say whether limiter keys are there, never a walk of a huge
+  // keyspace (the count is a lower bound when the budget runs out first).
+  const std::string match = t.saved.scan_match.empty() ? "*" : t.saved.scan_match;
+  std::string cursor = "0";
+  std::set<std::string> limiter;
+  std::set<std::string> other;
+  std::size_t calls = 0;
+  bool complete = false;
+  while (calls < o.scan_calls) {
+    auto r = c->command({"SCAN", cursor, "MATCH", match, "COUNT", std::to_string(o.scan_count)});
+    ++calls;
+    if (!r) return redis_failure(r.error());
+    if (!r->is_array() || r->elements.size() != 2 || !r->elements[1].is_array()) {
+      return failure("protocol", "SCAN answered " + r->describe());
+    }
+    for (const redis::Value& k : r->elements[1].elements) {
+      (probe::match_profile(profiles, k.str) != nullptr ? limiter : other).insert(k.str);
+    }
+    cursor = r->elements[0].str;
+    if (cursor == "0") {
+      complete = true;
+      break;
+    }
+  }
+
+  CheckResult res;
+  res.ok = true;
+  res.message = "PING " + fixed(ping_ms, 1) + " ms" + (version.empty() ? "" : " · Redis " + version) + " · " +
+                (complete ? "" : "at least ") + std::to_string(limiter.size()) + " limiter keys, " +
+                std::to_string(other.size()) + " other" + (match == "*" ? "" : " matching " + match) +
+                (complete ? "" : " (first " + std::to_string(calls) + " SCAN calls)");
+  res.figures = {{"ping_ms", fixed(ping_ms, 3)},
+                 {"redis_version", version},
+                 {"limiter_keys", std::to_string(limiter.size())},
+                 {"other_keys", std::to_string(other.size())},
+                 {"scan_complete", complete ? "1" : "0"}};
+  return res;
+}
+
+probe::FetchOptions fetch_options(const ResolvedConnection& t, const CheckOptions& o) {
+  probe::FetchOptions f = t.fetch;
+  f.connect_timeout = o.timeout;
+  f.read_timeout = o.timeout;
+  f.retries = 0;  // the operator presses the button again
+  return f;
+}
+
+// One GET: transport failures and statuses other than 200 are told apart from bodies that do
+// not parse, so the operator knows whether to look at the network, the auth or the endpoint.
+Expected<probe::FetchResult> get(const probe::HttpUrl& url, const probe::FetchOptions& f, CheckResult& failed) {
+  auto fetched = probe::http_get(url, f);
+  if (!fetched) {
+    failed = failure("transport", fetched.error());
+    return make_error(fetched.error());
+  }
+  return fetched;
+}
+
+std::string body_start(const std::string& body) {
+  std::string head = body.substr(0, 200);
+  for (char& ch : head) {
+    if (ch == '\n' || ch == '\r') ch = ' ';
+  }
+  return head;
+}
+
+CheckResult check_metrics(const ResolvedConnection& t, const CheckOptions& o, const Clock& clock) {
+  CheckResult failed;
+  auto fetched = get(t.http_url, fetch_options(t, o), failed);
+  if (!fetched) return failed;
+  const std::string where = "GET " + t.http_url.to_string();
+  if (fetched->status != 200) {
+    return failure("http", where + ": HTTP " + std::to_string(fetched->status) + ": " + body_start(fetched->body));
+  }
+  const auto at_ms = std::chrono::duration_cast<std::chrono::milliseconds>(clock.wall()).count();
+  auto scrape = probe::parse_scrape(fetched->body, fetched->content_type, at_ms, t.http_url.to_string());
+  if (!scrape) return failure("parse", scrape.error());
+  const std::size_t families = scrape->report.families.size();
+  CheckResult res;
+  res.ok = true;
+  res.message = std::to_string(scrape->samples.size()) + " series in " + std::to_string(families) +
+                " metrics from " + t.http_url.to_string();
+  res.figures = {{"series", std::to_string(scrape->samples.size())}, {"metrics", std::to_string(families)}};
+  return res;
+}
+
+CheckResult check_prometheus(const ResolvedConnection& t, const CheckOptions& o) {
+  probe::HttpUrl url = t.http_url;
+  // A path prefix (Prometheus behind a proxy at /prom) is kept, as PrometheusClient does.
+  std::string prefix = url.path.substr(0, url.path.find('?'));
+  while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
+  url.path = prefix + "/api/v1/query?query=up";
+  CheckResult failed;
+  auto fetched = get(url, fetch_options(t, o), failed);
+  if (!fetched) return failed;
+  const std::string where = "GET " + url.to_string();
+  auto up = probe::parse_query_response(fetched->body, where);
+  if (fetched->status != 200) {
+    // Prometheus explains a refusal in an error document; a proxy answers with anything.
+    return failure("http", where + ": HTTP " + std::to_string(fetched->status) + ": " +
+                               (up ? body_start(fetched->body) : up.error()));
+  }
+  if (!up) return failure("parse", up.error());
+  std::size_t targets_up = 0;
+  for (const auto& s : up->series) {
+    if (!s.samples.empty() && s.samples.back().value == 1) ++targets_up;
+  }
+  CheckResult res;
+  res.ok = true;
+  res.message = "query up: " + std::to_string(up->series.size()) + " targets, " + std::to_string(targets_up) +
+                " up, at " + t.http_url.to_string();
+  res.figures = {{"targets", std::to_string(up->series.size())}, {"targets_up", std::to_string(targets_up)}};
+  return res;
+}
+
+}  // namespace
+
+std::string CheckResult::figure(const std::string& name) const {
+  for (const auto& [k, v] : figures) {
+    if (k == name) return v;
+  }
+  return {};
+}
+
+CheckResult check_connection(const ResolvedConnection& target, const CheckOptions& options, const Clock& clock) {
+  switch (target.saved.kind) {
+    case ConnectionKind::redis:
+      return check_redis(target, options, clock);
+    case ConnectionKind::metrics:
+      return check_metrics(target, options, clock);
+    case ConnectionKind::prometheus:
+      return check_prometheus(target, options);
+  }
+  return failure("usage", "unknown connection kind");
+}
+
+}  // namespace limitscope::connections

@@ -1,0 +1,41 @@
+#pragma once
+// From a saved connection to something that can connect: the secret is looked up where the
+// connection says it lives (an environment variable, or what the keychain returned) and put
+// where the client needs it (the Redis URL's password, HTTP basic or bearer auth). The result
+// lives in memory only; it is never written anywhere.
+
+#include <optional>
+#include <string>
+
+#include "core/common/expected.h"
+#include "core/connections/connections_file.h"
+#include "core/connections/saved_connection.h"
+#include "core/probe/http_fetch.h"
+#include "core/redis/redis_url.h"
+
+namespace limitscope::connections {
+
+struct ResolvedConnection {
+  SavedConnection saved;
+  // kind redis:
+  redis::RedisUrl redis_url;   ///< with user and password
+  std::string redis_url_text;  ///< the same as text (password percent-encoded), for openRedis
+  // kinds metrics and prometheus:
+  probe::HttpUrl http_url;
+  probe::FetchOptions fetch;  ///< basic or bearer auth filled in
+};
+
+/// Resolves `connection`'s secret and target.
+/// @param env looks up environment variables (process_env() outside tests)
+/// @param keychain_secret what the keychain holds for keychain_key(connection), read by the
+///        caller (the keychain is asynchronous and lives in the UI); nullopt when not found
+/// @return the target, or an error naming the connection and what is missing
+Expected<ResolvedConnection> resolve_connection(const SavedConnection& connection, const EnvLookup& env,
+                                                const std::optional<std::string>& keychain_secret);
+
+/// `url` (no credentials) with user and password put back in, percent-encoded:
+/// ("redis://h:6379/0", "ops", "p@ss") gives "redis://ops:p%40ss@h:6379/0".
+std::string redis_url_with_credentials(const std::string& url, const std::string& user,
+                                       const std::string& password);
+
+}  // namespace limitscope::connections

@@ -1,0 +1,102 @@
+// Verifies the test-connection check on HTTP kinds against a canned loopback server: a scrape
+// reports its series count, Prometheus reports its targets, auth headers are sent, and an
+// HTTP error, a bad body or a dead port give the right error kind. (The Redis check runs
+// against a real redis-server in tests/ui/connection_dialog_test.cpp.)
+#include "core/connections/connection_check.h"
+
+#include <gtest/gtest.h>
+
+#include "support/canned_http_server.h"
+#include "support/ports.h"
+
+namespace limitscope::connections {
+namespace {
+
+ResolvedConnection http_target(ConnectionKind kind, const std::string& url) {
+  SavedConnection c;
+  c.name = "t";
+  c.kind = kind;
+  c.url = url;
+  auto r = resolve_connection(c, process_env(), std::nullopt);
+  EXPECT_TRUE(r.ok()) << r.error();
+  return *r;
+}
+
+CheckOptions quick() {
+  CheckOptions o;
+  o.timeout = std::chrono::milliseconds(1000);
+  return o;
+}
+
+TEST(ConnectionCheck, MetricsScrapeCountsSeries) {
+  test::CannedHttpServer server;
+  server.respond({200, "text/plain; version=0.0.4",
+                  "# TYPE gateway_rate_limit_hits_total counter\n"
+                  "gateway_rate_limit_hits_total{tier=\"free\",model=\"gpt-4.1\"} 3\n"
+                  "gateway_rate_limit_hits_total{tier=\"pro\",model=\"gpt-4.1\"} 1\n"
+                  "up 1\n"});
+  auto t = http_target(ConnectionKind::metrics, server.url());
+  t.fetch.basic_user = "scraper";
+  t.fetch.basic_password = "pw";
+  ManualClock clock;
+  const CheckResult r = check_connection(t, quick(), clock);
+  ASSERT_TRUE(r.ok) << r.error_kind << ": " << r.message;
+  EXPECT_EQ(r.figure("series"), "3");
+  EXPECT_EQ(r.figure("metrics"), "2");
+  EXPECT_NE(r.message.find("3 series in 2 metrics"), std::string::npos) << r.message;
+  EXPECT_NE(server.last_request().find("Authorization: Basic c2NyYXBlcjpwdw=="), std::string::npos)
+      << server.last_request();
+}
+
+TEST(ConnectionCheck, PrometheusQueriesUp) {
+  test::CannedHttpServer server;
+  server.respond({200, "application/json",
+                  R"({"status":"success","data":{"resultType":"vector","result":[
+                     {"metric":{"__name__":"up","job":"gw"},"value":[1700000000,"1"]},
+                     {"metric":{"__name__":"up","job":"redis"},"value":[1700000000,"0"]}]}})"});
+  auto t = http_target(ConnectionKind::prometheus, server.url(""));
+  t.fetch.bearer_token = "t0k";
+  ManualClock clock;
+  const CheckResult r = check_connection(t, quick(), clock);
+  ASSERT_TRUE(r.ok) << r.error_kind << ": " << r.message;
+  EXPECT_EQ(r.figure("targets"), "2");
+  EXPECT_EQ(r.figure("targets_up"), "1");
+  EXPECT_NE(server.last_request().find("GET /api/v1/query?query=up"), std::string::npos) << server.last_request();
+  EXPECT_NE(server.last_request().find("Authorization: Bearer t0k"), std::string::npos) << server.last_request();
+}
+
+TEST(ConnectionCheck, FailuresCarryTheirKind) {
+  ManualClock clock;
+  {
+    test::CannedHttpServer server;
+    server.respond({401, "text/plain", "unauthorized\n"});
+    const CheckResult r = check_connection(http_target(ConnectionKind::metrics, server.url()), quick(), clock);
+    EXPECT_FALSE(r.ok);
+    EXPECT_EQ(r.error_kind, "http") << r.message;
+    EXPECT_NE(r.message.find("401"), std::string::npos) << r.message;
+  }
+  {
+    test::CannedHttpServer server;
+    server.respond({200, "text/plain", "this is { not an exposition\n"});
+    const CheckResult r = check_connection(http_target(ConnectionKind::metrics, server.url()), quick(), clock);
+    EXPECT_FALSE(r.ok);
+    EXPECT_EQ(r.error_kind, "parse") << r.message;
+  }
+  {
+    test::CannedHttpServer server;
+    server.respond({200, "application/json", R"({"status":"error","errorType":"bad_data","error":"nope"})"});
+    const CheckResult r = check_connection(http_target(ConnectionKind::prometheus, server.url("")), quick(), clock);
+    EXPECT_FALSE(r.ok);
+    EXPECT_NE(r.message.find("nope"), std::string::npos) << r.message;
+  }
+  {
+    const int port = test::free_loopback_port();
+    const CheckResult r = check_connection(
+        http_target(ConnectionKind::metrics, "http://127.0.0.1:" + std::to_string(port) + "/metrics"), quick(), clock);
+    EXPECT_FALSE(r.ok);
+    EXPECT_EQ(r.error_kind, "transport") << r.message;
+  }
+}
+
+}  // namespace
+}  // namespace limitscope::connections

@@ -1,0 +1,116 @@
+// Verifies secret resolution: the password comes from the environment variable the connection
+// names or from what the keychain returned, lands where the client needs it (the Redis URL,
+// basic or bearer auth), and a missing secret is an error naming the variable or entry.
+#include "core/connections/secret_resolution.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace limitscope::connections {
+namespace {
+
+EnvLookup env_of(std::map<std::string, std::string> vars) {
+  return [vars](const std::string& n) -> std::optional<std::string> {
+    const auto it = vars.find(n);
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+SavedConnection redis_env() {
+  SavedConnection c;
+  c.name = "prod";
+  c.kind = ConnectionKind::redis;
+  c.url = "redis://10.0.0.5:6380/2";
+  c.user = "ops";
+  c.secret = SecretStorage::env;
+  c.secret_env = "PROD_REDIS_PW";
+  return c;
+}
+
+TEST(SecretResolution, RedisPasswordFromTheEnvironment) {
+  auto r = resolve_connection(redis_env(), env_of({{"PROD_REDIS_PW", "p@ss:w/rd"}}), std::nullopt);
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r->redis_url.host, "10.0.0.5");
+  EXPECT_EQ(r->redis_url.port, 6380);
+  EXPECT_EQ(r->redis_url.db, 2);
+  EXPECT_EQ(r->redis_url.user, "ops");
+  EXPECT_EQ(r->redis_url.password, "p@ss:w/rd");
+  // The text form parses back to the same credentials (what MainWindow::openRedis receives).
+  auto again = redis::parse_redis_url(r->redis_url_text);
+  ASSERT_TRUE(again.ok()) << again.error();
+  EXPECT_EQ(again->password, "p@ss:w/rd");
+  EXPECT_EQ(again->user, "ops");
+}
+
+TEST(SecretResolution, PasswordOnlyIsNotMistakenForAUser) {
+  auto c = redis_env();
+  c.user.clear();
+  auto r = resolve_connection(c, env_of({{"PROD_REDIS_PW", "justpw"}}), std::nullopt);
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r->redis_url.user, "");
+  EXPECT_EQ(r->redis_url.password, "justpw");
+}
+
+TEST(SecretResolution, MissingSecretsNameWhereTheyShouldBe) {
+  auto unset = resolve_connection(redis_env(), env_of({}), std::nullopt);
+  ASSERT_FALSE(unset.ok());
+  EXPECT_EQ(unset.error(), "connection 'prod': environment variable PROD_REDIS_PW is not set (it holds the password)");
+  auto empty = resolve_connection(redis_env(), env_of({{"PROD_REDIS_PW", ""}}), std::nullopt);
+  ASSERT_FALSE(empty.ok());
+  EXPECT_NE(empty.error().find("PROD_REDIS_PW is empty"), std::string::npos);
+
+  auto k = redis_env();
+  k.secret = SecretStorage::keychain;
+  k.secret_env.clear();
+  auto none = resolve_connection(k, env_of({}), std::nullopt);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.error().find("the keychain holds no password for it (entry connection/prod)"), std::string::npos);
+  auto from_keychain = resolve_connection(k, env_of({}), std::string("kc-pw"));
+  ASSERT_TRUE(from_keychain.ok()) << from_keychain.error();
+  EXPECT_EQ(from_keychain->redis_url.password, "kc-pw");
+}
+
+TEST(SecretResolution, HttpBasicAndBearer) {
+  SavedConnection m;
+  m.name = "gw";
+  m.kind = ConnectionKind::metrics;
+  m.url = "http://gw:8080/metrics";
+  m.auth = HttpAuth::basic;
+  m.user = "scraper";
+  m.secret = SecretStorage::env;
+  m.secret_env = "GW_PW";
+  auto basic = resolve_connection(m, env_of({{"GW_PW", "b4sic"}}), std::nullopt);
+  ASSERT_TRUE(basic.ok()) << basic.error();
+  EXPECT_EQ(basic->http_url.host, "gw");
+  EXPECT_EQ(basic->http_url.path, "/metrics");
+  EXPECT_EQ(basic->fetch.basic_user, "scraper");
+  EXPECT_EQ(basic->fetch.basic_password, "b4sic");
+  EXPECT_TRUE(basic->fetch.bearer_token.empty());
+
+  SavedConnection p;
+  p.name = "prom";
+  p.kind = ConnectionKind::prometheus;
+  p.url = "http://prom:9090";
+  p.auth = HttpAuth::bearer;
+  p.secret = SecretStorage::env;
+  p.secret_env = "PROM_TOKEN";
+  auto missing = resolve_connection(p, env_of({}), std::nullopt);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().find("PROM_TOKEN is not set (it holds the bearer token)"), std::string::npos);
+  auto bearer = resolve_connection(p, env_of({{"PROM_TOKEN", "t0k"}}), std::nullopt);
+  ASSERT_TRUE(bearer.ok()) << bearer.error();
+  EXPECT_EQ(bearer->fetch.bearer_token, "t0k");
+}
+
+TEST(SecretResolution, AnInvalidConnectionIsRefusedBeforeAnyLookup) {
+  auto c = redis_env();
+  c.url = "redis://:inline@h";
+  auto r = resolve_connection(c, env_of({{"PROD_REDIS_PW", "x"}}), std::nullopt);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().find("holds a password"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace limitscope::connections
