@@ -2,7 +2,9 @@
 // leaves at its planned time (core/gateway/load_plan.h) whether or not earlier ones returned,
 // and latency is measured from that planned time. Well-behaved clients honour Retry-After
 // with backoff and jitter; runaway ones do not. Prints sent, status counts, latency
-// p50/p99/max and per key/tier/model counts (docs/cli.md, "loadgen").
+// p50/p99/max and per key/tier/model counts (docs/cli.md, "loadgen"). With --trace it plays a
+// recorded trace instead, each event at its own time: what the tuner predicted for a setting
+// can then be checked against the gateway running that setting.
 
 #include <httplib.h>
 
@@ -21,6 +23,7 @@
 
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
+#include "app/cli/tuner_options.h"
 #include "core/gateway/load_plan.h"
 #include "core/gateway/load_report.h"
 #include "core/limiter/rate.h"
@@ -199,6 +202,12 @@ void print_summary(std::ostream& out, const nlohmann::json& j) {
   }
 }
 
+int play(const Args& args, LoadPlan& plan, const std::string& target, std::size_t concurrency,
+         Nanos timeout, const std::map<std::string, std::string>& header);
+int run_trace(const Args& args, const std::string& target, std::size_t concurrency,
+              Nanos timeout);
+std::optional<std::size_t> parse_concurrency(const Args& args);
+
 }  // namespace
 
 int run_loadgen(const CommandArgs& argv) {
@@ -207,8 +216,13 @@ int run_loadgen(const CommandArgs& argv) {
       "Play a traffic scenario against a gateway, open loop; report statuses and latency.",
       {{"target", "URL", "gateway base URL, e.g. http://127.0.0.1:8080 (required)"},
        {"scenario", "NAME",
-        "steady, burst, runaway, diurnal, misconfigured-tenant, mixed (required)"},
-       {"duration", "DURATION", "length of the run, e.g. 10s (required)"},
+        "steady, burst, runaway, diurnal, misconfigured-tenant, mixed (required without --trace)"},
+       {"duration", "DURATION", "length of the run, e.g. 10s (required with --scenario)"},
+       {"trace", "FILE",
+        "instead of --scenario: send every event of this trace (JSON lines or CSV) at its time"},
+       {"skip-bad-lines", "", "with --trace: play the good lines of a trace that has bad ones"},
+       {"model", "NAME", "with --trace: the model of events that name none"},
+       {"speed", "X", "with --trace: play X times faster (default 1)"},
        {"keys", "N", "API keys per scenario client, its rate split between them (default 1)"},
        {"rate", "R", "scale every rate so the clients' base rates sum to R requests/s"},
        {"seed", "S", "random seed (default 1)"},
@@ -221,14 +235,40 @@ int run_loadgen(const CommandArgs& argv) {
     std::cout << args.usage();
     return 0;
   }
+  const bool from_trace = args.has("trace");
+  if (from_trace) {
+    for (const char* other : {"scenario", "duration", "keys", "rate", "seed"}) {
+      if (args.has(other))
+        return usage_error(kCommand, std::string("--") + other + " cannot be used with --trace");
+    }
+  } else {
+    for (const char* only : {"skip-bad-lines", "model", "speed"}) {
+      if (args.has(only))
+        return usage_error(kCommand, std::string("--") + only + " needs --trace");
+    }
+  }
   for (const char* required : {"target", "scenario", "duration"}) {
+    if (from_trace && std::string_view(required) != "target") continue;
     if (!args.has(required))
-      return usage_error(kCommand, std::string("--") + required + " is required");
+      return usage_error(kCommand, std::string("--") + required + " is required" +
+                                       (from_trace ? "" : " (or --trace FILE)"));
   }
   const std::string target = *args.get("target");
   if (target.rfind("http://", 0) != 0 && target.rfind("https://", 0) != 0) {
     return usage_error(kCommand, "--target " + target + ": expected http://HOST:PORT");
   }
+  Nanos timeout{std::chrono::seconds(10)};
+  if (auto t = args.get("timeout")) {
+    auto d = parse_duration(*t);
+    if (!d || *d < std::chrono::seconds(1))
+      return usage_error(kCommand, "--timeout " + *t + ": expected a duration >= 1s");
+    timeout = *d;
+  }
+  const auto concurrency = parse_concurrency(args);
+  if (!concurrency)
+    return usage_error(kCommand, "--concurrency " + *args.get("concurrency") +
+                                     ": expected an integer in [1, 4096]");
+  if (from_trace) return run_trace(args, target, *concurrency, timeout);
   gateway::LoadPlanOptions options;
   auto duration = parse_duration(*args.get("duration"));
   if (!duration)
@@ -254,10 +294,6 @@ int run_loadgen(const CommandArgs& argv) {
   if (!seed)
     return usage_error(kCommand,
                        "--seed " + *args.get("seed") + ": expected a non-negative integer");
-  const auto concurrency = integer("concurrency", 1, 4096, 32);
-  if (!concurrency)
-    return usage_error(kCommand, "--concurrency " + *args.get("concurrency") +
-                                     ": expected an integer in [1, 4096]");
   options.keys_per_client = *keys;
   options.seed = *seed;
   if (auto r = args.get("rate")) {
@@ -268,32 +304,31 @@ int run_loadgen(const CommandArgs& argv) {
     }
     options.total_rate = rate;
   }
-  Nanos timeout{std::chrono::seconds(10)};
-  if (auto t = args.get("timeout")) {
-    auto d = parse_duration(*t);
-    if (!d || *d < std::chrono::seconds(1))
-      return usage_error(kCommand, "--timeout " + *t + ": expected a duration >= 1s");
-    timeout = *d;
-  }
   auto scenario = make_scenario(*args.get("scenario"), options.duration);
   if (!scenario) return usage_error(kCommand, "--scenario: " + scenario.error());
   auto plan = LoadPlan::create(*scenario, options);
   if (!plan) return usage_error(kCommand, plan.error());
 
-  LoadReport report(**plan);
-  {
-    LoadRun run(**plan, report, target, *concurrency, timeout);
-    run.dispatch();
-  }
   char scale[32];
   std::snprintf(scale, sizeof scale, "%.6g", (*plan)->rate_scale());
-  const std::map<std::string, std::string> header = {
-      {"target", quoted_json(target)},
-      {"scenario", quoted_json(scenario->name)},
-      {"duration_s", std::to_string(static_cast<double>(options.duration.count()) / 1e9)},
-      {"seed", std::to_string(options.seed)},
-      {"keys_per_client", std::to_string(options.keys_per_client)},
-      {"rate_scale", scale}};
+  return play(args, **plan, target, *concurrency, timeout,
+              {{"target", quoted_json(target)},
+               {"scenario", quoted_json(scenario->name)},
+               {"duration_s", std::to_string(static_cast<double>(options.duration.count()) / 1e9)},
+               {"seed", std::to_string(options.seed)},
+               {"keys_per_client", std::to_string(options.keys_per_client)},
+               {"rate_scale", scale}});
+}
+
+namespace {
+
+int play(const Args& args, LoadPlan& plan, const std::string& target, std::size_t concurrency,
+         Nanos timeout, const std::map<std::string, std::string>& header) {
+  LoadReport report(plan);
+  {
+    LoadRun run(plan, report, target, concurrency, timeout);
+    run.dispatch();
+  }
   const std::string doc = report.json(header, /*pretty=*/false);
   const nlohmann::json j = nlohmann::json::parse(doc);
   if (args.has("json")) {
@@ -308,5 +343,45 @@ int run_loadgen(const CommandArgs& argv) {
   }
   return 0;
 }
+
+int run_trace(const Args& args, const std::string& target, std::size_t concurrency,
+              Nanos timeout) {
+  auto trace = load_trace_option(args, nullptr);
+  if (!trace) return usage_error(kCommand, trace.error());
+  gateway::TracePlanOptions options;
+  options.default_model = args.get("model").value_or("");
+  if (auto sp = args.get("speed")) {
+    double speed = 0;
+    auto [ptr, ec] = std::from_chars(sp->data(), sp->data() + sp->size(), speed);
+    if (ec != std::errc{} || ptr != sp->data() + sp->size() || !(speed > 0) || speed > 1e6)
+      return usage_error(kCommand, "--speed " + *sp + ": expected a number in (0, 1000000]");
+    options.speed = speed;
+  }
+  auto plan = LoadPlan::from_trace(*trace, options);
+  if (!plan) return usage_error(kCommand, "--trace " + *args.get("trace") + ": " + plan.error());
+  char speed[32];
+  std::snprintf(speed, sizeof speed, "%.6g", options.speed);
+  const double duration_s = trace->duration_s() / options.speed;
+  return play(args, **plan, target, concurrency, timeout,
+              {{"target", quoted_json(target)},
+               {"scenario", quoted_json("trace")},
+               {"trace", quoted_json(*args.get("trace"))},
+               {"speed", speed},
+               {"duration_s", std::to_string(duration_s)},
+               {"seed", "0"},
+               {"keys_per_client", "1"},
+               {"rate_scale", speed}});
+}
+
+std::optional<std::size_t> parse_concurrency(const Args& args) {
+  auto v = args.get("concurrency");
+  if (!v) return 32;
+  std::size_t n = 0;
+  auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
+  if (ec != std::errc{} || ptr != v->data() + v->size() || n < 1 || n > 4096) return std::nullopt;
+  return n;
+}
+
+}  // namespace
 
 }  // namespace limitscope::cli

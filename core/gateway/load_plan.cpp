@@ -65,6 +65,60 @@ Expected<std::unique_ptr<LoadPlan>> LoadPlan::create(const ScenarioSpec& scenari
   return plan;
 }
 
+Expected<std::unique_ptr<LoadPlan>> LoadPlan::from_trace(const tuner::Trace& trace,
+                                                         const TracePlanOptions& options) {
+  if (trace.events.empty()) return make_error("the trace has no events");
+  if (!std::isfinite(options.speed) || !(options.speed > 0) || options.speed > 1e6) {
+    return make_error("speed must be a number in (0, 1000000]");
+  }
+  std::unique_ptr<LoadPlan> plan(new LoadPlan());
+  // Clients in the order their keys first appear; each (client, model) pair is one share.
+  std::vector<std::int64_t> client_of_key(trace.keys.size(), -1);
+  std::vector<std::vector<std::int32_t>> share_of(trace.keys.size());
+  const std::int64_t t0 = trace.events.front().t_us;
+  std::int64_t last_ns = 0;
+  for (const tuner::TraceEvent& e : trace.events) {
+    std::string model = trace.models[e.model];
+    if (model.empty()) model = options.default_model;
+    if (model.empty()) {
+      return make_error("key \"" + trace.keys[e.key] +
+                        "\" has an event with no model, and no default model was given");
+    }
+    if (client_of_key[e.key] < 0) {
+      client_of_key[e.key] = static_cast<std::int64_t>(plan->clients_.size());
+      ClientSpec c;
+      c.api_key = trace.keys[e.key];
+      c.tier = trace.tiers[e.tier];
+      c.description = "trace key";
+      c.retry.behaviour = RetryBehaviour::give_up;
+      c.traffic.rate_per_s = 0;  // no arrivals of its own: the trace's events are the requests
+      plan->clients_.push_back(std::move(c));
+      share_of[e.key].assign(trace.models.size(), -1);
+    }
+    const auto client = static_cast<std::uint32_t>(client_of_key[e.key]);
+    ClientSpec& spec = plan->clients_[client];
+    std::int32_t& share = share_of[e.key][e.model];
+    if (share < 0) {
+      share = static_cast<std::int32_t>(spec.models.size());
+      spec.models.push_back(ModelShare{model, 1, 1, 1});
+    }
+    PlannedRequest r;
+    r.at = Nanos{static_cast<std::int64_t>(
+        std::llround(static_cast<double>(e.t_us - t0) * 1000.0 / options.speed))};
+    r.client = client;
+    r.share = static_cast<std::uint32_t>(share);
+    // The cost is sent as the request's token estimate (prompt + max_tokens), at least 1.
+    r.llm_tokens = std::max<std::int64_t>(1, std::llround(e.cost));
+    r.request_id = plan->next_request_++;
+    r.attempt = 0;
+    last_ns = std::max(last_ns, r.at.count());
+    plan->queue_.push(r);
+  }
+  plan->options_.duration = Nanos{last_ns + 1};
+  plan->runs_.resize(plan->clients_.size(), ClientRun{SimRandom(1), 0, 0});
+  return plan;
+}
+
 void LoadPlan::schedule_arrival(std::uint32_t client, Nanos from) {
   ClientRun& run = runs_[client];
   const TrafficShape& traffic = clients_[client].traffic;

@@ -21,6 +21,7 @@
 #include "core/limiter/clock.h"
 #include "core/sim/scenario.h"
 #include "core/sim/sim_random.h"
+#include "core/tuner/trace.h"
 
 namespace limitscope::gateway {
 
@@ -32,6 +33,16 @@ struct LoadPlanOptions {
   /// When set, every rate is scaled so the clients' base rates sum to this (requests/s).
   std::optional<double> total_rate;
   std::uint64_t seed = 1;
+};
+
+/// How a trace (core/tuner/trace.h) becomes a load plan.
+struct TracePlanOptions {
+  /// The model of events whose trace line names none.
+  std::string default_model;
+  /// Times are divided by this: 2 plays the trace twice as fast. The gateway's limiter then
+  /// sees a different trace than the recorded one, so predictions must be made on the
+  /// trace with its times scaled the same way.
+  double speed = 1;
 };
 
 /// One attempt to send.
@@ -52,6 +63,13 @@ class LoadPlan {
   /// @return the plan, or an error naming an invalid client, a bad rate or option.
   static Expected<std::unique_ptr<LoadPlan>> create(const ScenarioSpec& scenario,
                                                     const LoadPlanOptions& options);
+
+  /// A plan that sends every event of `trace` at its time after the first event's: one
+  /// client per trace key (its models are those its events name), its tier from the trace.
+  /// Nothing is retried: a trace already holds the retries its clients made.
+  /// @return the plan, or an error for an empty trace, a missing model or a bad speed
+  static Expected<std::unique_ptr<LoadPlan>> from_trace(const tuner::Trace& trace,
+                                                        const TracePlanOptions& options);
 
   /// The clients after splitting keys and scaling rates (incidents' clients included).
   const std::vector<ClientSpec>& clients() const { return clients_; }

@@ -1,9 +1,12 @@
 // Verifies the open-loop load plan: deterministic Poisson arrivals per seed, key splitting and rate
-// scaling, retries per RetryPolicy (Retry-After honoured with backoff, ignored, given up).
+// scaling, retries per RetryPolicy (Retry-After honoured with backoff, ignored, given up); a
+// trace played as a plan sends each event once at its own (scaled) time, never retried.
 
 #include "core/gateway/load_plan.h"
 
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 namespace limitscope::gateway {
 namespace {
@@ -122,6 +125,49 @@ TEST(LoadPlan, RetriesFollowTheClientsPolicy) {
     ASSERT_TRUE(p.ok());
     EXPECT_EQ((*p)->on_rate_limited(PlannedRequest{}, seconds(1), seconds(1)),
               RetryVerdict::gave_up);
+  }
+}
+
+TEST(LoadPlan, TraceEventsAreSentAtTheirTimesAndNeverRetried) {
+  tuner::Trace trace;
+  trace.add(10'000'000, "a", 1, "m1", "pro");
+  trace.add(10'250'000, "b", 3, "", "free");
+  trace.add(11'000'000, "a", 2.4, "m2", "pro");
+  trace.add(11'000'000, "a", 1, "m1", "pro");
+  auto plan = LoadPlan::from_trace(trace, {"fallback", 2.0});
+  ASSERT_TRUE(plan.ok()) << plan.error();
+  LoadPlan& p = **plan;
+  ASSERT_EQ(p.clients().size(), 2u);
+  EXPECT_EQ(p.clients()[0].api_key, "a");
+  EXPECT_EQ(p.clients()[0].tier, "pro");
+  ASSERT_EQ(p.clients()[0].models.size(), 2u);
+  EXPECT_EQ(p.clients()[1].models.at(0).model, "fallback");  // no model in the trace line
+  EXPECT_TRUE(drain(p, Nanos{-1}).empty());
+  // Speed 2: the event 250 ms after the first is due at 125 ms, not before.
+  ASSERT_EQ(drain(p, milliseconds(124)).size(), 1u);
+  const auto b = drain(p, milliseconds(125));
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(b[0].client, 1u);
+  EXPECT_EQ(b[0].llm_tokens, 3);
+  const auto rest = drain(p, seconds(10));
+  ASSERT_EQ(rest.size(), 2u);
+  EXPECT_EQ(rest[0].at, milliseconds(500));
+  EXPECT_EQ(p.clients()[0].models.at(rest[0].share).model, "m2");
+  EXPECT_EQ(rest[0].llm_tokens, 2);  // the cost, rounded, is the request's token estimate
+  EXPECT_EQ(p.on_rate_limited(rest[0], milliseconds(600), seconds(1)), RetryVerdict::gave_up);
+  EXPECT_FALSE(p.next_time().has_value());
+}
+
+TEST(LoadPlan, RefusesAnEmptyTraceAMissingModelAndABadSpeed) {
+  tuner::Trace empty;
+  EXPECT_FALSE(LoadPlan::from_trace(empty, {"m", 1}).ok());
+  tuner::Trace no_model;
+  no_model.add(0, "a", 1);
+  const auto missing = LoadPlan::from_trace(no_model, {"", 1});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().find("no model"), std::string::npos) << missing.error();
+  for (double speed : {0.0, -1.0, std::nan(""), 1e9}) {
+    EXPECT_FALSE(LoadPlan::from_trace(no_model, {"m", speed}).ok()) << speed;
   }
 }
 
