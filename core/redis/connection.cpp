@@ -82,6 +82,7 @@ struct Connection::Impl {
   ContextPtr ctx;
   std::string peer;
   bool broken = false;
+  bool asking = false;
 
   RedisError context_error(int saved_errno, std::string_view doing) {
     broken = true;
@@ -126,6 +127,12 @@ Connection& Connection::operator=(Connection&&) noexcept = default;
 Connection::~Connection() = default;
 
 Result<Connection> Connection::open(const RedisUrl& url, const ConnectOptions& options) {
+  if (url.cluster()) {
+    return make_redis_error(ErrorKind::usage,
+                            "redis " + url.redacted() +
+                                ": a redis+cluster:// URL names cluster seed nodes; this needs "
+                                "the cluster client, or a redis:// URL of one node");
+  }
   auto impl = std::make_unique<Impl>();
   impl->peer = url.redacted();
   const timeval ctv = to_timeval(options.connect_timeout);
@@ -172,7 +179,14 @@ Result<Value> Connection::command(const std::vector<std::string>& argv) {
   if (!usable()) {
     return make_redis_error(ErrorKind::closed, "redis " + peer() + ": connection is unusable");
   }
+  if (impl_->asking) {
+    if (auto sent = impl_->append({"ASKING"}); !sent) return sent.error();
+  }
   if (auto sent = impl_->append(argv); !sent) return sent.error();
+  if (impl_->asking) {
+    auto asked = impl_->read_one("ASKING");
+    if (!asked) return asked;
+  }
   auto reply = impl_->read_one(argv[0]);
   if (!reply) return reply;
   if (reply->is_error()) {
@@ -188,16 +202,27 @@ Result<std::vector<Value>> Connection::pipeline(
     return make_redis_error(ErrorKind::closed, "redis " + peer() + ": connection is unusable");
   }
   for (const auto& argv : commands) {
+    if (impl_->asking) {
+      if (auto sent = impl_->append({"ASKING"}); !sent) return sent.error();
+    }
     if (auto sent = impl_->append(argv); !sent) return sent.error();
   }
   std::vector<Value> replies;
   replies.reserve(commands.size());
   for (std::size_t i = 0; i < commands.size(); ++i) {
+    if (impl_->asking) {
+      auto asked = impl_->read_one("ASKING");
+      if (!asked) return asked.error();
+    }
     auto reply = impl_->read_one("pipeline of " + std::to_string(commands.size()));
     if (!reply) return reply.error();
     replies.push_back(std::move(reply).value());
   }
   return replies;
+}
+
+void Connection::set_asking(bool on) {
+  if (impl_) impl_->asking = on;
 }
 
 bool Connection::usable() const { return impl_ && impl_->ctx && !impl_->broken; }

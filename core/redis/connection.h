@@ -23,7 +23,8 @@ struct ConnectOptions {
 
 class Connection {
  public:
-  /// Connects, AUTHs and SELECTs. Errors: io (refused, unreachable), timeout, auth.
+  /// Connects, AUTHs and SELECTs. Errors: io (refused, unreachable), timeout, auth; usage
+  /// for a redis+cluster:// URL (a cluster needs core/redis/cluster_client.h).
   static Result<Connection> open(const RedisUrl& url, const ConnectOptions& options = {});
 
   Connection(Connection&&) noexcept;
@@ -43,6 +44,11 @@ class Connection {
 
   /// False after an io/timeout/protocol/closed failure: drop it and open a new one.
   bool usable() const;
+
+  /// Redis Cluster: while on, every command (each one of a pipeline too) is preceded by
+  /// ASKING, the one-shot permission to run it on a slot this node is importing, after an ASK
+  /// redirection. Off by default; the cluster client turns it on for one redirected call.
+  void set_asking(bool on);
 
   /// The server this connection talks to (password redacted), for messages.
   const std::string& peer() const;

@@ -4,11 +4,15 @@ namespace limitscope::redis {
 
 GuardedLimiter::GuardedLimiter(ConnectionPool& pool, RedisLimiter limiter,
                                FailurePolicy default_policy, const Clock& clock, LogSink log)
-    : pool_(pool),
-      limiter_(std::move(limiter)),
+    : own_backend_(std::make_unique<PooledDecisions>(pool, std::move(limiter))),
+      backend_(*own_backend_),
       default_policy_(default_policy),
       clock_(clock),
       log_(std::move(log)) {}
+
+GuardedLimiter::GuardedLimiter(DecisionBackend& backend, FailurePolicy default_policy,
+                               const Clock& clock, LogSink log)
+    : backend_(backend), default_policy_(default_policy), clock_(clock), log_(std::move(log)) {}
 
 void GuardedLimiter::set_failure_policy(const std::string& rule, FailurePolicy policy) {
   std::lock_guard lock(mu_);
@@ -27,9 +31,7 @@ GuardedRedisDecision GuardedLimiter::decide(const std::string& rule, const Decid
   std::int64_t version = 0;
   GuardedRedisDecision out;
   out.guarded = guard(rule).decide_one([&]() -> Result<Decision> {
-    auto lease = pool_.acquire();
-    if (!lease) return lease.error();
-    auto d = limiter_.decide(**lease, rule, request, options);
+    auto d = backend_.decide(rule, request, options);
     if (!d) return d.error();
     version = d->config_version;
     return d->decision;
@@ -52,9 +54,7 @@ std::vector<GuardedRedisDecision> GuardedLimiter::decide_batch(
   if (requests.empty()) return {};
   std::vector<Result<RedisDecision>> results;
   auto guarded = guard(rule).decide(requests.size(), [&]() -> Result<std::vector<Decision>> {
-    auto lease = pool_.acquire();
-    if (!lease) return lease.error();
-    auto batch = limiter_.decide_batch(**lease, rule, requests, per_call, options);
+    auto batch = backend_.decide_batch(rule, requests, per_call, options);
     if (!batch) return batch.error();
     results = std::move(batch).value();
     // A per-request error reply refuses that request only (see below); the others stand.

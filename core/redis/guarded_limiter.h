@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/redis/decision_backend.h"
 #include "core/redis/failure_guard.h"
 #include "core/redis/pool.h"
 #include "core/redis/redis_limiter.h"
@@ -30,6 +31,10 @@ class GuardedLimiter {
   /// @param clock for the breakers and the log gate (must outlive this)
   GuardedLimiter(ConnectionPool& pool, RedisLimiter limiter, FailurePolicy default_policy,
                  const Clock& clock, LogSink log = {});
+  /// The same over any backend (a Redis Cluster: core/redis/cluster_limiter.h).
+  /// @param backend must outlive this
+  GuardedLimiter(DecisionBackend& backend, FailurePolicy default_policy, const Clock& clock,
+                 LogSink log = {});
 
   /// Gives `rule` its own failure policy (resets its breaker and counters).
   void set_failure_policy(const std::string& rule, FailurePolicy policy);
@@ -52,8 +57,8 @@ class GuardedLimiter {
  private:
   FailureGuard& guard(const std::string& rule);
 
-  ConnectionPool& pool_;
-  RedisLimiter limiter_;
+  std::unique_ptr<DecisionBackend> own_backend_;  ///< the pool's, for the first constructor
+  DecisionBackend& backend_;
   FailurePolicy default_policy_;
   const Clock& clock_;
   LogSink log_;

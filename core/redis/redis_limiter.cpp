@@ -79,8 +79,10 @@ std::optional<DenyReason> parse_reason(const std::string& s) {
   return std::nullopt;
 }
 
+}  // namespace
+
 // A script call's reply (array of per-decision arrays, or an error) spread over `n` results.
-void collect(const Value& reply, std::size_t n, std::vector<Result<RedisDecision>>& out) {
+void collect_decisions(const Value& reply, std::size_t n, std::vector<Result<RedisDecision>>& out) {
   if (reply.is_error()) {
     for (std::size_t i = 0; i < n; ++i) {
       out.emplace_back(make_redis_error(classify_error_reply(reply.str), reply.str));
@@ -95,8 +97,6 @@ void collect(const Value& reply, std::size_t n, std::vector<Result<RedisDecision
   }
   for (const Value& v : reply.elements) out.push_back(parse_decision_reply(v));
 }
-
-}  // namespace
 
 Result<RedisDecision> parse_decision_reply(const Value& v) {
   if (!v.is_array() || v.elements.size() != 9) return bad_reply(v, "expected an array of 9");
@@ -157,24 +157,33 @@ Result<std::vector<Result<RedisDecision>>> RedisLimiter::decide_pipelined(
   return decide_batch(c, rule, requests, 1, options);
 }
 
-Result<std::vector<Result<RedisDecision>>> RedisLimiter::decide_batch(
-    Connection& c, std::string_view rule, const std::vector<DecideRequest>& requests,
-    std::size_t per_call, const DecideOptions& options) const {
+Result<std::vector<ScriptCall>> RedisLimiter::batch_calls(std::string_view rule,
+                                                          const std::vector<DecideRequest>& requests,
+                                                          std::size_t per_call,
+                                                          const DecideOptions& options) const {
   if (auto e = check(schema_, rule, requests)) return make_redis_error(ErrorKind::usage, *e);
   if (per_call == 0) return make_redis_error(ErrorKind::usage, "per_call must be >= 1");
-  if (requests.empty()) return std::vector<Result<RedisDecision>>{};
   std::vector<ScriptCall> calls;
   calls.reserve((requests.size() + per_call - 1) / per_call);
   for (std::size_t from = 0; from < requests.size(); from += per_call) {
     calls.push_back(make_call(schema_, rule, requests, from,
                               std::min(requests.size(), from + per_call), options));
   }
-  auto replies = eval_pipeline(c, decide_script(), calls);
+  return calls;
+}
+
+Result<std::vector<Result<RedisDecision>>> RedisLimiter::decide_batch(
+    Connection& c, std::string_view rule, const std::vector<DecideRequest>& requests,
+    std::size_t per_call, const DecideOptions& options) const {
+  auto calls = batch_calls(rule, requests, per_call, options);
+  if (!calls) return calls.error();
+  if (requests.empty()) return std::vector<Result<RedisDecision>>{};
+  auto replies = eval_pipeline(c, decide_script(), *calls);
   if (!replies) return replies.error();
   std::vector<Result<RedisDecision>> out;
   out.reserve(requests.size());
-  for (std::size_t i = 0; i < calls.size(); ++i) {
-    collect((*replies)[i], calls[i].keys.size() - 2, out);
+  for (std::size_t i = 0; i < calls->size(); ++i) {
+    collect_decisions((*replies)[i], (*calls)[i].keys.size() - 2, out);
   }
   return out;
 }

@@ -16,6 +16,7 @@
 #include "core/redis/connection.h"
 #include "core/redis/key_schema.h"
 #include "core/redis/redis_error.h"
+#include "core/redis/script.h"
 
 namespace limitscope::redis {
 
@@ -78,9 +79,21 @@ class RedisLimiter {
       Connection& c, std::string_view rule, const std::vector<DecideRequest>& requests,
       std::size_t per_call = 16, const DecideOptions& options = {}) const;
 
+  /// The decide.lua calls decide_batch() sends (`per_call` requests each, in order), for
+  /// callers that route them themselves (Redis Cluster: core/redis/cluster_limiter.h).
+  /// @return the calls, or usage for a bad rule, prefix, request or per_call
+  Result<std::vector<ScriptCall>> batch_calls(std::string_view rule,
+                                              const std::vector<DecideRequest>& requests,
+                                              std::size_t per_call,
+                                              const DecideOptions& options = {}) const;
+
  private:
   KeySchema schema_;
 };
+
+/// Spreads one decide.lua call's reply (an array of decisions, or an error reply) over the
+/// call's `count` requests, appended to `out`.
+void collect_decisions(const Value& reply, std::size_t count, std::vector<Result<RedisDecision>>& out);
 
 /// Parses one decision reply of decide.lua (an array of 9). Exposed for tests.
 Result<RedisDecision> parse_decision_reply(const Value& v);

@@ -57,18 +57,66 @@ Error url_error(std::string_view text, std::string_view reason) {
   return make_error("redis URL '" + redact_text(text) + "': " + std::string(reason));
 }
 
+// "host[:port]" or "[v6][:port]" into host and port (port unchanged when absent).
+// @return the reason it is malformed, or nullopt
+std::optional<std::string> parse_host_port(std::string_view hostport, std::string& host, int& port) {
+  std::string_view port_text;
+  if (hostport.starts_with("[")) {
+    const auto close = hostport.find(']');
+    if (close == std::string_view::npos) return "unterminated [IPv6] host";
+    host = std::string(hostport.substr(1, close - 1));
+    const std::string_view after = hostport.substr(close + 1);
+    if (!after.empty()) {
+      if (after[0] != ':') return "expected ':port' after the [IPv6] host";
+      port_text = after.substr(1);
+    }
+  } else {
+    const auto colon = hostport.rfind(':');
+    host = std::string(hostport.substr(0, colon));
+    if (colon != std::string_view::npos) port_text = hostport.substr(colon + 1);
+  }
+  if (host.empty()) return "no host";
+  if (!port_text.empty() || hostport.ends_with(":")) {
+    const auto p = parse_int(port_text, 1, 65535);
+    if (!p) return "port '" + std::string(port_text) + "' is not in 1..65535";
+    port = *p;
+  }
+  return std::nullopt;
+}
+
+std::string host_port_text(const std::string& host, int port) {
+  const bool v6 = host.find(':') != std::string::npos;
+  return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
+}
+
 }  // namespace
+
+RedisUrl RedisUrl::node(const std::string& node_host, int node_port) const {
+  RedisUrl n = *this;
+  n.cluster_seeds.clear();
+  n.unix_path.clear();
+  n.host = node_host;
+  n.port = node_port;
+  n.db = 0;
+  return n;
+}
 
 std::string RedisUrl::redacted() const {
   std::string auth;
   if (!user.empty() || !password.empty()) {
     auth = user + (password.empty() ? "" : ":***") + "@";
   }
+  if (cluster()) {
+    std::string nodes;
+    for (const ClusterSeed& seed : cluster_seeds) {
+      nodes += (nodes.empty() ? "" : ",") + host_port_text(seed.host, seed.port);
+    }
+    return "redis+cluster://" + auth + nodes;
+  }
   if (!unix_path.empty()) {
     return "unix://" + auth + unix_path + (db != 0 ? "?db=" + std::to_string(db) : "");
   }
-  const bool v6 = host.find(':') != std::string::npos;
-  return "redis://" + auth + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port) +
+  return "redis://" + auth + host_port_text(host, port) +
          (db != 0 ? "/" + std::to_string(db) : "");
 }
 
@@ -76,7 +124,11 @@ Expected<RedisUrl> parse_redis_url(std::string_view text) {
   RedisUrl url;
   std::string_view rest;
   bool is_unix = false;
-  if (text.starts_with("redis://")) {
+  bool is_cluster = false;
+  if (text.starts_with("redis+cluster://")) {
+    rest = text.substr(16);
+    is_cluster = true;
+  } else if (text.starts_with("redis://")) {
     rest = text.substr(8);
   } else if (text.starts_with("unix://")) {
     rest = text.substr(7);
@@ -85,7 +137,8 @@ Expected<RedisUrl> parse_redis_url(std::string_view text) {
     return url_error(text, "TLS (rediss://) is not supported by Debian's hiredis 0.14; "
                            "use a local stunnel or ssh tunnel and a redis:// URL");
   } else {
-    return url_error(text, "expected redis://[user:password@]host:port/db or unix:///path");
+    return url_error(text, "expected redis://[user:password@]host:port/db, unix:///path or "
+                           "redis+cluster://[user:password@]host:port,host:port");
   }
 
   // Credentials: everything before the last '@' (a password may itself contain '@' only
@@ -126,6 +179,31 @@ Expected<RedisUrl> parse_redis_url(std::string_view text) {
     return url;
   }
 
+  if (is_cluster) {
+    // Seed nodes "h:p,h:p"; a trailing "/" or "/0" is accepted (a cluster has only db 0).
+    std::string_view nodes = rest;
+    if (const auto slash = rest.find('/'); slash != std::string_view::npos) {
+      nodes = rest.substr(0, slash);
+      const std::string_view db_text = rest.substr(slash + 1);
+      if (!db_text.empty() && db_text != "0") {
+        return url_error(text, "Redis Cluster has only database 0, got '" + std::string(db_text) + "'");
+      }
+    }
+    while (true) {
+      const auto comma = nodes.find(',');
+      ClusterSeed seed;
+      if (auto e = parse_host_port(nodes.substr(0, comma), seed.host, seed.port)) {
+        return url_error(text, "seed node " + std::to_string(url.cluster_seeds.size() + 1) + ": " + *e);
+      }
+      url.cluster_seeds.push_back(std::move(seed));
+      if (comma == std::string_view::npos) break;
+      nodes = nodes.substr(comma + 1);
+    }
+    url.host = url.cluster_seeds.front().host;
+    url.port = url.cluster_seeds.front().port;
+    return url;
+  }
+
   std::string_view hostport = rest;
   const auto slash = rest.find('/');
   if (slash != std::string_view::npos) {
@@ -137,27 +215,7 @@ Expected<RedisUrl> parse_redis_url(std::string_view text) {
       url.db = *db;
     }
   }
-  std::string_view port_text;
-  if (hostport.starts_with("[")) {
-    const auto close = hostport.find(']');
-    if (close == std::string_view::npos) return url_error(text, "unterminated [IPv6] host");
-    url.host = std::string(hostport.substr(1, close - 1));
-    const std::string_view after = hostport.substr(close + 1);
-    if (!after.empty()) {
-      if (after[0] != ':') return url_error(text, "expected ':port' after the [IPv6] host");
-      port_text = after.substr(1);
-    }
-  } else {
-    const auto colon = hostport.rfind(':');
-    url.host = std::string(hostport.substr(0, colon));
-    if (colon != std::string_view::npos) port_text = hostport.substr(colon + 1);
-  }
-  if (url.host.empty()) return url_error(text, "no host");
-  if (!port_text.empty() || hostport.ends_with(":")) {
-    const auto port = parse_int(port_text, 1, 65535);
-    if (!port) return url_error(text, "port '" + std::string(port_text) + "' is not in 1..65535");
-    url.port = *port;
-  }
+  if (auto e = parse_host_port(hostport, url.host, url.port)) return url_error(text, *e);
   return url;
 }
 

@@ -1,0 +1,247 @@
+#include "core/redis/cluster_limiter.h"
+
+#include <map>
+#include <thread>
+
+#include "core/redis/limiter_scripts.h"
+#include "core/redis/script.h"
+
+namespace limitscope::redis {
+
+namespace {
+
+// One decide.lua call still to be made, and the requests it decides.
+struct PendingCall {
+  int slot = 0;
+  ScriptCall call;
+  std::vector<std::size_t> requests;
+  std::optional<ClusterNode> ask;  ///< send once to this node with ASKING
+};
+
+// The calls one node gets in one round.
+struct NodeBatch {
+  ClusterNode node;
+  bool asking = false;
+  std::vector<std::size_t> calls;  ///< indices into the round's pending calls
+  // Outcome:
+  std::optional<RedisError> error;
+  bool unreachable = false;
+  std::vector<Value> replies;
+};
+
+void send(ClusterClient& cluster, NodeBatch& b, const std::vector<PendingCall>& pending) {
+  auto lease = cluster.lease(b.node);
+  if (!lease) {
+    b.error = lease.error();
+    b.unreachable = true;
+    return;
+  }
+  std::vector<ScriptCall> calls;
+  calls.reserve(b.calls.size());
+  for (std::size_t i : b.calls) calls.push_back(pending[i].call);
+  (*lease)->set_asking(b.asking);
+  auto replies = eval_pipeline(**lease, decide_script(), calls);
+  (*lease)->set_asking(false);
+  if (!replies) {
+    b.error = replies.error();
+  } else {
+    b.replies = std::move(replies).value();
+  }
+}
+
+}  // namespace
+
+int rule_slot(const KeySchema& schema, std::string_view rule) {
+  return cluster_slot(schema.config_key(rule));
+}
+
+std::vector<Result<RedisDecision>> ClusterLimiter::decide_many(
+    const std::vector<RuleRequest>& requests, std::size_t per_call, const DecideOptions& options) {
+  std::vector<std::optional<Result<RedisDecision>>> out(requests.size());
+  auto fail = [&out](const std::vector<std::size_t>& which, const RedisError& e) {
+    for (std::size_t i : which) out[i].emplace(e);
+  };
+
+  // Each rule's requests, in their order, as the script calls one server would get.
+  std::vector<PendingCall> pending;
+  {
+    std::map<std::string, std::vector<std::size_t>> by_rule;
+    std::vector<std::string> order;
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      auto& v = by_rule[requests[i].rule];
+      if (v.empty()) order.push_back(requests[i].rule);
+      v.push_back(i);
+    }
+    for (const std::string& rule : order) {
+      const auto& idx = by_rule[rule];
+      std::vector<DecideRequest> sub;
+      sub.reserve(idx.size());
+      for (std::size_t i : idx) sub.push_back(requests[i].request);
+      auto calls = limiter_.batch_calls(rule, sub, per_call, options);
+      if (!calls) {
+        fail(idx, calls.error());
+        continue;
+      }
+      const int slot = rule_slot(limiter_.schema(), rule);
+      std::size_t next = 0;
+      for (ScriptCall& call : *calls) {
+        PendingCall p;
+        p.slot = slot;
+        const std::size_t count = call.keys.size() - 2;
+        p.requests.assign(idx.begin() + static_cast<std::ptrdiff_t>(next),
+                          idx.begin() + static_cast<std::ptrdiff_t>(next + count));
+        next += count;
+        p.call = std::move(call);
+        pending.push_back(std::move(p));
+      }
+    }
+  }
+
+  Backoff backoff = cluster_.retry_backoff();
+  Nanos waited{0};
+  int hops = 0;
+  while (!pending.empty()) {
+    auto topo = cluster_.topology();
+    if (!topo) {
+      for (const auto& p : pending) fail(p.requests, topo.error());
+      break;
+    }
+    // Group the calls by the node (and ASKING mode) they go to.
+    std::map<std::string, NodeBatch> batches;
+    std::vector<PendingCall> again;
+    std::optional<RedisError> retry_error;
+    bool pause = false;
+    bool redirected = false;
+    for (std::size_t i = 0; i < pending.size(); ++i) {
+      const ClusterNode* node = pending[i].ask ? &*pending[i].ask : (*topo)->master_of(pending[i].slot);
+      if (node == nullptr) {
+        retry_error = make_redis_error(ErrorKind::io, "redis cluster: slot " + std::to_string(pending[i].slot) +
+                                                          " is served by no master");
+        pause = true;
+        again.push_back(std::move(pending[i]));
+        continue;
+      }
+      NodeBatch& b = batches[node->address() + (pending[i].ask ? " asking" : "")];
+      b.node = *node;
+      b.asking = pending[i].ask.has_value();
+      b.calls.push_back(i);
+    }
+    // Every node's pipeline at once: one thread per node beyond the first.
+    std::vector<NodeBatch*> list;
+    for (auto& [key, b] : batches) list.push_back(&b);
+    std::vector<std::thread> threads;
+    for (std::size_t k = 1; k < list.size(); ++k) {
+      threads.emplace_back([&, k] { send(cluster_, *list[k], pending); });
+    }
+    if (!list.empty()) send(cluster_, *list[0], pending);
+    for (auto& t : threads) t.join();
+
+    for (NodeBatch* b : list) {
+      if (b->error) {
+        // An unreachable master may have been replaced: re-send if the map moved its slots.
+        if (b->unreachable && !b->asking && cluster_.note_unreachable()) {
+          for (std::size_t i : b->calls) again.push_back(std::move(pending[i]));
+          redirected = true;
+          retry_error = b->error;
+          continue;
+        }
+        if (b->error->breaks_connection()) cluster_.note_unreachable();
+        for (std::size_t i : b->calls) fail(pending[i].requests, *b->error);
+        continue;
+      }
+      for (std::size_t k = 0; k < b->calls.size(); ++k) {
+        PendingCall& p = pending[b->calls[k]];
+        const Value& reply = b->replies[k];
+        if (reply.is_error()) {
+          if (auto ce = parse_cluster_error(reply.str, b->node.host)) {
+            cluster_.note(*ce);
+            p.ask.reset();
+            if (ce->kind == ClusterErrorKind::ask) p.ask = ce->node;
+            if (ce->kind == ClusterErrorKind::moved || ce->kind == ClusterErrorKind::ask) {
+              redirected = true;
+            } else {
+              pause = true;
+            }
+            retry_error = make_redis_error(ErrorKind::reply, "redis " + b->node.address() + ": " + reply.str);
+            again.push_back(std::move(p));
+            continue;
+          }
+        }
+        std::vector<Result<RedisDecision>> decided;
+        collect_decisions(reply, p.requests.size(), decided);
+        for (std::size_t j = 0; j < p.requests.size(); ++j) out[p.requests[j]].emplace(std::move(decided[j]));
+      }
+    }
+    if (again.empty()) break;
+    if (redirected && ++hops > cluster_.options().max_redirects) {
+      RedisError e = make_redis_error(ErrorKind::io, "redis cluster: more than " +
+                                                         std::to_string(cluster_.options().max_redirects) +
+                                                         " redirections, the last: " + retry_error->message);
+      for (const auto& p : again) fail(p.requests, e);
+      break;
+    }
+    if (pause && !cluster_.retry_pause(backoff, waited)) {
+      const RedisError e = cluster_unavailable(*retry_error, waited);
+      for (const auto& p : again) fail(p.requests, e);
+      break;
+    }
+    pending = std::move(again);
+  }
+
+  std::vector<Result<RedisDecision>> results;
+  results.reserve(out.size());
+  for (auto& r : out) {
+    results.push_back(r ? std::move(*r)
+                        : Result<RedisDecision>(make_redis_error(ErrorKind::protocol, "request left undecided")));
+  }
+  return results;
+}
+
+Result<RedisDecision> ClusterLimiter::decide(const std::string& rule, const DecideRequest& request,
+                                             const DecideOptions& options) {
+  auto r = decide_many({RuleRequest{rule, request}}, 1, options);
+  return std::move(r.front());
+}
+
+Result<std::vector<Result<RedisDecision>>> ClusterLimiter::decide_batch(
+    const std::string& rule, const std::vector<DecideRequest>& requests, std::size_t per_call,
+    const DecideOptions& options) {
+  if (per_call == 0) return make_redis_error(ErrorKind::usage, "per_call must be >= 1");
+  if (requests.empty()) return std::vector<Result<RedisDecision>>{};
+  std::vector<RuleRequest> all;
+  all.reserve(requests.size());
+  for (const DecideRequest& r : requests) all.push_back(RuleRequest{rule, r});
+  auto results = decide_many(all, per_call, options);
+  for (const auto& r : results) {
+    if (!r && r.error().kind != ErrorKind::reply) return r.error();
+  }
+  return results;
+}
+
+Result<std::optional<RuleConfig>> get_config(ClusterClient& cluster, const KeySchema& schema,
+                                             std::string_view rule) {
+  return on_rule_shard<std::optional<RuleConfig>>(
+      cluster, schema, rule, [&](Connection& c) { return get_config(c, schema, rule); });
+}
+
+Result<RuleConfig> set_config(ClusterClient& cluster, const KeySchema& schema,
+                              std::string_view rule, const RuleConfig& config,
+                              const ChangeInfo& change) {
+  return on_rule_shard<RuleConfig>(cluster, schema, rule, [&](Connection& c) {
+    return set_config(c, schema, rule, config, change);
+  });
+}
+
+Result<std::vector<AuditEntry>> config_history(ClusterClient& cluster, const KeySchema& schema,
+                                               std::string_view rule, std::size_t count) {
+  return on_rule_shard<std::vector<AuditEntry>>(
+      cluster, schema, rule, [&](Connection& c) { return config_history(c, schema, rule, count); });
+}
+
+Result<RuleConfig> undo_config(ClusterClient& cluster, const KeySchema& schema,
+                               std::string_view rule, const ChangeInfo& change) {
+  return on_rule_shard<RuleConfig>(
+      cluster, schema, rule, [&](Connection& c) { return undo_config(c, schema, rule, change); });
+}
+
+}  // namespace limitscope::redis

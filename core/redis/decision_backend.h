@@ -1,0 +1,57 @@
+#pragma once
+// Where the guarded limiter's decisions are made: one server through a connection pool
+// (PooledDecisions), or a Redis Cluster (core/redis/cluster_limiter.h). Both run the same
+// decide.lua; only the routing differs.
+
+#include <string>
+#include <vector>
+
+#include "core/redis/pool.h"
+#include "core/redis/redis_limiter.h"
+
+namespace limitscope::redis {
+
+class DecisionBackend {
+ public:
+  virtual ~DecisionBackend() = default;
+
+  /// One decision. @return it, or the error (kinds as in RedisLimiter::decide)
+  virtual Result<RedisDecision> decide(const std::string& rule, const DecideRequest& request,
+                                       const DecideOptions& options) = 0;
+  /// Many requests of one rule (RedisLimiter::decide_batch semantics).
+  virtual Result<std::vector<Result<RedisDecision>>> decide_batch(
+      const std::string& rule, const std::vector<DecideRequest>& requests, std::size_t per_call,
+      const DecideOptions& options) = 0;
+  /// The limiter (key schema) the backend runs.
+  virtual const RedisLimiter& limiter() const = 0;
+};
+
+/// Decisions on one server: a connection leased from `pool` per call.
+class PooledDecisions final : public DecisionBackend {
+ public:
+  /// @param pool must outlive this
+  PooledDecisions(ConnectionPool& pool, RedisLimiter limiter)
+      : pool_(pool), limiter_(std::move(limiter)) {}
+
+  Result<RedisDecision> decide(const std::string& rule, const DecideRequest& request,
+                               const DecideOptions& options) override {
+    auto lease = pool_.acquire();
+    if (!lease) return lease.error();
+    return limiter_.decide(**lease, rule, request, options);
+  }
+  Result<std::vector<Result<RedisDecision>>> decide_batch(const std::string& rule,
+                                                          const std::vector<DecideRequest>& requests,
+                                                          std::size_t per_call,
+                                                          const DecideOptions& options) override {
+    auto lease = pool_.acquire();
+    if (!lease) return lease.error();
+    return limiter_.decide_batch(**lease, rule, requests, per_call, options);
+  }
+  const RedisLimiter& limiter() const override { return limiter_; }
+
+ private:
+  ConnectionPool& pool_;
+  RedisLimiter limiter_;
+};
+
+}  // namespace limitscope::redis
