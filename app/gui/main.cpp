@@ -9,6 +9,7 @@
 
 #include "core/sim/scenario.h"
 #include "ui/main_window.h"
+#include "ui/tuner/tuner_tab.h"
 
 namespace {
 
@@ -58,6 +59,11 @@ int main(int argc, char** argv) {
                                     QStringLiteral("With --redis: schema profiles (JSON) tried before the built-in ones."),
                                     QStringLiteral("FILE"));
   parser.addOptions({demo, scenario, seed, screenshot, after, theme, playback, redis_url, profiles});
+  const QCommandLineOption tab(QStringLiteral("tab"),
+                               QStringLiteral("Open on this tab: dashboard (default) or tuner. With --screenshot "
+                                              "and tuner: the Tuner on --scenario's trace (300 s) with a sweep."),
+                               QStringLiteral("NAME"), QStringLiteral("dashboard"));
+  parser.addOption(tab);
   parser.process(app);
 
   limitscope::EmbeddedSimulationOptions options;
@@ -74,6 +80,9 @@ int main(int argc, char** argv) {
   }
 
   limitscope::ui::MainWindow window(options);
+  // The Tuner tab; with --redis it reads that Redis's decision streams and applies to it.
+  auto* tuner = new limitscope::ui::TunerTab(parser.value(redis_url));
+  const int tuner_index = window.addWorkspaceTab(tuner, QObject::tr("Tuner"));
   if (parser.isSet(theme)) {
     const QString t = parser.value(theme);
     if (t == QLatin1String("dark")) window.setTheme(limitscope::ui::Theme::dark);
@@ -93,6 +102,22 @@ int main(int argc, char** argv) {
                      });
   }
   window.show();
+  if (parser.value(tab) == QLatin1String("tuner")) {
+    window.showWorkspaceTab(tuner_index);
+    if (shot) {
+      // The picture waits for the tuner's trace, sweep and what-if chart, not for a source.
+      QObject::connect(tuner, &limitscope::ui::TunerTab::demoReady, &window,
+                       [&window, shot_path] { window.screenshotAfter(0, shot_path); });
+      QObject::connect(tuner, &limitscope::ui::TunerTab::traceLoadFailed, &app, [](const QString& error) {
+        std::fprintf(stderr, "limitscope: tuner: %s\n", qPrintable(error));
+        QApplication::exit(2);
+      });
+      tuner->prepareDemo(QString::fromStdString(options.scenario), 300);
+      return QApplication::exec();
+    }
+  } else if (parser.value(tab) != QLatin1String("dashboard")) {
+    return fail(QStringLiteral("--tab \"%1\": expected dashboard or tuner").arg(parser.value(tab)));
+  }
   if (parser.isSet(redis_url) && parser.isSet(playback)) {
     return fail(QStringLiteral("give one of --redis and --playback"));
   }

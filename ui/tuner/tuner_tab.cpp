@@ -1,0 +1,555 @@
+#include "ui/tuner/tuner_tab.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QEvent>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+#include "core/redis/redis_url.h"
+#include "core/sim/scenario.h"
+#include "core/tuner/candidate.h"
+#include "core/tuner/trace_file_load.h"
+#include "ui/tuner/param_editor.h"
+#include "ui/tuner/sweep_heatmap.h"
+#include "ui/tuner/whatif_chart.h"
+
+namespace limitscope::ui {
+
+namespace {
+
+constexpr std::size_t kSweepMemoryCap = std::size_t{1} << 30;  // 1 GiB of sweep state
+constexpr int kShownErrors = 20;
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
+}  // namespace
+
+TunerTab::TunerTab(const QString& redis_url, QWidget* parent)
+    : QWidget(parent), m_redisUrl(redis_url), m_cancel(std::make_shared<std::atomic<bool>>(false)) {
+  if (!m_redisUrl.isEmpty()) {
+    const auto url = redis::parse_redis_url(m_redisUrl.toStdString());
+    m_redisShown = url ? q(url->redacted()) : tr("(unusable URL)");
+  }
+  const std::pair<QThread*, QPointer<TunerWorker>*> workers[] = {
+      {&m_jobThread, &m_jobs}, {&m_whatIfThread, &m_whatIf}, {&m_redisThread, &m_redis}};
+  for (const auto& [thread, worker] : workers) {
+    *worker = new TunerWorker;
+    (*worker)->moveToThread(thread);
+    connect(thread, &QThread::finished, *worker, &QObject::deleteLater);
+    thread->start();
+  }
+  connect(m_jobs, &TunerWorker::progress, this, &TunerTab::onProgress);
+  connect(m_jobs, &TunerWorker::traceLoaded, this, &TunerTab::onTraceLoaded);
+  connect(m_jobs, &TunerWorker::sweepDone, this, &TunerTab::onSweep);
+  connect(m_redis, &TunerWorker::progress, this, &TunerTab::onProgress);
+  connect(m_redis, &TunerWorker::traceLoaded, this, &TunerTab::onTraceLoaded);
+  connect(m_redis, &TunerWorker::configDone, this, &TunerTab::onConfig);
+  connect(m_whatIf, &TunerWorker::whatIfReady, this, &TunerTab::onWhatIf);
+
+  auto* root = new QVBoxLayout(this);
+  root->addWidget(buildTracePanel());
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  auto* left = new QWidget(split);
+  auto* leftLayout = new QVBoxLayout(left);
+  leftLayout->setContentsMargins(0, 0, 0, 0);
+  m_current = new ParamEditor(tr("Current setting"), left);
+  m_candidate = new ParamEditor(tr("Candidate"), left);
+  leftLayout->addWidget(m_current);
+  leftLayout->addWidget(m_candidate);
+  leftLayout->addWidget(buildLivePanel());
+  leftLayout->addWidget(buildSweepPanel());
+  leftLayout->addStretch(1);
+  auto* right = new QSplitter(Qt::Vertical, split);
+  auto* chartBox = new QWidget(right);
+  auto* chartLayout = new QVBoxLayout(chartBox);
+  chartLayout->setContentsMargins(0, 0, 0, 0);
+  m_chart = new WhatIfChart(chartBox);
+  m_summary = new QLabel(chartBox);
+  m_summary->setWordWrap(true);
+  chartLayout->addWidget(m_chart, 1);
+  chartLayout->addWidget(m_summary);
+  m_heatmap = new SweepHeatmap(right);
+  right->addWidget(chartBox);
+  right->addWidget(m_heatmap);
+  right->setStretchFactor(0, 3);
+  right->setStretchFactor(1, 2);
+  split->addWidget(left);
+  split->addWidget(right);
+  split->setStretchFactor(1, 1);
+  root->addWidget(split, 1);
+
+  LimitParams current;
+  current.capacity = 60;
+  current.refill = Rate::per_sec(1);
+  m_current->setParams(current);
+  LimitParams candidate = current;
+  candidate.capacity = 120;
+  m_candidate->setParams(candidate);
+  connect(m_current, &ParamEditor::changed, this, [this] { requestWhatIf(true); });
+  connect(m_candidate, &ParamEditor::changed, this, &TunerTab::onCandidateChanged);
+  connect(m_heatmap, &SweepHeatmap::cellClicked, this, &TunerTab::loadCell);
+  setSweepAxes(15, 480, 12, 0.25, 8, 12);
+  setDark(palette().color(QPalette::Window).lightness() < 128);
+  m_summary->setText(tr("Load a trace to see what the candidate would have done."));
+  updateLiveButtons();
+}
+
+TunerTab::~TunerTab() {
+  m_cancel->store(true);
+  for (QThread* t : {&m_jobThread, &m_whatIfThread, &m_redisThread}) {
+    t->quit();
+    t->wait();
+  }
+}
+
+QWidget* TunerTab::buildTracePanel() {
+  auto* box = new QGroupBox(tr("Trace"), this);
+  auto* layout = new QVBoxLayout(box);
+  auto* row = new QHBoxLayout;
+  auto* file = new QPushButton(tr("Open file…"), box);
+  file->setToolTip(tr("JSON lines {\"t\", \"key\", \"cost\", \"model\", \"tier\"} or CSV with those columns"));
+  connect(file, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open trace"), {},
+                                                      tr("Traces (*.jsonl *.json *.csv);;All files (*)"));
+    if (!path.isEmpty()) loadTraceFile(path);
+  });
+  auto* recording = new QPushButton(tr("Recording…"), box);
+  connect(recording, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open recording"), {},
+                                                      tr("Recordings (*.jsonl);;All files (*)"));
+    if (!path.isEmpty()) loadRecording(path);
+  });
+  m_scenario = new QComboBox(box);
+  for (const auto name : scenario_names()) m_scenario->addItem(QString::fromUtf8(name.data(), static_cast<int>(name.size())));
+  m_scenario->setCurrentText(QStringLiteral("mixed"));
+  m_scenarioSeconds = new QDoubleSpinBox(box);
+  m_scenarioSeconds->setRange(1, 86400);
+  m_scenarioSeconds->setValue(300);
+  m_scenarioSeconds->setSuffix(tr(" s"));
+  auto* simulate = new QPushButton(tr("Simulate"), box);
+  connect(simulate, &QPushButton::clicked, this,
+          [this] { loadScenario(m_scenario->currentText(), m_scenarioSeconds->value()); });
+  m_streamRule = new QLineEdit(box);
+  m_streamRule->setPlaceholderText(tr("rule"));
+  m_streamRule->setMaximumWidth(140);
+  m_streamButton = new QPushButton(tr("Decision stream"), box);
+  m_streamButton->setToolTip(m_redisUrl.isEmpty() ? tr("Start limitscope with --redis URL to read a rule's decision stream")
+                                                  : tr("The rule's logged decisions in %1").arg(m_redisShown));
+  connect(m_streamButton, &QPushButton::clicked, this, [this] { loadDecisionStream(m_streamRule->text()); });
+  row->addWidget(file);
+  row->addWidget(recording);
+  row->addSpacing(12);
+  row->addWidget(new QLabel(tr("Scenario"), box));
+  row->addWidget(m_scenario);
+  row->addWidget(m_scenarioSeconds);
+  row->addWidget(simulate);
+  row->addSpacing(12);
+  row->addWidget(m_streamRule);
+  row->addWidget(m_streamButton);
+  row->addStretch(1);
+  m_jobButtons = {file, recording, simulate, m_streamButton};
+  layout->addLayout(row);
+  auto* row2 = new QHBoxLayout;
+  m_traceLabel = new QLabel(tr("No trace loaded."), box);
+  m_progress = new QProgressBar(box);
+  m_progress->setRange(0, 1000);
+  m_progress->setMaximumWidth(260);
+  m_progress->hide();
+  m_cancelButton = new QPushButton(tr("Cancel"), box);
+  m_cancelButton->hide();
+  connect(m_cancelButton, &QPushButton::clicked, this, &TunerTab::cancelWork);
+  m_status = new QLabel(box);
+  row2->addWidget(m_traceLabel, 1);
+  row2->addWidget(m_status);
+  row2->addWidget(m_progress);
+  row2->addWidget(m_cancelButton);
+  layout->addLayout(row2);
+  return box;
+}
+
+QWidget* TunerTab::buildSweepPanel() {
+  auto* box = new QGroupBox(tr("Sweep"), this);
+  auto* form = new QFormLayout(box);
+  for (int a = 0; a < 2; ++a) {
+    auto* row = new QHBoxLayout;
+    for (int k = 0; k < 2; ++k) {
+      auto* spin = new QDoubleSpinBox(box);
+      spin->setRange(0.001, 1e9);
+      spin->setDecimals(3);
+      m_axis[2 * a + k] = spin;
+      row->addWidget(spin);
+      if (k == 0) row->addWidget(new QLabel(QStringLiteral("–"), box));
+    }
+    m_steps[a] = new QSpinBox(box);
+    m_steps[a]->setRange(1, 64);
+    m_steps[a]->setSuffix(tr(" steps"));
+    row->addWidget(m_steps[a]);
+    m_axisLabel[a] = new QLabel(box);
+    form->addRow(m_axisLabel[a], row);
+  }
+  auto constraint = [&](QCheckBox*& check, QDoubleSpinBox*& spin, const QString& text, double value) {
+    auto* row = new QHBoxLayout;
+    check = new QCheckBox(text, box);
+    spin = new QDoubleSpinBox(box);
+    spin->setRange(0, 100);
+    spin->setDecimals(3);
+    spin->setValue(value);
+    spin->setSuffix(QStringLiteral(" %"));
+    row->addWidget(check, 1);
+    row->addWidget(spin);
+    form->addRow(row);
+  };
+  constraint(m_useMax429, m_max429, tr("429 ratio of all requests ≤"), 1.0);
+  constraint(m_useKey429, m_key429, tr("429 ratio of every key ≤"), 0.1);
+  m_useMax429->setChecked(true);
+  auto* note = new QLabel(tr("Cost ceilings are not in the core's constraints yet: the recommendation is the "
+                             "cheapest (least admitted cost) setting that meets these."),
+                          box);
+  note->setWordWrap(true);
+  form->addRow(note);
+  auto* row = new QHBoxLayout;
+  auto* around = new QPushButton(tr("Around candidate"), box);
+  connect(around, &QPushButton::clicked, this, [this] {
+    const LimitParams p = m_candidate->params();
+    const bool window = is_window_algorithm(p.algorithm);
+    const double x = window ? static_cast<double>(p.window.count()) / 1e9 : p.capacity;
+    const double y = window ? p.limit : p.refill.per_second();
+    if (x > 0 && y > 0) setSweepAxes(x / 4, x * 4, m_steps[0]->value(), y / 4, y * 4, m_steps[1]->value());
+  });
+  m_sweepButton = new QPushButton(tr("Run sweep"), box);
+  connect(m_sweepButton, &QPushButton::clicked, this, &TunerTab::runSweep);
+  row->addWidget(around);
+  row->addWidget(m_sweepButton);
+  form->addRow(row);
+  m_sweepLabel = new QLabel(box);
+  m_sweepLabel->setWordWrap(true);
+  form->addRow(m_sweepLabel);
+  m_jobButtons.append(m_sweepButton);
+  return box;
+}
+
+void TunerTab::setSweepAxes(double x_min, double x_max, int x_steps, double y_min, double y_max, int y_steps) {
+  m_axis[0]->setValue(x_min);
+  m_axis[1]->setValue(x_max);
+  m_axis[2]->setValue(y_min);
+  m_axis[3]->setValue(y_max);
+  m_steps[0]->setValue(x_steps);
+  m_steps[1]->setValue(y_steps);
+  const bool window = is_window_algorithm(m_candidate->params().algorithm);
+  m_axisLabel[0]->setText(window ? tr("Window (s)") : tr("Capacity"));
+  m_axisLabel[1]->setText(window ? tr("Limit") : tr("Refill (/s)"));
+}
+
+void TunerTab::setMax429Constraint(std::optional<double> ratio) {
+  m_useMax429->setChecked(ratio.has_value());
+  if (ratio) m_max429->setValue(*ratio * 100);
+}
+
+void TunerTab::setMaxKey429Constraint(std::optional<double> ratio) {
+  m_useKey429->setChecked(ratio.has_value());
+  if (ratio) m_key429->setValue(*ratio * 100);
+}
+
+QString TunerTab::statusText() const { return m_status->text(); }
+
+void TunerTab::startJob(const QString& what) {
+  m_cancel = std::make_shared<std::atomic<bool>>(false);
+  for (QPushButton* b : m_jobButtons) b->setEnabled(false);
+  m_progress->setValue(0);
+  m_progress->setFormat(what + QStringLiteral(" %p%"));
+  m_progress->show();
+  m_cancelButton->show();
+  m_status->setText(what);
+}
+
+void TunerTab::endJob() {
+  for (QPushButton* b : m_jobButtons) b->setEnabled(true);
+  m_streamButton->setEnabled(!m_redisUrl.isEmpty());
+  m_progress->hide();
+  m_cancelButton->hide();
+}
+
+void TunerTab::onProgress(double fraction, const QString& what) {
+  m_progress->setValue(static_cast<int>(fraction * 1000));
+  m_progress->setFormat(what + QStringLiteral(" %p%"));
+}
+
+void TunerTab::cancelWork() { m_cancel->store(true); }
+
+void TunerTab::loadTraceFile(const QString& path) {
+  startJob(tr("Loading"));
+  QMetaObject::invokeMethod(m_jobs, [w = m_jobs, path, c = m_cancel] { if (w) w->loadFile(path, c); });
+}
+
+void TunerTab::loadRecording(const QString& path) {
+  startJob(tr("Loading"));
+  QMetaObject::invokeMethod(m_jobs, [w = m_jobs, path, c = m_cancel] { if (w) w->loadRecording(path, c); });
+}
+
+void TunerTab::loadScenario(const QString& name, double seconds, quint64 seed) {
+  startJob(tr("Simulating"));
+  QMetaObject::invokeMethod(m_jobs, [w = m_jobs, name, seconds, seed, c = m_cancel] {
+    if (w) w->loadScenario(name, seconds, seed, c);
+  });
+}
+
+void TunerTab::loadDecisionStream(const QString& rule) {
+  if (m_redisUrl.isEmpty()) {
+    m_status->setText(tr("No Redis connection: start limitscope with --redis URL to read a decision stream."));
+    emit traceLoadFailed(m_status->text());
+    return;
+  }
+  if (rule.trimmed().isEmpty()) {
+    m_status->setText(tr("Name the rule whose decision stream to read."));
+    emit traceLoadFailed(m_status->text());
+    return;
+  }
+  startJob(tr("Reading stream"));
+  RuleTarget t = target();
+  t.rule = rule.trimmed();
+  QMetaObject::invokeMethod(m_redis, [w = m_redis, t] { if (w) w->loadStream(t); });
+}
+
+void TunerTab::onTraceLoaded(const TraceLoadResult& r) {
+  endJob();
+  if (!r.error.isEmpty()) {
+    m_status->setText(r.cancelled ? tr("Load cancelled; the previous trace stays.") : r.error);
+    emit traceLoadFailed(r.cancelled ? QStringLiteral("cancelled") : r.error);
+    return;
+  }
+  if (r.error_count == 0) {
+    if (!r.trace || r.trace->events.empty()) {
+      m_status->setText(tr("%1: no events; nothing loaded.").arg(r.source));
+      emit traceLoadFailed(m_status->text());
+      return;
+    }
+    adoptTrace(r.trace, r.source, 0);
+    return;
+  }
+  // Bad lines: nothing is used until the operator says so.
+  m_waiting = r;
+  QString lines;
+  for (std::size_t i = 0; i < std::min<std::size_t>(kShownErrors, r.errors.size()); ++i) {
+    const auto& e = r.errors[i];
+    lines += (e.line > 0 ? tr("line %1: %2").arg(e.line).arg(q(e.message)) : q(e.message)) + QLatin1Char('\n');
+  }
+  if (r.error_count > static_cast<std::size_t>(kShownErrors)) lines += tr("… and %1 more").arg(r.error_count - kShownErrors);
+  const std::size_t good = r.trace ? r.trace->events.size() : 0;
+  m_report = new QMessageBox(QMessageBox::Warning, tr("Trace has bad lines"),
+                             tr("%1 has %2 bad line(s) and %3 good one(s). Nothing is loaded unless you choose "
+                                "to use the good lines.")
+                                 .arg(r.source)
+                                 .arg(r.error_count)
+                                 .arg(good),
+                             QMessageBox::Cancel, this);
+  m_report->setInformativeText(lines.trimmed());
+  QPushButton* use = m_report->addButton(tr("Use the %1 good lines").arg(good), QMessageBox::AcceptRole);
+  use->setEnabled(good > 0);
+  m_report->setAttribute(Qt::WA_DeleteOnClose);
+  connect(m_report, &QMessageBox::buttonClicked, this, [this, use](QAbstractButton* b) {
+    TraceLoadResult w = std::exchange(m_waiting, {});
+    if (b == use) {
+      adoptTrace(w.trace, w.source, w.error_count);
+    } else {
+      m_status->setText(tr("Nothing loaded: %1 has bad lines.").arg(w.source));
+      emit traceLoadFailed(m_status->text());
+    }
+  });
+  m_report->open();
+  m_status->setText(tr("%1 bad line(s): choose in the report.").arg(r.error_count));
+  emit loadReportShown();
+}
+
+void TunerTab::setTrace(TracePtr trace, const QString& source) { adoptTrace(std::move(trace), source, 0); }
+
+void TunerTab::adoptTrace(TracePtr trace, const QString& source, std::size_t skipped) {
+  m_trace = std::move(trace);
+  m_largestCost = tuner::largest_cost(*m_trace);
+  m_current->setLargestCost(m_largestCost);
+  m_candidate->setLargestCost(m_largestCost);
+  QString text = tr("%1: %2 requests from %3 keys over %4 s (%5 MB); largest cost %6")
+                     .arg(source)
+                     .arg(m_trace->events.size())
+                     .arg(m_trace->keys.size())
+                     .arg(m_trace->duration_s(), 0, 'f', 1)
+                     .arg(static_cast<double>(tuner::trace_event_bytes(m_trace->events.size())) / 1e6, 0, 'f', 1)
+                     .arg(m_largestCost);
+  if (skipped > 0) text += tr("; %1 bad line(s) skipped").arg(skipped);
+  m_traceLabel->setText(text);
+  m_status->setText(tr("Loaded."));
+  m_heatmap->clear();
+  m_sweepLabel->clear();
+  requestWhatIf(true);
+  requestWhatIf(false);
+  emit traceLoaded(source);
+}
+
+int TunerTab::chartColumns() const {
+  // About one column per pixel of the plot (decimation in core, not in QtCharts).
+  return std::clamp(m_chart->width() - 140, 100, 1000);
+}
+
+void TunerTab::requestWhatIf(bool current) {
+  const int side = current ? 0 : 1;
+  ParamEditor* editor = current ? m_current : m_candidate;
+  if (!m_trace) return;
+  if (!editor->isValid()) {
+    // The field says why; the chart drops that side rather than show a stale line.
+    (current ? m_currentSeries : m_candidateSeries).reset();
+    current ? m_chart->setCurrent(nullptr) : m_chart->setCandidate(nullptr);
+    m_pending[side] = false;
+    ++m_generation[side];  // a reply still in flight is stale now
+    m_summary->setText(tr("%1 setting: %2").arg(current ? tr("Current") : tr("Candidate"),
+                                                q(editor->problems().front().message)));
+    return;
+  }
+  if (m_inFlight[side]) {
+    m_pending[side] = true;  // coalesce: only the newest setting is computed next
+    return;
+  }
+  m_inFlight[side] = true;
+  const int generation = ++m_generation[side];
+  QMetaObject::invokeMethod(m_whatIf, [w = m_whatIf, t = m_trace, p = editor->params(), n = chartColumns(), current,
+                                       generation] {
+    if (w) w->computeWhatIf(t, p, n, current, generation);
+  });
+}
+
+void TunerTab::onWhatIf(const WhatIfResult& r) {
+  const int side = r.current ? 0 : 1;
+  m_inFlight[side] = false;
+  if (r.generation == m_generation[side] && r.series) {
+    if (r.current) {
+      m_currentSeries = r.series;
+      m_chart->setCurrent(r.series.get());
+    } else {
+      m_candidateSeries = r.series;
+      m_chart->setCandidate(r.series.get());
+    }
+  }
+  if (m_pending[side]) {
+    m_pending[side] = false;
+    requestWhatIf(r.current);
+    return;
+  }
+  if (!r.error.isEmpty()) m_summary->setText(r.error);
+  if (m_currentSeries && m_candidateSeries) {
+    m_summary->setText(tr("429s on this trace — current: %1; candidate: %2")
+                           .arg(q(tuner::describe_429s(m_currentSeries->total)),
+                                q(tuner::describe_429s(m_candidateSeries->total))));
+  }
+  if (!m_inFlight[0] && !m_inFlight[1] && !m_pending[0] && !m_pending[1]) emit whatIfUpdated();
+}
+
+void TunerTab::onCandidateChanged() {
+  if (m_heatmap->hasSweep()) m_heatmap->setSelected(-1);
+  requestWhatIf(false);
+  updateLiveButtons();
+}
+
+void TunerTab::runSweep() {
+  if (!m_trace) {
+    m_sweepLabel->setText(tr("Load a trace first."));
+    emit sweepFinished(false, m_sweepLabel->text());
+    return;
+  }
+  tuner::SweepSpec spec;
+  spec.base = m_candidate->params();
+  spec.x = {m_axis[0]->value(), m_axis[1]->value(), m_steps[0]->value()};
+  spec.y = {m_axis[2]->value(), m_axis[3]->value(), m_steps[1]->value()};
+  spec.threads = std::max(1, QThread::idealThreadCount());
+  QString why;
+  if (spec.x.min > spec.x.max || spec.y.min > spec.y.max) why = tr("each axis needs min ≤ max");
+  else if ((spec.x.min == spec.x.max && spec.x.steps != 1) || (spec.y.min == spec.y.max && spec.y.steps != 1))
+    why = tr("an axis with min = max needs 1 step");
+  const std::size_t bytes = tuner::sweep_state_bytes(*m_trace, spec);
+  if (why.isEmpty() && bytes > kSweepMemoryCap) {
+    why = tr("%1 keys × %2 settings need %3 MB of state, above the 1024 MB cap: fewer steps, or a shorter trace")
+              .arg(m_trace->keys.size())
+              .arg(spec.x.steps * spec.y.steps)
+              .arg(static_cast<double>(bytes) / 1e6, 0, 'f', 0);
+  }
+  if (!why.isEmpty()) {
+    m_sweepLabel->setText(tr("Sweep refused: %1.").arg(why));
+    emit sweepFinished(false, m_sweepLabel->text());
+    return;
+  }
+  tuner::Constraints c;
+  if (m_useMax429->isChecked()) c.max_ratio_429 = m_max429->value() / 100;
+  if (m_useKey429->isChecked()) c.max_worst_key_429 = m_key429->value() / 100;
+  startJob(tr("Sweeping"));
+  QMetaObject::invokeMethod(m_jobs, [w = m_jobs, t = m_trace, spec, c, cancel = m_cancel] {
+    if (w) w->runSweep(t, spec, c, cancel);
+  });
+}
+
+void TunerTab::onSweep(const SweepOutcome& o) {
+  endJob();
+  if (!o.result) {
+    m_sweepLabel->setText(o.cancelled ? tr("Sweep cancelled.") : tr("Sweep failed: %1").arg(o.error));
+    m_status->setText(m_sweepLabel->text());
+    emit sweepFinished(false, m_sweepLabel->text());
+    return;
+  }
+  m_heatmap->setSweep(o.result, o.spec, o.recommendation);
+  QString text = tr("%1 settings; %2 on the Pareto frontier (fewer 429s vs less admitted cost). ")
+                     .arg(o.result->cells.size())
+                     .arg(o.recommendation.frontier.size());
+  if (o.recommendation.best) {
+    const auto& cell = o.result->cells[*o.recommendation.best];
+    text += tr("Recommended ★: %1 — 429s %2.")
+                .arg(q(cell.params.describe()), q(tuner::describe_429s(cell.total)));
+  } else {
+    text += tr("No setting in the grid meets the constraints.");
+  }
+  text += tr(" Click a cell to make it the candidate.");
+  m_sweepLabel->setText(text);
+  m_status->setText(tr("Sweep done."));
+  emit sweepFinished(true, text);
+  if (m_demo) {
+    m_demo = false;
+    const auto cell = o.recommendation.best ? *o.recommendation.best
+                                            : (o.recommendation.frontier.empty() ? 0 : o.recommendation.frontier.front());
+    connect(this, &TunerTab::whatIfUpdated, this, &TunerTab::demoReady, Qt::SingleShotConnection);
+    loadCell(static_cast<int>(cell));
+  }
+}
+
+void TunerTab::loadCell(int index) {
+  const auto* r = m_heatmap->result();
+  if (r == nullptr || index < 0 || index >= static_cast<int>(r->cells.size())) return;
+  m_candidate->setParams(r->cells[static_cast<std::size_t>(index)].params);
+  onCandidateChanged();
+  m_heatmap->setSelected(index);
+}
+
+void TunerTab::prepareDemo(const QString& scenario, double seconds) {
+  connect(this, &TunerTab::traceLoaded, this, [this] {
+    m_demo = true;
+    runSweep();
+  }, Qt::SingleShotConnection);
+  loadScenario(scenario, seconds);
+}
+
+void TunerTab::setDark(bool dark) { m_chart->setDark(dark); }
+
+void TunerTab::changeEvent(QEvent* event) {
+  if (event->type() == QEvent::PaletteChange) setDark(palette().color(QPalette::Window).lightness() < 128);
+  QWidget::changeEvent(event);
+}
+
+}  // namespace limitscope::ui

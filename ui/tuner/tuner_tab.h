@@ -1,0 +1,183 @@
+#pragma once
+// The Tuner tab: load a trace (file, recording, the simulation's scenario, or a rule's decision
+// stream), compare a candidate setting against the current one on it (what-if chart), sweep a
+// grid of settings (heatmap, Pareto frontier, recommendation; a click loads a cell), and apply
+// the candidate to the live rule in Redis once writes are armed (diff, compare-and-set, audit
+// entry, Undo). Every load, replay, sweep and Redis command runs on a TunerWorker thread; this
+// class only wires widgets to workers and shows results.
+
+#include <QMessageBox>
+#include <QPointer>
+#include <QThread>
+#include <QWidget>
+
+#include <memory>
+#include <optional>
+
+#include "core/redis/rule_config.h"
+#include "ui/tuner/apply_dialog.h"
+#include "ui/tuner/tuner_worker.h"
+
+QT_BEGIN_NAMESPACE
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+QT_END_NAMESPACE
+
+namespace limitscope::ui {
+
+class ParamEditor;
+class SweepHeatmap;
+class WhatIfChart;
+
+class TunerTab : public QWidget {
+  Q_OBJECT
+ public:
+  /// @param redis_url the connection the app was started with (--redis), or empty: then the
+  ///        decision-stream source and Apply are unavailable and the current setting is entered
+  explicit TunerTab(const QString& redis_url = {}, QWidget* parent = nullptr);
+  ~TunerTab() override;
+
+  // Trace sources (each runs on the job worker; progress and Cancel show meanwhile).
+  void loadTraceFile(const QString& path);
+  void loadRecording(const QString& path);
+  void loadScenario(const QString& name, double seconds, quint64 seed = 1);
+  void loadDecisionStream(const QString& rule);
+  /// Uses a trace at once (tests, the benchmark).
+  void setTrace(TracePtr trace, const QString& source);
+  /// Cancels the running load or sweep.
+  void cancelWork();
+  /// The report of a load with bad lines, while it waits for the operator's choice.
+  QMessageBox* loadReport() const { return m_report; }
+
+  void runSweep();
+  /// Loads sweep cell `index` as the candidate (what a click on the heatmap does).
+  void loadCell(int index);
+
+  // The live rule.
+  void setRule(const QString& rule);
+  void readLiveConfig();
+  /// "Allow writes to <url>": nothing is written to Redis unless this is on.
+  void setWritesArmed(bool armed);
+  bool writesArmed() const;
+  /// Opens the diff dialog (refused with a message when writes are not armed).
+  void requestApply();
+  ApplyDialog* applyDialog() const { return m_applyDialog; }
+  void undo();
+  /// The rule's config as last read or written.
+  const std::optional<redis::RuleConfig>& liveConfig() const { return m_live; }
+
+  // For tests and the benchmark.
+  TracePtr trace() const { return m_trace; }
+  ParamEditor* currentEditor() const { return m_current; }
+  ParamEditor* candidateEditor() const { return m_candidate; }
+  WhatIfChart* whatIfChart() const { return m_chart; }
+  SweepHeatmap* heatmap() const { return m_heatmap; }
+  QString statusText() const;
+  QString liveStatusText() const;
+  QProgressBar* progressBar() const { return m_progress; }
+  void setSweepAxes(double x_min, double x_max, int x_steps, double y_min, double y_max, int y_steps);
+  void setMax429Constraint(std::optional<double> ratio);
+  void setMaxKey429Constraint(std::optional<double> ratio);
+  void setDark(bool dark);
+  /// Demo content for a screenshot: the simulation's scenario, a sweep; emits demoReady.
+  void prepareDemo(const QString& scenario, double seconds);
+
+ signals:
+  void traceLoaded(const QString& source);
+  /// A load failed, was cancelled ("cancelled"), or the operator refused its bad lines.
+  void traceLoadFailed(const QString& error);
+  /// A load with bad lines waits for the operator (loadReport()).
+  void loadReportShown();
+  /// The chart shows the latest settings.
+  void whatIfUpdated();
+  void sweepFinished(bool ok, const QString& message);
+  void configRead(const QString& message);
+  void applyFinished(bool ok, const QString& message);
+  void demoReady();
+
+ protected:
+  void changeEvent(QEvent* event) override;
+
+ private:
+  QWidget* buildTracePanel();
+  QWidget* buildLivePanel();
+  QWidget* buildSweepPanel();
+  void startJob(const QString& what);
+  void endJob();
+  void onProgress(double fraction, const QString& what);
+  void onTraceLoaded(const TraceLoadResult& result);
+  void adoptTrace(TracePtr trace, const QString& source, std::size_t skipped);
+  void requestWhatIf(bool current);
+  void onWhatIf(const WhatIfResult& result);
+  void onSweep(const SweepOutcome& outcome);
+  void onConfig(const ConfigResult& result);
+  void onCandidateChanged();
+  void updateLiveButtons();
+  void setLiveStatus(const QString& text, bool error);
+  void doApply(const QString& reason);
+  RuleTarget target() const;
+  int chartColumns() const;
+  QString who() const;
+
+  QString m_redisUrl;      // as given (may hold a password): only ever sent to the worker
+  QString m_redisShown;    // redacted, for labels
+  QThread m_jobThread, m_whatIfThread, m_redisThread;
+  QPointer<TunerWorker> m_jobs, m_whatIf, m_redis;
+  CancelFlag m_cancel;
+
+  TracePtr m_trace;
+  double m_largestCost = 0;
+  std::shared_ptr<const tuner::WhatIfSeries> m_currentSeries, m_candidateSeries;
+  int m_generation[2] = {0, 0};   // [current, candidate]: requests sent
+  bool m_inFlight[2] = {false, false};
+  bool m_pending[2] = {false, false};
+  TraceLoadResult m_waiting;  // a load with bad lines, until the operator chooses
+  QPointer<QMessageBox> m_report;
+  std::optional<redis::RuleConfig> m_live;
+  QPointer<ApplyDialog> m_applyDialog;
+  bool m_canUndo = false;
+  bool m_demo = false;
+
+  // trace panel
+  QLabel* m_traceLabel = nullptr;
+  QComboBox* m_scenario = nullptr;
+  QDoubleSpinBox* m_scenarioSeconds = nullptr;
+  QLineEdit* m_streamRule = nullptr;
+  QPushButton* m_streamButton = nullptr;
+  QProgressBar* m_progress = nullptr;
+  QPushButton* m_cancelButton = nullptr;
+  QLabel* m_status = nullptr;
+  QList<QPushButton*> m_jobButtons;
+  // settings
+  ParamEditor* m_current = nullptr;
+  ParamEditor* m_candidate = nullptr;
+  WhatIfChart* m_chart = nullptr;
+  QLabel* m_summary = nullptr;
+  // live
+  QLineEdit* m_rule = nullptr;
+  QLineEdit* m_prefix = nullptr;
+  QPushButton* m_readButton = nullptr;
+  QCheckBox* m_arm = nullptr;
+  QPushButton* m_applyButton = nullptr;
+  QPushButton* m_undoButton = nullptr;
+  QLabel* m_liveStatus = nullptr;
+  // sweep
+  QDoubleSpinBox* m_axis[4] = {};  // x min, x max, y min, y max
+  QSpinBox* m_steps[2] = {};
+  QCheckBox* m_useMax429 = nullptr;
+  QDoubleSpinBox* m_max429 = nullptr;
+  QCheckBox* m_useKey429 = nullptr;
+  QDoubleSpinBox* m_key429 = nullptr;
+  QPushButton* m_sweepButton = nullptr;
+  QLabel* m_sweepLabel = nullptr;
+  QLabel* m_axisLabel[2] = {};
+  SweepHeatmap* m_heatmap = nullptr;
+};
+
+}  // namespace limitscope::ui

@@ -1,0 +1,180 @@
+#include "ui/tuner/tuner_worker.h"
+
+#include <QElapsedTimer>
+
+#include <fstream>
+
+#include "core/redis/connection.h"
+#include "core/redis/key_schema.h"
+#include "core/redis/redis_url.h"
+#include "core/sources/recording_reader.h"
+#include "core/tuner/stream_trace.h"
+#include "core/tuner/trace_file_load.h"
+#include "core/tuner/trace_sources.h"
+
+namespace limitscope::ui {
+
+namespace {
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
+// A connection for one operation: the Tuner's Redis work is a handful of commands per click.
+redis::Result<redis::Connection> open_target(const RuleTarget& target, redis::KeySchema& schema) {
+  auto url = redis::parse_redis_url(target.url.toStdString());
+  if (!url) return redis::RedisError{redis::ErrorKind::usage, url.error()};
+  schema = redis::KeySchema(target.prefix.isEmpty() ? std::string(redis::kDefaultPrefix) : target.prefix.toStdString());
+  if (auto why = schema.check_prefix()) return redis::RedisError{redis::ErrorKind::usage, "prefix: " + *why};
+  return redis::Connection::open(*url, {std::chrono::seconds(2), std::chrono::seconds(10)});
+}
+
+}  // namespace
+
+TunerWorker::TunerWorker(QObject* parent) : QObject(parent) {
+  qRegisterMetaType<TraceLoadResult>();
+  qRegisterMetaType<WhatIfResult>();
+  qRegisterMetaType<SweepOutcome>();
+  qRegisterMetaType<ConfigResult>();
+}
+
+std::function<void(double)> TunerWorker::reporter(const QString& what) {
+  // At most about 20 progress signals a second: a 10-million-line file reads 64 KiB blocks.
+  auto timer = std::make_shared<QElapsedTimer>();
+  timer->start();
+  return [this, what, timer, last = std::make_shared<qint64>(-1000)](double f) {
+    if (f < 1.0 && timer->elapsed() - *last < 50) return;
+    *last = timer->elapsed();
+    emit progress(f, what);
+  };
+}
+
+void TunerWorker::finishLoad(Expected<tuner::TraceLoad> load, const QString& source) {
+  TraceLoadResult r;
+  r.source = source;
+  if (!load) {
+    r.cancelled = load.error() == tuner::kLoadCancelled;
+    r.error = q(load.error());
+  } else {
+    r.errors = std::move(load->errors);
+    r.error_count = load->error_count;
+    r.trace = std::make_shared<const tuner::Trace>(std::move(load->trace));
+  }
+  emit traceLoaded(r);
+}
+
+void TunerWorker::loadFile(const QString& path, const CancelFlag& cancel) {
+  finishLoad(tuner::load_trace_file_bounded(path.toStdString(), {}, cancel.get(), reporter(tr("Reading %1").arg(path))),
+             tr("file %1").arg(path));
+}
+
+void TunerWorker::loadRecording(const QString& path, const CancelFlag& cancel) {
+  const QString source = tr("recording %1").arg(path);
+  emit progress(0, tr("Reading %1").arg(path));
+  std::ifstream in(path.toStdString(), std::ios::binary);
+  if (!in) return finishLoad(make_error("recording " + path.toStdString() + ": cannot be read"), source);
+  auto rec = read_recording(in, path.toStdString());
+  if (cancel->load()) return finishLoad(make_error(tuner::kLoadCancelled), source);
+  if (!rec.has_header) return finishLoad(make_error(rec.error.empty() ? "not a recording" : rec.error), source);
+  finishLoad(tuner::trace_from_recording(rec.recording, rec.error), source);
+}
+
+void TunerWorker::loadScenario(const QString& name, double seconds, quint64 seed, const CancelFlag& cancel) {
+  tuner::ScenarioTraceOptions o;
+  o.scenario = name.toStdString();
+  o.seed = seed;
+  o.duration = Nanos{static_cast<std::int64_t>(seconds * 1e9)};
+  const QString source = tr("scenario %1 (%2 s, seed %3)").arg(name).arg(seconds).arg(seed);
+  auto trace = tuner::trace_from_scenario(o, cancel.get(), reporter(tr("Simulating %1").arg(name)));
+  if (!trace) {
+    const std::string e = trace.error();
+    return finishLoad(make_error(e == "cancelled" ? std::string(tuner::kLoadCancelled) : e), source);
+  }
+  tuner::TraceLoad load;
+  load.trace = std::move(*trace);
+  finishLoad(std::move(load), source);
+}
+
+void TunerWorker::loadStream(const RuleTarget& target) {
+  const QString source = tr("decision stream of rule %1").arg(target.rule);
+  emit progress(0, tr("Reading the decision stream of %1").arg(target.rule));
+  redis::KeySchema schema;
+  auto c = open_target(target, schema);
+  if (!c) return finishLoad(make_error(c.error().message), source);
+  auto load = tuner::trace_from_decision_stream(*c, schema, target.rule.toStdString(), 16'000'000);
+  if (!load) return finishLoad(make_error(load.error().message), source);
+  finishLoad(std::move(*load), source);
+}
+
+void TunerWorker::computeWhatIf(const TracePtr& trace, const LimitParams& params, int columns,
+                                bool current, int generation) {
+  WhatIfResult r;
+  r.generation = generation;
+  r.current = current;
+  auto s = tuner::whatif_series(*trace, params, columns);
+  if (!s) r.error = q(s.error());
+  else r.series = std::make_shared<const tuner::WhatIfSeries>(std::move(*s));
+  emit whatIfReady(r);
+}
+
+void TunerWorker::runSweep(const TracePtr& trace, const tuner::SweepSpec& spec,
+                           const tuner::Constraints& constraints, const CancelFlag& cancel) {
+  SweepOutcome o;
+  o.spec = spec;
+  auto r = tuner::sweep(*trace, spec, cancel.get(), reporter(tr("Sweeping")));
+  if (!r) {
+    o.cancelled = cancel->load();
+    o.error = q(r.error());
+  } else {
+    o.recommendation = tuner::recommend(*r, constraints);
+    o.result = std::make_shared<const tuner::SweepResult>(std::move(*r));
+  }
+  emit sweepDone(o);
+}
+
+void TunerWorker::readConfig(const RuleTarget& target) {
+  ConfigResult r;
+  redis::KeySchema schema;
+  auto c = open_target(target, schema);
+  if (!c) {
+    r.error = q(c.error().message);
+  } else if (auto cfg = redis::get_config(*c, schema, target.rule.toStdString()); !cfg) {
+    r.error = q(cfg.error().message);
+  } else {
+    r.config = *cfg;
+  }
+  emit configDone(r);
+}
+
+void TunerWorker::applyConfig(const RuleTarget& target, const redis::RuleConfig& config,
+                              const redis::ChangeInfo& change) {
+  ConfigResult r;
+  r.op = ConfigResult::Op::apply;
+  redis::KeySchema schema;
+  auto c = open_target(target, schema);
+  if (!c) {
+    r.error = q(c.error().message);
+  } else if (auto set = redis::set_config(*c, schema, target.rule.toStdString(), config, change); !set) {
+    r.error = q(set.error().message);
+    r.conflict = redis::is_version_conflict(set.error());
+  } else {
+    r.config = *set;
+  }
+  emit configDone(r);
+}
+
+void TunerWorker::undoConfig(const RuleTarget& target, const redis::ChangeInfo& change) {
+  ConfigResult r;
+  r.op = ConfigResult::Op::undo;
+  redis::KeySchema schema;
+  auto c = open_target(target, schema);
+  if (!c) {
+    r.error = q(c.error().message);
+  } else if (auto undone = redis::undo_config(*c, schema, target.rule.toStdString(), change); !undone) {
+    r.error = q(undone.error().message);
+    r.conflict = redis::is_version_conflict(undone.error());
+  } else {
+    r.config = *undone;
+  }
+  emit configDone(r);
+}
+
+}  // namespace limitscope::ui

@@ -1,0 +1,100 @@
+#pragma once
+// The Tuner's work off the GUI thread: loading traces (file, recording, scenario, a rule's
+// decision stream), what-if series, sweeps, and the live rule's config in Redis (read, apply
+// with compare-and-set, undo). The tab runs one TunerWorker per QThread (jobs, what-if, Redis)
+// so a long sweep never delays a slider's redraw or an Apply. Results come back as queued
+// signals carrying immutable data; long jobs take a shared cancel flag.
+
+#include <QObject>
+#include <QString>
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "core/redis/rule_config.h"
+#include "core/tuner/sweep.h"
+#include "core/tuner/trace.h"
+#include "core/tuner/whatif.h"
+
+namespace limitscope::ui {
+
+using TracePtr = std::shared_ptr<const tuner::Trace>;
+using CancelFlag = std::shared_ptr<std::atomic<bool>>;
+
+struct TraceLoadResult {
+  TracePtr trace;  ///< the good lines (null on error or cancel)
+  QString source;  ///< "file x.jsonl", "scenario mixed (300 s)", ...
+  std::vector<tuner::TraceError> errors;
+  std::size_t error_count = 0;
+  QString error;  ///< the load failed as a whole (unreadable, above the cap)
+  bool cancelled = false;
+};
+
+struct WhatIfResult {
+  int generation = 0;
+  bool current = false;  ///< the current setting's series (else the candidate's)
+  std::shared_ptr<const tuner::WhatIfSeries> series;
+  QString error;
+};
+
+struct SweepOutcome {
+  std::shared_ptr<const tuner::SweepResult> result;
+  tuner::SweepSpec spec;
+  tuner::Recommendation recommendation;
+  QString error;
+  bool cancelled = false;
+};
+
+/// Where the live rule lives.
+struct RuleTarget {
+  QString url;
+  QString prefix;
+  QString rule;
+};
+
+struct ConfigResult {
+  enum class Op { read, apply, undo } op = Op::read;
+  std::optional<redis::RuleConfig> config;  ///< read: nullopt when the rule has none
+  QString error;
+  bool conflict = false;  ///< apply/undo: the version moved, nothing was written
+};
+
+class TunerWorker : public QObject {
+  Q_OBJECT
+ public:
+  explicit TunerWorker(QObject* parent = nullptr);
+
+  // Called on the worker's thread (QMetaObject::invokeMethod with a lambda).
+  void loadFile(const QString& path, const CancelFlag& cancel);
+  void loadRecording(const QString& path, const CancelFlag& cancel);
+  void loadScenario(const QString& name, double seconds, quint64 seed, const CancelFlag& cancel);
+  void loadStream(const RuleTarget& target);
+  void computeWhatIf(const TracePtr& trace, const LimitParams& params, int columns, bool current,
+                     int generation);
+  void runSweep(const TracePtr& trace, const tuner::SweepSpec& spec,
+                const tuner::Constraints& constraints, const CancelFlag& cancel);
+  void readConfig(const RuleTarget& target);
+  void applyConfig(const RuleTarget& target, const redis::RuleConfig& config,
+                   const redis::ChangeInfo& change);
+  void undoConfig(const RuleTarget& target, const redis::ChangeInfo& change);
+
+ signals:
+  void progress(double fraction, const QString& what);
+  void traceLoaded(const limitscope::ui::TraceLoadResult& result);
+  void whatIfReady(const limitscope::ui::WhatIfResult& result);
+  void sweepDone(const limitscope::ui::SweepOutcome& outcome);
+  void configDone(const limitscope::ui::ConfigResult& result);
+
+ private:
+  void finishLoad(Expected<tuner::TraceLoad> load, const QString& source);
+  std::function<void(double)> reporter(const QString& what);
+};
+
+}  // namespace limitscope::ui
+
+Q_DECLARE_METATYPE(limitscope::ui::TraceLoadResult)
+Q_DECLARE_METATYPE(limitscope::ui::WhatIfResult)
+Q_DECLARE_METATYPE(limitscope::ui::SweepOutcome)
+Q_DECLARE_METATYPE(limitscope::ui::ConfigResult)
