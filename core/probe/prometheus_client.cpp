@@ -76,6 +76,26 @@ json parse_json(const std::string& body, const std::string& where) {
   }
 }
 
+// One alert object, as /api/v1/alerts and /api/v1/rules give it.
+PromAlert alert_of(const json& obj, const std::string& path) {
+  PromAlert a;
+  a.labels = labels_of(member(obj, "labels", path), path + ".labels");
+  if (obj.contains("annotations")) a.annotations = labels_of(obj["annotations"], path + ".annotations");
+  const json& state = member(obj, "state", path);
+  if (!state.is_string()) bad(path + ".state", "expected a string");
+  a.state = state.get<std::string>();
+  if (obj.contains("activeAt") && obj["activeAt"].is_string()) a.active_at = obj["activeAt"].get<std::string>();
+  if (obj.contains("value") && obj["value"].is_string()) {
+    a.value = std::strtod(obj["value"].get<std::string>().c_str(), nullptr);
+  }
+  return a;
+}
+
+std::string string_or_empty(const json& obj, const char* name) {
+  const auto it = obj.find(name);
+  return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 }  // namespace
 
 std::string url_encode(std::string_view text) {
@@ -148,20 +168,55 @@ Expected<std::vector<PromAlert>> parse_alerts_response(const std::string& body,
     if (!alerts.is_array()) bad("data.alerts", "expected an array");
     std::vector<PromAlert> out;
     for (std::size_t i = 0; i < alerts.size(); ++i) {
-      const std::string path = "data.alerts[" + std::to_string(i) + "]";
-      PromAlert a;
-      a.labels = labels_of(member(alerts[i], "labels", path), path + ".labels");
-      if (alerts[i].contains("annotations")) {
-        a.annotations = labels_of(alerts[i]["annotations"], path + ".annotations");
+      out.push_back(alert_of(alerts[i], "data.alerts[" + std::to_string(i) + "]"));
+    }
+    return out;
+  } catch (const ShapeError& e) {
+    return make_error(e.message.starts_with(where) ? e.message : where + ": " + e.message);
+  }
+}
+
+Expected<std::vector<PromRule>> parse_rules_response(const std::string& body, const std::string& where) {
+  try {
+    const json doc = parse_json(body, where);
+    const json& groups = member(data_of(doc, where), "groups", "data");
+    if (!groups.is_array()) bad("data.groups", "expected an array");
+    std::vector<PromRule> out;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      const std::string gpath = "data.groups[" + std::to_string(g) + "]";
+      const json& rules = member(groups[g], "rules", gpath);
+      if (!rules.is_array()) bad(gpath + ".rules", "expected an array");
+      const std::string group = string_or_empty(groups[g], "name");
+      for (std::size_t i = 0; i < rules.size(); ++i) {
+        const std::string path = gpath + ".rules[" + std::to_string(i) + "]";
+        PromRule r;
+        r.group = group;
+        const json& name = member(rules[i], "name", path);
+        if (!name.is_string()) bad(path + ".name", "expected a string");
+        r.name = name.get<std::string>();
+        const json& type = member(rules[i], "type", path);
+        if (!type.is_string()) bad(path + ".type", "expected a string");
+        r.type = type.get<std::string>();
+        r.query = string_or_empty(rules[i], "query");
+        r.state = string_or_empty(rules[i], "state");
+        r.health = string_or_empty(rules[i], "health");
+        r.last_error = string_or_empty(rules[i], "lastError");
+        if (rules[i].contains("duration") && rules[i]["duration"].is_number()) r.for_s = rules[i]["duration"].get<double>();
+        if (rules[i].contains("labels") && !rules[i]["labels"].is_null()) {
+          r.labels = labels_of(rules[i]["labels"], path + ".labels");
+        }
+        if (rules[i].contains("annotations") && !rules[i]["annotations"].is_null()) {
+          r.annotations = labels_of(rules[i]["annotations"], path + ".annotations");
+        }
+        if (rules[i].contains("alerts") && !rules[i]["alerts"].is_null()) {
+          const json& alerts = rules[i]["alerts"];
+          if (!alerts.is_array()) bad(path + ".alerts", "expected an array");
+          for (std::size_t a = 0; a < alerts.size(); ++a) {
+            r.alerts.push_back(alert_of(alerts[a], path + ".alerts[" + std::to_string(a) + "]"));
+          }
+        }
+        out.push_back(std::move(r));
       }
-      const json& state = member(alerts[i], "state", path);
-      if (!state.is_string()) bad(path + ".state", "expected a string");
-      a.state = state.get<std::string>();
-      a.active_at = alerts[i].value("activeAt", "");
-      if (alerts[i].contains("value") && alerts[i]["value"].is_string()) {
-        a.value = std::strtod(alerts[i]["value"].get<std::string>().c_str(), nullptr);
-      }
-      out.push_back(std::move(a));
     }
     return out;
   } catch (const ShapeError& e) {
@@ -220,6 +275,12 @@ Expected<std::vector<PromAlert>> PrometheusClient::alerts() const {
   auto body = get("/api/v1/alerts");
   if (!body) return make_error(body.error());
   return parse_alerts_response(*body, "alerts");
+}
+
+Expected<std::vector<PromRule>> PrometheusClient::rules() const {
+  auto body = get("/api/v1/rules");
+  if (!body) return make_error(body.error());
+  return parse_rules_response(*body, "rules");
 }
 
 }  // namespace limitscope::probe

@@ -34,6 +34,21 @@ struct PromAlert {
   double value = 0;
 };
 
+/// One rule of GET /api/v1/rules.
+struct PromRule {
+  std::string group;
+  std::string name;
+  std::string type;        ///< alerting or recording
+  std::string query;
+  std::string state;       ///< alerting: inactive, pending or firing
+  std::string health;      ///< ok, err or unknown
+  std::string last_error;
+  double for_s = 0;        ///< alerting: `for`, seconds
+  metrics::Labels labels;  ///< the rule's own labels (severity, …)
+  metrics::Labels annotations;
+  std::vector<PromAlert> alerts;  ///< alerting: its pending and firing alerts
+};
+
 class PrometheusClient {
  public:
   /// @param base the server, e.g. http://127.0.0.1:9090 (a path prefix is kept)
@@ -46,6 +61,10 @@ class PrometheusClient {
                                         double step_s) const;
   /// GET /api/v1/alerts
   Expected<std::vector<PromAlert>> alerts() const;
+  /// GET /api/v1/rules: every rule group's rules, with their alerts.
+  Expected<std::vector<PromRule>> rules() const;
+  /// The server, e.g. "http://127.0.0.1:9090" (never credentials).
+  std::string base_url() const { return base_.to_string(); }
 
  private:
   Expected<std::string> get(const std::string& path_and_query) const;
@@ -59,6 +78,9 @@ Expected<PromQueryResult> parse_query_response(const std::string& body, const st
 /// Parses an /api/v1/alerts body.
 Expected<std::vector<PromAlert>> parse_alerts_response(const std::string& body,
                                                        const std::string& where);
+
+/// Parses an /api/v1/rules body.
+Expected<std::vector<PromRule>> parse_rules_response(const std::string& body, const std::string& where);
 
 /// Percent-encodes a query parameter value (RFC 3986 unreserved characters kept).
 std::string url_encode(std::string_view text);

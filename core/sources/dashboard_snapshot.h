@@ -41,6 +41,9 @@ struct AlertRow {
   std::string labels;                // `{tier="free", model="gpt-4.1"}`
   std::string severity;
   std::string summary;               // templated annotation
+  /// Who evaluated the rule: empty for limitscope's own engine, else the server whose state
+  /// this is ("prometheus"); server-side rows are shown beside the local ones, marked.
+  std::string origin;
 };
 
 /// A time interval when a rule was pending or firing, for shading the charts.
@@ -69,6 +72,12 @@ struct DecisionRow {
   double spend = 0;                  // dollars
 };
 
+/// One line of a live source's event log ("connected to …", "scrape failed: …").
+struct SourceEvent {
+  std::int64_t t_ms = 0;  ///< wall time (the source's clock), ms since the epoch
+  std::string text;
+};
+
 struct DashboardSnapshot {
   ChartView view;                    // the window the charts were made for, as asked
   std::int64_t now_ms = 0;           // source time, ms since the epoch
@@ -85,6 +94,8 @@ struct DashboardSnapshot {
   double samples_per_s = 0;          // series samples recorded per second of source time
   std::uint64_t dropped_samples = 0;
   std::string last_error;
+  /// Live sources: the newest events of the event log, oldest first (empty otherwise).
+  std::vector<SourceEvent> events;
 };
 
 std::string_view to_string(AlertState s);

@@ -6,6 +6,15 @@
 // every chart and the key table work unchanged. The connection comes from a pool with
 // jittered reconnect backoff; a disconnect keeps the recorded history, and an event log says
 // what happened. Not thread-safe: one worker owns it (as every DashboardSource).
+//
+// When a rule of our own schema logs decisions ("<prefix>{R}:decisions"), each refresh also
+// reads the stream's new entries (DecisionStreamTail: XRANGE after the last id, a COUNT
+// budget, never blocking) and records admitted and rejected per second per key
+// (limitscope_key_admitted_per_second, limitscope_key_rejected_per_second), per rule
+// (limitscope_tier_rejected_per_second: the 429 chart; tier = the rule), the rejected ratio,
+// and a gateway_rate_limit_hits_total{tier=rule} counter so the default 429 rule runs on it;
+// the entries fill the recent-decisions view. The live rules (live_rules_yaml) alert on
+// levels and occupancy.
 
 #include <cstdint>
 #include <deque>
@@ -16,7 +25,8 @@
 
 #include "core/probe/redis_probe.h"
 #include "core/redis/pool.h"
-#include "core/sources/dashboard_source.h"
+#include "core/sources/decision_stream_tail.h"
+#include "core/sources/live_source.h"
 
 namespace limitscope {
 
@@ -31,56 +41,70 @@ struct RedisLiveOptions {
   /// unless a view that shows them (the key browser) asks.
   bool read_ttl = false;
   Nanos refresh_interval = std::chrono::seconds(1);
-  std::size_t samples_per_series = 3600;
-  std::size_t max_events = 200;
+  /// Follow the decision streams of our own rules (when they exist).
+  bool tail_decisions = true;
+  DecisionStreamOptions streams;
+  /// Samples carry the server's TIME (alone, the server's clock is the one clock); beside
+  /// other live sources they carry the local wall clock, so all series share one time base.
+  bool stamp_with_server_time = true;
 };
 
-struct SourceEvent {
-  std::int64_t t_ms = 0;  ///< wall time (the clock's)
-  std::string text;       ///< "connected to redis://…", "refresh failed: …"
-};
-
-class RedisLiveSource final : public DashboardSource {
+class RedisLiveSource final : public LiveSource {
  public:
   /// @param clock wall time for refresh pacing and reconnect backoff (must outlive this)
-  RedisLiveSource(RedisLiveOptions options, const Clock& clock);
+  /// @param series shared with other live sources, or null for its own
+  RedisLiveSource(RedisLiveOptions options, const Clock& clock, std::shared_ptr<LiveSeries> series = nullptr);
 
   /// Accumulates `d`; refreshes once the refresh interval has passed (at most one refresh per
   /// call). @return 1 when a refresh ran (successful or not), else 0.
   int advance(Nanos d) override;
-  DashboardSnapshot snapshot(const ChartView& view) const override;
   /// The server's time at the last good refresh (the clock's wall time before the first).
   std::int64_t now_ms() const override { return now_ms_; }
-  const metrics::SeriesStore& store() const override { return *store_; }
 
-  /// Newest last; bounded by max_events.
-  const std::deque<SourceEvent>& events() const { return events_; }
+  std::string name() const override { return "redis: " + pool_->peer(); }
+  std::string connection() const override;
+  std::string last_error() const override { return last_error_; }
+  void contribute(DashboardSnapshot& s) const override;
+
   bool connected() const { return connected_; }
   std::uint64_t refreshes() const { return refreshes_; }
   /// The last refresh's readings (most pressure first), for the key browser.
   const std::vector<probe::KeyReading>& readings() const { return readings_; }
+  /// Decisions read from the streams since the source started (backlog not counted).
+  std::uint64_t decisions_read() const { return decisions_read_; }
+  /// 429s among them.
+  std::uint64_t rejections_read() const { return rejections_read_; }
 
  private:
+  struct Rates {
+    double admitted_per_s = 0;
+    double rejected_per_s = 0;
+  };
+
   void refresh();
-  void record(const probe::ProbeSnapshot& snap);
+  void record(const probe::ProbeSnapshot& snap, std::int64_t t);
+  void tail(redis::Connection& c, std::int64_t t, const std::vector<probe::KeyReading>& keys);
   void event(std::string text);
 
   RedisLiveOptions options_;
   const Clock& clock_;
   std::unique_ptr<redis::ConnectionPool> pool_;
   std::unique_ptr<probe::RedisProbe> probe_;
-  std::unique_ptr<metrics::SeriesStore> store_;
+  DecisionStreamTail tail_;
   Nanos pending_{0};
   bool first_ = true;
   bool connected_ = false;
   bool have_server_time_ = false;
   std::int64_t now_ms_ = 0;
-  std::int64_t start_ms_ = 0;
+  std::optional<std::int64_t> tailed_at_ms_;  // time of the last stream read
   std::uint64_t refreshes_ = 0;
-  std::uint64_t appended_ = 0;
+  std::uint64_t decisions_read_ = 0;
+  std::uint64_t rejections_read_ = 0;
   std::string last_error_;
-  std::deque<SourceEvent> events_;
+  std::string last_stream_error_;
   std::vector<probe::KeyReading> readings_;
+  std::map<std::string, Rates> key_rates_;      // rule|key → last refresh's rates
+  std::map<std::string, double> hits_by_rule_;  // cumulative 429s read, per rule
   std::map<std::string, std::deque<double>> sparklines_;  // api_key|tier|model → levels
 };
 

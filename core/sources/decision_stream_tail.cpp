@@ -1,0 +1,114 @@
+#include "core/sources/decision_stream_tail.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+namespace limitscope {
+
+namespace {
+
+constexpr std::size_t kMaxErrors = 5;
+constexpr std::string_view kConfigSuffix = ":config";
+
+std::optional<double> number(const std::string& s) {
+  double v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc{} || p != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+// One XRANGE entry [id, [field, value, ...]] → a decision row; nullopt (and an error) when
+// it is not a decision.
+std::optional<DecisionRow> decision_of(const redis::Value& entry, const std::string& stream, const std::string& rule,
+                                       StreamRead& out) {
+  auto fail = [&](const std::string& why) {
+    if (out.errors.size() < kMaxErrors) out.errors.push_back(stream + " entry " + why);
+    return std::nullopt;
+  };
+  if (!entry.is_array() || entry.elements.size() != 2 || !entry.elements[1].is_array()) return fail("?: not a stream entry");
+  const std::string& id = entry.elements[0].str;
+  DecisionRow d;
+  d.tier = rule;
+  std::optional<double> t, cost, allowed, level;
+  const auto& f = entry.elements[1].elements;
+  for (std::size_t i = 0; i + 1 < f.size(); i += 2) {
+    const std::string& name = f[i].str;
+    const std::string& v = f[i + 1].str;
+    if (name == "t") t = number(v);
+    else if (name == "key") d.api_key = v;
+    else if (name == "cost") cost = number(v.substr(0, v.find(',')));  // composite: "c1,c2"
+    else if (name == "allowed") allowed = number(v);
+    else if (name == "level") level = number(v);
+  }
+  if (!t || *t < 0) return fail(id + ": field t is not a time in µs");
+  if (d.api_key.empty()) return fail(id + ": no key");
+  if (!allowed || (*allowed != 0 && *allowed != 1)) return fail(id + ": field allowed is not 0 or 1");
+  d.t_us = static_cast<std::int64_t>(*t);
+  d.cost = cost.value_or(1);
+  d.allowed = *allowed == 1;
+  d.remaining = level.value_or(0);
+  if (!d.allowed) d.reason = "exhausted";  // the stream keeps no reason; a logged 429 is a limit hit
+  return d;
+}
+
+}  // namespace
+
+std::string decisions_key_for_config(const std::string& config_key) {
+  if (!config_key.ends_with(kConfigSuffix)) return {};
+  return config_key.substr(0, config_key.size() - kConfigSuffix.size()) + ":decisions";
+}
+
+redis::Result<StreamRead> DecisionStreamTail::read(redis::Connection& c,
+                                                   const std::map<std::string, std::string>& rules) {
+  struct Ask {
+    const std::string* rule;
+    const std::string* key;
+    bool first;
+  };
+  std::vector<Ask> asks;
+  std::vector<std::vector<std::string>> commands;
+  const std::string budget = std::to_string(std::max<std::size_t>(1, options_.count_per_refresh));
+  for (const auto& [rule, key] : rules) {
+    const auto it = last_id_.find(key);
+    if (it == last_id_.end()) {
+      if (last_id_.size() >= options_.max_streams) continue;
+      commands.push_back({"XREVRANGE", key, "+", "-", "COUNT", std::to_string(std::max<std::size_t>(1, options_.backlog))});
+      asks.push_back({&rule, &key, true});
+    } else {
+      // "(" makes the start exclusive (Redis 6.2+): everything after the last id read.
+      commands.push_back({"XRANGE", key, "(" + it->second, "+", "COUNT", budget});
+      asks.push_back({&rule, &key, false});
+    }
+  }
+  StreamRead out;
+  if (commands.empty()) return out;
+  auto replies = c.pipeline(commands);
+  if (!replies) return replies.error();
+  for (std::size_t i = 0; i < asks.size(); ++i) {
+    const redis::Value& r = (*replies)[i];
+    const std::string& key = *asks[i].key;
+    if (r.is_error()) {
+      // Not a stream (WRONGTYPE): say so, do not follow it.
+      if (out.errors.size() < kMaxErrors) out.errors.push_back(key + ": " + r.str);
+      continue;
+    }
+    if (!r.is_array()) continue;
+    std::vector<const redis::Value*> entries;
+    for (const auto& e : r.elements) entries.push_back(&e);
+    if (asks[i].first) std::reverse(entries.begin(), entries.end());  // XREVRANGE: newest first
+    std::string last = asks[i].first ? "0-0" : last_id_[key];
+    for (const redis::Value* e : entries) {
+      if (e->is_array() && !e->elements.empty()) last = e->elements[0].str;
+      if (auto d = decision_of(*e, key, *asks[i].rule, out)) (asks[i].first ? out.backlog : out.fresh).push_back(std::move(*d));
+    }
+    last_id_[key] = last;
+    if (!asks[i].first && r.elements.size() >= options_.count_per_refresh) ++out.lagging;
+  }
+  const auto by_time = [](const DecisionRow& a, const DecisionRow& b) { return a.t_us < b.t_us; };
+  std::stable_sort(out.backlog.begin(), out.backlog.end(), by_time);
+  std::stable_sort(out.fresh.begin(), out.fresh.end(), by_time);
+  return out;
+}
+
+}  // namespace limitscope

@@ -1,0 +1,129 @@
+#pragma once
+// What every live source (Redis, a gateway's /metrics, Prometheus) records into, and what
+// several of them share when they run together: one SeriesStore under the dashboard's series
+// names, the alert engine over it (the shipped default rules plus the live rules below), an
+// event log, the recent decisions, and a session recording. A source writes its series at its
+// own times (Redis: the server's TIME; /metrics and Prometheus: the wall clock); per series
+// the times only go forward, and a sample that would go back is refused and counted.
+// Not thread-safe: the worker that owns the sources owns this.
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/common/expected.h"
+#include "core/limiter/clock.h"
+#include "core/metrics/series_store.h"
+#include "core/sources/dashboard_charts.h"
+#include "core/sources/dashboard_snapshot.h"
+#include "core/sources/recent_decisions.h"
+#include "core/sources/recording_writer.h"
+
+namespace limitscope {
+
+namespace metrics {
+class AlertEngine;
+}
+
+/// Series only live sources write (the simulation's are in dashboard_series).
+namespace live_series {
+/// Requests admitted per second over the last refresh. Labels: tier, model.
+inline constexpr std::string_view kAdmittedRate = "limitscope_admitted_per_second";
+/// 429s per second over the last refresh. Labels: tier, model.
+inline constexpr std::string_view kRejectedRate = "limitscope_rejected_per_second";
+/// Requests admitted per second by one key (a rule's decision stream). Labels: api_key, tier, model.
+inline constexpr std::string_view kKeyAdmittedRate = "limitscope_key_admitted_per_second";
+}  // namespace live_series
+
+/// The rules live sources evaluate besides the default ones: a limited key nearly empty, a
+/// window nearly full (Prometheus rule-file YAML; docs/live-sources.md).
+std::string_view live_rules_yaml();
+
+struct LiveSeriesOptions {
+  std::size_t samples_per_series = 3600;  ///< 1 h at one refresh per second
+  std::size_t max_events = 200;
+  /// Alert rules (YAML or JSON); empty = the default rules plus live_rules_yaml().
+  std::string rules_text;
+  std::string rules_source = "<default rules>";
+  std::size_t decisions_per_key = 50;
+};
+
+class LiveSeries {
+ public:
+  /// @return the shared state, or an error naming an invalid rule file.
+  static Expected<std::shared_ptr<LiveSeries>> create(const LiveSeriesOptions& options = {});
+  ~LiveSeries();
+  LiveSeries(const LiveSeries&) = delete;
+  LiveSeries& operator=(const LiveSeries&) = delete;
+
+  /// Appends one sample (and writes it to the recording). @return false when refused.
+  bool append(const metrics::Labels& labels, metrics::Sample sample);
+  /// A series that vanished from its source: stale from t_ms on, as Prometheus marks it.
+  void mark_stale(const metrics::Labels& labels, std::int64_t t_ms);
+  /// Evaluates the alert groups due at t_ms (ms since the epoch) and records a change.
+  /// @return the first rule evaluation error, or empty
+  std::string evaluate(std::int64_t t_ms);
+  /// Adds to the event log (bounded, oldest dropped).
+  void event(std::int64_t t_ms, std::string text);
+  /// One decided request (a decision stream entry): recent decisions and the recording.
+  /// @param upto_ms the refresh that read it: its recorded time is kept at or before this
+  ///        (and after the last recorded line), so the recording stays in time order
+  void decision(DecisionRow row, std::int64_t upto_ms);
+
+  const std::deque<SourceEvent>& events() const { return events_; }
+  metrics::SeriesStore& store() { return *store_; }
+  const metrics::SeriesStore& store() const { return *store_; }
+  const RecentDecisions& decisions() const { return decisions_; }
+  std::uint64_t appended() const { return appended_; }
+  std::uint64_t refused() const { return refused_; }
+
+  /// Charts, local alerts and bands, recent decisions of the selected keys, the newest
+  /// events, samples per second and dropped samples, for the window `view` at `now_ms`.
+  void fill(DashboardSnapshot& s, const ChartView& view, std::int64_t now_ms) const;
+
+  /// The key table a recording's step lines hold; the top-level source sets it.
+  void set_key_rows(std::function<std::vector<KeyRow>()> rows) { key_rows_ = std::move(rows); }
+  /// A source refreshed at t_ms: writes a step line (the key table) when recording.
+  void refreshed(std::int64_t t_ms);
+
+  /// Starts recording to `path` (docs/recording.md): the history held so far, the key table
+  /// and alerts now, then everything as it arrives. @return an error naming the file, or empty
+  std::optional<std::string> start_recording(const std::string& path, const std::string& source_name,
+                                             std::int64_t now_ms, const Clock& flush_clock);
+  /// Same, to any stream (tests).
+  void start_recording(std::unique_ptr<std::ostream> out, const std::string& name,
+                       const std::string& source_name, std::int64_t now_ms, const Clock& flush_clock);
+  /// End line, flush, close. @return its write error, or empty
+  std::optional<std::string> stop_recording(std::int64_t now_ms);
+  void flush_recording_if_due();
+  /// The file being recorded to, or empty (also after a write error dropped it).
+  std::string recording_name() const { return writer_ ? writer_->name() : std::string(); }
+  /// The write error that ended the last recording, or empty.
+  const std::string& recording_error() const { return recording_error_; }
+
+ private:
+  LiveSeries() = default;
+  void check_writer();
+  void write_alerts(std::int64_t t_ms);
+
+  LiveSeriesOptions options_;
+  std::unique_ptr<metrics::SeriesStore> store_;
+  std::unique_ptr<metrics::AlertEngine> alerts_;
+  std::deque<SourceEvent> events_;
+  RecentDecisions decisions_;
+  std::unique_ptr<RecordingWriter> writer_;
+  std::string recording_error_;
+  std::function<std::vector<KeyRow>()> key_rows_;
+  std::optional<std::int64_t> first_ms_;
+  std::int64_t last_ms_ = 0;
+  std::int64_t rec_us_ = std::numeric_limits<std::int64_t>::min();  // last recorded line's time
+  std::uint64_t appended_ = 0;
+  std::uint64_t refused_ = 0;
+};
+
+}  // namespace limitscope

@@ -1,0 +1,42 @@
+#include "core/sources/live_source.h"
+
+#include <stdexcept>
+
+namespace limitscope {
+
+std::shared_ptr<LiveSeries> live_series_or_default(std::shared_ptr<LiveSeries> given) {
+  if (given) return given;
+  auto made = LiveSeries::create();
+  // The built-in rules are compiled in and tested; failing to parse them is a build defect.
+  if (!made) throw std::logic_error("built-in alert rules: " + made.error());
+  return std::move(*made);
+}
+
+LiveSource::LiveSource(std::shared_ptr<LiveSeries> series)
+    : series_(live_series_or_default(std::move(series))) {}
+
+void LiveSource::own_key_rows() {
+  series_->set_key_rows([this] {
+    DashboardSnapshot s;
+    contribute(s);
+    return std::move(s.keys);
+  });
+}
+
+DashboardSnapshot LiveSource::snapshot(const ChartView& view) const {
+  DashboardSnapshot s;
+  series_->fill(s, view, now_ms());
+  s.source = name();
+  s.connection = connection();
+  s.last_error = last_error();
+  contribute(s);
+  return s;
+}
+
+std::optional<std::string> LiveSource::start_recording(const std::string& path, const Clock& flush_clock) {
+  return series_->start_recording(path, name(), now_ms(), flush_clock);
+}
+
+std::optional<std::string> LiveSource::stop_recording() { return series_->stop_recording(now_ms()); }
+
+}  // namespace limitscope

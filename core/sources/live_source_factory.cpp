@@ -1,0 +1,65 @@
+#include "core/sources/live_source_factory.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "core/sources/composite_live_source.h"
+#include "core/sources/metrics_live_source.h"
+#include "core/sources/prometheus_live_source.h"
+#include "core/sources/redis_live_source.h"
+
+namespace limitscope {
+
+Expected<std::unique_ptr<LiveSource>> open_live_source(const LiveSpec& spec, const Clock& clock) {
+  if (spec.empty()) return make_error("no live source given (--redis, --metrics or --prometheus)");
+  LiveSeriesOptions so;
+  if (!spec.rules_file.empty()) {
+    std::ifstream in(spec.rules_file, std::ios::binary);
+    if (!in) return make_error(spec.rules_file + ": cannot open the rule file");
+    std::ostringstream text;
+    text << in.rdbuf();
+    so.rules_text = text.str();
+    so.rules_source = spec.rules_file;
+  }
+  auto series = LiveSeries::create(so);
+  if (!series) return make_error(series.error());
+  const int parts = (spec.redis_url.empty() ? 0 : 1) + (spec.metrics_url.empty() ? 0 : 1) +
+                    (spec.prometheus_url.empty() ? 0 : 1);
+
+  std::vector<std::unique_ptr<LiveSource>> made;
+  if (!spec.redis_url.empty()) {
+    auto url = redis::parse_redis_url(spec.redis_url);
+    if (!url) return make_error("--redis: " + url.error());
+    RedisLiveOptions o;
+    o.url = *url;
+    if (!spec.profiles_file.empty()) {
+      auto loaded = probe::load_profiles_file(spec.profiles_file);
+      if (!loaded) return make_error(loaded.error());
+      o.profiles = std::move(*loaded);
+    }
+    for (auto& p : probe::builtin_profiles()) o.profiles.push_back(std::move(p));
+    o.stamp_with_server_time = parts == 1;
+    made.push_back(std::make_unique<RedisLiveSource>(std::move(o), clock, *series));
+  }
+  if (!spec.metrics_url.empty()) {
+    auto url = probe::parse_http_url(spec.metrics_url);
+    if (!url) return make_error("--metrics: " + url.error());
+    MetricsLiveOptions o;
+    o.url = *url;
+    made.push_back(std::make_unique<MetricsLiveSource>(std::move(o), clock, *series));
+  }
+  if (!spec.prometheus_url.empty()) {
+    auto url = probe::parse_http_url(spec.prometheus_url);
+    if (!url) return make_error("--prometheus: " + url.error());
+    PrometheusLiveOptions o;
+    o.url = *url;
+    o.fetch.bearer_token = spec.prometheus_bearer_token;
+    o.fetch.basic_user = spec.prometheus_user;
+    o.fetch.basic_password = spec.prometheus_password;
+    made.push_back(std::make_unique<PrometheusLiveSource>(std::move(o), clock, *series));
+  }
+  if (made.size() == 1) return std::move(made.front());
+  return std::unique_ptr<LiveSource>(std::make_unique<CompositeLiveSource>(*series, std::move(made)));
+}
+
+}  // namespace limitscope

@@ -1,0 +1,253 @@
+// Verifies that RedisLiveSource follows a rule's decision stream on a real redis-server: the
+// backlog fills the recent decisions without counting as traffic, new entries become
+// admitted/429 rates per key and per rule and the gateway hits counter, the COUNT budget
+// spreads a long stream over refreshes (reported as lag), malformed entries are named in the
+// event log, and alert rules over the live levels fire; with a /metrics source beside it
+// (CompositeLiveSource) both feed one store, one key table and one recording that plays back.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include <set>
+
+#include "core/metrics/metric_names.h"
+#include "core/redis/redis_limiter.h"
+#include "core/redis/rule_config.h"
+#include "core/sources/composite_live_source.h"
+#include "core/sources/metrics_live_source.h"
+#include "core/sources/playback_source.h"
+#include "core/sources/redis_live_source.h"
+#include "core/sources/simulation_recorder.h"
+#include "support/canned_http_server.h"
+#include "support/limit_params_builders.h"
+#include "support/process.h"
+#include "support/redis_server.h"
+
+namespace limitscope {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+redis::Connection connect(const test::RedisServer& s) {
+  redis::RedisUrl url;
+  url.port = s.port();
+  auto c = redis::Connection::open(url);
+  if (!c) throw std::runtime_error(c.error().message);
+  return std::move(c).value();
+}
+
+// Rule "api": 5 tokens, refilled one per hour (so real time between calls refills nothing).
+void configure(redis::Connection& c) {
+  auto set = redis::set_config(c, redis::KeySchema{}, "api",
+                               redis::single_limit(test::bucket(Algorithm::token_bucket, 5, 1, std::chrono::hours(1))),
+                               redis::ChangeInfo{"test", "", std::nullopt});
+  ASSERT_TRUE(set.ok()) << set.error().message;
+}
+
+// `n` logged decisions of `key`. @return how many were refused
+int decide_logged(redis::Connection& c, const std::string& key, int n) {
+  const redis::RedisLimiter limiter;
+  int refused = 0;
+  for (int i = 0; i < n; ++i) {
+    redis::DecideRequest r;
+    r.key = key;
+    r.log = true;
+    auto d = limiter.decide(c, "api", r);
+    if (!d) throw std::runtime_error(d.error().message);
+    if (!d->decision.allowed) ++refused;
+  }
+  return refused;
+}
+
+RedisLiveOptions options_for(const test::RedisServer& server) {
+  RedisLiveOptions o;
+  o.url.port = server.port();
+  o.connect = {milliseconds(300), milliseconds(300)};
+  o.profiles = probe::builtin_profiles();
+  return o;
+}
+
+double latest(const metrics::SeriesStore& store, std::string_view name, const metrics::Labels& want) {
+  auto m = metrics::LabelMatcher::make("__name__", metrics::MatchOp::equal, std::string(name));
+  for (const auto& s : store.select(std::span(&*m, 1), 0, INT64_MAX)) {
+    bool match = true;
+    for (const auto& [k, v] : want.pairs()) match = match && s.labels.get(k) == v;
+    if (match && !s.samples.empty()) return s.samples.back().value;
+  }
+  return NAN;
+}
+
+TEST(RedisDecisionStreams, BacklogThenRatesPerKeyAndRule) {
+  auto server = test::RedisServer::start();
+  auto c = connect(*server);
+  configure(c);
+  ASSERT_EQ(decide_logged(c, "alice", 2), 0);  // before the dashboard connects: backlog
+
+  ManualClock clock(Nanos{0}, Nanos{1'800'000'000'000'000'000});
+  RedisLiveSource source(options_for(*server), clock);
+  source.advance(Nanos{0});
+  ASSERT_TRUE(source.connected()) << source.last_error();
+  EXPECT_EQ(source.decisions_read(), 0u) << "the backlog is not new traffic";
+
+  const int refused = decide_logged(c, "alice", 6) + decide_logged(c, "bob", 1);
+  EXPECT_EQ(refused, 3);  // alice: 3 tokens left for 6 requests
+  clock.advance(seconds(1));
+  source.advance(seconds(1));
+  EXPECT_EQ(source.decisions_read(), 7u);
+  EXPECT_EQ(source.rejections_read(), 3u);
+  const auto& store = source.store();
+  EXPECT_DOUBLE_EQ(latest(store, metrics::names::kGatewayRateLimitHits, {{"tier", "api"}}), 3.0);
+  EXPECT_GT(latest(store, dashboard_series::kKeyRejectedRate, {{"api_key", "alice"}, {"tier", "api"}}), 0.0);
+  EXPECT_DOUBLE_EQ(latest(store, dashboard_series::kKeyRejectedRate, {{"api_key", "bob"}}), 0.0);
+  EXPECT_GT(latest(store, live_series::kKeyAdmittedRate, {{"api_key", "bob"}}), 0.0);
+  EXPECT_GT(latest(store, dashboard_series::kTierRejectedRate, {{"tier", "api"}}), 0.0);
+  EXPECT_DOUBLE_EQ(latest(store, dashboard_series::kRejectedRatio, {}), 3.0 / 7.0);
+
+  ChartView view;
+  view.end_ms = source.now_ms();
+  view.start_ms = view.end_ms - 60'000;
+  view.selected_keys = {"alice"};
+  const DashboardSnapshot snap = source.snapshot(view);
+  ASSERT_EQ(snap.decisions.count("alice"), 1u);
+  const auto& recent = snap.decisions.at("alice");
+  ASSERT_EQ(recent.size(), 8u) << "backlog and new entries";
+  EXPECT_FALSE(recent.front().allowed) << "newest first: the last of alice's requests was refused";
+  EXPECT_EQ(recent.front().tier, "api");
+  EXPECT_TRUE(recent.back().allowed);
+  bool alice_row = false;
+  for (const auto& k : snap.keys) {
+    if (k.api_key != "alice") continue;
+    alice_row = true;
+    EXPECT_GT(k.rejected_per_s, 0);
+    EXPECT_GT(k.requests_per_s, k.rejected_per_s);
+  }
+  EXPECT_TRUE(alice_row);
+}
+
+TEST(RedisDecisionStreams, CountBudgetSpreadsALongStreamAndBadEntriesAreNamed) {
+  auto server = test::RedisServer::start();
+  auto c = connect(*server);
+  configure(c);
+  ManualClock clock(Nanos{0}, Nanos{1'800'000'000'000'000'000});
+  RedisLiveOptions o = options_for(*server);
+  o.streams.count_per_refresh = 4;
+  o.stamp_with_server_time = false;  // refreshes a second apart on the injected clock
+  decide_logged(c, "alice", 1);
+  RedisLiveSource source(o, clock);
+  source.advance(Nanos{0});
+
+  decide_logged(c, "alice", 10);
+  ASSERT_TRUE(c.command({"XADD", "limitscope:{api}:decisions", "*", "t", "soon", "key", "x", "allowed", "1"}).ok());
+  std::vector<std::uint64_t> read;
+  for (int i = 0; i < 4; ++i) {
+    clock.advance(seconds(1));
+    source.advance(seconds(1));
+    read.push_back(source.decisions_read());
+    if (i == 0) {
+      EXPECT_NE(source.last_error().find("behind"), std::string::npos) << source.last_error();
+    }
+  }
+  EXPECT_EQ(read, (std::vector<std::uint64_t>{4, 8, 10, 10}));
+  bool named = false;
+  for (const auto& e : source.events()) named = named || e.text.find("field t is not a time") != std::string::npos;
+  EXPECT_TRUE(named) << "a malformed entry is named in the event log";
+}
+
+TEST(RedisDecisionStreams, AlertRulesOverLiveLevelsFire) {
+  auto server = test::RedisServer::start();
+  auto c = connect(*server);
+  configure(c);
+  decide_logged(c, "alice", 5);  // empty bucket
+  LiveSeriesOptions so;
+  so.rules_text = R"(groups:
+  - name: live
+    interval: 1s
+    rules:
+      - alert: KeyEmpty
+        expr: limitscope_key_level_ratio < 0.1
+        labels: {severity: warning}
+)";
+  auto series = LiveSeries::create(so);
+  ASSERT_TRUE(series.ok()) << series.error();
+  ManualClock clock(Nanos{0}, Nanos{1'800'000'000'000'000'000});
+  RedisLiveOptions o = options_for(*server);
+  o.stamp_with_server_time = false;  // times from the injected clock
+  RedisLiveSource source(o, clock, *series);
+  source.advance(Nanos{0});
+  clock.advance(seconds(1));
+  source.advance(seconds(1));
+  const DashboardSnapshot snap = source.snapshot(ChartView{});
+  bool firing = false;
+  for (const auto& a : snap.alerts) {
+    firing = firing || (a.rule == "KeyEmpty" && a.state == AlertState::firing &&
+                        a.labels.find("api_key=\"alice\"") != std::string::npos);
+  }
+  EXPECT_TRUE(firing) << "the alert table lists the rule over Redis levels";
+}
+
+TEST(RedisDecisionStreams, CompositeWithMetricsRecordsOneSessionThatPlaysBack) {
+  auto server = test::RedisServer::start();
+  auto c = connect(*server);
+  configure(c);
+  decide_logged(c, "alice", 1);
+  test::CannedHttpServer gateway;
+  const auto exposition = [](int hits) {
+    return "# TYPE gateway_rate_limit_hits_total counter\n"
+           "gateway_rate_limit_hits_total{tier=\"free\",model=\"gpt-4.1\"} " + std::to_string(hits) + "\n";
+  };
+  gateway.respond({200, "text/plain; version=0.0.4", exposition(10), false, 0});
+
+  auto series = LiveSeries::create();
+  ASSERT_TRUE(series.ok());
+  ManualClock clock(Nanos{0}, Nanos{1'800'000'000'000'000'000});
+  RedisLiveOptions ro = options_for(*server);
+  ro.stamp_with_server_time = false;
+  MetricsLiveOptions mo;
+  mo.url = *probe::parse_http_url(gateway.url());
+  std::vector<std::unique_ptr<LiveSource>> parts;
+  parts.push_back(std::make_unique<RedisLiveSource>(ro, clock, *series));
+  parts.push_back(std::make_unique<MetricsLiveSource>(mo, clock, *series));
+  CompositeLiveSource source(*series, std::move(parts));
+  EXPECT_EQ(source.advance(Nanos{0}), 2);
+
+  const std::string path = test::temp_path("live-session.jsonl");
+  ASSERT_FALSE(source.start_recording(path, clock).has_value());
+  for (int i = 1; i <= 3; ++i) {
+    decide_logged(c, "alice", 2);
+    gateway.respond({200, "text/plain; version=0.0.4", exposition(10 + 4 * i), false, 0});
+    clock.advance(seconds(1));
+    EXPECT_EQ(source.advance(seconds(1)), 2);
+  }
+  ChartView view;
+  view.end_ms = source.now_ms();
+  view.start_ms = view.end_ms - 60'000;
+  const DashboardSnapshot snap = source.snapshot(view);
+  EXPECT_EQ(snap.connection, "connected");
+  EXPECT_NE(snap.source.find("redis: "), std::string::npos);
+  EXPECT_NE(snap.source.find(" + metrics: "), std::string::npos);
+  bool redis_row = false, metrics_row = false;
+  for (const auto& k : snap.keys) {
+    redis_row = redis_row || k.api_key == "alice";
+    metrics_row = metrics_row || (k.tier == "free" && k.rejected_per_s == 4.0);
+  }
+  EXPECT_TRUE(redis_row && metrics_row) << "one key table from both parts";
+  std::set<std::string> tiers;
+  for (const auto& ch : snap.charts) {
+    if (ch.kind != ChartKind::rejections) continue;
+    for (const auto& l : ch.lines) tiers.insert(l.name);
+  }
+  EXPECT_EQ(tiers, (std::set<std::string>{"api", "free"})) << "429s of the stream and of the scrape";
+  ASSERT_FALSE(source.stop_recording().has_value());
+
+  auto played = PlaybackSource::open(path);
+  ASSERT_TRUE(played.ok()) << played.error();
+  EXPECT_TRUE((*played)->load_error().empty()) << (*played)->load_error();
+  EXPECT_EQ((*played)->recording().header.source, source.name());
+  EXPECT_EQ((*played)->recording().requests.size(), 6u) << "the stream's decisions are request lines";
+  const DashboardSnapshot back = (*played)->snapshot(view);
+  EXPECT_EQ(back.keys.size(), snap.keys.size());
+}
+
+}  // namespace
+}  // namespace limitscope
