@@ -26,6 +26,7 @@
 #include <QVBoxLayout>
 
 #include "ui/charts/time_chart.h"
+#include "ui/key_browser/key_browser_dock.h"
 #include "ui/models/alert_table_model.h"
 #include "ui/models/decision_table_model.h"
 #include "ui/models/key_table_model.h"
@@ -60,6 +61,11 @@ MainWindow::MainWindow(EmbeddedSimulationOptions options, bool start_running, QW
   buildCharts();
   buildKeyTable();
   buildAlerts();
+  // The key browser sits behind the key table and shows once a Redis is opened.
+  m_keyBrowser = new KeyBrowserDock(this);
+  addDockWidget(Qt::RightDockWidgetArea, m_keyBrowser);
+  tabifyDockWidget(findChild<QDockWidget*>(QStringLiteral("keysDock")), m_keyBrowser);
+  m_keyBrowser->hide();
   buildActions();
   buildMenus();
 
@@ -315,6 +321,8 @@ void MainWindow::buildAlerts() {
 }
 
 void MainWindow::openRedis(const QString& url, const QString& profiles) {
+  m_keyBrowser->setTarget(url, profiles);
+  m_keyBrowser->show();
   QMetaObject::invokeMethod(m_worker, [w = m_worker, url, profiles] { if (w) w->openRedis(url, profiles); });
 }
 

@@ -31,7 +31,9 @@ QT_END_NAMESPACE
 namespace limitscope::ui {
 
 class AlertTableModel;
+class ConnectionActions;
 class DecisionTableModel;
+class KeyBrowserDock;
 class KeyTableModel;
 class TimeChart;
 
@@ -70,6 +72,10 @@ class MainWindow : public QMainWindow {
   KeyTableModel* keyModel() const { return m_keyModel; }
   AlertTableModel* alertModel() const { return m_alertModel; }
   DecisionTableModel* decisionModel() const { return m_decisionModel; }
+  /// File ▸ Connect… and Recent connections (ui/connections).
+  ConnectionActions* connections() const { return m_connections; }
+  /// The Redis key browser dock (ui/key_browser); browses the Redis openRedis() opened.
+  KeyBrowserDock* keyBrowser() const { return m_keyBrowser; }
   /// Selects the key table's row of (key, model), as a click would.
   bool selectKey(const QString& api_key, const QString& model);
   SnapshotPtr lastSnapshot() const { return m_shown; }
@@ -143,6 +149,8 @@ class MainWindow : public QMainWindow {
   AlertTableModel* m_alertModel = nullptr;
   QTableView* m_alertView = nullptr;
   QSystemTrayIcon* m_tray = nullptr;
+  ConnectionActions* m_connections = nullptr;
+  KeyBrowserDock* m_keyBrowser = nullptr;
 
   QAction* m_runAction = nullptr;
   QAction* m_liveAction = nullptr;

@@ -14,6 +14,7 @@
 #include <QToolBar>
 #include <QToolButton>
 
+#include "ui/connections/connection_actions.h"
 #include "ui/main_window.h"
 
 namespace limitscope::ui {
@@ -153,6 +154,7 @@ void MainWindow::buildActions() {
 
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
+  m_connections = new ConnectionActions(this, file);  // Connect…, Recent connections, Redis keys
   m_openAction = file->addAction(tr("&Open recording…"));
   m_openAction->setShortcut(QKeySequence::Open);
   connect(m_openAction, &QAction::triggered, this, [this] {

@@ -1,0 +1,16 @@
+#pragma once
+// Runs the blocking test-connection check (core/connections/connection_check.h) on the global
+// thread pool and hands the result back on the GUI thread, to `receiver` if it still exists.
+
+#include <QObject>
+
+#include <functional>
+
+#include "core/connections/connection_check.h"
+
+namespace limitscope::ui {
+
+void checkInBackground(const connections::ResolvedConnection& target, QObject* receiver,
+                       std::function<void(const connections::CheckResult&)> done);
+
+}  // namespace limitscope::ui

@@ -1,0 +1,49 @@
+#include "ui/connections/saved_connections.h"
+
+namespace limitscope::ui {
+
+SavedConnections::SavedConnections(QObject* parent) : QObject(parent) {
+  auto path = connections::connections_file_path(connections::process_env());
+  if (path) {
+    m_path = QString::fromStdString(path->string());
+  } else {
+    m_loadError = QString::fromStdString(path.error());
+  }
+  load();
+}
+
+bool SavedConnections::load() {
+  if (m_path.isEmpty()) return false;
+  auto doc = connections::load_connections_file(m_path.toStdString());
+  if (!doc) {
+    m_loadError = QString::fromStdString(doc.error());
+    m_document = {};
+    emit changed();
+    return false;
+  }
+  m_loadError.clear();
+  m_document = std::move(*doc);
+  emit changed();
+  return true;
+}
+
+QString SavedConnections::save(const connections::ConnectionsDocument& document) {
+  if (!m_loadError.isEmpty()) {
+    return tr("not saved: %1 could not be read, and is left as it is until it is fixed (%2)")
+        .arg(m_path.isEmpty() ? QStringLiteral("connections.json") : m_path, m_loadError);
+  }
+  auto saved = connections::save_connections_file(m_path.toStdString(), document);
+  if (!saved) return QString::fromStdString(saved.error());
+  m_document = document;
+  emit changed();
+  return {};
+}
+
+void SavedConnections::markRecent(const QString& name) {
+  if (!m_loadError.isEmpty() || m_document.find(name.toStdString()) == nullptr) return;
+  connections::ConnectionsDocument d = m_document;
+  connections::touch_recent(d, name.toStdString());
+  save(d);
+}
+
+}  // namespace limitscope::ui

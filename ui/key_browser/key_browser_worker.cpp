@@ -1,0 +1,108 @@
+#include "ui/key_browser/key_browser_worker.h"
+
+namespace limitscope::ui {
+namespace {
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+// Short timeouts: a dead or stopped server costs a refresh two seconds, not a hung thread.
+redis::ConnectOptions browser_timeouts() {
+  redis::ConnectOptions o;
+  o.connect_timeout = std::chrono::milliseconds(2000);
+  o.command_timeout = std::chrono::milliseconds(5000);
+  return o;
+}
+
+}  // namespace
+
+KeyBrowserWorker::~KeyBrowserWorker() = default;
+
+void KeyBrowserWorker::setTarget(const QString& url, const QString& profiles, const QString& match) {
+  m_conn.reset();
+  m_browser.reset();
+  m_url.reset();
+  m_match = match;
+  auto parsed = redis::parse_redis_url(url.toStdString());
+  if (!parsed) {
+    emit failed(QStringLiteral("config"), qs(parsed.error()), QString());
+    return;
+  }
+  m_profiles.clear();
+  if (!profiles.isEmpty()) {
+    auto loaded = probe::load_profiles_file(profiles.toStdString());
+    if (!loaded) {
+      emit failed(QStringLiteral("config"), qs(loaded.error()), QString());
+      return;
+    }
+    m_profiles = std::move(*loaded);
+  }
+  for (auto& p : probe::builtin_profiles()) m_profiles.push_back(std::move(p));
+  m_url = std::move(*parsed);
+  rebuild();
+  refresh();
+}
+
+void KeyBrowserWorker::setMatch(const QString& match) {
+  m_match = match;
+  if (!m_url) return;
+  rebuild();
+  refresh();
+}
+
+void KeyBrowserWorker::rebuild() {
+  probe::KeyBrowserOptions o;
+  o.match = m_match.trimmed().isEmpty() ? std::string("*") : m_match.trimmed().toStdString();
+  m_browser = std::make_unique<probe::KeyBrowser>(m_profiles, o);
+}
+
+redis::Connection* KeyBrowserWorker::connection(QString& error_kind, QString& error) {
+  if (m_conn && m_conn->usable()) return m_conn.get();
+  m_conn.reset();
+  auto c = redis::Connection::open(*m_url, browser_timeouts());
+  if (!c) {
+    error_kind = qs(std::string(redis::to_string(c.error().kind)));
+    error = qs(c.error().message);
+    return nullptr;
+  }
+  m_conn = std::make_unique<redis::Connection>(std::move(c).value());
+  return m_conn.get();
+}
+
+void KeyBrowserWorker::refresh() {
+  if (!m_url || !m_browser) return;
+  QString kind;
+  QString error;
+  redis::Connection* c = connection(kind, error);
+  if (c == nullptr) {
+    emit failed(kind, error, QString());
+    return;
+  }
+  auto listing = m_browser->refresh(*c);
+  if (!listing) {
+    if (listing.error().breaks_connection()) m_conn.reset();
+    emit failed(qs(std::string(redis::to_string(listing.error().kind))), qs(listing.error().message), QString());
+    return;
+  }
+  emit listed(std::make_shared<const probe::KeyListing>(std::move(listing).value()));
+}
+
+void KeyBrowserWorker::inspect(const QString& key) {
+  if (!m_url || !m_browser) return;
+  QString kind;
+  QString error;
+  redis::Connection* c = connection(kind, error);
+  if (c == nullptr) {
+    emit failed(kind, error, key);
+    return;
+  }
+  const std::string k = key.toStdString();
+  auto raw = probe::inspect_key(*c, k, probe::match_profile(m_browser->profiles(), k));
+  if (!raw) {
+    if (raw.error().breaks_connection()) m_conn.reset();
+    emit failed(qs(std::string(redis::to_string(raw.error().kind))), qs(raw.error().message), key);
+    return;
+  }
+  emit inspected(std::make_shared<const probe::RawKey>(std::move(raw).value()));
+}
+
+}  // namespace limitscope::ui
