@@ -10,6 +10,7 @@
 
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
+#include "app/cli/redis_options.h"
 #include "core/limiter/rate.h"
 #include "core/redis/connection.h"
 #include "core/redis/redis_url.h"
@@ -26,7 +27,7 @@ constexpr std::string_view kSummary = "show and change a rule's live config in R
 
 std::vector<OptionSpec> common_specs() {
   return {
-      {"redis", "URL", "redis://[user:password@]host:port/db or unix:///path (required)"},
+      {"redis", "URL", "redis://[user:password@]host:port/db, unix:///path or redis+cluster://host:port,host:port (required)"},
       {"rule", "NAME", "the rule (required)"},
       {"prefix", "P", "key prefix (default limitscope:)"},
       {"timeout", "D", "connect and command timeout (default 2s)"},
@@ -197,10 +198,10 @@ int redis_failure(std::string_view sub, const redis::RedisError& e) {
   return e.kind == redis::ErrorKind::usage ? 2 : 1;
 }
 
-Expected<redis::Connection> open(const Target& t) {
-  auto c = redis::Connection::open(t.url, t.connect);
-  if (!c) return make_error(t.url.redacted() + ": " + c.error().message);
-  return std::move(c).value();
+// Runs `op` where the rule's keys are: the server, or the rule's shard of a cluster.
+template <class T, class Op>
+redis::Result<T> on_rule(const Target& t, Op&& op) {
+  return on_rule_connection<T>(t.url, t.connect, t.schema, t.rule, op);
 }
 
 int run_set(const CommandArgs& argv) {
@@ -264,12 +265,9 @@ int run_set(const CommandArgs& argv) {
     }
     change.expect_version = v;
   }
-  auto conn = open(*t);
-  if (!conn) {
-    std::cerr << "limitscope-cli config set: " << conn.error() << "\n";
-    return 1;
-  }
-  auto stored = redis::set_config(*conn, t->schema, t->rule, config, change);
+  auto stored = on_rule<RuleConfig>(*t, [&](redis::Connection& c) {
+    return redis::set_config(c, t->schema, t->rule, config, change);
+  });
   if (!stored) return redis_failure("set", stored.error());
   print_config(t->rule, *stored, a.has("json"));
   return 0;
@@ -284,12 +282,8 @@ int run_get(const CommandArgs& argv) {
   if (!a.ok()) return usage_error("config get", a.error());
   auto t = parse_target(a);
   if (!t) return usage_error("config get", t.error());
-  auto conn = open(*t);
-  if (!conn) {
-    std::cerr << "limitscope-cli config get: " << conn.error() << "\n";
-    return 1;
-  }
-  auto c = redis::get_config(*conn, t->schema, t->rule);
+  auto c = on_rule<std::optional<RuleConfig>>(
+      *t, [&](redis::Connection& conn) { return redis::get_config(conn, t->schema, t->rule); });
   if (!c) return redis_failure("get", c.error());
   if (!*c) {
     std::cerr << "limitscope-cli config get: rule " << t->rule << " has no config at "
@@ -317,12 +311,9 @@ int run_history(const CommandArgs& argv) {
       return usage_error("config history", "--count \"" + *c + "\" must be a whole number from 1 to 10000");
     }
   }
-  auto conn = open(*t);
-  if (!conn) {
-    std::cerr << "limitscope-cli config history: " << conn.error() << "\n";
-    return 1;
-  }
-  auto h = redis::config_history(*conn, t->schema, t->rule, static_cast<std::size_t>(count));
+  auto h = on_rule<std::vector<redis::AuditEntry>>(*t, [&](redis::Connection& c) {
+    return redis::config_history(c, t->schema, t->rule, static_cast<std::size_t>(count));
+  });
   if (!h) return redis_failure("history", h.error());
   if (a.has("json")) {
     json entries = json::array();
@@ -358,14 +349,10 @@ int run_undo(const CommandArgs& argv) {
   if (!a.ok()) return usage_error("config undo", a.error());
   auto t = parse_target(a);
   if (!t) return usage_error("config undo", t.error());
-  auto conn = open(*t);
-  if (!conn) {
-    std::cerr << "limitscope-cli config undo: " << conn.error() << "\n";
-    return 1;
-  }
-  auto stored = redis::undo_config(*conn, t->schema, t->rule,
-                                   {a.get("by").value_or(default_user()), a.get("reason").value_or(""),
-                                    std::nullopt});
+  const redis::ChangeInfo change{a.get("by").value_or(default_user()), a.get("reason").value_or(""),
+                                 std::nullopt};
+  auto stored = on_rule<RuleConfig>(
+      *t, [&](redis::Connection& c) { return redis::undo_config(c, t->schema, t->rule, change); });
   if (!stored) {
     // Nothing to undo is a state of Redis, not bad input.
     std::cerr << "limitscope-cli config undo: " << stored.error().message << "\n";

@@ -20,14 +20,6 @@ namespace {
 
 constexpr const char* kName = "hammer";
 
-// The server's clock in µs (TIME), or nullopt when it cannot be read.
-std::optional<std::int64_t> server_time_us(redis::ConnectionPool& pool) {
-  auto lease = pool.acquire();
-  if (!lease) return std::nullopt;
-  auto t = (*lease)->command({"TIME"});
-  return t ? t->as_time_us() : std::nullopt;
-}
-
 }  // namespace
 
 int run_hammer(const CommandArgs& argv) {
@@ -60,10 +52,9 @@ int run_hammer(const CommandArgs& argv) {
 
   SteadyClock& clock = SteadyClock::instance();
   RedisRuleClient client(options, static_cast<std::size_t>(*threads) + 1);
-  redis::ConnectionPool& pool = client.pool;
   redis::GuardedLimiter& limiter = client.limiter;
 
-  const auto start_us = server_time_us(pool);
+  const auto start_us = client.server_time_us(options.rule);
   const Nanos started = clock.now();
   const Nanos stop_at = duration ? started + *duration : Nanos::max();
   std::atomic<long long> next{0};
@@ -88,7 +79,7 @@ int run_hammer(const CommandArgs& argv) {
   }
   for (auto& t : pool_threads) t.join();
   const double elapsed_s = static_cast<double>((clock.now() - started).count()) / 1e9;
-  const auto end_us = server_time_us(pool);
+  const auto end_us = client.server_time_us(options.rule);
 
   const long long decided = admitted + rejected;
   const auto stats = limiter.stats(options.rule);

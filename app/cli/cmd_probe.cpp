@@ -10,6 +10,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/redis_options.h"
 #include "core/limiter/rate.h"
+#include "core/probe/cluster_probe.h"
 #include "core/probe/metrics_scrape.h"
 #include "core/probe/profile_detect.h"
 #include "core/probe/prometheus_client.h"
@@ -35,6 +36,7 @@ nlohmann::json key_json(const probe::KeyReading& k) {
   j["limit"] = opt(k.limit);
   j["occupancy"] = opt(k.occupancy);
   j["ttl_ms"] = opt(k.ttl_ms);
+  j["node"] = k.node.empty() ? nlohmann::json(nullptr) : nlohmann::json(k.node);
   j["error"] = k.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(k.error);
   return j;
 }
@@ -173,7 +175,7 @@ int probe_prometheus(const Args& args) {
 
 int run_probe(const CommandArgs& argv) {
   std::vector<OptionSpec> specs{
-      {"redis", "URL", "redis://[user:password@]host:port/db or unix:///path"},
+      {"redis", "URL", "redis://[user:password@]host:port/db, unix:///path or redis+cluster://host:port,host:port"},
       {"profiles", "FILE", "schema profiles (JSON), tried before the built-in ones"},
       {"match", "PATTERN", "SCAN MATCH pattern (default *)"},
       {"max-keys", "N", "keep at most N keys, the ones under the most pressure (default 10000)"},
@@ -219,16 +221,38 @@ int run_probe(const CommandArgs& argv) {
   if (!max_keys) return usage_error(kName, max_keys.error());
   po.max_tracked = static_cast<std::size_t>(*max_keys);
 
-  auto conn = redis::Connection::open(options->url, options->connect);
-  if (!conn) return usage_error(kName, conn.error().message);
-  probe::RedisProbe probe(std::move(profiles), po);
-  auto snap = probe.probe_all(*conn);
+  // One server, or every master of a cluster (each key read on its own master).
+  std::optional<redis::Connection> conn;
+  std::unique_ptr<redis::ClusterClient> cluster;
+  redis::Result<probe::ProbeSnapshot> snap = probe::ProbeSnapshot{};
+  if (options->url.cluster()) {
+    cluster = std::make_unique<redis::ClusterClient>(options->url, cluster_options(*options, 1),
+                                                     SteadyClock::instance());
+    probe::ClusterProbe probe(std::move(profiles), po);
+    snap = probe.probe_all(*cluster);
+  } else {
+    auto opened = redis::Connection::open(options->url, options->connect);
+    if (!opened) return usage_error(kName, opened.error().message);
+    conn.emplace(std::move(opened).value());
+    probe::RedisProbe probe(std::move(profiles), po);
+    snap = probe.probe_all(*conn);
+  }
   if (!snap) return usage_error(kName, snap.error().message);
 
   nlohmann::json proposals = nlohmann::json::array();
   if (args.has("detect")) {
     for (const auto& key : snap->unmatched_examples) {
-      auto sample = probe::sample_key(*conn, key);
+      std::optional<probe::KeySample> sample;
+      auto take = [&](redis::Connection& c) -> redis::Result<redis::Unit> {
+        auto s = probe::sample_key(c, key);
+        if (s) sample = std::move(*s);
+        return redis::Unit{};
+      };
+      if (cluster) {
+        cluster->run_for_key(key, take);
+      } else {
+        take(*conn);
+      }
       if (!sample) continue;  // vanished or unreadable: nothing to propose
       auto p = probe::propose_profile(*sample, snap->server_time_us);
       if (!p) continue;
@@ -247,6 +271,7 @@ int run_probe(const CommandArgs& argv) {
     j["unmatched"] = snap->unmatched;
     j["dropped"] = snap->dropped;
     j["errors"] = snap->errors;
+    j["moving"] = snap->moving;
     std::cout << j.dump() << "\n";
     return 0;
   }
@@ -254,6 +279,7 @@ int run_probe(const CommandArgs& argv) {
             << " other keys), most pressure first:\n";
   for (const auto& k : snap->keys) {
     std::cout << "  " << k.key << "  [" << k.profile << "]  ";
+    if (!k.node.empty()) std::cout << "@" << k.node << "  ";
     if (!k.error.empty()) {
       std::cout << "error: " << k.error;
     } else if (k.fill) {

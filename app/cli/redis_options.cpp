@@ -9,7 +9,7 @@ namespace limitscope::cli {
 
 std::vector<OptionSpec> redis_option_specs() {
   return {
-      {"redis", "URL", "redis://[user:password@]host:port/db or unix:///path"},
+      {"redis", "URL", "redis://[user:password@]host:port/db, unix:///path or redis+cluster://host:port,host:port"},
       {"rule", "NAME", "the rule (its config hash is <prefix>{NAME}:config)"},
       {"prefix", "P", "key prefix (default limitscope:)"},
       {"timeout", "D", "connect and command timeout (default 500ms)"},
@@ -67,11 +67,51 @@ redis::PoolOptions pool_options(const RedisOptions& options, std::size_t connect
   po.connect = options.connect;
   return po;
 }
+
+std::unique_ptr<redis::DecisionBackend> make_backend(redis::ConnectionPool* pool,
+                                                     redis::ClusterClient* cluster,
+                                                     const redis::KeySchema& schema) {
+  if (cluster != nullptr) return std::make_unique<redis::ClusterLimiter>(*cluster, redis::RedisLimiter(schema));
+  return std::make_unique<redis::PooledDecisions>(*pool, redis::RedisLimiter(schema));
+}
 }  // namespace
 
+redis::ClusterOptions cluster_options(const RedisOptions& options, std::size_t connections) {
+  redis::ClusterOptions o;
+  o.connections_per_node = connections;
+  o.connect = options.connect;
+  return o;
+}
+
 RedisRuleClient::RedisRuleClient(const RedisOptions& options, std::size_t connections)
-    : pool(options.url, pool_options(options, connections), SteadyClock::instance()),
-      limiter(pool, redis::RedisLimiter(options.schema), options.failure, SteadyClock::instance()) {}
+    : pool(options.url.cluster() ? nullptr
+                                 : std::make_unique<redis::ConnectionPool>(
+                                       options.url, pool_options(options, connections),
+                                       SteadyClock::instance())),
+      cluster(options.url.cluster()
+                  ? std::make_unique<redis::ClusterClient>(
+                        options.url, cluster_options(options, connections), SteadyClock::instance())
+                  : nullptr),
+      backend(make_backend(pool.get(), cluster.get(), options.schema)),
+      limiter(*backend, options.failure, SteadyClock::instance()) {}
+
+std::optional<std::int64_t> RedisRuleClient::server_time_us(const std::string& rule) {
+  std::optional<std::int64_t> t;
+  auto read = [&t](redis::Connection& c) -> redis::Result<redis::Unit> {
+    auto v = c.command({"TIME"});
+    if (!v) return v.error();
+    t = v->as_time_us();
+    return redis::Unit{};
+  };
+  if (cluster) {
+    cluster->run(redis::rule_slot(backend->limiter().schema(), rule), read);
+    return t;
+  }
+  auto lease = pool->acquire();
+  if (!lease) return std::nullopt;
+  read(**lease);
+  return t;
+}
 
 Expected<long long> integer_option(const Args& args, const std::string& name, long long fallback,
                                    long long min, long long max) {

@@ -9,6 +9,8 @@
 
 #include "app/cli/args.h"
 #include "core/common/expected.h"
+#include "core/redis/cluster_client.h"
+#include "core/redis/cluster_limiter.h"
 #include "core/redis/failure_guard.h"
 #include "core/redis/guarded_limiter.h"
 #include "core/redis/key_schema.h"
@@ -41,12 +43,38 @@ struct RuleKeyOptions {
 };
 Expected<RuleKeyOptions> parse_rule_key_options(const Args& args);
 
-/// A pool of `connections` and the guarded limiter over it, as a gateway would hold them.
+/// A pool of `connections` (per master on a redis+cluster:// URL) and the guarded limiter
+/// over it, as a gateway would hold them.
 struct RedisRuleClient {
   RedisRuleClient(const RedisOptions& options, std::size_t connections);
-  redis::ConnectionPool pool;
+  std::unique_ptr<redis::ConnectionPool> pool;     ///< one server
+  std::unique_ptr<redis::ClusterClient> cluster;   ///< a cluster
+  std::unique_ptr<redis::DecisionBackend> backend;
   redis::GuardedLimiter limiter;
+
+  /// TIME (µs) of the server holding `rule`'s keys, or nullopt when it cannot be read.
+  std::optional<std::int64_t> server_time_us(const std::string& rule);
 };
+
+/// The cluster client options for the shared Redis options (`connections` per master).
+redis::ClusterOptions cluster_options(const RedisOptions& options, std::size_t connections);
+
+/// Runs `op` (a function of a Connection returning Result<T>) on a connection serving the
+/// keys of `rule`: the one server, or the rule's shard of a cluster (redirections followed).
+template <class T, class Op>
+redis::Result<T> on_rule_connection(const redis::RedisUrl& url, const redis::ConnectOptions& connect,
+                                    const redis::KeySchema& schema, const std::string& rule,
+                                    Op&& op) {
+  if (url.cluster()) {
+    redis::ClusterOptions o;
+    o.connect = connect;
+    redis::ClusterClient cluster(url, o, SteadyClock::instance());
+    return redis::on_rule_shard<T>(cluster, schema, rule, op);
+  }
+  auto c = redis::Connection::open(url, connect);
+  if (!c) return c.error();
+  return op(*c);
+}
 
 /// A non-negative whole number option (or its default).
 Expected<long long> integer_option(const Args& args, const std::string& name, long long fallback,

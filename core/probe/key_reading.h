@@ -30,6 +30,8 @@ struct KeyReading {
   std::optional<std::int64_t> ttl_ms;  ///< nullopt: no TTL; PTTL of the key
   std::string error;               ///< non-empty: the key could not be read (and why)
   bool missing = false;            ///< the key vanished between discovery and the read
+  std::string node;                ///< Redis Cluster: the master holding the key ("host:port");
+                                   ///< empty for a single server
 
   /// How full the limiter is, 0 = idle, 1 = exhausted: 1 − fill for buckets, occupancy for
   /// windows; nullopt when unknown (no capacity in the profile, or an error). The "most

@@ -15,6 +15,8 @@ redis::Result<std::int64_t> server_time_us(const redis::Value& v) {
   return redis::make_redis_error(redis::ErrorKind::protocol, "TIME answered " + v.describe());
 }
 
+}  // namespace
+
 // Highest pressure first; unknown pressure (no capacity, errors) after every known one; ties
 // by key. Pressure is computed once per key, not per comparison.
 void sort_by_pressure(std::vector<KeyReading>& keys) {
@@ -32,8 +34,6 @@ void sort_by_pressure(std::vector<KeyReading>& keys) {
   for (const auto& [p, i] : order) sorted.push_back(std::move(keys[i]));
   keys = std::move(sorted);
 }
-
-}  // namespace
 
 RedisProbe::RedisProbe(std::vector<LimiterProfile> profiles, ProbeOptions options)
     : profiles_(std::move(profiles)), options_(std::move(options)) {

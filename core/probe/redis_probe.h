@@ -39,7 +39,13 @@ struct ProbeSnapshot {
   /// Unmatched keys seen so far, one per key pattern (pattern_for), at most 20: what
   /// profile detection looks at.
   std::vector<std::string> unmatched_examples;
+  /// Redis Cluster: keys left out of this refresh because their slot was migrating (their
+  /// read was redirected); the new owner's scan finds them.
+  std::size_t moving = 0;
 };
+
+/// Highest pressure first, unknown pressure (errors) last, ties by key.
+void sort_by_pressure(std::vector<KeyReading>& keys);
 
 class RedisProbe {
  public:
@@ -51,6 +57,8 @@ class RedisProbe {
   redis::Result<ProbeSnapshot> probe_all(redis::Connection& c);
 
   std::size_t tracked() const { return tracked_.size(); }
+  /// Stops tracking `key` (a cluster node that no longer holds it); a later SCAN may find it.
+  void forget(const std::string& key) { tracked_.erase(key); }
 
  private:
   redis::Result<ProbeSnapshot> run(redis::Connection& c, std::size_t scan_budget);

@@ -1,0 +1,41 @@
+#pragma once
+// RedisProbe on a Redis Cluster: one RedisProbe per master, so every master is scanned with its
+// own cursor and its own SCAN budget, and every key is read on the master that holds it (a
+// rule's config and states share one slot, so one node answers for a whole rule). Each reading
+// names its node. Reads go with ASKING, so a node importing a slot still answers for the keys
+// it already holds; a read redirected by a slot migration (MOVED/ASK) leaves the key out of
+// that refresh (counted in `moving`) instead of failing it, and the node that answered stops
+// tracking the key, which the new owner's scan finds. A master that cannot be reached is an
+// error line, not a failed refresh, as long as one master answers.
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/probe/redis_probe.h"
+#include "core/redis/cluster_client.h"
+
+namespace limitscope::probe {
+
+class ClusterProbe {
+ public:
+  ClusterProbe(std::vector<LimiterProfile> profiles, ProbeOptions options);
+
+  /// One budgeted discovery step on every master, then a read of every tracked key.
+  redis::Result<ProbeSnapshot> refresh(redis::ClusterClient& cluster);
+  /// A full SCAN pass on every master, then a read: for the CLI.
+  redis::Result<ProbeSnapshot> probe_all(redis::ClusterClient& cluster);
+
+  /// Keys tracked over all masters.
+  std::size_t tracked() const;
+
+ private:
+  redis::Result<ProbeSnapshot> run(redis::ClusterClient& cluster, bool full_pass);
+
+  std::vector<LimiterProfile> profiles_;
+  ProbeOptions options_;
+  std::map<std::string, std::unique_ptr<RedisProbe>> per_node_;  ///< by node address
+};
+
+}  // namespace limitscope::probe

@@ -1,0 +1,120 @@
+// Verifies limitscope-cli on a redis+cluster:// URL: config set/get/history on rules of every
+// shard, decide, probe finding every limiter key on every shard with the node that holds it,
+// and several hammer processes on one key never over-admitting.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cluster_test_support.h"
+#include "support/process.h"
+#include "support/test_paths.h"
+
+namespace limitscope::test {
+namespace {
+
+class ClusterCli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { cluster_ = RedisCluster::start().release(); }
+  static void TearDownTestSuite() { delete cluster_; }
+  static RedisCluster* cluster_;
+};
+
+RedisCluster* ClusterCli::cluster_ = nullptr;
+
+TEST_F(ClusterCli, ConfigDecideAndProbeOnEveryShard) {
+  const redis::KeySchema schema;  // the CLI's default prefix
+  const auto per_master = rules_per_master(*cluster_, schema, "cli", 2);
+  const std::string url = cluster_->url();
+  std::map<std::string, int> rule_port;
+  for (const auto& [port, rules] : per_master) {
+    for (const std::string& rule : rules) {
+      rule_port[rule] = port;
+      auto set = run_cli("config set --redis " + url + " --rule " + rule +
+                         " --algorithm token-bucket --capacity 10 --refill 1/s --json");
+      ASSERT_EQ(set.exit_code, 0) << set.err;
+      auto get = run_cli("config get --redis " + url + " --rule " + rule + " --json");
+      ASSERT_EQ(get.exit_code, 0) << get.err;
+      EXPECT_EQ(nlohmann::json::parse(get.out)["version"].get<int>(), 1);
+      auto history = run_cli("config history --redis " + url + " --rule " + rule + " --json");
+      ASSERT_EQ(history.exit_code, 0) << history.err;
+      EXPECT_EQ(nlohmann::json::parse(history.out)["entries"].size(), 1u);
+      for (const char* key : {"alice", "bob"}) {
+        auto d = run_cli("decide --redis " + url + " --rule " + rule + " --key " + key + " --json");
+        ASSERT_EQ(d.exit_code, 0) << d.err;
+        auto j = nlohmann::json::parse(d.out);
+        EXPECT_TRUE(j["allowed"].get<bool>());
+        EXPECT_FALSE(j["degraded"].get<bool>());
+        EXPECT_EQ(j["config_version"].get<int>(), 1);
+        EXPECT_EQ(j["remaining"].get<double>(), 9);
+      }
+    }
+  }
+  auto probe = run_cli("probe --redis " + url + " --json");
+  ASSERT_EQ(probe.exit_code, 0) << probe.err;
+  auto j = nlohmann::json::parse(probe.out);
+  EXPECT_TRUE(j["errors"].empty()) << probe.out;
+  std::map<std::string, std::string> found;  // key → node
+  for (const auto& k : j["keys"]) found[k["key"].get<std::string>()] = k["node"].get<std::string>();
+  std::set<std::string> nodes;
+  for (const auto& [rule, port] : rule_port) {
+    for (const char* key : {"alice", "bob"}) {
+      const std::string state = schema.state_key(rule, key);
+      ASSERT_TRUE(found.count(state)) << state << " not found in " << probe.out;
+      EXPECT_EQ(found[state], "127.0.0.1:" + std::to_string(port)) << state;
+      nodes.insert(found[state]);
+    }
+  }
+  EXPECT_EQ(nodes.size(), 3u);
+  for (const auto& k : j["keys"]) {
+    if (found.count(k["key"].get<std::string>()) && k["key"].get<std::string>().find("{cli-") != std::string::npos) {
+      // One token taken, refilled at 1/s since.
+      EXPECT_GE(k["level"].get<double>(), 9);
+      EXPECT_LE(k["level"].get<double>(), 10);
+    }
+  }
+
+  auto bad = run_cli("decide --redis redis+cluster://127.0.0.1:1,:x --rule r --key k");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("seed node 2"), std::string::npos) << bad.err;
+}
+
+TEST_F(ClusterCli, SeveralHammerProcessesOnOneKeyNeverOverAdmit) {
+  const double capacity = 50;
+  const double refill = 20;  // per second
+  const std::string url = cluster_->url();
+  auto set = run_cli("config set --redis " + url + " --rule hot --algorithm token-bucket --capacity 50 --refill 20/s");
+  ASSERT_EQ(set.exit_code, 0) << set.err;
+  const std::string cli = binary_path("app/limitscope-cli");
+  std::ostringstream script;
+  for (int p = 0; p < 3; ++p) {
+    script << quoted(cli) << " hammer --redis " << url
+           << " --rule hot --key shared --threads 3 --requests 100000000 --duration 1500ms --json > "
+           << quoted(temp_path("chammer" + std::to_string(p) + ".json")) << " & ";
+  }
+  script << "wait";
+  auto run = run_process("/bin/sh", "-c " + quoted(script.str()));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  long long admitted = 0;
+  long long decided = 0;
+  std::int64_t start = INT64_MAX;
+  std::int64_t end = 0;
+  for (int p = 0; p < 3; ++p) {
+    const auto text = read_file(temp_path("chammer" + std::to_string(p) + ".json"));
+    auto j = nlohmann::json::parse(text);
+    EXPECT_EQ(j["errors"].get<long long>(), 0) << text;
+    EXPECT_EQ(j["degraded"].get<long long>(), 0) << text;
+    admitted += j["admitted"].get<long long>();
+    decided += j["admitted"].get<long long>() + j["rejected"].get<long long>();
+    start = std::min(start, j["server_start_us"].get<std::int64_t>());
+    end = std::max(end, j["server_end_us"].get<std::int64_t>());
+  }
+  const double span_s = static_cast<double>(end - start) / 1e6;
+  const double bound = capacity + refill * span_s;
+  EXPECT_GT(decided, 500) << "the processes did not contend";
+  EXPECT_GT(admitted, capacity * 0.9);
+  EXPECT_LE(static_cast<double>(admitted), bound);
+}
+
+}  // namespace
+}  // namespace limitscope::test
