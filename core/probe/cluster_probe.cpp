@@ -4,6 +4,7 @@
 
 #include "core/probe/own_schema.h"
 #include "core/redis/cluster_topology.h"
+#include "core/redis/key_schema.h"
 
 namespace limitscope::probe {
 
@@ -72,23 +73,32 @@ redis::Result<ProbeSnapshot> ClusterProbe::run(redis::ClusterClient& cluster, bo
     all.scan_calls += snap->scan_calls;
     all.read_commands += snap->read_commands;
     all.dropped += snap->dropped;
-    // A rule whose config read was redirected has moved (or is moving) away from this node.
+    // A slot this node does not serve (yet) is one it is importing: what it reads there may
+    // be half moved (a rule's states before its config), so errors there mean "moving".
+    auto served_here = [&](const std::string& key) {
+      const redis::ClusterNode* owner = (*topo)->master_of(redis::cluster_slot(key));
+      return owner != nullptr && *owner == m;
+    };
+    // A rule whose config read was redirected, or half moved, is moving.
     std::set<std::string> moved_configs;
     for (const std::string& e : snap->errors) {
-      if (redis::parse_cluster_error(e, m.host)) {
-        moved_configs.insert(e.substr(0, e.find(": ")));
+      const std::string config_key = e.substr(0, e.find(": "));
+      if (redis::parse_cluster_error(e, m.host) || !served_here(config_key)) {
+        moved_configs.insert(config_key);
         continue;
       }
       all.errors.push_back("node " + address + ": " + e);
     }
     for (KeyReading& k : snap->keys) {
-      bool moving = !k.error.empty() && redis::parse_cluster_error(k.error, m.host).has_value();
+      const bool redirected = !k.error.empty() && redis::parse_cluster_error(k.error, m.host).has_value();
+      bool moving = redirected || (!k.error.empty() && !served_here(k.key));
       if (!moving && !k.error.empty() && !moved_configs.empty()) {
         const auto own = parse_own_key(k.key);
         moving = own && moved_configs.count(own->config_key) > 0;
       }
       if (moving) {
-        probe.forget(k.key);
+        // Redirected: the key has left this node. Otherwise it is arriving: keep tracking it.
+        if (redirected) probe.forget(k.key);
         ++all.moving;
         continue;
       }
