@@ -7,233 +7,14 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "core/metrics/exposition_lexing.h"
 #include "core/metrics/series_hash_set.h"
 
 namespace limitscope::metrics {
 
-std::string_view format_name(ExpositionFormat f) {
-  switch (f) {
-    case ExpositionFormat::kAuto:
-      return "auto";
-    case ExpositionFormat::kPrometheus:
-      return "prometheus";
-    case ExpositionFormat::kOpenMetrics:
-      return "openmetrics";
-  }
-  return "auto";
-}
-
-std::optional<ExpositionFormat> parse_format_name(std::string_view name) {
-  if (name == "auto") return ExpositionFormat::kAuto;
-  if (name == "prometheus") return ExpositionFormat::kPrometheus;
-  if (name == "openmetrics") return ExpositionFormat::kOpenMetrics;
-  return std::nullopt;
-}
-
-std::string_view type_name(MetricType t) {
-  switch (t) {
-    case MetricType::kUnknown:
-      return "unknown";
-    case MetricType::kCounter:
-      return "counter";
-    case MetricType::kGauge:
-      return "gauge";
-    case MetricType::kHistogram:
-      return "histogram";
-    case MetricType::kGaugeHistogram:
-      return "gaugehistogram";
-    case MetricType::kSummary:
-      return "summary";
-    case MetricType::kInfo:
-      return "info";
-    case MetricType::kStateSet:
-      return "stateset";
-  }
-  return "unknown";
-}
-
 namespace {
 
-// Character classes of the exposition grammar, as 256-entry tables (the hot loops index them).
-struct CharTables {
-  std::array<bool, 256> name_start{};   // [a-zA-Z_:]
-  std::array<bool, 256> name_char{};    // [a-zA-Z0-9_:]
-  std::array<bool, 256> label_start{};  // [a-zA-Z_]
-  std::array<bool, 256> label_char{};   // [a-zA-Z0-9_]
-  constexpr CharTables() {
-    for (int c = 0; c < 256; ++c) {
-      const bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-      const bool digit = c >= '0' && c <= '9';
-      label_start[static_cast<std::size_t>(c)] = alpha;
-      label_char[static_cast<std::size_t>(c)] = alpha || digit;
-      name_start[static_cast<std::size_t>(c)] = alpha || c == ':';
-      name_char[static_cast<std::size_t>(c)] = alpha || digit || c == ':';
-    }
-  }
-};
-constexpr CharTables kChars;
-
-inline std::size_t uc(char c) {
-  return static_cast<unsigned char>(c);
-}
-inline bool is_blank(char c) {
-  return c == ' ' || c == '\t';
-}
-
-bool valid_metric_name(std::string_view s) {
-  if (s.empty() || !kChars.name_start[uc(s[0])]) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) { return kChars.name_char[uc(c)]; });
-}
-
-// Go's strconv.ParseFloat (which Prometheus uses) accepts a leading '+', "Inf", "NaN"
-// in any case; std::from_chars accepts all of that except the '+'.
-bool parse_double(std::string_view tok, double& out) {
-  const char* b = tok.data();
-  const char* e = b + tok.size();
-  if (b != e && *b == '+') {
-    ++b;
-    if (b == e || *b == '-' || *b == '+') return false;
-  }
-  if (b == e) return false;
-  auto r = std::from_chars(b, e, out);
-  return r.ec == std::errc() && r.ptr == e;
-}
-
-bool parse_int64(std::string_view tok, std::int64_t& out) {
-  const char* b = tok.data();
-  const char* e = b + tok.size();
-  if (b != e && *b == '+') {
-    ++b;
-    if (b == e || *b == '-') return false;
-  }
-  if (b == e) return false;
-  auto r = std::from_chars(b, e, out);
-  return r.ec == std::errc() && r.ptr == e;
-}
-
-inline std::uint64_t load64(const char* p) {
-  std::uint64_t w;
-  std::memcpy(&w, p, sizeof w);
-  return w;
-}
-
-// A fast string hash, 8 bytes per step; mix64 finishes it. Not for adversaries who can
-// see the seed: a collision only merges two series in the duplicate check.
-[[gnu::always_inline]] inline std::uint64_t hash_bytes(std::string_view s,
-                                                       std::uint64_t h = 0x243f6a8885a308d3ULL) {
-  const char* p = s.data();
-  std::size_t n = s.size();
-  h ^= n;
-  while (n >= 8) {
-    h = (h ^ load64(p)) * 0x9fb21c651e98df25ULL;
-    h ^= h >> 32;
-    p += 8;
-    n -= 8;
-  }
-  std::uint64_t tail = 0;
-  std::memcpy(&tail, p, n);
-  h = (h ^ tail) * 0x9fb21c651e98df25ULL;
-  return h ^ (h >> 29);
-}
-
-// A label's contribution to its series hash. Series hashes add these up, so the order of
-// labels in the text does not matter ({a,b} and {b,a} are one series).
-[[gnu::always_inline]] inline std::uint64_t label_hash(std::string_view name,
-                                                       std::string_view value) {
-  return mix64(hash_bytes(value, hash_bytes(name)));
-}
-
-// True when any byte of w is '"' or '\\' (the classic "has zero byte" test on w ^ pattern).
-inline bool has_quote_or_backslash(std::uint64_t w) {
-  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
-  constexpr std::uint64_t kHighs = 0x8080808080808080ULL;
-  const std::uint64_t q = w ^ (kOnes * '"');
-  const std::uint64_t b = w ^ (kOnes * '\\');
-  return (((q - kOnes) & ~q) | ((b - kOnes) & ~b)) & kHighs;
-}
-
-// How a sample name relates to its family name.
-enum class Role { kPlain, kBucket, kSum, kCount, kTotal, kCreated, kGSum, kGCount, kInfo };
-
-struct Suffix {
-  std::string_view text;
-  Role role;
-};
-constexpr Suffix kSuffixes[] = {
-    {"_bucket", Role::kBucket}, {"_sum", Role::kSum},         {"_count", Role::kCount},
-    {"_total", Role::kTotal},   {"_created", Role::kCreated}, {"_gsum", Role::kGSum},
-    {"_gcount", Role::kGCount}, {"_info", Role::kInfo},
-};
-
-bool role_allowed(MetricType t, Role r) {
-  switch (t) {
-    case MetricType::kUnknown:
-    case MetricType::kGauge:
-    case MetricType::kStateSet:
-      return r == Role::kPlain;
-    case MetricType::kCounter:
-      return r == Role::kPlain || r == Role::kTotal || r == Role::kCreated;
-    case MetricType::kHistogram:
-      return r == Role::kBucket || r == Role::kSum || r == Role::kCount || r == Role::kCreated;
-    case MetricType::kGaugeHistogram:
-      return r == Role::kBucket || r == Role::kGSum || r == Role::kGCount;
-    case MetricType::kSummary:
-      return r == Role::kPlain || r == Role::kSum || r == Role::kCount || r == Role::kCreated;
-    case MetricType::kInfo:
-      return r == Role::kInfo;
-  }
-  return false;
-}
-
-std::optional<MetricType> parse_type(std::string_view s, bool om) {
-  if (s == "counter") return MetricType::kCounter;
-  if (s == "gauge") return MetricType::kGauge;
-  if (s == "histogram") return MetricType::kHistogram;
-  if (s == "summary") return MetricType::kSummary;
-  if (!om) {
-    if (s == "untyped") return MetricType::kUnknown;
-    return std::nullopt;
-  }
-  if (s == "unknown") return MetricType::kUnknown;
-  if (s == "gaugehistogram") return MetricType::kGaugeHistogram;
-  if (s == "info") return MetricType::kInfo;
-  if (s == "stateset") return MetricType::kStateSet;
-  return std::nullopt;
-}
-
-std::string quoted(std::string_view s) {
-  constexpr std::size_t kShown = 60;  // keep messages one short line
-  std::string out = "\"";
-  for (char c : s.substr(0, kShown)) {
-    if (c == '\n') {
-      out += "\\n";
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      out += '?';
-    } else {
-      out += c;
-    }
-  }
-  if (s.size() > kShown) out += "...";
-  out += '"';
-  return out;
-}
-
-struct FamilyState {
-  bool has_help = false;
-  bool has_unit = false;
-  bool has_samples = false;
-};
-
-// The cumulative buckets of one histogram series (one label set minus `le`) seen so far.
-struct BucketGroup {
-  bool active = false;
-  std::uint64_t key = 0;
-  double last_le = 0;
-  double last_count = 0;
-  bool saw_inf = false;
-  std::size_t last_line = 0;
-  std::size_t family = 0;
-};
+using namespace exposition_detail;  // NOLINT: the parser's own helpers
 
 class Parser {
  public:
@@ -347,7 +128,10 @@ class Parser {
       while (i < line.size() && is_blank(line[i])) ++i;
       const std::string_view text = line.substr(i);
       std::string unescaped;
-      if (!unescape_help(text, unescaped)) return;
+      if (std::string why = unescape_help(text, om_, unescaped); !why.empty()) {
+        error(std::move(why));
+        return;
+      }
       auto fam = family_for_metadata(name);
       if (!fam) return;
       if (states_[*fam].has_help) {
@@ -400,33 +184,6 @@ class Parser {
     }
     states_[*fam].has_unit = true;
     report_.families[*fam].unit = std::string(arg);
-  }
-
-  bool unescape_help(std::string_view text, std::string& out) {
-    out.reserve(text.size());
-    for (std::size_t i = 0; i < text.size(); ++i) {
-      const char c = text[i];
-      if (c != '\\') {
-        out += c;
-        continue;
-      }
-      if (i + 1 == text.size()) {
-        error("HELP text ends with a lone backslash");
-        return false;
-      }
-      const char e = text[++i];
-      if (e == '\\') {
-        out += '\\';
-      } else if (e == 'n') {
-        out += '\n';
-      } else if (e == '"' && om_) {
-        out += '"';
-      } else {
-        error(std::string("invalid escape sequence \\") + e + " in HELP text");
-        return false;
-      }
-    }
-    return true;
   }
 
   // The family a HELP/TYPE/UNIT line talks about, created when new.
@@ -925,67 +682,12 @@ class Parser {
   std::string lookup_key_;
 };
 
-class Collector final : public ExpositionVisitor {
- public:
-  Collector(ParsedExposition& out, std::size_t max_errors) : out_(out), max_errors_(max_errors) {}
-  void on_sample(const SampleView& s) override {
-    ParsedSample p;
-    std::vector<std::pair<std::string, std::string>> pairs;
-    pairs.reserve(s.labels.size() + 1);
-    pairs.emplace_back("__name__", std::string(s.name));
-    for (const auto& l : s.labels) pairs.emplace_back(std::string(l.name), std::string(l.value));
-    p.labels = Labels::from_pairs(std::move(pairs));
-    p.value = s.value;
-    p.timestamp_ms = s.timestamp_ms;
-    p.family = s.family;
-    p.line = s.line;
-    out_.samples.push_back(std::move(p));
-  }
-  void on_error(const ParseError& e) override {
-    if (out_.errors.size() < max_errors_) out_.errors.push_back(e);
-  }
-
- private:
-  ParsedExposition& out_;
-  std::size_t max_errors_;
-};
-
 }  // namespace
-
-ExpositionFormat detect_format(std::string_view text, std::string_view content_type) {
-  if (content_type.find("application/openmetrics-text") != std::string_view::npos) {
-    return ExpositionFormat::kOpenMetrics;
-  }
-  if (content_type.find("text/plain") != std::string_view::npos) {
-    return ExpositionFormat::kPrometheus;
-  }
-  constexpr std::string_view kEof = "# EOF";
-  std::size_t pos = 0;
-  while ((pos = text.find(kEof, pos)) != std::string_view::npos) {
-    const bool at_line_start = pos == 0 || text[pos - 1] == '\n';
-    const std::size_t after = pos + kEof.size();
-    const bool at_line_end = after == text.size() || text[after] == '\n' || text[after] == '\r';
-    if (at_line_start && at_line_end) return ExpositionFormat::kOpenMetrics;
-    pos = after;
-  }
-  return ExpositionFormat::kPrometheus;
-}
 
 ParseReport parse_exposition(std::string_view text, ExpositionVisitor& visitor,
                              const ParseOptions& options) {
   Parser parser(text, visitor, options);
   return parser.run();
-}
-
-ParsedExposition parse_exposition_collect(std::string_view text, const ParseOptions& options,
-                                          std::size_t max_errors) {
-  ParsedExposition out;
-  Collector collector(out, max_errors);
-  out.report = parse_exposition(text, collector, options);
-  // Missing +Inf buckets are found when their series ends, a line or two later.
-  std::stable_sort(out.errors.begin(), out.errors.end(),
-                   [](const ParseError& a, const ParseError& b) { return a.line < b.line; });
-  return out;
 }
 
 }  // namespace limitscope::metrics
