@@ -36,6 +36,12 @@ std::vector<FieldProblem> check_candidate(const LimitParams& params, double larg
 /// The state memory a sweep keeps: one state per key × configuration, plus its counters.
 std::size_t sweep_state_bytes(const Trace& trace, const SweepSpec& spec);
 
+/// Sweep axes that fit a trace: for buckets, refill from half the slowest well-behaved key's
+/// cost rate to twice the fastest's, capacity from the largest cost to ten seconds of that
+/// fastest rate; for windows, 1 s to 60 s and limits covering the same rates over a window.
+/// Keys are judged well-behaved as in well_behaved.h.
+std::pair<SweepAxis, SweepAxis> suggest_axes(const Trace& trace, Algorithm algorithm, int steps);
+
 /// What applying a candidate to a rule would change.
 struct ChangePreview {
   std::string rule;

@@ -25,12 +25,12 @@ SweepHeatmap::SweepHeatmap(QWidget* parent) : QWidget(parent) {
   setMouseTracking(false);
 }
 
-void SweepHeatmap::setSweep(std::shared_ptr<const tuner::SweepResult> result, const tuner::SweepSpec& spec,
+void SweepHeatmap::setSweep(std::shared_ptr<const tuner::GuidedSweep> result, const tuner::SweepSpec& spec,
                             const tuner::Recommendation& recommendation) {
   m_result = std::move(result);
   m_spec = spec;
   m_recommendation = recommendation;
-  m_onFrontier.assign(m_result ? m_result->cells.size() : 0, false);
+  m_onFrontier.assign(m_result ? m_result->all.cells.size() : 0, false);
   for (const std::size_t i : m_recommendation.frontier) m_onFrontier[i] = true;
   update();
 }
@@ -58,7 +58,7 @@ QRect SweepHeatmap::plotRect() const {
 }
 
 QRect SweepHeatmap::cellRect(int index) const {
-  if (!m_result || index < 0 || index >= static_cast<int>(m_result->cells.size())) return {};
+  if (!m_result || index < 0 || index >= static_cast<int>(m_result->all.cells.size())) return {};
   const int nx = m_spec.x.steps;
   const int ny = m_spec.y.steps;
   const int i = index / ny;  // x-major
@@ -95,11 +95,12 @@ void SweepHeatmap::paintEvent(QPaintEvent*) {
   const QString xName = window ? tr("window (s)") : tr("capacity");
   const QString yName = window ? tr("limit") : tr("refill (/s)");
   painter.drawText(QRect(0, 2, width(), kTop - 4), Qt::AlignCenter,
-                   tr("colour: 429 ratio (green 0, yellow 1%, red 100%)   outline: Pareto frontier   ★ recommended"));
-  const auto& cells = m_result->cells;
+                   tr("colour: 429 ratio of well-behaved keys (green 0, yellow 1%, red 100%)   outline: Pareto frontier   ★ recommended"));
+  const auto& cells = m_result->all.cells;
+  const auto& good = m_result->well_behaved.cells;
   for (int c = 0; c < static_cast<int>(cells.size()); ++c) {
     const QRect r = cellRect(c);
-    painter.fillRect(r, ratioColor(cells[static_cast<std::size_t>(c)].total.ratio_429()));
+    painter.fillRect(r, ratioColor(good[static_cast<std::size_t>(c)].total.ratio_429()));
   }
   // Frontier outlines on top of every fill, so neighbours do not paint over them.
   painter.setPen(QPen(pal.color(QPalette::Text), 2));
@@ -151,15 +152,17 @@ bool SweepHeatmap::event(QEvent* e) {
     auto* help = static_cast<QHelpEvent*>(e);
     const int c = cellAt(help->pos());
     if (c >= 0) {
-      const auto& cell = m_result->cells[static_cast<std::size_t>(c)];
+      const auto& cell = m_result->all.cells[static_cast<std::size_t>(c)];
+      const auto& good = m_result->well_behaved.cells[static_cast<std::size_t>(c)];
       QToolTip::showText(help->globalPos(),
-                         tr("%1\n429s: %2 of %3 (%4%)\nworst key: %5% 429s\nadmitted cost: %6")
+                         tr("%1\n429s: %2 of %3 (%4%)\nwell-behaved keys: %7% 429s\nworst key: %5% 429s\nadmitted cost: %6")
                              .arg(QString::fromStdString(cell.params.describe()))
                              .arg(cell.total.rejected)
                              .arg(cell.total.admitted + cell.total.rejected)
                              .arg(cell.total.ratio_429() * 100, 0, 'f', 3)
                              .arg(cell.worst_key_429 * 100, 0, 'f', 2)
-                             .arg(cell.total.admitted_cost, 0, 'f', 0),
+                             .arg(cell.total.admitted_cost, 0, 'f', 0)
+                             .arg(good.total.ratio_429() * 100, 0, 'f', 3),
                          this);
     } else {
       QToolTip::hideText();

@@ -1,6 +1,7 @@
 #pragma once
 // A sweep as a heatmap: one cell per setting (x = capacity or window, y = refill per second or
-// limit), coloured by its 429 ratio on a logarithmic scale (0 green, 0.1% yellow-green, 1%
+// limit), coloured by the 429 ratio of the well-behaved keys (core/tuner/well_behaved.h; the
+// runaway keys' 429s are the limiter working) on a logarithmic scale (0 green, 0.1% yellow-green, 1%
 // yellow, 10% orange, 100% red). Cells on the Pareto frontier are outlined, the recommended
 // cell carries a star, the candidate's cell a dashed frame. A click on a cell emits its index.
 
@@ -8,7 +9,7 @@
 
 #include <memory>
 
-#include "core/tuner/sweep.h"
+#include "core/tuner/well_behaved.h"
 
 namespace limitscope::ui {
 
@@ -17,13 +18,14 @@ class SweepHeatmap : public QWidget {
  public:
   explicit SweepHeatmap(QWidget* parent = nullptr);
 
-  void setSweep(std::shared_ptr<const tuner::SweepResult> result, const tuner::SweepSpec& spec,
+  void setSweep(std::shared_ptr<const tuner::GuidedSweep> result, const tuner::SweepSpec& spec,
                 const tuner::Recommendation& recommendation);
   void clear();
   /// Frames the cell of this index as the candidate (-1: none).
   void setSelected(int index);
   bool hasSweep() const { return m_result != nullptr; }
-  const tuner::SweepResult* result() const { return m_result.get(); }
+  /// All keys' cells (null before a sweep).
+  const tuner::SweepResult* result() const { return m_result ? &m_result->all : nullptr; }
   const tuner::Recommendation& recommendation() const { return m_recommendation; }
 
   /// Where cell `index` is drawn (for tests: click its centre).
@@ -45,7 +47,7 @@ class SweepHeatmap : public QWidget {
  private:
   QRect plotRect() const;
 
-  std::shared_ptr<const tuner::SweepResult> m_result;
+  std::shared_ptr<const tuner::GuidedSweep> m_result;
   tuner::SweepSpec m_spec;
   tuner::Recommendation m_recommendation;
   std::vector<bool> m_onFrontier;

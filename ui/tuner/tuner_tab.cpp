@@ -213,12 +213,17 @@ QWidget* TunerTab::buildSweepPanel() {
     row->addWidget(spin);
     form->addRow(row);
   };
+  constraint(m_useGood429, m_good429, tr("429 ratio of well-behaved keys ≤"), 0.1);
   constraint(m_useMax429, m_max429, tr("429 ratio of all requests ≤"), 1.0);
   constraint(m_useKey429, m_key429, tr("429 ratio of every key ≤"), 0.1);
-  m_useMax429->setChecked(true);
-  auto* note = new QLabel(tr("Cost ceilings are not in the core's constraints yet: the recommendation is the "
-                             "cheapest (least admitted cost) setting that meets these."),
-                          box);
+  m_useGood429->setChecked(true);
+  m_goodFactor = new QDoubleSpinBox(box);
+  m_goodFactor->setRange(1, 1000);
+  m_goodFactor->setValue(5);
+  m_goodFactor->setPrefix(tr("≤ "));
+  m_goodFactor->setSuffix(tr(" × the median key's rate"));
+  form->addRow(tr("Well-behaved key"), m_goodFactor);
+  auto* note = new QLabel(tr("★ = least admitted cost meeting these (no cost ceilings yet)."), box);
   note->setWordWrap(true);
   form->addRow(note);
   auto* row = new QHBoxLayout;
@@ -257,6 +262,11 @@ void TunerTab::setSweepAxes(double x_min, double x_max, int x_steps, double y_mi
 void TunerTab::setMax429Constraint(std::optional<double> ratio) {
   m_useMax429->setChecked(ratio.has_value());
   if (ratio) m_max429->setValue(*ratio * 100);
+}
+
+void TunerTab::setWellBehaved429Constraint(std::optional<double> ratio) {
+  m_useGood429->setChecked(ratio.has_value());
+  if (ratio) m_good429->setValue(*ratio * 100);
 }
 
 void TunerTab::setMaxKey429Constraint(std::optional<double> ratio) {
@@ -393,6 +403,8 @@ void TunerTab::adoptTrace(TracePtr trace, const QString& source, std::size_t ski
   m_status->setText(tr("Loaded."));
   m_heatmap->clear();
   m_sweepLabel->clear();
+  const auto [x, y] = tuner::suggest_axes(*m_trace, m_candidate->params().algorithm, m_steps[0]->value());
+  setSweepAxes(x.min, x.max, x.steps, y.min, y.max, m_steps[1]->value());
   requestWhatIf(true);
   requestWhatIf(false);
   emit traceLoaded(source);
@@ -488,9 +500,11 @@ void TunerTab::runSweep() {
     emit sweepFinished(false, m_sweepLabel->text());
     return;
   }
-  tuner::Constraints c;
-  if (m_useMax429->isChecked()) c.max_ratio_429 = m_max429->value() / 100;
-  if (m_useKey429->isChecked()) c.max_worst_key_429 = m_key429->value() / 100;
+  tuner::OperatorConstraints c;
+  if (m_useMax429->isChecked()) c.core.max_ratio_429 = m_max429->value() / 100;
+  if (m_useKey429->isChecked()) c.core.max_worst_key_429 = m_key429->value() / 100;
+  if (m_useGood429->isChecked()) c.max_well_behaved_429 = m_good429->value() / 100;
+  c.well_behaved_factor = m_goodFactor->value();
   startJob(tr("Sweeping"));
   QMetaObject::invokeMethod(m_jobs, [w = m_jobs, t = m_trace, spec, c, cancel = m_cancel] {
     if (w) w->runSweep(t, spec, c, cancel);
@@ -506,13 +520,17 @@ void TunerTab::onSweep(const SweepOutcome& o) {
     return;
   }
   m_heatmap->setSweep(o.result, o.spec, o.recommendation);
-  QString text = tr("%1 settings; %2 on the Pareto frontier (fewer 429s vs less admitted cost). ")
-                     .arg(o.result->cells.size())
-                     .arg(o.recommendation.frontier.size());
+  QString text = tr("%1 settings; %2 on the Pareto frontier (fewer 429s vs less admitted cost); %3 of %4 keys "
+                    "well-behaved. ")
+                     .arg(o.result->all.cells.size())
+                     .arg(o.recommendation.frontier.size())
+                     .arg(o.result->well_behaved_keys)
+                     .arg(o.result->keys);
   if (o.recommendation.best) {
-    const auto& cell = o.result->cells[*o.recommendation.best];
-    text += tr("Recommended ★: %1 — 429s %2.")
-                .arg(q(cell.params.describe()), q(tuner::describe_429s(cell.total)));
+    const auto& cell = o.result->all.cells[*o.recommendation.best];
+    const auto& good = o.result->well_behaved.cells[*o.recommendation.best];
+    text += tr("Recommended ★: %1 — 429s %2; well-behaved keys %3.")
+                .arg(q(cell.params.describe()), q(tuner::describe_429s(cell.total)), q(tuner::describe_429s(good.total)));
   } else {
     text += tr("No setting in the grid meets the constraints.");
   }

@@ -84,6 +84,7 @@ class TunerTab : public QWidget {
   void setSweepAxes(double x_min, double x_max, int x_steps, double y_min, double y_max, int y_steps);
   void setMax429Constraint(std::optional<double> ratio);
   void setMaxKey429Constraint(std::optional<double> ratio);
+  void setWellBehaved429Constraint(std::optional<double> ratio);
   void setDark(bool dark);
   /// Demo content for a screenshot: the simulation's scenario, a sweep; emits demoReady.
   void prepareDemo(const QString& scenario, double seconds);
@@ -174,6 +175,9 @@ class TunerTab : public QWidget {
   QDoubleSpinBox* m_max429 = nullptr;
   QCheckBox* m_useKey429 = nullptr;
   QDoubleSpinBox* m_key429 = nullptr;
+  QCheckBox* m_useGood429 = nullptr;
+  QDoubleSpinBox* m_good429 = nullptr;
+  QDoubleSpinBox* m_goodFactor = nullptr;
   QPushButton* m_sweepButton = nullptr;
   QLabel* m_sweepLabel = nullptr;
   QLabel* m_axisLabel[2] = {};

@@ -116,16 +116,16 @@ void TunerWorker::computeWhatIf(const TracePtr& trace, const LimitParams& params
 }
 
 void TunerWorker::runSweep(const TracePtr& trace, const tuner::SweepSpec& spec,
-                           const tuner::Constraints& constraints, const CancelFlag& cancel) {
+                           const tuner::OperatorConstraints& constraints, const CancelFlag& cancel) {
   SweepOutcome o;
   o.spec = spec;
-  auto r = tuner::sweep(*trace, spec, cancel.get(), reporter(tr("Sweeping")));
+  auto r = tuner::sweep_with_well_behaved(*trace, spec, constraints.well_behaved_factor, cancel.get(), reporter(tr("Sweeping")));
   if (!r) {
     o.cancelled = cancel->load();
     o.error = q(r.error());
   } else {
     o.recommendation = tuner::recommend(*r, constraints);
-    o.result = std::make_shared<const tuner::SweepResult>(std::move(*r));
+    o.result = std::make_shared<const tuner::GuidedSweep>(std::move(*r));
   }
   emit sweepDone(o);
 }

@@ -16,6 +16,7 @@
 #include "core/redis/rule_config.h"
 #include "core/tuner/sweep.h"
 #include "core/tuner/trace.h"
+#include "core/tuner/well_behaved.h"
 #include "core/tuner/whatif.h"
 
 namespace limitscope::ui {
@@ -40,7 +41,7 @@ struct WhatIfResult {
 };
 
 struct SweepOutcome {
-  std::shared_ptr<const tuner::SweepResult> result;
+  std::shared_ptr<const tuner::GuidedSweep> result;  ///< all keys and the well-behaved ones
   tuner::SweepSpec spec;
   tuner::Recommendation recommendation;
   QString error;
@@ -74,7 +75,7 @@ class TunerWorker : public QObject {
   void computeWhatIf(const TracePtr& trace, const LimitParams& params, int columns, bool current,
                      int generation);
   void runSweep(const TracePtr& trace, const tuner::SweepSpec& spec,
-                const tuner::Constraints& constraints, const CancelFlag& cancel);
+                const tuner::OperatorConstraints& constraints, const CancelFlag& cancel);
   void readConfig(const RuleTarget& target);
   void applyConfig(const RuleTarget& target, const redis::RuleConfig& config,
                    const redis::ChangeInfo& change);

@@ -86,3 +86,28 @@ TEST(Candidate, PreviewNamesOldNewVersionAndScope) {
 
 }  // namespace
 }  // namespace limitscope::tuner
+
+namespace limitscope::tuner {
+namespace {
+
+TEST(Candidate, SuggestedAxesCoverTheKeysRatesAndTheLargestCost) {
+  Trace t;  // a: 2 cost/s, b: 20 cost/s over 100 s; largest cost 4
+  for (int i = 0; i < 100; ++i) {
+    t.add(i * 1'000'000LL, "a", 2);
+    for (int j = 0; j < 5; ++j) t.add(i * 1'000'000LL + j * 1000 + 1, "b", 4);
+  }
+  const auto [x, y] = suggest_axes(t, Algorithm::token_bucket, 8);
+  EXPECT_EQ(x.min, 4);
+  EXPECT_NEAR(y.min, 1.0, 0.05);
+  EXPECT_NEAR(y.max, 40.0, 1.0);
+  EXPECT_GE(x.max, 400.0);
+  EXPECT_EQ(x.steps, 8);
+  const auto [w, l] = suggest_axes(t, Algorithm::sliding_log, 5);
+  EXPECT_EQ(w.min, 1);
+  EXPECT_EQ(w.max, 60);
+  EXPECT_GE(l.min, 4);
+  EXPECT_TRUE(parse_axis(std::to_string(l.min) + ":" + std::to_string(l.max) + ":5", "limit").ok());
+}
+
+}  // namespace
+}  // namespace limitscope::tuner

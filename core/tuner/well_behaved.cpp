@@ -1,0 +1,70 @@
+#include "core/tuner/well_behaved.h"
+
+#include <algorithm>
+
+namespace limitscope::tuner {
+
+std::vector<bool> well_behaved_keys(const Trace& trace, double factor) {
+  std::vector<double> cost(trace.keys.size(), 0);
+  for (const TraceEvent& e : trace.events) cost[e.key] += e.cost;
+  std::vector<bool> out(cost.size(), true);
+  if (cost.size() < 3) return out;
+  // The same span for every key, so comparing cost totals compares mean rates.
+  std::vector<double> sorted = cost;
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2), sorted.end());
+  const double median = sorted[sorted.size() / 2];
+  for (std::size_t k = 0; k < cost.size(); ++k) out[k] = cost[k] <= factor * median;
+  return out;
+}
+
+Trace restrict_to_keys(const Trace& trace, const std::vector<bool>& keep) {
+  Trace out;
+  for (const TraceEvent& e : trace.events) {
+    if (!keep[e.key]) continue;
+    out.add(e.t_us, trace.keys[e.key], e.cost, trace.models[e.model], trace.tiers[e.tier]);
+  }
+  return out;
+}
+
+Expected<GuidedSweep> sweep_with_well_behaved(const Trace& trace, const SweepSpec& spec, double factor,
+                                              const std::atomic<bool>* cancel,
+                                              const std::function<void(double)>& progress) {
+  GuidedSweep g;
+  g.keys = trace.keys.size();
+  const auto half = [&](double base) {
+    return progress ? std::function<void(double)>([&, base](double f) { progress(base + f / 2); })
+                    : std::function<void(double)>{};
+  };
+  auto all = sweep(trace, spec, cancel, half(0));
+  if (!all) return make_error(all.error());
+  g.all = std::move(*all);
+  const auto keep = well_behaved_keys(trace, factor);
+  g.well_behaved_keys = static_cast<std::size_t>(std::count(keep.begin(), keep.end(), true));
+  const Trace sub = restrict_to_keys(trace, keep);
+  if (sub.events.empty()) {
+    g.well_behaved.cells = g.all.cells;
+    for (auto& c : g.well_behaved.cells) c.total = {}, c.worst_key_429 = 0;
+  } else {
+    auto wb = sweep(sub, spec, cancel, half(0.5));
+    if (!wb) return make_error(wb.error());
+    g.well_behaved = std::move(*wb);
+  }
+  if (progress) progress(1.0);
+  return g;
+}
+
+Recommendation recommend(const GuidedSweep& g, const OperatorConstraints& c) {
+  Recommendation r = recommend(g.all, Constraints{});
+  r.best.reset();
+  const auto& cells = g.all.cells;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const bool meets =
+        (!c.core.max_ratio_429 || cells[i].total.ratio_429() <= *c.core.max_ratio_429) &&
+        (!c.core.max_worst_key_429 || cells[i].worst_key_429 <= *c.core.max_worst_key_429) &&
+        (!c.max_well_behaved_429 || g.well_behaved.cells[i].total.ratio_429() <= *c.max_well_behaved_429);
+    if (meets && (!r.best || cells[i].total.admitted_cost < cells[*r.best].total.admitted_cost)) r.best = i;
+  }
+  return r;
+}
+
+}  // namespace limitscope::tuner
