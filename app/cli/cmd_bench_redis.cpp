@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "app/cli/bench_redis_cluster.h"
 #include "app/cli/commands.h"
 #include "app/cli/redis_options.h"
 #include "core/limiter/rate.h"
@@ -241,6 +242,7 @@ int run_bench_redis(const CommandArgs& argv) {
   specs.push_back({"pipeline", "P", "script calls per round trip (default 16)"});
   specs.push_back({"per-call", "N", "decisions per script call in the batch phase (default 16)"});
   specs.push_back({"duration", "D", "length of each phase (default 10s)"});
+  specs.push_back({"cluster", "", "instead: a private 3-master cluster beside a private single server"});
   specs.push_back({"json", "", "print the figures as JSON"});
   Args args(kName, "decisions/s and server time of the limiter scripts, beside their ceiling",
             specs, argv);
@@ -267,6 +269,19 @@ int run_bench_redis(const CommandArgs& argv) {
       return usage_error(kName, "--duration '" + *d + "': expected a duration of at least 100ms");
     }
     s.duration = *parsed;
+  }
+
+  if (args.has("cluster")) {
+    if (args.get("redis")) return usage_error(kName, "--cluster starts its own servers; drop --redis");
+    ClusterBenchSettings cs;
+    cs.schema = s.schema;
+    cs.keys = s.keys;
+    cs.clients = s.clients;
+    cs.pipeline = s.pipeline;
+    cs.per_call = s.per_call;
+    cs.duration = s.duration;
+    cs.json = args.has("json");
+    return bench_redis_cluster(cs);
   }
 
   std::unique_ptr<redis::LocalRedisServer> own;

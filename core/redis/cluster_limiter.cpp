@@ -10,14 +10,6 @@ namespace limitscope::redis {
 
 namespace {
 
-// One decide.lua call still to be made, and the requests it decides.
-struct PendingCall {
-  int slot = 0;
-  ScriptCall call;
-  std::vector<std::size_t> requests;
-  std::optional<ClusterNode> ask;  ///< send once to this node with ASKING
-};
-
 // The calls one node gets in one round.
 struct NodeBatch {
   ClusterNode node;
@@ -29,7 +21,7 @@ struct NodeBatch {
   std::vector<Value> replies;
 };
 
-void send(ClusterClient& cluster, NodeBatch& b, const std::vector<PendingCall>& pending) {
+void send(ClusterClient& cluster, NodeBatch& b, const std::vector<PendingScriptCall>& pending) {
   auto lease = cluster.lease(b.node);
   if (!lease) {
     b.error = lease.error();
@@ -55,48 +47,11 @@ int rule_slot(const KeySchema& schema, std::string_view rule) {
   return cluster_slot(schema.config_key(rule));
 }
 
-std::vector<Result<RedisDecision>> ClusterLimiter::decide_many(
-    const std::vector<RuleRequest>& requests, std::size_t per_call, const DecideOptions& options) {
-  std::vector<std::optional<Result<RedisDecision>>> out(requests.size());
+void ClusterLimiter::route_calls(std::vector<PendingScriptCall> pending,
+                                 std::vector<std::optional<Result<RedisDecision>>>& out) {
   auto fail = [&out](const std::vector<std::size_t>& which, const RedisError& e) {
     for (std::size_t i : which) out[i].emplace(e);
   };
-
-  // Each rule's requests, in their order, as the script calls one server would get.
-  std::vector<PendingCall> pending;
-  {
-    std::map<std::string, std::vector<std::size_t>> by_rule;
-    std::vector<std::string> order;
-    for (std::size_t i = 0; i < requests.size(); ++i) {
-      auto& v = by_rule[requests[i].rule];
-      if (v.empty()) order.push_back(requests[i].rule);
-      v.push_back(i);
-    }
-    for (const std::string& rule : order) {
-      const auto& idx = by_rule[rule];
-      std::vector<DecideRequest> sub;
-      sub.reserve(idx.size());
-      for (std::size_t i : idx) sub.push_back(requests[i].request);
-      auto calls = limiter_.batch_calls(rule, sub, per_call, options);
-      if (!calls) {
-        fail(idx, calls.error());
-        continue;
-      }
-      const int slot = rule_slot(limiter_.schema(), rule);
-      std::size_t next = 0;
-      for (ScriptCall& call : *calls) {
-        PendingCall p;
-        p.slot = slot;
-        const std::size_t count = call.keys.size() - 2;
-        p.requests.assign(idx.begin() + static_cast<std::ptrdiff_t>(next),
-                          idx.begin() + static_cast<std::ptrdiff_t>(next + count));
-        next += count;
-        p.call = std::move(call);
-        pending.push_back(std::move(p));
-      }
-    }
-  }
-
   Backoff backoff = cluster_.retry_backoff();
   Nanos waited{0};
   int hops = 0;
@@ -108,7 +63,7 @@ std::vector<Result<RedisDecision>> ClusterLimiter::decide_many(
     }
     // Group the calls by the node (and ASKING mode) they go to.
     std::map<std::string, NodeBatch> batches;
-    std::vector<PendingCall> again;
+    std::vector<PendingScriptCall> again;
     std::optional<RedisError> retry_error;
     bool pause = false;
     bool redirected = false;
@@ -150,7 +105,7 @@ std::vector<Result<RedisDecision>> ClusterLimiter::decide_many(
         continue;
       }
       for (std::size_t k = 0; k < b->calls.size(); ++k) {
-        PendingCall& p = pending[b->calls[k]];
+        PendingScriptCall& p = pending[b->calls[k]];
         const Value& reply = b->replies[k];
         if (reply.is_error()) {
           if (auto ce = parse_cluster_error(reply.str, b->node.host)) {
@@ -188,6 +143,51 @@ std::vector<Result<RedisDecision>> ClusterLimiter::decide_many(
     pending = std::move(again);
   }
 
+}
+
+std::vector<Result<RedisDecision>> ClusterLimiter::decide_many(
+    const std::vector<RuleRequest>& requests, std::size_t per_call, const DecideOptions& options) {
+  std::vector<std::optional<Result<RedisDecision>>> out(requests.size());
+  auto fail = [&out](const std::vector<std::size_t>& which, const RedisError& e) {
+    for (std::size_t i : which) out[i].emplace(e);
+  };
+
+  // Each rule's requests, in their order, as the script calls one server would get.
+  std::vector<PendingScriptCall> pending;
+  {
+    std::map<std::string, std::vector<std::size_t>> by_rule;
+    std::vector<std::string> order;
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      auto& v = by_rule[requests[i].rule];
+      if (v.empty()) order.push_back(requests[i].rule);
+      v.push_back(i);
+    }
+    for (const std::string& rule : order) {
+      const auto& idx = by_rule[rule];
+      std::vector<DecideRequest> sub;
+      sub.reserve(idx.size());
+      for (std::size_t i : idx) sub.push_back(requests[i].request);
+      auto calls = limiter_.batch_calls(rule, sub, per_call, options);
+      if (!calls) {
+        fail(idx, calls.error());
+        continue;
+      }
+      const int slot = rule_slot(limiter_.schema(), rule);
+      std::size_t next = 0;
+      for (ScriptCall& call : *calls) {
+        PendingScriptCall p;
+        p.slot = slot;
+        const std::size_t count = call.keys.size() - 2;
+        p.requests.assign(idx.begin() + static_cast<std::ptrdiff_t>(next),
+                          idx.begin() + static_cast<std::ptrdiff_t>(next + count));
+        next += count;
+        p.call = std::move(call);
+        pending.push_back(std::move(p));
+      }
+    }
+  }
+
+  route_calls(std::move(pending), out);
   std::vector<Result<RedisDecision>> results;
   results.reserve(out.size());
   for (auto& r : out) {
@@ -208,10 +208,30 @@ Result<std::vector<Result<RedisDecision>>> ClusterLimiter::decide_batch(
     const DecideOptions& options) {
   if (per_call == 0) return make_redis_error(ErrorKind::usage, "per_call must be >= 1");
   if (requests.empty()) return std::vector<Result<RedisDecision>>{};
-  std::vector<RuleRequest> all;
-  all.reserve(requests.size());
-  for (const DecideRequest& r : requests) all.push_back(RuleRequest{rule, r});
-  auto results = decide_many(all, per_call, options);
+  // One rule: its calls as they are, no regrouping.
+  auto calls = limiter_.batch_calls(rule, requests, per_call, options);
+  if (!calls) return calls.error();
+  std::vector<PendingScriptCall> pending;
+  pending.reserve(calls->size());
+  const int slot = rule_slot(limiter_.schema(), rule);
+  std::size_t next = 0;
+  for (ScriptCall& call : *calls) {
+    PendingScriptCall p;
+    p.slot = slot;
+    const std::size_t count = call.keys.size() - 2;
+    for (std::size_t i = 0; i < count; ++i) p.requests.push_back(next + i);
+    next += count;
+    p.call = std::move(call);
+    pending.push_back(std::move(p));
+  }
+  std::vector<std::optional<Result<RedisDecision>>> out(requests.size());
+  route_calls(std::move(pending), out);
+  std::vector<Result<RedisDecision>> results;
+  results.reserve(out.size());
+  for (auto& r : out) {
+    results.push_back(r ? std::move(*r)
+                        : Result<RedisDecision>(make_redis_error(ErrorKind::protocol, "request left undecided")));
+  }
   for (const auto& r : results) {
     if (!r && r.error().kind != ErrorKind::reply) return r.error();
   }

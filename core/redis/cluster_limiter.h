@@ -24,6 +24,14 @@ struct RuleRequest {
   DecideRequest request;
 };
 
+/// One decide.lua call still to be made on a cluster, and the requests it decides.
+struct PendingScriptCall {
+  int slot = 0;
+  ScriptCall call;
+  std::vector<std::size_t> requests;  ///< indices of the requests it decides
+  std::optional<ClusterNode> ask;     ///< send once to this node with ASKING
+};
+
 class ClusterLimiter final : public DecisionBackend {
  public:
   /// @param cluster must outlive this
@@ -51,6 +59,11 @@ class ClusterLimiter final : public DecisionBackend {
   ClusterClient& cluster() { return cluster_; }
 
  private:
+  /// Sends the calls, each master's in one pipeline (all masters at once), re-sending the
+  /// ones a redirection or TRYAGAIN refused; fills `out` per request.
+  void route_calls(std::vector<PendingScriptCall> pending,
+                   std::vector<std::optional<Result<RedisDecision>>>& out);
+
   ClusterClient& cluster_;
   RedisLimiter limiter_;
 };

@@ -19,7 +19,11 @@ using test::RedisCluster;
 TEST(ClusterMigration, DecisionsDuringASlotMigrationAreNeitherLostNorDoubled) {
   auto cluster = RedisCluster::start();
   const KeySchema schema("lsmig:");
-  ClusterClient client(test::cluster_url(*cluster), test::cluster_options(4), SteadyClock::instance());
+  // This migration is slowed down on purpose (each key waits for a caller to meet it), so
+  // callers may see TRYAGAIN for longer than the default 1 s budget of a real migration.
+  ClusterOptions options = test::cluster_options(4);
+  options.retry_budget = 20s;
+  ClusterClient client(test::cluster_url(*cluster), options, SteadyClock::instance());
   ClusterLimiter limiter(client, RedisLimiter(schema));
   const auto rules = test::rules_per_master(*cluster, schema, "mig", 1);
   const std::string rule = rules.begin()->second.front();
