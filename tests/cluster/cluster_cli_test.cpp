@@ -116,5 +116,24 @@ TEST_F(ClusterCli, SeveralHammerProcessesOnOneKeyNeverOverAdmit) {
   EXPECT_LE(static_cast<double>(admitted), bound);
 }
 
+TEST(ClusterBenchCli, ClusterBesideSingleServerReportsThePerCpuRatio) {
+  auto r = run_cli("bench-redis --cluster --duration 300ms --clients 4 --pipeline 4 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["masters"].get<int>(), 3);
+  for (const char* phase : {"token_bucket", "gcra_batch"}) {
+    const auto& p = j["phases"][phase];
+    for (const char* target : {"single", "cluster"}) {
+      EXPECT_GT(p[target]["decisions"].get<long long>(), 0) << phase << " " << target;
+      EXPECT_EQ(p[target]["errors"].get<long long>(), 0) << phase << " " << target;
+      EXPECT_GT(p[target]["server_cpu_s"].get<double>(), 0) << phase << " " << target;
+    }
+    EXPECT_GT(p["cluster_vs_single_decisions_per_server_cpu_s"].get<double>(), 0);
+  }
+  auto both = run_cli("bench-redis --cluster --redis redis://127.0.0.1:1");
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.err.find("--cluster"), std::string::npos) << both.err;
+}
+
 }  // namespace
 }  // namespace limitscope::test
