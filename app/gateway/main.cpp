@@ -108,6 +108,10 @@ int main(int argc, char** argv) {
   if (auto url = args.get("redis")) {
     auto parsed = redis::parse_redis_url(*url);
     if (!parsed) return usage_error("--redis: " + parsed.error());
+    if (parsed->cluster()) {
+      return usage_error("--redis " + parsed->redacted() +
+                         ": the gateway does not route to a Redis Cluster yet; give one node's redis:// URL");
+    }
     redis_url = *parsed;
     if (auto m = args.get("redis-failure-mode")) {
       auto mode = redis::parse_failure_mode(*m);
