@@ -143,6 +143,7 @@ class TunerTab : public QWidget {
   std::optional<redis::RuleConfig> m_live;
   QPointer<ApplyDialog> m_applyDialog;
   bool m_canUndo = false;
+  QString m_afterRead;  // why the config is being re-read, kept in front of what it says
   bool m_demo = false;
 
   // trace panel

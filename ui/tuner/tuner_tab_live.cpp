@@ -196,6 +196,9 @@ void TunerTab::onConfig(const ConfigResult& r) {
                         .arg(q(m_live->updated_by)),
                     false);
     }
+    if (!m_afterRead.isEmpty()) {
+      setLiveStatus(std::exchange(m_afterRead, {}) + QLatin1Char(' ') + m_liveStatus->text(), true);
+    }
     updateLiveButtons();
     emit configRead(m_liveStatus->text());
     return;
@@ -207,6 +210,7 @@ void TunerTab::onConfig(const ConfigResult& r) {
                        "Nothing was changed; the live config is being reloaded — check it and apply again."),
                     true);
       const QString message = m_liveStatus->text();
+      m_afterRead = message;
       readLiveConfig();
       m_liveStatus->setText(message);
       emit applyFinished(false, message);

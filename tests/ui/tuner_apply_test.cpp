@@ -1,0 +1,142 @@
+// Verifies the Tuner's Apply against a real redis-server: nothing is written while writes are not
+// armed; armed, the diff names old, new and the version, the write is compare-and-set with an
+// audit entry (who, reason), Undo restores the previous config; a version moved by someone else
+// is refused with a clear message, nothing changes, and the live config is reloaded.
+#include <gtest/gtest.h>
+
+#include <QSignalSpy>
+
+#include "core/redis/connection.h"
+#include "core/redis/key_schema.h"
+#include "core/redis/rule_config.h"
+#include "support/limit_params_builders.h"
+#include "support/qt_app.h"
+#include "support/redis_server.h"
+#include "ui/tuner/apply_dialog.h"
+#include "ui/tuner/param_editor.h"
+#include "ui/tuner/tuner_tab.h"
+
+namespace limitscope::ui {
+namespace {
+
+using std::chrono::seconds;
+
+struct TunerApply : ::testing::Test {
+  void SetUp() override {
+    test::ensure_qt_app();
+    server = test::RedisServer::start();
+    redis::RedisUrl url;
+    url.port = server->port();
+    auto c = redis::Connection::open(url);
+    ASSERT_TRUE(c.ok());
+    conn = std::make_unique<redis::Connection>(std::move(*c));
+    ASSERT_TRUE(redis::set_config(*conn, schema, "chat", redis::single_limit(test::bucket(Algorithm::token_bucket, 100, 10)),
+                                  {"setup", "first", 0})
+                    .ok());
+    tab = std::make_unique<TunerTab>(QString::fromStdString(server->url()));
+    QSignalSpy read(tab.get(), &TunerTab::configRead);
+    tab->setRule(QStringLiteral("chat"));
+    tab->readLiveConfig();
+    ASSERT_TRUE(read.wait(10000));
+  }
+  redis::RuleConfig live() {
+    auto cfg = redis::get_config(*conn, schema, "chat");
+    EXPECT_TRUE(cfg.ok() && cfg->has_value());
+    return **cfg;
+  }
+  // Opens the dialog for a candidate capacity and confirms it; returns applyFinished's args.
+  QList<QVariant> apply(double capacity, const QString& reason, QString* diff = nullptr) {
+    tab->candidateEditor()->setParams(test::bucket(Algorithm::token_bucket, capacity, 10));
+    QSignalSpy done(tab.get(), &TunerTab::applyFinished);
+    tab->requestApply();
+    EXPECT_NE(tab->applyDialog(), nullptr);
+    if (tab->applyDialog() == nullptr) return {};
+    if (diff != nullptr) *diff = tab->applyDialog()->diffText();
+    tab->applyDialog()->setReason(reason);
+    EXPECT_TRUE(tab->applyDialog()->canApply());
+    tab->applyDialog()->accept();
+    EXPECT_TRUE(done.wait(10000));
+    return done.isEmpty() ? QList<QVariant>{} : done.at(0);
+  }
+  std::unique_ptr<test::RedisServer> server;
+  std::unique_ptr<redis::Connection> conn;
+  redis::KeySchema schema;
+  std::unique_ptr<TunerTab> tab;
+};
+
+TEST_F(TunerApply, TheCurrentSettingIsTheLiveConfig) {
+  ASSERT_TRUE(tab->liveConfig().has_value());
+  EXPECT_EQ(tab->liveConfig()->version, 1);
+  EXPECT_EQ(tab->currentEditor()->params().capacity, 100);
+  EXPECT_TRUE(tab->liveStatusText().contains(QStringLiteral("version 1")));
+}
+
+TEST_F(TunerApply, WritesAreRefusedWhileNotArmed) {
+  tab->candidateEditor()->setParams(test::bucket(Algorithm::token_bucket, 200, 10));
+  QSignalSpy done(tab.get(), &TunerTab::applyFinished);
+  tab->requestApply();
+  ASSERT_EQ(done.size(), 1);
+  EXPECT_FALSE(done.at(0).at(0).toBool());
+  EXPECT_TRUE(done.at(0).at(1).toString().contains(QStringLiteral("not allowed")));
+  EXPECT_EQ(tab->applyDialog(), nullptr);
+  tab->undo();
+  ASSERT_EQ(done.size(), 2);
+  EXPECT_FALSE(done.at(1).at(0).toBool());
+  EXPECT_EQ(live().version, 1);
+  EXPECT_EQ(live().limits.front().params.capacity, 100);
+}
+
+TEST_F(TunerApply, ApplyWritesWithAnAuditEntryAndUndoRestores) {
+  tab->setWritesArmed(true);
+  QString diff;
+  const auto applied = apply(250, QStringLiteral("replayed last hour"), &diff);
+  ASSERT_FALSE(applied.isEmpty());
+  ASSERT_TRUE(applied.at(0).toBool()) << applied.at(1).toString().toStdString();
+  EXPECT_TRUE(diff.contains(QStringLiteral("capacity=100"))) << diff.toStdString();
+  EXPECT_TRUE(diff.contains(QStringLiteral("capacity=250")));
+  EXPECT_TRUE(diff.contains(QStringLiteral("version 1")));
+  EXPECT_TRUE(diff.contains(QStringLiteral("single key cannot be changed alone")));
+  EXPECT_EQ(live().version, 2);
+  EXPECT_EQ(live().limits.front().params.capacity, 250);
+  const auto history = redis::config_history(*conn, schema, "chat", 1);
+  ASSERT_TRUE(history.ok());
+  ASSERT_EQ(history->size(), 1u);
+  const QString user = qEnvironmentVariable("USER");
+  EXPECT_EQ(history->front().by, (user.isEmpty() ? QStringLiteral("limitscope") : user).toStdString());
+  EXPECT_EQ(history->front().reason, "replayed last hour");
+  EXPECT_EQ(history->front().action, "set");
+
+  QSignalSpy undone(tab.get(), &TunerTab::applyFinished);
+  tab->undo();
+  ASSERT_TRUE(undone.wait(10000));
+  ASSERT_TRUE(undone.at(0).at(0).toBool()) << undone.at(0).at(1).toString().toStdString();
+  EXPECT_EQ(live().version, 3);
+  EXPECT_EQ(live().limits.front().params.capacity, 100);
+  EXPECT_EQ(tab->currentEditor()->params().capacity, 100);
+}
+
+TEST_F(TunerApply, AStaleVersionIsRefusedNothingChangesAndTheConfigReloads) {
+  tab->setWritesArmed(true);
+  // Someone else applies version 2 after the tab read version 1.
+  ASSERT_TRUE(redis::set_config(*conn, schema, "chat", redis::single_limit(test::bucket(Algorithm::token_bucket, 300, 10)),
+                                {"bob", "elsewhere", 1})
+                  .ok());
+  QSignalSpy reread(tab.get(), &TunerTab::configRead);
+  const auto refused = apply(400, QStringLiteral("too late"));
+  ASSERT_FALSE(refused.isEmpty());
+  EXPECT_FALSE(refused.at(0).toBool());
+  EXPECT_TRUE(refused.at(1).toString().contains(QStringLiteral("changed since it was read"))) << refused.at(1).toString().toStdString();
+  EXPECT_TRUE(refused.at(1).toString().contains(QStringLiteral("Nothing was changed")));
+  EXPECT_EQ(live().version, 2);
+  EXPECT_EQ(live().limits.front().params.capacity, 300);
+  ASSERT_TRUE(reread.wait(10000));
+  ASSERT_TRUE(tab->liveConfig().has_value());
+  EXPECT_EQ(tab->liveConfig()->version, 2);
+  EXPECT_EQ(tab->currentEditor()->params().capacity, 300);
+  // The refusal stays in front of the reloaded config.
+  EXPECT_TRUE(tab->liveStatusText().contains(QStringLiteral("changed since it was read")));
+  EXPECT_TRUE(tab->liveStatusText().contains(QStringLiteral("version 2")));
+}
+
+}  // namespace
+}  // namespace limitscope::ui

@@ -1,0 +1,193 @@
+// Verifies the Tuner tab offscreen: the what-if chart's 429 series equal replay() for the
+// current and the candidate setting; a heatmap click loads that cell's parameters; a sweep and a
+// load cancel; a file with bad lines shows line-numbered errors and loads nothing unless the
+// operator chooses its good lines; zero/negative rates and a capacity below the largest cost are
+// refused in the fields with a clear message.
+#include "ui/tuner/tuner_tab.h"
+
+#include <gtest/gtest.h>
+
+#include <QAbstractButton>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QProgressBar>
+#include <QSignalSpy>
+#include <QTest>
+
+#include <random>
+
+#include "core/tuner/replay.h"
+#include "support/process.h"
+#include "support/qt_app.h"
+#include "ui/tuner/param_editor.h"
+#include "ui/tuner/sweep_heatmap.h"
+#include "ui/tuner/whatif_chart.h"
+
+namespace limitscope::ui {
+namespace {
+
+TracePtr random_trace(std::size_t events, int keys = 6, double rate = 100) {
+  std::mt19937_64 rng(11);
+  std::exponential_distribution<double> gap(rate);
+  std::uniform_int_distribution<int> key(0, keys - 1);
+  std::uniform_int_distribution<int> cost(1, 4);
+  auto t = std::make_shared<tuner::Trace>();
+  double now = 0;
+  for (std::size_t i = 0; i < events; ++i) {
+    now += gap(rng);
+    t->add(static_cast<std::int64_t>(now * 1e6), "k" + std::to_string(key(rng)), cost(rng));
+  }
+  return t;
+}
+
+double sum_y(const QList<QPointF>& points) {
+  double s = 0;
+  for (const QPointF& p : points) s += p.y();
+  return s;
+}
+
+struct TunerTabTest : ::testing::Test {
+  void SetUp() override {
+    test::ensure_qt_app();
+    tab = std::make_unique<TunerTab>();
+    tab->resize(1400, 900);
+    tab->show();
+  }
+  void adopt(TracePtr t) {
+    QSignalSpy updated(tab.get(), &TunerTab::whatIfUpdated);
+    tab->setTrace(std::move(t), QStringLiteral("test"));
+    ASSERT_TRUE(updated.wait(10000));
+  }
+  std::unique_ptr<TunerTab> tab;
+};
+
+TEST_F(TunerTabTest, WhatIfSeriesEqualReplay) {
+  const TracePtr trace = random_trace(20'000);
+  adopt(trace);
+  const auto check = [&] {
+    for (const auto& [editor, name] : {std::pair{tab->currentEditor(), QStringLiteral("current 429s")},
+                                       std::pair{tab->candidateEditor(), QStringLiteral("candidate 429s")}}) {
+      const auto r = tuner::replay(*trace, editor->params());
+      ASSERT_TRUE(r.ok());
+      EXPECT_EQ(sum_y(tab->whatIfChart()->pointsOf(name)), static_cast<double>(r->total.rejected)) << name.toStdString();
+    }
+  };
+  check();
+  // A slider change recomputes the candidate only; the result still equals replay.
+  QSignalSpy updated(tab.get(), &TunerTab::whatIfUpdated);
+  tab->candidateEditor()->secondSpin()->setValue(37.5);
+  ASSERT_TRUE(updated.wait(10000));
+  check();
+  tab->candidateEditor()->algorithmBox()->setCurrentText(QStringLiteral("sliding-log"));
+  ASSERT_TRUE(updated.wait(10000));
+  check();
+}
+
+TEST_F(TunerTabTest, HeatmapClickLoadsThatCellsParameters) {
+  adopt(random_trace(5'000));
+  tab->setSweepAxes(10, 40, 4, 5, 20, 3);
+  QSignalSpy finished(tab.get(), &TunerTab::sweepFinished);
+  tab->runSweep();
+  ASSERT_TRUE(finished.wait(20000));
+  ASSERT_TRUE(finished.at(0).at(0).toBool()) << finished.at(0).at(1).toString().toStdString();
+  const auto* result = tab->heatmap()->result();
+  ASSERT_NE(result, nullptr);
+  ASSERT_EQ(result->cells.size(), 12u);
+  for (const int index : {0, 5, 11}) {
+    QTest::mouseClick(tab->heatmap(), Qt::LeftButton, {}, tab->heatmap()->cellRect(index).center());
+    const LimitParams p = tab->candidateEditor()->params();
+    const LimitParams& want = result->cells[static_cast<std::size_t>(index)].params;
+    EXPECT_DOUBLE_EQ(p.capacity, want.capacity) << index;
+    EXPECT_DOUBLE_EQ(p.refill.per_second(), want.refill.per_second()) << index;
+  }
+}
+
+TEST_F(TunerTabTest, SweepCancels) {
+  adopt(random_trace(150'000, 50, 2000));
+  tab->setSweepAxes(10, 100, 8, 5, 50, 8);
+  QSignalSpy finished(tab.get(), &TunerTab::sweepFinished);
+  tab->runSweep();
+  EXPECT_TRUE(tab->progressBar()->isVisible());
+  tab->cancelWork();  // before the first chunk's check: the sweep stops there
+  ASSERT_TRUE(finished.wait(20000));
+  EXPECT_FALSE(finished.at(0).at(0).toBool());
+  EXPECT_TRUE(finished.at(0).at(1).toString().contains(QStringLiteral("cancelled")));
+  EXPECT_FALSE(tab->heatmap()->hasSweep());
+  EXPECT_FALSE(tab->progressBar()->isVisible());
+}
+
+TEST_F(TunerTabTest, LoadCancelsAndKeepsThePreviousTrace) {
+  std::string text;
+  for (int i = 0; i < 200'000; ++i) text += "{\"t\": " + std::to_string(i) + ", \"key\": \"a\"}\n";
+  const auto path = test::write_temp("tuner_cancel.jsonl", text);
+  QSignalSpy failed(tab.get(), &TunerTab::traceLoadFailed);
+  tab->loadTraceFile(QString::fromStdString(path));
+  tab->cancelWork();
+  ASSERT_TRUE(failed.wait(20000));
+  EXPECT_EQ(failed.at(0).at(0).toString(), QStringLiteral("cancelled"));
+  EXPECT_EQ(tab->trace(), nullptr);
+}
+
+TEST_F(TunerTabTest, BadFileShowsLineNumberedErrorsAndLoadsNothingUnlessChosen) {
+  const auto path = QString::fromStdString(test::write_temp(
+      "tuner_bad.jsonl", "{\"t\": 1, \"key\": \"a\"}\nnot json\n{\"t\": 2, \"key\": \"b\", \"cost\": -1}\n{\"t\": 3, \"key\": \"c\"}\n"));
+  for (const bool use : {false, true}) {
+    QSignalSpy shown(tab.get(), &TunerTab::loadReportShown);
+    tab->loadTraceFile(path);
+    ASSERT_TRUE(shown.wait(10000));
+    QMessageBox* report = tab->loadReport();
+    ASSERT_NE(report, nullptr);
+    EXPECT_TRUE(report->informativeText().contains(QStringLiteral("line 2: not a JSON object")))
+        << report->informativeText().toStdString();
+    EXPECT_TRUE(report->informativeText().contains(QStringLiteral("line 3: cost must be a number > 0")));
+    EXPECT_EQ(tab->trace(), nullptr);  // nothing until the operator chooses
+    QAbstractButton* choice = nullptr;
+    for (QAbstractButton* b : report->buttons()) {
+      if ((report->buttonRole(b) == QMessageBox::AcceptRole) == use) choice = b;
+    }
+    ASSERT_NE(choice, nullptr);
+    if (use) {
+      QSignalSpy loaded(tab.get(), &TunerTab::traceLoaded);
+      choice->click();
+      ASSERT_EQ(loaded.size(), 1);
+      ASSERT_NE(tab->trace(), nullptr);
+      EXPECT_EQ(tab->trace()->events.size(), 2u);
+    } else {
+      QSignalSpy failed(tab.get(), &TunerTab::traceLoadFailed);
+      choice->click();
+      ASSERT_EQ(failed.size(), 1);
+      EXPECT_EQ(tab->trace(), nullptr);
+      EXPECT_TRUE(tab->statusText().contains(QStringLiteral("Nothing loaded")));
+    }
+  }
+}
+
+TEST_F(TunerTabTest, FieldsRefuseZeroNegativeRatesAndCapacityBelowTheLargestCost) {
+  auto t = std::make_shared<tuner::Trace>();
+  t->add(0, "a", 8);
+  t->add(1'000'000, "a", 1);
+  adopt(t);
+  ParamEditor* c = tab->candidateEditor();
+  struct Row {
+    int field;
+    double value;
+    const char* says;
+  };
+  const Row rows[] = {{1, 0, "refill rate must be greater than 0 (got 0)"},
+                      {1, -3, "greater than 0 (got -3)"},
+                      {0, 5, "capacity 5 is below the largest cost in the trace (8)"},
+                      {0, 0, "capacity must be greater than 0"}};
+  for (const Row& row : rows) {
+    c->setParams(tab->currentEditor()->params());
+    (row.field == 0 ? c->firstSpin() : c->secondSpin())->setValue(row.value);
+    EXPECT_FALSE(c->isValid());
+    EXPECT_TRUE(c->problemText(row.field).contains(QString::fromUtf8(row.says)))
+        << row.says << " / " << c->problemText(row.field).toStdString();
+    // The value stays as typed (never clamped), and the chart drops the candidate's line.
+    EXPECT_EQ((row.field == 0 ? c->firstSpin() : c->secondSpin())->value(), row.value);
+    EXPECT_TRUE(tab->whatIfChart()->pointsOf(QStringLiteral("candidate 429s")).isEmpty());
+  }
+}
+
+}  // namespace
+}  // namespace limitscope::ui
