@@ -1,7 +1,8 @@
 // Verifies the Tuner's Apply against a real redis-server: nothing is written while writes are not
 // armed; armed, the diff names old, new and the version, the write is compare-and-set with an
 // audit entry (who, reason), Undo restores the previous config; a version moved by someone else
-// is refused with a clear message, nothing changes, and the live config is reloaded.
+// is refused with a clear message, nothing changes, and the live config is reloaded. The rule's
+// decision stream in that Redis loads as a trace; without a connection it is refused.
 #include <gtest/gtest.h>
 
 #include <QSignalSpy>
@@ -136,6 +137,27 @@ TEST_F(TunerApply, AStaleVersionIsRefusedNothingChangesAndTheConfigReloads) {
   // The refusal stays in front of the reloaded config.
   EXPECT_TRUE(tab->liveStatusText().contains(QStringLiteral("changed since it was read")));
   EXPECT_TRUE(tab->liveStatusText().contains(QStringLiteral("version 2")));
+}
+
+TEST_F(TunerApply, TheRulesDecisionStreamLoadsAsATrace) {
+  const std::string stream = schema.decisions_key("chat");
+  for (int i = 0; i < 50; ++i) {
+    ASSERT_TRUE(conn->command({"XADD", stream, "*", "t", std::to_string(1'000'000 + i * 1000), "key",
+                               i % 2 == 0 ? "alice" : "bob", "cost", "2", "allowed", "1", "level", "5"})
+                    .ok());
+  }
+  QSignalSpy loaded(tab.get(), &TunerTab::traceLoaded);
+  tab->loadDecisionStream(QStringLiteral("chat"));
+  ASSERT_TRUE(loaded.wait(10000));
+  ASSERT_NE(tab->trace(), nullptr);
+  EXPECT_EQ(tab->trace()->events.size(), 50u);
+  EXPECT_EQ(tab->trace()->keys.size(), 2u);
+
+  TunerTab offline;
+  QSignalSpy refused(&offline, &TunerTab::traceLoadFailed);
+  offline.loadDecisionStream(QStringLiteral("chat"));
+  ASSERT_EQ(refused.size(), 1);
+  EXPECT_TRUE(refused.at(0).at(0).toString().contains(QStringLiteral("--redis")));
 }
 
 }  // namespace
