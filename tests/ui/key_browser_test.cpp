@@ -191,6 +191,10 @@ TEST(KeyBrowser, ScreenshotsLightAndDark) {
     dialog.findChild<QLineEdit*>(QStringLiteral("secret"))->clear();
     dialog.findChild<QLineEdit*>(QStringLiteral("user"))->clear();
     dialog.findChild<QComboBox*>(QStringLiteral("secretStorage"))->setCurrentIndex(0);  // this server has none
+    QSignalSpy savedSpy(&dialog, &ConnectionDialog::saved);
+    dialog.save();
+    ASSERT_TRUE(waitFor(savedSpy));
+    EXPECT_TRUE(savedSpy.at(0).at(1).toString().isEmpty()) << savedSpy.at(0).at(1).toString().toStdString();
     dialog.testConnection();
     ASSERT_TRUE(waitFor(tested));
     EXPECT_TRUE(tested.at(0).at(0).toBool()) << tested.at(0).at(2).toString().toStdString();

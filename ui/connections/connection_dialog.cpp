@@ -91,7 +91,9 @@ void ConnectionDialog::buildForm() {
   leftLayout->addLayout(listButtons);
 
   auto* right = new QWidget(split);
-  m_form = new QFormLayout(right);
+  auto* rightLayout = new QVBoxLayout(right);
+  rightLayout->setContentsMargins(0, 0, 0, 0);
+  m_form = new QFormLayout;
   m_form->setFieldGrowthPolicy(QFormLayout::ExpandingFieldsGrow);
   const auto line = [this, right](const char* object, const QString& placeholder) {
     auto* e = new QLineEdit(right);
@@ -122,6 +124,7 @@ void ConnectionDialog::buildForm() {
     if (m_storage->currentIndex() == index_of(SecretStorage::env) && m_env->text().isEmpty()) {
       m_env->setText(suggestedEnvName());
     }
+    if (m_storage->currentIndex() == index_of(SecretStorage::none)) m_urlNote->hide();  // nothing to keep
     updateFieldsForKind();
   });
   m_env = line("secretEnv", tr("PROD_REDIS_PW"));
@@ -150,13 +153,11 @@ void ConnectionDialog::buildForm() {
   m_form->addRow(tr("Name"), m_name);
   m_form->addRow(tr("Kind"), m_kind);
   m_form->addRow(tr("URL"), m_url);
-  m_form->addRow(QString(), m_urlNote);
   m_form->addRow(tr("Authentication"), m_auth);
   m_form->addRow(tr("User"), m_user);
   m_form->addRow(tr("Secret kept in"), m_storage);
   m_form->addRow(tr("Variable"), m_env);
   m_form->addRow(tr("Password"), m_secret);
-  m_form->addRow(QString(), m_keychainStatus);
   m_form->addRow(tr("Profiles file"), profilesRow);
   m_form->addRow(tr("Scan match"), m_scanMatch);
   m_form->addRow(tr("Scrape interval"), m_interval);
@@ -171,7 +172,12 @@ void ConnectionDialog::buildForm() {
   m_result->setTextInteractionFlags(Qt::TextSelectableByMouse);
   testRow->addWidget(m_test, 0, Qt::AlignTop);
   testRow->addWidget(m_result, 1);
-  m_form->addRow(testRow);
+  // Wrapped notes go below the form: a box layout gives them the height their text needs.
+  rightLayout->addLayout(m_form);
+  rightLayout->addWidget(m_urlNote);
+  rightLayout->addWidget(m_keychainStatus);
+  rightLayout->addLayout(testRow);
+  rightLayout->addStretch(1);
 
   split->addWidget(left);
   split->addWidget(right);
@@ -312,7 +318,7 @@ void ConnectionDialog::updateFieldsForKind() {
   }
   m_keychainStatus->setText(status);
   m_keychainStatus->setStyleSheet(color.isEmpty() ? QString() : QStringLiteral("color: %1").arg(color));
-  m_form->setRowVisible(m_keychainStatus, has_secret && !status.isEmpty());
+  m_keychainStatus->setVisible(has_secret && !status.isEmpty());
 }
 
 QString ConnectionDialog::suggestedEnvName() const {
@@ -355,7 +361,6 @@ void ConnectionDialog::takeSecretOutOfUrl() {
   }
   m_urlNote->setStyleSheet(QStringLiteral("color: %1").arg(kWarnColor));
   m_urlNote->show();
-  m_form->setRowVisible(m_urlNote, true);
   updateFieldsForKind();
 }
 
