@@ -326,6 +326,14 @@ void MainWindow::openRedis(const QString& url, const QString& profiles) {
   QMetaObject::invokeMethod(m_worker, [w = m_worker, url, profiles] { if (w) w->openRedis(url, profiles); });
 }
 
+void MainWindow::openLive(const LiveSpec& spec) {
+  if (!spec.redis_url.empty()) {
+    m_keyBrowser->setTarget(QString::fromStdString(spec.redis_url), QString::fromStdString(spec.profiles_file));
+    m_keyBrowser->show();
+  }
+  QMetaObject::invokeMethod(m_worker, [w = m_worker, spec] { if (w) w->openLive(spec); });
+}
+
 void MainWindow::openRecording(const QString& path) {
   QMetaObject::invokeMethod(m_worker, [w = m_worker, path] { if (w) w->openPlayback(path); });
 }

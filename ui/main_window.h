@@ -55,6 +55,9 @@ class MainWindow : public QMainWindow {
   void openRecording(const QString& path);
   /// Shows a live Redis's limiter keys (RedisLiveSource on the worker); emits liveOpened.
   void openRedis(const QString& url, const QString& profiles);
+  /// Shows live sources (Redis, /metrics, Prometheus, any combination) on the worker;
+  /// emits liveOpened. The key browser follows the Redis, when one is given.
+  void openLive(const LiveSpec& spec);
   /// Adds a page beside the dashboard (the Tuner, ...); while it is shown the dashboard's docks
   /// and toolbar are hidden. @return the tab's index
   int addWorkspaceTab(QWidget* page, const QString& title);

@@ -38,7 +38,9 @@ SourceWorker::SourceWorker(EmbeddedSimulationOptions options, bool start_running
       m_simRunning(start_running) {}
 
 SourceWorker::~SourceWorker() {
-  if (m_sim) m_sim->stop_recording();  // end line and flush; nothing to report any more
+  // End line and flush; nothing to report any more.
+  if (m_sim) m_sim->stop_recording();
+  if (m_live) m_live->stop_recording();
 }
 
 DashboardSource* SourceWorker::active() const {
@@ -128,19 +130,22 @@ void SourceWorker::savePng(const QImage& image, const QString& path) {
 }
 
 void SourceWorker::startRecording(const QString& path) {
-  if (!m_sim || m_playback) {
+  if (m_playback || (!m_sim && !m_live)) {
     emit recordingChanged(QString(), tr("only a running source can be recorded"));
     return;
   }
-  auto err = m_sim->start_recording(path.toStdString(), SteadyClock::instance());
+  auto err = m_live ? m_live->start_recording(path.toStdString(), SteadyClock::instance())
+                    : m_sim->start_recording(path.toStdString(), SteadyClock::instance());
   m_recordingPath = err ? QString() : path;
   emit recordingChanged(m_recordingPath, err ? QString::fromStdString(*err) : QString());
   publish();
 }
 
 void SourceWorker::stopRecording() {
-  if (!m_sim) return;
-  auto err = m_sim->stop_recording();
+  std::optional<std::string> err;
+  if (m_live) err = m_live->stop_recording();
+  else if (m_sim) err = m_sim->stop_recording();
+  else return;
   m_recordingPath.clear();
   emit recordingChanged(QString(), err ? QString::fromStdString(*err) : QString());
 }
@@ -151,7 +156,7 @@ void SourceWorker::openPlayback(const QString& path) {
     emit playbackOpened(QString(), 0, 0, QString::fromStdString(p.error()));
     return;
   }
-  if (m_sim && !m_sim->recording_name().empty()) stopRecording();
+  if (!m_recordingPath.isEmpty()) stopRecording();
   m_playback = std::move(*p);
   m_running = false;  // opens paused at the recording's end: the whole picture first
   emit playbackOpened(path, m_playback->begin_ms(), m_playback->end_ms(),
@@ -175,28 +180,25 @@ void SourceWorker::seek(qint64 t_ms) {
 }
 
 void SourceWorker::openRedis(const QString& url, const QString& profiles) {
-  auto parsed = redis::parse_redis_url(url.toStdString());
-  if (!parsed) {
-    emit liveOpened(QString(), QString::fromStdString(parsed.error()));
+  LiveSpec spec;
+  spec.redis_url = url.toStdString();
+  spec.profiles_file = profiles.toStdString();
+  openLive(spec);
+}
+
+void SourceWorker::openLive(const LiveSpec& spec) {
+  auto source = open_live_source(spec, SteadyClock::instance());
+  if (!source) {
+    emit liveOpened(QString(), QString::fromStdString(source.error()));
     return;
   }
-  RedisLiveOptions o;
-  o.url = *parsed;
-  if (!profiles.isEmpty()) {
-    auto loaded = probe::load_profiles_file(profiles.toStdString());
-    if (!loaded) {
-      emit liveOpened(QString(), QString::fromStdString(loaded.error()));
-      return;
-    }
-    o.profiles = std::move(*loaded);
-  }
-  for (auto& p : probe::builtin_profiles()) o.profiles.push_back(std::move(p));
-  m_live = std::make_unique<RedisLiveSource>(std::move(o), SteadyClock::instance());
+  if (!m_recordingPath.isEmpty()) stopRecording();  // a recording holds one source
+  m_live = std::move(*source);
   m_live->advance(Nanos{0});  // the first refresh at once, so the window is not empty
   m_running = true;
   m_speed = 1;
   m_elapsed.restart();
-  emit liveOpened(QString::fromStdString("redis: " + parsed->redacted()), QString());
+  emit liveOpened(QString::fromStdString(m_live->name()), QString());
   publish();
 }
 
@@ -213,9 +215,11 @@ void SourceWorker::tick() {
       emit runningChanged(false);
     }
   }
-  if (m_sim) {
-    m_sim->flush_recording_if_due();
-    if (!m_recordingPath.isEmpty() && m_sim->recording_name().empty()) {
+  if (m_live) m_live->flush_recording_if_due();
+  else if (m_sim) m_sim->flush_recording_if_due();
+  if (m_live || m_sim) {
+    const bool dropped = m_live ? m_live->recording_name().empty() : m_sim->recording_name().empty();
+    if (!m_recordingPath.isEmpty() && dropped) {
       // The source dropped the recording after a write error (reported as its last error).
       m_recordingPath.clear();
       emit recordingChanged(QString(), tr("recording stopped: write failed"));

@@ -1,6 +1,6 @@
 #pragma once
-// Drives the dashboard's source on its own thread: the embedded simulation, or a recording
-// played back. It advances the source's time at the chosen speed, publishes snapshots for the
+// Drives the dashboard's source on its own thread: the embedded simulation, a recording
+// played back, or live sources (Redis, a gateway's /metrics, Prometheus, several at once). It advances the source's time at the chosen speed, publishes snapshots for the
 // chart window the UI asks for, records the session, and writes exports. The GUI thread only
 // receives finished snapshots and results (queued signals); it never touches a source.
 
@@ -13,7 +13,7 @@
 #include "core/sources/dashboard_snapshot.h"
 #include "core/sources/embedded_simulation_source.h"
 #include "core/sources/playback_source.h"
-#include "core/sources/redis_live_source.h"
+#include "core/sources/live_source_factory.h"
 
 class QTimer;
 
@@ -54,7 +54,8 @@ class SourceWorker : public QObject {
   void exportCsv(const QString& path);
   /// Encodes and writes a picture grabbed on the GUI thread.
   void savePng(const QImage& image, const QString& path);
-  /// Records the simulation to `path` (docs/recording.md) until stopRecording().
+  /// Records the simulation or the live source to `path` (docs/recording.md) until
+  /// stopRecording().
   void startRecording(const QString& path);
   void stopRecording();
   /// Loads a recording and shows it instead of the simulation (which pauses meanwhile).
@@ -66,6 +67,10 @@ class SourceWorker : public QObject {
   /// Shows the limiter keys of a live Redis instead of the simulation (core/probe profiles:
   /// `profiles` is a profiles file, or empty for the built-in ones). Emits liveOpened.
   void openRedis(const QString& url, const QString& profiles);
+  /// Shows live sources instead of the simulation: Redis, /metrics and Prometheus in any
+  /// combination (docs/live-sources.md). Their refreshes (blocking I/O) run here, on the
+  /// worker's thread. Emits liveOpened.
+  void openLive(const limitscope::LiveSpec& spec);
 
  signals:
   void snapshotReady(limitscope::ui::SnapshotPtr snapshot);
@@ -92,7 +97,7 @@ class SourceWorker : public QObject {
   EmbeddedSimulationOptions m_options;
   std::unique_ptr<EmbeddedSimulationSource> m_sim;
   std::unique_ptr<PlaybackSource> m_playback;
-  std::unique_ptr<RedisLiveSource> m_live;  // shown instead of the simulation when set
+  std::unique_ptr<LiveSource> m_live;  // shown instead of the simulation when set
   QTimer* m_timer = nullptr;
   QElapsedTimer m_elapsed;
   ViewRequest m_view;

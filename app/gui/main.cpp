@@ -6,6 +6,7 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "core/sim/scenario.h"
 #include "ui/main_window.h"
@@ -58,7 +59,21 @@ int main(int argc, char** argv) {
   const QCommandLineOption profiles(QStringLiteral("profiles"),
                                     QStringLiteral("With --redis: schema profiles (JSON) tried before the built-in ones."),
                                     QStringLiteral("FILE"));
-  parser.addOptions({demo, scenario, seed, screenshot, after, theme, playback, redis_url, profiles});
+  const QCommandLineOption metrics_url(QStringLiteral("metrics"),
+                                       QStringLiteral("Show a gateway's /metrics (scraped every second; docs/live-sources.md). "
+                                                      "Combines with --redis and --prometheus."),
+                                       QStringLiteral("URL"));
+  const QCommandLineOption prometheus_url(QStringLiteral("prometheus"),
+                                          QStringLiteral("Show the gateway series and the server's alerts of this Prometheus. "
+                                                         "Auth from LIMITSCOPE_PROMETHEUS_TOKEN (bearer) or "
+                                                         "LIMITSCOPE_PROMETHEUS_USER and LIMITSCOPE_PROMETHEUS_PASSWORD."),
+                                          QStringLiteral("URL"));
+  const QCommandLineOption rules(QStringLiteral("rules"),
+                                 QStringLiteral("With live sources: alert rules (Prometheus rule file) instead of the "
+                                                "default and live rules."),
+                                 QStringLiteral("FILE"));
+  parser.addOptions({demo, scenario, seed, screenshot, after, theme, playback, redis_url, profiles, metrics_url,
+                     prometheus_url, rules});
   const QCommandLineOption tab(QStringLiteral("tab"),
                                QStringLiteral("Open on this tab: dashboard (default) or tuner. With --screenshot "
                                               "and tuner: the Tuner on --scenario's trace (300 s) with a sweep."),
@@ -118,11 +133,30 @@ int main(int argc, char** argv) {
   } else if (parser.value(tab) != QLatin1String("dashboard")) {
     return fail(QStringLiteral("--tab \"%1\": expected dashboard or tuner").arg(parser.value(tab)));
   }
-  if (parser.isSet(redis_url) && parser.isSet(playback)) {
-    return fail(QStringLiteral("give one of --redis and --playback"));
+  const bool live = parser.isSet(redis_url) || parser.isSet(metrics_url) || parser.isSet(prometheus_url);
+  if (live && parser.isSet(playback)) {
+    return fail(QStringLiteral("give --playback alone, or live sources (--redis, --metrics, --prometheus)"));
   }
-  if (parser.isSet(redis_url)) {
-    // Opened on the worker; a URL or profiles file that cannot be used ends the program.
+  if (!live && (parser.isSet(profiles) || parser.isSet(rules))) {
+    return fail(QStringLiteral("--profiles and --rules need a live source (--redis, --metrics or --prometheus)"));
+  }
+  if (live) {
+    limitscope::LiveSpec spec;
+    spec.redis_url = parser.value(redis_url).toStdString();
+    spec.profiles_file = parser.value(profiles).toStdString();
+    spec.metrics_url = parser.value(metrics_url).toStdString();
+    spec.prometheus_url = parser.value(prometheus_url).toStdString();
+    spec.rules_file = parser.value(rules).toStdString();
+    // Secrets come from the environment, never from the command line (ps shows it).
+    const auto env = [](const char* name) {
+      const char* v = std::getenv(name);
+      return std::string(v != nullptr ? v : "");
+    };
+    spec.prometheus_bearer_token = env("LIMITSCOPE_PROMETHEUS_TOKEN");
+    spec.prometheus_user = env("LIMITSCOPE_PROMETHEUS_USER");
+    spec.prometheus_password = env("LIMITSCOPE_PROMETHEUS_PASSWORD");
+    // Opened on the worker; an input that cannot be used ends the program. A screenshot of a
+    // live source waits --after seconds of real time while the sources refresh, then renders.
     QObject::connect(&window, &limitscope::ui::MainWindow::liveOpened, &window,
                      [&window, shot, shot_path, after_s](const QString& name, const QString& error) {
                        if (name.isEmpty()) {
@@ -130,9 +164,11 @@ int main(int argc, char** argv) {
                          QApplication::exit(2);
                          return;
                        }
-                       if (shot) window.screenshotAfter(after_s, shot_path);
+                       if (!shot) return;
+                       QTimer::singleShot(static_cast<int>(after_s * 1000), &window,
+                                          [&window, shot_path] { window.screenshotAfter(0, shot_path); });
                      });
-    window.openRedis(parser.value(redis_url), parser.value(profiles));
+    window.openLive(spec);
   } else if (parser.isSet(playback)) {
     // Loading happens on the worker; a file that cannot be played at all ends the program.
     QObject::connect(&window, &limitscope::ui::MainWindow::playbackFailed, &app, [](const QString& error) {

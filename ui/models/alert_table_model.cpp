@@ -8,7 +8,7 @@ namespace limitscope::ui {
 AlertTableModel::AlertTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 QString AlertTableModel::identity(const AlertRow& a) {
-  return QString::fromStdString(a.rule) + QString::fromStdString(a.labels);
+  return QString::fromStdString(a.rule) + QString::fromStdString(a.labels) + QString::fromStdString(a.origin);
 }
 
 QStringList AlertTableModel::setAlerts(std::vector<AlertRow> alerts) {
@@ -84,9 +84,11 @@ QVariant AlertTableModel::data(const QModelIndex& index, int role) const {
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
     case Rule:
+      // A server-side rule (AlertRow::origin) is marked with the server that evaluated it.
       return QString(QString::fromStdString(a.rule) +
                      (a.severity.empty() ? QString()
-                                         : QString(QStringLiteral(" (") + QString::fromStdString(a.severity) + QLatin1Char(')'))));
+                                         : QString(QStringLiteral(" (") + QString::fromStdString(a.severity) + QLatin1Char(')'))) +
+                     (a.origin.empty() ? QString() : QString(QStringLiteral(" [") + QString::fromStdString(a.origin) + QLatin1Char(']'))));
     case State: {
       QString s = QString::fromStdString(std::string(to_string(a.state)));
       return acked ? QString(s + tr(" (acknowledged)")) : s;

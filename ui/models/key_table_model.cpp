@@ -104,6 +104,8 @@ QVariant KeyTableModel::data(const QModelIndex& index, int role) const {
     case Model: return QString::fromStdString(r.model);
     case Algorithm: return QString::fromStdString(r.algorithm);
     case Level:
+      // Rows of gateway metrics carry rates, not levels (no capacity known).
+      if (r.capacity <= 0) return QStringLiteral("–");
       return QStringLiteral("%1 / %2").arg(r.level * r.capacity, 0, 'f', 1).arg(r.capacity, 0, 'g', 6);
     case Occupancy:
       return r.occupancy ? QStringLiteral("%1%").arg(*r.occupancy * 100, 0, 'f', 1) : QStringLiteral("–");
