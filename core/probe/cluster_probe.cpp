@@ -47,22 +47,24 @@ redis::Result<ProbeSnapshot> ClusterProbe::run(redis::ClusterClient& cluster, bo
   for (const redis::ClusterNode& m : (*topo)->masters()) {
     const std::string address = m.address();
     RedisProbe& probe = *per_node_[address];
-    auto conn = cluster.lease(m);
-    if (!conn) {
-      cluster.note_unreachable();
-      all.errors.push_back("node " + address + ": " + conn.error().message);
-      all.discovery_complete = false;
-      last_error = conn.error();
-      continue;
-    }
-    (*conn)->set_asking(true);
-    auto snap = full_pass ? probe.probe_all(**conn) : probe.refresh(**conn);
-    (*conn)->set_asking(false);
+    redis::Result<ProbeSnapshot> snap = ProbeSnapshot{};
+    {
+      auto conn = cluster.lease(m);
+      if (!conn) {
+        snap = conn.error();
+      } else {
+        (*conn)->set_asking(true);
+        snap = full_pass ? probe.probe_all(**conn) : probe.refresh(**conn);
+        (*conn)->set_asking(false);
+      }
+    }  // the lease goes back before a map read, which may need this node's connection
     if (!snap) {
       all.errors.push_back("node " + address + ": " + snap.error().message);
       all.discovery_complete = false;
       last_error = snap.error();
-      if (snap.error().breaks_connection()) cluster.note_unreachable();
+      if (snap.error().breaks_connection()) {
+        cluster.note_unreachable();
+      }
       continue;
     }
     ++answered;
