@@ -3,7 +3,7 @@
 // offers an environment variable when the keychain is unavailable, tests a real redis-server
 // (ok with figures; a wrong password is an auth error), keeps a bad connections.json as it is,
 // the system keychain without a service refuses and writes no file, and File ▸ Recent
-// connections opens a saved connection in the main window.
+// connections opens a saved Redis or /metrics connection in the main window.
 #include "ui/connections/connection_dialog.h"
 
 #include <gtest/gtest.h>
@@ -25,6 +25,7 @@
 #include <map>
 
 #include "core/redis/connection.h"
+#include "support/canned_http_server.h"
 #include "support/qt_app.h"
 #include "support/redis_server.h"
 #include "ui/connections/connection_actions.h"
@@ -359,6 +360,43 @@ TEST(ConnectionActions, RecentConnectionsOpenASavedRedisInTheWindow) {
   emit actions->recentMenu()->aboutToShow();
   ASSERT_FALSE(actions->recentMenu()->actions().isEmpty());
   EXPECT_TRUE(actions->recentMenu()->actions().front()->text().startsWith(QStringLiteral("local")));
+}
+
+TEST(ConnectionActions, OpensASavedMetricsConnectionAndRefusesOneItCannotLogInTo) {
+  TempConfig config;
+  test::CannedHttpServer gateway;
+  gateway.respond({200, "text/plain; version=0.0.4",
+                   "# TYPE gateway_rate_limit_hits_total counter\n"
+                   "gateway_rate_limit_hits_total{tier=\"free\",model=\"gpt-4.1\"} 3\n"});
+  {
+    QDir().mkpath(config.path() + QStringLiteral("/limitscope"));
+    QFile f(config.file());
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    f.write(QStringLiteral(R"({"connections": [
+      {"name": "gw", "kind": "metrics", "url": "%1"},
+      {"name": "gw-auth", "kind": "metrics", "url": "%1", "auth": "bearer", "secret": "env", "token_env": "LS_TEST_GW_TOKEN"}]})")
+                .arg(QString::fromStdString(gateway.url()))
+                .toUtf8());
+  }
+  MainWindow window(EmbeddedSimulationOptions{}, /*start_running=*/false);
+  ConnectionActions* actions = window.connections();
+  QSignalSpy live(&window, &MainWindow::liveOpened);
+  QSignalSpy opened(actions, &ConnectionActions::opened);
+  actions->openSaved(QStringLiteral("gw"));
+  ASSERT_TRUE(waitFor(live));
+  EXPECT_FALSE(live.at(0).at(0).toString().isEmpty()) << live.at(0).at(1).toString().toStdString();
+  EXPECT_TRUE(live.at(0).at(1).toString().isEmpty()) << live.at(0).at(1).toString().toStdString();
+  ASSERT_TRUE(waitFor(opened));
+  EXPECT_TRUE(opened.at(0).at(1).toString().isEmpty());
+  EXPECT_EQ(actions->saved()->document().recent, std::vector<std::string>{"gw"});
+
+  qputenv("LS_TEST_GW_TOKEN", "t0k");
+  opened.clear();
+  actions->openSaved(QStringLiteral("gw-auth"));
+  ASSERT_TRUE(waitFor(opened));
+  EXPECT_TRUE(opened.at(0).at(1).toString().contains(QStringLiteral("cannot log in yet")))
+      << opened.at(0).at(1).toString().toStdString();
+  qunsetenv("LS_TEST_GW_TOKEN");
 }
 
 }  // namespace

@@ -97,11 +97,27 @@ void ConnectionActions::open(const connections::SavedConnection& connection, con
         m_window->openRedis(qs(target->redis_url_text), qs(c.profiles));
         if (!c.scan_match.empty()) m_window->keyBrowser()->setMatch(qs(c.scan_match));
         break;
-      case connections::ConnectionKind::metrics:
-      case connections::ConnectionKind::prometheus:
-        return fail(name, tr("the dashboard cannot show %1 sources from the connection manager yet; "
-                             "start limitscope with --%1 URL")
-                              .arg(qs(std::string(connections::to_string(c.kind)))));
+      case connections::ConnectionKind::metrics: {
+        if (c.auth != connections::HttpAuth::none) {
+          // The dashboard's /metrics source sends no credentials: opening would only fail later.
+          return fail(name, tr("the dashboard's /metrics source cannot log in yet (auth %1); Test connection "
+                               "works, opening needs an endpoint without auth")
+                                .arg(qs(std::string(connections::to_string(c.auth)))));
+        }
+        LiveSpec spec;
+        spec.metrics_url = c.url;
+        m_window->openLive(spec);
+        break;
+      }
+      case connections::ConnectionKind::prometheus: {
+        LiveSpec spec;
+        spec.prometheus_url = c.url;
+        spec.prometheus_bearer_token = target->fetch.bearer_token;
+        spec.prometheus_user = target->fetch.basic_user;
+        spec.prometheus_password = target->fetch.basic_password;
+        m_window->openLive(spec);
+        break;
+      }
     }
     m_saved->markRecent(name);
     m_window->statusBar()->showMessage(tr("Opening %1…").arg(name), 5000);
