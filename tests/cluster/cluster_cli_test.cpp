@@ -31,7 +31,7 @@ TEST_F(ClusterCli, ConfigDecideAndProbeOnEveryShard) {
     for (const std::string& rule : rules) {
       rule_port[rule] = port;
       auto set = run_cli("config set --redis " + url + " --rule " + rule +
-                         " --algorithm token-bucket --capacity 10 --refill 1/s --json");
+                         " --algorithm token-bucket --capacity 10 --refill 1/min --json");
       ASSERT_EQ(set.exit_code, 0) << set.err;
       auto get = run_cli("config get --redis " + url + " --rule " + rule + " --json");
       ASSERT_EQ(get.exit_code, 0) << get.err;
@@ -68,7 +68,7 @@ TEST_F(ClusterCli, ConfigDecideAndProbeOnEveryShard) {
   EXPECT_EQ(nodes.size(), 3u);
   for (const auto& k : j["keys"]) {
     if (found.count(k["key"].get<std::string>()) && k["key"].get<std::string>().find("{cli-") != std::string::npos) {
-      // One token taken, refilled at 1/s since.
+      // One token taken, refilled at 1/min since (the state key lives ~1 min).
       EXPECT_GE(k["level"].get<double>(), 9);
       EXPECT_LE(k["level"].get<double>(), 10);
     }

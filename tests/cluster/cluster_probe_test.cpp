@@ -23,7 +23,8 @@ TEST(ClusterProbe, FindsEveryKeyOnItsShardAndKeepsWorkingDuringAMigration) {
   for (const auto& [port, rules] : per_master) {
     const std::string& rule = rules.front();
     auto set = redis::set_config(client, schema, rule,
-                                 redis::single_limit(test::bucket(Algorithm::token_bucket, 100, 1)),
+                                 // Refilled at 1/min, so a state key lives for a minute, longer than the test.
+                                 redis::single_limit(test::bucket(Algorithm::token_bucket, 100, 1, 1min)),
                                  redis::ChangeInfo{"test", "", std::nullopt});
     ASSERT_TRUE(set.ok()) << set.error().message;
     for (int k = 0; k < 8; ++k) {
