@@ -10,7 +10,6 @@
 #include <QEventLoop>
 #include <QSlider>
 #include <QTimer>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -78,13 +77,17 @@ void bench_redraw(int changes) {
     sink += tab.whatIfChart()->grab().width();  // and has painted them
     ms.push_back(static_cast<double>(timer.nsecsElapsed()) / 1e6);
   }
-  std::printf("redraw after a slider change, 100,000 events, %d changes: p50 %.1f ms, p99 %.1f ms, max %.1f ms "
-              "(target 100 ms: p99 is %.2f of it)%s\n",
-              changes, percentile(ms, 0.5), percentile(ms, 0.99), *std::max_element(ms.begin(), ms.end()),
-              percentile(ms, 0.99) / 100.0, sink > 0 ? "" : " ");
-  std::printf("  of which until the chart holds the new series (replay on the worker + replace): p50 %.1f ms, "
-              "p99 %.1f ms; painting the rest\n",
-              percentile(series_ms, 0.5), percentile(series_ms, 0.99));
+  std::printf(
+      "redraw after a slider change, 100,000 events, %d changes: p50 %.1f ms, p99 %.1f ms, max "
+      "%.1f ms "
+      "(target 100 ms: p99 is %.2f of it)%s\n",
+      changes, percentile(ms, 0.5), percentile(ms, 0.99), *std::max_element(ms.begin(), ms.end()),
+      percentile(ms, 0.99) / 100.0, sink > 0 ? "" : " ");
+  std::printf(
+      "  of which until the chart holds the new series (replay on the worker + replace): p50 %.1f "
+      "ms, "
+      "p99 %.1f ms; painting the rest\n",
+      percentile(series_ms, 0.5), percentile(series_ms, 0.99));
 }
 
 void bench_load(std::size_t lines) {
@@ -105,14 +108,18 @@ void bench_load(std::size_t lines) {
   auto start = std::chrono::steady_clock::now();
   {
     auto load = tuner::load_trace_file_bounded(path, {}, nullptr, [&](double) { ++reports; });
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const long peak = status_kib("VmHWM:");
-    std::printf("load %zu lines (%.0f MB): %.1f s, %zu events, %d progress reports, peak RSS %.0f MB "
-                "(before %.0f MB; events %.0f MB at 24 B; cap %zu events = %.0f MB)\n",
-                lines, mb, s, load ? load->trace.events.size() : 0, reports, static_cast<double>(peak) / 1024,
-                static_cast<double>(rss_before) / 1024,
-                static_cast<double>(tuner::trace_event_bytes(lines)) / 1e6, tuner::BoundedLoadOptions{}.max_events,
-                static_cast<double>(tuner::trace_event_bytes(tuner::BoundedLoadOptions{}.max_events)) / 1e6);
+    std::printf(
+        "load %zu lines (%.0f MB): %.1f s, %zu events, %d progress reports, peak RSS %.0f MB "
+        "(before %.0f MB; events %.0f MB at 24 B; cap %zu events = %.0f MB)\n",
+        lines, mb, s, load ? load->trace.events.size() : 0, reports,
+        static_cast<double>(peak) / 1024, static_cast<double>(rss_before) / 1024,
+        static_cast<double>(tuner::trace_event_bytes(lines)) / 1e6,
+        tuner::BoundedLoadOptions{}.max_events,
+        static_cast<double>(tuner::trace_event_bytes(tuner::BoundedLoadOptions{}.max_events)) /
+            1e6);
   }
   std::atomic<bool> cancel{false};
   std::chrono::steady_clock::time_point asked;
@@ -123,8 +130,10 @@ void bench_load(std::size_t lines) {
       cancel = true;
     }
   });
-  const double latency_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - asked).count();
-  std::printf("cancel at 50%%: %s after %.1f ms\n", cancelled ? "NOT cancelled" : cancelled.error().c_str(), latency_ms);
+  const double latency_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - asked).count();
+  std::printf("cancel at 50%%: %s after %.1f ms\n",
+              cancelled ? "NOT cancelled" : cancelled.error().c_str(), latency_ms);
   std::remove(path.c_str());
 }
 

@@ -37,12 +37,15 @@ std::vector<FieldProblem> check_candidate(const LimitParams& params, double larg
   };
   if (is_window_algorithm(params.algorithm)) {
     const double window_s = static_cast<double>(params.window.count()) / 1e9;
-    if (positive("window", "the window", window_s) && params.window < std::chrono::milliseconds(1)) {
-      out.push_back({"window", "the window must be at least 1 ms (got " + number(window_s) + " s)"});
+    if (positive("window", "the window", window_s) &&
+        params.window < std::chrono::milliseconds(1)) {
+      out.push_back(
+          {"window", "the window must be at least 1 ms (got " + number(window_s) + " s)"});
     }
     if (positive("limit", "the limit", params.limit) && largest > params.limit) {
-      out.push_back({"limit", "the limit " + number(params.limit) + " is below the largest cost in the trace (" +
-                                  number(largest) + "): those requests could never be admitted"});
+      out.push_back({"limit", "the limit " + number(params.limit) +
+                                  " is below the largest cost in the trace (" + number(largest) +
+                                  "): those requests could never be admitted"});
     }
   } else {
     positive("refill", "the refill rate", params.refill.amount);
@@ -54,7 +57,8 @@ std::vector<FieldProblem> check_candidate(const LimitParams& params, double larg
   }
   if (out.empty()) {
     // Anything else validate() refuses (e.g. a period of 0), under no field in particular.
-    if (auto why = params.validate()) out.push_back({is_window_algorithm(params.algorithm) ? "window" : "refill", *why});
+    if (auto why = params.validate())
+      out.push_back({is_window_algorithm(params.algorithm) ? "window" : "refill", *why});
   }
   return out;
 }
@@ -68,7 +72,8 @@ std::size_t sweep_state_bytes(const Trace& trace, const SweepSpec& spec) {
       spec.base.algorithm == Algorithm::token_bucket
           ? 3 * sizeof(double)
           : visit_algorithm(spec.base.algorithm, [](auto algo) {
-              return sizeof(std::optional<typename decltype(algo)::State>) + 2 * sizeof(std::uint32_t);
+              return sizeof(std::optional<typename decltype(algo)::State>) +
+                     2 * sizeof(std::uint32_t);
             });
   return trace.keys.size() * configs * per_pair;
 }
@@ -93,7 +98,8 @@ std::pair<SweepAxis, SweepAxis> suggest_axes(const Trace& trace, Algorithm algor
   const auto axis = [steps](double lo, double hi) {
     return SweepAxis{lo, std::max(hi, lo * 2), steps};
   };
-  if (is_window_algorithm(algorithm)) return {axis(1, 60), axis(std::max(big, lo_rate), std::max(big * 2, hi_rate * 60))};
+  if (is_window_algorithm(algorithm))
+    return {axis(1, 60), axis(std::max(big, lo_rate), std::max(big * 2, hi_rate * 60))};
   return {axis(big, std::max(big * 4, hi_rate * 10)), axis(lo_rate, hi_rate)};
 }
 
@@ -110,7 +116,8 @@ ChangePreview preview_change(const std::string& rule, const std::optional<redis:
                              std::optional<Counts> candidate_counts) {
   ChangePreview p;
   p.rule = rule;
-  p.scope = "rule \"" + rule + "\": every key it limits, at its next decision. Per-key overrides "
+  p.scope = "rule \"" + rule +
+            "\": every key it limits, at its next decision. Per-key overrides "
             "are not supported by the config schema (one config per rule), so a single key "
             "cannot be changed alone.";
   p.config = redis::single_limit(candidate);

@@ -48,10 +48,10 @@ struct ChangePreview {
   std::string scope;     ///< what the change reaches, in words
   std::string old_text;  ///< the live config, or "(no config: the rule is created)"
   std::string new_text;
-  std::int64_t expect_version = 0;  ///< compare-and-set on this version (0: the rule is new)
-  std::optional<Counts> current;    ///< predicted on the trace with the current setting
-  std::optional<Counts> candidate;  ///< ... and with the candidate
-  std::vector<std::string> notes;   ///< e.g. a composite rule's limits are replaced by one
+  std::int64_t expect_version = 0;     ///< compare-and-set on this version (0: the rule is new)
+  std::optional<Counts> current;       ///< predicted on the trace with the current setting
+  std::optional<Counts> candidate;     ///< ... and with the candidate
+  std::vector<std::string> notes;      ///< e.g. a composite rule's limits are replaced by one
   std::optional<std::string> refused;  ///< why Redis cannot run the candidate
   redis::RuleConfig config;            ///< what would be written
 };

@@ -38,7 +38,8 @@ class ProgressBuf : public std::streambuf {
     if (n <= 0) return traits_type::eof();
     read_ += static_cast<std::uintmax_t>(n);
     if (progress_ && size_ > 0) {
-      progress_(kCountShare + (1 - kCountShare) * static_cast<double>(read_) / static_cast<double>(size_));
+      progress_(kCountShare +
+                (1 - kCountShare) * static_cast<double>(read_) / static_cast<double>(size_));
     }
     setg(buf_.data(), buf_.data(), buf_.data() + n);
     return traits_type::to_int_type(*gptr());
@@ -86,7 +87,8 @@ Expected<TraceLoad> load_trace_file_bounded(const std::string& path,
     }
     if (n > 0) last = block[n - 1];
     read += n;
-    if (progress && size > 0) progress(kCountShare * static_cast<double>(read) / static_cast<double>(size));
+    if (progress && size > 0)
+      progress(kCountShare * static_cast<double>(read) / static_cast<double>(size));
   }
   if (last != '\n') ++lines;  // a last line without its newline
   const bool jsonl = first == '{';

@@ -28,7 +28,9 @@ struct BoundedLoadOptions {
 };
 
 /// Bytes the events of an n-event trace take.
-constexpr std::size_t trace_event_bytes(std::size_t n) { return n * sizeof(TraceEvent); }
+constexpr std::size_t trace_event_bytes(std::size_t n) {
+  return n * sizeof(TraceEvent);
+}
 
 /// The error text of a cancelled load.
 inline constexpr const char* kLoadCancelled = "cancelled";

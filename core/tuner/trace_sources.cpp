@@ -23,7 +23,8 @@ Expected<Trace> trace_from_scenario(const ScenarioTraceOptions& options,
   Trace trace;
   const double total = static_cast<double>(options.duration.count());
   while ((*sim)->now() < options.duration) {
-    if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) return make_error("cancelled");
+    if (cancel != nullptr && cancel->load(std::memory_order_relaxed))
+      return make_error("cancelled");
     (*sim)->advance(std::min(so.step, options.duration - (*sim)->now()));
     // Requests are drained every step, so the simulation itself keeps no history.
     for (const RequestRecord& r : (*sim)->take_requests()) {
@@ -42,21 +43,22 @@ Expected<TraceLoad> trace_from_recording(const Recording& recording, const std::
                                          std::size_t max_events) {
   const auto& requests = recording.requests;
   if (requests.size() > max_events) {
-    return make_error("recording: " + std::to_string(requests.size()) + " requests, more than the cap of " +
-                      std::to_string(max_events));
+    return make_error("recording: " + std::to_string(requests.size()) +
+                      " requests, more than the cap of " + std::to_string(max_events));
   }
   std::vector<std::uint32_t> order(requests.size());
   std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return requests[a].t_us < requests[b].t_us; });
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return requests[a].t_us < requests[b].t_us;
+  });
   TraceLoad load;
   load.trace.events.reserve(requests.size());
   load.lines = recording.lines;
   for (const std::uint32_t i : order) {
     const RecordedRequest& r = requests[i];
     // A recorded cost of 0 (an old writer) counts as 1, as a trace line without a cost does.
-    load.trace.add(r.t_us, recording.names[r.key], r.cost > 0 ? r.cost : 1, recording.names[r.model],
-                   recording.names[r.tier]);
+    load.trace.add(r.t_us, recording.names[r.key], r.cost > 0 ? r.cost : 1,
+                   recording.names[r.model], recording.names[r.tier]);
   }
   if (!load_error.empty()) {
     load.errors.push_back({0, load_error});

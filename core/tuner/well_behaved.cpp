@@ -11,7 +11,8 @@ std::vector<bool> well_behaved_keys(const Trace& trace, double factor) {
   if (cost.size() < 3) return out;
   // The same span for every key, so comparing cost totals compares mean rates.
   std::vector<double> sorted = cost;
-  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2), sorted.end());
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2),
+                   sorted.end());
   const double median = sorted[sorted.size() / 2];
   for (std::size_t k = 0; k < cost.size(); ++k) out[k] = cost[k] <= factor * median;
   return out;
@@ -26,8 +27,8 @@ Trace restrict_to_keys(const Trace& trace, const std::vector<bool>& keep) {
   return out;
 }
 
-Expected<GuidedSweep> sweep_with_well_behaved(const Trace& trace, const SweepSpec& spec, double factor,
-                                              const std::atomic<bool>* cancel,
+Expected<GuidedSweep> sweep_with_well_behaved(const Trace& trace, const SweepSpec& spec,
+                                              double factor, const std::atomic<bool>* cancel,
                                               const std::function<void(double)>& progress) {
   GuidedSweep g;
   g.keys = trace.keys.size();
@@ -61,8 +62,10 @@ Recommendation recommend(const GuidedSweep& g, const OperatorConstraints& c) {
     const bool meets =
         (!c.core.max_ratio_429 || cells[i].total.ratio_429() <= *c.core.max_ratio_429) &&
         (!c.core.max_worst_key_429 || cells[i].worst_key_429 <= *c.core.max_worst_key_429) &&
-        (!c.max_well_behaved_429 || g.well_behaved.cells[i].total.ratio_429() <= *c.max_well_behaved_429);
-    if (meets && (!r.best || cells[i].total.admitted_cost < cells[*r.best].total.admitted_cost)) r.best = i;
+        (!c.max_well_behaved_429 ||
+         g.well_behaved.cells[i].total.ratio_429() <= *c.max_well_behaved_429);
+    if (meets && (!r.best || cells[i].total.admitted_cost < cells[*r.best].total.admitted_cost))
+      r.best = i;
   }
   return r;
 }

@@ -2,9 +2,10 @@
 // "429 ratio of well-behaved keys ≤ 0.1%": the constraint operators state, since a runaway
 // client's 429s are the limiter doing its job and would otherwise decide every comparison.
 // A key is well-behaved when its mean cost rate over the trace is at most `factor` times the
-// median key's (factor 5 by default, and the operator can change it: an outlier rule, not a statistic). Keys never share
-// limiter state, so the well-behaved keys' decisions under any setting are those of the trace
-// restricted to them: a second sweep over that sub-trace gives every cell's figure exactly.
+// median key's (factor 5 by default, and the operator can change it: an outlier rule, not a
+// statistic). Keys never share limiter state, so the well-behaved keys' decisions under any setting
+// are those of the trace restricted to them: a second sweep over that sub-trace gives every cell's
+// figure exactly.
 
 #include <atomic>
 #include <functional>
@@ -25,20 +26,21 @@ std::vector<bool> well_behaved_keys(const Trace& trace, double factor = 5);
 Trace restrict_to_keys(const Trace& trace, const std::vector<bool>& keep);
 
 struct GuidedSweep {
-  SweepResult all;            ///< every key
-  SweepResult well_behaved;   ///< the same cells, well-behaved keys only (empty cells if none)
+  SweepResult all;           ///< every key
+  SweepResult well_behaved;  ///< the same cells, well-behaved keys only (empty cells if none)
   std::size_t well_behaved_keys = 0;
   std::size_t keys = 0;
 };
 
 struct OperatorConstraints {
-  Constraints core;                           ///< overall and worst-key 429 ratio
-  std::optional<double> max_well_behaved_429; ///< 429 ratio of the well-behaved keys
-  double well_behaved_factor = 5;             ///< see well_behaved_keys()
+  Constraints core;                            ///< overall and worst-key 429 ratio
+  std::optional<double> max_well_behaved_429;  ///< 429 ratio of the well-behaved keys
+  double well_behaved_factor = 5;              ///< see well_behaved_keys()
 };
 
 /// Both sweeps (progress: the first half, then the second).
-Expected<GuidedSweep> sweep_with_well_behaved(const Trace& trace, const SweepSpec& spec, double factor = 5,
+Expected<GuidedSweep> sweep_with_well_behaved(const Trace& trace, const SweepSpec& spec,
+                                              double factor = 5,
                                               const std::atomic<bool>* cancel = nullptr,
                                               const std::function<void(double)>& progress = {});
 

@@ -16,8 +16,8 @@ namespace limitscope::tuner {
 
 struct WhatIfSeries {
   LimitParams params;
-  std::int64_t t0_us = 0;        ///< the first event's time
-  std::int64_t column_us = 1;    ///< width of one column, µs (>= 1)
+  std::int64_t t0_us = 0;      ///< the first event's time
+  std::int64_t column_us = 1;  ///< width of one column, µs (>= 1)
   /// 429s (rejected requests) per column; they sum to the replay's total.rejected.
   std::vector<std::uint32_t> rejected;
   /// Requests per column (admitted + rejected).

@@ -31,9 +31,11 @@ struct TunerApply : ::testing::Test {
     auto c = redis::Connection::open(url);
     ASSERT_TRUE(c.ok());
     conn = std::make_unique<redis::Connection>(std::move(*c));
-    ASSERT_TRUE(redis::set_config(*conn, schema, "chat", redis::single_limit(test::bucket(Algorithm::token_bucket, 100, 10)),
-                                  {"setup", "first", 0})
-                    .ok());
+    ASSERT_TRUE(
+        redis::set_config(*conn, schema, "chat",
+                          redis::single_limit(test::bucket(Algorithm::token_bucket, 100, 10)),
+                          {"setup", "first", 0})
+            .ok());
     tab = std::make_unique<TunerTab>(QString::fromStdString(server->url()));
     QSignalSpy read(tab.get(), &TunerTab::configRead);
     tab->setRule(QStringLiteral("chat"));
@@ -103,7 +105,8 @@ TEST_F(TunerApply, ApplyWritesWithAnAuditEntryAndUndoRestores) {
   ASSERT_TRUE(history.ok());
   ASSERT_EQ(history->size(), 1u);
   const QString user = qEnvironmentVariable("USER");
-  EXPECT_EQ(history->front().by, (user.isEmpty() ? QStringLiteral("limitscope") : user).toStdString());
+  EXPECT_EQ(history->front().by,
+            (user.isEmpty() ? QStringLiteral("limitscope") : user).toStdString());
   EXPECT_EQ(history->front().reason, "replayed last hour");
   EXPECT_EQ(history->front().action, "set");
 
@@ -119,14 +122,16 @@ TEST_F(TunerApply, ApplyWritesWithAnAuditEntryAndUndoRestores) {
 TEST_F(TunerApply, AStaleVersionIsRefusedNothingChangesAndTheConfigReloads) {
   tab->setWritesArmed(true);
   // Someone else applies version 2 after the tab read version 1.
-  ASSERT_TRUE(redis::set_config(*conn, schema, "chat", redis::single_limit(test::bucket(Algorithm::token_bucket, 300, 10)),
+  ASSERT_TRUE(redis::set_config(*conn, schema, "chat",
+                                redis::single_limit(test::bucket(Algorithm::token_bucket, 300, 10)),
                                 {"bob", "elsewhere", 1})
                   .ok());
   QSignalSpy reread(tab.get(), &TunerTab::configRead);
   const auto refused = apply(400, QStringLiteral("too late"));
   ASSERT_FALSE(refused.isEmpty());
   EXPECT_FALSE(refused.at(0).toBool());
-  EXPECT_TRUE(refused.at(1).toString().contains(QStringLiteral("changed since it was read"))) << refused.at(1).toString().toStdString();
+  EXPECT_TRUE(refused.at(1).toString().contains(QStringLiteral("changed since it was read")))
+      << refused.at(1).toString().toStdString();
   EXPECT_TRUE(refused.at(1).toString().contains(QStringLiteral("Nothing was changed")));
   EXPECT_EQ(live().version, 2);
   EXPECT_EQ(live().limits.front().params.capacity, 300);
@@ -142,9 +147,10 @@ TEST_F(TunerApply, AStaleVersionIsRefusedNothingChangesAndTheConfigReloads) {
 TEST_F(TunerApply, TheRulesDecisionStreamLoadsAsATrace) {
   const std::string stream = schema.decisions_key("chat");
   for (int i = 0; i < 50; ++i) {
-    ASSERT_TRUE(conn->command({"XADD", stream, "*", "t", std::to_string(1'000'000 + i * 1000), "key",
-                               i % 2 == 0 ? "alice" : "bob", "cost", "2", "allowed", "1", "level", "5"})
-                    .ok());
+    ASSERT_TRUE(
+        conn->command({"XADD", stream, "*", "t", std::to_string(1'000'000 + i * 1000), "key",
+                       i % 2 == 0 ? "alice" : "bob", "cost", "2", "allowed", "1", "level", "5"})
+            .ok());
   }
   QSignalSpy loaded(tab.get(), &TunerTab::traceLoaded);
   tab->loadDecisionStream(QStringLiteral("chat"));

@@ -13,7 +13,6 @@
 #include <QProgressBar>
 #include <QSignalSpy>
 #include <QTest>
-
 #include <random>
 
 #include "core/tuner/replay.h"
@@ -65,11 +64,13 @@ TEST_F(TunerTabTest, WhatIfSeriesEqualReplay) {
   const TracePtr trace = random_trace(20'000);
   adopt(trace);
   const auto check = [&] {
-    for (const auto& [editor, name] : {std::pair{tab->currentEditor(), QStringLiteral("current 429s")},
-                                       std::pair{tab->candidateEditor(), QStringLiteral("candidate 429s")}}) {
+    for (const auto& [editor, name] :
+         {std::pair{tab->currentEditor(), QStringLiteral("current 429s")},
+          std::pair{tab->candidateEditor(), QStringLiteral("candidate 429s")}}) {
       const auto r = tuner::replay(*trace, editor->params());
       ASSERT_TRUE(r.ok());
-      EXPECT_EQ(sum_y(tab->whatIfChart()->pointsOf(name)), static_cast<double>(r->total.rejected)) << name.toStdString();
+      EXPECT_EQ(sum_y(tab->whatIfChart()->pointsOf(name)), static_cast<double>(r->total.rejected))
+          << name.toStdString();
     }
   };
   check();
@@ -129,8 +130,10 @@ TEST_F(TunerTabTest, LoadCancelsAndKeepsThePreviousTrace) {
 }
 
 TEST_F(TunerTabTest, BadFileShowsLineNumberedErrorsAndLoadsNothingUnlessChosen) {
-  const auto path = QString::fromStdString(test::write_temp(
-      "tuner_bad.jsonl", "{\"t\": 1, \"key\": \"a\"}\nnot json\n{\"t\": 2, \"key\": \"b\", \"cost\": -1}\n{\"t\": 3, \"key\": \"c\"}\n"));
+  const auto path = QString::fromStdString(
+      test::write_temp("tuner_bad.jsonl",
+                       "{\"t\": 1, \"key\": \"a\"}\nnot json\n{\"t\": 2, \"key\": \"b\", \"cost\": "
+                       "-1}\n{\"t\": 3, \"key\": \"c\"}\n"));
   for (const bool use : {false, true}) {
     QSignalSpy shown(tab.get(), &TunerTab::loadReportShown);
     tab->loadTraceFile(path);
@@ -139,7 +142,8 @@ TEST_F(TunerTabTest, BadFileShowsLineNumberedErrorsAndLoadsNothingUnlessChosen) 
     ASSERT_NE(report, nullptr);
     EXPECT_TRUE(report->informativeText().contains(QStringLiteral("line 2: not a JSON object")))
         << report->informativeText().toStdString();
-    EXPECT_TRUE(report->informativeText().contains(QStringLiteral("line 3: cost must be a number > 0")));
+    EXPECT_TRUE(
+        report->informativeText().contains(QStringLiteral("line 3: cost must be a number > 0")));
     EXPECT_EQ(tab->trace(), nullptr);  // nothing until the operator chooses
     QAbstractButton* choice = nullptr;
     for (QAbstractButton* b : report->buttons()) {

@@ -10,7 +10,9 @@ namespace limitscope::ui {
 
 namespace {
 
-QString html(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
+QString html(const std::string& s) {
+  return QString::fromStdString(s).toHtmlEscaped();
+}
 
 }  // namespace
 
@@ -29,14 +31,18 @@ ApplyDialog::ApplyDialog(const tuner::ChangePreview& p, const QString& target, c
               .arg(p.expect_version)
               .arg(who.toHtmlEscaped());
   if (p.current && p.candidate) {
-    text += tr("<tr><td>predicted</td><td>429s on the loaded trace: current %1 → candidate %2</td></tr>")
-                .arg(html(tuner::describe_429s(*p.current)), html(tuner::describe_429s(*p.candidate)));
+    text +=
+        tr("<tr><td>predicted</td><td>429s on the loaded trace: current %1 → candidate "
+           "%2</td></tr>")
+            .arg(html(tuner::describe_429s(*p.current)), html(tuner::describe_429s(*p.candidate)));
   } else {
     text += tr("<tr><td>predicted</td><td>no trace loaded: no prediction</td></tr>");
   }
   text += QStringLiteral("</table>");
   for (const auto& note : p.notes) text += tr("<p>Note: %1</p>").arg(html(note));
-  if (p.refused) text += tr("<p><font color=#d03030>Redis cannot run this setting: %1</font></p>").arg(html(*p.refused));
+  if (p.refused)
+    text += tr("<p><font color=#d03030>Redis cannot run this setting: %1</font></p>")
+                .arg(html(*p.refused));
   m_diff = new QLabel(text, this);
   m_diff->setWordWrap(true);
   m_diff->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -55,10 +61,18 @@ ApplyDialog::ApplyDialog(const tuner::ChangePreview& p, const QString& target, c
   setMinimumWidth(560);
 }
 
-QString ApplyDialog::reason() const { return m_reason->text().trimmed(); }
-void ApplyDialog::setReason(const QString& reason) { m_reason->setText(reason); }
-QString ApplyDialog::diffText() const { return m_diff->text(); }
-bool ApplyDialog::canApply() const { return !m_refused && !reason().isEmpty(); }
+QString ApplyDialog::reason() const {
+  return m_reason->text().trimmed();
+}
+void ApplyDialog::setReason(const QString& reason) {
+  m_reason->setText(reason);
+}
+QString ApplyDialog::diffText() const {
+  return m_diff->text();
+}
+bool ApplyDialog::canApply() const {
+  return !m_refused && !reason().isEmpty();
+}
 
 void ApplyDialog::updateButtons() {
   for (QAbstractButton* b : m_buttons->buttons()) {

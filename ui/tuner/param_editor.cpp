@@ -6,7 +6,6 @@
 #include <QLabel>
 #include <QSignalBlocker>
 #include <QSlider>
-
 #include <cmath>
 
 namespace limitscope::ui {
@@ -18,8 +17,9 @@ constexpr int kSliderSteps = 1000;
 constexpr double kLow = 0.01;
 constexpr double kHigh = 1e6;
 
-const Algorithm kAlgorithms[] = {Algorithm::token_bucket, Algorithm::gcra, Algorithm::leaky_bucket,
-                                 Algorithm::sliding_log, Algorithm::sliding_counter, Algorithm::fixed_window};
+const Algorithm kAlgorithms[] = {Algorithm::token_bucket,    Algorithm::gcra,
+                                 Algorithm::leaky_bucket,    Algorithm::sliding_log,
+                                 Algorithm::sliding_counter, Algorithm::fixed_window};
 
 int to_slider(double v) {
   if (!(v > kLow)) return 0;
@@ -40,8 +40,9 @@ ParamEditor::ParamEditor(const QString& title, QWidget* parent) : QGroupBox(titl
   auto* grid = new QGridLayout(this);
   m_algorithm = new QComboBox(this);
   for (const Algorithm a : kAlgorithms) {
-    m_algorithm->addItem(QString::fromUtf8(to_string(a).data(), static_cast<int>(to_string(a).size())),
-                         static_cast<int>(a));
+    m_algorithm->addItem(
+        QString::fromUtf8(to_string(a).data(), static_cast<int>(to_string(a).size())),
+        static_cast<int>(a));
   }
   grid->addWidget(new QLabel(tr("Algorithm"), this), 0, 0);
   grid->addWidget(m_algorithm, 0, 1, 1, 2);
@@ -81,7 +82,9 @@ ParamEditor::ParamEditor(const QString& title, QWidget* parent) : QGroupBox(titl
   setParams(initial);
 }
 
-Algorithm ParamEditor::algorithm() const { return static_cast<Algorithm>(m_algorithm->currentData().toInt()); }
+Algorithm ParamEditor::algorithm() const {
+  return static_cast<Algorithm>(m_algorithm->currentData().toInt());
+}
 
 void ParamEditor::relabel() {
   const Algorithm a = algorithm();

@@ -6,7 +6,6 @@
 // the editor keeps them (it never clamps silently) and reports itself invalid.
 
 #include <QGroupBox>
-
 #include <vector>
 
 #include "core/limiter/limit_params.h"

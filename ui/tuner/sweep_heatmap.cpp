@@ -4,7 +4,6 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
-
 #include <cmath>
 
 namespace limitscope::ui {
@@ -16,7 +15,9 @@ constexpr int kBottom = 40;  // x labels and title
 constexpr int kTop = 24;     // legend line
 constexpr int kRight = 12;
 
-QString axis_value(double v) { return QString::number(v, 'g', 4); }
+QString axis_value(double v) {
+  return QString::number(v, 'g', 4);
+}
 
 }  // namespace
 
@@ -25,7 +26,8 @@ SweepHeatmap::SweepHeatmap(QWidget* parent) : QWidget(parent) {
   setMouseTracking(false);
 }
 
-void SweepHeatmap::setSweep(std::shared_ptr<const tuner::GuidedSweep> result, const tuner::SweepSpec& spec,
+void SweepHeatmap::setSweep(std::shared_ptr<const tuner::GuidedSweep> result,
+                            const tuner::SweepSpec& spec,
                             const tuner::Recommendation& recommendation) {
   m_result = std::move(result);
   m_spec = spec;
@@ -54,7 +56,8 @@ QColor SweepHeatmap::ratioColor(double ratio) {
 }
 
 QRect SweepHeatmap::plotRect() const {
-  return QRect(kLeft, kTop, std::max(10, width() - kLeft - kRight), std::max(10, height() - kTop - kBottom));
+  return QRect(kLeft, kTop, std::max(10, width() - kLeft - kRight),
+               std::max(10, height() - kTop - kBottom));
 }
 
 QRect SweepHeatmap::cellRect(int index) const {
@@ -95,7 +98,8 @@ void SweepHeatmap::paintEvent(QPaintEvent*) {
   const QString xName = window ? tr("window (s)") : tr("capacity");
   const QString yName = window ? tr("limit") : tr("refill (/s)");
   painter.drawText(QRect(0, 2, width(), kTop - 4), Qt::AlignCenter,
-                   tr("colour: 429 ratio of well-behaved keys (green 0, yellow 1%, red 100%)   outline: Pareto frontier   ★ recommended"));
+                   tr("colour: 429 ratio of well-behaved keys (green 0, yellow 1%, red 100%)   "
+                      "outline: Pareto frontier   ★ recommended"));
   const auto& cells = m_result->all.cells;
   const auto& good = m_result->well_behaved.cells;
   for (int c = 0; c < static_cast<int>(cells.size()); ++c) {
@@ -106,7 +110,8 @@ void SweepHeatmap::paintEvent(QPaintEvent*) {
   painter.setPen(QPen(pal.color(QPalette::Text), 2));
   painter.setBrush(Qt::NoBrush);
   for (int c = 0; c < static_cast<int>(cells.size()); ++c) {
-    if (m_onFrontier[static_cast<std::size_t>(c)]) painter.drawRect(cellRect(c).adjusted(1, 1, -1, -1));
+    if (m_onFrontier[static_cast<std::size_t>(c)])
+      painter.drawRect(cellRect(c).adjusted(1, 1, -1, -1));
   }
   if (m_selected >= 0) {
     painter.setPen(QPen(pal.color(QPalette::Highlight), 3, Qt::DashLine));
@@ -128,11 +133,13 @@ void SweepHeatmap::paintEvent(QPaintEvent*) {
   const QRect p = plotRect();
   for (const std::size_t i : {std::size_t{0}, xs.size() / 2, xs.size() - 1}) {
     const QRect r = cellRect(static_cast<int>(i * ys.size()));
-    painter.drawText(QRect(r.center().x() - 40, p.bottom() + 2, 80, 16), Qt::AlignCenter, axis_value(xs[i]));
+    painter.drawText(QRect(r.center().x() - 40, p.bottom() + 2, 80, 16), Qt::AlignCenter,
+                     axis_value(xs[i]));
   }
   for (const std::size_t j : {std::size_t{0}, ys.size() / 2, ys.size() - 1}) {
     const QRect r = cellRect(static_cast<int>(j));
-    painter.drawText(QRect(0, r.center().y() - 8, kLeft - 4, 16), Qt::AlignRight | Qt::AlignVCenter, axis_value(ys[j]));
+    painter.drawText(QRect(0, r.center().y() - 8, kLeft - 4, 16), Qt::AlignRight | Qt::AlignVCenter,
+                     axis_value(ys[j]));
   }
   painter.drawText(QRect(p.left(), p.bottom() + 18, p.width(), 18), Qt::AlignCenter, xName);
   painter.save();
@@ -155,7 +162,8 @@ bool SweepHeatmap::event(QEvent* e) {
       const auto& cell = m_result->all.cells[static_cast<std::size_t>(c)];
       const auto& good = m_result->well_behaved.cells[static_cast<std::size_t>(c)];
       QToolTip::showText(help->globalPos(),
-                         tr("%1\n429s: %2 of %3 (%4%)\nwell-behaved keys: %7% 429s\nworst key: %5% 429s\nadmitted cost: %6")
+                         tr("%1\n429s: %2 of %3 (%4%)\nwell-behaved keys: %7% 429s\nworst key: %5% "
+                            "429s\nadmitted cost: %6")
                              .arg(QString::fromStdString(cell.params.describe()))
                              .arg(cell.total.rejected)
                              .arg(cell.total.admitted + cell.total.rejected)

@@ -1,12 +1,11 @@
 #pragma once
 // A sweep as a heatmap: one cell per setting (x = capacity or window, y = refill per second or
 // limit), coloured by the 429 ratio of the well-behaved keys (core/tuner/well_behaved.h; the
-// runaway keys' 429s are the limiter working) on a logarithmic scale (0 green, 0.1% yellow-green, 1%
-// yellow, 10% orange, 100% red). Cells on the Pareto frontier are outlined, the recommended
-// cell carries a star, the candidate's cell a dashed frame. A click on a cell emits its index.
+// runaway keys' 429s are the limiter working) on a logarithmic scale (0 green, 0.1% yellow-green,
+// 1% yellow, 10% orange, 100% red). Cells on the Pareto frontier are outlined, the recommended cell
+// carries a star, the candidate's cell a dashed frame. A click on a cell emits its index.
 
 #include <QWidget>
-
 #include <memory>
 
 #include "core/tuner/well_behaved.h"

@@ -16,7 +16,6 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QVBoxLayout>
-
 #include <algorithm>
 
 #include "core/redis/redis_url.h"
@@ -34,7 +33,9 @@ namespace {
 constexpr std::size_t kSweepMemoryCap = std::size_t{1} << 30;  // 1 GiB of sweep state
 constexpr int kShownErrors = 20;
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
+QString q(const std::string& s) {
+  return QString::fromStdString(s);
+}
 
 }  // namespace
 
@@ -121,10 +122,11 @@ QWidget* TunerTab::buildTracePanel() {
   auto* layout = new QVBoxLayout(box);
   auto* row = new QHBoxLayout;
   auto* file = new QPushButton(tr("Open file…"), box);
-  file->setToolTip(tr("JSON lines {\"t\", \"key\", \"cost\", \"model\", \"tier\"} or CSV with those columns"));
+  file->setToolTip(
+      tr("JSON lines {\"t\", \"key\", \"cost\", \"model\", \"tier\"} or CSV with those columns"));
   connect(file, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open trace"), {},
-                                                      tr("Traces (*.jsonl *.json *.csv);;All files (*)"));
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open trace"), {}, tr("Traces (*.jsonl *.json *.csv);;All files (*)"));
     if (!path.isEmpty()) loadTraceFile(path);
   });
   auto* recording = new QPushButton(tr("Recording…"), box);
@@ -134,7 +136,8 @@ QWidget* TunerTab::buildTracePanel() {
     if (!path.isEmpty()) loadRecording(path);
   });
   m_scenario = new QComboBox(box);
-  for (const auto name : scenario_names()) m_scenario->addItem(QString::fromUtf8(name.data(), static_cast<int>(name.size())));
+  for (const auto name : scenario_names())
+    m_scenario->addItem(QString::fromUtf8(name.data(), static_cast<int>(name.size())));
   m_scenario->setCurrentText(QStringLiteral("mixed"));
   m_scenarioSeconds = new QDoubleSpinBox(box);
   m_scenarioSeconds->setRange(1, 86400);
@@ -147,9 +150,12 @@ QWidget* TunerTab::buildTracePanel() {
   m_streamRule->setPlaceholderText(tr("rule"));
   m_streamRule->setMaximumWidth(140);
   m_streamButton = new QPushButton(tr("Decision stream"), box);
-  m_streamButton->setToolTip(m_redisUrl.isEmpty() ? tr("Start limitscope with --redis URL to read a rule's decision stream")
-                                                  : tr("The rule's logged decisions in %1").arg(m_redisShown));
-  connect(m_streamButton, &QPushButton::clicked, this, [this] { loadDecisionStream(m_streamRule->text()); });
+  m_streamButton->setToolTip(
+      m_redisUrl.isEmpty()
+          ? tr("Start limitscope with --redis URL to read a rule's decision stream")
+          : tr("The rule's logged decisions in %1").arg(m_redisShown));
+  connect(m_streamButton, &QPushButton::clicked, this,
+          [this] { loadDecisionStream(m_streamRule->text()); });
   row->addWidget(file);
   row->addWidget(recording);
   row->addSpacing(12);
@@ -201,7 +207,8 @@ QWidget* TunerTab::buildSweepPanel() {
     m_axisLabel[a] = new QLabel(box);
     form->addRow(m_axisLabel[a], row);
   }
-  auto constraint = [&](QCheckBox*& check, QDoubleSpinBox*& spin, const QString& text, double value) {
+  auto constraint = [&](QCheckBox*& check, QDoubleSpinBox*& spin, const QString& text,
+                        double value) {
     auto* row = new QHBoxLayout;
     check = new QCheckBox(text, box);
     spin = new QDoubleSpinBox(box);
@@ -233,7 +240,8 @@ QWidget* TunerTab::buildSweepPanel() {
     const bool window = is_window_algorithm(p.algorithm);
     const double x = window ? static_cast<double>(p.window.count()) / 1e9 : p.capacity;
     const double y = window ? p.limit : p.refill.per_second();
-    if (x > 0 && y > 0) setSweepAxes(x / 4, x * 4, m_steps[0]->value(), y / 4, y * 4, m_steps[1]->value());
+    if (x > 0 && y > 0)
+      setSweepAxes(x / 4, x * 4, m_steps[0]->value(), y / 4, y * 4, m_steps[1]->value());
   });
   m_sweepButton = new QPushButton(tr("Run sweep"), box);
   connect(m_sweepButton, &QPushButton::clicked, this, &TunerTab::runSweep);
@@ -247,7 +255,8 @@ QWidget* TunerTab::buildSweepPanel() {
   return box;
 }
 
-void TunerTab::setSweepAxes(double x_min, double x_max, int x_steps, double y_min, double y_max, int y_steps) {
+void TunerTab::setSweepAxes(double x_min, double x_max, int x_steps, double y_min, double y_max,
+                            int y_steps) {
   m_axis[0]->setValue(x_min);
   m_axis[1]->setValue(x_max);
   m_axis[2]->setValue(y_min);
@@ -274,7 +283,9 @@ void TunerTab::setMaxKey429Constraint(std::optional<double> ratio) {
   if (ratio) m_key429->setValue(*ratio * 100);
 }
 
-QString TunerTab::statusText() const { return m_status->text(); }
+QString TunerTab::statusText() const {
+  return m_status->text();
+}
 
 void TunerTab::startJob(const QString& what) {
   m_cancel = std::make_shared<std::atomic<bool>>(false);
@@ -298,16 +309,22 @@ void TunerTab::onProgress(double fraction, const QString& what) {
   m_progress->setFormat(what + QStringLiteral(" %p%"));
 }
 
-void TunerTab::cancelWork() { m_cancel->store(true); }
+void TunerTab::cancelWork() {
+  m_cancel->store(true);
+}
 
 void TunerTab::loadTraceFile(const QString& path) {
   startJob(tr("Loading"));
-  QMetaObject::invokeMethod(m_jobs, [w = m_jobs, path, c = m_cancel] { if (w) w->loadFile(path, c); });
+  QMetaObject::invokeMethod(m_jobs, [w = m_jobs, path, c = m_cancel] {
+    if (w) w->loadFile(path, c);
+  });
 }
 
 void TunerTab::loadRecording(const QString& path) {
   startJob(tr("Loading"));
-  QMetaObject::invokeMethod(m_jobs, [w = m_jobs, path, c = m_cancel] { if (w) w->loadRecording(path, c); });
+  QMetaObject::invokeMethod(m_jobs, [w = m_jobs, path, c = m_cancel] {
+    if (w) w->loadRecording(path, c);
+  });
 }
 
 void TunerTab::loadScenario(const QString& name, double seconds, quint64 seed) {
@@ -319,7 +336,8 @@ void TunerTab::loadScenario(const QString& name, double seconds, quint64 seed) {
 
 void TunerTab::loadDecisionStream(const QString& rule) {
   if (m_redisUrl.isEmpty()) {
-    m_status->setText(tr("No Redis connection: start limitscope with --redis URL to read a decision stream."));
+    m_status->setText(
+        tr("No Redis connection: start limitscope with --redis URL to read a decision stream."));
     emit traceLoadFailed(m_status->text());
     return;
   }
@@ -331,7 +349,9 @@ void TunerTab::loadDecisionStream(const QString& rule) {
   startJob(tr("Reading stream"));
   RuleTarget t = target();
   t.rule = rule.trimmed();
-  QMetaObject::invokeMethod(m_redis, [w = m_redis, t] { if (w) w->loadStream(t); });
+  QMetaObject::invokeMethod(m_redis, [w = m_redis, t] {
+    if (w) w->loadStream(t);
+  });
 }
 
 void TunerTab::onTraceLoaded(const TraceLoadResult& r) {
@@ -355,19 +375,23 @@ void TunerTab::onTraceLoaded(const TraceLoadResult& r) {
   QString lines;
   for (std::size_t i = 0; i < std::min<std::size_t>(kShownErrors, r.errors.size()); ++i) {
     const auto& e = r.errors[i];
-    lines += (e.line > 0 ? tr("line %1: %2").arg(e.line).arg(q(e.message)) : q(e.message)) + QLatin1Char('\n');
+    lines += (e.line > 0 ? tr("line %1: %2").arg(e.line).arg(q(e.message)) : q(e.message)) +
+             QLatin1Char('\n');
   }
-  if (r.error_count > static_cast<std::size_t>(kShownErrors)) lines += tr("… and %1 more").arg(r.error_count - kShownErrors);
+  if (r.error_count > static_cast<std::size_t>(kShownErrors))
+    lines += tr("… and %1 more").arg(r.error_count - kShownErrors);
   const std::size_t good = r.trace ? r.trace->events.size() : 0;
-  m_report = new QMessageBox(QMessageBox::Warning, tr("Trace has bad lines"),
-                             tr("%1 has %2 bad line(s) and %3 good one(s). Nothing is loaded unless you choose "
-                                "to use the good lines.")
-                                 .arg(r.source)
-                                 .arg(r.error_count)
-                                 .arg(good),
-                             QMessageBox::Cancel, this);
+  m_report = new QMessageBox(
+      QMessageBox::Warning, tr("Trace has bad lines"),
+      tr("%1 has %2 bad line(s) and %3 good one(s). Nothing is loaded unless you choose "
+         "to use the good lines.")
+          .arg(r.source)
+          .arg(r.error_count)
+          .arg(good),
+      QMessageBox::Cancel, this);
   m_report->setInformativeText(lines.trimmed());
-  QPushButton* use = m_report->addButton(tr("Use the %1 good lines").arg(good), QMessageBox::AcceptRole);
+  QPushButton* use =
+      m_report->addButton(tr("Use the %1 good lines").arg(good), QMessageBox::AcceptRole);
   use->setEnabled(good > 0);
   m_report->setAttribute(Qt::WA_DeleteOnClose);
   connect(m_report, &QMessageBox::buttonClicked, this, [this, use](QAbstractButton* b) {
@@ -384,27 +408,35 @@ void TunerTab::onTraceLoaded(const TraceLoadResult& r) {
   emit loadReportShown();
 }
 
-void TunerTab::setTrace(TracePtr trace, const QString& source) { adoptTrace(std::move(trace), source, 0); }
+void TunerTab::setTrace(TracePtr trace, const QString& source) {
+  adoptTrace(std::move(trace), source, 0);
+}
 
 void TunerTab::adoptTrace(TracePtr trace, const QString& source, std::size_t skipped) {
   m_trace = std::move(trace);
   m_largestCost = tuner::largest_cost(*m_trace);
   m_current->setLargestCost(m_largestCost);
   m_candidate->setLargestCost(m_largestCost);
-  QString text = tr("%1: %2 requests from %3 keys over %4 s (%5 MB); largest cost %6")
-                     .arg(source)
-                     .arg(m_trace->events.size())
-                     .arg(m_trace->keys.size())
-                     .arg(m_trace->duration_s(), 0, 'f', 1)
-                     .arg(static_cast<double>(tuner::trace_event_bytes(m_trace->events.size())) / 1e6, 0, 'f', 1)
-                     .arg(m_largestCost);
+  QString text =
+      tr("%1: %2 requests from %3 keys over %4 s (%5 MB); largest cost %6")
+          .arg(source)
+          .arg(m_trace->events.size())
+          .arg(m_trace->keys.size())
+          .arg(m_trace->duration_s(), 0, 'f', 1)
+          .arg(static_cast<double>(tuner::trace_event_bytes(m_trace->events.size())) / 1e6, 0, 'f',
+               1)
+          .arg(m_largestCost);
   if (skipped > 0) text += tr("; %1 bad line(s) skipped").arg(skipped);
   m_traceLabel->setText(text);
   m_status->setText(tr("Loaded."));
   m_heatmap->clear();
   m_sweepLabel->clear();
-  const auto [x, y] = tuner::suggest_axes(*m_trace, m_candidate->params().algorithm, m_steps[0]->value());
+  const auto [x, y] =
+      tuner::suggest_axes(*m_trace, m_candidate->params().algorithm, m_steps[0]->value());
   setSweepAxes(x.min, x.max, x.steps, y.min, y.max, m_steps[1]->value());
+  // Replies still in flight belong to the previous trace: make them stale.
+  ++m_generation[0];
+  ++m_generation[1];
   requestWhatIf(true);
   requestWhatIf(false);
   emit traceLoaded(source);
@@ -425,8 +457,9 @@ void TunerTab::requestWhatIf(bool current) {
     current ? m_chart->setCurrent(nullptr) : m_chart->setCandidate(nullptr);
     m_pending[side] = false;
     ++m_generation[side];  // a reply still in flight is stale now
-    m_summary->setText(tr("%1 setting: %2").arg(current ? tr("Current") : tr("Candidate"),
-                                                q(editor->problems().front().message)));
+    m_summary->setText(
+        tr("%1 setting: %2")
+            .arg(current ? tr("Current") : tr("Candidate"), q(editor->problems().front().message)));
     return;
   }
   if (m_inFlight[side]) {
@@ -435,8 +468,8 @@ void TunerTab::requestWhatIf(bool current) {
   }
   m_inFlight[side] = true;
   const int generation = ++m_generation[side];
-  QMetaObject::invokeMethod(m_whatIf, [w = m_whatIf, t = m_trace, p = editor->params(), n = chartColumns(), current,
-                                       generation] {
+  QMetaObject::invokeMethod(m_whatIf, [w = m_whatIf, t = m_trace, p = editor->params(),
+                                       n = chartColumns(), current, generation] {
     if (w) w->computeWhatIf(t, p, n, current, generation);
   });
 }
@@ -485,12 +518,15 @@ void TunerTab::runSweep() {
   spec.y = {m_axis[2]->value(), m_axis[3]->value(), m_steps[1]->value()};
   spec.threads = std::max(1, QThread::idealThreadCount());
   QString why;
-  if (spec.x.min > spec.x.max || spec.y.min > spec.y.max) why = tr("each axis needs min ≤ max");
-  else if ((spec.x.min == spec.x.max && spec.x.steps != 1) || (spec.y.min == spec.y.max && spec.y.steps != 1))
+  if (spec.x.min > spec.x.max || spec.y.min > spec.y.max)
+    why = tr("each axis needs min ≤ max");
+  else if ((spec.x.min == spec.x.max && spec.x.steps != 1) ||
+           (spec.y.min == spec.y.max && spec.y.steps != 1))
     why = tr("an axis with min = max needs 1 step");
   const std::size_t bytes = tuner::sweep_state_bytes(*m_trace, spec);
   if (why.isEmpty() && bytes > kSweepMemoryCap) {
-    why = tr("%1 keys × %2 settings need %3 MB of state, above the 1024 MB cap: fewer steps, or a shorter trace")
+    why = tr("%1 keys × %2 settings need %3 MB of state, above the 1024 MB cap: fewer steps, or a "
+             "shorter trace")
               .arg(m_trace->keys.size())
               .arg(spec.x.steps * spec.y.steps)
               .arg(static_cast<double>(bytes) / 1e6, 0, 'f', 0);
@@ -514,23 +550,26 @@ void TunerTab::runSweep() {
 void TunerTab::onSweep(const SweepOutcome& o) {
   endJob();
   if (!o.result) {
-    m_sweepLabel->setText(o.cancelled ? tr("Sweep cancelled.") : tr("Sweep failed: %1").arg(o.error));
+    m_sweepLabel->setText(o.cancelled ? tr("Sweep cancelled.")
+                                      : tr("Sweep failed: %1").arg(o.error));
     m_status->setText(m_sweepLabel->text());
     emit sweepFinished(false, m_sweepLabel->text());
     return;
   }
   m_heatmap->setSweep(o.result, o.spec, o.recommendation);
-  QString text = tr("%1 settings; %2 on the Pareto frontier (fewer 429s vs less admitted cost); %3 of %4 keys "
-                    "well-behaved. ")
-                     .arg(o.result->all.cells.size())
-                     .arg(o.recommendation.frontier.size())
-                     .arg(o.result->well_behaved_keys)
-                     .arg(o.result->keys);
+  QString text =
+      tr("%1 settings; %2 on the Pareto frontier (fewer 429s vs less admitted cost); %3 of %4 keys "
+         "well-behaved. ")
+          .arg(o.result->all.cells.size())
+          .arg(o.recommendation.frontier.size())
+          .arg(o.result->well_behaved_keys)
+          .arg(o.result->keys);
   if (o.recommendation.best) {
     const auto& cell = o.result->all.cells[*o.recommendation.best];
     const auto& good = o.result->well_behaved.cells[*o.recommendation.best];
     text += tr("Recommended ★: %1 — 429s %2; well-behaved keys %3.")
-                .arg(q(cell.params.describe()), q(tuner::describe_429s(cell.total)), q(tuner::describe_429s(good.total)));
+                .arg(q(cell.params.describe()), q(tuner::describe_429s(cell.total)),
+                     q(tuner::describe_429s(good.total)));
   } else {
     text += tr("No setting in the grid meets the constraints.");
   }
@@ -540,8 +579,10 @@ void TunerTab::onSweep(const SweepOutcome& o) {
   emit sweepFinished(true, text);
   if (m_demo) {
     m_demo = false;
-    const auto cell = o.recommendation.best ? *o.recommendation.best
-                                            : (o.recommendation.frontier.empty() ? 0 : o.recommendation.frontier.front());
+    const auto cell =
+        o.recommendation.best
+            ? *o.recommendation.best
+            : (o.recommendation.frontier.empty() ? 0 : o.recommendation.frontier.front());
     connect(this, &TunerTab::whatIfUpdated, this, &TunerTab::demoReady, Qt::SingleShotConnection);
     loadCell(static_cast<int>(cell));
   }
@@ -556,17 +597,23 @@ void TunerTab::loadCell(int index) {
 }
 
 void TunerTab::prepareDemo(const QString& scenario, double seconds) {
-  connect(this, &TunerTab::traceLoaded, this, [this] {
-    m_demo = true;
-    runSweep();
-  }, Qt::SingleShotConnection);
+  connect(
+      this, &TunerTab::traceLoaded, this,
+      [this] {
+        m_demo = true;
+        runSweep();
+      },
+      Qt::SingleShotConnection);
   loadScenario(scenario, seconds);
 }
 
-void TunerTab::setDark(bool dark) { m_chart->setDark(dark); }
+void TunerTab::setDark(bool dark) {
+  m_chart->setDark(dark);
+}
 
 void TunerTab::changeEvent(QEvent* event) {
-  if (event->type() == QEvent::PaletteChange) setDark(palette().color(QPalette::Window).lightness() < 128);
+  if (event->type() == QEvent::PaletteChange)
+    setDark(palette().color(QPalette::Window).lightness() < 128);
   QWidget::changeEvent(event);
 }
 

@@ -10,7 +10,6 @@
 #include <QPointer>
 #include <QThread>
 #include <QWidget>
-
 #include <memory>
 #include <optional>
 
@@ -81,7 +80,8 @@ class TunerTab : public QWidget {
   QString statusText() const;
   QString liveStatusText() const;
   QProgressBar* progressBar() const { return m_progress; }
-  void setSweepAxes(double x_min, double x_max, int x_steps, double y_min, double y_max, int y_steps);
+  void setSweepAxes(double x_min, double x_max, int x_steps, double y_min, double y_max,
+                    int y_steps);
   void setMax429Constraint(std::optional<double> ratio);
   void setMaxKey429Constraint(std::optional<double> ratio);
   void setWellBehaved429Constraint(std::optional<double> ratio);
@@ -126,8 +126,8 @@ class TunerTab : public QWidget {
   int chartColumns() const;
   QString who() const;
 
-  QString m_redisUrl;      // as given (may hold a password): only ever sent to the worker
-  QString m_redisShown;    // redacted, for labels
+  QString m_redisUrl;    // as given (may hold a password): only ever sent to the worker
+  QString m_redisShown;  // redacted, for labels
   QThread m_jobThread, m_whatIfThread, m_redisThread;
   QPointer<TunerWorker> m_jobs, m_whatIf, m_redis;
   CancelFlag m_cancel;
@@ -135,7 +135,7 @@ class TunerTab : public QWidget {
   TracePtr m_trace;
   double m_largestCost = 0;
   std::shared_ptr<const tuner::WhatIfSeries> m_currentSeries, m_candidateSeries;
-  int m_generation[2] = {0, 0};   // [current, candidate]: requests sent
+  int m_generation[2] = {0, 0};  // [current, candidate]: requests sent
   bool m_inFlight[2] = {false, false};
   bool m_pending[2] = {false, false};
   TraceLoadResult m_waiting;  // a load with bad lines, until the operator chooses

@@ -20,29 +20,35 @@ namespace limitscope::ui {
 
 namespace {
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
+QString q(const std::string& s) {
+  return QString::fromStdString(s);
+}
 
 }  // namespace
 
 QWidget* TunerTab::buildLivePanel() {
   auto* box = new QGroupBox(tr("Live rule"), this);
   auto* form = new QFormLayout(box);
-  auto* where = new QLabel(m_redisUrl.isEmpty() ? tr("No Redis connection (start limitscope with --redis URL); "
-                                                     "the current setting is entered by hand.")
-                                                : tr("Redis %1").arg(m_redisShown),
+  auto* where = new QLabel(m_redisUrl.isEmpty()
+                               ? tr("No Redis connection (start limitscope with --redis URL); "
+                                    "the current setting is entered by hand.")
+                               : tr("Redis %1").arg(m_redisShown),
                            box);
   where->setWordWrap(true);
   form->addRow(where);
   m_rule = new QLineEdit(box);
   m_rule->setPlaceholderText(tr("rule name"));
-  m_prefix = new QLineEdit(QString::fromUtf8(redis::kDefaultPrefix.data(), static_cast<int>(redis::kDefaultPrefix.size())), box);
+  m_prefix = new QLineEdit(QString::fromUtf8(redis::kDefaultPrefix.data(),
+                                             static_cast<int>(redis::kDefaultPrefix.size())),
+                           box);
   auto* row = new QHBoxLayout;
   row->addWidget(m_rule, 2);
   row->addWidget(m_prefix, 1);
   m_readButton = new QPushButton(tr("Read config"), box);
   row->addWidget(m_readButton);
   form->addRow(tr("Rule, prefix"), row);
-  m_arm = new QCheckBox(m_redisUrl.isEmpty() ? tr("Allow writes (no connection)") : tr("Allow writes to %1").arg(m_redisShown),
+  m_arm = new QCheckBox(m_redisUrl.isEmpty() ? tr("Allow writes (no connection)")
+                                             : tr("Allow writes to %1").arg(m_redisShown),
                         box);
   form->addRow(m_arm);
   auto* buttons = new QHBoxLayout;
@@ -67,15 +73,21 @@ QWidget* TunerTab::buildLivePanel() {
   return box;
 }
 
-RuleTarget TunerTab::target() const { return {m_redisUrl, m_prefix->text().trimmed(), m_rule->text().trimmed()}; }
+RuleTarget TunerTab::target() const {
+  return {m_redisUrl, m_prefix->text().trimmed(), m_rule->text().trimmed()};
+}
 
 QString TunerTab::who() const {
   const QString user = qEnvironmentVariable("USER");
   return user.isEmpty() ? QStringLiteral("limitscope") : user;
 }
 
-QString TunerTab::liveStatusText() const { return m_liveStatus->text(); }
-bool TunerTab::writesArmed() const { return m_arm->isChecked(); }
+QString TunerTab::liveStatusText() const {
+  return m_liveStatus->text();
+}
+bool TunerTab::writesArmed() const {
+  return m_arm->isChecked();
+}
 
 void TunerTab::setRule(const QString& rule) {
   m_rule->setText(rule);
@@ -105,7 +117,9 @@ void TunerTab::readLiveConfig() {
     return;
   }
   setLiveStatus(tr("Reading %1…").arg(m_rule->text().trimmed()), false);
-  QMetaObject::invokeMethod(m_redis, [w = m_redis, t = target()] { if (w) w->readConfig(t); });
+  QMetaObject::invokeMethod(m_redis, [w = m_redis, t = target()] {
+    if (w) w->readConfig(t);
+  });
 }
 
 void TunerTab::setWritesArmed(bool armed) {
@@ -118,12 +132,15 @@ void TunerTab::setWritesArmed(bool armed) {
 
 void TunerTab::requestApply() {
   if (m_redisUrl.isEmpty() || !m_arm->isChecked()) {
-    setLiveStatus(tr("Refused: writes to the live rule are not allowed. Tick \"Allow writes\" first."), true);
+    setLiveStatus(
+        tr("Refused: writes to the live rule are not allowed. Tick \"Allow writes\" first."), true);
     emit applyFinished(false, m_liveStatus->text());
     return;
   }
   if (!m_candidate->isValid()) {
-    setLiveStatus(tr("Refused: the candidate is not valid: %1").arg(q(m_candidate->problems().front().message)), true);
+    setLiveStatus(tr("Refused: the candidate is not valid: %1")
+                      .arg(q(m_candidate->problems().front().message)),
+                  true);
     emit applyFinished(false, m_liveStatus->text());
     return;
   }
@@ -136,7 +153,8 @@ void TunerTab::requestApply() {
   const auto preview = tuner::preview_change(m_rule->text().trimmed().toStdString(), m_live,
                                              m_candidate->params(), cur, cand);
   if (m_applyDialog) m_applyDialog->deleteLater();
-  m_applyDialog = new ApplyDialog(preview, tr("%1 rule %2").arg(m_redisShown, m_rule->text().trimmed()), who(), this);
+  m_applyDialog = new ApplyDialog(
+      preview, tr("%1 rule %2").arg(m_redisShown, m_rule->text().trimmed()), who(), this);
   m_applyDialog->setAttribute(Qt::WA_DeleteOnClose);
   const redis::RuleConfig config = preview.config;
   const std::int64_t version = preview.expect_version;
@@ -155,7 +173,8 @@ void TunerTab::requestApply() {
 
 void TunerTab::undo() {
   if (m_redisUrl.isEmpty() || !m_arm->isChecked()) {
-    setLiveStatus(tr("Refused: writes to the live rule are not allowed. Tick \"Allow writes\" first."), true);
+    setLiveStatus(
+        tr("Refused: writes to the live rule are not allowed. Tick \"Allow writes\" first."), true);
     emit applyFinished(false, m_liveStatus->text());
     return;
   }
@@ -163,7 +182,9 @@ void TunerTab::undo() {
   change.by = who().toStdString();
   change.reason = "undo from the limitscope Tuner";
   setLiveStatus(tr("Undoing the last change…"), false);
-  QMetaObject::invokeMethod(m_redis, [w = m_redis, t = target(), change] { if (w) w->undoConfig(t, change); });
+  QMetaObject::invokeMethod(m_redis, [w = m_redis, t = target(), change] {
+    if (w) w->undoConfig(t, change);
+  });
 }
 
 void TunerTab::onConfig(const ConfigResult& r) {
@@ -176,12 +197,14 @@ void TunerTab::onConfig(const ConfigResult& r) {
     m_live = r.config;
     if (!m_live) {
       m_current->setEditable(true);
-      setLiveStatus(tr("Rule %1 has no config yet: Apply creates it (version 1). The current setting is entered.")
+      setLiveStatus(tr("Rule %1 has no config yet: Apply creates it (version 1). The current "
+                       "setting is entered.")
                         .arg(m_rule->text().trimmed()),
                     false);
     } else if (m_live->composite()) {
       m_current->setEditable(true);
-      setLiveStatus(tr("Rule %1 is a composite (%2, version %3): the Tuner compares one limit; enter the current "
+      setLiveStatus(tr("Rule %1 is a composite (%2, version %3): the Tuner compares one limit; "
+                       "enter the current "
                        "setting to compare against. Applying replaces the composite.")
                         .arg(m_rule->text().trimmed(), q(m_live->describe()))
                         .arg(m_live->version),
@@ -206,9 +229,10 @@ void TunerTab::onConfig(const ConfigResult& r) {
   const bool undo = r.op == ConfigResult::Op::undo;
   if (!r.error.isEmpty()) {
     if (r.conflict) {
-      setLiveStatus(tr("Not written: the rule changed since it was read (someone else applied a version). "
-                       "Nothing was changed; the live config is being reloaded — check it and apply again."),
-                    true);
+      setLiveStatus(
+          tr("Not written: the rule changed since it was read (someone else applied a version). "
+             "Nothing was changed; the live config is being reloaded — check it and apply again."),
+          true);
       const QString message = m_liveStatus->text();
       m_afterRead = message;
       readLiveConfig();
@@ -227,11 +251,12 @@ void TunerTab::onConfig(const ConfigResult& r) {
     m_current->setEditable(false);
     requestWhatIf(true);
   }
-  setLiveStatus(tr("%1: %2 is live as version %3 (audited, by %4).")
-                    .arg(undo ? tr("Undone") : tr("Applied"), q(m_live ? m_live->describe() : std::string()))
-                    .arg(m_live ? m_live->version : 0)
-                    .arg(who()),
-                false);
+  setLiveStatus(
+      tr("%1: %2 is live as version %3 (audited, by %4).")
+          .arg(undo ? tr("Undone") : tr("Applied"), q(m_live ? m_live->describe() : std::string()))
+          .arg(m_live ? m_live->version : 0)
+          .arg(who()),
+      false);
   updateLiveButtons();
   emit applyFinished(true, m_liveStatus->text());
 }

@@ -1,7 +1,6 @@
 #include "ui/tuner/tuner_worker.h"
 
 #include <QElapsedTimer>
-
 #include <fstream>
 
 #include "core/redis/connection.h"
@@ -16,14 +15,18 @@ namespace limitscope::ui {
 
 namespace {
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
+QString q(const std::string& s) {
+  return QString::fromStdString(s);
+}
 
 // A connection for one operation: the Tuner's Redis work is a handful of commands per click.
 redis::Result<redis::Connection> open_target(const RuleTarget& target, redis::KeySchema& schema) {
   auto url = redis::parse_redis_url(target.url.toStdString());
   if (!url) return redis::RedisError{redis::ErrorKind::usage, url.error()};
-  schema = redis::KeySchema(target.prefix.isEmpty() ? std::string(redis::kDefaultPrefix) : target.prefix.toStdString());
-  if (auto why = schema.check_prefix()) return redis::RedisError{redis::ErrorKind::usage, "prefix: " + *why};
+  schema = redis::KeySchema(target.prefix.isEmpty() ? std::string(redis::kDefaultPrefix)
+                                                    : target.prefix.toStdString());
+  if (auto why = schema.check_prefix())
+    return redis::RedisError{redis::ErrorKind::usage, "prefix: " + *why};
   return redis::Connection::open(*url, {std::chrono::seconds(2), std::chrono::seconds(10)});
 }
 
@@ -62,7 +65,8 @@ void TunerWorker::finishLoad(Expected<tuner::TraceLoad> load, const QString& sou
 }
 
 void TunerWorker::loadFile(const QString& path, const CancelFlag& cancel) {
-  finishLoad(tuner::load_trace_file_bounded(path.toStdString(), {}, cancel.get(), reporter(tr("Reading %1").arg(path))),
+  finishLoad(tuner::load_trace_file_bounded(path.toStdString(), {}, cancel.get(),
+                                            reporter(tr("Reading %1").arg(path))),
              tr("file %1").arg(path));
 }
 
@@ -70,14 +74,17 @@ void TunerWorker::loadRecording(const QString& path, const CancelFlag& cancel) {
   const QString source = tr("recording %1").arg(path);
   emit progress(0, tr("Reading %1").arg(path));
   std::ifstream in(path.toStdString(), std::ios::binary);
-  if (!in) return finishLoad(make_error("recording " + path.toStdString() + ": cannot be read"), source);
+  if (!in)
+    return finishLoad(make_error("recording " + path.toStdString() + ": cannot be read"), source);
   auto rec = read_recording(in, path.toStdString());
   if (cancel->load()) return finishLoad(make_error(tuner::kLoadCancelled), source);
-  if (!rec.has_header) return finishLoad(make_error(rec.error.empty() ? "not a recording" : rec.error), source);
+  if (!rec.has_header)
+    return finishLoad(make_error(rec.error.empty() ? "not a recording" : rec.error), source);
   finishLoad(tuner::trace_from_recording(rec.recording, rec.error), source);
 }
 
-void TunerWorker::loadScenario(const QString& name, double seconds, quint64 seed, const CancelFlag& cancel) {
+void TunerWorker::loadScenario(const QString& name, double seconds, quint64 seed,
+                               const CancelFlag& cancel) {
   tuner::ScenarioTraceOptions o;
   o.scenario = name.toStdString();
   o.seed = seed;
@@ -86,7 +93,8 @@ void TunerWorker::loadScenario(const QString& name, double seconds, quint64 seed
   auto trace = tuner::trace_from_scenario(o, cancel.get(), reporter(tr("Simulating %1").arg(name)));
   if (!trace) {
     const std::string e = trace.error();
-    return finishLoad(make_error(e == "cancelled" ? std::string(tuner::kLoadCancelled) : e), source);
+    return finishLoad(make_error(e == "cancelled" ? std::string(tuner::kLoadCancelled) : e),
+                      source);
   }
   tuner::TraceLoad load;
   load.trace = std::move(*trace);
@@ -110,16 +118,20 @@ void TunerWorker::computeWhatIf(const TracePtr& trace, const LimitParams& params
   r.generation = generation;
   r.current = current;
   auto s = tuner::whatif_series(*trace, params, columns);
-  if (!s) r.error = q(s.error());
-  else r.series = std::make_shared<const tuner::WhatIfSeries>(std::move(*s));
+  if (!s)
+    r.error = q(s.error());
+  else
+    r.series = std::make_shared<const tuner::WhatIfSeries>(std::move(*s));
   emit whatIfReady(r);
 }
 
 void TunerWorker::runSweep(const TracePtr& trace, const tuner::SweepSpec& spec,
-                           const tuner::OperatorConstraints& constraints, const CancelFlag& cancel) {
+                           const tuner::OperatorConstraints& constraints,
+                           const CancelFlag& cancel) {
   SweepOutcome o;
   o.spec = spec;
-  auto r = tuner::sweep_with_well_behaved(*trace, spec, constraints.well_behaved_factor, cancel.get(), reporter(tr("Sweeping")));
+  auto r = tuner::sweep_with_well_behaved(*trace, spec, constraints.well_behaved_factor,
+                                          cancel.get(), reporter(tr("Sweeping")));
   if (!r) {
     o.cancelled = cancel->load();
     o.error = q(r.error());
@@ -152,7 +164,8 @@ void TunerWorker::applyConfig(const RuleTarget& target, const redis::RuleConfig&
   auto c = open_target(target, schema);
   if (!c) {
     r.error = q(c.error().message);
-  } else if (auto set = redis::set_config(*c, schema, target.rule.toStdString(), config, change); !set) {
+  } else if (auto set = redis::set_config(*c, schema, target.rule.toStdString(), config, change);
+             !set) {
     r.error = q(set.error().message);
     r.conflict = redis::is_version_conflict(set.error());
   } else {
@@ -168,7 +181,8 @@ void TunerWorker::undoConfig(const RuleTarget& target, const redis::ChangeInfo& 
   auto c = open_target(target, schema);
   if (!c) {
     r.error = q(c.error().message);
-  } else if (auto undone = redis::undo_config(*c, schema, target.rule.toStdString(), change); !undone) {
+  } else if (auto undone = redis::undo_config(*c, schema, target.rule.toStdString(), change);
+             !undone) {
     r.error = q(undone.error().message);
     r.conflict = redis::is_version_conflict(undone.error());
   } else {

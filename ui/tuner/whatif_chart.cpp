@@ -5,7 +5,6 @@
 #include <QLineSeries>
 #include <QPen>
 #include <QValueAxis>
-
 #include <algorithm>
 
 namespace limitscope::ui {
@@ -112,13 +111,16 @@ void WhatIfChart::setDark(bool dark) {
   chart()->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
   // The theme resets pens: put the series' own back.
   const std::pair<QLineSeries*, QColor> colors[] = {
-      {m_currentLevel, QColor(dark ? 0x8090a0 : 0xa0aab4)}, {m_candidateLevel, QColor(dark ? 0x50a0ff : 0x1060d0)},
-      {m_currentRejected, QColor(dark ? 0xc08850 : 0xf0b070)}, {m_candidateRejected, QColor(dark ? 0xff5050 : 0xd02020)}};
+      {m_currentLevel, QColor(dark ? 0x8090a0 : 0xa0aab4)},
+      {m_candidateLevel, QColor(dark ? 0x50a0ff : 0x1060d0)},
+      {m_currentRejected, QColor(dark ? 0xc08850 : 0xf0b070)},
+      {m_candidateRejected, QColor(dark ? 0xff5050 : 0xd02020)}};
   for (const auto& [s, c] : colors) s->setPen(line_pen(c));
 }
 
 QList<QPointF> WhatIfChart::pointsOf(const QString& name) const {
-  for (const QLineSeries* s : {m_currentLevel, m_candidateLevel, m_currentRejected, m_candidateRejected}) {
+  for (const QLineSeries* s :
+       {m_currentLevel, m_candidateLevel, m_currentRejected, m_candidateRejected}) {
     if (s->name() == name) return s->points();
   }
   return {};

@@ -26,7 +26,8 @@ TEST(Candidate, FieldProblemsInTheOperatorsWords) {
       {test::bucket(Algorithm::token_bucket, 10, 0), 1, "refill", "greater than 0"},
       {test::bucket(Algorithm::gcra, 10, -2), 1, "refill", "greater than 0 (got -2)"},
       {test::bucket(Algorithm::token_bucket, 0, 5), 1, "capacity", "greater than 0"},
-      {test::bucket(Algorithm::token_bucket, 5, 5), 8, "capacity", "below the largest cost in the trace (8)"},
+      {test::bucket(Algorithm::token_bucket, 5, 5), 8, "capacity",
+       "below the largest cost in the trace (8)"},
       {test::window(Algorithm::sliding_log, 5, seconds(1)), 8, "limit", "below the largest cost"},
       {test::window(Algorithm::fixed_window, 10, Nanos{0}), 1, "window", "greater than 0"},
       {test::window(Algorithm::fixed_window, 10, Nanos{500}), 1, "window", "at least 1 ms"},
@@ -41,7 +42,8 @@ TEST(Candidate, FieldProblemsInTheOperatorsWords) {
     }
     ASSERT_FALSE(problems.empty());
     EXPECT_EQ(problems.front().field, row.field);
-    EXPECT_NE(problems.front().message.find(row.says), std::string::npos) << problems.front().message;
+    EXPECT_NE(problems.front().message.find(row.says), std::string::npos)
+        << problems.front().message;
   }
 }
 
@@ -66,7 +68,8 @@ TEST(Candidate, PreviewNamesOldNewVersionAndScope) {
   cur.admitted = 90;
   cand.rejected = 1;
   cand.admitted = 99;
-  const auto p = preview_change("chat", live, test::bucket(Algorithm::token_bucket, 200, 10), cur, cand);
+  const auto p =
+      preview_change("chat", live, test::bucket(Algorithm::token_bucket, 200, 10), cur, cand);
   EXPECT_EQ(p.expect_version, 7);
   EXPECT_NE(p.old_text.find("capacity=100"), std::string::npos) << p.old_text;
   EXPECT_NE(p.old_text.find("version 7"), std::string::npos);
@@ -76,7 +79,8 @@ TEST(Candidate, PreviewNamesOldNewVersionAndScope) {
   EXPECT_FALSE(p.refused);
   EXPECT_EQ(describe_429s(*p.current), "10 of 100 requests (10.00%)");
 
-  const auto created = preview_change("new", std::nullopt, test::bucket(Algorithm::gcra, 5, 1), {}, {});
+  const auto created =
+      preview_change("new", std::nullopt, test::bucket(Algorithm::gcra, 5, 1), {}, {});
   EXPECT_EQ(created.expect_version, 0);
   EXPECT_NE(created.old_text.find("created"), std::string::npos);
 

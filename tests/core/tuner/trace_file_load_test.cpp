@@ -15,7 +15,8 @@ namespace {
 
 std::string jsonl_lines(int n) {
   std::string s;
-  for (int i = 0; i < n; ++i) s += "{\"t\": " + std::to_string(i * 0.01) + ", \"key\": \"k" + std::to_string(i % 5) + "\"}\n";
+  for (int i = 0; i < n; ++i)
+    s += "{\"t\": " + std::to_string(i * 0.01) + ", \"key\": \"k" + std::to_string(i % 5) + "\"}\n";
   return s;
 }
 
@@ -51,7 +52,8 @@ TEST(TraceFileLoad, ParsesBothFormatsWithLineNumberedErrors) {
 TEST(TraceFileLoad, ReservesOneEventPerLineAndReportsProgress) {
   const auto path = test::write_temp("progress.jsonl", jsonl_lines(50'000));
   std::vector<double> seen;
-  const auto load = load_trace_file_bounded(path, {}, nullptr, [&](double f) { seen.push_back(f); });
+  const auto load =
+      load_trace_file_bounded(path, {}, nullptr, [&](double f) { seen.push_back(f); });
   ASSERT_TRUE(load.ok()) << load.error();
   EXPECT_EQ(load->trace.events.size(), 50'000u);
   EXPECT_EQ(load->trace.events.capacity(), 50'000u);
@@ -66,7 +68,8 @@ TEST(TraceFileLoad, RefusesAFileAboveTheCapBeforeParsing) {
   options.max_events = 2;
   const auto load = load_trace_file_bounded(path, options);
   ASSERT_FALSE(load.ok());
-  EXPECT_NE(load.error().find("3 lines, more than the cap of 2 events"), std::string::npos) << load.error();
+  EXPECT_NE(load.error().find("3 lines, more than the cap of 2 events"), std::string::npos)
+      << load.error();
   EXPECT_NE(load.error().find("MB of memory"), std::string::npos);
   options.max_events = 3;  // the header is not an event
   EXPECT_TRUE(load_trace_file_bounded(path, options).ok());

@@ -29,14 +29,16 @@ Trace with_runaway() {
   }
   std::sort(events.begin(), events.end());
   Trace trace;
-  for (const auto& [t, k] : events) trace.add(static_cast<std::int64_t>(t * 1e6), k == 5 ? "runaway" : "k" + std::to_string(k), 1);
+  for (const auto& [t, k] : events)
+    trace.add(static_cast<std::int64_t>(t * 1e6), k == 5 ? "runaway" : "k" + std::to_string(k), 1);
   return trace;
 }
 
 TEST(WellBehaved, TheRunawayIsLeftOut) {
   const Trace t = with_runaway();
   const auto keep = well_behaved_keys(t);
-  for (std::size_t k = 0; k < t.keys.size(); ++k) EXPECT_EQ(keep[k], t.keys[k] != "runaway") << t.keys[k];
+  for (std::size_t k = 0; k < t.keys.size(); ++k)
+    EXPECT_EQ(keep[k], t.keys[k] != "runaway") << t.keys[k];
   Trace two;
   two.add(0, "a", 1);
   two.add(1, "b", 100);

@@ -28,8 +28,9 @@ Trace random_trace(std::uint64_t seed, std::size_t events) {
 
 TEST(WhatIf, ColumnsFoldTheReplaysDecisionsForEveryAlgorithm) {
   const Trace trace = random_trace(7, 20'000);
-  for (const Algorithm a : {Algorithm::token_bucket, Algorithm::gcra, Algorithm::leaky_bucket,
-                            Algorithm::sliding_log, Algorithm::sliding_counter, Algorithm::fixed_window}) {
+  for (const Algorithm a :
+       {Algorithm::token_bucket, Algorithm::gcra, Algorithm::leaky_bucket, Algorithm::sliding_log,
+        Algorithm::sliding_counter, Algorithm::fixed_window}) {
     SCOPED_TRACE(std::string(to_string(a)));
     const LimitParams p = test::typical(a);
     const auto s = whatif_series(trace, p, 37);
@@ -50,8 +51,10 @@ TEST(WhatIf, ColumnsFoldTheReplaysDecisionsForEveryAlgorithm) {
     EXPECT_EQ(s->total.rejected, r->total.rejected);
     EXPECT_EQ(s->total.admitted_cost, r->total.admitted_cost);
     for (std::size_t i = 0; i < 37; ++i) {
-      if (requests[i] == 0) EXPECT_EQ(s->mean_level[i], -1);
-      else EXPECT_TRUE(s->mean_level[i] >= 0 && s->mean_level[i] <= 1) << s->mean_level[i];
+      if (requests[i] == 0)
+        EXPECT_EQ(s->mean_level[i], -1);
+      else
+        EXPECT_TRUE(s->mean_level[i] >= 0 && s->mean_level[i] <= 1) << s->mean_level[i];
     }
   }
 }
