@@ -480,6 +480,16 @@ void MainWindow::applySnapshot(const SnapshotPtr& s) {
                         (s->incidents.empty() ? QString()
                                               : tr(" · incident: %1").arg(QString::fromStdString(s->incidents.front()))));
   m_statusError->setText(QString::fromStdString(s->last_error));
+  // A live source's event log (connected, scrape failed: reason, reconnected) as the tooltip
+  // of its state and error, newest last.
+  QString events;
+  for (const SourceEvent& e : s->events) {
+    events += QDateTime::fromMSecsSinceEpoch(e.t_ms).toString(QStringLiteral("HH:mm:ss  ")) +
+              QString::fromStdString(e.text) + QLatin1Char('\n');
+  }
+  events.chop(1);
+  m_statusState->setToolTip(events);
+  m_statusError->setToolTip(events);
   if (m_playbackMode) {
     const QSignalBlocker block(m_seek);
     if (!m_seek->isSliderDown()) m_seek->setValue(static_cast<int>((s->now_ms - m_playbackBeginMs) / 1000));
