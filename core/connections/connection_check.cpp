@@ -87,10 +87,11 @@ CheckResult check_redis(const ResolvedConnection& t, const CheckOptions& o, cons
 
   CheckResult res;
   res.ok = true;
-  res.message = "PING " + fixed(ping_ms, 1) + " ms" + (version.empty() ? "" : " · Redis " + version) + " · " +
-                (complete ? "" : "at least ") + std::to_string(limiter.size()) + " limiter keys, " +
-                std::to_string(other.size()) + " other" + (match == "*" ? "" : " matching " + match) +
-                (complete ? "" : " (first " + std::to_string(calls) + " SCAN calls)");
+  res.message =
+      "PING " + fixed(ping_ms, 1) + " ms" + (version.empty() ? "" : " · Redis " + version) + " · " +
+      (complete ? "" : "at least ") + std::to_string(limiter.size()) + " limiter keys, " +
+      std::to_string(other.size()) + " other" + (match == "*" ? "" : " matching " + match) +
+      (complete ? "" : " (first " + std::to_string(calls) + " SCAN calls)");
   res.figures = {{"ping_ms", fixed(ping_ms, 3)},
                  {"redis_version", version},
                  {"limiter_keys", std::to_string(limiter.size())},
@@ -109,7 +110,8 @@ probe::FetchOptions fetch_options(const ResolvedConnection& t, const CheckOption
 
 // One GET: transport failures and statuses other than 200 are told apart from bodies that do
 // not parse, so the operator knows whether to look at the network, the auth or the endpoint.
-Expected<probe::FetchResult> get(const probe::HttpUrl& url, const probe::FetchOptions& f, CheckResult& failed) {
+Expected<probe::FetchResult> get(const probe::HttpUrl& url, const probe::FetchOptions& f,
+                                 CheckResult& failed) {
   auto fetched = probe::http_get(url, f);
   if (!fetched) {
     failed = failure("transport", fetched.error());
@@ -132,17 +134,20 @@ CheckResult check_metrics(const ResolvedConnection& t, const CheckOptions& o, co
   if (!fetched) return failed;
   const std::string where = "GET " + t.http_url.to_string();
   if (fetched->status != 200) {
-    return failure("http", where + ": HTTP " + std::to_string(fetched->status) + ": " + body_start(fetched->body));
+    return failure("http", where + ": HTTP " + std::to_string(fetched->status) + ": " +
+                               body_start(fetched->body));
   }
   const auto at_ms = std::chrono::duration_cast<std::chrono::milliseconds>(clock.wall()).count();
-  auto scrape = probe::parse_scrape(fetched->body, fetched->content_type, at_ms, t.http_url.to_string());
+  auto scrape =
+      probe::parse_scrape(fetched->body, fetched->content_type, at_ms, t.http_url.to_string());
   if (!scrape) return failure("parse", scrape.error());
   const std::size_t families = scrape->report.families.size();
   CheckResult res;
   res.ok = true;
   res.message = std::to_string(scrape->samples.size()) + " series in " + std::to_string(families) +
                 " metrics from " + t.http_url.to_string();
-  res.figures = {{"series", std::to_string(scrape->samples.size())}, {"metrics", std::to_string(families)}};
+  res.figures = {{"series", std::to_string(scrape->samples.size())},
+                 {"metrics", std::to_string(families)}};
   return res;
 }
 
@@ -169,9 +174,10 @@ CheckResult check_prometheus(const ResolvedConnection& t, const CheckOptions& o)
   }
   CheckResult res;
   res.ok = true;
-  res.message = "query up: " + std::to_string(up->series.size()) + " targets, " + std::to_string(targets_up) +
-                " up, at " + t.http_url.to_string();
-  res.figures = {{"targets", std::to_string(up->series.size())}, {"targets_up", std::to_string(targets_up)}};
+  res.message = "query up: " + std::to_string(up->series.size()) + " targets, " +
+                std::to_string(targets_up) + " up, at " + t.http_url.to_string();
+  res.figures = {{"targets", std::to_string(up->series.size())},
+                 {"targets_up", std::to_string(targets_up)}};
   return res;
 }
 
@@ -184,7 +190,8 @@ std::string CheckResult::figure(const std::string& name) const {
   return {};
 }
 
-CheckResult check_connection(const ResolvedConnection& target, const CheckOptions& options, const Clock& clock) {
+CheckResult check_connection(const ResolvedConnection& target, const CheckOptions& options,
+                             const Clock& clock) {
   switch (target.saved.kind) {
     case ConnectionKind::redis:
       return check_redis(target, options, clock);

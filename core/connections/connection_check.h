@@ -40,6 +40,7 @@ struct CheckResult {
 };
 
 /// Runs the check. @param clock measures the PING round trip (SteadyClock outside tests)
-CheckResult check_connection(const ResolvedConnection& target, const CheckOptions& options, const Clock& clock);
+CheckResult check_connection(const ResolvedConnection& target, const CheckOptions& options,
+                             const Clock& clock);
 
 }  // namespace limitscope::connections

@@ -76,15 +76,16 @@ TextLines scan_lines(std::string_view text) {
 
 int line_of_byte(std::string_view text, std::size_t byte) {
   byte = std::min(byte, text.size());
-  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(byte), '\n'));
+  return 1 + static_cast<int>(
+                 std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(byte), '\n'));
 }
 
 // Fields a secret would be written under by hand: refused with the reason, not as "unknown".
 const std::set<std::string, std::less<>> kSecretFields = {
     "password", "pass", "token", "bearer_token", "basic_password", "secret_value", "auth_token"};
 const std::set<std::string, std::less<>> kFields = {
-    "name", "kind", "url", "user", "auth", "secret", "password_env", "token_env",
-    "profiles", "scan_match", "scrape_interval"};
+    "name",         "kind",      "url",      "user",       "auth",           "secret",
+    "password_env", "token_env", "profiles", "scan_match", "scrape_interval"};
 
 class Reader {
  public:
@@ -100,16 +101,18 @@ class Reader {
       std::string what = e.what();
       const auto cut = what.find("; last read");
       const auto colon = what.find(": ", what.find("parse error"));
-      const std::string reason = colon != std::string::npos && cut != std::string::npos && cut > colon
-                                     ? what.substr(colon + 2, cut - colon - 2)
-                                     : "not valid JSON";
+      const std::string reason =
+          colon != std::string::npos && cut != std::string::npos && cut > colon
+              ? what.substr(colon + 2, cut - colon - 2)
+              : "not valid JSON";
       return fail(line_of_byte(text_, at), "", "not valid JSON (" + reason + ")");
     }
     lines_ = scan_lines(text_);
     if (!root.is_object()) return fail(1, "", "expected a JSON object {\"connections\": [...]}");
     for (auto it = root.begin(); it != root.end(); ++it) {
       if (it.key() != "version" && it.key() != "connections" && it.key() != "recent") {
-        return fail(top_line(it.key()), it.key(), "unknown field (expected version, connections, recent)");
+        return fail(top_line(it.key()), it.key(),
+                    "unknown field (expected version, connections, recent)");
       }
     }
     if (root.contains("version")) {
@@ -121,7 +124,8 @@ class Reader {
     ConnectionsDocument doc;
     if (root.contains("connections")) {
       const json& list = root["connections"];
-      if (!list.is_array()) return fail(top_line("connections"), "connections", "expected an array");
+      if (!list.is_array())
+        return fail(top_line("connections"), "connections", "expected an array");
       std::set<std::string> names;
       for (std::size_t i = 0; i < list.size(); ++i) {
         auto c = read_connection(list[i], i);
@@ -134,12 +138,14 @@ class Reader {
     }
     if (root.contains("recent")) {
       const json& recent = root["recent"];
-      if (!recent.is_array()) return fail(top_line("recent"), "recent", "expected an array of names");
+      if (!recent.is_array())
+        return fail(top_line("recent"), "recent", "expected an array of names");
       for (const json& n : recent) {
         if (!n.is_string()) return fail(top_line("recent"), "recent", "expected an array of names");
         // A name no longer saved is dropped: the list only orders saved connections.
         const std::string name = n.get<std::string>();
-        if (doc.find(name) != nullptr && std::find(doc.recent.begin(), doc.recent.end(), name) == doc.recent.end() &&
+        if (doc.find(name) != nullptr &&
+            std::find(doc.recent.begin(), doc.recent.end(), name) == doc.recent.end() &&
             doc.recent.size() < kMaxRecent) {
           doc.recent.push_back(name);
         }
@@ -167,7 +173,8 @@ class Reader {
     return "connections[" + std::to_string(i) + "]" + (key.empty() ? "" : "." + key);
   }
 
-  Expected<std::string> text_field(const json& o, std::size_t i, const std::string& key, bool required) {
+  Expected<std::string> text_field(const json& o, std::size_t i, const std::string& key,
+                                   bool required) {
     if (!o.contains(key)) {
       if (required) return fail(conn_line(i, ""), path(i, key), "required");
       return std::string();
@@ -184,7 +191,8 @@ class Reader {
                     "secrets are never stored in this file; use \"secret\": \"keychain\" or "
                     "\"env\" with password_env/token_env (docs/connections.md)");
       }
-      if (kFields.count(it.key()) == 0) return fail(conn_line(i, it.key()), path(i, it.key()), "unknown field");
+      if (kFields.count(it.key()) == 0)
+        return fail(conn_line(i, it.key()), path(i, it.key()), "unknown field");
     }
     SavedConnection c;
     std::string kind;
@@ -192,25 +200,37 @@ class Reader {
     std::string secret;
     std::string interval;
     const std::tuple<const char*, std::string*, bool> fields[] = {
-        {"name", &c.name, true},          {"kind", &kind, true},          {"url", &c.url, true},
-        {"user", &c.user, false},         {"auth", &auth, false},         {"secret", &secret, false},
-        {"profiles", &c.profiles, false}, {"scan_match", &c.scan_match, false}, {"scrape_interval", &interval, false}};
+        {"name", &c.name, true},
+        {"kind", &kind, true},
+        {"url", &c.url, true},
+        {"user", &c.user, false},
+        {"auth", &auth, false},
+        {"secret", &secret, false},
+        {"profiles", &c.profiles, false},
+        {"scan_match", &c.scan_match, false},
+        {"scrape_interval", &interval, false}};
     for (const auto& [key, out, required] : fields) {
       auto v = text_field(o, i, key, required);
       if (!v) return make_error(v.error());
       *out = std::move(*v);
     }
     const auto k = parse_connection_kind(kind);
-    if (!k) return fail(conn_line(i, "kind"), path(i, "kind"), "'" + kind + "': expected redis, metrics or prometheus");
+    if (!k)
+      return fail(conn_line(i, "kind"), path(i, "kind"),
+                  "'" + kind + "': expected redis, metrics or prometheus");
     c.kind = *k;
     if (!auth.empty()) {
       const auto a = parse_http_auth(auth);
-      if (!a) return fail(conn_line(i, "auth"), path(i, "auth"), "'" + auth + "': expected none, basic or bearer");
+      if (!a)
+        return fail(conn_line(i, "auth"), path(i, "auth"),
+                    "'" + auth + "': expected none, basic or bearer");
       c.auth = *a;
     }
     if (!secret.empty()) {
       const auto s = parse_secret_storage(secret);
-      if (!s) return fail(conn_line(i, "secret"), path(i, "secret"), "'" + secret + "': expected none, keychain or env");
+      if (!s)
+        return fail(conn_line(i, "secret"), path(i, "secret"),
+                    "'" + secret + "': expected none, keychain or env");
       c.secret = *s;
     }
     const std::string env_field(c.secret_env_field());
@@ -260,7 +280,8 @@ std::string connections_to_json(const ConnectionsDocument& document) {
     o["kind"] = std::string(to_string(c.kind));
     o["url"] = c.url;
     if (!c.user.empty()) o["user"] = c.user;
-    if (c.kind != ConnectionKind::redis && c.auth != HttpAuth::none) o["auth"] = std::string(to_string(c.auth));
+    if (c.kind != ConnectionKind::redis && c.auth != HttpAuth::none)
+      o["auth"] = std::string(to_string(c.auth));
     if (c.secret != SecretStorage::none) o["secret"] = std::string(to_string(c.secret));
     if (c.secret == SecretStorage::env) o[std::string(c.secret_env_field())] = c.secret_env;
     if (!c.profiles.empty()) o["profiles"] = c.profiles;
@@ -287,7 +308,8 @@ Expected<ConnectionsDocument> load_connections_file(const std::filesystem::path&
   return parse_connections(body, path.string());
 }
 
-Expected<bool> save_connections_file(const std::filesystem::path& path, const ConnectionsDocument& document) {
+Expected<bool> save_connections_file(const std::filesystem::path& path,
+                                     const ConnectionsDocument& document) {
   for (const SavedConnection& c : document.connections) {
     auto ok = validate(c);
     if (!ok) return make_error(path.string() + ": not saved: " + ok.error());
@@ -334,7 +356,8 @@ Expected<std::filesystem::path> connections_file_path(const EnvLookup& env) {
     return std::filesystem::path(*xdg) / "limitscope" / "connections.json";
   }
   const auto home = env("HOME");
-  if (home && !home->empty()) return std::filesystem::path(*home) / ".config" / "limitscope" / "connections.json";
+  if (home && !home->empty())
+    return std::filesystem::path(*home) / ".config" / "limitscope" / "connections.json";
   return make_error("neither XDG_CONFIG_HOME nor HOME is set: no place for connections.json");
 }
 

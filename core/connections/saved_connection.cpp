@@ -68,7 +68,8 @@ std::string decode(std::string_view s) {
 }
 
 Error field_error(const SavedConnection& c, std::string_view field, std::string_view reason) {
-  const std::string who = c.name.empty() ? std::string("connection") : "connection '" + c.name + "'";
+  const std::string who =
+      c.name.empty() ? std::string("connection") : "connection '" + c.name + "'";
   return make_error(who + ": " + std::string(field) + ": " + std::string(reason));
 }
 
@@ -81,16 +82,24 @@ bool has_control(std::string_view s) {
 
 }  // namespace
 
-std::string_view to_string(ConnectionKind kind) { return name_of(kKinds, kind); }
+std::string_view to_string(ConnectionKind kind) {
+  return name_of(kKinds, kind);
+}
 std::optional<ConnectionKind> parse_connection_kind(std::string_view text) {
   return value_of(kKinds, text);
 }
-std::string_view to_string(SecretStorage storage) { return name_of(kStorages, storage); }
+std::string_view to_string(SecretStorage storage) {
+  return name_of(kStorages, storage);
+}
 std::optional<SecretStorage> parse_secret_storage(std::string_view text) {
   return value_of(kStorages, text);
 }
-std::string_view to_string(HttpAuth auth) { return name_of(kAuths, auth); }
-std::optional<HttpAuth> parse_http_auth(std::string_view text) { return value_of(kAuths, text); }
+std::string_view to_string(HttpAuth auth) {
+  return name_of(kAuths, auth);
+}
+std::optional<HttpAuth> parse_http_auth(std::string_view text) {
+  return value_of(kAuths, text);
+}
 
 bool SavedConnection::needs_secret() const {
   return kind == ConnectionKind::redis ? secret != SecretStorage::none : auth != HttpAuth::none;
@@ -123,8 +132,9 @@ Expected<bool> validate(const SavedConnection& c) {
 
   const SplitUrl split = take_url_secret(c.kind, c.url);
   if (split.secret) {
-    return field_error(c, "url", "holds a password; secrets go to the keychain or an "
-                                 "environment variable (docs/connections.md)");
+    return field_error(c, "url",
+                       "holds a password; secrets go to the keychain or an "
+                       "environment variable (docs/connections.md)");
   }
   if (c.kind == ConnectionKind::redis) {
     if (split.user) return field_error(c, "url", "holds a user name; give it as \"user\"");
@@ -137,7 +147,8 @@ Expected<bool> validate(const SavedConnection& c) {
       // redis://user@host means a password in Redis URLs: a user logs in with a password.
       return field_error(c, "user", "a Redis ACL user needs a password (secret keychain or env)");
     }
-    if (c.scrape_interval) return field_error(c, "scrape_interval", "is for metrics and prometheus connections");
+    if (c.scrape_interval)
+      return field_error(c, "scrape_interval", "is for metrics and prometheus connections");
   } else {
     if (split.user) return field_error(c, "url", "holds a user name; give it as \"user\"");
     auto parsed = probe::parse_http_url(c.url);
@@ -148,10 +159,12 @@ Expected<bool> validate(const SavedConnection& c) {
       return field_error(c, "secret", "set, but auth is none (choose basic or bearer)");
     }
     if (c.auth != HttpAuth::none && c.secret == SecretStorage::none) {
-      return field_error(c, "secret", "auth " + std::string(to_string(c.auth)) +
-                                          " needs a secret (keychain or env)");
+      return field_error(
+          c, "secret",
+          "auth " + std::string(to_string(c.auth)) + " needs a secret (keychain or env)");
     }
-    if (c.auth == HttpAuth::basic && c.user.empty()) return field_error(c, "user", "basic auth needs a user");
+    if (c.auth == HttpAuth::basic && c.user.empty())
+      return field_error(c, "user", "basic auth needs a user");
     if (c.auth != HttpAuth::basic && !c.user.empty()) {
       return field_error(c, "user", "only basic auth has a user");
     }

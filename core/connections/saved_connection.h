@@ -38,8 +38,8 @@ std::optional<HttpAuth> parse_http_auth(std::string_view text);
 struct SavedConnection {
   std::string name;
   ConnectionKind kind = ConnectionKind::redis;
-  std::string url;   ///< no credentials: redis://host:port/db, http://host:port/path
-  std::string user;  ///< Redis ACL user, or the basic-auth user
+  std::string url;                 ///< no credentials: redis://host:port/db, http://host:port/path
+  std::string user;                ///< Redis ACL user, or the basic-auth user
   HttpAuth auth = HttpAuth::none;  ///< metrics and prometheus only
   SecretStorage secret = SecretStorage::none;
   std::string secret_env;  ///< the variable's name, with SecretStorage::env

@@ -10,7 +10,8 @@ Error resolve_error(const SavedConnection& c, const std::string& reason) {
 }
 
 std::string secret_noun(const SavedConnection& c) {
-  return c.kind != ConnectionKind::redis && c.auth == HttpAuth::bearer ? "bearer token" : "password";
+  return c.kind != ConnectionKind::redis && c.auth == HttpAuth::bearer ? "bearer token"
+                                                                       : "password";
 }
 
 }  // namespace
@@ -26,7 +27,8 @@ std::string redis_url_with_credentials(const std::string& url, const std::string
   return url.substr(0, scheme + 3) + cred + url.substr(scheme + 3);
 }
 
-Expected<ResolvedConnection> resolve_connection(const SavedConnection& connection, const EnvLookup& env,
+Expected<ResolvedConnection> resolve_connection(const SavedConnection& connection,
+                                                const EnvLookup& env,
                                                 const std::optional<std::string>& keychain_secret) {
   auto valid = validate(connection);
   if (!valid) return make_error(valid.error());
@@ -39,17 +41,20 @@ Expected<ResolvedConnection> resolve_connection(const SavedConnection& connectio
     case SecretStorage::env: {
       const auto v = env(connection.secret_env);
       if (!v) {
-        return resolve_error(connection, "environment variable " + connection.secret_env + " is not set (it holds the " +
+        return resolve_error(connection, "environment variable " + connection.secret_env +
+                                             " is not set (it holds the " +
                                              secret_noun(connection) + ")");
       }
-      if (v->empty()) return resolve_error(connection, "environment variable " + connection.secret_env + " is empty");
+      if (v->empty())
+        return resolve_error(connection,
+                             "environment variable " + connection.secret_env + " is empty");
       secret = *v;
       break;
     }
     case SecretStorage::keychain:
       if (!keychain_secret || keychain_secret->empty()) {
-        return resolve_error(connection, "the keychain holds no " + secret_noun(connection) + " for it (entry " +
-                                             keychain_key(connection) + ")");
+        return resolve_error(connection, "the keychain holds no " + secret_noun(connection) +
+                                             " for it (entry " + keychain_key(connection) + ")");
       }
       secret = *keychain_secret;
       break;

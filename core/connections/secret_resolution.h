@@ -30,7 +30,8 @@ struct ResolvedConnection {
 /// @param keychain_secret what the keychain holds for keychain_key(connection), read by the
 ///        caller (the keychain is asynchronous and lives in the UI); nullopt when not found
 /// @return the target, or an error naming the connection and what is missing
-Expected<ResolvedConnection> resolve_connection(const SavedConnection& connection, const EnvLookup& env,
+Expected<ResolvedConnection> resolve_connection(const SavedConnection& connection,
+                                                const EnvLookup& env,
                                                 const std::optional<std::string>& keychain_secret);
 
 /// `url` (no credentials) with user and password put back in, percent-encoded:

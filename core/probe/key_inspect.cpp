@@ -24,7 +24,9 @@ std::optional<std::int64_t> integer_of(const redis::Value& v) {
 }  // namespace
 
 KeyBrowser::KeyBrowser(std::vector<LimiterProfile> profiles, KeyBrowserOptions options)
-    : profiles_(profiles), options_(std::move(options)), probe_(std::move(profiles), probe_options(options_)) {}
+    : profiles_(profiles),
+      options_(std::move(options)),
+      probe_(std::move(profiles), probe_options(options_)) {}
 
 redis::Result<KeyListing> KeyBrowser::refresh(redis::Connection& c) {
   auto snap = probe_.refresh(c);
@@ -50,8 +52,9 @@ redis::Result<KeyListing> KeyBrowser::refresh(redis::Connection& c) {
   std::vector<std::string> batch;
   const std::size_t n = std::min(options_.memory_samples_per_refresh, out.keys.size());
   if (n > 0) {
-    auto it = std::upper_bound(out.keys.begin(), out.keys.end(), memory_after_,
-                               [](const std::string& k, const BrowsedKey& b) { return k < b.reading.key; });
+    auto it = std::upper_bound(
+        out.keys.begin(), out.keys.end(), memory_after_,
+        [](const std::string& k, const BrowsedKey& b) { return k < b.reading.key; });
     while (batch.size() < n) {
       if (it == out.keys.end()) it = out.keys.begin();
       batch.push_back(it->reading.key);
@@ -103,14 +106,15 @@ std::string_view expected_redis_type(ProfileKind kind) {
   return "";
 }
 
-redis::Result<RawKey> inspect_key(redis::Connection& c, const std::string& key, const LimiterProfile* profile,
-                                  const RawKeyLimits& limits) {
+redis::Result<RawKey> inspect_key(redis::Connection& c, const std::string& key,
+                                  const LimiterProfile* profile, const RawKeyLimits& limits) {
   RawKey raw;
   raw.key = key;
   auto head = c.pipeline({{"TYPE", key}, {"PTTL", key}, {"MEMORY", "USAGE", key, "SAMPLES", "5"}});
   if (!head) return head.error();
   const auto& h = *head;
-  if (h[0].is_error()) return redis::make_redis_error(redis::ErrorKind::reply, "TYPE " + key + ": " + h[0].str);
+  if (h[0].is_error())
+    return redis::make_redis_error(redis::ErrorKind::reply, "TYPE " + key + ": " + h[0].str);
   raw.type = h[0].str;
   if (raw.type == "none") {
     raw.missing = true;
@@ -126,10 +130,13 @@ redis::Result<RawKey> inspect_key(redis::Connection& c, const std::string& key, 
     // HSCAN with a COUNT is bounded where HGETALL is not (a small hash comes back whole).
     cmds = {{"HLEN", key}, {"HSCAN", key, "0", "COUNT", max_fields}};
   } else if (raw.type == "string") {
-    cmds = {{"STRLEN", key}, {"GETRANGE", key, "0", std::to_string(static_cast<long long>(limits.max_value_bytes) - 1)}};
+    cmds = {
+        {"STRLEN", key},
+        {"GETRANGE", key, "0", std::to_string(static_cast<long long>(limits.max_value_bytes) - 1)}};
   } else if (raw.type == "zset") {
     cmds = {{"ZCARD", key},
-            {"ZRANGE", key, "0", std::to_string(static_cast<long long>(limits.zset_head) - 1), "WITHSCORES"},
+            {"ZRANGE", key, "0", std::to_string(static_cast<long long>(limits.zset_head) - 1),
+             "WITHSCORES"},
             {"ZRANGE", key, "-1", "-1", "WITHSCORES"}};
   } else if (raw.type == "list") {
     cmds = {{"LLEN", key}};
@@ -143,8 +150,9 @@ redis::Result<RawKey> inspect_key(redis::Connection& c, const std::string& key, 
     if (!r) return r.error();
     for (const redis::Value& v : *r) {
       if (v.is_error()) {
-        raw.problem = v.str.starts_with("WRONGTYPE") ? "the key changed type while it was read; refresh"
-                                                     : "reading it failed: " + v.str;
+        raw.problem = v.str.starts_with("WRONGTYPE")
+                          ? "the key changed type while it was read; refresh"
+                          : "reading it failed: " + v.str;
         return raw;
       }
     }
@@ -160,7 +168,8 @@ redis::Result<RawKey> inspect_key(redis::Connection& c, const std::string& key, 
     }
     if (raw.type == "hash" && v[1].is_array() && v[1].elements.size() == 2) {
       const auto& items = v[1].elements[1].elements;
-      for (std::size_t i = 0; i + 1 < items.size() && raw.fields.size() < limits.max_fields; i += 2) {
+      for (std::size_t i = 0; i + 1 < items.size() && raw.fields.size() < limits.max_fields;
+           i += 2) {
         raw.fields.emplace_back(items[i].str, items[i + 1].str);
       }
       std::sort(raw.fields.begin(), raw.fields.end());
@@ -168,7 +177,8 @@ redis::Result<RawKey> inspect_key(redis::Connection& c, const std::string& key, 
       raw.fields.emplace_back("value", v[1].str);
     } else if (raw.type == "zset") {
       const auto& items = v[1].elements;
-      for (std::size_t i = 0; i + 1 < items.size(); i += 2) raw.fields.emplace_back(items[i].str, items[i + 1].str);
+      for (std::size_t i = 0; i + 1 < items.size(); i += 2)
+        raw.fields.emplace_back(items[i].str, items[i + 1].str);
       if (raw.total > raw.fields.size() && v[2].elements.size() == 2) {
         raw.fields.emplace_back("(newest) " + v[2].elements[0].str, v[2].elements[1].str);
       }
@@ -181,7 +191,8 @@ redis::Result<RawKey> inspect_key(redis::Connection& c, const std::string& key, 
     const std::string_view want = expected_redis_type(profile->kind);
     const bool own_ok = want.empty() && (raw.type == "hash" || raw.type == "string");
     if (!own_ok && raw.type != want) {
-      raw.problem = "wrong type: profile " + profile->name + " (" + std::string(to_string(profile->kind)) + ") reads " +
+      raw.problem = "wrong type: profile " + profile->name + " (" +
+                    std::string(to_string(profile->kind)) + ") reads " +
                     (want.empty() ? std::string("a hash or a string") : "a " + std::string(want)) +
                     ", the key holds a " + raw.type;
     }

@@ -20,10 +20,10 @@
 namespace limitscope::probe {
 
 struct KeyBrowserOptions {
-  std::string match = "*";                   ///< SCAN MATCH
-  std::size_t scan_count = 500;              ///< SCAN COUNT
-  std::size_t scan_calls_per_refresh = 20;   ///< discovery budget per refresh
-  std::size_t max_keys = 5000;               ///< keys listed (most pressure kept beyond it)
+  std::string match = "*";                      ///< SCAN MATCH
+  std::size_t scan_count = 500;                 ///< SCAN COUNT
+  std::size_t scan_calls_per_refresh = 20;      ///< discovery budget per refresh
+  std::size_t max_keys = 5000;                  ///< keys listed (most pressure kept beyond it)
   std::size_t memory_samples_per_refresh = 50;  ///< MEMORY USAGE calls per refresh
 };
 
@@ -34,12 +34,12 @@ struct BrowsedKey {
 
 struct KeyListing {
   std::int64_t server_time_us = 0;
-  std::vector<BrowsedKey> keys;       ///< sorted by key name
-  std::size_t unmatched = 0;          ///< keys matching no profile (see ProbeSnapshot)
-  bool discovery_complete = false;    ///< a full SCAN pass has finished
-  std::size_t scan_calls = 0;         ///< this refresh
-  std::size_t memory_sampled = 0;     ///< MEMORY USAGE calls this refresh
-  std::vector<std::string> errors;    ///< per-rule problems from the probe
+  std::vector<BrowsedKey> keys;     ///< sorted by key name
+  std::size_t unmatched = 0;        ///< keys matching no profile (see ProbeSnapshot)
+  bool discovery_complete = false;  ///< a full SCAN pass has finished
+  std::size_t scan_calls = 0;       ///< this refresh
+  std::size_t memory_sampled = 0;   ///< MEMORY USAGE calls this refresh
+  std::vector<std::string> errors;  ///< per-rule problems from the probe
 };
 
 /// One browser over one connection's keyspace; refresh() again to discover more and re-read.
@@ -70,15 +70,15 @@ struct RawKeyLimits {
 
 struct RawKey {
   std::string key;
-  std::string type;   ///< TYPE: hash, string, zset, list, set, stream, ... ("none": gone)
+  std::string type;      ///< TYPE: hash, string, zset, list, set, stream, ... ("none": gone)
   bool missing = false;  ///< the key does not exist (expired or deleted)
   std::optional<std::int64_t> ttl_ms;        ///< nullopt: no TTL
   std::optional<std::int64_t> memory_bytes;  ///< MEMORY USAGE … SAMPLES 5
   /// hash: field → value; string: {"value", text}; zset: member → score, lowest scores first
   /// then the newest ("(newest) member"); list/set/stream: nothing (only `total`).
   std::vector<std::pair<std::string, std::string>> fields;
-  std::size_t total = 0;  ///< HLEN / STRLEN / ZCARD / LLEN / SCARD / XLEN
-  bool truncated = false; ///< fewer fields shown than the key holds
+  std::size_t total = 0;   ///< HLEN / STRLEN / ZCARD / LLEN / SCARD / XLEN
+  bool truncated = false;  ///< fewer fields shown than the key holds
   /// Non-empty when the key cannot be what its profile reads ("wrong type: profile gw-free
   /// (token_bucket_hash) reads a hash, the key holds a string").
   std::string problem;
@@ -91,7 +91,7 @@ std::string_view expected_redis_type(ProfileKind kind);
 /// type's bounded read). @param profile the profile it matched, to check the type against
 /// (nullptr: no check). Errors: the connection's (io, timeout, auth, ...); a key that vanished
 /// is a RawKey with missing set, not an error.
-redis::Result<RawKey> inspect_key(redis::Connection& c, const std::string& key, const LimiterProfile* profile,
-                                  const RawKeyLimits& limits = {});
+redis::Result<RawKey> inspect_key(redis::Connection& c, const std::string& key,
+                                  const LimiterProfile* profile, const RawKeyLimits& limits = {});
 
 }  // namespace limitscope::probe

@@ -21,7 +21,6 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
-
 #include <map>
 
 #include "core/redis/connection.h"
@@ -47,7 +46,8 @@ class MemorySecretStore final : public SecretStore {
   explicit MemorySecretStore(bool available) : m_available(available) {}
   void read(const QString& key, ReadDone done) override {
     QTimer::singleShot(0, this, [this, key, done] {
-      if (!m_available) return done(std::nullopt, QStringLiteral("no keychain service is available (test)"));
+      if (!m_available)
+        return done(std::nullopt, QStringLiteral("no keychain service is available (test)"));
       const auto it = entries.find(key);
       done(it == entries.end() ? std::nullopt : std::optional<QString>(it->second), QString());
     });
@@ -93,7 +93,9 @@ class TempConfig {
 };
 
 // The signal already came, or comes within the bound.
-bool waitFor(QSignalSpy& spy) { return spy.count() > 0 || spy.wait(kWaitMs); }
+bool waitFor(QSignalSpy& spy) {
+  return spy.count() > 0 || spy.wait(kWaitMs);
+}
 
 QString readFile(const QString& path) {
   QFile f(path);
@@ -136,7 +138,8 @@ TEST(ConnectionDialog, SavesAndReloadsAConnectionWithThePasswordOnlyInTheKeychai
   QSignalSpy savedSpy(&d, &ConnectionDialog::saved);
   d.save();
   ASSERT_TRUE(savedSpy.wait(kWaitMs));
-  ASSERT_TRUE(savedSpy.at(0).at(1).toString().isEmpty()) << savedSpy.at(0).at(1).toString().toStdString();
+  ASSERT_TRUE(savedSpy.at(0).at(1).toString().isEmpty())
+      << savedSpy.at(0).at(1).toString().toStdString();
   EXPECT_EQ(secrets.entries[QStringLiteral("connection/prod")], QStringLiteral("Sup3r-S3cret"));
   const QString text = readFile(config.file());
   ASSERT_FALSE(text.isEmpty());
@@ -180,22 +183,27 @@ TEST(ConnectionDialog, WithoutAKeychainItOffersAnEnvironmentVariable) {
   ASSERT_NE(model, nullptr);
   EXPECT_FALSE(model->item(1)->isEnabled());  // the keychain choice
   const QString status = child<QLabel>(&d, "keychainStatus")->text();
-  EXPECT_TRUE(status.contains(QStringLiteral("System keychain unavailable"))) << status.toStdString();
+  EXPECT_TRUE(status.contains(QStringLiteral("System keychain unavailable")))
+      << status.toStdString();
   EXPECT_TRUE(status.contains(QStringLiteral("environment variable"))) << status.toStdString();
 
   child<QLineEdit>(&d, "name")->setText(QStringLiteral("edge"));
   typeUrl(d, QStringLiteral("redis://:typed-pw@127.0.0.1:6379"));
   EXPECT_EQ(storage->currentIndex(), 2);
   EXPECT_EQ(child<QLineEdit>(&d, "secretEnv")->text(), QStringLiteral("LIMITSCOPE_EDGE_PASSWORD"));
-  EXPECT_TRUE(child<QLabel>(&d, "urlNote")->text().contains(QStringLiteral("export LIMITSCOPE_EDGE_PASSWORD")));
+  EXPECT_TRUE(child<QLabel>(&d, "urlNote")
+                  ->text()
+                  .contains(QStringLiteral("export LIMITSCOPE_EDGE_PASSWORD")));
 
   QSignalSpy savedSpy(&d, &ConnectionDialog::saved);
   d.save();
   ASSERT_TRUE(waitFor(savedSpy));
-  EXPECT_TRUE(savedSpy.at(0).at(1).toString().isEmpty()) << savedSpy.at(0).at(1).toString().toStdString();
+  EXPECT_TRUE(savedSpy.at(0).at(1).toString().isEmpty())
+      << savedSpy.at(0).at(1).toString().toStdString();
   const QString text = readFile(config.file());
   EXPECT_FALSE(text.contains(QStringLiteral("typed-pw"))) << text.toStdString();
-  EXPECT_TRUE(text.contains(QStringLiteral("\"password_env\":\"LIMITSCOPE_EDGE_PASSWORD\""))) << text.toStdString();
+  EXPECT_TRUE(text.contains(QStringLiteral("\"password_env\":\"LIMITSCOPE_EDGE_PASSWORD\"")))
+      << text.toStdString();
   EXPECT_TRUE(secrets.entries.empty());
 }
 
@@ -217,7 +225,8 @@ TEST(ConnectionDialog, TestConnectionAgainstARealRedis) {
   SavedConnections saved;
   ConnectionDialog d(&saved, &secrets);
   child<QLineEdit>(&d, "name")->setText(QStringLiteral("local"));
-  child<QLineEdit>(&d, "url")->setText(QStringLiteral("redis://127.0.0.1:%1/0").arg(server->port()));
+  child<QLineEdit>(&d, "url")->setText(
+      QStringLiteral("redis://127.0.0.1:%1/0").arg(server->port()));
   child<QComboBox>(&d, "secretStorage")->setCurrentIndex(2);
   child<QLineEdit>(&d, "secretEnv")->setText(QStringLiteral("LS_TEST_REDIS_PW"));
 
@@ -236,7 +245,8 @@ TEST(ConnectionDialog, TestConnectionAgainstARealRedis) {
   d.testConnection();
   ASSERT_TRUE(tested.wait(kWaitMs));
   EXPECT_FALSE(tested.at(0).at(0).toBool());
-  EXPECT_EQ(tested.at(0).at(1).toString(), QStringLiteral("auth")) << tested.at(0).at(2).toString().toStdString();
+  EXPECT_EQ(tested.at(0).at(1).toString(), QStringLiteral("auth"))
+      << tested.at(0).at(2).toString().toStdString();
   const QString bad = child<QLabel>(&d, "testResult")->text();
   EXPECT_TRUE(bad.startsWith(QStringLiteral("✘ auth:"))) << bad.toStdString();
   EXPECT_FALSE(bad.contains(QStringLiteral("wrong-pw"))) << bad.toStdString();
@@ -246,7 +256,8 @@ TEST(ConnectionDialog, TestConnectionAgainstARealRedis) {
   d.testConnection();
   ASSERT_TRUE(waitFor(tested));
   EXPECT_EQ(tested.at(0).at(1).toString(), QStringLiteral("secret"));
-  EXPECT_TRUE(tested.at(0).at(2).toString().contains(QStringLiteral("LS_TEST_REDIS_PW is not set")));
+  EXPECT_TRUE(
+      tested.at(0).at(2).toString().contains(QStringLiteral("LS_TEST_REDIS_PW is not set")));
 
   // A password typed into the form is used for this test only.
   child<QLineEdit>(&d, "secret")->setText(QStringLiteral("right-pw"));
@@ -259,7 +270,9 @@ TEST(ConnectionDialog, TestConnectionAgainstARealRedis) {
 TEST(ConnectionDialog, ABadConnectionsFileIsReportedAndKept) {
   TempConfig config;
   QDir().mkpath(config.path() + QStringLiteral("/limitscope"));
-  const QByteArray broken = "{\n  \"connections\": [\n    {\"name\": \"prod\", \"kind\": \"redsi\", \"url\": \"redis://h\"}\n  ]\n}\n";
+  const QByteArray broken =
+      "{\n  \"connections\": [\n    {\"name\": \"prod\", \"kind\": \"redsi\", \"url\": "
+      "\"redis://h\"}\n  ]\n}\n";
   {
     QFile f(config.file());
     ASSERT_TRUE(f.open(QIODevice::WriteOnly));
@@ -267,7 +280,8 @@ TEST(ConnectionDialog, ABadConnectionsFileIsReportedAndKept) {
   }
   MemorySecretStore secrets(true);
   SavedConnections saved;
-  EXPECT_TRUE(saved.loadError().startsWith(config.file() + QStringLiteral(":3: connections[0].kind")))
+  EXPECT_TRUE(
+      saved.loadError().startsWith(config.file() + QStringLiteral(":3: connections[0].kind")))
       << saved.loadError().toStdString();
   ConnectionDialog d(&saved, &secrets);
   const QString shown = child<QLabel>(&d, "fileError")->text();
@@ -294,20 +308,22 @@ TEST(KeychainSecretStore, WithoutAServiceItRefusesAndWritesNoFile) {
   KeychainSecretStore store(nullptr, 5000);
   QString writeError = QStringLiteral("<no answer>");
   bool answered = false;
-  store.write(QStringLiteral("connection/headless-test"), QStringLiteral("PlainTextCanary"), [&](const QString& e) {
-    writeError = e;
-    answered = true;
-  });
+  store.write(QStringLiteral("connection/headless-test"), QStringLiteral("PlainTextCanary"),
+              [&](const QString& e) {
+                writeError = e;
+                answered = true;
+              });
   for (int i = 0; i < 200 && !answered; ++i) QTest::qWait(50);
   ASSERT_TRUE(answered) << "the keychain store must answer (timeout included)";
   if (writeError.isEmpty()) {
     // A keychain service is reachable after all: the secret is there and nowhere else.
     std::optional<QString> back;
     bool read = false;
-    store.read(QStringLiteral("connection/headless-test"), [&](std::optional<QString> s, const QString&) {
-      back = s;
-      read = true;
-    });
+    store.read(QStringLiteral("connection/headless-test"),
+               [&](std::optional<QString> s, const QString&) {
+                 back = s;
+                 read = true;
+               });
     for (int i = 0; i < 200 && !read; ++i) QTest::qWait(50);
     EXPECT_EQ(back.value_or(QString()), QStringLiteral("PlainTextCanary"));
     store.remove(QStringLiteral("connection/headless-test"), [](const QString&) {});
@@ -344,13 +360,15 @@ TEST(ConnectionActions, RecentConnectionsOpenASavedRedisInTheWindow) {
   ConnectionActions* actions = window.connections();
   ASSERT_NE(actions, nullptr);
   EXPECT_EQ(actions->connectAction()->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_K));
-  ASSERT_TRUE(actions->saved()->loadError().isEmpty()) << actions->saved()->loadError().toStdString();
+  ASSERT_TRUE(actions->saved()->loadError().isEmpty())
+      << actions->saved()->loadError().toStdString();
 
   QSignalSpy opened(&window, &MainWindow::liveOpened);
   QSignalSpy listed(window.keyBrowser(), &KeyBrowserDock::listingShown);
   actions->openSaved(QStringLiteral("local"));
   ASSERT_TRUE(opened.wait(kWaitMs));
-  EXPECT_TRUE(opened.at(0).at(1).toString().isEmpty()) << opened.at(0).at(1).toString().toStdString();
+  EXPECT_TRUE(opened.at(0).at(1).toString().isEmpty())
+      << opened.at(0).at(1).toString().toStdString();
   ASSERT_TRUE(waitFor(listed));
   EXPECT_EQ(window.keyBrowser()->model()->rowCount(), 1);
 

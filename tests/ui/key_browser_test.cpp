@@ -3,8 +3,6 @@
 // of the wrong type and a key that vanished say so, the SCAN MATCH filter narrows the list,
 // a killed server is an error that keeps the last list; and it saves screenshots of the
 // browser and the connection dialog, light and dark, for review.
-#include "ui/key_browser/key_browser_dock.h"
-
 #include <gtest/gtest.h>
 
 #include <QComboBox>
@@ -22,6 +20,7 @@
 #include "ui/connections/connection_dialog.h"
 #include "ui/connections/saved_connections.h"
 #include "ui/connections/secret_store.h"
+#include "ui/key_browser/key_browser_dock.h"
 #include "ui/key_browser/key_browser_model.h"
 #include "ui/theme.h"
 
@@ -30,7 +29,9 @@ namespace {
 
 constexpr int kWaitMs = 20'000;  // an upper bound for a condition, not a sleep
 
-bool waitFor(QSignalSpy& spy) { return spy.count() > 0 || spy.wait(kWaitMs); }
+bool waitFor(QSignalSpy& spy) {
+  return spy.count() > 0 || spy.wait(kWaitMs);
+}
 
 struct Seeded {
   std::unique_ptr<test::RedisServer> server;
@@ -50,7 +51,8 @@ Seeded seededServer() {
            {"HSET", "rl:alice", "tokens", "0.17499999999999447", "ts", now},
            {"PEXPIRE", "rl:alice", "60000"},
            {"HSET", "rl:bob", "tokens", "42", "ts", now},
-           {"HSET", "rate_limit:token_bucket:carol", "tokens", "7.5", "last_update", "1700000000.25"},
+           {"HSET", "rate_limit:token_bucket:carol", "tokens", "7.5", "last_update",
+            "1700000000.25"},
            {"SET", "rl:wrong-type", "a string where a hash belongs"},
            {"HSET", "rl:doomed", "tokens", "1", "ts", now},
            {"SET", "session:123", "not a limiter key"}}) {
@@ -76,18 +78,27 @@ TEST(KeyBrowser, ListsSeededKeysAndShowsRawFields) {
   dock.setTarget(s.url, QString());
   ASSERT_TRUE(waitFor(listed));
   KeyBrowserModel* m = dock.model();
-  ASSERT_EQ(m->rowCount(), 5);  // rl:* (4) and rate_limit:token_bucket:carol; session:123 is not one
-  EXPECT_TRUE(dock.statusText().contains(QStringLiteral("5 limiter keys"))) << dock.statusText().toStdString();
-  EXPECT_TRUE(dock.statusText().contains(QStringLiteral("1 other"))) << dock.statusText().toStdString();
+  ASSERT_EQ(m->rowCount(),
+            5);  // rl:* (4) and rate_limit:token_bucket:carol; session:123 is not one
+  EXPECT_TRUE(dock.statusText().contains(QStringLiteral("5 limiter keys")))
+      << dock.statusText().toStdString();
+  EXPECT_TRUE(dock.statusText().contains(QStringLiteral("1 other")))
+      << dock.statusText().toStdString();
   const int alice = m->findRow(QStringLiteral("rl:alice"));
   ASSERT_GE(alice, 0);
   EXPECT_EQ(m->index(alice, KeyBrowserModel::Profile).data().toString(), QStringLiteral("rl-hash"));
-  EXPECT_EQ(m->index(alice, KeyBrowserModel::Kind).data().toString(), QStringLiteral("token_bucket_hash"));
-  EXPECT_TRUE(m->index(alice, KeyBrowserModel::Ttl).data().toString().endsWith(QStringLiteral(" s")));
-  EXPECT_TRUE(m->index(alice, KeyBrowserModel::Level).data().toString().contains(QStringLiteral("0.17")));
+  EXPECT_EQ(m->index(alice, KeyBrowserModel::Kind).data().toString(),
+            QStringLiteral("token_bucket_hash"));
+  EXPECT_TRUE(
+      m->index(alice, KeyBrowserModel::Ttl).data().toString().endsWith(QStringLiteral(" s")));
+  EXPECT_TRUE(
+      m->index(alice, KeyBrowserModel::Level).data().toString().contains(QStringLiteral("0.17")));
   const int wrong = m->findRow(QStringLiteral("rl:wrong-type"));
   ASSERT_GE(wrong, 0);
-  EXPECT_TRUE(m->index(wrong, KeyBrowserModel::Problem).data().toString().contains(QStringLiteral("wrong type")));
+  EXPECT_TRUE(m->index(wrong, KeyBrowserModel::Problem)
+                  .data()
+                  .toString()
+                  .contains(QStringLiteral("wrong type")));
 
   QSignalSpy raw(&dock, &KeyBrowserDock::rawShown);
   ASSERT_TRUE(dock.selectKey(QStringLiteral("rl:alice")));
@@ -96,14 +107,16 @@ TEST(KeyBrowser, ListsSeededKeysAndShowsRawFields) {
   ASSERT_GE(tokens, 0);
   EXPECT_EQ(dock.rawView()->item(tokens, 1)->text(), QStringLiteral("0.17499999999999447"));
   EXPECT_GE(rawRow(dock.rawView(), QStringLiteral("ts")), 0);
-  EXPECT_TRUE(dock.rawStatusText().contains(QStringLiteral("hash · 2 entries"))) << dock.rawStatusText().toStdString();
-  EXPECT_TRUE(dock.rawStatusText().contains(QStringLiteral("memory"))) << dock.rawStatusText().toStdString();
+  EXPECT_TRUE(dock.rawStatusText().contains(QStringLiteral("hash · 2 entries")))
+      << dock.rawStatusText().toStdString();
+  EXPECT_TRUE(dock.rawStatusText().contains(QStringLiteral("memory")))
+      << dock.rawStatusText().toStdString();
 
   raw.clear();
   ASSERT_TRUE(dock.selectKey(QStringLiteral("rl:wrong-type")));
   ASSERT_TRUE(waitFor(raw));
-  EXPECT_TRUE(dock.rawStatusText().contains(
-      QStringLiteral("wrong type: profile rl-hash (token_bucket_hash) reads a hash, the key holds a string")))
+  EXPECT_TRUE(dock.rawStatusText().contains(QStringLiteral(
+      "wrong type: profile rl-hash (token_bucket_hash) reads a hash, the key holds a string")))
       << dock.rawStatusText().toStdString();
   EXPECT_EQ(rawRow(dock.rawView(), QStringLiteral("value")), 0);
 
@@ -117,14 +130,16 @@ TEST(KeyBrowser, ListsSeededKeysAndShowsRawFields) {
   raw.clear();
   ASSERT_TRUE(dock.selectKey(QStringLiteral("rl:doomed")));
   ASSERT_TRUE(waitFor(raw));
-  EXPECT_TRUE(dock.rawStatusText().contains(QStringLiteral("no longer exists"))) << dock.rawStatusText().toStdString();
+  EXPECT_TRUE(dock.rawStatusText().contains(QStringLiteral("no longer exists")))
+      << dock.rawStatusText().toStdString();
 
   // The filter narrows discovery server-side.
   listed.clear();
   dock.setMatch(QStringLiteral("rate_limit:*"));
   ASSERT_TRUE(waitFor(listed));
   ASSERT_EQ(m->rowCount(), 1);
-  EXPECT_EQ(m->index(0, KeyBrowserModel::Key).data().toString(), QStringLiteral("rate_limit:token_bucket:carol"));
+  EXPECT_EQ(m->index(0, KeyBrowserModel::Key).data().toString(),
+            QStringLiteral("rate_limit:token_bucket:carol"));
 
   // Server gone: an error, and the last list stays.
   QSignalSpy failed(&dock, &KeyBrowserDock::failureShown);
@@ -132,7 +147,8 @@ TEST(KeyBrowser, ListsSeededKeysAndShowsRawFields) {
   dock.refresh();
   ASSERT_TRUE(waitFor(failed));
   EXPECT_EQ(m->rowCount(), 1);
-  EXPECT_TRUE(dock.statusText().contains(QStringLiteral("error"))) << dock.statusText().toStdString();
+  EXPECT_TRUE(dock.statusText().contains(QStringLiteral("error")))
+      << dock.statusText().toStdString();
 }
 
 TEST(KeyBrowser, ABadUrlIsAConfigError) {
@@ -142,14 +158,19 @@ TEST(KeyBrowser, ABadUrlIsAConfigError) {
   dock.setTarget(QStringLiteral("localhost:6379"), QString());
   ASSERT_TRUE(waitFor(failed));
   EXPECT_EQ(failed.at(0).at(0).toString(), QStringLiteral("config"));
-  EXPECT_TRUE(dock.statusText().contains(QStringLiteral("expected redis://"))) << dock.statusText().toStdString();
+  EXPECT_TRUE(dock.statusText().contains(QStringLiteral("expected redis://")))
+      << dock.statusText().toStdString();
 }
 
 // A keychain that is not there, as on this headless machine, answering at once.
 class NoKeychain final : public SecretStore {
  public:
-  void read(const QString&, ReadDone done) override { done(std::nullopt, QStringLiteral("D-Bus is not running")); }
-  void write(const QString&, const QString&, WriteDone done) override { done(QStringLiteral("D-Bus is not running")); }
+  void read(const QString&, ReadDone done) override {
+    done(std::nullopt, QStringLiteral("D-Bus is not running"));
+  }
+  void write(const QString&, const QString&, WriteDone done) override {
+    done(QStringLiteral("D-Bus is not running"));
+  }
   void remove(const QString&, WriteDone done) override { done(QString()); }
   void probe(ProbeDone done) override { done(false, QStringLiteral("D-Bus is not running")); }
   QString name() const override { return QStringLiteral("system keychain"); }
@@ -177,7 +198,8 @@ TEST(KeyBrowser, ScreenshotsLightAndDark) {
     QCoreApplication::processEvents();  // layouts settle in posted events
     const QImage browser = dock.grab().toImage();
     ASSERT_FALSE(browser.isNull());
-    EXPECT_TRUE(browser.save(out + QStringLiteral("/key-browser-") + suffix + QStringLiteral(".png")));
+    EXPECT_TRUE(
+        browser.save(out + QStringLiteral("/key-browser-") + suffix + QStringLiteral(".png")));
 
     NoKeychain secrets;
     SavedConnections saved;
@@ -190,11 +212,13 @@ TEST(KeyBrowser, ScreenshotsLightAndDark) {
     QSignalSpy tested(&dialog, &ConnectionDialog::tested);
     dialog.findChild<QLineEdit*>(QStringLiteral("secret"))->clear();
     dialog.findChild<QLineEdit*>(QStringLiteral("user"))->clear();
-    dialog.findChild<QComboBox*>(QStringLiteral("secretStorage"))->setCurrentIndex(0);  // this server has none
+    dialog.findChild<QComboBox*>(QStringLiteral("secretStorage"))
+        ->setCurrentIndex(0);  // this server has none
     QSignalSpy savedSpy(&dialog, &ConnectionDialog::saved);
     dialog.save();
     ASSERT_TRUE(waitFor(savedSpy));
-    EXPECT_TRUE(savedSpy.at(0).at(1).toString().isEmpty()) << savedSpy.at(0).at(1).toString().toStdString();
+    EXPECT_TRUE(savedSpy.at(0).at(1).toString().isEmpty())
+        << savedSpy.at(0).at(1).toString().toStdString();
     dialog.testConnection();
     ASSERT_TRUE(waitFor(tested));
     EXPECT_TRUE(tested.at(0).at(0).toBool()) << tested.at(0).at(2).toString().toStdString();
@@ -202,7 +226,8 @@ TEST(KeyBrowser, ScreenshotsLightAndDark) {
     QCoreApplication::processEvents();
     const QImage form = dialog.grab().toImage();
     ASSERT_FALSE(form.isNull());
-    EXPECT_TRUE(form.save(out + QStringLiteral("/connection-dialog-") + suffix + QStringLiteral(".png")));
+    EXPECT_TRUE(
+        form.save(out + QStringLiteral("/connection-dialog-") + suffix + QStringLiteral(".png")));
   }
   applyPalette(false);
 }

@@ -3,7 +3,6 @@
 // thread pool and hands the result back on the GUI thread, to `receiver` if it still exists.
 
 #include <QObject>
-
 #include <functional>
 
 #include "core/connections/connection_check.h"

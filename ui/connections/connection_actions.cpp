@@ -15,17 +15,22 @@
 namespace limitscope::ui {
 namespace {
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString qs(const std::string& s) {
+  return QString::fromStdString(s);
+}
 
 }  // namespace
 
 ConnectionActions::ConnectionActions(MainWindow* window, QMenu* file, SecretStore* secrets)
-    : QObject(window), m_window(window), m_saved(new SavedConnections(this)),
+    : QObject(window),
+      m_window(window),
+      m_saved(new SavedConnections(this)),
       m_secrets(secrets != nullptr ? secrets : new KeychainSecretStore(this)) {
   m_connect = new QAction(tr("&Connect…"), this);
   m_connect->setObjectName(QStringLiteral("connectAction"));
   m_connect->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
-  m_connect->setToolTip(tr("Saved connections: Redis, gateway /metrics, Prometheus (docs/connections.md)"));
+  m_connect->setToolTip(
+      tr("Saved connections: Redis, gateway /metrics, Prometheus (docs/connections.md)"));
   connect(m_connect, &QAction::triggered, this, [this] { showDialog(); });
   m_recent = new QMenu(tr("Recent &connections"), window);
   m_recent->setObjectName(QStringLiteral("recentConnections"));
@@ -48,8 +53,9 @@ ConnectionDialog* ConnectionActions::showDialog() {
     m_saved->load();  // the file may have been fixed or edited since
     m_dialog = new ConnectionDialog(m_saved, m_secrets, m_window);
     m_dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(m_dialog, &ConnectionDialog::connectRequested, this,
-            [this](const connections::SavedConnection& c, const QString& secret) { open(c, secret); });
+    connect(
+        m_dialog, &ConnectionDialog::connectRequested, this,
+        [this](const connections::SavedConnection& c, const QString& secret) { open(c, secret); });
   }
   m_dialog->show();
   m_dialog->raise();
@@ -67,8 +73,9 @@ void ConnectionActions::fillRecent() {
     connect(a, &QAction::triggered, this, [this, n = qs(name)] { openSaved(n); });
   }
   if (m_recent->isEmpty()) {
-    QAction* none = m_recent->addAction(m_saved->loadError().isEmpty() ? tr("(none yet)")
-                                                                       : tr("(connections.json could not be read)"));
+    QAction* none = m_recent->addAction(m_saved->loadError().isEmpty()
+                                            ? tr("(none yet)")
+                                            : tr("(connections.json could not be read)"));
     none->setEnabled(false);
   }
 }
@@ -81,15 +88,18 @@ void ConnectionActions::openSaved(const QString& name) {
 
 void ConnectionActions::fail(const QString& name, const QString& error) {
   m_window->statusBar()->showMessage(tr("Cannot open %1: %2").arg(name, error), 15000);
-  auto* box = new QMessageBox(QMessageBox::Warning, tr("Cannot open %1").arg(name), error, QMessageBox::Ok, m_window);
+  auto* box = new QMessageBox(QMessageBox::Warning, tr("Cannot open %1").arg(name), error,
+                              QMessageBox::Ok, m_window);
   box->setAttribute(Qt::WA_DeleteOnClose);
   box->open();  // not exec(): nothing waits on it
   emit opened(name, error);
 }
 
-void ConnectionActions::open(const connections::SavedConnection& connection, const QString& sessionSecret) {
+void ConnectionActions::open(const connections::SavedConnection& connection,
+                             const QString& sessionSecret) {
   const QString name = qs(connection.name);
-  const auto proceed = [this, name](const connections::SavedConnection& c, const std::optional<std::string>& keychain) {
+  const auto proceed = [this, name](const connections::SavedConnection& c,
+                                    const std::optional<std::string>& keychain) {
     auto target = connections::resolve_connection(c, connections::process_env(), keychain);
     if (!target) return fail(name, qs(target.error()));
     switch (c.kind) {
@@ -100,9 +110,11 @@ void ConnectionActions::open(const connections::SavedConnection& connection, con
       case connections::ConnectionKind::metrics: {
         if (c.auth != connections::HttpAuth::none) {
           // The dashboard's /metrics source sends no credentials: opening would only fail later.
-          return fail(name, tr("the dashboard's /metrics source cannot log in yet (auth %1); Test connection "
-                               "works, opening needs an endpoint without auth")
-                                .arg(qs(std::string(connections::to_string(c.auth)))));
+          return fail(
+              name,
+              tr("the dashboard's /metrics source cannot log in yet (auth %1); Test connection "
+                 "works, opening needs an endpoint without auth")
+                  .arg(qs(std::string(connections::to_string(c.auth)))));
         }
         LiveSpec spec;
         spec.metrics_url = c.url;
@@ -123,24 +135,27 @@ void ConnectionActions::open(const connections::SavedConnection& connection, con
     m_window->statusBar()->showMessage(tr("Opening %1…").arg(name), 5000);
     emit opened(name, QString());
   };
-  if (!sessionSecret.isEmpty() && (connection.needs_secret() || connection.kind == connections::ConnectionKind::redis)) {
+  if (!sessionSecret.isEmpty() &&
+      (connection.needs_secret() || connection.kind == connections::ConnectionKind::redis)) {
     connections::SavedConnection session = connection;
     session.secret = connections::SecretStorage::keychain;
     session.secret_env.clear();
     return proceed(session, sessionSecret.toStdString());
   }
-  if (connection.secret != connections::SecretStorage::keychain) return proceed(connection, std::nullopt);
+  if (connection.secret != connections::SecretStorage::keychain)
+    return proceed(connection, std::nullopt);
   QPointer<ConnectionActions> self(this);
-  m_secrets->read(qs(connections::keychain_key(connection)),
-                  [self, connection, proceed, name](std::optional<QString> secret, const QString& error) {
-                    if (!self) return;
-                    if (!error.isEmpty()) {
-                      return self->fail(name, tr("the %1 could not be read: %2. Keep the password in an "
-                                                 "environment variable instead (docs/connections.md).")
-                                                  .arg(self->m_secrets->name(), error));
-                    }
-                    proceed(connection, secret ? std::optional<std::string>(secret->toStdString()) : std::nullopt);
-                  });
+  m_secrets->read(qs(connections::keychain_key(connection)), [self, connection, proceed, name](
+                                                                 std::optional<QString> secret,
+                                                                 const QString& error) {
+    if (!self) return;
+    if (!error.isEmpty()) {
+      return self->fail(name, tr("the %1 could not be read: %2. Keep the password in an "
+                                 "environment variable instead (docs/connections.md).")
+                                  .arg(self->m_secrets->name(), error));
+    }
+    proceed(connection, secret ? std::optional<std::string>(secret->toStdString()) : std::nullopt);
+  });
 }
 
 }  // namespace limitscope::ui

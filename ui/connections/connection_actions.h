@@ -32,7 +32,8 @@ class ConnectionActions : public QObject {
   ConnectionDialog* showDialog();
   /// Opens a connection: resolves its secret (`sessionSecret` when given), then the window's
   /// entry point for its kind; emits opened().
-  void open(const connections::SavedConnection& connection, const QString& sessionSecret = QString());
+  void open(const connections::SavedConnection& connection,
+            const QString& sessionSecret = QString());
   /// Opens a saved connection by name (the Recent menu).
   void openSaved(const QString& name);
 

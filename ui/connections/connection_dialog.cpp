@@ -30,11 +30,19 @@ using connections::SavedConnection;
 using connections::SecretStorage;
 
 // Combo indexes follow the enums' order.
-int index_of(ConnectionKind k) { return static_cast<int>(k); }
-int index_of(HttpAuth a) { return static_cast<int>(a); }
-int index_of(SecretStorage s) { return static_cast<int>(s); }
+int index_of(ConnectionKind k) {
+  return static_cast<int>(k);
+}
+int index_of(HttpAuth a) {
+  return static_cast<int>(a);
+}
+int index_of(SecretStorage s) {
+  return static_cast<int>(s);
+}
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString qs(const std::string& s) {
+  return QString::fromStdString(s);
+}
 
 const QString kOkColor = QStringLiteral("#2aa198");
 const QString kErrorColor = QStringLiteral("#dc322f");
@@ -119,12 +127,14 @@ void ConnectionDialog::buildForm() {
   connect(m_auth, &QComboBox::currentIndexChanged, this, &ConnectionDialog::updateFieldsForKind);
   m_storage = new QComboBox(right);
   m_storage->setObjectName(QStringLiteral("secretStorage"));
-  m_storage->addItems({tr("None (no password)"), tr("System keychain"), tr("Environment variable")});
+  m_storage->addItems(
+      {tr("None (no password)"), tr("System keychain"), tr("Environment variable")});
   connect(m_storage, &QComboBox::currentIndexChanged, this, [this] {
     if (m_storage->currentIndex() == index_of(SecretStorage::env) && m_env->text().isEmpty()) {
       m_env->setText(suggestedEnvName());
     }
-    if (m_storage->currentIndex() == index_of(SecretStorage::none)) m_urlNote->hide();  // nothing to keep
+    if (m_storage->currentIndex() == index_of(SecretStorage::none))
+      m_urlNote->hide();  // nothing to keep
     updateFieldsForKind();
   });
   m_env = line("secretEnv", tr("PROD_REDIS_PW"));
@@ -207,9 +217,10 @@ void ConnectionDialog::buildForm() {
   root->addWidget(buttons);
 
   if (!m_saved->loadError().isEmpty()) {
-    m_fileError->setText(tr("%1\nThe file is left as it is: fix it (or move it away) and open this dialog again. "
-                            "Saving is off until then; Test connection and Connect still work.")
-                             .arg(m_saved->loadError()));
+    m_fileError->setText(
+        tr("%1\nThe file is left as it is: fix it (or move it away) and open this dialog again. "
+           "Saving is off until then; Test connection and Connect still work.")
+            .arg(m_saved->loadError()));
     m_save->setEnabled(false);
     m_delete->setEnabled(false);
   } else {
@@ -222,7 +233,8 @@ void ConnectionDialog::applyKeychainState(bool available, const QString& reason)
   m_keychainAvailable = available;
   m_keychainReason = reason;
   if (auto* model = qobject_cast<QStandardItemModel*>(m_storage->model())) {
-    if (QStandardItem* item = model->item(index_of(SecretStorage::keychain))) item->setEnabled(available);
+    if (QStandardItem* item = model->item(index_of(SecretStorage::keychain)))
+      item->setEnabled(available);
   }
   if (!available && m_storage->currentIndex() == index_of(SecretStorage::keychain)) {
     m_storage->setCurrentIndex(index_of(SecretStorage::env));
@@ -292,16 +304,17 @@ void ConnectionDialog::updateFieldsForKind() {
   m_form->setRowVisible(m_scanMatch, redis);
   m_form->setRowVisible(m_interval, !redis);
   m_url->setPlaceholderText(redis ? tr("redis://10.0.0.5:6379/0")
-                                  : m_kind->currentIndex() == index_of(ConnectionKind::metrics)
-                                        ? tr("http://gateway:8080/metrics")
-                                        : tr("http://prometheus:9090"));
+                            : m_kind->currentIndex() == index_of(ConnectionKind::metrics)
+                                ? tr("http://gateway:8080/metrics")
+                                : tr("http://prometheus:9090"));
   m_user->setPlaceholderText(redis ? tr("ACL user (optional)") : tr("basic-auth user"));
   if (auto* label = qobject_cast<QLabel*>(m_form->labelForField(m_secret))) {
     label->setText(auth == HttpAuth::bearer && !redis ? tr("Token") : tr("Password"));
   }
-  m_secret->setPlaceholderText(storage == SecretStorage::keychain
-                                   ? tr("stored in the keychain on Save (empty: keep the stored one)")
-                                   : tr("optional: used for this session only, never saved"));
+  m_secret->setPlaceholderText(
+      storage == SecretStorage::keychain
+          ? tr("stored in the keychain on Save (empty: keep the stored one)")
+          : tr("optional: used for this session only, never saved"));
 
   // The keychain line says what the operator needs to know about where the secret goes.
   QString status;
@@ -309,15 +322,20 @@ void ConnectionDialog::updateFieldsForKind() {
   if (!m_keychainAvailable) {
     status = tr("Checking the system keychain…");
   } else if (!*m_keychainAvailable) {
-    status = tr("System keychain unavailable: %1. Secrets are never written to a file: keep the password in "
-                "an environment variable and name it above (export %2=… before starting limitscope).")
-                 .arg(m_keychainReason, m_env->text().isEmpty() ? suggestedEnvName() : m_env->text());
+    status =
+        tr("System keychain unavailable: %1. Secrets are never written to a file: keep the "
+           "password in "
+           "an environment variable and name it above (export %2=… before starting limitscope).")
+            .arg(m_keychainReason, m_env->text().isEmpty() ? suggestedEnvName() : m_env->text());
   } else if (storage == SecretStorage::keychain) {
-    status = tr("The password is kept in the system keychain (entry \"limitscope / connection/%1\").").arg(m_name->text());
+    status =
+        tr("The password is kept in the system keychain (entry \"limitscope / connection/%1\").")
+            .arg(m_name->text());
     color = QString();
   }
   m_keychainStatus->setText(status);
-  m_keychainStatus->setStyleSheet(color.isEmpty() ? QString() : QStringLiteral("color: %1").arg(color));
+  m_keychainStatus->setStyleSheet(color.isEmpty() ? QString()
+                                                  : QStringLiteral("color: %1").arg(color));
   m_keychainStatus->setVisible(has_secret && !status.isEmpty());
 }
 
@@ -334,7 +352,8 @@ QString ConnectionDialog::suggestedEnvName() const {
 
 void ConnectionDialog::takeSecretOutOfUrl() {
   const auto kind = static_cast<ConnectionKind>(m_kind->currentIndex());
-  const connections::SplitUrl split = connections::take_url_secret(kind, m_url->text().trimmed().toStdString());
+  const connections::SplitUrl split =
+      connections::take_url_secret(kind, m_url->text().trimmed().toStdString());
   if (!split.secret && !split.user) return;
   m_url->setText(qs(split.url));
   if (split.user) m_user->setText(qs(*split.user));
@@ -347,17 +366,20 @@ void ConnectionDialog::takeSecretOutOfUrl() {
   }
   m_secret->setText(qs(*split.secret));
   if (m_storage->currentIndex() == index_of(SecretStorage::none)) {
-    m_storage->setCurrentIndex(m_keychainAvailable.value_or(false) ? index_of(SecretStorage::keychain)
-                                                                    : index_of(SecretStorage::env));
+    m_storage->setCurrentIndex(m_keychainAvailable.value_or(false)
+                                   ? index_of(SecretStorage::keychain)
+                                   : index_of(SecretStorage::env));
   }
   if (m_storage->currentIndex() == index_of(SecretStorage::keychain)) {
-    m_urlNote->setText(tr("The password was taken out of the URL: Save puts it in the system keychain; "
-                          "connections.json never holds it."));
+    m_urlNote->setText(
+        tr("The password was taken out of the URL: Save puts it in the system keychain; "
+           "connections.json never holds it."));
   } else {
     if (m_env->text().isEmpty()) m_env->setText(suggestedEnvName());
-    m_urlNote->setText(tr("The password was taken out of the URL and is used for this session only; "
-                          "connections.json never holds it. Before the next start: export %1=…")
-                           .arg(m_env->text()));
+    m_urlNote->setText(
+        tr("The password was taken out of the URL and is used for this session only; "
+           "connections.json never holds it. Before the next start: export %1=…")
+            .arg(m_env->text()));
   }
   m_urlNote->setStyleSheet(QStringLiteral("color: %1").arg(kWarnColor));
   m_urlNote->show();
@@ -370,7 +392,8 @@ SavedConnection ConnectionDialog::formConnection() const {
   c.kind = static_cast<ConnectionKind>(m_kind->currentIndex());
   // A URL that still holds credentials (typed, then Save without leaving the field) is split
   // here as well: the form never hands a password onwards inside a URL.
-  const connections::SplitUrl split = connections::take_url_secret(c.kind, m_url->text().trimmed().toStdString());
+  const connections::SplitUrl split =
+      connections::take_url_secret(c.kind, m_url->text().trimmed().toStdString());
   c.url = split.url;
   c.user = m_user->text().trimmed().toStdString();
   if (split.user && c.user.empty()) c.user = *split.user;
@@ -378,7 +401,8 @@ SavedConnection ConnectionDialog::formConnection() const {
   c.auth = redis ? HttpAuth::none : static_cast<HttpAuth>(m_auth->currentIndex());
   if (!redis && c.auth != HttpAuth::basic) c.user.clear();
   const bool has_secret = redis || c.auth != HttpAuth::none;
-  c.secret = has_secret ? static_cast<SecretStorage>(m_storage->currentIndex()) : SecretStorage::none;
+  c.secret =
+      has_secret ? static_cast<SecretStorage>(m_storage->currentIndex()) : SecretStorage::none;
   if (c.secret == SecretStorage::env) c.secret_env = m_env->text().trimmed().toStdString();
   if (redis) {
     c.profiles = m_profiles->text().trimmed().toStdString();
@@ -430,7 +454,8 @@ void ConnectionDialog::save() {
     if (!self) return;
     self->m_save->setEnabled(true);
     if (!error.isEmpty()) {
-      fail(tr("not saved: the password could not be stored in the %1 (%2). connections.json was not changed; "
+      fail(tr("not saved: the password could not be stored in the %1 (%2). connections.json was "
+              "not changed; "
               "choose 'Environment variable' instead.")
                .arg(self->m_secrets->name(), error));
       return;
@@ -516,7 +541,8 @@ void ConnectionDialog::testConnection() {
   m_result->setStyleSheet(QString());
 
   QPointer<ConnectionDialog> self(this);
-  const auto run = [self, report](const SavedConnection& conn, const std::optional<std::string>& keychain) {
+  const auto run = [self, report](const SavedConnection& conn,
+                                  const std::optional<std::string>& keychain) {
     if (!self) return;
     auto target = connections::resolve_connection(conn, connections::process_env(), keychain);
     if (!target) return report(false, QStringLiteral("secret"), qs(target.error()));
@@ -538,15 +564,16 @@ void ConnectionDialog::testConnection() {
     return run(session, typed.toStdString());
   }
   if (c.secret != SecretStorage::keychain) return run(c, std::nullopt);
-  m_secrets->read(qs(connections::keychain_key(c)), [self, c, run, report](std::optional<QString> secret,
-                                                                           const QString& error) {
-    if (!self) return;
-    if (!error.isEmpty()) {
-      return report(false, QStringLiteral("secret"),
-                    tr("the %1 could not be read: %2").arg(self->m_secrets->name(), error));
-    }
-    run(c, secret ? std::optional<std::string>(secret->toStdString()) : std::nullopt);
-  });
+  m_secrets->read(
+      qs(connections::keychain_key(c)),
+      [self, c, run, report](std::optional<QString> secret, const QString& error) {
+        if (!self) return;
+        if (!error.isEmpty()) {
+          return report(false, QStringLiteral("secret"),
+                        tr("the %1 could not be read: %2").arg(self->m_secrets->name(), error));
+        }
+        run(c, secret ? std::optional<std::string>(secret->toStdString()) : std::nullopt);
+      });
 }
 
 }  // namespace limitscope::ui

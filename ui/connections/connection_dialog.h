@@ -8,7 +8,6 @@
 
 #include <QDialog>
 #include <QString>
-
 #include <optional>
 
 #include "core/connections/saved_connection.h"
@@ -55,7 +54,8 @@ class ConnectionDialog : public QDialog {
   void tested(bool ok, const QString& errorKind, const QString& message);
   /// Connect pressed: open this connection; sessionSecret is what the password field holds
   /// (used for this session only, when set).
-  void connectRequested(const limitscope::connections::SavedConnection& connection, const QString& sessionSecret);
+  void connectRequested(const limitscope::connections::SavedConnection& connection,
+                        const QString& sessionSecret);
 
  private:
   void buildForm();

@@ -1,8 +1,8 @@
 #include "ui/connections/secret_store.h"
 
-#include <QTimer>
 #include <qt6keychain/keychain.h>
 
+#include <QTimer>
 #include <memory>
 
 namespace limitscope::ui {
@@ -12,7 +12,8 @@ const QString kService = QStringLiteral("limitscope");
 
 // Starts `job` and calls `finish` once: with the job's outcome, or with a timeout error when
 // the keychain does not answer (a D-Bus service that hangs). `finish` gets nullptr then.
-void runJob(QObject* owner, QKeychain::Job* job, int timeout_ms, std::function<void(QKeychain::Job*)> finish) {
+void runJob(QObject* owner, QKeychain::Job* job, int timeout_ms,
+            std::function<void(QKeychain::Job*)> finish) {
   auto done = std::make_shared<bool>(false);
   auto* timer = new QTimer(owner);
   timer->setSingleShot(true);
@@ -36,16 +37,20 @@ void runJob(QObject* owner, QKeychain::Job* job, int timeout_ms, std::function<v
 }
 
 QString jobError(const QKeychain::Job* j, int timeout_ms) {
-  if (j == nullptr) return KeychainSecretStore::tr("the keychain did not answer within %1 s").arg(timeout_ms / 1000);
+  if (j == nullptr)
+    return KeychainSecretStore::tr("the keychain did not answer within %1 s")
+        .arg(timeout_ms / 1000);
   switch (j->error()) {
     case QKeychain::NoBackendAvailable:
       return KeychainSecretStore::tr("no keychain service is available (%1)").arg(j->errorString());
     case QKeychain::AccessDeniedByUser:
     case QKeychain::AccessDenied:
-      return KeychainSecretStore::tr("access to the keychain was denied (%1)").arg(j->errorString());
+      return KeychainSecretStore::tr("access to the keychain was denied (%1)")
+          .arg(j->errorString());
     default:
-      return j->errorString().isEmpty() ? KeychainSecretStore::tr("keychain error %1").arg(static_cast<int>(j->error()))
-                                        : j->errorString();
+      return j->errorString().isEmpty()
+                 ? KeychainSecretStore::tr("keychain error %1").arg(static_cast<int>(j->error()))
+                 : j->errorString();
   }
 }
 
@@ -81,15 +86,15 @@ void KeychainSecretStore::remove(const QString& key, WriteDone done) {
   auto* job = new QKeychain::DeletePasswordJob(kService, this);
   job->setKey(key);
   runJob(this, job, m_timeoutMs, [done, t = m_timeoutMs](QKeychain::Job* j) {
-    const bool ok = j != nullptr && (j->error() == QKeychain::NoError || j->error() == QKeychain::EntryNotFound);
+    const bool ok = j != nullptr &&
+                    (j->error() == QKeychain::NoError || j->error() == QKeychain::EntryNotFound);
     done(ok ? QString() : jobError(j, t));
   });
 }
 
 void KeychainSecretStore::probe(ProbeDone done) {
-  read(QStringLiteral("limitscope/availability-probe"), [done](std::optional<QString>, QString error) {
-    done(error.isEmpty(), error);
-  });
+  read(QStringLiteral("limitscope/availability-probe"),
+       [done](std::optional<QString>, QString error) { done(error.isEmpty(), error); });
 }
 
 }  // namespace limitscope::ui

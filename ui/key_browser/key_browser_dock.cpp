@@ -17,7 +17,9 @@
 namespace limitscope::ui {
 namespace {
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString qs(const std::string& s) {
+  return QString::fromStdString(s);
+}
 
 const QString kErrorStyle = QStringLiteral("color: #dc322f");
 
@@ -46,7 +48,8 @@ KeyBrowserDock::KeyBrowserDock(QWidget* parent) : QDockWidget(tr("Redis keys"), 
   top->addWidget(m_refresh);
   layout->addLayout(top);
 
-  m_status = new QLabel(tr("Open a Redis connection (File ▸ Connect…) to browse its limiter keys."), panel);
+  m_status = new QLabel(tr("Open a Redis connection (File ▸ Connect…) to browse its limiter keys."),
+                        panel);
   m_status->setObjectName(QStringLiteral("keyBrowserStatus"));
   m_status->setWordWrap(true);
   layout->addWidget(m_status);
@@ -67,7 +70,8 @@ KeyBrowserDock::KeyBrowserDock(QWidget* parent) : QDockWidget(tr("Redis keys"), 
   m_view->setAlternatingRowColors(true);
   m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   m_view->horizontalHeader()->setStretchLastSection(true);
-  connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &KeyBrowserDock::inspectSelected);
+  connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+          &KeyBrowserDock::inspectSelected);
 
   auto* lower = new QWidget(panel);
   auto* lowerLayout = new QVBoxLayout(lower);
@@ -131,15 +135,21 @@ void KeyBrowserDock::setMatch(const QString& pattern) {
   if (m_match->text() != pattern) m_match->setText(pattern);
   if (!m_hasTarget) return;
   m_status->setText(tr("Scanning…"));
-  QMetaObject::invokeMethod(m_worker, [w = m_worker, pattern] { if (w) w->setMatch(pattern); });
+  QMetaObject::invokeMethod(m_worker, [w = m_worker, pattern] {
+    if (w) w->setMatch(pattern);
+  });
 }
 
 void KeyBrowserDock::refresh() {
   if (!m_hasTarget) return;
   m_refresh->setEnabled(false);  // one refresh at a time; back on when it answers
-  QMetaObject::invokeMethod(m_worker, [w = m_worker] { if (w) w->refresh(); });
+  QMetaObject::invokeMethod(m_worker, [w = m_worker] {
+    if (w) w->refresh();
+  });
   if (!m_selected.isEmpty()) {
-    QMetaObject::invokeMethod(m_worker, [w = m_worker, k = m_selected] { if (w) w->inspect(k); });
+    QMetaObject::invokeMethod(m_worker, [w = m_worker, k = m_selected] {
+      if (w) w->inspect(k);
+    });
   }
 }
 
@@ -147,13 +157,18 @@ bool KeyBrowserDock::selectKey(const QString& key) {
   const int row = m_model->findRow(key);
   if (row < 0) return false;
   const QModelIndex idx = m_proxy->mapFromSource(m_model->index(row, 0));
-  m_view->selectionModel()->select(idx, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+  m_view->selectionModel()->select(idx,
+                                   QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
   m_view->scrollTo(idx);
   return true;
 }
 
-QString KeyBrowserDock::statusText() const { return m_status->text(); }
-QString KeyBrowserDock::rawStatusText() const { return m_rawStatus->text(); }
+QString KeyBrowserDock::statusText() const {
+  return m_status->text();
+}
+QString KeyBrowserDock::rawStatusText() const {
+  return m_rawStatus->text();
+}
 
 void KeyBrowserDock::inspectSelected() {
   const QModelIndexList rows = m_view->selectionModel()->selectedRows();
@@ -163,7 +178,9 @@ void KeyBrowserDock::inspectSelected() {
   m_selected = qs(k->reading.key);
   m_rawStatus->setStyleSheet(QString());
   m_rawStatus->setText(tr("Reading %1…").arg(m_selected));
-  QMetaObject::invokeMethod(m_worker, [w = m_worker, key = m_selected] { if (w) w->inspect(key); });
+  QMetaObject::invokeMethod(m_worker, [w = m_worker, key = m_selected] {
+    if (w) w->inspect(key);
+  });
 }
 
 void KeyBrowserDock::onListed(const KeyListingPtr& listing) {
@@ -175,21 +192,25 @@ void KeyBrowserDock::onListed(const KeyListingPtr& listing) {
     if (!m_selected.isEmpty()) {
       const int row = m_model->findRow(m_selected);
       if (row >= 0) {
-        m_view->selectionModel()->select(m_proxy->mapFromSource(m_model->index(row, 0)),
-                                         QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        m_view->selectionModel()->select(
+            m_proxy->mapFromSource(m_model->index(row, 0)),
+            QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
       }
     }
   }
   std::size_t errors = 0;
   for (const auto& k : listing->keys) errors += k.reading.error.empty() ? 0 : 1;
-  QString text = listing->keys.size() == 1 ? tr("1 limiter key") : tr("%1 limiter keys").arg(listing->keys.size());
+  QString text = listing->keys.size() == 1 ? tr("1 limiter key")
+                                           : tr("%1 limiter keys").arg(listing->keys.size());
   if (errors > 0) text += tr(" (%1 unreadable)").arg(errors);
   text += tr(" · %1 other").arg(listing->unmatched);
-  text += listing->discovery_complete ? tr(" · scan complete") : tr(" · scan in progress: Refresh to go on");
+  text += listing->discovery_complete ? tr(" · scan complete")
+                                      : tr(" · scan in progress: Refresh to go on");
   text += tr(" · %1 SCAN calls, %2 memory samples · server time %3")
               .arg(listing->scan_calls)
               .arg(listing->memory_sampled)
-              .arg(QDateTime::fromMSecsSinceEpoch(listing->server_time_us / 1000).toString(QStringLiteral("HH:mm:ss")));
+              .arg(QDateTime::fromMSecsSinceEpoch(listing->server_time_us / 1000)
+                       .toString(QStringLiteral("HH:mm:ss")));
   for (const std::string& e : listing->errors) text += QStringLiteral("\n") + qs(e);
   m_status->setStyleSheet(listing->errors.empty() ? QString() : kErrorStyle);
   m_status->setText(text);
@@ -209,11 +230,14 @@ void KeyBrowserDock::onInspected(const RawKeyPtr& raw) {
   } else {
     text = tr("%1 · %2").arg(qs(raw->key), qs(raw->type));
     const bool countable = raw->type != "string";
-    if (countable) text += tr(" · %1 entries").arg(raw->total);
-    else text += tr(" · %1 bytes").arg(raw->total);
+    if (countable)
+      text += tr(" · %1 entries").arg(raw->total);
+    else
+      text += tr(" · %1 bytes").arg(raw->total);
     if (raw->truncated) text += tr(" (first %1 shown)").arg(raw->fields.size());
     text += tr(" · TTL %1").arg(KeyBrowserModel::ttlText(raw->ttl_ms));
-    if (raw->memory_bytes) text += tr(" · memory %1").arg(KeyBrowserModel::bytesText(*raw->memory_bytes));
+    if (raw->memory_bytes)
+      text += tr(" · memory %1").arg(KeyBrowserModel::bytesText(*raw->memory_bytes));
     if (!raw->problem.empty()) text += QStringLiteral("\n") + qs(raw->problem);
   }
   m_rawStatus->setStyleSheet(raw->problem.empty() ? QString() : kErrorStyle);
@@ -231,7 +255,8 @@ void KeyBrowserDock::onFailed(const QString& kind, const QString& message, const
   } else {
     // The listing already shown stays: it is what the server said last.
     m_status->setStyleSheet(kErrorStyle);
-    m_status->setText(tr("%1 error: %2 (the list shows the last good read; Refresh to retry)").arg(kind, message));
+    m_status->setText(tr("%1 error: %2 (the list shows the last good read; Refresh to retry)")
+                          .arg(kind, message));
   }
   emit failureShown(kind, message);
 }

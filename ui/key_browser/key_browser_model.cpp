@@ -2,15 +2,18 @@
 
 #include <QBrush>
 #include <QColor>
-
 #include <limits>
 
 namespace limitscope::ui {
 namespace {
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString qs(const std::string& s) {
+  return QString::fromStdString(s);
+}
 
-QString number(double v) { return QString::number(v, 'g', 6); }
+QString number(double v) {
+  return QString::number(v, 'g', 6);
+}
 
 }  // namespace
 
@@ -39,19 +42,25 @@ int KeyBrowserModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(m_keys.size());
 }
 
-int KeyBrowserModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int KeyBrowserModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
 
 QString KeyBrowserModel::levelText(const probe::KeyReading& r) {
   if (!r.error.empty()) return QStringLiteral("—");
   if (r.level) {
     if (r.capacity && r.fill) {
-      return QStringLiteral("%1 / %2 (%3%)").arg(number(*r.level), number(*r.capacity)).arg(*r.fill * 100, 0, 'f', 0);
+      return QStringLiteral("%1 / %2 (%3%)")
+          .arg(number(*r.level), number(*r.capacity))
+          .arg(*r.fill * 100, 0, 'f', 0);
     }
     return QObject::tr("%1 tokens").arg(number(*r.level));
   }
   if (r.count) {
     if (r.limit && r.occupancy) {
-      return QStringLiteral("%1 / %2 (%3%)").arg(number(*r.count), number(*r.limit)).arg(*r.occupancy * 100, 0, 'f', 0);
+      return QStringLiteral("%1 / %2 (%3%)")
+          .arg(number(*r.count), number(*r.limit))
+          .arg(*r.occupancy * 100, 0, 'f', 0);
     }
     return QObject::tr("%1 used").arg(number(*r.count));
   }
@@ -60,7 +69,8 @@ QString KeyBrowserModel::levelText(const probe::KeyReading& r) {
 
 QString KeyBrowserModel::bytesText(std::int64_t bytes) {
   if (bytes < 1024) return QObject::tr("%1 B").arg(bytes);
-  if (bytes < 1024 * 1024) return QObject::tr("%1 KiB").arg(static_cast<double>(bytes) / 1024, 0, 'f', 1);
+  if (bytes < 1024 * 1024)
+    return QObject::tr("%1 KiB").arg(static_cast<double>(bytes) / 1024, 0, 'f', 1);
   return QObject::tr("%1 MiB").arg(static_cast<double>(bytes) / (1024 * 1024), 0, 'f', 1);
 }
 
@@ -89,9 +99,10 @@ QVariant KeyBrowserModel::data(const QModelIndex& index, int role) const {
       case Ttl:
         return ttlText(r.ttl_ms);
       case Memory:
-        return k->memory_bytes ? bytesText(*k->memory_bytes)
-                               : (role == Qt::ToolTipRole ? tr("not sampled yet (a few keys per refresh)")
-                                                          : QStringLiteral("…"));
+        return k->memory_bytes
+                   ? bytesText(*k->memory_bytes)
+                   : (role == Qt::ToolTipRole ? tr("not sampled yet (a few keys per refresh)")
+                                              : QStringLiteral("…"));
       case Problem:
         return qs(r.error);
       default:
@@ -103,15 +114,18 @@ QVariant KeyBrowserModel::data(const QModelIndex& index, int role) const {
       case Level:
         return r.pressure() ? QVariant(*r.pressure()) : QVariant(-1.0);
       case Ttl:
-        return r.ttl_ms ? QVariant(static_cast<qlonglong>(*r.ttl_ms)) : QVariant(std::numeric_limits<qlonglong>::max());
+        return r.ttl_ms ? QVariant(static_cast<qlonglong>(*r.ttl_ms))
+                        : QVariant(std::numeric_limits<qlonglong>::max());
       case Memory:
-        return k->memory_bytes ? QVariant(static_cast<qlonglong>(*k->memory_bytes)) : QVariant(-1LL);
+        return k->memory_bytes ? QVariant(static_cast<qlonglong>(*k->memory_bytes))
+                               : QVariant(-1LL);
       default:
         return data(index, Qt::DisplayRole);
     }
   }
   if (role == Qt::ForegroundRole && !r.error.empty()) return QBrush(QColor(0xdc, 0x32, 0x2f));
-  if (role == Qt::TextAlignmentRole && (index.column() == Level || index.column() == Ttl || index.column() == Memory)) {
+  if (role == Qt::TextAlignmentRole &&
+      (index.column() == Level || index.column() == Ttl || index.column() == Memory)) {
     return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
   }
   return {};

@@ -3,7 +3,6 @@
 // profile, kind, level or occupancy, TTL, sampled memory and any problem reading it.
 
 #include <QAbstractTableModel>
-
 #include <vector>
 
 #include "core/probe/key_inspect.h"
@@ -27,7 +26,8 @@ class KeyBrowserModel : public QAbstractTableModel {
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-  QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation,
+                      int role = Qt::DisplayRole) const override;
 
   /// "12.5 / 60 (21%)", "30 / 100 (30%)", "0.17 tokens" — what the Level column shows.
   static QString levelText(const probe::KeyReading& r);

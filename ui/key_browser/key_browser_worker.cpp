@@ -3,7 +3,9 @@
 namespace limitscope::ui {
 namespace {
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString qs(const std::string& s) {
+  return QString::fromStdString(s);
+}
 
 // Short timeouts: a dead or stopped server costs a refresh two seconds, not a hung thread.
 redis::ConnectOptions browser_timeouts() {
@@ -17,7 +19,8 @@ redis::ConnectOptions browser_timeouts() {
 
 KeyBrowserWorker::~KeyBrowserWorker() = default;
 
-void KeyBrowserWorker::setTarget(const QString& url, const QString& profiles, const QString& match) {
+void KeyBrowserWorker::setTarget(const QString& url, const QString& profiles,
+                                 const QString& match) {
   m_conn.reset();
   m_browser.reset();
   m_url.reset();
@@ -80,7 +83,8 @@ void KeyBrowserWorker::refresh() {
   auto listing = m_browser->refresh(*c);
   if (!listing) {
     if (listing.error().breaks_connection()) m_conn.reset();
-    emit failed(qs(std::string(redis::to_string(listing.error().kind))), qs(listing.error().message), QString());
+    emit failed(qs(std::string(redis::to_string(listing.error().kind))),
+                qs(listing.error().message), QString());
     return;
   }
   emit listed(std::make_shared<const probe::KeyListing>(std::move(listing).value()));

@@ -61,8 +61,10 @@ TEST(ConnectionCheck, PrometheusQueriesUp) {
   ASSERT_TRUE(r.ok) << r.error_kind << ": " << r.message;
   EXPECT_EQ(r.figure("targets"), "2");
   EXPECT_EQ(r.figure("targets_up"), "1");
-  EXPECT_NE(server.last_request().find("GET /api/v1/query?query=up"), std::string::npos) << server.last_request();
-  EXPECT_NE(server.last_request().find("Authorization: Bearer t0k"), std::string::npos) << server.last_request();
+  EXPECT_NE(server.last_request().find("GET /api/v1/query?query=up"), std::string::npos)
+      << server.last_request();
+  EXPECT_NE(server.last_request().find("Authorization: Bearer t0k"), std::string::npos)
+      << server.last_request();
 }
 
 TEST(ConnectionCheck, FailuresCarryTheirKind) {
@@ -70,7 +72,8 @@ TEST(ConnectionCheck, FailuresCarryTheirKind) {
   {
     test::CannedHttpServer server;
     server.respond({401, "text/plain", "unauthorized\n"});
-    const CheckResult r = check_connection(http_target(ConnectionKind::metrics, server.url()), quick(), clock);
+    const CheckResult r =
+        check_connection(http_target(ConnectionKind::metrics, server.url()), quick(), clock);
     EXPECT_FALSE(r.ok);
     EXPECT_EQ(r.error_kind, "http") << r.message;
     EXPECT_NE(r.message.find("401"), std::string::npos) << r.message;
@@ -78,21 +81,26 @@ TEST(ConnectionCheck, FailuresCarryTheirKind) {
   {
     test::CannedHttpServer server;
     server.respond({200, "text/plain", "this is { not an exposition\n"});
-    const CheckResult r = check_connection(http_target(ConnectionKind::metrics, server.url()), quick(), clock);
+    const CheckResult r =
+        check_connection(http_target(ConnectionKind::metrics, server.url()), quick(), clock);
     EXPECT_FALSE(r.ok);
     EXPECT_EQ(r.error_kind, "parse") << r.message;
   }
   {
     test::CannedHttpServer server;
-    server.respond({200, "application/json", R"({"status":"error","errorType":"bad_data","error":"nope"})"});
-    const CheckResult r = check_connection(http_target(ConnectionKind::prometheus, server.url("")), quick(), clock);
+    server.respond(
+        {200, "application/json", R"({"status":"error","errorType":"bad_data","error":"nope"})"});
+    const CheckResult r =
+        check_connection(http_target(ConnectionKind::prometheus, server.url("")), quick(), clock);
     EXPECT_FALSE(r.ok);
     EXPECT_NE(r.message.find("nope"), std::string::npos) << r.message;
   }
   {
     const int port = test::free_loopback_port();
-    const CheckResult r = check_connection(
-        http_target(ConnectionKind::metrics, "http://127.0.0.1:" + std::to_string(port) + "/metrics"), quick(), clock);
+    const CheckResult r =
+        check_connection(http_target(ConnectionKind::metrics,
+                                     "http://127.0.0.1:" + std::to_string(port) + "/metrics"),
+                         quick(), clock);
     EXPECT_FALSE(r.ok);
     EXPECT_EQ(r.error_kind, "transport") << r.message;
   }

@@ -158,29 +158,40 @@ struct BadRow {
 
 TEST(ConnectionsFile, BadFilesNameTheLineAndTheField) {
   const BadRow rows[] = {
-      {"syntax", "{\n  \"connections\": [\n    {\"name\": \"a\",,}\n  ]\n}\n", "f.json:3: not valid JSON"},
+      {"syntax", "{\n  \"connections\": [\n    {\"name\": \"a\",,}\n  ]\n}\n",
+       "f.json:3: not valid JSON"},
       {"not an object", "[1, 2]\n", "f.json:1: expected a JSON object"},
       {"unknown top field", "{\n  \"conections\": []\n}\n", "f.json:2: conections: unknown field"},
       {"version", "{\"version\": 2}", "f.json:1: version: this limitscope reads version 1"},
       {"missing kind", "{\"connections\": [\n {\"name\": \"a\",\n  \"url\": \"redis://h\"}\n]}",
        "f.json:2: connections[0].kind: required"},
-      {"bad kind", "{\"connections\": [\n {\"name\": \"a\",\n  \"kind\": \"mysql\",\n  \"url\": \"redis://h\"}]}",
+      {"bad kind",
+       "{\"connections\": [\n {\"name\": \"a\",\n  \"kind\": \"mysql\",\n  \"url\": "
+       "\"redis://h\"}]}",
        "f.json:3: connections[0].kind: 'mysql': expected redis, metrics or prometheus"},
       {"password field",
-       "{\"connections\": [\n {\"name\": \"a\", \"kind\": \"redis\", \"url\": \"redis://h\",\n  \"password\": \"x\"}]}",
+       "{\"connections\": [\n {\"name\": \"a\", \"kind\": \"redis\", \"url\": \"redis://h\",\n  "
+       "\"password\": \"x\"}]}",
        "f.json:3: connections[0].password: secrets are never stored in this file"},
-      {"password in url", "{\"connections\": [\n\n {\"name\": \"a\", \"kind\": \"redis\", \"url\": \"redis://:pw@h\"}]}",
+      {"password in url",
+       "{\"connections\": [\n\n {\"name\": \"a\", \"kind\": \"redis\", \"url\": "
+       "\"redis://:pw@h\"}]}",
        "f.json:3: connections[0]: connection 'a': url: holds a password"},
-      {"typo", "{\"connections\": [{\"name\": \"a\", \"kind\": \"redis\", \"url\": \"redis://h\",\n \"pasword_env\": \"X\"}]}",
+      {"typo",
+       "{\"connections\": [{\"name\": \"a\", \"kind\": \"redis\", \"url\": \"redis://h\",\n "
+       "\"pasword_env\": \"X\"}]}",
        "f.json:2: connections[0].pasword_env: unknown field"},
-      {"duplicate", "{\"connections\": [{\"name\": \"a\", \"kind\": \"redis\", \"url\": \"redis://h\"},\n"
-                    " {\"name\": \"a\", \"kind\": \"redis\", \"url\": \"redis://g\"}]}",
+      {"duplicate",
+       "{\"connections\": [{\"name\": \"a\", \"kind\": \"redis\", \"url\": \"redis://h\"},\n"
+       " {\"name\": \"a\", \"kind\": \"redis\", \"url\": \"redis://g\"}]}",
        "f.json:2: connections[1].name: 'a' is used twice"},
-      {"wrong env field", "{\"connections\": [{\"name\": \"p\", \"kind\": \"prometheus\", \"url\": \"http://h\",\n"
-                          " \"auth\": \"bearer\", \"secret\": \"env\",\n \"password_env\": \"X\"}]}",
+      {"wrong env field",
+       "{\"connections\": [{\"name\": \"p\", \"kind\": \"prometheus\", \"url\": \"http://h\",\n"
+       " \"auth\": \"bearer\", \"secret\": \"env\",\n \"password_env\": \"X\"}]}",
        "f.json:3: connections[0].password_env: this connection's secret is read from token_env"},
-      {"bad interval", "{\"connections\": [{\"name\": \"p\", \"kind\": \"metrics\", \"url\": \"http://h\",\n"
-                       " \"scrape_interval\": \"soon\"}]}",
+      {"bad interval",
+       "{\"connections\": [{\"name\": \"p\", \"kind\": \"metrics\", \"url\": \"http://h\",\n"
+       " \"scrape_interval\": \"soon\"}]}",
        "f.json:2: connections[0].scrape_interval:"},
   };
   for (const BadRow& r : rows) {
@@ -194,7 +205,8 @@ TEST(ConnectionsFile, BadFilesNameTheLineAndTheField) {
 TEST(ConnectionsFile, ABadFileIsReportedAndLeftAsItWas) {
   TempDir dir;
   const fs::path path = dir.path() / "connections.json";
-  const std::string broken = "{\n  \"connections\": [\n    {\"name\": \"prod\", \"kind\": \"redis\"\n";
+  const std::string broken =
+      "{\n  \"connections\": [\n    {\"name\": \"prod\", \"kind\": \"redis\"\n";
   write_all(path, broken);
   auto loaded = load_connections_file(path);
   ASSERT_FALSE(loaded.ok());
@@ -224,7 +236,8 @@ TEST(ConnectionsFile, RecentKeepsTheLastEightSavedNames) {
 
   // A recent name that is no longer saved is dropped on reading.
   auto parsed = parse_connections(
-      R"({"connections": [{"name": "a", "kind": "redis", "url": "redis://h"}], "recent": ["gone", "a"]})", "m");
+      R"({"connections": [{"name": "a", "kind": "redis", "url": "redis://h"}], "recent": ["gone", "a"]})",
+      "m");
   ASSERT_TRUE(parsed.ok()) << parsed.error();
   EXPECT_EQ(parsed->recent, std::vector<std::string>{"a"});
 }
@@ -237,9 +250,11 @@ TEST(ConnectionsFile, PathFollowsXdgConfigHome) {
       return it->second;
     };
   };
-  EXPECT_EQ(connections_file_path(env_of({{"XDG_CONFIG_HOME", "/x/cfg"}, {"HOME", "/home/op"}}))->string(),
+  EXPECT_EQ(connections_file_path(env_of({{"XDG_CONFIG_HOME", "/x/cfg"}, {"HOME", "/home/op"}}))
+                ->string(),
             "/x/cfg/limitscope/connections.json");
-  EXPECT_EQ(connections_file_path(env_of({{"XDG_CONFIG_HOME", "relative"}, {"HOME", "/home/op"}}))->string(),
+  EXPECT_EQ(connections_file_path(env_of({{"XDG_CONFIG_HOME", "relative"}, {"HOME", "/home/op"}}))
+                ->string(),
             "/home/op/.config/limitscope/connections.json");
   EXPECT_EQ(connections_file_path(env_of({{"HOME", "/home/op"}}))->string(),
             "/home/op/.config/limitscope/connections.json");

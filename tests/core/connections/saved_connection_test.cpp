@@ -17,16 +17,23 @@ struct SplitRow {
 
 TEST(SavedConnection, TakesCredentialsOutOfTypedUrls) {
   const SplitRow rows[] = {
-      {ConnectionKind::redis, "redis://ops:s3cret@10.0.0.5:6379/2", "redis://10.0.0.5:6379/2", "ops", "s3cret"},
+      {ConnectionKind::redis, "redis://ops:s3cret@10.0.0.5:6379/2", "redis://10.0.0.5:6379/2",
+       "ops", "s3cret"},
       {ConnectionKind::redis, "redis://:s3cret@h:6379", "redis://h:6379", nullptr, "s3cret"},
-      {ConnectionKind::redis, "redis://s3cret@h", "redis://h", nullptr, "s3cret"},  // older form: a password
+      {ConnectionKind::redis, "redis://s3cret@h", "redis://h", nullptr,
+       "s3cret"},  // older form: a password
       {ConnectionKind::redis, "redis://ops:p%40ss@h", "redis://h", "ops", "p@ss"},
-      {ConnectionKind::redis, "redis://ops:p@ss@h", "redis://h", "ops", "p@ss"},  // raw '@': the last one splits
+      {ConnectionKind::redis, "redis://ops:p@ss@h", "redis://h", "ops",
+       "p@ss"},  // raw '@': the last one splits
       {ConnectionKind::redis, "redis://h:6379/0", "redis://h:6379/0", nullptr, nullptr},
-      {ConnectionKind::redis, "unix://:pw@/run/redis.sock?db=1", "unix:///run/redis.sock?db=1", nullptr, "pw"},
-      {ConnectionKind::prometheus, "http://u:pw@prom:9090/x?q=a@b", "http://prom:9090/x?q=a@b", "u", "pw"},
-      {ConnectionKind::metrics, "https://scraper@gw:8443/metrics", "https://gw:8443/metrics", "scraper", nullptr},
-      {ConnectionKind::metrics, "http://gw:8080/metrics", "http://gw:8080/metrics", nullptr, nullptr},
+      {ConnectionKind::redis, "unix://:pw@/run/redis.sock?db=1", "unix:///run/redis.sock?db=1",
+       nullptr, "pw"},
+      {ConnectionKind::prometheus, "http://u:pw@prom:9090/x?q=a@b", "http://prom:9090/x?q=a@b", "u",
+       "pw"},
+      {ConnectionKind::metrics, "https://scraper@gw:8443/metrics", "https://gw:8443/metrics",
+       "scraper", nullptr},
+      {ConnectionKind::metrics, "http://gw:8080/metrics", "http://gw:8080/metrics", nullptr,
+       nullptr},
   };
   for (const SplitRow& r : rows) {
     SCOPED_TRACE(r.typed);
@@ -62,7 +69,9 @@ TEST(SavedConnection, ValidatesAndNamesTheField) {
     const char* expected;
   };
   std::vector<Row> rows;
-  auto add = [&](const char* what, SavedConnection c, const char* expected) { rows.push_back({what, std::move(c), expected}); };
+  auto add = [&](const char* what, SavedConnection c, const char* expected) {
+    rows.push_back({what, std::move(c), expected});
+  };
   {
     auto c = redis_conn();
     c.name.clear();

@@ -56,7 +56,9 @@ TEST(SecretResolution, PasswordOnlyIsNotMistakenForAUser) {
 TEST(SecretResolution, MissingSecretsNameWhereTheyShouldBe) {
   auto unset = resolve_connection(redis_env(), env_of({}), std::nullopt);
   ASSERT_FALSE(unset.ok());
-  EXPECT_EQ(unset.error(), "connection 'prod': environment variable PROD_REDIS_PW is not set (it holds the password)");
+  EXPECT_EQ(
+      unset.error(),
+      "connection 'prod': environment variable PROD_REDIS_PW is not set (it holds the password)");
   auto empty = resolve_connection(redis_env(), env_of({{"PROD_REDIS_PW", ""}}), std::nullopt);
   ASSERT_FALSE(empty.ok());
   EXPECT_NE(empty.error().find("PROD_REDIS_PW is empty"), std::string::npos);
@@ -66,7 +68,8 @@ TEST(SecretResolution, MissingSecretsNameWhereTheyShouldBe) {
   k.secret_env.clear();
   auto none = resolve_connection(k, env_of({}), std::nullopt);
   ASSERT_FALSE(none.ok());
-  EXPECT_NE(none.error().find("the keychain holds no password for it (entry connection/prod)"), std::string::npos);
+  EXPECT_NE(none.error().find("the keychain holds no password for it (entry connection/prod)"),
+            std::string::npos);
   auto from_keychain = resolve_connection(k, env_of({}), std::string("kc-pw"));
   ASSERT_TRUE(from_keychain.ok()) << from_keychain.error();
   EXPECT_EQ(from_keychain->redis_url.password, "kc-pw");
@@ -98,7 +101,8 @@ TEST(SecretResolution, HttpBasicAndBearer) {
   p.secret_env = "PROM_TOKEN";
   auto missing = resolve_connection(p, env_of({}), std::nullopt);
   ASSERT_FALSE(missing.ok());
-  EXPECT_NE(missing.error().find("PROM_TOKEN is not set (it holds the bearer token)"), std::string::npos);
+  EXPECT_NE(missing.error().find("PROM_TOKEN is not set (it holds the bearer token)"),
+            std::string::npos);
   auto bearer = resolve_connection(p, env_of({{"PROM_TOKEN", "t0k"}}), std::nullopt);
   ASSERT_TRUE(bearer.ok()) << bearer.error();
   EXPECT_EQ(bearer->fetch.bearer_token, "t0k");

@@ -135,14 +135,16 @@ TEST(KeyInspect, FiltersByPatternAndKeepsToItsScanBudget) {
   }
   ASSERT_TRUE(last.discovery_complete);
   ASSERT_EQ(last.keys.size(), 3u);  // only rl:* keys, whatever else the keyspace holds
-  for (const BrowsedKey& k : last.keys) EXPECT_EQ(k.reading.key.rfind("rl:", 0), 0u) << k.reading.key;
+  for (const BrowsedKey& k : last.keys)
+    EXPECT_EQ(k.reading.key.rfind("rl:", 0), 0u) << k.reading.key;
 }
 
 TEST(KeyInspect, RawFieldsOfEachTypeBoundedAndChecked) {
   auto server = RedisServer::start();
   Connection c = connect(*server);
   seed(c);
-  for (int i = 0; i < 500; ++i) must(c, {"ZADD", "sw:big", std::to_string(1000 + i), "m" + std::to_string(i)});
+  for (int i = 0; i < 500; ++i)
+    must(c, {"ZADD", "sw:big", std::to_string(1000 + i), "m" + std::to_string(i)});
   must(c, {"RPUSH", "rl:free-list", "a", "b"});
   const auto profiles = test_profiles();
 
@@ -178,7 +180,8 @@ TEST(KeyInspect, RawFieldsOfEachTypeBoundedAndChecked) {
   auto wrong = inspect_key(c, "rl:free-wrong", match_profile(profiles, "rl:free-wrong"));
   ASSERT_TRUE(wrong.ok());
   EXPECT_EQ(wrong->type, "string");
-  EXPECT_EQ(wrong->problem, "wrong type: profile gw-free (token_bucket_hash) reads a hash, the key holds a string");
+  EXPECT_EQ(wrong->problem,
+            "wrong type: profile gw-free (token_bucket_hash) reads a hash, the key holds a string");
 
   auto list = inspect_key(c, "rl:free-list", match_profile(profiles, "rl:free-list"));
   ASSERT_TRUE(list.ok());
