@@ -126,7 +126,17 @@ MainWindow::MainWindow(EmbeddedSimulationOptions options, bool start_running, QW
     emit recordingChanged(path, error);
   });
   connect(m_worker.data(), &SourceWorker::playbackOpened, this, &MainWindow::onPlaybackOpened);
-  connect(m_worker.data(), &SourceWorker::liveOpened, this, &MainWindow::liveOpened);
+  connect(m_worker.data(), &SourceWorker::liveOpened, this, [this](const QString& name, const QString& error) {
+    if (!name.isEmpty()) {
+      // A live source has no simulated time to inject incidents into; the run action pauses
+      // and resumes its refresh.
+      m_liveName = name;
+      m_incidentAction->setEnabled(false);
+      setWindowTitle(tr("limitscope — live: %1").arg(name));
+      updateRunText();
+    }
+    emit liveOpened(name, error);
+  });
   connect(m_worker.data(), &SourceWorker::playbackClosed, this, &MainWindow::onPlaybackClosed);
   connect(m_worker.data(), &SourceWorker::runningChanged, this, [this](bool running) {
     const QSignalBlocker block(m_runAction);
@@ -362,6 +372,7 @@ void MainWindow::onPlaybackOpened(const QString& name, qint64 begin_ms, qint64 e
     return;
   }
   m_playbackMode = true;
+  m_liveName.clear();
   m_playbackName = name;
   m_playbackBeginMs = begin_ms;
   {
@@ -529,10 +540,14 @@ void MainWindow::updateDetails() {
                      .arg(QString::fromStdString(r->api_key).toHtmlEscaped(), QString::fromStdString(r->tier),
                           QString::fromStdString(r->model));
   html += tr("Limit: %1<br>").arg(QString::fromStdString(r->parameters).toHtmlEscaped());
-  html += tr("Level %1 of %2 (%3%)<br>")
-              .arg(r->level * r->capacity, 0, 'f', 1)
-              .arg(r->capacity, 0, 'g', 6)
-              .arg(r->level * 100, 0, 'f', 1);
+  if (r->capacity > 0) {
+    html += tr("Level %1 of %2 (%3%)<br>")
+                .arg(r->level * r->capacity, 0, 'f', 1)
+                .arg(r->capacity, 0, 'g', 6)
+                .arg(r->level * 100, 0, 'f', 1);
+  } else {
+    html += tr("Level: not reported by this source (rates only)<br>");
+  }
   html += tr("Requests %1/s · 429 %2/s · spend $%3 · quota burn %4%")
               .arg(r->requests_per_s, 0, 'f', 1)
               .arg(r->rejected_per_s, 0, 'f', 1)

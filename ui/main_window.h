@@ -179,6 +179,7 @@ class MainWindow : public QMainWindow {
   Theme m_theme = Theme::system;
   QString m_screenshotPath;
   bool m_playbackMode = false;
+  QString m_liveName;  // the live source shown, empty for the simulation and playback
   qint64 m_playbackBeginMs = 0;
   QString m_playbackName;
   qint64 m_screenshotAtMs = -1;

@@ -197,7 +197,10 @@ void MainWindow::buildMenus() {
 
 void MainWindow::updateRunText() {
   const bool running = m_runAction->isChecked();
-  if (m_playbackMode) {
+  if (m_liveName.size() > 0) {
+    m_runAction->setText(running ? tr("Pause refresh") : tr("Resume refresh"));
+    m_runAction->setToolTip(tr("Stop or resume reading the live source (history is kept)"));
+  } else if (m_playbackMode) {
     m_runAction->setText(running ? tr("Pause playback") : tr("Play"));
     m_runAction->setToolTip(tr("Play or pause the recording at the chosen speed"));
   } else {

@@ -1,6 +1,8 @@
 // Verifies the dashboard on a gateway's /metrics (a canned gateway on loopback, real widgets
 // offscreen): once two scrapes have landed, the key table shows the tier's 429 rate and the
-// 429 chart draws its line; the status names the source; a bad URL is reported, not shown.
+// 429 chart draws its line; the status and title name the source; a bad URL is reported, not
+// shown.
+#include <QAction>
 #include <QSignalSpy>
 #include <gtest/gtest.h>
 
@@ -33,6 +35,13 @@ TEST(LiveMetrics, DashboardShowsTheGatewaysRates) {
   window.openLive(spec);
   ASSERT_TRUE(opened.wait(10000));
   EXPECT_EQ(opened.at(0).at(0).toString(), QString::fromStdString("metrics: " + gateway.url()));
+  // Live: the window says so, and the run action pauses the refresh instead of simulating.
+  EXPECT_TRUE(window.windowTitle().contains(QStringLiteral("live: metrics"))) << window.windowTitle().toStdString();
+  bool refresh_action = false;
+  for (const QAction* a : window.findChildren<QAction*>()) {
+    refresh_action = refresh_action || a->text().endsWith(QStringLiteral(" refresh"));
+  }
+  EXPECT_TRUE(refresh_action);
   // The first scrape has happened (it runs before liveOpened); the next one sees 429s.
   gateway.respond({200, "text/plain; version=0.0.4", exposition(50, 100), false, 0});
 
