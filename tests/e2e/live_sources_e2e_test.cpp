@@ -20,6 +20,7 @@
 #include "support/child_process.h"
 #include "support/ports.h"
 #include "support/process.h"
+#include "support/prometheus_process.h"
 #include "support/test_paths.h"
 
 namespace limitscope::test {
@@ -98,18 +99,10 @@ TEST(LiveSourcesE2E, PrometheusSourceAgainstARealServer) {
   ASSERT_GT(limited, 0);
 
   const std::string rules = data_path("../../resources/alerts/default-rules.yml");
-  const std::string config = write_temp("live-prometheus.yml",
-                                        "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
-                                        "rule_files: ['" + rules + "']\n"
-                                        "scrape_configs:\n  - job_name: gateway\n    static_configs:\n"
-                                        "      - targets: ['127.0.0.1:" + std::to_string(gw.port()) + "']\n");
-  const int port = free_loopback_port();
-  auto prom = ChildProcess::start("/usr/bin/prometheus", {"--config.file=" + config,
-                                                          "--storage.tsdb.path=" + temp_path("live-prom-data"),
-                                                          "--web.listen-address=127.0.0.1:" + std::to_string(port),
-                                                          "--log.level=warn"});
+  PrometheusProcess prometheus = PrometheusProcess::start("live-prometheus", gw.port(), rules);
+  auto& prom = prometheus.process;
   ASSERT_NE(prom, nullptr);
-  const std::string base = "http://127.0.0.1:" + std::to_string(port);
+  const std::string& base = prometheus.base_url;
 
   PrometheusLiveOptions o;
   o.url = *probe::parse_http_url(base);
@@ -121,19 +114,14 @@ TEST(LiveSourcesE2E, PrometheusSourceAgainstARealServer) {
   // loaded", polling with a growing pause; the deadline only guards against a broken server.
   double seen = -1;
   bool server_rule = false;
-  auto pause = milliseconds(100);
-  const auto deadline = std::chrono::steady_clock::now() + seconds(60);
-  while (std::chrono::steady_clock::now() < deadline) {
+  poll_until([&] {
     source.advance(seconds(60));
-    if (source.connected()) {
-      seen = sum_latest(source.store(), metrics::names::kGatewayRateLimitHits);
-      server_rule = false;
-      for (const auto& a : source.server_alerts()) server_rule = server_rule || a.rule == "HighRateLimitRejection";
-      if (seen == limited && server_rule) break;
-    }
-    std::this_thread::sleep_for(pause);
-    pause = std::min(pause * 2, milliseconds(1000));
-  }
+    if (!source.connected()) return false;
+    seen = sum_latest(source.store(), metrics::names::kGatewayRateLimitHits);
+    server_rule = false;
+    for (const auto& a : source.server_alerts()) server_rule = server_rule || a.rule == "HighRateLimitRejection";
+    return seen == limited && server_rule;
+  });
   EXPECT_EQ(seen, limited) << source.last_error() << "\nprometheus: " << prom->stderr_text();
   EXPECT_TRUE(server_rule) << "the server's rules are listed";
   const DashboardSnapshot snap = source.snapshot(ChartView{});

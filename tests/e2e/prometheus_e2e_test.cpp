@@ -5,12 +5,11 @@
 
 #include <chrono>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "e2e/e2e_policy.h"
 #include "support/child_process.h"
-#include "support/ports.h"
 #include "support/process.h"
+#include "support/prometheus_process.h"
 
 namespace limitscope::test {
 namespace {
@@ -26,36 +25,25 @@ TEST(PrometheusE2E, QueriesSeeTheGatewaysCounters) {
   const double limited = json::parse(load.out).at("status").value("429", 0);
   ASSERT_GT(limited, 0);
 
-  const std::string config = write_temp("prometheus.yml",
-                                        "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
-                                        "scrape_configs:\n  - job_name: gateway\n    static_configs:\n"
-                                        "      - targets: ['127.0.0.1:" + std::to_string(gw.port()) + "']\n");
-  const int port = free_loopback_port();
-  auto prom = ChildProcess::start("/usr/bin/prometheus", {"--config.file=" + config,
-                                                 "--storage.tsdb.path=" + temp_path("prom-data"),
-                                                 "--web.listen-address=127.0.0.1:" + std::to_string(port),
-                                                 "--log.level=warn"});
+  const PrometheusProcess prometheus = PrometheusProcess::start("prometheus", gw.port());
+  const auto& prom = prometheus.process;
   ASSERT_NE(prom, nullptr);
-  const std::string base = "http://127.0.0.1:" + std::to_string(port);
+  const std::string& base = prometheus.base_url;
 
   // Wait for the event "a scrape with the final counters is queryable", polling with a growing
   // pause; the deadline only guards against a broken Prometheus.
   double seen = -1;
   std::string last_error;
-  auto pause = std::chrono::milliseconds(100);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (std::chrono::steady_clock::now() < deadline) {
+  poll_until([&] {
     auto r = run_cli("probe --prometheus " + base + " --query 'sum(gateway_rate_limit_hits_total)' --json");
-    if (r.exit_code == 0) {
-      const json j = json::parse(r.out);
-      if (!j.at("series").empty()) seen = j.at("series")[0].at("value").get<double>();
-      if (seen == limited) break;
-    } else {
+    if (r.exit_code != 0) {
       last_error = r.err;
+      return false;
     }
-    std::this_thread::sleep_for(pause);
-    pause = std::min(pause * 2, std::chrono::milliseconds(1000));
-  }
+    const json j = json::parse(r.out);
+    if (!j.at("series").empty()) seen = j.at("series")[0].at("value").get<double>();
+    return seen == limited;
+  });
   EXPECT_EQ(seen, limited) << "last error: " << last_error << "\nprometheus: " << prom->stderr_text();
 
   auto bad = run_cli("probe --prometheus " + base + " --query 'sum(' --json");
