@@ -1,8 +1,10 @@
 // limitscope-cli replay: plays a trace through one algorithm and parameter set of the core and
 // prints what would have happened: admitted and rejected by key, tier and model, the 429
-// ratio, the largest burst admitted, shaping waits. Exit 0 on success, 2 on bad usage, an
+// ratio, the largest burst admitted, shaping waits, spend in dollars (tokens at the policy's
+// model prices), the worst key's spend per minute, and a timeline with the daily quota burn. Exit 0 on success, 2 on bad usage, an
 // unreadable trace, a trace with bad lines (unless --skip-bad-lines) or invalid parameters.
 
+#include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -19,7 +21,8 @@ constexpr const char* kName = "replay";
 
 nlohmann::json counts_json(const tuner::Counts& c) {
   return {{"admitted", c.admitted}, {"rejected", c.rejected}, {"admitted_cost", c.admitted_cost},
-          {"rejected_cost", c.rejected_cost}, {"ratio_429", c.ratio_429()}};
+          {"rejected_cost", c.rejected_cost}, {"ratio_429", c.ratio_429()},
+          {"spend_usd", c.admitted_spend}};
 }
 
 // Named counts, leaving out the empty name (events without a model or tier).
@@ -27,6 +30,18 @@ nlohmann::json by_name(const std::vector<std::string>& names, const std::vector<
   nlohmann::json j = nlohmann::json::object();
   for (std::size_t i = 0; i < names.size(); ++i) {
     if (!names[i].empty() && counts[i].admitted + counts[i].rejected > 0) j[names[i]] = counts_json(counts[i]);
+  }
+  return j;
+}
+
+nlohmann::json spend_json(const tuner::Trace& trace, const tuner::SpendSummary& s) {
+  nlohmann::json j = {{"priced", s.priced},
+                      {"worst_key_usd_per_min", s.worst_key_per_min},
+                      {"unpriced_requests", s.unpriced_requests},
+                      {"unpriced_reason", s.unpriced_reason}};
+  if (s.priced && s.worst_key_per_min > 0) {
+    j["worst_key"] = trace.keys[s.worst_key];
+    j["worst_minute_t_s"] = static_cast<double>(s.worst_minute_us) / 1e6;
   }
   return j;
 }
@@ -40,6 +55,8 @@ int run_replay(const CommandArgs& argv) {
   specs.push_back({"refill", "R", "refill rate with a unit, e.g. 10/s (bucket algorithms)"});
   specs.push_back({"window", "W", "window with a unit, e.g. 60s (window algorithms)"});
   specs.push_back({"limit", "L", "cost admitted per window (window algorithms)"});
+  for (auto& spec : pricing_option_specs()) specs.push_back(std::move(spec));
+  specs.push_back({"timeline-step", "D", "timeline resolution, e.g. 1m (default: at most 200 points)"});
   specs.push_back({"json", "", "print the result as JSON"});
   Args args(kName, "replay a trace through one limiter setting", specs, argv);
   if (args.help_requested()) {
@@ -52,7 +69,17 @@ int run_replay(const CommandArgs& argv) {
   std::size_t skipped = 0;
   auto trace = load_trace_option(args, &skipped);
   if (!trace) return usage_error(kName, trace.error());
-  auto r = tuner::replay(*trace, *params);
+  PricingChoice pricing;
+  if (auto why = pricing_from(args, pricing)) return usage_error(kName, *why);
+  tuner::ReplayOptions options;
+  options.pricing = &pricing.options;
+  if (auto step = args.get("timeline-step")) {
+    auto d = parse_duration(*step);
+    if (!d) return usage_error(kName, "--timeline-step: " + d.error());
+    if (*d < std::chrono::seconds(1)) return usage_error(kName, "--timeline-step " + *step + ": must be at least 1s");
+    options.timeline_step = *d;
+  }
+  auto r = tuner::replay(*trace, *params, options);
   if (!r) return usage_error(kName, r.error());
   if (skipped > 0) r->warnings.push_back("skipped " + std::to_string(skipped) + " bad trace line(s)");
 
@@ -67,6 +94,14 @@ int run_replay(const CommandArgs& argv) {
     j["keys"] = by_name(trace->keys, r->by_key);
     j["tiers"] = by_name(trace->tiers, r->by_tier);
     j["models"] = by_name(trace->models, r->by_model);
+    j["spend"] = spend_json(*trace, r->spend);
+    j["timeline_step_s"] = static_cast<double>(r->timeline_step.count()) / 1e9;
+    j["timeline"] = nlohmann::json::array();
+    for (const auto& p : r->timeline) {
+      j["timeline"].push_back({{"t_s", p.t_s}, {"admitted", p.admitted}, {"rejected", p.rejected},
+                               {"spend_usd", p.spend}, {"max_quota_burn", p.max_quota_burn},
+                               {"keys_over_quota", p.keys_over_quota}});
+    }
     j["warnings"] = r->warnings;
     std::cout << j.dump() << "\n";
   } else {
@@ -74,6 +109,15 @@ int run_replay(const CommandArgs& argv) {
               << trace->duration_s() << " s): admitted " << r->total.admitted << ", rejected "
               << r->total.rejected << " (" << r->total.ratio_429() * 100 << "% 429), largest burst "
               << r->largest_burst_admitted << " in 1 s\n";
+    if (r->spend.priced) {
+      std::cout << "spend $" << r->total.admitted_spend << "; worst key " << trace->keys[r->spend.worst_key]
+                << " $" << r->spend.worst_key_per_min << " in the minute from t="
+                << static_cast<double>(r->spend.worst_minute_us) / 1e6 << " s\n";
+    }
+    if (!r->spend.unpriced_reason.empty()) std::cout << "note: " << r->spend.unpriced_reason << "\n";
+    double burn = 0;
+    for (const auto& p : r->timeline) burn = std::max(burn, p.max_quota_burn);
+    std::cout << "highest daily quota burn of a key: " << burn * 100 << "%\n";
     for (const auto& w : r->warnings) std::cout << "warning: " << w << "\n";
   }
   return 0;

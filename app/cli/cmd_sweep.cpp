@@ -1,7 +1,8 @@
 // limitscope-cli sweep: replays a trace against a grid of settings (capacity × refill, or
 // window × limit), every cell the exact replay of its configuration, and recommends the
-// tightest setting that meets the given constraints. Exit 0 on success (also when no cell
-// meets the constraints: the recommendation is null), 2 on bad usage or input.
+// cheapest setting that meets the given constraints (fewest dollars admitted when the trace is
+// priced, else fewest cost units). Exit 0 on success (also when no cell meets the
+// constraints: the recommendation is null), 2 on bad usage or input.
 
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -31,6 +32,8 @@ nlohmann::json cell_json(const tuner::SweepCell& c, bool window) {
   j["ratio_429"] = c.total.ratio_429();
   j["admitted_cost"] = c.total.admitted_cost;
   j["worst_key_429"] = c.worst_key_429;
+  j["spend_usd"] = c.total.admitted_spend;
+  j["worst_key_usd_per_min"] = c.worst_key_spend_per_min;
   return j;
 }
 
@@ -45,6 +48,8 @@ int run_sweep(const CommandArgs& argv) {
   specs.push_back({"limit", "MIN:MAX:STEPS", "limits per window (window algorithms)"});
   specs.push_back({"max-429", "R", "constraint: overall 429 ratio at most R (e.g. 0.001)"});
   specs.push_back({"max-key-429", "R", "constraint: no key's 429 ratio above R"});
+  specs.push_back({"max-key-spend", "USD", "constraint: no key admitted more than USD dollars in any minute"});
+  for (auto& spec : pricing_option_specs()) specs.push_back(std::move(spec));
   specs.push_back({"threads", "N", "worker threads (default 2)"});
   specs.push_back({"json", "", "print every cell and the recommendation as JSON"});
   Args args(kName, "replay a trace against a grid of settings and recommend one", specs, argv);
@@ -78,7 +83,8 @@ int run_sweep(const CommandArgs& argv) {
   spec.threads = static_cast<int>(*threads);
   tuner::Constraints constraints;
   for (auto [name, slot] : {std::pair{"max-429", &constraints.max_ratio_429},
-                            std::pair{"max-key-429", &constraints.max_worst_key_429}}) {
+                            std::pair{"max-key-429", &constraints.max_worst_key_429},
+                            std::pair{"max-key-spend", &constraints.max_worst_key_spend_per_min}}) {
     if (args.get(name)) {
       auto v = number_option(args, name, 0, 0);
       if (!v) return usage_error(kName, v.error());
@@ -89,13 +95,19 @@ int run_sweep(const CommandArgs& argv) {
   auto trace = load_trace_option(args, &skipped);
   if (!trace) return usage_error(kName, trace.error());
 
+  PricingChoice pricing;
+  if (auto why = pricing_from(args, pricing)) return usage_error(kName, *why);
+  spec.pricing = &pricing.options;
+
   SteadyClock& clock = SteadyClock::instance();
   const Nanos t0 = clock.now();
   auto result = tuner::sweep(*trace, spec);
   if (!result) return usage_error(kName, result.error());
   const double elapsed_s = static_cast<double>((clock.now() - t0).count()) / 1e9;
+  if (auto why = tuner::check_constraints(*result, constraints)) return usage_error(kName, "--max-key-spend: " + *why);
   const auto rec = tuner::recommend(*result, constraints);
-  const bool constrained = constraints.max_ratio_429 || constraints.max_worst_key_429;
+  const bool constrained = constraints.max_ratio_429 || constraints.max_worst_key_429 ||
+                           constraints.max_worst_key_spend_per_min;
 
   if (args.has("json")) {
     nlohmann::json j;
@@ -103,6 +115,8 @@ int run_sweep(const CommandArgs& argv) {
     j["events"] = trace->events.size();
     j["skipped_lines"] = skipped;
     j["elapsed_s"] = elapsed_s;
+    j["priced"] = result->priced;
+    j["unpriced_reason"] = result->unpriced_reason;
     j["cells"] = nlohmann::json::array();
     for (const auto& c : result->cells) j["cells"].push_back(cell_json(c, window));
     j["frontier"] = rec.frontier;

@@ -1,5 +1,6 @@
 #include "app/cli/tuner_options.h"
 
+#include <cmath>
 #include <cstdlib>
 
 #include "core/limiter/rate.h"
@@ -10,7 +11,7 @@ namespace limitscope::cli {
 
 std::vector<OptionSpec> trace_option_specs() {
   return {
-      {"trace", "FILE", "JSON lines {\"t\", \"key\", \"cost\", \"model\", \"tier\"} or CSV with those columns"},
+      {"trace", "FILE", "JSON lines {\"t\", \"key\", \"cost\", \"model\", \"tier\", \"tokens\"} or CSV with those columns"},
       {"skip-bad-lines", "", "replay the good lines of a trace that has bad ones (they are counted)"},
       {"redis", "URL", "instead of --trace: the decision stream of --rule in this Redis"},
       {"rule", "NAME", "with --redis: the rule whose logged decisions to replay"},
@@ -57,6 +58,33 @@ Expected<tuner::Trace> load_trace_option(const Args& args, std::size_t* skipped)
   if (load->trace.events.empty()) return make_error("trace " + source + ": no events");
   if (skipped != nullptr) *skipped = load->error_count;
   return std::move(load->trace);
+}
+
+std::vector<OptionSpec> pricing_option_specs() {
+  return {
+      {"policy", "FILE", "model prices, tier quotas and key tiers for spend (default: the embedded policy)"},
+      {"tokens-per-request", "N", "LLM tokens assumed for requests whose trace line gives none"},
+  };
+}
+
+std::optional<std::string> pricing_from(const Args& args, PricingChoice& out) {
+  if (auto file = args.get("policy")) {
+    auto policy = load_policy_file(*file);
+    if (!policy) return "--policy: " + policy.error();
+    out.policy = std::move(*policy);
+  } else {
+    out.policy = default_policy();
+  }
+  out.options.policy = &out.policy;
+  if (auto t = args.get("tokens-per-request")) {
+    char* end = nullptr;
+    const double v = std::strtod(t->c_str(), &end);
+    if (t->empty() || end != t->c_str() + t->size() || !std::isfinite(v) || v < 0) {
+      return "--tokens-per-request '" + *t + "': must be a number >= 0";
+    }
+    out.options.tokens_per_request = v;
+  }
+  return std::nullopt;
 }
 
 Expected<LimitParams> limit_params_from(const Args& args) {

@@ -2,12 +2,15 @@
 // Options shared by replay, sweep and bench-sweep: loading a trace (refused when it has bad
 // lines unless --skip-bad-lines) and the algorithm's fixed parameters.
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "app/cli/args.h"
 #include "core/common/expected.h"
 #include "core/limiter/limit_params.h"
+#include "core/limiter/policy.h"
+#include "core/tuner/pricing.h"
 #include "core/tuner/trace.h"
 
 namespace limitscope::cli {
@@ -18,6 +21,23 @@ std::vector<OptionSpec> trace_option_specs();
 /// Loads --trace. A trace with bad lines is an error listing the first ones with their line
 /// numbers, unless --skip-bad-lines (then `skipped` counts them).
 Expected<tuner::Trace> load_trace_option(const Args& args, std::size_t* skipped);
+
+/// --policy, --tokens-per-request: what prices the replayed requests.
+std::vector<OptionSpec> pricing_option_specs();
+
+/// The policy whose prices and quotas a replay uses, and the options pointing at it (not
+/// copyable: options.policy points into policy).
+struct PricingChoice {
+  Policy policy;
+  tuner::PricingOptions options;
+  PricingChoice() = default;
+  PricingChoice(const PricingChoice&) = delete;
+  PricingChoice& operator=(const PricingChoice&) = delete;
+};
+
+/// Reads --policy (default: the embedded default policy) and --tokens-per-request into `out`.
+/// @return an error naming the option and the reason
+std::optional<std::string> pricing_from(const Args& args, PricingChoice& out);
 
 /// --algorithm with --capacity/--refill (buckets) or --window/--limit (windows), validated.
 Expected<LimitParams> limit_params_from(const Args& args);

@@ -34,22 +34,72 @@ std::optional<std::string> check(const Trace& trace, const LimitParams& params) 
 
 }  // namespace
 
-Expected<ReplayResult> replay(const Trace& trace, const LimitParams& params) {
+Nanos auto_timeline_step(Nanos span) {
+  constexpr std::int64_t kS = 1'000'000'000;
+  for (const std::int64_t s : {1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200,
+                               10800, 21600, 43200}) {
+    if (span.count() / (s * kS) < 200) return Nanos{s * kS};
+  }
+  return Nanos{86'400 * kS};
+}
+
+Expected<ReplayResult> replay(const Trace& trace, const LimitParams& params,
+                              const ReplayOptions& options) {
   if (auto why = check(trace, params)) return make_error(*why);
   ReplayResult r;
   r.params = params;
   r.by_key.resize(trace.keys.size());
   r.by_model.resize(trace.models.size());
   r.by_tier.resize(trace.tiers.size());
+  std::optional<Pricing> pricing;
+  std::optional<KeyMinuteSpend> minute_spend;
+  std::optional<DailyQuotaBurn> quota;
+  if (options.pricing != nullptr) {
+    pricing = Pricing::for_trace(trace, *options.pricing);
+    minute_spend.emplace(trace.keys.size());
+    if (options.pricing->policy != nullptr) {
+      quota.emplace(Pricing::key_quotas(trace, *options.pricing->policy));
+    }
+  }
+  const std::int64_t origin = trace.events.empty() ? 0 : trace.events.front().t_us;
+  const Nanos span{trace.events.empty() ? 0 : (trace.events.back().t_us - origin) * 1000};
+  r.timeline_step = options.timeline_step > Nanos{0} ? options.timeline_step : auto_timeline_step(span);
+  const std::int64_t step_us = std::max<std::int64_t>(1, r.timeline_step.count() / 1000);
+  if (!trace.events.empty()) {
+    // Bounded: a step that would give over 100,000 points is refused.
+    const std::int64_t points = (span.count() / 1000) / step_us + 1;
+    if (points > 100'000) return make_error("timeline step too small: over 100,000 points");
+    r.timeline.resize(static_cast<std::size_t>(points));
+    for (std::size_t p = 0; p < r.timeline.size(); ++p) {
+      r.timeline[p].t_s = static_cast<double>(static_cast<std::int64_t>(p) * step_us) / 1e6;
+    }
+  }
+  std::vector<std::int64_t> point_day(r.timeline.size(), INT64_MIN);  // day of its last event
   std::deque<std::int64_t> window;  // times of admitted requests in the last second
   double largest_cost = 0;
   run(trace, params, [&](std::size_t i, const Decision& d) {
     const TraceEvent& e = trace.events[i];
     largest_cost = std::max(largest_cost, e.cost);
-    r.total.add(d.allowed, e.cost);
-    r.by_key[e.key].add(d.allowed, e.cost);
-    r.by_model[e.model].add(d.allowed, e.cost);
-    r.by_tier[e.tier].add(d.allowed, e.cost);
+    const double dollars = pricing ? pricing->dollars(trace, i) : 0;
+    r.total.add(d.allowed, e.cost, dollars);
+    r.by_key[e.key].add(d.allowed, e.cost, dollars);
+    r.by_model[e.model].add(d.allowed, e.cost, dollars);
+    r.by_tier[e.tier].add(d.allowed, e.cost, dollars);
+    const auto p = static_cast<std::size_t>((e.t_us - origin) / step_us);
+    TimelinePoint& point = r.timeline[p];
+    point_day[p] = e.t_us / DailyQuotaBurn::kDayUs;
+    if (d.allowed) {
+      ++point.admitted;
+      point.spend += dollars;
+      if (minute_spend) minute_spend->add(e.key, e.t_us, dollars);
+      if (quota) quota->admit(e.key, e.t_us, e.cost);
+    } else {
+      ++point.rejected;
+    }
+    if (quota) {
+      point.max_quota_burn = quota->max_burn;
+      point.keys_over_quota = quota->over;
+    }
     if (d.allowed) {
       window.push_back(e.t_us);
       while (window.front() <= e.t_us - 1'000'000) window.pop_front();
@@ -59,6 +109,27 @@ Expected<ReplayResult> replay(const Trace& trace, const LimitParams& params) {
       r.max_delay_s = std::max(r.max_delay_s, delay_s);
     }
   });
+  // A step without requests carries the quota burn of the step before (it cannot change),
+  // unless a new UTC day began since that step's last request: then nothing is used yet.
+  for (std::size_t p = 1; p < r.timeline.size(); ++p) {
+    TimelinePoint& point = r.timeline[p];
+    if (point.admitted + point.rejected != 0) continue;
+    point_day[p] = point_day[p - 1];
+    const std::int64_t end_us = origin + static_cast<std::int64_t>(p + 1) * step_us - 1;
+    if (end_us / DailyQuotaBurn::kDayUs == point_day[p - 1]) {
+      point.max_quota_burn = r.timeline[p - 1].max_quota_burn;
+      point.keys_over_quota = r.timeline[p - 1].keys_over_quota;
+    }
+  }
+  if (pricing) {
+    minute_spend->finish();
+    r.spend.priced = pricing->priced();
+    r.spend.worst_key_per_min = minute_spend->worst;
+    r.spend.worst_key = minute_spend->worst_key;
+    r.spend.worst_minute_us = minute_spend->worst_minute_us;
+    r.spend.unpriced_requests = pricing->unpriced_events();
+    r.spend.unpriced_reason = pricing->unpriced_reason();
+  }
   if (largest_cost > params.max_cost()) {
     r.warnings.push_back("the largest cost in the trace (" + std::to_string(largest_cost) +
                          ") is above " + params.describe() +

@@ -39,7 +39,7 @@ __attribute__((target_clones("avx2", "default"))) void token_bucket_event(
     std::size_t n, double t, double cost, const double* __restrict cap,
     const double* __restrict amount, const double* __restrict period, double* __restrict tk,
     double* __restrict ls, double* __restrict kr, double* __restrict adm,
-    double* __restrict adm_cost, double* __restrict rej_cost) {
+    double* __restrict adm_cost, double* __restrict rej_cost, double* __restrict okv) {
   for (std::size_t c = 0; c < n; ++c) {
     const double dt = t - ls[c];  // >= 0: the trace is in time order
     const double refill = dt * amount[c] / period[c];
@@ -52,15 +52,60 @@ __attribute__((target_clones("avx2", "default"))) void token_bucket_event(
     adm_cost[c] += ok ? cost : 0.0;
     rej_cost[c] += ok ? 0.0 : cost;
     kr[c] += ok ? 0.0 : 1.0;
+    okv[c] = ok ? 1.0 : 0.0;
   }
 }
+
+// The spend of one event for the configurations that admitted it (okv 1.0 or 0.0): d·1 = d
+// and x + 0 = x exactly, so the sums equal replay()'s, which adds only admitted requests.
+__attribute__((target_clones("avx2", "default"))) void spend_event(
+    std::size_t n, double dollars, const double* __restrict okv, double* __restrict key_minute,
+    double* __restrict adm_spend) {
+  for (std::size_t c = 0; c < n; ++c) {
+    key_minute[c] += okv[c] * dollars;
+    adm_spend[c] += okv[c] * dollars;
+  }
+}
+
+// Each key's spend in its current minute per configuration, folded into the configuration's
+// worst when the key's next request falls in a later minute (as KeyMinuteSpend in pricing.h does).
+struct MinuteSpend {
+  MinuteSpend(std::size_t keys, std::size_t configs)
+      : n(configs), minute(keys, -1), spend(keys * configs, 0), worst(configs, 0), admitted(configs, 0) {}
+  // Folds the key's row when `t_us` starts a new minute for it; returns its row.
+  double* row(std::uint32_t key, std::int64_t t_us) {
+    double* r = spend.data() + static_cast<std::size_t>(key) * n;
+    const std::int64_t m = t_us / 60'000'000;
+    if (m != minute[key]) {
+      fold(r);
+      minute[key] = m;
+    }
+    return r;
+  }
+  void finish() {
+    for (std::size_t k = 0; k < minute.size(); ++k) fold(spend.data() + k * n);
+  }
+  std::size_t n;
+  std::vector<std::int64_t> minute;
+  std::vector<double> spend;
+  std::vector<double> worst;
+  std::vector<double> admitted;  // dollars admitted in all, per configuration
+
+ private:
+  void fold(double* r) {
+    for (std::size_t c = 0; c < n; ++c) {
+      worst[c] = std::max(worst[c], r[c]);
+      r[c] = 0;
+    }
+  }
+};
 
 // Token bucket, struct of arrays: for one event, every configuration of the slice in one loop
 // with the exact arithmetic of TokenBucket::decide (level_at, commit only when admitted). The
 // loop is memory-bound (one row of `n` states per key), so it keeps only what cannot be
 // derived: rejections follow from the per-key and total request counts.
-bool token_bucket_slice(const Trace& trace, std::vector<SweepCell>& cells, std::size_t from,
-                        std::size_t to, const std::atomic<bool>* cancel,
+bool token_bucket_slice(const Trace& trace, const Pricing* pricing, std::vector<SweepCell>& cells,
+                        std::size_t from, std::size_t to, const std::atomic<bool>* cancel,
                         const std::function<void(double)>& progress) {
   const std::size_t n = to - from;
   const std::size_t keys = trace.keys.size();
@@ -79,6 +124,9 @@ bool token_bucket_slice(const Trace& trace, std::vector<SweepCell>& cells, std::
   std::vector<double> adm(n, 0);
   std::vector<double> adm_cost(n, 0);
   std::vector<double> rej_cost(n, 0);  // summed as replay() sums it, for bit-equal results
+  std::vector<double> okv(n, 0);       // 1.0 where the event was admitted
+  std::optional<MinuteSpend> spend;
+  if (pricing != nullptr) spend.emplace(keys, n);
   const auto& events = trace.events;
   const std::int64_t origin = events.front().t_us;
   for (std::size_t i = 0; i < events.size(); ++i) {
@@ -99,14 +147,23 @@ bool token_bucket_slice(const Trace& trace, std::vector<SweepCell>& cells, std::
     ++key_requests[e.key];
     token_bucket_event(n, t, e.cost, cap.data(), amount.data(), period.data(), tokens.data() + row,
                        last.data() + row, key_rejected.data() + row, adm.data(), adm_cost.data(),
-                       rej_cost.data());
+                       rej_cost.data(), okv.data());
+    if (spend) {
+      spend_event(n, pricing->dollars(trace, i), okv.data(), spend->row(e.key, e.t_us),
+                  spend->admitted.data());
+    }
   }
+  if (spend) spend->finish();
   for (std::size_t c = 0; c < n; ++c) {
     SweepCell& cell = cells[from + c];
     cell.total.admitted = static_cast<std::uint64_t>(adm[c]);
     cell.total.rejected = events.size() - cell.total.admitted;
     cell.total.admitted_cost = adm_cost[c];
     cell.total.rejected_cost = rej_cost[c];
+    if (spend) {
+      cell.total.admitted_spend = spend->admitted[c];
+      cell.worst_key_spend_per_min = spend->worst[c];
+    }
     double worst = 0;
     for (std::size_t key = 0; key < keys; ++key) {
       if (key_requests[key] == 0) continue;
@@ -119,8 +176,8 @@ bool token_bucket_slice(const Trace& trace, std::vector<SweepCell>& cells, std::
 
 // Any algorithm: one typed state per (key, configuration), configurations of the slice
 // decided event by event with the algorithm's own decide().
-bool generic_slice(const Trace& trace, std::vector<SweepCell>& cells, std::size_t from,
-                   std::size_t to, const std::atomic<bool>* cancel,
+bool generic_slice(const Trace& trace, const Pricing* pricing, std::vector<SweepCell>& cells,
+                   std::size_t from, std::size_t to, const std::atomic<bool>* cancel,
                    const std::function<void(double)>& progress) {
   const std::size_t n = to - from;
   const std::size_t keys = trace.keys.size();
@@ -128,6 +185,8 @@ bool generic_slice(const Trace& trace, std::vector<SweepCell>& cells, std::size_
     using A = decltype(algo);
     std::vector<std::optional<typename A::State>> states(keys * n);
     KeyCounts kc{std::vector<std::uint32_t>(keys * n, 0), std::vector<std::uint32_t>(keys * n, 0)};
+    std::optional<MinuteSpend> spend;
+    if (pricing != nullptr) spend.emplace(keys, n);
     const auto& events = trace.events;
     for (std::size_t i = 0; i < events.size(); ++i) {
       if (i % kChunk == 0 && i > 0) {
@@ -136,17 +195,24 @@ bool generic_slice(const Trace& trace, std::vector<SweepCell>& cells, std::size_
       }
       const TraceEvent& e = events[i];
       const Nanos now{e.t_us * 1000};
+      const double dollars = spend ? pricing->dollars(trace, i) : 0;
+      double* minute_row = spend ? spend->row(e.key, e.t_us) : nullptr;
       for (std::size_t c = 0; c < n; ++c) {
         SweepCell& cell = cells[from + c];
         auto& s = states[static_cast<std::size_t>(e.key) * n + c];
         if (!s) s = A::fresh(cell.params, now);
         const bool ok = A::decide(cell.params, *s, now, e.cost).allowed;
-        cell.total.add(ok, e.cost);
+        cell.total.add(ok, e.cost, dollars);
+        if (minute_row != nullptr && ok) minute_row[c] += dollars;
         kc.admitted[static_cast<std::size_t>(e.key) * n + c] += ok;
         kc.rejected[static_cast<std::size_t>(e.key) * n + c] += !ok;
       }
     }
-    for (std::size_t c = 0; c < n; ++c) cells[from + c].worst_key_429 = worst_key(kc, keys, n, c);
+    if (spend) spend->finish();
+    for (std::size_t c = 0; c < n; ++c) {
+      cells[from + c].worst_key_429 = worst_key(kc, keys, n, c);
+      if (spend) cells[from + c].worst_key_spend_per_min = spend->worst[c];
+    }
     return true;
   });
 }
@@ -218,6 +284,13 @@ Expected<SweepResult> sweep(const Trace& trace, const SweepSpec& spec,
   // The fast path keeps times as doubles of ns since the first event: exact below 2^53 ns.
   const std::int64_t span_ns = (trace.events.back().t_us - trace.events.front().t_us) * 1000;
   result.fast_path = spec.base.algorithm == Algorithm::token_bucket && span_ns < (std::int64_t{1} << 53);
+  std::optional<Pricing> pricing;
+  if (spec.pricing != nullptr) {
+    pricing = Pricing::for_trace(trace, *spec.pricing);
+    result.priced = pricing->priced();
+    result.unpriced_reason = pricing->unpriced_reason();
+  }
+  const Pricing* priced = pricing && pricing->priced() ? &*pricing : nullptr;
   const std::size_t total = result.cells.size();
   const std::size_t threads = std::clamp<std::size_t>(static_cast<std::size_t>(std::max(1, spec.threads)), 1, total);
   std::vector<std::thread> pool;
@@ -229,8 +302,8 @@ Expected<SweepResult> sweep(const Trace& trace, const SweepSpec& spec,
       // Only the first thread reports progress (the slices advance at the same pace).
       const std::function<void(double)> report = t == 0 ? progress : std::function<void(double)>{};
       const bool done = result.fast_path
-                            ? token_bucket_slice(trace, result.cells, from, to, cancel, report)
-                            : generic_slice(trace, result.cells, from, to, cancel, report);
+                            ? token_bucket_slice(trace, priced, result.cells, from, to, cancel, report)
+                            : generic_slice(trace, priced, result.cells, from, to, cancel, report);
       if (!done) ok = false;
     });
   }
@@ -240,24 +313,41 @@ Expected<SweepResult> sweep(const Trace& trace, const SweepSpec& spec,
   return result;
 }
 
+double cell_cheapness(const SweepResult& result, const SweepCell& cell) {
+  return result.priced ? cell.total.admitted_spend : cell.total.admitted_cost;
+}
+
+bool meets(const SweepResult& result, const SweepCell& cell, const Constraints& constraints) {
+  return (!constraints.max_ratio_429 || cell.total.ratio_429() <= *constraints.max_ratio_429) &&
+         (!constraints.max_worst_key_429 || cell.worst_key_429 <= *constraints.max_worst_key_429) &&
+         (!constraints.max_worst_key_spend_per_min ||
+          (result.priced && cell.worst_key_spend_per_min <= *constraints.max_worst_key_spend_per_min));
+}
+
+std::optional<std::string> check_constraints(const SweepResult& result, const Constraints& constraints) {
+  if (constraints.max_worst_key_spend_per_min && !result.priced) {
+    return "a spend limit needs prices, and no request of the trace has one" +
+           (result.unpriced_reason.empty() ? std::string() : " (" + result.unpriced_reason + ")");
+  }
+  return std::nullopt;
+}
+
 Recommendation recommend(const SweepResult& result, const Constraints& constraints) {
   Recommendation r;
   const auto& cells = result.cells;
   for (std::size_t i = 0; i < cells.size(); ++i) {
+    const double ci = cell_cheapness(result, cells[i]);
     bool dominated = false;
     for (std::size_t j = 0; j < cells.size() && !dominated; ++j) {
       if (j == i) continue;
-      const bool no_worse = cells[j].total.ratio_429() <= cells[i].total.ratio_429() &&
-                            cells[j].total.admitted_cost <= cells[i].total.admitted_cost;
-      const bool better = cells[j].total.ratio_429() < cells[i].total.ratio_429() ||
-                          cells[j].total.admitted_cost < cells[i].total.admitted_cost;
+      const double cj = cell_cheapness(result, cells[j]);
+      const bool no_worse = cells[j].total.ratio_429() <= cells[i].total.ratio_429() && cj <= ci;
+      const bool better = cells[j].total.ratio_429() < cells[i].total.ratio_429() || cj < ci;
       dominated = no_worse && better;
     }
     if (!dominated) r.frontier.push_back(i);
-    const bool meets =
-        (!constraints.max_ratio_429 || cells[i].total.ratio_429() <= *constraints.max_ratio_429) &&
-        (!constraints.max_worst_key_429 || cells[i].worst_key_429 <= *constraints.max_worst_key_429);
-    if (meets && (!r.best || cells[i].total.admitted_cost < cells[*r.best].total.admitted_cost)) {
+    if (meets(result, cells[i], constraints) &&
+        (!r.best || ci < cell_cheapness(result, cells[*r.best]))) {
       r.best = i;
     }
   }

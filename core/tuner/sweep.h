@@ -35,6 +35,8 @@ struct SweepSpec {
   SweepAxis x;
   SweepAxis y;
   int threads = 2;
+  /// Prices: each cell then has its spend and its worst key's spend per minute; nullptr: none.
+  const PricingOptions* pricing = nullptr;
 };
 
 struct SweepCell {
@@ -43,11 +45,15 @@ struct SweepCell {
   double y = 0;
   Counts total;
   double worst_key_429 = 0;  ///< the highest 429 ratio of any key
+  /// The most dollars admitted to one key in one minute (as ReplayResult::spend).
+  double worst_key_spend_per_min = 0;
 };
 
 struct SweepResult {
   std::vector<SweepCell> cells;  ///< x-major: cells[i * y.steps + j]
   bool fast_path = false;        ///< the struct-of-arrays token bucket path ran
+  bool priced = false;           ///< spend figures are set (some request had a price)
+  std::string unpriced_reason;   ///< as SpendSummary::unpriced_reason
 };
 
 /// Parses "MIN:MAX:STEPS" (STEPS >= 1; MIN <= MAX; MIN == MAX needs STEPS 1).
@@ -65,15 +71,29 @@ LimitParams cell_params(const SweepSpec& spec, double x, double y);
 struct Constraints {
   std::optional<double> max_ratio_429;       ///< overall 429 ratio at most this
   std::optional<double> max_worst_key_429;   ///< no key's 429 ratio above this
+  /// No key admitted more than this many dollars in any minute (needs a priced sweep).
+  std::optional<double> max_worst_key_spend_per_min;
 };
 
 struct Recommendation {
-  std::vector<std::size_t> frontier;  ///< cells not dominated in (429 ratio, admitted cost)
-  std::optional<std::size_t> best;    ///< meets the constraints with the least admitted cost
+  std::vector<std::size_t> frontier;  ///< cells not dominated in (429 ratio, cheapness)
+  std::optional<std::size_t> best;    ///< meets the constraints and is the cheapest
 };
 
-/// The Pareto frontier (fewer 429s vs. less admitted cost: a tighter limit protects the
-/// backend and the bill) and the tightest cell that meets the constraints.
+/// What a cell lets through, the smaller the cheaper: dollars admitted in a priced sweep,
+/// else cost units admitted.
+double cell_cheapness(const SweepResult& result, const SweepCell& cell);
+
+/// Whether a cell meets the constraints of `Constraints` (a spend constraint on an unpriced
+/// sweep is met by no cell: callers refuse it first, see check_constraints).
+bool meets(const SweepResult& result, const SweepCell& cell, const Constraints& constraints);
+
+/// An error in words when a constraint cannot be judged on this sweep (a spend limit without
+/// prices), else nullopt.
+std::optional<std::string> check_constraints(const SweepResult& result, const Constraints& constraints);
+
+/// The Pareto frontier (fewer 429s vs. less admitted: a tighter limit protects the backend and
+/// the bill) and the cheapest cell that meets the constraints.
 Recommendation recommend(const SweepResult& result, const Constraints& constraints);
 
 }  // namespace limitscope::tuner

@@ -21,10 +21,14 @@ struct Collector {
 
   // Validates and appends one event; reports why not.
   void accept(std::size_t line, double t_s, std::string_view key, double cost,
-              std::string_view model, std::string_view tier) {
+              std::string_view model, std::string_view tier,
+              std::optional<double> tokens = std::nullopt) {
     if (!std::isfinite(t_s) || t_s < 0 || t_s > 1e13) return error(line, "t must be seconds >= 0");
     if (key.empty()) return error(line, "key is empty");
     if (!std::isfinite(cost) || cost <= 0) return error(line, "cost must be a number > 0");
+    if (tokens && (!(*tokens >= 0) || *tokens >= Trace::kNoTokens || *tokens != std::floor(*tokens))) {
+      return error(line, "tokens must be a whole number from 0 to 4294967294");
+    }
     const auto t_us = static_cast<std::int64_t>(std::llround(t_s * 1e6));
     if (t_us < last_t) {
       return error(line, "t " + std::to_string(t_s) + " is before the previous event (the trace must be in time order)");
@@ -36,7 +40,9 @@ struct Collector {
       return error(line, "more than 65535 distinct models or tiers");
     }
     last_t = t_us;
-    load.trace.add(t_us, key, cost, model, tier);
+    load.trace.add(t_us, key, cost, model, tier,
+                   tokens ? std::optional<std::uint32_t>(static_cast<std::uint32_t>(*tokens))
+                          : std::nullopt);
   }
 };
 
@@ -92,7 +98,13 @@ std::uint16_t Trace::tier_id(std::string_view tier) {
 }
 
 void Trace::add(std::int64_t t_us, std::string_view key, double cost, std::string_view model,
-                std::string_view tier) {
+                std::string_view tier, std::optional<std::uint32_t> token_count) {
+  const bool first_count = token_count.has_value() && tokens.empty();
+  if (first_count) {
+    tokens.reserve(events.capacity());
+    tokens.assign(events.size(), kNoTokens);
+  }
+  if (first_count || !tokens.empty()) tokens.push_back(token_count.value_or(kNoTokens));
   TraceEvent e;
   e.t_us = t_us;
   e.cost = cost;
@@ -144,11 +156,19 @@ TraceLoad parse_trace_jsonl(std::istream& in, const TraceOptions& options) {
       }
       cost = it->get<double>();
     }
+    std::optional<double> tokens;
+    if (auto it = j.find("tokens"); it != j.end() && !it->is_null()) {
+      if (!it->is_number()) {
+        c.error(n, "\"tokens\" must be a number");
+        continue;
+      }
+      tokens = it->get<double>();
+    }
     std::string model;
     std::string tier;
     if (auto it = j.find("model"); it != j.end() && it->is_string()) model = it->get<std::string>();
     if (auto it = j.find("tier"); it != j.end() && it->is_string()) tier = it->get<std::string>();
-    c.accept(n, t->get<double>(), key->get<std::string>(), cost, model, tier);
+    c.accept(n, t->get<double>(), key->get<std::string>(), cost, model, tier, tokens);
   }
   return load;
 }
@@ -158,7 +178,7 @@ TraceLoad parse_trace_csv(std::istream& in, const TraceOptions& options) {
   load.trace.events.reserve(options.reserve_events);
   Collector c{load, options};
   std::string line;
-  int col_t = -1, col_key = -1, col_cost = -1, col_model = -1, col_tier = -1;
+  int col_t = -1, col_key = -1, col_cost = -1, col_model = -1, col_tier = -1, col_tokens = -1;
   std::size_t columns = 0;
   bool header = false;
   while (std::getline(in, line)) {
@@ -176,9 +196,10 @@ TraceLoad parse_trace_csv(std::istream& in, const TraceOptions& options) {
         if (name == "cost") col_cost = idx;
         if (name == "model") col_model = idx;
         if (name == "tier") col_tier = idx;
+        if (name == "tokens") col_tokens = idx;
       }
       if (col_t < 0 || col_key < 0) {
-        c.error(n, "the header must name columns t and key (and optionally cost, model, tier)");
+        c.error(n, "the header must name columns t and key (and optionally cost, model, tier, tokens)");
         return load;
       }
       continue;
@@ -201,9 +222,18 @@ TraceLoad parse_trace_csv(std::istream& in, const TraceOptions& options) {
       }
       cost = *v;
     }
+    // An empty tokens cell means "not known" for this request, as a missing JSON field does.
+    std::optional<double> tokens;
+    if (col_tokens >= 0 && !cells[static_cast<std::size_t>(col_tokens)].empty()) {
+      tokens = number(cells[static_cast<std::size_t>(col_tokens)]);
+      if (!tokens) {
+        c.error(n, "tokens '" + std::string(cells[static_cast<std::size_t>(col_tokens)]) + "' is not a number");
+        continue;
+      }
+    }
     c.accept(n, *t, cells[static_cast<std::size_t>(col_key)], cost,
              col_model >= 0 ? cells[static_cast<std::size_t>(col_model)] : std::string_view{},
-             col_tier >= 0 ? cells[static_cast<std::size_t>(col_tier)] : std::string_view{});
+             col_tier >= 0 ? cells[static_cast<std::size_t>(col_tier)] : std::string_view{}, tokens);
   }
   if (!header) c.error(0, "empty file: no header line");
   return load;

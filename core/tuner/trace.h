@@ -1,7 +1,8 @@
 #pragma once
-// Traffic traces for replay: one event per request (time, key, cost, model, tier). Read from
-// JSON lines `{"t": <seconds>, "key": "...", "cost": 1, "model": "...", "tier": "..."}` (model
-// and tier optional, cost defaults to 1) or CSV with a header naming the same columns. Every
+// Traffic traces for replay: one event per request (time, key, cost, model, tier, and the LLM
+// tokens it used when known). Read from JSON lines `{"t": <seconds>, "key": "...", "cost": 1,
+// "model": "...", "tier": "...", "tokens": 1200}` (model, tier and tokens optional, cost
+// defaults to 1) or CSV with a header naming the same columns. Every
 // problem is reported with its line number: unparsable lines, missing columns or fields,
 // negative or non-finite values, and times going backwards. A trace with errors is returned
 // together with its errors, and callers refuse it unless the operator chose to skip bad lines:
@@ -9,6 +10,7 @@
 
 #include <cstdint>
 #include <istream>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -27,14 +29,26 @@ struct TraceEvent {
 };
 
 struct Trace {
+  /// A tokens entry for an event whose line gave no token count.
+  static constexpr std::uint32_t kNoTokens = UINT32_MAX;
+
   std::vector<TraceEvent> events;  ///< in time order
+  /// LLM tokens of each event (prompt + completion), kept apart from the 24-byte events so a
+  /// trace without token counts costs nothing: empty when no event has one, else one entry per
+  /// event (kNoTokens where unknown).
+  std::vector<std::uint32_t> tokens;
   std::vector<std::string> keys;
   std::vector<std::string> models{""};
   std::vector<std::string> tiers{""};
 
   /// Appends an event; `t_us` must not be before the last event's.
   void add(std::int64_t t_us, std::string_view key, double cost, std::string_view model = {},
-           std::string_view tier = {});
+           std::string_view tier = {}, std::optional<std::uint32_t> tokens = std::nullopt);
+  /// The token count of event i, or nullopt when its line gave none.
+  std::optional<std::uint32_t> tokens_of(std::size_t i) const {
+    if (tokens.empty() || tokens[i] == kNoTokens) return std::nullopt;
+    return tokens[i];
+  }
   double duration_s() const;
 
   /// The index of a name, added to its table when new.
@@ -68,7 +82,7 @@ struct TraceOptions {
 
 /// JSON lines.
 TraceLoad parse_trace_jsonl(std::istream& in, const TraceOptions& options = {});
-/// CSV with a header: t, key required; cost, model, tier optional; any column order.
+/// CSV with a header: t, key required; cost, model, tier, tokens optional; any column order.
 TraceLoad parse_trace_csv(std::istream& in, const TraceOptions& options = {});
 /// Picks the format from the first non-blank character ('{' → JSON lines, else CSV).
 /// @return the load, or an error when the file cannot be read

@@ -9,6 +9,15 @@
 
 namespace limitscope::tuner {
 
+namespace {
+// The simulation and recordings carry each request's LLM tokens (0 when a writer had none,
+// which then prices the request at nothing, as the recording itself did).
+std::optional<std::uint32_t> token_count(std::int64_t llm_tokens) {
+  if (llm_tokens < 0 || llm_tokens >= Trace::kNoTokens) return std::nullopt;
+  return static_cast<std::uint32_t>(llm_tokens);
+}
+}  // namespace
+
 Expected<Trace> trace_from_scenario(const ScenarioTraceOptions& options,
                                     const std::atomic<bool>* cancel,
                                     const std::function<void(double)>& progress) {
@@ -32,7 +41,8 @@ Expected<Trace> trace_from_scenario(const ScenarioTraceOptions& options,
         return make_error("scenario " + options.scenario + ": more than " +
                           std::to_string(options.max_events) + " requests; shorten the run");
       }
-      trace.add(r.time.count() / 1000, r.api_key, r.cost, r.model, r.tier);
+      trace.add(r.time.count() / 1000, r.api_key, r.cost, r.model, r.tier,
+                token_count(r.llm_tokens));
     }
     if (progress) progress(static_cast<double>((*sim)->now().count()) / total);
   }
@@ -58,7 +68,7 @@ Expected<TraceLoad> trace_from_recording(const Recording& recording, const std::
     const RecordedRequest& r = requests[i];
     // A recorded cost of 0 (an old writer) counts as 1, as a trace line without a cost does.
     load.trace.add(r.t_us, recording.names[r.key], r.cost > 0 ? r.cost : 1,
-                   recording.names[r.model], recording.names[r.tier]);
+                   recording.names[r.model], recording.names[r.tier], token_count(r.llm_tokens));
   }
   if (!load_error.empty()) {
     load.errors.push_back({0, load_error});

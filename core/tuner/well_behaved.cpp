@@ -20,9 +20,11 @@ std::vector<bool> well_behaved_keys(const Trace& trace, double factor) {
 
 Trace restrict_to_keys(const Trace& trace, const std::vector<bool>& keep) {
   Trace out;
-  for (const TraceEvent& e : trace.events) {
+  for (std::size_t i = 0; i < trace.events.size(); ++i) {
+    const TraceEvent& e = trace.events[i];
     if (!keep[e.key]) continue;
-    out.add(e.t_us, trace.keys[e.key], e.cost, trace.models[e.model], trace.tiers[e.tier]);
+    out.add(e.t_us, trace.keys[e.key], e.cost, trace.models[e.model], trace.tiers[e.tier],
+            trace.tokens_of(i));
   }
   return out;
 }
@@ -59,12 +61,10 @@ Recommendation recommend(const GuidedSweep& g, const OperatorConstraints& c) {
   r.best.reset();
   const auto& cells = g.all.cells;
   for (std::size_t i = 0; i < cells.size(); ++i) {
-    const bool meets =
-        (!c.core.max_ratio_429 || cells[i].total.ratio_429() <= *c.core.max_ratio_429) &&
-        (!c.core.max_worst_key_429 || cells[i].worst_key_429 <= *c.core.max_worst_key_429) &&
-        (!c.max_well_behaved_429 ||
-         g.well_behaved.cells[i].total.ratio_429() <= *c.max_well_behaved_429);
-    if (meets && (!r.best || cells[i].total.admitted_cost < cells[*r.best].total.admitted_cost))
+    const bool ok = meets(g.all, cells[i], c.core) &&
+                    (!c.max_well_behaved_429 ||
+                     g.well_behaved.cells[i].total.ratio_429() <= *c.max_well_behaved_429);
+    if (ok && (!r.best || cell_cheapness(g.all, cells[i]) < cell_cheapness(g.all, cells[*r.best])))
       r.best = i;
   }
   return r;

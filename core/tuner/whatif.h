@@ -1,7 +1,8 @@
 #pragma once
 // The what-if view of one setting over a trace, ready to draw: the trace's time span cut into
 // `columns` equal columns (one per pixel column of the chart, or fewer), and per column the
-// 429s the setting gives and the level requests found. The Tuner draws the candidate's series
+// 429s the setting gives, the level requests found and, with prices, the dollars admitted and
+// the highest key's daily quota burn. The Tuner draws the candidate's series
 // against the current setting's; when only the candidate moves, only its series is computed.
 
 #include <cstdint>
@@ -26,6 +27,11 @@ struct WhatIfSeries {
   /// all keys together; -1 for a column without requests.
   std::vector<double> mean_level;
   Counts total;  ///< equal to replay(trace, params).total
+  /// With prices: dollars admitted per column, and the highest key's daily quota burn at the
+  /// column's end (-1 for a column without requests); empty without prices.
+  std::vector<double> spend;
+  std::vector<double> max_quota_burn;
+  SpendSummary spend_summary;  ///< as replay()'s with the same prices
 
   /// The start of column i, seconds since the first event.
   double column_start_s(std::size_t i) const {
@@ -36,7 +42,9 @@ struct WhatIfSeries {
 /// Replays the trace with `params` (one state per key, the core's decide(), exactly as
 /// replay()) and folds the decisions into columns.
 /// @param columns >= 1
+/// @param pricing prices and quotas, or nullptr for counts and levels only
 /// @return the series, or an error naming the invalid parameter
-Expected<WhatIfSeries> whatif_series(const Trace& trace, const LimitParams& params, int columns);
+Expected<WhatIfSeries> whatif_series(const Trace& trace, const LimitParams& params, int columns,
+                                     const PricingOptions* pricing = nullptr);
 
 }  // namespace limitscope::tuner

@@ -1,7 +1,9 @@
 // Verifies `limitscope-cli replay` and `sweep` end to end: the documented JSON on a small trace
 // whose outcome is known by hand, refusal of traces with bad lines (line numbers in the error)
 // unless --skip-bad-lines, every sweep cell present with a recommendation under a constraint,
-// and bad parameters refused with exit 2.
+// and bad parameters refused with exit 2; spend in dollars (tokens at the policy's prices, or
+// an assumed count), the worst key's minute and the quota timeline in replay's JSON; a sweep's
+// spend constraint, refused in words when the trace has no prices.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -45,6 +47,91 @@ TEST(ReplayCli, PrintsCountsByKeyTierAndModel) {
   auto w = run_cli("replay --trace " + quoted(csv) + " --algorithm sliding-log --window 1s --limit 1 --json");
   ASSERT_EQ(w.exit_code, 0) << w.err;
   EXPECT_EQ(json::parse(w.out)["rejected"], 1);
+}
+
+// Key a: 10 gpt-4.1 requests of 1,000,000 tokens ($8 each) in the first second; key b: one
+// deepseek-v3.2 request of 500,000 tokens ($0.21) a minute later.
+std::string priced_trace() {
+  std::string t;
+  for (int i = 0; i < 10; ++i) {
+    t += "{\"t\": " + std::to_string(0.01 * i) +
+         ", \"key\": \"a\", \"cost\": 8, \"model\": \"gpt-4.1\", \"tokens\": 1000000}\n";
+  }
+  t += "{\"t\": 61, \"key\": \"b\", \"model\": \"deepseek-v3.2\", \"tokens\": 500000}\n";
+  return t;
+}
+
+TEST(ReplayCli, SpendInDollarsTheWorstKeysMinuteAndTheQuotaTimeline) {
+  const std::string path = write_temp("priced.jsonl", priced_trace());
+  // A bucket of 24 cost units admits a's first three requests (8 each) and b's.
+  auto r = run_cli("replay --trace " + quoted(path) +
+                   " --algorithm token-bucket --capacity 24 --refill 1/s --timeline-step 30s --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["keys"]["a"]["admitted"], 3);
+  EXPECT_DOUBLE_EQ(j["keys"]["a"]["spend_usd"].get<double>(), 24.0);
+  EXPECT_DOUBLE_EQ(j["spend_usd"].get<double>(), 24.21);
+  const json& s = j["spend"];
+  EXPECT_TRUE(s["priced"].get<bool>());
+  EXPECT_DOUBLE_EQ(s["worst_key_usd_per_min"].get<double>(), 24.0);
+  EXPECT_EQ(s["worst_key"], "a");
+  EXPECT_EQ(s["worst_minute_t_s"], 0);
+  EXPECT_EQ(s["unpriced_requests"], 0);
+  ASSERT_EQ(j["timeline"].size(), 3u);  // 0-30 s, 30-60 s, 60-90 s
+  EXPECT_EQ(j["timeline_step_s"], 30);
+  EXPECT_EQ(j["timeline"][0]["admitted"], 3);
+  EXPECT_EQ(j["timeline"][0]["rejected"], 7);
+  // a is unknown to the policy, so on the default tier free: 24 of 1,000 cost units.
+  EXPECT_DOUBLE_EQ(j["timeline"][0]["max_quota_burn"].get<double>(), 0.024);
+  EXPECT_DOUBLE_EQ(j["timeline"][2]["spend_usd"].get<double>(), 0.21);
+
+  // Without token counts the spend is unknown, said so, and an assumption prices it.
+  const std::string plain = write_temp("plain.jsonl", small_trace());
+  auto u = run_cli("replay --trace " + quoted(plain) + " --algorithm token-bucket --capacity 3 --refill 1/s --json");
+  ASSERT_EQ(u.exit_code, 0) << u.err;
+  const json uj = json::parse(u.out);
+  EXPECT_FALSE(uj["spend"]["priced"].get<bool>());
+  EXPECT_NE(uj["spend"]["unpriced_reason"].get<std::string>().find("11 carry no token count"),
+            std::string::npos);
+  auto a = run_cli("replay --trace " + quoted(plain) +
+                   " --algorithm token-bucket --capacity 3 --refill 1/s --tokens-per-request 1000 --json");
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  const json aj = json::parse(a.out);
+  EXPECT_TRUE(aj["spend"]["priced"].get<bool>());
+  EXPECT_DOUBLE_EQ(aj["spend_usd"].get<double>(), 3 * 1000 * 8.0 / 1e6);  // a's 3 admitted gpt-4.1
+  EXPECT_NE(aj["spend"]["unpriced_reason"].get<std::string>().find("(none given)"), std::string::npos);
+
+  for (const char* bad : {"--tokens-per-request -1", "--tokens-per-request lots", "--policy /nonexistent",
+                          "--timeline-step 0s"}) {
+    SCOPED_TRACE(bad);
+    auto b = run_cli("replay --trace " + quoted(path) + " --algorithm gcra --capacity 5 --refill 1/s " + bad);
+    EXPECT_EQ(b.exit_code, 2);
+    EXPECT_NE(b.err.find(std::string(bad).substr(0, std::string(bad).find(' '))), std::string::npos) << b.err;
+  }
+}
+
+TEST(SweepCli, SpendConstraint) {
+  const std::string path = write_temp("priced_sweep.jsonl", priced_trace());
+  // Capacities 8, 16, 24, 32: the worst key's minute costs $8 per 8 units of capacity.
+  auto r = run_cli("sweep --trace " + quoted(path) +
+                   " --algorithm token-bucket --capacity 8:32:4 --refill 1:1:1 --max-key-spend 20 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_TRUE(j["priced"].get<bool>());
+  ASSERT_EQ(j["cells"].size(), 4u);
+  EXPECT_DOUBLE_EQ(j["cells"][2]["worst_key_usd_per_min"].get<double>(), 24.0);
+  ASSERT_TRUE(j["recommendation"].is_object());
+  EXPECT_EQ(j["recommendation"]["capacity"], 8);  // the cheapest under $20 a minute
+  auto tight = run_cli("sweep --trace " + quoted(path) + " --algorithm token-bucket --capacity 8:32:4 "
+                       "--refill 1:1:1 --max-key-spend 20 --max-429 0.5 --json");
+  ASSERT_EQ(tight.exit_code, 0) << tight.err;
+  EXPECT_TRUE(json::parse(tight.out)["recommendation"].is_null());  // 429s above half at $16
+
+  const std::string plain = write_temp("plain_sweep.jsonl", small_trace());
+  auto refused = run_cli("sweep --trace " + quoted(plain) +
+                         " --algorithm token-bucket --capacity 1:10:2 --refill 1:2:2 --max-key-spend 5");
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("--max-key-spend: a spend limit needs prices"), std::string::npos) << refused.err;
 }
 
 TEST(ReplayCli, BadTracesAndParametersAreRefused) {

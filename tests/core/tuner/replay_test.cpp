@@ -1,7 +1,9 @@
 // Verifies replay: on random traces for every algorithm its decisions equal those of live
 // per-key Limiters driven by a ManualClock; counts add up by key, tier and model; the largest
 // burst and shaping delays are reported; bad parameters are refused and costs no capacity
-// can admit are warned about.
+// can admit are warned about; with prices, spend is the admitted requests' tokens at their
+// model's price, the worst key's spend per minute equals a brute-force grouping of the
+// decisions, and the timeline adds up and tracks each key's daily quota burn across days.
 #include "core/tuner/replay.h"
 
 #include <gtest/gtest.h>
@@ -91,6 +93,103 @@ TEST(Replay, BurstDelaysWarningsAndBadParameters) {
   auto bad = replay(t, test::bucket(Algorithm::token_bucket, 10, -1));
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().find("parameters:"), std::string::npos) << bad.error();
+}
+
+TEST(Replay, SpendAndTheWorstKeysMinuteMatchABruteForceGrouping) {
+  std::mt19937_64 rng(11);
+  std::exponential_distribution<double> gap(20.0);
+  std::uniform_int_distribution<int> key(0, 5);
+  std::uniform_int_distribution<std::uint32_t> tokens(100, 5000);
+  const char* models[] = {"gpt-4.1", "claude-sonnet-4.5", "deepseek-v3.2"};
+  Trace t;
+  double now = 0;
+  for (int i = 0; i < 6000; ++i) {
+    now += gap(rng);
+    const int k = key(rng);
+    t.add(static_cast<std::int64_t>(now * 1e6), "k" + std::to_string(k), 1, models[k % 3], "",
+          tokens(rng));
+  }
+  const LimitParams params = test::bucket(Algorithm::token_bucket, 5, 1);
+  PricingOptions pricing{&default_policy(), std::nullopt};
+  ReplayOptions options;
+  options.pricing = &pricing;
+  auto r = replay(t, params, options);
+  ASSERT_TRUE(r.ok()) << r.error();
+  auto decisions = replay_decisions(t, params);
+  ASSERT_TRUE(decisions.ok());
+  std::map<std::pair<std::uint32_t, std::int64_t>, double> by_minute;
+  double spend = 0;
+  for (std::size_t i = 0; i < t.events.size(); ++i) {
+    if (!(*decisions)[i]) continue;
+    const double price = default_policy().models[*default_policy().model_index(t.models[t.events[i].model])]
+                             .price_per_million_tokens;
+    const double d = static_cast<double>(*t.tokens_of(i)) * (price / 1e6);
+    spend += d;
+    by_minute[{t.events[i].key, t.events[i].t_us / 60'000'000}] += d;
+  }
+  double worst = 0;
+  std::pair<std::uint32_t, std::int64_t> where{};
+  for (const auto& [k, v] : by_minute) {
+    if (v > worst) worst = v, where = k;
+  }
+  EXPECT_TRUE(r->spend.priced);
+  EXPECT_EQ(r->spend.unpriced_requests, 0u);
+  EXPECT_NEAR(r->total.admitted_spend, spend, 1e-9);
+  EXPECT_NEAR(r->spend.worst_key_per_min, worst, 1e-12);
+  EXPECT_EQ(r->spend.worst_key, where.first);
+  EXPECT_EQ(r->spend.worst_minute_us, where.second * 60'000'000);
+  EXPECT_GT(r->total.rejected, 0u);
+
+  // The timeline covers the trace evenly and adds up to the totals.
+  ASSERT_FALSE(r->timeline.empty());
+  EXPECT_LE(r->timeline.size(), 200u);
+  std::uint64_t admitted = 0, rejected = 0;
+  double timeline_spend = 0;
+  for (std::size_t p = 0; p < r->timeline.size(); ++p) {
+    EXPECT_DOUBLE_EQ(r->timeline[p].t_s, static_cast<double>(p) * static_cast<double>(r->timeline_step.count()) / 1e9);
+    admitted += r->timeline[p].admitted;
+    rejected += r->timeline[p].rejected;
+    timeline_spend += r->timeline[p].spend;
+  }
+  EXPECT_EQ(admitted, r->total.admitted);
+  EXPECT_EQ(rejected, r->total.rejected);
+  EXPECT_NEAR(timeline_spend, spend, 1e-9);
+
+  // Without prices nothing is priced, and the counts do not change.
+  auto plain = replay(t, params);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE(plain->spend.priced);
+  EXPECT_EQ(plain->total.admitted_spend, 0);
+  EXPECT_EQ(plain->total.admitted, r->total.admitted);
+}
+
+TEST(Replay, QuotaBurnOverTimeResetsEachUtcDay) {
+  // demo-free-1 is on the free tier (1,000 cost units a day): 200 requests of cost 8 on day 0
+  // burn 160% of it, crossing 100% at the 125th; on day 1 the use starts again from 0.
+  Trace t;
+  constexpr std::int64_t kDay = 86'400'000'000;
+  for (int i = 0; i < 200; ++i) t.add(i * 1'000'000LL, "demo-free-1", 8, "gpt-4.1");
+  t.add(kDay + 10'000'000, "demo-free-1", 8, "gpt-4.1");
+  PricingOptions pricing{&default_policy(), std::nullopt};
+  ReplayOptions options;
+  options.pricing = &pricing;
+  options.timeline_step = std::chrono::hours(1);
+  auto r = replay(t, test::bucket(Algorithm::token_bucket, 1000, 1000), options);
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r->total.rejected, 0u);  // the quota is reported, not enforced
+  ASSERT_EQ(r->timeline.size(), 25u);
+  EXPECT_DOUBLE_EQ(r->timeline[0].max_quota_burn, 1.6);
+  EXPECT_EQ(r->timeline[0].keys_over_quota, 1u);
+  EXPECT_DOUBLE_EQ(r->timeline[1].max_quota_burn, 1.6);  // an empty hour carries the day's use
+  EXPECT_DOUBLE_EQ(r->timeline[23].max_quota_burn, 1.6);
+  EXPECT_DOUBLE_EQ(r->timeline[24].max_quota_burn, 0.008);  // day 1: one request of 8 / 1,000
+  EXPECT_EQ(r->timeline[24].keys_over_quota, 0u);
+  EXPECT_FALSE(r->spend.priced);  // no token counts
+  EXPECT_NE(r->spend.unpriced_reason.find("201 carry no token count"), std::string::npos)
+      << r->spend.unpriced_reason;
+
+  options.timeline_step = std::chrono::microseconds(1);
+  EXPECT_FALSE(replay(t, test::bucket(Algorithm::token_bucket, 1000, 1000), options).ok());
 }
 
 }  // namespace

@@ -32,6 +32,39 @@ TEST(Trace, JsonLines) {
   EXPECT_DOUBLE_EQ(load.trace.duration_s(), 0.75);
 }
 
+TEST(Trace, TokenCountsAreOptionalPerLine) {
+  std::istringstream jsonl(
+      "{\"t\": 0, \"key\": \"a\"}\n"
+      "{\"t\": 1, \"key\": \"a\", \"tokens\": 1200}\n"
+      "{\"t\": 2, \"key\": \"a\", \"tokens\": -3}\n"
+      "{\"t\": 3, \"key\": \"a\", \"tokens\": 2.5}\n"
+      "{\"t\": 4, \"key\": \"a\", \"tokens\": \"many\"}\n"
+      "{\"t\": 5, \"key\": \"a\", \"tokens\": 0}\n");
+  const auto load = parse_trace_jsonl(jsonl);
+  ASSERT_EQ(load.trace.events.size(), 3u);
+  ASSERT_EQ(load.trace.tokens.size(), 3u);  // back-filled for the line before the first count
+  EXPECT_EQ(load.trace.tokens_of(0), std::nullopt);
+  EXPECT_EQ(load.trace.tokens_of(1), 1200u);
+  EXPECT_EQ(load.trace.tokens_of(2), 0u);
+  ASSERT_EQ(load.errors.size(), 3u);
+  EXPECT_EQ(load.errors[0].line, 3u);
+  EXPECT_NE(load.errors[0].message.find("tokens must be a whole number"), std::string::npos);
+  EXPECT_EQ(load.errors[1].line, 4u);
+  EXPECT_EQ(load.errors[2].line, 5u);
+  EXPECT_NE(load.errors[2].message.find("\"tokens\" must be a number"), std::string::npos);
+
+  std::istringstream csv("t,key,tokens\n0,a,10\n1,a,\n2,a,x\n");
+  const auto c = parse_trace_csv(csv);
+  ASSERT_EQ(c.trace.events.size(), 2u);
+  EXPECT_EQ(c.trace.tokens_of(0), 10u);
+  EXPECT_EQ(c.trace.tokens_of(1), std::nullopt);  // an empty cell: not known
+  ASSERT_EQ(c.errors.size(), 1u);
+  EXPECT_EQ(c.errors[0].line, 4u);
+
+  std::istringstream none("{\"t\": 0, \"key\": \"a\"}\n");
+  EXPECT_TRUE(parse_trace_jsonl(none).trace.tokens.empty());  // no cost for traces without
+}
+
 TEST(Trace, CsvInAnyColumnOrder) {
   std::istringstream in("tier,key,t,cost\nfree,\"a,b\",0.001,3\npro,c,2,1\n");
   const auto load = parse_trace_csv(in);

@@ -1,6 +1,7 @@
 // Verifies the what-if series: for every algorithm its per-column 429s are the replay's
 // decisions folded into columns and its totals equal replay(); levels stay in 0..1; bad
-// parameters and column counts are refused.
+// parameters and column counts are refused; with prices, the columns' dollars add up to the
+// replay's spend and the worst key's minute and final quota burn equal the priced replay's.
 #include "core/tuner/whatif.h"
 
 #include <gtest/gtest.h>
@@ -57,6 +58,44 @@ TEST(WhatIf, ColumnsFoldTheReplaysDecisionsForEveryAlgorithm) {
         EXPECT_TRUE(s->mean_level[i] >= 0 && s->mean_level[i] <= 1) << s->mean_level[i];
     }
   }
+}
+
+TEST(WhatIf, PricedColumnsAgreeWithThePricedReplay) {
+  std::mt19937_64 rng(3);
+  std::exponential_distribution<double> gap(5.0);
+  std::uniform_int_distribution<int> key(0, 3);
+  std::uniform_int_distribution<std::uint32_t> tokens(100, 9000);
+  Trace t;
+  double now = 0;
+  for (int i = 0; i < 3000; ++i) {
+    now += gap(rng);
+    t.add(static_cast<std::int64_t>(now * 1e6), "k" + std::to_string(key(rng)), 8, "gpt-4.1", "free",
+          tokens(rng));
+  }
+  const PricingOptions pricing{&default_policy(), std::nullopt};
+  const LimitParams p = test::bucket(Algorithm::token_bucket, 24, 4);
+  const auto s = whatif_series(t, p, 50, &pricing);
+  ASSERT_TRUE(s.ok()) << s.error();
+  ReplayOptions options;
+  options.pricing = &pricing;
+  const auto r = replay(t, p, options);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(s->spend.size(), 50u);
+  double sum = 0;
+  for (double d : s->spend) sum += d;
+  EXPECT_NEAR(sum, r->total.admitted_spend, 1e-9);
+  EXPECT_EQ(s->total.admitted_spend, r->total.admitted_spend);
+  EXPECT_EQ(s->spend_summary.worst_key_per_min, r->spend.worst_key_per_min);
+  EXPECT_EQ(s->spend_summary.worst_key, r->spend.worst_key);
+  EXPECT_GT(s->spend_summary.worst_key_per_min, 0);
+  // The last column's quota burn is the replay timeline's last point's (same day, same keys).
+  EXPECT_DOUBLE_EQ(s->max_quota_burn.back(), r->timeline.back().max_quota_burn);
+  EXPECT_GT(s->max_quota_burn.back(), 0);
+
+  const auto unpriced = whatif_series(t, p, 50);
+  ASSERT_TRUE(unpriced.ok());
+  EXPECT_TRUE(unpriced->spend.empty());
+  EXPECT_FALSE(unpriced->spend_summary.priced);
 }
 
 TEST(WhatIf, TheLastEventFallsInTheLastColumnAndOneColumnHoldsAll) {
