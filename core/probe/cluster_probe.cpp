@@ -19,6 +19,11 @@ std::size_t ClusterProbe::tracked() const {
   return n;
 }
 
+std::uint64_t ClusterProbe::passes(const std::string& address) const {
+  const auto it = per_node_.find(address);
+  return it != per_node_.end() ? it->second->passes() : 0;
+}
+
 redis::Result<ProbeSnapshot> ClusterProbe::refresh(redis::ClusterClient& cluster) {
   return run(cluster, false);
 }
@@ -60,6 +65,7 @@ redis::Result<ProbeSnapshot> ClusterProbe::run(redis::ClusterClient& cluster, bo
     }  // the lease goes back before a map read, which may need this node's connection
     if (!snap) {
       all.errors.push_back("node " + address + ": " + snap.error().message);
+      all.failed_nodes.push_back(address);
       all.discovery_complete = false;
       last_error = snap.error();
       if (snap.error().breaks_connection()) {
@@ -92,7 +98,11 @@ redis::Result<ProbeSnapshot> ClusterProbe::run(redis::ClusterClient& cluster, bo
       all.errors.push_back("node " + address + ": " + e);
     }
     for (KeyReading& k : snap->keys) {
-      const bool redirected = !k.error.empty() && redis::parse_cluster_error(k.error, m.host).has_value();
+      const auto redirect = k.error.empty() ? std::nullopt : redis::parse_cluster_error(k.error, m.host);
+      const bool redirected = redirect.has_value();
+      // MOVED: the slot has a new owner for good; the map learns it now, not at the next
+      // routed call (the probe itself stops asking this node for the key).
+      if (redirect && redirect->kind == redis::ClusterErrorKind::moved) cluster.note(*redirect);
       bool moving = redirected || (!k.error.empty() && !served_here(k.key));
       if (!moving && !k.error.empty() && !moved_configs.empty()) {
         const auto own = parse_own_key(k.key);
@@ -102,6 +112,7 @@ redis::Result<ProbeSnapshot> ClusterProbe::run(redis::ClusterClient& cluster, bo
         // Redirected: the key has left this node. Otherwise it is arriving: keep tracking it.
         if (redirected) probe.forget(k.key);
         ++all.moving;
+        all.moving_keys.push_back(k.key);
         continue;
       }
       k.node = address;

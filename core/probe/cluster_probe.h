@@ -5,7 +5,8 @@
 // names its node. Reads go with ASKING, so a node importing a slot still answers for the keys
 // it already holds; a read redirected by a slot migration (MOVED/ASK) leaves the key out of
 // that refresh (counted in `moving`) instead of failing it, and the node that answered stops
-// tracking the key, which the new owner's scan finds. A master that cannot be reached is an
+// tracking the key, which the new owner's scan finds; a MOVED reply there patches the client's
+// slot map at once. A master that cannot be reached is an
 // error line, not a failed refresh, as long as one master answers.
 
 #include <map>
@@ -29,6 +30,9 @@ class ClusterProbe {
 
   /// Keys tracked over all masters.
   std::size_t tracked() const;
+  /// Full SCAN passes the probe of master `address` has completed (0 for a master not probed
+  /// yet): a key that was on it before pass n began is found once passes() reaches n.
+  std::uint64_t passes(const std::string& address) const;
 
  private:
   redis::Result<ProbeSnapshot> run(redis::ClusterClient& cluster, bool full_pass);

@@ -66,6 +66,7 @@ redis::Result<std::size_t> RedisProbe::discover(redis::Connection& c, std::size_
     cursor_ = reply->elements[0].str;
     if (cursor_ == "0") {
       pass_done_once_ = true;
+      ++passes_;
       unmatched_last_pass_ = unmatched_this_pass_;
       unmatched_this_pass_ = 0;
       pass_started_ = false;

@@ -42,6 +42,11 @@ struct ProbeSnapshot {
   /// Redis Cluster: keys left out of this refresh because their slot was migrating (their
   /// read was redirected); the new owner's scan finds them.
   std::size_t moving = 0;
+  /// Redis Cluster: those keys, by name.
+  std::vector<std::string> moving_keys;
+  /// Redis Cluster: the masters ("host:port") that could not be probed this refresh; their
+  /// keys are missing from `keys`.
+  std::vector<std::string> failed_nodes;
 };
 
 /// Highest pressure first, unknown pressure (errors) last, ties by key.
@@ -59,6 +64,8 @@ class RedisProbe {
   std::size_t tracked() const { return tracked_.size(); }
   /// Stops tracking `key` (a cluster node that no longer holds it); a later SCAN may find it.
   void forget(const std::string& key) { tracked_.erase(key); }
+  /// Full SCAN passes completed so far: a key present before a pass began is found by it.
+  std::uint64_t passes() const { return passes_; }
 
  private:
   redis::Result<ProbeSnapshot> run(redis::Connection& c, std::size_t scan_budget);
@@ -71,6 +78,7 @@ class RedisProbe {
   std::string cursor_ = "0";
   bool pass_started_ = false;
   bool pass_done_once_ = false;
+  std::uint64_t passes_ = 0;
   std::size_t unmatched_this_pass_ = 0;
   std::size_t unmatched_last_pass_ = 0;
   std::map<std::string, std::string> unmatched_examples_;  ///< pattern → one key
