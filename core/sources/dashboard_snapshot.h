@@ -28,6 +28,8 @@ struct KeyRow {
   double quota_burn = 0;             // today's cost units / daily quota
   std::int64_t last_seen_ms = 0;     // last step with traffic, ms since the epoch
   std::vector<double> sparkline;     // recent levels, oldest first
+  std::string node;                  // Redis Cluster: the shard (master "host:port") holding
+                                     // the key; empty elsewhere
 };
 
 enum class AlertState { inactive, pending, firing, resolved };

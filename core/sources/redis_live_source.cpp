@@ -1,7 +1,10 @@
 #include "core/sources/redis_live_source.h"
 
+#include <algorithm>
+
 #include "core/probe/own_schema.h"
 #include "core/metrics/metric_names.h"
+#include "core/redis/key_schema.h"
 #include "core/sources/dashboard_charts.h"
 #include "core/sources/simulation_recorder.h"
 
@@ -26,18 +29,38 @@ Identity identity_of(const probe::KeyReading& r) {
   return {r.key, r.profile, ""};
 }
 
+// Rule → its decision stream key, for the own-schema rules among `keys`.
+void add_stream_keys(const probe::KeyReading& r, std::map<std::string, std::string>& rules) {
+  if (r.kind != probe::ProfileKind::limitscope) return;
+  if (auto own = probe::parse_own_key(r.key)) rules.emplace(own->rule, decisions_key_for_config(own->config_key));
+}
+
+void by_time(std::vector<DecisionRow>& rows) {
+  std::stable_sort(rows.begin(), rows.end(), [](const DecisionRow& a, const DecisionRow& b) { return a.t_us < b.t_us; });
+}
+
 }  // namespace
 
 RedisLiveSource::RedisLiveSource(RedisLiveOptions options, const Clock& clock, std::shared_ptr<LiveSeries> series)
     : LiveSource(std::move(series)), options_(std::move(options)), clock_(clock), tail_(options_.streams) {
-  redis::PoolOptions po;
-  po.size = 1;
-  po.connect = options_.connect;
-  po.backoff = options_.backoff;
-  pool_ = std::make_unique<redis::ConnectionPool>(options_.url, po, clock_);
   probe::ProbeOptions probe_options = options_.probe;
   probe_options.read_ttl = options_.read_ttl;
-  probe_ = std::make_unique<probe::RedisProbe>(options_.profiles, probe_options);
+  if (options_.url.cluster()) {
+    redis::ClusterOptions co;
+    co.connections_per_node = 1;
+    co.connect = options_.connect;
+    co.reconnect = options_.backoff;
+    Clock& cluster_clock = options_.cluster_clock != nullptr ? *options_.cluster_clock : SteadyClock::instance();
+    cluster_ = std::make_unique<redis::ClusterClient>(options_.url, co, cluster_clock);
+    cluster_probe_ = std::make_unique<probe::ClusterProbe>(options_.profiles, probe_options);
+  } else {
+    redis::PoolOptions po;
+    po.size = 1;
+    po.connect = options_.connect;
+    po.backoff = options_.backoff;
+    pool_ = std::make_unique<redis::ConnectionPool>(options_.url, po, clock_);
+    probe_ = std::make_unique<probe::RedisProbe>(options_.profiles, probe_options);
+  }
   now_ms_ = clock_.wall().count() / 1'000'000;
   own_key_rows();
 }
@@ -60,44 +83,209 @@ int RedisLiveSource::advance(Nanos d) {
   return 1;
 }
 
+std::map<std::string, probe::KeyReading> RedisLiveSource::kept() const {
+  std::map<std::string, probe::KeyReading> out;
+  for (const auto& [key, k] : kept_) out.emplace(key, k.reading);
+  return out;
+}
+
+void RedisLiveSource::failed(const redis::RedisError& e) {
+  connected_ = false;
+  last_error_ = e.message;
+  series_->evaluate(now_ms_);
+}
+
 void RedisLiveSource::refresh() {
   ++refreshes_;
-  auto lease = pool_->acquire();
-  if (!lease) {
-    if (connected_ || refreshes_ == 1) event("cannot reach " + pool_->peer() + ": " + lease.error().message);
-    connected_ = false;
-    last_error_ = lease.error().message;
-    series_->evaluate(now_ms_);
-    return;
+  redis::Result<probe::ProbeSnapshot> snap = probe::ProbeSnapshot{};
+  if (cluster_) {
+    snap = cluster_probe_->refresh(*cluster_);
+    // No master answered (or no map could be read): once per change of reason, not every
+    // refresh, so the log keeps the story of an outage readable.
+    if (!snap) {
+      if (connected_ || refreshes_ == 1 || snap.error().message != last_error_) {
+        event("refresh failed: " + snap.error().message);
+      }
+      failed(snap.error());
+      return;
+    }
+  } else {
+    auto lease = pool_->acquire();
+    if (!lease) {
+      if (connected_ || refreshes_ == 1) event("cannot reach " + pool_->peer() + ": " + lease.error().message);
+      failed(lease.error());
+      return;
+    }
+    snap = probe_->refresh(**lease);
+    if (!snap) {
+      event("refresh failed: " + snap.error().message);
+      failed(snap.error());
+      return;
+    }
   }
-  auto snap = probe_->refresh(**lease);
-  if (!snap) {
-    event("refresh failed: " + snap.error().message);
-    connected_ = false;
-    last_error_ = snap.error().message;
-    series_->evaluate(now_ms_);
-    return;
-  }
-  if (!connected_) event("connected to " + pool_->peer());
+  if (!connected_) event("connected to " + options_.url.redacted());
   connected_ = true;
   last_error_ = snap->errors.empty() ? std::string() : snap->errors.front();
+  if (cluster_) cluster_events(*snap);
   std::int64_t t = options_.stamp_with_server_time ? snap->server_time_us / 1000 : clock_.wall().count() / 1'000'000;
   if (have_server_time_ && t <= now_ms_) return;  // the clock went back (or within the same ms): skip
   have_server_time_ = true;
+  if (cluster_) keep_unread(*snap);  // before readings_ and now_ms_ move on
   now_ms_ = t;
-  if (options_.tail_decisions) tail(**lease, t, snap->keys);
+  if (options_.tail_decisions) tail(t, snap->keys);
   record(*snap, t);
   if (const std::string err = series_->evaluate(t); !err.empty() && last_error_.empty()) last_error_ = err;
   series_->refreshed(t);
 }
 
-void RedisLiveSource::tail(redis::Connection& c, std::int64_t t, const std::vector<probe::KeyReading>& keys) {
-  std::map<std::string, std::string> rules;
-  for (const auto& r : keys) {
-    if (r.kind != probe::ProfileKind::limitscope) continue;
-    if (auto own = probe::parse_own_key(r.key)) rules.emplace(own->rule, decisions_key_for_config(own->config_key));
+void RedisLiveSource::cluster_events(const probe::ProbeSnapshot& snap) {
+  const std::set<std::string> failing(snap.failed_nodes.begin(), snap.failed_nodes.end());
+  for (const std::string& node : failing) {
+    if (failing_nodes_.count(node)) continue;
+    const std::string head = "node " + node + ": ";
+    const auto line = std::find_if(snap.errors.begin(), snap.errors.end(),
+                                   [&](const std::string& e) { return e.starts_with(head); });
+    event(line != snap.errors.end() ? *line : head + "did not answer");
   }
-  auto read = tail_.read(c, rules);
+  std::vector<std::string> masters;
+  if (auto topo = cluster_->topology()) {
+    for (const redis::ClusterNode& m : (*topo)->masters()) masters.push_back(m.address());
+  }
+  for (const std::string& node : failing_nodes_) {
+    if (!failing.count(node) && std::find(masters.begin(), masters.end(), node) != masters.end()) {
+      event("node " + node + " answers again");
+    }
+  }
+  if (!masters_.empty() && !masters.empty() && masters != masters_) {
+    std::string list;
+    for (const auto& m : masters) list += (list.empty() ? "" : ", ") + m;
+    event("cluster masters now: " + list);
+  }
+  if (!masters.empty()) masters_ = std::move(masters);
+  failing_nodes_ = failing;
+}
+
+// A key read before and missing now is kept while its shard could not say whether it still
+// exists: its master failed, or its slot is (or was just) moving and the new owner has not
+// scanned it yet. The master that holds the slot and answered is the authority: a key it no
+// longer has expired or was deleted. The new owner's scan finds a moved key within two full
+// passes counted from when the map named it the owner (the second pass began after that).
+void RedisLiveSource::keep_unread(const probe::ProbeSnapshot& snap) {
+  std::set<std::string> fresh;
+  for (const auto& r : snap.keys) fresh.insert(r.key);
+  for (const auto& r : readings_) {
+    if (!fresh.count(r.key) && !kept_.count(r.key)) kept_.emplace(r.key, Kept{r, now_ms_, "", "", 0});
+  }
+  const std::set<std::string> failing(snap.failed_nodes.begin(), snap.failed_nodes.end());
+  const std::set<std::string> moving(snap.moving_keys.begin(), snap.moving_keys.end());
+  auto topo = cluster_->topology();
+  for (auto it = kept_.begin(); it != kept_.end();) {
+    Kept& k = it->second;
+    const std::string& node = k.reading.node;
+    if (fresh.count(it->first)) {
+      it = kept_.erase(it);
+      continue;
+    }
+    if (failing.count(node)) {
+      k.why = "node " + node + " did not answer";
+      ++it;
+      continue;
+    }
+    if (moving.count(it->first)) {
+      k.why = "its slot is moving";
+      k.owner.clear();
+      ++it;
+      continue;
+    }
+    const redis::ClusterNode* owner = topo ? (*topo)->master_of(redis::cluster_slot(it->first)) : nullptr;
+    if (owner == nullptr) {
+      k.why = "no master serves its slot";
+      ++it;
+      continue;
+    }
+    const std::string address = owner->address();
+    if (address == node) {
+      it = kept_.erase(it);  // its own master answered without it: gone
+      continue;
+    }
+    if (k.owner != address) {
+      k.owner = address;
+      k.owner_passes = cluster_probe_->passes(address);
+      k.why = "its slot moved to " + address;
+      ++it;
+      continue;
+    }
+    if (cluster_probe_->passes(address) >= k.owner_passes + 2) {
+      it = kept_.erase(it);  // the new owner scanned its slots and does not have it
+      continue;
+    }
+    ++it;
+  }
+}
+
+redis::Result<StreamRead> RedisLiveSource::read_streams(const std::map<std::string, std::string>& rules) {
+  if (cluster_) return read_streams_cluster(rules);
+  auto lease = pool_->acquire();
+  if (!lease) return lease.error();
+  return tail_.read(**lease, rules);
+}
+
+// Each master reads the streams of its slots in one pipeline. A master that fails is an error
+// line (its streams are read from their last id once it, or its successor, answers); a stream
+// redirected by a migration is read on its new owner at the next refresh.
+redis::Result<StreamRead> RedisLiveSource::read_streams_cluster(const std::map<std::string, std::string>& rules) {
+  auto topo = cluster_->topology();
+  if (!topo) return topo.error();
+  StreamRead all;
+  std::map<std::string, std::pair<redis::ClusterNode, std::map<std::string, std::string>>> by_node;
+  for (const auto& [rule, key] : rules) {
+    const redis::ClusterNode* owner = (*topo)->master_of(redis::cluster_slot(key));
+    if (owner == nullptr) {
+      all.errors.push_back(key + ": no master serves its slot");
+      continue;
+    }
+    auto& part = by_node[owner->address()];
+    part.first = *owner;
+    part.second.emplace(rule, key);
+  }
+  std::optional<redis::RedisError> last_error;
+  std::size_t answered = 0;
+  for (const auto& [address, part] : by_node) {
+    redis::Result<StreamRead> r = StreamRead{};
+    {
+      auto lease = cluster_->lease(part.first);
+      r = lease ? tail_.read(**lease, part.second) : redis::Result<StreamRead>(lease.error());
+    }  // the lease goes back before a map read, which may need this node's connection
+    if (!r) {
+      all.errors.push_back("node " + address + ": " + r.error().message);
+      if (r.error().breaks_connection()) cluster_->note_unreachable();
+      last_error = r.error();
+      continue;
+    }
+    ++answered;
+    for (auto& d : r->backlog) all.backlog.push_back(std::move(d));
+    for (auto& d : r->fresh) all.fresh.push_back(std::move(d));
+    all.lagging += r->lagging;
+    for (auto& e : r->errors) {
+      if (auto ce = redis::parse_cluster_error(e, part.first.host)) {
+        cluster_->note(*ce);  // moving: not an error of the stream
+        continue;
+      }
+      all.errors.push_back(std::move(e));
+    }
+  }
+  if (answered == 0 && last_error) return *last_error;
+  by_time(all.backlog);
+  by_time(all.fresh);
+  return all;
+}
+
+void RedisLiveSource::tail(std::int64_t t, const std::vector<probe::KeyReading>& keys) {
+  std::map<std::string, std::string> rules;
+  for (const auto& r : keys) add_stream_keys(r, rules);
+  // Rules known only by kept keys: their streams are read as soon as a master serves them.
+  for (const auto& [key, k] : kept_) add_stream_keys(k.reading, rules);
+  auto read = read_streams(rules);
   if (!read) {
     // The key reading worked: keep it, and say why the decisions are missing.
     if (read.error().message != last_stream_error_) event("decision streams: " + read.error().message);
@@ -190,7 +378,7 @@ void RedisLiveSource::record(const probe::ProbeSnapshot& snap, std::int64_t t) {
 }
 
 void RedisLiveSource::contribute(DashboardSnapshot& s) const {
-  for (const auto& r : readings_) {
+  auto add = [&](const probe::KeyReading& r, std::int64_t read_ms, const std::string& kept_why) {
     const Identity id = identity_of(r);
     KeyRow row;
     row.api_key = id.api_key;
@@ -201,7 +389,12 @@ void RedisLiveSource::contribute(DashboardSnapshot& s) const {
     row.capacity = r.capacity.value_or(r.limit.value_or(0));
     row.occupancy = r.occupancy;
     row.parameters = r.error.empty() ? r.profile : r.profile + ": " + r.error;
-    row.last_seen_ms = now_ms_;
+    if (!kept_why.empty()) {
+      row.parameters += " (last read " + std::to_string(std::max<std::int64_t>(0, now_ms_ - read_ms) / 1000) +
+                        " s ago: " + kept_why + ")";
+    }
+    row.last_seen_ms = read_ms;
+    row.node = r.node;
     if (auto it = key_rates_.find(id.tier + "|" + id.api_key); it != key_rates_.end()) {
       row.requests_per_s = it->second.admitted_per_s + it->second.rejected_per_s;
       row.rejected_per_s = it->second.rejected_per_s;
@@ -210,7 +403,9 @@ void RedisLiveSource::contribute(DashboardSnapshot& s) const {
       row.sparkline.assign(it->second.begin(), it->second.end());
     }
     s.keys.push_back(std::move(row));
-  }
+  };
+  for (const auto& r : readings_) add(r, now_ms_, "");
+  for (const auto& [key, k] : kept_) add(k.reading, k.read_ms, k.why.empty() ? "not read this time" : k.why);
 }
 
 }  // namespace limitscope

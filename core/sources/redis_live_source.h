@@ -15,15 +15,28 @@
 // and a gateway_rate_limit_hits_total{tier=rule} counter so the default 429 rule runs on it;
 // the entries fill the recent-decisions view. The live rules (live_rules_yaml) alert on
 // levels and occupancy.
+//
+// On a Redis Cluster (a redis+cluster:// URL) the same runs per shard: ClusterProbe scans every
+// master with its own cursor and budget and reads each key (and each rule's config) on the
+// master holding it, each rule's decision stream is read on the master owning its slot, and
+// each key row names its shard (KeyRow::node). A master that does not answer is an event and
+// the last error, not a failed refresh, while another answers; the keys last read on it stay
+// in the key table, marked as kept, with their last reading (no new samples), until it answers
+// again or its keys are found on the master that took its slots (a promoted replica). Keys
+// whose slot is migrating are kept the same way until the new owner's scan finds them.
 
 #include <cstdint>
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "core/probe/cluster_probe.h"
 #include "core/probe/redis_probe.h"
+#include "core/redis/cluster_client.h"
 #include "core/redis/pool.h"
 #include "core/sources/decision_stream_tail.h"
 #include "core/sources/live_source.h"
@@ -47,6 +60,9 @@ struct RedisLiveOptions {
   /// Samples carry the server's TIME (alone, the server's clock is the one clock); beside
   /// other live sources they carry the local wall clock, so all series share one time base.
   bool stamp_with_server_time = true;
+  /// Redis Cluster: the clock of the cluster client's reconnect backoffs and slot-map reads,
+  /// which pace work on real servers; null: the real clock (SteadyClock).
+  Clock* cluster_clock = nullptr;
 };
 
 class RedisLiveSource final : public LiveSource {
@@ -61,7 +77,7 @@ class RedisLiveSource final : public LiveSource {
   /// The server's time at the last good refresh (the clock's wall time before the first).
   std::int64_t now_ms() const override { return now_ms_; }
 
-  std::string name() const override { return "redis: " + pool_->peer(); }
+  std::string name() const override { return "redis: " + options_.url.redacted(); }
   std::string connection() const override;
   std::string last_error() const override { return last_error_; }
   void contribute(DashboardSnapshot& s) const override;
@@ -70,6 +86,9 @@ class RedisLiveSource final : public LiveSource {
   std::uint64_t refreshes() const { return refreshes_; }
   /// The last refresh's readings (most pressure first), for the key browser.
   const std::vector<probe::KeyReading>& readings() const { return readings_; }
+  /// Redis Cluster: readings kept from earlier refreshes (their master did not answer, or
+  /// their slot is moving), by key.
+  std::map<std::string, probe::KeyReading> kept() const;
   /// Decisions read from the streams since the source started (backlog not counted).
   std::uint64_t decisions_read() const { return decisions_read_; }
   /// 429s among them.
@@ -81,15 +100,35 @@ class RedisLiveSource final : public LiveSource {
     double rejected_per_s = 0;
   };
 
+  /// A reading kept while its shard cannot be read (Redis Cluster).
+  struct Kept {
+    probe::KeyReading reading;
+    std::int64_t read_ms = 0;        ///< when it was read
+    std::string why;                 ///< shown with the row
+    std::string owner;               ///< the master that should now hold the key ("" unknown)
+    std::uint64_t owner_passes = 0;  ///< the owner's SCAN passes when it became the owner
+  };
+
   void refresh();
+  redis::Result<probe::ProbeSnapshot> probe_once();
+  void failed(const redis::RedisError& e);
+  void cluster_events(const probe::ProbeSnapshot& snap);
+  void keep_unread(const probe::ProbeSnapshot& snap);
   void record(const probe::ProbeSnapshot& snap, std::int64_t t);
-  void tail(redis::Connection& c, std::int64_t t, const std::vector<probe::KeyReading>& keys);
+  redis::Result<StreamRead> read_streams(const std::map<std::string, std::string>& rules);
+  redis::Result<StreamRead> read_streams_cluster(const std::map<std::string, std::string>& rules);
+  void tail(std::int64_t t, const std::vector<probe::KeyReading>& keys);
   void event(std::string text);
 
   RedisLiveOptions options_;
   const Clock& clock_;
-  std::unique_ptr<redis::ConnectionPool> pool_;
+  std::unique_ptr<redis::ConnectionPool> pool_;  // one server
   std::unique_ptr<probe::RedisProbe> probe_;
+  std::unique_ptr<redis::ClusterClient> cluster_;  // a Redis Cluster
+  std::unique_ptr<probe::ClusterProbe> cluster_probe_;
+  std::map<std::string, Kept> kept_;               // key → kept reading (cluster)
+  std::set<std::string> failing_nodes_;            // masters that failed the last refresh
+  std::vector<std::string> masters_;               // the masters of the last refresh
   DecisionStreamTail tail_;
   Nanos pending_{0};
   bool first_ = true;
