@@ -2,7 +2,9 @@
 // current and the candidate setting; a heatmap click loads that cell's parameters; a sweep and a
 // load cancel; a file with bad lines shows line-numbered errors and loads nothing unless the
 // operator chooses its good lines; zero/negative rates and a capacity below the largest cost are
-// refused in the fields with a clear message.
+// refused in the fields with a clear message; spend in dollars shows for both settings (and says
+// why when the trace cannot be priced until tokens per request are assumed), and the sweep's
+// spend constraint picks a cell under it, or says it needs prices.
 #include "ui/tuner/tuner_tab.h"
 
 #include <gtest/gtest.h>
@@ -15,6 +17,7 @@
 #include <QTest>
 #include <random>
 
+#include "core/limiter/policy.h"
 #include "core/tuner/replay.h"
 #include "support/process.h"
 #include "support/qt_app.h"
@@ -101,6 +104,70 @@ TEST_F(TunerTabTest, HeatmapClickLoadsThatCellsParameters) {
     EXPECT_DOUBLE_EQ(p.capacity, want.capacity) << index;
     EXPECT_DOUBLE_EQ(p.refill.per_second(), want.refill.per_second()) << index;
   }
+}
+
+// Four keys on gpt-4.1 at 1,000 tokens a request ($0.008); k0 sends ten times the others.
+TracePtr priced_trace(bool with_tokens) {
+  std::mt19937_64 rng(5);
+  std::exponential_distribution<double> gap(40);
+  std::uniform_int_distribution<int> key(0, 12);
+  auto t = std::make_shared<tuner::Trace>();
+  double now = 0;
+  for (int i = 0; i < 6000; ++i) {
+    now += gap(rng);
+    const int k = key(rng);
+    t->add(static_cast<std::int64_t>(now * 1e6), "k" + std::to_string(k < 10 ? 0 : k - 9), 1,
+           "gpt-4.1", "", with_tokens ? std::optional<std::uint32_t>(1000) : std::nullopt);
+  }
+  return t;
+}
+
+TEST_F(TunerTabTest, SpendOfBothSettingsAndTheSpendConstraint) {
+  const TracePtr trace = priced_trace(true);
+  adopt(trace);
+  const tuner::PricingOptions pricing{&default_policy(), std::nullopt};
+  tuner::ReplayOptions options;
+  options.pricing = &pricing;
+  const auto cand = tuner::replay(*trace, tab->candidateEditor()->params(), options);
+  ASSERT_TRUE(cand.ok());
+  const QString text = tab->spendText();
+  EXPECT_TRUE(text.startsWith(QStringLiteral("Spend — current: "))) << text.toStdString();
+  const QString want = QStringLiteral("candidate: $%L1 admitted, worst key $%L2/min")
+                           .arg(cand->total.admitted_spend, 0, 'f', 2)
+                           .arg(cand->spend.worst_key_per_min, 0, 'f', 2);
+  EXPECT_TRUE(text.contains(want)) << text.toStdString() << " / " << want.toStdString();
+
+  // A spend limit between the grid's extremes: the ★ cell is under it.
+  tab->setSweepAxes(5, 200, 5, 0.5, 40, 5);
+  tab->setWellBehaved429Constraint(std::nullopt);
+  tab->setMaxKeySpendConstraint(0.5);
+  QSignalSpy finished(tab.get(), &TunerTab::sweepFinished);
+  tab->runSweep();
+  ASSERT_TRUE(finished.wait(20000));
+  ASSERT_TRUE(finished.at(0).at(0).toBool());
+  const QString label = finished.at(0).at(1).toString();
+  const auto* result = tab->heatmap()->result();
+  ASSERT_NE(result, nullptr);
+  EXPECT_TRUE(result->priced);
+  const auto best = tab->heatmap()->recommendation().best;
+  ASSERT_TRUE(best.has_value()) << label.toStdString();
+  EXPECT_LE(result->cells[*best].worst_key_spend_per_min, 0.5);
+  EXPECT_TRUE(label.contains(QStringLiteral("worst key $"))) << label.toStdString();
+
+  // Without token counts: the spend is unknown and says why; the spend limit cannot be judged.
+  adopt(priced_trace(false));
+  EXPECT_TRUE(tab->spendText().contains(QStringLiteral("carry no token count")))
+      << tab->spendText().toStdString();
+  QSignalSpy again(tab.get(), &TunerTab::sweepFinished);
+  tab->runSweep();
+  ASSERT_TRUE(again.wait(20000));
+  EXPECT_TRUE(again.at(0).at(1).toString().contains(QStringLiteral("needs prices")))
+      << again.at(0).at(1).toString().toStdString();
+  // Assuming 1,000 tokens a request prices it again.
+  QSignalSpy updated(tab.get(), &TunerTab::whatIfUpdated);
+  tab->setTokensPerRequest(1000);
+  ASSERT_TRUE(updated.wait(10000));
+  EXPECT_TRUE(tab->spendText().contains(want)) << tab->spendText().toStdString();
 }
 
 TEST_F(TunerTabTest, SweepCancels) {

@@ -161,17 +161,21 @@ bool SweepHeatmap::event(QEvent* e) {
     if (c >= 0) {
       const auto& cell = m_result->all.cells[static_cast<std::size_t>(c)];
       const auto& good = m_result->well_behaved.cells[static_cast<std::size_t>(c)];
-      QToolTip::showText(help->globalPos(),
-                         tr("%1\n429s: %2 of %3 (%4%)\nwell-behaved keys: %7% 429s\nworst key: %5% "
-                            "429s\nadmitted cost: %6")
-                             .arg(QString::fromStdString(cell.params.describe()))
-                             .arg(cell.total.rejected)
-                             .arg(cell.total.admitted + cell.total.rejected)
-                             .arg(cell.total.ratio_429() * 100, 0, 'f', 3)
-                             .arg(cell.worst_key_429 * 100, 0, 'f', 2)
-                             .arg(cell.total.admitted_cost, 0, 'f', 0)
-                             .arg(good.total.ratio_429() * 100, 0, 'f', 3),
-                         this);
+      QString text = tr("%1\n429s: %2 of %3 (%4%)\nwell-behaved keys: %7% 429s\nworst key: %5% "
+                        "429s\nadmitted cost: %6")
+                         .arg(QString::fromStdString(cell.params.describe()))
+                         .arg(cell.total.rejected)
+                         .arg(cell.total.admitted + cell.total.rejected)
+                         .arg(cell.total.ratio_429() * 100, 0, 'f', 3)
+                         .arg(cell.worst_key_429 * 100, 0, 'f', 2)
+                         .arg(cell.total.admitted_cost, 0, 'f', 0)
+                         .arg(good.total.ratio_429() * 100, 0, 'f', 3);
+      if (m_result->all.priced) {
+        text += tr("\nspend: $%L1 admitted; worst key $%L2 in one minute")
+                    .arg(cell.total.admitted_spend, 0, 'f', 2)
+                    .arg(cell.worst_key_spend_per_min, 0, 'f', 2);
+      }
+      QToolTip::showText(help->globalPos(), text, this);
     } else {
       QToolTip::hideText();
     }

@@ -18,6 +18,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "core/limiter/policy.h"
 #include "core/redis/redis_url.h"
 #include "core/sim/scenario.h"
 #include "core/tuner/candidate.h"
@@ -106,7 +107,19 @@ TunerTab::TunerTab(const QString& redis_url, QWidget* parent)
   setSweepAxes(15, 480, 12, 0.25, 8, 12);
   setDark(palette().color(QPalette::Window).lightness() < 128);
   m_summary->setText(tr("Load a trace to see what the candidate would have done."));
+  updatePricing();
   updateLiveButtons();
+}
+
+void TunerTab::updatePricing() {
+  auto pricing = std::make_shared<tuner::PricingOptions>();
+  pricing->policy = &default_policy();
+  if (m_tokensPerRequest->value() > 0) pricing->tokens_per_request = m_tokensPerRequest->value();
+  m_pricing = std::move(pricing);
+}
+
+void TunerTab::setTokensPerRequest(std::optional<int> tokens) {
+  m_tokensPerRequest->setValue(tokens.value_or(0));
 }
 
 TunerTab::~TunerTab() {
@@ -179,7 +192,23 @@ QWidget* TunerTab::buildTracePanel() {
   m_cancelButton->hide();
   connect(m_cancelButton, &QPushButton::clicked, this, &TunerTab::cancelWork);
   m_status = new QLabel(box);
+  m_tokensPerRequest = new QSpinBox(box);
+  m_tokensPerRequest->setRange(0, 10'000'000);
+  m_tokensPerRequest->setSingleStep(100);
+  m_tokensPerRequest->setSpecialValueText(tr("none"));
+  m_tokensPerRequest->setSuffix(tr(" tokens"));
+  m_tokensPerRequest->setToolTip(
+      tr("Spend is each request's LLM tokens at its model's price (default policy). Requests "
+         "whose trace line has no token count are priced with this many tokens, or, with none, "
+         "left unpriced and counted."));
+  connect(m_tokensPerRequest, &QSpinBox::valueChanged, this, [this] {
+    updatePricing();
+    requestWhatIf(true);
+    requestWhatIf(false);
+  });
   row2->addWidget(m_traceLabel, 1);
+  row2->addWidget(new QLabel(tr("Tokens per request when the trace has none:"), box));
+  row2->addWidget(m_tokensPerRequest);
   row2->addWidget(m_status);
   row2->addWidget(m_progress);
   row2->addWidget(m_cancelButton);
@@ -223,6 +252,14 @@ QWidget* TunerTab::buildSweepPanel() {
   constraint(m_useGood429, m_good429, tr("429 ratio of well-behaved keys ≤"), 0.1);
   constraint(m_useMax429, m_max429, tr("429 ratio of all requests ≤"), 1.0);
   constraint(m_useKey429, m_key429, tr("429 ratio of every key ≤"), 0.1);
+  constraint(m_useKeySpend, m_keySpend, tr("Spend of the worst key per minute ≤"), 5);
+  m_keySpend->setRange(0, 1e9);
+  m_keySpend->setDecimals(2);
+  m_keySpend->setPrefix(QStringLiteral("$"));
+  m_keySpend->setSuffix(tr(" / min"));
+  m_useKeySpend->setToolTip(
+      tr("The most dollars one key had admitted within any minute of the "
+         "trace (needs token counts and model prices)"));
   m_useGood429->setChecked(true);
   m_goodFactor = new QDoubleSpinBox(box);
   m_goodFactor->setRange(1, 1000);
@@ -230,7 +267,9 @@ QWidget* TunerTab::buildSweepPanel() {
   m_goodFactor->setPrefix(tr("≤ "));
   m_goodFactor->setSuffix(tr(" × the median key's rate"));
   form->addRow(tr("Well-behaved key"), m_goodFactor);
-  auto* note = new QLabel(tr("★ = least admitted cost meeting these (no cost ceilings yet)."), box);
+  auto* note = new QLabel(tr("★ = the cheapest setting meeting these: fewest dollars admitted when "
+                             "the trace is priced, else least admitted cost."),
+                          box);
   note->setWordWrap(true);
   form->addRow(note);
   auto* row = new QHBoxLayout;
@@ -276,6 +315,11 @@ void TunerTab::setMax429Constraint(std::optional<double> ratio) {
 void TunerTab::setWellBehaved429Constraint(std::optional<double> ratio) {
   m_useGood429->setChecked(ratio.has_value());
   if (ratio) m_good429->setValue(*ratio * 100);
+}
+
+void TunerTab::setMaxKeySpendConstraint(std::optional<double> dollars_per_minute) {
+  m_useKeySpend->setChecked(dollars_per_minute.has_value());
+  if (dollars_per_minute) m_keySpend->setValue(*dollars_per_minute);
 }
 
 void TunerTab::setMaxKey429Constraint(std::optional<double> ratio) {
@@ -469,8 +513,8 @@ void TunerTab::requestWhatIf(bool current) {
   m_inFlight[side] = true;
   const int generation = ++m_generation[side];
   QMetaObject::invokeMethod(m_whatIf, [w = m_whatIf, t = m_trace, p = editor->params(),
-                                       n = chartColumns(), current, generation] {
-    if (w) w->computeWhatIf(t, p, n, current, generation);
+                                       n = chartColumns(), current, generation, pr = m_pricing] {
+    if (w) w->computeWhatIf(t, p, n, current, generation, pr);
   });
 }
 
@@ -492,12 +536,48 @@ void TunerTab::onWhatIf(const WhatIfResult& r) {
     return;
   }
   if (!r.error.isEmpty()) m_summary->setText(r.error);
-  if (m_currentSeries && m_candidateSeries) {
-    m_summary->setText(tr("429s on this trace — current: %1; candidate: %2")
-                           .arg(q(tuner::describe_429s(m_currentSeries->total)),
-                                q(tuner::describe_429s(m_candidateSeries->total))));
-  }
+  if (m_currentSeries && m_candidateSeries) m_summary->setText(summaryText());
   if (!m_inFlight[0] && !m_inFlight[1] && !m_pending[0] && !m_pending[1]) emit whatIfUpdated();
+}
+
+namespace {
+
+QString dollars(double v) {
+  return QStringLiteral("$%L1").arg(v, 0, 'f', v >= 100 ? 0 : 2);
+}
+
+// "$12.40 admitted, worst key $3.10/min, quota burn 64%" for one side of the comparison.
+QString spend_of(const tuner::WhatIfSeries& s) {
+  double burn = 0;
+  for (double b : s.max_quota_burn) burn = std::max(burn, b);
+  return TunerTab::tr("%1 admitted, worst key %2/min, highest daily quota burn %3%")
+      .arg(dollars(s.total.admitted_spend), dollars(s.spend_summary.worst_key_per_min))
+      .arg(burn * 100, 0, 'f', 0);
+}
+
+}  // namespace
+
+QString TunerTab::spendText() const {
+  if (!m_currentSeries || !m_candidateSeries) return {};
+  const auto& cur = *m_currentSeries;
+  const auto& cand = *m_candidateSeries;
+  if (!cand.spend_summary.priced) {
+    return tr("Spend: unknown — %1.")
+        .arg(cand.spend_summary.unpriced_reason.empty() ? tr("nothing to price")
+                                                        : q(cand.spend_summary.unpriced_reason));
+  }
+  QString text = tr("Spend — current: %1; candidate: %2.").arg(spend_of(cur), spend_of(cand));
+  if (cand.spend_summary.unpriced_requests > 0) {
+    text += QLatin1Char(' ') + q(cand.spend_summary.unpriced_reason) + QLatin1Char('.');
+  }
+  return text;
+}
+
+QString TunerTab::summaryText() const {
+  return tr("429s on this trace — current: %1; candidate: %2")
+             .arg(q(tuner::describe_429s(m_currentSeries->total)),
+                  q(tuner::describe_429s(m_candidateSeries->total))) +
+         QLatin1Char('\n') + spendText();
 }
 
 void TunerTab::onCandidateChanged() {
@@ -540,11 +620,13 @@ void TunerTab::runSweep() {
   if (m_useMax429->isChecked()) c.core.max_ratio_429 = m_max429->value() / 100;
   if (m_useKey429->isChecked()) c.core.max_worst_key_429 = m_key429->value() / 100;
   if (m_useGood429->isChecked()) c.max_well_behaved_429 = m_good429->value() / 100;
+  if (m_useKeySpend->isChecked()) c.core.max_worst_key_spend_per_min = m_keySpend->value();
   c.well_behaved_factor = m_goodFactor->value();
   startJob(tr("Sweeping"));
-  QMetaObject::invokeMethod(m_jobs, [w = m_jobs, t = m_trace, spec, c, cancel = m_cancel] {
-    if (w) w->runSweep(t, spec, c, cancel);
-  });
+  QMetaObject::invokeMethod(m_jobs,
+                            [w = m_jobs, t = m_trace, spec, c, pr = m_pricing, cancel = m_cancel] {
+                              if (w) w->runSweep(t, spec, c, pr, cancel);
+                            });
 }
 
 void TunerTab::onSweep(const SweepOutcome& o) {
@@ -557,19 +639,27 @@ void TunerTab::onSweep(const SweepOutcome& o) {
     return;
   }
   m_heatmap->setSweep(o.result, o.spec, o.recommendation);
-  QString text =
-      tr("%1 settings; %2 on the Pareto frontier (fewer 429s vs less admitted cost); %3 of %4 keys "
-         "well-behaved. ")
-          .arg(o.result->all.cells.size())
-          .arg(o.recommendation.frontier.size())
-          .arg(o.result->well_behaved_keys)
-          .arg(o.result->keys);
+  const bool priced = o.result->all.priced;
+  QString text = tr("%1 settings; %2 on the Pareto frontier (fewer 429s vs %3); %4 of %5 keys "
+                    "well-behaved. ")
+                     .arg(o.result->all.cells.size())
+                     .arg(o.recommendation.frontier.size())
+                     .arg(priced ? tr("fewer dollars admitted") : tr("less admitted cost"))
+                     .arg(o.result->well_behaved_keys)
+                     .arg(o.result->keys);
+  if (!o.constraintProblem.isEmpty()) {
+    text += tr("The spend limit cannot be judged: %1. ").arg(o.constraintProblem);
+  }
   if (o.recommendation.best) {
     const auto& cell = o.result->all.cells[*o.recommendation.best];
     const auto& good = o.result->well_behaved.cells[*o.recommendation.best];
-    text += tr("Recommended ★: %1 — 429s %2; well-behaved keys %3.")
+    text += tr("Recommended ★: %1 — 429s %2; well-behaved keys %3")
                 .arg(q(cell.params.describe()), q(tuner::describe_429s(cell.total)),
                      q(tuner::describe_429s(good.total)));
+    text +=
+        priced ? tr("; %1 admitted, worst key %2/min.")
+                     .arg(dollars(cell.total.admitted_spend), dollars(cell.worst_key_spend_per_min))
+               : QStringLiteral(".");
   } else {
     text += tr("No setting in the grid meets the constraints.");
   }

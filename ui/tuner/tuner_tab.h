@@ -85,6 +85,12 @@ class TunerTab : public QWidget {
   void setMax429Constraint(std::optional<double> ratio);
   void setMaxKey429Constraint(std::optional<double> ratio);
   void setWellBehaved429Constraint(std::optional<double> ratio);
+  /// "Spend of the worst key ≤ $X per minute".
+  void setMaxKeySpendConstraint(std::optional<double> dollars_per_minute);
+  /// Tokens assumed for requests the trace gives no count (nullopt: none, they stay unpriced).
+  void setTokensPerRequest(std::optional<int> tokens);
+  /// The spend line under the chart ("" until both settings are computed).
+  QString spendText() const;
   void setDark(bool dark);
   /// Demo content for a screenshot: the simulation's scenario, a sweep; emits demoReady.
   void prepareDemo(const QString& scenario, double seconds);
@@ -124,6 +130,8 @@ class TunerTab : public QWidget {
   void doApply(const QString& reason);
   RuleTarget target() const;
   int chartColumns() const;
+  void updatePricing();
+  QString summaryText() const;
   QString who() const;
 
   QString m_redisUrl;    // as given (may hold a password): only ever sent to the worker
@@ -131,6 +139,7 @@ class TunerTab : public QWidget {
   QThread m_jobThread, m_whatIfThread, m_redisThread;
   QPointer<TunerWorker> m_jobs, m_whatIf, m_redis;
   CancelFlag m_cancel;
+  PricingPtr m_pricing;  // the default policy's prices and quotas, and the assumed tokens
 
   TracePtr m_trace;
   double m_largestCost = 0;
@@ -161,6 +170,7 @@ class TunerTab : public QWidget {
   ParamEditor* m_candidate = nullptr;
   WhatIfChart* m_chart = nullptr;
   QLabel* m_summary = nullptr;
+  QSpinBox* m_tokensPerRequest = nullptr;
   // live
   QLineEdit* m_rule = nullptr;
   QLineEdit* m_prefix = nullptr;
@@ -179,6 +189,8 @@ class TunerTab : public QWidget {
   QCheckBox* m_useGood429 = nullptr;
   QDoubleSpinBox* m_good429 = nullptr;
   QDoubleSpinBox* m_goodFactor = nullptr;
+  QCheckBox* m_useKeySpend = nullptr;
+  QDoubleSpinBox* m_keySpend = nullptr;
   QPushButton* m_sweepButton = nullptr;
   QLabel* m_sweepLabel = nullptr;
   QLabel* m_axisLabel[2] = {};

@@ -113,11 +113,11 @@ void TunerWorker::loadStream(const RuleTarget& target) {
 }
 
 void TunerWorker::computeWhatIf(const TracePtr& trace, const LimitParams& params, int columns,
-                                bool current, int generation) {
+                                bool current, int generation, const PricingPtr& pricing) {
   WhatIfResult r;
   r.generation = generation;
   r.current = current;
-  auto s = tuner::whatif_series(*trace, params, columns);
+  auto s = tuner::whatif_series(*trace, params, columns, pricing.get());
   if (!s)
     r.error = q(s.error());
   else
@@ -125,17 +125,21 @@ void TunerWorker::computeWhatIf(const TracePtr& trace, const LimitParams& params
   emit whatIfReady(r);
 }
 
-void TunerWorker::runSweep(const TracePtr& trace, const tuner::SweepSpec& spec,
-                           const tuner::OperatorConstraints& constraints,
+void TunerWorker::runSweep(const TracePtr& trace, tuner::SweepSpec spec,
+                           const tuner::OperatorConstraints& constraints, const PricingPtr& pricing,
                            const CancelFlag& cancel) {
   SweepOutcome o;
-  o.spec = spec;
+  spec.pricing = pricing.get();
   auto r = tuner::sweep_with_well_behaved(*trace, spec, constraints.well_behaved_factor,
                                           cancel.get(), reporter(tr("Sweeping")));
+  spec.pricing = nullptr;
+  o.spec = spec;
   if (!r) {
     o.cancelled = cancel->load();
     o.error = q(r.error());
   } else {
+    if (auto why = tuner::check_constraints(r->all, constraints.core))
+      o.constraintProblem = q(*why);
     o.recommendation = tuner::recommend(*r, constraints);
     o.result = std::make_shared<const tuner::GuidedSweep>(std::move(*r));
   }

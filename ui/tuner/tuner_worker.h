@@ -22,6 +22,9 @@ namespace limitscope::ui {
 
 using TracePtr = std::shared_ptr<const tuner::Trace>;
 using CancelFlag = std::shared_ptr<std::atomic<bool>>;
+/// Prices and quotas for what-ifs and sweeps (shared so a job keeps its own even when the
+/// operator changes them meanwhile).
+using PricingPtr = std::shared_ptr<const tuner::PricingOptions>;
 
 struct TraceLoadResult {
   TracePtr trace;  ///< the good lines (null on error or cancel)
@@ -43,6 +46,8 @@ struct SweepOutcome {
   std::shared_ptr<const tuner::GuidedSweep> result;  ///< all keys and the well-behaved ones
   tuner::SweepSpec spec;
   tuner::Recommendation recommendation;
+  /// Why a constraint could not be judged (a spend limit on a trace without prices), or "".
+  QString constraintProblem;
   QString error;
   bool cancelled = false;
 };
@@ -72,9 +77,12 @@ class TunerWorker : public QObject {
   void loadScenario(const QString& name, double seconds, quint64 seed, const CancelFlag& cancel);
   void loadStream(const RuleTarget& target);
   void computeWhatIf(const TracePtr& trace, const LimitParams& params, int columns, bool current,
-                     int generation);
-  void runSweep(const TracePtr& trace, const tuner::SweepSpec& spec,
-                const tuner::OperatorConstraints& constraints, const CancelFlag& cancel);
+                     int generation, const PricingPtr& pricing);
+  /// Sweeps with `pricing` (spec.pricing is set from it for the run, and cleared in the
+  /// outcome, which outlives it).
+  void runSweep(const TracePtr& trace, tuner::SweepSpec spec,
+                const tuner::OperatorConstraints& constraints, const PricingPtr& pricing,
+                const CancelFlag& cancel);
   void readConfig(const RuleTarget& target);
   void applyConfig(const RuleTarget& target, const redis::RuleConfig& config,
                    const redis::ChangeInfo& change);
