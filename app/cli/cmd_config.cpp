@@ -1,4 +1,4 @@
-// limitscope-cli config set|get|history|undo: a rule's live configuration in Redis
+// limitscope-cli config set|get|history|undo|override: a rule's live configuration in Redis
 // (core/redis/rule_config.h, docs/redis-schema.md). Every change is a compare-and-set on the
 // version plus an audit stream entry, made atomically by one script. Exit 0 done, 1 not done
 // because of what Redis holds or answers (version moved, nothing to undo, no config, Redis
@@ -59,10 +59,12 @@ json limit_json(const redis::NamedLimit& l) {
 json config_json(const std::string& rule, const RuleConfig& c) {
   json limits = json::array();
   for (const auto& l : c.limits) limits.push_back(limit_json(l));
+  json overrides = json::object();
+  for (const auto& [key, p] : c.overrides) overrides[key] = limit_json(redis::NamedLimit{"", p});
   return json{{"rule", rule},           {"version", c.version},
               {"updated_at_ms", c.updated_at_ms}, {"updated_by", c.updated_by},
               {"reason", c.reason},     {"composite", c.composite()},
-              {"describe", c.describe()}, {"limits", limits}};
+              {"describe", c.describe()}, {"limits", limits}, {"overrides", overrides}};
 }
 
 json fields_json(const std::map<std::string, std::string>& f) {
@@ -204,6 +206,21 @@ redis::Result<T> on_rule(const Target& t, Op&& op) {
   return on_rule_connection<T>(t.url, t.connect, t.schema, t.rule, op);
 }
 
+// --by, --reason, --expect-version.
+Expected<redis::ChangeInfo> change_info(const Args& a) {
+  redis::ChangeInfo change{a.get("by").value_or(default_user()), a.get("reason").value_or(""),
+                           std::nullopt};
+  if (auto ev = a.get("expect-version")) {
+    char* end = nullptr;
+    const long long v = std::strtoll(ev->c_str(), &end, 10);
+    if (ev->empty() || *end != '\0' || v < 0) {
+      return make_error("--expect-version \"" + *ev + "\" must be a whole number >= 0");
+    }
+    change.expect_version = v;
+  }
+  return change;
+}
+
 int run_set(const CommandArgs& argv) {
   Args a("config set", kSummary,
          with({{"algorithm", "A", "token-bucket, gcra, sliding-log, sliding-counter, fixed-window"},
@@ -255,20 +272,92 @@ int run_set(const CommandArgs& argv) {
     config = redis::single_limit(*p);
   }
   if (auto e = redis::check_for_redis(config)) return usage_error("config set", *e);
-  redis::ChangeInfo change{a.get("by").value_or(default_user()), a.get("reason").value_or(""),
-                           std::nullopt};
-  if (auto ev = a.get("expect-version")) {
-    char* end = nullptr;
-    const long long v = std::strtoll(ev->c_str(), &end, 10);
-    if (ev->empty() || *end != '\0' || v < 0) {
-      return usage_error("config set", "--expect-version \"" + *ev + "\" must be a whole number >= 0");
+  auto change = change_info(a);
+  if (!change) return usage_error("config set", change.error());
+  // The rule's per-key overrides stay when the algorithm does: read, merge, then write with
+  // compare-and-set on the version read (or the one the operator expects).
+  std::vector<std::string> dropped;
+  auto stored = on_rule<RuleConfig>(*t, [&](redis::Connection& c) -> redis::Result<RuleConfig> {
+    auto live = redis::get_config(c, t->schema, t->rule);
+    if (!live && live.error().kind != redis::ErrorKind::reply) return live.error();
+    redis::ChangeInfo ch = *change;
+    if (!live) {  // an unreadable config is replaced as a whole (how an operator repairs it)
+      return redis::set_config(c, t->schema, t->rule, config, ch);
     }
-    change.expect_version = v;
-  }
-  auto stored = on_rule<RuleConfig>(*t, [&](redis::Connection& c) {
-    return redis::set_config(c, t->schema, t->rule, config, change);
+    if (!ch.expect_version) ch.expect_version = *live ? (*live)->version : 0;
+    return redis::set_config(c, t->schema, t->rule, redis::with_rule_limits(*live, config, &dropped), ch);
   });
   if (!stored) return redis_failure("set", stored.error());
+  for (const auto& key : dropped) {
+    std::cerr << "note: the override of key " << key << " was dropped (the algorithm changed; "
+              << "the audit entry keeps it)\n";
+  }
+  print_config(t->rule, *stored, a.has("json"));
+  return 0;
+}
+
+int run_override(const CommandArgs& argv) {
+  Args a("config override", kSummary,
+         with({{"key", "K", "the limited key whose parameters to set (required)"},
+               {"capacity", "N", "bucket size (the rule's algorithm is a bucket)"},
+               {"refill", "RATE", "refill rate with a unit, e.g. 10/s"},
+               {"limit", "N", "cost units per window (the rule's algorithm is a window)"},
+               {"window", "D", "window length, e.g. 1m"},
+               {"remove", "", "remove the key's override: it gets the rule's limit again"},
+               {"reason", "TEXT", "why (kept in the audit stream)"},
+               {"by", "WHO", "who (default $USER)"},
+               {"expect-version", "N", "change only if the rule's current version is N"}}),
+         argv);
+  if (a.help_requested()) {
+    std::cout << a.usage();
+    return 0;
+  }
+  if (!a.ok()) return usage_error("config override", a.error());
+  auto t = parse_target(a);
+  if (!t) return usage_error("config override", t.error());
+  const auto key = a.get("key");
+  if (!key || key->empty()) return usage_error("config override", "--key is required");
+  std::map<std::string, std::string> values;
+  for (const char* o : {"capacity", "refill", "limit", "window"}) {
+    if (auto x = a.get(o)) values[o] = *x;
+  }
+  if (a.has("remove") && !values.empty()) {
+    return usage_error("config override", "--remove takes no parameters");
+  }
+  if (!a.has("remove") && values.empty()) {
+    return usage_error("config override", "give the key's parameters (--capacity/--refill or --limit/--window) or --remove");
+  }
+  auto change = change_info(a);
+  if (!change) return usage_error("config override", change.error());
+  auto stored = on_rule<RuleConfig>(*t, [&](redis::Connection& c) -> redis::Result<RuleConfig> {
+    auto live = redis::get_config(c, t->schema, t->rule);
+    if (!live) return live.error();
+    if (!*live) {
+      return redis::make_redis_error(redis::ErrorKind::reply,
+                                     "rule " + t->rule + " has no config: set the rule's limit first");
+    }
+    const RuleConfig& rule = **live;
+    std::optional<LimitParams> params;
+    if (!a.has("remove")) {
+      if (rule.composite()) {
+        return redis::make_redis_error(
+            redis::ErrorKind::usage,
+            "rule " + t->rule + " is composite: its limits apply to every key (no overrides)");
+      }
+      auto p = make_limit(std::string(to_string(rule.limits.front().params.algorithm)), values,
+                          "rule " + t->rule + " is " + std::string(to_string(rule.limits.front().params.algorithm)) + ": ");
+      if (!p) return redis::make_redis_error(redis::ErrorKind::usage, p.error());
+      params = *p;
+    } else if (!rule.overrides.contains(*key)) {
+      return redis::make_redis_error(redis::ErrorKind::reply, "key " + *key + " has no override in rule " + t->rule);
+    }
+    const RuleConfig next = redis::with_override(rule, *key, params);
+    if (auto e = redis::check_for_redis(next)) return redis::make_redis_error(redis::ErrorKind::usage, *e);
+    redis::ChangeInfo ch = *change;
+    if (!ch.expect_version) ch.expect_version = rule.version;
+    return redis::set_config(c, t->schema, t->rule, next, ch);
+  });
+  if (!stored) return redis_failure("override", stored.error());
   print_config(t->rule, *stored, a.has("json"));
   return 0;
 }
@@ -366,7 +455,7 @@ int run_undo(const CommandArgs& argv) {
 
 int run_config(const CommandArgs& args) {
   const std::string usage =
-      "usage: limitscope-cli config set|get|history|undo --redis URL --rule NAME [options]\n"
+      "usage: limitscope-cli config set|get|history|undo|override --redis URL --rule NAME [options]\n"
       "  (limitscope-cli config SUBCOMMAND --help for its options)\n";
   if (args.empty()) {
     std::cerr << usage;
@@ -381,7 +470,8 @@ int run_config(const CommandArgs& args) {
   if (args[0] == "get") return run_get(rest);
   if (args[0] == "history") return run_history(rest);
   if (args[0] == "undo") return run_undo(rest);
-  return usage_error("config", "unknown subcommand \"" + args[0] + "\" (set, get, history, undo)");
+  if (args[0] == "override") return run_override(rest);
+  return usage_error("config", "unknown subcommand \"" + args[0] + "\" (set, get, history, undo, override)");
 }
 
 }  // namespace limitscope::cli

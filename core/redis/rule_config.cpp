@@ -96,6 +96,15 @@ Expected<LimitParams> parse_limit(const std::map<std::string, std::string>& f,
   return p;
 }
 
+// The parameter fields of an algorithm, as stored (no algorithm: an override has the rule's).
+std::vector<std::string> param_fields(Algorithm a) {
+  if (is_window_algorithm(a)) return {"limit", "window_ns"};
+  return {"capacity", "refill_amount", "refill_period_ns"};
+}
+
+constexpr std::string_view kOverridePrefix = "o.";
+constexpr std::size_t kMaxOverrideKey = 512;
+
 RedisError usage(std::string message) { return make_redis_error(ErrorKind::usage, std::move(message)); }
 
 std::optional<std::string> check_names(const KeySchema& schema, std::string_view rule) {
@@ -122,7 +131,13 @@ std::string RuleConfig::describe() const {
     if (!l.name.empty()) out += l.name + ": ";
     out += l.params.describe();
   }
+  for (const auto& [key, p] : overrides) out += "; override " + key + ": " + p.describe();
   return out;
+}
+
+const LimitParams& RuleConfig::params_for(const std::string& key) const {
+  auto it = overrides.find(key);
+  return it != overrides.end() ? it->second : limits.front().params;
 }
 
 RuleConfig single_limit(const LimitParams& params) {
@@ -158,13 +173,66 @@ std::optional<std::string> check_for_redis(const RuleConfig& config) {
       return where + "refill period must be below 2^53 ns (104 days)";
     }
   }
+  if (!config.overrides.empty() && config.composite()) {
+    return "a composite rule takes no per-key overrides (its limits apply to every key)";
+  }
+  for (const auto& [key, p] : config.overrides) {
+    const std::string where = "override of key \"" + key.substr(0, 64) + "\": ";
+    if (key.empty() || key.size() > kMaxOverrideKey) return where + "the key must be 1 to 512 bytes";
+    if (p.algorithm != config.limits.front().params.algorithm) {
+      return where + "an override keeps the rule's algorithm (" +
+             std::string(to_string(config.limits.front().params.algorithm)) + "), got " +
+             std::string(to_string(p.algorithm));
+    }
+    RuleConfig alone = single_limit(p);
+    if (auto e = check_for_redis(alone)) return where + *e;
+  }
   return std::nullopt;
+}
+
+RuleConfig with_rule_limits(const std::optional<RuleConfig>& live, RuleConfig next,
+                            std::vector<std::string>* dropped) {
+  next.overrides.clear();
+  if (!live) return next;
+  const bool keep = !next.composite() && !live->composite() &&
+                    next.limits.front().params.algorithm == live->limits.front().params.algorithm;
+  for (const auto& [key, p] : live->overrides) {
+    if (keep) {
+      next.overrides.emplace(key, p);
+    } else if (dropped != nullptr) {
+      dropped->push_back(key);
+    }
+  }
+  return next;
+}
+
+RuleConfig with_override(const RuleConfig& live, const std::string& key,
+                         const std::optional<LimitParams>& params) {
+  RuleConfig next = live;
+  if (params) {
+    next.overrides[key] = *params;
+  } else {
+    next.overrides.erase(key);
+  }
+  return next;
 }
 
 std::vector<std::pair<std::string, std::string>> config_fields(const RuleConfig& config) {
   std::vector<std::pair<std::string, std::string>> out;
   if (!config.composite()) {
     add_limit_fields("", config.limits.front().params, out);
+    if (config.overrides.empty()) return out;
+    // decide.lua reads a key's override fields only when this count is above 0.
+    out.emplace_back("overrides", std::to_string(config.overrides.size()));
+    for (const auto& [key, p] : config.overrides) {
+      std::vector<std::pair<std::string, std::string>> fields;
+      add_limit_fields("", p, fields);
+      for (const std::string& name : param_fields(p.algorithm)) {
+        for (const auto& [f, v] : fields) {
+          if (f == name) out.emplace_back(std::string(kOverridePrefix) + name + "." + key, v);
+        }
+      }
+    }
     return out;
   }
   std::string names;
@@ -196,6 +264,23 @@ Expected<RuleConfig> parse_config_fields(const std::map<std::string, std::string
     auto p = parse_limit(fields, "");
     if (!p) return make_error(p.error());
     c.limits.push_back(NamedLimit{"", *p});
+    // Overrides: "o.<field>.<key>" (field names hold no '.'; the key is the rest).
+    std::map<std::string, std::map<std::string, std::string>> by_key;
+    for (auto it = fields.lower_bound(std::string(kOverridePrefix));
+         it != fields.end() && it->first.starts_with(kOverridePrefix); ++it) {
+      const std::string rest = it->first.substr(kOverridePrefix.size());
+      const auto dot = rest.find('.');
+      if (dot == std::string::npos || dot + 1 >= rest.size()) {
+        return make_error("field " + it->first + " is not o.<field>.<key>");
+      }
+      by_key[rest.substr(dot + 1)][rest.substr(0, dot)] = it->second;
+    }
+    for (auto& [key, f] : by_key) {
+      f["algorithm"] = std::string(to_string(p->algorithm));
+      auto o = parse_limit(f, "");
+      if (!o) return make_error("override of key " + key + ": " + o.error());
+      c.overrides.emplace(key, *o);
+    }
   }
   auto get = [&](const char* name) {
     auto it = fields.find(name);

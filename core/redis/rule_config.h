@@ -27,14 +27,21 @@ struct NamedLimit {
 struct RuleConfig {
   /// One unnamed limit, or a composite's named limits (every one must admit).
   std::vector<NamedLimit> limits;
+  /// One key's own parameters in place of the rule's (single-limit rules only, same
+  /// algorithm), keyed by the limited key. Stored in the same hash as `o.<field>.<key>`, so a
+  /// change to one is a new version of the rule, with its audit entry and undo.
+  std::map<std::string, LimitParams> overrides;
   std::int64_t version = 0;        ///< 1 for the first config; +1 per change
   std::int64_t updated_at_ms = 0;  ///< epoch ms (the server's TIME)
   std::string updated_by;
   std::string reason;
 
   bool composite() const { return limits.size() != 1 || !limits.front().name.empty(); }
-  /// "token-bucket capacity=100 refill=10/s", composites "rpm: ...; tpm: ...".
+  /// "token-bucket capacity=100 refill=10/s", composites "rpm: ...; tpm: ...", then
+  /// "; override alice: capacity=..." per override.
   std::string describe() const;
+  /// The parameters `key` is limited with: its override, else the single limit.
+  const LimitParams& params_for(const std::string& key) const;
 };
 
 /// A rule config with a single limit.
@@ -42,9 +49,21 @@ RuleConfig single_limit(const LimitParams& params);
 
 /// Checks what Redis can run: every limit valid (LimitParams::validate), an algorithm the
 /// scripts have (not leaky-bucket), windows in whole µs, periods and windows below 2^53 ns,
-/// composite limit names of [A-Za-z0-9_-] and distinct.
+/// composite limit names of [A-Za-z0-9_-] and distinct; overrides only on a single-limit rule,
+/// with its algorithm, for keys of 1 to 512 bytes.
 /// @return the reason, or nullopt.
 std::optional<std::string> check_for_redis(const RuleConfig& config);
+
+/// The config that setting a rule's limits to `next` makes of its live config: `live`'s
+/// per-key overrides are kept when `next` is a single limit of the same algorithm, else dropped
+/// (their keys appended to `dropped`, when given).
+RuleConfig with_rule_limits(const std::optional<RuleConfig>& live, RuleConfig next,
+                            std::vector<std::string>* dropped = nullptr);
+
+/// `live` with key's override set to `params` (nullopt: removed). Check the result with
+/// check_for_redis (the algorithm must stay the rule's).
+RuleConfig with_override(const RuleConfig& live, const std::string& key,
+                         const std::optional<LimitParams>& params);
 
 /// The hash fields a config is stored as (without version and updated_*).
 std::vector<std::pair<std::string, std::string>> config_fields(const RuleConfig& config);

@@ -1,5 +1,7 @@
-// Verifies `limitscope-cli config set|get|history|undo` against a real redis-server: JSON keys,
-// compare-and-set (exit 1), invalid values refused with exit 2 and nothing changed, undo, --help.
+// Verifies `limitscope-cli config set|get|history|undo|override` against a real redis-server:
+// JSON keys, compare-and-set (exit 1), invalid values refused with exit 2 and nothing changed,
+// undo, --help; one key's override set, kept by `set` within the algorithm, dropped with a note
+// when the algorithm changes, removed, and refused on a composite rule or with wrong fields.
 
 #include <gtest/gtest.h>
 
@@ -25,6 +27,59 @@ class ConfigCli : public ::testing::Test {
   }
   std::unique_ptr<RedisServer> server_;
 };
+
+TEST_F(ConfigCli, OneKeysOverride) {
+  ASSERT_EQ(cli("set", "--algorithm token-bucket --capacity 10 --refill 1/s").exit_code, 0);
+  auto o = cli("override", "--key vip --capacity 100 --refill 5/s --reason contract --json");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const json j = json::parse(o.out);
+  EXPECT_EQ(j["version"], 2);
+  EXPECT_EQ(j["overrides"]["vip"]["capacity"], 100.0);
+  EXPECT_EQ(j["overrides"]["vip"]["refill"], "5/s");
+  EXPECT_EQ(j["limits"][0]["capacity"], 10.0);
+
+  // The rule's limit changes within token-bucket: the override stays.
+  auto wider = cli("set", "--algorithm token-bucket --capacity 20 --refill 2/s --json");
+  ASSERT_EQ(wider.exit_code, 0) << wider.err;
+  EXPECT_EQ(json::parse(wider.out)["overrides"]["vip"]["capacity"], 100.0);
+
+  struct Row {
+    std::string args;
+    std::string message;
+  };
+  const Row refused[] = {
+      {"--key vip --limit 5 --window 1s", "token-bucket needs capacity"},
+      {"--key vip --capacity -1 --refill 1/s", "override of key \"vip\""},
+      {"--key vip", "give the key's parameters"},
+      {"--key vip --remove --capacity 3", "--remove takes no parameters"},
+      {"--capacity 3 --refill 1/s", "--key is required"},
+  };
+  for (const auto& row : refused) {
+    SCOPED_TRACE(row.args);
+    auto r = cli("override", row.args);
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_NE(r.err.find(row.message), std::string::npos) << r.err;
+  }
+  auto missing = cli("override", "--key nobody --remove");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find("key nobody has no override"), std::string::npos) << missing.err;
+
+  auto removed = cli("override", "--key vip --remove --json");
+  ASSERT_EQ(removed.exit_code, 0) << removed.err;
+  EXPECT_TRUE(json::parse(removed.out)["overrides"].empty());
+  ASSERT_EQ(cli("override", "--key vip --capacity 50 --refill 1/s").exit_code, 0);
+
+  // Another algorithm drops the override, and says so.
+  auto changed = cli("set", "--algorithm sliding-log --limit 60 --window 1m --json");
+  ASSERT_EQ(changed.exit_code, 0) << changed.err;
+  EXPECT_TRUE(json::parse(changed.out)["overrides"].empty());
+  EXPECT_NE(changed.err.find("the override of key vip was dropped"), std::string::npos) << changed.err;
+
+  ASSERT_EQ(cli("set", "--composite-limit rpm:sliding-log:limit=60:window=1m").exit_code, 0);
+  auto composite = cli("override", "--key vip --limit 5 --window 1m");
+  EXPECT_EQ(composite.exit_code, 2);
+  EXPECT_NE(composite.err.find("is composite"), std::string::npos) << composite.err;
+}
 
 TEST_F(ConfigCli, SetGetHistoryUndoWithJson) {
   auto set = cli("set", "--algorithm token-bucket --capacity 100 --refill 10/s --reason launch --by alice --json");

@@ -39,6 +39,36 @@ local function check(prefix, where)
     new[prefix .. 'limit'] or false, new[prefix .. 'window_ns'] or false}, where)
   return err
 end
+-- Per-key overrides: "o.<field>.<key>" with the rule's algorithm, counted by "overrides".
+local okeys, n_o = {}, 0
+for f, _ in pairs(new) do
+  if string.sub(f, 1, 2) == 'o.' then
+    local key = string.match(f, '^o%.[%w_]+%.(.+)$')
+    if key == nil then return redis.error_reply('LSCONFIG ' .. cfg .. ': bad override field ' .. f) end
+    if not okeys[key] then
+      okeys[key] = true
+      n_o = n_o + 1
+    end
+  end
+end
+if n_o > 0 then
+  if new.algorithm == 'composite' then
+    return redis.error_reply('LSCONFIG ' .. cfg .. ': a composite rule takes no per-key overrides')
+  end
+  if new.overrides ~= tostring(n_o) then
+    return redis.error_reply('LSCONFIG ' .. cfg .. ': overrides must be ' .. n_o ..
+                             ' (the keys with o.* fields), got ' .. tostring(new.overrides))
+  end
+  for key, _ in pairs(okeys) do
+    local _, err = ls_params({new.algorithm or false, new['o.capacity.' .. key] or false,
+      new['o.refill_amount.' .. key] or false, new['o.refill_period_ns.' .. key] or false,
+      new['o.limit.' .. key] or false, new['o.window_ns.' .. key] or false},
+      'LSCONFIG ' .. cfg .. ' override of ' .. key .. ': ')
+    if err then return redis.error_reply(err) end
+  end
+elseif new.overrides ~= nil and new.overrides ~= '0' then
+  return redis.error_reply('LSCONFIG ' .. cfg .. ': overrides is ' .. new.overrides .. ' but no o.* fields')
+end
 if new.algorithm == 'composite' then
   local count = 0
   for name in string.gmatch(new.limits or '', '[^,]+') do

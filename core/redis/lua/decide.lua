@@ -6,6 +6,8 @@
 -- ARGV[3] ms added to every TTL (test mode only), then per decision: label, costs ("c" for
 -- every limit, or "c1,c2,..." one per limit), log flag ("1" = XADD this decision), and its
 -- own instant in µs ("" = the call's; test mode).
+-- A single-limit rule may hold per-key overrides ("o.<field>.<key>" in the config hash, counted
+-- by its "overrides" field): a decision whose label has one uses those parameters instead.
 
 -- The call's instant, µs: ARGV[1], or the server's clock.
 local call_t = nil
@@ -33,7 +35,7 @@ end
 
 local cfg = KEYS[1]
 local raw = redis.pcall('HMGET', cfg, 'algorithm', 'capacity', 'refill_amount',
-                        'refill_period_ns', 'limit', 'window_ns', 'version', 'limits')
+                        'refill_period_ns', 'limit', 'window_ns', 'version', 'limits', 'overrides')
 if raw.err then return redis.error_reply('LSCONFIG ' .. cfg .. ' is not a hash') end
 if not raw[1] then
   return redis.error_reply('LSCONFIG no config at ' .. cfg .. ' (limitscope-cli config set)')
@@ -83,6 +85,7 @@ for k = 1, #specs do
 end
 
 local single = #limits == 1
+local has_overrides = single and (ls_uint(raw[9]) or 0) > 0
 local ds = {}  -- one decision table per limit, reused for every decision of this call
 for j = 1, #limits do ds[j] = ls_decision() end
 
@@ -98,11 +101,24 @@ for i = 1, n do
   end
   local base = KEYS[2 + i]
   local all, was_reset, remaining, limit, retry, reset, reason, name
+  -- This key's override of the single limit, if it has one (one HMGET, only on rules with any).
+  local first = limits[1]
+  if has_overrides then
+    local o = redis.call('HMGET', cfg, 'o.capacity.' .. label, 'o.refill_amount.' .. label,
+                         'o.refill_period_ns.' .. label, 'o.limit.' .. label, 'o.window_ns.' .. label)
+    if o[1] or o[2] or o[3] or o[4] or o[5] then
+      local op, err = ls_params({first.alg, o[1], o[2], o[3], o[4], o[5]},
+                                'LSCONFIG ' .. cfg .. ' override of ' .. label .. ': ')
+      if op == nil then return redis.error_reply(err) end
+      op.eval, op.write = first.eval, first.write
+      first = op
+    end
+  end
   if single and not string.find(costs_s, ',', 1, true) then
     -- One limit, one cost: no combining.
     local cost = tonumber(costs_s)
     if cost == nil then return redis.error_reply("LSARG cost must be a number, got '" .. costs_s .. "'") end
-    local p, d = limits[1], ds[1]
+    local p, d = first, ds[1]
     p.eval(p, base, t, cost, d)
     if d.write then p.write(p, base, d, t, pad) end
     all, was_reset = d.allowed, d.fix and 1 or 0
@@ -119,13 +135,13 @@ for i = 1, n do
     end
     all, was_reset = true, 0
     for j = 1, #limits do
-      local p = limits[j]
+      local p = j == 1 and first or limits[j]
       p.eval(p, base .. p.suffix, t, costs[#costs == 1 and 1 or j], ds[j])
       if not ds[j].allowed then all = false end
     end
     -- All consume or none: admitted states only when every limit admits; reset states always.
     for j = 1, #limits do
-      local p, d = limits[j], ds[j]
+      local p, d = j == 1 and first or limits[j], ds[j]
       if d.fix then was_reset = 1 end
       if (all and d.write == 'commit') or d.write == 'fix' then p.write(p, base .. p.suffix, d, t, pad) end
     end

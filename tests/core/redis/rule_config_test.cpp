@@ -1,10 +1,14 @@
 // Verifies rule configs in Redis: fields round-trip, invalid configs are refused by C++ and by
-// the script with nothing changed, compare-and-set on the version, the audit stream, history and undo.
+// the script with nothing changed, compare-and-set on the version, the audit stream, history and
+// undo; one key's override: stored in the rule's hash, used by decide.lua for that key only, kept
+// when the rule's limit changes within its algorithm and dropped when the algorithm changes, undone
+// like any change, and refused (C++ and script) on a composite rule or with another algorithm.
 #include "core/redis/rule_config.h"
 
 #include <gtest/gtest.h>
 
 #include "core/redis/limiter_scripts.h"
+#include "core/redis/redis_limiter.h"
 #include "core/redis/script.h"
 #include "limiter_test_support.h"
 
@@ -32,13 +36,15 @@ LimitParams win(Algorithm a, double limit, Nanos w) {
   return p;
 }
 
-std::map<std::string, std::string> as_map(const std::vector<std::pair<std::string, std::string>>& v) {
+std::map<std::string, std::string> as_map(
+    const std::vector<std::pair<std::string, std::string>>& v) {
   return {v.begin(), v.end()};
 }
 
 bool same_params(const LimitParams& a, const LimitParams& b) {
-  return a.algorithm == b.algorithm && a.capacity == b.capacity && a.refill.amount == b.refill.amount &&
-         a.refill.period == b.refill.period && a.limit == b.limit && a.window == b.window;
+  return a.algorithm == b.algorithm && a.capacity == b.capacity &&
+         a.refill.amount == b.refill.amount && a.refill.period == b.refill.period &&
+         a.limit == b.limit && a.window == b.window;
 }
 
 TEST(RuleConfigFields, RoundTripSingleAndComposite) {
@@ -77,7 +83,8 @@ TEST(RuleConfigFields, CheckRefusesWhatRedisCannotRun) {
       {single_limit(tb(-1, 1, 1s)), "capacity must be"},
       {single_limit(tb(10, 0, 1s)), "refill must be"},
       {single_limit(leaky), "leaky-bucket is not available"},
-      {single_limit(win(Algorithm::fixed_window, 10, Nanos{1'500'000'001})), "whole number of microseconds"},
+      {single_limit(win(Algorithm::fixed_window, 10, Nanos{1'500'000'001})),
+       "whole number of microseconds"},
       {single_limit(win(Algorithm::sliding_log, 0, 1s)), "limit must be"},
       {dup, "appears twice"},
       {badname, "limit name"},
@@ -110,7 +117,8 @@ TEST_F(RuleConfigRedis, SetGetCompareAndSetHistoryUndo) {
   EXPECT_FALSE(none->has_value());
 
   // Create only if absent (expect 0).
-  auto v1 = set_config(*conn_, schema_, "pro", single_limit(tb(500, 50, 1s)), {"alice", "launch", 0});
+  auto v1 =
+      set_config(*conn_, schema_, "pro", single_limit(tb(500, 50, 1s)), {"alice", "launch", 0});
   ASSERT_TRUE(v1.ok()) << v1.error().message;
   EXPECT_EQ(v1->version, 1);
   EXPECT_GT(v1->updated_at_ms, 1'600'000'000'000);
@@ -118,7 +126,8 @@ TEST_F(RuleConfigRedis, SetGetCompareAndSetHistoryUndo) {
   ASSERT_FALSE(again.ok());
   EXPECT_TRUE(is_version_conflict(again.error())) << again.error().message;
 
-  auto v2 = set_config(*conn_, schema_, "pro", single_limit(tb(400, 40, 1s)), {"bob", "too generous", 1});
+  auto v2 =
+      set_config(*conn_, schema_, "pro", single_limit(tb(400, 40, 1s)), {"bob", "too generous", 1});
   ASSERT_TRUE(v2.ok()) << v2.error().message;
   EXPECT_EQ(v2->version, 2);
   // A stale writer (still at version 1) is refused and changes nothing.
@@ -165,28 +174,37 @@ TEST_F(RuleConfigRedis, UndoOfTheFirstVersionOrOfAnUnknownRuleIsRefused) {
   auto none = undo_config(*conn_, schema_, "pro", {"a", "", std::nullopt});
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(none.error().kind, ErrorKind::usage);
-  ASSERT_TRUE(set_config(*conn_, schema_, "pro", single_limit(tb(5, 1, 1s)), {"a", "", std::nullopt}).ok());
+  ASSERT_TRUE(
+      set_config(*conn_, schema_, "pro", single_limit(tb(5, 1, 1s)), {"a", "", std::nullopt}).ok());
   auto first = undo_config(*conn_, schema_, "pro", {"a", "", std::nullopt});
   ASSERT_FALSE(first.ok());
-  EXPECT_NE(first.error().message.find("no earlier config"), std::string::npos) << first.error().message;
+  EXPECT_NE(first.error().message.find("no earlier config"), std::string::npos)
+      << first.error().message;
   EXPECT_EQ(audit_len(), 1);
 }
 
 TEST_F(RuleConfigRedis, InvalidValuesAreRefusedAndChangeNothing) {
-  ASSERT_TRUE(set_config(*conn_, schema_, "pro", single_limit(tb(5, 1, 1s)), {"a", "", std::nullopt}).ok());
+  ASSERT_TRUE(
+      set_config(*conn_, schema_, "pro", single_limit(tb(5, 1, 1s)), {"a", "", std::nullopt}).ok());
   const Value before = must(*conn_, {"HGETALL", schema_.config_key("pro")});
-  auto bad = set_config(*conn_, schema_, "pro", single_limit(tb(-5, 1, 1s)), {"a", "", std::nullopt});
+  auto bad =
+      set_config(*conn_, schema_, "pro", single_limit(tb(-5, 1, 1s)), {"a", "", std::nullopt});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().kind, ErrorKind::usage);
-  EXPECT_NE(bad.error().message.find("capacity must be a finite number > 0, got -5"), std::string::npos)
+  EXPECT_NE(bad.error().message.find("capacity must be a finite number > 0, got -5"),
+            std::string::npos)
       << bad.error().message;
 
   // Past the C++ check (another client): the script checks the same and refuses.
   const std::vector<std::vector<std::string>> rows = {
-      {"algorithm", "token-bucket", "capacity", "-5", "refill_amount", "1", "refill_period_ns", "1000000000"},
-      {"algorithm", "token-bucket", "capacity", "abc", "refill_amount", "1", "refill_period_ns", "1000000000"},
-      {"algorithm", "token-bucket", "capacity", "inf", "refill_amount", "1", "refill_period_ns", "1000000000"},
-      {"algorithm", "leaky-bucket", "capacity", "5", "refill_amount", "1", "refill_period_ns", "1000000000"},
+      {"algorithm", "token-bucket", "capacity", "-5", "refill_amount", "1", "refill_period_ns",
+       "1000000000"},
+      {"algorithm", "token-bucket", "capacity", "abc", "refill_amount", "1", "refill_period_ns",
+       "1000000000"},
+      {"algorithm", "token-bucket", "capacity", "inf", "refill_amount", "1", "refill_period_ns",
+       "1000000000"},
+      {"algorithm", "leaky-bucket", "capacity", "5", "refill_amount", "1", "refill_period_ns",
+       "1000000000"},
       {"algorithm", "fixed-window", "limit", "5", "window_ns", "1500"},
       {"algorithm", "composite", "limits", "a", "a.algorithm", "gcra", "a.capacity", "0",
        "a.refill_amount", "1", "a.refill_period_ns", "1000000000"},
@@ -196,13 +214,144 @@ TEST_F(RuleConfigRedis, InvalidValuesAreRefusedAndChangeNothing) {
   for (const auto& fields : rows) {
     std::vector<std::string> args{"", "mallory", "", "100", "set"};
     args.insert(args.end(), fields.begin(), fields.end());
-    auto r = eval(*conn_, config_set_script(), {schema_.config_key("pro"), schema_.audit_key("pro")}, args);
+    auto r = eval(*conn_, config_set_script(),
+                  {schema_.config_key("pro"), schema_.audit_key("pro")}, args);
     ASSERT_FALSE(r.ok()) << fields[1] << " " << fields[3];
     EXPECT_NE(r.error().message.find("LSCONFIG"), std::string::npos) << r.error().message;
   }
   const Value after = must(*conn_, {"HGETALL", schema_.config_key("pro")});
   EXPECT_EQ(before.describe(), after.describe());
   EXPECT_EQ(audit_len(), 1);
+}
+
+TEST(RuleConfigFields, OverridesRoundTripAndAreChecked) {
+  RuleConfig c = single_limit(tb(10, 1, 1s));
+  c.overrides["vip.customer:gpt-4.1"] = tb(100, 5, 1s);  // keys may hold dots and colons
+  c.overrides["slow"] = tb(2, 1, 1min);
+  const auto fields = as_map(config_fields(c));
+  EXPECT_EQ(fields.at("overrides"), "2");
+  EXPECT_EQ(fields.at("o.capacity.vip.customer:gpt-4.1"), "100");
+  EXPECT_EQ(fields.count("o.algorithm.slow"), 0u);  // an override keeps the rule's algorithm
+  auto back = parse_config_fields(fields);
+  ASSERT_TRUE(back.ok()) << back.error();
+  ASSERT_EQ(back->overrides.size(), 2u);
+  EXPECT_TRUE(same_params(back->overrides.at("vip.customer:gpt-4.1"), tb(100, 5, 1s)));
+  EXPECT_TRUE(same_params(back->params_for("slow"), tb(2, 1, 1min)));
+  EXPECT_TRUE(same_params(back->params_for("anyone"), tb(10, 1, 1s)));
+  EXPECT_NE(back->describe().find("override slow: "), std::string::npos) << back->describe();
+
+  RuleConfig other = c;
+  other.overrides["x"] = win(Algorithm::sliding_log, 5, 1s);
+  ASSERT_TRUE(check_for_redis(other).has_value());
+  EXPECT_NE(check_for_redis(other)->find("keeps the rule's algorithm (token-bucket)"),
+            std::string::npos);
+  RuleConfig composite;
+  composite.limits = {{"rpm", win(Algorithm::sliding_log, 60, 1min)}};
+  composite.overrides["x"] = win(Algorithm::sliding_log, 5, 1min);
+  ASSERT_TRUE(check_for_redis(composite).has_value());
+  EXPECT_NE(check_for_redis(composite)->find("composite rule takes no per-key overrides"),
+            std::string::npos);
+  RuleConfig bad = c;
+  bad.overrides["y"] = tb(-1, 1, 1s);
+  EXPECT_NE(check_for_redis(bad).value_or("").find("override of key \"y\": "), std::string::npos);
+
+  // with_rule_limits: kept within the algorithm, dropped (and listed) across algorithms.
+  EXPECT_EQ(with_rule_limits(c, single_limit(tb(20, 2, 1s))).overrides.size(), 2u);
+  std::vector<std::string> dropped;
+  EXPECT_TRUE(with_rule_limits(c, single_limit(win(Algorithm::fixed_window, 5, 1s)), &dropped)
+                  .overrides.empty());
+  EXPECT_EQ(dropped, (std::vector<std::string>{"slow", "vip.customer:gpt-4.1"}));
+}
+
+TEST_F(RuleConfigRedis, AKeysOverrideIsUsedForThatKeyOnlyAndUndoesLikeAnyChange) {
+  auto v1 = set_config(*conn_, schema_, "pro", single_limit(tb(3, 1, 1h)), {"a", "rule", 0});
+  ASSERT_TRUE(v1.ok()) << v1.error().message;
+  auto v2 =
+      set_config(*conn_, schema_, "pro", with_override(*v1, "vip", tb(6, 1, 1h)), {"a", "vip", 1});
+  ASSERT_TRUE(v2.ok()) << v2.error().message;
+  EXPECT_EQ(v2->version, 2);
+  const RedisLimiter limiter(schema_);
+  DecideOptions at;
+  at.now_us = 1'000'000'000'000;
+  auto admitted = [&](const std::string& key) {
+    int n = 0;
+    for (int i = 0; i < 10; ++i) {
+      auto d = limiter.decide(*conn_, "pro", key, 1, at);
+      EXPECT_TRUE(d.ok()) << d.error().message;
+      if (d.ok() && d->decision.allowed) ++n;
+    }
+    return n;
+  };
+  EXPECT_EQ(admitted("vip"), 6);
+  EXPECT_EQ(admitted("someone"), 3);
+
+  // The rule's limit changes within its algorithm: the override stays.
+  auto live = get_config(*conn_, schema_, "pro");
+  ASSERT_TRUE(live.ok() && live->has_value());
+  EXPECT_EQ((*live)->overrides.size(), 1u);
+  auto v3 = set_config(*conn_, schema_, "pro", with_rule_limits(*live, single_limit(tb(4, 1, 1h))),
+                       {"a", "wider", 2});
+  ASSERT_TRUE(v3.ok()) << v3.error().message;
+  EXPECT_EQ(v3->overrides.count("vip"), 1u);
+  EXPECT_EQ(admitted("newcomer"), 4);
+  // Undo of v3: back to v2's config, the rule's capacity 3 and vip's override.
+  ASSERT_TRUE(undo_config(*conn_, schema_, "pro", {"a", "", std::nullopt}).ok());
+  auto v4 = get_config(*conn_, schema_, "pro");
+  ASSERT_TRUE(v4.ok() && v4->has_value());
+  EXPECT_EQ((*v4)->overrides.size(), 1u);
+  EXPECT_EQ((*v4)->limits.front().params.capacity, 3);
+  auto history = config_history(*conn_, schema_, "pro", 10);
+  ASSERT_TRUE(history.ok());
+  EXPECT_EQ(history->at(2).new_fields.at("o.capacity.vip"), "6");  // v2's entry names the override
+
+  // Removing the override: the vip key is limited by the rule again.
+  RuleConfig without = with_override(**v4, "vip", std::nullopt);
+  ASSERT_TRUE(set_config(*conn_, schema_, "pro", without, {"a", "remove", (*v4)->version}).ok());
+  EXPECT_EQ(admitted("vip2"), 3);
+  must(*conn_, {"DEL", schema_.state_key("pro", "vip")});
+  EXPECT_EQ(admitted("vip"), 3);
+}
+
+TEST_F(RuleConfigRedis, BadOverridesAreRefusedByTheScriptAndNamedByTheDecision) {
+  ASSERT_TRUE(
+      set_config(*conn_, schema_, "pro", single_limit(tb(5, 1, 1s)), {"a", "", std::nullopt}).ok());
+  const std::vector<std::vector<std::string>> rows = {
+      // count missing or wrong
+      {"algorithm", "token-bucket", "capacity", "5", "refill_amount", "1", "refill_period_ns",
+       "1000000000", "o.capacity.k", "9", "o.refill_amount.k", "1", "o.refill_period_ns.k",
+       "1000000000"},
+      // an invalid override value
+      {"algorithm", "token-bucket", "capacity", "5", "refill_amount", "1", "refill_period_ns",
+       "1000000000", "overrides", "1", "o.capacity.k", "-9", "o.refill_amount.k", "1",
+       "o.refill_period_ns.k", "1000000000"},
+      // a window override on a bucket rule
+      {"algorithm", "token-bucket", "capacity", "5", "refill_amount", "1", "refill_period_ns",
+       "1000000000", "overrides", "1", "o.limit.k", "9", "o.window_ns.k", "1000000000"},
+      // a composite with an override
+      {"algorithm", "composite", "limits", "a", "a.algorithm", "gcra", "a.capacity", "3",
+       "a.refill_amount", "1", "a.refill_period_ns", "1000000000", "overrides", "1", "o.capacity.k",
+       "1"},
+      {"algorithm", "token-bucket", "capacity", "5", "refill_amount", "1", "refill_period_ns",
+       "1000000000", "overrides", "2"},
+  };
+  for (const auto& fields : rows) {
+    std::vector<std::string> args{"", "mallory", "", "100", "set"};
+    args.insert(args.end(), fields.begin(), fields.end());
+    auto r = eval(*conn_, config_set_script(),
+                  {schema_.config_key("pro"), schema_.audit_key("pro")}, args);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find("LSCONFIG"), std::string::npos) << r.error().message;
+  }
+  EXPECT_EQ(audit_len(), 1);
+  // Written by hand past every check: the decision for that key names the override and fails
+  // (the failure policy decides); other keys are decided as before.
+  must(*conn_, {"HSET", schema_.config_key("pro"), "overrides", "1", "o.capacity.k", "abc"});
+  const RedisLimiter limiter(schema_);
+  auto broken = limiter.decide(*conn_, "pro", "k");
+  ASSERT_FALSE(broken.ok());
+  EXPECT_NE(broken.error().message.find("override of k"), std::string::npos)
+      << broken.error().message;
+  EXPECT_TRUE(limiter.decide(*conn_, "pro", "other").ok());
 }
 
 }  // namespace
