@@ -540,6 +540,7 @@ void MainWindow::updateDetails() {
                      .arg(QString::fromStdString(r->api_key).toHtmlEscaped(), QString::fromStdString(r->tier),
                           QString::fromStdString(r->model));
   html += tr("Limit: %1<br>").arg(QString::fromStdString(r->parameters).toHtmlEscaped());
+  if (!r->node.empty()) html += tr("Shard: %1<br>").arg(QString::fromStdString(r->node).toHtmlEscaped());
   if (r->capacity > 0) {
     html += tr("Level %1 of %2 (%3%)<br>")
                 .arg(r->level * r->capacity, 0, 'f', 1)

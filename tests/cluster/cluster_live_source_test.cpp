@@ -4,14 +4,13 @@
 // (its open connection dies under the next refresh) is reported in the event log while its
 // keys stay in the table, and the source recovers once its replica is promoted, with nothing
 // recorded before lost.
-#include "core/sources/redis_live_source.h"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include "cluster_test_support.h"
 #include "core/metrics/metric_names.h"
+#include "core/sources/redis_live_source.h"
 #include "core/sources/simulation_recorder.h"
 
 namespace limitscope {
@@ -40,7 +39,8 @@ void configure(redis::ClusterClient& client, const std::string& rule) {
 }
 
 // `n` logged decisions of `key` under `rule`. @return how many were refused
-int decide_logged(redis::ClusterLimiter& limiter, const std::string& rule, const std::string& key, int n) {
+int decide_logged(redis::ClusterLimiter& limiter, const std::string& rule, const std::string& key,
+                  int n) {
   int refused = 0;
   for (int i = 0; i < n; ++i) {
     redis::DecideRequest r;
@@ -71,7 +71,9 @@ const KeyRow* row_of(const DashboardSnapshot& s, const std::string& rule) {
   return nullptr;
 }
 
-std::string node_name(int port) { return "127.0.0.1:" + std::to_string(port); }
+std::string node_name(int port) {
+  return "127.0.0.1:" + std::to_string(port);
+}
 
 bool has_event(const RedisLiveSource& source, const std::string& part) {
   for (const auto& e : source.events()) {
@@ -83,7 +85,8 @@ bool has_event(const RedisLiveSource& source, const std::string& part) {
 TEST(ClusterLiveSource, ReadsEveryShardNamesItAndKeepsTheTableWholeThroughAMigration) {
   auto cluster = RedisCluster::start();
   const redis::KeySchema schema;
-  redis::ClusterClient client(test::cluster_url(*cluster), test::cluster_options(), SteadyClock::instance());
+  redis::ClusterClient client(test::cluster_url(*cluster), test::cluster_options(),
+                              SteadyClock::instance());
   redis::ClusterLimiter limiter(client, redis::RedisLimiter(schema));
   const auto per_master = test::rules_per_master(*cluster, schema, "live", 1);
   ASSERT_EQ(per_master.size(), 3u);
@@ -118,7 +121,8 @@ TEST(ClusterLiveSource, ReadsEveryShardNamesItAndKeepsTheTableWholeThroughAMigra
   EXPECT_EQ(source.decisions_read(), 21u);
   EXPECT_EQ(source.rejections_read(), 12u);
   for (const auto& [rule, port] : port_of) {
-    const auto hits = samples(source.store(), metrics::names::kGatewayRateLimitHits, {{"tier", rule}});
+    const auto hits =
+        samples(source.store(), metrics::names::kGatewayRateLimitHits, {{"tier", rule}});
     ASSERT_FALSE(hits.empty()) << rule << " on " << node_name(port);
     EXPECT_DOUBLE_EQ(hits.back().value, 4.0) << rule;
   }
@@ -155,10 +159,12 @@ TEST(ClusterLiveSource, ReadsEveryShardNamesItAndKeepsTheTableWholeThroughAMigra
     settled = row != nullptr && row->node == node_name(to) && source.kept().empty() &&
               source.decisions_read() == before + 1;
   }
-  EXPECT_TRUE(settled) << "decisions read " << source.decisions_read() - before << ", kept " << source.kept().size();
+  EXPECT_TRUE(settled) << "decisions read " << source.decisions_read() - before << ", kept "
+                       << source.kept().size();
   EXPECT_EQ(source.last_error(), "");
   EXPECT_EQ(snap.keys.size(), 3u);
-  for (const auto& e : source.events()) EXPECT_EQ(e.text.find("decision stream"), std::string::npos) << e.text;
+  for (const auto& e : source.events())
+    EXPECT_EQ(e.text.find("decision stream"), std::string::npos) << e.text;
 }
 
 TEST(ClusterLiveSource, AKilledMasterIsReportedItsKeysKeptAndTheSourceRecoversAfterPromotion) {
@@ -167,7 +173,8 @@ TEST(ClusterLiveSource, AKilledMasterIsReportedItsKeysKeptAndTheSourceRecoversAf
   o.node_timeout_ms = 1000;
   auto cluster = RedisCluster::start(o);
   const redis::KeySchema schema;
-  redis::ClusterClient client(test::cluster_url(*cluster), test::cluster_options(), SteadyClock::instance());
+  redis::ClusterClient client(test::cluster_url(*cluster), test::cluster_options(),
+                              SteadyClock::instance());
   redis::ClusterLimiter limiter(client, redis::RedisLimiter(schema));
   const auto per_master = test::rules_per_master(*cluster, schema, "fail", 1);
   for (const auto& [port, rules] : per_master) {
@@ -190,8 +197,8 @@ TEST(ClusterLiveSource, AKilledMasterIsReportedItsKeysKeptAndTheSourceRecoversAf
   ASSERT_TRUE(RedisCluster::wait_for([&] {
     auto c = cluster->connect(replica);
     c.command({"READONLY"});
-    auto n = c.command({"EXISTS", schema.config_key(victim_rule), schema.state_key(victim_rule, "bob"),
-                        schema.decisions_key(victim_rule)});
+    auto n = c.command({"EXISTS", schema.config_key(victim_rule),
+                        schema.state_key(victim_rule, "bob"), schema.decisions_key(victim_rule)});
     return n.ok() && n->integer == 3;
   }));
 
@@ -212,7 +219,8 @@ TEST(ClusterLiveSource, AKilledMasterIsReportedItsKeysKeptAndTheSourceRecoversAf
   source.advance(1s);
   EXPECT_TRUE(source.connected()) << "two masters still answer";
   EXPECT_NE(source.last_error().find(node_name(victim)), std::string::npos) << source.last_error();
-  EXPECT_TRUE(has_event(source, "node " + node_name(victim) + ": ")) << "the failure is in the event log";
+  EXPECT_TRUE(has_event(source, "node " + node_name(victim) + ": "))
+      << "the failure is in the event log";
   DashboardSnapshot snap = source.snapshot(ChartView{});
   ASSERT_EQ(snap.keys.size(), 3u) << "the dead master's key stays in the table";
   const KeyRow* kept = row_of(snap, victim_rule);
@@ -249,13 +257,15 @@ TEST(ClusterLiveSource, AKilledMasterIsReportedItsKeysKeptAndTheSourceRecoversAf
   }
   // The promoted master's stream is read from where the dead one left off.
   const std::uint64_t read_before = source.decisions_read();
-  ASSERT_TRUE(RedisCluster::wait_for([&] {
-    try {
-      return decide_logged(limiter, victim_rule, "bob", 1) >= 0;
-    } catch (const std::exception&) {
-      return false;  // the client's map may still name the dead master for a moment
-    }
-  }, 10s));
+  ASSERT_TRUE(RedisCluster::wait_for(
+      [&] {
+        try {
+          return decide_logged(limiter, victim_rule, "bob", 1) >= 0;
+        } catch (const std::exception&) {
+          return false;  // the client's map may still name the dead master for a moment
+        }
+      },
+      10s));
   clock.advance(1s);
   source.advance(1s);
   EXPECT_EQ(source.decisions_read(), read_before + 1);
