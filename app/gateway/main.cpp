@@ -22,6 +22,8 @@
 #include "core/gateway/unlimited_admission.h"
 #include "core/limiter/policy.h"
 #include "core/limiter/rate.h"
+#include "core/redis/cluster_client.h"
+#include "core/redis/cluster_limiter.h"
 #include "core/redis/redis_url.h"
 
 namespace {
@@ -65,7 +67,8 @@ int main(int argc, char** argv) {
       {{"listen", "HOST:PORT", "address to serve on (port 0: any free port)"},
        {"policy", "FILE", "policy JSON (docs/policy.md); default: the embedded default policy"},
        {"redis", "URL",
-        "decide on a shared Redis (redis://[user:pass@]host:port/db or unix:///path)"},
+        "decide on a shared Redis (redis://[user:pass@]host:port/db, unix:///path, or a Redis "
+        "Cluster: redis+cluster://[user:pass@]host:port[,host:port...])"},
        {"redis-failure-mode", "MODE",
         "when Redis cannot decide: fail-open (default; X-Circuit-Open) or fail-closed (503)"},
        {"redis-prefix", "P", "prefix of the limiter's Redis keys (default: the core's)"},
@@ -108,10 +111,6 @@ int main(int argc, char** argv) {
   if (auto url = args.get("redis")) {
     auto parsed = redis::parse_redis_url(*url);
     if (!parsed) return usage_error("--redis: " + parsed.error());
-    if (parsed->cluster()) {
-      return usage_error("--redis " + parsed->redacted() +
-                         ": the gateway does not route to a Redis Cluster yet; give one node's redis:// URL");
-    }
     redis_url = *parsed;
     if (auto m = args.get("redis-failure-mode")) {
       auto mode = redis::parse_failure_mode(*m);
@@ -213,17 +212,32 @@ int main(int argc, char** argv) {
   const std::string limiter_mode = args.get("limiter").value_or(redis_url ? "redis" : "in-process");
   if (redis_url && limiter_mode != "redis")
     return usage_error("--limiter " + limiter_mode + " and --redis exclude each other");
-  std::unique_ptr<redis::ConnectionPool> pool;  // outlives the backend that uses it
+  std::unique_ptr<redis::ConnectionPool> pool;  // these three outlive the backend using them
+  std::unique_ptr<redis::ClusterClient> cluster;
+  std::unique_ptr<redis::ClusterLimiter> cluster_limiter;
   std::unique_ptr<gateway::AdmissionBackend> backend;
   if (limiter_mode == "redis") {
     if (!redis_url) return usage_error("--limiter redis needs --redis URL");
     if (auto err = gateway::RedisAdmission::check_policy(policy)) return usage_error(*err);
     pool_options.size = std::max<std::size_t>(4, server_options.threads);
-    pool =
-        std::make_unique<redis::ConnectionPool>(*redis_url, pool_options, SteadyClock::instance());
-    auto redis_backend = std::make_unique<gateway::RedisAdmission>(
-        std::move(policy), *pool, redis_options, SteadyClock::instance(),
-        [](const std::string& line) { log_line(line); });
+    auto log = [](const std::string& line) { log_line(line); };
+    std::unique_ptr<gateway::RedisAdmission> redis_backend;
+    if (redis_url->cluster()) {
+      redis::ClusterOptions co;
+      co.connections_per_node = pool_options.size;  // opened on demand, as the single pool's
+      co.connect = pool_options.connect;
+      // TRYAGAIN/CLUSTERDOWN (a migration, a failover) are retried within the Redis timeout;
+      // after it the failure policy decides, as for a server that does not answer in time.
+      co.retry_budget = pool_options.connect.command_timeout;
+      cluster = std::make_unique<redis::ClusterClient>(*redis_url, co, SteadyClock::instance());
+      cluster_limiter = std::make_unique<redis::ClusterLimiter>(*cluster, redis::RedisLimiter(redis_options.schema));
+      redis_backend = std::make_unique<gateway::RedisAdmission>(std::move(policy), *cluster_limiter, redis_options,
+                                                                SteadyClock::instance(), log);
+    } else {
+      pool = std::make_unique<redis::ConnectionPool>(*redis_url, pool_options, SteadyClock::instance());
+      redis_backend = std::make_unique<gateway::RedisAdmission>(std::move(policy), *pool, redis_options,
+                                                                SteadyClock::instance(), log);
+    }
     if (auto err = redis_backend->sync_rules()) {
       std::cerr << kProgram << ": cannot write the policy's rules to Redis: " << err->c_str()
                 << "\n";

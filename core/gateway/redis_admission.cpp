@@ -33,12 +33,23 @@ bool same_limits(const redis::RuleConfig& a, const redis::RuleConfig& b) {
 RedisAdmission::RedisAdmission(Policy policy, redis::ConnectionPool& pool,
                                RedisAdmissionOptions options, const Clock& clock,
                                redis::LogSink log)
-    : pool_(pool),
+    : own_backend_(std::make_unique<redis::PooledDecisions>(pool, redis::RedisLimiter(options.schema))),
+      backend_(*own_backend_),
       options_(std::move(options)),
       clock_(clock),
       log_(std::move(log)),
-      limiter_(options_.schema),
       policy_(std::make_shared<const Policy>(std::move(policy))) {}
+
+RedisAdmission::RedisAdmission(Policy policy, redis::DecisionBackend& backend,
+                               RedisAdmissionOptions options, const Clock& clock,
+                               redis::LogSink log)
+    : backend_(backend),
+      options_(std::move(options)),
+      clock_(clock),
+      log_(std::move(log)),
+      policy_(std::make_shared<const Policy>(std::move(policy))) {
+  options_.schema = backend_.limiter().schema();
+}
 
 RedisAdmission::~RedisAdmission() = default;
 
@@ -81,18 +92,20 @@ std::optional<double> RedisAdmission::circuit_state() const {
 
 std::optional<std::string> RedisAdmission::sync_rules() {
   const auto pol = policy();
-  auto lease = pool_.acquire();
-  if (!lease) return "redis " + pool_.peer() + ": " + lease.error().message;
   for (const TierPolicy& tier : pol->tiers) {
     const std::string rule = rule_name(tier.name);
     const redis::RuleConfig wanted = rule_config_of(tier);
-    auto current = redis::get_config(**lease, options_.schema, rule);
-    if (!current) return "redis rule " + rule + ": " + current.error().message;
+    auto current = backend_.get_config(rule);
+    if (!current) {
+      // Unreachable: name the server (or cluster), as the pool's message may not.
+      if (current.error().breaks_connection()) return "redis " + backend_.peer() + ": " + current.error().message;
+      return "redis rule " + rule + ": " + current.error().message;
+    }
     if (*current && same_limits(**current, wanted)) continue;
     redis::ChangeInfo change;
     change.by = "limitscope-gateway";
     change.reason = "policy " + pol->source;
-    auto set = redis::set_config(**lease, options_.schema, rule, wanted, change);
+    auto set = backend_.set_config(rule, wanted, change);
     if (!set) return "redis rule " + rule + ": " + set.error().message;
   }
   return std::nullopt;
@@ -157,9 +170,7 @@ AdmissionResult RedisAdmission::admit(const AdmissionRequest& request) {
   std::string binding;
   auto decide = [&] {
     return guard(rule).decide_one([&]() -> redis::Result<Decision> {
-      auto lease = pool_.acquire();
-      if (!lease) return lease.error();
-      auto d = limiter_.decide(**lease, rule, req);
+      auto d = backend_.decide(rule, req, {});
       if (!d) return d.error();
       binding = d->binding_limit;
       return d->decision;

@@ -16,6 +16,10 @@
 // gateway answers with "X-Circuit-Open: true"), fail-closed refuses with backend_unavailable
 // (503); a circuit breaker per rule keeps a dead Redis from costing a timeout per request.
 //
+// Decisions and rule configs go through a DecisionBackend: one server through a connection
+// pool, or a Redis Cluster (ClusterLimiter: each tier's rule lives on the shard of its hash
+// tag, so the gateway's tiers spread over the masters).
+//
 // Not done here: settlement. decide.lua has no refund, so with Redis the token estimate
 // stands (settle() does nothing), and only the composite's binding limit is reported.
 
@@ -28,6 +32,7 @@
 #include <string>
 
 #include "core/gateway/admission.h"
+#include "core/redis/decision_backend.h"
 #include "core/redis/failure_guard.h"
 #include "core/redis/pool.h"
 #include "core/redis/redis_limiter.h"
@@ -46,6 +51,11 @@ class RedisAdmission final : public AdmissionBackend {
   /// @param clock for the breakers and the log gate (must outlive this)
   /// @param log receives failure lines (at most one per FailurePolicy::log_interval per rule)
   RedisAdmission(Policy policy, redis::ConnectionPool& pool, RedisAdmissionOptions options,
+                 const Clock& clock, redis::LogSink log = {});
+  /// The same over any backend (a Redis Cluster: core/redis/cluster_limiter.h); the key
+  /// prefix is the backend's (options.schema is replaced by it).
+  /// @param backend must outlive this
+  RedisAdmission(Policy policy, redis::DecisionBackend& backend, RedisAdmissionOptions options,
                  const Clock& clock, redis::LogSink log = {});
   ~RedisAdmission() override;
 
@@ -76,11 +86,11 @@ class RedisAdmission final : public AdmissionBackend {
   redis::FailureGuard& guard(const std::string& rule);
   bool resync_due(Nanos now);
 
-  redis::ConnectionPool& pool_;
+  std::unique_ptr<redis::DecisionBackend> own_backend_;  ///< the pool's, for the first constructor
+  redis::DecisionBackend& backend_;
   RedisAdmissionOptions options_;
   const Clock& clock_;
   redis::LogSink log_;
-  redis::RedisLimiter limiter_;
   mutable std::mutex mu_;
   std::shared_ptr<const Policy> policy_;
   std::vector<std::shared_ptr<const Policy>> retired_;  // tier pointers of results stay valid

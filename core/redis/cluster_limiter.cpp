@@ -264,4 +264,13 @@ Result<RuleConfig> undo_config(ClusterClient& cluster, const KeySchema& schema,
       cluster, schema, rule, [&](Connection& c) { return undo_config(c, schema, rule, change); });
 }
 
+Result<std::optional<RuleConfig>> ClusterLimiter::get_config(const std::string& rule) {
+  return redis::get_config(cluster_, limiter_.schema(), rule);
+}
+
+Result<RuleConfig> ClusterLimiter::set_config(const std::string& rule, const RuleConfig& config,
+                                              const ChangeInfo& change) {
+  return redis::set_config(cluster_, limiter_.schema(), rule, config, change);
+}
+
 }  // namespace limitscope::redis

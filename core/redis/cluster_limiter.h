@@ -56,6 +56,12 @@ class ClusterLimiter final : public DecisionBackend {
                                                  const DecideOptions& options = {});
 
   const RedisLimiter& limiter() const override { return limiter_; }
+  /// The config of `rule`, read on its shard.
+  Result<std::optional<RuleConfig>> get_config(const std::string& rule) override;
+  /// Writes the config of `rule` on its shard.
+  Result<RuleConfig> set_config(const std::string& rule, const RuleConfig& config,
+                                const ChangeInfo& change) override;
+  std::string peer() const override { return cluster_.url().redacted(); }
   ClusterClient& cluster() { return cluster_; }
 
  private:

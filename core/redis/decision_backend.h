@@ -1,13 +1,14 @@
 #pragma once
 // Where the guarded limiter's decisions are made: one server through a connection pool
 // (PooledDecisions), or a Redis Cluster (core/redis/cluster_limiter.h). Both run the same
-// decide.lua; only the routing differs.
+// decide.lua and keep rule configs the same way; only the routing differs.
 
 #include <string>
 #include <vector>
 
 #include "core/redis/pool.h"
 #include "core/redis/redis_limiter.h"
+#include "core/redis/rule_config.h"
 
 namespace limitscope::redis {
 
@@ -24,6 +25,13 @@ class DecisionBackend {
       const DecideOptions& options) = 0;
   /// The limiter (key schema) the backend runs.
   virtual const RedisLimiter& limiter() const = 0;
+  /// rule_config.h's get_config on the server (or shard) holding `rule`.
+  virtual Result<std::optional<RuleConfig>> get_config(const std::string& rule) = 0;
+  /// rule_config.h's set_config there (audited, compare-and-set as given in `change`).
+  virtual Result<RuleConfig> set_config(const std::string& rule, const RuleConfig& config,
+                                        const ChangeInfo& change) = 0;
+  /// Where the decisions are made, for messages (password hidden).
+  virtual std::string peer() const = 0;
 };
 
 /// Decisions on one server: a connection leased from `pool` per call.
@@ -48,6 +56,18 @@ class PooledDecisions final : public DecisionBackend {
     return limiter_.decide_batch(**lease, rule, requests, per_call, options);
   }
   const RedisLimiter& limiter() const override { return limiter_; }
+  Result<std::optional<RuleConfig>> get_config(const std::string& rule) override {
+    auto lease = pool_.acquire();
+    if (!lease) return lease.error();
+    return redis::get_config(**lease, limiter_.schema(), rule);
+  }
+  Result<RuleConfig> set_config(const std::string& rule, const RuleConfig& config,
+                                const ChangeInfo& change) override {
+    auto lease = pool_.acquire();
+    if (!lease) return lease.error();
+    return redis::set_config(**lease, limiter_.schema(), rule, config, change);
+  }
+  std::string peer() const override { return pool_.peer(); }
 
  private:
   ConnectionPool& pool_;
