@@ -113,18 +113,41 @@ std::string describe_429s(const Counts& c) {
 
 ChangePreview preview_change(const std::string& rule, const std::optional<redis::RuleConfig>& live,
                              const LimitParams& candidate, std::optional<Counts> current_counts,
-                             std::optional<Counts> candidate_counts) {
+                             std::optional<Counts> candidate_counts,
+                             const std::string& override_key) {
   ChangePreview p;
   p.rule = rule;
-  p.scope = "rule \"" + rule +
-            "\": every key it limits, at its next decision. Per-key overrides "
-            "are not supported by the config schema (one config per rule), so a single key "
-            "cannot be changed alone.";
-  p.config = redis::single_limit(candidate);
-  p.new_text = p.config.describe();
+  p.key = override_key;
+  p.current = current_counts;
+  p.candidate = candidate_counts;
+  p.expect_version = live ? live->version : 0;
+  p.new_text = candidate.describe();
+  if (!override_key.empty()) {
+    p.scope = "key \"" + override_key + "\" of rule \"" + rule +
+              "\" only: its own override, at its next decision; every other key keeps the rule's limit";
+    if (!live) {
+      p.old_text = "(no config)";
+      p.refused = "rule " + rule + " has no config yet: set the rule's limit before a key's override";
+      return p;
+    }
+    if (live->composite()) {
+      p.old_text = live->describe();
+      p.refused = "rule " + rule + " is a composite: its limits apply to every key, there are no overrides";
+      return p;
+    }
+    const bool had = live->overrides.contains(override_key);
+    p.old_text = live->params_for(override_key).describe() +
+                 (had ? " (the key's override" : " (the rule's limit, no override yet") +
+                 ", version " + std::to_string(live->version) + ")";
+    p.config = redis::with_override(*live, override_key, candidate);
+    p.refused = redis::check_for_redis(p.config);
+    return p;
+  }
+  p.scope = "rule \"" + rule + "\": every key it limits, at its next decision";
+  std::vector<std::string> dropped;
+  p.config = redis::with_rule_limits(live, redis::single_limit(candidate), &dropped);
   if (live) {
     p.old_text = live->describe() + " (version " + std::to_string(live->version) + ")";
-    p.expect_version = live->version;
     if (live->composite()) {
       p.notes.push_back("the rule is a composite of " + std::to_string(live->limits.size()) +
                         " limits; applying replaces them with this single limit");
@@ -132,8 +155,15 @@ ChangePreview preview_change(const std::string& rule, const std::optional<redis:
   } else {
     p.old_text = "(no config: the rule is created)";
   }
-  p.current = current_counts;
-  p.candidate = candidate_counts;
+  if (!p.config.overrides.empty()) {
+    p.scope += " except the " + std::to_string(p.config.overrides.size()) +
+               " key(s) with their own override, which keep it";
+  }
+  for (const auto& key : dropped) {
+    p.notes.push_back("key " + key + "'s override is dropped: it is for " +
+                      std::string(to_string(live->limits.front().params.algorithm)) +
+                      " and the candidate changes the algorithm");
+  }
   p.refused = redis::check_for_redis(p.config);
   return p;
 }

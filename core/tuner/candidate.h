@@ -46,6 +46,7 @@ std::pair<SweepAxis, SweepAxis> suggest_axes(const Trace& trace, Algorithm algor
 struct ChangePreview {
   std::string rule;
   std::string scope;     ///< what the change reaches, in words
+  std::string key;       ///< the key whose override is set, or "" for the whole rule
   std::string old_text;  ///< the live config, or "(no config: the rule is created)"
   std::string new_text;
   std::int64_t expect_version = 0;     ///< compare-and-set on this version (0: the rule is new)
@@ -57,10 +58,15 @@ struct ChangePreview {
 };
 
 /// @param live the rule's config as read (nullopt: the rule has none yet)
-/// @param current_counts, candidate_counts the replay totals on the loaded trace, if any
+/// @param current_counts, candidate_counts the replay totals on the loaded trace, if any (for
+///        a key's override: that key's counts)
+/// @param override_key "" to change the rule's limit for every key (its per-key overrides are
+///        kept when the algorithm stays, else dropped, with a note); a key to set that key's
+///        override only (refused without a live single-limit rule, or with another algorithm)
 ChangePreview preview_change(const std::string& rule, const std::optional<redis::RuleConfig>& live,
                              const LimitParams& candidate, std::optional<Counts> current_counts,
-                             std::optional<Counts> candidate_counts);
+                             std::optional<Counts> candidate_counts,
+                             const std::string& override_key = {});
 
 /// "1,234 of 10,000 requests (12.34%)" for the preview and the chart's legend.
 std::string describe_429s(const Counts& counts);

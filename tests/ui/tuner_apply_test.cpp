@@ -2,7 +2,9 @@
 // armed; armed, the diff names old, new and the version, the write is compare-and-set with an
 // audit entry (who, reason), Undo restores the previous config; a version moved by someone else
 // is refused with a clear message, nothing changes, and the live config is reloaded. The rule's
-// decision stream in that Redis loads as a trace; without a connection it is refused.
+// decision stream in that Redis loads as a trace; without a connection it is refused. One key's
+// override: the diff names the key and its predicted 429s from the trace, the write adds the
+// override and leaves the rule's limit, and a whole-rule Apply afterwards keeps it.
 #include <gtest/gtest.h>
 
 #include <QSignalSpy>
@@ -10,6 +12,7 @@
 #include "core/redis/connection.h"
 #include "core/redis/key_schema.h"
 #include "core/redis/rule_config.h"
+#include "core/tuner/trace.h"
 #include "support/limit_params_builders.h"
 #include "support/qt_app.h"
 #include "support/redis_server.h"
@@ -98,7 +101,7 @@ TEST_F(TunerApply, ApplyWritesWithAnAuditEntryAndUndoRestores) {
   EXPECT_TRUE(diff.contains(QStringLiteral("capacity=100"))) << diff.toStdString();
   EXPECT_TRUE(diff.contains(QStringLiteral("capacity=250")));
   EXPECT_TRUE(diff.contains(QStringLiteral("version 1")));
-  EXPECT_TRUE(diff.contains(QStringLiteral("single key cannot be changed alone")));
+  EXPECT_TRUE(diff.contains(QStringLiteral("every key it limits"))) << diff.toStdString();
   EXPECT_EQ(live().version, 2);
   EXPECT_EQ(live().limits.front().params.capacity, 250);
   const auto history = redis::config_history(*conn, schema, "chat", 1);
@@ -142,6 +145,51 @@ TEST_F(TunerApply, AStaleVersionIsRefusedNothingChangesAndTheConfigReloads) {
   // The refusal stays in front of the reloaded config.
   EXPECT_TRUE(tab->liveStatusText().contains(QStringLiteral("changed since it was read")));
   EXPECT_TRUE(tab->liveStatusText().contains(QStringLiteral("version 2")));
+}
+
+TEST_F(TunerApply, OneKeysOverride) {
+  // vip sends 30 requests at once; the others one each.
+  auto trace = std::make_shared<tuner::Trace>();
+  for (int i = 0; i < 30; ++i) trace->add(1'000'000 + i, "vip", 1);
+  for (int i = 0; i < 5; ++i) trace->add(2'000'000 + i, "k" + std::to_string(i), 1);
+  QSignalSpy updated(tab.get(), &TunerTab::whatIfUpdated);
+  tab->setTrace(trace, QStringLiteral("test"));
+  ASSERT_TRUE(updated.wait(10000));
+  tab->setWritesArmed(true);
+  tab->setOverrideKey(QStringLiteral("vip"));
+  tab->candidateEditor()->setParams(test::bucket(Algorithm::token_bucket, 20, 10));
+  QSignalSpy opened(tab.get(), &TunerTab::applyDialogOpened);
+  tab->requestApply();
+  ASSERT_TRUE(opened.wait(10000));
+  ASSERT_NE(tab->applyDialog(), nullptr);
+  const QString diff = tab->applyDialog()->diffText();
+  EXPECT_TRUE(diff.contains(QStringLiteral("key &quot;vip&quot; of rule &quot;chat&quot; only")) ||
+              diff.contains(QStringLiteral("key \"vip\" of rule \"chat\" only")))
+      << diff.toStdString();
+  // With capacity 100 the vip key's 30 requests all pass; with 20, 10 are refused.
+  EXPECT_TRUE(diff.contains(QStringLiteral("429s of key vip on the loaded trace: current 0 of 30 "
+                                           "requests (0.00%) → candidate 10 of 30 requests")))
+      << diff.toStdString();
+  QSignalSpy done(tab.get(), &TunerTab::applyFinished);
+  tab->applyDialog()->setReason(QStringLiteral("vip contract"));
+  ASSERT_TRUE(tab->applyDialog()->canApply());
+  tab->applyDialog()->accept();
+  ASSERT_TRUE(done.wait(10000));
+  ASSERT_TRUE(done.at(0).at(0).toBool()) << done.at(0).at(1).toString().toStdString();
+  EXPECT_EQ(live().version, 2);
+  EXPECT_EQ(live().limits.front().params.capacity, 100);
+  ASSERT_EQ(live().overrides.count("vip"), 1u);
+  EXPECT_EQ(live().overrides.at("vip").capacity, 20);
+  EXPECT_EQ(tab->currentEditor()->params().capacity, 20);  // the key's live setting now
+
+  // A whole-rule change afterwards keeps the key's override.
+  tab->setOverrideKey({});
+  EXPECT_EQ(tab->currentEditor()->params().capacity, 100);
+  const auto rule = apply(150, QStringLiteral("wider for all"));
+  ASSERT_FALSE(rule.isEmpty());
+  ASSERT_TRUE(rule.at(0).toBool()) << rule.at(1).toString().toStdString();
+  EXPECT_EQ(live().limits.front().params.capacity, 150);
+  EXPECT_EQ(live().overrides.at("vip").capacity, 20);
 }
 
 TEST_F(TunerApply, TheRulesDecisionStreamLoadsAsATrace) {

@@ -66,6 +66,9 @@ class TunerTab : public QWidget {
   bool writesArmed() const;
   /// Opens the diff dialog (refused with a message when writes are not armed).
   void requestApply();
+  /// The Apply scope: "" for the whole rule, else the key whose override is set.
+  void setOverrideKey(const QString& key);
+  QString overrideKey() const;
   ApplyDialog* applyDialog() const { return m_applyDialog; }
   void undo();
   /// The rule's config as last read or written.
@@ -106,6 +109,8 @@ class TunerTab : public QWidget {
   void sweepFinished(bool ok, const QString& message);
   void configRead(const QString& message);
   void applyFinished(bool ok, const QString& message);
+  /// The diff dialog opened (at once, or once a key's predicted counts are computed).
+  void applyDialogOpened();
   void demoReady();
 
  protected:
@@ -128,6 +133,9 @@ class TunerTab : public QWidget {
   void updateLiveButtons();
   void setLiveStatus(const QString& text, bool error);
   void doApply(const QString& reason);
+  void openApplyDialog(std::optional<tuner::Counts> current, std::optional<tuner::Counts> candidate);
+  void onKeyCounts(const KeyCountsResult& result);
+  void showLiveSetting();
   RuleTarget target() const;
   int chartColumns() const;
   void updatePricing();
@@ -174,6 +182,9 @@ class TunerTab : public QWidget {
   // live
   QLineEdit* m_rule = nullptr;
   QLineEdit* m_prefix = nullptr;
+  QComboBox* m_scope = nullptr;
+  QLineEdit* m_overrideKey = nullptr;
+  int m_keyCountsRequest = 0;
   QPushButton* m_readButton = nullptr;
   QCheckBox* m_arm = nullptr;
   QPushButton* m_applyButton = nullptr;

@@ -3,6 +3,7 @@
 // ask and shows the answers.
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -47,6 +48,17 @@ QWidget* TunerTab::buildLivePanel() {
   m_readButton = new QPushButton(tr("Read config"), box);
   row->addWidget(m_readButton);
   form->addRow(tr("Rule, prefix"), row);
+  auto* scopeRow = new QHBoxLayout;
+  m_scope = new QComboBox(box);
+  m_scope->addItems({tr("Whole rule"), tr("One key's override")});
+  m_scope->setToolTip(tr("Apply to every key of the rule, or give one key its own parameters "
+                         "(stored in the rule's config, audited and undoable like any change)"));
+  m_overrideKey = new QLineEdit(box);
+  m_overrideKey->setPlaceholderText(tr("limited key, e.g. demo-pro-1"));
+  m_overrideKey->setEnabled(false);
+  scopeRow->addWidget(m_scope);
+  scopeRow->addWidget(m_overrideKey, 1);
+  form->addRow(tr("Scope"), scopeRow);
   m_arm = new QCheckBox(m_redisUrl.isEmpty() ? tr("Allow writes (no connection)")
                                              : tr("Allow writes to %1").arg(m_redisShown),
                         box);
@@ -64,6 +76,13 @@ QWidget* TunerTab::buildLivePanel() {
   connect(m_arm, &QCheckBox::toggled, this, &TunerTab::setWritesArmed);
   connect(m_applyButton, &QPushButton::clicked, this, &TunerTab::requestApply);
   connect(m_undoButton, &QPushButton::clicked, this, &TunerTab::undo);
+  connect(m_scope, &QComboBox::currentIndexChanged, this, [this](int index) {
+    m_overrideKey->setEnabled(index == 1);
+    showLiveSetting();
+    updateLiveButtons();
+  });
+  connect(m_overrideKey, &QLineEdit::editingFinished, this, &TunerTab::showLiveSetting);
+  connect(m_redis, &TunerWorker::keyCountsReady, this, &TunerTab::onKeyCounts);
   connect(m_rule, &QLineEdit::textChanged, this, [this] {
     m_live.reset();
     m_canUndo = false;
@@ -92,6 +111,25 @@ bool TunerTab::writesArmed() const {
 void TunerTab::setRule(const QString& rule) {
   m_rule->setText(rule);
   if (m_streamRule->text().isEmpty()) m_streamRule->setText(rule);
+}
+
+void TunerTab::setOverrideKey(const QString& key) {
+  m_overrideKey->setText(key);
+  m_scope->setCurrentIndex(key.isEmpty() ? 0 : 1);
+  showLiveSetting();
+}
+
+QString TunerTab::overrideKey() const {
+  return m_scope->currentIndex() == 1 ? m_overrideKey->text().trimmed() : QString();
+}
+
+// The current setting is the live one for the scope: the key's override (or the rule's limit
+// it falls back to), or the rule's limit.
+void TunerTab::showLiveSetting() {
+  if (!m_live || m_live->composite()) return;
+  m_current->setParams(m_live->params_for(overrideKey().toStdString()));
+  m_current->setEditable(false);
+  requestWhatIf(true);
 }
 
 void TunerTab::setLiveStatus(const QString& text, bool error) {
@@ -144,14 +182,46 @@ void TunerTab::requestApply() {
     emit applyFinished(false, m_liveStatus->text());
     return;
   }
+  if (m_scope->currentIndex() == 1 && overrideKey().isEmpty()) {
+    setLiveStatus(tr("Refused: name the key whose override to set."), true);
+    emit applyFinished(false, m_liveStatus->text());
+    return;
+  }
+  if (!overrideKey().isEmpty() && m_trace) {
+    // That key's predicted counts come from a replay of its requests, off this thread.
+    setLiveStatus(tr("Predicting %1's 429s on the trace…").arg(overrideKey()), false);
+    const int request = ++m_keyCountsRequest;
+    QMetaObject::invokeMethod(m_redis, [w = m_redis, t = m_trace, k = overrideKey().toStdString(),
+                                        cur = m_current->params(), cand = m_candidate->params(),
+                                        request] {
+      if (w) w->keyCounts(t, k, cur, cand, request);
+    });
+    return;
+  }
   // The preview's totals are the what-if series' (equal to replay on the loaded trace).
   std::optional<tuner::Counts> cur, cand;
   if (m_currentSeries && m_candidateSeries) {
     cur = m_currentSeries->total;
     cand = m_candidateSeries->total;
   }
+  openApplyDialog(cur, cand);
+}
+
+void TunerTab::onKeyCounts(const KeyCountsResult& r) {
+  if (r.request != m_keyCountsRequest) return;  // a newer Apply was asked for
+  if (!r.error.isEmpty()) {
+    setLiveStatus(tr("Refused: %1").arg(r.error), true);
+    emit applyFinished(false, m_liveStatus->text());
+    return;
+  }
+  if (!r.current) setLiveStatus(tr("Key %1 has no requests in the loaded trace.").arg(overrideKey()), false);
+  openApplyDialog(r.current, r.candidate);
+}
+
+void TunerTab::openApplyDialog(std::optional<tuner::Counts> cur, std::optional<tuner::Counts> cand) {
   const auto preview = tuner::preview_change(m_rule->text().trimmed().toStdString(), m_live,
-                                             m_candidate->params(), cur, cand);
+                                             m_candidate->params(), cur, cand,
+                                             overrideKey().toStdString());
   if (m_applyDialog) m_applyDialog->deleteLater();
   m_applyDialog = new ApplyDialog(
       preview, tr("%1 rule %2").arg(m_redisShown, m_rule->text().trimmed()), who(), this);
@@ -169,6 +239,7 @@ void TunerTab::requestApply() {
     });
   });
   m_applyDialog->open();
+  emit applyDialogOpened();
 }
 
 void TunerTab::undo() {
@@ -210,9 +281,7 @@ void TunerTab::onConfig(const ConfigResult& r) {
                         .arg(m_live->version),
                     false);
     } else {
-      m_current->setParams(m_live->limits.front().params);
-      m_current->setEditable(false);  // the live setting, not an entry
-      requestWhatIf(true);
+      showLiveSetting();  // the live setting, not an entry
       setLiveStatus(tr("Live: %1 (version %2, by %3).")
                         .arg(q(m_live->describe()))
                         .arg(m_live->version)
@@ -246,11 +315,7 @@ void TunerTab::onConfig(const ConfigResult& r) {
   }
   m_live = r.config;
   m_canUndo = !undo;
-  if (m_live && !m_live->composite()) {
-    m_current->setParams(m_live->limits.front().params);
-    m_current->setEditable(false);
-    requestWhatIf(true);
-  }
+  showLiveSetting();
   setLiveStatus(
       tr("%1: %2 is live as version %3 (audited, by %4).")
           .arg(undo ? tr("Undone") : tr("Applied"), q(m_live ? m_live->describe() : std::string()))

@@ -37,6 +37,7 @@ TunerWorker::TunerWorker(QObject* parent) : QObject(parent) {
   qRegisterMetaType<WhatIfResult>();
   qRegisterMetaType<SweepOutcome>();
   qRegisterMetaType<ConfigResult>();
+  qRegisterMetaType<KeyCountsResult>();
 }
 
 std::function<void(double)> TunerWorker::reporter(const QString& what) {
@@ -144,6 +145,26 @@ void TunerWorker::runSweep(const TracePtr& trace, tuner::SweepSpec spec,
     o.result = std::make_shared<const tuner::GuidedSweep>(std::move(*r));
   }
   emit sweepDone(o);
+}
+
+void TunerWorker::keyCounts(const TracePtr& trace, const std::string& key,
+                            const LimitParams& current, const LimitParams& candidate, int request) {
+  KeyCountsResult r;
+  r.request = request;
+  std::vector<bool> keep(trace->keys.size(), false);
+  for (std::size_t k = 0; k < trace->keys.size(); ++k) keep[k] = trace->keys[k] == key;
+  const tuner::Trace sub = tuner::restrict_to_keys(*trace, keep);
+  if (!sub.events.empty()) {
+    auto cur = tuner::replay(sub, current);
+    auto cand = tuner::replay(sub, candidate);
+    if (!cur || !cand) {
+      r.error = q(!cur ? cur.error() : cand.error());
+    } else {
+      r.current = cur->total;
+      r.candidate = cand->total;
+    }
+  }
+  emit keyCountsReady(r);
 }
 
 void TunerWorker::readConfig(const RuleTarget& target) {

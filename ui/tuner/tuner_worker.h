@@ -52,6 +52,14 @@ struct SweepOutcome {
   bool cancelled = false;
 };
 
+/// One key's replay counts with the current and the candidate setting (for a key's override).
+struct KeyCountsResult {
+  int request = 0;
+  std::optional<tuner::Counts> current;    ///< nullopt when the key is not in the trace
+  std::optional<tuner::Counts> candidate;
+  QString error;
+};
+
 /// Where the live rule lives.
 struct RuleTarget {
   QString url;
@@ -83,6 +91,10 @@ class TunerWorker : public QObject {
   void runSweep(const TracePtr& trace, tuner::SweepSpec spec,
                 const tuner::OperatorConstraints& constraints, const PricingPtr& pricing,
                 const CancelFlag& cancel);
+  /// Replays the trace's requests of `key` with both settings (keys never share state, so
+  /// these are exactly the key's counts in the full replays).
+  void keyCounts(const TracePtr& trace, const std::string& key, const LimitParams& current,
+                 const LimitParams& candidate, int request);
   void readConfig(const RuleTarget& target);
   void applyConfig(const RuleTarget& target, const redis::RuleConfig& config,
                    const redis::ChangeInfo& change);
@@ -94,6 +106,7 @@ class TunerWorker : public QObject {
   void whatIfReady(const limitscope::ui::WhatIfResult& result);
   void sweepDone(const limitscope::ui::SweepOutcome& outcome);
   void configDone(const limitscope::ui::ConfigResult& result);
+  void keyCountsReady(const limitscope::ui::KeyCountsResult& result);
 
  private:
   void finishLoad(Expected<tuner::TraceLoad> load, const QString& source);
@@ -106,3 +119,4 @@ Q_DECLARE_METATYPE(limitscope::ui::TraceLoadResult)
 Q_DECLARE_METATYPE(limitscope::ui::WhatIfResult)
 Q_DECLARE_METATYPE(limitscope::ui::SweepOutcome)
 Q_DECLARE_METATYPE(limitscope::ui::ConfigResult)
+Q_DECLARE_METATYPE(limitscope::ui::KeyCountsResult)

@@ -75,7 +75,7 @@ TEST(Candidate, PreviewNamesOldNewVersionAndScope) {
   EXPECT_NE(p.old_text.find("version 7"), std::string::npos);
   EXPECT_NE(p.new_text.find("capacity=200"), std::string::npos) << p.new_text;
   EXPECT_NE(p.scope.find("rule \"chat\""), std::string::npos);
-  EXPECT_NE(p.scope.find("single key cannot be changed alone"), std::string::npos);
+  EXPECT_EQ(p.scope, "rule \"chat\": every key it limits, at its next decision");
   EXPECT_FALSE(p.refused);
   EXPECT_EQ(describe_429s(*p.current), "10 of 100 requests (10.00%)");
 
@@ -86,6 +86,41 @@ TEST(Candidate, PreviewNamesOldNewVersionAndScope) {
 
   const auto leaky = preview_change("q", live, test::bucket(Algorithm::leaky_bucket, 5, 1), {}, {});
   ASSERT_TRUE(leaky.refused);
+}
+
+TEST(Candidate, PreviewOfOneKeysOverrideAndOfARuleWithOverrides) {
+  redis::RuleConfig live = redis::single_limit(test::bucket(Algorithm::token_bucket, 100, 5));
+  live.version = 4;
+  live.overrides["vip"] = test::bucket(Algorithm::token_bucket, 1000, 50);
+  const auto key = preview_change("chat", live, test::bucket(Algorithm::token_bucket, 300, 20), {},
+                                  {}, "alice");
+  EXPECT_FALSE(key.refused) << *key.refused;
+  EXPECT_EQ(key.key, "alice");
+  EXPECT_NE(key.scope.find("key \"alice\" of rule \"chat\" only"), std::string::npos) << key.scope;
+  EXPECT_NE(key.old_text.find("capacity=100"), std::string::npos) << key.old_text;
+  EXPECT_NE(key.old_text.find("no override yet"), std::string::npos) << key.old_text;
+  EXPECT_EQ(key.expect_version, 4);
+  EXPECT_EQ(key.config.limits.front().params.capacity, 100);  // the rule is unchanged
+  EXPECT_EQ(key.config.overrides.at("alice").capacity, 300);
+  EXPECT_EQ(key.config.overrides.at("vip").capacity, 1000);
+
+  const auto vip = preview_change("chat", live, test::bucket(Algorithm::token_bucket, 10, 1), {}, {}, "vip");
+  EXPECT_NE(vip.old_text.find("capacity=1000"), std::string::npos) << vip.old_text;
+  EXPECT_NE(vip.old_text.find("the key's override"), std::string::npos);
+
+  const auto other_alg = preview_change("chat", live, test::bucket(Algorithm::gcra, 10, 1), {}, {}, "alice");
+  ASSERT_TRUE(other_alg.refused);
+  EXPECT_NE(other_alg.refused->find("keeps the rule's algorithm"), std::string::npos) << *other_alg.refused;
+  EXPECT_TRUE(preview_change("chat", std::nullopt, test::bucket(Algorithm::gcra, 10, 1), {}, {}, "a").refused);
+
+  // The whole rule: the override is kept within the algorithm, and dropped with a note across.
+  const auto rule = preview_change("chat", live, test::bucket(Algorithm::token_bucket, 200, 10), {}, {});
+  EXPECT_EQ(rule.config.overrides.size(), 1u);
+  EXPECT_NE(rule.scope.find("except the 1 key(s) with their own override"), std::string::npos) << rule.scope;
+  const auto gcra = preview_change("chat", live, test::bucket(Algorithm::gcra, 200, 10), {}, {});
+  EXPECT_TRUE(gcra.config.overrides.empty());
+  ASSERT_EQ(gcra.notes.size(), 1u);
+  EXPECT_NE(gcra.notes[0].find("key vip's override is dropped"), std::string::npos);
 }
 
 }  // namespace
