@@ -6,6 +6,7 @@
 #include "core/probe/limiter_profile.h"
 #include "core/probe/metrics_scrape.h"
 #include "core/probe/prometheus_client.h"
+#include "core/redis/cluster_client.h"
 #include "core/redis/connection.h"
 
 namespace limitscope::connections {
@@ -36,6 +37,99 @@ std::string info_field(const std::string& info, const std::string& name) {
   return info.substr(from, info.find_first_of("\r\n", from) - from);
 }
 
+// Keys SCAN found, by whether a limiter profile matches them.
+struct ScanTally {
+  std::set<std::string> limiter;
+  std::set<std::string> other;
+  std::size_t calls = 0;
+  bool complete = true;  ///< every SCAN walked its whole keyspace
+};
+
+// A bounded SCAN of one server: enough to say whether limiter keys are there, never a walk of
+// a huge keyspace (the count is a lower bound when the budget runs out first).
+std::optional<CheckResult> scan_keys(redis::Connection& c, const std::string& match, const CheckOptions& o,
+                                     const std::vector<probe::LimiterProfile>& profiles, ScanTally& tally) {
+  std::string cursor = "0";
+  for (std::size_t calls = 0; calls < o.scan_calls;) {
+    auto r = c.command({"SCAN", cursor, "MATCH", match, "COUNT", std::to_string(o.scan_count)});
+    ++calls;
+    ++tally.calls;
+    if (!r) return redis_failure(r.error());
+    if (!r->is_array() || r->elements.size() != 2 || !r->elements[1].is_array()) {
+      return failure("protocol", "SCAN answered " + r->describe());
+    }
+    for (const redis::Value& k : r->elements[1].elements) {
+      (probe::match_profile(profiles, k.str) != nullptr ? tally.limiter : tally.other).insert(k.str);
+    }
+    cursor = r->elements[0].str;
+    if (cursor == "0") return std::nullopt;
+  }
+  tally.complete = false;
+  return std::nullopt;
+}
+
+std::string keys_text(const ScanTally& tally, const std::string& match, const std::string& calls_scope) {
+  return (tally.complete ? "" : "at least ") + std::to_string(tally.limiter.size()) + " limiter keys, " +
+         std::to_string(tally.other.size()) + " other" + (match == "*" ? "" : " matching " + match) +
+         (tally.complete ? "" : " (first " + std::to_string(tally.calls) + " SCAN calls" + calls_scope + ")");
+}
+
+// A Redis Cluster: the slot map from the seeds, then on every master PING, INFO and the same
+// bounded SCAN (each master holds its own keys). A master that does not answer fails the
+// check, named: the dashboard would miss its keys.
+CheckResult check_redis_cluster(const ResolvedConnection& t, const CheckOptions& o, const Clock& clock,
+                                const std::vector<probe::LimiterProfile>& profiles) {
+  redis::ClusterOptions co;
+  co.connect.connect_timeout = o.timeout;
+  co.connect.command_timeout = o.timeout;
+  co.retry_budget = o.timeout;
+  // The client's own pacing (reconnects, map reads) waits on real servers: the real clock.
+  redis::ClusterClient cluster(t.redis_url, co, SteadyClock::instance());
+  auto topo = cluster.topology();
+  if (!topo) return redis_failure(topo.error());
+  const std::vector<redis::ClusterNode>& masters = (*topo)->masters();
+  const std::string match = t.saved.scan_match.empty() ? "*" : t.saved.scan_match;
+  double slowest_ping_ms = 0;
+  std::string version;
+  ScanTally tally;
+  for (const redis::ClusterNode& m : masters) {
+    auto node_failure = [&](CheckResult r) {
+      r.message = "node " + m.address() + ": " + r.message;
+      return r;
+    };
+    auto c = cluster.lease(m);
+    if (!c) return node_failure(redis_failure(c.error()));
+    const Nanos before = clock.now();
+    auto pong = (*c)->command({"PING"});
+    const Nanos after = clock.now();
+    if (!pong) return node_failure(redis_failure(pong.error()));
+    if (pong->str != "PONG") return node_failure(failure("protocol", "PING answered " + pong->describe()));
+    slowest_ping_ms = std::max(slowest_ping_ms, std::chrono::duration<double, std::milli>(after - before).count());
+    if (version.empty()) {
+      auto info = (*c)->command({"INFO", "server"});
+      if (!info) return node_failure(redis_failure(info.error()));
+      version = info_field(info->str, "redis_version");
+    }
+    if (auto failed = scan_keys(**c, match, o, profiles, tally)) return node_failure(*failed);
+  }
+  const int covered = (*topo)->covered_slots();
+  CheckResult res;
+  res.ok = true;
+  res.message = "PING " + fixed(slowest_ping_ms, 1) + " ms (slowest master)" +
+                (version.empty() ? "" : " · Redis " + version) + " · cluster of " + std::to_string(masters.size()) +
+                " masters" +
+                (covered == redis::kClusterSlotCount ? "" : ", " + std::to_string(covered) + " of 16384 slots served") +
+                " · " + keys_text(tally, match, " over all masters");
+  res.figures = {{"ping_ms", fixed(slowest_ping_ms, 3)},
+                 {"redis_version", version},
+                 {"masters", std::to_string(masters.size())},
+                 {"slots_covered", std::to_string(covered)},
+                 {"limiter_keys", std::to_string(tally.limiter.size())},
+                 {"other_keys", std::to_string(tally.other.size())},
+                 {"scan_complete", tally.complete ? "1" : "0"}};
+  return res;
+}
+
 CheckResult check_redis(const ResolvedConnection& t, const CheckOptions& o, const Clock& clock) {
   std::vector<probe::LimiterProfile> profiles;
   if (!t.saved.profiles.empty()) {
@@ -44,6 +138,7 @@ CheckResult check_redis(const ResolvedConnection& t, const CheckOptions& o, cons
     profiles = std::move(*loaded);
   }
   for (auto& p : probe::builtin_profiles()) profiles.push_back(std::move(p));
+  if (t.redis_url.cluster()) return check_redis_cluster(t, o, clock, profiles);
 
   redis::ConnectOptions co;
   co.connect_timeout = o.timeout;
@@ -60,43 +155,19 @@ CheckResult check_redis(const ResolvedConnection& t, const CheckOptions& o, cons
   if (!info) return redis_failure(info.error());
   const std::string version = info_field(info->str, "redis_version");
 
-  // A bounded SCAN: enough to say whether limiter keys are there, never a walk of a huge
-  // keyspace (the count is a lower bound when the budget runs out first).
   const std::string match = t.saved.scan_match.empty() ? "*" : t.saved.scan_match;
-  std::string cursor = "0";
-  std::set<std::string> limiter;
-  std::set<std::string> other;
-  std::size_t calls = 0;
-  bool complete = false;
-  while (calls < o.scan_calls) {
-    auto r = c->command({"SCAN", cursor, "MATCH", match, "COUNT", std::to_string(o.scan_count)});
-    ++calls;
-    if (!r) return redis_failure(r.error());
-    if (!r->is_array() || r->elements.size() != 2 || !r->elements[1].is_array()) {
-      return failure("protocol", "SCAN answered " + r->describe());
-    }
-    for (const redis::Value& k : r->elements[1].elements) {
-      (probe::match_profile(profiles, k.str) != nullptr ? limiter : other).insert(k.str);
-    }
-    cursor = r->elements[0].str;
-    if (cursor == "0") {
-      complete = true;
-      break;
-    }
-  }
+  ScanTally tally;
+  if (auto failed = scan_keys(*c, match, o, profiles, tally)) return *failed;
 
   CheckResult res;
   res.ok = true;
-  res.message =
-      "PING " + fixed(ping_ms, 1) + " ms" + (version.empty() ? "" : " · Redis " + version) + " · " +
-      (complete ? "" : "at least ") + std::to_string(limiter.size()) + " limiter keys, " +
-      std::to_string(other.size()) + " other" + (match == "*" ? "" : " matching " + match) +
-      (complete ? "" : " (first " + std::to_string(calls) + " SCAN calls)");
+  res.message = "PING " + fixed(ping_ms, 1) + " ms" + (version.empty() ? "" : " · Redis " + version) + " · " +
+                keys_text(tally, match, "");
   res.figures = {{"ping_ms", fixed(ping_ms, 3)},
                  {"redis_version", version},
-                 {"limiter_keys", std::to_string(limiter.size())},
-                 {"other_keys", std::to_string(other.size())},
-                 {"scan_complete", complete ? "1" : "0"}};
+                 {"limiter_keys", std::to_string(tally.limiter.size())},
+                 {"other_keys", std::to_string(tally.other.size())},
+                 {"scan_complete", tally.complete ? "1" : "0"}};
   return res;
 }
 

@@ -3,6 +3,8 @@
 // one-line answer an operator can act on.
 //   redis:      connect, AUTH, PING, the server's version, then a bounded SCAN counting the
 //               keys that match a limiter profile (the built-in ones and the connection's file);
+//               on a redis+cluster:// URL the slot map, then the same on every master (the
+//               slowest PING, keys counted over all masters, each master's own SCAN budget);
 //   metrics:    one scrape of the /metrics URL and the number of series it holds;
 //   prometheus: the query `up` (how many targets, how many up).
 // Blocking, with short timeouts: the GUI runs it on a worker thread.
@@ -32,7 +34,8 @@ struct CheckResult {
   std::string error_kind;
   std::string message;  ///< one line: the figures when ok, else what failed and why
   /// Named figures for tests and tooltips: "ping_ms", "limiter_keys", "other_keys",
-  /// "scan_complete" (1/0), "series", "targets", "targets_up", "redis_version".
+  /// "scan_complete" (1/0), "series", "targets", "targets_up", "redis_version"; a Redis
+  /// Cluster adds "masters" and "slots_covered".
   std::vector<std::pair<std::string, std::string>> figures;
 
   /// The figure called `name`, or "".

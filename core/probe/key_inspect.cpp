@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "core/redis/key_schema.h"
+
 namespace limitscope::probe {
 namespace {
 
@@ -31,14 +33,63 @@ KeyBrowser::KeyBrowser(std::vector<LimiterProfile> profiles, KeyBrowserOptions o
 redis::Result<KeyListing> KeyBrowser::refresh(redis::Connection& c) {
   auto snap = probe_.refresh(c);
   if (!snap) return snap.error();
+  return finish(std::move(*snap), [&](const std::vector<std::string>& batch)
+                    -> redis::Result<std::vector<std::optional<redis::Value>>> {
+    std::vector<std::vector<std::string>> cmds;
+    cmds.reserve(batch.size());
+    for (const std::string& k : batch) cmds.push_back({"MEMORY", "USAGE", k, "SAMPLES", "5"});
+    auto replies = c.pipeline(cmds);
+    if (!replies) return replies.error();
+    return std::vector<std::optional<redis::Value>>(std::make_move_iterator(replies->begin()),
+                                                    std::make_move_iterator(replies->end()));
+  });
+}
+
+redis::Result<KeyListing> KeyBrowser::refresh(redis::ClusterClient& cluster) {
+  if (!cluster_probe_) cluster_probe_ = std::make_unique<ClusterProbe>(profiles_, probe_options(options_));
+  auto snap = cluster_probe_->refresh(cluster);
+  if (!snap) return snap.error();
+  return finish(std::move(*snap), [&](const std::vector<std::string>& batch)
+                    -> redis::Result<std::vector<std::optional<redis::Value>>> {
+    std::vector<std::optional<redis::Value>> out(batch.size());
+    auto topo = cluster.topology();
+    if (!topo) return out;  // nothing asked: the samples taken before stay
+    // Each master samples the keys of its slots, in one pipeline.
+    std::map<std::string, std::pair<redis::ClusterNode, std::vector<std::size_t>>> by_node;
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      const redis::ClusterNode* m = (*topo)->master_of(redis::cluster_slot(batch[i]));
+      if (m == nullptr) continue;
+      auto& part = by_node[m->address()];
+      part.first = *m;
+      part.second.push_back(i);
+    }
+    for (const auto& [address, part] : by_node) {
+      auto lease = cluster.lease(part.first);
+      if (!lease) continue;  // the probe already named the master that does not answer
+      std::vector<std::vector<std::string>> cmds;
+      for (std::size_t i : part.second) cmds.push_back({"MEMORY", "USAGE", batch[i], "SAMPLES", "5"});
+      auto replies = (*lease)->pipeline(cmds);
+      if (!replies) continue;
+      for (std::size_t j = 0; j < part.second.size(); ++j) {
+        redis::Value& v = (*replies)[j];
+        // A key whose slot is moving is sampled on its new master another time.
+        if (v.is_error() && redis::parse_cluster_error(v.str, part.first.host)) continue;
+        out[part.second[j]] = std::move(v);
+      }
+    }
+    return out;
+  });
+}
+
+redis::Result<KeyListing> KeyBrowser::finish(ProbeSnapshot snap, const MemorySampler& sample) {
   KeyListing out;
-  out.server_time_us = snap->server_time_us;
-  out.unmatched = snap->unmatched;
-  out.discovery_complete = snap->discovery_complete;
-  out.scan_calls = snap->scan_calls;
-  out.errors = std::move(snap->errors);
-  out.keys.reserve(snap->keys.size());
-  for (KeyReading& r : snap->keys) out.keys.push_back({std::move(r), std::nullopt});
+  out.server_time_us = snap.server_time_us;
+  out.unmatched = snap.unmatched;
+  out.discovery_complete = snap.discovery_complete;
+  out.scan_calls = snap.scan_calls;
+  out.errors = std::move(snap.errors);
+  out.keys.reserve(snap.keys.size());
+  for (KeyReading& r : snap.keys) out.keys.push_back({std::move(r), std::nullopt});
   std::sort(out.keys.begin(), out.keys.end(),
             [](const BrowsedKey& a, const BrowsedKey& b) { return a.reading.key < b.reading.key; });
 
@@ -62,13 +113,11 @@ redis::Result<KeyListing> KeyBrowser::refresh(redis::Connection& c) {
     }
   }
   if (!batch.empty()) {
-    std::vector<std::vector<std::string>> cmds;
-    cmds.reserve(batch.size());
-    for (const std::string& k : batch) cmds.push_back({"MEMORY", "USAGE", k, "SAMPLES", "5"});
-    auto replies = c.pipeline(cmds);
+    auto replies = sample(batch);
     if (!replies) return replies.error();
     for (std::size_t i = 0; i < batch.size(); ++i) {
-      const redis::Value& v = (*replies)[i];
+      if (!(*replies)[i]) continue;  // not asked: keep the last sample
+      const redis::Value& v = *(*replies)[i];
       if (v.is_error()) {
         // MEMORY renamed or refused by an ACL: say so once, keep listing.
         out.errors.push_back("MEMORY USAGE: " + v.str);
@@ -104,6 +153,22 @@ std::string_view expected_redis_type(ProfileKind kind) {
       return "";
   }
   return "";
+}
+
+redis::Result<RawKey> inspect_key(redis::ClusterClient& cluster, const std::string& key,
+                                  const LimiterProfile* profile, const RawKeyLimits& limits) {
+  std::optional<RawKey> out;
+  auto ran = cluster.run_for_key(key, [&](redis::Connection& c) -> redis::Result<redis::Unit> {
+    auto r = inspect_key(c, key, profile, limits);
+    if (!r) return r.error();  // a redirection (TYPE answered MOVED/ASK): run() follows it
+    out = std::move(r).value();
+    return redis::Unit{};
+  });
+  if (!ran) return ran.error();
+  if (auto topo = cluster.topology()) {
+    if (const redis::ClusterNode* m = (*topo)->master_of(redis::cluster_slot(key))) out->node = m->address();
+  }
+  return std::move(*out);
 }
 
 redis::Result<RawKey> inspect_key(redis::Connection& c, const std::string& key,

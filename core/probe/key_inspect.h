@@ -5,17 +5,25 @@
 // per refresh, round robin, so a large keyspace is sampled over several refreshes instead of
 // in one long burst. Raw reads are bounded too (HSCAN with a COUNT, GETRANGE, the head of a
 // sorted set): a million-member zset costs what twenty members cost.
+//
+// On a Redis Cluster the browser lists every master's keys (ClusterProbe: each master its own
+// SCAN cursor and budget, each key read and sampled on its master, each reading naming its
+// node), and a raw read goes to the master owning the key's slot, following redirections.
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "core/probe/cluster_probe.h"
 #include "core/probe/redis_probe.h"
+#include "core/redis/cluster_client.h"
 
 namespace limitscope::probe {
 
@@ -50,6 +58,9 @@ class KeyBrowser {
   /// One budgeted SCAN step, a read of every listed key, then MEMORY USAGE for the next
   /// `memory_samples_per_refresh` keys (by name, wrapping around).
   redis::Result<KeyListing> refresh(redis::Connection& c);
+  /// The same over every master of a Redis Cluster. A master that cannot be reached is an
+  /// error line while another answers; its keys' memory samples are kept.
+  redis::Result<KeyListing> refresh(redis::ClusterClient& cluster);
 
   const std::vector<LimiterProfile>& profiles() const { return profiles_; }
   const KeyBrowserOptions& options() const { return options_; }
@@ -57,7 +68,13 @@ class KeyBrowser {
  private:
   std::vector<LimiterProfile> profiles_;
   KeyBrowserOptions options_;
+  /// MEMORY USAGE of each key of a batch: one reply per key, in order (nullopt: not asked).
+  using MemorySampler =
+      std::function<redis::Result<std::vector<std::optional<redis::Value>>>(const std::vector<std::string>&)>;
+  redis::Result<KeyListing> finish(ProbeSnapshot snap, const MemorySampler& sample);
+
   RedisProbe probe_;
+  std::unique_ptr<ClusterProbe> cluster_probe_;  ///< made at the first cluster refresh
   std::map<std::string, std::int64_t> memory_;  ///< key → bytes, from earlier samples
   std::string memory_after_;                    ///< the last key sampled (round robin)
 };
@@ -82,6 +99,7 @@ struct RawKey {
   /// Non-empty when the key cannot be what its profile reads ("wrong type: profile gw-free
   /// (token_bucket_hash) reads a hash, the key holds a string").
   std::string problem;
+  std::string node;  ///< Redis Cluster: the master it was read on ("host:port"); else empty
 };
 
 /// The Redis type a profile kind reads ("" for the own schema: hash or string by algorithm).
@@ -92,6 +110,9 @@ std::string_view expected_redis_type(ProfileKind kind);
 /// (nullptr: no check). Errors: the connection's (io, timeout, auth, ...); a key that vanished
 /// is a RawKey with missing set, not an error.
 redis::Result<RawKey> inspect_key(redis::Connection& c, const std::string& key,
+                                  const LimiterProfile* profile, const RawKeyLimits& limits = {});
+/// The same on the master of a Redis Cluster owning `key`'s slot (MOVED/ASK followed).
+redis::Result<RawKey> inspect_key(redis::ClusterClient& cluster, const std::string& key,
                                   const LimiterProfile* profile, const RawKeyLimits& limits = {});
 
 }  // namespace limitscope::probe

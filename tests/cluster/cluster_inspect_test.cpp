@@ -1,0 +1,124 @@
+// Verifies the connection check and the key browser on a real Redis Cluster: test-connection
+// counts the masters and the limiter keys of every shard (and names a master that does not
+// answer), the browser lists every shard's keys with their node and samples their memory on
+// it, and a raw read of a key goes to the master owning it.
+#include <gtest/gtest.h>
+
+#include "cluster_test_support.h"
+#include "core/connections/connection_check.h"
+#include "core/probe/key_inspect.h"
+
+namespace limitscope {
+namespace {
+
+using namespace std::chrono_literals;
+using test::RedisCluster;
+
+connections::ResolvedConnection target(const RedisCluster& cluster) {
+  connections::SavedConnection c;
+  c.name = "cluster";
+  c.kind = connections::ConnectionKind::redis;
+  c.url = cluster.url();
+  auto r = connections::resolve_connection(c, connections::process_env(), std::nullopt);
+  if (!r) throw std::runtime_error(r.error());
+  return *r;
+}
+
+// Every key of the node on `port` (a full SCAN from the test's side).
+std::vector<std::string> all_keys(const RedisCluster& cluster, int port) {
+  auto c = cluster.connect(port);
+  std::vector<std::string> out;
+  std::string cursor = "0";
+  do {
+    auto r = c.command({"SCAN", cursor, "COUNT", "1000"});
+    if (!r) throw std::runtime_error(r.error().message);
+    cursor = r->elements[0].str;
+    for (const auto& k : r->elements[1].elements) out.push_back(k.str);
+  } while (cursor != "0");
+  return out;
+}
+
+TEST(ClusterInspect, ConnectionCheckAndKeyBrowserSeeEveryShard) {
+  auto cluster = RedisCluster::start();
+  const redis::KeySchema schema;
+  redis::ClusterClient client(test::cluster_url(*cluster), test::cluster_options(),
+                              SteadyClock::instance());
+  redis::ClusterLimiter limiter(client, redis::RedisLimiter(schema));
+  std::map<std::string, int> state_port;  // state key → its master's port
+  for (const auto& [port, rules] : test::rules_per_master(*cluster, schema, "ins", 1)) {
+    const std::string& rule = rules.front();
+    auto set = redis::set_config(
+        client, schema, rule, redis::single_limit(test::bucket(Algorithm::token_bucket, 10, 1, 1h)),
+        redis::ChangeInfo{"test", "", std::nullopt});
+    ASSERT_TRUE(set.ok()) << set.error().message;
+    for (const std::string key : {"a", "b"}) {
+      ASSERT_TRUE(limiter.decide(rule, {key, {1.0}, false, std::nullopt}).ok());
+      state_port[schema.state_key(rule, key)] = port;
+    }
+  }
+  // What the check should count: every key of every master, by whether a profile matches it.
+  const auto profiles = probe::builtin_profiles();
+  std::size_t limiter_keys = 0, other_keys = 0;
+  for (int port : cluster->ports()) {
+    for (const auto& k : all_keys(*cluster, port))
+      ++(probe::match_profile(profiles, k) ? limiter_keys : other_keys);
+  }
+  ASSERT_GE(limiter_keys, state_port.size());
+
+  connections::CheckOptions co;
+  co.timeout = 2000ms;
+  const auto check = connections::check_connection(target(*cluster), co, SteadyClock::instance());
+  ASSERT_TRUE(check.ok) << check.error_kind << ": " << check.message;
+  EXPECT_EQ(check.figure("masters"), "3");
+  EXPECT_EQ(check.figure("slots_covered"), "16384");
+  EXPECT_EQ(check.figure("limiter_keys"), std::to_string(limiter_keys));
+  EXPECT_EQ(check.figure("other_keys"), std::to_string(other_keys));
+  EXPECT_EQ(check.figure("scan_complete"), "1");
+  EXPECT_NE(check.message.find("cluster of 3 masters"), std::string::npos) << check.message;
+  EXPECT_NE(check.figure("redis_version"), "");
+
+  // The browser: two budgeted refreshes list every state key with its node; memory is sampled
+  // on each key's master.
+  probe::KeyBrowserOptions bo;
+  bo.scan_count = 2;  // several SCAN calls per master
+  probe::KeyBrowser browser(profiles, bo);
+  auto listing = browser.refresh(client);
+  ASSERT_TRUE(listing.ok()) << listing.error().message;
+  listing = browser.refresh(client);
+  ASSERT_TRUE(listing.ok()) << listing.error().message;
+  EXPECT_TRUE(listing->errors.empty()) << listing->errors.front();
+  EXPECT_TRUE(listing->discovery_complete);
+  std::map<std::string, const probe::BrowsedKey*> listed;
+  for (const auto& k : listing->keys) listed[k.reading.key] = &k;
+  for (const auto& [key, port] : state_port) {
+    ASSERT_TRUE(listed.count(key)) << key;
+    EXPECT_EQ(listed[key]->reading.node, "127.0.0.1:" + std::to_string(port)) << key;
+    EXPECT_TRUE(listed[key]->memory_bytes.has_value()) << key << " was not sampled on its master";
+    EXPECT_EQ(listed[key]->reading.error, "") << key;
+  }
+
+  // A raw read on every master, through the cluster client.
+  for (const auto& [key, port] : state_port) {
+    auto raw = probe::inspect_key(client, key, probe::match_profile(profiles, key));
+    ASSERT_TRUE(raw.ok()) << key << ": " << raw.error().message;
+    EXPECT_FALSE(raw->missing) << key;
+    EXPECT_EQ(raw->problem, "") << key;
+    EXPECT_EQ(raw->node, "127.0.0.1:" + std::to_string(port)) << key;
+    EXPECT_FALSE(raw->fields.empty()) << key;
+    EXPECT_TRUE(raw->ttl_ms.has_value()) << key;
+  }
+  auto gone = probe::inspect_key(client, schema.state_key("nothing-here", "x"), nullptr);
+  ASSERT_TRUE(gone.ok()) << gone.error().message;
+  EXPECT_TRUE(gone->missing);
+
+  // A master that does not answer fails the check, named.
+  const int dead = state_port.begin()->second;
+  cluster->kill(dead);
+  const auto failed = connections::check_connection(target(*cluster), co, SteadyClock::instance());
+  EXPECT_FALSE(failed.ok);
+  EXPECT_NE(failed.message.find("node 127.0.0.1:" + std::to_string(dead)), std::string::npos)
+      << failed.message;
+}
+
+}  // namespace
+}  // namespace limitscope
