@@ -236,6 +236,7 @@ void KeyBrowserDock::onInspected(const RawKeyPtr& raw) {
       text += tr(" · %1 bytes").arg(raw->total);
     if (raw->truncated) text += tr(" (first %1 shown)").arg(raw->fields.size());
     text += tr(" · TTL %1").arg(KeyBrowserModel::ttlText(raw->ttl_ms));
+    if (!raw->node.empty()) text += tr(" · shard %1").arg(qs(raw->node));
     if (raw->memory_bytes)
       text += tr(" · memory %1").arg(KeyBrowserModel::bytesText(*raw->memory_bytes));
     if (!raw->problem.empty()) text += QStringLiteral("\n") + qs(raw->problem);

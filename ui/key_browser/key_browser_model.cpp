@@ -89,6 +89,8 @@ QVariant KeyBrowserModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::DisplayRole || role == Qt::ToolTipRole) {
     switch (index.column()) {
       case Key:
+        // A cluster key's tooltip names its shard.
+        if (role == Qt::ToolTipRole && !r.node.empty()) return tr("%1\non shard %2").arg(qs(r.key), qs(r.node));
         return qs(r.key);
       case Profile:
         return qs(r.profile);

@@ -22,6 +22,7 @@ KeyBrowserWorker::~KeyBrowserWorker() = default;
 void KeyBrowserWorker::setTarget(const QString& url, const QString& profiles,
                                  const QString& match) {
   m_conn.reset();
+  m_cluster.reset();
   m_browser.reset();
   m_url.reset();
   m_match = match;
@@ -41,6 +42,12 @@ void KeyBrowserWorker::setTarget(const QString& url, const QString& profiles,
   }
   for (auto& p : probe::builtin_profiles()) m_profiles.push_back(std::move(p));
   m_url = std::move(*parsed);
+  if (m_url->cluster()) {
+    redis::ClusterOptions co;
+    co.connect = browser_timeouts();
+    co.reconnect.max = std::chrono::seconds(2);
+    m_cluster = std::make_unique<redis::ClusterClient>(*m_url, co, SteadyClock::instance());
+  }
   rebuild();
   refresh();
 }
@@ -73,14 +80,19 @@ redis::Connection* KeyBrowserWorker::connection(QString& error_kind, QString& er
 
 void KeyBrowserWorker::refresh() {
   if (!m_url || !m_browser) return;
-  QString kind;
-  QString error;
-  redis::Connection* c = connection(kind, error);
-  if (c == nullptr) {
-    emit failed(kind, error, QString());
-    return;
+  redis::Result<probe::KeyListing> listing = probe::KeyListing{};
+  if (m_cluster) {
+    listing = m_browser->refresh(*m_cluster);  // the client reconnects each master itself
+  } else {
+    QString kind;
+    QString error;
+    redis::Connection* c = connection(kind, error);
+    if (c == nullptr) {
+      emit failed(kind, error, QString());
+      return;
+    }
+    listing = m_browser->refresh(*c);
   }
-  auto listing = m_browser->refresh(*c);
   if (!listing) {
     if (listing.error().breaks_connection()) m_conn.reset();
     emit failed(qs(std::string(redis::to_string(listing.error().kind))),
@@ -92,15 +104,21 @@ void KeyBrowserWorker::refresh() {
 
 void KeyBrowserWorker::inspect(const QString& key) {
   if (!m_url || !m_browser) return;
-  QString kind;
-  QString error;
-  redis::Connection* c = connection(kind, error);
-  if (c == nullptr) {
-    emit failed(kind, error, key);
-    return;
-  }
   const std::string k = key.toStdString();
-  auto raw = probe::inspect_key(*c, k, probe::match_profile(m_browser->profiles(), k));
+  const probe::LimiterProfile* profile = probe::match_profile(m_browser->profiles(), k);
+  redis::Result<probe::RawKey> raw = probe::RawKey{};
+  if (m_cluster) {
+    raw = probe::inspect_key(*m_cluster, k, profile);
+  } else {
+    QString kind;
+    QString error;
+    redis::Connection* c = connection(kind, error);
+    if (c == nullptr) {
+      emit failed(kind, error, key);
+      return;
+    }
+    raw = probe::inspect_key(*c, k, profile);
+  }
   if (!raw) {
     if (raw.error().breaks_connection()) m_conn.reset();
     emit failed(qs(std::string(redis::to_string(raw.error().kind))), qs(raw.error().message), key);

@@ -1,7 +1,7 @@
 #pragma once
 // The key browser's I/O, on its own thread: one Redis connection (reopened after a failure),
-// a KeyBrowser for the listing (budgeted SCAN, pipelined reads, sampled MEMORY USAGE) and raw
-// reads of one key. Results go back as queued signals; nothing here touches a widget.
+// or on a redis+cluster:// URL a cluster client (a connection per master), a KeyBrowser for
+// the listing (budgeted SCAN, pipelined reads, sampled MEMORY USAGE) and raw reads of one key. Results go back as queued signals; nothing here touches a widget.
 
 #include <QObject>
 #include <QString>
@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "core/probe/key_inspect.h"
+#include "core/redis/cluster_client.h"
 #include "core/redis/connection.h"
 
 namespace limitscope::ui {
@@ -49,6 +50,7 @@ class KeyBrowserWorker : public QObject {
   QString m_match;
   std::unique_ptr<probe::KeyBrowser> m_browser;
   std::unique_ptr<redis::Connection> m_conn;
+  std::unique_ptr<redis::ClusterClient> m_cluster;  ///< a cluster URL's client (else null)
 };
 
 }  // namespace limitscope::ui
