@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cmath>
 
+#include "core/tuner/trace_file_load.h"
+
 namespace limitscope::tuner {
 
 namespace {
@@ -27,7 +29,9 @@ redis::Result<TraceLoad> trace_from_decision_stream(redis::Connection& c,
                                                     const redis::KeySchema& schema,
                                                     const std::string& rule,
                                                     std::size_t max_events,
-                                                    const TraceOptions& options) {
+                                                    const TraceOptions& options,
+                                                    const std::atomic<bool>* cancel,
+                                                    const std::function<void(double)>& progress) {
   if (auto why = redis::KeySchema::check_rule(rule)) {
     return redis::make_redis_error(redis::ErrorKind::usage, "rule: " + *why);
   }
@@ -36,7 +40,19 @@ redis::Result<TraceLoad> trace_from_decision_stream(redis::Connection& c,
   std::string start = "-";
   std::int64_t last_t = INT64_MIN;
   const std::uint16_t tier = load.trace.tier_id(rule);
+  double total = 0;  // entries to read, for progress
+  if (progress) {
+    auto len = c.command({"XLEN", key});
+    if (!len) return len.error();
+    if (auto n = len->as_integer()) {
+      total = static_cast<double>(std::min<std::int64_t>(*n, static_cast<std::int64_t>(max_events)));
+    }
+  }
   while (load.lines < max_events) {
+    if (progress && total > 0) progress(std::min(1.0, static_cast<double>(load.lines) / total));
+    if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
+      return redis::make_redis_error(redis::ErrorKind::usage, std::string(kLoadCancelled));
+    }
     const std::size_t want = std::min(kPage, max_events - load.lines);
     auto page = c.command({"XRANGE", key, start, "+", "COUNT", std::to_string(want)});
     if (!page) return page.error();

@@ -4,6 +4,8 @@
 // stream holds what the callers sampled: with sampling below 100% the replayed counts are a
 // sample of the real ones, and their rates must be scaled back (docs/tuner.md).
 
+#include <atomic>
+#include <functional>
 #include <string>
 
 #include "core/redis/connection.h"
@@ -16,10 +18,12 @@ namespace limitscope::tuner {
 /// that are not a decision (missing or non-numeric t, cost) are errors numbered by position
 /// (1 = oldest), as trace lines are; an entry older than the previous one is an error too.
 /// The tier of every event is the rule's name.
-redis::Result<TraceLoad> trace_from_decision_stream(redis::Connection& c,
-                                                    const redis::KeySchema& schema,
-                                                    const std::string& rule,
-                                                    std::size_t max_events = 10'000'000,
-                                                    const TraceOptions& options = {});
+/// @param cancel checked between pages: a cancelled read returns a usage error whose message
+///        is kLoadCancelled (trace_file_load.h) and keeps nothing
+/// @param progress the fraction read (of XLEN, capped at max_events), after each page
+redis::Result<TraceLoad> trace_from_decision_stream(
+    redis::Connection& c, const redis::KeySchema& schema, const std::string& rule,
+    std::size_t max_events = 10'000'000, const TraceOptions& options = {},
+    const std::atomic<bool>* cancel = nullptr, const std::function<void(double)>& progress = {});
 
 }  // namespace limitscope::tuner

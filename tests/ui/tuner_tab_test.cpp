@@ -170,6 +170,29 @@ TEST_F(TunerTabTest, SpendOfBothSettingsAndTheSpendConstraint) {
   EXPECT_TRUE(tab->spendText().contains(want)) << tab->spendText().toStdString();
 }
 
+TEST_F(TunerTabTest, ScenarioAndRecordingSources) {
+  QSignalSpy loaded(tab.get(), &TunerTab::traceLoaded);
+  QSignalSpy updated(tab.get(), &TunerTab::whatIfUpdated);
+  tab->loadScenario(QStringLiteral("runaway"), 30);
+  ASSERT_TRUE(loaded.wait(20000));
+  ASSERT_NE(tab->trace(), nullptr);
+  EXPECT_GT(tab->trace()->events.size(), 100u);
+  // The simulation's requests carry their tokens, so the what-if is priced.
+  EXPECT_EQ(tab->trace()->tokens.size(), tab->trace()->events.size());
+  ASSERT_TRUE(updated.wait(10000));
+  EXPECT_TRUE(tab->spendText().startsWith(QStringLiteral("Spend — current: $")))
+      << tab->spendText().toStdString();
+
+  const std::string bad = test::write_temp("not_a_recording.jsonl", "{\"t\": 1, \"key\": \"a\"}\n");
+  QSignalSpy failed(tab.get(), &TunerTab::traceLoadFailed);
+  const auto before = tab->trace();
+  tab->loadRecording(QString::fromStdString(bad));
+  ASSERT_TRUE(failed.wait(10000));
+  EXPECT_TRUE(failed.at(0).at(0).toString().contains(QString::fromStdString(bad)))
+      << failed.at(0).at(0).toString().toStdString();
+  EXPECT_EQ(tab->trace(), before);  // nothing already loaded is lost
+}
+
 TEST_F(TunerTabTest, SweepCancels) {
   adopt(random_trace(150'000, 50, 2000));
   tab->setSweepAxes(10, 100, 8, 5, 50, 8);

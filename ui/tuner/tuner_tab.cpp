@@ -393,8 +393,8 @@ void TunerTab::loadDecisionStream(const QString& rule) {
   startJob(tr("Reading stream"));
   RuleTarget t = target();
   t.rule = rule.trimmed();
-  QMetaObject::invokeMethod(m_redis, [w = m_redis, t] {
-    if (w) w->loadStream(t);
+  QMetaObject::invokeMethod(m_redis, [w = m_redis, t, cancel = m_cancel] {
+    if (w) w->loadStream(t, cancel);
   });
 }
 

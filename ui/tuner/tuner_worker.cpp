@@ -102,13 +102,15 @@ void TunerWorker::loadScenario(const QString& name, double seconds, quint64 seed
   finishLoad(std::move(load), source);
 }
 
-void TunerWorker::loadStream(const RuleTarget& target) {
+void TunerWorker::loadStream(const RuleTarget& target, const CancelFlag& cancel) {
   const QString source = tr("decision stream of rule %1").arg(target.rule);
   emit progress(0, tr("Reading the decision stream of %1").arg(target.rule));
   redis::KeySchema schema;
   auto c = open_target(target, schema);
   if (!c) return finishLoad(make_error(c.error().message), source);
-  auto load = tuner::trace_from_decision_stream(*c, schema, target.rule.toStdString(), 16'000'000);
+  auto load = tuner::trace_from_decision_stream(*c, schema, target.rule.toStdString(), 16'000'000,
+                                               {}, cancel.get(),
+                                               reporter(tr("Reading the decision stream of %1").arg(target.rule)));
   if (!load) return finishLoad(make_error(load.error().message), source);
   finishLoad(std::move(*load), source);
 }

@@ -83,7 +83,7 @@ class TunerWorker : public QObject {
   void loadFile(const QString& path, const CancelFlag& cancel);
   void loadRecording(const QString& path, const CancelFlag& cancel);
   void loadScenario(const QString& name, double seconds, quint64 seed, const CancelFlag& cancel);
-  void loadStream(const RuleTarget& target);
+  void loadStream(const RuleTarget& target, const CancelFlag& cancel);
   void computeWhatIf(const TracePtr& trace, const LimitParams& params, int columns, bool current,
                      int generation, const PricingPtr& pricing);
   /// Sweeps with `pricing` (spec.pricing is set from it for the run, and cleared in the

@@ -1,6 +1,7 @@
 // Verifies reading a trace from a rule's decision stream on a real server: decisions the real
 // script logged come back in order with their keys and costs (across XRANGE pages), and
-// malformed entries are reported by position without stopping the read.
+// malformed entries are reported by position without stopping the read; progress is reported
+// per page and a cancel between pages stops the read and keeps nothing.
 #include "core/tuner/stream_trace.h"
 
 #include <gtest/gtest.h>
@@ -8,6 +9,7 @@
 #include "core/redis/redis_limiter.h"
 #include "core/redis/rule_config.h"
 #include "core/tuner/replay.h"
+#include "core/tuner/trace_file_load.h"
 #include "support/limit_params_builders.h"
 #include "support/redis_server.h"
 
@@ -28,7 +30,8 @@ TEST(StreamTrace, LoggedDecisionsBecomeATraceThatReplaysTheSame) {
   const redis::KeySchema schema;
   const LimitParams params = test::bucket(Algorithm::token_bucket, 5, 2);
   ASSERT_TRUE(redis::set_config(c, schema, "api", redis::single_limit(params),
-                                redis::ChangeInfo{"test", "", std::nullopt}).ok());
+                                redis::ChangeInfo{"test", "", std::nullopt})
+                  .ok());
   const redis::RedisLimiter limiter(schema);
   std::vector<redis::DecideRequest> requests;
   std::vector<bool> live;
@@ -54,6 +57,20 @@ TEST(StreamTrace, LoggedDecisionsBecomeATraceThatReplaysTheSame) {
   auto replayed = replay_decisions(load->trace, params);
   ASSERT_TRUE(replayed.ok());
   EXPECT_EQ(*replayed, live);
+
+  // Progress per page; a cancel raised after the first page stops before the second.
+  std::vector<double> seen;
+  std::atomic<bool> cancel{false};
+  auto stopped =
+      trace_from_decision_stream(c, schema, "api", 10'000'000, {}, &cancel, [&](double f) {
+        seen.push_back(f);
+        if (f > 0) cancel = true;
+      });
+  ASSERT_FALSE(stopped.ok());
+  EXPECT_EQ(stopped.error().message, kLoadCancelled);
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0], 0);
+  EXPECT_NEAR(seen[1], 10000.0 / 12000.0, 1e-12);
 }
 
 TEST(StreamTrace, MalformedEntriesAreReportedByPosition) {
