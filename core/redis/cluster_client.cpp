@@ -69,7 +69,19 @@ Result<bool> ClusterClient::read_map() {
       errors += (errors.empty() ? "" : "; ") + conn.error().message;
       continue;
     }
-    auto reply = (*conn)->command({"CLUSTER", "SLOTS"});
+    // CLUSTER SHARDS first (Redis 7+): the map with each node's health. A server that does not
+    // know it (an "unknown subcommand" error), or a user whose ACL does not allow it (NOPERM),
+    // gets CLUSTER SLOTS from then on.
+    bool shards = !slots_only_;
+    auto reply = (*conn)->command({"CLUSTER", shards ? "SHARDS" : "SLOTS"});
+    if (shards && !reply &&
+        ((reply.error().kind == ErrorKind::reply &&
+          reply.error().message.find("nknown subcommand") != std::string::npos) ||
+         (reply.error().kind == ErrorKind::auth && reply.error().message.find("NOPERM") != std::string::npos))) {
+      slots_only_ = true;
+      shards = false;
+      reply = (*conn)->command({"CLUSTER", "SLOTS"});
+    }
     if (!reply) {
       if (reply.error().message.find("cluster support disabled") != std::string::npos) {
         return make_redis_error(ErrorKind::usage,
@@ -80,7 +92,8 @@ Result<bool> ClusterClient::read_map() {
       errors += (errors.empty() ? "" : "; ") + reply.error().message;
       continue;
     }
-    auto parsed = ClusterTopology::from_slots_reply(*reply, node.host);
+    auto parsed = shards ? ClusterTopology::from_shards_reply(*reply, node.host)
+                         : ClusterTopology::from_slots_reply(*reply, node.host);
     if (!parsed) {
       errors += (errors.empty() ? "" : "; ") + node.address() + ": " + parsed.error();
       continue;
@@ -100,7 +113,7 @@ Result<bool> ClusterClient::read_map() {
     refreshed_once_ = true;
   }
   return make_redis_error(ErrorKind::io, "redis cluster " + url_.redacted() +
-                                             ": no node answered CLUSTER SLOTS: " + errors);
+                                             ": no node answered for the slot map: " + errors);
 }
 
 Result<Unit> ClusterClient::refresh() {

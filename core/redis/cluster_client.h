@@ -1,7 +1,7 @@
 #pragma once
 // A client for Redis Cluster on top of the single-server Connection (Debian's hiredis 0.14 has
-// no cluster support): the slot map from CLUSTER SLOTS, asked of the seed nodes and then of
-// the known masters; a small connection pool per master, opened lazily; commands routed by
+// no cluster support): the slot map from CLUSTER SHARDS (CLUSTER SLOTS on a server older than
+// Redis 7, once it said it has no SHARDS), asked of the seed nodes and then of the known masters; a small connection pool per master, opened lazily; commands routed by
 // key slot; MOVED refreshes the map (at most once per min_refresh_interval, and the slot is
 // patched at once) and retries on the named node; ASK retries once on the named node after
 // ASKING; TRYAGAIN and CLUSTERDOWN are retried with a growing pause within a time budget;
@@ -40,7 +40,7 @@ struct ClusterOptions {
 };
 
 struct ClusterStats {
-  std::uint64_t refreshes = 0;  ///< CLUSTER SLOTS reads that changed or confirmed the map
+  std::uint64_t refreshes = 0;  ///< slot map reads that changed or confirmed the map
   std::uint64_t moved = 0;
   std::uint64_t ask = 0;
   std::uint64_t tryagain = 0;   ///< TRYAGAIN and CLUSTERDOWN retries
@@ -109,6 +109,7 @@ class ClusterClient {
   bool refreshed_once_ = false;
 
   std::mutex refresh_mu_;  // one map read at a time
+  bool slots_only_ = false;  // guarded by refresh_mu_: the servers have no CLUSTER SHARDS
 };
 
 /// A TRYAGAIN/CLUSTERDOWN/READONLY error still seen when the retry budget ran out, as an

@@ -98,6 +98,75 @@ Expected<ClusterTopology> ClusterTopology::from_slots_reply(const Value& reply,
   return t;
 }
 
+namespace {
+
+// The value of `name` in a RESP2 flat map [name, value, name, value, ...], or nullptr.
+const Value* field(const Value& map, std::string_view name) {
+  if (!map.is_array()) return nullptr;
+  for (std::size_t i = 0; i + 1 < map.elements.size(); i += 2) {
+    if (map.elements[i].is_string() && map.elements[i].str == name) return &map.elements[i + 1];
+  }
+  return nullptr;
+}
+
+std::string text_field(const Value& map, std::string_view name) {
+  const Value* v = field(map, name);
+  return v != nullptr && v->is_string() ? v->str : std::string();
+}
+
+}  // namespace
+
+Expected<ClusterTopology> ClusterTopology::from_shards_reply(const Value& reply,
+                                                             const std::string& asked_host) {
+  if (reply.is_error()) return make_error("CLUSTER SHARDS: " + reply.str);
+  if (!reply.is_array()) return make_error("CLUSTER SHARDS answered " + reply.describe());
+  ClusterTopology t;
+  for (std::size_t i = 0; i < reply.elements.size(); ++i) {
+    const Value& shard = reply.elements[i];
+    const std::string where = "CLUSTER SHARDS shard " + std::to_string(i + 1);
+    const Value* slots = field(shard, "slots");
+    const Value* nodes = field(shard, "nodes");
+    if (slots == nullptr || nodes == nullptr || !slots->is_array() || !nodes->is_array() ||
+        slots->elements.size() % 2 != 0) {
+      return make_error(where + ": not {slots: [first, last, ...], nodes: [...]}: " + shard.describe());
+    }
+    if (slots->elements.empty()) continue;  // a master without slots (or being emptied)
+    std::optional<ClusterNode> master;
+    std::vector<ClusterNode> replicas;
+    for (const Value& n : nodes->elements) {
+      const auto port = field(n, "port") != nullptr ? int_of(*field(n, "port"), 1, 65535) : std::nullopt;
+      if (!port) return make_error(where + ": a node without a port: " + n.describe());
+      ClusterNode node;
+      node.host = text_field(n, "endpoint");
+      if (node.host.empty() || node.host == "?") node.host = text_field(n, "ip");
+      if (node.host.empty() || node.host == "?") node.host = asked_host;
+      node.port = *port;
+      node.id = text_field(n, "id");
+      const std::string role = text_field(n, "role");
+      if (role == "master") {
+        if (master) return make_error(where + ": two masters: " + shard.describe());
+        master = std::move(node);
+      } else if (text_field(n, "health") == "online") {
+        replicas.push_back(std::move(node));
+      }
+    }
+    if (!master) return make_error(where + ": slots but no master: " + shard.describe());
+    for (std::size_t k = 0; k < slots->elements.size(); k += 2) {
+      const auto first = int_of(slots->elements[k], 0, kClusterSlotCount - 1);
+      const auto last = int_of(slots->elements[k + 1], 0, kClusterSlotCount - 1);
+      if (!first || !last || *first > *last) {
+        return make_error(where + ": slot range is not within 0..16383: " + slots->describe());
+      }
+      t.ranges_.push_back(SlotRange{*first, *last, *master, replicas});
+    }
+  }
+  if (t.ranges_.empty()) {
+    return make_error("CLUSTER SHARDS: no slot is assigned (has the cluster been created?)");
+  }
+  t.index();
+  return t;
+}
+
 void ClusterTopology::index() {
   masters_.clear();
   for (const SlotRange& r : ranges_) {

@@ -1,7 +1,8 @@
 // Verifies the connection check and the key browser on a real Redis Cluster: test-connection
 // counts the masters and the limiter keys of every shard (and names a master that does not
 // answer), the browser lists every shard's keys with their node and samples their memory on
-// it, and a raw read of a key goes to the master owning it.
+// it, and a raw read of a key goes to the master owning it, also for a user whose ACL allows
+// CLUSTER SLOTS but not CLUSTER SHARDS (the slot map falls back to SLOTS).
 #include <gtest/gtest.h>
 
 #include "cluster_test_support.h"
@@ -38,7 +39,7 @@ std::vector<std::string> all_keys(const RedisCluster& cluster, int port) {
   return out;
 }
 
-TEST(ClusterInspect, ConnectionCheckAndKeyBrowserSeeEveryShard) {
+TEST(ClusterInspect, ConnectionCheckKeyBrowserAndASlotsOnlyUserSeeEveryShard) {
   auto cluster = RedisCluster::start();
   const redis::KeySchema schema;
   redis::ClusterClient client(test::cluster_url(*cluster), test::cluster_options(),
@@ -110,6 +111,29 @@ TEST(ClusterInspect, ConnectionCheckAndKeyBrowserSeeEveryShard) {
   auto gone = probe::inspect_key(client, schema.state_key("nothing-here", "x"), nullptr);
   ASSERT_TRUE(gone.ok()) << gone.error().message;
   EXPECT_TRUE(gone->missing);
+
+  // A user whose ACL allows CLUSTER SLOTS but not CLUSTER SHARDS (ACLs are per node): the
+  // client falls back to SLOTS and routes as well.
+  for (int port : cluster->ports()) {
+    auto c = cluster->connect(port);
+    auto acl = c.command(
+        {"ACL", "SETUSER", "slotsonly", "on", ">pw", "~*", "&*", "+@all", "-cluster|shards"});
+    ASSERT_TRUE(acl.ok()) << acl.error().message;
+  }
+  std::string slots_only_url = cluster->url();
+  slots_only_url.insert(slots_only_url.find("://") + 3, "slotsonly:pw@");
+  auto parsed = redis::parse_redis_url(slots_only_url);
+  ASSERT_TRUE(parsed.ok()) << parsed.error();
+  redis::ClusterClient slots_only(*parsed, test::cluster_options(), SteadyClock::instance());
+  auto topo = slots_only.topology();
+  ASSERT_TRUE(topo.ok()) << topo.error().message;
+  EXPECT_EQ((*topo)->masters().size(), 3u);
+  EXPECT_EQ((*topo)->covered_slots(), redis::kClusterSlotCount);
+  for (const auto& [key, port] : state_port) {
+    auto raw = probe::inspect_key(slots_only, key, nullptr);
+    ASSERT_TRUE(raw.ok()) << key << ": " << raw.error().message;
+    EXPECT_EQ(raw->node, "127.0.0.1:" + std::to_string(port)) << key;
+  }
 
   // A master that does not answer fails the check, named.
   const int dead = state_port.begin()->second;

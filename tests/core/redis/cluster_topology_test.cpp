@@ -1,6 +1,6 @@
-// Verifies the Redis Cluster reply parsing: CLUSTER SLOTS into a slot map (canned replies, as
-// Redis 7.0 sends them), MOVED/ASK/TRYAGAIN/CLUSTERDOWN/READONLY error texts raw and wrapped,
-// and the redis+cluster:// URL form beside the unchanged redis:// one.
+// Verifies the Redis Cluster reply parsing: CLUSTER SLOTS and CLUSTER SHARDS into a slot map
+// (canned replies, as Redis 7.0 sends them), MOVED/ASK/TRYAGAIN/CLUSTERDOWN/READONLY error texts
+// raw and wrapped, and the redis+cluster:// URL form beside the unchanged redis:// one.
 #include "core/redis/cluster_topology.h"
 
 #include <gtest/gtest.h>
@@ -13,8 +13,8 @@ namespace {
 
 Value node(const std::string& host, std::int64_t port, const std::string& id) {
   // Redis 7 adds a fourth element, a map of metadata (an empty array in RESP2).
-  return Value::of_array({Value::of_string(host), Value::of_integer(port), Value::of_string(id),
-                          Value::of_array({})});
+  return Value::of_array(
+      {Value::of_string(host), Value::of_integer(port), Value::of_string(id), Value::of_array({})});
 }
 
 Value range(std::int64_t first, std::int64_t last, std::vector<Value> nodes) {
@@ -54,7 +54,8 @@ TEST(ClusterTopology, SlotsReplyMapsEverySlotToItsMaster) {
 }
 
 TEST(ClusterTopology, PartialCoverageLeavesSlotsWithoutMaster) {
-  auto t = ClusterTopology::from_slots_reply(Value::of_array({range(100, 199, {node("h", 1, "x")})}), "h");
+  auto t = ClusterTopology::from_slots_reply(
+      Value::of_array({range(100, 199, {node("h", 1, "x")})}), "h");
   ASSERT_TRUE(t.ok()) << t.error();
   EXPECT_EQ(t->covered_slots(), 100);
   EXPECT_EQ(t->master_of(99), nullptr);
@@ -78,7 +79,8 @@ TEST(ClusterTopology, UnusableRepliesAreRefusedWithTheReason) {
     Value reply;
     const char* reason;
   } rows[] = {
-      {Value::of_error("ERR This instance has cluster support disabled"), "cluster support disabled"},
+      {Value::of_error("ERR This instance has cluster support disabled"),
+       "cluster support disabled"},
       {Value::of_array({}), "no slot is assigned"},
       {Value::of_string("x"), "answered"},
       {Value::of_array({range(5, 4, {node("h", 1, "x")})}), "not within 0..16383"},
@@ -88,6 +90,94 @@ TEST(ClusterTopology, UnusableRepliesAreRefusedWithTheReason) {
   };
   for (const auto& row : rows) {
     auto t = ClusterTopology::from_slots_reply(row.reply, "h");
+    ASSERT_FALSE(t.ok()) << row.reason;
+    EXPECT_NE(t.error().find(row.reason), std::string::npos) << t.error();
+  }
+}
+
+// One node of a CLUSTER SHARDS reply (RESP2 flat map), as Redis 7.0.15 sends it.
+Value shard_node(const std::string& id, std::int64_t port, const std::string& ip,
+                 const std::string& endpoint, const std::string& role, const std::string& health) {
+  return Value::of_array({Value::of_string("id"), Value::of_string(id), Value::of_string("port"),
+                          Value::of_integer(port), Value::of_string("ip"), Value::of_string(ip),
+                          Value::of_string("endpoint"), Value::of_string(endpoint),
+                          Value::of_string("role"), Value::of_string(role),
+                          Value::of_string("replication-offset"), Value::of_integer(42),
+                          Value::of_string("health"), Value::of_string(health)});
+}
+
+Value shard(std::vector<std::int64_t> slots, std::vector<Value> nodes) {
+  std::vector<Value> s;
+  for (auto v : slots) s.push_back(Value::of_integer(v));
+  return Value::of_array({Value::of_string("slots"), Value::of_array(std::move(s)),
+                          Value::of_string("nodes"), Value::of_array(std::move(nodes))});
+}
+
+TEST(ClusterTopology, ShardsReplyMapsEverySlotToItsMaster) {
+  const Value reply = Value::of_array({
+      // Two ranges, an online replica and a failed one (left out).
+      shard({0, 5000, 5001, 5460},
+            {shard_node("r", 7003, "127.0.0.1", "127.0.0.1", "replica", "online"),
+             shard_node("a", 7000, "127.0.0.1", "127.0.0.1", "master", "online"),
+             shard_node("f", 7006, "127.0.0.1", "127.0.0.1", "replica", "failed")}),
+      // A master that failed and has no replica stays the master.
+      shard({5461, 10922}, {shard_node("b", 7001, "127.0.0.1", "127.0.0.1", "master", "failed")}),
+      // No endpoint, no ip yet (a node that met no peer): the host asked.
+      shard({10923, 16383}, {shard_node("c", 7002, "", "?", "master", "online")}),
+      // A master without slots is not in the map.
+      shard({}, {shard_node("e", 7009, "127.0.0.1", "127.0.0.1", "master", "online")}),
+  });
+  auto t = ClusterTopology::from_shards_reply(reply, "10.0.0.9");
+  ASSERT_TRUE(t.ok()) << t.error();
+  EXPECT_EQ(t->covered_slots(), kClusterSlotCount);
+  ASSERT_EQ(t->masters().size(), 3u);
+  const struct {
+    int slot;
+    const char* address;
+  } rows[] = {{0, "127.0.0.1:7000"},    {5000, "127.0.0.1:7000"},  {5001, "127.0.0.1:7000"},
+              {5461, "127.0.0.1:7001"}, {10922, "127.0.0.1:7001"}, {10923, "10.0.0.9:7002"},
+              {16383, "10.0.0.9:7002"}};
+  for (const auto& row : rows) {
+    SCOPED_TRACE(row.slot);
+    ASSERT_NE(t->master_of(row.slot), nullptr);
+    EXPECT_EQ(t->master_of(row.slot)->address(), row.address);
+  }
+  ASSERT_EQ(t->ranges().front().replicas.size(), 1u);
+  EXPECT_EQ(t->ranges().front().replicas[0].port, 7003);
+  EXPECT_EQ(t->ranges().front().master.id, "a");
+  // A hostname-only endpoint is used as announced.
+  auto named = ClusterTopology::from_shards_reply(
+      Value::of_array({shard(
+          {0, 16383}, {shard_node("a", 6379, "10.1.1.1", "redis-0.example", "master", "online")})}),
+      "h");
+  ASSERT_TRUE(named.ok()) << named.error();
+  EXPECT_EQ(named->master_of(0)->address(), "redis-0.example:6379");
+}
+
+TEST(ClusterTopology, UnusableShardsRepliesAreRefusedWithTheReason) {
+  const Value master = shard_node("a", 7000, "h", "h", "master", "online");
+  const struct {
+    Value reply;
+    const char* reason;
+  } rows[] = {
+      {Value::of_error("ERR unknown subcommand 'SHARDS'"),
+       "CLUSTER SHARDS: ERR unknown subcommand"},
+      {Value::of_array({}), "no slot is assigned"},
+      {Value::of_array({shard({}, {master})}), "no slot is assigned"},
+      {Value::of_string("x"), "answered"},
+      {Value::of_array({shard({5, 4}, {master})}), "not within 0..16383"},
+      {Value::of_array({shard({0, 16384}, {master})}), "not within 0..16383"},
+      {Value::of_array({shard({0}, {master})}), "not {slots"},
+      {Value::of_array({Value::of_array({Value::of_string("slots"), Value::of_array({})})}),
+       "shard 1"},
+      {Value::of_array({shard({0, 1}, {shard_node("r", 7003, "h", "h", "replica", "online")})}),
+       "no master"},
+      {Value::of_array({shard({0, 1}, {master, master})}), "two masters"},
+      {Value::of_array({shard({0, 1}, {shard_node("a", 0, "h", "h", "master", "online")})}),
+       "without a port"},
+  };
+  for (const auto& row : rows) {
+    auto t = ClusterTopology::from_shards_reply(row.reply, "h");
     ASSERT_FALSE(t.ok()) << row.reason;
     EXPECT_NE(t.error().find(row.reason), std::string::npos) << t.error();
   }
@@ -110,9 +200,12 @@ TEST(ClusterError, RedirectionsAndRetriesAreRecognised) {
        ClusterErrorKind::moved, 7, "10.1.2.3:7001"},
       {"script decide: redis redis://h:1: EVALSHA: ASK 16383 h2:9", true, ClusterErrorKind::ask,
        16383, "h2:9"},
-      {"TRYAGAIN Multiple keys request during rehashing of slot", true, ClusterErrorKind::tryagain, -1, ""},
-      {"redis x: EVALSHA: CLUSTERDOWN The cluster is down", true, ClusterErrorKind::clusterdown, -1, ""},
-      {"READONLY You can't write against a read only replica.", true, ClusterErrorKind::readonly, -1, ""},
+      {"TRYAGAIN Multiple keys request during rehashing of slot", true, ClusterErrorKind::tryagain,
+       -1, ""},
+      {"redis x: EVALSHA: CLUSTERDOWN The cluster is down", true, ClusterErrorKind::clusterdown, -1,
+       ""},
+      {"READONLY You can't write against a read only replica.", true, ClusterErrorKind::readonly,
+       -1, ""},
       {"MOVED 16384 h:1", false, ClusterErrorKind::moved, 0, ""},
       {"MOVED x h:1", false, ClusterErrorKind::moved, 0, ""},
       {"MOVED 5 h", false, ClusterErrorKind::moved, 0, ""},
