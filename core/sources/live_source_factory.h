@@ -14,7 +14,8 @@
 namespace limitscope {
 
 struct LiveSpec {
-  std::string redis_url;       ///< redis://[user:password@]host:port/db, or empty
+  std::string redis_url;       ///< redis://[user:password@]host:port/db, a Redis Cluster's
+                               ///< redis+cluster://host:port,host:port, or empty
   std::string profiles_file;   ///< with redis_url: profiles tried before the built-in ones
   std::string metrics_url;     ///< a gateway's /metrics, or empty
   std::string prometheus_url;  ///< a Prometheus server, or empty
