@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "core/limiter/rate.h"
+#include "app/cli/redis_options.h"
 #include "core/redis/connection.h"
 #include "core/tuner/stream_trace.h"
 
@@ -27,11 +28,13 @@ Expected<tuner::TraceLoad> load_stream(const Args& args) {
   if (!rule) return make_error("--redis needs --rule NAME (whose decision stream to read)");
   auto url = redis::parse_redis_url(*args.get("redis"));
   if (!url) return make_error("--redis: " + url.error());
-  auto conn = redis::Connection::open(*url, {std::chrono::seconds(2), std::chrono::seconds(30)});
-  if (!conn) return make_error(conn.error().message);
   const redis::KeySchema schema(args.get("prefix").value_or(std::string(redis::kDefaultPrefix)));
   if (auto why = schema.check_prefix()) return make_error("--prefix: " + *why);
-  auto load = tuner::trace_from_decision_stream(*conn, schema, *rule);
+  if (auto why = redis::KeySchema::check_rule(*rule)) return make_error("--rule: " + *why);
+  // On a redis+cluster:// URL the stream is read from the master holding the rule's slot.
+  auto load = on_rule_connection<tuner::TraceLoad>(
+      *url, {std::chrono::seconds(2), std::chrono::seconds(30)}, schema, *rule,
+      [&](redis::Connection& c) { return tuner::trace_from_decision_stream(c, schema, *rule); });
   if (!load) return make_error(load.error().message);
   return std::move(load).value();
 }

@@ -3,6 +3,8 @@
 #include <QElapsedTimer>
 #include <fstream>
 
+#include "core/redis/cluster_client.h"
+#include "core/redis/cluster_limiter.h"
 #include "core/redis/connection.h"
 #include "core/redis/key_schema.h"
 #include "core/redis/redis_url.h"
@@ -19,15 +21,27 @@ QString q(const std::string& s) {
   return QString::fromStdString(s);
 }
 
-// A connection for one operation: the Tuner's Redis work is a handful of commands per click.
-redis::Result<redis::Connection> open_target(const RuleTarget& target, redis::KeySchema& schema) {
+// Runs `op` (a function of a Connection returning Result<T>) where the rule's keys are: one
+// connection to the server, or the rule's shard of a redis+cluster:// URL (redirections
+// followed). The Tuner's Redis work is a handful of commands per click.
+template <class T, class Op>
+redis::Result<T> on_target(const RuleTarget& target, redis::KeySchema& schema, Op&& op) {
   auto url = redis::parse_redis_url(target.url.toStdString());
   if (!url) return redis::RedisError{redis::ErrorKind::usage, url.error()};
   schema = redis::KeySchema(target.prefix.isEmpty() ? std::string(redis::kDefaultPrefix)
                                                     : target.prefix.toStdString());
   if (auto why = schema.check_prefix())
     return redis::RedisError{redis::ErrorKind::usage, "prefix: " + *why};
-  return redis::Connection::open(*url, {std::chrono::seconds(2), std::chrono::seconds(10)});
+  const redis::ConnectOptions connect{std::chrono::seconds(2), std::chrono::seconds(10)};
+  if (url->cluster()) {
+    redis::ClusterOptions o;
+    o.connect = connect;
+    redis::ClusterClient cluster(*url, o, SteadyClock::instance());
+    return redis::on_rule_shard<T>(cluster, schema, target.rule.toStdString(), op);
+  }
+  auto c = redis::Connection::open(*url, connect);
+  if (!c) return c.error();
+  return op(*c);
 }
 
 }  // namespace
@@ -106,11 +120,11 @@ void TunerWorker::loadStream(const RuleTarget& target, const CancelFlag& cancel)
   const QString source = tr("decision stream of rule %1").arg(target.rule);
   emit progress(0, tr("Reading the decision stream of %1").arg(target.rule));
   redis::KeySchema schema;
-  auto c = open_target(target, schema);
-  if (!c) return finishLoad(make_error(c.error().message), source);
-  auto load = tuner::trace_from_decision_stream(*c, schema, target.rule.toStdString(), 16'000'000,
-                                               {}, cancel.get(),
-                                               reporter(tr("Reading the decision stream of %1").arg(target.rule)));
+  auto load = on_target<tuner::TraceLoad>(target, schema, [&](redis::Connection& c) {
+    return tuner::trace_from_decision_stream(
+        c, schema, target.rule.toStdString(), 16'000'000, {}, cancel.get(),
+        reporter(tr("Reading the decision stream of %1").arg(target.rule)));
+  });
   if (!load) return finishLoad(make_error(load.error().message), source);
   finishLoad(std::move(*load), source);
 }
@@ -172,10 +186,10 @@ void TunerWorker::keyCounts(const TracePtr& trace, const std::string& key,
 void TunerWorker::readConfig(const RuleTarget& target) {
   ConfigResult r;
   redis::KeySchema schema;
-  auto c = open_target(target, schema);
-  if (!c) {
-    r.error = q(c.error().message);
-  } else if (auto cfg = redis::get_config(*c, schema, target.rule.toStdString()); !cfg) {
+  auto cfg = on_target<std::optional<redis::RuleConfig>>(target, schema, [&](redis::Connection& c) {
+    return redis::get_config(c, schema, target.rule.toStdString());
+  });
+  if (!cfg) {
     r.error = q(cfg.error().message);
   } else {
     r.config = *cfg;
@@ -188,11 +202,10 @@ void TunerWorker::applyConfig(const RuleTarget& target, const redis::RuleConfig&
   ConfigResult r;
   r.op = ConfigResult::Op::apply;
   redis::KeySchema schema;
-  auto c = open_target(target, schema);
-  if (!c) {
-    r.error = q(c.error().message);
-  } else if (auto set = redis::set_config(*c, schema, target.rule.toStdString(), config, change);
-             !set) {
+  auto set = on_target<redis::RuleConfig>(target, schema, [&](redis::Connection& c) {
+    return redis::set_config(c, schema, target.rule.toStdString(), config, change);
+  });
+  if (!set) {
     r.error = q(set.error().message);
     r.conflict = redis::is_version_conflict(set.error());
   } else {
@@ -205,11 +218,10 @@ void TunerWorker::undoConfig(const RuleTarget& target, const redis::ChangeInfo& 
   ConfigResult r;
   r.op = ConfigResult::Op::undo;
   redis::KeySchema schema;
-  auto c = open_target(target, schema);
-  if (!c) {
-    r.error = q(c.error().message);
-  } else if (auto undone = redis::undo_config(*c, schema, target.rule.toStdString(), change);
-             !undone) {
+  auto undone = on_target<redis::RuleConfig>(target, schema, [&](redis::Connection& c) {
+    return redis::undo_config(c, schema, target.rule.toStdString(), change);
+  });
+  if (!undone) {
     r.error = q(undone.error().message);
     r.conflict = redis::is_version_conflict(undone.error());
   } else {
