@@ -114,7 +114,7 @@ std::string describe_429s(const Counts& c) {
 ChangePreview preview_change(const std::string& rule, const std::optional<redis::RuleConfig>& live,
                              const LimitParams& candidate, std::optional<Counts> current_counts,
                              std::optional<Counts> candidate_counts,
-                             const std::string& override_key) {
+                             const std::string& override_key, const std::string& composite_limit) {
   ChangePreview p;
   p.rule = rule;
   p.key = override_key;
@@ -140,6 +140,33 @@ ChangePreview preview_change(const std::string& rule, const std::optional<redis:
                  (had ? " (the key's override" : " (the rule's limit, no override yet") +
                  ", version " + std::to_string(live->version) + ")";
     p.config = redis::with_override(*live, override_key, candidate);
+    p.refused = redis::check_for_redis(p.config);
+    return p;
+  }
+  if (!composite_limit.empty() && live && live->composite()) {
+    redis::RuleConfig next = *live;
+    std::string others;
+    bool found = false;
+    for (redis::NamedLimit& l : next.limits) {
+      if (l.name == composite_limit) {
+        p.old_text = l.params.describe() + " (limit " + l.name + " of the composite, version " +
+                     std::to_string(live->version) + ")";
+        l.params = candidate;
+        found = true;
+      } else {
+        others += (others.empty() ? "" : ", ") + l.name;
+      }
+    }
+    p.scope = "limit \"" + composite_limit + "\" of composite rule \"" + rule +
+              "\": every key, at its next decision; the other limits (" + others +
+              ") are unchanged and every limit must still admit";
+    if (!found) {
+      p.old_text = live->describe();
+      p.refused = "rule " + rule + " has no limit named " + composite_limit;
+      return p;
+    }
+    p.config = std::move(next);
+    p.new_text = composite_limit + ": " + candidate.describe();
     p.refused = redis::check_for_redis(p.config);
     return p;
   }

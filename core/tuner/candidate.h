@@ -63,10 +63,13 @@ struct ChangePreview {
 /// @param override_key "" to change the rule's limit for every key (its per-key overrides are
 ///        kept when the algorithm stays, else dropped, with a note); a key to set that key's
 ///        override only (refused without a live single-limit rule, or with another algorithm)
+/// @param composite_limit on a composite rule, the name of the limit the candidate replaces
+///        (the others stay); "" replaces the whole composite with the single candidate limit
 ChangePreview preview_change(const std::string& rule, const std::optional<redis::RuleConfig>& live,
                              const LimitParams& candidate, std::optional<Counts> current_counts,
                              std::optional<Counts> candidate_counts,
-                             const std::string& override_key = {});
+                             const std::string& override_key = {},
+                             const std::string& composite_limit = {});
 
 /// "1,234 of 10,000 requests (12.34%)" for the preview and the chart's legend.
 std::string describe_429s(const Counts& counts);

@@ -4,7 +4,8 @@
 // is refused with a clear message, nothing changes, and the live config is reloaded. The rule's
 // decision stream in that Redis loads as a trace; without a connection it is refused. One key's
 // override: the diff names the key and its predicted 429s from the trace, the write adds the
-// override and leaves the rule's limit, and a whole-rule Apply afterwards keeps it.
+// override and leaves the rule's limit, and a whole-rule Apply afterwards keeps it. On a
+// composite rule the candidate replaces the chosen limit and the others stay.
 #include <gtest/gtest.h>
 
 #include <QSignalSpy>
@@ -167,8 +168,9 @@ TEST_F(TunerApply, OneKeysOverride) {
               diff.contains(QStringLiteral("key \"vip\" of rule \"chat\" only")))
       << diff.toStdString();
   // With capacity 100 the vip key's 30 requests all pass; with 20, 10 are refused.
-  EXPECT_TRUE(diff.contains(QStringLiteral("429s of key vip on the loaded trace: current 0 of 30 "
-                                           "requests (0.00%) → candidate 10 of 30 requests")))
+  EXPECT_TRUE(
+      diff.contains(QStringLiteral("429s of key vip on the loaded trace: current 0 of 30 "
+                                   "requests (0.00%) → candidate 10 of 30 requests")))
       << diff.toStdString();
   QSignalSpy done(tab.get(), &TunerTab::applyFinished);
   tab->applyDialog()->setReason(QStringLiteral("vip contract"));
@@ -190,6 +192,34 @@ TEST_F(TunerApply, OneKeysOverride) {
   ASSERT_TRUE(rule.at(0).toBool()) << rule.at(1).toString().toStdString();
   EXPECT_EQ(live().limits.front().params.capacity, 150);
   EXPECT_EQ(live().overrides.at("vip").capacity, 20);
+}
+
+TEST_F(TunerApply, OneLimitOfACompositeRule) {
+  redis::RuleConfig composite;
+  composite.limits = {{"rpm", test::bucket(Algorithm::token_bucket, 60, 1)},
+                      {"tpm", test::bucket(Algorithm::token_bucket, 100000, 1000)}};
+  ASSERT_TRUE(redis::set_config(*conn, schema, "mix", composite, {"setup", "", 0}).ok());
+  QSignalSpy read(tab.get(), &TunerTab::configRead);
+  tab->setRule(QStringLiteral("mix"));
+  tab->readLiveConfig();
+  ASSERT_TRUE(read.wait(10000));
+  EXPECT_EQ(tab->compositeLimit(), QStringLiteral("rpm"));  // the first limit by default
+  EXPECT_EQ(tab->currentEditor()->params().capacity, 60);
+  tab->setCompositeLimit(QStringLiteral("tpm"));
+  EXPECT_EQ(tab->currentEditor()->params().capacity, 100000);
+  tab->setWritesArmed(true);
+  tab->setCompositeLimit(QStringLiteral("rpm"));
+  QString diff;
+  const auto applied = apply(90, QStringLiteral("more requests"), &diff);
+  ASSERT_FALSE(applied.isEmpty());
+  ASSERT_TRUE(applied.at(0).toBool()) << applied.at(1).toString().toStdString();
+  EXPECT_TRUE(diff.contains(QStringLiteral("(tpm) are unchanged"))) << diff.toStdString();
+  auto cfg = redis::get_config(*conn, schema, "mix");
+  ASSERT_TRUE(cfg.ok() && cfg->has_value());
+  ASSERT_EQ((*cfg)->limits.size(), 2u);
+  EXPECT_EQ((*cfg)->limits[0].params.capacity, 90);
+  EXPECT_EQ((*cfg)->limits[1].params.capacity, 100000);
+  EXPECT_EQ(tab->compositeLimit(), QStringLiteral("rpm"));  // kept across the reload
 }
 
 TEST_F(TunerApply, TheRulesDecisionStreamLoadsAsATrace) {

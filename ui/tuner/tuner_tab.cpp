@@ -267,9 +267,9 @@ QWidget* TunerTab::buildSweepPanel() {
   m_goodFactor->setPrefix(tr("≤ "));
   m_goodFactor->setSuffix(tr(" × the median key's rate"));
   form->addRow(tr("Well-behaved key"), m_goodFactor);
-  auto* note = new QLabel(tr("★ = the cheapest setting meeting these: fewest dollars admitted when "
-                             "the trace is priced, else least admitted cost."),
-                          box);
+  auto* note = new QLabel(tr("★ = the cheapest meeting these (dollars if priced, else cost)."), box);
+  note->setToolTip(tr("Fewest dollars admitted when the trace has token counts and prices, "
+                      "else least cost admitted."));
   note->setWordWrap(true);
   form->addRow(note);
   auto* row = new QHBoxLayout;

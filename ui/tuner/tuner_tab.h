@@ -69,6 +69,9 @@ class TunerTab : public QWidget {
   /// The Apply scope: "" for the whole rule, else the key whose override is set.
   void setOverrideKey(const QString& key);
   QString overrideKey() const;
+  /// A composite rule's limit the candidate replaces ("" = the whole composite).
+  void setCompositeLimit(const QString& name);
+  QString compositeLimit() const;
   ApplyDialog* applyDialog() const { return m_applyDialog; }
   void undo();
   /// The rule's config as last read or written.
@@ -136,6 +139,7 @@ class TunerTab : public QWidget {
   void openApplyDialog(std::optional<tuner::Counts> current, std::optional<tuner::Counts> candidate);
   void onKeyCounts(const KeyCountsResult& result);
   void showLiveSetting();
+  void fillLimitBox();
   RuleTarget target() const;
   int chartColumns() const;
   void updatePricing();
@@ -184,6 +188,8 @@ class TunerTab : public QWidget {
   QLineEdit* m_prefix = nullptr;
   QComboBox* m_scope = nullptr;
   QLineEdit* m_overrideKey = nullptr;
+  QComboBox* m_limitBox = nullptr;  // a composite rule's limit the candidate replaces
+  QLabel* m_limitLabel = nullptr;
   int m_keyCountsRequest = 0;
   QPushButton* m_readButton = nullptr;
   QCheckBox* m_arm = nullptr;

@@ -59,6 +59,17 @@ QWidget* TunerTab::buildLivePanel() {
   scopeRow->addWidget(m_scope);
   scopeRow->addWidget(m_overrideKey, 1);
   form->addRow(tr("Scope"), scopeRow);
+  m_limitBox = new QComboBox(box);
+  m_limitBox->setToolTip(tr("The rule is a composite (every limit must admit): the candidate "
+                            "replaces this limit and the others stay"));
+  m_limitLabel = new QLabel(tr("Limit"), box);
+  form->addRow(m_limitLabel, m_limitBox);
+  m_limitBox->hide();
+  m_limitLabel->hide();
+  connect(m_limitBox, &QComboBox::currentIndexChanged, this, [this] {
+    showLiveSetting();
+    updateLiveButtons();
+  });
   m_arm = new QCheckBox(m_redisUrl.isEmpty() ? tr("Allow writes (no connection)")
                                              : tr("Allow writes to %1").arg(m_redisShown),
                         box);
@@ -119,6 +130,35 @@ void TunerTab::setOverrideKey(const QString& key) {
   showLiveSetting();
 }
 
+// The composite rule's limits (the selection kept by name), or hidden for other rules.
+void TunerTab::fillLimitBox() {
+  const QString selected = m_limitBox->currentData().toString();
+  const bool composite = m_live && m_live->composite();
+  m_limitBox->blockSignals(true);
+  m_limitBox->clear();
+  if (composite) {
+    for (const auto& l : m_live->limits) {
+      m_limitBox->addItem(QString::fromStdString(l.name + ": " + l.params.describe()),
+                          QString::fromStdString(l.name));
+    }
+    m_limitBox->addItem(tr("the whole composite, replaced by one limit"), QString());
+    const int keep = m_limitBox->findData(selected);
+    if (keep >= 0 && !selected.isEmpty()) m_limitBox->setCurrentIndex(keep);
+  }
+  m_limitBox->blockSignals(false);
+  m_limitBox->setVisible(composite);
+  m_limitLabel->setVisible(composite);
+}
+
+void TunerTab::setCompositeLimit(const QString& name) {
+  const int i = m_limitBox->findData(name);
+  if (i >= 0) m_limitBox->setCurrentIndex(i);
+}
+
+QString TunerTab::compositeLimit() const {
+  return m_live && m_live->composite() ? m_limitBox->currentData().toString() : QString();
+}
+
 QString TunerTab::overrideKey() const {
   return m_scope->currentIndex() == 1 ? m_overrideKey->text().trimmed() : QString();
 }
@@ -126,7 +166,20 @@ QString TunerTab::overrideKey() const {
 // The current setting is the live one for the scope: the key's override (or the rule's limit
 // it falls back to), or the rule's limit.
 void TunerTab::showLiveSetting() {
-  if (!m_live || m_live->composite()) return;
+  if (!m_live) return;
+  if (m_live->composite()) {
+    const QString name = compositeLimit();
+    for (const auto& l : m_live->limits) {
+      if (QString::fromStdString(l.name) == name) {
+        m_current->setParams(l.params);
+        m_current->setEditable(false);
+        requestWhatIf(true);
+        return;
+      }
+    }
+    m_current->setEditable(true);  // replacing the whole composite: compare against an entry
+    return;
+  }
   m_current->setParams(m_live->params_for(overrideKey().toStdString()));
   m_current->setEditable(false);
   requestWhatIf(true);
@@ -221,7 +274,8 @@ void TunerTab::onKeyCounts(const KeyCountsResult& r) {
 void TunerTab::openApplyDialog(std::optional<tuner::Counts> cur, std::optional<tuner::Counts> cand) {
   const auto preview = tuner::preview_change(m_rule->text().trimmed().toStdString(), m_live,
                                              m_candidate->params(), cur, cand,
-                                             overrideKey().toStdString());
+                                             overrideKey().toStdString(),
+                                             compositeLimit().toStdString());
   if (m_applyDialog) m_applyDialog->deleteLater();
   m_applyDialog = new ApplyDialog(
       preview, tr("%1 rule %2").arg(m_redisShown, m_rule->text().trimmed()), who(), this);
@@ -266,6 +320,7 @@ void TunerTab::onConfig(const ConfigResult& r) {
       return;
     }
     m_live = r.config;
+    fillLimitBox();
     if (!m_live) {
       m_current->setEditable(true);
       setLiveStatus(tr("Rule %1 has no config yet: Apply creates it (version 1). The current "
@@ -273,10 +328,9 @@ void TunerTab::onConfig(const ConfigResult& r) {
                         .arg(m_rule->text().trimmed()),
                     false);
     } else if (m_live->composite()) {
-      m_current->setEditable(true);
-      setLiveStatus(tr("Rule %1 is a composite (%2, version %3): the Tuner compares one limit; "
-                       "enter the current "
-                       "setting to compare against. Applying replaces the composite.")
+      showLiveSetting();
+      setLiveStatus(tr("Rule %1 is a composite (%2, version %3): choose the limit to tune; "
+                       "Apply replaces that limit and keeps the others.")
                         .arg(m_rule->text().trimmed(), q(m_live->describe()))
                         .arg(m_live->version),
                     false);
@@ -314,6 +368,7 @@ void TunerTab::onConfig(const ConfigResult& r) {
     return;
   }
   m_live = r.config;
+  fillLimitBox();
   m_canUndo = !undo;
   showLiveSetting();
   setLiveStatus(

@@ -88,12 +88,38 @@ TEST(Candidate, PreviewNamesOldNewVersionAndScope) {
   ASSERT_TRUE(leaky.refused);
 }
 
+TEST(Candidate, PreviewOfOneLimitOfAComposite) {
+  redis::RuleConfig live;
+  live.limits = {{"rpm", test::bucket(Algorithm::token_bucket, 60, 1)},
+                 {"tpm", test::bucket(Algorithm::token_bucket, 100000, 1000)}};
+  live.version = 9;
+  const auto p =
+      preview_change("chat", live, test::bucket(Algorithm::gcra, 120, 2), {}, {}, "", "rpm");
+  EXPECT_FALSE(p.refused) << *p.refused;
+  ASSERT_EQ(p.config.limits.size(), 2u);
+  EXPECT_EQ(p.config.limits[0].name, "rpm");
+  EXPECT_EQ(p.config.limits[0].params.algorithm, Algorithm::gcra);
+  EXPECT_EQ(p.config.limits[0].params.capacity, 120);
+  EXPECT_EQ(p.config.limits[1].params.capacity, 100000);  // the other limit is kept
+  EXPECT_NE(p.scope.find("the other limits (tpm) are unchanged"), std::string::npos) << p.scope;
+  EXPECT_NE(p.old_text.find("capacity=60"), std::string::npos) << p.old_text;
+  EXPECT_EQ(p.expect_version, 9);
+  EXPECT_TRUE(p.notes.empty());
+  EXPECT_TRUE(preview_change("chat", live, test::bucket(Algorithm::gcra, 1, 1), {}, {}, "", "nope")
+                  .refused);
+  // Without a limit name the composite is replaced, with a note.
+  const auto whole = preview_change("chat", live, test::bucket(Algorithm::gcra, 1, 1), {}, {});
+  EXPECT_EQ(whole.config.limits.size(), 1u);
+  ASSERT_EQ(whole.notes.size(), 1u);
+  EXPECT_NE(whole.notes[0].find("replaces them with this single limit"), std::string::npos);
+}
+
 TEST(Candidate, PreviewOfOneKeysOverrideAndOfARuleWithOverrides) {
   redis::RuleConfig live = redis::single_limit(test::bucket(Algorithm::token_bucket, 100, 5));
   live.version = 4;
   live.overrides["vip"] = test::bucket(Algorithm::token_bucket, 1000, 50);
-  const auto key = preview_change("chat", live, test::bucket(Algorithm::token_bucket, 300, 20), {},
-                                  {}, "alice");
+  const auto key =
+      preview_change("chat", live, test::bucket(Algorithm::token_bucket, 300, 20), {}, {}, "alice");
   EXPECT_FALSE(key.refused) << *key.refused;
   EXPECT_EQ(key.key, "alice");
   EXPECT_NE(key.scope.find("key \"alice\" of rule \"chat\" only"), std::string::npos) << key.scope;
@@ -104,19 +130,26 @@ TEST(Candidate, PreviewOfOneKeysOverrideAndOfARuleWithOverrides) {
   EXPECT_EQ(key.config.overrides.at("alice").capacity, 300);
   EXPECT_EQ(key.config.overrides.at("vip").capacity, 1000);
 
-  const auto vip = preview_change("chat", live, test::bucket(Algorithm::token_bucket, 10, 1), {}, {}, "vip");
+  const auto vip =
+      preview_change("chat", live, test::bucket(Algorithm::token_bucket, 10, 1), {}, {}, "vip");
   EXPECT_NE(vip.old_text.find("capacity=1000"), std::string::npos) << vip.old_text;
   EXPECT_NE(vip.old_text.find("the key's override"), std::string::npos);
 
-  const auto other_alg = preview_change("chat", live, test::bucket(Algorithm::gcra, 10, 1), {}, {}, "alice");
+  const auto other_alg =
+      preview_change("chat", live, test::bucket(Algorithm::gcra, 10, 1), {}, {}, "alice");
   ASSERT_TRUE(other_alg.refused);
-  EXPECT_NE(other_alg.refused->find("keeps the rule's algorithm"), std::string::npos) << *other_alg.refused;
-  EXPECT_TRUE(preview_change("chat", std::nullopt, test::bucket(Algorithm::gcra, 10, 1), {}, {}, "a").refused);
+  EXPECT_NE(other_alg.refused->find("keeps the rule's algorithm"), std::string::npos)
+      << *other_alg.refused;
+  EXPECT_TRUE(
+      preview_change("chat", std::nullopt, test::bucket(Algorithm::gcra, 10, 1), {}, {}, "a")
+          .refused);
 
   // The whole rule: the override is kept within the algorithm, and dropped with a note across.
-  const auto rule = preview_change("chat", live, test::bucket(Algorithm::token_bucket, 200, 10), {}, {});
+  const auto rule =
+      preview_change("chat", live, test::bucket(Algorithm::token_bucket, 200, 10), {}, {});
   EXPECT_EQ(rule.config.overrides.size(), 1u);
-  EXPECT_NE(rule.scope.find("except the 1 key(s) with their own override"), std::string::npos) << rule.scope;
+  EXPECT_NE(rule.scope.find("except the 1 key(s) with their own override"), std::string::npos)
+      << rule.scope;
   const auto gcra = preview_change("chat", live, test::bucket(Algorithm::gcra, 200, 10), {}, {});
   EXPECT_TRUE(gcra.config.overrides.empty());
   ASSERT_EQ(gcra.notes.size(), 1u);
