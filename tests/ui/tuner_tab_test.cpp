@@ -136,6 +136,15 @@ TEST_F(TunerTabTest, SpendOfBothSettingsAndTheSpendConstraint) {
                            .arg(cand->total.admitted_spend, 0, 'f', 2)
                            .arg(cand->spend.worst_key_per_min, 0, 'f', 2);
   EXPECT_TRUE(text.contains(want)) << text.toStdString() << " / " << want.toStdString();
+  // The spend view plots each side's dollars per column (adding up to its spend) and the
+  // highest key's quota burn.
+  tab->setChartView(1);
+  EXPECT_NEAR(sum_y(tab->whatIfChart()->pointsOf(QStringLiteral("candidate $"))),
+              cand->total.admitted_spend, 1e-9);
+  EXPECT_FALSE(tab->whatIfChart()->pointsOf(QStringLiteral("current quota burn")).isEmpty());
+  EXPECT_TRUE(tab->whatIfChart()->pointsOf(QStringLiteral("candidate 429s")).isEmpty());
+  tab->setChartView(0);
+  EXPECT_FALSE(tab->whatIfChart()->pointsOf(QStringLiteral("candidate 429s")).isEmpty());
 
   // A spend limit between the grid's extremes: the ★ cell is under it.
   tab->setSweepAxes(5, 200, 5, 0.5, 40, 5);

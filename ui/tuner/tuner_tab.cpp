@@ -82,6 +82,17 @@ TunerTab::TunerTab(const QString& redis_url, QWidget* parent)
   m_chart = new WhatIfChart(chartBox);
   m_summary = new QLabel(chartBox);
   m_summary->setWordWrap(true);
+  auto* viewRow = new QHBoxLayout;
+  m_chartView = new QComboBox(chartBox);
+  m_chartView->addItems({tr("Levels and 429s"), tr("Spend and daily quota burn")});
+  m_chartView->setToolTip(tr("Spend needs token counts (or tokens per request) and model prices"));
+  connect(m_chartView, &QComboBox::currentIndexChanged, this, [this](int index) {
+    m_chart->setView(index == 1 ? WhatIfChart::View::spend : WhatIfChart::View::levels);
+  });
+  viewRow->addWidget(new QLabel(tr("Show"), chartBox));
+  viewRow->addWidget(m_chartView);
+  viewRow->addStretch(1);
+  chartLayout->addLayout(viewRow);
   chartLayout->addWidget(m_chart, 1);
   chartLayout->addWidget(m_summary);
   m_heatmap = new SweepHeatmap(right);
@@ -116,6 +127,10 @@ void TunerTab::updatePricing() {
   pricing->policy = &default_policy();
   if (m_tokensPerRequest->value() > 0) pricing->tokens_per_request = m_tokensPerRequest->value();
   m_pricing = std::move(pricing);
+}
+
+void TunerTab::setChartView(int index) {
+  m_chartView->setCurrentIndex(index);
 }
 
 void TunerTab::setTokensPerRequest(std::optional<int> tokens) {

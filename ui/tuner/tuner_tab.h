@@ -95,6 +95,8 @@ class TunerTab : public QWidget {
   void setMaxKeySpendConstraint(std::optional<double> dollars_per_minute);
   /// Tokens assumed for requests the trace gives no count (nullopt: none, they stay unpriced).
   void setTokensPerRequest(std::optional<int> tokens);
+  /// Levels and 429s (0) or spend and quota burn (1) in the what-if chart.
+  void setChartView(int index);
   /// The spend line under the chart ("" until both settings are computed).
   QString spendText() const;
   void setDark(bool dark);
@@ -183,6 +185,7 @@ class TunerTab : public QWidget {
   WhatIfChart* m_chart = nullptr;
   QLabel* m_summary = nullptr;
   QSpinBox* m_tokensPerRequest = nullptr;
+  QComboBox* m_chartView = nullptr;
   // live
   QLineEdit* m_rule = nullptr;
   QLineEdit* m_prefix = nullptr;

@@ -68,19 +68,24 @@ WhatIfChart::WhatIfChart(QWidget* parent) : QChartView(parent) {
 }
 
 void WhatIfChart::setSide(const tuner::WhatIfSeries* s, QLineSeries* level, QLineSeries* rejected,
-                          double& max_rejected) {
+                          double& max_left, double& max_right) {
   QList<QPointF> lv;
   QList<QPointF> rj;
-  max_rejected = 0;
-  if (s != nullptr) {
+  max_left = 0;
+  max_right = 0;
+  const bool spend = m_view == View::spend;
+  if (s != nullptr && (!spend || !s->spend.empty())) {
     const std::size_t n = s->rejected.size();
     lv.reserve(static_cast<qsizetype>(n));
     rj.reserve(static_cast<qsizetype>(n));
     for (std::size_t i = 0; i < n; ++i) {
       const double x = s->column_start_s(i);
-      if (s->mean_level[i] >= 0) lv.append(QPointF(x, s->mean_level[i] * 100));
-      rj.append(QPointF(x, s->rejected[i]));
-      max_rejected = std::max(max_rejected, static_cast<double>(s->rejected[i]));
+      const double left = spend ? s->max_quota_burn[i] : s->mean_level[i];
+      if (left >= 0) lv.append(QPointF(x, left * 100));  // < 0: a column without requests
+      max_left = std::max(max_left, left * 100);
+      const double right = spend ? s->spend[i] : static_cast<double>(s->rejected[i]);
+      rj.append(QPointF(x, right));
+      max_right = std::max(max_right, right);
     }
   }
   // One replace() per series: QtCharts re-maps every point on each call (DESIGN.md section 8).
@@ -88,21 +93,46 @@ void WhatIfChart::setSide(const tuner::WhatIfSeries* s, QLineSeries* level, QLin
   rejected->replace(rj);
 }
 
+void WhatIfChart::setView(View view) {
+  if (view == m_view) return;
+  m_view = view;
+  nameSeries();
+  setCurrent(m_current);
+  setCandidate(m_candidate);
+}
+
+void WhatIfChart::nameSeries() {
+  const bool spend = m_view == View::spend;
+  m_currentLevel->setName(spend ? tr("current quota burn") : tr("current level"));
+  m_candidateLevel->setName(spend ? tr("candidate quota burn") : tr("candidate level"));
+  m_currentRejected->setName(spend ? tr("current $") : tr("current 429s"));
+  m_candidateRejected->setName(spend ? tr("candidate $") : tr("candidate 429s"));
+  m_level->setTitleText(spend ? tr("highest daily quota burn (%)") : tr("mean level (%)"));
+  m_rejected->setTitleText(spend ? tr("dollars per column") : tr("429s per column"));
+  m_rejected->setLabelFormat(spend ? QStringLiteral("%.2f") : QStringLiteral("%.0f"));
+}
+
 void WhatIfChart::setCurrent(const tuner::WhatIfSeries* series) {
-  setSide(series, m_currentLevel, m_currentRejected, m_maxCurrent);
+  m_current = series;
+  setSide(series, m_currentLevel, m_currentRejected, m_leftCurrent, m_maxCurrent);
   m_spanCurrent = series == nullptr ? 0 : series->column_start_s(series->rejected.size());
   rescale();
 }
 
 void WhatIfChart::setCandidate(const tuner::WhatIfSeries* series) {
-  setSide(series, m_candidateLevel, m_candidateRejected, m_maxCandidate);
+  m_candidate = series;
+  setSide(series, m_candidateLevel, m_candidateRejected, m_leftCandidate, m_maxCandidate);
   m_spanCandidate = series == nullptr ? 0 : series->column_start_s(series->rejected.size());
   rescale();
 }
 
 void WhatIfChart::rescale() {
-  const double top = std::max(1.0, std::max(m_maxCurrent, m_maxCandidate));
+  const double floor = m_view == View::spend ? 0.01 : 1.0;  // dollars can be fractions
+  const double top = std::max(floor, std::max(m_maxCurrent, m_maxCandidate));
   if (m_rejected->max() != top * 1.1) m_rejected->setRange(0, top * 1.1);
+  // Levels are 0..100%; a quota burn can pass 100% (over quota), so its axis grows.
+  const double left = m_view == View::spend ? std::max(100.0, std::max(m_leftCurrent, m_leftCandidate) * 1.1) : 100.0;
+  if (m_level->max() != left) m_level->setRange(0, left);
   const double span = std::max(1.0, std::max(m_spanCurrent, m_spanCandidate));
   if (m_x->max() != span) m_x->setRange(0, span);
 }
