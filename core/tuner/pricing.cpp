@@ -103,4 +103,27 @@ void DailyQuotaBurn::admit(std::uint32_t key, std::int64_t t_us, double cost) {
   if (before < 1 && burn >= 1) ++over;
 }
 
+SpendTracker::SpendTracker(const Trace& trace, const PricingOptions& options)
+    : trace_(trace), pricing_(Pricing::for_trace(trace, options)), minute_(trace.keys.size()) {
+  if (options.policy != nullptr) quota_.emplace(Pricing::key_quotas(trace, *options.policy));
+}
+
+void SpendTracker::admit(std::size_t i, double dollars) {
+  const TraceEvent& e = trace_.events[i];
+  minute_.add(e.key, e.t_us, dollars);
+  if (quota_) quota_->admit(e.key, e.t_us, e.cost);
+}
+
+SpendSummary SpendTracker::finish() {
+  minute_.finish();
+  SpendSummary s;
+  s.priced = pricing_.priced();
+  s.worst_key_per_min = minute_.worst;
+  s.worst_key = minute_.worst_key;
+  s.worst_minute_us = minute_.worst_minute_us;
+  s.unpriced_requests = pricing_.unpriced_events();
+  s.unpriced_reason = pricing_.unpriced_reason();
+  return s;
+}
+
 }  // namespace limitscope::tuner

@@ -61,6 +61,18 @@ class Pricing {
   std::vector<std::string> unpriced_models_;
 };
 
+/// Spend in dollars, when the replay was priced.
+struct SpendSummary {
+  bool priced = false;               ///< some request had a price
+  /// The most dollars admitted to one key within one minute (minutes of the Unix epoch, as
+  /// the trace's times count from it), and where: the figure a runaway client drives up.
+  double worst_key_per_min = 0;
+  std::uint32_t worst_key = 0;       ///< index into Trace::keys
+  std::int64_t worst_minute_us = 0;  ///< start of that minute
+  std::uint64_t unpriced_requests = 0;
+  std::string unpriced_reason;       ///< "" when every request was priced
+};
+
 /// The worst spend of one key in one minute (minutes of the epoch): each key's spend in its
 /// current minute, folded into the maximum when the key's next admitted request falls in a
 /// later minute, and at finish(). The sweep keeps the same sums in the same order, so its
@@ -99,6 +111,28 @@ class DailyQuotaBurn {
   std::vector<double> quota_;
   std::vector<double> used_;
   std::int64_t day_ = INT64_MIN;
+};
+
+/// What replay() and the what-if series track beside the decisions, from one set of prices:
+/// each event's dollars, the worst key's minute and the daily quota burn.
+class SpendTracker {
+ public:
+  SpendTracker(const Trace& trace, const PricingOptions& options);
+  /// Dollars event `i` costs when admitted.
+  double dollars(std::size_t i) const { return pricing_.dollars(trace_, i); }
+  /// Event `i` was admitted, costing `dollars`.
+  void admit(std::size_t i, double dollars);
+  /// The highest key's daily quota burn so far today (0 without quotas), and keys over it.
+  double max_quota_burn() const { return quota_ ? quota_->max_burn : 0; }
+  std::uint32_t keys_over_quota() const { return quota_ ? quota_->over : 0; }
+  /// Folds the last minutes; call once, after the last event.
+  SpendSummary finish();
+
+ private:
+  const Trace& trace_;
+  Pricing pricing_;
+  KeyMinuteSpend minute_;
+  std::optional<DailyQuotaBurn> quota_;
 };
 
 }  // namespace limitscope::tuner

@@ -51,16 +51,8 @@ Expected<ReplayResult> replay(const Trace& trace, const LimitParams& params,
   r.by_key.resize(trace.keys.size());
   r.by_model.resize(trace.models.size());
   r.by_tier.resize(trace.tiers.size());
-  std::optional<Pricing> pricing;
-  std::optional<KeyMinuteSpend> minute_spend;
-  std::optional<DailyQuotaBurn> quota;
-  if (options.pricing != nullptr) {
-    pricing = Pricing::for_trace(trace, *options.pricing);
-    minute_spend.emplace(trace.keys.size());
-    if (options.pricing->policy != nullptr) {
-      quota.emplace(Pricing::key_quotas(trace, *options.pricing->policy));
-    }
-  }
+  std::optional<SpendTracker> spend;
+  if (options.pricing != nullptr) spend.emplace(trace, *options.pricing);
   const std::int64_t origin = trace.events.empty() ? 0 : trace.events.front().t_us;
   const Nanos span{trace.events.empty() ? 0 : (trace.events.back().t_us - origin) * 1000};
   r.timeline_step = options.timeline_step > Nanos{0} ? options.timeline_step : auto_timeline_step(span);
@@ -80,7 +72,7 @@ Expected<ReplayResult> replay(const Trace& trace, const LimitParams& params,
   run(trace, params, [&](std::size_t i, const Decision& d) {
     const TraceEvent& e = trace.events[i];
     largest_cost = std::max(largest_cost, e.cost);
-    const double dollars = pricing ? pricing->dollars(trace, i) : 0;
+    const double dollars = spend ? spend->dollars(i) : 0;
     r.total.add(d.allowed, e.cost, dollars);
     r.by_key[e.key].add(d.allowed, e.cost, dollars);
     r.by_model[e.model].add(d.allowed, e.cost, dollars);
@@ -91,14 +83,13 @@ Expected<ReplayResult> replay(const Trace& trace, const LimitParams& params,
     if (d.allowed) {
       ++point.admitted;
       point.spend += dollars;
-      if (minute_spend) minute_spend->add(e.key, e.t_us, dollars);
-      if (quota) quota->admit(e.key, e.t_us, e.cost);
+      if (spend) spend->admit(i, dollars);
     } else {
       ++point.rejected;
     }
-    if (quota) {
-      point.max_quota_burn = quota->max_burn;
-      point.keys_over_quota = quota->over;
+    if (spend) {
+      point.max_quota_burn = spend->max_quota_burn();
+      point.keys_over_quota = spend->keys_over_quota();
     }
     if (d.allowed) {
       window.push_back(e.t_us);
@@ -121,15 +112,7 @@ Expected<ReplayResult> replay(const Trace& trace, const LimitParams& params,
       point.keys_over_quota = r.timeline[p - 1].keys_over_quota;
     }
   }
-  if (pricing) {
-    minute_spend->finish();
-    r.spend.priced = pricing->priced();
-    r.spend.worst_key_per_min = minute_spend->worst;
-    r.spend.worst_key = minute_spend->worst_key;
-    r.spend.worst_minute_us = minute_spend->worst_minute_us;
-    r.spend.unpriced_requests = pricing->unpriced_events();
-    r.spend.unpriced_reason = pricing->unpriced_reason();
-  }
+  if (spend) r.spend = spend->finish();
   if (largest_cost > params.max_cost()) {
     r.warnings.push_back("the largest cost in the trace (" + std::to_string(largest_cost) +
                          ") is above " + params.describe() +

@@ -17,15 +17,11 @@ Expected<WhatIfSeries> whatif_series(const Trace& trace, const LimitParams& para
   s.rejected.assign(n, 0);
   s.requests.assign(n, 0);
   std::vector<double> level_sum(n, 0);
-  std::optional<Pricing> prices;
-  std::optional<KeyMinuteSpend> minute_spend;
-  std::optional<DailyQuotaBurn> quota;
+  std::optional<SpendTracker> spend;
   if (pricing != nullptr) {
-    prices = Pricing::for_trace(trace, *pricing);
-    minute_spend.emplace(trace.keys.size());
+    spend.emplace(trace, *pricing);
     s.spend.assign(n, 0);
     s.max_quota_burn.assign(n, -1);
-    if (pricing->policy != nullptr) quota.emplace(Pricing::key_quotas(trace, *pricing->policy));
   }
   if (!trace.events.empty()) {
     s.t0_us = trace.events.front().t_us;
@@ -43,28 +39,21 @@ Expected<WhatIfSeries> whatif_series(const Trace& trace, const LimitParams& para
       if (!state) state = A::fresh(params, now);
       const Decision d = A::decide(params, *state, now, e.cost);
       const auto col = std::min(n - 1, static_cast<std::size_t>((e.t_us - s.t0_us) / s.column_us));
-      const double dollars = prices ? prices->dollars(trace, i) : 0;
+      const double dollars = spend ? spend->dollars(i) : 0;
       s.total.add(d.allowed, e.cost, dollars);
-      if (prices && d.allowed) {
-        s.spend[col] += dollars;
-        minute_spend->add(e.key, e.t_us, dollars);
-        if (quota) quota->admit(e.key, e.t_us, e.cost);
+      if (spend) {
+        if (d.allowed) {
+          s.spend[col] += dollars;
+          spend->admit(i, dollars);
+        }
+        s.max_quota_burn[col] = spend->max_quota_burn();
       }
-      if (prices) s.max_quota_burn[col] = quota ? quota->max_burn : 0;
       ++s.requests[col];
       if (!d.allowed) ++s.rejected[col];
       level_sum[col] += d.limit > 0 ? std::clamp(d.remaining / d.limit, 0.0, 1.0) : 0.0;
     }
   });
-  if (prices) {
-    minute_spend->finish();
-    s.spend_summary.priced = prices->priced();
-    s.spend_summary.worst_key_per_min = minute_spend->worst;
-    s.spend_summary.worst_key = minute_spend->worst_key;
-    s.spend_summary.worst_minute_us = minute_spend->worst_minute_us;
-    s.spend_summary.unpriced_requests = prices->unpriced_events();
-    s.spend_summary.unpriced_reason = prices->unpriced_reason();
-  }
+  if (spend) s.spend_summary = spend->finish();
   s.mean_level.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
     s.mean_level[i] = s.requests[i] == 0 ? -1 : level_sum[i] / s.requests[i];
