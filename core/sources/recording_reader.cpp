@@ -220,6 +220,8 @@ class Reader {
     k.algorithm = string_field(j, "algorithm", "key");
     k.parameters = string_field(j, "parameters", "key");
     k.capacity = number_field(j, "capacity", "key");
+    // Optional: recordings made before the field existed, and of sources without shards.
+    if (j.contains("node")) k.node = string_field(j, "node", "key");
     r_.keys.push_back(std::move(k));
   }
 

@@ -218,6 +218,11 @@ void RecordingWriter::step(std::int64_t t_ms, const std::vector<KeyRow>& keys,
     put_string(def, k.parameters);
     def += ",\"capacity\":";
     put_number(def, k.capacity);
+    // Optional: only cluster sources know a shard, and other recordings stay as they were.
+    if (!k.node.empty()) {
+      def += ",\"node\":";
+      put_string(def, k.node);
+    }
     auto [it, is_new] = key_ids_.try_emplace(def, static_cast<std::uint32_t>(key_ids_.size()));
     if (is_new) {
       std::string line = "{\"type\":\"key\",\"id\":";

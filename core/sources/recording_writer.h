@@ -78,7 +78,8 @@ class RecordingWriter {
   std::unordered_map<metrics::Labels, std::uint32_t, metrics::LabelsHash> series_ids_;
   std::string pending_samples_;  // the current samples line's [[id,value],...] body
   std::int64_t pending_t_ms_ = 0;
-  // Key-table rows: an id per (key, model, definition); a changed definition gets a new id.
+  // Key-table rows: an id per (key, model, definition); a changed definition gets a new id
+  // (a key that moved to another shard is a changed definition).
   std::map<std::string, std::uint32_t> key_ids_;
   std::string last_alerts_;
 };

@@ -1,6 +1,6 @@
 // Verifies that bad recordings give an error naming the file and line, that a bad line keeps
-// everything loaded before it (and never crashes), and that a bad or missing header refuses
-// the file.
+// everything loaded before it (and never crashes), that a bad or missing header refuses
+// the file, and that key lines with and without the optional shard ("node") both read.
 
 #include "core/sources/recording_reader.h"
 
@@ -61,6 +61,10 @@ INSTANTIATE_TEST_SUITE_P(
                 "{\"type\":\"step\",\"t_ms\":3000,\"keys\":[[0]],\"incidents\":[],\"dropped_"
                 "samples\":0}\n",
                 "step line: each key must be"},
+        BadLine{"NodeNotAString",
+                "{\"type\":\"key\",\"id\":0,\"key\":\"k\",\"model\":\"\",\"tier\":\"t\","
+                "\"algorithm\":\"a\",\"parameters\":\"p\",\"capacity\":1,\"node\":7}\n",
+                "key line: \"node\" must be a string"},
         BadLine{"NotAnObject", "[1,2]\n", "expected a JSON object"}),
     [](const auto& row) { return std::string(row.param.name); });
 
@@ -106,6 +110,32 @@ INSTANTIATE_TEST_SUITE_P(
                       BadHeader{"Empty", "", "empty recording"},
                       BadHeader{"Binary", std::string("\x89PNG\r\n\x1a\n", 8), "bad JSON"}),
     [](const auto& row) { return std::string(row.param.name); });
+
+// A key line as recordings before the shard field wrote it, then one with a shard.
+TEST(RecordingReader, KeyLinesWithAndWithoutAShard) {
+  std::istringstream in(
+      kGood +
+      "{\"type\":\"key\",\"id\":0,\"key\":\"alice\",\"model\":\"gpt-4.1\",\"tier\":\"pro\","
+      "\"algorithm\":\"token-bucket\",\"parameters\":\"5 per 1h\",\"capacity\":5}\n"
+      "{\"type\":\"key\",\"id\":1,\"key\":\"bob\",\"model\":\"\",\"tier\":\"live-0\","
+      "\"algorithm\":\"token-bucket\",\"parameters\":\"5 per 1h\",\"capacity\":5,"
+      "\"node\":\"127.0.0.1:7001\"}\n"
+      "{\"type\":\"step\",\"t_ms\":3000,\"keys\":[[0,0.5,null,1,0,0,0,3000],[1,0.25,null,0,0,0,0,"
+      "3000]],\"incidents\":[],\"dropped_samples\":0}\n");
+  auto p = PlaybackSource::read(in, "old.jsonl");
+  ASSERT_TRUE(p.ok()) << p.error();
+  EXPECT_EQ((*p)->load_error(), "");
+  const Recording& r = (*p)->recording();
+  ASSERT_EQ(r.keys.size(), 2u);
+  EXPECT_EQ(r.keys[0].api_key, "alice");
+  EXPECT_EQ(r.keys[0].node, "");
+  EXPECT_EQ(r.keys[1].node, "127.0.0.1:7001");
+  const DashboardSnapshot snap = (*p)->snapshot(ChartView{0, 3000, 100, 8, {}});
+  ASSERT_EQ(snap.keys.size(), 2u);
+  EXPECT_EQ(snap.keys[0].node, "");
+  EXPECT_DOUBLE_EQ(snap.keys[0].level, 0.5);
+  EXPECT_EQ(snap.keys[1].node, "127.0.0.1:7001");
+}
 
 TEST(RecordingReader, MissingFileIsNamed) {
   auto p = PlaybackSource::open("/nonexistent/dir/session.jsonl");

@@ -1,15 +1,18 @@
 // Verifies the recording's lines (header, series before samples, request lines usable as
-// tuner trace lines, alerts written only on change) and that the writer flushes at least once
-// per interval of its clock, so a crash loses at most that much.
+// tuner trace lines, alerts written only on change, a key's shard written only when it has one
+// and read back into playback) and that the writer flushes at least once per interval of its
+// clock, so a crash loses at most that much.
 
 #include "core/sources/recording_writer.h"
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "core/sources/embedded_simulation_source.h"
+#include "core/sources/playback_source.h"
 #include "recording_fixture.h"
 
 namespace limitscope {
@@ -148,6 +151,66 @@ TEST(RecordingWriter, SessionLinesAreOrderedAndAlertsWrittenOnChange) {
   // Evaluated every 15 s, but written only when rows or bands changed.
   EXPECT_GE(alerts, 1u);
   EXPECT_LE(alerts, 6u);
+}
+
+KeyRow key_row(std::string api_key, std::string tier, std::string node, double level) {
+  KeyRow k;
+  k.api_key = std::move(api_key);
+  k.tier = std::move(tier);
+  k.algorithm = "token-bucket";
+  k.parameters = "5 per 1h";
+  k.capacity = 5;
+  k.level = level;
+  k.node = std::move(node);
+  return k;
+}
+
+TEST(RecordingWriter, AKeysShardIsWrittenWhenItHasOneAndPlaysBack) {
+  ManualClock clock;
+  std::stringbuf text;
+  {
+    RecordingWriter w(std::make_unique<std::ostream>(&text), "mem", clock);
+    w.header({"redis: redis+cluster://127.0.0.1:7000", 1000, 1000});
+    w.step(1000,
+           {key_row("alice", "live-0", "127.0.0.1:7001", 0.6),
+            key_row("bob", "plain", "", 0.2)},
+           {}, 0);
+    // The slot moved: the same key on another shard is a new definition.
+    w.step(2000,
+           {key_row("alice", "live-0", "127.0.0.1:7002", 0.4),
+            key_row("bob", "plain", "", 0.2)},
+           {}, 0);
+    w.finish(2000);
+    ASSERT_EQ(w.error(), "");
+  }
+  std::vector<json> keys;
+  for (const json& j : lines_of(text.str())) {
+    if (j["type"] == "key") keys.push_back(j);
+  }
+  ASSERT_EQ(keys.size(), 3u);
+  EXPECT_EQ(keys[0]["node"], "127.0.0.1:7001");
+  EXPECT_FALSE(keys[1].contains("node")) << "no shard, no field: " << keys[1].dump();
+  EXPECT_EQ(keys[2]["node"], "127.0.0.1:7002");
+  EXPECT_EQ(keys[2]["key"], "alice");
+
+  std::istringstream in(text.str());
+  auto played = PlaybackSource::read(in, "mem");
+  ASSERT_TRUE(played.ok()) << played.error();
+  EXPECT_EQ((*played)->load_error(), "");
+  ASSERT_EQ((*played)->recording().keys.size(), 3u);
+  EXPECT_EQ((*played)->recording().keys[0].node, "127.0.0.1:7001");
+  EXPECT_EQ((*played)->recording().keys[1].node, "");
+  std::map<std::string, std::string> node_of;
+  (*played)->seek(1000);
+  for (const KeyRow& k : (*played)->snapshot(ChartView{0, 1000, 100, 8, {}}).keys)
+    node_of[k.api_key] = k.node;
+  EXPECT_EQ(node_of, (std::map<std::string, std::string>{{"alice", "127.0.0.1:7001"},
+                                                          {"bob", ""}}));
+  (*played)->seek(2000);
+  for (const KeyRow& k : (*played)->snapshot(ChartView{0, 2000, 100, 8, {}}).keys)
+    node_of[k.api_key] = k.node;
+  EXPECT_EQ(node_of["alice"], "127.0.0.1:7002");
+  EXPECT_EQ(node_of["bob"], "");
 }
 
 }  // namespace
