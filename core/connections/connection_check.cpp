@@ -191,8 +191,9 @@ Expected<probe::FetchResult> get(const probe::HttpUrl& url, const probe::FetchOp
   return fetched;
 }
 
-std::string body_start(const std::string& body) {
-  std::string head = body.substr(0, 200);
+// The start of an error body, on one line, with any credential the server echoed hidden.
+std::string body_start(const std::string& body, const probe::FetchOptions& f) {
+  std::string head = probe::redact_credentials(body.substr(0, 4096), f).substr(0, 200);
   for (char& ch : head) {
     if (ch == '\n' || ch == '\r') ch = ' ';
   }
@@ -206,7 +207,7 @@ CheckResult check_metrics(const ResolvedConnection& t, const CheckOptions& o, co
   const std::string where = "GET " + t.http_url.to_string();
   if (fetched->status != 200) {
     return failure("http", where + ": HTTP " + std::to_string(fetched->status) + ": " +
-                               body_start(fetched->body));
+                               body_start(fetched->body, t.fetch));
   }
   const auto at_ms = std::chrono::duration_cast<std::chrono::milliseconds>(clock.wall()).count();
   auto scrape =
@@ -236,7 +237,7 @@ CheckResult check_prometheus(const ResolvedConnection& t, const CheckOptions& o)
   if (fetched->status != 200) {
     // Prometheus explains a refusal in an error document; a proxy answers with anything.
     return failure("http", where + ": HTTP " + std::to_string(fetched->status) + ": " +
-                               (up ? body_start(fetched->body) : up.error()));
+                               (up ? body_start(fetched->body, t.fetch) : up.error()));
   }
   if (!up) return failure("parse", up.error());
   std::size_t targets_up = 0;

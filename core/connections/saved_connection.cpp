@@ -4,7 +4,9 @@
 #include <utility>
 
 #include "core/probe/http_fetch.h"
+#include "core/limiter/rate.h"
 #include "core/redis/redis_url.h"
+#include "core/sources/live_source_factory.h"
 
 namespace limitscope::connections {
 namespace {
@@ -168,8 +170,13 @@ Expected<bool> validate(const SavedConnection& c) {
     if (c.auth != HttpAuth::basic && !c.user.empty()) {
       return field_error(c, "user", "only basic auth has a user");
     }
-    if (c.scrape_interval && *c.scrape_interval < std::chrono::milliseconds(100)) {
-      return field_error(c, "scrape_interval", "shorter than 100ms");
+    // The same bounds the dashboard's sources apply, so a file that loads also opens.
+    if (c.scrape_interval) {
+      if (*c.scrape_interval < kMinLiveInterval || *c.scrape_interval > kMaxLiveInterval) {
+        return field_error(c, "scrape_interval",
+                           format_duration(*c.scrape_interval) + " is outside " +
+                               format_duration(kMinLiveInterval) + ".." + format_duration(kMaxLiveInterval));
+      }
     }
   }
   if (has_control(c.user)) return field_error(c, "user", "holds a control character");

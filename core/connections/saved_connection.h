@@ -46,7 +46,7 @@ struct SavedConnection {
   // Options:
   std::string profiles;    ///< redis: a schema profiles file (core/probe/limiter_profile.h)
   std::string scan_match;  ///< redis: SCAN MATCH pattern for discovery and the key browser
-  std::optional<Nanos> scrape_interval;  ///< metrics and prometheus: how often to read
+  std::optional<Nanos> scrape_interval;  ///< metrics and prometheus: how often to read (100ms..10m)
 
   /// True when the connection needs a secret to log in.
   bool needs_secret() const;

@@ -44,6 +44,11 @@ struct FetchResult {
   std::string content_type;
 };
 
+/// `text` with every credential of `options` (the bearer token, the basic password and the
+/// base64 "user:password" of the Basic header) replaced by "***": for anything a server
+/// sent back (an error body may echo the request) before it reaches a message or a log.
+std::string redact_credentials(std::string text, const FetchOptions& options);
+
 /// GETs the URL. Any HTTP status is a result (callers decide what a 500 means); only
 /// transport failures, timeouts and oversized bodies are errors.
 Expected<FetchResult> http_get(const HttpUrl& url, const FetchOptions& options = {});

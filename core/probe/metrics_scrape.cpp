@@ -31,11 +31,16 @@ Expected<Scrape> scrape_metrics(const HttpUrl& url, const FetchOptions& options,
   auto fetched = http_get(url, o);
   if (!fetched) return make_error(fetched.error());
   if (fetched->status != 200) {
-    std::string start = fetched->body.substr(0, 200);
+    std::string start = redact_credentials(fetched->body.substr(0, 4096), options).substr(0, 200);
     for (char& c : start) {
       if (c == '\n' || c == '\r') c = ' ';
     }
-    return make_error("GET " + url.to_string() + ": HTTP " + std::to_string(fetched->status) +
+    const bool refused = fetched->status == 401 || fetched->status == 403;
+    const bool sent = !options.bearer_token.empty() || !options.basic_user.empty();
+    const std::string why = !refused ? ""
+                            : sent   ? " (credentials refused)"
+                                     : " (no credentials sent; the endpoint needs them)";
+    return make_error("GET " + url.to_string() + ": HTTP " + std::to_string(fetched->status) + why +
                       (start.empty() ? "" : ": " + start));
   }
   return parse_scrape(fetched->body, fetched->content_type, at_ms, url.to_string());

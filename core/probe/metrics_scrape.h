@@ -23,8 +23,10 @@ struct Scrape {
   metrics::ParseReport report;
 };
 
-/// GETs and parses `url`. Errors: transport failures, an HTTP status other than 200 (with the
-/// start of the body), and parse errors (the first few, with line numbers).
+/// GETs and parses `url`, sending the basic or bearer credentials of `options` if any.
+/// Errors: transport failures, an HTTP status other than 200 (with the start of the body,
+/// credentials redacted; a 401/403 says whether credentials were sent), and parse errors
+/// (the first few, with line numbers). No error ever holds a credential.
 Expected<Scrape> scrape_metrics(const HttpUrl& url, const FetchOptions& options, std::int64_t at_ms);
 /// The parsing half, for a body already fetched (and for tests).
 Expected<Scrape> parse_scrape(std::string_view body, std::string_view content_type,

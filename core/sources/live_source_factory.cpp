@@ -1,8 +1,10 @@
 #include "core/sources/live_source_factory.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
+#include "core/limiter/rate.h"
 #include "core/sources/composite_live_source.h"
 #include "core/sources/metrics_live_source.h"
 #include "core/sources/prometheus_live_source.h"
@@ -10,8 +12,25 @@
 
 namespace limitscope {
 
+Expected<Nanos> check_live_interval(Nanos interval, std::string_view what) {
+  if (interval < kMinLiveInterval || interval > kMaxLiveInterval) {
+    return make_error(std::string(what) + " " + format_duration(interval) + ": expected " +
+                      format_duration(kMinLiveInterval) + " to " + format_duration(kMaxLiveInterval));
+  }
+  return interval;
+}
+
 Expected<std::unique_ptr<LiveSource>> open_live_source(const LiveSpec& spec, const Clock& clock) {
   if (spec.empty()) return make_error("no live source given (--redis, --metrics or --prometheus)");
+  // Checked before anything connects, like every other input.
+  if (spec.metrics_interval) {
+    if (auto ok = check_live_interval(*spec.metrics_interval, "--metrics scrape_interval"); !ok)
+      return make_error(ok.error());
+  }
+  if (spec.prometheus_interval) {
+    if (auto ok = check_live_interval(*spec.prometheus_interval, "--prometheus scrape_interval"); !ok)
+      return make_error(ok.error());
+  }
   LiveSeriesOptions so;
   if (!spec.rules_file.empty()) {
     std::ifstream in(spec.rules_file, std::ios::binary);
@@ -32,6 +51,7 @@ Expected<std::unique_ptr<LiveSource>> open_live_source(const LiveSpec& spec, con
     if (!url) return make_error("--redis: " + url.error());
     RedisLiveOptions o;
     o.url = *url;
+    if (!spec.redis_scan_match.empty()) o.probe.match = spec.redis_scan_match;
     if (!spec.profiles_file.empty()) {
       auto loaded = probe::load_profiles_file(spec.profiles_file);
       if (!loaded) return make_error(loaded.error());
@@ -46,6 +66,10 @@ Expected<std::unique_ptr<LiveSource>> open_live_source(const LiveSpec& spec, con
     if (!url) return make_error("--metrics: " + url.error());
     MetricsLiveOptions o;
     o.url = *url;
+    o.fetch.bearer_token = spec.metrics_bearer_token;
+    o.fetch.basic_user = spec.metrics_user;
+    o.fetch.basic_password = spec.metrics_password;
+    if (spec.metrics_interval) o.scrape_interval = *spec.metrics_interval;
     made.push_back(std::make_unique<MetricsLiveSource>(std::move(o), clock, *series));
   }
   if (!spec.prometheus_url.empty()) {
@@ -56,6 +80,10 @@ Expected<std::unique_ptr<LiveSource>> open_live_source(const LiveSpec& spec, con
     o.fetch.bearer_token = spec.prometheus_bearer_token;
     o.fetch.basic_user = spec.prometheus_user;
     o.fetch.basic_password = spec.prometheus_password;
+    if (spec.prometheus_interval) {
+      o.refresh_interval = *spec.prometheus_interval;
+      o.step = std::clamp<Nanos>(*spec.prometheus_interval, std::chrono::seconds(1), std::chrono::minutes(1));
+    }
     made.push_back(std::make_unique<PrometheusLiveSource>(std::move(o), clock, *series));
   }
   if (made.size() == 1) return std::move(made.front());

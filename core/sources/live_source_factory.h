@@ -5,7 +5,9 @@
 // file or rule file gives an error naming it.
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/common/expected.h"
 #include "core/limiter/clock.h"
@@ -13,16 +15,35 @@
 
 namespace limitscope {
 
+/// Bounds of a saved `scrape_interval` (and of LiveSpec's intervals): faster than 100ms
+/// would hammer the endpoint, slower than 10 minutes leaves the dashboard and its rules blind.
+inline constexpr Nanos kMinLiveInterval = std::chrono::milliseconds(100);
+inline constexpr Nanos kMaxLiveInterval = std::chrono::minutes(10);
+
+/// @return `interval` when inside [kMinLiveInterval, kMaxLiveInterval], else an error naming
+///         `what` (e.g. "scrape_interval"), the value and the bounds
+Expected<Nanos> check_live_interval(Nanos interval, std::string_view what);
+
 struct LiveSpec {
   std::string redis_url;       ///< redis://[user:password@]host:port/db, a Redis Cluster's
                                ///< redis+cluster://host:port,host:port, or empty
   std::string profiles_file;   ///< with redis_url: profiles tried before the built-in ones
+  std::string redis_scan_match;  ///< with redis_url: SCAN MATCH of discovery ("" = every key)
   std::string metrics_url;     ///< a gateway's /metrics, or empty
+  /// /metrics auth (never shown): a bearer token, or a user and password for basic auth.
+  std::string metrics_bearer_token;
+  std::string metrics_user;
+  std::string metrics_password;
+  /// How often /metrics is scraped (default 1s), within the bounds above.
+  std::optional<Nanos> metrics_interval;
   std::string prometheus_url;  ///< a Prometheus server, or empty
   /// Prometheus auth (never shown): a bearer token, or a user and password for basic auth.
   std::string prometheus_bearer_token;
   std::string prometheus_user;
   std::string prometheus_password;
+  /// How often Prometheus is queried (default 5s); the query step follows it, kept within
+  /// 1s..1min so the backfill still has points. Within the bounds above.
+  std::optional<Nanos> prometheus_interval;
   std::string rules_file;      ///< alert rules instead of the default and live rules, or empty
 
   bool empty() const { return redis_url.empty() && metrics_url.empty() && prometheus_url.empty(); }

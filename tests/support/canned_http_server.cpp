@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <stdexcept>
 #include <vector>
 
@@ -15,6 +16,7 @@ namespace {
 const char* reason_of(int status) {
   switch (status) {
     case 200: return "OK";
+    case 401: return "Unauthorized";
     case 404: return "Not Found";
     case 500: return "Internal Server Error";
     case 503: return "Service Unavailable";
@@ -56,6 +58,33 @@ void CannedHttpServer::respond(Response r) {
   response_ = std::move(r);
 }
 
+void CannedHttpServer::require_authorization(std::string value) {
+  std::lock_guard lock(mu_);
+  required_authorization_ = std::move(value);
+}
+
+namespace {
+// The Authorization header's value in a request head ("" when absent). Header names are
+// case-insensitive; the value is taken as sent.
+std::string authorization_of(const std::string& head) {
+  std::size_t pos = 0;
+  while ((pos = head.find("\r\n", pos)) != std::string::npos) {
+    pos += 2;
+    const std::size_t end = head.find("\r\n", pos);
+    const std::string line = head.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+    const std::size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string name = line.substr(0, colon);
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (name != "authorization") continue;
+    std::size_t v = colon + 1;
+    while (v < line.size() && line[v] == ' ') ++v;
+    return line.substr(v);
+  }
+  return {};
+}
+}  // namespace
+
 std::string CannedHttpServer::last_request() const {
   std::lock_guard lock(mu_);
   return last_request_;
@@ -80,6 +109,9 @@ void CannedHttpServer::serve() {
       std::lock_guard lock(mu_);
       r = response_;
       last_request_ = head.substr(0, head.find("\r\n\r\n"));
+      if (!required_authorization_.empty() && authorization_of(last_request_) != required_authorization_) {
+        r = Response{401, "text/plain", "credentials missing or wrong\n", false, 0};
+      }
     }
     ++requests_;
     if (r.silent) {

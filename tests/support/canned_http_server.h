@@ -30,6 +30,10 @@ class CannedHttpServer {
   std::string url(const std::string& path = "/metrics") const;
   /// The response for the next connections.
   void respond(Response r);
+  /// From now on, a request whose Authorization header is not exactly `value` (e.g.
+  /// "Bearer t0k", "Basic dTpw") gets 401 instead of the canned response; "" lifts the
+  /// requirement.
+  void require_authorization(std::string value);
   /// Requests served so far.
   int requests() const { return requests_.load(); }
   /// The last request's head (request line and headers).
@@ -44,6 +48,7 @@ class CannedHttpServer {
   std::atomic<int> requests_{0};
   mutable std::mutex mu_;
   Response response_;
+  std::string required_authorization_;
   std::string last_request_;
   std::thread thread_;
 };
