@@ -1,6 +1,9 @@
 // Verifies the test-connection check on HTTP kinds against a canned loopback server: a scrape
 // reports its series count, Prometheus reports its targets, auth headers are sent, and an
-// HTTP error, a bad body or a dead port give the right error kind. (The Redis check runs
+// HTTP error, a bad body or a dead port give the right error kind; a saved /metrics
+// connection with basic or bearer auth (secret from the environment or the keychain) passes
+// an endpoint that requires it, and fails with a 401 naming the URL when the secret is wrong
+// or the connection has none, never showing a secret. (The Redis check runs
 // against a real redis-server in tests/ui/connection_dialog_test.cpp.)
 #include "core/connections/connection_check.h"
 
@@ -105,6 +108,70 @@ TEST(ConnectionCheck, FailuresCarryTheirKind) {
     EXPECT_EQ(r.error_kind, "transport") << r.message;
   }
 }
+
+struct SavedAuthRow {
+  const char* name;
+  HttpAuth auth;
+  SecretStorage storage;
+  std::string required;  // the Authorization header the endpoint wants
+  std::string user, right, wrong;
+};
+
+class SavedMetricsAuth : public ::testing::TestWithParam<SavedAuthRow> {};
+
+TEST_P(SavedMetricsAuth, PassesWithTheRightSecretAndNames401Otherwise) {
+  const SavedAuthRow& row = GetParam();
+  test::CannedHttpServer server;
+  server.respond({200, "text/plain; version=0.0.4", "up 1\n", false, 0});
+  server.require_authorization(row.required);
+  SavedConnection c;
+  c.name = "gw";
+  c.kind = ConnectionKind::metrics;
+  c.url = server.url();
+  c.auth = row.auth;
+  c.user = row.user;
+  c.secret = row.storage;
+  if (row.storage == SecretStorage::env) c.secret_env = "GW_SECRET";
+  ASSERT_TRUE(validate(c).ok()) << validate(c).error();
+  ManualClock clock;
+  const auto check_with = [&](const SavedConnection& saved, const std::string& secret) {
+    const EnvLookup env = [&](const std::string& name) -> std::optional<std::string> {
+      if (name == "GW_SECRET") return secret;
+      return std::nullopt;
+    };
+    const auto keychain = saved.secret == SecretStorage::keychain ? std::optional<std::string>(secret) : std::nullopt;
+    auto target = resolve_connection(saved, env, keychain);
+    EXPECT_TRUE(target.ok()) << target.error();
+    return target ? check_connection(*target, quick(), clock) : CheckResult{};
+  };
+
+  const CheckResult good = check_with(c, row.right);
+  EXPECT_TRUE(good.ok) << good.error_kind << ": " << good.message;
+  EXPECT_EQ(good.figure("series"), "1");
+
+  SavedConnection without = c;
+  without.auth = HttpAuth::none;
+  without.user.clear();
+  without.secret = SecretStorage::none;
+  without.secret_env.clear();
+  for (const auto& [what, result] : {std::pair{"wrong secret", check_with(c, row.wrong)},
+                                     std::pair{"no auth", check_with(without, "")}}) {
+    SCOPED_TRACE(what);
+    EXPECT_FALSE(result.ok);
+    EXPECT_EQ(result.error_kind, "http");
+    EXPECT_NE(result.message.find("GET " + server.url() + ": HTTP 401"), std::string::npos) << result.message;
+    EXPECT_EQ(result.message.find(row.right), std::string::npos) << result.message;
+    EXPECT_EQ(result.message.find(row.wrong), std::string::npos) << result.message;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    BasicAndBearer, SavedMetricsAuth,
+    ::testing::Values(SavedAuthRow{"basic_from_env", HttpAuth::basic, SecretStorage::env,
+                                   "Basic c2NyYXBlcjpzM2NyM3QtcHc=", "scraper", "s3cr3t-pw", "n0t-the-pw"},
+                      SavedAuthRow{"bearer_from_keychain", HttpAuth::bearer, SecretStorage::keychain,
+                                   "Bearer t0ken-for-metrics", "", "t0ken-for-metrics", "wr0ng-t0ken"}),
+    [](const auto& row) { return std::string(row.param.name); });
 
 }  // namespace
 }  // namespace limitscope::connections

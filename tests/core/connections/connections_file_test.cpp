@@ -193,6 +193,10 @@ TEST(ConnectionsFile, BadFilesNameTheLineAndTheField) {
        "{\"connections\": [{\"name\": \"p\", \"kind\": \"metrics\", \"url\": \"http://h\",\n"
        " \"scrape_interval\": \"soon\"}]}",
        "f.json:2: connections[0].scrape_interval:"},
+      {"interval out of bounds",
+       "{\"connections\": [{\"name\": \"p\", \"kind\": \"metrics\", \"url\": \"http://h\",\n"
+       " \"scrape_interval\": \"11m\"}]}",
+       "f.json:1: connections[0]: connection 'p': scrape_interval: 11m is outside 100ms..10m"},
   };
   for (const BadRow& r : rows) {
     SCOPED_TRACE(r.what);

@@ -63,6 +63,11 @@ SavedConnection prom_conn() {
 TEST(SavedConnection, ValidatesAndNamesTheField) {
   EXPECT_TRUE(validate(redis_conn()).ok());
   EXPECT_TRUE(validate(prom_conn()).ok());
+  for (const Nanos edge : {Nanos(std::chrono::milliseconds(100)), Nanos(std::chrono::minutes(10))}) {
+    auto c = prom_conn();
+    c.scrape_interval = edge;
+    EXPECT_TRUE(validate(c).ok()) << "the bounds themselves are allowed";
+  }
   struct Row {
     const char* what;
     SavedConnection c;
@@ -123,6 +128,16 @@ TEST(SavedConnection, ValidatesAndNamesTheField) {
     auto c = prom_conn();
     c.url = "http://u:p@prom:9090";
     add("password in http url", c, "url: holds a password");
+  }
+  {
+    auto c = prom_conn();
+    c.scrape_interval = std::chrono::milliseconds(50);
+    add("scrape interval too short", c, "scrape_interval: 50ms is outside 100ms..10m");
+  }
+  {
+    auto c = prom_conn();
+    c.scrape_interval = std::chrono::minutes(15);
+    add("scrape interval too long", c, "scrape_interval: 15m is outside 100ms..10m");
   }
   for (const Row& r : rows) {
     SCOPED_TRACE(r.what);
