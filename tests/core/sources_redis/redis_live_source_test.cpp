@@ -1,13 +1,15 @@
 // Verifies RedisLiveSource on a real redis-server: refreshes paced by advance(), levels of our
 // own and foreign keys recorded as the dashboard's series and shown in the key table, and a
 // server killed and restarted: the event log says so, the history recorded before is kept, and
-// recording resumes once the reconnect backoff (on the injected clock) has passed.
+// recording resumes once the reconnect backoff (on the injected clock) has passed. A saved
+// connection's scan_match, through open_live_source, narrows the dashboard's discovery.
 #include "core/sources/redis_live_source.h"
 
 #include <gtest/gtest.h>
 
 #include "core/redis/redis_limiter.h"
 #include "core/redis/rule_config.h"
+#include "core/sources/live_source_factory.h"
 #include "core/sources/simulation_recorder.h"
 #include "support/limit_params_builders.h"
 #include "support/redis_server.h"
@@ -160,6 +162,39 @@ TEST(RedisLiveSource, KeepsHistoryAcrossADisconnectAndReconnects) {
   EXPECT_NE(texts[1].find("refresh failed"), std::string::npos) << texts[1];
   EXPECT_EQ(texts.size(), 3u) << "a second failure while disconnected is not logged again";
   EXPECT_NE(texts.back().find("connected to"), std::string::npos);
+}
+
+TEST(RedisLiveSource, ScanMatchLeavesOtherKeysUnlisted) {
+  auto server = test::RedisServer::start();
+  {
+    auto c = connect(*server);
+    const redis::KeySchema schema;
+    const redis::RedisLimiter limiter(schema);
+    for (const char* rule : {"api", "batch"}) {
+      auto set = redis::set_config(c, schema, rule, redis::single_limit(test::bucket(Algorithm::token_bucket, 10, 1)),
+                                   redis::ChangeInfo{"test", "", std::nullopt});
+      ASSERT_TRUE(set.ok()) << set.error().message;
+    }
+    ASSERT_TRUE(limiter.decide(c, "api", "alice", 1).ok());
+    ASSERT_TRUE(limiter.decide(c, "batch", "carol", 1).ok());
+  }
+  const auto listed = [&](const std::string& match) {
+    ManualClock clock(Nanos{0}, Nanos{1'800'000'000'000'000'000});
+    LiveSpec spec;
+    spec.redis_url = "redis://127.0.0.1:" + std::to_string(server->port()) + "/0";
+    spec.redis_scan_match = match;
+    auto source = open_live_source(spec, clock);
+    EXPECT_TRUE(source) << source.error();
+    std::set<std::string> keys;
+    if (!source) return keys;
+    (*source)->advance(Nanos{0});
+    EXPECT_EQ((*source)->connection(), "connected") << (*source)->last_error();
+    for (const KeyRow& r : (*source)->snapshot(ChartView{}).keys) keys.insert(r.api_key);
+    return keys;
+  };
+  EXPECT_EQ(listed(""), (std::set<std::string>{"alice", "carol"})) << "no pattern: every limiter key";
+  const std::string api_only = redis::KeySchema().prefix() + "{api}*";
+  EXPECT_EQ(listed(api_only), std::set<std::string>{"alice"}) << "carol is outside " << api_only;
 }
 
 }  // namespace
