@@ -263,6 +263,7 @@ void MainWindow::buildKeyTable() {
     updateDetails();
   });
   m_details = new QTextBrowser(panel);
+  m_details->setObjectName(QStringLiteral("keyDetails"));
   m_details->setMaximumHeight(96);
   m_details->setPlaceholderText(tr("Select a key to see its parameters and recent decisions."));
   m_decisionModel = new DecisionTableModel(this);

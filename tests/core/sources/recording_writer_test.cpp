@@ -172,13 +172,11 @@ TEST(RecordingWriter, AKeysShardIsWrittenWhenItHasOneAndPlaysBack) {
     RecordingWriter w(std::make_unique<std::ostream>(&text), "mem", clock);
     w.header({"redis: redis+cluster://127.0.0.1:7000", 1000, 1000});
     w.step(1000,
-           {key_row("alice", "live-0", "127.0.0.1:7001", 0.6),
-            key_row("bob", "plain", "", 0.2)},
+           {key_row("alice", "live-0", "127.0.0.1:7001", 0.6), key_row("bob", "plain", "", 0.2)},
            {}, 0);
     // The slot moved: the same key on another shard is a new definition.
     w.step(2000,
-           {key_row("alice", "live-0", "127.0.0.1:7002", 0.4),
-            key_row("bob", "plain", "", 0.2)},
+           {key_row("alice", "live-0", "127.0.0.1:7002", 0.4), key_row("bob", "plain", "", 0.2)},
            {}, 0);
     w.finish(2000);
     ASSERT_EQ(w.error(), "");
@@ -204,8 +202,8 @@ TEST(RecordingWriter, AKeysShardIsWrittenWhenItHasOneAndPlaysBack) {
   (*played)->seek(1000);
   for (const KeyRow& k : (*played)->snapshot(ChartView{0, 1000, 100, 8, {}}).keys)
     node_of[k.api_key] = k.node;
-  EXPECT_EQ(node_of, (std::map<std::string, std::string>{{"alice", "127.0.0.1:7001"},
-                                                          {"bob", ""}}));
+  EXPECT_EQ(node_of,
+            (std::map<std::string, std::string>{{"alice", "127.0.0.1:7001"}, {"bob", ""}}));
   (*played)->seek(2000);
   for (const KeyRow& k : (*played)->snapshot(ChartView{0, 2000, 100, 8, {}}).keys)
     node_of[k.api_key] = k.node;
