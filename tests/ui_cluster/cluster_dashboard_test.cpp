@@ -1,7 +1,8 @@
 // Verifies the dashboard's widgets (offscreen) on a real 3-master Redis Cluster, opened as
 // `limitscope --redis redis+cluster://...` opens it: the key table shows a limiter key of every
-// shard, the details pane of each selected key names its shard, and the key browser lists
-// every shard's keys with their shard (tooltip) and reads each one's raw fields on its master.
+// shard, the details pane of each selected key names its shard (live, and in playback of a
+// recording of the session), and the key browser lists every shard's keys with their shard
+// (tooltip) and reads each one's raw fields on its master.
 // One cluster for the program (SetUpTestSuite): each start costs seconds.
 #include <gtest/gtest.h>
 
@@ -17,6 +18,7 @@
 
 #include <QSignalSpy>
 #include <QTableWidget>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
 
@@ -100,6 +102,49 @@ void openCluster(MainWindow& window, const std::string& url) {
       << opened.at(0).at(1).toString().toStdString();
 }
 
+// The key table's row of a seeded key, or null.
+const KeyRow* rowOf(const MainWindow& window, const Seeded& s) {
+  const KeyTableModel* model = window.keyModel();
+  for (int r = 0; r < model->rowCount(); ++r) {
+    const KeyRow* row = model->rowAt(r);
+    if (row != nullptr && row->api_key == s.api_key && row->tier == s.rule) return row;
+  }
+  return nullptr;
+}
+
+// Waits until the key table holds every seeded key with a shard.
+bool waitForShardRows(const MainWindow& window, const std::vector<Seeded>& seeded) {
+  return QTest::qWaitFor(
+      [&] {
+        for (const Seeded& s : seeded) {
+          const KeyRow* row = rowOf(window, s);
+          if (row == nullptr || row->node.empty()) return false;
+        }
+        return true;
+      },
+      kWaitMs);
+}
+
+// Selects each seeded key's row and expects the details pane to name its shard, and no other.
+void expectDetailsNameTheShard(MainWindow& window, const std::vector<Seeded>& seeded) {
+  auto* details = window.findChild<QTextBrowser*>(QStringLiteral("keyDetails"));
+  ASSERT_NE(details, nullptr);
+  for (const Seeded& s : seeded) {
+    const KeyRow* row = rowOf(window, s);
+    ASSERT_NE(row, nullptr) << s.rule;
+    ASSERT_TRUE(
+        window.selectKey(QString::fromStdString(s.api_key), QString::fromStdString(row->model)));
+    const QString text = details->toPlainText();
+    EXPECT_TRUE(text.contains(QString::fromStdString("Shard: " + s.node))) << text.toStdString();
+    EXPECT_TRUE(text.contains(QString::fromStdString(s.api_key))) << text.toStdString();
+    for (const Seeded& other : seeded) {
+      if (other.node != s.node) {
+        EXPECT_FALSE(text.contains(QString::fromStdString(other.node))) << text.toStdString();
+      }
+    }
+  }
+}
+
 TEST_F(ClusterDashboard, KeyTableShowsEveryShardAndTheDetailsPaneNamesTheKeysShard) {
   MainWindow window(EmbeddedSimulationOptions{}, /*start_running=*/false);
   window.resize(1400, 900);
@@ -108,51 +153,52 @@ TEST_F(ClusterDashboard, KeyTableShowsEveryShardAndTheDetailsPaneNamesTheKeysSha
 
   // The table (the view's model, not only the snapshot) holds a row of every shard's key,
   // each with the shard it lives on.
-  KeyTableModel* model = window.keyModel();
-  const auto rowOf = [&](const Seeded& s) -> const KeyRow* {
-    for (int r = 0; r < model->rowCount(); ++r) {
-      const KeyRow* row = model->rowAt(r);
-      if (row != nullptr && row->api_key == s.api_key && row->tier == s.rule) return row;
-    }
-    return nullptr;
-  };
-  const bool all = QTest::qWaitFor(
-      [&] {
-        for (const Seeded& s : seeded_) {
-          const KeyRow* row = rowOf(s);
-          if (row == nullptr || row->node.empty()) return false;
-        }
-        return true;
-      },
-      kWaitMs);
-  ASSERT_TRUE(all) << "the key table never showed the three shards' keys; rows: "
-                   << model->rowCount();
+  ASSERT_TRUE(waitForShardRows(window, seeded_))
+      << "the key table never showed the three shards' keys; rows: "
+      << window.keyModel()->rowCount();
   std::set<std::string> nodes;
   for (const Seeded& s : seeded_) {
-    const KeyRow* row = rowOf(s);
+    const KeyRow* row = rowOf(window, s);
     ASSERT_NE(row, nullptr);
     EXPECT_EQ(row->node, s.node) << s.rule;
     EXPECT_NEAR(row->level, 0.7, 1e-3) << s.rule;
     nodes.insert(row->node);
   }
   EXPECT_EQ(nodes.size(), 3u) << "one key on each master";
+  expectDetailsNameTheShard(window, seeded_);
+}
 
-  auto* details = window.findChild<QTextBrowser*>(QStringLiteral("keyDetails"));
-  ASSERT_NE(details, nullptr);
-  for (const Seeded& s : seeded_) {
-    const KeyRow* row = rowOf(s);
-    ASSERT_NE(row, nullptr);
-    ASSERT_TRUE(
-        window.selectKey(QString::fromStdString(s.api_key), QString::fromStdString(row->model)));
-    const QString text = details->toPlainText();
-    EXPECT_TRUE(text.contains(QString::fromStdString("Shard: " + s.node))) << text.toStdString();
-    EXPECT_TRUE(text.contains(QString::fromStdString(s.api_key))) << text.toStdString();
-    for (const Seeded& other : seeded_) {
-      if (other.node != s.node) {
-        EXPECT_FALSE(text.contains(QString::fromStdString(other.node))) << text.toStdString();
-      }
-    }
+TEST_F(ClusterDashboard, ARecordedSessionPlaysBackWithEachKeysShard) {
+  QTemporaryDir dir;
+  const QString path = dir.filePath(QStringLiteral("cluster.jsonl"));
+  {
+    MainWindow live(EmbeddedSimulationOptions{}, /*start_running=*/false);
+    live.show();
+    openCluster(live, cluster_->url());
+    ASSERT_TRUE(waitForShardRows(live, seeded_));
+    QSignalSpy rec(&live, &MainWindow::recordingChanged);
+    live.setRecording(path);  // writes the key table as it is now, then every refresh
+    ASSERT_TRUE(rec.wait(kWaitMs));
+    ASSERT_EQ(rec.back().at(0).toString(), path) << rec.back().at(1).toString().toStdString();
+    QSignalSpy applied(&live, &MainWindow::snapshotApplied);
+    ASSERT_TRUE(applied.wait(kWaitMs));
+    live.setRecording(QString());
+    ASSERT_TRUE(rec.wait(kWaitMs));
+    EXPECT_TRUE(rec.back().at(1).toString().isEmpty()) << rec.back().at(1).toString().toStdString();
   }
+
+  MainWindow played(EmbeddedSimulationOptions{}, false);
+  played.show();
+  QSignalSpy opened(&played, &MainWindow::playbackOpened);
+  played.openRecording(path);
+  ASSERT_TRUE(opened.wait(kWaitMs));
+  EXPECT_TRUE(opened.at(0).at(1).toString().isEmpty())
+      << opened.at(0).at(1).toString().toStdString();
+  ASSERT_TRUE(waitForShardRows(played, seeded_))
+      << "playback's key table lacks the shards; rows: " << played.keyModel()->rowCount();
+  EXPECT_TRUE(played.isPlayback());
+  for (const Seeded& s : seeded_) EXPECT_EQ(rowOf(played, s)->node, s.node) << s.rule;
+  expectDetailsNameTheShard(played, seeded_);
 }
 
 TEST_F(ClusterDashboard, KeyBrowserListsEveryShardsKeysWithTheirShard) {
