@@ -2,7 +2,10 @@
 // --redis redis+cluster://... share each tier's limit over real HTTP (429s from the first
 // request over the configured capacity, never 500 or X-Circuit-Open), and each tier's rule
 // config and state keys live on the master owning the rule's slot and on no other; with no
-// seed answering at start the gateway exits 1 naming the cluster.
+// seed answering at start the gateway exits 1 naming the cluster; and a master killed under
+// load: the fail-open gateway keeps answering 200 (X-Circuit-Open while the slot has no master,
+// never 500 or 503), the other shards' tiers decide as usual throughout, and the killed
+// master's tier gets Redis decisions again once its replica is promoted.
 #include <gtest/gtest.h>
 #include <httplib.h>
 
@@ -19,14 +22,15 @@ namespace limitscope::test {
 namespace {
 
 using nlohmann::json;
+using namespace std::chrono_literals;
 
 // Tiers whose rules ("gw-<tier>") land on three different masters, each 3 requests refilled
 // one per minute: the 4th request within the test's second is refused.
-std::string policy_json(const std::vector<std::string>& tiers) {
+std::string policy_json(const std::vector<std::string>& tiers, int capacity = 3) {
   json p;
   for (const auto& t : tiers) {
     p["tiers"][t] = {
-        {"requests", {{"algorithm", "token-bucket"}, {"capacity", 3}, {"refill", "1/min"}}}};
+        {"requests", {{"algorithm", "token-bucket"}, {"capacity", capacity}, {"refill", "1/min"}}}};
     p["keys"]["key-" + t] = t;
   }
   p["models"]["gemini-2.5-flash"] = {{"cost", 1}, {"price_per_million_tokens", 2.5}};
@@ -126,6 +130,122 @@ TEST(ClusterGateway, ExitsWhenNoSeedAnswersAtStart) {
   EXPECT_NE(p->stderr_text().find("cannot write the policy's rules to Redis: redis " + url),
             std::string::npos)
       << p->stderr_text();
+}
+
+// The X-RateLimit-Remaining of a Redis decision, or -1 when the response has none.
+long long remaining_of(const httplib::Result& r) {
+  if (!r || !r->has_header("X-RateLimit-Remaining")) return -1;
+  return std::stoll(r->get_header_value("X-RateLimit-Remaining"));
+}
+
+TEST(ClusterGateway, AMasterKilledUnderLoadFailsOpenAndItsTierDecidesAgainAfterPromotion) {
+  RedisCluster::Options o;
+  o.replicas = 1;
+  o.node_timeout_ms = 1000;
+  // The other shards keep serving while one slot range has no master.
+  o.extra_args = {"--cluster-require-full-coverage", "no"};
+  auto cluster = RedisCluster::start(o);
+  const redis::KeySchema schema;
+  std::map<int, std::string> tier_on;  // master port → tier
+  for (const auto& [port, rules] : rules_per_master(*cluster, schema, "gw-f", 1)) {
+    tier_on[port] = rules.front().substr(3);
+  }
+  ASSERT_EQ(tier_on.size(), 3u);
+  std::vector<std::string> tiers;
+  for (const auto& [port, t] : tier_on) tiers.push_back(t);
+  const int victim = tier_on.begin()->first;
+  const std::string victim_tier = tier_on.begin()->second;
+  const std::string healthy_tier = std::next(tier_on.begin())->second;
+  const int slot = redis::rule_slot(schema, gateway::RedisAdmission::rule_name(victim_tier));
+  std::string victim_id;
+  const auto lines = cluster->nodes();
+  for (const auto& n : lines) {
+    if (n.port == victim) victim_id = n.id;
+  }
+  int replica = 0;
+  for (const auto& n : lines) {
+    if (n.master_id == victim_id) replica = n.port;
+  }
+  ASSERT_NE(replica, 0);
+
+  // Capacity far above the test's traffic: every Redis decision admits, and its remaining
+  // count goes down one per request.
+  constexpr int kCapacity = 100000;
+  const std::string policy =
+      write_temp("cluster_gateway_failover_policy.json", policy_json(tiers, kCapacity));
+  GatewayProcess gw({"--policy", policy, "--mock-upstream", "--redis", cluster->url(),
+                     "--redis-failure-mode", "fail-open", "--redis-timeout", "300ms", "--threads",
+                     "4"});
+  ASSERT_TRUE(gw.running());
+  for (const auto& t : tiers) {
+    auto r = post(gw, "key-" + t);
+    ASSERT_TRUE(r) << t;
+    EXPECT_EQ(r->status, 200) << t;
+    EXPECT_FALSE(r->has_header("X-Circuit-Open")) << t;
+    EXPECT_EQ(remaining_of(r), kCapacity - 1) << t;
+  }
+  // The victim's rule config must have reached the replica before its master dies.
+  ASSERT_TRUE(RedisCluster::wait_for([&] {
+    auto c = cluster->connect(replica);
+    c.command({"READONLY"});
+    auto n =
+        c.command({"EXISTS", schema.config_key(gateway::RedisAdmission::rule_name(victim_tier))});
+    return n.ok() && n->integer == 1;
+  }));
+
+  cluster->kill(victim);
+  SteadyClock& clock = SteadyClock::instance();
+  CancelToken never;
+  int requests = 0, circuit_open = 0, healthy_degraded = 0;
+  std::vector<int> bad_statuses;
+  std::optional<Nanos> promoted_at;
+  std::optional<Nanos> resumed_at;
+  long long resumed_remaining = -1;
+  const Nanos deadline = clock.now() + 40s;
+  // Bounded polling of the real processes: a request on each tier, then the promotion check,
+  // ~20 ms apart, until the killed master's tier is decided by Redis after the promotion.
+  while (clock.now() < deadline && !resumed_at) {
+    auto v = post(gw, "key-" + victim_tier);
+    ++requests;
+    ASSERT_TRUE(v) << "no answer from the gateway; stderr: " << gw.process().stderr_text();
+    if (v->status != 200) bad_statuses.push_back(v->status);
+    const bool open = v->get_header_value("X-Circuit-Open") == "true";
+    if (open) {
+      ++circuit_open;
+      EXPECT_EQ(remaining_of(v), -1) << "fail-open reports no limits";
+    }
+    auto h = post(gw, "key-" + healthy_tier);
+    ASSERT_TRUE(h);
+    if (h->status != 200 || h->has_header("X-Circuit-Open")) ++healthy_degraded;
+    if (!promoted_at && cluster->master_port_of_slot(slot) == replica) promoted_at = clock.now();
+    if (promoted_at && !open && v->status == 200) {
+      resumed_at = clock.now();
+      resumed_remaining = remaining_of(v);
+    }
+    clock.wait_until(clock.now() + 20ms, never);
+  }
+  EXPECT_TRUE(bad_statuses.empty()) << "fail-open answered " << bad_statuses.size()
+                                    << " non-200s, first " << bad_statuses.front();
+  ASSERT_TRUE(promoted_at.has_value()) << "the replica was not promoted within 40 s";
+  ASSERT_TRUE(resumed_at.has_value())
+      << "Redis decisions did not resume after the promotion; " << circuit_open << " of "
+      << requests << " requests failed open";
+  EXPECT_LE(*resumed_at - *promoted_at, 5s);
+  // The outage as the clients saw it (in the XML report: --gtest_output=xml).
+  RecordProperty("requests_after_kill", requests);
+  RecordProperty("failed_open", circuit_open);
+  RecordProperty("resumed_after_promotion_ms",
+                 static_cast<int>((*resumed_at - *promoted_at) / 1ms));
+  EXPECT_GT(circuit_open, 0) << "the failure policy never applied";
+  EXPECT_EQ(healthy_degraded, 0) << "the other shards' tiers were not decided by Redis";
+  // A Redis decision again: the promoted replica's state counts down one per request.
+  ASSERT_GE(resumed_remaining, 0);
+  EXPECT_LT(resumed_remaining, kCapacity);
+  auto next = post(gw, "key-" + victim_tier);
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->status, 200);
+  EXPECT_FALSE(next->has_header("X-Circuit-Open"));
+  EXPECT_EQ(remaining_of(next), resumed_remaining - 1);
 }
 
 }  // namespace
