@@ -103,21 +103,22 @@ void ConnectionActions::open(const connections::SavedConnection& connection,
     auto target = connections::resolve_connection(c, connections::process_env(), keychain);
     if (!target) return fail(name, qs(target.error()));
     switch (c.kind) {
-      case connections::ConnectionKind::redis:
-        m_window->openRedis(qs(target->redis_url_text), qs(c.profiles));
+      case connections::ConnectionKind::redis: {
+        LiveSpec spec;
+        spec.redis_url = target->redis_url_text;
+        spec.profiles_file = c.profiles;
+        spec.redis_scan_match = c.scan_match;  // the dashboard's discovery, as the key browser's
+        m_window->openLive(spec);
         if (!c.scan_match.empty()) m_window->keyBrowser()->setMatch(qs(c.scan_match));
         break;
+      }
       case connections::ConnectionKind::metrics: {
-        if (c.auth != connections::HttpAuth::none) {
-          // The dashboard's /metrics source sends no credentials: opening would only fail later.
-          return fail(
-              name,
-              tr("the dashboard's /metrics source cannot log in yet (auth %1); Test connection "
-                 "works, opening needs an endpoint without auth")
-                  .arg(qs(std::string(connections::to_string(c.auth)))));
-        }
         LiveSpec spec;
         spec.metrics_url = c.url;
+        spec.metrics_bearer_token = target->fetch.bearer_token;
+        spec.metrics_user = target->fetch.basic_user;
+        spec.metrics_password = target->fetch.basic_password;
+        spec.metrics_interval = c.scrape_interval;
         m_window->openLive(spec);
         break;
       }
@@ -127,6 +128,7 @@ void ConnectionActions::open(const connections::SavedConnection& connection,
         spec.prometheus_bearer_token = target->fetch.bearer_token;
         spec.prometheus_user = target->fetch.basic_user;
         spec.prometheus_password = target->fetch.basic_password;
+        spec.prometheus_interval = c.scrape_interval;
         m_window->openLive(spec);
         break;
       }
