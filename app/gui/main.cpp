@@ -61,7 +61,9 @@ int main(int argc, char** argv) {
                                     QStringLiteral("FILE"));
   const QCommandLineOption metrics_url(QStringLiteral("metrics"),
                                        QStringLiteral("Show a gateway's /metrics (scraped every second; docs/live-sources.md). "
-                                                      "Combines with --redis and --prometheus."),
+                                                      "Combines with --redis and --prometheus. Auth from "
+                                                      "LIMITSCOPE_METRICS_TOKEN (bearer) or LIMITSCOPE_METRICS_USER "
+                                                      "and LIMITSCOPE_METRICS_PASSWORD."),
                                        QStringLiteral("URL"));
   const QCommandLineOption prometheus_url(QStringLiteral("prometheus"),
                                           QStringLiteral("Show the gateway series and the server's alerts of this Prometheus. "
@@ -155,6 +157,9 @@ int main(int argc, char** argv) {
     spec.prometheus_bearer_token = env("LIMITSCOPE_PROMETHEUS_TOKEN");
     spec.prometheus_user = env("LIMITSCOPE_PROMETHEUS_USER");
     spec.prometheus_password = env("LIMITSCOPE_PROMETHEUS_PASSWORD");
+    spec.metrics_bearer_token = env("LIMITSCOPE_METRICS_TOKEN");
+    spec.metrics_user = env("LIMITSCOPE_METRICS_USER");
+    spec.metrics_password = env("LIMITSCOPE_METRICS_PASSWORD");
     // Opened on the worker; an input that cannot be used ends the program. A screenshot of a
     // live source waits --after seconds of real time while the sources refresh, then renders.
     QObject::connect(&window, &limitscope::ui::MainWindow::liveOpened, &window,
