@@ -380,7 +380,7 @@ TEST(ConnectionActions, RecentConnectionsOpenASavedRedisInTheWindow) {
   EXPECT_TRUE(actions->recentMenu()->actions().front()->text().startsWith(QStringLiteral("local")));
 }
 
-TEST(ConnectionActions, OpensASavedMetricsConnectionAndRefusesOneItCannotLogInTo) {
+TEST(ConnectionActions, OpensSavedMetricsConnectionsWithAndWithoutAuth) {
   TempConfig config;
   test::CannedHttpServer gateway;
   gateway.respond({200, "text/plain; version=0.0.4",
@@ -392,7 +392,8 @@ TEST(ConnectionActions, OpensASavedMetricsConnectionAndRefusesOneItCannotLogInTo
     ASSERT_TRUE(f.open(QIODevice::WriteOnly));
     f.write(QStringLiteral(R"({"connections": [
       {"name": "gw", "kind": "metrics", "url": "%1"},
-      {"name": "gw-auth", "kind": "metrics", "url": "%1", "auth": "bearer", "secret": "env", "token_env": "LS_TEST_GW_TOKEN"}]})")
+      {"name": "gw-auth", "kind": "metrics", "url": "%1", "auth": "bearer", "secret": "env", "token_env": "LS_TEST_GW_TOKEN",
+       "scrape_interval": "2s"}]})")
                 .arg(QString::fromStdString(gateway.url()))
                 .toUtf8());
   }
@@ -408,12 +409,20 @@ TEST(ConnectionActions, OpensASavedMetricsConnectionAndRefusesOneItCannotLogInTo
   EXPECT_TRUE(opened.at(0).at(1).toString().isEmpty());
   EXPECT_EQ(actions->saved()->document().recent, std::vector<std::string>{"gw"});
 
-  qputenv("LS_TEST_GW_TOKEN", "t0k");
+  // With auth the scraper sends the token; the source's name and the title never show it.
+  gateway.require_authorization("Bearer t0k-gw-secret");
+  qputenv("LS_TEST_GW_TOKEN", "t0k-gw-secret");
   opened.clear();
+  live.clear();
   actions->openSaved(QStringLiteral("gw-auth"));
   ASSERT_TRUE(waitFor(opened));
-  EXPECT_TRUE(opened.at(0).at(1).toString().contains(QStringLiteral("cannot log in yet")))
-      << opened.at(0).at(1).toString().toStdString();
+  EXPECT_TRUE(opened.at(0).at(1).toString().isEmpty()) << opened.at(0).at(1).toString().toStdString();
+  ASSERT_TRUE(waitFor(live));
+  EXPECT_TRUE(live.at(0).at(1).toString().isEmpty()) << live.at(0).at(1).toString().toStdString();
+  EXPECT_FALSE(live.at(0).at(0).toString().contains(QStringLiteral("t0k-gw-secret")));
+  EXPECT_NE(gateway.last_request().find("Authorization: Bearer t0k-gw-secret"), std::string::npos)
+      << gateway.last_request();
+  EXPECT_FALSE(window.windowTitle().contains(QStringLiteral("t0k-gw-secret")));
   qunsetenv("LS_TEST_GW_TOKEN");
 }
 
