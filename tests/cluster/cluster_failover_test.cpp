@@ -30,15 +30,7 @@ TEST(ClusterFailover, DecisionsResumeAfterAReplicaIsPromoted) {
   const int slot = rule_slot(schema, rule);
   const int master = cluster->master_port_of_slot(slot);
   // The config must have reached the replica before its master dies.
-  const auto lines = cluster->nodes();
-  std::string master_id;
-  int replica = 0;
-  for (const auto& n : lines) {
-    if (n.port == master) master_id = n.id;
-  }
-  for (const auto& n : lines) {
-    if (n.master_id == master_id) replica = n.port;
-  }
+  const int replica = cluster->replica_of(master);
   ASSERT_NE(replica, 0);
   ASSERT_TRUE(RedisCluster::wait_for([&] {
     auto c = cluster->connect(replica);

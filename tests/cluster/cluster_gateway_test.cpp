@@ -157,15 +157,7 @@ TEST(ClusterGateway, AMasterKilledUnderLoadFailsOpenAndItsTierDecidesAgainAfterP
   const std::string victim_tier = tier_on.begin()->second;
   const std::string healthy_tier = std::next(tier_on.begin())->second;
   const int slot = redis::rule_slot(schema, gateway::RedisAdmission::rule_name(victim_tier));
-  std::string victim_id;
-  const auto lines = cluster->nodes();
-  for (const auto& n : lines) {
-    if (n.port == victim) victim_id = n.id;
-  }
-  int replica = 0;
-  for (const auto& n : lines) {
-    if (n.master_id == victim_id) replica = n.port;
-  }
+  const int replica = cluster->replica_of(victim);
   ASSERT_NE(replica, 0);
 
   // Capacity far above the test's traffic: every Redis decision admits, and its remaining

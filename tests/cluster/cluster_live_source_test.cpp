@@ -183,15 +183,7 @@ TEST(ClusterLiveSource, AKilledMasterIsReportedItsKeysKeptAndTheSourceRecoversAf
   }
   const std::string victim_rule = per_master.begin()->second.front();
   const int victim = per_master.begin()->first;
-  std::string victim_id;
-  const auto lines = cluster->nodes();
-  for (const auto& n : lines) {
-    if (n.port == victim) victim_id = n.id;
-  }
-  int replica = 0;
-  for (const auto& n : lines) {
-    if (n.master_id == victim_id) replica = n.port;
-  }
+  const int replica = cluster->replica_of(victim);
   ASSERT_NE(replica, 0);
   // The rule's config, state and stream must have reached the replica before its master dies.
   ASSERT_TRUE(RedisCluster::wait_for([&] {

@@ -159,6 +159,18 @@ std::string RedisCluster::node_id(int port) const {
   return id->str;
 }
 
+int RedisCluster::replica_of(int master_port) const {
+  const auto lines = nodes();
+  std::string master_id;
+  for (const auto& n : lines) {
+    if (n.port == master_port) master_id = n.id;
+  }
+  for (const auto& n : lines) {
+    if (!master_id.empty() && n.master_id == master_id) return n.port;
+  }
+  return 0;
+}
+
 void RedisCluster::kill(int port) {
   for (auto& n : nodes_) {
     if (n->port() == port) n->kill();

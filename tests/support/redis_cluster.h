@@ -52,6 +52,8 @@ class RedisCluster {
   /// The port of the master serving `slot` (CLUSTER SLOTS of a live node), or 0.
   int master_port_of_slot(int slot) const;
   std::string node_id(int port) const;
+  /// The port of a replica of the master on `master_port` (CLUSTER NODES), or 0 for none.
+  int replica_of(int master_port) const;
 
   /// SIGKILL the node on `port`.
   void kill(int port);
