@@ -154,12 +154,10 @@ int main(int argc, char** argv) {
       const char* v = std::getenv(name);
       return std::string(v != nullptr ? v : "");
     };
-    spec.prometheus_bearer_token = env("LIMITSCOPE_PROMETHEUS_TOKEN");
-    spec.prometheus_user = env("LIMITSCOPE_PROMETHEUS_USER");
-    spec.prometheus_password = env("LIMITSCOPE_PROMETHEUS_PASSWORD");
-    spec.metrics_bearer_token = env("LIMITSCOPE_METRICS_TOKEN");
-    spec.metrics_user = env("LIMITSCOPE_METRICS_USER");
-    spec.metrics_password = env("LIMITSCOPE_METRICS_PASSWORD");
+    spec.prometheus_auth = {env("LIMITSCOPE_PROMETHEUS_TOKEN"), env("LIMITSCOPE_PROMETHEUS_USER"),
+                            env("LIMITSCOPE_PROMETHEUS_PASSWORD")};
+    spec.metrics_auth = {env("LIMITSCOPE_METRICS_TOKEN"), env("LIMITSCOPE_METRICS_USER"),
+                         env("LIMITSCOPE_METRICS_PASSWORD")};
     // Opened on the worker; an input that cannot be used ends the program. A screenshot of a
     // live source waits --after seconds of real time while the sources refresh, then renders.
     QObject::connect(&window, &limitscope::ui::MainWindow::liveOpened, &window,

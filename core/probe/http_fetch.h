@@ -38,6 +38,21 @@ struct FetchOptions {
   std::string accept;                        ///< Accept header, when set
 };
 
+/// The credentials of FetchOptions on their own, for specs that carry them to a fetch (never
+/// shown): a bearer token, or a user and password for basic auth.
+struct HttpAuth {
+  std::string bearer_token;
+  std::string basic_user;
+  std::string basic_password;
+
+  static HttpAuth of(const FetchOptions& o) { return {o.bearer_token, o.basic_user, o.basic_password}; }
+  void apply_to(FetchOptions& o) const {
+    o.bearer_token = bearer_token;
+    o.basic_user = basic_user;
+    o.basic_password = basic_password;
+  }
+};
+
 struct FetchResult {
   int status = 0;
   std::string body;

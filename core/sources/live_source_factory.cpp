@@ -66,9 +66,7 @@ Expected<std::unique_ptr<LiveSource>> open_live_source(const LiveSpec& spec, con
     if (!url) return make_error("--metrics: " + url.error());
     MetricsLiveOptions o;
     o.url = *url;
-    o.fetch.bearer_token = spec.metrics_bearer_token;
-    o.fetch.basic_user = spec.metrics_user;
-    o.fetch.basic_password = spec.metrics_password;
+    spec.metrics_auth.apply_to(o.fetch);
     if (spec.metrics_interval) o.scrape_interval = *spec.metrics_interval;
     made.push_back(std::make_unique<MetricsLiveSource>(std::move(o), clock, *series));
   }
@@ -77,9 +75,7 @@ Expected<std::unique_ptr<LiveSource>> open_live_source(const LiveSpec& spec, con
     if (!url) return make_error("--prometheus: " + url.error());
     PrometheusLiveOptions o;
     o.url = *url;
-    o.fetch.bearer_token = spec.prometheus_bearer_token;
-    o.fetch.basic_user = spec.prometheus_user;
-    o.fetch.basic_password = spec.prometheus_password;
+    spec.prometheus_auth.apply_to(o.fetch);
     if (spec.prometheus_interval) {
       o.refresh_interval = *spec.prometheus_interval;
       o.step = std::clamp<Nanos>(*spec.prometheus_interval, std::chrono::seconds(1), std::chrono::minutes(1));

@@ -11,6 +11,7 @@
 
 #include "core/common/expected.h"
 #include "core/limiter/clock.h"
+#include "core/probe/http_fetch.h"
 #include "core/sources/live_source.h"
 
 namespace limitscope {
@@ -30,17 +31,11 @@ struct LiveSpec {
   std::string profiles_file;   ///< with redis_url: profiles tried before the built-in ones
   std::string redis_scan_match;  ///< with redis_url: SCAN MATCH of discovery ("" = every key)
   std::string metrics_url;     ///< a gateway's /metrics, or empty
-  /// /metrics auth (never shown): a bearer token, or a user and password for basic auth.
-  std::string metrics_bearer_token;
-  std::string metrics_user;
-  std::string metrics_password;
+  probe::HttpAuth metrics_auth;  ///< /metrics credentials (never shown)
   /// How often /metrics is scraped (default 1s), within the bounds above.
   std::optional<Nanos> metrics_interval;
   std::string prometheus_url;  ///< a Prometheus server, or empty
-  /// Prometheus auth (never shown): a bearer token, or a user and password for basic auth.
-  std::string prometheus_bearer_token;
-  std::string prometheus_user;
-  std::string prometheus_password;
+  probe::HttpAuth prometheus_auth;  ///< Prometheus credentials (never shown)
   /// How often Prometheus is queried (default 5s); the query step follows it, kept within
   /// 1s..1min so the backfill still has points. Within the bounds above.
   std::optional<Nanos> prometheus_interval;

@@ -115,9 +115,7 @@ void ConnectionActions::open(const connections::SavedConnection& connection,
       case connections::ConnectionKind::metrics: {
         LiveSpec spec;
         spec.metrics_url = c.url;
-        spec.metrics_bearer_token = target->fetch.bearer_token;
-        spec.metrics_user = target->fetch.basic_user;
-        spec.metrics_password = target->fetch.basic_password;
+        spec.metrics_auth = probe::HttpAuth::of(target->fetch);
         spec.metrics_interval = c.scrape_interval;
         m_window->openLive(spec);
         break;
@@ -125,9 +123,7 @@ void ConnectionActions::open(const connections::SavedConnection& connection,
       case connections::ConnectionKind::prometheus: {
         LiveSpec spec;
         spec.prometheus_url = c.url;
-        spec.prometheus_bearer_token = target->fetch.bearer_token;
-        spec.prometheus_user = target->fetch.basic_user;
-        spec.prometheus_password = target->fetch.basic_password;
+        spec.prometheus_auth = probe::HttpAuth::of(target->fetch);
         spec.prometheus_interval = c.scrape_interval;
         m_window->openLive(spec);
         break;

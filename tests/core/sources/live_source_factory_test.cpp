@@ -32,9 +32,7 @@ struct Credentials {
 };
 
 void put(LiveSpec& spec, const Credentials& c) {
-  spec.metrics_user = c.user;
-  spec.metrics_password = c.password;
-  spec.metrics_bearer_token = c.token;
+  spec.metrics_auth = {c.token, c.user, c.password};
 }
 
 std::unique_ptr<LiveSource> open_or_fail(const LiveSpec& spec, const Clock& clock) {
@@ -130,7 +128,7 @@ TEST(MetricsAuth, ACredentialEchoedInAnErrorBodyIsRedacted) {
   ManualClock clock(Nanos{0}, kWall);
   LiveSpec spec;
   spec.metrics_url = server.url();
-  spec.metrics_bearer_token = "wr0ng-t0ken";
+  spec.metrics_auth.bearer_token = "wr0ng-t0ken";
   auto source = open_or_fail(spec, clock);
   ASSERT_NE(source, nullptr);
   source->advance(Nanos{0});
