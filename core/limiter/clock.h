@@ -65,6 +65,9 @@ class ManualClock final : public Clock {
   void advance(Nanos d);
   /// Sets the time; t must not be earlier than now().
   void set(Nanos t);
+  /// Steps the wall clock alone by d (either sign), as an NTP step does; now() is unchanged.
+  /// Not synchronised: call it only while no other thread reads this clock.
+  void step_wall(Nanos d) { wall_epoch_ += d; }
   /// Number of threads currently blocked in wait_until (lets tests wait on a condition).
   int waiters() const { return waiters_.load(std::memory_order_acquire); }
 

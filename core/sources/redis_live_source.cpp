@@ -12,6 +12,9 @@ namespace limitscope {
 
 namespace {
 
+// Server times this close behind the last sample count as the same instant (see refresh()).
+constexpr std::int64_t kSameInstantMs = 5;
+
 constexpr std::size_t kSparklinePoints = 60;
 
 struct Identity {
@@ -128,7 +131,13 @@ void RedisLiveSource::refresh() {
   last_error_ = snap->errors.empty() ? std::string() : snap->errors.front();
   if (cluster_) cluster_events(*snap);
   std::int64_t t = options_.stamp_with_server_time ? snap->server_time_us / 1000 : clock_.wall().count() / 1'000'000;
-  if (have_server_time_ && t <= now_ms_) return;  // the clock went back (or within the same ms): skip
+  if (have_server_time_ && t <= now_ms_) {
+    // Two refreshes within one millisecond (a fast server, "refresh now"), or a clock that
+    // stepped back by a hair: stamp this one just after the last, so what it read is kept.
+    // A clock that went back further is skipped until it passes the last sample again.
+    if (now_ms_ - t > kSameInstantMs) return;
+    t = now_ms_ + 1;
+  }
   have_server_time_ = true;
   if (cluster_) keep_unread(*snap);  // before readings_ and now_ms_ move on
   now_ms_ = t;

@@ -125,6 +125,33 @@ TEST(RedisDecisionStreams, BacklogThenRatesPerKeyAndRule) {
   EXPECT_TRUE(alice_row);
 }
 
+// Two refreshes within one millisecond of the clock that stamps samples: the second still
+// reads (stamped 1 ms after the first) instead of being dropped as "the clock went back".
+TEST(RedisDecisionStreams, ARefreshWithinTheSameMillisecondStillReads) {
+  auto server = test::RedisServer::start();
+  auto c = connect(*server);
+  configure(c);
+  ManualClock clock(Nanos{0}, Nanos{1'800'000'000'000'000'000});
+  RedisLiveOptions o = options_for(*server);
+  o.stamp_with_server_time = false;  // the injected clock, which does not move here
+  decide_logged(c, "alice", 1);       // the stream exists before the first read
+  RedisLiveSource source(o, clock);
+  source.advance(Nanos{0});
+  ASSERT_TRUE(source.connected()) << source.last_error();
+  const std::int64_t first = source.now_ms();
+
+  EXPECT_EQ(decide_logged(c, "alice", 4), 0);
+  source.advance(seconds(1));  // the refresh is due; the clock still reads the same instant
+  EXPECT_EQ(source.decisions_read(), 4u);
+  EXPECT_EQ(source.now_ms(), first + 1);
+
+  clock.step_wall(-seconds(10));  // a clock stepped back for real: skipped
+  decide_logged(c, "alice", 1);
+  source.advance(seconds(1));
+  EXPECT_EQ(source.decisions_read(), 4u);
+  EXPECT_EQ(source.now_ms(), first + 1);
+}
+
 TEST(RedisDecisionStreams, CountBudgetSpreadsALongStreamAndBadEntriesAreNamed) {
   auto server = test::RedisServer::start();
   auto c = connect(*server);
