@@ -26,6 +26,7 @@
 #include <QVBoxLayout>
 
 #include "ui/charts/time_chart.h"
+#include "ui/event_log_panel.h"
 #include "ui/key_browser/key_browser_dock.h"
 #include "ui/models/alert_table_model.h"
 #include "ui/models/decision_table_model.h"
@@ -66,6 +67,7 @@ MainWindow::MainWindow(EmbeddedSimulationOptions options, bool start_running, QW
   addDockWidget(Qt::RightDockWidgetArea, m_keyBrowser);
   tabifyDockWidget(findChild<QDockWidget*>(QStringLiteral("keysDock")), m_keyBrowser);
   m_keyBrowser->hide();
+  buildEvents();
   buildActions();
   buildMenus();
 
@@ -153,6 +155,9 @@ MainWindow::MainWindow(EmbeddedSimulationOptions options, bool start_running, QW
 
   resize(1600, 1000);
   resizeDocks({findChild<QDockWidget*>(QStringLiteral("keysDock"))}, {700}, Qt::Horizontal);
+  // Alerts and events share the space under the key table evenly.
+  resizeDocks({findChild<QDockWidget*>(QStringLiteral("alertsDock")), findChild<QDockWidget*>(QStringLiteral("eventsDock"))},
+              {200, 200}, Qt::Vertical);
   restoreLayout();
   setTheme(m_theme);
   sendView();
@@ -331,6 +336,17 @@ void MainWindow::buildAlerts() {
   addDockWidget(Qt::RightDockWidgetArea, dock);
 }
 
+void MainWindow::buildEvents() {
+  auto* dock = new QDockWidget(tr("Events"), this);
+  dock->setObjectName(QStringLiteral("eventsDock"));
+  m_eventLog = new EventLogPanel(dock);
+  connect(m_eventLog, &EventLogPanel::titleChanged, dock, &QDockWidget::setWindowTitle);
+  dock->setWidget(m_eventLog);
+  // Under the alerts, not under the charts: with full legends the four charts need about 840
+  // of the window's 1000 pixels, and a bottom dock would push a 1600×1000 window past its size.
+  splitDockWidget(findChild<QDockWidget*>(QStringLiteral("alertsDock")), dock, Qt::Vertical);
+}
+
 void MainWindow::openRedis(const QString& url, const QString& profiles) {
   m_keyBrowser->setTarget(url, profiles);
   m_keyBrowser->show();
@@ -492,8 +508,9 @@ void MainWindow::applySnapshot(const SnapshotPtr& s) {
                         (s->incidents.empty() ? QString()
                                               : tr(" · incident: %1").arg(QString::fromStdString(s->incidents.front()))));
   m_statusError->setText(QString::fromStdString(s->last_error));
-  // A live source's event log (connected, scrape failed: reason, reconnected) as the tooltip
-  // of its state and error, newest last.
+  // A live source's event log (connected, scrape failed: reason, reconnected): the Events
+  // dock lists it; the state and error keep it as their tooltip too, newest last.
+  m_eventLog->setEvents(s->events);
   QString events;
   for (const SourceEvent& e : s->events) {
     events += QDateTime::fromMSecsSinceEpoch(e.t_ms).toString(QStringLiteral("HH:mm:ss  ")) +

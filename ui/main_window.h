@@ -33,6 +33,7 @@ namespace limitscope::ui {
 class AlertTableModel;
 class ConnectionActions;
 class DecisionTableModel;
+class EventLogPanel;
 class KeyBrowserDock;
 class KeyTableModel;
 class TimeChart;
@@ -79,6 +80,8 @@ class MainWindow : public QMainWindow {
   ConnectionActions* connections() const { return m_connections; }
   /// The Redis key browser dock (ui/key_browser); browses the Redis openRedis() opened.
   KeyBrowserDock* keyBrowser() const { return m_keyBrowser; }
+  /// The Events dock's panel: the live source's event log.
+  EventLogPanel* eventLog() const { return m_eventLog; }
   /// Selects the key table's row of (key, model), as a click would.
   bool selectKey(const QString& api_key, const QString& model);
   SnapshotPtr lastSnapshot() const { return m_shown; }
@@ -117,6 +120,7 @@ class MainWindow : public QMainWindow {
   void buildCharts();
   void buildKeyTable();
   void buildAlerts();
+  void buildEvents();
   void buildMenus();
   void updateRunText();
   void onPlaybackOpened(const QString& name, qint64 begin_ms, qint64 end_ms, const QString& error);
@@ -154,6 +158,7 @@ class MainWindow : public QMainWindow {
   QSystemTrayIcon* m_tray = nullptr;
   ConnectionActions* m_connections = nullptr;
   KeyBrowserDock* m_keyBrowser = nullptr;
+  EventLogPanel* m_eventLog = nullptr;
 
   QAction* m_runAction = nullptr;
   QAction* m_liveAction = nullptr;

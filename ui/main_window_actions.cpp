@@ -5,6 +5,7 @@
 #include <QActionGroup>
 #include <QComboBox>
 #include <QDateTime>
+#include <QDockWidget>
 #include <QFileDialog>
 #include <QLabel>
 #include <QLineEdit>
@@ -193,6 +194,12 @@ void MainWindow::buildMenus() {
   QAction* quit = file->addAction(tr("&Quit"));
   quit->setShortcut(QKeySequence::Quit);
   connect(quit, &QAction::triggered, this, &QWidget::close);
+
+  // The dashboard's docks can be closed from their title bars: this is the way back.
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  for (const QString& name : {QStringLiteral("keysDock"), QStringLiteral("alertsDock"), QStringLiteral("eventsDock")}) {
+    if (auto* dock = findChild<QDockWidget*>(name)) view->addAction(dock->toggleViewAction());
+  }
 }
 
 void MainWindow::updateRunText() {
