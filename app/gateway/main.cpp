@@ -73,6 +73,9 @@ int main(int argc, char** argv) {
         "when Redis cannot decide: fail-open (default; X-Circuit-Open) or fail-closed (503)"},
        {"redis-prefix", "P", "prefix of the limiter's Redis keys (default: the core's)"},
        {"redis-timeout", "DURATION", "Redis connect and command timeout (default 100ms)"},
+       {"log-decisions", "FRACTION",
+        "log the decisions of this fraction of API keys (0..1, default 0) to each rule's decision "
+        "stream, with model and token estimate, for the tuner (sampled by key: all of a key's)"},
        {"limiter", "MODE",
         "in-process (default), redis (with --redis) or off (admit every known key and model)"},
        {"upstream", "URL", "forward admitted requests to http[s]://HOST[:PORT][/PREFIX]"},
@@ -133,8 +136,16 @@ int main(int argc, char** argv) {
           std::chrono::duration_cast<std::chrono::milliseconds>(*d);
       pool_options.connect.command_timeout = pool_options.connect.connect_timeout;
     }
+    if (auto f = args.get("log-decisions")) {
+      double v = -1;
+      auto [p, ec] = std::from_chars(f->data(), f->data() + f->size(), v);
+      if (f->empty() || ec != std::errc{} || p != f->data() + f->size() || !(v >= 0 && v <= 1)) {
+        return usage_error("--log-decisions " + *f + ": expected a fraction between 0 and 1");
+      }
+      redis_options.log_decisions = v;
+    }
   } else {
-    for (const char* name : {"redis-failure-mode", "redis-prefix", "redis-timeout"}) {
+    for (const char* name : {"redis-failure-mode", "redis-prefix", "redis-timeout", "log-decisions"}) {
       if (args.has(name)) return usage_error(std::string("--") + name + " needs --redis URL");
     }
   }

@@ -1,6 +1,7 @@
 #include "core/gateway/redis_admission.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 
 #include "core/common/sha256.h"
@@ -59,6 +60,18 @@ std::string RedisAdmission::rule_name(std::string_view tier) {
 
 std::string RedisAdmission::limited_key(std::string_view api_key, std::string_view model) {
   return sha256_hex(api_key).substr(0, 32) + ":" + std::string(model);
+}
+
+bool decision_logged(std::string_view api_key_sha256_hex, double fraction) {
+  if (!(fraction > 0)) return false;
+  if (fraction >= 1) return true;
+  if (api_key_sha256_hex.size() < 8) return false;
+  std::uint32_t head = 0;
+  const char* begin = api_key_sha256_hex.data();
+  const char* end = begin + 8;
+  const auto [ptr, ec] = std::from_chars(begin, end, head, 16);
+  if (ec != std::errc{} || ptr != end) return false;
+  return static_cast<double>(head) < fraction * 4294967296.0;
 }
 
 std::shared_ptr<const Policy> RedisAdmission::policy() const {
@@ -163,8 +176,16 @@ AdmissionResult RedisAdmission::admit(const AdmissionRequest& request) {
   }
   out.cost = out.model->cost;
   redis::DecideRequest req;
-  req.key = limited_key(request.api_key, request.model);
+  const std::string key_hash = sha256_hex(request.api_key);
+  req.key = key_hash.substr(0, 32) + ":" + std::string(request.model);
   req.costs = {out.cost};
+  if (decision_logged(key_hash, options_.log_decisions)) {
+    req.log = true;
+    req.model = std::string(request.model);
+    if (request.llm_tokens > 0) {
+      req.llm_tokens = static_cast<std::uint32_t>(std::min<std::int64_t>(request.llm_tokens, UINT32_MAX - 1));
+    }
+  }
   if (out.tier->llm_tokens) req.costs.push_back(static_cast<double>(request.llm_tokens));
   const std::string rule = rule_name(out.tier->name);
   std::string binding;

@@ -20,6 +20,11 @@
 // pool, or a Redis Cluster (ClusterLimiter: each tier's rule lives on the shard of its hash
 // tag, so the gateway's tiers spread over the masters).
 //
+// Decision log (RedisAdmissionOptions::log_decisions): the sampled keys' decisions go to the
+// rule's decision stream with the model and the token estimate (the tuner's "decision stream"
+// trace source). The logged tokens are the admission estimate (prompt + max tokens), an upper
+// bound of what the upstream billed, since nothing is settled with Redis (below).
+//
 // Not done here: settlement. decide.lua has no refund, so with Redis the token estimate
 // stands (settle() does nothing), and only the composite's binding limit is reported.
 
@@ -42,7 +47,16 @@ namespace limitscope::gateway {
 struct RedisAdmissionOptions {
   redis::KeySchema schema;       // key prefix
   redis::FailurePolicy failure;  // fail-open by default
+  /// The fraction of API keys (0..1) whose decisions are logged to their rule's decision
+  /// stream, with the request's model and token estimate, for the tuner to replay and price.
+  /// Sampled by key, not by request: a sampled key's every decision is logged, so its replay
+  /// sees the sequence its limiter saw. The same keys are sampled by every gateway process.
+  double log_decisions = 0;
 };
+
+/// Whether `api_key`'s decisions are logged at sampling fraction `fraction` (by the first 32
+/// bits of SHA-256 of the key, so every gateway process agrees).
+bool decision_logged(std::string_view api_key_sha256_hex, double fraction);
 
 class RedisAdmission final : public AdmissionBackend {
  public:

@@ -27,6 +27,13 @@ std::optional<std::string> check(const KeySchema& schema, std::string_view rule,
   return std::nullopt;
 }
 
+// decide.lua's log flag: "" (no log), "1", or "1:<tokens>:<model>" (either may be empty).
+std::string log_flag(const DecideRequest& r) {
+  if (!r.log) return {};
+  if (!r.llm_tokens && r.model.empty()) return "1";
+  return "1:" + (r.llm_tokens ? std::to_string(*r.llm_tokens) : std::string()) + ":" + r.model;
+}
+
 // One decide.lua call deciding `requests[from, to)`.
 ScriptCall make_call(const KeySchema& schema, std::string_view rule,
                      const std::vector<DecideRequest>& requests, std::size_t from, std::size_t to,
@@ -49,7 +56,7 @@ ScriptCall make_call(const KeySchema& schema, std::string_view rule,
     }
     call.args.push_back(r.key);
     call.args.push_back(std::move(costs));
-    call.args.push_back(r.log ? "1" : "");
+    call.args.push_back(log_flag(r));
     call.args.push_back(r.now_us ? std::to_string(*r.now_us) : std::string());
   }
   return call;

@@ -36,6 +36,10 @@ struct DecideRequest {
                                    ///< (the caller samples)
   /// Test mode: decide this request at this instant (µs), overriding DecideOptions::now_us.
   std::optional<std::int64_t> now_us = std::nullopt;
+  /// Logged with the decision (fields `tokens` and `model`), so a trace read from the stream
+  /// can be priced (core/tuner/stream_trace.h); unused when `log` is false.
+  std::optional<std::uint32_t> llm_tokens = std::nullopt;
+  std::string model = {};
 };
 
 struct DecideOptions {

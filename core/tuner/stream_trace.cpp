@@ -39,7 +39,6 @@ redis::Result<TraceLoad> trace_from_decision_stream(redis::Connection& c,
   TraceLoad load;
   std::string start = "-";
   std::int64_t last_t = INT64_MIN;
-  const std::uint16_t tier = load.trace.tier_id(rule);
   double total = 0;  // entries to read, for progress
   if (progress) {
     auto len = c.command({"XLEN", key});
@@ -67,12 +66,16 @@ redis::Result<TraceLoad> trace_from_decision_stream(redis::Connection& c,
       std::optional<double> t;
       std::optional<double> cost;
       std::string who;
+      const std::string* model = nullptr;
+      const std::string* tokens = nullptr;
       const auto& fields = entry.elements[1].elements;
       for (std::size_t i = 0; i + 1 < fields.size(); i += 2) {
         const std::string& f = fields[i].str;
         const std::string& v = fields[i + 1].str;
         if (f == "t") t = number(v);
         if (f == "key") who = v;
+        if (f == "model") model = &v;
+        if (f == "tokens") tokens = &v;
         // A composite's costs are "c1,c2,...": the first limit's cost (requests) counts.
         if (f == "cost") cost = number(v.substr(0, v.find(',')));
       }
@@ -88,18 +91,25 @@ redis::Result<TraceLoad> trace_from_decision_stream(redis::Connection& c,
         error(load, options, n, "entry " + entry.elements[0].str + ": no key");
         continue;
       }
+      std::optional<std::uint32_t> llm_tokens;
+      if (tokens != nullptr) {
+        std::uint32_t v = 0;
+        auto [p, ec] = std::from_chars(tokens->data(), tokens->data() + tokens->size(), v);
+        if (tokens->empty() || ec != std::errc{} || p != tokens->data() + tokens->size() ||
+            v == Trace::kNoTokens) {
+          error(load, options, n, "entry " + entry.elements[0].str + ": field tokens is not a count of tokens");
+          continue;
+        }
+        llm_tokens = v;
+      }
       const auto t_us = static_cast<std::int64_t>(*t);
       if (t_us < last_t) {
         error(load, options, n, "entry " + entry.elements[0].str + ": t is before the previous entry's");
         continue;
       }
       last_t = t_us;
-      TraceEvent e;
-      e.t_us = t_us;
-      e.cost = *cost;
-      e.key = load.trace.key_id(who);
-      e.tier = tier;
-      load.trace.events.push_back(e);
+      load.trace.add(t_us, who, *cost, model != nullptr ? std::string_view(*model) : std::string_view(), rule,
+                     llm_tokens);
     }
     if (page->elements.size() < want) break;
   }

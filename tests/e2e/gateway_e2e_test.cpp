@@ -292,7 +292,12 @@ TEST(GatewayCommandLine, BadUsageExits2WithOneLine) {
         Row{"--listen 127.0.0.1:0 --upstream ftp://x", "scheme must be http or https"},
         Row{"--listen 127.0.0.1:0 --mock-upstream --policy /nonexistent.json",
             "cannot open policy file"},
-        Row{"--listen 127.0.0.1:0 --mock-upstream --threads 0", "--threads 0"}}) {
+        Row{"--listen 127.0.0.1:0 --mock-upstream --threads 0", "--threads 0"},
+        Row{"--listen 127.0.0.1:0 --mock-upstream --log-decisions 1", "needs --redis URL"},
+        Row{"--listen 127.0.0.1:0 --mock-upstream --redis redis://127.0.0.1:1 --log-decisions 1.5",
+            "--log-decisions 1.5: expected a fraction between 0 and 1"},
+        Row{"--listen 127.0.0.1:0 --mock-upstream --redis redis://127.0.0.1:1 --log-decisions half",
+            "--log-decisions half"}}) {
     ProcessResult r = run_process(binary_path("app/limitscope-gateway"), row.args);
     EXPECT_EQ(r.exit_code, 2) << row.args;
     EXPECT_NE(r.err.find(row.says), std::string::npos) << row.args << ": " << r.err;

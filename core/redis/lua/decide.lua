@@ -4,8 +4,9 @@
 -- decision (a composite rule's limits append ":<name>"; same hash tag, so same slot).
 -- ARGV[1] now in µs ("" = the server's TIME), ARGV[2] decision-log MAXLEN (0 = no log),
 -- ARGV[3] ms added to every TTL (test mode only), then per decision: label, costs ("c" for
--- every limit, or "c1,c2,..." one per limit), log flag ("1" = XADD this decision), and its
--- own instant in µs ("" = the call's; test mode).
+-- every limit, or "c1,c2,..." one per limit), log flag ("1" = XADD this decision;
+-- "1:<tokens>:<model>" = XADD it with the request's LLM tokens and model, either may be empty),
+-- and its own instant in µs ("" = the call's; test mode).
 -- A single-limit rule may hold per-key overrides ("o.<field>.<key>" in the config hash, counted
 -- by its "overrides" field): a decision whose label has one uses those parameters instead.
 
@@ -31,6 +32,19 @@ local pad = ls_uint(ARGV[3]) or 0
 local n = #KEYS - 2
 if n < 1 or #ARGV ~= 3 + 4 * n then
   return redis.error_reply('LSARG expected 4 arguments per state key, got ' .. #ARGV .. ' for ' .. n)
+end
+
+-- Log flags with the request's tokens and model, checked before any decision is made.
+local logged = {}  -- i -> {tokens or nil, model or nil}
+for i = 1, n do
+  local f = ARGV[2 + 4 * i]
+  if f ~= '' and f ~= '1' and f ~= '0' then
+    local tok, model = string.match(f, '^1:(%d*):(.*)$')
+    if tok == nil then
+      return redis.error_reply("LSARG log flag must be '', '1' or '1:<tokens>:<model>', got '" .. f .. "'")
+    end
+    logged[i] = {tok ~= '' and tok or nil, model ~= '' and model or nil}
+  end
 end
 
 local cfg = KEYS[1]
@@ -168,6 +182,11 @@ for i = 1, n do
   if log_max > 0 and log_flag == '1' then
     redis.call('XADD', KEYS[2], 'MAXLEN', '~', log_max, '*', 't', t, 'key', label,
                'cost', costs_s, 'allowed', all and 1 or 0, 'level', remaining)
+  elseif log_max > 0 and logged[i] then
+    local entry = {'t', t, 'key', label, 'cost', costs_s, 'allowed', all and 1 or 0, 'level', remaining}
+    if logged[i][1] then entry[#entry + 1] = 'tokens' entry[#entry + 1] = logged[i][1] end
+    if logged[i][2] then entry[#entry + 1] = 'model' entry[#entry + 1] = logged[i][2] end
+    redis.call('XADD', KEYS[2], 'MAXLEN', '~', log_max, '*', unpack(entry))
   end
 end
 return out

@@ -12,6 +12,8 @@
 
 #include "core/limiter/algorithms.h"
 #include "core/limiter/limiter.h"
+#include "core/redis/limiter_scripts.h"
+#include "core/redis/script.h"
 #include "limiter_test_support.h"
 
 namespace limitscope::redis {
@@ -381,6 +383,58 @@ TEST(RedisLimiterKeys, DecisionLogIsCappedAndSampledByTheCaller) {
   ASSERT_TRUE((*res)[2997].ok());
   EXPECT_EQ(f["allowed"], (*res)[2997]->decision.allowed ? "1" : "0");
   EXPECT_TRUE(f.count("t") && f.count("level"));
+}
+
+TEST(RedisLimiterKeys, ALoggedDecisionCarriesItsTokensAndModelWhenGiven) {
+  auto server = RedisServer::start();
+  Connection c = connect(*server);
+  const KeySchema schema;
+  put(c, schema, "r", single_limit(bucket(Algorithm::token_bucket, 100, 10, 1s)));
+  std::vector<DecideRequest> reqs(4);
+  reqs[0].key = "plain";
+  reqs[0].log = true;
+  reqs[1].key = "priced";
+  reqs[1].log = true;
+  reqs[1].llm_tokens = 1500;
+  reqs[1].model = "vendor:model:v2";  // colons in the model stay in the model
+  reqs[2].key = "model-only";
+  reqs[2].log = true;
+  reqs[2].model = "m";
+  reqs[3].key = "unlogged";
+  reqs[3].llm_tokens = 7;  // ignored: not logged
+  auto res = RedisLimiter(schema).decide_batch(c, "r", reqs, 16);
+  ASSERT_TRUE(res.ok()) << res.error().message;
+  const Value all = must(c, {"XRANGE", schema.decisions_key("r"), "-", "+"});
+  ASSERT_EQ(all.elements.size(), 3u);
+  std::vector<std::map<std::string, std::string>> f(3);
+  for (std::size_t e = 0; e < 3; ++e) {
+    const auto& kv = all.elements[e].elements[1].elements;
+    for (std::size_t i = 0; i + 1 < kv.size(); i += 2) f[e][kv[i].str] = kv[i + 1].str;
+  }
+  EXPECT_EQ(f[0].count("tokens") + f[0].count("model"), 0u);
+  EXPECT_EQ(f[1]["key"], "priced");
+  EXPECT_EQ(f[1]["tokens"], "1500");
+  EXPECT_EQ(f[1]["model"], "vendor:model:v2");
+  EXPECT_EQ(f[2].count("tokens"), 0u);
+  EXPECT_EQ(f[2]["model"], "m");
+}
+
+TEST(RedisLimiterKeys, ABadLogFlagIsRefusedBeforeAnyDecision) {
+  auto server = RedisServer::start();
+  Connection c = connect(*server);
+  const KeySchema schema;
+  put(c, schema, "r", single_limit(bucket(Algorithm::token_bucket, 100, 10, 1s)));
+  // Two decisions in one call; the second's log flag is malformed.
+  for (const std::string flag : {"yes", "1:12x:m", "1:5"}) {
+    auto reply = eval(c, decide_script(), {schema.config_key("r"), schema.decisions_key("r"),
+                                           schema.state_key("r", "a"), schema.state_key("r", "b")},
+                      {"", "1000", "0", "a", "1", "1", "", "b", "1", flag, ""});
+    ASSERT_FALSE(reply.ok()) << flag;
+    EXPECT_NE(reply.error().message.find("LSARG log flag"), std::string::npos) << reply.error().message;
+    EXPECT_NE(reply.error().message.find(flag), std::string::npos) << reply.error().message;
+  }
+  EXPECT_EQ(must(c, {"EXISTS", schema.state_key("r", "a")}).integer, 0) << "nothing decided";
+  EXPECT_EQ(must(c, {"EXISTS", schema.decisions_key("r")}).integer, 0) << "nothing logged";
 }
 
 }  // namespace

@@ -6,8 +6,12 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "core/redis/redis_limiter.h"
 #include "core/redis/rule_config.h"
+#include "core/limiter/policy.h"
+#include "core/tuner/pricing.h"
 #include "core/tuner/replay.h"
 #include "core/tuner/trace_file_load.h"
 #include "support/limit_params_builders.h"
@@ -73,6 +77,54 @@ TEST(StreamTrace, LoggedDecisionsBecomeATraceThatReplaysTheSame) {
   EXPECT_NEAR(seen[1], 10000.0 / 12000.0, 1e-12);
 }
 
+// Decisions logged with their model and token count (the gateway's --log-decisions) become a
+// trace that prices: the same dollars as the JSONL trace of the same requests.
+TEST(StreamTrace, LoggedTokensAndModelsPriceTheTrace) {
+  auto server = test::RedisServer::start();
+  auto c = connect(*server);
+  const redis::KeySchema schema;
+  const LimitParams params = test::bucket(Algorithm::token_bucket, 3, 1);
+  ASSERT_TRUE(redis::set_config(c, schema, "pro", redis::single_limit(params),
+                                redis::ChangeInfo{"test", "", std::nullopt})
+                  .ok());
+  const redis::RedisLimiter limiter(schema);
+  const std::int64_t t0 = 1'700'000'000'000'000;
+  std::string jsonl;
+  for (int i = 0; i < 8; ++i) {
+    redis::DecideOptions o;
+    o.now_us = t0 + i * 100'000;
+    redis::DecideRequest r{i % 2 ? "b" : "a", {1}, true};
+    r.model = i % 4 < 2 ? "gpt-4.1" : "deepseek-v3.2";
+    if (i != 5) r.llm_tokens = 1000u * static_cast<std::uint32_t>(i + 1);
+    ASSERT_TRUE(limiter.decide(c, "pro", r, o).ok());
+    jsonl += "{\"t\": " + std::to_string(static_cast<double>(o.now_us.value()) / 1e6) + ", \"key\": \"" + r.key +
+             "\", \"model\": \"" + r.model + "\", \"tier\": \"pro\"" +
+             (r.llm_tokens ? ", \"tokens\": " + std::to_string(*r.llm_tokens) : std::string()) + "}\n";
+  }
+  auto load = trace_from_decision_stream(c, schema, "pro");
+  ASSERT_TRUE(load.ok()) << load.error().message;
+  ASSERT_EQ(load->error_count, 0u);
+  ASSERT_EQ(load->trace.events.size(), 8u);
+  EXPECT_EQ(load->trace.models[load->trace.events[2].model], "deepseek-v3.2");
+  EXPECT_EQ(load->trace.tokens_of(2), 3000u);
+  EXPECT_FALSE(load->trace.tokens_of(5).has_value());
+  std::istringstream in(jsonl);
+  const TraceLoad file = parse_trace_jsonl(in);
+  ASSERT_EQ(file.error_count, 0u) << (file.errors.empty() ? "" : file.errors[0].message);
+
+  const PricingOptions pricing{&default_policy(), std::nullopt};
+  ReplayOptions ro;
+  ro.pricing = &pricing;
+  auto from_stream = replay(load->trace, params, ro);
+  auto from_file = replay(file.trace, params, ro);
+  ASSERT_TRUE(from_stream.ok() && from_file.ok());
+  EXPECT_GT(from_stream->total.admitted_spend, 0);
+  EXPECT_GT(from_stream->total.rejected, 0u) << "capacity 3: some requests are refused";
+  EXPECT_DOUBLE_EQ(from_stream->total.admitted_spend, from_file->total.admitted_spend);
+  EXPECT_EQ(from_stream->spend.unpriced_requests, from_file->spend.unpriced_requests);
+  EXPECT_EQ(from_stream->spend.unpriced_requests, 1u) << "the request logged without tokens";
+}
+
 TEST(StreamTrace, MalformedEntriesAreReportedByPosition) {
   auto server = test::RedisServer::start();
   auto c = connect(*server);
@@ -82,15 +134,18 @@ TEST(StreamTrace, MalformedEntriesAreReportedByPosition) {
   ASSERT_TRUE(c.command({"XADD", key, "*", "t", "200", "key", "a", "cost", "-1"}).ok());
   ASSERT_TRUE(c.command({"XADD", key, "*", "t", "50", "key", "a", "cost", "1"}).ok());
   ASSERT_TRUE(c.command({"XADD", key, "*", "t", "300", "key", "b", "cost", "2,900"}).ok());
+  ASSERT_TRUE(c.command({"XADD", key, "*", "t", "400", "key", "b", "cost", "1", "tokens", "-3"}).ok());
   auto load = trace_from_decision_stream(c, redis::KeySchema(), "api");
   ASSERT_TRUE(load.ok());
   EXPECT_EQ(load->trace.events.size(), 2u);
   EXPECT_EQ(load->trace.events[1].cost, 2);
-  ASSERT_EQ(load->errors.size(), 3u);
+  ASSERT_EQ(load->errors.size(), 4u);
   EXPECT_EQ(load->errors[0].line, 2u);
   EXPECT_NE(load->errors[0].message.find("field t"), std::string::npos);
   EXPECT_NE(load->errors[1].message.find("field cost"), std::string::npos);
   EXPECT_NE(load->errors[2].message.find("before the previous"), std::string::npos);
+  ASSERT_EQ(load->error_count, 4u);
+  EXPECT_NE(load->errors[3].message.find("field tokens"), std::string::npos);
 
   ASSERT_TRUE(c.command({"SET", redis::KeySchema().decisions_key("str"), "x"}).ok());
   auto wrong = trace_from_decision_stream(c, redis::KeySchema(), "str");
