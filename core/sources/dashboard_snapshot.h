@@ -70,7 +70,7 @@ struct DecisionRow {
   double remaining = 0;              // cost units left after the decision
   std::optional<double> retry_after_s;  // of a 429 that can succeed later
   int attempt = 0;                   // 0 = first try, k = k-th retry
-  std::int64_t llm_tokens = 0;
+  std::int64_t llm_tokens = -1;      // the request's LLM tokens; -1: unknown (a source without them)
   double spend = 0;                  // dollars
 };
 

@@ -30,7 +30,7 @@ std::optional<DecisionRow> decision_of(const redis::Value& entry, const std::str
   const std::string& id = entry.elements[0].str;
   DecisionRow d;
   d.tier = rule;
-  std::optional<double> t, cost, allowed, level;
+  std::optional<double> t, cost, allowed, level, tokens;
   const auto& f = entry.elements[1].elements;
   for (std::size_t i = 0; i + 1 < f.size(); i += 2) {
     const std::string& name = f[i].str;
@@ -40,6 +40,8 @@ std::optional<DecisionRow> decision_of(const redis::Value& entry, const std::str
     else if (name == "cost") cost = number(v.substr(0, v.find(',')));  // composite: "c1,c2"
     else if (name == "allowed") allowed = number(v);
     else if (name == "level") level = number(v);
+    else if (name == "model") d.model = v;
+    else if (name == "tokens") tokens = number(v);
   }
   if (!t || *t < 0) return fail(id + ": field t is not a time in µs");
   if (d.api_key.empty()) return fail(id + ": no key");
@@ -48,6 +50,9 @@ std::optional<DecisionRow> decision_of(const redis::Value& entry, const std::str
   d.cost = cost.value_or(1);
   d.allowed = *allowed == 1;
   d.remaining = level.value_or(0);
+  // Logged by the gateway with --log-decisions; a bad count is left unknown, not an error of
+  // the decision.
+  if (tokens && *tokens >= 0 && *tokens == std::floor(*tokens)) d.llm_tokens = static_cast<std::int64_t>(*tokens);
   if (!d.allowed) d.reason = "exhausted";  // the stream keeps no reason; a logged 429 is a limit hit
   return d;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Follows the decision streams of limitscope's own rules ("<prefix>{R}:decisions", written by
-// the limiter scripts when callers log decisions: t in µs, key, cost, allowed, level). Each
+// the limiter scripts when callers log decisions: t in µs, key, cost, allowed, level, and when
+// the caller gave them the model and the request's LLM tokens). Each
 // refresh reads, per stream, the entries after the last id seen with XRANGE and a COUNT
 // budget: never a blocking XREAD, never more than the budget per refresh (a stream that has
 // more is read further at the next refresh, and the lag is reported). A stream seen for the

@@ -202,7 +202,8 @@ class Reader {
     }
     q.attempt =
         j.contains("attempt") ? static_cast<std::int32_t>(int_field(j, "attempt", "request")) : 0;
-    q.llm_tokens = j.contains("llm_tokens") ? int_field(j, "llm_tokens", "request") : 0;
+    q.llm_tokens = j.contains("llm_tokens") ? int_field(j, "llm_tokens", "request") : -1;
+    if (j.contains("llm_tokens") && q.llm_tokens < 0) throw LineError{"request line: \"llm_tokens\" must be >= 0"};
     q.spend = j.contains("spend") ? number_field(j, "spend", "request") : 0;
     r_.requests.push_back(q);
   }

@@ -57,7 +57,7 @@ struct RecordedRequest {
   std::uint32_t key = 0, tier = 0, model = 0, reason = 0;  // reason: names index; 0 = ""
   double cost = 0, remaining = 0, spend = 0;
   double retry_after_s = -1;  // < 0: none
-  std::int64_t llm_tokens = 0;
+  std::int64_t llm_tokens = -1;  // -1: the line had none (unknown, not free)
   std::int32_t attempt = 0;
   bool allowed = false, degraded = false;
 };

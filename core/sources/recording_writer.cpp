@@ -192,8 +192,10 @@ void RecordingWriter::request(const DecisionRow& d) {
   }
   line += ",\"attempt\":";
   put_int(line, d.attempt);
-  line += ",\"llm_tokens\":";
-  put_int(line, d.llm_tokens);
+  if (d.llm_tokens >= 0) {  // unknown tokens are left out, not written as 0 (free)
+    line += ",\"llm_tokens\":";
+    put_int(line, d.llm_tokens);
+  }
   line += ",\"spend\":";
   put_number(line, d.spend);
   line += '}';

@@ -10,8 +10,8 @@
 namespace limitscope::tuner {
 
 namespace {
-// The simulation and recordings carry each request's LLM tokens (0 when a writer had none,
-// which then prices the request at nothing, as the recording itself did).
+// The simulation and recordings carry each request's LLM tokens; a line without them (a
+// source that had none, e.g. a decision stream without tokens) is unknown, so unpriced.
 std::optional<std::uint32_t> token_count(std::int64_t llm_tokens) {
   if (llm_tokens < 0 || llm_tokens >= Trace::kNoTokens) return std::nullopt;
   return static_cast<std::uint32_t>(llm_tokens);

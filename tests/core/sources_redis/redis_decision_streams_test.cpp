@@ -45,14 +45,18 @@ void configure(redis::Connection& c) {
   ASSERT_TRUE(set.ok()) << set.error().message;
 }
 
-// `n` logged decisions of `key`. @return how many were refused
-int decide_logged(redis::Connection& c, const std::string& key, int n) {
+// `n` logged decisions of `key` (with a model and token count when given, as the gateway's
+// --log-decisions logs them). @return how many were refused
+int decide_logged(redis::Connection& c, const std::string& key, int n, const std::string& model = {},
+                  std::optional<std::uint32_t> tokens = std::nullopt) {
   const redis::RedisLimiter limiter;
   int refused = 0;
   for (int i = 0; i < n; ++i) {
     redis::DecideRequest r;
     r.key = key;
     r.log = true;
+    r.model = model;
+    r.llm_tokens = tokens;
     auto d = limiter.decide(c, "api", r);
     if (!d) throw std::runtime_error(d.error().message);
     if (!d->decision.allowed) ++refused;
@@ -115,6 +119,7 @@ TEST(RedisDecisionStreams, BacklogThenRatesPerKeyAndRule) {
   EXPECT_FALSE(recent.front().allowed) << "newest first: the last of alice's requests was refused";
   EXPECT_EQ(recent.front().tier, "api");
   EXPECT_TRUE(recent.back().allowed);
+  EXPECT_EQ(recent.front().llm_tokens, -1) << "logged without tokens: unknown, not 0";
   bool alice_row = false;
   for (const auto& k : snap.keys) {
     if (k.api_key != "alice") continue;
@@ -150,6 +155,36 @@ TEST(RedisDecisionStreams, ARefreshWithinTheSameMillisecondStillReads) {
   source.advance(seconds(1));
   EXPECT_EQ(source.decisions_read(), 4u);
   EXPECT_EQ(source.now_ms(), first + 1);
+}
+
+// The details pane's recent decisions carry the model and tokens the gateway logged, so a
+// recording of the session prices them (docs/recording.md).
+TEST(RedisDecisionStreams, LoggedModelAndTokensReachTheRecentDecisions) {
+  auto server = test::RedisServer::start();
+  auto c = connect(*server);
+  configure(c);
+  ManualClock clock(Nanos{0}, Nanos{1'800'000'000'000'000'000});
+  RedisLiveOptions o = options_for(*server);
+  o.stamp_with_server_time = false;
+  decide_logged(c, "alice", 1);
+  RedisLiveSource source(o, clock);
+  source.advance(Nanos{0});
+  decide_logged(c, "alice", 1, "gpt-4.1", 1234);
+  clock.advance(seconds(1));
+  source.advance(seconds(1));
+  ASSERT_EQ(source.decisions_read(), 1u);
+  ChartView view;
+  view.end_ms = source.now_ms();
+  view.start_ms = view.end_ms - 60'000;
+  view.selected_keys = {"alice"};
+  const auto snap = source.snapshot(view);
+  ASSERT_EQ(snap.decisions.count("alice"), 1u);
+  const auto& recent = snap.decisions.at("alice");
+  ASSERT_EQ(recent.size(), 2u);
+  EXPECT_EQ(recent.front().model, "gpt-4.1");
+  EXPECT_EQ(recent.front().llm_tokens, 1234);
+  EXPECT_EQ(recent.back().model, "");
+  EXPECT_EQ(recent.back().llm_tokens, -1);
 }
 
 TEST(RedisDecisionStreams, CountBudgetSpreadsALongStreamAndBadEntriesAreNamed) {

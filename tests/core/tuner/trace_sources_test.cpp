@@ -6,6 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <sstream>
+
+#include "core/limiter/policy.h"
+#include "core/sources/recording_reader.h"
+#include "core/tuner/pricing.h"
+#include "core/tuner/replay.h"
+#include "support/limit_params_builders.h"
 
 namespace limitscope::tuner {
 namespace {
@@ -52,6 +59,43 @@ TEST(TraceSources, RecordingRequestsSortedWithTheLoadError) {
   EXPECT_EQ(load->trace.keys, std::vector<std::string>{"alice"});
   EXPECT_EQ(load->error_count, 1u);
   EXPECT_FALSE(trace_from_recording(r, "", 2).ok());
+}
+
+// A request line without llm_tokens (a live source that had none) is unknown, so unpriced,
+// not free; a line with them prices; a negative count is a bad line.
+TEST(TraceSources, RecordingLinesWithoutTokensAreUnpricedNotFree) {
+  const std::string head =
+      R"({"type":"header","format":"limitscope-recording","version":1,"source":"t","start_ms":0,"recording_started_ms":0})"
+      "\n";
+  std::istringstream in(head +
+                        R"({"type":"request","t":1,"key":"a","cost":1,"model":"gpt-4.1","tier":"free","allowed":true,"llm_tokens":1000})"
+                        "\n"
+                        R"({"type":"request","t":2,"key":"a","cost":1,"model":"gpt-4.1","tier":"free","allowed":true})"
+                        "\n");
+  const RecordingLoad rec = read_recording(in, "rec.jsonl");
+  ASSERT_TRUE(rec.error.empty()) << rec.error;
+  ASSERT_EQ(rec.recording.requests.size(), 2u);
+  EXPECT_EQ(rec.recording.requests[1].llm_tokens, -1);
+  EXPECT_EQ(rec.recording.decision(rec.recording.requests[1]).llm_tokens, -1);
+  const auto load = trace_from_recording(rec.recording, "");
+  ASSERT_TRUE(load.ok());
+  EXPECT_EQ(load->trace.tokens_of(0), 1000u);
+  EXPECT_FALSE(load->trace.tokens_of(1).has_value());
+  const PricingOptions pricing{&default_policy(), std::nullopt};
+  ReplayOptions ro;
+  ro.pricing = &pricing;
+  auto r = replay(load->trace, test::bucket(Algorithm::token_bucket, 10, 1), ro);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->total.admitted, 2u);
+  EXPECT_EQ(r->spend.unpriced_requests, 1u);
+  EXPECT_DOUBLE_EQ(r->total.admitted_spend, 1000 * 8 / 1e6);
+
+  std::istringstream bad(head +
+                         R"({"type":"request","t":1,"key":"a","cost":1,"model":"m","tier":"free","allowed":true,"llm_tokens":-4})"
+                         "\n");
+  const RecordingLoad refused = read_recording(bad, "bad.jsonl");
+  EXPECT_NE(refused.error.find("bad.jsonl:2"), std::string::npos) << refused.error;
+  EXPECT_NE(refused.error.find("llm_tokens"), std::string::npos) << refused.error;
 }
 
 }  // namespace
