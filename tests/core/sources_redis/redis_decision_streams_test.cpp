@@ -82,6 +82,16 @@ double latest(const metrics::SeriesStore& store, std::string_view name, const me
   return NAN;
 }
 
+// The last minute as the dashboard asks for it, with `key` selected (its recent decisions).
+template <class Source>
+DashboardSnapshot last_minute(const Source& source, const std::string& key = {}) {
+  ChartView view;
+  view.end_ms = source.now_ms();
+  view.start_ms = view.end_ms - 60'000;
+  if (!key.empty()) view.selected_keys = {key};
+  return source.snapshot(view);
+}
+
 TEST(RedisDecisionStreams, BacklogThenRatesPerKeyAndRule) {
   auto server = test::RedisServer::start();
   auto c = connect(*server);
@@ -108,11 +118,7 @@ TEST(RedisDecisionStreams, BacklogThenRatesPerKeyAndRule) {
   EXPECT_GT(latest(store, dashboard_series::kTierRejectedRate, {{"tier", "api"}}), 0.0);
   EXPECT_DOUBLE_EQ(latest(store, dashboard_series::kRejectedRatio, {}), 3.0 / 7.0);
 
-  ChartView view;
-  view.end_ms = source.now_ms();
-  view.start_ms = view.end_ms - 60'000;
-  view.selected_keys = {"alice"};
-  const DashboardSnapshot snap = source.snapshot(view);
+  const DashboardSnapshot snap = last_minute(source, "alice");
   ASSERT_EQ(snap.decisions.count("alice"), 1u);
   const auto& recent = snap.decisions.at("alice");
   ASSERT_EQ(recent.size(), 8u) << "backlog and new entries";
@@ -173,11 +179,7 @@ TEST(RedisDecisionStreams, LoggedModelAndTokensReachTheRecentDecisions) {
   clock.advance(seconds(1));
   source.advance(seconds(1));
   ASSERT_EQ(source.decisions_read(), 1u);
-  ChartView view;
-  view.end_ms = source.now_ms();
-  view.start_ms = view.end_ms - 60'000;
-  view.selected_keys = {"alice"};
-  const auto snap = source.snapshot(view);
+  const DashboardSnapshot snap = last_minute(source, "alice");
   ASSERT_EQ(snap.decisions.count("alice"), 1u);
   const auto& recent = snap.decisions.at("alice");
   ASSERT_EQ(recent.size(), 2u);
@@ -281,10 +283,7 @@ TEST(RedisDecisionStreams, CompositeWithMetricsRecordsOneSessionThatPlaysBack) {
     clock.advance(seconds(1));
     EXPECT_EQ(source.advance(seconds(1)), 2);
   }
-  ChartView view;
-  view.end_ms = source.now_ms();
-  view.start_ms = view.end_ms - 60'000;
-  const DashboardSnapshot snap = source.snapshot(view);
+  const DashboardSnapshot snap = last_minute(source);
   EXPECT_EQ(snap.connection, "connected");
   EXPECT_NE(snap.source.find("redis: "), std::string::npos);
   EXPECT_NE(snap.source.find(" + metrics: "), std::string::npos);
@@ -307,7 +306,7 @@ TEST(RedisDecisionStreams, CompositeWithMetricsRecordsOneSessionThatPlaysBack) {
   EXPECT_TRUE((*played)->load_error().empty()) << (*played)->load_error();
   EXPECT_EQ((*played)->recording().header.source, source.name());
   EXPECT_EQ((*played)->recording().requests.size(), 6u) << "the stream's decisions are request lines";
-  const DashboardSnapshot back = (*played)->snapshot(view);
+  const DashboardSnapshot back = (*played)->snapshot(snap.view);  // the same window
   EXPECT_EQ(back.keys.size(), snap.keys.size());
 }
 

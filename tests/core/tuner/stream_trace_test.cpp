@@ -28,14 +28,18 @@ redis::Connection connect(const test::RedisServer& s) {
   return std::move(c).value();
 }
 
+void configure(redis::Connection& c, const std::string& rule, const LimitParams& params) {
+  ASSERT_TRUE(redis::set_config(c, redis::KeySchema(), rule, redis::single_limit(params),
+                                redis::ChangeInfo{"test", "", std::nullopt})
+                  .ok());
+}
+
 TEST(StreamTrace, LoggedDecisionsBecomeATraceThatReplaysTheSame) {
   auto server = test::RedisServer::start();
   auto c = connect(*server);
   const redis::KeySchema schema;
   const LimitParams params = test::bucket(Algorithm::token_bucket, 5, 2);
-  ASSERT_TRUE(redis::set_config(c, schema, "api", redis::single_limit(params),
-                                redis::ChangeInfo{"test", "", std::nullopt})
-                  .ok());
+  configure(c, "api", params);
   const redis::RedisLimiter limiter(schema);
   std::vector<redis::DecideRequest> requests;
   std::vector<bool> live;
@@ -84,9 +88,7 @@ TEST(StreamTrace, LoggedTokensAndModelsPriceTheTrace) {
   auto c = connect(*server);
   const redis::KeySchema schema;
   const LimitParams params = test::bucket(Algorithm::token_bucket, 3, 1);
-  ASSERT_TRUE(redis::set_config(c, schema, "pro", redis::single_limit(params),
-                                redis::ChangeInfo{"test", "", std::nullopt})
-                  .ok());
+  configure(c, "pro", params);
   const redis::RedisLimiter limiter(schema);
   const std::int64_t t0 = 1'700'000'000'000'000;
   std::string jsonl;
