@@ -278,6 +278,7 @@ int run_set(const CommandArgs& argv) {
   // compare-and-set on the version read (or the one the operator expects).
   std::vector<std::string> dropped;
   auto stored = on_rule<RuleConfig>(*t, [&](redis::Connection& c) -> redis::Result<RuleConfig> {
+    dropped.clear();  // a cluster redirection runs this again: report the last attempt's keys only
     auto live = redis::get_config(c, t->schema, t->rule);
     if (!live && live.error().kind != redis::ErrorKind::reply) return live.error();
     redis::ChangeInfo ch = *change;
@@ -292,7 +293,14 @@ int run_set(const CommandArgs& argv) {
     std::cerr << "note: the override of key " << key << " was dropped (the algorithm changed; "
               << "the audit entry keeps it)\n";
   }
-  print_config(t->rule, *stored, a.has("json"));
+  if (a.has("json")) {
+    // Always present (empty when nothing was dropped) so a script need not test for the key.
+    json j = config_json(t->rule, *stored);
+    j["dropped_overrides"] = dropped;
+    std::cout << j.dump() << "\n";
+    return 0;
+  }
+  print_config(t->rule, *stored, false);
   return 0;
 }
 

@@ -1,7 +1,8 @@
 // Verifies `limitscope-cli config set|get|history|undo|override` against a real redis-server:
 // JSON keys, compare-and-set (exit 1), invalid values refused with exit 2 and nothing changed,
 // undo, --help; one key's override set, kept by `set` within the algorithm, dropped with a note
-// when the algorithm changes, removed, and refused on a composite rule or with wrong fields.
+// when the algorithm changes, removed, and refused on a composite rule or with wrong fields;
+// `set --json` lists the overrides it dropped (`dropped_overrides`), and Redis holds none of them.
 
 #include <gtest/gtest.h>
 
@@ -9,6 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/redis/connection.h"
+#include "core/redis/key_schema.h"
 #include "support/process.h"
 #include "support/redis_server.h"
 
@@ -24,6 +27,29 @@ class ConfigCli : public ::testing::Test {
   void SetUp() override { server_ = RedisServer::start(); }
   ProcessResult cli(const std::string& sub, const std::string& rest) {
     return test::run_cli("config " + sub + " --redis " + server_->url() + " --rule pro " + rest);
+  }
+  // The rule's config hash field names as Redis holds them (not as the CLI reads them back).
+  std::vector<std::string> config_fields() {
+    redis::RedisUrl url;
+    url.port = server_->port();
+    auto c = redis::Connection::open(url);
+    EXPECT_TRUE(c.ok()) << c.error().message;
+    if (!c) return {};
+    auto r = c->command({"HKEYS", redis::KeySchema().config_key("pro")});
+    EXPECT_TRUE(r.ok()) << r.error().message;
+    std::vector<std::string> names;
+    if (r) {
+      for (const auto& e : r->elements) names.push_back(e.str);
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+  // The hash fields of key `key`'s override (o.<field>.<key>).
+  std::size_t override_fields_of(const std::string& key) {
+    const auto names = config_fields();
+    return static_cast<std::size_t>(std::count_if(names.begin(), names.end(), [&](const std::string& n) {
+      return n.starts_with("o.") && n.ends_with("." + key);
+    }));
   }
   std::unique_ptr<RedisServer> server_;
 };
@@ -79,6 +105,44 @@ TEST_F(ConfigCli, OneKeysOverride) {
   auto composite = cli("override", "--key vip --limit 5 --window 1m");
   EXPECT_EQ(composite.exit_code, 2);
   EXPECT_NE(composite.err.find("is composite"), std::string::npos) << composite.err;
+}
+
+TEST_F(ConfigCli, SetJsonListsTheOverridesItDropped) {
+  ASSERT_EQ(cli("set", "--algorithm token-bucket --capacity 10 --refill 1/s").exit_code, 0);
+  ASSERT_EQ(cli("override", "--key key-a --capacity 100 --refill 5/s").exit_code, 0);
+  ASSERT_EQ(cli("override", "--key key-b --capacity 30 --refill 2/s").exit_code, 0);
+  ASSERT_EQ(override_fields_of("key-a"), 3u);  // capacity, refill_amount, refill_period_ns
+  ASSERT_EQ(override_fields_of("key-b"), 3u);
+
+  // Same algorithm: nothing dropped, both overrides still in Redis.
+  auto same = cli("set", "--algorithm token-bucket --capacity 20 --refill 2/s --json");
+  ASSERT_EQ(same.exit_code, 0) << same.err;
+  const json s = json::parse(same.out);
+  ASSERT_TRUE(s.contains("dropped_overrides")) << same.out;
+  EXPECT_EQ(s["dropped_overrides"], json::array());
+  EXPECT_EQ(s["overrides"].size(), 2u);
+  EXPECT_EQ(same.err.find("dropped"), std::string::npos) << same.err;
+  EXPECT_EQ(override_fields_of("key-a"), 3u);
+  EXPECT_EQ(override_fields_of("key-b"), 3u);
+
+  // Another algorithm: both keys listed, and neither an o.* field nor the count left in Redis.
+  auto other = cli("set", "--algorithm fixed-window --limit 60 --window 1m --json");
+  ASSERT_EQ(other.exit_code, 0) << other.err;
+  const json o = json::parse(other.out);
+  EXPECT_EQ(o["dropped_overrides"], (json{"key-a", "key-b"}));
+  EXPECT_TRUE(o["overrides"].empty());
+  EXPECT_NE(other.err.find("the override of key key-a was dropped"), std::string::npos) << other.err;
+  EXPECT_NE(other.err.find("the override of key key-b was dropped"), std::string::npos) << other.err;
+  const auto fields = config_fields();
+  ASSERT_FALSE(fields.empty());
+  for (const auto& f : fields) {
+    EXPECT_FALSE(f.starts_with("o.")) << f;
+    EXPECT_NE(f, "overrides");
+  }
+  auto got = cli("get", "--json");
+  ASSERT_EQ(got.exit_code, 0) << got.err;
+  EXPECT_TRUE(json::parse(got.out)["overrides"].empty());
+  EXPECT_FALSE(json::parse(got.out).contains("dropped_overrides"));  // a `set` result only
 }
 
 TEST_F(ConfigCli, SetGetHistoryUndoWithJson) {
