@@ -90,6 +90,11 @@ std::string CannedHttpServer::last_request() const {
   return last_request_;
 }
 
+std::vector<std::string> CannedHttpServer::request_lines() const {
+  std::lock_guard lock(mu_);
+  return request_lines_;
+}
+
 void CannedHttpServer::serve() {
   std::vector<int> held;  // silent connections, closed at the end
   while (!stop_) {
@@ -109,6 +114,7 @@ void CannedHttpServer::serve() {
       std::lock_guard lock(mu_);
       r = response_;
       last_request_ = head.substr(0, head.find("\r\n\r\n"));
+      request_lines_.push_back(last_request_.substr(0, last_request_.find("\r\n")));
       if (!required_authorization_.empty() && authorization_of(last_request_) != required_authorization_) {
         r = Response{401, "text/plain", "credentials missing or wrong\n", false, 0};
       }

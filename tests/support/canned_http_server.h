@@ -8,6 +8,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace limitscope::test {
 
@@ -38,6 +39,8 @@ class CannedHttpServer {
   int requests() const { return requests_.load(); }
   /// The last request's head (request line and headers).
   std::string last_request() const;
+  /// Every request line served so far, oldest first ("GET /path?query HTTP/1.1").
+  std::vector<std::string> request_lines() const;
 
  private:
   void serve();
@@ -50,6 +53,7 @@ class CannedHttpServer {
   Response response_;
   std::string required_authorization_;
   std::string last_request_;
+  std::vector<std::string> request_lines_;
   std::thread thread_;
 };
 

@@ -1,14 +1,16 @@
 // Verifies what open_live_source takes from a saved connection: /metrics basic and bearer auth
 // sent as an Authorization header (401 without or with wrong credentials is an error naming
 // the URL and the status, and no credential shows in errors, events or names), the scrape
-// interval honoured on the injected clock by the /metrics and Prometheus sources, and
-// intervals outside 100ms..10m refused before anything connects.
+// interval honoured on the injected clock by the /metrics and Prometheus sources, the
+// Prometheus query_range step following the interval clamped to 1s..1m (read from the requests
+// the server received), and intervals outside 100ms..10m refused before anything connects.
 #include "core/sources/live_source_factory.h"
 
 #include <gtest/gtest.h>
 
 #include "core/limiter/rate.h"
 #include "core/metrics/metric_names.h"
+#include "core/sources/prometheus_live_source.h"
 #include "support/canned_http_server.h"
 
 namespace limitscope {
@@ -189,6 +191,103 @@ TEST(LiveInterval, PrometheusRefreshesAtTheSavedInterval) {
   EXPECT_EQ(source->advance(Nanos{0}), 1);
   ASSERT_EQ(source->connection(), "connected") << source->last_error();
   EXPECT_EQ(run(*source, clock, seconds(10), minutes(1)), "001001");
+}
+
+// One query parameter's value ("step", "start", "end") in a request line, or "" when absent.
+std::string query_param(const std::string& request_line, const std::string& name) {
+  const std::size_t q = request_line.find('?');
+  if (q == std::string::npos) return {};
+  const std::size_t stop = request_line.find(' ', q);
+  const std::string query = request_line.substr(q + 1, stop == std::string::npos ? std::string::npos : stop - q - 1);
+  for (std::size_t at = 0; at <= query.size();) {
+    const std::size_t amp = std::min(query.find('&', at), query.size());
+    const std::string pair = query.substr(at, amp - at);
+    if (pair.starts_with(name + "=")) return pair.substr(name.size() + 1);
+    at = amp + 1;
+  }
+  return {};
+}
+
+// The query_range request lines among `lines`.
+std::vector<std::string> range_queries(const std::vector<std::string>& lines) {
+  std::vector<std::string> out;
+  for (const auto& l : lines) {
+    if (l.find("/api/v1/query_range?") != std::string::npos) out.push_back(l);
+  }
+  return out;
+}
+
+CannedHttpServer::Response empty_prometheus_answer() {
+  return {200, "application/json",
+          R"({"status":"success","data":{"resultType":"matrix","result":[],"groups":[],"alerts":[]}})", false, 0};
+}
+
+TEST(LiveInterval, PrometheusStepFollowsTheIntervalWithinOneSecondAndOneMinute) {
+  // The clocks stand 7.3 s past a whole minute, so the range end (now rounded down to whole
+  // steps) shows the grid each step makes; the start is end minus the whole steps within the
+  // 15-minute backfill.
+  struct Row {
+    std::optional<Nanos> interval;
+    const char* step;   // the step= the server receives, seconds
+    const char* start;  // end - 15 min
+    const char* end;
+  };
+  const Row rows[] = {
+      {milliseconds(100), "1.000", "1799999107.000", "1800000007.000"},  // not 0.100
+      {milliseconds(999), "1.000", "1799999107.000", "1800000007.000"},
+      {seconds(1), "1.000", "1799999107.000", "1800000007.000"},
+      {milliseconds(2500), "2.500", "1799999105.000", "1800000005.000"},
+      {seconds(59), "59.000", "1799999081.000", "1799999966.000"},  // 15 whole steps back
+      {minutes(1), "60.000", "1799999100.000", "1800000000.000"},
+      {minutes(10), "60.000", "1799999100.000", "1800000000.000"},  // not 600.000
+      {std::nullopt, "5.000", "1799999105.000", "1800000005.000"},  // the default interval, 5s
+  };
+  for (const Row& r : rows) {
+    SCOPED_TRACE(r.interval ? format_duration(*r.interval) : std::string("default"));
+    CannedHttpServer server;
+    server.respond(empty_prometheus_answer());
+    ManualClock clock(Nanos{0}, kWall);
+    clock.advance(milliseconds(7300));
+    LiveSpec spec;
+    spec.prometheus_url = server.url("/");
+    spec.prometheus_interval = r.interval;
+    auto source = open_or_fail(spec, clock);
+    ASSERT_NE(source, nullptr);
+    ASSERT_EQ(source->advance(Nanos{0}), 1);
+    ASSERT_EQ(source->connection(), "connected") << source->last_error();
+    const auto queries = range_queries(server.request_lines());
+    ASSERT_EQ(queries.size(), prometheus_panels("1m").size()) << "one range query per panel";
+    for (const std::string& q : queries) {
+      EXPECT_EQ(query_param(q, "step"), r.step) << q;
+      EXPECT_EQ(query_param(q, "start"), r.start) << q;
+      EXPECT_EQ(query_param(q, "end"), r.end) << q;
+    }
+  }
+}
+
+TEST(LiveInterval, PrometheusRefreshesFasterThanItsOneSecondStep) {
+  // Only the step is clamped: a 100ms interval still refreshes (rules and alerts) every 100ms,
+  // and asks for a range again once a whole new 1 s step has passed.
+  CannedHttpServer server;
+  server.respond(empty_prometheus_answer());
+  ManualClock clock(Nanos{0}, kWall);
+  clock.advance(milliseconds(7300));
+  LiveSpec spec;
+  spec.prometheus_url = server.url("/");
+  spec.prometheus_interval = milliseconds(100);
+  auto source = open_or_fail(spec, clock);
+  ASSERT_NE(source, nullptr);
+  ASSERT_EQ(source->advance(Nanos{0}), 1);
+  const std::size_t first = range_queries(server.request_lines()).size();
+  // 7.4 s .. 7.9 s: refreshes with no new step; 8.0 s: the step ending at 8 s.
+  EXPECT_EQ(run(*source, clock, milliseconds(100), milliseconds(600)), "111111");
+  EXPECT_EQ(range_queries(server.request_lines()).size(), first) << "no whole new step yet";
+  EXPECT_EQ(run(*source, clock, milliseconds(100), milliseconds(100)), "1");
+  const auto queries = range_queries(server.request_lines());
+  ASSERT_EQ(queries.size(), 2 * first);
+  EXPECT_EQ(query_param(queries.back(), "step"), "1.000") << queries.back();
+  EXPECT_EQ(query_param(queries.back(), "start"), "1800000008.000") << queries.back();
+  EXPECT_EQ(query_param(queries.back(), "end"), "1800000008.000") << queries.back();
 }
 
 TEST(LiveInterval, OutOfBoundsIsRefusedBeforeConnecting) {
