@@ -264,6 +264,14 @@ Result<RuleConfig> undo_config(ClusterClient& cluster, const KeySchema& schema,
       cluster, schema, rule, [&](Connection& c) { return undo_config(c, schema, rule, change); });
 }
 
+Result<std::optional<double>> ClusterLimiter::settle(const std::string& rule, const SettleRequest& request,
+                                                    const DecideOptions& options) {
+  // A redirected settle.lua did not run, so repeating it on the new owner settles once.
+  return on_rule_shard<std::optional<double>>(cluster_, limiter_.schema(), rule, [&](Connection& c) {
+    return limiter_.settle(c, rule, request, options);
+  });
+}
+
 Result<std::optional<RuleConfig>> ClusterLimiter::get_config(const std::string& rule) {
   return redis::get_config(cluster_, limiter_.schema(), rule);
 }

@@ -55,6 +55,9 @@ class ClusterLimiter final : public DecisionBackend {
                                                  std::size_t per_call = 16,
                                                  const DecideOptions& options = {});
 
+  /// Settles on the rule's shard.
+  Result<std::optional<double>> settle(const std::string& rule, const SettleRequest& request,
+                                       const DecideOptions& options = {}) override;
   const RedisLimiter& limiter() const override { return limiter_; }
   /// The config of `rule`, read on its shard.
   Result<std::optional<RuleConfig>> get_config(const std::string& rule) override;

@@ -23,6 +23,9 @@ class DecisionBackend {
   virtual Result<std::vector<Result<RedisDecision>>> decide_batch(
       const std::string& rule, const std::vector<DecideRequest>& requests, std::size_t per_call,
       const DecideOptions& options) = 0;
+  /// RedisLimiter::settle where the rule lives.
+  virtual Result<std::optional<double>> settle(const std::string& rule, const SettleRequest& request,
+                                               const DecideOptions& options) = 0;
   /// The limiter (key schema) the backend runs.
   virtual const RedisLimiter& limiter() const = 0;
   /// rule_config.h's get_config on the server (or shard) holding `rule`.
@@ -54,6 +57,12 @@ class PooledDecisions final : public DecisionBackend {
     auto lease = pool_.acquire();
     if (!lease) return lease.error();
     return limiter_.decide_batch(**lease, rule, requests, per_call, options);
+  }
+  Result<std::optional<double>> settle(const std::string& rule, const SettleRequest& request,
+                                       const DecideOptions& options) override {
+    auto lease = pool_.acquire();
+    if (!lease) return lease.error();
+    return limiter_.settle(**lease, rule, request, options);
   }
   const RedisLimiter& limiter() const override { return limiter_; }
   Result<std::optional<RuleConfig>> get_config(const std::string& rule) override {

@@ -70,4 +70,9 @@ const Script& config_set_script() {
   return s;
 }
 
+const Script& settle_script() {
+  static const Script s("limitscope_settle", compose("settle.lua", false));
+  return s;
+}
+
 }  // namespace limitscope::redis

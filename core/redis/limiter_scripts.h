@@ -17,5 +17,7 @@ std::string_view lua_file(std::string_view name);
 const Script& decide_script();
 /// Compare-and-set of a rule's config plus its audit entry, atomically (config_set.lua).
 const Script& config_set_script();
+/// A key's token-bucket limit corrected after the fact (settle.lua).
+const Script& settle_script();
 
 }  // namespace limitscope::redis

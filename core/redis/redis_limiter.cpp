@@ -1,6 +1,7 @@
 #include "core/redis/redis_limiter.h"
 
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 
 #include "core/redis/limiter_scripts.h"
@@ -156,6 +157,28 @@ Result<RedisDecision> RedisLimiter::decide(Connection& c, std::string_view rule,
   if (!reply) return reply.error();
   if (!reply->is_array() || reply->elements.size() != 1) return bad_reply(*reply, "expected 1 decision");
   return parse_decision_reply(reply->elements[0]);
+}
+
+Result<std::optional<double>> RedisLimiter::settle(Connection& c, std::string_view rule,
+                                                   const SettleRequest& request,
+                                                   const DecideOptions& options) const {
+  if (auto e = schema_.check_prefix()) return make_redis_error(ErrorKind::usage, *e);
+  if (auto e = KeySchema::check_rule(rule)) return make_redis_error(ErrorKind::usage, *e);
+  if (!std::isfinite(request.token_delta)) {
+    return make_redis_error(ErrorKind::usage, "settle of \"" + request.key + "\": the delta must be finite");
+  }
+  if (request.token_delta == 0) return std::optional<double>();
+  std::string state = schema_.state_key(rule, request.key);
+  if (!request.limit.empty()) state += ":" + request.limit;
+  auto reply = eval(c, settle_script(), {schema_.config_key(rule), state},
+                    {request.limit, exact(request.token_delta),
+                     options.now_us ? std::to_string(*options.now_us) : std::string(),
+                     std::to_string(options.ttl_pad_ms)});
+  if (!reply) return reply.error();
+  if (reply->type == Value::Type::nil) return std::optional<double>();
+  auto level = parse_double(*reply);
+  if (!level) return bad_reply(*reply, "settle: expected a level or nil");
+  return std::optional<double>(*level);
 }
 
 Result<std::vector<Result<RedisDecision>>> RedisLimiter::decide_pipelined(

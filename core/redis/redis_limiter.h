@@ -42,6 +42,14 @@ struct DecideRequest {
   std::string model = {};
 };
 
+/// A correction of one key's token-bucket limit after the fact (settle.lua): a gateway admits on
+/// its token estimate, then settles the difference the upstream's usage showed.
+struct SettleRequest {
+  std::string key;         ///< the limited key, as it was decided
+  std::string limit;       ///< the limit's name in a composite rule; empty: the rule's only limit
+  double token_delta = 0;  ///< actual minus estimated: > 0 charges more, < 0 refunds
+};
+
 struct DecideOptions {
   /// Test mode: decide at this instant (µs on the server's epoch timeline) instead of TIME.
   std::optional<std::int64_t> now_us;
@@ -90,6 +98,15 @@ class RedisLimiter {
                                               const std::vector<DecideRequest>& requests,
                                               std::size_t per_call,
                                               const DecideOptions& options = {}) const;
+
+  /// Settles `request` (settle.lua): the key's level now, minus the delta, kept within
+  /// [0, capacity], exactly as InProcessAdmission::settle. Uses options.now_us and ttl_pad_ms.
+  /// @return the level after it, or nullopt when nothing changed (a delta of 0, a refund to a
+  ///         state that expired, i.e. is full, or an unreadable state the next decision
+  ///         resets); usage for a bad rule or delta; reply "LSCONFIG ..." when the limit is
+  ///         missing or not a token bucket
+  Result<std::optional<double>> settle(Connection& c, std::string_view rule, const SettleRequest& request,
+                                       const DecideOptions& options = {}) const;
 
  private:
   KeySchema schema_;

@@ -244,6 +244,32 @@ TEST_F(ClusterLimiterTest, GuardedLimiterDecidesThroughTheCluster) {
   }
 }
 
+TEST_F(ClusterLimiterTest, SettlementsOnEveryShardEqualTheSingleServer) {
+  RuleConfig cfg;
+  cfg.limits.push_back(NamedLimit{"requests", test::bucket(Algorithm::token_bucket, 100, 10)});
+  cfg.limits.push_back(NamedLimit{"llm_tokens", test::bucket(Algorithm::token_bucket, 5000, 100)});
+  ClusterLimiter cl(*client_, RedisLimiter(schema_));
+  const RedisLimiter single(schema_);
+  for (const auto& [port, names] : test::rules_per_master(*cluster_, schema_, "settle", 1)) {
+    const std::string& rule = names.front();
+    const ChangeInfo who{"test", "setup", std::nullopt};
+    ASSERT_TRUE(set_config(*client_, schema_, rule, cfg, who).ok());
+    ASSERT_TRUE(set_config(*conn_, schema_, rule, cfg, who).ok());
+    DecideOptions o;
+    o.now_us = 1'700'000'000'000'000;
+    DecideRequest r{"k", {1, 4000}, false, std::nullopt};
+    expect_same(cl.decide(rule, r, o), single.decide(*conn_, rule, r, o), rule);
+    o.now_us = *o.now_us + 500'000;
+    const SettleRequest refund{"k", "llm_tokens", -2500};
+    auto a = cl.settle(rule, refund, o);
+    auto b = single.settle(*conn_, rule, refund, o);
+    ASSERT_TRUE(a.ok() && b.ok()) << rule << " on :" << port;
+    ASSERT_TRUE(a->has_value() && b->has_value());
+    EXPECT_EQ(**a, **b) << rule;
+    EXPECT_EQ(**a, 1000 + 50 + 2500) << rule << ": 1000 left, half a second of refill, the refund";
+  }
+}
+
 TEST_F(ClusterLimiterTest, MovedSlotIsFollowedAndTheMapRefreshed) {
   const auto rules = put_rules("moved");
   ClusterLimiter cl(*client_, RedisLimiter(schema_));
