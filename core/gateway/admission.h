@@ -65,7 +65,8 @@ class AdmissionBackend {
   /// Corrects the token rule of (key, model) after the call.
   /// @param token_delta actual minus estimated tokens: > 0 charges extra (the bucket never
   ///        goes below empty), < 0 refunds (never above capacity)
-  virtual void settle(std::string_view api_key, std::string_view model, double token_delta,
+  /// @return false when the backend could not settle (its store failed): the estimate stands
+  virtual bool settle(std::string_view api_key, std::string_view model, double token_delta,
                       Nanos now) = 0;
   /// Replaces the policy live; in-flight and later requests are never dropped.
   /// @return an error (and no change) when the backend cannot use the policy

@@ -177,8 +177,9 @@ std::int64_t ChatGateway::complete(const ForwardTicket& t, const UpstreamOutcome
     charged = t.estimated_tokens;
   }
   const double delta = static_cast<double>(charged - t.estimated_tokens);
-  if (t.admission.tier != nullptr && t.admission.tier->llm_tokens && delta != 0) {
-    backend_.settle(t.api_key, t.request.model, delta, clock_.now());
+  // A degraded admission (fail-open, the limiter did not decide) consumed nothing to settle.
+  if (t.admission.tier != nullptr && t.admission.tier->llm_tokens && delta != 0 && !t.admission.degraded) {
+    if (!backend_.settle(t.api_key, t.request.model, delta, clock_.now())) metrics_.on_settle_failed(backend_.name());
   }
   if (t.admission.tier != nullptr && t.admission.model != nullptr) {
     metrics_.on_tokens(*t.admission.tier, *t.admission.model, charged);

@@ -51,6 +51,10 @@ double GatewayMetrics::add_quota_use(std::string_view& key_hash, std::string_vie
   return row.used_by_model[std::string(model)] += cost;
 }
 
+void GatewayMetrics::on_settle_failed(std::string_view backend) {
+  own_.backend_errors->with({backend, std::string_view("settle")}).inc();
+}
+
 void GatewayMetrics::on_decision(const AdmissionResult& r, std::string_view api_key_hash,
                                  Nanos wall_now, std::string_view backend) {
   if (r.tier == nullptr || r.model == nullptr) return;

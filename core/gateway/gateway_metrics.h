@@ -41,6 +41,8 @@ class GatewayMetrics {
                    std::string_view backend = "in-process");
   /// Counts LLM tokens settled after the upstream answered, and their price.
   void on_tokens(const TierPolicy& tier, const ModelPolicy& model, std::int64_t tokens);
+  /// A settlement the backend could not make (backend_errors_total{reason="settle"}).
+  void on_settle_failed(std::string_view backend);
   /// Counts one HTTP answer.
   void on_response(int status);
   /// Sets limitscope_circuit_state{backend}.

@@ -132,9 +132,9 @@ AdmissionResult InProcessAdmission::admit(const AdmissionRequest& request) {
   return out;
 }
 
-void InProcessAdmission::settle(std::string_view api_key, std::string_view model,
+bool InProcessAdmission::settle(std::string_view api_key, std::string_view model,
                                 double token_delta, Nanos now) {
-  if (!std::isfinite(token_delta) || token_delta == 0) return;
+  if (!std::isfinite(token_delta) || token_delta == 0) return true;
   const std::uint64_t hash = KeyedLimiter::hash_key(api_key, model);
   Stripe& s = stripe_for(hash);
   std::unique_lock lock(s.mu);
@@ -144,17 +144,18 @@ void InProcessAdmission::settle(std::string_view api_key, std::string_view model
   } else {
     // Expired (full again) since the admission. A refund changes nothing; an extra charge
     // starts from a full bucket of the key's current tier (the policy lookup is rare here).
-    if (token_delta < 0) return;
+    if (token_delta < 0) return true;
     lock.unlock();
     const auto pol = limiter_.policy();
     const TierPolicy* tier = pol->tier_for_key(api_key);
-    if (tier == nullptr || !tier->llm_tokens) return;
+    if (tier == nullptr || !tier->llm_tokens) return true;
     lock.lock();
     state = token_state(s, hash, *tier->llm_tokens, now, /*create=*/true);
   }
   const double level = TokenBucket::available(state->params, state->bucket, now);
   state->bucket.tokens = std::clamp(level - token_delta, 0.0, state->params.capacity);
   state->bucket.last_ns = std::max(state->bucket.last_ns, now.count());
+  return true;
 }
 
 std::optional<std::string> InProcessAdmission::set_policy(Policy policy, Nanos now) {

@@ -33,7 +33,7 @@ class InProcessAdmission final : public AdmissionBackend {
   ~InProcessAdmission() override;
 
   AdmissionResult admit(const AdmissionRequest& request) override;
-  void settle(std::string_view api_key, std::string_view model, double token_delta,
+  bool settle(std::string_view api_key, std::string_view model, double token_delta,
               Nanos now) override;
   std::optional<std::string> set_policy(Policy policy, Nanos now) override;
   std::shared_ptr<const Policy> policy() const override { return limiter_.policy(); }

@@ -140,6 +140,29 @@ std::optional<std::string> RedisAdmission::check_policy(const Policy& policy) {
   return std::nullopt;
 }
 
+bool RedisAdmission::settle(std::string_view api_key, std::string_view model, double token_delta, Nanos now) {
+  if (!std::isfinite(token_delta) || token_delta == 0) return true;
+  const auto pol = policy();
+  const TierPolicy* tier = pol->tier_for_key(api_key);
+  if (tier == nullptr || !tier->llm_tokens) return true;
+  const std::string rule = rule_name(tier->name);
+  // An open circuit means Redis is failing: a settle would only add a timeout per request.
+  if (guard(rule).stats().state == redis::BreakerState::open) return false;
+  auto done = backend_.settle(rule, redis::SettleRequest{limited_key(api_key, model), "llm_tokens", token_delta}, {});
+  if (done) {
+    settled_.fetch_add(1, std::memory_order_relaxed);
+    return true;
+  }
+  settle_failures_.fetch_add(1, std::memory_order_relaxed);
+  std::int64_t last = last_settle_log_ns_.load(std::memory_order_relaxed);
+  const std::int64_t interval = options_.failure.log_interval.count();
+  if (log_ && (last == kNeverResynced || now.count() - last >= interval) &&
+      last_settle_log_ns_.compare_exchange_strong(last, now.count())) {
+    log_("redis rule " + rule + ": settling tokens failed (the estimate stands): " + done.error().message);
+  }
+  return false;
+}
+
 std::optional<std::string> RedisAdmission::set_policy(Policy policy, Nanos) {
   if (auto err = check_policy(policy)) return err;
   auto next = std::make_shared<const Policy>(std::move(policy));

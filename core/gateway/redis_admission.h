@@ -20,13 +20,18 @@
 // pool, or a Redis Cluster (ClusterLimiter: each tier's rule lives on the shard of its hash
 // tag, so the gateway's tiers spread over the masters).
 //
+// Settlement: after the upstream answered, settle() corrects the key's llm_tokens limit by
+// the difference between its usage and the estimate (settle.lua, one more script run on the
+// rule's server; a refund when the upstream failed). Skipped while the rule's circuit is open
+// and for degraded admissions; a failed settle is counted and logged (at most once per
+// FailurePolicy::log_interval), never retried: the estimate then stands.
+//
 // Decision log (RedisAdmissionOptions::log_decisions): the sampled keys' decisions go to the
 // rule's decision stream with the model and the token estimate (the tuner's "decision stream"
-// trace source). The logged tokens are the admission estimate (prompt + max tokens), an upper
-// bound of what the upstream billed, since nothing is settled with Redis (below).
+// trace source). The logged tokens are the admission estimate (prompt + max tokens), known at
+// decision time; the settled usage is not in the stream.
 //
-// Not done here: settlement. decide.lua has no refund, so with Redis the token estimate
-// stands (settle() does nothing), and only the composite's binding limit is reported.
+// Not done here: only the composite's binding limit is reported.
 
 #include <atomic>
 #include <climits>
@@ -78,8 +83,11 @@ class RedisAdmission final : public AdmissionBackend {
   std::optional<std::string> sync_rules();
 
   AdmissionResult admit(const AdmissionRequest& request) override;
-  /// Does nothing: the Redis scripts cannot refund (see the file comment).
-  void settle(std::string_view, std::string_view, double, Nanos) override {}
+  /// Corrects the key's llm_tokens limit in Redis (see the file comment).
+  bool settle(std::string_view api_key, std::string_view model, double token_delta, Nanos now) override;
+  /// Settlements that reached Redis, and those that failed (unreachable, error reply).
+  std::uint64_t settled() const { return settled_.load(std::memory_order_relaxed); }
+  std::uint64_t settle_failures() const { return settle_failures_.load(std::memory_order_relaxed); }
   /// Replaces the policy and syncs its rules; the old policy stays on error.
   std::optional<std::string> set_policy(Policy policy, Nanos now) override;
   std::shared_ptr<const Policy> policy() const override;
@@ -111,6 +119,8 @@ class RedisAdmission final : public AdmissionBackend {
   std::map<std::string, std::unique_ptr<redis::FailureGuard>> guards_;
   static constexpr std::int64_t kNeverResynced = INT64_MIN;
   std::atomic<std::int64_t> last_resync_ns_{kNeverResynced};
+  std::atomic<std::uint64_t> settled_{0}, settle_failures_{0};
+  std::atomic<std::int64_t> last_settle_log_ns_{kNeverResynced};
 };
 
 }  // namespace limitscope::gateway

@@ -9,7 +9,9 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
+#include "core/gateway/redis_admission.h"
 #include "core/redis/connection.h"
+#include "core/redis/key_schema.h"
 #include "core/redis/redis_url.h"
 #include "core/redis/rule_config.h"
 #include "e2e/e2e_policy.h"
@@ -70,6 +72,44 @@ TEST(GatewayRedisE2E, TwoGatewaysShareOneLimit) {
   auto ready = c.Get("/readyz");
   ASSERT_TRUE(ready);
   EXPECT_EQ(json::parse(ready->body).at("backend"), "redis");
+}
+
+// The gateway admits on its estimate (prompt + max_tokens), then settles what the upstream
+// reported (the mock: prompt + 16): the key's llm_tokens bucket in Redis gets the difference
+// back, as the in-process limiter does.
+TEST(GatewayRedisE2E, TokensAreSettledInRedisAfterTheUpstreamAnswers) {
+  auto redis_server = start_redis();
+  ASSERT_NE(redis_server, nullptr);
+  const std::string policy = write_temp("e2e_redis_policy.json", e2e_policy_json());
+  GatewayProcess gw({"--policy", policy, "--mock-upstream", "--redis", redis_server->url()});
+  ASSERT_TRUE(gw.running());
+  httplib::Client client(gw.url());
+  client.set_read_timeout(10);
+  const std::string body = json{{"model", "gemini-2.5-flash"},
+                                {"max_tokens", 5000},
+                                {"messages", json::array({{{"role", "user"}, {"content", "hi"}}})}}
+                               .dump();
+  auto r = client.Post("/v1/chat/completions", {{"Authorization", "Bearer free-key"}}, body, "application/json");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  const auto usage = json::parse(r->body).at("usage").at("total_tokens").get<double>();
+  ASSERT_LT(usage, 100);
+
+  redis::RedisUrl url;
+  url.port = redis_server->port();
+  auto c = redis::Connection::open(url, {});
+  ASSERT_TRUE(c.ok());
+  const std::string state = redis::KeySchema().state_key("gw-free", gateway::RedisAdmission::limited_key(
+                                                                         "free-key", "gemini-2.5-flash")) +
+                            ":llm_tokens";
+  auto tokens = c->command({"HGET", state, "tokens"});
+  ASSERT_TRUE(tokens.ok() && tokens->is_string()) << state;
+  const double level = std::stod(tokens->str);
+  // Capacity 20000: about 20000 - usage after settling (plus what refilled meanwhile, at most
+  // the capacity); without settlement it would be 20000 - 5000 - prompt.
+  EXPECT_LE(level, 20000);
+  EXPECT_GE(level, 20000 - usage);
+  EXPECT_LT(level, 20000 - usage + 400) << "a refill of 20000/min adds ~333 tokens a second at most";
 }
 
 TEST(GatewayRedisE2E, ALiveConfigChangeInRedisAppliesAtTheNextRequest) {

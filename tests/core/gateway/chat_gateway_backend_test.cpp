@@ -22,12 +22,17 @@ class ScriptedBackend final : public AdmissionBackend {
     if (auto m = policy_->model_index(r.model)) out.model = &policy_->models[*m];
     return out;
   }
-  void settle(std::string_view, std::string_view, double, Nanos) override {}
+  bool settle(std::string_view, std::string_view, double delta, Nanos) override {
+    settles.push_back(delta);
+    return settle_ok;
+  }
   std::optional<std::string> set_policy(Policy, Nanos) override { return std::nullopt; }
   std::shared_ptr<const Policy> policy() const override { return policy_; }
   std::string_view name() const override { return "scripted"; }
   std::optional<double> circuit_state() const override { return 2; }
   AdmissionResult next;
+  std::vector<double> settles;
+  bool settle_ok = true;
 
  private:
   std::shared_ptr<const Policy> policy_;
@@ -65,6 +70,29 @@ TEST(ChatGatewayBackend, FailOpenAdmitsMarkedDegraded) {
       << m;
   EXPECT_NE(m.find("limitscope_circuit_state{backend=\"scripted\"} 2"), std::string::npos) << m;
   EXPECT_EQ(m.find("gateway_token_bucket_usage_count"), std::string::npos);
+}
+
+// Only what the backend decided is settled; a settlement it could not make is counted.
+TEST(ChatGatewayBackend, SettlementSkipsDegradedAdmissionsAndCountsFailures) {
+  Fixture f;
+  f.backend.next.allowed = true;
+  f.backend.next.requests.allowed = true;
+  f.backend.next.degraded = true;
+  AdmitOutcome degraded = f.admit();
+  ASSERT_TRUE(degraded.ticket.has_value());
+  f.gateway.complete(*degraded.ticket, UpstreamOutcome{UpstreamOutcome::Kind::answered, 200, 3});
+  EXPECT_TRUE(f.backend.settles.empty()) << "a degraded admission consumed nothing";
+
+  f.backend.next.degraded = false;
+  f.backend.settle_ok = false;
+  AdmitOutcome decided = f.admit();
+  ASSERT_TRUE(decided.ticket.has_value());
+  f.gateway.complete(*decided.ticket, UpstreamOutcome{UpstreamOutcome::Kind::answered, 200, 3});
+  ASSERT_EQ(f.backend.settles.size(), 1u);
+  EXPECT_EQ(f.backend.settles[0], 3 - decided.ticket->estimated_tokens);
+  const std::string m = f.gateway.render_metrics();
+  EXPECT_NE(m.find("limitscope_backend_errors_total{backend=\"scripted\",reason=\"settle\"} 1"), std::string::npos)
+      << m;
 }
 
 TEST(ChatGatewayBackend, FailClosedIs503WithRetryAfter) {
