@@ -4,8 +4,9 @@
 // config and state keys live on the master owning the rule's slot and on no other; with no
 // seed answering at start the gateway exits 1 naming the cluster; and a master killed under
 // load: the fail-open gateway keeps answering 200 (X-Circuit-Open while the slot has no master,
-// never 500 or 503), the other shards' tiers decide as usual throughout, and the killed
-// master's tier gets Redis decisions again once its replica is promoted.
+// never 500 or 503), the fail-closed one 503 with Retry-After (never 500), the other shards'
+// tiers decide as usual throughout, and the killed master's tier gets Redis decisions again
+// once its replica is promoted.
 #include <gtest/gtest.h>
 #include <httplib.h>
 
@@ -138,7 +139,11 @@ long long remaining_of(const httplib::Result& r) {
   return std::stoll(r->get_header_value("X-RateLimit-Remaining"));
 }
 
-TEST(ClusterGateway, AMasterKilledUnderLoadFailsOpenAndItsTierDecidesAgainAfterPromotion) {
+// A master killed under load, with the gateway in `mode` (fail-open or fail-closed): only its
+// tier's requests take the failure policy, and Redis decides them again within 5 s of the
+// replica's promotion.
+void master_killed_under_load(const std::string& mode) {
+  const bool open_mode = mode == "fail-open";
   RedisCluster::Options o;
   o.replicas = 1;
   o.node_timeout_ms = 1000;
@@ -166,7 +171,7 @@ TEST(ClusterGateway, AMasterKilledUnderLoadFailsOpenAndItsTierDecidesAgainAfterP
   const std::string policy =
       write_temp("cluster_gateway_failover_policy.json", policy_json(tiers, kCapacity));
   GatewayProcess gw({"--policy", policy, "--mock-upstream", "--redis", cluster->url(),
-                     "--redis-failure-mode", "fail-open", "--redis-timeout", "300ms", "--threads",
+                     "--redis-failure-mode", mode, "--redis-timeout", "300ms", "--threads",
                      "4"});
   ASSERT_TRUE(gw.running());
   for (const auto& t : tiers) {
@@ -200,11 +205,16 @@ TEST(ClusterGateway, AMasterKilledUnderLoadFailsOpenAndItsTierDecidesAgainAfterP
     auto v = post(gw, "key-" + victim_tier);
     ++requests;
     ASSERT_TRUE(v) << "no answer from the gateway; stderr: " << gw.process().stderr_text();
-    if (v->status != 200) bad_statuses.push_back(v->status);
     const bool open = v->get_header_value("X-Circuit-Open") == "true";
+    // fail-open: always 200; fail-closed: 503 with Retry-After while the circuit is open.
+    if (v->status != (open && !open_mode ? 503 : 200)) bad_statuses.push_back(v->status);
     if (open) {
       ++circuit_open;
-      EXPECT_EQ(remaining_of(v), -1) << "fail-open reports no limits";
+      if (open_mode) {
+        EXPECT_EQ(remaining_of(v), -1) << "fail-open reports no limits";
+      } else {
+        EXPECT_TRUE(v->has_header("Retry-After")) << "a fail-closed 503 says when to retry";
+      }
     }
     auto h = post(gw, "key-" + healthy_tier);
     ASSERT_TRUE(h);
@@ -216,17 +226,17 @@ TEST(ClusterGateway, AMasterKilledUnderLoadFailsOpenAndItsTierDecidesAgainAfterP
     }
     clock.wait_until(clock.now() + 20ms, never);
   }
-  EXPECT_TRUE(bad_statuses.empty()) << "fail-open answered " << bad_statuses.size()
+  EXPECT_TRUE(bad_statuses.empty()) << mode << " answered " << bad_statuses.size()
                                     << " non-200s, first " << bad_statuses.front();
   ASSERT_TRUE(promoted_at.has_value()) << "the replica was not promoted within 40 s";
   ASSERT_TRUE(resumed_at.has_value())
       << "Redis decisions did not resume after the promotion; " << circuit_open << " of "
-      << requests << " requests failed open";
+      << requests << " requests took the failure policy";
   EXPECT_LE(*resumed_at - *promoted_at, 5s);
   // The outage as the clients saw it (in the XML report: --gtest_output=xml).
-  RecordProperty("requests_after_kill", requests);
-  RecordProperty("failed_open", circuit_open);
-  RecordProperty("resumed_after_promotion_ms",
+  ::testing::Test::RecordProperty("requests_after_kill", requests);
+  ::testing::Test::RecordProperty("circuit_open", circuit_open);
+  ::testing::Test::RecordProperty("resumed_after_promotion_ms",
                  static_cast<int>((*resumed_at - *promoted_at) / 1ms));
   EXPECT_GT(circuit_open, 0) << "the failure policy never applied";
   EXPECT_EQ(healthy_degraded, 0) << "the other shards' tiers were not decided by Redis";
@@ -238,6 +248,14 @@ TEST(ClusterGateway, AMasterKilledUnderLoadFailsOpenAndItsTierDecidesAgainAfterP
   EXPECT_EQ(next->status, 200);
   EXPECT_FALSE(next->has_header("X-Circuit-Open"));
   EXPECT_EQ(remaining_of(next), resumed_remaining - 1);
+}
+
+TEST(ClusterGateway, AMasterKilledUnderLoadFailsOpenAndItsTierDecidesAgainAfterPromotion) {
+  master_killed_under_load("fail-open");
+}
+
+TEST(ClusterGateway, AMasterKilledUnderLoadFailsClosedAndItsTierDecidesAgainAfterPromotion) {
+  master_killed_under_load("fail-closed");
 }
 
 }  // namespace
