@@ -4,7 +4,8 @@
 // operator chooses its good lines; zero/negative rates and a capacity below the largest cost are
 // refused in the fields with a clear message; spend in dollars shows for both settings (and says
 // why when the trace cannot be priced until tokens per request are assumed), and the sweep's
-// spend constraint picks a cell under it, or says it needs prices.
+// spend constraint picks a cell under it, or says it needs prices. A rate is edited in its own
+// unit (per s/min/h/day) and read back exactly.
 #include "ui/tuner/tuner_tab.h"
 
 #include <gtest/gtest.h>
@@ -290,6 +291,45 @@ TEST_F(TunerTabTest, FieldsRefuseZeroNegativeRatesAndCapacityBelowTheLargestCost
     EXPECT_EQ((row.field == 0 ? c->firstSpin() : c->secondSpin())->value(), row.value);
     EXPECT_TRUE(tab->whatIfChart()->pointsOf(QStringLiteral("candidate 429s")).isEmpty());
   }
+}
+
+// A live rate of "100/min" or "1/h" is edited as written: shown in its own unit and read back
+// exactly (a per-second spin box with 3 decimals showed 1/h as 0 and 100/min as 1.667/s).
+TEST(ParamEditorRate, ARateIsShownInItsOwnUnitAndReadBackExactly) {
+  test::ensure_qt_app();
+  ParamEditor e(QStringLiteral("current"));
+  const struct {
+    Rate rate;
+    const char* unit;
+    double shown;
+  } rows[] = {{Rate{100, std::chrono::minutes(1)}, "/ min", 100},
+              {Rate{1, std::chrono::hours(1)}, "/ h", 1},
+              {Rate{50000, std::chrono::hours(24)}, "/ day", 50000},
+              {Rate::per_sec(12.5), "/ s", 12.5},
+              {Rate{1, std::chrono::seconds(2)}, "/ min", 30}};  // another period: the shortest unit >= 1
+  for (const auto& row : rows) {
+    LimitParams p;
+    p.algorithm = Algorithm::token_bucket;
+    p.capacity = 60;
+    p.refill = row.rate;
+    e.setParams(p);
+    EXPECT_EQ(e.rateUnitBox()->currentText(), QString::fromUtf8(row.unit)) << row.rate.to_string();
+    EXPECT_EQ(e.secondSpin()->value(), row.shown) << row.rate.to_string();
+    EXPECT_DOUBLE_EQ(e.params().refill.per_second(), row.rate.per_second()) << row.rate.to_string();
+    EXPECT_TRUE(e.isValid()) << row.rate.to_string();
+  }
+  // The unit is part of the value: 30 per minute becomes 30 per hour, and that is a change.
+  QSignalSpy changed(&e, &ParamEditor::changed);
+  e.rateUnitBox()->setCurrentText(QStringLiteral("/ h"));
+  EXPECT_EQ(changed.size(), 1);
+  EXPECT_EQ(e.params().refill.to_string(), "30/h");
+  // Window algorithms have no rate: no unit.
+  LimitParams w;
+  w.algorithm = Algorithm::sliding_log;
+  w.limit = 10;
+  w.window = std::chrono::seconds(60);
+  e.setParams(w);
+  EXPECT_FALSE(e.rateUnitBox()->isVisibleTo(&e));
 }
 
 }  // namespace

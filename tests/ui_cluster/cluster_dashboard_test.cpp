@@ -2,7 +2,9 @@
 // `limitscope --redis redis+cluster://...` opens it: the key table shows a limiter key of every
 // shard, the details pane of each selected key names its shard (live, and in playback of a
 // recording of the session), and the key browser lists every shard's keys with their shard
-// (tooltip) and reads each one's raw fields on its master.
+// (tooltip) and reads each one's raw fields on its master. The Tuner tab on the cluster URL
+// reads each master's rule config, loads its decision stream as a trace, applies a candidate
+// (armed) to that master and undoes it.
 // One cluster for the program (SetUpTestSuite): each start costs seconds.
 #include <gtest/gtest.h>
 
@@ -27,6 +29,9 @@
 #include "ui/key_browser/key_browser_model.h"
 #include "ui/main_window.h"
 #include "ui/models/key_table_model.h"
+#include "ui/tuner/apply_dialog.h"
+#include "ui/tuner/param_editor.h"
+#include "ui/tuner/tuner_tab.h"
 
 namespace limitscope::ui {
 namespace {
@@ -236,6 +241,57 @@ TEST_F(ClusterDashboard, KeyBrowserListsEveryShardsKeysWithTheirShard) {
     EXPECT_TRUE(dock->rawStatusText().contains(QString::fromStdString("shard " + node)))
         << key << ": " << dock->rawStatusText().toStdString();
     EXPECT_GT(dock->rawView()->rowCount(), 0) << key;
+  }
+}
+
+// Runs last in this file: it changes each rule's config and puts it back (Undo).
+TEST_F(ClusterDashboard, TunerTabReadsLoadsAppliesAndUndoesOnEachRulesMaster) {
+  const redis::KeySchema schema;
+  redis::ClusterClient client(test::cluster_url(*cluster_), test::cluster_options(), SteadyClock::instance());
+  redis::ClusterLimiter limiter(client, redis::RedisLimiter(schema));
+  for (const Seeded& s : seeded_) {
+    SCOPED_TRACE(s.rule + " on " + s.node);
+    for (int n = 0; n < 4; ++n) {
+      redis::DecideRequest r{s.api_key, {1.0}, true};
+      ASSERT_TRUE(limiter.decide(s.rule, r).ok());
+    }
+    TunerTab tab(QString::fromStdString(cluster_->url()));
+    QSignalSpy read(&tab, &TunerTab::configRead);
+    tab.setRule(QString::fromStdString(s.rule));
+    tab.readLiveConfig();
+    ASSERT_TRUE(read.wait(kWaitMs));
+    ASSERT_TRUE(tab.liveConfig().has_value()) << tab.liveStatusText().toStdString();
+    EXPECT_EQ(tab.currentEditor()->params().capacity, 10);
+
+    QSignalSpy loaded(&tab, &TunerTab::traceLoaded);
+    tab.loadDecisionStream(QString::fromStdString(s.rule));
+    ASSERT_TRUE(loaded.wait(kWaitMs));
+    ASSERT_NE(tab.trace(), nullptr);
+    EXPECT_EQ(tab.trace()->events.size(), 4u) << "the logged decisions, read on the rule's master";
+
+    tab.setWritesArmed(true);
+    tab.candidateEditor()->setParams(test::bucket(Algorithm::token_bucket, 25, 1, 1h));
+    QSignalSpy done(&tab, &TunerTab::applyFinished);
+    tab.requestApply();
+    ASSERT_NE(tab.applyDialog(), nullptr)
+        << (done.isEmpty() ? std::string("no answer") : done.at(0).at(1).toString().toStdString());
+    tab.applyDialog()->setReason(QStringLiteral("cluster test"));
+    tab.applyDialog()->accept();
+    ASSERT_TRUE(done.wait(kWaitMs));
+    ASSERT_TRUE(done.at(0).at(0).toBool()) << done.at(0).at(1).toString().toStdString();
+    // Written on the master that owns the rule's slot.
+    const int port = std::stoi(s.node.substr(s.node.rfind(':') + 1));
+    auto owner = cluster_->connect(port);
+    auto capacity = owner.command({"HGET", schema.config_key(s.rule), "capacity"});
+    ASSERT_TRUE(capacity.ok());
+    EXPECT_EQ(capacity->str, "25");
+
+    tab.undo();
+    ASSERT_TRUE(done.wait(kWaitMs));
+    ASSERT_TRUE(done.at(1).at(0).toBool()) << done.at(1).at(1).toString().toStdString();
+    capacity = owner.command({"HGET", schema.config_key(s.rule), "capacity"});
+    ASSERT_TRUE(capacity.ok());
+    EXPECT_EQ(capacity->str, "10");
   }
 }
 

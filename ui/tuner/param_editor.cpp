@@ -7,6 +7,8 @@
 #include <QSignalBlocker>
 #include <QSlider>
 #include <cmath>
+#include <cstdint>
+#include <iterator>
 
 namespace limitscope::ui {
 
@@ -16,6 +18,28 @@ constexpr int kSliderSteps = 1000;
 // Slider ranges (the spin box takes any value): decades an operator tunes over.
 constexpr double kLow = 0.01;
 constexpr double kHigh = 1e6;
+
+struct RateUnit {
+  const char* label;
+  std::int64_t ns;
+};
+constexpr RateUnit kRateUnits[] = {{"/ s", 1'000'000'000LL},
+                                   {"/ min", 60'000'000'000LL},
+                                   {"/ h", 3'600'000'000'000LL},
+                                   {"/ day", 86'400'000'000'000LL}};
+
+// The unit a rate reads best in: its own period when it is one of them, else the shortest in
+// which at least one cost unit arrives.
+int unit_for(const Rate& r) {
+  constexpr int n = static_cast<int>(std::size(kRateUnits));
+  for (int u = 0; u < n; ++u) {
+    if (r.period.count() == kRateUnits[u].ns) return u;
+  }
+  for (int u = 0; u < n; ++u) {
+    if (r.per_second() * static_cast<double>(kRateUnits[u].ns) / 1e9 >= 1) return u;
+  }
+  return n - 1;
+}
 
 const Algorithm kAlgorithms[] = {Algorithm::token_bucket,    Algorithm::gcra,
                                  Algorithm::leaky_bucket,    Algorithm::sliding_log,
@@ -67,6 +91,18 @@ ParamEditor::ParamEditor(const QString& title, QWidget* parent) : QGroupBox(titl
     connect(m_spin[f], &QDoubleSpinBox::valueChanged, this, [this, f] { onSpin(f); });
     connect(m_slider[f], &QSlider::valueChanged, this, [this, f] { onSlider(f); });
   }
+  m_rateUnit = new QComboBox(this);
+  for (const RateUnit& u : kRateUnits) m_rateUnit->addItem(QString::fromUtf8(u.label));
+  grid->addWidget(m_rateUnit, 3, 3);
+  // The unit is part of the value ("100 per minute" → "100 per hour"): the number stays, so
+  // nothing is rounded by a conversion to the spin box's decimals.
+  m_rateUnit->setToolTip(tr("Per second, minute, hour or day: the number stays when the unit changes"));
+  connect(m_rateUnit, &QComboBox::currentIndexChanged, this, [this](int u) {
+    if (u < 0 || u == m_unitShown) return;
+    m_unitShown = u;
+    showProblems();
+    if (!m_quiet) emit changed();
+  });
   m_note = new QLabel(this);
   m_note->setWordWrap(true);
   grid->addWidget(m_note, 5, 0, 1, 3);
@@ -93,11 +129,12 @@ void ParamEditor::relabel() {
     m_name[1]->setText(tr("Limit (cost / window)"));
   } else if (a == Algorithm::leaky_bucket) {
     m_name[0]->setText(tr("Queue depth"));
-    m_name[1]->setText(tr("Drain (cost / s)"));
+    m_name[1]->setText(tr("Drain (cost)"));
   } else {
     m_name[0]->setText(tr("Capacity (cost)"));
-    m_name[1]->setText(tr("Refill (cost / s)"));
+    m_name[1]->setText(tr("Refill (cost)"));
   }
+  m_rateUnit->setVisible(!is_window_algorithm(a));
   m_note->setText(a == Algorithm::fixed_window
                       ? tr("A fixed window admits up to twice the limit across a window boundary.")
                       : QString());
@@ -113,7 +150,7 @@ LimitParams ParamEditor::params() const {
     p.limit = m_spin[1]->value();
   } else {
     p.capacity = m_spin[0]->value();
-    p.refill = Rate::per_sec(m_spin[1]->value());
+    p.refill = Rate{m_spin[1]->value(), Nanos{kRateUnits[m_unitShown].ns}};
   }
   return p;
 }
@@ -123,8 +160,17 @@ void ParamEditor::setParams(const LimitParams& p) {
   const int index = m_algorithm->findData(static_cast<int>(p.algorithm));
   m_algorithm->setCurrentIndex(std::max(0, index));
   const bool window = is_window_algorithm(p.algorithm);
+  if (!window) {
+    m_unitShown = unit_for(p.refill);
+    const QSignalBlocker b(m_rateUnit);
+    m_rateUnit->setCurrentIndex(m_unitShown);
+  }
+  const RateUnit& unit = kRateUnits[m_unitShown];
+  const double rate = p.refill.period.count() == unit.ns
+                          ? p.refill.amount  // as written: no conversion, no rounding
+                          : p.refill.per_second() * static_cast<double>(unit.ns) / 1e9;
   const double values[2] = {window ? static_cast<double>(p.window.count()) / 1e9 : p.capacity,
-                            window ? p.limit : p.refill.per_second()};
+                            window ? p.limit : rate};
   for (int f = 0; f < 2; ++f) {
     const QSignalBlocker b1(m_spin[f]);
     const QSignalBlocker b2(m_slider[f]);
@@ -143,6 +189,7 @@ void ParamEditor::setLargestCost(double cost) {
 
 void ParamEditor::setEditable(bool editable) {
   m_algorithm->setEnabled(editable);
+  m_rateUnit->setEnabled(editable);
   for (int f = 0; f < 2; ++f) {
     m_slider[f]->setEnabled(editable);
     m_spin[f]->setReadOnly(!editable);

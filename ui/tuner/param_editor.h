@@ -42,6 +42,10 @@ class ParamEditor : public QGroupBox {
   QSlider* firstSlider() const { return m_slider[0]; }
   QSlider* secondSlider() const { return m_slider[1]; }
   QComboBox* algorithmBox() const { return m_algorithm; }
+  /// The refill (drain) rate's unit: per second, minute, hour or day. A rate is shown in its
+  /// own period when it is one of these, so "100/min" or "1/h" is edited as written, never
+  /// rounded to a per-second value; changing the unit keeps the number.
+  QComboBox* rateUnitBox() const { return m_rateUnit; }
   /// The message shown under field 0 or 1 (empty when it is fine).
   QString problemText(int field) const;
 
@@ -56,6 +60,8 @@ class ParamEditor : public QGroupBox {
   Algorithm algorithm() const;
 
   QComboBox* m_algorithm = nullptr;
+  QComboBox* m_rateUnit = nullptr;
+  int m_unitShown = 0;  // the unit the rate spin's value is in (index into the unit table)
   QLabel* m_name[2] = {};
   QSlider* m_slider[2] = {};
   QDoubleSpinBox* m_spin[2] = {};
