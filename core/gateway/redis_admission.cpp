@@ -58,8 +58,15 @@ std::string RedisAdmission::rule_name(std::string_view tier) {
   return "gw-" + std::string(tier);
 }
 
+namespace {
+// The limited key from the key's SHA-256 (hex), which admit() also samples the decision log by.
+std::string limited_key_of(std::string_view api_key_sha256_hex, std::string_view model) {
+  return std::string(api_key_sha256_hex.substr(0, 32)) + ":" + std::string(model);
+}
+}  // namespace
+
 std::string RedisAdmission::limited_key(std::string_view api_key, std::string_view model) {
-  return sha256_hex(api_key).substr(0, 32) + ":" + std::string(model);
+  return limited_key_of(sha256_hex(api_key), model);
 }
 
 bool decision_logged(std::string_view api_key_sha256_hex, double fraction) {
@@ -156,7 +163,7 @@ bool RedisAdmission::settle(std::string_view api_key, std::string_view model, do
   settle_failures_.fetch_add(1, std::memory_order_relaxed);
   std::int64_t last = last_settle_log_ns_.load(std::memory_order_relaxed);
   const std::int64_t interval = options_.failure.log_interval.count();
-  if (log_ && (last == kNeverResynced || now.count() - last >= interval) &&
+  if (log_ && (last == kNeverLogged || now.count() - last >= interval) &&
       last_settle_log_ns_.compare_exchange_strong(last, now.count())) {
     log_("redis rule " + rule + ": settling tokens failed (the estimate stands): " + done.error().message);
   }
@@ -200,7 +207,7 @@ AdmissionResult RedisAdmission::admit(const AdmissionRequest& request) {
   out.cost = out.model->cost;
   redis::DecideRequest req;
   const std::string key_hash = sha256_hex(request.api_key);
-  req.key = key_hash.substr(0, 32) + ":" + std::string(request.model);
+  req.key = limited_key_of(key_hash, request.model);
   req.costs = {out.cost};
   if (decision_logged(key_hash, options_.log_decisions)) {
     req.log = true;

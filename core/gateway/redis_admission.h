@@ -120,7 +120,8 @@ class RedisAdmission final : public AdmissionBackend {
   static constexpr std::int64_t kNeverResynced = INT64_MIN;
   std::atomic<std::int64_t> last_resync_ns_{kNeverResynced};
   std::atomic<std::uint64_t> settled_{0}, settle_failures_{0};
-  std::atomic<std::int64_t> last_settle_log_ns_{kNeverResynced};
+  static constexpr std::int64_t kNeverLogged = INT64_MIN;
+  std::atomic<std::int64_t> last_settle_log_ns_{kNeverLogged};
 };
 
 }  // namespace limitscope::gateway
