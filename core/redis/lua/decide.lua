@@ -35,7 +35,7 @@ if n < 1 or #ARGV ~= 3 + 4 * n then
 end
 
 -- Log flags with the request's tokens and model, checked before any decision is made.
-local logged = {}  -- i -> {tokens or nil, model or nil}
+local logged = nil  -- i -> {tokens or nil, model or nil}; made only when a flag carries them
 for i = 1, n do
   local f = ARGV[2 + 4 * i]
   if f ~= '' and f ~= '1' and f ~= '0' then
@@ -43,6 +43,7 @@ for i = 1, n do
     if tok == nil then
       return redis.error_reply("LSARG log flag must be '', '1' or '1:<tokens>:<model>', got '" .. f .. "'")
     end
+    if logged == nil then logged = {} end
     logged[i] = {tok ~= '' and tok or nil, model ~= '' and model or nil}
   end
 end
@@ -182,7 +183,7 @@ for i = 1, n do
   if log_max > 0 and log_flag == '1' then
     redis.call('XADD', KEYS[2], 'MAXLEN', '~', log_max, '*', 't', t, 'key', label,
                'cost', costs_s, 'allowed', all and 1 or 0, 'level', remaining)
-  elseif log_max > 0 and logged[i] then
+  elseif log_max > 0 and logged ~= nil and logged[i] then
     local entry = {'t', t, 'key', label, 'cost', costs_s, 'allowed', all and 1 or 0, 'level', remaining}
     if logged[i][1] then entry[#entry + 1] = 'tokens' entry[#entry + 1] = logged[i][1] end
     if logged[i][2] then entry[#entry + 1] = 'model' entry[#entry + 1] = logged[i][2] end
