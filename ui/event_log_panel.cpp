@@ -119,7 +119,7 @@ void EventLogPanel::copySelection() const {
 }
 
 QString EventLogPanel::title() const {
-  const int rows = m_model->rowCount();
+  const int rows = m_model->eventCount();
   return rows == 0 ? tr("Events") : tr("Events (%1)").arg(rows);
 }
 
@@ -148,10 +148,11 @@ void EventLogPanel::refreshChrome() {
     m_placeholder->setText(tr("Cleared at %1. New events will show here.").arg(m_clearedAt));
   }
   m_stack->setCurrentWidget(rows == 0 ? static_cast<QWidget*>(m_placeholder) : m_view);
+  const int shown = m_model->eventCount();
   if (rows == 0) {
     m_summary->setText(tr("No new events"));
   } else {
-    QString text = rows == 1 ? tr("1 event") : tr("%1 events").arg(rows);
+    QString text = shown == 1 ? tr("1 event") : tr("%1 events").arg(shown);
     if (failures > 0) text += failures == 1 ? tr(", 1 failure") : tr(", %1 failures").arg(failures);
     m_summary->setText(text + tr(", newest at the bottom"));
   }

@@ -78,6 +78,9 @@ struct DecisionRow {
 struct SourceEvent {
   std::int64_t t_ms = 0;  ///< wall time (the source's clock), ms since the epoch
   std::string text;
+  /// Position in the source's log, from 1 (0: not numbered). A gap between two snapshots'
+  /// events means some scrolled out of the snapshot's window in between.
+  std::uint64_t seq = 0;
 };
 
 struct DashboardSnapshot {

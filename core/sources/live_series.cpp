@@ -105,7 +105,7 @@ std::string LiveSeries::evaluate(std::int64_t t_ms) {
 }
 
 void LiveSeries::event(std::int64_t t_ms, std::string text) {
-  events_.push_back(SourceEvent{t_ms, std::move(text)});
+  events_.push_back(SourceEvent{t_ms, std::move(text), ++event_seq_});
   while (events_.size() > options_.max_events) events_.pop_front();
 }
 

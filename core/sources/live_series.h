@@ -115,6 +115,7 @@ class LiveSeries {
   std::unique_ptr<metrics::SeriesStore> store_;
   std::unique_ptr<metrics::AlertEngine> alerts_;
   std::deque<SourceEvent> events_;
+  std::uint64_t event_seq_ = 0;  // the last event's SourceEvent::seq
   RecentDecisions decisions_;
   std::unique_ptr<RecordingWriter> writer_;
   std::string recording_error_;

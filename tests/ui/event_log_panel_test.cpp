@@ -124,6 +124,41 @@ TEST(EventLogModel, KeepsAtMostMaxRowsDroppingTheOldest) {
   EXPECT_EQ(texts(model).back(), QStringLiteral("event %1").arg(EventLogModel::kMaxRows + 199));
 }
 
+// Live sources number their events: the window [from, to) of a numbered log (seq = i + 1).
+std::vector<SourceEvent> numberedTail(int from, int to) {
+  std::vector<SourceEvent> out = tail(from, to);
+  for (SourceEvent& e : out) e.seq = static_cast<std::uint64_t>(e.t_ms - kT0) / 1000 + 1;
+  return out;
+}
+
+// More events between two updates than a snapshot carries: one row says how many were not
+// received, instead of a silent jump; identical repeated events are told apart by number.
+TEST(EventLogModel, NumberedEventsShowAGapAndRepeatsWithoutLoss) {
+  EventLogModel m;
+  ASSERT_EQ(m.update(numberedTail(0, 3)), 3);
+  // Events 3..59 happened; the snapshot carries only 10..59 (its newest 50).
+  EXPECT_EQ(m.update(numberedTail(10, 60)), 51);
+  const QStringList rows = texts(m);
+  ASSERT_EQ(rows.size(), 54);
+  EXPECT_EQ(rows.mid(0, 3), numbered(0, 3));
+  EXPECT_TRUE(rows[3].startsWith(QStringLiteral("… 7 earlier events not shown"))) << rows[3].toStdString();
+  EXPECT_EQ(rows.mid(4), numbered(10, 60));
+  EXPECT_EQ(m.eventCount(), 53) << "the gap row is not an event";
+  EXPECT_FALSE(m.index(3, EventLogModel::Text).data(EventLogModel::FailureRole).toBool());
+  EXPECT_EQ(m.update(numberedTail(10, 60)), 0) << "the same window again adds nothing";
+
+  // The same text twice in a row is two events when their numbers differ.
+  std::vector<SourceEvent> same = numberedTail(60, 62);
+  same[1].text = same[0].text;
+  same[1].t_ms = same[0].t_ms;
+  EXPECT_EQ(m.update(same), 2);
+  EXPECT_EQ(m.eventCount(), 55);
+
+  // Numbers going back: another source's log, shown from its start.
+  EXPECT_EQ(m.update(numberedTail(0, 2)), 2);
+  EXPECT_EQ(texts(m), numbered(0, 2));
+}
+
 TEST(EventLogModel, MarksRowsThatLookLikeFailures) {
   test::ensure_qt_app();
   const std::pair<const char*, bool> rows[] = {

@@ -51,21 +51,49 @@ int EventLogModel::update(const std::vector<SourceEvent>& events) {
     removeAll();
     return 0;
   }
-  const std::size_t known = overlap(m_seen, events);
+  // Numbered events (live sources number their log): what is new is what follows the last
+  // number seen, and a jump in the numbers is events this view never received.
+  std::size_t known = 0;
+  std::uint64_t missed = 0;
+  if (events.front().seq > 0) {
+    if (!m_seen.empty() && events.back().seq < m_seen.back().seq) {
+      m_seen.clear();  // numbers went back: another source's log, shown from its start
+      removeAll();
+    }
+    const std::uint64_t last = m_seen.empty() ? 0 : m_seen.back().seq;
+    while (known < events.size() && events[known].seq <= last) ++known;
+    if (known < events.size() && events[known].seq > last + 1) missed = events[known].seq - last - 1;
+  } else {
+    known = overlap(m_seen, events);
+  }
   if (known == events.size() && known == m_seen.size()) return 0;  // the usual case: nothing new
-  const auto added = static_cast<int>(events.size() - known);
+  const auto added = static_cast<int>(events.size() - known) + (missed > 0 ? 1 : 0);
   if (added > 0) {
     // Make room first, so the insertion below is one contiguous append.
     const int drop = std::max(0, rowCount() + std::min(added, kMaxRows) - kMaxRows);
     if (drop > 0) {
       beginRemoveRows({}, 0, drop - 1);
-      for (int i = 0; i < drop; ++i) m_failures -= m_rows[static_cast<std::size_t>(i)].failure ? 1 : 0;
+      for (int i = 0; i < drop; ++i) {
+        m_failures -= m_rows[static_cast<std::size_t>(i)].failure ? 1 : 0;
+        m_gaps -= m_rows[static_cast<std::size_t>(i)].gap ? 1 : 0;
+      }
       m_rows.erase(m_rows.begin(), m_rows.begin() + drop);
       endRemoveRows();
     }
-    const std::size_t from = events.size() - static_cast<std::size_t>(std::min(added, kMaxRows));
+    const std::size_t from = events.size() - static_cast<std::size_t>(std::min(added, kMaxRows) - (missed > 0 ? 1 : 0));
     const int first = rowCount();
-    beginInsertRows({}, first, first + static_cast<int>(events.size() - from) - 1);
+    beginInsertRows({}, first, first + static_cast<int>(events.size() - from) - 1 + (missed > 0 ? 1 : 0));
+    if (missed > 0) {
+      Row gap;
+      gap.t_ms = events[from].t_ms;
+      gap.time = QDateTime::fromMSecsSinceEpoch(gap.t_ms).toString(QStringLiteral("HH:mm:ss"));
+      gap.text = (missed == 1 ? tr("… 1 earlier event not shown")
+                              : tr("… %1 earlier events not shown").arg(static_cast<qulonglong>(missed))) +
+                 tr(": more arrived between two updates than one carries");
+      gap.gap = true;
+      ++m_gaps;
+      m_rows.push_back(std::move(gap));
+    }
     for (std::size_t i = from; i < events.size(); ++i) {
       Row r;
       r.t_ms = events[i].t_ms;
@@ -88,6 +116,7 @@ void EventLogModel::removeAll() {
   beginRemoveRows({}, 0, rowCount() - 1);
   m_rows.clear();
   m_failures = 0;
+  m_gaps = 0;
   endRemoveRows();
 }
 
@@ -122,7 +151,8 @@ QVariant EventLogModel::data(const QModelIndex& index, int role) const {
                  ? QDateTime::fromMSecsSinceEpoch(r.t_ms).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"))
                  : r.text;
     case Qt::ForegroundRole:
-      // The same red as the status bar's error and the 429 results.
+      // The same red as the status bar's error and the 429 results; a gap is greyed.
+      if (r.gap) return QVariant(QColor(128, 128, 128));
       return r.failure ? QVariant(QColor(220, 50, 47)) : QVariant();
     case Qt::DecorationRole: {
       if (index.column() != Time) return {};

@@ -32,6 +32,8 @@ class EventLogModel : public QAbstractTableModel {
 
   /// Takes a snapshot's events (oldest first). Events seen in an earlier call are not added
   /// again, also when the source has since dropped the oldest ones (the list's head moved).
+  /// Numbered events (SourceEvent::seq) are matched by number: a jump adds one row saying how
+  /// many were not received, and numbers going back mean another log (the rows restart).
   /// An empty list means the source keeps no event log (simulation, recording): all rows go.
   /// @return the number of rows appended
   int update(const std::vector<SourceEvent>& events);
@@ -41,6 +43,8 @@ class EventLogModel : public QAbstractTableModel {
   /// True when the last update() carried events (a source with an event log).
   bool hasSource() const { return !m_seen.empty(); }
   int failureCount() const { return m_failures; }
+  /// Rows that are events (not the "N earlier events not shown" rows of a gap).
+  int eventCount() const { return rowCount() - m_gaps; }
   /// The row as a copied line: "HH:mm:ss  text".
   QString lineAt(int row) const;
 
@@ -56,12 +60,14 @@ class EventLogModel : public QAbstractTableModel {
     QString time;  // HH:mm:ss, local time, made once
     QString text;
     bool failure = false;
+    bool gap = false;  // "N earlier events not shown": numbers skipped between two updates
   };
   void removeAll();
 
   std::vector<Row> m_rows;
   std::vector<SourceEvent> m_seen;  // the last update's list: what the next one is matched to
   int m_failures = 0;               // rows with failure set
+  int m_gaps = 0;                   // rows with gap set
 };
 
 }  // namespace limitscope::ui
