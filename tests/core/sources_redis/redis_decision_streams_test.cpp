@@ -8,6 +8,7 @@
 
 #include <cmath>
 
+#include <memory>
 #include <set>
 
 #include "core/metrics/metric_names.h"
@@ -92,6 +93,24 @@ DashboardSnapshot last_minute(const Source& source, const std::string& key = {})
   return source.snapshot(view);
 }
 
+// A live source whose samples carry the injected clock's time, opened after one logged decision
+// of alice (so her stream exists before the first read) and advanced once.
+struct InjectedClockStream {
+  explicit InjectedClockStream(std::size_t count_per_refresh = DecisionStreamOptions{}.count_per_refresh) {
+    configure(c);
+    RedisLiveOptions o = options_for(*server);
+    o.streams.count_per_refresh = count_per_refresh;
+    o.stamp_with_server_time = false;
+    decide_logged(c, "alice", 1);
+    source = std::make_unique<RedisLiveSource>(o, clock);
+    source->advance(Nanos{0});
+  }
+  std::unique_ptr<test::RedisServer> server = test::RedisServer::start();
+  redis::Connection c = connect(*server);
+  ManualClock clock{Nanos{0}, Nanos{1'800'000'000'000'000'000}};
+  std::unique_ptr<RedisLiveSource> source;
+};
+
 TEST(RedisDecisionStreams, BacklogThenRatesPerKeyAndRule) {
   auto server = test::RedisServer::start();
   auto c = connect(*server);
@@ -139,15 +158,10 @@ TEST(RedisDecisionStreams, BacklogThenRatesPerKeyAndRule) {
 // Two refreshes within one millisecond of the clock that stamps samples: the second still
 // reads (stamped 1 ms after the first) instead of being dropped as "the clock went back".
 TEST(RedisDecisionStreams, ARefreshWithinTheSameMillisecondStillReads) {
-  auto server = test::RedisServer::start();
-  auto c = connect(*server);
-  configure(c);
-  ManualClock clock(Nanos{0}, Nanos{1'800'000'000'000'000'000});
-  RedisLiveOptions o = options_for(*server);
-  o.stamp_with_server_time = false;  // the injected clock, which does not move here
-  decide_logged(c, "alice", 1);       // the stream exists before the first read
-  RedisLiveSource source(o, clock);
-  source.advance(Nanos{0});
+  InjectedClockStream s;  // the injected clock does not move here
+  redis::Connection& c = s.c;
+  ManualClock& clock = s.clock;
+  RedisLiveSource& source = *s.source;
   ASSERT_TRUE(source.connected()) << source.last_error();
   const std::int64_t first = source.now_ms();
 
@@ -166,15 +180,10 @@ TEST(RedisDecisionStreams, ARefreshWithinTheSameMillisecondStillReads) {
 // The details pane's recent decisions carry the model and tokens the gateway logged, so a
 // recording of the session prices them (docs/recording.md).
 TEST(RedisDecisionStreams, LoggedModelAndTokensReachTheRecentDecisions) {
-  auto server = test::RedisServer::start();
-  auto c = connect(*server);
-  configure(c);
-  ManualClock clock(Nanos{0}, Nanos{1'800'000'000'000'000'000});
-  RedisLiveOptions o = options_for(*server);
-  o.stamp_with_server_time = false;
-  decide_logged(c, "alice", 1);
-  RedisLiveSource source(o, clock);
-  source.advance(Nanos{0});
+  InjectedClockStream s;
+  redis::Connection& c = s.c;
+  ManualClock& clock = s.clock;
+  RedisLiveSource& source = *s.source;
   decide_logged(c, "alice", 1, "gpt-4.1", 1234);
   clock.advance(seconds(1));
   source.advance(seconds(1));
@@ -190,16 +199,10 @@ TEST(RedisDecisionStreams, LoggedModelAndTokensReachTheRecentDecisions) {
 }
 
 TEST(RedisDecisionStreams, CountBudgetSpreadsALongStreamAndBadEntriesAreNamed) {
-  auto server = test::RedisServer::start();
-  auto c = connect(*server);
-  configure(c);
-  ManualClock clock(Nanos{0}, Nanos{1'800'000'000'000'000'000});
-  RedisLiveOptions o = options_for(*server);
-  o.streams.count_per_refresh = 4;
-  o.stamp_with_server_time = false;  // refreshes a second apart on the injected clock
-  decide_logged(c, "alice", 1);
-  RedisLiveSource source(o, clock);
-  source.advance(Nanos{0});
+  InjectedClockStream s(4);  // refreshes a second apart on the injected clock
+  redis::Connection& c = s.c;
+  ManualClock& clock = s.clock;
+  RedisLiveSource& source = *s.source;
 
   decide_logged(c, "alice", 10);
   ASSERT_TRUE(c.command({"XADD", "limitscope:{api}:decisions", "*", "t", "soon", "key", "x", "allowed", "1"}).ok());
