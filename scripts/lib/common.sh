@@ -38,6 +38,24 @@ install_missing_packages() {
     "${missing[@]}" >/dev/null
 }
 
+# configure BUILD_DIR [cmake args...]: configures (Ninja when a new build dir), then runs the
+# package guard (scripts/lib/package_guard.sh) on what configure found, so a package that only a
+# developer's machine has fails here, with its name, instead of on a user's fresh machine.
+configure() {
+  local dir="$1"; shift
+  local generator=()
+  if [ ! -f "$dir/CMakeCache.txt" ]; then
+    command -v ninja >/dev/null && generator=(-G Ninja)
+  fi
+  cmake -S "$LIMITSCOPE_ROOT" -B "$dir" "${generator[@]}" "$@" >/dev/null
+  # shellcheck source=package_guard.sh
+  source "$LIMITSCOPE_ROOT/scripts/lib/package_guard.sh"
+  if ! check_package_closure "$dir/CMakeCache.txt" "${LIMITSCOPE_PACKAGES[@]}"; then
+    log "package guard failed: a package configure used is not in LIMITSCOPE_PACKAGES' closure"
+    return 1
+  fi
+}
+
 # configure_and_build BUILD_DIR [cmake args...] -- [targets...]
 configure_and_build() {
   local dir="$1"; shift
@@ -45,11 +63,7 @@ configure_and_build() {
   while [ $# -gt 0 ] && [ "$1" != "--" ]; do cmake_args+=("$1"); shift; done
   [ "${1:-}" = "--" ] && shift
   targets=("$@")
-  local generator=()
-  if [ ! -f "$dir/CMakeCache.txt" ]; then
-    command -v ninja >/dev/null && generator=(-G Ninja)
-  fi
-  cmake -S "$LIMITSCOPE_ROOT" -B "$dir" "${generator[@]}" "${cmake_args[@]}" >/dev/null
+  configure "$dir" "${cmake_args[@]}"
   if [ ${#targets[@]} -gt 0 ]; then
     cmake --build "$dir" -j "$LIMITSCOPE_JOBS" --target "${targets[@]}"
   else
