@@ -7,7 +7,8 @@ LIMITSCOPE_JOBS="${LIMITSCOPE_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 # Build and runtime packages, all from Debian 12.
 LIMITSCOPE_PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git
-  qt6-base-dev qt6-charts-dev qtkeychain-qt6-dev libgl-dev fonts-dejavu-core
+  qt6-base-dev qt6-charts-dev libqt6opengl6-dev qtkeychain-qt6-dev
+  libgl-dev libegl-dev libglu1-mesa-dev fonts-dejavu-core
   libhiredis-dev nlohmann-json3-dev libyaml-cpp-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   redis-server redis-tools prometheus wrk
