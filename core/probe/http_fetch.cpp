@@ -4,6 +4,8 @@
 
 #include <charconv>
 
+#include "core/common/base64.h"
+
 namespace limitscope::probe {
 
 std::string HttpUrl::origin() const {
@@ -49,30 +51,6 @@ Expected<HttpUrl> parse_http_url(std::string_view text) {
 
 namespace {
 
-std::string base64(std::string_view in) {
-  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  std::size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {  // 3 bytes become 4 characters
-    const unsigned v = (static_cast<unsigned char>(in[i]) << 16) | (static_cast<unsigned char>(in[i + 1]) << 8) |
-                       static_cast<unsigned char>(in[i + 2]);
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += kAlphabet[(v >> 6) & 63];
-    out += kAlphabet[v & 63];
-  }
-  if (i < in.size()) {
-    const bool two = i + 1 < in.size();
-    const unsigned v = (static_cast<unsigned char>(in[i]) << 16) |
-                       (two ? static_cast<unsigned>(static_cast<unsigned char>(in[i + 1])) << 8 : 0u);
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += two ? kAlphabet[(v >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
-
 void replace_all(std::string& text, const std::string& secret) {
   if (secret.empty()) return;
   for (std::size_t at = text.find(secret); at != std::string::npos; at = text.find(secret, at + 3)) {
@@ -84,7 +62,7 @@ void replace_all(std::string& text, const std::string& secret) {
 
 std::string redact_credentials(std::string text, const FetchOptions& options) {
   // The longest first, so a password inside the encoded pair cannot leave part of it behind.
-  if (!options.basic_user.empty()) replace_all(text, base64(options.basic_user + ":" + options.basic_password));
+  if (!options.basic_user.empty()) replace_all(text, base64_encode(options.basic_user + ":" + options.basic_password));
   replace_all(text, options.bearer_token);
   replace_all(text, options.basic_password);
   return text;
