@@ -121,9 +121,8 @@ AdmitOutcome ChatGateway::admit(const IncomingRequest& in) {
         out.response =
             error_response(503, "server_error", "limiter_unavailable",
                            "The rate limiter's store is unavailable; try again shortly.");
-        const Nanos wait = a.requests.retry_after.value_or(std::chrono::seconds(1));
-        out.response->headers.push_back(
-            {"Retry-After", std::to_string(std::max<std::int64_t>(1, whole_seconds_up(wait)))});
+        append_retry_after(out.response->headers,
+                           a.requests.retry_after.value_or(std::chrono::seconds(1)));
         out.response->headers.push_back({"X-Circuit-Open", "true"});
         return out;
       }
@@ -136,7 +135,7 @@ AdmitOutcome ChatGateway::admit(const IncomingRequest& in) {
         out.response =
             error_response(503, "server_error", "key_capacity_exceeded",
                            "The gateway tracks as many keys as it may; try again later.");
-        out.response->headers.push_back({"Retry-After", "1"});
+        append_retry_after(out.response->headers, std::chrono::seconds(1));
         return out;
       default:
         metrics_.on_decision(a, key_hash, clock_.wall());
