@@ -15,6 +15,12 @@ void apply(httplib::Response& res, const gateway::GatewayResponse& r) {
   res.set_content(r.body, r.content_type);
 }
 
+gateway::IncomingRequest incoming(const httplib::Request& req) {
+  gateway::IncomingRequest in;
+  if (req.has_header("Authorization")) in.authorization = req.get_header_value("Authorization");
+  return in;
+}
+
 }  // namespace
 
 GatewayServer::GatewayServer(gateway::ChatGateway& gateway, ServerOptions options)
@@ -27,8 +33,16 @@ GatewayServer::GatewayServer(gateway::ChatGateway& gateway, ServerOptions option
   server_.set_keep_alive_timeout(5);  // an idle keep-alive connection holds a worker thread
   server_.set_tcp_nodelay(true);
 
-  server_.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) {
-    handle_chat(req, res);
+  for (const gateway::Endpoint endpoint : {gateway::Endpoint::chat_completions,
+                                           gateway::Endpoint::embeddings,
+                                           gateway::Endpoint::responses}) {
+    server_.Post(std::string(gateway::endpoint_path(endpoint)),
+                 [this, endpoint](const httplib::Request& req, httplib::Response& res) {
+                   handle_api(endpoint, req, res);
+                 });
+  }
+  server_.Get("/v1/models", [this](const httplib::Request& req, httplib::Response& res) {
+    apply(res, gateway_.list_models(incoming(req)));
   });
   server_.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(gateway_.render_metrics(), "text/plain; version=0.0.4; charset=utf-8");
@@ -92,10 +106,11 @@ bool GatewayServer::run() {
   return server_.listen_after_bind();
 }
 
-void GatewayServer::handle_chat(const httplib::Request& req, httplib::Response& res) {
-  gateway::IncomingRequest in;
-  if (req.has_header("Authorization")) in.authorization = req.get_header_value("Authorization");
+void GatewayServer::handle_api(gateway::Endpoint endpoint, const httplib::Request& req,
+                               httplib::Response& res) {
+  gateway::IncomingRequest in = incoming(req);
   in.body = req.body;
+  in.endpoint = endpoint;
   gateway::AdmitOutcome out = gateway_.admit(in);
   if (out.response) {
     apply(res, *out.response);

@@ -1,5 +1,6 @@
 #pragma once
-// The HTTP face of limitscope-gateway on cpp-httplib: routes, body size limit, JSON error
+// The HTTP face of limitscope-gateway on cpp-httplib: routes (the three admitted POST
+// endpoints, GET /v1/models, /metrics, /healthz, /readyz), body size limit, JSON error
 // bodies for the library's own errors (413, 404, 405), the mock upstream, and forwarding.
 // The request logic itself is core/gateway/chat_gateway.h.
 
@@ -43,7 +44,8 @@ class GatewayServer {
   void note_policy_reload() { policy_generation_.fetch_add(1, std::memory_order_relaxed); }
 
  private:
-  void handle_chat(const httplib::Request& req, httplib::Response& res);
+  void handle_api(gateway::Endpoint endpoint, const httplib::Request& req,
+                  httplib::Response& res);
   void answer_from_mock(gateway::ForwardTicket ticket, httplib::Response& res);
 
   gateway::ChatGateway& gateway_;

@@ -62,7 +62,8 @@ int main(int argc, char** argv) {
   const std::vector<std::string> argv_rest(argv + 1, argv + argc);
   cli::Args args(
       kProgram,
-      "Rate-limiting gateway for OpenAI-compatible chat completions (docs/gateway.md).\n"
+      "Rate-limiting gateway for OpenAI-compatible APIs: chat completions, embeddings, responses\n"
+      "(docs/gateway.md). "
       "Prints \"listening on HOST:PORT\" as its first line; SIGHUP reloads --policy.",
       {{"listen", "HOST:PORT", "address to serve on (port 0: any free port)"},
        {"policy", "FILE", "policy JSON (docs/policy.md); default: the embedded default policy"},

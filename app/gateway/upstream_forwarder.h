@@ -1,7 +1,8 @@
 #pragma once
-// Forwards an admitted chat request to the real upstream with cpp-httplib and passes the
-// answer through as it arrives (server-sent events chunk by chunk), reading its `usage` on
-// the way so the gateway can settle the token estimate.
+// Forwards an admitted request to the real upstream (the same endpoint path under the
+// target's prefix) with cpp-httplib and passes the answer through as it arrives (server-sent
+// events chunk by chunk), reading its `usage` on the way so the gateway can settle the token
+// estimate.
 
 #include <httplib.h>
 
@@ -16,7 +17,7 @@ namespace limitscope::gateway_app {
 
 struct UpstreamTarget {
   std::string scheme_host_port;  // "http://127.0.0.1:9000", "https://api.openai.com"
-  std::string path_prefix;       // "" or "/proxy" (prepended to /v1/chat/completions)
+  std::string path_prefix;       // "" or "/proxy" (prepended to /v1/chat/completions etc.)
 };
 
 /// Parses "http[s]://host[:port][/prefix]". @return the target or why not (names the URL)

@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <nlohmann/json.hpp>
+#include <variant>
 
 #include "core/common/sha256.h"
 #include "core/gateway/rate_limit_headers.h"
@@ -38,7 +40,45 @@ GatewayResponse rate_limited(const AdmissionResult& a) {
       error_response(429, "rate_limit_error", "rate_limit_exceeded", message, extra), a);
 }
 
+// The API key of a request, or the 401 that refuses it.
+std::variant<std::string, GatewayResponse> authenticate(const IncomingRequest& in) {
+  if (!in.authorization) {
+    return error_response(401, "authentication_error", "missing_api_key",
+                          "No API key: send \"Authorization: Bearer <key>\".");
+  }
+  auto key = bearer_token(*in.authorization);
+  if (!key) {
+    return error_response(401, "authentication_error", "invalid_authorization",
+                          "The Authorization header must be \"Bearer <key>\".");
+  }
+  return std::move(*key);
+}
+
+GatewayResponse unknown_key() {
+  return error_response(403, "permission_error", "unknown_api_key",
+                        "This API key is not known to the gateway's policy.");
+}
+
 }  // namespace
+
+std::string models_list_json(const Policy& policy) {
+  nlohmann::json data = nlohmann::json::array();
+  for (const ModelPolicy& m : policy.models) {
+    // `created` is unknown for a policy's model; 0 keeps the field OpenAI's clients expect.
+    data.push_back({{"id", m.name}, {"object", "model"}, {"created", 0}, {"owned_by", "limitscope"}});
+  }
+  return nlohmann::json{{"object", "list"}, {"data", std::move(data)}}.dump();
+}
+
+GatewayResponse ChatGateway::list_models(const IncomingRequest& in) const {
+  auto key = authenticate(in);
+  if (auto* refused = std::get_if<GatewayResponse>(&key)) return std::move(*refused);
+  const std::shared_ptr<const Policy> policy = backend_.policy();
+  if (!policy->tier_index_for_key(std::get<std::string>(key))) return unknown_key();
+  GatewayResponse r;
+  r.body = models_list_json(*policy);
+  return r;
+}
 
 std::optional<std::string> bearer_token(std::string_view authorization) {
   constexpr std::string_view kScheme = "bearer ";
@@ -64,18 +104,12 @@ ChatGateway::ChatGateway(AdmissionBackend& backend, GatewayMetrics& metrics, Clo
 
 AdmitOutcome ChatGateway::admit(const IncomingRequest& in) {
   AdmitOutcome out;
-  if (!in.authorization) {
-    out.response = error_response(401, "authentication_error", "missing_api_key",
-                                  "No API key: send \"Authorization: Bearer <key>\".");
+  auto key = authenticate(in);
+  if (auto* refused = std::get_if<GatewayResponse>(&key)) {
+    out.response = std::move(*refused);
     return out;
   }
-  auto key = bearer_token(*in.authorization);
-  if (!key) {
-    out.response = error_response(401, "authentication_error", "invalid_authorization",
-                                  "The Authorization header must be \"Bearer <key>\".");
-    return out;
-  }
-  auto parsed = parse_chat_request(in.body);
+  auto parsed = parse_request(in.endpoint, in.body);
   if (!parsed) {
     const bool json_error = parsed.error().rfind("malformed JSON", 0) == 0;
     out.response = error_response(400, "invalid_request_error",
@@ -83,13 +117,14 @@ AdmitOutcome ChatGateway::admit(const IncomingRequest& in) {
     return out;
   }
   const std::int64_t estimate = estimate_llm_tokens(*parsed, options_.default_max_tokens);
+  std::string& api_key = std::get<std::string>(key);
   AdmissionRequest ar;
-  ar.api_key = *key;
+  ar.api_key = api_key;
   ar.model = parsed->model;
   ar.llm_tokens = estimate;
   ar.now = clock_.now();
   AdmissionResult a = backend_.admit(ar);
-  const std::string key_hash = api_key_hash(*key);
+  const std::string key_hash = api_key_hash(api_key);
 
   if (!a.allowed) {
     const DenyReason reason = a.denied_by == DeniedBy::llm_tokens && a.llm_tokens
@@ -97,8 +132,7 @@ AdmitOutcome ChatGateway::admit(const IncomingRequest& in) {
                                   : a.requests.reason;
     switch (reason) {
       case DenyReason::unknown_key:
-        out.response = error_response(403, "permission_error", "unknown_api_key",
-                                      "This API key is not known to the gateway's policy.");
+        out.response = unknown_key();
         return out;
       case DenyReason::unknown_model:
         out.response = with_headers(error_response(404, "invalid_request_error", "model_not_found",
@@ -145,7 +179,7 @@ AdmitOutcome ChatGateway::admit(const IncomingRequest& in) {
   }
   metrics_.on_decision(a, key_hash, clock_.wall(), backend_.name());
   ForwardTicket t;
-  t.api_key = std::move(*key);
+  t.api_key = std::move(api_key);
   t.api_key_hash = key_hash;
   t.request = std::move(*parsed);
   t.raw_body = in.body;

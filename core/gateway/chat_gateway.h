@@ -1,8 +1,9 @@
 #pragma once
 // The request handling of limitscope-gateway, free of any HTTP library: the transport hands
-// in the Authorization header and the body of POST /v1/chat/completions, and gets back either
-// a complete answer (an error, a 429) or a ticket for an admitted request, which it sends to
-// the upstream (or the mock) and then completes, so the token estimate is settled.
+// in the Authorization header and the body of POST /v1/chat/completions, /v1/embeddings or
+// /v1/responses, and gets back either a complete answer (an error, a 429) or a ticket for an
+// admitted request, which it sends to the upstream (or the mock) and then completes, so the
+// token estimate is settled. GET /v1/models is answered here from the policy.
 //
 // Order of checks: Authorization (401), body JSON (400), the limiter (unknown key 403, unknown
 // model 404, a token estimate above the tier's token capacity 400, key table full 503, a
@@ -35,6 +36,7 @@ struct GatewayOptions {
 struct IncomingRequest {
   std::optional<std::string> authorization;  // the Authorization header, if any
   std::string body;
+  Endpoint endpoint = Endpoint::chat_completions;  // which POST path it came to
 };
 
 /// An admitted request on its way to the upstream.
@@ -71,6 +73,10 @@ class ChatGateway {
   /// Authenticates, parses and decides one request.
   AdmitOutcome admit(const IncomingRequest& request);
 
+  /// GET /v1/models: the policy's models as OpenAI's model list, for a key the policy admits
+  /// (401/403 as admit()); not a limiter decision, so no rate-limit headers.
+  GatewayResponse list_models(const IncomingRequest& request) const;
+
   /// Settles the token estimate once the upstream has answered (or failed): usage known ->
   /// charge the difference; answered 2xx without usage -> keep the estimate; failed or non-2xx
   /// -> refund it all (the provider bills nothing). Counts the tokens kept.
@@ -96,6 +102,10 @@ class ChatGateway {
   GatewayOptions options_;
   std::atomic<std::uint64_t> next_id_{1};
 };
+
+/// The policy's models as OpenAI's list object: {"object":"list","data":[{"id", "object":
+/// "model", "created": 0, "owned_by": "limitscope"}...]} in the policy's (name) order.
+std::string models_list_json(const Policy& policy);
 
 /// The API key of an "Authorization: Bearer <key>" value (scheme case-insensitive, key without
 /// spaces); nullopt for any other shape.

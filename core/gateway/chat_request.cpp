@@ -1,5 +1,6 @@
 #include "core/gateway/chat_request.h"
 
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 
 namespace limitscope::gateway {
@@ -33,27 +34,34 @@ std::size_t content_chars(const json& content) {
   return n;
 }
 
+// A non-negative integer member of `object`, if it has one.
+std::optional<std::int64_t> count_member(const json& object, const char* name) {
+  auto v = object.find(name);
+  if (v == object.end() || !v->is_number_integer() || v->get<std::int64_t>() < 0) return std::nullopt;
+  return v->get<std::int64_t>();
+}
+
 std::optional<std::int64_t> usage_of(const json& doc) {
   if (!doc.is_object()) return std::nullopt;
   auto usage = doc.find("usage");
-  if (usage == doc.end() || !usage->is_object()) return std::nullopt;
-  auto total = usage->find("total_tokens");
-  if (total != usage->end() && total->is_number_integer() && total->get<std::int64_t>() >= 0) {
-    return total->get<std::int64_t>();
+  if (usage == doc.end() || !usage->is_object()) {
+    // A responses stream reports usage in its response.completed event's `response`.
+    auto response = doc.find("response");
+    if (response == doc.end() || !response->is_object()) return std::nullopt;
+    usage = response->find("usage");
+    if (usage == response->end() || !usage->is_object()) return std::nullopt;
   }
-  auto prompt = usage->find("prompt_tokens");
-  auto completion = usage->find("completion_tokens");
-  if (prompt != usage->end() && completion != usage->end() && prompt->is_number_integer() &&
-      completion->is_number_integer() && prompt->get<std::int64_t>() >= 0 &&
-      completion->get<std::int64_t>() >= 0) {
-    return prompt->get<std::int64_t>() + completion->get<std::int64_t>();
-  }
-  return std::nullopt;
+  if (auto total = count_member(*usage, "total_tokens")) return total;
+  auto input = count_member(*usage, "prompt_tokens");
+  if (!input) input = count_member(*usage, "input_tokens");
+  auto output = count_member(*usage, "completion_tokens");
+  if (!output) output = count_member(*usage, "output_tokens");
+  if (!input || (!output && usage->contains("completion_tokens"))) return std::nullopt;
+  return *input + output.value_or(0);  // embeddings have no output tokens
 }
 
-}  // namespace
-
-Expected<ChatRequest> parse_chat_request(std::string_view body) {
+// The body as a JSON object with a non-empty string "model" (copied to out.model), or why not.
+Expected<json> parse_body_with_model(std::string_view body, Endpoint endpoint, ChatRequest& out) {
   json doc;
   try {
     doc = json::parse(body.begin(), body.end());
@@ -64,14 +72,72 @@ Expected<ChatRequest> parse_chat_request(std::string_view body) {
                       (bracket == std::string::npos ? what : what.substr(bracket + 2)));
   }
   if (!doc.is_object()) return make_error("the body must be a JSON object");
-  ChatRequest out;
   auto model = doc.find("model");
   if (model == doc.end() || !model->is_string() || model->get_ref<const std::string&>().empty()) {
     return make_error("\"model\" must be a non-empty string");
   }
+  out.endpoint = endpoint;
   out.model = model->get<std::string>();
-  auto messages = doc.find("messages");
-  if (messages == doc.end() || !messages->is_array() || messages->empty()) {
+  return doc;
+}
+
+// The first of `names` present and not null, which must be a positive integer.
+Expected<std::optional<std::int64_t>> positive_member(const json& doc,
+                                                      std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    auto v = doc.find(name);
+    if (v == doc.end() || v->is_null()) continue;
+    if (!v->is_number_integer() || v->get<std::int64_t>() <= 0) {
+      return make_error("\"" + std::string(name) + "\" must be a positive integer");
+    }
+    return std::optional<std::int64_t>(v->get<std::int64_t>());
+  }
+  return std::optional<std::int64_t>();
+}
+
+// Reads out.max_tokens (the first of `names`) and out.stream. @return why not
+std::optional<std::string> read_output_options(const json& doc,
+                                               std::initializer_list<const char*> names,
+                                               ChatRequest& out) {
+  auto max_tokens = positive_member(doc, names);
+  if (!max_tokens) return max_tokens.error();
+  out.max_tokens = *max_tokens;
+  auto stream = doc.find("stream");
+  if (stream == doc.end() || stream->is_null()) return std::nullopt;
+  if (!stream->is_boolean()) return "\"stream\" must be true or false";
+  out.stream = stream->get<bool>();
+  return std::nullopt;
+}
+
+// A token-array input of embeddings: non-empty, integers only.
+bool is_token_array(const json& v) {
+  if (!v.is_array() || v.empty()) return false;
+  for (const json& t : v) {
+    if (!t.is_number_integer()) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string_view endpoint_path(Endpoint endpoint) {
+  switch (endpoint) {
+    case Endpoint::embeddings:
+      return "/v1/embeddings";
+    case Endpoint::responses:
+      return "/v1/responses";
+    case Endpoint::chat_completions:
+      break;
+  }
+  return "/v1/chat/completions";
+}
+
+Expected<ChatRequest> parse_chat_request(std::string_view body) {
+  ChatRequest out;
+  auto doc = parse_body_with_model(body, Endpoint::chat_completions, out);
+  if (!doc) return make_error(doc.error());
+  auto messages = doc->find("messages");
+  if (messages == doc->end() || !messages->is_array() || messages->empty()) {
     return make_error("\"messages\" must be a non-empty array");
   }
   for (const json& m : *messages) {
@@ -79,24 +145,102 @@ Expected<ChatRequest> parse_chat_request(std::string_view body) {
     auto content = m.find("content");
     if (content != m.end()) out.prompt_chars += content_chars(*content);
   }
-  for (const char* name : {"max_completion_tokens", "max_tokens"}) {
-    auto v = doc.find(name);
-    if (v == doc.end() || v->is_null()) continue;
-    if (!v->is_number_integer() || v->get<std::int64_t>() <= 0) {
-      return make_error("\"" + std::string(name) + "\" must be a positive integer");
-    }
-    out.max_tokens = v->get<std::int64_t>();
-    break;
-  }
-  if (auto stream = doc.find("stream"); stream != doc.end() && !stream->is_null()) {
-    if (!stream->is_boolean()) return make_error("\"stream\" must be true or false");
-    out.stream = stream->get<bool>();
+  if (auto why = read_output_options(*doc, {"max_completion_tokens", "max_tokens"}, out)) {
+    return make_error(*why);
   }
   return out;
 }
 
+Expected<ChatRequest> parse_embeddings_request(std::string_view body) {
+  ChatRequest out;
+  auto doc = parse_body_with_model(body, Endpoint::embeddings, out);
+  if (!doc) return make_error(doc.error());
+  const std::string bad_input =
+      "\"input\" must be a non-empty string, array of strings, token array or array of token "
+      "arrays";
+  auto input = doc->find("input");
+  if (input == doc->end()) return make_error(bad_input);
+  if (input->is_string()) {
+    if (input->get_ref<const std::string&>().empty()) return make_error(bad_input);
+    out.prompt_chars = code_points(input->get_ref<const std::string&>());
+  } else if (is_token_array(*input)) {
+    out.prompt_chars = 4 * input->size();
+  } else if (input->is_array() && !input->empty()) {
+    out.inputs = input->size();
+    for (const json& one : *input) {
+      if (one.is_string() && !one.get_ref<const std::string&>().empty()) {
+        out.prompt_chars += code_points(one.get_ref<const std::string&>());
+      } else if (is_token_array(one)) {
+        out.prompt_chars += 4 * one.size();
+      } else {
+        return make_error(bad_input);
+      }
+    }
+  } else {
+    return make_error(bad_input);
+  }
+  if (out.inputs > kMaxEmbeddingInputs) {
+    return make_error("\"input\" holds " + std::to_string(out.inputs) + " inputs; at most " +
+                      std::to_string(kMaxEmbeddingInputs) + " are allowed");
+  }
+  if (auto format = doc->find("encoding_format"); format != doc->end() && !format->is_null()) {
+    if (*format != "float" && *format != "base64") {
+      return make_error("\"encoding_format\" must be \"float\" or \"base64\"");
+    }
+    out.base64 = *format == "base64";
+  }
+  auto dimensions = positive_member(*doc, {"dimensions"});
+  if (!dimensions) return make_error(dimensions.error());
+  if (*dimensions && **dimensions > kMaxEmbeddingDimensions) {
+    return make_error("\"dimensions\" must be at most " + std::to_string(kMaxEmbeddingDimensions));
+  }
+  out.dimensions = *dimensions;
+  return out;
+}
+
+Expected<ChatRequest> parse_responses_request(std::string_view body) {
+  ChatRequest out;
+  auto doc = parse_body_with_model(body, Endpoint::responses, out);
+  if (!doc) return make_error(doc.error());
+  if (auto input = doc->find("input"); input != doc->end() && !input->is_null()) {
+    if (input->is_string()) {
+      out.prompt_chars += code_points(input->get_ref<const std::string&>());
+    } else if (input->is_array()) {
+      for (const json& item : *input) {
+        if (!item.is_object()) return make_error("each item of \"input\" must be an object");
+        // Messages carry `content`; tool results (function_call_output) carry `output`.
+        for (const char* text : {"content", "output"}) {
+          if (auto v = item.find(text); v != item.end()) out.prompt_chars += content_chars(*v);
+        }
+      }
+    } else {
+      return make_error("\"input\" must be a string or an array of items");
+    }
+  }
+  if (auto instructions = doc->find("instructions");
+      instructions != doc->end() && !instructions->is_null()) {
+    if (!instructions->is_string()) return make_error("\"instructions\" must be a string");
+    out.prompt_chars += code_points(instructions->get_ref<const std::string&>());
+  }
+  if (auto why = read_output_options(*doc, {"max_output_tokens"}, out)) return make_error(*why);
+  return out;
+}
+
+Expected<ChatRequest> parse_request(Endpoint endpoint, std::string_view body) {
+  switch (endpoint) {
+    case Endpoint::embeddings:
+      return parse_embeddings_request(body);
+    case Endpoint::responses:
+      return parse_responses_request(body);
+    case Endpoint::chat_completions:
+      break;
+  }
+  return parse_chat_request(body);
+}
+
 std::int64_t estimate_llm_tokens(const ChatRequest& request, std::int64_t default_max_tokens) {
   const auto prompt = static_cast<std::int64_t>((request.prompt_chars + 3) / 4);
+  if (request.endpoint == Endpoint::embeddings) return prompt;
   return prompt + request.max_tokens.value_or(default_max_tokens);
 }
 

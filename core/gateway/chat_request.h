@@ -1,7 +1,8 @@
 #pragma once
-// The parts of an OpenAI-compatible chat completion request the gateway needs (model, prompt
-// size, max_tokens, stream), the token estimate taken from the TPM bucket before the call,
-// and the upstream's `usage` read back afterwards (from a JSON body or an SSE stream).
+// The parts of an OpenAI-compatible request the gateway needs (model, prompt size, max_tokens,
+// stream) for the three endpoints it admits (chat completions, embeddings, responses), the
+// token estimate taken from the TPM bucket before the call, and the upstream's `usage` read
+// back afterwards (from a JSON body or an SSE stream, in each endpoint's shape).
 
 #include <cstddef>
 #include <cstdint>
@@ -13,13 +14,33 @@
 
 namespace limitscope::gateway {
 
+/// The endpoints the gateway admits, all under the same limits.
+enum class Endpoint { chat_completions, embeddings, responses };
+
+/// "/v1/chat/completions", "/v1/embeddings", "/v1/responses".
+std::string_view endpoint_path(Endpoint endpoint);
+
+/// Most inputs of one embeddings request, and most dimensions asked (OpenAI's own limits).
+inline constexpr std::size_t kMaxEmbeddingInputs = 2048;
+inline constexpr std::int64_t kMaxEmbeddingDimensions = 3072;
+
+/// A request to any of the endpoints (named after the first one the gateway served).
 struct ChatRequest {
+  Endpoint endpoint = Endpoint::chat_completions;
   std::string model;
-  /// Characters (UTF-8 code points) of every message's text content.
+  /// Characters (UTF-8 code points) of the prompt: every message's text content (chat), the
+  /// `input` and `instructions` text (responses), the `input` strings (embeddings; a token of
+  /// a token-array input counts as 4 characters, so its estimate is its length).
   std::size_t prompt_chars = 0;
-  /// `max_completion_tokens`, else `max_tokens`; nullopt when the client sent neither.
+  /// `max_completion_tokens`, else `max_tokens` (chat), `max_output_tokens` (responses);
+  /// nullopt when the client sent none. Embeddings produce no output tokens.
   std::optional<std::int64_t> max_tokens;
   bool stream = false;
+  /// Embeddings only: how many inputs, answered as base64 packed floats or float arrays, and
+  /// the `dimensions` asked for.
+  std::size_t inputs = 1;
+  bool base64 = false;
+  std::optional<std::int64_t> dimensions;
 };
 
 /// Parses a POST /v1/chat/completions body.
@@ -27,12 +48,26 @@ struct ChatRequest {
 ///         missing/ill-typed field ("\"model\" must be a non-empty string").
 Expected<ChatRequest> parse_chat_request(std::string_view body);
 
+/// Parses a POST /v1/embeddings body: `input` a non-empty string, array of strings, token
+/// array or array of token arrays (at most kMaxEmbeddingInputs), `encoding_format` "float" or
+/// "base64", `dimensions` 1..kMaxEmbeddingDimensions. Errors as parse_chat_request.
+Expected<ChatRequest> parse_embeddings_request(std::string_view body);
+
+/// Parses a POST /v1/responses body: `input` a string or an array of items (their text
+/// content counts), `instructions`, `max_output_tokens`, `stream`. Errors as parse_chat_request.
+Expected<ChatRequest> parse_responses_request(std::string_view body);
+
+/// The parser of `endpoint`.
+Expected<ChatRequest> parse_request(Endpoint endpoint, std::string_view body);
+
 /// LLM tokens reserved before the call: ceil(prompt characters / 4) + max_tokens, with
-/// `default_max_tokens` when the request names none.
+/// `default_max_tokens` when the request names none (no output term for embeddings).
 std::int64_t estimate_llm_tokens(const ChatRequest& request, std::int64_t default_max_tokens);
 
-/// `usage.total_tokens` (else prompt_tokens + completion_tokens) of a JSON response body;
-/// nullopt when the body is not JSON or carries no usage.
+/// The tokens a JSON response body reports in `usage` (or, for a responses stream event, in
+/// `response.usage`): total_tokens, else input plus output tokens, in any endpoint's names
+/// (prompt_tokens/completion_tokens for chat, prompt_tokens for embeddings,
+/// input_tokens/output_tokens for responses); nullopt when the body is not JSON or has none.
 std::optional<std::int64_t> usage_total_tokens(std::string_view response_json);
 
 /// Reads a streamed (text/event-stream) response as it passes through, chunk by chunk, and

@@ -249,6 +249,39 @@ TEST(GatewayUpstreamE2E, StreamsThroughAndSettlesFromUpstreamUsage) {
   EXPECT_EQ(sum_samples(get(gw, "/metrics"), "limitscope_llm_tokens_total", {{"tier", "pro"}}), 36);
 }
 
+TEST(GatewayUpstreamE2E, EmbeddingsAndResponsesForwardToTheirPathsAndSettleFromTheirUsage) {
+  const std::string policy = write_temp("e2e_policy_endpoints.json", e2e_policy_json());
+  GatewayProcess upstream({"--policy", policy, "--mock-upstream"});
+  ASSERT_TRUE(upstream.running());
+  GatewayProcess gw({"--policy", policy, "--upstream", upstream.url()});
+  ASSERT_TRUE(gw.running());
+  httplib::Client c(gw.url());
+  c.set_read_timeout(10);
+  auto emb = c.Post("/v1/embeddings", bearer("pro-key"),
+                    R"({"model":"gpt-4.1","input":["abcd","efgh"]})", "application/json");
+  ASSERT_TRUE(emb);
+  ASSERT_EQ(emb->status, 200) << emb->body;
+  EXPECT_EQ(json::parse(emb->body).at("data").size(), 2u);
+  EXPECT_EQ(emb->get_header_value("x-ratelimit-limit-requests"), "25");  // 50 units / cost 2
+  auto streamed = c.Post("/v1/responses", bearer("pro-key"),
+                         R"({"model":"gpt-4.1","input":"abcdefgh","stream":true})",
+                         "application/json");
+  ASSERT_TRUE(streamed);
+  ASSERT_EQ(streamed->status, 200) << streamed->body;
+  EXPECT_NE(streamed->get_header_value("Content-Type").find("text/event-stream"), std::string::npos);
+  EXPECT_NE(streamed->body.find("event: response.completed\n"), std::string::npos) << streamed->body;
+  EXPECT_TRUE(streamed->has_header("x-ratelimit-remaining-tokens"));
+  // Settled from each usage shape: embeddings' prompt_tokens (2), the responses stream's
+  // response.usage in its response.completed event (2 input + 16 output), not the estimate
+  // (2 + 1024 default output tokens).
+  EXPECT_EQ(sum_samples(get(gw, "/metrics"), "limitscope_llm_tokens_total", {{"tier", "pro"}}), 2 + 18);
+  // The model list is the gateway's policy's, answered without the upstream.
+  auto models = c.Get("/v1/models", bearer("pro-key"));
+  ASSERT_TRUE(models);
+  ASSERT_EQ(models->status, 200) << models->body;
+  EXPECT_EQ(json::parse(models->body).at("data").size(), 4u);
+}
+
 TEST(GatewayUpstreamE2E, UnreachableIs502AndSilentIs504) {
   const std::string policy = write_temp("e2e_policy_fail.json", e2e_policy_json());
   // An upstream that accepts connections but never answers: a gateway stopped with SIGSTOP.

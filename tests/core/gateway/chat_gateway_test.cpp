@@ -1,11 +1,12 @@
 // Verifies the gateway's request handling without HTTP: status codes and error bodies, 429 with
-// Retry-After, settlement after the upstream, the mock upstream's usage, and the metrics (hits =
-// 429s, histogram count = admitted, no raw key).
+// Retry-After, settlement after the upstream, the mock upstream's answers and usage for each
+// endpoint, the model list, and the metrics (hits = 429s, histogram count = admitted, no raw key).
 
 #include "core/gateway/chat_gateway.h"
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "core/common/sha256.h"
@@ -192,6 +193,126 @@ TEST(ChatGateway, MockUpstreamAnswersWithUsageJsonAndSse) {
   for (const auto& c : streamed.chunks) scan.feed(c);
   scan.finish();
   EXPECT_EQ(scan.total_tokens(), 3 + 5);
+}
+
+TEST(ChatGateway, EmbeddingsAndResponsesAreAdmittedUnderTheSameLimits) {
+  Fixture f;
+  IncomingRequest e = req("Bearer k", R"({"model":"small","input":["abcd","efgh"]})");
+  e.endpoint = Endpoint::embeddings;
+  AdmitOutcome emb = f.gateway.admit(e);
+  ASSERT_TRUE(emb.ticket.has_value()) << emb.response->body;
+  EXPECT_EQ(emb.ticket->estimated_tokens, 2);  // prompt only: embeddings have no output
+  EXPECT_EQ(emb.ticket->request.endpoint, Endpoint::embeddings);
+  IncomingRequest r = req("Bearer k", R"({"model":"small","input":"abcd","max_output_tokens":30})");
+  r.endpoint = Endpoint::responses;
+  AdmitOutcome resp = f.gateway.admit(r);
+  ASSERT_TRUE(resp.ticket.has_value()) << resp.response->body;
+  EXPECT_EQ(resp.ticket->estimated_tokens, 1 + 30);
+  // The third request of the free tier's 3, whatever its endpoint; then 429.
+  ASSERT_TRUE(f.gateway.admit(req("Bearer k", chat_body("small"))).ticket);
+  AdmitOutcome denied = f.gateway.admit(e);
+  ASSERT_TRUE(denied.response.has_value());
+  EXPECT_EQ(denied.response->status, 429);
+  IncomingRequest bad = req("Bearer k", R"({"model":"small","input":""})");
+  bad.endpoint = Endpoint::embeddings;
+  AdmitOutcome refused = f.gateway.admit(bad);
+  ASSERT_TRUE(refused.response.has_value());
+  EXPECT_EQ(refused.response->status, 400);
+  EXPECT_EQ(error_of(*refused.response).at("code"), "invalid_request");
+}
+
+TEST(ChatGateway, ModelListIsThePolicysModelsForAKnownKey) {
+  Fixture f(/*with_default=*/false);
+  const GatewayResponse ok = f.gateway.list_models(req("Bearer sk-pro-secret-key", ""));
+  ASSERT_EQ(ok.status, 200) << ok.body;
+  const json list = json::parse(ok.body);
+  EXPECT_EQ(list.at("object"), "list");
+  ASSERT_EQ(list.at("data").size(), 2u);
+  EXPECT_EQ(list.at("data")[0].at("id"), "big");
+  EXPECT_EQ(list.at("data")[1].at("id"), "small");
+  EXPECT_EQ(list.at("data")[1].at("object"), "model");
+  EXPECT_TRUE(ok.headers.empty());  // not a limiter decision: no rate-limit headers
+  EXPECT_EQ(f.gateway.list_models(req(std::nullopt, "")).status, 401);
+  EXPECT_EQ(f.gateway.list_models(req("Basic x", "")).status, 401);
+  const GatewayResponse stranger = f.gateway.list_models(req("Bearer stranger", ""));
+  EXPECT_EQ(stranger.status, 403);
+  EXPECT_EQ(error_of(stranger).at("code"), "unknown_api_key");
+}
+
+// The little-endian float32 values of a base64 text.
+std::vector<float> decode_floats(const std::string& b64) {
+  static const std::string kAlphabet =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string bytes;
+  unsigned buffer = 0;
+  int bits = 0;
+  for (char c : b64) {
+    if (c == '=') break;
+    buffer = (buffer << 6) | static_cast<unsigned>(kAlphabet.find(c));
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes += static_cast<char>((buffer >> bits) & 0xff);
+    }
+  }
+  std::vector<float> out(bytes.size() / 4);
+  std::memcpy(out.data(), bytes.data(), out.size() * 4);  // x86-64 and arm64: little-endian
+  return out;
+}
+
+TEST(ChatGateway, MockEmbeddingsAsFloatsOrBase64AgreeAndCarryUsage) {
+  auto floats = parse_embeddings_request(R"({"model":"small","input":["abcd","efghij"],"dimensions":5})");
+  ASSERT_TRUE(floats.ok());
+  const json a = json::parse(mock_completion(*floats, 1, 0).chunks.at(0));
+  EXPECT_EQ(a.at("object"), "list");
+  ASSERT_EQ(a.at("data").size(), 2u);
+  EXPECT_EQ(a.at("data")[1].at("index"), 1);
+  const auto v = a.at("data")[1].at("embedding").get<std::vector<float>>();
+  ASSERT_EQ(v.size(), 5u);
+  EXPECT_EQ(a.at("usage").at("prompt_tokens"), 3);  // ceil(10 / 4)
+  EXPECT_EQ(usage_total_tokens(a.dump()), 3);
+  auto packed = parse_embeddings_request(
+      R"({"model":"small","input":["abcd","efghij"],"dimensions":5,"encoding_format":"base64"})");
+  ASSERT_TRUE(packed.ok());
+  const json b = json::parse(mock_completion(*packed, 1, 0).chunks.at(0));
+  EXPECT_EQ(decode_floats(b.at("data")[1].at("embedding").get<std::string>()), v);
+  auto plain = parse_embeddings_request(R"({"model":"small","input":"x"})");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(json::parse(mock_completion(*plain, 1, 0).chunks.at(0))
+                .at("data")[0].at("embedding").size(),
+            static_cast<std::size_t>(kMockEmbeddingDimensions));
+}
+
+TEST(ChatGateway, MockResponsesJsonAndTypedEventStreamCarryUsage) {
+  auto r = parse_responses_request(R"({"model":"small","input":"abcdefgh","max_output_tokens":5})");
+  ASSERT_TRUE(r.ok());
+  const MockCompletion plain = mock_completion(*r, 4, 1'700'000'000);
+  const json body = json::parse(plain.chunks.at(0));
+  EXPECT_EQ(body.at("object"), "response");
+  EXPECT_EQ(body.at("status"), "completed");
+  EXPECT_EQ(body.at("output")[0].at("content")[0].at("type"), "output_text");
+  EXPECT_EQ(usage_total_tokens(plain.chunks[0]), 2 + 5);
+  r->stream = true;
+  const MockCompletion streamed = mock_completion(*r, 5, 1'700'000'000);
+  EXPECT_EQ(streamed.content_type, "text/event-stream");
+  std::string text;
+  std::vector<std::string> types;
+  SseUsageScanner scan;
+  for (const std::string& c : streamed.chunks) {
+    scan.feed(c);
+    const auto data = c.find("data: ");
+    ASSERT_NE(data, std::string::npos) << c;
+    const json event = json::parse(c.substr(data + 6));
+    EXPECT_EQ(c.rfind("event: " + event.at("type").get<std::string>() + "\n", 0), 0u) << c;
+    EXPECT_EQ(event.at("sequence_number"), types.size());
+    types.push_back(event.at("type"));
+    if (event.at("type") == "response.output_text.delta") text += event.at("delta").get<std::string>();
+  }
+  scan.finish();
+  EXPECT_EQ(scan.total_tokens(), 2 + 5);  // from response.completed's response.usage
+  EXPECT_EQ(types.front(), "response.created");
+  EXPECT_EQ(types.back(), "response.completed");
+  EXPECT_EQ(text, body.at("output")[0].at("content")[0].at("text"));
 }
 
 TEST(ChatGateway, MetricsCountHitsAdmittedTokensAndNeverTheRawKey) {

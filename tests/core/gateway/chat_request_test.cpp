@@ -1,4 +1,5 @@
-// Verifies chat request parsing, the token estimate, and reading usage from JSON and SSE bodies.
+// Verifies request parsing for chat completions, embeddings and responses, the token estimate,
+// and reading usage from JSON and SSE bodies in each endpoint's shape.
 
 #include "core/gateway/chat_request.h"
 
@@ -60,6 +61,106 @@ INSTANTIATE_TEST_SUITE_P(
         BadBody{R"({"model":"m","messages":[{}],"max_tokens":"5"})", "positive integer"},
         BadBody{R"({"model":"m","messages":[{}],"stream":"yes"})", "\"stream\""}));
 
+TEST(EmbeddingsRequest, InputShapesCountTheirTextAndNoOutputTokens) {
+  struct Row {
+    const char* body;
+    std::size_t prompt_chars;
+    std::size_t inputs;
+  };
+  for (const Row& r :
+       {Row{R"({"model":"m","input":"héllo wörld"})", 11, 1},
+        Row{R"({"model":"m","input":["abcd","efgh","ij"]})", 10, 3},
+        Row{R"({"model":"m","input":[1,2,3]})", 12, 1},  // a token counts as 4 characters
+        Row{R"({"model":"m","input":[[1,2],[3],"abcd"]})", 16, 3}}) {
+    auto e = parse_embeddings_request(r.body);
+    ASSERT_TRUE(e.ok()) << r.body << ": " << e.error();
+    EXPECT_EQ(e->endpoint, Endpoint::embeddings);
+    EXPECT_EQ(e->prompt_chars, r.prompt_chars) << r.body;
+    EXPECT_EQ(e->inputs, r.inputs) << r.body;
+    EXPECT_FALSE(e->base64);
+    EXPECT_EQ(estimate_llm_tokens(*e, 1024), static_cast<std::int64_t>((r.prompt_chars + 3) / 4))
+        << "embeddings reserve no output tokens: " << r.body;
+  }
+  auto b = parse_embeddings_request(
+      R"({"model":"m","input":"x","encoding_format":"base64","dimensions":8})");
+  ASSERT_TRUE(b.ok()) << b.error();
+  EXPECT_TRUE(b->base64);
+  EXPECT_EQ(b->dimensions, 8);
+}
+
+TEST(ResponsesRequest, InputInstructionsMaxOutputTokensStream) {
+  auto r = parse_responses_request(R"({"model":"gpt-4.1","instructions":"be brief",
+    "input":[{"role":"user","content":[{"type":"input_text","text":"abcd"}]},
+             {"type":"function_call_output","call_id":"c","output":"efgh"},
+             {"role":"user","content":"ij"}],
+    "max_output_tokens":40,"stream":true})");
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r->endpoint, Endpoint::responses);
+  EXPECT_EQ(r->prompt_chars, 8u + 4 + 4 + 2);
+  EXPECT_EQ(r->max_tokens, 40);
+  EXPECT_TRUE(r->stream);
+  EXPECT_EQ(estimate_llm_tokens(*r, 1024), 5 + 40);
+  auto plain = parse_responses_request(R"({"model":"m","input":"abcdefgh"})");
+  ASSERT_TRUE(plain.ok()) << plain.error();
+  EXPECT_EQ(estimate_llm_tokens(*plain, 1024), 2 + 1024);
+  EXPECT_FALSE(plain->stream);
+}
+
+struct EndpointBadBody {
+  Endpoint endpoint;
+  const char* body;
+  const char* reason;
+};
+
+class EndpointRequestRefuses : public ::testing::TestWithParam<EndpointBadBody> {};
+
+TEST_P(EndpointRequestRefuses, WithAReason) {
+  auto r = parse_request(GetParam().endpoint, GetParam().body);
+  ASSERT_FALSE(r.ok()) << GetParam().body;
+  EXPECT_NE(r.error().find(GetParam().reason), std::string::npos) << r.error();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Rows, EndpointRequestRefuses,
+    ::testing::Values(
+        EndpointBadBody{Endpoint::embeddings, "{\"model\":", "malformed JSON"},
+        EndpointBadBody{Endpoint::embeddings, R"({"input":"x"})", "\"model\""},
+        EndpointBadBody{Endpoint::embeddings, R"({"model":"m"})", "\"input\" must be"},
+        EndpointBadBody{Endpoint::embeddings, R"({"model":"m","input":""})", "\"input\""},
+        EndpointBadBody{Endpoint::embeddings, R"({"model":"m","input":[]})", "\"input\""},
+        EndpointBadBody{Endpoint::embeddings, R"({"model":"m","input":["a",""]})", "\"input\""},
+        EndpointBadBody{Endpoint::embeddings, R"({"model":"m","input":[1.5]})", "\"input\""},
+        EndpointBadBody{Endpoint::embeddings, R"({"model":"m","input":{"a":1}})", "\"input\""},
+        EndpointBadBody{Endpoint::embeddings, R"({"model":"m","input":"x","encoding_format":"hex"})",
+                        "\"encoding_format\""},
+        EndpointBadBody{Endpoint::embeddings, R"({"model":"m","input":"x","dimensions":0})",
+                        "\"dimensions\" must be a positive integer"},
+        EndpointBadBody{Endpoint::embeddings, R"({"model":"m","input":"x","dimensions":99999})",
+                        "at most 3072"},
+        EndpointBadBody{Endpoint::responses, R"({"model":"m","input":3})", "\"input\" must be"},
+        EndpointBadBody{Endpoint::responses, R"({"model":"m","input":["x"]})", "must be an object"},
+        EndpointBadBody{Endpoint::responses, R"({"model":"m","instructions":7})",
+                        "\"instructions\""},
+        EndpointBadBody{Endpoint::responses, R"({"model":"m","max_output_tokens":-1})",
+                        "\"max_output_tokens\" must be a positive integer"},
+        EndpointBadBody{Endpoint::responses, R"({"model":"m","stream":1})", "\"stream\""},
+        EndpointBadBody{Endpoint::chat_completions, R"({"model":"m"})", "\"messages\""}));
+
+TEST(EmbeddingsRequest, AtMost2048Inputs) {
+  std::string many = R"({"model":"m","input":[)";
+  for (int i = 0; i < 2049; ++i) many += i == 0 ? "\"a\"" : ",\"a\"";
+  many += "]}";
+  auto r = parse_embeddings_request(many);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().find("2049 inputs"), std::string::npos) << r.error();
+}
+
+TEST(Endpoint, Paths) {
+  EXPECT_EQ(endpoint_path(Endpoint::chat_completions), "/v1/chat/completions");
+  EXPECT_EQ(endpoint_path(Endpoint::embeddings), "/v1/embeddings");
+  EXPECT_EQ(endpoint_path(Endpoint::responses), "/v1/responses");
+}
+
 TEST(Usage, FromJsonBody) {
   EXPECT_EQ(
       usage_total_tokens(R"({"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}})"),
@@ -68,6 +169,23 @@ TEST(Usage, FromJsonBody) {
   EXPECT_FALSE(usage_total_tokens(R"({"choices":[]})").has_value());
   EXPECT_FALSE(usage_total_tokens("not json").has_value());
   EXPECT_FALSE(usage_total_tokens(R"({"usage":{"total_tokens":-1}})").has_value());
+}
+
+TEST(Usage, InEachEndpointsShape) {
+  // embeddings: prompt tokens only
+  EXPECT_EQ(usage_total_tokens(R"({"object":"list","usage":{"prompt_tokens":9}})"), 9);
+  // responses: input and output tokens
+  EXPECT_EQ(usage_total_tokens(R"({"object":"response","usage":{"input_tokens":5,"output_tokens":6}})"),
+            11);
+  // a responses stream's response.completed event: usage inside `response`
+  EXPECT_EQ(usage_total_tokens(R"({"type":"response.completed","response":{"usage":
+              {"input_tokens":5,"output_tokens":6,"total_tokens":11}}})"),
+            11);
+  // the in-progress shell of response.created has usage null: nothing known yet
+  EXPECT_FALSE(usage_total_tokens(R"({"type":"response.created","response":{"usage":null}})")
+                   .has_value());
+  EXPECT_FALSE(
+      usage_total_tokens(R"({"usage":{"prompt_tokens":3,"completion_tokens":"4"}})").has_value());
 }
 
 TEST(Usage, FromAnSseStreamSplitAnywhere) {
