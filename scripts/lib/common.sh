@@ -12,6 +12,7 @@ LIMITSCOPE_PACKAGES=(
   libhiredis-dev nlohmann-json3-dev libyaml-cpp-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   redis-server redis-tools prometheus wrk
+  nodejs npm
   clang libclang-rt-14-dev
   xvfb xauth
 )
@@ -21,8 +22,14 @@ log() { printf '[limitscope] %s\n' "$*" >&2; }
 install_missing_packages() {
   local missing=()
   local pkg
+  # What installed packages provide counts as installed: NodeSource's nodejs provides (and
+  # conflicts with) npm, so asking apt for Debian's npm there would fail.
+  local provided
+  provided="$(dpkg-query -W -f='${Status}\t${Provides}\n' 2>/dev/null | grep '^install ok installed' |
+    cut -f2 | tr ',' '\n' | sed -E 's/^ *([^ (]+).*/\1/' | sort -u)"
   for pkg in "${LIMITSCOPE_PACKAGES[@]}"; do
-    if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
+    if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' &&
+      ! grep -qxF "$pkg" <<<"$provided"; then
       missing+=("$pkg")
     fi
   done
