@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "app/cli/commands.h"
+#include "core/common/version.h"
 
 namespace {
 
@@ -13,7 +14,7 @@ int run_version(const limitscope::cli::CommandArgs& args) {
     std::cerr << "limitscope-cli version: unexpected argument \"" << args[0] << "\"\n";
     return 2;
   }
-  std::cout << "limitscope-cli " << LIMITSCOPE_VERSION << "\n";
+  std::cout << "limitscope-cli " << limitscope::version() << "\n";
   return 0;
 }
 
@@ -44,7 +45,8 @@ constexpr Command kCommands[] = {
 };
 
 void print_help(std::ostream& out) {
-  out << "usage: limitscope-cli COMMAND [options]   (COMMAND --help for its options)\n\ncommands:\n";
+  out << "usage: limitscope-cli COMMAND [options]   (COMMAND --help for its options)\n"
+         "       limitscope-cli --version\n\ncommands:\n";
   for (const auto& c : kCommands) {
     out << "  " << c.name << std::string(16 - c.name.size(), ' ') << c.summary << "\n";
   }
@@ -62,6 +64,7 @@ int main(int argc, char** argv) {
     print_help(std::cout);
     return 0;
   }
+  if (name == "--version") return run_version({});
   limitscope::cli::CommandArgs args(argv + 2, argv + argc);
   for (const auto& c : kCommands) {
     if (c.name == name) return c.run(args);

@@ -16,6 +16,7 @@
 
 #include "app/cli/args.h"
 #include "app/gateway/gateway_server.h"
+#include "core/common/version.h"
 #include "core/gateway/chat_gateway.h"
 #include "core/gateway/in_process_admission.h"
 #include "core/gateway/redis_admission.h"
@@ -88,11 +89,16 @@ int main(int argc, char** argv) {
        {"default-max-tokens", "N",
         "completion tokens assumed when a request sets none (default 1024)"},
        {"max-keys", "N", "most (key, model) limiter states held (default 1000000)"},
-       {"max-series", "N", "series cap per metric family and quota keys tracked (default 10000)"}},
+       {"max-series", "N", "series cap per metric family and quota keys tracked (default 10000)"},
+       {"version", "", "print the version and exit"}},
       argv_rest);
   if (!args.ok()) return usage_error(args.error());
   if (args.help_requested()) {
     std::cout << usage_text(args);
+    return 0;
+  }
+  if (args.has("version")) {
+    std::cout << kProgram << " " << limitscope::version() << "\n";
     return 0;
   }
 

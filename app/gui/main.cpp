@@ -3,11 +3,15 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QIcon>
 #include <QTimer>
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <memory>
 
+#include "core/common/version.h"
 #include "core/sim/scenario.h"
 #include "ui/main_window.h"
 #include "ui/tuner/tuner_tab.h"
@@ -19,13 +23,36 @@ int fail(const QString& message) {
   return 2;
 }
 
+// --help and --version print text and exit: they need no display, so they run on a
+// QCoreApplication (a terminal over ssh, a package check in a chroot).
+bool only_prints_text(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    for (const char* flag : {"--help", "-h", "-?", "--help-all", "--version", "-v"}) {
+      if (std::strcmp(argv[i], flag) == 0) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  QApplication app(argc, argv);
-  QApplication::setApplicationName(QStringLiteral("limitscope"));
-  QApplication::setOrganizationName(QStringLiteral("limitscope"));
-  QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+  const std::unique_ptr<QCoreApplication> application =
+      only_prints_text(argc, argv) ? std::make_unique<QCoreApplication>(argc, argv)
+                                   : std::make_unique<QApplication>(argc, argv);
+  QCoreApplication& app = *application;
+  QCoreApplication::setApplicationName(QStringLiteral("limitscope"));
+  QCoreApplication::setOrganizationName(QStringLiteral("limitscope"));
+  QCoreApplication::setApplicationVersion(QString::fromUtf8(limitscope::version().data(),
+                                                            static_cast<qsizetype>(limitscope::version().size())));
+  if (qobject_cast<QApplication*>(&app) != nullptr) {
+    QIcon icon;
+    for (const char* size : {"32", "64", "256"}) {
+      icon.addFile(QStringLiteral(":/icons/limitscope-%1.png").arg(QLatin1String(size)));
+    }
+    QApplication::setWindowIcon(QIcon::fromTheme(QStringLiteral("limitscope"), icon));
+    QGuiApplication::setDesktopFileName(QStringLiteral("limitscope"));
+  }
 
   QCommandLineParser parser;
   parser.setApplicationDescription(QStringLiteral("Rate-limiter dashboard for AI-API gateways"));
