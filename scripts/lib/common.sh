@@ -15,6 +15,7 @@ LIMITSCOPE_PACKAGES=(
   nodejs npm
   clang libclang-rt-14-dev
   xvfb xauth
+  desktop-file-utils lintian
 )
 
 log() { printf '[limitscope] %s\n' "$*" >&2; }
