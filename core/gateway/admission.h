@@ -63,8 +63,9 @@ class AdmissionBackend {
   /// Decides one request; consumes from both rules only when both admit.
   virtual AdmissionResult admit(const AdmissionRequest& request) = 0;
   /// Corrects the token rule of (key, model) after the call.
-  /// @param token_delta actual minus estimated tokens: > 0 charges extra (the bucket never
-  ///        goes below empty), < 0 refunds (never above capacity)
+  /// @param token_delta actual minus estimated tokens: > 0 charges extra (the bucket may go
+  ///        below empty, a debt of at most TokenBucket::max_debt), < 0 refunds (never above
+  ///        capacity)
   /// @return false when the backend could not settle (its store failed): the estimate stands
   virtual bool settle(std::string_view api_key, std::string_view model, double token_delta,
                       Nanos now) = 0;

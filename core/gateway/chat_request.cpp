@@ -1,7 +1,10 @@
 #include "core/gateway/chat_request.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 namespace limitscope::gateway {
 namespace {
@@ -32,6 +35,61 @@ std::size_t content_chars(const json& content) {
     }
   }
   return n;
+}
+
+std::int64_t add_sat(std::int64_t a, std::int64_t b) {  // a, b >= 0
+  return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
+std::int64_t mul_sat(std::int64_t a, std::int64_t b) {  // a, b >= 0
+  return b != 0 && a > INT64_MAX / b ? INT64_MAX : a * b;
+}
+
+std::string_view string_member(const json& object, const char* name) {
+  auto it = object.find(name);
+  return it != object.end() && it->is_string() ? std::string_view(it->get_ref<const std::string&>())
+                                               : std::string_view();
+}
+
+// The tokens of an image part (OpenAI image_url / input_image, Anthropic image), or nullopt
+// for any other object.
+std::optional<std::int64_t> image_part_tokens(const json& object) {
+  const std::string_view type = string_member(object, "type");
+  if (type != "image_url" && type != "input_image" && type != "image") return std::nullopt;
+  std::string_view detail = string_member(object, "detail");
+  if (auto url = object.find("image_url"); url != object.end() && url->is_object()) {
+    detail = string_member(*url, "detail");
+  }
+  return detail == "low" ? kLowDetailImageTokens : kImageTokens;
+}
+
+// Counts the text and images of every top-level field but "model" into out.text_chars and
+// out.image_tokens: any field may carry text the provider bills for (tools, functions,
+// response_format, system, ...), so no field smuggles a prompt past the estimate. Iterative:
+// a body nested thousands deep must not exhaust the stack.
+void count_text_and_images(const json& doc, ChatRequest& out) {
+  std::vector<const json*> pending;
+  for (auto it = doc.begin(); it != doc.end(); ++it) {
+    if (it.key() != "model") pending.push_back(&it.value());
+  }
+  while (!pending.empty()) {
+    const json& v = *pending.back();
+    pending.pop_back();
+    if (v.is_string()) {
+      out.text_chars += code_points(v.get_ref<const std::string&>());
+    } else if (v.is_array()) {
+      for (const json& item : v) pending.push_back(&item);
+    } else if (v.is_object()) {
+      if (auto image = image_part_tokens(v)) {
+        out.image_tokens = add_sat(out.image_tokens, *image);
+        continue;
+      }
+      for (auto it = v.begin(); it != v.end(); ++it) {
+        out.text_chars += code_points(it.key());
+        pending.push_back(&it.value());
+      }
+    }
+  }
 }
 
 // A non-negative integer member of `object`, if it has one.
@@ -78,6 +136,7 @@ Expected<json> parse_body_with_model(std::string_view body, Endpoint endpoint, C
   }
   out.endpoint = endpoint;
   out.model = model->get<std::string>();
+  count_text_and_images(doc, out);
   return doc;
 }
 
@@ -148,6 +207,9 @@ Expected<ChatRequest> parse_chat_request(std::string_view body) {
   if (auto why = read_output_options(*doc, {"max_completion_tokens", "max_tokens"}, out)) {
     return make_error(*why);
   }
+  auto n = positive_member(*doc, {"n"});
+  if (!n) return make_error(n.error());
+  out.choices = n->value_or(1);
   return out;
 }
 
@@ -239,9 +301,14 @@ Expected<ChatRequest> parse_request(Endpoint endpoint, std::string_view body) {
 }
 
 std::int64_t estimate_llm_tokens(const ChatRequest& request, std::int64_t default_max_tokens) {
-  const auto prompt = static_cast<std::int64_t>((request.prompt_chars + 3) / 4);
+  const std::size_t chars = std::max(request.text_chars, request.prompt_chars);
+  const auto prompt = add_sat(static_cast<std::int64_t>(chars / 4 + (chars % 4 != 0)),
+                              request.image_tokens);
   if (request.endpoint == Endpoint::embeddings) return prompt;
-  return prompt + request.max_tokens.value_or(default_max_tokens);
+  const std::int64_t completion =
+      mul_sat(std::max<std::int64_t>(0, request.max_tokens.value_or(default_max_tokens)),
+              std::max<std::int64_t>(1, request.choices));
+  return add_sat(prompt, completion);
 }
 
 std::optional<std::int64_t> usage_total_tokens(std::string_view response_json) {

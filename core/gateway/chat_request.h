@@ -24,6 +24,13 @@ std::string_view endpoint_path(Endpoint endpoint);
 inline constexpr std::size_t kMaxEmbeddingInputs = 2048;
 inline constexpr std::int64_t kMaxEmbeddingDimensions = 3072;
 
+/// Tokens an image is estimated at: its size is unknown before the provider decodes it, so the
+/// largest a provider bills for one at full detail (OpenAI high detail 85 + 170 per 512 px tile
+/// up to 1,445; Anthropic about 1,600 for 1.15 megapixels), and OpenAI's price of a low-detail
+/// one.
+inline constexpr std::int64_t kImageTokens = 1600;
+inline constexpr std::int64_t kLowDetailImageTokens = 85;
+
 /// A request to any of the endpoints (named after the first one the gateway served).
 struct ChatRequest {
   Endpoint endpoint = Endpoint::chat_completions;
@@ -32,9 +39,20 @@ struct ChatRequest {
   /// `input` and `instructions` text (responses), the `input` strings (embeddings; a token of
   /// a token-array input counts as 4 characters, so its estimate is its length).
   std::size_t prompt_chars = 0;
+  /// Characters of every string the body carries, however deep and in whatever field
+  /// (messages, tools, functions, response_format schemas, ...), plus the names of nested
+  /// object members (a tool's parameter names reach the model too); not "model", the names of
+  /// top-level fields, nor image payloads (counted in image_tokens). >= prompt_chars but for
+  /// token-array embeddings inputs.
+  std::size_t text_chars = 0;
+  /// Images: parts of type image_url, input_image or image, at kImageTokens each
+  /// (kLowDetailImageTokens with "detail": "low"); saturates.
+  std::int64_t image_tokens = 0;
   /// `max_completion_tokens`, else `max_tokens` (chat), `max_output_tokens` (responses);
   /// nullopt when the client sent none. Embeddings produce no output tokens.
   std::optional<std::int64_t> max_tokens;
+  /// Chat's `n`: how many completions are asked for, each up to max_tokens.
+  std::int64_t choices = 1;
   bool stream = false;
   /// Embeddings only: how many inputs, answered as base64 packed floats or float arrays, and
   /// the `dimensions` asked for.
@@ -60,8 +78,9 @@ Expected<ChatRequest> parse_responses_request(std::string_view body);
 /// The parser of `endpoint`.
 Expected<ChatRequest> parse_request(Endpoint endpoint, std::string_view body);
 
-/// LLM tokens reserved before the call: ceil(prompt characters / 4) + max_tokens, with
-/// `default_max_tokens` when the request names none (no output term for embeddings).
+/// LLM tokens reserved before the call: ceil(max(text, prompt characters) / 4) + image tokens
+/// + choices × max_tokens (`default_max_tokens` when the request names none; no output term for
+/// embeddings), saturating at INT64_MAX (which no token capacity admits).
 std::int64_t estimate_llm_tokens(const ChatRequest& request, std::int64_t default_max_tokens);
 
 /// The tokens a JSON response body reports in `usage` (or, for a responses stream event, in

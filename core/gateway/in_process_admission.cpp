@@ -1,6 +1,5 @@
 #include "core/gateway/in_process_admission.h"
 
-#include <algorithm>
 #include <cmath>
 
 namespace limitscope::gateway {
@@ -152,9 +151,9 @@ bool InProcessAdmission::settle(std::string_view api_key, std::string_view model
     lock.lock();
     state = token_state(s, hash, *tier->llm_tokens, now, /*create=*/true);
   }
-  const double level = TokenBucket::available(state->params, state->bucket, now);
-  state->bucket.tokens = std::clamp(level - token_delta, 0.0, state->params.capacity);
-  state->bucket.last_ns = std::max(state->bucket.last_ns, now.count());
+  // Usage above the estimate becomes a debt (bounded by TokenBucket::max_debt) that the key's
+  // next requests wait out: clamping at empty would forgive it.
+  TokenBucket::settle(state->params, state->bucket, now, token_delta);
   return true;
 }
 

@@ -81,9 +81,21 @@ double TokenBucket::available(const LimitParams& p, const State& s, Nanos now) {
 }
 
 void TokenBucket::reconfigure(const LimitParams& p, const LimitParams& q, State& s, Nanos now) {
-  const double fraction = std::clamp(level_at(p, s, now.count()) / p.capacity, 0.0, 1.0);
-  s.tokens = fraction * q.capacity;
+  const double level = level_at(p, s, now.count());
+  s.tokens = level < 0 ? std::max(level, -max_debt(q))
+                       : std::clamp(level / p.capacity, 0.0, 1.0) * q.capacity;
   s.last_ns = std::max(s.last_ns, now.count());
+}
+
+void TokenBucket::settle(const LimitParams& p, State& s, Nanos now, double delta) {
+  const double level = level_at(p, s, now.count()) - delta;
+  s.tokens = std::clamp(level, -max_debt(p), p.capacity);
+  s.last_ns = std::max(s.last_ns, now.count());
+}
+
+double TokenBucket::max_debt(const LimitParams& p) {
+  // settle.lua computes the same expression in the same order (amount · 3.6e12 / period).
+  return p.refill.amount * 3.6e12 / static_cast<double>(p.refill.period.count());
 }
 
 }  // namespace limitscope

@@ -3,6 +3,13 @@
 //   tokens(t) = min(C, tokens + r·Δt); a request of cost c is admitted iff tokens(t) >= c,
 //   and then takes c tokens. Over any interval [t1, t2] it admits at most C + r·(t2 − t1).
 // Uses LimitParams::capacity (C, cost units) and LimitParams::refill (r).
+//
+// Debt: settle() charges a cost learned after the admission (an LLM call that used more tokens
+// than estimated) even when the bucket holds less: the level may go below zero, down to
+// −max_debt(p) = −r·3600 s (one hour of refill). A request is admitted only when the level is
+// at least its cost, so a debt is waited out before the next admission. Bound: the cost charged
+// (at admission and at settlement) over any interval [t1, t2] is at most
+// C + max_debt + r·(t2 − t1); only a correction that would pass −max_debt is forgiven beyond it.
 
 #include <cstdint>
 
@@ -14,7 +21,7 @@ struct TokenBucket {
   static constexpr Algorithm kAlgorithm = Algorithm::token_bucket;
 
   struct State {
-    double tokens = 0;         // cost units in the bucket at last_ns, 0 <= tokens <= C
+    double tokens = 0;         // cost units at last_ns, −max_debt <= tokens <= C (< 0: a debt)
     std::int64_t last_ns = 0;  // time `tokens` was computed at, ns on the limiter's timeline
   };
 
@@ -33,7 +40,13 @@ struct TokenBucket {
   static double available(const LimitParams& p, const State& s, Nanos now);
   /// Refills to `now` under p, then keeps the same fraction of capacity under q:
   /// tokens' = tokens(now) / C_p · C_q.
+  /// A debt is kept as it is (at most max_debt(q)).
   static void reconfigure(const LimitParams& p, const LimitParams& q, State& s, Nanos now);
+  /// Corrects the level after the fact: tokens(now) − delta, clamped to [−max_debt(p), C].
+  /// @param delta > 0 charges (the level may become a debt), < 0 refunds; must be finite
+  static void settle(const LimitParams& p, State& s, Nanos now, double delta);
+  /// The deepest debt settle() leaves: one hour of refill, r·3600 s, cost units.
+  static double max_debt(const LimitParams& p);
 };
 
 static_assert(LimiterAlgorithm<TokenBucket>);

@@ -1,7 +1,8 @@
 -- settle.lua: corrects one key's token-bucket limit after the fact (appended after common.lua;
 -- docs/redis-schema.md). A gateway admits a request on its token estimate, then learns what
 -- the upstream really used: the difference is refunded (delta < 0) or charged (delta > 0),
--- never above capacity nor below empty, exactly as InProcessAdmission::settle does.
+-- never above capacity; a charge may leave a debt (a level below zero) down to one hour of
+-- refill, exactly as TokenBucket::settle (core/limiter/token_bucket.h) does in-process.
 -- KEYS[1] the rule's config hash, KEYS[2] the limit's state key (a composite's ":<name>").
 -- ARGV[1] the limit's name in a composite rule ('' = the rule's only limit), ARGV[2] delta in
 -- tokens (actual minus estimated), ARGV[3] now in µs ('' = the server's TIME), ARGV[4] ms
@@ -44,13 +45,14 @@ if p == nil then return redis.error_reply(err) end
 if delta == 0 then return false end
 
 local C, npu = p.capacity, p.period / p.amount
+local debt = p.amount * 3600000000000 / p.period  -- TokenBucket::max_debt, the same expression
 local skey = KEYS[2]
 local raw = redis.pcall('HMGET', skey, 'tokens', 'ts')
 local tokens, last
 if raw.err then return false end
 if raw[1] or raw[2] then
   tokens, last = ls_num(raw[1]), ls_uint(raw[2])
-  if tokens == nil or tokens < 0 or last == nil or (last - t) * 1000 > C * npu then return false end
+  if tokens == nil or tokens < -debt or last == nil or (last - t) * 1000 > C * npu then return false end
 else
   if delta < 0 then return false end  -- expired: full, and a refund changes nothing
   tokens, last = C, t
@@ -60,7 +62,7 @@ local level = tokens
 if t > last then level = tokens + ((t - last) * 1000) * p.amount / p.period end
 if not (level < C) then level = C end
 level = level - delta
-if level < 0 then level = 0 end
+if level < -debt then level = -debt end
 if level > C then level = C end
 local ts = last
 if t > ts then ts = t end

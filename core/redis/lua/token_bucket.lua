@@ -1,5 +1,5 @@
 -- token_bucket.lua: core/limiter/token_bucket.cpp on Redis. State: hash {tokens, ts}, tokens a
--- double, ts the µs instant tokens were computed at. Times are µs, durations ns.
+-- double (negative: a debt left by settle.lua), ts the µs instant tokens were computed at. Times are µs, durations ns.
 -- Pasted into decide.lua (at its algorithms marker), where the final `return eval, write` becomes an
 -- assignment: eval(p, skey, t, cost, d) fills decision d (next state: d.a = tokens, d.b = ts),
 -- write(p, skey, d, t, pad_ms) stores it.
@@ -13,8 +13,10 @@ local function eval(p, skey, t, cost, d)
     reset, d.del = true, true  -- not a hash
   elseif raw[1] or raw[2] then
     tokens, last = ls_num(raw[1]), ls_uint(raw[2])
-    -- Corrupt, or further ahead than one whole refill: start from an empty bucket now.
-    if tokens == nil or tokens < 0 or last == nil or (last - t) * 1000 > C * npu then
+    -- Corrupt (below the deepest debt settle.lua leaves: one hour of refill), or further ahead
+    -- than one whole refill: start from an empty bucket now.
+    if tokens == nil or tokens < -(p.amount * 3600000000000 / p.period) or last == nil or
+       (last - t) * 1000 > C * npu then
       reset = true
     end
   end

@@ -100,7 +100,8 @@ TEST(ChatGateway, UnknownKeyGetsTheDefaultTier) {
   AdmitOutcome out = f.gateway.admit(req("Bearer stranger", chat_body("small")));
   ASSERT_TRUE(out.ticket.has_value());
   EXPECT_EQ(out.ticket->admission.tier->name, "free");
-  EXPECT_EQ(out.ticket->estimated_tokens, 2 + 100);
+  // ceil(23 / 4) for role, user, content, 12345678; plus max_tokens.
+  EXPECT_EQ(out.ticket->estimated_tokens, 6 + 100);
   EXPECT_EQ(out.ticket->api_key_hash, api_key_hash("stranger"));
 }
 
@@ -151,7 +152,7 @@ TEST(ChatGateway, SettlementFollowsTheUpstream) {
   auto level = [&] { return f.backend.tokens_available("k", "small", tokens, f.clock.now()); };
   AdmitOutcome a = f.gateway.admit(req("Bearer k", chat_body("small", 500)));
   ASSERT_TRUE(a.ticket);
-  EXPECT_EQ(level(), 2000 - 502);
+  EXPECT_EQ(level(), 2000 - 506);
   EXPECT_EQ(
       f.gateway.complete(*a.ticket, UpstreamOutcome{UpstreamOutcome::Kind::answered, 200, 40}), 40);
   EXPECT_EQ(level(), 2000 - 40);
@@ -165,8 +166,8 @@ TEST(ChatGateway, SettlementFollowsTheUpstream) {
   ASSERT_TRUE(c.ticket);
   EXPECT_EQ(f.gateway.complete(*c.ticket,
                                UpstreamOutcome{UpstreamOutcome::Kind::answered, 200, std::nullopt}),
-            502);
-  EXPECT_EQ(level(), 2000 - 40 - 502);  // no usage: the estimate stands
+            506);
+  EXPECT_EQ(level(), 2000 - 40 - 506);  // no usage: the estimate stands
   const GatewayResponse bad =
       ChatGateway::upstream_failure(*c.ticket, UpstreamOutcome::Kind::timed_out, "after 30s");
   EXPECT_EQ(bad.status, 504);

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 
 namespace limitscope::gateway {
@@ -16,10 +17,96 @@ TEST(ChatRequest, ReadsModelPromptMaxTokensStream) {
                 {"role":"user","content":[{"type":"text","text":"héllo"},{"type":"image_url"}]}]})");
   ASSERT_TRUE(r.ok()) << r.error();
   EXPECT_EQ(r->model, "gpt-4.1");
-  EXPECT_EQ(r->prompt_chars, 9u);  // 4 + 5 code points (é is two bytes)
+  // Strings: system 6, abcd 4, user 4, text 4, héllo 5 (é is two bytes, one code point);
+  // member names: role 4 + content 7 (twice), type 4, text 4.
+  EXPECT_EQ(r->text_chars, 23u + 30u);
+  EXPECT_EQ(r->prompt_chars, 9u) << "the messages' text alone";
+  EXPECT_EQ(r->image_tokens, kImageTokens);
   EXPECT_EQ(r->max_tokens, 100);
   EXPECT_TRUE(r->stream);
-  EXPECT_EQ(estimate_llm_tokens(*r, 1024), 3 + 100);  // ceil(9 / 4) + max_tokens
+  EXPECT_EQ(estimate_llm_tokens(*r, 1024), 14 + kImageTokens + 100);  // ceil(53 / 4) + ...
+}
+
+// Every field that carries text reaches the estimate, whatever its name: 4,000 characters are
+// at least 1,000 tokens wherever they sit.
+class ChatRequestCountsText : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(ChatRequestCountsText, WhereverItSits) {
+  std::string body = GetParam();
+  body.replace(body.find("TEXT"), 4, std::string(4000, 'x'));
+  auto r = parse_chat_request(body);
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_GE(estimate_llm_tokens(*r, 0), 1000) << GetParam();
+  EXPECT_LT(estimate_llm_tokens(*r, 0), 1050) << GetParam();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Fields, ChatRequestCountsText,
+    ::testing::Values(
+        R"({"model":"m","messages":[{"role":"user","content":"TEXT"}]})",
+        R"({"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"TEXT"}]}]})",
+        R"({"model":"m","messages":[{"content":"hi"}],"tools":[{"type":"function","function":
+            {"name":"f","description":"TEXT","parameters":{"type":"object"}}}]})",
+        R"({"model":"m","messages":[{"content":"hi"}],"tools":[{"type":"function","function":
+            {"name":"f","parameters":{"properties":{"TEXT":{"type":"string"}}}}}]})",
+        R"({"model":"m","messages":[{"content":"hi"}],"functions":[{"name":"f","description":"TEXT"}]})",
+        R"({"model":"m","messages":[{"content":"hi"}],"response_format":{"type":"json_schema",
+            "json_schema":{"name":"s","schema":{"description":"TEXT"}}}})",
+        R"({"model":"m","messages":[{"content":"hi"}],"system":"TEXT"})",
+        R"({"model":"m","messages":[{"role":"assistant","tool_calls":[{"function":{"arguments":"TEXT"}}]}]})",
+        R"({"model":"m","messages":[{"content":"hi"}],"prediction":{"type":"content","content":"TEXT"}})",
+        R"({"model":"m","messages":[{"content":"hi"}],"unknown_future_field":[[["TEXT"]]]})"));
+
+TEST(ChatRequest, ImagesCostTheirTokensNotTheirPayload) {
+  const std::string payload(1'000'000, 'A');  // a base64 image: not text
+  auto r = parse_chat_request(
+      R"({"model":"m","messages":[{"role":"user","content":[
+         {"type":"image_url","image_url":{"url":"data:image/png;base64,)" +
+      payload + R"("}},
+         {"type":"image_url","image_url":{"url":"https://x/y.png","detail":"low"}},
+         {"type":"input_image","image_url":"https://x/z.png"},
+         {"type":"image","source":{"type":"base64","media_type":"image/png","data":")" +
+      payload + R"("}}]}]})");
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r->image_tokens, 3 * kImageTokens + kLowDetailImageTokens);
+  EXPECT_LT(r->text_chars, 100u);
+}
+
+TEST(ChatRequest, AMegabyteOfToolsIsAQuarterMillionTokens) {
+  std::string tools = "[";
+  for (int i = 0; i < 10'000; ++i) {
+    if (i > 0) tools += ",";
+    tools += R"({"type":"function","function":{"name":"f)" + std::to_string(i) +
+             R"(","description":")" + std::string(80, 'd') + R"("}})";
+  }
+  tools += "]";
+  ASSERT_GT(tools.size(), 1'000'000u);
+  auto r =
+      parse_chat_request(R"({"model":"m","messages":[{"content":"hi"}],"tools":)" + tools + "}");
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_GT(estimate_llm_tokens(*r, 16), 250'000);
+}
+
+TEST(ChatRequest, HugeMaxTokensAndChoicesSaturateTheEstimate) {
+  auto r = parse_chat_request(
+      R"({"model":"m","messages":[{"content":"abcdefgh"}],"max_tokens":9223372036854775807})");
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(estimate_llm_tokens(*r, 16), INT64_MAX);
+  auto n = parse_chat_request(
+      R"({"model":"m","messages":[{"content":"abcdefgh"}],"max_tokens":4611686018427387904,"n":3})");
+  ASSERT_TRUE(n.ok()) << n.error();
+  EXPECT_EQ(n->choices, 3);
+  EXPECT_EQ(estimate_llm_tokens(*n, 16), INT64_MAX);
+  auto few = parse_chat_request(R"({"model":"m","messages":[{"content":"abcdefgh"}],"n":3})");
+  ASSERT_TRUE(few.ok());
+  EXPECT_EQ(estimate_llm_tokens(*few, 100), 4 + 3 * 100);  // ceil(15 / 4) + n × max_tokens
+}
+
+TEST(ChatRequest, DeepNestingIsCountedWithoutRecursion) {
+  const std::string deep = std::string(100'000, '[') + "\"abcd\"" + std::string(100'000, ']');
+  auto r = parse_chat_request(R"({"model":"m","messages":[{"content":"x"}],"extra":)" + deep + "}");
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r->text_chars, 1u + 7u + 4u);  // x, content, abcd
 }
 
 TEST(ChatRequest, MaxCompletionTokensWinsAndDefaultApplies) {
@@ -30,7 +117,7 @@ TEST(ChatRequest, MaxCompletionTokensWinsAndDefaultApplies) {
   auto d = parse_chat_request(R"({"model":"m","messages":[{"content":"abcdefgh"}]})");
   ASSERT_TRUE(d.ok());
   EXPECT_FALSE(d->max_tokens.has_value());
-  EXPECT_EQ(estimate_llm_tokens(*d, 1024), 2 + 1024);
+  EXPECT_EQ(estimate_llm_tokens(*d, 1024), 4 + 1024);  // abcdefgh, content: 15 characters
 }
 
 struct BadBody {
@@ -59,7 +146,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadBody{R"({"model":"m","messages":[{}],"max_tokens":0})",
                 "\"max_tokens\" must be a positive integer"},
         BadBody{R"({"model":"m","messages":[{}],"max_tokens":"5"})", "positive integer"},
-        BadBody{R"({"model":"m","messages":[{}],"stream":"yes"})", "\"stream\""}));
+        BadBody{R"({"model":"m","messages":[{}],"stream":"yes"})", "\"stream\""},
+        BadBody{R"({"model":"m","messages":[{}],"n":0})", "\"n\" must be a positive integer"}));
 
 TEST(EmbeddingsRequest, InputShapesCountTheirTextAndNoOutputTokens) {
   struct Row {
@@ -99,7 +187,8 @@ TEST(ResponsesRequest, InputInstructionsMaxOutputTokensStream) {
   EXPECT_EQ(r->prompt_chars, 8u + 4 + 4 + 2);
   EXPECT_EQ(r->max_tokens, 40);
   EXPECT_TRUE(r->stream);
-  EXPECT_EQ(estimate_llm_tokens(*r, 1024), 5 + 40);
+  // Every string and nested member name: 104 characters (the prompt proper is 18).
+  EXPECT_EQ(estimate_llm_tokens(*r, 1024), 26 + 40);
   auto plain = parse_responses_request(R"({"model":"m","input":"abcdefgh"})");
   ASSERT_TRUE(plain.ok()) << plain.error();
   EXPECT_EQ(estimate_llm_tokens(*plain, 1024), 2 + 1024);

@@ -1,6 +1,6 @@
 // Verifies the in-process RPM+TPM composite: both rules admit or neither consumes, token settlement
-// refunds and charges within [0, capacity], live policy reload, and the token bound under
-// concurrency.
+// refunds and charges within [-one hour of refill, capacity] (a debt), live policy reload, and the
+// token bound under concurrency.
 
 #include "core/gateway/in_process_admission.h"
 
@@ -102,13 +102,35 @@ TEST(InProcessAdmission, SettlementRefundsAndChargesWithinBounds) {
   EXPECT_EQ(a.tokens_available("k", "m1", tokens, Nanos{0}), 400);
   a.settle("k", "m1", -200, Nanos{0});  // used 400 of the 600 reserved
   EXPECT_EQ(a.tokens_available("k", "m1", tokens, Nanos{0}), 600);
-  a.settle("k", "m1", 5000, Nanos{0});  // far more than estimated: empty, never negative
-  EXPECT_EQ(a.tokens_available("k", "m1", tokens, Nanos{0}), 0);
   a.settle("k", "m1", -5000, Nanos{0});  // a refund never goes above capacity
   EXPECT_EQ(a.tokens_available("k", "m1", tokens, Nanos{0}), 1000);
+  // A usage report beyond any estimate is charged whole, down to the debt bound of one hour
+  // of refill (1000/min: 60,000 tokens), never forgiven at empty.
+  a.settle("k", "m1", 5000, Nanos{0});
+  EXPECT_EQ(a.tokens_available("k", "m1", tokens, Nanos{0}), -4000);
+  a.settle("k", "m1", 1e12, Nanos{0});
+  EXPECT_EQ(a.tokens_available("k", "m1", tokens, Nanos{0}), -60'000);
+  a.settle("k", "m1", -60'000, Nanos{0});  // refunds pay a debt back
   // An extra charge on a key with no state (expired: full) starts from a full bucket.
   a.settle("k", "m4", 300, Nanos{0});
   EXPECT_EQ(a.tokens_available("k", "m4", tokens, Nanos{0}), 700);
+}
+
+TEST(InProcessAdmission, ADebtIsWaitedOutBeforeTheNextAdmission) {
+  InProcessAdmission a(policy());
+  ASSERT_TRUE(admit(a, "k", "m1", 100, Nanos{0}).allowed);
+  a.settle("k", "m1", 99'900, Nanos{0});  // used 100,000: 900 - 99,900, bounded at -60,000
+  EXPECT_EQ(a.tokens_available("k", "m1", *policy().find_tier("free")->llm_tokens, Nanos{0}),
+            -60'000);
+  // 60,000 owed + 100 for the next estimate at 1000/min: 3606 s.
+  auto refused = admit(a, "k", "m1", 100, seconds(1));
+  ASSERT_FALSE(refused.allowed);
+  EXPECT_EQ(refused.denied_by, DeniedBy::llm_tokens);
+  ASSERT_TRUE(refused.llm_tokens->retry_after.has_value());
+  EXPECT_EQ(*refused.llm_tokens->retry_after, seconds(3606 - 1));
+  EXPECT_FALSE(admit(a, "k", "m1", 100, seconds(3606) - milliseconds(1)).allowed);
+  EXPECT_TRUE(admit(a, "k", "m1", 100, seconds(3606)).allowed);
+  EXPECT_EQ(a.token_states(), 1u) << "a key in debt is never swept as idle";
 }
 
 TEST(InProcessAdmission, ReloadChangesLimitsAndKeepsState) {

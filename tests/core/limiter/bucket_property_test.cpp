@@ -103,6 +103,47 @@ TEST(BucketProperty, TokenBucketNeverExceedsCapacityPlusRefillOverAnyInterval) {
   for (const BucketSet& b : kSets) check_interval_bound<TokenBucket>(b, seed++);
 }
 
+// With settlements (usage learned after the admission, some far above any estimate), the cost
+// charged (admitted costs plus the corrections settle() applied) over any interval stays within
+// C + max_debt + r·(t2 − t1), and only a correction past the debt bound is left uncharged.
+TEST(BucketProperty, SettledTokenBucketChargesAtMostCapacityPlusDebtPlusRefill) {
+  std::uint64_t seed = 41;
+  for (const BucketSet& b : kSets) {
+    const LimitParams p = bucket(Algorithm::token_bucket, b.capacity, b.amount, b.period);
+    const auto events = bucket_events(seed++, kEventsPerSet, unit_ns(b), b.capacity);
+    const double r = b.amount / static_cast<double>(b.period.count());
+    const double debt = TokenBucket::max_debt(p);
+    std::mt19937_64 rng(seed);
+    const std::int64_t t0 = events.front().t_ns;
+    auto s = TokenBucket::fresh(p, Nanos{t0});
+    double charged = 0, running_min = 0, worst = -1e300, forgiven = 0;
+    int in_debt = 0;
+    for (const Event& e : events) {
+      const Nanos now{e.t_ns};
+      const double rt = r * static_cast<double>(e.t_ns - t0);
+      running_min = std::min(running_min, charged - rt);
+      if (rng() % 4 == 0) {
+        // Usage above the estimate: mostly small, sometimes past the whole debt bound.
+        const double delta =
+            rng() % 50 == 0 ? 2 * debt + b.capacity : static_cast<double>(rng() % 8) - 2.0;
+        const double before = TokenBucket::available(p, s, now);
+        TokenBucket::settle(p, s, now, delta);
+        const double applied = before - TokenBucket::available(p, s, now);
+        if (delta > 0) forgiven += delta - applied;
+        charged += applied;
+        in_debt += s.tokens < 0;
+      } else if (TokenBucket::decide(p, s, now, e.cost).allowed) {
+        charged += e.cost;
+      }
+      ASSERT_GE(s.tokens, -debt - 1e-9);
+      worst = std::max(worst, charged - rt - running_min);
+    }
+    EXPECT_LE(worst, b.capacity + debt + 1e-6) << p.describe();
+    EXPECT_GT(in_debt, 100) << p.describe();
+    EXPECT_GT(forgiven, 0) << p.describe() << ": some corrections reached the bound";
+  }
+}
+
 TEST(BucketProperty, GcraNeverExceedsCapacityPlusRefillOverAnyInterval) {
   std::uint64_t seed = 21;
   for (const BucketSet& b : kSets) check_interval_bound<Gcra>(b, seed++);

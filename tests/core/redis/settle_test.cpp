@@ -1,8 +1,8 @@
 // Verifies settle.lua on a real redis-server: a key's token-bucket limit corrected after the
-// fact equals the core's settlement (TokenBucket refilled to now, minus the delta, kept in
-// [0, capacity]) over random decisions and settlements, a refund to an expired key changes
-// nothing while a charge starts from a full bucket, and bad requests are clear errors that
-// write nothing.
+// fact equals the core's settlement (TokenBucket::settle: refilled to now, minus the delta, kept
+// in [-one hour of refill, capacity]) over random decisions and settlements, a refund to an
+// expired key changes nothing while a charge starts from a full bucket, and bad requests are clear
+// errors that write nothing.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -49,7 +49,8 @@ TEST(RedisSettle, RandomDecisionsAndSettlementsEqualTheCore) {
   TokenBucket::State core = TokenBucket::fresh(p, Nanos{kT0 * 1000});
   std::int64_t t = kT0;
   int admitted = 0, refused = 0, settled = 0;
-  for (int i = 0; i < 400; ++i) {
+  double min_level = p.capacity;
+  for (int i = 0; i < 800; ++i) {
     t += static_cast<std::int64_t>(rng() % 3'000'000);  // up to 3 s between steps
     const Nanos now{t * 1000};
     if (rng() % 2 == 0) {
@@ -63,13 +64,15 @@ TEST(RedisSettle, RandomDecisionsAndSettlementsEqualTheCore) {
       ASSERT_EQ(d->decision.allowed, want.allowed) << "step " << i;
       (want.allowed ? admitted : refused) += 1;
     } else {
-      // Refunds and extra charges, some past either end of the bucket.
-      const double delta = static_cast<double>(static_cast<std::int64_t>(rng() % 8000) - 5000);
+      // Refunds and extra charges, some past capacity, some into a debt, a few past the
+      // deepest debt (one hour of refill: 60,000).
+      const double delta =
+          rng() % 50 == 0 ? 70'000.0
+                          : static_cast<double>(static_cast<std::int64_t>(rng() % 12'000) - 7000);
       auto s = limiter.settle(c, "gw-pro", SettleRequest{"k", "llm_tokens", delta}, at(t));
       ASSERT_TRUE(s.ok()) << s.error().message;
-      const double level = TokenBucket::available(p, core, now);
-      core.tokens = std::clamp(level - delta, 0.0, p.capacity);
-      core.last_ns = std::max(core.last_ns, now.count());
+      TokenBucket::settle(p, core, now, delta);
+      min_level = std::min(min_level, core.tokens);
       if (delta == 0) {
         EXPECT_FALSE(s->has_value());
         continue;
@@ -82,6 +85,7 @@ TEST(RedisSettle, RandomDecisionsAndSettlementsEqualTheCore) {
   EXPECT_GT(admitted, 20);
   EXPECT_GT(refused, 20);
   EXPECT_GT(settled, 100);
+  EXPECT_EQ(min_level, -TokenBucket::max_debt(p)) << "the sequence reached the debt bound";
 }
 
 TEST(RedisSettle, AnExpiredKeyIsFullSoARefundChangesNothingAndAChargeStartsFromFull) {
