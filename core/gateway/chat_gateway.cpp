@@ -135,10 +135,10 @@ AdmitOutcome ChatGateway::admit(const IncomingRequest& in) {
         out.response = unknown_key();
         return out;
       case DenyReason::unknown_model:
-        out.response = with_headers(error_response(404, "invalid_request_error", "model_not_found",
-                                                   "The model \"" + parsed->model +
-                                                       "\" does not exist or is not served here."),
-                                    a);
+        // No rate-limit headers: no limit of this (key, model) exists to report.
+        out.response = error_response(404, "invalid_request_error", "model_not_found",
+                                      "The model \"" + parsed->model +
+                                          "\" does not exist or is not served here.");
         return out;
       case DenyReason::cost_above_capacity:
       case DenyReason::invalid_cost:

@@ -118,8 +118,36 @@ std::optional<std::int64_t> usage_of(const json& doc) {
   return *input + output.value_or(0);  // embeddings have no output tokens
 }
 
+// The byte offset where `text` (JSON) nests arrays and objects deeper than `limit`, if it does.
+// Counts brackets outside strings only; a malformed text is left to the parser.
+std::optional<std::size_t> too_deep_at(std::string_view text, std::size_t limit) {
+  std::size_t depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;  // the escaped character cannot end the string
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit) return i;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return std::nullopt;
+}
+
 // The body as a JSON object with a non-empty string "model" (copied to out.model), or why not.
 Expected<json> parse_body_with_model(std::string_view body, Endpoint endpoint, ChatRequest& out) {
+  if (auto at = too_deep_at(body, kMaxJsonDepth)) {
+    return make_error("malformed JSON: nested deeper than " + std::to_string(kMaxJsonDepth) +
+                      " arrays/objects at byte " + std::to_string(*at));
+  }
   json doc;
   try {
     doc = json::parse(body.begin(), body.end());

@@ -31,6 +31,10 @@ inline constexpr std::int64_t kMaxEmbeddingDimensions = 3072;
 inline constexpr std::int64_t kImageTokens = 1600;
 inline constexpr std::int64_t kLowDetailImageTokens = 85;
 
+/// Deepest nesting of arrays and objects a request body may have. Each level costs the parser
+/// a container of its own (a 1 MiB body of "[" cost about 70 MB), and no API body needs more.
+inline constexpr std::size_t kMaxJsonDepth = 64;
+
 /// A request to any of the endpoints (named after the first one the gateway served).
 struct ChatRequest {
   Endpoint endpoint = Endpoint::chat_completions;
@@ -62,7 +66,8 @@ struct ChatRequest {
 };
 
 /// Parses a POST /v1/chat/completions body.
-/// @return the request, or an error for malformed JSON ("line L, column C: ...") or a
+/// @return the request, or an error for malformed JSON ("line L, column C: ..."; nesting
+///         deeper than kMaxJsonDepth, refused before the parser allocates anything) or a
 ///         missing/ill-typed field ("\"model\" must be a non-empty string").
 Expected<ChatRequest> parse_chat_request(std::string_view body);
 

@@ -95,6 +95,14 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorRow{"Bearer stranger", chat_body("small"), 403, "unknown_api_key"},
         ErrorRow{"Bearer sk-pro-secret-key", chat_body("gpt-9"), 404, "model_not_found"}));
 
+TEST(ChatGateway, UnknownModelIsA404WithoutRateLimitHeaders) {
+  Fixture f;
+  AdmitOutcome out = f.gateway.admit(req("Bearer sk-pro-secret-key", chat_body("gpt-9")));
+  ASSERT_TRUE(out.response.has_value());
+  EXPECT_EQ(out.response->status, 404);
+  EXPECT_TRUE(out.response->headers.empty());  // no limit of (key, gpt-9) exists to report
+}
+
 TEST(ChatGateway, UnknownKeyGetsTheDefaultTier) {
   Fixture f;
   AdmitOutcome out = f.gateway.admit(req("Bearer stranger", chat_body("small")));

@@ -103,7 +103,10 @@ TEST(ChatRequest, HugeMaxTokensAndChoicesSaturateTheEstimate) {
 }
 
 TEST(ChatRequest, DeepNestingIsCountedWithoutRecursion) {
-  const std::string deep = std::string(100'000, '[') + "\"abcd\"" + std::string(100'000, ']');
+  // As deep as a body may be (kMaxJsonDepth, the body object included); deeper is refused
+  // before parsing (NestingDeeperThanTheLimitIsRefusedBeforeParsing).
+  const std::string deep = std::string(kMaxJsonDepth - 1, '[') + "\"abcd\"" +
+                           std::string(kMaxJsonDepth - 1, ']');
   auto r = parse_chat_request(R"({"model":"m","messages":[{"content":"x"}],"extra":)" + deep + "}");
   ASSERT_TRUE(r.ok()) << r.error();
   EXPECT_EQ(r->text_chars, 1u + 7u + 4u);  // x, content, abcd
@@ -242,6 +245,24 @@ TEST(EmbeddingsRequest, AtMost2048Inputs) {
   auto r = parse_embeddings_request(many);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().find("2049 inputs"), std::string::npos) << r.error();
+}
+
+TEST(ChatRequest, NestingDeeperThanTheLimitIsRefusedBeforeParsing) {
+  // The body object is level 1; "pad" holds levels 2..depth.
+  auto body = [](std::size_t depth, const std::string& in_string) {
+    return R"({"model":"m","messages":[{"content":")" + in_string + R"("}],"pad":)" +
+           std::string(depth - 1, '[') + std::string(depth - 1, ']') + "}";
+  };
+  EXPECT_TRUE(parse_chat_request(body(kMaxJsonDepth, "")).ok());
+  auto deep = parse_chat_request(body(kMaxJsonDepth + 1, ""));
+  ASSERT_FALSE(deep.ok());
+  EXPECT_NE(deep.error().find("nested deeper than 64"), std::string::npos) << deep.error();
+  // Brackets inside strings, even after an escaped quote, are text, not nesting.
+  EXPECT_TRUE(parse_chat_request(body(kMaxJsonDepth, "\\\"" + std::string(200, '['))).ok());
+  // Every endpoint's parser applies it.
+  EXPECT_FALSE(parse_request(Endpoint::embeddings,
+                             R"({"model":"m","input":"x","p":)" + std::string(70, '[') + "]}")
+                   .ok());
 }
 
 TEST(Endpoint, Paths) {
