@@ -1,5 +1,10 @@
 #include "app/gateway/gateway_server.h"
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -13,6 +18,42 @@ void apply(httplib::Response& res, const gateway::GatewayResponse& r) {
   res.status = r.status;
   for (const auto& h : r.headers) res.set_header(h.name, h.value);
   res.set_content(r.body, r.content_type);
+}
+
+// Answers `r` and then closes the connection. The library keeps a connection open unless the
+// request asked otherwise or writing failed, so the body is written by a provider that then
+// reports a failure: the client gets the whole answer (Content-Length), then the close.
+void answer_and_close(httplib::Response& res, const gateway::GatewayResponse& r) {
+  res.status = r.status;
+  for (const auto& h : r.headers) res.set_header(h.name, h.value);
+  res.set_header("Connection", "close");
+  auto body = std::make_shared<std::string>(r.body);
+  res.set_content_provider(body->size(), r.content_type,
+                           [body](std::size_t offset, std::size_t, httplib::DataSink& sink) {
+                             sink.write(body->data() + offset, body->size() - offset);
+                             return false;  // close: what follows on the connection is unread
+                           });
+}
+
+// Sets the accept queue of the listening socket on `port` to `backlog`. cpp-httplib 0.11
+// listens with a backlog of 5 compiled into Debian's library and does not expose the socket;
+// Linux lets listen() be called again on a listening socket to change its backlog.
+bool set_listen_backlog(int port, int backlog) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd", ec)) {
+    const int fd = std::atoi(entry.path().filename().c_str());
+    int listening = 0;
+    socklen_t len = sizeof listening;
+    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || listening == 0) continue;
+    sockaddr_storage addr{};
+    socklen_t addr_len = sizeof addr;
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &addr_len) != 0) continue;
+    int bound = -1;
+    if (addr.ss_family == AF_INET) bound = ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
+    if (addr.ss_family == AF_INET6) bound = ntohs(reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port);
+    if (bound == port) return ::listen(fd, backlog) == 0;
+  }
+  return false;
 }
 
 gateway::IncomingRequest incoming(const httplib::Request& req) {
@@ -57,12 +98,50 @@ GatewayServer::GatewayServer(gateway::ChatGateway& gateway, ServerOptions option
         {"backend", std::string(gateway_.backend().name())},
         {"policy", policy->source},
         {"policy_generation", policy_generation_.load(std::memory_order_relaxed)}};
-    res.set_content(body.dump() + "\n", "application/json");
+    // The policy's path need not be UTF-8: replaced, never an exception.
+    res.set_content(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
+                    "application/json");
   });
+  // Request framing the library would accept but must not: two Content-Length headers, or
+  // Content-Length with Transfer-Encoding (RFC 9112 §6.3: a request smuggling vector, since a
+  // proxy in front may frame the body the other way). Refused before the body is read, and
+  // the connection is closed, so the unread bytes are never taken for a next request.
+  server_.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+    const std::size_t lengths = req.get_header_value_count("Content-Length");
+    if (lengths <= 1 && !(lengths == 1 && req.has_header("Transfer-Encoding"))) {
+      return httplib::Server::HandlerResponse::Unhandled;
+    }
+    answer_and_close(res, gateway::error_response(
+                              400, "invalid_request_error", "ambiguous_length",
+                              lengths > 1
+                                  ? "The request has more than one Content-Length header."
+                                  : "The request has both Content-Length and Transfer-Encoding."));
+    return httplib::Server::HandlerResponse::Handled;
+  });
+  // Last resort: an exception no handler expected is a generic 500 (its text goes to the log,
+  // never to the client: the library would otherwise send it in an EXCEPTION_WHAT header).
+  server_.set_exception_handler(
+      [this](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
+        std::string what = "unknown exception";
+        try {
+          std::rethrow_exception(ep);
+        } catch (const std::exception& e) {
+          what = e.what();
+        } catch (...) {
+        }
+        if (options_.log) options_.log("500 on " + req.method + " " + req.path + ": " + what.substr(0, 300));
+        res.headers.clear();
+        apply(res, gateway::error_response(500, "server_error", "internal_error",
+                                           "The gateway failed on this request."));
+      });
   // The library's own refusals (body too large, unknown path, wrong method) get JSON bodies.
   server_.set_error_handler(
       httplib::Server::HandlerWithResponse([](const httplib::Request&, httplib::Response& res) {
-        if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+        // An answer of ours (a body, or a provider: a streamed upstream error, a refusal that
+        // closes the connection) is never replaced.
+        if (!res.body.empty() || res.content_provider_) {
+          return httplib::Server::HandlerResponse::Unhandled;
+        }
         gateway::GatewayResponse r;
         switch (res.status) {
           case 413:
@@ -98,6 +177,10 @@ Expected<int> GatewayServer::bind() {
   } else if (!server_.bind_to_port(options_.host, port)) {
     return make_error("--listen " + options_.host + ":" + std::to_string(port) +
                       ": cannot bind (address in use or not local?)");
+  }
+  if (!set_listen_backlog(port, options_.listen_backlog) && options_.log) {
+    options_.log("could not raise the listen backlog to " + std::to_string(options_.listen_backlog) +
+                 "; connects beyond 5 queued may be dropped");
   }
   return port;
 }

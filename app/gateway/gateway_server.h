@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -24,11 +25,16 @@ struct ServerOptions {
   int port = 0;  // 0 = any free port
   std::size_t max_body_bytes = 1 << 20;
   std::size_t threads = 128;  // worker threads (each holds one connection at a time)
+  /// Connections the kernel queues for accept (the library's own 5 drops connects under a
+  /// burst; Linux caps it at net.core.somaxconn).
+  int listen_backlog = 1024;
   /// Answer from the built-in mock upstream after this latency; else forward to `upstream`.
   bool mock_upstream = false;
   std::chrono::nanoseconds mock_latency{0};
   std::optional<UpstreamTarget> upstream;
   ForwardOptions forward;
+  /// Where the server logs what clients never see (an unexpected exception's text).
+  std::function<void(const std::string&)> log;
 };
 
 class GatewayServer {

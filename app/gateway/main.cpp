@@ -277,6 +277,7 @@ int main(int argc, char** argv) {
   gateway::GatewayOptions gateway_options;
   gateway_options.default_max_tokens = static_cast<std::int64_t>(default_max_tokens);
   gateway::ChatGateway chat(*backend, metrics, SteadyClock::instance(), gateway_options);
+  server_options.log = [](const std::string& line) { log_line(line); };
   gateway_app::GatewayServer server(chat, server_options);
   auto port = server.bind();
   if (!port) return usage_error(port.error());

@@ -26,7 +26,8 @@ struct GatewayResponse {
 };
 
 /// An OpenAI-style error: {"error": {"message", "type", "code"}} plus `extra` members
-/// (a JSON object text, e.g. {"retry_after": 2}) merged into "error".
+/// (a JSON object text, e.g. {"retry_after": 2}) merged into "error". Bytes of `message` that
+/// are not UTF-8 become U+FFFD (never an exception).
 /// @param type e.g. "invalid_request_error", "authentication_error", "rate_limit_error"
 GatewayResponse error_response(int status, std::string_view type, std::string_view code,
                                std::string_view message, std::string_view extra_json = "{}");
