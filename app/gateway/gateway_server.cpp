@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "core/common/http_date.h"
 #include "core/gateway/mock_upstream.h"
 
 namespace limitscope::gateway_app {
@@ -164,6 +165,10 @@ GatewayServer::GatewayServer(gateway::ChatGateway& gateway, ServerOptions option
         return httplib::Server::HandlerResponse::Handled;
       }));
   // Counts every answer (including the library's refusals) by status; logs nothing about keys.
+  // RFC 9110 asks a server with a clock to date its answers; `audit clock` reads it.
+  server_.set_post_routing_handler([this](const httplib::Request&, httplib::Response& res) {
+    res.set_header("Date", format_http_date(gateway_.clock().wall()));
+  });
   server_.set_logger([this](const httplib::Request&, const httplib::Response& res) {
     gateway_.metrics().on_response(res.status);
   });

@@ -100,7 +100,9 @@ std::optional<std::string> bearer_token(std::string_view authorization) {
 
 ChatGateway::ChatGateway(AdmissionBackend& backend, GatewayMetrics& metrics, Clock& clock,
                          GatewayOptions options)
-    : backend_(backend), metrics_(metrics), clock_(clock), options_(options) {}
+    : backend_(backend), metrics_(metrics), clock_(clock), options_(options) {
+  metrics_.set_start_time(clock_.wall());
+}
 
 AdmitOutcome ChatGateway::admit(const IncomingRequest& in) {
   AdmitOutcome out;
@@ -195,6 +197,7 @@ AdmitOutcome ChatGateway::admit(const IncomingRequest& in) {
 
 std::string ChatGateway::render_metrics() {
   if (auto state = backend_.circuit_state()) metrics_.set_circuit_state(backend_.name(), *state);
+  metrics_.set_wall_time(clock_.wall());
   return metrics_.render();
 }
 

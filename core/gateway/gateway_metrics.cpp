@@ -32,6 +32,23 @@ GatewayMetrics::GatewayMetrics(std::size_t max_series) : max_series_(max_series)
   responses_ = unwrap(registry_.counter(names::kGatewayResponses,
                                         "HTTP answers of the gateway by status code.",
                                         {std::string(names::kCode)}, opts));
+  key_admitted_cost_ = unwrap(registry_.counter(
+      names::kKeyAdmittedCost, "Cost units admitted per API key and model.",
+      {std::string(names::kApiKeyHash), std::string(names::kModel)}, opts));
+  wall_time_ = unwrap(registry_.gauge(names::kGatewayTime,
+                                      "The gateway's wall clock at this scrape, epoch seconds.", {},
+                                      opts));
+  start_time_ = unwrap(registry_.gauge(names::kGatewayStartTime,
+                                       "When the gateway started, epoch seconds (its wall clock).",
+                                       {}, opts));
+}
+
+void GatewayMetrics::set_wall_time(Nanos wall_now) {
+  wall_time_->with({}).set(static_cast<double>(wall_now.count()) / 1e9);
+}
+
+void GatewayMetrics::set_start_time(Nanos wall_start) {
+  start_time_->with({}).set(static_cast<double>(wall_start.count()) / 1e9);
 }
 
 double GatewayMetrics::add_quota_use(std::string_view& key_hash, std::string_view model,
@@ -60,6 +77,8 @@ void GatewayMetrics::on_decision(const AdmissionResult& r, std::string_view api_
   if (r.tier == nullptr || r.model == nullptr) return;
   const std::string_view tier = r.tier->name;
   const std::string_view model = r.model->name;
+  // Fail-open admissions count too: they are admitted cost the limit never saw.
+  if (r.allowed) key_admitted_cost_->with({api_key_hash, model}).inc(r.cost);
   if (r.degraded) {
     own_.requests->with({tier, model, names::kDecisionDegraded}).inc();
     own_.backend_errors->with({backend, std::string_view("unavailable")}).inc();

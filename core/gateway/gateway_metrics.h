@@ -11,6 +11,9 @@
 //   limitscope_llm_tokens_total{tier,model}        LLM tokens settled from upstream usage
 //   limitscope_spend_dollars_total{tier,model}     those tokens at the model's price
 //   limitscope_gateway_responses_total{code}       every HTTP answer by status code
+//   limitscope_key_admitted_cost_total{api_key_hash,model}  cost units admitted per key
+//   limitscope_gateway_time_seconds                the gateway's wall clock at the scrape
+//   limitscope_gateway_start_time_seconds          when it started (its own wall clock)
 // Every family caps its series (FamilyOptions::max_series); past the cap observations go to
 // the "__overflow__" series and limitscope_metric_series_overflow_total counts them. The
 // quota table is capped the same way: keys past the cap share one "__overflow__" row.
@@ -47,6 +50,10 @@ class GatewayMetrics {
   void on_response(int status);
   /// Sets limitscope_circuit_state{backend}.
   void set_circuit_state(std::string_view backend, double state);
+  /// Sets limitscope_gateway_time_seconds (call just before render(), on a scrape).
+  void set_wall_time(Nanos wall_now);
+  /// Sets limitscope_gateway_start_time_seconds.
+  void set_start_time(Nanos wall_start);
 
   /// The exposition text (format 0.0.4).
   std::string render() const { return registry_.render(); }
@@ -67,6 +74,9 @@ class GatewayMetrics {
   metrics::LimitscopeMetrics own_;
   metrics::CounterFamily* llm_tokens_ = nullptr;
   metrics::CounterFamily* responses_ = nullptr;
+  metrics::CounterFamily* key_admitted_cost_ = nullptr;
+  metrics::GaugeFamily* wall_time_ = nullptr;
+  metrics::GaugeFamily* start_time_ = nullptr;
   std::mutex quota_mu_;
   std::unordered_map<std::string, QuotaRow> quota_;  // api_key_hash -> today's use
 };

@@ -57,6 +57,13 @@ inline constexpr std::string_view kCode = "code";  // label: an HTTP status code
 inline constexpr std::string_view kBackendErrors = "limitscope_backend_errors_total";
 /// Gauge: circuit breaker state, 0 closed, 1 half-open, 2 open. Labels: backend.
 inline constexpr std::string_view kCircuitState = "limitscope_circuit_state";
+/// Counter of cost units admitted per API key and model (what the key's limit counts), so
+/// audits can set the admitted rate against the configured limit. Labels: api_key_hash, model.
+inline constexpr std::string_view kKeyAdmittedCost = "limitscope_key_admitted_cost_total";
+/// Gauge: the gateway's wall clock when /metrics was rendered, epoch seconds (audit clock).
+inline constexpr std::string_view kGatewayTime = "limitscope_gateway_time_seconds";
+/// Gauge: when the gateway started, epoch seconds, its own wall clock.
+inline constexpr std::string_view kGatewayStartTime = "limitscope_gateway_start_time_seconds";
 /// Counter of observations that went to a family's "__overflow__" series because the family
 /// reached its series cap. Labels: family.
 inline constexpr std::string_view kSeriesOverflow = "limitscope_metric_series_overflow_total";

@@ -88,6 +88,7 @@ Expected<FetchResult> http_get(const HttpUrl& url, const FetchOptions& options) 
         [&](const httplib::Response& r) {
           out.status = r.status;
           out.content_type = r.get_header_value("Content-Type");
+          out.date = r.get_header_value("Date");
           return true;
         },
         [&](const char* data, std::size_t n) {

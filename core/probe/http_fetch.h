@@ -57,6 +57,7 @@ struct FetchResult {
   int status = 0;
   std::string body;
   std::string content_type;
+  std::string date;  ///< the Date header, empty when the server sent none
 };
 
 /// `text` with every credential of `options` (the bearer token, the basic password and the
