@@ -42,6 +42,7 @@ constexpr Command kCommands[] = {
     {"bench-sweep", "time a sweep against plain replays per setting", limitscope::cli::run_bench_sweep},
     {"compare", "the five algorithms on one trace at the same nominal limit", limitscope::cli::run_compare},
     {"config", "show and change a rule's live config in Redis, with audit and undo", limitscope::cli::run_config},
+    {"audit", "replica leaks, clock skew, Retry-After honesty (audit SUBJECT --help)", limitscope::cli::run_audit},
 };
 
 void print_help(std::ostream& out) {

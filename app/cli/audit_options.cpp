@@ -1,0 +1,48 @@
+#include "app/cli/audit_options.h"
+
+#include <cstdlib>
+
+#include "core/limiter/rate.h"
+
+namespace limitscope::cli {
+
+Expected<std::vector<probe::HttpUrl>> metrics_urls(const Args& args) {
+  std::vector<probe::HttpUrl> out;
+  const std::string list = args.get("metrics").value_or("");
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    const std::string one = list.substr(start, comma - start);
+    auto url = probe::parse_http_url(one);
+    if (!url) return make_error("--metrics: \"" + one + "\": " + url.error());
+    out.push_back(std::move(url).value());
+    start = comma + 1;
+  }
+  return out;
+}
+
+Expected<probe::FetchOptions> audit_fetch_options(const Args& args) {
+  probe::FetchOptions fo;
+  if (auto t = args.get("timeout")) {
+    auto d = parse_duration(*t);
+    if (!d) return make_error("--timeout: " + d.error());
+    fo.read_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
+  }
+  if (auto token = args.get("bearer-token-env")) {
+    const char* v = std::getenv(token->c_str());
+    if (v == nullptr) return make_error("--bearer-token-env: $" + *token + " is not set");
+    fo.bearer_token = v;
+  }
+  return fo;
+}
+
+Expected<Policy> audit_policy(const Args& args) {
+  if (auto file = args.get("policy")) {
+    auto p = load_policy_file(*file);
+    if (!p) return make_error("--policy: " + p.error());
+    return std::move(p).value();
+  }
+  return default_policy();
+}
+
+}  // namespace limitscope::cli

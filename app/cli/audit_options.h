@@ -1,0 +1,22 @@
+#pragma once
+// What the audit subcommands share: a comma-separated list of /metrics URLs, the fetch
+// options of --timeout and --bearer-token-env, and --policy (default: the embedded policy).
+
+#include <string>
+#include <vector>
+
+#include "app/cli/args.h"
+#include "core/common/expected.h"
+#include "core/limiter/policy.h"
+#include "core/probe/http_fetch.h"
+
+namespace limitscope::cli {
+
+/// --metrics URL[,URL...]: every URL parsed, or an error naming the one refused.
+Expected<std::vector<probe::HttpUrl>> metrics_urls(const Args& args);
+/// --timeout D and --bearer-token-env VAR into fetch options.
+Expected<probe::FetchOptions> audit_fetch_options(const Args& args);
+/// --policy FILE, else the embedded default policy.
+Expected<Policy> audit_policy(const Args& args);
+
+}  // namespace limitscope::cli

@@ -1,0 +1,172 @@
+// limitscope-cli audit replicas: effective vs configured limits over several gateway replicas
+// (docs/audits.md). Exit 0 no leak, 1 a leak found, 2 bad usage, input or unreachable source.
+
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "app/cli/audit_options.h"
+#include "app/cli/commands.h"
+#include "app/cli/redis_options.h"
+#include "core/audit/replica_audit.h"
+#include "core/limiter/rate.h"
+
+namespace limitscope::cli {
+
+namespace {
+
+constexpr const char* kName = "audit replicas";
+
+// One scrape per URL; the first failure is the error.
+Expected<std::vector<probe::Scrape>> scrape_all(const std::vector<probe::HttpUrl>& urls,
+                                                const probe::FetchOptions& fo, Clock& clock) {
+  std::vector<probe::Scrape> out;
+  for (const auto& url : urls) {
+    auto s = probe::scrape_metrics(url, fo, clock.wall().count() / 1'000'000);
+    if (!s) return make_error(s.error());
+    out.push_back(std::move(s).value());
+  }
+  return out;
+}
+
+Expected<std::vector<audit::ReplicaWindow>> windows_from_metrics(const Args& args,
+                                                                 const Policy& policy) {
+  auto urls = metrics_urls(args);
+  if (!urls) return make_error(urls.error());
+  auto fo = audit_fetch_options(args);
+  if (!fo) return make_error(fo.error());
+  SteadyClock& clock = SteadyClock::instance();
+  auto first = scrape_all(*urls, *fo, clock);
+  if (!first) return make_error(first.error());
+  std::vector<audit::ReplicaWindow> out;
+  if (args.has("since-start")) {
+    for (std::size_t i = 0; i < urls->size(); ++i) {
+      auto w = audit::window_since_start((*first)[i], (*urls)[i].to_string());
+      if (!w) return make_error(w.error());
+      out.push_back(std::move(w).value());
+    }
+    return out;
+  }
+  Nanos interval = std::chrono::seconds(30);
+  if (auto text = args.get("interval")) {
+    auto d = parse_duration(*text);
+    if (!d) return make_error("--interval: " + d.error());
+    interval = *d;
+  }
+  CancelToken never;
+  clock.wait_until(clock.now() + interval, never);
+  auto second = scrape_all(*urls, *fo, clock);
+  if (!second) return make_error(second.error());
+  for (std::size_t i = 0; i < urls->size(); ++i) {
+    auto w = audit::window_between((*first)[i], (*second)[i], policy, (*urls)[i].to_string());
+    if (!w) return make_error(w.error());
+    out.push_back(std::move(w).value());
+  }
+  return out;
+}
+
+Expected<std::vector<audit::ReplicaWindow>> windows_from_prometheus(const Args& args) {
+  auto url = probe::parse_http_url(*args.get("prometheus"));
+  if (!url) return make_error("--prometheus: " + url.error());
+  auto fo = audit_fetch_options(args);
+  if (!fo) return make_error(fo.error());
+  Nanos window = std::chrono::minutes(5);
+  if (auto text = args.get("window")) {
+    auto d = parse_duration(*text);
+    if (!d) return make_error("--window: " + d.error());
+    window = *d;
+  }
+  probe::PrometheusClient client(*url, *fo);
+  return audit::windows_from_prometheus(client, static_cast<double>(window.count()) / 1e9);
+}
+
+nlohmann::json to_json(const audit::ReplicaAudit& a, const std::vector<audit::ReplicaWindow>& ws) {
+  nlohmann::json j;
+  j["replicas"] = a.replicas;
+  j["window_s"] = a.window_s;
+  j["tolerance"] = a.tolerance;
+  j["leak"] = a.leaks > 0;
+  j["leaks"] = a.leaks;
+  j["likely_cause"] = a.likely_cause.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.likely_cause);
+  j["sources"] = nlohmann::json::array();
+  for (const auto& w : ws) {
+    j["sources"].push_back({{"replica", w.replica},
+                            {"window_s", w.window_s},
+                            {"degraded_decisions", w.degraded_decisions}});
+  }
+  j["tiers"] = nlohmann::json::array();
+  for (const auto& t : a.tiers) {
+    j["tiers"].push_back({{"tier", t.tier}, {"limit", t.limit}, {"keys", t.keys},
+                          {"admitted_per_s", t.admitted_per_s}, {"max_ratio", t.max_ratio},
+                          {"leaks", t.leaks}});
+  }
+  j["keys"] = nlohmann::json::array();
+  for (const auto& k : a.keys) {
+    j["keys"].push_back({{"api_key_hash", k.api_key_hash}, {"model", k.model}, {"tier", k.tier},
+                         {"limit", k.limit}, {"configured_per_s", k.configured_per_s},
+                         {"bound_cost", k.bound_cost}, {"admitted_cost", k.admitted_cost},
+                         {"admitted_per_s", k.admitted_per_s}, {"ratio", k.ratio},
+                         {"replicas_admitting", k.replicas_admitting},
+                         {"max_replica_ratio", k.max_replica_ratio}, {"leak", k.leak}});
+  }
+  j["notes"] = a.notes;
+  return j;
+}
+
+void print_text(const audit::ReplicaAudit& a) {
+  std::cout << a.replicas << " replicas, window " << a.window_s << " s, tolerance "
+            << a.tolerance * 100 << "%\n";
+  for (const auto& k : a.keys) {
+    std::cout << "  " << (k.leak ? "LEAK " : "ok   ") << k.api_key_hash << " " << k.model << " ["
+              << k.tier << ": " << k.limit << "]  admitted " << k.admitted_cost << " of at most "
+              << k.bound_cost << " (" << std::setprecision(3) << k.ratio << "x) through "
+              << k.replicas_admitting << " replicas\n";
+  }
+  for (const auto& t : a.tiers) {
+    std::cout << "tier " << t.tier << ": " << t.keys << " keys, " << t.admitted_per_s
+              << " cost/s admitted, worst " << t.max_ratio << "x, " << t.leaks << " leaks\n";
+  }
+  if (!a.likely_cause.empty()) std::cout << "likely cause: " << a.likely_cause << "\n";
+  for (const auto& n : a.notes) std::cout << "note: " << n << "\n";
+}
+
+}  // namespace
+
+int run_audit_replicas(const CommandArgs& argv) {
+  std::vector<OptionSpec> specs{
+      {"metrics", "URL[,URL...]", "each replica's /metrics (http:// or https://)"},
+      {"interval", "D", "with --metrics: time between the two scrapes (default 30s)"},
+      {"since-start", "", "with --metrics: one scrape, counting since each gateway started"},
+      {"prometheus", "URL", "a Prometheus server scraping the replicas (one per instance)"},
+      {"window", "D", "with --prometheus: the window looked back over (default 5m)"},
+      {"policy", "FILE", "the policy the replicas run (default: the embedded one)"},
+      {"tolerance", "X", "flag a leak above bound x (1 + X) (default 0.2)"},
+      {"timeout", "D", "read timeout of each fetch (default 5s)"},
+      {"bearer-token-env", "VAR", "send the bearer token in $VAR"},
+      {"json", "", "print the result as JSON"},
+  };
+  Args args(kName, "effective vs configured limits summed over gateway replicas", specs, argv);
+  if (args.help_requested()) {
+    std::cout << args.usage();
+    return 0;
+  }
+  if (!args.ok()) return usage_error(kName, args.error());
+  if (args.has("metrics") == args.has("prometheus")) {
+    return usage_error(kName, "give one of --metrics URL[,URL...] and --prometheus URL");
+  }
+  auto policy = audit_policy(args);
+  if (!policy) return usage_error(kName, policy.error());
+  auto tolerance = number_option(args, "tolerance", 0.2, 0);
+  if (!tolerance) return usage_error(kName, tolerance.error());
+  auto windows = args.has("metrics") ? windows_from_metrics(args, *policy) : windows_from_prometheus(args);
+  if (!windows) return usage_error(kName, windows.error());
+  const audit::ReplicaAudit a = audit::audit_replicas(*windows, *policy, {*tolerance});
+  if (args.has("json")) {
+    std::cout << to_json(a, *windows).dump() << "\n";
+  } else {
+    print_text(a);
+  }
+  return a.leaks > 0 ? 1 : 0;
+}
+
+}  // namespace limitscope::cli
