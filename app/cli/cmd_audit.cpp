@@ -18,6 +18,7 @@ struct Subject {
 
 constexpr Subject kSubjects[] = {
     {"replicas", "effective vs configured limits summed over gateway replicas (leaks)", run_audit_replicas},
+    {"clock", "gateway clocks against Redis TIME and this workstation (skew)", run_audit_clock},
 };
 
 void print_help(std::ostream& out) {

@@ -58,6 +58,11 @@ void CannedHttpServer::respond(Response r) {
   response_ = std::move(r);
 }
 
+void CannedHttpServer::add_headers(std::string lines) {
+  std::lock_guard lock(mu_);
+  extra_headers_ = std::move(lines);
+}
+
 void CannedHttpServer::require_authorization(std::string value) {
   std::lock_guard lock(mu_);
   required_authorization_ = std::move(value);
@@ -110,9 +115,11 @@ void CannedHttpServer::serve() {
       head.append(buf, static_cast<std::size_t>(n));
     }
     Response r;
+    std::string extra;
     {
       std::lock_guard lock(mu_);
       r = response_;
+      extra = extra_headers_;
       last_request_ = head.substr(0, head.find("\r\n\r\n"));
       request_lines_.push_back(last_request_.substr(0, last_request_.find("\r\n")));
       if (!required_authorization_.empty() && authorization_of(last_request_) != required_authorization_) {
@@ -127,7 +134,8 @@ void CannedHttpServer::serve() {
     const std::size_t length = r.declared_length != 0 ? r.declared_length : r.body.size();
     std::string out = "HTTP/1.1 " + std::to_string(r.status) + " " + reason_of(r.status) +
                       "\r\nContent-Type: " + r.content_type + "\r\nContent-Length: " +
-                      std::to_string(length) + "\r\nConnection: close\r\n\r\n" + r.body;
+                      std::to_string(length) + "\r\n" + extra + "Connection: close\r\n\r\n" +
+                      r.body;
     std::size_t sent = 0;
     while (sent < out.size()) {
       const ssize_t n = ::send(fd, out.data() + sent, out.size() - sent, MSG_NOSIGNAL);

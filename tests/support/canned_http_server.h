@@ -31,6 +31,8 @@ class CannedHttpServer {
   std::string url(const std::string& path = "/metrics") const;
   /// The response for the next connections.
   void respond(Response r);
+  /// More header lines for every response from now on, each ending in "\r\n" (a Date, say).
+  void add_headers(std::string lines);
   /// From now on, a request whose Authorization header is not exactly `value` (e.g.
   /// "Bearer t0k", "Basic dTpw") gets 401 instead of the canned response; "" lifts the
   /// requirement.
@@ -52,6 +54,7 @@ class CannedHttpServer {
   mutable std::mutex mu_;
   Response response_;
   std::string required_authorization_;
+  std::string extra_headers_;
   std::string last_request_;
   std::vector<std::string> request_lines_;
   std::thread thread_;

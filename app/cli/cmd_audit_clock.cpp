@@ -1,0 +1,119 @@
+// limitscope-cli audit clock: each gateway's wall clock against Redis TIME and this
+// workstation (docs/audits.md). Exit 0 no skew above the threshold, 1 a skewed gateway (or one
+// whose clock could not be read), 2 bad usage or an unreachable Redis.
+
+#include <cmath>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "app/cli/audit_options.h"
+#include "app/cli/commands.h"
+#include "core/audit/clock_audit.h"
+#include "core/limiter/rate.h"
+#include "core/redis/connection.h"
+#include "core/redis/redis_url.h"
+
+namespace limitscope::cli {
+
+namespace {
+
+constexpr const char* kName = "audit clock";
+
+nlohmann::json offset_json(const std::optional<audit::ClockOffset>& o) {
+  if (!o) return nullptr;
+  return {{"offset_s", o->offset_s}, {"uncertainty_s", o->uncertainty_s}};
+}
+
+nlohmann::json to_json(const audit::ClockAudit& a) {
+  nlohmann::json j;
+  j["threshold_s"] = a.threshold_s;
+  j["skewed"] = a.skewed;
+  j["errors"] = a.errors;
+  j["redis_vs_workstation"] = offset_json(a.redis_vs_workstation);
+  j["gateways"] = nlohmann::json::array();
+  for (const auto& g : a.gateways) {
+    j["gateways"].push_back(
+        {{"gateway", g.gateway},
+         {"source", g.source.empty() ? nlohmann::json(nullptr) : nlohmann::json(g.source)},
+         {"vs_workstation", offset_json(g.vs_workstation)},
+         {"date_vs_workstation", offset_json(g.date_vs_workstation)},
+         {"vs_redis_s", g.vs_redis_s ? nlohmann::json(*g.vs_redis_s) : nlohmann::json(nullptr)},
+         {"uncertainty_s", g.uncertainty_s},
+         {"skewed", g.skewed},
+         {"error", g.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(g.error)}});
+  }
+  return j;
+}
+
+void print_text(const audit::ClockAudit& a) {
+  if (a.redis_vs_workstation) {
+    std::cout << "redis TIME vs this workstation: " << a.redis_vs_workstation->offset_s << " s (+-"
+              << a.redis_vs_workstation->uncertainty_s << ")\n";
+  }
+  for (const auto& g : a.gateways) {
+    std::cout << (g.skewed ? "SKEW " : (g.source.empty() ? "???  " : "ok   ")) << g.gateway;
+    if (g.vs_workstation) {
+      std::cout << "  [" << g.source << "] vs workstation " << g.vs_workstation->offset_s << " s";
+    }
+    if (g.vs_redis_s) std::cout << ", vs redis " << *g.vs_redis_s << " s";
+    if (g.vs_workstation) std::cout << " (+-" << g.uncertainty_s << ")";
+    if (!g.error.empty()) std::cout << "  error: " << g.error;
+    std::cout << "\n";
+  }
+  std::cout << a.skewed << " of " << a.gateways.size() << " gateways skewed beyond "
+            << a.threshold_s << " s\n";
+}
+
+}  // namespace
+
+int run_audit_clock(const CommandArgs& argv) {
+  std::vector<OptionSpec> specs{
+      {"metrics", "URL[,URL...]", "each gateway's /metrics (its time gauge and Date header)"},
+      {"redis", "URL", "the Redis the gateways share (its TIME is the limiter's clock)"},
+      {"threshold", "D", "warn when a gateway is off by more than this (default 1s)"},
+      {"timeout", "D", "read timeout of each fetch (default 5s)"},
+      {"bearer-token-env", "VAR", "send the bearer token in $VAR"},
+      {"json", "", "print the result as JSON"},
+  };
+  Args args(kName, "gateway clocks against Redis TIME and this workstation", specs, argv);
+  if (args.help_requested()) {
+    std::cout << args.usage();
+    return 0;
+  }
+  if (!args.ok()) return usage_error(kName, args.error());
+  if (!args.has("metrics")) return usage_error(kName, "--metrics URL[,URL...] is required");
+  auto urls = metrics_urls(args);
+  if (!urls) return usage_error(kName, urls.error());
+  auto fo = audit_fetch_options(args);
+  if (!fo) return usage_error(kName, fo.error());
+  Nanos threshold = std::chrono::seconds(1);
+  if (auto text = args.get("threshold")) {
+    auto d = parse_duration(*text);
+    if (!d) return usage_error(kName, "--threshold: " + d.error());
+    threshold = *d;
+  }
+  const Clock& workstation = SteadyClock::instance();
+  std::optional<audit::ClockSample> redis_sample;
+  if (auto text = args.get("redis")) {
+    auto url = redis::parse_redis_url(*text);
+    if (!url) return usage_error(kName, "--redis: " + url.error());
+    // A cluster's nodes each have a clock; the first seed stands for them here.
+    auto c = redis::Connection::open(*url);
+    if (!c) return usage_error(kName, "--redis: " + c.error().message);
+    auto s = audit::read_redis_clock(*c, workstation);
+    if (!s) return usage_error(kName, "--redis: " + s.error());
+    redis_sample = *s;
+  }
+  std::vector<audit::GatewayClockReading> readings;
+  for (const auto& url : *urls) readings.push_back(audit::read_gateway_clock(url, *fo, workstation));
+  const audit::ClockAudit a = audit::audit_clocks(readings, redis_sample,
+                                                  static_cast<double>(threshold.count()) / 1e9);
+  if (args.has("json")) {
+    std::cout << to_json(a).dump() << "\n";
+  } else {
+    print_text(a);
+  }
+  return a.skewed > 0 || a.errors > 0 ? 1 : 0;
+}
+
+}  // namespace limitscope::cli

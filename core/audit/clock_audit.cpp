@@ -1,0 +1,110 @@
+#include "core/audit/clock_audit.h"
+
+#include <cmath>
+
+#include "core/common/http_date.h"
+#include "core/metrics/metric_names.h"
+#include "core/probe/metrics_scrape.h"
+#include "core/redis/connection.h"
+
+namespace limitscope::audit {
+namespace {
+
+double seconds(Nanos t) { return static_cast<double>(t.count()) / 1e9; }
+
+// The limitscope_gateway_time_seconds sample of an exposition, if it parses and has one.
+std::optional<double> time_gauge(const std::string& body, const std::string& content_type) {
+  std::optional<double> out;
+  auto parsed = probe::parse_scrape(body, content_type, 0, "/metrics");
+  if (!parsed) return out;
+  for (const auto& s : parsed->samples) {
+    if (s.labels.metric_name() == metrics::names::kGatewayTime && std::isfinite(s.value)) {
+      out = s.value;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+ClockOffset offset_of(const ClockSample& s) {
+  const double mid = (s.sent_s + s.received_s) / 2;
+  const double half_rtt = std::max(0.0, s.received_s - s.sent_s) / 2;
+  return {s.remote_s + s.truncated_to_s / 2 - mid, half_rtt + s.truncated_to_s / 2};
+}
+
+GatewayClockReading read_gateway_clock(const probe::HttpUrl& url,
+                                       const probe::FetchOptions& options,
+                                       const Clock& workstation) {
+  GatewayClockReading out;
+  out.gateway = url.to_string();
+  const double sent = seconds(workstation.wall());
+  auto r = probe::http_get(url, options);
+  const double received = seconds(workstation.wall());
+  if (!r) {
+    out.error = r.error();
+    return out;
+  }
+  if (r->status != 200) {
+    out.error = out.gateway + ": HTTP " + std::to_string(r->status);
+    return out;
+  }
+  if (auto t = time_gauge(r->body, r->content_type)) out.gauge = ClockSample{sent, received, *t, 0};
+  if (!r->date.empty()) {
+    if (auto d = parse_http_date(r->date)) {
+      out.date = ClockSample{sent, received, seconds(*d), 1};
+    } else {
+      out.error = out.gateway + ": Date header " + d.error();
+    }
+  }
+  if (!out.gauge && !out.date && out.error.empty()) {
+    out.error = out.gateway + ": neither " + std::string(metrics::names::kGatewayTime) +
+                " nor a Date header: its clock cannot be read";
+  }
+  return out;
+}
+
+Expected<ClockSample> read_redis_clock(redis::Connection& c, const Clock& workstation) {
+  const double sent = seconds(workstation.wall());
+  auto v = c.command({"TIME"});
+  const double received = seconds(workstation.wall());
+  if (!v) return make_error("TIME: " + v.error().message);
+  auto us = v->as_time_us();
+  if (!us) return make_error("TIME: unexpected reply " + v->describe());
+  return ClockSample{sent, received, static_cast<double>(*us) / 1e6, 0};
+}
+
+ClockAudit audit_clocks(const std::vector<GatewayClockReading>& gateways,
+                        const std::optional<ClockSample>& redis, double threshold_s) {
+  ClockAudit out;
+  out.threshold_s = threshold_s;
+  if (redis) out.redis_vs_workstation = offset_of(*redis);
+  for (const auto& g : gateways) {
+    GatewayClockFinding f;
+    f.gateway = g.gateway;
+    f.error = g.error;
+    if (g.date) f.date_vs_workstation = offset_of(*g.date);
+    const std::optional<ClockSample>& best = g.gauge ? g.gauge : g.date;
+    if (!best) {
+      ++out.errors;
+      out.gateways.push_back(std::move(f));
+      continue;
+    }
+    f.source = g.gauge ? "gauge" : "date";
+    f.vs_workstation = offset_of(*best);
+    double skew = f.vs_workstation->offset_s;
+    f.uncertainty_s = f.vs_workstation->uncertainty_s;
+    if (out.redis_vs_workstation) {
+      f.vs_redis_s = f.vs_workstation->offset_s - out.redis_vs_workstation->offset_s;
+      f.uncertainty_s += out.redis_vs_workstation->uncertainty_s;
+      skew = *f.vs_redis_s;
+    }
+    f.skewed = std::abs(skew) > threshold_s + f.uncertainty_s;
+    if (f.skewed) ++out.skewed;
+    if (!f.error.empty()) ++out.errors;
+    out.gateways.push_back(std::move(f));
+  }
+  return out;
+}
+
+}  // namespace limitscope::audit
