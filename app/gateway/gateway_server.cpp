@@ -67,12 +67,15 @@ gateway::IncomingRequest incoming(const httplib::Request& req) {
 
 GatewayServer::GatewayServer(gateway::ChatGateway& gateway, ServerOptions options)
     : gateway_(gateway), options_(std::move(options)) {
-  const std::size_t threads = options_.threads;
+  // One request thread per front worker (each backend connection closes after its answer),
+  // and a few for connections made to the loopback port directly.
+  const std::size_t threads = options_.threads + 4;
   server_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   server_.set_payload_max_length(options_.max_body_bytes);
-  // Keep connections open for load generators and proxies (the library's default is 5).
-  server_.set_keep_alive_max_count(100'000);
-  server_.set_keep_alive_timeout(5);  // an idle keep-alive connection holds a worker thread
+  // Its clients are the front's workers, one persistent connection each (a thread apiece,
+  // reserved for them): no reason to close those between requests.
+  server_.set_keep_alive_max_count(1'000'000);
+  server_.set_keep_alive_timeout(300);
   server_.set_tcp_nodelay(true);
 
   for (const gateway::Endpoint endpoint : {gateway::Endpoint::chat_completions,
@@ -175,23 +178,40 @@ GatewayServer::GatewayServer(gateway::ChatGateway& gateway, ServerOptions option
 }
 
 Expected<int> GatewayServer::bind() {
-  int port = options_.port;
-  if (port == 0) {
-    port = server_.bind_to_any_port(options_.host);
-    if (port < 0) return make_error("--listen " + options_.host + ":0: cannot bind");
-  } else if (!server_.bind_to_port(options_.host, port)) {
-    return make_error("--listen " + options_.host + ":" + std::to_string(port) +
-                      ": cannot bind (address in use or not local?)");
+  const int backend_port = server_.bind_to_any_port("127.0.0.1");
+  if (backend_port < 0) return make_error("cannot bind the request server on 127.0.0.1");
+  if (!set_listen_backlog(backend_port, options_.listen_backlog) && options_.log) {
+    options_.log("could not raise the request server's listen backlog to " +
+                 std::to_string(options_.listen_backlog));
   }
-  if (!set_listen_backlog(port, options_.listen_backlog) && options_.log) {
-    options_.log("could not raise the listen backlog to " + std::to_string(options_.listen_backlog) +
-                 "; connects beyond 5 queued may be dropped");
-  }
-  return port;
+  FrontOptions front;
+  front.host = options_.host;
+  front.port = options_.port;
+  front.backend_port = backend_port;
+  front.workers = options_.threads;
+  front.listen_backlog = options_.listen_backlog;
+  front.max_body_bytes = options_.max_body_bytes;
+  front.header_timeout = options_.header_timeout;
+  front.body_timeout = options_.body_timeout;
+  front.idle_timeout = options_.idle_timeout;
+  front.max_connections = options_.max_connections;
+  front.on_response = [this](int status) { gateway_.metrics().on_response(status); };
+  front.log = options_.log;
+  front_ = std::make_unique<ConnectionFront>(front);
+  return front_->bind();
 }
 
 bool GatewayServer::run() {
-  return server_.listen_after_bind();
+  bool backend_ok = true;
+  std::thread backend([&] { backend_ok = server_.listen_after_bind(); });
+  front_->run();
+  server_.stop();
+  backend.join();
+  return backend_ok;
+}
+
+void GatewayServer::stop() {
+  if (front_) front_->stop();
 }
 
 void GatewayServer::handle_api(gateway::Endpoint endpoint, const httplib::Request& req,

@@ -84,6 +84,10 @@ int main(int argc, char** argv) {
        {"mock-upstream", "", "answer admitted requests with the built-in mock upstream"},
        {"mock-latency", "DURATION", "mock upstream latency, e.g. 20ms (default 0)"},
        {"upstream-timeout", "DURATION", "upstream read timeout (default 60s)"},
+       {"header-timeout", "DURATION", "time a request's head may take to arrive, else 408 (default 10s)"},
+       {"body-timeout", "DURATION", "time a request's body may take after its head, else 408 (default 30s)"},
+       {"idle-timeout", "DURATION", "an idle keep-alive connection is closed after this (default 60s)"},
+       {"max-connections", "N", "most client connections open at once; more are closed (default 10000)"},
        {"max-body", "BYTES", "largest request body accepted, else 413 (default 1048576)"},
        {"threads", "N", "worker threads, one connection each at a time (default 128)"},
        {"default-max-tokens", "N",
@@ -181,6 +185,17 @@ int main(int argc, char** argv) {
       return usage_error("--upstream-timeout " + *t + ": expected a duration >= 1s");
     server_options.forward.read_timeout = std::chrono::duration_cast<std::chrono::seconds>(*d);
   }
+  for (const auto& [name, out] : {std::pair{"header-timeout", &server_options.header_timeout},
+                                  std::pair{"body-timeout", &server_options.body_timeout},
+                                  std::pair{"idle-timeout", &server_options.idle_timeout}}) {
+    if (auto t = args.get(name)) {
+      auto d = parse_duration(*t);
+      if (!d || *d < std::chrono::seconds(1) || *d > std::chrono::hours(1)) {
+        return usage_error("--" + std::string(name) + " " + *t + ": expected a duration between 1s and 1h");
+      }
+      *out = std::chrono::duration_cast<std::chrono::seconds>(*d);
+    }
+  }
   if (const char* key = std::getenv("LIMITSCOPE_UPSTREAM_API_KEY"); key != nullptr) {
     server_options.forward.upstream_api_key = key;
   }
@@ -195,6 +210,7 @@ int main(int argc, char** argv) {
   for (const CountOption& c :
        {CountOption{"max-body", 1, std::size_t{1} << 30, &server_options.max_body_bytes},
         CountOption{"threads", 1, 4096, &server_options.threads},
+        CountOption{"max-connections", 1, 1'000'000, &server_options.max_connections},
         CountOption{"default-max-tokens", 1, 10'000'000, &default_max_tokens},
         CountOption{"max-keys", 1, 100'000'000, &max_keys},
         CountOption{"max-series", 1, 10'000'000, &max_series}}) {

@@ -12,12 +12,33 @@ struct RawExchange {
   bool closed = false;   // the server closed the connection (not our deadline)
 };
 
-/// Connects to 127.0.0.1:port, sends `bytes`, and reads until the server closes or `deadline`
-/// passes (a safety net for a server that keeps the connection, not a pacing delay).
+/// One client connection to 127.0.0.1:port, kept open as long as the object lives.
+class RawConnection {
+ public:
+  explicit RawConnection(int port);
+  ~RawConnection();
+  RawConnection(const RawConnection&) = delete;
+  RawConnection& operator=(const RawConnection&) = delete;
+  bool connected() const { return fd_ >= 0; }
+  /// Sends all of `bytes` (stops early when the server refused and closed).
+  void send(const std::string& bytes);
+  /// Reads until the server closes or `deadline` passes (a safety net for a server that keeps
+  /// the connection, not a pacing delay).
+  RawExchange read_until_close(std::chrono::milliseconds deadline);
+  /// Reads until `received` holds `count` answers (or the deadline, a safety net, passes).
+  std::string read_answers(int count, std::chrono::milliseconds deadline = std::chrono::seconds(10));
+  /// The server has closed this connection (looked at without waiting).
+  bool closed_by_server();
+
+ private:
+  int fd_ = -1;
+};
+
+/// Connects, sends `bytes`, and reads until the server closes or `deadline` passes.
 RawExchange raw_exchange(int port, const std::string& bytes,
                          std::chrono::milliseconds deadline = std::chrono::seconds(10));
 
-/// How many responses (status lines "HTTP/1.1 ") `received` holds.
+/// How many responses (status lines "HTTP/1.1 ") `received` holds (bodies must not contain it).
 int count_responses(const std::string& received);
 
 /// The value of header `name` (case-sensitive, as sent) in the first response, or "".
