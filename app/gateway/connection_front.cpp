@@ -23,6 +23,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/common/http_date.h"
 #include "core/gateway/http_framing.h"
 #include "core/gateway/http_types.h"
 #include "core/limiter/clock.h"
@@ -78,6 +79,15 @@ bool send_all(int fd, std::string_view data) {
     data.remove_prefix(static_cast<std::size_t>(n));
   }
   return true;
+}
+
+// A whole answer of the front itself: a JSON error, dated, closing the connection.
+std::string front_answer(int status, std::string_view type, std::string_view code,
+                         std::string_view message, Nanos wall) {
+  const gateway::GatewayResponse r = gateway::error_response(status, type, code, message);
+  return "HTTP/1.1 " + std::to_string(status) + " " + reason_phrase(status) +
+         "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(r.body.size()) +
+         "\r\nDate: " + format_http_date(wall) + "\r\nConnection: close\r\n\r\n" + r.body;
 }
 
 void set_nonblocking(int fd, bool on) {
@@ -235,10 +245,8 @@ struct ConnectionFront::Impl {
 
   // Answers an error of the front itself and closes the connection.
   void refuse(Conn& c, const FramingError& e) {
-    const gateway::GatewayResponse r = gateway::error_response(e.status, "invalid_request_error", e.code, e.message);
-    const std::string text = "HTTP/1.1 " + std::to_string(e.status) + " " + reason_phrase(e.status) +
-                             "\r\nContent-Type: application/json\r\nContent-Length: " +
-                             std::to_string(r.body.size()) + "\r\nConnection: close\r\n\r\n" + r.body;
+    const std::string text =
+        front_answer(e.status, "invalid_request_error", e.code, e.message, clock.wall());
     ::send(c.fd, text.data(), text.size(), MSG_NOSIGNAL | MSG_DONTWAIT);  // best effort
     if (options.on_response) options.on_response(e.status);
     close_conn(c.fd);
@@ -284,6 +292,7 @@ struct ConnectionFront::Impl {
     }
     c.request = c.in.substr(0, total);
     c.in.erase(0, total);
+    if (c.in.empty()) std::string().swap(c.in);  // an idle connection keeps no large buffer
     c.busy = true;
     epoll_ctl(epoll_fd, EPOLL_CTL_DEL, c.fd, nullptr);
     {
@@ -395,15 +404,16 @@ struct ConnectionFront::Impl {
     }
   }
 
-  // The request, as the backend gets it: no Expect (the front answered it), and none of the
-  // client's hop-by-hop fields (the backend connection is the worker's, kept alive).
-  std::string backend_request(const Conn& c) const {
+  // The request's head as the backend gets it: no Expect (the front answered it), and none of
+  // the client's hop-by-hop fields (the backend connection is the worker's, kept alive). The
+  // body follows as the client sent it.
+  std::string backend_head(const Conn& c) const {
     const std::string_view req = c.request;
     const std::size_t line_end = req.find("\r\n") + 2;
     const std::size_t head_end = c.head->head_bytes - 2;  // keep the last line's CRLF
     return std::string(req.substr(0, line_end)) +
            without_fields(req.substr(line_end, head_end - line_end), {"connection", "keep-alive", "expect"}) +
-           std::string(req.substr(head_end));
+           "\r\n";
   }
 
   int connect_backend() const {
@@ -433,7 +443,8 @@ struct ConnectionFront::Impl {
     set_nonblocking(c.fd, false);
     timeval tv{static_cast<time_t>(options.write_timeout.count()), 0};
     setsockopt(c.fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-    const std::string request = backend_request(c);
+    const std::string head = backend_head(c);
+    const std::string_view body = std::string_view(c.request).substr(c.head->head_bytes);
     ResponseRelay relay;
     for (int attempt = 0; attempt < 2 && relay.state == ResponseRelay::State::nothing; ++attempt) {
       const bool reused = b >= 0;
@@ -442,7 +453,7 @@ struct ConnectionFront::Impl {
         b = -1;
       }
       if (b < 0) b = connect_backend();
-      if (b < 0 || !send_all(b, request)) {
+      if (b < 0 || !send_all(b, head) || !send_all(b, body)) {
         relay.state = ResponseRelay::State::nothing;
       } else {
         relay.run(b, c.fd, c.head->keep_alive);
@@ -456,10 +467,8 @@ struct ConnectionFront::Impl {
       if (!reused) break;
     }
     if (relay.state == ResponseRelay::State::nothing) {
-      const auto r = gateway::error_response(502, "server_error", "backend_unavailable",
-                                             "The gateway's request server did not answer.");
-      send_all(c.fd, "HTTP/1.1 502 Bad Gateway\r\nContent-Type: application/json\r\nContent-Length: " +
-                         std::to_string(r.body.size()) + "\r\nConnection: close\r\n\r\n" + r.body);
+      send_all(c.fd, front_answer(502, "server_error", "backend_unavailable",
+                                  "The gateway's request server did not answer.", clock.wall()));
       if (options.on_response) options.on_response(502);
       return false;
     }
@@ -499,7 +508,7 @@ struct ConnectionFront::Impl {
         jobs.pop_front();
       }
       c->dead = !serve(*c, backend);
-      c->request.clear();
+      std::string().swap(c->request);
       {
         std::lock_guard lock(mu);
         returned.push_back(c);

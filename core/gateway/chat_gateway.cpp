@@ -2,6 +2,9 @@
 
 #include <cmath>
 #include <cstdio>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <nlohmann/json.hpp>
 #include <variant>
 
@@ -111,7 +114,22 @@ AdmitOutcome ChatGateway::admit(const IncomingRequest& in) {
     out.response = std::move(*refused);
     return out;
   }
-  auto parsed = parse_request(in.endpoint, in.body);
+  auto parsed = [&] {
+    if (in.body.size() <= kLargeBodyBytes) return parse_request(in.endpoint, in.body);
+    struct Slot {  // one of kMaxLargeParses, released even if parsing throws
+      std::counting_semaphore<kMaxLargeParses>& s;
+      explicit Slot(std::counting_semaphore<kMaxLargeParses>& sem) : s(sem) { s.acquire(); }
+      ~Slot() {
+#ifdef __GLIBC__
+        // Give the parse's memory back: glibc keeps what a thread freed in that thread's
+        // arena, so without this every worker thread would keep its largest parse.
+        malloc_trim(0);
+#endif
+        s.release();
+      }
+    } slot(large_parses_);
+    return parse_request(in.endpoint, in.body);
+  }();
   if (!parsed) {
     const bool json_error = parsed.error().rfind("malformed JSON", 0) == 0;
     out.response = error_response(400, "invalid_request_error",

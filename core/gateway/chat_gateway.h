@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <semaphore>
 #include <string>
 
 #include "core/gateway/admission.h"
@@ -26,6 +27,12 @@
 #include "core/limiter/clock.h"
 
 namespace limitscope::gateway {
+
+/// Bodies larger than this are parsed at most kMaxLargeParses at a time. A parsed body costs
+/// up to about 20 times its size (1 MiB of "[],[],..." becomes ~21 MB of JSON values), so
+/// this bounds what parsing takes of memory across all requests, whatever their shape.
+inline constexpr std::size_t kLargeBodyBytes = 64 * 1024;
+inline constexpr std::ptrdiff_t kMaxLargeParses = 4;
 
 struct GatewayOptions {
   /// Completion tokens assumed when a request sets no max_tokens (the estimate's second term).
@@ -101,6 +108,7 @@ class ChatGateway {
   Clock& clock_;
   GatewayOptions options_;
   std::atomic<std::uint64_t> next_id_{1};
+  std::counting_semaphore<kMaxLargeParses> large_parses_{kMaxLargeParses};
 };
 
 /// The policy's models as OpenAI's list object: {"object":"list","data":[{"id", "object":
