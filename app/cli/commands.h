@@ -28,5 +28,6 @@ int run_config(const CommandArgs& args);             // cmd_config.cpp
 int run_audit(const CommandArgs& args);              // cmd_audit.cpp (dispatches subjects)
 int run_audit_replicas(const CommandArgs& args);     // cmd_audit_replicas.cpp
 int run_audit_clock(const CommandArgs& args);        // cmd_audit_clock.cpp
+int run_audit_retry_after(const CommandArgs& args);  // cmd_audit_retry_after.cpp
 
 }  // namespace limitscope::cli

@@ -180,13 +180,17 @@ for i = 1, n do
   -- Durations are integral ns (up to 2^61, exact in a double and in an integer reply).
   out[i] = {all and 1 or 0, ls_reply_num(remaining), retry ~= nil and retry or false,
             reset, reason, ls_reply_num(limit), version, name, was_reset}
-  if log_max > 0 and log_flag == '1' then
-    redis.call('XADD', KEYS[2], 'MAXLEN', '~', log_max, '*', 't', t, 'key', label,
-               'cost', costs_s, 'allowed', all and 1 or 0, 'level', remaining)
-  elseif log_max > 0 and logged ~= nil and logged[i] then
+  local with_extra = log_max > 0 and log_flag ~= '1' and logged ~= nil and logged[i]
+  if log_max > 0 and (log_flag == '1' or with_extra) then
     local entry = {'t', t, 'key', label, 'cost', costs_s, 'allowed', all and 1 or 0, 'level', remaining}
-    if logged[i][1] then entry[#entry + 1] = 'tokens' entry[#entry + 1] = logged[i][1] end
-    if logged[i][2] then entry[#entry + 1] = 'model' entry[#entry + 1] = logged[i][2] end
+    if with_extra and logged[i][1] then entry[#entry + 1] = 'tokens' entry[#entry + 1] = logged[i][1] end
+    if with_extra and logged[i][2] then entry[#entry + 1] = 'model' entry[#entry + 1] = logged[i][2] end
+    -- A refusal's promised wait (what Retry-After rounds up), µs rounded up, for audit
+    -- retry-after; absent when the request can never succeed.
+    if not all and retry ~= nil then
+      entry[#entry + 1] = 'retry_us'
+      entry[#entry + 1] = string.format('%d', math.ceil(retry / 1000))
+    end
     redis.call('XADD', KEYS[2], 'MAXLEN', '~', log_max, '*', unpack(entry))
   end
 end
