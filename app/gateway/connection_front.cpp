@@ -145,7 +145,8 @@ struct ResponseRelay {
   bool client_keeps = false;    // the client may send its next request on this connection
   bool backend_closes = false;  // the backend said it closes its side after this answer
 
-  void run(int backend, int client, bool client_wants_keep_alive) {
+  /// @param bodiless the request was HEAD: the answer has no body, whatever its framing says
+  void run(int backend, int client, bool client_wants_keep_alive, bool bodiless) {
     std::string head;
     char buf[65536];
     std::uint64_t body_left = 0;   // Content-Length framing
@@ -172,7 +173,11 @@ struct ResponseRelay {
         std::string lower = head;
         for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
         backend_closes = lower.find("\r\nconnection: close") != std::string::npos;
-        if (const auto cl = lower.find("\r\ncontent-length:"); cl != std::string::npos) {
+        // No body: an answer to HEAD, 1xx, 204 and 304 (RFC 9112 §6.3), whatever its fields.
+        const int status = std::atoi(lower.c_str() + std::min<std::size_t>(lower.size(), 9));
+        if (bodiless || status / 100 == 1 || status == 204 || status == 304) {
+          body_left = 0;
+        } else if (const auto cl = lower.find("\r\ncontent-length:"); cl != std::string::npos) {
           body_left = std::strtoull(lower.c_str() + cl + 17, nullptr, 10);
         } else if (lower.find("\r\ntransfer-encoding: chunked") != std::string::npos) {
           chunked = true;
@@ -456,7 +461,7 @@ struct ConnectionFront::Impl {
       if (b < 0 || !send_all(b, head) || !send_all(b, body)) {
         relay.state = ResponseRelay::State::nothing;
       } else {
-        relay.run(b, c.fd, c.head->keep_alive);
+        relay.run(b, c.fd, c.head->keep_alive, c.head->method == "HEAD");
       }
       if (relay.state != ResponseRelay::State::complete && b >= 0) {
         ::close(b);

@@ -76,6 +76,21 @@ TEST(GatewayConnectionsE2E, SlowAndIdleConnectionsHoldNoWorker) {
   EXPECT_EQ(open, 60);
 }
 
+TEST(GatewayConnectionsE2E, AnswersToHeadHaveNoBodyAndFreeTheirWorker) {
+  auto gw = gateway({"--threads", "2"});
+  ASSERT_TRUE(gw->running());
+  // An answer to HEAD says Content-Length: 3 and sends nothing: a worker waiting for those 3
+  // bytes would be held for good, and two such requests would take both workers.
+  for (int i = 0; i < 3; ++i) {
+    RawConnection c(gw->port());
+    c.send("HEAD /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+           "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    const std::string got = c.read_until_close(std::chrono::seconds(10)).received;
+    ASSERT_EQ(count_responses(got), 2) << got;
+    EXPECT_EQ(got.find("ok\n"), got.size() - 3) << got;  // only the GET has a body
+  }
+}
+
 TEST(GatewayConnectionsE2E, AnUnfinishedHeadIs408AfterTheHeaderTimeout) {
   auto gw = gateway({"--header-timeout", "1s"});
   ASSERT_TRUE(gw->running());
