@@ -50,11 +50,7 @@ nlohmann::json spend_json(const tuner::Trace& trace, const tuner::SpendSummary& 
 
 int run_replay(const CommandArgs& argv) {
   auto specs = trace_option_specs();
-  specs.push_back({"algorithm", "A", "token-bucket, gcra, sliding-log, sliding-counter, fixed-window, leaky-bucket"});
-  specs.push_back({"capacity", "C", "bucket capacity (bucket algorithms)"});
-  specs.push_back({"refill", "R", "refill rate with a unit, e.g. 10/s (bucket algorithms)"});
-  specs.push_back({"window", "W", "window with a unit, e.g. 60s (window algorithms)"});
-  specs.push_back({"limit", "L", "cost admitted per window (window algorithms)"});
+  for (auto& spec : limit_option_specs()) specs.push_back(std::move(spec));
   for (auto& spec : pricing_option_specs()) specs.push_back(std::move(spec));
   specs.push_back({"timeline-step", "D", "timeline resolution, e.g. 1m (default: at most 200 points)"});
   specs.push_back({"json", "", "print the result as JSON"});

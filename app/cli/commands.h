@@ -29,5 +29,7 @@ int run_audit(const CommandArgs& args);              // cmd_audit.cpp (dispatche
 int run_audit_replicas(const CommandArgs& args);     // cmd_audit_replicas.cpp
 int run_audit_clock(const CommandArgs& args);        // cmd_audit_clock.cpp
 int run_audit_retry_after(const CommandArgs& args);  // cmd_audit_retry_after.cpp
+int run_whatif(const CommandArgs& args);             // cmd_whatif.cpp (dispatches scenarios)
+int run_whatif_outage(const CommandArgs& args);      // cmd_whatif_outage.cpp
 
 }  // namespace limitscope::cli

@@ -20,6 +20,16 @@ std::vector<OptionSpec> trace_option_specs() {
   };
 }
 
+std::vector<OptionSpec> limit_option_specs() {
+  return {
+      {"algorithm", "A", "token-bucket, gcra, sliding-log, sliding-counter, fixed-window, leaky-bucket"},
+      {"capacity", "C", "bucket capacity (bucket algorithms)"},
+      {"refill", "R", "refill rate with a unit, e.g. 10/s (bucket algorithms)"},
+      {"window", "W", "window with a unit, e.g. 60s (window algorithms)"},
+      {"limit", "L", "cost admitted per window (window algorithms)"},
+  };
+}
+
 namespace {
 
 // The decision stream of --rule in --redis, as a trace.

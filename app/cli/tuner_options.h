@@ -39,6 +39,9 @@ struct PricingChoice {
 /// @return an error naming the option and the reason
 std::optional<std::string> pricing_from(const Args& args, PricingChoice& out);
 
+/// --algorithm, --capacity, --refill, --window, --limit: one limiter setting.
+std::vector<OptionSpec> limit_option_specs();
+
 /// --algorithm with --capacity/--refill (buckets) or --window/--limit (windows), validated.
 Expected<LimitParams> limit_params_from(const Args& args);
 
