@@ -211,6 +211,7 @@ struct ConnectionFront::Impl {
     Nanos deadline{0};
     std::optional<RequestHead> head;
     bool continue_sent = false;
+    gateway::ChunkedProgress chunks;  // how far a chunked body was read
     bool busy = false;
     bool dead = false;  // set by a worker: close it
     std::string request;
@@ -276,11 +277,12 @@ struct ConnectionFront::Impl {
       c.phase = Conn::Phase::body;
       c.deadline = after(options.body_timeout);
       c.continue_sent = false;
+      c.chunks = {};
     }
     std::size_t total = c.head->head_bytes + c.head->content_length;
     if (c.head->chunked) {
       auto end = gateway::chunked_body_end(std::string_view(c.in).substr(c.head->head_bytes),
-                                           options.max_body_bytes);
+                                           options.max_body_bytes, &c.chunks);
       if (auto* e = std::get_if<FramingError>(&end)) {
         refuse(c, *e);
         return false;

@@ -127,16 +127,22 @@ std::variant<std::monostate, RequestHead, FramingError> parse_request_head(std::
   return head;
 }
 
-std::variant<std::monostate, std::size_t, FramingError> chunked_body_end(std::string_view body,
-                                                                         std::uint64_t max_body) {
+std::variant<std::monostate, std::size_t, FramingError> chunked_body_end(
+    std::string_view body, std::uint64_t max_body, ChunkedProgress* progress) {
   constexpr std::size_t kMaxLine = 1024;  // a chunk-size line with extensions, or a trailer
-  std::size_t pos = 0;
-  std::uint64_t total = 0;
+  std::size_t pos = progress != nullptr ? progress->pos : 0;
+  std::uint64_t total = progress != nullptr ? progress->total : 0;
   for (;;) {
+    const std::size_t chunk_start = pos;
+    const std::uint64_t total_before = total;
+    const auto incomplete = [&]() -> std::variant<std::monostate, std::size_t, FramingError> {
+      if (progress != nullptr) *progress = ChunkedProgress{chunk_start, total_before};
+      return std::monostate{};
+    };
     const auto eol = body.find("\r\n", pos);
     if (eol == std::string_view::npos) {
       if (body.size() - pos > kMaxLine) return bad("A chunk-size line is too long.");
-      return std::monostate{};
+      return incomplete();
     }
     std::string_view size_text = body.substr(pos, eol - pos);
     size_text = size_text.substr(0, size_text.find(';'));  // chunk extensions are ignored
@@ -152,7 +158,7 @@ std::variant<std::monostate, std::size_t, FramingError> chunked_body_end(std::st
         const auto t = body.find("\r\n", pos);
         if (t == std::string_view::npos) {
           if (body.size() - pos > kMaxLine) return bad("A trailer line is too long.");
-          return std::monostate{};
+          return incomplete();
         }
         if (t == pos) return pos + 2;
         if (trailers >= 32) return bad("Too many trailer lines.");
@@ -163,7 +169,7 @@ std::variant<std::monostate, std::size_t, FramingError> chunked_body_end(std::st
     if (total > max_body) {
       return bad("The request body is larger than the gateway accepts.", "request_too_large", 413);
     }
-    if (body.size() < pos + size + 2) return std::monostate{};
+    if (body.size() < pos + size + 2) return incomplete();
     if (body.substr(pos + size, 2) != "\r\n") return bad("A chunk does not end with CRLF.");
     pos += size + 2;
   }

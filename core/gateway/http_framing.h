@@ -40,10 +40,19 @@ std::variant<std::monostate, RequestHead, FramingError> parse_request_head(std::
                                                                            std::size_t max_head,
                                                                            std::uint64_t max_body);
 
+/// Where chunked_body_end stopped: the start of the chunk it could not finish, and the bytes
+/// decoded before it. Passing it back resumes there, so a body arriving a byte at a time is
+/// read once, not once per byte.
+struct ChunkedProgress {
+  std::size_t pos = 0;
+  std::uint64_t total = 0;
+};
+
 /// Where a chunked body that starts at the front of `body` ends (after the last chunk and any
 /// trailers): bytes of `body` it takes; nullopt while incomplete; an error for malformed chunks
 /// or more than max_body decoded bytes.
-std::variant<std::monostate, std::size_t, FramingError> chunked_body_end(std::string_view body,
-                                                                         std::uint64_t max_body);
+/// @param progress where a previous call on the same (grown) body stopped; updated
+std::variant<std::monostate, std::size_t, FramingError> chunked_body_end(
+    std::string_view body, std::uint64_t max_body, ChunkedProgress* progress = nullptr);
 
 }  // namespace limitscope::gateway

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,25 @@ TEST(GatewayConnectionsE2E, SlowAndIdleConnectionsHoldNoWorker) {
   int open = 0;
   for (auto& c : held) open += c->closed_by_server() ? 0 : 1;
   EXPECT_EQ(open, 60);
+}
+
+TEST(GatewayConnectionsE2E, AChunkedBodyDrippedInPiecesIsReadWhole) {
+  auto gw = gateway({});
+  ASSERT_TRUE(gw->running());
+  const std::string body = R"({"model":"gpt-4.1","messages":[{"content":"hi"}],"max_tokens":5})";
+  std::ostringstream chunked;
+  for (std::size_t at = 0; at < body.size(); at += 7) {
+    const std::string piece = body.substr(at, 7);
+    chunked << std::hex << piece.size() << "\r\n" << piece << "\r\n";
+  }
+  chunked << "0\r\n\r\n";
+  RawConnection c(gw->port());
+  c.send("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer pro-key\r\n"
+         "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
+  for (char ch : chunked.str()) c.send(std::string(1, ch));  // one segment per byte, at once
+  const RawExchange x = c.read_until_close(std::chrono::seconds(10));
+  EXPECT_EQ(x.received.rfind("HTTP/1.1 200", 0), 0u) << x.received;
+  EXPECT_NE(x.received.find("chat.completion"), std::string::npos) << x.received;
 }
 
 TEST(GatewayConnectionsE2E, AnswersToHeadHaveNoBodyAndFreeTheirWorker) {

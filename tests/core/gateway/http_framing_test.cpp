@@ -78,6 +78,16 @@ TEST(HttpFraming, ChunkedBodyEndsAfterTheLastChunkAndTrailers) {
   for (std::size_t n = 0; n < body.size(); ++n) {
     EXPECT_TRUE(std::holds_alternative<std::monostate>(chunked_body_end(body.substr(0, n), kBody))) << n;
   }
+  // Fed a byte at a time with its progress kept: the same end, each byte read about once.
+  ChunkedProgress progress;
+  std::variant<std::monostate, std::size_t, FramingError> step;
+  for (std::size_t n = 1; n <= body.size(); ++n) step = chunked_body_end(body.substr(0, n), kBody, &progress);
+  ASSERT_TRUE(std::holds_alternative<std::size_t>(step));
+  EXPECT_EQ(std::get<std::size_t>(step), body.size());
+  ChunkedProgress big_chunk;
+  const std::string half = "3E8\r\n" + std::string(500, 'a');  // 1000 bytes announced, 500 here
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(chunked_body_end(half, kBody, &big_chunk)));
+  EXPECT_EQ(big_chunk.pos, 0u);  // resumes at the unfinished chunk's size line, not its data
   for (const std::string bad : {"x\r\n", "5\r\nhelloXX", "FFFFFFFFFFFFFFFFFF\r\n"}) {
     EXPECT_TRUE(std::holds_alternative<FramingError>(chunked_body_end(bad, kBody))) << bad;
   }
