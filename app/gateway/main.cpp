@@ -290,6 +290,7 @@ int main(int argc, char** argv) {
     return usage_error("--limiter " + limiter_mode + ": expected in-process, off or redis");
   }
   gateway::GatewayMetrics metrics(max_series);
+  metrics.set_key_info(*backend->policy());
   gateway::GatewayOptions gateway_options;
   gateway_options.default_max_tokens = static_cast<std::int64_t>(default_max_tokens);
   gateway::ChatGateway chat(*backend, metrics, SteadyClock::instance(), gateway_options);
@@ -320,6 +321,7 @@ int main(int argc, char** argv) {
           log_line("SIGHUP: policy not reloaded: " + *err);
           continue;
         }
+        metrics.set_key_info(*backend->policy());
         server.note_policy_reload();
         log_line("SIGHUP: policy reloaded from " + *policy_path);
         continue;

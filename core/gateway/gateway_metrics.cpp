@@ -1,7 +1,12 @@
 #include "core/gateway/gateway_metrics.h"
 
+#include <map>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+
+#include "core/common/sha256.h"
+#include "core/metrics/exposition_writer.h"
 
 #include "core/metrics/metric_names.h"
 
@@ -126,6 +131,36 @@ void GatewayMetrics::set_circuit_state(std::string_view backend, double state) {
 void GatewayMetrics::on_response(int status) {
   const std::string code = std::to_string(status);
   responses_->with({std::string_view(code)}).inc();
+}
+
+void GatewayMetrics::set_key_info(const Policy& policy) {
+  // Sorted by hash, so the exposition is the same for the same policy.
+  std::map<std::string, std::pair<std::string, std::string>> rows;  // hash -> (name, tier)
+  for (const auto& [key, tier] : policy.keys) {
+    if (rows.size() >= max_series_) break;
+    const auto name = policy.key_names.find(key);
+    rows[api_key_hash(key)] = {name != policy.key_names.end() ? name->second : std::string(),
+                               policy.tiers[tier].name};
+  }
+  std::string out;
+  if (!rows.empty()) {
+    metrics::append_help_line(out, names::kKeyInfo, "One per API key the policy lists: its hash, name and tier.");
+    metrics::append_type_line(out, names::kKeyInfo, metrics::MetricType::kGauge);
+    for (const auto& [hash, name_tier] : rows) {
+      const metrics::LabelView labels[] = {{names::kApiKeyHash, hash},
+                                           {names::kName, name_tier.first},
+                                           {names::kTier, name_tier.second}};
+      metrics::append_sample_line(out, names::kKeyInfo, labels, 1);
+    }
+  }
+  std::lock_guard lock(key_info_mu_);
+  key_info_ = std::move(out);
+}
+
+std::string GatewayMetrics::render() const {
+  std::string out = registry_.render();
+  std::lock_guard lock(key_info_mu_);
+  return out + key_info_;
 }
 
 }  // namespace limitscope::gateway

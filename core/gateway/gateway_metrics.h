@@ -14,6 +14,9 @@
 //   limitscope_key_admitted_cost_total{api_key_hash,model}  cost units admitted per key
 //   limitscope_gateway_time_seconds                the gateway's wall clock at the scrape
 //   limitscope_gateway_start_time_seconds          when it started (its own wall clock)
+//   limitscope_key_info{api_key_hash,name,tier} 1  one per key the policy lists (an info
+//                                                  metric, as kube-state-metrics writes them):
+//                                                  what dashboards join names and tiers from
 // Every family caps its series (FamilyOptions::max_series); past the cap observations go to
 // the "__overflow__" series and limitscope_metric_series_overflow_total counts them. The
 // quota table is capped the same way: keys past the cap share one "__overflow__" row.
@@ -25,6 +28,7 @@
 #include <unordered_map>
 
 #include "core/gateway/admission.h"
+#include "core/limiter/policy.h"
 #include "core/metrics/metrics_registry.h"
 #include "core/metrics/standard_metrics.h"
 
@@ -55,8 +59,13 @@ class GatewayMetrics {
   /// Sets limitscope_gateway_start_time_seconds.
   void set_start_time(Nanos wall_start);
 
+  /// Sets limitscope_key_info from the policy's listed keys (its names, if any), replacing
+  /// what an earlier policy set. Keys appear hashed (api_key_hash()), never themselves; past
+  /// max_series keys, the rest are left out.
+  void set_key_info(const Policy& policy);
+
   /// The exposition text (format 0.0.4).
-  std::string render() const { return registry_.render(); }
+  std::string render() const;
   const metrics::MetricsRegistry& registry() const { return registry_; }
 
  private:
@@ -79,6 +88,8 @@ class GatewayMetrics {
   metrics::GaugeFamily* start_time_ = nullptr;
   std::mutex quota_mu_;
   std::unordered_map<std::string, QuotaRow> quota_;  // api_key_hash -> today's use
+  mutable std::mutex key_info_mu_;
+  std::string key_info_;  // the rendered limitscope_key_info family
 };
 
 }  // namespace limitscope::gateway

@@ -230,10 +230,24 @@ void parse_keys(const json& root, Policy& out) {
   const json* keys = member(root, "keys");
   if (keys == nullptr) return;
   require_object(*keys, "/keys");
-  for (const auto& [key, tier] : keys->items()) {
+  for (const auto& [key, value] : keys->items()) {
     const std::string path = child("/keys", key);
     if (key.empty()) refuse(path, "API key must not be empty");
-    out.keys.emplace(key, tier_reference(out, tier, path));
+    if (!value.is_object()) {
+      out.keys.emplace(key, tier_reference(out, value, path));
+      continue;
+    }
+    // {"tier": ..., "name": ...}: the name operators know the tenant by (docs/policy.md).
+    allow_only(value, path, {"tier", "name"});
+    out.keys.emplace(key, tier_reference(out, required(value, path, "tier"), child(path, "tier")));
+    if (const json* n = member(value, "name")) {
+      const std::string& name = string_value(*n, child(path, "name"));
+      if (name.empty() || name.size() > kMaxKeyNameLength) {
+        refuse(child(path, "name"), "a key's name must be 1 to " + std::to_string(kMaxKeyNameLength) +
+                                        " characters, got " + std::to_string(name.size()));
+      }
+      out.key_names.emplace(key, name);
+    }
   }
 }
 

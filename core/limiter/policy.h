@@ -13,7 +13,8 @@
 //                                           "refill": "100000/min" },
 //                           "daily_quota": 1000 } },
 //     "models": { "gpt-4.1": { "cost": 8, "price_per_million_tokens": 8.0 } },
-//     "keys":   { "demo-free-1": "free" } }
+//     "keys":   { "demo-free-1": "free",
+//                 "sk-acme": { "tier": "free", "name": "acme-prod" } } }
 
 #include <cstddef>
 #include <functional>
@@ -27,6 +28,9 @@
 #include "core/limiter/limit_params.h"
 
 namespace limitscope {
+
+/// Longest name a policy key may carry (it becomes a metric label value and a legend).
+inline constexpr std::size_t kMaxKeyNameLength = 128;
 
 struct TierPolicy {
   std::string name;
@@ -67,6 +71,9 @@ class Policy {
   std::vector<ModelPolicy> models;
   /// Listed API keys -> index into tiers.
   std::unordered_map<std::string, std::size_t, TransparentStringHash, std::equal_to<>> keys;
+  /// Listed API keys that carry a name ("acme-prod") -> that name, what operators call the
+  /// tenant; the gateway exports it beside the key's hash, never the key.
+  std::unordered_map<std::string, std::string, TransparentStringHash, std::equal_to<>> key_names;
   /// Tier of keys that are not listed; nullopt = unknown keys are refused.
   std::optional<std::size_t> default_tier;
 

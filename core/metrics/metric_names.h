@@ -64,6 +64,10 @@ inline constexpr std::string_view kKeyAdmittedCost = "limitscope_key_admitted_co
 inline constexpr std::string_view kGatewayTime = "limitscope_gateway_time_seconds";
 /// Gauge: when the gateway started, epoch seconds, its own wall clock.
 inline constexpr std::string_view kGatewayStartTime = "limitscope_gateway_start_time_seconds";
+/// Info gauge, always 1: one per API key a gateway's policy lists. Labels: api_key_hash, name
+/// (what operators call the tenant; empty when the policy gives none), tier.
+inline constexpr std::string_view kKeyInfo = "limitscope_key_info";
+inline constexpr std::string_view kName = "name";  // label: a key's name
 /// Counter of observations that went to a family's "__overflow__" series because the family
 /// reached its series cap. Labels: family.
 inline constexpr std::string_view kSeriesOverflow = "limitscope_metric_series_overflow_total";

@@ -1,10 +1,13 @@
 // Verifies the gateway's metric families under their cardinality cap: past max_series the
-// quota-burn series and the quota table share one "__overflow__" row, and the overflow is counted.
+// quota-burn series and the quota table share one "__overflow__" row, and the overflow is counted;
+// and limitscope_key_info names the policy's keys by hash, never by the key itself.
 
 #include "core/gateway/gateway_metrics.h"
 
 #include <gtest/gtest.h>
 
+#include "core/common/sha256.h"
+#include "core/metrics/exposition_parser.h"
 #include "support/exposition_sums.h"
 
 namespace limitscope::gateway {
@@ -48,6 +51,30 @@ TEST(GatewayMetrics, QuotaUseStartsAgainOnANewUtcDay) {
   EXPECT_EQ(test::sum_samples(m.render(), "gateway_quota_burn_ratio"), 2.0 / 1000);
   m.on_decision(r, "aaaaaaaaaaaa", day * 20001 + std::chrono::hours(1));
   EXPECT_EQ(test::sum_samples(m.render(), "gateway_quota_burn_ratio"), 1.0 / 1000);
+}
+
+TEST(GatewayMetrics, KeyInfoNamesEveryListedKeyByHashAndFollowsAReload) {
+  auto p = parse_policy(R"({"tiers": {"free": {"requests": {"algorithm": "token-bucket", "capacity": 10, "refill": "1/s"}},
+                                      "pro": {"requests": {"algorithm": "token-bucket", "capacity": 100, "refill": "10/s"}}},
+                            "models": {"m": {"cost": 1}},
+                            "keys": {"sk-secret-acme": {"tier": "pro", "name": "acme-prod"},
+                                     "sk-secret-bare": "free"}})",
+                       "named.json");
+  ASSERT_TRUE(p.ok()) << p.error();
+  GatewayMetrics m;
+  m.set_key_info(*p);
+  const std::string text = m.render();
+  EXPECT_EQ(text.find("sk-secret"), std::string::npos) << "a raw key was exported";
+  EXPECT_EQ(test::sum_samples(text, "limitscope_key_info",
+                              {{"api_key_hash", api_key_hash("sk-secret-acme")}, {"name", "acme-prod"}, {"tier", "pro"}}),
+            1);
+  EXPECT_EQ(test::sum_samples(text, "limitscope_key_info", {{"api_key_hash", api_key_hash("sk-secret-bare")}, {"tier", "free"}}),
+            1);
+  EXPECT_TRUE(metrics::parse_exposition_collect(text).errors.empty()) << text;
+
+  p->keys.erase("sk-secret-bare");  // a reloaded policy without that key
+  m.set_key_info(*p);
+  EXPECT_EQ(m.render().find(api_key_hash("sk-secret-bare")), std::string::npos);
 }
 
 }  // namespace

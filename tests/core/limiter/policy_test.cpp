@@ -69,6 +69,19 @@ TEST(PolicyParse, LlmTokensLimitIsOptionalAndReadNextToRequests) {
   EXPECT_FALSE(p->find_tier("team")->llm_tokens.has_value());
 }
 
+TEST(PolicyParse, KeysMayCarryANameBesideTheirTier) {
+  json doc = json::parse(kBase);
+  doc["keys"]["k-acme"] = json{{"tier", "team"}, {"name", "acme-prod"}};
+  doc["keys"]["k-bare"] = json{{"tier", "free"}};
+  auto p = parse_policy(doc.dump(), "named.json");
+  ASSERT_TRUE(p.ok()) << p.error();
+  EXPECT_EQ(p->tier_for_key("k-acme")->name, "team");
+  EXPECT_EQ(p->tier_for_key("k-bare")->name, "free");
+  EXPECT_EQ(p->tier_for_key("k-free")->name, "free");  // the plain "key": "tier" form
+  ASSERT_EQ(p->key_names.size(), 1u);
+  EXPECT_EQ(p->key_names.at("k-acme"), "acme-prod");
+}
+
 TEST(PolicyParse, TierComesFromThePolicyAndUnknownKeysGetTheDefault) {
   auto p = parse_policy(kBase, "base.json");
   ASSERT_TRUE(p.ok()) << p.error();
@@ -165,6 +178,10 @@ INSTANTIATE_TEST_SUITE_P(
         BadRow{"/keys/k-free", "\"gold\"", "/keys/k-free", "unknown tier \"gold\" (tiers: free, team)"},
         BadRow{"/keys/k-free", "3", "/keys/k-free", "expected a string"},
         BadRow{"/keys", "[]", "/keys", "expected an object"},
+        BadRow{"/keys/k-free", R"({"name": "acme"})", "/keys/k-free/tier", "required field is missing"},
+        BadRow{"/keys/k-free", R"({"tier": "free", "name": ""})", "/keys/k-free/name", "1 to 128 characters, got 0"},
+        BadRow{"/keys/k-free", R"({"tier": "free", "name": 7})", "/keys/k-free/name", "expected a string"},
+        BadRow{"/keys/k-free", R"({"tier": "free", "owner": "x"})", "/keys/k-free/owner", "unknown field \"owner\""},
         BadRow{"/default_tier", "\"gold\"", "/default_tier", "unknown tier \"gold\""},
         BadRow{"/default_tier", "1", "/default_tier", "expected a string"},
         BadRow{"/version", "2", "/version", "unsupported version 2"},
