@@ -9,6 +9,7 @@
 #include <QLabel>
 #include <QFileInfo>
 #include <QLineEdit>
+#include <QLocale>
 #include <QMenu>
 #include <QPushButton>
 #include <QSettings>
@@ -38,14 +39,6 @@ namespace limitscope::ui {
 namespace {
 
 constexpr int kUiRefreshMs = 40;  // coalescing timer: at most 25 redraws a second
-
-// Which alert rules each chart shades (by the default rule names).
-const QStringList kChartRules[4] = {
-    {QStringLiteral("TokenBucketExhausted")},
-    {},
-    {QStringLiteral("HighRateLimitRejection")},
-    {QStringLiteral("QuotaBurnAnomaly")},
-};
 
 }  // namespace
 
@@ -172,7 +165,8 @@ void MainWindow::buildCharts() {
   auto* splitter = new QSplitter(Qt::Vertical, this);
   splitter->setObjectName(QStringLiteral("charts"));
   for (int i = 0; i < 4; ++i) {
-    auto* c = new TimeChart(kChartRules[i], splitter);
+    // Which rules a chart shades comes with its data (ChartData::rules, from the expressions).
+    auto* c = new TimeChart({}, splitter);
     m_charts[static_cast<std::size_t>(i)] = c;
     if (i == 0) c->installEventFilter(this);  // its width sets the decimation columns
     splitter->addWidget(c);
@@ -191,11 +185,25 @@ void MainWindow::buildCharts() {
       if (from != to) connect(from, &TimeChart::crosshairMoved, to, &TimeChart::setCrosshair);
     }
   }
-  m_chartsPanel = splitter;
+  // Above the charts, while the watched gateway fails open: the one thing that must not be
+  // missed (its 429s drop to zero exactly then).
+  auto* panel = new QWidget(this);
+  auto* panelLayout = new QVBoxLayout(panel);
+  panelLayout->setContentsMargins(0, 0, 0, 0);
+  panelLayout->setSpacing(0);
+  m_unprotected = new QLabel(panel);
+  m_unprotected->setObjectName(QStringLiteral("unprotectedBanner"));
+  m_unprotected->setWordWrap(true);
+  m_unprotected->setStyleSheet(
+      QStringLiteral("background: #dc322f; color: white; font-weight: bold; padding: 6px 10px;"));
+  m_unprotected->hide();
+  panelLayout->addWidget(m_unprotected);
+  panelLayout->addWidget(splitter, 1);
+  m_chartsPanel = panel;
   m_tabs = new QTabWidget(this);
   m_tabs->setObjectName(QStringLiteral("workspaceTabs"));
   m_tabs->setDocumentMode(true);
-  m_tabs->addTab(splitter, tr("Dashboard"));
+  m_tabs->addTab(panel, tr("Dashboard"));
   connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::onTabChanged);
   setCentralWidget(m_tabs);
 }
@@ -496,6 +504,7 @@ void MainWindow::applySnapshot(const SnapshotPtr& s) {
     m_charts[i]->setData(s->charts[i], s->alert_intervals, start, end);
   }
   alignCharts();
+  updateProtection(s->protection);
   m_keyModel->setRows(s->keys);
   notifyFiring(m_alertModel->setAlerts(s->alerts));
   updateDetails();
@@ -530,6 +539,17 @@ void MainWindow::applySnapshot(const SnapshotPtr& s) {
   emit snapshotApplied();
 }
 
+void MainWindow::updateProtection(const ProtectionStatus& p) {
+  m_unprotected->setVisible(p.unprotected);
+  if (!p.unprotected) return;
+  const QString since = QDateTime::fromMSecsSinceEpoch(p.since_ms).toString(QStringLiteral("HH:mm:ss"));
+  QString text = tr("UNPROTECTED since %1: the gateway is failing open, %2 request(s) admitted without a limit check")
+                     .arg(since)
+                     .arg(QLocale().toString(p.admitted_unchecked, 'f', 0));
+  if (p.circuit_state >= 2) text += tr(" (circuit open)");
+  m_unprotected->setText(text);
+}
+
 void MainWindow::alignCharts() {
   // Y-axis labels differ in width ("1" vs "2000"): pad each chart so the four plot areas share
   // the widest one's left edge, and one instant sits at the same x in all of them. (The
@@ -549,14 +569,20 @@ void MainWindow::updateDetails() {
   }
   const KeyRow* r = m_keyModel->rowAt(m_keyProxy->mapToSource(rows.front()).row());
   if (r == nullptr) return;
-  // The key's decisions, if the snapshot was made with it selected (the next one will be).
+  // The key's decisions (every model's: the table names the model), if the snapshot was made
+  // with it selected (the next one will be).
   if (m_shown) {
     const auto it = m_shown->decisions.find(r->api_key);
     m_decisionModel->setDecisions(it != m_shown->decisions.end() ? it->second : std::vector<DecisionRow>{});
   }
-  QString html = QStringLiteral("<b>%1</b> · %2 · %3<br>")
-                     .arg(QString::fromStdString(r->api_key).toHtmlEscaped(), QString::fromStdString(r->tier),
-                          QString::fromStdString(r->model));
+  const QString name = KeyTableModel::displayName(*r);
+  QString html = QStringLiteral("<b>%1</b> · %2 · %3%4<br>")
+                     .arg(name.toHtmlEscaped(), QString::fromStdString(r->tier).toHtmlEscaped(),
+                          QString::fromStdString(r->model).toHtmlEscaped(),
+                          r->limit.empty() ? QString() : QStringLiteral(" · ") + QString::fromStdString(r->limit));
+  if (name != QString::fromStdString(r->api_key)) {
+    html += tr("Key: %1<br>").arg(QString::fromStdString(r->api_key).toHtmlEscaped());
+  }
   html += tr("Limit: %1<br>").arg(QString::fromStdString(r->parameters).toHtmlEscaped());
   if (!r->node.empty()) html += tr("Shard: %1<br>").arg(QString::fromStdString(r->node).toHtmlEscaped());
   if (r->capacity > 0) {
@@ -567,11 +593,14 @@ void MainWindow::updateDetails() {
   } else {
     html += tr("Level: not reported by this source (rates only)<br>");
   }
-  html += tr("Requests %1/s · 429 %2/s · spend $%3 · quota burn %4%")
-              .arg(r->requests_per_s, 0, 'f', 1)
-              .arg(r->rejected_per_s, 0, 'f', 1)
-              .arg(r->spend, 0, 'f', 2)
-              .arg(r->quota_burn * 100, 0, 'f', 1);
+  // What the source does not report reads "—", never 0.
+  const QString none = QStringLiteral("—");
+  html += tr("Requests %1/s · 429 %2/s (peak %3/s) · spend %4 · quota burn %5")
+              .arg(r->rates_reported ? QString::number(r->requests_per_s, 'f', 1) : none,
+                   r->rates_reported ? QString::number(r->rejected_per_s, 'f', 1) : none,
+                   r->peak_rejected_per_s ? QString::number(*r->peak_rejected_per_s, 'f', 1) : none,
+                   r->spend_reported ? QStringLiteral("$%1").arg(r->spend, 0, 'f', 2) : none,
+                   r->quota_reported ? QStringLiteral("%1%").arg(r->quota_burn * 100, 0, 'f', 1) : none);
   if (r->algorithm == "fixed-window") {
     html += tr("<br><i>Fixed window: up to twice the limit can pass across a window boundary.</i>");
   }

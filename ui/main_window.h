@@ -82,6 +82,8 @@ class MainWindow : public QMainWindow {
   KeyBrowserDock* keyBrowser() const { return m_keyBrowser; }
   /// The Events dock's panel: the live source's event log.
   EventLogPanel* eventLog() const { return m_eventLog; }
+  /// The UNPROTECTED banner (shown while the watched gateway fails open).
+  QLabel* unprotectedBanner() const { return m_unprotected; }
   /// Selects the key table's row of (key, model), as a click would.
   bool selectKey(const QString& api_key, const QString& model);
   SnapshotPtr lastSnapshot() const { return m_shown; }
@@ -131,6 +133,7 @@ class MainWindow : public QMainWindow {
   void onTick();
   void updateDetails();
   void alignCharts();
+  void updateProtection(const ProtectionStatus& p);
   void notifyFiring(const QStringList& started);
   void restoreLayout();
   void onTabChanged(int index);
@@ -144,6 +147,7 @@ class MainWindow : public QMainWindow {
 
   QTabWidget* m_tabs = nullptr;
   QWidget* m_chartsPanel = nullptr;  // the dashboard tab: what Export PNG grabs
+  QLabel* m_unprotected = nullptr;   // the fail-open banner above the charts
   QList<QPointer<QDockWidget>> m_hiddenDocks;  // dashboard docks hidden while another tab shows
   std::array<TimeChart*, 4> m_charts{};
   KeyTableModel* m_keyModel = nullptr;

@@ -205,11 +205,12 @@ void SourceWorker::openLive(const LiveSpec& spec) {
 void SourceWorker::tick() {
   const qint64 real_ms = m_elapsed.restart();
   DashboardSource* src = active();
+  int advanced = 0;  // steps or refreshes run: nothing new to show without one
   if (m_running && src != nullptr) {
     // Cap a stalled tick (machine asleep, debugger) to one second of real time. A live
     // source runs on real time whatever the speed.
     const qint64 source_ms = std::min<qint64>(real_ms, 1000) * (m_live ? 1 : m_speed);
-    src->advance(std::chrono::milliseconds(source_ms));
+    advanced = src->advance(std::chrono::milliseconds(source_ms));
     if (m_playback && m_playback->at_end()) {
       m_running = false;
       emit runningChanged(false);
@@ -223,9 +224,12 @@ void SourceWorker::tick() {
       // The source dropped the recording after a write error (reported as its last error).
       m_recordingPath.clear();
       emit recordingChanged(QString(), tr("recording stopped: write failed"));
+      ++advanced;  // the snapshot's last error says why
     }
   }
-  publish();
+  // A snapshot only when something changed: an unchanged one would still cost the GUI a
+  // redraw of every chart and table.
+  if (advanced > 0) publish();
 }
 
 void SourceWorker::publish() {

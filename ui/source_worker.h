@@ -1,7 +1,8 @@
 #pragma once
 // Drives the dashboard's source on its own thread: the embedded simulation, a recording
 // played back, or live sources (Redis, a gateway's /metrics, Prometheus, several at once). It
-// advances the source's time at the chosen speed, publishes snapshots for the chart window the
+// advances the source's time at the chosen speed, publishes snapshots (only when a step, a refresh
+// or the operator changed something) for the chart window the
 // UI asks for, records the session, and writes exports. The GUI thread only
 // receives finished snapshots and results (queued signals); it never touches a source.
 

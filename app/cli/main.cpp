@@ -44,6 +44,7 @@ constexpr Command kCommands[] = {
     {"config", "show and change a rule's live config in Redis, with audit and undo", limitscope::cli::run_config},
     {"audit", "replica leaks, clock skew, Retry-After honesty (audit SUBJECT --help)", limitscope::cli::run_audit},
     {"whatif", "what-ifs over a trace: a Redis outage window (whatif SCENARIO --help)", limitscope::cli::run_whatif},
+    {"key-names", "the key-names CSV of a policy's named keys, for limitscope --key-names", limitscope::cli::run_key_names},
 };
 
 void print_help(std::ostream& out) {

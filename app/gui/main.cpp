@@ -101,8 +101,13 @@ int main(int argc, char** argv) {
                                  QStringLiteral("With live sources: alert rules (Prometheus rule file) instead of the "
                                                 "default and live rules."),
                                  QStringLiteral("FILE"));
+  const QCommandLineOption key_names(QStringLiteral("key-names"),
+                                     QStringLiteral("With live sources: names of API keys, a CSV of api_key_hash,name "
+                                                    "(limitscope-cli key-names writes one from a policy), for gateways "
+                                                    "that export no limitscope_key_info."),
+                                     QStringLiteral("FILE"));
   parser.addOptions({demo, scenario, seed, screenshot, after, theme, playback, redis_url, profiles, metrics_url,
-                     prometheus_url, rules});
+                     prometheus_url, rules, key_names});
   const QCommandLineOption tab(QStringLiteral("tab"),
                                QStringLiteral("Open on this tab: dashboard (default) or tuner. With --screenshot "
                                               "and tuner: the Tuner on --scenario's trace (300 s) with a sweep."),
@@ -166,8 +171,9 @@ int main(int argc, char** argv) {
   if (live && parser.isSet(playback)) {
     return fail(QStringLiteral("give --playback alone, or live sources (--redis, --metrics, --prometheus)"));
   }
-  if (!live && (parser.isSet(profiles) || parser.isSet(rules))) {
-    return fail(QStringLiteral("--profiles and --rules need a live source (--redis, --metrics or --prometheus)"));
+  if (!live && (parser.isSet(profiles) || parser.isSet(rules) || parser.isSet(key_names))) {
+    return fail(
+        QStringLiteral("--profiles, --rules and --key-names need a live source (--redis, --metrics or --prometheus)"));
   }
   if (live) {
     limitscope::LiveSpec spec;
@@ -176,6 +182,7 @@ int main(int argc, char** argv) {
     spec.metrics_url = parser.value(metrics_url).toStdString();
     spec.prometheus_url = parser.value(prometheus_url).toStdString();
     spec.rules_file = parser.value(rules).toStdString();
+    spec.key_names_file = parser.value(key_names).toStdString();
     // Secrets come from the environment, never from the command line (ps shows it).
     const auto env = [](const char* name) {
       const char* v = std::getenv(name);

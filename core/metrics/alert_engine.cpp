@@ -280,6 +280,7 @@ void AlertEngine::publish(std::int64_t t) {
       st.last_error = s.last_error;
       st.last_eval_ms = s.last_eval_ms;
       st.output_series = s.output_series;
+      if (r.expr) st.reads = metric_names(*r.expr);
       if (r.kind == RuleKind::alerting) {
         std::vector<Alert> alerts = alerts_of(g, i);
         for (const Alert& a : alerts) st.state = std::max(st.state, a.state);

@@ -70,6 +70,7 @@ struct RuleStatus {
   std::optional<std::int64_t> last_eval_ms;
   std::size_t output_series = 0;  ///< recording: series written; alerting: pending + firing
   std::vector<StateInterval> history;  ///< alerting: oldest first, bounded per rule
+  std::vector<std::string> reads;  ///< the metric names its expression reads (metric_names())
 };
 
 /// An immutable picture of the engine after an evaluation, shared with the dashboard.

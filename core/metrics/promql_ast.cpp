@@ -1,5 +1,8 @@
 #include "core/metrics/promql_ast.h"
 
+#include <algorithm>
+#include <type_traits>
+
 #include <cmath>
 #include <cstdio>
 
@@ -163,5 +166,42 @@ struct Printer {
 }  // namespace
 
 std::string to_string(const Expr& e) { return std::visit(Printer{}, e.node); }
+
+namespace {
+
+void collect_names(const Expr& e, std::vector<std::string>& out) {
+  const auto down = [&](const ExprPtr& p) {
+    if (p) collect_names(*p, out);
+  };
+  std::visit(
+      [&](const auto& n) {
+        using T = std::decay_t<decltype(n)>;
+        if constexpr (std::is_same_v<T, VectorSelector>) {
+          if (!n.metric_name.empty()) out.push_back(n.metric_name);
+        } else if constexpr (std::is_same_v<T, MatrixSelector>) {
+          if (!n.selector.metric_name.empty()) out.push_back(n.selector.metric_name);
+        } else if constexpr (std::is_same_v<T, UnaryExpr> || std::is_same_v<T, Aggregate>) {
+          down(n.operand);
+        } else if constexpr (std::is_same_v<T, ParenExpr>) {
+          down(n.inner);
+        } else if constexpr (std::is_same_v<T, Call>) {
+          for (const ExprPtr& a : n.args) down(a);
+        } else if constexpr (std::is_same_v<T, BinaryExpr>) {
+          down(n.lhs);
+          down(n.rhs);
+        }
+      },
+      e.node);
+}
+
+}  // namespace
+
+std::vector<std::string> metric_names(const Expr& e) {
+  std::vector<std::string> out;
+  collect_names(e, out);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
 
 }  // namespace limitscope::metrics

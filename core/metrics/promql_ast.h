@@ -95,4 +95,9 @@ struct Expr {
 /// Canonical PromQL text of an expression (parsable again to an equal tree).
 std::string to_string(const Expr& e);
 
+/// The metric names the expression's selectors read (sorted, unique; a selector without a
+/// name is left out): what a rule watches, so a dashboard can tell which charts and sources
+/// it is about.
+std::vector<std::string> metric_names(const Expr& e);
+
 }  // namespace limitscope::metrics

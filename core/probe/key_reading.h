@@ -19,6 +19,10 @@ struct KeyReading {
   std::string key;
   std::string profile;
   ProfileKind kind = ProfileKind::token_bucket_hash;
+  std::string algorithm;           ///< our own schema: the rule's algorithm ("token-bucket");
+                                   ///< empty for foreign schemas (the profile says what it is)
+  std::string limit_name;          ///< our own schema: the composite limit the key belongs to
+                                   ///< ("requests", "llm_tokens"); empty otherwise
   // Bucket kinds (token_bucket_hash, gcra_tat, limitscope buckets):
   std::optional<double> level;     ///< tokens available now (projected at server time)
   std::optional<double> capacity;

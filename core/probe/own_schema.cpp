@@ -88,6 +88,7 @@ KeyReading own_evaluate(const std::string& profile, const std::string& key,
   r.key = key;
   r.profile = profile;
   r.kind = ProfileKind::limitscope;
+  r.algorithm = std::string(to_string(params.algorithm));
   if (replies.empty()) {
     r.error = "incomplete reply";
     return r;

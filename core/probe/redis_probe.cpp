@@ -140,6 +140,7 @@ redis::Result<ProbeSnapshot> RedisProbe::run(redis::Connection& c, std::size_t s
     std::size_t first = 0;
     std::size_t count = 0;
     const LimitParams* own = nullptr;  // own schema: the limit's parameters
+    std::string limit_name;            // own schema: a composite's limit the key belongs to
     std::string error;                 // no read possible
   };
   std::vector<Plan> plans(keys.size());
@@ -159,6 +160,7 @@ redis::Result<ProbeSnapshot> RedisProbe::run(redis::Connection& c, std::size_t s
         continue;
       }
       plans[k].own = &limit->params;
+      if (it->second->composite()) plans[k].limit_name = limit->name;
       cmds = own_read_commands(limit->params, keys[k], *now, options_.read_ttl);
     } else {
       cmds = read_commands(p, keys[k], *now, options_.read_ttl);
@@ -189,6 +191,7 @@ redis::Result<ProbeSnapshot> RedisProbe::run(redis::Connection& c, std::size_t s
       const std::span<const redis::Value> mine(replies.data() + plans[k].first, plans[k].count);
       reading = plans[k].own != nullptr ? own_evaluate(p.name, keys[k], *plans[k].own, mine, *now)
                                         : evaluate(p, keys[k], mine, *now);
+      reading.limit_name = plans[k].limit_name;
     }
     if (reading.missing) {
       vanished.insert(keys[k]);  // expired or deleted since discovery: stop tracking it

@@ -8,7 +8,7 @@ namespace limitscope {
 // shading band per rule and state: the union of its alerts' intervals, so twenty pending
 // alerts of one rule shade the chart once, not twenty times darker.
 void alert_view(const metrics::AlertSnapshot& alerts, std::int64_t now_ms, std::vector<AlertRow>& rows,
-                std::vector<AlertInterval>& intervals) {
+                std::vector<AlertInterval>& intervals, const KeyNames* names) {
   for (const metrics::Alert& a : alerts.alerts) {
     AlertRow row;
     row.rule = a.rule;
@@ -29,6 +29,16 @@ void alert_view(const metrics::AlertSnapshot& alerts, std::int64_t now_ms, std::
     shown.erase("severity");
     row.labels = shown.to_string();
     row.summary = std::string(a.annotations.get("summary"));
+    for (std::string_view label : {"api_key", "api_key_hash"}) {
+      const std::string_view key = a.labels.get(label);
+      if (names == nullptr || key.empty()) continue;
+      row.entity = names->display(key);
+      // The summary templates name the key by its label: say what operators call it.
+      for (auto at = row.summary.find(key); at != std::string::npos; at = row.summary.find(key, at + row.entity.size())) {
+        row.summary.replace(at, key.size(), row.entity);
+      }
+      break;
+    }
     rows.push_back(std::move(row));
   }
   std::stable_sort(rows.begin(), rows.end(), [](const AlertRow& x, const AlertRow& y) {
@@ -58,6 +68,17 @@ void alert_view(const metrics::AlertSnapshot& alerts, std::int64_t now_ms, std::
         }
         intervals.push_back(AlertInterval{rule.name, merged.start, merged.end, firing, merged.open});
       }
+    }
+  }
+}
+
+void bind_chart_rules(std::vector<ChartData>& charts, const metrics::AlertSnapshot& alerts) {
+  for (ChartData& c : charts) {
+    for (const metrics::RuleStatus& rule : alerts.rules) {
+      if (rule.kind != metrics::RuleKind::alerting) continue;
+      const bool reads = std::any_of(rule.reads.begin(), rule.reads.end(),
+                                     [&](const std::string& m) { return chart_reads_metric(c.kind, m); });
+      if (reads && std::find(c.rules.begin(), c.rules.end(), rule.name) == c.rules.end()) c.rules.push_back(rule.name);
     }
   }
 }

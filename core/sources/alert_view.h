@@ -7,13 +7,20 @@
 
 #include "core/metrics/alert_engine.h"
 #include "core/sources/dashboard_snapshot.h"
+#include "core/sources/key_names.h"
 
 namespace limitscope {
 
 /// Appends one row per alert (firing, then pending, then resolved; newest first within a
 /// state) and one band per rule and state (the union of its alerts' intervals).
 /// @param now_ms where still-open bands end
+/// @param names when given, an alert on one key (label api_key or api_key_hash) names it:
+///        AlertRow::entity, and the summary says the name instead of the hash
 void alert_view(const metrics::AlertSnapshot& alerts, std::int64_t now_ms, std::vector<AlertRow>& rows,
-                std::vector<AlertInterval>& intervals);
+                std::vector<AlertInterval>& intervals, const KeyNames* names = nullptr);
+
+/// Binds each chart to the alerting rules whose expressions read what it shows
+/// (ChartData::rules), from the rules' metric names, not from their names or order.
+void bind_chart_rules(std::vector<ChartData>& charts, const metrics::AlertSnapshot& alerts);
 
 }  // namespace limitscope

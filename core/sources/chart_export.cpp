@@ -3,10 +3,9 @@
 #include <charconv>
 
 namespace limitscope {
-namespace {
 
 std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) {
     if (c == '"') out += '"';
@@ -14,6 +13,8 @@ std::string csv_field(const std::string& s) {
   }
   return out + "\"";
 }
+
+namespace {
 
 std::string shortest(double v) {
   char buf[64];

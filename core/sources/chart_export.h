@@ -4,12 +4,17 @@
 
 #include <cstdint>
 #include <ostream>
+#include <string>
 #include <vector>
 
 #include "core/metrics/series_store.h"
 #include "core/sources/dashboard_charts.h"
 
 namespace limitscope {
+
+/// One CSV field (RFC 4180): quoted, with quotes doubled, when it holds a comma, a quote or a
+/// line break; as is otherwise.
+std::string csv_field(const std::string& s);
 
 /// Writes `chart,series,time_ms,value` rows (header first) for each line of each chart, its
 /// samples in [start_ms, end_ms] in time order. Values use the shortest exact decimal form.

@@ -55,4 +55,8 @@ void CompositeLiveSource::contribute(DashboardSnapshot& s) const {
   for (const auto& p : parts_) p->contribute(s);
 }
 
+void CompositeLiveSource::add_status(std::vector<SourceStatus>& out) const {
+  for (const auto& p : parts_) p->add_status(out);
+}
+
 }  // namespace limitscope

@@ -31,6 +31,7 @@ class CompositeLiveSource final : public LiveSource {
   std::string connection() const override;
   std::string last_error() const override;
   void contribute(DashboardSnapshot& s) const override;
+  void add_status(std::vector<SourceStatus>& out) const override;
 
   const std::vector<std::unique_ptr<LiveSource>>& parts() const { return parts_; }
 

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
+#include "core/metrics/metric_names.h"
 #include "core/sources/simulation_recorder.h"
 
 namespace limitscope {
@@ -28,13 +30,29 @@ std::vector<metrics::Point> decimated(const SeriesSamples& s, const ChartView& v
                                    static_cast<double>(view.end_ms), std::max(1, view.columns));
 }
 
-std::string key_line_name(const metrics::Labels& l) {
-  std::string name(l.get("api_key"));
-  if (!l.get("model").empty()) {  // live Redis keys have no model
+std::string key_line_name(const metrics::Labels& l, const KeyNames* names) {
+  const std::string_view key = l.get("api_key");
+  std::string name = names != nullptr ? names->display(key) : std::string(key);
+  for (std::string_view part : {l.get("model"), l.get("limit")}) {
+    if (part.empty()) continue;  // live Redis keys of other schemas have no model
     name += " / ";
-    name += l.get("model");
+    name += part;
   }
   return name;
+}
+
+// Two lines with one label (two keys with one name, or hashes cut short) get what tells them
+// apart: the key as stored, then a number as the last resort.
+void make_names_unique(std::vector<ChartLine>& lines) {
+  std::map<std::string, int> seen;
+  for (const ChartLine& l : lines) ++seen[l.name];
+  for (ChartLine& l : lines) {
+    if (seen[l.name] > 1 && !l.api_key.empty()) l.name += " (" + l.api_key.substr(0, 16) + ")";
+  }
+  std::map<std::string, int> again;
+  for (ChartLine& l : lines) {
+    if (const int n = ++again[l.name]; n > 1) l.name += " #" + std::to_string(n);
+  }
 }
 
 enum class Rank { lowest, highest };
@@ -46,20 +64,27 @@ enum class Rank { lowest, highest };
 template <class Finish>
 std::vector<ChartLine> pick_lines(const metrics::SeriesStore& store, std::string_view name,
                                   const ChartView& view, Rank rank, std::size_t& points_in,
-                                  Finish finish) {
+                                  const KeyNames* names, Finish finish) {
   constexpr std::int64_t kRankWindowMs = 30'000;  // covers 1 s steps and 15 s scrapes
   auto m = LabelMatcher::make("__name__", MatchOp::equal, std::string(name));
   std::vector<LabelMatcher> by_name{*m};
-  const auto recent = store.select(by_name, std::max(view.start_ms, view.end_ms - kRankWindowMs), view.end_ms);
+  std::vector<SeriesSamples> recent;
   std::vector<std::pair<double, std::size_t>> ranked;
-  ranked.reserve(recent.size());
-  for (std::size_t i = 0; i < recent.size(); ++i) {
-    double v = NAN;
-    for (auto it = recent[i].samples.rbegin(); it != recent[i].samples.rend() && std::isnan(v); ++it) {
-      if (!std::isnan(it->value)) v = it->value;
+  // By the last value of the last seconds; when nothing arrived in them (a source that stopped
+  // answering), by the last value in the window, so its history stays on the chart.
+  for (const std::int64_t from : {std::max(view.start_ms, view.end_ms - kRankWindowMs), view.start_ms}) {
+    recent = store.select(by_name, from, view.end_ms);
+    ranked.clear();
+    ranked.reserve(recent.size());
+    for (std::size_t i = 0; i < recent.size(); ++i) {
+      double v = NAN;
+      for (auto it = recent[i].samples.rbegin(); it != recent[i].samples.rend() && std::isnan(v); ++it) {
+        if (!std::isnan(it->value)) v = it->value;
+      }
+      if (std::isnan(v)) continue;
+      ranked.emplace_back(rank == Rank::lowest ? v : -v, i);
     }
-    if (std::isnan(v)) continue;
-    ranked.emplace_back(rank == Rank::lowest ? v : -v, i);
+    if (!ranked.empty()) break;
   }
   std::stable_sort(ranked.begin(), ranked.end());
   std::vector<const metrics::Labels*> chosen;
@@ -77,7 +102,7 @@ std::vector<ChartLine> pick_lines(const metrics::SeriesStore& store, std::string
       if (!(s.labels == *l)) continue;  // a series with more labels matched too
       points_in += s.samples.size();
       ChartLine line;
-      line.name = key_line_name(s.labels);
+      line.name = key_line_name(s.labels, names);
       line.api_key = std::string(s.labels.get("api_key"));
       line.series = s.labels;
       line.selected = is_selected(view, line.api_key);
@@ -86,6 +111,7 @@ std::vector<ChartLine> pick_lines(const metrics::SeriesStore& store, std::string
       lines.push_back(std::move(line));
     }
   }
+  make_names_unique(lines);
   std::sort(lines.begin(), lines.end(),
             [](const ChartLine& a, const ChartLine& b) { return a.name < b.name; });
   return lines;
@@ -95,27 +121,67 @@ void no_finish(ChartLine&, const SeriesSamples&) {}
 
 }  // namespace
 
-ChartData bucket_level_chart(const metrics::SeriesStore& store, const ChartView& view) {
+ChartData bucket_level_chart(const metrics::SeriesStore& store, const ChartView& view, const KeyNames* names) {
   ChartData c;
   c.kind = ChartKind::bucket_levels;
   c.title = "Bucket levels (lowest keys)";
   c.unit = "share of capacity";
   c.y_max = 1.0;
-  c.lines = pick_lines(store, dashboard_series::kKeyLevel, view, Rank::lowest, c.points_in, no_finish);
+  c.lines = pick_lines(store, dashboard_series::kKeyLevel, view, Rank::lowest, c.points_in, names, no_finish);
   return c;
 }
 
-ChartData window_occupancy_chart(const metrics::SeriesStore& store, const ChartView& view) {
+ChartData window_occupancy_chart(const metrics::SeriesStore& store, const ChartView& view,
+                                 const KeyNames* names) {
   ChartData c;
   c.kind = ChartKind::window_occupancy;
   c.title = "Window occupancy (fullest keys)";
   c.unit = "share of limit";
   c.y_max = 1.0;
   c.thresholds = {1.0};
-  c.lines = pick_lines(store, dashboard_series::kKeyOccupancy, view, Rank::highest, c.points_in, no_finish);
+  c.lines = pick_lines(store, dashboard_series::kKeyOccupancy, view, Rank::highest, c.points_in, names, no_finish);
   if (c.lines.empty()) c.title += ": no window-based limits in this source";
   return c;
 }
+
+std::string_view chart_metric(ChartKind kind) {
+  switch (kind) {
+    case ChartKind::bucket_levels: return dashboard_series::kKeyLevel;
+    case ChartKind::window_occupancy: return dashboard_series::kKeyOccupancy;
+    case ChartKind::rejections: return dashboard_series::kTierRejectedRate;
+    case ChartKind::quota_burn: return dashboard_series::kKeyQuotaBurn;
+  }
+  return {};
+}
+
+bool chart_reads_metric(ChartKind kind, std::string_view metric) {
+  namespace names = metrics::names;
+  // A histogram's series carry _bucket/_count/_sum after the family name.
+  const auto family = [&](std::string_view f) { return metric == f || (metric.starts_with(f) && metric.size() > f.size() && metric[f.size()] == '_'); };
+  switch (kind) {
+    case ChartKind::bucket_levels:
+      return metric == dashboard_series::kKeyLevel || family(names::kGatewayTokenBucketUsage) ||
+             metric == names::kBucketLevel;
+    case ChartKind::window_occupancy:
+      return metric == dashboard_series::kKeyOccupancy || metric == names::kWindowOccupancy;
+    case ChartKind::rejections:
+      return metric == dashboard_series::kTierRejectedRate || metric == names::kGatewayRateLimitHits ||
+             metric == dashboard_series::kRejectedRatio || metric == dashboard_series::kKeyRejectedRate ||
+             metric == "limitscope_rejected_per_second";
+    case ChartKind::quota_burn:
+      return metric == dashboard_series::kKeyQuotaBurn || metric == names::kGatewayQuotaBurnRatio;
+  }
+  return false;
+}
+
+namespace {
+
+// The tier a 429 line counts: the reference gateway's Redis rules are "gw-<tier>".
+std::string_view tier_of(std::string_view tier_or_rule) {
+  return tier_or_rule.starts_with("gw-") ? tier_or_rule.substr(3) : tier_or_rule;
+}
+
+}  // namespace
 
 ChartData rejection_chart(const metrics::SeriesStore& store, const ChartView& view,
                           double threshold_per_s) {
@@ -126,10 +192,33 @@ ChartData rejection_chart(const metrics::SeriesStore& store, const ChartView& vi
   c.thresholds = {threshold_per_s};
   auto m = LabelMatcher::make("__name__", MatchOp::equal, std::string(dashboard_series::kTierRejectedRate));
   std::vector<LabelMatcher> ms{*m};
-  for (const SeriesSamples& s : store.select(ms, view.start_ms, view.end_ms)) {
+  const std::vector<SeriesSamples> all = store.select(ms, view.start_ms, view.end_ms);
+  // One line per tier: a gateway's /metrics (or Prometheus) counts every 429 of the tier, a
+  // rule's decision stream only the keys it logs, so when both report a tier the metrics'
+  // line is drawn, named for its source.
+  std::map<std::string, int> sources_of_tier;
+  for (const SeriesSamples& s : all) ++sources_of_tier[std::string(tier_of(s.labels.get("tier")))];
+  for (const SeriesSamples& s : all) {
+    const std::string_view label = s.labels.get("tier");
+    const std::string tier(tier_of(label));
+    const bool from_stream = label != tier;
+    if (sources_of_tier[tier] > 1 && from_stream) continue;
     c.points_in += s.samples.size();
     ChartLine line;
-    line.name = std::string(s.labels.get("tier"));
+    line.name = sources_of_tier[tier] > 1 ? tier + " (metrics)" : std::string(label);
+    line.series = s.labels;
+    line.points = decimated(s, view);
+    c.lines.push_back(std::move(line));
+  }
+  // Admitted without a limit check (a gateway failing open): beside the 429s it hides.
+  auto u = LabelMatcher::make("__name__", MatchOp::equal, std::string(kUncheckedAdmittedRate));
+  std::vector<LabelMatcher> us{*u};
+  for (const SeriesSamples& s : store.select(us, view.start_ms, view.end_ms)) {
+    // Drawn only when the gateway did fail open in the window: a flat zero line is noise.
+    if (std::none_of(s.samples.begin(), s.samples.end(), [](const metrics::Sample& x) { return x.value > 0; })) continue;
+    c.points_in += s.samples.size();
+    ChartLine line;
+    line.name = "admitted unchecked (fail-open)";
     line.series = s.labels;
     line.points = decimated(s, view);
     c.lines.push_back(std::move(line));
@@ -138,25 +227,26 @@ ChartData rejection_chart(const metrics::SeriesStore& store, const ChartView& vi
 }
 
 ChartData quota_burn_chart(const metrics::SeriesStore& store, const ChartView& view,
-                           double threshold_ratio) {
+                           double threshold_ratio, const KeyNames* names) {
   ChartData c;
   c.kind = ChartKind::quota_burn;
   c.title = "Daily quota burn (highest keys)";
   c.unit = "share of daily quota";
   c.thresholds = {threshold_ratio, 1.0};
-  c.lines = pick_lines(store, dashboard_series::kKeyQuotaBurn, view, Rank::highest, c.points_in,
+  c.lines = pick_lines(store, dashboard_series::kKeyQuotaBurn, view, Rank::highest, c.points_in, names,
                        [](ChartLine& line, const SeriesSamples& s) {
                          line.projected_exhaustion_ms = project_crossing(s.samples, 5 * 60 * 1000, 1.0);
                        });
   return c;
 }
-std::vector<ChartData> dashboard_charts(const metrics::SeriesStore& store, const ChartView& view) {
+std::vector<ChartData> dashboard_charts(const metrics::SeriesStore& store, const ChartView& view,
+                                        const KeyNames* names) {
   std::vector<ChartData> charts;
   charts.reserve(4);
-  charts.push_back(bucket_level_chart(store, view));
-  charts.push_back(window_occupancy_chart(store, view));
+  charts.push_back(bucket_level_chart(store, view, names));
+  charts.push_back(window_occupancy_chart(store, view, names));
   charts.push_back(rejection_chart(store, view, kRejectionThresholdPerS));
-  charts.push_back(quota_burn_chart(store, view, kQuotaBurnThreshold));
+  charts.push_back(quota_burn_chart(store, view, kQuotaBurnThreshold, names));
   return charts;
 }
 

@@ -10,6 +10,7 @@
 
 #include "core/metrics/decimate.h"
 #include "core/metrics/series_store.h"
+#include "core/sources/key_names.h"
 
 namespace limitscope {
 
@@ -34,6 +35,14 @@ struct ChartLine {
 
 enum class ChartKind { bucket_levels, window_occupancy, rejections, quota_burn };
 
+/// A time a source that feeds the chart did not answer: "no data from redis since 10:42:13".
+struct NoDataBand {
+  std::string source;               // "redis"
+  std::int64_t start_ms = 0;
+  std::int64_t end_ms = 0;          // still down: the snapshot's now
+  bool open = false;                // still down
+};
+
 struct ChartData {
   ChartKind kind = ChartKind::bucket_levels;
   std::string title;
@@ -43,20 +52,39 @@ struct ChartData {
   std::vector<ChartLine> lines;
   std::vector<double> thresholds;   // horizontal alert threshold lines, in the chart's unit
   std::size_t points_in = 0;        // samples read before decimation (status/benchmark)
+  std::vector<NoDataBand> no_data;  // live sources: outages of the sources it draws
+  /// The alert rules whose expressions read what this chart shows (its bands and markers):
+  /// found from the expressions (chart_reads_metric), whatever the rules are called.
+  std::vector<std::string> rules;
 };
 
+/// Whether a rule reading `metric` watches what a chart of `kind` shows: the chart's own
+/// series and the gateway families it is made from (429s: gateway_rate_limit_hits_total ...).
+bool chart_reads_metric(ChartKind kind, std::string_view metric);
+
+/// The metric the chart draws its lines from (the sources that write it feed the chart).
+std::string_view chart_metric(ChartKind kind);
+
+/// Fail-open admissions per second (live, from a gateway's decision="degraded" count): drawn
+/// on the 429 chart, so a drop in 429s while the limiter is bypassed reads as what it is.
+inline constexpr std::string_view kUncheckedAdmittedRate = "limitscope_unchecked_admitted_per_second";
+
 /// Fraction of capacity left per (key, model): the N lowest at the view's end, plus selected keys.
-ChartData bucket_level_chart(const metrics::SeriesStore& store, const ChartView& view);
+/// Key lines are labelled by `names` (KeyNames::display) when given; no two lines of a chart
+/// carry the same label.
+ChartData bucket_level_chart(const metrics::SeriesStore& store, const ChartView& view,
+                             const KeyNames* names = nullptr);
 /// Window occupancy per (key, model) for window algorithms: the N fullest at the view's end,
 /// plus selected keys.
-ChartData window_occupancy_chart(const metrics::SeriesStore& store, const ChartView& view);
+ChartData window_occupancy_chart(const metrics::SeriesStore& store, const ChartView& view,
+                                 const KeyNames* names = nullptr);
 /// 429s per second by tier, plus the 429 ratio of all requests.
 ChartData rejection_chart(const metrics::SeriesStore& store, const ChartView& view,
                           double threshold_per_s);
 /// Quota burn ratio per key (the N highest at the view's end, plus selected keys) with each
 /// line's projected exhaustion.
 ChartData quota_burn_chart(const metrics::SeriesStore& store, const ChartView& view,
-                           double threshold_ratio);
+                           double threshold_ratio, const KeyNames* names = nullptr);
 
 /// HighRateLimitRejection's and QuotaBurnAnomaly's thresholds in the default rules.
 inline constexpr double kRejectionThresholdPerS = 0.5;
@@ -64,7 +92,8 @@ inline constexpr double kQuotaBurnThreshold = 0.8;
 
 /// The four dashboard charts (bucket levels, occupancy, 429s, quota burn) with the default
 /// rules' thresholds: what every source's snapshot shows.
-std::vector<ChartData> dashboard_charts(const metrics::SeriesStore& store, const ChartView& view);
+std::vector<ChartData> dashboard_charts(const metrics::SeriesStore& store, const ChartView& view,
+                                        const KeyNames* names = nullptr);
 
 /// Least-squares line through the last `window_ms` of points; the wall time it reaches
 /// `target`, when it rises toward it; nullopt when flat, falling or already past.

@@ -14,9 +14,12 @@ namespace limitscope {
 
 /// One (API key, model) row of the key table.
 struct KeyRow {
-  std::string api_key;
+  std::string api_key;               // identity: the key (live sources: its hash)
+  std::string name;                  // what operators call it ("acme-prod"), or its short
+                                     // hash; empty: api_key is shown
   std::string tier;
   std::string model;
+  std::string limit;                 // our schema's composite limit ("requests", "llm_tokens")
   std::string algorithm;
   std::string parameters;            // LimitParams::describe()
   double level = 1;                  // fraction of capacity available, 0..1
@@ -26,13 +29,23 @@ struct KeyRow {
   double requests_per_s = 0;         // over the last step
   double spend = 0;                  // dollars since the run began
   double quota_burn = 0;             // today's cost units / daily quota
+  /// What the source reports for this row; a figure it does not report is shown as "—",
+  /// never as 0 (a live Redis knows a key's rates only from its rule's decision stream).
+  bool rates_reported = true;        // requests_per_s, rejected_per_s
+  bool spend_reported = true;
+  bool quota_reported = true;
+  /// Highest 429/s of this key in the chart window (its rejected-rate series), if any: a
+  /// burst that has ended still points at its cause.
+  std::optional<double> peak_rejected_per_s;
   std::int64_t last_seen_ms = 0;     // last step with traffic, ms since the epoch
   std::vector<double> sparkline;     // recent levels, oldest first
   std::string node;                  // Redis Cluster: the shard (master "host:port") holding
                                      // the key; empty elsewhere
 };
 
-enum class AlertState { inactive, pending, firing, resolved };
+/// no_data: the rule reads series of a source that stopped answering; its last state would be
+/// a guess (frozen values, or a resolution that is only silence).
+enum class AlertState { inactive, pending, firing, resolved, no_data };
 
 /// One alert instance (a rule and one label set) as the alerts panel lists it.
 struct AlertRow {
@@ -41,6 +54,8 @@ struct AlertRow {
   std::int64_t since_ms = 0;         // active_at (pending) or fired_at (firing), or resolved_at
   double value = 0;
   std::string labels;                // `{tier="free", model="gpt-4.1"}`
+  std::string entity;                // the key it is about, by name ("acme-prod"); empty when
+                                     // it is about no one key
   std::string severity;
   std::string summary;               // templated annotation
   /// Who evaluated the rule: empty for limitscope's own engine, else the server whose state
@@ -83,6 +98,33 @@ struct SourceEvent {
   std::uint64_t seq = 0;
 };
 
+/// A live source and its outages ("redis ... down since 10:42:13, no data").
+struct SourceStatus {
+  std::string name;                  // "redis: redis://127.0.0.1:6380"
+  std::string kind;                  // "redis", "metrics", "prometheus"
+  bool down = false;
+  struct Interval {
+    std::int64_t start_ms = 0;
+    std::optional<std::int64_t> end_ms;  // still down: none
+  };
+  std::vector<Interval> outages;     // oldest first
+};
+
+/// The watched gateway failing open: admitting requests without a limit check (circuit open,
+/// decision="degraded"), from its metrics.
+struct ProtectionStatus {
+  bool unprotected = false;          // failing open now
+  std::int64_t since_ms = 0;         // of the current (or last) fail-open interval
+  double admitted_unchecked = 0;     // requests admitted without a check in that interval
+  double circuit_state = 0;          // limitscope_circuit_state: 0 closed, 1 half-open, 2 open
+  struct Interval {
+    std::int64_t start_ms = 0;
+    std::optional<std::int64_t> end_ms;
+    double admitted_unchecked = 0;
+  };
+  std::vector<Interval> intervals;   // every fail-open interval seen, oldest first
+};
+
 struct DashboardSnapshot {
   ChartView view;                    // the window the charts were made for, as asked
   std::int64_t now_ms = 0;           // source time, ms since the epoch
@@ -101,6 +143,10 @@ struct DashboardSnapshot {
   std::string last_error;
   /// Live sources: the newest events of the event log, oldest first (empty otherwise).
   std::vector<SourceEvent> events;
+  /// Live sources: each part's state and outages.
+  std::vector<SourceStatus> sources;
+  /// Live sources watching a gateway's metrics: whether it fails open.
+  ProtectionStatus protection;
 };
 
 std::string_view to_string(AlertState s);

@@ -7,6 +7,7 @@
 #include "core/metrics/alert_engine.h"
 #include "core/metrics/default_rules.h"
 #include "core/sources/alert_view.h"
+#include "core/sources/key_row_figures.h"
 
 namespace limitscope {
 namespace {
@@ -50,6 +51,7 @@ std::string_view to_string(AlertState s) {
     case AlertState::pending: return "pending";
     case AlertState::firing: return "firing";
     case AlertState::resolved: return "resolved";
+    case AlertState::no_data: return "no data";
   }
   return "unknown";
 }
@@ -274,6 +276,7 @@ DashboardSnapshot EmbeddedSimulationSource::snapshot(const ChartView& view) cons
   snap.charts = dashboard_charts(*store_, view);
   snap.keys.reserve(keys_.size());
   for (const auto& [id, row] : keys_) snap.keys.push_back(row);
+  complete_key_rows(snap.keys, *store_, view, nullptr);
   add_alerts(snap);
   snap.source = source_name();
   snap.decisions = decisions_.for_keys(view.selected_keys);
@@ -287,6 +290,7 @@ DashboardSnapshot EmbeddedSimulationSource::snapshot(const ChartView& view) cons
 
 void EmbeddedSimulationSource::add_alerts(DashboardSnapshot& snap) const {
   alert_view(*alerts_->snapshot(), snap.now_ms, snap.alerts, snap.alert_intervals);
+  bind_chart_rules(snap.charts, *alerts_->snapshot());
 }
 
 }  // namespace limitscope

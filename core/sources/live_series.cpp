@@ -1,12 +1,14 @@
 #include "core/sources/live_series.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <limits>
 #include <map>
 
 #include "core/metrics/alert_engine.h"
 #include "core/metrics/default_rules.h"
+#include "core/metrics/metric_names.h"
 #include "core/metrics/rule_file.h"
 #include "core/sources/alert_view.h"
 
@@ -74,6 +76,13 @@ bool LiveSeries::append(const metrics::Labels& labels, metrics::Sample sample) {
     return false;
   }
   ++appended_;
+  if (!writer_source_.empty()) {
+    auto& mine = series_of_[writer_source_];
+    if (mine.find(labels) == mine.end()) {
+      mine.insert(labels);
+      sources_of_metric_[std::string(labels.metric_name())].insert(writer_source_);
+    }
+  }
   if (!first_ms_) first_ms_ = sample.t_ms;
   last_ms_ = std::max(last_ms_, sample.t_ms);
   // A sample older than the last recorded line (another source's clock) stays out of the
@@ -83,6 +92,26 @@ bool LiveSeries::append(const metrics::Labels& labels, metrics::Sample sample) {
     rec_us_ = sample.t_ms * 1000;
   }
   return true;
+}
+
+void LiveSeries::source_down(const std::string& source, std::int64_t t_ms) {
+  auto& outages = outages_[source];
+  if (!outages.empty() && !outages.back().end_ms) return;
+  outages.push_back({t_ms, std::nullopt});
+  // Stale from now on: an alert's `for` must not run on the last values read, and the charts
+  // draw the history up to here, not a flat line through the gap.
+  for (const metrics::Labels& l : series_of_[source]) store_->append_stale(l, t_ms);
+}
+
+void LiveSeries::source_up(const std::string& source, std::int64_t t_ms) {
+  auto it = outages_.find(source);
+  if (it == outages_.end() || it->second.empty() || it->second.back().end_ms) return;
+  it->second.back().end_ms = std::max(t_ms, it->second.back().start_ms);
+}
+
+std::vector<SourceStatus::Interval> LiveSeries::outages(const std::string& source) const {
+  const auto it = outages_.find(source);
+  return it != outages_.end() ? it->second : std::vector<SourceStatus::Interval>{};
 }
 
 void LiveSeries::mark_stale(const metrics::Labels& labels, std::int64_t t_ms) {
@@ -123,8 +152,11 @@ void LiveSeries::fill(DashboardSnapshot& s, const ChartView& view, std::int64_t 
   s.view = view;
   s.now_ms = now_ms;
   s.start_ms = first_ms_.value_or(now_ms);
-  s.charts = dashboard_charts(*store_, view);
-  alert_view(*alerts_->snapshot(), now_ms, s.alerts, s.alert_intervals);
+  s.charts = dashboard_charts(*store_, view, &names_);
+  alert_view(*alerts_->snapshot(), now_ms, s.alerts, s.alert_intervals, &names_);
+  bind_chart_rules(s.charts, *alerts_->snapshot());
+  fill_outages(s, now_ms);
+  s.protection = protection_;
   s.decisions = decisions_.for_keys(view.selected_keys);
   const std::size_t from = events_.size() > kEventsInSnapshot ? events_.size() - kEventsInSnapshot : 0;
   s.events.assign(events_.begin() + static_cast<std::ptrdiff_t>(from), events_.end());
@@ -133,7 +165,106 @@ void LiveSeries::fill(DashboardSnapshot& s, const ChartView& view, std::int64_t 
   s.dropped_samples = store_->dropped_samples();
 }
 
+void LiveSeries::fill_outages(DashboardSnapshot& s, std::int64_t now_ms) const {
+  std::set<std::string> down;
+  for (const auto& [source, outages] : outages_) {
+    if (!outages.empty() && !outages.back().end_ms) down.insert(source);
+  }
+  // Each chart: a band per outage of a source that wrote the metric it draws.
+  for (ChartData& c : s.charts) {
+    const auto writers = sources_of_metric_.find(std::string(chart_metric(c.kind)));
+    if (writers == sources_of_metric_.end()) continue;
+    for (const std::string& source : writers->second) {
+      const auto it = outages_.find(source);
+      if (it == outages_.end()) continue;
+      for (const auto& o : it->second) {
+        c.no_data.push_back(NoDataBand{source, o.start_ms, o.end_ms.value_or(now_ms), !o.end_ms.has_value()});
+      }
+    }
+  }
+  if (down.empty()) return;
+  // Alerts of rules that read a down source's series: their state now would be a guess.
+  std::map<std::string, std::int64_t> blind_since;  // rule → when its source went down
+  for (const metrics::RuleStatus& rule : alerts_->snapshot()->rules) {
+    for (const std::string& metric : rule.reads) {
+      const auto writers = sources_of_metric_.find(metric);
+      if (writers == sources_of_metric_.end()) continue;
+      for (const std::string& source : writers->second) {
+        if (!down.count(source)) continue;
+        const std::int64_t since = outages_.at(source).back().start_ms;
+        auto [it, fresh] = blind_since.try_emplace(rule.name, since);
+        if (!fresh) it->second = std::min(it->second, since);
+      }
+    }
+  }
+  for (AlertRow& a : s.alerts) {
+    const auto it = blind_since.find(a.rule);
+    if (it == blind_since.end() || !a.origin.empty()) continue;
+    // Firing or pending on frozen values, or resolved only because the series went stale.
+    if (a.state == AlertState::firing || a.state == AlertState::pending ||
+        (a.state == AlertState::resolved && a.since_ms >= it->second)) {
+      a.state = AlertState::no_data;
+      a.since_ms = it->second;
+    }
+  }
+}
+
+// The watched gateway's fail-open, from what its metrics say: decisions counted
+// decision="degraded" were made without the limiter, and limitscope_circuit_state 2 means its
+// breaker is open. Read once per new scrape of those series.
+void LiveSeries::note_protection(std::int64_t t_ms) {
+  namespace names = metrics::names;
+  const auto latest = [&](std::vector<metrics::LabelMatcher> ms, bool sum) {
+    std::optional<double> v;
+    std::int64_t at = 0;
+    for (const auto& s : store_->select_latest(ms, std::numeric_limits<std::int64_t>::min(), t_ms)) {
+      if (s.samples.empty() || std::isnan(s.samples.back().value)) continue;
+      const double x = s.samples.back().value;
+      v = !v ? x : sum ? *v + x : std::max(*v, x);
+      at = std::max(at, s.samples.back().t_ms);
+    }
+    return std::pair{v, at};
+  };
+  const auto name_is = [](std::string_view n) {
+    return *metrics::LabelMatcher::make("__name__", metrics::MatchOp::equal, std::string(n));
+  };
+  const auto [circuit, circuit_ms] = latest({name_is(names::kCircuitState)}, false);
+  const auto [degraded, degraded_ms] =
+      latest({name_is(names::kRequests), *metrics::LabelMatcher::make(std::string(names::kDecision), metrics::MatchOp::equal,
+                                                                       std::string(names::kDecisionDegraded))},
+             true);
+  const std::int64_t at = std::max(circuit_ms, degraded_ms);
+  if (at == 0 || at <= degraded_seen_ms_) return;  // nothing new from the gateway
+  const double total = degraded.value_or(0);
+  double increase = 0;
+  if (degraded_seen_) {
+    increase = total >= *degraded_seen_ ? total - *degraded_seen_ : total;  // a restart resets it
+    const double dt = static_cast<double>(at - degraded_seen_ms_) / 1000.0;
+    append({{"__name__", std::string(kUncheckedAdmittedRate)}}, {at, dt > 0 ? increase / dt : 0});
+  }
+  degraded_seen_ = total;
+  degraded_seen_ms_ = at;
+  protection_.circuit_state = circuit.value_or(0);
+  const bool failing = increase > 0 || circuit.value_or(0) >= names::kCircuitOpen;
+  if (failing && !protection_.unprotected) {
+    protection_.unprotected = true;
+    protection_.since_ms = at;
+    protection_.admitted_unchecked = 0;
+    protection_.intervals.push_back({at, std::nullopt, 0});
+  }
+  if (protection_.unprotected) {
+    protection_.admitted_unchecked += increase;
+    protection_.intervals.back().admitted_unchecked = protection_.admitted_unchecked;
+    if (!failing) {
+      protection_.unprotected = false;
+      protection_.intervals.back().end_ms = at;
+    }
+  }
+}
+
 void LiveSeries::refreshed(std::int64_t t_ms) {
+  names_.join_key_info(*store_);
+  note_protection(t_ms);
   if (!writer_ || t_ms * 1000 < rec_us_) return;
   rec_us_ = t_ms * 1000;
   writer_->step(t_ms, key_rows_ ? key_rows_() : std::vector<KeyRow>{}, {}, store_->dropped_samples());

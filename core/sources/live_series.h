@@ -11,6 +11,8 @@
 #include <deque>
 #include <functional>
 #include <limits>
+#include <map>
+#include <set>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,6 +23,7 @@
 #include "core/metrics/series_store.h"
 #include "core/sources/dashboard_charts.h"
 #include "core/sources/dashboard_snapshot.h"
+#include "core/sources/key_names.h"
 #include "core/sources/recent_decisions.h"
 #include "core/sources/recording_writer.h"
 
@@ -63,6 +66,16 @@ class LiveSeries {
 
   /// Appends one sample (and writes it to the recording). @return false when refused.
   bool append(const metrics::Labels& labels, metrics::Sample sample);
+  /// The source the next appends come from ("redis", "metrics", "prometheus"): each source
+  /// says so before it records, so an outage can be placed on the charts and rules it feeds.
+  void writing_as(std::string source) { writer_source_ = std::move(source); }
+  /// `source` stopped answering at t_ms: its series are marked stale (the rules stop reading
+  /// frozen values; the charts keep the history), and its outage begins. Repeats are no-ops.
+  void source_down(const std::string& source, std::int64_t t_ms);
+  /// `source` answers again at t_ms: its outage ends.
+  void source_up(const std::string& source, std::int64_t t_ms);
+  /// The outages of `source`, oldest first (the last one still open while it is down).
+  std::vector<SourceStatus::Interval> outages(const std::string& source) const;
   /// A series that vanished from its source: stale from t_ms on, as Prometheus marks it.
   void mark_stale(const metrics::Labels& labels, std::int64_t t_ms);
   /// Evaluates the alert groups due at t_ms (ms since the epoch) and records a change.
@@ -79,6 +92,10 @@ class LiveSeries {
   metrics::SeriesStore& store() { return *store_; }
   const metrics::SeriesStore& store() const { return *store_; }
   const RecentDecisions& decisions() const { return decisions_; }
+  /// What operators call the keys: a names file given at the start, then every refresh joins
+  /// the limitscope_key_info series a source recorded (docs/live-sources.md).
+  const KeyNames& names() const { return names_; }
+  void set_names(KeyNames names) { names_ = std::move(names); }
   std::uint64_t appended() const { return appended_; }
   std::uint64_t refused() const { return refused_; }
 
@@ -88,7 +105,8 @@ class LiveSeries {
 
   /// The key table a recording's step lines hold; the top-level source sets it.
   void set_key_rows(std::function<std::vector<KeyRow>()> rows) { key_rows_ = std::move(rows); }
-  /// A source refreshed at t_ms: writes a step line (the key table) when recording.
+  /// A source refreshed at t_ms: joins key names, writes a step line (the key table) when
+  /// recording.
   void refreshed(std::int64_t t_ms);
 
   /// Starts recording to `path` (docs/recording.md): the history held so far, the key table
@@ -110,6 +128,8 @@ class LiveSeries {
   LiveSeries() = default;
   void check_writer();
   void write_alerts(std::int64_t t_ms);
+  void note_protection(std::int64_t t_ms);
+  void fill_outages(DashboardSnapshot& s, std::int64_t now_ms) const;
 
   LiveSeriesOptions options_;
   std::unique_ptr<metrics::SeriesStore> store_;
@@ -117,6 +137,14 @@ class LiveSeries {
   std::deque<SourceEvent> events_;
   std::uint64_t event_seq_ = 0;  // the last event's SourceEvent::seq
   RecentDecisions decisions_;
+  KeyNames names_;
+  std::string writer_source_;
+  std::map<std::string, std::set<metrics::Labels>> series_of_;        // source → series it wrote
+  std::map<std::string, std::set<std::string>> sources_of_metric_;     // metric name → sources
+  std::map<std::string, std::vector<SourceStatus::Interval>> outages_;  // source → outages
+  ProtectionStatus protection_;
+  std::optional<double> degraded_seen_;       // the gateway's degraded count at the last look
+  std::int64_t degraded_seen_ms_ = 0;
   std::unique_ptr<RecordingWriter> writer_;
   std::string recording_error_;
   std::function<std::vector<KeyRow>()> key_rows_;

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "core/sources/key_row_figures.h"
+
 namespace limitscope {
 
 std::shared_ptr<LiveSeries> live_series_or_default(std::shared_ptr<LiveSeries> given) {
@@ -30,7 +32,23 @@ DashboardSnapshot LiveSource::snapshot(const ChartView& view) const {
   s.connection = connection();
   s.last_error = last_error();
   contribute(s);
+  complete_key_rows(s.keys, series_->store(), view, &series_->names());
+  add_status(s.sources);
   return s;
+}
+
+std::string LiveSource::kind() const {
+  const std::string n = name();
+  return n.substr(0, n.find(':'));
+}
+
+void LiveSource::add_status(std::vector<SourceStatus>& out) const {
+  SourceStatus st;
+  st.name = name();
+  st.kind = kind();
+  st.outages = series_->outages(st.kind);
+  st.down = !st.outages.empty() && !st.outages.back().end_ms;
+  out.push_back(std::move(st));
 }
 
 std::optional<std::string> LiveSource::start_recording(const std::string& path, const Clock& flush_clock) {

@@ -30,6 +30,10 @@ class LiveSource : public DashboardSource {
   virtual std::string last_error() const = 0;
   /// Adds this source's key rows, server-side alerts and the like to `s`.
   virtual void contribute(DashboardSnapshot& s) const = 0;
+  /// Adds this source's state and outages (a composite: each part's).
+  virtual void add_status(std::vector<SourceStatus>& out) const;
+  /// "redis", "metrics" or "prometheus": what its series and outages are filed under.
+  std::string kind() const;
 
   LiveSeries& series() { return *series_; }
   const LiveSeries& series() const { return *series_; }

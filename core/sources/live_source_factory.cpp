@@ -42,6 +42,11 @@ Expected<std::unique_ptr<LiveSource>> open_live_source(const LiveSpec& spec, con
   }
   auto series = LiveSeries::create(so);
   if (!series) return make_error(series.error());
+  if (!spec.key_names_file.empty()) {
+    auto names = load_key_names_file(spec.key_names_file);
+    if (!names) return make_error("--key-names: " + names.error());
+    (*series)->set_names(std::move(*names));
+  }
   const int parts = (spec.redis_url.empty() ? 0 : 1) + (spec.metrics_url.empty() ? 0 : 1) +
                     (spec.prometheus_url.empty() ? 0 : 1);
 

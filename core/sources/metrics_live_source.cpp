@@ -74,6 +74,7 @@ void MetricsLiveSource::scrape() {
   ++scrapes_;
   // Series times go forward, even when the wall clock steps back.
   const std::int64_t at = last_scrape_ms_ > 0 ? std::max(wall_ms(clock_), last_scrape_ms_ + 1) : wall_ms(clock_);
+  series_->writing_as("metrics");
   auto s = probe::scrape_metrics(options_.url, options_.fetch, at);
   if (!s) {
     ++failures_;
@@ -82,10 +83,13 @@ void MetricsLiveSource::scrape() {
     const auto retry_ms = std::chrono::duration_cast<std::chrono::milliseconds>(wait_).count();
     series_->event(at, "metrics: scrape failed: " + s.error() + " (retry in " + std::to_string(retry_ms) + " ms)");
     connected_ = false;
-    // The rules still run on what was recorded: a `for` clock keeps going through an outage.
+    // The rules still run, on what the other sources record; this one's series go stale and
+    // the rules that read them say "no data" (LiveSeries::source_down).
+    series_->source_down("metrics", at);
     series_->evaluate(at);
     return;
   }
+  series_->source_up("metrics", at);
   if (!connected_) {
     series_->event(at, std::string("metrics: ") + (failures_ > 0 ? "reconnected to " : "connected to ") +
                            options_.url.to_string() + " (" + std::to_string(s->samples.size()) + " samples)");
@@ -239,6 +243,7 @@ void MetricsLiveSource::contribute(DashboardSnapshot& s) const {
     row.requests_per_s = r.requests_per_s;
     row.rejected_per_s = r.rejected_per_s;
     row.quota_burn = r.quota_burn;
+    row.spend_reported = false;  // limitscope_spend_dollars_total is per tier, not per row's keys
     row.last_seen_ms = last_scrape_ms_;
     s.keys.push_back(std::move(row));
   }

@@ -3,7 +3,40 @@
 #include <algorithm>
 #include <fstream>
 
+#include "core/metrics/default_rules.h"
+#include "core/metrics/rule_file.h"
+#include "core/sources/alert_view.h"
+#include "core/sources/live_series.h"
+
 namespace limitscope {
+
+namespace {
+
+// A recording holds alert states, not the rules' expressions: its bands go on the charts the
+// shipped rules of those names read (a renamed rule of a --rules file shades no chart on
+// playback; docs/recording.md).
+const metrics::AlertSnapshot& shipped_rules() {
+  static const metrics::AlertSnapshot snap = [] {
+    metrics::AlertSnapshot s;
+    for (const std::string_view text : {metrics::default_rules_yaml(), live_rules_yaml()}) {
+      auto file = metrics::parse_rule_file(text, "<shipped rules>");
+      if (!file) continue;  // compiled in and tested: cannot fail
+      for (const auto& g : file->groups) {
+        for (const auto& r : g.rules) {
+          metrics::RuleStatus st;
+          st.name = r.name;
+          st.kind = r.kind;
+          if (r.expr) st.reads = metrics::metric_names(*r.expr);
+          s.rules.push_back(std::move(st));
+        }
+      }
+    }
+    return s;
+  }();
+  return snap;
+}
+
+}  // namespace
 
 Expected<std::unique_ptr<PlaybackSource>> PlaybackSource::open(const std::string& path,
                                                                const PlaybackOptions& options) {
@@ -83,6 +116,7 @@ DashboardSnapshot PlaybackSource::snapshot(const ChartView& view) const {
   v.end_ms = std::min(v.end_ms, cursor_ms_);  // nothing after the cursor is shown
   v.start_ms = std::min(v.start_ms, v.end_ms);
   snap.charts = dashboard_charts(*store_, v);
+  bind_chart_rules(snap.charts, shipped_rules());
 
   // Key table: the last step at or before the cursor, sparklines from the steps before it.
   const std::ptrdiff_t step = last_at_or_before(recording_.steps);

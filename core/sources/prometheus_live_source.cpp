@@ -95,6 +95,13 @@ std::vector<PrometheusPanel> prometheus_panels(const std::string& w) {
        std::string(names::kGatewayQuotaBurnRatio), {}},
       {"sum by (le, tier, model) (" + std::string(names::kGatewayTokenBucketUsage) + "_bucket)",
        std::string(names::kGatewayTokenBucketUsage) + "_bucket", {}},
+      // Key names (the dashboard joins them on api_key_hash), whatever gateway exports them.
+      {"max by (api_key_hash, name, tier) (" + std::string(names::kKeyInfo) + ")", std::string(names::kKeyInfo), {}},
+      // Fail-open: the circuit state and the decisions made without a limit check.
+      {"max by (backend) (" + std::string(names::kCircuitState) + ")", std::string(names::kCircuitState), {}},
+      {"sum by (decision) (" + std::string(names::kRequests) + "{decision=\"" + std::string(names::kDecisionDegraded) +
+           "\"})",
+       std::string(names::kRequests), {}},
   };
 }
 
@@ -127,6 +134,7 @@ int PrometheusLiveSource::advance(Nanos d) {
 void PrometheusLiveSource::refresh() {
   ++refreshes_;
   const std::int64_t now = std::max(wall_ms(clock_), now_ms_);
+  series_->writing_as("prometheus");
   std::optional<std::string> err = query_panels(now);
   if (!err) err = read_alerts();
   if (err) {
@@ -135,9 +143,11 @@ void PrometheusLiveSource::refresh() {
     wait_ = backoff_.next_delay();
     series_->event(now, "prometheus: refresh failed: " + *err + " (retry in " + std::to_string(ms(wait_)) + " ms)");
     connected_ = false;
+    series_->source_down("prometheus", now);
     series_->evaluate(now);
     return;
   }
+  series_->source_up("prometheus", now);
   if (!connected_) {
     series_->event(now, std::string("prometheus: ") + (failures_ > 0 ? "reconnected to " : "connected to ") +
                             client_.base_url());
@@ -248,6 +258,7 @@ void PrometheusLiveSource::contribute(DashboardSnapshot& s) const {
     row.requests_per_s = std::isnan(v.first) || std::isnan(v.second) ? 0 : v.first + v.second;
     row.rejected_per_s = std::isnan(v.second) ? 0 : v.second;
     row.last_seen_ms = queried_to_ms_.value_or(0);
+    row.spend_reported = row.quota_reported = false;  // rates only
     s.keys.push_back(std::move(row));
   }
 }

@@ -73,6 +73,7 @@ AlertState alert_state(const std::string& s) {
   if (s == "pending") return AlertState::pending;
   if (s == "resolved") return AlertState::resolved;
   if (s == "inactive") return AlertState::inactive;
+  if (s == "no data") return AlertState::no_data;
   throw LineError{"alerts line: unknown state \"" + s + "\""};
 }
 

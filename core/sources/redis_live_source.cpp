@@ -1,11 +1,13 @@
 #include "core/sources/redis_live_source.h"
 
 #include <algorithm>
+#include <tuple>
 
 #include "core/probe/own_schema.h"
 #include "core/metrics/metric_names.h"
 #include "core/redis/key_schema.h"
 #include "core/sources/dashboard_charts.h"
+#include "core/sources/key_names.h"
 #include "core/sources/simulation_recorder.h"
 
 namespace limitscope {
@@ -21,15 +23,39 @@ struct Identity {
   std::string api_key;
   std::string tier;
   std::string model;
+  std::string limit;
 };
 
-// How a limiter key appears in charts and the table: our own keys by rule, key and limit;
-// foreign keys by their full name under their profile.
+// How a limiter key appears in charts and the table: our own keys by rule, key, model and
+// limit (the gateway's "<hash>:<model>:<limit>" split into its parts); foreign keys by their
+// full name under their profile.
 Identity identity_of(const probe::KeyReading& r) {
   if (r.kind == probe::ProfileKind::limitscope) {
-    if (auto own = probe::parse_own_key(r.key)) return {own->rest, own->rule, ""};
+    if (auto own = probe::parse_own_key(r.key)) {
+      LimitedKeyParts p = split_limited_key(own->rest, r.limit_name);
+      return {std::move(p.api_key), own->rule, std::move(p.model), std::move(p.limit)};
+    }
   }
-  return {r.key, r.profile, ""};
+  return {r.key, r.profile, "", ""};
+}
+
+metrics::Labels key_labels(std::string_view name, const Identity& id) {
+  metrics::Labels l{{"__name__", std::string(name)}, {"api_key", id.api_key}, {"tier", id.tier}, {"model", id.model}};
+  if (!id.limit.empty()) l.set("limit", id.limit);
+  return l;
+}
+
+// A decision stream entry names the limited key ("<hash>:<model>" for the gateway's): keep
+// the key and the model apart, as the key rows do.
+void split_decision_key(DecisionRow& d) {
+  LimitedKeyParts p = split_limited_key(d.api_key, "");
+  if (p.model.empty()) return;
+  d.api_key = std::move(p.api_key);
+  if (d.model.empty()) d.model = std::move(p.model);
+}
+
+std::string rate_id(std::string_view rule, std::string_view key, std::string_view model) {
+  return std::string(rule) + "|" + std::string(key) + "|" + std::string(model);
 }
 
 // Rule → its decision stream key, for the own-schema rules among `keys`.
@@ -95,11 +121,15 @@ std::map<std::string, probe::KeyReading> RedisLiveSource::kept() const {
 void RedisLiveSource::failed(const redis::RedisError& e) {
   connected_ = false;
   last_error_ = e.message;
-  series_->evaluate(now_ms_);
+  // After every sample recorded (they may carry the server's clock, a little ahead).
+  const std::int64_t t = std::max(clock_.wall().count() / 1'000'000, now_ms_ + 1);
+  series_->source_down("redis", t);
+  series_->evaluate(t);
 }
 
 void RedisLiveSource::refresh() {
   ++refreshes_;
+  series_->writing_as("redis");
   redis::Result<probe::ProbeSnapshot> snap = probe::ProbeSnapshot{};
   if (cluster_) {
     snap = cluster_probe_->refresh(*cluster_);
@@ -141,6 +171,7 @@ void RedisLiveSource::refresh() {
   have_server_time_ = true;
   if (cluster_) keep_unread(*snap);  // before readings_ and now_ms_ move on
   now_ms_ = t;
+  series_->source_up("redis", t);
   if (options_.tail_decisions) tail(t, snap->keys);
   record(*snap, t);
   if (const std::string err = series_->evaluate(t); !err.empty() && last_error_.empty()) last_error_ = err;
@@ -308,7 +339,10 @@ void RedisLiveSource::tail(std::int64_t t, const std::vector<probe::KeyReading>&
     last_error_ = std::to_string(read->lagging) + " decision stream(s) behind: more than " +
                   std::to_string(options_.streams.count_per_refresh) + " entries per refresh";
   }
-  for (auto& d : read->backlog) series_->decision(std::move(d), t);
+  for (auto& d : read->backlog) {
+    split_decision_key(d);
+    series_->decision(std::move(d), t);
+  }
 
   // Rates over the time since the previous read; the first read only sets the start.
   const std::optional<std::int64_t> since = tailed_at_ms_;
@@ -316,9 +350,10 @@ void RedisLiveSource::tail(std::int64_t t, const std::vector<probe::KeyReading>&
   struct Counts {
     double admitted = 0, rejected = 0;
   };
-  std::map<std::pair<std::string, std::string>, Counts> by_key;  // (rule, key)
+  std::map<std::tuple<std::string, std::string, std::string>, Counts> by_key;  // (rule, key, model)
   for (auto& d : read->fresh) {
-    Counts& c2 = by_key[{d.tier, d.api_key}];
+    split_decision_key(d);
+    Counts& c2 = by_key[{d.tier, d.api_key, d.model}];
     (d.allowed ? c2.admitted : c2.rejected) += 1;
     ++decisions_read_;
     if (!d.allowed) ++rejections_read_;
@@ -327,22 +362,20 @@ void RedisLiveSource::tail(std::int64_t t, const std::vector<probe::KeyReading>&
   if (!since || t <= *since) return;
   const double dt = static_cast<double>(t - *since) / 1000.0;
   // Keys seen before and quiet now get zero, so their lines drop instead of stopping high.
-  for (auto& [id, rates] : key_rates_) rates = Rates{};
+  for (auto& [id, rates] : key_rates_) rates.admitted_per_s = rates.rejected_per_s = 0;
   std::map<std::string, Counts> by_rule;
   for (const auto& [rule, key] : rules) by_rule[rule];
-  for (const auto& [rk, c2] : by_key) {
-    key_rates_[rk.first + "|" + rk.second] = Rates{c2.admitted / dt, c2.rejected / dt};
-    by_rule[rk.first].admitted += c2.admitted;
-    by_rule[rk.first].rejected += c2.rejected;
+  for (const auto& [rkm, c2] : by_key) {
+    const auto& [rule, key, model] = rkm;
+    Rates& rates = key_rates_[rate_id(rule, key, model)];
+    rates = Rates{c2.admitted / dt, c2.rejected / dt, rule, key, model};
+    by_rule[rule].admitted += c2.admitted;
+    by_rule[rule].rejected += c2.rejected;
   }
   for (const auto& [id, rates] : key_rates_) {
-    const auto bar = id.find('|');
-    const metrics::Labels l{{"api_key", id.substr(bar + 1)}, {"tier", id.substr(0, bar)}, {"model", ""}};
-    metrics::Labels a = l, r = l;
-    a.set("__name__", live_series::kKeyAdmittedRate);
-    r.set("__name__", dashboard_series::kKeyRejectedRate);
-    series_->append(a, {t, rates.admitted_per_s});
-    series_->append(r, {t, rates.rejected_per_s});
+    const Identity who{rates.api_key, rates.rule, rates.model, ""};
+    series_->append(key_labels(live_series::kKeyAdmittedRate, who), {t, rates.admitted_per_s});
+    series_->append(key_labels(dashboard_series::kKeyRejectedRate, who), {t, rates.rejected_per_s});
   }
   double all_admitted = 0, all_rejected = 0;
   for (const auto& [rule, c2] : by_rule) {
@@ -369,15 +402,10 @@ void RedisLiveSource::record(const probe::ProbeSnapshot& snap, std::int64_t t) {
   for (const auto& r : snap.keys) {
     if (!r.error.empty()) continue;
     const Identity id = identity_of(r);
-    const metrics::Labels labels{{"__name__", ""}, {"api_key", id.api_key}, {"tier", id.tier}, {"model", id.model}};
-    auto put = [&](std::string_view name, double v) {
-      metrics::Labels l = labels;
-      l.set("__name__", name);
-      series_->append(l, metrics::Sample{t, v});
-    };
+    auto put = [&](std::string_view name, double v) { series_->append(key_labels(name, id), metrics::Sample{t, v}); };
     if (r.fill) {
       put(dashboard_series::kKeyLevel, *r.fill);
-      auto& line = sparklines_[id.api_key + "|" + id.tier + "|" + id.model];
+      auto& line = sparklines_[r.key];
       line.push_back(*r.fill);
       while (line.size() > kSparklinePoints) line.pop_front();
     }
@@ -393,7 +421,8 @@ void RedisLiveSource::contribute(DashboardSnapshot& s) const {
     row.api_key = id.api_key;
     row.tier = id.tier;
     row.model = id.model;
-    row.algorithm = std::string(probe::to_string(r.kind));
+    row.limit = id.limit;
+    row.algorithm = r.algorithm.empty() ? std::string(probe::to_string(r.kind)) : r.algorithm;
     row.level = r.fill.value_or(r.occupancy ? 1.0 - *r.occupancy : 1.0);
     row.capacity = r.capacity.value_or(r.limit.value_or(0));
     row.occupancy = r.occupancy;
@@ -404,11 +433,16 @@ void RedisLiveSource::contribute(DashboardSnapshot& s) const {
     }
     row.last_seen_ms = read_ms;
     row.node = r.node;
-    if (auto it = key_rates_.find(id.tier + "|" + id.api_key); it != key_rates_.end()) {
-      row.requests_per_s = it->second.admitted_per_s + it->second.rejected_per_s;
-      row.rejected_per_s = it->second.rejected_per_s;
+    // Rates only from the rule's decision stream, for the keys it logs; spend and quota are
+    // not in Redis at all.
+    row.spend_reported = row.quota_reported = false;
+    const auto rates = key_rates_.find(rate_id(id.tier, id.api_key, id.model));
+    row.rates_reported = rates != key_rates_.end();
+    if (row.rates_reported) {
+      row.requests_per_s = rates->second.admitted_per_s + rates->second.rejected_per_s;
+      row.rejected_per_s = rates->second.rejected_per_s;
     }
-    if (auto it = sparklines_.find(id.api_key + "|" + id.tier + "|" + id.model); it != sparklines_.end()) {
+    if (auto it = sparklines_.find(r.key); it != sparklines_.end()) {
       row.sparkline.assign(it->second.begin(), it->second.end());
     }
     s.keys.push_back(std::move(row));

@@ -98,6 +98,7 @@ class RedisLiveSource final : public LiveSource {
   struct Rates {
     double admitted_per_s = 0;
     double rejected_per_s = 0;
+    std::string rule, api_key, model;  // whose (the rate series' labels)
   };
 
   /// A reading kept while its shard cannot be read (Redis Cluster).
@@ -142,9 +143,9 @@ class RedisLiveSource final : public LiveSource {
   std::string last_error_;
   std::string last_stream_error_;
   std::vector<probe::KeyReading> readings_;
-  std::map<std::string, Rates> key_rates_;      // rule|key → last refresh's rates
+  std::map<std::string, Rates> key_rates_;      // rule|key|model → last refresh's rates
   std::map<std::string, double> hits_by_rule_;  // cumulative 429s read, per rule
-  std::map<std::string, std::deque<double>> sparklines_;  // api_key|tier|model → levels
+  std::map<std::string, std::deque<double>> sparklines_;  // Redis key → levels
 };
 
 }  // namespace limitscope

@@ -5,6 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <QAbstractItemModelTester>
+#include <QItemSelectionModel>
+#include <QSortFilterProxyModel>
+
+#include <algorithm>
 
 #include "support/qt_app.h"
 #include "ui/models/alert_table_model.h"
@@ -26,7 +30,7 @@ KeyRow key(const std::string& k, const std::string& model, double level) {
   return r;
 }
 
-TEST(KeyTableModel, UpdatesInPlaceAndResetsOnNewKeys) {
+TEST(KeyTableModel, UpdatesInPlaceRemovesAndAppendsWithoutAReset) {
   test::ensure_qt_app();
   KeyTableModel model;
   QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
@@ -44,10 +48,75 @@ TEST(KeyTableModel, UpdatesInPlaceAndResetsOnNewKeys) {
   EXPECT_EQ(changes, 1);
   EXPECT_EQ(model.data(model.index(0, KeyTableModel::Level)).toString(), QStringLiteral("6.0 / 60"));
   model.setRows({key("a", "m1", 0.1), key("c", "m2", 0.8), key("d", "m2", 0.3)});
-  EXPECT_EQ(resets, 1);
+  EXPECT_EQ(resets, 0);
+  EXPECT_EQ(model.findRow(QStringLiteral("a"), QStringLiteral("m1")), 0);
+  EXPECT_EQ(model.findRow(QStringLiteral("b"), QStringLiteral("m1")), -1);
   EXPECT_EQ(model.findRow(QStringLiteral("d"), QStringLiteral("m2")), 2);
+  // Two rows with one identity (a source repeating itself) stay two rows.
+  model.setRows({key("a", "m1", 0.1), key("a", "m1", 0.2)});
+  EXPECT_EQ(model.rowCount(), 2);
   model.setRows({});
   EXPECT_EQ(model.rowCount(), 0);
+  EXPECT_EQ(resets, 0);
+}
+
+// Verifies the "a selection survives 20 refreshes": the source reorders its rows and
+// changes every value at each refresh, rows come and go, and the selected key stays selected
+// in a sorted view.
+TEST(KeyTableModel, SelectionAndSortSurviveTwentyRefreshes) {
+  test::ensure_qt_app();
+  KeyTableModel model;
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  QSortFilterProxyModel proxy;
+  proxy.setSourceModel(&model);
+  proxy.setSortRole(KeyTableModel::SortRole);
+  proxy.sort(KeyTableModel::Level, Qt::AscendingOrder);
+  QItemSelectionModel selection(&proxy);
+  const auto rows_at = [](int refresh) {
+    std::vector<KeyRow> rows;
+    for (int k = 0; k < 10; ++k) {
+      // Levels move every refresh; key 9 appears only on even refreshes; the order the source
+      // lists them in rotates.
+      if (k == 9 && refresh % 2 == 1) continue;
+      rows.push_back(key("k" + std::to_string(k), "m", ((k * 7 + refresh * 3) % 10) / 10.0));
+    }
+    std::rotate(rows.begin(), rows.begin() + refresh % static_cast<int>(rows.size()), rows.end());
+    return rows;
+  };
+  model.setRows(rows_at(0));
+  const int src_row = model.findRow(QStringLiteral("k4"), QStringLiteral("m"));
+  selection.select(proxy.mapFromSource(model.index(src_row, 0)),
+                   QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+  for (int refresh = 1; refresh <= 20; ++refresh) {
+    model.setRows(rows_at(refresh));
+    const QModelIndexList selected = selection.selectedRows();
+    ASSERT_EQ(selected.size(), 1) << "refresh " << refresh;
+    EXPECT_EQ(model.rowAt(proxy.mapToSource(selected.front()).row())->api_key, "k4") << "refresh " << refresh;
+    for (int r = 1; r < proxy.rowCount(); ++r) {  // still sorted by level
+      EXPECT_LE(proxy.index(r - 1, KeyTableModel::Level).data(KeyTableModel::SortRole).toDouble(),
+                proxy.index(r, KeyTableModel::Level).data(KeyTableModel::SortRole).toDouble());
+    }
+  }
+}
+
+TEST(KeyTableModel, ShowsTheNameAndADashForWhatTheSourceDoesNotReport) {
+  test::ensure_qt_app();
+  KeyTableModel model;
+  KeyRow r = key("014badae33b80a3786c4b116e54d1c66", "gpt-4.1", 0.5);
+  r.name = "acme-prod";
+  r.limit = "requests";
+  r.rates_reported = r.spend_reported = r.quota_reported = false;
+  KeyRow peaked = key("b", "m", 0.5);
+  peaked.peak_rejected_per_s = 12.5;
+  model.setRows({r, peaked});
+  EXPECT_EQ(model.index(0, KeyTableModel::Key).data().toString(), QStringLiteral("acme-prod"));
+  EXPECT_EQ(model.index(0, KeyTableModel::Limit).data().toString(), QStringLiteral("requests"));
+  for (int col : {KeyTableModel::Rejected, KeyTableModel::PeakRejected, KeyTableModel::Spend, KeyTableModel::QuotaBurn}) {
+    EXPECT_EQ(model.index(0, col).data().toString(), QStringLiteral("—")) << col;
+  }
+  EXPECT_EQ(model.index(1, KeyTableModel::Key).data().toString(), QStringLiteral("b"));
+  EXPECT_EQ(model.index(1, KeyTableModel::PeakRejected).data().toString(), QStringLiteral("12.5"));
+  EXPECT_EQ(model.index(1, KeyTableModel::Spend).data().toString(), QStringLiteral("$0.00"));
 }
 
 AlertRow alert(const std::string& rule, AlertState st, const std::string& labels) {

@@ -1,6 +1,7 @@
 #include "ui/charts/time_chart.h"
 
 #include <QDateTime>
+#include <QFontMetrics>
 #include <QFontMetricsF>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -131,7 +132,7 @@ void TimeChart::setData(const ChartData& chartData, const std::vector<AlertInter
     QLineSeries* s = m_lines.value(name, nullptr);
     if (s == nullptr) {
       s = new QLineSeries(c);
-      s->setName(name);
+      s->setName(legendLabel(name, c->legend()->font()));
       c->addSeries(s);
       s->attachAxis(m_axisX);
       s->attachAxis(m_axisY);
@@ -165,14 +166,47 @@ void TimeChart::setData(const ChartData& chartData, const std::vector<AlertInter
   // Threshold lines are drawn in drawForeground (no series: they stay out of the legend).
   m_thresholdValues = chartData.thresholds;
 
+  m_noData.clear();
+  for (const NoDataBand& b : chartData.no_data) {
+    if (b.end_ms >= m_start && b.start_ms <= m_end) m_noData.push_back(b);
+  }
   m_shaded.clear();
   for (const AlertInterval& iv : intervals) {
-    if (m_shadedRules.contains(QString::fromStdString(iv.rule)) && iv.end_ms >= m_start &&
+    const bool bound = std::find(chartData.rules.begin(), chartData.rules.end(), iv.rule) != chartData.rules.end();
+    if ((bound || m_shadedRules.contains(QString::fromStdString(iv.rule))) && iv.end_ms >= m_start &&
         iv.start_ms <= m_end) {
       m_shaded.push_back(iv);
     }
   }
   viewport()->update();
+}
+
+QString TimeChart::noDataText(const NoDataBand& band) {
+  const QString since = QDateTime::fromMSecsSinceEpoch(band.start_ms).toString(QStringLiteral("HH:mm:ss"));
+  const QString source = QString::fromStdString(band.source);
+  if (band.open) return tr("no data from %1 since %2").arg(source, since);
+  return tr("no data from %1 %2–%3")
+      .arg(source, since, QDateTime::fromMSecsSinceEpoch(band.end_ms).toString(QStringLiteral("HH:mm:ss")));
+}
+
+QString TimeChart::legendLabel(const QString& name, const QFont& font) const {
+  // The legend is 240 px wide; the marker takes about 40. The middle goes, so both the name
+  // and what tells two lines of one key apart (model, limit) stay readable.
+  const QString elided = QFontMetrics(font).elidedText(name, Qt::ElideMiddle, 190);
+  QSet<QString> taken;
+  for (const QLineSeries* other : m_lines) taken.insert(other->name());
+  if (!taken.contains(elided)) return elided;
+  for (int n = 2;; ++n) {  // two names that elide alike: numbered, never two identical labels
+    const QString numbered = QFontMetrics(font).elidedText(name, Qt::ElideMiddle, 170) + QStringLiteral(" #%1").arg(n);
+    if (!taken.contains(numbered)) return numbered;
+  }
+}
+
+QStringList TimeChart::legendLabels() const {
+  QStringList out;
+  for (const QLineSeries* s : m_lines) out << s->name();
+  out.sort();
+  return out;
 }
 
 QList<QPointF> TimeChart::pointsOf(const QString& name) const {
@@ -244,6 +278,35 @@ void TimeChart::drawForeground(QPainter* painter, const QRectF& rect) {
     if (x2 < x1) continue;
     const QColor color = iv.firing ? QColor(220, 50, 47, 60) : QColor(240, 170, 0, 55);
     painter->fillRect(QRectF(x1, plot.top(), std::max(1.0, x2 - x1), plot.height()), color);
+  }
+  // Outages: grey hatching over the gap, and what it is, so a silent line is not read as calm.
+  for (std::size_t i = 0; i < m_noData.size(); ++i) {
+    const NoDataBand& b = m_noData[i];
+    const double x1 = std::max(plot.left(), xAtTime(b.start_ms) + offset);
+    const double x2 = std::min(plot.right(), xAtTime(b.end_ms) + offset);
+    if (x2 < x1) continue;
+    const QRectF band(x1, plot.top(), std::max(2.0, x2 - x1), plot.height());
+    const QColor grey = m_dark ? QColor(200, 200, 200) : QColor(90, 90, 90);
+    QColor fill = grey;
+    fill.setAlpha(40);
+    painter->fillRect(band, fill);
+    QColor hatch = grey;
+    hatch.setAlpha(90);
+    painter->fillRect(band, QBrush(hatch, Qt::BDiagPattern));
+    painter->setPen(QPen(grey, 1, Qt::DashLine));
+    painter->drawLine(QPointF(x1, plot.top()), QPointF(x1, plot.bottom()));
+    QFont f = m_axisX->labelsFont();
+    f.setBold(true);
+    painter->setFont(f);
+    const QFontMetricsF fm(f);
+    const QString text = noDataText(b);
+    const double w = fm.horizontalAdvance(text) + 8;
+    // Inside the band when it fits, else left of its start; one row per band.
+    const double left = x1 + w <= plot.right() ? x1 + 2 : std::max(plot.left(), x1 - w);
+    const QRectF box(left, plot.top() + 2 + static_cast<double>(i) * (fm.height() + 4), w, fm.height() + 2);
+    painter->fillRect(box, m_dark ? QColor(40, 40, 40, 220) : QColor(255, 255, 255, 220));
+    painter->setPen(m_dark ? QColor(230, 230, 230) : QColor(60, 60, 60));
+    painter->drawText(box, Qt::AlignCenter, text);
   }
   const double y_lo = m_axisY->min(), y_hi = m_axisY->max();
   if (y_hi > y_lo) {

@@ -44,6 +44,12 @@ class TimeChart : public QChartView {
   QList<QPointF> pointsOf(const QString& name) const;
   /// Shaded intervals as drawn: (start ms, end ms, firing).
   const std::vector<AlertInterval>& shadedIntervals() const { return m_shaded; }
+  /// Outages of the sources this chart draws, as banded ("no data from redis since …").
+  const std::vector<NoDataBand>& noDataBands() const { return m_noData; }
+  /// The text of each band, as drawn.
+  static QString noDataText(const NoDataBand& band);
+  /// Legend labels as shown (elided in the middle to the legend's width), for tests.
+  QStringList legendLabels() const;
 
  signals:
   /// The operator asked for another time window (zoom/pan); paused view.
@@ -68,6 +74,8 @@ class TimeChart : public QChartView {
 
  private:
   qint64 timeAtX(double x) const;
+  /// `name` elided in the middle to the legend's width, unlike every other label shown.
+  QString legendLabel(const QString& name, const QFont& font) const;
   double xAtTime(qint64 t_ms) const;
 
   QStringList m_shadedRules;
@@ -79,6 +87,7 @@ class TimeChart : public QChartView {
   QHash<QString, std::vector<metrics::Point>> m_lastPoints;
   std::vector<double> m_thresholdValues;
   std::vector<AlertInterval> m_shaded;
+  std::vector<NoDataBand> m_noData;
   qint64 m_start = 0;
   qint64 m_end = 1;
   qint64 m_crosshair = -1;

@@ -77,6 +77,7 @@ QVariant AlertTableModel::data(const QModelIndex& index, int role) const {
       case AlertState::firing: return acked ? QColor(150, 150, 150) : QColor(220, 50, 47);
       case AlertState::pending: return QColor(203, 140, 0);
       case AlertState::resolved: return QColor(80, 160, 60);
+      case AlertState::no_data: return QColor(120, 120, 120);
       case AlertState::inactive: return {};
     }
   }
@@ -96,8 +97,11 @@ QVariant AlertTableModel::data(const QModelIndex& index, int role) const {
     case Since:
       return a.since_ms > 0 ? QDateTime::fromMSecsSinceEpoch(a.since_ms).toString(QStringLiteral("HH:mm:ss"))
                             : QString();
-    case Value: return QString::number(a.value, 'g', 4);
-    case Labels: return QString::fromStdString(a.labels);
+    case Value: return a.state == AlertState::no_data ? QStringLiteral("—") : QString::number(a.value, 'g', 4);
+    case Labels:
+      // The key by name first: what an operator reads before the label set.
+      return a.entity.empty() ? QString::fromStdString(a.labels)
+                              : QString::fromStdString(a.entity) + QStringLiteral("  ") + QString::fromStdString(a.labels);
     case Summary: return QString::fromStdString(a.summary);
     default: return {};
   }

@@ -1,9 +1,13 @@
 #pragma once
-// The key table: one row per (API key, model) from the latest snapshot. Rows keep their
-// identity across updates (dataChanged, not a reset) so selection and sorting survive.
+// The key table: one row per (API key, tier, model, limit) from the latest snapshot. Rows
+// have an identity: an update changes the rows it finds in place (dataChanged), removes the
+// rows that are gone and appends the new ones, and never resets the model, so selection,
+// scroll position and sort order survive every refresh.
 
 #include <QAbstractTableModel>
 
+#include <map>
+#include <string>
 #include <vector>
 
 #include "core/sources/dashboard_snapshot.h"
@@ -13,7 +17,12 @@ namespace limitscope::ui {
 class KeyTableModel : public QAbstractTableModel {
   Q_OBJECT
  public:
-  enum Column { Key, Tier, Model, Algorithm, Level, Occupancy, Rejected, Spend, QuotaBurn, LastSeen, Trend, ColumnCount };
+  /// What an operator needs in an incident first (name, model, tier, level, 429/s, peak,
+  /// spend, burn), then the rest.
+  enum Column {
+    Key, Model, Tier, Level, Rejected, PeakRejected, Spend, QuotaBurn, Limit, Algorithm, Occupancy, LastSeen,
+    Trend, ColumnCount
+  };
   /// Role holding the sparkline (QVariantList of doubles, oldest first) of the Trend column.
   static constexpr int SparklineRole = Qt::UserRole + 1;
   /// Role holding the raw number behind a formatted cell, for sorting.
@@ -25,6 +34,8 @@ class KeyTableModel : public QAbstractTableModel {
   const KeyRow* rowAt(int row) const;
   /// Row of an API key + model, or -1.
   int findRow(const QString& api_key, const QString& model) const;
+  /// The text a row is known by: its name, else its key.
+  static QString displayName(const KeyRow& r);
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -32,8 +43,9 @@ class KeyTableModel : public QAbstractTableModel {
   QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
  private:
+  static std::string identity(const KeyRow& r);
+
   std::vector<KeyRow> m_rows;
-  qint64 m_now = 0;
 };
 
 }  // namespace limitscope::ui
