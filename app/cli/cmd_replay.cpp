@@ -19,12 +19,6 @@ namespace {
 
 constexpr const char* kName = "replay";
 
-nlohmann::json counts_json(const tuner::Counts& c) {
-  return {{"admitted", c.admitted}, {"rejected", c.rejected}, {"admitted_cost", c.admitted_cost},
-          {"rejected_cost", c.rejected_cost}, {"ratio_429", c.ratio_429()},
-          {"spend_usd", c.admitted_spend}};
-}
-
 // Named counts, leaving out the empty name (events without a model or tier).
 nlohmann::json by_name(const std::vector<std::string>& names, const std::vector<tuner::Counts>& counts) {
   nlohmann::json j = nlohmann::json::object();

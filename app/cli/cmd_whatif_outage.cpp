@@ -17,11 +17,6 @@ namespace {
 
 constexpr const char* kName = "whatif outage";
 
-nlohmann::json counts_json(const tuner::Counts& c) {
-  return {{"admitted", c.admitted}, {"rejected", c.rejected}, {"admitted_cost", c.admitted_cost},
-          {"spend_usd", c.admitted_spend}};
-}
-
 nlohmann::json to_json(const tuner::OutageWhatIf& w) {
   nlohmann::json j{{"params", w.params.describe()},
                    {"outage_start_s", static_cast<double>(w.window.start_us) / 1e6},

@@ -31,6 +31,7 @@ int run_audit_clock(const CommandArgs& args);        // cmd_audit_clock.cpp
 int run_audit_retry_after(const CommandArgs& args);  // cmd_audit_retry_after.cpp
 int run_whatif(const CommandArgs& args);             // cmd_whatif.cpp (dispatches scenarios)
 int run_whatif_outage(const CommandArgs& args);      // cmd_whatif_outage.cpp
+int run_whatif_routing(const CommandArgs& args);     // cmd_whatif_routing.cpp
 int run_key_names(const CommandArgs& args);          // cmd_key_names.cpp
 
 }  // namespace limitscope::cli

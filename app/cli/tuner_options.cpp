@@ -20,6 +20,12 @@ std::vector<OptionSpec> trace_option_specs() {
   };
 }
 
+nlohmann::json counts_json(const tuner::Counts& c) {
+  return {{"admitted", c.admitted}, {"rejected", c.rejected}, {"admitted_cost", c.admitted_cost},
+          {"rejected_cost", c.rejected_cost}, {"ratio_429", c.ratio_429()},
+          {"spend_usd", c.admitted_spend}};
+}
+
 std::vector<OptionSpec> limit_option_specs() {
   return {
       {"algorithm", "A", "token-bucket, gcra, sliding-log, sliding-counter, fixed-window, leaky-bucket"},

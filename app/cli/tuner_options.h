@@ -2,6 +2,7 @@
 // Options shared by replay, sweep and bench-sweep: loading a trace (refused when it has bad
 // lines unless --skip-bad-lines) and the algorithm's fixed parameters.
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "core/limiter/limit_params.h"
 #include "core/limiter/policy.h"
 #include "core/tuner/pricing.h"
+#include "core/tuner/replay.h"
 #include "core/tuner/trace.h"
 
 namespace limitscope::cli {
@@ -38,6 +40,10 @@ struct PricingChoice {
 /// Reads --policy (default: the embedded default policy) and --tokens-per-request into `out`.
 /// @return an error naming the option and the reason
 std::optional<std::string> pricing_from(const Args& args, PricingChoice& out);
+
+/// Counts as every tuner command prints them: admitted, rejected, admitted_cost,
+/// rejected_cost, ratio_429, spend_usd (docs/cli.md, replay).
+nlohmann::json counts_json(const tuner::Counts& c);
 
 /// --algorithm, --capacity, --refill, --window, --limit: one limiter setting.
 std::vector<OptionSpec> limit_option_specs();
