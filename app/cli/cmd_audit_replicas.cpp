@@ -102,7 +102,9 @@ nlohmann::json to_json(const audit::ReplicaAudit& a, const std::vector<audit::Re
   }
   j["keys"] = nlohmann::json::array();
   for (const auto& k : a.keys) {
-    j["keys"].push_back({{"api_key_hash", k.api_key_hash}, {"model", k.model}, {"tier", k.tier},
+    j["keys"].push_back({{"api_key_hash", k.api_key_hash},
+                         {"name", k.name.empty() ? nlohmann::json(nullptr) : nlohmann::json(k.name)},
+                         {"model", k.model}, {"tier", k.tier},
                          {"limit", k.limit}, {"configured_per_s", k.configured_per_s},
                          {"bound_cost", k.bound_cost}, {"admitted_cost", k.admitted_cost},
                          {"admitted_per_s", k.admitted_per_s}, {"ratio", k.ratio},
@@ -117,7 +119,8 @@ void print_text(const audit::ReplicaAudit& a) {
   std::cout << a.replicas << " replicas, window " << a.window_s << " s, tolerance "
             << a.tolerance * 100 << "%\n";
   for (const auto& k : a.keys) {
-    std::cout << "  " << (k.leak ? "LEAK " : "ok   ") << k.api_key_hash << " " << k.model << " ["
+    std::cout << "  " << (k.leak ? "LEAK " : "ok   ") << (k.name.empty() ? k.api_key_hash : k.name)
+              << " " << k.model << " ["
               << k.tier << ": " << k.limit << "]  admitted " << k.admitted_cost << " of at most "
               << k.bound_cost << " (" << std::setprecision(3) << k.ratio << "x) through "
               << k.replicas_admitting << " replicas\n";

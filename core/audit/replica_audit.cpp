@@ -204,6 +204,8 @@ ReplicaAudit audit_replicas(const std::vector<ReplicaWindow>& windows, const Pol
                         " degraded (fail-open/closed) decisions in the window");
   }
   const auto by_hash = tiers_by_hash(policy);
+  std::unordered_map<std::string, std::string> names;  // api_key_hash -> the key's name
+  for (const auto& [key, name] : policy.key_names) names.emplace(api_key_hash(key), name);
   std::map<std::string, TierFinding> tiers;
   for (const auto& [k, s] : sums) {
     const TierPolicy* tier = tier_of(by_hash, policy, k.first);
@@ -214,6 +216,7 @@ ReplicaAudit audit_replicas(const std::vector<ReplicaWindow>& windows, const Pol
     }
     KeyFinding f;
     f.api_key_hash = k.first;
+    if (auto n = names.find(k.first); n != names.end()) f.name = n->second;
     f.model = k.second;
     f.tier = tier->name;
     f.limit = tier->requests.describe();

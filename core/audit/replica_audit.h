@@ -65,6 +65,7 @@ struct ReplicaAuditOptions {
 
 struct KeyFinding {
   std::string api_key_hash;
+  std::string name;              ///< the key's name in the policy (the tenant), empty if none
   std::string model;
   std::string tier;              ///< empty when the policy neither lists the key nor has a default
   std::string limit;             ///< LimitParams::describe() of the tier's requests rule

@@ -23,7 +23,7 @@ Policy policy() {
                 "daily_quota": 1000 },
       "pro": { "requests": { "algorithm": "fixed-window", "limit": 100, "window": "1m" } } },
     "models": { "m": { "cost": 1 }, "big": { "cost": 5 } },
-    "keys": { "alice": "free", "bob": "pro" } })",
+    "keys": { "alice": { "tier": "free", "name": "acme-prod" }, "bob": "pro" } })",
                         "test");
   EXPECT_TRUE(p.ok()) << p.error();
   return std::move(p).value();
@@ -80,6 +80,7 @@ TEST(ReplicaAudit, TwoReplicasAtTheFullLimitAreATwoFoldLeakCountedPerReplica) {
   EXPECT_DOUBLE_EQ(a.keys[0].ratio, 2);
   EXPECT_EQ(a.keys[0].replicas_admitting, 2);
   EXPECT_EQ(a.keys[0].tier, "free");
+  EXPECT_EQ(a.keys[0].name, "acme-prod");  // the tenant, as the policy names it
   EXPECT_NE(a.likely_cause.find("per replica"), std::string::npos) << a.likely_cause;
   ASSERT_EQ(a.tiers.size(), 1u);
   EXPECT_EQ(a.tiers[0].leaks, 1u);
