@@ -42,7 +42,9 @@ int run_decide(const CommandArgs& argv) {
   const auto result = client.limiter.decide(options.rule, parsed->key, parsed->cost);
   const Decision& d = result.guarded.decision;
 
-  if (d.reason == DenyReason::backend_error) {
+  const bool store_refused =
+      d.reason == DenyReason::backend_error || d.reason == DenyReason::backend_forbidden;
+  if (store_refused) {
     std::cerr << "limitscope-cli decide: rule '" << options.rule << "': " << result.guarded.error
               << "\n";
   } else if (result.guarded.degraded) {
@@ -71,7 +73,7 @@ int run_decide(const CommandArgs& argv) {
     }
     std::cout << "\n";
   }
-  if (d.reason == DenyReason::backend_error) return 2;
+  if (store_refused) return 2;
   return d.allowed ? 0 : 1;
 }
 

@@ -65,7 +65,8 @@ int run_hammer(const CommandArgs& argv) {
       while (next.fetch_add(1, std::memory_order_relaxed) < *requests) {
         if (clock.now() >= stop_at) break;
         const auto r = limiter.decide(options.rule, parsed->key, parsed->cost);
-        if (r.guarded.decision.reason == DenyReason::backend_error) {
+        if (r.guarded.decision.reason == DenyReason::backend_error ||
+            r.guarded.decision.reason == DenyReason::backend_forbidden) {
           ++errors;
         } else if (r.guarded.degraded) {
           ++degraded;

@@ -97,12 +97,19 @@ GatewayServer::GatewayServer(gateway::ChatGateway& gateway, ServerOptions option
   });
   server_.Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
     const auto policy = gateway_.backend().policy();
-    const nlohmann::json body = {
-        {"ready", true},
+    // Not ready while the backend is misconfigured (its store refuses the gateway's user).
+    const std::optional<std::string> why_not = gateway_.backend().not_ready();
+    nlohmann::json body = {
+        {"ready", !why_not},
         {"backend", std::string(gateway_.backend().name())},
         {"policy", policy->source},
         {"policy_generation", policy_generation_.load(std::memory_order_relaxed)}};
-    // The policy's path need not be UTF-8: replaced, never an exception.
+    if (why_not) {
+      body["reason"] = *why_not;
+      res.status = 503;
+    }
+    // The policy's path (and a reason quoting Redis) need not be UTF-8: replaced, never an
+    // exception.
     res.set_content(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
                     "application/json");
   });

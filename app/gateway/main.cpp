@@ -277,6 +277,12 @@ int main(int argc, char** argv) {
                 << "\n";
       return 1;
     }
+    // Readable and writable configs are not enough: a user that cannot run the decision
+    // script or write state keys would refuse (or, before, admit) every request.
+    if (auto err = redis_backend->check_access()) {
+      std::cerr << kProgram << ": cannot decide with the policy's rules in Redis: " << *err << "\n";
+      return 1;
+    }
     backend = std::move(redis_backend);
   } else if (limiter_mode == "off") {
     backend = std::make_unique<gateway::UnlimitedAdmission>(std::move(policy));

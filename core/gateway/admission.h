@@ -76,6 +76,11 @@ class AdmissionBackend {
   virtual std::shared_ptr<const Policy> policy() const = 0;
   /// "in-process", "redis": the `backend` label and the /readyz text.
   virtual std::string_view name() const = 0;
+  /// Why the backend cannot be trusted to decide now, for /readyz: a misconfiguration such as
+  /// its store refusing the gateway's credentials or permissions; nullopt when ready. May ask
+  /// the store again (a shared backend re-probes a refused rule, at most once a second), so a
+  /// fixed configuration is seen without traffic.
+  virtual std::optional<std::string> not_ready() { return std::nullopt; }
   /// The worst circuit breaker state (metric_names.h kCircuitClosed/HalfOpen/Open) of a
   /// shared backend; nullopt for one that has none.
   virtual std::optional<double> circuit_state() const { return std::nullopt; }

@@ -185,6 +185,15 @@ AdmitOutcome ChatGateway::admit(const IncomingRequest& in) {
         out.response = error_response(503, "server_error", "limiter_error",
                                       "The rate limiter could not decide this request.");
         return out;
+      case DenyReason::backend_forbidden:
+        // Misconfiguration (the store refuses the gateway's user): refused in any failure
+        // mode; the operator sees why in the log, /readyz and the metric.
+        metrics_.on_decision(a, key_hash, clock_.wall(), backend_.name());
+        out.response = error_response(
+            503, "server_error", "limiter_misconfigured",
+            "The rate limiter's store refuses the gateway's credentials or permissions; the "
+            "operator must fix its configuration.");
+        return out;
       case DenyReason::key_limit:
         out.response =
             error_response(503, "server_error", "key_capacity_exceeded",

@@ -7,7 +7,8 @@
 //
 // Order of checks: Authorization (401), body JSON (400), the limiter (unknown key 403, unknown
 // model 404, a token estimate above the tier's token capacity 400, key table full 503, a
-// shared limiter unavailable and failing closed 503 with X-Circuit-Open, limit 429). A
+// shared limiter unavailable and failing closed 503 with X-Circuit-Open, its store refusing
+// the gateway's credentials or permissions 503 limiter_misconfigured in any mode, limit 429). A
 // request admitted by a failing-open backend carries "X-Circuit-Open: true". Never a 500. The tier
 // is the policy's for the key; no client header is ever read for it. The raw API key lives only in
 // the ticket (for settlement) and is never logged or exported: metrics and logs carry

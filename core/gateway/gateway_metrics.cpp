@@ -93,6 +93,10 @@ void GatewayMetrics::on_decision(const AdmissionResult& r, std::string_view api_
     own_.backend_errors->with({backend, std::string_view("error")}).inc();
     return;
   }
+  if (r.requests.reason == DenyReason::backend_forbidden) {
+    own_.backend_errors->with({backend, std::string_view("forbidden")}).inc();
+    return;
+  }
   own_.requests->with({tier, model, r.allowed ? names::kDecisionAllowed : names::kDecisionDenied})
       .inc();
   const LimitParams& params = r.tier->requests;

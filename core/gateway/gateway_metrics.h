@@ -43,7 +43,8 @@ class GatewayMetrics {
   /// @param api_key_hash api_key_hash() of the key (never the key itself)
   /// @param wall_now wall time, for the UTC day of the daily quota
   /// A degraded decision counts as decision="degraded" and, with `backend`, one
-  /// limitscope_backend_errors_total{backend, reason="unavailable"}.
+  /// limitscope_backend_errors_total{backend, reason="unavailable"}; a refusal by the store's
+  /// error reply reason="error", by its ACL or authentication reason="forbidden".
   void on_decision(const AdmissionResult& r, std::string_view api_key_hash, Nanos wall_now,
                    std::string_view backend = "in-process");
   /// Counts LLM tokens settled after the upstream answered, and their price.

@@ -131,6 +131,57 @@ std::optional<std::string> RedisAdmission::sync_rules() {
   return std::nullopt;
 }
 
+redis::GuardedDecision RedisAdmission::probe(const std::string& rule) {
+  redis::DecideRequest req;
+  req.key = std::string(kProbeKey);
+  req.costs = {1e-9};  // every limit; consumes nothing a client would notice
+  return guard(rule).decide_one([&]() -> redis::Result<Decision> {
+    auto d = backend_.decide(rule, req, {});
+    if (!d) return d.error();
+    return d->decision;
+  });
+}
+
+std::optional<std::string> RedisAdmission::check_access() {
+  const auto pol = policy();
+  for (const TierPolicy& tier : pol->tiers) {
+    const std::string rule = rule_name(tier.name);
+    const redis::GuardedDecision g = probe(rule);
+    if (g.decision.reason == DenyReason::backend_forbidden ||
+        g.decision.reason == DenyReason::backend_error || g.degraded) {
+      return "redis rule " + rule + ": a probe decision failed: " + g.error;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> RedisAdmission::not_ready() {
+  std::vector<std::string> refused;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [rule, g] : guards_) {
+      if (!g->stats().forbidden.empty()) refused.push_back(rule);
+    }
+  }
+  if (refused.empty()) return std::nullopt;
+  // Re-probe at most once a second (readiness checks may come often, from many places).
+  const std::int64_t now = clock_.now().count();
+  std::int64_t last = last_probe_ns_.load(std::memory_order_relaxed);
+  const bool due = last == kNeverResynced || now - last >= 1'000'000'000;
+  if (due && last_probe_ns_.compare_exchange_strong(last, now, std::memory_order_relaxed)) {
+    for (const std::string& rule : refused) probe(rule);
+  }
+  std::string why;
+  for (const std::string& rule : refused) {
+    const std::string forbidden = guard(rule).stats().forbidden;
+    if (forbidden.empty()) continue;
+    if (!why.empty()) why += "; ";
+    why += "redis rule " + rule + " refused by the server's ACL or authentication: " + forbidden;
+  }
+  if (why.empty()) return std::nullopt;
+  return why;
+}
+
 bool RedisAdmission::resync_due(Nanos now) {
   // At most one resync per second, whatever the number of threads that notice.
   std::int64_t last = last_resync_ns_.load(std::memory_order_relaxed);

@@ -15,6 +15,10 @@
 // Failures follow the FailurePolicy: fail-open admits with AdmissionResult::degraded set (the
 // gateway answers with "X-Circuit-Open: true"), fail-closed refuses with backend_unavailable
 // (503); a circuit breaker per rule keeps a dead Redis from costing a timeout per request.
+// A refusal of the gateway's credentials or permissions (NOPERM, WRONGPASS, NOAUTH) is a
+// misconfiguration, not an outage: that rule refuses with backend_forbidden whatever the mode,
+// not_ready() says why (re-probing the rule at most once a second until it decides again),
+// and check_access() at start refuses a user that cannot run the decision script.
 //
 // Decisions and rule configs go through a DecisionBackend: one server through a connection
 // pool, or a Redis Cluster (ClusterLimiter: each tier's rule lives on the shard of its hash
@@ -81,6 +85,15 @@ class RedisAdmission final : public AdmissionBackend {
   /// Writes each tier's rule config where Redis lacks it or differs from the policy.
   /// @return an error naming the rule when Redis cannot be written or refuses the config
   std::optional<std::string> sync_rules();
+  /// Decides a probe key (a cost of 1e-9, never a client's key) on every tier's rule, as a
+  /// request would: a user that may read and write the configs but not run the script, or not
+  /// write state keys, is found before the first request.
+  /// @return an error naming the rule when Redis refuses the probe
+  std::optional<std::string> check_access();
+  /// The rules Redis refused for credentials or permissions, re-probed (see the file comment).
+  std::optional<std::string> not_ready() override;
+  /// The limited key of probes (check_access, not_ready); a hash of no API key looks like it.
+  static constexpr std::string_view kProbeKey = "limitscope-access-probe";
 
   AdmissionResult admit(const AdmissionRequest& request) override;
   /// Corrects the key's llm_tokens limit in Redis (see the file comment).
@@ -107,6 +120,8 @@ class RedisAdmission final : public AdmissionBackend {
  private:
   redis::FailureGuard& guard(const std::string& rule);
   bool resync_due(Nanos now);
+  // One probe decision of `rule` through its guard (updates the guard's forbidden state).
+  redis::GuardedDecision probe(const std::string& rule);
 
   std::unique_ptr<redis::DecisionBackend> own_backend_;  ///< the pool's, for the first constructor
   redis::DecisionBackend& backend_;
@@ -119,6 +134,7 @@ class RedisAdmission final : public AdmissionBackend {
   std::map<std::string, std::unique_ptr<redis::FailureGuard>> guards_;
   static constexpr std::int64_t kNeverResynced = INT64_MIN;
   std::atomic<std::int64_t> last_resync_ns_{kNeverResynced};
+  std::atomic<std::int64_t> last_probe_ns_{kNeverResynced};
   std::atomic<std::uint64_t> settled_{0}, settle_failures_{0};
   static constexpr std::int64_t kNeverLogged = INT64_MIN;
   std::atomic<std::int64_t> last_settle_log_ns_{kNeverLogged};

@@ -14,6 +14,8 @@ std::string_view to_string(DenyReason r) {
     case DenyReason::unknown_model: return "unknown model";
     case DenyReason::backend_unavailable: return "limiter backend unavailable (fail-closed)";
     case DenyReason::backend_error: return "limiter backend error";
+    case DenyReason::backend_forbidden:
+      return "limiter backend refused the credentials or permissions (misconfiguration)";
   }
   return "unknown";
 }

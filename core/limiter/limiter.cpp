@@ -116,7 +116,9 @@ int severity(DenyReason r) {
     case DenyReason::unknown_key:
     case DenyReason::unknown_model: return 5;
     case DenyReason::backend_unavailable:
-    case DenyReason::backend_error: return 6;
+    case DenyReason::backend_error:
+    case DenyReason::backend_forbidden:
+      return 6;
   }
   return 0;
 }

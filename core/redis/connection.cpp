@@ -75,6 +75,11 @@ ErrorKind classify_error_reply(const std::string& text) {
       text.starts_with("NOPERM")) {
     return ErrorKind::auth;
   }
+  // Redis 7 reports an ACL refusal inside a script as "ERR The user executing the script
+  // can't run this command ..." (or "... can't access at least one of the keys ...").
+  if (text.find("The user executing the script can't") != std::string::npos) {
+    return ErrorKind::auth;
+  }
   return ErrorKind::reply;
 }
 

@@ -60,7 +60,7 @@ class Connection {
 };
 
 /// The error kind of an error reply's text ("NOSCRIPT ..." → noscript, "WRONGPASS"/"NOAUTH"
-/// → auth, anything else → reply).
+/// → auth, an ACL refusal inside a script → auth, anything else → reply).
 ErrorKind classify_error_reply(const std::string& text);
 
 }  // namespace limitscope::redis

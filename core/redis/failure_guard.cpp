@@ -75,6 +75,10 @@ std::vector<GuardedDecision> FailureGuard::decide(
   const Nanos after = clock_.now();
   if (result && result->size() == count) {
     breaker_.record_success(after);
+    {
+      std::lock_guard lock(mu_);
+      forbidden_.clear();
+    }
     std::vector<GuardedDecision> out(count);
     for (std::size_t i = 0; i < count; ++i) out[i].decision = (*result)[i];
     return out;
@@ -87,6 +91,25 @@ std::vector<GuardedDecision> FailureGuard::decide(
                                   std::to_string(result->size()));
   }
   const RedisError& e = result.error();
+  if (e.kind == ErrorKind::auth) {
+    // Misconfiguration (credentials, ACL): never admitted, whatever the mode; the server is
+    // up, so the breaker is left alone and the next request tries again.
+    {
+      std::lock_guard lock(mu_);
+      forbidden_total_ += count;
+      forbidden_ = e.message;
+    }
+    log_failure(
+        "refused by the server's ACL or authentication (misconfiguration; refusing "
+        "requests whatever the failure mode): " +
+            e.message,
+        after);
+    GuardedDecision g;
+    g.decision.allowed = false;
+    g.decision.reason = DenyReason::backend_forbidden;
+    g.error = e.message;
+    return std::vector<GuardedDecision>(count, g);
+  }
   if (e.kind == ErrorKind::reply || e.kind == ErrorKind::usage) {
     // The server is healthy; it refused this input. Refuse the request, never admit.
     breaker_.record_success(after);
@@ -128,6 +151,8 @@ GuardStats FailureGuard::stats() const {
   std::lock_guard lock(mu_);
   s.degraded_total = degraded_total_;
   s.backend_errors_total = backend_errors_total_;
+  s.forbidden_total = forbidden_total_;
+  s.forbidden = forbidden_;
   s.logged_total = logged_total_;
   s.suppressed_total = suppressed_total_;
   return s;

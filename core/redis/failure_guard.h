@@ -8,6 +8,12 @@
 // invalid config hash) is not an outage: it neither trips the breaker nor fails open. The
 // decision is refused with backend_error whatever the mode, because admitting on bad data
 // would silently admit everything.
+//
+// A refusal of our credentials or permissions (ErrorKind::auth: WRONGPASS, NOAUTH, NOPERM, an
+// ACL refusal inside a script) is a misconfiguration, not an outage either: a read-only user
+// would otherwise fail open for ever. It is refused with backend_forbidden whatever the mode,
+// does not trip the breaker (every request keeps trying, so a fixed ACL is used at once), and
+// the guard remembers it (GuardStats::forbidden) until a decision succeeds again.
 
 #include <cstdint>
 #include <functional>
@@ -46,6 +52,10 @@ struct GuardStats {
   BreakerCounters breaker;
   std::uint64_t degraded_total = 0;       ///< decisions made by the failure policy
   std::uint64_t backend_errors_total = 0; ///< error replies (refused with backend_error)
+  std::uint64_t forbidden_total = 0;      ///< refused with backend_forbidden
+  /// Why the last attempt was refused by the server's ACL or authentication; empty once a
+  /// decision succeeded since (or none ever was refused).
+  std::string forbidden;
   std::uint64_t logged_total = 0;
   std::uint64_t suppressed_total = 0;     ///< failures not logged (within the interval)
 };
@@ -81,6 +91,8 @@ class FailureGuard {
   mutable std::mutex mu_;  // guards the counters and the log gate below
   std::uint64_t degraded_total_ = 0;
   std::uint64_t backend_errors_total_ = 0;
+  std::uint64_t forbidden_total_ = 0;
+  std::string forbidden_;
   std::uint64_t logged_total_ = 0;
   std::uint64_t suppressed_total_ = 0;
   std::uint64_t suppressed_since_log_ = 0;

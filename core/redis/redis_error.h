@@ -16,7 +16,8 @@ enum class ErrorKind {
   closed,    ///< the server closed the connection, or it was already unusable
   protocol,  ///< the byte stream was not RESP
   reply,     ///< the server answered with an error reply (WRONGTYPE, script error, ...)
-  auth,      ///< AUTH refused (wrong user or password) or required and not given
+  auth,      ///< AUTH refused (wrong user or password), required and not given (NOAUTH), or
+             ///< the user's ACL denies a command or key (NOPERM, also inside a script)
   noscript,  ///< EVALSHA of a script the server does not hold
   usage,     ///< the caller's input was refused before anything was sent
 };

@@ -31,4 +31,10 @@ inline std::string e2e_policy_json(int free_capacity = 3) {
 })";
 }
 
+/// A small chat completion body for `model` (one "hi", max_tokens 20).
+inline std::string e2e_chat_body(const std::string& model) {
+  return R"({"model":")" + model +
+         R"(","max_tokens":20,"messages":[{"role":"user","content":"hi"}]})";
+}
+
 }  // namespace limitscope::test

@@ -25,18 +25,11 @@ namespace {
 
 using nlohmann::json;
 
-std::string chat(const std::string& model) {
-  return json{{"model", model},
-              {"max_tokens", 20},
-              {"messages", json::array({{{"role", "user"}, {"content", "hi"}}})}}
-      .dump();
-}
-
 httplib::Result post(const GatewayProcess& gw, const std::string& key,
                      const std::string& model = "gpt-4.1") {
   httplib::Client c(gw.url());
   c.set_read_timeout(10);
-  return c.Post("/v1/chat/completions", {{"Authorization", "Bearer " + key}}, chat(model),
+  return c.Post("/v1/chat/completions", {{"Authorization", "Bearer " + key}}, e2e_chat_body(model),
                 "application/json");
 }
 

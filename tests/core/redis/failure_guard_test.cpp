@@ -1,7 +1,8 @@
 // Verifies FailureGuard's policy on scripted outcomes and a ManualClock: fail-open admits
 // marked degraded, fail-closed refuses with backend_unavailable, the breaker stops attempts
 // while open and probes after the cooldown, error replies are refused (never admitted) without
-// tripping the breaker, and failures are logged at most once per interval.
+// tripping the breaker, permission refusals are refused in any mode as a misconfiguration, and
+// failures are logged at most once per interval.
 #include "core/redis/failure_guard.h"
 
 #include <gtest/gtest.h>
@@ -102,6 +103,30 @@ TEST(FailureGuard, ErrorRepliesAreRefusedAndDoNotTripTheBreaker) {
   EXPECT_EQ(s.calls, 10);
   EXPECT_EQ(guard.stats().state, BreakerState::closed);
   EXPECT_EQ(guard.stats().backend_errors_total, 10u);
+}
+
+TEST(FailureGuard, PermissionRefusalsAreMisconfigurationRefusedInAnyModeUntilASuccess) {
+  for (const FailureMode mode : {FailureMode::fail_open, FailureMode::fail_closed}) {
+    ManualClock clock;
+    FailureGuard guard("api", policy(mode), clock);
+    Script s{0,
+             {RedisError{ErrorKind::auth,
+                         "NOPERM this user has no permissions to run the "
+                         "'evalsha' command"}}};
+    for (int i = 0; i < 10; ++i) {
+      const auto g = guard.decide_one(std::ref(s));
+      EXPECT_FALSE(g.decision.allowed) << "a read-only user must not fail open";
+      EXPECT_FALSE(g.degraded);
+      EXPECT_EQ(g.decision.reason, DenyReason::backend_forbidden);
+    }
+    EXPECT_EQ(s.calls, 10) << "every request tries again: a fixed ACL is used at once";
+    EXPECT_EQ(guard.stats().state, BreakerState::closed);
+    EXPECT_EQ(guard.stats().forbidden_total, 10u);
+    EXPECT_NE(guard.stats().forbidden.find("NOPERM"), std::string::npos);
+    s.outcomes = {admitted()};
+    EXPECT_TRUE(guard.decide_one(std::ref(s)).decision.allowed);
+    EXPECT_TRUE(guard.stats().forbidden.empty());
+  }
 }
 
 TEST(FailureGuard, LogsAtMostOncePerIntervalWithTheSuppressedCount) {
