@@ -14,11 +14,13 @@
 #include <thread>
 
 #include "app/cli/bench_redis_cluster.h"
+#include "app/cli/child_output.h"
 #include "app/cli/commands.h"
 #include "app/cli/redis_options.h"
 #include "core/limiter/rate.h"
 #include "core/redis/local_server.h"
 #include "core/redis/redis_limiter.h"
+#include "core/redis/rule_config.h"
 #include "core/redis/script.h"
 #include "core/redis/server_info.h"
 
@@ -119,7 +121,8 @@ Expected<Phase> run_phase(const Settings& s, redis::Connection& admin, std::stri
     if (!conn) return make_error(conn.error().message);
     conns.push_back(std::move(conn).value());
   }
-  if (auto r = admin.command({"CONFIG", "RESETSTAT"}); !r) return make_error(r.error().message);
+  // The server's figures are the difference of INFO after and before: no CONFIG RESETSTAT,
+  // which would wipe the statistics of a server other people run.
   auto before = read_info(admin);
   if (!before) return make_error(before.error());
 
@@ -160,13 +163,46 @@ std::string key_for(const Settings& s, long long client, long long i, long long 
 }
 
 Expected<bool> configure(redis::Connection& c, const redis::KeySchema& schema,
-                         const std::string& rule, const std::string& algorithm) {
-  // 100 tokens refilled at 1000/s per key: a realistic mix of admits and refusals.
-  auto r = c.command({"HSET", schema.config_key(rule), "algorithm", algorithm, "capacity", "100",
-                      "refill_amount", "1000", "refill_period_ns", "1000000000", "refill",
-                      "1000/s", "version", "1", "updated_by", "bench-redis"});
+                         const std::string& rule, Algorithm algorithm) {
+  // 100 tokens refilled at 1000/s per key: a realistic mix of admits and refusals. Written
+  // through the audited compare-and-set path, like any other config change.
+  LimitParams p;
+  p.algorithm = algorithm;
+  p.capacity = 100;
+  p.refill = Rate{1000, std::chrono::seconds(1)};
+  redis::ChangeInfo change;
+  change.by = "limitscope-cli bench-redis";
+  change.reason = "benchmark rule";
+  auto current = redis::get_config(c, schema, rule);
+  if (!current) return make_error(current.error().message);
+  if (*current) change.expect_version = (*current)->version;
+  auto r = redis::set_config(c, schema, rule, redis::single_limit(p), change);
   if (!r) return make_error(r.error().message);
   return true;
+}
+
+// The successful replies of a pipeline of `sent` calls; the failed ones (all of them when the
+// round trip failed) are added to `errors`.
+long long successes(const redis::Result<std::vector<redis::Value>>& r, long long sent,
+                    long long& errors) {
+  if (!r) {
+    errors += sent;
+    return 0;
+  }
+  long long ok = 0;
+  for (const auto& v : *r) v.is_error() ? ++errors : ++ok;
+  return ok;
+}
+
+// Pipelined INCR with the same clients and pipeline, by this client: the ceiling where
+// redis-benchmark cannot be used (it takes a password only on its command line).
+RoundTrip incr_trip(const Settings& s) {
+  return [&s](redis::Connection& c, long long client, long long, long long& errors) -> long long {
+    const std::vector<std::string> incr{"INCR", "bench-incr:" + std::to_string(client)};
+    return successes(c.pipeline(std::vector<std::vector<std::string>>(
+                         static_cast<std::size_t>(s.pipeline), incr)),
+                     s.pipeline, errors);
+  };
 }
 
 RoundTrip decide_trip(const Settings& s, const redis::RedisLimiter& limiter,
@@ -197,14 +233,7 @@ RoundTrip reference_trip(const Settings& s) {
     for (long long j = 0; j < s.pipeline; ++j) {
       calls.push_back({{"bench-ref:" + key_for(s, client, i, j)}, {"100", "1", now_ms}});
     }
-    auto r = redis::eval_pipeline(c, kReference, calls);
-    if (!r) {
-      errors += s.pipeline;
-      return 0;
-    }
-    long long ok = 0;
-    for (const auto& v : *r) v.is_error() ? ++errors : ++ok;
-    return ok;
+    return successes(redis::eval_pipeline(c, kReference, calls), s.pipeline, errors);
   };
 }
 
@@ -212,19 +241,26 @@ RoundTrip reference_trip(const Settings& s) {
 Expected<double> incr_ceiling(const Settings& s) {
   if (!s.url.unix_path.empty()) return make_error("the INCR ceiling needs a TCP server");
   const long long n = std::max<long long>(200000, 400000 * s.duration.count() / 1'000'000'000);
-  std::string cmd = "redis-benchmark -h " + s.url.host + " -p " + std::to_string(s.url.port) +
-                    " -c " + std::to_string(s.clients) + " -P " + std::to_string(s.pipeline) +
-                    " -n " + std::to_string(n) + " -t incr -q";
-  if (!s.url.password.empty()) cmd += " -a '" + s.url.password + "' --no-auth-warning";
-  if (!s.url.user.empty()) cmd += " --user '" + s.url.user + "'";
-  cmd += " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return make_error("cannot run redis-benchmark");
-  std::string out;
-  char buf[4096];
-  std::size_t got = 0;
-  while ((got = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, got);
-  const int rc = pclose(p);
+  // An argv vector, no shell: nothing from the URL is ever parsed as shell syntax.
+  std::vector<std::string> argv{"redis-benchmark",
+                                "-h",
+                                s.url.host,
+                                "-p",
+                                std::to_string(s.url.port),
+                                "-c",
+                                std::to_string(s.clients),
+                                "-P",
+                                std::to_string(s.pipeline),
+                                "-n",
+                                std::to_string(n),
+                                "-t",
+                                "incr",
+                                "-q"};
+  if (!s.url.user.empty()) argv.insert(argv.end(), {"--user", s.url.user});
+  auto ran = run_and_capture(argv, {});
+  if (!ran) return make_error(ran.error());
+  const int rc = ran->exit_code;
+  const std::string& out = ran->output;
   // "INCR: 1750000.00 requests per second, p50=0.375 msec" (the last \r-separated update).
   const auto at = out.rfind("INCR: ");
   if (rc != 0 || at == std::string::npos) {
@@ -302,9 +338,11 @@ int run_bench_redis(const CommandArgs& argv) {
   const std::string tb_rule = options->rule.empty() ? "bench-tb" : options->rule;
   const std::string gcra_rule = "bench-gcra";
   if (options->rule.empty()) {
-    if (auto r = configure(*admin, s.schema, tb_rule, "token-bucket"); !r) return usage_error(kName, r.error());
+    if (auto r = configure(*admin, s.schema, tb_rule, Algorithm::token_bucket); !r)
+      return usage_error(kName, r.error());
   }
-  if (auto r = configure(*admin, s.schema, gcra_rule, "gcra"); !r) return usage_error(kName, r.error());
+  if (auto r = configure(*admin, s.schema, gcra_rule, Algorithm::gcra); !r)
+    return usage_error(kName, r.error());
 
   std::vector<Phase> phases;
   struct Plan {
@@ -325,12 +363,27 @@ int run_bench_redis(const CommandArgs& argv) {
     if (!phase) return usage_error(kName, plan.name + ": " + phase.error());
     phases.push_back(std::move(phase).value());
   }
-  std::cerr << "bench-redis: redis-benchmark -t incr ...\n";
-  if (auto r = admin->command({"CONFIG", "RESETSTAT"}); !r) return usage_error(kName, r.error().message);
-  auto incr = incr_ceiling(s);
+  // redis-benchmark 7.0 takes a password only as -a on its command line, where `ps` shows it:
+  // with a password the ceiling is measured by this client's own pipelined INCR instead.
+  const bool own_incr = !s.url.password.empty();
+  std::cerr << "bench-redis: " << (own_incr ? "pipelined INCR" : "redis-benchmark -t incr")
+            << " ...\n";
+  const auto incr_before = read_info(*admin);
+  Expected<double> incr = make_error("not measured");
+  if (own_incr) {
+    auto phase = run_phase(s, *admin, "incr", "incr", 1, incr_trip(s));
+    if (phase) {
+      incr = static_cast<double>(phase->decisions) / phase->seconds;
+    } else {
+      incr = make_error(phase.error());
+    }
+  } else {
+    incr = incr_ceiling(s);
+  }
   double incr_usec = 0;
-  if (auto info = read_info(*admin); info && info->commands.count("incr")) {
-    incr_usec = info->commands.at("incr").usec_per_call();
+  if (auto info = read_info(*admin); info && incr_before) {
+    const auto diff = redis::difference(*info, *incr_before);
+    if (diff.commands.count("incr")) incr_usec = diff.commands.at("incr").usec_per_call();
   }
 
   const Phase& tb = phases[0];
@@ -345,7 +398,9 @@ int run_bench_redis(const CommandArgs& argv) {
   j["duration_s"] = static_cast<double>(s.duration.count()) / 1e9;
   for (const auto& p : phases) j["phases"][p.name] = p.json();
   if (incr) {
-    j["incr_ceiling"] = {{"ops_per_s", *incr}, {"server_us_per_call", incr_usec}};
+    j["incr_ceiling"] = {{"ops_per_s", *incr},
+                         {"server_us_per_call", incr_usec},
+                         {"tool", own_incr ? "pipelined INCR" : "redis-benchmark"}};
   } else {
     j["incr_ceiling"] = {{"error", incr.error()}};
   }

@@ -1,9 +1,12 @@
 // Verifies `limitscope-cli decide` and `hammer` against a real redis-server: JSON output and
 // exit codes, the failure modes with the server gone, and the contention check of issue #5:
 // 4 processes × 4 threads on one key admit at most C + r·span (server time), with the slack
-// reported.
+// reported. And `bench-redis` on a server it did not start: a password full of shell syntax
+// runs nothing, the server's statistics are not reset, and its rules are written audited.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -139,6 +142,50 @@ TEST(HammerCli, FourProcessesOfFourThreadsNeverOverAdmit) {
             << admitted << " admitted, bound C + r·span = " << bound << ", slack "
             << bound - static_cast<double>(admitted) << "\n";
   RecordProperty("slack", std::to_string(bound - static_cast<double>(admitted)));
+}
+
+TEST(BenchRedisCli, APasswordIsNeverShellAndAForeignServerKeepsItsStatistics) {
+  const std::string marker = temp_path("bench-redis-injected");
+  std::remove(marker.c_str());
+  const std::string password = "a'$(touch " + marker + ")'b";
+  RedisServer::Options o;
+  o.extra_args = {"--user", "bench", "on", ">" + password, "~*", "&*", "+@all"};
+  auto server = RedisServer::start(o);
+  redis::RedisUrl admin_url;
+  admin_url.port = server->port();
+  auto admin = redis::Connection::open(admin_url);
+  ASSERT_TRUE(admin.ok()) << admin.error().message;
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(admin->command({"LPUSH", "theirs", "1"}).ok());
+
+  std::string encoded;  // percent-encoded: no quote reaches this test's own shell
+  for (unsigned char c : password) {
+    char buf[4];
+    std::snprintf(buf, sizeof buf, "%%%02X", c);
+    encoded += std::isalnum(c) != 0 ? std::string(1, static_cast<char>(c)) : std::string(buf);
+  }
+  auto r = run_cli("bench-redis --redis 'redis://bench:" + encoded +
+                   "@127.0.0.1:" + std::to_string(server->port()) +
+                   "' --duration 200ms --clients 2 --pipeline 2 --keys 10 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(marker)) << "the password ran as a shell command";
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["incr_ceiling"]["tool"], "pipelined INCR") << r.out;
+  EXPECT_GT(j["incr_ceiling"]["ops_per_s"].get<double>(), 0) << r.out;
+  EXPECT_EQ(r.out.find(password), std::string::npos);
+
+  auto stats = admin->command({"INFO", "commandstats"});
+  ASSERT_TRUE(stats.ok());
+  EXPECT_NE(stats->str.find("cmdstat_lpush:calls=3,"), std::string::npos)
+      << "CONFIG RESETSTAT wiped the server's statistics: " << stats->str;
+  const redis::KeySchema schema;
+  for (const char* rule : {"bench-tb", "bench-gcra"}) {
+    auto audit = admin->command({"XLEN", schema.audit_key(rule)});
+    ASSERT_TRUE(audit.ok());
+    EXPECT_EQ(audit->integer, 1) << rule << ": the config write is audited";
+    auto by = admin->command({"HGET", schema.config_key(rule), "updated_by"});
+    ASSERT_TRUE(by.ok());
+    EXPECT_EQ(by->str, "limitscope-cli bench-redis");
+  }
 }
 
 }  // namespace
