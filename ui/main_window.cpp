@@ -110,6 +110,11 @@ MainWindow::MainWindow(EmbeddedSimulationOptions options, bool start_running, QW
     if (!error.isEmpty()) m_statusError->setText(error);
     emit pngExported(path, error);
   });
+  connect(m_worker.data(), &SourceWorker::reportSaved, this, [this](const QString& path, const QString& error) {
+    statusBar()->showMessage(error.isEmpty() ? tr("Incident summary written to %1").arg(path) : error, 5000);
+    if (!error.isEmpty()) m_statusError->setText(error);
+    emit reportSaved(path, error);
+  });
   connect(m_worker.data(), &SourceWorker::recordingChanged, this, [this](const QString& path, const QString& error) {
     const QSignalBlocker block(m_recordAction);
     m_recordAction->setChecked(!path.isEmpty());
@@ -632,6 +637,14 @@ void MainWindow::exportPng(const QString& path) {
   // Widgets are grabbed on the GUI thread; encoding and writing the file happen on the worker.
   const QImage image = m_chartsPanel->grab().toImage();
   QMetaObject::invokeMethod(m_worker, [w = m_worker, image, path] { if (w) w->savePng(image, path); });
+}
+
+void MainWindow::exportIncidentSummary(const QString& md_path) {
+  // The picture is grabbed here (widgets live on this thread); the files are written on the worker.
+  const QImage image = grab().toImage();
+  QMetaObject::invokeMethod(m_worker, [w = m_worker, s = m_shown, image, md_path] {
+    if (w) w->saveReport(s, image, md_path);
+  });
 }
 
 void MainWindow::exportCsv(const QString& path) {

@@ -100,12 +100,16 @@ class MainWindow : public QMainWindow {
   const ViewRequest& viewRequest() const { return m_view; }
   void exportPng(const QString& path);
   void exportCsv(const QString& path);
+  /// File > Export incident summary: the Markdown summary of what is shown at `md_path` and a
+  /// picture of the window beside it (.png); emits reportSaved. `limitscope --report` too.
+  void exportIncidentSummary(const QString& md_path);
 
  signals:
   void screenshotSaved(const QString& path, bool ok);
   void snapshotApplied();
   void csvExported(const QString& path, const QString& error);
   void pngExported(const QString& path, const QString& error);
+  void reportSaved(const QString& path, const QString& error);
   void playbackOpened(const QString& path, const QString& loadError);
   void playbackFailed(const QString& error);
   /// A live source opened (name), or failed to (error, empty name).

@@ -190,6 +190,15 @@ void MainWindow::buildMenus() {
   for (QAction* a : findChildren<QAction*>()) {
     if (a->objectName() == QLatin1String("exportPng") || a->objectName() == QLatin1String("exportCsv")) file->addAction(a);
   }
+  QAction* summary = file->addAction(tr("Export &incident summary…"));
+  summary->setObjectName(QStringLiteral("exportIncidentSummary"));
+  summary->setToolTip(tr("Markdown for the incident channel (sources, fail-open, keys by 429s, alerts) and a PNG"));
+  connect(summary, &QAction::triggered, this, [this] {
+    const QString stamp = QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export incident summary"),
+                                                      QStringLiteral("incident-%1.md").arg(stamp), tr("Markdown (*.md)"));
+    if (!path.isEmpty()) exportIncidentSummary(path);
+  });
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"));
   quit->setShortcut(QKeySequence::Quit);

@@ -1,10 +1,12 @@
 #include "ui/source_worker.h"
 
+#include <QFileInfo>
 #include <QImageWriter>
 #include <QTimer>
 #include <fstream>
 
 #include "core/sources/chart_export.h"
+#include "core/sources/incident_summary.h"
 
 namespace limitscope::ui {
 namespace {
@@ -127,6 +129,23 @@ void SourceWorker::savePng(const QImage& image, const QString& path) {
                 ok ? QString()
                    : tr("cannot write \"%1\": %2")
                          .arg(path, image.isNull() ? tr("empty picture") : writer.errorString()));
+}
+
+void SourceWorker::saveReport(const SnapshotPtr& snapshot, const QImage& image, const QString& md_path) {
+  const QString png = QFileInfo(md_path).path() + QLatin1Char('/') + QFileInfo(md_path).completeBaseName() +
+                      QStringLiteral(".png");
+  QImageWriter writer(png, "png");
+  if (image.isNull() || !writer.write(image)) {
+    emit reportSaved(md_path, tr("cannot write \"%1\": %2").arg(png, writer.errorString()));
+    return;
+  }
+  IncidentSummaryOptions o;
+  o.png_name = QFileInfo(png).fileName().toStdString();
+  const std::string md = snapshot ? incident_summary_markdown(*snapshot, o) : std::string();
+  std::ofstream out(md_path.toStdString(), std::ios::binary | std::ios::trunc);
+  out << md;
+  out.close();
+  emit reportSaved(md_path, out ? QString() : tr("cannot write \"%1\"").arg(md_path));
 }
 
 void SourceWorker::startRecording(const QString& path) {

@@ -56,6 +56,9 @@ class SourceWorker : public QObject {
   void exportCsv(const QString& path);
   /// Encodes and writes a picture grabbed on the GUI thread.
   void savePng(const QImage& image, const QString& path);
+  /// The incident summary of `snapshot` (core/sources/incident_summary.h) as Markdown at
+  /// `md_path`, and `image` beside it (the same name, .png), linked from it. Emits reportSaved.
+  void saveReport(const limitscope::ui::SnapshotPtr& snapshot, const QImage& image, const QString& md_path);
   /// Records the simulation or the live source to `path` (docs/recording.md) until
   /// stopRecording().
   void startRecording(const QString& path);
@@ -79,6 +82,7 @@ class SourceWorker : public QObject {
   void sourceFailed(const QString& message);
   void exportFinished(const QString& path, const QString& error);
   void pngSaved(const QString& path, const QString& error);
+  void reportSaved(const QString& path, const QString& error);
   /// After fastForward(): its snapshot was emitted just before this.
   void fastForwarded();
   /// Recording started (path) or stopped (empty path); error says why it stopped or failed.

@@ -3,6 +3,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFileInfo>
 #include <QIcon>
 #include <QTimer>
 
@@ -101,13 +102,18 @@ int main(int argc, char** argv) {
                                  QStringLiteral("With live sources: alert rules (Prometheus rule file) instead of the "
                                                 "default and live rules."),
                                  QStringLiteral("FILE"));
+  const QCommandLineOption report(QStringLiteral("report"),
+                                 QStringLiteral("Write the incident summary (Markdown, and FILE's name with .png beside "
+                                                "it) at the moment --screenshot would, then exit; --after as for "
+                                                "--screenshot."),
+                                 QStringLiteral("FILE.md"));
   const QCommandLineOption key_names(QStringLiteral("key-names"),
                                      QStringLiteral("With live sources: names of API keys, a CSV of api_key_hash,name "
                                                     "(limitscope-cli key-names writes one from a policy), for gateways "
                                                     "that export no limitscope_key_info."),
                                      QStringLiteral("FILE"));
   parser.addOptions({demo, scenario, seed, screenshot, after, theme, playback, redis_url, profiles, metrics_url,
-                     prometheus_url, rules, key_names});
+                     prometheus_url, rules, key_names, report});
   const QCommandLineOption tab(QStringLiteral("tab"),
                                QStringLiteral("Open on this tab: dashboard (default) or tuner. With --screenshot "
                                               "and tuner: the Tuner on --scenario's trace (300 s) with a sweep."),
@@ -140,15 +146,29 @@ int main(int argc, char** argv) {
     else return fail(QStringLiteral("--theme \"%1\": expected light, dark or system").arg(t));
   }
 
-  const bool shot = parser.isSet(screenshot);
-  const QString shot_path = parser.value(screenshot);
+  // --report is a screenshot too: the summary is written once the picture is (of the same moment).
+  const QString report_path = parser.value(report);
+  const bool shot = parser.isSet(screenshot) || parser.isSet(report);
+  const QString shot_path =
+      parser.isSet(screenshot) ? parser.value(screenshot)
+                               : QFileInfo(report_path).path() + QLatin1Char('/') + QFileInfo(report_path).completeBaseName() +
+                                     QStringLiteral(".png");
   if (shot) {
     window.resize(1600, 1000);
     QObject::connect(&window, &limitscope::ui::MainWindow::screenshotSaved, &app,
-                     [shot_path](const QString&, bool saved) {
+                     [&window, shot_path, report_path](const QString&, bool saved) {
                        if (!saved) std::fprintf(stderr, "limitscope: cannot write screenshot \"%s\"\n", qPrintable(shot_path));
-                       QApplication::exit(saved ? 0 : 2);
+                       if (!saved || report_path.isEmpty()) {
+                         QApplication::exit(saved ? 0 : 2);
+                         return;
+                       }
+                       window.exportIncidentSummary(report_path);
                      });
+    QObject::connect(&window, &limitscope::ui::MainWindow::reportSaved, &app, [](const QString& path, const QString& error) {
+      if (!error.isEmpty()) std::fprintf(stderr, "limitscope: %s\n", qPrintable(error));
+      QApplication::exit(error.isEmpty() ? 0 : 2);
+      (void)path;
+    });
   }
   window.show();
   if (parser.value(tab) == QLatin1String("tuner")) {

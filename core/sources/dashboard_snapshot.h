@@ -37,6 +37,8 @@ struct KeyRow {
   /// Highest 429/s of this key in the chart window (its rejected-rate series), if any: a
   /// burst that has ended still points at its cause.
   std::optional<double> peak_rejected_per_s;
+  /// 429s of this key in the chart window (its rejected-rate series times each step), if any.
+  std::optional<double> rejected_in_view;
   std::int64_t last_seen_ms = 0;     // last step with traffic, ms since the epoch
   std::vector<double> sparkline;     // recent levels, oldest first
   std::string node;                  // Redis Cluster: the shard (master "host:port") holding

@@ -13,21 +13,30 @@ void complete_key_rows(std::vector<KeyRow>& rows, const metrics::SeriesStore& st
                        const KeyNames* names) {
   using Id = std::tuple<std::string, std::string, std::string>;  // api_key, tier, model
   std::map<Id, double> peaks;
+  std::map<Id, double> counts;  // 429s: each sample is a rate over the step before it
   auto m = metrics::LabelMatcher::make("__name__", metrics::MatchOp::equal,
                                        std::string(dashboard_series::kKeyRejectedRate));
   const std::vector<metrics::LabelMatcher> ms{*m};
   for (const metrics::SeriesSamples& s : store.select(ms, view.start_ms, view.end_ms)) {
+    const Id id{std::string(s.labels.get("api_key")), std::string(s.labels.get("tier")),
+                std::string(s.labels.get("model"))};
+    std::optional<std::int64_t> before;
     for (const auto& smp : s.samples) {
-      if (std::isnan(smp.value)) continue;  // stale markers
-      const Id id{std::string(s.labels.get("api_key")), std::string(s.labels.get("tier")),
-                  std::string(s.labels.get("model"))};
+      if (std::isnan(smp.value)) {  // a stale marker: the next sample starts over
+        before.reset();
+        continue;
+      }
       auto [it, fresh] = peaks.try_emplace(id, smp.value);
       if (!fresh) it->second = std::max(it->second, smp.value);
+      if (before) counts[id] += smp.value * static_cast<double>(smp.t_ms - *before) / 1000.0;
+      before = smp.t_ms;
     }
   }
   for (KeyRow& r : rows) {
     if (names != nullptr) r.name = names->display(r.api_key);
-    if (auto it = peaks.find(Id{r.api_key, r.tier, r.model}); it != peaks.end()) r.peak_rejected_per_s = it->second;
+    const Id id{r.api_key, r.tier, r.model};
+    if (auto it = peaks.find(id); it != peaks.end()) r.peak_rejected_per_s = it->second;
+    if (auto it = counts.find(id); it != counts.end()) r.rejected_in_view = std::round(it->second);
   }
 }
 

@@ -6,7 +6,7 @@
 // keys are split into key, model and limit, the 429s of a key come from its decision stream;
 // then Redis is killed: the history stays on the charts, the charts Redis feeds carry a
 // "no data from redis" band, and the UNPROTECTED banner counts the requests the gateway
-// admitted without a limit check, from its metrics.
+// admitted without a limit check, from its metrics; the incident summary says all of this.
 #include <QLabel>
 #include <QSignalSpy>
 #include <gtest/gtest.h>
@@ -167,6 +167,20 @@ TEST(LiveIncident, NamesThenARedisOutageWithTheGatewayFailingOpen) {
   bool unchecked_line = false;
   for (const ChartLine& l : s->charts[2].lines) unchecked_line = unchecked_line || l.name == "admitted unchecked (fail-open)";
   EXPECT_TRUE(unchecked_line);
+
+  // The incident summary says all of this (File > Export incident summary, limitscope --report).
+  QSignalSpy saved(&window, &MainWindow::reportSaved);
+  const QString md_path = QString::fromStdString(test::temp_path("live_incident.md"));
+  window.exportIncidentSummary(md_path);
+  ASSERT_TRUE(saved.wait(10000));
+  EXPECT_TRUE(saved.at(0).at(1).toString().isEmpty()) << saved.at(0).at(1).toString().toStdString();
+  const std::string md = test::read_file(md_path.toStdString());
+  EXPECT_NE(md.find("- **redis** (redis: "), std::string::npos) << md;
+  EXPECT_NE(md.find("down since"), std::string::npos) << md;
+  EXPECT_NE(md.find("UNPROTECTED since"), std::string::npos) << md;
+  EXPECT_NE(md.find("| acme-prod | gw-free | gpt-4.1"), std::string::npos) << md;
+  EXPECT_EQ(md.find("sk-acme-secret"), std::string::npos);
+  EXPECT_FALSE(test::read_file(test::temp_path("live_incident.png")).empty());
 }
 
 }  // namespace

@@ -1,0 +1,143 @@
+#include "core/sources/incident_summary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+
+namespace limitscope {
+namespace {
+
+std::string utc(std::int64_t t_ms, const char* format) {
+  const std::time_t secs = static_cast<std::time_t>(t_ms / 1000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, format, &tm);
+  return buf;
+}
+
+// "10:42:13" (UTC): what an incident channel compares across teams.
+std::string hms(std::int64_t t_ms) { return utc(t_ms, "%H:%M:%S"); }
+std::string date_hms(std::int64_t t_ms) { return utc(t_ms, "%Y-%m-%d %H:%M:%S"); }
+
+std::string fixed(double v, int decimals) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+// A Markdown table cell: pipes and line breaks would break the row.
+std::string cell(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n' || c == '\r') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+std::string row_name(const KeyRow& r) { return r.name.empty() ? r.api_key : r.name; }
+
+void sources(std::string& md, const DashboardSnapshot& s) {
+  md += "\n## Sources\n\n";
+  if (s.sources.empty()) {
+    md += "- " + s.source + ": " + s.connection + "\n";
+    return;
+  }
+  for (const SourceStatus& src : s.sources) {
+    md += "- **" + src.kind + "** (" + src.name + "): ";
+    if (src.down) {
+      md += "down since " + hms(src.outages.back().start_ms) + ", no data";
+    } else {
+      md += "up";
+    }
+    std::string past;
+    for (const auto& o : src.outages) {
+      if (!o.end_ms) continue;
+      past += (past.empty() ? "" : ", ") + hms(o.start_ms) + "–" + hms(*o.end_ms);
+    }
+    if (!past.empty()) md += "; down earlier " + past;
+    md += "\n";
+  }
+}
+
+void protection(std::string& md, const DashboardSnapshot& s) {
+  md += "\n## Protection\n\n";
+  const ProtectionStatus& p = s.protection;
+  if (p.intervals.empty()) {
+    md += "No fail-open seen: every request had a limit check (as far as the watched gateway's metrics say).\n";
+    return;
+  }
+  for (const auto& iv : p.intervals) {
+    md += "- **" + std::string(iv.end_ms ? "failed open " : "UNPROTECTED since ") + hms(iv.start_ms) +
+          (iv.end_ms ? "–" + hms(*iv.end_ms) : std::string()) + "**: " + fixed(iv.admitted_unchecked, 0) +
+          " request(s) admitted without a limit check\n";
+  }
+}
+
+void keys(std::string& md, const DashboardSnapshot& s, std::size_t max_keys) {
+  md += "\n## Keys by 429s\n\n";
+  std::vector<const KeyRow*> rows;
+  for (const KeyRow& r : s.keys) {
+    if (r.peak_rejected_per_s.value_or(0) > 0 || r.rejected_in_view.value_or(0) > 0) rows.push_back(&r);
+  }
+  if (rows.empty()) {
+    md += "No key was refused in this time range.\n";
+    return;
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const KeyRow* a, const KeyRow* b) {
+    const auto key = [](const KeyRow* r) { return std::pair{r->peak_rejected_per_s.value_or(0), r->rejected_in_view.value_or(0)}; };
+    return key(a) > key(b);
+  });
+  md += "| name | tier | model | peak 429/s | 429s in view | level now |\n";
+  md += "|---|---|---|---:|---:|---:|\n";
+  for (std::size_t i = 0; i < rows.size() && i < max_keys; ++i) {
+    const KeyRow& r = *rows[i];
+    const std::string level = r.capacity > 0 ? fixed(r.level * 100, 1) + "%" : "—";
+    md += "| " + cell(row_name(r)) + " | " + cell(r.tier) + " | " + cell(r.model + (r.limit.empty() ? "" : " (" + r.limit + ")")) +
+          " | " + (r.peak_rejected_per_s ? fixed(*r.peak_rejected_per_s, 1) : "—") + " | " +
+          (r.rejected_in_view ? fixed(*r.rejected_in_view, 0) : "—") + " | " + level + " |\n";
+  }
+  if (rows.size() > max_keys) md += "\n(" + std::to_string(rows.size() - max_keys) + " more key(s) refused)\n";
+}
+
+void alerts(std::string& md, const DashboardSnapshot& s) {
+  md += "\n## Alerts\n\n";
+  std::vector<const AlertRow*> shown;
+  for (const AlertRow& a : s.alerts) {
+    if (a.state != AlertState::inactive) shown.push_back(&a);
+  }
+  if (shown.empty()) {
+    md += "No alert pending, firing or resolved in this time range.\n";
+    return;
+  }
+  md += "| rule | state | since | entity |\n|---|---|---|---|\n";
+  for (const AlertRow* a : shown) {
+    const std::string entity = !a->entity.empty() ? a->entity : a->labels;
+    md += "| " + cell(a->rule + (a->origin.empty() ? "" : " [" + a->origin + "]")) + " | " +
+          std::string(to_string(a->state)) + " | " + (a->since_ms > 0 ? hms(a->since_ms) : "") + " | " + cell(entity) +
+          " |\n";
+  }
+}
+
+}  // namespace
+
+std::string incident_summary_markdown(const DashboardSnapshot& s, const IncidentSummaryOptions& options) {
+  std::string md = "# Incident summary\n\n";
+  md += "- **Time range:** " + date_hms(s.view.start_ms) + " – " + hms(s.view.end_ms) + " UTC\n";
+  md += "- **Source:** " + s.source + " (" + s.connection + ")\n";
+  if (s.protection.unprotected) {
+    md += "- **UNPROTECTED** since " + hms(s.protection.since_ms) + ": " + fixed(s.protection.admitted_unchecked, 0) +
+          " request(s) admitted without a limit check\n";
+  }
+  if (!options.png_name.empty()) md += "\n![dashboard](" + options.png_name + ")\n";
+  sources(md, s);
+  protection(md, s);
+  keys(md, s, options.max_keys);
+  alerts(md, s);
+  return md;
+}
+
+}  // namespace limitscope
