@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "app/cli/args.h"
+#include "app/cli/json_output.h"
 #include "core/limiter/limit_params.h"
 #include "core/redis/cluster_limiter.h"
 #include "core/redis/local_cluster.h"
@@ -226,7 +227,7 @@ int bench_redis_cluster(const ClusterBenchSettings& s) {
     rows.emplace_back(p.name, *one, *many);
   }
   if (s.json) {
-    std::cout << j.dump(2) << "\n";
+    std::cout << json_text(j, 2) << "\n";
   } else {
     std::printf("%-14s %-8s %14s %12s %18s %14s\n", "phase", "target", "decisions/s", "server CPU s",
                 "decisions/CPU-s", "server us/dec");

@@ -8,6 +8,7 @@
 
 #include "app/cli/audit_options.h"
 #include "app/cli/commands.h"
+#include "app/cli/json_output.h"
 #include "core/audit/clock_audit.h"
 #include "core/limiter/rate.h"
 #include "core/redis/connection.h"
@@ -109,7 +110,7 @@ int run_audit_clock(const CommandArgs& argv) {
   const audit::ClockAudit a = audit::audit_clocks(readings, redis_sample,
                                                   static_cast<double>(threshold.count()) / 1e9);
   if (args.has("json")) {
-    std::cout << to_json(a).dump() << "\n";
+    std::cout << json_text(to_json(a)) << "\n";
   } else {
     print_text(a);
   }

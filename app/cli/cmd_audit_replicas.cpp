@@ -7,6 +7,7 @@
 
 #include "app/cli/audit_options.h"
 #include "app/cli/commands.h"
+#include "app/cli/json_output.h"
 #include "app/cli/redis_options.h"
 #include "core/audit/replica_audit.h"
 #include "core/limiter/rate.h"
@@ -165,7 +166,7 @@ int run_audit_replicas(const CommandArgs& argv) {
   if (!windows) return usage_error(kName, windows.error());
   const audit::ReplicaAudit a = audit::audit_replicas(*windows, *policy, {*tolerance});
   if (args.has("json")) {
-    std::cout << to_json(a, *windows).dump() << "\n";
+    std::cout << json_text(to_json(a, *windows)) << "\n";
   } else {
     print_text(a);
   }

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/json_output.h"
 #include "app/cli/redis_options.h"
 #include "core/audit/retry_after_audit.h"
 
@@ -98,7 +99,7 @@ int run_audit_retry_after(const CommandArgs& argv) {
   if (!read) return usage_error(kName, "--redis: " + read.error().message);
   const auto a = audit::audit_retry_after(read->decisions, static_cast<std::size_t>(*examples));
   if (args.has("json")) {
-    std::cout << to_json(a, *read, options->rule).dump() << "\n";
+    std::cout << json_text(to_json(a, *read, options->rule)) << "\n";
   } else {
     print_text(a, *read);
   }

@@ -22,6 +22,7 @@
 
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
+#include "app/cli/json_output.h"
 #include "core/metrics/exposition_generator.h"
 
 extern char** environ;
@@ -203,7 +204,7 @@ int run_bench_parse(const CommandArgs& argv) {
       j["ratio"] = nullptr;
       j["cpu_ratio"] = nullptr;
     }
-    std::cout << j.dump(2) << "\n";
+    std::cout << json_text(j, 2) << "\n";
   } else {
     std::cout << "exposition: " << gen.series << " series, " << std::fixed << std::setprecision(1)
               << mb << " MB, best of " << *runs << " runs (whole process)\n";

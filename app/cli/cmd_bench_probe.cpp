@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/json_output.h"
 #include "app/cli/redis_options.h"
 #include "core/probe/redis_probe.h"
 #include "core/redis/local_server.h"
@@ -165,7 +166,7 @@ int run_bench_probe(const CommandArgs& argv) {
                      {"refresh_vs_plain", ratio},
                      {"target_refresh_le_25ms", ours->median() <= 25},
                      {"target_refresh_without_ttl_le_25ms", levels->median() <= 25}};
-    std::cout << j.dump(2) << "\n";
+    std::cout << json_text(j, 2) << "\n";
   } else {
     std::printf("%lld keys, %zu tracked\n", *keys, tracked);
     std::printf("discovery (full SCAN):   %8.2f ms wall, %9.0f us server\n", discovery->median(),

@@ -16,6 +16,7 @@
 #include "app/cli/bench_redis_cluster.h"
 #include "app/cli/child_output.h"
 #include "app/cli/commands.h"
+#include "app/cli/json_output.h"
 #include "app/cli/redis_options.h"
 #include "core/limiter/rate.h"
 #include "core/redis/local_server.h"
@@ -419,7 +420,7 @@ int run_bench_redis(const CommandArgs& argv) {
   long long errors = 0;
   for (const auto& p : phases) errors += p.errors;
   if (args.has("json")) {
-    std::cout << j.dump(2) << "\n";
+    std::cout << json_text(j, 2) << "\n";
   } else {
     std::printf("%-18s %14s %12s %12s %16s\n", "phase", "decisions/s", "p50 ms", "p99 ms",
                 "server us/dec");

@@ -13,6 +13,7 @@
 #include <random>
 
 #include "app/cli/commands.h"
+#include "app/cli/json_output.h"
 #include "app/cli/redis_options.h"
 #include "core/tuner/sweep.h"
 
@@ -122,7 +123,7 @@ int run_bench_sweep(const CommandArgs& argv) {
                      {"plain_all_estimated_s", plain_all_s}, {"speedup", ratio},
                      {"plain_configs_timed", n_plain}, {"cells_equal_plain_replay", equal},
                      {"target_sweep_le_2s", sweep_s <= 2}, {"target_speedup_ge_10", ratio >= 10}};
-    std::cout << j.dump(2) << "\n";
+    std::cout << json_text(j, 2) << "\n";
   } else {
     std::printf("%lld events x %lld configurations (%lld keys), %lld threads%s\n", *events, *configs, *keys,
                 *threads, priced ? ", priced" : "");

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/json_output.h"
 #include "app/cli/redis_options.h"
 #include "app/cli/tuner_options.h"
 #include "core/limiter/rate.h"
@@ -51,7 +52,7 @@ int run_compare(const CommandArgs& argv) {
                                  {"over_admission", c.over_admission},
                                  {"state_bytes_per_key", c.state_bytes_per_key}});
     }
-    std::cout << j.dump() << "\n";
+    std::cout << json_text(j) << "\n";
   } else {
     std::printf("%-16s %10s %10s %8s %14s %10s\n", "algorithm", "admitted", "rejected", "429 %",
                 "over-admission", "bytes/key");

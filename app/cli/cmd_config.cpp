@@ -10,6 +10,7 @@
 
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
+#include "app/cli/json_output.h"
 #include "app/cli/redis_options.h"
 #include "core/limiter/rate.h"
 #include "core/redis/connection.h"
@@ -75,7 +76,7 @@ json fields_json(const std::map<std::string, std::string>& f) {
 
 void print_config(const std::string& rule, const RuleConfig& c, bool as_json) {
   if (as_json) {
-    std::cout << config_json(rule, c).dump() << "\n";
+    std::cout << json_text(config_json(rule, c)) << "\n";
     return;
   }
   std::cout << "rule " << rule << " version " << c.version << ": " << c.describe() << "\n";
@@ -297,7 +298,7 @@ int run_set(const CommandArgs& argv) {
     // Always present (empty when nothing was dropped) so a script need not test for the key.
     json j = config_json(t->rule, *stored);
     j["dropped_overrides"] = dropped;
-    std::cout << j.dump() << "\n";
+    std::cout << json_text(j) << "\n";
     return 0;
   }
   print_config(t->rule, *stored, false);
@@ -419,7 +420,7 @@ int run_history(const CommandArgs& argv) {
                              {"by", e.by}, {"at_ms", e.at_ms}, {"reason", e.reason},
                              {"old", fields_json(e.old_fields)}, {"new", fields_json(e.new_fields)}});
     }
-    std::cout << json{{"rule", t->rule}, {"entries", entries}}.dump() << "\n";
+    std::cout << json_text(json{{"rule", t->rule}, {"entries", entries}}) << "\n";
     return 0;
   }
   for (const auto& e : *h) {

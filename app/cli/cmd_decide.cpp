@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/json_output.h"
 #include "app/cli/redis_options.h"
 #include "core/redis/guarded_limiter.h"
 
@@ -62,7 +63,7 @@ int run_decide(const CommandArgs& argv) {
                      {"config_version", result.config_version}};
     j["error"] = result.guarded.error.empty() ? nlohmann::json(nullptr)
                                               : nlohmann::json(result.guarded.error);
-    std::cout << j.dump() << "\n";
+    std::cout << json_text(j) << "\n";
   } else if (d.allowed) {
     std::cout << "allowed" << (result.guarded.degraded ? " (degraded)" : "") << ": remaining "
               << d.remaining << " of " << d.limit << "\n";

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "app/cli/commands.h"
+#include "app/cli/json_output.h"
 #include "app/cli/redis_options.h"
 #include "core/limiter/rate.h"
 #include "core/redis/guarded_limiter.h"
@@ -95,7 +96,7 @@ int run_hammer(const CommandArgs& argv) {
                      {"breaker_opened", stats.breaker.opened_total}};
     j["server_start_us"] = start_us ? nlohmann::json(*start_us) : nlohmann::json(nullptr);
     j["server_end_us"] = end_us ? nlohmann::json(*end_us) : nlohmann::json(nullptr);
-    std::cout << j.dump() << "\n";
+    std::cout << json_text(j) << "\n";
   } else {
     std::cout << "admitted " << admitted << ", rejected " << rejected << ", errors " << errors
               << ", degraded " << degraded << " in " << elapsed_s << " s ("

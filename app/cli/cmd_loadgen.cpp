@@ -23,6 +23,7 @@
 
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
+#include "app/cli/json_output.h"
 #include "app/cli/tuner_options.h"
 #include "core/gateway/load_plan.h"
 #include "core/gateway/load_report.h"
@@ -52,7 +53,7 @@ std::string request_body(const std::string& model, std::int64_t llm_tokens) {
       {"messages", nlohmann::json::array(
                        {{{"role", "user"},
                          {"content", std::string(static_cast<std::size_t>(prompt) * 4, 'x')}}})}};
-  return body.dump();
+  return json_text(body);
 }
 
 std::optional<Nanos> parse_retry_after(const std::string& v) {
@@ -166,7 +167,7 @@ class LoadRun {
 };
 
 std::string quoted_json(const std::string& s) {
-  return nlohmann::json(s).dump();
+  return json_text(nlohmann::json(s));
 }
 
 // The table form of the JSON document (same numbers).

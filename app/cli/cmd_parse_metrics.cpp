@@ -18,6 +18,7 @@
 
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
+#include "app/cli/json_output.h"
 #include "core/metrics/exposition_parser.h"
 
 namespace limitscope::cli {
@@ -140,7 +141,7 @@ int run_parse_metrics(const CommandArgs& argv) {
     j["errors"] = std::move(errs);
     j["parse_ms"] = ms;
     j["mb_per_s"] = mb_per_s;
-    std::cout << j.dump(2) << "\n";
+    std::cout << json_text(j, 2) << "\n";
   } else {
     std::cout << path << ": " << metrics::format_name(report.format) << ", " << report.bytes
               << " bytes, " << report.lines << " lines\n"

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/json_output.h"
 #include "app/cli/redis_options.h"
 #include "core/limiter/rate.h"
 #include "core/probe/cluster_probe.h"
@@ -110,7 +111,7 @@ int probe_metrics(const Args& args) {
     } else {
       j["derived"] = nullptr;
     }
-    std::cout << j.dump() << "\n";
+    std::cout << json_text(j) << "\n";
   } else {
     std::cout << last.samples.size() << " samples from " << url->to_string() << "\n";
     if (derived) {
@@ -164,9 +165,9 @@ int probe_prometheus(const Args& args) {
     }
   }
   if (args.has("json")) {
-    std::cout << j.dump() << "\n";
+    std::cout << json_text(j) << "\n";
   } else {
-    std::cout << j.dump(2) << "\n";
+    std::cout << json_text(j, 2) << "\n";
   }
   return 0;
 }
@@ -272,7 +273,7 @@ int run_probe(const CommandArgs& argv) {
     j["dropped"] = snap->dropped;
     j["errors"] = snap->errors;
     j["moving"] = snap->moving;
-    std::cout << j.dump() << "\n";
+    std::cout << json_text(j) << "\n";
     return 0;
   }
   std::cout << snap->keys.size() << " limiter keys (" << snap->unmatched
@@ -295,7 +296,7 @@ int run_probe(const CommandArgs& argv) {
   for (const auto& e : snap->errors) std::cout << "error: " << e << "\n";
   for (const auto& p : proposals) {
     std::cout << "proposed profile (" << p["evidence"].get<std::string>() << "), add "
-              << p["needs"].dump() << ":\n  " << p["profile"].dump() << "\n";
+              << json_text(p["needs"]) << ":\n  " << json_text(p["profile"]) << "\n";
   }
   return 0;
 }

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/json_output.h"
 #include "app/cli/tuner_options.h"
 #include "core/limiter/rate.h"
 #include "core/tuner/replay.h"
@@ -93,7 +94,7 @@ int run_replay(const CommandArgs& argv) {
                                {"keys_over_quota", p.keys_over_quota}});
     }
     j["warnings"] = r->warnings;
-    std::cout << j.dump() << "\n";
+    std::cout << json_text(j) << "\n";
   } else {
     std::cout << params->describe() << " over " << trace->events.size() << " requests ("
               << trace->duration_s() << " s): admitted " << r->total.admitted << ", rejected "

@@ -11,6 +11,7 @@
 
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
+#include "app/cli/json_output.h"
 #include "core/limiter/policy.h"
 #include "core/limiter/rate.h"
 #include "core/sim/simulation.h"
@@ -286,7 +287,7 @@ int run_simulate(const CommandArgs& argv) {
   }
 
   if (args.has("json")) {
-    std::cout << document(sim, steps, totals, duration).dump(2) << "\n";
+    std::cout << json_text(document(sim, steps, totals, duration), 2) << "\n";
   } else {
     print_table(std::cout, sim, steps, totals, duration);
   }

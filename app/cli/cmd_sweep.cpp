@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/json_output.h"
 #include "app/cli/redis_options.h"
 #include "app/cli/tuner_options.h"
 #include "core/tuner/sweep.h"
@@ -122,7 +123,7 @@ int run_sweep(const CommandArgs& argv) {
     j["frontier"] = rec.frontier;
     j["recommendation"] = constrained && rec.best ? cell_json(result->cells[*rec.best], window)
                                                   : nlohmann::json(nullptr);
-    std::cout << j.dump() << "\n";
+    std::cout << json_text(j) << "\n";
   } else {
     std::cout << result->cells.size() << " settings over " << trace->events.size() << " requests in "
               << elapsed_s << " s\n";

@@ -2,11 +2,11 @@
 // prints per-file SUCCESS / FAILED with the differences, as `promtool test rules` does.
 
 #include <iostream>
-
 #include <nlohmann/json.hpp>
 
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
+#include "app/cli/json_output.h"
 #include "core/metrics/promtool_test_file.h"
 #include "core/metrics/promtool_test_runner.h"
 
@@ -79,10 +79,9 @@ int run_test_rules(const CommandArgs& argv) {
   if (json) {
     std::size_t passed = 0;
     for (const auto& f : files) passed += f["verdict"] == "passed" ? 1 : 0;
-    std::cout << nlohmann::json{{"files", files},
-                                {"passed", passed},
-                                {"total", files.size()}}
-                     .dump(2)
+    std::cout << json_text(
+                     nlohmann::json{{"files", files}, {"passed", passed}, {"total", files.size()}},
+                     2)
               << "\n";
   }
   if (any_bad) return 2;

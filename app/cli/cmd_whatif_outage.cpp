@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/json_output.h"
 #include "app/cli/redis_options.h"
 #include "app/cli/tuner_options.h"
 #include "core/tuner/outage_whatif.h"
@@ -88,7 +89,7 @@ int run_whatif_outage(const CommandArgs& argv) {
   auto w = tuner::whatif_outage(*trace, *params, o);
   if (!w) return usage_error(kName, w.error());
   if (args.has("json")) {
-    std::cout << to_json(*w).dump() << "\n";
+    std::cout << json_text(to_json(*w)) << "\n";
   } else {
     print_text(*w);
   }

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/json_output.h"
 #include "app/cli/redis_options.h"
 #include "app/cli/tuner_options.h"
 #include "core/tuner/routing_whatif.h"
@@ -56,7 +57,7 @@ int run_whatif_routing(const CommandArgs& argv) {
                      {"requests_without_tokens", w->without_tokens},
                      {"spend_saved_usd", w->spend_saved},
                      {"extra_429s", w->extra_429s}};
-    std::cout << j.dump() << "\n";
+    std::cout << json_text(j) << "\n";
   } else {
     std::cout << w->requests_routed << " requests under " << rule.under_tokens << " tokens routed to "
               << rule.to_model << " (" << w->without_tokens << " without a token estimate)\n"

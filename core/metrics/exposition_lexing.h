@@ -166,6 +166,47 @@ inline std::optional<MetricType> parse_type(std::string_view s, bool om) {
   return std::nullopt;
 }
 
+// True when s is well-formed UTF-8 (no overlong form, no surrogate, nothing above U+10FFFF),
+// as Go's utf8.ValidString, which Prometheus applies to label values. ASCII runs are skipped 8
+// bytes at a time.
+inline bool valid_utf8(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const std::size_t n = s.size();
+  std::size_t i = 0;
+  while (i < n) {
+    if (i + 8 <= n && (load64(s.data() + i) & 0x8080808080808080ULL) == 0) {
+      i += 8;
+      continue;
+    }
+    const unsigned char c = p[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t len = 0;
+    unsigned char lo = 0x80, hi = 0xBF;  // the range of the second byte
+    if (c >= 0xC2 && c <= 0xDF) {
+      len = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+      if (c == 0xE0) lo = 0xA0;  // overlong
+      if (c == 0xED) hi = 0x9F;  // surrogates
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+      if (c == 0xF0) lo = 0x90;  // overlong
+      if (c == 0xF4) hi = 0x8F;  // above U+10FFFF
+    } else {
+      return false;
+    }
+    if (i + len > n || p[i + 1] < lo || p[i + 1] > hi) return false;
+    for (std::size_t k = 2; k < len; ++k) {
+      if (p[i + k] < 0x80 || p[i + k] > 0xBF) return false;
+    }
+    i += len;
+  }
+  return true;
+}
+
 inline std::string quoted(std::string_view s) {
   constexpr std::size_t kShown = 60;  // keep messages one short line
   std::string out = "\"";

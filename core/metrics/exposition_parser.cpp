@@ -368,6 +368,11 @@ class Parser {
             std::to_string(limits_.max_label_value_length) + ") in " + std::string(what));
       return false;
     }
+    if (!valid_utf8(value)) {
+      // Prometheus refuses these too ("invalid label value"): they cannot be queried or shown.
+      error("value of label " + quoted(lname) + " is not valid UTF-8 in " + std::string(what));
+      return false;
+    }
     return true;
   }
 

@@ -263,7 +263,7 @@ std::string profile_to_json(const LimiterProfile& p) {
   if (p.refill) j["refill"] = p.refill->to_string();
   if (p.window) j["window"] = format_duration(*p.window);
   if (p.limit) j["limit"] = *p.limit;
-  return j.dump();
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 const LimiterProfile* match_profile(const std::vector<LimiterProfile>& profiles,

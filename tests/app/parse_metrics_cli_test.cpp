@@ -125,5 +125,24 @@ TEST(BenchParseCli, SmallRunReportsOursAndPromtoolOrItsAbsence) {
   EXPECT_EQ(cli("parse-metrics " + quoted(kept)).exit_code, 0);
 }
 
+// Bytes that are not UTF-8, in the file's name, a label name and a label value: the JSON is
+// still written (invalid bytes as U+FFFD) where it used to abort, and the value is an error.
+TEST(ParseMetricsCli, JsonSurvivesBytesThatAreNotUtf8) {
+  const std::string path = temp_path("caf\xe9.prom");
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << "ok 1\nm{caf\xe9=\"x\"} 2\nn{k=\"\xff\xfe\"} 3\n";
+  }
+  const Result r = cli("parse-metrics --json " + quoted(path));
+  ASSERT_EQ(r.exit_code, 1) << "parsed with errors, no crash: " << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["samples"], 1);
+  ASSERT_EQ(j["error_count"], 2);
+  EXPECT_NE(j["errors"][1]["message"].get<std::string>().find("not valid UTF-8"), std::string::npos)
+      << r.out;
+  EXPECT_NE(j["file"].get<std::string>().find("\xef\xbf\xbd"), std::string::npos) << r.out;
+  std::remove(path.c_str());
+}
+
 }  // namespace
 }  // namespace limitscope

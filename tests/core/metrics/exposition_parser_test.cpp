@@ -143,6 +143,23 @@ TEST(Malformed, BadLinesAreSkippedAndTheRestIsKept) {
   EXPECT_EQ(p.samples[2].line, 5u);
 }
 
+// Prometheus refuses a label value that is not UTF-8 ("invalid label value"); so does the parser,
+// for escaped and unescaped values, naming the label and the line, and keeps the other lines.
+TEST(Malformed, LabelValuesMustBeValidUtf8) {
+  const std::string bad[] = {"\xff",         "ab\xc3",           "\xc0\xaf",
+                             "\xed\xa0\x80", "\xf4\x90\x80\x80", "esc\\\"aped\xfe",
+                             "12345678\x80"};
+  for (const std::string& v : bad) {
+    const auto p = parse_exposition_collect("ok{a=\"héllo €𝄞\"} 1\nm{k=\"" + v + "\"} 2\nz 3\n");
+    ASSERT_EQ(p.errors.size(), 1u) << v;
+    EXPECT_EQ(p.errors[0].line, 2u);
+    EXPECT_NE(p.errors[0].message.find("value of label \"k\" is not valid UTF-8"),
+              std::string::npos)
+        << p.errors[0].message;
+    EXPECT_EQ(p.samples.size(), 2u) << "the valid lines are kept";
+  }
+}
+
 struct ValueRow {
   const char* text;
   double value;
