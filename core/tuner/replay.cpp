@@ -40,7 +40,9 @@ Nanos auto_timeline_step(Nanos span) {
                                10800, 21600, 43200}) {
     if (span.count() / (s * kS) < 200) return Nanos{s * kS};
   }
-  return Nanos{86'400 * kS};
+  // Longer traces: whole days, still under 200 points (spans up to the 9e9 s a trace allows).
+  constexpr std::int64_t kDay = 86'400 * kS;
+  return Nanos{(span.count() / (200 * kDay) + 1) * kDay};
 }
 
 Expected<ReplayResult> replay(const Trace& trace, const LimitParams& params,

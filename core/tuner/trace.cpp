@@ -9,6 +9,8 @@ namespace limitscope::tuner {
 
 namespace {
 
+constexpr double kMaxTraceSeconds = 9e9;
+
 struct Collector {
   TraceLoad& load;
   const TraceOptions& options;
@@ -23,7 +25,12 @@ struct Collector {
   void accept(std::size_t line, double t_s, std::string_view key, double cost,
               std::string_view model, std::string_view tier,
               std::optional<double> tokens = std::nullopt) {
-    if (!std::isfinite(t_s) || t_s < 0 || t_s > 1e13) return error(line, "t must be seconds >= 0");
+    // Replay and the sweep compute spans in int64 nanoseconds: t up to 9e9 s (year 2255) keeps
+    // any span inside it (a span of 1e12 s overflowed and indexed out of bounds).
+    if (!std::isfinite(t_s) || t_s < 0 || t_s > kMaxTraceSeconds) {
+      return error(line,
+                   "t must be seconds from 0 to 9e9 (since the Unix epoch or the trace's start)");
+    }
     if (key.empty()) return error(line, "key is empty");
     if (!std::isfinite(cost) || cost <= 0) return error(line, "cost must be a number > 0");
     if (tokens && (!(*tokens >= 0) || *tokens >= Trace::kNoTokens || *tokens != std::floor(*tokens))) {
@@ -130,7 +137,8 @@ TraceLoad parse_trace_jsonl(std::istream& in, const TraceOptions& options) {
     nlohmann::json j;
     try {
       j = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {
+      // parse_error, and out_of_range for a number like 1e999 that no double holds.
       c.error(n, "not a JSON object: " + std::string(e.what()).substr(0, 100));
       continue;
     }

@@ -10,6 +10,7 @@
 
 #include <map>
 #include <random>
+#include <sstream>
 
 #include "core/limiter/limiter.h"
 #include "support/limit_params_builders.h"
@@ -93,6 +94,32 @@ TEST(Replay, BurstDelaysWarningsAndBadParameters) {
   auto bad = replay(t, test::bucket(Algorithm::token_bucket, 10, -1));
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().find("parameters:"), std::string::npos) << bad.error();
+}
+
+// Hostile traces: a cost no double holds is a line error, not an uncaught exception; a trace
+// spanning 1e12 s is refused at its line (its span overflowed int64 ns and replay indexed out
+// of bounds), and the widest accepted span (0 to 9e9 s) replays within bounds.
+TEST(Replay, HostileTracesAreLineErrorsAndTheWidestSpanReplays) {
+  std::istringstream huge_cost("{\"t\":1,\"key\":\"a\",\"cost\":1e999}\n{\"t\":2,\"key\":\"a\"}\n");
+  const TraceLoad a = parse_trace_jsonl(huge_cost);
+  ASSERT_EQ(a.error_count, 1u);
+  EXPECT_EQ(a.errors[0].line, 1u);
+  EXPECT_EQ(a.trace.events.size(), 1u);
+
+  std::istringstream far("{\"t\":0,\"key\":\"a\"}\n{\"t\":1e12,\"key\":\"a\"}\n");
+  const TraceLoad b = parse_trace_jsonl(far);
+  ASSERT_EQ(b.error_count, 1u);
+  EXPECT_EQ(b.errors[0].line, 2u);
+  EXPECT_NE(b.errors[0].message.find("9e9"), std::string::npos) << b.errors[0].message;
+
+  std::istringstream widest("{\"t\":0,\"key\":\"a\"}\n{\"t\":9e9,\"key\":\"a\"}\n");
+  const TraceLoad c = parse_trace_jsonl(widest);
+  ASSERT_EQ(c.error_count, 0u);
+  auto r = replay(c.trace, test::bucket(Algorithm::token_bucket, 10, 1));
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r->total.admitted, 2u);
+  ASSERT_FALSE(r->timeline.empty());
+  EXPECT_LE(r->timeline.size(), 100'000u);
 }
 
 TEST(Replay, SpendAndTheWorstKeysMinuteMatchABruteForceGrouping) {
