@@ -41,16 +41,17 @@ std::optional<std::string> percent_decode(std::string_view s) {
   return out;
 }
 
-// A copy of the URL with the password hidden, for error messages.
+// A copy of the URL with the password hidden, for error messages: "user:***@", and "***@" for
+// the older form redis://PASSWORD@host, whose single field is the password (it used to be
+// echoed in clear), with or without a scheme.
 std::string redact_text(std::string_view text) {
-  const auto scheme = text.find("://");
   const auto at = text.rfind('@');
-  if (scheme == std::string_view::npos || at == std::string_view::npos || at < scheme) {
-    return std::string(text);
-  }
-  const auto colon = text.find(':', scheme + 3);
-  if (colon == std::string_view::npos || colon > at) return std::string(text);
-  return std::string(text.substr(0, colon + 1)) + "***" + std::string(text.substr(at));
+  if (at == std::string_view::npos) return std::string(text);
+  const auto scheme = text.find("://");
+  const std::size_t start = scheme != std::string_view::npos && scheme < at ? scheme + 3 : 0;
+  const auto colon = text.find(':', start);
+  const std::size_t keep = colon != std::string_view::npos && colon < at ? colon + 1 : start;
+  return std::string(text.substr(0, keep)) + "***" + std::string(text.substr(at));
 }
 
 Error url_error(std::string_view text, std::string_view reason) {

@@ -66,6 +66,12 @@ TEST(RedisUrl, RefusedFormsNameTheReasonAndHideThePassword) {
       {"redis://a:b%zz@host", "percent-encoding"},
       {"unix://relative.sock", "absolute path"},
       {"unix:///tmp/r.sock?dbx=1", "db=N"},
+      // The documented older form, the password as the single field: echoed in clear before.
+      {"redis://hunter2@host:abc", "port 'abc'"},
+      {"redis://hunter2@host/x", "database 'x'"},
+      {"redis+cluster://hunter2@a:1,b:x", "seed node 2"},
+      {"hunter2@host:6379", "expected redis://"},
+      {"rediss://hunter2@host", "TLS"},
   };
   for (const auto& row : rows) {
     SCOPED_TRACE(row.text);
