@@ -25,6 +25,7 @@
 #include "core/limiter/rate.h"
 #include "core/redis/cluster_client.h"
 #include "core/redis/cluster_limiter.h"
+#include "core/redis/redis_password.h"
 #include "core/redis/redis_url.h"
 
 namespace {
@@ -71,6 +72,9 @@ int main(int argc, char** argv) {
        {"redis", "URL",
         "decide on a shared Redis (redis://[user:pass@]host:port/db, unix:///path, or a Redis "
         "Cluster: redis+cluster://[user:pass@]host:port[,host:port...])"},
+       {"redis-password-file", "FILE",
+        "the Redis password, from a file only its owner may read (0600); else from "
+        "LIMITSCOPE_REDIS_PASSWORD; either keeps it out of the command line"},
        {"redis-failure-mode", "MODE",
         "when Redis cannot decide: fail-open (default; X-Circuit-Open) or fail-closed (503)"},
        {"redis-prefix", "P", "prefix of the limiter's Redis keys (default: the core's)"},
@@ -84,10 +88,14 @@ int main(int argc, char** argv) {
        {"mock-upstream", "", "answer admitted requests with the built-in mock upstream"},
        {"mock-latency", "DURATION", "mock upstream latency, e.g. 20ms (default 0)"},
        {"upstream-timeout", "DURATION", "upstream read timeout (default 60s)"},
-       {"header-timeout", "DURATION", "time a request's head may take to arrive, else 408 (default 10s)"},
-       {"body-timeout", "DURATION", "time a request's body may take after its head, else 408 (default 30s)"},
-       {"idle-timeout", "DURATION", "an idle keep-alive connection is closed after this (default 60s)"},
-       {"max-connections", "N", "most client connections open at once; more are closed (default 10000)"},
+       {"header-timeout", "DURATION",
+        "time a request's head may take to arrive, else 408 (default 10s)"},
+       {"body-timeout", "DURATION",
+        "time a request's body may take after its head, else 408 (default 30s)"},
+       {"idle-timeout", "DURATION",
+        "an idle keep-alive connection is closed after this (default 60s)"},
+       {"max-connections", "N",
+        "most client connections open at once; more are closed (default 10000)"},
        {"max-body", "BYTES", "largest request body accepted, else 413 (default 1048576)"},
        {"threads", "N", "worker threads, one connection each at a time (default 128)"},
        {"default-max-tokens", "N",
@@ -126,6 +134,10 @@ int main(int argc, char** argv) {
     auto parsed = redis::parse_redis_url(*url);
     if (!parsed) return usage_error("--redis: " + parsed.error());
     redis_url = *parsed;
+    if (auto why = redis::apply_password_source(*redis_url, args.get("redis-password-file"),
+                                                std::getenv(redis::kPasswordEnv))) {
+      return usage_error("--redis: " + *why);
+    }
     if (auto m = args.get("redis-failure-mode")) {
       auto mode = redis::parse_failure_mode(*m);
       if (!mode) return usage_error("--redis-failure-mode " + *m + ": " + mode.error());

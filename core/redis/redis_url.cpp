@@ -157,8 +157,10 @@ Expected<RedisUrl> parse_redis_url(std::string_view text) {
       if (!pw) return url_error(text, "bad percent-encoding in the password");
       url.password = *pw;
     }
-    if (url.password.empty() && !url.user.empty()) {
-      // redis://secret@host is the older form: the single field is the password.
+    if (colon == std::string_view::npos && !url.user.empty()) {
+      // redis://secret@host is the older form: the single field is the password. (With a
+      // colon, redis://user:@host names a user whose password comes from elsewhere: a
+      // password file or the environment.)
       url.password = url.user;
       url.user.clear();
     }

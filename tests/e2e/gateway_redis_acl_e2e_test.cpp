@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 
@@ -111,6 +112,38 @@ TEST(GatewayRedisAclE2E, PermissionsTakenAwayFailClosedNotReadyAndCounted) {
   auto ready_again = c.Get("/readyz");
   ASSERT_TRUE(ready_again);
   EXPECT_EQ(ready_again->status, 200) << ready_again->body;
+}
+
+// The password from a 0600 file or the environment, never on the command line; a file others
+// may read is refused at start (exit 2, naming it).
+TEST(GatewayRedisAclE2E, PasswordFromAFileOrTheEnvironmentNotTheCommandLine) {
+  auto server = start_with_users();
+  const std::string policy = write_temp("e2e_acl_policy_pw.json", e2e_policy_json());
+  const std::string url = "redis://gw:@127.0.0.1:" + std::to_string(server->port());
+  const std::string file = write_temp("gw-password", "gwpass\n");
+  chmod(file.c_str(), 0600);
+  {
+    GatewayProcess gw(
+        {"--policy", policy, "--mock-upstream", "--redis", url, "--redis-password-file", file});
+    ASSERT_TRUE(gw.running());
+    auto r = post(gw);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 200) << r->body;
+  }
+  chmod(file.c_str(), 0644);
+  ProcessResult open =
+      run_process(binary_path("app/limitscope-gateway"),
+                  "--listen 127.0.0.1:0 --mock-upstream --policy " + quoted(policy) + " --redis " +
+                      quoted(url) + " --redis-password-file " + quoted(file));
+  EXPECT_EQ(open.exit_code, 2);
+  EXPECT_NE(open.err.find("chmod 600"), std::string::npos) << open.err;
+  ProcessResult env =
+      run_process("/usr/bin/env", "LIMITSCOPE_REDIS_PASSWORD=wrong " +
+                                      quoted(binary_path("app/limitscope-gateway")) +
+                                      " --listen 127.0.0.1:0 --mock-upstream --policy " +
+                                      quoted(policy) + " --redis " + quoted(url));
+  EXPECT_EQ(env.exit_code, 1) << "the environment's (wrong) password was used: " << env.err;
+  EXPECT_NE(env.err.find("WRONGPASS"), std::string::npos) << env.err;
 }
 
 }  // namespace

@@ -82,6 +82,17 @@ TEST(RedisUrl, RefusedFormsNameTheReasonAndHideThePassword) {
   }
 }
 
+TEST(RedisUrl, AUserWithAnEmptyPasswordTakesItFromElsewhere) {
+  auto named = parse_redis_url("redis://alice:@host:6379");
+  ASSERT_TRUE(named.ok()) << named.error();
+  EXPECT_EQ(named->user, "alice");
+  EXPECT_EQ(named->password, "");
+  auto older = parse_redis_url("redis://secret@host:6379");
+  ASSERT_TRUE(older.ok()) << older.error();
+  EXPECT_EQ(older->user, "");
+  EXPECT_EQ(older->password, "secret");
+}
+
 TEST(RedisUrl, RedactedHidesThePassword) {
   auto url = parse_redis_url("redis://alice:topsecret@db.internal:6380/2");
   ASSERT_TRUE(url.ok());
