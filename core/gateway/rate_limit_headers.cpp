@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 namespace limitscope::gateway {
@@ -9,8 +10,13 @@ namespace {
 
 std::string count_text(double v) {
   // Remaining is shown rounded down: a client must never be told it has more than it has.
+  // Capacities may exceed int64 (1e30 printed -9223372036854775808): whole numbers as text.
   if (!std::isfinite(v) || v < 0) v = 0;
-  return std::to_string(static_cast<std::int64_t>(std::floor(v + 1e-9)));
+  const double whole = std::floor(v + 1e-9);
+  if (whole < 9e18) return std::to_string(static_cast<std::int64_t>(whole));
+  char buf[400];
+  std::snprintf(buf, sizeof buf, "%.0f", whole);
+  return buf;
 }
 
 // Seconds an empty limit needs to be whole again (bucket: C / r; window: its length).

@@ -63,6 +63,19 @@ TEST(RateLimitHeaders, AllowedCarriesBothRulesAndNoRetryAfter) {
   EXPECT_EQ(header(h, "Retry-After"), "<absent>");
 }
 
+// A capacity beyond int64 (1e30) printed X-RateLimit-Limit: -9223372036854775808.
+TEST(RateLimitHeaders, CountsBeyondInt64AreWholeNumbersNotOverflow) {
+  const TierPolicy tier = tier_with_tokens();
+  AdmissionResult r;
+  r.allowed = true;
+  r.tier = &tier;
+  r.requests = Decision{true, 1e30, 1e30, std::nullopt, milliseconds(0)};
+  HttpHeaders h;
+  append_rate_limit_headers(h, r);
+  EXPECT_EQ(header(h, "X-RateLimit-Limit"), "1000000000000000019884624838656");
+  EXPECT_EQ(header(h, "X-RateLimit-Remaining"), "1000000000000000019884624838656");
+}
+
 TEST(OpenAiDuration, GoDurationFormToTheMillisecondRoundedUp) {
   struct Row {
     Nanos in;
