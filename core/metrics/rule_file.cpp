@@ -55,7 +55,7 @@ class RuleFileReader {
       return finish(std::move(file));
     }
     std::set<std::string> names;
-    if (groups.IsSequence()) {
+    if (groups.IsDefined() && groups.IsSequence()) {
       for (const auto& g : groups) {
         RuleGroup group;
         if (read_group(g, group)) {
@@ -138,7 +138,7 @@ class RuleFileReader {
       add(rules, where, "rules must be a list");
       return true;
     }
-    if (rules.IsSequence()) {
+    if (rules.IsDefined() && rules.IsSequence()) {
       std::size_t index = 0;
       for (const auto& r : rules) {
         ++index;

@@ -2,11 +2,11 @@
 # in build-fuzz/ and runs each one briefly from its seed corpus; a crash, a leak or a failed
 # check fails the step. A target names its seeds and dictionary in comment lines:
 #   // seed-corpus: tests/data/metrics      // dict: fuzz/exposition.dict
-# LIMITSCOPE_FUZZ_SECONDS sets the time per target (default 25). docs/fuzzing.md tells how to
+# LIMITSCOPE_FUZZ_SECONDS (default 15) and LIMITSCOPE_FUZZ_RUNS (default 10000) bound each target. docs/fuzzing.md tells how to
 # run them for hours.
 
 run_fuzz_smoke() {
-  local seconds="${LIMITSCOPE_FUZZ_SECONDS:-25}"
+  local seconds="${LIMITSCOPE_FUZZ_SECONDS:-15}"
   local dir="${LIMITSCOPE_FUZZ_BUILD_DIR:-$LIMITSCOPE_ROOT/build-fuzz}"
   CC=clang CXX=clang++ configure_and_build "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DLIMITSCOPE_FUZZ=ON -DLIMITSCOPE_BUILD_GUI=OFF -DLIMITSCOPE_BUILD_BENCH=OFF \
@@ -22,7 +22,7 @@ run_fuzz_smoke() {
     # A fixed seed makes the smoke run replay the same mutation sequence each time, so CI is
     # not red by chance; long runs (docs/fuzzing.md) use random seeds to find new inputs.
     # -runs bounds the work, not the time, so the same build replays exactly the same inputs.
-    local args=(-seed="${LIMITSCOPE_FUZZ_SEED:-1}" -runs="${LIMITSCOPE_FUZZ_RUNS:-30000}"
+    local args=(-seed="${LIMITSCOPE_FUZZ_SEED:-1}" -runs="${LIMITSCOPE_FUZZ_RUNS:-10000}"
       -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048
       -artifact_prefix="$dir/$name-" -print_final_stats=1)
     [ -n "$dict" ] && args+=(-dict="$LIMITSCOPE_ROOT/$dict")

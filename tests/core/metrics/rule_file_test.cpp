@@ -77,6 +77,18 @@ TEST(RuleFile, EmptyFileHasNoGroups) {
   EXPECT_TRUE(parse_rule_file("groups: []\n", "e.yml").ok());
 }
 
+// Found by fuzz/rule_file_fuzz: a group without `rules` read a missing key as a list, which
+// yaml-cpp answers with an uncaught YAML::InvalidNode (std::terminate).
+TEST(RuleFile, GroupWithoutRulesIsEmptyNotACrash) {
+  for (const char* text : {"groups:\n  - name: x\n", "{\"groups\": [{\"name\": \"x\"}]}"}) {
+    auto f = parse_rule_file(text, "no-rules.yml");
+    ASSERT_TRUE(f.ok()) << f.error();
+    ASSERT_EQ(f->groups.size(), 1u);
+    EXPECT_EQ(f->groups[0].name, "x");
+    EXPECT_TRUE(f->groups[0].rules.empty());
+  }
+}
+
 struct ErrorRow {
   const char* text;
   const char* expected;  // the whole first error

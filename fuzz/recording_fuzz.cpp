@@ -1,0 +1,35 @@
+// libFuzzer target for dashboard recordings (core/sources/recording_reader): any bytes are read
+// up to the first bad line, whose error names the file and the line; what was read keeps its
+// times in order and names[0] empty.
+// seed-corpus: tests/data/fuzz/recording
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+
+#include "core/sources/recording_reader.h"
+
+namespace {
+
+void check(bool ok) {
+  if (!ok) std::abort();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size > 16384) return 0;
+  std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));
+  const limitscope::RecordingLoad load = limitscope::read_recording(in, "fuzz.rec");
+  if (!load.error.empty()) {
+    const std::string prefix = "fuzz.rec:";
+    check(load.error.rfind(prefix, 0) == 0);
+    check(load.error.size() > prefix.size() && load.error[prefix.size()] >= '1' &&
+          load.error[prefix.size()] <= '9');
+  }
+  const limitscope::Recording& r = load.recording;
+  if (!r.names.empty()) check(r.names[0].empty());
+  if (r.lines > 0) check(r.first_ms <= r.last_ms);
+  return 0;
+}
