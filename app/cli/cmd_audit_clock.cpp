@@ -9,6 +9,7 @@
 #include "app/cli/audit_options.h"
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
+#include "app/cli/redis_options.h"
 #include "core/audit/clock_audit.h"
 #include "core/limiter/rate.h"
 #include "core/redis/connection.h"
@@ -71,6 +72,7 @@ int run_audit_clock(const CommandArgs& argv) {
   std::vector<OptionSpec> specs{
       {"metrics", "URL[,URL...]", "each gateway's /metrics (its time gauge and Date header)"},
       {"redis", "URL", "the Redis the gateways share (its TIME is the limiter's clock)"},
+      redis_password_file_spec(),
       {"threshold", "D", "warn when a gateway is off by more than this (default 1s)"},
       {"timeout", "D", "read timeout of each fetch (default 5s)"},
       {"bearer-token-env", "VAR", "send the bearer token in $VAR"},
@@ -95,9 +97,9 @@ int run_audit_clock(const CommandArgs& argv) {
   }
   const Clock& workstation = SteadyClock::instance();
   std::optional<audit::ClockSample> redis_sample;
-  if (auto text = args.get("redis")) {
-    auto url = redis::parse_redis_url(*text);
-    if (!url) return usage_error(kName, "--redis: " + url.error());
+  if (args.get("redis")) {
+    auto url = parse_redis_url_option(args);
+    if (!url) return usage_error(kName, url.error());
     // A cluster's nodes each have a clock; the first seed stands for them here.
     auto c = redis::Connection::open(*url);
     if (!c) return usage_error(kName, "--redis: " + c.error().message);

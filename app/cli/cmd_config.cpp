@@ -29,6 +29,7 @@ constexpr std::string_view kSummary = "show and change a rule's live config in R
 std::vector<OptionSpec> common_specs() {
   return {
       {"redis", "URL", "redis://[user:password@]host:port/db, unix:///path or redis+cluster://host:port,host:port (required)"},
+      redis_password_file_spec(),
       {"rule", "NAME", "the rule (required)"},
       {"prefix", "P", "key prefix (default limitscope:)"},
       {"timeout", "D", "connect and command timeout (default 2s)"},
@@ -95,10 +96,8 @@ struct Target {
 // The shared options, or the usage error message.
 Expected<Target> parse_target(const Args& a) {
   Target t;
-  const auto url = a.get("redis");
-  if (!url) return make_error("--redis is required");
-  auto parsed = redis::parse_redis_url(*url);
-  if (!parsed) return make_error("--redis: " + parsed.error());
+  auto parsed = parse_redis_url_option(a);
+  if (!parsed) return make_error(parsed.error());
   t.url = *parsed;
   const auto rule = a.get("rule");
   if (!rule) return make_error("--rule is required");

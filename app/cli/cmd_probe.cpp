@@ -177,6 +177,7 @@ int probe_prometheus(const Args& args) {
 int run_probe(const CommandArgs& argv) {
   std::vector<OptionSpec> specs{
       {"redis", "URL", "redis://[user:password@]host:port/db, unix:///path or redis+cluster://host:port,host:port"},
+      redis_password_file_spec(),
       {"profiles", "FILE", "schema profiles (JSON), tried before the built-in ones"},
       {"match", "PATTERN", "SCAN MATCH pattern (default *)"},
       {"max-keys", "N", "keep at most N keys, the ones under the most pressure (default 10000)"},

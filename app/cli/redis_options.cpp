@@ -2,14 +2,17 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 
 #include "core/limiter/rate.h"
+#include "core/redis/redis_password.h"
 
 namespace limitscope::cli {
 
 std::vector<OptionSpec> redis_option_specs() {
   return {
       {"redis", "URL", "redis://[user:password@]host:port/db, unix:///path or redis+cluster://host:port,host:port"},
+      redis_password_file_spec(),
       {"rule", "NAME", "the rule (its config hash is <prefix>{NAME}:config)"},
       {"prefix", "P", "key prefix (default limitscope:)"},
       {"timeout", "D", "connect and command timeout (default 500ms)"},
@@ -17,12 +20,32 @@ std::vector<OptionSpec> redis_option_specs() {
   };
 }
 
+OptionSpec redis_password_file_spec() {
+  return {"redis-password-file", "FILE",
+          "the Redis password, from a file only its owner may read (0600); else from "
+          "LIMITSCOPE_REDIS_PASSWORD; either keeps it out of the command line"};
+}
+
+Expected<redis::RedisUrl> parse_redis_url_option(const Args& args) {
+  const auto text = args.get("redis");
+  if (!text) return make_error("--redis URL is required");
+  auto parsed = redis::parse_redis_url(*text);
+  if (!parsed) return make_error("--redis: " + parsed.error());
+  if (auto why = redis::apply_password_source(*parsed, args.get("redis-password-file"),
+                                              std::getenv(redis::kPasswordEnv))) {
+    return make_error("--redis: " + *why);
+  }
+  return std::move(parsed).value();
+}
+
 Expected<RedisOptions> parse_redis_options(const Args& args, bool require_url) {
   RedisOptions o;
-  if (auto url = args.get("redis")) {
-    auto parsed = redis::parse_redis_url(*url);
-    if (!parsed) return make_error("--redis: " + parsed.error());
-    o.url = *parsed;
+  if (args.get("redis")) {
+    auto parsed = parse_redis_url_option(args);
+    if (!parsed) return make_error(parsed.error());
+    o.url = std::move(parsed).value();
+  } else if (args.get("redis-password-file")) {
+    return make_error("--redis-password-file needs --redis URL");
   } else if (require_url) {
     return make_error("--redis URL is required");
   }

@@ -19,8 +19,16 @@
 
 namespace limitscope::cli {
 
-/// --redis, --prefix, --timeout, --failure-mode, --rule.
+/// --redis, --redis-password-file, --prefix, --timeout, --failure-mode, --rule.
 std::vector<OptionSpec> redis_option_specs();
+
+/// --redis-password-file, for subcommands that list their own --redis.
+OptionSpec redis_password_file_spec();
+
+/// --redis URL (which must be given) with the password from --redis-password-file or else
+/// LIMITSCOPE_REDIS_PASSWORD (core/redis/redis_password.h; a URL carrying a password too is
+/// refused). Errors name the option and never the password.
+Expected<redis::RedisUrl> parse_redis_url_option(const Args& args);
 
 struct RedisOptions {
   redis::RedisUrl url;

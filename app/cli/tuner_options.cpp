@@ -15,6 +15,7 @@ std::vector<OptionSpec> trace_option_specs() {
       {"trace", "FILE", "JSON lines {\"t\", \"key\", \"cost\", \"model\", \"tier\", \"tokens\"} or CSV with those columns"},
       {"skip-bad-lines", "", "replay the good lines of a trace that has bad ones (they are counted)"},
       {"redis", "URL", "instead of --trace: the decision stream of --rule in this Redis"},
+      redis_password_file_spec(),
       {"rule", "NAME", "with --redis: the rule whose logged decisions to replay"},
       {"prefix", "P", "with --redis: key prefix (default limitscope:)"},
   };
@@ -42,8 +43,8 @@ namespace {
 Expected<tuner::TraceLoad> load_stream(const Args& args) {
   const auto rule = args.get("rule");
   if (!rule) return make_error("--redis needs --rule NAME (whose decision stream to read)");
-  auto url = redis::parse_redis_url(*args.get("redis"));
-  if (!url) return make_error("--redis: " + url.error());
+  auto url = parse_redis_url_option(args);
+  if (!url) return make_error(url.error());
   const redis::KeySchema schema(args.get("prefix").value_or(std::string(redis::kDefaultPrefix)));
   if (auto why = schema.check_prefix()) return make_error("--prefix: " + *why);
   if (auto why = redis::KeySchema::check_rule(*rule)) return make_error("--rule: " + *why);

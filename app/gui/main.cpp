@@ -11,8 +11,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "core/common/version.h"
+#include "core/connections/secret_resolution.h"
+#include "core/redis/redis_password.h"
 #include "core/sim/scenario.h"
 #include "ui/main_window.h"
 #include "ui/tuner/tuner_tab.h"
@@ -84,6 +88,11 @@ int main(int argc, char** argv) {
                                      QStringLiteral("Show the limiter keys of this Redis instead of the simulation "
                                                     "(redis://[user:password@]host:port/db; docs/probe.md)."),
                                      QStringLiteral("URL"));
+  const QCommandLineOption redis_password_file(
+      QStringLiteral("redis-password-file"),
+      QStringLiteral("With --redis: the Redis password, from a file only its owner may read (0600); else "
+                     "from LIMITSCOPE_REDIS_PASSWORD; either keeps it out of the command line."),
+      QStringLiteral("FILE"));
   const QCommandLineOption profiles(QStringLiteral("profiles"),
                                     QStringLiteral("With --redis: schema profiles (JSON) tried before the built-in ones."),
                                     QStringLiteral("FILE"));
@@ -112,7 +121,7 @@ int main(int argc, char** argv) {
                                                     "(limitscope-cli key-names writes one from a policy), for gateways "
                                                     "that export no limitscope_key_info."),
                                      QStringLiteral("FILE"));
-  parser.addOptions({demo, scenario, seed, screenshot, after, theme, playback, redis_url, profiles, metrics_url,
+  parser.addOptions({demo, scenario, seed, screenshot, after, theme, playback, redis_url, redis_password_file, profiles, metrics_url,
                      prometheus_url, rules, key_names, report});
   const QCommandLineOption tab(QStringLiteral("tab"),
                                QStringLiteral("Open on this tab: dashboard (default) or tuner. With --screenshot "
@@ -134,9 +143,23 @@ int main(int argc, char** argv) {
     return fail(QStringLiteral("--after \"%1\": expected seconds between 0 and 604800").arg(parser.value(after)));
   }
 
+  // --redis with the password from --redis-password-file or LIMITSCOPE_REDIS_PASSWORD, by the
+  // rules of the CLI and the gateway (docs/live-sources.md).
+  QString redis_text;
+  if (parser.isSet(redis_url)) {
+    std::optional<std::string> file;
+    if (parser.isSet(redis_password_file)) file = parser.value(redis_password_file).toStdString();
+    auto resolved = limitscope::connections::redis_url_text_with_password_source(
+        parser.value(redis_url).toStdString(), file, std::getenv(limitscope::redis::kPasswordEnv));
+    if (!resolved) return fail(QStringLiteral("--redis: ") + QString::fromStdString(resolved.error()));
+    redis_text = QString::fromStdString(*resolved);
+  } else if (parser.isSet(redis_password_file)) {
+    return fail(QStringLiteral("--redis-password-file needs --redis URL"));
+  }
+
   limitscope::ui::MainWindow window(options);
   // The Tuner tab; with --redis it reads that Redis's decision streams and applies to it.
-  auto* tuner = new limitscope::ui::TunerTab(parser.value(redis_url));
+  auto* tuner = new limitscope::ui::TunerTab(redis_text);
   const int tuner_index = window.addWorkspaceTab(tuner, QObject::tr("Tuner"));
   if (parser.isSet(theme)) {
     const QString t = parser.value(theme);
@@ -197,7 +220,7 @@ int main(int argc, char** argv) {
   }
   if (live) {
     limitscope::LiveSpec spec;
-    spec.redis_url = parser.value(redis_url).toStdString();
+    spec.redis_url = redis_text.toStdString();
     spec.profiles_file = parser.value(profiles).toStdString();
     spec.metrics_url = parser.value(metrics_url).toStdString();
     spec.prometheus_url = parser.value(prometheus_url).toStdString();

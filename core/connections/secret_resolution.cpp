@@ -27,6 +27,25 @@ std::string redis_url_with_credentials(const std::string& url, const std::string
   return url.substr(0, scheme + 3) + cred + url.substr(scheme + 3);
 }
 
+Expected<std::string> redis_url_text_with_password_source(
+    const std::string& url_text, const std::optional<std::string>& password_file,
+    const char* env_value) {
+  auto url = redis::parse_redis_url(url_text);
+  if (!url) return make_error(url.error());
+  const bool had_password = !url->password.empty();
+  if (auto why = redis::apply_password_source(*url, password_file, env_value)) {
+    return make_error(*why);
+  }
+  if (had_password || url->password.empty()) return url_text;
+  // The URL names no password here (else apply_password_source refused): drop its user part
+  // (everything before the last '@', as parse_redis_url reads it) and write both back.
+  const auto scheme = url_text.find("://");
+  std::string rest = url_text.substr(scheme + 3);
+  if (const auto at = rest.rfind('@'); at != std::string::npos) rest = rest.substr(at + 1);
+  const std::string bare = url_text.substr(0, scheme + 3) + rest;
+  return redis_url_with_credentials(bare, url->user, url->password);
+}
+
 Expected<ResolvedConnection> resolve_connection(const SavedConnection& connection,
                                                 const EnvLookup& env,
                                                 const std::optional<std::string>& keychain_secret) {

@@ -11,6 +11,7 @@
 #include "core/connections/connections_file.h"
 #include "core/connections/saved_connection.h"
 #include "core/probe/http_fetch.h"
+#include "core/redis/redis_password.h"
 #include "core/redis/redis_url.h"
 
 namespace limitscope::connections {
@@ -38,5 +39,15 @@ Expected<ResolvedConnection> resolve_connection(const SavedConnection& connectio
 /// ("redis://h:6379/0", "ops", "p@ss") gives "redis://ops:p%40ss@h:6379/0".
 std::string redis_url_with_credentials(const std::string& url, const std::string& user,
                                        const std::string& password);
+
+/// The text of a --redis URL given on a command line, with the password from `password_file`
+/// (a path, when given) or else `env_value` (LIMITSCOPE_REDIS_PASSWORD's value) put in, by the
+/// same rules as the CLI and the gateway (redis::apply_password_source: the file must be 0600
+/// or 0400; a URL carrying a password as well is refused). For the GUI, which passes URLs as
+/// text. Unchanged when neither source gives a password.
+/// @return the URL text (password percent-encoded), or an error that never holds the password
+Expected<std::string> redis_url_text_with_password_source(
+    const std::string& url_text, const std::optional<std::string>& password_file,
+    const char* env_value);
 
 }  // namespace limitscope::connections

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
+#include <fstream>
 #include <map>
 
 namespace limitscope::connections {
@@ -114,6 +117,78 @@ TEST(SecretResolution, AnInvalidConnectionIsRefusedBeforeAnyLookup) {
   auto r = resolve_connection(c, env_of({{"PROD_REDIS_PW", "x"}}), std::nullopt);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().find("holds a password"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace limitscope::connections
+
+// The GUI's `limitscope --redis URL` takes its password as the CLI and the gateway do: from
+// --redis-password-file (0600) or else LIMITSCOPE_REDIS_PASSWORD, never both with a URL password.
+namespace limitscope::connections {
+namespace {
+
+std::string owner_only_file(const std::string& name, const std::string& text, int mode) {
+  const std::string path = ::testing::TempDir() + "secret_resolution_" + name;
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+  ::chmod(path.c_str(), static_cast<mode_t>(mode));
+  return path;
+}
+
+TEST(RedisUrlTextWithPasswordSource, NoSourceLeavesTheUrlAlone) {
+  auto r = redis_url_text_with_password_source("redis://ops:pw@h:6380/2", std::nullopt, nullptr);
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(*r, "redis://ops:pw@h:6380/2");
+  auto empty_env = redis_url_text_with_password_source("redis://h:6380", std::nullopt, "");
+  ASSERT_TRUE(empty_env.ok()) << empty_env.error();
+  EXPECT_EQ(*empty_env, "redis://h:6380");
+}
+
+TEST(RedisUrlTextWithPasswordSource, TheEnvironmentsPasswordGoesIn) {
+  auto r = redis_url_text_with_password_source("redis://h:6380/2", std::nullopt, "p@ss:w/rd");
+  ASSERT_TRUE(r.ok()) << r.error();
+  auto back = redis::parse_redis_url(*r);
+  ASSERT_TRUE(back.ok()) << back.error();
+  EXPECT_EQ(back->host, "h");
+  EXPECT_EQ(back->port, 6380);
+  EXPECT_EQ(back->db, 2);
+  EXPECT_EQ(back->user, "");
+  EXPECT_EQ(back->password, "p@ss:w/rd");
+  // A user named in the URL (redis://user:@host) keeps its name.
+  auto user = redis_url_text_with_password_source("redis+cluster://ops:@a:1,b:2", std::nullopt, "x@y");
+  ASSERT_TRUE(user.ok()) << user.error();
+  auto u = redis::parse_redis_url(*user);
+  ASSERT_TRUE(u.ok()) << u.error();
+  EXPECT_EQ(u->user, "ops");
+  EXPECT_EQ(u->password, "x@y");
+  EXPECT_EQ(u->cluster_seeds.size(), 2U);
+}
+
+TEST(RedisUrlTextWithPasswordSource, TheFileWinsOverTheEnvironment) {
+  const auto file = owner_only_file("pw600", "from-file\n", 0600);
+  auto r = redis_url_text_with_password_source("unix:///run/redis.sock?db=3", file, "from-env");
+  ASSERT_TRUE(r.ok()) << r.error();
+  auto back = redis::parse_redis_url(*r);
+  ASSERT_TRUE(back.ok()) << back.error();
+  EXPECT_EQ(back->unix_path, "/run/redis.sock");
+  EXPECT_EQ(back->db, 3);
+  EXPECT_EQ(back->password, "from-file");
+}
+
+TEST(RedisUrlTextWithPasswordSource, AFileOthersMayReadIsRefusedByName) {
+  const auto file = owner_only_file("pw644", "secret-in-file\n", 0644);
+  auto r = redis_url_text_with_password_source("redis://h:6379", file, nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().find(file), std::string::npos) << r.error();
+  EXPECT_NE(r.error().find("readable by others"), std::string::npos) << r.error();
+  EXPECT_EQ(r.error().find("secret-in-file"), std::string::npos) << r.error();
+}
+
+TEST(RedisUrlTextWithPasswordSource, AUrlPasswordAndAnotherSourceAreAmbiguous) {
+  auto r = redis_url_text_with_password_source("redis://:in-url@h:6379", std::nullopt, "in-env");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().find("LIMITSCOPE_REDIS_PASSWORD"), std::string::npos) << r.error();
+  EXPECT_EQ(r.error().find("in-url"), std::string::npos) << r.error();
+  EXPECT_EQ(r.error().find("in-env"), std::string::npos) << r.error();
 }
 
 }  // namespace
