@@ -106,6 +106,17 @@ class Reader {
               ? what.substr(colon + 2, cut - colon - 2)
               : "not valid JSON";
       return fail(line_of_byte(text_, at), "", "not valid JSON (" + reason + ")");
+    } catch (const json::out_of_range& e) {
+      // A number beyond double (1e999) is valid JSON the parser cannot hold; its text is in
+      // the message ("number overflow parsing '1e999'"), which finds its line.
+      const std::string what = e.what();
+      const auto open = what.find('\'');
+      const auto close = open == std::string::npos ? open : what.find('\'', open + 1);
+      const std::string number =
+          close == std::string::npos ? "" : what.substr(open + 1, close - open - 1);
+      const auto at = number.empty() ? std::string_view::npos : text_.find(number);
+      return fail(at == std::string_view::npos ? 1 : line_of_byte(text_, at), "",
+                  "a number is out of range" + (number.empty() ? "" : " (" + number + ")"));
     }
     lines_ = scan_lines(text_);
     if (!root.is_object()) return fail(1, "", "expected a JSON object {\"connections\": [...]}");

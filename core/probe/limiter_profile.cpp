@@ -192,6 +192,9 @@ Expected<std::vector<LimiterProfile>> parse_profiles(std::string_view json_text)
     doc = json::parse(json_text);
   } catch (const json::parse_error& e) {
     return make_error(std::string("profiles: not valid JSON: ") + e.what());
+  } catch (const json::out_of_range& e) {
+    // A number beyond double (1e999) is valid JSON the parser cannot hold.
+    return make_error(std::string("profiles: a number is out of range: ") + e.what());
   }
   try {
     if (!doc.is_object()) fail("(document)", "must be an object with a \"profiles\" array");

@@ -163,6 +163,9 @@ TEST(ConnectionsFile, BadFilesNameTheLineAndTheField) {
       {"not an object", "[1, 2]\n", "f.json:1: expected a JSON object"},
       {"unknown top field", "{\n  \"conections\": []\n}\n", "f.json:2: conections: unknown field"},
       {"version", "{\"version\": 2}", "f.json:1: version: this limitscope reads version 1"},
+      // Found by fuzz/connections_fuzz: a number beyond double threw an uncaught
+      // json::out_of_range (std::terminate) instead of a line error.
+      {"number overflow", "{\n  \"version\": 1e999}", "f.json:2: a number is out of range (1e999)"},
       {"missing kind", "{\"connections\": [\n {\"name\": \"a\",\n  \"url\": \"redis://h\"}\n]}",
        "f.json:2: connections[0].kind: required"},
       {"bad kind",

@@ -75,6 +75,14 @@ TEST(LimiterProfile, ErrorsNameThePathAndReason) {
   }
 }
 
+// Found by fuzz/probe_profiles_fuzz: a number beyond double (valid JSON) threw an uncaught
+// json::out_of_range, so `probe --profiles FILE` aborted instead of naming the problem.
+TEST(LimiterProfile, NumberBeyondDoubleIsAnErrorNotACrash) {
+  auto profiles = parse_profiles(R"({"profiles": [{"name": "a", "match": "x", "kind": "gcra_tat", "capacity": 1e999, "refill": "1/s"}]})");
+  ASSERT_FALSE(profiles.ok());
+  EXPECT_NE(profiles.error().find("out of range"), std::string::npos) << profiles.error();
+}
+
 TEST(LimiterProfile, FirstMatchWinsAndBuiltinsFollow) {
   auto mine = parse_profiles(kExample);
   ASSERT_TRUE(mine.ok());
