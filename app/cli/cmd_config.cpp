@@ -231,7 +231,8 @@ int run_set(const CommandArgs& argv) {
                {"composite-limit", "NAME:ALG:k=v:...", "one limit of a composite rule (repeat)", true},
                {"reason", "TEXT", "why (kept in the audit stream)"},
                {"by", "WHO", "who (default $USER)"},
-               {"expect-version", "N", "change only if the current version is N (0: must not exist)"}}),
+               {"expect-version", "N", "change only if the current version is N (0: must not exist)"},
+               {"force", "", "replace a stored config that cannot be read (audited, compare-and-set on its version field)"}}),
          argv);
   if (a.help_requested()) {
     std::cout << a.usage();
@@ -282,7 +283,17 @@ int run_set(const CommandArgs& argv) {
     auto live = redis::get_config(c, t->schema, t->rule);
     if (!live && live.error().kind != redis::ErrorKind::reply) return live.error();
     redis::ChangeInfo ch = *change;
-    if (!live) {  // an unreadable config is replaced as a whole (how an operator repairs it)
+    if (!live) {
+      // An unreadable config (a field written by hand, a garbage version) is replaced as a
+      // whole, only when asked: compare-and-set on the version field as read, audited.
+      if (!a.has("force")) {
+        return redis::make_redis_error(redis::ErrorKind::reply,
+                                       live.error().message + " (--force replaces the unreadable config)");
+      }
+      auto raw = redis::stored_version_field(c, t->schema, t->rule);
+      if (!raw) return raw.error();
+      ch.expect_raw_version = *raw;
+      if (ch.reason.empty()) ch.reason = "forced over an unreadable config: " + live.error().message;
       return redis::set_config(c, t->schema, t->rule, config, ch);
     }
     if (!ch.expect_version) ch.expect_version = *live ? (*live)->version : 0;

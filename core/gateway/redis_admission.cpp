@@ -115,17 +115,39 @@ std::optional<std::string> RedisAdmission::sync_rules() {
   for (const TierPolicy& tier : pol->tiers) {
     const std::string rule = rule_name(tier.name);
     const redis::RuleConfig wanted = rule_config_of(tier);
+    redis::ChangeInfo change;
+    change.by = "limitscope-gateway";
+    change.reason = "policy " + pol->source;
     auto current = backend_.get_config(rule);
     if (!current) {
       // Unreachable: name the server (or cluster), as the pool's message may not.
       if (current.error().breaks_connection()) return "redis " + backend_.peer() + ": " + current.error().message;
-      return "redis rule " + rule + ": " + current.error().message;
+      if (current.error().kind != redis::ErrorKind::reply) return "redis rule " + rule + ": " + current.error().message;
+      // The stored config does not parse (a field written by hand, a garbage version). The
+      // rule is the policy's: repair it from the policy, compare-and-set on the version field
+      // as read, audited. Only this rule is concerned; the others are synced all the same.
+      change.reason = "repair of an invalid config (" + current.error().message + ") from policy " + pol->source;
+      auto repaired = [&]() -> redis::Result<redis::RuleConfig> {
+        auto raw = backend_.stored_version_field(rule);
+        if (!raw) return raw.error();
+        change.expect_raw_version = *raw;
+        return backend_.set_config(rule, wanted, change);
+      }();
+      if (log_) {
+        log_("redis rule " + rule + ": the stored config is invalid: " + current.error().message +
+             (repaired ? "; repaired from the policy as version " + std::to_string(repaired->version)
+                       : "; the repair failed: " + repaired.error().message));
+      }
+      if (!repaired && (repaired.error().breaks_connection() || repaired.error().kind == redis::ErrorKind::auth))
+        return "redis rule " + rule + ": " + repaired.error().message;
+      continue;  // an unrepaired rule fails its own decisions alone (503 limiter_error)
     }
     if (*current && same_limits(**current, wanted)) continue;
-    redis::ChangeInfo change;
-    change.by = "limitscope-gateway";
-    change.reason = "policy " + pol->source;
+    // Compare-and-set on the version read: a change made meanwhile (an operator's config
+    // set, another gateway) is not overwritten blindly; the next resync sees it.
+    change.expect_version = *current ? (*current)->version : 0;
     auto set = backend_.set_config(rule, wanted, change);
+    if (!set && redis::is_version_conflict(set.error())) continue;
     if (!set) return "redis rule " + rule + ": " + set.error().message;
   }
   return std::nullopt;
@@ -147,6 +169,8 @@ std::optional<std::string> RedisAdmission::check_access() {
   for (const TierPolicy& tier : pol->tiers) {
     const std::string rule = rule_name(tier.name);
     const redis::GuardedDecision g = probe(rule);
+    // A config left invalid (its repair failed, logged by sync_rules) fails this tier alone.
+    if (g.decision.reason == DenyReason::backend_error && g.error.find("LSCONFIG") != std::string::npos) continue;
     if (g.decision.reason == DenyReason::backend_forbidden ||
         g.decision.reason == DenyReason::backend_error || g.degraded) {
       return "redis rule " + rule + ": a probe decision failed: " + g.error;

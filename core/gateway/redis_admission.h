@@ -7,10 +7,14 @@
 // "<first 32 hex digits of SHA-256(api key)>:<model>": no raw key is ever stored in Redis.
 //
 // Rules: sync_rules() (at start and on every policy reload) writes a tier's rule when Redis
-// lacks it or holds other limits (audited, by "limitscope-gateway"); between reloads, a change
+// lacks it or holds other limits (audited, by "limitscope-gateway", compare-and-set on the
+// version read: a rule changed meanwhile is left as it is); between reloads, a change
 // made in Redis (the tuner's apply) is used at the next decision. A decision refused because
 // the rule's config is missing (Redis restarted without persistence) triggers one resync (at
-// most one per second) and is decided again.
+// most one per second) and is decided again. A stored config that does not parse (a field
+// set by hand to "nan", a garbage version) is logged and repaired from the policy, audited,
+// with compare-and-set on the stored version field as read; one that cannot be repaired fails
+// its own tier's decisions only (the gateway still starts for the others).
 //
 // Failures follow the FailurePolicy: fail-open admits with AdmissionResult::degraded set (the
 // gateway answers with "X-Circuit-Open: true"), fail-closed refuses with backend_unavailable
@@ -82,8 +86,10 @@ class RedisAdmission final : public AdmissionBackend {
                  const Clock& clock, redis::LogSink log = {});
   ~RedisAdmission() override;
 
-  /// Writes each tier's rule config where Redis lacks it or differs from the policy.
-  /// @return an error naming the rule when Redis cannot be written or refuses the config
+  /// Writes each tier's rule config where Redis lacks it, differs from the policy, or holds
+  /// one that does not parse (repaired, logged).
+  /// @return an error naming the rule when Redis cannot be reached, refuses the credentials,
+  /// or refuses the config
   std::optional<std::string> sync_rules();
   /// Decides a probe key (a cost of 1e-9, never a client's key) on every tier's rule, as a
   /// request would: a user that may read and write the configs but not run the script, or not

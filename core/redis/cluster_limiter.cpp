@@ -252,6 +252,12 @@ Result<RuleConfig> set_config(ClusterClient& cluster, const KeySchema& schema,
   });
 }
 
+Result<std::string> stored_version_field(ClusterClient& cluster, const KeySchema& schema,
+                                         std::string_view rule) {
+  return on_rule_shard<std::string>(
+      cluster, schema, rule, [&](Connection& c) { return stored_version_field(c, schema, rule); });
+}
+
 Result<std::vector<AuditEntry>> config_history(ClusterClient& cluster, const KeySchema& schema,
                                                std::string_view rule, std::size_t count) {
   return on_rule_shard<std::vector<AuditEntry>>(
@@ -279,6 +285,10 @@ Result<std::optional<RuleConfig>> ClusterLimiter::get_config(const std::string& 
 Result<RuleConfig> ClusterLimiter::set_config(const std::string& rule, const RuleConfig& config,
                                               const ChangeInfo& change) {
   return redis::set_config(cluster_, limiter_.schema(), rule, config, change);
+}
+
+Result<std::string> ClusterLimiter::stored_version_field(const std::string& rule) {
+  return redis::stored_version_field(cluster_, limiter_.schema(), rule);
 }
 
 }  // namespace limitscope::redis

@@ -64,6 +64,8 @@ class ClusterLimiter final : public DecisionBackend {
   /// Writes the config of `rule` on its shard.
   Result<RuleConfig> set_config(const std::string& rule, const RuleConfig& config,
                                 const ChangeInfo& change) override;
+  /// The stored version field of `rule`, read on its shard.
+  Result<std::string> stored_version_field(const std::string& rule) override;
   std::string peer() const override { return cluster_.url().redacted(); }
   ClusterClient& cluster() { return cluster_; }
 
@@ -86,6 +88,8 @@ Result<std::optional<RuleConfig>> get_config(ClusterClient& cluster, const KeySc
 Result<RuleConfig> set_config(ClusterClient& cluster, const KeySchema& schema,
                               std::string_view rule, const RuleConfig& config,
                               const ChangeInfo& change);
+Result<std::string> stored_version_field(ClusterClient& cluster, const KeySchema& schema,
+                                         std::string_view rule);
 Result<std::vector<AuditEntry>> config_history(ClusterClient& cluster, const KeySchema& schema,
                                                std::string_view rule, std::size_t count);
 Result<RuleConfig> undo_config(ClusterClient& cluster, const KeySchema& schema,

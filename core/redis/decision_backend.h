@@ -33,6 +33,8 @@ class DecisionBackend {
   /// rule_config.h's set_config there (audited, compare-and-set as given in `change`).
   virtual Result<RuleConfig> set_config(const std::string& rule, const RuleConfig& config,
                                         const ChangeInfo& change) = 0;
+  /// rule_config.h's stored_version_field there.
+  virtual Result<std::string> stored_version_field(const std::string& rule) = 0;
   /// Where the decisions are made, for messages (password hidden).
   virtual std::string peer() const = 0;
 };
@@ -75,6 +77,11 @@ class PooledDecisions final : public DecisionBackend {
     auto lease = pool_.acquire();
     if (!lease) return lease.error();
     return redis::set_config(**lease, limiter_.schema(), rule, config, change);
+  }
+  Result<std::string> stored_version_field(const std::string& rule) override {
+    auto lease = pool_.acquire();
+    if (!lease) return lease.error();
+    return redis::stored_version_field(**lease, limiter_.schema(), rule);
   }
   std::string peer() const override { return pool_.peer(); }
 

@@ -311,9 +311,26 @@ Result<std::optional<RuleConfig>> get_config(Connection& c, const KeySchema& sch
   for (std::size_t i = 0; i + 1 < reply->elements.size(); i += 2) {
     fields[reply->elements[i].str] = reply->elements[i + 1].str;
   }
+  // decide.lua refuses a config whose version is not an integer: so does the reader, or a
+  // garbage version would look like version 0 and never be repaired.
+  const auto v = fields.find("version");
+  if (v == fields.end() || !to_int(v->second) || *to_int(v->second) < 0) {
+    return make_redis_error(ErrorKind::reply, key + ": version must be an integer, got " +
+                                                  (v == fields.end() ? std::string("none") : "'" + v->second + "'"));
+  }
   auto parsed = parse_config_fields(fields);
   if (!parsed) return make_redis_error(ErrorKind::reply, key + ": " + parsed.error());
   return std::optional<RuleConfig>{std::move(*parsed)};
+}
+
+Result<std::string> stored_version_field(Connection& c, const KeySchema& schema, std::string_view rule) {
+  if (auto e = check_names(schema, rule)) return usage(*e);
+  const std::string key = schema.config_key(rule);
+  auto reply = c.command({"HGET", key, "version"});
+  if (!reply) return reply.error();
+  if (reply->is_nil()) return std::string();
+  if (!reply->is_string()) return make_redis_error(ErrorKind::protocol, "HGET " + key + ": " + reply->describe());
+  return reply->str;
 }
 
 namespace {
@@ -323,7 +340,10 @@ Result<RuleConfig> apply(Connection& c, const KeySchema& schema, std::string_vie
   if (auto e = check_names(schema, rule)) return usage(*e);
   if (auto e = check_for_redis(config)) return usage("rule " + std::string(rule) + ": " + *e);
   std::vector<std::string> args{
-      change.expect_version ? std::to_string(*change.expect_version) : std::string(), change.by,
+      change.expect_raw_version ? "=" + *change.expect_raw_version
+      : change.expect_version   ? std::to_string(*change.expect_version)
+                                : std::string(),
+      change.by,
       change.reason, std::to_string(kAuditMaxLen), std::string(action)};
   for (auto& [f, v] : config_fields(config)) {
     args.push_back(f);

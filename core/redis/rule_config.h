@@ -86,6 +86,11 @@ struct ChangeInfo {
   std::string by;                          ///< who (user, tool)
   std::string reason;
   std::optional<std::int64_t> expect_version;  ///< compare-and-set; nullopt = whatever it is
+  /// The compare-and-set of a repair (takes precedence over expect_version): the stored
+  /// `version` field must be exactly this ("" = absent), as stored_version_field() read it. It
+  /// replaces a config that does not parse, even one whose version is not an integer (the new
+  /// version then follows the audit stream's newest entry).
+  std::optional<std::string> expect_raw_version = std::nullopt;
 };
 
 /// True for the error set_config() returns when the version moved (LSCAS).
@@ -94,6 +99,9 @@ bool is_version_conflict(const RedisError& e);
 /// The rule's config, or nullopt when it has none.
 Result<std::optional<RuleConfig>> get_config(Connection& c, const KeySchema& schema,
                                              std::string_view rule);
+/// The rule config's `version` field as stored, unparsed ("" when absent): what a repair of an
+/// unreadable config compares and sets on (ChangeInfo::expect_raw_version).
+Result<std::string> stored_version_field(Connection& c, const KeySchema& schema, std::string_view rule);
 /// Replaces the config (version + 1) and appends the audit entry in one atomic script. An
 /// invalid config is refused (usage, with check_for_redis's reason) and nothing changes; a
 /// moved version is refused (reply, is_version_conflict()).

@@ -203,6 +203,33 @@ TEST_F(ConfigCli, StaleVersionExitsOneAndChangesNothing) {
   EXPECT_EQ(json::parse(got.out)["limits"][0]["capacity"], 5.0);
 }
 
+// A config that cannot be read (a garbage version written by hand) is replaced only with
+// --force: audited, compare-and-set on the version field as read.
+TEST_F(ConfigCli, AGarbageVersionIsReplacedOnlyWithForceAndAudited) {
+  ASSERT_EQ(cli("set", "--algorithm gcra --capacity 5 --refill 1/s").exit_code, 0);
+  redis::RedisUrl url;
+  url.port = server_->port();
+  auto c = redis::Connection::open(url);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  ASSERT_TRUE(c->command({"HSET", redis::KeySchema().config_key("pro"), "version", "garbage"}).ok());
+
+  auto refused = cli("set", "--algorithm gcra --capacity 7 --refill 1/s");
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.err.find("--force"), std::string::npos) << refused.err;
+  auto forced = cli("set", "--algorithm gcra --capacity 7 --refill 1/s --force --by ops");
+  ASSERT_EQ(forced.exit_code, 0) << forced.err;
+  auto got = cli("get", "--json");
+  ASSERT_EQ(got.exit_code, 0) << got.err;
+  EXPECT_EQ(json::parse(got.out)["limits"][0]["capacity"], 7.0);
+  EXPECT_EQ(json::parse(got.out)["version"], 2);  // after the audit stream's newest entry
+  auto history = cli("history", "--json");
+  ASSERT_EQ(history.exit_code, 0) << history.err;
+  const json newest = json::parse(history.out)["entries"][0];
+  EXPECT_EQ(newest["by"], "ops");
+  EXPECT_NE(newest["reason"].get<std::string>().find("forced over an unreadable config"), std::string::npos)
+      << history.out;
+}
+
 TEST_F(ConfigCli, BadInputExitsTwoWithOneLineAndChangesNothing) {
   ASSERT_EQ(cli("set", "--algorithm gcra --capacity 5 --refill 1/s").exit_code, 0);
   const struct {

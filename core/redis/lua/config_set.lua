@@ -1,7 +1,9 @@
 -- config_set.lua: replaces a rule's config with compare-and-set on its version and appends the
 -- change to the rule's audit stream, atomically (appended after common.lua).
 -- KEYS[1] the config hash, KEYS[2] the audit stream.
--- ARGV[1] expected current version ("" = any; "0" = the rule must not exist yet),
+-- ARGV[1] expected current version ("" = any; "0" = the rule must not exist yet; "=RAW" = the
+-- stored version field is exactly RAW, "=" absent: the compare-and-set of a repair, which also
+-- replaces a config whose version is not an integer),
 -- ARGV[2] who, ARGV[3] reason, ARGV[4] audit MAXLEN ~, ARGV[5] action ("set", "undo"),
 -- ARGV[6..] field, value pairs of the new config (without version and updated_*).
 -- Returns {version, updated_at_ms}. Errors: "LSCAS ..." (version moved), "LSCONFIG ..." (the
@@ -13,13 +15,32 @@ if old_raw.err then return redis.error_reply('LSCONFIG ' .. cfg .. ' is not a ha
 local old = {}
 for i = 1, #old_raw, 2 do old[old_raw[i]] = old_raw[i + 1] end
 local current = 0
-if old.version then
-  current = ls_uint(old.version)
-  if current == nil then
-    return redis.error_reply('LSCONFIG ' .. cfg .. ': stored version is not an integer: ' .. old.version)
+local raw_cas = string.sub(ARGV[1], 1, 1) == '='
+if raw_cas then
+  -- A repair: compare-and-set on the stored version field as it is, readable or not.
+  if (old.version or '') ~= string.sub(ARGV[1], 2) then
+    return redis.error_reply('LSCAS ' .. cfg .. ' has version field ' .. tostring(old.version) ..
+                             ', expected ' .. string.sub(ARGV[1], 2) .. ' (changed meanwhile: get it again)')
   end
 end
-if ARGV[1] ~= '' and ls_uint(ARGV[1]) ~= current then
+if old.version then
+  current = ls_uint(old.version)
+  if current == nil and raw_cas then
+    -- Unreadable: the next version follows the audit stream's newest entry.
+    current = 0
+    local last = redis.call('XREVRANGE', audit, '+', '-', 'COUNT', 1)
+    if last[1] then
+      local kv = last[1][2]
+      for i = 1, #kv, 2 do
+        if kv[i] == 'version' then current = ls_uint(kv[i + 1]) or 0 end
+      end
+    end
+  elseif current == nil then
+    return redis.error_reply('LSCONFIG ' .. cfg .. ': stored version is not an integer: ' .. old.version ..
+                             ' (limitscope-cli config set --force overwrites it)')
+  end
+end
+if ARGV[1] ~= '' and not raw_cas and ls_uint(ARGV[1]) ~= current then
   return redis.error_reply('LSCAS ' .. cfg .. ' is at version ' .. ls_int(current) ..
                            ', expected ' .. ARGV[1] .. ' (changed meanwhile: get it again)')
 end
