@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/common/bounded_read.h"
 #include "core/metrics/go_format.h"
 #include "core/metrics/prom_duration.h"
 #include "core/metrics/rule_file.h"
@@ -430,11 +431,9 @@ Expected<RuleTestFile> parse_rule_test_file(std::string_view text, const std::st
 }
 
 Expected<RuleTestFile> load_rule_test_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error(path + ": cannot read test file");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return parse_rule_test_file(buf.str(), path);
+  auto text = read_file_bounded(path, kMaxRuleTestFileBytes, "test file");
+  if (!text) return make_error(text.error());
+  return parse_rule_test_file(*text, path);
 }
 
 }  // namespace limitscope::metrics

@@ -76,7 +76,13 @@ Expected<Labels> parse_metric(std::string_view text);
 /// @param path names it in errors and anchors relative rule_files (its directory).
 /// @return the file, or "PATH:LINE: REASON" / "PATH: REASON".
 Expected<RuleTestFile> parse_rule_test_file(std::string_view text, const std::string& path);
-/// Reads and parses a test file. @return an error naming the path when unreadable.
+/// The largest test file read (bytes): /dev/zero or a huge file is an error, not a hang.
+inline constexpr std::size_t kMaxRuleTestFileBytes = 64u << 20;
+/// The most evaluation steps (eval_time / evaluation_interval + 1) a test group may need: an
+/// eval_time of years at 1m is an input error, not a run without end.
+inline constexpr std::int64_t kMaxEvaluationSteps = 1'000'000;
+/// Reads and parses a test file. @return an error naming the path when unreadable or larger
+/// than kMaxRuleTestFileBytes.
 Expected<RuleTestFile> load_rule_test_file(const std::string& path);
 
 /// Go's time.Duration String for milliseconds ("0s", "1m0s", "1h0m0s", "1.5s", "500ms"), as

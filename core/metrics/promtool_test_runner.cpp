@@ -6,7 +6,9 @@
 
 #include "core/metrics/alert_engine.h"
 #include "core/metrics/go_format.h"
+#include "core/metrics/prom_duration.h"
 #include "core/metrics/promql.h"
+#include "core/metrics/promtool_test_file.h"
 #include "core/metrics/rule_file.h"
 #include "core/metrics/series_store.h"
 
@@ -93,6 +95,13 @@ struct GroupRun {
     std::int64_t maxt = 0;
     for (const auto& a : tg.alert_tests) maxt = std::max(maxt, a.eval_time_ms);
     for (const auto& p : tg.promql_tests) maxt = std::max(maxt, p.eval_time_ms);
+    if (maxt / eval_interval >= kMaxEvaluationSteps) {
+      input_error = file.path + ": eval_time " + format_prom_duration(maxt) + " needs " +
+                    std::to_string(maxt / eval_interval + 1) + " evaluation steps of evaluation_interval " +
+                    format_prom_duration(eval_interval) + "; at most " + std::to_string(kMaxEvaluationSteps) +
+                    " are run";
+      return false;
+    }
     std::size_t longest = 0;
     for (const auto& s : tg.input_series) longest = std::max(longest, s.values.size());
     SeriesStoreOptions so;

@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/common/bounded_read.h"
 #include "core/metrics/prom_duration.h"
 #include "core/metrics/promql.h"
 #include "core/metrics/yaml_fields.h"
@@ -279,12 +280,10 @@ Expected<RuleFile> parse_rule_file(std::string_view text, std::string_view name,
 }
 
 Expected<RuleFile> load_rule_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error(path + ": cannot read rule file");
-  std::ostringstream buf;
-  buf << in.rdbuf();
+  auto text = read_file_bounded(path, kMaxRuleFileBytes, "rule file");
+  if (!text) return make_error(text.error());
   const bool json = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
-  return parse_rule_file(buf.str(), path, json ? RuleFileFormat::json : RuleFileFormat::yaml);
+  return parse_rule_file(*text, path, json ? RuleFileFormat::json : RuleFileFormat::yaml);
 }
 
 }  // namespace limitscope::metrics

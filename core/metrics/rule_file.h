@@ -62,8 +62,11 @@ enum class RuleFileFormat { automatic, yaml, json };
 Expected<RuleFile> parse_rule_file(std::string_view text, std::string_view name,
                                    RuleFileFormat format = RuleFileFormat::automatic);
 
+/// The largest rule file read (bytes).
+inline constexpr std::size_t kMaxRuleFileBytes = 64u << 20;
 /// Reads and parses a rule file; ".json" files are JSON, everything else YAML.
-/// @return as parse_rule_file, or an error naming the path when it cannot be read.
+/// @return as parse_rule_file, or an error naming the path when it cannot be read or is
+/// larger than kMaxRuleFileBytes.
 Expected<RuleFile> load_rule_file(const std::string& path);
 
 /// Checks a Prometheus metric name ([a-zA-Z_:][a-zA-Z0-9_:]*).

@@ -117,6 +117,38 @@ TEST(TestRulesCli, UsageAndUnreadableInput) {
   EXPECT_EQ(cli("--bogus x.yml").exit_code, 2);
 }
 
+// Hostile input is refused with an error naming it, never read or run without end: a test or
+// rule file that never ends (/dev/zero), an eval_time of years.
+TEST(TestRulesCli, EndlessFilesAndEvalTimesAreInputErrors) {
+  const Result zero = cli("/dev/zero");
+  EXPECT_EQ(zero.exit_code, 2);
+  EXPECT_NE(zero.err.find("/dev/zero: test file larger than"), std::string::npos) << zero.err;
+
+  const std::string rules_zero = test::write_temp("rules_dev_zero_test.yml",
+                                                  "rule_files: [/dev/zero]\n"
+                                                  "tests:\n"
+                                                  "  - input_series: []\n");
+  const Result rule_zero = cli(quoted(rules_zero));
+  EXPECT_EQ(rule_zero.exit_code, 2);
+  EXPECT_NE(rule_zero.err.find("/dev/zero: rule file larger than"), std::string::npos) << rule_zero.err;
+
+  const std::string forever = test::write_temp("eval_time_forever_test.yml",
+                                               "evaluation_interval: 1m\n"
+                                               "tests:\n"
+                                               "  - interval: 1m\n"
+                                               "    input_series:\n"
+                                               "      - series: 'up'\n"
+                                               "        values: '1'\n"
+                                               "    promql_expr_test:\n"
+                                               "      - expr: up\n"
+                                               "        eval_time: 100000d\n"
+                                               "        exp_samples: []\n");
+  const Result years = cli(quoted(forever));
+  EXPECT_EQ(years.exit_code, 2);
+  EXPECT_NE(years.err.find("evaluation steps of evaluation_interval 1m; at most 1000000"), std::string::npos)
+      << years.err;
+}
+
 TEST(TestRulesCli, JsonReportHasDocumentedKeys) {
   const std::string pass = test::data_path("rules/keep_firing_for_test.yml");
   const std::string fail = test::data_path("rules/failing_promql_test.yml");
