@@ -104,7 +104,8 @@ AdmissionResult InProcessAdmission::admit(const AdmissionRequest& request) {
     }
     return out;
   }
-  if (token_params != nullptr && state == nullptr &&
+  // A key listed in the policy is never refused by the cap (as in the keyed limiter).
+  if (token_params != nullptr && state == nullptr && !peek.listed &&
       token_states_.load(std::memory_order_relaxed) >= max_token_states_) {
     sweep(s, request.now);
     if (token_states_.load(std::memory_order_relaxed) >= max_token_states_) {

@@ -113,6 +113,9 @@ class PolicyIndex {
     if (auto idx = find(keys_, key, key_hash)) return idx;
     return default_tier_;
   }
+  bool listed(std::string_view key, std::uint64_t key_hash) const {
+    return find(keys_, key, key_hash).has_value();
+  }
   std::optional<std::size_t> model(std::string_view name, std::uint64_t model_hash) const {
     return find(models_, name, model_hash);
   }
@@ -194,6 +197,7 @@ struct KeyedLimiter::Lookup {
   const LimitParams* params = nullptr;
   double cost = 0;
   std::string_view api_key;
+  bool listed = false;  // in the policy's keys: never refused by the key cap
 };
 
 std::uint64_t KeyedLimiter::hash_key(std::string_view api_key, std::string_view model) {
@@ -245,6 +249,7 @@ KeyedLimiter::Lookup KeyedLimiter::resolve(Shard& shard, std::string_view api_ke
   const auto tier = shard.index->tier(api_key, hashes.key);
   const auto model_idx = shard.index->model(model, hashes.model);
   if (tier) out.tier = &pol.tiers[*tier];
+  out.listed = tier && shard.index->listed(api_key, hashes.key);
   if (model_idx) out.model = &pol.models[*model_idx];
   if (!tier) {
     out.decision = refusal(DenyReason::unknown_key, 0);
@@ -267,6 +272,7 @@ KeyedLimiter::Lookup KeyedLimiter::resolve(Shard& shard, std::string_view api_ke
   lk.params = &params;
   lk.cost = out.cost;
   lk.api_key = api_key;
+  lk.listed = out.listed;
   return lk;
 }
 
@@ -332,7 +338,7 @@ KeyedDecision KeyedLimiter::decide_in(Shard& shard, const Lookup& lk, Nanos now,
           }
         });
       }
-      if (size_.fetch_add(1, std::memory_order_relaxed) >= options_.max_keys) {
+      if (size_.fetch_add(1, std::memory_order_relaxed) >= options_.max_keys && !lk.listed) {
         size_.fetch_sub(1, std::memory_order_relaxed);
         sweep_shard(shard, now);
         if (size_.fetch_add(1, std::memory_order_relaxed) >= options_.max_keys) {
@@ -386,6 +392,7 @@ KeyedDecision KeyedLimiter::run(std::string_view api_key, std::string_view model
   out.model = head.model;
   out.cost = head.cost;
   out.key_id = head.key_id;
+  out.listed = head.listed;
   return out;
 }
 

@@ -16,7 +16,10 @@
 // Key cap (max_keys, over all shards): when a decision needs a new state and max_keys states
 // exist, the shard first drops its idle states; if it is still at the cap, the request is
 // refused with DenyReason::key_limit and overflows() counts it. Keys that already have a
-// state keep working; new keys get states again as soon as others expire.
+// state keep working; new keys get states again as soon as others expire. Keys listed in the
+// policy's `keys` are never refused by the cap (their states are counted, but their number is
+// bounded by the policy: listed keys × models): only keys given a tier by default_tier are, so
+// random unlisted keys filling the cap cannot lock out a listed key.
 //
 // Live policy update: set_policy() carries every state over with its algorithm's reconfigure
 // rule (matching tiers by name). States of a tier that disappeared, or whose algorithm
@@ -66,6 +69,9 @@ struct KeyedDecision {
   /// Identifies the (key, model) state: the hash's shard bits and 48-bit fingerprint (the
   /// same value KeyStateView::key_id shows).
   std::uint64_t key_id = 0;
+  /// The key is listed in the policy's `keys` (not given its tier by default_tier): the key
+  /// cap never refuses it.
+  bool listed = false;
 };
 
 /// One state as the dashboard and the simulation see it.

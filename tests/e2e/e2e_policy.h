@@ -4,6 +4,10 @@
 
 #include <string>
 
+#include <httplib.h>
+
+#include "support/child_process.h"
+
 namespace limitscope::test {
 
 inline std::string e2e_policy_json(int free_capacity = 3) {
@@ -35,6 +39,15 @@ inline std::string e2e_policy_json(int free_capacity = 3) {
 inline std::string e2e_chat_body(const std::string& model) {
   return R"({"model":")" + model +
          R"(","max_tokens":20,"messages":[{"role":"user","content":"hi"}]})";
+}
+
+/// The status of one chat completion for `key` (gemini-2.5-flash) on `gw`; -1 when no answer.
+inline int e2e_post_status(const GatewayProcess& gw, const std::string& key) {
+  httplib::Client c(gw.url());
+  c.set_read_timeout(10);
+  auto r = c.Post("/v1/chat/completions", {{"Authorization", "Bearer " + key}},
+                  e2e_chat_body("gemini-2.5-flash"), "application/json");
+  return r ? r->status : -1;
 }
 
 }  // namespace limitscope::test

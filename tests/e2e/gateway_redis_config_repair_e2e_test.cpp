@@ -22,14 +22,6 @@
 namespace limitscope::test {
 namespace {
 
-int post_status(const GatewayProcess& gw, const std::string& key) {
-  httplib::Client c(gw.url());
-  c.set_read_timeout(10);
-  auto r = c.Post("/v1/chat/completions", {{"Authorization", "Bearer " + key}},
-                  e2e_chat_body("gemini-2.5-flash"), "application/json");
-  return r ? r->status : -1;
-}
-
 redis::Connection connect(const RedisServer& server) {
   auto url = redis::parse_redis_url(server.url());
   EXPECT_TRUE(url.ok());
@@ -60,16 +52,16 @@ class GatewayRedisConfigRepairE2E : public ::testing::Test {
 TEST_F(GatewayRedisConfigRepairE2E, ARunningGatewayRepairsAFieldSetToNanAndTheOtherTiersKeepWorking) {
   GatewayProcess gw(gateway_args());
   ASSERT_TRUE(gw.running());
-  ASSERT_EQ(post_status(gw, "enterprise-bank"), 200);
+  ASSERT_EQ(e2e_post_status(gw, "enterprise-bank"), 200);
   auto c = connect(*server_);
   const redis::KeySchema schema;
   command(c, {"HSET", schema.config_key("gw-enterprise"), "requests.capacity", "nan"});
 
   // The failed decision triggers the resync, which repairs the rule; the request is decided
   // again on the repaired config.
-  EXPECT_EQ(post_status(gw, "enterprise-bank"), 200);
-  EXPECT_EQ(post_status(gw, "enterprise-bank"), 200);
-  EXPECT_EQ(post_status(gw, "pro-key"), 200);
+  EXPECT_EQ(e2e_post_status(gw, "enterprise-bank"), 200);
+  EXPECT_EQ(e2e_post_status(gw, "enterprise-bank"), 200);
+  EXPECT_EQ(e2e_post_status(gw, "pro-key"), 200);
   auto live = redis::get_config(c, schema, "gw-enterprise");
   ASSERT_TRUE(live.ok()) << live.error().message;
   ASSERT_TRUE(live->has_value());
@@ -98,9 +90,9 @@ TEST_F(GatewayRedisConfigRepairE2E, ANewGatewayStartsAndRepairsAGarbageVersionAn
 
   GatewayProcess gw(gateway_args());
   ASSERT_TRUE(gw.running()) << "a corrupted rule must not stop the gateway";
-  EXPECT_EQ(post_status(gw, "pro-key"), 200);
-  EXPECT_EQ(post_status(gw, "free-key"), 200);
-  EXPECT_EQ(post_status(gw, "enterprise-bank"), 200);
+  EXPECT_EQ(e2e_post_status(gw, "pro-key"), 200);
+  EXPECT_EQ(e2e_post_status(gw, "free-key"), 200);
+  EXPECT_EQ(e2e_post_status(gw, "enterprise-bank"), 200);
   for (const char* rule : {"gw-pro", "gw-free"}) {
     auto live = redis::get_config(c, schema, rule);
     ASSERT_TRUE(live.ok()) << rule << ": " << live.error().message;
@@ -122,9 +114,9 @@ TEST_F(GatewayRedisConfigRepairE2E, AConfigThatCannotBeRepairedFailsItsTierAlone
 
   GatewayProcess gw(gateway_args());
   ASSERT_TRUE(gw.running()) << "one broken rule must not stop the gateway for every tier";
-  EXPECT_EQ(post_status(gw, "pro-key"), 503);
-  EXPECT_EQ(post_status(gw, "enterprise-bank"), 200);
-  EXPECT_EQ(post_status(gw, "free-key"), 200);
+  EXPECT_EQ(e2e_post_status(gw, "pro-key"), 503);
+  EXPECT_EQ(e2e_post_status(gw, "enterprise-bank"), 200);
+  EXPECT_EQ(e2e_post_status(gw, "free-key"), 200);
   EXPECT_NE(gw.process().stderr_text().find("redis rule gw-pro: the stored config is invalid"),
             std::string::npos)
       << gw.process().stderr_text();
