@@ -7,13 +7,13 @@
 
 #include <chrono>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "core/redis/connection.h"
 #include "core/redis/key_schema.h"
 #include "e2e/e2e_policy.h"
 #include "support/child_process.h"
 #include "support/process.h"
+#include "support/prometheus_process.h"
 #include "support/redis_server.h"
 
 namespace limitscope::test {
@@ -32,6 +32,13 @@ TEST(AuditRetryAfterE2E, HonestClientOnOurGatewayFindsNoLie) {
                                 {"max_tokens", 10},
                                 {"messages", json::array({{{"role", "user"}, {"content", "hi"}}})}}
                                .dump();
+  auto redis_conn = redis::Connection::open(*redis::parse_redis_url(redis->url()));
+  ASSERT_TRUE(redis_conn.ok());
+  auto redis_time_us = [&]() -> std::optional<std::int64_t> {
+    auto v = redis_conn->command({"TIME"});
+    if (!v) return std::nullopt;
+    return v->as_time_us();
+  };
   httplib::Client c(gw.url());
   auto send = [&] {
     return c.Post("/v1/chat/completions", {{"Authorization", "Bearer free-key"}}, body,
@@ -48,7 +55,13 @@ TEST(AuditRetryAfterE2E, HonestClientOnOurGatewayFindsNoLie) {
     ASSERT_TRUE(impatient);
     ASSERT_EQ(impatient->status, 429);
     const int wait_s = std::stoi(impatient->get_header_value("Retry-After"));
-    std::this_thread::sleep_for(std::chrono::seconds(wait_s));
+    // Wait on the clock the gateway's script decides with (Redis TIME), not on a sleep.
+    const auto refused_at = redis_time_us();
+    ASSERT_TRUE(refused_at.has_value());
+    ASSERT_TRUE(poll_until([&] {
+      const auto now = redis_time_us();
+      return now && *now >= *refused_at + std::int64_t{wait_s} * 1'000'000;
+    }));
     auto retry = send();
     ASSERT_TRUE(retry);
     EXPECT_EQ(retry->status, 200) << retry->body;

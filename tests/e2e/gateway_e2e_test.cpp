@@ -16,6 +16,7 @@
 #include "support/child_process.h"
 #include "support/exposition_sums.h"
 #include "support/process.h"
+#include "support/prometheus_process.h"
 #include "support/test_paths.h"
 
 namespace limitscope::test {
@@ -105,8 +106,16 @@ TEST_F(GatewayE2E, RetryAfterHonouredMeansTheRetrySucceeds) {
   ASSERT_TRUE(denied.has_value());
   const int wait_s = std::stoi((*denied)->get_header_value("Retry-After"));
   ASSERT_GE(wait_s, 1);
-  // The behaviour under test is a client that waits what the gateway told it to.
-  std::this_thread::sleep_for(std::chrono::seconds(wait_s));
+  // The behaviour under test is a client that waits what the gateway told it to: wait on the
+  // gateway's own clock (its limitscope_gateway_time_seconds gauge), not on a sleep.
+  httplib::Client scraper(gw_->url());
+  auto gateway_time = [&]() -> double {
+    auto m = scraper.Get("/metrics");
+    return m && m->status == 200 ? test::sum_samples(m->body, "limitscope_gateway_time_seconds") : 0.0;
+  };
+  const double refused_by = gateway_time();
+  ASSERT_GT(refused_by, 0.0);
+  ASSERT_TRUE(test::poll_until([&] { return gateway_time() >= refused_by + wait_s; }));
   auto retry = post(*gw_, chat("gemini-2.5-flash"), bearer("free-key"));
   ASSERT_TRUE(retry);
   EXPECT_EQ(retry->status, 200) << retry->body;
