@@ -10,19 +10,7 @@
 #include <string_view>
 
 #include "core/connections/connections_file.h"
-
-namespace {
-
-// Names the failed condition before aborting, so a crash log says which invariant broke.
-#define check(cond)                                                              \
-  do {                                                                           \
-    if (!(cond)) {                                                               \
-      std::fprintf(stderr, "check failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
-      std::abort();                                                              \
-    }                                                                            \
-  } while (false)
-
-}  // namespace
+#include "fuzz/fuzz_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size > 16384) return 0;

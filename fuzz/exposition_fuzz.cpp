@@ -13,14 +13,11 @@
 
 #include "core/metrics/exposition_parser.h"
 #include "core/metrics/exposition_writer.h"
+#include "fuzz/fuzz_check.h"
 
 namespace {
 
 using namespace limitscope::metrics;
-
-void check(bool ok) {
-  if (!ok) std::abort();
-}
 
 bool inside(std::string_view part, std::string_view whole) {
   return part.empty() ||

@@ -18,19 +18,11 @@
 
 #include "core/gateway/chat_request.h"
 #include "core/gateway/http_framing.h"
+#include "fuzz/fuzz_check.h"
 
 namespace {
 
 using namespace limitscope::gateway;
-
-// Names the failed condition before aborting, so a crash log says which invariant broke.
-#define check(cond)                                                              \
-  do {                                                                           \
-    if (!(cond)) {                                                               \
-      std::fprintf(stderr, "check failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
-      std::abort();                                                              \
-    }                                                                            \
-  } while (false)
 
 constexpr std::size_t kMaxHead = 2048;
 constexpr std::uint64_t kMaxBody = 4096;

@@ -9,14 +9,11 @@
 #include <string_view>
 
 #include "core/probe/limiter_profile.h"
+#include "fuzz/fuzz_check.h"
 
 namespace {
 
 using namespace limitscope::probe;
-
-void check(bool ok) {
-  if (!ok) std::abort();
-}
 
 std::string document(const std::vector<LimiterProfile>& profiles) {
   std::string out = "{\"profiles\": [";

@@ -11,14 +11,11 @@
 
 #include "core/metrics/prom_duration.h"
 #include "core/metrics/promtool_test_file.h"
+#include "fuzz/fuzz_check.h"
 
 namespace {
 
 using namespace limitscope::metrics;
-
-void check(bool ok) {
-  if (!ok) std::abort();
-}
 
 void check_time(std::int64_t ms, const std::string& text) {
   check(ms >= 0);

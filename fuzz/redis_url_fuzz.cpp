@@ -9,14 +9,11 @@
 #include <string_view>
 
 #include "core/redis/redis_url.h"
+#include "fuzz/fuzz_check.h"
 
 namespace {
 
 using namespace limitscope::redis;
-
-void check(bool ok) {
-  if (!ok) std::abort();
-}
 
 }  // namespace
 

@@ -8,14 +8,11 @@
 #include <string_view>
 
 #include "core/metrics/rule_file.h"
+#include "fuzz/fuzz_check.h"
 
 namespace {
 
 using namespace limitscope::metrics;
-
-void check(bool ok) {
-  if (!ok) std::abort();
-}
 
 template <class Pairs>
 bool sorted_by_name(const Pairs& pairs) {

@@ -12,19 +12,11 @@
 #include <string>
 
 #include "core/tuner/trace.h"
+#include "fuzz/fuzz_check.h"
 
 namespace {
 
 using namespace limitscope::tuner;
-
-// Names the failed condition before aborting, so a crash log says which invariant broke.
-#define check(cond)                                                              \
-  do {                                                                           \
-    if (!(cond)) {                                                               \
-      std::fprintf(stderr, "check failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
-      std::abort();                                                              \
-    }                                                                            \
-  } while (false)
 
 void check_load(const TraceLoad& load, const TraceOptions& options) {
   check(load.errors.size() <= options.max_errors);
