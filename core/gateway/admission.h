@@ -30,7 +30,7 @@ enum class DeniedBy { none, requests, llm_tokens };
 /// Which rules an AdmissionResult describes (and the rate-limit headers report).
 enum class ReportedRules {
   both,             // requests, and llm_tokens when the tier has it (in-process)
-  requests_only,    // a shared composite reported its binding limit: the requests rule
+  requests_only,    // a shared composite reported one limit (the refusing one): requests
   llm_tokens_only,  // ... the llm_tokens rule (in AdmissionResult::llm_tokens)
   none,             // nothing known of the limits (a degraded decision)
 };

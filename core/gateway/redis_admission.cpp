@@ -312,7 +312,8 @@ AdmissionResult RedisAdmission::admit(const AdmissionRequest& request) {
   out.degraded = g.degraded;
   out.backend_error = g.error;
   out.allowed = g.decision.allowed;
-  // Only the composite's binding limit is known; the headers report it alone.
+  // Only the composite's reported limit is known (the one that refused, on a refusal); the
+  // headers and the 429's "limit" describe it alone.
   if (binding == "llm_tokens") {
     out.reported = ReportedRules::llm_tokens_only;
     out.llm_tokens = g.decision;

@@ -39,7 +39,9 @@
 // trace source). The logged tokens are the admission estimate (prompt + max tokens), known at
 // decision time; the settled usage is not in the stream.
 //
-// Not done here: only the composite's binding limit is reported.
+// Headers: the script reports one limit of the composite (RedisDecision::binding_limit): on a
+// refusal the one that refused, so a 429 of the token limit names llm_tokens with its headers;
+// on an admission the one with the least remaining. The other limit's state is not known.
 
 #include <atomic>
 #include <climits>

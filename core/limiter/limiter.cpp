@@ -123,15 +123,41 @@ int severity(DenyReason r) {
   return 0;
 }
 
+// Whether refusal a outranks refusal b as the one to report: a more severe reason, then a
+// longer retry_after (nullopt, never, is the longest).
+bool refuses_harder(const Decision& a, const Decision& b) {
+  if (severity(a.reason) != severity(b.reason)) return severity(a.reason) > severity(b.reason);
+  if (!b.retry_after) return false;
+  return !a.retry_after || *a.retry_after > *b.retry_after;
+}
+
+// The child whose limit and remaining the composite reports (see CompositeLimiter). decide.lua
+// makes the same choice for a composite rule in Redis.
+std::size_t reported_child(const std::vector<Decision>& ds, bool allowed) {
+  std::size_t r = 0;
+  if (allowed) {
+    for (std::size_t i = 1; i < ds.size(); ++i) {
+      if (ds[i].remaining < ds[r].remaining) r = i;
+    }
+    return r;
+  }
+  bool found = false;
+  for (std::size_t i = 0; i < ds.size(); ++i) {
+    if (ds[i].allowed) continue;
+    if (!found || refuses_harder(ds[i], ds[r])) r = i;
+    found = true;
+  }
+  return r;
+}
+
 // The most restrictive of the children's decisions (see CompositeLimiter).
 Decision combine(const std::vector<Decision>& ds) {
   Decision out = ds.front();
   out.allowed = std::all_of(ds.begin(), ds.end(), [](const Decision& d) { return d.allowed; });
+  const Decision& reported = ds[reported_child(ds, out.allowed)];
+  out.remaining = reported.remaining;
+  out.limit = reported.limit;
   for (const Decision& d : ds) {
-    if (d.remaining < out.remaining) {
-      out.remaining = d.remaining;
-      out.limit = d.limit;
-    }
     out.reset_after = std::max(out.reset_after, d.reset_after);
     out.delay = std::max(out.delay, d.delay);
     if (severity(d.reason) > severity(out.reason)) out.reason = d.reason;

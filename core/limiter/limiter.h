@@ -78,9 +78,10 @@ Expected<std::unique_ptr<Limiter>> make_limiter(const LimitParams& params, Clock
 /// every child only when all peeks allow, so concurrent users never see half a consumption.
 /// Children may be shared with other composites or used directly at the same time.
 /// Its Decision is the most restrictive child's: allowed iff all allow; limit and remaining of
-/// the child with the least remaining; retry_after the largest (nullopt if any child can
-/// never admit); reset_after and delay the largest; reason by severity (invalid_cost,
-/// cost_above_capacity, queue_full, exhausted).
+/// the child that refused (the most severe reason, then the longest retry_after, then the
+/// first), or when all admit of the child with the least remaining; retry_after the largest
+/// (nullopt if any child can never admit); reset_after and delay the largest; reason by
+/// severity (invalid_cost, cost_above_capacity, queue_full, exhausted).
 class CompositeLimiter final : public Limiter {
  public:
   /// Not supported on the whole: reconfigure a child instead.

@@ -24,7 +24,9 @@ namespace limitscope::redis {
 struct RedisDecision {
   Decision decision;               ///< as core/limiter gives it (delay is always 0)
   std::int64_t config_version = 0; ///< the rule config version it was made under
-  std::string binding_limit;       ///< composite: the limit with the least remaining; else ""
+  std::string binding_limit;       ///< composite: the limit remaining and limit describe: the
+                                   ///< one that refused, or with the least remaining when all
+                                   ///< admitted (CompositeLimiter's choice); else ""
   bool state_reset = false;        ///< the stored state was unreadable or out of range and was
                                    ///< replaced by the most restrictive state (schema doc)
 };

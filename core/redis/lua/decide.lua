@@ -163,13 +163,38 @@ for i = 1, n do
     -- The most restrictive limit (CompositeLimiter's combine()); higher severity wins.
     local severity = {allowed = 0, exhausted = 1, cost_above_capacity = 3, invalid_cost = 4}
     local o = ds[1]
-    remaining, limit, name, reset, reason, retry = o.remaining, o.limit, limits[1].name, o.reset, o.reason, 0
+    reset, reason, retry = o.reset, o.reason, 0
     for j = 2, #ds do
       local d = ds[j]
-      if d.remaining < remaining then remaining, limit, name = d.remaining, d.limit, limits[j].name end
       if d.reset > reset then reset = d.reset end
       if severity[d.reason] > severity[reason] then reason = d.reason end
     end
+    -- The limit reported (remaining, limit, name): on a refusal the one that refused (the most
+    -- severe reason, then the longest retry, nil being the longest, then the first); when all
+    -- admit, the one with the least remaining (combine()'s reported_child()).
+    local r = 0
+    if all then
+      r = 1
+      for j = 2, #ds do
+        if ds[j].remaining < ds[r].remaining then r = j end
+      end
+    else
+      for j = 1, #ds do
+        local d = ds[j]
+        if not d.allowed then
+          if r == 0 then
+            r = j
+          else
+            local sd, sr = severity[d.reason], severity[ds[r].reason]
+            local longer = ds[r].retry ~= nil and (d.retry == nil or d.retry > ds[r].retry)
+            if sd > sr or (sd == sr and longer) then
+              r = j
+            end
+          end
+        end
+      end
+    end
+    remaining, limit, name = ds[r].remaining, ds[r].limit, limits[r].name
     if not all then
       for j = 1, #ds do
         if ds[j].retry == nil then retry = nil break end
@@ -183,6 +208,8 @@ for i = 1, n do
   local with_extra = log_max > 0 and log_flag ~= '1' and logged ~= nil and logged[i]
   if log_max > 0 and (log_flag == '1' or with_extra) then
     local entry = {'t', t, 'key', label, 'cost', costs_s, 'allowed', all and 1 or 0, 'level', remaining}
+    -- A composite's level is one limit's: the one that refused, else the least remaining.
+    if name ~= '' then entry[#entry + 1] = 'limit' entry[#entry + 1] = name end
     if with_extra and logged[i][1] then entry[#entry + 1] = 'tokens' entry[#entry + 1] = logged[i][1] end
     if with_extra and logged[i][2] then entry[#entry + 1] = 'model' entry[#entry + 1] = logged[i][2] end
     -- A refusal's promised wait (what Retry-After rounds up), µs rounded up, for audit

@@ -215,6 +215,37 @@ TEST(CompositeLimiter, AdmitsOnlyWhenEveryChildAdmitsAndReportsTheMostRestrictiv
   EXPECT_TRUE(both.reconfigure(bucket(Algorithm::token_bucket, 1, 1)).has_value());
 }
 
+// A refusal reports the child that refused, even when another child has fewer units left
+// (a requests limit next to a token limit); when both refuse, the one with the longest wait,
+// and one that can never admit before all.
+TEST(CompositeLimiter, ARefusalDescribesTheChildThatRefused) {
+  ManualClock clock;
+  // A bucket of 10 at 1/s, a window of 11 per minute.
+  auto made = make_composite(
+      {bucket(Algorithm::token_bucket, 10, 1), window(Algorithm::fixed_window, 11, 60s)}, clock);
+  ASSERT_TRUE(made.ok()) << made.error();
+  CompositeLimiter& both = **made;
+  ASSERT_TRUE(both.try_acquire(6).allowed);  // bucket 4, window 5
+  clock.advance(3s);                         // bucket 7, window 5
+  const Decision d = both.try_acquire(6);    // the bucket would keep 1; the window refuses
+  EXPECT_FALSE(d.allowed);
+  EXPECT_DOUBLE_EQ(d.remaining, 5);
+  EXPECT_DOUBLE_EQ(d.limit, 11);
+  EXPECT_EQ(d.retry_after, Nanos{57s});
+
+  clock.advance(57s);  // a new window (11); the bucket is full (10)
+  ASSERT_TRUE(both.try_acquire(10).allowed);  // bucket 0, window 1
+  const Decision two = both.try_acquire(2);   // both refuse: the bucket for 2 s, the window 60 s
+  EXPECT_FALSE(two.allowed);
+  EXPECT_DOUBLE_EQ(two.limit, 11);
+  EXPECT_DOUBLE_EQ(two.remaining, 1);
+  EXPECT_EQ(two.retry_after, Nanos{60s});
+  const Decision never = both.try_acquire(10.5);  // the bucket can never hold it, the window waits
+  EXPECT_EQ(never.reason, DenyReason::cost_above_capacity);
+  EXPECT_DOUBLE_EQ(never.limit, 10);
+  EXPECT_FALSE(never.retry_after.has_value());
+}
+
 TEST(CompositeLimiter, RefusesToBeBuiltFromNothingNullsDuplicatesOrMixedClocks) {
   ManualClock clock, other;
   auto a = shared(bucket(Algorithm::token_bucket, 10, 1), clock);

@@ -278,6 +278,55 @@ TEST_F(RedisLimiterEquality, Composite) {
   }
 }
 
+// The gateway's shape, requests (10) and llm_tokens (5,000) with a cost each: a refusal by the
+// token limit is reported and logged as llm_tokens, with its level, although requests has
+// fewer units left; an admission logs the limit its level is of.
+TEST(RedisLimiterComposite, ReportsAndLogsTheLimitThatRefused) {
+  auto server = RedisServer::start();
+  Connection c = connect(*server);
+  RuleConfig config;
+  config.limits = {NamedLimit{"requests", bucket(Algorithm::token_bucket, 10, 1, 1s)},
+                   NamedLimit{"llm_tokens", bucket(Algorithm::token_bucket, 5000, 5000, 60s)}};
+  put(c, KeySchema{}, "gw", config);
+  const RedisLimiter limiter;
+  DecideOptions o;
+  o.now_us = kEpochUs;
+  DecideRequest r;
+  r.key = "alice:m";
+  r.log = true;
+  r.costs = {1, 4000};
+  auto first = limiter.decide(c, "gw", r, o);
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  EXPECT_TRUE(first->decision.allowed);
+  EXPECT_EQ(first->binding_limit, "requests");  // 9 < 1000 when all admit
+  r.costs = {1, 3000};
+  auto second = limiter.decide(c, "gw", r, o);
+  ASSERT_TRUE(second.ok()) << second.error().message;
+  EXPECT_FALSE(second->decision.allowed);
+  EXPECT_EQ(second->binding_limit, "llm_tokens");
+  EXPECT_EQ(second->decision.remaining, 1000);
+  EXPECT_EQ(second->decision.limit, 5000);
+  EXPECT_EQ(second->decision.retry_after, Nanos{24s});  // 2,000 tokens at 5,000/min
+
+  const Value log = must(c, {"XRANGE", KeySchema{}.decisions_key("gw"), "-", "+"});
+  ASSERT_EQ(log.elements.size(), 2u);
+  const auto field = [&](std::size_t entry, const std::string& name) -> std::string {
+    const auto& f = log.elements[entry].elements[1].elements;
+    for (std::size_t i = 0; i + 1 < f.size(); i += 2) {
+      if (f[i].str == name) return f[i + 1].str;
+    }
+    return "(absent)";
+  };
+  EXPECT_EQ(field(0, "limit"), "requests");
+  EXPECT_EQ(field(0, "level"), "9");
+  EXPECT_EQ(field(0, "retry_us"), "(absent)");
+  EXPECT_EQ(field(1, "allowed"), "0");
+  EXPECT_EQ(field(1, "limit"), "llm_tokens");
+  EXPECT_EQ(field(1, "level"), "1000");
+  EXPECT_EQ(field(1, "cost"), "1,3000");
+  EXPECT_EQ(field(1, "retry_us"), "24000000");
+}
+
 // PTTL of each algorithm's state = the time until it is indistinguishable from fresh.
 TEST(RedisLimiterKeys, StateTtlIsTheTimeUntilIdle) {
   auto server = RedisServer::start();
