@@ -107,6 +107,8 @@ void collect_decisions(const Value& reply, std::size_t n, std::vector<Result<Red
 }
 
 Result<RedisDecision> parse_decision_reply(const Value& v) {
+  // One decision the script refused to make (its log write failed: LSLOG): nothing was written.
+  if (v.is_error()) return make_redis_error(classify_error_reply(v.str), v.str);
   if (!v.is_array() || v.elements.size() != 9) return bad_reply(v, "expected an array of 9");
   const auto& e = v.elements;
   RedisDecision r;

@@ -3,7 +3,8 @@
 // rule and NOPERM); permissions taken away at runtime make that rule answer 503
 // limiter_misconfigured even in fail-open mode (before: admitted without limit), /readyz 503
 // with the reason, and limitscope_backend_errors_total{reason="forbidden"} count them; once the
-// ACL is fixed, requests are decided again and the gateway is ready.
+// ACL is fixed, requests are decided again and the gateway is ready. A decision whose log
+// write is refused takes nothing.
 
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -11,7 +12,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/gateway/redis_admission.h"
 #include "core/redis/connection.h"
+#include "core/redis/key_schema.h"
 #include "e2e/e2e_policy.h"
 #include "support/child_process.h"
 #include "support/exposition_sums.h"
@@ -112,6 +115,46 @@ TEST(GatewayRedisAclE2E, PermissionsTakenAwayFailClosedNotReadyAndCounted) {
   auto ready_again = c.Get("/readyz");
   ASSERT_TRUE(ready_again);
   EXPECT_EQ(ready_again->status, 200) << ready_again->body;
+}
+
+// A user that may run the script but not XADD to the decision stream (--log-decisions): each
+// logged decision is refused (503) and takes nothing; before, the script wrote the key's state
+// and then failed on XADD, so every 503 still consumed a request and its tokens.
+TEST(GatewayRedisAclE2E, ARefusedDecisionLogWriteTakesNothing) {
+  auto server = start_with_users();
+  const std::string policy = write_temp("e2e_acl_policy_xadd.json", e2e_policy_json());
+  {
+    // The rules are written (audited, so with XADD) before XADD is taken away.
+    GatewayProcess writer(
+        {"--policy", policy, "--mock-upstream", "--redis", url_as(*server, "gw", "gwpass")});
+    ASSERT_TRUE(writer.running());
+  }
+  admin(*server, {"ACL", "SETUSER", "gw", "-xadd"});
+  GatewayProcess gw({"--policy", policy, "--mock-upstream", "--redis",
+                     url_as(*server, "gw", "gwpass"), "--log-decisions", "1"});
+  ASSERT_TRUE(gw.running());
+  for (int i = 0; i < 3; ++i) {
+    auto r = post(gw);
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->status, 503) << r->body;
+    EXPECT_EQ(json::parse(r->body).at("error").at("code"), "limiter_misconfigured");
+  }
+  redis::RedisUrl url;
+  url.port = server->port();
+  auto c = redis::Connection::open(url);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  const std::string state = redis::KeySchema().state_key(
+      "gw-pro", gateway::RedisAdmission::limited_key("pro-key", "gemini-2.5-flash"));
+  for (const char* limit : {":requests", ":llm_tokens"}) {
+    auto exists = c->command({"EXISTS", state + limit});
+    ASSERT_TRUE(exists.ok());
+    EXPECT_EQ(exists->integer, 0) << state + limit << ": a refused decision wrote state";
+  }
+  admin(*server, {"ACL", "SETUSER", "gw", "+xadd"});
+  auto r = post(gw);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(r->get_header_value("X-RateLimit-Remaining"), "49") << "a full bucket of 50 paid once";
 }
 
 // The password from a 0600 file or the environment, never on the command line; a file others

@@ -116,6 +116,7 @@ for i = 1, n do
   end
   local base = KEYS[2 + i]
   local all, was_reset, remaining, limit, retry, reset, reason, name
+  local one = false  -- decided on the single path: its state key is `base` itself
   -- This key's override of the single limit, if it has one (one HMGET, only on rules with any).
   local first = limits[1]
   if has_overrides then
@@ -135,7 +136,7 @@ for i = 1, n do
     if cost == nil then return redis.error_reply("LSARG cost must be a number, got '" .. costs_s .. "'") end
     local p, d = first, ds[1]
     p.eval(p, base, t, cost, d)
-    if d.write then p.write(p, base, d, t, pad) end
+    one = true
     all, was_reset = d.allowed, d.fix and 1 or 0
     remaining, limit, retry, reset, reason, name = d.remaining, d.limit, d.retry, d.reset, d.reason, ''
   else
@@ -154,11 +155,8 @@ for i = 1, n do
       p.eval(p, base .. p.suffix, t, costs[#costs == 1 and 1 or j], ds[j])
       if not ds[j].allowed then all = false end
     end
-    -- All consume or none: admitted states only when every limit admits; reset states always.
     for j = 1, #limits do
-      local p, d = j == 1 and first or limits[j], ds[j]
-      if d.fix then was_reset = 1 end
-      if (all and d.write == 'commit') or d.write == 'fix' then p.write(p, base .. p.suffix, d, t, pad) end
+      if ds[j].fix then was_reset = 1 end
     end
     -- The most restrictive limit (CompositeLimiter's combine()); higher severity wins.
     local severity = {allowed = 0, exhausted = 1, cost_above_capacity = 3, invalid_cost = 4}
@@ -218,7 +216,25 @@ for i = 1, n do
       entry[#entry + 1] = 'retry_us'
       entry[#entry + 1] = string.format('%d', math.ceil(retry / 1000))
     end
-    redis.call('XADD', KEYS[2], 'MAXLEN', '~', log_max, '*', unpack(entry))
+    -- Before any state of this decision is written: a log write the server refuses (an ACL
+    -- without XADD, a key of another type) fails this decision alone, having taken nothing.
+    local added = redis.pcall('XADD', KEYS[2], 'MAXLEN', '~', log_max, '*', unpack(entry))
+    if type(added) == 'table' and added.err then
+      out[i] = {err = 'LSLOG decision log ' .. KEYS[2] .. ': ' .. added.err}
+    end
+  end
+  if out[i].err == nil then
+    -- The state writes, last. All consume or none: admitted states only when every limit
+    -- admits; reset states always.
+    if one then
+      local d = ds[1]
+      if d.write then first.write(first, base, d, t, pad) end
+    else
+      for j = 1, #limits do
+        local p, d = j == 1 and first or limits[j], ds[j]
+        if (all and d.write == 'commit') or d.write == 'fix' then p.write(p, base .. p.suffix, d, t, pad) end
+      end
+    end
   end
 end
 return out

@@ -372,6 +372,40 @@ TEST(RedisLimiterKeys, ClusterSlotMatchesRedisAndTheRuleSharesOne) {
   EXPECT_NE(cluster_slot(schema.config_key("free")), slot);
 }
 
+// A log write the server refuses (here the stream key holds a string) fails that decision
+// before its state is written; the call's unlogged decisions are made as usual.
+TEST(RedisLimiterKeys, ARefusedLogWriteFailsItsDecisionAndWritesNothing) {
+  auto server = RedisServer::start();
+  Connection c = connect(*server);
+  const KeySchema schema;
+  put(c, schema, "r", single_limit(bucket(Algorithm::token_bucket, 10, 1, 1s)));
+  must(c, {"SET", schema.decisions_key("r"), "not a stream"});
+  const RedisLimiter limiter(schema);
+  std::vector<DecideRequest> batch(3);
+  batch[0].key = "unlogged";
+  batch[1].key = "logged";
+  batch[1].log = true;
+  batch[2].key = "unlogged";
+  auto results = limiter.decide_batch(c, "r", batch, 16);
+  ASSERT_TRUE(results.ok()) << results.error().message;
+  ASSERT_EQ(results->size(), 3u);
+  ASSERT_TRUE((*results)[0].ok());
+  EXPECT_EQ((*results)[0]->decision.remaining, 9);
+  ASSERT_FALSE((*results)[1].ok());
+  EXPECT_EQ((*results)[1].error().message.rfind("LSLOG decision log " + schema.decisions_key("r") +
+                                                    ": WRONGTYPE",
+                                                0),
+            0u)
+      << (*results)[1].error().message;
+  EXPECT_EQ(must(c, {"EXISTS", schema.state_key("r", "logged")}).integer, 0);
+  ASSERT_TRUE((*results)[2].ok());
+  EXPECT_EQ((*results)[2]->decision.remaining, 8);
+  auto one = limiter.decide(c, "r", batch[1]);
+  ASSERT_FALSE(one.ok());
+  EXPECT_EQ(one.error().kind, ErrorKind::reply);
+  EXPECT_EQ(must(c, {"EXISTS", schema.state_key("r", "logged")}).integer, 0);
+}
+
 TEST(RedisLimiterKeys, ConfigChangeAppliesAtTheNextDecision) {
   auto server = RedisServer::start();
   Connection c = connect(*server);
