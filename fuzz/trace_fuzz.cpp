@@ -32,7 +32,7 @@ void check_load(const TraceLoad& load, const TraceOptions& options) {
   check(!t.models.empty() && t.models[0].empty() && !t.tiers.empty() && t.tiers[0].empty());
   for (std::size_t i = 0; i < t.events.size(); ++i) {
     const TraceEvent& ev = t.events[i];
-    if (i > 0) check(ev.t_us >= t.events[i - 1].t_us);
+    if (i > 0) check(ev.t_ns >= t.events[i - 1].t_ns);
     check(std::isfinite(ev.cost) && ev.cost > 0);
     check(ev.key < t.keys.size() && ev.model < t.models.size() && ev.tier < t.tiers.size());
   }

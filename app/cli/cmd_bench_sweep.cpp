@@ -42,7 +42,7 @@ tuner::Trace synthetic_trace(long long events, long long keys, std::uint64_t see
   for (long long i = 0; i < events; ++i) {
     now += gap(rng);
     tuner::TraceEvent e;
-    e.t_us = static_cast<std::int64_t>(now * 1e6);
+    e.t_ns = static_cast<std::int64_t>(now * 1e9);
     e.key = ids[static_cast<std::size_t>(pick_heavy(rng) ? heavy(rng) : any(rng))];
     e.cost = cost(rng);
     e.model = models[e.key % 2];

@@ -36,7 +36,7 @@ nlohmann::json spend_json(const tuner::Trace& trace, const tuner::SpendSummary& 
                       {"unpriced_reason", s.unpriced_reason}};
   if (s.priced && s.worst_key_per_min > 0) {
     j["worst_key"] = trace.keys[s.worst_key];
-    j["worst_minute_t_s"] = static_cast<double>(s.worst_minute_us) / 1e6;
+    j["worst_minute_t_s"] = static_cast<double>(s.worst_minute_ns) / 1e9;
   }
   return j;
 }
@@ -103,7 +103,7 @@ int run_replay(const CommandArgs& argv) {
     if (r->spend.priced) {
       std::cout << "spend $" << r->total.admitted_spend << "; worst key " << trace->keys[r->spend.worst_key]
                 << " $" << r->spend.worst_key_per_min << " in the minute from t="
-                << static_cast<double>(r->spend.worst_minute_us) / 1e6 << " s\n";
+                << static_cast<double>(r->spend.worst_minute_ns) / 1e9 << " s\n";
     }
     if (!r->spend.unpriced_reason.empty()) std::cout << "note: " << r->spend.unpriced_reason << "\n";
     double burn = 0;

@@ -20,8 +20,8 @@ constexpr const char* kName = "whatif outage";
 
 nlohmann::json to_json(const tuner::OutageWhatIf& w) {
   nlohmann::json j{{"params", w.params.describe()},
-                   {"outage_start_s", static_cast<double>(w.window.start_us) / 1e6},
-                   {"outage_end_s", static_cast<double>(w.window.end_us) / 1e6},
+                   {"outage_start_s", static_cast<double>(w.window.start_ns) / 1e9},
+                   {"outage_end_s", static_cast<double>(w.window.end_ns) / 1e9},
                    {"replicas", w.replicas},
                    {"priced", w.priced},
                    {"baseline", counts_json(w.baseline)},
@@ -40,7 +40,7 @@ nlohmann::json to_json(const tuner::OutageWhatIf& w) {
 
 void print_text(const tuner::OutageWhatIf& w) {
   std::cout << w.params.describe() << ", outage of "
-            << static_cast<double>(w.window.end_us - w.window.start_us) / 60e6 << " min; "
+            << static_cast<double>(w.window.end_ns - w.window.start_ns) / 60e9 << " min; "
             << w.baseline_in_outage.admitted + w.baseline_in_outage.rejected
             << " requests fall in it\n";
   std::cout << std::left << std::setw(16) << "mode" << std::setw(12) << "admitted" << std::setw(12)

@@ -51,7 +51,7 @@ ui::TracePtr trace_of(std::size_t events) {
   double now = 0;
   for (std::size_t i = 0; i < events; ++i) {
     now += gap(rng);
-    t->add(static_cast<std::int64_t>(now * 1e6), "key-" + std::to_string(key(rng)), cost(rng));
+    t->add(static_cast<std::int64_t>(now * 1e9), "key-" + std::to_string(key(rng)), cost(rng));
   }
   return t;
 }

@@ -75,7 +75,7 @@ Expected<std::unique_ptr<LoadPlan>> LoadPlan::from_trace(const tuner::Trace& tra
   // Clients in the order their keys first appear; each (client, model) pair is one share.
   std::vector<std::int64_t> client_of_key(trace.keys.size(), -1);
   std::vector<std::vector<std::int32_t>> share_of(trace.keys.size());
-  const std::int64_t t0 = trace.events.front().t_us;
+  const std::int64_t t0 = trace.events.front().t_ns;
   std::int64_t last_ns = 0;
   for (const tuner::TraceEvent& e : trace.events) {
     std::string model = trace.models[e.model];
@@ -104,7 +104,7 @@ Expected<std::unique_ptr<LoadPlan>> LoadPlan::from_trace(const tuner::Trace& tra
     }
     PlannedRequest r;
     r.at = Nanos{static_cast<std::int64_t>(
-        std::llround(static_cast<double>(e.t_us - t0) * 1000.0 / options.speed))};
+        std::llround(static_cast<double>(e.t_ns - t0) / options.speed))};
     r.client = client;
     r.share = static_cast<std::uint32_t>(share);
     // The cost is sent as the request's token estimate (prompt + max_tokens), at least 1.

@@ -76,7 +76,7 @@ struct AlertInterval {
 
 /// One decided request, as the details pane and a recording's request lines show it.
 struct DecisionRow {
-  std::int64_t t_us = 0;             // wall time of the decision, microseconds since the epoch
+  std::int64_t t_ns = 0;             // wall time of the decision, nanoseconds since the epoch
   std::string api_key;
   std::string tier;
   std::string model;

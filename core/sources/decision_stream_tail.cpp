@@ -43,10 +43,10 @@ std::optional<DecisionRow> decision_of(const redis::Value& entry, const std::str
     else if (name == "model") d.model = v;
     else if (name == "tokens") tokens = number(v);
   }
-  if (!t || *t < 0) return fail(id + ": field t is not a time in µs");
+  if (!t || *t < 0 || *t > 9e15) return fail(id + ": field t is not a time in µs");
   if (d.api_key.empty()) return fail(id + ": no key");
   if (!allowed || (*allowed != 0 && *allowed != 1)) return fail(id + ": field allowed is not 0 or 1");
-  d.t_us = static_cast<std::int64_t>(*t);
+  d.t_ns = static_cast<std::int64_t>(*t) * 1000;  // Redis TIME: whole µs
   d.cost = cost.value_or(1);
   d.allowed = *allowed == 1;
   d.remaining = level.value_or(0);
@@ -110,7 +110,7 @@ redis::Result<StreamRead> DecisionStreamTail::read(redis::Connection& c,
     last_id_[key] = last;
     if (!asks[i].first && r.elements.size() >= options_.count_per_refresh) ++out.lagging;
   }
-  const auto by_time = [](const DecisionRow& a, const DecisionRow& b) { return a.t_us < b.t_us; };
+  const auto by_time = [](const DecisionRow& a, const DecisionRow& b) { return a.t_ns < b.t_ns; };
   std::stable_sort(out.backlog.begin(), out.backlog.end(), by_time);
   std::stable_sort(out.fresh.begin(), out.fresh.end(), by_time);
   return out;

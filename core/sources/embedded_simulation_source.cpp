@@ -137,7 +137,7 @@ void EmbeddedSimulationSource::record_requests() {
     if (!wanted.empty() && !wanted[i]) continue;
     const RequestRecord& r = requests[i];
     DecisionRow d;
-    d.t_us = epoch_ms_ * 1000 + std::chrono::duration_cast<std::chrono::microseconds>(r.time).count();
+    d.t_ns = epoch_ms_ * 1'000'000 + r.time.count();
     d.api_key = std::string(r.api_key);
     d.tier = std::string(r.tier);
     d.model = std::string(r.model);

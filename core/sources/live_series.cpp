@@ -87,9 +87,9 @@ bool LiveSeries::append(const metrics::Labels& labels, metrics::Sample sample) {
   last_ms_ = std::max(last_ms_, sample.t_ms);
   // A sample older than the last recorded line (another source's clock) stays out of the
   // recording: its lines must be in time order.
-  if (writer_ && sample.t_ms * 1000 >= rec_us_) {
+  if (writer_ && sample.t_ms * 1'000'000 >= rec_ns_) {
     writer_->sample(labels, sample);
-    rec_us_ = sample.t_ms * 1000;
+    rec_ns_ = sample.t_ms * 1'000'000;
   }
   return true;
 }
@@ -125,9 +125,9 @@ std::string LiveSeries::evaluate(std::int64_t t_ms) {
   for (const auto& rule : alerts_->snapshot()->rules) {
     if (!rule.last_error.empty() && first_error.empty()) first_error = "rule " + rule.name + ": " + rule.last_error;
   }
-  if (writer_ && t_ms * 1000 >= rec_us_) {
+  if (writer_ && t_ms * 1'000'000 >= rec_ns_) {
     write_alerts(t_ms);
-    rec_us_ = t_ms * 1000;
+    rec_ns_ = t_ms * 1'000'000;
   }
   check_writer();
   return first_error;
@@ -141,9 +141,9 @@ void LiveSeries::event(std::int64_t t_ms, std::string text) {
 void LiveSeries::decision(DecisionRow row, std::int64_t upto_ms) {
   if (writer_) {
     DecisionRow rec = row;
-    rec.t_us = std::max(std::min(rec.t_us, upto_ms * 1000), rec_us_);
+    rec.t_ns = std::max(std::min(rec.t_ns, upto_ms * 1'000'000), rec_ns_);
     writer_->request(rec);
-    rec_us_ = rec.t_us;
+    rec_ns_ = rec.t_ns;
   }
   decisions_.add(std::move(row));
 }
@@ -265,8 +265,8 @@ void LiveSeries::note_protection(std::int64_t t_ms) {
 void LiveSeries::refreshed(std::int64_t t_ms) {
   names_.join_key_info(*store_);
   note_protection(t_ms);
-  if (!writer_ || t_ms * 1000 < rec_us_) return;
-  rec_us_ = t_ms * 1000;
+  if (!writer_ || t_ms * 1'000'000 < rec_ns_) return;
+  rec_ns_ = t_ms * 1'000'000;
   writer_->step(t_ms, key_rows_ ? key_rows_() : std::vector<KeyRow>{}, {}, store_->dropped_samples());
   check_writer();
 }
@@ -301,7 +301,7 @@ void LiveSeries::start_recording(std::unique_ptr<std::ostream> out, const std::s
   // Samples may carry times a little after the wall clock (the Redis server's TIME): the
   // recording starts at the latest of both, so its lines stay in time order.
   now_ms = std::max(now_ms, last_ms_);
-  rec_us_ = now_ms * 1000;
+  rec_ns_ = now_ms * 1'000'000;
   writer_ = std::make_unique<RecordingWriter>(std::move(out), name, flush_clock);
   RecordingHeader h;
   h.source = source_name;
@@ -329,7 +329,7 @@ void LiveSeries::start_recording(std::unique_ptr<std::ostream> out, const std::s
 
 std::optional<std::string> LiveSeries::stop_recording(std::int64_t now_ms) {
   if (!writer_) return std::nullopt;
-  writer_->finish(std::max({now_ms, last_ms_, rec_us_ / 1000}));
+  writer_->finish(std::max({now_ms, last_ms_, rec_ns_ / 1'000'000}));
   std::optional<std::string> err;
   if (!writer_->error().empty()) err = writer_->error();
   writer_.reset();

@@ -150,7 +150,7 @@ class LiveSeries {
   std::function<std::vector<KeyRow>()> key_rows_;
   std::optional<std::int64_t> first_ms_;
   std::int64_t last_ms_ = 0;
-  std::int64_t rec_us_ = std::numeric_limits<std::int64_t>::min();  // last recorded line's time
+  std::int64_t rec_ns_ = std::numeric_limits<std::int64_t>::min();  // last recorded line's time
   std::uint64_t appended_ = 0;
   std::uint64_t refused_ = 0;
 };

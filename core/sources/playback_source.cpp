@@ -175,10 +175,10 @@ DashboardSnapshot PlaybackSource::snapshot(const ChartView& view) const {
     const auto it = std::find(recording_.names.begin(), recording_.names.end(), key);
     if (it == recording_.names.end()) continue;
     const auto& idx = requests_by_key_[static_cast<std::size_t>(it - recording_.names.begin())];
-    const std::int64_t cursor_us = cursor_ms_ * 1000;
+    const std::int64_t cursor_ns = cursor_ms_ * 1'000'000;
     auto end = std::upper_bound(
-        idx.begin(), idx.end(), cursor_us,
-        [this](std::int64_t t, std::uint32_t i) { return t < recording_.requests[i].t_us; });
+        idx.begin(), idx.end(), cursor_ns,
+        [this](std::int64_t t, std::uint32_t i) { return t < recording_.requests[i].t_ns; });
     for (std::size_t n = 0; end != idx.begin() && n < options_.decisions_per_key; ++n) {
       --end;
       out.push_back(recording_.decision(recording_.requests[*end]));

@@ -60,15 +60,20 @@ void put_int(std::string& out, std::int64_t v) {
   out.append(buf, ec == std::errc() ? end : buf);
 }
 
-// Seconds since the epoch with exactly six decimals: the microseconds read back exactly.
-void put_seconds(std::string& out, std::int64_t t_us) {
-  if (t_us < 0) {
-    put_number(out, static_cast<double>(t_us) / 1e6);
-    return;
+// Seconds since the epoch with exactly nine decimals: the nanoseconds read back exactly (the
+// reader converts the text, not a double).
+void put_seconds(std::string& out, std::int64_t t_ns) {
+  if (t_ns < 0) {
+    out += '-';
+    if (t_ns == INT64_MIN) {
+      out += "9223372036.854775808";
+      return;
+    }
+    t_ns = -t_ns;
   }
-  put_int(out, t_us / 1'000'000);
-  char buf[8];
-  std::snprintf(buf, sizeof buf, ".%06lld", static_cast<long long>(t_us % 1'000'000));
+  put_int(out, t_ns / 1'000'000'000);
+  char buf[12];
+  std::snprintf(buf, sizeof buf, ".%09lld", static_cast<long long>(t_ns % 1'000'000'000));
   out += buf;
 }
 
@@ -165,7 +170,7 @@ void RecordingWriter::request(const DecisionRow& d) {
   emit_samples();
   // The tuner's trace fields first (issue #8): t, key, cost, model, tier, allowed.
   std::string line = "{\"type\":\"request\",\"t\":";
-  put_seconds(line, d.t_us);
+  put_seconds(line, d.t_ns);
   line += ",\"key\":";
   put_string(line, d.api_key);
   line += ",\"cost\":";

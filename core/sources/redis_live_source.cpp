@@ -65,7 +65,7 @@ void add_stream_keys(const probe::KeyReading& r, std::map<std::string, std::stri
 }
 
 void by_time(std::vector<DecisionRow>& rows) {
-  std::stable_sort(rows.begin(), rows.end(), [](const DecisionRow& a, const DecisionRow& b) { return a.t_us < b.t_us; });
+  std::stable_sort(rows.begin(), rows.end(), [](const DecisionRow& a, const DecisionRow& b) { return a.t_ns < b.t_ns; });
 }
 
 }  // namespace

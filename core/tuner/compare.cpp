@@ -13,7 +13,7 @@ namespace {
 
 // The most cost admitted to one key within any window of length W (exact, two pointers).
 double max_window_cost(const Trace& trace, const std::vector<bool>& allowed, Nanos window) {
-  const std::int64_t w_us = window.count() / 1000;
+  const std::int64_t w_ns = window.count();
   std::vector<std::deque<std::pair<std::int64_t, double>>> per_key(trace.keys.size());
   std::vector<double> sum(trace.keys.size(), 0);
   double best = 0;
@@ -21,10 +21,10 @@ double max_window_cost(const Trace& trace, const std::vector<bool>& allowed, Nan
     if (!allowed[i]) continue;
     const TraceEvent& e = trace.events[i];
     auto& q = per_key[e.key];
-    q.emplace_back(e.t_us, e.cost);
+    q.emplace_back(e.t_ns, e.cost);
     sum[e.key] += e.cost;
     // Window (t − W, t]: drop what is W or more older.
-    while (!q.empty() && q.front().first <= e.t_us - w_us) {
+    while (!q.empty() && q.front().first <= e.t_ns - w_ns) {
       sum[e.key] -= q.front().second;
       q.pop_front();
     }
@@ -42,7 +42,7 @@ double state_bytes(const Trace& trace, const LimitParams& p) {
       std::vector<std::optional<SlidingLog::State>> states(trace.keys.size());
       std::size_t most = 0;
       for (const auto& e : trace.events) {
-        const Nanos now{e.t_us * 1000};
+        const Nanos now{e.t_ns};
         auto& s = states[e.key];
         if (!s) s = SlidingLog::fresh(p, now);
         SlidingLog::decide(p, *s, now, e.cost);

@@ -10,7 +10,7 @@ namespace limitscope::tuner {
 
 namespace {
 
-constexpr std::int64_t kDayUs = 86'400LL * 1'000'000;
+constexpr std::int64_t kDayNs = 86'400LL * 1'000'000'000;
 
 // The parameters of one replica's local limiter: 1/n of the shared one.
 LimitParams share_of(LimitParams p, int n) {
@@ -37,8 +37,8 @@ Counts replay_mode(const Trace& trace, const LimitParams& params, const OutageOp
     }
     for (std::size_t i = 0; i < trace.events.size(); ++i) {
       const TraceEvent& e = trace.events[i];
-      const Nanos now{e.t_us * 1000};
-      const bool out = e.t_us >= o.window.start_us && e.t_us < o.window.end_us;
+      const Nanos now{e.t_ns};
+      const bool out = e.t_ns >= o.window.start_ns && e.t_ns < o.window.end_ns;
       bool allowed = false;
       if (!out || !mode) {
         auto& s = shared[e.key];
@@ -81,14 +81,14 @@ Expected<OutageWindow> parse_outage(std::string_view text, const Trace& trace) {
   if (!length) return make_error(shown + ": " + length.error());
   if (length->count() <= 0) return make_error(shown + ": the duration must be > 0");
   if (trace.events.empty()) return make_error(shown + ": the trace has no requests");
-  const std::int64_t first = trace.events.front().t_us;
-  const std::int64_t last = trace.events.back().t_us;
+  const std::int64_t first = trace.events.front().t_ns;
+  const std::int64_t last = trace.events.back().t_ns;
   const std::string_view when = text.substr(at + 1);
   std::int64_t start = 0;
   if (!when.empty() && when[0] == '+') {
     auto offset = parse_duration(when.substr(1));
     if (!offset) return make_error(shown + ": " + offset.error());
-    start = first + offset->count() / 1000;
+    start = first + offset->count();
   } else {
     int hh = -1;
     int mm = -1;
@@ -96,12 +96,12 @@ Expected<OutageWindow> parse_outage(std::string_view text, const Trace& trace) {
         hh < 0 || hh > 23 || mm < 0 || mm > 59) {
       return make_error(shown + ": \"" + std::string(when) + "\" is not a UTC time of day HH:MM");
     }
-    const std::int64_t day = first - ((first % kDayUs) + kDayUs) % kDayUs;
-    start = day + (hh * 3600LL + mm * 60LL) * 1'000'000;
-    if (start < first) start += kDayUs;
+    const std::int64_t day = first - ((first % kDayNs) + kDayNs) % kDayNs;
+    start = day + (hh * 3600LL + mm * 60LL) * 1'000'000'000;
+    if (start < first) start += kDayNs;
   }
   if (start > last) return make_error(shown + ": starts after the trace's last request");
-  return OutageWindow{start, start + length->count() / 1000};
+  return OutageWindow{start, start + length->count()};
 }
 
 Expected<OutageWhatIf> whatif_outage(const Trace& trace, const LimitParams& params,

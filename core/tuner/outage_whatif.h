@@ -25,8 +25,8 @@
 namespace limitscope::tuner {
 
 struct OutageWindow {
-  std::int64_t start_us = 0;  ///< trace time (epoch µs), inclusive
-  std::int64_t end_us = 0;    ///< exclusive
+  std::int64_t start_ns = 0;  ///< trace time (epoch ns), inclusive
+  std::int64_t end_ns = 0;    ///< exclusive
 };
 
 /// Parses "DURATION@WHEN": WHEN is a UTC time of day "HH:MM" (the first such instant at or

@@ -65,8 +65,8 @@ std::vector<double> Pricing::key_quotas(const Trace& trace, const Policy& policy
   return quota;
 }
 
-void KeyMinuteSpend::add(std::uint32_t key, std::int64_t t_us, double dollars) {
-  const std::int64_t minute = t_us / kMinuteUs;
+void KeyMinuteSpend::add(std::uint32_t key, std::int64_t t_ns, double dollars) {
+  const std::int64_t minute = t_ns / kMinuteNs;
   if (minute != minute_[key]) {
     fold(key);
     minute_[key] = minute;
@@ -82,13 +82,13 @@ void KeyMinuteSpend::fold(std::uint32_t key) {
   if (spend_[key] > worst) {
     worst = spend_[key];
     worst_key = key;
-    worst_minute_us = minute_[key] * kMinuteUs;
+    worst_minute_ns = minute_[key] * kMinuteNs;
   }
   spend_[key] = 0;
 }
 
-void DailyQuotaBurn::admit(std::uint32_t key, std::int64_t t_us, double cost) {
-  const std::int64_t day = t_us / kDayUs;
+void DailyQuotaBurn::admit(std::uint32_t key, std::int64_t t_ns, double cost) {
+  const std::int64_t day = t_ns / kDayNs;
   if (day != day_) {  // requests come in time order: a new day for every key at once
     day_ = day;
     std::fill(used_.begin(), used_.end(), 0);
@@ -110,8 +110,8 @@ SpendTracker::SpendTracker(const Trace& trace, const PricingOptions& options)
 
 void SpendTracker::admit(std::size_t i, double dollars) {
   const TraceEvent& e = trace_.events[i];
-  minute_.add(e.key, e.t_us, dollars);
-  if (quota_) quota_->admit(e.key, e.t_us, e.cost);
+  minute_.add(e.key, e.t_ns, dollars);
+  if (quota_) quota_->admit(e.key, e.t_ns, e.cost);
 }
 
 SpendSummary SpendTracker::finish() {
@@ -120,7 +120,7 @@ SpendSummary SpendTracker::finish() {
   s.priced = pricing_.priced();
   s.worst_key_per_min = minute_.worst;
   s.worst_key = minute_.worst_key;
-  s.worst_minute_us = minute_.worst_minute_us;
+  s.worst_minute_ns = minute_.worst_minute_ns;
   s.unpriced_requests = pricing_.unpriced_events();
   s.unpriced_reason = pricing_.unpriced_reason();
   return s;

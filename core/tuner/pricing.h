@@ -68,7 +68,7 @@ struct SpendSummary {
   /// the trace's times count from it), and where: the figure a runaway client drives up.
   double worst_key_per_min = 0;
   std::uint32_t worst_key = 0;       ///< index into Trace::keys
-  std::int64_t worst_minute_us = 0;  ///< start of that minute
+  std::int64_t worst_minute_ns = 0;  ///< start of that minute
   std::uint64_t unpriced_requests = 0;
   std::string unpriced_reason;       ///< "" when every request was priced
 };
@@ -79,14 +79,14 @@ struct SpendSummary {
 /// figures equal these exactly.
 class KeyMinuteSpend {
  public:
-  static constexpr std::int64_t kMinuteUs = 60'000'000;
+  static constexpr std::int64_t kMinuteNs = 60'000'000'000;
   explicit KeyMinuteSpend(std::size_t keys) : minute_(keys, -1), spend_(keys, 0) {}
-  /// An admitted request of `key` at `t_us` costing `dollars`.
-  void add(std::uint32_t key, std::int64_t t_us, double dollars);
+  /// An admitted request of `key` at `t_ns` costing `dollars`.
+  void add(std::uint32_t key, std::int64_t t_ns, double dollars);
   void finish();
   double worst = 0;
   std::uint32_t worst_key = 0;
-  std::int64_t worst_minute_us = 0;
+  std::int64_t worst_minute_ns = 0;
 
  private:
   void fold(std::uint32_t key);
@@ -98,12 +98,12 @@ class KeyMinuteSpend {
 /// request (a trace whose times start at 0 is day 0 of the epoch).
 class DailyQuotaBurn {
  public:
-  static constexpr std::int64_t kDayUs = 86'400'000'000;
+  static constexpr std::int64_t kDayNs = 86'400'000'000'000;
   /// @param quotas by key (Pricing::key_quotas); 0 = the key has no quota
   explicit DailyQuotaBurn(std::vector<double> quotas)
       : quota_(std::move(quotas)), used_(quota_.size(), 0) {}
-  /// An admitted request of `key` at `t_us` taking `cost` units.
-  void admit(std::uint32_t key, std::int64_t t_us, double cost);
+  /// An admitted request of `key` at `t_ns` taking `cost` units.
+  void admit(std::uint32_t key, std::int64_t t_ns, double cost);
   double max_burn = 0;     ///< the highest key's use / quota today
   std::uint32_t over = 0;  ///< keys at or above their quota today
 

@@ -18,7 +18,7 @@ void run(const Trace& trace, const LimitParams& params, OnDecision&& on_decision
     std::vector<std::optional<typename A::State>> states(trace.keys.size());
     for (std::size_t i = 0; i < trace.events.size(); ++i) {
       const TraceEvent& e = trace.events[i];
-      const Nanos now{e.t_us * 1000};
+      const Nanos now{e.t_ns};
       auto& s = states[e.key];
       if (!s) s = A::fresh(params, now);
       on_decision(i, A::decide(params, *s, now, e.cost));
@@ -55,17 +55,17 @@ Expected<ReplayResult> replay(const Trace& trace, const LimitParams& params,
   r.by_tier.resize(trace.tiers.size());
   std::optional<SpendTracker> spend;
   if (options.pricing != nullptr) spend.emplace(trace, *options.pricing);
-  const std::int64_t origin = trace.events.empty() ? 0 : trace.events.front().t_us;
-  const Nanos span{trace.events.empty() ? 0 : (trace.events.back().t_us - origin) * 1000};
+  const std::int64_t origin = trace.events.empty() ? 0 : trace.events.front().t_ns;
+  const Nanos span{trace.events.empty() ? 0 : trace.events.back().t_ns - origin};
   r.timeline_step = options.timeline_step > Nanos{0} ? options.timeline_step : auto_timeline_step(span);
-  const std::int64_t step_us = std::max<std::int64_t>(1, r.timeline_step.count() / 1000);
+  const std::int64_t step_ns = std::max<std::int64_t>(1, r.timeline_step.count());
   if (!trace.events.empty()) {
     // Bounded: a step that would give over 100,000 points is refused.
-    const std::int64_t points = (span.count() / 1000) / step_us + 1;
+    const std::int64_t points = span.count() / step_ns + 1;
     if (points > 100'000) return make_error("timeline step too small: over 100,000 points");
     r.timeline.resize(static_cast<std::size_t>(points));
     for (std::size_t p = 0; p < r.timeline.size(); ++p) {
-      r.timeline[p].t_s = static_cast<double>(static_cast<std::int64_t>(p) * step_us) / 1e6;
+      r.timeline[p].t_s = static_cast<double>(static_cast<std::int64_t>(p) * step_ns) / 1e9;
     }
   }
   std::vector<std::int64_t> point_day(r.timeline.size(), INT64_MIN);  // day of its last event
@@ -79,9 +79,9 @@ Expected<ReplayResult> replay(const Trace& trace, const LimitParams& params,
     r.by_key[e.key].add(d.allowed, e.cost, dollars);
     r.by_model[e.model].add(d.allowed, e.cost, dollars);
     r.by_tier[e.tier].add(d.allowed, e.cost, dollars);
-    const auto p = static_cast<std::size_t>((e.t_us - origin) / step_us);
+    const auto p = static_cast<std::size_t>((e.t_ns - origin) / step_ns);
     TimelinePoint& point = r.timeline[p];
-    point_day[p] = e.t_us / DailyQuotaBurn::kDayUs;
+    point_day[p] = e.t_ns / DailyQuotaBurn::kDayNs;
     if (d.allowed) {
       ++point.admitted;
       point.spend += dollars;
@@ -94,8 +94,8 @@ Expected<ReplayResult> replay(const Trace& trace, const LimitParams& params,
       point.keys_over_quota = spend->keys_over_quota();
     }
     if (d.allowed) {
-      window.push_back(e.t_us);
-      while (window.front() <= e.t_us - 1'000'000) window.pop_front();
+      window.push_back(e.t_ns);
+      while (window.front() <= e.t_ns - 1'000'000'000) window.pop_front();
       r.largest_burst_admitted = std::max<std::uint64_t>(r.largest_burst_admitted, window.size());
       const double delay_s = static_cast<double>(d.delay.count()) / 1e9;
       r.total_delay_s += delay_s;
@@ -108,8 +108,8 @@ Expected<ReplayResult> replay(const Trace& trace, const LimitParams& params,
     TimelinePoint& point = r.timeline[p];
     if (point.admitted + point.rejected != 0) continue;
     point_day[p] = point_day[p - 1];
-    const std::int64_t end_us = origin + static_cast<std::int64_t>(p + 1) * step_us - 1;
-    if (end_us / DailyQuotaBurn::kDayUs == point_day[p - 1]) {
+    const std::int64_t end_ns = origin + static_cast<std::int64_t>(p + 1) * step_ns - 1;
+    if (end_ns / DailyQuotaBurn::kDayNs == point_day[p - 1]) {
       point.max_quota_burn = r.timeline[p - 1].max_quota_burn;
       point.keys_over_quota = r.timeline[p - 1].keys_over_quota;
     }

@@ -79,7 +79,8 @@ redis::Result<TraceLoad> trace_from_decision_stream(redis::Connection& c,
         // A composite's costs are "c1,c2,...": the first limit's cost (requests) counts.
         if (f == "cost") cost = number(v.substr(0, v.find(',')));
       }
-      if (!t || *t < 0) {
+      // Redis TIME gives whole µs; up to 9e15 µs (the 9e9 s a trace allows) keeps ns in int64.
+      if (!t || *t < 0 || *t > 9e15) {
         error(load, options, n, "entry " + entry.elements[0].str + ": field t is not a time in µs");
         continue;
       }
@@ -102,13 +103,13 @@ redis::Result<TraceLoad> trace_from_decision_stream(redis::Connection& c,
         }
         llm_tokens = v;
       }
-      const auto t_us = static_cast<std::int64_t>(*t);
-      if (t_us < last_t) {
+      const std::int64_t t_ns = static_cast<std::int64_t>(*t) * 1000;
+      if (t_ns < last_t) {
         error(load, options, n, "entry " + entry.elements[0].str + ": t is before the previous entry's");
         continue;
       }
-      last_t = t_us;
-      load.trace.add(t_us, who, *cost, model != nullptr ? std::string_view(*model) : std::string_view(), rule,
+      last_t = t_ns;
+      load.trace.add(t_ns, who, *cost, model != nullptr ? std::string_view(*model) : std::string_view(), rule,
                      llm_tokens);
     }
     if (page->elements.size() < want) break;

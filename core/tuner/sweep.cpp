@@ -72,10 +72,10 @@ __attribute__((target_clones("avx2", "default"))) void spend_event(
 struct MinuteSpend {
   MinuteSpend(std::size_t keys, std::size_t configs)
       : n(configs), minute(keys, -1), spend(keys * configs, 0), worst(configs, 0), admitted(configs, 0) {}
-  // Folds the key's row when `t_us` starts a new minute for it; returns its row.
-  double* row(std::uint32_t key, std::int64_t t_us) {
+  // Folds the key's row when `t_ns` starts a new minute for it; returns its row.
+  double* row(std::uint32_t key, std::int64_t t_ns) {
     double* r = spend.data() + static_cast<std::size_t>(key) * n;
-    const std::int64_t m = t_us / 60'000'000;
+    const std::int64_t m = t_ns / KeyMinuteSpend::kMinuteNs;
     if (m != minute[key]) {
       fold(r);
       minute[key] = m;
@@ -128,14 +128,14 @@ bool token_bucket_slice(const Trace& trace, const Pricing* pricing, std::vector<
   std::optional<MinuteSpend> spend;
   if (pricing != nullptr) spend.emplace(keys, n);
   const auto& events = trace.events;
-  const std::int64_t origin = events.front().t_us;
+  const std::int64_t origin = events.front().t_ns;
   for (std::size_t i = 0; i < events.size(); ++i) {
     if (i % kChunk == 0 && i > 0) {
       if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) return false;
       if (progress) progress(static_cast<double>(i) / static_cast<double>(events.size()));
     }
     const TraceEvent& e = events[i];
-    const double t = static_cast<double>((e.t_us - origin) * 1000);
+    const double t = static_cast<double>(e.t_ns - origin);
     const std::size_t row = static_cast<std::size_t>(e.key) * n;
     if (seen[e.key] == 0) {
       seen[e.key] = 1;
@@ -149,7 +149,7 @@ bool token_bucket_slice(const Trace& trace, const Pricing* pricing, std::vector<
                        last.data() + row, key_rejected.data() + row, adm.data(), adm_cost.data(),
                        rej_cost.data(), okv.data());
     if (spend) {
-      spend_event(n, pricing->dollars(trace, i), okv.data(), spend->row(e.key, e.t_us),
+      spend_event(n, pricing->dollars(trace, i), okv.data(), spend->row(e.key, e.t_ns),
                   spend->admitted.data());
     }
   }
@@ -194,9 +194,9 @@ bool generic_slice(const Trace& trace, const Pricing* pricing, std::vector<Sweep
         if (progress) progress(static_cast<double>(i) / static_cast<double>(events.size()));
       }
       const TraceEvent& e = events[i];
-      const Nanos now{e.t_us * 1000};
+      const Nanos now{e.t_ns};
       const double dollars = spend ? pricing->dollars(trace, i) : 0;
-      double* minute_row = spend ? spend->row(e.key, e.t_us) : nullptr;
+      double* minute_row = spend ? spend->row(e.key, e.t_ns) : nullptr;
       for (std::size_t c = 0; c < n; ++c) {
         SweepCell& cell = cells[from + c];
         auto& s = states[static_cast<std::size_t>(e.key) * n + c];
@@ -282,7 +282,7 @@ Expected<SweepResult> sweep(const Trace& trace, const SweepSpec& spec,
   }
   if (trace.events.empty()) return make_error("the trace has no events");
   // The fast path keeps times as doubles of ns since the first event: exact below 2^53 ns.
-  const std::int64_t span_ns = (trace.events.back().t_us - trace.events.front().t_us) * 1000;
+  const std::int64_t span_ns = trace.events.back().t_ns - trace.events.front().t_ns;
   result.fast_path = spec.base.algorithm == Algorithm::token_bucket && span_ns < (std::int64_t{1} << 53);
   std::optional<Pricing> pricing;
   if (spec.pricing != nullptr) {

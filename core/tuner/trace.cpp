@@ -5,6 +5,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "core/common/decimal_time.h"
+#include "core/common/json_member_text.h"
+
 namespace limitscope::tuner {
 
 namespace {
@@ -21,8 +24,9 @@ struct Collector {
     if (load.errors.size() < options.max_errors) load.errors.push_back({line, std::move(message)});
   }
 
-  // Validates and appends one event; reports why not.
-  void accept(std::size_t line, double t_s, std::string_view key, double cost,
+  // Validates and appends one event; reports why not. `t_text` is the time as written, which
+  // gives its nanoseconds exactly (a double of epoch seconds is 238 ns coarse).
+  void accept(std::size_t line, double t_s, std::string_view t_text, std::string_view key, double cost,
               std::string_view model, std::string_view tier,
               std::optional<double> tokens = std::nullopt) {
     // Replay and the sweep compute spans in int64 nanoseconds: t up to 9e9 s (year 2255) keeps
@@ -36,8 +40,9 @@ struct Collector {
     if (tokens && (!(*tokens >= 0) || *tokens >= Trace::kNoTokens || *tokens != std::floor(*tokens))) {
       return error(line, "tokens must be a whole number from 0 to 4294967294");
     }
-    const auto t_us = static_cast<std::int64_t>(std::llround(t_s * 1e6));
-    if (t_us < last_t) {
+    const auto exact = decimal_seconds_to_ns(t_text);
+    const std::int64_t t_ns = exact ? *exact : static_cast<std::int64_t>(std::llround(t_s * 1e9));
+    if (t_ns < last_t) {
       return error(line, "t " + std::to_string(t_s) + " is before the previous event (the trace must be in time order)");
     }
     if (load.trace.keys.size() >= options.max_keys) {
@@ -46,8 +51,8 @@ struct Collector {
     if (load.trace.models.size() >= 65535 || load.trace.tiers.size() >= 65535) {
       return error(line, "more than 65535 distinct models or tiers");
     }
-    last_t = t_us;
-    load.trace.add(t_us, key, cost, model, tier,
+    last_t = t_ns;
+    load.trace.add(t_ns, key, cost, model, tier,
                    tokens ? std::optional<std::uint32_t>(static_cast<std::uint32_t>(*tokens))
                           : std::nullopt);
   }
@@ -104,7 +109,7 @@ std::uint16_t Trace::tier_id(std::string_view tier) {
   return static_cast<std::uint16_t>(intern(tier_index_, tiers, tier));
 }
 
-void Trace::add(std::int64_t t_us, std::string_view key, double cost, std::string_view model,
+void Trace::add(std::int64_t t_ns, std::string_view key, double cost, std::string_view model,
                 std::string_view tier, std::optional<std::uint32_t> token_count) {
   const bool first_count = token_count.has_value() && tokens.empty();
   if (first_count) {
@@ -113,7 +118,7 @@ void Trace::add(std::int64_t t_us, std::string_view key, double cost, std::strin
   }
   if (first_count || !tokens.empty()) tokens.push_back(token_count.value_or(kNoTokens));
   TraceEvent e;
-  e.t_us = t_us;
+  e.t_ns = t_ns;
   e.cost = cost;
   e.key = key_id(key);
   e.model = model_id(model);
@@ -123,7 +128,7 @@ void Trace::add(std::int64_t t_us, std::string_view key, double cost, std::strin
 
 double Trace::duration_s() const {
   if (events.size() < 2) return 0;
-  return static_cast<double>(events.back().t_us - events.front().t_us) / 1e6;
+  return static_cast<double>(events.back().t_ns - events.front().t_ns) / 1e9;
 }
 
 TraceLoad parse_trace_jsonl(std::istream& in, const TraceOptions& options) {
@@ -176,7 +181,8 @@ TraceLoad parse_trace_jsonl(std::istream& in, const TraceOptions& options) {
     std::string tier;
     if (auto it = j.find("model"); it != j.end() && it->is_string()) model = it->get<std::string>();
     if (auto it = j.find("tier"); it != j.end() && it->is_string()) tier = it->get<std::string>();
-    c.accept(n, t->get<double>(), key->get<std::string>(), cost, model, tier, tokens);
+    c.accept(n, t->get<double>(), json_member_text(line, "t").value_or(std::string_view{}),
+             key->get<std::string>(), cost, model, tier, tokens);
   }
   return load;
 }
@@ -239,7 +245,7 @@ TraceLoad parse_trace_csv(std::istream& in, const TraceOptions& options) {
         continue;
       }
     }
-    c.accept(n, *t, cells[static_cast<std::size_t>(col_key)], cost,
+    c.accept(n, *t, cells[static_cast<std::size_t>(col_t)], cells[static_cast<std::size_t>(col_key)], cost,
              col_model >= 0 ? cells[static_cast<std::size_t>(col_model)] : std::string_view{},
              col_tier >= 0 ? cells[static_cast<std::size_t>(col_tier)] : std::string_view{}, tokens);
   }

@@ -21,7 +21,7 @@
 namespace limitscope::tuner {
 
 struct TraceEvent {
-  std::int64_t t_us = 0;   ///< request time, µs (from the trace's seconds)
+  std::int64_t t_ns = 0;   ///< request time, ns (the trace's seconds, converted from their text)
   double cost = 1;         ///< cost units, > 0
   std::uint32_t key = 0;   ///< index into Trace::keys
   std::uint16_t model = 0; ///< index into Trace::models (0 = "")
@@ -41,8 +41,8 @@ struct Trace {
   std::vector<std::string> models{""};
   std::vector<std::string> tiers{""};
 
-  /// Appends an event; `t_us` must not be before the last event's.
-  void add(std::int64_t t_us, std::string_view key, double cost, std::string_view model = {},
+  /// Appends an event; `t_ns` must not be before the last event's.
+  void add(std::int64_t t_ns, std::string_view key, double cost, std::string_view model = {},
            std::string_view tier = {}, std::optional<std::uint32_t> tokens = std::nullopt);
   /// The token count of event i, or nullopt when its line gave none.
   std::optional<std::uint32_t> tokens_of(std::size_t i) const {

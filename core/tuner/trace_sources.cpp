@@ -41,7 +41,7 @@ Expected<Trace> trace_from_scenario(const ScenarioTraceOptions& options,
         return make_error("scenario " + options.scenario + ": more than " +
                           std::to_string(options.max_events) + " requests; shorten the run");
       }
-      trace.add(r.time.count() / 1000, r.api_key, r.cost, r.model, r.tier,
+      trace.add(r.time.count(), r.api_key, r.cost, r.model, r.tier,
                 token_count(r.llm_tokens));
     }
     if (progress) progress(static_cast<double>((*sim)->now().count()) / total);
@@ -59,7 +59,7 @@ Expected<TraceLoad> trace_from_recording(const Recording& recording, const std::
   std::vector<std::uint32_t> order(requests.size());
   std::iota(order.begin(), order.end(), 0u);
   std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return requests[a].t_us < requests[b].t_us;
+    return requests[a].t_ns < requests[b].t_ns;
   });
   TraceLoad load;
   load.trace.events.reserve(requests.size());
@@ -67,7 +67,7 @@ Expected<TraceLoad> trace_from_recording(const Recording& recording, const std::
   for (const std::uint32_t i : order) {
     const RecordedRequest& r = requests[i];
     // A recorded cost of 0 (an old writer) counts as 1, as a trace line without a cost does.
-    load.trace.add(r.t_us, recording.names[r.key], r.cost > 0 ? r.cost : 1,
+    load.trace.add(r.t_ns, recording.names[r.key], r.cost > 0 ? r.cost : 1,
                    recording.names[r.model], recording.names[r.tier], token_count(r.llm_tokens));
   }
   if (!load_error.empty()) {

@@ -23,7 +23,7 @@ Trace restrict_to_keys(const Trace& trace, const std::vector<bool>& keep) {
   for (std::size_t i = 0; i < trace.events.size(); ++i) {
     const TraceEvent& e = trace.events[i];
     if (!keep[e.key]) continue;
-    out.add(e.t_us, trace.keys[e.key], e.cost, trace.models[e.model], trace.tiers[e.tier],
+    out.add(e.t_ns, trace.keys[e.key], e.cost, trace.models[e.model], trace.tiers[e.tier],
             trace.tokens_of(i));
   }
   return out;

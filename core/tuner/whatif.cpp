@@ -24,21 +24,21 @@ Expected<WhatIfSeries> whatif_series(const Trace& trace, const LimitParams& para
     s.max_quota_burn.assign(n, -1);
   }
   if (!trace.events.empty()) {
-    s.t0_us = trace.events.front().t_us;
-    const std::int64_t span = trace.events.back().t_us - s.t0_us;
+    s.t0_ns = trace.events.front().t_ns;
+    const std::int64_t span = trace.events.back().t_ns - s.t0_ns;
     // Wide enough that the last event falls in the last column.
-    s.column_us = std::max<std::int64_t>(1, span / columns + 1);
+    s.column_ns = std::max<std::int64_t>(1, span / columns + 1);
   }
   visit_algorithm(params.algorithm, [&](auto algo) {
     using A = decltype(algo);
     std::vector<std::optional<typename A::State>> states(trace.keys.size());
     for (std::size_t i = 0; i < trace.events.size(); ++i) {
       const TraceEvent& e = trace.events[i];
-      const Nanos now{e.t_us * 1000};
+      const Nanos now{e.t_ns};
       auto& state = states[e.key];
       if (!state) state = A::fresh(params, now);
       const Decision d = A::decide(params, *state, now, e.cost);
-      const auto col = std::min(n - 1, static_cast<std::size_t>((e.t_us - s.t0_us) / s.column_us));
+      const auto col = std::min(n - 1, static_cast<std::size_t>((e.t_ns - s.t0_ns) / s.column_ns));
       const double dollars = spend ? spend->dollars(i) : 0;
       s.total.add(d.allowed, e.cost, dollars);
       if (spend) {

@@ -17,8 +17,8 @@ namespace limitscope::tuner {
 
 struct WhatIfSeries {
   LimitParams params;
-  std::int64_t t0_us = 0;      ///< the first event's time
-  std::int64_t column_us = 1;  ///< width of one column, µs (>= 1)
+  std::int64_t t0_ns = 0;      ///< the first event's time
+  std::int64_t column_ns = 1;  ///< width of one column, ns (>= 1)
   /// 429s (rejected requests) per column; they sum to the replay's total.rejected.
   std::vector<std::uint32_t> rejected;
   /// Requests per column (admitted + rejected).
@@ -35,7 +35,7 @@ struct WhatIfSeries {
 
   /// The start of column i, seconds since the first event.
   double column_start_s(std::size_t i) const {
-    return static_cast<double>(static_cast<std::int64_t>(i) * column_us) / 1e6;
+    return static_cast<double>(static_cast<std::int64_t>(i) * column_ns) / 1e9;
   }
 };
 

@@ -201,14 +201,12 @@ TEST(Playback, DetailsPaneListsTheDecisionsTheSimulationMade) {
     if (r.api_key == "pro-startup") mine.push_back(&r);
   }
   ASSERT_GE(mine.size(), 50u);
-  const auto epoch_us =
-      std::chrono::duration_cast<std::chrono::microseconds>(so.wall_epoch).count();
+  const auto epoch_ns = std::chrono::duration_cast<Nanos>(so.wall_epoch).count();
   for (int i = 0; i < 50; ++i) {
     const RequestRecord& r = *mine[mine.size() - 1 - static_cast<std::size_t>(i)];
     const DecisionRow* d = m->decisionAt(i);
     ASSERT_NE(d, nullptr);
-    EXPECT_EQ(d->t_us,
-              epoch_us + std::chrono::duration_cast<std::chrono::microseconds>(r.time).count());
+    EXPECT_EQ(d->t_ns, epoch_ns + r.time.count());
     EXPECT_EQ(d->model, r.model);
     EXPECT_EQ(d->allowed, r.allowed);
     EXPECT_EQ(d->remaining, r.remaining);

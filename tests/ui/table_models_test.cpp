@@ -154,7 +154,7 @@ TEST(DecisionTableModel, ShowsResultReasonAndRetryAfter) {
   DecisionTableModel model;
   QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
   DecisionRow denied;
-  denied.t_us = 1'700'049'600'250'000;
+  denied.t_ns = 1'700'049'600'250'000'000;
   denied.api_key = "k";
   denied.model = "gpt-4.1";
   denied.cost = 2;

@@ -38,7 +38,7 @@ TracePtr random_trace(std::size_t events, int keys = 6, double rate = 100) {
   double now = 0;
   for (std::size_t i = 0; i < events; ++i) {
     now += gap(rng);
-    t->add(static_cast<std::int64_t>(now * 1e6), "k" + std::to_string(key(rng)), cost(rng));
+    t->add(static_cast<std::int64_t>(now * 1e9), "k" + std::to_string(key(rng)), cost(rng));
   }
   return t;
 }
@@ -117,7 +117,7 @@ TracePtr priced_trace(bool with_tokens) {
   for (int i = 0; i < 6000; ++i) {
     now += gap(rng);
     const int k = key(rng);
-    t->add(static_cast<std::int64_t>(now * 1e6), "k" + std::to_string(k < 10 ? 0 : k - 9), 1,
+    t->add(static_cast<std::int64_t>(now * 1e9), "k" + std::to_string(k < 10 ? 0 : k - 9), 1,
            "gpt-4.1", "", with_tokens ? std::optional<std::uint32_t>(1000) : std::nullopt);
   }
   return t;

@@ -9,9 +9,9 @@ DecisionTableModel::DecisionTableModel(QObject* parent) : QAbstractTableModel(pa
 
 void DecisionTableModel::setDecisions(std::vector<DecisionRow> rows) {
   const bool same = rows.size() == m_rows.size() &&
-                    (rows.empty() || (rows.front().t_us == m_rows.front().t_us &&
+                    (rows.empty() || (rows.front().t_ns == m_rows.front().t_ns &&
                                       rows.front().api_key == m_rows.front().api_key &&
-                                      rows.back().t_us == m_rows.back().t_us));
+                                      rows.back().t_ns == m_rows.back().t_ns));
   if (same) return;  // no new decision: leave the view (and its scroll position) alone
   beginResetModel();
   m_rows = std::move(rows);
@@ -69,7 +69,7 @@ QVariant DecisionTableModel::data(const QModelIndex& index, int role) const {
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
     case Time:
-      return QDateTime::fromMSecsSinceEpoch(d.t_us / 1000).toString(QStringLiteral("HH:mm:ss.zzz"));
+      return QDateTime::fromMSecsSinceEpoch(d.t_ns / 1'000'000).toString(QStringLiteral("HH:mm:ss.zzz"));
     case Model:
       return QString::fromStdString(d.model);
     case Cost:

@@ -130,10 +130,10 @@ TEST(LoadPlan, RetriesFollowTheClientsPolicy) {
 
 TEST(LoadPlan, TraceEventsAreSentAtTheirTimesAndNeverRetried) {
   tuner::Trace trace;
-  trace.add(10'000'000, "a", 1, "m1", "pro");
-  trace.add(10'250'000, "b", 3, "", "free");
-  trace.add(11'000'000, "a", 2.4, "m2", "pro");
-  trace.add(11'000'000, "a", 1, "m1", "pro");
+  trace.add(10'000'000'000, "a", 1, "m1", "pro");
+  trace.add(10'250'000'000, "b", 3, "", "free");
+  trace.add(11'000'000'000, "a", 2.4, "m2", "pro");
+  trace.add(11'000'000'000, "a", 1, "m1", "pro");
   auto plan = LoadPlan::from_trace(trace, {"fallback", 2.0});
   ASSERT_TRUE(plan.ok()) << plan.error();
   LoadPlan& p = **plan;

@@ -79,9 +79,9 @@ void expect_same(const DashboardSnapshot& live, const DashboardSnapshot& played)
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const DecisionRow& a = rows[i];
       const DecisionRow& b = other[i];
-      EXPECT_EQ(std::tie(b.t_us, b.api_key, b.tier, b.model, b.cost, b.allowed, b.degraded,
+      EXPECT_EQ(std::tie(b.t_ns, b.api_key, b.tier, b.model, b.cost, b.allowed, b.degraded,
                          b.reason, b.remaining, b.retry_after_s, b.attempt, b.llm_tokens, b.spend),
-                std::tie(a.t_us, a.api_key, a.tier, a.model, a.cost, a.allowed, a.degraded,
+                std::tie(a.t_ns, a.api_key, a.tier, a.model, a.cost, a.allowed, a.degraded,
                          a.reason, a.remaining, a.retry_after_s, a.attempt, a.llm_tokens, a.spend));
     }
   }

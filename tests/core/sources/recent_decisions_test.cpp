@@ -10,10 +10,10 @@
 namespace limitscope {
 namespace {
 
-DecisionRow row(const std::string& key, std::int64_t t_us) {
+DecisionRow row(const std::string& key, std::int64_t t_ns) {
   DecisionRow d;
   d.api_key = key;
-  d.t_us = t_us;
+  d.t_ns = t_ns;
   return d;
 }
 
@@ -23,8 +23,8 @@ TEST(RecentDecisions, KeepsTheLastNPerKeyNewestFirst) {
   r.add(row("b", 10));
   const auto a = r.newest_first("a");
   ASSERT_EQ(a.size(), 3u);
-  EXPECT_EQ(a[0].t_us, 4);
-  EXPECT_EQ(a[2].t_us, 2);
+  EXPECT_EQ(a[0].t_ns, 4);
+  EXPECT_EQ(a[2].t_ns, 2);
   EXPECT_EQ(r.newest_first("b").size(), 1u);
   EXPECT_TRUE(r.newest_first("nobody").empty());
   const auto both = r.for_keys({"a", "nobody"});
@@ -49,8 +49,7 @@ TEST(RecentDecisions, SourceShowsTheDecisionsTheSimulationMade) {
   auto sim = Simulation::create(default_policy(), std::move(*scenario), so);
   ASSERT_TRUE(sim.ok());
   for (int i = 0; i < 90; ++i) (*sim)->step();
-  const auto epoch_us =
-      std::chrono::duration_cast<std::chrono::microseconds>(so.wall_epoch).count();
+  const auto epoch_ns = std::chrono::duration_cast<Nanos>(so.wall_epoch).count();
 
   for (const std::string key : {"pro-batch", "pro-startup"}) {
     std::vector<const RequestRecord*> expected;
@@ -66,8 +65,7 @@ TEST(RecentDecisions, SourceShowsTheDecisionsTheSimulationMade) {
     for (std::size_t i = 0; i < shown.size(); ++i) {
       const RequestRecord& r = *expected[expected.size() - 1 - i];
       SCOPED_TRACE(key + " #" + std::to_string(i));
-      EXPECT_EQ(shown[i].t_us,
-                epoch_us + std::chrono::duration_cast<std::chrono::microseconds>(r.time).count());
+      EXPECT_EQ(shown[i].t_ns, epoch_ns + r.time.count());
       EXPECT_EQ(shown[i].model, r.model);
       EXPECT_EQ(shown[i].allowed, r.allowed);
       EXPECT_EQ(shown[i].cost, r.cost);

@@ -68,7 +68,7 @@ TEST(RecordingWriter, FlushesAtLeastOncePerInterval) {
   EXPECT_EQ(lines_of(buf.flushed).size(), 1u);
   DecisionRow d;
   d.api_key = "k";
-  d.t_us = 1'000'000;
+  d.t_ns = 1'000'000'000;
   w.request(d);
   clock.advance(1s);
   w.request(d);  // a write after the interval flushes both
@@ -84,7 +84,7 @@ TEST(RecordingWriter, RequestLinesCarryTheTraceFields) {
   std::ostringstream* view = text.get();
   RecordingWriter w(std::move(text), "mem", clock);
   DecisionRow d;
-  d.t_us = 1'700'049'600'123'456;
+  d.t_ns = 1'700'049'600'123'456'789;
   d.api_key = "acme \"prod\"";
   d.tier = "pro";
   d.model = "gpt-4.1";
@@ -96,7 +96,7 @@ TEST(RecordingWriter, RequestLinesCarryTheTraceFields) {
   w.request(d);
   const json j = json::parse(view->str());
   EXPECT_EQ(j["type"], "request");
-  EXPECT_EQ(j["t"].get<double>(), 1700049600.123456);
+  EXPECT_EQ(j["t"].get<double>(), 1700049600.123456789);
   EXPECT_EQ(j["key"], "acme \"prod\"");
   EXPECT_EQ(j["cost"], 2);
   EXPECT_EQ(j["model"], "gpt-4.1");
@@ -104,7 +104,7 @@ TEST(RecordingWriter, RequestLinesCarryTheTraceFields) {
   EXPECT_EQ(j["allowed"], false);
   EXPECT_EQ(j["reason"], "exhausted");
   EXPECT_EQ(j["retry_after"], 0.25);
-  EXPECT_EQ(view->str().rfind("{\"type\":\"request\",\"t\":1700049600.123456,\"key\":", 0), 0u);
+  EXPECT_EQ(view->str().rfind("{\"type\":\"request\",\"t\":1700049600.123456789,\"key\":", 0), 0u);
 }
 
 TEST(RecordingWriter, SessionLinesAreOrderedAndAlertsWrittenOnChange) {

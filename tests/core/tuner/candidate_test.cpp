@@ -165,8 +165,8 @@ namespace {
 TEST(Candidate, SuggestedAxesCoverTheKeysRatesAndTheLargestCost) {
   Trace t;  // a: 2 cost/s, b: 20 cost/s over 100 s; largest cost 4
   for (int i = 0; i < 100; ++i) {
-    t.add(i * 1'000'000LL, "a", 2);
-    for (int j = 0; j < 5; ++j) t.add(i * 1'000'000LL + j * 1000 + 1, "b", 4);
+    t.add(i * 1'000'000'000LL, "a", 2);
+    for (int j = 0; j < 5; ++j) t.add(i * 1'000'000'000LL + j * 1'000'000 + 1000, "b", 4);
   }
   const auto [x, y] = suggest_axes(t, Algorithm::token_bucket, 8);
   EXPECT_EQ(x.min, 4);

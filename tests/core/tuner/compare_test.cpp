@@ -12,8 +12,8 @@ TEST(Compare, MeasuresOverAdmissionAgainstTheExactWindow) {
   Trace t;
   // 10 requests just before a 1 s boundary, 10 just after: a fixed window of L = 10 admits all
   // 20 within 2 ms; the log admits 10.
-  for (int i = 0; i < 10; ++i) t.add(999'000 + i * 100, "a", 1);
-  for (int i = 0; i < 10; ++i) t.add(1'000'000 + i * 100, "a", 1);
+  for (int i = 0; i < 10; ++i) t.add(999'000'000 + i * 100'000, "a", 1);
+  for (int i = 0; i < 10; ++i) t.add(1'000'000'000 + i * 100'000, "a", 1);
   auto r = compare_algorithms(t, 10, std::chrono::seconds(1));
   ASSERT_TRUE(r.ok()) << r.error();
   ASSERT_EQ(r->size(), 5u);

@@ -11,14 +11,14 @@
 namespace limitscope::tuner {
 namespace {
 
-constexpr std::int64_t kDay = 1'796'083'200'000'000;  // 2026-12-01 00:00 UTC, µs
-constexpr std::int64_t k14h = kDay + 14LL * 3600 * 1'000'000;
+constexpr std::int64_t kDay = 1'796'083'200'000'000'000;  // 2026-12-01 00:00 UTC, ns
+constexpr std::int64_t k14h = kDay + 14LL * 3600 * 1'000'000'000;
 
 // One key asking 10 requests/s from 13:50 to 14:30, for a limit of 1/s (capacity 10).
 Trace overload() {
   Trace t;
-  for (std::int64_t us = k14h - 600'000'000; us < k14h + 1'800'000'000; us += 100'000) {
-    t.add(us, "tenant-a", 1, "gpt-4.1", "", 1000);
+  for (std::int64_t ns = k14h - 600'000'000'000; ns < k14h + 1'800'000'000'000; ns += 100'000'000) {
+    t.add(ns, "tenant-a", 1, "gpt-4.1", "", 1000);
   }
   return t;
 }
@@ -27,12 +27,12 @@ TEST(OutageWhatIf, WindowParsesAsUtcTimeOfDayOrOffset) {
   const Trace t = overload();
   auto w = parse_outage("10m@14:00", t);
   ASSERT_TRUE(w.ok()) << w.error();
-  EXPECT_EQ(w->start_us, k14h);
-  EXPECT_EQ(w->end_us, k14h + 600'000'000);
+  EXPECT_EQ(w->start_ns, k14h);
+  EXPECT_EQ(w->end_ns, k14h + 600'000'000'000);
   auto off = parse_outage("90s@+5m", t);
   ASSERT_TRUE(off.ok()) << off.error();
-  EXPECT_EQ(off->start_us, k14h - 300'000'000);
-  EXPECT_EQ(off->end_us, off->start_us + 90'000'000);
+  EXPECT_EQ(off->start_ns, k14h - 300'000'000'000);
+  EXPECT_EQ(off->end_ns, off->start_ns + 90'000'000'000);
   for (const char* bad : {"10m", "10m@25:00", "0s@14:00", "10m@13:00", "ten@14:00", "10m@+1d"}) {
     auto r = parse_outage(bad, t);
     ASSERT_FALSE(r.ok()) << bad;

@@ -28,7 +28,7 @@ Trace random_trace(std::uint64_t seed, std::size_t events, int keys) {
   for (std::size_t i = 0; i < events; ++i) {
     now += gap(rng);
     const int k = key(rng);
-    t.add(static_cast<std::int64_t>(now * 1e6), "k" + std::to_string(k), cost(rng),
+    t.add(static_cast<std::int64_t>(now * 1e9), "k" + std::to_string(k), cost(rng),
           k % 2 == 0 ? "gpt-4.1" : "deepseek-v3.2", k % 3 == 0 ? "pro" : "free");
   }
   return t;
@@ -54,7 +54,7 @@ TEST(Replay, EqualsLiveLimitersOnRandomTraces) {
     std::size_t admitted = 0;
     for (std::size_t i = 0; i < trace.events.size(); ++i) {
       const TraceEvent& e = trace.events[i];
-      clock.set(Nanos{e.t_us * 1000});
+      clock.set(Nanos{e.t_ns});
       auto& l = live[e.key];
       if (!l) l = std::move(make_limiter(params, clock).value());
       const bool ok = l->try_acquire(e.cost).allowed;
@@ -77,8 +77,8 @@ TEST(Replay, EqualsLiveLimitersOnRandomTraces) {
 
 TEST(Replay, BurstDelaysWarningsAndBadParameters) {
   Trace t;
-  for (int i = 0; i < 20; ++i) t.add(i * 1000, "a", 1);  // 20 requests within 20 ms
-  t.add(2'000'000, "a", 50);                              // more than any capacity here
+  for (int i = 0; i < 20; ++i) t.add(i * 1'000'000, "a", 1);  // 20 requests within 20 ms
+  t.add(2'000'000'000, "a", 50);                                // more than any capacity here
   auto r = replay(t, test::bucket(Algorithm::token_bucket, 10, 1));
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->largest_burst_admitted, 10u);
@@ -133,7 +133,7 @@ TEST(Replay, SpendAndTheWorstKeysMinuteMatchABruteForceGrouping) {
   for (int i = 0; i < 6000; ++i) {
     now += gap(rng);
     const int k = key(rng);
-    t.add(static_cast<std::int64_t>(now * 1e6), "k" + std::to_string(k), 1, models[k % 3], "",
+    t.add(static_cast<std::int64_t>(now * 1e9), "k" + std::to_string(k), 1, models[k % 3], "",
           tokens(rng));
   }
   const LimitParams params = test::bucket(Algorithm::token_bucket, 5, 1);
@@ -152,7 +152,7 @@ TEST(Replay, SpendAndTheWorstKeysMinuteMatchABruteForceGrouping) {
                              .price_per_million_tokens;
     const double d = static_cast<double>(*t.tokens_of(i)) * (price / 1e6);
     spend += d;
-    by_minute[{t.events[i].key, t.events[i].t_us / 60'000'000}] += d;
+    by_minute[{t.events[i].key, t.events[i].t_ns / 60'000'000'000}] += d;
   }
   double worst = 0;
   std::pair<std::uint32_t, std::int64_t> where{};
@@ -164,7 +164,7 @@ TEST(Replay, SpendAndTheWorstKeysMinuteMatchABruteForceGrouping) {
   EXPECT_NEAR(r->total.admitted_spend, spend, 1e-9);
   EXPECT_NEAR(r->spend.worst_key_per_min, worst, 1e-12);
   EXPECT_EQ(r->spend.worst_key, where.first);
-  EXPECT_EQ(r->spend.worst_minute_us, where.second * 60'000'000);
+  EXPECT_EQ(r->spend.worst_minute_ns, where.second * 60'000'000'000);
   EXPECT_GT(r->total.rejected, 0u);
 
   // The timeline covers the trace evenly and adds up to the totals.
@@ -194,9 +194,9 @@ TEST(Replay, QuotaBurnOverTimeResetsEachUtcDay) {
   // demo-free-1 is on the free tier (1,000 cost units a day): 200 requests of cost 8 on day 0
   // burn 160% of it, crossing 100% at the 125th; on day 1 the use starts again from 0.
   Trace t;
-  constexpr std::int64_t kDay = 86'400'000'000;
-  for (int i = 0; i < 200; ++i) t.add(i * 1'000'000LL, "demo-free-1", 8, "gpt-4.1");
-  t.add(kDay + 10'000'000, "demo-free-1", 8, "gpt-4.1");
+  constexpr std::int64_t kDay = 86'400'000'000'000;
+  for (int i = 0; i < 200; ++i) t.add(i * 1'000'000'000LL, "demo-free-1", 8, "gpt-4.1");
+  t.add(kDay + 10'000'000'000, "demo-free-1", 8, "gpt-4.1");
   PricingOptions pricing{&default_policy(), std::nullopt};
   ReplayOptions options;
   options.pricing = &pricing;

@@ -15,7 +15,7 @@ namespace {
 Trace trace() {
   Trace t;
   for (int i = 0; i < 15; ++i) {
-    t.add(1'000'000 + i * 10'000, "tenant-a", 8, "gpt-4.1", "", i < 10 ? 500u : 5000u);
+    t.add(1'000'000'000 + i * 10'000'000, "tenant-a", 8, "gpt-4.1", "", i < 10 ? 500u : 5000u);
   }
   return t;
 }

@@ -57,7 +57,7 @@ TEST(StreamTrace, LoggedDecisionsBecomeATraceThatReplaysTheSame) {
   ASSERT_TRUE(load.ok()) << load.error().message;
   EXPECT_EQ(load->error_count, 0u);
   ASSERT_EQ(load->trace.events.size(), 12000u);  // two XRANGE pages
-  EXPECT_EQ(load->trace.events[0].t_us, t0);
+  EXPECT_EQ(load->trace.events[0].t_ns, t0 * 1000);
   EXPECT_EQ(load->trace.events[1].cost, 2);
   EXPECT_EQ(load->trace.keys.size(), 3u);
   EXPECT_EQ(load->trace.tiers[load->trace.events[0].tier], "api");

@@ -24,7 +24,7 @@ Trace random_trace(std::uint64_t seed, std::size_t events, int keys) {
   double now = 0;
   for (std::size_t i = 0; i < events; ++i) {
     now += gap(rng);
-    t.add(static_cast<std::int64_t>(now * 1e6), "k" + std::to_string(key(rng)), cost(rng));
+    t.add(static_cast<std::int64_t>(now * 1e9), "k" + std::to_string(key(rng)), cost(rng));
   }
   return t;
 }
@@ -79,7 +79,7 @@ Trace priced_trace(std::uint64_t seed, std::size_t events, int keys) {
   for (std::size_t i = 0; i < events; ++i) {
     now += gap(rng);
     const int k = key(rng);
-    t.add(static_cast<std::int64_t>(now * 1e6), "k" + std::to_string(k), cost(rng),
+    t.add(static_cast<std::int64_t>(now * 1e9), "k" + std::to_string(k), cost(rng),
           models[i % 3], "", i % 7 == 0 ? std::optional<std::uint32_t>{} : tokens(rng));
   }
   return t;

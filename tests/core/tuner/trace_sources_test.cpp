@@ -27,7 +27,7 @@ TEST(TraceSources, ScenarioGivesEveryRequestInTimeOrder) {
   ASSERT_GT(a->events.size(), 10u);
   EXPECT_TRUE(
       std::is_sorted(a->events.begin(), a->events.end(),
-                     [](const TraceEvent& x, const TraceEvent& y) { return x.t_us < y.t_us; }));
+                     [](const TraceEvent& x, const TraceEvent& y) { return x.t_ns < y.t_ns; }));
   EXPECT_EQ(last, 1.0);
   const auto b = trace_from_scenario(o);
   ASSERT_TRUE(b.ok());
@@ -47,14 +47,14 @@ TEST(TraceSources, ScenarioGivesEveryRequestInTimeOrder) {
 TEST(TraceSources, RecordingRequestsSortedWithTheLoadError) {
   Recording r;
   r.names = {"", "alice", "free", "gpt-4.1"};
-  r.requests.push_back({.t_us = 3'000'000, .key = 1, .tier = 2, .model = 3, .cost = 8});
-  r.requests.push_back({.t_us = 1'000'000, .key = 1, .tier = 2, .model = 3, .cost = 8});
-  r.requests.push_back({.t_us = 2'000'000, .key = 1, .tier = 0, .model = 0, .cost = 0});
+  r.requests.push_back({.t_ns = 3'000'000'000, .key = 1, .tier = 2, .model = 3, .cost = 8});
+  r.requests.push_back({.t_ns = 1'000'000'000, .key = 1, .tier = 2, .model = 3, .cost = 8});
+  r.requests.push_back({.t_ns = 2'000'000'000, .key = 1, .tier = 0, .model = 0, .cost = 0});
   const auto load = trace_from_recording(r, "rec.jsonl:9: unknown line type \"x\"");
   ASSERT_TRUE(load.ok());
   ASSERT_EQ(load->trace.events.size(), 3u);
-  EXPECT_EQ(load->trace.events[0].t_us, 1'000'000);
-  EXPECT_EQ(load->trace.events[2].t_us, 3'000'000);
+  EXPECT_EQ(load->trace.events[0].t_ns, 1'000'000'000);
+  EXPECT_EQ(load->trace.events[2].t_ns, 3'000'000'000);
   EXPECT_EQ(load->trace.events[1].cost, 1);  // no recorded cost counts as 1
   EXPECT_EQ(load->trace.keys, std::vector<std::string>{"alice"});
   EXPECT_EQ(load->error_count, 1u);

@@ -20,7 +20,7 @@ TEST(Trace, JsonLines) {
   const auto load = parse_trace_jsonl(in);
   EXPECT_TRUE(load.errors.empty());
   ASSERT_EQ(load.trace.events.size(), 3u);
-  EXPECT_EQ(load.trace.events[0].t_us, 500000);
+  EXPECT_EQ(load.trace.events[0].t_ns, 500'000'000);
   EXPECT_EQ(load.trace.events[0].cost, 2);
   EXPECT_EQ(load.trace.keys[load.trace.events[0].key], "alice");
   EXPECT_EQ(load.trace.models[load.trace.events[0].model], "gpt-4.1");
@@ -71,7 +71,7 @@ TEST(Trace, CsvInAnyColumnOrder) {
   EXPECT_TRUE(load.errors.empty()) << load.errors.front().message;
   ASSERT_EQ(load.trace.events.size(), 2u);
   EXPECT_EQ(load.trace.keys[0], "a,b");
-  EXPECT_EQ(load.trace.events[0].t_us, 1000);
+  EXPECT_EQ(load.trace.events[0].t_ns, 1'000'000);
   EXPECT_EQ(load.trace.tiers[load.trace.events[1].tier], "pro");
 }
 

@@ -30,7 +30,7 @@ Trace with_runaway() {
   std::sort(events.begin(), events.end());
   Trace trace;
   for (const auto& [t, k] : events)
-    trace.add(static_cast<std::int64_t>(t * 1e6), k == 5 ? "runaway" : "k" + std::to_string(k), 1);
+    trace.add(static_cast<std::int64_t>(t * 1e9), k == 5 ? "runaway" : "k" + std::to_string(k), 1);
   return trace;
 }
 
@@ -81,7 +81,7 @@ TEST(WellBehaved, CellsEqualTheReplayOfTheRestrictedTraceAndTheRecommendationMee
 
 TEST(WellBehaved, CancelStopsBothSweeps) {
   Trace t;  // more than one chunk of events (the sweep checks between chunks)
-  for (int i = 0; i < 70'000; ++i) t.add(i * 1000, "k" + std::to_string(i % 3), 1);
+  for (int i = 0; i < 70'000; ++i) t.add(i * 1'000'000LL, "k" + std::to_string(i % 3), 1);
   SweepSpec spec;
   spec.base = test::typical(Algorithm::token_bucket);
   spec.x = {1, 16, 4};

@@ -22,7 +22,7 @@ Trace random_trace(std::uint64_t seed, std::size_t events) {
   double now = 5;
   for (std::size_t i = 0; i < events; ++i) {
     now += gap(rng);
-    t.add(static_cast<std::int64_t>(now * 1e6), "k" + std::to_string(key(rng)), cost(rng));
+    t.add(static_cast<std::int64_t>(now * 1e9), "k" + std::to_string(key(rng)), cost(rng));
   }
   return t;
 }
@@ -41,7 +41,7 @@ TEST(WhatIf, ColumnsFoldTheReplaysDecisionsForEveryAlgorithm) {
     ASSERT_TRUE(decisions.ok() && r.ok());
     std::vector<std::uint32_t> rejected(37, 0), requests(37, 0);
     for (std::size_t i = 0; i < trace.events.size(); ++i) {
-      const auto col = static_cast<std::size_t>((trace.events[i].t_us - s->t0_us) / s->column_us);
+      const auto col = static_cast<std::size_t>((trace.events[i].t_ns - s->t0_ns) / s->column_ns);
       ASSERT_LT(col, 37u);
       ++requests[col];
       if (!(*decisions)[i]) ++rejected[col];
@@ -69,7 +69,7 @@ TEST(WhatIf, PricedColumnsAgreeWithThePricedReplay) {
   double now = 0;
   for (int i = 0; i < 3000; ++i) {
     now += gap(rng);
-    t.add(static_cast<std::int64_t>(now * 1e6), "k" + std::to_string(key(rng)), 8, "gpt-4.1", "free",
+    t.add(static_cast<std::int64_t>(now * 1e9), "k" + std::to_string(key(rng)), 8, "gpt-4.1", "free",
           tokens(rng));
   }
   const PricingOptions pricing{&default_policy(), std::nullopt};
@@ -101,7 +101,7 @@ TEST(WhatIf, PricedColumnsAgreeWithThePricedReplay) {
 TEST(WhatIf, TheLastEventFallsInTheLastColumnAndOneColumnHoldsAll) {
   Trace t;
   t.add(0, "a", 1);
-  t.add(1'000'000, "a", 1);
+  t.add(1'000'000'000, "a", 1);
   const auto many = whatif_series(t, test::bucket(Algorithm::token_bucket, 1, 0.1), 10);
   ASSERT_TRUE(many.ok());
   EXPECT_EQ(many->requests.front(), 1u);
