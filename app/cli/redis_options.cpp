@@ -119,21 +119,9 @@ RedisRuleClient::RedisRuleClient(const RedisOptions& options, std::size_t connec
       limiter(*backend, options.failure, SteadyClock::instance()) {}
 
 std::optional<std::int64_t> RedisRuleClient::server_time_us(const std::string& rule) {
-  std::optional<std::int64_t> t;
-  auto read = [&t](redis::Connection& c) -> redis::Result<redis::Unit> {
-    auto v = c.command({"TIME"});
-    if (!v) return v.error();
-    t = v->as_time_us();
-    return redis::Unit{};
-  };
-  if (cluster) {
-    cluster->run(redis::rule_slot(backend->limiter().schema(), rule), read);
-    return t;
-  }
-  auto lease = pool->acquire();
-  if (!lease) return std::nullopt;
-  read(**lease);
-  return t;
+  auto t = backend->server_time_us(rule);
+  if (!t) return std::nullopt;
+  return *t;
 }
 
 Expected<long long> integer_option(const Args& args, const std::string& name, long long fallback,

@@ -275,11 +275,14 @@ int main(int argc, char** argv) {
       // TRYAGAIN/CLUSTERDOWN (a migration, a failover) are retried within the Redis timeout;
       // after it the failure policy decides, as for a server that does not answer in time.
       co.retry_budget = pool_options.connect.command_timeout;
+      redis_options.decision_deadline = pool_options.connect.command_timeout;
       cluster = std::make_unique<redis::ClusterClient>(*redis_url, co, SteadyClock::instance());
       cluster_limiter = std::make_unique<redis::ClusterLimiter>(*cluster, redis::RedisLimiter(redis_options.schema));
       redis_backend = std::make_unique<gateway::RedisAdmission>(std::move(policy), *cluster_limiter, redis_options,
                                                                 SteadyClock::instance(), log);
     } else {
+      // A decision the server runs after the gateway gave up on it charges nothing.
+      redis_options.decision_deadline = pool_options.connect.command_timeout;
       pool = std::make_unique<redis::ConnectionPool>(*redis_url, pool_options, SteadyClock::instance());
       redis_backend = std::make_unique<gateway::RedisAdmission>(std::move(policy), *pool, redis_options,
                                                                 SteadyClock::instance(), log);

@@ -164,10 +164,50 @@ redis::GuardedDecision RedisAdmission::probe(const std::string& rule) {
   });
 }
 
+namespace {
+constexpr std::int64_t kClockReadInterval_ns = 10'000'000'000;  // NTP slews 0.5 ms/s at most
+std::int64_t wall_us(const Clock& clock) { return clock.wall().count() / 1000; }
+}  // namespace
+
+void RedisAdmission::learn_offset(const std::string& rule, std::int64_t server_us, bool replace) {
+  const std::int64_t offset = server_us - wall_us(clock_);
+  std::lock_guard lock(mu_);
+  ServerClock& c = server_clocks_[rule];
+  if (replace || !c.known || offset > c.offset_us) c.offset_us = offset;
+  c.known = true;
+}
+
+void RedisAdmission::read_server_clock(const std::string& rule) {
+  if (!options_.decision_deadline) return;
+  {
+    // Claimed before the round trip, so one thread reads while the others use the last offset.
+    std::lock_guard lock(mu_);
+    server_clocks_[rule].read_at_ns = clock_.now().count();
+  }
+  auto t = backend_.server_time_us(rule);
+  if (t) learn_offset(rule, *t, /*replace=*/true);
+}
+
+std::optional<std::int64_t> RedisAdmission::deadline_us(const std::string& rule) {
+  if (!options_.decision_deadline) return std::nullopt;
+  bool due = false;
+  {
+    std::lock_guard lock(mu_);
+    const ServerClock& c = server_clocks_[rule];
+    due = !c.known || clock_.now().count() - c.read_at_ns >= kClockReadInterval_ns;
+  }
+  if (due) read_server_clock(rule);
+  std::lock_guard lock(mu_);
+  const ServerClock& c = server_clocks_[rule];
+  if (!c.known) return std::nullopt;
+  return wall_us(clock_) + c.offset_us + options_.decision_deadline->count() / 1000;
+}
+
 std::optional<std::string> RedisAdmission::check_access() {
   const auto pol = policy();
   for (const TierPolicy& tier : pol->tiers) {
     const std::string rule = rule_name(tier.name);
+    read_server_clock(rule);
     const redis::GuardedDecision g = probe(rule);
     // A config left invalid (its repair failed, logged by sync_rules) fails this tier alone.
     if (g.decision.reason == DenyReason::backend_error && g.error.find("LSCONFIG") != std::string::npos) continue;
@@ -296,7 +336,18 @@ AdmissionResult RedisAdmission::admit(const AdmissionRequest& request) {
   std::string binding;
   auto decide = [&] {
     return guard(rule).decide_one([&]() -> redis::Result<Decision> {
-      auto d = backend_.decide(rule, req, {});
+      redis::DecideOptions o;
+      o.deadline_us = deadline_us(rule);
+      auto d = backend_.decide(rule, req, o);
+      if (!d) {
+        // Refused as late although the answer came in time: the offset to the server's clock
+        // was too large (or the call slow). Nothing was decided; learn and decide once more.
+        if (auto server_us = redis::late_server_time_us(d.error())) {
+          learn_offset(rule, *server_us, /*replace=*/false);
+          o.deadline_us = deadline_us(rule);
+          d = backend_.decide(rule, req, o);
+        }
+      }
       if (!d) return d.error();
       binding = d->binding_limit;
       return d->decision;

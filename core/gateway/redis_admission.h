@@ -67,6 +67,12 @@ struct RedisAdmissionOptions {
   /// Sampled by key, not by request: a sampled key's every decision is logged, so its replay
   /// sees the sequence its limiter saw. The same keys are sampled by every gateway process.
   double log_decisions = 0;
+  /// How long the gateway waits for a decision (the Redis command timeout). When set, each
+  /// decision carries a deadline on the server's clock (decide.lua's "by:"), so a call the
+  /// server runs after the gateway gave up on it (a stalled Redis resumed) decides and charges
+  /// nothing. The server's clock offset is read per rule (TIME, at start and at most every
+  /// 10 s) and corrected by any call refused as late, which is then decided once more.
+  std::optional<Nanos> decision_deadline;
 };
 
 /// Whether `api_key`'s decisions are logged at sampling fraction `fraction` (by the first 32
@@ -130,6 +136,15 @@ class RedisAdmission final : public AdmissionBackend {
   bool resync_due(Nanos now);
   // One probe decision of `rule` through its guard (updates the guard's forbidden state).
   redis::GuardedDecision probe(const std::string& rule);
+  // The deadline of a decision of `rule` sent now, on the server's clock (µs); nullopt without
+  // RedisAdmissionOptions::decision_deadline or before the server's clock could be read.
+  std::optional<std::int64_t> deadline_us(const std::string& rule);
+  // Reads the server's clock where `rule` lives (TIME) and keeps its offset.
+  void read_server_clock(const std::string& rule);
+  // Keeps the offset implied by `server_us`, read on the server before now: a lower bound of
+  // the true offset, so deadlines err early. `replace`: a fresh TIME reading (else the larger
+  // of the two bounds is kept).
+  void learn_offset(const std::string& rule, std::int64_t server_us, bool replace);
 
   std::unique_ptr<redis::DecisionBackend> own_backend_;  ///< the pool's, for the first constructor
   redis::DecisionBackend& backend_;
@@ -140,6 +155,12 @@ class RedisAdmission final : public AdmissionBackend {
   std::shared_ptr<const Policy> policy_;
   std::vector<std::shared_ptr<const Policy>> retired_;  // tier pointers of results stay valid
   std::map<std::string, std::unique_ptr<redis::FailureGuard>> guards_;
+  struct ServerClock {
+    std::int64_t offset_us = 0;  // server's clock minus clock_.wall(), a lower bound
+    bool known = false;
+    std::int64_t read_at_ns = 0;  // clock_.now() of the last TIME reading (or attempt)
+  };
+  std::map<std::string, ServerClock> server_clocks_;  // guarded by mu_
   static constexpr std::int64_t kNeverResynced = INT64_MIN;
   std::atomic<std::int64_t> last_resync_ns_{kNeverResynced};
   std::atomic<std::int64_t> last_probe_ns_{kNeverResynced};

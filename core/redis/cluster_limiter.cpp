@@ -291,4 +291,9 @@ Result<std::string> ClusterLimiter::stored_version_field(const std::string& rule
   return redis::stored_version_field(cluster_, limiter_.schema(), rule);
 }
 
+Result<std::int64_t> ClusterLimiter::server_time_us(const std::string& rule) {
+  return on_rule_shard<std::int64_t>(cluster_, limiter_.schema(), rule,
+                                     [](Connection& c) { return read_server_time_us(c); });
+}
+
 }  // namespace limitscope::redis

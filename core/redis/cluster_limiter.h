@@ -67,6 +67,8 @@ class ClusterLimiter final : public DecisionBackend {
   /// The stored version field of `rule`, read on its shard.
   Result<std::string> stored_version_field(const std::string& rule) override;
   std::string peer() const override { return cluster_.url().redacted(); }
+  /// TIME on the rule's master.
+  Result<std::int64_t> server_time_us(const std::string& rule) override;
   ClusterClient& cluster() { return cluster_; }
 
  private:

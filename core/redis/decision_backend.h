@@ -37,7 +37,14 @@ class DecisionBackend {
   virtual Result<std::string> stored_version_field(const std::string& rule) = 0;
   /// Where the decisions are made, for messages (password hidden).
   virtual std::string peer() const = 0;
+  /// The server's clock (TIME) where `rule` lives, µs since the epoch; a backend that cannot
+  /// read it says so (callers then decide without a deadline).
+  virtual Result<std::int64_t> server_time_us(const std::string& rule) {
+    (void)rule;
+    return make_redis_error(ErrorKind::usage, "this backend does not read the server's clock");
+  }
 };
+
 
 /// Decisions on one server: a connection leased from `pool` per call.
 class PooledDecisions final : public DecisionBackend {
@@ -84,6 +91,11 @@ class PooledDecisions final : public DecisionBackend {
     return redis::stored_version_field(**lease, limiter_.schema(), rule);
   }
   std::string peer() const override { return pool_.peer(); }
+  Result<std::int64_t> server_time_us(const std::string&) override {
+    auto lease = pool_.acquire();
+    if (!lease) return lease.error();
+    return read_server_time_us(**lease);
+  }
 
  private:
   ConnectionPool& pool_;

@@ -44,7 +44,13 @@ ScriptCall make_call(const KeySchema& schema, std::string_view rule,
   call.keys.push_back(schema.config_key(rule));
   call.keys.push_back(schema.decisions_key(rule));
   call.args.reserve(3 + 4 * (to - from));
-  call.args.push_back(o.now_us ? std::to_string(*o.now_us) : std::string());
+  if (o.now_us) {
+    call.args.push_back(std::to_string(*o.now_us));
+  } else if (o.deadline_us) {
+    call.args.push_back("by:" + std::to_string(*o.deadline_us));
+  } else {
+    call.args.emplace_back();
+  }
   call.args.push_back(std::to_string(o.log_max_len));
   call.args.push_back(std::to_string(o.ttl_pad_ms));
   for (std::size_t i = from; i < to; ++i) {
@@ -138,6 +144,26 @@ Result<RedisDecision> parse_decision_reply(const Value& v) {
   r.binding_limit = e[7].str;
   r.state_reset = *was_reset == 1;
   return r;
+}
+
+Result<std::int64_t> read_server_time_us(Connection& c) {
+  auto v = c.command({"TIME"});
+  if (!v) return v.error();
+  auto us = v->as_time_us();
+  if (!us) return make_redis_error(ErrorKind::protocol, "TIME: unexpected reply " + v->describe());
+  return *us;
+}
+
+std::optional<std::int64_t> late_server_time_us(const RedisError& e) {
+  constexpr std::string_view kLate = "LSLATE server time ";
+  const std::string& m = e.message;
+  const std::size_t at = m.find(kLate);
+  if (e.kind != ErrorKind::reply || at == std::string::npos) return std::nullopt;
+  std::int64_t us = 0;
+  const char* begin = m.data() + at + kLate.size();
+  const auto [p, ec] = std::from_chars(begin, m.data() + m.size(), us);
+  if (ec != std::errc() || p == begin) return std::nullopt;
+  return us;
 }
 
 Result<RedisDecision> RedisLimiter::decide(Connection& c, std::string_view rule,

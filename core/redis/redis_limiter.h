@@ -55,6 +55,10 @@ struct SettleRequest {
 struct DecideOptions {
   /// Test mode: decide at this instant (µs on the server's epoch timeline) instead of TIME.
   std::optional<std::int64_t> now_us;
+  /// The caller's deadline on the server's clock (µs since the epoch), used when now_us is
+  /// not: a call the server runs after it (a stalled server resumed after the caller gave up)
+  /// decides and writes nothing and fails with "LSLATE server time <µs> ..." (is_late()).
+  std::optional<std::int64_t> deadline_us;
   /// MAXLEN ~ of the rule's decision stream, used when a request has log set.
   std::int64_t log_max_len = 100000;
   /// Test mode: ms added to every state TTL, so keys of a simulated trace that runs slower
@@ -117,6 +121,13 @@ class RedisLimiter {
 /// Spreads one decide.lua call's reply (an array of decisions, or an error reply) over the
 /// call's `count` requests, appended to `out`.
 void collect_decisions(const Value& reply, std::size_t count, std::vector<Result<RedisDecision>>& out);
+
+/// TIME on `c`, µs since the epoch.
+Result<std::int64_t> read_server_time_us(Connection& c);
+
+/// The server's time named by a decision refused as late (DecideOptions::deadline_us), or
+/// nullopt for any other error.
+std::optional<std::int64_t> late_server_time_us(const RedisError& e);
 
 /// Parses one decision reply of decide.lua (an array of 9). Exposed for tests.
 Result<RedisDecision> parse_decision_reply(const Value& v);

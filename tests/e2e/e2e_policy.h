@@ -6,6 +6,9 @@
 
 #include <httplib.h>
 
+#include "core/gateway/redis_admission.h"
+#include "core/redis/connection.h"
+#include "core/redis/key_schema.h"
 #include "support/child_process.h"
 
 namespace limitscope::test {
@@ -33,6 +36,15 @@ inline std::string e2e_policy_json(int free_capacity = 3) {
     "loop-bot": "free", "pro-batch": "pro"
   }
 })";
+}
+
+/// How many of the state keys of pro-key's gemini-2.5-flash limits (rule gw-pro: requests and
+/// llm_tokens) exist in Redis: 0 when nothing was ever charged to them; -1 on a Redis error.
+inline long long e2e_pro_state_keys(redis::Connection& c) {
+  const std::string state = redis::KeySchema().state_key(
+      "gw-pro", gateway::RedisAdmission::limited_key("pro-key", "gemini-2.5-flash"));
+  auto n = c.command({"EXISTS", state + ":requests", state + ":llm_tokens"});
+  return n ? n->integer : -1;
 }
 
 /// A small chat completion body for `model` (one "hi", max_tokens 20).

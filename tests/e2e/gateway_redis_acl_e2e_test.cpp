@@ -143,13 +143,7 @@ TEST(GatewayRedisAclE2E, ARefusedDecisionLogWriteTakesNothing) {
   url.port = server->port();
   auto c = redis::Connection::open(url);
   ASSERT_TRUE(c.ok()) << c.error().message;
-  const std::string state = redis::KeySchema().state_key(
-      "gw-pro", gateway::RedisAdmission::limited_key("pro-key", "gemini-2.5-flash"));
-  for (const char* limit : {":requests", ":llm_tokens"}) {
-    auto exists = c->command({"EXISTS", state + limit});
-    ASSERT_TRUE(exists.ok());
-    EXPECT_EQ(exists->integer, 0) << state + limit << ": a refused decision wrote state";
-  }
+  EXPECT_EQ(e2e_pro_state_keys(*c), 0) << "a refused decision wrote state";
   admin(*server, {"ACL", "SETUSER", "gw", "+xadd"});
   auto r = post(gw);
   ASSERT_TRUE(r);

@@ -18,6 +18,7 @@
 #include "support/child_process.h"
 #include "support/exposition_sums.h"
 #include "support/process.h"
+#include "support/prometheus_process.h"
 #include "support/redis_server.h"
 
 namespace limitscope::test {
@@ -187,6 +188,54 @@ TEST(GatewayRedisE2E, RedisKilledDuringLoadFailsOpenOrClosedAndRecovers) {
         o->status == 200 && !o->has_header("X-Circuit-Open") && o->has_header("X-RateLimit-Limit");
   }
   EXPECT_TRUE(open_recovered) << open_gw.process().stderr_text();
+}
+
+// The Redis stats line "<name>:...<field>=<n>..." of INFO `section`, as n; 0 when absent.
+long long info_count(redis::Connection& c, const std::string& section, const std::string& name,
+                     const std::string& field) {
+  auto info = c.command({"INFO", section});
+  if (!info) return -1;
+  const std::size_t at = info->str.find(name + ":");
+  if (at == std::string::npos) return 0;
+  const std::size_t f = info->str.find(field + "=", at);
+  if (f == std::string::npos) return 0;
+  return std::stoll(info->str.substr(f + field.size() + 1));
+}
+
+// Redis stopped (SIGSTOP) while a decision is in flight: the gateway gives up after
+// --redis-timeout and refuses (fail-closed 503). When Redis resumes it runs the queued call,
+// which is past its deadline on the server's clock: nothing is decided or charged (before,
+// the refused request's cost was taken).
+TEST(GatewayRedisE2E, ADecisionTheGatewayGaveUpOnChargesNothingWhenRedisResumes) {
+  auto redis_server = start_redis();
+  ASSERT_NE(redis_server, nullptr);
+  const std::string policy = write_temp("e2e_redis_stall.json", e2e_policy_json());
+  GatewayProcess gw({"--policy", policy, "--mock-upstream", "--redis", redis_server->url(),
+                     "--redis-failure-mode", "fail-closed", "--redis-timeout", "100ms"});
+  ASSERT_TRUE(gw.running());
+  auto url = redis::parse_redis_url(redis_server->url());
+  ASSERT_TRUE(url.ok());
+  auto admin = redis::Connection::open(*url);
+  ASSERT_TRUE(admin.ok()) << admin.error().message;
+  const long long calls_before = info_count(*admin, "commandstats", "cmdstat_evalsha", "calls");
+
+  redis_server->pause();
+  auto refused = post(gw, "pro-key", "gemini-2.5-flash");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 503) << refused->body;
+  redis_server->resume();
+  // The queued call has run (succeeded or not) once the server counts it.
+  ASSERT_TRUE(poll_until([&] {
+    return info_count(*admin, "commandstats", "cmdstat_evalsha", "calls") +
+               info_count(*admin, "commandstats", "cmdstat_evalsha", "failed_calls") >
+           calls_before;
+  }));
+  EXPECT_EQ(info_count(*admin, "errorstats", "errorstat_LSLATE", "count"), 1);
+  EXPECT_EQ(e2e_pro_state_keys(*admin), 0) << "the refused request was charged";
+  auto after = post(gw, "pro-key", "gemini-2.5-flash");
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->status, 200) << after->body;
+  EXPECT_EQ(after->get_header_value("X-RateLimit-Remaining"), "49");
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 -- with the algorithm files pasted in below; docs/redis-schema.md describes keys and reply).
 -- KEYS[1] the rule's config hash, KEYS[2] its decision stream, KEYS[3..] the state key of each
 -- decision (a composite rule's limits append ":<name>"; same hash tag, so same slot).
--- ARGV[1] now in µs ("" = the server's TIME), ARGV[2] decision-log MAXLEN (0 = no log),
+-- ARGV[1] now in µs ("" = the server's TIME; "by:<µs>" = the server's TIME, and nothing is
+-- decided when it is past that deadline), ARGV[2] decision-log MAXLEN (0 = no log),
 -- ARGV[3] ms added to every TTL (test mode only), then per decision: label, costs ("c" for
 -- every limit, or "c1,c2,..." one per limit), log flag ("1" = XADD this decision;
 -- "1:<tokens>:<model>" = XADD it with the request's LLM tokens and model, either may be empty),
@@ -12,9 +13,10 @@
 
 -- The call's instant, µs: ARGV[1], or the server's clock.
 local call_t = nil
+local deadline = nil
 local function call_time()
   if call_t == nil then
-    if ARGV[1] == '' then
+    if ARGV[1] == '' or deadline ~= nil then
       local tm = redis.call('TIME')
       call_t = tonumber(tm[1]) * 1000000 + tonumber(tm[2])
     else
@@ -26,7 +28,21 @@ end
 local function bad_now(s)
   return redis.error_reply('LSARG now must be an integer count of microseconds >= 0, got ' .. s)
 end
-if ARGV[1] ~= '' and ls_uint(ARGV[1]) == nil then return bad_now(ARGV[1]) end
+if string.sub(ARGV[1], 1, 3) == 'by:' then
+  deadline = ls_uint(string.sub(ARGV[1], 4))
+  if deadline == nil then
+    return redis.error_reply('LSARG a deadline must be by:<microseconds >= 0>, got ' .. ARGV[1])
+  end
+  -- The caller stops waiting at its deadline (a stalled server runs the call later): past
+  -- it, nothing is decided or written, so a request the caller saw fail is never charged.
+  -- The reply names the server's time, from which the caller corrects its clock offset.
+  if call_time() > deadline then
+    return redis.error_reply(string.format('LSLATE server time %d us is past the deadline %d us',
+                                           call_t, deadline))
+  end
+elseif ARGV[1] ~= '' and ls_uint(ARGV[1]) == nil then
+  return bad_now(ARGV[1])
+end
 local log_max = ls_uint(ARGV[2]) or 0
 local pad = ls_uint(ARGV[3]) or 0
 local n = #KEYS - 2

@@ -406,6 +406,32 @@ TEST(RedisLimiterKeys, ARefusedLogWriteFailsItsDecisionAndWritesNothing) {
   EXPECT_EQ(must(c, {"EXISTS", schema.state_key("r", "logged")}).integer, 0);
 }
 
+// A call the server runs past the caller's deadline (on the server's clock) decides and
+// writes nothing, and names the server's time; one within it decides as usual.
+TEST(RedisLimiterKeys, ACallPastItsDeadlineDecidesNothing) {
+  auto server = RedisServer::start();
+  Connection c = connect(*server);
+  const KeySchema schema;
+  put(c, schema, "r", single_limit(bucket(Algorithm::token_bucket, 10, 1, 1s)));
+  const RedisLimiter limiter(schema);
+  auto now = read_server_time_us(c);
+  ASSERT_TRUE(now.ok()) << now.error().message;
+  DecideOptions late;
+  late.deadline_us = *now - 1;
+  auto refused = limiter.decide(c, "r", "alice", 1, late);
+  ASSERT_FALSE(refused.ok());
+  const auto named = late_server_time_us(refused.error());
+  ASSERT_TRUE(named.has_value()) << refused.error().message;
+  EXPECT_GE(*named, *now);
+  EXPECT_EQ(must(c, {"EXISTS", schema.state_key("r", "alice")}).integer, 0);
+  DecideOptions in_time;
+  in_time.deadline_us = *now + 3'600'000'000LL;
+  auto decided = limiter.decide(c, "r", "alice", 1, in_time);
+  ASSERT_TRUE(decided.ok()) << decided.error().message;
+  EXPECT_EQ(decided->decision.remaining, 9);
+  EXPECT_FALSE(late_server_time_us(make_redis_error(ErrorKind::reply, "LSCONFIG x")).has_value());
+}
+
 TEST(RedisLimiterKeys, ConfigChangeAppliesAtTheNextDecision) {
   auto server = RedisServer::start();
   Connection c = connect(*server);
