@@ -112,12 +112,56 @@ std::optional<std::string> check_names(const KeySchema& schema, std::string_view
   return KeySchema::check_rule(rule);
 }
 
+// Each byte as one code point (Latin-1), in UTF-8: any bytes become text nlohmann reads.
+std::string bytes_as_utf8(std::string_view bytes) {
+  std::string out;
+  out.reserve(bytes.size() + bytes.size() / 4);
+  for (const char ch : bytes) {
+    const auto b = static_cast<unsigned char>(ch);
+    if (b < 0x80) {
+      out += ch;
+    } else {
+      out += static_cast<char>(0xC0 | (b >> 6));
+      out += static_cast<char>(0x80 | (b & 0x3F));
+    }
+  }
+  return out;
+}
+
+// The inverse of bytes_as_utf8 for code points up to U+00FF; a longer sequence (from an
+// escaped code point above U+00FF) is kept as it is.
+std::string utf8_as_bytes(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    if ((b == 0xC2 || b == 0xC3) && i + 1 < text.size()) {
+      out += static_cast<char>(((b & 0x03) << 6) | (static_cast<unsigned char>(text[i + 1]) & 0x3F));
+      ++i;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+// An audit entry's old/new object. Redis's cjson copies a string's bytes as they are, so an
+// override key that is not UTF-8 (a limited key is any bytes) gives text that is not UTF-8,
+// which nlohmann refuses: history showed no config and undo found nothing to restore. Such
+// text is read byte by byte as Latin-1 and every string turned back into the same bytes.
 std::map<std::string, std::string> json_fields(const std::string& text) {
   std::map<std::string, std::string> out;
-  const auto j = nlohmann::json::parse(text, nullptr, false);
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  const bool bytes = j.is_discarded();
+  if (bytes) j = nlohmann::json::parse(bytes_as_utf8(text), nullptr, false);
   if (!j.is_object()) return out;
   for (const auto& [k, v] : j.items()) {
-    if (v.is_string()) out[k] = v.get<std::string>();
+    if (!v.is_string()) continue;
+    if (bytes) {
+      out[utf8_as_bytes(k)] = utf8_as_bytes(v.get<std::string>());
+    } else {
+      out[k] = v.get<std::string>();
+    }
   }
   return out;
 }

@@ -107,6 +107,51 @@ TEST_F(ConfigCli, OneKeysOverride) {
   EXPECT_NE(composite.err.find("is composite"), std::string::npos) << composite.err;
 }
 
+// An override key that is not UTF-8 (a limited key is any bytes): history reads both sides of
+// each change (--json replaces the bytes with U+FFFD), and undo restores the exact bytes.
+// Before, the audit entry's JSON did not parse: history showed "(none)" and undo refused.
+TEST_F(ConfigCli, HistoryAndUndoKeepAnOverrideKeyThatIsNotUtf8) {
+  const std::string key = "k\xff\xfe";
+  ASSERT_EQ(cli("set", "--algorithm token-bucket --capacity 10 --refill 1/s").exit_code, 0);
+  ASSERT_EQ(cli("override", "--key '" + key + "' --capacity 100 --refill 5/s").exit_code, 0);
+  ASSERT_EQ(cli("override", "--key '" + key + "' --capacity 200 --refill 5/s").exit_code, 0);
+
+  auto h = cli("history", "--json");
+  ASSERT_EQ(h.exit_code, 0) << h.err;
+  const json entries = json::parse(h.out)["entries"];
+  ASSERT_EQ(entries.size(), 3u);
+  const std::string shown = "o.capacity.k\uFFFD\uFFFD";
+  EXPECT_EQ(entries[0]["new"].value(shown, ""), "200") << h.out;
+  EXPECT_EQ(entries[0]["old"].value(shown, ""), "100") << h.out;
+  EXPECT_EQ(entries[0]["old"].value("capacity", ""), "10") << h.out;
+  auto text = cli("history", "");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  // Newest first: version 3 changed the override from 100 to 200.
+  const std::string newest = text.out.substr(0, text.out.find("version 2"));
+  EXPECT_NE(newest.find("old: token-bucket capacity=10 refill=1/s; override " + key +
+                        ": token-bucket capacity=100"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(newest.find("override " + key + ": token-bucket capacity=200"), std::string::npos)
+      << text.out;
+
+  auto undo = cli("undo", "--json");
+  ASSERT_EQ(undo.exit_code, 0) << undo.err;
+  redis::RedisUrl url;
+  url.port = server_->port();
+  auto c = redis::Connection::open(url);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  auto restored = c->command({"HGET", redis::KeySchema().config_key("pro"), "o.capacity." + key});
+  ASSERT_TRUE(restored.ok());
+  EXPECT_EQ(restored->str, "100") << "the exact bytes of the key";
+  EXPECT_EQ(override_fields_of(key), 3u);
+  auto redo = cli("undo", "");
+  ASSERT_EQ(redo.exit_code, 0) << redo.err;
+  restored = c->command({"HGET", redis::KeySchema().config_key("pro"), "o.capacity." + key});
+  ASSERT_TRUE(restored.ok());
+  EXPECT_EQ(restored->str, "200");
+}
+
 TEST_F(ConfigCli, SetJsonListsTheOverridesItDropped) {
   ASSERT_EQ(cli("set", "--algorithm token-bucket --capacity 10 --refill 1/s").exit_code, 0);
   ASSERT_EQ(cli("override", "--key key-a --capacity 100 --refill 5/s").exit_code, 0);
