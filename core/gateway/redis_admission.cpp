@@ -169,12 +169,20 @@ constexpr std::int64_t kClockReadInterval_ns = 10'000'000'000;  // NTP slews 0.5
 std::int64_t wall_us(const Clock& clock) { return clock.wall().count() / 1000; }
 }  // namespace
 
-void RedisAdmission::learn_offset(const std::string& rule, std::int64_t server_us, bool replace) {
-  const std::int64_t offset = server_us - wall_us(clock_);
+void RedisAdmission::learn_offset(const std::string& rule, std::int64_t server_us) {
+  const std::int64_t now_ns = clock_.now().count();
+  std::int64_t offset = server_us - wall_us(clock_);
   std::lock_guard lock(mu_);
   ServerClock& c = server_clocks_[rule];
-  if (replace || !c.known || offset > c.offset_us) c.offset_us = offset;
+  if (c.known) {
+    // The last bound, aged by the most two NTP-disciplined clocks drift apart meanwhile (each
+    // slews at most 500 ppm: 1 µs per ms together), is still a lower bound: keep the tighter.
+    const std::int64_t aged = c.offset_us - (now_ns - c.learned_at_ns) / 1'000'000;
+    offset = std::max(offset, aged);
+  }
+  c.offset_us = offset;
   c.known = true;
+  c.learned_at_ns = now_ns;
 }
 
 void RedisAdmission::read_server_clock(const std::string& rule) {
@@ -185,7 +193,7 @@ void RedisAdmission::read_server_clock(const std::string& rule) {
     server_clocks_[rule].read_at_ns = clock_.now().count();
   }
   auto t = backend_.server_time_us(rule);
-  if (t) learn_offset(rule, *t, /*replace=*/true);
+  if (t) learn_offset(rule, *t);
 }
 
 std::optional<std::int64_t> RedisAdmission::deadline_us(const std::string& rule) {
@@ -343,7 +351,7 @@ AdmissionResult RedisAdmission::admit(const AdmissionRequest& request) {
         // Refused as late although the answer came in time: the offset to the server's clock
         // was too large (or the call slow). Nothing was decided; learn and decide once more.
         if (auto server_us = redis::late_server_time_us(d.error())) {
-          learn_offset(rule, *server_us, /*replace=*/false);
+          learn_offset(rule, *server_us);
           o.deadline_us = deadline_us(rule);
           d = backend_.decide(rule, req, o);
         }

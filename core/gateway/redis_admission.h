@@ -142,9 +142,9 @@ class RedisAdmission final : public AdmissionBackend {
   // Reads the server's clock where `rule` lives (TIME) and keeps its offset.
   void read_server_clock(const std::string& rule);
   // Keeps the offset implied by `server_us`, read on the server before now: a lower bound of
-  // the true offset, so deadlines err early. `replace`: a fresh TIME reading (else the larger
-  // of the two bounds is kept).
-  void learn_offset(const std::string& rule, std::int64_t server_us, bool replace);
+  // the true offset (so deadlines err early), or the last one aged by the clocks' possible
+  // drift when that is tighter (a slow TIME round trip gives a loose bound).
+  void learn_offset(const std::string& rule, std::int64_t server_us);
 
   std::unique_ptr<redis::DecisionBackend> own_backend_;  ///< the pool's, for the first constructor
   redis::DecisionBackend& backend_;
@@ -158,7 +158,8 @@ class RedisAdmission final : public AdmissionBackend {
   struct ServerClock {
     std::int64_t offset_us = 0;  // server's clock minus clock_.wall(), a lower bound
     bool known = false;
-    std::int64_t read_at_ns = 0;  // clock_.now() of the last TIME reading (or attempt)
+    std::int64_t read_at_ns = 0;     // clock_.now() of the last TIME reading (or attempt)
+    std::int64_t learned_at_ns = 0;  // clock_.now() when offset_us was set
   };
   std::map<std::string, ServerClock> server_clocks_;  // guarded by mu_
   static constexpr std::int64_t kNeverResynced = INT64_MIN;
