@@ -1,6 +1,7 @@
 #include "core/sources/alert_view.h"
 
 #include <algorithm>
+#include <tuple>
 
 namespace limitscope {
 
@@ -72,14 +73,71 @@ void alert_view(const metrics::AlertSnapshot& alerts, std::int64_t now_ms, std::
   }
 }
 
+namespace {
+
+// What an alert's labels select among the dashboard's series, as text; empty when they name
+// no tier, model or key (the rule as a whole).
+std::string selection_of(const metrics::Labels& labels) {
+  std::string out;
+  for (const auto& [name, value] : labels.pairs()) {
+    if (value.empty() || (name != "tier" && name != "model" && name != "api_key" && name != "api_key_hash")) continue;
+    if (!out.empty()) out += ", ";
+    out += name + "=\"" + value + "\"";
+  }
+  return out;
+}
+
+// Unions the bands of one (rule, line or selection, state): twenty pending evaluations of one
+// alert shade its line once.
+void merge_bands(std::vector<AlertBand>& bands) {
+  std::sort(bands.begin(), bands.end(), [](const AlertBand& a, const AlertBand& b) {
+    return std::tie(a.rule, a.line, a.about, a.firing, a.start_ms, a.end_ms) <
+           std::tie(b.rule, b.line, b.about, b.firing, b.start_ms, b.end_ms);
+  });
+  std::vector<AlertBand> out;
+  for (AlertBand& b : bands) {
+    if (!out.empty()) {
+      AlertBand& last = out.back();
+      if (last.rule == b.rule && last.line == b.line && last.about == b.about && last.firing == b.firing &&
+          b.start_ms <= last.end_ms) {
+        last.end_ms = std::max(last.end_ms, b.end_ms);
+        last.open = last.open || b.open;
+        continue;
+      }
+    }
+    out.push_back(std::move(b));
+  }
+  bands = std::move(out);
+}
+
+}  // namespace
+
 void bind_chart_rules(std::vector<ChartData>& charts, const metrics::AlertSnapshot& alerts) {
+  const std::int64_t now_ms = alerts.evaluated_at_ms.value_or(0);
   for (ChartData& c : charts) {
     for (const metrics::RuleStatus& rule : alerts.rules) {
       if (rule.kind != metrics::RuleKind::alerting) continue;
       const bool reads = std::any_of(rule.reads.begin(), rule.reads.end(),
                                      [&](const std::string& m) { return chart_reads_metric(c.kind, m); });
-      if (reads && std::find(c.rules.begin(), c.rules.end(), rule.name) == c.rules.end()) c.rules.push_back(rule.name);
+      if (!reads) continue;
+      if (std::find(c.rules.begin(), c.rules.end(), rule.name) == c.rules.end()) c.rules.push_back(rule.name);
+      // Each pending or firing stretch goes on the lines its alert's labels select (the
+      // firing tier's line, not the whole plot); one that selects no drawn line is a marker.
+      for (const metrics::StateInterval& iv : rule.history) {
+        AlertBand band{rule.name, iv.start_ms, iv.end_ms.value_or(std::max(now_ms, iv.start_ms)),
+                       iv.state == metrics::AlertState::firing, !iv.end_ms.has_value(), "", selection_of(iv.labels)};
+        bool on_a_line = false;
+        for (const ChartLine& line : c.lines) {
+          if (band.about.empty() || !alert_selects_line(iv.labels, line.series)) continue;
+          AlertBand on = band;
+          on.line = line.name;
+          c.bands.push_back(std::move(on));
+          on_a_line = true;
+        }
+        if (!on_a_line) c.bands.push_back(std::move(band));
+      }
     }
+    merge_bands(c.bands);
   }
 }
 

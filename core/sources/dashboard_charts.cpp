@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 
+#include "core/common/sha256.h"
 #include "core/metrics/metric_names.h"
 #include "core/sources/simulation_recorder.h"
 
@@ -119,15 +121,28 @@ std::vector<ChartLine> pick_lines(const metrics::SeriesStore& store, std::string
 
 void no_finish(ChartLine&, const SeriesSamples&) {}
 
+// "0.5/s", "80%": a threshold's value as its line is labelled, in the chart's unit.
+std::string per_second(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g/s", v);
+  return buf;
+}
+std::string percent(double ratio) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g%%", ratio * 100);
+  return buf;
+}
+
 }  // namespace
 
 ChartData bucket_level_chart(const metrics::SeriesStore& store, const ChartView& view, const KeyNames* names) {
   ChartData c;
   c.kind = ChartKind::bucket_levels;
   c.title = "Bucket levels (lowest keys)";
-  c.unit = "share of capacity";
+  c.unit = "of capacity";
   c.y_max = 1.0;
   c.lines = pick_lines(store, dashboard_series::kKeyLevel, view, Rank::lowest, c.points_in, names, no_finish);
+  c.empty_note = "no bucket levels from this source (a gateway's /metrics reports rates, not levels)";
   return c;
 }
 
@@ -136,11 +151,12 @@ ChartData window_occupancy_chart(const metrics::SeriesStore& store, const ChartV
   ChartData c;
   c.kind = ChartKind::window_occupancy;
   c.title = "Window occupancy (fullest keys)";
-  c.unit = "share of limit";
+  c.unit = "of limit";
   c.y_max = 1.0;
   c.thresholds = {1.0};
+  c.threshold_labels = {percent(1.0)};
   c.lines = pick_lines(store, dashboard_series::kKeyOccupancy, view, Rank::highest, c.points_in, names, no_finish);
-  if (c.lines.empty()) c.title += ": no window-based limits in this source";
+  c.empty_note = "no window-based limits in this source";
   return c;
 }
 
@@ -174,22 +190,56 @@ bool chart_reads_metric(ChartKind kind, std::string_view metric) {
   return false;
 }
 
-namespace {
-
-// The tier a 429 line counts: the reference gateway's Redis rules are "gw-<tier>".
-std::string_view tier_of(std::string_view tier_or_rule) {
+std::string_view tier_of_rule(std::string_view tier_or_rule) {
   return tier_or_rule.starts_with("gw-") ? tier_or_rule.substr(3) : tier_or_rule;
 }
 
+namespace {
+
+// The key a series or an alert is about, as 12 hex digits when it can be said that way (our
+// keys are hashes: 12 digits in the gateway's metrics, 32 in Redis; the simulation's raw keys
+// by their api_key_hash), else as written.
+std::optional<std::string> key_of(const metrics::Labels& l) {
+  if (const std::string_view h = l.get(metrics::names::kApiKeyHash); !h.empty()) {
+    return key_hash_prefix(h).value_or(std::string(h));
+  }
+  const std::string_view k = l.get("api_key");
+  if (k.empty()) return std::nullopt;
+  if (auto h = key_hash_prefix(k)) return h;
+  return api_key_hash(k);
+}
+
 }  // namespace
+
+bool alert_selects_line(const metrics::Labels& alert, const metrics::Labels& line) {
+  int shared = 0;
+  for (const std::string_view dim : {"tier", "model"}) {
+    std::string_view a = alert.get(dim), l = line.get(dim);
+    if (a.empty() || l.empty()) continue;  // one side does not split by it
+    if (dim == "tier") {
+      a = tier_of_rule(a);
+      l = tier_of_rule(l);
+    }
+    if (a != l) return false;
+    ++shared;
+  }
+  const auto a = key_of(alert), l = key_of(line);
+  if (a && l) {
+    if (*a != *l) return false;
+    ++shared;
+  }
+  return shared > 0;
+}
 
 ChartData rejection_chart(const metrics::SeriesStore& store, const ChartView& view,
                           double threshold_per_s) {
   ChartData c;
   c.kind = ChartKind::rejections;
   c.title = "429 rate by tier";
-  c.unit = "429s per second";
+  c.unit = "429/s";
   c.thresholds = {threshold_per_s};
+  c.threshold_labels = {per_second(threshold_per_s)};
+  c.empty_note = "no 429 counts from this source yet";
   auto m = LabelMatcher::make("__name__", MatchOp::equal, std::string(dashboard_series::kTierRejectedRate));
   std::vector<LabelMatcher> ms{*m};
   const std::vector<SeriesSamples> all = store.select(ms, view.start_ms, view.end_ms);
@@ -197,15 +247,16 @@ ChartData rejection_chart(const metrics::SeriesStore& store, const ChartView& vi
   // rule's decision stream only the keys it logs, so when both report a tier the metrics'
   // line is drawn, named for its source.
   std::map<std::string, int> sources_of_tier;
-  for (const SeriesSamples& s : all) ++sources_of_tier[std::string(tier_of(s.labels.get("tier")))];
+  for (const SeriesSamples& s : all) ++sources_of_tier[std::string(tier_of_rule(s.labels.get("tier")))];
   for (const SeriesSamples& s : all) {
     const std::string_view label = s.labels.get("tier");
-    const std::string tier(tier_of(label));
+    const std::string tier(tier_of_rule(label));
     const bool from_stream = label != tier;
     if (sources_of_tier[tier] > 1 && from_stream) continue;
     c.points_in += s.samples.size();
     ChartLine line;
-    line.name = sources_of_tier[tier] > 1 ? tier + " (metrics)" : std::string(label);
+    // Named for its tier, and for its source when a live source could give it two ways.
+    line.name = sources_of_tier[tier] > 1 ? tier + " (metrics)" : from_stream ? tier + " (redis)" : tier;
     line.series = s.labels;
     line.points = decimated(s, view);
     c.lines.push_back(std::move(line));
@@ -231,8 +282,10 @@ ChartData quota_burn_chart(const metrics::SeriesStore& store, const ChartView& v
   ChartData c;
   c.kind = ChartKind::quota_burn;
   c.title = "Daily quota burn (highest keys)";
-  c.unit = "share of daily quota";
+  c.unit = "of daily quota";
   c.thresholds = {threshold_ratio, 1.0};
+  c.threshold_labels = {percent(threshold_ratio), percent(1.0)};
+  c.empty_note = "no quota burn from this source (Redis holds levels, not spend: add the gateway's /metrics)";
   c.lines = pick_lines(store, dashboard_series::kKeyQuotaBurn, view, Rank::highest, c.points_in, names,
                        [](ChartLine& line, const SeriesSamples& s) {
                          line.projected_exhaustion_ms = project_crossing(s.samples, 5 * 60 * 1000, 1.0);

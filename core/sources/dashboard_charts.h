@@ -43,6 +43,20 @@ struct NoDataBand {
   bool open = false;                // still down
 };
 
+/// A time a rule the chart is bound to was pending or firing, on what its alert's labels
+/// select: one line of the chart (the firing tier's 429 line, a key's level), drawn along that
+/// line in its colour; or, when the labels select nothing drawn, a marker on the chart's edge.
+struct AlertBand {
+  std::string rule;
+  std::int64_t start_ms = 0;
+  std::int64_t end_ms = 0;          // still open: the snapshot's now
+  bool firing = false;
+  bool open = false;
+  std::string line;                 // ChartLine::name it applies to; empty: no line drawn
+  std::string about;                // what the alert selects: `tier="free", model="gpt-4.1"`;
+                                    // empty: the rule as a whole (no tier, model or key)
+};
+
 struct ChartData {
   ChartKind kind = ChartKind::bucket_levels;
   std::string title;
@@ -51,12 +65,27 @@ struct ChartData {
   std::optional<double> y_max;      // nullopt: fit the data
   std::vector<ChartLine> lines;
   std::vector<double> thresholds;   // horizontal alert threshold lines, in the chart's unit
+  std::vector<std::string> threshold_labels;  // each threshold's value as drawn ("0.5/s", "80%")
   std::size_t points_in = 0;        // samples read before decimation (status/benchmark)
   std::vector<NoDataBand> no_data;  // live sources: outages of the sources it draws
   /// The alert rules whose expressions read what this chart shows (its bands and markers):
   /// found from the expressions (chart_reads_metric), whatever the rules are called.
   std::vector<std::string> rules;
+  /// Their pending and firing times, per line (bind_chart_rules). Empty where no alert engine
+  /// evaluated them (playback): the chart shades its rules' intervals over the whole plot.
+  std::vector<AlertBand> bands;
+  /// Shown instead of the chart while it has no line ("no window-based limits in this
+  /// source"): a chart with nothing to show collapses to this one line.
+  std::string empty_note;
 };
+
+/// The tier a rule's keys belong to: the reference gateway names its Redis rules "gw-<tier>".
+std::string_view tier_of_rule(std::string_view tier_or_rule);
+
+/// Whether an alert with labels `alert` is about the series `line` draws: they share at least
+/// one of tier (a "gw-<tier>" rule counts as its tier), model and key (api_key, or the
+/// api_key_hash of it), and agree on every one they share.
+bool alert_selects_line(const metrics::Labels& alert, const metrics::Labels& line);
 
 /// Whether a rule reading `metric` watches what a chart of `kind` shows: the chart's own
 /// series and the gateway families it is made from (429s: gateway_rate_limit_hits_total ...).
