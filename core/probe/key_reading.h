@@ -23,6 +23,9 @@ struct KeyReading {
                                    ///< empty for foreign schemas (the profile says what it is)
   std::string limit_name;          ///< our own schema: the composite limit the key belongs to
                                    ///< ("requests", "llm_tokens"); empty otherwise
+  std::string parameters;          ///< our own schema: the rule's limit as configured
+                                   ///< (LimitParams::describe(): "token-bucket capacity=60
+                                   ///< refill=1/s"); empty for foreign schemas
   // Bucket kinds (token_bucket_hash, gcra_tat, limitscope buckets):
   std::optional<double> level;     ///< tokens available now (projected at server time)
   std::optional<double> capacity;

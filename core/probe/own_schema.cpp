@@ -89,6 +89,7 @@ KeyReading own_evaluate(const std::string& profile, const std::string& key,
   r.profile = profile;
   r.kind = ProfileKind::limitscope;
   r.algorithm = std::string(to_string(params.algorithm));
+  r.parameters = params.describe();
   if (replies.empty()) {
     r.error = "incomplete reply";
     return r;

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <map>
+#include <tuple>
 
 namespace limitscope {
 namespace {
@@ -79,9 +81,18 @@ void protection(std::string& md, const DashboardSnapshot& s) {
 
 void keys(std::string& md, const DashboardSnapshot& s, std::size_t max_keys) {
   md += "\n## Keys by 429s\n\n";
+  // The 429s are counted per key and model: a key with two limits (requests, llm_tokens) is
+  // one row, the limit that is lowest now (the one refusing), not the same count twice.
   std::vector<const KeyRow*> rows;
+  std::map<std::tuple<std::string, std::string, std::string>, std::size_t> at;  // key, tier, model
   for (const KeyRow& r : s.keys) {
-    if (r.peak_rejected_per_s.value_or(0) > 0 || r.rejected_in_view.value_or(0) > 0) rows.push_back(&r);
+    if (r.peak_rejected_per_s.value_or(0) <= 0 && r.rejected_in_view.value_or(0) <= 0) continue;
+    const auto [it, fresh] = at.try_emplace({r.api_key, r.tier, r.model}, rows.size());
+    if (fresh) {
+      rows.push_back(&r);
+    } else if (r.capacity > 0 && (rows[it->second]->capacity <= 0 || r.level < rows[it->second]->level)) {
+      rows[it->second] = &r;
+    }
   }
   if (rows.empty()) {
     md += "No key was refused in this time range.\n";

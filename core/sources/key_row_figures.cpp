@@ -11,14 +11,16 @@ namespace limitscope {
 
 void complete_key_rows(std::vector<KeyRow>& rows, const metrics::SeriesStore& store, const ChartView& view,
                        const KeyNames* names) {
-  using Id = std::tuple<std::string, std::string, std::string>;  // api_key, tier, model
+  // api_key, tier, model; a row says its tier ("free") where the series says the gateway's
+  // rule ("gw-free")
+  using Id = std::tuple<std::string, std::string, std::string>;
   std::map<Id, double> peaks;
   std::map<Id, double> counts;  // 429s: each sample is a rate over the step before it
   auto m = metrics::LabelMatcher::make("__name__", metrics::MatchOp::equal,
                                        std::string(dashboard_series::kKeyRejectedRate));
   const std::vector<metrics::LabelMatcher> ms{*m};
   for (const metrics::SeriesSamples& s : store.select(ms, view.start_ms, view.end_ms)) {
-    const Id id{std::string(s.labels.get("api_key")), std::string(s.labels.get("tier")),
+    const Id id{std::string(s.labels.get("api_key")), std::string(tier_of_rule(s.labels.get("tier"))),
                 std::string(s.labels.get("model"))};
     std::optional<std::int64_t> before;
     for (const auto& smp : s.samples) {
@@ -34,7 +36,7 @@ void complete_key_rows(std::vector<KeyRow>& rows, const metrics::SeriesStore& st
   }
   for (KeyRow& r : rows) {
     if (names != nullptr) r.name = names->display(r.api_key);
-    const Id id{r.api_key, r.tier, r.model};
+    const Id id{r.api_key, std::string(tier_of_rule(r.tier)), r.model};
     if (auto it = peaks.find(id); it != peaks.end()) r.peak_rejected_per_s = it->second;
     if (auto it = counts.find(id); it != counts.end()) r.rejected_in_view = std::round(it->second);
   }

@@ -267,14 +267,20 @@ void LiveSeries::refreshed(std::int64_t t_ms) {
   note_protection(t_ms);
   if (!writer_ || t_ms * 1'000'000 < rec_ns_) return;
   rec_ns_ = t_ms * 1'000'000;
-  writer_->step(t_ms, key_rows_ ? key_rows_() : std::vector<KeyRow>{}, {}, store_->dropped_samples());
+  writer_->step(t_ms, named_key_rows(), {}, store_->dropped_samples());
   check_writer();
+}
+
+std::vector<KeyRow> LiveSeries::named_key_rows() const {
+  std::vector<KeyRow> rows = key_rows_ ? key_rows_() : std::vector<KeyRow>{};
+  for (KeyRow& r : rows) r.name = names_.display(r.api_key);  // a recording names keys as the table did
+  return rows;
 }
 
 void LiveSeries::write_alerts(std::int64_t t_ms) {
   std::vector<AlertRow> rows;
   std::vector<AlertInterval> intervals;
-  alert_view(*alerts_->snapshot(), t_ms, rows, intervals);
+  alert_view(*alerts_->snapshot(), t_ms, rows, intervals, &names_);
   writer_->alerts(t_ms, rows, intervals);
 }
 
@@ -322,7 +328,7 @@ void LiveSeries::start_recording(std::unique_ptr<std::ostream> out, const std::s
   for (const auto& [t, values] : by_time) {
     for (const auto& [labels, v] : values) writer_->sample(*labels, {t, v});
   }
-  writer_->step(now_ms, key_rows_ ? key_rows_() : std::vector<KeyRow>{}, {}, store_->dropped_samples());
+  writer_->step(now_ms, named_key_rows(), {}, store_->dropped_samples());
   write_alerts(now_ms);
   check_writer();
 }

@@ -128,6 +128,8 @@ class LiveSeries {
   LiveSeries() = default;
   void check_writer();
   void write_alerts(std::int64_t t_ms);
+  /// The source's key rows, named as the key table names them (for the recording).
+  std::vector<KeyRow> named_key_rows() const;
   void note_protection(std::int64_t t_ms);
   void fill_outages(DashboardSnapshot& s, std::int64_t now_ms) const;
 

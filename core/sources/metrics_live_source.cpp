@@ -114,8 +114,12 @@ std::optional<double> MetricsLiveSource::increase(const metrics::Labels& l, doub
   it->second = v;
   if (v >= before) return v - before;
   ++counter_resets_;
-  series_->event(now_ms_, "metrics: counter reset: " + l.to_string() + " went from " + number(before) + " to " +
-                              number(v) + " (gateway restarted?); counting the new value as the increase");
+  // A key's series says whose it is, by the name the table shows.
+  const std::string_view hash = l.get(metrics::names::kApiKeyHash);
+  const std::string* name = hash.empty() ? nullptr : series_->names().find(hash);
+  series_->event(now_ms_, "metrics: counter reset: " + l.to_string() + (name != nullptr ? " (" + *name + ")" : "") +
+                              " went from " + number(before) + " to " + number(v) +
+                              " (gateway restarted?); counting the new value as the increase");
   return v;
 }
 

@@ -134,6 +134,7 @@ DashboardSnapshot PlaybackSource::snapshot(const ChartView& view) const {
       row.parameters = def.parameters;
       row.capacity = def.capacity;
       row.node = def.node;
+      row.name = def.name;
       row.level = k.level;
       row.occupancy = k.occupancy;
       row.requests_per_s = k.requests_per_s;

@@ -231,6 +231,7 @@ class Reader {
     k.capacity = number_field(j, "capacity", "key");
     // Optional: recordings made before the field existed, and of sources without shards.
     if (j.contains("node")) k.node = string_field(j, "node", "key");
+    if (j.contains("name")) k.name = string_field(j, "name", "key");
     r_.keys.push_back(std::move(k));
   }
 
@@ -281,6 +282,7 @@ class Reader {
       row.labels = string_field(v, "labels", "alerts");
       row.severity = string_field(v, "severity", "alerts");
       row.summary = string_field(v, "summary", "alerts");
+      if (v.contains("entity")) row.entity = string_field(v, "entity", "alerts");
       a.alerts.push_back(std::move(row));
     }
     for (const json& v : array_field(j, "intervals", "alerts")) {

@@ -21,6 +21,7 @@ struct RecordedKey {
   std::string api_key, model, tier, algorithm, parameters;
   double capacity = 0;
   std::string node;  // Redis Cluster: the key's shard ("host:port"); empty when not recorded
+  std::string name;  // what operators call the key ("acme-prod"); empty when not recorded
 };
 
 /// A key-table row's values at one step.

@@ -230,6 +230,11 @@ void RecordingWriter::step(std::int64_t t_ms, const std::vector<KeyRow>& keys,
       def += ",\"node\":";
       put_string(def, k.node);
     }
+    // Optional: what operators call the key ("acme-prod"), when the source knew a name.
+    if (!k.name.empty() && k.name != k.api_key) {
+      def += ",\"name\":";
+      put_string(def, k.name);
+    }
     auto [it, is_new] = key_ids_.try_emplace(def, static_cast<std::uint32_t>(key_ids_.size()));
     if (is_new) {
       std::string line = "{\"type\":\"key\",\"id\":";
@@ -291,6 +296,10 @@ void RecordingWriter::alerts(std::int64_t t_ms, const std::vector<AlertRow>& row
     put_string(body, a.severity);
     body += ",\"summary\":";
     put_string(body, a.summary);
+    if (!a.entity.empty()) {  // optional: the key it is about, by name
+      body += ",\"entity\":";
+      put_string(body, a.entity);
+    }
     body += '}';
   }
   body += "],\"intervals\":[";

@@ -419,14 +419,16 @@ void RedisLiveSource::contribute(DashboardSnapshot& s) const {
     const Identity id = identity_of(r);
     KeyRow row;
     row.api_key = id.api_key;
-    row.tier = id.tier;
+    row.tier = std::string(tier_of_rule(id.tier));  // the gateway's rule "gw-free" limits the tier "free"
     row.model = id.model;
     row.limit = id.limit;
     row.algorithm = r.algorithm.empty() ? std::string(probe::to_string(r.kind)) : r.algorithm;
     row.level = r.fill.value_or(r.occupancy ? 1.0 - *r.occupancy : 1.0);
     row.capacity = r.capacity.value_or(r.limit.value_or(0));
     row.occupancy = r.occupancy;
-    row.parameters = r.error.empty() ? r.profile : r.profile + ": " + r.error;
+    // The limit as configured (our schema), else the schema profile it was read with.
+    row.parameters = !r.parameters.empty() ? r.parameters : "profile " + r.profile;
+    if (!r.error.empty()) row.parameters += ": " + r.error;
     if (!kept_why.empty()) {
       row.parameters += " (last read " + std::to_string(std::max<std::int64_t>(0, now_ms_ - read_ms) / 1000) +
                         " s ago: " + kept_why + ")";

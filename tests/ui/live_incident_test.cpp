@@ -131,7 +131,8 @@ TEST(LiveIncident, NamesThenARedisOutageWithTheGatewayFailingOpen) {
   {
     const KeyRow* r = acme_row();
     EXPECT_EQ(r->model, "gpt-4.1");
-    EXPECT_EQ(r->tier, "gw-free");
+    EXPECT_EQ(r->tier, "free") << "the tier, not the gateway's rule gw-free";
+    EXPECT_EQ(r->parameters, "token-bucket capacity=3 refill=1/s") << "the limit, not the schema profile";
     EXPECT_EQ(r->algorithm, "token-bucket");
     EXPECT_FALSE(r->spend_reported);
     const int at = window.keyModel()->findRow(QString::fromStdString(hash32), QStringLiteral("gpt-4.1"));
@@ -178,7 +179,7 @@ TEST(LiveIncident, NamesThenARedisOutageWithTheGatewayFailingOpen) {
   EXPECT_NE(md.find("- **redis** (redis: "), std::string::npos) << md;
   EXPECT_NE(md.find("down since"), std::string::npos) << md;
   EXPECT_NE(md.find("UNPROTECTED since"), std::string::npos) << md;
-  EXPECT_NE(md.find("| acme-prod | gw-free | gpt-4.1"), std::string::npos) << md;
+  EXPECT_NE(md.find("| acme-prod | free | gpt-4.1"), std::string::npos) << md;
   EXPECT_EQ(md.find("sk-acme-secret"), std::string::npos);
   EXPECT_FALSE(test::read_file(test::temp_path("live_incident.png")).empty());
 }

@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include <QAbstractButton>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -108,6 +110,13 @@ TEST_F(TunerTabTest, HeatmapClickLoadsThatCellsParameters) {
 }
 
 // Four keys on gpt-4.1 at 1,000 tokens a request ($0.008); k0 sends ten times the others.
+// Keys named as a gateway's hashes are ("000000000000" …), so the dashboard's names apply.
+std::string hash_key(int k) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%012x", k);
+  return buf;
+}
+
 TracePtr priced_trace(bool with_tokens) {
   std::mt19937_64 rng(5);
   std::exponential_distribution<double> gap(40);
@@ -117,7 +126,7 @@ TracePtr priced_trace(bool with_tokens) {
   for (int i = 0; i < 6000; ++i) {
     now += gap(rng);
     const int k = key(rng);
-    t->add(static_cast<std::int64_t>(now * 1e9), "k" + std::to_string(k < 10 ? 0 : k - 9), 1,
+    t->add(static_cast<std::int64_t>(now * 1e9), hash_key(k < 10 ? 0 : k - 9), 1,
            "gpt-4.1", "", with_tokens ? std::optional<std::uint32_t>(1000) : std::nullopt);
   }
   return t;
@@ -133,10 +142,19 @@ TEST_F(TunerTabTest, SpendOfBothSettingsAndTheSpendConstraint) {
   ASSERT_TRUE(cand.ok());
   const QString text = tab->spendText();
   EXPECT_TRUE(text.startsWith(QStringLiteral("Spend — current: "))) << text.toStdString();
-  const QString want = QStringLiteral("candidate: $%L1 admitted, worst key $%L2/min")
+  const QString want = QStringLiteral("candidate: $%L1 admitted, worst key %3 $%L2/min")
                            .arg(cand->total.admitted_spend, 0, 'f', 2)
-                           .arg(cand->spend.worst_key_per_min, 0, 'f', 2);
+                           .arg(cand->spend.worst_key_per_min, 0, 'f', 2)
+                           .arg(QString::fromStdString(trace->keys[cand->spend.worst_key]));
   EXPECT_TRUE(text.contains(want)) << text.toStdString() << " / " << want.toStdString();
+  // With the dashboard's names, the worst key is named as its rows name it.
+  KeyRow named;
+  named.api_key = trace->keys[cand->spend.worst_key] + "0123456789abcdef0123";
+  named.name = "acme-prod";
+  tab->setKeyNames({named});
+  EXPECT_TRUE(tab->spendText().contains(QStringLiteral("worst key acme-prod $"))) << tab->spendText().toStdString();
+  EXPECT_EQ(tab->keyShown(QString::fromStdString(named.api_key) + QStringLiteral(":gpt-4.1")),
+            QStringLiteral("acme-prod (%1:gpt-4.1)").arg(QString::fromStdString(named.api_key)));
   // The spend view plots each side's dollars per column (adding up to its spend) and the
   // highest key's quota burn.
   tab->setChartView(1);
@@ -177,7 +195,7 @@ TEST_F(TunerTabTest, SpendOfBothSettingsAndTheSpendConstraint) {
   QSignalSpy updated(tab.get(), &TunerTab::whatIfUpdated);
   tab->setTokensPerRequest(1000);
   ASSERT_TRUE(updated.wait(10000));
-  EXPECT_TRUE(tab->spendText().contains(want)) << tab->spendText().toStdString();
+  EXPECT_TRUE(tab->spendText().contains(QStringLiteral("admitted, worst key acme-prod $"))) << tab->spendText().toStdString();
 }
 
 TEST_F(TunerTabTest, ScenarioAndRecordingSources) {

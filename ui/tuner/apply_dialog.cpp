@@ -17,7 +17,7 @@ QString html(const std::string& s) {
 }  // namespace
 
 ApplyDialog::ApplyDialog(const tuner::ChangePreview& p, const QString& target, const QString& who,
-                         QWidget* parent)
+                         const QString& key_shown, QWidget* parent)
     : QDialog(parent), m_refused(p.refused.has_value()) {
   setWindowTitle(tr("Apply to the live rule"));
   auto* layout = new QVBoxLayout(this);
@@ -33,7 +33,8 @@ ApplyDialog::ApplyDialog(const tuner::ChangePreview& p, const QString& target, c
   if (p.current && p.candidate) {
     const QString whose = p.key.empty() ? tr("429s on the loaded trace")
                                         : tr("429s of key %1 on the loaded trace")
-                                              .arg(QString::fromStdString(p.key).toHtmlEscaped());
+                                              .arg((key_shown.isEmpty() ? QString::fromStdString(p.key) : key_shown)
+                                                       .toHtmlEscaped());
     text += tr("<tr><td>predicted</td><td>%3: current %1 → candidate %2</td></tr>")
                 .arg(html(tuner::describe_429s(*p.current)),
                      html(tuner::describe_429s(*p.candidate)), whose);

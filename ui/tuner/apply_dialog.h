@@ -19,8 +19,10 @@ class ApplyDialog : public QDialog {
   Q_OBJECT
  public:
   /// @param target "redis://host:port rule R" (redacted), shown in the title line
+  /// @param key_shown the override's key as the dashboard names it ("acme-prod (…)"); empty:
+  ///        the preview's key as is
   ApplyDialog(const tuner::ChangePreview& preview, const QString& target, const QString& who,
-              QWidget* parent = nullptr);
+              const QString& key_shown = {}, QWidget* parent = nullptr);
 
   QString reason() const;
   void setReason(const QString& reason);

@@ -446,12 +446,14 @@ void TunerTab::onWhatIf(const WhatIfResult& r) {
 
 namespace {
 
-// "$12.40 admitted, worst key $3.10/min, quota burn 64%" for one side of the comparison.
-QString spend_of(const tuner::WhatIfSeries& s) {
+// "$12.40 admitted, worst key acme-prod $3.10/min, quota burn 64%" for one side of the
+// comparison; `worst` names the worst key as the dashboard does.
+QString spend_of(const tuner::WhatIfSeries& s, const QString& worst) {
   double burn = 0;
   for (double b : s.max_quota_burn) burn = std::max(burn, b);
-  return TunerTab::tr("%1 admitted, worst key %2/min, highest daily quota burn %3%")
-      .arg(format_dollars(s.total.admitted_spend), format_dollars(s.spend_summary.worst_key_per_min))
+  return TunerTab::tr("%1 admitted, worst key %2%3/min, highest daily quota burn %4%")
+      .arg(format_dollars(s.total.admitted_spend), worst.isEmpty() ? QString() : worst + QLatin1Char(' '),
+           format_dollars(s.spend_summary.worst_key_per_min))
       .arg(burn * 100, 0, 'f', 0);
 }
 
@@ -466,7 +468,11 @@ QString TunerTab::spendText() const {
         .arg(cand.spend_summary.unpriced_reason.empty() ? tr("nothing to price")
                                                         : q(cand.spend_summary.unpriced_reason));
   }
-  QString text = tr("Spend — current: %1; candidate: %2.").arg(spend_of(cur), spend_of(cand));
+  const auto worst = [this](const tuner::WhatIfSeries& s) {
+    if (!m_trace || s.spend_summary.worst_key >= m_trace->keys.size()) return QString();
+    return QString::fromStdString(m_names.display(m_trace->keys[s.spend_summary.worst_key]));
+  };
+  QString text = tr("Spend — current: %1; candidate: %2.").arg(spend_of(cur, worst(cur)), spend_of(cand, worst(cand)));
   if (cand.spend_summary.unpriced_requests > 0) {
     text += QLatin1Char(' ') + q(cand.spend_summary.unpriced_reason) + QLatin1Char('.');
   }

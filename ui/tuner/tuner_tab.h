@@ -14,6 +14,8 @@
 #include <optional>
 
 #include "core/redis/rule_config.h"
+#include "core/sources/dashboard_snapshot.h"
+#include "core/sources/key_names.h"
 #include "ui/tuner/apply_dialog.h"
 #include "ui/tuner/tuner_worker.h"
 
@@ -68,6 +70,11 @@ class TunerTab : public QWidget {
   void requestApply();
   /// The Apply scope: "" for the whole rule, else the key whose override is set.
   void setOverrideKey(const QString& key);
+  /// Names keys as the dashboard does (from its key rows: limitscope_key_info, --key-names):
+  /// the worst key of the spend summary and the key of an override say the name.
+  void setKeyNames(const std::vector<KeyRow>& rows);
+  /// "acme-prod (0123…:gpt-4.1)" for a key with a name, else the key as is.
+  QString keyShown(const QString& key) const;
   QString overrideKey() const;
   /// A composite rule's limit the candidate replaces ("" = the whole composite).
   void setCompositeLimit(const QString& name);
@@ -156,6 +163,7 @@ class TunerTab : public QWidget {
   PricingPtr m_pricing;  // the default policy's prices and quotas, and the assumed tokens
 
   TracePtr m_trace;
+  KeyNames m_names;
   double m_largestCost = 0;
   std::shared_ptr<const tuner::WhatIfSeries> m_currentSeries, m_candidateSeries;
   int m_generation[2] = {0, 0};  // [current, candidate]: requests sent

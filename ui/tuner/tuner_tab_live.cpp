@@ -124,6 +124,20 @@ void TunerTab::setRule(const QString& rule) {
   if (m_streamRule->text().isEmpty()) m_streamRule->setText(rule);
 }
 
+void TunerTab::setKeyNames(const std::vector<KeyRow>& rows) {
+  KeyNames names;
+  for (const KeyRow& r : rows) {
+    if (!r.name.empty() && r.name != r.api_key) names.set(r.api_key, r.name);  // hashes only
+  }
+  m_names = std::move(names);
+}
+
+QString TunerTab::keyShown(const QString& key) const {
+  const std::string k = key.toStdString();
+  const std::string* name = m_names.find(k);
+  return name != nullptr ? QString::fromStdString(*name) + QStringLiteral(" (") + key + QLatin1Char(')') : key;
+}
+
 void TunerTab::setOverrideKey(const QString& key) {
   m_overrideKey->setText(key);
   m_scope->setCurrentIndex(key.isEmpty() ? 0 : 1);
@@ -267,7 +281,7 @@ void TunerTab::onKeyCounts(const KeyCountsResult& r) {
     emit applyFinished(false, m_liveStatus->text());
     return;
   }
-  if (!r.current) setLiveStatus(tr("Key %1 has no requests in the loaded trace.").arg(overrideKey()), false);
+  if (!r.current) setLiveStatus(tr("Key %1 has no requests in the loaded trace.").arg(keyShown(overrideKey())), false);
   openApplyDialog(r.current, r.candidate);
 }
 
@@ -277,8 +291,8 @@ void TunerTab::openApplyDialog(std::optional<tuner::Counts> cur, std::optional<t
                                              overrideKey().toStdString(),
                                              compositeLimit().toStdString());
   if (m_applyDialog) m_applyDialog->deleteLater();
-  m_applyDialog = new ApplyDialog(
-      preview, tr("%1 rule %2").arg(m_redisShown, m_rule->text().trimmed()), who(), this);
+  m_applyDialog = new ApplyDialog(preview, tr("%1 rule %2").arg(m_redisShown, m_rule->text().trimmed()), who(),
+                                  keyShown(overrideKey()), this);
   m_applyDialog->setAttribute(Qt::WA_DeleteOnClose);
   const redis::RuleConfig config = preview.config;
   const std::int64_t version = preview.expect_version;

@@ -45,10 +45,16 @@ TEST(IncidentSummary, SaysSourcesProtectionKeysAndAlerts) {
   loud.peak_rejected_per_s = 14.5;
   loud.rejected_in_view = 812;
   KeyRow less = loud;
+  less.api_key = "5bd139df16125e62afeeb517f183b6d8";
   less.name = "beta";
   less.peak_rejected_per_s = 2;
   less.rejected_in_view = 90;
-  s.keys = {calm, less, loud};
+  // The same key and model under its other limit: the same 429s, listed once, with the limit
+  // that is lowest (the one refusing).
+  KeyRow loud_tokens = loud;
+  loud_tokens.limit = "llm_tokens";
+  loud_tokens.level = 0.9;
+  s.keys = {calm, loud_tokens, less, loud};
   AlertRow a;
   a.rule = "LimiterKeyNearlyEmpty";
   a.state = AlertState::no_data;
@@ -73,6 +79,7 @@ TEST(IncidentSummary, SaysSourcesProtectionKeysAndAlerts) {
   ASSERT_NE(loud_at, std::string::npos) << md;
   ASSERT_NE(less_at, std::string::npos) << md;
   EXPECT_LT(loud_at, less_at) << "highest peak first";
+  EXPECT_EQ(md.find("(llm_tokens)"), std::string::npos) << "one key's 429s listed twice:\n" << md;
   EXPECT_EQ(md.find("quiet-co"), std::string::npos) << "a key without 429s is not listed";
   EXPECT_NE(md.find("| LimiterKeyNearlyEmpty | no data | 08:05:00 | acme \\| prod |"), std::string::npos) << md;
 }

@@ -112,6 +112,34 @@ TEST(MetricsLiveSource, RatesFromTwoScrapesAndACounterReset) {
   EXPECT_TRUE(logged);
 }
 
+// A counter of one key that starts over is logged with the key's name, as the table shows it.
+TEST(MetricsLiveSource, ACountersResetNamesItsKey) {
+  const auto body = [](int requests) {
+    return "# TYPE limitscope_key_info gauge\n"
+           "limitscope_key_info{api_key_hash=\"ab12cd34ef56\",name=\"acme-prod\",tier=\"free\"} 1\n"
+           "# TYPE limitscope_requests_total counter\n"
+           "limitscope_requests_total{api_key_hash=\"ab12cd34ef56\",decision=\"allowed\",model=\"gpt-4.1\",tier=\"free\"} " +
+           std::to_string(requests) + "\n";
+  };
+  CannedHttpServer server;
+  server.respond(ok(body(50)));
+  ManualClock clock(Nanos{0}, Nanos{1'800'000'000'000'000'000});
+  MetricsLiveSource source(options_for(server), clock);
+  source.advance(Nanos{0});
+  ASSERT_TRUE(source.connected()) << source.last_error();
+  server.respond(ok(body(60)));
+  tick(source, clock, seconds(1));
+  ASSERT_NE(source.series().names().find("ab12cd34ef56"), nullptr) << "limitscope_key_info was not joined";
+  server.respond(ok(body(4)));
+  tick(source, clock, seconds(1));
+  ASSERT_EQ(source.counter_resets(), 1u);
+  std::string logged;
+  for (const auto& t : event_texts(source)) {
+    if (t.find("counter reset") != std::string::npos) logged = t;
+  }
+  EXPECT_NE(logged.find("(acme-prod)"), std::string::npos) << logged;
+}
+
 TEST(MetricsLiveSource, ForeignCountersOf429sAreRead) {
   struct Row {
     const char* body;

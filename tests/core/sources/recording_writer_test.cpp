@@ -211,5 +211,47 @@ TEST(RecordingWriter, AKeysShardIsWrittenWhenItHasOneAndPlaysBack) {
   EXPECT_EQ(node_of["bob"], "");
 }
 
+// Names are in recordings as in the live table: a key line carries its name, an alert its
+// entity, and playback shows both.
+TEST(RecordingWriter, AKeysNameAndAnAlertsEntityAreWrittenAndPlayBack) {
+  ManualClock clock;
+  std::stringbuf text;
+  {
+    RecordingWriter w(std::make_unique<std::ostream>(&text), "mem", clock);
+    w.header({"redis: redis://127.0.0.1:6379", 1000, 1000});
+    KeyRow named = key_row("0123456789abcdef0123456789abcdef", "gw-free", "", 0.3);
+    named.name = "acme-prod";
+    KeyRow plain = key_row("bob", "plain", "", 0.2);
+    plain.name = "bob";  // no name of its own: no field
+    w.step(1000, {named, plain}, {}, 0);
+    AlertRow a;
+    a.rule = "QuotaBurnAnomaly";
+    a.state = AlertState::firing;
+    a.since_ms = 1000;
+    a.entity = "acme-prod";
+    a.summary = "API key acme-prod has spent 93% of its daily quota";
+    w.alerts(1000, {a}, {});
+    w.finish(1000);
+    ASSERT_EQ(w.error(), "");
+  }
+  std::vector<json> keys;
+  for (const json& j : lines_of(text.str())) {
+    if (j["type"] == "key") keys.push_back(j);
+  }
+  ASSERT_EQ(keys.size(), 2u);
+  EXPECT_EQ(keys[0]["name"], "acme-prod");
+  EXPECT_FALSE(keys[1].contains("name")) << keys[1].dump();
+  std::istringstream in(text.str());
+  auto played = PlaybackSource::read(in, "mem");
+  ASSERT_TRUE(played.ok()) << played.error();
+  EXPECT_EQ((*played)->recording().keys[0].name, "acme-prod");
+  (*played)->seek(1000);
+  const DashboardSnapshot snap = (*played)->snapshot(ChartView{0, 1000, 100, 8, {}});
+  ASSERT_EQ(snap.keys.size(), 2u);
+  EXPECT_EQ(snap.keys[0].name, "acme-prod");
+  ASSERT_EQ(snap.alerts.size(), 1u);
+  EXPECT_EQ(snap.alerts[0].entity, "acme-prod");
+}
+
 }  // namespace
 }  // namespace limitscope
