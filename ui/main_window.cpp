@@ -12,6 +12,7 @@
 #include <QLocale>
 #include <QMenu>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSlider>
 #include <QSortFilterProxyModel>
@@ -26,6 +27,8 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "ui/amounts.h"
+#include "ui/charts/chart_stack.h"
 #include "ui/charts/time_chart.h"
 #include "ui/event_log_panel.h"
 #include "ui/key_browser/key_browser_dock.h"
@@ -167,29 +170,18 @@ MainWindow::~MainWindow() {
 }
 
 void MainWindow::buildCharts() {
-  auto* splitter = new QSplitter(Qt::Vertical, this);
-  splitter->setObjectName(QStringLiteral("charts"));
-  for (int i = 0; i < 4; ++i) {
-    // Which rules a chart shades comes with its data (ChartData::rules, from the expressions).
-    auto* c = new TimeChart({}, splitter);
-    m_charts[static_cast<std::size_t>(i)] = c;
-    if (i == 0) c->installEventFilter(this);  // its width sets the decimation columns
-    splitter->addWidget(c);
-    connect(c, &TimeChart::rangeRequested, this, [this](qint64 a, qint64 b) {
-      m_view.live = false;
-      m_view.start_ms = a;
-      m_view.end_ms = b;
-      m_liveAction->setChecked(false);
-      sendView();
-    });
-    connect(c, &TimeChart::liveRequested, this, [this] { setPaused(false); });
-  }
-  // Synchronised crosshair: moving over one chart shows the same instant on all four.
-  for (TimeChart* from : m_charts) {
-    for (TimeChart* to : m_charts) {
-      if (from != to) connect(from, &TimeChart::crosshairMoved, to, &TimeChart::setCrosshair);
-    }
-  }
+  m_chartStack = new ChartStack(this);
+  for (int i = 0; i < ChartStack::kCharts; ++i) m_charts[static_cast<std::size_t>(i)] = m_chartStack->chart(i);
+  // Their sizes set the decimation columns and the lines a legend can list.
+  for (TimeChart* c : m_charts) c->installEventFilter(this);
+  connect(m_chartStack, &ChartStack::rangeRequested, this, [this](qint64 a, qint64 b) {
+    m_view.live = false;
+    m_view.start_ms = a;
+    m_view.end_ms = b;
+    m_liveAction->setChecked(false);
+    sendView();
+  });
+  connect(m_chartStack, &ChartStack::liveRequested, this, [this] { setPaused(false); });
   // Above the charts, while the watched gateway fails open: the one thing that must not be
   // missed (its 429s drop to zero exactly then).
   auto* panel = new QWidget(this);
@@ -203,7 +195,7 @@ void MainWindow::buildCharts() {
       QStringLiteral("background: #dc322f; color: white; font-weight: bold; padding: 6px 10px;"));
   m_unprotected->hide();
   panelLayout->addWidget(m_unprotected);
-  panelLayout->addWidget(splitter, 1);
+  panelLayout->addWidget(m_chartStack, 1);
   m_chartsPanel = panel;
   m_tabs = new QTabWidget(this);
   m_tabs->setObjectName(QStringLiteral("workspaceTabs"));
@@ -214,7 +206,13 @@ void MainWindow::buildCharts() {
 }
 
 int MainWindow::addWorkspaceTab(QWidget* page, const QString& title) {
-  return m_tabs->addTab(page, title);
+  // In a scroll area: a tab widget is as tall as its tallest page's minimum, and the Tuner's
+  // would make the dashboard taller than a 1280×720 screen.
+  auto* scroll = new QScrollArea(m_tabs);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setWidget(page);
+  return m_tabs->addTab(scroll, title);
 }
 
 void MainWindow::showWorkspaceTab(int index) { m_tabs->setCurrentIndex(index); }
@@ -269,6 +267,9 @@ void MainWindow::buildKeyTable() {
   m_keyView->setAlternatingRowColors(true);
   m_keyView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   m_keyView->horizontalHeader()->setSectionResizeMode(KeyTableModel::Trend, QHeaderView::Stretch);
+  // An unnamed key is a 32-digit hash: it may not push the incident's columns out of view.
+  m_keyView->horizontalHeader()->setMaximumSectionSize(180);
+  m_keyView->setTextElideMode(Qt::ElideMiddle);
   connect(m_keyView->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
     QStringList keys;
     for (const QModelIndex& idx : m_keyView->selectionModel()->selectedRows()) {
@@ -294,7 +295,7 @@ void MainWindow::buildKeyTable() {
   m_decisionView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   m_decisionView->horizontalHeader()->setStretchLastSection(false);
   m_decisionView->setAlternatingRowColors(true);
-  m_decisionView->setMinimumHeight(120);
+  m_decisionView->setMinimumHeight(70);  // a 720-pixel window still fits every dock
   m_decisionView->setToolTip(tr("The selected key's recent decisions, newest first (the last %1 per key)").arg(50));
   auto* decisionsTitle = new QLabel(tr("Recent decisions"), panel);
   QFont bold = decisionsTitle->font();
@@ -473,6 +474,12 @@ void MainWindow::setPaused(bool paused) {
 void MainWindow::sendView() {
   const int width = m_charts[0] != nullptr ? m_charts[0]->width() - 120 : 800;
   m_view.columns = std::max(100, width);
+  // As many lines per chart as the shortest legend can list (a legend drops what does not fit).
+  int rows = 8;
+  for (const TimeChart* c : m_charts) {
+    if (c != nullptr && c->isVisible()) rows = std::min(rows, c->legendRows());
+  }
+  m_view.max_lines = std::clamp(rows, 2, 8);
   QMetaObject::invokeMethod(m_worker, [w = m_worker, v = m_view] { if (w) w->setView(v); });
 }
 
@@ -483,7 +490,9 @@ void MainWindow::resizeEvent(QResizeEvent* event) {
 
 bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
   // The charts get their final width after the window's own resize: decimate to that width.
-  if (watched == m_charts[0] && event->type() == QEvent::Resize) sendView();
+  if (event->type() == QEvent::Resize && std::find(m_charts.begin(), m_charts.end(), watched) != m_charts.end()) {
+    sendView();
+  }
   return QMainWindow::eventFilter(watched, event);
 }
 
@@ -505,10 +514,7 @@ void MainWindow::applySnapshot(const SnapshotPtr& s) {
   m_shown = s;
   const qint64 end = m_view.live ? s->now_ms : m_view.end_ms;
   const qint64 start = m_view.live ? s->now_ms - m_view.span_ms : m_view.start_ms;
-  for (std::size_t i = 0; i < m_charts.size() && i < s->charts.size(); ++i) {
-    m_charts[i]->setData(s->charts[i], s->alert_intervals, start, end);
-  }
-  alignCharts();
+  m_chartStack->setData(s->charts, s->alert_intervals, start, end);
   updateProtection(s->protection);
   m_keyModel->setRows(s->keys);
   notifyFiring(m_alertModel->setAlerts(s->alerts));
@@ -555,16 +561,6 @@ void MainWindow::updateProtection(const ProtectionStatus& p) {
   m_unprotected->setText(text);
 }
 
-void MainWindow::alignCharts() {
-  // Y-axis labels differ in width ("1" vs "2000"): pad each chart so the four plot areas share
-  // the widest one's left edge, and one instant sits at the same x in all of them. (The
-  // fixed-width legends already align the right edges.) Layouts settle in posted events, so
-  // this converges on the next update at the latest.
-  double left = 0;
-  for (const TimeChart* c : m_charts) left = std::max(left, c->naturalPlotLeft());
-  for (TimeChart* c : m_charts) c->setLeftPad(static_cast<int>(std::lround(left - c->naturalPlotLeft())));
-}
-
 void MainWindow::updateDetails() {
   const QModelIndexList rows = m_keyView->selectionModel()->selectedRows();
   if (rows.isEmpty()) {
@@ -592,8 +588,7 @@ void MainWindow::updateDetails() {
   if (!r->node.empty()) html += tr("Shard: %1<br>").arg(QString::fromStdString(r->node).toHtmlEscaped());
   if (r->capacity > 0) {
     html += tr("Level %1 of %2 (%3%)<br>")
-                .arg(r->level * r->capacity, 0, 'f', 1)
-                .arg(r->capacity, 0, 'g', 6)
+                .arg(format_amount(r->level * r->capacity, r->capacity >= 1000 ? 0 : 1), format_capacity(r->capacity))
                 .arg(r->level * 100, 0, 'f', 1);
   } else {
     html += tr("Level: not reported by this source (rates only)<br>");
@@ -629,7 +624,7 @@ void MainWindow::setTheme(Theme theme) {
   m_theme = theme;
   m_dark = theme == Theme::dark || (theme == Theme::system && systemPrefersDark());
   applyPalette(m_dark);
-  for (TimeChart* c : m_charts) c->setDark(m_dark);
+  m_chartStack->setDark(m_dark);
   if (m_shown) applySnapshot(m_shown);
 }
 
@@ -683,7 +678,18 @@ void MainWindow::screenshotAfter(double seconds, const QString& path) {
 void MainWindow::restoreLayout() {
   QSettings settings;
   restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
-  restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+  m_layoutRestored = restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  if (m_shownOnce) return;
+  m_shownOnce = true;
+  // Without a saved layout, the key table gets 44% of the window's width, whatever the size it
+  // opens at (700 px at 1600: name, tier, level, 429/s, peak 429/s, spend and burn in view).
+  if (!m_layoutRestored) {
+    resizeDocks({findChild<QDockWidget*>(QStringLiteral("keysDock"))}, {width() * 44 / 100}, Qt::Horizontal);
+  }
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

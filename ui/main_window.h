@@ -31,6 +31,7 @@ QT_END_NAMESPACE
 namespace limitscope::ui {
 
 class AlertTableModel;
+class ChartStack;
 class ConnectionActions;
 class DecisionTableModel;
 class EventLogPanel;
@@ -73,6 +74,9 @@ class MainWindow : public QMainWindow {
 
   // For tests and the screenshot mode.
   TimeChart* chart(int i) const { return m_charts.at(static_cast<std::size_t>(i)); }
+  ChartStack* charts() const { return m_chartStack; }
+  /// The key table as shown (sorted, filtered).
+  QTableView* keyView() const { return m_keyView; }
   KeyTableModel* keyModel() const { return m_keyModel; }
   AlertTableModel* alertModel() const { return m_alertModel; }
   DecisionTableModel* decisionModel() const { return m_decisionModel; }
@@ -119,6 +123,7 @@ class MainWindow : public QMainWindow {
  protected:
   void closeEvent(QCloseEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
+  void showEvent(QShowEvent* event) override;
   bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
@@ -136,7 +141,6 @@ class MainWindow : public QMainWindow {
   void onSnapshot(const SnapshotPtr& snapshot);
   void onTick();
   void updateDetails();
-  void alignCharts();
   void updateProtection(const ProtectionStatus& p);
   void notifyFiring(const QStringList& started);
   void restoreLayout();
@@ -153,7 +157,8 @@ class MainWindow : public QMainWindow {
   QWidget* m_chartsPanel = nullptr;  // the dashboard tab: what Export PNG grabs
   QLabel* m_unprotected = nullptr;   // the fail-open banner above the charts
   QList<QPointer<QDockWidget>> m_hiddenDocks;  // dashboard docks hidden while another tab shows
-  std::array<TimeChart*, 4> m_charts{};
+  ChartStack* m_chartStack = nullptr;
+  std::array<TimeChart*, 4> m_charts{};  // m_chartStack's
   KeyTableModel* m_keyModel = nullptr;
   QSortFilterProxyModel* m_keyProxy = nullptr;
   QTableView* m_keyView = nullptr;
@@ -196,6 +201,8 @@ class MainWindow : public QMainWindow {
   qint64 m_playbackBeginMs = 0;
   QString m_playbackName;
   qint64 m_screenshotAtMs = -1;
+  bool m_layoutRestored = false;  // a saved dock layout was restored: the first show keeps it
+  bool m_shownOnce = false;
 };
 
 }  // namespace limitscope::ui

@@ -23,6 +23,7 @@ ChartView to_chart_view(const ViewRequest& v, qint64 now_ms) {
     cv.end_ms = v.end_ms;
   }
   cv.columns = std::max(50, v.columns);
+  cv.max_lines = std::max(1, v.max_lines);
   for (const QString& k : v.selected_keys) cv.selected_keys.push_back(k.toStdString());
   return cv;
 }

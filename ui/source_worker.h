@@ -30,6 +30,7 @@ struct ViewRequest {
   qint64 start_ms = 0;  // fixed window only
   qint64 end_ms = 0;
   int columns = 800;
+  int max_lines = 8;  // lines per chart chosen automatically: what its legend can list
   QStringList selected_keys;
 };
 

@@ -128,6 +128,11 @@ int main(int argc, char** argv) {
                                               "and tuner: the Tuner on --scenario's trace (300 s) with a sweep."),
                                QStringLiteral("NAME"), QStringLiteral("dashboard"));
   parser.addOption(tab);
+  const QCommandLineOption window_size(QStringLiteral("window-size"),
+                                       QStringLiteral("Window size in pixels, e.g. 1280x720 (default 1600x1000; "
+                                                      "what --screenshot and --report draw)."),
+                                       QStringLiteral("WxH"), QStringLiteral("1600x1000"));
+  parser.addOption(window_size);
   parser.process(app);
 
   limitscope::EmbeddedSimulationOptions options;
@@ -157,10 +162,25 @@ int main(int argc, char** argv) {
     return fail(QStringLiteral("--redis-password-file needs --redis URL"));
   }
 
+  // WxH, each from 640 to 8192: a screenshot of a size that shows nothing is a mistake.
+  const QStringList size_parts = parser.value(window_size).split(QLatin1Char('x'));
+  bool w_ok = false, h_ok = false;
+  const int win_w = size_parts.size() == 2 ? size_parts[0].toInt(&w_ok) : 0;
+  const int win_h = size_parts.size() == 2 ? size_parts[1].toInt(&h_ok) : 0;
+  if (!w_ok || !h_ok || win_w < 640 || win_h < 480 || win_w > 8192 || win_h > 8192) {
+    return fail(QStringLiteral("--window-size \"%1\": expected WIDTHxHEIGHT, 640x480 to 8192x8192")
+                    .arg(parser.value(window_size)));
+  }
+
   limitscope::ui::MainWindow window(options);
+  if (parser.isSet(window_size)) window.resize(win_w, win_h);
   // The Tuner tab; with --redis it reads that Redis's decision streams and applies to it.
   auto* tuner = new limitscope::ui::TunerTab(redis_text);
   const int tuner_index = window.addWorkspaceTab(tuner, QObject::tr("Tuner"));
+  // The Tuner names keys as the dashboard's rows do (names from the gateway or --key-names).
+  QObject::connect(&window, &limitscope::ui::MainWindow::snapshotApplied, tuner, [&window, tuner] {
+    if (const auto shown = window.lastSnapshot()) tuner->setKeyNames(shown->keys);
+  });
   if (parser.isSet(theme)) {
     const QString t = parser.value(theme);
     if (t == QLatin1String("dark")) window.setTheme(limitscope::ui::Theme::dark);
@@ -177,7 +197,7 @@ int main(int argc, char** argv) {
                                : QFileInfo(report_path).path() + QLatin1Char('/') + QFileInfo(report_path).completeBaseName() +
                                      QStringLiteral(".png");
   if (shot) {
-    window.resize(1600, 1000);
+    window.resize(win_w, win_h);
     QObject::connect(&window, &limitscope::ui::MainWindow::screenshotSaved, &app,
                      [&window, shot_path, report_path](const QString&, bool saved) {
                        if (!saved) std::fprintf(stderr, "limitscope: cannot write screenshot \"%s\"\n", qPrintable(shot_path));

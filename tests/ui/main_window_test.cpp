@@ -75,6 +75,7 @@ TEST(MainWindow, ChartsShowTheStoresDecimatedSeriesAndAlertBands) {
   view.end_ms = snap->now_ms;
   view.start_ms = snap->now_ms - w.viewRequest().span_ms;
   view.columns = std::max(50, w.viewRequest().columns);
+  view.max_lines = w.viewRequest().max_lines;  // what the legends can list at this size
   const ChartData expected = bucket_level_chart(ref->store(), view);
   ASSERT_FALSE(expected.lines.empty());
   for (const ChartLine& line : expected.lines) {
@@ -84,8 +85,8 @@ TEST(MainWindow, ChartsShowTheStoresDecimatedSeriesAndAlertBands) {
   }
   EXPECT_EQ(w.chart(0)->lineCount(), static_cast<int>(expected.lines.size()));
 
-  // The runaway client makes HighRateLimitRejection fire; the 429 chart shades the interval
-  // the engine reports, and only that chart's rules.
+  // The runaway client makes HighRateLimitRejection fire; the 429 chart marks the interval
+  // the engine reports on the free tier's line (the runaway's), and only that chart's rules.
   const auto ref_snap = ref->snapshot(view);
   std::vector<AlertInterval> firing;
   for (const AlertInterval& iv : ref_snap.alert_intervals) {
@@ -93,11 +94,16 @@ TEST(MainWindow, ChartsShowTheStoresDecimatedSeriesAndAlertBands) {
   }
   ASSERT_FALSE(firing.empty()) << "the scenario should fire HighRateLimitRejection within 25 minutes";
   bool found = false;
-  for (const AlertInterval& iv : w.chart(2)->shadedIntervals()) {
-    found |= iv.firing && iv.start_ms == firing.front().start_ms;
+  for (const AlertBand& b : w.chart(2)->alertBands()) {
+    found |= b.rule == "HighRateLimitRejection" && b.firing && b.start_ms == firing.front().start_ms;
+    if (b.rule == "HighRateLimitRejection") {
+      EXPECT_EQ(b.line, "free") << "a band off the runaway tier's line";
+    }
   }
   EXPECT_TRUE(found);
+  EXPECT_TRUE(w.chart(2)->shadedIntervals().empty()) << "a band over the whole plot";
   for (const AlertInterval& iv : w.chart(0)->shadedIntervals()) EXPECT_EQ(iv.rule, "TokenBucketExhausted");
+  for (const AlertBand& b : w.chart(0)->alertBands()) EXPECT_EQ(b.rule, "TokenBucketExhausted");
   bool listed = false;
   for (int r = 0; r < w.alertModel()->rowCount(); ++r) {
     listed |= w.alertModel()->alertAt(r)->rule == "HighRateLimitRejection" &&

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <tuple>
+
 #include <QFile>
 #include <QFileInfo>
 #include <QLabel>
@@ -41,7 +44,8 @@ void advance(MainWindow& w, double seconds) {
         // The newest time, drawn for the window's current view (its width sets the columns).
         return w.lastSnapshot() &&
                w.lastSnapshot()->now_ms >= before + static_cast<qint64>(seconds * 1000) &&
-               w.lastSnapshot()->view.columns == std::max(50, w.viewRequest().columns);
+               w.lastSnapshot()->view.columns == std::max(50, w.viewRequest().columns) &&
+               w.lastSnapshot()->view.max_lines == w.viewRequest().max_lines;
       },
       kWaitMs));
 }
@@ -64,7 +68,27 @@ Shown shown(const MainWindow& w) {
       const QString name = QString::fromStdString(l.name);
       s.lines[c][name] = w.chart(c)->pointsOf(name);
     }
-    s.bands[c] = w.chart(c)->shadedIntervals();
+    // Live, a rule's times are drawn on the lines its alerts select; playback draws the
+    // recorded intervals over the whole plot. Both cover the same times: compare their union
+    // per rule and state.
+    std::vector<AlertInterval> spans = w.chart(c)->shadedIntervals();
+    for (const AlertBand& b : w.chart(c)->alertBands()) {
+      spans.push_back({b.rule, b.start_ms, b.open ? s.now_ms : b.end_ms, b.firing, b.open});
+    }
+    std::sort(spans.begin(), spans.end(), [](const AlertInterval& a, const AlertInterval& b) {
+      return std::tie(a.rule, a.firing, a.start_ms) < std::tie(b.rule, b.firing, b.start_ms);
+    });
+    for (const AlertInterval& iv : spans) {
+      auto& out = s.bands[c];
+      if (!out.empty() && out.back().rule == iv.rule && out.back().firing == iv.firing && iv.start_ms <= out.back().end_ms) {
+        out.back().end_ms = std::max(out.back().end_ms, iv.end_ms);
+      } else {
+        out.push_back(iv);
+      }
+    }
+    std::stable_sort(s.bands[c].begin(), s.bands[c].end(), [](const AlertInterval& a, const AlertInterval& b) {
+      return std::tie(a.start_ms, a.rule, a.firing) < std::tie(b.start_ms, b.rule, b.firing);
+    });
   }
   return s;
 }
@@ -93,7 +117,11 @@ void open(MainWindow& w, const QString& path) {
   ASSERT_TRUE(opened.wait(kWaitMs));
   const std::string source = "playback: " + path.toStdString();
   ASSERT_TRUE(QTest::qWaitFor(
-      [&] { return w.lastSnapshot() && w.lastSnapshot()->source == source; }, kWaitMs));
+      [&] {
+        return w.lastSnapshot() && w.lastSnapshot()->source == source &&
+               w.lastSnapshot()->view.max_lines == w.viewRequest().max_lines;
+      },
+      kWaitMs));
 }
 
 TEST(Playback, RecordedSessionPlaysBackWithTheSameChartsAndBands) {

@@ -5,17 +5,20 @@
 #include <QFontMetricsF>
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QLogValueAxis>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPolygonF>
 #include <QSet>
 #include <QTime>
+#include <QToolButton>
 #include <QToolTip>
 #include <QValueAxis>
 #include <QWheelEvent>
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace limitscope::ui {
 namespace {
@@ -52,6 +55,11 @@ TimeChart::TimeChart(QStringList shaded_rules, QWidget* parent)
   m_axisX->setLabelFormat(QStringLiteral(" "));
   m_axisY = new QValueAxis(c);
   m_axisY->setLabelFormat(QStringLiteral("%.4g"));
+  // Kept out of the chart until the operator asks for a log scale (setLogScale).
+  m_logAxisY = new QLogValueAxis(this);
+  m_logAxisY->setBase(10);
+  m_logAxisY->setLabelFormat(QStringLiteral("%.4g"));
+  m_logAxisY->setMinorTickCount(-1);
   c->addAxis(m_axisX, Qt::AlignBottom);
   c->addAxis(m_axisY, Qt::AlignLeft);
   // An invisible two-point series spanning the window: QtCharts lays out axis labels only for
@@ -64,7 +72,7 @@ TimeChart::TimeChart(QStringList shaded_rules, QWidget* parent)
   setChart(c);
   setRenderHint(QPainter::Antialiasing, false);  // ~20% cheaper; lines stay readable
   setMouseTracking(true);
-  setMinimumHeight(150);
+  setMinimumHeight(110);  // three charts and the docks fit a 1280×720 window
 }
 
 double TimeChart::naturalPlotLeft() const { return chart()->plotArea().left() - m_leftPad; }
@@ -87,8 +95,8 @@ void TimeChart::setDark(bool dark) {
   chart()->legend()->setAlignment(Qt::AlignRight);
   // A fixed legend width keeps the four plot areas (nearly) the same width, so one instant
   // sits at the same x in every chart.
-  chart()->legend()->setMinimumWidth(240);
-  chart()->legend()->setMaximumWidth(240);
+  chart()->legend()->setMinimumWidth(260);
+  chart()->legend()->setMaximumWidth(260);
   m_anchor->setPen(QPen(Qt::transparent));  // the theme gave it a colour
   // The axis keeps its labels' room, but drawTimeTicks() draws labels and grid at round times.
   // (QChart::setTheme() with the current theme changes nothing, so keep the last real colour.)
@@ -100,26 +108,54 @@ void TimeChart::setDark(bool dark) {
 
 void TimeChart::setData(const ChartData& chartData, const std::vector<AlertInterval>& intervals,
                         qint64 start_ms, qint64 end_ms) {
+  if (&chartData != &m_data) m_data = chartData;
+  if (&intervals != &m_intervals) m_intervals = intervals;
   QChart* c = chart();
   c->setTitle(QString::fromStdString(chartData.title));
   m_start = start_ms;
   m_end = std::max(end_ms, start_ms + 1);
   m_axisX->setRange(static_cast<double>(m_start), static_cast<double>(m_end));
-  m_axisY->setTitleText(QString::fromStdString(chartData.unit));
+  QAbstractAxis* axisY = m_log ? static_cast<QAbstractAxis*>(m_logAxisY) : m_axisY;
+  axisY->setTitleText(QString::fromStdString(chartData.unit) + (m_log ? tr(" (log)") : QString()));
 
-  double y_max = chartData.y_max.value_or(0);
-  if (!chartData.y_max) {
+  if (m_log) {
+    // Whole decades around what is drawn: zero (no 429s) sits on the bottom edge.
+    double lo = std::numeric_limits<double>::infinity(), hi = 0;
+    const auto take = [&](double v) {
+      if (!(v > 0) || !std::isfinite(v)) return;
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    };
     for (const ChartLine& l : chartData.lines) {
-      for (const auto& p : l.points) y_max = std::max(y_max, p.y);
+      for (const auto& p : l.points) take(p.y);
     }
-    for (double t : chartData.thresholds) y_max = std::max(y_max, t);
-    y_max = y_max <= 0 ? 1 : y_max * 1.15;
+    for (double t : chartData.thresholds) take(t);
+    if (hi <= 0) {
+      lo = 0.1;
+      hi = 1;
+    }
+    hi = std::pow(10.0, std::ceil(std::log10(hi) + 1e-9));
+    lo = std::max(std::pow(10.0, std::floor(std::log10(lo))), hi / 1e6);  // at most six decades
+    if (lo >= hi) lo = hi / 10;
+    m_logAxisY->setRange(lo, hi);
+    m_yLo = lo;
+    m_yHi = hi;
+  } else {
+    double y_max = chartData.y_max.value_or(0);
+    if (!chartData.y_max) {
+      for (const ChartLine& l : chartData.lines) {
+        for (const auto& p : l.points) y_max = std::max(y_max, p.y);
+      }
+      for (double t : chartData.thresholds) y_max = std::max(y_max, t);
+      y_max = y_max <= 0 ? 1 : y_max * 1.15;
+    }
+    m_axisY->setRange(chartData.y_min, y_max);
+    if (!chartData.y_max) m_axisY->applyNiceNumbers();
+    m_yLo = m_axisY->min();
+    m_yHi = m_axisY->max();
   }
-  m_anchor->replace(QList<QPointF>{{static_cast<double>(m_start), chartData.y_min},
-                                   {static_cast<double>(m_end), chartData.y_min}});
+  m_anchor->replace(QList<QPointF>{{static_cast<double>(m_start), m_yLo}, {static_cast<double>(m_end), m_yLo}});
   for (QLegendMarker* m : c->legend()->markers(m_anchor)) m->setVisible(false);
-  m_axisY->setRange(chartData.y_min, y_max);
-  if (!chartData.y_max) m_axisY->applyNiceNumbers();
 
   // Lines: one QLineSeries per name gives the legend entry and the theme's colour; the points
   // themselves are drawn in drawForeground with QPainter::drawPolyline. QtCharts re-maps and
@@ -135,7 +171,7 @@ void TimeChart::setData(const ChartData& chartData, const std::vector<AlertInter
       s->setName(legendLabel(name, c->legend()->font()));
       c->addSeries(s);
       s->attachAxis(m_axisX);
-      s->attachAxis(m_axisY);
+      s->attachAxis(axisY);
       m_lines.insert(name, s);
       // The first colour no current line uses, kept for the line's life.
       QSet<int> used;
@@ -145,8 +181,7 @@ void TimeChart::setData(const ChartData& chartData, const std::vector<AlertInter
       m_colors.insert(name, color);
     }
     QPen pen = s->pen();
-    const int color = m_colors.value(name);
-    pen.setColor(QColor::fromRgb(m_dark ? kDarkLines[color] : kLightLines[color]));
+    pen.setColor(lineColor(name));
     pen.setWidthF(l.selected ? 3.0 : 1.5);
     s->setPen(pen);
     m_lastPoints[name] = l.points;
@@ -165,20 +200,98 @@ void TimeChart::setData(const ChartData& chartData, const std::vector<AlertInter
 
   // Threshold lines are drawn in drawForeground (no series: they stay out of the legend).
   m_thresholdValues = chartData.thresholds;
+  m_thresholdLabels.clear();
+  for (std::size_t i = 0; i < chartData.thresholds.size(); ++i) {
+    m_thresholdLabels << (i < chartData.threshold_labels.size() ? QString::fromStdString(chartData.threshold_labels[i])
+                                                                 : number(chartData.thresholds[i]));
+  }
 
   m_noData.clear();
   for (const NoDataBand& b : chartData.no_data) {
     if (b.end_ms >= m_start && b.start_ms <= m_end) m_noData.push_back(b);
   }
+  m_bands.clear();
+  for (const AlertBand& b : chartData.bands) {
+    if ((b.open || b.end_ms >= m_start) && b.start_ms <= m_end) m_bands.push_back(b);
+  }
+  // Over the whole plot: the rules this chart was made for, and bound rules that have no
+  // bands of their own (a recording keeps each rule's intervals, not its alerts' labels).
   m_shaded.clear();
   for (const AlertInterval& iv : intervals) {
     const bool bound = std::find(chartData.rules.begin(), chartData.rules.end(), iv.rule) != chartData.rules.end();
-    if ((bound || m_shadedRules.contains(QString::fromStdString(iv.rule))) && iv.end_ms >= m_start &&
+    const bool banded = std::any_of(chartData.bands.begin(), chartData.bands.end(),
+                                    [&](const AlertBand& b) { return b.rule == iv.rule; });
+    if (((bound && !banded) || m_shadedRules.contains(QString::fromStdString(iv.rule))) && iv.end_ms >= m_start &&
         iv.start_ms <= m_end) {
       m_shaded.push_back(iv);
     }
   }
   viewport()->update();
+}
+
+QColor TimeChart::lineColor(const QString& name) const {
+  const auto it = m_colors.constFind(name);
+  if (it == m_colors.cend()) return {};
+  return QColor::fromRgb(m_dark ? kDarkLines[it.value()] : kLightLines[it.value()]);
+}
+
+double TimeChart::yFraction(double value) const {
+  if (m_log) {
+    if (!(value > m_yLo)) return 0;  // zero and what is below the lowest decade: the bottom edge
+    return (std::log10(value) - std::log10(m_yLo)) / (std::log10(m_yHi) - std::log10(m_yLo));
+  }
+  return m_yHi > m_yLo ? (value - m_yLo) / (m_yHi - m_yLo) : 0;
+}
+
+double TimeChart::yPixel(double value) const {
+  const QRectF plot = chart()->mapToScene(chart()->plotArea()).boundingRect();
+  return mapFromScene(QPointF(plot.left(), plot.bottom() - yFraction(value) * plot.height())).y();
+}
+
+QStringList TimeChart::thresholdLabels() const { return m_thresholdLabels; }
+
+void TimeChart::setLogScaleToggle(bool offered) {
+  if (offered && m_logButton == nullptr) {
+    m_logButton = new QToolButton(this);
+    m_logButton->setObjectName(QStringLiteral("logScale"));
+    m_logButton->setText(tr("log"));
+    m_logButton->setCheckable(true);
+    m_logButton->setAutoRaise(true);
+    m_logButton->setToolTip(tr("Logarithmic y axis: small tiers and the alert threshold stay readable beside a runaway"));
+    m_logButton->move(2, 2);
+    connect(m_logButton, &QToolButton::toggled, this, &TimeChart::setLogScale);
+  }
+  if (m_logButton != nullptr) m_logButton->setVisible(offered);
+}
+
+void TimeChart::setLogScale(bool on) {
+  if (on == m_log) return;
+  m_log = on;
+  if (m_logButton != nullptr) {
+    const QSignalBlocker block(m_logButton);
+    m_logButton->setChecked(on);
+  }
+  QAbstractAxis* from = on ? static_cast<QAbstractAxis*>(m_axisY) : m_logAxisY;
+  QAbstractAxis* to = on ? static_cast<QAbstractAxis*>(m_logAxisY) : m_axisY;
+  // A log axis refuses zero: the anchor sits on a positive value until setData places it.
+  if (on) m_anchor->replace(QList<QPointF>{{static_cast<double>(m_start), 1.0}, {static_cast<double>(m_end), 1.0}});
+  m_anchor->detachAxis(from);
+  for (QLineSeries* s : std::as_const(m_lines)) s->detachAxis(from);
+  chart()->removeAxis(from);
+  from->setParent(this);  // removeAxis gives it back: it stays ours for the next switch
+  chart()->addAxis(to, Qt::AlignLeft);
+  // The theme styled the axis it was given; the other one takes the same look.
+  to->setLabelsBrush(from->labelsBrush());
+  to->setLabelsFont(from->labelsFont());
+  to->setTitleBrush(from->titleBrush());
+  to->setTitleFont(from->titleFont());
+  to->setGridLinePen(from->gridLinePen());
+  to->setLinePen(from->linePen());
+  m_anchor->attachAxis(to);
+  for (QLineSeries* s : std::as_const(m_lines)) s->attachAxis(to);
+  const ChartData shown = m_data;
+  const std::vector<AlertInterval> intervals = m_intervals;
+  setData(shown, intervals, m_start, m_end);
 }
 
 QString TimeChart::noDataText(const NoDataBand& band) {
@@ -190,16 +303,46 @@ QString TimeChart::noDataText(const NoDataBand& band) {
 }
 
 QString TimeChart::legendLabel(const QString& name, const QFont& font) const {
-  // The legend is 240 px wide; the marker takes about 40. The middle goes, so both the name
-  // and what tells two lines of one key apart (model, limit) stay readable.
-  const QString elided = QFontMetrics(font).elidedText(name, Qt::ElideMiddle, 190);
+  // The legend is 260 px wide; the marker takes about 40. A key line is "key / model[ / limit]":
+  // the model is what tells two lines of one key apart, so it stays whole; the key's name
+  // gives way first (elided in its middle, down to a few letters each side), then the limit
+  // (down to its first letters: "req…", "llm…").
+  const QFontMetrics fm(font);
+  constexpr int kWidth = 210;
+  constexpr int kKeyAtLeast = 48;
+  const auto elide = [&](int width) -> QString {
+    if (fm.horizontalAdvance(name) <= width) return name;
+    const QStringList parts = name.split(QStringLiteral(" / "));
+    if (parts.size() < 2) return fm.elidedText(name, Qt::ElideMiddle, width);
+    const QString model = QStringLiteral(" / ") + parts[1];
+    const QString limit = parts.size() > 2 ? QStringLiteral(" / ") + parts.mid(2).join(QStringLiteral(" / ")) : QString();
+    const int model_w = fm.horizontalAdvance(model);
+    if (model_w > width - kKeyAtLeast) return fm.elidedText(name, Qt::ElideMiddle, width);  // a very long model
+    // The key keeps all it can while the limit keeps its first letters ("requ…", "llm_…").
+    const int limit_least = limit.isEmpty() ? 0 : fm.horizontalAdvance(limit.left(7) + QChar(0x2026));
+    const int key_room = std::max(kKeyAtLeast, width - model_w - limit_least);
+    const QString key = fm.elidedText(parts[0], Qt::ElideMiddle, key_room);
+    const int limit_room = std::max(width - fm.horizontalAdvance(key) - model_w, limit_least);
+    return key + model + (limit.isEmpty() ? QString() : fm.elidedText(limit, Qt::ElideRight, limit_room));
+  };
+  const QString elided = elide(kWidth);
   QSet<QString> taken;
   for (const QLineSeries* other : m_lines) taken.insert(other->name());
   if (!taken.contains(elided)) return elided;
   for (int n = 2;; ++n) {  // two names that elide alike: numbered, never two identical labels
-    const QString numbered = QFontMetrics(font).elidedText(name, Qt::ElideMiddle, 170) + QStringLiteral(" #%1").arg(n);
+    const QString numbered = elide(kWidth - 20) + QStringLiteral(" #%1").arg(n);
     if (!taken.contains(numbered)) return numbered;
   }
+}
+
+int TimeChart::legendRows() const {
+  // A legend entry is a text line plus the marker's padding (QtCharts: 4 px above and below);
+  // the legend spans the chart's height under its title. From the widget's height, not the
+  // plot area's: that is laid out later, and a resize must give the answer at once.
+  const QFontMetricsF fm(chart()->legend()->font());
+  const double row = fm.height() + 8;
+  const double room = height() - 2 * QFontMetricsF(chart()->titleFont()).height() - 16;
+  return std::max(1, static_cast<int>(room / row));
 }
 
 QStringList TimeChart::legendLabels() const {
@@ -252,7 +395,7 @@ void TimeChart::drawTimeTicks(QPainter* painter, const QRectF& plot) {
   const double sx = plot.width() / static_cast<double>(span);
   for (; t <= m_end; t += step) {
     const double x = plot.left() + static_cast<double>(t - m_start) * sx;
-    painter->setPen(m_axisY->gridLinePen());  // the theme's grid, as the horizontal lines
+    painter->setPen((m_log ? static_cast<QAbstractAxis*>(m_logAxisY) : m_axisY)->gridLinePen());  // the theme's grid
     painter->drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
     // Local time of day by arithmetic: a QDateTime per label costs a time-zone lookup.
     const qint64 of_day = ((t + offset) % 86'400'000 + 86'400'000) % 86'400'000;
@@ -265,13 +408,8 @@ void TimeChart::drawTimeTicks(QPainter* painter, const QRectF& plot) {
   painter->restore();
 }
 
-void TimeChart::drawForeground(QPainter* painter, const QRectF& rect) {
-  QChartView::drawForeground(painter, rect);
-  const QRectF plot = chart()->mapToScene(chart()->plotArea()).boundingRect();
-  drawTimeTicks(painter, plot);
-  painter->save();
-  painter->setClipRect(plot);
-  const double offset = plot.left() - chart()->plotArea().left();
+void TimeChart::drawBands(QPainter* painter, const QRectF& plot, double offset) {
+  const QColor firing(220, 50, 47), pending(240, 170, 0);
   for (const AlertInterval& iv : m_shaded) {
     const double x1 = std::max(plot.left(), xAtTime(iv.start_ms) + offset);
     const double x2 = std::min(plot.right(), xAtTime(iv.end_ms) + offset);
@@ -279,6 +417,83 @@ void TimeChart::drawForeground(QPainter* painter, const QRectF& rect) {
     const QColor color = iv.firing ? QColor(220, 50, 47, 60) : QColor(240, 170, 0, 55);
     painter->fillRect(QRectF(x1, plot.top(), std::max(1.0, x2 - x1), plot.height()), color);
   }
+  const double sx = plot.width() / static_cast<double>(m_end - m_start);
+  QHash<QString, int> lanes;  // one marker lane under the plot per line with a band
+  for (const AlertBand& b : m_bands) {
+    const qint64 end = b.open ? m_end : b.end_ms;
+    const double x1 = std::max(plot.left(), xAtTime(b.start_ms) + offset);
+    const double x2 = std::min(plot.right(), xAtTime(end) + offset);
+    if (x2 < x1) continue;
+    const QColor state = b.firing ? firing : pending;
+    if (b.line.empty()) {
+      QColor fill = state;
+      if (b.about.empty()) {  // a rule about no tier, model or key: the whole plot
+        fill.setAlpha(b.firing ? 60 : 55);
+        painter->fillRect(QRectF(x1, plot.top(), std::max(1.0, x2 - x1), plot.height()), fill);
+      } else {  // about a series this chart does not draw: a marker on the top edge
+        painter->fillRect(QRectF(x1, plot.top(), std::max(2.0, x2 - x1), 5), fill);
+      }
+      continue;
+    }
+    const QString name = QString::fromStdString(b.line);
+    const QColor color = lineColor(name);
+    if (!color.isValid()) continue;
+    // A halo in the line's own colour along the stretch it was pending or firing.
+    QColor halo = color;
+    halo.setAlpha(b.firing ? 120 : 70);
+    painter->setPen(QPen(halo, b.firing ? 10 : 7, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
+    QPolygonF poly;
+    for (const metrics::Point& p : m_lastPoints.value(name)) {
+      if (p.x < static_cast<double>(b.start_ms) || p.x > static_cast<double>(end)) continue;
+      poly << QPointF(plot.left() + (p.x - static_cast<double>(m_start)) * sx,
+                      plot.bottom() - yFraction(p.y) * plot.height());
+    }
+    if (poly.size() == 1) poly << poly.front() + QPointF(0.5, 0);
+    painter->drawPolyline(poly);
+    // Its lane: the line's colour, edged in the state's (red firing, amber pending).
+    if (!lanes.contains(name)) lanes.insert(name, static_cast<int>(lanes.size()));
+    const QRectF lane(x1, plot.bottom() - 6 - 6 * lanes.value(name), std::max(2.0, x2 - x1), 5);
+    painter->fillRect(lane, color);
+    painter->setPen(QPen(state, 1));
+    painter->drawRect(lane);
+  }
+}
+
+void TimeChart::drawThresholds(QPainter* painter, const QRectF& plot) {
+  const QColor red(220, 50, 47);
+  QPen pen(red);
+  pen.setStyle(Qt::DashLine);
+  pen.setWidthF(1.2);
+  QFont f = m_axisX->labelsFont();
+  f.setPointSizeF(std::max(6.0, f.pointSizeF() - 1));
+  const QFontMetricsF fm(f);
+  painter->setFont(f);
+  for (std::size_t i = 0; i < m_thresholdValues.size(); ++i) {
+    const double th = m_thresholdValues[i];
+    if (th < m_yLo || th > m_yHi || (m_log && th <= 0)) continue;
+    const double y = plot.bottom() - yFraction(th) * plot.height();
+    painter->setPen(pen);
+    painter->drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
+    // Its value at the right end, above the line (below it when the line is at the top).
+    const QString text = i < static_cast<std::size_t>(m_thresholdLabels.size()) ? m_thresholdLabels[static_cast<qsizetype>(i)]
+                                                                                  : number(th);
+    const double w = fm.horizontalAdvance(text) + 6;
+    const double top = y - fm.height() - 1 >= plot.top() ? y - fm.height() - 1 : y + 1;
+    const QRectF box(plot.right() - w - 2, top, w, fm.height());
+    painter->fillRect(box, m_dark ? QColor(30, 30, 30, 200) : QColor(255, 255, 255, 200));
+    painter->setPen(red);
+    painter->drawText(box, Qt::AlignCenter, text);
+  }
+}
+
+void TimeChart::drawForeground(QPainter* painter, const QRectF& rect) {
+  QChartView::drawForeground(painter, rect);
+  const QRectF plot = chart()->mapToScene(chart()->plotArea()).boundingRect();
+  drawTimeTicks(painter, plot);
+  painter->save();
+  painter->setClipRect(plot);
+  const double offset = plot.left() - chart()->plotArea().left();
+  drawBands(painter, plot, offset);
   // Outages: grey hatching over the gap, and what it is, so a silent line is not read as calm.
   for (std::size_t i = 0; i < m_noData.size(); ++i) {
     const NoDataBand& b = m_noData[i];
@@ -308,10 +523,8 @@ void TimeChart::drawForeground(QPainter* painter, const QRectF& rect) {
     painter->setPen(m_dark ? QColor(230, 230, 230) : QColor(60, 60, 60));
     painter->drawText(box, Qt::AlignCenter, text);
   }
-  const double y_lo = m_axisY->min(), y_hi = m_axisY->max();
-  if (y_hi > y_lo) {
+  if (m_yHi > m_yLo) {
     const double sx = plot.width() / static_cast<double>(m_end - m_start);
-    const double sy = plot.height() / (y_hi - y_lo);
     QPolygonF poly;
     for (auto it = m_lastPoints.cbegin(); it != m_lastPoints.cend(); ++it) {
       const QLineSeries* series = m_lines.value(it.key(), nullptr);
@@ -320,7 +533,7 @@ void TimeChart::drawForeground(QPainter* painter, const QRectF& rect) {
       for (std::size_t i = 0; i < it->size(); ++i) {
         const auto& p = (*it)[i];
         poly[static_cast<qsizetype>(i)] = QPointF(plot.left() + (p.x - static_cast<double>(m_start)) * sx,
-                                                  plot.bottom() - (p.y - y_lo) * sy);
+                                                  plot.bottom() - yFraction(p.y) * plot.height());
       }
       // A cosmetic pen of whole-pixel width takes the raster engine's fast line path; a 1.5 px
       // pen goes through the stroker, several times slower for tens of thousands of points.
@@ -330,15 +543,7 @@ void TimeChart::drawForeground(QPainter* painter, const QRectF& rect) {
       painter->setPen(pen);
       painter->drawPolyline(poly);
     }
-    QPen pen(QColor(220, 50, 47));
-    pen.setStyle(Qt::DashLine);
-    pen.setWidthF(1.2);
-    painter->setPen(pen);
-    for (double th : m_thresholdValues) {
-      if (th < y_lo || th > y_hi) continue;
-      const double y = plot.bottom() - (th - y_lo) / (y_hi - y_lo) * plot.height();
-      painter->drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
-    }
+    drawThresholds(painter, plot);
   }
   if (m_crosshair >= m_start && m_crosshair <= m_end) {
     const double x = xAtTime(m_crosshair) + offset;

@@ -1,6 +1,11 @@
 #pragma once
 // One dashboard time chart: draws a core ChartData (already decimated), its alert thresholds
-// as dashed lines and the intervals where a rule was pending or firing as shaded bands.
+// as dashed lines labelled with their value, and where a rule was pending or firing: along
+// the line its alert selects (ChartData::bands: a halo in the line's colour and a marker lane
+// under the plot), as a strip on the plot's top edge when it selects no line drawn, and over
+// the whole plot only for a rule about no tier, model or key (or a recording's intervals).
+// The y axis can be logarithmic (setLogScaleToggle), so small tiers and a 0.5/s threshold
+// stay readable beside a runaway.
 // A crosshair shows the values under the cursor; dragging selects a time range to zoom into,
 // the wheel zooms around the cursor, Shift+wheel pans, a double click returns to live.
 
@@ -16,6 +21,8 @@
 
 QT_BEGIN_NAMESPACE
 class QLineSeries;
+class QLogValueAxis;
+class QToolButton;
 class QValueAxis;
 QT_END_NAMESPACE
 
@@ -42,12 +49,28 @@ class TimeChart : public QChartView {
   int lineCount() const { return static_cast<int>(m_lines.size()); }
   /// Points of the named line as drawn (for tests).
   QList<QPointF> pointsOf(const QString& name) const;
-  /// Shaded intervals as drawn: (start ms, end ms, firing).
+  /// Whole-plot shaded intervals as drawn: (start ms, end ms, firing).
   const std::vector<AlertInterval>& shadedIntervals() const { return m_shaded; }
+  /// Alert bands in the window as drawn: on a line (line set), as a top-edge marker (line
+  /// empty), or over the whole plot (line and about empty).
+  const std::vector<AlertBand>& alertBands() const { return m_bands; }
+  /// Threshold labels as drawn ("0.5/s"), for tests.
+  QStringList thresholdLabels() const;
+  /// The colour a line is drawn in (invalid when no such line).
+  QColor lineColor(const QString& name) const;
+  /// Where a value is drawn, in the view's pixels (the current linear or log scale).
+  double yPixel(double value) const;
+  /// Offers the operator a "log" button for the y axis.
+  void setLogScaleToggle(bool offered);
+  void setLogScale(bool on);
+  bool isLogScale() const { return m_log; }
+  QToolButton* logScaleButton() const { return m_logButton; }
   /// Outages of the sources this chart draws, as banded ("no data from redis since …").
   const std::vector<NoDataBand>& noDataBands() const { return m_noData; }
   /// The text of each band, as drawn.
   static QString noDataText(const NoDataBand& band);
+  /// How many lines the legend can list at the chart's height (more are dropped from it).
+  int legendRows() const;
   /// Legend labels as shown (elided in the middle to the legend's width), for tests.
   QStringList legendLabels() const;
 
@@ -77,15 +100,27 @@ class TimeChart : public QChartView {
   /// `name` elided in the middle to the legend's width, unlike every other label shown.
   QString legendLabel(const QString& name, const QFont& font) const;
   double xAtTime(qint64 t_ms) const;
+  /// Fraction of the plot's height (0 bottom, 1 top) where `value` sits on the current scale.
+  double yFraction(double value) const;
+  void drawBands(QPainter* painter, const QRectF& plot, double offset);
+  void drawThresholds(QPainter* painter, const QRectF& plot);
 
   QStringList m_shadedRules;
   QValueAxis* m_axisX = nullptr;
   QValueAxis* m_axisY = nullptr;
+  QLogValueAxis* m_logAxisY = nullptr;  // in the chart instead of m_axisY while m_log
+  QToolButton* m_logButton = nullptr;
+  bool m_log = false;
+  double m_yLo = 0, m_yHi = 1;  // the y range drawn (values, not logarithms)
+  ChartData m_data;             // the last data, to redraw on a change of scale
+  std::vector<AlertInterval> m_intervals;
   QLineSeries* m_anchor = nullptr;
   QHash<QString, QLineSeries*> m_lines;
   QHash<QString, int> m_colors;  // line name -> index into the theme's line colours
   QHash<QString, std::vector<metrics::Point>> m_lastPoints;
   std::vector<double> m_thresholdValues;
+  QStringList m_thresholdLabels;
+  std::vector<AlertBand> m_bands;
   std::vector<AlertInterval> m_shaded;
   std::vector<NoDataBand> m_noData;
   qint64 m_start = 0;

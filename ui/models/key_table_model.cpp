@@ -5,6 +5,8 @@
 
 #include <unordered_map>
 
+#include "ui/amounts.h"
+
 namespace limitscope::ui {
 namespace {
 
@@ -93,19 +95,21 @@ int KeyTableModel::columnCount(const QModelIndex& parent) const {
 }
 
 QVariant KeyTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  if (orientation != Qt::Horizontal) return {};
+  if (role == Qt::ToolTipRole && section == QuotaBurn) return tr("Daily quota burn: today's cost units / the daily quota");
+  if (role != Qt::DisplayRole) return {};
   switch (section) {
     case Key: return tr("Key");
     case Tier: return tr("Tier");
     case Model: return tr("Model");
     case Limit: return tr("Limit");
     case Algorithm: return tr("Algorithm");
-    case Level: return tr("Level / capacity");
+    case Level: return tr("Level");
     case Occupancy: return tr("Occupancy");
     case Rejected: return tr("429/s");
     case PeakRejected: return tr("Peak 429/s");
     case Spend: return tr("Spend");
-    case QuotaBurn: return tr("Quota burn");
+    case QuotaBurn: return tr("Burn");
     case LastSeen: return tr("Last seen");
     case Trend: return tr("Level trend");
     default: return {};
@@ -167,7 +171,9 @@ QVariant KeyTableModel::data(const QModelIndex& index, int role) const {
     case Level:
       // Rows of gateway metrics carry rates, not levels (no capacity known).
       if (r.capacity <= 0) return kNotReported;
-      return QStringLiteral("%1 / %2").arg(r.level * r.capacity, 0, 'f', 1).arg(r.capacity, 0, 'g', 6);
+      // Tenths of small buckets matter; of a million-token bucket they are noise.
+      return QString(format_amount(r.level * r.capacity, r.capacity >= 1000 ? 0 : 1) + QStringLiteral(" / ") +
+                     format_capacity(r.capacity));
     case Occupancy:
       return r.occupancy ? QStringLiteral("%1%").arg(*r.occupancy * 100, 0, 'f', 1) : kNotReported;
     case Rejected: return r.rates_reported ? QString::number(r.rejected_per_s, 'f', 1) : kNotReported;

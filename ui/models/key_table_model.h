@@ -17,10 +17,10 @@ namespace limitscope::ui {
 class KeyTableModel : public QAbstractTableModel {
   Q_OBJECT
  public:
-  /// What an operator needs in an incident first (name, model, tier, level, 429/s, peak,
-  /// spend, burn), then the rest.
+  /// What an operator needs in an incident first (name, tier, level, 429/s, peak, spend,
+  /// burn: all within a 700-pixel dock), then the rest.
   enum Column {
-    Key, Model, Tier, Level, Rejected, PeakRejected, Spend, QuotaBurn, Limit, Algorithm, Occupancy, LastSeen,
+    Key, Tier, Level, Rejected, PeakRejected, Spend, QuotaBurn, Model, Limit, Algorithm, Occupancy, LastSeen,
     Trend, ColumnCount
   };
   /// Role holding the sparkline (QVariantList of doubles, oldest first) of the Trend column.

@@ -1,0 +1,283 @@
+// Verifies the dashboard's layout for an incident (issue 16, items 5 and 7) on real widgets
+// offscreen: an alert's band goes along the line its labels select, in that line's colour, not
+// over the whole plot; threshold lines carry their value; the 429 and quota charts offer a log
+// scale that lifts a 0.5/s threshold off the x axis beside a 1,500/s runaway; a chart with
+// nothing to show collapses to a one-line note and the others take its room; at 1600×1000 the
+// key table shows name, tier, level, 429/s, peak 429/s, spend and burn without scrolling; and
+// at 1280×720 every chart's legend lists all its lines and every axis title fits its axis.
+
+#include <QAbstractButton>
+#include <QApplication>
+#include <QHeaderView>
+#include <QImage>
+#include <QLabel>
+#include <QScrollBar>
+#include <QSet>
+#include <QTableView>
+#include <QToolButton>
+#include <QValueAxis>
+#include <gtest/gtest.h>
+
+#include "support/qt_app.h"
+#include "ui/charts/chart_stack.h"
+#include "ui/charts/time_chart.h"
+#include "ui/main_window.h"
+#include "ui/models/key_table_model.h"
+#include "ui/theme.h"
+
+namespace limitscope::ui {
+namespace {
+
+constexpr std::int64_t kT0 = 1'800'000'000'000;
+
+ChartLine line(const std::string& name, std::vector<metrics::Point> pts) {
+  ChartLine l;
+  l.name = name;
+  l.points = std::move(pts);
+  return l;
+}
+
+// 429s by tier: free runs away to 1,500/s in the second half, pro holds 24/s; the rule fires on
+// the free tier only.
+ChartData runaway_429s() {
+  ChartData d;
+  d.kind = ChartKind::rejections;
+  d.title = "429 rate by tier";
+  d.unit = "429/s";
+  d.thresholds = {0.5};
+  d.threshold_labels = {"0.5/s"};
+  std::vector<metrics::Point> free, pro;
+  for (std::int64_t t = 0; t <= 60'000; t += 1'000) {
+    free.push_back({static_cast<double>(kT0 + t), t >= 30'000 ? 1500.0 : 0.2});
+    pro.push_back({static_cast<double>(kT0 + t), 24.0});
+  }
+  d.lines = {line("free", free), line("pro", pro)};
+  d.rules = {"HighRateLimitRejection"};
+  d.bands = {AlertBand{"HighRateLimitRejection", kT0 + 30'000, kT0 + 60'000, true, true, "free", "tier=\"free\""}};
+  return d;
+}
+
+TEST(IncidentLayout, TheFiringTiersLineCarriesTheBandInItsColour) {
+  test::ensure_qt_app();
+  applyPalette(false);
+  TimeChart chart({});
+  chart.resize(900, 320);
+  chart.setDark(false);
+  chart.show();
+  // The rule's interval as alert_view gives it (the whole rule): drawn per line instead.
+  const std::vector<AlertInterval> ivs{{"HighRateLimitRejection", kT0 + 30'000, kT0 + 60'000, true, true}};
+  chart.setData(runaway_429s(), ivs, kT0, kT0 + 60'000);
+  QApplication::processEvents();
+  EXPECT_TRUE(chart.shadedIntervals().empty()) << "a band over the whole plot";
+  ASSERT_EQ(chart.alertBands().size(), 1u);
+  EXPECT_EQ(chart.thresholdLabels(), QStringList{QStringLiteral("0.5/s")});
+
+  const QImage img = chart.grab().toImage();
+  const QRectF plot = chart.chart()->mapToScene(chart.chart()->plotArea()).boundingRect();
+  const auto x_at = [&](std::int64_t t) { return static_cast<int>(plot.left() + plot.width() * static_cast<double>(t) / 60'000.0); };
+  const QColor free = chart.lineColor(QStringLiteral("free"));
+  ASSERT_TRUE(free.isValid());
+  // Just off the free line, inside the firing stretch: its halo, in the line's colour.
+  const QColor halo = img.pixelColor(x_at(45'000), static_cast<int>(chart.yPixel(1500)) + 4);
+  const QColor blank = img.pixelColor(x_at(15'000), static_cast<int>(chart.yPixel(1500)) + 4);
+  const auto distance = [](const QColor& a, const QColor& b) {
+    return std::abs(a.red() - b.red()) + std::abs(a.green() - b.green()) + std::abs(a.blue() - b.blue());
+  };
+  EXPECT_LT(distance(halo, free), distance(blank, free) - 60)
+      << "halo " << halo.name().toStdString() << ", line " << free.name().toStdString();
+  // Halfway down, between the lines, in the same stretch: no red wash over the pro tier.
+  const QColor middle = img.pixelColor(x_at(45'000), static_cast<int>(chart.yPixel(750)));
+  EXPECT_LT(middle.red() - middle.green(), 15) << middle.name().toStdString();
+}
+
+TEST(IncidentLayout, ALogScaleLiftsTheThresholdOffTheAxis) {
+  test::ensure_qt_app();
+  TimeChart chart({});
+  chart.resize(900, 320);
+  chart.setDark(false);
+  chart.setLogScaleToggle(true);
+  chart.show();
+  chart.setData(runaway_429s(), {}, kT0, kT0 + 60'000);
+  QApplication::processEvents();
+  const QRectF plot = chart.chart()->mapToScene(chart.chart()->plotArea()).boundingRect();
+  // Linear: 0.5/s sits within two pixels of zero beside 1,500/s.
+  EXPECT_LT(chart.yPixel(0) - chart.yPixel(0.5), 2.0);
+  ASSERT_NE(chart.logScaleButton(), nullptr);
+  EXPECT_TRUE(chart.logScaleButton()->isVisible());
+  chart.logScaleButton()->click();
+  QApplication::processEvents();
+  ASSERT_TRUE(chart.isLogScale());
+  const double height = plot.height();
+  EXPECT_GT(chart.yPixel(0) - chart.yPixel(0.5), height / 10) << "the threshold is still on the axis";
+  EXPECT_GT(chart.yPixel(0.5) - chart.yPixel(24), height / 5) << "pro's 24/s is not apart from 0.5/s";
+  EXPECT_TRUE(chart.pointsOf(QStringLiteral("free")).size() > 0);
+  chart.logScaleButton()->click();
+  EXPECT_FALSE(chart.isLogScale());
+  EXPECT_LT(chart.yPixel(0) - chart.yPixel(0.5), 2.0);
+}
+
+TEST(IncidentLayout, LegendsKeepTheModelWholeAndNeverRepeatALabel) {
+  test::ensure_qt_app();
+  TimeChart chart({});
+  chart.resize(900, 320);
+  chart.setDark(false);
+  ChartData d;
+  d.title = "levels";
+  d.y_max = 1.0;
+  for (const char* model : {"gemini-2.5-flash", "claude-sonnet-4.5"}) {
+    for (const char* limit : {"requests", "llm_tokens"}) {
+      d.lines.push_back(line(std::string("northbank-assistant-production-eu / ") + model + " / " + limit,
+                             {{double(kT0), 0.5}, {double(kT0 + 1000), 0.4}}));
+    }
+  }
+  chart.setData(d, {}, kT0, kT0 + 1000);
+  const QStringList labels = chart.legendLabels();
+  ASSERT_EQ(labels.size(), 4);
+  EXPECT_EQ(QSet<QString>(labels.begin(), labels.end()).size(), 4) << labels.join(QStringLiteral(" | ")).toStdString();
+  for (const QString& l : labels) {
+    EXPECT_TRUE(l.contains(QStringLiteral(" / gemini-2.5-flash")) || l.contains(QStringLiteral(" / claude-sonnet-4.5")))
+        << "the model was elided: " << l.toStdString();
+    EXPECT_TRUE(l.startsWith(QStringLiteral("nor"))) << l.toStdString();
+  }
+}
+
+KeyRow tenant(int i) {
+  KeyRow r;
+  r.api_key = "0123456789ab" + std::to_string(i);
+  r.name = i == 0 ? "northbank-assistant-prod-eu" : "tenant-" + std::to_string(i);
+  r.tier = i % 3 == 0 ? "enterprise" : "pro";
+  r.model = "claude-sonnet-4.5";
+  r.limit = "llm_tokens";
+  r.algorithm = "token-bucket";
+  r.parameters = "token-bucket capacity=2000000 refill=2000000/min";
+  r.capacity = 2'000'000;
+  r.level = 0.4 + 0.01 * i;
+  r.rejected_per_s = 12.5 * i;
+  r.peak_rejected_per_s = 1500.0;
+  r.requests_per_s = 40;
+  r.spend = 1234.56;
+  r.quota_burn = 0.93;
+  r.sparkline = {1, 0.8, 0.6, 0.4};
+  return r;
+}
+
+// `lines` lines on the bucket-levels chart: what the worker draws for a view of max_lines.
+std::shared_ptr<DashboardSnapshot> incident_snapshot(int lines = 8) {
+  auto s = std::make_shared<DashboardSnapshot>();
+  s->now_ms = kT0 + 60'000;
+  for (int i = 0; i < 12; ++i) s->keys.push_back(tenant(i));
+  ChartData levels;
+  levels.kind = ChartKind::bucket_levels;
+  levels.title = "Bucket levels (lowest keys)";
+  levels.unit = "of capacity";
+  levels.y_max = 1.0;
+  for (int i = 0; i < lines; ++i) {
+    levels.lines.push_back(line("tenant-" + std::to_string(i) + " / claude-sonnet-4.5 / llm_tokens",
+                                {{double(kT0), 0.5}, {double(kT0 + 60'000), 0.1 * i}}));
+  }
+  ChartData occupancy;
+  occupancy.kind = ChartKind::window_occupancy;
+  occupancy.title = "Window occupancy (fullest keys)";
+  occupancy.unit = "of limit";
+  occupancy.empty_note = "no window-based limits in this source";
+  ChartData burn;
+  burn.kind = ChartKind::quota_burn;
+  burn.title = "Daily quota burn (highest keys)";
+  burn.unit = "of daily quota";
+  burn.lines = {line("tenant-1 / claude-sonnet-4.5", {{double(kT0), 0.5}, {double(kT0 + 60'000), 0.93}})};
+  s->charts = {levels, occupancy, runaway_429s(), burn};
+  return s;
+}
+
+// Shows `s` and lets layouts settle. The window's own (simulation) snapshots may be applied by
+// its timer while events run: `s` is applied again last, and then only posted events (layout
+// requests; a queued snapshot only waits for the timer) are delivered.
+void settle(MainWindow& window, const std::shared_ptr<DashboardSnapshot>& s) {
+  window.applySnapshot(s);
+  for (int i = 0; i < 5; ++i) QApplication::processEvents();
+  window.applySnapshot(s);
+  for (int i = 0; i < 5; ++i) QCoreApplication::sendPostedEvents();
+  window.applySnapshot(s);
+  for (int i = 0; i < 5; ++i) QCoreApplication::sendPostedEvents();
+}
+
+// Opens the window at w×h on `s` (the simulation's own time stopped and its view paused).
+void show_at(MainWindow& window, int w, int h, const std::shared_ptr<DashboardSnapshot>& s) {
+  window.setPaused(true);
+  window.resize(w, h);
+  window.show();
+  settle(window, s);
+}
+
+// The columns an operator reads in an incident: each wholly inside the table's viewport.
+void expect_incident_columns_visible(QTableView* view) {
+  for (const int c : {KeyTableModel::Key, KeyTableModel::Tier, KeyTableModel::Level, KeyTableModel::Rejected,
+                      KeyTableModel::PeakRejected, KeyTableModel::Spend, KeyTableModel::QuotaBurn}) {
+    const int left = view->columnViewportPosition(c);
+    EXPECT_GE(left, 0) << "column " << c;
+    EXPECT_LE(left + view->columnWidth(c), view->viewport()->width())
+        << "column " << c << " ("
+        << view->model()->headerData(c, Qt::Horizontal).toString().toStdString() << ") is cut at "
+        << view->viewport()->width() << " px";
+  }
+  EXPECT_EQ(view->horizontalScrollBar()->value(), 0);
+}
+
+TEST(IncidentLayout, At1600x1000TheEmptyChartFoldsAndTheKeyTableShowsTheIncidentColumns) {
+  test::ensure_qt_app();
+  MainWindow window(EmbeddedSimulationOptions{}, /*start_running=*/false);
+  show_at(window, 1600, 1000, incident_snapshot());
+
+  ChartStack* stack = window.charts();
+  ASSERT_TRUE(stack->isCollapsed(1));
+  EXPECT_FALSE(window.chart(1)->isVisible());
+  EXPECT_TRUE(stack->note(1)->isVisible());
+  EXPECT_TRUE(stack->note(1)->text().contains(QStringLiteral("no window-based limits"))) << stack->note(1)->text().toStdString();
+  EXPECT_LT(stack->note(1)->parentWidget()->height(), 40) << "the note takes more than one line";
+  for (int i : {0, 2, 3}) {
+    EXPECT_FALSE(stack->isCollapsed(i));
+    EXPECT_GT(window.chart(i)->height(), stack->height() / 4) << "chart " << i << " did not take the room";
+  }
+  expect_incident_columns_visible(window.keyView());
+  const int row = window.keyModel()->findRow(QStringLiteral("0123456789ab0"), QStringLiteral("claude-sonnet-4.5"));
+  ASSERT_GE(row, 0);
+  EXPECT_EQ(window.keyModel()->index(row, KeyTableModel::Level).data().toString(), QStringLiteral("800,000 / 2,000,000"));
+
+  // A chart that gets lines again unfolds.
+  auto again = std::make_shared<DashboardSnapshot>(*window.lastSnapshot());
+  again->charts[1].lines = {line("tenant-3 / gpt-4.1", {{double(kT0), 0.2}, {double(kT0 + 60'000), 0.7}})};
+  settle(window, again);
+  EXPECT_FALSE(stack->isCollapsed(1));
+  EXPECT_TRUE(window.chart(1)->isVisible());
+}
+
+TEST(IncidentLayout, At1280x720NothingIsCut) {
+  test::ensure_qt_app();
+  MainWindow window(EmbeddedSimulationOptions{}, /*start_running=*/false);
+  // A page as tall as the Tuner's: another tab may not make the dashboard taller than 720.
+  auto* tall = new QWidget;
+  tall->setMinimumHeight(1100);
+  window.addWorkspaceTab(tall, QStringLiteral("Tall"));
+  show_at(window, 1280, 720, incident_snapshot());
+  // The view asks the worker for as many lines as the legends can list at this size.
+  const int max_lines = window.viewRequest().max_lines;
+  EXPECT_GE(max_lines, 3) << "charts " << window.chart(0)->height() << ", " << window.chart(2)->height() << ", "
+                          << window.chart(3)->height() << " px high; plot " << window.chart(0)->chart()->plotArea().height();
+  EXPECT_LT(max_lines, 8) << "720 px high: four charts cannot list eight lines each";
+  settle(window, incident_snapshot(max_lines));
+  EXPECT_EQ(window.width(), 1280);
+  EXPECT_EQ(window.height(), 720) << "the docks' and charts' minimum heights forced the window taller";
+  EXPECT_GE(window.keyView()->width(), 1280 * 38 / 100) << "the key table got what the charts left";
+  for (int i : {0, 2, 3}) {
+    TimeChart* c = window.chart(i);
+    EXPECT_GE(c->legendRows(), c->lineCount()) << "chart " << i << " lists " << c->legendRows() << " of its "
+                                               << c->lineCount() << " lines";
+    const auto* y = c->chart()->axes(Qt::Vertical).front();
+    const int title = QFontMetrics(y->titleFont()).horizontalAdvance(y->titleText());
+    EXPECT_LE(title, c->chart()->plotArea().height()) << "chart " << i << ": \"" << y->titleText().toStdString()
+                                                      << "\" is cut";
+  }
+}
+
+}  // namespace
+}  // namespace limitscope::ui
