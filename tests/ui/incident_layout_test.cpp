@@ -249,6 +249,7 @@ TEST(IncidentLayout, At1600x1000TheEmptyChartFoldsAndTheKeyTableShowsTheIncident
   settle(window, again);
   EXPECT_FALSE(stack->isCollapsed(1));
   EXPECT_TRUE(window.chart(1)->isVisible());
+  EXPECT_GT(window.chart(1)->height(), stack->height() / 5) << "the unfolded chart stayed at its minimum";
 }
 
 TEST(IncidentLayout, At1280x720NothingIsCut) {

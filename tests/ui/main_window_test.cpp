@@ -46,7 +46,8 @@ void advance(MainWindow& w, double seconds) {
       [&] {
         // The newest time, drawn for the window's current view (its width sets the columns).
         return w.lastSnapshot() && w.lastSnapshot()->now_ms >= before + static_cast<qint64>(seconds * 1000) &&
-               w.lastSnapshot()->view.columns == std::max(50, w.viewRequest().columns);
+               w.lastSnapshot()->view.columns == std::max(50, w.viewRequest().columns) &&
+               w.lastSnapshot()->view.max_lines == w.viewRequest().max_lines;
       },
       kWaitMs));
 }

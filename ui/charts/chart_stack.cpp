@@ -4,6 +4,7 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 #include "ui/charts/time_chart.h"
@@ -59,7 +60,23 @@ void ChartStack::setCollapsed(int i, bool collapsed) {
   m_notes[at]->setVisible(collapsed);
   // The splitter gives a slot no more than its maximum: a note keeps one line, and the space
   // goes to the charts that have something to show.
-  m_slots[at]->setMaximumHeight(collapsed ? m_notes[at]->sizeHint().height() : QWIDGETSIZE_MAX);
+  const int note = m_notes[at]->sizeHint().height();
+  m_slots[at]->setMaximumHeight(collapsed ? note : QWIDGETSIZE_MAX);
+  // A splitter keeps a slot's last size: an unfolded chart would stay at its minimum while
+  // the others keep the room. The charts shown share the height evenly again.
+  QList<int> sizes = m_splitter->sizes();
+  int total = 0, shown = 0;
+  for (int k = 0; k < kCharts; ++k) {
+    total += sizes[k];
+    if (!isCollapsed(k)) ++shown;
+  }
+  for (int k = 0; k < kCharts; ++k) {
+    if (isCollapsed(k)) total -= m_notes[static_cast<std::size_t>(k)]->sizeHint().height();
+  }
+  for (int k = 0; k < kCharts; ++k) {
+    sizes[k] = isCollapsed(k) ? m_notes[static_cast<std::size_t>(k)]->sizeHint().height() : std::max(1, total / std::max(1, shown));
+  }
+  m_splitter->setSizes(sizes);
 }
 
 void ChartStack::setData(const std::vector<ChartData>& charts, const std::vector<AlertInterval>& intervals,
