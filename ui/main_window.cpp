@@ -172,8 +172,11 @@ MainWindow::~MainWindow() {
 void MainWindow::buildCharts() {
   m_chartStack = new ChartStack(this);
   for (int i = 0; i < ChartStack::kCharts; ++i) m_charts[static_cast<std::size_t>(i)] = m_chartStack->chart(i);
-  // Their sizes set the decimation columns and the lines a legend can list.
-  for (TimeChart* c : m_charts) c->installEventFilter(this);
+  // The first chart's width sets the decimation columns; the stack's height and what is
+  // folded, the lines a legend can list.
+  m_charts[0]->installEventFilter(this);
+  m_chartStack->installEventFilter(this);
+  connect(m_chartStack, &ChartStack::foldsChanged, this, &MainWindow::sendView);
   connect(m_chartStack, &ChartStack::rangeRequested, this, [this](qint64 a, qint64 b) {
     m_view.live = false;
     m_view.start_ms = a;
@@ -474,12 +477,8 @@ void MainWindow::setPaused(bool paused) {
 void MainWindow::sendView() {
   const int width = m_charts[0] != nullptr ? m_charts[0]->width() - 120 : 800;
   m_view.columns = std::max(100, width);
-  // As many lines per chart as the shortest legend can list (a legend drops what does not fit).
-  int rows = 8;
-  for (const TimeChart* c : m_charts) {
-    if (c != nullptr && c->isVisible()) rows = std::min(rows, c->legendRows());
-  }
-  m_view.max_lines = std::clamp(rows, 2, 8);
+  // As many lines per chart as a legend can list (a legend drops what does not fit).
+  m_view.max_lines = m_chartStack != nullptr && m_chartStack->isVisible() ? std::clamp(m_chartStack->legendRows(), 2, 8) : 8;
   QMetaObject::invokeMethod(m_worker, [w = m_worker, v = m_view] { if (w) w->setView(v); });
 }
 
@@ -490,9 +489,7 @@ void MainWindow::resizeEvent(QResizeEvent* event) {
 
 bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
   // The charts get their final width after the window's own resize: decimate to that width.
-  if (event->type() == QEvent::Resize && std::find(m_charts.begin(), m_charts.end(), watched) != m_charts.end()) {
-    sendView();
-  }
+  if (event->type() == QEvent::Resize && (watched == m_charts[0] || watched == m_chartStack)) sendView();
   return QMainWindow::eventFilter(watched, event);
 }
 

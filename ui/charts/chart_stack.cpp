@@ -51,6 +51,20 @@ ChartStack::ChartStack(QWidget* parent) : QWidget(parent) {
   m_charts[3]->setLogScaleToggle(true);
 }
 
+int ChartStack::legendRows() const {
+  int shown = 0, folded = 0;
+  for (int k = 0; k < kCharts; ++k) {
+    if (isCollapsed(k)) {
+      folded += m_notes[static_cast<std::size_t>(k)]->sizeHint().height();
+    } else {
+      ++shown;
+    }
+  }
+  if (shown == 0) return m_charts[0]->legendRowsAt(height() / kCharts);
+  const int handles = (kCharts - 1) * m_splitter->handleWidth();
+  return m_charts[0]->legendRowsAt((height() - folded - handles) / shown);
+}
+
 bool ChartStack::isCollapsed(int i) const { return m_notes.at(static_cast<std::size_t>(i))->isVisibleTo(m_slots.at(static_cast<std::size_t>(i))); }
 
 void ChartStack::setCollapsed(int i, bool collapsed) {
@@ -77,6 +91,7 @@ void ChartStack::setCollapsed(int i, bool collapsed) {
     sizes[k] = isCollapsed(k) ? m_notes[static_cast<std::size_t>(k)]->sizeHint().height() : std::max(1, total / std::max(1, shown));
   }
   m_splitter->setSizes(sizes);
+  emit foldsChanged();
 }
 
 void ChartStack::setData(const std::vector<ChartData>& charts, const std::vector<AlertInterval>& intervals,

@@ -32,6 +32,9 @@ class ChartStack : public QWidget {
   /// The note shown instead of chart i while it is collapsed.
   QLabel* note(int i) const { return m_notes.at(static_cast<std::size_t>(i)); }
   bool isCollapsed(int i) const;
+  /// How many lines each legend can list once the charts shown share the stack's height:
+  /// from the stack's size and what is folded, not from a chart's size mid-layout.
+  int legendRows() const;
 
   /// Draws each chart's data (snapshot order), collapsing those without lines.
   void setData(const std::vector<ChartData>& charts, const std::vector<AlertInterval>& intervals,
@@ -43,6 +46,8 @@ class ChartStack : public QWidget {
   void rangeRequested(qint64 start_ms, qint64 end_ms);
   /// Double click: back to the live preset.
   void liveRequested();
+  /// A chart folded or unfolded: the charts shown have another height.
+  void foldsChanged();
 
  private:
   void setCollapsed(int i, bool collapsed);

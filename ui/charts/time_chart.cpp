@@ -335,13 +335,13 @@ QString TimeChart::legendLabel(const QString& name, const QFont& font) const {
   }
 }
 
-int TimeChart::legendRows() const {
+int TimeChart::legendRowsAt(int height) const {
   // A legend entry is a text line plus the marker's padding (QtCharts: 4 px above and below);
   // the legend spans the chart's height under its title. From the widget's height, not the
   // plot area's: that is laid out later, and a resize must give the answer at once.
   const QFontMetricsF fm(chart()->legend()->font());
   const double row = fm.height() + 8;
-  const double room = height() - 2 * QFontMetricsF(chart()->titleFont()).height() - 16;
+  const double room = height - 2 * QFontMetricsF(chart()->titleFont()).height() - 16;
   return std::max(1, static_cast<int>(room / row));
 }
 

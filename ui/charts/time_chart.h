@@ -70,7 +70,9 @@ class TimeChart : public QChartView {
   /// The text of each band, as drawn.
   static QString noDataText(const NoDataBand& band);
   /// How many lines the legend can list at the chart's height (more are dropped from it).
-  int legendRows() const;
+  int legendRows() const { return legendRowsAt(height()); }
+  /// ... at a chart height of `height` pixels.
+  int legendRowsAt(int height) const;
   /// Legend labels as shown (elided in the middle to the legend's width), for tests.
   QStringList legendLabels() const;
 
