@@ -581,14 +581,15 @@ void MainWindow::updateDetails() {
   if (name != QString::fromStdString(r->api_key)) {
     html += tr("Key: %1<br>").arg(QString::fromStdString(r->api_key).toHtmlEscaped());
   }
-  html += tr("Limit: %1<br>").arg(QString::fromStdString(r->parameters).toHtmlEscaped());
   if (!r->node.empty()) html += tr("Shard: %1<br>").arg(QString::fromStdString(r->node).toHtmlEscaped());
+  // The limit and the level on one line: four lines fit the pane of a 720-pixel window.
+  html += tr("Limit: %1 · ").arg(QString::fromStdString(r->parameters).toHtmlEscaped());
   if (r->capacity > 0) {
-    html += tr("Level %1 of %2 (%3%)<br>")
+    html += tr("level %1 of %2 (%3%)<br>")
                 .arg(format_amount(r->level * r->capacity, r->capacity >= 1000 ? 0 : 1), format_capacity(r->capacity))
                 .arg(r->level * 100, 0, 'f', 1);
   } else {
-    html += tr("Level: not reported by this source (rates only)<br>");
+    html += tr("level not reported by this source (rates only)<br>");
   }
   // What the source does not report reads "—", never 0.
   const QString none = QStringLiteral("—");

@@ -141,6 +141,28 @@ TEST(IncidentLayout, LegendsKeepTheModelWholeAndNeverRepeatALabel) {
   }
 }
 
+TEST(IncidentLayout, AnOutagesLabelStaysReadableOverTheLines) {
+  test::ensure_qt_app();
+  applyPalette(false);
+  TimeChart chart({});
+  chart.resize(900, 320);
+  chart.setDark(false);
+  chart.show();
+  ChartData d;
+  d.title = "levels";
+  d.y_max = 1.0;
+  // A key at 97% of capacity runs along the top of the plot, where the label goes.
+  d.lines = {line("full-key / gpt-4.1", {{double(kT0), 0.97}, {double(kT0 + 60'000), 0.97}})};
+  d.no_data = {NoDataBand{"redis", kT0 + 20'000, kT0 + 60'000, true}};
+  chart.setData(d, {}, kT0, kT0 + 60'000);
+  QApplication::processEvents();
+  const QImage img = chart.grab().toImage();
+  const QRectF plot = chart.chart()->mapToScene(chart.chart()->plotArea()).boundingRect();
+  const int x = static_cast<int>(plot.left() + plot.width() * 20.0 / 60.0) + 3;  // the label's left margin
+  const QColor at = img.pixelColor(x, static_cast<int>(chart.yPixel(0.97)));
+  EXPECT_GT(at.lightness(), 220) << "the line runs over the label: " << at.name().toStdString();
+}
+
 KeyRow tenant(int i) {
   KeyRow r;
   r.api_key = "0123456789ab" + std::to_string(i);

@@ -510,18 +510,6 @@ void TimeChart::drawForeground(QPainter* painter, const QRectF& rect) {
     painter->fillRect(band, QBrush(hatch, Qt::BDiagPattern));
     painter->setPen(QPen(grey, 1, Qt::DashLine));
     painter->drawLine(QPointF(x1, plot.top()), QPointF(x1, plot.bottom()));
-    QFont f = m_axisX->labelsFont();
-    f.setBold(true);
-    painter->setFont(f);
-    const QFontMetricsF fm(f);
-    const QString text = noDataText(b);
-    const double w = fm.horizontalAdvance(text) + 8;
-    // Inside the band when it fits, else left of its start; one row per band.
-    const double left = x1 + w <= plot.right() ? x1 + 2 : std::max(plot.left(), x1 - w);
-    const QRectF box(left, plot.top() + 2 + static_cast<double>(i) * (fm.height() + 4), w, fm.height() + 2);
-    painter->fillRect(box, m_dark ? QColor(40, 40, 40, 220) : QColor(255, 255, 255, 220));
-    painter->setPen(m_dark ? QColor(230, 230, 230) : QColor(60, 60, 60));
-    painter->drawText(box, Qt::AlignCenter, text);
   }
   if (m_yHi > m_yLo) {
     const double sx = plot.width() / static_cast<double>(m_end - m_start);
@@ -544,6 +532,24 @@ void TimeChart::drawForeground(QPainter* painter, const QRectF& rect) {
       painter->drawPolyline(poly);
     }
     drawThresholds(painter, plot);
+  }
+  // The outages' labels last, over the lines (a line at full capacity runs along the top).
+  for (std::size_t i = 0; i < m_noData.size(); ++i) {
+    const NoDataBand& b = m_noData[i];
+    const double x1 = std::max(plot.left(), xAtTime(b.start_ms) + offset);
+    if (std::min(plot.right(), xAtTime(b.end_ms) + offset) < x1) continue;
+    QFont f = m_axisX->labelsFont();
+    f.setBold(true);
+    painter->setFont(f);
+    const QFontMetricsF fm(f);
+    const QString text = noDataText(b);
+    const double w = fm.horizontalAdvance(text) + 8;
+    // Inside the band when it fits, else left of its start; one row per band.
+    const double left = x1 + w <= plot.right() ? x1 + 2 : std::max(plot.left(), x1 - w);
+    const QRectF box(left, plot.top() + 2 + static_cast<double>(i) * (fm.height() + 4), w, fm.height() + 2);
+    painter->fillRect(box, m_dark ? QColor(40, 40, 40, 235) : QColor(255, 255, 255, 235));
+    painter->setPen(m_dark ? QColor(230, 230, 230) : QColor(60, 60, 60));
+    painter->drawText(box, Qt::AlignCenter, text);
   }
   if (m_crosshair >= m_start && m_crosshair <= m_end) {
     const double x = xAtTime(m_crosshair) + offset;
