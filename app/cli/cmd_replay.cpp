@@ -44,9 +44,7 @@ nlohmann::json spend_json(const tuner::Trace& trace, const tuner::SpendSummary& 
 }  // namespace
 
 int run_replay(const CommandArgs& argv) {
-  auto specs = trace_option_specs();
-  for (auto& spec : limit_option_specs()) specs.push_back(std::move(spec));
-  for (auto& spec : pricing_option_specs()) specs.push_back(std::move(spec));
+  auto specs = replay_option_specs();
   specs.push_back({"timeline-step", "D", "timeline resolution, e.g. 1m (default: at most 200 points)"});
   specs.push_back({"json", "", "print the result as JSON"});
   Args args(kName, "replay a trace through one limiter setting", specs, argv);
@@ -55,37 +53,32 @@ int run_replay(const CommandArgs& argv) {
     return 0;
   }
   if (!args.ok()) return usage_error(kName, args.error());
-  auto params = limit_params_from(args);
-  if (!params) return usage_error(kName, params.error());
-  std::size_t skipped = 0;
-  auto trace = load_trace_option(args, &skipped);
-  if (!trace) return usage_error(kName, trace.error());
-  PricingChoice pricing;
-  if (auto why = pricing_from(args, pricing)) return usage_error(kName, *why);
+  ReplayInputs in;
+  if (auto why = replay_inputs_from(args, in)) return usage_error(kName, *why);
   tuner::ReplayOptions options;
-  options.pricing = &pricing.options;
+  options.pricing = &in.pricing.options;
   if (auto step = args.get("timeline-step")) {
     auto d = parse_duration(*step);
     if (!d) return usage_error(kName, "--timeline-step: " + d.error());
     if (*d < std::chrono::seconds(1)) return usage_error(kName, "--timeline-step " + *step + ": must be at least 1s");
     options.timeline_step = *d;
   }
-  auto r = tuner::replay(*trace, *params, options);
+  auto r = tuner::replay(in.trace, in.params, options);
   if (!r) return usage_error(kName, r.error());
-  if (skipped > 0) r->warnings.push_back("skipped " + std::to_string(skipped) + " bad trace line(s)");
+  if (in.skipped > 0) r->warnings.push_back("skipped " + std::to_string(in.skipped) + " bad trace line(s)");
 
   if (args.has("json")) {
     nlohmann::json j = counts_json(r->total);
-    j["params"] = params->describe();
-    j["events"] = trace->events.size();
-    j["duration_s"] = trace->duration_s();
+    j["params"] = in.params.describe();
+    j["events"] = in.trace.events.size();
+    j["duration_s"] = in.trace.duration_s();
     j["largest_burst_admitted"] = r->largest_burst_admitted;
     j["total_delay_s"] = r->total_delay_s;
     j["max_delay_s"] = r->max_delay_s;
-    j["keys"] = by_name(trace->keys, r->by_key);
-    j["tiers"] = by_name(trace->tiers, r->by_tier);
-    j["models"] = by_name(trace->models, r->by_model);
-    j["spend"] = spend_json(*trace, r->spend);
+    j["keys"] = by_name(in.trace.keys, r->by_key);
+    j["tiers"] = by_name(in.trace.tiers, r->by_tier);
+    j["models"] = by_name(in.trace.models, r->by_model);
+    j["spend"] = spend_json(in.trace, r->spend);
     j["timeline_step_s"] = static_cast<double>(r->timeline_step.count()) / 1e9;
     j["timeline"] = nlohmann::json::array();
     for (const auto& p : r->timeline) {
@@ -96,12 +89,12 @@ int run_replay(const CommandArgs& argv) {
     j["warnings"] = r->warnings;
     std::cout << json_text(j) << "\n";
   } else {
-    std::cout << params->describe() << " over " << trace->events.size() << " requests ("
-              << trace->duration_s() << " s): admitted " << r->total.admitted << ", rejected "
+    std::cout << in.params.describe() << " over " << in.trace.events.size() << " requests ("
+              << in.trace.duration_s() << " s): admitted " << r->total.admitted << ", rejected "
               << r->total.rejected << " (" << r->total.ratio_429() * 100 << "% 429), largest burst "
               << r->largest_burst_admitted << " in 1 s\n";
     if (r->spend.priced) {
-      std::cout << "spend $" << r->total.admitted_spend << "; worst key " << trace->keys[r->spend.worst_key]
+      std::cout << "spend $" << r->total.admitted_spend << "; worst key " << in.trace.keys[r->spend.worst_key]
                 << " $" << r->spend.worst_key_per_min << " in the minute from t="
                 << static_cast<double>(r->spend.worst_minute_ns) / 1e9 << " s\n";
     }

@@ -58,11 +58,9 @@ void print_text(const tuner::OutageWhatIf& w) {
 }  // namespace
 
 int run_whatif_outage(const CommandArgs& argv) {
-  auto specs = trace_option_specs();
+  auto specs = replay_option_specs();
   specs.push_back({"outage", "D@HH:MM", "the outage: its length and UTC start (or D@+OFFSET from the trace's start)"});
   specs.push_back({"replicas", "N", "gateway replicas, each with a 1/N local fallback limiter (default 1)"});
-  for (auto& spec : limit_option_specs()) specs.push_back(std::move(spec));
-  for (auto& spec : pricing_option_specs()) specs.push_back(std::move(spec));
   specs.push_back({"json", "", "print the result as JSON"});
   Args args(kName, "a Redis outage window under fail-open, fail-closed and a local fallback", specs, argv);
   if (args.help_requested()) {
@@ -71,22 +69,17 @@ int run_whatif_outage(const CommandArgs& argv) {
   }
   if (!args.ok()) return usage_error(kName, args.error());
   if (!args.has("outage")) return usage_error(kName, "--outage D@HH:MM is required, e.g. 10m@14:00");
-  auto params = limit_params_from(args);
-  if (!params) return usage_error(kName, params.error());
   auto replicas = integer_option(args, "replicas", 1, 1, 10'000);
   if (!replicas) return usage_error(kName, replicas.error());
-  std::size_t skipped = 0;
-  auto trace = load_trace_option(args, &skipped);
-  if (!trace) return usage_error(kName, trace.error());
-  PricingChoice pricing;
-  if (auto why = pricing_from(args, pricing)) return usage_error(kName, *why);
-  auto window = tuner::parse_outage(*args.get("outage"), *trace);
+  ReplayInputs in;
+  if (auto why = replay_inputs_from(args, in)) return usage_error(kName, *why);
+  auto window = tuner::parse_outage(*args.get("outage"), in.trace);
   if (!window) return usage_error(kName, window.error());
   tuner::OutageOptions o;
   o.window = *window;
   o.replicas = static_cast<int>(*replicas);
-  o.pricing = &pricing.options;
-  auto w = tuner::whatif_outage(*trace, *params, o);
+  o.pricing = &in.pricing.options;
+  auto w = tuner::whatif_outage(in.trace, in.params, o);
   if (!w) return usage_error(kName, w.error());
   if (args.has("json")) {
     std::cout << json_text(to_json(*w)) << "\n";

@@ -20,11 +20,9 @@ constexpr const char* kName = "whatif routing";
 }  // namespace
 
 int run_whatif_routing(const CommandArgs& argv) {
-  auto specs = trace_option_specs();
+  auto specs = replay_option_specs();
   specs.push_back({"under", "N", "route requests estimated under N tokens"});
   specs.push_back({"to", "MODEL", "to this model (from the policy)"});
-  for (auto& spec : limit_option_specs()) specs.push_back(std::move(spec));
-  for (auto& spec : pricing_option_specs()) specs.push_back(std::move(spec));
   specs.push_back({"json", "", "print the result as JSON"});
   Args args(kName, "route small requests to another model; spend and 429s against the trace as it was",
             specs, argv);
@@ -36,15 +34,10 @@ int run_whatif_routing(const CommandArgs& argv) {
   if (!args.has("under") || !args.has("to")) return usage_error(kName, "--under N and --to MODEL are required");
   auto under = integer_option(args, "under", 0, 1, 100'000'000);
   if (!under) return usage_error(kName, under.error());
-  auto params = limit_params_from(args);
-  if (!params) return usage_error(kName, params.error());
-  std::size_t skipped = 0;
-  auto trace = load_trace_option(args, &skipped);
-  if (!trace) return usage_error(kName, trace.error());
-  PricingChoice pricing;
-  if (auto why = pricing_from(args, pricing)) return usage_error(kName, *why);
+  ReplayInputs in;
+  if (auto why = replay_inputs_from(args, in)) return usage_error(kName, *why);
   const tuner::RoutingRule rule{static_cast<std::uint32_t>(*under), *args.get("to")};
-  auto w = tuner::whatif_routing(*trace, *params, rule, pricing.options);
+  auto w = tuner::whatif_routing(in.trace, in.params, rule, in.pricing.options);
   if (!w) return usage_error(kName, w.error());
   if (args.has("json")) {
     nlohmann::json j{{"params", w->params.describe()},

@@ -142,4 +142,21 @@ Expected<LimitParams> limit_params_from(const Args& args) {
   return p;
 }
 
+std::vector<OptionSpec> replay_option_specs() {
+  auto specs = trace_option_specs();
+  for (auto& spec : limit_option_specs()) specs.push_back(std::move(spec));
+  for (auto& spec : pricing_option_specs()) specs.push_back(std::move(spec));
+  return specs;
+}
+
+std::optional<std::string> replay_inputs_from(const Args& args, ReplayInputs& out) {
+  auto params = limit_params_from(args);
+  if (!params) return params.error();
+  out.params = *params;
+  auto trace = load_trace_option(args, &out.skipped);
+  if (!trace) return trace.error();
+  out.trace = std::move(*trace);
+  return pricing_from(args, out.pricing);
+}
+
 }  // namespace limitscope::cli

@@ -51,4 +51,20 @@ std::vector<OptionSpec> limit_option_specs();
 /// --algorithm with --capacity/--refill (buckets) or --window/--limit (windows), validated.
 Expected<LimitParams> limit_params_from(const Args& args);
 
+/// The trace, the limit's and the pricing options together, in that order: what replay and
+/// the what-ifs take first.
+std::vector<OptionSpec> replay_option_specs();
+
+/// What replay and the what-ifs read first: one setting, the trace and what prices it.
+struct ReplayInputs {
+  LimitParams params;
+  tuner::Trace trace;
+  std::size_t skipped = 0;  ///< bad trace lines skipped (--skip-bad-lines)
+  PricingChoice pricing;
+};
+
+/// Reads the options of replay_option_specs() into `out`.
+/// @return an error naming the option and the reason
+std::optional<std::string> replay_inputs_from(const Args& args, ReplayInputs& out);
+
 }  // namespace limitscope::cli
