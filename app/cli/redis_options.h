@@ -67,21 +67,12 @@ struct RedisRuleClient {
 /// The cluster client options for the shared Redis options (`connections` per master).
 redis::ClusterOptions cluster_options(const RedisOptions& options, std::size_t connections);
 
-/// Runs `op` (a function of a Connection returning Result<T>) on a connection serving the
-/// keys of `rule`: the one server, or the rule's shard of a cluster (redirections followed).
+/// redis::on_rule_server with the CLI's clock.
 template <class T, class Op>
 redis::Result<T> on_rule_connection(const redis::RedisUrl& url, const redis::ConnectOptions& connect,
                                     const redis::KeySchema& schema, const std::string& rule,
                                     Op&& op) {
-  if (url.cluster()) {
-    redis::ClusterOptions o;
-    o.connect = connect;
-    redis::ClusterClient cluster(url, o, SteadyClock::instance());
-    return redis::on_rule_shard<T>(cluster, schema, rule, op);
-  }
-  auto c = redis::Connection::open(url, connect);
-  if (!c) return c.error();
-  return op(*c);
+  return redis::on_rule_server<T>(url, connect, schema, rule, SteadyClock::instance(), std::forward<Op>(op));
 }
 
 /// A non-negative whole number option (or its default).
