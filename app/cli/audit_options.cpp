@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "core/audit/audit_names.h"
 #include "core/limiter/rate.h"
 
 namespace limitscope::cli {
@@ -43,6 +44,20 @@ Expected<Policy> audit_policy(const Args& args) {
     return std::move(p).value();
   }
   return default_policy();
+}
+
+OptionSpec key_names_spec() {
+  return {"key-names", "FILE", "names of API keys, a CSV of api_key_hash,name (limitscope-cli key-names writes one)"};
+}
+
+Expected<KeyNames> audit_key_names(const Args& args, const Policy& policy) {
+  KeyNames names = audit::policy_key_names(policy);
+  if (auto file = args.get("key-names")) {
+    auto more = load_key_names_file(*file);
+    if (!more) return make_error("--key-names: " + more.error());
+    names.merge(*more);
+  }
+  return names;
 }
 
 }  // namespace limitscope::cli

@@ -1,6 +1,7 @@
 #pragma once
 // What the audit subcommands share: a comma-separated list of /metrics URLs, the fetch
-// options of --timeout and --bearer-token-env, and --policy (default: the embedded policy).
+// options of --timeout and --bearer-token-env, --policy (default: the embedded policy) and the
+// key names audits show (the policy's and --key-names).
 
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "core/common/expected.h"
 #include "core/limiter/policy.h"
 #include "core/probe/http_fetch.h"
+#include "core/sources/key_names.h"
 
 namespace limitscope::cli {
 
@@ -18,5 +20,9 @@ Expected<std::vector<probe::HttpUrl>> metrics_urls(const Args& args);
 Expected<probe::FetchOptions> audit_fetch_options(const Args& args);
 /// --policy FILE, else the embedded default policy.
 Expected<Policy> audit_policy(const Args& args);
+/// --key-names FILE: a CSV of api_key_hash,name (core/sources/key_names.h).
+OptionSpec key_names_spec();
+/// The names of `policy`'s keys, with those of --key-names FILE over them.
+Expected<KeyNames> audit_key_names(const Args& args, const Policy& policy);
 
 }  // namespace limitscope::cli

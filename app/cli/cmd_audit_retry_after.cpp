@@ -5,6 +5,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "app/cli/audit_options.h"
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
 #include "app/cli/redis_options.h"
@@ -40,7 +41,9 @@ nlohmann::json to_json(const audit::RetryAfterAudit& a, const audit::DecisionRea
                    {"errors", read.errors}};
   j["keys"] = nlohmann::json::array();
   for (const auto& k : a.keys) {
-    j["keys"].push_back({{"key", k.key}, {"refusals", k.refusals}, {"impatient", k.impatient},
+    j["keys"].push_back({{"key", k.key},
+                         {"name", k.name.empty() ? nlohmann::json(nullptr) : nlohmann::json(k.name)},
+                         {"refusals", k.refusals}, {"impatient", k.impatient},
                          {"lies", k.lies}, {"honoured", k.honoured}, {"unanswered", k.unanswered},
                          {"impatient_examples", examples_json(k.impatient_examples)},
                          {"lie_examples", examples_json(k.lie_examples)}});
@@ -54,7 +57,7 @@ void print_text(const audit::RetryAfterAudit& a, const audit::DecisionRead& read
             << " lies, " << a.unanswered << " not retried\n";
   for (const auto& k : a.keys) {
     if (k.lies == 0 && k.impatient == 0) continue;
-    std::cout << "  " << k.key << ": " << k.lies << " lies, " << k.impatient << " impatient\n";
+    std::cout << "  " << (k.name.empty() ? k.key : k.name + " (" + k.key + ")") << ": " << k.lies << " lies, " << k.impatient << " impatient\n";
     for (const auto& x : k.lie_examples) {
       std::cout << "    lie: promised " << static_cast<double>(x.promised_us) / 1e6 << " s, waited "
                 << static_cast<double>(x.waited_us) / 1e6 << " s, refused again\n";
@@ -77,6 +80,8 @@ int run_audit_retry_after(const CommandArgs& argv) {
   auto specs = redis_option_specs();
   specs.push_back({"max-entries", "N", "read at most N stream entries, oldest first (default 1000000)"});
   specs.push_back({"examples", "N", "examples per key and kind (default 3)"});
+  specs.push_back({"policy", "FILE", "the gateways' policy: its key names (and its raw keys never shown)"});
+  specs.push_back(key_names_spec());
   specs.push_back({"json", "", "print the result as JSON"});
   Args args(kName, "Retry-After honesty from a rule's decision stream", specs, argv);
   if (args.help_requested()) {
@@ -91,13 +96,15 @@ int run_audit_retry_after(const CommandArgs& argv) {
   if (!max_entries) return usage_error(kName, max_entries.error());
   auto examples = integer_option(args, "examples", 3, 0, 1000);
   if (!examples) return usage_error(kName, examples.error());
-  auto read = on_rule_connection<audit::DecisionRead>(
-      options->url, options->connect, options->schema, options->rule, [&](redis::Connection& c) {
-        return audit::read_decision_stream(c, options->schema, options->rule,
-                                           static_cast<std::size_t>(*max_entries));
-      });
+  auto policy = audit_policy(args);
+  if (!policy) return usage_error(kName, policy.error());
+  auto names = audit_key_names(args, *policy);
+  if (!names) return usage_error(kName, names.error());
+  auto read = audit::read_rule_decisions(options->url, options->connect, options->schema, options->rule,
+                                         static_cast<std::size_t>(*max_entries), SteadyClock::instance());
   if (!read) return usage_error(kName, "--redis: " + read.error().message);
-  const auto a = audit::audit_retry_after(read->decisions, static_cast<std::size_t>(*examples));
+  auto a = audit::audit_retry_after(read->decisions, static_cast<std::size_t>(*examples));
+  audit::name_keys(a, *names, &*policy);
   if (args.has("json")) {
     std::cout << json_text(to_json(a, *read, options->rule)) << "\n";
   } else {

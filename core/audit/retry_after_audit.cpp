@@ -4,6 +4,9 @@
 #include <charconv>
 #include <unordered_map>
 
+#include "core/audit/audit_names.h"
+#include "core/redis/cluster_limiter.h"
+
 namespace limitscope::audit {
 namespace {
 
@@ -85,6 +88,24 @@ redis::Result<DecisionRead> read_decision_stream(redis::Connection& c, const red
   return out;
 }
 
+redis::Result<DecisionRead> read_rule_decisions(const redis::RedisUrl& url,
+                                                const redis::ConnectOptions& connect,
+                                                const redis::KeySchema& schema,
+                                                const std::string& rule, std::size_t max_entries,
+                                                Clock& clock) {
+  return redis::on_rule_server<DecisionRead>(url, connect, schema, rule, clock, [&](redis::Connection& c) {
+    return read_decision_stream(c, schema, rule, max_entries);
+  });
+}
+
+void name_keys(RetryAfterAudit& audit, const KeyNames& names, const Policy* policy) {
+  for (KeyRetryFindings& k : audit.keys) {
+    ShownKey shown = show_key(k.key, names, policy);
+    k.key = std::move(shown.key);
+    k.name = std::move(shown.name);
+  }
+}
+
 RetryAfterAudit audit_retry_after(const std::vector<LoggedDecision>& decisions,
                                   std::size_t max_examples) {
   RetryAfterAudit out;
@@ -92,7 +113,10 @@ RetryAfterAudit audit_retry_after(const std::vector<LoggedDecision>& decisions,
   std::unordered_map<std::string, const LoggedDecision*> pending;  // key -> its open refusal
   auto findings = [&](const std::string& key) -> KeyRetryFindings& {
     auto [it, fresh] = index.try_emplace(key, out.keys.size());
-    if (fresh) out.keys.push_back(KeyRetryFindings{key, 0, 0, 0, 0, 0, {}, {}});
+    if (fresh) {
+      out.keys.emplace_back();
+      out.keys.back().key = key;
+    }
     return out.keys[it->second];
   };
   for (const LoggedDecision& d : decisions) {

@@ -16,8 +16,12 @@
 #include <string>
 #include <vector>
 
+#include "core/limiter/clock.h"
+#include "core/limiter/policy.h"
 #include "core/redis/connection.h"
 #include "core/redis/key_schema.h"
+#include "core/redis/redis_url.h"
+#include "core/sources/key_names.h"
 
 namespace limitscope::audit {
 
@@ -39,6 +43,13 @@ struct DecisionRead {
 /// Reads up to `max_entries` of `rule`'s decision stream, oldest first, in pages.
 redis::Result<DecisionRead> read_decision_stream(redis::Connection& c, const redis::KeySchema& schema,
                                                  const std::string& rule, std::size_t max_entries);
+/// read_decision_stream on the server of `url` that holds `rule` (its shard of a cluster).
+/// @param clock paces a cluster's retries
+redis::Result<DecisionRead> read_rule_decisions(const redis::RedisUrl& url,
+                                                const redis::ConnectOptions& connect,
+                                                const redis::KeySchema& schema,
+                                                const std::string& rule, std::size_t max_entries,
+                                                Clock& clock);
 
 /// One refusal and what followed.
 struct RetryExample {
@@ -56,6 +67,7 @@ struct KeyRetryFindings {
   std::size_t unanswered = 0;
   std::vector<RetryExample> impatient_examples;  ///< the first few
   std::vector<RetryExample> lie_examples;
+  std::string name;  ///< the tenant's name, when known (name_keys)
 };
 
 struct RetryAfterAudit {
@@ -70,5 +82,10 @@ struct RetryAfterAudit {
 /// The audit of `decisions` (in time order). `max_examples` per kind and key.
 RetryAfterAudit audit_retry_after(const std::vector<LoggedDecision>& decisions,
                                   std::size_t max_examples = 3);
+
+/// Names each key as audit_names.h's show_key does: the tenant's name where `names` or the
+/// policy know it, and a key the policy lists (a foreign gateway that logs raw keys) replaced
+/// by its hash.
+void name_keys(RetryAfterAudit& audit, const KeyNames& names, const Policy* policy);
 
 }  // namespace limitscope::audit

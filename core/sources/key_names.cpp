@@ -74,6 +74,10 @@ LimitedKeyParts split_limited_key(std::string_view rest, std::string_view limit_
   return p;
 }
 
+void KeyNames::merge(const KeyNames& other) {
+  for (const auto& [hash, name] : other.by_hash_) by_hash_[hash] = name;
+}
+
 std::optional<std::string> key_hash_prefix(std::string_view api_key) {
   // A hex run longer than 12 digits is a longer hash of the same key (Redis keys hold 32).
   const std::size_t run = hex_run(api_key);

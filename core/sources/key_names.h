@@ -45,6 +45,8 @@ class KeyNames {
   /// Its name, else its first 12 hex digits when it is a hash, else `api_key` as is.
   std::string display(std::string_view api_key) const;
   std::size_t size() const { return by_hash_.size(); }
+  /// Takes every name of `other`, over any this has for the same key.
+  void merge(const KeyNames& other);
 
  private:
   std::map<std::string, std::string, std::less<>> by_hash_;  // 12 hex digits → name

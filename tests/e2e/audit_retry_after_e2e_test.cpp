@@ -1,13 +1,16 @@
 // Verifies `limitscope-cli audit retry-after` on a real decision stream: a client that honours
 // our gateway's Retry-After (and one impatient retry) yields zero lies (exit 0); a foreign
-// gateway promising too short a wait, simulated by writing its stream, is caught (exit 1).
+// gateway promising too short a wait, simulated by writing its stream, is caught (exit 1); keys
+// are named from --policy and --key-names, and a raw key the policy lists is shown by its hash.
 
 #include <gtest/gtest.h>
 #include <httplib.h>
 
 #include <chrono>
+#include <map>
 #include <nlohmann/json.hpp>
 
+#include "core/common/sha256.h"
 #include "core/redis/connection.h"
 #include "core/redis/key_schema.h"
 #include "e2e/e2e_policy.h"
@@ -20,6 +23,18 @@ namespace limitscope::test {
 namespace {
 
 using nlohmann::json;
+
+// Appends one decision to `stream` as a gateway's script would log it (retry_us on refusals).
+void log_decision(redis::Connection& c, const std::string& stream, std::int64_t t_us, const std::string& key,
+                  bool allowed, std::int64_t retry_us = 0) {
+  std::vector<std::string> cmd{"XADD", stream, "*", "t", std::to_string(t_us), "key", key,
+                               "cost", "1", "allowed", allowed ? "1" : "0", "level", "0"};
+  if (!allowed) {
+    cmd.push_back("retry_us");
+    cmd.push_back(std::to_string(retry_us));
+  }
+  ASSERT_TRUE(c.command(cmd).ok());
+}
 
 TEST(AuditRetryAfterE2E, HonestClientOnOurGatewayFindsNoLie) {
   auto redis = RedisServer::start();
@@ -86,20 +101,11 @@ TEST(AuditRetryAfterE2E, ForeignGatewayWithTooShortRetryAfterIsCaught) {
   // A gateway whose limit frees room after 1 s but promises 0.2 s: a client honouring the
   // promise is refused twice, then admitted.
   const std::string stream = redis::KeySchema{}.decisions_key("foreign");
-  auto add = [&](std::int64_t t, const char* allowed, const char* retry) {
-    std::vector<std::string> cmd{"XADD", stream, "*", "t", std::to_string(t), "key", "tenant-a",
-                                 "cost", "1", "allowed", allowed, "level", "0"};
-    if (retry != nullptr) {
-      cmd.push_back("retry_us");
-      cmd.push_back(retry);
-    }
-    ASSERT_TRUE(c->command(cmd).ok());
-  };
   const std::int64_t t0 = 1'796'120'229'000'000;
-  add(t0, "0", "200000");
-  add(t0 + 200'000, "0", "200000");
-  add(t0 + 400'000, "0", "200000");
-  add(t0 + 1'000'000, "1", nullptr);
+  log_decision(*c, stream, t0, "tenant-a", false, 200'000);
+  log_decision(*c, stream, t0 + 200'000, "tenant-a", false, 200'000);
+  log_decision(*c, stream, t0 + 400'000, "tenant-a", false, 200'000);
+  log_decision(*c, stream, t0 + 1'000'000, "tenant-a", true);
   auto out = run_cli("audit retry-after --json --redis " + redis->url() + " --rule foreign");
   ASSERT_EQ(out.exit_code, 1) << out.out << out.err;
   const json j = json::parse(out.out);
@@ -110,6 +116,47 @@ TEST(AuditRetryAfterE2E, ForeignGatewayWithTooShortRetryAfterIsCaught) {
   ASSERT_EQ(k.at("lie_examples").size(), 2u);
   EXPECT_DOUBLE_EQ(k.at("lie_examples")[0].at("promised_s").get<double>(), 0.2);
   EXPECT_DOUBLE_EQ(k.at("lie_examples")[0].at("waited_s").get<double>(), 0.2);
+}
+
+TEST(AuditRetryAfterE2E, KeysAreNamedAndARawKeyIsNeverPrinted) {
+  auto redis = RedisServer::start();
+  ASSERT_NE(redis, nullptr);
+  auto c = redis::Connection::open(*redis::parse_redis_url(redis->url()));
+  ASSERT_TRUE(c.ok());
+  const std::string stream = redis::KeySchema{}.decisions_key("foreign");
+  // One gateway logs raw keys (sk-acme-secret), ours logs "<32 hex>:<model>" (the other key).
+  const std::string ours = sha256_hex("sk-other").substr(0, 32) + ":gpt-4.1";
+  const std::int64_t t0 = 1'796'120'229'000'000;
+  for (const std::string& key : {std::string("sk-acme-secret"), ours}) {
+    log_decision(*c, stream, t0, key, false, 200'000);
+    log_decision(*c, stream, t0 + 300'000, key, false, 200'000);
+    log_decision(*c, stream, t0 + 2'000'000, key, true);
+  }
+  const std::string policy = write_temp("audit_retry_names_policy.json", R"({
+    "tiers": { "free": { "requests": { "algorithm": "token-bucket", "capacity": 3, "refill": "1/s" } } },
+    "models": { "gpt-4.1": { "cost": 1 } },
+    "keys": { "sk-acme-secret": { "tier": "free", "name": "acme-prod" } } })");
+  const std::string names = write_temp("audit_retry_names.csv",
+                                       "api_key_hash,name\n" + api_key_hash("sk-other") + ",other-team\n");
+  const std::string args = "audit retry-after --redis " + redis->url() + " --rule foreign --policy " +
+                           quoted(policy) + " --key-names " + quoted(names);
+  auto out = run_cli(args + " --json");
+  ASSERT_EQ(out.exit_code, 1) << out.out << out.err;
+  const json j = json::parse(out.out);
+  std::map<std::string, std::string> name_of;
+  for (const auto& k : j.at("keys")) name_of[k.at("key").get<std::string>()] = k.at("name").get<std::string>();
+  EXPECT_EQ(name_of[api_key_hash("sk-acme-secret")], "acme-prod");
+  EXPECT_EQ(name_of[ours], "other-team");
+  EXPECT_EQ(out.out.find("sk-acme-secret"), std::string::npos) << out.out;
+  auto text = run_cli(args);
+  ASSERT_EQ(text.exit_code, 1) << text.err;
+  EXPECT_NE(text.out.find("acme-prod (" + api_key_hash("sk-acme-secret") + "): 1 lies"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("other-team"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("sk-acme-secret"), std::string::npos) << text.out;
+  auto bad = run_cli("audit retry-after --redis " + redis->url() + " --rule foreign --key-names /nonexistent.csv");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--key-names"), std::string::npos) << bad.err;
 }
 
 TEST(AuditRetryAfterE2E, BadInputIsAUsageErrorNamingIt) {
