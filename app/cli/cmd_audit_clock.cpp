@@ -32,6 +32,17 @@ nlohmann::json to_json(const audit::ClockAudit& a) {
   j["skewed"] = a.skewed;
   j["errors"] = a.errors;
   j["redis_vs_workstation"] = offset_json(a.redis_vs_workstation);
+  j["redis_reference"] = a.redis_reference.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.redis_reference);
+  j["redis_nodes"] = nlohmann::json::array();
+  for (const auto& n : a.redis_nodes) {
+    j["redis_nodes"].push_back(
+        {{"node", n.node},
+         {"vs_workstation", offset_json(n.vs_workstation)},
+         {"vs_reference_s", n.vs_reference_s ? nlohmann::json(*n.vs_reference_s) : nlohmann::json(nullptr)},
+         {"uncertainty_s", n.uncertainty_s},
+         {"skewed", n.skewed},
+         {"error", n.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(n.error)}});
+  }
   j["gateways"] = nlohmann::json::array();
   for (const auto& g : a.gateways) {
     j["gateways"].push_back(
@@ -50,7 +61,17 @@ nlohmann::json to_json(const audit::ClockAudit& a) {
 void print_text(const audit::ClockAudit& a) {
   if (a.redis_vs_workstation) {
     std::cout << "redis TIME vs this workstation: " << a.redis_vs_workstation->offset_s << " s (+-"
-              << a.redis_vs_workstation->uncertainty_s << ")\n";
+              << a.redis_vs_workstation->uncertainty_s << ")";
+    if (a.redis_nodes.size() > 1) std::cout << " [reference: " << a.redis_reference << "]";
+    std::cout << "\n";
+  }
+  if (a.redis_nodes.size() > 1) {
+    for (const auto& n : a.redis_nodes) {
+      std::cout << (n.skewed ? "SKEW " : (n.error.empty() ? "ok   " : "???  ")) << "redis " << n.node;
+      if (n.vs_reference_s) std::cout << "  vs reference " << *n.vs_reference_s << " s (+-" << n.uncertainty_s << ")";
+      if (!n.error.empty()) std::cout << "  error: " << n.error;
+      std::cout << "\n";
+    }
   }
   for (const auto& g : a.gateways) {
     std::cout << (g.skewed ? "SKEW " : (g.source.empty() ? "???  " : "ok   ")) << g.gateway;
@@ -62,7 +83,8 @@ void print_text(const audit::ClockAudit& a) {
     if (!g.error.empty()) std::cout << "  error: " << g.error;
     std::cout << "\n";
   }
-  std::cout << a.skewed << " of " << a.gateways.size() << " gateways skewed beyond "
+  std::cout << a.skewed << " of " << a.gateways.size() + (a.redis_nodes.size() > 1 ? a.redis_nodes.size() : 0)
+            << (a.redis_nodes.size() > 1 ? " gateways and Redis masters" : " gateways") << " skewed beyond "
             << a.threshold_s << " s\n";
 }
 
@@ -71,7 +93,7 @@ void print_text(const audit::ClockAudit& a) {
 int run_audit_clock(const CommandArgs& argv) {
   std::vector<OptionSpec> specs{
       {"metrics", "URL[,URL...]", "each gateway's /metrics (its time gauge and Date header)"},
-      {"redis", "URL", "the Redis the gateways share (its TIME is the limiter's clock)"},
+      {"redis", "URL", "the Redis the gateways share (its TIME is the limiter's clock; a cluster: every master's)"},
       redis_password_file_spec(),
       {"threshold", "D", "warn when a gateway is off by more than this (default 1s)"},
       {"timeout", "D", "read timeout of each fetch (default 5s)"},
@@ -95,21 +117,19 @@ int run_audit_clock(const CommandArgs& argv) {
     if (!d) return usage_error(kName, "--threshold: " + d.error());
     threshold = *d;
   }
-  const Clock& workstation = SteadyClock::instance();
-  std::optional<audit::ClockSample> redis_sample;
+  SteadyClock& workstation = SteadyClock::instance();
+  std::vector<audit::RedisClockReading> redis_clocks;
   if (args.get("redis")) {
     auto url = parse_redis_url_option(args);
     if (!url) return usage_error(kName, url.error());
-    // A cluster's nodes each have a clock; the first seed stands for them here.
-    auto c = redis::Connection::open(*url);
-    if (!c) return usage_error(kName, "--redis: " + c.error().message);
-    auto s = audit::read_redis_clock(*c, workstation);
-    if (!s) return usage_error(kName, "--redis: " + s.error());
-    redis_sample = *s;
+    // A cluster: every master's TIME (each decides its own keys by its own clock).
+    auto read = audit::read_redis_clocks(*url, {}, workstation);
+    if (!read) return usage_error(kName, "--redis: " + read.error());
+    redis_clocks = std::move(*read);
   }
   std::vector<audit::GatewayClockReading> readings;
   for (const auto& url : *urls) readings.push_back(audit::read_gateway_clock(url, *fo, workstation));
-  const audit::ClockAudit a = audit::audit_clocks(readings, redis_sample,
+  const audit::ClockAudit a = audit::audit_clocks(readings, redis_clocks,
                                                   static_cast<double>(threshold.count()) / 1e9);
   if (args.has("json")) {
     std::cout << json_text(to_json(a)) << "\n";

@@ -1,11 +1,14 @@
 #include "core/audit/clock_audit.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/common/http_date.h"
 #include "core/metrics/metric_names.h"
 #include "core/probe/metrics_scrape.h"
+#include "core/redis/cluster_client.h"
 #include "core/redis/connection.h"
+#include "core/redis/redis_url.h"
 
 namespace limitscope::audit {
 namespace {
@@ -74,11 +77,82 @@ Expected<ClockSample> read_redis_clock(redis::Connection& c, const Clock& workst
   return ClockSample{sent, received, static_cast<double>(*us) / 1e6, 0};
 }
 
+Expected<std::vector<RedisClockReading>> read_redis_clocks(const redis::RedisUrl& url,
+                                                           const redis::ConnectOptions& connect,
+                                                           Clock& clock) {
+  std::vector<RedisClockReading> out;
+  if (!url.cluster()) {
+    auto c = redis::Connection::open(url, connect);
+    if (!c) return make_error(c.error().message);
+    auto s = read_redis_clock(*c, clock);
+    if (!s) return make_error(s.error());
+    out.push_back({url.unix_path.empty() ? url.host + ":" + std::to_string(url.port) : url.unix_path, *s, {}});
+    return out;
+  }
+  redis::ClusterOptions o;
+  o.connect = connect;
+  redis::ClusterClient cluster(url, o, clock);
+  auto topology = cluster.topology();
+  if (!topology) return make_error(topology.error().message);
+  for (const redis::ClusterNode& node : (*topology)->masters()) {
+    RedisClockReading r;
+    r.node = node.address();
+    if (auto lease = cluster.lease(node); !lease) {
+      r.error = r.node + ": " + lease.error().message;
+    } else if (auto s = read_redis_clock(**lease, clock); !s) {
+      r.error = r.node + ": " + s.error();
+    } else {
+      r.sample = *s;
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 ClockAudit audit_clocks(const std::vector<GatewayClockReading>& gateways,
                         const std::optional<ClockSample>& redis, double threshold_s) {
+  std::vector<RedisClockReading> nodes;
+  if (redis) nodes.push_back({"redis", *redis, {}});
+  return audit_clocks(gateways, nodes, threshold_s);
+}
+
+ClockAudit audit_clocks(const std::vector<GatewayClockReading>& gateways,
+                        const std::vector<RedisClockReading>& redis, double threshold_s) {
   ClockAudit out;
   out.threshold_s = threshold_s;
-  if (redis) out.redis_vs_workstation = offset_of(*redis);
+  // The reference: the node with the median offset (the lower middle of an even count).
+  std::vector<const RedisClockReading*> read;
+  for (const auto& r : redis) {
+    if (r.sample) read.push_back(&r);
+  }
+  if (!read.empty()) {
+    std::sort(read.begin(), read.end(), [](const RedisClockReading* a, const RedisClockReading* b) {
+      return offset_of(*a->sample).offset_s < offset_of(*b->sample).offset_s;
+    });
+    const RedisClockReading* ref = read[(read.size() - 1) / 2];
+    out.redis_vs_workstation = offset_of(*ref->sample);
+    out.redis_reference = ref->node;
+  }
+  for (const auto& r : redis) {
+    RedisNodeFinding f;
+    f.node = r.node;
+    f.error = r.error;
+    if (!r.sample) {
+      ++out.errors;
+      out.redis_nodes.push_back(std::move(f));
+      continue;
+    }
+    f.vs_workstation = offset_of(*r.sample);
+    if (r.node != out.redis_reference) {
+      f.vs_reference_s = f.vs_workstation->offset_s - out.redis_vs_workstation->offset_s;
+      f.uncertainty_s = f.vs_workstation->uncertainty_s + out.redis_vs_workstation->uncertainty_s;
+      f.skewed = std::abs(*f.vs_reference_s) > threshold_s + f.uncertainty_s;
+    } else {
+      f.vs_reference_s = 0;
+    }
+    if (f.skewed) ++out.skewed;
+    out.redis_nodes.push_back(std::move(f));
+  }
   for (const auto& g : gateways) {
     GatewayClockFinding f;
     f.gateway = g.gateway;

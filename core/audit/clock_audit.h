@@ -22,6 +22,8 @@
 
 namespace limitscope::redis {
 class Connection;
+struct ConnectOptions;
+struct RedisUrl;
 }
 
 namespace limitscope::audit {
@@ -57,6 +59,22 @@ GatewayClockReading read_gateway_clock(const probe::HttpUrl& url, const probe::F
 /// Reads Redis TIME on `c`. Errors: the command failed or the reply is not TIME's.
 Expected<ClockSample> read_redis_clock(redis::Connection& c, const Clock& workstation);
 
+/// What one Redis server's TIME said.
+struct RedisClockReading {
+  std::string node;                   ///< "host:port"
+  std::optional<ClockSample> sample;
+  std::string error;                  ///< this node could not be read: why
+};
+
+/// Reads TIME of the server of a redis:// URL, or of every master of a redis+cluster:// URL
+/// (each decision runs on its key's master, with that master's clock; a failover or a slot
+/// migration moves a key to another master's clock). Errors: the server, or the cluster's map,
+/// cannot be read; a master that does not answer is a reading with `error`.
+/// @param clock the workstation's wall clock, and the pacing of a cluster's retries
+Expected<std::vector<RedisClockReading>> read_redis_clocks(const redis::RedisUrl& url,
+                                                           const redis::ConnectOptions& connect,
+                                                           Clock& clock);
+
 struct GatewayClockFinding {
   std::string gateway;
   std::string source;                            ///< "gauge" or "date" (what the offset is from)
@@ -68,17 +86,34 @@ struct GatewayClockFinding {
   std::string error;
 };
 
+struct RedisNodeFinding {
+  std::string node;
+  std::optional<ClockOffset> vs_workstation;
+  std::optional<double> vs_reference_s;  ///< this node minus the reference Redis clock
+  double uncertainty_s = 0;              ///< of vs_reference_s
+  bool skewed = false;
+  std::string error;
+};
+
 struct ClockAudit {
   double threshold_s = 0;
+  /// The reference Redis clock gateways are judged against: the one server, or the cluster
+  /// master with the median offset (one master off does not move it).
   std::optional<ClockOffset> redis_vs_workstation;
+  std::string redis_reference;                ///< that node
+  std::vector<RedisNodeFinding> redis_nodes;  ///< every node read (one for a single server)
   std::vector<GatewayClockFinding> gateways;
-  std::size_t skewed = 0;
-  std::size_t errors = 0;
+  std::size_t skewed = 0;        ///< gateways and Redis nodes
+  std::size_t errors = 0;        ///< gateways and Redis nodes that could not be read
 };
 
 /// Compares every gateway with Redis (when read) and the workstation. A gateway is skewed
-/// when |its offset| exceeds threshold_s plus the reading's uncertainty, against Redis when
-/// Redis was read (the clock our scripts use), else against the workstation.
+/// when |its offset| exceeds threshold_s plus the reading's uncertainty, against the reference
+/// Redis clock when Redis was read (the clock our scripts use), else against the workstation.
+/// A cluster master is skewed when it is that far from the reference.
+ClockAudit audit_clocks(const std::vector<GatewayClockReading>& gateways,
+                        const std::vector<RedisClockReading>& redis, double threshold_s);
+/// The same with at most one Redis server.
 ClockAudit audit_clocks(const std::vector<GatewayClockReading>& gateways,
                         const std::optional<ClockSample>& redis, double threshold_s);
 

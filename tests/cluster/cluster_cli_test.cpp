@@ -1,14 +1,18 @@
 // Verifies limitscope-cli on a redis+cluster:// URL: config set/get/history on rules of every
 // shard, decide, probe finding every limiter key on every shard with the node that holds it,
-// and several hammer processes on one key never over-admitting.
+// several hammer processes on one key never over-admitting, and `audit clock` reading the TIME
+// of every master, not only the first seed's.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "cluster_test_support.h"
+#include "support/child_process.h"
 #include "support/process.h"
 #include "support/test_paths.h"
+#include "core/limiter/policy.h"
 
 namespace limitscope::test {
 namespace {
@@ -114,6 +118,36 @@ TEST_F(ClusterCli, SeveralHammerProcessesOnOneKeyNeverOverAdmit) {
   EXPECT_GT(decided, 500) << "the processes did not contend";
   EXPECT_GT(admitted, capacity * 0.9);
   EXPECT_LE(static_cast<double>(admitted), bound);
+}
+
+TEST_F(ClusterCli, AuditClockReadsEveryMaster) {
+  GatewayProcess gw({"--policy", write_temp("cluster_clock_policy.json", std::string(default_policy_json())),
+                     "--mock-upstream"});
+  ASSERT_TRUE(gw.running());
+  auto r = run_cli("audit clock --json --redis " + cluster_->url() + " --metrics " + gw.url() + "/metrics");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  std::set<int> masters;
+  for (const auto& n : cluster_->nodes()) {
+    if (n.master) masters.insert(n.port);
+  }
+  ASSERT_EQ(masters.size(), 3u);
+  std::set<int> read;
+  for (const auto& n : j.at("redis_nodes")) {
+    const std::string node = n.at("node").get<std::string>();
+    read.insert(std::stoi(node.substr(node.rfind(':') + 1)));
+    EXPECT_TRUE(n.at("error").is_null()) << n.dump();
+    EXPECT_FALSE(n.at("skewed").get<bool>()) << n.dump();  // one machine, one clock
+    EXPECT_LT(std::abs(n.at("vs_workstation").at("offset_s").get<double>()), 1.0) << n.dump();
+  }
+  EXPECT_EQ(read, masters);
+  EXPECT_FALSE(j.at("redis_reference").is_null());
+  ASSERT_EQ(j.at("gateways").size(), 1u);
+  EXPECT_FALSE(j.at("gateways")[0].at("skewed").get<bool>());
+  // The text names every master too.
+  auto text = run_cli("audit clock --redis " + cluster_->url() + " --metrics " + gw.url() + "/metrics");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  for (int port : masters) EXPECT_NE(text.out.find(":" + std::to_string(port)), std::string::npos) << text.out;
 }
 
 TEST(ClusterBenchCli, ClusterBesideSingleServerReportsThePerCpuRatio) {

@@ -1,7 +1,10 @@
 // Verifies the clock audit: the offset of a reading is taken at the round trip's midpoint with
 // half the round trip as uncertainty (plus half a second for the whole-second Date header); a
 // gateway is flagged against Redis TIME beyond the threshold, and the readings come from a
-// real HTTP answer's time gauge and Date header, read on an injected workstation clock.
+// real HTTP answer's time gauge and Date header, read on an injected workstation clock. With a
+// cluster's masters, the median one is the reference: a master off by more than the threshold
+// is flagged (one that could not be read is an error), and the gateways are judged against the
+// reference, not against a skewed master.
 
 #include <gtest/gtest.h>
 
@@ -59,6 +62,32 @@ TEST(ClockAudit, WithoutRedisTheWorkstationJudgesAndDateDoubtIsAllowedFor) {
   EXPECT_TRUE(a.gateways[1].skewed);
   EXPECT_EQ(a.gateways[1].source, "date");
   EXPECT_FALSE(a.gateways[1].vs_redis_s.has_value());
+}
+
+TEST(ClockAudit, ClusterMastersAreJudgedAgainstTheirMedian) {
+  std::vector<audit::RedisClockReading> nodes = {
+      {"m1", ClockSample{kT, kT + 0.002, kT + 0.001 + 0.1, 0}, {}},
+      {"m2", ClockSample{kT, kT + 0.002, kT + 0.001 + 5.0, 0}, {}},  // 5 s ahead of the rest
+      {"m3", ClockSample{kT, kT + 0.002, kT + 0.001 + 0.2, 0}, {}},
+      {"m4", std::nullopt, "m4: connection refused"},
+  };
+  std::vector<GatewayClockReading> gws(1);
+  gws[0].gateway = "on-time";
+  gws[0].gauge = ClockSample{kT, kT + 0.002, kT + 0.001 + 0.15, 0};
+  const auto a = audit::audit_clocks(gws, nodes, 1.0);
+  EXPECT_EQ(a.redis_reference, "m3");  // offsets 0.1, 0.2, 5.0: the median is 0.2
+  ASSERT_EQ(a.redis_nodes.size(), 4u);
+  EXPECT_FALSE(a.redis_nodes[0].skewed);
+  EXPECT_NEAR(*a.redis_nodes[0].vs_reference_s, -0.1, 1e-6);
+  EXPECT_TRUE(a.redis_nodes[1].skewed);
+  EXPECT_NEAR(*a.redis_nodes[1].vs_reference_s, 4.8, 1e-6);
+  EXPECT_FALSE(a.redis_nodes[2].skewed);
+  EXPECT_FALSE(a.redis_nodes[3].vs_workstation.has_value());
+  EXPECT_EQ(a.redis_nodes[3].error, "m4: connection refused");
+  EXPECT_FALSE(a.gateways[0].skewed);
+  EXPECT_NEAR(*a.gateways[0].vs_redis_s, -0.05, 1e-6);
+  EXPECT_EQ(a.skewed, 1u);
+  EXPECT_EQ(a.errors, 1u);
 }
 
 TEST(ClockAudit, ReadsTheTimeGaugeAndDateHeaderOfAnHttpAnswer) {
