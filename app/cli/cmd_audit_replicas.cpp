@@ -10,6 +10,7 @@
 #include "app/cli/json_output.h"
 #include "app/cli/redis_options.h"
 #include "core/audit/replica_audit.h"
+#include "core/audit/replica_sources.h"
 #include "core/limiter/rate.h"
 
 namespace limitscope::cli {
@@ -18,67 +19,34 @@ namespace {
 
 constexpr const char* kName = "audit replicas";
 
-// One scrape per URL; the first failure is the error.
-Expected<std::vector<probe::Scrape>> scrape_all(const std::vector<probe::HttpUrl>& urls,
-                                                const probe::FetchOptions& fo, Clock& clock) {
-  std::vector<probe::Scrape> out;
-  for (const auto& url : urls) {
-    auto s = probe::scrape_metrics(url, fo, clock.wall().count() / 1'000'000);
-    if (!s) return make_error(s.error());
-    out.push_back(std::move(s).value());
+Expected<audit::ReplicaSources> sources_of(const Args& args) {
+  audit::ReplicaSources sources;
+  auto fo = audit_fetch_options(args);
+  if (!fo) return make_error(fo.error());
+  sources.fetch = *fo;
+  if (args.has("prometheus")) {
+    auto url = probe::parse_http_url(*args.get("prometheus"));
+    if (!url) return make_error("--prometheus: " + url.error());
+    sources.prometheus = *url;
+    if (auto text = args.get("window")) {
+      auto d = parse_duration(*text);
+      if (!d) return make_error("--window: " + d.error());
+      sources.prometheus_window = *d;
+    }
+    return sources;
   }
-  return out;
-}
-
-Expected<std::vector<audit::ReplicaWindow>> windows_from_metrics(const Args& args,
-                                                                 const Policy& policy) {
   auto urls = metrics_urls(args);
   if (!urls) return make_error(urls.error());
-  auto fo = audit_fetch_options(args);
-  if (!fo) return make_error(fo.error());
-  SteadyClock& clock = SteadyClock::instance();
-  auto first = scrape_all(*urls, *fo, clock);
-  if (!first) return make_error(first.error());
-  std::vector<audit::ReplicaWindow> out;
-  if (args.has("since-start")) {
-    for (std::size_t i = 0; i < urls->size(); ++i) {
-      auto w = audit::window_since_start((*first)[i], (*urls)[i].to_string());
-      if (!w) return make_error(w.error());
-      out.push_back(std::move(w).value());
+  sources.metrics = std::move(*urls);
+  if (!args.has("since-start")) {
+    sources.interval = std::chrono::seconds(30);
+    if (auto text = args.get("interval")) {
+      auto d = parse_duration(*text);
+      if (!d) return make_error("--interval: " + d.error());
+      sources.interval = *d;
     }
-    return out;
   }
-  Nanos interval = std::chrono::seconds(30);
-  if (auto text = args.get("interval")) {
-    auto d = parse_duration(*text);
-    if (!d) return make_error("--interval: " + d.error());
-    interval = *d;
-  }
-  CancelToken never;
-  clock.wait_until(clock.now() + interval, never);
-  auto second = scrape_all(*urls, *fo, clock);
-  if (!second) return make_error(second.error());
-  for (std::size_t i = 0; i < urls->size(); ++i) {
-    auto w = audit::window_between((*first)[i], (*second)[i], policy, (*urls)[i].to_string());
-    if (!w) return make_error(w.error());
-    out.push_back(std::move(w).value());
-  }
-  return out;
-}
-
-Expected<std::vector<audit::ReplicaWindow>> windows_from_prometheus(const Args& args) {
-  auto url = probe::parse_http_url(*args.get("prometheus"));
-  if (!url) return make_error("--prometheus: " + url.error());
-  auto fo = audit_fetch_options(args);
-  if (!fo) return make_error(fo.error());
-  Nanos window = std::chrono::minutes(5);
-  if (auto text = args.get("window")) {
-    auto d = parse_duration(*text);
-    if (!d) return make_error("--window: " + d.error());
-    window = *d;
-  }
-  probe::PrometheusClient client(*url, *fo);
-  return audit::windows_from_prometheus(client, static_cast<double>(window.count()) / 1e9);
+  return sources;
 }
 
 nlohmann::json to_json(const audit::ReplicaAudit& a, const std::vector<audit::ReplicaWindow>& ws) {
@@ -144,6 +112,7 @@ int run_audit_replicas(const CommandArgs& argv) {
       {"prometheus", "URL", "a Prometheus server scraping the replicas (one per instance)"},
       {"window", "D", "with --prometheus: the window looked back over (default 5m)"},
       {"policy", "FILE", "the policy the replicas run (default: the embedded one)"},
+      key_names_spec(),
       {"tolerance", "X", "flag a leak above bound x (1 + X) (default 0.2)"},
       {"timeout", "D", "read timeout of each fetch (default 5s)"},
       {"bearer-token-env", "VAR", "send the bearer token in $VAR"},
@@ -162,11 +131,20 @@ int run_audit_replicas(const CommandArgs& argv) {
   if (!policy) return usage_error(kName, policy.error());
   auto tolerance = number_option(args, "tolerance", 0.2, 0);
   if (!tolerance) return usage_error(kName, tolerance.error());
-  auto windows = args.has("metrics") ? windows_from_metrics(args, *policy) : windows_from_prometheus(args);
-  if (!windows) return usage_error(kName, windows.error());
-  const audit::ReplicaAudit a = audit::audit_replicas(*windows, *policy, {*tolerance});
+  auto names = audit_key_names(args, *policy);
+  if (!names) return usage_error(kName, names.error());
+  auto sources = sources_of(args);
+  if (!sources) return usage_error(kName, sources.error());
+  CancelToken never;
+  auto read = audit::read_replicas(*sources, *policy, SteadyClock::instance(), never);
+  if (!read) return usage_error(kName, read.error());
+  // The file's names over those the gateways export; the policy's over both (audit_replicas).
+  KeyNames shown = std::move(read->key_info);
+  shown.merge(*names);
+  const std::vector<audit::ReplicaWindow>& windows = read->windows;
+  const audit::ReplicaAudit a = audit::audit_replicas(windows, *policy, {*tolerance, &shown});
   if (args.has("json")) {
-    std::cout << json_text(to_json(a, *windows)) << "\n";
+    std::cout << json_text(to_json(a, windows)) << "\n";
   } else {
     print_text(a);
   }

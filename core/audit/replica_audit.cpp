@@ -216,7 +216,11 @@ ReplicaAudit audit_replicas(const std::vector<ReplicaWindow>& windows, const Pol
     }
     KeyFinding f;
     f.api_key_hash = k.first;
-    if (auto n = names.find(k.first); n != names.end()) f.name = n->second;
+    if (auto n = names.find(k.first); n != names.end()) {
+      f.name = n->second;
+    } else if (const std::string* other = options.names != nullptr ? options.names->find(k.first) : nullptr) {
+      f.name = *other;
+    }
     f.model = k.second;
     f.tier = tier->name;
     f.limit = tier->requests.describe();

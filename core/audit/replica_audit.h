@@ -21,6 +21,7 @@
 #include "core/limiter/policy.h"
 #include "core/probe/metrics_scrape.h"
 #include "core/probe/prometheus_client.h"
+#include "core/sources/key_names.h"
 
 namespace limitscope::audit {
 
@@ -61,11 +62,13 @@ struct ReplicaAuditOptions {
   /// A key leaks when admitted > bound x (1 + tolerance); absorbs scrapes of different
   /// replicas not being taken at the same instant.
   double tolerance = 0.2;
+  /// Names for keys the policy does not name (--key-names, limitscope_key_info), or nullptr.
+  const KeyNames* names = nullptr;
 };
 
 struct KeyFinding {
   std::string api_key_hash;
-  std::string name;              ///< the key's name in the policy (the tenant), empty if none
+  std::string name;              ///< the key's name (the tenant): the policy's, else options.names'; empty if none
   std::string model;
   std::string tier;              ///< empty when the policy neither lists the key nor has a default
   std::string limit;             ///< LimitParams::describe() of the tier's requests rule
