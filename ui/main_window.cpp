@@ -376,6 +376,7 @@ void MainWindow::openLive(const LiveSpec& spec) {
     m_keyBrowser->show();
   }
   QMetaObject::invokeMethod(m_worker, [w = m_worker, spec] { if (w) w->openLive(spec); });
+  emit liveRequested(spec);
 }
 
 void MainWindow::openRecording(const QString& path) {

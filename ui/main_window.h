@@ -118,6 +118,8 @@ class MainWindow : public QMainWindow {
   void playbackFailed(const QString& error);
   /// A live source opened (name), or failed to (error, empty name).
   void liveOpened(const QString& name, const QString& error);
+  /// openLive() was asked to show `spec` (the Audits tab takes its sources from it).
+  void liveRequested(const limitscope::LiveSpec& spec);
   void recordingChanged(const QString& path, const QString& error);
 
  protected:

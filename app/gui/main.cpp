@@ -18,6 +18,7 @@
 #include "core/connections/secret_resolution.h"
 #include "core/redis/redis_password.h"
 #include "core/sim/scenario.h"
+#include "ui/audits/audits_panel.h"
 #include "ui/main_window.h"
 #include "ui/tuner/tuner_tab.h"
 
@@ -181,6 +182,11 @@ int main(int argc, char** argv) {
   QObject::connect(&window, &limitscope::ui::MainWindow::snapshotApplied, tuner, [&window, tuner] {
     if (const auto shown = window.lastSnapshot()) tuner->setKeyNames(shown->keys);
   });
+  // The Audits tab audits what the dashboard watches (File > Connect too), and --redis.
+  auto* audits = new limitscope::ui::AuditsPanel;
+  window.addWorkspaceTab(audits, QObject::tr("Audits"));
+  if (!redis_text.isEmpty()) audits->setRedisUrl(redis_text);
+  QObject::connect(&window, &limitscope::ui::MainWindow::liveRequested, audits, &limitscope::ui::AuditsPanel::setSources);
   if (parser.isSet(theme)) {
     const QString t = parser.value(theme);
     if (t == QLatin1String("dark")) window.setTheme(limitscope::ui::Theme::dark);
