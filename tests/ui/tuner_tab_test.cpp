@@ -5,7 +5,10 @@
 // refused in the fields with a clear message; spend in dollars shows for both settings (and says
 // why when the trace cannot be priced until tokens per request are assumed), and the sweep's
 // spend constraint picks a cell under it, or says it needs prices. A rate is edited in its own
-// unit (per s/min/h/day) and read back exactly.
+// unit (per s/min/h/day) and read back exactly. The outage and routing what-ifs run on the
+// simulation's trace with the current setting and show exactly core's figures; a bad outage
+// window is refused naming it. With LIMITSCOPE_SCREENSHOT_DIR set, the scenario test saves the
+// tab there (tuner_whatifs.png).
 #include "ui/tuner/tuner_tab.h"
 
 #include <gtest/gtest.h>
@@ -18,12 +21,17 @@
 #include <QProgressBar>
 #include <QSignalSpy>
 #include <QTest>
+#include <cstdlib>
 #include <random>
 
 #include "core/limiter/policy.h"
+#include "core/tuner/outage_whatif.h"
 #include "core/tuner/replay.h"
+#include "core/tuner/routing_whatif.h"
 #include "support/process.h"
 #include "support/qt_app.h"
+#include "ui/models/result_table_model.h"
+#include "ui/result_box.h"
 #include "ui/tuner/param_editor.h"
 #include "ui/tuner/sweep_heatmap.h"
 #include "ui/tuner/whatif_chart.h"
@@ -348,6 +356,73 @@ TEST(ParamEditorRate, ARateIsShownInItsOwnUnitAndReadBackExactly) {
   w.window = std::chrono::seconds(60);
   e.setParams(w);
   EXPECT_FALSE(e.rateUnitBox()->isVisibleTo(&e));
+}
+
+TEST_F(TunerTabTest, OutageAndRoutingWhatIfsShowCoresFigures) {
+  tab->resize(1600, 1000);  // the main window's size
+  QSignalSpy loaded(tab.get(), &TunerTab::traceLoaded);
+  tab->loadScenario(QStringLiteral("mixed"), 300);
+  ASSERT_TRUE(loaded.wait(60000));
+  tab->setTokensPerRequest(800);
+  LimitParams pro;  // the default policy's pro tier
+  pro.capacity = 500;
+  pro.refill = Rate::per_sec(50);
+  tab->currentEditor()->setParams(pro);
+  const TracePtr trace = tab->trace();
+  ASSERT_TRUE(trace && !trace->events.empty());
+  QSignalSpy finished(tab.get(), &TunerTab::scenarioFinished);
+
+  tab->setOutage(QStringLiteral("1m@+2m"), 2);
+  tab->runOutageWhatIf();
+  ASSERT_TRUE(finished.wait(60000));
+  const Policy& policy = default_policy();
+  const tuner::PricingOptions pricing{&policy, 800};
+  tuner::OutageOptions o;
+  o.window = *tuner::parse_outage("1m@+2m", *trace);
+  o.replicas = 2;
+  o.pricing = &pricing;
+  const auto outage = tuner::whatif_outage(*trace, tab->currentEditor()->params(), o);
+  ASSERT_TRUE(outage.ok()) << outage.error();
+  const ResultTableModel* m = tab->outageBox()->model();
+  ASSERT_EQ(m->rowCount(), 4) << tab->outageBox()->verdict().toStdString();
+  for (int i = 0; i < 3; ++i) {
+    const tuner::OutageModeResult& mode = outage->modes[static_cast<std::size_t>(i)];
+    EXPECT_EQ(m->text(i + 1, 0).toStdString(), tuner::to_string(mode.mode));
+    EXPECT_EQ(m->text(i + 1, 1), QString::number(mode.total.admitted));
+    EXPECT_EQ(m->text(i + 1, 2), QString::number(mode.total.rejected));
+    EXPECT_EQ(m->text(i + 1, 6).toStdString(), limitscope::format_dollars(mode.extra_spend));
+  }
+  EXPECT_GT(outage->modes[0].over_admitted_requests, 0);  // the mixed scenario overloads someone
+  EXPECT_TRUE(m->isFlagged(1));
+  EXPECT_TRUE(tab->outageBox()->verdict().contains(QStringLiteral("fail-open admits +")))
+      << tab->outageBox()->verdict().toStdString();
+
+  tab->setRouting(1000, QStringLiteral("deepseek-v3.2"));
+  tab->runRoutingWhatIf();
+  ASSERT_TRUE(finished.wait(60000));
+  const auto routing =
+      tuner::whatif_routing(*trace, tab->currentEditor()->params(), {1000, "deepseek-v3.2"}, pricing);
+  ASSERT_TRUE(routing.ok()) << routing.error();
+  const ResultTableModel* r = tab->routingBox()->model();
+  ASSERT_EQ(r->rowCount(), 2) << tab->routingBox()->verdict().toStdString();
+  EXPECT_EQ(r->text(0, 4).toStdString(), limitscope::format_dollars(routing->as_was.admitted_spend));
+  EXPECT_EQ(r->text(1, 4).toStdString(), limitscope::format_dollars(routing->routed.admitted_spend));
+  EXPECT_EQ(r->text(1, 2), QString::number(routing->routed.rejected));
+  EXPECT_TRUE(tab->routingBox()->verdict().contains(
+      QString::fromStdString("spend saved " + limitscope::format_dollars(routing->spend_saved))))
+      << tab->routingBox()->verdict().toStdString();
+  if (const char* dir = std::getenv("LIMITSCOPE_SCREENSHOT_DIR")) {
+    QCoreApplication::sendPostedEvents();  // the verdicts' new heights, laid out
+    QCoreApplication::processEvents();
+    EXPECT_TRUE(tab->grab().save(QString::fromUtf8(dir) + QStringLiteral("/tuner_whatifs.png")));
+  }
+
+  tab->setOutage(QStringLiteral("10m@25:00"), 1);
+  tab->runOutageWhatIf();
+  ASSERT_TRUE(finished.wait(60000));
+  EXPECT_TRUE(tab->outageBox()->verdict().contains(QStringLiteral("10m@25:00")))
+      << tab->outageBox()->verdict().toStdString();
+  EXPECT_EQ(tab->outageBox()->model()->rowCount(), 0);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QVBoxLayout>
 #include <algorithm>
 
@@ -24,6 +25,7 @@
 #include "core/tuner/candidate.h"
 #include "core/tuner/trace_file_load.h"
 #include "ui/tuner/dollars.h"
+#include "ui/result_box.h"
 #include "ui/tuner/param_editor.h"
 #include "ui/tuner/sweep_heatmap.h"
 #include "ui/tuner/whatif_chart.h"
@@ -47,7 +49,8 @@ TunerTab::TunerTab(const QString& redis_url, QWidget* parent)
     m_redisShown = url ? q(url->redacted()) : tr("(unusable URL)");
   }
   const std::pair<QThread*, QPointer<TunerWorker>*> workers[] = {
-      {&m_jobThread, &m_jobs}, {&m_whatIfThread, &m_whatIf}, {&m_redisThread, &m_redis}};
+      {&m_jobThread, &m_jobs}, {&m_whatIfThread, &m_whatIf}, {&m_redisThread, &m_redis},
+      {&m_scenarioThread, &m_scenarios}};
   for (const auto& [thread, worker] : workers) {
     *worker = new TunerWorker;
     (*worker)->moveToThread(thread);
@@ -61,6 +64,7 @@ TunerTab::TunerTab(const QString& redis_url, QWidget* parent)
   connect(m_redis, &TunerWorker::traceLoaded, this, &TunerTab::onTraceLoaded);
   connect(m_redis, &TunerWorker::configDone, this, &TunerTab::onConfig);
   connect(m_whatIf, &TunerWorker::whatIfReady, this, &TunerTab::onWhatIf);
+  connect(m_scenarios, &TunerWorker::scenarioReady, this, &TunerTab::onScenario);
 
   auto* root = new QVBoxLayout(this);
   root->addWidget(buildTracePanel());
@@ -95,9 +99,14 @@ TunerTab::TunerTab(const QString& redis_url, QWidget* parent)
   chartLayout->addLayout(viewRow);
   chartLayout->addWidget(m_chart, 1);
   chartLayout->addWidget(m_summary);
-  m_heatmap = new SweepHeatmap(right);
+  // The sweep's heatmap and the what-if scenarios share the lower half.
+  m_lowerTabs = new QTabWidget(right);
+  m_lowerTabs->setDocumentMode(true);
+  m_heatmap = new SweepHeatmap(m_lowerTabs);
+  m_lowerTabs->addTab(m_heatmap, tr("Sweep"));
+  m_lowerTabs->addTab(buildScenarioPanel(m_lowerTabs), tr("Outage and routing what-ifs"));
   right->addWidget(chartBox);
-  right->addWidget(m_heatmap);
+  right->addWidget(m_lowerTabs);
   right->setStretchFactor(0, 3);
   right->setStretchFactor(1, 2);
   split->addWidget(left);
@@ -139,7 +148,7 @@ void TunerTab::setTokensPerRequest(std::optional<int> tokens) {
 
 TunerTab::~TunerTab() {
   m_cancel->store(true);
-  for (QThread* t : {&m_jobThread, &m_whatIfThread, &m_redisThread}) {
+  for (QThread* t : {&m_jobThread, &m_whatIfThread, &m_redisThread, &m_scenarioThread}) {
     t->quit();
     t->wait();
   }
@@ -385,6 +394,9 @@ void TunerTab::adoptTrace(TracePtr trace, const QString& source, std::size_t ski
   // Replies still in flight belong to the previous trace: make them stale.
   ++m_generation[0];
   ++m_generation[1];
+  for (int i = 0; i < 2; ++i) ++m_scenarioGeneration[i];
+  m_outageBox->setMessage(tr("Run the outage what-if on this trace."));
+  m_routingBox->setMessage(tr("Run the routing what-if on this trace."));
   requestWhatIf(true);
   requestWhatIf(false);
   emit traceLoaded(source);

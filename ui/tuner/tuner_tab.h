@@ -28,11 +28,13 @@ class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
+class QTabWidget;
 QT_END_NAMESPACE
 
 namespace limitscope::ui {
 
 class ParamEditor;
+class ResultBox;
 class SweepHeatmap;
 class WhatIfChart;
 
@@ -110,6 +112,19 @@ class TunerTab : public QWidget {
   /// Demo content for a screenshot: the simulation's scenario, a sweep; emits demoReady.
   void prepareDemo(const QString& scenario, double seconds);
 
+  // What-if scenarios on the trace with the current setting (tuner_tab_scenarios.cpp).
+  /// The outage: "10m@14:00" (UTC) or "90s@+5m" (from the trace's start), and the replicas
+  /// sharing the limit (each with a 1/N local fallback).
+  void setOutage(const QString& outage, int replicas);
+  /// "Requests estimated under `under_tokens` tokens go to `model`".
+  void setRouting(int under_tokens, const QString& model);
+  void runOutageWhatIf();
+  void runRoutingWhatIf();
+  /// Shows the scenarios page (instead of the sweep's heatmap).
+  void showScenarios();
+  ResultBox* outageBox() const { return m_outageBox; }
+  ResultBox* routingBox() const { return m_routingBox; }
+
  signals:
   void traceLoaded(const QString& source);
   /// A load failed, was cancelled ("cancelled"), or the operator refused its bad lines.
@@ -124,6 +139,8 @@ class TunerTab : public QWidget {
   /// The diff dialog opened (at once, or once a key's predicted counts are computed).
   void applyDialogOpened();
   void demoReady();
+  /// An outage or routing what-if finished (its box shows the result or the error).
+  void scenarioFinished();
 
  protected:
   void changeEvent(QEvent* event) override;
@@ -132,6 +149,11 @@ class TunerTab : public QWidget {
   QWidget* buildTracePanel();
   QWidget* buildLivePanel();
   QWidget* buildSweepPanel();
+  QWidget* buildScenarioPanel(QWidget* parent);
+  /// Shows the scenarios; "Computing…" in `box` when there is a trace and a valid current
+  /// setting, else why not (and scenarioFinished). @return whether to compute
+  bool startScenario(ResultBox* box);
+  void onScenario(const ScenarioResult& result);
   void startJob(const QString& what);
   void endJob();
   void onProgress(double fraction, const QString& what);
@@ -157,8 +179,8 @@ class TunerTab : public QWidget {
 
   QString m_redisUrl;    // as given (may hold a password): only ever sent to the worker
   QString m_redisShown;  // redacted, for labels
-  QThread m_jobThread, m_whatIfThread, m_redisThread;
-  QPointer<TunerWorker> m_jobs, m_whatIf, m_redis;
+  QThread m_jobThread, m_whatIfThread, m_redisThread, m_scenarioThread;
+  QPointer<TunerWorker> m_jobs, m_whatIf, m_redis, m_scenarios;
   CancelFlag m_cancel;
   PricingPtr m_pricing;  // the default policy's prices and quotas, and the assumed tokens
 
@@ -223,6 +245,15 @@ class TunerTab : public QWidget {
   QLabel* m_sweepLabel = nullptr;
   QLabel* m_axisLabel[2] = {};
   SweepHeatmap* m_heatmap = nullptr;
+  // scenarios
+  QTabWidget* m_lowerTabs = nullptr;  // the sweep's heatmap, the scenarios
+  QLineEdit* m_outage = nullptr;
+  QSpinBox* m_outageReplicas = nullptr;
+  QSpinBox* m_routeUnder = nullptr;
+  QComboBox* m_routeModel = nullptr;
+  ResultBox* m_outageBox = nullptr;
+  ResultBox* m_routingBox = nullptr;
+  int m_scenarioGeneration[2] = {0, 0};  // [outage, routing]: requests sent
 };
 
 }  // namespace limitscope::ui

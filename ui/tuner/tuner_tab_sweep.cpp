@@ -9,6 +9,7 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QTabWidget>
 #include <QThread>
 
 #include "core/tuner/candidate.h"
@@ -148,6 +149,7 @@ void TunerTab::runSweep() {
     emit sweepFinished(false, m_sweepLabel->text());
     return;
   }
+  m_lowerTabs->setCurrentWidget(m_heatmap);
   tuner::SweepSpec spec;
   spec.base = m_candidate->params();
   spec.x = {m_axis[0]->value(), m_axis[1]->value(), m_steps[0]->value()};

@@ -3,12 +3,12 @@
 #include <QElapsedTimer>
 #include <fstream>
 
-#include "core/redis/cluster_client.h"
 #include "core/redis/cluster_limiter.h"
 #include "core/redis/connection.h"
 #include "core/redis/key_schema.h"
 #include "core/redis/redis_url.h"
 #include "core/sources/recording_reader.h"
+#include "core/tuner/scenario_tables.h"
 #include "core/tuner/stream_trace.h"
 #include "core/tuner/trace_file_load.h"
 #include "core/tuner/trace_sources.h"
@@ -33,15 +33,8 @@ redis::Result<T> on_target(const RuleTarget& target, redis::KeySchema& schema, O
   if (auto why = schema.check_prefix())
     return redis::RedisError{redis::ErrorKind::usage, "prefix: " + *why};
   const redis::ConnectOptions connect{std::chrono::seconds(2), std::chrono::seconds(10)};
-  if (url->cluster()) {
-    redis::ClusterOptions o;
-    o.connect = connect;
-    redis::ClusterClient cluster(*url, o, SteadyClock::instance());
-    return redis::on_rule_shard<T>(cluster, schema, target.rule.toStdString(), op);
-  }
-  auto c = redis::Connection::open(*url, connect);
-  if (!c) return c.error();
-  return op(*c);
+  return redis::on_rule_server<T>(*url, connect, schema, target.rule.toStdString(),
+                                  SteadyClock::instance(), std::forward<Op>(op));
 }
 
 }  // namespace
@@ -52,6 +45,7 @@ TunerWorker::TunerWorker(QObject* parent) : QObject(parent) {
   qRegisterMetaType<SweepOutcome>();
   qRegisterMetaType<ConfigResult>();
   qRegisterMetaType<KeyCountsResult>();
+  qRegisterMetaType<ScenarioResult>();
 }
 
 std::function<void(double)> TunerWorker::reporter(const QString& what) {
@@ -181,6 +175,43 @@ void TunerWorker::keyCounts(const TracePtr& trace, const std::string& key,
     }
   }
   emit keyCountsReady(r);
+}
+
+void TunerWorker::computeOutage(const TracePtr& trace, const LimitParams& params, const QString& outage,
+                                int replicas, const PricingPtr& pricing, int generation) {
+  ScenarioResult r;
+  r.kind = ScenarioResult::Kind::outage;
+  r.generation = generation;
+  auto window = tuner::parse_outage(outage.toStdString(), *trace);
+  if (!window) {
+    r.error = tr("Outage: %1").arg(q(window.error()));
+    emit scenarioReady(r);
+    return;
+  }
+  tuner::OutageOptions o;
+  o.window = *window;
+  o.replicas = replicas;
+  o.pricing = pricing.get();
+  auto w = tuner::whatif_outage(*trace, params, o);
+  if (!w)
+    r.error = q(w.error());
+  else
+    r.table = std::make_shared<const ResultTable>(tuner::outage_table(*w));
+  emit scenarioReady(r);
+}
+
+void TunerWorker::computeRouting(const TracePtr& trace, const LimitParams& params, int under_tokens,
+                                 const QString& to_model, const PricingPtr& pricing, int generation) {
+  ScenarioResult r;
+  r.kind = ScenarioResult::Kind::routing;
+  r.generation = generation;
+  const tuner::RoutingRule rule{static_cast<std::uint32_t>(under_tokens), to_model.toStdString()};
+  auto w = tuner::whatif_routing(*trace, params, rule, *pricing);
+  if (!w)
+    r.error = q(w.error());
+  else
+    r.table = std::make_shared<const ResultTable>(tuner::routing_table(*w));
+  emit scenarioReady(r);
 }
 
 void TunerWorker::readConfig(const RuleTarget& target) {

@@ -1,6 +1,6 @@
 #pragma once
 // The Tuner's work off the GUI thread: loading traces (file, recording, scenario, a rule's
-// decision stream), what-if series, sweeps, and the live rule's config in Redis (read, apply
+// decision stream), what-if series and scenarios (outage, routing), sweeps, and the live rule's config in Redis (read, apply
 // with compare-and-set, undo). The tab runs one TunerWorker per QThread (jobs, what-if, Redis)
 // so a long sweep never delays a slider's redraw or an Apply. Results come back as queued
 // signals carrying immutable data; long jobs take a shared cancel flag.
@@ -12,6 +12,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/common/result_table.h"
 #include "core/redis/rule_config.h"
 #include "core/tuner/sweep.h"
 #include "core/tuner/trace.h"
@@ -60,6 +61,14 @@ struct KeyCountsResult {
   QString error;
 };
 
+/// A what-if scenario's result (core/tuner/scenario_tables.h).
+struct ScenarioResult {
+  enum class Kind { outage, routing } kind = Kind::outage;
+  int generation = 0;
+  std::shared_ptr<const ResultTable> table;
+  QString error;
+};
+
 /// Where the live rule lives.
 struct RuleTarget {
   QString url;
@@ -95,6 +104,12 @@ class TunerWorker : public QObject {
   /// these are exactly the key's counts in the full replays).
   void keyCounts(const TracePtr& trace, const std::string& key, const LimitParams& current,
                  const LimitParams& candidate, int request);
+  /// The outage what-if (core/tuner/outage_whatif.h): `outage` as "10m@14:00" or "90s@+5m".
+  void computeOutage(const TracePtr& trace, const LimitParams& params, const QString& outage,
+                     int replicas, const PricingPtr& pricing, int generation);
+  /// The routing what-if (core/tuner/routing_whatif.h); pricing->policy gives the models.
+  void computeRouting(const TracePtr& trace, const LimitParams& params, int under_tokens,
+                      const QString& to_model, const PricingPtr& pricing, int generation);
   void readConfig(const RuleTarget& target);
   void applyConfig(const RuleTarget& target, const redis::RuleConfig& config,
                    const redis::ChangeInfo& change);
@@ -107,6 +122,7 @@ class TunerWorker : public QObject {
   void sweepDone(const limitscope::ui::SweepOutcome& outcome);
   void configDone(const limitscope::ui::ConfigResult& result);
   void keyCountsReady(const limitscope::ui::KeyCountsResult& result);
+  void scenarioReady(const limitscope::ui::ScenarioResult& result);
 
  private:
   void finishLoad(Expected<tuner::TraceLoad> load, const QString& source);
@@ -120,3 +136,4 @@ Q_DECLARE_METATYPE(limitscope::ui::WhatIfResult)
 Q_DECLARE_METATYPE(limitscope::ui::SweepOutcome)
 Q_DECLARE_METATYPE(limitscope::ui::ConfigResult)
 Q_DECLARE_METATYPE(limitscope::ui::KeyCountsResult)
+Q_DECLARE_METATYPE(limitscope::ui::ScenarioResult)
