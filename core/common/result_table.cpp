@@ -9,7 +9,10 @@ std::string format_number(double v, int decimals) {
   if (std::isnan(v)) return "-";
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
+  std::string out = buf;
+  // -0.04 at one decimal reads "0.0", not "-0.0".
+  if (out[0] == '-' && out.find_first_not_of("-0.") == std::string::npos) out.erase(0, 1);
+  return out;
 }
 
 std::string format_dollars(double v) {

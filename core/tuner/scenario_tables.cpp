@@ -13,7 +13,7 @@ std::string spend(const Counts& c, bool priced) { return priced ? format_dollars
 
 ResultTable outage_table(const OutageWhatIf& w) {
   ResultTable t;
-  const double minutes = static_cast<double>(w.window.end_us - w.window.start_us) / 60e6;
+  const double minutes = static_cast<double>(w.window.end_ns - w.window.start_ns) / 60e9;
   const std::uint64_t in_window = w.baseline_in_outage.admitted + w.baseline_in_outage.rejected;
   t.title = "Redis outage of " + format_number(minutes, minutes < 10 ? 1 : 0) + " min";
   t.columns = {"mode", "admitted", "429s served", "in the outage", "over-admitted", "spend", "extra spend"};

@@ -105,6 +105,7 @@ AuditsPanel::AuditsPanel(QWidget* parent) : QWidget(parent), m_cancel(std::make_
   m_cancelButton->setEnabled(false);
   connect(m_cancelButton, &QPushButton::clicked, this, &AuditsPanel::cancel);
   m_status = new QLabel(tr("Audits read the sources once when run; nothing is written."), sources);
+  m_status->setWordWrap(true);
   buttons->addWidget(m_runButton);
   buttons->addWidget(m_cancelButton);
   buttons->addWidget(m_status, 1);

@@ -10,6 +10,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTabWidget>
@@ -23,8 +24,12 @@
 namespace limitscope::ui {
 
 QWidget* TunerTab::buildScenarioPanel(QWidget* parent) {
-  // One row of controls; the two results side by side under it, the outage's table wider.
-  auto* page = new QWidget(parent);
+  // One row of controls; the two results side by side under it, the outage's table wider. The
+  // page scrolls rather than widen the window (the Tuner's width is the main window's minimum).
+  auto* scroll = new QScrollArea(parent);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  auto* page = new QWidget(scroll);
   auto* layout = new QVBoxLayout(page);
   layout->setContentsMargins(0, 4, 0, 0);
   auto* row = new QHBoxLayout;
@@ -75,7 +80,8 @@ QWidget* TunerTab::buildScenarioPanel(QWidget* parent) {
   results->setStretchFactor(0, 3);
   results->setStretchFactor(1, 2);
   layout->addWidget(results, 1);
-  return page;
+  scroll->setWidget(page);
+  return scroll;
 }
 
 void TunerTab::setOutage(const QString& outage, int replicas) {

@@ -11,13 +11,13 @@
 namespace limitscope::tuner {
 namespace {
 
-constexpr std::int64_t k14h = 1'796'083'200'000'000 + 14LL * 3600 * 1'000'000;
+constexpr std::int64_t k14h = 1'796'083'200'000'000'000 + 14LL * 3600 * 1'000'000'000;  // ns
 
 // One key asking 10 requests/s for 20 minutes from 13:50, each of 1000 tokens on gpt-4.1.
 Trace overload(std::uint32_t tokens = 1000) {
   Trace t;
-  for (std::int64_t us = k14h - 600'000'000; us < k14h + 600'000'000; us += 100'000) {
-    t.add(us, "tenant-a", 1, "gpt-4.1", "", tokens);
+  for (std::int64_t ns = k14h - 600'000'000'000; ns < k14h + 600'000'000'000; ns += 100'000'000) {
+    t.add(ns, "tenant-a", 1, "gpt-4.1", "", tokens);
   }
   return t;
 }
@@ -86,6 +86,7 @@ TEST(ScenarioTables, MoneyAndSignsRead) {
   EXPECT_EQ(format_seconds(0.00042), "0.4 ms");
   EXPECT_EQ(format_seconds(-2.5), "-2.50 s");
   EXPECT_EQ(format_seconds(95), "95 s");
+  EXPECT_EQ(format_seconds(-0.00004), "0.0 ms");
 }
 
 }  // namespace
