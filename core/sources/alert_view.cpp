@@ -5,6 +5,13 @@
 
 namespace limitscope {
 
+std::string alert_row_labels(const metrics::Labels& labels) {
+  metrics::Labels shown = labels;
+  shown.erase("alertname");
+  shown.erase("severity");
+  return shown.to_string();
+}
+
 // Alert rows (firing, then pending, then resolved; newest first within a state) and one
 // shading band per rule and state: the union of its alerts' intervals, so twenty pending
 // alerts of one rule shade the chart once, not twenty times darker.
@@ -24,11 +31,8 @@ void alert_view(const metrics::AlertSnapshot& alerts, std::int64_t now_ms, std::
       row.since_ms = a.resolved_at_ms.value_or(a.active_at_ms);
     }
     row.value = a.value;
-    metrics::Labels shown = a.labels;
-    shown.erase("alertname");
-    row.severity = std::string(shown.get("severity"));
-    shown.erase("severity");
-    row.labels = shown.to_string();
+    row.severity = std::string(a.labels.get("severity"));
+    row.labels = alert_row_labels(a.labels);
     row.summary = std::string(a.annotations.get("summary"));
     for (std::string_view label : {"api_key", "api_key_hash"}) {
       const std::string_view key = a.labels.get(label);

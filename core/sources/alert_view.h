@@ -11,6 +11,9 @@
 
 namespace limitscope {
 
+/// An alert's labels as its row shows them (AlertRow::labels): without alertname and severity.
+std::string alert_row_labels(const metrics::Labels& labels);
+
 /// Appends one row per alert (firing, then pending, then resolved; newest first within a
 /// state) and one band per rule and state (the union of its alerts' intervals).
 /// @param now_ms where still-open bands end

@@ -10,6 +10,7 @@
 #include "core/metrics/default_rules.h"
 #include "core/metrics/metric_names.h"
 #include "core/metrics/rule_file.h"
+#include "core/sources/alert_no_data.h"
 #include "core/sources/alert_view.h"
 
 namespace limitscope {
@@ -183,22 +184,26 @@ void LiveSeries::fill_outages(DashboardSnapshot& s, std::int64_t now_ms) const {
     }
   }
   if (down.empty()) return;
-  // Alerts of rules that read a down source's series: their state now would be a guess.
-  std::map<std::string, std::int64_t> blind_since;  // rule → when its source went down
-  for (const metrics::RuleStatus& rule : alerts_->snapshot()->rules) {
-    for (const std::string& metric : rule.reads) {
-      const auto writers = sources_of_metric_.find(metric);
-      if (writers == sources_of_metric_.end()) continue;
-      for (const std::string& source : writers->second) {
-        if (!down.count(source)) continue;
-        const std::int64_t since = outages_.at(source).back().start_ms;
-        auto [it, fresh] = blind_since.try_emplace(rule.name, since);
-        if (!fresh) it->second = std::min(it->second, since);
-      }
+  // Alert instances fed only by a down source's series: their state now would be a guess. One
+  // still fed by a source that answers (the free tier's 429s from /metrics while Redis is
+  // down) keeps its state.
+  std::map<std::string, SourceFeed> feeds;
+  for (const auto& [source, series] : series_of_) {
+    feeds[source] = SourceFeed{&series, down.count(source) ? std::optional(outages_.at(source).back().start_ms)
+                                                           : std::nullopt};
+  }
+  const auto snapshot = alerts_->snapshot();
+  std::map<std::pair<std::string, std::string>, std::int64_t> blind_since;  // (rule, row labels) → since
+  for (const metrics::Alert& alert : snapshot->alerts) {
+    const auto rule = std::find_if(snapshot->rules.begin(), snapshot->rules.end(),
+                                   [&](const metrics::RuleStatus& r) { return r.name == alert.rule; });
+    if (rule == snapshot->rules.end()) continue;
+    if (const auto since = alert_blind_since(alert.labels, rule->reads, feeds, *store_, now_ms)) {
+      blind_since[{alert.rule, alert_row_labels(alert.labels)}] = *since;
     }
   }
   for (AlertRow& a : s.alerts) {
-    const auto it = blind_since.find(a.rule);
+    const auto it = blind_since.find({a.rule, a.labels});
     if (it == blind_since.end() || !a.origin.empty()) continue;
     // Firing or pending on frozen values, or resolved only because the series went stale.
     if (a.state == AlertState::firing || a.state == AlertState::pending ||
