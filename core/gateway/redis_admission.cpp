@@ -354,6 +354,13 @@ AdmissionResult RedisAdmission::admit(const AdmissionRequest& request) {
           learn_offset(rule, *server_us);
           o.deadline_us = deadline_us(rule);
           d = backend_.decide(rule, req, o);
+          // Late again, with the offset just read: Redis runs calls later than the gateway
+          // waits for them (a loaded server). That is a timeout: the failure mode decides.
+          if (!d && redis::late_server_time_us(d.error())) {
+            return redis::make_redis_error(
+                redis::ErrorKind::timeout,
+                "redis rule " + rule + ": the decision ran past its deadline twice: " + d.error().message);
+          }
         }
       }
       if (!d) return d.error();

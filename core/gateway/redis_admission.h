@@ -71,7 +71,8 @@ struct RedisAdmissionOptions {
   /// decision carries a deadline on the server's clock (decide.lua's "by:"), so a call the
   /// server runs after the gateway gave up on it (a stalled Redis resumed) decides and charges
   /// nothing. The server's clock offset is read per rule (TIME, at start and at most every
-  /// 10 s) and corrected by any call refused as late, which is then decided once more.
+  /// 10 s) and corrected by any call refused as late, which is then decided once more; refused
+  /// as late again, the decision is a timeout (ErrorKind::timeout): the FailurePolicy decides.
   std::optional<Nanos> decision_deadline;
 };
 
