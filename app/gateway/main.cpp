@@ -295,7 +295,8 @@ int main(int argc, char** argv) {
     // Readable and writable configs are not enough: a user that cannot run the decision
     // script or write state keys would refuse (or, before, admit) every request.
     if (auto err = redis_backend->check_access()) {
-      std::cerr << kProgram << ": cannot decide with the policy's rules in Redis: " << *err << "\n";
+      std::cerr << kProgram << ": cannot decide with the policy's rules in Redis as user \""
+                << (redis_url->user.empty() ? "default" : redis_url->user) << "\": " << *err << "\n";
       return 1;
     }
     backend = std::move(redis_backend);

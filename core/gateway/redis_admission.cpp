@@ -160,6 +160,12 @@ redis::GuardedDecision RedisAdmission::probe(const std::string& rule) {
   return guard(rule).decide_one([&]() -> redis::Result<Decision> {
     auto d = backend_.decide(rule, req, {});
     if (!d) return d.error();
+    // The probe logs nothing; a logged decision also XADDs to the rule's stream, which an ACL
+    // may deny alone (then every logged key is refused: 503 limiter_misconfigured).
+    if (options_.log_decisions > 0) {
+      auto w = backend_.check_decision_log_write(rule);
+      if (!w && w.error().kind == redis::ErrorKind::auth) return w.error();
+    }
     return d->decision;
   });
 }
@@ -216,6 +222,19 @@ std::optional<std::string> RedisAdmission::check_access() {
   for (const TierPolicy& tier : pol->tiers) {
     const std::string rule = rule_name(tier.name);
     read_server_clock(rule);
+    // First the decision log, for a message that names the stream (probe() checks it too).
+    if (options_.log_decisions > 0) {
+      auto w = backend_.check_decision_log_write(rule);
+      if (!w && w.error().kind != redis::ErrorKind::usage) {
+        const std::string stream = options_.schema.decisions_key(rule);
+        if (w.error().kind == redis::ErrorKind::auth) {
+          return "redis rule " + rule + ": the user may not XADD to the decision stream " + stream +
+                 " (each logged decision is written there): " + w.error().message;
+        }
+        return "redis rule " + rule + ": checking XADD on the decision stream " + stream + " failed: " +
+               w.error().message;
+      }
+    }
     const redis::GuardedDecision g = probe(rule);
     // A config left invalid (its repair failed, logged by sync_rules) fails this tier alone.
     if (g.decision.reason == DenyReason::backend_error && g.error.find("LSCONFIG") != std::string::npos) continue;

@@ -22,7 +22,8 @@
 // A refusal of the gateway's credentials or permissions (NOPERM, WRONGPASS, NOAUTH) is a
 // misconfiguration, not an outage: that rule refuses with backend_forbidden whatever the mode,
 // not_ready() says why (re-probing the rule at most once a second until it decides again),
-// and check_access() at start refuses a user that cannot run the decision script.
+// and check_access() at start refuses a user that cannot run the decision script (or, when
+// decisions are logged, XADD to the decision stream).
 //
 // Decisions and rule configs go through a DecisionBackend: one server through a connection
 // pool, or a Redis Cluster (ClusterLimiter: each tier's rule lives on the shard of its hash
@@ -102,10 +103,12 @@ class RedisAdmission final : public AdmissionBackend {
   std::optional<std::string> sync_rules();
   /// Decides a probe key (a cost of 1e-9, never a client's key) on every tier's rule, as a
   /// request would: a user that may read and write the configs but not run the script, or not
-  /// write state keys, is found before the first request.
-  /// @return an error naming the rule when Redis refuses the probe
+  /// write state keys, is found before the first request. With log_decisions, also checks that
+  /// the user may XADD to each rule's decision stream (check_decision_log_write: writes nothing).
+  /// @return an error naming the rule (and the stream) when Redis refuses the probe
   std::optional<std::string> check_access();
-  /// The rules Redis refused for credentials or permissions, re-probed (see the file comment).
+  /// The rules Redis refused for credentials or permissions, re-probed (see the file comment;
+  /// with log_decisions the probe also checks XADD on the decision stream).
   std::optional<std::string> not_ready() override;
   /// The limited key of probes (check_access, not_ready); a hash of no API key looks like it.
   static constexpr std::string_view kProbeKey = "limitscope-access-probe";

@@ -69,6 +69,8 @@ class ClusterLimiter final : public DecisionBackend {
   std::string peer() const override { return cluster_.url().redacted(); }
   /// TIME on the rule's master.
   Result<std::int64_t> server_time_us(const std::string& rule) override;
+  /// check_decision_log_write() on the rule's master.
+  Result<Unit> check_decision_log_write(const std::string& rule) override;
   ClusterClient& cluster() { return cluster_; }
 
  private:

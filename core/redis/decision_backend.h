@@ -43,6 +43,12 @@ class DecisionBackend {
     (void)rule;
     return make_redis_error(ErrorKind::usage, "this backend does not read the server's clock");
   }
+  /// check_decision_log_write() where `rule` lives; a backend that cannot check says so
+  /// (usage), and callers then go on unchecked.
+  virtual Result<Unit> check_decision_log_write(const std::string& rule) {
+    (void)rule;
+    return make_redis_error(ErrorKind::usage, "this backend does not check the decision log's ACL");
+  }
 };
 
 
@@ -95,6 +101,11 @@ class PooledDecisions final : public DecisionBackend {
     auto lease = pool_.acquire();
     if (!lease) return lease.error();
     return read_server_time_us(**lease);
+  }
+  Result<Unit> check_decision_log_write(const std::string& rule) override {
+    auto lease = pool_.acquire();
+    if (!lease) return lease.error();
+    return redis::check_decision_log_write(**lease, limiter_.schema(), rule);
   }
 
  private:

@@ -125,6 +125,13 @@ void collect_decisions(const Value& reply, std::size_t count, std::vector<Result
 /// TIME on `c`, µs since the epoch.
 Result<std::int64_t> read_server_time_us(Connection& c);
 
+/// Whether `c`'s user may XADD to `rule`'s decision stream (what a logged decision writes),
+/// writing nothing: an XADD with the ID 0-0, which Redis checks against the user's ACL (the
+/// command and the key) and then refuses for its ID before it looks the key up, so the stream
+/// gets no entry and is not created.
+/// @return Unit when only the ID was refused; else the error (auth: NOPERM, the ACL denies it)
+Result<Unit> check_decision_log_write(Connection& c, const KeySchema& schema, std::string_view rule);
+
 /// The server's time named by a decision refused as late (DecideOptions::deadline_us), or
 /// nullopt for any other error.
 std::optional<std::int64_t> late_server_time_us(const RedisError& e);

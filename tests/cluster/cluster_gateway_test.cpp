@@ -6,9 +6,12 @@
 // load: the fail-open gateway keeps answering 200 (X-Circuit-Open while the slot has no master,
 // never 500 or 503), the fail-closed one 503 with Retry-After (never 500), the other shards'
 // tiers decide as usual throughout, and the killed master's tier gets Redis decisions again
-// once its replica is promoted.
+// once its replica is promoted. With --log-decisions, XADD on each tier's decision stream is
+// checked at start on the tier's master.
 #include <gtest/gtest.h>
 #include <httplib.h>
+
+#include <csignal>
 
 #include <nlohmann/json.hpp>
 
@@ -63,17 +66,29 @@ std::vector<std::string> scan(const RedisCluster& cluster, int port, const std::
   return out;
 }
 
+// One tier per master: rule names "<rule_prefix>-<n>" ("gw-t-<n>" gives tiers "t-<n>"), one
+// on each master, keyed by the master's port.
+std::map<int, std::string> tier_per_master(const RedisCluster& cluster, const redis::KeySchema& schema,
+                                           const std::string& rule_prefix) {
+  std::map<int, std::string> out;
+  for (const auto& [port, rules] : rules_per_master(cluster, schema, rule_prefix, 1)) {
+    out[port] = rules.front().substr(3);
+  }
+  return out;
+}
+
+std::vector<std::string> tiers_of(const std::map<int, std::string>& tier_on) {
+  std::vector<std::string> tiers;
+  for (const auto& [port, t] : tier_on) tiers.push_back(t);
+  return tiers;
+}
+
 TEST(ClusterGateway, TwoGatewaysShareEachTiersLimitAndItsKeysLiveOnTheOwningShard) {
   auto cluster = RedisCluster::start();
   const redis::KeySchema schema;  // the gateway's default prefix
-  // Rule names "gw-t-<n>" on every master give tiers "t-<n>".
-  std::map<int, std::string> tier_on;  // master port → tier
-  for (const auto& [port, rules] : rules_per_master(*cluster, schema, "gw-t", 1)) {
-    tier_on[port] = rules.front().substr(3);
-  }
+  const std::map<int, std::string> tier_on = tier_per_master(*cluster, schema, "gw-t");  // port → tier
   ASSERT_EQ(tier_on.size(), 3u);
-  std::vector<std::string> tiers;
-  for (const auto& [port, t] : tier_on) tiers.push_back(t);
+  const std::vector<std::string> tiers = tiers_of(tier_on);
   const std::string policy = write_temp("cluster_gateway_policy.json", policy_json(tiers));
   GatewayProcess a(
       {"--policy", policy, "--mock-upstream", "--redis", cluster->url(), "--threads", "4"});
@@ -133,6 +148,51 @@ TEST(ClusterGateway, ExitsWhenNoSeedAnswersAtStart) {
       << p->stderr_text();
 }
 
+// --log-decisions on a cluster: the start-up check of XADD on each tier's decision stream runs
+// on the master owning the tier's rule. XADD denied on one master refuses the start naming that
+// tier's stream; allowed, the gateway starts and the check left no stream on any node.
+TEST(ClusterGateway, TheDecisionLogWriteIsCheckedAtStartOnEachTiersMaster) {
+  auto cluster = RedisCluster::start();
+  const redis::KeySchema schema;
+  const std::map<int, std::string> tier_on = tier_per_master(*cluster, schema, "gw-t");  // port → tier
+  ASSERT_EQ(tier_on.size(), 3u);
+  const std::vector<std::string> tiers = tiers_of(tier_on);
+  const std::string policy = write_temp("cluster_gateway_xadd_policy.json", policy_json(tiers));
+  const std::vector<std::string> args{"--listen", "127.0.0.1:0", "--policy", policy, "--mock-upstream",
+                                      "--redis", cluster->url(), "--log-decisions", "1"};
+  const auto& [denied_port, denied_tier] = *tier_on.rbegin();
+  auto deny = [&](const char* rule) {
+    auto c = cluster->connect(denied_port);
+    auto r = c.command({"ACL", "SETUSER", "default", rule});
+    ASSERT_TRUE(r) << r.error().message;
+  };
+  {
+    // The rules are written (audited, so with XADD) before XADD is taken away.
+    GatewayProcess writer({"--policy", policy, "--mock-upstream", "--redis", cluster->url()});
+    ASSERT_TRUE(writer.running());
+  }
+  deny("-xadd");
+  auto refused = ChildProcess::start(binary_path("app/limitscope-gateway"), args);
+  ASSERT_NE(refused, nullptr);
+  if (const auto line = refused->read_line()) {
+    ADD_FAILURE() << "it started: " << *line;
+    refused->signal(SIGTERM);
+  }
+  EXPECT_EQ(refused->wait(), 1);
+  const std::string err = refused->stderr_text();
+  EXPECT_NE(err.find("may not XADD to the decision stream " +
+                     schema.decisions_key(gateway::RedisAdmission::rule_name(denied_tier))),
+            std::string::npos)
+      << err;
+
+  deny("+xadd");
+  GatewayProcess gw({"--policy", policy, "--mock-upstream", "--redis", cluster->url(), "--log-decisions", "1"});
+  ASSERT_TRUE(gw.running());
+  for (int port : cluster->ports()) {
+    EXPECT_TRUE(scan(*cluster, port, "*:decisions").empty()) << "the check left a stream on " << port;
+  }
+}
+
 // The X-RateLimit-Remaining of a Redis decision, or -1 when the response has none.
 long long remaining_of(const httplib::Result& r) {
   if (!r || !r->has_header("X-RateLimit-Remaining")) return -1;
@@ -151,13 +211,9 @@ void master_killed_under_load(const std::string& mode) {
   o.extra_args = {"--cluster-require-full-coverage", "no"};
   auto cluster = RedisCluster::start(o);
   const redis::KeySchema schema;
-  std::map<int, std::string> tier_on;  // master port → tier
-  for (const auto& [port, rules] : rules_per_master(*cluster, schema, "gw-f", 1)) {
-    tier_on[port] = rules.front().substr(3);
-  }
+  const std::map<int, std::string> tier_on = tier_per_master(*cluster, schema, "gw-f");  // port → tier
   ASSERT_EQ(tier_on.size(), 3u);
-  std::vector<std::string> tiers;
-  for (const auto& [port, t] : tier_on) tiers.push_back(t);
+  const std::vector<std::string> tiers = tiers_of(tier_on);
   const int victim = tier_on.begin()->first;
   const std::string victim_tier = tier_on.begin()->second;
   const std::string healthy_tier = std::next(tier_on.begin())->second;

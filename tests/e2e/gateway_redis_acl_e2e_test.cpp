@@ -3,12 +3,15 @@
 // rule and NOPERM); permissions taken away at runtime make that rule answer 503
 // limiter_misconfigured even in fail-open mode (before: admitted without limit), /readyz 503
 // with the reason, and limitscope_backend_errors_total{reason="forbidden"} count them; once the
-// ACL is fixed, requests are decided again and the gateway is ready. A decision whose log
-// write is refused takes nothing.
+// ACL is fixed, requests are decided again and the gateway is ready. With --log-decisions, a
+// user that may not XADD to the decision streams is refused at start too; a decision whose
+// log write is refused at runtime takes nothing.
 
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <sys/stat.h>
+
+#include <csignal>
 
 #include <nlohmann/json.hpp>
 
@@ -54,6 +57,21 @@ httplib::Result post(const GatewayProcess& gw) {
                 e2e_chat_body("gemini-2.5-flash"), "application/json");
 }
 
+// Starts the gateway with `args` (after --listen) and expects it to refuse to start, exit 1.
+// @return its stderr
+std::string refused_at_start(const std::vector<std::string>& args) {
+  std::vector<std::string> argv{"--listen", "127.0.0.1:0"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto gw = ChildProcess::start(binary_path("app/limitscope-gateway"), argv);
+  if (gw == nullptr) return "(not started)";
+  if (const auto line = gw->read_line()) {
+    ADD_FAILURE() << "it started: " << *line;
+    gw->signal(SIGTERM);
+  }
+  EXPECT_EQ(gw->wait(), 1);
+  return gw->stderr_text();
+}
+
 TEST(GatewayRedisAclE2E, AUserThatCannotDecideIsRefusedAtStart) {
   auto server = start_with_users();
   const std::string policy = write_temp("e2e_acl_policy.json", e2e_policy_json());
@@ -63,14 +81,8 @@ TEST(GatewayRedisAclE2E, AUserThatCannotDecideIsRefusedAtStart) {
         {"--policy", policy, "--mock-upstream", "--redis", url_as(*server, "gw", "gwpass")});
     ASSERT_TRUE(writer.running());
   }
-  auto ro = ChildProcess::start(binary_path("app/limitscope-gateway"),
-                                {"--listen", "127.0.0.1:0", "--policy", policy, "--mock-upstream",
-                                 "--redis", url_as(*server, "ro", "ropass")});
-  ASSERT_NE(ro, nullptr);
-  const auto line = ro->read_line();
-  EXPECT_FALSE(line.has_value()) << "it started: " << *line;
-  EXPECT_EQ(ro->wait(), 1);
-  const std::string err = ro->stderr_text();
+  const std::string err =
+      refused_at_start({"--policy", policy, "--mock-upstream", "--redis", url_as(*server, "ro", "ropass")});
   EXPECT_NE(err.find("cannot decide"), std::string::npos) << err;
   EXPECT_NE(err.find("NOPERM"), std::string::npos) << err;
   EXPECT_NE(err.find("gw-"), std::string::npos) << err;
@@ -117,12 +129,25 @@ TEST(GatewayRedisAclE2E, PermissionsTakenAwayFailClosedNotReadyAndCounted) {
   EXPECT_EQ(ready_again->status, 200) << ready_again->body;
 }
 
-// A user that may run the script but not XADD to the decision stream (--log-decisions): each
-// logged decision is refused (503) and takes nothing; before, the script wrote the key's state
-// and then failed on XADD, so every 503 still consumed a request and its tokens.
-TEST(GatewayRedisAclE2E, ARefusedDecisionLogWriteTakesNothing) {
+// Decision streams (`limitscope:{gw-<tier>}:decisions`) of the e2e policy's tiers that exist.
+long long e2e_decision_streams(const RedisServer& s) {
+  redis::RedisUrl url;
+  url.port = s.port();
+  auto c = redis::Connection::open(url);
+  if (!c) return -1;
+  const redis::KeySchema schema;
+  auto n = c->command({"EXISTS", schema.decisions_key("gw-free"), schema.decisions_key("gw-pro"),
+                       schema.decisions_key("gw-enterprise")});
+  return n ? n->integer : -1;
+}
+
+// A user that may run the script but not XADD to the decision stream, with --log-decisions:
+// the gateway refuses to start (exit 1) naming the user, the stream and XADD; before, it
+// started and answered 503 limiter_misconfigured to every logged key. The check writes
+// nothing: no stream exists after it, refused or passed.
+TEST(GatewayRedisAclE2E, AUserThatMayNotLogDecisionsIsRefusedAtStart) {
   auto server = start_with_users();
-  const std::string policy = write_temp("e2e_acl_policy_xadd.json", e2e_policy_json());
+  const std::string policy = write_temp("e2e_acl_policy_xadd_start.json", e2e_policy_json());
   {
     // The rules are written (audited, so with XADD) before XADD is taken away.
     GatewayProcess writer(
@@ -130,9 +155,40 @@ TEST(GatewayRedisAclE2E, ARefusedDecisionLogWriteTakesNothing) {
     ASSERT_TRUE(writer.running());
   }
   admin(*server, {"ACL", "SETUSER", "gw", "-xadd"});
+  const std::string err = refused_at_start({"--policy", policy, "--mock-upstream", "--redis",
+                                            url_as(*server, "gw", "gwpass"), "--log-decisions", "0.5"});
+  EXPECT_NE(err.find("user \"gw\""), std::string::npos) << err;
+  EXPECT_NE(err.find("may not XADD"), std::string::npos) << err;
+  EXPECT_NE(err.find("limitscope:{gw-"), std::string::npos) << "names the stream key: " << err;
+  EXPECT_NE(err.find("}:decisions"), std::string::npos) << err;
+  EXPECT_NE(err.find("NOPERM"), std::string::npos) << err;
+  EXPECT_EQ(err.find("gwpass"), std::string::npos) << "no password in the message: " << err;
+  EXPECT_EQ(e2e_decision_streams(*server), 0) << "the check wrote to a stream";
+
+  // Without a decision log the same user needs no XADD, and starts.
+  {
+    GatewayProcess unlogged(
+        {"--policy", policy, "--mock-upstream", "--redis", url_as(*server, "gw", "gwpass")});
+    EXPECT_TRUE(unlogged.running()) << unlogged.process().stderr_text();
+  }
+  admin(*server, {"ACL", "SETUSER", "gw", "+xadd"});
+  GatewayProcess gw({"--policy", policy, "--mock-upstream", "--redis", url_as(*server, "gw", "gwpass"),
+                     "--log-decisions", "0.5"});
+  ASSERT_TRUE(gw.running()) << gw.process().stderr_text();
+  EXPECT_EQ(e2e_decision_streams(*server), 0) << "the check left an entry in a stream";
+}
+
+// XADD taken away while the gateway runs (--log-decisions): each logged decision is refused
+// (503) and takes nothing; before, the script wrote the key's state and then failed on XADD,
+// so every 503 still consumed a request and its tokens. /readyz stays not ready (its re-probe
+// checks XADD too; before, the probe logged nothing, so it passed and the gateway said ready).
+TEST(GatewayRedisAclE2E, ARefusedDecisionLogWriteTakesNothing) {
+  auto server = start_with_users();
+  const std::string policy = write_temp("e2e_acl_policy_xadd.json", e2e_policy_json());
   GatewayProcess gw({"--policy", policy, "--mock-upstream", "--redis",
                      url_as(*server, "gw", "gwpass"), "--log-decisions", "1"});
   ASSERT_TRUE(gw.running());
+  admin(*server, {"ACL", "SETUSER", "gw", "-xadd"});
   for (int i = 0; i < 3; ++i) {
     auto r = post(gw);
     ASSERT_TRUE(r);
@@ -144,11 +200,19 @@ TEST(GatewayRedisAclE2E, ARefusedDecisionLogWriteTakesNothing) {
   auto c = redis::Connection::open(url);
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_EQ(e2e_pro_state_keys(*c), 0) << "a refused decision wrote state";
+  httplib::Client probe(gw.url());
+  auto ready = probe.Get("/readyz");
+  ASSERT_TRUE(ready);
+  EXPECT_EQ(ready->status, 503) << ready->body;
+  EXPECT_NE(ready->body.find("xadd"), std::string::npos) << ready->body;
   admin(*server, {"ACL", "SETUSER", "gw", "+xadd"});
   auto r = post(gw);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 200) << r->body;
   EXPECT_EQ(r->get_header_value("X-RateLimit-Remaining"), "49") << "a full bucket of 50 paid once";
+  auto ready_again = probe.Get("/readyz");
+  ASSERT_TRUE(ready_again);
+  EXPECT_EQ(ready_again->status, 200) << ready_again->body;
 }
 
 // The password from a 0600 file or the environment, never on the command line; a file others
