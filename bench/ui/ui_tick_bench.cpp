@@ -101,7 +101,7 @@ int main(int argc, char** argv) {
     view.start_ms = now - history_s * 1000LL;
     view.columns = 1100;
     std::vector<ChartData> data{bucket_level_chart(store, view), window_occupancy_chart(store, view),
-                                rejection_chart(store, view, 0.5), quota_burn_chart(store, view, 0.8)};
+                                rejection_chart(store, view), quota_burn_chart(store, view)};
     std::vector<KeyRow> rows(static_cast<std::size_t>(keys));
     for (int k = 0; k < keys; ++k) {
       rows[static_cast<std::size_t>(k)].api_key = "key-" + std::to_string(k);

@@ -277,6 +277,7 @@ void AlertEngine::publish(std::int64_t t) {
       st.group = groups_[g].name;
       st.name = r.name;
       st.kind = r.kind;
+      st.expr = r.expr;
       st.last_error = s.last_error;
       st.last_eval_ms = s.last_eval_ms;
       st.output_series = s.output_series;

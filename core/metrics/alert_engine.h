@@ -65,6 +65,7 @@ struct RuleStatus {
   std::string group;
   std::string name;
   RuleKind kind = RuleKind::alerting;
+  ExprPtr expr;  ///< the parsed expression (immutable, shared with the rule)
   AlertState state = AlertState::inactive;  ///< highest state of its alerts
   std::string last_error;                   ///< "" when the last evaluation succeeded
   std::optional<std::int64_t> last_eval_ms;

@@ -169,6 +169,51 @@ std::string to_string(const Expr& e) { return std::visit(Printer{}, e.node); }
 
 namespace {
 
+const Expr* without_parens(const Expr* e) {
+  while (e != nullptr) {
+    const auto* p = std::get_if<ParenExpr>(&e->node);
+    if (p == nullptr) break;
+    e = p->inner.get();
+  }
+  return e;
+}
+
+// 0.5, (0.5), -0.5: a number written as one.
+std::optional<double> literal_number(const Expr* e) {
+  e = without_parens(e);
+  if (e == nullptr) return std::nullopt;
+  if (const auto* n = std::get_if<NumberLiteral>(&e->node)) return n->value;
+  if (const auto* u = std::get_if<UnaryExpr>(&e->node)) {
+    const auto v = literal_number(u->operand.get());
+    if (v) return u->op == '-' ? -*v : *v;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<ConstantComparison> constant_comparison(const Expr& e) {
+  const Expr* top = without_parens(&e);
+  const auto* b = std::get_if<BinaryExpr>(&top->node);
+  if (b == nullptr || b->return_bool || !b->lhs || !b->rhs) return std::nullopt;
+  BinaryOp mirrored;  // the same comparison with its sides swapped
+  switch (b->op) {
+    case BinaryOp::gt: mirrored = BinaryOp::lt; break;
+    case BinaryOp::ge: mirrored = BinaryOp::le; break;
+    case BinaryOp::lt: mirrored = BinaryOp::gt; break;
+    case BinaryOp::le: mirrored = BinaryOp::ge; break;
+    default: return std::nullopt;
+  }
+  if (b->lhs->type == ValueType::instant_vector) {
+    if (const auto c = literal_number(b->rhs.get())) return ConstantComparison{b->lhs.get(), b->op, *c};
+  } else if (b->rhs->type == ValueType::instant_vector) {
+    if (const auto c = literal_number(b->lhs.get())) return ConstantComparison{b->rhs.get(), mirrored, *c};
+  }
+  return std::nullopt;
+}
+
+namespace {
+
 void collect_names(const Expr& e, std::vector<std::string>& out) {
   const auto down = [&](const ExprPtr& p) {
     if (p) collect_names(*p, out);

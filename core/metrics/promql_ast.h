@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -94,6 +95,18 @@ struct Expr {
 
 /// Canonical PromQL text of an expression (parsable again to an equal tree).
 std::string to_string(const Expr& e);
+
+/// A comparison of a vector with a number at the top of an expression: `rate(x[5m]) > 0.5`,
+/// or `0.5 < rate(x[5m])`, read as the same (op is the one with the vector on the left).
+struct ConstantComparison {
+  const Expr* vector = nullptr;  ///< the compared side, inside the expression
+  BinaryOp op = BinaryOp::gt;    ///< gt, ge, lt or le
+  double constant = 0;
+};
+/// The expression's comparison with a number (parentheses around it, or around or before the
+/// number, aside); nullopt for anything else: no comparison at the top, `==`/`!=`, a `bool`
+/// comparison, or a side that is not a number literal (`x > y`, `x > scalar(y)`).
+std::optional<ConstantComparison> constant_comparison(const Expr& e);
 
 /// The metric names the expression's selectors read (sorted, unique; a selector without a
 /// name is left out): what a rule watches, so a dashboard can tell which charts and sources

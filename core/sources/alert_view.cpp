@@ -125,6 +125,7 @@ void bind_chart_rules(std::vector<ChartData>& charts, const metrics::AlertSnapsh
                                      [&](const std::string& m) { return chart_reads_metric(c.kind, m); });
       if (!reads) continue;
       if (std::find(c.rules.begin(), c.rules.end(), rule.name) == c.rules.end()) c.rules.push_back(rule.name);
+      if (rule.expr) add_rule_threshold(c, *rule.expr);  // the rule's own number, as loaded
       // Each pending or firing stretch goes on the lines its alert's labels select (the
       // firing tier's line, not the whole plot); one that selects no drawn line is a marker.
       for (const metrics::StateInterval& iv : rule.history) {

@@ -23,7 +23,8 @@ void alert_view(const metrics::AlertSnapshot& alerts, std::int64_t now_ms, std::
                 std::vector<AlertInterval>& intervals, const KeyNames* names = nullptr);
 
 /// Binds each chart to the alerting rules whose expressions read what it shows
-/// (ChartData::rules), from the rules' metric names, not from their names or order.
+/// (ChartData::rules), from the rules' metric names, not from their names or order, and draws
+/// each one's threshold (add_rule_threshold): a --rules file's 3/s, not the default 0.5/s.
 void bind_chart_rules(std::vector<ChartData>& charts, const metrics::AlertSnapshot& alerts);
 
 }  // namespace limitscope

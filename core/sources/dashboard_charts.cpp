@@ -190,6 +190,59 @@ bool chart_reads_metric(ChartKind kind, std::string_view metric) {
   return false;
 }
 
+namespace {
+
+// Whether `e`, aggregations and parentheses aside, is in the chart's unit: a threshold on it
+// can be drawn on the chart's axis (not the tokens of a bucket-usage quantile on a chart of
+// fractions of capacity, nor a 429 ratio on a chart of 429s per second).
+bool in_chart_unit(ChartKind kind, const metrics::Expr* e) {
+  while (e != nullptr) {
+    if (const auto* p = std::get_if<metrics::ParenExpr>(&e->node)) {
+      e = p->inner.get();
+    } else if (const auto* a = std::get_if<metrics::Aggregate>(&e->node)) {
+      e = a->operand.get();
+    } else {
+      break;
+    }
+  }
+  if (e == nullptr) return false;
+  if (const auto* v = std::get_if<metrics::VectorSelector>(&e->node)) {
+    const std::string_view m = v->metric_name;
+    switch (kind) {
+      case ChartKind::bucket_levels: return m == dashboard_series::kKeyLevel;
+      case ChartKind::window_occupancy: return chart_reads_metric(kind, m);
+      case ChartKind::rejections:
+        return m == dashboard_series::kTierRejectedRate || m == dashboard_series::kKeyRejectedRate ||
+               m == "limitscope_rejected_per_second";
+      case ChartKind::quota_burn: return chart_reads_metric(kind, m);
+    }
+    return false;
+  }
+  // rate() or irate() of a 429 counter: 429s per second.
+  const auto* call = std::get_if<metrics::Call>(&e->node);
+  if (kind != ChartKind::rejections || call == nullptr || (call->name != "rate" && call->name != "irate") ||
+      call->args.size() != 1 || !call->args[0]) {
+    return false;
+  }
+  const auto* range = std::get_if<metrics::MatrixSelector>(&call->args[0]->node);
+  return range != nullptr && range->selector.metric_name == metrics::names::kGatewayRateLimitHits;
+}
+
+}  // namespace
+
+std::optional<double> chart_threshold(ChartKind kind, const metrics::Expr& rule_expr) {
+  const auto cmp = metrics::constant_comparison(rule_expr);
+  if (!cmp || !in_chart_unit(kind, cmp->vector)) return std::nullopt;
+  return cmp->constant;
+}
+
+void add_rule_threshold(ChartData& c, const metrics::Expr& rule_expr) {
+  const auto value = chart_threshold(c.kind, rule_expr);
+  if (!value || std::find(c.thresholds.begin(), c.thresholds.end(), *value) != c.thresholds.end()) return;
+  c.thresholds.push_back(*value);
+  c.threshold_labels.push_back(c.kind == ChartKind::rejections ? per_second(*value) : percent(*value));
+}
+
 std::string_view tier_of_rule(std::string_view tier_or_rule) {
   return tier_or_rule.starts_with("gw-") ? tier_or_rule.substr(3) : tier_or_rule;
 }
@@ -231,14 +284,11 @@ bool alert_selects_line(const metrics::Labels& alert, const metrics::Labels& lin
   return shared > 0;
 }
 
-ChartData rejection_chart(const metrics::SeriesStore& store, const ChartView& view,
-                          double threshold_per_s) {
+ChartData rejection_chart(const metrics::SeriesStore& store, const ChartView& view) {
   ChartData c;
   c.kind = ChartKind::rejections;
   c.title = "429 rate by tier";
   c.unit = "429/s";
-  c.thresholds = {threshold_per_s};
-  c.threshold_labels = {per_second(threshold_per_s)};
   c.empty_note = "no 429 counts from this source yet";
   auto m = LabelMatcher::make("__name__", MatchOp::equal, std::string(dashboard_series::kTierRejectedRate));
   std::vector<LabelMatcher> ms{*m};
@@ -277,14 +327,13 @@ ChartData rejection_chart(const metrics::SeriesStore& store, const ChartView& vi
   return c;
 }
 
-ChartData quota_burn_chart(const metrics::SeriesStore& store, const ChartView& view,
-                           double threshold_ratio, const KeyNames* names) {
+ChartData quota_burn_chart(const metrics::SeriesStore& store, const ChartView& view, const KeyNames* names) {
   ChartData c;
   c.kind = ChartKind::quota_burn;
   c.title = "Daily quota burn (highest keys)";
   c.unit = "of daily quota";
-  c.thresholds = {threshold_ratio, 1.0};
-  c.threshold_labels = {percent(threshold_ratio), percent(1.0)};
+  c.thresholds = {1.0};  // the quota itself; the rules' thresholds come from add_rule_threshold
+  c.threshold_labels = {percent(1.0)};
   c.empty_note = "no quota burn from this source (Redis holds levels, not spend: add the gateway's /metrics)";
   c.lines = pick_lines(store, dashboard_series::kKeyQuotaBurn, view, Rank::highest, c.points_in, names,
                        [](ChartLine& line, const SeriesSamples& s) {
@@ -298,8 +347,8 @@ std::vector<ChartData> dashboard_charts(const metrics::SeriesStore& store, const
   charts.reserve(4);
   charts.push_back(bucket_level_chart(store, view, names));
   charts.push_back(window_occupancy_chart(store, view, names));
-  charts.push_back(rejection_chart(store, view, kRejectionThresholdPerS));
-  charts.push_back(quota_burn_chart(store, view, kQuotaBurnThreshold, names));
+  charts.push_back(rejection_chart(store, view));
+  charts.push_back(quota_burn_chart(store, view, names));
   return charts;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/metrics/decimate.h"
+#include "core/metrics/promql_ast.h"
 #include "core/metrics/series_store.h"
 #include "core/sources/key_names.h"
 
@@ -108,19 +109,21 @@ ChartData bucket_level_chart(const metrics::SeriesStore& store, const ChartView&
 ChartData window_occupancy_chart(const metrics::SeriesStore& store, const ChartView& view,
                                  const KeyNames* names = nullptr);
 /// 429s per second by tier, plus the 429 ratio of all requests.
-ChartData rejection_chart(const metrics::SeriesStore& store, const ChartView& view,
-                          double threshold_per_s);
+ChartData rejection_chart(const metrics::SeriesStore& store, const ChartView& view);
 /// Quota burn ratio per key (the N highest at the view's end, plus selected keys) with each
 /// line's projected exhaustion.
 ChartData quota_burn_chart(const metrics::SeriesStore& store, const ChartView& view,
-                           double threshold_ratio, const KeyNames* names = nullptr);
+                           const KeyNames* names = nullptr);
 
-/// HighRateLimitRejection's and QuotaBurnAnomaly's thresholds in the default rules.
-inline constexpr double kRejectionThresholdPerS = 0.5;
-inline constexpr double kQuotaBurnThreshold = 0.8;
+/// The threshold a rule draws on a chart of `kind`: the number its expression compares with
+/// (`rate(gateway_rate_limit_hits_total[5m]) > 0.5`: 0.5/s on the 429 chart), when the compared
+/// side is in the chart's unit; nullopt when the rule has no such simple comparison.
+std::optional<double> chart_threshold(ChartKind kind, const metrics::Expr& rule_expr);
+/// Adds the threshold line (and its label: "0.5/s", "80%") of a rule bound to the chart, once.
+void add_rule_threshold(ChartData& c, const metrics::Expr& rule_expr);
 
-/// The four dashboard charts (bucket levels, occupancy, 429s, quota burn) with the default
-/// rules' thresholds: what every source's snapshot shows.
+/// The four dashboard charts (bucket levels, occupancy, 429s, quota burn). Their rule
+/// threshold lines come from the rules in force (bind_chart_rules), not from here.
 std::vector<ChartData> dashboard_charts(const metrics::SeriesStore& store, const ChartView& view,
                                         const KeyNames* names = nullptr);
 

@@ -14,26 +14,34 @@ namespace {
 
 // A recording holds alert states, not the rules' expressions: its bands go on the charts the
 // shipped rules of those names read (a renamed rule of a --rules file shades no chart on
-// playback; docs/recording.md).
-const metrics::AlertSnapshot& shipped_rules() {
-  static const metrics::AlertSnapshot snap = [] {
-    metrics::AlertSnapshot s;
-    for (const std::string_view text : {metrics::default_rules_yaml(), live_rules_yaml()}) {
-      auto file = metrics::parse_rule_file(text, "<shipped rules>");
-      if (!file) continue;  // compiled in and tested: cannot fail
-      for (const auto& g : file->groups) {
-        for (const auto& r : g.rules) {
-          metrics::RuleStatus st;
-          st.name = r.name;
-          st.kind = r.kind;
-          if (r.expr) st.reads = metrics::metric_names(*r.expr);
-          s.rules.push_back(std::move(st));
-        }
+// playback; docs/recording.md), with those rules' threshold lines. The simulation evaluates
+// the default rules, a live source the live rules too: a recording of the simulation draws no
+// live rule's line.
+metrics::AlertSnapshot shipped_rules_of(bool with_live_rules) {
+  metrics::AlertSnapshot s;
+  std::vector<std::string_view> texts{metrics::default_rules_yaml()};
+  if (with_live_rules) texts.push_back(live_rules_yaml());
+  for (const std::string_view text : texts) {
+    auto file = metrics::parse_rule_file(text, "<shipped rules>");
+    if (!file) continue;  // compiled in and tested: cannot fail
+    for (const auto& g : file->groups) {
+      for (const auto& r : g.rules) {
+        metrics::RuleStatus st;
+        st.name = r.name;
+        st.kind = r.kind;
+        st.expr = r.expr;
+        if (r.expr) st.reads = metrics::metric_names(*r.expr);
+        s.rules.push_back(std::move(st));
       }
     }
-    return s;
-  }();
-  return snap;
+  }
+  return s;
+}
+
+const metrics::AlertSnapshot& shipped_rules(std::string_view recorded_source) {
+  static const metrics::AlertSnapshot simulation = shipped_rules_of(false);
+  static const metrics::AlertSnapshot live = shipped_rules_of(true);
+  return recorded_source.starts_with("embedded simulation") ? simulation : live;
 }
 
 }  // namespace
@@ -116,7 +124,7 @@ DashboardSnapshot PlaybackSource::snapshot(const ChartView& view) const {
   v.end_ms = std::min(v.end_ms, cursor_ms_);  // nothing after the cursor is shown
   v.start_ms = std::min(v.start_ms, v.end_ms);
   snap.charts = dashboard_charts(*store_, v);
-  bind_chart_rules(snap.charts, shipped_rules());
+  bind_chart_rules(snap.charts, shipped_rules(recording_.header.source));
 
   // Key table: the last step at or before the cursor, sparklines from the steps before it.
   const std::ptrdiff_t step = last_at_or_before(recording_.steps);

@@ -61,7 +61,7 @@ class RejectionBands : public ::testing::Test {
     EXPECT_TRUE(file.ok()) << file.error();
     metrics::AlertEngine engine(store_, file->groups);
     for (std::int64_t t = 0; t <= 180'000; t += 15'000) engine.evaluate_all(t);
-    std::vector<ChartData> charts{rejection_chart(store_, ChartView{0, 180'000, 400, 8, {}}, 0.5)};
+    std::vector<ChartData> charts{rejection_chart(store_, ChartView{0, 180'000, 400, 8, {}})};
     bind_chart_rules(charts, *engine.snapshot());
     return charts;
   }
