@@ -70,7 +70,7 @@ ErrorKind classify_context_error(int err, const char* errstr, int saved_errno) {
 }  // namespace
 
 ErrorKind classify_error_reply(const std::string& text) {
-  if (text.starts_with("NOSCRIPT")) return ErrorKind::noscript;
+  if (text.starts_with("NOSCRIPT") || text.starts_with("ERR Function not found")) return ErrorKind::noscript;
   if (text.starts_with("WRONGPASS") || text.starts_with("NOAUTH") ||
       text.starts_with("NOPERM")) {
     return ErrorKind::auth;
@@ -88,6 +88,7 @@ struct Connection::Impl {
   std::string peer;
   bool broken = false;
   bool asking = false;
+  ScriptMode script_mode = ScriptMode::unknown;
 
   RedisError context_error(int saved_errno, std::string_view doing) {
     broken = true;
@@ -224,6 +225,12 @@ Result<std::vector<Value>> Connection::pipeline(
     replies.push_back(std::move(reply).value());
   }
   return replies;
+}
+
+ScriptMode Connection::script_mode() const { return impl_ ? impl_->script_mode : ScriptMode::unknown; }
+
+void Connection::set_script_mode(ScriptMode mode) {
+  if (impl_) impl_->script_mode = mode;
 }
 
 void Connection::set_asking(bool on) {

@@ -21,6 +21,11 @@ struct ConnectOptions {
   std::chrono::milliseconds command_timeout{500};
 };
 
+/// How a connection runs the limiter's Lua (core/redis/script.h): as a Redis 7 function
+/// library with FCALL, or as scripts with EVALSHA where Functions are missing (a server older
+/// than 7, an ACL without FCALL or FUNCTION LOAD). Unknown until the first call finds out.
+enum class ScriptMode { unknown, functions, scripts };
+
 class Connection {
  public:
   /// Connects, AUTHs and SELECTs. Errors: io (refused, unreachable), timeout, auth; usage
@@ -50,6 +55,11 @@ class Connection {
   /// redirection. Off by default; the cluster client turns it on for one redirected call.
   void set_asking(bool on);
 
+  /// How this connection runs Lua; set by core/redis/script.cpp when a call finds out (and by
+  /// tests that force the EVALSHA path).
+  ScriptMode script_mode() const;
+  void set_script_mode(ScriptMode mode);
+
   /// The server this connection talks to (password redacted), for messages.
   const std::string& peer() const;
 
@@ -59,7 +69,8 @@ class Connection {
   std::unique_ptr<Impl> impl_;
 };
 
-/// The error kind of an error reply's text ("NOSCRIPT ..." → noscript, "WRONGPASS"/"NOAUTH"
+/// The error kind of an error reply's text ("NOSCRIPT ..." and FCALL's "ERR Function not
+/// found" → noscript, "WRONGPASS"/"NOAUTH"
 /// → auth, an ACL refusal inside a script → auth, anything else → reply).
 ErrorKind classify_error_reply(const std::string& text);
 

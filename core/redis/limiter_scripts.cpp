@@ -1,7 +1,10 @@
 #include "core/redis/limiter_scripts.h"
 
+#include <memory>
 #include <stdexcept>
 #include <string>
+
+#include "core/common/sha1.h"
 
 namespace limitscope::redis {
 
@@ -14,65 +17,136 @@ std::string file_or_throw(std::string_view name) {
   return std::string(text);
 }
 
-// An algorithm file with its final `return eval, write` turned into an assignment to the
-// enclosing block's algo_eval, algo_write (see decide.lua's --@ALGORITHMS).
-std::string algorithm_branch(std::string_view file) {
+struct Branch {
+  std::string_view algorithm;
+  std::string_view file;
+};
+constexpr Branch kBranches[] = {
+    {"token-bucket", "token_bucket.lua"}, {"gcra", "gcra.lua"},
+    {"sliding-log", "sliding_log.lua"},   {"sliding-counter", "sliding_counter.lua"},
+    {"fixed-window", "fixed_window.lua"},
+};
+
+// An algorithm file with its final `return eval, write` turned into `assignment`.
+std::string algorithm_branch(std::string_view file, std::string_view assignment) {
   std::string text = file_or_throw(file);
   static constexpr std::string_view kReturn = "return eval, write";
   const auto at = text.rfind(kReturn);
   if (at == std::string::npos || text.find_first_not_of(" \n", at + kReturn.size()) != std::string::npos) {
     throw std::logic_error(std::string(file) + " must end with \"return eval, write\"");
   }
-  return text.replace(at, kReturn.size(), "algo_eval, algo_write = eval, write");
+  return text.replace(at, kReturn.size(), assignment);
 }
 
-// common.lua, then the entry file; decide.lua gets one branch per algorithm file at its
-// --@ALGORITHMS line.
-std::string compose(std::string_view entry, bool with_algorithms) {
-  struct Branch {
-    std::string_view algorithm;
-    std::string_view file;
-  };
-  static constexpr Branch kBranches[] = {
-      {"token-bucket", "token_bucket.lua"}, {"gcra", "gcra.lua"},
-      {"sliding-log", "sliding_log.lua"},   {"sliding-counter", "sliding_counter.lua"},
-      {"fixed-window", "fixed_window.lua"},
-  };
-  std::string s = file_or_throw("common.lua") + "\n";
+// The entry file with its --@ALGORITHMS line replaced by `code`.
+std::string with_algorithms(std::string_view entry, const std::string& code) {
   std::string body = file_or_throw(entry);
-  if (!with_algorithms) return s + body;
+  static constexpr std::string_view kMarker = "--@ALGORITHMS";
+  // The marker is the only occurrence in the file (comments do not spell it).
+  const auto at = body.find(kMarker);
+  if (at == std::string::npos || body.find(kMarker, at + 1) != std::string::npos) {
+    throw std::logic_error(std::string(entry) + " needs exactly one --@ALGORITHMS line");
+  }
+  return body.replace(at, kMarker.size(), code);
+}
+
+// A script for EVALSHA: common.lua, then the entry file; decide.lua gets one branch per
+// algorithm file at its --@ALGORITHMS line, inside its loop (a script's top-level functions
+// are created again at every run, so nothing there may hold them). A script keeps no parsed
+// config between runs (ls_config_cache false).
+std::string compose_script(std::string_view entry, bool algorithms) {
+  std::string s = file_or_throw("common.lua") + "\nlocal ls_config_cache, ls_config_count = false, 0\n";
+  if (!algorithms) return s + file_or_throw(entry);
   std::string chain;
   for (const Branch& b : kBranches) {
     chain += chain.empty() ? "if p.alg == '" : "elseif p.alg == '";
     chain += b.algorithm;
     chain += "' then\n";
-    chain += algorithm_branch(b.file);
+    chain += algorithm_branch(b.file, "algo_eval, algo_write = eval, write");
     chain += "\n";
   }
   chain += "end\n";
-  static constexpr std::string_view kMarker = "--@ALGORITHMS";
-  // The marker is the only occurrence in the file (comments do not spell it).
-  const auto at = body.find(kMarker);
-  if (at == std::string::npos || body.find(kMarker, at + 1) != std::string::npos) throw std::logic_error(std::string(entry) + " needs exactly one --@ALGORITHMS line");
-  body.replace(at, kMarker.size(), chain);
-  return s + body;
+  return s + with_algorithms(entry, chain);
+}
+
+// The function library: common.lua and the algorithms defined once, at load (a library's
+// top level runs once and its locals live as long as it does), and each entry file as the
+// body of a registered function with its version in its name. `@V` stands for the version.
+struct Entry {
+  std::string_view script;  // decide, config_set, settle
+  std::string_view file;
+  bool algorithms;
+};
+constexpr Entry kEntries[] = {{"decide", "decide.lua", true},
+                              {"config_set", "config_set.lua", false},
+                              {"settle", "settle.lua", false}};
+
+std::string library_body() {
+  std::string s = file_or_throw("common.lua");
+  s += "\n-- Defined once when the library loads (issue 18).\nlocal ls_algos = {}\n";
+  for (const Branch& b : kBranches) {
+    s += "do\n";
+    s += algorithm_branch(b.file, "ls_algos['" + std::string(b.algorithm) + "'] = {eval, write}");
+    s += "\nend\n";
+  }
+  // Parsed configs of single-limit rules, kept between calls (decide.lua says when they are
+  // reused), and how many there are (the table is dropped past 1,000 rules).
+  s += "local ls_config_cache, ls_config_count = {}, 0\n";
+  for (const Entry& e : kEntries) {
+    const std::string fn = "ls_" + std::string(e.script);
+    s += "local function " + fn + "(KEYS, ARGV)\n";
+    s += e.algorithms ? with_algorithms(e.file, "local a = ls_algos[p.alg]\nif a then algo_eval, algo_write = a[1], a[2] end\n")
+                      : file_or_throw(e.file);
+    s += "\nend\nredis.register_function('limitscope_" + std::string(e.script) + "_@V', " + fn + ")\n";
+  }
+  return s;
+}
+
+std::string replace_all(std::string s, std::string_view what, std::string_view with) {
+  for (auto at = s.find(what); at != std::string::npos; at = s.find(what, at + with.size())) {
+    s.replace(at, what.size(), with);
+  }
+  return s;
+}
+
+// The library, named by the SHA-1 of its text: one version per build of the Lua, loaded once
+// per server, and versions of different gateways side by side during an upgrade.
+std::shared_ptr<const FunctionLibrary> library() {
+  static const std::shared_ptr<const FunctionLibrary> lib = [] {
+    const std::string body = library_body();
+    const std::string version = sha1_hex(body).substr(0, 12);
+    auto l = std::make_shared<FunctionLibrary>();
+    l->name = "limitscope_" + version;
+    l->source = "#!lua name=" + l->name + "\n" + replace_all(body, "@V", version);
+    return l;
+  }();
+  return lib;
+}
+
+Script make(std::string_view script, std::string_view file, bool algorithms) {
+  const auto lib = library();
+  const std::string version = lib->name.substr(std::string_view("limitscope_").size());
+  return Script("limitscope_" + std::string(script), compose_script(file, algorithms),
+                "limitscope_" + std::string(script) + "_" + version, lib);
 }
 
 }  // namespace
 
 const Script& decide_script() {
-  static const Script s("limitscope_decide", compose("decide.lua", true));
+  static const Script s = make("decide", "decide.lua", true);
   return s;
 }
 
 const Script& config_set_script() {
-  static const Script s("limitscope_config_set", compose("config_set.lua", false));
+  static const Script s = make("config_set", "config_set.lua", false);
   return s;
 }
 
 const Script& settle_script() {
-  static const Script s("limitscope_settle", compose("settle.lua", false));
+  static const Script s = make("settle", "settle.lua", false);
   return s;
 }
+
+const FunctionLibrary& function_library() { return *library(); }
 
 }  // namespace limitscope::redis

@@ -1,8 +1,12 @@
 #pragma once
-// The limiter's Lua scripts, built from the .lua files compiled into the library
-// (core/redis/lua/, embedded by core/CMakeLists.txt). Every script starts with common.lua;
-// decide.lua also gets one branch per algorithm file (chosen by the config's algorithm), so a
-// rule's algorithm can change live and the same script still has its code.
+// The limiter's Lua, built from the .lua files compiled into the library (core/redis/lua/,
+// embedded by core/CMakeLists.txt), in two forms from the same files:
+// - one Redis 7 function library (`limitscope_<version>`, FCALL): common.lua and the
+//   algorithms defined once at load, and decide, config_set and settle as its functions
+//   (`limitscope_decide_<version>`, ...);
+// - a script per entry for EVALSHA where Functions are missing: common.lua first, and
+//   decide.lua with one branch per algorithm file.
+// Either way a rule's algorithm can change live and the code for it is there.
 
 #include <string_view>
 
@@ -19,5 +23,7 @@ const Script& decide_script();
 const Script& config_set_script();
 /// A key's token-bucket limit corrected after the fact (settle.lua).
 const Script& settle_script();
+/// The function library the three belong to.
+const FunctionLibrary& function_library();
 
 }  // namespace limitscope::redis

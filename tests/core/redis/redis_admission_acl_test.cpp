@@ -116,7 +116,8 @@ TEST(RedisAdmissionAcl, EvalshaDeniedAndAChangedPasswordAreMisconfigurationsNotO
   ASSERT_FALSE(gw.admission->sync_rules().has_value());
   ASSERT_TRUE(gw.admit().allowed);
 
-  admin(*server, {"ACL", "SETUSER", "gw", "-evalsha", "-eval"});
+  // Neither path to the limiter's Lua: FCALL (Functions) nor EVALSHA (the fallback).
+  admin(*server, {"ACL", "SETUSER", "gw", "-fcall", "-evalsha", "-eval"});
   AdmissionResult r = gw.admit();
   EXPECT_FALSE(r.allowed);
   EXPECT_EQ(r.requests.reason, DenyReason::backend_forbidden);

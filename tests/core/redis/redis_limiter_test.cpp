@@ -1,5 +1,5 @@
 // Verifies decide.lua decides exactly as core/limiter on random traces (every algorithm and a
-// composite), sets state TTLs, keeps a rule's keys in one slot and applies config changes at the next decision.
+// composite, through the function library and through EVALSHA), sets state TTLs, keeps a rule's keys in one slot and applies config changes at the next decision.
 #include "core/redis/redis_limiter.h"
 
 #include <gtest/gtest.h>
@@ -113,11 +113,19 @@ bool same(const Decision& a, const Decision& b) {
          a.retry_after == b.retry_after && a.reset_after == b.reset_after && a.reason == b.reason;
 }
 
-class RedisLimiterEquality : public ::testing::Test {
+// Runs on both paths to the Lua: the function library (FCALL) and the scripts (EVALSHA).
+class RedisLimiterEquality : public ::testing::TestWithParam<ScriptMode> {
  protected:
   void SetUp() override {
     server_ = RedisServer::start();
     conn_ = std::make_unique<Connection>(connect(*server_));
+    conn_->set_script_mode(GetParam());
+  }
+
+  void TearDown() override {
+    // The path asked for is the one that ran (unknown: the connection found Functions).
+    EXPECT_EQ(conn_->script_mode(),
+              GetParam() == ScriptMode::scripts ? ScriptMode::scripts : ScriptMode::functions);
   }
 
   // Runs `events` through decide.lua, pipelined, `per_call` decisions per script call (each
@@ -185,7 +193,7 @@ class RedisLimiterEquality : public ::testing::Test {
 // the multi-key script path (16 decisions per call), the even ones one decision per call.
 constexpr std::size_t kEventsPerSet = 20000;
 
-TEST_F(RedisLimiterEquality, TokenBucket) {
+TEST_P(RedisLimiterEquality, TokenBucket) {
   const LimitParams sets[] = {
       bucket(Algorithm::token_bucket, 10, 7, 3s), bucket(Algorithm::token_bucket, 2.5, 0.7, 1s),
       bucket(Algorithm::token_bucket, 1000, 50, 1s), bucket(Algorithm::token_bucket, 5, 1, 1min),
@@ -198,7 +206,7 @@ TEST_F(RedisLimiterEquality, TokenBucket) {
   }
 }
 
-TEST_F(RedisLimiterEquality, Gcra) {
+TEST_P(RedisLimiterEquality, Gcra) {
   const LimitParams sets[] = {
       bucket(Algorithm::gcra, 10, 7, 3s), bucket(Algorithm::gcra, 2.5, 0.7, 1s),
       bucket(Algorithm::gcra, 1000, 50, 1s), bucket(Algorithm::gcra, 5, 1, 1min),
@@ -211,7 +219,7 @@ TEST_F(RedisLimiterEquality, Gcra) {
   }
 }
 
-TEST_F(RedisLimiterEquality, SlidingLog) {
+TEST_P(RedisLimiterEquality, SlidingLog) {
   const LimitParams sets[] = {
       window(Algorithm::sliding_log, 10, 1s), window(Algorithm::sliding_log, 7.5, 1500ms),
       window(Algorithm::sliding_log, 100, 60s), window(Algorithm::sliding_log, 3, 250ms),
@@ -224,7 +232,7 @@ TEST_F(RedisLimiterEquality, SlidingLog) {
   }
 }
 
-TEST_F(RedisLimiterEquality, SlidingCounter) {
+TEST_P(RedisLimiterEquality, SlidingCounter) {
   const LimitParams sets[] = {
       window(Algorithm::sliding_counter, 10, 1s), window(Algorithm::sliding_counter, 7.5, 1500ms),
       window(Algorithm::sliding_counter, 100, 60s), window(Algorithm::sliding_counter, 3, 250ms),
@@ -237,7 +245,7 @@ TEST_F(RedisLimiterEquality, SlidingCounter) {
   }
 }
 
-TEST_F(RedisLimiterEquality, FixedWindow) {
+TEST_P(RedisLimiterEquality, FixedWindow) {
   const LimitParams sets[] = {
       window(Algorithm::fixed_window, 10, 1s), window(Algorithm::fixed_window, 7.5, 1500ms),
       window(Algorithm::fixed_window, 100, 60s), window(Algorithm::fixed_window, 3, 250ms),
@@ -251,7 +259,7 @@ TEST_F(RedisLimiterEquality, FixedWindow) {
 }
 
 // A composite (token bucket + sliding log, the same cost to both) against CompositeLimiter.
-TEST_F(RedisLimiterEquality, Composite) {
+TEST_P(RedisLimiterEquality, Composite) {
   const LimitParams rpm = bucket(Algorithm::token_bucket, 10, 7, 3s);
   const LimitParams tpm = window(Algorithm::sliding_log, 25, 10s);
   RuleConfig config;
@@ -281,6 +289,12 @@ TEST_F(RedisLimiterEquality, Composite) {
 // The gateway's shape, requests (10) and llm_tokens (5,000) with a cost each: a refusal by the
 // token limit is reported and logged as llm_tokens, with its level, although requests has
 // fewer units left; an admission logs the limit its level is of.
+INSTANTIATE_TEST_SUITE_P(Paths, RedisLimiterEquality,
+                         ::testing::Values(ScriptMode::unknown, ScriptMode::scripts),
+                         [](const ::testing::TestParamInfo<ScriptMode>& i) {
+                           return i.param == ScriptMode::scripts ? "Evalsha" : "Functions";
+                         });
+
 TEST(RedisLimiterComposite, ReportsAndLogsTheLimitThatRefused) {
   auto server = RedisServer::start();
   Connection c = connect(*server);
