@@ -76,49 +76,70 @@ if version == nil then
   return redis.error_reply('LSCONFIG ' .. cfg .. ': version must be an integer, got ' .. tostring(raw[7]))
 end
 
--- Each limit: its fields, where to blame errors, its name ('' for a single-limit rule).
-local specs = {}
-if raw[1] == 'composite' then
-  for name in string.gmatch(raw[8] or '', '[^,]+') do
-    if not string.match(name, '^[%w_%-]+$') then
-      return redis.error_reply('LSCONFIG ' .. cfg .. ": bad limit name '" .. name .. "'")
-    end
-    local f = redis.call('HMGET', cfg, name .. '.algorithm', name .. '.capacity',
-                         name .. '.refill_amount', name .. '.refill_period_ns', name .. '.limit',
-                         name .. '.window_ns')
-    specs[#specs + 1] = {f, 'LSCONFIG ' .. cfg .. ' limit ' .. name .. ': ', name}
+-- A function library keeps the parsed limits of single-limit rules between calls
+-- (ls_config_cache: a table there, false in an EVALSHA script). They are reused only while all
+-- nine fields just read are the same, so any change of the hash is in force at this decision.
+local limits, ds
+local cached = ls_config_cache and raw[1] ~= 'composite' and ls_config_cache[cfg]
+if cached then
+  local was = cached.raw
+  for f = 1, 9 do
+    if was[f] ~= raw[f] then cached = nil break end
   end
-  if #specs == 0 then
-    return redis.error_reply('LSCONFIG ' .. cfg .. ': a composite rule needs limits, got none')
-  end
+end
+if cached then
+  limits, ds = cached.limits, cached.ds
 else
-  specs[1] = {raw, 'LSCONFIG ' .. cfg .. ': ', ''}
-end
-
--- The limits with their algorithm's eval and write. The algorithm files are pasted in at the
--- marker below, inside this loop rather than in a function: a function holding them would
--- capture every helper as an upvalue, which Redis's Lua charges at every script run.
-local limits, made = {}, {}
-for k = 1, #specs do
-  local p, err = ls_params(specs[k][1], specs[k][2])
-  if p == nil then return redis.error_reply(err) end
-  local m = made[p.alg]
-  if m == nil then
-    local algo_eval, algo_write
-    --@ALGORITHMS
-    m = {algo_eval, algo_write}
-    made[p.alg] = m
+  -- Each limit: its fields, where to blame errors, its name ('' for a single-limit rule).
+  local specs = {}
+  if raw[1] == 'composite' then
+    for name in string.gmatch(raw[8] or '', '[^,]+') do
+      if not string.match(name, '^[%w_%-]+$') then
+        return redis.error_reply('LSCONFIG ' .. cfg .. ": bad limit name '" .. name .. "'")
+      end
+      local f = redis.call('HMGET', cfg, name .. '.algorithm', name .. '.capacity',
+                           name .. '.refill_amount', name .. '.refill_period_ns', name .. '.limit',
+                           name .. '.window_ns')
+      specs[#specs + 1] = {f, 'LSCONFIG ' .. cfg .. ' limit ' .. name .. ': ', name}
+    end
+    if #specs == 0 then
+      return redis.error_reply('LSCONFIG ' .. cfg .. ': a composite rule needs limits, got none')
+    end
+  else
+    specs[1] = {raw, 'LSCONFIG ' .. cfg .. ': ', ''}
   end
-  p.eval, p.write = m[1], m[2]
-  local name = specs[k][3]
-  if name ~= '' then p.name, p.suffix = name, ':' .. name end
-  limits[#limits + 1] = p
-end
 
+  -- The limits with their algorithm's eval and write. The algorithm files are pasted in at the
+  -- marker below, inside this loop rather than in a function: a function holding them would
+  -- capture every helper as an upvalue, which Redis's Lua charges at every script run.
+  local made = {}
+  limits = {}
+  for k = 1, #specs do
+    local p, err = ls_params(specs[k][1], specs[k][2])
+    if p == nil then return redis.error_reply(err) end
+    local m = made[p.alg]
+    if m == nil then
+      local algo_eval, algo_write
+      --@ALGORITHMS
+      m = {algo_eval, algo_write}
+      made[p.alg] = m
+    end
+    p.eval, p.write = m[1], m[2]
+    local name = specs[k][3]
+    if name ~= '' then p.name, p.suffix = name, ':' .. name end
+    limits[#limits + 1] = p
+  end
+
+  ds = {}  -- one decision table per limit, reused for every decision (and call, when kept)
+  for j = 1, #limits do ds[j] = ls_decision() end
+  if ls_config_cache and raw[1] ~= 'composite' then
+    if ls_config_count >= 1000 then ls_config_cache, ls_config_count = {}, 0 end
+    if ls_config_cache[cfg] == nil then ls_config_count = ls_config_count + 1 end
+    ls_config_cache[cfg] = {raw = raw, limits = limits, ds = ds}
+  end
+end
 local single = #limits == 1
 local has_overrides = single and (ls_uint(raw[9]) or 0) > 0
-local ds = {}  -- one decision table per limit, reused for every decision of this call
-for j = 1, #limits do ds[j] = ls_decision() end
 
 local out = {}
 for i = 1, n do
