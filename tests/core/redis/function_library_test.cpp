@@ -11,29 +11,23 @@
 #include "core/redis/limiter_scripts.h"
 #include "core/redis/redis_limiter.h"
 #include "limiter_test_support.h"
+#include "support/limit_params_builders.h"
 
 namespace limitscope::redis {
 namespace {
 
-using namespace std::chrono_literals;
-using test::RedisServer;
-using testing::connect;
-using testing::must;
-using testing::put;
-
 constexpr std::int64_t kEpochUs = 1'700'000'000'000'000;
 
+using namespace std::chrono_literals;
+using test::RedisServer;
+
 LimitParams bucket(double capacity, double amount, Nanos period) {
-  LimitParams p;
-  p.algorithm = Algorithm::token_bucket;
-  p.capacity = capacity;
-  p.refill = Rate{amount, period};
-  return p;
+  return test::bucket(Algorithm::token_bucket, capacity, amount, period);
 }
 
 // How many times the server ran `command` (INFO commandstats).
 std::int64_t calls_of(Connection& c, const std::string& command) {
-  const std::string info = must(c, {"INFO", "commandstats"}).str;
+  const std::string info = testing::must(c, {"INFO", "commandstats"}).str;
   const std::string tag = "cmdstat_" + command + ":calls=";
   const auto at = info.find(tag);
   if (at == std::string::npos) return 0;
@@ -41,7 +35,7 @@ std::int64_t calls_of(Connection& c, const std::string& command) {
 }
 
 bool library_loaded(Connection& c) {
-  const Value list = must(c, {"FUNCTION", "LIST", "LIBRARYNAME", function_library().name});
+  const Value list = testing::must(c, {"FUNCTION", "LIST", "LIBRARYNAME", function_library().name});
   return list.is_array() && !list.elements.empty();
 }
 
@@ -59,9 +53,9 @@ void expect_three_decisions(Connection& c, const std::string& rule) {
 
 TEST(FunctionLibrary, DecisionsUseFcallAndResumeAfterAFlush) {
   auto server = RedisServer::start();
-  Connection c = connect(*server);
+  Connection c = testing::connect(*server);
   EXPECT_FALSE(library_loaded(c));
-  put(c, KeySchema{}, "r", single_limit(bucket(2, 1, 1h)));  // config_set: the library's first call
+  testing::put(c, KeySchema{}, "r", single_limit(bucket(2, 1, 1h)));  // config_set: the library's first call
   expect_three_decisions(c, "r");
   EXPECT_EQ(c.script_mode(), ScriptMode::functions);
   EXPECT_TRUE(library_loaded(c));
@@ -70,14 +64,14 @@ TEST(FunctionLibrary, DecisionsUseFcallAndResumeAfterAFlush) {
   EXPECT_GE(calls_of(c, "fcall"), 3);
 
   // A flushed server (or a replica promoted without the library): the next call loads it.
-  must(c, {"FUNCTION", "FLUSH"});
-  must(c, {"DEL", KeySchema{}.state_key("r", "k")});
+  testing::must(c, {"FUNCTION", "FLUSH"});
+  testing::must(c, {"DEL", KeySchema{}.state_key("r", "k")});
   expect_three_decisions(c, "r");
   EXPECT_TRUE(library_loaded(c));
   EXPECT_EQ(calls_of(c, "function|load"), 2);
 
   // The same in a pipelined batch: every call the server did not run is sent again, once.
-  must(c, {"FUNCTION", "FLUSH"});
+  testing::must(c, {"FUNCTION", "FLUSH"});
   const RedisLimiter limiter;
   std::vector<DecideRequest> requests;
   for (int i = 0; i < 40; ++i) requests.push_back(DecideRequest{"b" + std::to_string(i % 4), {1.0}});
@@ -97,15 +91,15 @@ TEST(FunctionLibrary, DecisionsUseFcallAndResumeAfterAFlush) {
 TEST(FunctionLibrary, AServerThatNeverHadTheLibraryDecidesAtOnce) {
   auto server = RedisServer::start();
   {
-    Connection c = connect(*server);
-    put(c, KeySchema{}, "r", single_limit(bucket(2, 1, 1h)));
+    Connection c = testing::connect(*server);
+    testing::put(c, KeySchema{}, "r", single_limit(bucket(2, 1, 1h)));
     expect_three_decisions(c, "r");
   }
   // The server comes back empty (no persistence here), as a replica without the library would.
   server->restart();
-  Connection c = connect(*server);
+  Connection c = testing::connect(*server);
   EXPECT_FALSE(library_loaded(c));
-  put(c, KeySchema{}, "r", single_limit(bucket(2, 1, 1h)));
+  testing::put(c, KeySchema{}, "r", single_limit(bucket(2, 1, 1h)));
   expect_three_decisions(c, "r");
   EXPECT_EQ(c.script_mode(), ScriptMode::functions);
 }
@@ -126,9 +120,9 @@ TEST(FunctionLibrary, WithoutFunctionsTheSameDecisionsComeFromEvalsha) {
     RedisServer::Options so;
     so.extra_args = k.extra_args;
     auto server = RedisServer::start(so);
-    Connection admin = connect(*server);
+    Connection admin = testing::connect(*server);
     admin.set_script_mode(ScriptMode::scripts);  // so that the admin does not load the library
-    put(admin, KeySchema{}, "r", single_limit(bucket(2, 1, 1h)));
+    testing::put(admin, KeySchema{}, "r", single_limit(bucket(2, 1, 1h)));
     RedisUrl url;
     url.port = server->port();
     if (!k.user.empty()) {
@@ -146,9 +140,9 @@ TEST(FunctionLibrary, WithoutFunctionsTheSameDecisionsComeFromEvalsha) {
 
 TEST(FunctionLibrary, TheKeptConfigGivesWayToAnyChangeOfTheHash) {
   auto server = RedisServer::start();
-  Connection c = connect(*server);
+  Connection c = testing::connect(*server);
   const KeySchema schema;
-  put(c, schema, "r", single_limit(bucket(1, 1, 1h)));
+  testing::put(c, schema, "r", single_limit(bucket(1, 1, 1h)));
   const RedisLimiter limiter;
   DecideOptions o;
   o.now_us = kEpochUs;
@@ -156,7 +150,7 @@ TEST(FunctionLibrary, TheKeptConfigGivesWayToAnyChangeOfTheHash) {
   ASSERT_FALSE(limiter.decide(c, "r", "k", 1, o)->decision.allowed);
   // A hand edit that keeps the version (not what `config set` does, which bumps it): capacity
   // 3 and 3600/h. One second later the old config would give 1/3600 of a token, the new one 1.
-  must(c, {"HSET", schema.config_key("r"), "capacity", "3", "refill_amount", "3600"});
+  testing::must(c, {"HSET", schema.config_key("r"), "capacity", "3", "refill_amount", "3600"});
   o.now_us = kEpochUs + 1'000'000;
   auto d = limiter.decide(c, "r", "k", 1, o);
   ASSERT_TRUE(d.ok()) << d.error().message;
