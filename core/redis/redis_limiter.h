@@ -73,7 +73,8 @@ class RedisLimiter {
 
   const KeySchema& schema() const { return schema_; }
 
-  /// One decision: EVALSHA of decide.lua (loaded on NOSCRIPT).
+  /// One decision: one call of decide.lua (FCALL of the function library, or EVALSHA where
+  /// Functions are missing; core/redis/script.h).
   /// @return the decision; usage for a bad rule name or prefix, reply for a missing or
   ///         invalid config (message from the script: "LSCONFIG ..."), or a connection error.
   Result<RedisDecision> decide(Connection& c, std::string_view rule, std::string_view key,
@@ -82,7 +83,7 @@ class RedisLimiter {
   Result<RedisDecision> decide(Connection& c, std::string_view rule, const DecideRequest& request,
                                const DecideOptions& options = {}) const;
 
-  /// Batch (a): one EVALSHA per request, all pipelined in one round trip. Each request is its
+  /// Batch (a): one call per request, all pipelined in one round trip. Each request is its
   /// own atomic decision; a failed one (e.g. an error reply) does not fail the others.
   /// @return per-request results, in order; or the connection error that failed the batch.
   Result<std::vector<Result<RedisDecision>>> decide_pipelined(
