@@ -38,18 +38,16 @@ SourceWorker::SourceWorker(EmbeddedSimulationOptions options, bool start_running
     : QObject(parent),
       m_options(std::move(options)),
       m_running(start_running),
-      m_simRunning(start_running) {}
+      m_sourceRunning(start_running) {}
 
 SourceWorker::~SourceWorker() {
   // End line and flush; nothing to report any more.
-  if (m_sim) m_sim->stop_recording();
-  if (m_live) m_live->stop_recording();
+  if (m_source) m_source->stop_recording();
 }
 
 DashboardSource* SourceWorker::active() const {
   if (m_playback) return m_playback.get();
-  if (m_live) return m_live.get();
-  return m_sim.get();
+  return m_source.get();
 }
 
 void SourceWorker::start() {
@@ -58,7 +56,7 @@ void SourceWorker::start() {
     emit sourceFailed(QString::fromStdString(source.error()));
     return;
   }
-  m_sim = std::move(*source);
+  m_source = std::move(*source);
   m_timer = new QTimer(this);
   m_timer->setInterval(kTickMs);
   connect(m_timer, &QTimer::timeout, this, &SourceWorker::tick);
@@ -69,7 +67,7 @@ void SourceWorker::start() {
 
 void SourceWorker::setRunning(bool running) {
   m_running = running;
-  if (!m_playback) m_simRunning = running;
+  if (!m_playback) m_sourceRunning = running;
   // Play at the end of a recording starts it over.
   if (running && m_playback && m_playback->at_end()) m_playback->seek(m_playback->begin_ms());
   m_elapsed.restart();
@@ -86,22 +84,17 @@ void SourceWorker::setView(const ViewRequest& view) {
 }
 
 void SourceWorker::fastForward(double secs) {
-  if (m_live) {
-    m_live->advance(seconds(std::max(secs, 1.0)));  // live time cannot be skipped: refresh now
-  } else if (m_playback) {
-    m_playback->seek(secs > 0 ? m_playback->begin_ms() + static_cast<qint64>(secs * 1000)
-                              : m_playback->end_ms());
-  } else if (m_sim && secs > 0) {
-    m_sim->advance(seconds(secs));
-    m_sim->flush_recording_if_due();
+  if (DashboardSource* src = active()) {
+    src->fast_forward(seconds(std::max(secs, 0.0)));
+    src->flush_recording_if_due();
   }
   publish();
   emit fastForwarded();
 }
 
 void SourceWorker::inject(int incident_kind, double secs) {
-  if (!m_sim || m_playback) return;
-  auto err = m_sim->inject(static_cast<IncidentKind>(incident_kind), seconds(secs));
+  if (!m_source || m_playback) return;
+  auto err = m_source->inject(static_cast<IncidentKind>(incident_kind), seconds(secs));
   m_lastError = err ? QString::fromStdString(*err) : QString();
   publish();
 }
@@ -150,22 +143,20 @@ void SourceWorker::saveReport(const SnapshotPtr& snapshot, const QImage& image, 
 }
 
 void SourceWorker::startRecording(const QString& path) {
-  if (m_playback || (!m_sim && !m_live)) {
+  DashboardSource* src = active();
+  if (src == nullptr || !src->recordable()) {
     emit recordingChanged(QString(), tr("only a running source can be recorded"));
     return;
   }
-  auto err = m_live ? m_live->start_recording(path.toStdString(), SteadyClock::instance())
-                    : m_sim->start_recording(path.toStdString(), SteadyClock::instance());
+  auto err = src->start_recording(path.toStdString(), SteadyClock::instance());
   m_recordingPath = err ? QString() : path;
   emit recordingChanged(m_recordingPath, err ? QString::fromStdString(*err) : QString());
   publish();
 }
 
 void SourceWorker::stopRecording() {
-  std::optional<std::string> err;
-  if (m_live) err = m_live->stop_recording();
-  else if (m_sim) err = m_sim->stop_recording();
-  else return;
+  if (!m_source) return;
+  const std::optional<std::string> err = m_source->stop_recording();
   m_recordingPath.clear();
   emit recordingChanged(QString(), err ? QString::fromStdString(*err) : QString());
 }
@@ -187,7 +178,7 @@ void SourceWorker::openPlayback(const QString& path) {
 void SourceWorker::closePlayback() {
   if (!m_playback) return;
   m_playback.reset();
-  m_running = m_simRunning;
+  m_running = m_sourceRunning;
   m_elapsed.restart();
   emit playbackClosed();
   publish();
@@ -213,48 +204,50 @@ void SourceWorker::openLive(const LiveSpec& spec) {
     return;
   }
   if (!m_recordingPath.isEmpty()) stopRecording();  // a recording holds one source
-  m_live = std::move(*source);
-  m_live->advance(Nanos{0});  // the first refresh at once, so the window is not empty
-  m_running = true;
+  m_source = std::move(*source);
+  m_source->advance(Nanos{0});  // the first refresh at once, so the window is not empty
+  m_running = m_sourceRunning = true;
   m_speed = 1;
+  m_lastError.clear();
   m_elapsed.restart();
-  emit liveOpened(QString::fromStdString(m_live->name()), QString());
+  emit liveOpened(QString::fromStdString(m_source->name()), QString());
   publish();
 }
 
 void SourceWorker::tick() {
   const qint64 real_ms = m_elapsed.restart();
   DashboardSource* src = active();
-  int advanced = 0;  // steps or refreshes run: nothing new to show without one
-  if (m_running && src != nullptr) {
+  if (src == nullptr) return;
+  if (m_running) {
     // Cap a stalled tick (machine asleep, debugger) to one second of real time. A live
     // source runs on real time whatever the speed.
-    const qint64 source_ms = std::min<qint64>(real_ms, 1000) * (m_live ? 1 : m_speed);
-    advanced = src->advance(std::chrono::milliseconds(source_ms));
+    const qint64 source_ms = std::min<qint64>(real_ms, 1000) * (src->real_time() ? 1 : m_speed);
+    src->advance(std::chrono::milliseconds(source_ms));
     if (m_playback && m_playback->at_end()) {
       m_running = false;
       emit runningChanged(false);
     }
   }
-  if (m_live) m_live->flush_recording_if_due();
-  else if (m_sim) m_sim->flush_recording_if_due();
-  if (m_live || m_sim) {
-    const bool dropped = m_live ? m_live->recording_name().empty() : m_sim->recording_name().empty();
-    if (!m_recordingPath.isEmpty() && dropped) {
-      // The source dropped the recording after a write error (reported as its last error).
+  if (m_source) {
+    m_source->flush_recording_if_due();
+    if (!m_recordingPath.isEmpty() && m_source->recording_name().empty()) {
+      // The session dropped the recording after a write error; the source runs on.
       m_recordingPath.clear();
-      emit recordingChanged(QString(), tr("recording stopped: write failed"));
-      ++advanced;  // the snapshot's last error says why
+      const std::string& why = m_source->session().recording_error();
+      emit recordingChanged(QString(), tr("recording stopped: %1")
+                                           .arg(why.empty() ? tr("write failed") : QString::fromStdString(why)));
     }
   }
-  // A snapshot only when something changed: an unchanged one would still cost the GUI a
-  // redraw of every chart and table.
-  if (advanced > 0) publish();
+  // A snapshot only when something changed (a step, a refresh that read something new, a
+  // change of connection or error): an unchanged one would still cost the GUI a redraw of
+  // every chart and table.
+  if (!m_published || src->change_stamp() != *m_published) publish();
 }
 
 void SourceWorker::publish() {
   const DashboardSource* src = active();
   if (src == nullptr) return;
+  m_published = src->change_stamp();
   auto snap =
       std::make_shared<DashboardSnapshot>(src->snapshot(to_chart_view(m_view, src->now_ms())));
   if (!m_lastError.isEmpty() && !m_playback) snap->last_error = m_lastError.toStdString();

@@ -1,10 +1,11 @@
 #pragma once
 // Drives the dashboard's source on its own thread: the embedded simulation, a recording
-// played back, or live sources (Redis, a gateway's /metrics, Prometheus, several at once). It
-// advances the source's time at the chosen speed, publishes snapshots (only when a step, a refresh
-// or the operator changed something) for the chart window the
-// UI asks for, records the session, and writes exports. The GUI thread only
-// receives finished snapshots and results (queued signals); it never touches a source.
+// played back, or live sources (Redis, a gateway's /metrics, Prometheus, several at once),
+// all through DashboardSource (each feeds one SessionState). It advances the source's time at
+// the chosen speed, publishes snapshots for the chart window the UI asks for (only when the
+// source's ChangeStamp moved, or the operator changed something), records the session, and
+// writes exports. The GUI thread only receives finished snapshots and results (queued
+// signals); it never touches a source.
 
 #include <QElapsedTimer>
 #include <QImage>
@@ -102,14 +103,14 @@ class SourceWorker : public QObject {
   DashboardSource* active() const;
 
   EmbeddedSimulationOptions m_options;
-  std::unique_ptr<EmbeddedSimulationSource> m_sim;
-  std::unique_ptr<PlaybackSource> m_playback;
-  std::unique_ptr<LiveSource> m_live;  // shown instead of the simulation when set
+  std::unique_ptr<DashboardSource> m_source;  // the simulation, or the live source that replaced it
+  std::unique_ptr<PlaybackSource> m_playback;  // shown instead of m_source while open
+  std::optional<ChangeStamp> m_published;      // of the last snapshot published
   QTimer* m_timer = nullptr;
   QElapsedTimer m_elapsed;
   ViewRequest m_view;
   bool m_running = true;
-  bool m_simRunning = true;  // the simulation's run state, kept while a recording plays
+  bool m_sourceRunning = true;  // m_source's run state, kept while a recording plays
   int m_speed = 1;
   QString m_lastError;
   QString m_recordingPath;

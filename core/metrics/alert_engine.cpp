@@ -18,7 +18,7 @@ AlertEngine::AlertEngine(SeriesStore& store, std::vector<RuleGroup> groups, Aler
   states_.resize(groups_.size());
   for (std::size_t g = 0; g < groups_.size(); ++g) states_[g].resize(groups_[g].rules.size());
   last_slot_.resize(groups_.size());
-  snapshot_ = std::make_shared<AlertSnapshot>();
+  publish(std::nullopt);  // the rules (and what they read) are known before any evaluation
 }
 
 std::size_t AlertEngine::evaluate_group(std::size_t group, std::int64_t t_ms) {
@@ -266,7 +266,7 @@ const std::string& AlertEngine::last_error(std::size_t group, std::size_t rule) 
   return states_.at(group).at(rule).last_error;
 }
 
-void AlertEngine::publish(std::int64_t t) {
+void AlertEngine::publish(std::optional<std::int64_t> t) {
   auto snap = std::make_shared<AlertSnapshot>();
   snap->evaluated_at_ms = t;
   for (std::size_t g = 0; g < groups_.size(); ++g) {

@@ -135,7 +135,7 @@ class AlertEngine {
   void write_series(RuleState& s, const std::vector<InstantSample>& out, std::int64_t t);
   void open_interval(RuleState& s, const Labels& l, AlertState st, std::int64_t t);
   void close_interval(RuleState& s, const Labels& l, std::int64_t t);
-  void publish(std::int64_t t);
+  void publish(std::optional<std::int64_t> t);  // none: before the first evaluation
 
   SeriesStore& store_;
   std::vector<RuleGroup> groups_;

@@ -4,7 +4,7 @@
 
 namespace limitscope {
 
-CompositeLiveSource::CompositeLiveSource(std::shared_ptr<LiveSeries> series,
+CompositeLiveSource::CompositeLiveSource(std::shared_ptr<SessionState> series,
                                          std::vector<std::unique_ptr<LiveSource>> parts)
     : LiveSource(std::move(series)), parts_(std::move(parts)) {
   own_key_rows();  // the recording's key table is the union of the parts'

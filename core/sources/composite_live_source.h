@@ -1,6 +1,6 @@
 #pragma once
 // Several live sources shown as one dashboard (`limitscope --redis URL --metrics URL
-// --prometheus URL`, any combination). The parts share one LiveSeries: one store (the charts
+// --prometheus URL`, any combination). The parts share one SessionState: one store (the charts
 // draw every part's series: levels from Redis, rates from /metrics, history from Prometheus),
 // one alert engine over all of it, one event log and one recording. The snapshot holds the
 // key rows of every part (Redis: one per limiter key; /metrics and Prometheus: one per tier
@@ -18,9 +18,9 @@ namespace limitscope {
 
 class CompositeLiveSource final : public LiveSource {
  public:
-  /// @param series the LiveSeries every part was made with
+  /// @param series the SessionState every part was made with
   /// @param parts at least one, each built on `series`
-  CompositeLiveSource(std::shared_ptr<LiveSeries> series, std::vector<std::unique_ptr<LiveSource>> parts);
+  CompositeLiveSource(std::shared_ptr<SessionState> series, std::vector<std::unique_ptr<LiveSource>> parts);
 
   /// Advances every part (each refreshes on its own interval). @return refreshes run
   int advance(Nanos d) override;

@@ -1,12 +1,7 @@
 #include "core/sources/embedded_simulation_source.h"
 
 #include <algorithm>
-#include <fstream>
-#include <limits>
 
-#include "core/metrics/alert_engine.h"
-#include "core/metrics/default_rules.h"
-#include "core/sources/alert_view.h"
 #include "core/sources/key_row_figures.h"
 
 namespace limitscope {
@@ -69,27 +64,30 @@ Expected<std::unique_ptr<EmbeddedSimulationSource>> EmbeddedSimulationSource::cr
 
   std::unique_ptr<EmbeddedSimulationSource> src(new EmbeddedSimulationSource());
   src->options_ = options;
-  src->decisions_ = RecentDecisions(options.decisions_per_key);
   src->sim_ = std::move(*sim);
   src->epoch_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(sim_options.wall_epoch).count();
-  metrics::SeriesStoreOptions store_options;
-  store_options.samples_per_series = options.samples_per_series;
-  src->store_ = std::make_unique<metrics::SeriesStore>(store_options);
-  src->recorder_ = std::make_unique<SimulationRecorder>(*src->store_, src->sim_->policy(), src->epoch_ms_);
-  const std::string_view rules_text =
-      options.rules_text.empty() ? metrics::default_rules_yaml() : std::string_view(options.rules_text);
-  auto rules = metrics::parse_rule_file(rules_text, options.rules_source);
-  if (!rules) return make_error(rules.error());
-  src->alerts_ = std::make_unique<metrics::AlertEngine>(*src->store_, std::move(rules->groups));
+  SessionOptions so;
+  so.samples_per_series = options.samples_per_series;
+  so.rules_text = options.rules_text;
+  so.rules_source = options.rules_source;
+  so.live_rules = false;  // the simulation's keys are levels of its own limiter, not Redis'
+  so.decisions_per_key = options.decisions_per_key;
+  so.start_ms = src->epoch_ms_;
+  so.watch_protection = false;  // its backend outage is an incident of its own
+  auto session = SessionState::create(so);
+  if (!session) return make_error(session.error());
+  src->session_ = std::move(*session);
+  src->session_->set_key_rows([s = src.get()] { return s->key_rows(); });
+  src->recorder_ = std::make_unique<SimulationRecorder>(*src->session_, src->sim_->policy(), src->epoch_ms_);
   return src;
-}
-
-EmbeddedSimulationSource::~EmbeddedSimulationSource() {
-  if (writer_) stop_recording();
 }
 
 std::int64_t EmbeddedSimulationSource::now_ms() const {
   return epoch_ms_ + std::chrono::duration_cast<std::chrono::milliseconds>(sim_->now()).count();
+}
+
+std::string EmbeddedSimulationSource::name() const {
+  return "embedded simulation: " + options_.scenario + " (seed " + std::to_string(options_.seed) + ")";
 }
 
 int EmbeddedSimulationSource::advance(Nanos d) {
@@ -99,23 +97,14 @@ int EmbeddedSimulationSource::advance(Nanos d) {
   while (carry_ >= step) {
     carry_ -= step;
     const StepSample s = sim_->step();
+    const std::int64_t t = recorder_->time_ms(s);
     record_requests();  // decided during the step, so before its samples (time order)
     const std::size_t refused = recorder_->record(s);
     if (refused > 0) last_error_ = std::to_string(refused) + " samples refused by the series store";
     record_keys(s);
-    incidents_now_ = s.incidents;
-    const std::int64_t t = recorder_->time_ms(s);
-    if (writer_) write_step(t);
-    if (alerts_->evaluate_due(t) > 0) {
-      for (const auto& rule : alerts_->snapshot()->rules) {
-        if (!rule.last_error.empty()) last_error_ = "rule " + rule.name + ": " + rule.last_error;
-      }
-      if (writer_) write_alerts(t);
-    }
-    if (writer_ && !writer_->error().empty()) {
-      last_error_ = writer_->error();
-      writer_.reset();  // the file is unusable from here; keep running without it
-    }
+    session_->set_incidents(s.incidents);
+    session_->refreshed(t);  // the step line of a recording
+    if (std::string err = session_->evaluate(t); !err.empty()) last_error_ = std::move(err);
     ++steps;
   }
   return steps;
@@ -126,13 +115,14 @@ void EmbeddedSimulationSource::record_requests() {
   // Without a recording only each key's newest decisions survive in its ring: convert just
   // those (a runaway client decides thousands per step).
   std::vector<bool> wanted;
-  if (!writer_) {
+  if (!session_->recording()) {
     wanted.assign(requests.size(), false);
     std::map<std::string_view, std::size_t> newer;
     for (std::size_t i = requests.size(); i-- > 0;) {
-      wanted[i] = newer[requests[i].api_key]++ < decisions_.per_key();
+      wanted[i] = newer[requests[i].api_key]++ < session_->decisions().per_key();
     }
   }
+  const std::int64_t upto_ms = now_ms();
   for (std::size_t i = 0; i < requests.size(); ++i) {
     if (!wanted.empty() && !wanted[i]) continue;
     const RequestRecord& r = requests[i];
@@ -150,86 +140,15 @@ void EmbeddedSimulationSource::record_requests() {
     d.attempt = r.attempt;
     d.llm_tokens = r.llm_tokens;
     d.spend = r.spend;
-    if (writer_) writer_->request(d);
-    decisions_.add(std::move(d));
+    session_->decision(std::move(d), upto_ms);
   }
 }
 
-void EmbeddedSimulationSource::write_step(std::int64_t t_ms) {
+std::vector<KeyRow> EmbeddedSimulationSource::key_rows() const {
   std::vector<KeyRow> rows;
   rows.reserve(keys_.size());
   for (const auto& [id, row] : keys_) rows.push_back(row);
-  writer_->step(t_ms, rows, incidents_now_, store_->dropped_samples());
-}
-
-void EmbeddedSimulationSource::write_alerts(std::int64_t t_ms) {
-  std::vector<AlertRow> rows;
-  std::vector<AlertInterval> intervals;
-  alert_view(*alerts_->snapshot(), t_ms, rows, intervals);
-  writer_->alerts(t_ms, rows, intervals);
-}
-
-std::optional<std::string> EmbeddedSimulationSource::start_recording(const std::string& path,
-                                                                     const Clock& flush_clock) {
-  auto out = std::make_unique<std::ofstream>(path, std::ios::binary | std::ios::trunc);
-  if (!*out) return path + ": cannot open for writing";
-  start_recording(std::move(out), path, flush_clock);
-  if (!writer_->error().empty()) {
-    std::string err = writer_->error();
-    writer_.reset();
-    return err;
-  }
-  return std::nullopt;
-}
-
-void EmbeddedSimulationSource::start_recording(std::unique_ptr<std::ostream> out, const std::string& name,
-                                               const Clock& flush_clock) {
-  if (writer_) stop_recording();
-  writer_ = std::make_unique<RecordingWriter>(std::move(out), name, flush_clock);
-  RecordingHeader h;
-  h.source = source_name();
-  h.start_ms = epoch_ms_;
-  h.recording_started_ms = now_ms();
-  writer_->header(h);
-  write_history();
-  recorder_->set_sample_sink([w = writer_.get()](const metrics::Labels& l, metrics::Sample smp) { w->sample(l, smp); });
-}
-
-// The store's samples so far, one samples line per time, so a recording started during an
-// incident still holds the charts' whole history. The alert engine's own series (ALERTS...)
-// are left out: the alerts lines carry the alert states.
-void EmbeddedSimulationSource::write_history() {
-  const std::int64_t now = now_ms();
-  const auto all = store_->select({}, std::numeric_limits<std::int64_t>::min(), now);
-  std::map<std::int64_t, std::vector<std::pair<const metrics::Labels*, double>>> by_time;
-  for (const auto& series : all) {
-    const std::string_view name = series.labels.metric_name();
-    if (name == "ALERTS" || name == "ALERTS_FOR_STATE") continue;
-    for (const auto& smp : series.samples) by_time[smp.t_ms].emplace_back(&series.labels, smp.value);
-  }
-  for (const auto& [t, values] : by_time) {
-    for (const auto& [labels, v] : values) writer_->sample(*labels, {t, v});
-  }
-  if (now > epoch_ms_ || !keys_.empty()) write_step(now);
-  write_alerts(now);
-}
-
-std::optional<std::string> EmbeddedSimulationSource::stop_recording() {
-  if (!writer_) return std::nullopt;
-  recorder_->set_sample_sink(nullptr);
-  writer_->finish(now_ms());
-  std::optional<std::string> err;
-  if (!writer_->error().empty()) err = writer_->error();
-  writer_.reset();
-  return err;
-}
-
-void EmbeddedSimulationSource::flush_recording_if_due() {
-  if (writer_) writer_->flush_if_due();
-}
-
-std::string EmbeddedSimulationSource::source_name() const {
-  return "embedded simulation: " + options_.scenario + " (seed " + std::to_string(options_.seed) + ")";
+  return rows;
 }
 
 void EmbeddedSimulationSource::record_keys(const StepSample& s) {
@@ -270,27 +189,12 @@ std::optional<std::string> EmbeddedSimulationSource::inject(IncidentKind kind, N
 
 DashboardSnapshot EmbeddedSimulationSource::snapshot(const ChartView& view) const {
   DashboardSnapshot snap;
-  snap.view = view;
-  snap.now_ms = now_ms();
-  snap.start_ms = epoch_ms_;
-  snap.charts = dashboard_charts(*store_, view);
-  snap.keys.reserve(keys_.size());
-  for (const auto& [id, row] : keys_) snap.keys.push_back(row);
-  complete_key_rows(snap.keys, *store_, view, nullptr);
-  add_alerts(snap);
-  snap.source = source_name();
-  snap.decisions = decisions_.for_keys(view.selected_keys);
-  snap.incidents = incidents_now_;
-  const double elapsed_s = static_cast<double>(snap.now_ms - epoch_ms_) / 1000.0;
-  snap.samples_per_s = elapsed_s > 0 ? static_cast<double>(recorder_->appended()) / elapsed_s : 0;
-  snap.dropped_samples = store_->dropped_samples();
+  session_->fill(snap, view, now_ms());
+  snap.keys = key_rows();
+  complete_key_rows(snap.keys, session_->store(), view, &session_->names());
+  snap.source = name();
   snap.last_error = last_error_;
   return snap;
-}
-
-void EmbeddedSimulationSource::add_alerts(DashboardSnapshot& snap) const {
-  alert_view(*alerts_->snapshot(), snap.now_ms, snap.alerts, snap.alert_intervals);
-  bind_chart_rules(snap.charts, *alerts_->snapshot());
 }
 
 }  // namespace limitscope

@@ -1,7 +1,8 @@
 #pragma once
-// The dashboard's default source: the deterministic simulation, recorded into a SeriesStore
-// as gateway metrics, with the alert rules evaluated over it. Not thread-safe by itself: the
-// UI's worker thread owns it and hands out snapshots (copies).
+// The dashboard's default source: the deterministic simulation, recorded into its
+// SessionState as gateway metrics (the same store, alert engine, recent decisions and
+// recording the live sources feed), with the alert rules evaluated over it. Not thread-safe
+// by itself: the UI's worker thread owns it and hands out snapshots (copies).
 
 #include <cstdint>
 #include <map>
@@ -15,15 +16,10 @@
 #include "core/sim/simulation.h"
 #include "core/sources/dashboard_snapshot.h"
 #include "core/sources/dashboard_source.h"
-#include "core/sources/recent_decisions.h"
-#include "core/sources/recording_writer.h"
+#include "core/sources/session_state.h"
 #include "core/sources/simulation_recorder.h"
 
 namespace limitscope {
-
-namespace metrics {
-class AlertEngine;
-}
 
 struct EmbeddedSimulationOptions {
   std::string scenario = "mixed";
@@ -46,7 +42,7 @@ class EmbeddedSimulationSource final : public DashboardSource {
   /// @return the source, or an error naming an unknown scenario or an invalid rule file.
   static Expected<std::unique_ptr<EmbeddedSimulationSource>> create(
       const Policy& policy, const EmbeddedSimulationOptions& options = {});
-  ~EmbeddedSimulationSource() override;
+  ~EmbeddedSimulationSource() override = default;
   EmbeddedSimulationSource(const EmbeddedSimulationSource&) = delete;
   EmbeddedSimulationSource& operator=(const EmbeddedSimulationSource&) = delete;
 
@@ -57,53 +53,33 @@ class EmbeddedSimulationSource final : public DashboardSource {
 
   /// Injects an incident now (runaway client, burst, misconfigured tenant, outage) for
   /// `length` of simulated time. @return an error text, or empty.
-  std::optional<std::string> inject(IncidentKind kind, Nanos length);
+  std::optional<std::string> inject(IncidentKind kind, Nanos length) override;
 
   /// Everything the dashboard shows, for the given chart window.
   DashboardSnapshot snapshot(const ChartView& view) const override;
 
-  /// Starts recording the session to `path` (docs/recording.md): the store's history so far,
-  /// the key table and alerts now, then every step, alert change and decided request.
-  /// Replaces a recording in progress. @param flush_clock times the at-least-once-a-second
-  /// flushes. @return an error naming the file, or empty.
-  std::optional<std::string> start_recording(const std::string& path, const Clock& flush_clock);
-  /// Same, to any stream (tests).
-  void start_recording(std::unique_ptr<std::ostream> out, const std::string& name,
-                       const Clock& flush_clock);
-  /// Ends the recording (end line, flush, close). @return its write error, or empty.
-  std::optional<std::string> stop_recording();
-  /// Flushes the recording when its interval has passed (the worker calls this every tick).
-  void flush_recording_if_due();
-  /// The file being recorded to, or empty.
-  std::string recording_name() const { return writer_ ? writer_->name() : std::string(); }
-
   std::int64_t now_ms() const override;
+  std::string name() const override;
+  SessionState& session() override { return *session_; }
+  ChangeStamp change_stamp() const override { return {session_->revision(), now_ms(), last_error_}; }
+  const SessionState& session() const override { return *session_; }
   std::int64_t start_ms() const { return epoch_ms_; }
-  const metrics::SeriesStore& store() const override { return *store_; }
   const Simulation& simulation() const { return *sim_; }
 
  private:
   EmbeddedSimulationSource() = default;
   void record_keys(const StepSample& s);
-  void add_alerts(DashboardSnapshot& snap) const;
-  std::string source_name() const;
   void record_requests();
-  void write_step(std::int64_t t_ms);
-  void write_alerts(std::int64_t t_ms);
-  void write_history();
+  std::vector<KeyRow> key_rows() const;
 
   EmbeddedSimulationOptions options_;
   std::unique_ptr<Simulation> sim_;
-  std::unique_ptr<metrics::SeriesStore> store_;
+  std::shared_ptr<SessionState> session_;
   std::unique_ptr<SimulationRecorder> recorder_;
-  std::unique_ptr<metrics::AlertEngine> alerts_;
   std::int64_t epoch_ms_ = 0;
   Nanos carry_{0};
-  std::vector<std::string> incidents_now_;
   std::string last_error_;
   std::map<std::pair<std::string, std::string>, KeyRow> keys_;  // (api key, model)
-  RecentDecisions decisions_;
-  std::unique_ptr<RecordingWriter> writer_;
 };
 
 }  // namespace limitscope

@@ -1,20 +1,21 @@
 #include "core/sources/live_source.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "core/sources/key_row_figures.h"
 
 namespace limitscope {
 
-std::shared_ptr<LiveSeries> live_series_or_default(std::shared_ptr<LiveSeries> given) {
+std::shared_ptr<SessionState> live_series_or_default(std::shared_ptr<SessionState> given) {
   if (given) return given;
-  auto made = LiveSeries::create();
+  auto made = SessionState::create();
   // The built-in rules are compiled in and tested; failing to parse them is a build defect.
   if (!made) throw std::logic_error("built-in alert rules: " + made.error());
   return std::move(*made);
 }
 
-LiveSource::LiveSource(std::shared_ptr<LiveSeries> series)
+LiveSource::LiveSource(std::shared_ptr<SessionState> series)
     : series_(live_series_or_default(std::move(series))) {}
 
 void LiveSource::own_key_rows() {
@@ -51,10 +52,10 @@ void LiveSource::add_status(std::vector<SourceStatus>& out) const {
   out.push_back(std::move(st));
 }
 
-std::optional<std::string> LiveSource::start_recording(const std::string& path, const Clock& flush_clock) {
-  return series_->start_recording(path, name(), now_ms(), flush_clock);
-}
+int LiveSource::fast_forward(Nanos d) { return advance(std::max<Nanos>(d, std::chrono::seconds(1))); }
 
-std::optional<std::string> LiveSource::stop_recording() { return series_->stop_recording(now_ms()); }
+ChangeStamp LiveSource::change_stamp() const {
+  return {series_->revision(), now_ms(), connection() + "\n" + last_error()};
+}
 
 }  // namespace limitscope

@@ -1,7 +1,7 @@
 #pragma once
-// A DashboardSource on a live system (Redis, a gateway's /metrics, Prometheus). Each records
-// into a LiveSeries, its own or one shared with other live sources (CompositeLiveSource), and
-// adds what only it knows to a snapshot: key rows, server-side alerts, its connection state.
+// A DashboardSource on a live system (Redis, a gateway's /metrics, Prometheus). Each feeds a
+// SessionState, its own or one shared with other live sources (CompositeLiveSource), and adds
+// what only it knows to a snapshot: key rows, server-side alerts, its connection state.
 // Refreshing is blocking I/O, done in advance() on the worker thread that owns the source.
 
 #include <cstdint>
@@ -10,20 +10,23 @@
 #include <string>
 
 #include "core/sources/dashboard_source.h"
-#include "core/sources/live_series.h"
+#include "core/sources/session_state.h"
 
 namespace limitscope {
 
 class LiveSource : public DashboardSource {
  public:
   /// @param series shared with other live sources, or null to make one with the default rules
-  explicit LiveSource(std::shared_ptr<LiveSeries> series);
+  explicit LiveSource(std::shared_ptr<SessionState> series);
 
   DashboardSnapshot snapshot(const ChartView& view) const override;
-  const metrics::SeriesStore& store() const override { return series_->store(); }
+  /// Live time cannot be skipped: refreshes now (at least one refresh interval's worth).
+  int fast_forward(Nanos d) override;
+  bool real_time() const override { return true; }
+  SessionState& session() override { return *series_; }
+  const SessionState& session() const override { return *series_; }
+  ChangeStamp change_stamp() const override;
 
-  /// "metrics: http://127.0.0.1:9464/metrics" (no credentials).
-  virtual std::string name() const = 0;
   /// "connecting", "connected" or "reconnecting" (composites: one per part).
   virtual std::string connection() const = 0;
   /// What went wrong last, or empty while healthy.
@@ -35,25 +38,16 @@ class LiveSource : public DashboardSource {
   /// "redis", "metrics" or "prometheus": what its series and outages are filed under.
   std::string kind() const;
 
-  LiveSeries& series() { return *series_; }
-  const LiveSeries& series() const { return *series_; }
   const std::deque<SourceEvent>& events() const { return series_->events(); }
-
-  /// Records the session to `path` (docs/recording.md). @return an error naming the file, or empty
-  std::optional<std::string> start_recording(const std::string& path, const Clock& flush_clock);
-  /// @return the recording's write error, or empty
-  std::optional<std::string> stop_recording();
-  void flush_recording_if_due() { series_->flush_recording_if_due(); }
-  std::string recording_name() const { return series_->recording_name(); }
 
  protected:
   /// Makes this source's rows the recording's key table (a composite calls it for itself).
   void own_key_rows();
 
-  std::shared_ptr<LiveSeries> series_;
+  std::shared_ptr<SessionState> series_;
 };
 
-/// The LiveSeries for a source: `given`, or a new one with the default and live rules.
-std::shared_ptr<LiveSeries> live_series_or_default(std::shared_ptr<LiveSeries> given);
+/// The SessionState for a source: `given`, or a new one with the default and live rules.
+std::shared_ptr<SessionState> live_series_or_default(std::shared_ptr<SessionState> given);
 
 }  // namespace limitscope

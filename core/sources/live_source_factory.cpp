@@ -31,7 +31,7 @@ Expected<std::unique_ptr<LiveSource>> open_live_source(const LiveSpec& spec, con
     if (auto ok = check_live_interval(*spec.prometheus_interval, "--prometheus scrape_interval"); !ok)
       return make_error(ok.error());
   }
-  LiveSeriesOptions so;
+  SessionOptions so;
   if (!spec.rules_file.empty()) {
     std::ifstream in(spec.rules_file, std::ios::binary);
     if (!in) return make_error(spec.rules_file + ": cannot open the rule file");
@@ -40,7 +40,7 @@ Expected<std::unique_ptr<LiveSource>> open_live_source(const LiveSpec& spec, con
     so.rules_text = text.str();
     so.rules_source = spec.rules_file;
   }
-  auto series = LiveSeries::create(so);
+  auto series = SessionState::create(so);
   if (!series) return make_error(series.error());
   if (!spec.key_names_file.empty()) {
     auto names = load_key_names_file(spec.key_names_file);

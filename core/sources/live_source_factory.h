@@ -1,6 +1,6 @@
 #pragma once
 // Opens the live sources the operator named (`--redis`, `--metrics`, `--prometheus`, any
-// combination): one source alone, or a CompositeLiveSource over a shared LiveSeries when
+// combination): one source alone, or a CompositeLiveSource over a shared SessionState when
 // there are several. Every input is checked before anything connects; a bad URL, profiles
 // file or rule file gives an error naming it.
 

@@ -50,7 +50,7 @@ const std::vector<ForeignHitsCounter>& foreign_hits_counters() {
 }
 
 MetricsLiveSource::MetricsLiveSource(MetricsLiveOptions options, const Clock& clock,
-                                     std::shared_ptr<LiveSeries> series)
+                                     std::shared_ptr<SessionState> series)
     : LiveSource(std::move(series)), options_(std::move(options)), clock_(clock), backoff_(options_.backoff) {
   now_ms_ = wall_ms(clock_);
   own_key_rows();
@@ -84,7 +84,7 @@ void MetricsLiveSource::scrape() {
     series_->event(at, "metrics: scrape failed: " + s.error() + " (retry in " + std::to_string(retry_ms) + " ms)");
     connected_ = false;
     // The rules still run, on what the other sources record; this one's series go stale and
-    // the rules that read them say "no data" (LiveSeries::source_down).
+    // the rules that read them say "no data" (SessionState::source_down).
     series_->source_down("metrics", at);
     series_->evaluate(at);
     return;

@@ -49,7 +49,7 @@ class MetricsLiveSource final : public LiveSource {
   /// @param clock wall time for sample times and scrape pacing (must outlive this)
   /// @param series shared with other live sources, or null for its own
   MetricsLiveSource(MetricsLiveOptions options, const Clock& clock,
-                    std::shared_ptr<LiveSeries> series = nullptr);
+                    std::shared_ptr<SessionState> series = nullptr);
 
   /// Accumulates `d`; scrapes when the interval (or, after a failure, the backoff delay) has
   /// passed, at most once per call; the first call scrapes at once.

@@ -2,49 +2,9 @@
 
 #include <algorithm>
 #include <fstream>
-
-#include "core/metrics/default_rules.h"
-#include "core/metrics/rule_file.h"
-#include "core/sources/alert_view.h"
-#include "core/sources/live_series.h"
+#include <stdexcept>
 
 namespace limitscope {
-
-namespace {
-
-// A recording holds alert states, not the rules' expressions: its bands go on the charts the
-// shipped rules of those names read (a renamed rule of a --rules file shades no chart on
-// playback; docs/recording.md), with those rules' threshold lines. The simulation evaluates
-// the default rules, a live source the live rules too: a recording of the simulation draws no
-// live rule's line.
-metrics::AlertSnapshot shipped_rules_of(bool with_live_rules) {
-  metrics::AlertSnapshot s;
-  std::vector<std::string_view> texts{metrics::default_rules_yaml()};
-  if (with_live_rules) texts.push_back(live_rules_yaml());
-  for (const std::string_view text : texts) {
-    auto file = metrics::parse_rule_file(text, "<shipped rules>");
-    if (!file) continue;  // compiled in and tested: cannot fail
-    for (const auto& g : file->groups) {
-      for (const auto& r : g.rules) {
-        metrics::RuleStatus st;
-        st.name = r.name;
-        st.kind = r.kind;
-        st.expr = r.expr;
-        if (r.expr) st.reads = metrics::metric_names(*r.expr);
-        s.rules.push_back(std::move(st));
-      }
-    }
-  }
-  return s;
-}
-
-const metrics::AlertSnapshot& shipped_rules(std::string_view recorded_source) {
-  static const metrics::AlertSnapshot simulation = shipped_rules_of(false);
-  static const metrics::AlertSnapshot live = shipped_rules_of(true);
-  return recorded_source.starts_with("embedded simulation") ? simulation : live;
-}
-
-}  // namespace
 
 Expected<std::unique_ptr<PlaybackSource>> PlaybackSource::open(const std::string& path,
                                                                const PlaybackOptions& options) {
@@ -73,16 +33,28 @@ void PlaybackSource::build() {
   for (const RecordedSamples& line : recording_.samples) {
     for (const auto& [id, v] : line.values) ++per_series[id];
   }
-  metrics::SeriesStoreOptions so;
+  SessionOptions so;
   so.samples_per_series = std::max<std::size_t>(
       1, per_series.empty() ? 1 : *std::max_element(per_series.begin(), per_series.end()));
-  so.max_series = std::max(so.max_series, recording_.series.size());
-  store_ = std::make_unique<metrics::SeriesStore>(so);
+  so.max_series = std::max(metrics::SeriesStoreOptions{}.max_series, recording_.series.size());
+  // A recording holds alert states, not the rules' expressions: the session's engine holds
+  // the shipped rules, never evaluated, so the charts are bound to the rules of those names,
+  // with their threshold lines (a renamed rule of a --rules file shades no chart on playback;
+  // docs/recording.md). The simulation evaluates the default rules, a live source the live
+  // rules too: a recording of the simulation draws no live rule's line.
+  so.live_rules = !recording_.header.source.starts_with("embedded simulation");
+  so.start_ms = recording_.header.start_ms;
+  so.watch_protection = false;
+  so.decisions_per_key = 0;  // decisions come from the recording, up to the cursor
+  auto made = SessionState::create(so);
+  // The shipped rules are compiled in and tested; failing to parse them is a build defect.
+  if (!made) throw std::logic_error("built-in alert rules: " + made.error());
+  session_ = std::move(*made);
   std::uint64_t total = 0;
   samples_through_.reserve(recording_.samples.size());
   for (const RecordedSamples& line : recording_.samples) {
     for (const auto& [id, v] : line.values) {
-      if (store_->append(recording_.series[id], {line.t_ms, v}).ok()) ++total;
+      if (session_->append(recording_.series[id], {line.t_ms, v})) ++total;
     }
     samples_through_.push_back(total);
   }
@@ -103,6 +75,12 @@ int PlaybackSource::advance(Nanos d) {
   return cursor_ms_ != before ? 1 : 0;
 }
 
+int PlaybackSource::fast_forward(Nanos d) {
+  const std::int64_t before = cursor_ms_;
+  seek(d.count() > 0 ? begin_ms() + std::chrono::duration_cast<std::chrono::milliseconds>(d).count() : end_ms());
+  return cursor_ms_ != before ? 1 : 0;
+}
+
 void PlaybackSource::seek(std::int64_t t_ms) {
   cursor_ms_ = std::clamp(t_ms, begin_ms(), end_ms());
   if (at_end()) carry_ = Nanos{0};
@@ -117,14 +95,14 @@ std::ptrdiff_t PlaybackSource::last_at_or_before(const V& v) const {
 
 DashboardSnapshot PlaybackSource::snapshot(const ChartView& view) const {
   DashboardSnapshot snap;
-  snap.view = view;
-  snap.now_ms = cursor_ms_;
-  snap.start_ms = recording_.header.start_ms;
   ChartView v = view;
   v.end_ms = std::min(v.end_ms, cursor_ms_);  // nothing after the cursor is shown
   v.start_ms = std::min(v.start_ms, v.end_ms);
-  snap.charts = dashboard_charts(*store_, v);
-  bind_chart_rules(snap.charts, shipped_rules(recording_.header.source));
+  session_->fill(snap, v, cursor_ms_);  // charts, bound to the rules; the rest is recorded
+  snap.view = view;
+  snap.alerts.clear();
+  snap.alert_intervals.clear();
+  snap.decisions.clear();
 
   // Key table: the last step at or before the cursor, sparklines from the steps before it.
   const std::ptrdiff_t step = last_at_or_before(recording_.steps);
@@ -194,7 +172,7 @@ DashboardSnapshot PlaybackSource::snapshot(const ChartView& view) const {
     }
   }
 
-  snap.source = "playback: " + name_;
+  snap.source = name();
   snap.connection = at_end() ? "end of recording" : "playback";
   const std::ptrdiff_t sl = last_at_or_before(recording_.samples);
   const double elapsed_s = static_cast<double>(cursor_ms_ - recording_.header.start_ms) / 1000.0;

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "core/common/expected.h"
-#include "core/metrics/series_store.h"
 #include "core/sources/dashboard_source.h"
 #include "core/sources/recording_reader.h"
 
@@ -37,15 +36,20 @@ class PlaybackSource final : public DashboardSource {
   int advance(Nanos d) override;
   /// Puts the cursor at `t_ms`, clamped to [begin_ms, end_ms].
   void seek(std::int64_t t_ms);
+  /// Puts the cursor `d` after the recording's start, or at its end when `d` is 0.
+  int fast_forward(Nanos d) override;
   DashboardSnapshot snapshot(const ChartView& view) const override;
   std::int64_t now_ms() const override { return cursor_ms_; }
-  const metrics::SeriesStore& store() const override { return *store_; }
+  std::string name() const override { return "playback: " + name_; }
+  bool recordable() const override { return false; }
+  SessionState& session() override { return *session_; }
+  const SessionState& session() const override { return *session_; }
 
   std::int64_t begin_ms() const { return recording_.first_ms; }
   std::int64_t end_ms() const { return recording_.last_ms; }
   bool at_end() const { return cursor_ms_ >= end_ms(); }
   const std::string& load_error() const { return load_error_; }
-  const std::string& name() const { return name_; }
+  const std::string& file_name() const { return name_; }
   const Recording& recording() const { return recording_; }
 
  private:
@@ -59,7 +63,7 @@ class PlaybackSource final : public DashboardSource {
   std::string name_;
   std::string load_error_;
   Recording recording_;
-  std::unique_ptr<metrics::SeriesStore> store_;
+  std::shared_ptr<SessionState> session_;  // the recording's samples; rules never evaluated
   std::vector<std::uint64_t> samples_through_;               // samples in lines [0, i]
   std::vector<std::vector<std::uint32_t>> requests_by_key_;  // names index -> request indices
   std::int64_t cursor_ms_ = 0;

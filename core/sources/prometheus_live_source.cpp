@@ -106,7 +106,7 @@ std::vector<PrometheusPanel> prometheus_panels(const std::string& w) {
 }
 
 PrometheusLiveSource::PrometheusLiveSource(PrometheusLiveOptions options, const Clock& clock,
-                                           std::shared_ptr<LiveSeries> series)
+                                           std::shared_ptr<SessionState> series)
     : LiveSource(std::move(series)),
       options_(std::move(options)),
       clock_(clock),

@@ -53,7 +53,7 @@ class PrometheusLiveSource final : public LiveSource {
   /// @param clock wall time for the query windows and pacing (must outlive this)
   /// @param series shared with other live sources, or null for its own
   PrometheusLiveSource(PrometheusLiveOptions options, const Clock& clock,
-                       std::shared_ptr<LiveSeries> series = nullptr);
+                       std::shared_ptr<SessionState> series = nullptr);
 
   /// Accumulates `d`; refreshes when the interval (after a failure: the backoff delay) has
   /// passed, at most once per call; the first call refreshes at once.

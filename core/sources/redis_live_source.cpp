@@ -70,7 +70,7 @@ void by_time(std::vector<DecisionRow>& rows) {
 
 }  // namespace
 
-RedisLiveSource::RedisLiveSource(RedisLiveOptions options, const Clock& clock, std::shared_ptr<LiveSeries> series)
+RedisLiveSource::RedisLiveSource(RedisLiveOptions options, const Clock& clock, std::shared_ptr<SessionState> series)
     : LiveSource(std::move(series)), options_(std::move(options)), clock_(clock), tail_(options_.streams) {
   probe::ProbeOptions probe_options = options_.probe;
   probe_options.read_ttl = options_.read_ttl;

@@ -69,7 +69,7 @@ class RedisLiveSource final : public LiveSource {
  public:
   /// @param clock wall time for refresh pacing and reconnect backoff (must outlive this)
   /// @param series shared with other live sources, or null for its own
-  RedisLiveSource(RedisLiveOptions options, const Clock& clock, std::shared_ptr<LiveSeries> series = nullptr);
+  RedisLiveSource(RedisLiveOptions options, const Clock& clock, std::shared_ptr<SessionState> series = nullptr);
 
   /// Accumulates `d`; refreshes once the refresh interval has passed (at most one refresh per
   /// call). @return 1 when a refresh ran (successful or not), else 0.

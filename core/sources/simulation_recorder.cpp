@@ -16,9 +16,8 @@ std::string le_text(double bound) {
 }
 }  // namespace
 
-SimulationRecorder::SimulationRecorder(metrics::SeriesStore& store, const Policy& policy,
-                                       std::int64_t wall_epoch_ms)
-    : store_(store), policy_(policy), wall_epoch_ms_(wall_epoch_ms) {}
+SimulationRecorder::SimulationRecorder(SessionState& session, const Policy& policy, std::int64_t wall_epoch_ms)
+    : session_(session), policy_(policy), wall_epoch_ms_(wall_epoch_ms) {}
 
 std::int64_t SimulationRecorder::time_ms(const StepSample& sample) const {
   return wall_epoch_ms_ + std::chrono::duration_cast<std::chrono::milliseconds>(sample.time).count();
@@ -29,12 +28,7 @@ void SimulationRecorder::add(std::string_view name,
                              double value, std::int64_t t_ms) {
   metrics::Labels l(labels);
   l.set("__name__", name);
-  if (store_.append(l, {t_ms, value}).ok()) {
-    ++appended_;
-    if (sink_) sink_(l, {t_ms, value});
-  } else {
-    ++refused_;
-  }
+  if (!session_.append(l, {t_ms, value})) ++refused_;
 }
 
 std::size_t SimulationRecorder::record(const StepSample& s) {

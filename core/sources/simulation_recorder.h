@@ -1,17 +1,17 @@
 #pragma once
 // Turns simulation steps into metric series, under the names a gateway exports (DESIGN.md
-// section 5) plus per-key dashboard series. The dashboard's charts and the alert engine then
-// read the embedded simulation exactly as they read a scraped gateway.
+// section 5) plus per-key dashboard series, appended to the session's store. The dashboard's
+// charts and the alert engine then read the embedded simulation exactly as they read a
+// scraped gateway.
 
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <string>
 #include <tuple>
 
 #include "core/limiter/policy.h"
-#include "core/metrics/series_store.h"
 #include "core/sim/step_sample.h"
+#include "core/sources/session_state.h"
 
 namespace limitscope {
 
@@ -29,7 +29,8 @@ inline constexpr std::string_view kRejectedRatio = "limitscope_rejected_ratio"; 
 class SimulationRecorder {
  public:
   /// @param wall_epoch_ms wall time (ms since the Unix epoch) of simulated time zero.
-  SimulationRecorder(metrics::SeriesStore& store, const Policy& policy, std::int64_t wall_epoch_ms);
+  /// @param session what the series go to (and, through it, a recording); must outlive this
+  SimulationRecorder(SessionState& session, const Policy& policy, std::int64_t wall_epoch_ms);
 
   /// Appends one step's series at wall_epoch_ms + sample.time.
   /// Counters (gateway_rate_limit_hits_total, limitscope_requests_total, spend) accumulate
@@ -39,23 +40,15 @@ class SimulationRecorder {
   std::size_t record(const StepSample& sample);
 
   std::int64_t time_ms(const StepSample& sample) const;
-  /// Called with every sample the store accepted, as it is appended (session recording).
-  void set_sample_sink(std::function<void(const metrics::Labels&, metrics::Sample)> sink) {
-    sink_ = std::move(sink);
-  }
-  /// Samples appended to the store since construction.
-  std::uint64_t appended() const { return appended_; }
 
  private:
   void add(std::string_view name, std::initializer_list<std::pair<std::string, std::string>> labels,
            double value, std::int64_t t_ms);
 
-  metrics::SeriesStore& store_;
+  SessionState& session_;
   const Policy& policy_;
   std::int64_t wall_epoch_ms_;
-  std::function<void(const metrics::Labels&, metrics::Sample)> sink_;
   std::size_t refused_ = 0;
-  std::uint64_t appended_ = 0;
   // Cumulative counters by (tier, model) and histogram buckets by (tier, model).
   std::map<std::pair<std::string, std::string>, double> hits_, allowed_, denied_, degraded_, spend_;
   struct Histogram {

@@ -8,7 +8,7 @@
 
 #include "core/limiter/clock.h"
 #include "core/metrics/metric_names.h"
-#include "core/sources/live_series.h"
+#include "core/sources/session_state.h"
 
 namespace limitscope {
 namespace {
@@ -20,7 +20,7 @@ std::int64_t now_ms(const Clock& clock) {
 }
 
 // HighRateLimitRejection's row for one tier label, as the alerts panel would show it now.
-AlertRow alert_of_tier(const LiveSeries& series, std::int64_t now, std::string_view tier) {
+AlertRow alert_of_tier(const SessionState& series, std::int64_t now, std::string_view tier) {
   DashboardSnapshot s;
   series.fill(s, ChartView{}, now);
   const std::string part = "tier=\"" + std::string(tier) + "\"";
@@ -31,9 +31,9 @@ AlertRow alert_of_tier(const LiveSeries& series, std::int64_t now, std::string_v
 }
 
 TEST(AlertNoData, OnlyTheInstanceFedByTheDownSourceSaysNoData) {
-  auto made = LiveSeries::create();
+  auto made = SessionState::create();
   ASSERT_TRUE(made.ok()) << made.error();
-  LiveSeries& series = **made;
+  SessionState& series = **made;
   ManualClock clock;
   const metrics::Labels from_redis{{"__name__", std::string(kHits)}, {"tier", "gw-free"}};
   const metrics::Labels from_metrics{{"__name__", std::string(kHits)}, {"tier", "free"}, {"model", "gpt-4.1"}};

@@ -4,13 +4,13 @@
 
 #include <gtest/gtest.h>
 
-#include "core/sources/live_series.h"
+#include "core/sources/session_state.h"
 
 namespace limitscope {
 namespace {
 
 TEST(ChartRules, RenamedRulesStillBindToTheChartsTheyRead) {
-  LiveSeriesOptions o;
+  SessionOptions o;
   o.rules_source = "renamed.yml";
   o.rules_text = R"(groups:
   - name: ops
@@ -25,7 +25,7 @@ TEST(ChartRules, RenamedRulesStillBindToTheChartsTheyRead) {
       - alert: Unrelated
         expr: up == 0
 )";
-  auto made = LiveSeries::create(o);
+  auto made = SessionState::create(o);
   ASSERT_TRUE(made.ok()) << made.error();
   (*made)->evaluate(0);
   DashboardSnapshot s;
@@ -40,7 +40,7 @@ TEST(ChartRules, RenamedRulesStillBindToTheChartsTheyRead) {
 }
 
 TEST(ChartRules, TheDefaultRulesBindAsBefore) {
-  auto made = LiveSeries::create();
+  auto made = SessionState::create();
   ASSERT_TRUE(made.ok()) << made.error();
   (*made)->evaluate(0);
   DashboardSnapshot s;

@@ -8,16 +8,16 @@
 #include <algorithm>
 
 #include "core/metrics/promql.h"
-#include "core/sources/live_series.h"
+#include "core/sources/session_state.h"
 
 namespace limitscope {
 namespace {
 
 DashboardSnapshot filled(const std::string& rules_text) {
-  LiveSeriesOptions o;
+  SessionOptions o;
   o.rules_source = "test.yml";
   o.rules_text = rules_text;
-  auto made = LiveSeries::create(o);
+  auto made = SessionState::create(o);
   if (!made.ok()) throw std::runtime_error(made.error());
   (*made)->evaluate(0);
   DashboardSnapshot s;

@@ -129,7 +129,7 @@ TEST(MetricsLiveSource, ACountersResetNamesItsKey) {
   ASSERT_TRUE(source.connected()) << source.last_error();
   server.respond(ok(body(60)));
   tick(source, clock, seconds(1));
-  ASSERT_NE(source.series().names().find("ab12cd34ef56"), nullptr) << "limitscope_key_info was not joined";
+  ASSERT_NE(source.session().names().find("ab12cd34ef56"), nullptr) << "limitscope_key_info was not joined";
   server.respond(ok(body(4)));
   tick(source, clock, seconds(1));
   ASSERT_EQ(source.counter_resets(), 1u);

@@ -226,7 +226,7 @@ TEST(RedisDecisionStreams, AlertRulesOverLiveLevelsFire) {
   auto c = connect(*server);
   configure(c);
   decide_logged(c, "alice", 5);  // empty bucket
-  LiveSeriesOptions so;
+  SessionOptions so;
   so.rules_text = R"(groups:
   - name: live
     interval: 1s
@@ -235,7 +235,7 @@ TEST(RedisDecisionStreams, AlertRulesOverLiveLevelsFire) {
         expr: limitscope_key_level_ratio < 0.1
         labels: {severity: warning}
 )";
-  auto series = LiveSeries::create(so);
+  auto series = SessionState::create(so);
   ASSERT_TRUE(series.ok()) << series.error();
   ManualClock clock(Nanos{0}, Nanos{1'800'000'000'000'000'000});
   RedisLiveOptions o = options_for(*server);
@@ -265,7 +265,7 @@ TEST(RedisDecisionStreams, CompositeWithMetricsRecordsOneSessionThatPlaysBack) {
   };
   gateway.respond({200, "text/plain; version=0.0.4", exposition(10), false, 0});
 
-  auto series = LiveSeries::create();
+  auto series = SessionState::create();
   ASSERT_TRUE(series.ok());
   ManualClock clock(Nanos{0}, Nanos{1'800'000'000'000'000'000});
   RedisLiveOptions ro = options_for(*server);

@@ -1,10 +1,13 @@
 #pragma once
-// What every live source (Redis, a gateway's /metrics, Prometheus) records into, and what
-// several of them share when they run together: one SeriesStore under the dashboard's series
-// names, the alert engine over it (the shipped default rules plus the live rules below), an
-// event log, the recent decisions, and a session recording. A source writes its series at its
-// own times (Redis: the server's TIME; /metrics and Prometheus: the wall clock); per series
-// the times only go forward, and a sample that would go back is refused and counted.
+// The state of one dashboard session, whatever feeds it: the embedded simulation, a recording
+// played back, or live sources (Redis, a gateway's /metrics, Prometheus, several at once
+// sharing one). It holds one SeriesStore under the dashboard's series names, the alert engine
+// over it (the shipped default rules, plus the live rules below for live sources), an event
+// log, the recent decisions, the key names, the sources' outages and the gateway's fail-open,
+// and a session recording. A source writes its series at its own times (the simulation: its
+// simulated wall time; Redis: the server's TIME; /metrics and Prometheus: the wall clock); per
+// series the times only go forward, and a sample that would go back is refused and counted.
+// Every change bumps revision(), so the worker publishes a snapshot only when one happened.
 // Not thread-safe: the worker that owns the sources owns this.
 
 #include <cstdint>
@@ -47,22 +50,31 @@ inline constexpr std::string_view kKeyAdmittedRate = "limitscope_key_admitted_pe
 /// window nearly full (Prometheus rule-file YAML; docs/live-sources.md).
 std::string_view live_rules_yaml();
 
-struct LiveSeriesOptions {
-  std::size_t samples_per_series = 3600;  ///< 1 h at one refresh per second
+struct SessionOptions {
+  std::size_t samples_per_series = 3600;  ///< 1 h at one refresh (or step) per second
+  std::size_t max_series = 0;             ///< series the store holds; 0: its default
   std::size_t max_events = 200;
-  /// Alert rules (YAML or JSON); empty = the default rules plus live_rules_yaml().
+  /// Alert rules (YAML or JSON); empty = the default rules, plus live_rules_yaml() when
+  /// `live_rules` is set.
   std::string rules_text;
   std::string rules_source = "<default rules>";
+  bool live_rules = true;
   std::size_t decisions_per_key = 50;
+  /// When the session began (the simulation's epoch); unset: at its first sample.
+  std::optional<std::int64_t> start_ms;
+  /// Watch the gateway's fail-open in its metrics (ProtectionStatus) at every refresh. The
+  /// simulation shows its backend outage as an incident instead.
+  bool watch_protection = true;
 };
 
-class LiveSeries {
+class SessionState {
  public:
-  /// @return the shared state, or an error naming an invalid rule file.
-  static Expected<std::shared_ptr<LiveSeries>> create(const LiveSeriesOptions& options = {});
-  ~LiveSeries();
-  LiveSeries(const LiveSeries&) = delete;
-  LiveSeries& operator=(const LiveSeries&) = delete;
+  /// @return the state (shared by the parts of a composite live source), or an error naming
+  ///         an invalid rule file.
+  static Expected<std::shared_ptr<SessionState>> create(const SessionOptions& options = {});
+  ~SessionState();
+  SessionState(const SessionState&) = delete;
+  SessionState& operator=(const SessionState&) = delete;
 
   /// Appends one sample (and writes it to the recording). @return false when refused.
   bool append(const metrics::Labels& labels, metrics::Sample sample);
@@ -83,6 +95,8 @@ class LiveSeries {
   std::string evaluate(std::int64_t t_ms);
   /// Adds to the event log (bounded, oldest dropped).
   void event(std::int64_t t_ms, std::string text);
+  /// The incidents active now (the simulation's), for snapshots and the recording's steps.
+  void set_incidents(std::vector<std::string> incidents);
   /// One decided request (a decision stream entry): recent decisions and the recording.
   /// @param upto_ms the refresh that read it: its recorded time is kept at or before this
   ///        (and after the last recorded line), so the recording stays in time order
@@ -92,21 +106,25 @@ class LiveSeries {
   metrics::SeriesStore& store() { return *store_; }
   const metrics::SeriesStore& store() const { return *store_; }
   const RecentDecisions& decisions() const { return decisions_; }
+  /// Increases with every change a snapshot would show (a sample, an event, a decision, an
+  /// alert evaluation, an outage, names, incidents); equal revisions, equal contents.
+  std::uint64_t revision() const { return revision_; }
   /// What operators call the keys: a names file given at the start, then every refresh joins
   /// the limitscope_key_info series a source recorded (docs/live-sources.md).
   const KeyNames& names() const { return names_; }
-  void set_names(KeyNames names) { names_ = std::move(names); }
+  void set_names(KeyNames names);
   std::uint64_t appended() const { return appended_; }
   std::uint64_t refused() const { return refused_; }
 
-  /// Charts, local alerts and bands, recent decisions of the selected keys, the newest
-  /// events, samples per second and dropped samples, for the window `view` at `now_ms`.
+  /// Charts, local alerts and bands, outages, protection, recent decisions of the selected
+  /// keys, the newest events, incidents, samples per second and dropped samples, for the window
+  /// `view` at `now_ms`.
   void fill(DashboardSnapshot& s, const ChartView& view, std::int64_t now_ms) const;
 
   /// The key table a recording's step lines hold; the top-level source sets it.
   void set_key_rows(std::function<std::vector<KeyRow>()> rows) { key_rows_ = std::move(rows); }
-  /// A source refreshed at t_ms: joins key names, writes a step line (the key table) when
-  /// recording.
+  /// A source refreshed (the simulation: stepped) at t_ms: joins key names, looks at the
+  /// gateway's fail-open, writes a step line (the key table, incidents) when recording.
   void refreshed(std::int64_t t_ms);
 
   /// Starts recording to `path` (docs/recording.md): the history held so far, the key table
@@ -119,13 +137,15 @@ class LiveSeries {
   /// End line, flush, close. @return its write error, or empty
   std::optional<std::string> stop_recording(std::int64_t now_ms);
   void flush_recording_if_due();
+  bool recording() const { return writer_ != nullptr; }
   /// The file being recorded to, or empty (also after a write error dropped it).
   std::string recording_name() const { return writer_ ? writer_->name() : std::string(); }
   /// The write error that ended the last recording, or empty.
   const std::string& recording_error() const { return recording_error_; }
 
  private:
-  LiveSeries() = default;
+  SessionState() = default;
+  std::int64_t session_start_ms(std::int64_t now_ms) const;
   void check_writer();
   void write_alerts(std::int64_t t_ms);
   /// The source's key rows, named as the key table names them (for the recording).
@@ -133,10 +153,11 @@ class LiveSeries {
   void note_protection(std::int64_t t_ms);
   void fill_outages(DashboardSnapshot& s, std::int64_t now_ms) const;
 
-  LiveSeriesOptions options_;
+  SessionOptions options_;
   std::unique_ptr<metrics::SeriesStore> store_;
   std::unique_ptr<metrics::AlertEngine> alerts_;
   std::deque<SourceEvent> events_;
+  std::vector<std::string> incidents_;
   std::uint64_t event_seq_ = 0;  // the last event's SourceEvent::seq
   RecentDecisions decisions_;
   KeyNames names_;
@@ -155,6 +176,8 @@ class LiveSeries {
   std::int64_t rec_ns_ = std::numeric_limits<std::int64_t>::min();  // last recorded line's time
   std::uint64_t appended_ = 0;
   std::uint64_t refused_ = 0;
+  std::uint64_t revision_ = 0;
+  bool key_info_seen_ = false;  // a limitscope_key_info series was appended: join names
 };
 
 }  // namespace limitscope

@@ -1,4 +1,4 @@
-#include "core/sources/live_series.h"
+#include "core/sources/session_state.h"
 
 #include <algorithm>
 #include <cmath>
@@ -43,17 +43,19 @@ constexpr std::string_view kLiveRules = R"(groups:
 
 std::string_view live_rules_yaml() { return kLiveRules; }
 
-Expected<std::shared_ptr<LiveSeries>> LiveSeries::create(const LiveSeriesOptions& options) {
-  std::shared_ptr<LiveSeries> s(new LiveSeries());
+Expected<std::shared_ptr<SessionState>> SessionState::create(const SessionOptions& options) {
+  std::shared_ptr<SessionState> s(new SessionState());
   s->options_ = options;
   metrics::SeriesStoreOptions so;
   so.samples_per_series = options.samples_per_series;
+  if (options.max_series > 0) so.max_series = options.max_series;
   s->store_ = std::make_unique<metrics::SeriesStore>(so);
   s->decisions_ = RecentDecisions(options.decisions_per_key);
   std::vector<metrics::RuleGroup> groups;
   if (options.rules_text.empty()) {
-    for (auto [text, name] : {std::pair{metrics::default_rules_yaml(), std::string_view("<default rules>")},
-                              std::pair{live_rules_yaml(), std::string_view("<live rules>")}}) {
+    std::vector<std::pair<std::string_view, std::string_view>> files{{metrics::default_rules_yaml(), "<default rules>"}};
+    if (options.live_rules) files.emplace_back(live_rules_yaml(), "<live rules>");
+    for (auto [text, name] : files) {
       auto rules = metrics::parse_rule_file(text, name);
       if (!rules) return make_error(rules.error());
       for (auto& g : rules->groups) groups.push_back(std::move(g));
@@ -67,16 +69,18 @@ Expected<std::shared_ptr<LiveSeries>> LiveSeries::create(const LiveSeriesOptions
   return s;
 }
 
-LiveSeries::~LiveSeries() {
+SessionState::~SessionState() {
   if (writer_) stop_recording(last_ms_);
 }
 
-bool LiveSeries::append(const metrics::Labels& labels, metrics::Sample sample) {
+bool SessionState::append(const metrics::Labels& labels, metrics::Sample sample) {
   if (!store_->append(labels, sample).ok()) {
     ++refused_;
     return false;
   }
   ++appended_;
+  ++revision_;
+  if (!key_info_seen_ && labels.metric_name() == metrics::names::kKeyInfo) key_info_seen_ = true;
   if (!writer_source_.empty()) {
     auto& mine = series_of_[writer_source_];
     if (mine.find(labels) == mine.end()) {
@@ -95,33 +99,37 @@ bool LiveSeries::append(const metrics::Labels& labels, metrics::Sample sample) {
   return true;
 }
 
-void LiveSeries::source_down(const std::string& source, std::int64_t t_ms) {
+void SessionState::source_down(const std::string& source, std::int64_t t_ms) {
   auto& outages = outages_[source];
   if (!outages.empty() && !outages.back().end_ms) return;
   outages.push_back({t_ms, std::nullopt});
+  ++revision_;
   // Stale from now on: an alert's `for` must not run on the last values read, and the charts
   // draw the history up to here, not a flat line through the gap.
   for (const metrics::Labels& l : series_of_[source]) store_->append_stale(l, t_ms);
 }
 
-void LiveSeries::source_up(const std::string& source, std::int64_t t_ms) {
+void SessionState::source_up(const std::string& source, std::int64_t t_ms) {
   auto it = outages_.find(source);
   if (it == outages_.end() || it->second.empty() || it->second.back().end_ms) return;
   it->second.back().end_ms = std::max(t_ms, it->second.back().start_ms);
+  ++revision_;
 }
 
-std::vector<SourceStatus::Interval> LiveSeries::outages(const std::string& source) const {
+std::vector<SourceStatus::Interval> SessionState::outages(const std::string& source) const {
   const auto it = outages_.find(source);
   return it != outages_.end() ? it->second : std::vector<SourceStatus::Interval>{};
 }
 
-void LiveSeries::mark_stale(const metrics::Labels& labels, std::int64_t t_ms) {
+void SessionState::mark_stale(const metrics::Labels& labels, std::int64_t t_ms) {
   // Not recorded: a recording holds values only (docs/recording.md has no stale marker).
   store_->append_stale(labels, t_ms);
+  ++revision_;
 }
 
-std::string LiveSeries::evaluate(std::int64_t t_ms) {
+std::string SessionState::evaluate(std::int64_t t_ms) {
   if (alerts_->evaluate_due(t_ms) == 0) return {};
+  ++revision_;
   std::string first_error;
   for (const auto& rule : alerts_->snapshot()->rules) {
     if (!rule.last_error.empty() && first_error.empty()) first_error = "rule " + rule.name + ": " + rule.last_error;
@@ -134,12 +142,29 @@ std::string LiveSeries::evaluate(std::int64_t t_ms) {
   return first_error;
 }
 
-void LiveSeries::event(std::int64_t t_ms, std::string text) {
+void SessionState::event(std::int64_t t_ms, std::string text) {
   events_.push_back(SourceEvent{t_ms, std::move(text), ++event_seq_});
   while (events_.size() > options_.max_events) events_.pop_front();
+  ++revision_;
 }
 
-void LiveSeries::decision(DecisionRow row, std::int64_t upto_ms) {
+void SessionState::set_incidents(std::vector<std::string> incidents) {
+  if (incidents == incidents_) return;
+  incidents_ = std::move(incidents);
+  ++revision_;
+}
+
+void SessionState::set_names(KeyNames names) {
+  names_ = std::move(names);
+  ++revision_;
+}
+
+std::int64_t SessionState::session_start_ms(std::int64_t now_ms) const {
+  if (options_.start_ms) return *options_.start_ms;
+  return first_ms_.value_or(now_ms);
+}
+
+void SessionState::decision(DecisionRow row, std::int64_t upto_ms) {
   if (writer_) {
     DecisionRow rec = row;
     rec.t_ns = std::max(std::min(rec.t_ns, upto_ms * 1'000'000), rec_ns_);
@@ -147,12 +172,13 @@ void LiveSeries::decision(DecisionRow row, std::int64_t upto_ms) {
     rec_ns_ = rec.t_ns;
   }
   decisions_.add(std::move(row));
+  ++revision_;
 }
 
-void LiveSeries::fill(DashboardSnapshot& s, const ChartView& view, std::int64_t now_ms) const {
+void SessionState::fill(DashboardSnapshot& s, const ChartView& view, std::int64_t now_ms) const {
   s.view = view;
   s.now_ms = now_ms;
-  s.start_ms = first_ms_.value_or(now_ms);
+  s.start_ms = session_start_ms(now_ms);
   s.charts = dashboard_charts(*store_, view, &names_);
   alert_view(*alerts_->snapshot(), now_ms, s.alerts, s.alert_intervals, &names_);
   bind_chart_rules(s.charts, *alerts_->snapshot());
@@ -161,12 +187,13 @@ void LiveSeries::fill(DashboardSnapshot& s, const ChartView& view, std::int64_t 
   s.decisions = decisions_.for_keys(view.selected_keys);
   const std::size_t from = events_.size() > kEventsInSnapshot ? events_.size() - kEventsInSnapshot : 0;
   s.events.assign(events_.begin() + static_cast<std::ptrdiff_t>(from), events_.end());
+  s.incidents = incidents_;
   const double elapsed_s = static_cast<double>(now_ms - s.start_ms) / 1000.0;
   s.samples_per_s = elapsed_s > 0 ? static_cast<double>(appended_) / elapsed_s : 0;
   s.dropped_samples = store_->dropped_samples();
 }
 
-void LiveSeries::fill_outages(DashboardSnapshot& s, std::int64_t now_ms) const {
+void SessionState::fill_outages(DashboardSnapshot& s, std::int64_t now_ms) const {
   std::set<std::string> down;
   for (const auto& [source, outages] : outages_) {
     if (!outages.empty() && !outages.back().end_ms) down.insert(source);
@@ -217,7 +244,7 @@ void LiveSeries::fill_outages(DashboardSnapshot& s, std::int64_t now_ms) const {
 // The watched gateway's fail-open, from what its metrics say: decisions counted
 // decision="degraded" were made without the limiter, and limitscope_circuit_state 2 means its
 // breaker is open. Read once per new scrape of those series.
-void LiveSeries::note_protection(std::int64_t t_ms) {
+void SessionState::note_protection(std::int64_t t_ms) {
   namespace names = metrics::names;
   const auto latest = [&](std::vector<metrics::LabelMatcher> ms, bool sum) {
     std::optional<double> v;
@@ -249,6 +276,7 @@ void LiveSeries::note_protection(std::int64_t t_ms) {
   }
   degraded_seen_ = total;
   degraded_seen_ms_ = at;
+  ++revision_;
   protection_.circuit_state = circuit.value_or(0);
   const bool failing = increase > 0 || circuit.value_or(0) >= names::kCircuitOpen;
   if (failing && !protection_.unprotected) {
@@ -267,36 +295,36 @@ void LiveSeries::note_protection(std::int64_t t_ms) {
   }
 }
 
-void LiveSeries::refreshed(std::int64_t t_ms) {
-  names_.join_key_info(*store_);
-  note_protection(t_ms);
+void SessionState::refreshed(std::int64_t t_ms) {
+  if (key_info_seen_) names_.join_key_info(*store_);
+  if (options_.watch_protection) note_protection(t_ms);
   if (!writer_ || t_ms * 1'000'000 < rec_ns_) return;
   rec_ns_ = t_ms * 1'000'000;
-  writer_->step(t_ms, named_key_rows(), {}, store_->dropped_samples());
+  writer_->step(t_ms, named_key_rows(), incidents_, store_->dropped_samples());
   check_writer();
 }
 
-std::vector<KeyRow> LiveSeries::named_key_rows() const {
+std::vector<KeyRow> SessionState::named_key_rows() const {
   std::vector<KeyRow> rows = key_rows_ ? key_rows_() : std::vector<KeyRow>{};
   for (KeyRow& r : rows) r.name = names_.display(r.api_key);  // a recording names keys as the table did
   return rows;
 }
 
-void LiveSeries::write_alerts(std::int64_t t_ms) {
+void SessionState::write_alerts(std::int64_t t_ms) {
   std::vector<AlertRow> rows;
   std::vector<AlertInterval> intervals;
   alert_view(*alerts_->snapshot(), t_ms, rows, intervals, &names_);
   writer_->alerts(t_ms, rows, intervals);
 }
 
-void LiveSeries::check_writer() {
+void SessionState::check_writer() {
   if (writer_ && !writer_->error().empty()) {
     recording_error_ = writer_->error();
     writer_.reset();  // unusable from here; the source keeps running without it
   }
 }
 
-std::optional<std::string> LiveSeries::start_recording(const std::string& path, const std::string& source_name,
+std::optional<std::string> SessionState::start_recording(const std::string& path, const std::string& source_name,
                                                        std::int64_t now_ms, const Clock& flush_clock) {
   auto out = std::make_unique<std::ofstream>(path, std::ios::binary | std::ios::trunc);
   if (!*out) return path + ": cannot open for writing";
@@ -305,7 +333,7 @@ std::optional<std::string> LiveSeries::start_recording(const std::string& path, 
   return std::nullopt;
 }
 
-void LiveSeries::start_recording(std::unique_ptr<std::ostream> out, const std::string& name,
+void SessionState::start_recording(std::unique_ptr<std::ostream> out, const std::string& name,
                                  const std::string& source_name, std::int64_t now_ms, const Clock& flush_clock) {
   if (writer_) stop_recording(now_ms);
   recording_error_.clear();
@@ -316,7 +344,7 @@ void LiveSeries::start_recording(std::unique_ptr<std::ostream> out, const std::s
   writer_ = std::make_unique<RecordingWriter>(std::move(out), name, flush_clock);
   RecordingHeader h;
   h.source = source_name;
-  h.start_ms = first_ms_.value_or(now_ms);
+  h.start_ms = session_start_ms(now_ms);
   h.recording_started_ms = now_ms;
   writer_->header(h);
   // The history held so far, one samples line per time; the alert engine's own series are
@@ -333,12 +361,12 @@ void LiveSeries::start_recording(std::unique_ptr<std::ostream> out, const std::s
   for (const auto& [t, values] : by_time) {
     for (const auto& [labels, v] : values) writer_->sample(*labels, {t, v});
   }
-  writer_->step(now_ms, named_key_rows(), {}, store_->dropped_samples());
+  writer_->step(now_ms, named_key_rows(), incidents_, store_->dropped_samples());
   write_alerts(now_ms);
   check_writer();
 }
 
-std::optional<std::string> LiveSeries::stop_recording(std::int64_t now_ms) {
+std::optional<std::string> SessionState::stop_recording(std::int64_t now_ms) {
   if (!writer_) return std::nullopt;
   writer_->finish(std::max({now_ms, last_ms_, rec_ns_ / 1'000'000}));
   std::optional<std::string> err;
@@ -347,7 +375,7 @@ std::optional<std::string> LiveSeries::stop_recording(std::int64_t now_ms) {
   return err;
 }
 
-void LiveSeries::flush_recording_if_due() {
+void SessionState::flush_recording_if_due() {
   if (writer_) writer_->flush_if_due();
   check_writer();
 }

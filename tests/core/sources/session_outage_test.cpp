@@ -1,10 +1,10 @@
-// Verifies what LiveSeries says during an outage: a source that stops answering keeps its
+// Verifies what SessionState says during an outage: a source that stops answering keeps its
 // history on the charts, each chart it feeds carries a "no data" band from then on, the alerts
 // that read its series say "no data" (neither firing on frozen values nor resolving), and a
 // gateway failing open (decision="degraded", circuit open) is counted as unprotected, with the
 // unchecked admissions as a series on the 429 chart.
 
-#include "core/sources/live_series.h"
+#include "core/sources/session_state.h"
 
 #include <gtest/gtest.h>
 
@@ -30,10 +30,10 @@ const ChartData& chart(const DashboardSnapshot& s, ChartKind kind) {
   throw std::logic_error("no such chart");
 }
 
-TEST(LiveSeriesOutage, HistoryStaysBandAppearsAndAlertsSayNoData) {
-  auto made = LiveSeries::create();
+TEST(SessionStateOutage, HistoryStaysBandAppearsAndAlertsSayNoData) {
+  auto made = SessionState::create();
   ASSERT_TRUE(made.ok()) << made.error();
-  LiveSeries& series = **made;
+  SessionState& series = **made;
   const metrics::Labels level{{"__name__", std::string(dashboard_series::kKeyLevel)},
                               {"api_key", "014badae33b80a3786c4b116e54d1c66"},
                               {"tier", "gw-free"},
@@ -76,7 +76,7 @@ TEST(LiveSeriesOutage, HistoryStaysBandAppearsAndAlertsSayNoData) {
     no_data = no_data || a.state == AlertState::no_data;
   }
   EXPECT_TRUE(no_data);
-  ASSERT_EQ(during.sources.size(), 0u);  // LiveSeries alone: the source adds its status
+  ASSERT_EQ(during.sources.size(), 0u);  // SessionState alone: the source adds its status
 
   // Back: the band closes, new readings are drawn after the gap.
   series.source_up("redis", t);
@@ -90,10 +90,10 @@ TEST(LiveSeriesOutage, HistoryStaysBandAppearsAndAlertsSayNoData) {
   EXPECT_EQ(series.outages("redis").size(), 1u);
 }
 
-TEST(LiveSeriesOutage, AGatewayFailingOpenIsUnprotectedAndCountedOnThe429Chart) {
-  auto made = LiveSeries::create();
+TEST(SessionStateOutage, AGatewayFailingOpenIsUnprotectedAndCountedOnThe429Chart) {
+  auto made = SessionState::create();
   ASSERT_TRUE(made.ok()) << made.error();
-  LiveSeries& series = **made;
+  SessionState& series = **made;
   series.writing_as("metrics");
   namespace names = metrics::names;
   const metrics::Labels degraded{{"__name__", std::string(names::kRequests)},
