@@ -25,6 +25,7 @@
 #include <QToolBar>
 #include <QTextBrowser>
 #include <QTimer>
+#include <QTreeView>
 #include <QVBoxLayout>
 
 #include "ui/amounts.h"
@@ -330,22 +331,21 @@ void MainWindow::buildAlerts() {
   auto* layout = new QVBoxLayout(panel);
   layout->setContentsMargins(4, 4, 4, 4);
   m_alertModel = new AlertTableModel(this);
-  m_alertView = new QTableView(panel);
+  m_alertView = new QTreeView(panel);
   m_alertView->setModel(m_alertModel);
   m_alertView->setSelectionBehavior(QAbstractItemView::SelectRows);
-  m_alertView->verticalHeader()->hide();
-  m_alertView->verticalHeader()->setDefaultSectionSize(22);
-  m_alertView->horizontalHeader()->setStretchLastSection(true);
-  for (int c : {AlertTableModel::Rule, AlertTableModel::State, AlertTableModel::Since, AlertTableModel::Value}) {
-    m_alertView->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+  m_alertView->setUniformRowHeights(true);
+  m_alertView->header()->setStretchLastSection(true);
+  for (int c : {AlertTableModel::Rule, AlertTableModel::Count, AlertTableModel::State, AlertTableModel::Since,
+                AlertTableModel::Value}) {
+    m_alertView->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
   }
-  m_alertView->horizontalHeader()->setSectionResizeMode(AlertTableModel::Labels, QHeaderView::Interactive);
-  m_alertView->horizontalHeader()->resizeSection(AlertTableModel::Labels, 200);
+  m_alertView->header()->setSectionResizeMode(AlertTableModel::Labels, QHeaderView::Interactive);
+  m_alertView->header()->resizeSection(AlertTableModel::Labels, 200);
   auto* ack = new QPushButton(tr("Acknowledge / silence"), panel);
   connect(ack, &QPushButton::clicked, this, [this] {
-    for (const QModelIndex& idx : m_alertView->selectionModel()->selectedRows()) {
-      m_alertModel->acknowledge(idx.row());
-    }
+    // A group line acknowledges every alert of its rule.
+    for (const QModelIndex& idx : m_alertView->selectionModel()->selectedRows()) m_alertModel->acknowledge(idx);
   });
   layout->addWidget(m_alertView, 1);
   layout->addWidget(ack, 0, Qt::AlignLeft);

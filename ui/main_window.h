@@ -24,6 +24,7 @@ class QSortFilterProxyModel;
 class QSystemTrayIcon;
 class QTabWidget;
 class QTableView;
+class QTreeView;
 class QTextBrowser;
 class QTimer;
 QT_END_NAMESPACE
@@ -169,7 +170,7 @@ class MainWindow : public QMainWindow {
   DecisionTableModel* m_decisionModel = nullptr;
   QTableView* m_decisionView = nullptr;
   AlertTableModel* m_alertModel = nullptr;
-  QTableView* m_alertView = nullptr;
+  QTreeView* m_alertView = nullptr;  // grouped by rule: a group's alerts are its children
   QSystemTrayIcon* m_tray = nullptr;
   ConnectionActions* m_connections = nullptr;
   KeyBrowserDock* m_keyBrowser = nullptr;

@@ -282,6 +282,8 @@ void AlertEngine::publish(std::optional<std::int64_t> t) {
       st.last_eval_ms = s.last_eval_ms;
       st.output_series = s.output_series;
       if (r.expr) st.reads = metric_names(*r.expr);
+      st.for_ms = r.for_ms;
+      if (r.expr) st.higher_is_worse = alerts_when_higher(*r.expr);
       if (r.kind == RuleKind::alerting) {
         std::vector<Alert> alerts = alerts_of(g, i);
         for (const Alert& a : alerts) st.state = std::max(st.state, a.state);

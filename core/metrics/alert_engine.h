@@ -72,6 +72,8 @@ struct RuleStatus {
   std::size_t output_series = 0;  ///< recording: series written; alerting: pending + firing
   std::vector<StateInterval> history;  ///< alerting: oldest first, bounded per rule
   std::vector<std::string> reads;  ///< the metric names its expression reads (metric_names())
+  std::int64_t for_ms = 0;         ///< alerting: pending time before firing
+  std::optional<bool> higher_is_worse;  ///< alerting: alerts_when_higher() of its expression
 };
 
 /// An immutable picture of the engine after an evaluation, shared with the dashboard.

@@ -241,6 +241,12 @@ void collect_names(const Expr& e, std::vector<std::string>& out) {
 
 }  // namespace
 
+std::optional<bool> alerts_when_higher(const Expr& e) {
+  const auto c = constant_comparison(e);
+  if (!c) return std::nullopt;
+  return c->op == BinaryOp::gt || c->op == BinaryOp::ge;
+}
+
 std::vector<std::string> metric_names(const Expr& e) {
   std::vector<std::string> out;
   collect_names(e, out);

@@ -113,4 +113,9 @@ std::optional<ConstantComparison> constant_comparison(const Expr& e);
 /// it is about.
 std::vector<std::string> metric_names(const Expr& e);
 
+/// The side an alert expression fires on, from its constant_comparison(): true for "v > c" or
+/// "v >= c" (and "c < v"): a higher v is worse; false for "v < c" or "v <= c"; nullopt when it
+/// has no such comparison.
+std::optional<bool> alerts_when_higher(const Expr& e);
+
 }  // namespace limitscope::metrics

@@ -26,6 +26,8 @@ struct KeyReading {
   std::string parameters;          ///< our own schema: the rule's limit as configured
                                    ///< (LimitParams::describe(): "token-bucket capacity=60
                                    ///< refill=1/s"); empty for foreign schemas
+  int limit_index = -1;            ///< its place among the rule's limits (the order of a logged
+                                   ///< decision's costs); -1 when not a composite's
   // Bucket kinds (token_bucket_hash, gcra_tat, limitscope buckets):
   std::optional<double> level;     ///< tokens available now (projected at server time)
   std::optional<double> capacity;

@@ -141,6 +141,7 @@ redis::Result<ProbeSnapshot> RedisProbe::run(redis::Connection& c, std::size_t s
     std::size_t count = 0;
     const LimitParams* own = nullptr;  // own schema: the limit's parameters
     std::string limit_name;            // own schema: a composite's limit the key belongs to
+    int limit_index = -1;              // ... and its place among the rule's limits
     std::string error;                 // no read possible
   };
   std::vector<Plan> plans(keys.size());
@@ -160,7 +161,10 @@ redis::Result<ProbeSnapshot> RedisProbe::run(redis::Connection& c, std::size_t s
         continue;
       }
       plans[k].own = &limit->params;
-      if (it->second->composite()) plans[k].limit_name = limit->name;
+      if (it->second->composite()) {
+        plans[k].limit_name = limit->name;
+        plans[k].limit_index = static_cast<int>(limit - it->second->limits.data());
+      }
       cmds = own_read_commands(limit->params, keys[k], *now, options_.read_ttl);
     } else {
       cmds = read_commands(p, keys[k], *now, options_.read_ttl);
@@ -192,6 +196,7 @@ redis::Result<ProbeSnapshot> RedisProbe::run(redis::Connection& c, std::size_t s
       reading = plans[k].own != nullptr ? own_evaluate(p.name, keys[k], *plans[k].own, mine, *now)
                                         : evaluate(p, keys[k], mine, *now);
       reading.limit_name = plans[k].limit_name;
+      reading.limit_index = plans[k].limit_index;
     }
     if (reading.missing) {
       vanished.insert(keys[k]);  // expired or deleted since discovery: stop tracking it

@@ -1,6 +1,8 @@
 #include "core/sources/alert_view.h"
 
 #include <algorithm>
+#include <map>
+#include <string_view>
 #include <tuple>
 
 namespace limitscope {
@@ -12,20 +14,71 @@ std::string alert_row_labels(const metrics::Labels& labels) {
   return shown.to_string();
 }
 
+std::string_view to_string(AlertState s) {
+  switch (s) {
+    case AlertState::inactive: return "inactive";
+    case AlertState::pending: return "pending";
+    case AlertState::firing: return "firing";
+    case AlertState::resolved: return "resolved";
+    case AlertState::no_data: return "no data";
+  }
+  return "unknown";
+}
+
+std::string short_duration(std::int64_t ms) {
+  static constexpr std::pair<std::int64_t, std::string_view> kUnits[] = {{86400, "d"}, {3600, "h"}, {60, "m"}, {1, "s"}};
+  std::int64_t left = std::max<std::int64_t>(0, ms) / 1000;
+  std::string out;
+  int parts = 0;
+  for (const auto& [secs, name] : kUnits) {
+    const std::int64_t n = left / secs;
+    if (n > 0) {
+      out += std::to_string(n);
+      out += name;
+      left -= n * secs;
+      if (++parts == 2) break;
+    } else if (parts > 0) {
+      break;  // "1h", not "1h0m5s"
+    }
+  }
+  return out.empty() ? "0s" : out;
+}
+
+std::string alert_state_text(const AlertRow& a) {
+  std::string text(to_string(a.state));
+  if (a.state != AlertState::pending) return text;
+  text += " " + short_duration(a.pending_ms);
+  if (a.for_ms > 0) text += " of " + short_duration(a.for_ms);
+  return text;
+}
+
+void set_pending_progress(std::vector<AlertRow>& rows, std::int64_t now_ms) {
+  for (AlertRow& r : rows) {
+    r.pending_ms = r.state == AlertState::pending && r.since_ms > 0 ? std::max<std::int64_t>(0, now_ms - r.since_ms) : 0;
+  }
+}
+
 // Alert rows (firing, then pending, then resolved; newest first within a state) and one
 // shading band per rule and state: the union of its alerts' intervals, so twenty pending
 // alerts of one rule shade the chart once, not twenty times darker.
 void alert_view(const metrics::AlertSnapshot& alerts, std::int64_t now_ms, std::vector<AlertRow>& rows,
                 std::vector<AlertInterval>& intervals, const KeyNames* names) {
+  std::map<std::string_view, const metrics::RuleStatus*> rule_of;
+  for (const metrics::RuleStatus& r : alerts.rules) rule_of.emplace(r.name, &r);
   for (const metrics::Alert& a : alerts.alerts) {
     AlertRow row;
     row.rule = a.rule;
+    if (const auto it = rule_of.find(a.rule); it != rule_of.end()) {
+      row.for_ms = it->second->for_ms;
+      row.higher_is_worse = it->second->higher_is_worse;
+    }
     if (a.state == metrics::AlertState::firing) {
       row.state = AlertState::firing;
       row.since_ms = a.fired_at_ms.value_or(a.active_at_ms);
     } else if (a.state == metrics::AlertState::pending) {
       row.state = AlertState::pending;
       row.since_ms = a.active_at_ms;
+      row.pending_ms = std::max<std::int64_t>(0, now_ms - a.active_at_ms);
     } else {
       row.state = a.resolved_at_ms ? AlertState::resolved : AlertState::inactive;
       row.since_ms = a.resolved_at_ms.value_or(a.active_at_ms);

@@ -54,7 +54,14 @@ struct AlertRow {
   std::string rule;
   AlertState state = AlertState::inactive;
   std::int64_t since_ms = 0;         // active_at (pending) or fired_at (firing), or resolved_at
+  /// The rule's `for` (ms a condition must hold before the alert fires); 0: none or unknown.
+  std::int64_t for_ms = 0;
+  /// Pending: how long it has been pending at the snapshot's now (ms), toward for_ms.
+  std::int64_t pending_ms = 0;
   double value = 0;
+  /// The side the rule alerts on: true for "x > c" (a higher value is worse), false for
+  /// "x < c"; unset when its expression says neither (AlertRow::value orders nothing then).
+  std::optional<bool> higher_is_worse;
   std::string labels;                // `{tier="free", model="gpt-4.1"}`
   std::string entity;                // the key it is about, by name ("acme-prod"); empty when
                                      // it is about no one key
@@ -84,6 +91,9 @@ struct DecisionRow {
   bool allowed = false;
   bool degraded = false;             // admitted without limiting (backend outage, fail-open)
   std::string reason;                // DenyReason text of a 429; empty when allowed
+  /// The limit a 429 is of, the one that refused it ("requests", "llm_tokens"); cost and
+  /// remaining are that limit's. Empty when allowed or when the source does not say.
+  std::string limit;
   double remaining = 0;              // cost units left after the decision
   std::optional<double> retry_after_s;  // of a 429 that can succeed later
   int attempt = 0;                   // 0 = first try, k = k-th retry
@@ -152,5 +162,21 @@ struct DashboardSnapshot {
 };
 
 std::string_view to_string(AlertState s);
+
+/// "45s", "3m", "3m12s", "1h5m", "2d3h": a duration in ms (floored to whole seconds) in its two
+/// largest units, for progress an operator reads at a glance.
+std::string short_duration(std::int64_t ms);
+
+/// The alert's state as the operator reads it: "firing", "pending 3m of 10m" (pending, with
+/// its progress toward the rule's `for`; "pending 3m" when the `for` is unknown), "no data",
+/// "resolved", "inactive".
+std::string alert_state_text(const AlertRow& a);
+
+/// The Retry-After a gateway sends with a 429 that can succeed after `retry_after_s`: whole
+/// seconds rounded up, at least 1 (core/gateway/rate_limit_headers.h); nullopt when it never can.
+std::optional<std::int64_t> retry_after_header_s(const DecisionRow& d);
+
+/// Sets pending_ms of every pending row from its since_ms (when it became active) at now_ms.
+void set_pending_progress(std::vector<AlertRow>& rows, std::int64_t now_ms);
 
 }  // namespace limitscope

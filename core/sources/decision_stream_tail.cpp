@@ -20,8 +20,20 @@ std::optional<double> number(const std::string& s) {
 
 // One XRANGE entry [id, [field, value, ...]] → a decision row; nullopt (and an error) when
 // it is not a decision.
+// The `at`-th of a composite's comma-separated costs ("1,1500"), else the first.
+std::optional<double> cost_at(const std::string& costs, std::size_t at) {
+  std::size_t begin = 0;
+  for (std::size_t i = 0; i < at; ++i) {
+    const std::size_t comma = costs.find(',', begin);
+    if (comma == std::string::npos) return number(costs.substr(0, costs.find(',')));
+    begin = comma + 1;
+  }
+  const std::size_t end = costs.find(',', begin);
+  return number(costs.substr(begin, end == std::string::npos ? std::string::npos : end - begin));
+}
+
 std::optional<DecisionRow> decision_of(const redis::Value& entry, const std::string& stream, const std::string& rule,
-                                       StreamRead& out) {
+                                       const std::vector<std::string>* limit_order, StreamRead& out) {
   auto fail = [&](const std::string& why) {
     if (out.errors.size() < kMaxErrors) out.errors.push_back(stream + " entry " + why);
     return std::nullopt;
@@ -30,14 +42,17 @@ std::optional<DecisionRow> decision_of(const redis::Value& entry, const std::str
   const std::string& id = entry.elements[0].str;
   DecisionRow d;
   d.tier = rule;
-  std::optional<double> t, cost, allowed, level, tokens;
+  std::optional<double> t, allowed, level, tokens, retry_us;
+  std::string costs;
   const auto& f = entry.elements[1].elements;
   for (std::size_t i = 0; i + 1 < f.size(); i += 2) {
     const std::string& name = f[i].str;
     const std::string& v = f[i + 1].str;
     if (name == "t") t = number(v);
     else if (name == "key") d.api_key = v;
-    else if (name == "cost") cost = number(v.substr(0, v.find(',')));  // composite: "c1,c2"
+    else if (name == "cost") costs = v;  // composite: "c1,c2", in the order of its limits
+    else if (name == "limit") d.limit = v;
+    else if (name == "retry_us") retry_us = number(v);
     else if (name == "allowed") allowed = number(v);
     else if (name == "level") level = number(v);
     else if (name == "model") d.model = v;
@@ -47,13 +62,21 @@ std::optional<DecisionRow> decision_of(const redis::Value& entry, const std::str
   if (d.api_key.empty()) return fail(id + ": no key");
   if (!allowed || (*allowed != 0 && *allowed != 1)) return fail(id + ": field allowed is not 0 or 1");
   d.t_ns = static_cast<std::int64_t>(*t) * 1000;  // Redis TIME: whole µs
-  d.cost = cost.value_or(1);
+  // The reported limit's cost, when the rule's order of limits is known; else the first.
+  std::size_t at = 0;
+  if (!d.limit.empty() && limit_order != nullptr) {
+    const auto it = std::find(limit_order->begin(), limit_order->end(), d.limit);
+    if (it != limit_order->end()) at = static_cast<std::size_t>(it - limit_order->begin());
+  }
+  d.cost = costs.empty() ? 1 : cost_at(costs, at).value_or(1);
   d.allowed = *allowed == 1;
   d.remaining = level.value_or(0);
   // Logged by the gateway with --log-decisions; a bad count is left unknown, not an error of
   // the decision.
   if (tokens && *tokens >= 0 && *tokens == std::floor(*tokens)) d.llm_tokens = static_cast<std::int64_t>(*tokens);
   if (!d.allowed) d.reason = "exhausted";  // the stream keeps no reason; a logged 429 is a limit hit
+  // What the gateway's Retry-After is rounded up from; absent: it can never succeed.
+  if (!d.allowed && retry_us && *retry_us >= 0) d.retry_after_s = *retry_us / 1e6;
   return d;
 }
 
@@ -65,7 +88,8 @@ std::string decisions_key_for_config(const std::string& config_key) {
 }
 
 redis::Result<StreamRead> DecisionStreamTail::read(redis::Connection& c,
-                                                   const std::map<std::string, std::string>& rules) {
+                                                   const std::map<std::string, std::string>& rules,
+                                                   const std::map<std::string, std::vector<std::string>>& limit_order) {
   struct Ask {
     const std::string* rule;
     const std::string* key;
@@ -105,7 +129,8 @@ redis::Result<StreamRead> DecisionStreamTail::read(redis::Connection& c,
     std::string last = asks[i].first ? "0-0" : last_id_[key];
     for (const redis::Value* e : entries) {
       if (e->is_array() && !e->elements.empty()) last = e->elements[0].str;
-      if (auto d = decision_of(*e, key, *asks[i].rule, out)) (asks[i].first ? out.backlog : out.fresh).push_back(std::move(*d));
+      const auto order = limit_order.find(*asks[i].rule);
+      if (auto d = decision_of(*e, key, *asks[i].rule, order != limit_order.end() ? &order->second : nullptr, out)) (asks[i].first ? out.backlog : out.fresh).push_back(std::move(*d));
     }
     last_id_[key] = last;
     if (!asks[i].first && r.elements.size() >= options_.count_per_refresh) ++out.lagging;

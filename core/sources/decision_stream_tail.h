@@ -1,7 +1,8 @@
 #pragma once
 // Follows the decision streams of limitscope's own rules ("<prefix>{R}:decisions", written by
-// the limiter scripts when callers log decisions: t in µs, key, cost, allowed, level, and when
-// the caller gave them the model and the request's LLM tokens). Each
+// the limiter scripts when callers log decisions: t in µs, key, cost, allowed, level, a
+// composite's reported limit, a refusal's retry_us, and when the caller gave them the model and
+// the request's LLM tokens; docs/redis-schema.md). Each
 // refresh reads, per stream, the entries after the last id seen with XRANGE and a COUNT
 // budget: never a blocking XREAD, never more than the budget per refresh (a stream that has
 // more is read further at the next refresh, and the lag is reported). A stream seen for the
@@ -40,8 +41,12 @@ class DecisionStreamTail {
   explicit DecisionStreamTail(DecisionStreamOptions options = {}) : options_(options) {}
 
   /// Reads the streams of `rules` (rule name → its decisions key), pipelined. A stream that
-  /// does not exist yet is followed from its start once it appears. Each row's tier is the rule.
-  redis::Result<StreamRead> read(redis::Connection& c, const std::map<std::string, std::string>& rules);
+  /// does not exist yet is followed from its start once it appears. Each row's tier is the rule;
+  /// a composite's row names its limit (the one that refused a 429) with that limit's level
+  /// and, when `limit_order` gives the rule's limits in order (the order of the logged costs),
+  /// that limit's cost; a 429's retry_after comes from the entry's retry_us.
+  redis::Result<StreamRead> read(redis::Connection& c, const std::map<std::string, std::string>& rules,
+                                 const std::map<std::string, std::vector<std::string>>& limit_order = {});
 
   /// Streams followed so far.
   std::size_t streams() const { return last_id_.size(); }

@@ -40,17 +40,6 @@ Incident incident_for(IncidentKind kind, Nanos now, Nanos length) {
 
 }  // namespace
 
-std::string_view to_string(AlertState s) {
-  switch (s) {
-    case AlertState::inactive: return "inactive";
-    case AlertState::pending: return "pending";
-    case AlertState::firing: return "firing";
-    case AlertState::resolved: return "resolved";
-    case AlertState::no_data: return "no data";
-  }
-  return "unknown";
-}
-
 Expected<std::unique_ptr<EmbeddedSimulationSource>> EmbeddedSimulationSource::create(
     const Policy& policy, const EmbeddedSimulationOptions& options) {
   auto scenario = make_scenario(options.scenario, options.scenario_length);
@@ -134,7 +123,10 @@ void EmbeddedSimulationSource::record_requests() {
     d.cost = r.cost;
     d.allowed = r.allowed;
     d.degraded = r.degraded;
-    if (!r.allowed) d.reason = std::string(to_string(r.reason));
+    if (!r.allowed) {
+      d.reason = std::string(to_string(r.reason));
+      d.limit = "requests";  // the simulation limits requests only (a tier's llm_tokens limit is not simulated)
+    }
     d.remaining = r.remaining;
     if (!r.allowed && r.retry_after) d.retry_after_s = std::chrono::duration<double>(*r.retry_after).count();
     d.attempt = r.attempt;

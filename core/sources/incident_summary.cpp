@@ -128,7 +128,7 @@ void alerts(std::string& md, const DashboardSnapshot& s) {
   for (const AlertRow* a : shown) {
     const std::string entity = !a->entity.empty() ? a->entity : a->labels;
     md += "| " + cell(a->rule + (a->origin.empty() ? "" : " [" + a->origin + "]")) + " | " +
-          std::string(to_string(a->state)) + " | " + (a->since_ms > 0 ? hms(a->since_ms) : "") + " | " + cell(entity) +
+          alert_state_text(*a) + " | " + (a->since_ms > 0 ? hms(a->since_ms) : "") + " | " + cell(entity) +
           " |\n";
   }
 }

@@ -145,7 +145,10 @@ DashboardSnapshot PlaybackSource::snapshot(const ChartView& view) const {
   if (a >= 0 || !recording_.alerts.empty()) {
     const RecordedAlerts& line =
         recording_.alerts[static_cast<std::size_t>(std::max<std::ptrdiff_t>(a, 0))];
-    if (a >= 0) snap.alerts = line.alerts;
+    if (a >= 0) {
+      snap.alerts = line.alerts;
+      set_pending_progress(snap.alerts, cursor_ms_);
+    }
     for (AlertInterval iv : line.intervals) {
       if (iv.start_ms > cursor_ms_) continue;
       if (iv.open || iv.end_ms > cursor_ms_) {

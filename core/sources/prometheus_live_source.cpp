@@ -222,6 +222,9 @@ std::optional<std::string> PrometheusLiveSource::read_alerts() {
     row.labels = shown.to_string();
     row.state = state_of(a.state);
     row.since_ms = parse_rfc3339_ms(a.active_at).value_or(0);
+    if (const auto r = by_name.find(row.rule); r != by_name.end()) {
+      row.for_ms = static_cast<std::int64_t>(std::llround(r->second->for_s * 1000));
+    }
     row.value = a.value;
     row.summary = std::string(a.annotations.get("summary"));
     has_alert[row.rule] = true;
@@ -247,7 +250,9 @@ std::optional<std::string> PrometheusLiveSource::read_alerts() {
 
 void PrometheusLiveSource::contribute(DashboardSnapshot& s) const {
   // Server-side alerts after the local ones: active local, then the server's.
-  s.alerts.insert(s.alerts.end(), server_alerts_.begin(), server_alerts_.end());
+  std::vector<AlertRow> server = server_alerts_;
+  set_pending_progress(server, s.now_ms);  // pending since the server's activeAt, at the snapshot's now
+  s.alerts.insert(s.alerts.end(), server.begin(), server.end());
   for (const auto& [tm, v] : rates_) {
     KeyRow row;
     row.api_key = "(all keys)";

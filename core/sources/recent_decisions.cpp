@@ -1,6 +1,16 @@
 #include "core/sources/recent_decisions.h"
 
+#include <chrono>
+
+#include "core/gateway/rate_limit_headers.h"
+
 namespace limitscope {
+
+std::optional<std::int64_t> retry_after_header_s(const DecisionRow& d) {
+  if (d.allowed || !d.retry_after_s) return std::nullopt;
+  const auto wait = std::chrono::duration_cast<Nanos>(std::chrono::duration<double>(*d.retry_after_s));
+  return std::max<std::int64_t>(1, gateway::whole_seconds_up(wait));
+}
 
 void RecentDecisions::add(DecisionRow row) {
   if (per_key_ == 0) return;

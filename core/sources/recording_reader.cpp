@@ -204,6 +204,7 @@ class Reader {
     q.allowed = bool_field(j, "allowed", "request");
     q.degraded = bool_field(j, "degraded", "request", false);
     q.reason = j.contains("reason") ? name(string_field(j, "reason", "request")) : 0;
+    q.limit = j.contains("limit") ? name(string_field(j, "limit", "request")) : 0;
     q.remaining = j.contains("remaining") ? number_field(j, "remaining", "request") : 0;
     if (const auto it = j.find("retry_after"); it != j.end() && !it->is_null()) {
       q.retry_after_s = number(*it, "request line: \"retry_after\"");
@@ -278,6 +279,7 @@ class Reader {
       row.rule = string_field(v, "rule", "alerts");
       row.state = alert_state(string_field(v, "state", "alerts"));
       row.since_ms = int_field(v, "since_ms", "alerts");
+      row.for_ms = v.contains("for_ms") ? std::max<std::int64_t>(0, int_field(v, "for_ms", "alerts")) : 0;
       row.value = number_field(v, "value", "alerts");
       row.labels = string_field(v, "labels", "alerts");
       row.severity = string_field(v, "severity", "alerts");
@@ -319,6 +321,7 @@ DecisionRow Recording::decision(const RecordedRequest& r) const {
   d.allowed = r.allowed;
   d.degraded = r.degraded;
   d.reason = names[r.reason];
+  d.limit = names[r.limit];
   d.remaining = r.remaining;
   if (r.retry_after_s >= 0) d.retry_after_s = r.retry_after_s;
   d.attempt = r.attempt;

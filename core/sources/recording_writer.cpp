@@ -185,6 +185,10 @@ void RecordingWriter::request(const DecisionRow& d) {
     line += ",\"reason\":";
     put_string(line, d.reason);
   }
+  if (!d.limit.empty()) {
+    line += ",\"limit\":";
+    put_string(line, d.limit);
+  }
   line += ",\"remaining\":";
   put_number(line, d.remaining);
   if (!d.allowed) {
@@ -288,6 +292,10 @@ void RecordingWriter::alerts(std::int64_t t_ms, const std::vector<AlertRow>& row
     put_string(body, to_string(a.state));
     body += ",\"since_ms\":";
     put_int(body, a.since_ms);
+    if (a.for_ms > 0) {  // so playback shows a pending alert's progress
+      body += ",\"for_ms\":";
+      put_int(body, a.for_ms);
+    }
     body += ",\"value\":";
     put_number(body, a.value);
     body += ",\"labels\":";

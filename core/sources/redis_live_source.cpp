@@ -64,6 +64,18 @@ void add_stream_keys(const probe::KeyReading& r, std::map<std::string, std::stri
   if (auto own = probe::parse_own_key(r.key)) rules.emplace(own->rule, decisions_key_for_config(own->config_key));
 }
 
+// A composite rule's limits in their order (the order of a logged decision's costs), from its
+// state keys.
+void add_limit_order(const probe::KeyReading& r, std::map<std::string, std::vector<std::string>>& order) {
+  if (r.kind != probe::ProfileKind::limitscope || r.limit_index < 0 || r.limit_name.empty()) return;
+  const auto own = probe::parse_own_key(r.key);
+  if (!own) return;
+  std::vector<std::string>& names = order[own->rule];
+  const auto at = static_cast<std::size_t>(r.limit_index);
+  if (names.size() <= at) names.resize(at + 1);
+  names[at] = r.limit_name;
+}
+
 void by_time(std::vector<DecisionRow>& rows) {
   std::stable_sort(rows.begin(), rows.end(), [](const DecisionRow& a, const DecisionRow& b) { return a.t_ns < b.t_ns; });
 }
@@ -267,7 +279,7 @@ redis::Result<StreamRead> RedisLiveSource::read_streams(const std::map<std::stri
   if (cluster_) return read_streams_cluster(rules);
   auto lease = pool_->acquire();
   if (!lease) return lease.error();
-  return tail_.read(**lease, rules);
+  return tail_.read(**lease, rules, limit_order_);
 }
 
 // Each master reads the streams of its slots in one pipeline. A master that fails is an error
@@ -294,7 +306,7 @@ redis::Result<StreamRead> RedisLiveSource::read_streams_cluster(const std::map<s
     redis::Result<StreamRead> r = StreamRead{};
     {
       auto lease = cluster_->lease(part.first);
-      r = lease ? tail_.read(**lease, part.second) : redis::Result<StreamRead>(lease.error());
+      r = lease ? tail_.read(**lease, part.second, limit_order_) : redis::Result<StreamRead>(lease.error());
     }  // the lease goes back before a map read, which may need this node's connection
     if (!r) {
       all.errors.push_back("node " + address + ": " + r.error().message);
@@ -325,6 +337,7 @@ void RedisLiveSource::tail(std::int64_t t, const std::vector<probe::KeyReading>&
   for (const auto& r : keys) add_stream_keys(r, rules);
   // Rules known only by kept keys: their streams are read as soon as a master serves them.
   for (const auto& [key, k] : kept_) add_stream_keys(k.reading, rules);
+  for (const auto& r : keys) add_limit_order(r, limit_order_);
   auto read = read_streams(rules);
   if (!read) {
     // The key reading worked: keep it, and say why the decisions are missing.

@@ -145,6 +145,7 @@ class RedisLiveSource final : public LiveSource {
   std::vector<probe::KeyReading> readings_;
   std::map<std::string, Rates> key_rates_;      // rule|key|model → last refresh's rates
   std::map<std::string, double> hits_by_rule_;  // cumulative 429s read, per rule
+  std::map<std::string, std::vector<std::string>> limit_order_;  // composite rule → its limits in order
   std::map<std::string, std::deque<double>> sparklines_;  // Redis key → levels
 };
 

@@ -2,6 +2,7 @@
 // across updates, sort roles, acknowledgement lifetime and firing notifications; the recent
 // decisions model shows results, reasons and retry-after.
 
+#include <QTreeView>
 #include <gtest/gtest.h>
 
 #include <QAbstractItemModelTester>
@@ -141,26 +142,129 @@ TEST(AlertTableModel, ReportsNewlyFiringAlertsOnceAndKeepsAcknowledgementWhileFi
   EXPECT_TRUE(model.isAcknowledged(0));
   EXPECT_TRUE(model.data(model.index(0, AlertTableModel::State)).toString().contains(QStringLiteral("acknowledged")));
   model.setAlerts({alert("R", AlertState::firing, "{a=\"1\"}"), alert("R", AlertState::firing, "{a=\"2\"}")});
-  EXPECT_TRUE(model.isAcknowledged(0));
-  EXPECT_FALSE(model.isAcknowledged(1));
+  // Grouped by rule: one line for R, its two alerts under it.
+  ASSERT_EQ(model.rowCount(), 1);
+  ASSERT_EQ(model.rowCount(model.index(0, 0)), 2);
+  EXPECT_TRUE(model.isAcknowledged(model.index(0, 0, model.index(0, 0))));
+  EXPECT_FALSE(model.isAcknowledged(model.index(1, 0, model.index(0, 0))));
+  EXPECT_FALSE(model.isAcknowledged(0)) << "the group line: not all of its alerts";
   // Resolved: the acknowledgement ends; firing again notifies again.
   model.setAlerts({alert("R", AlertState::resolved, "{a=\"1\"}")});
   EXPECT_FALSE(model.isAcknowledged(0));
   EXPECT_EQ(model.setAlerts({alert("R", AlertState::firing, "{a=\"1\"}")}).size(), 1);
 }
 
+TEST(AlertTableModel, APendingAlertShowsItsProgressTowardItsFor) {
+  test::ensure_qt_app();
+  AlertTableModel model;
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  AlertRow pending = alert("R", AlertState::pending, "{a=\"1\"}");
+  pending.for_ms = 10 * 60'000;
+  pending.pending_ms = 3 * 60'000;
+  model.setAlerts({pending});
+  EXPECT_EQ(model.data(model.index(0, AlertTableModel::State)).toString(), QStringLiteral("pending 3m of 10m"));
+}
+
+AlertRow keyed(AlertState st, const std::string& entity, double value) {
+  AlertRow a = alert("LimiterKeyNearlyEmpty", st, "{api_key=\"" + entity + "-hash\"}");
+  a.entity = entity;
+  a.value = value;
+  a.severity = "warning";
+  a.higher_is_worse = false;  // "level < 0.1": the lowest level is the worst
+  return a;
+}
+
+TEST(AlertTableModel, GroupsByRuleWithACountAndTheWorstEntityAndKeepsTheTreeThroughRefreshes) {
+  test::ensure_qt_app();
+  AlertTableModel model;
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  std::vector<AlertRow> rows{keyed(AlertState::firing, "beta", 0.05), keyed(AlertState::firing, "acme-prod", 0.01),
+                             keyed(AlertState::pending, "gamma", 0.02), alert("Other", AlertState::pending, "{}")};
+  model.setAlerts(rows);
+  ASSERT_EQ(model.rowCount(), 2);
+  const QModelIndex group = model.index(0, 0);
+  const auto text = [&](const QModelIndex& line, int column) { return line.sibling(line.row(), column).data().toString(); };
+  EXPECT_EQ(text(group, AlertTableModel::Rule), QStringLiteral("LimiterKeyNearlyEmpty (warning)"));
+  EXPECT_EQ(text(group, AlertTableModel::Count), QStringLiteral("3"));
+  EXPECT_EQ(text(group, AlertTableModel::State), QStringLiteral("firing"));
+  EXPECT_TRUE(text(group, AlertTableModel::Labels).startsWith(QStringLiteral("worst: acme-prod"))) << text(group, AlertTableModel::Labels).toStdString();
+  ASSERT_EQ(model.rowCount(group), 3);
+  EXPECT_TRUE(text(model.index(0, 0, group), AlertTableModel::Labels).startsWith(QStringLiteral("acme-prod")));
+  EXPECT_TRUE(text(model.index(1, 0, group), AlertTableModel::Labels).startsWith(QStringLiteral("beta")));
+  EXPECT_EQ(text(model.index(2, 0, group), AlertTableModel::State), QStringLiteral("pending 0s"));
+  EXPECT_EQ(model.rowCount(model.index(1, 0)), 0) << "a rule with one alert: the line is the alert";
+  EXPECT_EQ(model.alertAt(1)->rule, "Other");
+
+  // A widget over it: an expanded group and a selected alert stay through refreshes that only
+  // change values.
+  QTreeView view;
+  view.setModel(&model);
+  view.resize(800, 300);
+  view.show();
+  view.expand(group);
+  view.selectionModel()->select(model.index(1, 0, group), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+  for (int refresh = 1; refresh <= 5; ++refresh) {
+    rows[0].value = 0.05 + refresh * 0.001;
+    rows[2].pending_ms = refresh * 60'000;
+    rows[2].for_ms = 10 * 60'000;
+    model.setAlerts(rows);
+    EXPECT_TRUE(view.isExpanded(model.index(0, 0))) << "refresh " << refresh;
+    const QModelIndexList selected = view.selectionModel()->selectedRows();
+    ASSERT_EQ(selected.size(), 1) << "refresh " << refresh;
+    EXPECT_EQ(model.alertAt(selected.front())->entity, "beta");
+  }
+  EXPECT_EQ(text(model.index(2, 0, model.index(0, 0)), AlertTableModel::State), QStringLiteral("pending 5m of 10m"));
+
+  // Acknowledging the group line silences each of its firing alerts.
+  model.acknowledge(model.index(0, 0));
+  EXPECT_TRUE(model.isAcknowledged(model.index(0, 0, model.index(0, 0))));
+  EXPECT_TRUE(text(model.index(0, 0), AlertTableModel::State).contains(QStringLiteral("acknowledged")));
+
+  // One resolves: 2 of 3 still active.
+  rows[1].state = AlertState::resolved;
+  model.setAlerts(rows);
+  EXPECT_EQ(text(model.index(0, 0), AlertTableModel::Count), QStringLiteral("2 of 3"));
+  EXPECT_TRUE(text(model.index(0, 0), AlertTableModel::Labels).startsWith(QStringLiteral("worst: beta")));
+}
+
+// A 429 of key "k" on gpt-4.1 (exhausted) at 12:00:00.250 on 2023-11-15 UTC.
+DecisionRow refusal(double cost, double remaining, double retry_after_s) {
+  DecisionRow d;
+  d.t_ns = 1'700'049'600'250'000'000;
+  d.api_key = "k";
+  d.model = "gpt-4.1";
+  d.cost = cost;
+  d.reason = "exhausted";
+  d.remaining = remaining;
+  d.retry_after_s = retry_after_s;
+  return d;
+}
+
+TEST(DecisionTableModel, A429SaysWhichLimitRefusedItAndTheRetryAfterSent) {
+  test::ensure_qt_app();
+  DecisionTableModel model;
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  DecisionRow tokens = refusal(3000, 812, 1.2);
+  tokens.limit = "llm_tokens";
+  DecisionRow unlimited = tokens;
+  unlimited.limit.clear();
+  unlimited.retry_after_s = 0.001;
+  model.setDecisions({tokens, unlimited});
+  const auto text = [&](int r, int c) { return model.data(model.index(r, c)).toString(); };
+  EXPECT_EQ(text(0, DecisionTableModel::Limit), QStringLiteral("llm_tokens"));
+  EXPECT_EQ(text(0, DecisionTableModel::Cost), QStringLiteral("3000"));
+  EXPECT_EQ(text(0, DecisionTableModel::Remaining), QStringLiteral("812.00"));
+  EXPECT_EQ(text(0, DecisionTableModel::RetryAfter), QStringLiteral("1.20 s"));
+  EXPECT_EQ(text(0, DecisionTableModel::RetryAfterSent), QStringLiteral("2 s")) << "whole seconds, rounded up";
+  EXPECT_EQ(text(1, DecisionTableModel::Limit), QString()) << "a source that does not say";
+  EXPECT_EQ(text(1, DecisionTableModel::RetryAfterSent), QStringLiteral("1 s")) << "never 0";
+}
+
 TEST(DecisionTableModel, ShowsResultReasonAndRetryAfter) {
   test::ensure_qt_app();
   DecisionTableModel model;
   QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
-  DecisionRow denied;
-  denied.t_ns = 1'700'049'600'250'000'000;
-  denied.api_key = "k";
-  denied.model = "gpt-4.1";
-  denied.cost = 2;
-  denied.reason = "exhausted";
-  denied.remaining = 0.5;
-  denied.retry_after_s = 0.25;
+  DecisionRow denied = refusal(2, 0.5, 0.25);
   DecisionRow allowed = denied;
   allowed.allowed = true;
   allowed.reason.clear();

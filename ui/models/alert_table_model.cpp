@@ -5,10 +5,25 @@
 
 namespace limitscope::ui {
 
-AlertTableModel::AlertTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+namespace {
 
-QString AlertTableModel::identity(const AlertRow& a) {
-  return QString::fromStdString(a.rule) + QString::fromStdString(a.labels) + QString::fromStdString(a.origin);
+QString text(const std::string& s) { return QString::fromStdString(s); }
+
+}  // namespace
+
+AlertTableModel::AlertTableModel(QObject* parent) : QAbstractItemModel(parent) {}
+
+QString AlertTableModel::identity(const AlertRow& a) { return text(a.rule) + text(a.labels) + text(a.origin); }
+
+QStringList AlertTableModel::shape(const std::vector<AlertRow>& alerts, const std::vector<AlertGroup>& groups) const {
+  QStringList out;
+  for (const AlertGroup& g : groups) {
+    out << QStringLiteral("group ") + text(g.rule) + QLatin1Char('|') + text(g.origin);
+    if (g.members.size() > 1) {
+      for (std::size_t m : g.members) out << identity(alerts[m]);
+    }
+  }
+  return out;
 }
 
 QStringList AlertTableModel::setAlerts(std::vector<AlertRow> alerts) {
@@ -25,53 +40,121 @@ QStringList AlertTableModel::setAlerts(std::vector<AlertRow> alerts) {
     it = firing.contains(*it) ? std::next(it) : m_acknowledged.erase(it);
   }
   m_firing = firing;
+  std::vector<AlertGroup> groups = group_alerts(alerts);
+  if (shape(alerts, groups) == shape(m_alerts, m_groups)) {
+    // The same lines: values, states and progress change in place (expanded groups and the
+    // selection stay).
+    m_alerts = std::move(alerts);
+    m_groups = std::move(groups);
+    if (!m_groups.empty()) {
+      emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+      for (int g = 0; g < rowCount(); ++g) {
+        const QModelIndex parent = index(g, 0);
+        if (rowCount(parent) > 0) emit dataChanged(index(0, 0, parent), index(rowCount(parent) - 1, ColumnCount - 1, parent));
+      }
+    }
+    return started;
+  }
   beginResetModel();
   m_alerts = std::move(alerts);
+  m_groups = std::move(groups);
   endResetModel();
   return started;
 }
 
-void AlertTableModel::acknowledge(int row) {
-  if (row < 0 || row >= rowCount()) return;
-  m_acknowledged.insert(identity(m_alerts[static_cast<std::size_t>(row)]));
-  emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+std::vector<std::size_t> AlertTableModel::alertsOf(const QModelIndex& idx) const {
+  if (!idx.isValid()) return {};
+  if (idx.internalId() == 0) {
+    if (idx.row() < 0 || static_cast<std::size_t>(idx.row()) >= m_groups.size()) return {};
+    return m_groups[static_cast<std::size_t>(idx.row())].members;
+  }
+  const std::size_t g = static_cast<std::size_t>(idx.internalId() - 1);
+  if (g >= m_groups.size() || static_cast<std::size_t>(idx.row()) >= m_groups[g].members.size()) return {};
+  return {m_groups[g].members[static_cast<std::size_t>(idx.row())]};
 }
 
-bool AlertTableModel::isAcknowledged(int row) const {
-  return row >= 0 && row < rowCount() &&
-         m_acknowledged.contains(identity(m_alerts[static_cast<std::size_t>(row)]));
+const AlertRow* AlertTableModel::shown(const QModelIndex& idx) const {
+  const std::vector<std::size_t> of = alertsOf(idx);
+  return of.empty() ? nullptr : &m_alerts[of.front()];
 }
 
-const AlertRow* AlertTableModel::alertAt(int row) const {
-  if (row < 0 || row >= rowCount()) return nullptr;
-  return &m_alerts[static_cast<std::size_t>(row)];
+void AlertTableModel::acknowledge(const QModelIndex& idx) {
+  const std::vector<std::size_t> of = alertsOf(idx);
+  if (of.empty()) return;
+  for (std::size_t i : of) m_acknowledged.insert(identity(m_alerts[i]));
+  const QModelIndex line = idx.sibling(idx.row(), 0);
+  emit dataChanged(line, line.sibling(line.row(), ColumnCount - 1));
+  // A group line's children, or a child's group line (its state reads "acknowledged" when all are).
+  if (idx.internalId() == 0 && rowCount(line) > 0) {
+    emit dataChanged(index(0, 0, line), index(rowCount(line) - 1, ColumnCount - 1, line));
+  } else if (idx.internalId() != 0) {
+    const QModelIndex group = parent(idx);
+    emit dataChanged(group, group.sibling(group.row(), ColumnCount - 1));
+  }
+}
+
+bool AlertTableModel::isAcknowledged(const QModelIndex& idx) const {
+  const std::vector<std::size_t> of = alertsOf(idx);
+  if (of.empty()) return false;
+  for (std::size_t i : of) {
+    if (!m_acknowledged.contains(identity(m_alerts[i]))) return false;
+  }
+  return true;
+}
+
+const AlertRow* AlertTableModel::alertAt(const QModelIndex& idx) const { return shown(idx); }
+
+int AlertTableModel::alertCount(const QModelIndex& idx) const { return static_cast<int>(alertsOf(idx).size()); }
+
+QModelIndex AlertTableModel::index(int row, int column, const QModelIndex& parent) const {
+  if (row < 0 || column < 0 || column >= ColumnCount) return {};
+  if (!parent.isValid()) {
+    return static_cast<std::size_t>(row) < m_groups.size() ? createIndex(row, column, quintptr{0}) : QModelIndex();
+  }
+  if (parent.internalId() != 0 || parent.column() != 0) return {};  // two levels only
+  const std::size_t g = static_cast<std::size_t>(parent.row());
+  if (g >= m_groups.size() || m_groups[g].members.size() < 2 || static_cast<std::size_t>(row) >= m_groups[g].members.size()) {
+    return {};
+  }
+  return createIndex(row, column, static_cast<quintptr>(g + 1));
+}
+
+QModelIndex AlertTableModel::parent(const QModelIndex& child) const {
+  if (!child.isValid() || child.internalId() == 0) return {};
+  return createIndex(static_cast<int>(child.internalId() - 1), 0, quintptr{0});
 }
 
 int AlertTableModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(m_alerts.size());
+  if (!parent.isValid()) return static_cast<int>(m_groups.size());
+  if (parent.internalId() != 0 || parent.column() != 0) return 0;
+  const std::size_t g = static_cast<std::size_t>(parent.row());
+  if (g >= m_groups.size() || m_groups[g].members.size() < 2) return 0;  // one alert: the line is it
+  return static_cast<int>(m_groups[g].members.size());
 }
 
-int AlertTableModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : ColumnCount;
-}
+int AlertTableModel::columnCount(const QModelIndex&) const { return ColumnCount; }
 
 QVariant AlertTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   switch (section) {
     case Rule: return tr("Rule");
+    case Count: return tr("Alerts");
     case State: return tr("State");
     case Since: return tr("Since");
     case Value: return tr("Value");
-    case Labels: return tr("Labels");
+    case Labels: return tr("Entity / labels");
     case Summary: return tr("Summary");
     default: return {};
   }
 }
 
 QVariant AlertTableModel::data(const QModelIndex& index, int role) const {
-  if (!index.isValid() || index.row() >= rowCount() || index.column() >= ColumnCount) return {};
-  const AlertRow& a = m_alerts[static_cast<std::size_t>(index.row())];
-  const bool acked = isAcknowledged(index.row());
+  const AlertRow* shown_alert = shown(index);
+  if (shown_alert == nullptr || index.column() >= ColumnCount) return {};
+  const AlertRow& a = *shown_alert;
+  const bool group_line = index.internalId() == 0;
+  const int count = alertCount(index);
+  const bool acked = isAcknowledged(index);
   if (role == Qt::ForegroundRole && index.column() == State) {
     switch (a.state) {
       case AlertState::firing: return acked ? QColor(150, 150, 150) : QColor(220, 50, 47);
@@ -81,28 +164,37 @@ QVariant AlertTableModel::data(const QModelIndex& index, int role) const {
       case AlertState::inactive: return {};
     }
   }
-  if (role == Qt::ToolTipRole) return QString::fromStdString(a.summary);
+  if (role == Qt::TextAlignmentRole && index.column() == Count) return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+  if (role == Qt::ToolTipRole) return text(a.summary);
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
     case Rule:
+      if (!group_line) return QString();  // the group line names the rule
       // A server-side rule (AlertRow::origin) is marked with the server that evaluated it.
-      return QString(QString::fromStdString(a.rule) +
-                     (a.severity.empty() ? QString()
-                                         : QString(QStringLiteral(" (") + QString::fromStdString(a.severity) + QLatin1Char(')'))) +
-                     (a.origin.empty() ? QString() : QString(QStringLiteral(" [") + QString::fromStdString(a.origin) + QLatin1Char(']'))));
+      return QString(text(a.rule) +
+                     (a.severity.empty() ? QString() : QString(QStringLiteral(" (") + text(a.severity) + QLatin1Char(')'))) +
+                     (a.origin.empty() ? QString() : QString(QStringLiteral(" [") + text(a.origin) + QLatin1Char(']'))));
+    case Count: {
+      if (!group_line) return QString();
+      const AlertGroup& g = m_groups[static_cast<std::size_t>(index.row())];
+      // "3" when all are active, "2 of 3" when some have resolved.
+      return g.active == g.members.size() || g.active == 0 ? QString::number(count)
+                                                           : tr("%1 of %2").arg(g.active).arg(count);
+    }
     case State: {
-      QString s = QString::fromStdString(std::string(to_string(a.state)));
+      const QString s = text(alert_state_text(a));
       return acked ? QString(s + tr(" (acknowledged)")) : s;
     }
     case Since:
-      return a.since_ms > 0 ? QDateTime::fromMSecsSinceEpoch(a.since_ms).toString(QStringLiteral("HH:mm:ss"))
-                            : QString();
+      return a.since_ms > 0 ? QDateTime::fromMSecsSinceEpoch(a.since_ms).toString(QStringLiteral("HH:mm:ss")) : QString();
     case Value: return a.state == AlertState::no_data ? QStringLiteral("—") : QString::number(a.value, 'g', 4);
-    case Labels:
-      // The key by name first: what an operator reads before the label set.
-      return a.entity.empty() ? QString::fromStdString(a.labels)
-                              : QString::fromStdString(a.entity) + QStringLiteral("  ") + QString::fromStdString(a.labels);
-    case Summary: return QString::fromStdString(a.summary);
+    case Labels: {
+      // The key by name first: what an operator reads before the label set. A group of
+      // several names its worst.
+      const QString entity = a.entity.empty() ? text(a.labels) : text(a.entity) + QStringLiteral("  ") + text(a.labels);
+      return group_line && count > 1 ? tr("worst: %1").arg(entity) : entity;
+    }
+    case Summary: return text(a.summary);
     default: return {};
   }
 }

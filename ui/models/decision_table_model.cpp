@@ -42,10 +42,14 @@ QVariant DecisionTableModel::headerData(int section, Qt::Orientation orientation
       return tr("Cost");
     case Result:
       return tr("Result");
+    case Limit:
+      return tr("Limit");
     case Remaining:
       return tr("Remaining");
     case RetryAfter:
       return tr("Retry after");
+    case RetryAfterSent:
+      return tr("Retry-After sent");
     default:
       return {};
   }
@@ -60,7 +64,8 @@ QVariant DecisionTableModel::data(const QModelIndex& index, int role) const {
     return {};
   }
   if (role == Qt::TextAlignmentRole &&
-      (index.column() == Cost || index.column() == Remaining || index.column() == RetryAfter)) {
+      (index.column() == Cost || index.column() == Remaining || index.column() == RetryAfter ||
+       index.column() == RetryAfterSent)) {
     return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
   }
   if (role == Qt::ToolTipRole && index.column() == Result) {
@@ -78,6 +83,8 @@ QVariant DecisionTableModel::data(const QModelIndex& index, int role) const {
       if (d.degraded) return tr("allowed (fail-open)");
       if (d.allowed) return tr("allowed");
       return tr("429 %1").arg(QString::fromStdString(d.reason));
+    case Limit:
+      return QString::fromStdString(d.limit);
     case Remaining:
       return d.degraded ? QString() : QString::number(d.remaining, 'f', 2);
     case RetryAfter:
@@ -85,6 +92,11 @@ QVariant DecisionTableModel::data(const QModelIndex& index, int role) const {
       if (!d.retry_after_s) return tr("never");
       return *d.retry_after_s < 1 ? tr("%1 ms").arg(*d.retry_after_s * 1000, 0, 'f', 0)
                                   : tr("%1 s").arg(*d.retry_after_s, 0, 'f', 2);
+    case RetryAfterSent: {
+      // What the gateway's header said: whole seconds, rounded up.
+      const auto header = retry_after_header_s(d);
+      return header ? tr("%1 s").arg(*header) : QString();
+    }
     default:
       return {};
   }

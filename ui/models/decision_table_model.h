@@ -1,7 +1,9 @@
 #pragma once
 // The details pane's recent decisions of the selected key, newest first: time, model, cost,
-// result (allowed, or 429 with its reason), remaining, retry-after. The rows come from the
-// source (a bounded ring per key kept in core); this model only shows them.
+// result (allowed, or 429 with its reason), the limit that refused a 429 (requests or
+// llm_tokens; cost and remaining are that limit's), remaining, retry-after and the Retry-After
+// header sent. The rows come from the source (a bounded ring per key kept in core); this model
+// only shows them.
 
 #include <QAbstractTableModel>
 #include <vector>
@@ -13,7 +15,7 @@ namespace limitscope::ui {
 class DecisionTableModel : public QAbstractTableModel {
   Q_OBJECT
  public:
-  enum Column { Time, Model, Cost, Result, Remaining, RetryAfter, ColumnCount };
+  enum Column { Time, Model, Cost, Result, Limit, Remaining, RetryAfter, RetryAfterSent, ColumnCount };
 
   explicit DecisionTableModel(QObject* parent = nullptr);
 

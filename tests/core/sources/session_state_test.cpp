@@ -135,7 +135,7 @@ TEST(SessionState, TheSimulationFeedsItAndItsStampMovesOnlyWithSteps) {
   EXPECT_NE(src.change_stamp(), before);
   EXPECT_GT(src.session().store().sample_count(), 0u) << "the steps went to the session's store";
 
-  // Its decisions are the session's, each 429 with its reason, cost and Retry-After.
+  // Its decisions are the session's, each 429 with its reason, limit, cost and Retry-After.
   bool refused = false;
   for (const auto& [key, rows] : sim->snapshot(ChartView{0, sim->now_ms(), 100, 8, {"pro-batch", "pro-startup"}}).decisions) {
     EXPECT_EQ(rows.size(), src.session().decisions().newest_first(key).size());
@@ -143,7 +143,9 @@ TEST(SessionState, TheSimulationFeedsItAndItsStampMovesOnlyWithSteps) {
       if (d.allowed) continue;
       refused = true;
       EXPECT_FALSE(d.reason.empty());
+      EXPECT_EQ(d.limit, "requests") << "the simulation limits requests only";
       EXPECT_GT(d.cost, 0);
+      EXPECT_TRUE(retry_after_header_s(d).has_value() == d.retry_after_s.has_value());
     }
   }
   EXPECT_TRUE(refused) << "the burst scenario refuses within two minutes";
