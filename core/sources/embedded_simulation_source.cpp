@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/common/sha256.h"
 #include "core/sources/key_row_figures.h"
 
 namespace limitscope {
@@ -151,6 +152,8 @@ void EmbeddedSimulationSource::record_keys(const StepSample& s) {
     if (row.api_key.empty()) {
       row.api_key = k.api_key;
       row.model = k.model;
+      // Its exported series carry api_key_hash (quota burn): alerts on them name the key.
+      session_->name_key(api_key_hash(k.api_key), k.api_key);
     }
     row.tier = k.tier;
     row.algorithm = std::string(to_string(k.algorithm));

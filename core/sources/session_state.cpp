@@ -159,6 +159,10 @@ void SessionState::set_names(KeyNames names) {
   ++revision_;
 }
 
+void SessionState::name_key(std::string_view hash, std::string name) {
+  if (names_.set(hash, std::move(name))) ++revision_;
+}
+
 std::int64_t SessionState::session_start_ms(std::int64_t now_ms) const {
   if (options_.start_ms) return *options_.start_ms;
   return first_ms_.value_or(now_ms);

@@ -113,6 +113,8 @@ class SessionState {
   /// the limitscope_key_info series a source recorded (docs/live-sources.md).
   const KeyNames& names() const { return names_; }
   void set_names(KeyNames names);
+  /// Names one key by its hash (the simulation names the gateway's api_key_hash by the key).
+  void name_key(std::string_view hash, std::string name);
   std::uint64_t appended() const { return appended_; }
   std::uint64_t refused() const { return refused_; }
 

@@ -10,6 +10,7 @@
 
 #include <sstream>
 
+#include "core/common/sha256.h"
 #include "core/sources/metrics_live_source.h"
 #include "core/sources/playback_source.h"
 #include "core/sources/simulation_recorder.h"
@@ -134,6 +135,10 @@ TEST(SessionState, TheSimulationFeedsItAndItsStampMovesOnlyWithSteps) {
   ASSERT_GT(sim->advance(120s), 0);
   EXPECT_NE(src.change_stamp(), before);
   EXPECT_GT(src.session().store().sample_count(), 0u) << "the steps went to the session's store";
+  // Its quota series carry the gateway's api_key_hash: the session names each hash by its key.
+  const std::string* named = src.session().names().find(api_key_hash("pro-batch"));
+  ASSERT_NE(named, nullptr);
+  EXPECT_EQ(*named, "pro-batch");
 
   // Its decisions are the session's, each 429 with its reason, limit, cost and Retry-After.
   bool refused = false;
