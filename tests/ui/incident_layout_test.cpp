@@ -37,6 +37,12 @@ ChartLine line(const std::string& name, std::vector<metrics::Point> pts) {
   return l;
 }
 
+// A chart at the size these tests measure, in the light palette.
+void light_chart(TimeChart& chart) {
+  chart.resize(900, 320);
+  chart.setDark(false);
+}
+
 // 429s by tier: free runs away to 1,500/s in the second half, pro holds 24/s; the rule fires on
 // the free tier only.
 ChartData runaway_429s() {
@@ -61,8 +67,7 @@ TEST(IncidentLayout, TheFiringTiersLineCarriesTheBandInItsColour) {
   test::ensure_qt_app();
   applyPalette(false);
   TimeChart chart({});
-  chart.resize(900, 320);
-  chart.setDark(false);
+  light_chart(chart);
   chart.show();
   // The rule's interval as alert_view gives it (the whole rule): drawn per line instead.
   const std::vector<AlertInterval> ivs{{"HighRateLimitRejection", kT0 + 30'000, kT0 + 60'000, true, true}};
@@ -93,8 +98,7 @@ TEST(IncidentLayout, TheFiringTiersLineCarriesTheBandInItsColour) {
 TEST(IncidentLayout, ALogScaleLiftsTheThresholdOffTheAxis) {
   test::ensure_qt_app();
   TimeChart chart({});
-  chart.resize(900, 320);
-  chart.setDark(false);
+  light_chart(chart);
   chart.setLogScaleToggle(true);
   chart.show();
   chart.setData(runaway_429s(), {}, kT0, kT0 + 60'000);
@@ -119,8 +123,7 @@ TEST(IncidentLayout, ALogScaleLiftsTheThresholdOffTheAxis) {
 TEST(IncidentLayout, LegendsKeepTheModelWholeAndNeverRepeatALabel) {
   test::ensure_qt_app();
   TimeChart chart({});
-  chart.resize(900, 320);
-  chart.setDark(false);
+  light_chart(chart);
   ChartData d;
   d.title = "levels";
   d.y_max = 1.0;
@@ -145,8 +148,7 @@ TEST(IncidentLayout, AnOutagesLabelStaysReadableOverTheLines) {
   test::ensure_qt_app();
   applyPalette(false);
   TimeChart chart({});
-  chart.resize(900, 320);
-  chart.setDark(false);
+  light_chart(chart);
   chart.show();
   ChartData d;
   d.title = "levels";

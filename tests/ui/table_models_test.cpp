@@ -94,8 +94,8 @@ TEST(KeyTableModel, SelectionAndSortSurviveTwentyRefreshes) {
     ASSERT_EQ(selected.size(), 1) << "refresh " << refresh;
     EXPECT_EQ(model.rowAt(proxy.mapToSource(selected.front()).row())->api_key, "k4") << "refresh " << refresh;
     for (int r = 1; r < proxy.rowCount(); ++r) {  // still sorted by level
-      EXPECT_LE(proxy.index(r - 1, KeyTableModel::Level).data(KeyTableModel::SortRole).toDouble(),
-                proxy.index(r, KeyTableModel::Level).data(KeyTableModel::SortRole).toDouble());
+      EXPECT_LE(proxy.index(r - 1, KeyTableModel::Level).data(KeyTableModel::SortRole).value<double>(),
+                proxy.index(r, KeyTableModel::Level).data(KeyTableModel::SortRole).value<double>());
     }
   }
 }
