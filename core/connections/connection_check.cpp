@@ -77,14 +77,13 @@ std::string keys_text(const ScanTally& tally, const std::string& match, const st
 // A Redis Cluster: the slot map from the seeds, then on every master PING, INFO and the same
 // bounded SCAN (each master holds its own keys). A master that does not answer fails the
 // check, named: the dashboard would miss its keys.
-CheckResult check_redis_cluster(const ResolvedConnection& t, const CheckOptions& o, const Clock& clock,
+CheckResult check_redis_cluster(const ResolvedConnection& t, const CheckOptions& o, Clock& clock,
                                 const std::vector<probe::LimiterProfile>& profiles) {
   redis::ClusterOptions co;
   co.connect.connect_timeout = o.timeout;
   co.connect.command_timeout = o.timeout;
   co.retry_budget = o.timeout;
-  // The client's own pacing (reconnects, map reads) waits on real servers: the real clock.
-  redis::ClusterClient cluster(t.redis_url, co, SteadyClock::instance());
+  redis::ClusterClient cluster(t.redis_url, co, clock);
   auto topo = cluster.topology();
   if (!topo) return redis_failure(topo.error());
   const std::vector<redis::ClusterNode>& masters = (*topo)->masters();
@@ -130,7 +129,7 @@ CheckResult check_redis_cluster(const ResolvedConnection& t, const CheckOptions&
   return res;
 }
 
-CheckResult check_redis(const ResolvedConnection& t, const CheckOptions& o, const Clock& clock) {
+CheckResult check_redis(const ResolvedConnection& t, const CheckOptions& o, Clock& clock) {
   std::vector<probe::LimiterProfile> profiles;
   if (!t.saved.profiles.empty()) {
     auto loaded = probe::load_profiles_file(t.saved.profiles);
@@ -263,7 +262,7 @@ std::string CheckResult::figure(const std::string& name) const {
 }
 
 CheckResult check_connection(const ResolvedConnection& target, const CheckOptions& options,
-                             const Clock& clock) {
+                             Clock& clock) {
   switch (target.saved.kind) {
     case ConnectionKind::redis:
       return check_redis(target, options, clock);

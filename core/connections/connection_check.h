@@ -42,8 +42,10 @@ struct CheckResult {
   std::string figure(const std::string& name) const;
 };
 
-/// Runs the check. @param clock measures the PING round trip (SteadyClock outside tests)
+/// Runs the check. @param clock measures the PING round trip and, on a cluster, paces the
+/// cluster client's reconnects, slot-map reads and retries, which may wait on it (SteadyClock
+/// outside tests)
 CheckResult check_connection(const ResolvedConnection& target, const CheckOptions& options,
-                             const Clock& clock);
+                             Clock& clock);
 
 }  // namespace limitscope::connections

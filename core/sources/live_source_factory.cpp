@@ -20,7 +20,7 @@ Expected<Nanos> check_live_interval(Nanos interval, std::string_view what) {
   return interval;
 }
 
-Expected<std::unique_ptr<LiveSource>> open_live_source(const LiveSpec& spec, const Clock& clock) {
+Expected<std::unique_ptr<LiveSource>> open_live_source(const LiveSpec& spec, Clock& clock) {
   if (spec.empty()) return make_error("no live source given (--redis, --metrics or --prometheus)");
   // Checked before anything connects, like every other input.
   if (spec.metrics_interval) {

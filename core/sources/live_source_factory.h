@@ -49,6 +49,6 @@ struct LiveSpec {
 
 /// @param clock wall time and pacing for every part (must outlive the source)
 /// @return the source (not yet refreshed), or an error naming the bad input
-Expected<std::unique_ptr<LiveSource>> open_live_source(const LiveSpec& spec, const Clock& clock);
+Expected<std::unique_ptr<LiveSource>> open_live_source(const LiveSpec& spec, Clock& clock);
 
 }  // namespace limitscope

@@ -82,7 +82,7 @@ void by_time(std::vector<DecisionRow>& rows) {
 
 }  // namespace
 
-RedisLiveSource::RedisLiveSource(RedisLiveOptions options, const Clock& clock, std::shared_ptr<SessionState> series)
+RedisLiveSource::RedisLiveSource(RedisLiveOptions options, Clock& clock, std::shared_ptr<SessionState> series)
     : LiveSource(std::move(series)), options_(std::move(options)), clock_(clock), tail_(options_.streams) {
   probe::ProbeOptions probe_options = options_.probe;
   probe_options.read_ttl = options_.read_ttl;
@@ -91,8 +91,7 @@ RedisLiveSource::RedisLiveSource(RedisLiveOptions options, const Clock& clock, s
     co.connections_per_node = 1;
     co.connect = options_.connect;
     co.reconnect = options_.backoff;
-    Clock& cluster_clock = options_.cluster_clock != nullptr ? *options_.cluster_clock : SteadyClock::instance();
-    cluster_ = std::make_unique<redis::ClusterClient>(options_.url, co, cluster_clock);
+    cluster_ = std::make_unique<redis::ClusterClient>(options_.url, co, clock_);
     cluster_probe_ = std::make_unique<probe::ClusterProbe>(options_.profiles, probe_options);
   } else {
     redis::PoolOptions po;

@@ -60,16 +60,14 @@ struct RedisLiveOptions {
   /// Samples carry the server's TIME (alone, the server's clock is the one clock); beside
   /// other live sources they carry the local wall clock, so all series share one time base.
   bool stamp_with_server_time = true;
-  /// Redis Cluster: the clock of the cluster client's reconnect backoffs and slot-map reads,
-  /// which pace work on real servers; null: the real clock (SteadyClock).
-  Clock* cluster_clock = nullptr;
 };
 
 class RedisLiveSource final : public LiveSource {
  public:
-  /// @param clock wall time for refresh pacing and reconnect backoff (must outlive this)
+  /// @param clock wall time for refresh pacing, reconnect backoff and (on a cluster) slot-map
+  ///              reads (must outlive this)
   /// @param series shared with other live sources, or null for its own
-  RedisLiveSource(RedisLiveOptions options, const Clock& clock, std::shared_ptr<SessionState> series = nullptr);
+  RedisLiveSource(RedisLiveOptions options, Clock& clock, std::shared_ptr<SessionState> series = nullptr);
 
   /// Accumulates `d`; refreshes once the refresh interval has passed (at most one refresh per
   /// call). @return 1 when a refresh ran (successful or not), else 0.
@@ -122,7 +120,7 @@ class RedisLiveSource final : public LiveSource {
   void event(std::string text);
 
   RedisLiveOptions options_;
-  const Clock& clock_;
+  Clock& clock_;  // not const: a cluster client may wait on it
   std::unique_ptr<redis::ConnectionPool> pool_;  // one server
   std::unique_ptr<probe::RedisProbe> probe_;
   std::unique_ptr<redis::ClusterClient> cluster_;  // a Redis Cluster

@@ -8,6 +8,7 @@
 #include "cluster_test_support.h"
 #include "core/connections/connection_check.h"
 #include "core/probe/key_inspect.h"
+#include "support/counting_clock.h"
 
 namespace limitscope {
 namespace {
@@ -66,10 +67,16 @@ TEST(ClusterInspect, ConnectionCheckKeyBrowserAndASlotsOnlyUserSeeEveryShard) {
   }
   ASSERT_GE(limiter_keys, state_port.size());
 
+  // On a clock that stands still: every PING takes 0 ms, and the cluster client paces its
+  // connects and map reads on that clock too (it is read more than the PINGs' two reads per
+  // master; on the real clock it would not be).
   connections::CheckOptions co;
   co.timeout = 2000ms;
-  const auto check = connections::check_connection(target(*cluster), co, SteadyClock::instance());
+  test::CountingClock still;
+  const auto check = connections::check_connection(target(*cluster), co, still);
   ASSERT_TRUE(check.ok) << check.error_kind << ": " << check.message;
+  EXPECT_EQ(check.figure("ping_ms"), "0.000");
+  EXPECT_GT(still.reads(), 2 * cluster->size()) << "the cluster client did not read the injected clock";
   EXPECT_EQ(check.figure("masters"), "3");
   EXPECT_EQ(check.figure("slots_covered"), "16384");
   EXPECT_EQ(check.figure("limiter_keys"), std::to_string(limiter_keys));

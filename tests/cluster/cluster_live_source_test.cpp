@@ -3,7 +3,9 @@
 // migration leaves the key table whole and error-free, and a master killed between refreshes
 // (its open connection dies under the next refresh) is reported in the event log while its
 // keys stay in the table, and the source recovers once its replica is promoted, with nothing
-// recorded before lost.
+// recorded before lost. The cluster client runs on the source's clock, not the real one: the
+// slot map is re-read after a failover when the injected clock says 100 ms have passed, not
+// 99, however long the failover took in real time.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -261,6 +263,43 @@ TEST(ClusterLiveSource, AKilledMasterIsReportedItsKeysKeptAndTheSourceRecoversAf
   clock.advance(1s);
   source.advance(1s);
   EXPECT_EQ(source.decisions_read(), read_before + 1);
+}
+
+// The cluster client's pacing (slot-map reads at most every min_refresh_interval, 100 ms;
+// reconnect backoffs) reads the clock the source was given. Real time runs for seconds while
+// the replica is promoted; the injected clock does not, so the map must not be re-read until
+// that clock has moved 100 ms, and must be at exactly 100 ms.
+TEST(ClusterLiveSource, ItsClusterClientPacesMapReadsOnTheInjectedClockNotRealTime) {
+  RedisCluster::Options o;
+  o.replicas = 1;
+  o.node_timeout_ms = 1000;
+  auto cluster = RedisCluster::start(o);
+  const int victim = cluster->master_port_of_slot(0);
+  const int replica = cluster->replica_of(victim);
+  ASSERT_NE(replica, 0);
+
+  ManualClock clock(Nanos{0}, Nanos{1'800'000'000'000'000'000});
+  RedisLiveSource source(options_for(*cluster), clock);
+  source.advance(1s);  // reads the map at (manual) time 0
+  ASSERT_TRUE(source.connected()) << source.last_error();
+
+  cluster->kill(victim);
+  ASSERT_TRUE(RedisCluster::wait_for(
+      [&] { return cluster->master_port_of_slot(0) == replica && cluster->all_ok(); }, 30s))
+      << "the replica was not promoted";
+
+  auto masters_changed = [&] { return has_event(source, "cluster masters now: "); };
+  source.advance(1s);  // manual time 0: the dead master fails, the map is not due
+  EXPECT_TRUE(has_event(source, "node " + node_name(victim) + ": "));
+  EXPECT_FALSE(masters_changed()) << "the map was re-read on real time";
+  clock.advance(99ms);
+  source.advance(1s);
+  EXPECT_FALSE(masters_changed()) << "the map was re-read 99 ms after the last read";
+  EXPECT_NE(source.last_error().find(node_name(victim)), std::string::npos) << source.last_error();
+  clock.advance(1ms);
+  source.advance(1s);
+  EXPECT_TRUE(masters_changed()) << "the map was not re-read 100 ms after the last read";
+  EXPECT_TRUE(has_event(source, node_name(replica))) << "the promoted replica is named";
 }
 
 }  // namespace

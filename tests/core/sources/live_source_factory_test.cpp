@@ -37,7 +37,7 @@ void put(LiveSpec& spec, const Credentials& c) {
   spec.metrics_auth = {c.token, c.user, c.password};
 }
 
-std::unique_ptr<LiveSource> open_or_fail(const LiveSpec& spec, const Clock& clock) {
+std::unique_ptr<LiveSource> open_or_fail(const LiveSpec& spec, Clock& clock) {
   auto s = open_live_source(spec, clock);
   if (!s) ADD_FAILURE() << s.error();
   return s ? std::move(*s) : nullptr;
