@@ -1,6 +1,7 @@
 #pragma once
-// SHA-1 (FIPS 180-4), only for naming Lua scripts the way Redis does (EVALSHA takes the
-// script's SHA-1 in lowercase hex). Not for anything security-related.
+// SHA-1 (FIPS 180-4, from OpenSSL's libcrypto: core/common/sha.cpp), only for naming Lua scripts
+// the way Redis does (EVALSHA takes the script's SHA-1 in lowercase hex). Not for anything
+// security-related.
 
 #include <string>
 #include <string_view>

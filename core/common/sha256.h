@@ -1,6 +1,7 @@
 #pragma once
-// SHA-256 (FIPS 180-4), for hashing API keys before they appear in labels or logs: an
-// `api_key_hash` must not reveal the key, which a suffix of the key would.
+// SHA-256 (FIPS 180-4, from OpenSSL's libcrypto: core/common/sha.cpp), for hashing API keys
+// before they appear in labels or logs: an `api_key_hash` must not reveal the key, which a
+// suffix of the key would.
 
 #include <array>
 #include <cstdint>
