@@ -25,6 +25,7 @@ int run_sweep(const CommandArgs& args);              // cmd_sweep.cpp
 int run_bench_sweep(const CommandArgs& args);        // cmd_bench_sweep.cpp
 int run_compare(const CommandArgs& args);            // cmd_compare.cpp
 int run_config(const CommandArgs& args);             // cmd_config.cpp
+int run_shadow(const CommandArgs& args);             // cmd_shadow.cpp
 int run_audit(const CommandArgs& args);              // cmd_audit.cpp (dispatches subjects)
 int run_audit_replicas(const CommandArgs& args);     // cmd_audit_replicas.cpp
 int run_audit_clock(const CommandArgs& args);        // cmd_audit_clock.cpp

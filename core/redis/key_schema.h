@@ -27,6 +27,11 @@ class KeySchema {
   }
   /// "<prefix>{R}:audit": the stream of config changes.
   std::string audit_key(std::string_view rule) const { return tagged(rule) + ":audit"; }
+  /// "<prefix>{R}:shadow": a candidate config stored beside the live one (hash, same fields
+  /// and its own version; shadow_config.h).
+  std::string shadow_key(std::string_view rule) const { return tagged(rule) + ":shadow"; }
+  /// "<prefix>{R}:shadow:audit": the stream of shadow config changes.
+  std::string shadow_audit_key(std::string_view rule) const { return tagged(rule) + ":shadow:audit"; }
   /// "<prefix>{R}:decisions": the optional, capped stream of sampled decisions.
   std::string decisions_key(std::string_view rule) const { return tagged(rule) + ":decisions"; }
 

@@ -341,20 +341,17 @@ bool is_version_conflict(const RedisError& e) {
   return e.kind == ErrorKind::reply && e.message.find("LSCAS") != std::string::npos;
 }
 
-Result<std::optional<RuleConfig>> get_config(Connection& c, const KeySchema& schema,
-                                             std::string_view rule) {
-  if (auto e = check_names(schema, rule)) return usage(*e);
-  const std::string key = schema.config_key(rule);
+Result<std::map<std::string, std::string>> read_config_hash(Connection& c, const std::string& key) {
   auto reply = c.command({"HGETALL", key});
   if (!reply) return reply.error();
   if (!reply->is_array() || reply->elements.size() % 2 != 0) {
     return make_redis_error(ErrorKind::protocol, "HGETALL " + key + ": " + reply->describe());
   }
-  if (reply->elements.empty()) return std::optional<RuleConfig>{};
   std::map<std::string, std::string> fields;
   for (std::size_t i = 0; i + 1 < reply->elements.size(); i += 2) {
     fields[reply->elements[i].str] = reply->elements[i + 1].str;
   }
+  if (fields.empty()) return fields;
   // decide.lua refuses a config whose version is not an integer: so does the reader, or a
   // garbage version would look like version 0 and never be repaired.
   const auto v = fields.find("version");
@@ -362,7 +359,17 @@ Result<std::optional<RuleConfig>> get_config(Connection& c, const KeySchema& sch
     return make_redis_error(ErrorKind::reply, key + ": version must be an integer, got " +
                                                   (v == fields.end() ? std::string("none") : "'" + v->second + "'"));
   }
-  auto parsed = parse_config_fields(fields);
+  return fields;
+}
+
+Result<std::optional<RuleConfig>> get_config(Connection& c, const KeySchema& schema,
+                                             std::string_view rule) {
+  if (auto e = check_names(schema, rule)) return usage(*e);
+  const std::string key = schema.config_key(rule);
+  auto fields = read_config_hash(c, key);
+  if (!fields) return fields.error();
+  if (fields->empty()) return std::optional<RuleConfig>{};
+  auto parsed = parse_config_fields(*fields);
   if (!parsed) return make_redis_error(ErrorKind::reply, key + ": " + parsed.error());
   return std::optional<RuleConfig>{std::move(*parsed)};
 }
@@ -377,11 +384,9 @@ Result<std::string> stored_version_field(Connection& c, const KeySchema& schema,
   return reply->str;
 }
 
-namespace {
-Result<RuleConfig> apply(Connection& c, const KeySchema& schema, std::string_view rule,
-                         const RuleConfig& config, const ChangeInfo& change,
-                         std::string_view action) {
-  if (auto e = check_names(schema, rule)) return usage(*e);
+Result<RuleConfig> write_config(Connection& c, const ConfigPlace& place, std::string_view rule,
+                                const RuleConfig& config, const ChangeInfo& change,
+                                std::string_view action) {
   if (auto e = check_for_redis(config)) return usage("rule " + std::string(rule) + ": " + *e);
   std::vector<std::string> args{
       change.expect_raw_version ? "=" + *change.expect_raw_version
@@ -393,7 +398,7 @@ Result<RuleConfig> apply(Connection& c, const KeySchema& schema, std::string_vie
     args.push_back(f);
     args.push_back(v);
   }
-  auto reply = eval(c, config_set_script(), {schema.config_key(rule), schema.audit_key(rule)}, args);
+  auto reply = eval(c, config_set_script(), {place.hash, place.audit}, args);
   if (!reply) return reply.error();
   if (!reply->is_array() || reply->elements.size() != 2 || !reply->elements[0].as_integer() ||
       !reply->elements[1].as_integer()) {
@@ -406,6 +411,14 @@ Result<RuleConfig> apply(Connection& c, const KeySchema& schema, std::string_vie
   stored.reason = change.reason;
   return stored;
 }
+
+namespace {
+Result<RuleConfig> apply(Connection& c, const KeySchema& schema, std::string_view rule,
+                         const RuleConfig& config, const ChangeInfo& change,
+                         std::string_view action) {
+  if (auto e = check_names(schema, rule)) return usage(*e);
+  return write_config(c, {schema.config_key(rule), schema.audit_key(rule)}, rule, config, change, action);
+}
 }  // namespace
 
 Result<RuleConfig> set_config(Connection& c, const KeySchema& schema, std::string_view rule,
@@ -413,10 +426,9 @@ Result<RuleConfig> set_config(Connection& c, const KeySchema& schema, std::strin
   return apply(c, schema, rule, config, change, "set");
 }
 
-Result<std::vector<AuditEntry>> config_history(Connection& c, const KeySchema& schema,
-                                               std::string_view rule, std::size_t count) {
-  if (auto e = check_names(schema, rule)) return usage(*e);
-  auto reply = c.command({"XREVRANGE", schema.audit_key(rule), "+", "-", "COUNT",
+Result<std::vector<AuditEntry>> read_audit(Connection& c, const std::string& audit_key,
+                                            std::size_t count) {
+  auto reply = c.command({"XREVRANGE", audit_key, "+", "-", "COUNT",
                           std::to_string(std::max<std::size_t>(count, 1))});
   if (!reply) return reply.error();
   std::vector<AuditEntry> out;
@@ -444,6 +456,12 @@ Result<std::vector<AuditEntry>> config_history(Connection& c, const KeySchema& s
     out.push_back(std::move(a));
   }
   return out;
+}
+
+Result<std::vector<AuditEntry>> config_history(Connection& c, const KeySchema& schema,
+                                               std::string_view rule, std::size_t count) {
+  if (auto e = check_names(schema, rule)) return usage(*e);
+  return read_audit(c, schema.audit_key(rule), count);
 }
 
 Result<RuleConfig> undo_config(Connection& c, const KeySchema& schema, std::string_view rule,

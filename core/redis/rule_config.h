@@ -118,6 +118,25 @@ Result<std::vector<AuditEntry>> config_history(Connection& c, const KeySchema& s
 Result<RuleConfig> undo_config(Connection& c, const KeySchema& schema, std::string_view rule,
                                const ChangeInfo& change);
 
+/// Where a config is kept: its hash and the audit stream of its changes (the rule's live
+/// config, or its shadow: shadow_config.h).
+struct ConfigPlace {
+  std::string hash;
+  std::string audit;
+};
+
+/// The fields of the config hash `key` (empty when there is none), refused (reply) when its
+/// version is not an integer >= 0, as get_config() does.
+Result<std::map<std::string, std::string>> read_config_hash(Connection& c, const std::string& key);
+/// set_config() at any place: compare-and-set, version + 1, audit entry with `action`, in one
+/// script. The caller checks the rule's name.
+Result<RuleConfig> write_config(Connection& c, const ConfigPlace& place, std::string_view rule,
+                                const RuleConfig& config, const ChangeInfo& change,
+                                std::string_view action);
+/// The newest `count` entries of an audit stream, newest first.
+Result<std::vector<AuditEntry>> read_audit(Connection& c, const std::string& audit_key,
+                                           std::size_t count);
+
 /// The audit stream's MAXLEN ~ (entries kept per rule).
 inline constexpr std::int64_t kAuditMaxLen = 10000;
 

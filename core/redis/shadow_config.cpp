@@ -1,0 +1,92 @@
+#include "core/redis/shadow_config.h"
+
+#include <charconv>
+
+#include "core/redis/limiter_scripts.h"
+#include "core/redis/script.h"
+
+namespace limitscope::redis {
+
+namespace {
+
+RedisError usage(std::string message) { return make_redis_error(ErrorKind::usage, std::move(message)); }
+
+std::optional<std::string> check_names(const KeySchema& schema, std::string_view rule) {
+  if (auto e = schema.check_prefix()) return e;
+  return KeySchema::check_rule(rule);
+}
+
+std::int64_t integer(const std::map<std::string, std::string>& f, const char* name) {
+  const auto it = f.find(name);
+  std::int64_t v = 0;
+  if (it != f.end()) std::from_chars(it->second.data(), it->second.data() + it->second.size(), v);
+  return v;
+}
+
+std::string text(const std::map<std::string, std::string>& f, const char* name) {
+  const auto it = f.find(name);
+  return it == f.end() ? std::string() : it->second;
+}
+
+const Script& clear_script() {
+  static const Script s("shadow_clear", std::string(lua_file("shadow_clear.lua")));
+  return s;
+}
+
+}  // namespace
+
+Result<ShadowState> get_shadow(Connection& c, const KeySchema& schema, std::string_view rule) {
+  if (auto e = check_names(schema, rule)) return usage(*e);
+  const std::string key = schema.shadow_key(rule);
+  auto fields = read_config_hash(c, key);
+  if (!fields) return fields.error();
+  ShadowState s;
+  s.version = integer(*fields, "version");
+  s.updated_at_ms = integer(*fields, "updated_at");
+  s.updated_by = text(*fields, "updated_by");
+  s.reason = text(*fields, "reason");
+  if (!fields->contains("algorithm")) return s;  // never set, or cleared (a tombstone)
+  auto parsed = parse_config_fields(*fields);
+  if (!parsed) return make_redis_error(ErrorKind::reply, key + ": " + parsed.error());
+  s.config = std::move(*parsed);
+  return s;
+}
+
+Result<RuleConfig> set_shadow(Connection& c, const KeySchema& schema, std::string_view rule,
+                              const RuleConfig& config, const ChangeInfo& change) {
+  if (auto e = check_names(schema, rule)) return usage(*e);
+  return write_config(c, {schema.shadow_key(rule), schema.shadow_audit_key(rule)}, rule, config,
+                      change, "set");
+}
+
+Result<ShadowState> clear_shadow(Connection& c, const KeySchema& schema, std::string_view rule,
+                                 const ChangeInfo& change) {
+  if (auto e = check_names(schema, rule)) return usage(*e);
+  const std::vector<std::string> args{
+      change.expect_version ? std::to_string(*change.expect_version) : std::string(), change.by,
+      change.reason, std::to_string(kAuditMaxLen)};
+  auto reply = eval(c, clear_script(), {schema.shadow_key(rule), schema.shadow_audit_key(rule)}, args);
+  if (!reply) return reply.error();
+  if (!reply->is_array() || reply->elements.size() != 2 || !reply->elements[0].as_integer() ||
+      !reply->elements[1].as_integer()) {
+    return make_redis_error(ErrorKind::protocol, "shadow_clear.lua reply: " + reply->describe());
+  }
+  ShadowState s;
+  s.version = *reply->elements[0].as_integer();
+  s.updated_at_ms = *reply->elements[1].as_integer();
+  s.updated_by = change.by;
+  s.reason = change.reason;
+  return s;
+}
+
+Result<std::vector<AuditEntry>> shadow_history(Connection& c, const KeySchema& schema,
+                                               std::string_view rule, std::size_t count) {
+  if (auto e = check_names(schema, rule)) return usage(*e);
+  return read_audit(c, schema.shadow_audit_key(rule), count);
+}
+
+bool is_no_shadow(const RedisError& e) {
+  return e.kind == ErrorKind::reply && e.message.find("LSNOSHADOW") != std::string::npos;
+}
+
+}  // namespace limitscope::redis

@@ -1,0 +1,162 @@
+// Verifies `limitscope-cli shadow set|show|clear` against a real redis-server: the shadow is
+// stored beside the live config (its own hash and version, the live config untouched), takes
+// the `config set` limit options, compare-and-set (exit 1 on a moved version, nothing written),
+// audit entries in its own stream, versions that keep rising across a clear, bad input refused
+// with exit 2, and every view saying the shadow is not yet evaluated.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/redis/connection.h"
+#include "core/redis/key_schema.h"
+#include "core/redis/rule_config.h"
+#include "core/redis/shadow_config.h"
+#include "support/process.h"
+#include "support/redis_server.h"
+
+namespace limitscope {
+namespace {
+
+using nlohmann::json;
+using test::ProcessResult;
+using test::RedisServer;
+
+class ShadowCli : public ::testing::Test {
+ protected:
+  void SetUp() override { server_ = RedisServer::start(); }
+  ProcessResult run(const std::string& command, const std::string& rest) {
+    return test::run_cli(command + " --redis " + server_->url() + " --rule free " + rest);
+  }
+  redis::Connection connect() {
+    redis::RedisUrl url;
+    url.port = server_->port();
+    auto c = redis::Connection::open(url);
+    EXPECT_TRUE(c.ok()) << c.error().message;
+    return std::move(c).value();
+  }
+  std::unique_ptr<RedisServer> server_;
+};
+
+TEST_F(ShadowCli, SetShowClearBesideTheLiveConfig) {
+  ASSERT_EQ(run("config set", "--algorithm token-bucket --capacity 60 --refill 1/s").exit_code, 0);
+  auto set = run("shadow set", "--algorithm token-bucket --capacity 120 --refill 2/s --reason try --by ann --json");
+  ASSERT_EQ(set.exit_code, 0) << set.err;
+  json j = json::parse(set.out);
+  EXPECT_EQ(j["version"], 1);
+  EXPECT_EQ(j["shadow"]["limits"][0]["capacity"], 120.0);
+  EXPECT_EQ(j["shadow"]["limits"][0]["refill"], "2/s");
+  EXPECT_EQ(j["live"]["limits"][0]["capacity"], 60.0);
+  EXPECT_EQ(j["evaluated"], false);
+  EXPECT_NE(j["note"].get<std::string>().find("not yet evaluated"), std::string::npos);
+
+  // The live config is untouched: same version, same capacity; the shadow has its own hash.
+  auto conn = connect();
+  const redis::KeySchema schema;
+  auto live = redis::get_config(conn, schema, "free");
+  ASSERT_TRUE(live.ok() && *live);
+  EXPECT_EQ((*live)->version, 1);
+  EXPECT_EQ((*live)->limits.front().params.capacity, 60);
+  auto shadow = redis::get_shadow(conn, schema, "free");
+  ASSERT_TRUE(shadow.ok()) << shadow.error().message;
+  ASSERT_TRUE(shadow->config);
+  EXPECT_EQ(shadow->config->limits.front().params.capacity, 120);
+  EXPECT_EQ(redis::cluster_slot(schema.shadow_key("free")), redis::cluster_slot(schema.config_key("free")));
+
+  auto show = run("shadow show", "");
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_NE(show.out.find("shadow version 1: token-bucket capacity=120"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("live: version 1: token-bucket capacity=60"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("not yet evaluated"), std::string::npos) << show.out;
+
+  // A window algorithm and a composite take the same options as `config set`.
+  auto window = run("shadow set", "--algorithm sliding-log --limit 100 --window 1m --json");
+  ASSERT_EQ(window.exit_code, 0) << window.err;
+  EXPECT_EQ(json::parse(window.out)["version"], 2);
+  auto comp = run("shadow set", "--composite-limit rpm:sliding-log:limit=60:window=1m "
+                                "--composite-limit burst:token-bucket:capacity=10:refill=1/s --json");
+  ASSERT_EQ(comp.exit_code, 0) << comp.err;
+  EXPECT_EQ(json::parse(comp.out)["shadow"]["composite"], true);
+
+  auto clear = run("shadow clear", "--reason done --json");
+  ASSERT_EQ(clear.exit_code, 0) << clear.err;
+  EXPECT_EQ(json::parse(clear.out)["version"], 4);
+  EXPECT_TRUE(json::parse(clear.out)["shadow"].is_null());
+  auto gone = run("shadow show", "--json");
+  EXPECT_EQ(gone.exit_code, 1);
+  EXPECT_TRUE(json::parse(gone.out)["shadow"].is_null());
+  EXPECT_EQ(json::parse(gone.out)["version"], 4);
+  EXPECT_EQ(run("shadow clear", "").exit_code, 1);  // nothing to clear
+
+  // After a clear the versions keep rising: a holder of version 1 cannot write over it.
+  auto stale = run("shadow set", "--algorithm gcra --capacity 5 --refill 1/s --expect-version 1");
+  EXPECT_EQ(stale.exit_code, 1);
+  EXPECT_NE(stale.err.find("LSCAS"), std::string::npos) << stale.err;
+  auto again = run("shadow set", "--algorithm gcra --capacity 5 --refill 1/s --expect-version 4 --json");
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(json::parse(again.out)["version"], 5);
+
+  // Every change is in the shadow's own audit stream; the live rule's stream has only its own.
+  auto audit = redis::shadow_history(conn, schema, "free", 10);
+  ASSERT_TRUE(audit.ok()) << audit.error().message;
+  ASSERT_EQ(audit->size(), 5u);
+  EXPECT_EQ((*audit)[0].version, 5);
+  EXPECT_EQ((*audit)[1].action, "clear");
+  EXPECT_EQ((*audit)[1].reason, "done");
+  EXPECT_EQ((*audit)[4].action, "set");
+  EXPECT_EQ((*audit)[4].by, "ann");
+  EXPECT_EQ((*audit)[4].reason, "try");
+  EXPECT_EQ((*audit)[4].new_fields.at("capacity"), "120");
+  auto live_audit = redis::config_history(conn, schema, "free", 10);
+  ASSERT_TRUE(live_audit.ok());
+  EXPECT_EQ(live_audit->size(), 1u);
+  // ... so `config undo` of the live rule is not disturbed by shadow changes.
+  EXPECT_EQ(run("config undo", "").exit_code, 1);  // version 1 created the rule: nothing to undo
+}
+
+TEST_F(ShadowCli, MovedVersionAndBadInputChangeNothing) {
+  ASSERT_EQ(run("shadow set", "--algorithm token-bucket --capacity 10 --refill 1/s").exit_code, 0);
+  auto moved = run("shadow set", "--algorithm token-bucket --capacity 11 --refill 1/s --expect-version 0");
+  EXPECT_EQ(moved.exit_code, 1);
+  EXPECT_EQ(run("shadow clear", "--expect-version 7").exit_code, 1);
+  struct Row {
+    std::string args;
+    std::string message;
+  };
+  const Row refused[] = {
+      {"--algorithm token-bucket --capacity 0 --refill 1/s", "capacity"},
+      {"--algorithm token-bucket --capacity 5", "needs refill"},
+      {"--algorithm leaky-bucket --capacity 5 --refill 1/s", "leaky-bucket"},
+      {"--algorithm fixed-window --limit 5 --window 1s --capacity 3", "--capacity does not apply"},
+      {"--algorithm gcra --capacity 5 --refill 1/s --expect-version x", "--expect-version"},
+  };
+  for (const Row& r : refused) {
+    auto out = run("shadow set", r.args);
+    EXPECT_EQ(out.exit_code, 2) << r.args;
+    EXPECT_NE(out.err.find(r.message), std::string::npos) << r.args << ": " << out.err;
+    EXPECT_EQ(std::count(out.err.begin(), out.err.end(), '\n'), 1) << out.err;
+  }
+  EXPECT_EQ(test::run_cli("shadow show --redis " + server_->url() + " --rule 'a{b}'").exit_code, 2);
+  EXPECT_EQ(test::run_cli("shadow frobnicate").exit_code, 2);
+  auto show = run("shadow show", "--json");
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  const json j = json::parse(show.out);
+  EXPECT_EQ(j["version"], 1);
+  EXPECT_EQ(j["shadow"]["limits"][0]["capacity"], 10.0);
+  EXPECT_TRUE(j["live"].is_null());
+}
+
+TEST(ShadowCliHelp, EverySubcommandHasHelpAndSaysNotEvaluated) {
+  auto top = test::run_cli("shadow --help");
+  EXPECT_EQ(top.exit_code, 0);
+  EXPECT_NE(top.out.find("not yet evaluated"), std::string::npos);
+  for (const char* sub : {"set", "show", "clear"}) {
+    auto h = test::run_cli(std::string("shadow ") + sub + " --help");
+    EXPECT_EQ(h.exit_code, 0) << sub;
+    EXPECT_NE(h.out.find("--rule"), std::string::npos) << sub;
+  }
+}
+
+}  // namespace
+}  // namespace limitscope
