@@ -5,12 +5,14 @@
 #include <cmath>
 #include <mutex>
 
+#include <re2/re2.h>
+
 namespace limitscope::metrics {
 
 namespace {
 constexpr std::uint64_t kStaleBits = 0x7ff0000000000002ULL;
-// std::regex (libstdc++) compiles and matches recursively: very long or deeply nested patterns
-// can exhaust the stack, so patterns are bounded. Real selectors are far shorter.
+// RE2 matches in linear time, but a hostile selector could still ask it to compile a huge
+// program; real selectors are far shorter than these bounds.
 constexpr std::size_t kMaxRegexLength = 512;
 constexpr int kMaxRegexNesting = 16;
 }  // namespace
@@ -29,49 +31,6 @@ std::string_view match_op_text(MatchOp op) {
   return "?";
 }
 
-namespace {
-// Go's regexp (which Prometheus uses) refuses a repetition applied to a repetition ("a**",
-// "a+*", "a{2}+"); a lazy '?' right after one is allowed. std::regex accepts them and
-// backtracks exponentially on them (promql_fuzz found a 15 s match), so refuse them as Go does.
-// @return the offending position, or npos.
-std::size_t nested_repetition(std::string_view re) {
-  bool in_class = false;
-  bool after_quantifier = false;  // the previous token was a quantifier
-  bool lazy_taken = false;        // ... already followed by its lazy '?'
-  for (std::size_t i = 0; i < re.size(); ++i) {
-    const char c = re[i];
-    if (c == '\\') {
-      // Go's regexp has no backreferences; std::regex's overflows on "\\666...6" (UBSan).
-      if (i + 1 < re.size() && re[i + 1] >= '1' && re[i + 1] <= '9' && !in_class) return i;
-      ++i;
-      after_quantifier = false;
-      continue;
-    }
-    if (in_class) {
-      if (c == ']') in_class = false;
-      continue;
-    }
-    const bool quantifier = c == '*' || c == '+' || c == '?' || c == '{';
-    if (quantifier && after_quantifier) {
-      if (c == '?' && !lazy_taken) {
-        lazy_taken = true;
-        continue;
-      }
-      return i;
-    }
-    if (c == '{') {
-      const std::size_t close = re.find('}', i);
-      if (close == std::string_view::npos) return std::string_view::npos;  // std::regex reports it
-      i = close;
-    }
-    after_quantifier = quantifier;
-    lazy_taken = false;
-    if (c == '[') in_class = true;
-  }
-  return std::string_view::npos;
-}
-}  // namespace
-
 Expected<LabelMatcher> LabelMatcher::make(std::string name, MatchOp op, std::string value) {
   LabelMatcher m(std::move(name), op, std::move(value));
   if (op == MatchOp::regex_match || op == MatchOp::regex_no_match) {
@@ -89,18 +48,15 @@ Expected<LabelMatcher> LabelMatcher::make(std::string name, MatchOp op, std::str
       return make_error("regex for label " + m.name_ + " nests groups deeper than " +
                         std::to_string(kMaxRegexNesting));
     }
-    if (const std::size_t at = nested_repetition(m.value_); at != std::string::npos) {
-      return make_error("invalid regex \"" + m.value_ + "\" for label " + m.name_ +
-                        ": invalid nested repetition or backreference at offset " + std::to_string(at));
+    // Prometheus anchors label regexes at both ends. RE2 refuses what Go's regexp refuses
+    // (nested repetition such as "a**", backreferences), and says why.
+    RE2::Options options;
+    options.set_log_errors(false);
+    auto re = std::make_shared<const re2::RE2>("^(?:" + m.value_ + ")$", options);
+    if (!re->ok()) {
+      return make_error("invalid regex \"" + m.value_ + "\" for label " + m.name_ + ": " + re->error());
     }
-    try {
-      // Prometheus anchors label regexes at both ends.
-      m.regex_ = std::make_shared<const std::regex>("^(?:" + m.value_ + ")$",
-                                                    std::regex::ECMAScript | std::regex::optimize);
-    } catch (const std::regex_error& e) {
-      return make_error("invalid regex \"" + m.value_ + "\" for label " + m.name_ + ": " +
-                        e.what());
-    }
+    m.regex_ = std::move(re);
   }
   return m;
 }
@@ -109,10 +65,8 @@ bool LabelMatcher::matches(std::string_view label_value) const {
   switch (op_) {
     case MatchOp::equal: return label_value == value_;
     case MatchOp::not_equal: return label_value != value_;
-    case MatchOp::regex_match:
-      return std::regex_match(label_value.begin(), label_value.end(), *regex_);
-    case MatchOp::regex_no_match:
-      return !std::regex_match(label_value.begin(), label_value.end(), *regex_);
+    case MatchOp::regex_match: return RE2::FullMatch(label_value, *regex_);
+    case MatchOp::regex_no_match: return !RE2::FullMatch(label_value, *regex_);
   }
   return false;
 }

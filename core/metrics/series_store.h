@@ -10,7 +10,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <regex>
 #include <shared_mutex>
 #include <span>
 #include <string>
@@ -21,6 +20,10 @@
 
 #include "core/common/expected.h"
 #include "core/metrics/labels.h"
+
+namespace re2 {
+class RE2;
+}
 
 namespace limitscope::metrics {
 
@@ -34,9 +37,11 @@ enum class MatchOp { equal, not_equal, regex_match, regex_no_match };
 /// `=` `!=` `=~` `!~`
 std::string_view match_op_text(MatchOp op);
 
-/// One label matcher of a selector. Regexes are fully anchored as in Prometheus
-/// (`^(?:value)$`), ECMAScript syntax (close to RE2 for the usual patterns). An absent label
-/// matches as the empty string, so `{a=""}` selects series without label `a`.
+/// One label matcher of a selector. Regexes are RE2's, as Prometheus's (Go's regexp is RE2's
+/// syntax and semantics: UTF-8, no backreferences, inline flags such as `(?i)`), matched in
+/// time linear in the value, never backtracking; fully anchored as in Prometheus
+/// (`^(?:value)$`). An absent label matches as the empty string, so `{a=""}` selects series
+/// without label `a`.
 class LabelMatcher {
  public:
   /// @return the matcher, or an error naming the invalid regex.
@@ -60,7 +65,7 @@ class LabelMatcher {
   std::string name_;
   MatchOp op_;
   std::string value_;
-  std::shared_ptr<const std::regex> regex_;  // set for regex ops only
+  std::shared_ptr<const re2::RE2> regex_;  // set for regex ops only
 };
 
 struct SeriesStoreOptions {

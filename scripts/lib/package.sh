@@ -30,7 +30,7 @@ check_deb() {
   version="$(dpkg-deb -f "$deb" Version)"
   depends="$(dpkg-deb -f "$deb" Depends)"
   # dpkg-shlibdeps must have computed the library dependencies.
-  for lib in libhiredis libyaml-cpp libssl3 libqt6charts6 libc6; do
+  for lib in libhiredis libyaml-cpp libssl3 libre2-9 libqt6charts6 libc6; do
     grep -q "$lib" <<<"$depends" || { log "package Depends lacks $lib: $depends"; return 1; }
   done
   local program out
