@@ -17,18 +17,25 @@ namespace limitscope::time_math {
 /// such waits and a timeline instant inside int64.
 inline constexpr std::int64_t kFarNs = std::int64_t{1} << 61;
 
-/// Rounds a non-negative duration in ns (double) to the nearest ns, clamped to [0, kFarNs].
+/// Rounds a non-negative duration in ns (double) to the nearest ns (halves away from zero),
+/// clamped to [0, kFarNs]. Equal to std::llround there, without its libm call: the fraction
+/// ns − trunc(ns) is exact in double.
 inline std::int64_t round_ns(double ns) {
   if (!(ns > 0)) return 0;  // also NaN
   if (ns >= static_cast<double>(kFarNs)) return kFarNs;
-  return std::llround(ns);
+  const auto whole = static_cast<std::int64_t>(ns);
+  return ns - static_cast<double>(whole) >= 0.5 ? whole + 1 : whole;
 }
 
 /// Rounds up a non-negative duration in ns (double), clamped to [0, kFarNs].
+/// Equal to std::ceil on (0, kFarNs), without its libm call (the baseline x86-64 target has
+/// no rounding instruction): truncation is exact there (from 2^52 on every double is a whole
+/// number), and a fraction cut off adds one.
 inline std::int64_t ceil_ns(double ns) {
   if (!(ns > 0)) return 0;
   if (ns >= static_cast<double>(kFarNs)) return kFarNs;
-  return static_cast<std::int64_t>(std::ceil(ns));
+  const auto whole = static_cast<std::int64_t>(ns);
+  return static_cast<double>(whole) < ns ? whole + 1 : whole;
 }
 
 /// a + b for b >= 0, saturating at INT64_MAX.

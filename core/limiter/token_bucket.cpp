@@ -26,19 +26,20 @@ Nanos time_to_full(const LimitParams& p, double level, double ns_per_unit) {
   return Nanos{ceil_ns((p.capacity - level) * ns_per_unit)};
 }
 
+// Every outcome is written into one Decision `d`, returned by name, so it is built in the
+// caller's return slot: a second object copied out cost more than the arithmetic.
 Decision evaluate(const LimitParams& p, const TokenBucket::State& s, Nanos now, double cost,
                   TokenBucket::State* next) {
   const std::int64_t t = now.count();
   const double level = level_at(p, s, t);
   const double npu = time_math::ns_per_unit(p);
-  if (!time_math::valid_cost(cost)) {
-    return time_math::refusal(DenyReason::invalid_cost, p.capacity, level, time_to_full(p, level, npu));
-  }
-  if (cost > p.capacity) {
-    return time_math::refusal(DenyReason::cost_above_capacity, p.capacity, level,
-                              time_to_full(p, level, npu));
-  }
   Decision d;
+  if (!time_math::valid_cost(cost) || cost > p.capacity) {
+    d = time_math::refusal(time_math::valid_cost(cost) ? DenyReason::cost_above_capacity
+                                                       : DenyReason::invalid_cost,
+                           p.capacity, level, time_to_full(p, level, npu));
+    return d;
+  }
   d.limit = p.capacity;
   if (level >= cost) {
     d.allowed = true;
@@ -65,7 +66,9 @@ TokenBucket::State TokenBucket::fresh(const LimitParams& p, Nanos now) {
 }
 
 Decision TokenBucket::decide(const LimitParams& p, State& s, Nanos now, double cost) {
-  return time_math::commit_if_allowed(p, s, now, cost, evaluate);
+  // evaluate() writes the next state only when it admits, after its last read of `s`, so it
+  // may write over `s` itself (no copy to commit).
+  return evaluate(p, s, now, cost, &s);
 }
 
 Decision TokenBucket::peek(const LimitParams& p, const State& s, Nanos now, double cost) {
