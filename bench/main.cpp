@@ -36,9 +36,13 @@ class CollectingReporter : public benchmark::ConsoleReporter {
   void ReportRuns(const std::vector<Run>& runs) override {
     ConsoleReporter::ReportRuns(runs);
     for (const Run& run : runs) {
-      if (run.error_occurred || run.run_type != Run::RT_Iteration) continue;
+      if (run.error_occurred) continue;
+      // With --benchmark_repetitions the summaries use each benchmark's median run.
+      const bool median = run.run_type == Run::RT_Aggregate && run.aggregate_name == "median";
+      if (run.run_type != Run::RT_Iteration && !median) continue;
       Result r;
-      r.name = run.benchmark_name();
+      r.name = median ? run.run_name.str() : run.benchmark_name();
+      r.median = median;
       r.ns_per_iter = run.GetAdjustedRealTime() * to_ns(run.time_unit);
       r.cpu_ns_per_iter = run.GetAdjustedCPUTime() * to_ns(run.time_unit);
       for (const auto& [name, counter] : run.counters) r.counters[name] = counter.value;
@@ -61,10 +65,13 @@ class CollectingReporter : public benchmark::ConsoleReporter {
 }  // namespace
 
 const Result* find_result(std::string_view name) {
+  const Result* first = nullptr;
   for (const Result& r : results()) {
-    if (r.name == name) return &r;
+    if (r.name != name) continue;
+    if (r.median) return &r;
+    if (first == nullptr) first = &r;
   }
-  return nullptr;
+  return first;
 }
 
 SummarySection::SummarySection(const char* title, int order, Print print) {

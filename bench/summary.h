@@ -15,10 +15,12 @@ struct Result {
   double ns_per_iter = 0;  // adjusted real (wall) time per iteration, ns
   double cpu_ns_per_iter = 0;  // CPU time per iteration, ns (less disturbed by a busy machine)
   std::map<std::string, double> counters;  // user counters (items_per_second, ...)
+  bool median = false;  // the median of --benchmark_repetitions runs (else a single run)
 };
 
-/// @return the result of the benchmark run called `name` in this process, or nullptr when
-///         it did not run (filtered out).
+/// @return the result of the benchmark run called `name` in this process (the median over
+///         repetitions when --benchmark_repetitions ran it several times), or nullptr when it
+///         did not run (filtered out).
 const Result* find_result(std::string_view name);
 
 /// Registers a summary printer; sections print in ascending `order`, then by title.

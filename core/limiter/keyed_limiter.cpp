@@ -218,6 +218,7 @@ KeyedLimiter::KeyedLimiter(Policy policy, KeyedLimiterOptions options) : options
   shard_shift_ = 64 - bits;
   shards_ = std::make_unique<Shard[]>(shard_count_);
   versions_.push_back(std::make_unique<Version>(std::move(policy)));
+  newest_.store(versions_.back().get(), std::memory_order_release);
   for (std::size_t i = 0; i < shard_count_; ++i) {
     shards_[i].policy = versions_.back()->policy.get();
     shards_[i].index = &versions_.back()->index;
@@ -373,12 +374,17 @@ KeyedDecision KeyedLimiter::decide_in(Shard& shard, const Lookup& lk, Nanos now,
   return out;
 }
 
-KeyedDecision KeyedLimiter::run(std::string_view api_key, std::string_view model, Nanos now,
-                                double cost_multiplier, bool consume) {
+KeyedLimiter::Hashes KeyedLimiter::hashes_of(std::string_view api_key, std::string_view model) {
   Hashes hashes;
   hashes.key = hash_bytes(api_key, kKeySeed);
   hashes.model = hash_bytes(model, kModelSeed);
   hashes.both = combine(hashes.key, hashes.model);
+  return hashes;
+}
+
+KeyedDecision KeyedLimiter::run(std::string_view api_key, std::string_view model,
+                                const Hashes& hashes, Nanos now, double cost_multiplier,
+                                bool consume) {
   Shard& shard = shard_for(hashes.both);
   std::lock_guard lock(shard.mu);
   KeyedDecision head;
@@ -398,12 +404,47 @@ KeyedDecision KeyedLimiter::run(std::string_view api_key, std::string_view model
 
 KeyedDecision KeyedLimiter::decide(std::string_view api_key, std::string_view model, Nanos now,
                                    double cost_multiplier) {
-  return run(api_key, model, now, cost_multiplier, /*consume=*/true);
+  return run(api_key, model, hashes_of(api_key, model), now, cost_multiplier, /*consume=*/true);
 }
 
 KeyedDecision KeyedLimiter::peek(std::string_view api_key, std::string_view model, Nanos now,
                                  double cost_multiplier) {
-  return run(api_key, model, now, cost_multiplier, /*consume=*/false);
+  return run(api_key, model, hashes_of(api_key, model), now, cost_multiplier, /*consume=*/false);
+}
+
+// Starts loading the slot where the decision of (api_key, hashes) will look, in the table of
+// its tier's algorithm under the newest policy. Only a hint: the decision itself looks again
+// under its shard's lock, so a policy or table changed meanwhile costs a miss, not an answer.
+void KeyedLimiter::prefetch(std::string_view api_key, const Hashes& hashes) const {
+  const Version* v = newest_.load(std::memory_order_acquire);
+  const auto tier = v->index.tier(api_key, hashes.key);
+  if (!tier) return;
+  Shard& shard = shard_for(hashes.both);
+  const std::uint64_t fp = StateTable<TokenBucket::State>::fingerprint_of(hashes.both);
+  visit_algorithm(v->policy->tiers[*tier].requests.algorithm,
+                  [&](auto algo) { shard.table<decltype(algo)>().prefetch(fp); });
+}
+
+void KeyedLimiter::decide_batch(std::span<const KeyedRequest> requests, std::span<KeyedDecision> out) {
+  if (out.size() != requests.size()) {
+    throw std::invalid_argument("KeyedLimiter::decide_batch: " + std::to_string(requests.size()) +
+                                " requests but room for " + std::to_string(out.size()) + " decisions");
+  }
+  // Requests ahead whose slots are in flight: about one memory latency of decisions.
+  constexpr std::size_t kAhead = 8;
+  Hashes ahead[kAhead];
+  const std::size_t n = requests.size();
+  const auto start = [&](std::size_t i) {
+    ahead[i % kAhead] = hashes_of(requests[i].api_key, requests[i].model);
+    prefetch(requests[i].api_key, ahead[i % kAhead]);
+  };
+  for (std::size_t i = 0; i < n && i < kAhead; ++i) start(i);
+  for (std::size_t i = 0; i < n; ++i) {
+    const KeyedRequest& r = requests[i];
+    const Hashes hashes = ahead[i % kAhead];
+    if (i + kAhead < n) start(i + kAhead);
+    out[i] = run(r.api_key, r.model, hashes, r.now, r.cost_multiplier, /*consume=*/true);
+  }
 }
 
 std::size_t KeyedLimiter::sweep_shard(Shard& shard, Nanos now) {
@@ -482,6 +523,7 @@ std::optional<std::string> KeyedLimiter::set_policy(Policy policy, Nanos now) {
   std::lock_guard policy_lock(policy_mu_);
   versions_.push_back(std::make_unique<Version>(std::move(policy)));
   const Version& next = *versions_.back();
+  newest_.store(&next, std::memory_order_release);
   for (std::size_t i = 0; i < shard_count_; ++i) {
     std::lock_guard lock(shards_[i].mu);
     reconfigure_shard(shards_[i], *next.policy, now);

@@ -35,6 +35,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -74,6 +75,14 @@ struct KeyedDecision {
   bool listed = false;
 };
 
+/// One request of a batch (KeyedLimiter::decide_batch): decide()'s arguments.
+struct KeyedRequest {
+  std::string_view api_key;
+  std::string_view model;
+  Nanos now{0};
+  double cost_multiplier = 1;
+};
+
 /// One state as the dashboard and the simulation see it.
 struct KeyStateView {
   std::uint64_t key_id = 0;
@@ -103,6 +112,13 @@ class KeyedLimiter {
   /// @param cost_multiplier scales the model's cost (e.g. for batch requests); must be > 0
   KeyedDecision decide(std::string_view api_key, std::string_view model, Nanos now,
                        double cost_multiplier = 1);
+  /// Decides requests[i] into out[i], exactly as decide() called on each request in order
+  /// would (same answers, same states after). Faster over many keys: while one request is
+  /// decided, the table slots of the next few are already being loaded from memory, so a
+  /// batch pays the cache misses of a million-key table in parallel instead of one by one.
+  /// Locks one shard at a time, like decide().
+  /// @param out as many elements as requests (else std::invalid_argument, nothing decided)
+  void decide_batch(std::span<const KeyedRequest> requests, std::span<KeyedDecision> out);
   /// What decide() would answer now, consuming nothing and creating no state.
   KeyedDecision peek(std::string_view api_key, std::string_view model, Nanos now,
                      double cost_multiplier = 1);
@@ -144,8 +160,10 @@ class KeyedLimiter {
   KeyedDecision decide_in(Shard& shard, const Lookup& lk, Nanos now, bool consume);
   Lookup resolve(Shard& shard, std::string_view api_key, std::string_view model,
                  const Hashes& hashes, double cost_multiplier, KeyedDecision& out) const;
-  KeyedDecision run(std::string_view api_key, std::string_view model, Nanos now,
-                    double cost_multiplier, bool consume);
+  static Hashes hashes_of(std::string_view api_key, std::string_view model);
+  KeyedDecision run(std::string_view api_key, std::string_view model, const Hashes& hashes,
+                    Nanos now, double cost_multiplier, bool consume);
+  void prefetch(std::string_view api_key, const Hashes& hashes) const;
   std::size_t sweep_shard(Shard& shard, Nanos now);
   void reconfigure_shard(Shard& shard, const Policy& next, Nanos now);
   Shard& shard_for(std::uint64_t hash) const;
@@ -164,6 +182,9 @@ class KeyedLimiter {
 
   mutable std::mutex policy_mu_;  // guards versions_; set_policy calls are serialized by it
   std::vector<std::unique_ptr<Version>> versions_;  // every policy version, newest last
+  // The newest version, for decide_batch's prefetch hints without policy_mu_ (versions are
+  // never freed before the limiter).
+  std::atomic<const Version*> newest_{nullptr};
 };
 
 }  // namespace limitscope
