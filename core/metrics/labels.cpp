@@ -1,8 +1,45 @@
 #include "core/metrics/labels.h"
 
 #include <algorithm>
+#include <atomic>
 
 namespace limitscope::metrics {
+
+struct Labels::Rep {
+  Pairs pairs;  // sorted by name, unique names
+  // hash() of pairs once computed, else 0 (a set whose hash is 0 recomputes it each time).
+  // Several threads may read one shared set: the same value is stored by whoever computes it.
+  mutable std::atomic<std::uint64_t> hash{0};
+};
+
+namespace {
+const Labels::Pairs& no_pairs() {
+  static const Labels::Pairs empty;
+  return empty;
+}
+
+auto find_name(const Labels::Pairs& pairs, std::string_view name) {
+  return std::lower_bound(pairs.begin(), pairs.end(), name,
+                          [](const auto& p, std::string_view n) { return p.first < n; });
+}
+
+std::uint64_t hash_pairs(const Labels::Pairs& pairs) {
+  std::uint64_t h = 1469598103934665603ULL;
+  auto mix = [&h](std::string_view s) {
+    for (unsigned char c : s) {
+      h ^= c;
+      h *= 1099511628211ULL;
+    }
+    h ^= 0xff;  // separator: ("ab","c") and ("a","bc") differ
+    h *= 1099511628211ULL;
+  };
+  for (const auto& [n, v] : pairs) {
+    mix(n);
+    mix(v);
+  }
+  return h;
+}
+}  // namespace
 
 Labels::Labels(std::initializer_list<std::pair<std::string, std::string>> pairs) {
   for (const auto& [n, v] : pairs) set(n, v);
@@ -14,56 +51,89 @@ Labels Labels::from_pairs(std::vector<std::pair<std::string, std::string>> pairs
   return l;
 }
 
+const Labels::Pairs& Labels::pairs() const { return rep_ ? rep_->pairs : no_pairs(); }
+
+Labels::Pairs& Labels::own() {
+  if (!rep_) {
+    rep_ = std::make_shared<Rep>();
+  } else if (rep_.use_count() > 1) {
+    auto copy = std::make_shared<Rep>();
+    copy->pairs = rep_->pairs;
+    rep_ = std::move(copy);
+  }
+  rep_->hash.store(0, std::memory_order_relaxed);
+  return rep_->pairs;
+}
+
 void Labels::set(std::string_view name, std::string_view value) {
-  auto it = std::lower_bound(pairs_.begin(), pairs_.end(), name,
-                             [](const auto& p, std::string_view n) { return p.first < n; });
-  if (it != pairs_.end() && it->first == name) {
+  const Pairs& current = pairs();
+  auto found = find_name(current, name);
+  if (found != current.end() && found->first == name && found->second == value) return;
+  const auto at = found - current.begin();
+  Pairs& p = own();
+  auto it = p.begin() + at;
+  if (it != p.end() && it->first == name) {
     it->second = std::string(value);
   } else {
-    pairs_.emplace(it, std::string(name), std::string(value));
+    p.emplace(it, std::string(name), std::string(value));
   }
 }
 
 void Labels::erase(std::string_view name) {
-  auto it = std::lower_bound(pairs_.begin(), pairs_.end(), name,
-                             [](const auto& p, std::string_view n) { return p.first < n; });
-  if (it != pairs_.end() && it->first == name) pairs_.erase(it);
+  const Pairs& current = pairs();
+  auto found = find_name(current, name);
+  if (found == current.end() || found->first != name) return;
+  const auto at = found - current.begin();
+  Pairs& p = own();
+  p.erase(p.begin() + at);
 }
 
 std::string_view Labels::get(std::string_view name) const {
-  auto it = std::lower_bound(pairs_.begin(), pairs_.end(), name,
-                             [](const auto& p, std::string_view n) { return p.first < n; });
-  if (it != pairs_.end() && it->first == name) return it->second;
+  const Pairs& p = pairs();
+  auto it = find_name(p, name);
+  if (it != p.end() && it->first == name) return it->second;
   return {};
 }
 
 bool Labels::has(std::string_view name) const {
-  auto it = std::lower_bound(pairs_.begin(), pairs_.end(), name,
-                             [](const auto& p, std::string_view n) { return p.first < n; });
-  return it != pairs_.end() && it->first == name;
+  const Pairs& p = pairs();
+  auto it = find_name(p, name);
+  return it != p.end() && it->first == name;
 }
 
 Labels Labels::without_name() const {
-  Labels l = *this;
-  l.erase("__name__");
+  if (!has("__name__")) return *this;  // shared, not copied
+  Labels l;
+  l.rep_ = std::make_shared<Rep>();
+  l.rep_->pairs.reserve(size() - 1);
+  for (const auto& pair : pairs()) {
+    if (pair.first != "__name__") l.rep_->pairs.push_back(pair);
+  }
   return l;
 }
 
 std::uint64_t Labels::hash() const {
-  std::uint64_t h = 1469598103934665603ULL;
-  auto mix = [&h](std::string_view s) {
-    for (unsigned char c : s) {
-      h ^= c;
-      h *= 1099511628211ULL;
-    }
-    h ^= 0xff;  // separator: ("ab","c") and ("a","bc") differ
-    h *= 1099511628211ULL;
-  };
-  for (const auto& [n, v] : pairs_) {
-    mix(n);
-    mix(v);
+  if (!rep_) return hash_pairs(no_pairs());
+  std::uint64_t h = rep_->hash.load(std::memory_order_relaxed);
+  if (h == 0) {
+    h = hash_pairs(rep_->pairs);
+    rep_->hash.store(h, std::memory_order_relaxed);
   }
   return h;
+}
+
+bool operator==(const Labels& a, const Labels& b) {
+  if (a.rep_ == b.rep_) return true;
+  const Labels::Pairs& pa = a.pairs();
+  const Labels::Pairs& pb = b.pairs();
+  if (pa.size() != pb.size()) return false;
+  // Hashes already known and different settle it without comparing strings.
+  if (a.rep_ && b.rep_) {
+    const std::uint64_t ha = a.rep_->hash.load(std::memory_order_relaxed);
+    const std::uint64_t hb = b.rep_->hash.load(std::memory_order_relaxed);
+    if (ha != 0 && hb != 0 && ha != hb) return false;
+  }
+  return pa == pb;
 }
 
 namespace {
@@ -82,7 +152,7 @@ void append_escaped(std::string& out, std::string_view v) {
 std::string Labels::to_string() const {
   std::string out(metric_name());
   bool first = true;
-  for (const auto& [n, v] : pairs_) {
+  for (const auto& [n, v] : pairs()) {
     if (n == "__name__") continue;
     out += first ? "{" : ", ";
     first = false;

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,8 +14,14 @@
 
 namespace limitscope::metrics {
 
+// Copies share one immutable set (copy-on-write): a copy costs a reference count, not an
+// allocation per label, so the store can hand its series' labels to query results, alerts
+// and charts without duplicating them. A set changed through set()/erase() while shared is
+// copied first. The hash is computed once per set and kept with it.
 class Labels {
  public:
+  using Pairs = std::vector<std::pair<std::string, std::string>>;
+
   Labels() = default;
   /// Builds from pairs in any order; a later duplicate name replaces an earlier one.
   Labels(std::initializer_list<std::pair<std::string, std::string>> pairs);
@@ -31,9 +38,9 @@ class Labels {
   std::string_view metric_name() const { return get("__name__"); }
   Labels without_name() const;
 
-  const std::vector<std::pair<std::string, std::string>>& pairs() const { return pairs_; }
-  std::size_t size() const { return pairs_.size(); }
-  bool empty() const { return pairs_.empty(); }
+  const Pairs& pairs() const;
+  std::size_t size() const { return pairs().size(); }
+  bool empty() const { return pairs().empty(); }
 
   /// Stable 64-bit hash of the whole set (FNV-1a over names and values).
   std::uint64_t hash() const;
@@ -41,11 +48,15 @@ class Labels {
   /// exposition format; `{}` omitted when there are no labels besides the name.
   std::string to_string() const;
 
-  friend bool operator==(const Labels& a, const Labels& b) { return a.pairs_ == b.pairs_; }
-  friend bool operator<(const Labels& a, const Labels& b) { return a.pairs_ < b.pairs_; }
+  friend bool operator==(const Labels& a, const Labels& b);
+  friend bool operator<(const Labels& a, const Labels& b) { return a.pairs() < b.pairs(); }
 
  private:
-  std::vector<std::pair<std::string, std::string>> pairs_;  // sorted by name, unique names
+  struct Rep;
+  /// The set, unshared (copied first when another Labels holds it too), its hash forgotten.
+  Pairs& own();
+
+  std::shared_ptr<Rep> rep_;  // nullptr = no labels; never changed while shared
 };
 
 struct LabelsHash {
