@@ -10,6 +10,9 @@ struct Labels::Rep {
   // hash() of pairs once computed, else 0 (a set whose hash is 0 recomputes it each time).
   // Several threads may read one shared set: the same value is stored by whoever computes it.
   mutable std::atomic<std::uint64_t> hash{0};
+  // This set without __name__, made by the first without_name() on it: PromQL drops the
+  // name of every series a rate() or an arithmetic operator returns, at every evaluation.
+  mutable std::atomic<std::shared_ptr<Rep>> nameless;
 };
 
 namespace {
@@ -62,6 +65,7 @@ Labels::Pairs& Labels::own() {
     rep_ = std::move(copy);
   }
   rep_->hash.store(0, std::memory_order_relaxed);
+  rep_->nameless.store(nullptr, std::memory_order_relaxed);
   return rep_->pairs;
 }
 
@@ -83,6 +87,10 @@ void Labels::erase(std::string_view name) {
   const Pairs& current = pairs();
   auto found = find_name(current, name);
   if (found == current.end() || found->first != name) return;
+  if (name == "__name__" && rep_.use_count() > 1) {
+    *this = without_name();  // shares the set's nameless copy
+    return;
+  }
   const auto at = found - current.begin();
   Pairs& p = own();
   p.erase(p.begin() + at);
@@ -104,11 +112,17 @@ bool Labels::has(std::string_view name) const {
 Labels Labels::without_name() const {
   if (!has("__name__")) return *this;  // shared, not copied
   Labels l;
-  l.rep_ = std::make_shared<Rep>();
-  l.rep_->pairs.reserve(size() - 1);
+  l.rep_ = rep_->nameless.load(std::memory_order_acquire);
+  if (l.rep_) return l;
+  auto made = std::make_shared<Rep>();
+  made->pairs.reserve(size() - 1);
   for (const auto& pair : pairs()) {
-    if (pair.first != "__name__") l.rep_->pairs.push_back(pair);
+    if (pair.first != "__name__") made->pairs.push_back(pair);
   }
+  // Two threads may both make one: the first stored is kept, the other is dropped.
+  std::shared_ptr<Rep> expected;
+  if (!rep_->nameless.compare_exchange_strong(expected, made, std::memory_order_acq_rel)) made = expected;
+  l.rep_ = std::move(made);
   return l;
 }
 

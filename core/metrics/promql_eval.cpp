@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -174,26 +176,57 @@ class Evaluator {
       double value = 0;
       double count = 0;
     };
-    std::unordered_map<Labels, Group, LabelsHash> groups;
+    // Groups in order of first appearance, found by a hash of their labels. With `by`, the
+    // hash covers the grouping labels of the series itself, so a series joining an existing
+    // group builds no label set (only a new group does).
+    std::vector<Group> groups;
+    std::unordered_multimap<std::uint64_t, std::size_t> index;
+    index.reserve(v->vector.size());
+    const auto by_hash = [&](const Labels& l) {
+      std::uint64_t h = 0xcbf29ce484222325ULL;
+      for (const std::string& g : a.grouping) {
+        const std::uint64_t present = l.has(g) ? 1 : 2;
+        h = (h ^ present) * 0x100000001b3ULL;
+        h = (h ^ std::hash<std::string_view>{}(l.get(g))) * 0x100000001b3ULL;
+      }
+      return h;
+    };
+    const auto same_by = [&](const Labels& key, const Labels& l) {
+      for (const std::string& g : a.grouping) {
+        if (key.has(g) != l.has(g) || key.get(g) != l.get(g)) return false;
+      }
+      return true;
+    };
     for (InstantSample& s : v->vector) {
       Labels key;
+      std::uint64_t h = 0;
       if (a.without) {
         key = std::move(s.labels);
         key.erase("__name__");
         for (const std::string& g : a.grouping) key.erase(g);
+        h = key.hash();
       } else {
-        for (const std::string& g : a.grouping) {
-          if (s.labels.has(g)) key.set(g, s.labels.get(g));
+        h = by_hash(s.labels);
+      }
+      Group* found = nullptr;
+      for (auto [it, end] = index.equal_range(h); it != end; ++it) {
+        Group& c = groups[it->second];
+        if (a.without ? c.labels == key : same_by(c.labels, s.labels)) {
+          found = &c;
+          break;
         }
       }
-      auto [it, inserted] = groups.try_emplace(key);
-      Group& g = it->second;
-      if (inserted) {
-        g.labels = std::move(key);
-        g.value = s.value;
-        g.count = 1;
+      if (found == nullptr) {
+        if (!a.without) {
+          for (const std::string& g : a.grouping) {
+            if (s.labels.has(g)) key.set(g, s.labels.get(g));
+          }
+        }
+        index.emplace(h, groups.size());
+        groups.push_back(Group{std::move(key), s.value, 1});
         continue;
       }
+      Group& g = *found;
       g.count += 1;
       switch (a.op) {
         case AggregateOp::sum: g.value += s.value; break;
@@ -217,7 +250,7 @@ class Evaluator {
     }
     std::vector<InstantSample> out;
     out.reserve(groups.size());
-    for (auto& [key, g] : groups) {
+    for (Group& g : groups) {
       out.push_back({std::move(g.labels), a.op == AggregateOp::count ? g.count : g.value});
     }
     return vector_value(std::move(out));

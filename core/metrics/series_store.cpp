@@ -240,10 +240,13 @@ std::vector<SeriesSamples> SeriesStore::select_impl(std::span<const LabelMatcher
   std::vector<SeriesSamples> out;
   if (maxt_ms < mint_ms) return out;
   std::shared_lock lock(mutex_);
+  auto named = std::find_if(matchers.begin(), matchers.end(), [](const LabelMatcher& m) {
+    return m.name() == "__name__" && m.op() == MatchOp::equal;
+  });
   auto consider = [&](const Series& series) {
     const Labels& labels = series.labels;
-    for (const LabelMatcher& m : matchers) {
-      if (!m.matches(labels)) return;
+    for (auto m = matchers.begin(); m != matchers.end(); ++m) {
+      if (m != named && !m->matches(labels)) return;  // the name index answered `named`
     }
     auto [first, last] = series.range(mint_ms, maxt_ms);
     if (first >= last) return;
@@ -253,16 +256,13 @@ std::vector<SeriesSamples> SeriesStore::select_impl(std::span<const LabelMatcher
     for (std::size_t i = first; i < last; ++i) ss.samples.push_back(series.at(i));
     out.push_back(std::move(ss));
   };
-  auto named = std::find_if(matchers.begin(), matchers.end(), [](const LabelMatcher& m) {
-    return m.name() == "__name__" && m.op() == MatchOp::equal;
-  });
   if (named != matchers.end()) {
     auto it = by_name_.find(named->value());
     if (it != by_name_.end()) {
       for (const Series* series : it->second) consider(*series);
     }
   } else {
-    for (const auto& entry : series_) consider(*entry.second);
+    for (const auto& entry : series_) consider(*entry.second);  // named == end(): all checked
   }
   lock.unlock();
   if (named == matchers.end()) {  // the name index is ordered already
