@@ -124,24 +124,50 @@ struct SeriesStore::Series {
     return lo;
   }
 
-  // The index range [first, last) of samples in [mint, maxt]. Queries look at the newest
-  // samples, so the search starts at the end (one cache line in the usual case) and gallops
-  // backwards instead of bisecting the whole ring.
-  std::pair<std::size_t, std::size_t> range(std::int64_t mint, std::int64_t maxt) const {
-    std::size_t n = size();
-    if (n == 0) return {0, 0};
-    std::size_t last = back().t_ms <= maxt ? n : lower_bound(maxt + 1, 0, n);
-    std::size_t hi = last;
+  // First index whose time is >= t (size() when none). Samples usually come at a steady
+  // interval, so the search starts where the mean spacing puts t, gallops from there until
+  // t is bracketed, and bisects the bracket: one or two cache lines of the ring instead of
+  // a bisection over all of it (which a query into the past, like an alert rule evaluated
+  // at an earlier slot, pays for every series it selects).
+  std::size_t search(std::int64_t t) const {
+    const std::size_t n = size();
+    if (n == 0 || t <= at(0).t_ms) return 0;
+    const std::int64_t front = at(0).t_ms;
+    const std::int64_t newest = back().t_ms;
+    if (t > newest) return n;
+    // Here n >= 2 and front < t <= newest.
+    const double fraction = static_cast<double>(t - front) / static_cast<double>(newest - front);
+    const std::size_t guess = std::min(n - 1, static_cast<std::size_t>(fraction * static_cast<double>(n - 1)));
+    if (at(guess).t_ms < t) {
+      std::size_t lo = guess;  // at(lo) < t
+      std::size_t hi = n - 1;  // at(n - 1) = newest >= t
+      for (std::size_t step = 1; lo + step < n - 1; step *= 2) {
+        if (at(lo + step).t_ms >= t) {
+          hi = lo + step;
+          break;
+        }
+        lo += step;
+      }
+      return lower_bound(t, lo + 1, hi);  // hi qualifies when nothing before it does
+    }
+    std::size_t hi = guess;  // at(hi) >= t
     std::size_t lo = 0;
     for (std::size_t step = 1; step <= hi; step *= 2) {
-      std::size_t idx = hi - step;
-      if (at(idx).t_ms < mint) {
-        lo = idx + 1;
+      if (at(hi - step).t_ms < t) {
+        lo = hi - step + 1;
         break;
       }
-      hi = idx;
+      hi -= step;
     }
-    return {lower_bound(mint, lo, hi), last};
+    return lower_bound(t, lo, hi);
+  }
+
+  // The index range [first, last) of samples in [mint, maxt].
+  std::pair<std::size_t, std::size_t> range(std::int64_t mint, std::int64_t maxt) const {
+    const std::size_t n = size();
+    if (n == 0) return {0, 0};
+    const std::size_t last = back().t_ms <= maxt ? n : search(maxt + 1);
+    return {std::min(search(mint), last), last};
   }
 };
 
