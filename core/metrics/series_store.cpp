@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 #include <mutex>
+#include <tuple>
 
 #include <re2/re2.h>
 
@@ -274,9 +275,17 @@ std::vector<SeriesSamples> SeriesStore::select_impl(std::span<const LabelMatcher
     for (auto m = matchers.begin(); m != matchers.end(); ++m) {
       if (m != named && !m->matches(labels)) return;  // the name index answered `named`
     }
-    auto [first, last] = series.range(mint_ms, maxt_ms);
-    if (first >= last) return;
-    if (latest_only) first = last - 1;
+    std::size_t first = 0;
+    std::size_t last = 0;
+    if (latest_only) {  // only the newest sample <= maxt counts: one search, not two
+      const std::size_t n = series.size();
+      last = n == 0 || series.back().t_ms <= maxt_ms ? n : series.search(maxt_ms + 1);
+      if (last == 0 || series.at(last - 1).t_ms < mint_ms) return;
+      first = last - 1;
+    } else {
+      std::tie(first, last) = series.range(mint_ms, maxt_ms);
+      if (first >= last) return;
+    }
     SeriesSamples ss{labels, {}};
     ss.samples.reserve(last - first);
     for (std::size_t i = first; i < last; ++i) ss.samples.push_back(series.at(i));
