@@ -79,6 +79,10 @@ int main(int argc, char** argv) {
         "when Redis cannot decide: fail-open (default; X-Circuit-Open) or fail-closed (503)"},
        {"redis-prefix", "P", "prefix of the limiter's Redis keys (default: the core's)"},
        {"redis-timeout", "DURATION", "Redis connect and command timeout (default 100ms)"},
+       {"redis-batch-window", "DURATION",
+        "coalesce concurrent decisions of a rule into one Redis round trip: the longest a decision "
+        "waits to be sent while a batch is in flight (default 500us, at most 10ms; 0: every "
+        "decision alone); a lone request is sent at once"},
        {"log-decisions", "FRACTION",
         "log the decisions of this fraction of API keys (0..1, default 0) to each rule's decision "
         "stream, with model and token estimate, for the tuner (sampled by key: all of a key's)"},
@@ -159,6 +163,17 @@ int main(int argc, char** argv) {
           std::chrono::duration_cast<std::chrono::milliseconds>(*d);
       pool_options.connect.command_timeout = pool_options.connect.connect_timeout;
     }
+    if (auto w = args.get("redis-batch-window")) {
+      if (*w == "0" || *w == "0s" || *w == "0ms" || *w == "0us") {
+        redis_options.batch_window = std::chrono::microseconds{0};
+      } else {
+        auto d = parse_duration(*w);
+        if (!d || *d < std::chrono::microseconds(1) || *d > std::chrono::milliseconds(10)) {
+          return usage_error("--redis-batch-window " + *w + ": expected 0 or a duration between 1us and 10ms");
+        }
+        redis_options.batch_window = std::chrono::duration_cast<std::chrono::microseconds>(*d);
+      }
+    }
     if (auto f = args.get("log-decisions")) {
       double v = -1;
       auto [p, ec] = std::from_chars(f->data(), f->data() + f->size(), v);
@@ -168,7 +183,8 @@ int main(int argc, char** argv) {
       redis_options.log_decisions = v;
     }
   } else {
-    for (const char* name : {"redis-failure-mode", "redis-prefix", "redis-timeout", "log-decisions"}) {
+    for (const char* name : {"redis-failure-mode", "redis-prefix", "redis-timeout", "redis-batch-window",
+                             "log-decisions"}) {
       if (args.has(name)) return usage_error(std::string("--") + name + " needs --redis URL");
     }
   }
@@ -261,8 +277,10 @@ int main(int argc, char** argv) {
   std::unique_ptr<redis::ConnectionPool> pool;  // these three outlive the backend using them
   std::unique_ptr<redis::ClusterClient> cluster;
   std::unique_ptr<redis::ClusterLimiter> cluster_limiter;
+  gateway::GatewayMetrics metrics(max_series);  // before the backend, which reports to it
   std::unique_ptr<gateway::AdmissionBackend> backend;
   if (limiter_mode == "redis") {
+    redis_options.on_round_trip = [&metrics](std::size_t n) { metrics.on_redis_round_trip(n); };
     if (!redis_url) return usage_error("--limiter redis needs --redis URL");
     if (auto err = gateway::RedisAdmission::check_policy(policy)) return usage_error(*err);
     pool_options.size = std::max<std::size_t>(4, server_options.threads);
@@ -311,7 +329,6 @@ int main(int argc, char** argv) {
   } else {
     return usage_error("--limiter " + limiter_mode + ": expected in-process, off or redis");
   }
-  gateway::GatewayMetrics metrics(max_series);
   metrics.set_key_info(*backend->policy());
   gateway::GatewayOptions gateway_options;
   gateway_options.default_max_tokens = static_cast<std::int64_t>(default_max_tokens);

@@ -40,12 +40,19 @@ GatewayMetrics::GatewayMetrics(std::size_t max_series) : max_series_(max_series)
   key_admitted_cost_ = unwrap(registry_.counter(
       names::kKeyAdmittedCost, "Cost units admitted per API key and model.",
       {std::string(names::kApiKeyHash), std::string(names::kModel)}, opts));
+  redis_batch_size_ = unwrap(registry_.histogram(
+      names::kRedisBatchSize, "Decisions per round trip to Redis (more than 1: coalesced).", {},
+      {1, 2, 4, 8, 16, 32, 64, 128}, opts));
   wall_time_ = unwrap(registry_.gauge(names::kGatewayTime,
                                       "The gateway's wall clock at this scrape, epoch seconds.", {},
                                       opts));
   start_time_ = unwrap(registry_.gauge(names::kGatewayStartTime,
                                        "When the gateway started, epoch seconds (its wall clock).",
                                        {}, opts));
+}
+
+void GatewayMetrics::on_redis_round_trip(std::size_t decisions) {
+  redis_batch_size_->with({}).observe(static_cast<double>(decisions));
 }
 
 void GatewayMetrics::set_wall_time(Nanos wall_now) {

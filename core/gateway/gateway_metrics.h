@@ -12,6 +12,8 @@
 //   limitscope_spend_dollars_total{tier,model}     those tokens at the model's price
 //   limitscope_gateway_responses_total{code}       every HTTP answer by status code
 //   limitscope_key_admitted_cost_total{api_key_hash,model}  cost units admitted per key
+//   limitscope_redis_batch_size                    histogram: decisions per round trip to
+//                                                  Redis (the Redis backend's coalescing)
 //   limitscope_gateway_time_seconds                the gateway's wall clock at the scrape
 //   limitscope_gateway_start_time_seconds          when it started (its own wall clock)
 //   limitscope_key_info{api_key_hash,name,tier} 1  one per key the policy lists (an info
@@ -53,6 +55,8 @@ class GatewayMetrics {
   void on_settle_failed(std::string_view backend);
   /// Counts one HTTP answer.
   void on_response(int status);
+  /// Observes one round trip of `decisions` decisions to Redis (limitscope_redis_batch_size).
+  void on_redis_round_trip(std::size_t decisions);
   /// Sets limitscope_circuit_state{backend}.
   void set_circuit_state(std::string_view backend, double state);
   /// Sets limitscope_gateway_time_seconds (call just before render(), on a scrape).
@@ -85,6 +89,7 @@ class GatewayMetrics {
   metrics::CounterFamily* llm_tokens_ = nullptr;
   metrics::CounterFamily* responses_ = nullptr;
   metrics::CounterFamily* key_admitted_cost_ = nullptr;
+  metrics::HistogramFamily* redis_batch_size_ = nullptr;
   metrics::GaugeFamily* wall_time_ = nullptr;
   metrics::GaugeFamily* start_time_ = nullptr;
   std::mutex quota_mu_;

@@ -39,7 +39,9 @@ RedisAdmission::RedisAdmission(Policy policy, redis::ConnectionPool& pool,
       options_(std::move(options)),
       clock_(clock),
       log_(std::move(log)),
-      policy_(std::make_shared<const Policy>(std::move(policy))) {}
+      policy_(std::make_shared<const Policy>(std::move(policy))) {
+  start_coalescer();
+}
 
 RedisAdmission::RedisAdmission(Policy policy, redis::DecisionBackend& backend,
                                RedisAdmissionOptions options, const Clock& clock,
@@ -50,6 +52,17 @@ RedisAdmission::RedisAdmission(Policy policy, redis::DecisionBackend& backend,
       log_(std::move(log)),
       policy_(std::make_shared<const Policy>(std::move(policy))) {
   options_.schema = backend_.limiter().schema();
+  start_coalescer();
+}
+
+void RedisAdmission::start_coalescer() {
+  CoalescerOptions c;
+  c.window = std::max(std::chrono::microseconds{0}, options_.batch_window);
+  c.max_batch = options_.max_batch;
+  coalescer_ = std::make_unique<DecisionCoalescer>(
+      c, [this](const std::string& rule, const std::vector<const redis::DecideRequest*>& requests) {
+        return decide_guarded(rule, requests);
+      });
 }
 
 RedisAdmission::~RedisAdmission() = default;
@@ -59,6 +72,8 @@ std::string RedisAdmission::rule_name(std::string_view tier) {
 }
 
 namespace {
+// Requests per decide.lua call of a batch (the measured best, docs/redis-schema.md).
+constexpr std::size_t kPerCall = 16;
 // The limited key from the key's SHA-256 (hex), which admit() also samples the decision log by.
 std::string limited_key_of(std::string_view api_key_sha256_hex, std::string_view model) {
   return std::string(api_key_sha256_hex.substr(0, 32)) + ":" + std::string(model);
@@ -330,6 +345,95 @@ std::optional<std::string> RedisAdmission::set_policy(Policy policy, Nanos) {
   return std::nullopt;
 }
 
+redis::Result<std::vector<redis::Result<redis::RedisDecision>>> RedisAdmission::send(
+    const std::string& rule, const std::vector<const redis::DecideRequest*>& requests,
+    const redis::DecideOptions& options) {
+  if (options_.on_round_trip) options_.on_round_trip(requests.size());
+  if (requests.size() == 1) {
+    // Alone: the single call, as without coalescing. A late call is the request's own
+    // outcome (decided once more below); any other error fails the round trip.
+    auto d = backend_.decide(rule, *requests.front(), options);
+    if (!d && !redis::late_server_time_us(d.error())) return d.error();
+    std::vector<redis::Result<redis::RedisDecision>> one;
+    one.push_back(std::move(d));
+    return one;
+  }
+  std::vector<redis::DecideRequest> batch;
+  batch.reserve(requests.size());
+  for (const redis::DecideRequest* r : requests) batch.push_back(*r);
+  return backend_.decide_batch(rule, batch, kPerCall, options);
+}
+
+std::vector<RuleOutcome> RedisAdmission::decide_guarded(
+    const std::string& rule, const std::vector<const redis::DecideRequest*>& requests) {
+  const std::size_t n = requests.size();
+  redis::FailureGuard& g = guard(rule);
+  std::vector<redis::Result<redis::RedisDecision>> results;
+  bool answered = false;  // the round trip gave per-request results
+  auto guarded = g.decide(n, [&]() -> redis::Result<std::vector<Decision>> {
+    redis::DecideOptions o;
+    o.deadline_us = deadline_us(rule);
+    auto sent = send(rule, requests, o);
+    if (!sent) return sent.error();
+    if (sent->size() != n) return redis::make_redis_error(redis::ErrorKind::protocol, "a batch answered " +
+        std::to_string(sent->size()) + " decisions for " + std::to_string(n) + " requests");
+    results = std::move(sent).value();
+    // Refused as late although the answer came in time: the offset to the server's clock was
+    // too large (or the call slow). Those calls decided nothing: learn and decide them once more.
+    std::vector<std::size_t> late;
+    std::int64_t latest_us = INT64_MIN;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (results[i]) continue;
+      if (auto server_us = redis::late_server_time_us(results[i].error())) {
+        late.push_back(i);
+        latest_us = std::max(latest_us, *server_us);
+      }
+    }
+    if (!late.empty()) {
+      learn_offset(rule, latest_us);
+      std::vector<const redis::DecideRequest*> again;
+      for (std::size_t i : late) again.push_back(requests[i]);
+      o.deadline_us = deadline_us(rule);
+      auto retried = send(rule, again, o);
+      std::size_t late_twice = 0;
+      for (std::size_t k = 0; k < late.size(); ++k) {
+        redis::Result<redis::RedisDecision>& r = results[late[k]];
+        r = retried ? std::move((*retried)[k]) : redis::Result<redis::RedisDecision>(retried.error());
+        // Late again, with the offset just read: Redis runs calls later than the gateway
+        // waits for them (a loaded server). That is a timeout: the failure mode decides.
+        if (!r && redis::late_server_time_us(r.error())) {
+          ++late_twice;
+          r = redis::make_redis_error(redis::ErrorKind::timeout, "redis rule " + rule +
+                                          ": the decision ran past its deadline twice: " + r.error().message);
+        }
+      }
+      // Every request timed out (or the retry failed whole): the round trip failed.
+      if (late_twice == n) return results.front().error();
+      if (late.size() == n && !retried) return retried.error();
+    }
+    std::vector<Decision> ds(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (results[i]) ds[i] = results[i]->decision;
+    }
+    answered = true;
+    return ds;
+  });
+  std::vector<RuleOutcome> out(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    out[i].guarded = std::move(guarded[i]);
+    if (!answered || out[i].guarded.degraded) continue;  // failed whole: the guard decided all alike
+    if (!results[i]) {
+      // This request's call failed alone (an error reply, an ACL refusal, a retry that timed
+      // out): the guard classifies it as it would a single call's failure.
+      const redis::RedisError e = results[i].error();
+      out[i].guarded = g.decide_one([&]() -> redis::Result<Decision> { return e; });
+      continue;
+    }
+    out[i].binding = results[i]->binding_limit;
+  }
+  return out;
+}
+
 AdmissionResult RedisAdmission::admit(const AdmissionRequest& request) {
   AdmissionResult out;
   out.policy = policy();
@@ -360,40 +464,15 @@ AdmissionResult RedisAdmission::admit(const AdmissionRequest& request) {
   }
   if (out.tier->llm_tokens) req.costs.push_back(static_cast<double>(request.llm_tokens));
   const std::string rule = rule_name(out.tier->name);
-  std::string binding;
-  auto decide = [&] {
-    return guard(rule).decide_one([&]() -> redis::Result<Decision> {
-      redis::DecideOptions o;
-      o.deadline_us = deadline_us(rule);
-      auto d = backend_.decide(rule, req, o);
-      if (!d) {
-        // Refused as late although the answer came in time: the offset to the server's clock
-        // was too large (or the call slow). Nothing was decided; learn and decide once more.
-        if (auto server_us = redis::late_server_time_us(d.error())) {
-          learn_offset(rule, *server_us);
-          o.deadline_us = deadline_us(rule);
-          d = backend_.decide(rule, req, o);
-          // Late again, with the offset just read: Redis runs calls later than the gateway
-          // waits for them (a loaded server). That is a timeout: the failure mode decides.
-          if (!d && redis::late_server_time_us(d.error())) {
-            return redis::make_redis_error(
-                redis::ErrorKind::timeout,
-                "redis rule " + rule + ": the decision ran past its deadline twice: " + d.error().message);
-          }
-        }
-      }
-      if (!d) return d.error();
-      binding = d->binding_limit;
-      return d->decision;
-    });
-  };
-  redis::GuardedDecision g = decide();
-  if (g.decision.reason == DenyReason::backend_error &&
-      g.error.find("LSCONFIG") != std::string::npos && resync_due(request.now)) {
+  RuleOutcome decided = coalescer_->decide(rule, req);
+  if (decided.guarded.decision.reason == DenyReason::backend_error &&
+      decided.guarded.error.find("LSCONFIG") != std::string::npos && resync_due(request.now)) {
     // The rule's config is gone (a Redis restarted without persistence, a flush): write the
     // policy's rules again and decide once more.
-    if (!sync_rules()) g = decide();
+    if (!sync_rules()) decided = coalescer_->decide(rule, req);
   }
+  const redis::GuardedDecision& g = decided.guarded;
+  const std::string& binding = decided.binding;
   out.degraded = g.degraded;
   out.backend_error = g.error;
   out.allowed = g.decision.allowed;

@@ -25,6 +25,14 @@
 // and check_access() at start refuses a user that cannot run the decision script (or, when
 // decisions are logged, XADD to the decision stream).
 //
+// Coalescing (RedisAdmissionOptions::batch_window, decision_coalescer.h): concurrent
+// decisions of one rule go to Redis as one decide_batch round trip (a lone one at once, as
+// a single call). Inside a batch each request meets the failure policy as a single call
+// would: a round trip that fails (connection, timeout, open circuit) degrades all its
+// requests by the FailurePolicy; an error reply, an ACL refusal or a late call (LSLATE)
+// concerns only the requests of the script call it answered, which are refused, or decided
+// once more after the clock offset was learnt, exactly as a single decision is.
+//
 // Decisions and rule configs go through a DecisionBackend: one server through a connection
 // pool, or a Redis Cluster (ClusterLimiter: each tier's rule lives on the shard of its hash
 // tag, so the gateway's tiers spread over the masters).
@@ -45,14 +53,17 @@
 // on an admission the one with the least remaining. The other limit's state is not known.
 
 #include <atomic>
+#include <chrono>
 #include <climits>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 
 #include "core/gateway/admission.h"
+#include "core/gateway/decision_coalescer.h"
 #include "core/redis/decision_backend.h"
 #include "core/redis/failure_guard.h"
 #include "core/redis/pool.h"
@@ -75,6 +86,15 @@ struct RedisAdmissionOptions {
   /// 10 s) and corrected by any call refused as late, which is then decided once more; refused
   /// as late again, the decision is a timeout (ErrorKind::timeout): the FailurePolicy decides.
   std::optional<Nanos> decision_deadline;
+  /// Coalescing of concurrent decisions into batched calls per rule (decision_coalescer.h):
+  /// the longest a decision waits to be sent while a batch of its rule is in flight; 0 sends
+  /// every decision alone. A lone request is sent at once whatever the window.
+  std::chrono::microseconds batch_window{500};
+  /// Most requests in one batch (script calls of 16 requests each, pipelined).
+  std::size_t max_batch = 64;
+  /// Called with the number of decisions in each round trip of decisions to Redis (1 for a
+  /// single call): limitscope_redis_batch_size. Must be thread-safe.
+  std::function<void(std::size_t)> on_round_trip;
 };
 
 /// Whether `api_key`'s decisions are logged at sampling fraction `fraction` (by the first 32
@@ -127,6 +147,8 @@ class RedisAdmission final : public AdmissionBackend {
 
   /// Counters of every tier rule's guard (breaker state, failures, degraded decisions).
   std::map<std::string, redis::GuardStats> stats() const;
+  /// Decisions of tier rule `rule` waiting to be coalesced into a batch (not yet sent).
+  std::size_t queued_decisions(const std::string& rule) { return coalescer_->queued(rule); }
 
   /// @return why a policy's tier names cannot name Redis rules, or nullopt.
   static std::optional<std::string> check_policy(const Policy& policy);
@@ -137,6 +159,7 @@ class RedisAdmission final : public AdmissionBackend {
 
  private:
   redis::FailureGuard& guard(const std::string& rule);
+  void start_coalescer();
   bool resync_due(Nanos now);
   // One probe decision of `rule` through its guard (updates the guard's forbidden state).
   redis::GuardedDecision probe(const std::string& rule);
@@ -149,6 +172,14 @@ class RedisAdmission final : public AdmissionBackend {
   // the true offset (so deadlines err early), or the last one aged by the clocks' possible
   // drift when that is tighter (a slow TIME round trip gives a loose bound).
   void learn_offset(const std::string& rule, std::int64_t server_us);
+  // Decides one round trip's requests of `rule` through the rule's guard (see the file
+  // comment): one decide call for a single request, else one decide_batch.
+  std::vector<RuleOutcome> decide_guarded(const std::string& rule,
+                                          const std::vector<const redis::DecideRequest*>& requests);
+  // The round trip itself: per-request results, or the error that failed it whole.
+  redis::Result<std::vector<redis::Result<redis::RedisDecision>>> send(
+      const std::string& rule, const std::vector<const redis::DecideRequest*>& requests,
+      const redis::DecideOptions& options);
 
   std::unique_ptr<redis::DecisionBackend> own_backend_;  ///< the pool's, for the first constructor
   redis::DecisionBackend& backend_;
@@ -172,6 +203,7 @@ class RedisAdmission final : public AdmissionBackend {
   std::atomic<std::uint64_t> settled_{0}, settle_failures_{0};
   static constexpr std::int64_t kNeverLogged = INT64_MIN;
   std::atomic<std::int64_t> last_settle_log_ns_{kNeverLogged};
+  std::unique_ptr<DecisionCoalescer> coalescer_;  // last: its batches use the members above
 };
 
 }  // namespace limitscope::gateway

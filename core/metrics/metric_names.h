@@ -55,6 +55,9 @@ inline constexpr std::string_view kGatewayResponses = "limitscope_gateway_respon
 inline constexpr std::string_view kCode = "code";  // label: an HTTP status code
 /// Counter of failed backend calls. Labels: backend, reason.
 inline constexpr std::string_view kBackendErrors = "limitscope_backend_errors_total";
+/// Histogram of the decisions per round trip of a gateway's decisions to Redis (1: a single
+/// call; more: concurrent decisions coalesced into one batch). No labels.
+inline constexpr std::string_view kRedisBatchSize = "limitscope_redis_batch_size";
 /// Gauge: circuit breaker state, 0 closed, 1 half-open, 2 open. Labels: backend.
 inline constexpr std::string_view kCircuitState = "limitscope_circuit_state";
 /// Counter of cost units admitted per API key and model (what the key's limit counts), so

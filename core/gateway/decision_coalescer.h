@@ -1,0 +1,86 @@
+#pragma once
+// Coalesces the Redis decisions of concurrent gateway requests into batched calls, one queue
+// per rule (each rule lives on one server, or on the one cluster shard of its hash tag, so a
+// batch never spans shards and the queues of rules on different shards flush independently).
+//
+// No thread of its own: a request thread enqueues its decision and either leads a flush (it
+// sends the queue as one batch and hands every waiter its result) or waits for a leader. The
+// queue is flushed
+//   - at once when no batch of the rule is in flight: a lone request at low load pays no
+//     window, and its batch of one is a plain single decision;
+//   - when it holds max_batch requests;
+//   - when its oldest request has waited `window`: no decision waits longer than the window
+//     before it is sent, even while an earlier batch is still in flight (then both are).
+// So batches form only while a round trip is under way, and grow with the load (group
+// commit, bounded by the window as Gubernator's BatchWait bounds its batches).
+//
+// A window of 0 disables coalescing: every decision is sent alone, as before.
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/redis/failure_guard.h"
+#include "core/redis/redis_limiter.h"
+
+namespace limitscope::gateway {
+
+/// One request's decision as the failure policy left it, and the composite's reported limit.
+struct RuleOutcome {
+  redis::GuardedDecision guarded;
+  std::string binding;  ///< RedisDecision::binding_limit; "" when Redis did not decide
+};
+
+struct CoalescerOptions {
+  std::chrono::microseconds window{500};  ///< longest a decision waits to be sent; 0: off
+  std::size_t max_batch = 64;             ///< most requests per batch (>= 1)
+};
+
+class DecisionCoalescer {
+ public:
+  /// Decides a batch of one rule's requests (one round trip; in order, one outcome each).
+  using BatchFn = std::function<std::vector<RuleOutcome>(
+      const std::string& rule, const std::vector<const redis::DecideRequest*>& requests)>;
+
+  DecisionCoalescer(CoalescerOptions options, BatchFn decide);
+
+  /// Decides `request` of `rule`, in a batch with the rule's other queued requests.
+  RuleOutcome decide(const std::string& rule, const redis::DecideRequest& request);
+
+  /// Decisions of `rule` waiting to be sent (not those in flight), for tests and diagnostics.
+  std::size_t queued(const std::string& rule);
+
+  const CoalescerOptions& options() const { return options_; }
+
+ private:
+  using Steady = std::chrono::steady_clock;
+  struct Slot {
+    const redis::DecideRequest* request = nullptr;
+    Steady::time_point queued_at;
+    bool done = false;
+    RuleOutcome outcome;
+  };
+  struct Lane {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::deque<Slot*> queue;  // waiting to be sent, oldest first
+    std::size_t in_flight = 0;  // batches sent and not yet answered
+  };
+  Lane& lane(const std::string& rule);
+  // Sends the oldest queued requests of `l` as one batch (lock held on entry and exit).
+  void flush(const std::string& rule, Lane& l, std::unique_lock<std::mutex>& lock);
+
+  CoalescerOptions options_;
+  BatchFn decide_;
+  std::mutex lanes_mu_;
+  std::map<std::string, std::unique_ptr<Lane>> lanes_;  // lanes are never removed
+};
+
+}  // namespace limitscope::gateway
