@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Gateway throughput with wrk against the built-in mock upstream: the limiter off, the
-# in-process limiter and the Redis limiter (a private redis-server on a free port; skipped
-# when redis-server is missing), interleaved over several rounds in one run; prints
-# requests/s and p99 per round, the medians, and each limiter's throughput cost (target for
-# in-process: <= 5%).
+# in-process limiter, and the Redis limiter (a private redis-server on a free port; skipped
+# when redis-server is missing) twice: "redis-alone" sends every decision alone
+# (--redis-batch-window 0), "redis" coalesces concurrent decisions into batched round trips
+# (the default window, 500us). All interleaved over several rounds in one run; prints
+# requests/s and p99 per round, the medians, each limiter's throughput cost (target for
+# in-process: <= 5%), and the coalesced gateway's mean decisions per Redis round trip.
 #
-#   bench/gateway_wrk.sh [BUILD_DIR]      (default: build; needs wrk, Debian package "wrk")
+#   bench/gateway_wrk.sh [BUILD_DIR]      (default: build)
+#   needs: wrk (Debian package "wrk"), curl, limitscope-gateway built; redis-server and
+#          redis-cli (Debian package "redis-server") for the Redis rows
 #   env: DURATION=5s CONNECTIONS=32 WRK_THREADS=1 GATEWAY_THREADS=64 ROUNDS=3 KEYS=1000
 #        MOCK_LATENCY=0
 # Every request is admitted (a policy with very large limits) and keys rotate over KEYS API
@@ -24,6 +28,7 @@ KEYS="${KEYS:-1000}"
 MOCK_LATENCY="${MOCK_LATENCY:-0}"
 
 command -v wrk >/dev/null || { echo "gateway_wrk.sh: wrk not found (apt-get install wrk)" >&2; exit 2; }
+command -v curl >/dev/null || { echo "gateway_wrk.sh: curl not found (apt-get install curl)" >&2; exit 2; }
 [ -x "$GATEWAY" ] || { echo "gateway_wrk.sh: $GATEWAY not built (cmake --build $BUILD --target limitscope-gateway)" >&2; exit 2; }
 
 WORK="$(mktemp -d)"
@@ -82,7 +87,7 @@ if command -v redis-server >/dev/null && command -v redis-cli >/dev/null; then
     done
     if redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1; then
       REDIS_URL="redis://127.0.0.1:$REDIS_PORT"
-      MODES+=(redis)
+      MODES+=(redis-alone redis)
       break
     fi
     kill "$REDIS_PID" 2>/dev/null; wait "$REDIS_PID" 2>/dev/null; REDIS_PID=""
@@ -95,11 +100,12 @@ run_one() {
   local mode="$1"
   local extra=()
   [ "$mode" = redis ] && extra=(--redis "$REDIS_URL")
+  [ "$mode" = redis-alone ] && extra=(--redis "$REDIS_URL" --redis-batch-window 0)
   # A fresh file per run: the background redirection truncates it only once the child runs,
   # and the previous run's address must never be read.
   local out_file="$WORK/gw.$2.$mode.out"
   "$GATEWAY" --listen 127.0.0.1:0 --policy "$WORK/policy.json" --mock-upstream \
-    --mock-latency "$MOCK_LATENCY" --limiter "$mode" --threads "$GATEWAY_THREADS" "${extra[@]}" \
+    --mock-latency "$MOCK_LATENCY" --limiter "${mode%-alone}" --threads "$GATEWAY_THREADS" "${extra[@]}" \
     > "$out_file" 2> "$WORK/gw.err" &
   GW_PID=$!
   local line=""
@@ -112,6 +118,11 @@ run_one() {
   [ -n "$addr" ] && [ "$addr" != "$line" ] || { echo "gateway did not start: $(cat "$WORK/gw.err")" >&2; exit 1; }
   local out
   out="$(wrk -t "$WRK_THREADS" -c "$CONNECTIONS" -d "$DURATION" -s "$WORK/post.lua" "http://$addr" | grep '^RESULT')"
+  # Decisions per Redis round trip over the run (limitscope_redis_batch_size: sum / count).
+  if [ "$mode" != off ] && [ "$mode" != in-process ]; then
+    curl -s "http://$addr/metrics" | awk '/^limitscope_redis_batch_size_sum/ {s=$2} /^limitscope_redis_batch_size_count/ {c=$2}
+      END {if (c > 0) printf "%.2f\n", s / c}' >> "$WORK/batch.$mode"
+  fi
   kill "$GW_PID"; wait "$GW_PID" 2>/dev/null || true; GW_PID=""
   local rps p99 non2xx errors
   rps="$(sed -n 's/.*rps=\([0-9.]*\).*/\1/p' <<<"$out")"
@@ -128,7 +139,7 @@ median() { sort -g | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v
 
 echo "limitscope-gateway + wrk: mock upstream (latency $MOCK_LATENCY), $CONNECTIONS connections, $WRK_THREADS wrk thread(s), $GATEWAY_THREADS gateway threads, $KEYS keys, $DURATION x $ROUNDS rounds"
 printf '%-6s %-11s %12s %10s\n' round limiter 'requests/s' 'p99 ms'
-for mode in "${MODES[@]}"; do : > "$WORK/rps.$mode"; : > "$WORK/p99.$mode"; done
+for mode in "${MODES[@]}"; do : > "$WORK/rps.$mode"; : > "$WORK/p99.$mode"; : > "$WORK/batch.$mode"; done
 for r in $(seq 1 "$ROUNDS"); do
   for mode in "${MODES[@]}"; do
     read -r rps p99 < <(run_one "$mode" "$r")
@@ -146,3 +157,10 @@ for mode in "${MODES[@]}"; do
     printf "%s / off throughput ratio %.3f (limiter cost %.1f%% of throughput%s)\n", m, b / a, (1 - b / a) * 100,
       m == "in-process" ? "; target <= 5%" : "" }'
 done
+for mode in "${MODES[@]}"; do
+  [ -s "$WORK/batch.$mode" ] && echo "$mode: decisions per Redis round trip (median of rounds) $(median < "$WORK/batch.$mode")"
+done
+if [ -s "$WORK/rps.redis" ]; then
+  awk -v a="$(median < "$WORK/rps.redis-alone")" -v b="$(median < "$WORK/rps.redis")" 'BEGIN {
+    printf "redis coalesced / redis alone throughput ratio %.3f\n", b / a }'
+fi

@@ -20,9 +20,12 @@ namespace {
 
 using namespace std::chrono_literals;
 
+const std::string kRule = "gw-free";  // the rule of most tests
+
 // A batch function that records its batches, answers each request with its own key as the
 // binding, and holds the first batch until the test releases it.
 struct Recorder {
+  explicit Recorder(bool hold = false) : hold_first(hold) {}
   std::mutex mu;
   std::condition_variable cv;
   std::vector<std::pair<std::string, std::vector<std::string>>> batches;  // rule, keys
@@ -83,6 +86,16 @@ std::vector<std::thread> decide_all(DecisionCoalescer& c, const std::string& rul
   return threads;
 }
 
+// Starts a request "first" of `rule`, whose batch `rec` holds in flight until released.
+std::thread start_held_first(DecisionCoalescer& c, Recorder& rec, const std::string& rule) {
+  std::thread first([&c, rule] {
+    const redis::DecideRequest r = request("first");
+    EXPECT_EQ(c.decide(rule, r).binding, "first");
+  });
+  rec.wait_first_started();
+  return first;
+}
+
 void wait_queued(DecisionCoalescer& c, const std::string& rule, std::size_t n) {
   while (c.queued(rule) < n) std::this_thread::yield();
 }
@@ -98,19 +111,13 @@ TEST(DecisionCoalescer, ALoneRequestIsSentAtOnceWhateverTheWindow) {
 }
 
 TEST(DecisionCoalescer, RequestsArrivingWhileABatchIsInFlightGoTogetherInTheNext) {
-  Recorder rec;
-  rec.hold_first = true;
+  Recorder rec(true);
   DecisionCoalescer c({std::chrono::hours(1), 64}, rec.fn());
-  const std::string rule = "gw-free";
-  std::thread first([&] {
-    const redis::DecideRequest r = request("first");
-    EXPECT_EQ(c.decide(rule, r).binding, "first");
-  });
-  rec.wait_first_started();
+  std::thread first = start_held_first(c, rec, kRule);
   const std::vector<std::string> keys = {"k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7"};
   std::vector<std::string> got;
-  auto threads = decide_all(c, rule, keys, got);
-  wait_queued(c, rule, keys.size());
+  auto threads = decide_all(c, kRule, keys, got);
+  wait_queued(c, kRule, keys.size());
   EXPECT_EQ(rec.batches.size(), 1u) << "nothing is sent before the window while a batch is in flight";
   rec.release();
   first.join();
@@ -123,19 +130,13 @@ TEST(DecisionCoalescer, RequestsArrivingWhileABatchIsInFlightGoTogetherInTheNext
 }
 
 TEST(DecisionCoalescer, ABatchHoldsAtMostMaxBatchRequests) {
-  Recorder rec;
-  rec.hold_first = true;
+  Recorder rec(true);
   DecisionCoalescer c({std::chrono::hours(1), 3}, rec.fn());
-  const std::string rule = "gw-free";
-  std::thread first([&] {
-    const redis::DecideRequest r = request("first");
-    c.decide(rule, r);
-  });
-  rec.wait_first_started();
+  std::thread first = start_held_first(c, rec, kRule);
   std::vector<std::string> keys;
   for (int i = 0; i < 7; ++i) keys.push_back("k" + std::to_string(i));
   std::vector<std::string> got;
-  auto threads = decide_all(c, rule, keys, got);
+  auto threads = decide_all(c, kRule, keys, got);
   // A full batch is sent without waiting for the window, even while another is in flight.
   rec.wait_batches(3);
   rec.release();
@@ -151,19 +152,13 @@ TEST(DecisionCoalescer, ABatchHoldsAtMostMaxBatchRequests) {
 }
 
 TEST(DecisionCoalescer, AnExpiredWindowSendsABatchWhileAnotherIsInFlight) {
-  Recorder rec;
-  rec.hold_first = true;
+  Recorder rec(true);
   DecisionCoalescer c({1us, 64}, rec.fn());
-  const std::string rule = "gw-free";
-  std::thread first([&] {
-    const redis::DecideRequest r = request("first");
-    c.decide(rule, r);
-  });
-  rec.wait_first_started();
+  std::thread first = start_held_first(c, rec, kRule);
   const redis::DecideRequest second = request("second");
   // The first batch is held until the test releases it: this returns only because the
   // window expired and the second request was sent in a batch of its own.
-  EXPECT_EQ(c.decide(rule, second).binding, "second");
+  EXPECT_EQ(c.decide(kRule, second).binding, "second");
   rec.release();
   first.join();
   ASSERT_EQ(rec.batches.size(), 2u);
@@ -171,14 +166,9 @@ TEST(DecisionCoalescer, AnExpiredWindowSendsABatchWhileAnotherIsInFlight) {
 }
 
 TEST(DecisionCoalescer, ABatchNeverMixesRules) {
-  Recorder rec;
-  rec.hold_first = true;
+  Recorder rec(true);
   DecisionCoalescer c({std::chrono::hours(1), 64}, rec.fn());
-  std::thread first([&] {
-    const redis::DecideRequest r = request("first");
-    c.decide("gw-free", r);
-  });
-  rec.wait_first_started();
+  std::thread first = start_held_first(c, rec, "gw-free");
   std::vector<std::string> got_free, got_pro;
   const std::vector<std::string> free_keys = {"f0", "f1", "f2"};
   const std::vector<std::string> pro_keys = {"p0", "p1"};
@@ -201,14 +191,9 @@ TEST(DecisionCoalescer, ABatchNeverMixesRules) {
 }
 
 TEST(DecisionCoalescer, AWindowOfZeroSendsEveryDecisionAlone) {
-  Recorder rec;
-  rec.hold_first = true;
+  Recorder rec(true);
   DecisionCoalescer c({0us, 64}, rec.fn());
-  std::thread first([&] {
-    const redis::DecideRequest r = request("first");
-    c.decide("gw-free", r);
-  });
-  rec.wait_first_started();
+  std::thread first = start_held_first(c, rec, "gw-free");
   const redis::DecideRequest second = request("second");
   EXPECT_EQ(c.decide("gw-free", second).binding, "second") << "sent alone, not queued";
   rec.release();
