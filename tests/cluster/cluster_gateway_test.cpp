@@ -12,14 +12,18 @@
 #include <httplib.h>
 
 #include <csignal>
+#include <mutex>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "cluster_test_support.h"
 #include "core/gateway/redis_admission.h"
 #include "support/child_process.h"
+#include "support/exposition_sums.h"
 #include "support/ports.h"
 #include "support/process.h"
+#include "support/prometheus_process.h"
 #include "support/test_paths.h"
 
 namespace limitscope::test {
@@ -134,6 +138,54 @@ TEST(ClusterGateway, TwoGatewaysShareEachTiersLimitAndItsKeysLiveOnTheOwningShar
   auto ready = c.Get("/readyz");
   ASSERT_TRUE(ready);
   EXPECT_EQ(json::parse(ready->body).at("backend"), "redis");
+}
+
+// Concurrent requests of tiers on three shards, coalesced while every master is paused: each
+// batch holds one tier's requests (one shard's), so every request is decided by its own
+// shard (no X-Circuit-Open, each tier's capacity exactly), in fewer round trips than requests.
+TEST(ClusterGateway, ConcurrentDecisionsAreBatchedPerShard) {
+  auto cluster = RedisCluster::start();
+  const std::map<int, std::string> tier_on = tier_per_master(*cluster, redis::KeySchema{}, "gw-t");
+  ASSERT_EQ(tier_on.size(), 3u);
+  const std::vector<std::string> tiers = tiers_of(tier_on);
+  const std::string policy = write_temp("cluster_gateway_batch_policy.json", policy_json(tiers));
+  GatewayProcess gw({"--policy", policy, "--mock-upstream", "--redis", cluster->url(), "--redis-timeout", "30s",
+                     "--redis-batch-window", "10ms"});
+  ASSERT_TRUE(gw.running());
+  const auto sent = [&](const char* series) {
+    httplib::Client c(gw.url());
+    auto m = c.Get("/metrics");
+    return m ? sum_samples(m->body, series) : -1;
+  };
+  for (const auto& [port, t] : tier_on) cluster->pause(port);
+  constexpr int kPerTier = 6;
+  std::vector<std::pair<std::string, httplib::Result>> answers;
+  std::mutex mu;
+  std::vector<std::thread> clients;
+  for (const auto& t : tiers) {
+    for (int i = 0; i < kPerTier; ++i) {
+      clients.emplace_back([&, t] {
+        auto r = post(gw, "key-" + t);
+        std::lock_guard lock(mu);
+        answers.emplace_back(t, std::move(r));
+      });
+    }
+  }
+  const double total = static_cast<double>(tiers.size() * kPerTier);
+  EXPECT_TRUE(poll_until([&] { return sent("limitscope_redis_batch_size_sum") >= total; }));
+  const double round_trips = sent("limitscope_redis_batch_size_count");
+  for (const auto& [port, t] : tier_on) cluster->resume(port);
+  for (auto& c : clients) c.join();
+  EXPECT_LT(round_trips, total) << "concurrent decisions were not coalesced";
+  std::map<std::string, std::map<int, int>> statuses;  // tier -> status -> count
+  for (const auto& [t, r] : answers) {
+    ASSERT_TRUE(r) << t;
+    EXPECT_FALSE(r->has_header("X-Circuit-Open")) << t << ": " << r->body;
+    ++statuses[t][r->status];
+  }
+  for (const auto& t : tiers) {
+    EXPECT_EQ(statuses[t], (std::map<int, int>{{200, 3}, {429, 3}})) << t << ": capacity 3 decided on its shard";
+  }
 }
 
 TEST(ClusterGateway, ExitsWhenNoSeedAnswersAtStart) {

@@ -177,6 +177,18 @@ void RedisCluster::kill(int port) {
   }
 }
 
+void RedisCluster::pause(int port) {
+  for (auto& n : nodes_) {
+    if (n->port() == port) n->pause();
+  }
+}
+
+void RedisCluster::resume(int port) {
+  for (auto& n : nodes_) {
+    if (n->port() == port) n->resume();
+  }
+}
+
 void RedisCluster::migrate_slot(int slot, int to_port, int keys_per_step,
                                 const std::function<void()>& between_steps) {
   const int from_port = master_port_of_slot(slot);

@@ -57,6 +57,9 @@ class RedisCluster {
 
   /// SIGKILL the node on `port`.
   void kill(int port);
+  /// SIGSTOP / SIGCONT the node on `port`: it holds every call until resumed.
+  void pause(int port);
+  void resume(int port);
   /// Moves `slot` to the master on `to_port` with CLUSTER SETSLOT IMPORTING/MIGRATING,
   /// MIGRATE of its keys `keys_per_step` at a time (calling `between_steps` after each step,
   /// so a test can decide while the slot is half moved), then SETSLOT NODE on both sides.
