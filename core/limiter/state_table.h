@@ -100,11 +100,13 @@ class StateTable {
   void prefetch(std::uint64_t fp) const {
     const Slot* slots = hint_slots_.load(std::memory_order_relaxed);
     if (slots == nullptr) return;
-    const Slot* slot = slots + (fp & hint_mask_.load(std::memory_order_relaxed));
+    // Integer arithmetic: a stale mask may point past the array, which a pointer may not.
+    const std::uintptr_t slot = reinterpret_cast<std::uintptr_t>(slots) +
+                                (fp & hint_mask_.load(std::memory_order_relaxed)) * sizeof(Slot);
     // The probe run from there (a few slots at loads of 0.4-0.8) often crosses into the
     // next cache line: load both.
-    __builtin_prefetch(slot, /*rw=*/1);
-    __builtin_prefetch(reinterpret_cast<const char*>(slot) + 64, /*rw=*/1);
+    __builtin_prefetch(reinterpret_cast<const void*>(slot), /*rw=*/1);
+    __builtin_prefetch(reinterpret_cast<const void*>(slot + 64), /*rw=*/1);
   }
 
   /// True when one more insert would push the load above 0.8.
