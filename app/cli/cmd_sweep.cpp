@@ -1,16 +1,23 @@
 // limitscope-cli sweep: replays a trace against a grid of settings (capacity × refill, or
-// window × limit), every cell the exact replay of its configuration, and recommends the
-// cheapest setting that meets the given constraints (fewest dollars admitted when the trace is
-// priced, else fewest cost units). Exit 0 on success (also when no cell meets the
-// constraints: the recommendation is null), 2 on bad usage or input.
+// window × limit; log-spaced unless an axis ends in ":lin", and centred on the trace's first
+// guess when no axis is given), every cell the exact replay of its configuration, and
+// recommends the cheapest setting that meets the given constraints (fewest dollars admitted
+// when the trace is priced, else fewest cost units) and spends at most --max-spend-increase
+// more than the --current setting. It prints the same advice as the Tuner tab
+// (core/tuner/advice.h). Exit 0 on success (also when no cell meets the constraints: the
+// recommendation is null), 2 on bad usage or input.
 
 #include <iostream>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
 #include "app/cli/redis_options.h"
 #include "app/cli/tuner_options.h"
+#include "core/tuner/advice.h"
+#include "core/tuner/candidate.h"
+#include "core/tuner/first_guess.h"
 #include "core/tuner/sweep.h"
 
 namespace limitscope::cli {
@@ -38,15 +45,41 @@ nlohmann::json cell_json(const tuner::SweepCell& c, bool window) {
   return j;
 }
 
+nlohmann::json figures_json(const std::optional<tuner::SettingFigures>& f) {
+  if (!f) return nullptr;
+  nlohmann::json j = counts_json(f->total);
+  j["setting"] = tuner::setting_text(f->params);
+  j["max_quota_burn"] = f->max_quota_burn;
+  j["keys_over_quota"] = f->keys_over_quota;
+  return j;
+}
+
+// "--current X,Y": the current setting in the axes' units (capacity,refill per second or
+// window seconds,limit).
+Expected<LimitParams> current_setting(const std::string& text, const tuner::SweepSpec& spec) {
+  const auto comma = text.find(',');
+  const std::string shown = "--current '" + text + "'";
+  if (comma == std::string::npos) return make_error(shown + ": expected X,Y (capacity,refill per second or window seconds,limit)");
+  auto x = tuner::parse_axis(text.substr(0, comma) + ":" + text.substr(0, comma) + ":1", "current");
+  auto y = tuner::parse_axis(text.substr(comma + 1) + ":" + text.substr(comma + 1) + ":1", "current");
+  if (!x || !y) return make_error(shown + ": X and Y must be numbers > 0");
+  const LimitParams p = tuner::cell_params(spec, x->min, y->min);
+  if (auto why = p.validate()) return make_error(shown + ": " + *why);
+  return p;
+}
+
 }  // namespace
 
 int run_sweep(const CommandArgs& argv) {
   auto specs = trace_option_specs();
   specs.push_back({"algorithm", "A", "token-bucket, gcra, sliding-log, sliding-counter, fixed-window, leaky-bucket"});
-  specs.push_back({"capacity", "MIN:MAX:STEPS", "capacities (bucket algorithms)"});
-  specs.push_back({"refill", "MIN:MAX:STEPS", "refill rates per second (bucket algorithms)"});
-  specs.push_back({"window", "MIN:MAX:STEPS", "windows in seconds (window algorithms)"});
-  specs.push_back({"limit", "MIN:MAX:STEPS", "limits per window (window algorithms)"});
+  specs.push_back({"capacity", "MIN:MAX:STEPS[:lin]", "capacities (bucket algorithms; log-spaced unless :lin)"});
+  specs.push_back({"refill", "MIN:MAX:STEPS[:lin]", "refill rates per second (bucket algorithms)"});
+  specs.push_back({"window", "MIN:MAX:STEPS[:lin]", "windows in seconds (window algorithms)"});
+  specs.push_back({"limit", "MIN:MAX:STEPS[:lin]", "limits per window (window algorithms)"});
+  specs.push_back({"steps", "N", "without axes: N × N settings around the trace's first guess (default 9)"});
+  specs.push_back({"current", "X,Y", "the current setting (capacity,refill/s or window s,limit): the spend limit's reference"});
+  specs.push_back({"max-spend-increase", "SHARE", "spend at most SHARE more than --current admits (default 0.1 = +10%; 'off')"});
   specs.push_back({"max-429", "R", "constraint: overall 429 ratio at most R (e.g. 0.001)"});
   specs.push_back({"max-key-429", "R", "constraint: no key's 429 ratio above R"});
   specs.push_back({"max-key-spend", "USD", "constraint: no key admitted more than USD dollars in any minute"});
@@ -70,15 +103,29 @@ int run_sweep(const CommandArgs& argv) {
   const char* yn = window ? "limit" : "refill";
   const auto xt = args.get(xn);
   const auto yt = args.get(yn);
-  if (!xt || !yt) {
-    return usage_error(kName, std::string("--") + xn + " and --" + yn + " MIN:MAX:STEPS are required for " + *alg);
+  if (static_cast<bool>(xt) != static_cast<bool>(yt)) {
+    return usage_error(kName, std::string("give both --") + xn + " and --" + yn + " MIN:MAX:STEPS, or neither");
   }
-  auto x = tuner::parse_axis(*xt, xn);
-  if (!x) return usage_error(kName, x.error());
-  auto y = tuner::parse_axis(*yt, yn);
-  if (!y) return usage_error(kName, y.error());
-  spec.x = *x;
-  spec.y = *y;
+  if (xt) {
+    auto x = tuner::parse_axis(*xt, xn);
+    if (!x) return usage_error(kName, x.error());
+    auto y = tuner::parse_axis(*yt, yn);
+    if (!y) return usage_error(kName, y.error());
+    spec.x = *x;
+    spec.y = *y;
+  }
+  auto steps = integer_option(args, "steps", 9, 1, 64);
+  if (!steps) return usage_error(kName, steps.error());
+  std::optional<double> max_increase = tuner::kDefaultMaxSpendIncrease;
+  if (auto m = args.get("max-spend-increase")) {
+    if (*m == "off") {
+      max_increase.reset();
+    } else {
+      auto v = number_option(args, "max-spend-increase", 0, 0);
+      if (!v) return usage_error(kName, v.error());
+      max_increase = *v;
+    }
+  }
   auto threads = integer_option(args, "threads", 2, 1, 256);
   if (!threads) return usage_error(kName, threads.error());
   spec.threads = static_cast<int>(*threads);
@@ -95,6 +142,14 @@ int run_sweep(const CommandArgs& argv) {
   std::size_t skipped = 0;
   auto trace = load_trace_option(args, &skipped);
   if (!trace) return usage_error(kName, trace.error());
+  const tuner::FirstGuess guess = tuner::first_guess(*trace, *a);
+  if (!xt) std::tie(spec.x, spec.y) = tuner::suggest_axes(*trace, *a, static_cast<int>(*steps));
+  std::optional<LimitParams> current;
+  if (auto c = args.get("current")) {
+    auto p = current_setting(*c, spec);
+    if (!p) return usage_error(kName, p.error());
+    current = *p;
+  }
 
   PricingChoice pricing;
   if (auto why = pricing_from(args, pricing)) return usage_error(kName, *why);
@@ -106,9 +161,19 @@ int run_sweep(const CommandArgs& argv) {
   if (!result) return usage_error(kName, result.error());
   const double elapsed_s = static_cast<double>((clock.now() - t0).count()) / 1e9;
   if (auto why = tuner::check_constraints(*result, constraints)) return usage_error(kName, "--max-key-spend: " + *why);
-  const auto rec = tuner::recommend(*result, constraints);
+  tuner::GuidedSweep guided;
+  guided.all = std::move(*result);
+  tuner::OperatorConstraints operator_constraints;
+  operator_constraints.core = constraints;
+  tuner::AdviceOptions advice_options;
+  advice_options.current = current;
+  advice_options.max_spend_increase = max_increase;
+  advice_options.pricing = &pricing.options;
+  const tuner::Advice advice = tuner::advise(*trace, spec, guided, operator_constraints, advice_options);
+  const auto& rec = advice.recommendation;
+  const auto& cells = guided.all.cells;
   const bool constrained = constraints.max_ratio_429 || constraints.max_worst_key_429 ||
-                           constraints.max_worst_key_spend_per_min;
+                           constraints.max_worst_key_spend_per_min || advice.spend_cap;
 
   if (args.has("json")) {
     nlohmann::json j;
@@ -116,24 +181,33 @@ int run_sweep(const CommandArgs& argv) {
     j["events"] = trace->events.size();
     j["skipped_lines"] = skipped;
     j["elapsed_s"] = elapsed_s;
-    j["priced"] = result->priced;
-    j["unpriced_reason"] = result->unpriced_reason;
+    j["priced"] = guided.all.priced;
+    j["unpriced_reason"] = guided.all.unpriced_reason;
+    j["spacing"] = {spec.x.spacing == tuner::Spacing::log ? "log" : "lin",
+                    spec.y.spacing == tuner::Spacing::log ? "log" : "lin"};
     j["cells"] = nlohmann::json::array();
-    for (const auto& c : result->cells) j["cells"].push_back(cell_json(c, window));
+    for (const auto& c : cells) j["cells"].push_back(cell_json(c, window));
     j["frontier"] = rec.frontier;
-    j["recommendation"] = constrained && rec.best ? cell_json(result->cells[*rec.best], window)
-                                                  : nlohmann::json(nullptr);
+    j["recommendation"] = constrained && rec.best ? cell_json(cells[*rec.best], window) : nlohmann::json(nullptr);
+    j["first_guess"] = {{"setting", tuner::setting_text(guess.params)}, {"basis", guess.basis}};
+    nlohmann::json edges = nlohmann::json::array();
+    for (const auto& e : advice.edges) {
+      edges.push_back({{"axis", e.axis == 0 ? xn : yn}, {"end", e.low ? "low" : "high"}, {"value", e.value}});
+    }
+    j["advice"] = {{"lines", advice.lines},
+                   {"edges", edges},
+                   {"spend_cap", advice.spend_cap ? nlohmann::json(*advice.spend_cap) : nlohmann::json(nullptr)},
+                   {"excluded_by_spend", advice.excluded_by_spend ? cell_json(cells[*advice.excluded_by_spend], window)
+                                                                  : nlohmann::json(nullptr)},
+                   {"current", figures_json(advice.current)},
+                   {"recommended", figures_json(advice.best)}};
     std::cout << json_text(j) << "\n";
   } else {
-    std::cout << result->cells.size() << " settings over " << trace->events.size() << " requests in "
+    std::cout << cells.size() << " settings over " << trace->events.size() << " requests in "
               << elapsed_s << " s\n";
+    std::cout << "first guess: " << tuner::setting_text(guess.params) << " (" << guess.basis << ")\n";
     if (constrained) {
-      if (rec.best) {
-        std::cout << "recommended: " << result->cells[*rec.best].params.describe() << " ("
-                  << result->cells[*rec.best].total.ratio_429() * 100 << "% 429)\n";
-      } else {
-        std::cout << "no setting in the grid meets the constraints\n";
-      }
+      for (const auto& line : advice.lines) std::cout << line << "\n";
     }
   }
   return 0;

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "core/limiter/algorithms.h"
+#include "core/tuner/first_guess.h"
 #include "core/tuner/well_behaved.h"
 
 namespace limitscope::tuner {
@@ -79,28 +80,19 @@ std::size_t sweep_state_bytes(const Trace& trace, const SweepSpec& spec) {
 }
 
 std::pair<SweepAxis, SweepAxis> suggest_axes(const Trace& trace, Algorithm algorithm, int steps) {
-  const double span = std::max(1.0, trace.duration_s());
-  std::vector<double> cost(trace.keys.size(), 0);
-  for (const TraceEvent& e : trace.events) cost[e.key] += e.cost;
-  const auto keep = well_behaved_keys(trace);
-  double slow = 0;
-  double fast = 0;
-  for (std::size_t k = 0; k < cost.size(); ++k) {
-    if (!keep[k]) continue;
-    const double rate = cost[k] / span;  // cost units per second
-    slow = slow == 0 ? rate : std::min(slow, rate);
-    fast = std::max(fast, rate);
-  }
+  const FirstGuess g = first_guess(trace, algorithm);
   const double big = std::max(1.0, largest_cost(trace));
-  const double lo_rate = std::max(0.01, slow / 2);
-  const double hi_rate = std::max(lo_rate * 4, fast * 2);
   steps = std::clamp(steps, 1, 4096);
   const auto axis = [steps](double lo, double hi) {
-    return SweepAxis{lo, std::max(hi, lo * 2), steps};
+    return SweepAxis{lo, std::max(hi, lo * 2), steps, Spacing::log};
   };
-  if (is_window_algorithm(algorithm))
-    return {axis(1, 60), axis(std::max(big, lo_rate), std::max(big * 2, hi_rate * 60))};
-  return {axis(big, std::max(big * 4, hi_rate * 10)), axis(lo_rate, hi_rate)};
+  if (is_window_algorithm(algorithm)) {
+    // Windows of 1 s to 10 min; limits from one second's share of the guess to ten times it.
+    return {axis(1, 600), axis(std::max(big, g.params.limit / 60), g.params.limit * 10)};
+  }
+  const double rate = g.params.refill.per_second();
+  return {axis(std::max(big, g.params.capacity / 8), std::max(big * 4, g.params.capacity * 8)),
+          axis(std::max(0.01, rate / 8), rate * 8)};
 }
 
 std::string describe_429s(const Counts& c) {

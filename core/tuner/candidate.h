@@ -36,10 +36,10 @@ std::vector<FieldProblem> check_candidate(const LimitParams& params, double larg
 /// The state memory a sweep keeps: one state per key × configuration, plus its counters.
 std::size_t sweep_state_bytes(const Trace& trace, const SweepSpec& spec);
 
-/// Sweep axes that fit a trace: for buckets, refill from half the slowest well-behaved key's
-/// cost rate to twice the fastest's, capacity from the largest cost to ten seconds of that
-/// fastest rate; for windows, 1 s to 60 s and limits covering the same rates over a window.
-/// Keys are judged well-behaved as in well_behaved.h.
+/// Log-spaced sweep axes centred on the trace's first guess (first_guess.h): for buckets,
+/// capacity from 1/8 to 8 times the guess (never below the largest cost) and refill from 1/8 to
+/// 8 times; for windows, 1 s to 10 min and limits from a second's share of the guessed
+/// per-minute limit to ten times it.
 std::pair<SweepAxis, SweepAxis> suggest_axes(const Trace& trace, Algorithm algorithm, int steps);
 
 /// What applying a candidate to a rule would change.

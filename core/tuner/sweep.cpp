@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "core/limiter/algorithms.h"
+#include "core/tuner/number_text.h"
 
 namespace limitscope::tuner {
 
@@ -223,7 +224,16 @@ std::vector<double> SweepAxis::values() const {
   std::vector<double> out;
   if (steps <= 1) return {min};
   for (int i = 0; i < steps; ++i) {
-    out.push_back(i == steps - 1 ? max : min + (max - min) * i / (steps - 1));
+    if (i == 0 || i == steps - 1) {
+      out.push_back(i == 0 ? min : max);
+    } else if (spacing == Spacing::linear) {
+      out.push_back(min + (max - min) * i / (steps - 1));
+    } else {
+      const double v = min * std::pow(max / min, static_cast<double>(i) / (steps - 1));
+      // 3 significant digits, kept strictly inside (min, max) and rising.
+      const double r = round_significant(v, 3);
+      out.push_back(r > out.back() && r < max ? r : v);
+    }
   }
   return out;
 }
@@ -232,7 +242,15 @@ Expected<SweepAxis> parse_axis(std::string_view text, std::string_view what) {
   const std::string shown = "--" + std::string(what) + " '" + std::string(text) + "'";
   const auto a = text.find(':');
   const auto b = a == std::string_view::npos ? a : text.find(':', a + 1);
-  if (b == std::string_view::npos) return make_error(shown + ": expected MIN:MAX:STEPS");
+  if (b == std::string_view::npos) return make_error(shown + ": expected MIN:MAX:STEPS[:log|lin]");
+  const auto c = text.find(':', b + 1);
+  Spacing spacing = Spacing::log;
+  if (c != std::string_view::npos) {
+    const std::string_view how = text.substr(c + 1);
+    if (how == "lin" || how == "linear") spacing = Spacing::linear;
+    else if (how != "log") return make_error(shown + ": the spacing after STEPS must be log or lin");
+    text = text.substr(0, c);
+  }
   auto num = [](std::string_view s, double& v) {
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     return !s.empty() && ec == std::errc{} && p == s.data() + s.size() && std::isfinite(v);
@@ -248,6 +266,7 @@ Expected<SweepAxis> parse_axis(std::string_view text, std::string_view what) {
     return make_error(shown + ": STEPS must be a whole number in 1..4096");
   }
   axis.steps = static_cast<int>(steps);
+  axis.spacing = spacing;
   if (axis.min == axis.max && axis.steps != 1) return make_error(shown + ": MIN == MAX needs STEPS 1");
   return axis;
 }
@@ -321,7 +340,8 @@ bool meets(const SweepResult& result, const SweepCell& cell, const Constraints& 
   return (!constraints.max_ratio_429 || cell.total.ratio_429() <= *constraints.max_ratio_429) &&
          (!constraints.max_worst_key_429 || cell.worst_key_429 <= *constraints.max_worst_key_429) &&
          (!constraints.max_worst_key_spend_per_min ||
-          (result.priced && cell.worst_key_spend_per_min <= *constraints.max_worst_key_spend_per_min));
+          (result.priced && cell.worst_key_spend_per_min <= *constraints.max_worst_key_spend_per_min)) &&
+         (!constraints.max_cheapness || cell_cheapness(result, cell) <= *constraints.max_cheapness);
 }
 
 std::optional<std::string> check_constraints(const SweepResult& result, const Constraints& constraints) {

@@ -20,11 +20,21 @@
 
 namespace limitscope::tuner {
 
-/// STEPS values from MIN to MAX inclusive, evenly spaced.
+/// How the values of an axis are spread between MIN and MAX.
+enum class Spacing {
+  /// Even ratios (the default): settings span orders of magnitude, and a grid of 12 from 15 to
+  /// 9,000 tries 15, 27, 48, … rather than 15, 832, 1,649, … Values between the ends are
+  /// rounded to 3 significant digits, so a recommendation reads as a number an operator types.
+  log,
+  linear,  ///< even steps
+};
+
+/// STEPS values from MIN to MAX inclusive.
 struct SweepAxis {
   double min = 0;
   double max = 0;
   int steps = 1;
+  Spacing spacing = Spacing::log;
   std::vector<double> values() const;
 };
 
@@ -56,7 +66,8 @@ struct SweepResult {
   std::string unpriced_reason;   ///< as SpendSummary::unpriced_reason
 };
 
-/// Parses "MIN:MAX:STEPS" (STEPS >= 1; MIN <= MAX; MIN == MAX needs STEPS 1).
+/// Parses "MIN:MAX:STEPS" or "MIN:MAX:STEPS:log|lin" (STEPS >= 1; MIN <= MAX; MIN == MAX needs
+/// STEPS 1). Log-spaced unless ":lin".
 Expected<SweepAxis> parse_axis(std::string_view text, std::string_view what);
 
 /// @param cancel checked between chunks of events; a cancelled sweep returns an error
@@ -73,6 +84,9 @@ struct Constraints {
   std::optional<double> max_worst_key_429;   ///< no key's 429 ratio above this
   /// No key admitted more than this many dollars in any minute (needs a priced sweep).
   std::optional<double> max_worst_key_spend_per_min;
+  /// Spend at most this, in cell_cheapness() units (dollars when priced, else cost units): the
+  /// spend limit relative to the current setting (advice.h) sets it.
+  std::optional<double> max_cheapness;
 };
 
 struct Recommendation {

@@ -3,7 +3,8 @@
 // unless --skip-bad-lines, every sweep cell present with a recommendation under a constraint,
 // and bad parameters refused with exit 2; spend in dollars (tokens at the policy's prices, or
 // an assumed count), the worst key's minute and the quota timeline in replay's JSON; a sweep's
-// spend constraint, refused in words when the trace has no prices.
+// spend constraint, refused in words when the trace has no prices; the advice (first guess,
+// spend limit against --current, edge of the grid) as the Tuner tab prints it.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -114,7 +115,7 @@ TEST(SweepCli, SpendConstraint) {
   const std::string path = write_temp("priced_sweep.jsonl", priced_trace());
   // Capacities 8, 16, 24, 32: the worst key's minute costs $8 per 8 units of capacity.
   auto r = run_cli("sweep --trace " + quoted(path) +
-                   " --algorithm token-bucket --capacity 8:32:4 --refill 1:1:1 --max-key-spend 20 --json");
+                   " --algorithm token-bucket --capacity 8:32:4:lin --refill 1:1:1 --max-key-spend 20 --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json j = json::parse(r.out);
   EXPECT_TRUE(j["priced"].get<bool>());
@@ -122,7 +123,7 @@ TEST(SweepCli, SpendConstraint) {
   EXPECT_DOUBLE_EQ(j["cells"][2]["worst_key_usd_per_min"].get<double>(), 24.0);
   ASSERT_TRUE(j["recommendation"].is_object());
   EXPECT_EQ(j["recommendation"]["capacity"], 8);  // the cheapest under $20 a minute
-  auto tight = run_cli("sweep --trace " + quoted(path) + " --algorithm token-bucket --capacity 8:32:4 "
+  auto tight = run_cli("sweep --trace " + quoted(path) + " --algorithm token-bucket --capacity 8:32:4:lin "
                        "--refill 1:1:1 --max-key-spend 20 --max-429 0.5 --json");
   ASSERT_EQ(tight.exit_code, 0) << tight.err;
   EXPECT_TRUE(json::parse(tight.out)["recommendation"].is_null());  // 429s above half at $16
@@ -186,6 +187,51 @@ TEST(SweepCli, EveryCellAndARecommendation) {
   auto bad = run_cli("sweep --trace " + quoted(path) + " --algorithm token-bucket --capacity 10:1:3 --refill 1:2:2");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--capacity '10:1:3': needs 0 < MIN <= MAX"), std::string::npos) << bad.err;
+}
+
+// Key k sends cost 1 every 100 ms for 100 s (exactly 10/s).
+std::string steady_trace() {
+  std::string t;
+  for (int i = 0; i < 1000; ++i) t += "{\"t\": " + std::to_string(0.1 * i) + ", \"key\": \"k\"}\n";
+  return t;
+}
+
+TEST(SweepCli, AdvisesWithTheSpendLimitTheGridsEdgeAndAFirstGuess) {
+  const std::string path = write_temp("steady.jsonl", steady_trace());
+  // Without axes: a log grid around the first guess (10 in its busiest second, 10/s).
+  auto guessed = run_cli("sweep --trace " + quoted(path) + " --algorithm token-bucket --steps 5 --max-429 0.001 --json");
+  ASSERT_EQ(guessed.exit_code, 0) << guessed.err;
+  const json g = json::parse(guessed.out);
+  EXPECT_EQ(g["cells"].size(), 25u);
+  EXPECT_EQ(g["spacing"][0], "log");
+  EXPECT_EQ(g["first_guess"]["setting"], "token-bucket capacity 10, refill 10/s");
+  ASSERT_TRUE(g["recommendation"].is_object());
+  EXPECT_TRUE(g["advice"]["spend_cap"].is_null());  // no --current: no spend limit
+
+  // The current setting admits 100; every setting meeting ≤ 0.1% 429s admits 1,000: excluded.
+  const std::string grid = " --algorithm token-bucket --capacity 1:4:3:lin --refill 10:40:3:lin --max-429 0.001";
+  auto capped = run_cli("sweep --trace " + quoted(path) + grid + " --current 1,1 --json");
+  ASSERT_EQ(capped.exit_code, 0) << capped.err;
+  const json c = json::parse(capped.out);
+  EXPECT_TRUE(c["recommendation"].is_null());
+  EXPECT_DOUBLE_EQ(c["advice"]["spend_cap"].get<double>(), 110.0);
+  EXPECT_EQ(c["advice"]["excluded_by_spend"]["refill_per_s"], 10);
+  EXPECT_EQ(c["advice"]["current"]["admitted"], 100);
+  // The excluded cell is on the refill axis's low end: widen the range downward.
+  ASSERT_EQ(c["advice"]["edges"].size(), 1u);
+  EXPECT_EQ(c["advice"]["edges"][0]["axis"], "refill");
+  EXPECT_EQ(c["advice"]["edges"][0]["end"], "low");
+
+  auto text = run_cli("sweep --trace " + quoted(path) + grid + " --current 1,1 --max-spend-increase 10");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("Recommended ★: token-bucket capacity 1, refill 10/s."), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("(the current setting: 100 cost units, +900%; limit +1,000%)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("widen the range downward"), std::string::npos) << text.out;
+
+  for (const char* bad : {"--current 1", "--current 0,1", "--max-spend-increase -1", "--refill 1:2:2"}) {
+    auto b = run_cli("sweep --trace " + quoted(path) + " --algorithm token-bucket " + bad);
+    EXPECT_EQ(b.exit_code, 2) << bad;
+  }
 }
 
 TEST(ReplayCli, ReadsTheDecisionStreamOfARule) {

@@ -151,7 +151,7 @@ TEST_F(ExactTraceTimes, SweepCellsEqualTheOracle) {
   ASSERT_EQ(load.error_count, 0u);
   SweepSpec spec;
   spec.base = params(1);
-  spec.x = {2, 4, 3};
+  spec.x = {2, 4, 3, Spacing::linear};  // capacities 2, 3, 4 as the oracle has them
   spec.y = {kPerSecond, kPerSecond, 1};
   auto result = sweep(load.trace, spec);
   ASSERT_TRUE(result.ok()) << result.error();

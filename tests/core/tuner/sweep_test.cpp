@@ -160,7 +160,7 @@ TEST(Sweep, SpendConstraintPicksTheCheapestCellUnderIt) {
 }
 
 TEST(Sweep, AxesAndBadInput) {
-  auto axis = parse_axis("10:100:10", "capacity");
+  auto axis = parse_axis("10:100:10:lin", "capacity");
   ASSERT_TRUE(axis.ok());
   const auto v = axis->values();
   ASSERT_EQ(v.size(), 10u);

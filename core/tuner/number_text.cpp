@@ -1,0 +1,86 @@
+#include "core/tuner/number_text.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace limitscope::tuner {
+
+namespace {
+
+// Groups the integer digits of a plain decimal text ("-12345.6" -> "-12,345.6").
+std::string grouped(const std::string& plain) {
+  const std::size_t start = plain[0] == '-' ? 1 : 0;
+  const std::size_t dot = plain.find('.');
+  const std::size_t end = dot == std::string::npos ? plain.size() : dot;
+  std::string out = plain.substr(0, start);
+  for (std::size_t i = start; i < end; ++i) {
+    if (i > start && (end - i) % 3 == 0) out += ',';
+    out += plain[i];
+  }
+  return out + plain.substr(end);
+}
+
+}  // namespace
+
+double round_significant(double v, int digits) {
+  if (v == 0 || !std::isfinite(v)) return v;
+  const int shift = digits - 1 - static_cast<int>(std::floor(std::log10(std::fabs(v))));
+  // Dividing by an exact power of ten gives the double nearest the decimal (26.8, not
+  // 26.800000000000001 as multiplying by 0.1 does).
+  const double scale = std::pow(10.0, std::abs(shift));
+  return shift >= 0 ? std::round(v * scale) / scale : std::round(v / scale) * scale;
+}
+
+std::string number_text(double v, int digits) {
+  if (!std::isfinite(v)) return v > 0 ? "∞" : (v < 0 ? "-∞" : "n/a");
+  if (v == 0) return "0";
+  const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(v))));
+  const int decimals = std::clamp(digits - 1 - magnitude, 0, 12);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  std::string s = buf;
+  if (s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  // Beyond `digits` significant digits an integer keeps its digits (9183 stays 9,183 only when
+  // digits >= 4): round it to the significant ones.
+  if (decimals == 0 && magnitude + 1 > digits) {
+    std::snprintf(buf, sizeof buf, "%.0f", round_significant(v, digits));
+    s = buf;
+  }
+  return grouped(s);
+}
+
+std::string percent_text(double ratio) {
+  const double pct = ratio * 100;
+  if (pct != 0 && std::fabs(pct) < 0.01) return pct > 0 ? "<0.01%" : ">-0.01%";
+  // Two decimals below 10% (0.12%), else 3 significant digits, grouped.
+  if (std::fabs(pct) < 10) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f", pct);
+    std::string s = buf;
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+    return s + "%";
+  }
+  return number_text(std::round(pct), std::max(3, static_cast<int>(std::floor(std::log10(std::fabs(pct)))) + 1)) + "%";
+}
+
+std::string percent_change_text(double ratio) {
+  const std::string p = percent_text(ratio);
+  return ratio >= 0 && p[0] != '<' ? "+" + p : p;
+}
+
+std::string dollars_text(double usd) {
+  if (std::fabs(usd) >= 1) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.2f", usd);
+    std::string s = buf;
+    return "$" + (std::fabs(usd) >= 1000 ? number_text(std::round(usd), 12) : s);
+  }
+  return "$" + number_text(usd, 2);
+}
+
+}  // namespace limitscope::tuner
