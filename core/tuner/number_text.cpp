@@ -74,11 +74,11 @@ std::string percent_change_text(double ratio) {
 }
 
 std::string dollars_text(double usd) {
+  if (std::fabs(usd) >= 100) return "$" + number_text(std::round(usd), 15);  // whole dollars
   if (std::fabs(usd) >= 1) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.2f", usd);
-    std::string s = buf;
-    return "$" + (std::fabs(usd) >= 1000 ? number_text(std::round(usd), 12) : s);
+    return "$" + std::string(buf);
   }
   return "$" + number_text(usd, 2);
 }

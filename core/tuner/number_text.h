@@ -20,7 +20,7 @@ std::string percent_change_text(double ratio);
 /// A ratio as a percentage: 0.0012 -> "0.12%", 46.06 -> "4,606%".
 std::string percent_text(double ratio);
 
-/// Dollars: "$12.30", "$0.0042", "$1,234".
+/// Dollars: "$0.0042", "$12.30", whole dollars from $100 ("$491", "$1,234").
 std::string dollars_text(double usd);
 
 }  // namespace limitscope::tuner

@@ -6,6 +6,8 @@
 #include <QToolTip>
 #include <cmath>
 
+#include "core/tuner/number_text.h"
+
 namespace limitscope::ui {
 
 namespace {
@@ -15,14 +17,15 @@ constexpr int kBottom = 40;  // x labels and title
 constexpr int kTop = 24;     // legend line
 constexpr int kRight = 12;
 
+// As the advice prints numbers: "11,200", "51.3" (never "1.12e+04").
 QString axis_value(double v) {
-  return QString::number(v, 'g', 4);
+  return QString::fromStdString(tuner::number_text(v));
 }
 
 }  // namespace
 
 SweepHeatmap::SweepHeatmap(QWidget* parent) : QWidget(parent) {
-  setMinimumSize(320, 220);
+  setMinimumSize(280, 150);  // the Tuner tab fits 1280×720 with the advice beside it
   setMouseTracking(false);
 }
 
@@ -97,9 +100,13 @@ void SweepHeatmap::paintEvent(QPaintEvent*) {
   const bool window = is_window_algorithm(m_spec.base.algorithm);
   const QString xName = window ? tr("window (s)") : tr("capacity");
   const QString yName = window ? tr("limit") : tr("refill (/s)");
+  // The legend in full where it fits, else a short form (beside the advice the map is narrow).
+  QString legend = tr("colour: 429 ratio of well-behaved keys (green 0, yellow 1%, red 100%)   "
+                      "outline: Pareto frontier   ★ recommended");
+  if (painter.fontMetrics().horizontalAdvance(legend) > width())
+    legend = tr("well-behaved 429s: green 0, yellow 1%, red 100%  □ frontier  ★ best");
   painter.drawText(QRect(0, 2, width(), kTop - 4), Qt::AlignCenter,
-                   tr("colour: 429 ratio of well-behaved keys (green 0, yellow 1%, red 100%)   "
-                      "outline: Pareto frontier   ★ recommended"));
+                   painter.fontMetrics().elidedText(legend, Qt::ElideRight, width()));
   const auto& cells = m_result->all.cells;
   const auto& good = m_result->well_behaved.cells;
   for (int c = 0; c < static_cast<int>(cells.size()); ++c) {

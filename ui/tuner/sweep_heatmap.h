@@ -25,6 +25,8 @@ class SweepHeatmap : public QWidget {
   bool hasSweep() const { return m_result != nullptr; }
   /// All keys' cells (null before a sweep).
   const tuner::SweepResult* result() const { return m_result ? &m_result->all : nullptr; }
+  /// The grid the shown sweep ran on.
+  const tuner::SweepSpec& spec() const { return m_spec; }
   const tuner::Recommendation& recommendation() const { return m_recommendation; }
 
   /// Where cell `index` is drawn (for tests: click its centre).

@@ -14,6 +14,8 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QVBoxLayout>
@@ -35,6 +37,7 @@ namespace limitscope::ui {
 namespace {
 
 constexpr int kShownErrors = 20;
+constexpr int kAdviceWidth = 340;  // px: about 50 characters a line beside the heatmap
 
 QString q(const std::string& s) {
   return QString::fromStdString(s);
@@ -69,7 +72,13 @@ TunerTab::TunerTab(const QString& redis_url, QWidget* parent)
   auto* root = new QVBoxLayout(this);
   root->addWidget(buildTracePanel());
   auto* split = new QSplitter(Qt::Horizontal, this);
-  auto* left = new QWidget(split);
+  // The settings column scrolls on its own, so the tab fits a 1280×720 window and the chart,
+  // the recommendation and the heatmap on the right stay in view.
+  auto* leftScroll = new QScrollArea(split);
+  leftScroll->setWidgetResizable(true);
+  leftScroll->setFrameShape(QFrame::NoFrame);
+  leftScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  auto* left = new QWidget(leftScroll);
   auto* leftLayout = new QVBoxLayout(left);
   leftLayout->setContentsMargins(0, 0, 0, 0);
   m_current = new ParamEditor(tr("Current setting"), left);
@@ -79,6 +88,9 @@ TunerTab::TunerTab(const QString& redis_url, QWidget* parent)
   leftLayout->addWidget(buildLivePanel());
   leftLayout->addWidget(buildSweepPanel());
   leftLayout->addStretch(1);
+  leftScroll->setWidget(left);
+  leftScroll->setMinimumWidth(left->minimumSizeHint().width() +
+                              leftScroll->verticalScrollBar()->sizeHint().width());
   auto* right = new QSplitter(Qt::Vertical, split);
   auto* chartBox = new QWidget(right);
   auto* chartLayout = new QVBoxLayout(chartBox);
@@ -102,14 +114,30 @@ TunerTab::TunerTab(const QString& redis_url, QWidget* parent)
   // The sweep's heatmap and the what-if scenarios share the lower half.
   m_lowerTabs = new QTabWidget(right);
   m_lowerTabs->setDocumentMode(true);
-  m_heatmap = new SweepHeatmap(m_lowerTabs);
-  m_lowerTabs->addTab(m_heatmap, tr("Sweep"));
+  // The sweep page: the heatmap, and beside it the recommendation in full (word-wrapped at a
+  // fixed width, the page at least as tall as its text: see showAdvice()).
+  auto* sweepPage = new QWidget(m_lowerTabs);
+  auto* sweepLayout = new QHBoxLayout(sweepPage);
+  sweepLayout->setContentsMargins(0, 0, 0, 0);
+  m_heatmap = new SweepHeatmap(sweepPage);
+  m_advice = new QLabel(sweepPage);
+  m_advice->setObjectName(QStringLiteral("sweepAdvice"));
+  m_advice->setWordWrap(true);
+  m_advice->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+  m_advice->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_advice->setFrameShape(QFrame::StyledPanel);
+  m_advice->setMargin(4);
+  m_advice->setFixedWidth(kAdviceWidth);
+  m_advice->hide();
+  sweepLayout->addWidget(m_heatmap, 1);
+  sweepLayout->addWidget(m_advice, 0, Qt::AlignTop);
+  m_lowerTabs->addTab(sweepPage, tr("Sweep"));
   m_lowerTabs->addTab(buildScenarioPanel(m_lowerTabs), tr("Outage and routing what-ifs"));
   right->addWidget(chartBox);
   right->addWidget(m_lowerTabs);
   right->setStretchFactor(0, 3);
   right->setStretchFactor(1, 2);
-  split->addWidget(left);
+  split->addWidget(leftScroll);
   split->addWidget(right);
   split->setStretchFactor(1, 1);
   root->addWidget(split, 1);
@@ -388,6 +416,9 @@ void TunerTab::adoptTrace(TracePtr trace, const QString& source, std::size_t ski
   m_status->setText(tr("Loaded."));
   m_heatmap->clear();
   m_sweepLabel->clear();
+  showAdvice({});
+  m_firstGuess = tuner::first_guess(*m_trace, m_candidate->params().algorithm);
+  m_guessButton->setToolTip(q(m_firstGuess.basis));
   const auto [x, y] =
       tuner::suggest_axes(*m_trace, m_candidate->params().algorithm, m_steps[0]->value());
   setSweepAxes(x.min, x.max, x.steps, y.min, y.max, m_steps[1]->value());

@@ -16,6 +16,7 @@
 #include "core/redis/rule_config.h"
 #include "core/sources/dashboard_snapshot.h"
 #include "core/sources/key_names.h"
+#include "core/tuner/first_guess.h"
 #include "ui/tuner/apply_dialog.h"
 #include "ui/tuner/tuner_worker.h"
 
@@ -102,6 +103,15 @@ class TunerTab : public QWidget {
   void setWellBehaved429Constraint(std::optional<double> ratio);
   /// "Spend of the worst key ≤ $X per minute".
   void setMaxKeySpendConstraint(std::optional<double> dollars_per_minute);
+  /// The spend limit: at most `share` more than the current setting admits (0.10 = +10%, the
+  /// default); nullopt turns it off.
+  void setSpendLimit(std::optional<double> share);
+  /// Log-spaced sweep axes (the default) or even steps.
+  void setLogGrid(bool log);
+  /// Makes the trace's first guess (core/tuner/first_guess.h) the candidate.
+  void useFirstGuess();
+  /// The sweep's recommendation in full, beside the heatmap.
+  QLabel* adviceLabel() const { return m_advice; }
   /// Tokens assumed for requests the trace gives no count (nullopt: none, they stay unpriced).
   void setTokensPerRequest(std::optional<int> tokens);
   /// Levels and 429s (0) or spend and quota burn (1) in the what-if chart.
@@ -162,6 +172,8 @@ class TunerTab : public QWidget {
   void requestWhatIf(bool current);
   void onWhatIf(const WhatIfResult& result);
   void onSweep(const SweepOutcome& outcome);
+  /// The recommendation beside the heatmap ("" hides it).
+  void showAdvice(const QString& text);
   void onConfig(const ConfigResult& result);
   void onCandidateChanged();
   void updateLiveButtons();
@@ -243,6 +255,12 @@ class TunerTab : public QWidget {
   QDoubleSpinBox* m_keySpend = nullptr;
   QPushButton* m_sweepButton = nullptr;
   QLabel* m_sweepLabel = nullptr;
+  QLabel* m_advice = nullptr;
+  QCheckBox* m_logGrid = nullptr;
+  QCheckBox* m_useSpendLimit = nullptr;
+  QDoubleSpinBox* m_spendIncrease = nullptr;
+  QPushButton* m_guessButton = nullptr;
+  tuner::FirstGuess m_firstGuess;
   QLabel* m_axisLabel[2] = {};
   SweepHeatmap* m_heatmap = nullptr;
   // scenarios

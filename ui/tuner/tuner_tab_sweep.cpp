@@ -13,7 +13,7 @@
 #include <QThread>
 
 #include "core/tuner/candidate.h"
-#include "ui/tuner/dollars.h"
+#include "core/tuner/advice.h"
 #include "ui/tuner/param_editor.h"
 #include "ui/tuner/sweep_heatmap.h"
 #include "ui/tuner/tuner_tab.h"
@@ -75,6 +75,13 @@ QWidget* TunerTab::buildSweepPanel() {
       tr("The most dollars one key had admitted within any minute of the "
          "trace (needs token counts and model prices)"));
   m_useGood429->setChecked(true);
+  constraint(m_useSpendLimit, m_spendIncrease, tr("Spend ≤ the current setting's +"), 10);
+  m_spendIncrease->setRange(0, 100000);
+  m_spendIncrease->setDecimals(1);
+  m_useSpendLimit->setToolTip(
+      tr("Dollars admitted on the trace (cost units when unpriced) at most this much more than "
+         "the current setting admits"));
+  m_useSpendLimit->setChecked(true);
   m_goodFactor = new QDoubleSpinBox(box);
   m_goodFactor->setRange(1, 1000);
   m_goodFactor->setValue(5);
@@ -88,7 +95,14 @@ QWidget* TunerTab::buildSweepPanel() {
          "else least cost admitted."));
   note->setWordWrap(true);
   form->addRow(note);
+  m_logGrid = new QCheckBox(tr("Log-spaced grid (even ratios between settings)"), box);
+  m_logGrid->setChecked(true);
+  form->addRow(m_logGrid);
   auto* row = new QHBoxLayout;
+  m_guessButton = new QPushButton(tr("First guess"), box);
+  m_guessButton->setToolTip(tr("Load a trace: the candidate from the keys' rate percentiles"));
+  connect(m_guessButton, &QPushButton::clicked, this, &TunerTab::useFirstGuess);
+  row->addWidget(m_guessButton);
   auto* around = new QPushButton(tr("Around candidate"), box);
   connect(around, &QPushButton::clicked, this, [this] {
     const LimitParams p = m_candidate->params();
@@ -138,6 +152,34 @@ void TunerTab::setMaxKeySpendConstraint(std::optional<double> dollars_per_minute
   if (dollars_per_minute) m_keySpend->setValue(*dollars_per_minute);
 }
 
+void TunerTab::showAdvice(const QString& text) {
+  m_advice->setText(text);
+  m_advice->setVisible(!text.isEmpty());
+  // The label's width is fixed, so the height its wrapped text needs is known: the page (and
+  // the splitter above it) then never gives it less.
+  m_advice->setMinimumHeight(text.isEmpty() ? 0 : m_advice->heightForWidth(m_advice->width()));
+}
+
+void TunerTab::setSpendLimit(std::optional<double> share) {
+  m_useSpendLimit->setChecked(share.has_value());
+  if (share) m_spendIncrease->setValue(*share * 100);
+}
+
+void TunerTab::setLogGrid(bool log) { m_logGrid->setChecked(log); }
+
+void TunerTab::useFirstGuess() {
+  if (!m_trace) {
+    m_sweepLabel->setText(tr("Load a trace first."));
+    return;
+  }
+  if (m_firstGuess.params.algorithm != m_candidate->params().algorithm)
+    m_firstGuess = tuner::first_guess(*m_trace, m_candidate->params().algorithm);
+  m_candidate->setParams(m_firstGuess.params);
+  onCandidateChanged();
+  m_sweepLabel->setText(tr("First guess: %1 (%2).")
+                            .arg(q(tuner::setting_text(m_firstGuess.params)), q(m_firstGuess.basis)));
+}
+
 void TunerTab::setMaxKey429Constraint(std::optional<double> ratio) {
   m_useKey429->setChecked(ratio.has_value());
   if (ratio) m_key429->setValue(*ratio * 100);
@@ -149,11 +191,12 @@ void TunerTab::runSweep() {
     emit sweepFinished(false, m_sweepLabel->text());
     return;
   }
-  m_lowerTabs->setCurrentWidget(m_heatmap);
+  m_lowerTabs->setCurrentIndex(0);
   tuner::SweepSpec spec;
   spec.base = m_candidate->params();
-  spec.x = {m_axis[0]->value(), m_axis[1]->value(), m_steps[0]->value()};
-  spec.y = {m_axis[2]->value(), m_axis[3]->value(), m_steps[1]->value()};
+  const auto spacing = m_logGrid->isChecked() ? tuner::Spacing::log : tuner::Spacing::linear;
+  spec.x = {m_axis[0]->value(), m_axis[1]->value(), m_steps[0]->value(), spacing};
+  spec.y = {m_axis[2]->value(), m_axis[3]->value(), m_steps[1]->value(), spacing};
   spec.threads = std::max(1, QThread::idealThreadCount());
   QString why;
   if (spec.x.min > spec.x.max || spec.y.min > spec.y.max)
@@ -180,11 +223,13 @@ void TunerTab::runSweep() {
   if (m_useGood429->isChecked()) c.max_well_behaved_429 = m_good429->value() / 100;
   if (m_useKeySpend->isChecked()) c.core.max_worst_key_spend_per_min = m_keySpend->value();
   c.well_behaved_factor = m_goodFactor->value();
+  std::optional<double> spendLimit;
+  if (m_useSpendLimit->isChecked()) spendLimit = m_spendIncrease->value() / 100;
   startJob(tr("Sweeping"));
-  QMetaObject::invokeMethod(m_jobs,
-                            [w = m_jobs, t = m_trace, spec, c, pr = m_pricing, cancel = m_cancel] {
-                              if (w) w->runSweep(t, spec, c, pr, cancel);
-                            });
+  QMetaObject::invokeMethod(m_jobs, [w = m_jobs, t = m_trace, spec, c, pr = m_pricing, cancel = m_cancel,
+                                     current = m_current->params(), spendLimit] {
+    if (w) w->runSweep(t, spec, c, pr, cancel, current, spendLimit);
+  });
 }
 
 void TunerTab::onSweep(const SweepOutcome& o) {
@@ -206,31 +251,21 @@ void TunerTab::onSweep(const SweepOutcome& o) {
                      .arg(o.result->well_behaved_keys)
                      .arg(o.result->keys);
   if (!o.constraintProblem.isEmpty()) {
-    text += tr("The spend limit cannot be judged: %1. ").arg(o.constraintProblem);
+    text += tr("The worst key's spend limit cannot be judged: %1. ").arg(o.constraintProblem);
   }
-  if (o.recommendation.best) {
-    const auto& cell = o.result->all.cells[*o.recommendation.best];
-    const auto& good = o.result->well_behaved.cells[*o.recommendation.best];
-    text += tr("Recommended ★: %1 — 429s %2; well-behaved keys %3")
-                .arg(q(cell.params.describe()), q(tuner::describe_429s(cell.total)),
-                     q(tuner::describe_429s(good.total)));
-    text += priced ? tr("; %1 admitted, worst key %2/min.")
-                         .arg(format_dollars(cell.total.admitted_spend),
-                              format_dollars(cell.worst_key_spend_per_min))
-                   : QStringLiteral(".");
-  } else {
-    text += tr("No setting in the grid meets the constraints.");
-  }
-  text += tr(" Click a cell to make it the candidate.");
+  showAdvice(q(o.advice.text()));
+  text += tr("The recommendation is beside the heatmap. Click a cell to make it the candidate.");
   m_sweepLabel->setText(text);
   m_status->setText(tr("Sweep done."));
-  emit sweepFinished(true, text);
+  emit sweepFinished(true, text + QLatin1Char('\n') + m_advice->text());
   if (m_demo) {
     m_demo = false;
+    // The ★, else the cell the spend limit excluded (the picture then shows why), else the
+    // frontier's first.
     const auto cell =
-        o.recommendation.best
-            ? *o.recommendation.best
-            : (o.recommendation.frontier.empty() ? 0 : o.recommendation.frontier.front());
+        o.recommendation.best       ? *o.recommendation.best
+        : o.advice.excluded_by_spend ? *o.advice.excluded_by_spend
+                                     : (o.recommendation.frontier.empty() ? 0 : o.recommendation.frontier.front());
     connect(this, &TunerTab::whatIfUpdated, this, &TunerTab::demoReady, Qt::SingleShotConnection);
     loadCell(static_cast<int>(cell));
   }

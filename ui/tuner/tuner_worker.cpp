@@ -138,22 +138,28 @@ void TunerWorker::computeWhatIf(const TracePtr& trace, const LimitParams& params
 
 void TunerWorker::runSweep(const TracePtr& trace, tuner::SweepSpec spec,
                            const tuner::OperatorConstraints& constraints, const PricingPtr& pricing,
-                           const CancelFlag& cancel) {
+                           const CancelFlag& cancel, const LimitParams& current,
+                           std::optional<double> maxSpendIncrease) {
   SweepOutcome o;
   spec.pricing = pricing.get();
   auto r = tuner::sweep_with_well_behaved(*trace, spec, constraints.well_behaved_factor,
                                           cancel.get(), reporter(tr("Sweeping")));
-  spec.pricing = nullptr;
-  o.spec = spec;
   if (!r) {
     o.cancelled = cancel->load();
     o.error = q(r.error());
   } else {
     if (auto why = tuner::check_constraints(r->all, constraints.core))
       o.constraintProblem = q(*why);
-    o.recommendation = tuner::recommend(*r, constraints);
+    tuner::AdviceOptions advice;
+    advice.current = current;
+    advice.max_spend_increase = maxSpendIncrease;
+    advice.pricing = pricing.get();
+    o.advice = tuner::advise(*trace, spec, *r, constraints, advice);
+    o.recommendation = o.advice.recommendation;
     o.result = std::make_shared<const tuner::GuidedSweep>(std::move(*r));
   }
+  spec.pricing = nullptr;
+  o.spec = spec;
   emit sweepDone(o);
 }
 

@@ -14,6 +14,7 @@
 
 #include "core/common/result_table.h"
 #include "core/redis/rule_config.h"
+#include "core/tuner/advice.h"
 #include "core/tuner/sweep.h"
 #include "core/tuner/trace.h"
 #include "core/tuner/well_behaved.h"
@@ -47,6 +48,8 @@ struct SweepOutcome {
   std::shared_ptr<const tuner::GuidedSweep> result;  ///< all keys and the well-behaved ones
   tuner::SweepSpec spec;
   tuner::Recommendation recommendation;
+  /// The recommendation in words (spend limit, quota burn, the grid's edge), from core.
+  tuner::Advice advice;
   /// Why a constraint could not be judged (a spend limit on a trace without prices), or "".
   QString constraintProblem;
   QString error;
@@ -96,10 +99,12 @@ class TunerWorker : public QObject {
   void computeWhatIf(const TracePtr& trace, const LimitParams& params, int columns, bool current,
                      int generation, const PricingPtr& pricing);
   /// Sweeps with `pricing` (spec.pricing is set from it for the run, and cleared in the
-  /// outcome, which outlives it).
+  /// outcome, which outlives it), then advises (core/tuner/advice.h) with the current setting
+  /// and the spend limit (nullopt: off).
   void runSweep(const TracePtr& trace, tuner::SweepSpec spec,
                 const tuner::OperatorConstraints& constraints, const PricingPtr& pricing,
-                const CancelFlag& cancel);
+                const CancelFlag& cancel, const LimitParams& current,
+                std::optional<double> maxSpendIncrease);
   /// Replays the trace's requests of `key` with both settings (keys never share state, so
   /// these are exactly the key's counts in the full replays).
   void keyCounts(const TracePtr& trace, const std::string& key, const LimitParams& current,

@@ -63,7 +63,9 @@ WhatIfChart::WhatIfChart(QWidget* parent) : QChartView(parent) {
     s->attachAxis(m_rejected);
   }
   setChart(chart);
-  setMinimumHeight(260);
+  // The Tuner tab fits 1280×720 with the heatmap and its advice (tuner_advice_test); a set
+  // minimum width keeps the legend and axis labels from widening the tab (they elide instead).
+  setMinimumSize(320, 220);
   setDark(false);
 }
 

@@ -225,6 +225,7 @@ TEST(NumberText, SensiblePrecision) {
   EXPECT_EQ(percent_change_text(0.1), "+10%");
   EXPECT_EQ(dollars_text(12.3), "$12.30");
   EXPECT_EQ(dollars_text(1234.4), "$1,234");
+  EXPECT_EQ(dollars_text(490.78), "$491");
   EXPECT_EQ(setting_text(bucket(9183.47, 918.367)), "token-bucket capacity 9,180, refill 918/s");
   EXPECT_EQ(setting_text(bucket(60, 1.0 / 60)), "token-bucket capacity 60, refill 1/min");
 }
