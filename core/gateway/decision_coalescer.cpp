@@ -27,6 +27,7 @@ void DecisionCoalescer::flush(const std::string& rule, Lane& l, std::unique_lock
   const std::size_t n = std::min(l.queue.size(), options_.max_batch);
   std::vector<Slot*> batch(l.queue.begin(), l.queue.begin() + static_cast<std::ptrdiff_t>(n));
   l.queue.erase(l.queue.begin(), l.queue.begin() + static_cast<std::ptrdiff_t>(n));
+  for (Slot* s : batch) s->taken = true;
   ++l.in_flight;
   lock.unlock();
   std::vector<const redis::DecideRequest*> requests;
@@ -52,8 +53,10 @@ void DecisionCoalescer::flush(const std::string& rule, Lane& l, std::unique_lock
                                         (failure.empty() ? std::string() : ": " + failure);
     }
     batch[i]->done = true;
+    batch[i]->cv.notify_one();
   }
-  l.cv.notify_all();
+  // Nothing in flight now: the oldest waiter sends what queued meanwhile.
+  if (l.in_flight == 0 && !l.queue.empty()) l.queue.front()->cv.notify_one();
 }
 
 RuleOutcome DecisionCoalescer::decide(const std::string& rule, const redis::DecideRequest& request) {
@@ -72,9 +75,9 @@ RuleOutcome DecisionCoalescer::decide(const std::string& rule, const redis::Deci
   std::unique_lock lock(l.mu);
   l.queue.push_back(&slot);
   while (!slot.done) {
-    if (l.queue.empty()) {
+    if (slot.taken) {
       // Taken into a batch in flight: its leader answers.
-      l.cv.wait(lock);
+      slot.cv.wait(lock);
       continue;
     }
     const Steady::time_point due = l.queue.front()->queued_at + options_.window;
@@ -82,7 +85,8 @@ RuleOutcome DecisionCoalescer::decide(const std::string& rule, const redis::Deci
       flush(rule, l, lock);
       continue;
     }
-    l.cv.wait_until(lock, due);
+    // Woken by the end of the batch in flight (when this is the oldest), or at the window.
+    slot.cv.wait_until(lock, slot.queued_at + options_.window);
   }
   return std::move(slot.outcome);
 }

@@ -64,12 +64,13 @@ class DecisionCoalescer {
   struct Slot {
     const redis::DecideRequest* request = nullptr;
     Steady::time_point queued_at;
+    bool taken = false;  // in a batch sent (or being sent)
     bool done = false;
     RuleOutcome outcome;
+    std::condition_variable cv;  // its owner waits here: woken alone, not with every waiter
   };
   struct Lane {
     std::mutex mu;
-    std::condition_variable cv;
     std::deque<Slot*> queue;  // waiting to be sent, oldest first
     std::size_t in_flight = 0;  // batches sent and not yet answered
   };
