@@ -12,6 +12,7 @@
 
 #include "core/redis/connection.h"
 #include "core/redis/key_schema.h"
+#include "support/hammer_processes.h"
 #include "support/process.h"
 #include "support/redis_server.h"
 #include "support/test_paths.h"
@@ -108,32 +109,10 @@ TEST(HammerCli, FourProcessesOfFourThreadsNeverOverAdmit) {
   const double capacity = 50;
   const double refill = 20;  // per second
   configure(*server, "hot", capacity, refill);
-  const std::string cli = binary_path("app/limitscope-cli");
-  std::ostringstream script;
-  for (int p = 0; p < 4; ++p) {
-    script << quoted(cli) << " hammer --redis " << server->url()
-           << " --rule hot --key shared --threads 4 --requests 100000000 --duration 2s --json > "
-           << quoted(temp_path("hammer" + std::to_string(p) + ".json")) << " & ";
-  }
-  script << "wait";
-  auto run = run_process("/bin/sh", "-c " + quoted(script.str()));
-  ASSERT_EQ(run.exit_code, 0) << run.err;
-
-  long long admitted = 0;
-  long long decided = 0;
-  std::int64_t start = INT64_MAX;
-  std::int64_t end = 0;
-  for (int p = 0; p < 4; ++p) {
-    const auto text = read_file(temp_path("hammer" + std::to_string(p) + ".json"));
-    auto j = nlohmann::json::parse(text);
-    EXPECT_EQ(j["errors"].get<long long>(), 0) << text;
-    EXPECT_EQ(j["degraded"].get<long long>(), 0) << text;
-    admitted += j["admitted"].get<long long>();
-    decided += j["admitted"].get<long long>() + j["rejected"].get<long long>();
-    start = std::min(start, j["server_start_us"].get<std::int64_t>());
-    end = std::max(end, j["server_end_us"].get<std::int64_t>());
-  }
-  const double span_s = static_cast<double>(end - start) / 1e6;
+  const HammerTotals t = run_hammer_processes(server->url(), "hot", 4, 4, "2s", "hammer");
+  const long long admitted = t.admitted;
+  const long long decided = t.decided;
+  const double span_s = t.span_s;
   const double bound = capacity + refill * span_s;
   EXPECT_GT(decided, 1000) << "the processes did not contend";
   EXPECT_GT(admitted, capacity * 0.9) << "the bucket's capacity was never used";

@@ -10,6 +10,7 @@
 
 #include "cluster_test_support.h"
 #include "support/child_process.h"
+#include "support/hammer_processes.h"
 #include "support/process.h"
 #include "support/test_paths.h"
 #include "core/limiter/policy.h"
@@ -89,31 +90,10 @@ TEST_F(ClusterCli, SeveralHammerProcessesOnOneKeyNeverOverAdmit) {
   const std::string url = cluster_->url();
   auto set = run_cli("config set --redis " + url + " --rule hot --algorithm token-bucket --capacity 50 --refill 20/s");
   ASSERT_EQ(set.exit_code, 0) << set.err;
-  const std::string cli = binary_path("app/limitscope-cli");
-  std::ostringstream script;
-  for (int p = 0; p < 3; ++p) {
-    script << quoted(cli) << " hammer --redis " << url
-           << " --rule hot --key shared --threads 3 --requests 100000000 --duration 1500ms --json > "
-           << quoted(temp_path("chammer" + std::to_string(p) + ".json")) << " & ";
-  }
-  script << "wait";
-  auto run = run_process("/bin/sh", "-c " + quoted(script.str()));
-  ASSERT_EQ(run.exit_code, 0) << run.err;
-  long long admitted = 0;
-  long long decided = 0;
-  std::int64_t start = INT64_MAX;
-  std::int64_t end = 0;
-  for (int p = 0; p < 3; ++p) {
-    const auto text = read_file(temp_path("chammer" + std::to_string(p) + ".json"));
-    auto j = nlohmann::json::parse(text);
-    EXPECT_EQ(j["errors"].get<long long>(), 0) << text;
-    EXPECT_EQ(j["degraded"].get<long long>(), 0) << text;
-    admitted += j["admitted"].get<long long>();
-    decided += j["admitted"].get<long long>() + j["rejected"].get<long long>();
-    start = std::min(start, j["server_start_us"].get<std::int64_t>());
-    end = std::max(end, j["server_end_us"].get<std::int64_t>());
-  }
-  const double span_s = static_cast<double>(end - start) / 1e6;
+  const HammerTotals t = run_hammer_processes(url, "hot", 3, 3, "1500ms", "chammer");
+  const long long admitted = t.admitted;
+  const long long decided = t.decided;
+  const double span_s = t.span_s;
   const double bound = capacity + refill * span_s;
   EXPECT_GT(decided, 500) << "the processes did not contend";
   EXPECT_GT(admitted, capacity * 0.9);

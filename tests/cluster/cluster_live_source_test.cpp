@@ -14,12 +14,14 @@
 #include "core/metrics/metric_names.h"
 #include "core/sources/redis_live_source.h"
 #include "core/sources/simulation_recorder.h"
+#include "support/series_lookup.h"
 
 namespace limitscope {
 namespace {
 
 using namespace std::chrono_literals;
 using test::RedisCluster;
+using test::samples_of;
 
 RedisLiveOptions options_for(const RedisCluster& cluster) {
   RedisLiveOptions o;
@@ -53,17 +55,6 @@ int decide_logged(redis::ClusterLimiter& limiter, const std::string& rule, const
     if (!d->decision.allowed) ++refused;
   }
   return refused;
-}
-
-std::vector<metrics::Sample> samples(const metrics::SeriesStore& store, std::string_view name,
-                                     const metrics::Labels& want) {
-  auto m = metrics::LabelMatcher::make("__name__", metrics::MatchOp::equal, std::string(name));
-  for (const auto& s : store.select(std::span(&*m, 1), 0, INT64_MAX)) {
-    bool match = true;
-    for (const auto& [k, v] : want.pairs()) match = match && s.labels.get(k) == v;
-    if (match) return s.samples;
-  }
-  return {};
 }
 
 const KeyRow* row_of(const DashboardSnapshot& s, const std::string& rule) {
@@ -124,7 +115,7 @@ TEST(ClusterLiveSource, ReadsEveryShardNamesItAndKeepsTheTableWholeThroughAMigra
   EXPECT_EQ(source.rejections_read(), 12u);
   for (const auto& [rule, port] : port_of) {
     const auto hits =
-        samples(source.store(), metrics::names::kGatewayRateLimitHits, {{"tier", rule}});
+        samples_of(source.store(), metrics::names::kGatewayRateLimitHits, {{"tier", rule}});
     ASSERT_FALSE(hits.empty()) << rule << " on " << node_name(port);
     EXPECT_DOUBLE_EQ(hits.back().value, 4.0) << rule;
   }
@@ -205,7 +196,7 @@ TEST(ClusterLiveSource, AKilledMasterIsReportedItsKeysKeptAndTheSourceRecoversAf
   ASSERT_TRUE(source.connected()) << source.last_error();
   ASSERT_EQ(source.snapshot(ChartView{}).keys.size(), 3u);
   const metrics::Labels victim_series{{"api_key", "bob"}, {"tier", victim_rule}};
-  const auto recorded = samples(source.store(), dashboard_series::kKeyLevel, victim_series);
+  const auto recorded = samples_of(source.store(), dashboard_series::kKeyLevel, victim_series);
   ASSERT_FALSE(recorded.empty());
 
   cluster->kill(victim);
@@ -243,7 +234,7 @@ TEST(ClusterLiveSource, AKilledMasterIsReportedItsKeysKeptAndTheSourceRecoversAf
   EXPECT_TRUE(has_event(source, "cluster masters now: ")) << "the promotion is in the event log";
   EXPECT_EQ(source.snapshot(ChartView{}).keys.size(), 3u);
   // Nothing recorded before the failure is lost, and recording resumed.
-  const auto after = samples(source.store(), dashboard_series::kKeyLevel, victim_series);
+  const auto after = samples_of(source.store(), dashboard_series::kKeyLevel, victim_series);
   ASSERT_GT(after.size(), recorded.size());
   for (std::size_t i = 0; i < recorded.size(); ++i) {
     EXPECT_EQ(after[i].t_ms, recorded[i].t_ms);

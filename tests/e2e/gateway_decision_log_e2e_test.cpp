@@ -38,14 +38,6 @@ int post(const GatewayProcess& gw, const std::string& key, const std::string& mo
   return r ? r->status : -1;
 }
 
-redis::Connection connect(const RedisServer& s) {
-  redis::RedisUrl url;
-  url.port = s.port();
-  auto c = redis::Connection::open(url, {std::chrono::seconds(2), std::chrono::seconds(10)});
-  if (!c) throw std::runtime_error(c.error().message);
-  return std::move(c).value();
-}
-
 // The embedded default policy: unknown keys get the free tier (rule "gw-free").
 TEST(GatewayDecisionLog, EveryDecisionIsLoggedWithModelAndTokensAndPricesAsATrace) {
   auto server = RedisServer::start();

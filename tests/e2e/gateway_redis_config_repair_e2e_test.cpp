@@ -22,14 +22,6 @@
 namespace limitscope::test {
 namespace {
 
-redis::Connection connect(const RedisServer& server) {
-  auto url = redis::parse_redis_url(server.url());
-  EXPECT_TRUE(url.ok());
-  auto c = redis::Connection::open(*url);
-  EXPECT_TRUE(c.ok()) << c.error().message;
-  return std::move(*c);
-}
-
 void command(redis::Connection& c, const std::vector<std::string>& args) {
   auto r = c.command(args);
   ASSERT_TRUE(r.ok()) << r.error().message;

@@ -3,6 +3,8 @@
 #include <atomic>
 #include <stdexcept>
 
+#include <gtest/gtest.h>
+
 #include "support/process.h"
 
 namespace limitscope::test {
@@ -21,6 +23,23 @@ std::unique_ptr<RedisServer> RedisServer::start(Options options) {
 void RedisServer::restart() {
   auto r = server_->restart();
   if (!r) throw std::runtime_error(r.error());
+}
+
+void must(redis::Connection& c, const std::vector<std::string>& argv) {
+  auto r = c.command(argv);
+  ASSERT_TRUE(r.ok()) << argv[0] << ": " << r.error().message;
+  ASSERT_FALSE(r->is_error()) << argv[0] << ": " << r->str;
+}
+
+redis::Connection connect(const RedisServer& server, redis::ConnectOptions options) {
+  redis::RedisUrl url;
+  url.port = server.port();
+  auto c = redis::Connection::open(url, options);
+  if (!c) {
+    throw std::runtime_error("connect to redis-server on port " + std::to_string(server.port()) + ": " +
+                             c.error().message);
+  }
+  return std::move(c).value();
 }
 
 }  // namespace limitscope::test

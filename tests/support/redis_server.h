@@ -4,10 +4,12 @@
 // process dies. Fault tests kill, restart, pause and resume it. Failures throw, with the
 // server's log, so a test cannot go on against no server.
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "core/redis/connection.h"
 #include "core/redis/local_server.h"
 
 namespace limitscope::test {
@@ -35,5 +37,13 @@ class RedisServer {
   explicit RedisServer(std::unique_ptr<redis::LocalRedisServer> s) : server_(std::move(s)) {}
   std::unique_ptr<redis::LocalRedisServer> server_;
 };
+
+/// Runs `argv` and fails the test (fatally) when it cannot or Redis answers with an error.
+void must(redis::Connection& c, const std::vector<std::string>& argv);
+
+/// A new connection to `server` (throws with the reason when it cannot connect). The default
+/// command timeout is long: tests load thousands of keys in one pipeline.
+redis::Connection connect(const RedisServer& server,
+                          redis::ConnectOptions options = {std::chrono::seconds(2), std::chrono::seconds(60)});
 
 }  // namespace limitscope::test

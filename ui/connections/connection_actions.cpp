@@ -11,15 +11,9 @@
 #include "ui/connections/secret_store.h"
 #include "ui/key_browser/key_browser_dock.h"
 #include "ui/main_window.h"
+#include "ui/qt_text.h"
 
 namespace limitscope::ui {
-namespace {
-
-QString qs(const std::string& s) {
-  return QString::fromStdString(s);
-}
-
-}  // namespace
 
 ConnectionActions::ConnectionActions(MainWindow* window, QMenu* file, SecretStore* secrets)
     : QObject(window),

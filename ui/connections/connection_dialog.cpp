@@ -20,6 +20,7 @@
 #include "ui/connections/background_check.h"
 #include "ui/connections/saved_connections.h"
 #include "ui/connections/secret_store.h"
+#include "ui/qt_text.h"
 
 namespace limitscope::ui {
 namespace {
@@ -38,10 +39,6 @@ int index_of(HttpAuth a) {
 }
 int index_of(SecretStorage s) {
   return static_cast<int>(s);
-}
-
-QString qs(const std::string& s) {
-  return QString::fromStdString(s);
 }
 
 const QString kOkColor = QStringLiteral("#2aa198");

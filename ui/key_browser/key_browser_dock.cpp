@@ -13,13 +13,10 @@
 #include <QVBoxLayout>
 
 #include "ui/key_browser/key_browser_model.h"
+#include "ui/qt_text.h"
 
 namespace limitscope::ui {
 namespace {
-
-QString qs(const std::string& s) {
-  return QString::fromStdString(s);
-}
 
 const QString kErrorStyle = QStringLiteral("color: #dc322f");
 

@@ -1,4 +1,5 @@
 #include "ui/key_browser/key_browser_model.h"
+#include "ui/qt_text.h"
 
 #include <QBrush>
 #include <QColor>
@@ -6,10 +7,6 @@
 
 namespace limitscope::ui {
 namespace {
-
-QString qs(const std::string& s) {
-  return QString::fromStdString(s);
-}
 
 QString number(double v) {
   return QString::number(v, 'g', 6);

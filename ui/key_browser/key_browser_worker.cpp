@@ -1,11 +1,8 @@
 #include "ui/key_browser/key_browser_worker.h"
+#include "ui/qt_text.h"
 
 namespace limitscope::ui {
 namespace {
-
-QString qs(const std::string& s) {
-  return QString::fromStdString(s);
-}
 
 // Short timeouts: a dead or stopped server costs a refresh two seconds, not a hung thread.
 redis::ConnectOptions browser_timeouts() {

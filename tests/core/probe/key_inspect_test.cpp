@@ -14,20 +14,7 @@ namespace {
 
 using redis::Connection;
 using test::RedisServer;
-
-Connection connect(const RedisServer& s) {
-  redis::RedisUrl url;
-  url.port = s.port();
-  auto c = Connection::open(url, {std::chrono::seconds(2), std::chrono::seconds(10)});
-  if (!c) throw std::runtime_error(c.error().message);
-  return std::move(c).value();
-}
-
-void must(Connection& c, const std::vector<std::string>& argv) {
-  auto r = c.command(argv);
-  ASSERT_TRUE(r.ok()) << argv[0] << ": " << r.error().message;
-  ASSERT_FALSE(r->is_error()) << argv[0] << ": " << r->str;
-}
+using test::must;
 
 std::int64_t server_now_ms(Connection& c) {
   auto t = c.command({"TIME"});

@@ -13,14 +13,6 @@ namespace {
 using redis::Connection;
 using std::chrono::milliseconds;
 
-Connection connect(const test::RedisServer& s, milliseconds timeout = milliseconds(30000)) {
-  redis::RedisUrl url;
-  url.port = s.port();
-  auto c = Connection::open(url, {milliseconds(500), timeout});
-  if (!c) throw std::runtime_error(c.error().message);
-  return std::move(c).value();
-}
-
 std::vector<LimiterProfile> profiles() {
   auto p = parse_profiles(R"({"profiles": [
     {"name": "sw", "match": "sw:*", "kind": "sliding_window_zset", "time_unit": "ms", "window": "60s", "limit": 1000000},
@@ -95,7 +87,7 @@ TEST(RedisProbeFaults, KilledOrStoppedServerGivesAnErrorAndTheProbeRecovers) {
   }
   RedisProbe probe(profiles(), ProbeOptions{});
   {
-    Connection c = connect(*server, milliseconds(300));
+    Connection c = connect(*server, {milliseconds(500), milliseconds(300)});
     ASSERT_TRUE(probe.probe_all(c).ok());
     server->pause();
     auto stalled = probe.refresh(c);
@@ -105,7 +97,7 @@ TEST(RedisProbeFaults, KilledOrStoppedServerGivesAnErrorAndTheProbeRecovers) {
   }
   EXPECT_EQ(probe.tracked(), 1u) << "what was tracked is kept";
   {
-    Connection c = connect(*server, milliseconds(300));
+    Connection c = connect(*server, {milliseconds(500), milliseconds(300)});
     server->kill();
     auto dead = probe.refresh(c);
     ASSERT_FALSE(dead.ok());

@@ -16,15 +16,7 @@
 namespace limitscope::redis::testing {
 
 /// A connection with a command timeout long enough for pipelines of thousands of scripts.
-inline Connection connect(const test::RedisServer& s) {
-  RedisUrl url;
-  url.port = s.port();
-  ConnectOptions o;
-  o.command_timeout = std::chrono::seconds(60);
-  auto c = Connection::open(url, o);
-  if (!c) throw std::runtime_error(c.error().message);
-  return std::move(c).value();
-}
+using test::connect;
 
 /// Stores `config` as rule `rule` (any version) and returns the stored version.
 inline std::int64_t put(Connection& c, const KeySchema& schema, const std::string& rule,

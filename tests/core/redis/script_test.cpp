@@ -11,14 +11,6 @@ namespace {
 
 using test::RedisServer;
 
-Connection connect(const RedisServer& s) {
-  RedisUrl url;
-  url.port = s.port();
-  auto c = Connection::open(url);
-  if (!c) throw std::runtime_error(c.error().message);
-  return std::move(c).value();
-}
-
 const Script kAdd("add", "return redis.call('INCRBY', KEYS[1], ARGV[1])");
 
 TEST(Script, LocalSha1EqualsTheServers) {

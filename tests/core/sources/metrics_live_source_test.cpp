@@ -14,6 +14,7 @@
 #include "core/metrics/metric_names.h"
 #include "core/sources/simulation_recorder.h"
 #include "support/canned_http_server.h"
+#include "support/series_lookup.h"
 
 namespace limitscope {
 namespace {
@@ -21,6 +22,7 @@ namespace {
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 using test::CannedHttpServer;
+using test::latest;
 
 std::string exposition(double hits, double allowed, double denied, double burn) {
   return "# TYPE gateway_rate_limit_hits_total counter\n"
@@ -48,16 +50,6 @@ MetricsLiveOptions options_for(const CannedHttpServer& server) {
 void tick(MetricsLiveSource& s, ManualClock& clock, Nanos d) {
   clock.advance(d);
   s.advance(d);
-}
-
-double latest(const metrics::SeriesStore& store, std::string_view name, const metrics::Labels& want) {
-  auto m = metrics::LabelMatcher::make("__name__", metrics::MatchOp::equal, std::string(name));
-  for (const auto& s : store.select(std::span(&*m, 1), 0, INT64_MAX)) {
-    bool match = true;
-    for (const auto& [k, v] : want.pairs()) match = match && s.labels.get(k) == v;
-    if (match && !s.samples.empty()) return s.samples.back().value;
-  }
-  return NAN;
 }
 
 std::vector<std::string> event_texts(const LiveSource& s) {

@@ -23,20 +23,14 @@
 #include "support/limit_params_builders.h"
 #include "support/process.h"
 #include "support/redis_server.h"
+#include "support/series_lookup.h"
 
 namespace limitscope {
 namespace {
 
 using std::chrono::milliseconds;
 using std::chrono::seconds;
-
-redis::Connection connect(const test::RedisServer& s) {
-  redis::RedisUrl url;
-  url.port = s.port();
-  auto c = redis::Connection::open(url);
-  if (!c) throw std::runtime_error(c.error().message);
-  return std::move(c).value();
-}
+using test::latest;
 
 // Rule "api": 5 tokens, refilled one per hour (so real time between calls refills nothing).
 void configure(redis::Connection& c) {
@@ -71,16 +65,6 @@ RedisLiveOptions options_for(const test::RedisServer& server) {
   o.connect = {milliseconds(300), milliseconds(300)};
   o.profiles = probe::builtin_profiles();
   return o;
-}
-
-double latest(const metrics::SeriesStore& store, std::string_view name, const metrics::Labels& want) {
-  auto m = metrics::LabelMatcher::make("__name__", metrics::MatchOp::equal, std::string(name));
-  for (const auto& s : store.select(std::span(&*m, 1), 0, INT64_MAX)) {
-    bool match = true;
-    for (const auto& [k, v] : want.pairs()) match = match && s.labels.get(k) == v;
-    if (match && !s.samples.empty()) return s.samples.back().value;
-  }
-  return NAN;
 }
 
 // The last minute as the dashboard asks for it, with `key` selected (its recent decisions).

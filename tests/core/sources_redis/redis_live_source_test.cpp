@@ -22,14 +22,6 @@ namespace {
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-redis::Connection connect(const test::RedisServer& s) {
-  redis::RedisUrl url;
-  url.port = s.port();
-  auto c = redis::Connection::open(url);
-  if (!c) throw std::runtime_error(c.error().message);
-  return std::move(c).value();
-}
-
 void seed(const test::RedisServer& server) {
   auto c = connect(server);
   const redis::KeySchema schema;

@@ -20,14 +20,6 @@
 namespace limitscope::tuner {
 namespace {
 
-redis::Connection connect(const test::RedisServer& s) {
-  redis::RedisUrl url;
-  url.port = s.port();
-  auto c = redis::Connection::open(url, {std::chrono::seconds(2), std::chrono::seconds(30)});
-  if (!c) throw std::runtime_error(c.error().message);
-  return std::move(c).value();
-}
-
 void configure(redis::Connection& c, const std::string& rule, const LimitParams& params) {
   ASSERT_TRUE(redis::set_config(c, redis::KeySchema(), rule, redis::single_limit(params),
                                 redis::ChangeInfo{"test", "", std::nullopt})
