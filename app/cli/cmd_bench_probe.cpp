@@ -1,15 +1,23 @@
-// limitscope-cli bench-probe: the cost of refreshing N tracked limiter keys (issue #7's
-// benchmark): wall time per refresh and the server time it takes (INFO commandstats), beside a
-// plain pipelined client reading the same keys (one HMGET each) in the same run. Starts a
-// private redis-server with N token-bucket hashes. Exit 0 on success, 2 on bad usage.
+// limitscope-cli bench-probe: what following N limiter keys live costs (issues #7 and #22).
+// Starts a private redis-server with N token-bucket hashes, then
+// - times a refresh of every tracked key (as the dashboard reads them: TIME + one HMGET each,
+//   no PTTL) beside a plain pipelined reader of the same keys (TIME + HMGETs, no arithmetic),
+//   interleaved run by run so a busy machine slows both alike; wall, client CPU and server time;
+// - runs the dashboard's live source on real time for --seconds, emptying --emptied keys at
+//   random moments: dashboard CPU per second, server CPU per second (INFO cpu), and the time
+//   from a key becoming empty to its appearing in the top rows (p50, p99).
+// Exit 0 on success, 2 on bad usage.
 
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <ctime>
+#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "app/cli/bench_probe_dashboard.h"
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
 #include "app/cli/redis_options.h"
@@ -22,20 +30,29 @@ namespace limitscope::cli {
 namespace {
 
 constexpr const char* kName = "bench-probe";
+constexpr const char* kPrefix = "rl:free-";
+constexpr double kCapacity = 60;
+
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<std::size_t>(static_cast<double>(v.size()) * q))];
+}
+
+double thread_cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
 
 struct Timing {
   std::vector<double> wall_ms;
-  double server_us_per_refresh = 0;
-  double median() const {
-    std::vector<double> v = wall_ms;
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[v.size() / 2];
-  }
-  double p99() const {
-    std::vector<double> v = wall_ms;
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[std::min(v.size() - 1, v.size() * 99 / 100)];
-  }
+  std::vector<double> cpu_ms;  // this thread's CPU (the client side)
+  double server_us = 0;        // INFO commandstats, summed over the runs
+  double p50() const { return quantile(wall_ms, 0.5); }
+  double p99() const { return quantile(wall_ms, 0.99); }
+  double cpu_p50() const { return quantile(cpu_ms, 0.5); }
+  double server_us_per_run() const { return wall_ms.empty() ? 0 : server_us / static_cast<double>(wall_ms.size()); }
 };
 
 Expected<double> server_usec(redis::Connection& c) {
@@ -50,31 +67,51 @@ Expected<double> server_usec(redis::Connection& c) {
   return total;
 }
 
+// One timed run of `refresh`, its server time added from commandstats.
 template <class F>
-Expected<Timing> measure(redis::Connection& admin, int runs, F&& refresh) {
-  Timing t;
-  if (auto r = admin.command({"CONFIG", "RESETSTAT"}); !r) return make_error(r.error().message);
+std::string timed(redis::Connection& admin, Timing& t, F&& refresh) {
+  auto before = server_usec(admin);
+  if (!before) return before.error();
   SteadyClock& clock = SteadyClock::instance();
-  for (int i = 0; i < runs; ++i) {
-    const Nanos t0 = clock.now();
-    if (auto err = refresh(); !err.empty()) return make_error(err);
-    t.wall_ms.push_back(static_cast<double>((clock.now() - t0).count()) / 1e6);
+  const double cpu0 = thread_cpu_ms();
+  const Nanos t0 = clock.now();
+  if (auto err = refresh(); !err.empty()) return err;
+  t.wall_ms.push_back(static_cast<double>((clock.now() - t0).count()) / 1e6);
+  t.cpu_ms.push_back(thread_cpu_ms() - cpu0);
+  auto after = server_usec(admin);
+  if (!after) return after.error();
+  t.server_us += *after - *before;
+  return "";
+}
+
+std::string seed_keys(redis::Connection& admin, long long keys) {
+  // Token buckets as a gateway writes them: tokens as a float string, ts in epoch ms. Levels
+  // between half and full, so the keys emptied later are the ones under most pressure.
+  const auto now_ms = std::to_string(SteadyClock::instance().wall().count() / 1'000'000);
+  redis::CommandBatch seed;
+  for (long long i = 0; i < keys; ++i) {
+    seed.add({"HSET", kPrefix + std::to_string(i), "tokens", std::to_string(30 + i % 30) + ".17499999999999447",
+              "ts", now_ms});
+    if (seed.size() == 10000 || i + 1 == keys) {
+      if (auto r = admin.pipeline(seed); !r) return r.error().message;
+      seed.clear();
+    }
   }
-  auto usec = server_usec(admin);
-  if (!usec) return make_error(usec.error());
-  t.server_us_per_refresh = *usec / runs;
-  return t;
+  return "";
 }
 
 }  // namespace
 
 int run_bench_probe(const CommandArgs& argv) {
   std::vector<OptionSpec> specs{
-      {"keys", "N", "limiter keys to track (default 10000)"},
+      {"keys", "N", "limiter keys in the server (default 10000)"},
       {"runs", "R", "refreshes to time (default 20)"},
+      {"seconds", "S", "length of the dashboard run (default 30; 0: no dashboard run)"},
+      {"emptied", "E", "keys emptied at random moments during it (default 20)"},
+      {"seed", "N", "random seed of those moments (default 1)"},
       {"json", "", "print the figures as JSON"},
   };
-  Args args(kName, "time a refresh of N tracked keys beside a plain pipelined reader", specs, argv);
+  Args args(kName, "time the live refresh of N keys beside a plain reader, then a dashboard run", specs, argv);
   if (args.help_requested()) {
     std::cout << args.usage();
     return 0;
@@ -84,6 +121,12 @@ int run_bench_probe(const CommandArgs& argv) {
   if (!keys) return usage_error(kName, keys.error());
   auto runs = integer_option(args, "runs", 20, 1, 10000);
   if (!runs) return usage_error(kName, runs.error());
+  auto seconds = integer_option(args, "seconds", 30, 0, 3600);
+  if (!seconds) return usage_error(kName, seconds.error());
+  auto emptied = integer_option(args, "emptied", 20, 0, 1000);
+  if (!emptied) return usage_error(kName, emptied.error());
+  auto seed = integer_option(args, "seed", 1, 0, 1'000'000'000);
+  if (!seed) return usage_error(kName, seed.error());
 
   redis::LocalRedisServer::Options so;
   so.dir = "/tmp/limitscope-bench-probe-" + std::to_string(getpid());
@@ -95,91 +138,137 @@ int run_bench_probe(const CommandArgs& argv) {
   auto admin = redis::Connection::open(url, co);
   auto conn = redis::Connection::open(url, co);
   if (!admin || !conn) return usage_error(kName, "cannot connect to the private redis-server");
+  if (auto err = seed_keys(*admin, *keys); !err.empty()) return usage_error(kName, err);
 
-  // N token buckets as a gateway writes them: tokens as a float string, ts in epoch ms.
-  const auto now_ms = std::to_string(SteadyClock::instance().wall().count() / 1'000'000);
-  std::vector<std::string> names;
-  std::vector<std::vector<std::string>> seed;
-  for (long long i = 0; i < *keys; ++i) {
-    names.push_back("rl:free-" + std::to_string(i));
-    seed.push_back({"HSET", names.back(), "tokens", std::to_string(i % 60) + ".17499999999999447",
-                    "ts", now_ms});
-    if (seed.size() == 10000 || i + 1 == *keys) {
-      if (auto r = admin->pipeline(seed); !r) return usage_error(kName, r.error().message);
-      seed.clear();
-    }
-  }
-
-  auto profiles = probe::parse_profiles(R"({"profiles": [{"name": "gw", "match": "rl:free-*",
-      "kind": "token_bucket_hash", "time_unit": "ms", "capacity": 60, "refill": "1/s"}]})");
+  const std::string profiles_json = R"({"profiles": [{"name": "gw", "match": "rl:free-*",
+      "kind": "token_bucket_hash", "time_unit": "ms", "capacity": 60, "refill": "1/s"}]})";
+  auto profiles = probe::parse_profiles(profiles_json);
   probe::ProbeOptions po;
-  po.match = "rl:free-*";
+  po.match = std::string(kPrefix) + "*";
   po.max_tracked = static_cast<std::size_t>(*keys);
   po.scan_calls_per_refresh = 0;  // timed refreshes read only; discovery is measured apart
+  po.read_ttl = false;            // as the dashboard reads (RedisLiveOptions::read_ttl)
   probe::RedisProbe probe(*profiles, po);
-  probe::ProbeOptions levels_only = po;
-  levels_only.read_ttl = false;
-  probe::RedisProbe probe_levels(*profiles, levels_only);
+  probe::ProbeOptions with_ttl = po;
+  with_ttl.read_ttl = true;
+  probe::RedisProbe probe_ttl(*profiles, with_ttl);
 
-  auto discovery = measure(*admin, 1, [&]() -> std::string {
-    auto s = probe.probe_all(*conn);
-    return s ? "" : s.error().message;
-  });
-  if (!discovery) return usage_error(kName, discovery.error());
-  if (auto s = probe_levels.probe_all(*conn); !s) return usage_error(kName, s.error().message);
+  Timing discovery, ours, ttl, plain;
+  auto fail = [&](const std::string& e) { return usage_error(kName, e); };
+  if (auto e = timed(*admin, discovery, [&]() -> std::string {
+        auto s = probe.probe_all(*conn);
+        return s ? "" : s.error().message;
+      });
+      !e.empty()) {
+    return fail(e);
+  }
+  if (auto s = probe_ttl.probe_all(*conn); !s) return fail(s.error().message);
+  std::vector<std::string> names;
+  names.reserve(static_cast<std::size_t>(*keys));
+  for (long long i = 0; i < *keys; ++i) names.push_back(kPrefix + std::to_string(i));
   std::size_t tracked = 0;
-  auto ours = measure(*admin, static_cast<int>(*runs), [&]() -> std::string {
-    auto s = probe.refresh(*conn);
-    if (!s) return s.error().message;
-    tracked = s->keys.size();
-    return "";
-  });
-  if (!ours) return usage_error(kName, ours.error());
-  auto levels = measure(*admin, static_cast<int>(*runs), [&]() -> std::string {
-    auto s = probe_levels.refresh(*conn);
-    return s ? "" : s.error().message;
-  });
-  if (!levels) return usage_error(kName, levels.error());
-  // The plain reader: TIME, then one pipeline of HMGET over the same keys; no arithmetic.
-  auto plain = measure(*admin, static_cast<int>(*runs), [&]() -> std::string {
-    std::vector<std::vector<std::string>> cmds{{"TIME"}};
-    for (const auto& n : names) cmds.push_back({"HMGET", n, "tokens", "ts"});
-    auto r = conn->pipeline(cmds);
-    return r ? "" : r.error().message;
-  });
-  if (!plain) return usage_error(kName, plain.error());
+  for (long long run = 0; run < *runs; ++run) {
+    std::string e = timed(*admin, ours, [&]() -> std::string {
+      auto s = probe.refresh(*conn);
+      if (!s) return s.error().message;
+      tracked = s->keys.size();
+      return "";
+    });
+    // The plain reader: TIME, then one pipeline of HMGET over the same keys; no arithmetic.
+    if (e.empty()) {
+      e = timed(*admin, plain, [&]() -> std::string {
+        redis::CommandBatch cmds;
+        cmds.add({"TIME"});
+        for (const auto& n : names) cmds.add({"HMGET", n, "tokens", "ts"});
+        auto r = conn->pipeline(cmds);
+        return r ? "" : r.error().message;
+      });
+    }
+    if (e.empty()) {
+      e = timed(*admin, ttl, [&]() -> std::string {
+        auto s = probe_ttl.refresh(*conn);
+        return s ? "" : s.error().message;
+      });
+    }
+    if (!e.empty()) return fail(e);
+  }
 
-  const double ratio = plain->median() > 0 ? ours->median() / plain->median() : 0;
+  std::optional<DashboardRunResult> dash;
+  if (*seconds > 0) {
+    DashboardRunOptions d;
+    d.port = url.port;
+    d.profiles_file = so.dir + "/profiles.json";
+    std::ofstream(d.profiles_file) << profiles_json;
+    d.match = std::string(kPrefix) + "*";
+    d.key_prefix = kPrefix;
+    d.keys = *keys;
+    d.seconds = static_cast<double>(*seconds);
+    d.emptied = static_cast<int>(*emptied);
+    d.seed = static_cast<unsigned>(*seed);
+    auto r = run_dashboard(*admin, d);
+    if (!r) return fail(r.error());
+    dash = std::move(*r);
+  }
+
+  const double ratio = plain.p50() > 0 ? ours.p50() / plain.p50() : 0;
+  const double cpu_ratio = plain.cpu_p50() > 0 ? ours.cpu_p50() / plain.cpu_p50() : 0;
+  nlohmann::json j{{"keys", *keys},
+                   {"tracked", tracked},
+                   {"runs", *runs},
+                   {"discovery_ms", discovery.p50()},
+                   {"discovery_server_us", discovery.server_us_per_run()},
+                   {"refresh_p50_ms", ours.p50()},
+                   {"refresh_p99_ms", ours.p99()},
+                   {"refresh_cpu_p50_ms", ours.cpu_p50()},
+                   {"refresh_server_us", ours.server_us_per_run()},
+                   {"refresh_with_ttl_p50_ms", ttl.p50()},
+                   {"refresh_with_ttl_server_us", ttl.server_us_per_run()},
+                   {"plain_p50_ms", plain.p50()},
+                   {"plain_cpu_p50_ms", plain.cpu_p50()},
+                   {"plain_server_us", plain.server_us_per_run()},
+                   {"refresh_vs_plain", ratio},
+                   {"refresh_cpu_vs_plain", cpu_ratio},
+                   {"target_refresh_le_25ms", ours.p50() <= 25},
+                   {"target_refresh_vs_plain_le_1_5", ratio <= 1.5}};
+  if (dash) {
+    const double cpu_per_s = dash->cpu_s / dash->wall_s;
+    j["dashboard"] = {{"seconds", dash->wall_s},
+                      {"refreshes", dash->refreshes},
+                      {"refresh_p50_ms", quantile(dash->refresh_ms, 0.5)},
+                      {"tracked", dash->tracked},
+                      {"series", dash->series},
+                      {"cpu_per_s", cpu_per_s},
+                      {"server_cpu_per_s", dash->server_cpu_s / dash->wall_s},
+                      {"emptied", *emptied},
+                      {"emptied_seen", dash->seen_ms.size()},
+                      {"emptied_unseen", dash->unseen},
+                      {"emptied_seen_p50_ms", quantile(dash->seen_ms, 0.5)},
+                      {"emptied_seen_p99_ms", quantile(dash->seen_ms, 0.99)},
+                      {"target_cpu_le_0_25", cpu_per_s <= 0.25}};
+  }
   if (args.has("json")) {
-    nlohmann::json j{{"keys", *keys},
-                     {"tracked", tracked},
-                     {"runs", *runs},
-                     {"discovery_ms", discovery->median()},
-                     {"discovery_server_us", discovery->server_us_per_refresh},
-                     {"refresh_p50_ms", ours->median()},
-                     {"refresh_p99_ms", ours->p99()},
-                     {"refresh_server_us", ours->server_us_per_refresh},
-                     {"refresh_without_ttl_p50_ms", levels->median()},
-                     {"refresh_without_ttl_server_us", levels->server_us_per_refresh},
-                     {"plain_p50_ms", plain->median()},
-                     {"plain_server_us", plain->server_us_per_refresh},
-                     {"refresh_vs_plain", ratio},
-                     {"target_refresh_le_25ms", ours->median() <= 25},
-                     {"target_refresh_without_ttl_le_25ms", levels->median() <= 25}};
     std::cout << json_text(j, 2) << "\n";
-  } else {
-    std::printf("%lld keys, %zu tracked\n", *keys, tracked);
-    std::printf("discovery (full SCAN):   %8.2f ms wall, %9.0f us server\n", discovery->median(),
-                discovery->server_us_per_refresh);
-    std::printf("refresh (ours):          %8.2f ms p50, %6.2f ms p99, %9.0f us server\n",
-                ours->median(), ours->p99(), ours->server_us_per_refresh);
-    std::printf("refresh without PTTL:    %8.2f ms p50, %6.2f ms p99, %9.0f us server\n",
-                levels->median(), levels->p99(), levels->server_us_per_refresh);
-    std::printf("plain pipelined HMGET:   %8.2f ms p50, %17s %9.0f us server\n", plain->median(),
-                "", plain->server_us_per_refresh);
-    std::printf("ours / plain: %.2fx; target <= 25 ms per refresh: %s (without PTTL: %s)\n",
-                ratio, ours->median() <= 25 ? "met" : "NOT met",
-                levels->median() <= 25 ? "met" : "NOT met");
+    return 0;
+  }
+  std::printf("%lld keys, %zu tracked\n", *keys, tracked);
+  std::printf("discovery (full SCAN):   %8.2f ms wall, %9.0f us server\n", discovery.p50(), discovery.server_us_per_run());
+  std::printf("refresh (dashboard):     %8.2f ms p50, %7.2f ms p99, %7.2f ms CPU, %9.0f us server\n", ours.p50(),
+              ours.p99(), ours.cpu_p50(), ours.server_us_per_run());
+  std::printf("plain pipelined HMGET:   %8.2f ms p50, %17s %7.2f ms CPU, %9.0f us server\n", plain.p50(), "",
+              plain.cpu_p50(), plain.server_us_per_run());
+  std::printf("refresh with PTTL:       %8.2f ms p50, %7.2f ms p99, %19s %9.0f us server\n", ttl.p50(), ttl.p99(), "",
+              ttl.server_us_per_run());
+  std::printf("refresh / plain: %.2fx wall, %.2fx client CPU; <= 25 ms: %s; <= 1.5x: %s\n", ratio, cpu_ratio,
+              ours.p50() <= 25 ? "met" : "NOT met", ratio <= 1.5 ? "met" : "NOT met");
+  if (dash) {
+    const double cpu_per_s = dash->cpu_s / dash->wall_s;
+    std::printf("dashboard, %.0f s: %llu refreshes (p50 %.1f ms), %zu keys tracked, %zu series\n", dash->wall_s,
+                static_cast<unsigned long long>(dash->refreshes), quantile(dash->refresh_ms, 0.5), dash->tracked,
+                dash->series);
+    std::printf("  dashboard CPU: %.1f%% of a core (target <= 25%%: %s); redis-server CPU: %.1f%% of a core\n",
+                100 * cpu_per_s, cpu_per_s <= 0.25 ? "met" : "NOT met", 100 * dash->server_cpu_s / dash->wall_s);
+    std::printf("  emptied -> top %d rows: %zu of %lld seen, p50 %.0f ms, p99 %.0f ms\n", 10, dash->seen_ms.size(),
+                *emptied, quantile(dash->seen_ms, 0.5), quantile(dash->seen_ms, 0.99));
   }
   return 0;
 }

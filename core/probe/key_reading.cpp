@@ -62,31 +62,29 @@ std::optional<std::int64_t> window_start_of(const std::string& key) {
   return v;
 }
 
-std::vector<std::vector<std::string>> read_commands(const LimiterProfile& profile,
-                                                    const std::string& key, std::int64_t now_us,
-                                                    bool with_ttl) {
-  std::vector<std::vector<std::string>> out;
+std::size_t read_commands(redis::CommandBatch& out, const LimiterProfile& profile, const std::string& key,
+                          std::int64_t now_us, bool with_ttl) {
   switch (profile.kind) {
     case ProfileKind::token_bucket_hash:
-      out.push_back({"HMGET", key, profile.tokens_field, profile.updated_field});
+      out.add({"HMGET", key, profile.tokens_field, profile.updated_field});
       break;
     case ProfileKind::sliding_window_zset: {
       // Requests in (now − W, now], in the profile's unit for scores.
       const double per = us_per_unit(profile.time_unit);
       const double now = static_cast<double>(now_us) / per;
       const double from = static_cast<double>(now_us - profile.window->count() / 1000) / per;
-      out.push_back({"ZCOUNT", key, "(" + fmt(from), fmt(now)});
+      out.add({"ZCOUNT", key, "(" + fmt(from), fmt(now)});
       break;
     }
     case ProfileKind::gcra_tat:
     case ProfileKind::counter_ttl:
     case ProfileKind::fixed_window_counter:
     case ProfileKind::limitscope:
-      out.push_back({"GET", key});
+      out.add({"GET", key});
       break;
   }
-  if (with_ttl) out.push_back({"PTTL", key});
-  return out;
+  if (with_ttl) out.add({"PTTL", key});
+  return with_ttl ? 2 : 1;
 }
 
 KeyReading evaluate(const LimiterProfile& profile, const std::string& key,

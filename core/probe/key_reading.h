@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/probe/limiter_profile.h"
+#include "core/redis/command_batch.h"
 #include "core/redis/redis_value.h"
 
 namespace limitscope::probe {
@@ -48,11 +49,11 @@ struct KeyReading {
   std::optional<double> pressure() const;
 };
 
-/// The commands that read `key` under `profile` at server time `now_us`: the state, then PTTL
-/// when `with_ttl`. Not for kind limitscope (core/probe/own_schema.h).
-std::vector<std::vector<std::string>> read_commands(const LimiterProfile& profile,
-                                                    const std::string& key, std::int64_t now_us,
-                                                    bool with_ttl = true);
+/// Adds the commands that read `key` under `profile` at server time `now_us` to `out`: the
+/// state, then PTTL when `with_ttl`. Not for kind limitscope (core/probe/own_schema.h).
+/// @return the number of commands added (their replies, in order, are evaluate()'s input)
+std::size_t read_commands(redis::CommandBatch& out, const LimiterProfile& profile, const std::string& key,
+                          std::int64_t now_us, bool with_ttl = true);
 
 /// Computes the reading from the replies to read_commands(), in order (with or without the
 /// PTTL reply).

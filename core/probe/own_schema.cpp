@@ -50,35 +50,33 @@ const redis::NamedLimit* limit_for(const redis::RuleConfig& config, const std::s
   return nullptr;
 }
 
-std::vector<std::vector<std::string>> own_read_commands(const LimitParams& params,
-                                                        const std::string& key,
-                                                        std::int64_t now_us, bool with_ttl) {
-  std::vector<std::vector<std::string>> out;
+std::size_t own_read_commands(redis::CommandBatch& out, const LimitParams& params, const std::string& key,
+                              std::int64_t now_us, bool with_ttl) {
   switch (params.algorithm) {
     case Algorithm::token_bucket:
-      out.push_back({"HMGET", key, "tokens", "ts"});
+      out.add({"HMGET", key, "tokens", "ts"});
       break;
     case Algorithm::gcra:
-      out.push_back({"GET", key});
+      out.add({"GET", key});
       break;
     case Algorithm::fixed_window:
-      out.push_back({"HMGET", key, "ws", "count"});
+      out.add({"HMGET", key, "ws", "count"});
       break;
     case Algorithm::sliding_counter:
-      out.push_back({"HMGET", key, "ws", "prev", "curr"});
+      out.add({"HMGET", key, "ws", "prev", "curr"});
       break;
     case Algorithm::sliding_log: {
       // Entries "<t_us>:<cost>" still inside the window (t > now − W).
       const std::int64_t from = now_us - params.window.count() / 1000;
-      out.push_back({"ZRANGEBYSCORE", key, "(" + std::to_string(from), "+inf"});
+      out.add({"ZRANGEBYSCORE", key, "(" + std::to_string(from), "+inf"});
       break;
     }
     case Algorithm::leaky_bucket:
-      out.push_back({"TYPE", key});  // not run on Redis; answered as unsupported below
+      out.add({"TYPE", key});  // not run on Redis; answered as unsupported below
       break;
   }
-  if (with_ttl) out.push_back({"PTTL", key});
-  return out;
+  if (with_ttl) out.add({"PTTL", key});
+  return with_ttl ? 2 : 1;
 }
 
 KeyReading own_evaluate(const std::string& profile, const std::string& key,

@@ -30,11 +30,10 @@ std::optional<OwnKey> parse_own_key(const std::string& key);
 /// or nullptr when it belongs to none.
 const redis::NamedLimit* limit_for(const redis::RuleConfig& config, const std::string& rest);
 
-/// The commands that read the state of `params`'s algorithm at `key` (then PTTL when
-/// `with_ttl`).
-std::vector<std::vector<std::string>> own_read_commands(const LimitParams& params,
-                                                        const std::string& key,
-                                                        std::int64_t now_us, bool with_ttl = true);
+/// Adds the commands that read the state of `params`'s algorithm at `key` to `out` (then
+/// PTTL when `with_ttl`). @return the number of commands added
+std::size_t own_read_commands(redis::CommandBatch& out, const LimitParams& params, const std::string& key,
+                              std::int64_t now_us, bool with_ttl = true);
 
 /// The reading from own_read_commands()'s replies.
 KeyReading own_evaluate(const std::string& profile, const std::string& key,

@@ -1,7 +1,6 @@
 #include "core/probe/redis_probe.h"
 
 #include <algorithm>
-#include <set>
 
 #include "core/probe/own_schema.h"
 #include "core/probe/profile_detect.h"
@@ -18,61 +17,111 @@ redis::Result<std::int64_t> server_time_us(const redis::Value& v) {
 }  // namespace
 
 // Highest pressure first; unknown pressure (no capacity, errors) after every known one; ties
-// by key. Pressure is computed once per key, not per comparison.
+// by key. Pressure is computed once per key, not per comparison; keys already in key order
+// (one server's tracked keys are) are sorted stably by pressure alone, without comparing keys.
 void sort_by_pressure(std::vector<KeyReading>& keys) {
   std::vector<std::pair<double, std::size_t>> order(keys.size());
+  bool key_ordered = true;
   for (std::size_t i = 0; i < keys.size(); ++i) {
     const auto p = keys[i].pressure();
     order[i] = {p ? *p : -1.0, i};  // pressure is >= 0 when known
+    if (i > 0 && key_ordered && keys[i].key < keys[i - 1].key) key_ordered = false;
   }
-  std::sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
-    if (a.first != b.first) return a.first > b.first;
-    return keys[a.second].key < keys[b.second].key;
-  });
-  std::vector<KeyReading> sorted;
-  sorted.reserve(keys.size());
-  for (const auto& [p, i] : order) sorted.push_back(std::move(keys[i]));
-  keys = std::move(sorted);
+  if (key_ordered) {
+    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  } else {
+    std::sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
+      if (a.first != b.first) return a.first > b.first;
+      return keys[a.second].key < keys[b.second].key;
+    });
+  }
+  // Put each reading in its place by following the permutation's cycles: no second vector
+  // of readings (at 100,000 keys, megabytes fetched fresh from the OS at every refresh).
+  std::vector<bool> placed(keys.size(), false);
+  for (std::size_t start = 0; start < keys.size(); ++start) {
+    if (placed[start]) continue;
+    KeyReading held = std::move(keys[start]);
+    std::size_t at = start;
+    while (true) {
+      placed[at] = true;
+      const std::size_t from = order[at].second;
+      if (from == start) break;
+      keys[at] = std::move(keys[from]);
+      at = from;
+    }
+    keys[at] = std::move(held);
+  }
 }
 
 RedisProbe::RedisProbe(std::vector<LimiterProfile> profiles, ProbeOptions options)
     : profiles_(std::move(profiles)), options_(std::move(options)) {
   options_.scan_count = std::max<std::size_t>(options_.scan_count, 1);
   options_.max_tracked = std::max<std::size_t>(options_.max_tracked, 1);
+  if (options_.adaptive_scan) budget_.emplace(*options_.adaptive_scan);
+}
+
+// One SCAN call from the cursor. @return true when it finished a full pass.
+redis::Result<bool> RedisProbe::scan_once(redis::Connection& c, std::size_t count, ProbeSnapshot& snap) {
+  auto reply = c.command({"SCAN", cursor_, "MATCH", options_.match, "COUNT", std::to_string(count)});
+  if (!reply) return reply.error();
+  if (!reply->is_array() || reply->elements.size() != 2 || !reply->elements[1].is_array()) {
+    return redis::make_redis_error(redis::ErrorKind::protocol, "SCAN answered " + reply->describe());
+  }
+  pass_started_ = true;
+  for (const auto& k : reply->elements[1].elements) {
+    ++snap.scanned;
+    const LimiterProfile* p = match_profile(profiles_, k.str);
+    if (p == nullptr) {
+      ++unmatched_this_pass_;
+      if (unmatched_examples_.size() < 20) unmatched_examples_.emplace(pattern_for(k.str), k.str);
+      continue;
+    }
+    if (tracked_.count(k.str)) continue;
+    Tracked t;
+    t.profile = static_cast<std::size_t>(p - profiles_.data());
+    if (p->kind == ProfileKind::limitscope) t.own = parse_own_key(k.str);
+    tracked_.emplace(k.str, std::move(t));
+  }
+  cursor_ = reply->elements[0].str;
+  if (cursor_ != "0") return false;
+  pass_done_once_ = true;
+  ++passes_;
+  unmatched_last_pass_ = unmatched_this_pass_;
+  unmatched_this_pass_ = 0;
+  pass_started_ = false;
+  return true;
 }
 
 redis::Result<std::size_t> RedisProbe::discover(redis::Connection& c, std::size_t budget,
                                                 ProbeSnapshot& snap) {
   std::size_t calls = 0;
   while (calls < budget) {
-    auto reply = c.command({"SCAN", cursor_, "MATCH", options_.match, "COUNT",
-                            std::to_string(options_.scan_count)});
-    if (!reply) return reply.error();
+    auto done = scan_once(c, options_.scan_count, snap);
+    if (!done) return done.error();
     ++calls;
-    if (!reply->is_array() || reply->elements.size() != 2 || !reply->elements[1].is_array()) {
-      return redis::make_redis_error(redis::ErrorKind::protocol, "SCAN answered " + reply->describe());
-    }
-    pass_started_ = true;
-    for (const auto& k : reply->elements[1].elements) {
-      ++snap.scanned;
-      const LimiterProfile* p = match_profile(profiles_, k.str);
-      if (p == nullptr) {
-        ++unmatched_this_pass_;
-        if (unmatched_examples_.size() < 20) unmatched_examples_.emplace(pattern_for(k.str), k.str);
-        continue;
-      }
-      tracked_.emplace(k.str, static_cast<std::size_t>(p - profiles_.data()));
-    }
-    cursor_ = reply->elements[0].str;
-    if (cursor_ == "0") {
-      pass_done_once_ = true;
-      ++passes_;
-      unmatched_last_pass_ = unmatched_this_pass_;
-      unmatched_this_pass_ = 0;
-      pass_started_ = false;
-      if (budget == SIZE_MAX) break;  // probe_all: one full pass
-    }
+    if (*done && budget == SIZE_MAX) break;  // probe_all: one full pass
   }
+  return calls;
+}
+
+// SCAN calls of at most scan_count each until the budget's COUNT units are spent or a pass
+// ends (the next refresh starts the next pass: a key added meanwhile is found then).
+redis::Result<std::size_t> RedisProbe::discover_adaptive(redis::Connection& c, ProbeSnapshot& snap) {
+  const Clock& clock = options_.clock != nullptr ? *options_.clock : SteadyClock::instance();
+  const std::size_t budget = budget_->keys();
+  snap.scan_budget = budget;
+  std::size_t asked = 0;
+  std::size_t calls = 0;
+  const Nanos t0 = clock.now();
+  while (asked < budget) {
+    const std::size_t count = std::min(options_.scan_count, budget - asked);
+    auto done = scan_once(c, count, snap);
+    if (!done) return done.error();
+    asked += count;
+    ++calls;
+    if (*done) break;
+  }
+  budget_->observe(clock.now() - t0, asked);
   return calls;
 }
 
@@ -86,22 +135,17 @@ redis::Result<ProbeSnapshot> RedisProbe::probe_all(redis::Connection& c) {
 
 redis::Result<ProbeSnapshot> RedisProbe::run(redis::Connection& c, std::size_t scan_budget) {
   ProbeSnapshot snap;
-  auto calls = discover(c, scan_budget, snap);
+  auto calls = budget_ && scan_budget != SIZE_MAX ? discover_adaptive(c, snap) : discover(c, scan_budget, snap);
   if (!calls) return calls.error();
   snap.scan_calls = *calls;
 
   // TIME and the configs of every own-schema rule in one round trip.
-  std::vector<std::string> keys;
-  std::vector<std::size_t> profile_of;
+  std::vector<const std::pair<const std::string, Tracked>*> keys;
   keys.reserve(tracked_.size());
-  profile_of.reserve(tracked_.size());
   std::map<std::string, std::optional<redis::RuleConfig>> configs;  // config key → config
-  for (const auto& [key, idx] : tracked_) {
-    keys.push_back(key);
-    profile_of.push_back(idx);
-    if (profiles_[idx].kind == ProfileKind::limitscope) {
-      if (auto own = parse_own_key(key)) configs.emplace(own->config_key, std::nullopt);
-    }
+  for (const auto& entry : tracked_) {
+    keys.push_back(&entry);
+    if (entry.second.own) configs.emplace(entry.second.own->config_key, std::nullopt);
   }
   std::vector<std::vector<std::string>> first{{"TIME"}};
   for (const auto& [ck, unused] : configs) first.push_back({"HGETALL", ck});
@@ -133,45 +177,38 @@ redis::Result<ProbeSnapshot> RedisProbe::run(redis::Connection& c, std::size_t s
     cfg = std::move(parsed).value();
   }
 
-  // Every state read in one pipeline; remember where each key's replies start.
-  std::vector<std::vector<std::string>> reads;
-  reads.reserve(keys.size() * 2);
-  struct Plan {
-    std::size_t first = 0;
-    std::size_t count = 0;
-    const LimitParams* own = nullptr;  // own schema: the limit's parameters
-    std::string limit_name;            // own schema: a composite's limit the key belongs to
-    int limit_index = -1;              // ... and its place among the rule's limits
-    std::string error;                 // no read possible
-  };
-  std::vector<Plan> plans(keys.size());
+  // Every state read in one pipeline; remember where each key's replies start. The batch and
+  // the plans keep their memory from one refresh to the next.
+  redis::CommandBatch& reads = reads_;
+  reads.clear();
+  reads.reserve(keys.size() * (options_.read_ttl ? 2 : 1), keys.size() * 64);
+  plans_.assign(keys.size(), Plan{});
   for (std::size_t k = 0; k < keys.size(); ++k) {
-    const LimiterProfile& p = profiles_[profile_of[k]];
-    std::vector<std::vector<std::string>> cmds;
+    const std::string& key = keys[k]->first;
+    const Tracked& t = keys[k]->second;
+    const LimiterProfile& p = profiles_[t.profile];
+    Plan& plan = plans_[k];
+    plan.first = reads.size();
     if (p.kind == ProfileKind::limitscope) {
-      const auto own = parse_own_key(keys[k]);
-      const auto it = own ? configs.find(own->config_key) : configs.end();
+      const auto it = t.own ? configs.find(t.own->config_key) : configs.end();
       if (it == configs.end() || !it->second) {
-        plans[k].error = own ? "rule " + own->rule + " has no readable config" : "not a limitscope state key";
+        plan.error = t.own ? "rule " + t.own->rule + " has no readable config" : "not a limitscope state key";
         continue;
       }
-      const redis::NamedLimit* limit = limit_for(*it->second, own->rest);
+      const redis::NamedLimit* limit = limit_for(*it->second, t.own->rest);
       if (limit == nullptr) {
-        plans[k].error = "belongs to no limit of rule " + own->rule;
+        plan.error = "belongs to no limit of rule " + t.own->rule;
         continue;
       }
-      plans[k].own = &limit->params;
+      plan.own = &limit->params;
       if (it->second->composite()) {
-        plans[k].limit_name = limit->name;
-        plans[k].limit_index = static_cast<int>(limit - it->second->limits.data());
+        plan.limit_name = limit->name;
+        plan.limit_index = static_cast<int>(limit - it->second->limits.data());
       }
-      cmds = own_read_commands(limit->params, keys[k], *now, options_.read_ttl);
+      plan.count = own_read_commands(reads, limit->params, key, *now, options_.read_ttl);
     } else {
-      cmds = read_commands(p, keys[k], *now, options_.read_ttl);
+      plan.count = read_commands(reads, p, key, *now, options_.read_ttl);
     }
-    plans[k].first = reads.size();
-    plans[k].count = cmds.size();
-    for (auto& cmd : cmds) reads.push_back(std::move(cmd));
   }
   snap.read_commands = reads.size() + first.size();
   std::vector<redis::Value> replies;
@@ -182,24 +219,25 @@ redis::Result<ProbeSnapshot> RedisProbe::run(redis::Connection& c, std::size_t s
   }
 
   snap.keys.reserve(keys.size());
-  std::set<std::string> vanished;
+  std::vector<std::string> vanished;
   for (std::size_t k = 0; k < keys.size(); ++k) {
-    const LimiterProfile& p = profiles_[profile_of[k]];
+    const std::string& key = keys[k]->first;
+    const LimiterProfile& p = profiles_[keys[k]->second.profile];
+    Plan& plan = plans_[k];
     KeyReading reading;
-    if (!plans[k].error.empty()) {
-      reading.key = keys[k];
+    if (!plan.error.empty()) {
+      reading.key = key;
       reading.profile = p.name;
       reading.kind = p.kind;
-      reading.error = plans[k].error;
+      reading.error = std::move(plan.error);
     } else {
-      const std::span<const redis::Value> mine(replies.data() + plans[k].first, plans[k].count);
-      reading = plans[k].own != nullptr ? own_evaluate(p.name, keys[k], *plans[k].own, mine, *now)
-                                        : evaluate(p, keys[k], mine, *now);
-      reading.limit_name = plans[k].limit_name;
-      reading.limit_index = plans[k].limit_index;
+      const std::span<const redis::Value> mine(replies.data() + plan.first, plan.count);
+      reading = plan.own != nullptr ? own_evaluate(p.name, key, *plan.own, mine, *now) : evaluate(p, key, mine, *now);
+      reading.limit_name = std::move(plan.limit_name);
+      reading.limit_index = plan.limit_index;
     }
     if (reading.missing) {
-      vanished.insert(keys[k]);  // expired or deleted since discovery: stop tracking it
+      vanished.push_back(key);  // expired or deleted since discovery: stop tracking it
       continue;
     }
     snap.keys.push_back(std::move(reading));

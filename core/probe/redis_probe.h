@@ -1,18 +1,23 @@
 #pragma once
 // Finds limiter keys in a Redis and reads them at the server's time. Discovery is SCAN with
-// MATCH/COUNT under a budget of SCAN calls per refresh, resuming from its cursor (never KEYS,
-// never one long blocking call); each key gets the first matching profile, and keys matching
+// MATCH/COUNT under a budget per refresh, resuming from its cursor (never KEYS, never one long
+// blocking call): a fixed number of SCAN calls, or (adaptive_scan) a share of the refresh's
+// time (core/probe/scan_budget.h), so a small keyspace is scanned whole at every refresh and a
+// large one a slice at a time; each key gets the first matching profile, and keys matching
 // none are only counted. Reading is one TIME, one pipeline of rule configs (own schema), then
 // one pipeline of state reads for every tracked key. Beyond `max_tracked` keys, the ones under
 // the most pressure (emptiest buckets, fullest windows) are kept.
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/probe/key_reading.h"
 #include "core/probe/limiter_profile.h"
+#include "core/probe/own_schema.h"
+#include "core/probe/scan_budget.h"
 #include "core/redis/connection.h"
 
 namespace limitscope::probe {
@@ -20,7 +25,12 @@ namespace limitscope::probe {
 struct ProbeOptions {
   std::string match = "*";              ///< SCAN MATCH (narrows discovery server-side)
   std::size_t scan_count = 1000;        ///< SCAN COUNT
-  std::size_t scan_calls_per_refresh = 10;  ///< discovery budget per refresh
+  std::size_t scan_calls_per_refresh = 10;  ///< discovery budget per refresh (fixed budget)
+  /// Set: discovery's budget follows the time SCAN takes instead (scan_calls_per_refresh is
+  /// then unused); a refresh stops scanning at the end of a full pass.
+  std::optional<ScanBudgetOptions> adaptive_scan;
+  /// Times the SCAN calls for adaptive_scan; null: the real clock.
+  const Clock* clock = nullptr;
   std::size_t max_tracked = 10000;
   bool read_ttl = true;  ///< PTTL of every key (half the commands of a refresh)
 };
@@ -33,6 +43,7 @@ struct ProbeSnapshot {
   bool discovery_complete = false;  ///< a full SCAN pass has finished
   std::size_t scanned = 0;          ///< keys SCAN returned during this refresh
   std::size_t scan_calls = 0;       ///< SCAN calls during this refresh
+  std::size_t scan_budget = 0;      ///< adaptive_scan: the COUNT units this refresh could ask for
   std::size_t read_commands = 0;    ///< commands of the read pipelines
   std::size_t dropped = 0;          ///< tracked keys let go for the cap (this refresh)
   std::vector<std::string> errors;  ///< per-rule problems (missing or invalid config)
@@ -71,10 +82,29 @@ class RedisProbe {
   redis::Result<ProbeSnapshot> run(redis::Connection& c, std::size_t scan_budget);
   redis::Result<std::size_t> discover(redis::Connection& c, std::size_t budget,
                                       ProbeSnapshot& snap);
+  redis::Result<std::size_t> discover_adaptive(redis::Connection& c, ProbeSnapshot& snap);
+  redis::Result<bool> scan_once(redis::Connection& c, std::size_t count, ProbeSnapshot& snap);
+
+  struct Tracked {
+    std::size_t profile = 0;    ///< index in profiles_
+    std::optional<OwnKey> own;  ///< own schema: the key's parts, parsed once when found
+  };
+  /// Where one key's replies are in a refresh's read pipeline, and what reads them.
+  struct Plan {
+    std::size_t first = 0;
+    std::size_t count = 0;
+    const LimitParams* own = nullptr;  ///< own schema: the limit's parameters
+    std::string limit_name;            ///< own schema: a composite's limit the key belongs to
+    int limit_index = -1;              ///< ... and its place among the rule's limits
+    std::string error;                 ///< no read possible
+  };
 
   std::vector<LimiterProfile> profiles_;
   ProbeOptions options_;
-  std::map<std::string, std::size_t> tracked_;  ///< key → profile index
+  std::optional<ScanBudget> budget_;             ///< adaptive_scan
+  std::map<std::string, Tracked> tracked_;       ///< key → how to read it
+  redis::CommandBatch reads_;                    ///< reused: its buffer outlives a refresh
+  std::vector<Plan> plans_;                      ///< reused likewise
   std::string cursor_ = "0";
   bool pass_started_ = false;
   bool pass_done_once_ = false;

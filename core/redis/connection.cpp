@@ -204,23 +204,44 @@ Result<Value> Connection::command(const std::vector<std::string>& argv) {
 
 Result<std::vector<Value>> Connection::pipeline(
     const std::vector<std::vector<std::string>>& commands) {
+  CommandBatch batch;
+  for (const auto& argv : commands) {
+    if (argv.empty()) return make_redis_error(ErrorKind::usage, "redis: empty command");
+    batch.add(std::span<const std::string>(argv));
+  }
+  return pipeline(batch);
+}
+
+Result<std::vector<Value>> Connection::pipeline(const CommandBatch& batch) {
   if (!usable()) {
     return make_redis_error(ErrorKind::closed, "redis " + peer() + ": connection is unusable");
   }
-  for (const auto& argv : commands) {
-    if (impl_->asking) {
-      if (auto sent = impl_->append({"ASKING"}); !sent) return sent.error();
+  static constexpr std::string_view kAsking = "*1\r\n$6\r\nASKING\r\n";
+  auto send = [&](std::string_view bytes) -> Result<Unit> {
+    if (redisAppendFormattedCommand(impl_->ctx.get(), bytes.data(), bytes.size()) != REDIS_OK) {
+      return impl_->context_error(errno, "sending a pipeline");
     }
-    if (auto sent = impl_->append(argv); !sent) return sent.error();
+    return Unit{};
+  };
+  if (!impl_->asking) {
+    if (!batch.empty()) {
+      if (auto sent = send(batch.bytes()); !sent) return sent.error();
+    }
+  } else {
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      if (auto sent = send(kAsking); !sent) return sent.error();
+      if (auto sent = send(batch.command(i)); !sent) return sent.error();
+    }
   }
+  const std::string doing = "pipeline of " + std::to_string(batch.size());
   std::vector<Value> replies;
-  replies.reserve(commands.size());
-  for (std::size_t i = 0; i < commands.size(); ++i) {
+  replies.reserve(batch.size());
+  for (std::size_t i = 0; i < batch.size(); ++i) {
     if (impl_->asking) {
       auto asked = impl_->read_one("ASKING");
       if (!asked) return asked.error();
     }
-    auto reply = impl_->read_one("pipeline of " + std::to_string(commands.size()));
+    auto reply = impl_->read_one(doing);
     if (!reply) return reply.error();
     replies.push_back(std::move(reply).value());
   }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/redis/command_batch.h"
 #include "core/redis/redis_error.h"
 #include "core/redis/redis_url.h"
 #include "core/redis/redis_value.h"
@@ -46,6 +47,8 @@ class Connection {
   /// stay in the vector as Values of Type::error (one failed command does not fail the
   /// batch); only I/O, timeout and protocol failures fail the whole call.
   Result<std::vector<Value>> pipeline(const std::vector<std::vector<std::string>>& commands);
+  /// The same for commands encoded as they were added (large pipelines: a refresh's reads).
+  Result<std::vector<Value>> pipeline(const CommandBatch& batch);
 
   /// False after an io/timeout/protocol/closed failure: drop it and open a new one.
   bool usable() const;

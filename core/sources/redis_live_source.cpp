@@ -86,6 +86,12 @@ RedisLiveSource::RedisLiveSource(RedisLiveOptions options, Clock& clock, std::sh
     : LiveSource(std::move(series)), options_(std::move(options)), clock_(clock), tail_(options_.streams) {
   probe::ProbeOptions probe_options = options_.probe;
   probe_options.read_ttl = options_.read_ttl;
+  if (options_.adaptive_scan && !probe_options.adaptive_scan) {
+    probe::ScanBudgetOptions budget;
+    budget.time_per_refresh = options_.refresh_interval / 10;
+    probe_options.adaptive_scan = budget;
+  }
+  if (probe_options.clock == nullptr) probe_options.clock = &clock_;
   if (options_.url.cluster()) {
     redis::ClusterOptions co;
     co.connections_per_node = 1;
@@ -424,6 +430,14 @@ void RedisLiveSource::record(const probe::ProbeSnapshot& snap, std::int64_t t) {
     if (r.occupancy) put(dashboard_series::kKeyOccupancy, *r.occupancy);
   }
   readings_ = snap.keys;
+  // Keys let go (expired, or dropped for the tracking cap) take their sparklines with them,
+  // looked for once the map holds twice the keys shown, so a day of key churn stays bounded.
+  if (sparklines_.size() > 2 * (readings_.size() + kept_.size()) + 100) {
+    std::set<std::string> shown;
+    for (const auto& r : readings_) shown.insert(r.key);
+    for (const auto& [key, k] : kept_) shown.insert(key);
+    std::erase_if(sparklines_, [&](const auto& entry) { return !shown.count(entry.first); });
+  }
 }
 
 void RedisLiveSource::contribute(DashboardSnapshot& s) const {

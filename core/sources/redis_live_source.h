@@ -54,6 +54,9 @@ struct RedisLiveOptions {
   /// unless a view that shows them (the key browser) asks.
   bool read_ttl = false;
   Nanos refresh_interval = std::chrono::seconds(1);
+  /// Discovery spends a tenth of the refresh interval on SCAN (core/probe/scan_budget.h),
+  /// unless probe.adaptive_scan is set already; off: probe.scan_calls_per_refresh calls.
+  bool adaptive_scan = true;
   /// Follow the decision streams of our own rules (when they exist).
   bool tail_decisions = true;
   DecisionStreamOptions streams;

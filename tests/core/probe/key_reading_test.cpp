@@ -58,9 +58,12 @@ TEST(KeyReading, TokenBucketInSecondsAndWithoutParameters) {
 TEST(KeyReading, SlidingWindowCountsTheWindowEndingNow) {
   const auto p = profile_of(R"({"name": "sw", "match": "*", "kind": "sliding_window_zset",
       "time_unit": "ms", "window": "60s", "limit": 100})");
-  const auto cmds = read_commands(p, "rate_limit:a", kNowUs);
+  redis::CommandBatch cmds;
+  ASSERT_EQ(read_commands(cmds, p, "rate_limit:a", kNowUs), 2u);
   ASSERT_EQ(cmds.size(), 2u);
-  EXPECT_EQ(cmds[0], (std::vector<std::string>{"ZCOUNT", "rate_limit:a", "(1699999940000", "1700000000000"}));
+  redis::CommandBatch expected;
+  expected.add({"ZCOUNT", "rate_limit:a", "(1699999940000", "1700000000000"});
+  EXPECT_EQ(cmds.command(0), expected.command(0));
   const auto r = read(p, "rate_limit:a", {Value::of_integer(37), Value::of_integer(59000)}, kNowUs);
   EXPECT_EQ(r.count, 37);
   EXPECT_DOUBLE_EQ(*r.occupancy, 0.37);

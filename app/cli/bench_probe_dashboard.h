@@ -1,0 +1,45 @@
+#pragma once
+// bench-probe's dashboard run: the live source the dashboard opens (open_live_source, the same
+// profiles, budgets and session state), driven in real time on the worker's 100 ms tick with a
+// snapshot whenever something changed, while keys are emptied at random moments. It measures
+// what an operator pays and gets: the process's CPU per second, the server's CPU per second
+// (INFO cpu) and how long an emptied key takes to reach the top rows.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/common/expected.h"
+#include "core/redis/connection.h"
+
+namespace limitscope::cli {
+
+struct DashboardRunOptions {
+  int port = 0;                   ///< the private redis-server
+  std::string profiles_file;      ///< the profile of the seeded keys
+  std::string match;              ///< SCAN MATCH
+  std::string key_prefix;         ///< seeded keys are key_prefix + 0 .. keys − 1
+  long long keys = 0;
+  double seconds = 30;            ///< length of the run
+  int emptied = 20;               ///< keys emptied at random moments
+  std::size_t top_rows = 10;      ///< "in the top rows": among the first this many
+  unsigned seed = 1;
+};
+
+struct DashboardRunResult {
+  double wall_s = 0;
+  double cpu_s = 0;               ///< this process (the dashboard side), user + system
+  double server_cpu_s = 0;        ///< redis-server, INFO cpu
+  std::uint64_t refreshes = 0;
+  std::vector<double> refresh_ms;  ///< wall time of each refresh (advance that refreshed)
+  std::vector<double> seen_ms;    ///< per emptied key seen: emptied → in the top rows
+  int unseen = 0;                 ///< emptied keys not in the top rows by the end
+  std::size_t tracked = 0;        ///< keys the last refresh read
+  std::size_t series = 0;         ///< series in the session's store at the end
+};
+
+/// Runs the dashboard against the server for options.seconds of real time. `admin` empties
+/// the keys (HSET tokens 0, ts now).
+Expected<DashboardRunResult> run_dashboard(redis::Connection& admin, const DashboardRunOptions& options);
+
+}  // namespace limitscope::cli

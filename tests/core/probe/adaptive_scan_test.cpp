@@ -1,0 +1,150 @@
+// Verifies discovery's adaptive SCAN budget: the budget follows the time SCAN takes (exact
+// arithmetic on given costs, bounds, at most doubling), and on a real redis-server a probe
+// under a budget asks for no more than it, finds every key eventually, finds a key added
+// later within one pass's worth of refreshes, and scans a small keyspace whole each refresh.
+#include <gtest/gtest.h>
+
+#include "core/probe/redis_probe.h"
+#include "core/probe/scan_budget.h"
+#include "support/redis_server.h"
+
+namespace limitscope::probe {
+namespace {
+
+using std::chrono::milliseconds;
+
+ScanBudgetOptions budget_options() {
+  ScanBudgetOptions o;
+  o.time_per_refresh = milliseconds(100);
+  o.min_keys = 1000;
+  o.max_keys = 50000;
+  o.initial_keys = 10000;
+  return o;
+}
+
+TEST(ScanBudget, FollowsTheTimeShareAtTheCostSeen) {
+  ScanBudget b(budget_options());
+  EXPECT_EQ(b.keys(), 10000u);
+  b.observe(milliseconds(50), 10000);  // 5 µs a key: 20,000 fit in 100 ms (= the 2x cap)
+  EXPECT_EQ(b.keys(), 20000u);
+  b.observe(milliseconds(100), 20000);  // same cost: stays
+  EXPECT_EQ(b.keys(), 20000u);
+  b.observe(milliseconds(400), 20000);  // 20 µs now; smoothed 12.5 µs: 8,000 fit
+  EXPECT_EQ(b.keys(), 8000u);
+}
+
+TEST(ScanBudget, StaysWithinItsBoundsAndGrowsAtMostTwofold) {
+  ScanBudget b(budget_options());
+  b.observe(std::chrono::seconds(100), 10000);  // a very slow server: the floor, still progressing
+  EXPECT_EQ(b.keys(), 1000u);
+  ScanBudget fast(budget_options());
+  std::vector<std::size_t> seen;
+  for (int i = 0; i < 6; ++i) {
+    fast.observe(Nanos{0}, fast.keys());  // free SCANs (a clock that does not move)
+    seen.push_back(fast.keys());
+  }
+  EXPECT_EQ(seen, (std::vector<std::size_t>{20000, 40000, 50000, 50000, 50000, 50000}));
+  b.observe(milliseconds(5), 0);  // nothing asked: nothing learnt
+  EXPECT_EQ(b.keys(), 1000u);
+  ScanBudgetOptions odd = budget_options();
+  odd.min_keys = 0;
+  odd.max_keys = 0;
+  EXPECT_EQ(ScanBudget(odd).keys(), 1u);  // never a refresh that cannot scan at all
+}
+
+class AdaptiveScan : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server_ = test::RedisServer::start();
+    redis::RedisUrl url;
+    url.port = server_->port();
+    auto c = redis::Connection::open(url, {std::chrono::seconds(2), std::chrono::seconds(30)});
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    conn_.emplace(std::move(c).value());
+  }
+  void seed(int gateway_keys, int other_keys) {
+    redis::CommandBatch b;
+    for (int i = 0; i < gateway_keys; ++i) b.add({"HSET", "rl:free-" + std::to_string(i), "tokens", "30", "ts", "1"});
+    for (int i = 0; i < other_keys; ++i) b.add({"SET", "other:" + std::to_string(i), "x"});
+    ASSERT_TRUE(conn_->pipeline(b).ok());
+  }
+  static std::vector<LimiterProfile> profiles() {
+    return *parse_profiles(R"({"profiles": [{"name": "gw", "match": "rl:free-*", "kind": "token_bucket_hash",
+        "time_unit": "ms", "capacity": 60, "refill": "1/s"}]})");
+  }
+  ProbeOptions options(std::size_t budget_keys) {
+    ProbeOptions o;
+    o.scan_count = 100;
+    o.max_tracked = 100000;
+    o.read_ttl = false;
+    ScanBudgetOptions b;
+    b.min_keys = b.max_keys = b.initial_keys = budget_keys;
+    o.adaptive_scan = b;
+    o.clock = &clock_;
+    return o;
+  }
+  static bool has(const ProbeSnapshot& s, const std::string& key) {
+    for (const auto& k : s.keys) {
+      if (k.key == key) return true;
+    }
+    return false;
+  }
+
+  ManualClock clock_{Nanos{0}};
+  std::unique_ptr<test::RedisServer> server_;
+  std::optional<redis::Connection> conn_;
+};
+
+TEST_F(AdaptiveScan, RespectsItsBudgetAndFindsEveryKeyEventually) {
+  seed(5000, 2000);
+  RedisProbe probe(profiles(), options(500));
+  int refreshes = 0;
+  ProbeSnapshot last;
+  while (refreshes < 100) {
+    auto snap = probe.refresh(*conn_);
+    ASSERT_TRUE(snap.ok()) << snap.error().message;
+    ++refreshes;
+    EXPECT_EQ(snap->scan_budget, 500u);
+    EXPECT_LE(snap->scan_calls, 5u) << "COUNT 100 per call, 500 per refresh";
+    last = std::move(*snap);
+    if (last.discovery_complete) break;
+  }
+  // 7,000 keys at 500 COUNT units a refresh: about 14 refreshes (SCAN's COUNT is a hint).
+  EXPECT_GE(refreshes, 10);
+  EXPECT_LE(refreshes, 20);
+  EXPECT_EQ(probe.tracked(), 5000u);
+  EXPECT_EQ(last.unmatched, 2000u);
+}
+
+TEST_F(AdaptiveScan, FindsAKeyAddedLaterWithinAPassOfRefreshes) {
+  seed(3000, 1000);
+  RedisProbe probe(profiles(), options(500));
+  for (int i = 0; i < 100 && probe.passes() == 0; ++i) ASSERT_TRUE(probe.refresh(*conn_).ok());
+  ASSERT_EQ(probe.passes(), 1u);
+  ASSERT_TRUE(conn_->command({"HSET", "rl:free-new", "tokens", "0", "ts", "1"}).ok());
+  int found_after = 0;
+  for (int i = 1; i <= 20 && found_after == 0; ++i) {
+    auto snap = probe.refresh(*conn_);
+    ASSERT_TRUE(snap.ok());
+    if (has(*snap, "rl:free-new")) found_after = i;
+  }
+  ASSERT_GT(found_after, 0) << "not found within 20 refreshes";
+  EXPECT_LE(found_after, 4001 / 500 + 2);  // the rest of this pass and, at worst, the next
+}
+
+TEST_F(AdaptiveScan, ScansASmallKeyspaceWholeAtEveryRefresh) {
+  seed(300, 100);
+  RedisProbe probe(profiles(), options(10000));
+  auto first = probe.refresh(*conn_);
+  ASSERT_TRUE(first.ok());
+  EXPECT_TRUE(first->discovery_complete);
+  EXPECT_EQ(first->keys.size(), 300u);
+  ASSERT_TRUE(conn_->command({"HSET", "rl:free-new", "tokens", "0", "ts", "1"}).ok());
+  auto next = probe.refresh(*conn_);
+  ASSERT_TRUE(next.ok());
+  EXPECT_TRUE(has(*next, "rl:free-new")) << "a new key is found at the next refresh";
+  EXPECT_EQ(probe.passes(), 2u) << "one pass per refresh, not more";
+}
+
+}  // namespace
+}  // namespace limitscope::probe
