@@ -20,6 +20,7 @@ int run_hammer(const CommandArgs& args);             // cmd_hammer.cpp
 int run_bench_redis(const CommandArgs& args);        // cmd_bench_redis.cpp
 int run_probe(const CommandArgs& args);              // cmd_probe.cpp
 int run_bench_probe(const CommandArgs& args);        // cmd_bench_probe.cpp
+int run_bench_session(const CommandArgs& args);      // cmd_bench_session.cpp
 int run_replay(const CommandArgs& args);             // cmd_replay.cpp
 int run_sweep(const CommandArgs& args);              // cmd_sweep.cpp
 int run_bench_sweep(const CommandArgs& args);        // cmd_bench_sweep.cpp

@@ -91,7 +91,8 @@ std::string LabelMatcher::to_string() const {
 // A bounded ring of samples in strictly increasing time order.
 struct SeriesStore::Series {
   Labels labels;
-  std::vector<Sample> ring;  // grows up to capacity, then wraps
+  std::size_t capacity = 1;  // samples kept
+  std::vector<Sample> ring;  // grows up to capacity (never allocating past it), then wraps
   std::size_t head = 0;      // index of the oldest sample once the ring is full
 
   std::size_t size() const { return ring.size(); }
@@ -102,8 +103,9 @@ struct SeriesStore::Series {
   const Sample& back() const { return at(ring.size() - 1); }
 
   // @return true when an old sample had to be evicted.
-  bool push(Sample s, std::size_t capacity) {
+  bool push(Sample s) {
     if (ring.size() < capacity) {
+      if (ring.size() == ring.capacity()) ring.reserve(std::min(capacity, std::max<std::size_t>(64, 2 * ring.size())));
       ring.push_back(s);
       return false;
     }
@@ -200,6 +202,8 @@ SeriesStore::Series* SeriesStore::find_or_create(const Labels& labels, AppendRes
   }
   auto s = std::make_unique<Series>();
   s->labels = labels;
+  const auto own = options_.samples_by_name.find(labels.metric_name());
+  s->capacity = std::max<std::size_t>(1, own != options_.samples_by_name.end() ? own->second : options_.samples_per_series);
   Series* raw = s.get();
   series_.emplace(labels, std::move(s));
   // Kept sorted by labels, so selections by name come out ordered without a sort.
@@ -234,7 +238,7 @@ AppendResult SeriesStore::append(const Labels& labels, Sample sample) {
                                                      std::to_string(sample.t_ms) + " ms"};
     }
   }
-  if (s->push(sample, options_.samples_per_series)) ++dropped_;
+  if (s->push(sample)) ++dropped_;
   return result;
 }
 
@@ -307,6 +311,26 @@ std::vector<SeriesSamples> SeriesStore::select_impl(std::span<const LabelMatcher
   return out;
 }
 
+std::vector<Labels> SeriesStore::drop_idle(std::int64_t before_ms) {
+  std::unique_lock lock(mutex_);
+  std::vector<Labels> dropped;
+  for (auto it = series_.begin(); it != series_.end();) {
+    const Series& s = *it->second;
+    if (s.size() > 0 && s.back().t_ms >= before_ms) {
+      ++it;
+      continue;
+    }
+    auto named = by_name_.find(std::string(s.labels.metric_name()));
+    if (named != by_name_.end()) {
+      std::erase(named->second, &s);
+      if (named->second.empty()) by_name_.erase(named);
+    }
+    dropped.push_back(it->first);
+    it = series_.erase(it);
+  }
+  return dropped;
+}
+
 std::size_t SeriesStore::series_count() const {
   std::shared_lock lock(mutex_);
   return series_.size();
@@ -330,7 +354,9 @@ std::uint64_t SeriesStore::rejected_samples() const {
 }
 
 std::size_t SeriesStore::sample_memory_bound_bytes() const {
-  return options_.max_series * options_.samples_per_series * sizeof(Sample);
+  std::size_t largest = options_.samples_per_series;
+  for (const auto& [name, n] : options_.samples_by_name) largest = std::max(largest, n);
+  return options_.max_series * largest * sizeof(Sample);
 }
 
 double counter_reset_correction(std::span<const Sample> samples) {

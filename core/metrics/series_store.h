@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <shared_mutex>
 #include <span>
@@ -71,6 +72,9 @@ class LabelMatcher {
 struct SeriesStoreOptions {
   std::size_t samples_per_series = 8192;  ///< ring capacity; oldest samples drop beyond it
   std::size_t max_series = 100000;        ///< appends creating a series beyond this are refused
+  /// Ring capacity of the series of these metric names instead (the many per-key series keep
+  /// less history than the few aggregate ones).
+  std::map<std::string, std::size_t, std::less<>> samples_by_name = {};
 };
 
 enum class AppendStatus { ok, out_of_order, duplicate_timestamp, too_many_series, invalid_labels };
@@ -117,14 +121,20 @@ class SeriesStore {
   std::vector<SeriesSamples> select_latest(std::span<const LabelMatcher> matchers,
                                            std::int64_t mint_ms, std::int64_t maxt_ms) const;
 
+  /// Removes every series whose newest sample is older than before_ms (keys no longer read:
+  /// expired, or let go for the tracking cap), so a long session holds the series of the
+  /// keys it follows now, not of every key it ever saw. @return the labels removed
+  std::vector<Labels> drop_idle(std::int64_t before_ms);
+
   std::size_t series_count() const;
   std::size_t sample_count() const;
   /// Samples evicted from full rings since construction.
   std::uint64_t dropped_samples() const;
   /// Appends refused (out of order, duplicate, series limit) since construction.
   std::uint64_t rejected_samples() const;
-  /// Upper bound of sample memory: max_series × samples_per_series × sizeof(Sample) bytes
-  /// (label strings come on top, bounded by max_series).
+  /// Upper bound of sample memory: max_series × the largest ring capacity × sizeof(Sample)
+  /// bytes (label strings come on top, bounded by max_series). A ring grows with its samples
+  /// and never past its capacity.
   std::size_t sample_memory_bound_bytes() const;
   const SeriesStoreOptions& options() const { return options_; }
 

@@ -32,6 +32,10 @@ Expected<std::unique_ptr<LiveSource>> open_live_source(const LiveSpec& spec, Clo
       return make_error(ok.error());
   }
   SessionOptions so;
+  // A live session may follow 10,000 keys for a day: 20 minutes of per-key history at one
+  // refresh a second, and the series of keys not read for an hour go (docs/live-sources.md).
+  so.key_samples_per_series = kLiveKeySamples;
+  so.idle_series_ms = kLiveIdleSeriesMs;
   if (!spec.rules_file.empty()) {
     std::ifstream in(spec.rules_file, std::ios::binary);
     if (!in) return make_error(spec.rules_file + ": cannot open the rule file");

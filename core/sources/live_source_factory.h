@@ -21,6 +21,11 @@ namespace limitscope {
 inline constexpr Nanos kMinLiveInterval = std::chrono::milliseconds(100);
 inline constexpr Nanos kMaxLiveInterval = std::chrono::minutes(10);
 
+/// A live session's per-key series keep this many samples (20 min at one refresh a second) and
+/// series not written for this long are removed (SessionOptions).
+inline constexpr std::size_t kLiveKeySamples = 1200;
+inline constexpr std::int64_t kLiveIdleSeriesMs = 60 * 60 * 1000;
+
 /// @return `interval` when inside [kMinLiveInterval, kMaxLiveInterval], else an error naming
 ///         `what` (e.g. "scrape_interval"), the value and the bounds
 Expected<Nanos> check_live_interval(Nanos interval, std::string_view what);

@@ -10,6 +10,7 @@
 #include "core/metrics/default_rules.h"
 #include "core/metrics/metric_names.h"
 #include "core/metrics/rule_file.h"
+#include "core/sources/simulation_recorder.h"
 #include "core/sources/alert_no_data.h"
 #include "core/sources/alert_view.h"
 
@@ -49,6 +50,12 @@ Expected<std::shared_ptr<SessionState>> SessionState::create(const SessionOption
   metrics::SeriesStoreOptions so;
   so.samples_per_series = options.samples_per_series;
   if (options.max_series > 0) so.max_series = options.max_series;
+  if (options.key_samples_per_series > 0) {
+    for (std::string_view name : {dashboard_series::kKeyLevel, dashboard_series::kKeyOccupancy,
+                                  dashboard_series::kKeyRejectedRate, live_series::kKeyAdmittedRate}) {
+      so.samples_by_name.emplace(std::string(name), options.key_samples_per_series);
+    }
+  }
   s->store_ = std::make_unique<metrics::SeriesStore>(so);
   s->decisions_ = RecentDecisions(options.decisions_per_key);
   std::vector<metrics::RuleGroup> groups;
@@ -299,7 +306,20 @@ void SessionState::note_protection(std::int64_t t_ms) {
   }
 }
 
+void SessionState::drop_idle_series(std::int64_t t_ms) {
+  constexpr std::int64_t kEveryMs = 60'000;
+  if (options_.idle_series_ms <= 0 || t_ms - idle_checked_ms_ < kEveryMs) return;
+  idle_checked_ms_ = t_ms;
+  const std::vector<metrics::Labels> gone = store_->drop_idle(t_ms - options_.idle_series_ms);
+  if (gone.empty()) return;
+  for (auto& [source, mine] : series_of_) {
+    for (const metrics::Labels& l : gone) mine.erase(l);
+  }
+  ++revision_;
+}
+
 void SessionState::refreshed(std::int64_t t_ms) {
+  drop_idle_series(t_ms);
   if (key_info_seen_) names_.join_key_info(*store_);
   if (options_.watch_protection) note_protection(t_ms);
   if (!writer_ || t_ms * 1'000'000 < rec_ns_) return;

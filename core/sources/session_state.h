@@ -52,6 +52,12 @@ std::string_view live_rules_yaml();
 
 struct SessionOptions {
   std::size_t samples_per_series = 3600;  ///< 1 h at one refresh (or step) per second
+  /// Ring capacity of the per-key series (levels, occupancy, per-key rates: one or more per
+  /// tracked key, so the bulk of a large session's memory); 0: samples_per_series.
+  std::size_t key_samples_per_series = 0;
+  /// A series with no sample for this long (ms, the session's time) is removed, at most once
+  /// a minute: the keys a long session let go of stop costing memory. 0: kept for good.
+  std::int64_t idle_series_ms = 0;
   std::size_t max_series = 0;             ///< series the store holds; 0: its default
   std::size_t max_events = 200;
   /// Alert rules (YAML or JSON); empty = the default rules, plus live_rules_yaml() when
@@ -154,6 +160,7 @@ class SessionState {
   std::vector<KeyRow> named_key_rows() const;
   void note_protection(std::int64_t t_ms);
   void fill_outages(DashboardSnapshot& s, std::int64_t now_ms) const;
+  void drop_idle_series(std::int64_t t_ms);
 
   SessionOptions options_;
   std::unique_ptr<metrics::SeriesStore> store_;
@@ -180,6 +187,7 @@ class SessionState {
   std::uint64_t refused_ = 0;
   std::uint64_t revision_ = 0;
   bool key_info_seen_ = false;  // a limitscope_key_info series was appended: join names
+  std::int64_t idle_checked_ms_ = 0;  // when idle series were last looked for
 };
 
 }  // namespace limitscope
