@@ -4,13 +4,15 @@
 #include <map>
 #include <tuple>
 
+#include "core/sources/alert_view.h"
+
 namespace limitscope {
 
 int alert_severity_rank(AlertState s) {
   switch (s) {
     case AlertState::firing: return 0;
-    case AlertState::no_data: return 1;
-    case AlertState::pending: return 2;
+    case AlertState::pending: return 1;
+    case AlertState::no_data: return 2;
     case AlertState::resolved: return 3;
     case AlertState::inactive: return 4;
   }
@@ -54,8 +56,7 @@ std::vector<AlertGroup> group_alerts(const std::vector<AlertRow>& rows) {
 }
 
 std::string worst_entity(const AlertGroup& g, const std::vector<AlertRow>& rows) {
-  const AlertRow& w = rows[g.worst()];
-  return w.entity.empty() ? w.labels : w.entity;
+  return alert_display_name(rows[g.worst()]);
 }
 
 }  // namespace limitscope

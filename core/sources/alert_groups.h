@@ -20,8 +20,11 @@ struct AlertGroup {
   std::size_t worst() const { return members.front(); }
 };
 
-/// How bad an alert is, for ordering: firing, then no data (a blind rule), pending, resolved,
-/// inactive. Lower is worse.
+/// How bad an alert is, for ordering everywhere (the alerts panel's rows and groups, the
+/// incident summary): firing, pending, no data, resolved, inactive. Lower is worse. Pending
+/// is a breach measured now; no data is a rule that cannot tell (its source stopped
+/// answering), so it ranks below what was measured and above what is quiet
+/// (docs/alerts.md, "Order").
 int alert_severity_rank(AlertState s);
 
 /// Groups `rows` by rule and origin. Within a group the worst comes first: by state
@@ -30,8 +33,8 @@ int alert_severity_rank(AlertState s);
 /// then the one in its state longest. Groups come worst first, then by rule name.
 std::vector<AlertGroup> group_alerts(const std::vector<AlertRow>& rows);
 
-/// What the group's line names: the worst member's entity (its key by name) when it has one,
-/// else its labels.
+/// What the group's line names: the worst member's alert_display_name() (its key by name,
+/// "tier gw-free", ...).
 std::string worst_entity(const AlertGroup& g, const std::vector<AlertRow>& rows);
 
 }  // namespace limitscope

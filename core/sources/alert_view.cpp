@@ -5,6 +5,9 @@
 #include <string_view>
 #include <tuple>
 
+#include "core/metrics/promql.h"
+#include "core/sources/alert_groups.h"
+
 namespace limitscope {
 
 std::string alert_row_labels(const metrics::Labels& labels) {
@@ -12,6 +15,34 @@ std::string alert_row_labels(const metrics::Labels& labels) {
   shown.erase("alertname");
   shown.erase("severity");
   return shown.to_string();
+}
+
+std::string alert_subject(const metrics::Labels& labels, const KeyNames* names) {
+  for (std::string_view label : {"api_key", "api_key_hash"}) {
+    const std::string_view key = labels.get(label);
+    if (!key.empty()) return names != nullptr ? names->display(key) : KeyNames{}.display(key);
+  }
+  const std::string_view tier = labels.get("tier"), model = labels.get("model");
+  if (!tier.empty()) return "tier " + std::string(tier) + (model.empty() ? "" : " · " + std::string(model));
+  if (!model.empty()) return "model " + std::string(model);
+  return {};
+}
+
+std::string alert_display_name(const AlertRow& a) {
+  if (!a.entity.empty()) return a.entity;
+  if (a.labels.empty() || a.labels == "{}") return {};
+  // AlertRow::labels is a label set as a selector writes it: the PromQL parser reads it back.
+  const auto parsed = metrics::parse_promql(a.labels);
+  if (parsed.ok()) {
+    if (const auto* sel = std::get_if<metrics::VectorSelector>(&(*parsed)->node)) {
+      metrics::Labels labels;
+      for (const metrics::LabelMatcher& m : sel->matchers) {
+        if (m.op() == metrics::MatchOp::equal) labels.set(m.name(), m.value());
+      }
+      if (std::string subject = alert_subject(labels, nullptr); !subject.empty()) return subject;
+    }
+  }
+  return a.labels;
 }
 
 std::string_view to_string(AlertState s) {
@@ -87,10 +118,10 @@ void alert_view(const metrics::AlertSnapshot& alerts, std::int64_t now_ms, std::
     row.severity = std::string(a.labels.get("severity"));
     row.labels = alert_row_labels(a.labels);
     row.summary = std::string(a.annotations.get("summary"));
+    row.entity = alert_subject(a.labels, names);
     for (std::string_view label : {"api_key", "api_key_hash"}) {
       const std::string_view key = a.labels.get(label);
       if (names == nullptr || key.empty()) continue;
-      row.entity = names->display(key);
       // The summary templates name the key by its label: say what operators call it.
       for (auto at = row.summary.find(key); at != std::string::npos; at = row.summary.find(key, at + row.entity.size())) {
         row.summary.replace(at, key.size(), row.entity);
@@ -100,8 +131,8 @@ void alert_view(const metrics::AlertSnapshot& alerts, std::int64_t now_ms, std::
     rows.push_back(std::move(row));
   }
   std::stable_sort(rows.begin(), rows.end(), [](const AlertRow& x, const AlertRow& y) {
-    const auto rank = [](AlertState st) { return st == AlertState::firing ? 0 : st == AlertState::pending ? 1 : 2; };
-    if (rank(x.state) != rank(y.state)) return rank(x.state) < rank(y.state);
+    const int rx = alert_severity_rank(x.state), ry = alert_severity_rank(y.state);
+    if (rx != ry) return rx < ry;
     return x.since_ms > y.since_ms;
   });
   for (const metrics::RuleStatus& rule : alerts.rules) {

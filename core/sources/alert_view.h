@@ -14,11 +14,22 @@ namespace limitscope {
 /// An alert's labels as its row shows them (AlertRow::labels): without alertname and severity.
 std::string alert_row_labels(const metrics::Labels& labels);
 
-/// Appends one row per alert (firing, then pending, then resolved; newest first within a
-/// state) and one band per rule and state (the union of its alerts' intervals).
+/// What an alert is about, in the operator's words (AlertRow::entity): its key by name (label
+/// api_key or api_key_hash; without `names`, or without a name, its short hash), else its
+/// tier as the rule's labels say it ("tier gw-free", with a model "tier free · gpt-4.1"), else
+/// its model ("model gpt-4.1"); empty for an alert about the rule as a whole.
+std::string alert_subject(const metrics::Labels& labels, const KeyNames* names);
+
+/// The name every view gives an alert (the alert tree, the incident summary, the status line
+/// and the desktop notice): AlertRow::entity; for a row without one (a recording made before
+/// tiers had one) the subject its labels give; else its labels as they are; else "".
+std::string alert_display_name(const AlertRow& a);
+
+/// Appends one row per alert (in alert_severity_rank order; newest first within a state) and one band per rule and state (the union of its alerts' intervals).
 /// @param now_ms where still-open bands end
-/// @param names when given, an alert on one key (label api_key or api_key_hash) names it:
-///        AlertRow::entity, and the summary says the name instead of the hash
+/// @param names when given, an alert on one key (label api_key or api_key_hash) names it; every
+///        row's AlertRow::entity is alert_subject(), and the summary says the name instead of
+///        the hash
 void alert_view(const metrics::AlertSnapshot& alerts, std::int64_t now_ms, std::vector<AlertRow>& rows,
                 std::vector<AlertInterval>& intervals, const KeyNames* names = nullptr);
 

@@ -7,6 +7,8 @@
 #include <map>
 #include <tuple>
 
+#include "core/sources/alert_groups.h"
+
 namespace limitscope {
 namespace {
 
@@ -114,22 +116,29 @@ void keys(std::string& md, const DashboardSnapshot& s, std::size_t max_keys) {
   if (rows.size() > max_keys) md += "\n(" + std::to_string(rows.size() - max_keys) + " more key(s) refused)\n";
 }
 
+// One line per rule, as the alerts panel groups them: how many alerts, the worst one's state
+// and since, and what it is about by name.
 void alerts(std::string& md, const DashboardSnapshot& s) {
   md += "\n## Alerts\n\n";
-  std::vector<const AlertRow*> shown;
+  std::vector<AlertRow> shown;
   for (const AlertRow& a : s.alerts) {
-    if (a.state != AlertState::inactive) shown.push_back(&a);
+    if (a.state != AlertState::inactive) shown.push_back(a);
   }
   if (shown.empty()) {
     md += "No alert pending, firing or resolved in this time range.\n";
     return;
   }
-  md += "| rule | state | since | entity |\n|---|---|---|---|\n";
-  for (const AlertRow* a : shown) {
-    const std::string entity = !a->entity.empty() ? a->entity : a->labels;
-    md += "| " + cell(a->rule + (a->origin.empty() ? "" : " [" + a->origin + "]")) + " | " +
-          alert_state_text(*a) + " | " + (a->since_ms > 0 ? hms(a->since_ms) : "") + " | " + cell(entity) +
-          " |\n";
+  md += "| rule | alerts | state | since | worst |\n|---|---:|---|---|---|\n";
+  for (const AlertGroup& g : group_alerts(shown)) {
+    const AlertRow& w = shown[g.worst()];
+    // "3" when all are active, "2 of 3" when some have resolved (as the panel's count).
+    const std::string count = g.active == g.members.size() || g.active == 0
+                                  ? std::to_string(g.members.size())
+                                  : std::to_string(g.active) + " of " + std::to_string(g.members.size());
+    const std::string entity = worst_entity(g, shown);
+    md += "| " + cell(g.rule + (g.origin.empty() ? "" : " [" + g.origin + "]")) + " | " + count + " | " +
+          alert_state_text(w) + " | " + (w.since_ms > 0 ? hms(w.since_ms) : "") + " | " +
+          (entity.empty() ? "—" : cell(entity)) + " |\n";
   }
 }
 

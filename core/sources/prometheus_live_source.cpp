@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/metrics/metric_names.h"
+#include "core/sources/alert_view.h"
 #include "core/sources/simulation_recorder.h"
 
 namespace limitscope {
@@ -220,6 +221,7 @@ std::optional<std::string> PrometheusLiveSource::read_alerts() {
     row.severity = std::string(shown.get("severity"));
     shown.erase("severity");
     row.labels = shown.to_string();
+    row.entity = alert_subject(shown, &series_->names());
     row.state = state_of(a.state);
     row.since_ms = parse_rfc3339_ms(a.active_at).value_or(0);
     if (const auto r = by_name.find(row.rule); r != by_name.end()) {

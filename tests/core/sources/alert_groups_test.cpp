@@ -10,6 +10,7 @@
 #include "core/common/sha256.h"
 #include "core/metrics/promql.h"
 #include "core/sources/session_state.h"
+#include "core/sources/alert_view.h"
 #include "core/sources/simulation_recorder.h"
 
 namespace limitscope {
@@ -88,7 +89,7 @@ TEST(AlertGroups, OneGroupPerRuleWorstFirstNamedByItsKeysName) {
   EXPECT_EQ(groups[1].rule, "Rejecting");
   EXPECT_EQ(groups[1].members.size(), 2u);
   EXPECT_EQ(snap.alerts[groups[1].worst()].value, 40) << "the highest rate is the worst for \">\"";
-  EXPECT_EQ(worst_entity(groups[1], snap.alerts), R"({tier="pro"})") << "about no one key: its labels";
+  EXPECT_EQ(worst_entity(groups[1], snap.alerts), "tier pro") << "about no one key: its tier, not a label set";
 }
 
 TEST(AlertGroups, StateBeforeValueAndTheOriginKeepsServersApart) {
@@ -109,11 +110,48 @@ TEST(AlertGroups, StateBeforeValueAndTheOriginKeepsServersApart) {
   ASSERT_EQ(groups.size(), 3u);
   EXPECT_EQ(groups[0].rule, "R");
   EXPECT_EQ(groups[0].origin, "");
-  EXPECT_EQ(groups[0].members, (std::vector<std::size_t>{1, 2, 0})) << "firing, then no data, then pending";
+  EXPECT_EQ(groups[0].members, (std::vector<std::size_t>{1, 0, 2})) << "firing, then pending, then no data";
   EXPECT_EQ(groups[1].origin, "prometheus");
   EXPECT_EQ(groups[2].rule, "A") << "a resolved group last";
   EXPECT_EQ(groups[2].active, 0u);
   EXPECT_TRUE(group_alerts({}).empty());
+}
+
+// The one ordering every view uses: the panel's rows (alert_view) as the groups.
+TEST(AlertGroups, OneOrderFiringPendingNoDataResolvedInactive) {
+  const AlertState order[] = {AlertState::firing, AlertState::pending, AlertState::no_data, AlertState::resolved,
+                              AlertState::inactive};
+  for (std::size_t i = 0; i + 1 < std::size(order); ++i) {
+    EXPECT_LT(alert_severity_rank(order[i]), alert_severity_rank(order[i + 1])) << to_string(order[i]);
+  }
+}
+
+// What an operator reads for an alert, from its labels: the key by name, else the tier as the
+// rule says it, else the model; a row without an entity (an old recording) by its labels.
+TEST(AlertGroups, AnAlertIsNamedByKeyOrTierNeverByItsLabelSet) {
+  const std::string acme = sha256_hex("sk-acme").substr(0, 32);
+  KeyNames names;
+  ASSERT_TRUE(names.set(acme, "acme-prod"));
+  using L = metrics::Labels;
+  EXPECT_EQ(alert_subject(L{{"api_key", acme}, {"tier", "free"}}, &names), "acme-prod");
+  EXPECT_EQ(alert_subject(L{{"api_key_hash", acme.substr(0, 12)}, {"model", "gpt-4.1"}}, &names), "acme-prod");
+  EXPECT_EQ(alert_subject(L{{"api_key", acme}}, nullptr), acme.substr(0, kKeyHashDigits)) << "no names: the short hash";
+  EXPECT_EQ(alert_subject(L{{"model", ""}, {"tier", "gw-free"}}, &names), "tier gw-free");
+  EXPECT_EQ(alert_subject(L{{"model", "gpt-4.1"}, {"tier", "free"}}, &names), "tier free · gpt-4.1");
+  EXPECT_EQ(alert_subject(L{{"model", "gpt-4.1"}}, &names), "model gpt-4.1");
+  EXPECT_EQ(alert_subject(L{{"instance", "gw:8080"}}, &names), "") << "about the rule as a whole";
+
+  AlertRow recorded;  // a recording made before tier alerts had an entity
+  recorded.labels = R"({model="", tier="gw-free"})";
+  EXPECT_EQ(alert_display_name(recorded), "tier gw-free");
+  recorded.labels = R"({instance="gw:8080"})";
+  EXPECT_EQ(alert_display_name(recorded), R"({instance="gw:8080"})") << "nothing to name it by: the labels";
+  recorded.labels = "{}";
+  EXPECT_EQ(alert_display_name(recorded), "");
+  recorded.labels = "{not a label set";
+  EXPECT_EQ(alert_display_name(recorded), "{not a label set") << "unreadable labels are shown as they are";
+  recorded.entity = "campus-tutor";
+  EXPECT_EQ(alert_display_name(recorded), "campus-tutor");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Verifies the incident summary's Markdown: time range, each source with its down intervals,
 // each fail-open interval with its unchecked admissions, the keys by 429s (by name, highest
-// peak first, in a Markdown table) and the alerts by entity.
+// peak first, in a Markdown table) and the alerts grouped by rule as the alerts panel groups
+// them (count, worst state, worst entity by its display name, never a raw label set).
 
 #include "core/sources/incident_summary.h"
 
@@ -60,7 +61,23 @@ TEST(IncidentSummary, SaysSourcesProtectionKeysAndAlerts) {
   a.state = AlertState::no_data;
   a.since_ms = kT + 300'000;
   a.entity = "acme | prod";
-  s.alerts = {a};
+  // Three alerts of one rule: a pending one (from /metrics) is worse than one without data;
+  // a tier alert recorded without an entity is still named by its tier.
+  const auto rejecting = [](AlertState st, std::int64_t since, std::string labels, std::string entity) {
+    AlertRow r;
+    r.rule = "HighRateLimitRejection";
+    r.state = st;
+    r.since_ms = since;
+    r.for_ms = 600'000;
+    r.pending_ms = 31'000;
+    r.labels = std::move(labels);
+    r.entity = std::move(entity);
+    return r;
+  };
+  s.alerts = {a, rejecting(AlertState::no_data, kT + 300'000, R"({model="", tier="gw-free"})", ""),
+              rejecting(AlertState::pending, kT + 309'000, R"({model="gemini-2.5-flash", tier="free"})",
+                        "tier free · gemini-2.5-flash"),
+              rejecting(AlertState::resolved, kT + 100'000, R"({tier="pro"})", "")};
 
   const std::string md = incident_summary_markdown(s, {20, "incident.png"});
   EXPECT_NE(md.find("**Time range:** 2027-01-15 08:00:00 – 08:10:00 UTC"), std::string::npos) << md;
@@ -81,7 +98,13 @@ TEST(IncidentSummary, SaysSourcesProtectionKeysAndAlerts) {
   EXPECT_LT(loud_at, less_at) << "highest peak first";
   EXPECT_EQ(md.find("(llm_tokens)"), std::string::npos) << "one key's 429s listed twice:\n" << md;
   EXPECT_EQ(md.find("quiet-co"), std::string::npos) << "a key without 429s is not listed";
-  EXPECT_NE(md.find("| LimiterKeyNearlyEmpty | no data | 08:05:00 | acme \\| prod |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| LimiterKeyNearlyEmpty | 1 | no data | 08:05:00 | acme \\| prod |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| HighRateLimitRejection | 2 of 3 | pending 31s of 10m | 08:05:09 | tier free · gemini-2.5-flash |"),
+            std::string::npos)
+      << "one line per rule, its worst alert (pending over no data) by name:\n" << md;
+  EXPECT_EQ(md.find("{model="), std::string::npos) << "a raw label set in the summary:\n" << md;
+  EXPECT_EQ(md.find("HighRateLimitRejection", md.find("HighRateLimitRejection") + 1), std::string::npos)
+      << "the rule listed more than once:\n" << md;
 }
 
 TEST(IncidentSummary, SaysSoWhenNothingHappened) {
