@@ -28,11 +28,13 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
+#include "ui/alert_tree_view.h"
 #include "ui/amounts.h"
 #include "ui/charts/chart_stack.h"
 #include "ui/charts/time_chart.h"
 #include "ui/event_log_panel.h"
 #include "ui/key_browser/key_browser_dock.h"
+#include "ui/key_table_view.h"
 #include "ui/models/alert_table_model.h"
 #include "ui/models/decision_table_model.h"
 #include "ui/models/key_table_model.h"
@@ -258,22 +260,7 @@ void MainWindow::buildKeyTable() {
   m_keyProxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
   m_keyProxy->setFilterKeyColumn(-1);
   connect(m_keyFilter, &QLineEdit::textChanged, m_keyProxy, &QSortFilterProxyModel::setFilterFixedString);
-  m_keyView = new QTableView(panel);
-  m_keyView->setModel(m_keyProxy);
-  m_keyView->setSortingEnabled(true);
-  m_keyView->sortByColumn(KeyTableModel::Level, Qt::AscendingOrder);
-  m_keyView->setSelectionBehavior(QAbstractItemView::SelectRows);
-  m_keyView->setSelectionMode(QAbstractItemView::ExtendedSelection);
-  m_keyView->verticalHeader()->hide();
-  m_keyView->verticalHeader()->setDefaultSectionSize(22);
-  m_keyView->horizontalHeader()->setStretchLastSection(true);
-  m_keyView->setItemDelegateForColumn(KeyTableModel::Trend, new SparklineDelegate(m_keyView));
-  m_keyView->setAlternatingRowColors(true);
-  m_keyView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  m_keyView->horizontalHeader()->setSectionResizeMode(KeyTableModel::Trend, QHeaderView::Stretch);
-  // An unnamed key is a 32-digit hash: it may not push the incident's columns out of view.
-  m_keyView->horizontalHeader()->setMaximumSectionSize(180);
-  m_keyView->setTextElideMode(Qt::ElideMiddle);
+  m_keyView = new KeyTableView(m_keyModel, m_keyProxy, panel);
   connect(m_keyView->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
     QStringList keys;
     for (const QModelIndex& idx : m_keyView->selectionModel()->selectedRows()) {
@@ -331,8 +318,7 @@ void MainWindow::buildAlerts() {
   auto* layout = new QVBoxLayout(panel);
   layout->setContentsMargins(4, 4, 4, 4);
   m_alertModel = new AlertTableModel(this);
-  m_alertView = new QTreeView(panel);
-  m_alertView->setModel(m_alertModel);
+  m_alertView = new AlertTreeView(m_alertModel, panel);
   m_alertView->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_alertView->setUniformRowHeights(true);
   m_alertView->header()->setStretchLastSection(true);
@@ -341,7 +327,7 @@ void MainWindow::buildAlerts() {
     m_alertView->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
   }
   m_alertView->header()->setSectionResizeMode(AlertTableModel::Labels, QHeaderView::Interactive);
-  m_alertView->header()->resizeSection(AlertTableModel::Labels, 200);
+  m_alertView->header()->resizeSection(AlertTableModel::Labels, 160);
   auto* ack = new QPushButton(tr("Acknowledge / silence"), panel);
   connect(ack, &QPushButton::clicked, this, [this] {
     // A group line acknowledges every alert of its rule.

@@ -32,12 +32,14 @@ QT_END_NAMESPACE
 namespace limitscope::ui {
 
 class AlertTableModel;
+class AlertTreeView;
 class ChartStack;
 class ConnectionActions;
 class DecisionTableModel;
 class EventLogPanel;
 class KeyBrowserDock;
 class KeyTableModel;
+class KeyTableView;
 class TimeChart;
 
 enum class Theme { system, light, dark };
@@ -77,7 +79,7 @@ class MainWindow : public QMainWindow {
   TimeChart* chart(int i) const { return m_charts.at(static_cast<std::size_t>(i)); }
   ChartStack* charts() const { return m_chartStack; }
   /// The key table as shown (sorted, filtered).
-  QTableView* keyView() const { return m_keyView; }
+  KeyTableView* keyView() const { return m_keyView; }
   KeyTableModel* keyModel() const { return m_keyModel; }
   AlertTableModel* alertModel() const { return m_alertModel; }
   DecisionTableModel* decisionModel() const { return m_decisionModel; }
@@ -164,13 +166,13 @@ class MainWindow : public QMainWindow {
   std::array<TimeChart*, 4> m_charts{};  // m_chartStack's
   KeyTableModel* m_keyModel = nullptr;
   QSortFilterProxyModel* m_keyProxy = nullptr;
-  QTableView* m_keyView = nullptr;
+  KeyTableView* m_keyView = nullptr;
   QLineEdit* m_keyFilter = nullptr;
   QTextBrowser* m_details = nullptr;
   DecisionTableModel* m_decisionModel = nullptr;
   QTableView* m_decisionView = nullptr;
   AlertTableModel* m_alertModel = nullptr;
-  QTreeView* m_alertView = nullptr;  // grouped by rule: a group's alerts are its children
+  AlertTreeView* m_alertView = nullptr;  // grouped by rule: a group's alerts are its children
   QSystemTrayIcon* m_tray = nullptr;
   ConnectionActions* m_connections = nullptr;
   KeyBrowserDock* m_keyBrowser = nullptr;

@@ -10,6 +10,7 @@
 #include <QTableView>
 
 #include "ui/main_window.h"
+#include "ui/key_table_view.h"
 
 namespace limitscope::ui {
 

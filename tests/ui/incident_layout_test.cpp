@@ -22,6 +22,7 @@
 #include "ui/charts/chart_stack.h"
 #include "ui/charts/time_chart.h"
 #include "ui/main_window.h"
+#include "ui/key_table_view.h"
 #include "ui/models/key_table_model.h"
 #include "ui/theme.h"
 
@@ -263,6 +264,9 @@ TEST(IncidentLayout, At1600x1000TheEmptyChartFoldsAndTheKeyTableShowsTheIncident
     EXPECT_GT(window.chart(i)->height(), stack->height() / 4) << "chart " << i << " did not take the room";
   }
   expect_incident_columns_visible(window.keyView());
+  EXPECT_FALSE(window.keyView()->isCompact()) << "wide enough for every column: " << window.keyView()->viewport()->width()
+                                              << " px, compact below " << window.keyView()->compactBelow();
+  EXPECT_FALSE(window.keyView()->isColumnHidden(KeyTableModel::Model));
   const int row = window.keyModel()->findRow(QStringLiteral("0123456789ab0"), QStringLiteral("claude-sonnet-4.5"));
   ASSERT_GE(row, 0);
   EXPECT_EQ(window.keyModel()->index(row, KeyTableModel::Level).data().toString(), QStringLiteral("800,000 / 2,000,000"));
@@ -293,6 +297,22 @@ TEST(IncidentLayout, At1280x720NothingIsCut) {
   EXPECT_EQ(window.width(), 1280);
   EXPECT_EQ(window.height(), 720) << "the docks' and charts' minimum heights forced the window taller";
   EXPECT_GE(window.keyView()->width(), 1280 * 38 / 100) << "the key table got what the charts left";
+  // The key table: the incident's columns all in view, nothing to scroll sideways, the name
+  // wide enough to read and elided in the middle.
+  KeyTableView* keys = window.keyView();
+  EXPECT_TRUE(keys->isCompact()) << keys->viewport()->width() << " px, compact below " << keys->compactBelow();
+  expect_incident_columns_visible(keys);
+  EXPECT_EQ(keys->horizontalScrollBar()->maximum(), 0) << "the key table scrolls sideways";
+  const QFontMetrics fm(keys->font());
+  EXPECT_GE(keys->columnWidth(KeyTableModel::Key), fm.horizontalAdvance(QStringLiteral("campus-tutor")))
+      << "the name column is too narrow to read a name";
+  EXPECT_EQ(keys->textElideMode(), Qt::ElideMiddle);
+  EXPECT_TRUE(keys->isColumnHidden(KeyTableModel::Algorithm)) << "a secondary column takes the room";
+  const int row = window.keyModel()->findRow(QStringLiteral("0123456789ab0"), QStringLiteral("claude-sonnet-4.5"));
+  ASSERT_GE(row, 0);
+  EXPECT_EQ(window.keyModel()->index(row, KeyTableModel::Level).data().toString(), QStringLiteral("40%"));
+  EXPECT_EQ(window.keyModel()->index(row, KeyTableModel::Level).data(Qt::ToolTipRole).toString(),
+            QStringLiteral("800,000 / 2,000,000"));
   for (int i : {0, 2, 3}) {
     TimeChart* c = window.chart(i);
     EXPECT_GE(c->legendRows(), c->lineCount()) << "chart " << i << " lists " << c->legendRows() << " of its "

@@ -12,6 +12,7 @@
 #include <algorithm>
 
 #include "support/qt_app.h"
+#include "ui/alert_tree_view.h"
 #include "ui/models/alert_table_model.h"
 #include "ui/models/decision_table_model.h"
 #include "ui/models/key_table_model.h"
@@ -225,6 +226,79 @@ TEST(AlertTableModel, GroupsByRuleWithACountAndTheWorstEntityAndKeepsTheTreeThro
   model.setAlerts(rows);
   EXPECT_EQ(text(model.index(0, 0), AlertTableModel::Count), QStringLiteral("2 of 3"));
   EXPECT_TRUE(text(model.index(0, 0), AlertTableModel::Labels).startsWith(QStringLiteral("worst: beta")));
+}
+
+// The alerts panel's tree keeps the operator's expanded groups and selection when an alert is
+// added or removed (the model resets then), finding them again by rule and alert, not by row.
+TEST(AlertTableModel, TheTreeKeepsExpandedGroupsAndSelectionWhenAlertsComeAndGo) {
+  test::ensure_qt_app();
+  AlertTableModel model;
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  AlertTreeView view(&model);
+  view.setSelectionBehavior(QAbstractItemView::SelectRows);
+  view.resize(800, 300);
+  view.show();
+  AlertRow other = alert("Other", AlertState::pending, "{tier=\"pro\"}");
+  std::vector<AlertRow> rows{keyed(AlertState::firing, "beta", 0.05), keyed(AlertState::firing, "acme-prod", 0.01),
+                             other};
+  model.setAlerts(rows);
+  const auto group_of = [&](const char* rule) {
+    for (int g = 0; g < model.rowCount(); ++g) {
+      if (model.alertAt(g)->rule == rule) return model.index(g, 0);
+    }
+    return QModelIndex();
+  };
+  view.expand(group_of("LimiterKeyNearlyEmpty"));
+  view.selectionModel()->select(model.index(1, 0, group_of("LimiterKeyNearlyEmpty")),
+                                QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+  ASSERT_EQ(model.alertAt(view.selectionModel()->selectedRows().front())->entity, "beta");
+  const auto still = [&](const std::string& when) {
+    const QModelIndex group = group_of("LimiterKeyNearlyEmpty");
+    ASSERT_TRUE(group.isValid()) << when;
+    EXPECT_TRUE(view.isExpanded(group)) << when;
+    const QModelIndexList selected = view.selectionModel()->selectedRows();
+    ASSERT_EQ(selected.size(), 1) << when;
+    EXPECT_EQ(model.alertAt(selected.front())->entity, "beta") << when;
+  };
+  // An alert added to the group, one to a new rule, a rule gone, an alert gone, the order
+  // turned over: each resets the model.
+  rows.push_back(keyed(AlertState::firing, "gamma", 0.001));
+  model.setAlerts(rows);
+  still("an alert added to the group");
+  rows.push_back(alert("Third", AlertState::firing, "{}"));
+  model.setAlerts(rows);
+  still("a new rule above it");
+  rows.erase(rows.begin() + 2);  // Other
+  model.setAlerts(rows);
+  still("a rule gone");
+  rows.erase(rows.begin() + 1);  // acme-prod
+  model.setAlerts(rows);
+  still("an alert of the group gone");
+  rows[0].value = 0.0001;  // beta becomes the worst: the members reorder
+  model.setAlerts(rows);
+  still("its members reordered");
+  EXPECT_EQ(model.rowCount(group_of("LimiterKeyNearlyEmpty")), 2);
+}
+
+// What the status line and the desktop notice say: the alert by name, never its label set.
+TEST(AlertTableModel, AFiringAlertIsAnnouncedByNameNotByLabels) {
+  test::ensure_qt_app();
+  AlertTableModel model;
+  const std::string hash = "5bd139df16125e62afeeb517f183b6d8";
+  AlertRow key = alert("LimiterKeyNearlyEmpty", AlertState::firing, "{api_key=\"" + hash + "\", tier=\"gw-free\"}");
+  key.entity = "campus-tutor";
+  AlertRow tier = alert("HighRateLimitRejection", AlertState::firing, R"({model="", tier="gw-free"})");
+  AlertRow whole = alert("GatewayDown", AlertState::firing, "{}");
+  const QStringList started = model.setAlerts({key, tier, whole});
+  EXPECT_EQ(started, (QStringList{QStringLiteral("LimiterKeyNearlyEmpty: campus-tutor"),
+                                  QStringLiteral("HighRateLimitRejection: tier gw-free"), QStringLiteral("GatewayDown")}));
+  for (const QString& s : started) EXPECT_FALSE(s.contains(QString::fromStdString(hash.substr(0, 12)))) << s.toStdString();
+  // The tree's line names the tier, the label set is its tooltip.
+  for (int g = 0; g < model.rowCount(); ++g) {
+    const QModelIndex about = model.index(g, AlertTableModel::Labels);
+    EXPECT_FALSE(about.data().toString().contains(QLatin1Char('{'))) << about.data().toString().toStdString();
+    EXPECT_EQ(about.data(Qt::ToolTipRole).toString(), QString::fromStdString(model.alertAt(g)->labels));
+  }
 }
 
 // A 429 of key "k" on gpt-4.1 (exhausted) at 12:00:00.250 on 2023-11-15 UTC.

@@ -3,11 +3,21 @@
 #include <QColor>
 #include <QDateTime>
 
+#include "core/sources/alert_view.h"
+
 namespace limitscope::ui {
 
 namespace {
 
 QString text(const std::string& s) { return QString::fromStdString(s); }
+
+QString groupKeyOf(const AlertGroup& g) { return text(g.rule) + QLatin1Char('|') + text(g.origin); }
+
+// "HighRateLimitRejection: campus-tutor", as an operator reads it in a notice.
+QString announced(const AlertRow& a) {
+  const std::string name = alert_display_name(a);
+  return name.empty() ? text(a.rule) : QString(text(a.rule) + QStringLiteral(": ") + text(name));
+}
 
 }  // namespace
 
@@ -18,7 +28,7 @@ QString AlertTableModel::identity(const AlertRow& a) { return text(a.rule) + tex
 QStringList AlertTableModel::shape(const std::vector<AlertRow>& alerts, const std::vector<AlertGroup>& groups) const {
   QStringList out;
   for (const AlertGroup& g : groups) {
-    out << QStringLiteral("group ") + text(g.rule) + QLatin1Char('|') + text(g.origin);
+    out << QStringLiteral("group ") + groupKeyOf(g);
     if (g.members.size() > 1) {
       for (std::size_t m : g.members) out << identity(alerts[m]);
     }
@@ -33,7 +43,7 @@ QStringList AlertTableModel::setAlerts(std::vector<AlertRow> alerts) {
     if (a.state != AlertState::firing) continue;
     const QString id = identity(a);
     firing.insert(id);
-    if (!m_firing.contains(id)) started << id;
+    if (!m_firing.contains(id)) started << announced(a);
   }
   // An acknowledgement lasts until the alert stops firing.
   for (auto it = m_acknowledged.begin(); it != m_acknowledged.end();) {
@@ -102,6 +112,31 @@ bool AlertTableModel::isAcknowledged(const QModelIndex& idx) const {
   return true;
 }
 
+QString AlertTableModel::groupKey(const QModelIndex& idx) const {
+  if (!idx.isValid()) return {};
+  const std::size_t g = idx.internalId() == 0 ? static_cast<std::size_t>(idx.row()) : static_cast<std::size_t>(idx.internalId() - 1);
+  return g < m_groups.size() ? groupKeyOf(m_groups[g]) : QString();
+}
+
+QString AlertTableModel::alertKey(const QModelIndex& idx) const {
+  if (!idx.isValid() || idx.internalId() == 0) return {};
+  const AlertRow* a = shown(idx);
+  return a != nullptr ? identity(*a) : QString();
+}
+
+QModelIndex AlertTableModel::lineOf(const QString& group, const QString& alert) const {
+  for (std::size_t g = 0; g < m_groups.size(); ++g) {
+    if (groupKeyOf(m_groups[g]) != group) continue;
+    const QModelIndex line = index(static_cast<int>(g), 0);
+    if (alert.isEmpty()) return line;
+    for (int c = 0; c < rowCount(line); ++c) {
+      if (alertKey(index(c, 0, line)) == alert) return index(c, 0, line);
+    }
+    return {};
+  }
+  return {};
+}
+
 const AlertRow* AlertTableModel::alertAt(const QModelIndex& idx) const { return shown(idx); }
 
 int AlertTableModel::alertCount(const QModelIndex& idx) const { return static_cast<int>(alertsOf(idx).size()); }
@@ -142,7 +177,7 @@ QVariant AlertTableModel::headerData(int section, Qt::Orientation orientation, i
     case State: return tr("State");
     case Since: return tr("Since");
     case Value: return tr("Value");
-    case Labels: return tr("Entity / labels");
+    case Labels: return tr("About");
     case Summary: return tr("Summary");
     default: return {};
   }
@@ -165,7 +200,10 @@ QVariant AlertTableModel::data(const QModelIndex& index, int role) const {
     }
   }
   if (role == Qt::TextAlignmentRole && index.column() == Count) return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
-  if (role == Qt::ToolTipRole) return text(a.summary);
+  // The label set stays one hover away: the line names what the alert is about.
+  if (role == Qt::ToolTipRole) {
+    return index.column() == Labels ? text(a.labels) : text(a.summary);
+  }
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
     case Rule:
@@ -189,9 +227,10 @@ QVariant AlertTableModel::data(const QModelIndex& index, int role) const {
       return a.since_ms > 0 ? QDateTime::fromMSecsSinceEpoch(a.since_ms).toString(QStringLiteral("HH:mm:ss")) : QString();
     case Value: return a.state == AlertState::no_data ? QStringLiteral("—") : QString::number(a.value, 'g', 4);
     case Labels: {
-      // The key by name first: what an operator reads before the label set. A group of
-      // several names its worst.
-      const QString entity = a.entity.empty() ? text(a.labels) : text(a.entity) + QStringLiteral("  ") + text(a.labels);
+      // What the alert is about by name (the key's name, "tier gw-free"); a group of several
+      // names its worst. The label set is the tooltip.
+      const std::string name = alert_display_name(a);
+      const QString entity = name.empty() ? tr("(whole rule)") : text(name);
       return group_line && count > 1 ? tr("worst: %1").arg(entity) : entity;
     }
     case Summary: return text(a.summary);

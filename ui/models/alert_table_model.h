@@ -24,8 +24,9 @@ class AlertTableModel : public QAbstractItemModel {
 
   explicit AlertTableModel(QObject* parent = nullptr);
 
-  /// Replaces the alerts. @return the identities (rule + labels) that started firing since
-  /// the previous call, for notifications.
+  /// Replaces the alerts. @return the alerts that started firing since the previous call, as
+  /// the status line and the desktop notice say them: "Rule: <alert_display_name>" (the key's
+  /// name, "tier gw-free"), or the rule alone for an alert about the whole rule.
   QStringList setAlerts(std::vector<AlertRow> alerts);
   /// Acknowledges the alert at `index`, or every alert of a group line.
   void acknowledge(const QModelIndex& index);
@@ -39,6 +40,13 @@ class AlertTableModel : public QAbstractItemModel {
   const AlertRow* alertAt(int row) const { return alertAt(index(row, 0)); }
   /// Alerts in a group line's group (1 for a child line).
   int alertCount(const QModelIndex& index) const;
+
+  /// The group (rule and evaluator) a line belongs to, stable across updates; empty if none.
+  QString groupKey(const QModelIndex& index) const;
+  /// The alert a child line shows (rule, labels, evaluator); empty for a group line.
+  QString alertKey(const QModelIndex& index) const;
+  /// The group line of `group`, or its child line of `alert` when given; invalid when gone.
+  QModelIndex lineOf(const QString& group, const QString& alert = {}) const;
 
   QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
   QModelIndex parent(const QModelIndex& child) const override;

@@ -94,6 +94,19 @@ int KeyTableModel::columnCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : ColumnCount;
 }
 
+void KeyTableModel::setCompact(bool compact) {
+  if (compact == m_compact) return;
+  m_compact = compact;
+  emit headerDataChanged(Qt::Horizontal, PeakRejected, PeakRejected);
+  if (!m_rows.empty()) emit dataChanged(index(0, Level), index(rowCount() - 1, Level));
+}
+
+QString KeyTableModel::levelAmounts(const KeyRow& r) {
+  // Tenths of small buckets matter; of a million-token bucket they are noise.
+  return QString(format_amount(r.level * r.capacity, r.capacity >= 1000 ? 0 : 1) + QStringLiteral(" / ") +
+                 format_capacity(r.capacity));
+}
+
 QVariant KeyTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal) return {};
   if (role == Qt::ToolTipRole && section == QuotaBurn) return tr("Daily quota burn: today's cost units / the daily quota");
@@ -107,7 +120,7 @@ QVariant KeyTableModel::headerData(int section, Qt::Orientation orientation, int
     case Level: return tr("Level");
     case Occupancy: return tr("Occupancy");
     case Rejected: return tr("429/s");
-    case PeakRejected: return tr("Peak 429/s");
+    case PeakRejected: return m_compact ? tr("Peak") : tr("Peak 429/s");
     case Spend: return tr("Spend");
     case QuotaBurn: return tr("Burn");
     case LastSeen: return tr("Last seen");
@@ -159,6 +172,7 @@ QVariant KeyTableModel::data(const QModelIndex& index, int role) const {
         (col == QuotaBurn && !r.quota_reported)) {
       return tr("Not reported by this source");
     }
+    if (col == Level && m_compact && r.capacity > 0) return levelAmounts(r);
     return QString::fromStdString(r.parameters);
   }
   if (role != Qt::DisplayRole) return {};
@@ -171,9 +185,8 @@ QVariant KeyTableModel::data(const QModelIndex& index, int role) const {
     case Level:
       // Rows of gateway metrics carry rates, not levels (no capacity known).
       if (r.capacity <= 0) return kNotReported;
-      // Tenths of small buckets matter; of a million-token bucket they are noise.
-      return QString(format_amount(r.level * r.capacity, r.capacity >= 1000 ? 0 : 1) + QStringLiteral(" / ") +
-                     format_capacity(r.capacity));
+      if (m_compact) return QStringLiteral("%1%").arg(r.level * 100, 0, 'f', r.level < 0.1 ? 1 : 0);
+      return levelAmounts(r);
     case Occupancy:
       return r.occupancy ? QStringLiteral("%1%").arg(*r.occupancy * 100, 0, 'f', 1) : kNotReported;
     case Rejected: return r.rates_reported ? QString::number(r.rejected_per_s, 'f', 1) : kNotReported;
