@@ -39,4 +39,18 @@ std::optional<std::int64_t> alert_blind_since(const metrics::Labels& alert, cons
   return since;
 }
 
+void add_no_data_bands(std::vector<ChartData>& charts, const std::vector<SourceStatus>& sources, std::int64_t now_ms) {
+  for (ChartData& c : charts) {
+    const std::string_view metric = chart_metric(c.kind);
+    for (const SourceStatus& src : sources) {
+      if (std::find(src.metrics.begin(), src.metrics.end(), metric) == src.metrics.end()) continue;
+      for (const auto& o : src.outages) {
+        if (o.start_ms > now_ms) continue;
+        const bool open = !o.end_ms || *o.end_ms > now_ms;
+        c.no_data.push_back(NoDataBand{src.kind, o.start_ms, open ? now_ms : *o.end_ms, open});
+      }
+    }
+  }
+}
+
 }  // namespace limitscope

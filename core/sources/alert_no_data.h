@@ -2,7 +2,8 @@
 // Which alerts a source outage blinds: an alert instance is "no data" when the series its
 // labels select come only from sources that are down (or have gone stale), and keeps its state
 // while a live source still feeds it: the free tier's 429 alert from a gateway's /metrics is not
-// blinded by Redis going down (docs/live-sources.md, "Outages and fail-open").
+// blinded by Redis going down (docs/live-sources.md, "Outages and fail-open"). And where an
+// outage shows on the charts: a no-data band on each chart drawing a metric the source wrote.
 
 #include <cstdint>
 #include <map>
@@ -13,6 +14,7 @@
 
 #include "core/metrics/labels.h"
 #include "core/metrics/series_store.h"
+#include "core/sources/dashboard_snapshot.h"
 
 namespace limitscope {
 
@@ -34,5 +36,10 @@ bool alert_reads_series(const metrics::Labels& alert, const metrics::Labels& ser
 std::optional<std::int64_t> alert_blind_since(const metrics::Labels& alert, const std::vector<std::string>& reads,
                                               const std::map<std::string, SourceFeed>& feeds,
                                               const metrics::SeriesStore& store, std::int64_t now_ms);
+
+/// Adds to each chart a band per outage of a source that wrote the metric it draws
+/// (SourceStatus::metrics); a band still open ends at now_ms. The live session and a playback
+/// of its recording draw them alike.
+void add_no_data_bands(std::vector<ChartData>& charts, const std::vector<SourceStatus>& sources, std::int64_t now_ms);
 
 }  // namespace limitscope

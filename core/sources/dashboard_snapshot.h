@@ -120,6 +120,8 @@ struct SourceStatus {
     std::optional<std::int64_t> end_ms;  // still down: none
   };
   std::vector<Interval> outages;     // oldest first
+  /// The metric names this source wrote: a chart drawing one gets its outages' no-data bands.
+  std::vector<std::string> metrics;
 };
 
 /// The watched gateway failing open: admitting requests without a limit check (circuit open,

@@ -24,6 +24,11 @@ void LiveSource::own_key_rows() {
     contribute(s);
     return std::move(s.keys);
   });
+  series_->set_sources([this] {
+    std::vector<SourceStatus> out;
+    add_status(out);
+    return out;
+  });
 }
 
 DashboardSnapshot LiveSource::snapshot(const ChartView& view) const {
@@ -49,6 +54,7 @@ void LiveSource::add_status(std::vector<SourceStatus>& out) const {
   st.kind = kind();
   st.outages = series_->outages(st.kind);
   st.down = !st.outages.empty() && !st.outages.back().end_ms;
+  st.metrics = series_->metrics_of(st.kind);
   out.push_back(std::move(st));
 }
 

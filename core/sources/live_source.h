@@ -41,7 +41,8 @@ class LiveSource : public DashboardSource {
   const std::deque<SourceEvent>& events() const { return series_->events(); }
 
  protected:
-  /// Makes this source's rows the recording's key table (a composite calls it for itself).
+  /// Makes this source's rows and status (its parts', for a composite) the recording's key table
+  /// and sources.
   void own_key_rows();
 
   std::shared_ptr<SessionState> series_;

@@ -4,7 +4,13 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "core/sources/alert_no_data.h"
+
 namespace limitscope {
+
+namespace {
+constexpr std::size_t kEventsShown = 50;  // as a live snapshot's newest events
+}  // namespace
 
 Expected<std::unique_ptr<PlaybackSource>> PlaybackSource::open(const std::string& path,
                                                                const PlaybackOptions& options) {
@@ -137,6 +143,16 @@ DashboardSnapshot PlaybackSource::snapshot(const ChartView& view) const {
     }
     snap.incidents = s.incidents;
     snap.dropped_samples = s.dropped_samples;
+    // What the live session saw of its sources and the gateway: the same no-data bands, Sources
+    // and UNPROTECTED banner, and its event log up to here.
+    if (s.sources) {
+      snap.sources = *s.sources;
+      add_no_data_bands(snap.charts, snap.sources, cursor_ms_);
+    }
+    if (s.protection) snap.protection = *s.protection;
+    const std::size_t from = s.events_through > kEventsShown ? s.events_through - kEventsShown : 0;
+    snap.events.assign(recording_.events.begin() + static_cast<std::ptrdiff_t>(from),
+                       recording_.events.begin() + static_cast<std::ptrdiff_t>(s.events_through));
   }
 
   // Alerts as of the last evaluation before the cursor; bands clipped to the cursor. Before

@@ -266,7 +266,70 @@ class Reader {
     }
     const std::int64_t dropped = int_field(j, "dropped_samples", "step");
     s.dropped_samples = dropped > 0 ? static_cast<std::uint64_t>(dropped) : 0;
+    // Optional (docs/recording.md): sources and protection when they changed, else as before.
+    const RecordedStep* before = r_.steps.empty() ? nullptr : &r_.steps.back();
+    s.sources = j.contains("sources") ? step_sources(j["sources"]) : before ? before->sources : nullptr;
+    s.protection = j.contains("protection") ? step_protection(j["protection"]) : before ? before->protection : nullptr;
+    if (j.contains("events")) {
+      for (const json& e : array_field(j, "events", "step")) {
+        if (!e.is_array() || e.size() != 2 || !e[0].is_number_integer() || !e[1].is_string()) {
+          throw LineError{"step line: each event must be [t_ms, text]"};
+        }
+        r_.events.push_back(SourceEvent{e[0].get<std::int64_t>(), e[1].get<std::string>(), r_.events.size() + 1});
+      }
+    }
+    s.events_through = r_.events.size();
     r_.steps.push_back(std::move(s));
+  }
+
+  // [start_ms, end_ms or null]; the end not before the start.
+  static void interval(const json& v, std::int64_t& start, std::optional<std::int64_t>& end, const char* what) {
+    if (!v.is_array() || v.size() < 2 || !v[0].is_number_integer() || !(v[1].is_null() || v[1].is_number_integer())) {
+      throw LineError{std::string("step line: each ") + what + " must be [start_ms, end_ms or null, ...]"};
+    }
+    start = v[0].get<std::int64_t>();
+    if (!v[1].is_null()) end = v[1].get<std::int64_t>();
+    if (end && *end < start) throw LineError{std::string("step line: ") + what + " ends before it starts"};
+  }
+
+  static std::shared_ptr<const std::vector<SourceStatus>> step_sources(const json& j) {
+    if (!j.is_array()) throw LineError{"step line: \"sources\" must be an array"};
+    auto out = std::make_shared<std::vector<SourceStatus>>();
+    for (const json& v : j) {
+      if (!v.is_object()) throw LineError{"step line: each source must be an object"};
+      SourceStatus src;
+      src.kind = string_field(v, "kind", "step");
+      src.name = string_field(v, "name", "step");
+      for (const json& m : array_field(v, "metrics", "step")) {
+        if (!m.is_string()) throw LineError{"step line: a source's metrics must be strings"};
+        src.metrics.push_back(m.get<std::string>());
+      }
+      for (const json& o : array_field(v, "outages", "step")) {
+        SourceStatus::Interval iv;
+        interval(o, iv.start_ms, iv.end_ms, "outage");
+        src.outages.push_back(iv);
+      }
+      src.down = !src.outages.empty() && !src.outages.back().end_ms;
+      out->push_back(std::move(src));
+    }
+    return out;
+  }
+
+  static std::shared_ptr<const ProtectionStatus> step_protection(const json& j) {
+    if (!j.is_object()) throw LineError{"step line: \"protection\" must be an object"};
+    auto p = std::make_shared<ProtectionStatus>();
+    p->unprotected = bool_field(j, "unprotected", "step");
+    p->since_ms = int_field(j, "since_ms", "step");
+    p->admitted_unchecked = number_field(j, "admitted_unchecked", "step");
+    p->circuit_state = number_field(j, "circuit_state", "step");
+    for (const json& v : array_field(j, "intervals", "step")) {
+      ProtectionStatus::Interval iv;
+      interval(v, iv.start_ms, iv.end_ms, "fail-open interval");
+      if (v.size() != 3) throw LineError{"step line: each fail-open interval must be [start_ms, end_ms or null, admitted]"};
+      iv.admitted_unchecked = number(v[2], "step line: a fail-open interval's admitted");
+      p->intervals.push_back(iv);
+    }
+    return p;
   }
 
   void alerts(const json& j) {

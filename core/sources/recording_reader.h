@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <istream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -38,6 +39,12 @@ struct RecordedStep {
   std::vector<RecordedKeyValues> keys;
   std::vector<std::string> incidents;
   std::uint64_t dropped_samples = 0;
+  /// The sources (their outages, the metrics they wrote) and the gateway's fail-open as of
+  /// this step: carried from the last step that recorded them; null before any did (and in
+  /// recordings made before these fields existed).
+  std::shared_ptr<const std::vector<SourceStatus>> sources;
+  std::shared_ptr<const ProtectionStatus> protection;
+  std::size_t events_through = 0;  ///< Recording::events logged up to this step
 };
 
 struct RecordedSamples {
@@ -69,6 +76,7 @@ struct Recording {
   std::vector<RecordedSamples> samples;
   std::vector<RecordedKey> keys;  // by key id
   std::vector<RecordedStep> steps;
+  std::vector<SourceEvent> events;  // the event log, in the order logged (step lines' "events")
   std::vector<RecordedAlerts> alerts;
   std::vector<std::string> names;  // interned request strings; names[0] = ""
   std::vector<RecordedRequest> requests;

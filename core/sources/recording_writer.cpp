@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 namespace limitscope {
 namespace {
@@ -75,6 +76,61 @@ void put_seconds(std::string& out, std::int64_t t_ns) {
   char buf[12];
   std::snprintf(buf, sizeof buf, ".%09lld", static_cast<long long>(t_ns % 1'000'000'000));
   out += buf;
+}
+
+// `[start_ms,end_ms or null` of an interval, after a comma unless it is the first; the caller
+// closes it (after any more fields).
+void open_interval(std::string& out, bool first, std::int64_t start_ms, const std::optional<std::int64_t>& end_ms) {
+  out += first ? "[" : ",[";
+  put_int(out, start_ms);
+  out += ',';
+  if (end_ms) {
+    put_int(out, *end_ms);
+  } else {
+    out += "null";
+  }
+}
+
+// [{"kind":..,"name":..,"metrics":[..],"outages":[[start_ms,end_ms or null],..]},..]
+std::string sources_json(const std::vector<SourceStatus>& sources) {
+  std::string out = "[";
+  for (const SourceStatus& src : sources) {
+    out += out.size() > 1 ? ",{\"kind\":" : "{\"kind\":";
+    put_string(out, src.kind);
+    out += ",\"name\":";
+    put_string(out, src.name);
+    out += ",\"metrics\":[";
+    for (std::size_t i = 0; i < src.metrics.size(); ++i) {
+      if (i > 0) out += ',';
+      put_string(out, src.metrics[i]);
+    }
+    out += "],\"outages\":[";
+    for (std::size_t i = 0; i < src.outages.size(); ++i) {
+      open_interval(out, i == 0, src.outages[i].start_ms, src.outages[i].end_ms);
+      out += ']';
+    }
+    out += "]}";
+  }
+  return out + ']';
+}
+
+// {"unprotected":b,"since_ms":n,"admitted_unchecked":x,"circuit_state":x,"intervals":[[start,end or null,admitted],..]}
+std::string protection_json(const ProtectionStatus& p) {
+  std::string out = p.unprotected ? "{\"unprotected\":true" : "{\"unprotected\":false";
+  out += ",\"since_ms\":";
+  put_int(out, p.since_ms);
+  out += ",\"admitted_unchecked\":";
+  put_number(out, p.admitted_unchecked);
+  out += ",\"circuit_state\":";
+  put_number(out, p.circuit_state);
+  out += ",\"intervals\":[";
+  for (std::size_t i = 0; i < p.intervals.size(); ++i) {
+    open_interval(out, i == 0, p.intervals[i].start_ms, p.intervals[i].end_ms);
+    out += ',';
+    put_number(out, p.intervals[i].admitted_unchecked);
+    out += ']';
+  }
+  return out + "]}";
 }
 
 }  // namespace
@@ -213,7 +269,7 @@ void RecordingWriter::request(const DecisionRow& d) {
 
 void RecordingWriter::step(std::int64_t t_ms, const std::vector<KeyRow>& keys,
                            const std::vector<std::string>& incidents,
-                           std::uint64_t dropped_samples) {
+                           std::uint64_t dropped_samples, const StepStatus* status) {
   emit_samples();
   std::string values;
   for (const KeyRow& k : keys) {
@@ -277,6 +333,32 @@ void RecordingWriter::step(std::int64_t t_ms, const std::vector<KeyRow>& keys,
   }
   line += "],\"dropped_samples\":";
   put_int(line, static_cast<std::int64_t>(dropped_samples));
+  if (status != nullptr) {
+    // Optional fields (version 1 readers skip them): sources and protection when they changed
+    // since the last step that carried them, events as they come.
+    if (std::string src = sources_json(status->sources); src != "[]" && src != last_sources_) {
+      line += ",\"sources\":";
+      line += src;
+      last_sources_ = std::move(src);
+    }
+    const bool seen = !status->protection.intervals.empty() || status->protection.circuit_state != 0;
+    if (std::string prot = protection_json(status->protection); seen && prot != last_protection_) {
+      line += ",\"protection\":";
+      line += prot;
+      last_protection_ = std::move(prot);
+    }
+    if (!status->events.empty()) {
+      line += ",\"events\":[";
+      for (std::size_t i = 0; i < status->events.size(); ++i) {
+        line += i > 0 ? ",[" : "[";
+        put_int(line, status->events[i].t_ms);
+        line += ',';
+        put_string(line, status->events[i].text);
+        line += ']';
+      }
+      line += ']';
+    }
+  }
   line += '}';
   write_line(line);
 }

@@ -28,6 +28,14 @@ struct RecordingHeader {
   std::int64_t recording_started_ms = 0;  // request lines cover [this, end]; samples may be older
 };
 
+/// What a live session knew at a step besides its series, so a playback shows the same
+/// no-data bands, UNPROTECTED banner, Sources and event log (docs/recording.md).
+struct StepStatus {
+  std::vector<SourceStatus> sources;  ///< each source, its outages and the metrics it wrote
+  ProtectionStatus protection;        ///< the watched gateway's fail-open
+  std::vector<SourceEvent> events;    ///< events logged since the previous step
+};
+
 class RecordingWriter {
  public:
   /// @param out   the file (or any stream); owned
@@ -45,9 +53,12 @@ class RecordingWriter {
   void sample(const metrics::Labels& labels, metrics::Sample s);
   /// One decided request (a request line, usable as a tuner trace line).
   void request(const DecisionRow& d);
-  /// The key table at t_ms, with the active incidents and the store's dropped samples.
+  /// The key table at t_ms, with the active incidents and the store's dropped samples; with a
+  /// status, its sources and protection (each written only when it differs from the last one
+  /// written) and its new events.
   void step(std::int64_t t_ms, const std::vector<KeyRow>& keys,
-            const std::vector<std::string>& incidents, std::uint64_t dropped_samples);
+            const std::vector<std::string>& incidents, std::uint64_t dropped_samples,
+            const StepStatus* status = nullptr);
   /// Alert rows and shading intervals after an evaluation at t_ms; written only when they
   /// differ from the last alerts line.
   void alerts(std::int64_t t_ms, const std::vector<AlertRow>& rows,
@@ -82,6 +93,8 @@ class RecordingWriter {
   // (a key that moved to another shard is a changed definition).
   std::map<std::string, std::uint32_t> key_ids_;
   std::string last_alerts_;
+  std::string last_sources_;     // the last step's "sources" field as written
+  std::string last_protection_;  // and its "protection"
 };
 
 }  // namespace limitscope

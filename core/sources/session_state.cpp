@@ -128,6 +128,14 @@ std::vector<SourceStatus::Interval> SessionState::outages(const std::string& sou
   return it != outages_.end() ? it->second : std::vector<SourceStatus::Interval>{};
 }
 
+std::vector<std::string> SessionState::metrics_of(const std::string& source) const {
+  std::vector<std::string> out;
+  for (const auto& [metric, sources] : sources_of_metric_) {
+    if (sources.count(source)) out.push_back(metric);
+  }
+  return out;
+}
+
 void SessionState::mark_stale(const metrics::Labels& labels, std::int64_t t_ms) {
   // Not recorded: a recording holds values only (docs/recording.md has no stale marker).
   store_->append_stale(labels, t_ms);
@@ -205,21 +213,23 @@ void SessionState::fill(DashboardSnapshot& s, const ChartView& view, std::int64_
 }
 
 void SessionState::fill_outages(DashboardSnapshot& s, std::int64_t now_ms) const {
+  // Each chart: a band per outage of a source that wrote the metric it draws.
+  std::vector<SourceStatus> sources;
+  for (const auto& [source, outages] : outages_) {
+    SourceStatus st;
+    st.kind = source;
+    st.outages = outages;
+    st.metrics = metrics_of(source);
+    sources.push_back(std::move(st));
+  }
+  add_no_data_bands(s.charts, sources, now_ms);
+  apply_no_data(s.alerts, now_ms);
+}
+
+void SessionState::apply_no_data(std::vector<AlertRow>& rows, std::int64_t now_ms) const {
   std::set<std::string> down;
   for (const auto& [source, outages] : outages_) {
     if (!outages.empty() && !outages.back().end_ms) down.insert(source);
-  }
-  // Each chart: a band per outage of a source that wrote the metric it draws.
-  for (ChartData& c : s.charts) {
-    const auto writers = sources_of_metric_.find(std::string(chart_metric(c.kind)));
-    if (writers == sources_of_metric_.end()) continue;
-    for (const std::string& source : writers->second) {
-      const auto it = outages_.find(source);
-      if (it == outages_.end()) continue;
-      for (const auto& o : it->second) {
-        c.no_data.push_back(NoDataBand{source, o.start_ms, o.end_ms.value_or(now_ms), !o.end_ms.has_value()});
-      }
-    }
   }
   if (down.empty()) return;
   // Alert instances fed only by a down source's series: their state now would be a guess. One
@@ -240,7 +250,7 @@ void SessionState::fill_outages(DashboardSnapshot& s, std::int64_t now_ms) const
       blind_since[{alert.rule, alert_row_labels(alert.labels)}] = *since;
     }
   }
-  for (AlertRow& a : s.alerts) {
+  for (AlertRow& a : rows) {
     const auto it = blind_since.find({a.rule, a.labels});
     if (it == blind_since.end() || !a.origin.empty()) continue;
     // Firing or pending on frozen values, or resolved only because the series went stale.
@@ -324,8 +334,20 @@ void SessionState::refreshed(std::int64_t t_ms) {
   if (options_.watch_protection) note_protection(t_ms);
   if (!writer_ || t_ms * 1'000'000 < rec_ns_) return;
   rec_ns_ = t_ms * 1'000'000;
-  writer_->step(t_ms, named_key_rows(), incidents_, store_->dropped_samples());
+  const StepStatus status = step_status();
+  writer_->step(t_ms, named_key_rows(), incidents_, store_->dropped_samples(), &status);
   check_writer();
+}
+
+StepStatus SessionState::step_status() {
+  StepStatus st;
+  if (sources_) st.sources = sources_();
+  st.protection = protection_;
+  for (const SourceEvent& e : events_) {
+    if (e.seq > events_recorded_) st.events.push_back(e);
+  }
+  events_recorded_ = event_seq_;
+  return st;
 }
 
 std::vector<KeyRow> SessionState::named_key_rows() const {
@@ -338,6 +360,7 @@ void SessionState::write_alerts(std::int64_t t_ms) {
   std::vector<AlertRow> rows;
   std::vector<AlertInterval> intervals;
   alert_view(*alerts_->snapshot(), t_ms, rows, intervals, &names_);
+  apply_no_data(rows, t_ms);  // what the panel showed: a blind alert is recorded as no data
   writer_->alerts(t_ms, rows, intervals);
 }
 
@@ -385,7 +408,9 @@ void SessionState::start_recording(std::unique_ptr<std::ostream> out, const std:
   for (const auto& [t, values] : by_time) {
     for (const auto& [labels, v] : values) writer_->sample(*labels, {t, v});
   }
-  writer_->step(now_ms, named_key_rows(), incidents_, store_->dropped_samples());
+  events_recorded_ = 0;  // the log held so far goes with the first step
+  const StepStatus status = step_status();
+  writer_->step(now_ms, named_key_rows(), incidents_, store_->dropped_samples(), &status);
   write_alerts(now_ms);
   check_writer();
 }

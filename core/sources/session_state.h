@@ -94,6 +94,8 @@ class SessionState {
   void source_up(const std::string& source, std::int64_t t_ms);
   /// The outages of `source`, oldest first (the last one still open while it is down).
   std::vector<SourceStatus::Interval> outages(const std::string& source) const;
+  /// The metric names `source` wrote, sorted (its outages shade the charts drawing them).
+  std::vector<std::string> metrics_of(const std::string& source) const;
   /// A series that vanished from its source: stale from t_ms on, as Prometheus marks it.
   void mark_stale(const metrics::Labels& labels, std::int64_t t_ms);
   /// Evaluates the alert groups due at t_ms (ms since the epoch) and records a change.
@@ -131,6 +133,9 @@ class SessionState {
 
   /// The key table a recording's step lines hold; the top-level source sets it.
   void set_key_rows(std::function<std::vector<KeyRow>()> rows) { key_rows_ = std::move(rows); }
+  /// The sources (named, with their outages and metrics) a recording's step lines hold, so a
+  /// playback shows the same bands and Sources; the top-level live source sets it.
+  void set_sources(std::function<std::vector<SourceStatus>()> sources) { sources_ = std::move(sources); }
   /// A source refreshed (the simulation: stepped) at t_ms: joins key names, looks at the
   /// gateway's fail-open, writes a step line (the key table, incidents) when recording.
   void refreshed(std::int64_t t_ms);
@@ -161,6 +166,10 @@ class SessionState {
   void note_protection(std::int64_t t_ms);
   void fill_outages(DashboardSnapshot& s, std::int64_t now_ms) const;
   void drop_idle_series(std::int64_t t_ms);
+  /// Alerts fed only by a source that is down read "no data" (the panel and the recording).
+  void apply_no_data(std::vector<AlertRow>& rows, std::int64_t now_ms) const;
+  /// Sources, protection and the events since the last step line, for the recording.
+  StepStatus step_status();
 
   SessionOptions options_;
   std::unique_ptr<metrics::SeriesStore> store_;
@@ -180,6 +189,8 @@ class SessionState {
   std::unique_ptr<RecordingWriter> writer_;
   std::string recording_error_;
   std::function<std::vector<KeyRow>()> key_rows_;
+  std::function<std::vector<SourceStatus>()> sources_;
+  std::uint64_t events_recorded_ = 0;  // the last event's seq written to the recording
   std::optional<std::int64_t> first_ms_;
   std::int64_t last_ms_ = 0;
   std::int64_t rec_ns_ = std::numeric_limits<std::int64_t>::min();  // last recorded line's time
