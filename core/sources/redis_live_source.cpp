@@ -1,6 +1,7 @@
 #include "core/sources/redis_live_source.h"
 
 #include <algorithm>
+#include <set>
 #include <tuple>
 
 #include "core/probe/own_schema.h"
@@ -383,15 +384,24 @@ void RedisLiveSource::tail(std::int64_t t, const std::vector<probe::KeyReading>&
   for (auto& [id, rates] : key_rates_) rates.admitted_per_s = rates.rejected_per_s = 0;
   std::map<std::string, Counts> by_rule;
   for (const auto& [rule, key] : rules) by_rule[rule];
+  std::set<std::string> first_seen;
   for (const auto& [rkm, c2] : by_key) {
     const auto& [rule, key, model] = rkm;
-    Rates& rates = key_rates_[rate_id(rule, key, model)];
-    rates = Rates{c2.admitted / dt, c2.rejected / dt, rule, key, model};
+    const auto [it, fresh] = key_rates_.try_emplace(rate_id(rule, key, model));
+    if (fresh) first_seen.insert(it->first);
+    it->second = Rates{c2.admitted / dt, c2.rejected / dt, rule, key, model};
     by_rule[rule].admitted += c2.admitted;
     by_rule[rule].rejected += c2.rejected;
   }
   for (const auto& [id, rates] : key_rates_) {
     const Identity who{rates.api_key, rates.rule, rates.model, ""};
+    // A rate sample stands for the read interval before it: a key's first one gets a zero at
+    // the interval's start, so the 429s in view count its first interval too (a runaway's
+    // first second of 429s was lost otherwise).
+    if (first_seen.count(id)) {
+      series_->append(key_labels(live_series::kKeyAdmittedRate, who), {*since, 0});
+      series_->append(key_labels(dashboard_series::kKeyRejectedRate, who), {*since, 0});
+    }
     series_->append(key_labels(live_series::kKeyAdmittedRate, who), {t, rates.admitted_per_s});
     series_->append(key_labels(dashboard_series::kKeyRejectedRate, who), {t, rates.rejected_per_s});
   }
