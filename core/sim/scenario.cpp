@@ -248,6 +248,13 @@ std::vector<ClientSpec> incident_clients(const Incident& incident) {
       c.role = ClientRole::runaway;
       c.description = "client loop: " + format_rate(incident.rate_per_s) + ", deaf to Retry-After";
       c.retry.behaviour = RetryBehaviour::give_up;  // the loop itself is the retry
+      // A loop that resends conversations of every length, up to long ones: the tier's token
+      // limit refuses the long requests its requests limit would let through, the requests
+      // limit the rest (a runaway's 429s name both).
+      for (ModelShare& m : c.models) {
+        m.tokens_min = 500;
+        m.tokens_max = 12'000;
+      }
       break;
     case IncidentKind::burst:
       c.role = ClientRole::bursty;

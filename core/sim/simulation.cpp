@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/limiter/keyed_limiter.h"
+#include "core/limiter/token_bucket.h"
 #include "core/sim/sim_random.h"
 
 namespace limitscope {
@@ -24,6 +25,9 @@ struct Row {
   std::size_t key = 0;                  // index into State::keys
   std::size_t model = 0;                // index into policy.models
   std::optional<std::uint64_t> key_id;  // the limiter's state id, after its first decision
+  /// The tier's llm_tokens bucket of this (key, model), as the gateway keeps one; created at
+  /// the first decision under a tier that limits tokens.
+  std::optional<TokenBucket::State> tokens;
   std::int64_t admitted = 0, rejected = 0, degraded = 0, retries = 0, llm_tokens = 0;
   double cost = 0, spend = 0;
 };
@@ -175,7 +179,7 @@ std::optional<std::string> Simulation::add_client(ClientSpec client) {
     }
     auto [rit, row_is_new] =
         s.row_index.try_emplace(std::make_pair(client.api_key, m.model), s.rows.size());
-    if (row_is_new) s.rows.push_back(Row{kit->second, *model, std::nullopt});
+    if (row_is_new) s.rows.push_back(Row{kit->second, *model, std::nullopt, std::nullopt});
     run.rows.push_back(rit->second);
     run.weight_total += m.weight;
   }
@@ -308,13 +312,37 @@ void Simulation::decide(const Event& e, Nanos t) {
   std::optional<Nanos> retry_after;
   DenyReason reason = DenyReason::none;
   double remaining = 0;
+  std::string_view refused_by;
+  double refused_cost = model.cost;
   if (!degraded) {
-    const KeyedDecision d = s.limiter.decide(key.api_key, model.name, t);
+    // The tier's two limits as the gateway composes them (InProcessAdmission): both are
+    // peeked, both consume only when both admit; a 429 names the limit that refused it, the
+    // requests limit first.
+    const std::optional<LimitParams>& token_limit = policy_.tiers[key.tier].llm_tokens;
+    const auto tokens = static_cast<double>(e.llm_tokens);
+    std::optional<Decision> token_peek;
+    if (token_limit) {
+      if (!row.tokens) row.tokens = TokenBucket::fresh(*token_limit, t);
+      token_peek = TokenBucket::peek(*token_limit, *row.tokens, t, tokens);
+    }
+    KeyedDecision d = token_peek ? s.limiter.peek(key.api_key, model.name, t) : s.limiter.decide(key.api_key, model.name, t);
+    if (token_peek && d.decision.allowed && token_peek->allowed) {
+      d = s.limiter.decide(key.api_key, model.name, t);
+      if (d.decision.allowed) TokenBucket::decide(*token_limit, *row.tokens, t, tokens);
+    }
     row.key_id = d.key_id;
-    allowed = d.decision.allowed;
-    retry_after = d.decision.retry_after;
-    reason = d.decision.reason;
-    remaining = d.decision.remaining;
+    Decision shown = d.decision;
+    if (d.decision.allowed && token_peek && !token_peek->allowed) {
+      shown = *token_peek;
+      refused_by = "llm_tokens";
+      refused_cost = tokens;
+    } else if (!d.decision.allowed) {
+      refused_by = "requests";
+    }
+    allowed = d.decision.allowed && (!token_peek || token_peek->allowed);
+    retry_after = shown.retry_after;
+    reason = shown.reason;
+    remaining = shown.remaining;
   }
 
   if (e.attempt > 0) ++row.retries;
@@ -342,7 +370,8 @@ void Simulation::decide(const Event& e, Nanos t) {
   if (options_.record_requests) {
     requests_.push_back(RequestRecord{t, e.request_id, e.attempt, e.client, key.api_key, model.name,
                                       allowed, degraded, retry_after, model.cost, e.llm_tokens,
-                                      spend, policy_.tiers[key.tier].name, reason, remaining});
+                                      spend, policy_.tiers[key.tier].name, reason, remaining, refused_by,
+                                      refused_cost});
   }
 }
 
@@ -435,7 +464,7 @@ StepSample Simulation::take_sample(Nanos start, Nanos end) {
     out.retries += row.retries;
     out.spend += row.spend;
     out.keys.push_back(std::move(k));
-    row = Row{row.key, row.model, row.key_id};
+    row = Row{row.key, row.model, row.key_id, row.tokens};  // the counters start over, the bucket stays
   }
   out.gave_up = std::exchange(s.gave_up, 0);
   const std::int64_t total = out.admitted + out.rejected;

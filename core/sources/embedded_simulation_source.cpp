@@ -126,7 +126,8 @@ void EmbeddedSimulationSource::record_requests() {
     d.degraded = r.degraded;
     if (!r.allowed) {
       d.reason = std::string(to_string(r.reason));
-      d.limit = "requests";  // the simulation limits requests only (a tier's llm_tokens limit is not simulated)
+      d.limit = std::string(r.limit);
+      d.cost = r.limit_cost;  // a 429's cost and remaining are of the limit that refused it
     }
     d.remaining = r.remaining;
     if (!r.allowed && r.retry_after) d.retry_after_s = std::chrono::duration<double>(*r.retry_after).count();

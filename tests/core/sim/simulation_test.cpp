@@ -168,6 +168,44 @@ TEST_P(SimulationScenarios, MixedSpansAllTiersAndModelsWithOneIncident) {
   EXPECT_EQ(t.by_tier.at("enterprise").rejected, 0);
 }
 
+// The tier's token limit refuses too, as the gateway's does: the runaway resends long
+// conversations, so its 429s come from both limits, each naming the limit and what it asked of
+// it; and the tokens admitted per (key, model) stay within the token bucket's C + r·t.
+TEST_P(SimulationScenarios, ARunawayIsRefusedByBothLimitsAndTokensStayWithinTheirBucket) {
+  auto sim = make("mixed", GetParam(), true);
+  run(*sim);
+  const Policy& policy = sim->policy();
+  std::map<std::string_view, std::int64_t> runaway_429s;  // by limit
+  std::map<std::pair<std::string_view, std::string_view>, std::vector<const RequestRecord*>> admitted;
+  for (const RequestRecord& r : sim->requests()) {
+    if (r.allowed) {
+      EXPECT_TRUE(r.limit.empty());
+      if (!r.degraded) admitted[{r.api_key, r.model}].push_back(&r);
+      continue;
+    }
+    ASSERT_TRUE(r.limit == "requests" || r.limit == "llm_tokens") << r.limit;
+    EXPECT_EQ(r.limit_cost, r.limit == "llm_tokens" ? static_cast<double>(r.llm_tokens) : r.cost);
+    if (r.api_key == "free-student") ++runaway_429s[r.limit];
+  }
+  EXPECT_GT(runaway_429s["requests"], 0);
+  EXPECT_GT(runaway_429s["llm_tokens"], 0) << "the token limit never refused the runaway";
+  for (const auto& [key_model, reqs] : admitted) {
+    const TierPolicy* tier = policy.tier_for_key(key_model.first);
+    ASSERT_NE(tier, nullptr);
+    ASSERT_TRUE(tier->llm_tokens.has_value());
+    const double capacity = tier->llm_tokens->capacity;
+    const double rate = tier->llm_tokens->refill.per_second();
+    for (std::size_t i = 0; i < reqs.size(); ++i) {
+      double tokens = 0;
+      for (std::size_t j = i; j < reqs.size(); ++j) {
+        tokens += static_cast<double>(reqs[j]->llm_tokens);
+        const double span = std::chrono::duration<double>(reqs[j]->time - reqs[i]->time).count();
+        ASSERT_LE(tokens, capacity + rate * span + 1e-6) << key_model.first << "/" << key_model.second;
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Seeds, SimulationScenarios, ::testing::Values(1, 7, 2026));
 
 TEST(SimulationRetries, HonouringClientsWaitForRetryAfterAndStopAfterMaxRetries) {

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <sstream>
 
 #include "core/metrics/promql.h"
@@ -140,6 +142,36 @@ TEST(EmbeddedSimulationSource, ChartsPickTheLowestKeysAndDecimateToTheWidth) {
   bool highlighted = false;
   for (const ChartLine& l : sel.charts[0].lines) highlighted |= l.selected && l.api_key == "enterprise-bank";
   EXPECT_TRUE(highlighted);
+}
+
+// The simulation enforces the tier's token limit as the gateway does: the runaway's recent
+// decisions name both limits, an llm_tokens 429 with the tokens it asked for as its cost.
+TEST(EmbeddedSimulationSource, ARunawaysRefusalsNameBothLimits) {
+  auto src = make_source("mixed");  // 20 minutes: free-student runs away from 11:00 for 4 minutes
+  src->advance(std::chrono::minutes(11));
+  ChartView view;
+  view.selected_keys = {"free-student"};
+  std::map<std::string, int> refusals;
+  for (int second = 0; second < 60; ++second) {
+    src->advance(std::chrono::seconds(1));
+    view.end_ms = src->now_ms();
+    view.start_ms = view.end_ms - 60'000;
+    const auto snap = src->snapshot(view);
+    for (const DecisionRow& d : snap.decisions.at("free-student")) {
+      if (d.allowed) continue;
+      ++refusals[d.limit];
+      EXPECT_TRUE(d.limit == "requests" || d.limit == "llm_tokens") << d.limit;
+      if (d.limit == "llm_tokens") {
+        EXPECT_EQ(d.cost, static_cast<double>(d.llm_tokens)) << "an llm_tokens 429's cost is its tokens";
+        EXPECT_LT(d.remaining, d.cost);
+      } else {
+        EXPECT_EQ(d.cost, 2) << "gemini-2.5-flash's cost weight";
+      }
+      EXPECT_TRUE(d.retry_after_s.has_value());
+    }
+  }
+  EXPECT_GT(refusals["requests"], 0);
+  EXPECT_GT(refusals["llm_tokens"], 0) << "the simulation's token limit never refused";
 }
 
 TEST(EmbeddedSimulationSource, CsvExportHoldsTheStoreSamples) {
