@@ -139,6 +139,32 @@ TEST(RedisDecisionStreams, BacklogThenRatesPerKeyAndRule) {
   EXPECT_TRUE(alice_row);
 }
 
+// The 429s in view add up every refusal read, the key's first refresh of them included (its
+// first rate sample stands for the interval before it): what the incident summary says.
+TEST(RedisDecisionStreams, TheKeysFirstRefreshOf429sCountsInView) {
+  InjectedClockStream s;  // alice: 1 of her 5 tokens taken before the first read
+  ASSERT_TRUE(s.source->connected()) << s.source->last_error();
+  const int first = decide_logged(s.c, "alice", 7);  // 4 admitted, 3 refused
+  s.clock.advance(seconds(1));
+  s.source->advance(seconds(1));
+  const int second = decide_logged(s.c, "alice", 2);
+  s.clock.advance(seconds(1));
+  s.source->advance(seconds(1));
+  ASSERT_EQ(first, 3);
+  ASSERT_EQ(second, 2);
+  ASSERT_EQ(s.source->rejections_read(), 5u);
+  const DashboardSnapshot snap = last_minute(*s.source);
+  bool row = false;
+  for (const KeyRow& k : snap.keys) {
+    if (k.api_key != "alice") continue;
+    row = true;
+    ASSERT_TRUE(k.rejected_in_view.has_value());
+    EXPECT_DOUBLE_EQ(*k.rejected_in_view, 5) << "the first refresh's 429s were not counted";
+    EXPECT_DOUBLE_EQ(k.peak_rejected_per_s.value_or(0), 3);
+  }
+  EXPECT_TRUE(row);
+}
+
 // Two refreshes within one millisecond of the clock that stamps samples: the second still
 // reads (stamped 1 ms after the first) instead of being dropped as "the clock went back".
 TEST(RedisDecisionStreams, ARefreshWithinTheSameMillisecondStillReads) {
