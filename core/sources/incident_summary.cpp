@@ -114,6 +114,19 @@ void keys(std::string& md, const DashboardSnapshot& s, std::size_t max_keys) {
           (r.rejected_in_view ? fixed(*r.rejected_in_view, 0) : "—") + " | " + level + " |\n";
   }
   if (rows.size() > max_keys) md += "\n(" + std::to_string(rows.size() - max_keys) + " more key(s) refused)\n";
+  // What the count cannot hold (docs/live-sources.md): the decisions Redis logged after the
+  // dashboard's last read before it went down went down with it.
+  std::string downs;
+  for (const SourceStatus& src : s.sources) {
+    if (src.kind != "redis") continue;
+    for (const auto& o : src.outages) {
+      if (o.start_ms >= s.view.start_ms && o.start_ms <= s.view.end_ms) downs += (downs.empty() ? "" : ", ") + hms(o.start_ms);
+    }
+  }
+  if (downs.empty()) return;
+  md += "\n429s in view are counted from Redis's decision streams: those logged in the last refresh before redis "
+        "went down at " + downs + " (up to one refresh interval) were never read. The gateway's own count "
+        "(`gateway_rate_limit_hits_total`) has them.\n";
 }
 
 // One line per rule, as the alerts panel groups them: how many alerts, the worst one's state

@@ -98,6 +98,8 @@ TEST(IncidentSummary, SaysSourcesProtectionKeysAndAlerts) {
   EXPECT_LT(loud_at, less_at) << "highest peak first";
   EXPECT_EQ(md.find("(llm_tokens)"), std::string::npos) << "one key's 429s listed twice:\n" << md;
   EXPECT_EQ(md.find("quiet-co"), std::string::npos) << "a key without 429s is not listed";
+  EXPECT_NE(md.find("before redis went down at 08:01:00, 08:05:00 (up to one refresh interval) were never read"), std::string::npos)
+      << "the count's known gap is not said:\n" << md;
   EXPECT_NE(md.find("| LimiterKeyNearlyEmpty | 1 | no data | 08:05:00 | acme \\| prod |"), std::string::npos) << md;
   EXPECT_NE(md.find("| HighRateLimitRejection | 2 of 3 | pending 31s of 10m | 08:05:09 | tier free · gemini-2.5-flash |"),
             std::string::npos)
@@ -114,6 +116,7 @@ TEST(IncidentSummary, SaysSoWhenNothingHappened) {
   EXPECT_NE(md.find("No fail-open seen"), std::string::npos);
   EXPECT_NE(md.find("No key was refused"), std::string::npos);
   EXPECT_NE(md.find("No alert pending, firing or resolved"), std::string::npos);
+  EXPECT_EQ(md.find("never read"), std::string::npos) << "no outage, no gap to mention";
 }
 
 }  // namespace
