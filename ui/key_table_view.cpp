@@ -31,7 +31,8 @@ KeyTableView::KeyTableView(KeyTableModel* model, QAbstractItemModel* proxy, QWid
   horizontalHeader()->setStretchLastSection(true);
   // An unnamed key is a 32-digit hash: it may not push the incident's columns out of view.
   horizontalHeader()->setMaximumSectionSize(180);
-  updateCompact();
+  horizontalHeader()->setSectionResizeMode(KeyTableModel::Trend, QHeaderView::Stretch);
+  // Wide until shown: the first resize event (on show) decides.
 }
 
 int KeyTableView::compactBelow() const { return fontMetrics().horizontalAdvance(QLatin1Char('0')) * 80; }

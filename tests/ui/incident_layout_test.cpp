@@ -307,6 +307,11 @@ TEST(IncidentLayout, At1280x720NothingIsCut) {
   EXPECT_GE(keys->columnWidth(KeyTableModel::Key), fm.horizontalAdvance(QStringLiteral("campus-tutor")))
       << "the name column is too narrow to read a name";
   EXPECT_EQ(keys->textElideMode(), Qt::ElideMiddle);
+  // Two rows of one key stay apart: the name says the model the hidden column held.
+  const int first = window.keyModel()->findRow(QStringLiteral("0123456789ab1"), QStringLiteral("claude-sonnet-4.5"));
+  ASSERT_GE(first, 0);
+  EXPECT_EQ(window.keyModel()->index(first, KeyTableModel::Key).data().toString(),
+            QStringLiteral("tenant-1/claude-sonnet-4.5/llm_tokens"));
   EXPECT_TRUE(keys->isColumnHidden(KeyTableModel::Algorithm)) << "a secondary column takes the room";
   const int row = window.keyModel()->findRow(QStringLiteral("0123456789ab0"), QStringLiteral("claude-sonnet-4.5"));
   ASSERT_GE(row, 0);

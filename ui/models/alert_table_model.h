@@ -20,7 +20,8 @@ namespace limitscope::ui {
 class AlertTableModel : public QAbstractItemModel {
   Q_OBJECT
  public:
-  enum Column { Rule, Count, State, Since, Value, Labels, Summary, ColumnCount };
+  /// What the alert is about (Labels) follows its state, so a narrow panel shows it.
+  enum Column { Rule, Count, State, Labels, Since, Value, Summary, ColumnCount };
 
   explicit AlertTableModel(QObject* parent = nullptr);
 

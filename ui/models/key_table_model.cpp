@@ -98,7 +98,18 @@ void KeyTableModel::setCompact(bool compact) {
   if (compact == m_compact) return;
   m_compact = compact;
   emit headerDataChanged(Qt::Horizontal, PeakRejected, PeakRejected);
-  if (!m_rows.empty()) emit dataChanged(index(0, Level), index(rowCount() - 1, Level));
+  if (!m_rows.empty()) emit dataChanged(index(0, Key), index(rowCount() - 1, Level));
+}
+
+QString KeyTableModel::compactName(const KeyRow& r) {
+  // The model and limit columns are hidden: the name says them, so two rows of one key read
+  // apart ("acme-chat/gpt-4.1", "campus-tutor/gemini-2.5-flash/llm_tokens"); the requests
+  // limit, the usual one, goes unsaid. No spaces: the view elides one word in its middle
+  // ("campus-…/llm_tokens"), where text with spaces is cut at a word instead.
+  QString text = displayName(r);
+  if (!r.model.empty()) text += QLatin1Char('/') + QString::fromStdString(r.model);
+  if (!r.limit.empty() && r.limit != "requests") text += QLatin1Char('/') + QString::fromStdString(r.limit);
+  return text;
 }
 
 QString KeyTableModel::levelAmounts(const KeyRow& r) {
@@ -165,6 +176,10 @@ QVariant KeyTableModel::data(const QModelIndex& index, int role) const {
     return {};
   }
   if (role == Qt::ToolTipRole) {
+    if (col == Key && m_compact) {
+      return QStringLiteral("%1\n%2 · %3\n%4").arg(displayName(r), QString::fromStdString(r.model),
+                                                 QString::fromStdString(r.limit), QString::fromStdString(r.parameters));
+    }
     if (col == Key && r.name != r.api_key && !r.name.empty()) {
       return QStringLiteral("%1\n%2").arg(QString::fromStdString(r.api_key), QString::fromStdString(r.parameters));
     }
@@ -177,7 +192,7 @@ QVariant KeyTableModel::data(const QModelIndex& index, int role) const {
   }
   if (role != Qt::DisplayRole) return {};
   switch (col) {
-    case Key: return displayName(r);
+    case Key: return m_compact ? compactName(r) : displayName(r);
     case Tier: return QString::fromStdString(r.tier);
     case Model: return QString::fromStdString(r.model);
     case Limit: return QString::fromStdString(r.limit);

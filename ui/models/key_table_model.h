@@ -34,8 +34,9 @@ class KeyTableModel : public QAbstractTableModel {
   const KeyRow* rowAt(int row) const;
   /// Row of an API key + model, or -1.
   int findRow(const QString& api_key, const QString& model) const;
-  /// Compact text for a narrow table (KeyTableView): Level as a percentage of capacity
-  /// ("1.5%"; the amounts are its tooltip) and "Peak" for "Peak 429/s".
+  /// Compact text for a narrow table (KeyTableView): the name with the model (and a limit
+  /// other than requests) its hidden columns held, Level as a percentage of capacity ("1.5%";
+  /// the amounts are its tooltip) and "Peak" for "Peak 429/s".
   void setCompact(bool compact);
   bool isCompact() const { return m_compact; }
   /// The text a row is known by: its name, else its key.
@@ -50,6 +51,8 @@ class KeyTableModel : public QAbstractTableModel {
   static std::string identity(const KeyRow& r);
   /// "0.9 / 60", "800,000 / 2,000,000": what is left of what the key holds.
   static QString levelAmounts(const KeyRow& r);
+  /// "campus-tutor/gemini-2.5-flash/llm_tokens": a row told apart without its hidden columns.
+  static QString compactName(const KeyRow& r);
 
   std::vector<KeyRow> m_rows;
   bool m_compact = false;
