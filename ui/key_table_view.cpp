@@ -26,6 +26,9 @@ KeyTableView::KeyTableView(KeyTableModel* model, QAbstractItemModel* proxy, QWid
   verticalHeader()->setDefaultSectionSize(22);
   setItemDelegateForColumn(KeyTableModel::Trend, new SparklineDelegate(this));
   setAlternatingRowColors(true);
+  // One line per cell, elided as a whole: a wrapping view breaks a name at '/' or '-' first
+  // and elides what is left over ("campus-tutor/…" instead of "campus-…/llm_tokens").
+  setWordWrap(false);
   setTextElideMode(Qt::ElideMiddle);
   horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   horizontalHeader()->setStretchLastSection(true);

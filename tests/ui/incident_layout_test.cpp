@@ -307,6 +307,7 @@ TEST(IncidentLayout, At1280x720NothingIsCut) {
   EXPECT_GE(keys->columnWidth(KeyTableModel::Key), fm.horizontalAdvance(QStringLiteral("campus-tutor")))
       << "the name column is too narrow to read a name";
   EXPECT_EQ(keys->textElideMode(), Qt::ElideMiddle);
+  EXPECT_FALSE(keys->wordWrap()) << "a wrapping cell breaks the name at '/' before eliding it";
   // Two rows of one key stay apart: the name says the model the hidden column held.
   const int first = window.keyModel()->findRow(QStringLiteral("0123456789ab1"), QStringLiteral("claude-sonnet-4.5"));
   ASSERT_GE(first, 0);

@@ -104,8 +104,8 @@ void KeyTableModel::setCompact(bool compact) {
 QString KeyTableModel::compactName(const KeyRow& r) {
   // The model and limit columns are hidden: the name says them, so two rows of one key read
   // apart ("acme-chat/gpt-4.1", "campus-tutor/gemini-2.5-flash/llm_tokens"); the requests
-  // limit, the usual one, goes unsaid. No spaces: the view elides one word in its middle
-  // ("campus-…/llm_tokens"), where text with spaces is cut at a word instead.
+  // limit, the usual one, goes unsaid. No spaces, so a narrow cell shows more of it; the view
+  // elides it in its middle ("campus-…/llm_tokens").
   QString text = displayName(r);
   if (!r.model.empty()) text += QLatin1Char('/') + QString::fromStdString(r.model);
   if (!r.limit.empty() && r.limit != "requests") text += QLatin1Char('/') + QString::fromStdString(r.limit);
