@@ -35,6 +35,7 @@
 #include "ui/event_log_panel.h"
 #include "ui/key_browser/key_browser_dock.h"
 #include "ui/key_table_view.h"
+#include "ui/narrow_columns.h"
 #include "ui/models/alert_table_model.h"
 #include "ui/models/decision_table_model.h"
 #include "ui/models/key_table_model.h"
@@ -288,6 +289,9 @@ void MainWindow::buildKeyTable() {
   m_decisionView->setAlternatingRowColors(true);
   m_decisionView->setMinimumHeight(70);  // a 720-pixel window still fits every dock
   m_decisionView->setToolTip(tr("The selected key's recent decisions, newest first (the last %1 per key)").arg(50));
+  // A 1280×720 window's dock: model, cost and the exact wait move into each row's tooltip.
+  m_decisionNarrow = new NarrowColumns(m_decisionView, m_decisionView->horizontalHeader(),
+                                       {DecisionTableModel::Model, DecisionTableModel::Cost, DecisionTableModel::RetryAfter}, 64);
   auto* decisionsTitle = new QLabel(tr("Recent decisions"), panel);
   QFont bold = decisionsTitle->font();
   bold.setBold(true);
@@ -328,6 +332,9 @@ void MainWindow::buildAlerts() {
   }
   m_alertView->header()->setSectionResizeMode(AlertTableModel::Labels, QHeaderView::Interactive);
   m_alertView->header()->resizeSection(AlertTableModel::Labels, 160);
+  // A 1280×720 window's dock: since, value and summary move into each line's tooltip.
+  m_alertNarrow = new NarrowColumns(m_alertView, m_alertView->header(),
+                                    {AlertTableModel::Since, AlertTableModel::Value, AlertTableModel::Summary}, 80);
   auto* ack = new QPushButton(tr("Acknowledge / silence"), panel);
   connect(ack, &QPushButton::clicked, this, [this] {
     // A group line acknowledges every alert of its rule.

@@ -40,6 +40,7 @@ class EventLogPanel;
 class KeyBrowserDock;
 class KeyTableModel;
 class KeyTableView;
+class NarrowColumns;
 class TimeChart;
 
 enum class Theme { system, light, dark };
@@ -80,6 +81,10 @@ class MainWindow : public QMainWindow {
   ChartStack* charts() const { return m_chartStack; }
   /// The key table as shown (sorted, filtered).
   KeyTableView* keyView() const { return m_keyView; }
+  QTableView* decisionView() const { return m_decisionView; }
+  AlertTreeView* alertView() const { return m_alertView; }
+  NarrowColumns* alertNarrow() const { return m_alertNarrow; }
+  NarrowColumns* decisionNarrow() const { return m_decisionNarrow; }
   KeyTableModel* keyModel() const { return m_keyModel; }
   AlertTableModel* alertModel() const { return m_alertModel; }
   DecisionTableModel* decisionModel() const { return m_decisionModel; }
@@ -172,7 +177,9 @@ class MainWindow : public QMainWindow {
   DecisionTableModel* m_decisionModel = nullptr;
   QTableView* m_decisionView = nullptr;
   AlertTableModel* m_alertModel = nullptr;
+  NarrowColumns* m_decisionNarrow = nullptr;
   AlertTreeView* m_alertView = nullptr;  // grouped by rule: a group's alerts are its children
+  NarrowColumns* m_alertNarrow = nullptr;
   QSystemTrayIcon* m_tray = nullptr;
   ConnectionActions* m_connections = nullptr;
   KeyBrowserDock* m_keyBrowser = nullptr;

@@ -14,6 +14,7 @@
 #include <QScrollBar>
 #include <QSet>
 #include <QTableView>
+#include <QTreeView>
 #include <QToolButton>
 #include <QValueAxis>
 #include <gtest/gtest.h>
@@ -22,7 +23,11 @@
 #include "ui/charts/chart_stack.h"
 #include "ui/charts/time_chart.h"
 #include "ui/main_window.h"
+#include "ui/alert_tree_view.h"
 #include "ui/key_table_view.h"
+#include "ui/models/alert_table_model.h"
+#include "ui/models/decision_table_model.h"
+#include "ui/narrow_columns.h"
 #include "ui/models/key_table_model.h"
 #include "ui/theme.h"
 
@@ -211,6 +216,36 @@ std::shared_ptr<DashboardSnapshot> incident_snapshot(int lines = 8) {
   burn.unit = "of daily quota";
   burn.lines = {line("tenant-1 / claude-sonnet-4.5", {{double(kT0), 0.5}, {double(kT0 + 60'000), 0.93}})};
   s->charts = {levels, occupancy, runaway_429s(), burn};
+  for (int i = 0; i < 2; ++i) {
+    AlertRow a;
+    a.rule = "HighRateLimitRejection";
+    a.state = i == 0 ? AlertState::firing : AlertState::pending;
+    a.since_ms = kT0 + 10'000;
+    a.for_ms = 600'000;
+    a.pending_ms = 42'000;
+    a.value = 33.46;
+    a.labels = "{model=\"claude-sonnet-4.5\", tier=\"pro\"}";
+    a.entity = "tenant-" + std::to_string(i);
+    a.severity = "warning";
+    a.summary = "tier pro is refusing 33% of its requests with HTTP 429";
+    s->alerts.push_back(a);
+  }
+  for (int k = 0; k < 12; ++k) {
+  auto& decisions = s->decisions[tenant(k).api_key];
+  for (int i = 0; i < 5; ++i) {
+    DecisionRow d;
+    d.t_ns = (kT0 + 59'000 + i) * 1'000'000;
+    d.api_key = tenant(k).api_key;
+    d.tier = "pro";
+    d.model = "claude-sonnet-4.5";
+    d.cost = 1200;
+    d.reason = "exhausted";
+    d.limit = "llm_tokens";
+    d.remaining = 1.37;
+    d.retry_after_s = 0.626;
+    decisions.push_back(d);
+  }
+  }
   return s;
 }
 
@@ -319,6 +354,39 @@ TEST(IncidentLayout, At1280x720NothingIsCut) {
   EXPECT_EQ(window.keyModel()->index(row, KeyTableModel::Level).data().toString(), QStringLiteral("40%"));
   EXPECT_EQ(window.keyModel()->index(row, KeyTableModel::Level).data(Qt::ToolTipRole).toString(),
             QStringLiteral("800,000 / 2,000,000"));
+  // The alerts tree and the selected key's recent decisions: no sideways scrolling either; the
+  // columns a narrow dock hides are in the tooltips.
+  // Selected after the last snapshot (the window's own simulation may be applied while events
+  // run and take the selection with its rows); then only the layout's posted events.
+  settle(window, incident_snapshot(max_lines));
+  keys->selectRow(0);
+  for (int i = 0; i < 5; ++i) QCoreApplication::sendPostedEvents();
+  QTreeView* alerts = window.alertView();
+  ASSERT_GE(alerts->model()->rowCount(), 1);
+  EXPECT_TRUE(window.alertNarrow()->isNarrow()) << alerts->viewport()->width() << " px";
+  EXPECT_EQ(alerts->horizontalScrollBar()->maximum(), 0) << "the alerts tree scrolls sideways";
+  for (const int c : {AlertTableModel::Rule, AlertTableModel::Count, AlertTableModel::State, AlertTableModel::Labels}) {
+    EXPECT_FALSE(alerts->isColumnHidden(c)) << "alerts column " << c;
+    EXPECT_LE(alerts->header()->sectionViewportPosition(c) + alerts->columnWidth(c), alerts->viewport()->width())
+        << "alerts column " << c << " is cut";
+  }
+  EXPECT_TRUE(alerts->isColumnHidden(AlertTableModel::Since));
+  const QString alert_tip = alerts->model()->index(0, AlertTableModel::State).data(Qt::ToolTipRole).toString();
+  EXPECT_TRUE(alert_tip.contains(QStringLiteral("since "))) << alert_tip.toStdString();
+  QTableView* decisions = window.decisionView();
+  ASSERT_EQ(decisions->model()->rowCount(), 5) << "the selected key's decisions are shown; selected "
+                                               << keys->selectionModel()->selectedRows().size() << " of " << keys->model()->rowCount();
+  EXPECT_TRUE(window.decisionNarrow()->isNarrow()) << decisions->viewport()->width() << " px";
+  EXPECT_EQ(decisions->horizontalScrollBar()->maximum(), 0) << "recent decisions scroll sideways";
+  for (const int c : {DecisionTableModel::Time, DecisionTableModel::Result, DecisionTableModel::Limit,
+                      DecisionTableModel::Remaining, DecisionTableModel::RetryAfterSent}) {
+    EXPECT_FALSE(decisions->isColumnHidden(c)) << "decisions column " << c;
+    EXPECT_LE(decisions->columnViewportPosition(c) + decisions->columnWidth(c), decisions->viewport()->width())
+        << "decisions column " << c << " is cut";
+  }
+  const QString decision_tip = decisions->model()->index(0, DecisionTableModel::Result).data(Qt::ToolTipRole).toString();
+  EXPECT_TRUE(decision_tip.contains(QStringLiteral("claude-sonnet-4.5"))) << decision_tip.toStdString();
+  EXPECT_TRUE(decision_tip.contains(QStringLiteral("626 ms"))) << decision_tip.toStdString();
   for (int i : {0, 2, 3}) {
     TimeChart* c = window.chart(i);
     EXPECT_GE(c->legendRows(), c->lineCount()) << "chart " << i << " lists " << c->legendRows() << " of its "

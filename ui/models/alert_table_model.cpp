@@ -201,8 +201,16 @@ QVariant AlertTableModel::data(const QModelIndex& index, int role) const {
   }
   if (role == Qt::TextAlignmentRole && index.column() == Count) return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
   // The label set stays one hover away: the line names what the alert is about.
+  // A narrow panel hides since, value and summary (NarrowColumns): every tooltip but the
+  // label set's says them.
   if (role == Qt::ToolTipRole) {
-    return index.column() == Labels ? text(a.labels) : text(a.summary);
+    if (index.column() == Labels) return text(a.labels);
+    QString tip = text(a.summary);
+    if (a.since_ms > 0) {
+      tip += QLatin1Char('\n') + tr("since %1").arg(QDateTime::fromMSecsSinceEpoch(a.since_ms).toString(QStringLiteral("HH:mm:ss")));
+    }
+    if (a.state != AlertState::no_data) tip += QLatin1Char('\n') + tr("value %1").arg(QString::number(a.value, 'g', 4));
+    return tip;
   }
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {

@@ -1,0 +1,36 @@
+#pragma once
+// Keeps a list or tree from scrolling sideways in a narrow dock (a 1280×720 window): while the
+// view's viewport is narrower than a width given in digits of its font, its secondary columns
+// are hidden. The models put what those columns hold in their rows' tooltips. (The key table
+// has its own compact mode, KeyTableView, because it also rewrites its cells.)
+
+#include <QObject>
+#include <vector>
+
+class QAbstractItemView;
+class QHeaderView;
+
+namespace limitscope::ui {
+
+class NarrowColumns : public QObject {
+ public:
+  /// Owned by `view`. `columns` are hidden below `digits` digits of the view's font.
+  NarrowColumns(QAbstractItemView* view, QHeaderView* header, std::vector<int> columns, int digits);
+  bool isNarrow() const { return m_narrow; }
+  /// The viewport width, in pixels, below which the columns are hidden.
+  int narrowBelow() const;
+
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
+ private:
+  void update();
+
+  QAbstractItemView* m_view;
+  QHeaderView* m_header;
+  std::vector<int> m_columns;
+  int m_digits;
+  bool m_narrow = false;
+};
+
+}  // namespace limitscope::ui
