@@ -332,9 +332,11 @@ void MainWindow::buildAlerts() {
   }
   m_alertView->header()->setSectionResizeMode(AlertTableModel::Labels, QHeaderView::Interactive);
   m_alertView->header()->resizeSection(AlertTableModel::Labels, 160);
-  // A 1280×720 window's dock: since, value and summary move into each line's tooltip.
+  // A 1280×720 window's dock: since, value and summary move into each line's tooltip, and
+  // what an alert is about takes the width left.
   m_alertNarrow = new NarrowColumns(m_alertView, m_alertView->header(),
-                                    {AlertTableModel::Since, AlertTableModel::Value, AlertTableModel::Summary}, 80);
+                                    {AlertTableModel::Since, AlertTableModel::Value, AlertTableModel::Summary}, 80,
+                                    AlertTableModel::Labels);
   auto* ack = new QPushButton(tr("Acknowledge / silence"), panel);
   connect(ack, &QPushButton::clicked, this, [this] {
     // A group line acknowledges every alert of its rule.

@@ -14,8 +14,9 @@ namespace limitscope::ui {
 
 class NarrowColumns : public QObject {
  public:
-  /// Owned by `view`. `columns` are hidden below `digits` digits of the view's font.
-  NarrowColumns(QAbstractItemView* view, QHeaderView* header, std::vector<int> columns, int digits);
+  /// Owned by `view`. `columns` are hidden below `digits` digits of the view's font; then
+  /// `stretch` (if ≥ 0) takes the width the others leave, elided, instead of its own width.
+  NarrowColumns(QAbstractItemView* view, QHeaderView* header, std::vector<int> columns, int digits, int stretch = -1);
   bool isNarrow() const { return m_narrow; }
   /// The viewport width, in pixels, below which the columns are hidden.
   int narrowBelow() const;
@@ -30,6 +31,9 @@ class NarrowColumns : public QObject {
   QHeaderView* m_header;
   std::vector<int> m_columns;
   int m_digits;
+  int m_stretch;
+  int m_stretchMode = 0;  // the stretch column's own QHeaderView::ResizeMode, put back when wide
+  bool m_stretchLast = false;  // the header's stretchLastSection, put back when wide
   bool m_narrow = false;
 };
 

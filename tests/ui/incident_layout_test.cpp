@@ -222,7 +222,7 @@ std::shared_ptr<DashboardSnapshot> incident_snapshot(int lines = 8) {
     a.state = i == 0 ? AlertState::firing : AlertState::pending;
     a.since_ms = kT0 + 10'000;
     a.for_ms = 600'000;
-    a.pending_ms = 42'000;
+    a.pending_ms = 435'000;  // "pending 7m15s of 10m": a wide state column
     a.value = 33.46;
     a.labels = "{model=\"claude-sonnet-4.5\", tier=\"pro\"}";
     a.entity = "tenant-" + std::to_string(i);
@@ -362,9 +362,13 @@ TEST(IncidentLayout, At1280x720NothingIsCut) {
   keys->selectRow(0);
   for (int i = 0; i < 5; ++i) QCoreApplication::sendPostedEvents();
   QTreeView* alerts = window.alertView();
+  // Their scroll ranges follow a delayed layout (a timer): lay them out now.
+  alerts->doItemsLayout();
+  window.decisionView()->doItemsLayout();
   ASSERT_GE(alerts->model()->rowCount(), 1);
   EXPECT_TRUE(window.alertNarrow()->isNarrow()) << alerts->viewport()->width() << " px";
   EXPECT_EQ(alerts->horizontalScrollBar()->maximum(), 0) << "the alerts tree scrolls sideways";
+  EXPECT_LE(alerts->header()->length(), alerts->viewport()->width()) << "the alerts tree's columns are wider than it";
   for (const int c : {AlertTableModel::Rule, AlertTableModel::Count, AlertTableModel::State, AlertTableModel::Labels}) {
     EXPECT_FALSE(alerts->isColumnHidden(c)) << "alerts column " << c;
     EXPECT_LE(alerts->header()->sectionViewportPosition(c) + alerts->columnWidth(c), alerts->viewport()->width())
@@ -378,6 +382,8 @@ TEST(IncidentLayout, At1280x720NothingIsCut) {
                                                << keys->selectionModel()->selectedRows().size() << " of " << keys->model()->rowCount();
   EXPECT_TRUE(window.decisionNarrow()->isNarrow()) << decisions->viewport()->width() << " px";
   EXPECT_EQ(decisions->horizontalScrollBar()->maximum(), 0) << "recent decisions scroll sideways";
+  EXPECT_LE(decisions->horizontalHeader()->length(), decisions->viewport()->width())
+      << "recent decisions' columns are wider than the table";
   for (const int c : {DecisionTableModel::Time, DecisionTableModel::Result, DecisionTableModel::Limit,
                       DecisionTableModel::Remaining, DecisionTableModel::RetryAfterSent}) {
     EXPECT_FALSE(decisions->isColumnHidden(c)) << "decisions column " << c;
