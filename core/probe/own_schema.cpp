@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 
 #include "core/limiter/fixed_window.h"
 #include "core/limiter/gcra.h"
 #include "core/limiter/sliding_counter.h"
 #include "core/limiter/token_bucket.h"
+#include "core/redis/state_codec.h"
 
 namespace limitscope::probe {
 
@@ -54,6 +56,9 @@ std::size_t own_read_commands(redis::CommandBatch& out, const LimitParams& param
                               std::int64_t now_us, bool with_ttl) {
   switch (params.algorithm) {
     case Algorithm::token_bucket:
+      // The 16-byte string, and the hash a state written before issue 18 may still be (one of
+      // the two answers WRONGTYPE).
+      out.add({"GET", key});
       out.add({"HMGET", key, "tokens", "ts"});
       break;
     case Algorithm::gcra:
@@ -76,7 +81,8 @@ std::size_t own_read_commands(redis::CommandBatch& out, const LimitParams& param
       break;
   }
   if (with_ttl) out.add({"PTTL", key});
-  return with_ttl ? 2 : 1;
+  const std::size_t reads = params.algorithm == Algorithm::token_bucket ? 2 : 1;
+  return reads + (with_ttl ? 1 : 0);
 }
 
 KeyReading own_evaluate(const std::string& profile, const std::string& key,
@@ -97,7 +103,8 @@ KeyReading own_evaluate(const std::string& profile, const std::string& key,
     if (replies.back().integer == -2) r.missing = true;
     if (replies.back().integer >= 0) r.ttl_ms = replies.back().integer;
   }
-  if (state.is_error()) {
+  if (state.is_error() && !(params.algorithm == Algorithm::token_bucket && replies.size() > 1 &&
+                            replies[1].is_array())) {
     r.error = state.str.starts_with("WRONGTYPE")
                   ? "wrong type for a " + std::string(to_string(params.algorithm)) + " state"
                   : state.str;
@@ -111,13 +118,21 @@ KeyReading own_evaluate(const std::string& profile, const std::string& key,
   };
   switch (params.algorithm) {
     case Algorithm::token_bucket: {
-      if (!state.is_array() || state.elements.size() != 2) return corrupt("is not a hash");
-      if (field(0).is_nil() && field(1).is_nil()) {
+      if (state.is_string()) {
+        const auto v = redis::decode_token_bucket_state(state.str);
+        if (!v || !std::isfinite(v->tokens) || !std::isfinite(v->ts_us)) return corrupt("is not 16 bytes of tokens and ts");
+        TokenBucket::State s{v->tokens, static_cast<std::int64_t>(v->ts_us) * 1000};
+        fill_bucket(r, TokenBucket::available(params, s, now), params.capacity);
+        return r;
+      }
+      const redis::Value& hash = replies.size() > 1 ? replies[1] : state;
+      if (!hash.is_array() || hash.elements.size() != 2) return corrupt("is neither a string nor a hash");
+      if (hash.elements[0].is_nil() && hash.elements[1].is_nil()) {
         fill_bucket(r, params.capacity, params.capacity);  // absent: a fresh, full bucket
         return r;
       }
-      const auto tokens = field(0).as_number();
-      const auto ts = int_of(field(1));
+      const auto tokens = hash.elements[0].as_number();
+      const auto ts = int_of(hash.elements[1]);
       if (!tokens || !ts) return corrupt("tokens/ts are not numbers");
       TokenBucket::State s{*tokens, *ts * 1000};
       fill_bucket(r, TokenBucket::available(params, s, now), params.capacity);

@@ -177,7 +177,7 @@ std::vector<Result<RedisDecision>> ClusterLimiter::decide_many(
       for (ScriptCall& call : *calls) {
         PendingScriptCall p;
         p.slot = slot;
-        const std::size_t count = call.keys.size() - 2;
+        const std::size_t count = call.keys.size() - kFixedKeys;
         p.requests.assign(idx.begin() + static_cast<std::ptrdiff_t>(next),
                           idx.begin() + static_cast<std::ptrdiff_t>(next + count));
         next += count;
@@ -218,7 +218,7 @@ Result<std::vector<Result<RedisDecision>>> ClusterLimiter::decide_batch(
   for (ScriptCall& call : *calls) {
     PendingScriptCall p;
     p.slot = slot;
-    const std::size_t count = call.keys.size() - 2;
+    const std::size_t count = call.keys.size() - kFixedKeys;
     for (std::size_t i = 0; i < count; ++i) p.requests.push_back(next + i);
     next += count;
     p.call = std::move(call);

@@ -21,6 +21,9 @@ class KeySchema {
 
   /// "<prefix>{R}:config": the rule's parameters (hash).
   std::string config_key(std::string_view rule) const { return tagged(rule) + ":config"; }
+  /// "<prefix>{R}:stamp": "<version> <µs>", rewritten with the config at every change (a string
+  /// decide.lua reads with the states in one MGET, to know its parsed config is current).
+  std::string config_stamp_key(std::string_view rule) const { return tagged(rule) + ":stamp"; }
   /// "<prefix>{R}:s:<key>": the state of one limited key (a composite's limits add ":<name>").
   std::string state_key(std::string_view rule, std::string_view key) const {
     return tagged(rule) + ":s:" + std::string(key);

@@ -1,5 +1,6 @@
 #include "core/redis/redis_limiter.h"
 
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -24,6 +25,7 @@ std::optional<std::string> check(const KeySchema& schema, std::string_view rule,
   if (auto e = KeySchema::check_rule(rule)) return e;
   for (const DecideRequest& r : requests) {
     if (r.costs.empty()) return "request for key \"" + r.key + "\" has no cost";
+    if (!std::isfinite(r.settle_delta)) return "request for key \"" + r.key + "\": the settlement must be finite";
   }
   return std::nullopt;
 }
@@ -40,10 +42,11 @@ ScriptCall make_call(const KeySchema& schema, std::string_view rule,
                      const std::vector<DecideRequest>& requests, std::size_t from, std::size_t to,
                      const DecideOptions& o) {
   ScriptCall call;
-  call.keys.reserve(2 + to - from);
+  call.keys.reserve(kFixedKeys + to - from);
   call.keys.push_back(schema.config_key(rule));
   call.keys.push_back(schema.decisions_key(rule));
-  call.args.reserve(3 + 4 * (to - from));
+  call.keys.push_back(schema.config_stamp_key(rule));
+  call.args.reserve(3 + 5 * (to - from));
   if (o.now_us) {
     call.args.push_back(std::to_string(*o.now_us));
   } else if (o.deadline_us) {
@@ -65,6 +68,9 @@ ScriptCall make_call(const KeySchema& schema, std::string_view rule,
     call.args.push_back(std::move(costs));
     call.args.push_back(log_flag(r));
     call.args.push_back(r.now_us ? std::to_string(*r.now_us) : std::string());
+    call.args.push_back(r.settle_delta == 0 ? std::string()
+                        : r.settle_limit.empty() ? exact(r.settle_delta)
+                                                 : exact(r.settle_delta) + ":" + r.settle_limit);
   }
   return call;
 }
@@ -74,10 +80,17 @@ RedisError bad_reply(const Value& v, std::string_view what) {
                           "decide.lua reply: " + std::string(what) + " in " + v.describe());
 }
 
-// An integral number comes as an integer reply, any other as a %.17g string (exact).
+// An integral number comes as an integer reply, any other as the 8 bytes of the double,
+// little-endian (decide.lua's ls_reply_num; exact and cheap to write in Lua), or as decimal
+// text (%.17g, exact).
 std::optional<double> parse_double(const Value& v) {
   if (v.type == Value::Type::integer) return static_cast<double>(v.integer);
   if (!v.is_string()) return std::nullopt;
+  if (v.str.size() == 8) {
+    std::uint64_t bits = 0;
+    for (int i = 7; i >= 0; --i) bits = (bits << 8) | static_cast<unsigned char>(v.str[static_cast<std::size_t>(i)]);
+    return std::bit_cast<double>(bits);
+  }
   double d = 0;
   const char* end = v.str.data() + v.str.size();
   auto [p, ec] = std::from_chars(v.str.data(), end, d);
@@ -103,20 +116,35 @@ void collect_decisions(const Value& reply, std::size_t n, std::vector<Result<Red
     }
     return;
   }
-  if (!reply.is_array() || reply.elements.size() != n) {
+  if (!reply.is_array() || reply.elements.size() != kReplyFields * n) {
     for (std::size_t i = 0; i < n; ++i) {
-      out.emplace_back(bad_reply(reply, "expected " + std::to_string(n) + " decisions"));
+      out.emplace_back(bad_reply(reply, "expected " + std::to_string(n) + " decisions of 9 fields"));
     }
     return;
   }
-  for (const Value& v : reply.elements) out.push_back(parse_decision_reply(v));
+  for (std::size_t i = 0; i < n; ++i) {
+    out.push_back(parse_decision_fields(std::span(reply.elements).subspan(kReplyFields * i, kReplyFields)));
+  }
 }
 
 Result<RedisDecision> parse_decision_reply(const Value& v) {
-  // One decision the script refused to make (its log write failed: LSLOG): nothing was written.
   if (v.is_error()) return make_redis_error(classify_error_reply(v.str), v.str);
-  if (!v.is_array() || v.elements.size() != 9) return bad_reply(v, "expected an array of 9");
-  const auto& e = v.elements;
+  if (!v.is_array() || v.elements.size() != kReplyFields) return bad_reply(v, "expected an array of 9");
+  return parse_decision_fields(v.elements);
+}
+
+Result<RedisDecision> parse_decision_fields(std::span<const Value> e) {
+  // One decision the script refused to make (its log write failed: LSLOG; a bad settlement):
+  // the error in its first field, nothing was written.
+  if (!e.empty() && e[0].is_error()) return make_redis_error(classify_error_reply(e[0].str), e[0].str);
+  if (e.size() != kReplyFields) {
+    return make_redis_error(ErrorKind::protocol, "decide.lua reply: expected 9 fields, got " + std::to_string(e.size()));
+  }
+  const auto wrong = [&](std::string_view what) {
+    std::string fields;
+    for (const Value& f : e) fields += (fields.empty() ? "" : ", ") + f.describe();
+    return make_redis_error(ErrorKind::protocol, "decide.lua reply: " + std::string(what) + " in [" + fields + "]");
+  };
   RedisDecision r;
   Decision& d = r.decision;
   const auto allowed = e[0].as_integer();
@@ -128,7 +156,7 @@ Result<RedisDecision> parse_decision_reply(const Value& v) {
   const auto was_reset = e[8].as_integer();
   if (!allowed || !remaining || !reset || !reason || !limit || !version || !was_reset ||
       !e[7].is_string()) {
-    return bad_reply(v, "a field has the wrong type");
+    return wrong("a field has the wrong type");
   }
   d.allowed = *allowed == 1;
   d.remaining = *remaining;
@@ -137,7 +165,7 @@ Result<RedisDecision> parse_decision_reply(const Value& v) {
   d.reason = *reason;
   if (!e[2].is_nil()) {
     const auto retry = e[2].as_integer();
-    if (!retry) return bad_reply(v, "retry_after is not an integer");
+    if (!retry) return wrong("retry_after is not an integer");
     d.retry_after = Nanos{*retry};
   }
   r.config_version = *version;
@@ -193,8 +221,9 @@ Result<RedisDecision> RedisLimiter::decide(Connection& c, std::string_view rule,
   ScriptCall call = make_call(schema_, rule, one, 0, 1, options);
   auto reply = eval(c, decide_script(), call.keys, call.args);
   if (!reply) return reply.error();
-  if (!reply->is_array() || reply->elements.size() != 1) return bad_reply(*reply, "expected 1 decision");
-  return parse_decision_reply(reply->elements[0]);
+  std::vector<Result<RedisDecision>> out;
+  collect_decisions(*reply, 1, out);
+  return std::move(out.front());
 }
 
 Result<std::optional<double>> RedisLimiter::settle(Connection& c, std::string_view rule,
@@ -251,7 +280,7 @@ Result<std::vector<Result<RedisDecision>>> RedisLimiter::decide_batch(
   std::vector<Result<RedisDecision>> out;
   out.reserve(requests.size());
   for (std::size_t i = 0; i < calls->size(); ++i) {
-    collect_decisions((*replies)[i], (*calls)[i].keys.size() - 2, out);
+    collect_decisions((*replies)[i], (*calls)[i].keys.size() - kFixedKeys, out);
   }
   return out;
 }

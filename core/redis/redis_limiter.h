@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +43,15 @@ struct DecideRequest {
   /// can be priced (core/tuner/stream_trace.h); unused when `log` is false.
   std::optional<std::uint32_t> llm_tokens = std::nullopt;
   std::string model = {};
+  /// A settlement carried with this decision (the same call, so the same round trip): the
+  /// key's token-bucket level now minus this delta, within [-one hour of refill, capacity],
+  /// as TokenBucket::settle, then the decision on the settled level. The settled level is
+  /// stored even when the decision refuses; an error reply for the decision (a bad limit,
+  /// LSLOG, LSLATE) means nothing was written, the settlement included. 0: none.
+  double settle_delta = 0;
+  /// The limit settled in a composite rule (its name, a token-bucket limit); empty: the rule's
+  /// only limit.
+  std::string settle_limit = {};
 };
 
 /// A correction of one key's token-bucket limit after the fact (settle.lua): a gateway admits on
@@ -119,6 +129,9 @@ class RedisLimiter {
   KeySchema schema_;
 };
 
+/// Keys of a decide.lua call before its state keys (config, decision stream, config stamp).
+inline constexpr std::size_t kFixedKeys = 3;
+
 /// Spreads one decide.lua call's reply (an array of decisions, or an error reply) over the
 /// call's `count` requests, appended to `out`.
 void collect_decisions(const Value& reply, std::size_t count, std::vector<Result<RedisDecision>>& out);
@@ -137,7 +150,13 @@ Result<Unit> check_decision_log_write(Connection& c, const KeySchema& schema, st
 /// nullopt for any other error.
 std::optional<std::int64_t> late_server_time_us(const RedisError& e);
 
+/// Fields per decision in decide.lua's reply (which is flat: 9 per decision, in order).
+inline constexpr std::size_t kReplyFields = 9;
+
 /// Parses one decision reply of decide.lua (an array of 9). Exposed for tests.
 Result<RedisDecision> parse_decision_reply(const Value& v);
+/// Parses one decision's 9 fields of decide.lua's flat reply; an error in the first field is
+/// the decision's error (nothing was written).
+Result<RedisDecision> parse_decision_fields(std::span<const Value> fields);
 
 }  // namespace limitscope::redis

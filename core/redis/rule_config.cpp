@@ -398,7 +398,9 @@ Result<RuleConfig> write_config(Connection& c, const ConfigPlace& place, std::st
     args.push_back(f);
     args.push_back(v);
   }
-  auto reply = eval(c, config_set_script(), {place.hash, place.audit}, args);
+  std::vector<std::string> keys{place.hash, place.audit};
+  if (!place.stamp.empty()) keys.push_back(place.stamp);
+  auto reply = eval(c, config_set_script(), keys, args);
   if (!reply) return reply.error();
   if (!reply->is_array() || reply->elements.size() != 2 || !reply->elements[0].as_integer() ||
       !reply->elements[1].as_integer()) {
@@ -417,7 +419,8 @@ Result<RuleConfig> apply(Connection& c, const KeySchema& schema, std::string_vie
                          const RuleConfig& config, const ChangeInfo& change,
                          std::string_view action) {
   if (auto e = check_names(schema, rule)) return usage(*e);
-  return write_config(c, {schema.config_key(rule), schema.audit_key(rule)}, rule, config, change, action);
+  return write_config(c, {schema.config_key(rule), schema.audit_key(rule), schema.config_stamp_key(rule)}, rule,
+                      config, change, action);
 }
 }  // namespace
 

@@ -123,6 +123,9 @@ Result<RuleConfig> undo_config(Connection& c, const KeySchema& schema, std::stri
 struct ConfigPlace {
   std::string hash;
   std::string audit;
+  /// The live config's stamp (KeySchema::config_stamp_key), rewritten with it so decisions see
+  /// the change; empty for a config no decision reads (a shadow).
+  std::string stamp = {};
 };
 
 /// The fields of the config hash `key` (empty when there is none), refused (reply) when its

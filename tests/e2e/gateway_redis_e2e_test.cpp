@@ -14,6 +14,7 @@
 #include "core/redis/key_schema.h"
 #include "core/redis/redis_url.h"
 #include "core/redis/rule_config.h"
+#include "core/redis/state_codec.h"
 #include "e2e/e2e_policy.h"
 #include "support/child_process.h"
 #include "support/exposition_sums.h"
@@ -96,9 +97,11 @@ TEST(GatewayRedisE2E, TokensAreSettledInRedisAfterTheUpstreamAnswers) {
   const std::string state = redis::KeySchema().state_key("gw-free", gateway::RedisAdmission::limited_key(
                                                                          "free-key", "gemini-2.5-flash")) +
                             ":llm_tokens";
-  auto tokens = c->command({"HGET", state, "tokens"});
-  ASSERT_TRUE(tokens.ok() && tokens->is_string()) << state;
-  const double level = std::stod(tokens->str);
+  auto raw = c->command({"GET", state});
+  ASSERT_TRUE(raw.ok() && raw->is_string()) << state;
+  const auto decoded = redis::decode_token_bucket_state(raw->str);
+  ASSERT_TRUE(decoded.has_value()) << state;
+  const double level = decoded->tokens;
   // Capacity 20000: about 20000 - usage after settling (plus what refilled meanwhile, at most
   // the capacity); without settlement it would be 20000 - 5000 - prompt.
   EXPECT_LE(level, 20000);

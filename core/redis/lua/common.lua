@@ -63,7 +63,8 @@ end
 -- A fresh decision table with every field present, so filling it never allocates.
 local function ls_decision()
   return {allowed = false, limit = 0, remaining = 0, retry = 0, reset = 0, reason = '',
-          write = false, del = false, fix = false, a = 0, b = 0, c = 0, e = 0, f = false, g = false}
+          write = false, del = false, fix = false, a = 0, b = 0, c = 0, e = 0, f = false, g = false,
+          settle = 0}
 end
 
 -- time_math::earliest_true: smallest d in (lo, cap] with pred(d), pred monotone false→true;
@@ -121,8 +122,9 @@ local function ls_params(f, where)
     if period == nil or period < 1 then
       return ls_bad(f, 4, where, 'refill_period_ns must be an integer in [1, 2^53]')
     end
+    -- c, e: values an algorithm derives from the parameters once (GCRA: T and C·T).
     return {alg = alg, capacity = capacity, amount = amount, period = period, max = capacity,
-            eval = false, write = false, name = '', suffix = ''}
+            eval = false, write = false, name = '', suffix = '', rank = 0, c = 0, e = 0}
   elseif alg == 'sliding-log' or alg == 'sliding-counter' or alg == 'fixed-window' then
     local limit, window = ls_num(f[5]), ls_uint(f[6])
     if limit == nil or limit <= 0 then return ls_bad(f, 5, where, 'limit must be a finite number > 0') end
@@ -130,15 +132,43 @@ local function ls_params(f, where)
       return ls_bad(f, 6, where, 'window_ns must be a whole number of microseconds, at least 1ms')
     end
     return {alg = alg, limit = limit, window = window, window_us = window / 1000, max = limit,
-            eval = false, write = false, name = '', suffix = ''}
+            eval = false, write = false, name = '', suffix = '', rank = 0}
   end
   return nil, where .. "algorithm must be one of token-bucket, gcra, sliding-log, " ..
     "sliding-counter, fixed-window, got " .. (alg == false and 'nothing' or ("'" .. tostring(alg) .. "'"))
 end
 
--- A number for a reply: integral ones as integers (cheap), others as a RESP double, which
--- Redis prints with 17 significant digits (exact; Lua's tostring keeps only 14).
+-- decide.lua's one read of a call (KEYS[3] the config stamp, KEYS[4..] the decisions' state
+-- keys): MGET of the stamp and, per decision, the state of each limit whose state is a string
+-- (p.rank > 0: token bucket, GCRA; npre of them). A key of another type reads as false.
+local function ls_read_states(KEYS, limits, npre, n)
+  if npre == 1 and #limits == 1 then return redis.call('MGET', unpack(KEYS, 3)) end
+  local ks = {KEYS[3]}
+  if npre > 0 then
+    for i = 1, n do
+      for j = 1, #limits do
+        local p = limits[j]
+        if p.rank > 0 then ks[#ks + 1] = KEYS[3 + i] .. p.suffix end
+      end
+    end
+  end
+  return redis.call('MGET', unpack(ks))
+end
+
+-- A token-bucket state written before issue 18, a hash {tokens, ts}, at a key MGET read as
+-- false: its two fields, nil when the key is absent, or 'reset' when it is neither a string nor
+-- a hash (the most restrictive state replaces it).
+local function ls_legacy_tb(skey)
+  local raw = redis.pcall('HMGET', skey, 'tokens', 'ts')
+  if raw.err then return 'reset' end
+  if raw[1] or raw[2] then return raw end
+  return nil
+end
+
+-- A number for a reply: integral ones as integers (cheap), others as the 8 bytes of the double,
+-- little-endian (exact; a RESP double would be printed with %.17g, which costs more than the
+-- rest of a decision). core/redis/redis_limiter.cpp reads both.
 local function ls_reply_num(x)
   if x == math.floor(x) and x < 9007199254740992 and x > -9007199254740992 then return x end
-  return {double = x}
+  return struct.pack('<d', x)
 end

@@ -1,6 +1,9 @@
 -- config_set.lua: replaces a rule's config with compare-and-set on its version and appends the
 -- change to the rule's audit stream, atomically (appended after common.lua).
--- KEYS[1] the config hash, KEYS[2] the audit stream.
+-- KEYS[1] the config hash, KEYS[2] the audit stream, KEYS[3] (a live config's; absent for a
+-- shadow) the config stamp: a string "<version> <µs>" rewritten at every change, which
+-- decide.lua reads (with the states, in one MGET) to know whether the config it keeps parsed is
+-- still the one in force.
 -- ARGV[1] expected current version ("" = any; "0" = the rule must not exist yet; "=RAW" = the
 -- stored version field is exactly RAW, "=" absent: the compare-and-set of a repair, which also
 -- replaces a config whose version is not an integer),
@@ -117,6 +120,42 @@ local args = {}
 for f, v in pairs(new) do args[#args + 1] = f args[#args + 1] = v end
 redis.call('DEL', cfg)
 redis.call('HSET', cfg, unpack(args))
+-- The stamp. A rule configured before issue 18 (a config, no stamp) may still have token-bucket
+-- states in the old hash form: the stamp names the instant the last of them has expired by (a
+-- state's TTL is at most the time to refill the whole bucket from one hour of debt), and until
+-- then decide.lua reads such a hash where it finds no string. A later change keeps the mark.
+if KEYS[3] then
+  local now_us = tonumber(tm[1]) * 1000000 + tonumber(tm[2])
+  local stamp = ls_int(version) .. ' ' .. ls_int(now_us)
+  local old_stamp = redis.call('GET', KEYS[3])
+  local until_us = 0
+  if old_stamp then
+    until_us = tonumber(string.match(old_stamp, ' legacy (%d+)$') or '0')
+  elseif old.algorithm then
+    -- The longest refill of any token-bucket limit of the old config, its overrides included.
+    local longest = -1
+    local function full_ns(cap, amount, period)
+      cap, amount, period = ls_num(cap), ls_num(amount), ls_uint(period)
+      if cap and amount and period and amount > 0 and cap * period / amount > longest then
+        longest = cap * period / amount
+      end
+    end
+    for f, v in pairs(old) do
+      local pre = string.match(f, '^(.-)algorithm$')
+      if pre and v == 'token-bucket' then
+        full_ns(old[pre .. 'capacity'], old[pre .. 'refill_amount'], old[pre .. 'refill_period_ns'])
+      end
+      local key = old.algorithm == 'token-bucket' and string.match(f, '^o%.[%w_]+%.(.+)$')
+      if key then
+        full_ns(old['o.capacity.' .. key] or old.capacity, old['o.refill_amount.' .. key] or old.refill_amount,
+                old['o.refill_period_ns.' .. key] or old.refill_period_ns)
+      end
+    end
+    if longest >= 0 then until_us = now_us + math.ceil(longest / 1000) + 3600000000 + 1000 end
+  end
+  if until_us > now_us then stamp = stamp .. ' legacy ' .. ls_int(until_us) end
+  redis.call('SET', KEYS[3], stamp)
+end
 local maxlen = ls_uint(ARGV[4]) or 10000
 redis.call('XADD', audit, 'MAXLEN', '~', maxlen, '*', 'version', ls_int(version),
            'action', ARGV[5], 'by', ARGV[2], 'at', ls_int(at), 'reason', ARGV[3],

@@ -1,59 +1,61 @@
 -- decide.lua: one or many decisions of one rule in one atomic call (appended after common.lua,
 -- with the algorithm files pasted in below; docs/redis-schema.md describes keys and reply).
--- KEYS[1] the rule's config hash, KEYS[2] its decision stream, KEYS[3..] the state key of each
--- decision (a composite rule's limits append ":<name>"; same hash tag, so same slot).
+-- KEYS[1] the rule's config hash, KEYS[2] its decision stream, KEYS[3] its config stamp (a
+-- string config_set.lua rewrites at every change), KEYS[4..] the state key of each decision (a
+-- composite rule's limits append ":<name>"; same hash tag, so same slot).
 -- ARGV[1] now in µs ("" = the server's TIME; "by:<µs>" = the server's TIME, and nothing is
 -- decided when it is past that deadline), ARGV[2] decision-log MAXLEN (0 = no log),
 -- ARGV[3] ms added to every TTL (test mode only), then per decision: label, costs ("c" for
 -- every limit, or "c1,c2,..." one per limit), log flag ("1" = XADD this decision;
 -- "1:<tokens>:<model>" = XADD it with the request's LLM tokens and model, either may be empty),
--- and its own instant in µs ("" = the call's; test mode).
+-- its own instant in µs ("" = the call's; test mode), and a settlement ("" = none; "<delta>" for
+-- the rule's only limit, "<delta>:<name>" for a composite's token-bucket limit): the key's level
+-- minus delta, applied before the decision and stored even when it refuses.
 -- A single-limit rule may hold per-key overrides ("o.<field>.<key>" in the config hash, counted
 -- by its "overrides" field): a decision whose label has one uses those parameters instead.
+--
+-- Cost (issue 18): a call reads the stamp and every token-bucket and GCRA state in one MGET,
+-- the server's TIME once, and writes each state with one SET PX. The parsed config is kept
+-- between calls of the function library (ls_config_cache) and reused while the stamp read in
+-- that MGET is the one it was parsed under, so a change is in force at the next decision.
 
--- The call's instant, µs: ARGV[1], or the server's clock.
-local call_t = nil
+local t_call
 local deadline = nil
-local function call_time()
-  if call_t == nil then
-    if ARGV[1] == '' or deadline ~= nil then
-      local tm = redis.call('TIME')
-      call_t = tonumber(tm[1]) * 1000000 + tonumber(tm[2])
-    else
-      call_t = ls_uint(ARGV[1])
-    end
-  end
-  return call_t
-end
-local function bad_now(s)
-  return redis.error_reply('LSARG now must be an integer count of microseconds >= 0, got ' .. s)
-end
-if string.sub(ARGV[1], 1, 3) == 'by:' then
-  deadline = ls_uint(string.sub(ARGV[1], 4))
+local a1 = ARGV[1]
+if a1 == '' then
+  local tm = redis.call('TIME')
+  t_call = tm[1] * 1000000 + tm[2]
+elseif string.sub(a1, 1, 3) == 'by:' then
+  deadline = ls_uint(string.sub(a1, 4))
   if deadline == nil then
-    return redis.error_reply('LSARG a deadline must be by:<microseconds >= 0>, got ' .. ARGV[1])
+    return redis.error_reply('LSARG a deadline must be by:<microseconds >= 0>, got ' .. a1)
   end
+  local tm = redis.call('TIME')
+  t_call = tm[1] * 1000000 + tm[2]
   -- The caller stops waiting at its deadline (a stalled server runs the call later): past
   -- it, nothing is decided or written, so a request the caller saw fail is never charged.
   -- The reply names the server's time, from which the caller corrects its clock offset.
-  if call_time() > deadline then
+  if t_call > deadline then
     return redis.error_reply(string.format('LSLATE server time %d us is past the deadline %d us',
-                                           call_t, deadline))
+                                           t_call, deadline))
   end
-elseif ARGV[1] ~= '' and ls_uint(ARGV[1]) == nil then
-  return bad_now(ARGV[1])
+else
+  t_call = ls_uint(a1)
+  if t_call == nil then
+    return redis.error_reply('LSARG now must be an integer count of microseconds >= 0, got ' .. a1)
+  end
 end
 local log_max = ls_uint(ARGV[2]) or 0
 local pad = ls_uint(ARGV[3]) or 0
-local n = #KEYS - 2
-if n < 1 or #ARGV ~= 3 + 4 * n then
-  return redis.error_reply('LSARG expected 4 arguments per state key, got ' .. #ARGV .. ' for ' .. n)
+local n = #KEYS - 3
+if n < 1 or #ARGV ~= 3 + 5 * n then
+  return redis.error_reply('LSARG expected 5 arguments per state key, got ' .. #ARGV .. ' for ' .. n)
 end
 
 -- Log flags with the request's tokens and model, checked before any decision is made.
 local logged = nil  -- i -> {tokens or nil, model or nil}; made only when a flag carries them
 for i = 1, n do
-  local f = ARGV[2 + 4 * i]
+  local f = ARGV[1 + 5 * i]
   if f ~= '' and f ~= '1' and f ~= '0' then
     local tok, model = string.match(f, '^1:(%d*):(.*)$')
     if tok == nil then
@@ -64,32 +66,30 @@ for i = 1, n do
   end
 end
 
+-- The config: kept from an earlier call while the stamp is the same (one MGET reads it with the
+-- states), else read from the hash and parsed. vals: that MGET's reply, the stamp first.
 local cfg = KEYS[1]
-local raw = redis.pcall('HMGET', cfg, 'algorithm', 'capacity', 'refill_amount',
-                        'refill_period_ns', 'limit', 'window_ns', 'version', 'limits', 'overrides')
-if raw.err then return redis.error_reply('LSCONFIG ' .. cfg .. ' is not a hash') end
-if not raw[1] then
-  return redis.error_reply('LSCONFIG no config at ' .. cfg .. ' (limitscope-cli config set)')
+local entry = ls_config_cache and ls_config_cache[cfg]
+local vals
+if entry then
+  vals = ls_read_states(KEYS, entry.limits, entry.npre, n)
+  if vals[1] ~= entry.stamp then entry = nil end
 end
-local version = ls_uint(raw[7])
-if version == nil then
-  return redis.error_reply('LSCONFIG ' .. cfg .. ': version must be an integer, got ' .. tostring(raw[7]))
-end
-
--- A function library keeps the parsed limits of single-limit rules between calls
--- (ls_config_cache: a table there, false in an EVALSHA script). They are reused only while all
--- nine fields just read are the same, so any change of the hash is in force at this decision.
-local limits, ds
-local cached = ls_config_cache and raw[1] ~= 'composite' and ls_config_cache[cfg]
-if cached then
-  local was = cached.raw
-  for f = 1, 9 do
-    if was[f] ~= raw[f] then cached = nil break end
-  end
-end
-if cached then
-  limits, ds = cached.limits, cached.ds
+local limits, ds, version, has_overrides, npre
+local legacy = false  -- no stamp: a config written before issue 18, states may be old hashes
+if entry then
+  limits, ds, version, has_overrides, npre = entry.limits, entry.ds, entry.version, entry.overrides, entry.npre
 else
+  local raw = redis.pcall('HMGET', cfg, 'algorithm', 'capacity', 'refill_amount',
+                          'refill_period_ns', 'limit', 'window_ns', 'version', 'limits', 'overrides')
+  if raw.err then return redis.error_reply('LSCONFIG ' .. cfg .. ' is not a hash') end
+  if not raw[1] then
+    return redis.error_reply('LSCONFIG no config at ' .. cfg .. ' (limitscope-cli config set)')
+  end
+  version = ls_uint(raw[7])
+  if version == nil then
+    return redis.error_reply('LSCONFIG ' .. cfg .. ': version must be an integer, got ' .. tostring(raw[7]))
+  end
   -- Each limit: its fields, where to blame errors, its name ('' for a single-limit rule).
   local specs = {}
   if raw[1] == 'composite' then
@@ -113,7 +113,7 @@ else
   -- marker below, inside this loop rather than in a function: a function holding them would
   -- capture every helper as an upvalue, which Redis's Lua charges at every script run.
   local made = {}
-  limits = {}
+  limits, npre = {}, 0
   for k = 1, #specs do
     local p, err = ls_params(specs[k][1], specs[k][2])
     if p == nil then return redis.error_reply(err) end
@@ -127,31 +127,52 @@ else
     p.eval, p.write = m[1], m[2]
     local name = specs[k][3]
     if name ~= '' then p.name, p.suffix = name, ':' .. name end
+    -- Token-bucket and GCRA states are strings, read with the stamp in one MGET.
+    if p.alg == 'token-bucket' or p.alg == 'gcra' then
+      npre = npre + 1
+      p.rank = npre
+    end
     limits[#limits + 1] = p
   end
 
   ds = {}  -- one decision table per limit, reused for every decision (and call, when kept)
   for j = 1, #limits do ds[j] = ls_decision() end
-  if ls_config_cache and raw[1] ~= 'composite' then
-    if ls_config_count >= 1000 then ls_config_cache, ls_config_count = {}, 0 end
-    if ls_config_cache[cfg] == nil then ls_config_count = ls_config_count + 1 end
-    ls_config_cache[cfg] = {raw = raw, limits = limits, ds = ds}
+  has_overrides = #limits == 1 and (ls_uint(raw[9]) or 0) > 0
+  vals = ls_read_states(KEYS, limits, npre, n)
+  local stamp = vals[1]
+  if stamp then
+    -- config_set.lua marks a rule configured before issue 18 with the instant its last
+    -- old-schema state has expired by: until then a missing token-bucket string may be a hash.
+    local until_us = tonumber(string.match(stamp, ' legacy (%d+)$') or '0')
+    if ls_config_cache then
+      if ls_config_count >= 1000 then ls_config_cache, ls_config_count = {}, 0 end
+      if ls_config_cache[cfg] == nil then ls_config_count = ls_config_count + 1 end
+      ls_config_cache[cfg] = {stamp = stamp, limits = limits, ds = ds, version = version,
+                              overrides = has_overrides, npre = npre, legacy_until = until_us}
+    end
+    legacy = t_call < until_us
+  else
+    legacy = true
   end
 end
+if entry and entry.legacy_until > 0 then legacy = t_call < entry.legacy_until end
 local single = #limits == 1
-local has_overrides = single and (ls_uint(raw[9]) or 0) > 0
 
+-- The reply: 9 fields per decision, flat (a table per decision costs its conversion).
 local out = {}
 for i = 1, n do
-  local label, costs_s, log_flag = ARGV[4 * i], ARGV[1 + 4 * i], ARGV[2 + 4 * i]
-  local t
-  if ARGV[3 + 4 * i] == '' then
-    t = call_time()
-  else
-    t = ls_uint(ARGV[3 + 4 * i])
-    if t == nil then return bad_now(ARGV[3 + 4 * i]) end
+  local o = 9 * (i - 1)
+  local label, costs_s, log_flag = ARGV[5 * i - 1], ARGV[5 * i], ARGV[5 * i + 1]
+  local settle_s = ARGV[5 * i + 3]
+  local t = t_call
+  if ARGV[5 * i + 2] ~= '' then
+    t = ls_uint(ARGV[5 * i + 2])
+    if t == nil then
+      return redis.error_reply('LSARG now must be an integer count of microseconds >= 0, got ' .. ARGV[5 * i + 2])
+    end
   end
-  local base = KEYS[2 + i]
+  local base = KEYS[3 + i]
+  local at = 1 + (i - 1) * npre  -- vals[at + p.rank]: this decision's pre-read states
   local all, was_reset, remaining, limit, retry, reset, reason, name
   local one = false  -- decided on the single path: its state key is `base` itself
   -- This key's override of the single limit, if it has one (one HMGET, only on rules with any).
@@ -163,16 +184,40 @@ for i = 1, n do
       local op, err = ls_params({first.alg, o[1], o[2], o[3], o[4], o[5]},
                                 'LSCONFIG ' .. cfg .. ' override of ' .. label .. ': ')
       if op == nil then return redis.error_reply(err) end
-      op.eval, op.write = first.eval, first.write
+      op.eval, op.write, op.rank = first.eval, first.write, first.rank
       first = op
     end
   end
-  if single and not string.find(costs_s, ',', 1, true) then
-    -- One limit, one cost: no combining.
+  -- A settlement riding on this decision: which limit, by how much (an error fails this
+  -- decision alone, having written nothing).
+  local settle_j, delta, bad = 0, 0, nil
+  if settle_s ~= '' then
+    local c = string.find(settle_s, ':', 1, true)
+    local sname = c and string.sub(settle_s, c + 1) or ''
+    delta = ls_num(c and string.sub(settle_s, 1, c - 1) or settle_s)
+    for j = 1, #limits do
+      if limits[j].name == sname then settle_j = j end
+    end
+    if delta == nil then
+      bad = "LSARG settlement must be '<delta>' or '<delta>:<limit>', got '" .. settle_s .. "'"
+    elseif settle_j == 0 then
+      bad = 'LSCONFIG ' .. cfg .. (sname == '' and ' is a composite rule: name the limit to settle'
+                                   or ' has no limit ' .. sname .. ': nothing to settle')
+    elseif limits[settle_j].alg ~= 'token-bucket' then
+      bad = 'LSCONFIG ' .. cfg .. (sname == '' and ': ' or ' limit ' .. sname .. ': ') ..
+            'settle applies to token-bucket limits only, got ' .. limits[settle_j].alg
+    end
+  end
+  local failed = bad
+  if bad then
+    -- nothing decided
+  elseif single and settle_j == 0 and not string.find(costs_s, ',', 1, true) then
+    -- One limit, one cost, nothing to settle: no combining.
     local cost = tonumber(costs_s)
     if cost == nil then return redis.error_reply("LSARG cost must be a number, got '" .. costs_s .. "'") end
     local p, d = first, ds[1]
-    p.eval(p, base, t, cost, d)
+    d.settle = 0
+    p.eval(p, base, t, cost, d, p.rank > 0 and vals[at + p.rank], legacy)
     one = true
     all, was_reset = d.allowed, d.fix and 1 or 0
     remaining, limit, retry, reset, reason, name = d.remaining, d.limit, d.retry, d.reset, d.reason, ''
@@ -188,9 +233,10 @@ for i = 1, n do
     end
     all, was_reset = true, 0
     for j = 1, #limits do
-      local p = j == 1 and first or limits[j]
-      p.eval(p, base .. p.suffix, t, costs[#costs == 1 and 1 or j], ds[j])
-      if not ds[j].allowed then all = false end
+      local p, d = j == 1 and first or limits[j], ds[j]
+      d.settle = j == settle_j and delta or 0
+      p.eval(p, base .. p.suffix, t, costs[#costs == 1 and 1 or j], d, p.rank > 0 and vals[at + p.rank], legacy)
+      if not d.allowed then all = false end
     end
     for j = 1, #limits do
       if ds[j].fix then was_reset = 1 end
@@ -237,41 +283,57 @@ for i = 1, n do
       end
     end
   end
-  -- Durations are integral ns (up to 2^61, exact in a double and in an integer reply).
-  out[i] = {all and 1 or 0, ls_reply_num(remaining), retry ~= nil and retry or false,
-            reset, reason, ls_reply_num(limit), version, name, was_reset}
-  local with_extra = log_max > 0 and log_flag ~= '1' and logged ~= nil and logged[i]
-  if log_max > 0 and (log_flag == '1' or with_extra) then
-    local entry = {'t', t, 'key', label, 'cost', costs_s, 'allowed', all and 1 or 0, 'level', remaining}
-    -- A composite's level is one limit's: the one that refused, else the least remaining.
-    if name ~= '' then entry[#entry + 1] = 'limit' entry[#entry + 1] = name end
-    if with_extra and logged[i][1] then entry[#entry + 1] = 'tokens' entry[#entry + 1] = logged[i][1] end
-    if with_extra and logged[i][2] then entry[#entry + 1] = 'model' entry[#entry + 1] = logged[i][2] end
-    -- A refusal's promised wait (what Retry-After rounds up), µs rounded up, for audit
-    -- retry-after; absent when the request can never succeed.
-    if not all and retry ~= nil then
-      entry[#entry + 1] = 'retry_us'
-      entry[#entry + 1] = string.format('%d', math.ceil(retry / 1000))
-    end
-    -- Before any state of this decision is written: a log write the server refuses (an ACL
-    -- without XADD, a key of another type) fails this decision alone, having taken nothing.
-    local added = redis.pcall('XADD', KEYS[2], 'MAXLEN', '~', log_max, '*', unpack(entry))
-    if type(added) == 'table' and added.err then
-      out[i] = {err = 'LSLOG decision log ' .. KEYS[2] .. ': ' .. added.err}
-    end
-  end
-  if out[i].err == nil then
-    -- The state writes, last. All consume or none: admitted states only when every limit
-    -- admits; reset states always.
-    if one then
-      local d = ds[1]
-      if d.write then first.write(first, base, d, t, pad) end
-    else
-      for j = 1, #limits do
-        local p, d = j == 1 and first or limits[j], ds[j]
-        if (all and d.write == 'commit') or d.write == 'fix' then p.write(p, base .. p.suffix, d, t, pad) end
+  if not failed then
+    local with_extra = log_max > 0 and log_flag ~= '1' and logged ~= nil and logged[i]
+    if log_max > 0 and (log_flag == '1' or with_extra) then
+      local entry = {'t', t, 'key', label, 'cost', costs_s, 'allowed', all and 1 or 0, 'level', remaining}
+      -- A composite's level is one limit's: the one that refused, else the least remaining.
+      if name ~= '' then entry[#entry + 1] = 'limit' entry[#entry + 1] = name end
+      if with_extra and logged[i][1] then entry[#entry + 1] = 'tokens' entry[#entry + 1] = logged[i][1] end
+      if with_extra and logged[i][2] then entry[#entry + 1] = 'model' entry[#entry + 1] = logged[i][2] end
+      -- A refusal's promised wait (what Retry-After rounds up), µs rounded up, for audit
+      -- retry-after; absent when the request can never succeed.
+      if not all and retry ~= nil then
+        entry[#entry + 1] = 'retry_us'
+        entry[#entry + 1] = string.format('%d', math.ceil(retry / 1000))
+      end
+      -- Before any state of this decision is written: a log write the server refuses (an ACL
+      -- without XADD, a key of another type) fails this decision alone, having taken nothing.
+      local added = redis.pcall('XADD', KEYS[2], 'MAXLEN', '~', log_max, '*', unpack(entry))
+      if type(added) == 'table' and added.err then
+        failed = 'LSLOG decision log ' .. KEYS[2] .. ': ' .. added.err
       end
     end
+    if not failed then
+      -- Durations are integral ns (up to 2^61, exact in a double and in an integer reply).
+      out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] =
+        all and 1 or 0, ls_reply_num(remaining), retry ~= nil and retry or false, reset, reason
+      out[o + 6], out[o + 7], out[o + 8], out[o + 9] = ls_reply_num(limit), version, name, was_reset
+      -- The state writes, last. All consume or none: admitted states only when every limit
+      -- admits; reset and settled states always (a settled one without this decision's cost).
+      for j = 1, #limits do
+        local p, d = j == 1 and first or limits[j], ds[j]
+        local w = d.write
+        if w == 'commit' and not (one or all) and d.settle ~= 0 then
+          d.a, d.b, w = d.c, d.e, 'fix'
+        end
+        if (w == 'commit' and (one or all)) or w == 'fix' then
+          local v = p.write(p, j == 1 and one and base or base .. p.suffix, d, t, pad)
+          -- A later decision of this call on the same key reads what was just written.
+          if p.rank > 0 then
+            for k = i + 1, n do
+              if KEYS[3 + k] == base then vals[1 + (k - 1) * npre + p.rank] = v end
+            end
+          end
+        end
+        if one then break end
+      end
+    end
+  end
+  if failed then
+    -- A decision not made: its error in its first field, the other eight nil.
+    out[o + 1] = {err = failed}
+    for f = 2, 9 do out[o + f] = false end
   end
 end
 return out

@@ -2,8 +2,9 @@
 -- time (TAT) in integer ns since the epoch (as redis-cell stores it). It is handled as µs plus
 -- a 0..999 ns remainder, so every difference stays exact in doubles.
 -- Pasted into decide.lua (at its algorithms marker), where the final `return eval, write` becomes an
--- assignment: eval(p, skey, t, cost, d) fills decision d (next state: d.a = TAT − now, ns),
--- write(p, skey, d, t, pad_ms) stores it.
+-- assignment: eval(p, skey, t, cost, d, raw) fills decision d from the state `raw` the caller
+-- read (MGET: false when absent or not a string) (next state: d.a = TAT − now, ns),
+-- write(p, skey, d, t, pad_ms) stores it and returns the stored string.
 
 -- Cost units free with a backlog of b ns: clamp(max(0, C·T − b) / T, 0, C).
 local function level(p, t_ns, limit_ns, b)
@@ -15,21 +16,25 @@ local function level(p, t_ns, limit_ns, b)
   return l
 end
 
-local function eval(p, skey, t, cost, d)
+local function eval(p, skey, t, cost, d, raw)
   local C = p.capacity
-  local t_ns = ls_round_ns(p.period / p.amount)  -- emission interval T
-  if t_ns < 1 then t_ns = 1 end
+  local t_ns, limit_ns = p.c, p.e  -- T and C·T, kept in the limit (a kept config reuses them)
+  if t_ns == 0 then
+    t_ns = ls_round_ns(p.period / p.amount)  -- emission interval T
+    if t_ns < 1 then t_ns = 1 end
+    limit_ns = ls_round_ns(C * t_ns)
+    if limit_ns < 1 then limit_ns = 1 end
+    p.c, p.e = t_ns, limit_ns
+  end
   local valid = ls_valid_cost(cost)
-  local cost_ns = ls_round_ns((valid and cost or 1) * t_ns)
-  if cost_ns < 1 then cost_ns = 1 end
-  local limit_ns = ls_round_ns(C * t_ns)
-  if limit_ns < 1 then limit_ns = 1 end
+  local cost_ns = t_ns
+  if not (valid and cost == 1) then
+    cost_ns = ls_round_ns((valid and cost or 1) * t_ns)
+    if cost_ns < 1 then cost_ns = 1 end
+  end
   local b, reset = 0, false  -- backlog: max(0, tat − now), ns
-  d.del, d.fix, d.write = false, false, false
-  local raw = redis.pcall('GET', skey)
-  if type(raw) == 'table' and raw.err then
-    reset, d.del = true, true  -- not a string
-  elseif raw then
+  d.fix, d.write = false, false
+  if raw then
     local tat_us, rem
     if #raw <= 19 and string.match(raw, '^%d+$') then
       if #raw <= 3 then tat_us, rem = 0, tonumber(raw)
@@ -68,8 +73,9 @@ local function write(p, skey, d, t, pad_ms)
   local tat_us = t + (d.a - rem) / 1000
   -- The decimal ns text, from two exact integers (tat_us < 2^53, so %d is exact).
   local v = string.format('%d%03d', tat_us, rem)
-  if d.del then redis.call('DEL', skey) end
-  redis.call('SET', skey, v, 'PX', ls_int(ls_ttl_ms(d.a) + pad_ms))
+  -- SET replaces a key of any type.
+  redis.call('SET', skey, v, 'PX', ls_ttl_ms(d.a) + pad_ms)
+  return v
 end
 
 return eval, write

@@ -1,4 +1,5 @@
--- settle.lua: corrects one key's token-bucket limit after the fact (appended after common.lua;
+-- settle.lua: corrects one key's token-bucket limit after the fact, in a call of its own
+-- (decide.lua can also carry a settlement with the key's next decision) (appended after common.lua;
 -- docs/redis-schema.md). A gateway admits a request on its token estimate, then learns what
 -- the upstream really used: the difference is refunded (delta < 0) or charged (delta > 0),
 -- never above capacity; a charge may leave a debt (a level below zero) down to one hour of
@@ -47,11 +48,19 @@ if delta == 0 then return false end
 local C, npu = p.capacity, p.period / p.amount
 local debt = p.amount * 3600000000000 / p.period  -- TokenBucket::max_debt, the same expression
 local skey = KEYS[2]
-local raw = redis.pcall('HMGET', skey, 'tokens', 'ts')
+-- The state: a 16-byte string (token_bucket.lua), or a hash {tokens, ts} written before issue 18.
 local tokens, last
-if raw.err then return false end
-if raw[1] or raw[2] then
+local raw = redis.pcall('GET', skey)
+if type(raw) == 'table' and raw.err then
+  raw = redis.pcall('HMGET', skey, 'tokens', 'ts')
+  if raw.err or not (raw[1] or raw[2]) then return false end
   tokens, last = ls_num(raw[1]), ls_uint(raw[2])
+elseif raw then
+  if #raw ~= 16 then return false end
+  tokens, last = struct.unpack('<dd', raw)
+  if tokens ~= tokens or tokens == math.huge or not (last >= 0) or last ~= math.floor(last) then return false end
+end
+if raw then
   if tokens == nil or tokens < -debt or last == nil or (last - t) * 1000 > C * npu then return false end
 else
   if delta < 0 then return false end  -- expired: full, and a refund changes nothing
@@ -66,7 +75,6 @@ if level < -debt then level = -debt end
 if level > C then level = C end
 local ts = last
 if t > ts then ts = t end
-redis.call('HSET', skey, 'tokens', level, 'ts', ls_int(ts))
 local full_ns = (ts - t) * 1000 + ls_ceil_ns((C - level) * npu)
-redis.call('PEXPIRE', skey, ls_int(ls_ttl_ms(full_ns) + pad))
+redis.call('SET', skey, struct.pack('<dd', level, ts), 'PX', ls_ttl_ms(full_ns) + pad)
 return ls_reply_num(level)

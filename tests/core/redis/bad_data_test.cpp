@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/redis/redis_limiter.h"
+#include "core/redis/state_codec.h"
 #include "limiter_test_support.h"
 
 namespace limitscope::redis {
@@ -36,19 +37,30 @@ struct Corruption {
   Algorithm algorithm;
   std::string what;
   std::vector<std::string> command;  // "KEY" stands for the state key
+  bool legacy = false;  // a rule configured before issue 18 (no stamp): old hash states are read
 };
 
+std::string tb_state(double tokens, double ts_us) { return encode_token_bucket_state({tokens, ts_us}); }
+
 const Corruption kCorruptions[] = {
-    {Algorithm::token_bucket, "wrong type", {"SET", "KEY", "x"}},
-    {Algorithm::token_bucket, "tokens abc", {"HSET", "KEY", "tokens", "abc", "ts", kNow}},
-    {Algorithm::token_bucket, "tokens inf", {"HSET", "KEY", "tokens", "inf", "ts", kNow}},
+    {Algorithm::token_bucket, "not 16 bytes", {"SET", "KEY", "x"}},
+    {Algorithm::token_bucket, "tokens nan", {"SET", "KEY", tb_state(std::nan(""), kNowUs)}},
+    {Algorithm::token_bucket, "tokens inf", {"SET", "KEY", tb_state(INFINITY, kNowUs)}},
     // A level below zero is a debt settlement left, down to one hour of refill; deeper is corrupt.
+    {Algorithm::token_bucket, "tokens below the debt bound", {"SET", "KEY", tb_state(-1e300, kNowUs)}},
+    {Algorithm::token_bucket, "ts far ahead", {"SET", "KEY", tb_state(10, kFutureUs)}},
+    {Algorithm::token_bucket, "ts fractional", {"SET", "KEY", tb_state(10, kNowUs + 0.5)}},
+    {Algorithm::token_bucket, "ts negative", {"SET", "KEY", tb_state(10, -1)}},
+    // The old hash form, read while a rule may still hold one.
+    {Algorithm::token_bucket, "old hash: wrong type", {"SADD", "KEY", "x"}, true},
+    {Algorithm::token_bucket, "old hash: tokens abc", {"HSET", "KEY", "tokens", "abc", "ts", kNow}, true},
+    {Algorithm::token_bucket, "old hash: tokens inf", {"HSET", "KEY", "tokens", "inf", "ts", kNow}, true},
     {Algorithm::token_bucket,
-     "tokens below the debt bound",
-     {"HSET", "KEY", "tokens", "-1e300", "ts", kNow}},
-    {Algorithm::token_bucket, "ts far ahead", {"HSET", "KEY", "tokens", "10", "ts", kFuture}},
-    {Algorithm::token_bucket, "ts missing", {"HSET", "KEY", "tokens", "10"}},
-    {Algorithm::gcra, "wrong type", {"HSET", "KEY", "tokens", "1"}},
+     "old hash: tokens below the debt bound",
+     {"HSET", "KEY", "tokens", "-1e300", "ts", kNow},
+     true},
+    {Algorithm::token_bucket, "old hash: ts far ahead", {"HSET", "KEY", "tokens", "10", "ts", kFuture}, true},
+    {Algorithm::token_bucket, "old hash: ts missing", {"HSET", "KEY", "tokens", "10"}, true},
     {Algorithm::gcra, "tat abc", {"SET", "KEY", "abc"}},
     {Algorithm::gcra, "tat far ahead", {"SET", "KEY", kFuture + "000"}},
     {Algorithm::gcra, "tat too long", {"SET", "KEY", "99999999999999999999999"}},
@@ -94,6 +106,7 @@ class BadData : public ::testing::Test {
   }
   void corrupt(const std::string& rule, const Corruption& c) {
     const std::string key = limiter_.schema().state_key(rule, "k");
+    if (c.legacy) must(*conn_, {"DEL", limiter_.schema().config_stamp_key(rule)});
     must(*conn_, {"DEL", key});
     std::vector<std::string> cmd = c.command;
     for (auto& a : cmd) {
@@ -143,6 +156,26 @@ TEST_F(BadData, CorruptionOverAndOverNeverAdmits) {
       admitted += d->decision.allowed ? 1 : 0;
     }
     EXPECT_EQ(admitted, 0) << rule << " " << c.what;
+  }
+}
+
+TEST_F(BadData, AStringStateKeyOfAnotherTypeIsAMissingStateAndIsReplaced) {
+  // Token-bucket and GCRA states are read with one MGET, which answers nil for a key of another
+  // type: such a key is a missing state (a fresh bucket), as if it had been deleted, which
+  // whoever wrote it could do as well. The admission replaces it with a valid state.
+  for (Algorithm a : {Algorithm::token_bucket, Algorithm::gcra}) {
+    const std::string rule(to_string(a));
+    put(*conn_, limiter_.schema(), rule, single_limit(params(a)));
+    const std::string key = limiter_.schema().state_key(rule, "k");
+    must(*conn_, {"DEL", key});
+    must(*conn_, {"RPUSH", key, "x"});
+    auto d = decide_at(rule, kNowUs);
+    ASSERT_TRUE(d.ok()) << rule << ": " << d.error().message;
+    EXPECT_TRUE(d->decision.allowed) << rule;
+    EXPECT_EQ(d->decision.remaining, 9) << rule;
+    EXPECT_FALSE(d->state_reset) << rule;
+    EXPECT_EQ(must(*conn_, {"TYPE", key}).str, "string") << rule;
+    EXPECT_GT(must(*conn_, {"PTTL", key}).integer, 0) << rule;
   }
 }
 

@@ -138,7 +138,7 @@ TEST(FunctionLibrary, WithoutFunctionsTheSameDecisionsComeFromEvalsha) {
   }
 }
 
-TEST(FunctionLibrary, TheKeptConfigGivesWayToAnyChangeOfTheHash) {
+TEST(FunctionLibrary, TheKeptConfigGivesWayToANewStampAndIsNotKeptWithoutOne) {
   auto server = RedisServer::start();
   Connection c = testing::connect(*server);
   const KeySchema schema;
@@ -148,14 +148,26 @@ TEST(FunctionLibrary, TheKeptConfigGivesWayToAnyChangeOfTheHash) {
   o.now_us = kEpochUs;
   ASSERT_TRUE(limiter.decide(c, "r", "k", 1, o)->decision.allowed);
   ASSERT_FALSE(limiter.decide(c, "r", "k", 1, o)->decision.allowed);
-  // A hand edit that keeps the version (not what `config set` does, which bumps it): capacity
-  // 3 and 3600/h. One second later the old config would give 1/3600 of a token, the new one 1.
+  // A hand edit (not what `config set` does): capacity 3 and 3600/h. One second later the old
+  // config gives 1/3600 of a token, the new one 1. It is in force once the stamp changes.
   testing::must(c, {"HSET", schema.config_key("r"), "capacity", "3", "refill_amount", "3600"});
+  testing::must(c, {"SET", schema.config_stamp_key("r"), "edited by hand"});
   o.now_us = kEpochUs + 1'000'000;
   auto d = limiter.decide(c, "r", "k", 1, o);
   ASSERT_TRUE(d.ok()) << d.error().message;
   EXPECT_EQ(d->decision.limit, 3);
   EXPECT_TRUE(d->decision.allowed);
+  // Without a stamp (a config written before the stamp existed) the hash is read at every
+  // decision: the next edit is in force at once.
+  testing::must(c, {"DEL", schema.config_stamp_key("r")});
+  testing::must(c, {"HSET", schema.config_key("r"), "capacity", "7"});
+  d = limiter.decide(c, "r", "k", 1, o);
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_EQ(d->decision.limit, 7);
+  testing::must(c, {"HSET", schema.config_key("r"), "capacity", "8"});
+  d = limiter.decide(c, "r", "k", 1, o);
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_EQ(d->decision.limit, 8);
   EXPECT_EQ(c.script_mode(), ScriptMode::functions);
 }
 

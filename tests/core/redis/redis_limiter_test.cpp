@@ -477,6 +477,88 @@ TEST(RedisLimiterKeys, ConfigChangeAppliesAtTheNextDecision) {
   EXPECT_EQ(fourth->decision.remaining, 0);
 }
 
+TEST(RedisLimiterKeys, AKeptCompositeConfigGivesWayToTheNextChange) {
+  auto server = RedisServer::start();
+  Connection c = connect(*server);
+  const KeySchema schema;
+  const RedisLimiter limiter(schema);
+  DecideOptions o;
+  o.now_us = kEpochUs;
+  RuleConfig rc;
+  rc.limits.push_back(NamedLimit{"rpm", bucket(Algorithm::token_bucket, 2, 1, 1h)});
+  rc.limits.push_back(NamedLimit{"tpm", bucket(Algorithm::gcra, 100, 1, 1h)});
+  put(c, schema, "r", rc);
+  ASSERT_TRUE(limiter.decide(c, "r", "k", 1, o)->decision.allowed);
+  ASSERT_TRUE(limiter.decide(c, "r", "k", 1, o)->decision.allowed);
+  auto third = limiter.decide(c, "r", "k", 1, o);
+  ASSERT_FALSE(third->decision.allowed);
+  EXPECT_EQ(third->binding_limit, "rpm");
+  // rpm capacity 2 -> 3: the stored level (0) now has room for nothing, then a third limit.
+  rc.limits[0].params.capacity = 3;
+  rc.limits[0].params.refill = Rate{3600, 1h};
+  rc.limits.push_back(NamedLimit{"day", bucket(Algorithm::token_bucket, 1, 1, 24h)});
+  put(c, schema, "r", rc);
+  o.now_us = kEpochUs + 1'000'000;  // 1 token of rpm refilled at the new rate
+  auto fourth = limiter.decide(c, "r", "k", 1, o);
+  ASSERT_TRUE(fourth.ok()) << fourth.error().message;
+  EXPECT_TRUE(fourth->decision.allowed);
+  auto fifth = limiter.decide(c, "r", "k", 1, o);
+  ASSERT_TRUE(fifth.ok());
+  EXPECT_FALSE(fifth->decision.allowed);
+  EXPECT_EQ(fifth->binding_limit, "day") << "the limit added by the change is in force";
+}
+
+TEST(RedisLimiterKeys, AnOldHashStateIsReadUntilItHasExpiredAndReplacedByTheNextWrite) {
+  auto server = RedisServer::start();
+  Connection c = connect(*server);
+  const KeySchema schema;
+  const RedisLimiter limiter(schema);
+  DecideOptions o;
+  o.now_us = kEpochUs;
+  const auto p = bucket(Algorithm::token_bucket, 10, 1, 1s);
+  put(c, schema, "r", single_limit(p));
+  const std::string stamp = schema.config_stamp_key("r");
+  const std::string empty_key = schema.state_key("r", "empty");
+  // A rule configured before the stamp existed: no stamp, and a state in the old hash form.
+  must(c, {"DEL", stamp});
+  must(c, {"HSET", empty_key, "tokens", "0", "ts", std::to_string(kEpochUs)});
+  auto d = limiter.decide(c, "r", "empty", 1, o);
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_FALSE(d->decision.allowed) << "the old hash holds no token";
+  o.now_us = kEpochUs + 1'000'000;
+  d = limiter.decide(c, "r", "empty", 1, o);
+  ASSERT_TRUE(d.ok());
+  EXPECT_TRUE(d->decision.allowed) << "one token refilled";
+  EXPECT_EQ(d->decision.remaining, 0);
+  EXPECT_EQ(must(c, {"TYPE", empty_key}).str, "string") << "migrated by the write";
+  // The first `config set` after the upgrade marks the stamp: the old hashes are still read
+  // until the last of them has expired (10 s to refill from empty, plus an hour of debt).
+  const std::string other = schema.state_key("r", "other");
+  must(c, {"HSET", other, "tokens", "0", "ts", std::to_string(kEpochUs + 1'000'000)});
+  put(c, schema, "r", single_limit(p));
+  const std::string mark = must(c, {"GET", stamp}).str;
+  ASSERT_NE(mark.find(" legacy "), std::string::npos) << mark;
+  const std::int64_t until = std::stoll(mark.substr(mark.find(" legacy ") + 8));
+  auto time = read_server_time_us(c);
+  ASSERT_TRUE(time.ok());
+  EXPECT_GE(until, *time + 3'610'000'000LL);
+  EXPECT_LE(until, *time + 3'620'000'000LL);
+  d = limiter.decide(c, "r", "other", 1, o);
+  ASSERT_TRUE(d.ok());
+  EXPECT_FALSE(d->decision.allowed) << "read from the old hash while it may exist";
+  // Past the mark a missing string is a fresh bucket (and no hash is looked for).
+  o.now_us = until + 1;
+  d = limiter.decide(c, "r", "other", 1, o);
+  ASSERT_TRUE(d.ok());
+  EXPECT_TRUE(d->decision.allowed);
+  EXPECT_EQ(d->decision.remaining, 9);
+  // A later change keeps the mark; a rule created with a stamp never gets one.
+  put(c, schema, "r", single_limit(bucket(Algorithm::token_bucket, 20, 1, 1s)));
+  EXPECT_NE(must(c, {"GET", stamp}).str.find(" legacy " + std::to_string(until)), std::string::npos);
+  put(c, schema, "fresh", single_limit(p));
+  EXPECT_EQ(must(c, {"GET", schema.config_stamp_key("fresh")}).str.find("legacy"), std::string::npos);
+}
+
 TEST(RedisLimiterKeys, DecisionLogIsCappedAndSampledByTheCaller) {
   auto server = RedisServer::start();
   Connection c = connect(*server);
@@ -550,8 +632,9 @@ TEST(RedisLimiterKeys, ABadLogFlagIsRefusedBeforeAnyDecision) {
   // Two decisions in one call; the second's log flag is malformed.
   for (const std::string flag : {"yes", "1:12x:m", "1:5"}) {
     auto reply = eval(c, decide_script(), {schema.config_key("r"), schema.decisions_key("r"),
-                                           schema.state_key("r", "a"), schema.state_key("r", "b")},
-                      {"", "1000", "0", "a", "1", "1", "", "b", "1", flag, ""});
+                                           schema.config_stamp_key("r"), schema.state_key("r", "a"),
+                                           schema.state_key("r", "b")},
+                      {"", "1000", "0", "a", "1", "1", "", "", "b", "1", flag, "", ""});
     ASSERT_FALSE(reply.ok()) << flag;
     EXPECT_NE(reply.error().message.find("LSARG log flag"), std::string::npos) << reply.error().message;
     EXPECT_NE(reply.error().message.find(flag), std::string::npos) << reply.error().message;

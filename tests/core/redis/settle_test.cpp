@@ -157,3 +157,82 @@ TEST(RedisSettle, BadRequestsAreClearErrorsAndWriteNothing) {
 
 }  // namespace
 }  // namespace limitscope::redis
+
+namespace limitscope::redis {
+namespace {
+
+TEST(RedisSettle, RidingOnADecisionEqualsSettleThenDecide) {
+  auto server = test::RedisServer::start();
+  Connection c = connect(*server);
+  const RedisLimiter limiter;
+  const LimitParams p = test::bucket(Algorithm::token_bucket, 5000, 1000, std::chrono::minutes(1));
+  put(c, limiter.schema(), "gw-pro", gateway_rule(p));
+
+  std::mt19937_64 rng(11);
+  TokenBucket::State core = TokenBucket::fresh(p, Nanos{kT0 * 1000});
+  std::int64_t t = kT0;
+  int admitted = 0, refused = 0, refused_with_settlement = 0;
+  for (int i = 0; i < 800; ++i) {
+    t += static_cast<std::int64_t>(rng() % 3'000'000);
+    const Nanos now{t * 1000};
+    DecideRequest r;
+    r.key = "k";
+    const double cost = static_cast<double>(1 + rng() % 2500);
+    r.costs = {1, cost};
+    if (rng() % 2 == 0) {
+      r.settle_delta = rng() % 50 == 0 ? 70'000.0 : static_cast<double>(static_cast<std::int64_t>(rng() % 12'000) - 7000);
+      r.settle_limit = "llm_tokens";
+      TokenBucket::settle(p, core, now, r.settle_delta);
+    }
+    // Batched with a decision of another key, as a coalescing gateway sends them.
+    DecideRequest other;
+    other.key = "other";
+    auto ds = limiter.decide_batch(c, "gw-pro", {r, other}, 16, at(t));
+    ASSERT_TRUE(ds.ok()) << ds.error().message;
+    ASSERT_TRUE((*ds)[0].ok()) << (*ds)[0].error().message;
+    const Decision got = (*ds)[0]->decision;
+    const Decision want = TokenBucket::decide(p, core, now, cost);
+    ASSERT_EQ(got.allowed, want.allowed) << "step " << i;
+    ASSERT_EQ(got.remaining, want.remaining) << "step " << i;
+    ASSERT_EQ(got.retry_after, want.retry_after) << "step " << i;
+    (want.allowed ? admitted : refused) += 1;
+    if (!want.allowed && r.settle_delta != 0) ++refused_with_settlement;
+  }
+  EXPECT_GT(admitted, 20);
+  EXPECT_GT(refused, 20);
+  EXPECT_GT(refused_with_settlement, 5) << "settlements stored by refusals were checked by the next step";
+}
+
+TEST(RedisSettle, ABadSettlementFailsItsDecisionAloneAndWritesNothing) {
+  auto server = test::RedisServer::start();
+  Connection c = connect(*server);
+  const RedisLimiter limiter;
+  put(c, limiter.schema(), "gw-tb", gateway_rule(test::bucket(Algorithm::token_bucket, 10, 1)));
+  DecideRequest bad;
+  bad.key = "a";
+  bad.settle_delta = 5;
+  bad.settle_limit = "nope";
+  DecideRequest fine;
+  fine.key = "b";
+  fine.settle_delta = 4;
+  fine.settle_limit = "llm_tokens";
+  auto ds = limiter.decide_batch(c, "gw-tb", {bad, fine}, 16, at(kT0));
+  ASSERT_TRUE(ds.ok()) << ds.error().message;
+  ASSERT_FALSE((*ds)[0].ok());
+  EXPECT_NE((*ds)[0].error().message.find("has no limit nope"), std::string::npos) << (*ds)[0].error().message;
+  EXPECT_EQ(must(c, {"EXISTS", limiter.schema().state_key("gw-tb", "a") + ":llm_tokens"}).integer, 0);
+  EXPECT_EQ(must(c, {"EXISTS", limiter.schema().state_key("gw-tb", "a") + ":requests"}).integer, 0);
+  ASSERT_TRUE((*ds)[1].ok()) << (*ds)[1].error().message;
+  EXPECT_EQ((*ds)[1]->decision.remaining, 5) << "10, minus the settlement of 4, minus the cost of 1";
+  // A single-limit rule settles without a name; a composite needs one.
+  bad.settle_limit.clear();
+  ds = limiter.decide_batch(c, "gw-tb", {bad}, 16, at(kT0));
+  ASSERT_TRUE(ds.ok());
+  ASSERT_FALSE((*ds)[0].ok());
+  EXPECT_NE((*ds)[0].error().message.find("name the limit to settle"), std::string::npos);
+  bad.settle_delta = NAN;
+  EXPECT_EQ(limiter.decide_batch(c, "gw-tb", {bad}, 16, at(kT0)).error().kind, ErrorKind::usage);
+}
+
+}  // namespace
+}  // namespace limitscope::redis
