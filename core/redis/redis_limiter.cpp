@@ -37,6 +37,14 @@ std::string log_flag(const DecideRequest& r) {
   return "1:" + (r.llm_tokens ? std::to_string(*r.llm_tokens) : std::string()) + ":" + r.model;
 }
 
+// decide.lua's options of a decision: "" (none), else "<now>|<settlement>|<log flag>".
+std::string options_arg(const DecideRequest& r) {
+  if (!r.now_us && r.settle_delta == 0 && !r.log) return {};
+  std::string settle;
+  if (r.settle_delta != 0) settle = exact(r.settle_delta) + (r.settle_limit.empty() ? "" : ":" + r.settle_limit);
+  return (r.now_us ? std::to_string(*r.now_us) : std::string()) + "|" + settle + "|" + log_flag(r);
+}
+
 // One decide.lua call deciding `requests[from, to)`.
 ScriptCall make_call(const KeySchema& schema, std::string_view rule,
                      const std::vector<DecideRequest>& requests, std::size_t from, std::size_t to,
@@ -46,7 +54,7 @@ ScriptCall make_call(const KeySchema& schema, std::string_view rule,
   call.keys.push_back(schema.config_key(rule));
   call.keys.push_back(schema.decisions_key(rule));
   call.keys.push_back(schema.config_stamp_key(rule));
-  call.args.reserve(3 + 5 * (to - from));
+  call.args.reserve(3 + 2 * (to - from));
   if (o.now_us) {
     call.args.push_back(std::to_string(*o.now_us));
   } else if (o.deadline_us) {
@@ -64,13 +72,8 @@ ScriptCall make_call(const KeySchema& schema, std::string_view rule,
       if (!costs.empty()) costs += ',';
       costs += exact(c);
     }
-    call.args.push_back(r.key);
     call.args.push_back(std::move(costs));
-    call.args.push_back(log_flag(r));
-    call.args.push_back(r.now_us ? std::to_string(*r.now_us) : std::string());
-    call.args.push_back(r.settle_delta == 0 ? std::string()
-                        : r.settle_limit.empty() ? exact(r.settle_delta)
-                                                 : exact(r.settle_delta) + ":" + r.settle_limit);
+    call.args.push_back(options_arg(r));
   }
   return call;
 }

@@ -48,6 +48,9 @@ TEST_F(GatewayRedisConfigRepairE2E, ARunningGatewayRepairsAFieldSetToNanAndTheOt
   auto c = connect(*server_);
   const redis::KeySchema schema;
   command(c, {"HSET", schema.config_key("gw-enterprise"), "requests.capacity", "nan"});
+  // A hand edit is seen by a server that keeps the parsed config once the stamp changes
+  // (docs/redis-schema.md, "Config stamp"); without one the hash is read at every decision.
+  command(c, {"DEL", schema.config_stamp_key("gw-enterprise")});
 
   // The failed decision triggers the resync, which repairs the rule; the request is decided
   // again on the repaired config.

@@ -5,12 +5,15 @@
 -- composite rule's limits append ":<name>"; same hash tag, so same slot).
 -- ARGV[1] now in µs ("" = the server's TIME; "by:<µs>" = the server's TIME, and nothing is
 -- decided when it is past that deadline), ARGV[2] decision-log MAXLEN (0 = no log),
--- ARGV[3] ms added to every TTL (test mode only), then per decision: label, costs ("c" for
--- every limit, or "c1,c2,..." one per limit), log flag ("1" = XADD this decision;
--- "1:<tokens>:<model>" = XADD it with the request's LLM tokens and model, either may be empty),
--- its own instant in µs ("" = the call's; test mode), and a settlement ("" = none; "<delta>" for
--- the rule's only limit, "<delta>:<name>" for a composite's token-bucket limit): the key's level
--- minus delta, applied before the decision and stored even when it refuses.
+-- ARGV[3] ms added to every TTL (test mode only), then two per decision: costs ("c" for every
+-- limit, or "c1,c2,..." one per limit) and options, "" for none, else
+-- "<now>|<settlement>|<log flag>": its own instant in µs ("" = the call's; test mode); a
+-- settlement ("" = none; "<delta>" for the rule's only limit, "<delta>:<name>" for a composite's
+-- token-bucket limit: the key's level minus delta, applied before the decision and stored even
+-- when it refuses); the log flag ("" none, "1" = XADD this decision, "1:<tokens>:<model>" = XADD
+-- it with the request's LLM tokens and model, either may be empty). The decision's label (the
+-- limited key) is its state key after "<prefix>{R}:s:". Every argument costs the server, so
+-- those a decision rarely needs share one.
 -- A single-limit rule may hold per-key overrides ("o.<field>.<key>" in the config hash, counted
 -- by its "overrides" field): a decision whose label has one uses those parameters instead.
 --
@@ -48,23 +51,33 @@ end
 local log_max = ls_uint(ARGV[2]) or 0
 local pad = ls_uint(ARGV[3]) or 0
 local n = #KEYS - 3
-if n < 1 or #ARGV ~= 3 + 5 * n then
-  return redis.error_reply('LSARG expected 5 arguments per state key, got ' .. #ARGV .. ' for ' .. n)
+if n < 1 or #ARGV ~= 3 + 2 * n then
+  return redis.error_reply('LSARG expected 2 arguments per state key, got ' .. #ARGV .. ' for ' .. n)
 end
 
--- Log flags with the request's tokens and model, checked before any decision is made.
-local logged = nil  -- i -> {tokens or nil, model or nil}; made only when a flag carries them
+-- Options, checked before any decision is made: opts[i] = {now, settlement, log flag, tokens,
+-- model}, made only for decisions that have any.
+local opts = nil
 for i = 1, n do
-  local f = ARGV[1 + 5 * i]
-  if f ~= '' and f ~= '1' and f ~= '0' then
-    local tok, model = string.match(f, '^1:(%d*):(.*)$')
-    if tok == nil then
-      return redis.error_reply("LSARG log flag must be '', '1' or '1:<tokens>:<model>', got '" .. f .. "'")
+  local a = ARGV[3 + 2 * i]
+  if a ~= '' then
+    local now_s, settle_s, f = string.match(a, '^([^|]*)|([^|]*)|(.*)$')
+    if now_s == nil then
+      return redis.error_reply("LSARG options must be '<now>|<settlement>|<log flag>', got '" .. a .. "'")
     end
-    if logged == nil then logged = {} end
-    logged[i] = {tok ~= '' and tok or nil, model ~= '' and model or nil}
+    local tok, model = nil, nil
+    if f ~= '' and f ~= '1' and f ~= '0' then
+      tok, model = string.match(f, '^1:(%d*):(.*)$')
+      if tok == nil then
+        return redis.error_reply("LSARG log flag must be '', '1' or '1:<tokens>:<model>', got '" .. f .. "'")
+      end
+      f = 'x'
+    end
+    if opts == nil then opts = {} end
+    opts[i] = {now_s, settle_s, f, tok ~= '' and tok or nil, model ~= '' and model or nil}
   end
 end
+local label_at = #KEYS[1] - 3  -- "<prefix>{R}:config" and "<prefix>{R}:s:<label>"
 
 -- The config: kept from an earlier call while the stamp is the same (one MGET reads it with the
 -- states), else read from the hash and parsed. vals: that MGET's reply, the stamp first.
@@ -162,13 +175,17 @@ local single = #limits == 1
 local out = {}
 for i = 1, n do
   local o = 9 * (i - 1)
-  local label, costs_s, log_flag = ARGV[5 * i - 1], ARGV[5 * i], ARGV[5 * i + 1]
-  local settle_s = ARGV[5 * i + 3]
+  local costs_s = ARGV[2 + 2 * i]
+  local op = opts and opts[i]
+  local settle_s, log_flag = '', ''
   local t = t_call
-  if ARGV[5 * i + 2] ~= '' then
-    t = ls_uint(ARGV[5 * i + 2])
-    if t == nil then
-      return redis.error_reply('LSARG now must be an integer count of microseconds >= 0, got ' .. ARGV[5 * i + 2])
+  if op then
+    settle_s, log_flag = op[2], op[3]
+    if op[1] ~= '' then
+      t = ls_uint(op[1])
+      if t == nil then
+        return redis.error_reply('LSARG now must be an integer count of microseconds >= 0, got ' .. op[1])
+      end
     end
   end
   local base = KEYS[3 + i]
@@ -178,6 +195,7 @@ for i = 1, n do
   -- This key's override of the single limit, if it has one (one HMGET, only on rules with any).
   local first = limits[1]
   if has_overrides then
+    local label = string.sub(base, label_at)
     local o = redis.call('HMGET', cfg, 'o.capacity.' .. label, 'o.refill_amount.' .. label,
                          'o.refill_period_ns.' .. label, 'o.limit.' .. label, 'o.window_ns.' .. label)
     if o[1] or o[2] or o[3] or o[4] or o[5] then
@@ -284,13 +302,13 @@ for i = 1, n do
     end
   end
   if not failed then
-    local with_extra = log_max > 0 and log_flag ~= '1' and logged ~= nil and logged[i]
-    if log_max > 0 and (log_flag == '1' or with_extra) then
-      local entry = {'t', t, 'key', label, 'cost', costs_s, 'allowed', all and 1 or 0, 'level', remaining}
+    if log_max > 0 and (log_flag == '1' or log_flag == 'x') then
+      local entry = {'t', t, 'key', string.sub(base, label_at), 'cost', costs_s, 'allowed', all and 1 or 0,
+                     'level', remaining}
       -- A composite's level is one limit's: the one that refused, else the least remaining.
       if name ~= '' then entry[#entry + 1] = 'limit' entry[#entry + 1] = name end
-      if with_extra and logged[i][1] then entry[#entry + 1] = 'tokens' entry[#entry + 1] = logged[i][1] end
-      if with_extra and logged[i][2] then entry[#entry + 1] = 'model' entry[#entry + 1] = logged[i][2] end
+      if op[4] then entry[#entry + 1] = 'tokens' entry[#entry + 1] = op[4] end
+      if op[5] then entry[#entry + 1] = 'model' entry[#entry + 1] = op[5] end
       -- A refusal's promised wait (what Retry-After rounds up), µs rounded up, for audit
       -- retry-after; absent when the request can never succeed.
       if not all and retry ~= nil then

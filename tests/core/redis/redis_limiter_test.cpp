@@ -477,13 +477,22 @@ TEST(RedisLimiterKeys, ConfigChangeAppliesAtTheNextDecision) {
   EXPECT_EQ(fourth->decision.remaining, 0);
 }
 
-TEST(RedisLimiterKeys, AKeptCompositeConfigGivesWayToTheNextChange) {
-  auto server = RedisServer::start();
+// A server, a connection and a limiter deciding at kEpochUs (test-mode instants).
+struct Rig {
+  std::unique_ptr<RedisServer> server = RedisServer::start();
   Connection c = connect(*server);
-  const KeySchema schema;
-  const RedisLimiter limiter(schema);
-  DecideOptions o;
-  o.now_us = kEpochUs;
+  KeySchema schema;
+  RedisLimiter limiter{schema};
+  DecideOptions o = [] {
+    DecideOptions d;
+    d.now_us = kEpochUs;
+    return d;
+  }();
+};
+
+TEST(RedisLimiterKeys, AKeptCompositeConfigGivesWayToTheNextChange) {
+  Rig rig;
+  auto& [server, c, schema, limiter, o] = rig;
   RuleConfig rc;
   rc.limits.push_back(NamedLimit{"rpm", bucket(Algorithm::token_bucket, 2, 1, 1h)});
   rc.limits.push_back(NamedLimit{"tpm", bucket(Algorithm::gcra, 100, 1, 1h)});
@@ -509,12 +518,8 @@ TEST(RedisLimiterKeys, AKeptCompositeConfigGivesWayToTheNextChange) {
 }
 
 TEST(RedisLimiterKeys, AnOldHashStateIsReadUntilItHasExpiredAndReplacedByTheNextWrite) {
-  auto server = RedisServer::start();
-  Connection c = connect(*server);
-  const KeySchema schema;
-  const RedisLimiter limiter(schema);
-  DecideOptions o;
-  o.now_us = kEpochUs;
+  Rig rig;
+  auto& [server, c, schema, limiter, o] = rig;
   const auto p = bucket(Algorithm::token_bucket, 10, 1, 1s);
   put(c, schema, "r", single_limit(p));
   const std::string stamp = schema.config_stamp_key("r");
@@ -634,7 +639,7 @@ TEST(RedisLimiterKeys, ABadLogFlagIsRefusedBeforeAnyDecision) {
     auto reply = eval(c, decide_script(), {schema.config_key("r"), schema.decisions_key("r"),
                                            schema.config_stamp_key("r"), schema.state_key("r", "a"),
                                            schema.state_key("r", "b")},
-                      {"", "1000", "0", "a", "1", "1", "", "", "b", "1", flag, "", ""});
+                      {"", "1000", "0", "1", "||1", "1", "||" + flag});
     ASSERT_FALSE(reply.ok()) << flag;
     EXPECT_NE(reply.error().message.find("LSARG log flag"), std::string::npos) << reply.error().message;
     EXPECT_NE(reply.error().message.find(flag), std::string::npos) << reply.error().message;
