@@ -161,15 +161,20 @@ TEST(RedisSettle, BadRequestsAreClearErrorsAndWriteNothing) {
 namespace limitscope::redis {
 namespace {
 
-TEST(RedisSettle, RidingOnADecisionEqualsSettleThenDecide) {
-  auto server = test::RedisServer::start();
+// The gateway's rule on a fresh server, with the core's twin of its llm_tokens bucket.
+struct GatewayBucket {
+  std::unique_ptr<test::RedisServer> server = test::RedisServer::start();
   Connection c = connect(*server);
-  const RedisLimiter limiter;
-  const LimitParams p = test::bucket(Algorithm::token_bucket, 5000, 1000, std::chrono::minutes(1));
-  put(c, limiter.schema(), "gw-pro", gateway_rule(p));
-
-  std::mt19937_64 rng(11);
+  RedisLimiter limiter;
+  LimitParams p = test::bucket(Algorithm::token_bucket, 5000, 1000, std::chrono::minutes(1));
   TokenBucket::State core = TokenBucket::fresh(p, Nanos{kT0 * 1000});
+  GatewayBucket() { put(c, limiter.schema(), "gw-pro", gateway_rule(p)); }
+};
+
+TEST(RedisSettle, RidingOnADecisionEqualsSettleThenDecide) {
+  GatewayBucket g;
+  auto& [server, c, limiter, p, core] = g;
+  std::mt19937_64 rng(11);
   std::int64_t t = kT0;
   int admitted = 0, refused = 0, refused_with_settlement = 0;
   for (int i = 0; i < 800; ++i) {
