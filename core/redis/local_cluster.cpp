@@ -49,6 +49,7 @@ Expected<std::unique_ptr<LocalRedisCluster>> LocalRedisCluster::start(Options op
     o.executable = options.executable;
     o.dir = options.dir + "/node" + std::to_string(i);
     o.extra_args = {"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"};
+    o.max_port = 55535;  // the cluster bus listens on port + 10000
     auto s = LocalRedisServer::start(std::move(o));
     if (!s) return make_error("local cluster node " + std::to_string(i) + ": " + s.error());
     c->nodes_.push_back(std::move(s).value());

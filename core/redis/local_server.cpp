@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <cstdint>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 #include "core/limiter/clock.h"
@@ -26,24 +28,40 @@ std::string read_text(const std::string& path) {
   return s.str();
 }
 
-}  // namespace
-
-Expected<int> free_loopback_port() {
+/// Binds 127.0.0.1:want (0 = any) and returns the bound port, or 0 when the bind failed.
+int bind_loopback(int want) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return make_error("free port: socket() failed");
+  if (fd < 0) return 0;
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(static_cast<std::uint16_t>(want));
   socklen_t len = sizeof addr;
   // sockaddr_in → sockaddr is the socket API's own convention.
   auto* sa = reinterpret_cast<sockaddr*>(&addr);
-  if (::bind(fd, sa, sizeof addr) != 0 || ::getsockname(fd, sa, &len) != 0) {
-    ::close(fd);
-    return make_error("free port: bind to 127.0.0.1:0 failed");
-  }
-  const int port = ntohs(addr.sin_port);
+  const bool ok = ::bind(fd, sa, sizeof addr) == 0 && ::getsockname(fd, sa, &len) == 0;
   ::close(fd);
-  return port;
+  return ok ? ntohs(addr.sin_port) : 0;
+}
+
+}  // namespace
+
+Expected<int> free_loopback_port(int max_port) {
+  const int any = bind_loopback(0);
+  if (any == 0) return make_error("free port: bind to 127.0.0.1:0 failed");
+  if (any <= max_port) return any;
+  // The kernel picks from the whole ephemeral range (up to 60999 on Linux); below max_port,
+  // try random ports above the well-known ones.
+  constexpr int kLowest = 20000;
+  if (max_port < kLowest) return make_error("free port: no port range below " + std::to_string(max_port));
+  std::minstd_rand rng(static_cast<std::uint32_t>(::getpid()) ^ static_cast<std::uint32_t>(any));
+  std::uniform_int_distribution<int> pick(kLowest, max_port);
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    const int port = bind_loopback(pick(rng));
+    if (port != 0) return port;
+  }
+  return make_error("free port: no free port on 127.0.0.1 between " + std::to_string(kLowest) +
+                    " and " + std::to_string(max_port));
 }
 
 Expected<std::unique_ptr<LocalRedisServer>> LocalRedisServer::start(Options options) {
@@ -55,7 +73,7 @@ Expected<std::unique_ptr<LocalRedisServer>> LocalRedisServer::start(Options opti
   std::unique_ptr<LocalRedisServer> server(new LocalRedisServer(std::move(options)));
   std::string log;
   for (int attempt = 0; attempt < 5; ++attempt) {
-    auto port = free_loopback_port();
+    auto port = free_loopback_port(server->options_.max_port);
     if (!port) return make_error(port.error());
     server->port_ = *port;
     if (server->launch_and_wait(&log)) return server;

@@ -21,6 +21,9 @@ class LocalRedisServer {
     std::string dir;                      ///< working directory (created; removed at the end)
     std::string requirepass;              ///< the default user's password, when set
     std::vector<std::string> extra_args;  ///< more redis-server options (ACL users, ...)
+    /// The highest port to listen on. A cluster node needs its bus port (port + 10000) to
+    /// exist, so Redis refuses ports above 55535 with cluster mode on.
+    int max_port = 65535;
   };
 
   /// Starts the server and waits (up to 10 s) until it answers PING, retrying another port
@@ -51,7 +54,8 @@ class LocalRedisServer {
   bool paused_ = false;
 };
 
-/// A TCP port on 127.0.0.1 that nothing listened on a moment ago (bind to port 0, read it).
-Expected<int> free_loopback_port();
+/// A TCP port on 127.0.0.1, at most max_port, that nothing listened on a moment ago (bind to
+/// port 0 and read it; when the kernel's choice is above max_port, bind random ports below it).
+Expected<int> free_loopback_port(int max_port = 65535);
 
 }  // namespace limitscope::redis

@@ -31,6 +31,7 @@ std::unique_ptr<RedisCluster> RedisCluster::start(Options options) {
     o.extra_args = {"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
                     "--cluster-node-timeout", std::to_string(options.node_timeout_ms)};
     o.extra_args.insert(o.extra_args.end(), options.extra_args.begin(), options.extra_args.end());
+    o.max_port = 55535;  // the cluster bus listens on port + 10000
     auto s = redis::LocalRedisServer::start(std::move(o));
     if (!s) throw std::runtime_error("cluster node " + std::to_string(i) + ": " + s.error());
     c->nodes_.push_back(std::move(s).value());

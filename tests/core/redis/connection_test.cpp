@@ -2,6 +2,7 @@
 // per-command errors in place, the error map (refused, timeout on a stopped server, closed on
 // a killed one, reply, auth), ACL users, database selection and recovery after a restart.
 #include "core/redis/connection.h"
+#include "core/redis/local_server.h"
 
 #include <gtest/gtest.h>
 
@@ -97,6 +98,18 @@ TEST(Connection, RefusedConnectIsAnIoError) {
   EXPECT_EQ(c.error().kind, ErrorKind::io);
   EXPECT_NE(c.error().message.find(std::to_string(url.port)), std::string::npos)
       << c.error().message;
+}
+
+TEST(Connection, AFreePortPickedUnderACapStaysUnderIt) {
+  // Linux hands out ephemeral ports from 32768 up; a cluster node must stay at or below 55535
+  // (its bus port is port + 10000). A cap below the ephemeral range forces the fallback.
+  for (int i = 0; i < 20; ++i) {
+    auto port = redis::free_loopback_port(30000);
+    ASSERT_TRUE(port.ok()) << port.error();
+    EXPECT_GE(*port, 20000);
+    EXPECT_LE(*port, 30000);
+  }
+  EXPECT_FALSE(redis::free_loopback_port(1000).ok());
 }
 
 TEST(Connection, StoppedServerTimesOutAndTheConnectionIsDropped) {
