@@ -35,6 +35,9 @@ class KeySchema {
   std::string shadow_key(std::string_view rule) const { return tagged(rule) + ":shadow"; }
   /// "<prefix>{R}:shadow:audit": the stream of shadow config changes.
   std::string shadow_audit_key(std::string_view rule) const { return tagged(rule) + ":shadow:audit"; }
+  /// "<prefix>{R}:pressure": the rule's pressure index, the keys a decision left below a tenth
+  /// of their capacity scored by when they are full again (sorted set, written by decide.lua).
+  std::string pressure_key(std::string_view rule) const { return tagged(rule) + ":pressure"; }
   /// "<prefix>{R}:decisions": the optional, capped stream of sampled decisions.
   std::string decisions_key(std::string_view rule) const { return tagged(rule) + ":decisions"; }
 

@@ -329,6 +329,7 @@ for i = 1, n do
       out[o + 6], out[o + 7], out[o + 8], out[o + 9] = ls_reply_num(limit), version, name, was_reset
       -- The state writes, last. All consume or none: admitted states only when every limit
       -- admits; reset and settled states always (a settled one without this decision's cost).
+      local pscore = false  -- the pressure index entry this decision needs (pressure.lua)
       for j = 1, #limits do
         local p, d = j == 1 and first or limits[j], ds[j]
         local w = d.write
@@ -343,9 +344,15 @@ for i = 1, n do
               if KEYS[3 + k] == base then vals[1 + (k - 1) * npre + p.rank] = v end
             end
           end
+          -- Pressure index: one compare; more only for a level left below the threshold.
+          if d.remaining < p.max * LS_PRESSURE_BELOW then
+            local s = ls_pressure_score(p, d, t, w, costs_s, j)
+            if s and not (pscore and pscore >= s) then pscore = s end
+          end
         end
         if one then break end
       end
+      if pscore then ls_pressure_add(cfg, string.sub(base, label_at), pscore, t) end
     end
   end
   if failed then
