@@ -43,6 +43,26 @@ std::optional<OwnKey> parse_own_key(const std::string& key) {
   return k;
 }
 
+namespace {
+// "<prefix>{R}" of "<prefix>{R}:config".
+std::string rule_base(const std::string& config_key) {
+  constexpr std::string_view kConfigSuffix = ":config";
+  return config_key.ends_with(kConfigSuffix) ? config_key.substr(0, config_key.size() - kConfigSuffix.size())
+                                             : config_key;
+}
+}  // namespace
+
+std::string pressure_key_for_config(const std::string& config_key) { return rule_base(config_key) + ":pressure"; }
+
+std::vector<std::string> state_keys_for_label(const std::string& config_key, const redis::RuleConfig& config,
+                                              const std::string& label) {
+  const std::string state = rule_base(config_key) + ":s:" + label;
+  if (!config.composite()) return {state};
+  std::vector<std::string> keys;
+  for (const auto& l : config.limits) keys.push_back(state + ":" + l.name);
+  return keys;
+}
+
 const redis::NamedLimit* limit_for(const redis::RuleConfig& config, const std::string& rest) {
   if (!config.composite()) return config.limits.empty() ? nullptr : &config.limits.front();
   for (const auto& l : config.limits) {

@@ -26,6 +26,13 @@ struct OwnKey {
 /// Splits "<prefix>{R}:s:<rest>"; nullopt when the key is not of that shape.
 std::optional<OwnKey> parse_own_key(const std::string& key);
 
+/// "<prefix>{R}:pressure" (the rule's pressure index) for its "<prefix>{R}:config".
+std::string pressure_key_for_config(const std::string& config_key);
+/// The state keys of limited key `label` under `config` (a composite: one per limit), for a
+/// rule whose config key is `config_key`.
+std::vector<std::string> state_keys_for_label(const std::string& config_key, const redis::RuleConfig& config,
+                                              const std::string& label);
+
 /// The limit of `config` that state key `rest` belongs to (a composite's ":<name>" suffix),
 /// or nullptr when it belongs to none.
 const redis::NamedLimit* limit_for(const redis::RuleConfig& config, const std::string& rest);

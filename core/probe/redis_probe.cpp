@@ -1,6 +1,7 @@
 #include "core/probe/redis_probe.h"
 
 #include <algorithm>
+#include <set>
 
 #include "core/probe/own_schema.h"
 #include "core/probe/profile_detect.h"
@@ -79,7 +80,10 @@ redis::Result<bool> RedisProbe::scan_once(redis::Connection& c, std::size_t coun
     if (tracked_.count(k.str)) continue;
     Tracked t;
     t.profile = static_cast<std::size_t>(p - profiles_.data());
-    if (p->kind == ProfileKind::limitscope) t.own = parse_own_key(k.str);
+    if (p->kind == ProfileKind::limitscope) {
+      t.own = parse_own_key(k.str);
+      if (t.own && options_.pressure_index) rules_.insert(t.own->config_key);
+    }
     tracked_.emplace(k.str, std::move(t));
   }
   cursor_ = reply->elements[0].str;
@@ -125,6 +129,26 @@ redis::Result<std::size_t> RedisProbe::discover_adaptive(redis::Connection& c, P
   return calls;
 }
 
+// The keys listed by the pressure index of the rule whose config key is `config_key` (its
+// reply `v`), tracked from now on: they are read in this refresh like any found by SCAN.
+void RedisProbe::merge_index(const std::string& config_key, const std::optional<redis::RuleConfig>& config,
+                             const redis::Value& v, ProbeSnapshot& snap) {
+  if (!config || !v.is_array()) return;  // no config: nothing reads its keys; an error reply: no index
+  snap.index_entries += v.elements.size();
+  for (const auto& label : v.elements) {
+    for (std::string& key : state_keys_for_label(config_key, *config, label.str)) {
+      if (tracked_.count(key) > 0) continue;
+      const LimiterProfile* p = match_profile(profiles_, key);
+      if (p == nullptr || p->kind != ProfileKind::limitscope) continue;  // outside what the operator follows
+      Tracked t;
+      t.profile = static_cast<std::size_t>(p - profiles_.data());
+      t.own = parse_own_key(key);
+      tracked_.emplace(std::move(key), std::move(t));
+      ++snap.from_index;
+    }
+  }
+}
+
 redis::Result<ProbeSnapshot> RedisProbe::refresh(redis::Connection& c) {
   return run(c, options_.scan_calls_per_refresh);
 }
@@ -139,22 +163,32 @@ redis::Result<ProbeSnapshot> RedisProbe::run(redis::Connection& c, std::size_t s
   if (!calls) return calls.error();
   snap.scan_calls = *calls;
 
-  // TIME and the configs of every own-schema rule in one round trip.
-  std::vector<const std::pair<const std::string, Tracked>*> keys;
-  keys.reserve(tracked_.size());
+  // TIME, the configs of every own-schema rule and the pressure indexes of the rules seen, in
+  // one round trip.
   std::map<std::string, std::optional<redis::RuleConfig>> configs;  // config key → config
+  std::set<std::string> with_keys;  // rules with tracked keys
   for (const auto& entry : tracked_) {
-    keys.push_back(&entry);
-    if (entry.second.own) configs.emplace(entry.second.own->config_key, std::nullopt);
+    if (entry.second.own) with_keys.insert(entry.second.own->config_key);
   }
+  for (const auto& ck : with_keys) configs.emplace(ck, std::nullopt);
+  for (const auto& ck : rules_) configs.emplace(ck, std::nullopt);
   std::vector<std::vector<std::string>> first{{"TIME"}};
   for (const auto& [ck, unused] : configs) first.push_back({"HGETALL", ck});
+  // Entries full again before the last refresh's time are stale: the writer drops them later.
+  const std::string from = last_server_us_ > 0 ? "(" + std::to_string(last_server_us_) : "-inf";
+  for (const auto& ck : rules_) {
+    first.push_back({"ZRANGEBYSCORE", pressure_key_for_config(ck), from, "+inf", "LIMIT", "0",
+                     std::to_string(options_.max_tracked)});
+  }
+  snap.index_reads = rules_.size();
   auto head = c.pipeline(first);
   if (!head) return head.error();
   auto now = server_time_us((*head)[0]);
   if (!now) return now.error();
   snap.server_time_us = *now;
+  last_server_us_ = *now;
   std::size_t i = 1;
+  std::vector<std::string> gone;
   for (auto& [ck, cfg] : configs) {
     const redis::Value& v = (*head)[i++];
     if (v.is_error()) {
@@ -166,6 +200,11 @@ redis::Result<ProbeSnapshot> RedisProbe::run(redis::Connection& c, std::size_t s
       fields[v.elements[f].str] = v.elements[f + 1].str;
     }
     if (fields.empty()) {
+      // A rule seen before and deleted since, none of its keys left: forget it.
+      if (with_keys.count(ck) == 0) {
+        gone.push_back(ck);
+        continue;
+      }
       snap.errors.push_back(ck + ": no config (its state keys cannot be read)");
       continue;
     }
@@ -176,6 +215,12 @@ redis::Result<ProbeSnapshot> RedisProbe::run(redis::Connection& c, std::size_t s
     }
     cfg = std::move(parsed).value();
   }
+  for (const auto& ck : rules_) merge_index(ck, configs[ck], (*head)[i++], snap);
+  for (const auto& ck : gone) rules_.erase(ck);
+
+  std::vector<const std::pair<const std::string, Tracked>*> keys;
+  keys.reserve(tracked_.size());
+  for (const auto& entry : tracked_) keys.push_back(&entry);
 
   // Every state read in one pipeline; remember where each key's replies start. The batch and
   // the plans keep their memory from one refresh to the next.

@@ -6,11 +6,15 @@
 // large one a slice at a time; each key gets the first matching profile, and keys matching
 // none are only counted. Reading is one TIME, one pipeline of rule configs (own schema), then
 // one pipeline of state reads for every tracked key. Beyond `max_tracked` keys, the ones under
-// the most pressure (emptiest buckets, fullest windows) are kept.
+// the most pressure (emptiest buckets, fullest windows) are kept. Own-schema rules keep a
+// pressure index (docs/redis-schema.md): once SCAN has seen one key of a rule, each refresh
+// reads the rule's index in the same round trip as TIME, so the keys decisions left nearly
+// empty are tracked at once; SCAN remains for discovery and for foreign schemas.
 
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,6 +37,10 @@ struct ProbeOptions {
   const Clock* clock = nullptr;
   std::size_t max_tracked = 10000;
   bool read_ttl = true;  ///< PTTL of every key (half the commands of a refresh)
+  /// Read the pressure index of every own-schema rule seen ("<prefix>{R}:pressure", written by
+  /// the limiter's decisions) at each refresh, and track the keys it lists: an emptied key is
+  /// found at the next refresh, however far the SCAN pass is from it.
+  bool pressure_index = true;
 };
 
 struct ProbeSnapshot {
@@ -45,6 +53,9 @@ struct ProbeSnapshot {
   std::size_t scan_calls = 0;       ///< SCAN calls during this refresh
   std::size_t scan_budget = 0;      ///< adaptive_scan: the COUNT units this refresh could ask for
   std::size_t read_commands = 0;    ///< commands of the read pipelines
+  std::size_t index_reads = 0;      ///< pressure indexes read (one per own-schema rule seen)
+  std::size_t index_entries = 0;    ///< keys they listed
+  std::size_t from_index = 0;       ///< ... of which not tracked before (found without SCAN)
   std::size_t dropped = 0;          ///< tracked keys let go for the cap (this refresh)
   std::vector<std::string> errors;  ///< per-rule problems (missing or invalid config)
   /// Unmatched keys seen so far, one per key pattern (pattern_for), at most 20: what
@@ -84,6 +95,8 @@ class RedisProbe {
                                       ProbeSnapshot& snap);
   redis::Result<std::size_t> discover_adaptive(redis::Connection& c, ProbeSnapshot& snap);
   redis::Result<bool> scan_once(redis::Connection& c, std::size_t count, ProbeSnapshot& snap);
+  void merge_index(const std::string& config_key, const std::optional<redis::RuleConfig>& config,
+                   const redis::Value& v, ProbeSnapshot& snap);
 
   struct Tracked {
     std::size_t profile = 0;    ///< index in profiles_
@@ -103,6 +116,9 @@ class RedisProbe {
   ProbeOptions options_;
   std::optional<ScanBudget> budget_;             ///< adaptive_scan
   std::map<std::string, Tracked> tracked_;       ///< key → how to read it
+  /// Own-schema rules seen (their config keys): whose pressure index each refresh reads.
+  std::set<std::string> rules_;
+  std::int64_t last_server_us_ = 0;              ///< TIME of the last refresh (0: none yet)
   redis::CommandBatch reads_;                    ///< reused: its buffer outlives a refresh
   std::vector<Plan> plans_;                      ///< reused likewise
   std::string cursor_ = "0";
