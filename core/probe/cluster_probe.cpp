@@ -80,6 +80,9 @@ redis::Result<ProbeSnapshot> ClusterProbe::run(redis::ClusterClient& cluster, bo
     all.scanned += snap->scanned;
     all.scan_calls += snap->scan_calls;
     all.read_commands += snap->read_commands;
+    all.index_reads += snap->index_reads;  // each rule's pressure index is on its own master
+    all.index_entries += snap->index_entries;
+    all.from_index += snap->from_index;
     all.dropped += snap->dropped;
     // A slot this node does not serve (yet) is one it is importing: what it reads there may
     // be half moved (a rule's states before its config), so errors there mean "moving".
