@@ -31,6 +31,9 @@ KeyTableView::KeyTableView(KeyTableModel* model, QAbstractItemModel* proxy, QWid
   setWordWrap(false);
   setTextElideMode(Qt::ElideMiddle);
   horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  // Fit the rows in view only: measuring every cell of 10,000 rows on each refresh took the
+  // GUI thread 20-50 ms (limitscope-bench-ui).
+  horizontalHeader()->setResizeContentsPrecision(0);
   horizontalHeader()->setStretchLastSection(true);
   // An unnamed key is a 32-digit hash: it may not push the incident's columns out of view.
   horizontalHeader()->setMaximumSectionSize(180);

@@ -255,9 +255,8 @@ void MainWindow::buildKeyTable() {
   m_keyFilter->setPlaceholderText(tr("Filter keys, tiers, models… (Ctrl+F)"));
   m_keyFilter->setClearButtonEnabled(true);
   m_keyModel = new KeyTableModel(this);
-  m_keyProxy = new QSortFilterProxyModel(this);
+  m_keyProxy = new KeyFilterProxy(this);
   m_keyProxy->setSourceModel(m_keyModel);
-  m_keyProxy->setSortRole(KeyTableModel::SortRole);
   m_keyProxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
   m_keyProxy->setFilterKeyColumn(-1);
   connect(m_keyFilter, &QLineEdit::textChanged, m_keyProxy, &QSortFilterProxyModel::setFilterFixedString);

@@ -43,6 +43,8 @@ struct KeyRow {
   std::vector<double> sparkline;     // recent levels, oldest first
   std::string node;                  // Redis Cluster: the shard (master "host:port") holding
                                      // the key; empty elsewhere
+
+  bool operator==(const KeyRow&) const = default;
 };
 
 /// no_data: the rule reads series of a source that stopped answering; its last state would be

@@ -101,6 +101,73 @@ TEST(KeyTableModel, SelectionAndSortSurviveTwentyRefreshes) {
   }
 }
 
+// A refresh publishes only what changed: rows whose figures are the same get no dataChanged,
+// so a 10,000-row table with a few busy keys repaints and re-sorts a few rows.
+TEST(KeyTableModel, ARefreshPublishesOnlyTheRowsThatChanged) {
+  test::ensure_qt_app();
+  KeyTableModel model;
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  std::vector<KeyRow> rows;
+  for (int k = 0; k < 100; ++k) rows.push_back(key("k" + std::to_string(k), "m", 0.5));
+  model.setRows(rows);
+  std::vector<std::pair<int, int>> changed;
+  QObject::connect(&model, &QAbstractItemModel::dataChanged,
+                   [&](const QModelIndex& a, const QModelIndex& b) { changed.emplace_back(a.row(), b.row()); });
+  model.setRows(rows);
+  EXPECT_TRUE(changed.empty()) << "nothing changed, nothing published";
+  rows[10].level = 0.2;
+  rows[11].level = 0.3;
+  rows[50].requests_per_s = 4;
+  std::reverse(rows.begin(), rows.end());  // the source's order does not matter
+  model.setRows(rows);
+  ASSERT_EQ(changed.size(), 2u);
+  std::sort(changed.begin(), changed.end());
+  EXPECT_EQ(changed[0], std::make_pair(10, 11)) << "neighbours in one run";
+  EXPECT_EQ(changed[1], std::make_pair(50, 50));
+  EXPECT_DOUBLE_EQ(model.rowAt(10)->level, 0.2);
+  EXPECT_DOUBLE_EQ(model.rowAt(50)->requests_per_s, 4);
+}
+
+// The dashboard's view sorts through the model (KeyFilterProxy forwards sort()): the rows stay
+// in order of level across refreshes that move levels and add and remove rows, the selected
+// key stays selected, and the filter still hides rows.
+TEST(KeyTableModel, ModelSortThroughTheFilterProxyKeepsOrderAndSelection) {
+  test::ensure_qt_app();
+  KeyTableModel model;
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  KeyFilterProxy proxy;
+  proxy.setSourceModel(&model);
+  QAbstractItemModelTester proxy_tester(&proxy, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  proxy.sort(KeyTableModel::Level, Qt::DescendingOrder);
+  QItemSelectionModel selection(&proxy);
+  const auto rows_at = [](int refresh) {
+    std::vector<KeyRow> rows;
+    for (int k = 0; k < 12; ++k) {
+      if (k == 11 && refresh % 3 == 1) continue;  // comes and goes
+      rows.push_back(key("k" + std::to_string(k), "m", ((k * 5 + refresh * 7) % 12) / 12.0));
+    }
+    std::rotate(rows.begin(), rows.begin() + refresh % static_cast<int>(rows.size()), rows.end());
+    return rows;
+  };
+  model.setRows(rows_at(0));
+  selection.select(proxy.mapFromSource(model.index(model.findRow(QStringLiteral("k4"), QStringLiteral("m")), 0)),
+                   QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+  for (int refresh = 1; refresh <= 20; ++refresh) {
+    model.setRows(rows_at(refresh));
+    for (int r = 1; r < model.rowCount(); ++r) {
+      EXPECT_GE(model.rowAt(r - 1)->level, model.rowAt(r)->level) << "refresh " << refresh << " row " << r;
+    }
+    const QModelIndexList selected = selection.selectedRows();
+    ASSERT_EQ(selected.size(), 1) << "refresh " << refresh;
+    EXPECT_EQ(model.rowAt(proxy.mapToSource(selected.front()).row())->api_key, "k4") << "refresh " << refresh;
+    EXPECT_EQ(proxy.mapToSource(proxy.index(0, 0)).row(), 0) << "the proxy keeps the model's order";
+  }
+  proxy.setFilterKeyColumn(-1);
+  proxy.setFilterFixedString(QStringLiteral("k1"));  // k1, k10, k11
+  EXPECT_GE(proxy.rowCount(), 2);
+  EXPECT_LE(proxy.rowCount(), 3);
+}
+
 TEST(KeyTableModel, ShowsTheNameAndADashForWhatTheSourceDoesNotReport) {
   test::ensure_qt_app();
   KeyTableModel model;

@@ -3,6 +3,9 @@
 #include <QColor>
 #include <QDateTime>
 
+#include <algorithm>
+#include <numeric>
+#include <string_view>
 #include <unordered_map>
 
 #include "ui/amounts.h"
@@ -25,50 +28,156 @@ QString KeyTableModel::displayName(const KeyRow& r) {
   return QString::fromStdString(r.name.empty() ? r.api_key : r.name);
 }
 
-void KeyTableModel::setRows(std::vector<KeyRow> rows) {
-  // Identities, the n-th of equal ones told apart by n (a source should not repeat a row, but
-  // the table must not break when one does).
-  const auto identities = [](const std::vector<KeyRow>& v) {
-    std::unordered_map<std::string, int> seen;
-    std::vector<std::string> out;
-    out.reserve(v.size());
-    for (const KeyRow& r : v) {
-      std::string id = identity(r);
-      id += '#' + std::to_string(seen[id]++);
-      out.push_back(std::move(id));
+namespace {
+
+/// Each row's identity. A source should not repeat a row, but the table must not break when
+/// one does: the n-th repeat of an identity (n >= 1) is told apart by "#n".
+std::vector<std::string> identities(const std::vector<KeyRow>& v) {
+  std::vector<std::string> out;
+  out.reserve(v.size());
+  for (const KeyRow& r : v) out.push_back(KeyTableModel::identity(r));
+  std::unordered_map<std::string_view, int> seen;
+  seen.reserve(v.size());
+  bool repeated = false;
+  for (const std::string& id : out) repeated = !seen.emplace(id, 0).second || repeated;
+  if (!repeated) return out;
+  std::unordered_map<std::string, int> count;
+  for (std::string& id : out) {
+    const int n = count[id]++;
+    if (n > 0) id += '#' + std::to_string(n);
+  }
+  return out;
+}
+
+/// Calls f(first, last) for each run of consecutive true entries of `marked`, from the back
+/// (so removing a run keeps the indexes of the runs before it valid).
+template <class F>
+void for_each_run_backwards(const std::vector<bool>& marked, F f) {
+  for (int i = static_cast<int>(marked.size()) - 1; i >= 0;) {
+    if (!marked[static_cast<std::size_t>(i)]) {
+      --i;
+      continue;
     }
-    return out;
-  };
+    const int last = i;
+    while (i >= 0 && marked[static_cast<std::size_t>(i)]) --i;
+    f(i + 1, last);
+  }
+}
+
+}  // namespace
+
+void KeyTableModel::setRows(const std::vector<KeyRow>& rows) {
+  // Only what changed is published: a row removed, a row whose figures moved (dataChanged on
+  // its run of rows, so the sorting proxy re-sorts those rows and not all of them), a row
+  // added. A live refresh of 10,000 keys moves few of them.
   const std::vector<std::string> ids = identities(rows);
-  std::unordered_map<std::string, std::size_t> incoming;  // identity → index in rows
+  std::unordered_map<std::string_view, std::size_t> incoming;  // identity → index in rows
   incoming.reserve(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) incoming.emplace(ids[i], i);
-  // Rows that are gone, from the back so the indexes ahead stay valid.
-  const std::vector<std::string> have_ids = identities(m_rows);
-  for (int i = rowCount() - 1; i >= 0; --i) {
-    if (incoming.count(have_ids[static_cast<std::size_t>(i)])) continue;
-    beginRemoveRows({}, i, i);
-    m_rows.erase(m_rows.begin() + i);
-    endRemoveRows();
-  }
-  // Rows still here change in place (the n-th of equal rows keeps its number: the rows
-  // before it of the same identity were kept too); the rest are appended.
-  const std::vector<std::string> left_ids = identities(m_rows);
-  std::vector<bool> placed(rows.size(), false);
+
+  std::vector<bool> gone(m_rows.size(), false);
+  bool any_gone = false;
   for (std::size_t i = 0; i < m_rows.size(); ++i) {
-    const std::size_t from = incoming.at(left_ids[i]);
-    m_rows[i] = std::move(rows[from]);
+    gone[i] = !incoming.count(m_ids[i]);
+    any_gone = any_gone || gone[i];
+  }
+  for_each_run_backwards(gone, [&](int first, int last) {
+    beginRemoveRows({}, first, last);
+    m_rows.erase(m_rows.begin() + first, m_rows.begin() + last + 1);
+    m_ids.erase(m_ids.begin() + first, m_ids.begin() + last + 1);
+    endRemoveRows();
+  });
+  // A repeated row is numbered again once rows before it went away.
+  if (any_gone) {
+    bool numbered = false;
+    for (const std::string& id : m_ids) numbered = numbered || id.find('#') != std::string::npos;
+    if (numbered) m_ids = identities(m_rows);
+  }
+
+  // Rows still here change in place (copied only when they changed); the rest are appended.
+  std::vector<bool> placed(rows.size(), false);
+  std::vector<bool> changed(m_rows.size(), false);
+  for (std::size_t i = 0; i < m_rows.size(); ++i) {
+    const std::size_t from = incoming.at(m_ids[i]);
     placed[from] = true;
+    if (m_rows[i] == rows[from]) continue;
+    m_rows[i] = rows[from];
+    changed[i] = true;
   }
-  if (!m_rows.empty()) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
-  std::vector<KeyRow> added;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    if (!placed[i]) added.push_back(std::move(rows[i]));
+  for_each_run_backwards(changed, [&](int first, int last) {
+    emit dataChanged(index(first, 0), index(last, ColumnCount - 1));
+  });
+
+  const int before = rowCount();
+  int added = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) added += placed[i] ? 0 : 1;
+  if (added > 0) {
+    beginInsertRows({}, before, before + added - 1);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      if (placed[i]) continue;
+      m_rows.push_back(rows[i]);
+      m_ids.push_back(ids[i]);
+    }
+    endInsertRows();
   }
-  if (added.empty()) return;
-  beginInsertRows({}, rowCount(), rowCount() + static_cast<int>(added.size()) - 1);
-  for (KeyRow& r : added) m_rows.push_back(std::move(r));
-  endInsertRows();
+  reorder();
+}
+
+void KeyTableModel::sort(int column, Qt::SortOrder order) {
+  m_sortColumn = column;
+  m_sortOrder = order;
+  reorder();
+}
+
+void KeyTableModel::reorder() {
+  if (m_sortColumn < 0 || m_sortColumn >= ColumnCount || m_rows.size() < 2) return;
+  const std::size_t n = m_rows.size();
+  std::vector<int> order(n);  // new position → old row
+  std::iota(order.begin(), order.end(), 0);
+  // Figures compare as numbers (what SortRole holds); text columns by their text. Stable, so
+  // equal rows keep their places and a refresh does not shuffle them.
+  const bool ascending = m_sortOrder == Qt::AscendingOrder;
+  const QVariant probe = data(index(0, m_sortColumn), SortRole);
+  if (probe.typeId() == QMetaType::Double || probe.typeId() == QMetaType::LongLong) {
+    std::vector<double> key(n);
+    for (std::size_t i = 0; i < n; ++i) key[i] = data(index(static_cast<int>(i), m_sortColumn), SortRole).value<double>();
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+      return ascending ? key[static_cast<std::size_t>(a)] < key[static_cast<std::size_t>(b)]
+                       : key[static_cast<std::size_t>(b)] < key[static_cast<std::size_t>(a)];
+    });
+  } else {
+    std::vector<QString> key(n);
+    for (std::size_t i = 0; i < n; ++i) key[i] = data(index(static_cast<int>(i), m_sortColumn), SortRole).toString();
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+      return ascending ? key[static_cast<std::size_t>(a)] < key[static_cast<std::size_t>(b)]
+                       : key[static_cast<std::size_t>(b)] < key[static_cast<std::size_t>(a)];
+    });
+  }
+  bool moved = false;
+  for (std::size_t i = 0; i < n && !moved; ++i) moved = order[i] != static_cast<int>(i);
+  if (!moved) return;
+  emit layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
+  std::vector<int> where(n);  // old row → new position
+  std::vector<KeyRow> rows(n);
+  std::vector<std::string> ids(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto from = static_cast<std::size_t>(order[i]);
+    where[from] = static_cast<int>(i);
+    rows[i] = std::move(m_rows[from]);
+    ids[i] = std::move(m_ids[from]);
+  }
+  m_rows = std::move(rows);
+  m_ids = std::move(ids);
+  const QModelIndexList from = persistentIndexList();
+  QModelIndexList to;
+  to.reserve(from.size());
+  for (const QModelIndex& i : from) to.append(index(where[static_cast<std::size_t>(i.row())], i.column()));
+  changePersistentIndexList(from, to);
+  emit layoutChanged({}, QAbstractItemModel::VerticalSortHint);
+}
+
+void KeyFilterProxy::sort(int column, Qt::SortOrder order) {
+  if (sourceModel() != nullptr) sourceModel()->sort(column, order);
 }
 
 const KeyRow* KeyTableModel::rowAt(int row) const {
@@ -99,6 +208,7 @@ void KeyTableModel::setCompact(bool compact) {
   m_compact = compact;
   emit headerDataChanged(Qt::Horizontal, PeakRejected, PeakRejected);
   if (!m_rows.empty()) emit dataChanged(index(0, Key), index(rowCount() - 1, Level));
+  reorder();  // the name and level read otherwise
 }
 
 QString KeyTableModel::compactName(const KeyRow& r) {

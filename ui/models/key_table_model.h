@@ -5,6 +5,7 @@
 // scroll position and sort order survive every refresh.
 
 #include <QAbstractTableModel>
+#include <QSortFilterProxyModel>
 
 #include <map>
 #include <string>
@@ -30,7 +31,13 @@ class KeyTableModel : public QAbstractTableModel {
 
   explicit KeyTableModel(QObject* parent = nullptr);
 
-  void setRows(std::vector<KeyRow> rows);
+  /// Takes a refresh's rows: publishes only the rows that changed, were removed or added, then
+  /// keeps the sort order (one layout change, only when a row moved).
+  void setRows(const std::vector<KeyRow>& rows);
+  /// Sorts the rows by a column (what SortRole holds) and keeps them so on every refresh.
+  /// The model sorts itself: a proxy's sort of 10,000 rows compares 100,000s of QVariants on
+  /// each refresh (see KeyFilterProxy).
+  void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
   const KeyRow* rowAt(int row) const;
   /// Row of an API key + model, or -1.
   int findRow(const QString& api_key, const QString& model) const;
@@ -41,6 +48,8 @@ class KeyTableModel : public QAbstractTableModel {
   bool isCompact() const { return m_compact; }
   /// The text a row is known by: its name, else its key.
   static QString displayName(const KeyRow& r);
+  /// What tells a row apart from the others (key, tier, model, limit, shard, algorithm).
+  static std::string identity(const KeyRow& r);
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -48,14 +57,27 @@ class KeyTableModel : public QAbstractTableModel {
   QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
  private:
-  static std::string identity(const KeyRow& r);
   /// "0.9 / 60", "800,000 / 2,000,000": what is left of what the key holds.
   static QString levelAmounts(const KeyRow& r);
   /// "campus-tutor/gemini-2.5-flash/llm_tokens": a row told apart without its hidden columns.
   static QString compactName(const KeyRow& r);
+  /// Puts the rows in the sort order, keeping persistent indexes (selection) on their rows.
+  void reorder();
 
   std::vector<KeyRow> m_rows;
+  std::vector<std::string> m_ids;  // identity of each row (identities() in the .cpp)
   bool m_compact = false;
+  int m_sortColumn = -1;  // -1: rows stay where they are; new rows are appended
+  Qt::SortOrder m_sortOrder = Qt::AscendingOrder;
+};
+
+/// The key table's text filter. Sorting is left to KeyTableModel (a click on a header sorts
+/// the model), so the proxy keeps the model's order and only hides rows.
+class KeyFilterProxy : public QSortFilterProxyModel {
+  Q_OBJECT
+ public:
+  using QSortFilterProxyModel::QSortFilterProxyModel;
+  void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
 };
 
 }  // namespace limitscope::ui
