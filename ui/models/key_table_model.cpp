@@ -66,10 +66,38 @@ void for_each_run_backwards(const std::vector<bool>& marked, F f) {
 
 }  // namespace
 
+bool KeyTableModel::sameIdentity(const KeyRow& a, const KeyRow& b) {
+  return a.api_key == b.api_key && a.tier == b.tier && a.model == b.model && a.limit == b.limit && a.node == b.node &&
+         a.algorithm == b.algorithm;
+}
+
 void KeyTableModel::setRows(const std::vector<KeyRow>& rows) {
   // Only what changed is published: a row removed, a row whose figures moved (dataChanged on
-  // its run of rows, so the sorting proxy re-sorts those rows and not all of them), a row
-  // added. A live refresh of 10,000 keys moves few of them.
+  // its run of rows), a row added; then one layout change if the sort order moved. A live
+  // refresh of 10,000 keys moves few of them.
+  std::vector<bool> changed(m_rows.size(), false);
+  bool any = false;
+  bool same = rows.size() == m_source.size();
+  for (std::size_t i = 0; same && i < rows.size(); ++i) same = sameIdentity(rows[i], m_rows[m_source[i]]);
+  if (same) {
+    // The usual refresh: the same rows in the same source order as the last one.
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const std::size_t row = m_source[i];
+      if (m_rows[row] == rows[i]) continue;
+      m_rows[row] = rows[i];
+      changed[row] = true;
+      any = true;
+    }
+  } else {
+    any = merge(rows, changed);
+  }
+  for_each_run_backwards(changed, [&](int first, int last) {
+    emit dataChanged(index(first, 0), index(last, ColumnCount - 1));
+  });
+  if (any) reorder();
+}
+
+bool KeyTableModel::merge(const std::vector<KeyRow>& rows, std::vector<bool>& changed) {
   const std::vector<std::string> ids = identities(rows);
   std::unordered_map<std::string_view, std::size_t> incoming;  // identity → index in rows
   incoming.reserve(rows.size());
@@ -95,32 +123,32 @@ void KeyTableModel::setRows(const std::vector<KeyRow>& rows) {
   }
 
   // Rows still here change in place (copied only when they changed); the rest are appended.
+  bool any = any_gone;
+  m_source.assign(rows.size(), 0);
   std::vector<bool> placed(rows.size(), false);
-  std::vector<bool> changed(m_rows.size(), false);
+  changed.assign(m_rows.size(), false);
   for (std::size_t i = 0; i < m_rows.size(); ++i) {
     const std::size_t from = incoming.at(m_ids[i]);
     placed[from] = true;
+    m_source[from] = i;
     if (m_rows[i] == rows[from]) continue;
     m_rows[i] = rows[from];
     changed[i] = true;
+    any = true;
   }
-  for_each_run_backwards(changed, [&](int first, int last) {
-    emit dataChanged(index(first, 0), index(last, ColumnCount - 1));
-  });
-
   const int before = rowCount();
   int added = 0;
   for (std::size_t i = 0; i < rows.size(); ++i) added += placed[i] ? 0 : 1;
-  if (added > 0) {
-    beginInsertRows({}, before, before + added - 1);
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      if (placed[i]) continue;
-      m_rows.push_back(rows[i]);
-      m_ids.push_back(ids[i]);
-    }
-    endInsertRows();
+  if (added == 0) return any;
+  beginInsertRows({}, before, before + added - 1);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (placed[i]) continue;
+    m_source[i] = m_rows.size();
+    m_rows.push_back(rows[i]);
+    m_ids.push_back(ids[i]);
   }
-  reorder();
+  endInsertRows();
+  return true;
 }
 
 void KeyTableModel::sort(int column, Qt::SortOrder order) {
@@ -137,10 +165,9 @@ void KeyTableModel::reorder() {
   // Figures compare as numbers (what SortRole holds); text columns by their text. Stable, so
   // equal rows keep their places and a refresh does not shuffle them.
   const bool ascending = m_sortOrder == Qt::AscendingOrder;
-  const QVariant probe = data(index(0, m_sortColumn), SortRole);
-  if (probe.typeId() == QMetaType::Double || probe.typeId() == QMetaType::LongLong) {
+  if (sortNumber(m_rows[0], m_sortColumn)) {
     std::vector<double> key(n);
-    for (std::size_t i = 0; i < n; ++i) key[i] = data(index(static_cast<int>(i), m_sortColumn), SortRole).value<double>();
+    for (std::size_t i = 0; i < n; ++i) key[i] = *sortNumber(m_rows[i], m_sortColumn);
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
       return ascending ? key[static_cast<std::size_t>(a)] < key[static_cast<std::size_t>(b)]
                        : key[static_cast<std::size_t>(b)] < key[static_cast<std::size_t>(a)];
@@ -168,12 +195,27 @@ void KeyTableModel::reorder() {
   }
   m_rows = std::move(rows);
   m_ids = std::move(ids);
+  for (std::size_t& row : m_source) row = static_cast<std::size_t>(where[row]);
   const QModelIndexList from = persistentIndexList();
   QModelIndexList to;
   to.reserve(from.size());
   for (const QModelIndex& i : from) to.append(index(where[static_cast<std::size_t>(i.row())], i.column()));
   changePersistentIndexList(from, to);
   emit layoutChanged({}, QAbstractItemModel::VerticalSortHint);
+}
+
+std::optional<double> KeyTableModel::sortNumber(const KeyRow& r, int column) {
+  // Figures a source does not report sort below every reported one.
+  switch (column) {
+    case Level: return r.level;
+    case Occupancy: return r.occupancy.value_or(-1.0);
+    case Rejected: return r.rates_reported ? r.rejected_per_s : -1.0;
+    case PeakRejected: return r.peak_rejected_per_s.value_or(-1.0);
+    case Spend: return r.spend_reported ? r.spend : -1.0;
+    case QuotaBurn: return r.quota_reported ? r.quota_burn : -1.0;
+    case LastSeen: return static_cast<double>(r.last_seen_ms);
+    default: return std::nullopt;
+  }
 }
 
 void KeyFilterProxy::sort(int column, Qt::SortOrder order) {
@@ -255,17 +297,9 @@ QVariant KeyTableModel::data(const QModelIndex& index, int role) const {
   const KeyRow& r = m_rows[static_cast<std::size_t>(index.row())];
   const int col = index.column();
   if (role == SortRole) {
-    // Figures a source does not report sort below every reported one.
-    switch (col) {
-      case Level: return r.level;
-      case Occupancy: return r.occupancy.value_or(-1.0);
-      case Rejected: return r.rates_reported ? r.rejected_per_s : -1.0;
-      case PeakRejected: return r.peak_rejected_per_s.value_or(-1.0);
-      case Spend: return r.spend_reported ? r.spend : -1.0;
-      case QuotaBurn: return r.quota_reported ? r.quota_burn : -1.0;
-      case LastSeen: return QVariant::fromValue<qlonglong>(r.last_seen_ms);
-      default: return data(index, Qt::DisplayRole);
-    }
+    if (col == LastSeen) return QVariant::fromValue<qlonglong>(r.last_seen_ms);
+    if (const auto n = sortNumber(r, col)) return *n;
+    return data(index, Qt::DisplayRole);
   }
   if (role == SparklineRole && col == Trend) {
     QVariantList values;

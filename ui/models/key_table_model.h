@@ -8,6 +8,7 @@
 #include <QSortFilterProxyModel>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,9 +64,16 @@ class KeyTableModel : public QAbstractTableModel {
   static QString compactName(const KeyRow& r);
   /// Puts the rows in the sort order, keeping persistent indexes (selection) on their rows.
   void reorder();
+  /// A refresh whose rows are not those of the last one, in its order: removes, updates in
+  /// place and appends by identity. @return whether anything changed
+  bool merge(const std::vector<KeyRow>& rows, std::vector<bool>& changed);
+  static bool sameIdentity(const KeyRow& a, const KeyRow& b);
+  /// The number a figure column sorts by; nullopt for text columns.
+  static std::optional<double> sortNumber(const KeyRow& r, int column);
 
   std::vector<KeyRow> m_rows;
   std::vector<std::string> m_ids;  // identity of each row (identities() in the .cpp)
+  std::vector<std::size_t> m_source;  // the last refresh's i-th row is m_rows[m_source[i]]
   bool m_compact = false;
   int m_sortColumn = -1;  // -1: rows stay where they are; new rows are appended
   Qt::SortOrder m_sortOrder = Qt::AscendingOrder;
