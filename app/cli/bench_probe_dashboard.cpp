@@ -42,6 +42,7 @@ Expected<DashboardRunResult> run_dashboard(redis::Connection& admin, const Dashb
   spec.redis_url = "redis://127.0.0.1:" + std::to_string(o.port);
   spec.profiles_file = o.profiles_file;
   spec.redis_scan_match = o.match;
+  spec.redis_pressure_index = o.pressure_index;
   auto opened = open_live_source(spec, clock);
   if (!opened) return make_error(opened.error());
   LiveSource& source = **opened;
@@ -75,9 +76,13 @@ Expected<DashboardRunResult> run_dashboard(redis::Connection& admin, const Dashb
     const double at_s = static_cast<double>((clock.now() - t0).count()) / 1e9;
     while (next_empty < plan.size() && plan[next_empty].first <= at_s) {
       const std::string& key = plan[next_empty].second;
-      const std::string now_ms = std::to_string(clock.wall().count() / 1'000'000);
-      auto done = admin.command({"HSET", key, "tokens", "0", "ts", now_ms});
-      if (!done) return make_error(done.error().message);
+      if (o.empty) {
+        if (auto err = o.empty(key); !err.empty()) return make_error(err);
+      } else {
+        const std::string now_ms = std::to_string(clock.wall().count() / 1'000'000);
+        auto done = admin.command({"HSET", key, "tokens", "0", "ts", now_ms});
+        if (!done) return make_error(done.error().message);
+      }
       pending[key] = clock.now();
       ++next_empty;
     }

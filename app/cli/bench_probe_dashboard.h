@@ -6,6 +6,7 @@
 // (INFO cpu) and how long an emptied key takes to reach the top rows.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,10 @@ struct DashboardRunOptions {
   int emptied = 20;               ///< keys emptied at random moments
   std::size_t top_rows = 10;      ///< "in the top rows": among the first this many
   unsigned seed = 1;
+  bool pressure_index = true;     ///< off: the dashboard finds keys by SCAN alone
+  /// Empties one seeded key; @return an error, or empty. Unset: HSET tokens 0, ts now (the
+  /// foreign hashes).
+  std::function<std::string(const std::string& key)> empty;
 };
 
 struct DashboardRunResult {
@@ -39,7 +44,7 @@ struct DashboardRunResult {
 };
 
 /// Runs the dashboard against the server for options.seconds of real time. `admin` empties
-/// the keys (HSET tokens 0, ts now).
+/// the keys unless options.empty does.
 Expected<DashboardRunResult> run_dashboard(redis::Connection& admin, const DashboardRunOptions& options);
 
 }  // namespace limitscope::cli

@@ -6,6 +6,9 @@
 // - runs the dashboard's live source on real time for --seconds, emptying --emptied keys at
 //   random moments: dashboard CPU per second, server CPU per second (INFO cpu), and the time
 //   from a key becoming empty to its appearing in the top rows (p50, p99).
+// With --own the keys are our own schema instead (token-bucket states of one rule, 16-byte
+// strings), and a key is emptied by decisions of the limiter, which list it in the rule's
+// pressure index: the dashboard finds it there instead of waiting for its SCAN pass.
 // Exit 0 on success, 2 on bad usage.
 
 #include <unistd.h>
@@ -22,6 +25,9 @@
 #include "app/cli/json_output.h"
 #include "app/cli/redis_options.h"
 #include "core/probe/redis_probe.h"
+#include "core/redis/redis_limiter.h"
+#include "core/redis/rule_config.h"
+#include "core/redis/state_codec.h"
 #include "core/redis/local_server.h"
 #include "core/redis/server_info.h"
 
@@ -32,6 +38,8 @@ namespace {
 constexpr const char* kName = "bench-probe";
 constexpr const char* kPrefix = "rl:free-";
 constexpr double kCapacity = 60;
+constexpr const char* kOwnRule = "bench";
+constexpr const char* kOwnLabel = "free-";  // limited keys free-0 .. free-N−1
 
 double quantile(std::vector<double> v, double q) {
   if (v.empty()) return 0;
@@ -100,6 +108,46 @@ std::string seed_keys(redis::Connection& admin, long long keys) {
   return "";
 }
 
+// The same N keys in our own schema: rule kOwnRule (capacity 60, 1/min, so that the keys, whose
+// TTL is the time until full, outlive the run), each state a 16-byte string with that TTL, as
+// decide.lua writes it; levels between half and full.
+std::string seed_own_keys(redis::Connection& admin, long long keys) {
+  const redis::KeySchema schema;
+  LimitParams bucket;
+  bucket.algorithm = Algorithm::token_bucket;
+  bucket.capacity = kCapacity;
+  bucket.refill = Rate{1, std::chrono::minutes(1)};
+  auto set = redis::set_config(admin, schema, kOwnRule, redis::single_limit(bucket),
+                               redis::ChangeInfo{"bench-probe", "seed", std::nullopt});
+  if (!set) return set.error().message;
+  const double now_us = static_cast<double>(SteadyClock::instance().wall().count() / 1000);
+  redis::CommandBatch seed;
+  for (long long i = 0; i < keys; ++i) {
+    const double tokens = 30 + static_cast<double>(i % 30) + 0.175;
+    const auto ttl_ms = static_cast<long long>((kCapacity - tokens) * 60'000) + 1;
+    seed.add({"SET", schema.state_key(kOwnRule, kOwnLabel + std::to_string(i)),
+              redis::encode_token_bucket_state({tokens, now_us}), "PX", std::to_string(ttl_ms)});
+    if (seed.size() == 10000 || i + 1 == keys) {
+      if (auto r = admin.pipeline(seed); !r) return r.error().message;
+      seed.clear();
+    }
+  }
+  return "";
+}
+
+// Empties one own-schema key as traffic does: a burst of 60 one-unit decisions in one call.
+std::string drain_own_key(redis::Connection& c, const std::string& state_key) {
+  const redis::KeySchema schema;
+  const std::string label = state_key.substr(schema.state_key(kOwnRule, "").size());
+  std::vector<redis::DecideRequest> burst(static_cast<std::size_t>(kCapacity), redis::DecideRequest{label, {1.0}});
+  auto done = redis::RedisLimiter(schema).decide_batch(c, kOwnRule, burst, burst.size());
+  if (!done) return done.error().message;
+  for (const auto& d : *done) {
+    if (!d) return d.error().message;
+  }
+  return "";
+}
+
 }  // namespace
 
 int run_bench_probe(const CommandArgs& argv) {
@@ -109,6 +157,8 @@ int run_bench_probe(const CommandArgs& argv) {
       {"seconds", "S", "length of the dashboard run (default 30; 0: no dashboard run)"},
       {"emptied", "E", "keys emptied at random moments during it (default 20)"},
       {"seed", "N", "random seed of those moments (default 1)"},
+      {"own", "", "our own schema, emptied by decisions (the pressure index lists them)"},
+      {"no-index", "", "the dashboard run without reading the pressure index (SCAN alone)"},
       {"json", "", "print the figures as JSON"},
   };
   Args args(kName, "time the live refresh of N keys beside a plain reader, then a dashboard run", specs, argv);
@@ -138,13 +188,18 @@ int run_bench_probe(const CommandArgs& argv) {
   auto admin = redis::Connection::open(url, co);
   auto conn = redis::Connection::open(url, co);
   if (!admin || !conn) return usage_error(kName, "cannot connect to the private redis-server");
-  if (auto err = seed_keys(*admin, *keys); !err.empty()) return usage_error(kName, err);
+  const bool own = args.has("own");
+  const std::string key_prefix = own ? redis::KeySchema{}.state_key(kOwnRule, kOwnLabel) : kPrefix;
+  if (auto err = own ? seed_own_keys(*admin, *keys) : seed_keys(*admin, *keys); !err.empty()) {
+    return usage_error(kName, err);
+  }
 
   const std::string profiles_json = R"({"profiles": [{"name": "gw", "match": "rl:free-*",
       "kind": "token_bucket_hash", "time_unit": "ms", "capacity": 60, "refill": "1/s"}]})";
-  auto profiles = probe::parse_profiles(profiles_json);
+  auto profiles = own ? Expected<std::vector<probe::LimiterProfile>>(probe::builtin_profiles())
+                      : probe::parse_profiles(profiles_json);
   probe::ProbeOptions po;
-  po.match = std::string(kPrefix) + "*";
+  po.match = key_prefix + "*";
   po.max_tracked = static_cast<std::size_t>(*keys);
   po.scan_calls_per_refresh = 0;  // timed refreshes read only; discovery is measured apart
   po.read_ttl = false;            // as the dashboard reads (RedisLiveOptions::read_ttl)
@@ -165,7 +220,7 @@ int run_bench_probe(const CommandArgs& argv) {
   if (auto s = probe_ttl.probe_all(*conn); !s) return fail(s.error().message);
   std::vector<std::string> names;
   names.reserve(static_cast<std::size_t>(*keys));
-  for (long long i = 0; i < *keys; ++i) names.push_back(kPrefix + std::to_string(i));
+  for (long long i = 0; i < *keys; ++i) names.push_back(key_prefix + std::to_string(i));
   std::size_t tracked = 0;
   for (long long run = 0; run < *runs; ++run) {
     std::string e = timed(*admin, ours, [&]() -> std::string {
@@ -174,12 +229,19 @@ int run_bench_probe(const CommandArgs& argv) {
       tracked = s->keys.size();
       return "";
     });
-    // The plain reader: TIME, then one pipeline of HMGET over the same keys; no arithmetic.
+    // The plain reader: TIME, then one pipeline of HMGET (GET for our strings) over the same
+    // keys; no arithmetic.
     if (e.empty()) {
       e = timed(*admin, plain, [&]() -> std::string {
         redis::CommandBatch cmds;
         cmds.add({"TIME"});
-        for (const auto& n : names) cmds.add({"HMGET", n, "tokens", "ts"});
+        for (const auto& n : names) {
+          if (own) {
+            cmds.add({"GET", n});
+          } else {
+            cmds.add({"HMGET", n, "tokens", "ts"});
+          }
+        }
         auto r = conn->pipeline(cmds);
         return r ? "" : r.error().message;
       });
@@ -197,14 +259,19 @@ int run_bench_probe(const CommandArgs& argv) {
   if (*seconds > 0) {
     DashboardRunOptions d;
     d.port = url.port;
-    d.profiles_file = so.dir + "/profiles.json";
-    std::ofstream(d.profiles_file) << profiles_json;
-    d.match = std::string(kPrefix) + "*";
-    d.key_prefix = kPrefix;
+    if (own) {
+      d.empty = [&](const std::string& key) { return drain_own_key(*admin, key); };
+    } else {
+      d.profiles_file = so.dir + "/profiles.json";
+      std::ofstream(d.profiles_file) << profiles_json;
+    }
+    d.match = key_prefix + "*";
+    d.key_prefix = key_prefix;
     d.keys = *keys;
     d.seconds = static_cast<double>(*seconds);
     d.emptied = static_cast<int>(*emptied);
     d.seed = static_cast<unsigned>(*seed);
+    d.pressure_index = !args.has("no-index");
     auto r = run_dashboard(*admin, d);
     if (!r) return fail(r.error());
     dash = std::move(*r);
@@ -213,6 +280,8 @@ int run_bench_probe(const CommandArgs& argv) {
   const double ratio = plain.p50() > 0 ? ours.p50() / plain.p50() : 0;
   const double cpu_ratio = plain.cpu_p50() > 0 ? ours.cpu_p50() / plain.cpu_p50() : 0;
   nlohmann::json j{{"keys", *keys},
+                   {"schema", own ? "own" : "foreign"},
+                   {"pressure_index", !args.has("no-index")},
                    {"tracked", tracked},
                    {"runs", *runs},
                    {"discovery_ms", discovery.p50()},
@@ -254,7 +323,8 @@ int run_bench_probe(const CommandArgs& argv) {
   std::printf("discovery (full SCAN):   %8.2f ms wall, %9.0f us server\n", discovery.p50(), discovery.server_us_per_run());
   std::printf("refresh (dashboard):     %8.2f ms p50, %7.2f ms p99, %7.2f ms CPU, %9.0f us server\n", ours.p50(),
               ours.p99(), ours.cpu_p50(), ours.server_us_per_run());
-  std::printf("plain pipelined HMGET:   %8.2f ms p50, %17s %7.2f ms CPU, %9.0f us server\n", plain.p50(), "",
+  std::printf("plain pipelined %s:%*s%8.2f ms p50, %17s %7.2f ms CPU, %9.0f us server\n", own ? "GET" : "HMGET",
+              own ? 5 : 3, "", plain.p50(), "",
               plain.cpu_p50(), plain.server_us_per_run());
   std::printf("refresh with PTTL:       %8.2f ms p50, %7.2f ms p99, %19s %9.0f us server\n", ttl.p50(), ttl.p99(), "",
               ttl.server_us_per_run());

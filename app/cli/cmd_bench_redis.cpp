@@ -13,12 +13,14 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "app/cli/bench_pressure_variant.h"
 #include "app/cli/bench_redis_cluster.h"
 #include "app/cli/child_output.h"
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
 #include "app/cli/redis_options.h"
 #include "core/limiter/rate.h"
+#include "core/redis/limiter_scripts.h"
 #include "core/redis/local_server.h"
 #include "core/redis/redis_limiter.h"
 #include "core/redis/rule_config.h"
@@ -173,13 +175,14 @@ std::string key_for(const Settings& s, long long client, long long i, long long 
 }
 
 Expected<bool> configure(redis::Connection& c, const redis::KeySchema& schema,
-                         const std::string& rule, Algorithm algorithm) {
-  // 100 tokens refilled at 1000/s per key: a realistic mix of admits and refusals. Written
-  // through the audited compare-and-set path, like any other config change.
+                         const std::string& rule, Algorithm algorithm, double refill_per_s = 1000) {
+  // 100 tokens refilled at 1000/s per key: a realistic mix of admits and refusals (at 10/s
+  // the keys are drained: below the pressure index's threshold). Written through the audited
+  // compare-and-set path, like any other config change.
   LimitParams p;
   p.algorithm = algorithm;
   p.capacity = 100;
-  p.refill = Rate{1000, std::chrono::seconds(1)};
+  p.refill = Rate{refill_per_s, std::chrono::seconds(1)};
   redis::ChangeInfo change;
   change.by = "limitscope-cli bench-redis";
   change.reason = "benchmark rule";
@@ -233,6 +236,23 @@ RoundTrip decide_trip(const Settings& s, const redis::RedisLimiter& limiter,
     long long ok = 0;
     for (const auto& d : *r) d ? ++ok : ++errors;
     return ok;
+  };
+}
+
+// One decision per call of `script` (decide.lua or a variant of it), pipelined; replies only
+// counted, so two variants compare on the same client work.
+RoundTrip script_trip(const Settings& s, const redis::RedisLimiter& limiter, const std::string& rule,
+                      const redis::Script& script) {
+  return [&s, &limiter, &script, rule](redis::Connection& c, long long client, long long i,
+                                        long long& errors) -> long long {
+    std::vector<redis::DecideRequest> requests;
+    for (long long j = 0; j < s.pipeline; ++j) requests.push_back({key_for(s, client, i, j), {1.0}, false});
+    auto calls = limiter.batch_calls(rule, requests, 1);
+    if (!calls) {
+      errors += s.pipeline;
+      return 0;
+    }
+    return successes(redis::eval_pipeline(c, script, *calls), s.pipeline, errors);
   };
 }
 
@@ -353,6 +373,19 @@ int run_bench_redis(const CommandArgs& argv) {
   }
   if (auto r = configure(*admin, s.schema, gcra_rule, Algorithm::gcra); !r)
     return usage_error(kName, r.error());
+  const std::string drained_rule = "bench-tb-drained";
+  if (auto r = configure(*admin, s.schema, drained_rule, Algorithm::token_bucket, 10); !r)
+    return usage_error(kName, r.error());
+  // Before each of its phases its keys are emptied (each takes its whole capacity, as far as
+  // it has it), so both phases run on keys under pressure from their first decision.
+  auto empty_drained = [&]() -> std::string {
+    std::vector<redis::DecideRequest> burst;
+    for (long long k = 0; k < s.keys; ++k) {
+      for (double cost : {64.0, 32.0, 16.0, 8.0, 4.0, 2.0, 1.0}) burst.push_back({"k" + std::to_string(k), {cost}, false});
+    }
+    auto r = limiter.decide_batch(*admin, drained_rule, burst, 7);
+    return r ? "" : r.error().message;
+  };
 
   std::vector<Phase> phases;
   struct Plan {
@@ -360,6 +393,7 @@ int run_bench_redis(const CommandArgs& argv) {
     long long per_call;
     RoundTrip trip;
     redis::ScriptMode mode;
+    std::function<std::string()> before = {};  ///< runs before the phase; an error stops the run
   };
   // The limiter's phases count FCALL (the function library) and EVALSHA (where Functions are
   // missing); the *_evalsha phases force the fallback path on the same server.
@@ -373,9 +407,18 @@ int run_bench_redis(const CommandArgs& argv) {
       {"reference_script", 1, reference_trip(s), scripts},
       {"token_bucket_evalsha", 1, decide_trip(s, limiter, tb_rule, 1), scripts},
       {"gcra_batch_evalsha", s.per_call, decide_trip(s, limiter, gcra_rule, s.per_call), scripts},
+      // The pressure index's cost (issue 22): the same traffic with and without it, on keys
+      // above its threshold (token_bucket) and on drained keys (10/s refill, under pressure).
+      {"token_bucket_no_index", 1, script_trip(s, limiter, tb_rule, decide_without_pressure_index()), functions},
+      {"drained", 1, script_trip(s, limiter, drained_rule, redis::decide_script()), functions, empty_drained},
+      {"drained_no_index", 1, script_trip(s, limiter, drained_rule, decide_without_pressure_index()), functions,
+       empty_drained},
   };
   for (const auto& plan : plans) {
     std::cerr << "bench-redis: " << plan.name << " ...\n";
+    if (plan.before) {
+      if (auto err = plan.before(); !err.empty()) return usage_error(kName, plan.name + ": " + err);
+    }
     auto phase = run_phase(s, *admin, plan.name,
                            plan.name == "reference_script" ? std::vector<std::string>{"evalsha"} : limiter_commands,
                            plan.per_call, plan.trip, plan.mode);
@@ -441,6 +484,30 @@ int run_bench_redis(const CommandArgs& argv) {
       {"batch_ge_2x_reference", batch_vs_ref >= 2},
       {"token_bucket_vs_reference_server_us_le_1", tb_vs_ref_us > 0 && tb_vs_ref_us <= 1},
   };
+  // The pressure index (issue 22): server time and CPU per decision with it over without it,
+  // on keys above its threshold and on drained keys, and its writes per decision.
+  auto named = [&](std::string_view n) -> const Phase& {
+    return *std::find_if(phases.begin(), phases.end(), [&](const Phase& p) { return p.name == n; });
+  };
+  auto with_over_without = [&](const Phase& with, const Phase& without) {
+    const double cpu_with = with.decisions_per_server_cpu_s(), cpu_without = without.decisions_per_server_cpu_s();
+    return nlohmann::json{
+        {"server_us", without.server_us_per_decision() > 0
+                          ? with.server_us_per_decision() / without.server_us_per_decision() : 0},
+        {"server_cpu", cpu_with > 0 ? cpu_without / cpu_with : 0}};
+  };
+  const Phase& drained = named("drained");
+  long long index_writes = 0;
+  for (const char* c : {"zadd", "zremrangebyscore", "zremrangebyrank"}) {
+    if (auto it = drained.server.commands.find(c); it != drained.server.commands.end()) {
+      index_writes += static_cast<long long>(it->second.calls);
+    }
+  }
+  j["pressure_index"] = {
+      {"ordinary_with_over_without", with_over_without(tb, named("token_bucket_no_index"))},
+      {"drained_with_over_without", with_over_without(drained, named("drained_no_index"))},
+      {"drained_index_writes_per_decision",
+       drained.decisions > 0 ? static_cast<double>(index_writes) / static_cast<double>(drained.decisions) : 0}};
   long long errors = 0;
   for (const auto& p : phases) errors += p.errors;
   if (args.has("json")) {
@@ -455,6 +522,12 @@ int run_bench_redis(const CommandArgs& argv) {
     if (incr) std::printf("%-18s %14.0f %12s %12s %16.2f\n", "incr (ceiling)", *incr, "", "", incr_usec);
     std::printf("batch / reference decisions/s: %.2fx (target >= 2x)\n", batch_vs_ref);
     std::printf("token bucket / reference server us: %.2f (target <= 1)\n", tb_vs_ref_us);
+    const auto& pi = j["pressure_index"];
+    std::printf("pressure index, with / without: server us %.3f (ordinary keys), %.3f (drained keys); "
+                "%.4f index writes per drained decision\n",
+                pi["ordinary_with_over_without"]["server_us"].get<double>(),
+                pi["drained_with_over_without"]["server_us"].get<double>(),
+                pi["drained_index_writes_per_decision"].get<double>());
   }
   return errors == 0 ? 0 : 1;
 }

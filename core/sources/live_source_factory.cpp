@@ -61,6 +61,7 @@ Expected<std::unique_ptr<LiveSource>> open_live_source(const LiveSpec& spec, Clo
     RedisLiveOptions o;
     o.url = *url;
     if (!spec.redis_scan_match.empty()) o.probe.match = spec.redis_scan_match;
+    o.probe.pressure_index = spec.redis_pressure_index;
     if (!spec.profiles_file.empty()) {
       auto loaded = probe::load_profiles_file(spec.profiles_file);
       if (!loaded) return make_error(loaded.error());

@@ -35,6 +35,8 @@ struct LiveSpec {
                                ///< redis+cluster://host:port,host:port, or empty
   std::string profiles_file;   ///< with redis_url: profiles tried before the built-in ones
   std::string redis_scan_match;  ///< with redis_url: SCAN MATCH of discovery ("" = every key)
+  /// with redis_url: read the own rules' pressure indexes (off: SCAN alone, for comparison)
+  bool redis_pressure_index = true;
   std::string metrics_url;     ///< a gateway's /metrics, or empty
   probe::HttpAuth metrics_auth;  ///< /metrics credentials (never shown)
   /// How often /metrics is scraped (default 1s), within the bounds above.
