@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <random>
 #include <thread>
@@ -39,7 +40,7 @@ double ms_between(Nanos a, Nanos b) { return static_cast<double>((b - a).count()
 Expected<DashboardRunResult> run_dashboard(redis::Connection& admin, const DashboardRunOptions& o) {
   SteadyClock& clock = SteadyClock::instance();
   LiveSpec spec;
-  spec.redis_url = "redis://127.0.0.1:" + std::to_string(o.port);
+  spec.redis_url = o.url.empty() ? "redis://127.0.0.1:" + std::to_string(o.port) : o.url;
   spec.profiles_file = o.profiles_file;
   spec.redis_scan_match = o.match;
   spec.redis_pressure_index = o.pressure_index;
@@ -57,13 +58,15 @@ Expected<DashboardRunResult> run_dashboard(redis::Connection& admin, const Dashb
   std::vector<std::pair<double, std::string>> plan;
   std::map<std::string, int> chosen;
   while (static_cast<int>(plan.size()) < std::min<long long>(o.emptied, o.keys)) {
-    std::string key = o.key_prefix + std::to_string(which(rng));
+    const long long i = which(rng);
+    std::string key = o.key_name ? o.key_name(i) : o.key_prefix + std::to_string(i);
     if (chosen.emplace(key, 0).second) plan.emplace_back(when(rng), std::move(key));
   }
   std::sort(plan.begin(), plan.end());
 
   DashboardRunResult r;
-  auto cpu0_server = server_cpu_s(admin);
+  auto server_cpu = [&]() { return o.server_cpu ? o.server_cpu() : server_cpu_s(admin); };
+  auto cpu0_server = server_cpu();
   if (!cpu0_server) return make_error(cpu0_server.error());
   const double cpu0 = process_cpu_s();
   const Nanos t0 = clock.now();
@@ -113,7 +116,7 @@ Expected<DashboardRunResult> run_dashboard(redis::Connection& admin, const Dashb
   }
   r.wall_s = static_cast<double>((clock.now() - t0).count()) / 1e9;
   r.cpu_s = process_cpu_s() - cpu0;
-  auto cpu1_server = server_cpu_s(admin);
+  auto cpu1_server = server_cpu();
   if (!cpu1_server) return make_error(cpu1_server.error());
   r.server_cpu_s = *cpu1_server - *cpu0_server;
   r.refreshes = redis_source->refreshes();
@@ -121,6 +124,39 @@ Expected<DashboardRunResult> run_dashboard(redis::Connection& admin, const Dashb
   r.tracked = redis_source->readings().size();
   r.series = source.session().store().series_count();
   return r;
+}
+
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<std::size_t>(static_cast<double>(v.size()) * q))];
+}
+
+nlohmann::json dashboard_json(const DashboardRunResult& r, int emptied) {
+  const double cpu_per_s = r.cpu_s / r.wall_s;
+  return {{"seconds", r.wall_s},
+          {"refreshes", r.refreshes},
+          {"refresh_p50_ms", quantile(r.refresh_ms, 0.5)},
+          {"tracked", r.tracked},
+          {"series", r.series},
+          {"cpu_per_s", cpu_per_s},
+          {"server_cpu_per_s", r.server_cpu_s / r.wall_s},
+          {"emptied", emptied},
+          {"emptied_seen", r.seen_ms.size()},
+          {"emptied_unseen", r.unseen},
+          {"emptied_seen_p50_ms", quantile(r.seen_ms, 0.5)},
+          {"emptied_seen_p99_ms", quantile(r.seen_ms, 0.99)},
+          {"target_cpu_le_0_25", cpu_per_s <= 0.25}};
+}
+
+void print_dashboard(const DashboardRunResult& r, int emptied) {
+  const double cpu_per_s = r.cpu_s / r.wall_s;
+  std::printf("dashboard, %.0f s: %llu refreshes (p50 %.1f ms), %zu keys tracked, %zu series\n", r.wall_s,
+              static_cast<unsigned long long>(r.refreshes), quantile(r.refresh_ms, 0.5), r.tracked, r.series);
+  std::printf("  dashboard CPU: %.1f%% of a core (target <= 25%%: %s); redis-server CPU: %.1f%% of a core\n",
+              100 * cpu_per_s, cpu_per_s <= 0.25 ? "met" : "NOT met", 100 * r.server_cpu_s / r.wall_s);
+  std::printf("  emptied -> top %d rows: %zu of %d seen, p50 %.0f ms, p99 %.0f ms\n", 10, r.seen_ms.size(), emptied,
+              quantile(r.seen_ms, 0.5), quantile(r.seen_ms, 0.99));
 }
 
 }  // namespace limitscope::cli

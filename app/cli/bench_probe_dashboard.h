@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/common/expected.h"
 #include "core/redis/connection.h"
 
@@ -26,6 +28,12 @@ struct DashboardRunOptions {
   std::size_t top_rows = 10;      ///< "in the top rows": among the first this many
   unsigned seed = 1;
   bool pressure_index = true;     ///< off: the dashboard finds keys by SCAN alone
+  /// The dashboard's URL; empty: redis://127.0.0.1:<port>.
+  std::string url;
+  /// Key i of the seeded keys; unset: key_prefix + i.
+  std::function<std::string(long long i)> key_name;
+  /// The servers' CPU seconds so far; unset: INFO cpu of `admin`.
+  std::function<Expected<double>()> server_cpu;
   /// Empties one seeded key; @return an error, or empty. Unset: HSET tokens 0, ts now (the
   /// foreign hashes).
   std::function<std::string(const std::string& key)> empty;
@@ -46,5 +54,12 @@ struct DashboardRunResult {
 /// Runs the dashboard against the server for options.seconds of real time. `admin` empties
 /// the keys unless options.empty does.
 Expected<DashboardRunResult> run_dashboard(redis::Connection& admin, const DashboardRunOptions& options);
+
+/// The q-quantile of `v` (the sample at rank ⌊n·q⌋), 0 for none.
+double quantile(std::vector<double> v, double q);
+
+/// The run's figures under bench-probe's JSON names (docs/cli.md), and as text lines.
+nlohmann::json dashboard_json(const DashboardRunResult& r, int emptied);
+void print_dashboard(const DashboardRunResult& r, int emptied);
 
 }  // namespace limitscope::cli

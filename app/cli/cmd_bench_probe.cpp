@@ -20,14 +20,15 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "app/cli/bench_probe_cluster.h"
 #include "app/cli/bench_probe_dashboard.h"
+#include "app/cli/bench_probe_own.h"
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
 #include "app/cli/redis_options.h"
 #include "core/probe/redis_probe.h"
 #include "core/redis/redis_limiter.h"
 #include "core/redis/rule_config.h"
-#include "core/redis/state_codec.h"
 #include "core/redis/local_server.h"
 #include "core/redis/server_info.h"
 
@@ -39,13 +40,6 @@ constexpr const char* kName = "bench-probe";
 constexpr const char* kPrefix = "rl:free-";
 constexpr double kCapacity = 60;
 constexpr const char* kOwnRule = "bench";
-constexpr const char* kOwnLabel = "free-";  // limited keys free-0 .. free-N−1
-
-double quantile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<std::size_t>(static_cast<double>(v.size()) * q))];
-}
 
 double thread_cpu_ms() {
   timespec ts{};
@@ -108,25 +102,16 @@ std::string seed_keys(redis::Connection& admin, long long keys) {
   return "";
 }
 
-// The same N keys in our own schema: rule kOwnRule (capacity 60, 1/min, so that the keys, whose
-// TTL is the time until full, outlive the run), each state a 16-byte string with that TTL, as
-// decide.lua writes it; levels between half and full.
+// The same N keys in our own schema (bench_probe_own.h), rule kOwnRule.
 std::string seed_own_keys(redis::Connection& admin, long long keys) {
   const redis::KeySchema schema;
-  LimitParams bucket;
-  bucket.algorithm = Algorithm::token_bucket;
-  bucket.capacity = kCapacity;
-  bucket.refill = Rate{1, std::chrono::minutes(1)};
-  auto set = redis::set_config(admin, schema, kOwnRule, redis::single_limit(bucket),
+  auto set = redis::set_config(admin, schema, kOwnRule, redis::single_limit(own_bench_params()),
                                redis::ChangeInfo{"bench-probe", "seed", std::nullopt});
   if (!set) return set.error().message;
   const double now_us = static_cast<double>(SteadyClock::instance().wall().count() / 1000);
   redis::CommandBatch seed;
   for (long long i = 0; i < keys; ++i) {
-    const double tokens = 30 + static_cast<double>(i % 30) + 0.175;
-    const auto ttl_ms = static_cast<long long>((kCapacity - tokens) * 60'000) + 1;
-    seed.add({"SET", schema.state_key(kOwnRule, kOwnLabel + std::to_string(i)),
-              redis::encode_token_bucket_state({tokens, now_us}), "PX", std::to_string(ttl_ms)});
+    seed.add(own_seed_command(schema, kOwnRule, i, now_us));
     if (seed.size() == 10000 || i + 1 == keys) {
       if (auto r = admin.pipeline(seed); !r) return r.error().message;
       seed.clear();
@@ -135,11 +120,10 @@ std::string seed_own_keys(redis::Connection& admin, long long keys) {
   return "";
 }
 
-// Empties one own-schema key as traffic does: a burst of 60 one-unit decisions in one call.
+// Empties one own-schema key as traffic does: the burst in one call.
 std::string drain_own_key(redis::Connection& c, const std::string& state_key) {
   const redis::KeySchema schema;
-  const std::string label = state_key.substr(schema.state_key(kOwnRule, "").size());
-  std::vector<redis::DecideRequest> burst(static_cast<std::size_t>(kCapacity), redis::DecideRequest{label, {1.0}});
+  const auto burst = own_drain_burst(state_key.substr(schema.state_key(kOwnRule, "").size()));
   auto done = redis::RedisLimiter(schema).decide_batch(c, kOwnRule, burst, burst.size());
   if (!done) return done.error().message;
   for (const auto& d : *done) {
@@ -159,6 +143,7 @@ int run_bench_probe(const CommandArgs& argv) {
       {"seed", "N", "random seed of those moments (default 1)"},
       {"own", "", "our own schema, emptied by decisions (the pressure index lists them)"},
       {"no-index", "", "the dashboard run without reading the pressure index (SCAN alone)"},
+      {"cluster", "", "instead: --own's dashboard run on a private 3-master cluster"},
       {"json", "", "print the figures as JSON"},
   };
   Args args(kName, "time the live refresh of N keys beside a plain reader, then a dashboard run", specs, argv);
@@ -188,8 +173,19 @@ int run_bench_probe(const CommandArgs& argv) {
   auto admin = redis::Connection::open(url, co);
   auto conn = redis::Connection::open(url, co);
   if (!admin || !conn) return usage_error(kName, "cannot connect to the private redis-server");
+  if (args.has("cluster")) {
+    ClusterProbeBench cb;
+    cb.keys = *keys;
+    cb.seconds = static_cast<double>(*seconds);
+    cb.emptied = static_cast<int>(*emptied);
+    cb.seed = static_cast<unsigned>(*seed);
+    cb.pressure_index = !args.has("no-index");
+    cb.json = args.has("json");
+    if (*seconds == 0) return usage_error(kName, "--cluster measures the dashboard run: --seconds must be above 0");
+    return bench_probe_cluster(cb);
+  }
   const bool own = args.has("own");
-  const std::string key_prefix = own ? redis::KeySchema{}.state_key(kOwnRule, kOwnLabel) : kPrefix;
+  const std::string key_prefix = own ? redis::KeySchema{}.state_key(kOwnRule, "free-") : kPrefix;
   if (auto err = own ? seed_own_keys(*admin, *keys) : seed_keys(*admin, *keys); !err.empty()) {
     return usage_error(kName, err);
   }
@@ -299,22 +295,7 @@ int run_bench_probe(const CommandArgs& argv) {
                    {"refresh_cpu_vs_plain", cpu_ratio},
                    {"target_refresh_le_25ms", ours.p50() <= 25},
                    {"target_refresh_vs_plain_le_1_5", ratio <= 1.5}};
-  if (dash) {
-    const double cpu_per_s = dash->cpu_s / dash->wall_s;
-    j["dashboard"] = {{"seconds", dash->wall_s},
-                      {"refreshes", dash->refreshes},
-                      {"refresh_p50_ms", quantile(dash->refresh_ms, 0.5)},
-                      {"tracked", dash->tracked},
-                      {"series", dash->series},
-                      {"cpu_per_s", cpu_per_s},
-                      {"server_cpu_per_s", dash->server_cpu_s / dash->wall_s},
-                      {"emptied", *emptied},
-                      {"emptied_seen", dash->seen_ms.size()},
-                      {"emptied_unseen", dash->unseen},
-                      {"emptied_seen_p50_ms", quantile(dash->seen_ms, 0.5)},
-                      {"emptied_seen_p99_ms", quantile(dash->seen_ms, 0.99)},
-                      {"target_cpu_le_0_25", cpu_per_s <= 0.25}};
-  }
+  if (dash) j["dashboard"] = dashboard_json(*dash, static_cast<int>(*emptied));
   if (args.has("json")) {
     std::cout << json_text(j, 2) << "\n";
     return 0;
@@ -330,16 +311,7 @@ int run_bench_probe(const CommandArgs& argv) {
               ttl.server_us_per_run());
   std::printf("refresh / plain: %.2fx wall, %.2fx client CPU; <= 25 ms: %s; <= 1.5x: %s\n", ratio, cpu_ratio,
               ours.p50() <= 25 ? "met" : "NOT met", ratio <= 1.5 ? "met" : "NOT met");
-  if (dash) {
-    const double cpu_per_s = dash->cpu_s / dash->wall_s;
-    std::printf("dashboard, %.0f s: %llu refreshes (p50 %.1f ms), %zu keys tracked, %zu series\n", dash->wall_s,
-                static_cast<unsigned long long>(dash->refreshes), quantile(dash->refresh_ms, 0.5), dash->tracked,
-                dash->series);
-    std::printf("  dashboard CPU: %.1f%% of a core (target <= 25%%: %s); redis-server CPU: %.1f%% of a core\n",
-                100 * cpu_per_s, cpu_per_s <= 0.25 ? "met" : "NOT met", 100 * dash->server_cpu_s / dash->wall_s);
-    std::printf("  emptied -> top %d rows: %zu of %lld seen, p50 %.0f ms, p99 %.0f ms\n", 10, dash->seen_ms.size(),
-                *emptied, quantile(dash->seen_ms, 0.5), quantile(dash->seen_ms, 0.99));
-  }
+  if (dash) print_dashboard(*dash, static_cast<int>(*emptied));
   return 0;
 }
 
