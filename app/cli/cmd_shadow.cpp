@@ -1,7 +1,9 @@
 // limitscope-cli shadow set|show|clear: a rule's shadow config in Redis
 // (core/redis/shadow_config.h, docs/redis-schema.md): a candidate stored beside the live
 // config with the same limit options as `config set`, its own version, compare-and-set and
-// audit stream. Nothing evaluates it yet; `show` says so. Exit 0 done, 1 not done because of
+// audit stream. Every decision of the rule evaluates it on the same request without enforcing
+// it; `show` reports what it counted (allowed, rejected, and where it disagreed with the live
+// config), or that no decision has evaluated it yet. Exit 0 done, 1 not done because of
 // what Redis holds or answers (version moved, no shadow, Redis unreachable), 2 bad usage.
 
 #include <iostream>
@@ -23,18 +25,29 @@ using redis::RuleConfig;
 using redis::ShadowState;
 
 constexpr std::string_view kSummary =
-    "store a candidate config beside a rule's live one (shadow; not yet evaluated)";
+    "store a candidate config beside a rule's live one (shadow: evaluated on every decision, never enforced)";
+
+constexpr std::string_view kSubjectsNote =
+    "a shadow config is evaluated by every decision of the rule on its own state keys and never "
+    "enforced; `show` counts what it decided";
 
 json state_json(const std::string& rule, const ShadowState& s, const std::optional<RuleConfig>& live) {
-  return json{{"rule", rule},
+  const redis::ShadowCounts& n = s.counts;
+  json j{{"rule", rule},
               {"version", s.version},
               {"updated_at_ms", s.updated_at_ms},
               {"updated_by", s.updated_by},
               {"reason", s.reason},
               {"shadow", s.config ? config_json(rule, *s.config) : json(nullptr)},
               {"live", live ? config_json(rule, *live) : json(nullptr)},
-              {"evaluated", false},
-              {"note", std::string(redis::kShadowNotEvaluated)}};
+              {"evaluated", n.evaluated() > 0},
+              {"counts", s.config ? json{{"allowed", n.allowed},
+                                         {"rejected", n.rejected},
+                                         {"would_reject", n.would_reject},
+                                         {"would_admit", n.would_admit}}
+                                  : json(nullptr)}};
+  if (s.config && n.evaluated() == 0) j["note"] = std::string(redis::kShadowNotEvaluated);
+  return j;
 }
 
 void print_state(const std::string& rule, const ShadowState& s, const std::optional<RuleConfig>& live) {
@@ -53,7 +66,15 @@ void print_state(const std::string& rule, const ShadowState& s, const std::optio
   std::cout << "  live: " << (live ? "version " + std::to_string(live->version) + ": " + live->describe()
                                    : std::string("(no config)"))
             << "\n";
-  std::cout << "  " << redis::kShadowNotEvaluated << "\n";
+  if (!s.config) return;
+  const redis::ShadowCounts& n = s.counts;
+  if (n.evaluated() == 0) {
+    std::cout << "  " << redis::kShadowNotEvaluated << "\n";
+    return;
+  }
+  std::cout << "  shadow decisions: " << n.allowed << " allowed, " << n.rejected << " rejected; would reject "
+            << n.would_reject << " the live config admitted, would admit " << n.would_admit
+            << " it refused\n";
 }
 
 // The shared options and --reason/--by/--expect-version; nullopt with `exit` set after --help
@@ -113,7 +134,7 @@ int run_set(const CommandArgs& argv) {
   });
   if (!written) return redis_failure(command, written.error());
   ShadowState s{written->shadow, written->shadow.version, written->shadow.updated_at_ms,
-                written->shadow.updated_by, written->shadow.reason};
+                written->shadow.updated_by, written->shadow.reason, redis::ShadowCounts{}};
   if (a.has("json")) {
     std::cout << json_text(state_json(t->rule, s, written->live)) << "\n";
   } else {
@@ -176,7 +197,7 @@ int run_shadow(const CommandArgs& args) {
       {"show", "the rule's shadow beside its live config", run_show},
       {"clear", "remove the rule's shadow (compare-and-set, audited)", run_clear},
   };
-  return run_subcommand("shadow", redis::kShadowNotEvaluated, kSubjects, args);
+  return run_subcommand("shadow", kSubjectsNote, kSubjects, args);
 }
 
 }  // namespace limitscope::cli

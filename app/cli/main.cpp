@@ -43,7 +43,7 @@ constexpr Command kCommands[] = {
     {"bench-sweep", "time a sweep against plain replays per setting", limitscope::cli::run_bench_sweep},
     {"compare", "the five algorithms on one trace at the same nominal limit", limitscope::cli::run_compare},
     {"config", "show and change a rule's live config in Redis, with audit and undo", limitscope::cli::run_config},
-    {"shadow", "store a candidate config beside a rule's live one (not yet evaluated)", limitscope::cli::run_shadow},
+    {"shadow", "a candidate config beside a rule's live one, evaluated on every decision, never enforced", limitscope::cli::run_shadow},
     {"audit", "replica leaks, clock skew, Retry-After honesty (audit SUBJECT --help)", limitscope::cli::run_audit},
     {"whatif", "what-ifs over a trace: Redis outage, cost-aware routing (whatif SCENARIO --help)", limitscope::cli::run_whatif},
     {"key-names", "the key-names CSV of a policy's named keys, for limitscope --key-names", limitscope::cli::run_key_names},

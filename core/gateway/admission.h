@@ -55,6 +55,10 @@ struct AdmissionResult {
   bool degraded = false;
   /// Why the backend failed, for logs (never shown to clients).
   std::string backend_error;
+  /// What the rule's shadow config decided for the same request (Redis backend, issue 19;
+  /// never enforced), and the rule's name; nullopt when the rule has no shadow.
+  std::optional<bool> shadow_allowed;
+  std::string rule;
 };
 
 class AdmissionBackend {

@@ -24,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,7 @@ namespace limitscope::gateway {
 struct RuleOutcome {
   redis::GuardedDecision guarded;
   std::string binding;  ///< RedisDecision::binding_limit; "" when Redis did not decide
+  std::optional<bool> shadow;  ///< RedisDecision::shadow_allowed
 };
 
 struct CoalescerOptions {

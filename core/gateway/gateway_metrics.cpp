@@ -43,6 +43,13 @@ GatewayMetrics::GatewayMetrics(std::size_t max_series) : max_series_(max_series)
   redis_batch_size_ = unwrap(registry_.histogram(
       names::kRedisBatchSize, "Decisions per round trip to Redis (more than 1: coalesced).", {},
       {1, 2, 4, 8, 16, 32, 64, 128}, opts));
+  shadow_decisions_ = unwrap(registry_.counter(
+      names::kShadowDecisions, "Decisions of the rule's shadow config on live requests (never enforced).",
+      {std::string(names::kRule), std::string(names::kDecision)}, opts));
+  shadow_disagreements_ = unwrap(registry_.counter(
+      names::kShadowDisagreements,
+      "Requests the shadow config would have decided otherwise: would_reject (live admitted), would_admit (live refused).",
+      {std::string(names::kRule), std::string(names::kKind)}, opts));
   wall_time_ = unwrap(registry_.gauge(names::kGatewayTime,
                                       "The gateway's wall clock at this scrape, epoch seconds.", {},
                                       opts));
@@ -106,6 +113,13 @@ void GatewayMetrics::on_decision(const AdmissionResult& r, std::string_view api_
   }
   own_.requests->with({tier, model, r.allowed ? names::kDecisionAllowed : names::kDecisionDenied})
       .inc();
+  if (r.shadow_allowed) {
+    const bool s = *r.shadow_allowed;
+    shadow_decisions_->with({r.rule, s ? names::kDecisionAllowed : names::kShadowRejected}).inc();
+    if (s != r.allowed) {
+      shadow_disagreements_->with({r.rule, s ? names::kShadowWouldAdmit : names::kShadowWouldReject}).inc();
+    }
+  }
   const LimitParams& params = r.tier->requests;
   const double remaining = r.requests.remaining;
   if (is_window_algorithm(params.algorithm)) {

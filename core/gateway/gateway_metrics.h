@@ -14,6 +14,10 @@
 //   limitscope_key_admitted_cost_total{api_key_hash,model}  cost units admitted per key
 //   limitscope_redis_batch_size                    histogram: decisions per round trip to
 //                                                  Redis (the Redis backend's coalescing)
+//   limitscope_shadow_decisions_total{rule,decision}   the rule's shadow config's decisions
+//                                                  (allowed|rejected), never enforced
+//   limitscope_shadow_disagreements_total{rule,kind}   would_reject: live admitted, shadow
+//                                                  refused; would_admit: the reverse
 //   limitscope_gateway_time_seconds                the gateway's wall clock at the scrape
 //   limitscope_gateway_start_time_seconds          when it started (its own wall clock)
 //   limitscope_key_info{api_key_hash,name,tier} 1  one per key the policy lists (an info
@@ -90,6 +94,8 @@ class GatewayMetrics {
   metrics::CounterFamily* responses_ = nullptr;
   metrics::CounterFamily* key_admitted_cost_ = nullptr;
   metrics::HistogramFamily* redis_batch_size_ = nullptr;
+  metrics::CounterFamily* shadow_decisions_ = nullptr;
+  metrics::CounterFamily* shadow_disagreements_ = nullptr;
   metrics::GaugeFamily* wall_time_ = nullptr;
   metrics::GaugeFamily* start_time_ = nullptr;
   std::mutex quota_mu_;

@@ -430,6 +430,7 @@ std::vector<RuleOutcome> RedisAdmission::decide_guarded(
       continue;
     }
     out[i].binding = results[i]->binding_limit;
+    out[i].shadow = results[i]->shadow_allowed;
   }
   return out;
 }
@@ -476,6 +477,8 @@ AdmissionResult RedisAdmission::admit(const AdmissionRequest& request) {
   out.degraded = g.degraded;
   out.backend_error = g.error;
   out.allowed = g.decision.allowed;
+  out.rule = rule;
+  if (!g.degraded) out.shadow_allowed = decided.shadow;
   // Only the composite's reported limit is known (the one that refused, on a refusal); the
   // headers and the 429's "limit" describe it alone.
   if (binding == "llm_tokens") {

@@ -58,6 +58,17 @@ inline constexpr std::string_view kBackendErrors = "limitscope_backend_errors_to
 /// Histogram of the decisions per round trip of a gateway's decisions to Redis (1: a single
 /// call; more: concurrent decisions coalesced into one batch). No labels.
 inline constexpr std::string_view kRedisBatchSize = "limitscope_redis_batch_size";
+/// Counter of a rule's shadow config decisions (issue 19; never enforced). Labels: rule,
+/// decision ("allowed" or "rejected").
+inline constexpr std::string_view kShadowDecisions = "limitscope_shadow_decisions_total";
+/// Counter of decisions where the shadow disagreed with the live config. Labels: rule, kind
+/// ("would_reject": live admitted, shadow refused; "would_admit": the reverse).
+inline constexpr std::string_view kShadowDisagreements = "limitscope_shadow_disagreements_total";
+inline constexpr std::string_view kRule = "rule";  // label: a Redis rule name (gw-<tier>)
+inline constexpr std::string_view kKind = "kind";  // label: of a shadow disagreement
+inline constexpr std::string_view kShadowRejected = "rejected";
+inline constexpr std::string_view kShadowWouldReject = "would_reject";
+inline constexpr std::string_view kShadowWouldAdmit = "would_admit";
 /// Gauge: circuit breaker state, 0 closed, 1 half-open, 2 open. Labels: backend.
 inline constexpr std::string_view kCircuitState = "limitscope_circuit_state";
 /// Counter of cost units admitted per API key and model (what the key's limit counts), so

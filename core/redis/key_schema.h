@@ -38,6 +38,14 @@ class KeySchema {
   /// "<prefix>{R}:pressure": the rule's pressure index, the keys a decision left below a tenth
   /// of their capacity scored by when they are full again (sorted set, written by decide.lua).
   std::string pressure_key(std::string_view rule) const { return tagged(rule) + ":pressure"; }
+  /// "<prefix>{R}:shadow:counts": what decide.lua counted of the current shadow (hash: allowed,
+  /// rejected, would_reject, would_admit), deleted at every shadow change.
+  std::string shadow_counts_key(std::string_view rule) const { return tagged(rule) + ":shadow:counts"; }
+  /// "<prefix>{R}:sh:<key>": the shadow's state of one limited key (a composite shadow's limits
+  /// add ":<name>"), beside state_key()'s.
+  std::string shadow_state_key(std::string_view rule, std::string_view key) const {
+    return tagged(rule) + ":sh:" + std::string(key);
+  }
   /// "<prefix>{R}:decisions": the optional, capped stream of sampled decisions.
   std::string decisions_key(std::string_view rule) const { return tagged(rule) + ":decisions"; }
 

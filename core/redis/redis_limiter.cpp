@@ -119,20 +119,26 @@ void collect_decisions(const Value& reply, std::size_t n, std::vector<Result<Red
     }
     return;
   }
-  if (!reply.is_array() || reply.elements.size() != kReplyFields * n) {
+  // 9 fields per decision, 10 when the rule has a shadow: the length says which.
+  const std::size_t stride = reply.is_array() && n > 0 && reply.elements.size() == kReplyFieldsWithShadow * n
+                                 ? kReplyFieldsWithShadow
+                                 : kReplyFields;
+  if (!reply.is_array() || reply.elements.size() != stride * n) {
     for (std::size_t i = 0; i < n; ++i) {
-      out.emplace_back(bad_reply(reply, "expected " + std::to_string(n) + " decisions of 9 fields"));
+      out.emplace_back(bad_reply(reply, "expected " + std::to_string(n) + " decisions of 9 or 10 fields"));
     }
     return;
   }
   for (std::size_t i = 0; i < n; ++i) {
-    out.push_back(parse_decision_fields(std::span(reply.elements).subspan(kReplyFields * i, kReplyFields)));
+    out.push_back(parse_decision_fields(std::span(reply.elements).subspan(stride * i, stride)));
   }
 }
 
 Result<RedisDecision> parse_decision_reply(const Value& v) {
   if (v.is_error()) return make_redis_error(classify_error_reply(v.str), v.str);
-  if (!v.is_array() || v.elements.size() != kReplyFields) return bad_reply(v, "expected an array of 9");
+  if (!v.is_array() || (v.elements.size() != kReplyFields && v.elements.size() != kReplyFieldsWithShadow)) {
+    return bad_reply(v, "expected an array of 9 or 10");
+  }
   return parse_decision_fields(v.elements);
 }
 
@@ -140,8 +146,9 @@ Result<RedisDecision> parse_decision_fields(std::span<const Value> e) {
   // One decision the script refused to make (its log write failed: LSLOG; a bad settlement):
   // the error in its first field, nothing was written.
   if (!e.empty() && e[0].is_error()) return make_redis_error(classify_error_reply(e[0].str), e[0].str);
-  if (e.size() != kReplyFields) {
-    return make_redis_error(ErrorKind::protocol, "decide.lua reply: expected 9 fields, got " + std::to_string(e.size()));
+  if (e.size() != kReplyFields && e.size() != kReplyFieldsWithShadow) {
+    return make_redis_error(ErrorKind::protocol,
+                            "decide.lua reply: expected 9 or 10 fields, got " + std::to_string(e.size()));
   }
   const auto wrong = [&](std::string_view what) {
     std::string fields;
@@ -174,6 +181,11 @@ Result<RedisDecision> parse_decision_fields(std::span<const Value> e) {
   r.config_version = *version;
   r.binding_limit = e[7].str;
   r.state_reset = *was_reset == 1;
+  if (e.size() == kReplyFieldsWithShadow && !e[9].is_nil()) {
+    const auto shadow = e[9].as_integer();
+    if (!shadow) return wrong("the shadow's outcome is not an integer");
+    r.shadow_allowed = *shadow == 1;
+  }
   return r;
 }
 

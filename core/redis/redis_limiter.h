@@ -30,6 +30,9 @@ struct RedisDecision {
                                    ///< admitted (CompositeLimiter's choice); else ""
   bool state_reset = false;        ///< the stored state was unreadable or out of range and was
                                    ///< replaced by the most restrictive state (schema doc)
+  /// What the rule's shadow config (shadow_config.h) decided for the same request, never
+  /// enforced: nullopt when the rule has no shadow (or it could not evaluate this request).
+  std::optional<bool> shadow_allowed;
 };
 
 struct DecideRequest {
@@ -150,13 +153,15 @@ Result<Unit> check_decision_log_write(Connection& c, const KeySchema& schema, st
 /// nullopt for any other error.
 std::optional<std::int64_t> late_server_time_us(const RedisError& e);
 
-/// Fields per decision in decide.lua's reply (which is flat: 9 per decision, in order).
+/// Fields per decision in decide.lua's reply (which is flat: 9 per decision, in order; 10 when
+/// the rule has a shadow config, the 10th its outcome).
 inline constexpr std::size_t kReplyFields = 9;
+inline constexpr std::size_t kReplyFieldsWithShadow = 10;
 
-/// Parses one decision reply of decide.lua (an array of 9). Exposed for tests.
+/// Parses one decision reply of decide.lua (an array of 9 or 10). Exposed for tests.
 Result<RedisDecision> parse_decision_reply(const Value& v);
-/// Parses one decision's 9 fields of decide.lua's flat reply; an error in the first field is
-/// the decision's error (nothing was written).
+/// Parses one decision's 9 (or 10) fields of decide.lua's flat reply; an error in the first
+/// field is the decision's error (nothing was written).
 Result<RedisDecision> parse_decision_fields(std::span<const Value> fields);
 
 }  // namespace limitscope::redis

@@ -400,6 +400,7 @@ Result<RuleConfig> write_config(Connection& c, const ConfigPlace& place, std::st
   }
   std::vector<std::string> keys{place.hash, place.audit};
   if (!place.stamp.empty()) keys.push_back(place.stamp);
+  if (!place.counts.empty()) keys.push_back(place.counts);
   auto reply = eval(c, config_set_script(), keys, args);
   if (!reply) return reply.error();
   if (!reply->is_array() || reply->elements.size() != 2 || !reply->elements[0].as_integer() ||

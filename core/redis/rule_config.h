@@ -124,8 +124,11 @@ struct ConfigPlace {
   std::string hash;
   std::string audit;
   /// The live config's stamp (KeySchema::config_stamp_key), rewritten with it so decisions see
-  /// the change; empty for a config no decision reads (a shadow).
+  /// the change (for a shadow: given the shadow's mark, so decisions read the shadow again).
   std::string stamp = {};
+  /// A shadow's counts (KeySchema::shadow_counts_key), deleted by the change; empty for a live
+  /// config.
+  std::string counts = {};
 };
 
 /// The fields of the config hash `key` (empty when there is none), refused (reply) when its

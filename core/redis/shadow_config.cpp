@@ -29,8 +29,14 @@ std::string text(const std::map<std::string, std::string>& f, const char* name) 
 }
 
 const Script& clear_script() {
-  static const Script s("shadow_clear", std::string(lua_file("shadow_clear.lua")));
+  static const Script s("shadow_clear", std::string(lua_file("common.lua")) + "\n" +
+                                            std::string(lua_file("shadow_clear.lua")));
   return s;
+}
+
+std::vector<std::string> shadow_keys(const KeySchema& schema, std::string_view rule) {
+  return {schema.shadow_key(rule), schema.shadow_audit_key(rule), schema.config_stamp_key(rule),
+          schema.shadow_counts_key(rule)};
 }
 
 }  // namespace
@@ -46,6 +52,15 @@ Result<ShadowState> get_shadow(Connection& c, const KeySchema& schema, std::stri
   s.updated_by = text(*fields, "updated_by");
   s.reason = text(*fields, "reason");
   if (!fields->contains("algorithm")) return s;  // never set, or cleared (a tombstone)
+  auto counts = c.command({"HGETALL", schema.shadow_counts_key(rule)});
+  if (!counts) return counts.error();
+  if (counts->is_error()) return make_redis_error(ErrorKind::reply, schema.shadow_counts_key(rule) + ": " + counts->str);
+  std::map<std::string, std::string> n;
+  for (std::size_t i = 0; counts->is_array() && i + 1 < counts->elements.size(); i += 2) {
+    n[counts->elements[i].str] = counts->elements[i + 1].str;
+  }
+  s.counts = {integer(n, "allowed"), integer(n, "rejected"), integer(n, "would_reject"),
+              integer(n, "would_admit")};
   auto parsed = parse_config_fields(*fields);
   if (!parsed) return make_redis_error(ErrorKind::reply, key + ": " + parsed.error());
   s.config = std::move(*parsed);
@@ -55,8 +70,8 @@ Result<ShadowState> get_shadow(Connection& c, const KeySchema& schema, std::stri
 Result<RuleConfig> set_shadow(Connection& c, const KeySchema& schema, std::string_view rule,
                               const RuleConfig& config, const ChangeInfo& change) {
   if (auto e = check_names(schema, rule)) return usage(*e);
-  return write_config(c, {schema.shadow_key(rule), schema.shadow_audit_key(rule)}, rule, config,
-                      change, "set");
+  const auto keys = shadow_keys(schema, rule);
+  return write_config(c, {keys[0], keys[1], keys[2], keys[3]}, rule, config, change, "set");
 }
 
 Result<ShadowState> clear_shadow(Connection& c, const KeySchema& schema, std::string_view rule,
@@ -65,7 +80,7 @@ Result<ShadowState> clear_shadow(Connection& c, const KeySchema& schema, std::st
   const std::vector<std::string> args{
       change.expect_version ? std::to_string(*change.expect_version) : std::string(), change.by,
       change.reason, std::to_string(kAuditMaxLen)};
-  auto reply = eval(c, clear_script(), {schema.shadow_key(rule), schema.shadow_audit_key(rule)}, args);
+  auto reply = eval(c, clear_script(), shadow_keys(schema, rule), args);
   if (!reply) return reply.error();
   if (!reply->is_array() || reply->elements.size() != 2 || !reply->elements[0].as_integer() ||
       !reply->elements[1].as_integer()) {

@@ -1,7 +1,8 @@
 #pragma once
 // A rule's shadow config (issue 19): a candidate stored beside the live config, with the same
 // fields, its own version, compare-and-set and its own audit stream (docs/redis-schema.md).
-// Storage only: no gateway evaluates it yet, so it neither enforces nor counts anything.
+// Every decision of the rule evaluates it on the same request, on its own state keys, and never
+// enforces it (decide.lua); what it decided is counted in "<prefix>{R}:shadow:counts".
 
 #include <cstdint>
 #include <optional>
@@ -15,6 +16,16 @@
 
 namespace limitscope::redis {
 
+/// What decide.lua counted of the current shadow since it was set (every decision of the rule
+/// it evaluated, on every gateway).
+struct ShadowCounts {
+  std::int64_t allowed = 0;
+  std::int64_t rejected = 0;
+  std::int64_t would_reject = 0;  ///< the live config admitted, the shadow would have refused
+  std::int64_t would_admit = 0;   ///< the live config refused, the shadow would have admitted
+  std::int64_t evaluated() const { return allowed + rejected; }
+};
+
 /// What the shadow hash holds: a config, or none (never set, or cleared: then the version the
 /// clear created, so the next set follows it).
 struct ShadowState {
@@ -23,11 +34,12 @@ struct ShadowState {
   std::int64_t updated_at_ms = 0;
   std::string updated_by;
   std::string reason;
+  ShadowCounts counts;  ///< all 0 until a decision evaluated this shadow
 };
 
-/// Said wherever a shadow is shown, until the gateway evaluates it.
+/// Said where a shadow is shown that no decision has evaluated yet.
 inline constexpr std::string_view kShadowNotEvaluated =
-    "not yet evaluated: no gateway reads the shadow config, so it enforces nothing and counts nothing";
+    "not yet evaluated: no decision of the rule has been made since the shadow was set";
 
 /// The rule's shadow. Refused (reply) when the hash is not one limitscope wrote.
 Result<ShadowState> get_shadow(Connection& c, const KeySchema& schema, std::string_view rule);

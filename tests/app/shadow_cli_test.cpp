@@ -2,7 +2,8 @@
 // stored beside the live config (its own hash and version, the live config untouched), takes
 // the `config set` limit options, compare-and-set (exit 1 on a moved version, nothing written),
 // audit entries in its own stream, versions that keep rising across a clear, bad input refused
-// with exit 2, and every view saying the shadow is not yet evaluated.
+// with exit 2, and `show` counting what the rule's decisions made of the shadow (or saying no
+// decision has evaluated it yet).
 
 #include <gtest/gtest.h>
 
@@ -147,10 +148,31 @@ TEST_F(ShadowCli, MovedVersionAndBadInputChangeNothing) {
   EXPECT_TRUE(j["live"].is_null());
 }
 
-TEST(ShadowCliHelp, EverySubcommandHasHelpAndSaysNotEvaluated) {
+TEST_F(ShadowCli, ShowCountsWhatTheDecisionsMadeOfTheShadow) {
+  ASSERT_EQ(run("config set", "--algorithm token-bucket --capacity 10 --refill 1/min").exit_code, 0);
+  ASSERT_EQ(run("shadow set", "--algorithm token-bucket --capacity 2 --refill 1/min").exit_code, 0);
+  for (int i = 0; i < 3; ++i) {
+    auto d = run("decide", "--key k --json");
+    ASSERT_EQ(d.exit_code, 0) << d.err;
+    EXPECT_EQ(json::parse(d.out)["allowed"], true) << "the shadow never enforces";
+  }
+  auto show = run("shadow show", "--json");
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  const json j = json::parse(show.out);
+  EXPECT_EQ(j["evaluated"], true);
+  EXPECT_FALSE(j.contains("note"));
+  EXPECT_EQ(j["counts"]["allowed"], 2);
+  EXPECT_EQ(j["counts"]["rejected"], 1);
+  EXPECT_EQ(j["counts"]["would_reject"], 1);
+  EXPECT_EQ(j["counts"]["would_admit"], 0);
+  auto text = run("shadow show", "");
+  EXPECT_NE(text.out.find("2 allowed, 1 rejected; would reject 1"), std::string::npos) << text.out;
+}
+
+TEST(ShadowCliHelp, EverySubcommandHasHelpAndSaysTheShadowIsNeverEnforced) {
   auto top = test::run_cli("shadow --help");
   EXPECT_EQ(top.exit_code, 0);
-  EXPECT_NE(top.out.find("not yet evaluated"), std::string::npos);
+  EXPECT_NE(top.out.find("never enforced"), std::string::npos);
   for (const char* sub : {"set", "show", "clear"}) {
     auto h = test::run_cli(std::string("shadow ") + sub + " --help");
     EXPECT_EQ(h.exit_code, 0) << sub;

@@ -138,6 +138,35 @@ local function ls_params(f, where)
     "sliding-counter, fixed-window, got " .. (alg == false and 'nothing' or ("'" .. tostring(alg) .. "'"))
 end
 
+-- One key's override of a single-limit rule (fields "o.<field>.<label>" of the config hash
+-- `hash`, one HMGET): the limit `first` with the key's parameters, `first` itself when the key
+-- has none, or nil and a message when they are bad. Used only for rules that have overrides.
+local function ls_override(hash, label, first)
+  local o = redis.call('HMGET', hash, 'o.capacity.' .. label, 'o.refill_amount.' .. label,
+                       'o.refill_period_ns.' .. label, 'o.limit.' .. label, 'o.window_ns.' .. label)
+  if not (o[1] or o[2] or o[3] or o[4] or o[5]) then return first end
+  local op, err = ls_params({first.alg, o[1], o[2], o[3], o[4], o[5]},
+                            'LSCONFIG ' .. hash .. ' override of ' .. label .. ': ')
+  if op == nil then return nil, err end
+  op.eval, op.write, op.rank = first.eval, first.write, first.rank
+  return op
+end
+
+-- A shadow change (issue 19): the live config's stamp `skey` gets the mark `mark` (" s<shadow
+-- version>" while a shadow is set, " n<shadow version>" once cleared) in place of the previous
+-- one, before any " legacy <µs>" mark, which stays last. The stamp changes at every shadow
+-- change (the shadow's version always rises), so a kept config (which holds the shadow too) is
+-- read again at the next decision, and decide.lua reads the shadow hash only under an " s" mark.
+-- A rule without a stamp keeps none (its config and shadow are read at every decision anyway).
+local function ls_bump_stamp(skey, mark)
+  local old = redis.call('GET', skey)
+  if not old then return end
+  local head, legacy = string.match(old, '^(.-)( legacy %d+)$')
+  if head == nil then head, legacy = old, '' end
+  head = string.gsub(head, ' [sn]%d+$', '')
+  redis.call('SET', skey, head .. mark .. legacy)
+end
+
 -- decide.lua's one read of a call (KEYS[3] the config stamp, KEYS[4..] the decisions' state
 -- keys): MGET of the stamp and, per decision, the state of each limit whose state is a string
 -- (p.rank > 0: token bucket, GCRA; npre of them). A key of another type reads as false.

@@ -1,9 +1,11 @@
 -- config_set.lua: replaces a rule's config with compare-and-set on its version and appends the
 -- change to the rule's audit stream, atomically (appended after common.lua).
--- KEYS[1] the config hash, KEYS[2] the audit stream, KEYS[3] (a live config's; absent for a
--- shadow) the config stamp: a string "<version> <µs>" rewritten at every change, which
--- decide.lua reads (with the states, in one MGET) to know whether the config it keeps parsed is
--- still the one in force.
+-- KEYS[1] the config hash, KEYS[2] the audit stream, KEYS[3] the live config's stamp: a string
+-- "<version> <µs>" rewritten at every change, which decide.lua reads (with the states, in one
+-- MGET) to know whether the config it keeps parsed is still the one in force. KEYS[4], given
+-- only for a shadow config (KEYS[1] then is "<prefix>{R}:shadow"): the shadow's counts, deleted
+-- (they count the shadow being replaced); the live stamp then only gets the shadow's mark
+-- (ls_bump_stamp), so decisions read the new shadow at once. A live change keeps that mark.
 -- ARGV[1] expected current version ("" = any; "0" = the rule must not exist yet; "=RAW" = the
 -- stored version field is exactly RAW, "=" absent: the compare-and-set of a repair, which also
 -- replaces a config whose version is not an integer),
@@ -124,7 +126,10 @@ redis.call('HSET', cfg, unpack(args))
 -- states in the old hash form: the stamp names the instant the last of them has expired by (a
 -- state's TTL is at most the time to refill the whole bucket from one hour of debt), and until
 -- then decide.lua reads such a hash where it finds no string. A later change keeps the mark.
-if KEYS[3] then
+if KEYS[4] then
+  ls_bump_stamp(KEYS[3], ' s' .. ls_int(version))
+  redis.call('DEL', KEYS[4])
+elseif KEYS[3] then
   local now_us = tonumber(tm[1]) * 1000000 + tonumber(tm[2])
   local stamp = ls_int(version) .. ' ' .. ls_int(now_us)
   local old_stamp = redis.call('GET', KEYS[3])
@@ -153,6 +158,14 @@ if KEYS[3] then
     end
     if longest >= 0 then until_us = now_us + math.ceil(longest / 1000) + 3600000000 + 1000 end
   end
+  -- The shadow's mark (" s<N>": decide.lua reads the shadow hash) stays; a rule given its first
+  -- stamp while it has a shadow gets the mark here.
+  local mark = old_stamp and string.match(old_stamp, ' [sn]%d+') or nil
+  if mark == nil and not old_stamp then
+    local sh = redis.call('HMGET', string.sub(cfg, 1, -7) .. 'shadow', 'algorithm', 'version')
+    if sh[1] and ls_uint(sh[2]) then mark = ' s' .. sh[2] end
+  end
+  if mark then stamp = stamp .. mark end
   if until_us > now_us then stamp = stamp .. ' legacy ' .. ls_int(until_us) end
   redis.call('SET', KEYS[3], stamp)
 end

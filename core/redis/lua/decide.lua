@@ -21,6 +21,12 @@
 -- the server's TIME once, and writes each state with one SET PX. The parsed config is kept
 -- between calls of the function library (ls_config_cache) and reused while the stamp read in
 -- that MGET is the one it was parsed under, so a change is in force at the next decision.
+-- Shadow (issue 19): a candidate config in "<prefix>{R}:shadow" is parsed with the live one and
+-- kept in the same entry (shadow changes rewrite the stamp), evaluated on the same requests on
+-- its own state keys "<prefix>{R}:sh:<label>" and never enforced: its outcome is the reply's
+-- 10th field per decision (only when the rule has a shadow), a `shadow` field of the decision
+-- log, and counts in "<prefix>{R}:shadow:counts". A rule without a shadow pays one test per
+-- decision, and one HMGET of the shadow hash when its config is read again.
 
 local t_call
 local deadline = nil
@@ -89,9 +95,11 @@ if entry then
   if vals[1] ~= entry.stamp then entry = nil end
 end
 local limits, ds, version, has_overrides, npre
+local shadow = false  -- the shadow's limits, decision tables and hash, when the rule has one
 local legacy = false  -- no stamp: a config written before issue 18, states may be old hashes
 if entry then
   limits, ds, version, has_overrides, npre = entry.limits, entry.ds, entry.version, entry.overrides, entry.npre
+  shadow = entry.shadow
 else
   local raw = redis.pcall('HMGET', cfg, 'algorithm', 'capacity', 'refill_amount',
                           'refill_period_ns', 'limit', 'window_ns', 'version', 'limits', 'overrides')
@@ -103,55 +111,80 @@ else
   if version == nil then
     return redis.error_reply('LSCONFIG ' .. cfg .. ': version must be an integer, got ' .. tostring(raw[7]))
   end
-  -- Each limit: its fields, where to blame errors, its name ('' for a single-limit rule).
-  local specs = {}
-  if raw[1] == 'composite' then
-    for name in string.gmatch(raw[8] or '', '[^,]+') do
-      if not string.match(name, '^[%w_%-]+$') then
-        return redis.error_reply('LSCONFIG ' .. cfg .. ": bad limit name '" .. name .. "'")
+  -- First the live config (h = 1), then its states and stamp (the MGET), then the shadow
+  -- (h = 2) when the stamp marks one (" s<version>") or there is no stamp: a rule without a
+  -- shadow never reads the shadow hash.
+  local made, sets, hk, hr = {}, {}, cfg, raw
+  for h = 1, 2 do
+    if h == 2 then
+      local stamp = vals[1]
+      if stamp and not string.find(stamp, ' s%d') then break end
+      hk = string.sub(cfg, 1, -7) .. 'shadow'
+      hr = redis.pcall('HMGET', hk, 'algorithm', 'capacity', 'refill_amount',
+                       'refill_period_ns', 'limit', 'window_ns', 'version', 'limits', 'overrides')
+      if hr.err or not hr[1] then break end  -- none, or cleared (no algorithm)
+    end
+    -- Each limit: its fields, where to blame errors, its name ('' for a single-limit rule).
+    local specs, err = {}, nil
+    if hr[1] == 'composite' then
+      for name in string.gmatch(hr[8] or '', '[^,]+') do
+        if not string.match(name, '^[%w_%-]+$') then
+          err = 'LSCONFIG ' .. hk .. ": bad limit name '" .. name .. "'"
+          break
+        end
+        local f = redis.call('HMGET', hk, name .. '.algorithm', name .. '.capacity',
+                             name .. '.refill_amount', name .. '.refill_period_ns', name .. '.limit',
+                             name .. '.window_ns')
+        specs[#specs + 1] = {f, 'LSCONFIG ' .. hk .. ' limit ' .. name .. ': ', name}
       end
-      local f = redis.call('HMGET', cfg, name .. '.algorithm', name .. '.capacity',
-                           name .. '.refill_amount', name .. '.refill_period_ns', name .. '.limit',
-                           name .. '.window_ns')
-      specs[#specs + 1] = {f, 'LSCONFIG ' .. cfg .. ' limit ' .. name .. ': ', name}
+      if err == nil and #specs == 0 then
+        err = 'LSCONFIG ' .. hk .. ': a composite rule needs limits, got none'
+      end
+    else
+      specs[1] = {hr, 'LSCONFIG ' .. hk .. ': ', ''}
     end
-    if #specs == 0 then
-      return redis.error_reply('LSCONFIG ' .. cfg .. ': a composite rule needs limits, got none')
-    end
-  else
-    specs[1] = {raw, 'LSCONFIG ' .. cfg .. ': ', ''}
-  end
 
-  -- The limits with their algorithm's eval and write. The algorithm files are pasted in at the
-  -- marker below, inside this loop rather than in a function: a function holding them would
-  -- capture every helper as an upvalue, which Redis's Lua charges at every script run.
-  local made = {}
-  limits, npre = {}, 0
-  for k = 1, #specs do
-    local p, err = ls_params(specs[k][1], specs[k][2])
-    if p == nil then return redis.error_reply(err) end
-    local m = made[p.alg]
-    if m == nil then
-      local algo_eval, algo_write
-      --@ALGORITHMS
-      m = {algo_eval, algo_write}
-      made[p.alg] = m
+    -- The limits with their algorithm's eval and write. The algorithm files are pasted in at
+    -- the marker below, inside this loop rather than in a function: a function holding them
+    -- would capture every helper as an upvalue, which Redis's Lua charges at every script run.
+    local lims, np = {}, 0
+    for k = 1, err == nil and #specs or 0 do
+      local p, e = ls_params(specs[k][1], specs[k][2])
+      if p == nil then
+        err = e
+        break
+      end
+      local m = made[p.alg]
+      if m == nil then
+        local algo_eval, algo_write
+        --@ALGORITHMS
+        m = {algo_eval, algo_write}
+        made[p.alg] = m
+      end
+      p.eval, p.write = m[1], m[2]
+      local name = specs[k][3]
+      if name ~= '' then p.name, p.suffix = name, ':' .. name end
+      -- Token-bucket and GCRA states are strings, read with the stamp in one MGET.
+      if p.alg == 'token-bucket' or p.alg == 'gcra' then
+        np = np + 1
+        p.rank = np
+      end
+      lims[#lims + 1] = p
     end
-    p.eval, p.write = m[1], m[2]
-    local name = specs[k][3]
-    if name ~= '' then p.name, p.suffix = name, ':' .. name end
-    -- Token-bucket and GCRA states are strings, read with the stamp in one MGET.
-    if p.alg == 'token-bucket' or p.alg == 'gcra' then
-      npre = npre + 1
-      p.rank = npre
+    if err and h == 1 then return redis.error_reply(err) end
+    -- A shadow the script cannot read (edited by hand) is not evaluated; the rule decides as usual.
+    if err == nil then
+      local dd = {}  -- one decision table per limit, reused for every decision (and call, when kept)
+      for j = 1, #lims do dd[j] = ls_decision() end
+      sets[h] = {limits = lims, npre = np, ds = dd, hash = hk,
+                 overrides = #lims == 1 and (ls_uint(hr[9]) or 0) > 0}
     end
-    limits[#limits + 1] = p
+    if h == 1 then
+      limits, npre, ds, has_overrides = lims, np, sets[1].ds, sets[1].overrides
+      vals = ls_read_states(KEYS, limits, npre, n)
+    end
   end
-
-  ds = {}  -- one decision table per limit, reused for every decision (and call, when kept)
-  for j = 1, #limits do ds[j] = ls_decision() end
-  has_overrides = #limits == 1 and (ls_uint(raw[9]) or 0) > 0
-  vals = ls_read_states(KEYS, limits, npre, n)
+  shadow = sets[2] or false
   local stamp = vals[1]
   if stamp then
     -- config_set.lua marks a rule configured before issue 18 with the instant its last
@@ -161,7 +194,8 @@ else
       if ls_config_count >= 1000 then ls_config_cache, ls_config_count = {}, 0 end
       if ls_config_cache[cfg] == nil then ls_config_count = ls_config_count + 1 end
       ls_config_cache[cfg] = {stamp = stamp, limits = limits, ds = ds, version = version,
-                              overrides = has_overrides, npre = npre, legacy_until = until_us}
+                              overrides = has_overrides, npre = npre, legacy_until = until_us,
+                              shadow = shadow}
     end
     legacy = t_call < until_us
   else
@@ -171,10 +205,28 @@ end
 if entry and entry.legacy_until > 0 then legacy = t_call < entry.legacy_until end
 local single = #limits == 1
 
--- The reply: 9 fields per decision, flat (a table per decision costs its conversion).
+-- The shadow's string states (token bucket, GCRA), one MGET: svals[(i - 1) * snpre + p.rank].
+local svals, snpre, sprefix, sa, sr, swr, swa
+if shadow then
+  snpre, sprefix, sa, sr, swr, swa = shadow.npre, string.sub(cfg, 1, -7) .. 'sh:', 0, 0, 0, 0
+  if snpre > 0 then
+    local ks = {}
+    for i = 1, n do
+      local sbase = sprefix .. string.sub(KEYS[3 + i], label_at)
+      for j = 1, #shadow.limits do
+        local p = shadow.limits[j]
+        if p.rank > 0 then ks[#ks + 1] = sbase .. p.suffix end
+      end
+    end
+    svals = redis.call('MGET', unpack(ks))
+  end
+end
+-- The reply: 9 fields per decision, flat (a table per decision costs its conversion); 10 when
+-- the rule has a shadow, the 10th its outcome.
+local stride = shadow and 10 or 9
 local out = {}
 for i = 1, n do
-  local o = 9 * (i - 1)
+  local o = stride * (i - 1)
   local costs_s = ARGV[2 + 2 * i]
   local op = opts and opts[i]
   local settle_s, log_flag = '', ''
@@ -195,23 +247,16 @@ for i = 1, n do
   -- This key's override of the single limit, if it has one (one HMGET, only on rules with any).
   local first = limits[1]
   if has_overrides then
-    local label = string.sub(base, label_at)
-    local o = redis.call('HMGET', cfg, 'o.capacity.' .. label, 'o.refill_amount.' .. label,
-                         'o.refill_period_ns.' .. label, 'o.limit.' .. label, 'o.window_ns.' .. label)
-    if o[1] or o[2] or o[3] or o[4] or o[5] then
-      local op, err = ls_params({first.alg, o[1], o[2], o[3], o[4], o[5]},
-                                'LSCONFIG ' .. cfg .. ' override of ' .. label .. ': ')
-      if op == nil then return redis.error_reply(err) end
-      op.eval, op.write, op.rank = first.eval, first.write, first.rank
-      first = op
-    end
+    local err
+    first, err = ls_override(cfg, string.sub(base, label_at), first)
+    if first == nil then return redis.error_reply(err) end
   end
   -- A settlement riding on this decision: which limit, by how much (an error fails this
   -- decision alone, having written nothing).
-  local settle_j, delta, bad = 0, 0, nil
+  local settle_j, delta, bad, sname = 0, 0, nil, nil
   if settle_s ~= '' then
     local c = string.find(settle_s, ':', 1, true)
-    local sname = c and string.sub(settle_s, c + 1) or ''
+    sname = c and string.sub(settle_s, c + 1) or ''
     delta = ls_num(c and string.sub(settle_s, 1, c - 1) or settle_s)
     for j = 1, #limits do
       if limits[j].name == sname then settle_j = j end
@@ -301,12 +346,45 @@ for i = 1, n do
       end
     end
   end
+  -- The shadow on the same request (issue 19): each of its limits takes the cost of the live
+  -- limit of the same name, else the one at its position (a single limit: the first), and the
+  -- settlement when it has a token-bucket limit of that name. Its outcome `sv` is never enforced.
+  local sv, sbase, sfirst = nil, nil, nil
+  if shadow and not failed then
+    local label = string.sub(base, label_at)
+    local sl, sd = shadow.limits, shadow.ds
+    sfirst = sl[1]
+    sbase = sprefix .. label
+    if shadow.overrides then sfirst = ls_override(shadow.hash, label, sfirst) end
+    local costs = {}
+    for c in string.gmatch(costs_s, '[^,]+') do costs[#costs + 1] = tonumber(c) end
+    if sfirst then sv = true end
+    local sat = (i - 1) * (snpre or 0)
+    for j = 1, sv and #sl or 0 do
+      local p, d = j == 1 and sfirst or sl[j], sd[j]
+      local cost = costs[1]
+      if #costs > 1 then
+        cost = costs[j]
+        for k = 1, #limits do
+          if limits[k].name == p.name and p.name ~= '' then cost = costs[k] end
+        end
+      end
+      if cost == nil then
+        sv = nil  -- more shadow limits than costs, none named alike: not evaluated
+        break
+      end
+      d.settle = (sname == p.name and p.alg == 'token-bucket') and delta or 0
+      p.eval(p, sbase .. p.suffix, t, cost, d, p.rank > 0 and svals[sat + p.rank], false)
+      if not d.allowed then sv = false end
+    end
+  end
   if not failed then
     if log_max > 0 and (log_flag == '1' or log_flag == 'x') then
       local entry = {'t', t, 'key', string.sub(base, label_at), 'cost', costs_s, 'allowed', all and 1 or 0,
                      'level', remaining}
       -- A composite's level is one limit's: the one that refused, else the least remaining.
       if name ~= '' then entry[#entry + 1] = 'limit' entry[#entry + 1] = name end
+      if sv ~= nil then entry[#entry + 1] = 'shadow' entry[#entry + 1] = sv and 1 or 0 end
       if op[4] then entry[#entry + 1] = 'tokens' entry[#entry + 1] = op[4] end
       if op[5] then entry[#entry + 1] = 'model' entry[#entry + 1] = op[5] end
       -- A refusal's promised wait (what Retry-After rounds up), µs rounded up, for audit
@@ -353,12 +431,44 @@ for i = 1, n do
         if one then break end
       end
       if pscore then ls_pressure_add(cfg, string.sub(base, label_at), pscore, t) end
+      if shadow then
+        out[o + 10] = sv == nil and false or (sv and 1 or 0)
+        if sv ~= nil then
+          -- The shadow's states, as the live ones: admitted only when all its limits admit.
+          local sl, sd = shadow.limits, shadow.ds
+          for j = 1, #sl do
+            local p, d = j == 1 and sfirst or sl[j], sd[j]
+            local w = d.write
+            if w == 'commit' and not sv and d.settle ~= 0 then
+              d.a, d.b, w = d.c, d.e, 'fix'
+            end
+            if (w == 'commit' and sv) or w == 'fix' then
+              local v = p.write(p, sbase .. p.suffix, d, t, pad)
+              if p.rank > 0 then
+                for k = i + 1, n do
+                  if KEYS[3 + k] == base then svals[(k - 1) * snpre + p.rank] = v end
+                end
+              end
+            end
+          end
+          if sv then sa = sa + 1 else sr = sr + 1 end
+          if all and not sv then swr = swr + 1 elseif sv and not all then swa = swa + 1 end
+        end
+      end
     end
   end
   if failed then
-    -- A decision not made: its error in its first field, the other eight nil.
+    -- A decision not made: its error in its first field, the others nil.
     out[o + 1] = {err = failed}
-    for f = 2, 9 do out[o + f] = false end
+    for f = 2, stride do out[o + f] = false end
   end
+end
+if shadow and sa + sr > 0 then
+  -- The shadow's counts since it was set (config_set.lua and shadow_clear.lua delete them).
+  local ck = shadow.hash .. ':counts'
+  if sa > 0 then redis.call('HINCRBY', ck, 'allowed', sa) end
+  if sr > 0 then redis.call('HINCRBY', ck, 'rejected', sr) end
+  if swr > 0 then redis.call('HINCRBY', ck, 'would_reject', swr) end
+  if swa > 0 then redis.call('HINCRBY', ck, 'would_admit', swa) end
 end
 return out

@@ -2,8 +2,10 @@
 -- appends the change to the shadow's audit stream, atomically. What stays is a tombstone
 -- (version, updated_*, no algorithm), so the shadow's versions keep rising across a clear and
 -- an old --expect-version never matches a later shadow. A hash without `algorithm` is no shadow.
--- Run with EVAL on its own (not part of the function library: it is not on the decision path).
--- KEYS[1] the shadow hash, KEYS[2] its audit stream.
+-- Run with EVAL after common.lua (not part of the function library: it is not on the decision
+-- path). KEYS[1] the shadow hash, KEYS[2] its audit stream, KEYS[3] the live config's stamp (gets
+-- the shadow's mark, so decisions stop evaluating the shadow at once), KEYS[4] the shadow's
+-- counts (deleted).
 -- ARGV[1] expected current version ("" = any), ARGV[2] who, ARGV[3] reason, ARGV[4] MAXLEN ~.
 -- Returns {version, updated_at_ms}. Errors: "LSCAS ..." (version moved), "LSNOSHADOW ..."
 -- (there is no shadow to clear), "LSCONFIG ..." (the hash is not one limitscope wrote).
@@ -29,6 +31,8 @@ local at = tonumber(tm[1]) * 1000 + math.floor(tonumber(tm[2]) / 1000)
 local version = string.format('%d', current + 1)
 local at_s = string.format('%d', at)
 redis.call('DEL', key)
+ls_bump_stamp(KEYS[3], ' n' .. version)
+redis.call('DEL', KEYS[4])
 redis.call('HSET', key, 'version', version, 'updated_at', at_s, 'updated_by', ARGV[2], 'reason', ARGV[3])
 local maxlen = tonumber(ARGV[4]) or 10000
 redis.call('XADD', audit, 'MAXLEN', '~', maxlen, '*', 'version', version, 'action', 'clear',
