@@ -54,6 +54,21 @@ std::string rule_base(const std::string& config_key) {
 
 std::string pressure_key_for_config(const std::string& config_key) { return rule_base(config_key) + ":pressure"; }
 
+std::string stamp_key_for_config(const std::string& config_key) { return rule_base(config_key) + ":stamp"; }
+
+bool legacy_states_possible(const redis::Value& stamp, std::int64_t now_us) {
+  if (!stamp.is_string()) return true;  // no stamp (or not readable): old states may exist
+  constexpr std::string_view kMark = " legacy ";
+  const auto at = stamp.str.rfind(kMark);
+  if (at == std::string::npos) return false;
+  std::int64_t until = 0;
+  const char* first = stamp.str.data() + at + kMark.size();
+  const char* last = stamp.str.data() + stamp.str.size();
+  const auto [end, ec] = std::from_chars(first, last, until);
+  if (ec != std::errc{} || end != last) return true;
+  return now_us < until;
+}
+
 std::vector<std::string> state_keys_for_label(const std::string& config_key, const redis::RuleConfig& config,
                                               const std::string& label) {
   const std::string state = rule_base(config_key) + ":s:" + label;
@@ -73,13 +88,14 @@ const redis::NamedLimit* limit_for(const redis::RuleConfig& config, const std::s
 }
 
 std::size_t own_read_commands(redis::CommandBatch& out, const LimitParams& params, const std::string& key,
-                              std::int64_t now_us, bool with_ttl) {
+                              std::int64_t now_us, bool with_ttl, bool legacy) {
+  const bool hash_too = params.algorithm == Algorithm::token_bucket && legacy;
   switch (params.algorithm) {
     case Algorithm::token_bucket:
       // The 16-byte string, and the hash a state written before issue 18 may still be (one of
-      // the two answers WRONGTYPE).
+      // the two answers WRONGTYPE) where the rule's stamp says one may.
       out.add({"GET", key});
-      out.add({"HMGET", key, "tokens", "ts"});
+      if (hash_too) out.add({"HMGET", key, "tokens", "ts"});
       break;
     case Algorithm::gcra:
       out.add({"GET", key});
@@ -101,7 +117,7 @@ std::size_t own_read_commands(redis::CommandBatch& out, const LimitParams& param
       break;
   }
   if (with_ttl) out.add({"PTTL", key});
-  const std::size_t reads = params.algorithm == Algorithm::token_bucket ? 2 : 1;
+  const std::size_t reads = hash_too ? 2 : 1;
   return reads + (with_ttl ? 1 : 0);
 }
 
@@ -138,6 +154,10 @@ KeyReading own_evaluate(const std::string& profile, const std::string& key,
   };
   switch (params.algorithm) {
     case Algorithm::token_bucket: {
+      if (state.is_nil()) {
+        fill_bucket(r, params.capacity, params.capacity);  // absent: a fresh, full bucket
+        return r;
+      }
       if (state.is_string()) {
         const auto v = redis::decode_token_bucket_state(state.str);
         if (!v || !std::isfinite(v->tokens) || !std::isfinite(v->ts_us)) return corrupt("is not 16 bytes of tokens and ts");

@@ -28,6 +28,12 @@ std::optional<OwnKey> parse_own_key(const std::string& key);
 
 /// "<prefix>{R}:pressure" (the rule's pressure index) for its "<prefix>{R}:config".
 std::string pressure_key_for_config(const std::string& config_key);
+/// "<prefix>{R}:stamp" (the rule's config stamp) for its "<prefix>{R}:config".
+std::string stamp_key_for_config(const std::string& config_key);
+/// Whether a token-bucket state of a rule may still be a hash written before issue 18, from
+/// its config stamp (`stamp`: GET's reply) at `now_us`: no stamp (a rule not configured since),
+/// or a "legacy <µs>" mark not yet passed (docs/redis-schema.md).
+bool legacy_states_possible(const redis::Value& stamp, std::int64_t now_us);
 /// The state keys of limited key `label` under `config` (a composite: one per limit), for a
 /// rule whose config key is `config_key`.
 std::vector<std::string> state_keys_for_label(const std::string& config_key, const redis::RuleConfig& config,
@@ -38,9 +44,10 @@ std::vector<std::string> state_keys_for_label(const std::string& config_key, con
 const redis::NamedLimit* limit_for(const redis::RuleConfig& config, const std::string& rest);
 
 /// Adds the commands that read the state of `params`'s algorithm at `key` to `out` (then
-/// PTTL when `with_ttl`). @return the number of commands added
+/// PTTL when `with_ttl`); a token bucket's old hash form too unless `legacy` is false.
+/// @return the number of commands added
 std::size_t own_read_commands(redis::CommandBatch& out, const LimitParams& params, const std::string& key,
-                              std::int64_t now_us, bool with_ttl = true);
+                              std::int64_t now_us, bool with_ttl = true, bool legacy = true);
 
 /// The reading from own_read_commands()'s replies.
 KeyReading own_evaluate(const std::string& profile, const std::string& key,

@@ -173,7 +173,10 @@ redis::Result<ProbeSnapshot> RedisProbe::run(redis::Connection& c, std::size_t s
   for (const auto& ck : with_keys) configs.emplace(ck, std::nullopt);
   for (const auto& ck : rules_) configs.emplace(ck, std::nullopt);
   std::vector<std::vector<std::string>> first{{"TIME"}};
-  for (const auto& [ck, unused] : configs) first.push_back({"HGETALL", ck});
+  for (const auto& [ck, unused] : configs) {
+    first.push_back({"HGETALL", ck});
+    first.push_back({"GET", stamp_key_for_config(ck)});  // whether old hash states may remain
+  }
   // Entries full again before the last refresh's time are stale: the writer drops them later.
   const std::string from = last_server_us_ > 0 ? "(" + std::to_string(last_server_us_) : "-inf";
   for (const auto& ck : rules_) {
@@ -189,8 +192,11 @@ redis::Result<ProbeSnapshot> RedisProbe::run(redis::Connection& c, std::size_t s
   last_server_us_ = *now;
   std::size_t i = 1;
   std::vector<std::string> gone;
+  std::set<std::string> legacy;  // rules whose token-bucket states may be old hashes
   for (auto& [ck, cfg] : configs) {
-    const redis::Value& v = (*head)[i++];
+    const redis::Value& v = (*head)[i];
+    if (legacy_states_possible((*head)[i + 1], *now)) legacy.insert(ck);
+    i += 2;
     if (v.is_error()) {
       snap.errors.push_back(ck + ": " + v.str);
       continue;
@@ -250,7 +256,8 @@ redis::Result<ProbeSnapshot> RedisProbe::run(redis::Connection& c, std::size_t s
         plan.limit_name = limit->name;
         plan.limit_index = static_cast<int>(limit - it->second->limits.data());
       }
-      plan.count = own_read_commands(reads, limit->params, key, *now, options_.read_ttl);
+      plan.count = own_read_commands(reads, limit->params, key, *now, options_.read_ttl,
+                                     legacy.count(t.own->config_key) > 0);
     } else {
       plan.count = read_commands(reads, p, key, *now, options_.read_ttl);
     }

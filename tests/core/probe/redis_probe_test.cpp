@@ -33,6 +33,12 @@ std::vector<LimiterProfile> profiles(const char* json) {
   return all;
 }
 
+std::string must_get(Connection& c, const std::string& key) {
+  auto v = c.command({"GET", key});
+  EXPECT_TRUE(v.ok() && v->is_string()) << key;
+  return v.ok() ? v->str : std::string();
+}
+
 const KeyReading* find(const ProbeSnapshot& s, const std::string& key) {
   for (const auto& k : s.keys) {
     if (k.key == key) return &k;
@@ -172,6 +178,49 @@ TEST(RedisProbe, OwnSchemaLevelsEqualTheCoreAlgorithm) {
       EXPECT_DOUBLE_EQ(*r->level, available);
     }
   }
+}
+
+// A token-bucket state is read with GET alone where the rule's config stamp says no old hash
+// state can remain, and with GET and HMGET where one may (no stamp, or a "legacy" mark not yet
+// passed); an old hash is then read as before.
+TEST(RedisProbe, TokenBucketStatesAreReadWithOneCommandUnlessOldHashesMayRemain) {
+  auto server = RedisServer::start();
+  Connection c = connect(*server);
+  const redis::KeySchema schema;
+  const redis::RedisLimiter limiter(schema);
+  auto set = redis::set_config(c, schema, "tb", redis::single_limit(test::bucket(Algorithm::token_bucket, 10, 1, std::chrono::minutes(1))),
+                               redis::ChangeInfo{"test", "probe test", std::nullopt});
+  ASSERT_TRUE(set.ok()) << set.error().message;
+  for (int k = 0; k < 5; ++k) ASSERT_TRUE(limiter.decide(c, "tb", "k" + std::to_string(k), 3).ok());
+  ProbeOptions po;
+  po.read_ttl = false;
+  RedisProbe probe(builtin_profiles(), po);
+  auto stamped = probe.probe_all(c);
+  ASSERT_TRUE(stamped.ok()) << stamped.error().message;
+  ASSERT_EQ(stamped->keys.size(), 5u);
+
+  const std::string stamp = schema.config_stamp_key("tb");
+  const std::string kept = must_get(c, stamp);
+  test::must(c, {"DEL", stamp});  // a rule not configured since issue 18: hashes may remain
+  const std::int64_t now = server_now_us(c);
+  test::must(c, {"HSET", schema.state_key("tb", "old"), "tokens", "4", "ts", std::to_string(now)});
+  auto unstamped = probe.probe_all(c);
+  ASSERT_TRUE(unstamped.ok()) << unstamped.error().message;
+  EXPECT_EQ(unstamped->read_commands, stamped->read_commands + 5 + 2);  // HMGET for the 5; GET + HMGET for the new key
+  const auto* old = find(*unstamped, schema.state_key("tb", "old"));
+  ASSERT_NE(old, nullptr);
+  ASSERT_TRUE(old->error.empty()) << old->error;
+  EXPECT_NEAR(*old->level, 4, 0.1);
+
+  // A legacy mark still ahead: the same two reads; once passed, one.
+  test::must(c, {"SET", stamp, kept + " legacy " + std::to_string(now + 3'600'000'000)});
+  auto marked = probe.refresh(c);
+  ASSERT_TRUE(marked.ok());
+  EXPECT_EQ(marked->read_commands, unstamped->read_commands);
+  test::must(c, {"SET", stamp, kept + " legacy " + std::to_string(now - 1)});
+  auto passed = probe.refresh(c);
+  ASSERT_TRUE(passed.ok());
+  EXPECT_EQ(passed->read_commands, unstamped->read_commands - 6);
 }
 
 TEST(RedisProbe, BadDataIsReportedPerKeyAndNeverStopsTheProbe) {
