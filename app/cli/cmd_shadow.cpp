@@ -84,19 +84,11 @@ struct Parsed {
   redis::ChangeInfo change;
 };
 std::optional<Parsed> parse(const Args& a, const std::string& command, int& exit) {
-  exit = 0;
-  if (a.help_requested()) {
-    std::cout << a.usage();
-    return std::nullopt;
-  }
-  if (!a.ok()) {
-    exit = usage_error(command, a.error());
-    return std::nullopt;
-  }
-  auto t = parse_target(a);
+  auto t = target_or_exit(a, command, exit);
+  if (!t) return std::nullopt;
   auto change = change_info(a);  // --by, --reason, --expect-version where the subcommand has them
-  if (!t || !change) {
-    exit = usage_error(command, !t ? t.error() : change.error());
+  if (!change) {
+    exit = usage_error(command, change.error());
     return std::nullopt;
   }
   return Parsed{*t, *change};

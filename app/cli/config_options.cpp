@@ -149,6 +149,24 @@ void print_config(const std::string& rule, const RuleConfig& c, bool as_json) {
   std::cout << "\n";
 }
 
+std::optional<Target> target_or_exit(const Args& a, std::string_view command, int& exit) {
+  exit = 0;
+  if (a.help_requested()) {
+    std::cout << a.usage();
+    return std::nullopt;
+  }
+  if (!a.ok()) {
+    exit = usage_error(command, a.error());
+    return std::nullopt;
+  }
+  auto t = parse_target(a);
+  if (!t) {
+    exit = usage_error(command, t.error());
+    return std::nullopt;
+  }
+  return *t;
+}
+
 // The shared options, or the usage error message.
 Expected<Target> parse_target(const Args& a) {
   Target t;

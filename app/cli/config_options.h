@@ -4,6 +4,7 @@
 // --reason/--by/--expect-version, and a config as text or JSON (docs/cli.md).
 
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -56,6 +57,9 @@ struct Target {
 
 /// The options of common_specs(), or the usage error message.
 Expected<Target> parse_target(const Args& a);
+/// The target of a subcommand's parsed options: nullopt with `exit` 0 after printing --help, or
+/// 2 after a usage error naming `command`.
+std::optional<Target> target_or_exit(const Args& a, std::string_view command, int& exit);
 
 /// $USER, else "limitscope-cli".
 std::string default_user();

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <string_view>
 
+#include "app/cli/cmd_rollout.h"
 #include "app/cli/commands.h"
 #include "core/common/version.h"
 
@@ -44,6 +45,7 @@ constexpr Command kCommands[] = {
     {"compare", "the five algorithms on one trace at the same nominal limit", limitscope::cli::run_compare},
     {"config", "show and change a rule's live config in Redis, with audit and undo", limitscope::cli::run_config},
     {"shadow", "a candidate config beside a rule's live one, evaluated on every decision, never enforced", limitscope::cli::run_shadow},
+    {"rollout", "enforce a rule's shadow config for a growing share of keys, with a guard", limitscope::cli::run_rollout},
     {"audit", "replica leaks, clock skew, Retry-After honesty (audit SUBJECT --help)", limitscope::cli::run_audit},
     {"whatif", "what-ifs over a trace: Redis outage, cost-aware routing (whatif SCENARIO --help)", limitscope::cli::run_whatif},
     {"key-names", "the key-names CSV of a policy's named keys, for limitscope --key-names", limitscope::cli::run_key_names},

@@ -153,7 +153,8 @@ local function ls_override(hash, label, first)
 end
 
 -- A shadow change (issue 19): the live config's stamp `skey` gets the mark `mark` (" s<shadow
--- version>" while a shadow is set, " n<shadow version>" once cleared) in place of the previous
+-- version>" while a shadow is set, with "r<share>" during a rollout, " n<shadow version>" once
+-- cleared) in place of the previous
 -- one, before any " legacy <µs>" mark, which stays last. The stamp changes at every shadow
 -- change (the shadow's version always rises), so a kept config (which holds the shadow too) is
 -- read again at the next decision, and decide.lua reads the shadow hash only under an " s" mark.
@@ -163,7 +164,7 @@ local function ls_bump_stamp(skey, mark)
   if not old then return end
   local head, legacy = string.match(old, '^(.-)( legacy %d+)$')
   if head == nil then head, legacy = old, '' end
-  head = string.gsub(head, ' [sn]%d+$', '')
+  head = string.gsub(head, ' [sn][%dr]+$', '')
   redis.call('SET', skey, head .. mark .. legacy)
 end
 

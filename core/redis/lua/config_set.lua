@@ -160,7 +160,7 @@ elseif KEYS[3] then
   end
   -- The shadow's mark (" s<N>": decide.lua reads the shadow hash) stays; a rule given its first
   -- stamp while it has a shadow gets the mark here.
-  local mark = old_stamp and string.match(old_stamp, ' [sn]%d+') or nil
+  local mark = old_stamp and string.match(old_stamp, ' [sn][%dr]+') or nil
   if mark == nil and not old_stamp then
     local sh = redis.call('HMGET', string.sub(cfg, 1, -7) .. 'shadow', 'algorithm', 'version')
     if sh[1] and ls_uint(sh[2]) then mark = ' s' .. sh[2] end

@@ -25,8 +25,10 @@
 -- kept in the same entry (shadow changes rewrite the stamp), evaluated on the same requests on
 -- its own state keys "<prefix>{R}:sh:<label>" and never enforced: its outcome is the reply's
 -- 10th field per decision (only when the rule has a shadow), a `shadow` field of the decision
--- log, and counts in "<prefix>{R}:shadow:counts". A rule without a shadow pays one test per
--- decision, and one HMGET of the shadow hash when its config is read again.
+-- log, and counts in "<prefix>{R}:shadow:counts"; during a staged rollout
+-- ("<prefix>{R}:shadow:rollout") it decides the keys inside the rollout's share. A rule without
+-- a shadow pays one test per
+-- decision, and one string.find on the stamp when its config is read again.
 
 local t_call
 local deadline = nil
@@ -177,7 +179,15 @@ else
       local dd = {}  -- one decision table per limit, reused for every decision (and call, when kept)
       for j = 1, #lims do dd[j] = ls_decision() end
       sets[h] = {limits = lims, npre = np, ds = dd, hash = hk,
-                 overrides = #lims == 1 and (ls_uint(hr[9]) or 0) > 0}
+                 overrides = #lims == 1 and (ls_uint(hr[9]) or 0) > 0, share = 0}
+      if h == 2 and #lims == 1 then
+        -- A staged rollout (issue 19 item 3) enforces a single-limit shadow for share/10000 of
+        -- the keys, while it is running or paused and names this shadow's version.
+        local ro = redis.pcall('HMGET', hk .. ':rollout', 'state', 'share_bp', 'shadow_version')
+        if not ro.err and (ro[1] == 'running' or ro[1] == 'paused') and ro[3] == hr[7] then
+          sets[h].share = ls_uint(ro[2]) or 0
+        end
+      end
     end
     if h == 1 then
       limits, npre, ds, has_overrides = lims, np, sets[1].ds, sets[1].overrides
@@ -378,6 +388,15 @@ for i = 1, n do
       if not d.allowed then sv = false end
     end
   end
+  -- A key inside a rollout's share is decided by the shadow (the first 28 bits of the SHA-1 of
+  -- its label, mod 10000, below the share: the same partition on every gateway and in
+  -- core/redis/rollout.h). Both configs' states still follow their own outcomes.
+  local live_all = all
+  if sv ~= nil and shadow.share > 0 and
+     tonumber(string.sub(redis.sha1hex(string.sub(base, label_at)), 1, 7), 16) % 10000 < shadow.share then
+    local d = shadow.ds[1]
+    all, remaining, limit, retry, reset, reason, name = sv, d.remaining, d.limit, d.retry, d.reset, d.reason, ''
+  end
   if not failed then
     if log_max > 0 and (log_flag == '1' or log_flag == 'x') then
       local entry = {'t', t, 'key', string.sub(base, label_at), 'cost', costs_s, 'allowed', all and 1 or 0,
@@ -411,10 +430,10 @@ for i = 1, n do
       for j = 1, #limits do
         local p, d = j == 1 and first or limits[j], ds[j]
         local w = d.write
-        if w == 'commit' and not (one or all) and d.settle ~= 0 then
+        if w == 'commit' and not (one or live_all) and d.settle ~= 0 then
           d.a, d.b, w = d.c, d.e, 'fix'
         end
-        if (w == 'commit' and (one or all)) or w == 'fix' then
+        if (w == 'commit' and (one or live_all)) or w == 'fix' then
           local v = p.write(p, j == 1 and one and base or base .. p.suffix, d, t, pad)
           -- A later decision of this call on the same key reads what was just written.
           if p.rank > 0 then

@@ -1,0 +1,217 @@
+// limitscope-cli rollout start|status|resume|abort: a staged rollout of a rule's shadow config
+// (issue 19 item 3; core/redis/rollout.h). `start` enforces the shadow for the first step's
+// share of the keys and, unless --detach, drives the rollout as `resume` does: at every check
+// the guard (a PromQL expression on the gateway's /metrics) is evaluated; when it returns a
+// sample every key goes back to the live config at once (audited, with the value); otherwise
+// each step holds --hold, then the next share, and after 100% the shadow becomes the live
+// config. The state is in Redis: a controller stopped in between is replaced by `resume`.
+// Exit 0 completed (or, for status/abort/--detach, done), 1 rolled back, aborted or refused by
+// what Redis holds, 2 bad usage.
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "app/cli/args.h"
+#include "app/cli/cmd_rollout.h"
+#include "app/cli/config_options.h"
+#include "app/cli/json_output.h"
+#include "app/cli/subcommands.h"
+#include "core/limiter/rate.h"
+#include "core/probe/rollout_guard.h"
+#include "core/redis/redis_limiter.h"
+#include "core/redis/rollout_controller.h"
+
+namespace limitscope::cli {
+
+namespace {
+
+using nlohmann::json;
+using redis::RolloutState;
+
+constexpr std::string_view kSummary = "a staged rollout of a rule's shadow config, with a guard";
+
+json state_json(const std::string& rule, const RolloutState& s, const std::vector<redis::RolloutEvent>& history) {
+  json steps = json::array();
+  for (auto b : s.steps_bp) steps.push_back(static_cast<double>(b) / 100.0);
+  json events = json::array();
+  for (const auto& e : history) {
+    events.push_back({{"seq", e.seq}, {"action", e.action}, {"by", e.by}, {"at_ms", e.at_ms},
+                      {"reason", e.reason}, {"state", e.state},
+                      {"share_percent", static_cast<double>(e.share_bp) / 100.0},
+                      {"guard_value", e.guard_value ? json(*e.guard_value) : json(nullptr)}});
+  }
+  return {{"rule", rule},
+          {"state", s.state},
+          {"step", s.step + 1},
+          {"steps_percent", steps},
+          {"share_percent", static_cast<double>(s.share_bp) / 100.0},
+          {"hold_ms", s.hold_ms},
+          {"guard", s.guard},
+          {"guard_value", s.guard_value ? json(*s.guard_value) : json(nullptr)},
+          {"source", s.source},
+          {"shadow_version", s.shadow_version},
+          {"reason", s.reason},
+          {"seq", s.seq},
+          {"history", events}};
+}
+
+void print_state(const std::string& rule, const RolloutState& s) {
+  std::cout << "rule " << rule << " rollout " << s.state << ": step " << s.step + 1 << " of " << s.steps_bp.size()
+            << ", share " << static_cast<double>(s.share_bp) / 100.0 << "%, shadow version " << s.shadow_version
+            << "\n  guard " << s.guard << " on " << s.source << ": last value "
+            << (s.guard_value ? std::to_string(*s.guard_value) : std::string("(no sample)")) << "\n  " << s.reason
+            << "\n";
+}
+
+int finish(const Args& a, const std::string& rule, const RolloutState& s, const std::vector<redis::RolloutEvent>& h) {
+  if (a.has("json")) {
+    std::cout << json_text(state_json(rule, s, h)) << "\n";
+  } else {
+    print_state(rule, s);
+  }
+  return s.state == "rolled_back" || s.state == "aborted" ? 1 : 0;
+}
+
+redis::Result<std::int64_t> server_ms(redis::Connection& c) {
+  auto us = redis::read_server_time_us(c);
+  if (!us) return us.error();
+  return *us / 1000;
+}
+
+// Drives the rollout until it is no longer active: a check every hold/5 (100 ms to 5 s).
+int drive(const Args& a, const std::string& command, const Target& t, const std::string& by) {
+  auto first = on_rule<std::optional<RolloutState>>(t, [&](redis::Connection& c) { return redis::get_rollout(c, t.schema, t.rule); });
+  if (!first) return redis_failure(command, first.error());
+  if (!*first) return redis_failure(command, redis::make_redis_error(redis::ErrorKind::reply, "rule " + t.rule + " has no rollout"));
+  auto guard = probe::RolloutGuard::make((*first)->guard, (*first)->source);
+  if (!guard) return usage_error(command, guard.error());
+  const auto every = std::chrono::milliseconds(std::clamp<std::int64_t>((*first)->hold_ms / 5, 100, 5000));
+  RolloutState s = **first;
+  while (s.active()) {
+    auto next = on_rule<RolloutState>(t, [&](redis::Connection& c) -> redis::Result<RolloutState> {
+      auto now = server_ms(c);
+      if (!now) return now.error();
+      const redis::GuardFn check = [&] {
+        const probe::GuardReading g = (*guard)->check(*now);
+        return redis::GuardCheck{g.tripped, g.value, g.error};
+      };
+      return redis::rollout_tick(c, t.schema, t.rule, check, *now, by);
+    });
+    if (!next) return redis_failure(command, next.error());
+    s = *next;
+    if (s.active()) std::this_thread::sleep_for(every);
+  }
+  auto h = on_rule<std::vector<redis::RolloutEvent>>(t, [&](redis::Connection& c) { return redis::rollout_history(c, t.schema, t.rule, 50); });
+  return finish(a, t.rule, s, h ? *h : std::vector<redis::RolloutEvent>{});
+}
+
+std::vector<OptionSpec> by_specs(std::vector<OptionSpec> more) {
+  more.push_back({"by", "WHO", "who (default $USER)"});
+  return with(std::move(more));
+}
+
+std::string by_of(const Args& a) { return a.get("by").value_or(default_user()); }
+
+int run_start(const CommandArgs& argv) {
+  const std::string command = "rollout start";
+  Args a(command, kSummary,
+         by_specs({{"steps", "LIST", "shares of the keys in percent, increasing, ending at 100 (e.g. 1,10,50,100)"},
+                   {"hold", "D", "how long each step holds before the next (default 5m)"},
+                   {"guard", "EXPR", "PromQL over the gateway's metrics; a sample trips the guard and rolls back"},
+                   {"metrics", "URL", "the gateway's /metrics the guard is evaluated on"},
+                   {"reason", "TEXT", "why (audited)"},
+                   {"detach", "", "start and return; `rollout resume` drives it"}}),
+         argv);
+  int exit = 0;
+  auto t = target_or_exit(a, command, exit);
+  if (!t) return exit;
+  const auto steps_opt = a.get("steps");
+  const auto guard_opt = a.get("guard");
+  const auto metrics_opt = a.get("metrics");
+  if (!steps_opt || !guard_opt || !metrics_opt) return usage_error(command, "--steps, --guard and --metrics are required");
+  auto steps = redis::parse_rollout_steps(*steps_opt);
+  if (!steps) return usage_error(command, "--" + steps.error());
+  auto hold = parse_duration(a.get("hold").value_or("5m"));
+  if (!hold) return usage_error(command, "--hold: " + hold.error());
+  if (auto g = probe::RolloutGuard::make(*guard_opt, *metrics_opt); !g) return usage_error(command, g.error());
+  RolloutState plan;
+  plan.steps_bp = *steps;
+  plan.hold_ms = std::chrono::duration_cast<std::chrono::milliseconds>(*hold).count();
+  plan.guard = *guard_opt;
+  plan.source = *metrics_opt;
+  const std::string by = by_of(a);
+  auto started = on_rule<RolloutState>(*t, [&](redis::Connection& c) -> redis::Result<RolloutState> {
+    auto now = server_ms(c);
+    if (!now) return now.error();
+    return redis::start_rollout(c, t->schema, t->rule, plan, *now, by);
+  });
+  if (!started) return redis_failure(command, started.error());
+  if (a.has("detach")) return finish(a, t->rule, *started, {});
+  return drive(a, command, *t, by);
+}
+
+int run_resume(const CommandArgs& argv) {
+  const std::string command = "rollout resume";
+  Args a(command, kSummary, by_specs({}), argv);
+  int exit = 0;
+  auto t = target_or_exit(a, command, exit);
+  if (!t) return exit;
+  return drive(a, command, *t, by_of(a));
+}
+
+int run_status(const CommandArgs& argv) {
+  const std::string command = "rollout status";
+  Args a(command, kSummary, common_specs(), argv);
+  int exit = 0;
+  auto t = target_or_exit(a, command, exit);
+  if (!t) return exit;
+  struct Read {
+    std::optional<RolloutState> s;
+    std::vector<redis::RolloutEvent> h;
+  };
+  auto r = on_rule<Read>(*t, [&](redis::Connection& c) -> redis::Result<Read> {
+    auto s = redis::get_rollout(c, t->schema, t->rule);
+    if (!s) return s.error();
+    auto h = redis::rollout_history(c, t->schema, t->rule, 50);
+    if (!h) return h.error();
+    return Read{*s, *h};
+  });
+  if (!r) return redis_failure(command, r.error());
+  if (!r->s) {
+    std::cerr << command << ": rule " << t->rule << " has no rollout\n";
+    return 1;
+  }
+  finish(a, t->rule, *r->s, r->h);
+  return 0;
+}
+
+int run_abort(const CommandArgs& argv) {
+  const std::string command = "rollout abort";
+  Args a(command, kSummary, by_specs({{"reason", "TEXT", "why (audited)"}}), argv);
+  int exit = 0;
+  auto t = target_or_exit(a, command, exit);
+  if (!t) return exit;
+  auto r = on_rule<RolloutState>(*t, [&](redis::Connection& c) {
+    return redis::abort_rollout(c, t->schema, t->rule, by_of(a), a.get("reason").value_or("aborted by the operator"));
+  });
+  if (!r) return redis_failure(command, r.error());
+  finish(a, t->rule, *r, {});
+  return 0;
+}
+
+}  // namespace
+
+int run_rollout(const CommandArgs& args) {
+  static constexpr Subcommand kSubjects[] = {
+      {"start", "enforce the shadow for a growing share of keys, with a guard", run_start},
+      {"status", "the rollout's state, share, guard value and history", run_status},
+      {"resume", "drive a rollout whose controller stopped", run_resume},
+      {"abort", "every key back to the live config at once (audited)", run_abort},
+  };
+  return run_subcommand("rollout", "the state lives in Redis: `resume` continues a rollout from any host", kSubjects, args);
+}
+
+}  // namespace limitscope::cli
