@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -51,6 +52,28 @@ redis.call('HMSET', KEYS[1], 'tokens', tokens, 'ts', now)
 redis.call('PEXPIRE', KEYS[1], math.ceil((cap - tokens) / per_ms) + 1)
 return allowed
 )lua");
+
+// The floor of a token-bucket decision on server time with live config: a function making the
+// same calls as one (TIME, MGET of the config stamp and the state, SET PX of a 16-byte state)
+// with the same keys and arguments, returning a record of the same size, and deciding nothing.
+// What it costs, no exact decision can cost less on this server (issue 18).
+constexpr const char* kFloorLua = R"lua(
+local tm = redis.call('TIME')
+local v = redis.call('MGET', KEYS[3], KEYS[4])
+redis.call('SET', KEYS[4], '0123456789abcdef', 'PX', '2')
+return '01234567890123456789012345678901234567890123'
+)lua";
+
+const redis::Script& floor_script() {
+  static const redis::Script s = [] {
+    auto lib = std::make_shared<redis::FunctionLibrary>();
+    lib->name = "limitscope_bench_floor";
+    lib->source = "#!lua name=limitscope_bench_floor\nlocal function floor(KEYS, ARGV)\n" +
+                  std::string(kFloorLua) + "\nend\nredis.register_function('limitscope_bench_floor', floor)\n";
+    return redis::Script("bench_floor", kFloorLua, "limitscope_bench_floor", lib);
+  }();
+  return s;
+}
 
 struct Settings {
   redis::RedisUrl url;
@@ -267,6 +290,19 @@ RoundTrip reference_trip(const Settings& s) {
   };
 }
 
+// The floor function, with a single decision's keys and arguments (rule `rule`).
+RoundTrip floor_trip(const Settings& s, const std::string& rule) {
+  return [&s, rule](redis::Connection& c, long long client, long long i, long long& errors) -> long long {
+    std::vector<redis::ScriptCall> calls;
+    for (long long j = 0; j < s.pipeline; ++j) {
+      calls.push_back({{s.schema.config_key(rule), s.schema.decisions_key(rule), s.schema.config_stamp_key(rule),
+                        s.schema.state_key(rule, key_for(s, client, i, j))},
+                       {"", "0", "0", "1", ""}});
+    }
+    return successes(redis::eval_pipeline(c, floor_script(), calls), s.pipeline, errors);
+  };
+}
+
 // redis-benchmark -t incr with the same clients and pipeline: requests/s, or an error.
 Expected<double> incr_ceiling(const Settings& s) {
   if (!s.url.unix_path.empty()) return make_error("the INCR ceiling needs a TCP server");
@@ -387,6 +423,10 @@ int run_bench_redis(const CommandArgs& argv) {
     return r ? "" : r.error().message;
   };
 
+  // The floor phase reads a stamp as a decision does.
+  if (auto r = admin->command({"SET", s.schema.config_stamp_key("bench-floor"), "1 1"}); !r)
+    return usage_error(kName, r.error().message);
+
   std::vector<Phase> phases;
   struct Plan {
     std::string name;
@@ -405,6 +445,7 @@ int run_bench_redis(const CommandArgs& argv) {
       {"gcra", 1, decide_trip(s, limiter, gcra_rule, 1), functions},
       {"gcra_batch", s.per_call, decide_trip(s, limiter, gcra_rule, s.per_call), functions},
       {"reference_script", 1, reference_trip(s), scripts},
+      {"floor_calls", 1, floor_trip(s, "bench-floor"), functions},
       {"token_bucket_evalsha", 1, decide_trip(s, limiter, tb_rule, 1), scripts},
       {"gcra_batch_evalsha", s.per_call, decide_trip(s, limiter, gcra_rule, s.per_call), scripts},
       // The pressure index's cost (issue 22): the same traffic with and without it, on keys
@@ -452,6 +493,7 @@ int run_bench_redis(const CommandArgs& argv) {
   const Phase& gcra = phases[1];
   const Phase& batch = phases[2];
   const Phase& ref = phases[3];
+  const Phase& floor_phase = phases[4];
   nlohmann::json j;
   j["server"] = s.url.redacted();
   j["clients"] = s.clients;
@@ -473,6 +515,10 @@ int run_bench_redis(const CommandArgs& argv) {
       ref.server_us_per_decision() > 0 ? tb.server_us_per_decision() / ref.server_us_per_decision() : 0;
   j["ratios"] = {{"batch_vs_reference_decisions_per_s", batch_vs_ref},
                  {"token_bucket_vs_reference_server_us", tb_vs_ref_us},
+                 {"floor_vs_reference_server_us",
+                  ref.server_us_per_decision() > 0 ? floor_phase.server_us_per_decision() / ref.server_us_per_decision() : 0},
+                 {"token_bucket_vs_floor_server_us",
+                  floor_phase.server_us_per_decision() > 0 ? tb.server_us_per_decision() / floor_phase.server_us_per_decision() : 0},
                  {"token_bucket_vs_reference_decisions_per_s",
                   ref.per_second() > 0 ? tb.per_second() / ref.per_second() : 0},
                  {"incr_vs_token_bucket_ops_per_s",
@@ -528,6 +574,8 @@ int run_bench_redis(const CommandArgs& argv) {
                 pi["ordinary_with_over_without"]["server_us"].get<double>(),
                 pi["drained_with_over_without"]["server_us"].get<double>(),
                 pi["drained_index_writes_per_decision"].get<double>());
+    std::printf("floor (the calls alone) / reference server us: %.2f\n",
+                ref.server_us_per_decision() > 0 ? floor_phase.server_us_per_decision() / ref.server_us_per_decision() : 0);
   }
   return errors == 0 ? 0 : 1;
 }

@@ -1,12 +1,12 @@
 #include "core/redis/redis_limiter.h"
 
-#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 
 #include "core/redis/limiter_scripts.h"
 #include "core/redis/script.h"
+#include "core/redis/state_codec.h"
 
 namespace limitscope::redis {
 
@@ -84,16 +84,12 @@ RedisError bad_reply(const Value& v, std::string_view what) {
 }
 
 // An integral number comes as an integer reply, any other as the 8 bytes of the double,
-// little-endian (decide.lua's ls_reply_num; exact and cheap to write in Lua), or as decimal
+// little-endian (settle.lua's ls_reply_num; exact and cheap to write in Lua), or as decimal
 // text (%.17g, exact).
 std::optional<double> parse_double(const Value& v) {
   if (v.type == Value::Type::integer) return static_cast<double>(v.integer);
   if (!v.is_string()) return std::nullopt;
-  if (v.str.size() == 8) {
-    std::uint64_t bits = 0;
-    for (int i = 7; i >= 0; --i) bits = (bits << 8) | static_cast<unsigned char>(v.str[static_cast<std::size_t>(i)]);
-    return std::bit_cast<double>(bits);
-  }
+  if (v.str.size() == 8) return decode_le_double(v.str);
   double d = 0;
   const char* end = v.str.data() + v.str.size();
   auto [p, ec] = std::from_chars(v.str.data(), end, d);
@@ -101,91 +97,69 @@ std::optional<double> parse_double(const Value& v) {
   return d;
 }
 
-std::optional<DenyReason> parse_reason(const std::string& s) {
-  if (s == "allowed") return DenyReason::none;
-  if (s == "exhausted") return DenyReason::exhausted;
-  if (s == "cost_above_capacity") return DenyReason::cost_above_capacity;
-  if (s == "invalid_cost") return DenyReason::invalid_cost;
-  return std::nullopt;
+// decide.lua's reason codes (LS_REASON in common.lua, ordered by severity).
+std::optional<DenyReason> reason_of_code(unsigned code) {
+  switch (code) {
+    case 0: return DenyReason::none;
+    case 1: return DenyReason::exhausted;
+    case 3: return DenyReason::cost_above_capacity;
+    case 4: return DenyReason::invalid_cost;
+    default: return std::nullopt;
+  }
 }
+
+// A duration in integral ns within [0, 2^61] (what decide.lua reports).
+bool in_ns_range(double ns) { return ns >= 0 && ns <= 2305843009213693952.0 && ns == std::floor(ns); }
 
 }  // namespace
 
-// A script call's reply (array of per-decision arrays, or an error) spread over `n` results.
+// A script call's reply (an array of one record per decision, or an error; a call of one
+// decision replies with its record or error alone) spread over `n` results.
 void collect_decisions(const Value& reply, std::size_t n, std::vector<Result<RedisDecision>>& out) {
+  if (n == 1 && !reply.is_array()) {
+    out.push_back(parse_decision_record(reply));
+    return;
+  }
   if (reply.is_error()) {
     for (std::size_t i = 0; i < n; ++i) {
       out.emplace_back(make_redis_error(classify_error_reply(reply.str), reply.str));
     }
     return;
   }
-  // 9 fields per decision, 10 when the rule has a shadow: the length says which.
-  const std::size_t stride = reply.is_array() && n > 0 && reply.elements.size() == kReplyFieldsWithShadow * n
-                                 ? kReplyFieldsWithShadow
-                                 : kReplyFields;
-  if (!reply.is_array() || reply.elements.size() != stride * n) {
+  if (!reply.is_array() || reply.elements.size() != n) {
     for (std::size_t i = 0; i < n; ++i) {
-      out.emplace_back(bad_reply(reply, "expected " + std::to_string(n) + " decisions of 9 or 10 fields"));
+      out.emplace_back(bad_reply(reply, "expected " + std::to_string(n) + " decisions"));
     }
     return;
   }
-  for (std::size_t i = 0; i < n; ++i) {
-    out.push_back(parse_decision_fields(std::span(reply.elements).subspan(stride * i, stride)));
-  }
+  for (const Value& v : reply.elements) out.push_back(parse_decision_record(v));
 }
 
-Result<RedisDecision> parse_decision_reply(const Value& v) {
+Result<RedisDecision> parse_decision_record(const Value& v) {
+  // A decision the script refused to make (its log write failed: LSLOG; a bad settlement):
+  // its error in its place, nothing was written.
   if (v.is_error()) return make_redis_error(classify_error_reply(v.str), v.str);
-  if (!v.is_array() || (v.elements.size() != kReplyFields && v.elements.size() != kReplyFieldsWithShadow)) {
-    return bad_reply(v, "expected an array of 9 or 10");
-  }
-  return parse_decision_fields(v.elements);
-}
-
-Result<RedisDecision> parse_decision_fields(std::span<const Value> e) {
-  // One decision the script refused to make (its log write failed: LSLOG; a bad settlement):
-  // the error in its first field, nothing was written.
-  if (!e.empty() && e[0].is_error()) return make_redis_error(classify_error_reply(e[0].str), e[0].str);
-  if (e.size() != kReplyFields && e.size() != kReplyFieldsWithShadow) {
-    return make_redis_error(ErrorKind::protocol,
-                            "decide.lua reply: expected 9 or 10 fields, got " + std::to_string(e.size()));
-  }
-  const auto wrong = [&](std::string_view what) {
-    std::string fields;
-    for (const Value& f : e) fields += (fields.empty() ? "" : ", ") + f.describe();
-    return make_redis_error(ErrorKind::protocol, "decide.lua reply: " + std::string(what) + " in [" + fields + "]");
-  };
+  if (!v.is_string() || v.str.size() < kRecordBytes) return bad_reply(v, "expected a decision record");
+  const auto byte = [&](std::size_t at) { return static_cast<unsigned char>(v.str[at]); };
+  const auto num = [&](std::size_t at) { return decode_le_double(std::string_view(v.str).substr(at, 8)); };
   RedisDecision r;
   Decision& d = r.decision;
-  const auto allowed = e[0].as_integer();
-  const auto remaining = parse_double(e[1]);
-  const auto reset = e[3].as_integer();
-  const auto reason = e[4].is_string() ? parse_reason(e[4].str) : std::nullopt;
-  const auto limit = parse_double(e[5]);
-  const auto version = e[6].as_integer();
-  const auto was_reset = e[8].as_integer();
-  if (!allowed || !remaining || !reset || !reason || !limit || !version || !was_reset ||
-      !e[7].is_string()) {
-    return wrong("a field has the wrong type");
+  const auto reason = reason_of_code(byte(1));
+  const double retry = num(20), reset = num(28), version = num(36);
+  if (byte(0) > 1 || byte(2) > 1 || byte(3) > 2 || !reason || !(retry == -1 || in_ns_range(retry)) ||
+      !in_ns_range(reset) || !(version >= 0 && version <= 9007199254740992.0 && version == std::floor(version))) {
+    return bad_reply(v, "a field is out of range");
   }
-  d.allowed = *allowed == 1;
-  d.remaining = *remaining;
-  d.limit = *limit;
-  d.reset_after = Nanos{*reset};
+  d.allowed = byte(0) == 1;
   d.reason = *reason;
-  if (!e[2].is_nil()) {
-    const auto retry = e[2].as_integer();
-    if (!retry) return wrong("retry_after is not an integer");
-    d.retry_after = Nanos{*retry};
-  }
-  r.config_version = *version;
-  r.binding_limit = e[7].str;
-  r.state_reset = *was_reset == 1;
-  if (e.size() == kReplyFieldsWithShadow && !e[9].is_nil()) {
-    const auto shadow = e[9].as_integer();
-    if (!shadow) return wrong("the shadow's outcome is not an integer");
-    r.shadow_allowed = *shadow == 1;
-  }
+  r.state_reset = byte(2) == 1;
+  d.remaining = num(4);
+  d.limit = num(12);
+  if (retry >= 0) d.retry_after = Nanos{static_cast<std::int64_t>(retry)};
+  d.reset_after = Nanos{static_cast<std::int64_t>(reset)};
+  r.config_version = static_cast<std::int64_t>(version);
+  r.binding_limit = v.str.substr(kRecordBytes);
+  if (byte(3) != 0) r.shadow_allowed = byte(3) == 2;
   return r;
 }
 

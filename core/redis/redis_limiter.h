@@ -153,15 +153,14 @@ Result<Unit> check_decision_log_write(Connection& c, const KeySchema& schema, st
 /// nullopt for any other error.
 std::optional<std::int64_t> late_server_time_us(const RedisError& e);
 
-/// Fields per decision in decide.lua's reply (which is flat: 9 per decision, in order; 10 when
-/// the rule has a shadow config, the 10th its outcome).
-inline constexpr std::size_t kReplyFields = 9;
-inline constexpr std::size_t kReplyFieldsWithShadow = 10;
+/// Bytes of a decision record of decide.lua's reply before the reported limit's name: allowed,
+/// reason code, state_reset, shadow outcome (0: none, for issue 19: 1 refused, 2 admitted),
+/// then remaining, limit, retry_after ns (-1: never), reset_after ns and the config version as
+/// little-endian doubles (common.lua's ls_record).
+inline constexpr std::size_t kRecordBytes = 44;
 
-/// Parses one decision reply of decide.lua (an array of 9 or 10). Exposed for tests.
-Result<RedisDecision> parse_decision_reply(const Value& v);
-/// Parses one decision's 9 (or 10) fields of decide.lua's flat reply; an error in the first
-/// field is the decision's error (nothing was written).
-Result<RedisDecision> parse_decision_fields(std::span<const Value> fields);
+/// Parses one decision of decide.lua's reply: a record (kRecordBytes and the name), or the
+/// error of a decision not made (nothing was written). Exposed for tests.
+Result<RedisDecision> parse_decision_record(const Value& v);
 
 }  // namespace limitscope::redis

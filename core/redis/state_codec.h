@@ -15,6 +15,10 @@ struct TokenBucketStateValue {
   double ts_us = 0;   ///< µs since the epoch the level was computed at (an integer)
 };
 
+/// The double in the first 8 bytes of `b` (at least 8), little-endian, as Lua's
+/// struct.pack('<d') writes it (state strings, decide.lua's decision records).
+double decode_le_double(std::string_view b);
+
 /// The 16-byte string for `s`.
 std::string encode_token_bucket_state(const TokenBucketStateValue& s);
 

@@ -23,8 +23,8 @@
 -- that MGET is the one it was parsed under, so a change is in force at the next decision.
 -- Shadow (issue 19): a candidate config in "<prefix>{R}:shadow" is parsed with the live one and
 -- kept in the same entry (shadow changes rewrite the stamp), evaluated on the same requests on
--- its own state keys "<prefix>{R}:sh:<label>" and never enforced: its outcome is the reply's
--- 10th field per decision (only when the rule has a shadow), a `shadow` field of the decision
+-- its own state keys "<prefix>{R}:sh:<label>" and never enforced: its outcome is the reply record's
+-- shadow byte (ls_record; 0 when the rule has none), a `shadow` field of the decision
 -- log, and counts in "<prefix>{R}:shadow:counts"; during a staged rollout
 -- ("<prefix>{R}:shadow:rollout") it decides the keys inside the rollout's share. A rule without
 -- a shadow pays one test per
@@ -56,8 +56,9 @@ else
     return redis.error_reply('LSARG now must be an integer count of microseconds >= 0, got ' .. a1)
   end
 end
-local log_max = ls_uint(ARGV[2]) or 0
-local pad = ls_uint(ARGV[3]) or 0
+local log_max, pad = ARGV[2], ARGV[3]  -- '0' in production: no conversion needed
+log_max = log_max == '0' and 0 or ls_uint(log_max) or 0
+pad = pad == '0' and 0 or ls_uint(pad) or 0
 local n = #KEYS - 3
 if n < 1 or #ARGV ~= 3 + 2 * n then
   return redis.error_reply('LSARG expected 2 arguments per state key, got ' .. #ARGV .. ' for ' .. n)
@@ -231,12 +232,9 @@ if shadow then
     svals = redis.call('MGET', unpack(ks))
   end
 end
--- The reply: 9 fields per decision, flat (a table per decision costs its conversion); 10 when
--- the rule has a shadow, the 10th its outcome.
-local stride = shadow and 10 or 9
+-- The reply: one string per decision (ls_record), or an error where a decision was not made.
 local out = {}
 for i = 1, n do
-  local o = stride * (i - 1)
   local costs_s = ARGV[2 + 2 * i]
   local op = opts and opts[i]
   local settle_s, log_flag = '', ''
@@ -282,12 +280,11 @@ for i = 1, n do
     end
   end
   local failed = bad
+  -- One limit, one cost (a list "c1,c2" is no number), nothing to settle: no combining.
+  local cost = not bad and single and settle_j == 0 and tonumber(costs_s)
   if bad then
     -- nothing decided
-  elseif single and settle_j == 0 and not string.find(costs_s, ',', 1, true) then
-    -- One limit, one cost, nothing to settle: no combining.
-    local cost = tonumber(costs_s)
-    if cost == nil then return redis.error_reply("LSARG cost must be a number, got '" .. costs_s .. "'") end
+  elseif cost then
     local p, d = first, ds[1]
     d.settle = 0
     p.eval(p, base, t, cost, d, p.rank > 0 and vals[at + p.rank], legacy)
@@ -315,7 +312,7 @@ for i = 1, n do
       if ds[j].fix then was_reset = 1 end
     end
     -- The most restrictive limit (CompositeLimiter's combine()); higher severity wins.
-    local severity = {allowed = 0, exhausted = 1, cost_above_capacity = 3, invalid_cost = 4}
+    local severity = LS_REASON
     local o = ds[1]
     reset, reason, retry = o.reset, o.reason, 0
     for j = 2, #ds do
@@ -420,10 +417,10 @@ for i = 1, n do
       end
     end
     if not failed then
-      -- Durations are integral ns (up to 2^61, exact in a double and in an integer reply).
-      out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] =
-        all and 1 or 0, ls_reply_num(remaining), retry ~= nil and retry or false, reset, reason
-      out[o + 6], out[o + 7], out[o + 8], out[o + 9] = ls_reply_num(limit), version, name, was_reset
+      -- Durations are integral ns (up to 2^61, exact in a double).
+      -- The shadow's outcome (never enforced): 0 none, 1 it refuses, 2 it admits.
+      out[i] = ls_record(all, reason, was_reset, sv == nil and 0 or (sv and 2 or 1), remaining, limit, retry,
+                         reset, version, name)
       -- The state writes, last. All consume or none: admitted states only when every limit
       -- admits; reset and settled states always (a settled one without this decision's cost).
       local pscore = false  -- the pressure index entry this decision needs (pressure.lua)
@@ -451,7 +448,6 @@ for i = 1, n do
       end
       if pscore then ls_pressure_add(cfg, string.sub(base, label_at), pscore, t) end
       if shadow then
-        out[o + 10] = sv == nil and false or (sv and 1 or 0)
         if sv ~= nil then
           -- The shadow's states, as the live ones: admitted only when all its limits admit.
           local sl, sd = shadow.limits, shadow.ds
@@ -477,9 +473,8 @@ for i = 1, n do
     end
   end
   if failed then
-    -- A decision not made: its error in its first field, the others nil.
-    out[o + 1] = {err = failed}
-    for f = 2, stride do out[o + f] = false end
+    -- A decision not made: its error in its place.
+    out[i] = {err = failed}
   end
 end
 if shadow and sa + sr > 0 then
@@ -490,4 +485,6 @@ if shadow and sa + sr > 0 then
   if swr > 0 then redis.call('HINCRBY', ck, 'would_reject', swr) end
   if swa > 0 then redis.call('HINCRBY', ck, 'would_admit', swa) end
 end
+-- One decision: its record (or error) alone, without the array around it.
+if n == 1 then return out[1] end
 return out

@@ -69,7 +69,7 @@ end
 
 -- Stores tat = now + d.a (ns); the key is idle once tat has passed.
 local function write(p, skey, d, t, pad_ms)
-  local rem = math.fmod(d.a, 1000)
+  local rem = d.a % 1000  -- d.a >= 0: math.fmod's result, without a call
   local tat_us = t + (d.a - rem) / 1000
   -- The decimal ns text, from two exact integers (tat_us < 2^53, so %d is exact).
   local v = string.format('%d%03d', tat_us, rem)

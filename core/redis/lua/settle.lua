@@ -58,7 +58,7 @@ if type(raw) == 'table' and raw.err then
 elseif raw then
   if #raw ~= 16 then return false end
   tokens, last = struct.unpack('<dd', raw)
-  if tokens ~= tokens or tokens == math.huge or not (last >= 0) or last ~= math.floor(last) then return false end
+  if tokens ~= tokens or tokens == math.huge or not (last >= 0) or last % 1 ~= 0 then return false end
 end
 if raw then
   if tokens == nil or tokens < -debt or last == nil or (last - t) * 1000 > C * npu then return false end

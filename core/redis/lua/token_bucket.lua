@@ -20,7 +20,7 @@ local function eval(p, skey, t, cost, d, raw, legacy)
     -- an empty bucket now.
     if #raw ~= 16 or tokens ~= tokens or tokens == math.huge or
        tokens < -(p.amount * 3600000000000 / p.period) or not (last >= 0) or
-       last ~= math.floor(last) or last > 9007199254740992 or (last - t) * 1000 > C * npu then
+       last % 1 ~= 0 or last > 9007199254740992 or (last - t) * 1000 > C * npu then
       reset = true
     end
   elseif legacy then
