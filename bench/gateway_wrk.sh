@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Gateway throughput with wrk against the built-in mock upstream: the limiter off, the
 # in-process limiter, and the Redis limiter (a private redis-server on a free port; skipped
-# when redis-server is missing) twice: "redis-alone" sends every decision alone
-# (--redis-batch-window 0), "redis" coalesces concurrent decisions into batched round trips
-# (the default window, 500us). All interleaved over several rounds in one run; prints
+# when redis-server is missing) three times: "redis-settle-each" settles every request with a
+# call of its own (--redis-settle-delay 0, decisions coalesced), "redis-alone" sends every
+# decision alone (--redis-batch-window 0, settlements riding on decisions), "redis" coalesces
+# concurrent decisions into batched round trips (the default window, 500us) and lets
+# settlements ride (the default). All interleaved over several rounds in one run; prints
 # requests/s and p99 per round, the medians, each limiter's throughput cost (target for
-# in-process: <= 5%), and the coalesced gateway's mean decisions per Redis round trip.
+# in-process: <= 5%), the Redis gateways' mean decisions per round trip, and the limiter's
+# script calls per request counted on the server (INFO commandstats: decisions + settle calls).
 #
 #   bench/gateway_wrk.sh [BUILD_DIR]      (default: build)
 #   needs: wrk (Debian package "wrk"), curl, limitscope-gateway built; redis-server and
@@ -87,7 +90,7 @@ if command -v redis-server >/dev/null && command -v redis-cli >/dev/null; then
     done
     if redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1; then
       REDIS_URL="redis://127.0.0.1:$REDIS_PORT"
-      MODES+=(redis-alone redis)
+      MODES+=(redis-settle-each redis-alone redis)
       break
     fi
     kill "$REDIS_PID" 2>/dev/null; wait "$REDIS_PID" 2>/dev/null; REDIS_PID=""
@@ -101,11 +104,14 @@ run_one() {
   local extra=()
   [ "$mode" = redis ] && extra=(--redis "$REDIS_URL")
   [ "$mode" = redis-alone ] && extra=(--redis "$REDIS_URL" --redis-batch-window 0)
+  [ "$mode" = redis-settle-each ] && extra=(--redis "$REDIS_URL" --redis-settle-delay 0)
+  local limiter="$mode"
+  case "$mode" in redis*) limiter=redis ;; esac
   # A fresh file per run: the background redirection truncates it only once the child runs,
   # and the previous run's address must never be read.
   local out_file="$WORK/gw.$2.$mode.out"
   "$GATEWAY" --listen 127.0.0.1:0 --policy "$WORK/policy.json" --mock-upstream \
-    --mock-latency "$MOCK_LATENCY" --limiter "${mode%-alone}" --threads "$GATEWAY_THREADS" "${extra[@]}" \
+    --mock-latency "$MOCK_LATENCY" --limiter "$limiter" --threads "$GATEWAY_THREADS" "${extra[@]}" \
     > "$out_file" 2> "$WORK/gw.err" &
   GW_PID=$!
   local line=""
@@ -116,14 +122,22 @@ run_one() {
   done
   local addr="${line#listening on }"
   [ -n "$addr" ] && [ "$addr" != "$line" ] || { echo "gateway did not start: $(cat "$WORK/gw.err")" >&2; exit 1; }
-  local out
+  local out calls_before=0
+  [ -n "$REDIS_URL" ] && calls_before="$(script_calls)"
   out="$(wrk -t "$WRK_THREADS" -c "$CONNECTIONS" -d "$DURATION" -s "$WORK/post.lua" "http://$addr" | grep '^RESULT')"
   # Decisions per Redis round trip over the run (limitscope_redis_batch_size: sum / count).
   if [ "$mode" != off ] && [ "$mode" != in-process ]; then
     curl -s "http://$addr/metrics" | awk '/^limitscope_redis_batch_size_sum/ {s=$2} /^limitscope_redis_batch_size_count/ {c=$2}
       END {if (c > 0) printf "%.2f\n", s / c}' >> "$WORK/batch.$mode"
   fi
+  local served
+  served="$(curl -s "http://$addr/metrics" | awk '/^limitscope_gateway_responses_total/ {n += $2} END {printf "%d\n", n}')"
   kill "$GW_PID"; wait "$GW_PID" 2>/dev/null || true; GW_PID=""
+  # Script calls per answered request, after the gateway stopped (it sends the settlements
+  # still waiting then).
+  if [ "$mode" != off ] && [ "$mode" != in-process ] && [ "$served" -gt 0 ]; then
+    awk -v c="$(( $(script_calls) - calls_before ))" -v n="$served" 'BEGIN {printf "%.3f\n", c / n}' >> "$WORK/calls.$mode"
+  fi
   local rps p99 non2xx errors
   rps="$(sed -n 's/.*rps=\([0-9.]*\).*/\1/p' <<<"$out")"
   p99="$(sed -n 's/.*p99_ms=\([0-9.]*\).*/\1/p' <<<"$out")"
@@ -135,21 +149,27 @@ run_one() {
   echo "$rps $p99"
 }
 
+# The limiter's script calls the server ran so far (FCALL, or EVALSHA without Functions).
+script_calls() {
+  redis-cli -u "$REDIS_URL" info commandstats |
+    awk -F'[:=,]' '/^cmdstat_(fcall|evalsha):/ {n += $3} END {printf "%d\n", n}'
+}
+
 median() { sort -g | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
 
 echo "limitscope-gateway + wrk: mock upstream (latency $MOCK_LATENCY), $CONNECTIONS connections, $WRK_THREADS wrk thread(s), $GATEWAY_THREADS gateway threads, $KEYS keys, $DURATION x $ROUNDS rounds"
-printf '%-6s %-11s %12s %10s\n' round limiter 'requests/s' 'p99 ms'
-for mode in "${MODES[@]}"; do : > "$WORK/rps.$mode"; : > "$WORK/p99.$mode"; : > "$WORK/batch.$mode"; done
+printf '%-6s %-18s %12s %10s\n' round limiter 'requests/s' 'p99 ms'
+for mode in "${MODES[@]}"; do : > "$WORK/rps.$mode"; : > "$WORK/p99.$mode"; : > "$WORK/batch.$mode"; : > "$WORK/calls.$mode"; done
 for r in $(seq 1 "$ROUNDS"); do
   for mode in "${MODES[@]}"; do
     read -r rps p99 < <(run_one "$mode" "$r")
-    printf '%-6s %-11s %12s %10s\n' "$r" "$mode" "$rps" "$p99"
+    printf '%-6s %-18s %12s %10s\n' "$r" "$mode" "$rps" "$p99"
     echo "$rps" >> "$WORK/rps.$mode"; echo "$p99" >> "$WORK/p99.$mode"
   done
 done
 off="$(median < "$WORK/rps.off")"
 for mode in "${MODES[@]}"; do
-  printf '%-6s %-11s %12s %10s\n' median "$mode" "$(median < "$WORK/rps.$mode")" "$(median < "$WORK/p99.$mode")"
+  printf '%-6s %-18s %12s %10s\n' median "$mode" "$(median < "$WORK/rps.$mode")" "$(median < "$WORK/p99.$mode")"
 done
 for mode in "${MODES[@]}"; do
   [ "$mode" = off ] && continue
@@ -160,7 +180,12 @@ done
 for mode in "${MODES[@]}"; do
   [ -s "$WORK/batch.$mode" ] && echo "$mode: decisions per Redis round trip (median of rounds) $(median < "$WORK/batch.$mode")"
 done
+for mode in "${MODES[@]}"; do
+  [ -s "$WORK/calls.$mode" ] && echo "$mode: Redis script calls per request (median of rounds) $(median < "$WORK/calls.$mode")"
+done
 if [ -s "$WORK/rps.redis" ]; then
   awk -v a="$(median < "$WORK/rps.redis-alone")" -v b="$(median < "$WORK/rps.redis")" 'BEGIN {
     printf "redis coalesced / redis alone throughput ratio %.3f\n", b / a }'
+  awk -v a="$(median < "$WORK/rps.redis-settle-each")" -v b="$(median < "$WORK/rps.redis")" 'BEGIN {
+    printf "redis settlement riding / settling each request throughput ratio %.3f\n", b / a }'
 fi

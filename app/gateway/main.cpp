@@ -83,6 +83,10 @@ int main(int argc, char** argv) {
         "coalesce concurrent decisions of a rule into one Redis round trip: the longest a decision "
         "waits to be sent while a batch is in flight (default 500us, at most 10ms; 0: every "
         "decision alone); a lone request is sent at once"},
+       {"redis-settle-delay", "DURATION",
+        "how long a request's token settlement may wait to ride on its key's next decision "
+        "before it is sent alone (default 1s, 1ms to 1m; 0: every request settles with a "
+        "call of its own)"},
        {"log-decisions", "FRACTION",
         "log the decisions of this fraction of API keys (0..1, default 0) to each rule's decision "
         "stream, with model and token estimate, for the tuner (sampled by key: all of a key's)"},
@@ -174,6 +178,15 @@ int main(int argc, char** argv) {
         redis_options.batch_window = std::chrono::duration_cast<std::chrono::microseconds>(*d);
       }
     }
+    if (auto d = args.get("redis-settle-delay")) {
+      const bool zero = *d == "0" || *d == "0s" || *d == "0ms";
+      auto v = parse_duration(*d);
+      if (!zero && (!v || *v < std::chrono::milliseconds(1) || *v > std::chrono::minutes(1))) {
+        return usage_error("--redis-settle-delay " + *d + ": expected 0 or a duration between 1ms and 1m");
+      }
+      redis_options.settle_delay =
+          zero ? std::chrono::milliseconds(0) : std::chrono::duration_cast<std::chrono::milliseconds>(*v);
+    }
     if (auto f = args.get("log-decisions")) {
       double v = -1;
       auto [p, ec] = std::from_chars(f->data(), f->data() + f->size(), v);
@@ -184,7 +197,7 @@ int main(int argc, char** argv) {
     }
   } else {
     for (const char* name : {"redis-failure-mode", "redis-prefix", "redis-timeout", "redis-batch-window",
-                             "log-decisions"}) {
+                             "redis-settle-delay", "log-decisions"}) {
       if (args.has(name)) return usage_error(std::string("--") + name + " needs --redis URL");
     }
   }
@@ -281,6 +294,10 @@ int main(int argc, char** argv) {
   std::unique_ptr<gateway::AdmissionBackend> backend;
   if (limiter_mode == "redis") {
     redis_options.on_round_trip = [&metrics](std::size_t n) { metrics.on_redis_round_trip(n); };
+    redis_options.on_settlement = [&metrics](gateway::SettleWay way) {
+      if (way == gateway::SettleWay::lost) metrics.on_settle_failed("redis");
+      else metrics.on_redis_settlement(way == gateway::SettleWay::ride);
+    };
     if (!redis_url) return usage_error("--limiter redis needs --redis URL");
     if (auto err = gateway::RedisAdmission::check_policy(policy)) return usage_error(*err);
     pool_options.size = std::max<std::size_t>(4, server_options.threads);

@@ -33,11 +33,18 @@
 
 namespace limitscope::gateway {
 
+/// What became of a request's call in Redis, for a settlement riding on it: its writes were
+/// made (answered), none were (an error reply, a call refused as late, a call never sent: the
+/// circuit was open), or nobody knows (the round trip failed after sending: a timeout, a
+/// dropped connection), so the settlement may or may not have been applied.
+enum class CallFate { answered, nothing_written, unknown };
+
 /// One request's decision as the failure policy left it, and the composite's reported limit.
 struct RuleOutcome {
   redis::GuardedDecision guarded;
   std::string binding;  ///< RedisDecision::binding_limit; "" when Redis did not decide
   std::optional<bool> shadow;  ///< RedisDecision::shadow_allowed
+  CallFate fate = CallFate::unknown;
 };
 
 struct CoalescerOptions {

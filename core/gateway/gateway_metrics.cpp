@@ -50,6 +50,10 @@ GatewayMetrics::GatewayMetrics(std::size_t max_series) : max_series_(max_series)
       names::kShadowDisagreements,
       "Requests the shadow config would have decided otherwise: would_reject (live admitted), would_admit (live refused).",
       {std::string(names::kRule), std::string(names::kKind)}, opts));
+  redis_settlements_ = unwrap(registry_.counter(
+      names::kRedisSettlements,
+      "Token settlements that reached Redis: riding on the key's next decision, or alone.",
+      {"way"}, opts));
   wall_time_ = unwrap(registry_.gauge(names::kGatewayTime,
                                       "The gateway's wall clock at this scrape, epoch seconds.", {},
                                       opts));
@@ -60,6 +64,10 @@ GatewayMetrics::GatewayMetrics(std::size_t max_series) : max_series_(max_series)
 
 void GatewayMetrics::on_redis_round_trip(std::size_t decisions) {
   redis_batch_size_->with({}).observe(static_cast<double>(decisions));
+}
+
+void GatewayMetrics::on_redis_settlement(bool rode) {
+  redis_settlements_->with({std::string_view(rode ? "ride" : "alone")}).inc();
 }
 
 void GatewayMetrics::set_wall_time(Nanos wall_now) {

@@ -18,6 +18,8 @@
 //                                                  (allowed|rejected), never enforced
 //   limitscope_shadow_disagreements_total{rule,kind}   would_reject: live admitted, shadow
 //                                                  refused; would_admit: the reverse
+//   limitscope_redis_settlements_total{way}        token settlements that reached Redis:
+//                                                  way="ride" on a decision, "alone" by a call
 //   limitscope_gateway_time_seconds                the gateway's wall clock at the scrape
 //   limitscope_gateway_start_time_seconds          when it started (its own wall clock)
 //   limitscope_key_info{api_key_hash,name,tier} 1  one per key the policy lists (an info
@@ -61,6 +63,8 @@ class GatewayMetrics {
   void on_response(int status);
   /// Observes one round trip of `decisions` decisions to Redis (limitscope_redis_batch_size).
   void on_redis_round_trip(std::size_t decisions);
+  /// Counts one token settlement that reached Redis: riding on a decision, or alone.
+  void on_redis_settlement(bool rode);
   /// Sets limitscope_circuit_state{backend}.
   void set_circuit_state(std::string_view backend, double state);
   /// Sets limitscope_gateway_time_seconds (call just before render(), on a scrape).
@@ -96,6 +100,7 @@ class GatewayMetrics {
   metrics::HistogramFamily* redis_batch_size_ = nullptr;
   metrics::CounterFamily* shadow_decisions_ = nullptr;
   metrics::CounterFamily* shadow_disagreements_ = nullptr;
+  metrics::CounterFamily* redis_settlements_ = nullptr;
   metrics::GaugeFamily* wall_time_ = nullptr;
   metrics::GaugeFamily* start_time_ = nullptr;
   std::mutex quota_mu_;

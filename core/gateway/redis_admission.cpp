@@ -41,6 +41,7 @@ RedisAdmission::RedisAdmission(Policy policy, redis::ConnectionPool& pool,
       log_(std::move(log)),
       policy_(std::make_shared<const Policy>(std::move(policy))) {
   start_coalescer();
+  start_flusher();
 }
 
 RedisAdmission::RedisAdmission(Policy policy, redis::DecisionBackend& backend,
@@ -53,6 +54,7 @@ RedisAdmission::RedisAdmission(Policy policy, redis::DecisionBackend& backend,
       policy_(std::make_shared<const Policy>(std::move(policy))) {
   options_.schema = backend_.limiter().schema();
   start_coalescer();
+  start_flusher();
 }
 
 void RedisAdmission::start_coalescer() {
@@ -65,13 +67,21 @@ void RedisAdmission::start_coalescer() {
       });
 }
 
-RedisAdmission::~RedisAdmission() = default;
+RedisAdmission::~RedisAdmission() {
+  stop_flusher();
+  flush_settlements();  // a gateway stopping sends what no decision carried yet
+}
 
 std::string RedisAdmission::rule_name(std::string_view tier) {
   return "gw-" + std::string(tier);
 }
 
 namespace {
+// What a failed call wrote: an answer of the server (an error reply, LSLATE, an ACL refusal)
+// or input refused before sending wrote nothing; a round trip broken after sending may have.
+CallFate fate_of(const redis::RedisError& e) {
+  return e.breaks_connection() ? CallFate::unknown : CallFate::nothing_written;
+}
 // Requests per decide.lua call of a batch (the measured best, docs/redis-schema.md).
 constexpr std::size_t kPerCall = 16;
 // The limited key from the key's SHA-256 (hex), which admit() also samples the decision log by.
@@ -304,29 +314,6 @@ std::optional<std::string> RedisAdmission::check_policy(const Policy& policy) {
   return std::nullopt;
 }
 
-bool RedisAdmission::settle(std::string_view api_key, std::string_view model, double token_delta, Nanos now) {
-  if (!std::isfinite(token_delta) || token_delta == 0) return true;
-  const auto pol = policy();
-  const TierPolicy* tier = pol->tier_for_key(api_key);
-  if (tier == nullptr || !tier->llm_tokens) return true;
-  const std::string rule = rule_name(tier->name);
-  // An open circuit means Redis is failing: a settle would only add a timeout per request.
-  if (guard(rule).stats().state == redis::BreakerState::open) return false;
-  auto done = backend_.settle(rule, redis::SettleRequest{limited_key(api_key, model), "llm_tokens", token_delta}, {});
-  if (done) {
-    settled_.fetch_add(1, std::memory_order_relaxed);
-    return true;
-  }
-  settle_failures_.fetch_add(1, std::memory_order_relaxed);
-  std::int64_t last = last_settle_log_ns_.load(std::memory_order_relaxed);
-  const std::int64_t interval = options_.failure.log_interval.count();
-  if (log_ && (last == kNeverLogged || now.count() - last >= interval) &&
-      last_settle_log_ns_.compare_exchange_strong(last, now.count())) {
-    log_("redis rule " + rule + ": settling tokens failed (the estimate stands): " + done.error().message);
-  }
-  return false;
-}
-
 std::optional<std::string> RedisAdmission::set_policy(Policy policy, Nanos) {
   if (auto err = check_policy(policy)) return err;
   auto next = std::make_shared<const Policy>(std::move(policy));
@@ -370,14 +357,20 @@ std::vector<RuleOutcome> RedisAdmission::decide_guarded(
   redis::FailureGuard& g = guard(rule);
   std::vector<redis::Result<redis::RedisDecision>> results;
   bool answered = false;  // the round trip gave per-request results
+  // Not sent unless the guard calls (an open circuit decides without Redis).
+  std::vector<CallFate> fates(n, CallFate::nothing_written);
   auto guarded = g.decide(n, [&]() -> redis::Result<std::vector<Decision>> {
     redis::DecideOptions o;
     o.deadline_us = deadline_us(rule);
     auto sent = send(rule, requests, o);
-    if (!sent) return sent.error();
+    if (!sent) {
+      std::fill(fates.begin(), fates.end(), fate_of(sent.error()));
+      return sent.error();
+    }
     if (sent->size() != n) return redis::make_redis_error(redis::ErrorKind::protocol, "a batch answered " +
         std::to_string(sent->size()) + " decisions for " + std::to_string(n) + " requests");
     results = std::move(sent).value();
+    for (std::size_t i = 0; i < n; ++i) fates[i] = results[i] ? CallFate::answered : fate_of(results[i].error());
     // Refused as late although the answer came in time: the offset to the server's clock was
     // too large (or the call slow). Those calls decided nothing: learn and decide them once more.
     std::vector<std::size_t> late;
@@ -399,6 +392,7 @@ std::vector<RuleOutcome> RedisAdmission::decide_guarded(
       for (std::size_t k = 0; k < late.size(); ++k) {
         redis::Result<redis::RedisDecision>& r = results[late[k]];
         r = retried ? std::move((*retried)[k]) : redis::Result<redis::RedisDecision>(retried.error());
+        fates[late[k]] = r ? CallFate::answered : fate_of(r.error());
         // Late again, with the offset just read: Redis runs calls later than the gateway
         // waits for them (a loaded server). That is a timeout: the failure mode decides.
         if (!r && redis::late_server_time_us(r.error())) {
@@ -421,6 +415,7 @@ std::vector<RuleOutcome> RedisAdmission::decide_guarded(
   std::vector<RuleOutcome> out(n);
   for (std::size_t i = 0; i < n; ++i) {
     out[i].guarded = std::move(guarded[i]);
+    out[i].fate = fates[i];
     if (!answered || out[i].guarded.degraded) continue;  // failed whole: the guard decided all alike
     if (!results[i]) {
       // This request's call failed alone (an error reply, an ACL refusal, a retry that timed
@@ -465,6 +460,7 @@ AdmissionResult RedisAdmission::admit(const AdmissionRequest& request) {
   }
   if (out.tier->llm_tokens) req.costs.push_back(static_cast<double>(request.llm_tokens));
   const std::string rule = rule_name(out.tier->name);
+  carry_settlement(rule, *out.tier, req);
   RuleOutcome decided = coalescer_->decide(rule, req);
   if (decided.guarded.decision.reason == DenyReason::backend_error &&
       decided.guarded.error.find("LSCONFIG") != std::string::npos && resync_due(request.now)) {
@@ -472,6 +468,7 @@ AdmissionResult RedisAdmission::admit(const AdmissionRequest& request) {
     // policy's rules again and decide once more.
     if (!sync_rules()) decided = coalescer_->decide(rule, req);
   }
+  if (req.settle_delta != 0) settle_carried(rule, req, decided, request.now);
   const redis::GuardedDecision& g = decided.guarded;
   const std::string& binding = decided.binding;
   out.degraded = g.degraded;

@@ -38,10 +38,23 @@
 // tag, so the gateway's tiers spread over the masters).
 //
 // Settlement: after the upstream answered, settle() corrects the key's llm_tokens limit by
-// the difference between its usage and the estimate (settle.lua, one more script run on the
-// rule's server; a refund when the upstream failed). Skipped while the rule's circuit is open
-// and for degraded admissions; a failed settle is counted and logged (at most once per
-// FailurePolicy::log_interval), never retried: the estimate then stands.
+// the difference between its usage and the estimate (a refund when the upstream failed). With
+// a settle delay (RedisAdmissionOptions::settle_delay, default 1 s) the correction waits in
+// memory (pending_settlements.h) and rides on the key's next decision, in the same script call
+// (DecideRequest::settle_delta): a key that keeps sending pays no round trip for settling. A
+// correction no decision took within the delay is sent alone (settle.lua) by a flusher thread
+// (checking every delay / 4, so it waits at most 1.25 delays), and all of them at destruction
+// (the gateway's shutdown). Past max_pending_settlements keys, and with a delay of 0, every
+// request settles alone at once, as before. A carried correction
+//   - whose call was answered is applied (counted "ride");
+//   - whose call wrote nothing is kept: not sent (the circuit is open) or refused as late, it
+//     waits for the key's next decision again; refused by an error reply (which a bad
+//     settlement also causes), it is sent alone and the request is decided again without it;
+//   - whose round trip failed after sending (timeout, lost connection) may or may not have
+//     been applied: it is dropped, counted as a failed settlement and logged, never sent twice.
+// A settle call is skipped while the rule's circuit is open and for degraded admissions; a
+// failed one is counted and logged (at most once per FailurePolicy::log_interval), never
+// retried: the estimate then stands.
 //
 // Decision log (RedisAdmissionOptions::log_decisions): the sampled keys' decisions go to the
 // rule's decision stream with the model and the token estimate (the tuner's "decision stream"
@@ -55,21 +68,27 @@
 #include <atomic>
 #include <chrono>
 #include <climits>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 
 #include "core/gateway/admission.h"
 #include "core/gateway/decision_coalescer.h"
+#include "core/gateway/pending_settlements.h"
 #include "core/redis/decision_backend.h"
 #include "core/redis/failure_guard.h"
 #include "core/redis/pool.h"
 #include "core/redis/redis_limiter.h"
 
 namespace limitscope::gateway {
+
+/// How a token correction went (RedisAdmissionOptions::on_settlement).
+enum class SettleWay { ride, alone, lost };
 
 struct RedisAdmissionOptions {
   redis::KeySchema schema;       // key prefix
@@ -95,6 +114,16 @@ struct RedisAdmissionOptions {
   /// Called with the number of decisions in each round trip of decisions to Redis (1 for a
   /// single call): limitscope_redis_batch_size. Must be thread-safe.
   std::function<void(std::size_t)> on_round_trip;
+  /// How long a request's token correction may wait to ride on its key's next decision before
+  /// it is sent alone (see the file comment); 0: each request settles with a call of its own.
+  std::chrono::milliseconds settle_delay{1000};
+  /// Most keys with a correction waiting; past it a request settles alone at once.
+  std::size_t max_pending_settlements = 100'000;
+  /// Called for every correction that reached Redis (rode on a decision, or alone) and for
+  /// every one lost after the request was answered (its round trip failed after sending, or
+  /// its flush failed); one settle() reports as failed by its return value is not reported
+  /// here. Must be thread-safe.
+  std::function<void(SettleWay)> on_settlement;
 };
 
 /// Whether `api_key`'s decisions are logged at sampling fraction `fraction` (by the first 32
@@ -136,9 +165,16 @@ class RedisAdmission final : public AdmissionBackend {
   AdmissionResult admit(const AdmissionRequest& request) override;
   /// Corrects the key's llm_tokens limit in Redis (see the file comment).
   bool settle(std::string_view api_key, std::string_view model, double token_delta, Nanos now) override;
-  /// Settlements that reached Redis, and those that failed (unreachable, error reply).
+  /// Settlements that reached Redis (alone or riding), and those that failed or were lost.
   std::uint64_t settled() const { return settled_.load(std::memory_order_relaxed); }
   std::uint64_t settle_failures() const { return settle_failures_.load(std::memory_order_relaxed); }
+  /// Keys with a correction waiting for their next decision.
+  std::size_t pending_settlements() const { return pending_ ? pending_->size() : 0; }
+  /// Sends alone the corrections waiting since `now` - settle_delay or earlier (the flusher
+  /// thread calls it; tests with an injected clock too). @return how many were sent
+  std::size_t flush_due_settlements(Nanos now);
+  /// Sends every waiting correction alone (at destruction). @return how many were sent
+  std::size_t flush_settlements();
   /// Replaces the policy and syncs its rules; the old policy stays on error.
   std::optional<std::string> set_policy(Policy policy, Nanos now) override;
   std::shared_ptr<const Policy> policy() const override;
@@ -181,6 +217,18 @@ class RedisAdmission final : public AdmissionBackend {
       const std::string& rule, const std::vector<const redis::DecideRequest*>& requests,
       const redis::DecideOptions& options);
 
+  // Settlement (redis_settlement.cpp): one correction sent alone, through the rule's circuit;
+  // `report_lost` reports a failure to on_settlement (one the caller cannot return).
+  bool settle_alone(const std::string& rule, const std::string& key, double delta, Nanos now, bool report_lost);
+  void report_settle_failure(const std::string& rule, const std::string& why, Nanos now, bool report_lost);
+  // Takes the key's waiting correction into `req` when its tier has a token limit.
+  void carry_settlement(const std::string& rule, const TierPolicy& tier, redis::DecideRequest& req);
+  // Accounts for the correction `req` carried, given what became of its call (see the file
+  // comment); may decide `req` again without it.
+  void settle_carried(const std::string& rule, redis::DecideRequest& req, RuleOutcome& decided, Nanos now);
+  void start_flusher();
+  void stop_flusher();
+
   std::unique_ptr<redis::DecisionBackend> own_backend_;  ///< the pool's, for the first constructor
   redis::DecisionBackend& backend_;
   RedisAdmissionOptions options_;
@@ -203,6 +251,11 @@ class RedisAdmission final : public AdmissionBackend {
   std::atomic<std::uint64_t> settled_{0}, settle_failures_{0};
   static constexpr std::int64_t kNeverLogged = INT64_MIN;
   std::atomic<std::int64_t> last_settle_log_ns_{kNeverLogged};
+  std::unique_ptr<PendingSettlements> pending_;  // null without a settle delay
+  std::mutex flusher_mu_;
+  std::condition_variable flusher_cv_;
+  bool flusher_stop_ = false;  // guarded by flusher_mu_
+  std::thread flusher_;
   std::unique_ptr<DecisionCoalescer> coalescer_;  // last: its batches use the members above
 };
 

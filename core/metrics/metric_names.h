@@ -69,6 +69,9 @@ inline constexpr std::string_view kKind = "kind";  // label: of a shadow disagre
 inline constexpr std::string_view kShadowRejected = "rejected";
 inline constexpr std::string_view kShadowWouldReject = "would_reject";
 inline constexpr std::string_view kShadowWouldAdmit = "would_admit";
+/// Counter of a gateway's token settlements that reached Redis. Labels: way ("ride": carried
+/// by the key's next decision, no round trip of its own; "alone": a settle call of its own).
+inline constexpr std::string_view kRedisSettlements = "limitscope_redis_settlements_total";
 /// Gauge: circuit breaker state, 0 closed, 1 half-open, 2 open. Labels: backend.
 inline constexpr std::string_view kCircuitState = "limitscope_circuit_state";
 /// Counter of cost units admitted per API key and model (what the key's limit counts), so

@@ -9,6 +9,7 @@
 #include "core/gateway/redis_admission.h"
 #include "core/redis/connection.h"
 #include "core/redis/key_schema.h"
+#include "support/canned_http_server.h"
 #include "support/child_process.h"
 
 namespace limitscope::test {
@@ -45,6 +46,29 @@ inline long long e2e_pro_state_keys(redis::Connection& c) {
       "gw-pro", gateway::RedisAdmission::limited_key("pro-key", "gemini-2.5-flash"));
   auto n = c.command({"EXISTS", state + ":requests", state + ":llm_tokens"});
   return n ? n->integer : -1;
+}
+
+/// The Redis stats line "<name>:...<field>=<n>..." of INFO `section`, as n; 0 when absent,
+/// -1 on a Redis error.
+inline long long e2e_info_count(redis::Connection& c, const std::string& section, const std::string& name,
+                                const std::string& field) {
+  auto info = c.command({"INFO", section});
+  if (!info) return -1;
+  const std::size_t at = info->str.find(name + ":");
+  if (at == std::string::npos) return 0;
+  const std::size_t f = info->str.find(field + "=", at);
+  if (f == std::string::npos) return 0;
+  return std::stoll(info->str.substr(f + field.size() + 1));
+}
+
+/// An upstream that bills `prompt` + `completion` tokens for every call, whatever was asked.
+inline std::unique_ptr<CannedHttpServer> e2e_billing_upstream(long long prompt, long long completion) {
+  auto up = std::make_unique<CannedHttpServer>();
+  up->respond({200, "application/json",
+               R"({"id":"x","object":"chat.completion","choices":[],"usage":{"prompt_tokens":)" +
+                   std::to_string(prompt) + R"(,"completion_tokens":)" + std::to_string(completion) +
+                   R"(,"total_tokens":)" + std::to_string(prompt + completion) + "}}"});
+  return up;
 }
 
 /// A small chat completion body for `model` (one "hi", max_tokens 20).

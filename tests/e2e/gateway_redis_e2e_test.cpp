@@ -76,7 +76,10 @@ TEST(GatewayRedisE2E, TokensAreSettledInRedisAfterTheUpstreamAnswers) {
   auto redis_server = start_redis();
   ASSERT_NE(redis_server, nullptr);
   const std::string policy = write_temp("e2e_redis_policy.json", e2e_policy_json());
-  GatewayProcess gw({"--policy", policy, "--mock-upstream", "--redis", redis_server->url()});
+  // Settled at once, by a call of its own (riding on the next decision is
+  // gateway_redis_settle_e2e_test.cpp's).
+  GatewayProcess gw({"--policy", policy, "--mock-upstream", "--redis", redis_server->url(),
+                     "--redis-settle-delay", "0"});
   ASSERT_TRUE(gw.running());
   httplib::Client client(gw.url());
   client.set_read_timeout(10);
@@ -193,18 +196,6 @@ TEST(GatewayRedisE2E, RedisKilledDuringLoadFailsOpenOrClosedAndRecovers) {
   EXPECT_TRUE(open_recovered) << open_gw.process().stderr_text();
 }
 
-// The Redis stats line "<name>:...<field>=<n>..." of INFO `section`, as n; 0 when absent.
-long long info_count(redis::Connection& c, const std::string& section, const std::string& name,
-                     const std::string& field) {
-  auto info = c.command({"INFO", section});
-  if (!info) return -1;
-  const std::size_t at = info->str.find(name + ":");
-  if (at == std::string::npos) return 0;
-  const std::size_t f = info->str.find(field + "=", at);
-  if (f == std::string::npos) return 0;
-  return std::stoll(info->str.substr(f + field.size() + 1));
-}
-
 // Redis stopped (SIGSTOP) while a decision is in flight: the gateway gives up after
 // --redis-timeout and refuses (fail-closed 503). When Redis resumes it runs the queued call,
 // which is past its deadline on the server's clock: nothing is decided or charged (before,
@@ -224,8 +215,8 @@ TEST(GatewayRedisE2E, ADecisionTheGatewayGaveUpOnChargesNothingWhenRedisResumes)
   const auto limiter_calls = [&] {
     long long n = 0;
     for (const char* stat : {"cmdstat_fcall", "cmdstat_evalsha"}) {
-      n += info_count(*admin, "commandstats", stat, "calls") +
-           info_count(*admin, "commandstats", stat, "failed_calls");
+      n += e2e_info_count(*admin, "commandstats", stat, "calls") +
+           e2e_info_count(*admin, "commandstats", stat, "failed_calls");
     }
     return n;
   };
@@ -238,7 +229,7 @@ TEST(GatewayRedisE2E, ADecisionTheGatewayGaveUpOnChargesNothingWhenRedisResumes)
   redis_server->resume();
   // The queued call has run (succeeded or not) once the server counts it.
   ASSERT_TRUE(poll_until([&] { return limiter_calls() > calls_before; }));
-  EXPECT_EQ(info_count(*admin, "errorstats", "errorstat_LSLATE", "count"), 1);
+  EXPECT_EQ(e2e_info_count(*admin, "errorstats", "errorstat_LSLATE", "count"), 1);
   EXPECT_EQ(e2e_pro_state_keys(*admin), 0) << "the refused request was charged";
   auto after = post(gw, "pro-key", "gemini-2.5-flash");
   ASSERT_TRUE(after);

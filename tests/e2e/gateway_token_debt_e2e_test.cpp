@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "e2e/e2e_policy.h"
 #include "support/canned_http_server.h"
 #include "support/child_process.h"
 #include "support/exposition_sums.h"
@@ -43,13 +44,7 @@ httplib::Result post(const GatewayProcess& gw, const std::string& key, const std
 }
 
 // An upstream that bills 100,000 tokens for every call, whatever max_tokens said.
-std::unique_ptr<CannedHttpServer> greedy_upstream() {
-  auto up = std::make_unique<CannedHttpServer>();
-  up->respond({200, "application/json",
-               R"({"id":"x","object":"chat.completion","choices":[],)"
-               R"("usage":{"prompt_tokens":10,"completion_tokens":99990,"total_tokens":100000}})"});
-  return up;
-}
+std::unique_ptr<CannedHttpServer> greedy_upstream() { return e2e_billing_upstream(10, 99'990); }
 
 void expect_usage_is_owed(const GatewayProcess& gw) {
   auto first = post(gw, "attacker", chat());

@@ -1,0 +1,81 @@
+// Verifies PendingSettlements: a key's corrections add up until its next decision takes them,
+// the oldest waiting delta dates the key for flushing, and a full map refuses new keys only.
+#include "core/gateway/pending_settlements.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <thread>
+#include <vector>
+
+namespace limitscope::gateway {
+namespace {
+
+TEST(PendingSettlements, DeltasOfOneKeyAddUpUntilTaken) {
+  PendingSettlements p(10);
+  EXPECT_TRUE(p.add("gw-free", "k:m", -13, Nanos{1}));
+  EXPECT_TRUE(p.add("gw-free", "k:m", 5, Nanos{2}));
+  EXPECT_TRUE(p.add("gw-pro", "k:m", 7, Nanos{3}));  // another rule: another key
+  EXPECT_EQ(p.size(), 2u);
+  EXPECT_EQ(p.take("gw-free", "k:m"), -8);
+  EXPECT_EQ(p.take("gw-free", "k:m"), 0) << "taken once";
+  EXPECT_EQ(p.take("gw-pro", "k:m"), 7);
+  EXPECT_EQ(p.size(), 0u);
+}
+
+TEST(PendingSettlements, TheOldestWaitingDeltaDatesTheKey) {
+  PendingSettlements p(10);
+  p.add("r", "old", 1, Nanos{100});
+  p.add("r", "young", 2, Nanos{300});
+  p.add("r", "old", 4, Nanos{400});  // keeps its first date: a busy key is flushed in time too
+  auto due = p.take_older_than(Nanos{200});
+  ASSERT_EQ(due.size(), 1u);
+  EXPECT_EQ(due[0].rule, "r");
+  EXPECT_EQ(due[0].key, "old");
+  EXPECT_EQ(due[0].delta, 5);
+  EXPECT_TRUE(p.take_older_than(Nanos{299}).empty());
+  // A key's date starts again after it was taken.
+  p.add("r", "old", 3, Nanos{500});
+  auto all = p.take_all();
+  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].key, "old");
+  EXPECT_EQ(all[0].delta, 3);
+  EXPECT_EQ(all[1].key, "young");
+  EXPECT_EQ(p.size(), 0u);
+}
+
+TEST(PendingSettlements, AFullMapRefusesNewKeysButAddsToHeldOnes) {
+  PendingSettlements p(2);
+  EXPECT_TRUE(p.add("r", "a", 1, Nanos{0}));
+  EXPECT_TRUE(p.add("r", "b", 1, Nanos{0}));
+  EXPECT_FALSE(p.add("r", "c", 1, Nanos{0}));
+  EXPECT_TRUE(p.add("r", "a", 1, Nanos{0}));
+  EXPECT_EQ(p.size(), 2u);
+  EXPECT_EQ(p.take("r", "c"), 0);
+  EXPECT_EQ(p.take("r", "a"), 2);
+  EXPECT_TRUE(p.add("r", "c", 1, Nanos{0})) << "room again";
+}
+
+TEST(PendingSettlements, ConcurrentAddsAndTakesLoseNothing) {
+  PendingSettlements p(100);
+  constexpr int kThreads = 4, kEach = 10'000;
+  std::vector<double> taken(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kEach; ++i) {
+        p.add("r", "k" + std::to_string(i % 3), 1, Nanos{i});
+        if (i % 7 == 0) taken[static_cast<std::size_t>(t)] += p.take("r", "k" + std::to_string(i % 3));
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  double total = 0;
+  for (double x : taken) total += x;
+  for (const auto& s : p.take_all()) total += s.delta;
+  EXPECT_EQ(total, kThreads * kEach);
+}
+
+}  // namespace
+}  // namespace limitscope::gateway
