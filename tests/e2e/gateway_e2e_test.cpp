@@ -339,7 +339,12 @@ TEST(GatewayCommandLine, BadUsageExits2WithOneLine) {
         Row{"--listen 127.0.0.1:0 --mock-upstream --redis redis://127.0.0.1:1 --log-decisions 1.5",
             "--log-decisions 1.5: expected a fraction between 0 and 1"},
         Row{"--listen 127.0.0.1:0 --mock-upstream --redis redis://127.0.0.1:1 --log-decisions half",
-            "--log-decisions half"}}) {
+            "--log-decisions half"},
+        Row{"--listen 127.0.0.1:0 --mock-upstream --redis-settle-delay 1s", "needs --redis URL"},
+        Row{"--listen 127.0.0.1:0 --mock-upstream --redis redis://127.0.0.1:1 --redis-settle-delay 2m",
+            "--redis-settle-delay 2m: expected 0 or a duration between 1ms and 1m"},
+        Row{"--listen 127.0.0.1:0 --mock-upstream --redis redis://127.0.0.1:1 --redis-settle-delay soon",
+            "--redis-settle-delay soon"}}) {
     ProcessResult r = run_process(binary_path("app/limitscope-gateway"), row.args);
     EXPECT_EQ(r.exit_code, 2) << row.args;
     EXPECT_NE(r.err.find(row.says), std::string::npos) << row.args << ": " << r.err;
