@@ -103,10 +103,13 @@ std::string_view Labels::get(std::string_view name) const {
   return {};
 }
 
-bool Labels::has(std::string_view name) const {
+bool Labels::has(std::string_view name) const { return find(name).has_value(); }
+
+std::optional<std::string_view> Labels::find(std::string_view name) const {
   const Pairs& p = pairs();
   auto it = find_name(p, name);
-  return it != p.end() && it->first == name;
+  if (it != p.end() && it->first == name) return std::string_view(it->second);
+  return std::nullopt;
 }
 
 Labels Labels::without_name() const {

@@ -37,6 +37,8 @@ class Labels {
   /// The value, or "" when absent (Prometheus treats absent and empty alike).
   std::string_view get(std::string_view name) const;
   bool has(std::string_view name) const;
+  /// The value when the label is present (one search for has() and get() together).
+  std::optional<std::string_view> find(std::string_view name) const;
 
   std::string_view metric_name() const { return get("__name__"); }
   Labels without_name() const;

@@ -112,14 +112,13 @@ class Evaluator {
 
   Expected<Value> eval_node(const VectorSelector& vs, const Expr& e) {
     std::int64_t ref = t_ - vs.offset_ms;
-    auto series = store_.select_latest(vs.matchers, ref - options_.lookback_delta_ms, ref);
+    auto series = store_.select_newest(vs.matchers, ref - options_.lookback_delta_ms, ref);
     std::vector<InstantSample> out;
-    std::size_t n = 0;
-    for (SeriesSamples& s : series) {
-      n += s.samples.size();
-      const Sample& last = s.samples.back();
-      if (is_stale_marker(last.value)) continue;  // the series ended before t
-      out.push_back({std::move(s.labels), last.value});
+    out.reserve(series.size());
+    const std::size_t n = series.size();
+    for (LatestSample& s : series) {
+      if (is_stale_marker(s.sample.value)) continue;  // the series ended before t
+      out.push_back({std::move(s.labels), s.sample.value});
     }
     if (auto ok = count_samples(e, n); !ok) return Error{ok.error()};
     return vector_value(std::move(out));
@@ -185,15 +184,15 @@ class Evaluator {
     const auto by_hash = [&](const Labels& l) {
       std::uint64_t h = 0xcbf29ce484222325ULL;
       for (const std::string& g : a.grouping) {
-        const std::uint64_t present = l.has(g) ? 1 : 2;
-        h = (h ^ present) * 0x100000001b3ULL;
-        h = (h ^ std::hash<std::string_view>{}(l.get(g))) * 0x100000001b3ULL;
+        const auto value = l.find(g);
+        h = (h ^ (value ? 1 : 2)) * 0x100000001b3ULL;
+        h = (h ^ std::hash<std::string_view>{}(value.value_or(std::string_view()))) * 0x100000001b3ULL;
       }
       return h;
     };
     const auto same_by = [&](const Labels& key, const Labels& l) {
       for (const std::string& g : a.grouping) {
-        if (key.has(g) != l.has(g) || key.get(g) != l.get(g)) return false;
+        if (key.find(g) != l.find(g)) return false;
       }
       return true;
     };
@@ -219,7 +218,7 @@ class Evaluator {
       if (found == nullptr) {
         if (!a.without) {
           for (const std::string& g : a.grouping) {
-            if (s.labels.has(g)) key.set(g, s.labels.get(g));
+            if (const auto value = s.labels.find(g)) key.set(g, *value);
           }
         }
         index.emplace(h, groups.size());

@@ -94,6 +94,10 @@ struct SeriesStore::Series {
   std::size_t capacity = 1;  // samples kept
   std::vector<Sample> ring;  // grows up to capacity (never allocating past it), then wraps
   std::size_t head = 0;      // index of the oldest sample once the ring is full
+  // The oldest and newest times, kept beside the ring's pointer: a selection checks and
+  // starts its search from them without two cache misses into the ring per series.
+  std::int64_t oldest_t = 0;
+  std::int64_t newest_t = 0;
 
   std::size_t size() const { return ring.size(); }
   const Sample& at(std::size_t i) const {
@@ -104,13 +108,16 @@ struct SeriesStore::Series {
 
   // @return true when an old sample had to be evicted.
   bool push(Sample s) {
+    newest_t = s.t_ms;
     if (ring.size() < capacity) {
+      if (ring.empty()) oldest_t = s.t_ms;
       if (ring.size() == ring.capacity()) ring.reserve(std::min(capacity, std::max<std::size_t>(64, 2 * ring.size())));
       ring.push_back(s);
       return false;
     }
     ring[head] = s;
     head = (head + 1) % ring.size();
+    oldest_t = ring[head].t_ms;
     return true;
   }
 
@@ -134,9 +141,9 @@ struct SeriesStore::Series {
   // at an earlier slot, pays for every series it selects).
   std::size_t search(std::int64_t t) const {
     const std::size_t n = size();
-    if (n == 0 || t <= at(0).t_ms) return 0;
-    const std::int64_t front = at(0).t_ms;
-    const std::int64_t newest = back().t_ms;
+    if (n == 0 || t <= oldest_t) return 0;
+    const std::int64_t front = oldest_t;
+    const std::int64_t newest = newest_t;
     if (t > newest) return n;
     // Here n >= 2 and front < t <= newest.
     const double fraction = static_cast<double>(t - front) / static_cast<double>(newest - front);
@@ -169,7 +176,7 @@ struct SeriesStore::Series {
   std::pair<std::size_t, std::size_t> range(std::int64_t mint, std::int64_t maxt) const {
     const std::size_t n = size();
     if (n == 0) return {0, 0};
-    const std::size_t last = back().t_ms <= maxt ? n : search(maxt + 1);
+    const std::size_t last = newest_t <= maxt ? n : search(maxt + 1);
     return {std::min(search(mint), last), last};
   }
 };
@@ -265,12 +272,9 @@ std::vector<SeriesSamples> SeriesStore::select_latest(std::span<const LabelMatch
   return select_impl(matchers, mint_ms, maxt_ms, true);
 }
 
-std::vector<SeriesSamples> SeriesStore::select_impl(std::span<const LabelMatcher> matchers,
-                                                    std::int64_t mint_ms, std::int64_t maxt_ms,
-                                                    bool latest_only) const {
-  std::vector<SeriesSamples> out;
-  if (maxt_ms < mint_ms) return out;
-  std::shared_lock lock(mutex_);
+template <class Take>
+bool SeriesStore::scan(std::span<const LabelMatcher> matchers, std::int64_t mint_ms, std::int64_t maxt_ms,
+                       bool latest_only, Take&& take) const {
   auto named = std::find_if(matchers.begin(), matchers.end(), [](const LabelMatcher& m) {
     return m.name() == "__name__" && m.op() == MatchOp::equal;
   });
@@ -279,34 +283,63 @@ std::vector<SeriesSamples> SeriesStore::select_impl(std::span<const LabelMatcher
     for (auto m = matchers.begin(); m != matchers.end(); ++m) {
       if (m != named && !m->matches(labels)) return;  // the name index answered `named`
     }
+    const std::size_t n = series.size();
+    if (n == 0 || series.oldest_t > maxt_ms || series.newest_t < mint_ms) return;
     std::size_t first = 0;
     std::size_t last = 0;
     if (latest_only) {  // only the newest sample <= maxt counts: one search, not two
-      const std::size_t n = series.size();
-      last = n == 0 || series.back().t_ms <= maxt_ms ? n : series.search(maxt_ms + 1);
+      last = series.newest_t <= maxt_ms ? n : series.search(maxt_ms + 1);
       if (last == 0 || series.at(last - 1).t_ms < mint_ms) return;
       first = last - 1;
     } else {
       std::tie(first, last) = series.range(mint_ms, maxt_ms);
       if (first >= last) return;
     }
-    SeriesSamples ss{labels, {}};
-    ss.samples.reserve(last - first);
-    for (std::size_t i = first; i < last; ++i) ss.samples.push_back(series.at(i));
-    out.push_back(std::move(ss));
+    take(series, first, last);
   };
   if (named != matchers.end()) {
     auto it = by_name_.find(named->value());
     if (it != by_name_.end()) {
       for (const Series* series : it->second) consider(*series);
     }
-  } else {
-    for (const auto& entry : series_) consider(*entry.second);  // named == end(): all checked
+    return true;
   }
+  for (const auto& entry : series_) consider(*entry.second);  // named == end(): all checked
+  return false;
+}
+
+std::vector<SeriesSamples> SeriesStore::select_impl(std::span<const LabelMatcher> matchers,
+                                                    std::int64_t mint_ms, std::int64_t maxt_ms,
+                                                    bool latest_only) const {
+  std::vector<SeriesSamples> out;
+  if (maxt_ms < mint_ms) return out;
+  std::shared_lock lock(mutex_);
+  const bool ordered = scan(matchers, mint_ms, maxt_ms, latest_only,
+                            [&](const Series& series, std::size_t first, std::size_t last) {
+                              SeriesSamples ss{series.labels, {}};
+                              ss.samples.reserve(last - first);
+                              for (std::size_t i = first; i < last; ++i) ss.samples.push_back(series.at(i));
+                              out.push_back(std::move(ss));
+                            });
   lock.unlock();
-  if (named == matchers.end()) {  // the name index is ordered already
+  if (!ordered) {  // the name index is ordered already
     std::sort(out.begin(), out.end(),
               [](const SeriesSamples& a, const SeriesSamples& b) { return a.labels < b.labels; });
+  }
+  return out;
+}
+
+std::vector<LatestSample> SeriesStore::select_newest(std::span<const LabelMatcher> matchers,
+                                                     std::int64_t mint_ms, std::int64_t maxt_ms) const {
+  std::vector<LatestSample> out;
+  if (maxt_ms < mint_ms) return out;
+  std::shared_lock lock(mutex_);
+  const bool ordered = scan(matchers, mint_ms, maxt_ms, true, [&](const Series& series, std::size_t, std::size_t last) {
+    out.push_back(LatestSample{series.labels, series.at(last - 1)});
+  });
+  lock.unlock();
+  if (!ordered) {
+    std::sort(out.begin(), out.end(), [](const LatestSample& a, const LatestSample& b) { return a.labels < b.labels; });
   }
   return out;
 }

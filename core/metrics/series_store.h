@@ -93,6 +93,12 @@ struct SeriesSamples {
   std::vector<Sample> samples;
 };
 
+/// A series and its newest sample in a queried time range (SeriesStore::select_newest).
+struct LatestSample {
+  Labels labels;
+  Sample sample;
+};
+
 class SeriesStore {
  public:
   explicit SeriesStore(SeriesStoreOptions options = {});
@@ -121,6 +127,10 @@ class SeriesStore {
   std::vector<SeriesSamples> select_latest(std::span<const LabelMatcher> matchers,
                                            std::int64_t mint_ms, std::int64_t maxt_ms) const;
 
+  /// As select_latest(), without a sample vector per series (PromQL's instant selectors).
+  std::vector<LatestSample> select_newest(std::span<const LabelMatcher> matchers, std::int64_t mint_ms,
+                                          std::int64_t maxt_ms) const;
+
   /// Removes every series whose newest sample is older than before_ms (keys no longer read:
   /// expired, or let go for the tracking cap), so a long session holds the series of the
   /// keys it follows now, not of every key it ever saw. @return the labels removed
@@ -144,6 +154,12 @@ class SeriesStore {
   std::vector<SeriesSamples> select_impl(std::span<const LabelMatcher> matchers,
                                          std::int64_t mint_ms, std::int64_t maxt_ms,
                                          bool latest_only) const;
+  // Calls take(series, first, last) for every series passing `matchers` with samples
+  // [first, last) in [mint_ms, maxt_ms] (the newest only with latest_only); lock held.
+  // @return true when the series came in label order (by the name index)
+  template <class Take>
+  bool scan(std::span<const LabelMatcher> matchers, std::int64_t mint_ms, std::int64_t maxt_ms, bool latest_only,
+            Take&& take) const;
 
   SeriesStoreOptions options_;
   mutable std::shared_mutex mutex_;
