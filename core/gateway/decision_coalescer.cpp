@@ -8,6 +8,7 @@ namespace limitscope::gateway {
 DecisionCoalescer::DecisionCoalescer(CoalescerOptions options, BatchFn decide)
     : options_(options), decide_(std::move(decide)) {
   options_.max_batch = std::max<std::size_t>(1, options_.max_batch);
+  options_.max_in_flight = std::max<std::size_t>(1, options_.max_in_flight);
 }
 
 DecisionCoalescer::Lane& DecisionCoalescer::lane(const std::string& rule) {
@@ -55,8 +56,8 @@ void DecisionCoalescer::flush(const std::string& rule, Lane& l, std::unique_lock
     batch[i]->done = true;
     batch[i]->cv.notify_one();
   }
-  // Nothing in flight now: the oldest waiter sends what queued meanwhile.
-  if (l.in_flight == 0 && !l.queue.empty()) l.queue.front()->cv.notify_one();
+  // Room in flight now: the oldest waiter sends what queued meanwhile.
+  if (l.in_flight < options_.max_in_flight && !l.queue.empty()) l.queue.front()->cv.notify_one();
 }
 
 RuleOutcome DecisionCoalescer::decide(const std::string& rule, const redis::DecideRequest& request) {
@@ -81,7 +82,7 @@ RuleOutcome DecisionCoalescer::decide(const std::string& rule, const redis::Deci
       continue;
     }
     const Steady::time_point due = l.queue.front()->queued_at + options_.window;
-    if (l.in_flight == 0 || l.queue.size() >= options_.max_batch || Steady::now() >= due) {
+    if (l.in_flight < options_.max_in_flight || l.queue.size() >= options_.max_batch || Steady::now() >= due) {
       flush(rule, l, lock);
       continue;
     }

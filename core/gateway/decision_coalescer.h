@@ -6,13 +6,16 @@
 // No thread of its own: a request thread enqueues its decision and either leads a flush (it
 // sends the queue as one batch and hands every waiter its result) or waits for a leader. The
 // queue is flushed
-//   - at once when no batch of the rule is in flight: a lone request at low load pays no
-//     window, and its batch of one is a plain single decision;
+//   - at once while fewer than max_in_flight batches of the rule are in flight: a lone
+//     request at low load pays no window, and its batch of one is a plain single decision;
 //   - when it holds max_batch requests;
 //   - when its oldest request has waited `window`: no decision waits longer than the window
-//     before it is sent, even while an earlier batch is still in flight (then both are).
-// So batches form only while a round trip is under way, and grow with the load (group
-// commit, bounded by the window as Gubernator's BatchWait bounds its batches).
+//     before it is sent, even while earlier batches are still in flight.
+// So batches form only while round trips are under way, and grow with the load (group
+// commit, bounded by the window as Gubernator's BatchWait bounds its batches). With one batch
+// in flight at a time, every round trip waits for the one before it and for the thread that
+// sends it to be woken: on busy cores those wake-ups, one after another, bound the throughput
+// (docs/benchmarks.md, "Gateway"); a few batches in flight overlap them.
 //
 // A window of 0 disables coalescing: every decision is sent alone, as before.
 
@@ -50,6 +53,7 @@ struct RuleOutcome {
 struct CoalescerOptions {
   std::chrono::microseconds window{500};  ///< longest a decision waits to be sent; 0: off
   std::size_t max_batch = 64;             ///< most requests per batch (>= 1)
+  std::size_t max_in_flight = 1;          ///< batches of a rule sent at once without waiting (>= 1)
 };
 
 class DecisionCoalescer {

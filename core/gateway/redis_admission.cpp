@@ -61,6 +61,7 @@ void RedisAdmission::start_coalescer() {
   CoalescerOptions c;
   c.window = std::max(std::chrono::microseconds{0}, options_.batch_window);
   c.max_batch = options_.max_batch;
+  c.max_in_flight = options_.max_batches_in_flight;
   coalescer_ = std::make_unique<DecisionCoalescer>(
       c, [this](const std::string& rule, const std::vector<const redis::DecideRequest*>& requests) {
         return decide_guarded(rule, requests);

@@ -1,6 +1,7 @@
 // Verifies the DecisionCoalescer's batching on real threads, with no Redis and no timing: a lone
 // request is sent at once (a window of an hour would otherwise hang the test), requests that
-// arrive while a batch is in flight go together in the next one, a batch holds at most
+// arrive while a batch is in flight go together in the next one (up to max_in_flight batches
+// are sent at once before requests queue), a batch holds at most
 // max_batch and one rule, a window that expires sends a second batch while the first is still
 // in flight, each caller gets its own request's outcome, and a window of 0 sends each alone.
 #include "core/gateway/decision_coalescer.h"
@@ -23,13 +24,14 @@ using namespace std::chrono_literals;
 const std::string kRule = "gw-free";  // the rule of most tests
 
 // A batch function that records its batches, answers each request with its own key as the
-// binding, and holds the first batch until the test releases it.
+// binding, and holds the first batch (or the first few) until the test releases it.
 struct Recorder {
-  explicit Recorder(bool hold = false) : hold_first(hold) {}
+  explicit Recorder(bool hold = false) : holds(hold ? 1 : 0) {}
+  explicit Recorder(std::size_t held_batches) : holds(held_batches) {}
   std::mutex mu;
   std::condition_variable cv;
   std::vector<std::pair<std::string, std::vector<std::string>>> batches;  // rule, keys
-  bool hold_first = false;
+  std::size_t holds = 0;  // the first `holds` batches wait for release()
   bool released = false;
   bool first_started = false;
 
@@ -42,7 +44,7 @@ struct Recorder {
       batches.emplace_back(rule, keys);
       if (first) first_started = true;
       cv.notify_all();
-      if (first && hold_first) cv.wait(lock, [&] { return released; });
+      if (batches.size() <= holds) cv.wait(lock, [&] { return released; });
       std::vector<RuleOutcome> out(requests.size());
       for (std::size_t i = 0; i < requests.size(); ++i) {
         out[i].binding = requests[i]->key;
@@ -163,6 +165,34 @@ TEST(DecisionCoalescer, AnExpiredWindowSendsABatchWhileAnotherIsInFlight) {
   first.join();
   ASSERT_EQ(rec.batches.size(), 2u);
   EXPECT_EQ(rec.batches[1].second, std::vector<std::string>{"second"});
+}
+
+TEST(DecisionCoalescer, UpToMaxInFlightBatchesAreSentAtOnceThenRequestsQueue) {
+  Recorder rec(std::size_t{2});  // holds the first two batches
+  DecisionCoalescer c({std::chrono::hours(1), 64, 2}, rec.fn());
+  std::thread first = start_held_first(c, rec, kRule);
+  // One batch in flight, room for another: the second is sent at once although the first is
+  // held (with one in flight at most it would wait the hour).
+  std::thread second([&] {
+    const redis::DecideRequest r = request("second");
+    EXPECT_EQ(c.decide(kRule, r).binding, "second");
+  });
+  rec.wait_batches(2);
+  // Two in flight: the next requests queue and go together when one returns.
+  const std::vector<std::string> keys = {"k0", "k1", "k2", "k3"};
+  std::vector<std::string> got;
+  auto threads = decide_all(c, kRule, keys, got);
+  wait_queued(c, kRule, keys.size());
+  EXPECT_EQ(rec.batches.size(), 2u);
+  rec.release();
+  first.join();
+  second.join();
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(got, keys);
+  ASSERT_EQ(rec.batches.size(), 3u);
+  std::vector<std::string> third = rec.batches[2].second;
+  std::sort(third.begin(), third.end());
+  EXPECT_EQ(third, keys);
 }
 
 TEST(DecisionCoalescer, ABatchNeverMixesRules) {

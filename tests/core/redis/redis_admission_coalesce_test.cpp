@@ -33,6 +33,7 @@ struct Gateway {
     pool = std::make_unique<redis::ConnectionPool>(url, po, clock);
     RedisAdmissionOptions o;
     o.batch_window = window;
+    o.max_batches_in_flight = 1;  // the first round trip alone in flight, the rest queued
     o.decision_deadline = deadline;
     o.failure.mode = mode;
     // The first round trip waits until `hold_until_queued` decisions queue behind it.
