@@ -26,14 +26,14 @@ std::size_t DecisionCoalescer::queued(const std::string& rule) {
 
 void DecisionCoalescer::flush(const std::string& rule, Lane& l, std::unique_lock<std::mutex>& lock) {
   const std::size_t n = std::min(l.queue.size(), options_.max_batch);
-  std::vector<Slot*> batch(l.queue.begin(), l.queue.begin() + static_cast<std::ptrdiff_t>(n));
+  std::vector<SlotPtr> batch(l.queue.begin(), l.queue.begin() + static_cast<std::ptrdiff_t>(n));
   l.queue.erase(l.queue.begin(), l.queue.begin() + static_cast<std::ptrdiff_t>(n));
-  for (Slot* s : batch) s->taken = true;
+  for (const SlotPtr& s : batch) s->taken = true;
   ++l.in_flight;
   lock.unlock();
   std::vector<const redis::DecideRequest*> requests;
   requests.reserve(n);
-  for (const Slot* s : batch) requests.push_back(s->request);
+  for (const SlotPtr& s : batch) requests.push_back(s->request);
   std::vector<RuleOutcome> outcomes;
   std::string failure;
   try {
@@ -54,10 +54,14 @@ void DecisionCoalescer::flush(const std::string& rule, Lane& l, std::unique_lock
                                         (failure.empty() ? std::string() : ": " + failure);
     }
     batch[i]->done = true;
-    batch[i]->cv.notify_one();
   }
   // Room in flight now: the oldest waiter sends what queued meanwhile.
-  if (l.in_flight < options_.max_in_flight && !l.queue.empty()) l.queue.front()->cv.notify_one();
+  SlotPtr next;
+  if (l.in_flight < options_.max_in_flight && !l.queue.empty()) next = l.queue.front();
+  lock.unlock();
+  for (const SlotPtr& s : batch) s->cv.notify_one();
+  if (next) next->cv.notify_one();
+  lock.lock();
 }
 
 RuleOutcome DecisionCoalescer::decide(const std::string& rule, const redis::DecideRequest& request) {
@@ -70,11 +74,12 @@ RuleOutcome DecisionCoalescer::decide(const std::string& rule, const redis::Deci
     return none;
   }
   Lane& l = lane(rule);
-  Slot slot;
+  const SlotPtr own = std::make_shared<Slot>();
+  Slot& slot = *own;
   slot.request = &request;
   slot.queued_at = Steady::now();
   std::unique_lock lock(l.mu);
-  l.queue.push_back(&slot);
+  l.queue.push_back(own);
   while (!slot.done) {
     if (slot.taken) {
       // Taken into a batch in flight: its leader answers.

@@ -82,9 +82,12 @@ class DecisionCoalescer {
     RuleOutcome outcome;
     std::condition_variable cv;  // its owner waits here: woken alone, not with every waiter
   };
+  // Shared with the leader that answers it, which wakes it after letting go of the lane's
+  // lock (a waiter woken under the lock would only block on it again).
+  using SlotPtr = std::shared_ptr<Slot>;
   struct Lane {
     std::mutex mu;
-    std::deque<Slot*> queue;  // waiting to be sent, oldest first
+    std::deque<SlotPtr> queue;  // waiting to be sent, oldest first
     std::size_t in_flight = 0;  // batches sent and not yet answered
   };
   Lane& lane(const std::string& rule);
