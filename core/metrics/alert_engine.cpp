@@ -4,15 +4,6 @@
 
 namespace limitscope::metrics {
 
-std::string_view alert_state_name(AlertState s) {
-  switch (s) {
-    case AlertState::inactive: return "inactive";
-    case AlertState::pending: return "pending";
-    case AlertState::firing: return "firing";
-  }
-  return "inactive";
-}
-
 AlertEngine::AlertEngine(SeriesStore& store, std::vector<RuleGroup> groups, AlertEngineOptions options)
     : store_(store), groups_(std::move(groups)), options_(std::move(options)) {
   states_.resize(groups_.size());

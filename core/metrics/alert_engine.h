@@ -27,6 +27,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/metrics/alert_state.h"
 #include "core/metrics/labels.h"
 #include "core/metrics/promql.h"
 #include "core/metrics/rule_file.h"
@@ -34,9 +35,8 @@
 
 namespace limitscope::metrics {
 
-enum class AlertState { inactive, pending, firing };
-/// "inactive", "pending", "firing" (the ALERTS alertstate values).
-std::string_view alert_state_name(AlertState s);
+/// The engine's alerts are inactive, pending or firing (core/metrics/alert_state.h).
+using limitscope::AlertState;
 
 /// One alert instance: Prometheus's rules.Alert.
 struct Alert {

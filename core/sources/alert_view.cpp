@@ -45,17 +45,6 @@ std::string alert_display_name(const AlertRow& a) {
   return a.labels;
 }
 
-std::string_view to_string(AlertState s) {
-  switch (s) {
-    case AlertState::inactive: return "inactive";
-    case AlertState::pending: return "pending";
-    case AlertState::firing: return "firing";
-    case AlertState::resolved: return "resolved";
-    case AlertState::no_data: return "no data";
-  }
-  return "unknown";
-}
-
 std::string short_duration(std::int64_t ms) {
   static constexpr std::pair<std::int64_t, std::string_view> kUnits[] = {{86400, "d"}, {3600, "h"}, {60, "m"}, {1, "s"}};
   std::int64_t left = std::max<std::int64_t>(0, ms) / 1000;
@@ -103,10 +92,10 @@ void alert_view(const metrics::AlertSnapshot& alerts, std::int64_t now_ms, std::
       row.for_ms = it->second->for_ms;
       row.higher_is_worse = it->second->higher_is_worse;
     }
-    if (a.state == metrics::AlertState::firing) {
+    if (a.state == AlertState::firing) {
       row.state = AlertState::firing;
       row.since_ms = a.fired_at_ms.value_or(a.active_at_ms);
-    } else if (a.state == metrics::AlertState::pending) {
+    } else if (a.state == AlertState::pending) {
       row.state = AlertState::pending;
       row.since_ms = a.active_at_ms;
       row.pending_ms = std::max<std::int64_t>(0, now_ms - a.active_at_ms);
@@ -143,7 +132,7 @@ void alert_view(const metrics::AlertSnapshot& alerts, std::int64_t now_ms, std::
       };
       std::vector<Span> spans;
       for (const metrics::StateInterval& iv : rule.history) {
-        if ((iv.state == metrics::AlertState::firing) != firing) continue;
+        if ((iv.state == AlertState::firing) != firing) continue;
         spans.push_back({iv.start_ms, iv.end_ms.value_or(now_ms), !iv.end_ms.has_value()});
       }
       std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
@@ -214,7 +203,7 @@ void bind_chart_rules(std::vector<ChartData>& charts, const metrics::AlertSnapsh
       // firing tier's line, not the whole plot); one that selects no drawn line is a marker.
       for (const metrics::StateInterval& iv : rule.history) {
         AlertBand band{rule.name, iv.start_ms, iv.end_ms.value_or(std::max(now_ms, iv.start_ms)),
-                       iv.state == metrics::AlertState::firing, !iv.end_ms.has_value(), "", selection_of(iv.labels)};
+                       iv.state == AlertState::firing, !iv.end_ms.has_value(), "", selection_of(iv.labels)};
         bool on_a_line = false;
         for (const ChartLine& line : c.lines) {
           if (band.about.empty() || !alert_selects_line(iv.labels, line.series)) continue;

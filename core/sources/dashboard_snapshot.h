@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/metrics/alert_state.h"
 #include "core/sources/dashboard_charts.h"
 
 namespace limitscope {
@@ -47,9 +48,9 @@ struct KeyRow {
   bool operator==(const KeyRow&) const = default;
 };
 
-/// no_data: the rule reads series of a source that stopped answering; its last state would be
-/// a guess (frozen values, or a resolution that is only silence).
-enum class AlertState { inactive, pending, firing, resolved, no_data };
+// AlertState (core/metrics/alert_state.h): no_data when the rule reads series of a source
+// that stopped answering; its last state would be a guess (frozen values, or a resolution that
+// is only silence).
 
 /// One alert instance (a rule and one label set) as the alerts panel lists it.
 struct AlertRow {
@@ -164,8 +165,6 @@ struct DashboardSnapshot {
   /// Live sources watching a gateway's metrics: whether it fails open.
   ProtectionStatus protection;
 };
-
-std::string_view to_string(AlertState s);
 
 /// "45s", "3m", "3m12s", "1h5m", "2d3h": a duration in ms (floored to whole seconds) in its two
 /// largest units, for progress an operator reads at a glance.
