@@ -5,7 +5,9 @@
 #include <QLocale>
 #include <QString>
 
-#include <cmath>
+#include <string>
+
+#include "core/sources/key_details.h"
 
 namespace limitscope::ui {
 
@@ -23,12 +25,10 @@ inline QString format_amount(double v, int decimals = 0) {
   return amounts_locale().toString(v, 'f', decimals);
 }
 
+/// format_amount() as core's AmountText (core/sources/key_details.h).
+inline std::string amount_text(double v, int decimals) { return format_amount(v, decimals).toStdString(); }
+
 /// A capacity or limit: whole numbers without decimals, fractions with up to three.
-inline QString format_capacity(double v) {
-  if (v == std::floor(v)) return format_amount(v, 0);
-  QString s = format_amount(v, 3);
-  while (s.endsWith(QLatin1Char('0'))) s.chop(1);
-  return s;
-}
+inline QString format_capacity(double v) { return QString::fromStdString(capacity_text(v, amount_text)); }
 
 }  // namespace limitscope::ui

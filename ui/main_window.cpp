@@ -36,6 +36,7 @@
 #include "ui/key_browser/key_browser_dock.h"
 #include "ui/key_table_view.h"
 #include "ui/narrow_columns.h"
+#include "ui/qt_text.h"
 #include "ui/models/alert_table_model.h"
 #include "ui/models/decision_table_model.h"
 #include "ui/models/key_table_model.h"
@@ -568,35 +569,10 @@ void MainWindow::updateDetails() {
     const auto it = m_shown->decisions.find(r->api_key);
     m_decisionModel->setDecisions(it != m_shown->decisions.end() ? it->second : std::vector<DecisionRow>{});
   }
-  const QString name = KeyTableModel::displayName(*r);
-  QString html = QStringLiteral("<b>%1</b> · %2 · %3%4<br>")
-                     .arg(name.toHtmlEscaped(), QString::fromStdString(r->tier).toHtmlEscaped(),
-                          QString::fromStdString(r->model).toHtmlEscaped(),
-                          r->limit.empty() ? QString() : QStringLiteral(" · ") + QString::fromStdString(r->limit));
-  if (name != QString::fromStdString(r->api_key)) {
-    html += tr("Key: %1<br>").arg(QString::fromStdString(r->api_key).toHtmlEscaped());
-  }
-  if (!r->node.empty()) html += tr("Shard: %1<br>").arg(QString::fromStdString(r->node).toHtmlEscaped());
-  // The limit and the level on one line: four lines fit the pane of a 720-pixel window.
-  html += tr("Limit: %1 · ").arg(QString::fromStdString(r->parameters).toHtmlEscaped());
-  if (r->capacity > 0) {
-    html += tr("level %1 of %2 (%3%)<br>")
-                .arg(format_amount(r->level * r->capacity, r->capacity >= 1000 ? 0 : 1), format_capacity(r->capacity))
-                .arg(r->level * 100, 0, 'f', 1);
-  } else {
-    html += tr("level not reported by this source (rates only)<br>");
-  }
-  // What the source does not report reads "—", never 0.
-  const QString none = QStringLiteral("—");
-  html += tr("Requests %1/s · 429 %2/s (peak %3/s) · spend %4 · quota burn %5")
-              .arg(r->rates_reported ? QString::number(r->requests_per_s, 'f', 1) : none,
-                   r->rates_reported ? QString::number(r->rejected_per_s, 'f', 1) : none,
-                   r->peak_rejected_per_s ? QString::number(*r->peak_rejected_per_s, 'f', 1) : none,
-                   r->spend_reported ? QStringLiteral("$%1").arg(r->spend, 0, 'f', 2) : none,
-                   r->quota_reported ? QStringLiteral("%1%").arg(r->quota_burn * 100, 0, 'f', 1) : none);
-  if (r->algorithm == "fixed-window") {
-    html += tr("<br><i>Fixed window: up to twice the limit can pass across a window boundary.</i>");
-  }
+  const KeyDetails d = key_details(*r, KeyTableModel::displayName(*r).toStdString(), amount_text);
+  QString html = QStringLiteral("<b>%1</b>%2").arg(qs(d.name).toHtmlEscaped(), qs(d.heading).toHtmlEscaped());
+  for (const std::string& line : d.lines) html += QStringLiteral("<br>") + qs(line).toHtmlEscaped();
+  if (!d.note.empty()) html += QStringLiteral("<br><i>%1</i>").arg(qs(d.note).toHtmlEscaped());
   m_details->setHtml(html);
 }
 

@@ -4,24 +4,9 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/common/number_format.h"
+
 namespace limitscope::tuner {
-
-namespace {
-
-// Groups the integer digits of a plain decimal text ("-12345.6" -> "-12,345.6").
-std::string grouped(const std::string& plain) {
-  const std::size_t start = plain[0] == '-' ? 1 : 0;
-  const std::size_t dot = plain.find('.');
-  const std::size_t end = dot == std::string::npos ? plain.size() : dot;
-  std::string out = plain.substr(0, start);
-  for (std::size_t i = start; i < end; ++i) {
-    if (i > start && (end - i) % 3 == 0) out += ',';
-    out += plain[i];
-  }
-  return out + plain.substr(end);
-}
-
-}  // namespace
 
 double round_significant(double v, int digits) {
   if (v == 0 || !std::isfinite(v)) return v;
@@ -50,7 +35,7 @@ std::string number_text(double v, int digits) {
     std::snprintf(buf, sizeof buf, "%.0f", round_significant(v, digits));
     s = buf;
   }
-  return grouped(s);
+  return grouped_digits(s);
 }
 
 std::string percent_text(double ratio) {
@@ -75,12 +60,13 @@ std::string percent_change_text(double ratio) {
 
 std::string dollars_text(double usd) {
   if (std::fabs(usd) >= 100) return "$" + number_text(std::round(usd), 15);  // whole dollars
-  if (std::fabs(usd) >= 1) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.2f", usd);
-    return "$" + std::string(buf);
-  }
+  if (std::fabs(usd) >= 1) return "$" + fixed_text(usd, 2);
   return "$" + number_text(usd, 2);
+}
+
+std::string dollars_cents_text(double usd) {
+  if (std::fabs(usd) >= 100) return "$" + number_text(std::round(usd), 15);
+  return "$" + fixed_text(usd, 2);
 }
 
 }  // namespace limitscope::tuner

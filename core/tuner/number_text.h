@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "core/common/number_format.h"
+
 namespace limitscope::tuner {
 
 /// `v` rounded to `digits` significant digits (0 stays 0), as the nearest double to the decimal:
@@ -22,5 +24,9 @@ std::string percent_text(double ratio);
 
 /// Dollars: "$0.0042", "$12.30", whole dollars from $100 ("$491", "$1,234").
 std::string dollars_text(double usd);
+
+/// Dollars to the cent, as the what-if's spend line shows them: "$0.42", "$12.40", whole
+/// dollars from $100 ("$1,234").
+std::string dollars_cents_text(double usd);
 
 }  // namespace limitscope::tuner
