@@ -98,4 +98,17 @@ Expected<ResolvedConnection> resolve_connection(const SavedConnection& connectio
   return r;
 }
 
+SecretPlan plan_secret(const SavedConnection& connection, const std::string& session_secret) {
+  SecretPlan plan;
+  plan.connection = connection;
+  if (!session_secret.empty() && (connection.needs_secret() || connection.kind == ConnectionKind::redis)) {
+    plan.connection.secret = SecretStorage::keychain;
+    plan.connection.secret_env.clear();
+    plan.secret = session_secret;
+    return plan;
+  }
+  plan.read_keychain = connection.secret == SecretStorage::keychain;
+  return plan;
+}
+
 }  // namespace limitscope::connections

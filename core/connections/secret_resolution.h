@@ -35,6 +35,23 @@ Expected<ResolvedConnection> resolve_connection(const SavedConnection& connectio
                                                 const EnvLookup& env,
                                                 const std::optional<std::string>& keychain_secret);
 
+/// Where a connection's secret comes from, as the GUI decides it when testing or opening one.
+struct SecretPlan {
+  SavedConnection connection;  ///< what to resolve: with a session secret, kept in the keychain
+  /// The session secret, passed to resolve_connection() as the keychain's.
+  std::optional<std::string> secret;
+  /// The caller reads the keychain (asynchronously) and passes what it holds.
+  bool read_keychain = false;
+};
+
+/// The precedence of a connection's secret sources: a secret typed for this session (in the
+/// connection form, or given when opening) wins over what the connection says, for any Redis
+/// connection and any connection with auth; then the keychain, when the connection keeps its
+/// secret there; else the environment variable it names (or none), read by
+/// resolve_connection(). The typed secret is never written anywhere.
+/// @param session_secret "" when none was typed
+SecretPlan plan_secret(const SavedConnection& connection, const std::string& session_secret);
+
 /// `url` (no credentials) with user and password put back in, percent-encoded:
 /// ("redis://h:6379/0", "ops", "p@ss") gives "redis://ops:p%40ss@h:6379/0".
 std::string redis_url_with_credentials(const std::string& url, const std::string& user,

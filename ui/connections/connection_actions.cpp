@@ -127,15 +127,8 @@ void ConnectionActions::open(const connections::SavedConnection& connection,
     m_window->statusBar()->showMessage(tr("Opening %1…").arg(name), 5000);
     emit opened(name, QString());
   };
-  if (!sessionSecret.isEmpty() &&
-      (connection.needs_secret() || connection.kind == connections::ConnectionKind::redis)) {
-    connections::SavedConnection session = connection;
-    session.secret = connections::SecretStorage::keychain;
-    session.secret_env.clear();
-    return proceed(session, sessionSecret.toStdString());
-  }
-  if (connection.secret != connections::SecretStorage::keychain)
-    return proceed(connection, std::nullopt);
+  const connections::SecretPlan plan = connections::plan_secret(connection, sessionSecret.toStdString());
+  if (!plan.read_keychain) return proceed(plan.connection, plan.secret);
   QPointer<ConnectionActions> self(this);
   m_secrets->read(qs(connections::keychain_key(connection)), [self, connection, proceed, name](
                                                                  std::optional<QString> secret,

@@ -547,20 +547,9 @@ void ConnectionDialog::testConnection() {
       report(r.ok, qs(r.error_kind), qs(r.message));
     });
   };
-  const QString typed = m_secret->text();
-  if (!typed.isEmpty() && c.needs_secret()) {
-    // The password in the form wins, for this test only.
-    SavedConnection session = c;
-    session.secret = SecretStorage::keychain;
-    session.secret_env.clear();
-    return run(session, typed.toStdString());
-  }
-  if (!typed.isEmpty() && c.kind == ConnectionKind::redis) {
-    SavedConnection session = c;
-    session.secret = SecretStorage::keychain;
-    return run(session, typed.toStdString());
-  }
-  if (c.secret != SecretStorage::keychain) return run(c, std::nullopt);
+  // The password in the form wins, for this test only (connections::plan_secret).
+  const connections::SecretPlan plan = connections::plan_secret(c, m_secret->text().toStdString());
+  if (!plan.read_keychain) return run(plan.connection, plan.secret);
   m_secrets->read(
       qs(connections::keychain_key(c)),
       [self, c, run, report](std::optional<QString> secret, const QString& error) {

@@ -119,6 +119,47 @@ TEST(SecretResolution, AnInvalidConnectionIsRefusedBeforeAnyLookup) {
   EXPECT_NE(r.error().find("holds a password"), std::string::npos);
 }
 
+// A password typed for the session wins over the environment and the keychain, and ends in the
+// URL; without one, a keychain connection is read from the keychain and any other from where it
+// says; an HTTP connection without auth takes no typed secret.
+TEST(SecretPlan, ATypedSecretWinsThenTheKeychainThenTheEnvironment) {
+  const auto typed = plan_secret(redis_env(), "typed-pw");
+  EXPECT_FALSE(typed.read_keychain);
+  EXPECT_EQ(typed.connection.secret, SecretStorage::keychain);
+  EXPECT_EQ(typed.connection.secret_env, "");
+  auto r = resolve_connection(typed.connection, env_of({{"PROD_REDIS_PW", "env-pw"}}), typed.secret);
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r->redis_url.password, "typed-pw");
+
+  const auto from_env = plan_secret(redis_env(), "");
+  EXPECT_FALSE(from_env.read_keychain);
+  EXPECT_FALSE(from_env.secret.has_value());
+  r = resolve_connection(from_env.connection, env_of({{"PROD_REDIS_PW", "env-pw"}}), from_env.secret);
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r->redis_url.password, "env-pw");
+
+  auto kept = redis_env();
+  kept.secret = SecretStorage::keychain;
+  kept.secret_env.clear();
+  EXPECT_TRUE(plan_secret(kept, "").read_keychain);
+  EXPECT_FALSE(plan_secret(kept, "typed").read_keychain);
+
+  // A Redis connection without a stored password still takes one typed for the session.
+  auto open = redis_env();
+  open.secret = SecretStorage::none;
+  open.secret_env.clear();
+  EXPECT_EQ(plan_secret(open, "typed").secret, "typed");
+  EXPECT_FALSE(plan_secret(open, "").read_keychain);
+
+  SavedConnection http;
+  http.name = "gw";
+  http.kind = ConnectionKind::metrics;
+  http.url = "http://gw:8080/metrics";
+  const auto none = plan_secret(http, "typed");
+  EXPECT_FALSE(none.secret.has_value());
+  EXPECT_EQ(none.connection.secret, SecretStorage::none);
+}
+
 }  // namespace
 }  // namespace limitscope::connections
 
