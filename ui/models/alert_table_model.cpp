@@ -4,26 +4,25 @@
 #include <QDateTime>
 
 #include "core/sources/alert_view.h"
+#include "ui/qt_text.h"
 
 namespace limitscope::ui {
 
 namespace {
 
-QString text(const std::string& s) { return QString::fromStdString(s); }
-
-QString groupKeyOf(const AlertGroup& g) { return text(g.rule) + QLatin1Char('|') + text(g.origin); }
+QString groupKeyOf(const AlertGroup& g) { return qs(g.rule) + QLatin1Char('|') + qs(g.origin); }
 
 // "HighRateLimitRejection: campus-tutor", as an operator reads it in a notice.
 QString announced(const AlertRow& a) {
   const std::string name = alert_display_name(a);
-  return name.empty() ? text(a.rule) : QString(text(a.rule) + QStringLiteral(": ") + text(name));
+  return name.empty() ? qs(a.rule) : QString(qs(a.rule) + QStringLiteral(": ") + qs(name));
 }
 
 }  // namespace
 
 AlertTableModel::AlertTableModel(QObject* parent) : QAbstractItemModel(parent) {}
 
-QString AlertTableModel::identity(const AlertRow& a) { return text(a.rule) + text(a.labels) + text(a.origin); }
+QString AlertTableModel::identity(const AlertRow& a) { return qs(a.rule) + qs(a.labels) + qs(a.origin); }
 
 QStringList AlertTableModel::shape(const std::vector<AlertRow>& alerts, const std::vector<AlertGroup>& groups) const {
   QStringList out;
@@ -204,8 +203,8 @@ QVariant AlertTableModel::data(const QModelIndex& index, int role) const {
   // A narrow panel hides since, value and summary (NarrowColumns): every tooltip but the
   // label set's says them.
   if (role == Qt::ToolTipRole) {
-    if (index.column() == Labels) return text(a.labels);
-    QString tip = text(a.summary);
+    if (index.column() == Labels) return qs(a.labels);
+    QString tip = qs(a.summary);
     if (a.since_ms > 0) {
       tip += QLatin1Char('\n') + tr("since %1").arg(QDateTime::fromMSecsSinceEpoch(a.since_ms).toString(QStringLiteral("HH:mm:ss")));
     }
@@ -217,9 +216,9 @@ QVariant AlertTableModel::data(const QModelIndex& index, int role) const {
     case Rule:
       if (!group_line) return QString();  // the group line names the rule
       // A server-side rule (AlertRow::origin) is marked with the server that evaluated it.
-      return QString(text(a.rule) +
-                     (a.severity.empty() ? QString() : QString(QStringLiteral(" (") + text(a.severity) + QLatin1Char(')'))) +
-                     (a.origin.empty() ? QString() : QString(QStringLiteral(" [") + text(a.origin) + QLatin1Char(']'))));
+      return QString(qs(a.rule) +
+                     (a.severity.empty() ? QString() : QString(QStringLiteral(" (") + qs(a.severity) + QLatin1Char(')'))) +
+                     (a.origin.empty() ? QString() : QString(QStringLiteral(" [") + qs(a.origin) + QLatin1Char(']'))));
     case Count: {
       if (!group_line) return QString();
       const AlertGroup& g = m_groups[static_cast<std::size_t>(index.row())];
@@ -228,7 +227,7 @@ QVariant AlertTableModel::data(const QModelIndex& index, int role) const {
                                                            : tr("%1 of %2").arg(g.active).arg(count);
     }
     case State: {
-      const QString s = text(alert_state_text(a));
+      const QString s = qs(alert_state_text(a));
       return acked ? QString(s + tr(" (acknowledged)")) : s;
     }
     case Since:
@@ -238,10 +237,10 @@ QVariant AlertTableModel::data(const QModelIndex& index, int role) const {
       // What the alert is about by name (the key's name, "tier gw-free"); a group of several
       // names its worst. The label set is the tooltip.
       const std::string name = alert_display_name(a);
-      const QString entity = name.empty() ? tr("(whole rule)") : text(name);
+      const QString entity = name.empty() ? tr("(whole rule)") : qs(name);
       return group_line && count > 1 ? tr("worst: %1").arg(entity) : entity;
     }
-    case Summary: return text(a.summary);
+    case Summary: return qs(a.summary);
     default: return {};
   }
 }

@@ -6,12 +6,14 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
+#include "ui/qt_text.h"
+
 namespace limitscope::ui {
 
 namespace {
 
 QString html(const std::string& s) {
-  return QString::fromStdString(s).toHtmlEscaped();
+  return qs(s).toHtmlEscaped();
 }
 
 }  // namespace
@@ -33,7 +35,7 @@ ApplyDialog::ApplyDialog(const tuner::ChangePreview& p, const QString& target, c
   if (p.current && p.candidate) {
     const QString whose = p.key.empty() ? tr("429s on the loaded trace")
                                         : tr("429s of key %1 on the loaded trace")
-                                              .arg((key_shown.isEmpty() ? QString::fromStdString(p.key) : key_shown)
+                                              .arg((key_shown.isEmpty() ? qs(p.key) : key_shown)
                                                        .toHtmlEscaped());
     text += tr("<tr><td>predicted</td><td>%3: current %1 → candidate %2</td></tr>")
                 .arg(html(tuner::describe_429s(*p.current)),

@@ -10,6 +10,9 @@
 #include <cstdint>
 #include <iterator>
 
+#include "ui/qt_text.h"
+#include "ui/tuner/value_spin_box.h"
+
 namespace limitscope::ui {
 
 namespace {
@@ -74,10 +77,10 @@ ParamEditor::ParamEditor(const QString& title, QWidget* parent) : QGroupBox(titl
     m_name[f] = new QLabel(this);
     m_slider[f] = new QSlider(Qt::Horizontal, this);
     m_slider[f]->setRange(0, kSliderSteps);
-    m_spin[f] = new QDoubleSpinBox(this);
+    // Six decimals kept, as many shown as the value has: a refill of 0.0005/s stays itself.
+    m_spin[f] = new ValueSpinBox(6, this);
     // Wide open on purpose: zero and negative values are shown as problems, not clamped away.
     m_spin[f]->setRange(-1e12, 1e12);
-    m_spin[f]->setDecimals(3);
     m_spin[f]->setMinimumWidth(110);
     m_spin[f]->setKeyboardTracking(false);
     m_problem[f] = new QLabel(this);
@@ -210,7 +213,7 @@ void ParamEditor::showProblems() {
   QString text[2];
   for (const auto& p : problems()) {
     const int f = p.field == fields[0] ? 0 : 1;
-    if (text[f].isEmpty()) text[f] = QString::fromStdString(p.message);
+    if (text[f].isEmpty()) text[f] = qs(p.message);
   }
   for (int f = 0; f < 2; ++f) {
     m_problem[f]->setText(text[f]);

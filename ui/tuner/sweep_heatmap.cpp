@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "core/tuner/number_text.h"
+#include "ui/qt_text.h"
 
 namespace limitscope::ui {
 
@@ -19,7 +20,7 @@ constexpr int kRight = 12;
 
 // As the advice prints numbers: "11,200", "51.3" (never "1.12e+04").
 QString axis_value(double v) {
-  return QString::fromStdString(tuner::number_text(v));
+  return qs(tuner::number_text(v));
 }
 
 }  // namespace
@@ -170,7 +171,7 @@ bool SweepHeatmap::event(QEvent* e) {
       const auto& good = m_result->well_behaved.cells[static_cast<std::size_t>(c)];
       QString text = tr("%1\n429s: %2 of %3 (%4%)\nwell-behaved keys: %7% 429s\nworst key: %5% "
                         "429s\nadmitted cost: %6")
-                         .arg(QString::fromStdString(cell.params.describe()))
+                         .arg(qs(cell.params.describe()))
                          .arg(cell.total.rejected)
                          .arg(cell.total.admitted + cell.total.rejected)
                          .arg(cell.total.ratio_429() * 100, 0, 'f', 3)

@@ -1,19 +1,15 @@
+// The Tuner tab's layout and its trace: the panels side by side, the workers, loading a trace
+// (and the operator's choice on bad lines), the passes over it on the job worker, and the
+// what-if of both settings on the what-if worker.
+
 #include "ui/tuner/tuner_tab.h"
 
-#include <QCheckBox>
 #include <QComboBox>
-#include <QDoubleSpinBox>
 #include <QEvent>
-#include <QFileDialog>
-#include <QFormLayout>
-#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QLineEdit>
 #include <QMessageBox>
-#include <QProgressBar>
 #include <QPushButton>
-#include <QSpinBox>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSplitter>
@@ -23,13 +19,14 @@
 
 #include "core/limiter/policy.h"
 #include "core/redis/redis_url.h"
-#include "core/sim/scenario.h"
-#include "core/tuner/candidate.h"
-#include "core/tuner/trace_file_load.h"
-#include "ui/tuner/dollars.h"
+#include "ui/qt_text.h"
 #include "ui/result_box.h"
+#include "ui/tuner/live_panel.h"
 #include "ui/tuner/param_editor.h"
+#include "ui/tuner/scenario_panel.h"
 #include "ui/tuner/sweep_heatmap.h"
+#include "ui/tuner/sweep_panel.h"
+#include "ui/tuner/trace_panel.h"
 #include "ui/tuner/whatif_chart.h"
 
 namespace limitscope::ui {
@@ -39,17 +36,13 @@ namespace {
 constexpr int kShownErrors = 20;
 constexpr int kAdviceWidth = 340;  // px: about 50 characters a line beside the heatmap
 
-QString q(const std::string& s) {
-  return QString::fromStdString(s);
-}
-
 }  // namespace
 
 TunerTab::TunerTab(const QString& redis_url, QWidget* parent)
     : QWidget(parent), m_redisUrl(redis_url), m_cancel(std::make_shared<std::atomic<bool>>(false)) {
   if (!m_redisUrl.isEmpty()) {
     const auto url = redis::parse_redis_url(m_redisUrl.toStdString());
-    m_redisShown = url ? q(url->redacted()) : tr("(unusable URL)");
+    m_redisShown = url ? qs(url->redacted()) : tr("(unusable URL)");
   }
   const std::pair<QThread*, QPointer<TunerWorker>*> workers[] = {
       {&m_jobThread, &m_jobs}, {&m_whatIfThread, &m_whatIf}, {&m_redisThread, &m_redis},
@@ -60,17 +53,13 @@ TunerTab::TunerTab(const QString& redis_url, QWidget* parent)
     connect(thread, &QThread::finished, *worker, &QObject::deleteLater);
     thread->start();
   }
-  connect(m_jobs, &TunerWorker::progress, this, &TunerTab::onProgress);
-  connect(m_jobs, &TunerWorker::traceLoaded, this, &TunerTab::onTraceLoaded);
-  connect(m_jobs, &TunerWorker::sweepDone, this, &TunerTab::onSweep);
-  connect(m_redis, &TunerWorker::progress, this, &TunerTab::onProgress);
-  connect(m_redis, &TunerWorker::traceLoaded, this, &TunerTab::onTraceLoaded);
-  connect(m_redis, &TunerWorker::configDone, this, &TunerTab::onConfig);
-  connect(m_whatIf, &TunerWorker::whatIfReady, this, &TunerTab::onWhatIf);
-  connect(m_scenarios, &TunerWorker::scenarioReady, this, &TunerTab::onScenario);
 
   auto* root = new QVBoxLayout(this);
-  root->addWidget(buildTracePanel());
+  m_tracePanel = new TracePanel(m_redisUrl.isEmpty()
+                                    ? tr("Start limitscope with --redis URL to read a rule's decision stream")
+                                    : tr("The rule's logged decisions in %1").arg(m_redisShown),
+                                this);
+  root->addWidget(m_tracePanel);
   auto* split = new QSplitter(Qt::Horizontal, this);
   // The settings column scrolls on its own, so the tab fits a 1280×720 window and the chart,
   // the recommendation and the heatmap on the right stay in view.
@@ -83,10 +72,13 @@ TunerTab::TunerTab(const QString& redis_url, QWidget* parent)
   leftLayout->setContentsMargins(0, 0, 0, 0);
   m_current = new ParamEditor(tr("Current setting"), left);
   m_candidate = new ParamEditor(tr("Candidate"), left);
+  m_livePanel = new LivePanel(!m_redisUrl.isEmpty(), m_redisShown, left);
+  m_sweepPanel = new SweepPanel(left);
+  m_tracePanel->addJobButton(m_sweepPanel->runButton());
   leftLayout->addWidget(m_current);
   leftLayout->addWidget(m_candidate);
-  leftLayout->addWidget(buildLivePanel());
-  leftLayout->addWidget(buildSweepPanel());
+  leftLayout->addWidget(m_livePanel);
+  leftLayout->addWidget(m_sweepPanel);
   leftLayout->addStretch(1);
   leftScroll->setWidget(left);
   leftScroll->setMinimumWidth(left->minimumSizeHint().width() +
@@ -132,7 +124,8 @@ TunerTab::TunerTab(const QString& redis_url, QWidget* parent)
   sweepLayout->addWidget(m_heatmap, 1);
   sweepLayout->addWidget(m_advice, 0, Qt::AlignTop);
   m_lowerTabs->addTab(sweepPage, tr("Sweep"));
-  m_lowerTabs->addTab(buildScenarioPanel(m_lowerTabs), tr("Outage and routing what-ifs"));
+  m_scenarioPanel = new ScenarioPanel(m_lowerTabs);
+  m_lowerTabs->addTab(m_scenarioPanel, tr("Outage and routing what-ifs"));
   right->addWidget(chartBox);
   right->addWidget(m_lowerTabs);
   right->setStretchFactor(0, 3);
@@ -141,6 +134,52 @@ TunerTab::TunerTab(const QString& redis_url, QWidget* parent)
   split->addWidget(right);
   split->setStretchFactor(1, 1);
   root->addWidget(split, 1);
+
+  // The workers' replies.
+  connect(m_jobs, &TunerWorker::progress, m_tracePanel, &TracePanel::setProgress);
+  connect(m_jobs, &TunerWorker::traceLoaded, this, &TunerTab::onTraceLoaded);
+  connect(m_jobs, &TunerWorker::traceStudied, this, &TunerTab::onTraceStudied);
+  connect(m_jobs, &TunerWorker::sweepDone, this, &TunerTab::onSweep);
+  connect(m_redis, &TunerWorker::progress, m_tracePanel, &TracePanel::setProgress);
+  connect(m_redis, &TunerWorker::traceLoaded, this, &TunerTab::onTraceLoaded);
+  connect(m_redis, &TunerWorker::configDone, this, &TunerTab::onConfig);
+  connect(m_redis, &TunerWorker::keyCountsReady, this, &TunerTab::onKeyCounts);
+  connect(m_whatIf, &TunerWorker::whatIfReady, this, &TunerTab::onWhatIf);
+  connect(m_scenarios, &TunerWorker::scenarioReady, this, &TunerTab::onScenario);
+  // The panels' requests.
+  connect(m_tracePanel, &TracePanel::fileChosen, this, &TunerTab::loadTraceFile);
+  connect(m_tracePanel, &TracePanel::recordingChosen, this, &TunerTab::loadRecording);
+  connect(m_tracePanel, &TracePanel::simulateClicked, this,
+          [this](const QString& name, double seconds) { loadScenario(name, seconds); });
+  connect(m_tracePanel, &TracePanel::streamClicked, this, &TunerTab::loadDecisionStream);
+  connect(m_tracePanel, &TracePanel::cancelClicked, this, &TunerTab::cancelWork);
+  connect(m_tracePanel, &TracePanel::tokensPerRequestChanged, this, [this] {
+    updatePricing();
+    requestWhatIf(true);
+    requestWhatIf(false);
+  });
+  connect(m_sweepPanel, &SweepPanel::runClicked, this, &TunerTab::runSweep);
+  connect(m_sweepPanel, &SweepPanel::firstGuessClicked, this, &TunerTab::useFirstGuess);
+  connect(m_sweepPanel, &SweepPanel::aroundCandidateClicked, this, [this] {
+    if (auto axes = tuner::axes_around(m_candidate->params(), m_sweepPanel->steps(0), m_sweepPanel->steps(1)))
+      setSweepAxes(axes->first.min, axes->first.max, axes->first.steps, axes->second.min, axes->second.max,
+                   axes->second.steps);
+  });
+  connect(m_livePanel, &LivePanel::readClicked, this, &TunerTab::readLiveConfig);
+  connect(m_livePanel, &LivePanel::armToggled, this, &TunerTab::setWritesArmed);
+  connect(m_livePanel, &LivePanel::applyClicked, this, &TunerTab::requestApply);
+  connect(m_livePanel, &LivePanel::undoClicked, this, &TunerTab::undo);
+  connect(m_livePanel, &LivePanel::scopeChanged, this, [this] {
+    showLiveSetting();
+    updateLiveButtons();
+  });
+  connect(m_livePanel, &LivePanel::ruleEdited, this, [this] {
+    m_session.forget_live();
+    m_current->setEditable(true);
+    updateLiveButtons();
+  });
+  connect(m_scenarioPanel, &ScenarioPanel::outageClicked, this, &TunerTab::runOutageWhatIf);
+  connect(m_scenarioPanel, &ScenarioPanel::routingClicked, this, &TunerTab::runRoutingWhatIf);
 
   LimitParams current;
   current.capacity = 60;
@@ -159,21 +198,6 @@ TunerTab::TunerTab(const QString& redis_url, QWidget* parent)
   updateLiveButtons();
 }
 
-void TunerTab::updatePricing() {
-  auto pricing = std::make_shared<tuner::PricingOptions>();
-  pricing->policy = &default_policy();
-  if (m_tokensPerRequest->value() > 0) pricing->tokens_per_request = m_tokensPerRequest->value();
-  m_pricing = std::move(pricing);
-}
-
-void TunerTab::setChartView(int index) {
-  m_chartView->setCurrentIndex(index);
-}
-
-void TunerTab::setTokensPerRequest(std::optional<int> tokens) {
-  m_tokensPerRequest->setValue(tokens.value_or(0));
-}
-
 TunerTab::~TunerTab() {
   m_cancel->store(true);
   for (QThread* t : {&m_jobThread, &m_whatIfThread, &m_redisThread, &m_scenarioThread}) {
@@ -182,121 +206,29 @@ TunerTab::~TunerTab() {
   }
 }
 
-QWidget* TunerTab::buildTracePanel() {
-  auto* box = new QGroupBox(tr("Trace"), this);
-  auto* layout = new QVBoxLayout(box);
-  auto* row = new QHBoxLayout;
-  auto* file = new QPushButton(tr("Open file…"), box);
-  file->setToolTip(
-      tr("JSON lines {\"t\", \"key\", \"cost\", \"model\", \"tier\"} or CSV with those columns"));
-  connect(file, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getOpenFileName(
-        this, tr("Open trace"), {}, tr("Traces (*.jsonl *.json *.csv);;All files (*)"));
-    if (!path.isEmpty()) loadTraceFile(path);
-  });
-  auto* recording = new QPushButton(tr("Recording…"), box);
-  connect(recording, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open recording"), {},
-                                                      tr("Recordings (*.jsonl);;All files (*)"));
-    if (!path.isEmpty()) loadRecording(path);
-  });
-  m_scenario = new QComboBox(box);
-  for (const auto name : scenario_names())
-    m_scenario->addItem(QString::fromUtf8(name.data(), static_cast<int>(name.size())));
-  m_scenario->setCurrentText(QStringLiteral("mixed"));
-  m_scenarioSeconds = new QDoubleSpinBox(box);
-  m_scenarioSeconds->setRange(1, 86400);
-  m_scenarioSeconds->setValue(300);
-  m_scenarioSeconds->setSuffix(tr(" s"));
-  auto* simulate = new QPushButton(tr("Simulate"), box);
-  connect(simulate, &QPushButton::clicked, this,
-          [this] { loadScenario(m_scenario->currentText(), m_scenarioSeconds->value()); });
-  m_streamRule = new QLineEdit(box);
-  m_streamRule->setPlaceholderText(tr("rule"));
-  m_streamRule->setMaximumWidth(140);
-  m_streamButton = new QPushButton(tr("Decision stream"), box);
-  m_streamButton->setToolTip(
-      m_redisUrl.isEmpty()
-          ? tr("Start limitscope with --redis URL to read a rule's decision stream")
-          : tr("The rule's logged decisions in %1").arg(m_redisShown));
-  connect(m_streamButton, &QPushButton::clicked, this,
-          [this] { loadDecisionStream(m_streamRule->text()); });
-  row->addWidget(file);
-  row->addWidget(recording);
-  row->addSpacing(12);
-  row->addWidget(new QLabel(tr("Scenario"), box));
-  row->addWidget(m_scenario);
-  row->addWidget(m_scenarioSeconds);
-  row->addWidget(simulate);
-  row->addSpacing(12);
-  row->addWidget(m_streamRule);
-  row->addWidget(m_streamButton);
-  row->addStretch(1);
-  m_jobButtons = {file, recording, simulate, m_streamButton};
-  layout->addLayout(row);
-  auto* row2 = new QHBoxLayout;
-  m_traceLabel = new QLabel(tr("No trace loaded."), box);
-  m_progress = new QProgressBar(box);
-  m_progress->setRange(0, 1000);
-  m_progress->setMaximumWidth(260);
-  m_progress->hide();
-  m_cancelButton = new QPushButton(tr("Cancel"), box);
-  m_cancelButton->hide();
-  connect(m_cancelButton, &QPushButton::clicked, this, &TunerTab::cancelWork);
-  m_status = new QLabel(box);
-  m_tokensPerRequest = new QSpinBox(box);
-  m_tokensPerRequest->setRange(0, 10'000'000);
-  m_tokensPerRequest->setSingleStep(100);
-  m_tokensPerRequest->setSpecialValueText(tr("none"));
-  m_tokensPerRequest->setSuffix(tr(" tokens"));
-  m_tokensPerRequest->setToolTip(
-      tr("Spend is each request's LLM tokens at its model's price (default policy). Requests "
-         "whose trace line has no token count are priced with this many tokens, or, with none, "
-         "left unpriced and counted."));
-  connect(m_tokensPerRequest, &QSpinBox::valueChanged, this, [this] {
-    updatePricing();
-    requestWhatIf(true);
-    requestWhatIf(false);
-  });
-  row2->addWidget(m_traceLabel, 1);
-  row2->addWidget(new QLabel(tr("Tokens per request when the trace has none:"), box));
-  row2->addWidget(m_tokensPerRequest);
-  row2->addWidget(m_status);
-  row2->addWidget(m_progress);
-  row2->addWidget(m_cancelButton);
-  layout->addLayout(row2);
-  return box;
+void TunerTab::updatePricing() {
+  auto pricing = std::make_shared<tuner::PricingOptions>();
+  pricing->policy = &default_policy();
+  if (m_tracePanel->tokensPerRequest() > 0) pricing->tokens_per_request = m_tracePanel->tokensPerRequest();
+  m_pricing = std::move(pricing);
 }
 
-QString TunerTab::statusText() const {
-  return m_status->text();
-}
+void TunerTab::setChartView(int index) { m_chartView->setCurrentIndex(index); }
+
+void TunerTab::setTokensPerRequest(std::optional<int> tokens) { m_tracePanel->setTokensPerRequest(tokens.value_or(0)); }
+
+QString TunerTab::statusText() const { return m_tracePanel->status(); }
+
+QProgressBar* TunerTab::progressBar() const { return m_tracePanel->progressBar(); }
 
 void TunerTab::startJob(const QString& what) {
   m_cancel = std::make_shared<std::atomic<bool>>(false);
-  for (QPushButton* b : m_jobButtons) b->setEnabled(false);
-  m_progress->setValue(0);
-  m_progress->setFormat(what + QStringLiteral(" %p%"));
-  m_progress->show();
-  m_cancelButton->show();
-  m_status->setText(what);
+  m_tracePanel->startJob(what);
 }
 
-void TunerTab::endJob() {
-  for (QPushButton* b : m_jobButtons) b->setEnabled(true);
-  m_streamButton->setEnabled(!m_redisUrl.isEmpty());
-  m_progress->hide();
-  m_cancelButton->hide();
-}
+void TunerTab::endJob() { m_tracePanel->endJob(!m_redisUrl.isEmpty()); }
 
-void TunerTab::onProgress(double fraction, const QString& what) {
-  m_progress->setValue(static_cast<int>(fraction * 1000));
-  m_progress->setFormat(what + QStringLiteral(" %p%"));
-}
-
-void TunerTab::cancelWork() {
-  m_cancel->store(true);
-}
+void TunerTab::cancelWork() { m_cancel->store(true); }
 
 void TunerTab::loadTraceFile(const QString& path) {
   startJob(tr("Loading"));
@@ -320,15 +252,13 @@ void TunerTab::loadScenario(const QString& name, double seconds, quint64 seed) {
 }
 
 void TunerTab::loadDecisionStream(const QString& rule) {
-  if (m_redisUrl.isEmpty()) {
-    m_status->setText(
-        tr("No Redis connection: start limitscope with --redis URL to read a decision stream."));
-    emit traceLoadFailed(m_status->text());
-    return;
-  }
-  if (rule.trimmed().isEmpty()) {
-    m_status->setText(tr("Name the rule whose decision stream to read."));
-    emit traceLoadFailed(m_status->text());
+  const QString why = m_redisUrl.isEmpty()
+                          ? tr("No Redis connection: start limitscope with --redis URL to read a decision stream.")
+                      : rule.trimmed().isEmpty() ? tr("Name the rule whose decision stream to read.")
+                                                 : QString();
+  if (!why.isEmpty()) {
+    m_tracePanel->setStatus(why);
+    emit traceLoadFailed(why);
     return;
   }
   startJob(tr("Reading stream"));
@@ -342,17 +272,17 @@ void TunerTab::loadDecisionStream(const QString& rule) {
 void TunerTab::onTraceLoaded(const TraceLoadResult& r) {
   endJob();
   if (!r.error.isEmpty()) {
-    m_status->setText(r.cancelled ? tr("Load cancelled; the previous trace stays.") : r.error);
+    m_tracePanel->setStatus(r.cancelled ? tr("Load cancelled; the previous trace stays.") : r.error);
     emit traceLoadFailed(r.cancelled ? QStringLiteral("cancelled") : r.error);
     return;
   }
   if (r.error_count == 0) {
     if (!r.trace || r.trace->events.empty()) {
-      m_status->setText(tr("%1: no events; nothing loaded.").arg(r.source));
-      emit traceLoadFailed(m_status->text());
+      m_tracePanel->setStatus(tr("%1: no events; nothing loaded.").arg(r.source));
+      emit traceLoadFailed(m_tracePanel->status());
       return;
     }
-    adoptTrace(r.trace, r.source, 0);
+    study(r.trace, r.source, 0, TraceStudy::Purpose::adopt);
     return;
   }
   // Bad lines: nothing is used until the operator says so.
@@ -360,77 +290,80 @@ void TunerTab::onTraceLoaded(const TraceLoadResult& r) {
   QString lines;
   for (std::size_t i = 0; i < std::min<std::size_t>(kShownErrors, r.errors.size()); ++i) {
     const auto& e = r.errors[i];
-    lines += (e.line > 0 ? tr("line %1: %2").arg(e.line).arg(q(e.message)) : q(e.message)) +
-             QLatin1Char('\n');
+    lines += (e.line > 0 ? tr("line %1: %2").arg(e.line).arg(qs(e.message)) : qs(e.message)) + QLatin1Char('\n');
   }
   if (r.error_count > static_cast<std::size_t>(kShownErrors))
     lines += tr("… and %1 more").arg(r.error_count - kShownErrors);
   const std::size_t good = r.trace ? r.trace->events.size() : 0;
-  m_report = new QMessageBox(
-      QMessageBox::Warning, tr("Trace has bad lines"),
-      tr("%1 has %2 bad line(s) and %3 good one(s). Nothing is loaded unless you choose "
-         "to use the good lines.")
-          .arg(r.source)
-          .arg(r.error_count)
-          .arg(good),
-      QMessageBox::Cancel, this);
+  m_report = new QMessageBox(QMessageBox::Warning, tr("Trace has bad lines"),
+                             tr("%1 has %2 bad line(s) and %3 good one(s). Nothing is loaded unless you choose "
+                                "to use the good lines.")
+                                 .arg(r.source)
+                                 .arg(r.error_count)
+                                 .arg(good),
+                             QMessageBox::Cancel, this);
   m_report->setInformativeText(lines.trimmed());
-  QPushButton* use =
-      m_report->addButton(tr("Use the %1 good lines").arg(good), QMessageBox::AcceptRole);
+  QPushButton* use = m_report->addButton(tr("Use the %1 good lines").arg(good), QMessageBox::AcceptRole);
   use->setEnabled(good > 0);
   m_report->setAttribute(Qt::WA_DeleteOnClose);
   connect(m_report, &QMessageBox::buttonClicked, this, [this, use](QAbstractButton* b) {
     TraceLoadResult w = std::exchange(m_waiting, {});
     if (b == use) {
-      adoptTrace(w.trace, w.source, w.error_count);
+      study(w.trace, w.source, w.error_count, TraceStudy::Purpose::adopt);
     } else {
-      m_status->setText(tr("Nothing loaded: %1 has bad lines.").arg(w.source));
-      emit traceLoadFailed(m_status->text());
+      m_tracePanel->setStatus(tr("Nothing loaded: %1 has bad lines.").arg(w.source));
+      emit traceLoadFailed(m_tracePanel->status());
     }
   });
   m_report->open();
-  m_status->setText(tr("%1 bad line(s): choose in the report.").arg(r.error_count));
+  m_tracePanel->setStatus(tr("%1 bad line(s): choose in the report.").arg(r.error_count));
   emit loadReportShown();
 }
 
 void TunerTab::setTrace(TracePtr trace, const QString& source) {
-  adoptTrace(std::move(trace), source, 0);
+  study(std::move(trace), source, 0, TraceStudy::Purpose::adopt);
 }
 
-void TunerTab::adoptTrace(TracePtr trace, const QString& source, std::size_t skipped) {
-  m_trace = std::move(trace);
-  m_largestCost = tuner::largest_cost(*m_trace);
-  m_current->setLargestCost(m_largestCost);
-  m_candidate->setLargestCost(m_largestCost);
-  QString text =
-      tr("%1: %2 requests from %3 keys over %4 s (%5 MB); largest cost %6")
-          .arg(source)
-          .arg(m_trace->events.size())
-          .arg(m_trace->keys.size())
-          .arg(m_trace->duration_s(), 0, 'f', 1)
-          .arg(static_cast<double>(tuner::trace_event_bytes(m_trace->events.size())) / 1e6, 0, 'f',
-               1)
-          .arg(m_largestCost);
-  if (skipped > 0) text += tr("; %1 bad line(s) skipped").arg(skipped);
-  m_traceLabel->setText(text);
-  m_status->setText(tr("Loaded."));
+void TunerTab::study(TracePtr trace, const QString& source, std::size_t skipped, TraceStudy::Purpose purpose) {
+  startJob(purpose == TraceStudy::Purpose::adopt ? tr("Reading the trace") : tr("First guess"));
+  TraceStudy s;
+  s.purpose = purpose;
+  s.trace = std::move(trace);
+  s.source = source;
+  s.skipped = skipped;
+  QMetaObject::invokeMethod(m_jobs, [w = m_jobs, s, a = m_candidate->params().algorithm, n = m_sweepPanel->steps(0)] {
+    if (w) w->studyTrace(s, a, n);
+  });
+}
+
+void TunerTab::onTraceStudied(const TraceStudy& s) {
+  endJob();
+  if (s.purpose == TraceStudy::Purpose::adopt) {
+    adoptTrace(s);
+  } else if (s.trace == m_session.trace()) {  // else a newer trace came meanwhile
+    m_session.set_facts(s.facts);
+    applyFirstGuess(s.facts.first_guess);
+  }
+}
+
+void TunerTab::adoptTrace(const TraceStudy& s) {
+  m_session.adopt(s.trace, s.facts);  // replies in flight for the previous trace go stale
+  const tuner::TraceFacts& facts = m_session.facts();
+  m_current->setLargestCost(facts.largest_cost);
+  m_candidate->setLargestCost(facts.largest_cost);
+  m_tracePanel->setTraceText(qs(tuner::trace_summary(s.source.toStdString(), *s.trace, facts.largest_cost, s.skipped)));
+  m_tracePanel->setStatus(tr("Loaded."));
   m_heatmap->clear();
-  m_sweepLabel->clear();
+  m_sweepPanel->setText({});
   showAdvice({});
-  m_firstGuess = tuner::first_guess(*m_trace, m_candidate->params().algorithm);
-  m_guessButton->setToolTip(q(m_firstGuess.basis));
-  const auto [x, y] =
-      tuner::suggest_axes(*m_trace, m_candidate->params().algorithm, m_steps[0]->value());
-  setSweepAxes(x.min, x.max, x.steps, y.min, y.max, m_steps[1]->value());
-  // Replies still in flight belong to the previous trace: make them stale.
-  ++m_generation[0];
-  ++m_generation[1];
-  for (int i = 0; i < 2; ++i) ++m_scenarioGeneration[i];
-  m_outageBox->setMessage(tr("Run the outage what-if on this trace."));
-  m_routingBox->setMessage(tr("Run the routing what-if on this trace."));
+  m_sweepPanel->setGuessTip(qs(facts.first_guess.basis));
+  const auto& [x, y] = facts.axes;
+  setSweepAxes(x.min, x.max, x.steps, y.min, y.max, m_sweepPanel->steps(1));
+  m_scenarioPanel->outageBox()->setMessage(tr("Run the outage what-if on this trace."));
+  m_scenarioPanel->routingBox()->setMessage(tr("Run the routing what-if on this trace."));
   requestWhatIf(true);
   requestWhatIf(false);
-  emit traceLoaded(source);
+  emit traceLoaded(s.source);
 }
 
 int TunerTab::chartColumns() const {
@@ -439,94 +372,44 @@ int TunerTab::chartColumns() const {
 }
 
 void TunerTab::requestWhatIf(bool current) {
-  const int side = current ? 0 : 1;
+  const auto side = current ? tuner::TunerSession::current : tuner::TunerSession::candidate;
   ParamEditor* editor = current ? m_current : m_candidate;
-  if (!m_trace) return;
+  if (!m_session.trace()) return;
   if (!editor->isValid()) {
     // The field says why; the chart drops that side rather than show a stale line.
-    (current ? m_currentSeries : m_candidateSeries).reset();
+    m_session.drop_whatif(side);
     current ? m_chart->setCurrent(nullptr) : m_chart->setCandidate(nullptr);
-    m_pending[side] = false;
-    ++m_generation[side];  // a reply still in flight is stale now
-    m_summary->setText(
-        tr("%1 setting: %2")
-            .arg(current ? tr("Current") : tr("Candidate"), q(editor->problems().front().message)));
+    m_summary->setText(tr("%1 setting: %2")
+                           .arg(current ? tr("Current") : tr("Candidate"), qs(editor->problems().front().message)));
     return;
   }
-  if (m_inFlight[side]) {
-    m_pending[side] = true;  // coalesce: only the newest setting is computed next
-    return;
-  }
-  m_inFlight[side] = true;
-  const int generation = ++m_generation[side];
-  QMetaObject::invokeMethod(m_whatIf, [w = m_whatIf, t = m_trace, p = editor->params(),
-                                       n = chartColumns(), current, generation, pr = m_pricing] {
-    if (w) w->computeWhatIf(t, p, n, current, generation, pr);
+  const std::optional<int> generation = m_session.request_whatif(side);
+  if (!generation) return;  // coalesced: computed when the reply in flight comes back
+  QMetaObject::invokeMethod(m_whatIf, [w = m_whatIf, t = m_session.trace(), p = editor->params(), n = chartColumns(),
+                                       current, g = *generation, pr = m_pricing] {
+    if (w) w->computeWhatIf(t, p, n, current, g, pr);
   });
 }
 
 void TunerTab::onWhatIf(const WhatIfResult& r) {
-  const int side = r.current ? 0 : 1;
-  m_inFlight[side] = false;
-  if (r.generation == m_generation[side] && r.series) {
-    if (r.current) {
-      m_currentSeries = r.series;
-      m_chart->setCurrent(r.series.get());
-    } else {
-      m_candidateSeries = r.series;
-      m_chart->setCandidate(r.series.get());
-    }
-  }
-  if (m_pending[side]) {
-    m_pending[side] = false;
+  const auto side = r.current ? tuner::TunerSession::current : tuner::TunerSession::candidate;
+  const bool again = m_session.finish_whatif(side, r.generation, r.series);
+  if (r.series && m_session.series(side) == r.series)  // taken: not stale
+    r.current ? m_chart->setCurrent(r.series.get()) : m_chart->setCandidate(r.series.get());
+  if (again) {
     requestWhatIf(r.current);
     return;
   }
   if (!r.error.isEmpty()) m_summary->setText(r.error);
-  if (m_currentSeries && m_candidateSeries) m_summary->setText(summaryText());
-  if (!m_inFlight[0] && !m_inFlight[1] && !m_pending[0] && !m_pending[1]) emit whatIfUpdated();
+  const auto& cur = m_session.series(tuner::TunerSession::current);
+  const auto& cand = m_session.series(tuner::TunerSession::candidate);
+  if (cur && cand) m_summary->setText(qs(tuner::whatif_summary(m_session.trace().get(), *cur, *cand, m_names)));
+  if (m_session.whatif_idle()) emit whatIfUpdated();
 }
-
-namespace {
-
-// "$12.40 admitted, worst key acme-prod $3.10/min, quota burn 64%" for one side of the
-// comparison; `worst` names the worst key as the dashboard does.
-QString spend_of(const tuner::WhatIfSeries& s, const QString& worst) {
-  double burn = 0;
-  for (double b : s.max_quota_burn) burn = std::max(burn, b);
-  return TunerTab::tr("%1 admitted, worst key %2%3/min, highest daily quota burn %4%")
-      .arg(format_dollars(s.total.admitted_spend), worst.isEmpty() ? QString() : worst + QLatin1Char(' '),
-           format_dollars(s.spend_summary.worst_key_per_min))
-      .arg(burn * 100, 0, 'f', 0);
-}
-
-}  // namespace
 
 QString TunerTab::spendText() const {
-  if (!m_currentSeries || !m_candidateSeries) return {};
-  const auto& cur = *m_currentSeries;
-  const auto& cand = *m_candidateSeries;
-  if (!cand.spend_summary.priced) {
-    return tr("Spend: unknown — %1.")
-        .arg(cand.spend_summary.unpriced_reason.empty() ? tr("nothing to price")
-                                                        : q(cand.spend_summary.unpriced_reason));
-  }
-  const auto worst = [this](const tuner::WhatIfSeries& s) {
-    if (!m_trace || s.spend_summary.worst_key >= m_trace->keys.size()) return QString();
-    return QString::fromStdString(m_names.display(m_trace->keys[s.spend_summary.worst_key]));
-  };
-  QString text = tr("Spend — current: %1; candidate: %2.").arg(spend_of(cur, worst(cur)), spend_of(cand, worst(cand)));
-  if (cand.spend_summary.unpriced_requests > 0) {
-    text += QLatin1Char(' ') + q(cand.spend_summary.unpriced_reason) + QLatin1Char('.');
-  }
-  return text;
-}
-
-QString TunerTab::summaryText() const {
-  return tr("429s on this trace — current: %1; candidate: %2")
-             .arg(q(tuner::describe_429s(m_currentSeries->total)),
-                  q(tuner::describe_429s(m_candidateSeries->total))) +
-         QLatin1Char('\n') + spendText();
+  return qs(tuner::spend_text(m_session.trace().get(), m_session.series(tuner::TunerSession::current).get(),
+                              m_session.series(tuner::TunerSession::candidate).get(), m_names));
 }
 
 void TunerTab::onCandidateChanged() {
@@ -546,13 +429,10 @@ void TunerTab::prepareDemo(const QString& scenario, double seconds) {
   loadScenario(scenario, seconds);
 }
 
-void TunerTab::setDark(bool dark) {
-  m_chart->setDark(dark);
-}
+void TunerTab::setDark(bool dark) { m_chart->setDark(dark); }
 
 void TunerTab::changeEvent(QEvent* event) {
-  if (event->type() == QEvent::PaletteChange)
-    setDark(palette().color(QPalette::Window).lightness() < 128);
+  if (event->type() == QEvent::PaletteChange) setDark(palette().color(QPalette::Window).lightness() < 128);
   QWidget::changeEvent(event);
 }
 

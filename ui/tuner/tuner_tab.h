@@ -3,8 +3,10 @@
 // stream), compare a candidate setting against the current one on it (what-if chart), sweep a
 // grid of settings (heatmap, Pareto frontier, recommendation; a click loads a cell), and apply
 // the candidate to the live rule in Redis once writes are armed (diff, compare-and-set, audit
-// entry, Undo). Every load, replay, sweep and Redis command runs on a TunerWorker thread; this
-// class only wires widgets to workers and shows results.
+// entry, Undo). The tab lays out its panels (TracePanel, ParamEditor ×2, LivePanel, SweepPanel,
+// ScenarioPanel, the chart and the heatmap) over a Qt-free tuner::TunerSession, which holds the
+// state and says what to show; every load, pass over the trace, replay, sweep and Redis command
+// runs on a TunerWorker thread. This class only wires panels, session and workers.
 
 #include <QMessageBox>
 #include <QPointer>
@@ -17,26 +19,26 @@
 #include "core/sources/dashboard_snapshot.h"
 #include "core/sources/key_names.h"
 #include "core/tuner/first_guess.h"
+#include "core/tuner/tuner_session.h"
 #include "ui/tuner/apply_dialog.h"
 #include "ui/tuner/tuner_worker.h"
 
 QT_BEGIN_NAMESPACE
-class QCheckBox;
 class QComboBox;
-class QDoubleSpinBox;
 class QLabel;
-class QLineEdit;
 class QProgressBar;
-class QPushButton;
-class QSpinBox;
 class QTabWidget;
 QT_END_NAMESPACE
 
 namespace limitscope::ui {
 
+class LivePanel;
 class ParamEditor;
 class ResultBox;
+class ScenarioPanel;
 class SweepHeatmap;
+class SweepPanel;
+class TracePanel;
 class WhatIfChart;
 
 class TunerTab : public QWidget {
@@ -52,7 +54,7 @@ class TunerTab : public QWidget {
   void loadRecording(const QString& path);
   void loadScenario(const QString& name, double seconds, quint64 seed = 1);
   void loadDecisionStream(const QString& rule);
-  /// Uses a trace at once (tests, the benchmark).
+  /// Uses a trace (tests, the benchmark): its passes run on the job worker, then traceLoaded.
   void setTrace(TracePtr trace, const QString& source);
   /// Cancels the running load or sweep.
   void cancelWork();
@@ -85,17 +87,17 @@ class TunerTab : public QWidget {
   ApplyDialog* applyDialog() const { return m_applyDialog; }
   void undo();
   /// The rule's config as last read or written.
-  const std::optional<redis::RuleConfig>& liveConfig() const { return m_live; }
+  const std::optional<redis::RuleConfig>& liveConfig() const { return m_session.live(); }
 
   // For tests and the benchmark.
-  TracePtr trace() const { return m_trace; }
+  TracePtr trace() const { return m_session.trace(); }
   ParamEditor* currentEditor() const { return m_current; }
   ParamEditor* candidateEditor() const { return m_candidate; }
   WhatIfChart* whatIfChart() const { return m_chart; }
   SweepHeatmap* heatmap() const { return m_heatmap; }
   QString statusText() const;
   QString liveStatusText() const;
-  QProgressBar* progressBar() const { return m_progress; }
+  QProgressBar* progressBar() const;
   void setSweepAxes(double x_min, double x_max, int x_steps, double y_min, double y_max,
                     int y_steps);
   void setMax429Constraint(std::optional<double> ratio);
@@ -108,7 +110,8 @@ class TunerTab : public QWidget {
   void setSpendLimit(std::optional<double> share);
   /// Log-spaced sweep axes (the default) or even steps.
   void setLogGrid(bool log);
-  /// Makes the trace's first guess (core/tuner/first_guess.h) the candidate.
+  /// Makes the trace's first guess (core/tuner/first_guess.h) the candidate (made on the job
+  /// worker when the candidate's algorithm is not the one of the load's guess).
   void useFirstGuess();
   /// The sweep's recommendation in full, beside the heatmap.
   QLabel* adviceLabel() const { return m_advice; }
@@ -132,8 +135,8 @@ class TunerTab : public QWidget {
   void runRoutingWhatIf();
   /// Shows the scenarios page (instead of the sweep's heatmap).
   void showScenarios();
-  ResultBox* outageBox() const { return m_outageBox; }
-  ResultBox* routingBox() const { return m_routingBox; }
+  ResultBox* outageBox() const;
+  ResultBox* routingBox() const;
 
  signals:
   void traceLoaded(const QString& source);
@@ -156,38 +159,37 @@ class TunerTab : public QWidget {
   void changeEvent(QEvent* event) override;
 
  private:
-  QWidget* buildTracePanel();
-  QWidget* buildLivePanel();
-  QWidget* buildSweepPanel();
-  QWidget* buildScenarioPanel(QWidget* parent);
-  /// Shows the scenarios; "Computing…" in `box` when there is a trace and a valid current
-  /// setting, else why not (and scenarioFinished). @return whether to compute
-  bool startScenario(ResultBox* box);
-  void onScenario(const ScenarioResult& result);
   void startJob(const QString& what);
   void endJob();
-  void onProgress(double fraction, const QString& what);
   void onTraceLoaded(const TraceLoadResult& result);
-  void adoptTrace(TracePtr trace, const QString& source, std::size_t skipped);
+  /// Passes over the whole trace on the job worker, then onTraceStudied.
+  void study(TracePtr trace, const QString& source, std::size_t skipped, TraceStudy::Purpose purpose);
+  void onTraceStudied(const TraceStudy& study);
+  void adoptTrace(const TraceStudy& study);
   void requestWhatIf(bool current);
   void onWhatIf(const WhatIfResult& result);
   void onSweep(const SweepOutcome& outcome);
+  void applyFirstGuess(const tuner::FirstGuess& guess);
   /// The recommendation beside the heatmap ("" hides it).
   void showAdvice(const QString& text);
   void onConfig(const ConfigResult& result);
+  void onConfigWritten(const ConfigResult& result);
   void onCandidateChanged();
   void updateLiveButtons();
   void setLiveStatus(const QString& text, bool error);
-  void doApply(const QString& reason);
+  /// Refuses Apply or Undo with `why` (applyFinished false).
+  void refuse(const QString& why);
   void openApplyDialog(std::optional<tuner::Counts> current, std::optional<tuner::Counts> candidate);
   void onKeyCounts(const KeyCountsResult& result);
   void showLiveSetting();
-  void fillLimitBox();
   RuleTarget target() const;
   int chartColumns() const;
   void updatePricing();
-  QString summaryText() const;
   QString who() const;
+  /// "Computing…" in `box` when there is a trace and a valid current setting, else why not
+  /// (and scenarioFinished). @return whether to compute
+  bool startScenario(ResultBox* box);
+  void onScenario(const ScenarioResult& result);
 
   QString m_redisUrl;    // as given (may hold a password): only ever sent to the worker
   QString m_redisShown;  // redacted, for labels
@@ -196,82 +198,28 @@ class TunerTab : public QWidget {
   CancelFlag m_cancel;
   PricingPtr m_pricing;  // the default policy's prices and quotas, and the assumed tokens
 
-  TracePtr m_trace;
+  tuner::TunerSession m_session;
   KeyNames m_names;
-  double m_largestCost = 0;
-  std::shared_ptr<const tuner::WhatIfSeries> m_currentSeries, m_candidateSeries;
-  int m_generation[2] = {0, 0};  // [current, candidate]: requests sent
-  bool m_inFlight[2] = {false, false};
-  bool m_pending[2] = {false, false};
   TraceLoadResult m_waiting;  // a load with bad lines, until the operator chooses
   QPointer<QMessageBox> m_report;
-  std::optional<redis::RuleConfig> m_live;
   QPointer<ApplyDialog> m_applyDialog;
-  bool m_canUndo = false;
   QString m_afterRead;  // why the config is being re-read, kept in front of what it says
   bool m_demo = false;
 
-  // trace panel
-  QLabel* m_traceLabel = nullptr;
-  QComboBox* m_scenario = nullptr;
-  QDoubleSpinBox* m_scenarioSeconds = nullptr;
-  QLineEdit* m_streamRule = nullptr;
-  QPushButton* m_streamButton = nullptr;
-  QProgressBar* m_progress = nullptr;
-  QPushButton* m_cancelButton = nullptr;
-  QLabel* m_status = nullptr;
-  QList<QPushButton*> m_jobButtons;
-  // settings
+  // the panels
+  TracePanel* m_tracePanel = nullptr;
   ParamEditor* m_current = nullptr;
   ParamEditor* m_candidate = nullptr;
+  LivePanel* m_livePanel = nullptr;
+  SweepPanel* m_sweepPanel = nullptr;
+  ScenarioPanel* m_scenarioPanel = nullptr;
+  // the results: the what-if chart and its summary; the heatmap and the recommendation
   WhatIfChart* m_chart = nullptr;
   QLabel* m_summary = nullptr;
-  QSpinBox* m_tokensPerRequest = nullptr;
   QComboBox* m_chartView = nullptr;
-  // live
-  QLineEdit* m_rule = nullptr;
-  QLineEdit* m_prefix = nullptr;
-  QComboBox* m_scope = nullptr;
-  QLineEdit* m_overrideKey = nullptr;
-  QComboBox* m_limitBox = nullptr;  // a composite rule's limit the candidate replaces
-  QLabel* m_limitLabel = nullptr;
-  int m_keyCountsRequest = 0;
-  QPushButton* m_readButton = nullptr;
-  QCheckBox* m_arm = nullptr;
-  QPushButton* m_applyButton = nullptr;
-  QPushButton* m_undoButton = nullptr;
-  QLabel* m_liveStatus = nullptr;
-  // sweep
-  QDoubleSpinBox* m_axis[4] = {};  // x min, x max, y min, y max
-  QSpinBox* m_steps[2] = {};
-  QCheckBox* m_useMax429 = nullptr;
-  QDoubleSpinBox* m_max429 = nullptr;
-  QCheckBox* m_useKey429 = nullptr;
-  QDoubleSpinBox* m_key429 = nullptr;
-  QCheckBox* m_useGood429 = nullptr;
-  QDoubleSpinBox* m_good429 = nullptr;
-  QDoubleSpinBox* m_goodFactor = nullptr;
-  QCheckBox* m_useKeySpend = nullptr;
-  QDoubleSpinBox* m_keySpend = nullptr;
-  QPushButton* m_sweepButton = nullptr;
-  QLabel* m_sweepLabel = nullptr;
-  QLabel* m_advice = nullptr;
-  QCheckBox* m_logGrid = nullptr;
-  QCheckBox* m_useSpendLimit = nullptr;
-  QDoubleSpinBox* m_spendIncrease = nullptr;
-  QPushButton* m_guessButton = nullptr;
-  tuner::FirstGuess m_firstGuess;
-  QLabel* m_axisLabel[2] = {};
-  SweepHeatmap* m_heatmap = nullptr;
-  // scenarios
   QTabWidget* m_lowerTabs = nullptr;  // the sweep's heatmap, the scenarios
-  QLineEdit* m_outage = nullptr;
-  QSpinBox* m_outageReplicas = nullptr;
-  QSpinBox* m_routeUnder = nullptr;
-  QComboBox* m_routeModel = nullptr;
-  ResultBox* m_outageBox = nullptr;
-  ResultBox* m_routingBox = nullptr;
-  int m_scenarioGeneration[2] = {0, 0};  // [outage, routing]: requests sent
+  SweepHeatmap* m_heatmap = nullptr;
+  QLabel* m_advice = nullptr;
 };
 
 }  // namespace limitscope::ui

@@ -12,14 +12,11 @@
 #include "core/tuner/stream_trace.h"
 #include "core/tuner/trace_file_load.h"
 #include "core/tuner/trace_sources.h"
+#include "ui/qt_text.h"
 
 namespace limitscope::ui {
 
 namespace {
-
-QString q(const std::string& s) {
-  return QString::fromStdString(s);
-}
 
 // Runs `op` (a function of a Connection returning Result<T>) where the rule's keys are: one
 // connection to the server, or the rule's shard of a redis+cluster:// URL (redirections
@@ -41,6 +38,7 @@ redis::Result<T> on_target(const RuleTarget& target, redis::KeySchema& schema, O
 
 TunerWorker::TunerWorker(QObject* parent) : QObject(parent) {
   qRegisterMetaType<TraceLoadResult>();
+  qRegisterMetaType<TraceStudy>();
   qRegisterMetaType<WhatIfResult>();
   qRegisterMetaType<SweepOutcome>();
   qRegisterMetaType<ConfigResult>();
@@ -64,7 +62,7 @@ void TunerWorker::finishLoad(Expected<tuner::TraceLoad> load, const QString& sou
   r.source = source;
   if (!load) {
     r.cancelled = load.error() == tuner::kLoadCancelled;
-    r.error = q(load.error());
+    r.error = qs(load.error());
   } else {
     r.errors = std::move(load->errors);
     r.error_count = load->error_count;
@@ -123,6 +121,11 @@ void TunerWorker::loadStream(const RuleTarget& target, const CancelFlag& cancel)
   finishLoad(std::move(*load), source);
 }
 
+void TunerWorker::studyTrace(TraceStudy study, Algorithm algorithm, int x_steps) {
+  study.facts = tuner::study_trace(*study.trace, algorithm, x_steps);
+  emit traceStudied(study);
+}
+
 void TunerWorker::computeWhatIf(const TracePtr& trace, const LimitParams& params, int columns,
                                 bool current, int generation, const PricingPtr& pricing) {
   WhatIfResult r;
@@ -130,7 +133,7 @@ void TunerWorker::computeWhatIf(const TracePtr& trace, const LimitParams& params
   r.current = current;
   auto s = tuner::whatif_series(*trace, params, columns, pricing.get());
   if (!s)
-    r.error = q(s.error());
+    r.error = qs(s.error());
   else
     r.series = std::make_shared<const tuner::WhatIfSeries>(std::move(*s));
   emit whatIfReady(r);
@@ -146,10 +149,10 @@ void TunerWorker::runSweep(const TracePtr& trace, tuner::SweepSpec spec,
                                           cancel.get(), reporter(tr("Sweeping")));
   if (!r) {
     o.cancelled = cancel->load();
-    o.error = q(r.error());
+    o.error = qs(r.error());
   } else {
     if (auto why = tuner::check_constraints(r->all, constraints.core))
-      o.constraintProblem = q(*why);
+      o.constraintProblem = qs(*why);
     tuner::AdviceOptions advice;
     advice.current = current;
     advice.max_spend_increase = maxSpendIncrease;
@@ -174,7 +177,7 @@ void TunerWorker::keyCounts(const TracePtr& trace, const std::string& key,
     auto cur = tuner::replay(sub, current);
     auto cand = tuner::replay(sub, candidate);
     if (!cur || !cand) {
-      r.error = q(!cur ? cur.error() : cand.error());
+      r.error = qs(!cur ? cur.error() : cand.error());
     } else {
       r.current = cur->total;
       r.candidate = cand->total;
@@ -190,7 +193,7 @@ void TunerWorker::computeOutage(const TracePtr& trace, const LimitParams& params
   r.generation = generation;
   auto window = tuner::parse_outage(outage.toStdString(), *trace);
   if (!window) {
-    r.error = tr("Outage: %1").arg(q(window.error()));
+    r.error = tr("Outage: %1").arg(qs(window.error()));
     emit scenarioReady(r);
     return;
   }
@@ -200,7 +203,7 @@ void TunerWorker::computeOutage(const TracePtr& trace, const LimitParams& params
   o.pricing = pricing.get();
   auto w = tuner::whatif_outage(*trace, params, o);
   if (!w)
-    r.error = q(w.error());
+    r.error = qs(w.error());
   else
     r.table = std::make_shared<const ResultTable>(tuner::outage_table(*w));
   emit scenarioReady(r);
@@ -214,7 +217,7 @@ void TunerWorker::computeRouting(const TracePtr& trace, const LimitParams& param
   const tuner::RoutingRule rule{static_cast<std::uint32_t>(under_tokens), to_model.toStdString()};
   auto w = tuner::whatif_routing(*trace, params, rule, *pricing);
   if (!w)
-    r.error = q(w.error());
+    r.error = qs(w.error());
   else
     r.table = std::make_shared<const ResultTable>(tuner::routing_table(*w));
   emit scenarioReady(r);
@@ -227,7 +230,7 @@ void TunerWorker::readConfig(const RuleTarget& target) {
     return redis::get_config(c, schema, target.rule.toStdString());
   });
   if (!cfg) {
-    r.error = q(cfg.error().message);
+    r.error = qs(cfg.error().message);
   } else {
     r.config = *cfg;
   }
@@ -243,7 +246,7 @@ void TunerWorker::applyConfig(const RuleTarget& target, const redis::RuleConfig&
     return redis::set_config(c, schema, target.rule.toStdString(), config, change);
   });
   if (!set) {
-    r.error = q(set.error().message);
+    r.error = qs(set.error().message);
     r.conflict = redis::is_version_conflict(set.error());
   } else {
     r.config = *set;
@@ -259,7 +262,7 @@ void TunerWorker::undoConfig(const RuleTarget& target, const redis::ChangeInfo& 
     return redis::undo_config(c, schema, target.rule.toStdString(), change);
   });
   if (!undone) {
-    r.error = q(undone.error().message);
+    r.error = qs(undone.error().message);
     r.conflict = redis::is_version_conflict(undone.error());
   } else {
     r.config = *undone;

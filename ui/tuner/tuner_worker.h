@@ -1,7 +1,8 @@
 #pragma once
 // The Tuner's work off the GUI thread: loading traces (file, recording, scenario, a rule's
-// decision stream), what-if series and scenarios (outage, routing), sweeps, and the live rule's config in Redis (read, apply
-// with compare-and-set, undo). The tab runs one TunerWorker per QThread (jobs, what-if, Redis)
+// decision stream) and the passes over a whole trace, what-if series and scenarios (outage,
+// routing), sweeps, and the live rule's config in Redis (read, apply with compare-and-set,
+// undo). The tab runs one TunerWorker per QThread (jobs, what-if, Redis, scenarios)
 // so a long sweep never delays a slider's redraw or an Apply. Results come back as queued
 // signals carrying immutable data; long jobs take a shared cancel flag.
 
@@ -17,6 +18,7 @@
 #include "core/tuner/advice.h"
 #include "core/tuner/sweep.h"
 #include "core/tuner/trace.h"
+#include "core/tuner/tuner_session.h"
 #include "core/tuner/well_behaved.h"
 #include "core/tuner/whatif.h"
 
@@ -35,6 +37,17 @@ struct TraceLoadResult {
   std::size_t error_count = 0;
   QString error;  ///< the load failed as a whole (unreadable, above the cap)
   bool cancelled = false;
+};
+
+/// A trace and what the passes over all of it found (core/tuner/tuner_session.h: the largest
+/// cost, the first guess, the sweep's axes), made on the job worker, never the GUI thread.
+struct TraceStudy {
+  /// adopt: a newly loaded trace; guess: the first guess for another algorithm.
+  enum class Purpose { adopt, guess } purpose = Purpose::adopt;
+  TracePtr trace;
+  QString source;
+  std::size_t skipped = 0;  ///< bad lines left out
+  tuner::TraceFacts facts;
 };
 
 struct WhatIfResult {
@@ -96,6 +109,8 @@ class TunerWorker : public QObject {
   void loadRecording(const QString& path, const CancelFlag& cancel);
   void loadScenario(const QString& name, double seconds, quint64 seed, const CancelFlag& cancel);
   void loadStream(const RuleTarget& target, const CancelFlag& cancel);
+  /// Fills study.facts for `algorithm` (an x axis of `x_steps`), then traceStudied.
+  void studyTrace(TraceStudy study, Algorithm algorithm, int x_steps);
   void computeWhatIf(const TracePtr& trace, const LimitParams& params, int columns, bool current,
                      int generation, const PricingPtr& pricing);
   /// Sweeps with `pricing` (spec.pricing is set from it for the run, and cleared in the
@@ -123,6 +138,7 @@ class TunerWorker : public QObject {
  signals:
   void progress(double fraction, const QString& what);
   void traceLoaded(const limitscope::ui::TraceLoadResult& result);
+  void traceStudied(const limitscope::ui::TraceStudy& study);
   void whatIfReady(const limitscope::ui::WhatIfResult& result);
   void sweepDone(const limitscope::ui::SweepOutcome& outcome);
   void configDone(const limitscope::ui::ConfigResult& result);
@@ -137,6 +153,7 @@ class TunerWorker : public QObject {
 }  // namespace limitscope::ui
 
 Q_DECLARE_METATYPE(limitscope::ui::TraceLoadResult)
+Q_DECLARE_METATYPE(limitscope::ui::TraceStudy)
 Q_DECLARE_METATYPE(limitscope::ui::WhatIfResult)
 Q_DECLARE_METATYPE(limitscope::ui::SweepOutcome)
 Q_DECLARE_METATYPE(limitscope::ui::ConfigResult)

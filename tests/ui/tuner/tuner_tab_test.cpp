@@ -279,6 +279,8 @@ TEST_F(TunerTabTest, BadFileShowsLineNumberedErrorsAndLoadsNothingUnlessChosen) 
     if (use) {
       QSignalSpy loaded(tab.get(), &TunerTab::traceLoaded);
       choice->click();
+      // The good lines' passes (largest cost, first guess, axes) run on the job worker.
+      ASSERT_TRUE(loaded.wait(10000));
       ASSERT_EQ(loaded.size(), 1);
       ASSERT_NE(tab->trace(), nullptr);
       EXPECT_EQ(tab->trace()->events.size(), 2u);

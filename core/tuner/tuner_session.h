@@ -1,0 +1,199 @@
+#pragma once
+// The Tuner's session without Qt: the state machine behind the Tuner tab's panels (load a trace
+// → what-if of the current and the candidate setting → sweep → pick a cell → apply/undo on the
+// live rule), the checks of what the operator entered, and what the tab says about each step.
+// The widgets (ui/tuner/) only bind: they hand this the values of their fields, run the work it
+// asks for on their worker threads, and show the text it returns.
+//
+// Everything that reads the whole trace (study_trace) runs on a worker; the session itself only
+// keeps the results and counts requests, so its methods are cheap enough for the GUI thread.
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/common/expected.h"
+#include "core/limiter/limit_params.h"
+#include "core/redis/rule_config.h"
+#include "core/sources/key_names.h"
+#include "core/tuner/advice.h"
+#include "core/tuner/candidate.h"
+#include "core/tuner/first_guess.h"
+#include "core/tuner/sweep.h"
+#include "core/tuner/trace.h"
+#include "core/tuner/well_behaved.h"
+#include "core/tuner/whatif.h"
+
+namespace limitscope::tuner {
+
+using SharedTrace = std::shared_ptr<const Trace>;
+using SharedSeries = std::shared_ptr<const WhatIfSeries>;
+
+/// The sweep's state cap: a grid needing more is refused before it starts.
+inline constexpr std::size_t kSweepMemoryCap = std::size_t{1} << 30;  // 1 GiB
+
+/// What the Tuner learns from a whole trace, in passes over all its events: made on a worker
+/// thread when a trace is loaded (or the candidate's algorithm changes), never on the GUI's.
+struct TraceFacts {
+  double largest_cost = 0;
+  Algorithm algorithm = Algorithm::token_bucket;  ///< the first guess's and the axes'
+  FirstGuess first_guess;
+  std::pair<SweepAxis, SweepAxis> axes;  ///< suggest_axes(), x with `x_steps` steps
+};
+
+/// @param algorithm the candidate's algorithm (the first guess and the axes are for it)
+/// @param x_steps the steps of the suggested x axis
+TraceFacts study_trace(const Trace& trace, Algorithm algorithm, int x_steps);
+
+/// "file t.jsonl: 1000 requests from 6 keys over 12.5 s (0.1 MB); largest cost 4", and the
+/// bad lines skipped, if any.
+std::string trace_summary(const std::string& source, const Trace& trace, double largest_cost,
+                          std::size_t skipped);
+
+/// The sweep panel's fields as entered.
+struct SweepInputs {
+  LimitParams base;  ///< the candidate: the algorithm and the refill period
+  SweepAxis x, y;
+  int threads = 1;
+  std::optional<double> max_429;            ///< ratios (0.01 = 1%); nullopt: constraint off
+  std::optional<double> max_key_429;
+  std::optional<double> max_well_behaved_429;
+  std::optional<double> max_key_spend_per_min;  ///< dollars
+  double well_behaved_factor = 5;
+  std::optional<double> max_spend_increase;  ///< share over the current setting; nullopt: off
+};
+
+/// A sweep ready to run.
+struct SweepRequest {
+  SweepSpec spec;
+  OperatorConstraints constraints;
+  std::optional<double> max_spend_increase;
+};
+
+/// Checks the sweep's inputs on `trace` (nullptr: none loaded): each axis min ≤ max, an axis
+/// with min = max has 1 step, the state fits kSweepMemoryCap.
+/// @return the request, or why not ("Load a trace first.", "Sweep refused: …")
+Expected<SweepRequest> check_sweep(const Trace* trace, const SweepInputs& in);
+
+/// The grid from a quarter to four times the candidate's values (its window or capacity, and its
+/// limit or refill per second), or nullopt when a value is not above 0.
+std::optional<std::pair<SweepAxis, SweepAxis>> axes_around(const LimitParams& candidate, int x_steps,
+                                                           int y_steps);
+
+/// The sweep's line under its panel once it is done ("144 settings; 9 on the Pareto frontier
+/// …").
+std::string sweep_summary(const GuidedSweep& result, const Advice& advice,
+                          const std::string& constraint_problem);
+
+/// The cell a demo (the screenshot) loads: the ★, else the cell the spend limit excluded, else
+/// the frontier's first (0 when it is empty).
+std::size_t demo_cell(const Advice& advice);
+
+/// "Spend — current: …; candidate: …." under the what-if chart, the worst key named by `names`;
+/// "" until both series are there.
+std::string spend_text(const Trace* trace, const WhatIfSeries* current,
+                       const WhatIfSeries* candidate, const KeyNames& names);
+
+/// "429s on this trace — current: …; candidate: …" and the spend line.
+std::string whatif_summary(const Trace* trace, const WhatIfSeries& current,
+                           const WhatIfSeries& candidate, const KeyNames& names);
+
+/// The Apply and Undo buttons' preconditions, as entered.
+struct LiveInputs {
+  bool connected = false;  ///< the app has a Redis URL
+  bool armed = false;      ///< "Allow writes" is ticked
+  std::string rule;        ///< trimmed
+  bool key_scope = false;  ///< "One key's override" is chosen
+  std::string override_key;  ///< trimmed; "" unless key_scope
+};
+
+/// Which of the live panel's buttons work.
+struct LiveButtons {
+  bool read = false;    ///< Read config: a connection and a rule
+  bool arm = false;     ///< Allow writes: a connection
+  bool stream = false;  ///< the decision stream: a connection
+  bool apply = false;   ///< a connection, a rule, writes allowed, a valid candidate
+  bool undo = false;    ///< ... and a change of this session to undo
+};
+LiveButtons live_buttons(const LiveInputs& in, bool candidate_valid, bool can_undo);
+
+/// Why Apply is refused ("Refused: …"), or nullopt to go ahead.
+/// @param candidate_problems check_candidate() of the candidate
+std::optional<std::string> apply_refusal(const LiveInputs& in,
+                                         const std::vector<FieldProblem>& candidate_problems);
+/// Why Undo is refused, or nullopt.
+std::optional<std::string> undo_refusal(const LiveInputs& in);
+
+/// The live status after a read: none yet, a composite, or the live setting.
+std::string config_read_text(const std::string& rule, const std::optional<redis::RuleConfig>& live);
+
+/// "Applied: … is live as version 3 (audited, by ops)." (or "Undone: …").
+std::string config_written_text(bool undo, const std::optional<redis::RuleConfig>& live,
+                                const std::string& by);
+
+/// The state of one Tuner: the trace, the two what-if series and their requests in flight, the
+/// live rule's config, and the request counters that make late replies stale.
+class TunerSession {
+ public:
+  enum Side { current = 0, candidate = 1 };
+
+  // --- the trace
+  /// Takes a loaded trace and its facts; replies still in flight for the previous one go stale.
+  void adopt(SharedTrace trace, TraceFacts facts);
+  const SharedTrace& trace() const { return trace_; }
+  const TraceFacts& facts() const { return facts_; }
+  /// Keeps facts made for another algorithm (the first guess is per algorithm).
+  void set_facts(TraceFacts facts) { facts_ = std::move(facts); }
+  /// The first guess when it is for `algorithm`, else nullopt (a worker makes a new one).
+  std::optional<FirstGuess> first_guess_for(Algorithm algorithm) const;
+
+  // --- what-ifs: one computation per side at a time, newer settings coalesced
+  /// A setting of `side` changed. @return the generation to compute it under, or nullopt when a
+  /// computation of that side is in flight (its reply then asks for the newest: see finish)
+  std::optional<int> request_whatif(Side side);
+  /// The side's setting is invalid: its series is dropped and any reply in flight goes stale.
+  void drop_whatif(Side side);
+  /// A what-if reply. @return true when a newer setting waits: request it again
+  bool finish_whatif(Side side, int generation, SharedSeries series);
+  const SharedSeries& series(Side side) const { return series_[side]; }
+  bool whatif_idle() const;
+
+  // --- scenarios (0: outage, 1: routing)
+  int next_scenario(int kind) { return ++scenario_generation_[kind]; }
+  bool scenario_current(int kind, int generation) const {
+    return generation == scenario_generation_[kind];
+  }
+
+  // --- the live rule
+  void set_live(std::optional<redis::RuleConfig> live) { live_ = std::move(live); }
+  const std::optional<redis::RuleConfig>& live() const { return live_; }
+  /// The rule's name changed: what was read belongs to another rule.
+  void forget_live();
+  /// An Apply (true) or an Undo (false) was written.
+  void written(bool applied) { can_undo_ = applied; }
+  bool can_undo() const { return can_undo_; }
+  int next_key_counts() { return ++key_counts_request_; }
+  bool key_counts_current(int request) const { return request == key_counts_request_; }
+  /// The setting the current editor shows for the scope: the composite's limit `limit`, the
+  /// key's override (or the rule's limit it falls back to), or the rule's limit; nullopt when
+  /// there is no live config, or the whole composite is being replaced (the setting is typed).
+  std::optional<LimitParams> live_setting(const std::string& override_key,
+                                          const std::string& limit) const;
+
+ private:
+  SharedTrace trace_;
+  TraceFacts facts_;
+  SharedSeries series_[2];
+  int generation_[2] = {0, 0};
+  bool in_flight_[2] = {false, false};
+  bool pending_[2] = {false, false};
+  int scenario_generation_[2] = {0, 0};
+  std::optional<redis::RuleConfig> live_;
+  bool can_undo_ = false;
+  int key_counts_request_ = 0;
+};
+
+}  // namespace limitscope::tuner

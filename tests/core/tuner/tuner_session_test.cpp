@@ -1,0 +1,267 @@
+// Verifies the Tuner's session without Qt: what-ifs of one side coalesce while one is in flight
+// and replies made stale (a new trace, an invalid setting) are not taken; a sweep's inputs are
+// refused with the reason (no trace, min > max, a single-valued axis with steps, the memory
+// cap) and otherwise become the spec and constraints entered; Apply and Undo are refused in
+// order (writes not allowed, an invalid candidate, no key for an override); the live setting
+// follows the scope; the trace's facts are the core passes' own results; and the texts say
+// what happened in the operator's words.
+#include "core/tuner/tuner_session.h"
+
+#include <gtest/gtest.h>
+
+#include "support/limit_params_builders.h"
+
+namespace limitscope::tuner {
+namespace {
+
+SharedTrace small_trace(int keys = 3, int per_key = 50) {
+  auto t = std::make_shared<Trace>();
+  for (int i = 0; i < per_key; ++i) {
+    for (int k = 0; k < keys; ++k) t->add(std::int64_t{i} * 100'000'000 + k, "k" + std::to_string(k), 1 + k);
+  }
+  return t;
+}
+
+SharedSeries series_of(std::uint64_t rejected) {
+  auto s = std::make_shared<WhatIfSeries>();
+  s->total.rejected = rejected;
+  return s;
+}
+
+TEST(TunerSession, WhatIfsCoalesceAndStaleRepliesAreDropped) {
+  TunerSession s;
+  s.adopt(small_trace(), {});
+  const auto first = s.request_whatif(TunerSession::candidate);
+  ASSERT_TRUE(first.has_value());
+  // Two more edits while the first is computed: neither is sent, the newest waits.
+  EXPECT_FALSE(s.request_whatif(TunerSession::candidate).has_value());
+  EXPECT_FALSE(s.request_whatif(TunerSession::candidate).has_value());
+  EXPECT_FALSE(s.whatif_idle());
+  const auto a = series_of(7);
+  EXPECT_TRUE(s.finish_whatif(TunerSession::candidate, *first, a));  // ask for the newest
+  EXPECT_EQ(s.series(TunerSession::candidate), a);
+  const auto second = s.request_whatif(TunerSession::candidate);
+  ASSERT_TRUE(second.has_value());
+  EXPECT_GT(*second, *first);
+  // A new trace while it is in flight: its reply belongs to the old trace.
+  s.adopt(small_trace(2), {});
+  EXPECT_FALSE(s.finish_whatif(TunerSession::candidate, *second, series_of(9)));
+  EXPECT_EQ(s.series(TunerSession::candidate), a);
+  EXPECT_TRUE(s.whatif_idle());
+  // The sides are independent; an invalid setting drops its series and its reply in flight.
+  const auto cur = s.request_whatif(TunerSession::current);
+  ASSERT_TRUE(cur.has_value());
+  EXPECT_TRUE(s.request_whatif(TunerSession::candidate).has_value());
+  s.drop_whatif(TunerSession::current);
+  EXPECT_EQ(s.series(TunerSession::current), nullptr);
+  EXPECT_FALSE(s.finish_whatif(TunerSession::current, *cur, series_of(1)));
+  EXPECT_EQ(s.series(TunerSession::current), nullptr);
+}
+
+TEST(TunerSession, ScenarioAndKeyCountRepliesOnlyCountWhenNewest) {
+  TunerSession s;
+  const int outage = s.next_scenario(0);
+  const int routing = s.next_scenario(1);
+  EXPECT_TRUE(s.scenario_current(0, outage));
+  EXPECT_TRUE(s.scenario_current(1, routing));
+  EXPECT_FALSE(s.scenario_current(0, s.next_scenario(0) - 1));
+  s.adopt(small_trace(), {});
+  EXPECT_FALSE(s.scenario_current(1, routing));
+  const int k = s.next_key_counts();
+  EXPECT_TRUE(s.key_counts_current(k));
+  s.next_key_counts();
+  EXPECT_FALSE(s.key_counts_current(k));
+}
+
+SweepInputs inputs(double x_min, double x_max, int x_steps, double y_min, double y_max, int y_steps) {
+  SweepInputs in;
+  in.base = test::bucket(Algorithm::token_bucket, 10, 1);
+  in.x = {x_min, x_max, x_steps, Spacing::log};
+  in.y = {y_min, y_max, y_steps, Spacing::linear};
+  in.threads = 3;
+  return in;
+}
+
+TEST(TunerSession, SweepInputsAreCheckedWithTheReason) {
+  const SharedTrace trace = small_trace();
+  EXPECT_EQ(check_sweep(nullptr, inputs(1, 10, 3, 1, 10, 3)).error(), "Load a trace first.");
+  EXPECT_EQ(check_sweep(trace.get(), inputs(10, 1, 3, 1, 10, 3)).error(), "Sweep refused: each axis needs min ≤ max.");
+  EXPECT_EQ(check_sweep(trace.get(), inputs(1, 10, 3, 5, 5, 2)).error(),
+            "Sweep refused: an axis with min = max needs 1 step.");
+  EXPECT_TRUE(check_sweep(trace.get(), inputs(1, 10, 3, 5, 5, 1)).ok());
+  // 20,000 keys × 64 × 64 settings of 24 bytes is about 2 GB: above the cap.
+  auto many = std::make_shared<Trace>();
+  for (int k = 0; k < 20'000; ++k) many->add(k, "k" + std::to_string(k), 1);
+  const auto big = check_sweep(many.get(), inputs(1, 10, 64, 1, 10, 64));
+  ASSERT_FALSE(big.ok());
+  EXPECT_NE(big.error().find("20000 keys × 4096 settings need"), std::string::npos) << big.error();
+  EXPECT_NE(big.error().find("above the 1024 MB cap"), std::string::npos) << big.error();
+
+  SweepInputs in = inputs(1, 10, 4, 0.5, 8, 5);
+  in.max_429 = 0.01;
+  in.max_well_behaved_429 = 0.001;
+  in.max_key_spend_per_min = 2.5;
+  in.well_behaved_factor = 7;
+  in.max_spend_increase = 0.2;
+  const auto r = check_sweep(trace.get(), in);
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r->spec.x.steps, 4);
+  EXPECT_EQ(r->spec.y.spacing, Spacing::linear);
+  EXPECT_EQ(r->spec.threads, 3);
+  EXPECT_EQ(r->constraints.core.max_ratio_429, 0.01);
+  EXPECT_FALSE(r->constraints.core.max_worst_key_429.has_value());
+  EXPECT_EQ(r->constraints.core.max_worst_key_spend_per_min, 2.5);
+  EXPECT_EQ(r->constraints.max_well_behaved_429, 0.001);
+  EXPECT_EQ(r->constraints.well_behaved_factor, 7);
+  EXPECT_EQ(r->max_spend_increase, 0.2);
+}
+
+TEST(TunerSession, AxesAroundTheCandidate) {
+  const auto b = axes_around(test::bucket(Algorithm::token_bucket, 40, 2), 6, 7);
+  ASSERT_TRUE(b.has_value());
+  EXPECT_EQ(b->first.min, 10);
+  EXPECT_EQ(b->first.max, 160);
+  EXPECT_EQ(b->first.steps, 6);
+  EXPECT_EQ(b->second.min, 0.5);
+  EXPECT_EQ(b->second.max, 8);
+  EXPECT_EQ(b->second.steps, 7);
+  const auto w = axes_around(test::window(Algorithm::sliding_log, 100, std::chrono::seconds(60)), 3, 3);
+  ASSERT_TRUE(w.has_value());
+  EXPECT_EQ(w->first.min, 15);
+  EXPECT_EQ(w->second.max, 400);
+  EXPECT_FALSE(axes_around(test::bucket(Algorithm::token_bucket, 0, 2), 3, 3).has_value());
+}
+
+TEST(TunerSession, ApplyAndUndoAreRefusedInOrder) {
+  LiveInputs in;
+  in.connected = true;
+  in.rule = "chat";
+  const std::vector<FieldProblem> none;
+  const std::vector<FieldProblem> bad{{"capacity", "capacity must be greater than 0"}};
+  EXPECT_NE(apply_refusal(in, none).value_or("").find("Tick \"Allow writes\" first"), std::string::npos);
+  EXPECT_TRUE(undo_refusal(in).has_value());
+  in.armed = true;
+  EXPECT_EQ(apply_refusal(in, bad), "Refused: the candidate is not valid: capacity must be greater than 0");
+  in.key_scope = true;
+  EXPECT_EQ(apply_refusal(in, none), "Refused: name the key whose override to set.");
+  in.override_key = "vip";
+  EXPECT_FALSE(apply_refusal(in, none).has_value());
+  EXPECT_FALSE(undo_refusal(in).has_value());
+  in.connected = false;
+  EXPECT_TRUE(apply_refusal(in, none).has_value());
+}
+
+TEST(TunerSession, LiveButtonsFollowTheConnectionRuleArmAndUndo) {
+  LiveInputs in;
+  auto b = live_buttons(in, true, true);
+  EXPECT_FALSE(b.read || b.arm || b.stream || b.apply || b.undo);
+  in.connected = true;
+  b = live_buttons(in, true, true);
+  EXPECT_TRUE(b.arm && b.stream);
+  EXPECT_FALSE(b.read || b.apply || b.undo);
+  in.rule = "chat";
+  in.armed = true;
+  b = live_buttons(in, true, false);
+  EXPECT_TRUE(b.read && b.apply);
+  EXPECT_FALSE(b.undo);
+  EXPECT_FALSE(live_buttons(in, false, true).apply);
+  EXPECT_TRUE(live_buttons(in, false, true).undo);
+}
+
+redis::RuleConfig composite() {
+  redis::RuleConfig c;
+  c.limits = {{"rpm", test::bucket(Algorithm::token_bucket, 60, 1)}, {"tpm", test::bucket(Algorithm::token_bucket, 900, 15)}};
+  c.version = 4;
+  return c;
+}
+
+TEST(TunerSession, TheLiveSettingFollowsTheScope) {
+  TunerSession s;
+  EXPECT_FALSE(s.live_setting("", "").has_value());
+  redis::RuleConfig single = redis::single_limit(test::bucket(Algorithm::token_bucket, 100, 10));
+  single.overrides["vip"] = test::bucket(Algorithm::token_bucket, 500, 50);
+  s.set_live(single);
+  EXPECT_EQ(s.live_setting("", "")->capacity, 100);
+  EXPECT_EQ(s.live_setting("vip", "")->capacity, 500);
+  EXPECT_EQ(s.live_setting("other", "")->capacity, 100);
+  s.set_live(composite());
+  EXPECT_EQ(s.live_setting("", "tpm")->capacity, 900);
+  EXPECT_FALSE(s.live_setting("", "").has_value());  // the whole composite: typed
+  s.written(true);
+  EXPECT_TRUE(s.can_undo());
+  s.forget_live();
+  EXPECT_FALSE(s.live().has_value());
+  EXPECT_FALSE(s.can_undo());
+}
+
+TEST(TunerSession, ConfigTexts) {
+  EXPECT_EQ(config_read_text("chat", std::nullopt),
+            "Rule chat has no config yet: Apply creates it (version 1). The current setting is entered.");
+  const std::string c = config_read_text("chat", composite());
+  EXPECT_NE(c.find("Rule chat is a composite (rpm: "), std::string::npos) << c;
+  EXPECT_NE(c.find(", version 4): choose the limit to tune"), std::string::npos) << c;
+  redis::RuleConfig single = redis::single_limit(test::bucket(Algorithm::token_bucket, 100, 10));
+  single.version = 2;
+  single.updated_by = "ops";
+  EXPECT_EQ(config_read_text("chat", single), "Live: " + single.describe() + " (version 2, by ops).");
+  EXPECT_EQ(config_written_text(false, single, "ann"),
+            "Applied: " + single.describe() + " is live as version 2 (audited, by ann).");
+  EXPECT_EQ(config_written_text(true, single, "ann").rfind("Undone: ", 0), 0u);
+}
+
+TEST(TunerSession, TraceFactsAreTheCorePassesResults) {
+  const SharedTrace trace = small_trace();
+  const TraceFacts f = study_trace(*trace, Algorithm::gcra, 9);
+  EXPECT_EQ(f.largest_cost, largest_cost(*trace));
+  EXPECT_EQ(f.largest_cost, 3);
+  EXPECT_EQ(f.algorithm, Algorithm::gcra);
+  EXPECT_EQ(f.first_guess.params.describe(), first_guess(*trace, Algorithm::gcra).params.describe());
+  EXPECT_EQ(f.axes.first.steps, 9);
+  EXPECT_EQ(f.axes.first.min, suggest_axes(*trace, Algorithm::gcra, 9).first.min);
+  TunerSession s;
+  EXPECT_FALSE(s.first_guess_for(Algorithm::gcra).has_value());  // no trace
+  s.adopt(trace, f);
+  EXPECT_TRUE(s.first_guess_for(Algorithm::gcra).has_value());
+  EXPECT_FALSE(s.first_guess_for(Algorithm::token_bucket).has_value());  // made for another
+  EXPECT_EQ(trace_summary("test", *trace, 3, 2),
+            "test: 150 requests from 3 keys over 4.9 s (0.0 MB); largest cost 3; 2 bad line(s) skipped");
+  const std::string fractional = trace_summary("t", *trace, 1.5, 0);
+  EXPECT_TRUE(fractional.ends_with("; largest cost 1.5")) << fractional;
+}
+
+TEST(TunerSession, DemoCellPrefersTheStarThenTheExcludedThenTheFrontier) {
+  Advice a;
+  EXPECT_EQ(demo_cell(a), 0u);
+  a.recommendation.frontier = {4, 2};
+  EXPECT_EQ(demo_cell(a), 4u);
+  a.excluded_by_spend = 7;
+  EXPECT_EQ(demo_cell(a), 7u);
+  a.recommendation.best = 3;
+  EXPECT_EQ(demo_cell(a), 3u);
+}
+
+TEST(TunerSession, SpendTextNamesTheWorstKeyOrSaysWhyItIsUnknown) {
+  const SharedTrace trace = small_trace();
+  WhatIfSeries cur, cand;
+  EXPECT_EQ(spend_text(trace.get(), &cur, nullptr, {}), "");
+  cand.spend_summary.unpriced_reason = "2 requests carry no token count";
+  EXPECT_EQ(spend_text(trace.get(), &cur, &cand, {}), "Spend: unknown — 2 requests carry no token count.");
+  for (WhatIfSeries* s : {&cur, &cand}) {
+    s->spend_summary.priced = true;
+    s->spend_summary.worst_key = 1;
+    s->max_quota_burn = {0.1, 0.64};
+  }
+  cur.total.admitted_spend = 12.4;
+  cand.total.admitted_spend = 1234.4;
+  cand.spend_summary.worst_key_per_min = 3.1;
+  cand.spend_summary.unpriced_reason.clear();
+  EXPECT_EQ(spend_text(trace.get(), &cur, &cand, {}),
+            "Spend — current: $12.40 admitted, worst key k1 $0.00/min, highest daily quota burn 64%; "
+            "candidate: $1,234 admitted, worst key k1 $3.10/min, highest daily quota burn 64%.");
+  const std::string summary = whatif_summary(trace.get(), cur, cand, {});
+  EXPECT_EQ(summary.rfind("429s on this trace — current: ", 0), 0u) << summary;
+  EXPECT_NE(summary.find("\nSpend — current: $12.40"), std::string::npos) << summary;
+}
+
+}  // namespace
+}  // namespace limitscope::tuner
