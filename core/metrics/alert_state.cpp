@@ -4,11 +4,16 @@ namespace limitscope {
 
 std::string_view to_string(AlertState s) {
   switch (s) {
-    case AlertState::inactive: return "inactive";
-    case AlertState::pending: return "pending";
-    case AlertState::firing: return "firing";
-    case AlertState::resolved: return "resolved";
-    case AlertState::no_data: return "no data";
+    case AlertState::inactive:
+      return "inactive";
+    case AlertState::pending:
+      return "pending";
+    case AlertState::firing:
+      return "firing";
+    case AlertState::resolved:
+      return "resolved";
+    case AlertState::no_data:
+      return "no data";
   }
   return "unknown";
 }

@@ -7,7 +7,9 @@
 
 namespace limitscope {
 
-std::string english_amount(double v, int decimals) { return grouped_digits(fixed_text(v, decimals)); }
+std::string english_amount(double v, int decimals) {
+  return grouped_digits(fixed_text(v, decimals));
+}
 
 std::string capacity_text(double v, const AmountText& amount) {
   if (v == std::floor(v)) return amount(v, 0);
@@ -19,7 +21,8 @@ std::string capacity_text(double v, const AmountText& amount) {
 KeyDetails key_details(const KeyRow& r, const std::string& name, const AmountText& amount) {
   KeyDetails d;
   d.name = name;
-  d.heading = " · " + r.tier + " · " + r.model + (r.limit.empty() ? std::string() : " · " + r.limit);
+  d.heading =
+      " · " + r.tier + " · " + r.model + (r.limit.empty() ? std::string() : " · " + r.limit);
   if (name != r.api_key) d.lines.push_back("Key: " + r.api_key);
   if (!r.node.empty()) d.lines.push_back("Shard: " + r.node);
   // The limit and the level on one line: four lines fit the pane of a 720-pixel window.
@@ -33,12 +36,14 @@ KeyDetails key_details(const KeyRow& r, const std::string& name, const AmountTex
   d.lines.push_back(std::move(limit));
   // What the source does not report reads "—", never 0.
   const std::string none = "—";
-  d.lines.push_back("Requests " + (r.rates_reported ? fixed_text(r.requests_per_s, 1) : none) + "/s · 429 " +
-                    (r.rates_reported ? fixed_text(r.rejected_per_s, 1) : none) + "/s (peak " +
-                    (r.peak_rejected_per_s ? fixed_text(*r.peak_rejected_per_s, 1) : none) + "/s) · spend " +
-                    (r.spend_reported ? "$" + fixed_text(r.spend, 2) : none) + " · quota burn " +
-                    (r.quota_reported ? fixed_text(r.quota_burn * 100, 1) + "%" : none));
-  if (r.algorithm == "fixed-window") d.note = "Fixed window: up to twice the limit can pass across a window boundary.";
+  d.lines.push_back(
+      "Requests " + (r.rates_reported ? fixed_text(r.requests_per_s, 1) : none) + "/s · 429 " +
+      (r.rates_reported ? fixed_text(r.rejected_per_s, 1) : none) + "/s (peak " +
+      (r.peak_rejected_per_s ? fixed_text(*r.peak_rejected_per_s, 1) : none) + "/s) · spend " +
+      (r.spend_reported ? "$" + fixed_text(r.spend, 2) : none) + " · quota burn " +
+      (r.quota_reported ? fixed_text(r.quota_burn * 100, 1) + "%" : none));
+  if (r.algorithm == "fixed-window")
+    d.note = "Fixed window: up to twice the limit can pass across a window boundary.";
   return d;
 }
 

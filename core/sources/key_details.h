@@ -23,13 +23,14 @@ std::string english_amount(double v, int decimals);
 std::string capacity_text(double v, const AmountText& amount = english_amount);
 
 struct KeyDetails {
-  std::string name;               ///< the heading's first part, shown strong
-  std::string heading;            ///< the rest of the heading: " · tier · model[ · limit]"
+  std::string name;                ///< the heading's first part, shown strong
+  std::string heading;             ///< the rest of the heading: " · tier · model[ · limit]"
   std::vector<std::string> lines;  ///< "Key: …", "Shard: …", "Limit: … · level …", "Requests …"
-  std::string note;               ///< the caveat of the algorithm, or ""
+  std::string note;                ///< the caveat of the algorithm, or ""
 };
 
 /// @param name what the operator calls the key (the key table's name column)
-KeyDetails key_details(const KeyRow& row, const std::string& name, const AmountText& amount = english_amount);
+KeyDetails key_details(const KeyRow& row, const std::string& name,
+                       const AmountText& amount = english_amount);
 
 }  // namespace limitscope

@@ -46,11 +46,11 @@ TraceFacts study_trace(const Trace& trace, Algorithm algorithm, int x_steps) {
 
 std::string trace_summary(const std::string& source, const Trace& trace, double largest_cost,
                           std::size_t skipped) {
-  std::string text = source + ": " + std::to_string(trace.events.size()) + " requests from " +
-                     std::to_string(trace.keys.size()) + " keys over " +
-                     fixed_text(trace.duration_s(), 1) + " s (" +
-                     fixed_text(static_cast<double>(trace_event_bytes(trace.events.size())) / 1e6, 1) +
-                     " MB); largest cost " + shortest(largest_cost);
+  std::string text =
+      source + ": " + std::to_string(trace.events.size()) + " requests from " +
+      std::to_string(trace.keys.size()) + " keys over " + fixed_text(trace.duration_s(), 1) +
+      " s (" + fixed_text(static_cast<double>(trace_event_bytes(trace.events.size())) / 1e6, 1) +
+      " MB); largest cost " + shortest(largest_cost);
   if (skipped > 0) text += "; " + std::to_string(skipped) + " bad line(s) skipped";
   return text;
 }
@@ -65,13 +65,15 @@ Expected<SweepRequest> check_sweep(const Trace* trace, const SweepInputs& in) {
   std::string why;
   if (in.x.min > in.x.max || in.y.min > in.y.max) {
     why = "each axis needs min ≤ max";
-  } else if ((in.x.min == in.x.max && in.x.steps != 1) || (in.y.min == in.y.max && in.y.steps != 1)) {
+  } else if ((in.x.min == in.x.max && in.x.steps != 1) ||
+             (in.y.min == in.y.max && in.y.steps != 1)) {
     why = "an axis with min = max needs 1 step";
   } else if (in.x.steps < 1 || in.y.steps < 1) {
     why = "each axis needs at least 1 step";
   } else if (const std::size_t bytes = sweep_state_bytes(*trace, r.spec); bytes > kSweepMemoryCap) {
-    why = std::to_string(trace->keys.size()) + " keys × " + std::to_string(in.x.steps * in.y.steps) +
-          " settings need " + fixed_text(static_cast<double>(bytes) / 1e6, 0) +
+    why = std::to_string(trace->keys.size()) + " keys × " +
+          std::to_string(in.x.steps * in.y.steps) + " settings need " +
+          fixed_text(static_cast<double>(bytes) / 1e6, 0) +
           " MB of state, above the 1024 MB cap: fewer steps, or a shorter trace";
   }
   if (!why.empty()) return make_error("Sweep refused: " + why + ".");
@@ -84,13 +86,15 @@ Expected<SweepRequest> check_sweep(const Trace* trace, const SweepInputs& in) {
   return r;
 }
 
-std::optional<std::pair<SweepAxis, SweepAxis>> axes_around(const LimitParams& candidate, int x_steps,
-                                                           int y_steps) {
+std::optional<std::pair<SweepAxis, SweepAxis>> axes_around(const LimitParams& candidate,
+                                                           int x_steps, int y_steps) {
   const bool window = is_window_algorithm(candidate.algorithm);
-  const double x = window ? static_cast<double>(candidate.window.count()) / 1e9 : candidate.capacity;
+  const double x =
+      window ? static_cast<double>(candidate.window.count()) / 1e9 : candidate.capacity;
   const double y = window ? candidate.limit : candidate.refill.per_second();
   if (!(x > 0) || !(y > 0)) return std::nullopt;
-  return std::pair{SweepAxis{x / 4, x * 4, x_steps, Spacing::log}, SweepAxis{y / 4, y * 4, y_steps, Spacing::log}};
+  return std::pair{SweepAxis{x / 4, x * 4, x_steps, Spacing::log},
+                   SweepAxis{y / 4, y * 4, y_steps, Spacing::log}};
 }
 
 std::string sweep_summary(const GuidedSweep& result, const Advice& advice,
@@ -99,8 +103,8 @@ std::string sweep_summary(const GuidedSweep& result, const Advice& advice,
                      std::to_string(advice.recommendation.frontier.size()) +
                      " on the Pareto frontier (fewer 429s vs " +
                      (result.all.priced ? "fewer dollars admitted" : "less admitted cost") + "); " +
-                     std::to_string(result.well_behaved_keys) + " of " + std::to_string(result.keys) +
-                     " keys well-behaved. ";
+                     std::to_string(result.well_behaved_keys) + " of " +
+                     std::to_string(result.keys) + " keys well-behaved. ";
   if (!constraint_problem.empty())
     text += "The worst key's spend limit cannot be judged: " + constraint_problem + ". ";
   return text + "The recommendation is beside the heatmap. Click a cell to make it the candidate.";
@@ -117,7 +121,8 @@ std::string spend_text(const Trace* trace, const WhatIfSeries* current,
   if (current == nullptr || candidate == nullptr) return {};
   const SpendSummary& s = candidate->spend_summary;
   if (!s.priced)
-    return "Spend: unknown — " + (s.unpriced_reason.empty() ? std::string("nothing to price") : s.unpriced_reason) + ".";
+    return "Spend: unknown — " +
+           (s.unpriced_reason.empty() ? std::string("nothing to price") : s.unpriced_reason) + ".";
   std::string text = "Spend — current: " + spend_of(trace, *current, names) +
                      "; candidate: " + spend_of(trace, *candidate, names) + ".";
   if (s.unpriced_requests > 0) text += " " + s.unpriced_reason + ".";
@@ -147,7 +152,8 @@ std::optional<std::string> apply_refusal(const LiveInputs& in,
   if (!in.connected || !in.armed) return std::string(kWritesRefused);
   if (!candidate_problems.empty())
     return "Refused: the candidate is not valid: " + candidate_problems.front().message;
-  if (in.key_scope && in.override_key.empty()) return std::string("Refused: name the key whose override to set.");
+  if (in.key_scope && in.override_key.empty())
+    return std::string("Refused: name the key whose override to set.");
   return std::nullopt;
 }
 
@@ -156,7 +162,8 @@ std::optional<std::string> undo_refusal(const LiveInputs& in) {
   return std::nullopt;
 }
 
-std::string config_read_text(const std::string& rule, const std::optional<redis::RuleConfig>& live) {
+std::string config_read_text(const std::string& rule,
+                             const std::optional<redis::RuleConfig>& live) {
   if (!live) {
     return "Rule " + rule +
            " has no config yet: Apply creates it (version 1). The current setting is entered.";
@@ -172,8 +179,9 @@ std::string config_read_text(const std::string& rule, const std::optional<redis:
 
 std::string config_written_text(bool undo, const std::optional<redis::RuleConfig>& live,
                                 const std::string& by) {
-  return std::string(undo ? "Undone" : "Applied") + ": " + (live ? live->describe() : std::string()) +
-         " is live as version " + std::to_string(live ? live->version : 0) + " (audited, by " + by + ").";
+  return std::string(undo ? "Undone" : "Applied") + ": " +
+         (live ? live->describe() : std::string()) + " is live as version " +
+         std::to_string(live ? live->version : 0) + " (audited, by " + by + ").";
 }
 
 void TunerSession::adopt(SharedTrace trace, TraceFacts facts) {

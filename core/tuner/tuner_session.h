@@ -58,7 +58,7 @@ struct SweepInputs {
   LimitParams base;  ///< the candidate: the algorithm and the refill period
   SweepAxis x, y;
   int threads = 1;
-  std::optional<double> max_429;            ///< ratios (0.01 = 1%); nullopt: constraint off
+  std::optional<double> max_429;  ///< ratios (0.01 = 1%); nullopt: constraint off
   std::optional<double> max_key_429;
   std::optional<double> max_well_behaved_429;
   std::optional<double> max_key_spend_per_min;  ///< dollars
@@ -80,8 +80,8 @@ Expected<SweepRequest> check_sweep(const Trace* trace, const SweepInputs& in);
 
 /// The grid from a quarter to four times the candidate's values (its window or capacity, and its
 /// limit or refill per second), or nullopt when a value is not above 0.
-std::optional<std::pair<SweepAxis, SweepAxis>> axes_around(const LimitParams& candidate, int x_steps,
-                                                           int y_steps);
+std::optional<std::pair<SweepAxis, SweepAxis>> axes_around(const LimitParams& candidate,
+                                                           int x_steps, int y_steps);
 
 /// The sweep's line under its panel once it is done ("144 settings; 9 on the Pareto frontier
 /// …").
@@ -103,10 +103,10 @@ std::string whatif_summary(const Trace* trace, const WhatIfSeries& current,
 
 /// The Apply and Undo buttons' preconditions, as entered.
 struct LiveInputs {
-  bool connected = false;  ///< the app has a Redis URL
-  bool armed = false;      ///< "Allow writes" is ticked
-  std::string rule;        ///< trimmed
-  bool key_scope = false;  ///< "One key's override" is chosen
+  bool connected = false;    ///< the app has a Redis URL
+  bool armed = false;        ///< "Allow writes" is ticked
+  std::string rule;          ///< trimmed
+  bool key_scope = false;    ///< "One key's override" is chosen
   std::string override_key;  ///< trimmed; "" unless key_scope
 };
 

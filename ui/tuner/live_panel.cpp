@@ -16,10 +16,11 @@ namespace limitscope::ui {
 LivePanel::LivePanel(bool connected, const QString& redis_shown, QWidget* parent)
     : QGroupBox(tr("Live rule"), parent), m_connected(connected) {
   auto* form = new QFormLayout(this);
-  auto* where = new QLabel(!connected ? tr("No Redis connection (start limitscope with --redis URL); "
-                                           "the current setting is entered by hand.")
-                                      : tr("Redis %1").arg(redis_shown),
-                           this);
+  auto* where =
+      new QLabel(!connected ? tr("No Redis connection (start limitscope with --redis URL); "
+                                 "the current setting is entered by hand.")
+                            : tr("Redis %1").arg(redis_shown),
+                 this);
   where->setWordWrap(true);
   form->addRow(where);
   m_rule = new QLineEdit(this);
@@ -34,8 +35,9 @@ LivePanel::LivePanel(bool connected, const QString& redis_shown, QWidget* parent
   auto* scopeRow = new QHBoxLayout;
   m_scope = new QComboBox(this);
   m_scope->addItems({tr("Whole rule"), tr("One key's override")});
-  m_scope->setToolTip(tr("Apply to every key of the rule, or give one key its own parameters "
-                         "(stored in the rule's config, audited and undoable like any change)"));
+  m_scope->setToolTip(
+      tr("Apply to every key of the rule, or give one key its own parameters "
+         "(stored in the rule's config, audited and undoable like any change)"));
   m_overrideKey = new QLineEdit(this);
   m_overrideKey->setPlaceholderText(tr("limited key, e.g. demo-pro-1"));
   m_overrideKey->setEnabled(false);
@@ -43,15 +45,17 @@ LivePanel::LivePanel(bool connected, const QString& redis_shown, QWidget* parent
   scopeRow->addWidget(m_overrideKey, 1);
   form->addRow(tr("Scope"), scopeRow);
   m_limitBox = new QComboBox(this);
-  m_limitBox->setToolTip(tr("The rule is a composite (every limit must admit): the candidate "
-                            "replaces this limit and the others stay"));
+  m_limitBox->setToolTip(
+      tr("The rule is a composite (every limit must admit): the candidate "
+         "replaces this limit and the others stay"));
   m_limitLabel = new QLabel(tr("Limit"), this);
   form->addRow(m_limitLabel, m_limitBox);
   m_limitBox->hide();
   m_limitLabel->hide();
   connect(m_limitBox, &QComboBox::currentIndexChanged, this, &LivePanel::scopeChanged);
-  m_arm = new QCheckBox(!connected ? tr("Allow writes (no connection)") : tr("Allow writes to %1").arg(redis_shown),
-                        this);
+  m_arm = new QCheckBox(
+      !connected ? tr("Allow writes (no connection)") : tr("Allow writes to %1").arg(redis_shown),
+      this);
   form->addRow(m_arm);
   auto* buttons = new QHBoxLayout;
   m_applyButton = new QPushButton(tr("Apply candidate…"), this);
@@ -74,11 +78,17 @@ LivePanel::LivePanel(bool connected, const QString& redis_shown, QWidget* parent
   connect(m_rule, &QLineEdit::textChanged, this, &LivePanel::ruleEdited);
 }
 
-QString LivePanel::rule() const { return m_rule->text().trimmed(); }
+QString LivePanel::rule() const {
+  return m_rule->text().trimmed();
+}
 
-void LivePanel::setRule(const QString& rule) { m_rule->setText(rule); }
+void LivePanel::setRule(const QString& rule) {
+  m_rule->setText(rule);
+}
 
-QString LivePanel::prefix() const { return m_prefix->text().trimmed(); }
+QString LivePanel::prefix() const {
+  return m_prefix->text().trimmed();
+}
 
 QString LivePanel::overrideKey() const {
   return m_scope->currentIndex() == 1 ? m_overrideKey->text().trimmed() : QString();
@@ -105,7 +115,8 @@ void LivePanel::showLimits(const std::optional<redis::RuleConfig>& live) {
   m_limitBox->blockSignals(true);
   m_limitBox->clear();
   if (composite) {
-    for (const auto& l : live->limits) m_limitBox->addItem(qs(l.name + ": " + l.params.describe()), qs(l.name));
+    for (const auto& l : live->limits)
+      m_limitBox->addItem(qs(l.name + ": " + l.params.describe()), qs(l.name));
     m_limitBox->addItem(tr("the whole composite, replaced by one limit"), QString());
     const int keep = m_limitBox->findData(selected);
     if (keep >= 0 && !selected.isEmpty()) m_limitBox->setCurrentIndex(keep);
@@ -115,14 +126,18 @@ void LivePanel::showLimits(const std::optional<redis::RuleConfig>& live) {
   m_limitLabel->setVisible(composite);
 }
 
-QString LivePanel::chosenLimit() const { return m_limitBox->currentData().toString(); }
+QString LivePanel::chosenLimit() const {
+  return m_limitBox->currentData().toString();
+}
 
 void LivePanel::chooseLimit(const QString& name) {
   const int i = m_limitBox->findData(name);
   if (i >= 0) m_limitBox->setCurrentIndex(i);
 }
 
-bool LivePanel::armed() const { return m_arm->isChecked(); }
+bool LivePanel::armed() const {
+  return m_arm->isChecked();
+}
 
 void LivePanel::setArmed(bool armed) {
   if (m_arm->isChecked() != armed) m_arm->setChecked(armed);
@@ -140,6 +155,8 @@ void LivePanel::setStatus(const QString& text, bool error) {
   m_status->setStyleSheet(error ? QStringLiteral("color: #d03030;") : QString());
 }
 
-QString LivePanel::status() const { return m_status->text(); }
+QString LivePanel::status() const {
+  return m_status->text();
+}
 
 }  // namespace limitscope::ui

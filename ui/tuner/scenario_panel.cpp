@@ -25,18 +25,21 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QScrollArea(parent) {
   layout->setContentsMargins(0, 4, 0, 0);
   auto* row = new QHBoxLayout;
   m_outage = new QLineEdit(QStringLiteral("10m@+1m"), page);
-  m_outage->setToolTip(tr("The Redis outage: its length, then @ and its UTC start (10m@14:00) or its offset "
-                          "from the trace's first request (10m@+1m)"));
+  m_outage->setToolTip(
+      tr("The Redis outage: its length, then @ and its UTC start (10m@14:00) or its offset "
+         "from the trace's first request (10m@+1m)"));
   m_outage->setMinimumWidth(100);
   m_outage->setMaximumWidth(140);
   m_outageReplicas = new QSpinBox(page);
   m_outageReplicas->setRange(1, 10'000);
   m_outageReplicas->setValue(2);
   m_outageReplicas->setSuffix(tr(" replicas"));
-  m_outageReplicas->setToolTip(tr("Gateway replicas: the local fallback gives each 1/N of the limit"));
+  m_outageReplicas->setToolTip(
+      tr("Gateway replicas: the local fallback gives each 1/N of the limit"));
   auto* runOutage = new QPushButton(tr("Outage what-if"), page);
-  runOutage->setToolTip(tr("Replays the trace with the current setting and Redis down for the window: "
-                           "fail-open, fail-closed and a local fallback limiter"));
+  runOutage->setToolTip(
+      tr("Replays the trace with the current setting and Redis down for the window: "
+         "fail-open, fail-closed and a local fallback limiter"));
   connect(runOutage, &QPushButton::clicked, this, &ScenarioPanel::outageClicked);
   m_routeUnder = new QSpinBox(page);
   m_routeUnder->setRange(1, 100'000'000);
@@ -45,8 +48,9 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QScrollArea(parent) {
   m_routeModel = new QComboBox(page);
   for (const ModelPolicy& m : default_policy().models) m_routeModel->addItem(qs(m.name));
   auto* runRouting = new QPushButton(tr("Routing what-if"), page);
-  runRouting->setToolTip(tr("Replays the trace as it was and with small requests on another model "
-                            "(its cost weight and price, default policy)"));
+  runRouting->setToolTip(
+      tr("Replays the trace as it was and with small requests on another model "
+         "(its cost weight and price, default policy)"));
   connect(runRouting, &QPushButton::clicked, this, &ScenarioPanel::routingClicked);
   row->addWidget(new QLabel(tr("Redis down"), page));
   row->addWidget(m_outage);
@@ -63,7 +67,8 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QScrollArea(parent) {
 
   auto* results = new QSplitter(Qt::Horizontal, page);
   m_outageBox = new ResultBox(tr("Redis outage"), results);
-  m_outageBox->setMessage(tr("Over-admission, 429s served and extra spend when the limiter's Redis is down."));
+  m_outageBox->setMessage(
+      tr("Over-admission, 429s served and extra spend when the limiter's Redis is down."));
   m_routingBox = new ResultBox(tr("Cost-aware routing"), results);
   m_routingBox->setMessage(tr("Spend and 429s with small requests routed to a cheaper model."));
   results->addWidget(m_outageBox);
@@ -74,18 +79,26 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QScrollArea(parent) {
   setWidget(page);
 }
 
-QString ScenarioPanel::outage() const { return m_outage->text().trimmed(); }
+QString ScenarioPanel::outage() const {
+  return m_outage->text().trimmed();
+}
 
-int ScenarioPanel::replicas() const { return m_outageReplicas->value(); }
+int ScenarioPanel::replicas() const {
+  return m_outageReplicas->value();
+}
 
 void ScenarioPanel::setOutage(const QString& outage, int replicas) {
   m_outage->setText(outage);
   m_outageReplicas->setValue(replicas);
 }
 
-int ScenarioPanel::routeUnder() const { return m_routeUnder->value(); }
+int ScenarioPanel::routeUnder() const {
+  return m_routeUnder->value();
+}
 
-QString ScenarioPanel::routeModel() const { return m_routeModel->currentText(); }
+QString ScenarioPanel::routeModel() const {
+  return m_routeModel->currentText();
+}
 
 void ScenarioPanel::setRouting(int under_tokens, const QString& model) {
   m_routeUnder->setValue(under_tokens);

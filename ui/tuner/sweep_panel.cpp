@@ -66,7 +66,8 @@ SweepPanel::SweepPanel(QWidget* parent) : QGroupBox(tr("Sweep"), parent) {
   m_goodFactor->setPrefix(tr("≤ "));
   m_goodFactor->setSuffix(tr(" × the median key's rate"));
   form->addRow(tr("Well-behaved key"), m_goodFactor);
-  auto* note = new QLabel(tr("★ = the cheapest meeting these (dollars if priced, else cost)."), this);
+  auto* note =
+      new QLabel(tr("★ = the cheapest meeting these (dollars if priced, else cost)."), this);
   note->setToolTip(
       tr("Fewest dollars admitted when the trace has token counts and prices, "
          "else least cost admitted."));
@@ -103,7 +104,9 @@ void SweepPanel::setAxes(const tuner::SweepAxis& x, const tuner::SweepAxis& y, b
   m_axisLabel[1]->setText(window ? tr("Limit") : tr("Refill (/s)"));
 }
 
-int SweepPanel::steps(int axis) const { return m_steps[axis]->value(); }
+int SweepPanel::steps(int axis) const {
+  return m_steps[axis]->value();
+}
 
 tuner::SweepInputs SweepPanel::inputs(const LimitParams& base, int threads) const {
   // Percentages are divided by 100 (ratios), dollars by 1.
@@ -127,16 +130,21 @@ tuner::SweepInputs SweepPanel::inputs(const LimitParams& base, int threads) cons
 
 namespace {
 
-void set_constraint(QCheckBox* use, QDoubleSpinBox* spin, std::optional<double> value, double scale) {
+void set_constraint(QCheckBox* use, QDoubleSpinBox* spin, std::optional<double> value,
+                    double scale) {
   use->setChecked(value.has_value());
   if (value) spin->setValue(*value * scale);
 }
 
 }  // namespace
 
-void SweepPanel::setMax429(std::optional<double> ratio) { set_constraint(m_useMax429, m_max429, ratio, 100); }
+void SweepPanel::setMax429(std::optional<double> ratio) {
+  set_constraint(m_useMax429, m_max429, ratio, 100);
+}
 
-void SweepPanel::setMaxKey429(std::optional<double> ratio) { set_constraint(m_useKey429, m_key429, ratio, 100); }
+void SweepPanel::setMaxKey429(std::optional<double> ratio) {
+  set_constraint(m_useKey429, m_key429, ratio, 100);
+}
 
 void SweepPanel::setWellBehaved429(std::optional<double> ratio) {
   set_constraint(m_useGood429, m_good429, ratio, 100);
@@ -150,12 +158,20 @@ void SweepPanel::setSpendLimit(std::optional<double> share) {
   set_constraint(m_useSpendLimit, m_spendIncrease, share, 100);
 }
 
-void SweepPanel::setLogGrid(bool log) { m_logGrid->setChecked(log); }
+void SweepPanel::setLogGrid(bool log) {
+  m_logGrid->setChecked(log);
+}
 
-void SweepPanel::setText(const QString& text) { m_sweepLabel->setText(text); }
+void SweepPanel::setText(const QString& text) {
+  m_sweepLabel->setText(text);
+}
 
-QString SweepPanel::text() const { return m_sweepLabel->text(); }
+QString SweepPanel::text() const {
+  return m_sweepLabel->text();
+}
 
-void SweepPanel::setGuessTip(const QString& tip) { m_guessButton->setToolTip(tip); }
+void SweepPanel::setGuessTip(const QString& tip) {
+  m_guessButton->setToolTip(tip);
+}
 
 }  // namespace limitscope::ui

@@ -15,7 +15,8 @@
 
 namespace limitscope::ui {
 
-TracePanel::TracePanel(const QString& stream_tip, QWidget* parent) : QGroupBox(tr("Trace"), parent) {
+TracePanel::TracePanel(const QString& stream_tip, QWidget* parent)
+    : QGroupBox(tr("Trace"), parent) {
   auto* layout = new QVBoxLayout(this);
   auto* row = new QHBoxLayout;
   auto* file = new QPushButton(tr("Open file…"), this);
@@ -48,7 +49,8 @@ TracePanel::TracePanel(const QString& stream_tip, QWidget* parent) : QGroupBox(t
   m_streamRule->setMaximumWidth(140);
   m_streamButton = new QPushButton(tr("Decision stream"), this);
   m_streamButton->setToolTip(stream_tip);
-  connect(m_streamButton, &QPushButton::clicked, this, [this] { emit streamClicked(m_streamRule->text()); });
+  connect(m_streamButton, &QPushButton::clicked, this,
+          [this] { emit streamClicked(m_streamRule->text()); });
   row->addWidget(file);
   row->addWidget(recording);
   row->addSpacing(12);
@@ -91,11 +93,17 @@ TracePanel::TracePanel(const QString& stream_tip, QWidget* parent) : QGroupBox(t
   layout->addLayout(row2);
 }
 
-void TracePanel::setTraceText(const QString& text) { m_traceLabel->setText(text); }
+void TracePanel::setTraceText(const QString& text) {
+  m_traceLabel->setText(text);
+}
 
-void TracePanel::setStatus(const QString& text) { m_status->setText(text); }
+void TracePanel::setStatus(const QString& text) {
+  m_status->setText(text);
+}
 
-QString TracePanel::status() const { return m_status->text(); }
+QString TracePanel::status() const {
+  return m_status->text();
+}
 
 void TracePanel::startJob(const QString& what) {
   for (QPushButton* b : m_jobButtons) b->setEnabled(false);
@@ -118,14 +126,20 @@ void TracePanel::setProgress(double fraction, const QString& what) {
   m_progress->setFormat(what + QStringLiteral(" %p%"));
 }
 
-void TracePanel::setStreamEnabled(bool enabled) { m_streamButton->setEnabled(enabled); }
+void TracePanel::setStreamEnabled(bool enabled) {
+  m_streamButton->setEnabled(enabled);
+}
 
 void TracePanel::suggestStreamRule(const QString& rule) {
   if (m_streamRule->text().isEmpty()) m_streamRule->setText(rule);
 }
 
-int TracePanel::tokensPerRequest() const { return m_tokensPerRequest->value(); }
+int TracePanel::tokensPerRequest() const {
+  return m_tokensPerRequest->value();
+}
 
-void TracePanel::setTokensPerRequest(int tokens) { m_tokensPerRequest->setValue(tokens); }
+void TracePanel::setTokensPerRequest(int tokens) {
+  m_tokensPerRequest->setValue(tokens);
+}
 
 }  // namespace limitscope::ui

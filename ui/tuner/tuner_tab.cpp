@@ -44,9 +44,10 @@ TunerTab::TunerTab(const QString& redis_url, QWidget* parent)
     const auto url = redis::parse_redis_url(m_redisUrl.toStdString());
     m_redisShown = url ? qs(url->redacted()) : tr("(unusable URL)");
   }
-  const std::pair<QThread*, QPointer<TunerWorker>*> workers[] = {
-      {&m_jobThread, &m_jobs}, {&m_whatIfThread, &m_whatIf}, {&m_redisThread, &m_redis},
-      {&m_scenarioThread, &m_scenarios}};
+  const std::pair<QThread*, QPointer<TunerWorker>*> workers[] = {{&m_jobThread, &m_jobs},
+                                                                 {&m_whatIfThread, &m_whatIf},
+                                                                 {&m_redisThread, &m_redis},
+                                                                 {&m_scenarioThread, &m_scenarios}};
   for (const auto& [thread, worker] : workers) {
     *worker = new TunerWorker;
     (*worker)->moveToThread(thread);
@@ -55,10 +56,11 @@ TunerTab::TunerTab(const QString& redis_url, QWidget* parent)
   }
 
   auto* root = new QVBoxLayout(this);
-  m_tracePanel = new TracePanel(m_redisUrl.isEmpty()
-                                    ? tr("Start limitscope with --redis URL to read a rule's decision stream")
-                                    : tr("The rule's logged decisions in %1").arg(m_redisShown),
-                                this);
+  m_tracePanel =
+      new TracePanel(m_redisUrl.isEmpty()
+                         ? tr("Start limitscope with --redis URL to read a rule's decision stream")
+                         : tr("The rule's logged decisions in %1").arg(m_redisShown),
+                     this);
   root->addWidget(m_tracePanel);
   auto* split = new QSplitter(Qt::Horizontal, this);
   // The settings column scrolls on its own, so the tab fits a 1280×720 window and the chart,
@@ -161,9 +163,10 @@ TunerTab::TunerTab(const QString& redis_url, QWidget* parent)
   connect(m_sweepPanel, &SweepPanel::runClicked, this, &TunerTab::runSweep);
   connect(m_sweepPanel, &SweepPanel::firstGuessClicked, this, &TunerTab::useFirstGuess);
   connect(m_sweepPanel, &SweepPanel::aroundCandidateClicked, this, [this] {
-    if (auto axes = tuner::axes_around(m_candidate->params(), m_sweepPanel->steps(0), m_sweepPanel->steps(1)))
-      setSweepAxes(axes->first.min, axes->first.max, axes->first.steps, axes->second.min, axes->second.max,
-                   axes->second.steps);
+    if (auto axes = tuner::axes_around(m_candidate->params(), m_sweepPanel->steps(0),
+                                       m_sweepPanel->steps(1)))
+      setSweepAxes(axes->first.min, axes->first.max, axes->first.steps, axes->second.min,
+                   axes->second.max, axes->second.steps);
   });
   connect(m_livePanel, &LivePanel::readClicked, this, &TunerTab::readLiveConfig);
   connect(m_livePanel, &LivePanel::armToggled, this, &TunerTab::setWritesArmed);
@@ -209,26 +212,39 @@ TunerTab::~TunerTab() {
 void TunerTab::updatePricing() {
   auto pricing = std::make_shared<tuner::PricingOptions>();
   pricing->policy = &default_policy();
-  if (m_tracePanel->tokensPerRequest() > 0) pricing->tokens_per_request = m_tracePanel->tokensPerRequest();
+  if (m_tracePanel->tokensPerRequest() > 0)
+    pricing->tokens_per_request = m_tracePanel->tokensPerRequest();
   m_pricing = std::move(pricing);
 }
 
-void TunerTab::setChartView(int index) { m_chartView->setCurrentIndex(index); }
+void TunerTab::setChartView(int index) {
+  m_chartView->setCurrentIndex(index);
+}
 
-void TunerTab::setTokensPerRequest(std::optional<int> tokens) { m_tracePanel->setTokensPerRequest(tokens.value_or(0)); }
+void TunerTab::setTokensPerRequest(std::optional<int> tokens) {
+  m_tracePanel->setTokensPerRequest(tokens.value_or(0));
+}
 
-QString TunerTab::statusText() const { return m_tracePanel->status(); }
+QString TunerTab::statusText() const {
+  return m_tracePanel->status();
+}
 
-QProgressBar* TunerTab::progressBar() const { return m_tracePanel->progressBar(); }
+QProgressBar* TunerTab::progressBar() const {
+  return m_tracePanel->progressBar();
+}
 
 void TunerTab::startJob(const QString& what) {
   m_cancel = std::make_shared<std::atomic<bool>>(false);
   m_tracePanel->startJob(what);
 }
 
-void TunerTab::endJob() { m_tracePanel->endJob(!m_redisUrl.isEmpty()); }
+void TunerTab::endJob() {
+  m_tracePanel->endJob(!m_redisUrl.isEmpty());
+}
 
-void TunerTab::cancelWork() { m_cancel->store(true); }
+void TunerTab::cancelWork() {
+  m_cancel->store(true);
+}
 
 void TunerTab::loadTraceFile(const QString& path) {
   startJob(tr("Loading"));
@@ -252,10 +268,11 @@ void TunerTab::loadScenario(const QString& name, double seconds, quint64 seed) {
 }
 
 void TunerTab::loadDecisionStream(const QString& rule) {
-  const QString why = m_redisUrl.isEmpty()
-                          ? tr("No Redis connection: start limitscope with --redis URL to read a decision stream.")
-                      : rule.trimmed().isEmpty() ? tr("Name the rule whose decision stream to read.")
-                                                 : QString();
+  const QString why =
+      m_redisUrl.isEmpty()
+          ? tr("No Redis connection: start limitscope with --redis URL to read a decision stream.")
+      : rule.trimmed().isEmpty() ? tr("Name the rule whose decision stream to read.")
+                                 : QString();
   if (!why.isEmpty()) {
     m_tracePanel->setStatus(why);
     emit traceLoadFailed(why);
@@ -272,7 +289,8 @@ void TunerTab::loadDecisionStream(const QString& rule) {
 void TunerTab::onTraceLoaded(const TraceLoadResult& r) {
   endJob();
   if (!r.error.isEmpty()) {
-    m_tracePanel->setStatus(r.cancelled ? tr("Load cancelled; the previous trace stays.") : r.error);
+    m_tracePanel->setStatus(r.cancelled ? tr("Load cancelled; the previous trace stays.")
+                                        : r.error);
     emit traceLoadFailed(r.cancelled ? QStringLiteral("cancelled") : r.error);
     return;
   }
@@ -290,20 +308,23 @@ void TunerTab::onTraceLoaded(const TraceLoadResult& r) {
   QString lines;
   for (std::size_t i = 0; i < std::min<std::size_t>(kShownErrors, r.errors.size()); ++i) {
     const auto& e = r.errors[i];
-    lines += (e.line > 0 ? tr("line %1: %2").arg(e.line).arg(qs(e.message)) : qs(e.message)) + QLatin1Char('\n');
+    lines += (e.line > 0 ? tr("line %1: %2").arg(e.line).arg(qs(e.message)) : qs(e.message)) +
+             QLatin1Char('\n');
   }
   if (r.error_count > static_cast<std::size_t>(kShownErrors))
     lines += tr("… and %1 more").arg(r.error_count - kShownErrors);
   const std::size_t good = r.trace ? r.trace->events.size() : 0;
-  m_report = new QMessageBox(QMessageBox::Warning, tr("Trace has bad lines"),
-                             tr("%1 has %2 bad line(s) and %3 good one(s). Nothing is loaded unless you choose "
-                                "to use the good lines.")
-                                 .arg(r.source)
-                                 .arg(r.error_count)
-                                 .arg(good),
-                             QMessageBox::Cancel, this);
+  m_report = new QMessageBox(
+      QMessageBox::Warning, tr("Trace has bad lines"),
+      tr("%1 has %2 bad line(s) and %3 good one(s). Nothing is loaded unless you choose "
+         "to use the good lines.")
+          .arg(r.source)
+          .arg(r.error_count)
+          .arg(good),
+      QMessageBox::Cancel, this);
   m_report->setInformativeText(lines.trimmed());
-  QPushButton* use = m_report->addButton(tr("Use the %1 good lines").arg(good), QMessageBox::AcceptRole);
+  QPushButton* use =
+      m_report->addButton(tr("Use the %1 good lines").arg(good), QMessageBox::AcceptRole);
   use->setEnabled(good > 0);
   m_report->setAttribute(Qt::WA_DeleteOnClose);
   connect(m_report, &QMessageBox::buttonClicked, this, [this, use](QAbstractButton* b) {
@@ -324,16 +345,18 @@ void TunerTab::setTrace(TracePtr trace, const QString& source) {
   study(std::move(trace), source, 0, TraceStudy::Purpose::adopt);
 }
 
-void TunerTab::study(TracePtr trace, const QString& source, std::size_t skipped, TraceStudy::Purpose purpose) {
+void TunerTab::study(TracePtr trace, const QString& source, std::size_t skipped,
+                     TraceStudy::Purpose purpose) {
   startJob(purpose == TraceStudy::Purpose::adopt ? tr("Reading the trace") : tr("First guess"));
   TraceStudy s;
   s.purpose = purpose;
   s.trace = std::move(trace);
   s.source = source;
   s.skipped = skipped;
-  QMetaObject::invokeMethod(m_jobs, [w = m_jobs, s, a = m_candidate->params().algorithm, n = m_sweepPanel->steps(0)] {
-    if (w) w->studyTrace(s, a, n);
-  });
+  QMetaObject::invokeMethod(
+      m_jobs, [w = m_jobs, s, a = m_candidate->params().algorithm, n = m_sweepPanel->steps(0)] {
+        if (w) w->studyTrace(s, a, n);
+      });
 }
 
 void TunerTab::onTraceStudied(const TraceStudy& s) {
@@ -351,7 +374,8 @@ void TunerTab::adoptTrace(const TraceStudy& s) {
   const tuner::TraceFacts& facts = m_session.facts();
   m_current->setLargestCost(facts.largest_cost);
   m_candidate->setLargestCost(facts.largest_cost);
-  m_tracePanel->setTraceText(qs(tuner::trace_summary(s.source.toStdString(), *s.trace, facts.largest_cost, s.skipped)));
+  m_tracePanel->setTraceText(
+      qs(tuner::trace_summary(s.source.toStdString(), *s.trace, facts.largest_cost, s.skipped)));
   m_tracePanel->setStatus(tr("Loaded."));
   m_heatmap->clear();
   m_sweepPanel->setText({});
@@ -380,15 +404,17 @@ void TunerTab::requestWhatIf(bool current) {
     m_session.drop_whatif(side);
     current ? m_chart->setCurrent(nullptr) : m_chart->setCandidate(nullptr);
     m_summary->setText(tr("%1 setting: %2")
-                           .arg(current ? tr("Current") : tr("Candidate"), qs(editor->problems().front().message)));
+                           .arg(current ? tr("Current") : tr("Candidate"),
+                                qs(editor->problems().front().message)));
     return;
   }
   const std::optional<int> generation = m_session.request_whatif(side);
   if (!generation) return;  // coalesced: computed when the reply in flight comes back
-  QMetaObject::invokeMethod(m_whatIf, [w = m_whatIf, t = m_session.trace(), p = editor->params(), n = chartColumns(),
-                                       current, g = *generation, pr = m_pricing] {
-    if (w) w->computeWhatIf(t, p, n, current, g, pr);
-  });
+  QMetaObject::invokeMethod(
+      m_whatIf, [w = m_whatIf, t = m_session.trace(), p = editor->params(), n = chartColumns(),
+                 current, g = *generation, pr = m_pricing] {
+        if (w) w->computeWhatIf(t, p, n, current, g, pr);
+      });
 }
 
 void TunerTab::onWhatIf(const WhatIfResult& r) {
@@ -403,12 +429,14 @@ void TunerTab::onWhatIf(const WhatIfResult& r) {
   if (!r.error.isEmpty()) m_summary->setText(r.error);
   const auto& cur = m_session.series(tuner::TunerSession::current);
   const auto& cand = m_session.series(tuner::TunerSession::candidate);
-  if (cur && cand) m_summary->setText(qs(tuner::whatif_summary(m_session.trace().get(), *cur, *cand, m_names)));
+  if (cur && cand)
+    m_summary->setText(qs(tuner::whatif_summary(m_session.trace().get(), *cur, *cand, m_names)));
   if (m_session.whatif_idle()) emit whatIfUpdated();
 }
 
 QString TunerTab::spendText() const {
-  return qs(tuner::spend_text(m_session.trace().get(), m_session.series(tuner::TunerSession::current).get(),
+  return qs(tuner::spend_text(m_session.trace().get(),
+                              m_session.series(tuner::TunerSession::current).get(),
                               m_session.series(tuner::TunerSession::candidate).get(), m_names));
 }
 
@@ -429,10 +457,13 @@ void TunerTab::prepareDemo(const QString& scenario, double seconds) {
   loadScenario(scenario, seconds);
 }
 
-void TunerTab::setDark(bool dark) { m_chart->setDark(dark); }
+void TunerTab::setDark(bool dark) {
+  m_chart->setDark(dark);
+}
 
 void TunerTab::changeEvent(QEvent* event) {
-  if (event->type() == QEvent::PaletteChange) setDark(palette().color(QPalette::Window).lightness() < 128);
+  if (event->type() == QEvent::PaletteChange)
+    setDark(palette().color(QPalette::Window).lightness() < 128);
   QWidget::changeEvent(event);
 }
 

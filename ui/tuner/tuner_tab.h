@@ -163,7 +163,8 @@ class TunerTab : public QWidget {
   void endJob();
   void onTraceLoaded(const TraceLoadResult& result);
   /// Passes over the whole trace on the job worker, then onTraceStudied.
-  void study(TracePtr trace, const QString& source, std::size_t skipped, TraceStudy::Purpose purpose);
+  void study(TracePtr trace, const QString& source, std::size_t skipped,
+             TraceStudy::Purpose purpose);
   void onTraceStudied(const TraceStudy& study);
   void adoptTrace(const TraceStudy& study);
   void requestWhatIf(bool current);
@@ -179,7 +180,8 @@ class TunerTab : public QWidget {
   void setLiveStatus(const QString& text, bool error);
   /// Refuses Apply or Undo with `why` (applyFinished false).
   void refuse(const QString& why);
-  void openApplyDialog(std::optional<tuner::Counts> current, std::optional<tuner::Counts> candidate);
+  void openApplyDialog(std::optional<tuner::Counts> current,
+                       std::optional<tuner::Counts> candidate);
   void onKeyCounts(const KeyCountsResult& result);
   void showLiveSetting();
   RuleTarget target() const;

@@ -12,16 +12,22 @@
 
 namespace limitscope::ui {
 
-RuleTarget TunerTab::target() const { return {m_redisUrl, m_livePanel->prefix(), m_livePanel->rule()}; }
+RuleTarget TunerTab::target() const {
+  return {m_redisUrl, m_livePanel->prefix(), m_livePanel->rule()};
+}
 
 QString TunerTab::who() const {
   const QString user = qEnvironmentVariable("USER");
   return user.isEmpty() ? QStringLiteral("limitscope") : user;
 }
 
-QString TunerTab::liveStatusText() const { return m_livePanel->status(); }
+QString TunerTab::liveStatusText() const {
+  return m_livePanel->status();
+}
 
-bool TunerTab::writesArmed() const { return m_livePanel->armed(); }
+bool TunerTab::writesArmed() const {
+  return m_livePanel->armed();
+}
 
 void TunerTab::setRule(const QString& rule) {
   m_livePanel->setRule(rule);
@@ -46,19 +52,24 @@ void TunerTab::setOverrideKey(const QString& key) {
   showLiveSetting();
 }
 
-void TunerTab::setCompositeLimit(const QString& name) { m_livePanel->chooseLimit(name); }
+void TunerTab::setCompositeLimit(const QString& name) {
+  m_livePanel->chooseLimit(name);
+}
 
 QString TunerTab::compositeLimit() const {
   return m_session.live() && m_session.live()->composite() ? m_livePanel->chosenLimit() : QString();
 }
 
-QString TunerTab::overrideKey() const { return m_livePanel->overrideKey(); }
+QString TunerTab::overrideKey() const {
+  return m_livePanel->overrideKey();
+}
 
 // The current setting is the live one for the scope (read-only), or typed when there is none
 // (replacing a whole composite, a rule without a config).
 void TunerTab::showLiveSetting() {
   if (!m_session.live()) return;
-  const auto live = m_session.live_setting(overrideKey().toStdString(), compositeLimit().toStdString());
+  const auto live =
+      m_session.live_setting(overrideKey().toStdString(), compositeLimit().toStdString());
   if (!live) {
     m_current->setEditable(true);
     return;
@@ -68,7 +79,9 @@ void TunerTab::showLiveSetting() {
   requestWhatIf(true);
 }
 
-void TunerTab::setLiveStatus(const QString& text, bool error) { m_livePanel->setStatus(text, error); }
+void TunerTab::setLiveStatus(const QString& text, bool error) {
+  m_livePanel->setStatus(text, error);
+}
 
 void TunerTab::refuse(const QString& why) {
   setLiveStatus(why, true);
@@ -76,7 +89,8 @@ void TunerTab::refuse(const QString& why) {
 }
 
 void TunerTab::updateLiveButtons() {
-  const auto buttons = tuner::live_buttons(m_livePanel->inputs(), m_candidate->isValid(), m_session.can_undo());
+  const auto buttons =
+      tuner::live_buttons(m_livePanel->inputs(), m_candidate->isValid(), m_session.can_undo());
   m_livePanel->setButtons(buttons);
   m_tracePanel->setStreamEnabled(buttons.stream);
 }
@@ -102,15 +116,17 @@ void TunerTab::setWritesArmed(bool armed) {
 }
 
 void TunerTab::requestApply() {
-  if (const auto why = tuner::apply_refusal(m_livePanel->inputs(), m_candidate->problems())) return refuse(qs(*why));
+  if (const auto why = tuner::apply_refusal(m_livePanel->inputs(), m_candidate->problems()))
+    return refuse(qs(*why));
   if (!overrideKey().isEmpty() && m_session.trace()) {
     // That key's predicted counts come from a replay of its requests, off this thread.
     setLiveStatus(tr("Predicting %1's 429s on the trace…").arg(overrideKey()), false);
-    QMetaObject::invokeMethod(m_redis, [w = m_redis, t = m_session.trace(), k = overrideKey().toStdString(),
-                                        cur = m_current->params(), cand = m_candidate->params(),
-                                        request = m_session.next_key_counts()] {
-      if (w) w->keyCounts(t, k, cur, cand, request);
-    });
+    QMetaObject::invokeMethod(m_redis,
+                              [w = m_redis, t = m_session.trace(), k = overrideKey().toStdString(),
+                               cur = m_current->params(), cand = m_candidate->params(),
+                               request = m_session.next_key_counts()] {
+                                if (w) w->keyCounts(t, k, cur, cand, request);
+                              });
     return;
   }
   // The preview's totals are the what-if series' (equal to replay on the loaded trace).
@@ -127,16 +143,20 @@ void TunerTab::requestApply() {
 void TunerTab::onKeyCounts(const KeyCountsResult& r) {
   if (!m_session.key_counts_current(r.request)) return;  // a newer Apply was asked for
   if (!r.error.isEmpty()) return refuse(tr("Refused: %1").arg(r.error));
-  if (!r.current) setLiveStatus(tr("Key %1 has no requests in the loaded trace.").arg(keyShown(overrideKey())), false);
+  if (!r.current)
+    setLiveStatus(tr("Key %1 has no requests in the loaded trace.").arg(keyShown(overrideKey())),
+                  false);
   openApplyDialog(r.current, r.candidate);
 }
 
-void TunerTab::openApplyDialog(std::optional<tuner::Counts> cur, std::optional<tuner::Counts> cand) {
-  const auto preview = tuner::preview_change(m_livePanel->rule().toStdString(), m_session.live(), m_candidate->params(),
-                                             cur, cand, overrideKey().toStdString(), compositeLimit().toStdString());
+void TunerTab::openApplyDialog(std::optional<tuner::Counts> cur,
+                               std::optional<tuner::Counts> cand) {
+  const auto preview = tuner::preview_change(
+      m_livePanel->rule().toStdString(), m_session.live(), m_candidate->params(), cur, cand,
+      overrideKey().toStdString(), compositeLimit().toStdString());
   if (m_applyDialog) m_applyDialog->deleteLater();
-  m_applyDialog = new ApplyDialog(preview, tr("%1 rule %2").arg(m_redisShown, m_livePanel->rule()), who(),
-                                  keyShown(overrideKey()), this);
+  m_applyDialog = new ApplyDialog(preview, tr("%1 rule %2").arg(m_redisShown, m_livePanel->rule()),
+                                  who(), keyShown(overrideKey()), this);
   m_applyDialog->setAttribute(Qt::WA_DeleteOnClose);
   const redis::RuleConfig config = preview.config;
   const std::int64_t version = preview.expect_version;
@@ -191,7 +211,8 @@ void TunerTab::onConfigWritten(const ConfigResult& r) {
     m_session.written(!undo);
     m_livePanel->showLimits(m_session.live());
     showLiveSetting();
-    setLiveStatus(qs(tuner::config_written_text(undo, m_session.live(), who().toStdString())), false);
+    setLiveStatus(qs(tuner::config_written_text(undo, m_session.live(), who().toStdString())),
+                  false);
     updateLiveButtons();
     emit applyFinished(true, liveStatusText());
     return;

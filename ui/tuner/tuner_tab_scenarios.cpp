@@ -20,15 +20,25 @@ constexpr int kRouting = 1;
 
 }  // namespace
 
-void TunerTab::setOutage(const QString& outage, int replicas) { m_scenarioPanel->setOutage(outage, replicas); }
+void TunerTab::setOutage(const QString& outage, int replicas) {
+  m_scenarioPanel->setOutage(outage, replicas);
+}
 
-void TunerTab::setRouting(int under_tokens, const QString& model) { m_scenarioPanel->setRouting(under_tokens, model); }
+void TunerTab::setRouting(int under_tokens, const QString& model) {
+  m_scenarioPanel->setRouting(under_tokens, model);
+}
 
-void TunerTab::showScenarios() { m_lowerTabs->setCurrentIndex(1); }
+void TunerTab::showScenarios() {
+  m_lowerTabs->setCurrentIndex(1);
+}
 
-ResultBox* TunerTab::outageBox() const { return m_scenarioPanel->outageBox(); }
+ResultBox* TunerTab::outageBox() const {
+  return m_scenarioPanel->outageBox();
+}
 
-ResultBox* TunerTab::routingBox() const { return m_scenarioPanel->routingBox(); }
+ResultBox* TunerTab::routingBox() const {
+  return m_scenarioPanel->routingBox();
+}
 
 bool TunerTab::startScenario(ResultBox* box) {
   showScenarios();
@@ -36,8 +46,9 @@ bool TunerTab::startScenario(ResultBox* box) {
     box->setMessage(tr("Computing…"));
     return true;
   }
-  box->setMessage(!m_session.trace() ? tr("Load a trace first.")
-                                     : tr("Current setting: %1").arg(qs(m_current->problems().front().message)),
+  box->setMessage(!m_session.trace()
+                      ? tr("Load a trace first.")
+                      : tr("Current setting: %1").arg(qs(m_current->problems().front().message)),
                   true);
   emit scenarioFinished();
   return false;
@@ -45,25 +56,28 @@ bool TunerTab::startScenario(ResultBox* box) {
 
 void TunerTab::runOutageWhatIf() {
   if (!startScenario(outageBox())) return;
-  QMetaObject::invokeMethod(m_scenarios, [w = m_scenarios, t = m_session.trace(), p = m_current->params(),
-                                          text = m_scenarioPanel->outage(), n = m_scenarioPanel->replicas(),
-                                          pr = m_pricing, g = m_session.next_scenario(kOutage)] {
-    if (w) w->computeOutage(t, p, text, n, pr, g);
-  });
+  QMetaObject::invokeMethod(m_scenarios,
+                            [w = m_scenarios, t = m_session.trace(), p = m_current->params(),
+                             text = m_scenarioPanel->outage(), n = m_scenarioPanel->replicas(),
+                             pr = m_pricing, g = m_session.next_scenario(kOutage)] {
+                              if (w) w->computeOutage(t, p, text, n, pr, g);
+                            });
 }
 
 void TunerTab::runRoutingWhatIf() {
   if (!startScenario(routingBox())) return;
-  QMetaObject::invokeMethod(m_scenarios, [w = m_scenarios, t = m_session.trace(), p = m_current->params(),
-                                          under = m_scenarioPanel->routeUnder(), model = m_scenarioPanel->routeModel(),
-                                          pr = m_pricing, g = m_session.next_scenario(kRouting)] {
-    if (w) w->computeRouting(t, p, under, model, pr, g);
-  });
+  QMetaObject::invokeMethod(
+      m_scenarios, [w = m_scenarios, t = m_session.trace(), p = m_current->params(),
+                    under = m_scenarioPanel->routeUnder(), model = m_scenarioPanel->routeModel(),
+                    pr = m_pricing, g = m_session.next_scenario(kRouting)] {
+        if (w) w->computeRouting(t, p, under, model, pr, g);
+      });
 }
 
 void TunerTab::onScenario(const ScenarioResult& r) {
   const bool outage = r.kind == ScenarioResult::Kind::outage;
-  if (!m_session.scenario_current(outage ? kOutage : kRouting, r.generation)) return;  // a newer one is on its way
+  if (!m_session.scenario_current(outage ? kOutage : kRouting, r.generation))
+    return;  // a newer one is on its way
   ResultBox* box = outage ? outageBox() : routingBox();
   if (r.table) {
     box->setTable(*r.table);

@@ -16,24 +16,36 @@
 
 namespace limitscope::ui {
 
-void TunerTab::setSweepAxes(double x_min, double x_max, int x_steps, double y_min, double y_max, int y_steps) {
-  m_sweepPanel->setAxes({x_min, x_max, x_steps, tuner::Spacing::log}, {y_min, y_max, y_steps, tuner::Spacing::log},
+void TunerTab::setSweepAxes(double x_min, double x_max, int x_steps, double y_min, double y_max,
+                            int y_steps) {
+  m_sweepPanel->setAxes({x_min, x_max, x_steps, tuner::Spacing::log},
+                        {y_min, y_max, y_steps, tuner::Spacing::log},
                         is_window_algorithm(m_candidate->params().algorithm));
 }
 
-void TunerTab::setMax429Constraint(std::optional<double> ratio) { m_sweepPanel->setMax429(ratio); }
+void TunerTab::setMax429Constraint(std::optional<double> ratio) {
+  m_sweepPanel->setMax429(ratio);
+}
 
-void TunerTab::setMaxKey429Constraint(std::optional<double> ratio) { m_sweepPanel->setMaxKey429(ratio); }
+void TunerTab::setMaxKey429Constraint(std::optional<double> ratio) {
+  m_sweepPanel->setMaxKey429(ratio);
+}
 
-void TunerTab::setWellBehaved429Constraint(std::optional<double> ratio) { m_sweepPanel->setWellBehaved429(ratio); }
+void TunerTab::setWellBehaved429Constraint(std::optional<double> ratio) {
+  m_sweepPanel->setWellBehaved429(ratio);
+}
 
 void TunerTab::setMaxKeySpendConstraint(std::optional<double> dollars_per_minute) {
   m_sweepPanel->setMaxKeySpend(dollars_per_minute);
 }
 
-void TunerTab::setSpendLimit(std::optional<double> share) { m_sweepPanel->setSpendLimit(share); }
+void TunerTab::setSpendLimit(std::optional<double> share) {
+  m_sweepPanel->setSpendLimit(share);
+}
 
-void TunerTab::setLogGrid(bool log) { m_sweepPanel->setLogGrid(log); }
+void TunerTab::setLogGrid(bool log) {
+  m_sweepPanel->setLogGrid(log);
+}
 
 void TunerTab::showAdvice(const QString& text) {
   m_advice->setText(text);
@@ -60,22 +72,24 @@ void TunerTab::useFirstGuess() {
 void TunerTab::applyFirstGuess(const tuner::FirstGuess& guess) {
   m_candidate->setParams(guess.params);
   onCandidateChanged();
-  m_sweepPanel->setText(tr("First guess: %1 (%2).").arg(qs(tuner::setting_text(guess.params)), qs(guess.basis)));
+  m_sweepPanel->setText(
+      tr("First guess: %1 (%2).").arg(qs(tuner::setting_text(guess.params)), qs(guess.basis)));
 }
 
 void TunerTab::runSweep() {
   const tuner::SharedTrace trace = m_session.trace();
   if (trace) m_lowerTabs->setCurrentIndex(0);
-  auto request = tuner::check_sweep(trace.get(), m_sweepPanel->inputs(m_candidate->params(),
-                                                                      std::max(1, QThread::idealThreadCount())));
+  auto request = tuner::check_sweep(
+      trace.get(),
+      m_sweepPanel->inputs(m_candidate->params(), std::max(1, QThread::idealThreadCount())));
   if (!request) {
     m_sweepPanel->setText(qs(request.error()));
     emit sweepFinished(false, m_sweepPanel->text());
     return;
   }
   startJob(tr("Sweeping"));
-  QMetaObject::invokeMethod(m_jobs, [w = m_jobs, trace, r = *request, pr = m_pricing, cancel = m_cancel,
-                                     current = m_current->params()] {
+  QMetaObject::invokeMethod(m_jobs, [w = m_jobs, trace, r = *request, pr = m_pricing,
+                                     cancel = m_cancel, current = m_current->params()] {
     if (w) w->runSweep(trace, r.spec, r.constraints, pr, cancel, current, r.max_spend_increase);
   });
 }
@@ -83,14 +97,16 @@ void TunerTab::runSweep() {
 void TunerTab::onSweep(const SweepOutcome& o) {
   endJob();
   if (!o.result) {
-    m_sweepPanel->setText(o.cancelled ? tr("Sweep cancelled.") : tr("Sweep failed: %1").arg(o.error));
+    m_sweepPanel->setText(o.cancelled ? tr("Sweep cancelled.")
+                                      : tr("Sweep failed: %1").arg(o.error));
     m_tracePanel->setStatus(m_sweepPanel->text());
     emit sweepFinished(false, m_sweepPanel->text());
     return;
   }
   m_heatmap->setSweep(o.result, o.spec, o.recommendation);
   showAdvice(qs(o.advice.text()));
-  const QString text = qs(tuner::sweep_summary(*o.result, o.advice, o.constraintProblem.toStdString()));
+  const QString text =
+      qs(tuner::sweep_summary(*o.result, o.advice, o.constraintProblem.toStdString()));
   m_sweepPanel->setText(text);
   m_tracePanel->setStatus(tr("Sweep done."));
   emit sweepFinished(true, text + QLatin1Char('\n') + m_advice->text());

@@ -33,8 +33,10 @@ TEST(KeyDetails, EverythingTheSourceReports) {
   EXPECT_EQ(d.heading, " · pro · gpt-4.1");
   ASSERT_EQ(d.lines.size(), 3u);
   EXPECT_EQ(d.lines[0], "Key: 0123456789ab:gpt-4.1");
-  EXPECT_EQ(d.lines[1], "Limit: token-bucket capacity=1500 refill=25/s · level 600 of 1,500 (40.0%)");
-  EXPECT_EQ(d.lines[2], "Requests 12.3/s · 429 0.5/s (peak 3.3/s) · spend $1234.50 · quota burn 12.3%");
+  EXPECT_EQ(d.lines[1],
+            "Limit: token-bucket capacity=1500 refill=25/s · level 600 of 1,500 (40.0%)");
+  EXPECT_EQ(d.lines[2],
+            "Requests 12.3/s · 429 0.5/s (peak 3.3/s) · spend $1234.50 · quota burn 12.3%");
   EXPECT_EQ(d.note, "");
 }
 
@@ -54,11 +56,14 @@ TEST(KeyDetails, WhatIsNotReportedReadsADashAndTheShardAndLimitShow) {
   EXPECT_EQ(d.heading, " · pro · gpt-4.1 · llm_tokens");
   ASSERT_EQ(d.lines.size(), 3u);  // no "Key:" line: the name is the key
   EXPECT_EQ(d.lines[0], "Shard: 10.0.0.7:7001");
-  EXPECT_EQ(d.lines[1], "Limit: token-bucket capacity=1500 refill=25/s · level 29.8 of 59.5 (50.0%)");
+  EXPECT_EQ(d.lines[1],
+            "Limit: token-bucket capacity=1500 refill=25/s · level 29.8 of 59.5 (50.0%)");
   EXPECT_EQ(d.lines[2], "Requests —/s · 429 —/s (peak —/s) · spend — · quota burn —");
   EXPECT_EQ(d.note, "Fixed window: up to twice the limit can pass across a window boundary.");
   r.capacity = 0;
-  EXPECT_EQ(key_details(r, "x").lines[2], "Limit: token-bucket capacity=1500 refill=25/s · level not reported by this source (rates only)");
+  EXPECT_EQ(key_details(r, "x").lines[2],
+            "Limit: token-bucket capacity=1500 refill=25/s · level not reported by this source "
+            "(rates only)");
 }
 
 TEST(KeyDetails, AmountsUseTheCallersFormat) {

@@ -17,7 +17,8 @@ namespace {
 SharedTrace small_trace(int keys = 3, int per_key = 50) {
   auto t = std::make_shared<Trace>();
   for (int i = 0; i < per_key; ++i) {
-    for (int k = 0; k < keys; ++k) t->add(std::int64_t{i} * 100'000'000 + k, "k" + std::to_string(k), 1 + k);
+    for (int k = 0; k < keys; ++k)
+      t->add(std::int64_t{i} * 100'000'000 + k, "k" + std::to_string(k), 1 + k);
   }
   return t;
 }
@@ -73,7 +74,8 @@ TEST(TunerSession, ScenarioAndKeyCountRepliesOnlyCountWhenNewest) {
   EXPECT_FALSE(s.key_counts_current(k));
 }
 
-SweepInputs inputs(double x_min, double x_max, int x_steps, double y_min, double y_max, int y_steps) {
+SweepInputs inputs(double x_min, double x_max, int x_steps, double y_min, double y_max,
+                   int y_steps) {
   SweepInputs in;
   in.base = test::bucket(Algorithm::token_bucket, 10, 1);
   in.x = {x_min, x_max, x_steps, Spacing::log};
@@ -85,7 +87,8 @@ SweepInputs inputs(double x_min, double x_max, int x_steps, double y_min, double
 TEST(TunerSession, SweepInputsAreCheckedWithTheReason) {
   const SharedTrace trace = small_trace();
   EXPECT_EQ(check_sweep(nullptr, inputs(1, 10, 3, 1, 10, 3)).error(), "Load a trace first.");
-  EXPECT_EQ(check_sweep(trace.get(), inputs(10, 1, 3, 1, 10, 3)).error(), "Sweep refused: each axis needs min ≤ max.");
+  EXPECT_EQ(check_sweep(trace.get(), inputs(10, 1, 3, 1, 10, 3)).error(),
+            "Sweep refused: each axis needs min ≤ max.");
   EXPECT_EQ(check_sweep(trace.get(), inputs(1, 10, 3, 5, 5, 2)).error(),
             "Sweep refused: an axis with min = max needs 1 step.");
   EXPECT_TRUE(check_sweep(trace.get(), inputs(1, 10, 3, 5, 5, 1)).ok());
@@ -125,7 +128,8 @@ TEST(TunerSession, AxesAroundTheCandidate) {
   EXPECT_EQ(b->second.min, 0.5);
   EXPECT_EQ(b->second.max, 8);
   EXPECT_EQ(b->second.steps, 7);
-  const auto w = axes_around(test::window(Algorithm::sliding_log, 100, std::chrono::seconds(60)), 3, 3);
+  const auto w =
+      axes_around(test::window(Algorithm::sliding_log, 100, std::chrono::seconds(60)), 3, 3);
   ASSERT_TRUE(w.has_value());
   EXPECT_EQ(w->first.min, 15);
   EXPECT_EQ(w->second.max, 400);
@@ -138,10 +142,12 @@ TEST(TunerSession, ApplyAndUndoAreRefusedInOrder) {
   in.rule = "chat";
   const std::vector<FieldProblem> none;
   const std::vector<FieldProblem> bad{{"capacity", "capacity must be greater than 0"}};
-  EXPECT_NE(apply_refusal(in, none).value_or("").find("Tick \"Allow writes\" first"), std::string::npos);
+  EXPECT_NE(apply_refusal(in, none).value_or("").find("Tick \"Allow writes\" first"),
+            std::string::npos);
   EXPECT_TRUE(undo_refusal(in).has_value());
   in.armed = true;
-  EXPECT_EQ(apply_refusal(in, bad), "Refused: the candidate is not valid: capacity must be greater than 0");
+  EXPECT_EQ(apply_refusal(in, bad),
+            "Refused: the candidate is not valid: capacity must be greater than 0");
   in.key_scope = true;
   EXPECT_EQ(apply_refusal(in, none), "Refused: name the key whose override to set.");
   in.override_key = "vip";
@@ -170,7 +176,8 @@ TEST(TunerSession, LiveButtonsFollowTheConnectionRuleArmAndUndo) {
 
 redis::RuleConfig composite() {
   redis::RuleConfig c;
-  c.limits = {{"rpm", test::bucket(Algorithm::token_bucket, 60, 1)}, {"tpm", test::bucket(Algorithm::token_bucket, 900, 15)}};
+  c.limits = {{"rpm", test::bucket(Algorithm::token_bucket, 60, 1)},
+              {"tpm", test::bucket(Algorithm::token_bucket, 900, 15)}};
   c.version = 4;
   return c;
 }
@@ -195,15 +202,17 @@ TEST(TunerSession, TheLiveSettingFollowsTheScope) {
 }
 
 TEST(TunerSession, ConfigTexts) {
-  EXPECT_EQ(config_read_text("chat", std::nullopt),
-            "Rule chat has no config yet: Apply creates it (version 1). The current setting is entered.");
+  EXPECT_EQ(
+      config_read_text("chat", std::nullopt),
+      "Rule chat has no config yet: Apply creates it (version 1). The current setting is entered.");
   const std::string c = config_read_text("chat", composite());
   EXPECT_NE(c.find("Rule chat is a composite (rpm: "), std::string::npos) << c;
   EXPECT_NE(c.find(", version 4): choose the limit to tune"), std::string::npos) << c;
   redis::RuleConfig single = redis::single_limit(test::bucket(Algorithm::token_bucket, 100, 10));
   single.version = 2;
   single.updated_by = "ops";
-  EXPECT_EQ(config_read_text("chat", single), "Live: " + single.describe() + " (version 2, by ops).");
+  EXPECT_EQ(config_read_text("chat", single),
+            "Live: " + single.describe() + " (version 2, by ops).");
   EXPECT_EQ(config_written_text(false, single, "ann"),
             "Applied: " + single.describe() + " is live as version 2 (audited, by ann).");
   EXPECT_EQ(config_written_text(true, single, "ann").rfind("Undone: ", 0), 0u);
@@ -215,7 +224,8 @@ TEST(TunerSession, TraceFactsAreTheCorePassesResults) {
   EXPECT_EQ(f.largest_cost, largest_cost(*trace));
   EXPECT_EQ(f.largest_cost, 3);
   EXPECT_EQ(f.algorithm, Algorithm::gcra);
-  EXPECT_EQ(f.first_guess.params.describe(), first_guess(*trace, Algorithm::gcra).params.describe());
+  EXPECT_EQ(f.first_guess.params.describe(),
+            first_guess(*trace, Algorithm::gcra).params.describe());
   EXPECT_EQ(f.axes.first.steps, 9);
   EXPECT_EQ(f.axes.first.min, suggest_axes(*trace, Algorithm::gcra, 9).first.min);
   TunerSession s;
@@ -223,8 +233,9 @@ TEST(TunerSession, TraceFactsAreTheCorePassesResults) {
   s.adopt(trace, f);
   EXPECT_TRUE(s.first_guess_for(Algorithm::gcra).has_value());
   EXPECT_FALSE(s.first_guess_for(Algorithm::token_bucket).has_value());  // made for another
-  EXPECT_EQ(trace_summary("test", *trace, 3, 2),
-            "test: 150 requests from 3 keys over 4.9 s (0.0 MB); largest cost 3; 2 bad line(s) skipped");
+  EXPECT_EQ(
+      trace_summary("test", *trace, 3, 2),
+      "test: 150 requests from 3 keys over 4.9 s (0.0 MB); largest cost 3; 2 bad line(s) skipped");
   const std::string fractional = trace_summary("t", *trace, 1.5, 0);
   EXPECT_TRUE(fractional.ends_with("; largest cost 1.5")) << fractional;
 }
@@ -245,7 +256,8 @@ TEST(TunerSession, SpendTextNamesTheWorstKeyOrSaysWhyItIsUnknown) {
   WhatIfSeries cur, cand;
   EXPECT_EQ(spend_text(trace.get(), &cur, nullptr, {}), "");
   cand.spend_summary.unpriced_reason = "2 requests carry no token count";
-  EXPECT_EQ(spend_text(trace.get(), &cur, &cand, {}), "Spend: unknown — 2 requests carry no token count.");
+  EXPECT_EQ(spend_text(trace.get(), &cur, &cand, {}),
+            "Spend: unknown — 2 requests carry no token count.");
   for (WhatIfSeries* s : {&cur, &cand}) {
     s->spend_summary.priced = true;
     s->spend_summary.worst_key = 1;
@@ -255,9 +267,10 @@ TEST(TunerSession, SpendTextNamesTheWorstKeyOrSaysWhyItIsUnknown) {
   cand.total.admitted_spend = 1234.4;
   cand.spend_summary.worst_key_per_min = 3.1;
   cand.spend_summary.unpriced_reason.clear();
-  EXPECT_EQ(spend_text(trace.get(), &cur, &cand, {}),
-            "Spend — current: $12.40 admitted, worst key k1 $0.00/min, highest daily quota burn 64%; "
-            "candidate: $1,234 admitted, worst key k1 $3.10/min, highest daily quota burn 64%.");
+  EXPECT_EQ(
+      spend_text(trace.get(), &cur, &cand, {}),
+      "Spend — current: $12.40 admitted, worst key k1 $0.00/min, highest daily quota burn 64%; "
+      "candidate: $1,234 admitted, worst key k1 $3.10/min, highest daily quota burn 64%.");
   const std::string summary = whatif_summary(trace.get(), cur, cand, {});
   EXPECT_EQ(summary.rfind("429s on this trace — current: ", 0), 0u) << summary;
   EXPECT_NE(summary.find("\nSpend — current: $12.40"), std::string::npos) << summary;

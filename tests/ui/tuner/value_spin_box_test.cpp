@@ -20,7 +20,8 @@ TEST(ValueSpinBox, ShowsTheDecimalsTheValueHas) {
   spin.setLocale(QLocale::c());
   spin.setRange(0, 1e9);
   const std::pair<double, const char*> rows[] = {
-      {480, "480"}, {0.25, "0.25"}, {0.0005, "0.0005"}, {12.5, "12.5"}, {0.1234567, "0.123457"}, {0, "0"}};
+      {480, "480"},   {0.25, "0.25"},          {0.0005, "0.0005"},
+      {12.5, "12.5"}, {0.1234567, "0.123457"}, {0, "0"}};
   for (const auto& [value, text] : rows) {
     spin.setValue(value);
     EXPECT_EQ(spin.text(), QString::fromLatin1(text)) << value;
