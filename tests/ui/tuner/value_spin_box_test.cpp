@@ -5,7 +5,6 @@
 
 #include <gtest/gtest.h>
 
-#include <QLineEdit>
 #include <QTest>
 
 #include "support/qt_app.h"
@@ -27,7 +26,7 @@ TEST(ValueSpinBox, ShowsTheDecimalsTheValueHas) {
     EXPECT_EQ(spin.text(), QString::fromLatin1(text)) << value;
   }
   EXPECT_DOUBLE_EQ(spin.value(), 0);
-  spin.lineEdit()->selectAll();
+  spin.selectAll();
   QTest::keyClicks(&spin, QStringLiteral("0.0025"));
   spin.interpretText();
   EXPECT_DOUBLE_EQ(spin.value(), 0.0025);
