@@ -49,7 +49,7 @@ struct RedisLiveOptions {
   redis::BackoffOptions backoff;
   std::vector<probe::LimiterProfile> profiles;  ///< tried in order; add builtin_profiles()
   probe::ProbeOptions probe;  ///< probe.read_ttl is overridden by read_ttl below
-  /// PTTL of every key at every refresh doubles the commands (docs/benchmarks.md: 28 ms vs
+  /// PTTL of every key at every refresh doubles the commands (docs/benchmarks-dashboard.md: 28 ms vs
   /// 19 ms for 10,000 keys); the charts and the key table do not show TTLs, so it is off
   /// unless a view that shows them (the key browser) asks.
   bool read_ttl = false;
