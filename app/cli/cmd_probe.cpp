@@ -11,11 +11,10 @@
 #include "app/cli/json_output.h"
 #include "app/cli/redis_options.h"
 #include "core/limiter/rate.h"
-#include "core/probe/cluster_probe.h"
+#include "core/probe/endpoint_probe.h"
 #include "core/probe/metrics_scrape.h"
 #include "core/probe/profile_detect.h"
 #include "core/probe/prometheus_client.h"
-#include "core/probe/redis_probe.h"
 
 namespace limitscope::cli {
 
@@ -224,21 +223,9 @@ int run_probe(const CommandArgs& argv) {
   po.max_tracked = static_cast<std::size_t>(*max_keys);
 
   // One server, or every master of a cluster (each key read on its own master).
-  std::optional<redis::Connection> conn;
-  std::unique_ptr<redis::ClusterClient> cluster;
-  redis::Result<probe::ProbeSnapshot> snap = probe::ProbeSnapshot{};
-  if (options->url.cluster()) {
-    cluster = std::make_unique<redis::ClusterClient>(options->url, cluster_options(*options, 1),
-                                                     SteadyClock::instance());
-    probe::ClusterProbe probe(std::move(profiles), po);
-    snap = probe.probe_all(*cluster);
-  } else {
-    auto opened = redis::Connection::open(options->url, options->connect);
-    if (!opened) return usage_error(kName, opened.error().message);
-    conn.emplace(std::move(opened).value());
-    probe::RedisProbe probe(std::move(profiles), po);
-    snap = probe.probe_all(*conn);
-  }
+  redis::Endpoint endpoint(options->url, endpoint_options(*options), SteadyClock::instance());
+  probe::EndpointProbe probe(std::move(profiles), po);
+  auto snap = probe.probe_all(endpoint);
   if (!snap) return usage_error(kName, snap.error().message);
 
   nlohmann::json proposals = nlohmann::json::array();
@@ -250,11 +237,7 @@ int run_probe(const CommandArgs& argv) {
         if (s) sample = std::move(*s);
         return redis::Unit{};
       };
-      if (cluster) {
-        cluster->run_for_key(key, take);
-      } else {
-        take(*conn);
-      }
+      endpoint.run_for_key(key, take);
       if (!sample) continue;  // vanished or unreadable: nothing to propose
       auto p = probe::propose_profile(*sample, snap->server_time_us);
       if (!p) continue;

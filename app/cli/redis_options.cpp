@@ -83,39 +83,13 @@ Expected<RuleKeyOptions> parse_rule_key_options(const Args& args) {
   return RuleKeyOptions{std::move(redis_options).value(), *key, *cost};
 }
 
-namespace {
-redis::PoolOptions pool_options(const RedisOptions& options, std::size_t connections) {
-  redis::PoolOptions po;
-  po.size = connections;
-  po.connect = options.connect;
-  return po;
-}
-
-std::unique_ptr<redis::DecisionBackend> make_backend(redis::ConnectionPool* pool,
-                                                     redis::ClusterClient* cluster,
-                                                     const redis::KeySchema& schema) {
-  if (cluster != nullptr) return std::make_unique<redis::ClusterLimiter>(*cluster, redis::RedisLimiter(schema));
-  return std::make_unique<redis::PooledDecisions>(*pool, redis::RedisLimiter(schema));
-}
-}  // namespace
-
-redis::ClusterOptions cluster_options(const RedisOptions& options, std::size_t connections) {
-  redis::ClusterOptions o;
-  o.connections_per_node = connections;
-  o.connect = options.connect;
-  return o;
+redis::EndpointOptions endpoint_options(const RedisOptions& options, std::size_t connections) {
+  return redis::EndpointOptions::with(options.connect, connections);
 }
 
 RedisRuleClient::RedisRuleClient(const RedisOptions& options, std::size_t connections)
-    : pool(options.url.cluster() ? nullptr
-                                 : std::make_unique<redis::ConnectionPool>(
-                                       options.url, pool_options(options, connections),
-                                       SteadyClock::instance())),
-      cluster(options.url.cluster()
-                  ? std::make_unique<redis::ClusterClient>(
-                        options.url, cluster_options(options, connections), SteadyClock::instance())
-                  : nullptr),
-      backend(make_backend(pool.get(), cluster.get(), options.schema)),
+    : endpoint(options.url, endpoint_options(options, connections), SteadyClock::instance()),
+      backend(endpoint.decisions(redis::RedisLimiter(options.schema))),
       limiter(*backend, options.failure, SteadyClock::instance()) {}
 
 std::optional<std::int64_t> RedisRuleClient::server_time_us(const std::string& rule) {

@@ -9,12 +9,11 @@
 
 #include "app/cli/args.h"
 #include "core/common/expected.h"
-#include "core/redis/cluster_client.h"
-#include "core/redis/cluster_limiter.h"
+#include "core/redis/decision_backend.h"
+#include "core/redis/endpoint.h"
 #include "core/redis/failure_guard.h"
 #include "core/redis/guarded_limiter.h"
 #include "core/redis/key_schema.h"
-#include "core/redis/pool.h"
 #include "core/redis/redis_url.h"
 
 namespace limitscope::cli {
@@ -51,12 +50,11 @@ struct RuleKeyOptions {
 };
 Expected<RuleKeyOptions> parse_rule_key_options(const Args& args);
 
-/// A pool of `connections` (per master on a redis+cluster:// URL) and the guarded limiter
-/// over it, as a gateway would hold them.
+/// The endpoint (`connections` to the server, or per master of a redis+cluster:// URL) and
+/// the guarded limiter over it, as a gateway would hold them.
 struct RedisRuleClient {
   RedisRuleClient(const RedisOptions& options, std::size_t connections);
-  std::unique_ptr<redis::ConnectionPool> pool;     ///< one server
-  std::unique_ptr<redis::ClusterClient> cluster;   ///< a cluster
+  redis::Endpoint endpoint;
   std::unique_ptr<redis::DecisionBackend> backend;
   redis::GuardedLimiter limiter;
 
@@ -64,15 +62,17 @@ struct RedisRuleClient {
   std::optional<std::int64_t> server_time_us(const std::string& rule);
 };
 
-/// The cluster client options for the shared Redis options (`connections` per master).
-redis::ClusterOptions cluster_options(const RedisOptions& options, std::size_t connections);
+/// The endpoint options for the shared Redis options (`connections` per server or master).
+redis::EndpointOptions endpoint_options(const RedisOptions& options, std::size_t connections = 1);
 
-/// redis::on_rule_server with the CLI's clock.
+/// Runs `op` on the shard of `rule` (redis::Endpoint::on_rule) with the CLI's clock: one
+/// endpoint for one job.
 template <class T, class Op>
 redis::Result<T> on_rule_connection(const redis::RedisUrl& url, const redis::ConnectOptions& connect,
                                     const redis::KeySchema& schema, const std::string& rule,
                                     Op&& op) {
-  return redis::on_rule_server<T>(url, connect, schema, rule, SteadyClock::instance(), std::forward<Op>(op));
+  redis::Endpoint endpoint(url, redis::EndpointOptions::with(connect), SteadyClock::instance());
+  return endpoint.on_rule<T>(schema, rule, op);
 }
 
 /// A non-negative whole number option (or its default).

@@ -2,12 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "core/common/http_date.h"
 #include "core/metrics/metric_names.h"
 #include "core/probe/metrics_scrape.h"
-#include "core/redis/cluster_client.h"
 #include "core/redis/connection.h"
+#include "core/redis/endpoint.h"
 #include "core/redis/redis_url.h"
 
 namespace limitscope::audit {
@@ -80,29 +81,23 @@ Expected<ClockSample> read_redis_clock(redis::Connection& c, const Clock& workst
 Expected<std::vector<RedisClockReading>> read_redis_clocks(const redis::RedisUrl& url,
                                                            const redis::ConnectOptions& connect,
                                                            Clock& clock) {
+  redis::Endpoint endpoint(url, redis::EndpointOptions::with(connect), clock);
+  std::map<std::string, ClockSample> samples;
+  auto each = endpoint.on_each_master([&](redis::Connection& c, const std::string& node) -> redis::Result<redis::Unit> {
+    auto s = read_redis_clock(c, clock);
+    if (!s) return redis::make_redis_error(redis::ErrorKind::reply, s.error());
+    samples.emplace(node, *s);
+    return redis::Unit{};
+  });
+  if (!each) return make_error(each.error().message);
   std::vector<RedisClockReading> out;
-  if (!url.cluster()) {
-    auto c = redis::Connection::open(url, connect);
-    if (!c) return make_error(c.error().message);
-    auto s = read_redis_clock(*c, clock);
-    if (!s) return make_error(s.error());
-    out.push_back({url.unix_path.empty() ? url.host + ":" + std::to_string(url.port) : url.unix_path, *s, {}});
-    return out;
-  }
-  redis::ClusterOptions o;
-  o.connect = connect;
-  redis::ClusterClient cluster(url, o, clock);
-  auto topology = cluster.topology();
-  if (!topology) return make_error(topology.error().message);
-  for (const redis::ClusterNode& node : (*topology)->masters()) {
+  for (const redis::NodeResult& n : *each) {
     RedisClockReading r;
-    r.node = node.address();
-    if (auto lease = cluster.lease(node); !lease) {
-      r.error = r.node + ": " + lease.error().message;
-    } else if (auto s = read_redis_clock(**lease, clock); !s) {
-      r.error = r.node + ": " + s.error();
+    r.node = n.node;
+    if (n.result) {
+      r.sample = samples.at(n.node);
     } else {
-      r.sample = *s;
+      r.error = n.result.error().message;
     }
     out.push_back(std::move(r));
   }

@@ -5,7 +5,7 @@
 #include <unordered_map>
 
 #include "core/audit/audit_names.h"
-#include "core/redis/cluster_limiter.h"
+#include "core/redis/endpoint.h"
 
 namespace limitscope::audit {
 namespace {
@@ -93,7 +93,8 @@ redis::Result<DecisionRead> read_rule_decisions(const redis::RedisUrl& url,
                                                 const redis::KeySchema& schema,
                                                 const std::string& rule, std::size_t max_entries,
                                                 Clock& clock) {
-  return redis::on_rule_server<DecisionRead>(url, connect, schema, rule, clock, [&](redis::Connection& c) {
+  redis::Endpoint endpoint(url, redis::EndpointOptions::with(connect), clock);
+  return endpoint.on_rule<DecisionRead>(schema, rule, [&](redis::Connection& c) {
     return read_decision_stream(c, schema, rule, max_entries);
   });
 }

@@ -6,8 +6,8 @@
 #include "core/probe/limiter_profile.h"
 #include "core/probe/metrics_scrape.h"
 #include "core/probe/prometheus_client.h"
-#include "core/redis/cluster_client.h"
 #include "core/redis/connection.h"
+#include "core/redis/endpoint.h"
 
 namespace limitscope::connections {
 namespace {
@@ -47,25 +47,25 @@ struct ScanTally {
 
 // A bounded SCAN of one server: enough to say whether limiter keys are there, never a walk of
 // a huge keyspace (the count is a lower bound when the budget runs out first).
-std::optional<CheckResult> scan_keys(redis::Connection& c, const std::string& match, const CheckOptions& o,
+redis::Result<redis::Unit> scan_keys(redis::Connection& c, const std::string& match, const CheckOptions& o,
                                      const std::vector<probe::LimiterProfile>& profiles, ScanTally& tally) {
   std::string cursor = "0";
   for (std::size_t calls = 0; calls < o.scan_calls;) {
     auto r = c.command({"SCAN", cursor, "MATCH", match, "COUNT", std::to_string(o.scan_count)});
     ++calls;
     ++tally.calls;
-    if (!r) return redis_failure(r.error());
+    if (!r) return r.error();
     if (!r->is_array() || r->elements.size() != 2 || !r->elements[1].is_array()) {
-      return failure("protocol", "SCAN answered " + r->describe());
+      return redis::make_redis_error(redis::ErrorKind::protocol, "SCAN answered " + r->describe());
     }
     for (const redis::Value& k : r->elements[1].elements) {
       (probe::match_profile(profiles, k.str) != nullptr ? tally.limiter : tally.other).insert(k.str);
     }
     cursor = r->elements[0].str;
-    if (cursor == "0") return std::nullopt;
+    if (cursor == "0") return redis::Unit{};
   }
   tally.complete = false;
-  return std::nullopt;
+  return redis::Unit{};
 }
 
 std::string keys_text(const ScanTally& tally, const std::string& match, const std::string& calls_scope) {
@@ -74,61 +74,9 @@ std::string keys_text(const ScanTally& tally, const std::string& match, const st
          (tally.complete ? "" : " (first " + std::to_string(tally.calls) + " SCAN calls" + calls_scope + ")");
 }
 
-// A Redis Cluster: the slot map from the seeds, then on every master PING, INFO and the same
-// bounded SCAN (each master holds its own keys). A master that does not answer fails the
-// check, named: the dashboard would miss its keys.
-CheckResult check_redis_cluster(const ResolvedConnection& t, const CheckOptions& o, Clock& clock,
-                                const std::vector<probe::LimiterProfile>& profiles) {
-  redis::ClusterOptions co;
-  co.connect.connect_timeout = o.timeout;
-  co.connect.command_timeout = o.timeout;
-  co.retry_budget = o.timeout;
-  redis::ClusterClient cluster(t.redis_url, co, clock);
-  auto topo = cluster.topology();
-  if (!topo) return redis_failure(topo.error());
-  const std::vector<redis::ClusterNode>& masters = (*topo)->masters();
-  const std::string match = t.saved.scan_match.empty() ? "*" : t.saved.scan_match;
-  double slowest_ping_ms = 0;
-  std::string version;
-  ScanTally tally;
-  for (const redis::ClusterNode& m : masters) {
-    auto node_failure = [&](CheckResult r) {
-      r.message = "node " + m.address() + ": " + r.message;
-      return r;
-    };
-    auto c = cluster.lease(m);
-    if (!c) return node_failure(redis_failure(c.error()));
-    const Nanos before = clock.now();
-    auto pong = (*c)->command({"PING"});
-    const Nanos after = clock.now();
-    if (!pong) return node_failure(redis_failure(pong.error()));
-    if (pong->str != "PONG") return node_failure(failure("protocol", "PING answered " + pong->describe()));
-    slowest_ping_ms = std::max(slowest_ping_ms, std::chrono::duration<double, std::milli>(after - before).count());
-    if (version.empty()) {
-      auto info = (*c)->command({"INFO", "server"});
-      if (!info) return node_failure(redis_failure(info.error()));
-      version = info_field(info->str, "redis_version");
-    }
-    if (auto failed = scan_keys(**c, match, o, profiles, tally)) return node_failure(*failed);
-  }
-  const int covered = (*topo)->covered_slots();
-  CheckResult res;
-  res.ok = true;
-  res.message = "PING " + fixed(slowest_ping_ms, 1) + " ms (slowest master)" +
-                (version.empty() ? "" : " · Redis " + version) + " · cluster of " + std::to_string(masters.size()) +
-                " masters" +
-                (covered == redis::kClusterSlotCount ? "" : ", " + std::to_string(covered) + " of 16384 slots served") +
-                " · " + keys_text(tally, match, " over all masters");
-  res.figures = {{"ping_ms", fixed(slowest_ping_ms, 3)},
-                 {"redis_version", version},
-                 {"masters", std::to_string(masters.size())},
-                 {"slots_covered", std::to_string(covered)},
-                 {"limiter_keys", std::to_string(tally.limiter.size())},
-                 {"other_keys", std::to_string(tally.other.size())},
-                 {"scan_complete", tally.complete ? "1" : "0"}};
-  return res;
-}
-
+// PING, INFO and the bounded SCAN on every master (one server: on it; a cluster's map read
+// first, each master holding its own keys). A master that does not answer fails the check,
+// named: the dashboard would miss its keys.
 CheckResult check_redis(const ResolvedConnection& t, const CheckOptions& o, Clock& clock) {
   std::vector<probe::LimiterProfile> profiles;
   if (!t.saved.profiles.empty()) {
@@ -137,36 +85,50 @@ CheckResult check_redis(const ResolvedConnection& t, const CheckOptions& o, Cloc
     profiles = std::move(*loaded);
   }
   for (auto& p : probe::builtin_profiles()) profiles.push_back(std::move(p));
-  if (t.redis_url.cluster()) return check_redis_cluster(t, o, clock, profiles);
 
-  redis::ConnectOptions co;
-  co.connect_timeout = o.timeout;
-  co.command_timeout = o.timeout;
-  auto c = redis::Connection::open(t.redis_url, co);  // connects, AUTHs, SELECTs
-  if (!c) return redis_failure(c.error());
-  const Nanos before = clock.now();
-  auto pong = c->command({"PING"});
-  const Nanos after = clock.now();
-  if (!pong) return redis_failure(pong.error());
-  if (pong->str != "PONG") return failure("protocol", "PING answered " + pong->describe());
-  const double ping_ms = std::chrono::duration<double, std::milli>(after - before).count();
-  auto info = c->command({"INFO", "server"});
-  if (!info) return redis_failure(info.error());
-  const std::string version = info_field(info->str, "redis_version");
-
+  redis::EndpointOptions eo = redis::EndpointOptions::with({o.timeout, o.timeout});
+  eo.retry_budget = o.timeout;
+  redis::Endpoint endpoint(t.redis_url, eo, clock);
   const std::string match = t.saved.scan_match.empty() ? "*" : t.saved.scan_match;
+  double slowest_ping_ms = 0;
+  std::string version;
   ScanTally tally;
-  if (auto failed = scan_keys(*c, match, o, profiles, tally)) return *failed;
-
+  auto each = endpoint.on_each_master([&](redis::Connection& c, const std::string&) -> redis::Result<redis::Unit> {
+    const Nanos before = clock.now();
+    auto pong = c.command({"PING"});
+    const Nanos after = clock.now();
+    if (!pong) return pong.error();
+    if (pong->str != "PONG") return redis::make_redis_error(redis::ErrorKind::protocol, "PING answered " + pong->describe());
+    slowest_ping_ms = std::max(slowest_ping_ms, std::chrono::duration<double, std::milli>(after - before).count());
+    if (version.empty()) {
+      auto info = c.command({"INFO", "server"});
+      if (!info) return info.error();
+      version = info_field(info->str, "redis_version");
+    }
+    return scan_keys(c, match, o, profiles, tally);
+  });
+  if (!each) return redis_failure(each.error());
+  for (const redis::NodeResult& n : *each) {
+    if (!n.result) return redis_failure(n.result.error());
+  }
+  const std::size_t masters = each->size();
+  const int covered = endpoint.covered_slots();
+  const bool cluster = endpoint.is_cluster();
   CheckResult res;
   res.ok = true;
-  res.message = "PING " + fixed(ping_ms, 1) + " ms" + (version.empty() ? "" : " · Redis " + version) + " · " +
-                keys_text(tally, match, "");
-  res.figures = {{"ping_ms", fixed(ping_ms, 3)},
-                 {"redis_version", version},
-                 {"limiter_keys", std::to_string(tally.limiter.size())},
-                 {"other_keys", std::to_string(tally.other.size())},
-                 {"scan_complete", tally.complete ? "1" : "0"}};
+  res.message = "PING " + fixed(slowest_ping_ms, 1) + " ms" + (cluster ? " (slowest master)" : "") +
+                (version.empty() ? "" : " · Redis " + version) +
+                (cluster ? " · cluster of " + std::to_string(masters) + " masters" : "") +
+                (covered == redis::kClusterSlotCount ? "" : ", " + std::to_string(covered) + " of 16384 slots served") +
+                " · " + keys_text(tally, match, cluster ? " over all masters" : "");
+  res.figures = {{"ping_ms", fixed(slowest_ping_ms, 3)}, {"redis_version", version}};
+  if (cluster) {
+    res.figures.emplace_back("masters", std::to_string(masters));
+    res.figures.emplace_back("slots_covered", std::to_string(covered));
+  }
+  res.figures.emplace_back("limiter_keys", std::to_string(tally.limiter.size()));
+  res.figures.emplace_back("other_keys", std::to_string(tally.other.size()));
+  res.figures.emplace_back("scan_complete", tally.complete ? "1" : "0");
   return res;
 }
 

@@ -116,22 +116,4 @@ Result<T> on_rule_shard(ClusterClient& cluster, const KeySchema& schema, std::st
   return std::move(*out);
 }
 
-/// Runs `op` (a function of a Connection returning Result<T>) on a connection serving the
-/// keys of `rule`: the one server of a redis:// URL, or the rule's shard of a redis+cluster://
-/// URL (redirections followed). One connection for one job: a handful of commands per call.
-/// @param clock paces a cluster's retries
-template <class T, class Op>
-Result<T> on_rule_server(const RedisUrl& url, const ConnectOptions& connect, const KeySchema& schema,
-                         std::string_view rule, Clock& clock, Op&& op) {
-  if (url.cluster()) {
-    ClusterOptions o;
-    o.connect = connect;
-    ClusterClient cluster(url, o, clock);
-    return on_rule_shard<T>(cluster, schema, rule, op);
-  }
-  auto c = Connection::open(url, connect);
-  if (!c) return c.error();
-  return op(*c);
-}
-
 }  // namespace limitscope::redis

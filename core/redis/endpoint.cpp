@@ -70,6 +70,12 @@ Result<std::vector<std::string>> Endpoint::masters() {
   return out;
 }
 
+int Endpoint::covered_slots() {
+  if (!cluster_) return kClusterSlotCount;
+  auto topo = cluster_->topology();
+  return topo ? (*topo)->covered_slots() : 0;
+}
+
 Result<std::vector<NodeResult>> Endpoint::on_each_master(const NodeOp& op) {
   std::vector<NodeResult> out;
   if (!cluster_) {

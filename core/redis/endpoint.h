@@ -39,6 +39,14 @@ struct EndpointOptions {
   /// Cluster only: TRYAGAIN/CLUSTERDOWN/unreachable-master retries stop after this long and
   /// the last error goes to the caller (ClusterOptions' 1 s when unset).
   std::optional<Nanos> retry_budget;
+
+  /// `connections` with these timeouts, the rest by default.
+  static EndpointOptions with(const ConnectOptions& connect, std::size_t connections = 1) {
+    EndpointOptions o;
+    o.connections = connections;
+    o.connect = connect;
+    return o;
+  }
 };
 
 /// The outcome of a call on one master.
@@ -83,6 +91,9 @@ class Endpoint {
   /// The masters, by address (one server: its own), in address order.
   /// @return an error when a cluster's slot map cannot be read
   Result<std::vector<std::string>> masters();
+  /// Slots some master serves: 16384 on one server and on a fully covered cluster (0 when a
+  /// cluster's map cannot be read).
+  int covered_slots();
   /// Runs `op` on every master in turn (one server: once). A master that cannot be reached,
   /// or whose `op` fails, has an error "node ADDRESS: why" in its result, and the others
   /// still run; a connection failure makes a cluster re-read its map (a replica may have

@@ -3,8 +3,8 @@
 #include <QElapsedTimer>
 #include <fstream>
 
-#include "core/redis/cluster_limiter.h"
 #include "core/redis/connection.h"
+#include "core/redis/endpoint.h"
 #include "core/redis/key_schema.h"
 #include "core/redis/redis_url.h"
 #include "core/sources/recording_reader.h"
@@ -18,9 +18,9 @@ namespace limitscope::ui {
 
 namespace {
 
-// Runs `op` (a function of a Connection returning Result<T>) where the rule's keys are: one
-// connection to the server, or the rule's shard of a redis+cluster:// URL (redirections
-// followed). The Tuner's Redis work is a handful of commands per click.
+// Runs `op` (a function of a Connection returning Result<T>) where the rule's keys are
+// (redis::Endpoint: the server, or the rule's shard of a cluster). The Tuner's Redis work is
+// a handful of commands per click.
 template <class T, class Op>
 redis::Result<T> on_target(const RuleTarget& target, redis::KeySchema& schema, Op&& op) {
   auto url = redis::parse_redis_url(target.url.toStdString());
@@ -29,9 +29,9 @@ redis::Result<T> on_target(const RuleTarget& target, redis::KeySchema& schema, O
                                                     : target.prefix.toStdString());
   if (auto why = schema.check_prefix())
     return redis::RedisError{redis::ErrorKind::usage, "prefix: " + *why};
-  const redis::ConnectOptions connect{std::chrono::seconds(2), std::chrono::seconds(10)};
-  return redis::on_rule_server<T>(*url, connect, schema, target.rule.toStdString(),
-                                  SteadyClock::instance(), std::forward<Op>(op));
+  redis::Endpoint endpoint(*url, redis::EndpointOptions::with({std::chrono::seconds(2), std::chrono::seconds(10)}),
+                           SteadyClock::instance());
+  return endpoint.on_rule<T>(schema, target.rule.toStdString(), op);
 }
 
 }  // namespace
