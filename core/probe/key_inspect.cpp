@@ -171,6 +171,19 @@ redis::Result<RawKey> inspect_key(redis::ClusterClient& cluster, const std::stri
   return std::move(*out);
 }
 
+redis::Result<KeyListing> KeyBrowser::refresh(redis::Endpoint& endpoint) {
+  if (redis::ClusterClient* cluster = endpoint.cluster()) return refresh(*cluster);
+  auto lease = endpoint.pool()->acquire();
+  if (!lease) return lease.error();
+  return refresh(**lease);
+}
+
+redis::Result<RawKey> inspect_key(redis::Endpoint& endpoint, const std::string& key,
+                                  const LimiterProfile* profile, const RawKeyLimits& limits) {
+  if (redis::ClusterClient* cluster = endpoint.cluster()) return inspect_key(*cluster, key, profile, limits);
+  return endpoint.on_key<RawKey>(key, [&](redis::Connection& c) { return inspect_key(c, key, profile, limits); });
+}
+
 redis::Result<RawKey> inspect_key(redis::Connection& c, const std::string& key,
                                   const LimiterProfile* profile, const RawKeyLimits& limits) {
   RawKey raw;

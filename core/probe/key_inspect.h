@@ -24,6 +24,7 @@
 #include "core/probe/cluster_probe.h"
 #include "core/probe/redis_probe.h"
 #include "core/redis/cluster_client.h"
+#include "core/redis/endpoint.h"
 
 namespace limitscope::probe {
 
@@ -61,6 +62,8 @@ class KeyBrowser {
   /// The same over every master of a Redis Cluster. A master that cannot be reached is an
   /// error line while another answers; its keys' memory samples are kept.
   redis::Result<KeyListing> refresh(redis::ClusterClient& cluster);
+  /// One of the two, as the endpoint is (a server that cannot be reached: the pool's error).
+  redis::Result<KeyListing> refresh(redis::Endpoint& endpoint);
 
   const std::vector<LimiterProfile>& profiles() const { return profiles_; }
   const KeyBrowserOptions& options() const { return options_; }
@@ -113,6 +116,9 @@ redis::Result<RawKey> inspect_key(redis::Connection& c, const std::string& key,
                                   const LimiterProfile* profile, const RawKeyLimits& limits = {});
 /// The same on the master of a Redis Cluster owning `key`'s slot (MOVED/ASK followed).
 redis::Result<RawKey> inspect_key(redis::ClusterClient& cluster, const std::string& key,
+                                  const LimiterProfile* profile, const RawKeyLimits& limits = {});
+/// One of the two, as the endpoint is.
+redis::Result<RawKey> inspect_key(redis::Endpoint& endpoint, const std::string& key,
                                   const LimiterProfile* profile, const RawKeyLimits& limits = {});
 
 }  // namespace limitscope::probe

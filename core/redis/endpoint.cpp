@@ -1,5 +1,7 @@
 #include "core/redis/endpoint.h"
 
+#include <map>
+
 #include "core/redis/cluster_limiter.h"
 #include "core/redis/decision_backend.h"
 #include "core/redis/key_schema.h"
@@ -76,31 +78,70 @@ int Endpoint::covered_slots() {
   return topo ? (*topo)->covered_slots() : 0;
 }
 
+NodeResult Endpoint::on_server(const NodeOp& op) {
+  const std::string node = server_address(url_);
+  Result<Unit> r = Unit{};
+  {
+    auto lease = pool_->acquire();
+    r = lease ? op(**lease, node) : Result<Unit>(lease.error());
+  }
+  return {node, r ? r : Result<Unit>(on_node(node, r.error()))};
+}
+
+NodeResult Endpoint::on_master(const ClusterNode& m, const NodeOp& op) {
+  const std::string node = m.address();
+  Result<Unit> r = Unit{};
+  {
+    auto lease = cluster_->lease(m);
+    r = lease ? op(**lease, node) : Result<Unit>(lease.error());
+  }  // the lease goes back before a map read, which may need this node's connection
+  if (!r && r.error().breaks_connection()) cluster_->note_unreachable();
+  return {node, r ? r : Result<Unit>(on_node(node, r.error()))};
+}
+
 Result<std::vector<NodeResult>> Endpoint::on_each_master(const NodeOp& op) {
+  if (!cluster_) return std::vector<NodeResult>{on_server(op)};
+  auto topo = cluster_->topology();
+  if (!topo) return topo.error();
   std::vector<NodeResult> out;
+  for (const ClusterNode& m : (*topo)->masters()) out.push_back(on_master(m, op));
+  return out;
+}
+
+Result<std::vector<NodeResult>> Endpoint::on_masters_of(const std::vector<std::string>& keys, const KeysOp& op,
+                                                        std::vector<std::string>& unserved) {
   if (!cluster_) {
-    const std::string node = server_address(url_);
-    Result<Unit> r = Unit{};
-    {
-      auto lease = pool_->acquire();
-      r = lease ? op(**lease, node) : Result<Unit>(lease.error());
-    }
-    out.push_back({node, r ? r : Result<Unit>(on_node(node, r.error()))});
-    return out;
+    return std::vector<NodeResult>{
+        on_server([&](Connection& c, const std::string& node) { return op(c, node, keys); })};
   }
   auto topo = cluster_->topology();
   if (!topo) return topo.error();
-  for (const ClusterNode& m : (*topo)->masters()) {
-    const std::string node = m.address();
-    Result<Unit> r = Unit{};
-    {
-      auto lease = cluster_->lease(m);
-      r = lease ? op(**lease, node) : Result<Unit>(lease.error());
-    }  // the lease goes back before a map read, which may need this node's connection
-    if (!r && r.error().breaks_connection()) cluster_->note_unreachable();
-    out.push_back({node, r ? r : Result<Unit>(on_node(node, r.error()))});
+  std::map<std::string, std::pair<ClusterNode, std::vector<std::string>>> by_node;
+  for (const std::string& key : keys) {
+    const ClusterNode* owner = (*topo)->master_of(cluster_slot(key));
+    if (owner == nullptr) {
+      unserved.push_back(key);
+      continue;
+    }
+    auto& part = by_node[owner->address()];
+    part.first = *owner;
+    part.second.push_back(key);
+  }
+  std::vector<NodeResult> out;
+  for (const auto& [address, part] : by_node) {
+    out.push_back(on_master(part.first, [&](Connection& c, const std::string& node) { return op(c, node, part.second); }));
   }
   return out;
+}
+
+bool Endpoint::note_redirect(std::string_view error, const std::string& node) {
+  if (!cluster_) return false;
+  std::string host = node.substr(0, node.rfind(':'));
+  if (host.size() > 1 && host.front() == '[') host = host.substr(1, host.size() - 2);
+  const auto ce = parse_cluster_error(error, host);
+  if (!ce) return false;
+  cluster_->note(*ce);
+  return true;
 }
 
 Result<std::int64_t> Endpoint::server_time_us(std::string_view key) {

@@ -101,6 +101,19 @@ class Endpoint {
   /// @return one result per master, or an error when the masters cannot be known
   Result<std::vector<NodeResult>> on_each_master(const NodeOp& op);
 
+  using KeysOp =
+      std::function<Result<Unit>(Connection&, const std::string& node, const std::vector<std::string>& keys)>;
+  /// Runs `op` once on each master holding some of `keys`, with those keys in the order
+  /// given (one server: once, with all of them), in address order; results as
+  /// on_each_master(). Keys whose slot no master serves are left out and added to
+  /// `unserved`. For batched reads of keys on many shards (a pipeline per master).
+  Result<std::vector<NodeResult>> on_masters_of(const std::vector<std::string>& keys, const KeysOp& op,
+                                                std::vector<std::string>& unserved);
+  /// A per-key error text that `node` answered inside a batch: a redirection (MOVED, ASK,
+  /// TRYAGAIN, CLUSTERDOWN) is counted and MOVED patches the slot map.
+  /// @return true when it was one (a key on the move, not a failure of the key)
+  bool note_redirect(std::string_view error, const std::string& node);
+
   /// TIME (µs since the epoch) of the server holding `key`.
   Result<std::int64_t> server_time_us(std::string_view key);
 
@@ -125,6 +138,12 @@ class Endpoint {
     if (!ran) return ran.error();
     return std::move(*out);
   }
+
+  /// `op` on a lease of `node` (a cluster master), its error named; a connection failure
+  /// makes the cluster re-read its map.
+  NodeResult on_master(const ClusterNode& node, const NodeOp& op);
+  /// `op` on a lease of the one server, its error named.
+  NodeResult on_server(const NodeOp& op);
 
   RedisUrl url_;
   std::unique_ptr<ConnectionPool> pool_;     // one server

@@ -83,31 +83,35 @@ void by_time(std::vector<DecisionRow>& rows) {
 
 }  // namespace
 
-RedisLiveSource::RedisLiveSource(RedisLiveOptions options, Clock& clock, std::shared_ptr<SessionState> series)
-    : LiveSource(std::move(series)), options_(std::move(options)), clock_(clock), tail_(options_.streams) {
-  probe::ProbeOptions probe_options = options_.probe;
-  probe_options.read_ttl = options_.read_ttl;
-  if (options_.adaptive_scan && !probe_options.adaptive_scan) {
+namespace {
+
+probe::ProbeOptions live_probe_options(const RedisLiveOptions& o, Clock& clock) {
+  probe::ProbeOptions probe_options = o.probe;
+  probe_options.read_ttl = o.read_ttl;
+  if (o.adaptive_scan && !probe_options.adaptive_scan) {
     probe::ScanBudgetOptions budget;
-    budget.time_per_refresh = options_.refresh_interval / 10;
+    budget.time_per_refresh = o.refresh_interval / 10;
     probe_options.adaptive_scan = budget;
   }
-  if (probe_options.clock == nullptr) probe_options.clock = &clock_;
-  if (options_.url.cluster()) {
-    redis::ClusterOptions co;
-    co.connections_per_node = 1;
-    co.connect = options_.connect;
-    co.reconnect = options_.backoff;
-    cluster_ = std::make_unique<redis::ClusterClient>(options_.url, co, clock_);
-    cluster_probe_ = std::make_unique<probe::ClusterProbe>(options_.profiles, probe_options);
-  } else {
-    redis::PoolOptions po;
-    po.size = 1;
-    po.connect = options_.connect;
-    po.backoff = options_.backoff;
-    pool_ = std::make_unique<redis::ConnectionPool>(options_.url, po, clock_);
-    probe_ = std::make_unique<probe::RedisProbe>(options_.profiles, probe_options);
-  }
+  if (probe_options.clock == nullptr) probe_options.clock = &clock;
+  return probe_options;
+}
+
+redis::EndpointOptions live_endpoint_options(const RedisLiveOptions& o) {
+  redis::EndpointOptions e = redis::EndpointOptions::with(o.connect);
+  e.reconnect = o.backoff;
+  return e;
+}
+
+}  // namespace
+
+RedisLiveSource::RedisLiveSource(RedisLiveOptions options, Clock& clock, std::shared_ptr<SessionState> series)
+    : LiveSource(std::move(series)),
+      options_(std::move(options)),
+      clock_(clock),
+      endpoint_(options_.url, live_endpoint_options(options_), clock_),
+      probe_(options_.profiles, live_probe_options(options_, clock_)),
+      tail_(options_.streams) {
   now_ms_ = clock_.wall().count() / 1'000'000;
   own_key_rows();
 }
@@ -148,36 +152,20 @@ void RedisLiveSource::failed(const redis::RedisError& e) {
 void RedisLiveSource::refresh() {
   ++refreshes_;
   series_->writing_as("redis");
-  redis::Result<probe::ProbeSnapshot> snap = probe::ProbeSnapshot{};
-  if (cluster_) {
-    snap = cluster_probe_->refresh(*cluster_);
-    // No master answered (or no map could be read): once per change of reason, not every
-    // refresh, so the log keeps the story of an outage readable.
-    if (!snap) {
-      if (connected_ || refreshes_ == 1 || snap.error().message != last_error_) {
-        event("refresh failed: " + snap.error().message);
-      }
-      failed(snap.error());
-      return;
-    }
-  } else {
-    auto lease = pool_->acquire();
-    if (!lease) {
-      if (connected_ || refreshes_ == 1) event("cannot reach " + pool_->peer() + ": " + lease.error().message);
-      failed(lease.error());
-      return;
-    }
-    snap = probe_->refresh(**lease);
-    if (!snap) {
+  auto snap = probe_.refresh(endpoint_);
+  if (!snap) {
+    // Once per outage; on a cluster also once per change of reason (its masters fail and
+    // come back one by one), so the log keeps the story of an outage readable.
+    if (connected_ || refreshes_ == 1 || (endpoint_.is_cluster() && snap.error().message != last_error_)) {
       event("refresh failed: " + snap.error().message);
-      failed(snap.error());
-      return;
     }
+    failed(snap.error());
+    return;
   }
   if (!connected_) event("connected to " + options_.url.redacted());
   connected_ = true;
   last_error_ = snap->errors.empty() ? std::string() : snap->errors.front();
-  if (cluster_) cluster_events(*snap);
+  if (endpoint_.is_cluster()) cluster_events(*snap);
   std::int64_t t = options_.stamp_with_server_time ? snap->server_time_us / 1000 : clock_.wall().count() / 1'000'000;
   if (have_server_time_ && t <= now_ms_) {
     // Two refreshes within one millisecond (a fast server, "refresh now"), or a clock that
@@ -187,7 +175,7 @@ void RedisLiveSource::refresh() {
     t = now_ms_ + 1;
   }
   have_server_time_ = true;
-  if (cluster_) keep_unread(*snap);  // before readings_ and now_ms_ move on
+  if (endpoint_.is_cluster()) keep_unread(*snap);  // before readings_ and now_ms_ move on
   now_ms_ = t;
   series_->source_up("redis", t);
   if (options_.tail_decisions) tail(t, snap->keys);
@@ -206,9 +194,7 @@ void RedisLiveSource::cluster_events(const probe::ProbeSnapshot& snap) {
     event(line != snap.errors.end() ? *line : head + "did not answer");
   }
   std::vector<std::string> masters;
-  if (auto topo = cluster_->topology()) {
-    for (const redis::ClusterNode& m : (*topo)->masters()) masters.push_back(m.address());
-  }
+  if (auto listed = endpoint_.masters()) masters = std::move(*listed);
   for (const std::string& node : failing_nodes_) {
     if (!failing.count(node) && std::find(masters.begin(), masters.end(), node) != masters.end()) {
       event("node " + node + " answers again");
@@ -236,7 +222,7 @@ void RedisLiveSource::keep_unread(const probe::ProbeSnapshot& snap) {
   }
   const std::set<std::string> failing(snap.failed_nodes.begin(), snap.failed_nodes.end());
   const std::set<std::string> moving(snap.moving_keys.begin(), snap.moving_keys.end());
-  auto topo = cluster_->topology();
+  auto topo = endpoint_.cluster()->topology();  // keep_unread() runs on a cluster only
   for (auto it = kept_.begin(); it != kept_.end();) {
     Kept& k = it->second;
     const std::string& node = k.reading.node;
@@ -268,12 +254,12 @@ void RedisLiveSource::keep_unread(const probe::ProbeSnapshot& snap) {
     }
     if (k.owner != address) {
       k.owner = address;
-      k.owner_passes = cluster_probe_->passes(address);
+      k.owner_passes = probe_.passes(address);
       k.why = "its slot moved to " + address;
       ++it;
       continue;
     }
-    if (cluster_probe_->passes(address) >= k.owner_passes + 2) {
+    if (probe_.passes(address) >= k.owner_passes + 2) {
       it = kept_.erase(it);  // the new owner scanned its slots and does not have it
       continue;
     }
@@ -281,56 +267,46 @@ void RedisLiveSource::keep_unread(const probe::ProbeSnapshot& snap) {
   }
 }
 
-redis::Result<StreamRead> RedisLiveSource::read_streams(const std::map<std::string, std::string>& rules) {
-  if (cluster_) return read_streams_cluster(rules);
-  auto lease = pool_->acquire();
-  if (!lease) return lease.error();
-  return tail_.read(**lease, rules, limit_order_);
-}
-
 // Each master reads the streams of its slots in one pipeline. A master that fails is an error
 // line (its streams are read from their last id once it, or its successor, answers); a stream
 // redirected by a migration is read on its new owner at the next refresh.
-redis::Result<StreamRead> RedisLiveSource::read_streams_cluster(const std::map<std::string, std::string>& rules) {
-  auto topo = cluster_->topology();
-  if (!topo) return topo.error();
-  StreamRead all;
-  std::map<std::string, std::pair<redis::ClusterNode, std::map<std::string, std::string>>> by_node;
+redis::Result<StreamRead> RedisLiveSource::read_streams(const std::map<std::string, std::string>& rules) {
+  std::map<std::string, std::string> rule_of;  // stream key → rule
+  std::vector<std::string> keys;
   for (const auto& [rule, key] : rules) {
-    const redis::ClusterNode* owner = (*topo)->master_of(redis::cluster_slot(key));
-    if (owner == nullptr) {
-      all.errors.push_back(key + ": no master serves its slot");
-      continue;
-    }
-    auto& part = by_node[owner->address()];
-    part.first = *owner;
-    part.second.emplace(rule, key);
+    rule_of.emplace(key, rule);
+    keys.push_back(key);
   }
+  StreamRead all;
+  std::vector<std::string> unserved;
+  auto read = endpoint_.on_masters_of(
+      keys,
+      [&](redis::Connection& c, const std::string& node, const std::vector<std::string>& part) -> redis::Result<redis::Unit> {
+        std::map<std::string, std::string> part_rules;
+        for (const std::string& key : part) part_rules.emplace(rule_of.at(key), key);
+        auto r = tail_.read(c, part_rules, limit_order_);
+        if (!r) return r.error();
+        for (auto& d : r->backlog) all.backlog.push_back(std::move(d));
+        for (auto& d : r->fresh) all.fresh.push_back(std::move(d));
+        all.lagging += r->lagging;
+        for (auto& e : r->errors) {
+          if (endpoint_.note_redirect(e, node)) continue;  // moving: not an error of the stream
+          all.errors.push_back(std::move(e));
+        }
+        return redis::Unit{};
+      },
+      unserved);
+  if (!read) return read.error();
+  for (const std::string& key : unserved) all.errors.push_back(key + ": no master serves its slot");
   std::optional<redis::RedisError> last_error;
   std::size_t answered = 0;
-  for (const auto& [address, part] : by_node) {
-    redis::Result<StreamRead> r = StreamRead{};
-    {
-      auto lease = cluster_->lease(part.first);
-      r = lease ? tail_.read(**lease, part.second, limit_order_) : redis::Result<StreamRead>(lease.error());
-    }  // the lease goes back before a map read, which may need this node's connection
-    if (!r) {
-      all.errors.push_back("node " + address + ": " + r.error().message);
-      if (r.error().breaks_connection()) cluster_->note_unreachable();
-      last_error = r.error();
+  for (const redis::NodeResult& n : *read) {
+    if (n.result) {
+      ++answered;
       continue;
     }
-    ++answered;
-    for (auto& d : r->backlog) all.backlog.push_back(std::move(d));
-    for (auto& d : r->fresh) all.fresh.push_back(std::move(d));
-    all.lagging += r->lagging;
-    for (auto& e : r->errors) {
-      if (auto ce = redis::parse_cluster_error(e, part.first.host)) {
-        cluster_->note(*ce);  // moving: not an error of the stream
-        continue;
-      }
-      all.errors.push_back(std::move(e));
-    }
+    all.errors.push_back(n.result.error().message);
+    last_error = n.result.error();
   }
   if (answered == 0 && last_error) return *last_error;
   by_time(all.backlog);

@@ -34,10 +34,8 @@
 #include <string>
 #include <vector>
 
-#include "core/probe/cluster_probe.h"
-#include "core/probe/redis_probe.h"
-#include "core/redis/cluster_client.h"
-#include "core/redis/pool.h"
+#include "core/probe/endpoint_probe.h"
+#include "core/redis/endpoint.h"
 #include "core/sources/decision_stream_tail.h"
 #include "core/sources/live_source.h"
 
@@ -118,16 +116,13 @@ class RedisLiveSource final : public LiveSource {
   void keep_unread(const probe::ProbeSnapshot& snap);
   void record(const probe::ProbeSnapshot& snap, std::int64_t t);
   redis::Result<StreamRead> read_streams(const std::map<std::string, std::string>& rules);
-  redis::Result<StreamRead> read_streams_cluster(const std::map<std::string, std::string>& rules);
   void tail(std::int64_t t, const std::vector<probe::KeyReading>& keys);
   void event(std::string text);
 
   RedisLiveOptions options_;
   Clock& clock_;  // not const: a cluster client may wait on it
-  std::unique_ptr<redis::ConnectionPool> pool_;  // one server
-  std::unique_ptr<probe::RedisProbe> probe_;
-  std::unique_ptr<redis::ClusterClient> cluster_;  // a Redis Cluster
-  std::unique_ptr<probe::ClusterProbe> cluster_probe_;
+  redis::Endpoint endpoint_;  // one server or a Redis Cluster
+  probe::EndpointProbe probe_;
   std::map<std::string, Kept> kept_;               // key → kept reading (cluster)
   std::set<std::string> failing_nodes_;            // masters that failed the last refresh
   std::vector<std::string> masters_;               // the masters of the last refresh

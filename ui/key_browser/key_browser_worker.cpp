@@ -18,8 +18,7 @@ KeyBrowserWorker::~KeyBrowserWorker() = default;
 
 void KeyBrowserWorker::setTarget(const QString& url, const QString& profiles,
                                  const QString& match) {
-  m_conn.reset();
-  m_cluster.reset();
+  m_endpoint.reset();
   m_browser.reset();
   m_url.reset();
   m_match = match;
@@ -39,12 +38,9 @@ void KeyBrowserWorker::setTarget(const QString& url, const QString& profiles,
   }
   for (auto& p : probe::builtin_profiles()) m_profiles.push_back(std::move(p));
   m_url = std::move(*parsed);
-  if (m_url->cluster()) {
-    redis::ClusterOptions co;
-    co.connect = browser_timeouts();
-    co.reconnect.max = std::chrono::seconds(2);
-    m_cluster = std::make_unique<redis::ClusterClient>(*m_url, co, SteadyClock::instance());
-  }
+  redis::EndpointOptions eo = redis::EndpointOptions::with(browser_timeouts());
+  eo.reconnect.max = std::chrono::seconds(2);
+  m_endpoint = std::make_unique<redis::Endpoint>(*m_url, eo, SteadyClock::instance());
   rebuild();
   refresh();
 }
@@ -62,36 +58,10 @@ void KeyBrowserWorker::rebuild() {
   m_browser = std::make_unique<probe::KeyBrowser>(m_profiles, o);
 }
 
-redis::Connection* KeyBrowserWorker::connection(QString& error_kind, QString& error) {
-  if (m_conn && m_conn->usable()) return m_conn.get();
-  m_conn.reset();
-  auto c = redis::Connection::open(*m_url, browser_timeouts());
-  if (!c) {
-    error_kind = qs(std::string(redis::to_string(c.error().kind)));
-    error = qs(c.error().message);
-    return nullptr;
-  }
-  m_conn = std::make_unique<redis::Connection>(std::move(c).value());
-  return m_conn.get();
-}
-
 void KeyBrowserWorker::refresh() {
   if (!m_url || !m_browser) return;
-  redis::Result<probe::KeyListing> listing = probe::KeyListing{};
-  if (m_cluster) {
-    listing = m_browser->refresh(*m_cluster);  // the client reconnects each master itself
-  } else {
-    QString kind;
-    QString error;
-    redis::Connection* c = connection(kind, error);
-    if (c == nullptr) {
-      emit failed(kind, error, QString());
-      return;
-    }
-    listing = m_browser->refresh(*c);
-  }
+  auto listing = m_browser->refresh(*m_endpoint);  // the endpoint reconnects itself
   if (!listing) {
-    if (listing.error().breaks_connection()) m_conn.reset();
     emit failed(qs(std::string(redis::to_string(listing.error().kind))),
                 qs(listing.error().message), QString());
     return;
@@ -103,21 +73,8 @@ void KeyBrowserWorker::inspect(const QString& key) {
   if (!m_url || !m_browser) return;
   const std::string k = key.toStdString();
   const probe::LimiterProfile* profile = probe::match_profile(m_browser->profiles(), k);
-  redis::Result<probe::RawKey> raw = probe::RawKey{};
-  if (m_cluster) {
-    raw = probe::inspect_key(*m_cluster, k, profile);
-  } else {
-    QString kind;
-    QString error;
-    redis::Connection* c = connection(kind, error);
-    if (c == nullptr) {
-      emit failed(kind, error, key);
-      return;
-    }
-    raw = probe::inspect_key(*c, k, profile);
-  }
+  auto raw = probe::inspect_key(*m_endpoint, k, profile);
   if (!raw) {
-    if (raw.error().breaks_connection()) m_conn.reset();
     emit failed(qs(std::string(redis::to_string(raw.error().kind))), qs(raw.error().message), key);
     return;
   }

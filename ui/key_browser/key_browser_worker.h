@@ -1,6 +1,6 @@
 #pragma once
-// The key browser's I/O, on its own thread: one Redis connection (reopened after a failure),
-// or on a redis+cluster:// URL a cluster client (a connection per master), a KeyBrowser for
+// The key browser's I/O, on its own thread: a redis::Endpoint (one connection to the server,
+// or one per master of a redis+cluster:// URL, reopened after a failure), a KeyBrowser for
 // the listing (budgeted SCAN, pipelined reads, sampled MEMORY USAGE) and raw reads of one key. Results go back as queued signals; nothing here touches a widget.
 
 #include <QObject>
@@ -9,7 +9,7 @@
 #include <optional>
 
 #include "core/probe/key_inspect.h"
-#include "core/redis/cluster_client.h"
+#include "core/redis/endpoint.h"
 #include "core/redis/connection.h"
 
 namespace limitscope::ui {
@@ -42,15 +42,13 @@ class KeyBrowserWorker : public QObject {
   void failed(const QString& kind, const QString& message, const QString& key);
 
  private:
-  redis::Connection* connection(QString& error_kind, QString& error);
   void rebuild();
 
   std::optional<redis::RedisUrl> m_url;
   std::vector<probe::LimiterProfile> m_profiles;
   QString m_match;
   std::unique_ptr<probe::KeyBrowser> m_browser;
-  std::unique_ptr<redis::Connection> m_conn;
-  std::unique_ptr<redis::ClusterClient> m_cluster;  ///< a cluster URL's client (else null)
+  std::unique_ptr<redis::Endpoint> m_endpoint;
 };
 
 }  // namespace limitscope::ui
