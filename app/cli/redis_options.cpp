@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "app/cli/redis_flags.h"
 #include "core/limiter/rate.h"
 #include "core/redis/redis_password.h"
 
@@ -14,9 +15,13 @@ std::vector<OptionSpec> redis_option_specs() {
       {"redis", "URL", "redis://[user:password@]host:port/db, unix:///path or redis+cluster://host:port,host:port"},
       redis_password_file_spec(),
       {"rule", "NAME", "the rule (its config hash is <prefix>{NAME}:config)"},
-      {"prefix", "P", "key prefix (default limitscope:)"},
-      {"timeout", "D", "connect and command timeout (default 500ms)"},
-      {"failure-mode", "M", "fail-open (default) or fail-closed when Redis cannot decide"},
+      {"redis-prefix", "P", "key prefix (default limitscope:); --prefix is the same"},
+      {"redis-timeout", "D", "connect and command timeout (default 500ms, as the gateway's); --timeout is the same"},
+      {"redis-failure-mode", "M",
+       "fail-open (default) or fail-closed when Redis cannot decide; --failure-mode is the same"},
+      {"prefix", "P", "older spelling of --redis-prefix"},
+      {"timeout", "D", "older spelling of --redis-timeout"},
+      {"failure-mode", "M", "older spelling of --redis-failure-mode"},
   };
 }
 
@@ -27,47 +32,27 @@ OptionSpec redis_password_file_spec() {
 }
 
 Expected<redis::RedisUrl> parse_redis_url_option(const Args& args) {
-  const auto text = args.get("redis");
-  if (!text) return make_error("--redis URL is required");
-  auto parsed = redis::parse_redis_url(*text);
-  if (!parsed) return make_error("--redis: " + parsed.error());
-  if (auto why = redis::apply_password_source(*parsed, args.get("redis-password-file"),
-                                              std::getenv(redis::kPasswordEnv))) {
-    return make_error("--redis: " + *why);
-  }
-  return std::move(parsed).value();
+  redis::ClientOptionText text;
+  if (auto url = args.get("redis")) text.url = redis::GivenOption{"--redis", *url};
+  if (auto file = args.get("redis-password-file")) text.password_file = redis::GivenOption{"--redis-password-file", *file};
+  auto parsed = redis::parse_client_options(text, std::getenv(redis::kPasswordEnv), true);
+  if (!parsed) return make_error(parsed.error());
+  return std::move(parsed->url);
 }
 
 Expected<RedisOptions> parse_redis_options(const Args& args, bool require_url) {
+  auto text = redis_option_text(args, true);
+  if (!text) return make_error(text.error());
+  auto shared = redis::parse_client_options(*text, std::getenv(redis::kPasswordEnv), require_url);
+  if (!shared) return make_error(shared.error());
   RedisOptions o;
-  if (args.get("redis")) {
-    auto parsed = parse_redis_url_option(args);
-    if (!parsed) return make_error(parsed.error());
-    o.url = std::move(parsed).value();
-  } else if (args.get("redis-password-file")) {
-    return make_error("--redis-password-file needs --redis URL");
-  } else if (require_url) {
-    return make_error("--redis URL is required");
-  }
-  if (auto prefix = args.get("prefix")) o.schema = redis::KeySchema(*prefix);
-  if (auto why = o.schema.check_prefix()) return make_error("--prefix: " + *why);
+  o.url = std::move(shared->url);
+  o.schema = std::move(shared->schema);
+  o.connect = shared->connect;
+  o.failure = shared->failure;
   if (auto rule = args.get("rule")) {
     if (auto why = redis::KeySchema::check_rule(*rule)) return make_error("--rule: " + *why);
     o.rule = *rule;
-  }
-  if (auto t = args.get("timeout")) {
-    auto d = parse_duration(*t);
-    if (!d) return make_error("--timeout: " + d.error());
-    if (*d < std::chrono::milliseconds(1) || *d > std::chrono::minutes(1)) {
-      return make_error("--timeout '" + *t + "': must be between 1ms and 1m");
-    }
-    o.connect.connect_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
-    o.connect.command_timeout = o.connect.connect_timeout;
-  }
-  if (auto m = args.get("failure-mode")) {
-    auto mode = redis::parse_failure_mode(*m);
-    if (!mode) return make_error("--failure-mode: " + mode.error());
-    o.failure.mode = *mode;
   }
   return o;
 }

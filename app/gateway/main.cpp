@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "app/cli/args.h"
+#include "app/cli/redis_flags.h"
 #include "app/gateway/gateway_server.h"
 #include "core/common/version.h"
 #include "core/gateway/chat_gateway.h"
@@ -23,8 +24,8 @@
 #include "core/gateway/unlimited_admission.h"
 #include "core/limiter/policy.h"
 #include "core/limiter/rate.h"
-#include "core/redis/cluster_client.h"
-#include "core/redis/cluster_limiter.h"
+#include "core/redis/decision_backend.h"
+#include "core/redis/endpoint.h"
 #include "core/redis/redis_password.h"
 #include "core/redis/redis_url.h"
 
@@ -78,7 +79,7 @@ int main(int argc, char** argv) {
        {"redis-failure-mode", "MODE",
         "when Redis cannot decide: fail-open (default; X-Circuit-Open) or fail-closed (503)"},
        {"redis-prefix", "P", "prefix of the limiter's Redis keys (default: the core's)"},
-       {"redis-timeout", "DURATION", "Redis connect and command timeout (default 100ms)"},
+       {"redis-timeout", "DURATION", "Redis connect and command timeout (default 500ms, as the CLI's)"},
        {"redis-batch-window", "DURATION",
         "coalesce concurrent decisions of a rule into one Redis round trip: the longest a decision "
         "waits to be sent while a batch is in flight (default 500us, at most 10ms; 0: every "
@@ -137,36 +138,17 @@ int main(int argc, char** argv) {
   }
   std::optional<redis::RedisUrl> redis_url;
   gateway::RedisAdmissionOptions redis_options;
-  redis::PoolOptions pool_options;
-  if (auto url = args.get("redis")) {
-    auto parsed = redis::parse_redis_url(*url);
-    if (!parsed) return usage_error("--redis: " + parsed.error());
-    redis_url = *parsed;
-    if (auto why = redis::apply_password_source(*redis_url, args.get("redis-password-file"),
-                                                std::getenv(redis::kPasswordEnv))) {
-      return usage_error("--redis: " + *why);
-    }
-    if (auto m = args.get("redis-failure-mode")) {
-      auto mode = redis::parse_failure_mode(*m);
-      if (!mode) return usage_error("--redis-failure-mode " + *m + ": " + mode.error());
-      redis_options.failure.mode = *mode;
-    }
-    if (auto prefix = args.get("redis-prefix")) {
-      redis_options.schema = redis::KeySchema(*prefix);
-      if (auto why = redis_options.schema.check_prefix())
-        return usage_error("--redis-prefix " + *prefix + ": " + *why);
-    }
-    pool_options.connect.connect_timeout = std::chrono::milliseconds(100);
-    pool_options.connect.command_timeout = std::chrono::milliseconds(100);
-    if (auto t = args.get("redis-timeout")) {
-      auto d = parse_duration(*t);
-      if (!d || *d < std::chrono::milliseconds(1) || *d > std::chrono::minutes(1)) {
-        return usage_error("--redis-timeout " + *t + ": expected a duration between 1ms and 1m");
-      }
-      pool_options.connect.connect_timeout =
-          std::chrono::duration_cast<std::chrono::milliseconds>(*d);
-      pool_options.connect.command_timeout = pool_options.connect.connect_timeout;
-    }
+  redis::ConnectOptions connect;
+  if (args.get("redis")) {
+    // The Redis options the CLI shares (core/redis/client_options.h), under their --redis-* names.
+    auto text = cli::redis_option_text(args, false);
+    if (!text) return usage_error(text.error());
+    auto shared = redis::parse_client_options(*text, std::getenv(redis::kPasswordEnv), true);
+    if (!shared) return usage_error(shared.error());
+    redis_url = shared->url;
+    redis_options.failure.mode = shared->failure.mode;
+    redis_options.schema = shared->schema;
+    connect = shared->connect;
     if (auto w = args.get("redis-batch-window")) {
       if (*w == "0" || *w == "0s" || *w == "0ms" || *w == "0us") {
         redis_options.batch_window = std::chrono::microseconds{0};
@@ -287,9 +269,8 @@ int main(int argc, char** argv) {
   const std::string limiter_mode = args.get("limiter").value_or(redis_url ? "redis" : "in-process");
   if (redis_url && limiter_mode != "redis")
     return usage_error("--limiter " + limiter_mode + " and --redis exclude each other");
-  std::unique_ptr<redis::ConnectionPool> pool;  // these three outlive the backend using them
-  std::unique_ptr<redis::ClusterClient> cluster;
-  std::unique_ptr<redis::ClusterLimiter> cluster_limiter;
+  std::unique_ptr<redis::Endpoint> endpoint;  // these two outlive the backend using them
+  std::unique_ptr<redis::DecisionBackend> decisions;
   gateway::GatewayMetrics metrics(max_series);  // before the backend, which reports to it
   std::unique_ptr<gateway::AdmissionBackend> backend;
   if (limiter_mode == "redis") {
@@ -300,28 +281,19 @@ int main(int argc, char** argv) {
     };
     if (!redis_url) return usage_error("--limiter redis needs --redis URL");
     if (auto err = gateway::RedisAdmission::check_policy(policy)) return usage_error(*err);
-    pool_options.size = std::max<std::size_t>(4, server_options.threads);
     auto log = [](const std::string& line) { log_line(line); };
-    std::unique_ptr<gateway::RedisAdmission> redis_backend;
-    if (redis_url->cluster()) {
-      redis::ClusterOptions co;
-      co.connections_per_node = pool_options.size;  // opened on demand, as the single pool's
-      co.connect = pool_options.connect;
-      // TRYAGAIN/CLUSTERDOWN (a migration, a failover) are retried within the Redis timeout;
-      // after it the failure policy decides, as for a server that does not answer in time.
-      co.retry_budget = pool_options.connect.command_timeout;
-      redis_options.decision_deadline = pool_options.connect.command_timeout;
-      cluster = std::make_unique<redis::ClusterClient>(*redis_url, co, SteadyClock::instance());
-      cluster_limiter = std::make_unique<redis::ClusterLimiter>(*cluster, redis::RedisLimiter(redis_options.schema));
-      redis_backend = std::make_unique<gateway::RedisAdmission>(std::move(policy), *cluster_limiter, redis_options,
-                                                                SteadyClock::instance(), log);
-    } else {
-      // A decision the server runs after the gateway gave up on it charges nothing.
-      redis_options.decision_deadline = pool_options.connect.command_timeout;
-      pool = std::make_unique<redis::ConnectionPool>(*redis_url, pool_options, SteadyClock::instance());
-      redis_backend = std::make_unique<gateway::RedisAdmission>(std::move(policy), *pool, redis_options,
-                                                                SteadyClock::instance(), log);
-    }
+    // Connections to the server, or per master (opened on demand). On a cluster TRYAGAIN and
+    // CLUSTERDOWN (a migration, a failover) are retried within the Redis timeout; after it the
+    // failure policy decides, as for a server that does not answer in time.
+    redis::EndpointOptions endpoint_options =
+        redis::EndpointOptions::with(connect, std::max<std::size_t>(4, server_options.threads));
+    endpoint_options.retry_budget = connect.command_timeout;
+    // A decision the server runs after the gateway gave up on it charges nothing.
+    redis_options.decision_deadline = connect.command_timeout;
+    endpoint = std::make_unique<redis::Endpoint>(*redis_url, endpoint_options, SteadyClock::instance());
+    decisions = endpoint->decisions(redis::RedisLimiter(redis_options.schema));
+    auto redis_backend = std::make_unique<gateway::RedisAdmission>(std::move(policy), *decisions, redis_options,
+                                                                   SteadyClock::instance(), log);
     if (auto err = redis_backend->sync_rules()) {
       std::cerr << kProgram << ": cannot write the policy's rules to Redis: " << err->c_str()
                 << "\n";
@@ -355,7 +327,7 @@ int main(int argc, char** argv) {
   auto port = server.bind();
   if (!port) return usage_error(port.error());
   std::cout << "listening on " << server_options.host << ":" << *port << std::endl;
-  log_line("backend " + std::string(backend->name()) + (pool ? " " + pool->peer() : std::string()) +
+  log_line("backend " + std::string(backend->name()) + (endpoint ? " " + endpoint->peer() : std::string()) +
            ", policy " + backend->policy()->source + ", " +
            (server_options.mock_upstream ? "mock upstream" : "upstream " + *args.get("upstream")));
 
