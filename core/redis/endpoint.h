@@ -111,6 +111,7 @@ class Endpoint {
                                                 std::vector<std::string>& unserved);
   /// A per-key error text that `node` answered inside a batch: a redirection (MOVED, ASK,
   /// TRYAGAIN, CLUSTERDOWN) is counted and MOVED patches the slot map.
+  /// Call it after the call has returned its connection: a map read may need that node's.
   /// @return true when it was one (a key on the move, not a failure of the key)
   bool note_redirect(std::string_view error, const std::string& node);
 

@@ -279,6 +279,7 @@ redis::Result<StreamRead> RedisLiveSource::read_streams(const std::map<std::stri
   }
   StreamRead all;
   std::vector<std::string> unserved;
+  std::vector<std::pair<std::string, std::string>> key_errors;  // (node, error), noted after the call
   auto read = endpoint_.on_masters_of(
       keys,
       [&](redis::Connection& c, const std::string& node, const std::vector<std::string>& part) -> redis::Result<redis::Unit> {
@@ -289,14 +290,15 @@ redis::Result<StreamRead> RedisLiveSource::read_streams(const std::map<std::stri
         for (auto& d : r->backlog) all.backlog.push_back(std::move(d));
         for (auto& d : r->fresh) all.fresh.push_back(std::move(d));
         all.lagging += r->lagging;
-        for (auto& e : r->errors) {
-          if (endpoint_.note_redirect(e, node)) continue;  // moving: not an error of the stream
-          all.errors.push_back(std::move(e));
-        }
+        for (auto& e : r->errors) key_errors.emplace_back(node, std::move(e));
         return redis::Unit{};
       },
       unserved);
   if (!read) return read.error();
+  for (auto& [node, e] : key_errors) {
+    if (endpoint_.note_redirect(e, node)) continue;  // moving: not an error of the stream
+    all.errors.push_back(std::move(e));
+  }
   for (const std::string& key : unserved) all.errors.push_back(key + ": no master serves its slot");
   std::optional<redis::RedisError> last_error;
   std::size_t answered = 0;
