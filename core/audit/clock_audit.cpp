@@ -90,6 +90,9 @@ Expected<std::vector<RedisClockReading>> read_redis_clocks(const redis::RedisUrl
     return redis::Unit{};
   });
   if (!each) return make_error(each.error().message);
+  // One server that cannot be read is the audit's error (docs/audits.md: exit 2), as the
+  // cluster's map is; only a cluster's master is a reading with `error`.
+  if (!url.cluster() && !each->front().result) return make_error(each->front().result.error().message);
   std::vector<RedisClockReading> out;
   for (const redis::NodeResult& n : *each) {
     RedisClockReading r;

@@ -68,8 +68,8 @@ struct RedisClockReading {
 
 /// Reads TIME of the server of a redis:// URL, or of every master of a redis+cluster:// URL
 /// (each decision runs on its key's master, with that master's clock; a failover or a slot
-/// migration moves a key to another master's clock). Error: the cluster's map cannot be read;
-/// a server or master that does not answer is a reading with `error` ("node host:port: why").
+/// migration moves a key to another master's clock). Errors: the server, or the cluster's map,
+/// cannot be read; a master that does not answer is a reading with `error` ("node host:port: why").
 /// @param clock the workstation's wall clock, and the pacing of a cluster's retries
 Expected<std::vector<RedisClockReading>> read_redis_clocks(const redis::RedisUrl& url,
                                                            const redis::ConnectOptions& connect,
