@@ -84,7 +84,7 @@ std::vector<KeyRow> key_rows(int rows, int i) {
     r.algorithm = "token_bucket";
     r.parameters = "capacity 60, 1/s";
     r.capacity = 60;
-    const int moved = (k % 20 == i % 20) ? i : i - (i - k) % 20;  // the tick it last moved
+    const int moved = i - ((i - k) % 20 + 20) % 20;  // the last tick t <= i with t = k (mod 20)
     r.level = 0.5 + 0.45 * std::sin(static_cast<double>(k) * 0.37 + moved * 0.01);
     r.requests_per_s = 1.0 + (k % 7);
     r.rejected_per_s = r.level < 0.1 ? 2.0 : 0.0;

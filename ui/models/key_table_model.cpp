@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <numeric>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 
 #include "ui/amounts.h"
@@ -19,9 +20,18 @@ const QString kNotReported = QStringLiteral("—");
 
 KeyTableModel::KeyTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
+namespace {
+
+/// What tells a row apart, in one place for identity() and sameIdentity(). The algorithm tells
+/// apart the per-tier rows of two sources ("gateway metrics", "prometheus").
+auto identity_fields(const KeyRow& r) { return std::tie(r.api_key, r.tier, r.model, r.limit, r.node, r.algorithm); }
+
+}  // namespace
+
 std::string KeyTableModel::identity(const KeyRow& r) {
-  // The algorithm tells apart the per-tier rows of two sources ("gateway metrics", "prometheus").
-  return r.api_key + '\x1f' + r.tier + '\x1f' + r.model + '\x1f' + r.limit + '\x1f' + r.node + '\x1f' + r.algorithm;
+  std::string id;
+  std::apply([&](const auto&... field) { ((id += field, id += '\x1f'), ...); }, identity_fields(r));
+  return id;
 }
 
 QString KeyTableModel::displayName(const KeyRow& r) {
@@ -67,8 +77,7 @@ void for_each_run_backwards(const std::vector<bool>& marked, F f) {
 }  // namespace
 
 bool KeyTableModel::sameIdentity(const KeyRow& a, const KeyRow& b) {
-  return a.api_key == b.api_key && a.tier == b.tier && a.model == b.model && a.limit == b.limit && a.node == b.node &&
-         a.algorithm == b.algorithm;
+  return identity_fields(a) == identity_fields(b);
 }
 
 void KeyTableModel::setRows(const std::vector<KeyRow>& rows) {
@@ -164,21 +173,22 @@ void KeyTableModel::reorder() {
   std::iota(order.begin(), order.end(), 0);
   // Figures compare as numbers (what SortRole holds); text columns by their text. Stable, so
   // equal rows keep their places and a refresh does not shuffle them.
-  const bool ascending = m_sortOrder == Qt::AscendingOrder;
+  const auto stable_order_by = [&](const auto& key) {
+    const bool ascending = m_sortOrder == Qt::AscendingOrder;
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+      const auto& ka = key[static_cast<std::size_t>(a)];
+      const auto& kb = key[static_cast<std::size_t>(b)];
+      return ascending ? ka < kb : kb < ka;
+    });
+  };
   if (sortNumber(m_rows[0], m_sortColumn)) {
     std::vector<double> key(n);
     for (std::size_t i = 0; i < n; ++i) key[i] = *sortNumber(m_rows[i], m_sortColumn);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-      return ascending ? key[static_cast<std::size_t>(a)] < key[static_cast<std::size_t>(b)]
-                       : key[static_cast<std::size_t>(b)] < key[static_cast<std::size_t>(a)];
-    });
+    stable_order_by(key);
   } else {
     std::vector<QString> key(n);
     for (std::size_t i = 0; i < n; ++i) key[i] = data(index(static_cast<int>(i), m_sortColumn), SortRole).toString();
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-      return ascending ? key[static_cast<std::size_t>(a)] < key[static_cast<std::size_t>(b)]
-                       : key[static_cast<std::size_t>(b)] < key[static_cast<std::size_t>(a)];
-    });
+    stable_order_by(key);
   }
   bool moved = false;
   for (std::size_t i = 0; i < n && !moved; ++i) moved = order[i] != static_cast<int>(i);
