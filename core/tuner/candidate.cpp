@@ -80,8 +80,12 @@ std::size_t sweep_state_bytes(const Trace& trace, const SweepSpec& spec) {
 }
 
 std::pair<SweepAxis, SweepAxis> suggest_axes(const Trace& trace, Algorithm algorithm, int steps) {
-  const FirstGuess g = first_guess(trace, algorithm);
-  const double big = std::max(1.0, largest_cost(trace));
+  return suggest_axes(first_guess(trace, algorithm), largest_cost(trace), steps);
+}
+
+std::pair<SweepAxis, SweepAxis> suggest_axes(const FirstGuess& g, double largest, int steps) {
+  const Algorithm algorithm = g.params.algorithm;
+  const double big = std::max(1.0, largest);
   steps = std::clamp(steps, 1, 4096);
   const auto axis = [steps](double lo, double hi) {
     return SweepAxis{lo, std::max(hi, lo * 2), steps, Spacing::log};

@@ -12,6 +12,7 @@
 
 #include "core/limiter/limit_params.h"
 #include "core/redis/rule_config.h"
+#include "core/tuner/first_guess.h"
 #include "core/tuner/replay.h"
 #include "core/tuner/sweep.h"
 #include "core/tuner/trace.h"
@@ -41,6 +42,9 @@ std::size_t sweep_state_bytes(const Trace& trace, const SweepSpec& spec);
 /// 8 times; for windows, 1 s to 10 min and limits from a second's share of the guessed
 /// per-minute limit to ten times it.
 std::pair<SweepAxis, SweepAxis> suggest_axes(const Trace& trace, Algorithm algorithm, int steps);
+/// The same axes from a first guess already made (first_guess(trace, guess.params.algorithm))
+/// and the trace's largest_cost(), without another pass over the trace.
+std::pair<SweepAxis, SweepAxis> suggest_axes(const FirstGuess& guess, double largest, int steps);
 
 /// What applying a candidate to a rule would change.
 struct ChangePreview {

@@ -40,7 +40,7 @@ TraceFacts study_trace(const Trace& trace, Algorithm algorithm, int x_steps) {
   f.largest_cost = largest_cost(trace);
   f.algorithm = algorithm;
   f.first_guess = first_guess(trace, algorithm);
-  f.axes = suggest_axes(trace, algorithm, x_steps);
+  f.axes = suggest_axes(f.first_guess, f.largest_cost, x_steps);  // no second first guess
   return f;
 }
 
