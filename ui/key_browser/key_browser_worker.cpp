@@ -20,7 +20,6 @@ void KeyBrowserWorker::setTarget(const QString& url, const QString& profiles,
                                  const QString& match) {
   m_endpoint.reset();
   m_browser.reset();
-  m_url.reset();
   m_match = match;
   auto parsed = redis::parse_redis_url(url.toStdString());
   if (!parsed) {
@@ -37,17 +36,16 @@ void KeyBrowserWorker::setTarget(const QString& url, const QString& profiles,
     m_profiles = std::move(*loaded);
   }
   for (auto& p : probe::builtin_profiles()) m_profiles.push_back(std::move(p));
-  m_url = std::move(*parsed);
   redis::EndpointOptions eo = redis::EndpointOptions::with(browser_timeouts());
   eo.reconnect.max = std::chrono::seconds(2);
-  m_endpoint = std::make_unique<redis::Endpoint>(*m_url, eo, SteadyClock::instance());
+  m_endpoint = std::make_unique<redis::Endpoint>(*parsed, eo, SteadyClock::instance());
   rebuild();
   refresh();
 }
 
 void KeyBrowserWorker::setMatch(const QString& match) {
   m_match = match;
-  if (!m_url) return;
+  if (!m_endpoint) return;
   rebuild();
   refresh();
 }
@@ -59,7 +57,7 @@ void KeyBrowserWorker::rebuild() {
 }
 
 void KeyBrowserWorker::refresh() {
-  if (!m_url || !m_browser) return;
+  if (!m_endpoint || !m_browser) return;
   auto listing = m_browser->refresh(*m_endpoint);  // the endpoint reconnects itself
   if (!listing) {
     emit failed(qs(std::string(redis::to_string(listing.error().kind))),
@@ -70,7 +68,7 @@ void KeyBrowserWorker::refresh() {
 }
 
 void KeyBrowserWorker::inspect(const QString& key) {
-  if (!m_url || !m_browser) return;
+  if (!m_endpoint || !m_browser) return;
   const std::string k = key.toStdString();
   const probe::LimiterProfile* profile = probe::match_profile(m_browser->profiles(), k);
   auto raw = probe::inspect_key(*m_endpoint, k, profile);

@@ -6,7 +6,6 @@
 #include <QObject>
 #include <QString>
 #include <memory>
-#include <optional>
 
 #include "core/probe/key_inspect.h"
 #include "core/redis/endpoint.h"
@@ -44,11 +43,10 @@ class KeyBrowserWorker : public QObject {
  private:
   void rebuild();
 
-  std::optional<redis::RedisUrl> m_url;
   std::vector<probe::LimiterProfile> m_profiles;
   QString m_match;
   std::unique_ptr<probe::KeyBrowser> m_browser;
-  std::unique_ptr<redis::Endpoint> m_endpoint;
+  std::unique_ptr<redis::Endpoint> m_endpoint;  ///< null until a target is set
 };
 
 }  // namespace limitscope::ui
