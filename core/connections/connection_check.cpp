@@ -1,8 +1,8 @@
 #include "core/connections/connection_check.h"
 
-#include <cstdio>
 #include <set>
 
+#include "core/common/number_format.h"
 #include "core/probe/limiter_profile.h"
 #include "core/probe/metrics_scrape.h"
 #include "core/probe/prometheus_client.h"
@@ -21,12 +21,6 @@ CheckResult failure(std::string kind, std::string message) {
 
 CheckResult redis_failure(const redis::RedisError& e) {
   return failure(std::string(redis::to_string(e.kind)), e.message);
-}
-
-std::string fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
 }
 
 // "redis_version:7.0.15" out of INFO server.
@@ -116,12 +110,12 @@ CheckResult check_redis(const ResolvedConnection& t, const CheckOptions& o, Cloc
   const bool cluster = endpoint.is_cluster();
   CheckResult res;
   res.ok = true;
-  res.message = "PING " + fixed(slowest_ping_ms, 1) + " ms" + (cluster ? " (slowest master)" : "") +
+  res.message = "PING " + fixed_text(slowest_ping_ms, 1) + " ms" + (cluster ? " (slowest master)" : "") +
                 (version.empty() ? "" : " · Redis " + version) +
                 (cluster ? " · cluster of " + std::to_string(masters) + " masters" : "") +
                 (covered == redis::kClusterSlotCount ? "" : ", " + std::to_string(covered) + " of 16384 slots served") +
                 " · " + keys_text(tally, match, cluster ? " over all masters" : "");
-  res.figures = {{"ping_ms", fixed(slowest_ping_ms, 3)}, {"redis_version", version}};
+  res.figures = {{"ping_ms", fixed_text(slowest_ping_ms, 3)}, {"redis_version", version}};
   if (cluster) {
     res.figures.emplace_back("masters", std::to_string(masters));
     res.figures.emplace_back("slots_covered", std::to_string(covered));

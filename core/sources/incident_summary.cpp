@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <ctime>
 #include <map>
 #include <tuple>
 
+#include "core/common/number_format.h"
 #include "core/sources/alert_groups.h"
 
 namespace limitscope {
@@ -24,12 +24,6 @@ std::string utc(std::int64_t t_ms, const char* format) {
 // "10:42:13" (UTC): what an incident channel compares across teams.
 std::string hms(std::int64_t t_ms) { return utc(t_ms, "%H:%M:%S"); }
 std::string date_hms(std::int64_t t_ms) { return utc(t_ms, "%Y-%m-%d %H:%M:%S"); }
-
-std::string fixed(double v, int decimals) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
 
 // A Markdown table cell: pipes and line breaks would break the row.
 std::string cell(const std::string& text) {
@@ -76,7 +70,7 @@ void protection(std::string& md, const DashboardSnapshot& s) {
   }
   for (const auto& iv : p.intervals) {
     md += "- **" + std::string(iv.end_ms ? "failed open " : "UNPROTECTED since ") + hms(iv.start_ms) +
-          (iv.end_ms ? "–" + hms(*iv.end_ms) : std::string()) + "**: " + fixed(iv.admitted_unchecked, 0) +
+          (iv.end_ms ? "–" + hms(*iv.end_ms) : std::string()) + "**: " + fixed_text(iv.admitted_unchecked, 0) +
           " request(s) admitted without a limit check\n";
   }
 }
@@ -108,10 +102,10 @@ void keys(std::string& md, const DashboardSnapshot& s, std::size_t max_keys) {
   md += "|---|---|---|---:|---:|---:|\n";
   for (std::size_t i = 0; i < rows.size() && i < max_keys; ++i) {
     const KeyRow& r = *rows[i];
-    const std::string level = r.capacity > 0 ? fixed(r.level * 100, 1) + "%" : "—";
+    const std::string level = r.capacity > 0 ? fixed_text(r.level * 100, 1) + "%" : "—";
     md += "| " + cell(row_name(r)) + " | " + cell(r.tier) + " | " + cell(r.model + (r.limit.empty() ? "" : " (" + r.limit + ")")) +
-          " | " + (r.peak_rejected_per_s ? fixed(*r.peak_rejected_per_s, 1) : "—") + " | " +
-          (r.rejected_in_view ? fixed(*r.rejected_in_view, 0) : "—") + " | " + level + " |\n";
+          " | " + (r.peak_rejected_per_s ? fixed_text(*r.peak_rejected_per_s, 1) : "—") + " | " +
+          (r.rejected_in_view ? fixed_text(*r.rejected_in_view, 0) : "—") + " | " + level + " |\n";
   }
   if (rows.size() > max_keys) md += "\n(" + std::to_string(rows.size() - max_keys) + " more key(s) refused)\n";
   // What the count cannot hold (docs/live-sources.md): the decisions Redis logged after the
@@ -162,7 +156,7 @@ std::string incident_summary_markdown(const DashboardSnapshot& s, const Incident
   md += "- **Time range:** " + date_hms(s.view.start_ms) + " – " + hms(s.view.end_ms) + " UTC\n";
   md += "- **Source:** " + s.source + " (" + s.connection + ")\n";
   if (s.protection.unprotected) {
-    md += "- **UNPROTECTED** since " + hms(s.protection.since_ms) + ": " + fixed(s.protection.admitted_unchecked, 0) +
+    md += "- **UNPROTECTED** since " + hms(s.protection.since_ms) + ": " + fixed_text(s.protection.admitted_unchecked, 0) +
           " request(s) admitted without a limit check\n";
   }
   if (!options.png_name.empty()) md += "\n![dashboard](" + options.png_name + ")\n";

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "core/common/number_format.h"
 
@@ -22,19 +21,14 @@ std::string number_text(double v, int digits) {
   if (v == 0) return "0";
   const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(v))));
   const int decimals = std::clamp(digits - 1 - magnitude, 0, 12);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  std::string s = buf;
+  std::string s = fixed_text(v, decimals);
   if (s.find('.') != std::string::npos) {
     while (s.back() == '0') s.pop_back();
     if (s.back() == '.') s.pop_back();
   }
   // Beyond `digits` significant digits an integer keeps its digits (9183 stays 9,183 only when
   // digits >= 4): round it to the significant ones.
-  if (decimals == 0 && magnitude + 1 > digits) {
-    std::snprintf(buf, sizeof buf, "%.0f", round_significant(v, digits));
-    s = buf;
-  }
+  if (decimals == 0 && magnitude + 1 > digits) s = fixed_text(round_significant(v, digits), 0);
   return grouped_digits(s);
 }
 
@@ -43,9 +37,7 @@ std::string percent_text(double ratio) {
   if (pct != 0 && std::fabs(pct) < 0.01) return pct > 0 ? "<0.01%" : ">-0.01%";
   // Two decimals below 10% (0.12%), else 3 significant digits, grouped.
   if (std::fabs(pct) < 10) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2f", pct);
-    std::string s = buf;
+    std::string s = fixed_text(pct, 2);
     while (s.back() == '0') s.pop_back();
     if (s.back() == '.') s.pop_back();
     return s + "%";
