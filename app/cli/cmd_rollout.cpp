@@ -12,13 +12,13 @@
 #include <chrono>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "app/cli/args.h"
 #include "app/cli/cmd_rollout.h"
 #include "app/cli/config_options.h"
 #include "app/cli/json_output.h"
 #include "app/cli/subcommands.h"
+#include "core/limiter/clock.h"
 #include "core/limiter/rate.h"
 #include "core/probe/rollout_guard.h"
 #include "core/redis/redis_limiter.h"
@@ -90,6 +90,8 @@ int drive(const Args& a, const std::string& command, const Target& t, const std:
   if (!guard) return usage_error(command, guard.error());
   const auto every = std::chrono::milliseconds(std::clamp<std::int64_t>((*first)->hold_ms / 5, 100, 5000));
   RolloutState s = **first;
+  SteadyClock& clock = SteadyClock::instance();
+  CancelToken never;
   while (s.active()) {
     auto next = on_rule<RolloutState>(t, [&](redis::Connection& c) -> redis::Result<RolloutState> {
       auto now = server_ms(c);
@@ -102,7 +104,7 @@ int drive(const Args& a, const std::string& command, const Target& t, const std:
     });
     if (!next) return redis_failure(command, next.error());
     s = *next;
-    if (s.active()) std::this_thread::sleep_for(every);
+    if (s.active()) clock.wait_until(clock.now() + every, never);
   }
   auto h = on_rule<std::vector<redis::RolloutEvent>>(t, [&](redis::Connection& c) { return redis::rollout_history(c, t.schema, t.rule, 50); });
   return finish(a, t.rule, s, h ? *h : std::vector<redis::RolloutEvent>{});
