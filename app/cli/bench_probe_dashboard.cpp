@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <map>
 #include <random>
-#include <thread>
 
 #include "core/redis/server_info.h"
 #include "core/sources/live_source_factory.h"
@@ -39,6 +38,7 @@ double ms_between(Nanos a, Nanos b) { return static_cast<double>((b - a).count()
 
 Expected<DashboardRunResult> run_dashboard(redis::Connection& admin, const DashboardRunOptions& o) {
   SteadyClock& clock = SteadyClock::instance();
+  CancelToken never;
   LiveSpec spec;
   spec.redis_url = o.url.empty() ? "redis://127.0.0.1:" + std::to_string(o.port) : o.url;
   spec.profiles_file = o.profiles_file;
@@ -89,8 +89,7 @@ Expected<DashboardRunResult> run_dashboard(redis::Connection& admin, const Dashb
       pending[key] = clock.now();
       ++next_empty;
     }
-    const Nanos wait = last_tick + kTick - clock.now();
-    if (wait > Nanos{0}) std::this_thread::sleep_for(wait);  // a bench on real time, as the worker's timer
+    clock.wait_until(last_tick + kTick, never);  // a bench on real time, as the worker's timer
     const Nanos now = clock.now();
     const Nanos before = now;
     const int refreshed = source.advance(now - last_tick);
