@@ -344,12 +344,18 @@ bool is_version_conflict(const RedisError& e) {
 Result<std::map<std::string, std::string>> read_config_hash(Connection& c, const std::string& key) {
   auto reply = c.command({"HGETALL", key});
   if (!reply) return reply.error();
-  if (!reply->is_array() || reply->elements.size() % 2 != 0) {
-    return make_redis_error(ErrorKind::protocol, "HGETALL " + key + ": " + reply->describe());
+  return config_hash_fields(*reply, key);
+}
+
+Result<std::map<std::string, std::string>> config_hash_fields(const Value& reply, const std::string& key) {
+  // A pipeline leaves an error reply in place; Connection::command() turns it into an error.
+  if (reply.is_error()) return make_redis_error(classify_error_reply(reply.str), "HGETALL " + key + ": " + reply.str);
+  if (!reply.is_array() || reply.elements.size() % 2 != 0) {
+    return make_redis_error(ErrorKind::protocol, "HGETALL " + key + ": " + reply.describe());
   }
   std::map<std::string, std::string> fields;
-  for (std::size_t i = 0; i + 1 < reply->elements.size(); i += 2) {
-    fields[reply->elements[i].str] = reply->elements[i + 1].str;
+  for (std::size_t i = 0; i + 1 < reply.elements.size(); i += 2) {
+    fields[reply.elements[i].str] = reply.elements[i + 1].str;
   }
   if (fields.empty()) return fields;
   // decide.lua refuses a config whose version is not an integer: so does the reader, or a

@@ -134,6 +134,8 @@ struct ConfigPlace {
 /// The fields of the config hash `key` (empty when there is none), refused (reply) when its
 /// version is not an integer >= 0, as get_config() does.
 Result<std::map<std::string, std::string>> read_config_hash(Connection& c, const std::string& key);
+/// The same check on an HGETALL reply of `key` already read (one of a pipeline's replies).
+Result<std::map<std::string, std::string>> config_hash_fields(const Value& reply, const std::string& key);
 /// set_config() at any place: compare-and-set, version + 1, audit entry with `action`, in one
 /// script. The caller checks the rule's name.
 Result<RuleConfig> write_config(Connection& c, const ConfigPlace& place, std::string_view rule,

@@ -44,7 +44,12 @@ std::vector<std::string> shadow_keys(const KeySchema& schema, std::string_view r
 Result<ShadowState> get_shadow(Connection& c, const KeySchema& schema, std::string_view rule) {
   if (auto e = check_names(schema, rule)) return usage(*e);
   const std::string key = schema.shadow_key(rule);
-  auto fields = read_config_hash(c, key);
+  const std::string counts_key = schema.shadow_counts_key(rule);
+  // Both hashes in one round trip (they share the rule's slot); the counts matter only when
+  // there is a shadow.
+  auto replies = c.pipeline({{"HGETALL", key}, {"HGETALL", counts_key}});
+  if (!replies) return replies.error();
+  auto fields = config_hash_fields((*replies)[0], key);
   if (!fields) return fields.error();
   ShadowState s;
   s.version = integer(*fields, "version");
@@ -52,12 +57,11 @@ Result<ShadowState> get_shadow(Connection& c, const KeySchema& schema, std::stri
   s.updated_by = text(*fields, "updated_by");
   s.reason = text(*fields, "reason");
   if (!fields->contains("algorithm")) return s;  // never set, or cleared (a tombstone)
-  auto counts = c.command({"HGETALL", schema.shadow_counts_key(rule)});
-  if (!counts) return counts.error();
-  if (counts->is_error()) return make_redis_error(ErrorKind::reply, schema.shadow_counts_key(rule) + ": " + counts->str);
+  const Value& counts = (*replies)[1];
+  if (counts.is_error()) return make_redis_error(ErrorKind::reply, counts_key + ": " + counts.str);
   std::map<std::string, std::string> n;
-  for (std::size_t i = 0; counts->is_array() && i + 1 < counts->elements.size(); i += 2) {
-    n[counts->elements[i].str] = counts->elements[i + 1].str;
+  for (std::size_t i = 0; counts.is_array() && i + 1 < counts.elements.size(); i += 2) {
+    n[counts.elements[i].str] = counts.elements[i + 1].str;
   }
   s.counts = {integer(n, "allowed"), integer(n, "rejected"), integer(n, "would_reject"),
               integer(n, "would_admit")};
