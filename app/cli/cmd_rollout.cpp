@@ -83,17 +83,21 @@ redis::Result<std::int64_t> server_ms(redis::Connection& c) {
 
 // Drives the rollout until it is no longer active: a check every hold/5 (100 ms to 5 s).
 int drive(const Args& a, const std::string& command, const Target& t, const std::string& by) {
-  auto first = on_rule<std::optional<RolloutState>>(t, [&](redis::Connection& c) { return redis::get_rollout(c, t.schema, t.rule); });
+  SteadyClock& clock = SteadyClock::instance();
+  // One endpoint for the whole drive: every tick reuses its connection (on a cluster, its
+  // slot map) instead of connecting again.
+  redis::Endpoint endpoint(t.url, redis::EndpointOptions::with(t.connect), clock);
+  auto first = endpoint.on_rule<std::optional<RolloutState>>(
+      t.schema, t.rule, [&](redis::Connection& c) { return redis::get_rollout(c, t.schema, t.rule); });
   if (!first) return redis_failure(command, first.error());
   if (!*first) return redis_failure(command, redis::make_redis_error(redis::ErrorKind::reply, "rule " + t.rule + " has no rollout"));
   auto guard = probe::RolloutGuard::make((*first)->guard, (*first)->source);
   if (!guard) return usage_error(command, guard.error());
   const auto every = std::chrono::milliseconds(std::clamp<std::int64_t>((*first)->hold_ms / 5, 100, 5000));
   RolloutState s = **first;
-  SteadyClock& clock = SteadyClock::instance();
   CancelToken never;
   while (s.active()) {
-    auto next = on_rule<RolloutState>(t, [&](redis::Connection& c) -> redis::Result<RolloutState> {
+    auto next = endpoint.on_rule<RolloutState>(t.schema, t.rule, [&](redis::Connection& c) -> redis::Result<RolloutState> {
       auto now = server_ms(c);
       if (!now) return now.error();
       const redis::GuardFn check = [&] {
@@ -106,7 +110,8 @@ int drive(const Args& a, const std::string& command, const Target& t, const std:
     s = *next;
     if (s.active()) clock.wait_until(clock.now() + every, never);
   }
-  auto h = on_rule<std::vector<redis::RolloutEvent>>(t, [&](redis::Connection& c) { return redis::rollout_history(c, t.schema, t.rule, 50); });
+  auto h = endpoint.on_rule<std::vector<redis::RolloutEvent>>(
+      t.schema, t.rule, [&](redis::Connection& c) { return redis::rollout_history(c, t.schema, t.rule, 50); });
   return finish(a, t.rule, s, h ? *h : std::vector<redis::RolloutEvent>{});
 }
 
