@@ -52,6 +52,13 @@ std::optional<std::size_t> parse_count(const std::string& text, std::size_t min,
   return v;
 }
 
+// A duration option that 0 turns off: "0" (or 0s, 0ms, 0us) is Nanos{0}, anything else a
+// duration parse_duration() reads (its range is the caller's to check).
+Expected<Nanos> zero_or_duration(const std::string& text) {
+  if (text == "0" || text == "0s" || text == "0ms" || text == "0us") return Nanos{0};
+  return parse_duration(text);
+}
+
 std::string usage_text(const cli::Args& args) {
   std::string u = args.usage();
   const std::string prefix = "usage: limitscope-cli ";
@@ -150,24 +157,18 @@ int main(int argc, char** argv) {
     redis_options.schema = shared->schema;
     connect = shared->connect;
     if (auto w = args.get("redis-batch-window")) {
-      if (*w == "0" || *w == "0s" || *w == "0ms" || *w == "0us") {
-        redis_options.batch_window = std::chrono::microseconds{0};
-      } else {
-        auto d = parse_duration(*w);
-        if (!d || *d < std::chrono::microseconds(1) || *d > std::chrono::milliseconds(10)) {
-          return usage_error("--redis-batch-window " + *w + ": expected 0 or a duration between 1us and 10ms");
-        }
-        redis_options.batch_window = std::chrono::duration_cast<std::chrono::microseconds>(*d);
+      auto d = zero_or_duration(*w);
+      if (!d || (*d != Nanos{0} && (*d < std::chrono::microseconds(1) || *d > std::chrono::milliseconds(10)))) {
+        return usage_error("--redis-batch-window " + *w + ": expected 0 or a duration between 1us and 10ms");
       }
+      redis_options.batch_window = std::chrono::duration_cast<std::chrono::microseconds>(*d);
     }
     if (auto d = args.get("redis-settle-delay")) {
-      const bool zero = *d == "0" || *d == "0s" || *d == "0ms";
-      auto v = parse_duration(*d);
-      if (!zero && (!v || *v < std::chrono::milliseconds(1) || *v > std::chrono::minutes(1))) {
+      auto v = zero_or_duration(*d);
+      if (!v || (*v != Nanos{0} && (*v < std::chrono::milliseconds(1) || *v > std::chrono::minutes(1)))) {
         return usage_error("--redis-settle-delay " + *d + ": expected 0 or a duration between 1ms and 1m");
       }
-      redis_options.settle_delay =
-          zero ? std::chrono::milliseconds(0) : std::chrono::duration_cast<std::chrono::milliseconds>(*v);
+      redis_options.settle_delay = std::chrono::duration_cast<std::chrono::milliseconds>(*v);
     }
     if (auto f = args.get("log-decisions")) {
       double v = -1;
@@ -194,13 +195,9 @@ int main(int argc, char** argv) {
   server_options.mock_upstream = args.has("mock-upstream");
   if (auto lat = args.get("mock-latency")) {
     if (!server_options.mock_upstream) return usage_error("--mock-latency needs --mock-upstream");
-    if (*lat == "0" || *lat == "0s" || *lat == "0ms") {
-      server_options.mock_latency = Nanos{0};
-    } else {
-      auto d = parse_duration(*lat);
-      if (!d) return usage_error("--mock-latency " + *lat + ": " + d.error());
-      server_options.mock_latency = *d;
-    }
+    auto d = zero_or_duration(*lat);
+    if (!d) return usage_error("--mock-latency " + *lat + ": " + d.error());
+    server_options.mock_latency = *d;
   }
   if (auto t = args.get("upstream-timeout")) {
     auto d = parse_duration(*t);
