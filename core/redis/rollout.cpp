@@ -8,6 +8,7 @@
 #include "core/common/sha1.h"
 #include "core/redis/limiter_scripts.h"
 #include "core/redis/script.h"
+#include "core/redis/stream_entries.h"
 
 namespace limitscope::redis {
 
@@ -122,21 +123,13 @@ Result<RolloutState> write_rollout(Connection& c, const KeySchema& schema, std::
 Result<std::vector<RolloutEvent>> rollout_history(Connection& c, const KeySchema& schema, std::string_view rule,
                                                   std::size_t count) {
   if (auto e = KeySchema::check_rule(rule)) return make_redis_error(ErrorKind::usage, *e);
-  auto reply = c.command({"XREVRANGE", rollout_audit_key(schema, rule), "+", "-", "COUNT",
-                          std::to_string(std::max<std::size_t>(count, 1))});
-  if (!reply) return reply.error();
-  if (!reply->is_array()) return make_redis_error(ErrorKind::protocol, "XREVRANGE: " + reply->describe());
+  auto entries = newest_stream_entries(c, rollout_audit_key(schema, rule), count);
+  if (!entries) return entries.error();
   std::vector<RolloutEvent> out;
-  for (const Value& e : reply->elements) {
-    if (!e.is_array() || e.elements.size() != 2 || !e.elements[1].is_array()) {
-      return make_redis_error(ErrorKind::protocol, "XREVRANGE entry: " + e.describe());
-    }
+  for (const StreamEntry& e : *entries) {
     RolloutEvent ev;
-    ev.id = e.elements[0].str;
-    const auto& kv = e.elements[1].elements;
-    for (std::size_t i = 0; i + 1 < kv.size(); i += 2) {
-      const std::string& k = kv[i].str;
-      const std::string& v = kv[i + 1].str;
+    ev.id = e.id;
+    for (const auto& [k, v] : e.fields) {
       if (k == "seq") ev.seq = to_int(v).value_or(0);
       else if (k == "action") ev.action = v;
       else if (k == "by") ev.by = v;

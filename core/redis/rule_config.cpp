@@ -9,6 +9,7 @@
 
 #include "core/redis/limiter_scripts.h"
 #include "core/redis/script.h"
+#include "core/redis/stream_entries.h"
 
 namespace limitscope::redis {
 
@@ -438,23 +439,13 @@ Result<RuleConfig> set_config(Connection& c, const KeySchema& schema, std::strin
 
 Result<std::vector<AuditEntry>> read_audit(Connection& c, const std::string& audit_key,
                                             std::size_t count) {
-  auto reply = c.command({"XREVRANGE", audit_key, "+", "-", "COUNT",
-                          std::to_string(std::max<std::size_t>(count, 1))});
-  if (!reply) return reply.error();
+  auto entries = newest_stream_entries(c, audit_key, count);
+  if (!entries) return entries.error();
   std::vector<AuditEntry> out;
-  if (!reply->is_array()) {
-    return make_redis_error(ErrorKind::protocol, "XREVRANGE: " + reply->describe());
-  }
-  for (const Value& e : reply->elements) {
-    if (!e.is_array() || e.elements.size() != 2 || !e.elements[1].is_array()) {
-      return make_redis_error(ErrorKind::protocol, "XREVRANGE entry: " + e.describe());
-    }
+  for (const StreamEntry& e : *entries) {
     AuditEntry a;
-    a.id = e.elements[0].str;
-    const auto& kv = e.elements[1].elements;
-    for (std::size_t i = 0; i + 1 < kv.size(); i += 2) {
-      const std::string& k = kv[i].str;
-      const std::string& v = kv[i + 1].str;
+    a.id = e.id;
+    for (const auto& [k, v] : e.fields) {
       if (k == "version") a.version = to_int(v).value_or(0);
       else if (k == "action") a.action = v;
       else if (k == "by") a.by = v;
