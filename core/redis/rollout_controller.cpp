@@ -67,9 +67,10 @@ Result<RolloutState> rollout_tick(Connection& c, const KeySchema& schema, std::s
   if (g.error.empty()) s.guard_value = g.value;
   if (g.error.empty() && g.tripped) {
     s.state = "rolled_back";
-    s.share_bp = 0;
+    // The share the guard tripped at, before the rollback sets it to 0.
     s.reason = "guard tripped at " + value_text(static_cast<double>(s.share_bp) / 100.0) + "% of the keys: " +
                s.guard + " = " + value_text(g.value);
+    s.share_bp = 0;
     return write_rollout(c, schema, rule, s, seq, "trip", by);
   }
   if (!g.error.empty() || s.state == "paused" || now_ms - s.step_started_ms < s.hold_ms) {

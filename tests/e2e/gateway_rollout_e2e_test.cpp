@@ -92,7 +92,8 @@ TEST(GatewayRollout, ACandidateTooStrictTripsTheGuardAndRollsBack) {
   const json j = json::parse(r.out);
   EXPECT_EQ(j["state"], "rolled_back");
   EXPECT_EQ(j["share_percent"], 0);
-  EXPECT_NE(j["reason"].get<std::string>().find("guard tripped"), std::string::npos) << j["reason"];
+  EXPECT_NE(j["reason"].get<std::string>().find("guard tripped at 100% of the keys"), std::string::npos)
+      << j["reason"];
   ASSERT_TRUE(j["guard_value"].is_number());
   EXPECT_GT(j["guard_value"].get<double>(), 0);
   EXPECT_EQ(actions_of(j), (std::vector<std::string>{"trip", "start"}));
