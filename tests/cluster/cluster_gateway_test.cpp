@@ -23,7 +23,7 @@
 #include "support/exposition_sums.h"
 #include "support/ports.h"
 #include "support/process.h"
-#include "support/prometheus_process.h"
+#include "support/poll_until.h"
 #include "support/test_paths.h"
 
 namespace limitscope::test {

@@ -16,7 +16,7 @@
 #include "e2e/e2e_policy.h"
 #include "support/child_process.h"
 #include "support/process.h"
-#include "support/prometheus_process.h"
+#include "support/poll_until.h"
 #include "support/redis_server.h"
 
 namespace limitscope::test {

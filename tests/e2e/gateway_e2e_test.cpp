@@ -16,7 +16,7 @@
 #include "support/child_process.h"
 #include "support/exposition_sums.h"
 #include "support/process.h"
-#include "support/prometheus_process.h"
+#include "support/poll_until.h"
 #include "support/test_paths.h"
 
 namespace limitscope::test {

@@ -7,12 +7,15 @@
 // fail-open admits with X-Circuit-Open, fail-closed answers 503.
 //
 // Redis is paused so that the requests are all queued or in flight before any is answered;
-// the test waits for them with poll_until on the gateway's own metric, never on time.
+// each gateway reaches Redis through a TcpRelay, and the test checks the gateway's own metric
+// again each time the gateway writes to Redis (an event), never waiting on time.
 
 #include <gtest/gtest.h>
 #include <httplib.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdint>
 #include <string>
 #include <thread>
 #include <vector>
@@ -23,8 +26,8 @@
 #include "support/child_process.h"
 #include "support/exposition_sums.h"
 #include "support/process.h"
-#include "support/prometheus_process.h"
 #include "support/redis_server.h"
+#include "support/tcp_relay.h"
 
 namespace limitscope::test {
 namespace {
@@ -83,12 +86,27 @@ BatchCounts batch_counts(const GatewayProcess& gw) {
           sum_samples(m->body, "limitscope_redis_batch_size_sum")};
 }
 
+// A gateway on `redis` through its own relay, which tells when the gateway writes to Redis.
+struct RelayedGateway {
+  TcpRelay relay;
+  GatewayProcess gw;
+  RelayedGateway(const RedisServer& redis, std::vector<std::string> args)
+      : relay(redis.port()), gw(with_redis(std::move(args), relay.port())) {}
+  static std::vector<std::string> with_redis(std::vector<std::string> args, int port) {
+    args.insert(args.end(), {"--redis", "redis://127.0.0.1:" + std::to_string(port)});
+    return args;
+  }
+};
+
 // Sends `per_key` requests for each key at once with Redis paused, waits until the gateway
-// has sent every decision to Redis (its metric counts them before the round trip), lets `then`
-// act (resume or kill Redis), and returns the answers, sorted, and the batch counts.
+// has sent every decision to Redis (its metric counts them before the round trip, so it is
+// checked again after each write the relay sees), lets `then` act (resume or kill Redis), and
+// returns the answers, sorted, and the batch counts.
 template <class Then>
-std::vector<Answer> concurrent_burst(const GatewayProcess& gw, RedisServer& redis, const std::vector<std::string>& keys,
-                                     int per_key, BatchCounts& counts, Then then) {
+std::vector<Answer> concurrent_burst(const RelayedGateway& relayed, RedisServer& redis,
+                                     const std::vector<std::string>& keys, int per_key, BatchCounts& counts,
+                                     Then then) {
+  const GatewayProcess& gw = relayed.gw;
   const BatchCounts before = batch_counts(gw);
   redis.pause();
   std::vector<Answer> answers(keys.size() * static_cast<std::size_t>(per_key));
@@ -97,7 +115,14 @@ std::vector<Answer> concurrent_burst(const GatewayProcess& gw, RedisServer& redi
     clients.emplace_back([&, i] { answers[i] = post(gw, keys[i % keys.size()]); });
   }
   const double total = static_cast<double>(answers.size());
-  EXPECT_TRUE(poll_until([&] { return batch_counts(gw).decisions - before.decisions >= total; }));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);  // a safety net
+  bool all_sent = false;
+  for (;;) {
+    const std::uint64_t written = relayed.relay.bytes_in();
+    all_sent = batch_counts(gw).decisions - before.decisions >= total;
+    if (all_sent || !relayed.relay.wait_past(written, deadline)) break;
+  }
+  EXPECT_TRUE(all_sent);
   const BatchCounts sent = batch_counts(gw);
   counts = {sent.round_trips - before.round_trips, sent.decisions - before.decisions};
   then();
@@ -110,11 +135,11 @@ TEST(GatewayRedisCoalesceE2E, ConcurrentDecisionsTakeFewerRoundTripsAndEqualSing
   auto redis_server = RedisServer::start();
   const std::string policy = write_temp("e2e_coalesce_policy.json", coalesce_policy());
   // A long Redis timeout: the paused server must not fail the decisions.
-  GatewayProcess coalesced({"--policy", policy, "--mock-upstream", "--redis", redis_server->url(),
-                            "--redis-timeout", "30s", "--redis-batch-window", "10ms"});
-  GatewayProcess alone({"--policy", policy, "--mock-upstream", "--redis", redis_server->url(),
-                        "--redis-timeout", "30s", "--redis-batch-window", "0"});
-  ASSERT_TRUE(coalesced.running() && alone.running());
+  RelayedGateway coalesced(*redis_server, {"--policy", policy, "--mock-upstream", "--redis-timeout", "30s",
+                                           "--redis-batch-window", "10ms"});
+  RelayedGateway alone(*redis_server, {"--policy", policy, "--mock-upstream", "--redis-timeout", "30s",
+                                       "--redis-batch-window", "0"});
+  ASSERT_TRUE(coalesced.gw.running() && alone.gw.running());
 
   BatchCounts batched_counts, alone_counts;
   const auto batched = concurrent_burst(coalesced, *redis_server, {"a0", "a1", "a2", "a3"}, 8, batched_counts,
@@ -137,13 +162,11 @@ TEST(GatewayRedisCoalesceE2E, ConcurrentDecisionsTakeFewerRoundTripsAndEqualSing
 TEST(GatewayRedisCoalesceE2E, RedisDyingMidBatchFailsEachRequestOpenOrClosed) {
   auto redis_server = RedisServer::start();
   const std::string policy = write_temp("e2e_coalesce_fail_policy.json", coalesce_policy());
-  GatewayProcess open_gw({"--policy", policy, "--mock-upstream", "--redis", redis_server->url(),
-                          "--redis-timeout", "30s", "--redis-batch-window", "10ms", "--redis-failure-mode",
-                          "fail-open"});
-  GatewayProcess closed_gw({"--policy", policy, "--mock-upstream", "--redis", redis_server->url(),
-                            "--redis-timeout", "30s", "--redis-batch-window", "10ms", "--redis-failure-mode",
-                            "fail-closed"});
-  ASSERT_TRUE(open_gw.running() && closed_gw.running());
+  RelayedGateway open_gw(*redis_server, {"--policy", policy, "--mock-upstream", "--redis-timeout", "30s",
+                                         "--redis-batch-window", "10ms", "--redis-failure-mode", "fail-open"});
+  RelayedGateway closed_gw(*redis_server, {"--policy", policy, "--mock-upstream", "--redis-timeout", "30s",
+                                           "--redis-batch-window", "10ms", "--redis-failure-mode", "fail-closed"});
+  ASSERT_TRUE(open_gw.gw.running() && closed_gw.gw.running());
 
   // Both gateways' batches in flight on the paused server, then it dies.
   BatchCounts open_counts, closed_counts;
@@ -165,7 +188,7 @@ TEST(GatewayRedisCoalesceE2E, RedisDyingMidBatchFailsEachRequestOpenOrClosed) {
     EXPECT_EQ(a.code, "limiter_unavailable");
     EXPECT_TRUE(a.circuit_open);
   }
-  httplib::Client m(open_gw.url());
+  httplib::Client m(open_gw.gw.url());
   auto metrics = m.Get("/metrics");
   ASSERT_TRUE(metrics);
   EXPECT_EQ(sum_samples(metrics->body, "limitscope_requests_total", {{"decision", "degraded"}}), 12);

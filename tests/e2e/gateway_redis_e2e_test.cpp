@@ -19,7 +19,7 @@
 #include "support/child_process.h"
 #include "support/exposition_sums.h"
 #include "support/process.h"
-#include "support/prometheus_process.h"
+#include "support/redis_monitor.h"
 #include "support/redis_server.h"
 
 namespace limitscope::test {
@@ -221,14 +221,17 @@ TEST(GatewayRedisE2E, ADecisionTheGatewayGaveUpOnChargesNothingWhenRedisResumes)
     return n;
   };
   const long long calls_before = limiter_calls();
+  RedisMonitor monitor(redis_server->port());
+  ASSERT_TRUE(monitor.ok());
 
   redis_server->pause();
   auto refused = post(gw, "pro-key", "gemini-2.5-flash");
   ASSERT_TRUE(refused);
   EXPECT_EQ(refused->status, 503) << refused->body;
   redis_server->resume();
-  // The queued call has run (succeeded or not) once the server counts it.
-  ASSERT_TRUE(poll_until([&] { return limiter_calls() > calls_before; }));
+  // The queued call has run (succeeded or not) once the server reports it; then it counts it.
+  ASSERT_TRUE(monitor.wait_for_command({"FCALL", "EVALSHA"}));
+  ASSERT_GT(limiter_calls(), calls_before);
   EXPECT_EQ(e2e_info_count(*admin, "errorstats", "errorstat_LSLATE", "count"), 1);
   EXPECT_EQ(e2e_pro_state_keys(*admin), 0) << "the refused request was charged";
   auto after = post(gw, "pro-key", "gemini-2.5-flash");

@@ -107,14 +107,14 @@ TEST(LiveSourcesE2E, PrometheusSourceAgainstARealServer) {
   PrometheusLiveOptions o;
   o.url = *probe::parse_http_url(base);
   o.step = seconds(1);
-  o.backoff.initial = milliseconds(1);  // retries paced by this test's polling, not the backoff
+  o.backoff.initial = milliseconds(1);  // retries paced by the scrape events, not the backoff
   o.backoff.max = milliseconds(1);
   PrometheusLiveSource source(o, SteadyClock::instance());
   // Wait for the event "a scrape with the final counters is queryable and the rules are
-  // loaded", polling with a growing pause; the deadline only guards against a broken server.
+  // loaded": both are checked again after each scrape Prometheus makes.
   double seen = -1;
   bool server_rule = false;
-  poll_until([&] {
+  prometheus.recheck_on_scrapes([&] {
     source.advance(seconds(60));
     if (!source.connected()) return false;
     seen = sum_latest(source.store(), metrics::names::kGatewayRateLimitHits);

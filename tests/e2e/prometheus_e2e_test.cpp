@@ -3,7 +3,6 @@
 // through `limitscope-cli probe --prometheus` returns the 429 count the load generator saw.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <nlohmann/json.hpp>
 
 #include "e2e/e2e_policy.h"
@@ -30,11 +29,11 @@ TEST(PrometheusE2E, QueriesSeeTheGatewaysCounters) {
   ASSERT_NE(prom, nullptr);
   const std::string& base = prometheus.base_url;
 
-  // Wait for the event "a scrape with the final counters is queryable", polling with a growing
-  // pause; the deadline only guards against a broken Prometheus.
+  // Wait for the event "a scrape with the final counters is queryable": the query is checked
+  // again after each scrape Prometheus makes.
   double seen = -1;
   std::string last_error;
-  poll_until([&] {
+  prometheus.recheck_on_scrapes([&] {
     auto r = run_cli("probe --prometheus " + base + " --query 'sum(gateway_rate_limit_hits_total)' --json");
     if (r.exit_code != 0) {
       last_error = r.err;

@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "support/ports.h"
+
 namespace limitscope::test {
 
 namespace {
@@ -26,19 +28,7 @@ const char* reason_of(int status) {
 }  // namespace
 
 CannedHttpServer::CannedHttpServer() {
-  listen_fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (listen_fd_ < 0) throw std::runtime_error("CannedHttpServer: socket failed");
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  auto* sa = reinterpret_cast<sockaddr*>(&addr);  // the socket API's convention
-  if (::bind(listen_fd_, sa, sizeof addr) != 0 || ::listen(listen_fd_, 16) != 0 ||
-      ::getsockname(listen_fd_, sa, &len) != 0) {
-    ::close(listen_fd_);
-    throw std::runtime_error("CannedHttpServer: bind/listen on 127.0.0.1:0 failed");
-  }
-  port_ = ntohs(addr.sin_port);
+  listen_fd_ = listen_on_loopback(port_);
   thread_ = std::thread([this] { serve(); });
 }
 

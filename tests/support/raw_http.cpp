@@ -8,20 +8,11 @@
 
 #include <fstream>
 
+#include "support/ports.h"
+
 namespace limitscope::test {
 
-RawConnection::RawConnection(int port) {
-  fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd_ < 0) return;
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<std::uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    ::close(fd_);
-    fd_ = -1;
-  }
-}
+RawConnection::RawConnection(int port) : fd_(connect_to_loopback(port)) {}
 
 RawConnection::~RawConnection() {
   if (fd_ >= 0) ::close(fd_);
@@ -57,18 +48,24 @@ RawExchange RawConnection::read_until_close(std::chrono::milliseconds deadline) 
 
 std::string RawConnection::read_answers(int count, std::chrono::milliseconds deadline) {
   std::string received;
+  read_until(received, [count](const std::string& r) { return count_responses(r) >= count; }, deadline);
+  return received;
+}
+
+bool RawConnection::read_until(std::string& received, const std::function<bool(const std::string&)>& done,
+                               std::chrono::milliseconds deadline) {
   const auto end = std::chrono::steady_clock::now() + deadline;
   char buf[65536];
-  while (fd_ >= 0 && count_responses(received) < count) {
+  while (fd_ >= 0 && !done(received)) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         end - std::chrono::steady_clock::now());
     pollfd p{fd_, POLLIN, 0};
-    if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) <= 0) break;
+    if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) <= 0) return false;
     const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
-    if (n <= 0) break;
+    if (n <= 0) return false;
     received.append(buf, static_cast<std::size_t>(n));
   }
-  return received;
+  return fd_ >= 0;
 }
 
 bool RawConnection::closed_by_server() {

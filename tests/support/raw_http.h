@@ -3,6 +3,7 @@
 // malformed framing, pipelined requests, bodies the usual clients would never send.
 
 #include <chrono>
+#include <functional>
 #include <string>
 
 namespace limitscope::test {
@@ -27,6 +28,11 @@ class RawConnection {
   RawExchange read_until_close(std::chrono::milliseconds deadline);
   /// Reads until `received` holds `count` answers (or the deadline, a safety net, passes).
   std::string read_answers(int count, std::chrono::milliseconds deadline = std::chrono::seconds(10));
+  /// Appends what arrives to `received`, blocking on the socket, until `done(received)` holds,
+  /// the server closes, or `deadline` (a safety net, not a pacing delay) passes.
+  /// @return whether `done` held
+  bool read_until(std::string& received, const std::function<bool(const std::string&)>& done,
+                  std::chrono::milliseconds deadline);
   /// The server has closed this connection (looked at without waiting).
   bool closed_by_server();
 

@@ -10,7 +10,7 @@
 #include "core/gateway/redis_admission.h"
 #include "core/redis/key_schema.h"
 #include "core/redis/state_codec.h"
-#include "support/prometheus_process.h"
+#include "support/redis_monitor.h"
 #include "support/redis_server.h"
 
 namespace limitscope::gateway {
@@ -104,6 +104,8 @@ TEST(RedisAdmissionSettle, ACarriedSettlementIsNeverSentTwiceNorLostUncounted) {
 
   // The decision carrying the refund times out with Redis paused: applied or not, nobody
   // knows at that time, so it is dropped and counted, not kept for another decision.
+  test::RedisMonitor monitor(server->port());
+  ASSERT_TRUE(monitor.ok());
   server->pause();
   const AdmissionResult stalled = gw.admit("k");
   EXPECT_TRUE(stalled.degraded);
@@ -121,10 +123,7 @@ TEST(RedisAdmissionSettle, ACarriedSettlementIsNeverSentTwiceNorLostUncounted) {
   // Redis runs the stalled call when it resumes: the first refund is applied by it, once.
   server->resume();
   const double after_stalled = 1e6 - 100 + 30 - 100;
-  ASSERT_TRUE(test::poll_until([&] {
-    auto l = gw.level("k");
-    return l && *l < 1e6 - 150;
-  }));
+  ASSERT_TRUE(monitor.wait_for_command({"FCALL", "EVALSHA"}));
   EXPECT_NEAR(*gw.level("k"), after_stalled, 0.01);
   // Flushed while the circuit is still open (the injected clock stands still): counted as a
   // failed settlement, the estimate stands.

@@ -1,0 +1,30 @@
+#pragma once
+// The one wait on time left in the tests: a client honouring Retry-After against a real
+// gateway process, whose clock (its steady clock, or Redis TIME) is not injected, must let
+// real time pass before it retries. Only audit_retry_after_e2e_test and gateway_e2e_test's
+// RetryAfterHonouredMeansTheRetrySucceeds use it; every other wait blocks on an event
+// (ScrapeRelay, TcpRelay, RedisMonitor). Injecting a clock into those processes (e.g.
+// libfaketime) would remove it.
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <thread>
+
+namespace limitscope::test {
+
+/// Calls `done` until it returns true or `limit` passes, pausing 100 ms, then twice as long
+/// each time up to 1 s. The limit only guards against a broken process.
+/// @return whether `done` returned true
+inline bool poll_until(const std::function<bool()>& done, std::chrono::seconds limit = std::chrono::seconds(60)) {
+  auto pause = std::chrono::milliseconds(100);
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(1000));
+  }
+  return false;
+}
+
+}  // namespace limitscope::test
