@@ -12,6 +12,7 @@
 #include <httplib.h>
 
 #include <csignal>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -23,7 +24,7 @@
 #include "support/exposition_sums.h"
 #include "support/ports.h"
 #include "support/process.h"
-#include "support/poll_until.h"
+#include "support/server_inbox.h"
 #include "support/test_paths.h"
 
 namespace limitscope::test {
@@ -157,7 +158,12 @@ TEST(ClusterGateway, ConcurrentDecisionsAreBatchedPerShard) {
     auto m = c.Get("/metrics");
     return m ? sum_samples(m->body, series) : -1;
   };
-  for (const auto& [port, t] : tier_on) cluster->pause(port);
+  // The paused masters' sockets wake the test as the gateway's decisions reach them.
+  auto inbox = std::make_unique<ServerInbox>();
+  for (const auto& [port, t] : tier_on) {
+    cluster->pause(port);
+    inbox->watch(cluster->pid(port), port);
+  }
   constexpr int kPerTier = 6;
   std::vector<std::pair<std::string, httplib::Result>> answers;
   std::mutex mu;
@@ -172,7 +178,13 @@ TEST(ClusterGateway, ConcurrentDecisionsAreBatchedPerShard) {
     }
   }
   const double total = static_cast<double>(tiers.size() * kPerTier);
-  EXPECT_TRUE(poll_until([&] { return sent("limitscope_redis_batch_size_sum") >= total; }));
+  // The gateway counts a decision before it sends it: checked again after each arrival.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);  // a safety net
+  bool all_sent = false;
+  while (!(all_sent = sent("limitscope_redis_batch_size_sum") >= total) && inbox->wait(deadline)) {
+  }
+  EXPECT_TRUE(all_sent);
+  inbox.reset();  // done waiting: the masters' sockets are theirs alone again
   const double round_trips = sent("limitscope_redis_batch_size_count");
   for (const auto& [port, t] : tier_on) cluster->resume(port);
   for (auto& c : clients) c.join();

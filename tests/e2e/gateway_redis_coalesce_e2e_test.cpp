@@ -7,15 +7,15 @@
 // fail-open admits with X-Circuit-Open, fail-closed answers 503.
 //
 // Redis is paused so that the requests are all queued or in flight before any is answered;
-// each gateway reaches Redis through a TcpRelay, and the test checks the gateway's own metric
-// again each time the gateway writes to Redis (an event), never waiting on time.
+// the test checks the gateway's own metric again each time bytes reach the paused server
+// (ServerInbox), never waiting on time.
 
 #include <gtest/gtest.h>
 #include <httplib.h>
 
 #include <algorithm>
 #include <chrono>
-#include <cstdint>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -27,7 +27,7 @@
 #include "support/exposition_sums.h"
 #include "support/process.h"
 #include "support/redis_server.h"
-#include "support/tcp_relay.h"
+#include "support/server_inbox.h"
 
 namespace limitscope::test {
 namespace {
@@ -86,29 +86,17 @@ BatchCounts batch_counts(const GatewayProcess& gw) {
           sum_samples(m->body, "limitscope_redis_batch_size_sum")};
 }
 
-// A gateway on `redis` through its own relay, which tells when the gateway writes to Redis.
-struct RelayedGateway {
-  TcpRelay relay;
-  GatewayProcess gw;
-  RelayedGateway(const RedisServer& redis, std::vector<std::string> args)
-      : relay(redis.port()), gw(with_redis(std::move(args), relay.port())) {}
-  static std::vector<std::string> with_redis(std::vector<std::string> args, int port) {
-    args.insert(args.end(), {"--redis", "redis://127.0.0.1:" + std::to_string(port)});
-    return args;
-  }
-};
-
 // Sends `per_key` requests for each key at once with Redis paused, waits until the gateway
 // has sent every decision to Redis (its metric counts them before the round trip, so it is
-// checked again after each write the relay sees), lets `then` act (resume or kill Redis), and
-// returns the answers, sorted, and the batch counts.
+// checked again after each arrival at the paused server's sockets), lets `then`
+// act (resume or kill Redis), and returns the answers, sorted, and the batch counts.
 template <class Then>
-std::vector<Answer> concurrent_burst(const RelayedGateway& relayed, RedisServer& redis,
-                                     const std::vector<std::string>& keys, int per_key, BatchCounts& counts,
-                                     Then then) {
-  const GatewayProcess& gw = relayed.gw;
+std::vector<Answer> concurrent_burst(const GatewayProcess& gw, RedisServer& redis, const std::vector<std::string>& keys,
+                                     int per_key, BatchCounts& counts, Then then) {
   const BatchCounts before = batch_counts(gw);
   redis.pause();
+  auto inbox = std::make_unique<ServerInbox>();
+  inbox->watch(redis.pid(), redis.port());
   std::vector<Answer> answers(keys.size() * static_cast<std::size_t>(per_key));
   std::vector<std::thread> clients;
   for (std::size_t i = 0; i < answers.size(); ++i) {
@@ -117,12 +105,10 @@ std::vector<Answer> concurrent_burst(const RelayedGateway& relayed, RedisServer&
   const double total = static_cast<double>(answers.size());
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);  // a safety net
   bool all_sent = false;
-  for (;;) {
-    const std::uint64_t written = relayed.relay.bytes_in();
-    all_sent = batch_counts(gw).decisions - before.decisions >= total;
-    if (all_sent || !relayed.relay.wait_past(written, deadline)) break;
+  while (!(all_sent = batch_counts(gw).decisions - before.decisions >= total) && inbox->wait(deadline)) {
   }
   EXPECT_TRUE(all_sent);
+  inbox.reset();  // its copies of the sockets would keep them open when Redis dies
   const BatchCounts sent = batch_counts(gw);
   counts = {sent.round_trips - before.round_trips, sent.decisions - before.decisions};
   then();
@@ -135,11 +121,11 @@ TEST(GatewayRedisCoalesceE2E, ConcurrentDecisionsTakeFewerRoundTripsAndEqualSing
   auto redis_server = RedisServer::start();
   const std::string policy = write_temp("e2e_coalesce_policy.json", coalesce_policy());
   // A long Redis timeout: the paused server must not fail the decisions.
-  RelayedGateway coalesced(*redis_server, {"--policy", policy, "--mock-upstream", "--redis-timeout", "30s",
-                                           "--redis-batch-window", "10ms"});
-  RelayedGateway alone(*redis_server, {"--policy", policy, "--mock-upstream", "--redis-timeout", "30s",
-                                       "--redis-batch-window", "0"});
-  ASSERT_TRUE(coalesced.gw.running() && alone.gw.running());
+  GatewayProcess coalesced({"--policy", policy, "--mock-upstream", "--redis", redis_server->url(),
+                            "--redis-timeout", "30s", "--redis-batch-window", "10ms"});
+  GatewayProcess alone({"--policy", policy, "--mock-upstream", "--redis", redis_server->url(),
+                        "--redis-timeout", "30s", "--redis-batch-window", "0"});
+  ASSERT_TRUE(coalesced.running() && alone.running());
 
   BatchCounts batched_counts, alone_counts;
   const auto batched = concurrent_burst(coalesced, *redis_server, {"a0", "a1", "a2", "a3"}, 8, batched_counts,
@@ -162,11 +148,13 @@ TEST(GatewayRedisCoalesceE2E, ConcurrentDecisionsTakeFewerRoundTripsAndEqualSing
 TEST(GatewayRedisCoalesceE2E, RedisDyingMidBatchFailsEachRequestOpenOrClosed) {
   auto redis_server = RedisServer::start();
   const std::string policy = write_temp("e2e_coalesce_fail_policy.json", coalesce_policy());
-  RelayedGateway open_gw(*redis_server, {"--policy", policy, "--mock-upstream", "--redis-timeout", "30s",
-                                         "--redis-batch-window", "10ms", "--redis-failure-mode", "fail-open"});
-  RelayedGateway closed_gw(*redis_server, {"--policy", policy, "--mock-upstream", "--redis-timeout", "30s",
-                                           "--redis-batch-window", "10ms", "--redis-failure-mode", "fail-closed"});
-  ASSERT_TRUE(open_gw.gw.running() && closed_gw.gw.running());
+  GatewayProcess open_gw({"--policy", policy, "--mock-upstream", "--redis", redis_server->url(),
+                          "--redis-timeout", "30s", "--redis-batch-window", "10ms", "--redis-failure-mode",
+                          "fail-open"});
+  GatewayProcess closed_gw({"--policy", policy, "--mock-upstream", "--redis", redis_server->url(),
+                            "--redis-timeout", "30s", "--redis-batch-window", "10ms", "--redis-failure-mode",
+                            "fail-closed"});
+  ASSERT_TRUE(open_gw.running() && closed_gw.running());
 
   // Both gateways' batches in flight on the paused server, then it dies.
   BatchCounts open_counts, closed_counts;
@@ -188,7 +176,7 @@ TEST(GatewayRedisCoalesceE2E, RedisDyingMidBatchFailsEachRequestOpenOrClosed) {
     EXPECT_EQ(a.code, "limiter_unavailable");
     EXPECT_TRUE(a.circuit_open);
   }
-  httplib::Client m(open_gw.gw.url());
+  httplib::Client m(open_gw.url());
   auto metrics = m.Get("/metrics");
   ASSERT_TRUE(metrics);
   EXPECT_EQ(sum_samples(metrics->body, "limitscope_requests_total", {{"decision", "degraded"}}), 12);

@@ -3,7 +3,7 @@
 // gateway process, whose clock (its steady clock, or Redis TIME) is not injected, must let
 // real time pass before it retries. Only audit_retry_after_e2e_test and gateway_e2e_test's
 // RetryAfterHonouredMeansTheRetrySucceeds use it; every other wait blocks on an event
-// (ScrapeRelay, TcpRelay, RedisMonitor). Injecting a clock into those processes (e.g.
+// (ScrapeRelay, RedisMonitor, ServerInbox). Injecting a clock into those processes (e.g.
 // libfaketime) would remove it.
 
 #include <algorithm>

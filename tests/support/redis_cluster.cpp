@@ -190,6 +190,13 @@ void RedisCluster::resume(int port) {
   }
 }
 
+pid_t RedisCluster::pid(int port) const {
+  for (const auto& n : nodes_) {
+    if (n->port() == port) return n->pid();
+  }
+  return -1;
+}
+
 void RedisCluster::migrate_slot(int slot, int to_port, int keys_per_step,
                                 const std::function<void()>& between_steps) {
   const int from_port = master_port_of_slot(slot);

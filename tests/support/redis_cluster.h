@@ -60,6 +60,8 @@ class RedisCluster {
   /// SIGSTOP / SIGCONT the node on `port`: it holds every call until resumed.
   void pause(int port);
   void resume(int port);
+  /// The process id of the node on `port`, or -1.
+  pid_t pid(int port) const;
   /// Moves `slot` to the master on `to_port` with CLUSTER SETSLOT IMPORTING/MIGRATING,
   /// MIGRATE of its keys `keys_per_step` at a time (calling `between_steps` after each step,
   /// so a test can decide while the slot is half moved), then SETSLOT NODE on both sides.
