@@ -13,6 +13,7 @@ LIMITSCOPE_PACKAGES=(
   libre2-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   redis-server redis-tools prometheus wrk
+  faketime
   nodejs npm
   clang libclang-rt-14-dev
   xvfb xauth

@@ -70,7 +70,8 @@ TEST(AuditRetryAfterE2E, HonestClientOnOurGatewayFindsNoLie) {
     ASSERT_TRUE(impatient);
     ASSERT_EQ(impatient->status, 429);
     const int wait_s = std::stoi(impatient->get_header_value("Retry-After"));
-    // Wait on the clock the gateway's script decides with (Redis TIME), not on a sleep.
+    // Wait on the clock the gateway's script decides with (Redis TIME), not on a sleep: real
+    // time must pass, as no clock can be injected into redis-server (support/poll_until.h).
     const auto refused_at = redis_time_us();
     ASSERT_TRUE(refused_at.has_value());
     ASSERT_TRUE(poll_until([&] {

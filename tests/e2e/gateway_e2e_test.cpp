@@ -16,7 +16,7 @@
 #include "support/child_process.h"
 #include "support/exposition_sums.h"
 #include "support/process.h"
-#include "support/poll_until.h"
+#include "support/fake_clock.h"
 #include "support/test_paths.h"
 
 namespace limitscope::test {
@@ -94,6 +94,11 @@ TEST_F(GatewayE2E, AllowedAndDeniedCarryRateLimitHeadersAndBodies) {
 }
 
 TEST_F(GatewayE2E, RetryAfterHonouredMeansTheRetrySucceeds) {
+  // The gateway runs on a clock the test moves (FakeClock): the client's wait is that clock's.
+  FakeClock clock("gateway_e2e_retry_after");
+  gw_ = std::make_unique<GatewayProcess>(
+      std::vector<std::string>{"--policy", policy_path_, "--mock-upstream", "--max-body", "4096"}, clock.env());
+  ASSERT_TRUE(gw_->running());
   std::optional<httplib::Result> denied;
   for (int i = 0; i < 4; ++i) {
     auto r = post(*gw_, chat("gemini-2.5-flash"), bearer("free-key"));
@@ -106,8 +111,8 @@ TEST_F(GatewayE2E, RetryAfterHonouredMeansTheRetrySucceeds) {
   ASSERT_TRUE(denied.has_value());
   const int wait_s = std::stoi((*denied)->get_header_value("Retry-After"));
   ASSERT_GE(wait_s, 1);
-  // The behaviour under test is a client that waits what the gateway told it to: wait on the
-  // gateway's own clock (its limitscope_gateway_time_seconds gauge), not on a sleep.
+  // The behaviour under test is a client that waits what the gateway told it to: the gateway's
+  // own clock (its limitscope_gateway_time_seconds gauge) moves on by that much.
   httplib::Client scraper(gw_->url());
   auto gateway_time = [&]() -> double {
     auto m = scraper.Get("/metrics");
@@ -115,7 +120,8 @@ TEST_F(GatewayE2E, RetryAfterHonouredMeansTheRetrySucceeds) {
   };
   const double refused_by = gateway_time();
   ASSERT_GT(refused_by, 0.0);
-  ASSERT_TRUE(test::poll_until([&] { return gateway_time() >= refused_by + wait_s; }));
+  clock.advance(std::chrono::seconds(wait_s));
+  ASSERT_GE(gateway_time(), refused_by + wait_s) << "the gateway is not on the fake clock (package faketime?)";
   auto retry = post(*gw_, chat("gemini-2.5-flash"), bearer("free-key"));
   ASSERT_TRUE(retry);
   EXPECT_EQ(retry->status, 200) << retry->body;

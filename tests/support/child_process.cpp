@@ -108,10 +108,16 @@ std::string ChildProcess::stderr_text() const {
   return read_file(stderr_path_);
 }
 
-GatewayProcess::GatewayProcess(const std::vector<std::string>& args) {
+GatewayProcess::GatewayProcess(const std::vector<std::string>& args, const std::vector<std::string>& env) {
   std::vector<std::string> all = {"--listen", "127.0.0.1:0"};
   all.insert(all.end(), args.begin(), args.end());
-  process_ = ChildProcess::start(binary_path("app/limitscope-gateway"), all);
+  if (env.empty()) {
+    process_ = ChildProcess::start(binary_path("app/limitscope-gateway"), all);
+  } else {  // env(1) sets them, then runs the gateway (same process)
+    all.insert(all.begin(), binary_path("app/limitscope-gateway"));
+    all.insert(all.begin(), env.begin(), env.end());
+    process_ = ChildProcess::start("/usr/bin/env", all);
+  }
   if (process_ == nullptr) {
     ADD_FAILURE() << "cannot start limitscope-gateway";
     return;

@@ -1,10 +1,10 @@
 #pragma once
 // The one wait on time left in the tests: a client honouring Retry-After against a real
-// gateway process, whose clock (its steady clock, or Redis TIME) is not injected, must let
-// real time pass before it retries. Only audit_retry_after_e2e_test and gateway_e2e_test's
-// RetryAfterHonouredMeansTheRetrySucceeds use it; every other wait blocks on an event
-// (ScrapeRelay, RedisMonitor, ServerInbox). Injecting a clock into those processes (e.g.
-// libfaketime) would remove it.
+// gateway on a real Redis must let Redis TIME (the clock the gateway's script decides with)
+// pass before it retries. Only audit_retry_after_e2e_test uses it; every other wait blocks on
+// an event (ScrapeRelay, RedisMonitor, ServerInbox) or moves an injected clock (FakeClock).
+// FakeClock cannot inject one into redis-server: libfaketime 0.9.10 (Debian 12) aborts its
+// start ("unexpected recursive calls to clock_gettime()", from its jemalloc).
 
 #include <algorithm>
 #include <chrono>
