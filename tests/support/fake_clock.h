@@ -21,8 +21,8 @@ class FakeClock {
 
   /// The environment that puts a process on this clock (GatewayProcess's env).
   std::vector<std::string> env() const {
-    return {"LD_PRELOAD=/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1", "FAKETIME_TIMESTAMP_FILE=" + path_,
-            "FAKETIME_NO_CACHE=1"};
+    return {"LD_PRELOAD=/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1",
+            "FAKETIME_TIMESTAMP_FILE=" + path_, "FAKETIME_NO_CACHE=1"};
   }
 
   /// Moves the process's clocks forward by `by` (at once, for its next clock read).

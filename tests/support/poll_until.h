@@ -16,7 +16,8 @@ namespace limitscope::test {
 /// Calls `done` until it returns true or `limit` passes, pausing 100 ms, then twice as long
 /// each time up to 1 s. The limit only guards against a broken process.
 /// @return whether `done` returned true
-inline bool poll_until(const std::function<bool()>& done, std::chrono::seconds limit = std::chrono::seconds(60)) {
+inline bool poll_until(const std::function<bool()>& done,
+                       std::chrono::seconds limit = std::chrono::seconds(60)) {
   auto pause = std::chrono::milliseconds(100);
   const auto deadline = std::chrono::steady_clock::now() + limit;
   while (std::chrono::steady_clock::now() < deadline) {

@@ -73,26 +73,28 @@ class ScrapeRelay {
 };
 
 struct PrometheusProcess {
-  std::unique_ptr<ScrapeRelay> relay;      // the scrape target Prometheus is given
+  std::unique_ptr<ScrapeRelay> relay;     // the scrape target Prometheus is given
   std::unique_ptr<ChildProcess> process;  // nullptr when it could not be started; stops first
   std::string base_url;                   // http://127.0.0.1:PORT
 
   /// @param name distinguishes the temp config and data directory of one test
   /// @param target_port the port whose /metrics Prometheus scrapes (through the relay)
   /// @param rules a rule file path, or empty for none
-  static PrometheusProcess start(const std::string& name, int target_port, const std::string& rules = {}) {
+  static PrometheusProcess start(const std::string& name, int target_port,
+                                 const std::string& rules = {}) {
     PrometheusProcess p;
     p.relay = std::make_unique<ScrapeRelay>(target_port);
-    const std::string config = write_temp(name + ".yml",
-                                          "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n" +
-                                              (rules.empty() ? std::string() : "rule_files: ['" + rules + "']\n") +
-                                              "scrape_configs:\n  - job_name: gateway\n    static_configs:\n"
-                                              "      - targets: ['127.0.0.1:" +
-                                              std::to_string(p.relay->port()) + "']\n");
+    const std::string config = write_temp(
+        name + ".yml", "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n" +
+                           (rules.empty() ? std::string() : "rule_files: ['" + rules + "']\n") +
+                           "scrape_configs:\n  - job_name: gateway\n    static_configs:\n"
+                           "      - targets: ['127.0.0.1:" +
+                           std::to_string(p.relay->port()) + "']\n");
     const int port = free_loopback_port();
-    p.process = ChildProcess::start("/usr/bin/prometheus",
-                                    {"--config.file=" + config, "--storage.tsdb.path=" + temp_path(name + "-data"),
-                                     "--web.listen-address=127.0.0.1:" + std::to_string(port), "--log.level=warn"});
+    p.process = ChildProcess::start(
+        "/usr/bin/prometheus",
+        {"--config.file=" + config, "--storage.tsdb.path=" + temp_path(name + "-data"),
+         "--web.listen-address=127.0.0.1:" + std::to_string(port), "--log.level=warn"});
     p.base_url = "http://127.0.0.1:" + std::to_string(port);
     return p;
   }
