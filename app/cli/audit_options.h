@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "app/cli/args.h"
+#include "app/options/args.h"
 #include "core/common/expected.h"
 #include "core/limiter/policy.h"
 #include "core/probe/http_fetch.h"

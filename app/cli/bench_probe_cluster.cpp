@@ -9,7 +9,7 @@
 
 #include "app/cli/bench_probe_dashboard.h"
 #include "app/cli/bench_probe_own.h"
-#include "app/cli/args.h"
+#include "app/options/args.h"
 #include "app/cli/json_output.h"
 #include "core/redis/cluster_limiter.h"
 #include "core/redis/local_cluster.h"

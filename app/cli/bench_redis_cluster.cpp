@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "app/cli/args.h"
+#include "app/options/args.h"
 #include "app/cli/json_output.h"
 #include "core/limiter/limit_params.h"
 #include "core/redis/cluster_limiter.h"

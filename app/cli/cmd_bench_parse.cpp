@@ -20,7 +20,7 @@
 #include <optional>
 #include <sstream>
 
-#include "app/cli/args.h"
+#include "app/options/args.h"
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
 #include "core/metrics/exposition_generator.h"

@@ -16,7 +16,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "app/cli/args.h"
+#include "app/options/args.h"
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
 #include "app/cli/redis_options.h"

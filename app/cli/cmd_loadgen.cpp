@@ -21,7 +21,7 @@
 #include <thread>
 #include <vector>
 
-#include "app/cli/args.h"
+#include "app/options/args.h"
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
 #include "app/cli/tuner_options.h"

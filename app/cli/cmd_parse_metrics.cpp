@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "app/cli/args.h"
+#include "app/options/args.h"
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
 #include "core/metrics/exposition_parser.h"

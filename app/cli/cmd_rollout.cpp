@@ -13,7 +13,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "app/cli/args.h"
+#include "app/options/args.h"
 #include "app/cli/cmd_rollout.h"
 #include "app/cli/config_options.h"
 #include "app/cli/json_output.h"

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "app/cli/args.h"
+#include "app/options/args.h"
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
 #include "core/limiter/policy.h"

@@ -4,7 +4,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "app/cli/args.h"
+#include "app/options/args.h"
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
 #include "core/metrics/promtool_test_file.h"

@@ -90,14 +90,12 @@ Expected<redis::NamedLimit> parse_sub_limit(const std::string& spec) {
 }  // namespace
 
 std::vector<OptionSpec> common_specs() {
-  return {
-      {"redis", "URL", "redis://[user:password@]host:port/db, unix:///path or redis+cluster://host:port,host:port (required)"},
-      redis_password_file_spec(),
-      {"rule", "NAME", "the rule (required)"},
-      {"prefix", "P", "key prefix (default limitscope:)"},
-      {"timeout", "D", "connect and command timeout (default 2s)"},
-      {"json", "", "print JSON"},
-  };
+  // The shared Redis options (one default timeout for every program), without a failure
+  // mode: these subcommands read and write configs, they make no decisions.
+  auto specs = redis_flag_specs({.failure_mode = false});
+  specs.insert(specs.begin() + 2, {"rule", "NAME", "the rule (required)"});
+  specs.push_back({"json", "", "print JSON"});
+  return specs;
 }
 
 std::vector<OptionSpec> with(std::vector<OptionSpec> more) {
@@ -169,27 +167,11 @@ std::optional<Target> target_or_exit(const Args& a, std::string_view command, in
 
 // The shared options, or the usage error message.
 Expected<Target> parse_target(const Args& a) {
-  Target t;
-  auto parsed = parse_redis_url_option(a);
-  if (!parsed) return make_error(parsed.error());
-  t.url = *parsed;
-  const auto rule = a.get("rule");
-  if (!rule) return make_error("--rule is required");
-  if (auto e = redis::KeySchema::check_rule(*rule)) return make_error("--rule: " + *e);
-  t.rule = *rule;
-  t.schema = redis::KeySchema(a.get("prefix").value_or(std::string(redis::kDefaultPrefix)));
-  if (auto e = t.schema.check_prefix()) return make_error("--prefix: " + *e);
-  t.connect.connect_timeout = std::chrono::milliseconds(2000);
-  t.connect.command_timeout = std::chrono::milliseconds(2000);
-  if (auto d = a.get("timeout")) {
-    auto ns = parse_duration(*d);
-    if (!ns || *ns < std::chrono::milliseconds(1) || *ns > std::chrono::minutes(1)) {
-      return make_error("--timeout: \"" + *d + "\" must be a duration from 1ms to 1m");
-    }
-    t.connect.connect_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*ns);
-    t.connect.command_timeout = t.connect.connect_timeout;
-  }
-  return t;
+  auto shared = parse_redis_options(a);
+  if (!shared) return make_error(shared.error());
+  if (shared->rule.empty()) return make_error("--rule is required");
+  return Target{std::move(shared->url), std::move(shared->schema), std::move(shared->rule),
+                shared->connect};
 }
 
 std::string default_user() {

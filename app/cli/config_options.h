@@ -1,17 +1,17 @@
 #pragma once
 // Options and output shared by `limitscope-cli config` and `limitscope-cli shadow`: the Redis
-// target (--redis, --rule, --prefix, --timeout, --json), the limit options of `config set`,
+// target (the shared Redis options, --rule, --json), the limit options of `config set`,
 // --reason/--by/--expect-version, and a config as text or JSON (docs/cli.md).
 
 #include <map>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "app/cli/args.h"
 #include "app/cli/redis_options.h"
+#include "app/options/args.h"
 #include "core/common/expected.h"
 #include "core/redis/connection.h"
 #include "core/redis/key_schema.h"
@@ -20,7 +20,7 @@
 
 namespace limitscope::cli {
 
-/// --redis, --redis-password-file, --rule, --prefix, --timeout, --json.
+/// The shared Redis options without a failure mode (app/options/redis_flags.h), --rule, --json.
 std::vector<OptionSpec> common_specs();
 /// common_specs() followed by `more`.
 std::vector<OptionSpec> with(std::vector<OptionSpec> more);

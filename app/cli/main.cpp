@@ -6,15 +6,18 @@
 
 #include "app/cli/cmd_rollout.h"
 #include "app/cli/commands.h"
+#include "app/options/args.h"
 #include "core/common/version.h"
 
 namespace {
 
-int run_version(const limitscope::cli::CommandArgs& args) {
-  if (!args.empty() && args[0] != "--help") {
-    std::cerr << "limitscope-cli version: unexpected argument \"" << args[0] << "\"\n";
-    return 2;
+int run_version(const limitscope::cli::CommandArgs& argv) {
+  const limitscope::cli::Args args("version", "Prints the version.", {}, argv);
+  if (args.help_requested()) {
+    std::cout << args.usage();
+    return 0;
   }
+  if (!args.ok()) return limitscope::cli::usage_error("version", args.error());
   std::cout << "limitscope-cli " << limitscope::version() << "\n";
   return 0;
 }

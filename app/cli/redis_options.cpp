@@ -4,31 +4,17 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "app/cli/redis_flags.h"
+#include "app/options/redis_flags.h"
 #include "core/limiter/rate.h"
 #include "core/redis/redis_password.h"
 
 namespace limitscope::cli {
 
 std::vector<OptionSpec> redis_option_specs() {
-  return {
-      {"redis", "URL", "redis://[user:password@]host:port/db, unix:///path or redis+cluster://host:port,host:port"},
-      redis_password_file_spec(),
-      {"rule", "NAME", "the rule (its config hash is <prefix>{NAME}:config)"},
-      {"redis-prefix", "P", "key prefix (default limitscope:); --prefix is the same"},
-      {"redis-timeout", "D", "connect and command timeout (default 500ms, as the gateway's); --timeout is the same"},
-      {"redis-failure-mode", "M",
-       "fail-open (default) or fail-closed when Redis cannot decide; --failure-mode is the same"},
-      {"prefix", "P", "older spelling of --redis-prefix"},
-      {"timeout", "D", "older spelling of --redis-timeout"},
-      {"failure-mode", "M", "older spelling of --redis-failure-mode"},
-  };
-}
-
-OptionSpec redis_password_file_spec() {
-  return {"redis-password-file", "FILE",
-          "the Redis password, from a file only its owner may read (0600); else from "
-          "LIMITSCOPE_REDIS_PASSWORD; either keeps it out of the command line"};
+  auto specs = redis_flag_specs({});
+  specs.insert(specs.begin() + 2,
+               {"rule", "NAME", "the rule (its config hash is <prefix>{NAME}:config)"});
+  return specs;
 }
 
 Expected<redis::RedisUrl> parse_redis_url_option(const Args& args) {

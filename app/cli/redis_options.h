@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "app/cli/args.h"
+#include "app/options/args.h"
+#include "app/options/redis_flags.h"
 #include "core/common/expected.h"
 #include "core/redis/decision_backend.h"
 #include "core/redis/endpoint.h"
@@ -18,11 +19,8 @@
 
 namespace limitscope::cli {
 
-/// --redis, --redis-password-file, --prefix, --timeout, --failure-mode, --rule.
+/// The shared Redis options (app/options/redis_flags.h) with --rule.
 std::vector<OptionSpec> redis_option_specs();
-
-/// --redis-password-file, for subcommands that list their own --redis.
-OptionSpec redis_password_file_spec();
 
 /// --redis URL (which must be given) with the password from --redis-password-file or else
 /// LIMITSCOPE_REDIS_PASSWORD (core/redis/redis_password.h; a URL carrying a password too is

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "app/cli/args.h"
+#include "app/options/args.h"
 #include "core/common/expected.h"
 #include "core/limiter/limit_params.h"
 #include "core/limiter/policy.h"

@@ -14,9 +14,9 @@
 #include <string>
 #include <thread>
 
-#include "app/cli/args.h"
-#include "app/cli/redis_flags.h"
 #include "app/gateway/gateway_server.h"
+#include "app/options/args.h"
+#include "app/options/redis_flags.h"
 #include "core/common/version.h"
 #include "core/gateway/chat_gateway.h"
 #include "core/gateway/in_process_admission.h"
@@ -59,70 +59,58 @@ Expected<Nanos> zero_or_duration(const std::string& text) {
   return parse_duration(text);
 }
 
-std::string usage_text(const cli::Args& args) {
-  std::string u = args.usage();
-  const std::string prefix = "usage: limitscope-cli ";
-  if (u.rfind(prefix, 0) == 0) u.replace(0, prefix.size(), "usage: ");
-  return u;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::vector<std::string> argv_rest(argv + 1, argv + argc);
+  std::vector<cli::OptionSpec> specs = {
+      {"listen", "HOST:PORT", "address to serve on (port 0: any free port)"},
+      {"policy", "FILE", "policy JSON (docs/policy.md); default: the embedded default policy"},
+      {"redis-batch-window", "DURATION",
+       "coalesce concurrent decisions of a rule into one Redis round trip: the longest a decision "
+       "waits to be sent while a batch is in flight (default 500us, at most 10ms; 0: every "
+       "decision alone); a lone request is sent at once"},
+      {"redis-settle-delay", "DURATION",
+       "how long a request's token settlement may wait to ride on its key's next decision "
+       "before it is sent alone (default 1s, 1ms to 1m; 0: every request settles with a "
+       "call of its own)"},
+      {"log-decisions", "FRACTION",
+       "log the decisions of this fraction of API keys (0..1, default 0) to each rule's decision "
+       "stream, with model and token estimate, for the tuner (sampled by key: all of a key's)"},
+      {"limiter", "MODE",
+       "in-process (default), redis (with --redis) or off (admit every known key and model)"},
+      {"upstream", "URL", "forward admitted requests to http[s]://HOST[:PORT][/PREFIX]"},
+      {"mock-upstream", "", "answer admitted requests with the built-in mock upstream"},
+      {"mock-latency", "DURATION", "mock upstream latency, e.g. 20ms (default 0)"},
+      {"upstream-timeout", "DURATION", "upstream read timeout (default 60s)"},
+      {"header-timeout", "DURATION",
+       "time a request's head may take to arrive, else 408 (default 10s)"},
+      {"body-timeout", "DURATION",
+       "time a request's body may take after its head, else 408 (default 30s)"},
+      {"idle-timeout", "DURATION",
+       "an idle keep-alive connection is closed after this (default 60s)"},
+      {"max-connections", "N",
+       "most client connections open at once; more are closed (default 10000)"},
+      {"max-body", "BYTES", "largest request body accepted, else 413 (default 1048576)"},
+      {"threads", "N", "worker threads, one connection each at a time (default 128)"},
+      {"default-max-tokens", "N",
+       "completion tokens assumed when a request sets none (default 1024)"},
+      {"max-keys", "N", "most (key, model) limiter states held (default 1000000)"},
+      {"max-series", "N", "series cap per metric family and quota keys tracked (default 10000)"},
+      {"version", "", "print the version and exit"}};
+  // The shared Redis options (app/options/redis_flags.h): the CLI's, without its older
+  // spellings; listed after --listen and --policy.
+  const auto redis_specs = cli::redis_flag_specs({.older_spellings = false});
+  specs.insert(specs.begin() + 2, redis_specs.begin(), redis_specs.end());
   cli::Args args(
-      kProgram,
+      "",
       "Rate-limiting gateway for OpenAI-compatible APIs: chat completions, embeddings, responses\n"
       "(docs/gateway.md). "
       "Prints \"listening on HOST:PORT\" as its first line; SIGHUP reloads --policy.",
-      {{"listen", "HOST:PORT", "address to serve on (port 0: any free port)"},
-       {"policy", "FILE", "policy JSON (docs/policy.md); default: the embedded default policy"},
-       {"redis", "URL",
-        "decide on a shared Redis (redis://[user:pass@]host:port/db, unix:///path, or a Redis "
-        "Cluster: redis+cluster://[user:pass@]host:port[,host:port...])"},
-       {"redis-password-file", "FILE",
-        "the Redis password, from a file only its owner may read (0600); else from "
-        "LIMITSCOPE_REDIS_PASSWORD; either keeps it out of the command line"},
-       {"redis-failure-mode", "MODE",
-        "when Redis cannot decide: fail-open (default; X-Circuit-Open) or fail-closed (503)"},
-       {"redis-prefix", "P", "prefix of the limiter's Redis keys (default: the core's)"},
-       {"redis-timeout", "DURATION", "Redis connect and command timeout (default 500ms, as the CLI's)"},
-       {"redis-batch-window", "DURATION",
-        "coalesce concurrent decisions of a rule into one Redis round trip: the longest a decision "
-        "waits to be sent while a batch is in flight (default 500us, at most 10ms; 0: every "
-        "decision alone); a lone request is sent at once"},
-       {"redis-settle-delay", "DURATION",
-        "how long a request's token settlement may wait to ride on its key's next decision "
-        "before it is sent alone (default 1s, 1ms to 1m; 0: every request settles with a "
-        "call of its own)"},
-       {"log-decisions", "FRACTION",
-        "log the decisions of this fraction of API keys (0..1, default 0) to each rule's decision "
-        "stream, with model and token estimate, for the tuner (sampled by key: all of a key's)"},
-       {"limiter", "MODE",
-        "in-process (default), redis (with --redis) or off (admit every known key and model)"},
-       {"upstream", "URL", "forward admitted requests to http[s]://HOST[:PORT][/PREFIX]"},
-       {"mock-upstream", "", "answer admitted requests with the built-in mock upstream"},
-       {"mock-latency", "DURATION", "mock upstream latency, e.g. 20ms (default 0)"},
-       {"upstream-timeout", "DURATION", "upstream read timeout (default 60s)"},
-       {"header-timeout", "DURATION",
-        "time a request's head may take to arrive, else 408 (default 10s)"},
-       {"body-timeout", "DURATION",
-        "time a request's body may take after its head, else 408 (default 30s)"},
-       {"idle-timeout", "DURATION",
-        "an idle keep-alive connection is closed after this (default 60s)"},
-       {"max-connections", "N",
-        "most client connections open at once; more are closed (default 10000)"},
-       {"max-body", "BYTES", "largest request body accepted, else 413 (default 1048576)"},
-       {"threads", "N", "worker threads, one connection each at a time (default 128)"},
-       {"default-max-tokens", "N",
-        "completion tokens assumed when a request sets none (default 1024)"},
-       {"max-keys", "N", "most (key, model) limiter states held (default 1000000)"},
-       {"max-series", "N", "series cap per metric family and quota keys tracked (default 10000)"},
-       {"version", "", "print the version and exit"}},
-      argv_rest);
+      specs, argv_rest, false, kProgram);
   if (!args.ok()) return usage_error(args.error());
   if (args.help_requested()) {
-    std::cout << usage_text(args);
+    std::cout << args.usage();
     return 0;
   }
   if (args.has("version")) {
@@ -158,14 +146,17 @@ int main(int argc, char** argv) {
     connect = shared->connect;
     if (auto w = args.get("redis-batch-window")) {
       auto d = zero_or_duration(*w);
-      if (!d || (*d != Nanos{0} && (*d < std::chrono::microseconds(1) || *d > std::chrono::milliseconds(10)))) {
-        return usage_error("--redis-batch-window " + *w + ": expected 0 or a duration between 1us and 10ms");
+      if (!d || (*d != Nanos{0} &&
+                 (*d < std::chrono::microseconds(1) || *d > std::chrono::milliseconds(10)))) {
+        return usage_error("--redis-batch-window " + *w +
+                           ": expected 0 or a duration between 1us and 10ms");
       }
       redis_options.batch_window = std::chrono::duration_cast<std::chrono::microseconds>(*d);
     }
     if (auto d = args.get("redis-settle-delay")) {
       auto v = zero_or_duration(*d);
-      if (!v || (*v != Nanos{0} && (*v < std::chrono::milliseconds(1) || *v > std::chrono::minutes(1)))) {
+      if (!v ||
+          (*v != Nanos{0} && (*v < std::chrono::milliseconds(1) || *v > std::chrono::minutes(1)))) {
         return usage_error("--redis-settle-delay " + *d + ": expected 0 or a duration between 1ms and 1m");
       }
       redis_options.settle_delay = std::chrono::duration_cast<std::chrono::milliseconds>(*v);

@@ -10,7 +10,7 @@ LIMITSCOPE_PACKAGES=(
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev qtkeychain-qt6-dev
   libgl-dev libegl-dev libglu1-mesa-dev fonts-dejavu-core
   libhiredis-dev nlohmann-json3-dev libyaml-cpp-dev libcpp-httplib-dev libssl-dev
-  libre2-dev
+  libre2-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   redis-server redis-tools prometheus wrk
   faketime

@@ -1,6 +1,9 @@
 #pragma once
-// A small, strict option parser for limitscope-cli subcommands: `--name value`, `--name=value`
-// and boolean `--flag`. Unknown options and missing values are usage errors (exit 2).
+// The command-line layer of limitscope-cli's subcommands and of limitscope-gateway, on CLI11
+// (libcli11-dev): `--name value`, `--name=value` and boolean `--flag`. Both programs parse,
+// print help and report bad usage the same way: --help/-h prints the usage (exit 0); an
+// unknown option, a missing value, a value on a flag or an option given twice is a usage error
+// whose message names the flag (exit 2, docs/cli.md).
 
 #include <map>
 #include <optional>
@@ -11,8 +14,8 @@
 namespace limitscope::cli {
 
 struct OptionSpec {
-  std::string name;         // without the leading "--"
-  std::string value_name;   // empty for a boolean flag
+  std::string name;        // without the leading "--"
+  std::string value_name;  // empty for a boolean flag
   std::string help;
   bool repeatable = false;
 };
@@ -20,13 +23,16 @@ struct OptionSpec {
 class Args {
  public:
   /// Parses argv after the subcommand name. On failure error() is set and ok() is false.
+  /// @param command the subcommand ("simulate"), or "" for a program without subcommands
+  /// @param program the program, printed in the usage line before `command`
   Args(std::string_view command, std::string_view summary, std::vector<OptionSpec> specs,
-       const std::vector<std::string>& argv, bool allow_positional = false);
+       const std::vector<std::string>& argv, bool allow_positional = false,
+       std::string_view program = "limitscope-cli");
 
   bool ok() const { return error_.empty(); }
   const std::string& error() const { return error_; }
   bool help_requested() const { return help_; }
-  std::string usage() const;
+  const std::string& usage() const { return usage_; }
 
   bool has(std::string_view name) const;
   std::optional<std::string> get(std::string_view name) const;
@@ -34,11 +40,9 @@ class Args {
   const std::vector<std::string>& positional() const { return positional_; }
 
  private:
-  std::string command_;
-  std::string summary_;
-  std::vector<OptionSpec> specs_;
   std::multimap<std::string, std::string, std::less<>> values_;
   std::vector<std::string> positional_;
+  std::string usage_;
   std::string error_;
   bool help_ = false;
 };
