@@ -4,35 +4,95 @@
 
 namespace limitscope::probe {
 
-Expected<std::unique_ptr<RolloutGuard>> RolloutGuard::make(const std::string& expr, const std::string& source_url) {
-  auto parsed = metrics::parse_promql(expr);
-  if (!parsed) return make_error("guard " + expr + ": " + parsed.error());
-  auto url = parse_http_url(source_url);
-  if (!url) return make_error("guard source " + source_url + ": " + url.error());
-  return std::unique_ptr<RolloutGuard>(new RolloutGuard(std::move(parsed).value(), std::move(url).value()));
+namespace {
+
+// Alerting-rule semantics: a sample trips, a scalar trips when not 0.
+void read_value(bool scalar, std::optional<double> first, GuardReading& g) {
+  g.value = first;
+  g.tripped = scalar ? (first && *first != 0) : first.has_value();
+}
+
+}  // namespace
+
+RolloutGuard::RolloutGuard(std::string expr, metrics::ExprPtr parsed, HttpUrl url,
+                           FetchOptions options, bool prometheus)
+    : expr_(std::move(expr)),
+      parsed_(std::move(parsed)),
+      url_(std::move(url)),
+      options_(std::move(options)) {
+  if (prometheus) prometheus_.emplace(url_, options_);
+}
+
+Expected<std::unique_ptr<RolloutGuard>> RolloutGuard::make(const std::string& expr,
+                                                           const std::string& source,
+                                                           const HttpAuth& auth) {
+  const bool prometheus = source.starts_with(kPrometheusSource);
+  const std::string url_text = prometheus ? source.substr(kPrometheusSource.size()) : source;
+  metrics::ExprPtr parsed;
+  if (!prometheus) {
+    auto p = metrics::parse_promql(expr);
+    if (!p) return make_error("guard " + expr + ": " + p.error());
+    parsed = std::move(p).value();
+  } else if (expr.empty()) {
+    return make_error("guard: an empty expression");
+  }
+  auto url = parse_http_url(url_text);
+  if (!url) return make_error("guard source " + url_text + ": " + url.error());
+  FetchOptions options;
+  auth.apply_to(options);
+  return std::unique_ptr<RolloutGuard>(new RolloutGuard(
+      expr, std::move(parsed), std::move(url).value(), std::move(options), prometheus));
 }
 
 GuardReading RolloutGuard::check(std::int64_t now_ms) {
   GuardReading g;
-  auto scrape = scrape_metrics(url_, FetchOptions{}, now_ms);
+  if (prometheus_) {
+    auto r = prometheus_->query(expr_);
+    if (!r) {
+      g.error = r.error();
+      return g;
+    }
+    if (r->result_type == "scalar" || r->result_type == "vector") {
+      std::optional<double> first;
+      if (!r->series.empty() && !r->series.front().samples.empty())
+        first = r->series.front().samples.front().value;
+      read_value(r->result_type == "scalar", first, g);
+    } else {
+      g.error = "guard " + expr_ + ": Prometheus returned a " + r->result_type +
+                ", not an instant vector or scalar";
+    }
+    return g;
+  }
+  auto scrape = scrape_metrics(url_, options_, now_ms);
   if (!scrape) {
     g.error = scrape.error();
     return g;
   }
   append_scrape(store_, *scrape);
-  auto v = metrics::evaluate(*expr_, store_, now_ms);
+  auto v = metrics::evaluate(*parsed_, store_, now_ms);
   if (!v) {
     g.error = v.error();
     return g;
   }
-  if (v->kind == metrics::QueryValue::Kind::scalar) {
-    g.value = v->scalar;
-    g.tripped = v->scalar != 0;
-  } else if (!v->vector.empty()) {
-    g.value = v->vector.front().value;
-    g.tripped = true;
-  }
+  const bool scalar = v->kind == metrics::QueryValue::Kind::scalar;
+  std::optional<double> first;
+  if (scalar)
+    first = v->scalar;
+  else if (!v->vector.empty())
+    first = v->vector.front().value;
+  read_value(scalar, first, g);
   return g;
+}
+
+redis::GuardFn guard_once(RolloutGuard& guard, const std::int64_t& now_ms,
+                          std::optional<redis::GuardCheck>& memo) {
+  return [&guard, &now_ms, &memo] {
+    if (!memo) {
+      const GuardReading g = guard.check(now_ms);
+      memo = redis::GuardCheck{g.tripped, g.value, g.error};
+    }
+    return *memo;
+  };
 }
 
 }  // namespace limitscope::probe

@@ -55,6 +55,12 @@ bool in_rollout_share(std::string_view key, std::int64_t share_bp) {
   return v % kAllKeys < share_bp;
 }
 
+std::int64_t hold_left_ms(const RolloutState& s, std::int64_t now_ms) {
+  if (!s.active()) return 0;
+  const std::int64_t held = s.state == "paused" ? s.held_ms : now_ms - s.step_started_ms;
+  return std::clamp<std::int64_t>(s.hold_ms - held, 0, s.hold_ms);
+}
+
 Result<std::optional<RolloutState>> get_rollout(Connection& c, const KeySchema& schema, std::string_view rule) {
   if (auto e = KeySchema::check_rule(rule)) return make_redis_error(ErrorKind::usage, *e);
   const std::string key = rollout_key(schema, rule);
@@ -80,6 +86,8 @@ Result<std::optional<RolloutState>> get_rollout(Connection& c, const KeySchema& 
     else if (f == "source") s.source = v;
     else if (f == "shadow_version") s.shadow_version = to_int(v).value_or(0);
     else if (f == "step_started_ms") s.step_started_ms = to_int(v).value_or(0);
+    else if (f == "held_ms") s.held_ms = to_int(v).value_or(0);
+    else if (f == "started_by") s.started_by = v;
     else if (f == "guard_value") s.guard_value = to_double(v);
     else if (f == "seq") s.seq = to_int(v).value_or(0);
     else if (f == "reason") s.reason = v;
@@ -104,6 +112,8 @@ Result<RolloutState> write_rollout(Connection& c, const KeySchema& schema, std::
                                  "source", s.source,
                                  "shadow_version", std::to_string(s.shadow_version),
                                  "step_started_ms", std::to_string(s.step_started_ms),
+                                 "held_ms", std::to_string(s.held_ms),
+                                 "started_by", s.started_by,
                                  "guard_value", s.guard_value ? exact(*s.guard_value) : std::string()};
   auto reply = eval(c, set_script(),
                     {rollout_key(schema, rule), rollout_audit_key(schema, rule), schema.config_stamp_key(rule),

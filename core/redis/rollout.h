@@ -42,6 +42,10 @@ struct RolloutState {
   std::string source;                  ///< the /metrics URL the guard is evaluated on
   std::int64_t shadow_version = 0;     ///< the candidate rolled out (a new shadow stops it)
   std::int64_t step_started_ms = 0;    ///< when the current step began (Redis TIME, ms)
+  /// Paused: how long the step had held when it was paused (the hold timer is frozen while
+  /// paused; resume continues it, so time paused does not count toward the hold).
+  std::int64_t held_ms = 0;
+  std::string started_by;              ///< who started the rollout
   std::optional<double> guard_value;   ///< the guard's last value (nullopt: returned nothing)
   std::int64_t seq = 0;                ///< +1 per write (compare-and-set)
   std::string reason;                  ///< of the latest change ("guard tripped: ...")
@@ -49,6 +53,10 @@ struct RolloutState {
 
   bool active() const { return state == "running" || state == "paused"; }
 };
+
+/// How much of the current step's hold is left at now_ms: running, the hold minus the time
+/// since the step began; paused, minus what it had held when paused; 0 when not active.
+std::int64_t hold_left_ms(const RolloutState& s, std::int64_t now_ms);
 
 /// Whether `key` (the limited key, as decided) is inside a share: the first 28 bits of its
 /// SHA-1, mod 10000, below share_bp. decide.lua computes the same.

@@ -43,6 +43,8 @@ Result<RolloutState> start_rollout(Connection& c, const KeySchema& schema, std::
   plan.shadow_version = shadow->version;
   plan.step_started_ms = now_ms;
   plan.guard_value.reset();
+  plan.held_ms = 0;
+  plan.started_by = by;
   plan.reason = "start: shadow version " + std::to_string(shadow->version) + " (" + shadow->config->describe() + ")";
   return write_rollout(c, schema, rule, plan, *current ? (*current)->seq : 0, "start", by);
 }
@@ -113,6 +115,51 @@ Result<RolloutState> rollout_tick(Connection& c, const KeySchema& schema, std::s
   auto cleared = clear_shadow(c, schema, rule, clear);
   if (!cleared) return cleared.error();
   return done;
+}
+
+namespace {
+
+// The rule's rollout when it is in state `want`, else refused naming the state it is in.
+Result<RolloutState> rollout_in(Connection& c, const KeySchema& schema, std::string_view rule,
+                                std::string_view want) {
+  auto got = get_rollout(c, schema, rule);
+  if (!got) return got.error();
+  if (!*got) return refused("rule " + std::string(rule) + " has no rollout");
+  if ((*got)->state != want) {
+    return refused("rule " + std::string(rule) + "'s rollout is " + (*got)->state + ", not " +
+                   std::string(want));
+  }
+  return **got;
+}
+
+}  // namespace
+
+Result<RolloutState> pause_rollout(Connection& c, const KeySchema& schema, std::string_view rule,
+                                   std::int64_t now_ms, const std::string& by,
+                                   const std::string& reason) {
+  auto got = rollout_in(c, schema, rule, "running");
+  if (!got) return got.error();
+  RolloutState s = *got;
+  s.held_ms =
+      s.hold_ms - hold_left_ms(s, now_ms);  // while still running: the time since the step began
+  s.state = "paused";
+  s.reason = (reason.empty() ? std::string("paused") : reason) + " at step " +
+             std::to_string(s.step + 1) + " (" +
+             value_text(static_cast<double>(s.share_bp) / 100.0) + "% of the keys)";
+  return write_rollout(c, schema, rule, s, got->seq, "pause", by);
+}
+
+Result<RolloutState> resume_rollout(Connection& c, const KeySchema& schema, std::string_view rule,
+                                    std::int64_t now_ms, const std::string& by) {
+  auto got = rollout_in(c, schema, rule, "paused");
+  if (!got) return got.error();
+  RolloutState s = *got;
+  s.state = "running";
+  s.step_started_ms = now_ms - s.held_ms;
+  s.reason = "resumed at step " + std::to_string(s.step + 1) + ", " +
+             std::to_string(hold_left_ms(s, now_ms)) + " ms of its hold left";
+  s.held_ms = 0;
+  return write_rollout(c, schema, rule, s, got->seq, "resume", by);
 }
 
 Result<RolloutState> abort_rollout(Connection& c, const KeySchema& schema, std::string_view rule,

@@ -35,6 +35,18 @@ Result<RolloutState> start_rollout(Connection& c, const KeySchema& schema, std::
 Result<RolloutState> rollout_tick(Connection& c, const KeySchema& schema, std::string_view rule,
                                   const GuardFn& guard, std::int64_t now_ms, const std::string& by);
 
+/// Pauses a running rollout at now_ms: the share stays enforced and the guard is still
+/// watched (a trip still rolls back), but no step is taken; the hold timer is frozen (held_ms
+/// keeps what the step had held). Audited "pause"; refused unless running.
+Result<RolloutState> pause_rollout(Connection& c, const KeySchema& schema, std::string_view rule,
+                                   std::int64_t now_ms, const std::string& by,
+                                   const std::string& reason);
+
+/// Resumes a paused rollout at now_ms from the step it was paused at, with the rest of that
+/// step's hold still to serve. Audited "resume"; refused unless paused.
+Result<RolloutState> resume_rollout(Connection& c, const KeySchema& schema, std::string_view rule,
+                                    std::int64_t now_ms, const std::string& by);
+
 /// Ends an active rollout: share 0 at once (state aborted), audited with `reason`.
 Result<RolloutState> abort_rollout(Connection& c, const KeySchema& schema, std::string_view rule,
                                    const std::string& by, const std::string& reason);

@@ -15,6 +15,7 @@
 #include "e2e/e2e_policy.h"
 #include "support/child_process.h"
 #include "support/process.h"
+#include "support/prometheus_process.h"
 #include "support/redis_server.h"
 
 namespace limitscope::test {
@@ -76,11 +77,14 @@ struct Rig {
     target = " --redis " + server->url() + " --rule " + kRule;
   }
   // Puts `candidate` (limit options) into shadow and rolls it out under load with kGuard.
-  ProcessResult rollout_under_load(const std::string& candidate, const std::string& steps, const std::string& hold) {
+  // `source`: the guard's source option (default: the gateway's /metrics).
+  ProcessResult rollout_under_load(const std::string& candidate, const std::string& steps,
+                                   const std::string& hold, std::string source = {}) {
     EXPECT_EQ(run_cli("shadow set" + target + " " + candidate).exit_code, 0);
+    if (source.empty()) source = "--metrics " + gw->url() + "/metrics";
     Load load(*gw);
-    return run_cli("rollout start" + target + " --steps " + steps + " --hold " + hold + " --guard '" + kGuard +
-                   "' --metrics " + gw->url() + "/metrics --json");
+    return run_cli("rollout start" + target + " --steps " + steps + " --hold " + hold +
+                   " --guard '" + kGuard + "' " + source + " --json");
   }
 };
 
@@ -124,6 +128,76 @@ TEST(GatewayRollout, ABenignCandidateCompletesAndConfigUndoStillWorks) {
   EXPECT_EQ(json::parse(back.out)["limits"][0]["capacity"], 1000000.0);
   auto abort = run_cli("rollout abort" + rig.target);
   EXPECT_EQ(abort.exit_code, 1) << "nothing active to abort";
+}
+
+TEST(GatewayRollout, AGuardOnAPrometheusServerTripsAndRollsBack) {
+  Rig rig;
+  ASSERT_TRUE(rig.gw->running());
+  const PrometheusProcess prometheus =
+      PrometheusProcess::start("rollout-prometheus", rig.gw->port());
+  ASSERT_NE(prometheus.process, nullptr);
+  // Wait for the event "Prometheus is ready and has scraped the gateway": the query is asked
+  // again after each scrape.
+  ASSERT_TRUE(prometheus.recheck_on_scrapes([&] {
+    auto r = run_cli("probe --prometheus " + prometheus.base_url +
+                     " --query 'up == 1' --json");
+    return r.exit_code == 0 && !json::parse(r.out).at("series").empty();
+  })) << prometheus.process->stderr_text();
+  // A held step (10m) never completes here: only the guard, evaluated by Prometheus on its
+  // scrapes of the gateway, ends the rollout.
+  const ProcessResult r =
+      rig.rollout_under_load("--algorithm token-bucket --capacity 1 --refill 1/min", "100", "10m",
+                             "--prometheus " + prometheus.base_url);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["state"], "rolled_back");
+  EXPECT_EQ(j["source"], "prometheus=" + prometheus.base_url);
+  ASSERT_TRUE(j["guard_value"].is_number());
+  EXPECT_GT(j["guard_value"].get<double>(), 0);
+  EXPECT_EQ(actions_of(j), (std::vector<std::string>{"trip", "start"}));
+
+  // An expression Prometheus refuses is a usage error before anything is enforced.
+  auto bad = run_cli("rollout start" + rig.target + " --steps 100 --guard 'sum(' --prometheus " +
+                     prometheus.base_url);
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("the guard cannot be evaluated"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("bad_data"), std::string::npos) << bad.err;
+  EXPECT_EQ(json::parse(run_cli("rollout status" + rig.target + " --json").out)["state"],
+            "rolled_back");
+}
+
+TEST(GatewayRollout, PauseFreezesTheHoldAndResumeContinuesToCompletion) {
+  Rig rig;
+  ASSERT_TRUE(rig.gw->running());
+  ASSERT_EQ(run_cli("shadow set" + rig.target +
+                    " --algorithm token-bucket --capacity 2000000 --refill 2000000/s")
+                .exit_code,
+            0);
+  const std::string guard =
+      " --guard '" + std::string(kGuard) + "' --metrics " + rig.gw->url() + "/metrics";
+  auto started = run_cli("rollout start" + rig.target +
+                         " --steps 10,100 --hold 1s --detach --by alice" + guard);
+  ASSERT_EQ(started.exit_code, 0) << started.err;
+  auto paused = run_cli("rollout pause" + rig.target + " --by bob --reason 'checking' --json");
+  ASSERT_EQ(paused.exit_code, 0) << paused.err;
+  const json p = json::parse(paused.out);
+  EXPECT_EQ(p["state"], "paused");
+  EXPECT_EQ(p["share_percent"], 10);
+  EXPECT_LE(p["hold_left_ms"].get<std::int64_t>(), 1000);
+  EXPECT_EQ(p["started_by"], "alice");
+  const json st = json::parse(run_cli("rollout status" + rig.target + " --json").out);
+  EXPECT_EQ(st["state"], "paused");
+  EXPECT_EQ(st["hold_left_ms"], p["hold_left_ms"]) << "frozen while paused";
+  EXPECT_EQ(run_cli("rollout pause" + rig.target).exit_code, 1) << "already paused";
+  // resume: continues step 1 with the rest of its hold, then 100%, then completes.
+  auto resumed = run_cli("rollout resume" + rig.target + " --by carol --json");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
+  const json j = json::parse(resumed.out);
+  EXPECT_EQ(j["state"], "completed");
+  EXPECT_EQ(actions_of(j),
+            (std::vector<std::string>{"complete", "step", "resume", "pause", "start"}));
+  EXPECT_EQ(j["history"][2]["by"], "carol");
+  EXPECT_EQ(j["history"][3]["by"], "bob");
 }
 
 }  // namespace

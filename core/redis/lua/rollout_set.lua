@@ -3,7 +3,7 @@
 -- the change to the rollout's audit stream, atomically (run with EVAL after common.lua).
 -- KEYS[1] the rollout hash, KEYS[2] its audit stream, KEYS[3] the live config's stamp,
 -- KEYS[4] the shadow hash.
--- ARGV[1] expected seq ("" = any, "0" = no rollout written yet), ARGV[2] action (start, step,
+-- ARGV[1] expected seq ("" = any, "0" = no rollout written yet), ARGV[2] action (start, step, pause, resume,
 -- trip, complete, abort), ARGV[3] who, ARGV[4] reason, ARGV[5] audit MAXLEN ~, ARGV[6..] field,
 -- value pairs (state, share_bp, step, steps, hold_ms, guard, source, shadow_version, ...).
 -- Returns {seq, at_ms}. Errors: "LSCAS ..." (another controller wrote it meanwhile).

@@ -126,6 +126,63 @@ TEST_F(Rollout, ANewShadowStopsTheRolloutAndAbortIsAudited) {
   EXPECT_FALSE(abort_rollout(*conn_, schema_, "r", "test", "again"));
 }
 
+TEST_F(Rollout, PauseHoldsTheStepWithItsHoldFrozenAndResumeServesTheRest) {
+  ASSERT_TRUE(start_rollout(*conn_, schema_, "r", plan({1000, kAllKeys}), 0, "alice"));
+  const GuardFn quiet = [] { return GuardCheck{false, 0.0, ""}; };
+  auto p = pause_rollout(*conn_, schema_, "r", 400, "bob", "looking at the 429s");
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p->state, "paused");
+  EXPECT_EQ(p->held_ms, 400);
+  EXPECT_EQ(hold_left_ms(*p, 50'000), 600) << "the hold timer is frozen while paused";
+  EXPECT_FALSE(pause_rollout(*conn_, schema_, "r", 500, "bob", ""))
+      << "only a running rollout pauses";
+  // Long after the hold: a paused rollout never steps, and the share stays enforced.
+  auto held = rollout_tick(*conn_, schema_, "r", quiet, 50'000, "ctl");
+  ASSERT_TRUE(held);
+  EXPECT_EQ(held->state, "paused");
+  EXPECT_EQ(held->share_bp, 1000);
+  auto r = resume_rollout(*conn_, schema_, "r", 60'000, "carol");
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->state, "running");
+  EXPECT_EQ(hold_left_ms(*r, 60'000), 600);
+  EXPECT_FALSE(resume_rollout(*conn_, schema_, "r", 60'001, "carol"))
+      << "only a paused rollout resumes";
+  EXPECT_EQ(rollout_tick(*conn_, schema_, "r", quiet, 60'599, "ctl")->share_bp, 1000)
+      << "600 ms were left";
+  EXPECT_EQ(rollout_tick(*conn_, schema_, "r", quiet, 60'600, "ctl")->share_bp, kAllKeys);
+  auto h = rollout_history(*conn_, schema_, "r", 10);
+  ASSERT_TRUE(h);
+  ASSERT_EQ(h->size(), 4u);
+  EXPECT_EQ(h->at(0).action, "step");
+  EXPECT_EQ(h->at(1).action, "resume");
+  EXPECT_EQ(h->at(1).by, "carol");
+  EXPECT_EQ(h->at(2).action, "pause");
+  EXPECT_EQ(h->at(2).by, "bob");
+  EXPECT_NE(h->at(2).reason.find("looking at the 429s at step 1 (10% of the keys)"),
+            std::string::npos)
+      << h->at(2).reason;
+  EXPECT_EQ(get_rollout(*conn_, schema_, "r")->value().started_by, "alice");
+}
+
+TEST_F(Rollout, APausedRolloutStillTripsAndAStaleWriterIsRefused) {
+  auto started = start_rollout(*conn_, schema_, "r", plan({kAllKeys}), 0, "test");
+  ASSERT_TRUE(started);
+  ASSERT_TRUE(pause_rollout(*conn_, schema_, "r", 10, "test", ""));
+  // A controller that read the state before the pause writes with the seq it read.
+  RolloutState stale = *started;
+  stale.share_bp = 0;
+  auto w = write_rollout(*conn_, schema_, "r", stale, started->seq, "step", "late");
+  ASSERT_FALSE(w);
+  EXPECT_TRUE(is_version_conflict(w.error())) << w.error().message;
+  EXPECT_EQ(get_rollout(*conn_, schema_, "r")->value().state, "paused");
+  const GuardFn tripped = [] { return GuardCheck{true, 3.0, ""}; };
+  auto t = rollout_tick(*conn_, schema_, "r", tripped, 20, "test");
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->state, "rolled_back")
+      << "the share is still enforced while paused, so the guard still watches";
+  EXPECT_TRUE(second_admitted("g"));
+}
+
 TEST(RolloutSteps, ParsesIncreasingPercentagesEndingAt100) {
   EXPECT_EQ(*parse_rollout_steps("1,10,50,100"), (std::vector<std::int64_t>{100, 1000, 5000, 10000}));
   for (const char* bad : {"", "10,5,100", "10,50", "0,100", "abc", "50,,100", "101"}) {
