@@ -6,7 +6,6 @@
 #include <QFileInfo>
 #include <QIcon>
 #include <QTimer>
-
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -20,6 +19,7 @@
 #include "core/sim/scenario.h"
 #include "ui/audits/audits_panel.h"
 #include "ui/main_window.h"
+#include "ui/rollout/rollout_panel.h"
 #include "ui/tuner/tuner_tab.h"
 
 namespace {
@@ -187,6 +187,18 @@ int main(int argc, char** argv) {
   window.addWorkspaceTab(audits, QObject::tr("Audits"));
   if (!redis_text.isEmpty()) audits->setRedisUrl(redis_text);
   QObject::connect(&window, &limitscope::ui::MainWindow::liveRequested, audits, &limitscope::ui::AuditsPanel::setSources);
+  // The Rollout tab: a rule's staged rollout on --redis (File > Connect too), its guard on the
+  // dashboard's /metrics or Prometheus by default.
+  auto* rollout = new limitscope::ui::RolloutPanel;
+  window.addWorkspaceTab(rollout, QObject::tr("Rollout"));
+  if (!redis_text.isEmpty()) rollout->setRedisUrl(redis_text);
+  QObject::connect(&window, &limitscope::ui::MainWindow::liveRequested, rollout,
+                   [rollout](const limitscope::LiveSpec& spec) {
+                     if (!spec.redis_url.empty())
+                       rollout->setRedisUrl(QString::fromStdString(spec.redis_url));
+                     rollout->setGuardSource(QString::fromStdString(spec.metrics_url),
+                                             QString::fromStdString(spec.prometheus_url));
+                   });
   if (parser.isSet(theme)) {
     const QString t = parser.value(theme);
     if (t == QLatin1String("dark")) window.setTheme(limitscope::ui::Theme::dark);
