@@ -24,4 +24,10 @@ std::string fixed_text(double v, int decimals) {
   return buf;
 }
 
+std::string significant_text(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
 }  // namespace limitscope

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/common/number_format.h"
 #include "core/limiter/rate.h"
 #include "core/redis/redis_limiter.h"
 #include "core/redis/rollout_controller.h"
@@ -13,15 +14,7 @@ namespace limitscope::probe {
 
 namespace {
 
-std::string number(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
-std::string percent(std::int64_t bp) {
-  return number(static_cast<double>(bp) / 100.0) + "%";
-}
+std::string percent(std::int64_t bp) { return significant_text(static_cast<double>(bp) / 100.0) + "%"; }
 
 // "4m 05s", "12s", "850 ms": whole seconds once it is a second or more.
 std::string span(std::int64_t ms) {
@@ -83,7 +76,7 @@ void describe_rollout(RolloutView& v) {
   if (!s.guard_value)
     v.guard_value_text = "no sample (quiet)";
   else
-    v.guard_value_text = number(*s.guard_value) + (s.state == "rolled_back" ? " (tripped)" : "");
+    v.guard_value_text = significant_text(*s.guard_value) + (s.state == "rolled_back" ? " (tripped)" : "");
   v.started_by = s.started_by;
   v.reason = s.reason;
   v.can_pause = s.state == "running";

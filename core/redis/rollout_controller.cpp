@@ -1,7 +1,6 @@
 #include "core/redis/rollout_controller.h"
 
-#include <cstdio>
-
+#include "core/common/number_format.h"
 #include "core/redis/rule_config.h"
 
 #include "core/redis/shadow_config.h"
@@ -13,12 +12,7 @@ namespace {
 // Refused because of what Redis holds (exit 1 in the CLI), not because of the caller's input.
 RedisError refused(std::string m) { return make_redis_error(ErrorKind::reply, std::move(m)); }
 
-std::string value_text(const std::optional<double>& v) {
-  if (!v) return "no sample";
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.6g", *v);
-  return buf;
-}
+std::string value_text(const std::optional<double>& v) { return v ? significant_text(*v) : "no sample"; }
 
 }  // namespace
 

@@ -2,9 +2,9 @@
 // shows a running rollout (state, step, share, hold left, guard, who started it); Pause,
 // Resume and Abort clicked in the panel change the rollout in Redis and write audit entries
 // naming the operator; Start rolls out the rule's shadow with a guard evaluated on a real HTTP
-// /metrics. Every call runs on the panel's worker thread: the test waits on the panel's
-// `updated` signal, an event. With LIMITSCOPE_SCREENSHOT_DIR set, it saves the panel there
-// (rollout_panel.png).
+// /metrics, and driven from the tab it trips once that guard sees 429s. Every call runs on the
+// panel's worker thread: the test waits on the panel's `updated` signal, an event. With
+// LIMITSCOPE_SCREENSHOT_DIR set, it saves the panel there (rollout_panel.png).
 
 #include "ui/rollout/rollout_panel.h"
 
@@ -154,10 +154,19 @@ TEST_F(RolloutPanelTest, StartsARolloutOfTheShadowWithAGuardOnARealMetricsEndpoi
     QCoreApplication::processEvents();  // the labels' new texts laid out
     panel.grab().save(QString::fromUtf8(dir) + QStringLiteral("/rollout_panel.png"));
   }
+  // Driven from the dashboard: once the guard's source shows 429s, the next check trips it.
+  m.body = "gateway_rate_limit_hits_total{tier=\"free\"} 4\n";
+  metrics.respond(m);
+  panel.findChild<QCheckBox*>(QStringLiteral("rolloutDrive"))->setChecked(true);
+  while (panel.stateText() != QStringLiteral("rolled_back")) answer(panel, [] {});
+  EXPECT_EQ(state().state, "rolled_back");
+  EXPECT_EQ(state().share_bp, 0);
+  EXPECT_EQ(label(panel, "rolloutGuardValue"), QStringLiteral("4 (tripped)"));
+  auto h = redis::rollout_history(*conn_, schema_, "r", 1);
+  ASSERT_TRUE(h && h->size() == 1u);
+  EXPECT_EQ(h->front().action, "trip");
+  EXPECT_EQ(h->front().by, "carol");
   // A bad plan is refused with the reason, nothing written.
-  panel.findChild<QPushButton*>(QStringLiteral("rolloutAbort"))->click();
-  answer(panel, [] {});
-  while (!panel.statusText().startsWith(QStringLiteral("abort"))) answer(panel, [] {});
   panel.findChild<QLineEdit*>(QStringLiteral("rolloutSteps"))->setText(QStringLiteral("50,10"));
   const std::int64_t seq = state().seq;
   auto* start = panel.findChild<QPushButton*>(QStringLiteral("rolloutStart"));

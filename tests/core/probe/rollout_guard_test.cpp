@@ -21,6 +21,12 @@ CannedHttpServer::Response prom(const std::string& data) {
   return r;
 }
 
+CannedHttpServer::Response exposition(const std::string& text) {
+  CannedHttpServer::Response r;
+  r.body = text;
+  return r;
+}
+
 TEST(RolloutGuard, APrometheusSourceIsAskedThroughTheQueryApi) {
   CannedHttpServer server;
   auto g = RolloutGuard::make("sum(rate(gateway_rate_limit_hits_total[1m])) > 0.5",
@@ -61,9 +67,7 @@ TEST(RolloutGuard, APrometheusSourceIsAskedThroughTheQueryApi) {
 
 TEST(RolloutGuard, AMetricsSourceIsScrapedAndEvaluatedHere) {
   CannedHttpServer server;
-  CannedHttpServer::Response m;
-  m.body = "gateway_rate_limit_hits_total{tier=\"free\"} 3\n";
-  server.respond(m);
+  server.respond(exposition("gateway_rate_limit_hits_total{tier=\"free\"} 3\n"));
   auto g = RolloutGuard::make("sum(gateway_rate_limit_hits_total) > 2", server.url());
   ASSERT_TRUE(g) << g.error();
   const GuardReading r = (*g)->check(1'700'000'000'000);
@@ -76,9 +80,7 @@ TEST(RolloutGuard, AMetricsSourceIsScrapedAndEvaluatedHere) {
 
 TEST(RolloutGuard, OneTickReadsTheSourceOnceWhenItIsRunAgain) {
   CannedHttpServer server;
-  CannedHttpServer::Response m;
-  m.body = "gateway_rate_limit_hits_total 0\n";
-  server.respond(m);
+  server.respond(exposition("gateway_rate_limit_hits_total 0\n"));
   auto g = RolloutGuard::make("sum(gateway_rate_limit_hits_total) > 0", server.url());
   ASSERT_TRUE(g);
   const std::int64_t now = 1'700'000'000'000;
