@@ -36,10 +36,19 @@ std::string spend_of(const Trace* trace, const WhatIfSeries& s, const KeyNames& 
 }  // namespace
 
 TraceFacts study_trace(const Trace& trace, Algorithm algorithm, int x_steps) {
+  return *study_trace(trace, algorithm, x_steps, nullptr);
+}
+
+std::optional<TraceFacts> study_trace(const Trace& trace, Algorithm algorithm, int x_steps,
+                                      const std::atomic<bool>* cancel) {
+  const auto cancelled = [cancel] { return cancel != nullptr && cancel->load(); };
   TraceFacts f;
-  f.largest_cost = largest_cost(trace);
   f.algorithm = algorithm;
+  if (cancelled()) return std::nullopt;
+  f.largest_cost = largest_cost(trace);
+  if (cancelled()) return std::nullopt;
   f.first_guess = first_guess(trace, algorithm);
+  if (cancelled()) return std::nullopt;  // a Cancel during the last pass still counts
   f.axes = suggest_axes(f.first_guess, f.largest_cost, x_steps);  // no second first guess
   return f;
 }

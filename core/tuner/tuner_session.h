@@ -8,6 +8,7 @@
 // Everything that reads the whole trace (study_trace) runs on a worker; the session itself only
 // keeps the results and counts requests, so its methods are cheap enough for the GUI thread.
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -47,6 +48,10 @@ struct TraceFacts {
 /// @param algorithm the candidate's algorithm (the first guess and the axes are for it)
 /// @param x_steps the steps of the suggested x axis
 TraceFacts study_trace(const Trace& trace, Algorithm algorithm, int x_steps);
+/// The same, stopping between its passes once `cancel` is set (the Tuner's Cancel button).
+/// @return nullopt when cancelled
+std::optional<TraceFacts> study_trace(const Trace& trace, Algorithm algorithm, int x_steps,
+                                      const std::atomic<bool>* cancel);
 
 /// "file t.jsonl: 1000 requests from 6 keys over 12.5 s (0.1 MB); largest cost 4", and the
 /// bad lines skipped, if any.

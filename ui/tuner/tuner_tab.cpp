@@ -286,14 +286,14 @@ void TunerTab::loadDecisionStream(const QString& rule) {
   });
 }
 
+void TunerTab::loadFailed(bool cancelled, const QString& error) {
+  m_tracePanel->setStatus(cancelled ? tr("Load cancelled; the previous trace stays.") : error);
+  emit traceLoadFailed(cancelled ? QStringLiteral("cancelled") : error);
+}
+
 void TunerTab::onTraceLoaded(const TraceLoadResult& r) {
   endJob();
-  if (!r.error.isEmpty()) {
-    m_tracePanel->setStatus(r.cancelled ? tr("Load cancelled; the previous trace stays.")
-                                        : r.error);
-    emit traceLoadFailed(r.cancelled ? QStringLiteral("cancelled") : r.error);
-    return;
-  }
+  if (!r.error.isEmpty()) return loadFailed(r.cancelled, r.error);
   if (r.error_count == 0) {
     if (!r.trace || r.trace->events.empty()) {
       m_tracePanel->setStatus(tr("%1: no events; nothing loaded.").arg(r.source));
@@ -354,14 +354,19 @@ void TunerTab::study(TracePtr trace, const QString& source, std::size_t skipped,
   s.source = source;
   s.skipped = skipped;
   QMetaObject::invokeMethod(
-      m_jobs, [w = m_jobs, s, a = m_candidate->params().algorithm, n = m_sweepPanel->steps(0)] {
-        if (w) w->studyTrace(s, a, n);
+      m_jobs, [w = m_jobs, s, a = m_candidate->params().algorithm, n = m_sweepPanel->steps(0),
+               c = m_cancel] {
+        if (w) w->studyTrace(s, a, n, c);
       });
 }
 
 void TunerTab::onTraceStudied(const TraceStudy& s) {
   endJob();
-  if (s.purpose == TraceStudy::Purpose::adopt) {
+  if (s.cancelled && s.purpose == TraceStudy::Purpose::adopt) {
+    loadFailed(true, {});
+  } else if (s.cancelled) {
+    m_sweepPanel->setText(tr("First guess cancelled."));
+  } else if (s.purpose == TraceStudy::Purpose::adopt) {
     adoptTrace(s);
   } else if (s.trace == m_session.trace()) {  // else a newer trace came meanwhile
     m_session.set_facts(s.facts);

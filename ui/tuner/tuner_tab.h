@@ -161,6 +161,8 @@ class TunerTab : public QWidget {
  private:
   void startJob(const QString& what);
   void endJob();
+  /// The status and traceLoadFailed of a load that failed (`error`) or was cancelled.
+  void loadFailed(bool cancelled, const QString& error);
   void onTraceLoaded(const TraceLoadResult& result);
   /// Passes over the whole trace on the job worker, then onTraceStudied.
   void study(TracePtr trace, const QString& source, std::size_t skipped,

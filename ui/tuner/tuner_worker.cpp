@@ -121,8 +121,12 @@ void TunerWorker::loadStream(const RuleTarget& target, const CancelFlag& cancel)
   finishLoad(std::move(*load), source);
 }
 
-void TunerWorker::studyTrace(TraceStudy study, Algorithm algorithm, int x_steps) {
-  study.facts = tuner::study_trace(*study.trace, algorithm, x_steps);
+void TunerWorker::studyTrace(TraceStudy study, Algorithm algorithm, int x_steps,
+                             const CancelFlag& cancel) {
+  if (auto facts = tuner::study_trace(*study.trace, algorithm, x_steps, cancel.get()))
+    study.facts = std::move(*facts);
+  else
+    study.cancelled = true;
   emit traceStudied(study);
 }
 

@@ -48,6 +48,7 @@ struct TraceStudy {
   QString source;
   std::size_t skipped = 0;  ///< bad lines left out
   tuner::TraceFacts facts;
+  bool cancelled = false;  ///< the Cancel button stopped the passes: facts are not made
 };
 
 struct WhatIfResult {
@@ -109,8 +110,9 @@ class TunerWorker : public QObject {
   void loadRecording(const QString& path, const CancelFlag& cancel);
   void loadScenario(const QString& name, double seconds, quint64 seed, const CancelFlag& cancel);
   void loadStream(const RuleTarget& target, const CancelFlag& cancel);
-  /// Fills study.facts for `algorithm` (an x axis of `x_steps`), then traceStudied.
-  void studyTrace(TraceStudy study, Algorithm algorithm, int x_steps);
+  /// Fills study.facts for `algorithm` (an x axis of `x_steps`), or study.cancelled, then
+  /// traceStudied.
+  void studyTrace(TraceStudy study, Algorithm algorithm, int x_steps, const CancelFlag& cancel);
   void computeWhatIf(const TracePtr& trace, const LimitParams& params, int columns, bool current,
                      int generation, const PricingPtr& pricing);
   /// Sweeps with `pricing` (spec.pricing is set from it for the run, and cleared in the

@@ -3,11 +3,13 @@
 // refused with the reason (no trace, min > max, a single-valued axis with steps, the memory
 // cap) and otherwise become the spec and constraints entered; Apply and Undo are refused in
 // order (writes not allowed, an invalid candidate, no key for an override); the live setting
-// follows the scope; the trace's facts are the core passes' own results; and the texts say
-// what happened in the operator's words.
+// follows the scope; the trace's facts are the core passes' own results (none once
+// cancelled); and the texts say what happened in the operator's words.
 #include "core/tuner/tuner_session.h"
 
 #include <gtest/gtest.h>
+
+#include <atomic>
 
 #include "support/limit_params_builders.h"
 
@@ -238,6 +240,19 @@ TEST(TunerSession, TraceFactsAreTheCorePassesResults) {
       "test: 150 requests from 3 keys over 4.9 s (0.0 MB); largest cost 3; 2 bad line(s) skipped");
   const std::string fractional = trace_summary("t", *trace, 1.5, 0);
   EXPECT_TRUE(fractional.ends_with("; largest cost 1.5")) << fractional;
+}
+
+TEST(TunerSession, StudyStopsWhenCancelledAndOtherwiseMakesTheSameFacts) {
+  const SharedTrace trace = small_trace();
+  std::atomic<bool> cancel{true};
+  EXPECT_FALSE(study_trace(*trace, Algorithm::gcra, 9, &cancel).has_value());
+  cancel = false;
+  const auto f = study_trace(*trace, Algorithm::gcra, 9, &cancel);
+  ASSERT_TRUE(f.has_value());
+  const TraceFacts plain = study_trace(*trace, Algorithm::gcra, 9);
+  EXPECT_EQ(f->largest_cost, plain.largest_cost);
+  EXPECT_EQ(f->first_guess.params.describe(), plain.first_guess.params.describe());
+  EXPECT_EQ(f->axes.second.max, plain.axes.second.max);
 }
 
 TEST(TunerSession, DemoCellPrefersTheStarThenTheExcludedThenTheFrontier) {
