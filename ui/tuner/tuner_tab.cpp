@@ -236,6 +236,7 @@ QProgressBar* TunerTab::progressBar() const {
 void TunerTab::startJob(const QString& what) {
   m_cancel = std::make_shared<std::atomic<bool>>(false);
   m_tracePanel->startJob(what);
+  emit jobStarted(what);
 }
 
 void TunerTab::endJob() {

@@ -154,6 +154,8 @@ class TunerTab : public QWidget {
   void demoReady();
   /// An outage or routing what-if finished (its box shows the result or the error).
   void scenarioFinished();
+  /// A job on the worker starts ("Loading", "Reading the trace", ...); its Cancel flag is fresh.
+  void jobStarted(const QString& what);
 
  protected:
   void changeEvent(QEvent* event) override;

@@ -1,6 +1,6 @@
 // Verifies the Tuner tab offscreen: the what-if chart's 429 series equal replay() for the
 // current and the candidate setting; a heatmap click loads that cell's parameters; a sweep and a
-// load cancel; a file with bad lines shows line-numbered errors and loads nothing unless the
+// load cancel, and so do the passes over a loaded trace; a file with bad lines shows line-numbered errors and loads nothing unless the
 // operator chooses its good lines; zero/negative rates and a capacity below the largest cost are
 // refused in the fields with a clear message; spend in dollars shows for both settings (and says
 // why when the trace cannot be priced until tokens per request are assumed), and the sweep's
@@ -253,6 +253,30 @@ TEST_F(TunerTabTest, LoadCancelsAndKeepsThePreviousTrace) {
   ASSERT_TRUE(failed.wait(20000));
   EXPECT_EQ(failed.at(0).at(0).toString(), QStringLiteral("cancelled"));
   EXPECT_EQ(tab->trace(), nullptr);
+}
+
+TEST_F(TunerTabTest, CancelDuringTheTracePassesKeepsThePreviousTrace) {
+  const TracePtr first = random_trace(2'000);
+  adopt(first);
+  QSignalSpy failed(tab.get(), &TunerTab::traceLoadFailed);
+  QSignalSpy loaded(tab.get(), &TunerTab::traceLoaded);
+  // Cancel as the passes' job starts, before the worker is handed it: the worker then sees the
+  // flag at its first check, however fast it is, so the test does not race the passes.
+  QStringList jobs;
+  const auto connection = QObject::connect(tab.get(), &TunerTab::jobStarted,
+                                           [&](const QString& what) {
+                                             jobs << what;
+                                             if (what == QStringLiteral("Reading the trace"))
+                                               tab->cancelWork();
+                                           });
+  tab->setTrace(random_trace(5'000), QStringLiteral("second"));
+  ASSERT_TRUE(failed.wait(20000));
+  QObject::disconnect(connection);
+  EXPECT_EQ(jobs, QStringList{QStringLiteral("Reading the trace")});
+  EXPECT_EQ(failed.at(0).at(0).toString(), QStringLiteral("cancelled"));
+  EXPECT_EQ(loaded.size(), 0);
+  EXPECT_EQ(tab->trace(), first);
+  EXPECT_FALSE(tab->progressBar()->isVisible());
 }
 
 TEST_F(TunerTabTest, BadFileShowsLineNumberedErrorsAndLoadsNothingUnlessChosen) {
