@@ -35,7 +35,9 @@ void configure(const RedisServer& server, const std::string& rule, double capaci
 
 TEST(DecideCli, DecisionsExitCodesAndJson) {
   auto server = RedisServer::start();
-  configure(*server, "api", 5, 1);
+  // 0.01 token/s: the seconds a loaded machine (or ASan) takes between two processes refill
+  // almost nothing, so the second call is refused whatever the pace (at 1/s it was admitted once).
+  configure(*server, "api", 5, 0.01);
   const std::string base = "decide --redis " + server->url() + " --rule api --key k1 --json";
   auto first = run_cli(base + " --cost 3");
   ASSERT_EQ(first.exit_code, 0) << first.err;
@@ -51,9 +53,9 @@ TEST(DecideCli, DecisionsExitCodesAndJson) {
   auto r = nlohmann::json::parse(refused.out);
   EXPECT_FALSE(r["allowed"].get<bool>());
   EXPECT_EQ(r["reason"], "exhausted");
-  // About 2 s until 4 tokens are there again (less the time the two calls took).
-  EXPECT_GT(r["retry_after_ms"].get<double>(), 1000);
-  EXPECT_LE(r["retry_after_ms"].get<double>(), 2000);
+  // About 200 s until 4 tokens are there again (less the time the two calls took).
+  EXPECT_GT(r["retry_after_ms"].get<double>(), 150'000);
+  EXPECT_LE(r["retry_after_ms"].get<double>(), 200'000);
 
   auto never = run_cli(base + " --cost 6");
   EXPECT_EQ(never.exit_code, 1);
