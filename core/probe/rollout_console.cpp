@@ -71,12 +71,14 @@ void describe_rollout(RolloutView& v) {
   if (source.starts_with(kPrometheusSource))
     source = "Prometheus " + source.substr(kPrometheusSource.size());
   v.guard_text = s.guard + " on " + source;
-  // The last check's value: the guard trips on any sample, so a value while active is quiet
-  // only when the rollout is still going.
+  // The last check's value (a rolled-back rollout's is the one that tripped it).
   if (!s.guard_value)
     v.guard_value_text = "no sample (quiet)";
   else
     v.guard_value_text = significant_text(*s.guard_value) + (s.state == "rolled_back" ? " (tripped)" : "");
+  if (s.active() && s.guard_checked_ms > 0) {
+    v.guard_value_text += ", checked " + span(std::max<std::int64_t>(0, v.now_ms - s.guard_checked_ms)) + " ago";
+  }
   v.started_by = s.started_by;
   v.reason = s.reason;
   v.can_pause = s.state == "running";

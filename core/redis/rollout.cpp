@@ -46,6 +46,12 @@ const Script& set_script() {
   return s;
 }
 
+const Script& check_script() {
+  static const Script s("rollout_check", std::string(lua_file("common.lua")) + "\n" +
+                                             std::string(lua_file("rollout_check.lua")));
+  return s;
+}
+
 }  // namespace
 
 bool in_rollout_share(std::string_view key, std::int64_t share_bp) {
@@ -89,6 +95,7 @@ Result<std::optional<RolloutState>> get_rollout(Connection& c, const KeySchema& 
     else if (f == "held_ms") s.held_ms = to_int(v).value_or(0);
     else if (f == "started_by") s.started_by = v;
     else if (f == "guard_value") s.guard_value = to_double(v);
+    else if (f == "guard_checked_at") s.guard_checked_ms = to_int(v).value_or(0);
     else if (f == "seq") s.seq = to_int(v).value_or(0);
     else if (f == "reason") s.reason = v;
     else if (f == "updated_at") s.updated_at_ms = to_int(v).value_or(0);
@@ -128,6 +135,16 @@ Result<RolloutState> write_rollout(Connection& c, const KeySchema& schema, std::
   out.seq = *reply->elements[0].as_integer();
   out.updated_at_ms = *reply->elements[1].as_integer();
   return out;
+}
+
+Result<std::int64_t> write_guard_value(Connection& c, const KeySchema& schema, std::string_view rule,
+                                       const std::optional<double>& value, std::int64_t expect_seq) {
+  if (auto e = KeySchema::check_rule(rule)) return make_redis_error(ErrorKind::usage, *e);
+  auto reply = eval(c, check_script(), {rollout_key(schema, rule)},
+                    {std::to_string(expect_seq), value ? exact(*value) : std::string()});
+  if (!reply) return reply.error();
+  if (!reply->as_integer()) return make_redis_error(ErrorKind::protocol, "rollout_check.lua reply: " + reply->describe());
+  return *reply->as_integer();
 }
 
 Result<std::vector<RolloutEvent>> rollout_history(Connection& c, const KeySchema& schema, std::string_view rule,

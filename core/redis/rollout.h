@@ -47,6 +47,7 @@ struct RolloutState {
   std::int64_t held_ms = 0;
   std::string started_by;              ///< who started the rollout
   std::optional<double> guard_value;   ///< the guard's last value (nullopt: returned nothing)
+  std::int64_t guard_checked_ms = 0;   ///< when a check between steps wrote it (0: none did)
   std::int64_t seq = 0;                ///< +1 per write (compare-and-set)
   std::string reason;                  ///< of the latest change ("guard tripped: ...")
   std::int64_t updated_at_ms = 0;
@@ -72,6 +73,12 @@ Result<std::optional<RolloutState>> get_rollout(Connection& c, const KeySchema& 
 Result<RolloutState> write_rollout(Connection& c, const KeySchema& schema, std::string_view rule,
                                    const RolloutState& s, std::int64_t expect_seq, std::string_view action,
                                    const std::string& by);
+
+/// Records the guard's value of a check between steps, compare-and-set on expect_seq (the
+/// state's seq is left as it is; no audit entry, no stamp change: rollout_check.lua).
+/// @return when it was written (Redis TIME, ms); reply "LSCAS ..." when the rollout moved
+Result<std::int64_t> write_guard_value(Connection& c, const KeySchema& schema, std::string_view rule,
+                                       const std::optional<double>& value, std::int64_t expect_seq);
 
 /// One entry of the rollout's audit stream.
 struct RolloutEvent {

@@ -70,11 +70,11 @@ Result<RolloutState> rollout_tick(Connection& c, const KeySchema& schema, std::s
     return write_rollout(c, schema, rule, s, seq, "trip", by);
   }
   if (!g.error.empty() || s.state == "paused" || now_ms - s.step_started_ms < s.hold_ms) {
-    // Holding: only the guard's value is kept (no audit entry per check).
+    // Holding: only the guard's value is kept (compare-and-set, no audit entry per check).
     if (g.error.empty()) {
-      auto r = c.command({"HSET", rollout_key(schema, rule), "guard_value",
-                          g.value ? value_text(g.value) : std::string()});
-      if (!r) return r.error();
+      auto at = write_guard_value(c, schema, rule, g.value, seq);
+      if (!at) return at.error();
+      s.guard_checked_ms = *at;
     }
     return s;
   }

@@ -167,7 +167,18 @@ TEST_F(Rollout, PauseHoldsTheStepWithItsHoldFrozenAndResumeServesTheRest) {
 TEST_F(Rollout, APausedRolloutStillTripsAndAStaleWriterIsRefused) {
   auto started = start_rollout(*conn_, schema_, "r", plan({kAllKeys}), 0, "test");
   ASSERT_TRUE(started);
+  // A check between steps records the guard's value without moving the seq.
+  const GuardFn low = [] { return GuardCheck{false, 0.125, ""}; };
+  ASSERT_TRUE(rollout_tick(*conn_, schema_, "r", low, 5, "test"));
+  EXPECT_EQ(get_rollout(*conn_, schema_, "r")->value().guard_value, 0.125);
+  EXPECT_EQ(get_rollout(*conn_, schema_, "r")->value().seq, started->seq);
+  EXPECT_GT(get_rollout(*conn_, schema_, "r")->value().guard_checked_ms, 0);
   ASSERT_TRUE(pause_rollout(*conn_, schema_, "r", 10, "test", ""));
+  // A controller that read the state before the pause: its value is refused too.
+  auto late = write_guard_value(*conn_, schema_, "r", 0.5, started->seq);
+  ASSERT_FALSE(late);
+  EXPECT_TRUE(is_version_conflict(late.error())) << late.error().message;
+  EXPECT_EQ(get_rollout(*conn_, schema_, "r")->value().guard_value, 0.125);
   // A controller that read the state before the pause writes with the seq it read.
   RolloutState stale = *started;
   stale.share_bp = 0;
