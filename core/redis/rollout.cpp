@@ -46,12 +46,6 @@ const Script& set_script() {
   return s;
 }
 
-const Script& check_script() {
-  static const Script s("rollout_check", std::string(lua_file("common.lua")) + "\n" +
-                                             std::string(lua_file("rollout_check.lua")));
-  return s;
-}
-
 }  // namespace
 
 bool in_rollout_share(std::string_view key, std::int64_t share_bp) {
@@ -140,11 +134,17 @@ Result<RolloutState> write_rollout(Connection& c, const KeySchema& schema, std::
 Result<std::int64_t> write_guard_value(Connection& c, const KeySchema& schema, std::string_view rule,
                                        const std::optional<double>& value, std::int64_t expect_seq) {
   if (auto e = KeySchema::check_rule(rule)) return make_redis_error(ErrorKind::usage, *e);
-  auto reply = eval(c, check_script(), {rollout_key(schema, rule)},
-                    {std::to_string(expect_seq), value ? exact(*value) : std::string()});
+  // rollout_set.lua's "check": the fields given and the time; no seq, stamp or audit change.
+  auto reply = eval(c, set_script(),
+                    {rollout_key(schema, rule), rollout_audit_key(schema, rule), schema.config_stamp_key(rule),
+                     schema.shadow_key(rule)},
+                    {std::to_string(expect_seq), "check", "", "", "0", "guard_value",
+                     value ? exact(*value) : std::string()});
   if (!reply) return reply.error();
-  if (!reply->as_integer()) return make_redis_error(ErrorKind::protocol, "rollout_check.lua reply: " + reply->describe());
-  return *reply->as_integer();
+  if (!reply->is_array() || reply->elements.size() != 2 || !reply->elements[1].as_integer()) {
+    return make_redis_error(ErrorKind::protocol, "rollout_set.lua check reply: " + reply->describe());
+  }
+  return *reply->elements[1].as_integer();
 }
 
 Result<std::vector<RolloutEvent>> rollout_history(Connection& c, const KeySchema& schema, std::string_view rule,

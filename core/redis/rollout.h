@@ -75,7 +75,7 @@ Result<RolloutState> write_rollout(Connection& c, const KeySchema& schema, std::
                                    const std::string& by);
 
 /// Records the guard's value of a check between steps, compare-and-set on expect_seq (the
-/// state's seq is left as it is; no audit entry, no stamp change: rollout_check.lua).
+/// state's seq is left as it is; no audit entry, no stamp change: rollout_set.lua's check).
 /// @return when it was written (Redis TIME, ms); reply "LSCAS ..." when the rollout moved
 Result<std::int64_t> write_guard_value(Connection& c, const KeySchema& schema, std::string_view rule,
                                        const std::optional<double>& value, std::int64_t expect_seq);

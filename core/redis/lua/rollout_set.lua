@@ -4,7 +4,7 @@
 -- KEYS[1] the rollout hash, KEYS[2] its audit stream, KEYS[3] the live config's stamp,
 -- KEYS[4] the shadow hash.
 -- ARGV[1] expected seq ("" = any, "0" = no rollout written yet), ARGV[2] action (start, step, pause, resume,
--- trip, complete, abort), ARGV[3] who, ARGV[4] reason, ARGV[5] audit MAXLEN ~, ARGV[6..] field,
+-- trip, complete, abort; or check: below), ARGV[3] who, ARGV[4] reason, ARGV[5] audit MAXLEN ~, ARGV[6..] field,
 -- value pairs (state, share_bp, step, steps, hold_ms, guard, source, shadow_version, ...).
 -- Returns {seq, at_ms}. Errors: "LSCAS ..." (another controller wrote it meanwhile).
 
@@ -21,6 +21,15 @@ if ARGV[1] ~= '' and ls_uint(ARGV[1]) ~= seq then
 end
 local tm = redis.call('TIME')
 local at = tonumber(tm[1]) * 1000 + math.floor(tonumber(tm[2]) / 1000)
+-- A guard check between steps: its fields and the time, nothing else (the seq, the stamp and
+-- the audit stream are left as they are: a check changes no state, and one every few seconds
+-- would bury the audited changes).
+if ARGV[2] == 'check' then
+  local fields = {'guard_checked_at', ls_int(at)}
+  for i = 6, #ARGV do fields[#fields + 1] = ARGV[i] end
+  redis.call('HSET', key, unpack(fields))
+  return {seq, at}
+end
 seq = seq + 1
 local args = {'seq', ls_int(seq), 'updated_at', ls_int(at), 'updated_by', ARGV[3], 'reason', ARGV[4]}
 local entry = {'seq', ls_int(seq), 'action', ARGV[2], 'by', ARGV[3], 'at', ls_int(at), 'reason', ARGV[4]}
