@@ -38,7 +38,13 @@ KeyTableView::KeyTableView(KeyTableModel* model, QAbstractItemModel* proxy, QWid
   // An unnamed key is a 32-digit hash: it may not push the incident's columns out of view.
   horizontalHeader()->setMaximumSectionSize(180);
   horizontalHeader()->setSectionResizeMode(KeyTableModel::Trend, QHeaderView::Stretch);
+  setColumnHidden(KeyTableModel::Shadow, true);
   // Wide until shown: the first resize event (on show) decides.
+}
+
+void KeyTableView::showShadowColumn(bool shown) {
+  if (isColumnHidden(KeyTableModel::Shadow) == shown)
+    setColumnHidden(KeyTableModel::Shadow, !shown);
 }
 
 int KeyTableView::compactBelow() const { return fontMetrics().horizontalAdvance(QLatin1Char('0')) * 80; }

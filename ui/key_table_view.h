@@ -20,6 +20,8 @@ class KeyTableView : public QTableView {
   bool isCompact() const;
   /// The viewport width below which the table turns compact, in pixels of its font.
   int compactBelow() const;
+  /// Shows the Shadow column (hidden until a source reports what a shadow config would do).
+  void showShadowColumn(bool shown);
 
  protected:
   void resizeEvent(QResizeEvent* event) override;

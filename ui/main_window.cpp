@@ -510,6 +510,7 @@ void MainWindow::applySnapshot(const SnapshotPtr& s) {
   m_chartStack->setData(s->charts, s->alert_intervals, start, end);
   updateProtection(s->protection);
   m_keyModel->setRows(s->keys);
+  m_keyView->showShadowColumn(KeyTableModel::anyShadow(s->keys));
   notifyFiring(m_alertModel->setAlerts(s->alerts));
   updateDetails();
 

@@ -311,6 +311,32 @@ ChartData rejection_chart(const metrics::SeriesStore& store, const ChartView& vi
     line.points = decimated(s, view);
     c.lines.push_back(std::move(line));
   }
+  // A rule's shadow config: what it would refuse, from the same decisions as the rule's line,
+  // drawn beside the tier's line.
+  auto sh = LabelMatcher::make("__name__", MatchOp::equal,
+                               std::string(dashboard_series::kTierShadowRejectedRate));
+  std::vector<LabelMatcher> shs{*sh};
+  const std::size_t tier_lines = c.lines.size();
+  const std::vector<SeriesSamples> shadows = store.select(shs, view.start_ms, view.end_ms);
+  // As above: when the gateway's metrics and a rule's decision stream both report it, the
+  // metrics' line is drawn (the same gateway as the tier's metrics line).
+  std::map<std::string, int> shadow_sources;
+  for (const SeriesSamples& s : shadows)
+    ++shadow_sources[std::string(tier_of_rule(s.labels.get("tier")))];
+  for (const SeriesSamples& s : shadows) {
+    const std::string tier(tier_of_rule(s.labels.get("tier")));
+    if (shadow_sources[tier] > 1 && s.labels.get("source") != "metrics") continue;
+    c.points_in += s.samples.size();
+    ChartLine line;
+    line.name = tier + ": would refuse (shadow)";
+    line.shadow_of = "";
+    for (std::size_t i = 0; i < tier_lines; ++i) {
+      if (tier_of_rule(c.lines[i].series.get("tier")) == tier) line.shadow_of = c.lines[i].name;
+    }
+    line.series = s.labels;
+    line.points = decimated(s, view);
+    c.lines.push_back(std::move(line));
+  }
   // Admitted without a limit check (a gateway failing open): beside the 429s it hides.
   auto u = LabelMatcher::make("__name__", MatchOp::equal, std::string(kUncheckedAdmittedRate));
   std::vector<LabelMatcher> us{*u};

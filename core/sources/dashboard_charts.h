@@ -32,6 +32,10 @@ struct ChartLine {
   bool selected = false;
   /// Quota chart: wall time (ms) when the line is projected to reach 1.0, if it rises.
   std::optional<std::int64_t> projected_exhaustion_ms;
+  /// A shadow config's line (issue 19: what it would refuse, never enforced): the name of the
+  /// line it is drawn beside (dashed, in that line's colour; "" when that line is not drawn);
+  /// nullopt for every other line.
+  std::optional<std::string> shadow_of;
 };
 
 enum class ChartKind { bucket_levels, window_occupancy, rejections, quota_burn };
@@ -108,7 +112,9 @@ ChartData bucket_level_chart(const metrics::SeriesStore& store, const ChartView&
 /// plus selected keys.
 ChartData window_occupancy_chart(const metrics::SeriesStore& store, const ChartView& view,
                                  const KeyNames* names = nullptr);
-/// 429s per second by tier, plus the 429 ratio of all requests.
+/// 429s per second by tier, plus the 429 ratio of all requests; beside a tier's line, dashed,
+/// what its rule's shadow config would refuse per second while a live source reports one
+/// ("free: would refuse (shadow)").
 ChartData rejection_chart(const metrics::SeriesStore& store, const ChartView& view);
 /// Quota burn ratio per key (the N highest at the view's end, plus selected keys) with each
 /// line's projected exhaustion.

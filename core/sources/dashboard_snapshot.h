@@ -40,6 +40,11 @@ struct KeyRow {
   std::optional<double> peak_rejected_per_s;
   /// 429s of this key in the chart window (its rejected-rate series times each step), if any.
   std::optional<double> rejected_in_view;
+  /// Requests of this key in the chart window that the live config admitted and the rule's
+  /// shadow config would have refused (its decision stream's `shadow` field): the tenants a
+  /// candidate would start refusing. Unset when no decision of the key in view evaluated a
+  /// shadow.
+  std::optional<double> shadow_would_refuse_in_view;
   std::int64_t last_seen_ms = 0;     // last step with traffic, ms since the epoch
   std::vector<double> sparkline;     // recent levels, oldest first
   std::string node;                  // Redis Cluster: the shard (master "host:port") holding
@@ -102,6 +107,9 @@ struct DecisionRow {
   int attempt = 0;                   // 0 = first try, k = k-th retry
   std::int64_t llm_tokens = -1;      // the request's LLM tokens; -1: unknown (a source without them)
   double spend = 0;                  // dollars
+  /// What the rule's shadow config (issue 19) decided for the same request, never enforced:
+  /// nullopt when no shadow was evaluated (a source without them, a rule without a shadow).
+  std::optional<bool> shadow_allowed;
 };
 
 /// One line of a live source's event log ("connected to …", "scrape failed: …").

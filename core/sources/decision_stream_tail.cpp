@@ -42,7 +42,7 @@ std::optional<DecisionRow> decision_of(const redis::Value& entry, const std::str
   const std::string& id = entry.elements[0].str;
   DecisionRow d;
   d.tier = rule;
-  std::optional<double> t, allowed, level, tokens, retry_us;
+  std::optional<double> t, allowed, level, tokens, retry_us, shadow;
   std::string costs;
   const auto& f = entry.elements[1].elements;
   for (std::size_t i = 0; i + 1 < f.size(); i += 2) {
@@ -57,6 +57,8 @@ std::optional<DecisionRow> decision_of(const redis::Value& entry, const std::str
     else if (name == "level") level = number(v);
     else if (name == "model") d.model = v;
     else if (name == "tokens") tokens = number(v);
+    else if (name == "shadow")
+      shadow = number(v);  // 1: the shadow admitted, 0: refused
   }
   if (!t || *t < 0 || *t > 9e15) return fail(id + ": field t is not a time in µs");
   if (d.api_key.empty()) return fail(id + ": no key");
@@ -74,6 +76,8 @@ std::optional<DecisionRow> decision_of(const redis::Value& entry, const std::str
   // Logged by the gateway with --log-decisions; a bad count is left unknown, not an error of
   // the decision.
   if (tokens && *tokens >= 0 && *tokens == std::floor(*tokens)) d.llm_tokens = static_cast<std::int64_t>(*tokens);
+  if (shadow && (*shadow == 0 || *shadow == 1))
+    d.shadow_allowed = *shadow == 1;       // else: not evaluated
   if (!d.allowed) d.reason = "exhausted";  // the stream keeps no reason; a logged 429 is a limit hit
   // What the gateway's Retry-After is rounded up from; absent: it can never succeed.
   if (!d.allowed && retry_us && *retry_us >= 0) d.retry_after_s = *retry_us / 1e6;

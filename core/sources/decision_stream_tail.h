@@ -2,7 +2,8 @@
 // Follows the decision streams of limitscope's own rules ("<prefix>{R}:decisions", written by
 // the limiter scripts when callers log decisions: t in µs, key, cost, allowed, level, a
 // composite's reported limit, a refusal's retry_us, and when the caller gave them the model and
-// the request's LLM tokens; docs/redis-schema.md). Each
+// the request's LLM tokens, and while the rule has a shadow config what it decided, `shadow`;
+// docs/redis-schema.md). Each
 // refresh reads, per stream, the entries after the last id seen with XRANGE and a COUNT
 // budget: never a blocking XREAD, never more than the budget per refresh (a stream that has
 // more is read further at the next refresh, and the lag is reported). A stream seen for the

@@ -14,7 +14,8 @@ namespace limitscope {
 /// Sets each row's name (names->display(api_key); left empty without `names`), its
 /// peak_rejected_per_s and rejected_in_view from limitscope_key_rejected_per_second{api_key,
 /// tier, model} over [view.start_ms, view.end_ms] (left unset when the key has no such series
-/// there).
+/// there), and its shadow_would_refuse_in_view from
+/// limitscope_key_shadow_would_refuse_per_second the same way.
 void complete_key_rows(std::vector<KeyRow>& rows, const metrics::SeriesStore& store, const ChartView& view,
                        const KeyNames* names);
 

@@ -150,6 +150,7 @@ void MetricsLiveSource::record(const probe::Scrape& scrape) {
   };
   std::map<std::pair<std::string, std::string>, Counts> counts;
   std::map<std::pair<std::string, std::string>, double> foreign_hits;  // (tier, family) increase
+  std::map<std::string, double> shadow_rejected;  // rule → its shadow config's refusals (issue 19)
   burns_.clear();
   for (const auto& smp : scrape.samples) {
     const metrics::Labels& l = smp.labels;
@@ -167,6 +168,10 @@ void MetricsLiveSource::record(const probe::Scrape& scrape) {
         counts[tm].requests += *inc;
         counts[tm].rated = true;
       }
+    } else if (is_family(n, names::kShadowDecisions)) {
+      if (l.get(names::kDecision) != names::kShadowRejected) continue;
+      if (auto inc = increase(l, smp.value))
+        shadow_rejected[std::string(l.get(names::kRule))] += *inc;
     } else if (n == names::kGatewayQuotaBurnRatio) {
       burns_[{std::string(l.get(names::kApiKeyHash)), tm.second}] = smp.value;
     } else if (!has_gateway_hits) {
@@ -219,6 +224,13 @@ void MetricsLiveSource::record(const probe::Scrape& scrape) {
     }
     for (const auto& [tier, hits] : tier_hits) {
       series_->append({{"__name__", std::string(dashboard_series::kTierRejectedRate)}, {"tier", tier}}, {t, hits / dt});
+    }
+    // What each rule's shadow config would refuse, beside its tier's 429s (the same gateway).
+    for (const auto& [rule, refused] : shadow_rejected) {
+      series_->append({{"__name__", std::string(dashboard_series::kTierShadowRejectedRate)},
+                       {"tier", rule},
+                       {"source", "metrics"}},
+                      {t, refused / dt});
     }
     rejected_total_ += all_hits;
     if (all_requests > 0) {

@@ -4,7 +4,9 @@
 // of it recorded). Every scraped sample goes into the store under its own name, so the alert
 // rules read gateway_rate_limit_hits_total and friends exactly as Prometheus would; from two
 // scrapes come the dashboard's series: 429s per second by tier (the 429 chart), admitted and
-// rejected per second by tier and model, the rejected ratio, and quota burn per key. Counter
+// rejected per second by tier and model, the rejected ratio, and quota burn per key; while the
+// gateway counts a rule's shadow config (limitscope_shadow_decisions_total), what it would refuse
+// per second (limitscope_tier_shadow_rejected_per_second{tier=rule, source="metrics"}). Counter
 // resets (a restarted gateway) count the new value as the increase, as Prometheus's rate()
 // does. Gateways that do not export gateway_rate_limit_hits_total are read through a table of
 // known 429 counters (envoy, Kong, NGINX ingress, plain http_requests_total{code="429"}),

@@ -346,12 +346,18 @@ void RedisLiveSource::tail(std::int64_t t, const std::vector<probe::KeyReading>&
   tailed_at_ms_ = t;
   struct Counts {
     double admitted = 0, rejected = 0;
+    double shadow_evaluated = 0, shadow_rejected = 0, shadow_would_refuse = 0;
   };
   std::map<std::tuple<std::string, std::string, std::string>, Counts> by_key;  // (rule, key, model)
   for (auto& d : read->fresh) {
     split_decision_key(d);
     Counts& c2 = by_key[{d.tier, d.api_key, d.model}];
     (d.allowed ? c2.admitted : c2.rejected) += 1;
+    if (d.shadow_allowed) {
+      ++c2.shadow_evaluated;
+      if (!*d.shadow_allowed) ++c2.shadow_rejected;
+      if (!*d.shadow_allowed && d.allowed) ++c2.shadow_would_refuse;
+    }
     ++decisions_read_;
     if (!d.allowed) ++rejections_read_;
     series_->decision(std::move(d), t);
@@ -359,7 +365,8 @@ void RedisLiveSource::tail(std::int64_t t, const std::vector<probe::KeyReading>&
   if (!since || t <= *since) return;
   const double dt = static_cast<double>(t - *since) / 1000.0;
   // Keys seen before and quiet now get zero, so their lines drop instead of stopping high.
-  for (auto& [id, rates] : key_rates_) rates.admitted_per_s = rates.rejected_per_s = 0;
+  for (auto& [id, rates] : key_rates_)
+    rates.admitted_per_s = rates.rejected_per_s = rates.shadow_would_refuse_per_s = 0;
   std::map<std::string, Counts> by_rule;
   for (const auto& [rule, key] : rules) by_rule[rule];
   std::set<std::string> first_seen;
@@ -367,9 +374,28 @@ void RedisLiveSource::tail(std::int64_t t, const std::vector<probe::KeyReading>&
     const auto& [rule, key, model] = rkm;
     const auto [it, fresh] = key_rates_.try_emplace(rate_id(rule, key, model));
     if (fresh) first_seen.insert(it->first);
-    it->second = Rates{c2.admitted / dt, c2.rejected / dt, rule, key, model};
-    by_rule[rule].admitted += c2.admitted;
-    by_rule[rule].rejected += c2.rejected;
+    it->second =
+        Rates{c2.admitted / dt, c2.rejected / dt, c2.shadow_would_refuse / dt, rule, key, model};
+    Counts& r = by_rule[rule];
+    r.admitted += c2.admitted;
+    r.rejected += c2.rejected;
+    r.shadow_evaluated += c2.shadow_evaluated;
+    r.shadow_rejected += c2.shadow_rejected;
+  }
+  // A rule has a shadow while its decisions evaluate one; decisions without one (cleared)
+  // end its shadow lines, a quiet read keeps them (at zero).
+  for (const auto& [rule, c2] : by_rule) {
+    if (c2.shadow_evaluated > 0) {
+      // The line starts from zero at the interval's start, as the key rates do.
+      if (shadow_rules_.insert(rule).second) {
+        series_->append(
+            {{"__name__", std::string(dashboard_series::kTierShadowRejectedRate)}, {"tier", rule}},
+            {*since, 0});
+      }
+    } else if (c2.admitted + c2.rejected > 0 && shadow_rules_.erase(rule) > 0) {
+      std::erase_if(shadow_keys_,
+                    [&](const std::string& id) { return id.starts_with(rule + "|"); });
+    }
   }
   for (const auto& [id, rates] : key_rates_) {
     const Identity who{rates.api_key, rates.rule, rates.model, ""};
@@ -382,6 +408,12 @@ void RedisLiveSource::tail(std::int64_t t, const std::vector<probe::KeyReading>&
     }
     series_->append(key_labels(live_series::kKeyAdmittedRate, who), {t, rates.admitted_per_s});
     series_->append(key_labels(dashboard_series::kKeyRejectedRate, who), {t, rates.rejected_per_s});
+    if (shadow_rules_.count(rates.rule)) {
+      const metrics::Labels l = key_labels(dashboard_series::kKeyShadowWouldRefuseRate, who);
+      // From zero at the interval's start, as above (also for a key seen before the shadow).
+      if (shadow_keys_.insert(id).second) series_->append(l, {*since, 0});
+      series_->append(l, {t, rates.shadow_would_refuse_per_s});
+    }
   }
   double all_admitted = 0, all_rejected = 0;
   for (const auto& [rule, c2] : by_rule) {
@@ -395,6 +427,11 @@ void RedisLiveSource::tail(std::int64_t t, const std::vector<probe::KeyReading>&
                     {t, c2.rejected / dt});
     series_->append({{"__name__", std::string(live_series::kAdmittedRate)}, {"tier", rule}, {"model", ""}},
                     {t, c2.admitted / dt});
+    if (shadow_rules_.count(rule)) {
+      series_->append(
+          {{"__name__", std::string(dashboard_series::kTierShadowRejectedRate)}, {"tier", rule}},
+          {t, c2.shadow_rejected / dt});
+    }
     all_admitted += c2.admitted;
     all_rejected += c2.rejected;
   }

@@ -13,7 +13,11 @@
 // (limitscope_key_admitted_per_second, limitscope_key_rejected_per_second), per rule
 // (limitscope_tier_rejected_per_second: the 429 chart; tier = the rule), the rejected ratio,
 // and a gateway_rate_limit_hits_total{tier=rule} counter so the default 429 rule runs on it;
-// the entries fill the recent-decisions view. The live rules (live_rules_yaml) alert on
+// the entries fill the recent-decisions view. While a rule's decisions carry a shadow outcome
+// (issue 19: its shadow config, evaluated and never enforced), the same entries give what the
+// shadow would refuse per second (limitscope_tier_shadow_rejected_per_second{tier=rule}, drawn
+// beside the rule's 429s) and, per key, the requests admitted that it would have refused
+// (limitscope_key_shadow_would_refuse_per_second). The live rules (live_rules_yaml) alert on
 // levels and occupancy.
 //
 // On a Redis Cluster (a redis+cluster:// URL) the same runs per shard: ClusterProbe scans every
@@ -97,6 +101,7 @@ class RedisLiveSource final : public LiveSource {
   struct Rates {
     double admitted_per_s = 0;
     double rejected_per_s = 0;
+    double shadow_would_refuse_per_s = 0;  // admitted, and the rule's shadow would have refused
     std::string rule, api_key, model;  // whose (the rate series' labels)
   };
 
@@ -141,6 +146,8 @@ class RedisLiveSource final : public LiveSource {
   std::vector<probe::KeyReading> readings_;
   std::map<std::string, Rates> key_rates_;      // rule|key|model → last refresh's rates
   std::map<std::string, double> hits_by_rule_;  // cumulative 429s read, per rule
+  std::set<std::string> shadow_rules_;          // rules whose latest decisions evaluated a shadow
+  std::set<std::string> shadow_keys_;  // rule|key|model with a would-refuse series since then
   std::map<std::string, std::vector<std::string>> limit_order_;  // composite rule → its limits in order
   std::map<std::string, std::deque<double>> sparklines_;  // Redis key → levels
 };

@@ -52,7 +52,8 @@ Expected<std::shared_ptr<SessionState>> SessionState::create(const SessionOption
   if (options.max_series > 0) so.max_series = options.max_series;
   if (options.key_samples_per_series > 0) {
     for (std::string_view name : {dashboard_series::kKeyLevel, dashboard_series::kKeyOccupancy,
-                                  dashboard_series::kKeyRejectedRate, live_series::kKeyAdmittedRate}) {
+                                  dashboard_series::kKeyRejectedRate, live_series::kKeyAdmittedRate,
+                                  dashboard_series::kKeyShadowWouldRefuseRate}) {
       so.samples_by_name.emplace(std::string(name), options.key_samples_per_series);
     }
   }

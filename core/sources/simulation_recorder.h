@@ -24,6 +24,14 @@ inline constexpr std::string_view kKeyQuotaBurn = "limitscope_key_quota_burn_rat
 inline constexpr std::string_view kKeyRejectedRate = "limitscope_key_rejected_per_second";
 inline constexpr std::string_view kTierRejectedRate = "limitscope_tier_rejected_per_second";
 inline constexpr std::string_view kRejectedRatio = "limitscope_rejected_ratio";  // 429s / requests
+/// Live sources: what a rule's shadow config (issue 19) would have refused per second, never
+/// enforced (labels: tier = the rule), from the same decisions as the rule's 429 line.
+inline constexpr std::string_view kTierShadowRejectedRate =
+    "limitscope_tier_shadow_rejected_per_second";
+/// Requests per second of one key the live config admitted and the shadow would have refused
+/// (labels: api_key, tier, model): the tenants a candidate would start refusing.
+inline constexpr std::string_view kKeyShadowWouldRefuseRate =
+    "limitscope_key_shadow_would_refuse_per_second";
 }  // namespace dashboard_series
 
 class SimulationRecorder {

@@ -188,6 +188,37 @@ TEST(KeyTableModel, ShowsTheNameAndADashForWhatTheSourceDoesNotReport) {
   EXPECT_EQ(model.index(1, KeyTableModel::Spend).data().toString(), QStringLiteral("$0.00"));
 }
 
+TEST(KeyTableModel, TheShadowColumnNamesTheTenantsACandidateWouldStartRefusing) {
+  test::ensure_qt_app();
+  KeyTableModel model;
+  KeyRow refused = key("014badae33b80a3786c4b116e54d1c66", "gpt-4.1", 0.5);
+  refused.name = "acme-prod";
+  refused.shadow_would_refuse_in_view = 12;
+  KeyRow agrees = key("b", "m", 0.5);
+  agrees.shadow_would_refuse_in_view = 0;
+  const KeyRow none = key("c", "m", 0.5);
+  EXPECT_FALSE(KeyTableModel::anyShadow({none}));
+  EXPECT_TRUE(KeyTableModel::anyShadow({none, agrees}));
+  model.setRows({refused, agrees, none});
+  EXPECT_EQ(model.headerData(KeyTableModel::Shadow, Qt::Horizontal).toString(),
+            QStringLiteral("Shadow"));
+  EXPECT_EQ(model.index(0, KeyTableModel::Shadow).data().toString(),
+            QStringLiteral("would refuse 12"));
+  EXPECT_TRUE(model.index(0, KeyTableModel::Shadow)
+                  .data(Qt::ToolTipRole)
+                  .toString()
+                  .contains(QStringLiteral("acme-prod")));
+  EXPECT_TRUE(model.index(0, KeyTableModel::Shadow).data(Qt::ForegroundRole).isValid())
+      << "marked red";
+  EXPECT_EQ(model.index(1, KeyTableModel::Shadow).data().toString(), QStringLiteral("0"));
+  EXPECT_FALSE(model.index(1, KeyTableModel::Shadow).data(Qt::ForegroundRole).isValid());
+  EXPECT_EQ(model.index(2, KeyTableModel::Shadow).data().toString(), QStringLiteral("—"));
+  // Sorted by it, descending: the tenants it would refuse most come first, unreported last.
+  model.sort(KeyTableModel::Shadow, Qt::DescendingOrder);
+  EXPECT_EQ(model.index(0, KeyTableModel::Key).data().toString(), QStringLiteral("acme-prod"));
+  EXPECT_EQ(model.index(2, KeyTableModel::Key).data().toString(), QStringLiteral("c"));
+}
+
 AlertRow alert(const std::string& rule, AlertState st, const std::string& labels) {
   AlertRow a;
   a.rule = rule;

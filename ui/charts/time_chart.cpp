@@ -173,16 +173,19 @@ void TimeChart::setData(const ChartData& chartData, const std::vector<AlertInter
       s->attachAxis(m_axisX);
       s->attachAxis(axisY);
       m_lines.insert(name, s);
-      // The first colour no current line uses, kept for the line's life.
+      // The first colour no current line uses, kept for the line's life; a shadow config's
+      // line takes the colour of the line it is beside.
       QSet<int> used;
       for (auto u = m_colors.cbegin(); u != m_colors.cend(); ++u) used.insert(u.value());
       int color = 0;
       while (used.contains(color) && color < static_cast<int>(std::size(kLightLines)) - 1) ++color;
+      if (l.shadow_of) color = m_colors.value(QString::fromStdString(*l.shadow_of), color);
       m_colors.insert(name, color);
     }
     QPen pen = s->pen();
     pen.setColor(lineColor(name));
     pen.setWidthF(l.selected ? 3.0 : 1.5);
+    pen.setStyle(l.shadow_of ? Qt::DashLine : Qt::SolidLine);
     s->setPen(pen);
     m_lastPoints[name] = l.points;
   }
@@ -233,6 +236,11 @@ QColor TimeChart::lineColor(const QString& name) const {
   const auto it = m_colors.constFind(name);
   if (it == m_colors.cend()) return {};
   return QColor::fromRgb(m_dark ? kDarkLines[it.value()] : kLightLines[it.value()]);
+}
+
+Qt::PenStyle TimeChart::lineStyle(const QString& name) const {
+  const QLineSeries* s = m_lines.value(name, nullptr);
+  return s == nullptr ? Qt::NoPen : s->pen().style();
 }
 
 double TimeChart::yFraction(double value) const {

@@ -58,6 +58,8 @@ class TimeChart : public QChartView {
   QStringList thresholdLabels() const;
   /// The colour a line is drawn in (invalid when no such line).
   QColor lineColor(const QString& name) const;
+  /// The pen style a line is drawn with (dashed: a shadow config's line), for tests.
+  Qt::PenStyle lineStyle(const QString& name) const;
   /// Where a value is drawn, in the view's pixels (the current linear or log scale).
   double yPixel(double value) const;
   /// Offers the operator a "log" button for the y axis.

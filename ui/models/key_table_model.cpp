@@ -34,6 +34,11 @@ std::string KeyTableModel::identity(const KeyRow& r) {
   return id;
 }
 
+bool KeyTableModel::anyShadow(const std::vector<KeyRow>& rows) {
+  return std::any_of(rows.begin(), rows.end(),
+                     [](const KeyRow& r) { return r.shadow_would_refuse_in_view.has_value(); });
+}
+
 QString KeyTableModel::displayName(const KeyRow& r) {
   return QString::fromStdString(r.name.empty() ? r.api_key : r.name);
 }
@@ -221,6 +226,8 @@ std::optional<double> KeyTableModel::sortNumber(const KeyRow& r, int column) {
     case Occupancy: return r.occupancy.value_or(-1.0);
     case Rejected: return r.rates_reported ? r.rejected_per_s : -1.0;
     case PeakRejected: return r.peak_rejected_per_s.value_or(-1.0);
+    case Shadow:
+      return r.shadow_would_refuse_in_view.value_or(-1.0);
     case Spend: return r.spend_reported ? r.spend : -1.0;
     case QuotaBurn: return r.quota_reported ? r.quota_burn : -1.0;
     case LastSeen: return static_cast<double>(r.last_seen_ms);
@@ -283,6 +290,12 @@ QString KeyTableModel::levelAmounts(const KeyRow& r) {
 QVariant KeyTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal) return {};
   if (role == Qt::ToolTipRole && section == QuotaBurn) return tr("Daily quota burn: today's cost units / the daily quota");
+  if (role == Qt::ToolTipRole && section == Shadow) {
+    return tr(
+        "The rule's shadow config (never enforced): this key's requests in the chart window that "
+        "the live "
+        "config admitted and the shadow would refuse");
+  }
   if (role != Qt::DisplayRole) return {};
   switch (section) {
     case Key: return tr("Key");
@@ -294,6 +307,8 @@ QVariant KeyTableModel::headerData(int section, Qt::Orientation orientation, int
     case Occupancy: return tr("Occupancy");
     case Rejected: return tr("429/s");
     case PeakRejected: return m_compact ? tr("Peak") : tr("Peak 429/s");
+    case Shadow:
+      return tr("Shadow");
     case Spend: return tr("Spend");
     case QuotaBurn: return tr("Burn");
     case LastSeen: return tr("Last seen");
@@ -324,6 +339,7 @@ QVariant KeyTableModel::data(const QModelIndex& index, int role) const {
     if ((col == Level && r.capacity > 0 && r.level < 0.1) ||
         (col == Rejected && r.rates_reported && r.rejected_per_s > 0.5) ||
         (col == PeakRejected && r.peak_rejected_per_s.value_or(0) > 0.5) ||
+        (col == Shadow && r.shadow_would_refuse_in_view.value_or(0) > 0) ||
         (col == QuotaBurn && r.quota_reported && r.quota_burn > 0.8)) {
       return QColor(220, 50, 47);
     }
@@ -336,6 +352,14 @@ QVariant KeyTableModel::data(const QModelIndex& index, int role) const {
     }
     if (col == Key && r.name != r.api_key && !r.name.empty()) {
       return QStringLiteral("%1\n%2").arg(QString::fromStdString(r.api_key), QString::fromStdString(r.parameters));
+    }
+    if (col == Shadow) {
+      if (!r.shadow_would_refuse_in_view)
+        return tr("No decision of this key in view evaluated a shadow config");
+      return tr("%1 of %2's requests in view: the live config admitted them, the shadow config "
+                "would refuse them")
+          .arg(*r.shadow_would_refuse_in_view, 0, 'f', 0)
+          .arg(displayName(r));
     }
     if ((col == Rejected && !r.rates_reported) || (col == Spend && !r.spend_reported) ||
         (col == QuotaBurn && !r.quota_reported)) {
@@ -361,6 +385,11 @@ QVariant KeyTableModel::data(const QModelIndex& index, int role) const {
     case Rejected: return r.rates_reported ? QString::number(r.rejected_per_s, 'f', 1) : kNotReported;
     case PeakRejected:
       return r.peak_rejected_per_s ? QString::number(*r.peak_rejected_per_s, 'f', 1) : kNotReported;
+    case Shadow:
+      // "would refuse 12": a tenant the candidate would start refusing; "0": it agrees.
+      if (!r.shadow_would_refuse_in_view) return kNotReported;
+      if (*r.shadow_would_refuse_in_view <= 0) return QStringLiteral("0");
+      return tr("would refuse %1").arg(*r.shadow_would_refuse_in_view, 0, 'f', 0);
     case Spend: return r.spend_reported ? QStringLiteral("$%1").arg(r.spend, 0, 'f', 2) : kNotReported;
     case QuotaBurn:
       return r.quota_reported ? QStringLiteral("%1%").arg(r.quota_burn * 100, 0, 'f', 1) : kNotReported;

@@ -22,9 +22,25 @@ class KeyTableModel : public QAbstractTableModel {
   /// What an operator needs in an incident first (name, tier, level, 429/s, peak, spend,
   /// burn: all within a 700-pixel dock), then the rest.
   enum Column {
-    Key, Tier, Level, Rejected, PeakRejected, Spend, QuotaBurn, Model, Limit, Algorithm, Occupancy, LastSeen,
-    Trend, ColumnCount
+    Key,
+    Tier,
+    Level,
+    Rejected,
+    PeakRejected,
+    Shadow,
+    Spend,
+    QuotaBurn,
+    Model,
+    Limit,
+    Algorithm,
+    Occupancy,
+    LastSeen,
+    Trend,
+    ColumnCount
   };
+  /// Whether any row says what a shadow config would do (KeyRow::shadow_would_refuse_in_view):
+  /// the Shadow column is shown only then.
+  static bool anyShadow(const std::vector<KeyRow>& rows);
   /// Role holding the sparkline (QVariantList of doubles, oldest first) of the Trend column.
   static constexpr int SparklineRole = Qt::UserRole + 1;
   /// Role holding the raw number behind a formatted cell, for sorting.

@@ -7,9 +7,9 @@
 
 #include <gtest/gtest.h>
 
-#include <limits>
-
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "core/metrics/metric_names.h"
 #include "core/sources/simulation_recorder.h"
@@ -105,6 +105,42 @@ TEST(MetricsLiveSource, RatesFromTwoScrapesAndACounterReset) {
 }
 
 // A counter of one key that starts over is logged with the key's name, as the table shows it.
+TEST(MetricsLiveSource, AShadowConfigsRefusalsAreDrawnBesideItsTiersLine) {
+  // The gateway's shadow counter (issue 19) for rule gw-free, whose tier is "free".
+  const auto body = [](double hits, double shadow_rejected) {
+    return "# TYPE gateway_rate_limit_hits_total counter\n"
+           "gateway_rate_limit_hits_total{tier=\"free\",model=\"gpt-4.1\"} " +
+           std::to_string(hits) +
+           "\n"
+           "# TYPE limitscope_shadow_decisions_total counter\n"
+           "limitscope_shadow_decisions_total{rule=\"gw-free\",decision=\"allowed\"} 1000\n"
+           "limitscope_shadow_decisions_total{rule=\"gw-free\",decision=\"rejected\"} " +
+           std::to_string(shadow_rejected) + "\n";
+  };
+  CannedHttpServer server;
+  server.respond(ok(body(10, 40)));
+  ManualClock clock(Nanos{0}, Nanos{1'800'000'000'000'000'000});
+  MetricsLiveSource source(options_for(server), clock);
+  source.advance(Nanos{0});
+  server.respond(ok(body(12, 70)));
+  tick(source, clock, seconds(2));
+  EXPECT_DOUBLE_EQ(
+      latest(source.store(), dashboard_series::kTierShadowRejectedRate, {{"tier", "gw-free"}}),
+      15.0);
+
+  ChartView view;
+  view.end_ms = source.now_ms();
+  view.start_ms = view.end_ms - 60'000;
+  const ChartData c = rejection_chart(source.store(), view);
+  const auto shadow = std::find_if(c.lines.begin(), c.lines.end(), [](const ChartLine& l) {
+    return l.name == "free: would refuse (shadow)";
+  });
+  ASSERT_NE(shadow, c.lines.end());
+  EXPECT_EQ(shadow->shadow_of, "free") << "beside the tier's 429 line";
+  ASSERT_FALSE(shadow->points.empty());
+  EXPECT_DOUBLE_EQ(shadow->points.back().y, 15.0);
+}
+
 TEST(MetricsLiveSource, ACountersResetNamesItsKey) {
   const auto body = [](int requests) {
     return "# TYPE limitscope_key_info gauge\n"

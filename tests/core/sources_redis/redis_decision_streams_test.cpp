@@ -21,6 +21,7 @@
 #include "core/sources/simulation_recorder.h"
 #include "support/canned_http_server.h"
 #include "support/limit_params_builders.h"
+#include "support/logged_decisions.h"
 #include "support/process.h"
 #include "support/redis_server.h"
 #include "support/series_lookup.h"
@@ -40,23 +41,11 @@ void configure(redis::Connection& c) {
   ASSERT_TRUE(set.ok()) << set.error().message;
 }
 
-// `n` logged decisions of `key` (with a model and token count when given, as the gateway's
-// --log-decisions logs them). @return how many were refused
+// `n` logged decisions of `key` on rule "api" (with a model and token count when given, as the
+// gateway's --log-decisions logs them). @return how many were refused
 int decide_logged(redis::Connection& c, const std::string& key, int n, const std::string& model = {},
                   std::optional<std::uint32_t> tokens = std::nullopt) {
-  const redis::RedisLimiter limiter;
-  int refused = 0;
-  for (int i = 0; i < n; ++i) {
-    redis::DecideRequest r;
-    r.key = key;
-    r.log = true;
-    r.model = model;
-    r.llm_tokens = tokens;
-    auto d = limiter.decide(c, "api", r);
-    if (!d) throw std::runtime_error(d.error().message);
-    if (!d->decision.allowed) ++refused;
-  }
-  return refused;
+  return test::decide_logged(c, "api", key, n, model, tokens);
 }
 
 RedisLiveOptions options_for(const test::RedisServer& server) {
