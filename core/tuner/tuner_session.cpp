@@ -153,6 +153,8 @@ LiveButtons live_buttons(const LiveInputs& in, bool candidate_valid, bool can_un
   b.stream = in.connected;
   b.apply = in.connected && named && in.armed && candidate_valid;
   b.undo = in.connected && named && in.armed && can_undo;
+  b.shadow = b.apply && !in.key_scope;
+  b.clear_shadow = in.connected && named && in.armed;
   return b;
 }
 
@@ -169,6 +171,30 @@ std::optional<std::string> apply_refusal(const LiveInputs& in,
 std::optional<std::string> undo_refusal(const LiveInputs& in) {
   if (!in.connected || !in.armed) return std::string(kWritesRefused);
   return std::nullopt;
+}
+
+std::optional<std::string> shadow_refusal(const LiveInputs& in,
+                                          const std::vector<FieldProblem>& candidate_problems) {
+  if (in.key_scope) {
+    return std::string(
+        "Refused: a shadow config is the whole rule's; choose the scope Whole rule.");
+  }
+  return apply_refusal(in, candidate_problems);
+}
+
+std::string shadow_written_text(const std::string& rule, const redis::RuleConfig& shadow,
+                                const std::string& by) {
+  return "In shadow: rule " + rule + "'s shadow config is version " +
+         std::to_string(shadow.version) + ": " + shadow.describe() + " (audited, by " + by +
+         "). Every decision of the rule evaluates it and none enforces it; the dashboard's 429 "
+         "chart and "
+         "key table show what it would refuse.";
+}
+
+std::string shadow_cleared_text(const std::string& rule, std::int64_t version,
+                                const std::string& by) {
+  return "Shadow cleared: rule " + rule + " has no shadow config (version " +
+         std::to_string(version) + ", audited, by " + by + ").";
 }
 
 std::string config_read_text(const std::string& rule,

@@ -122,6 +122,9 @@ struct LiveButtons {
   bool stream = false;  ///< the decision stream: a connection
   bool apply = false;   ///< a connection, a rule, writes allowed, a valid candidate
   bool undo = false;    ///< ... and a change of this session to undo
+  /// Put in shadow (issue 19): as apply, for the whole rule (a shadow has no per-key scope).
+  bool shadow = false;
+  bool clear_shadow = false;  ///< a connection, a rule, writes allowed
 };
 LiveButtons live_buttons(const LiveInputs& in, bool candidate_valid, bool can_undo);
 
@@ -131,6 +134,16 @@ std::optional<std::string> apply_refusal(const LiveInputs& in,
                                          const std::vector<FieldProblem>& candidate_problems);
 /// Why Undo is refused, or nullopt.
 std::optional<std::string> undo_refusal(const LiveInputs& in);
+/// Why "Put in shadow" is refused, or nullopt: as Apply, and a shadow config is the whole
+/// rule's (no key's override).
+std::optional<std::string> shadow_refusal(const LiveInputs& in,
+                                          const std::vector<FieldProblem>& candidate_problems);
+/// "In shadow: rule gw-free's shadow is version 2: … (audited, by ops). …" after a shadow set.
+std::string shadow_written_text(const std::string& rule, const redis::RuleConfig& shadow,
+                                const std::string& by);
+/// "Shadow cleared: …" after a clear, with the version the clear made.
+std::string shadow_cleared_text(const std::string& rule, std::int64_t version,
+                                const std::string& by);
 
 /// The live status after a read: none yet, a composite, or the live setting.
 std::string config_read_text(const std::string& rule, const std::optional<redis::RuleConfig>& live);

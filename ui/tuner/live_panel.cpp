@@ -63,6 +63,15 @@ LivePanel::LivePanel(bool connected, const QString& redis_shown, QWidget* parent
   buttons->addWidget(m_applyButton);
   buttons->addWidget(m_undoButton);
   form->addRow(buttons);
+  auto* shadowButtons = new QHBoxLayout;
+  m_shadowButton = new QPushButton(tr("Put in shadow"), this);
+  m_shadowButton->setToolTip(
+      tr("Store the candidate as the rule's shadow config (audited, compare-and-set): every "
+         "decision evaluates it and none enforces it; the dashboard shows what it would refuse"));
+  m_clearShadowButton = new QPushButton(tr("Clear shadow"), this);
+  shadowButtons->addWidget(m_shadowButton);
+  shadowButtons->addWidget(m_clearShadowButton);
+  form->addRow(shadowButtons);
   m_status = new QLabel(tr("Read-only: nothing is written until writes are allowed."), this);
   m_status->setWordWrap(true);
   form->addRow(m_status);
@@ -70,6 +79,8 @@ LivePanel::LivePanel(bool connected, const QString& redis_shown, QWidget* parent
   connect(m_arm, &QCheckBox::toggled, this, &LivePanel::armToggled);
   connect(m_applyButton, &QPushButton::clicked, this, &LivePanel::applyClicked);
   connect(m_undoButton, &QPushButton::clicked, this, &LivePanel::undoClicked);
+  connect(m_shadowButton, &QPushButton::clicked, this, &LivePanel::shadowClicked);
+  connect(m_clearShadowButton, &QPushButton::clicked, this, &LivePanel::clearShadowClicked);
   connect(m_scope, &QComboBox::currentIndexChanged, this, [this](int index) {
     m_overrideKey->setEnabled(index == 1);
     emit scopeChanged();
@@ -148,6 +159,8 @@ void LivePanel::setButtons(const tuner::LiveButtons& b) {
   m_arm->setEnabled(b.arm);
   m_applyButton->setEnabled(b.apply);
   m_undoButton->setEnabled(b.undo);
+  m_shadowButton->setEnabled(b.shadow);
+  m_clearShadowButton->setEnabled(b.clear_shadow);
 }
 
 void LivePanel::setStatus(const QString& text, bool error) {

@@ -1,8 +1,8 @@
 #pragma once
 // The Tuner's live-rule panel: the rule and its key prefix, the scope of a change (the whole
-// rule or one key's override), a composite rule's limit, "Allow writes", Apply and Undo, and
-// the live status. It only binds: the tab decides (core/tuner/tuner_session.h) and runs the
-// Redis work on its worker.
+// rule or one key's override), a composite rule's limit, "Allow writes", Apply and Undo, Put
+// in shadow and Clear shadow, and the live status. It only binds: the tab decides
+// (core/tuner/tuner_session.h) and runs the Redis work on its worker.
 
 #include <QGroupBox>
 #include <optional>
@@ -51,6 +51,8 @@ class LivePanel : public QGroupBox {
   void armToggled(bool armed);
   void applyClicked();
   void undoClicked();
+  void shadowClicked();
+  void clearShadowClicked();
   /// The scope, the key or the composite's limit changed: the live setting to show changed.
   void scopeChanged();
   void ruleEdited();
@@ -67,6 +69,8 @@ class LivePanel : public QGroupBox {
   QCheckBox* m_arm = nullptr;
   QPushButton* m_applyButton = nullptr;
   QPushButton* m_undoButton = nullptr;
+  QPushButton* m_shadowButton = nullptr;
+  QPushButton* m_clearShadowButton = nullptr;
   QLabel* m_status = nullptr;
 };
 

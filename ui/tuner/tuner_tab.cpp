@@ -145,6 +145,7 @@ TunerTab::TunerTab(const QString& redis_url, QWidget* parent)
   connect(m_redis, &TunerWorker::progress, m_tracePanel, &TracePanel::setProgress);
   connect(m_redis, &TunerWorker::traceLoaded, this, &TunerTab::onTraceLoaded);
   connect(m_redis, &TunerWorker::configDone, this, &TunerTab::onConfig);
+  connect(m_redis, &TunerWorker::shadowDone, this, &TunerTab::onShadow);
   connect(m_redis, &TunerWorker::keyCountsReady, this, &TunerTab::onKeyCounts);
   connect(m_whatIf, &TunerWorker::whatIfReady, this, &TunerTab::onWhatIf);
   connect(m_scenarios, &TunerWorker::scenarioReady, this, &TunerTab::onScenario);
@@ -172,12 +173,15 @@ TunerTab::TunerTab(const QString& redis_url, QWidget* parent)
   connect(m_livePanel, &LivePanel::armToggled, this, &TunerTab::setWritesArmed);
   connect(m_livePanel, &LivePanel::applyClicked, this, &TunerTab::requestApply);
   connect(m_livePanel, &LivePanel::undoClicked, this, &TunerTab::undo);
+  connect(m_livePanel, &LivePanel::shadowClicked, this, &TunerTab::putInShadow);
+  connect(m_livePanel, &LivePanel::clearShadowClicked, this, &TunerTab::clearShadow);
   connect(m_livePanel, &LivePanel::scopeChanged, this, [this] {
     showLiveSetting();
     updateLiveButtons();
   });
   connect(m_livePanel, &LivePanel::ruleEdited, this, [this] {
     m_session.forget_live();
+    m_shadowVersion = 0;
     m_current->setEditable(true);
     updateLiveButtons();
   });

@@ -86,6 +86,11 @@ class TunerTab : public QWidget {
   QString compositeLimit() const;
   ApplyDialog* applyDialog() const { return m_applyDialog; }
   void undo();
+  /// Stores the candidate as the rule's shadow config (what Apply would make of the whole
+  /// rule), on the Redis worker: audited, compare-and-set on the shadow's version as last read
+  /// or written; shadowFinished says how it went.
+  void putInShadow();
+  void clearShadow();
   /// The rule's config as last read or written.
   const std::optional<redis::RuleConfig>& liveConfig() const { return m_session.live(); }
 
@@ -149,6 +154,8 @@ class TunerTab : public QWidget {
   void sweepFinished(bool ok, const QString& message);
   void configRead(const QString& message);
   void applyFinished(bool ok, const QString& message);
+  /// Put in shadow or Clear shadow finished (the live status says the same).
+  void shadowFinished(bool ok, const QString& message);
   /// The diff dialog opened (at once, or once a key's predicted counts are computed).
   void applyDialogOpened();
   void demoReady();
@@ -179,6 +186,10 @@ class TunerTab : public QWidget {
   void showAdvice(const QString& text);
   void onConfig(const ConfigResult& result);
   void onConfigWritten(const ConfigResult& result);
+  void onShadow(const ShadowResult& result);
+  /// The audit entry's who and why and the shadow's compare-and-set version, or nullopt after
+  /// showing `refusal` (shadowFinished false).
+  std::optional<redis::ChangeInfo> shadowChange(const std::optional<std::string>& refusal);
   void onCandidateChanged();
   void updateLiveButtons();
   void setLiveStatus(const QString& text, bool error);
@@ -210,6 +221,7 @@ class TunerTab : public QWidget {
   QPointer<QMessageBox> m_report;
   QPointer<ApplyDialog> m_applyDialog;
   QString m_afterRead;  // why the config is being re-read, kept in front of what it says
+  std::int64_t m_shadowVersion = 0;  // the rule's shadow version as last read or written
   bool m_demo = false;
 
   // the panels

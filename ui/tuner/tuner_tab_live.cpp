@@ -193,6 +193,7 @@ void TunerTab::onConfig(const ConfigResult& r) {
     return;
   }
   m_session.set_live(r.config);
+  m_shadowVersion = r.shadow_version;
   m_livePanel->showLimits(m_session.live());
   if (!r.config) m_current->setEditable(true);  // the current setting is typed
   showLiveSetting();

@@ -7,6 +7,7 @@
 #include "core/redis/endpoint.h"
 #include "core/redis/key_schema.h"
 #include "core/redis/redis_url.h"
+#include "core/redis/shadow_config.h"
 #include "core/sources/recording_reader.h"
 #include "core/tuner/scenario_tables.h"
 #include "core/tuner/stream_trace.h"
@@ -43,6 +44,7 @@ TunerWorker::TunerWorker(QObject* parent) : QObject(parent) {
   qRegisterMetaType<SweepOutcome>();
   qRegisterMetaType<ConfigResult>();
   qRegisterMetaType<KeyCountsResult>();
+  qRegisterMetaType<ShadowResult>();
   qRegisterMetaType<ScenarioResult>();
 }
 
@@ -237,8 +239,49 @@ void TunerWorker::readConfig(const RuleTarget& target) {
     r.error = qs(cfg.error().message);
   } else {
     r.config = *cfg;
+    // The shadow's version, for "Put in shadow"'s compare-and-set.
+    auto shadow = on_target<redis::ShadowState>(target, schema, [&](redis::Connection& c) {
+      return redis::get_shadow(c, schema, target.rule.toStdString());
+    });
+    if (shadow)
+      r.shadow_version = shadow->version;
+    else
+      r.error = qs("reading the shadow config: " + shadow.error().message);
   }
   emit configDone(r);
+}
+
+void TunerWorker::setShadow(const RuleTarget& target, const redis::RuleConfig& config,
+                            const redis::ChangeInfo& change) {
+  ShadowResult r;
+  redis::KeySchema schema;
+  auto set = on_target<redis::RuleConfig>(target, schema, [&](redis::Connection& c) {
+    return redis::set_shadow(c, schema, target.rule.toStdString(), config, change);
+  });
+  if (!set) {
+    r.error = qs(set.error().message);
+    r.conflict = redis::is_version_conflict(set.error());
+  } else {
+    r.version = set->version;
+    r.shadow = std::move(*set);
+  }
+  emit shadowDone(r);
+}
+
+void TunerWorker::clearShadow(const RuleTarget& target, const redis::ChangeInfo& change) {
+  ShadowResult r;
+  r.cleared = true;
+  redis::KeySchema schema;
+  auto cleared = on_target<redis::ShadowState>(target, schema, [&](redis::Connection& c) {
+    return redis::clear_shadow(c, schema, target.rule.toStdString(), change);
+  });
+  if (!cleared) {
+    r.error = qs(cleared.error().message);
+    r.conflict = redis::is_version_conflict(cleared.error());
+  } else {
+    r.version = cleared->version;
+  }
+  emit shadowDone(r);
 }
 
 void TunerWorker::applyConfig(const RuleTarget& target, const redis::RuleConfig& config,

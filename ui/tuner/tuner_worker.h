@@ -96,8 +96,19 @@ struct RuleTarget {
 struct ConfigResult {
   enum class Op { read, apply, undo } op = Op::read;
   std::optional<redis::RuleConfig> config;  ///< read: nullopt when the rule has none
+  /// read: the version of the rule's shadow config (0: never set), for its compare-and-set
+  std::int64_t shadow_version = 0;
   QString error;
   bool conflict = false;  ///< apply/undo: the version moved, nothing was written
+};
+
+/// A rule's shadow config put or cleared (core/redis/shadow_config.h: audited, compare-and-set).
+struct ShadowResult {
+  bool cleared = false;                     ///< clear (else set)
+  std::optional<redis::RuleConfig> shadow;  ///< set: as stored
+  std::int64_t version = 0;                 ///< the shadow's version after the change
+  QString error;
+  bool conflict = false;  ///< the shadow's version moved since it was read: nothing written
 };
 
 class TunerWorker : public QObject {
@@ -136,6 +147,11 @@ class TunerWorker : public QObject {
   void applyConfig(const RuleTarget& target, const redis::RuleConfig& config,
                    const redis::ChangeInfo& change);
   void undoConfig(const RuleTarget& target, const redis::ChangeInfo& change);
+  /// Stores `config` as the rule's shadow (set_shadow: compare-and-set on change.expect_version,
+  /// an audit entry), or clears it (clear_shadow).
+  void setShadow(const RuleTarget& target, const redis::RuleConfig& config,
+                 const redis::ChangeInfo& change);
+  void clearShadow(const RuleTarget& target, const redis::ChangeInfo& change);
 
  signals:
   void progress(double fraction, const QString& what);
@@ -146,6 +162,7 @@ class TunerWorker : public QObject {
   void configDone(const limitscope::ui::ConfigResult& result);
   void keyCountsReady(const limitscope::ui::KeyCountsResult& result);
   void scenarioReady(const limitscope::ui::ScenarioResult& result);
+  void shadowDone(const limitscope::ui::ShadowResult& result);
 
  private:
   void finishLoad(Expected<tuner::TraceLoad> load, const QString& source);
@@ -161,3 +178,4 @@ Q_DECLARE_METATYPE(limitscope::ui::SweepOutcome)
 Q_DECLARE_METATYPE(limitscope::ui::ConfigResult)
 Q_DECLARE_METATYPE(limitscope::ui::KeyCountsResult)
 Q_DECLARE_METATYPE(limitscope::ui::ScenarioResult)
+Q_DECLARE_METATYPE(limitscope::ui::ShadowResult)

@@ -1,0 +1,81 @@
+// The Tuner's shadow actions (issue 19 item 2): the candidate stored as the rule's shadow
+// config — evaluated by every decision, never enforced — and cleared again. The same core path
+// as `limitscope-cli shadow set|clear` (set_shadow/clear_shadow: audit entry, compare-and-set
+// on the shadow's version as last read or written), on the Redis worker; core says what is
+// refused and what the status reads.
+
+#include "core/tuner/candidate.h"
+#include "ui/qt_text.h"
+#include "ui/tuner/live_panel.h"
+#include "ui/tuner/param_editor.h"
+#include "ui/tuner/tuner_tab.h"
+
+namespace limitscope::ui {
+
+namespace {
+
+constexpr const char* kShadowReason = "shadow from the limitscope Tuner";
+
+}  // namespace
+
+std::optional<redis::ChangeInfo> TunerTab::shadowChange(const std::optional<std::string>& refusal) {
+  if (refusal) {
+    setLiveStatus(qs(*refusal), true);
+    emit shadowFinished(false, liveStatusText());
+    return std::nullopt;
+  }
+  redis::ChangeInfo change;
+  change.by = who().toStdString();
+  change.reason = kShadowReason;
+  change.expect_version = m_shadowVersion;
+  return change;
+}
+
+void TunerTab::putInShadow() {
+  // What Apply would make of the whole rule (a composite's chosen limit replaced).
+  const auto plan = tuner::preview_change(m_livePanel->rule().toStdString(), m_session.live(),
+                                          m_candidate->params(), std::nullopt, std::nullopt, {},
+                                          compositeLimit().toStdString());
+  auto refusal = tuner::shadow_refusal(m_livePanel->inputs(), m_candidate->problems());
+  if (!refusal && plan.refused) refusal = "Refused: " + *plan.refused;
+  const auto change = shadowChange(refusal);
+  if (!change) return;
+  setLiveStatus(tr("Writing shadow version %1…").arg(m_shadowVersion + 1), false);
+  QMetaObject::invokeMethod(m_redis, [w = m_redis, t = target(), config = plan.config, c = *change] {
+    if (w) w->setShadow(t, config, c);
+  });
+}
+
+void TunerTab::clearShadow() {
+  const auto change = shadowChange(tuner::undo_refusal(m_livePanel->inputs()));
+  if (!change) return;
+  setLiveStatus(tr("Clearing the shadow…"), false);
+  QMetaObject::invokeMethod(m_redis, [w = m_redis, t = target(), c = *change] {
+    if (w) w->clearShadow(t, c);
+  });
+}
+
+void TunerTab::onShadow(const ShadowResult& r) {
+  const std::string rule = m_livePanel->rule().toStdString();
+  if (r.error.isEmpty()) {
+    m_shadowVersion = r.version;
+    setLiveStatus(qs(r.cleared ? tuner::shadow_cleared_text(rule, r.version, who().toStdString())
+                               : tuner::shadow_written_text(rule, *r.shadow, who().toStdString())),
+                  false);
+    emit shadowFinished(true, liveStatusText());
+    return;
+  }
+  QString message =
+      tr("%1 failed: %2").arg(r.cleared ? tr("Clear shadow") : tr("Put in shadow"), r.error);
+  if (r.conflict) {
+    message =
+        tr("Not written: the rule's shadow changed since it was read (someone else set or cleared "
+           "it). Nothing was changed; the config is being reloaded — check it and try again.");
+    m_afterRead = message;
+    readLiveConfig();
+  }
+  setLiveStatus(message, true);
+  emit shadowFinished(false, message);
+}
+
+}  // namespace limitscope::ui
