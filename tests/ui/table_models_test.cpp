@@ -213,6 +213,10 @@ TEST(KeyTableModel, TheShadowColumnNamesTheTenantsACandidateWouldStartRefusing) 
   EXPECT_EQ(model.index(1, KeyTableModel::Shadow).data().toString(), QStringLiteral("0"));
   EXPECT_FALSE(model.index(1, KeyTableModel::Shadow).data(Qt::ForegroundRole).isValid());
   EXPECT_EQ(model.index(2, KeyTableModel::Shadow).data().toString(), QStringLiteral("—"));
+  model.setCompact(true);  // a narrow table: the count alone, still red
+  EXPECT_EQ(model.index(0, KeyTableModel::Shadow).data().toString(), QStringLiteral("12"));
+  EXPECT_TRUE(model.index(0, KeyTableModel::Shadow).data(Qt::ForegroundRole).isValid());
+  model.setCompact(false);
   // Sorted by it, descending: the tenants it would refuse most come first, unreported last.
   model.sort(KeyTableModel::Shadow, Qt::DescendingOrder);
   EXPECT_EQ(model.index(0, KeyTableModel::Key).data().toString(), QStringLiteral("acme-prod"));

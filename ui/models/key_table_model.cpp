@@ -266,7 +266,7 @@ void KeyTableModel::setCompact(bool compact) {
   if (compact == m_compact) return;
   m_compact = compact;
   emit headerDataChanged(Qt::Horizontal, PeakRejected, PeakRejected);
-  if (!m_rows.empty()) emit dataChanged(index(0, Key), index(rowCount() - 1, Level));
+  if (!m_rows.empty()) emit dataChanged(index(0, Key), index(rowCount() - 1, Shadow));
   reorder();  // the name and level read otherwise
 }
 
@@ -389,6 +389,8 @@ QVariant KeyTableModel::data(const QModelIndex& index, int role) const {
       // "would refuse 12": a tenant the candidate would start refusing; "0": it agrees.
       if (!r.shadow_would_refuse_in_view) return kNotReported;
       if (*r.shadow_would_refuse_in_view <= 0) return QStringLiteral("0");
+      // Compact: the count alone, red (the tooltip says what it counts), so nothing scrolls.
+      if (m_compact) return QString::number(*r.shadow_would_refuse_in_view, 'f', 0);
       return tr("would refuse %1").arg(*r.shadow_would_refuse_in_view, 0, 'f', 0);
     case Spend: return r.spend_reported ? QStringLiteral("$%1").arg(r.spend, 0, 'f', 2) : kNotReported;
     case QuotaBurn:
