@@ -5,6 +5,11 @@
 
 namespace limitscope::redis {
 
+// One default for every program (the CLI, the gateway, the GUI's live source, key browser,
+// Tuner and Test connection): a default-constructed ConnectOptions is the shared default.
+static_assert(ConnectOptions{}.connect_timeout == kDefaultTimeout && ConnectOptions{}.command_timeout == kDefaultTimeout,
+              "ConnectOptions' defaults (core/redis/connection.h) must be kDefaultTimeout");
+
 Expected<ClientOptions> parse_client_options(const ClientOptionText& given, const char* password_env,
                                              bool require_url) {
   ClientOptions o;

@@ -1,18 +1,9 @@
 #include "ui/key_browser/key_browser_worker.h"
+
+#include "core/redis/client_options.h"
 #include "ui/qt_text.h"
 
 namespace limitscope::ui {
-namespace {
-
-// Short timeouts: a dead or stopped server costs a refresh two seconds, not a hung thread.
-redis::ConnectOptions browser_timeouts() {
-  redis::ConnectOptions o;
-  o.connect_timeout = std::chrono::milliseconds(2000);
-  o.command_timeout = std::chrono::milliseconds(5000);
-  return o;
-}
-
-}  // namespace
 
 KeyBrowserWorker::~KeyBrowserWorker() = default;
 
@@ -21,7 +12,11 @@ void KeyBrowserWorker::setTarget(const QString& url, const QString& profiles,
   m_endpoint.reset();
   m_browser.reset();
   m_match = match;
-  auto parsed = redis::parse_redis_url(url.toStdString());
+  // The shared Redis options (core/redis/client_options.h): the URL as given (its password
+  // already resolved by the connection), the one default timeout.
+  redis::ClientOptionText given;
+  given.url = redis::GivenOption{"Redis URL", url.toStdString()};
+  auto parsed = redis::parse_client_options(given, nullptr, true);
   if (!parsed) {
     emit failed(QStringLiteral("config"), qs(parsed.error()), QString());
     return;
@@ -36,9 +31,9 @@ void KeyBrowserWorker::setTarget(const QString& url, const QString& profiles,
     m_profiles = std::move(*loaded);
   }
   for (auto& p : probe::builtin_profiles()) m_profiles.push_back(std::move(p));
-  redis::EndpointOptions eo = redis::EndpointOptions::with(browser_timeouts());
+  redis::EndpointOptions eo = redis::EndpointOptions::with(parsed->connect);
   eo.reconnect.max = std::chrono::seconds(2);
-  m_endpoint = std::make_unique<redis::Endpoint>(*parsed, eo, SteadyClock::instance());
+  m_endpoint = std::make_unique<redis::Endpoint>(parsed->url, eo, SteadyClock::instance());
   rebuild();
   refresh();
 }

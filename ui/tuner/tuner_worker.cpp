@@ -3,6 +3,7 @@
 #include <QElapsedTimer>
 #include <fstream>
 
+#include "core/redis/client_options.h"
 #include "core/redis/connection.h"
 #include "core/redis/endpoint.h"
 #include "core/redis/key_schema.h"
@@ -24,14 +25,15 @@ namespace {
 // a handful of commands per click.
 template <class T, class Op>
 redis::Result<T> on_target(const RuleTarget& target, redis::KeySchema& schema, Op&& op) {
-  auto url = redis::parse_redis_url(target.url.toStdString());
-  if (!url) return redis::RedisError{redis::ErrorKind::usage, url.error()};
-  schema = redis::KeySchema(target.prefix.isEmpty() ? std::string(redis::kDefaultPrefix)
-                                                    : target.prefix.toStdString());
-  if (auto why = schema.check_prefix())
-    return redis::RedisError{redis::ErrorKind::usage, "prefix: " + *why};
-  redis::Endpoint endpoint(*url, redis::EndpointOptions::with({std::chrono::seconds(2), std::chrono::seconds(10)}),
-                           SteadyClock::instance());
+  // The shared Redis options (core/redis/client_options.h): the URL as given (its password
+  // already resolved by the connection), the prefix, the one default timeout.
+  redis::ClientOptionText given;
+  given.url = redis::GivenOption{"Redis URL", target.url.toStdString()};
+  if (!target.prefix.isEmpty()) given.prefix = redis::GivenOption{"prefix", target.prefix.toStdString()};
+  auto options = redis::parse_client_options(given, nullptr, true);
+  if (!options) return redis::RedisError{redis::ErrorKind::usage, options.error()};
+  schema = options->schema;
+  redis::Endpoint endpoint(options->url, redis::EndpointOptions::with(options->connect), SteadyClock::instance());
   return endpoint.on_rule<T>(schema, target.rule.toStdString(), op);
 }
 
