@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -42,6 +43,13 @@ std::string help_line(const std::string& help, const std::string& flag) {
   return help.substr(at, help.find('\n', at) - at);
 }
 
+/// `r` is a usage error (exit 2) of one line that names `names`.
+void expect_usage_error(const ProcessResult& r, const std::string& args, const std::string& names) {
+  EXPECT_EQ(r.exit_code, 2) << args;
+  EXPECT_NE(r.err.find(names), std::string::npos) << args << ": " << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+}
+
 /// Every command line that takes options: "simulate", "audit replicas", ...
 std::vector<std::string> every_command() {
   const ProcessResult top = test::run_cli("--help");
@@ -68,13 +76,8 @@ TEST(UsageCli, EveryCommandHasHelpAndRefusesUnknownOptionsNamingThem) {
         << command << ": " << help.out;
 
     const ProcessResult unknown = test::run_cli(command + " --no-such-flag");
-    EXPECT_EQ(unknown.exit_code, 2) << command;
-    EXPECT_EQ(unknown.err.rfind("limitscope-cli " + command + ": ", 0), 0u)
-        << command << ": " << unknown.err;
-    EXPECT_NE(unknown.err.find("--no-such-flag"), std::string::npos)
-        << command << ": " << unknown.err;
-    EXPECT_EQ(std::count(unknown.err.begin(), unknown.err.end(), '\n'), 1)
-        << command << ": " << unknown.err;
+    expect_usage_error(unknown, command, "--no-such-flag");
+    EXPECT_EQ(unknown.err.rfind("limitscope-cli " + command + ": ", 0), 0u) << command << ": " << unknown.err;
   }
 }
 
@@ -91,12 +94,7 @@ TEST(UsageCli, MissingValuesRepeatsAndValuesOnFlagsAreUsageErrorsNamingTheFlag) 
       {"simulate --scenario steady extra", "extra"},
       {"probe -x", "-x"},
   };
-  for (const auto& row : rows) {
-    const ProcessResult r = test::run_cli(row.args);
-    EXPECT_EQ(r.exit_code, 2) << row.args;
-    EXPECT_NE(r.err.find(row.names), std::string::npos) << row.args << ": " << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << row.args << ": " << r.err;
-  }
+  for (const auto& row : rows) expect_usage_error(test::run_cli(row.args), row.args, row.names);
 }
 
 TEST(UsageCli, ConfigTakesTheSharedRedisOptionsAndTheirOlderSpellings) {
@@ -149,10 +147,8 @@ TEST(UsageGateway, HelpAndUsageErrorsAsTheCli) {
   };
   for (const auto& row : rows) {
     const ProcessResult r = run_gateway(row.args);
-    EXPECT_EQ(r.exit_code, 2) << row.args;
+    expect_usage_error(r, row.args, row.names);
     EXPECT_EQ(r.err.rfind("limitscope-gateway: ", 0), 0u) << row.args << ": " << r.err;
-    EXPECT_NE(r.err.find(row.names), std::string::npos) << row.args << ": " << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << row.args << ": " << r.err;
   }
 }
 
