@@ -10,9 +10,13 @@
 // same level as applying them one by one, unless one of them alone would have crossed the
 // bucket's capacity or its debt bound in between). The map holds at most `max_keys` keys: past
 // it add() refuses a new key and the caller settles that request at once, as without a delay.
-// Thread-safe.
+// Thread-safe. Every token decision calls take(), and most find nothing: with no delta pending
+// (an atomic count of keys, kept under the lock) take() returns 0 without locking or building
+// the map key.
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -42,7 +46,9 @@ class PendingSettlements {
   std::vector<PendingSettlement> take_older_than(Nanos cutoff);
   /// Every pending delta, removed (at shutdown).
   std::vector<PendingSettlement> take_all();
-  std::size_t size() const;
+  std::size_t size() const { return count_.load(std::memory_order_acquire); }
+  /// How often the map's lock was taken (for tests: take() with nothing pending never takes it).
+  std::uint64_t locks_taken() const { return locks_.load(std::memory_order_relaxed); }
 
  private:
   struct Entry {
@@ -52,9 +58,16 @@ class PendingSettlements {
   static std::string map_key(const std::string& rule, const std::string& key);
   static PendingSettlement unpack(const std::string& map_key, const Entry& e);
 
+  // The lock, counted (locks_taken()).
+  std::unique_lock<std::mutex> lock();
+  // Keeps count_ equal to pending_.size(); called under the lock after every change.
+  void recount() { count_.store(pending_.size(), std::memory_order_release); }
+
   std::size_t max_keys_;
-  mutable std::mutex mu_;
+  std::mutex mu_;
   std::unordered_map<std::string, Entry> pending_;  // rule '\n' key -> delta
+  std::atomic<std::size_t> count_{0};               // pending_.size()
+  std::atomic<std::uint64_t> locks_{0};
 };
 
 }  // namespace limitscope::gateway

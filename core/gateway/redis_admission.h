@@ -43,7 +43,8 @@
 // memory (pending_settlements.h) and rides on the key's next decision, in the same script call
 // (DecideRequest::settle_delta): a key that keeps sending pays no round trip for settling. A
 // correction no decision took within the delay is sent alone (settle.lua) by a flusher thread
-// (checking every delay / 4, so it waits at most 1.25 delays), and all of them at destruction
+// (checking every delay / 4 on the injected clock, so it waits at most 1.25 delays; a test's
+// ManualClock moves it), and all of them at destruction
 // (the gateway's shutdown). Past max_pending_settlements keys, and with a delay of 0, every
 // request settles alone at once, as before. A carried correction
 //   - whose call was answered is applied (counted "ride");
@@ -68,7 +69,6 @@
 #include <atomic>
 #include <chrono>
 #include <climits>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -137,15 +137,16 @@ class RedisAdmission final : public AdmissionBackend {
  public:
   /// @param policy checked with check_policy() by the caller
   /// @param pool connections (must outlive this)
-  /// @param clock for the breakers and the log gate (must outlive this)
+  /// @param clock for the breakers, the log gate and the settlement flusher's waits (must
+  ///        outlive this)
   /// @param log receives failure lines (at most one per FailurePolicy::log_interval per rule)
   RedisAdmission(Policy policy, redis::ConnectionPool& pool, RedisAdmissionOptions options,
-                 const Clock& clock, redis::LogSink log = {});
+                 Clock& clock, redis::LogSink log = {});
   /// The same over any backend (a Redis Cluster: core/redis/cluster_limiter.h); the key
   /// prefix is the backend's (options.schema is replaced by it).
   /// @param backend must outlive this
   RedisAdmission(Policy policy, redis::DecisionBackend& backend, RedisAdmissionOptions options,
-                 const Clock& clock, redis::LogSink log = {});
+                 Clock& clock, redis::LogSink log = {});
   ~RedisAdmission() override;
 
   /// Writes each tier's rule config where Redis lacks it, differs from the policy, or holds
@@ -235,7 +236,7 @@ class RedisAdmission final : public AdmissionBackend {
   std::unique_ptr<redis::DecisionBackend> own_backend_;  ///< the pool's, for the first constructor
   redis::DecisionBackend& backend_;
   RedisAdmissionOptions options_;
-  const Clock& clock_;
+  Clock& clock_;
   redis::LogSink log_;
   mutable std::mutex mu_;
   std::shared_ptr<const Policy> policy_;
@@ -255,9 +256,7 @@ class RedisAdmission final : public AdmissionBackend {
   static constexpr std::int64_t kNeverLogged = INT64_MIN;
   std::atomic<std::int64_t> last_settle_log_ns_{kNeverLogged};
   std::unique_ptr<PendingSettlements> pending_;  // null without a settle delay
-  std::mutex flusher_mu_;
-  std::condition_variable flusher_cv_;
-  bool flusher_stop_ = false;  // guarded by flusher_mu_
+  CancelToken flusher_stop_;  // ends the flusher's wait on clock_
   std::thread flusher_;
   std::unique_ptr<DecisionCoalescer> coalescer_;  // last: its batches use the members above
 };

@@ -10,23 +10,15 @@ namespace limitscope::gateway {
 void RedisAdmission::start_flusher() {
   if (options_.settle_delay.count() <= 0) return;
   pending_ = std::make_unique<PendingSettlements>(options_.max_pending_settlements);
-  const auto every = std::max(std::chrono::milliseconds(1), options_.settle_delay / 4);
+  const Nanos every = std::max<Nanos>(std::chrono::milliseconds(1), options_.settle_delay / 4);
+  // Waits on the injected clock, so a test's ManualClock drives it instead of real time.
   flusher_ = std::thread([this, every] {
-    std::unique_lock lock(flusher_mu_);
-    while (!flusher_cv_.wait_for(lock, every, [this] { return flusher_stop_; })) {
-      lock.unlock();
-      flush_due_settlements(clock_.now());
-      lock.lock();
-    }
+    while (clock_.wait_until(clock_.now() + every, flusher_stop_)) flush_due_settlements(clock_.now());
   });
 }
 
 void RedisAdmission::stop_flusher() {
-  {
-    std::lock_guard lock(flusher_mu_);
-    flusher_stop_ = true;
-  }
-  flusher_cv_.notify_all();
+  flusher_stop_.cancel();
   if (flusher_.joinable()) flusher_.join();
 }
 

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -55,6 +57,34 @@ TEST(PendingSettlements, AFullMapRefusesNewKeysButAddsToHeldOnes) {
   EXPECT_EQ(p.take("r", "c"), 0);
   EXPECT_EQ(p.take("r", "a"), 2);
   EXPECT_TRUE(p.add("r", "c", 1, Nanos{0})) << "room again";
+}
+
+TEST(PendingSettlements, TakingWithNothingPendingTakesNoLock) {
+  PendingSettlements p(10);
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(p.take("r", "k" + std::to_string(i)), 0);
+  EXPECT_TRUE(p.take_older_than(Nanos{1'000'000}).empty());
+  EXPECT_EQ(p.locks_taken(), 0u) << "every token decision calls take(); most find nothing";
+  // With a delta pending anywhere, take() looks under the lock, and finds only its own key's.
+  ASSERT_TRUE(p.add("r", "a", 2, Nanos{0}));
+  const std::uint64_t after_add = p.locks_taken();
+  EXPECT_EQ(after_add, 1u);
+  EXPECT_EQ(p.take("r", "b"), 0);
+  EXPECT_EQ(p.locks_taken(), after_add + 1);
+  EXPECT_EQ(p.size(), 1u);
+  EXPECT_EQ(p.take("r", "a"), 2);
+  EXPECT_EQ(p.size(), 0u);
+  // Empty again (taken, flushed or all taken): back to the fast path.
+  const std::uint64_t emptied = p.locks_taken();
+  EXPECT_EQ(p.take("r", "a"), 0);
+  ASSERT_TRUE(p.add("r", "c", 1, Nanos{5}));
+  EXPECT_EQ(p.take_older_than(Nanos{5}).size(), 1u);
+  ASSERT_TRUE(p.add("r", "d", 1, Nanos{5}));
+  EXPECT_EQ(p.take_all().size(), 1u);
+  const std::uint64_t drained = p.locks_taken();
+  EXPECT_EQ(drained, emptied + 4);
+  EXPECT_EQ(p.take("r", "c"), 0);
+  EXPECT_EQ(p.take("r", "d"), 0);
+  EXPECT_EQ(p.locks_taken(), drained);
 }
 
 TEST(PendingSettlements, ConcurrentAddsAndTakesLoseNothing) {

@@ -6,10 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <optional>
+#include <vector>
 
 #include "core/gateway/redis_admission.h"
 #include "core/redis/key_schema.h"
 #include "core/redis/state_codec.h"
+#include "support/recording_clock.h"
 #include "support/redis_monitor.h"
 #include "support/redis_server.h"
 
@@ -53,7 +55,7 @@ struct Gateway {
     return s ? std::optional<double>(s->tokens) : std::nullopt;
   }
 
-  ManualClock clock;  // the flusher finds nothing due until a test moves it
+  test::RecordingClock clock;  // the flusher waits on it: nothing is flushed until a test moves it
   redis::RedisUrl url;
   std::unique_ptr<redis::ConnectionPool> pool;
   std::unique_ptr<RedisAdmission> admission;
@@ -84,15 +86,37 @@ TEST(RedisAdmissionSettle, RidingAndFlushedSettlementsEqualSettlingEachRequestAl
   EXPECT_EQ(rides.ways[static_cast<int>(SettleWay::ride)], kRequests - 1) << "each request carried the last one's";
   EXPECT_EQ(rides.admission->pending_settlements(), 1u);
   EXPECT_NEAR(*rides.level("k"), expected - (30 + (kRequests - 1)), 0.01) << "the last refund waits";
-  // Not due yet; due once it waited the delay.
+  // Not due yet; due once it waited the delay, when the flusher sends it.
   EXPECT_EQ(rides.admission->flush_due_settlements(rides.clock.now()), 0u);
-  rides.clock.advance(std::chrono::seconds(1));
-  rides.admission->flush_due_settlements(rides.clock.now());  // or the flusher thread did
+  ASSERT_TRUE(test::eventually([&] { return rides.clock.waiting_for_future() == 1; }));
+  rides.clock.inner.advance(std::chrono::seconds(1));
+  ASSERT_TRUE(test::eventually([&] { return rides.ways[static_cast<int>(SettleWay::alone)] == 1; }));
   EXPECT_EQ(rides.admission->pending_settlements(), 0u);
-  EXPECT_EQ(rides.ways[static_cast<int>(SettleWay::alone)], 1);
   EXPECT_EQ(rides.admission->settled(), static_cast<std::uint64_t>(kRequests));
   EXPECT_EQ(rides.admission->settle_failures(), 0u);
   EXPECT_NEAR(*rides.level("k"), expected, 0.01);
+}
+
+TEST(RedisAdmissionSettle, TheFlusherWaitsOnTheInjectedClock) {
+  auto server = test::RedisServer::start();
+  Gateway gw(*server, std::chrono::seconds(1));
+  ASSERT_TRUE(gw.admit("k").allowed);  // 1e6 - 100
+  ASSERT_TRUE(gw.admission->settle("k", "m", -30, gw.clock.now()));  // waits from t = 0
+  // The flusher looks every delay / 4 of the injected clock, whatever real time passes.
+  ASSERT_TRUE(test::eventually([&] { return gw.clock.waiting_for_future() == 1; }));
+  EXPECT_EQ(gw.clock.deadlines(), std::vector<Nanos>{std::chrono::milliseconds(250)});
+  // At 750 ms it looks, finds nothing due, and waits for 1 s.
+  gw.clock.inner.advance(std::chrono::milliseconds(750));
+  ASSERT_TRUE(test::eventually([&] { return gw.clock.waiting_for_future() == 1; }));
+  EXPECT_EQ(gw.clock.deadlines().back(), std::chrono::milliseconds(1000));
+  EXPECT_EQ(gw.admission->pending_settlements(), 1u);
+  EXPECT_EQ(gw.ways[static_cast<int>(SettleWay::alone)], 0);
+  EXPECT_NEAR(*gw.level("k"), 1e6 - 100, 0.01);
+  // At 1 s the refund has waited the delay: the flusher sends it alone.
+  gw.clock.inner.advance(std::chrono::milliseconds(250));
+  ASSERT_TRUE(test::eventually([&] { return gw.ways[static_cast<int>(SettleWay::alone)] == 1; }));
+  EXPECT_EQ(gw.admission->pending_settlements(), 0u);
+  EXPECT_NEAR(*gw.level("k"), 1e6 - 100 + 30, 0.01);
 }
 
 TEST(RedisAdmissionSettle, ACarriedSettlementIsNeverSentTwiceNorLostUncounted) {
