@@ -69,20 +69,6 @@ ErrorKind classify_context_error(int err, const char* errstr, int saved_errno) {
 
 }  // namespace
 
-ErrorKind classify_error_reply(const std::string& text) {
-  if (text.starts_with("NOSCRIPT") || text.starts_with("ERR Function not found")) return ErrorKind::noscript;
-  if (text.starts_with("WRONGPASS") || text.starts_with("NOAUTH") ||
-      text.starts_with("NOPERM")) {
-    return ErrorKind::auth;
-  }
-  // Redis 7 reports an ACL refusal inside a script as "ERR The user executing the script
-  // can't run this command ..." (or "... can't access at least one of the keys ...").
-  if (text.find("The user executing the script can't") != std::string::npos) {
-    return ErrorKind::auth;
-  }
-  return ErrorKind::reply;
-}
-
 struct Connection::Impl {
   ContextPtr ctx;
   std::string peer;

@@ -37,12 +37,51 @@ std::string log_flag(const DecideRequest& r) {
   return "1:" + (r.llm_tokens ? std::to_string(*r.llm_tokens) : std::string()) + ":" + r.model;
 }
 
-// decide.lua's options of a decision: "" (none), else "<now>|<settlement>|<log flag>".
-std::string options_arg(const DecideRequest& r) {
-  if (!r.now_us && r.settle_delta == 0 && !r.log) return {};
+// decide.lua's argument of a decision: its costs ("c", or "c1,c2" one per composite limit),
+// then, only when it has any options, "|<now>|<settlement>|<log flag>". `own_now`: the request's
+// instant goes with it (it is not the call's).
+std::string decision_arg(const DecideRequest& r, bool own_now) {
+  std::string a;
+  for (double c : r.costs) {
+    if (!a.empty()) a += ',';
+    a += exact(c);
+  }
+  const bool now = own_now && r.now_us;
+  if (!now && r.settle_delta == 0 && !r.log) return a;
   std::string settle;
   if (r.settle_delta != 0) settle = exact(r.settle_delta) + (r.settle_limit.empty() ? "" : ":" + r.settle_limit);
-  return (r.now_us ? std::to_string(*r.now_us) : std::string()) + "|" + settle + "|" + log_flag(r);
+  return a + "|" + (now ? std::to_string(*r.now_us) : std::string()) + "|" + settle + "|" + log_flag(r);
+}
+
+// The instant every request of `requests[from, to)` carries, when they all carry the same one
+// (test mode): it is the call's then, and the decisions' arguments stay plain costs.
+std::optional<std::int64_t> shared_now(const std::vector<DecideRequest>& requests, std::size_t from,
+                                       std::size_t to) {
+  const std::optional<std::int64_t> t = requests[from].now_us;
+  for (std::size_t i = from + 1; i < to && t; ++i) {
+    if (requests[i].now_us != t) return std::nullopt;
+  }
+  return t;
+}
+
+// decide.lua's first argument: the call's time ("" = TIME, "<µs>" test mode, "by:<µs>" a
+// deadline), then ",<log MAXLEN>" when a decision of the call logs or a TTL pad follows, and
+// ",<pad ms>" when there is one (test mode).
+std::string header_arg(const std::vector<DecideRequest>& requests, std::size_t from, std::size_t to,
+                       const DecideOptions& o) {
+  std::string h;
+  if (o.now_us) {
+    h = std::to_string(*o.now_us);
+  } else if (o.deadline_us) {
+    h = "by:" + std::to_string(*o.deadline_us);
+  } else if (const auto t = shared_now(requests, from, to)) {
+    h = std::to_string(*t);
+  }
+  bool logs = false;
+  for (std::size_t i = from; i < to && !logs; ++i) logs = requests[i].log;
+  if (logs || o.ttl_pad_ms != 0) h += "," + std::to_string(o.log_max_len);
+  if (o.ttl_pad_ms != 0) h += "," + std::to_string(o.ttl_pad_ms);
+  return h;
 }
 
 // One decide.lua call deciding `requests[from, to)`.
@@ -54,34 +93,17 @@ ScriptCall make_call(const KeySchema& schema, std::string_view rule,
   call.keys.push_back(schema.config_key(rule));
   call.keys.push_back(schema.decisions_key(rule));
   call.keys.push_back(schema.config_stamp_key(rule));
-  call.args.reserve(3 + 2 * (to - from));
-  if (o.now_us) {
-    call.args.push_back(std::to_string(*o.now_us));
-  } else if (o.deadline_us) {
-    call.args.push_back("by:" + std::to_string(*o.deadline_us));
-  } else {
-    call.args.emplace_back();
-  }
-  call.args.push_back(std::to_string(o.log_max_len));
-  call.args.push_back(std::to_string(o.ttl_pad_ms));
+  call.args.reserve(1 + to - from);
+  call.args.push_back(header_arg(requests, from, to, o));
+  // Requests' own instants stay theirs unless the header carries them (shared_now).
+  const bool own_now = o.now_us || o.deadline_us || !shared_now(requests, from, to);
   for (std::size_t i = from; i < to; ++i) {
-    const DecideRequest& r = requests[i];
-    call.keys.push_back(schema.state_key(rule, r.key));
-    std::string costs;
-    for (double c : r.costs) {
-      if (!costs.empty()) costs += ',';
-      costs += exact(c);
-    }
-    call.args.push_back(std::move(costs));
-    call.args.push_back(options_arg(r));
+    call.keys.push_back(schema.state_key(rule, requests[i].key));
+    call.args.push_back(decision_arg(requests[i], own_now));
   }
   return call;
 }
 
-RedisError bad_reply(const Value& v, std::string_view what) {
-  return make_redis_error(ErrorKind::protocol,
-                          "decide.lua reply: " + std::string(what) + " in " + v.describe());
-}
 
 // An integral number comes as an integer reply, any other as the 8 bytes of the double,
 // little-endian (settle.lua's ls_reply_num; exact and cheap to write in Lua), or as decimal
@@ -96,20 +118,6 @@ std::optional<double> parse_double(const Value& v) {
   if (ec != std::errc() || p != end) return std::nullopt;
   return d;
 }
-
-// decide.lua's reason codes (LS_REASON in common.lua, ordered by severity).
-std::optional<DenyReason> reason_of_code(unsigned code) {
-  switch (code) {
-    case 0: return DenyReason::none;
-    case 1: return DenyReason::exhausted;
-    case 3: return DenyReason::cost_above_capacity;
-    case 4: return DenyReason::invalid_cost;
-    default: return std::nullopt;
-  }
-}
-
-// A duration in integral ns within [0, 2^61] (what decide.lua reports).
-bool in_ns_range(double ns) { return ns >= 0 && ns <= 2305843009213693952.0 && ns == std::floor(ns); }
 
 }  // namespace
 
@@ -128,40 +136,13 @@ void collect_decisions(const Value& reply, std::size_t n, std::vector<Result<Red
   }
   if (!reply.is_array() || reply.elements.size() != n) {
     for (std::size_t i = 0; i < n; ++i) {
-      out.emplace_back(bad_reply(reply, "expected " + std::to_string(n) + " decisions"));
+      out.emplace_back(decide_reply_error(reply, "expected " + std::to_string(n) + " decisions"));
     }
     return;
   }
   for (const Value& v : reply.elements) out.push_back(parse_decision_record(v));
 }
 
-Result<RedisDecision> parse_decision_record(const Value& v) {
-  // A decision the script refused to make (its log write failed: LSLOG; a bad settlement):
-  // its error in its place, nothing was written.
-  if (v.is_error()) return make_redis_error(classify_error_reply(v.str), v.str);
-  if (!v.is_string() || v.str.size() < kRecordBytes) return bad_reply(v, "expected a decision record");
-  const auto byte = [&](std::size_t at) { return static_cast<unsigned char>(v.str[at]); };
-  const auto num = [&](std::size_t at) { return decode_le_double(std::string_view(v.str).substr(at, 8)); };
-  RedisDecision r;
-  Decision& d = r.decision;
-  const auto reason = reason_of_code(byte(1));
-  const double retry = num(20), reset = num(28), version = num(36);
-  if (byte(0) > 1 || byte(2) > 1 || byte(3) > 2 || !reason || !(retry == -1 || in_ns_range(retry)) ||
-      !in_ns_range(reset) || !(version >= 0 && version <= 9007199254740992.0 && version == std::floor(version))) {
-    return bad_reply(v, "a field is out of range");
-  }
-  d.allowed = byte(0) == 1;
-  d.reason = *reason;
-  r.state_reset = byte(2) == 1;
-  d.remaining = num(4);
-  d.limit = num(12);
-  if (retry >= 0) d.retry_after = Nanos{static_cast<std::int64_t>(retry)};
-  d.reset_after = Nanos{static_cast<std::int64_t>(reset)};
-  r.config_version = static_cast<std::int64_t>(version);
-  r.binding_limit = v.str.substr(kRecordBytes);
-  if (byte(3) != 0) r.shadow_allowed = byte(3) == 2;
-  return r;
-}
 
 Result<std::int64_t> read_server_time_us(Connection& c) {
   auto v = c.command({"TIME"});
@@ -233,7 +214,7 @@ Result<std::optional<double>> RedisLimiter::settle(Connection& c, std::string_vi
   if (!reply) return reply.error();
   if (reply->type == Value::Type::nil) return std::optional<double>();
   auto level = parse_double(*reply);
-  if (!level) return bad_reply(*reply, "settle: expected a level or nil");
+  if (!level) return decide_reply_error(*reply, "settle: expected a level or nil");
   return std::optional<double>(*level);
 }
 

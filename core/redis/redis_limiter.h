@@ -13,27 +13,13 @@
 #include <string_view>
 #include <vector>
 
-#include "core/limiter/decision.h"
 #include "core/redis/connection.h"
+#include "core/redis/decision_record.h"
 #include "core/redis/key_schema.h"
 #include "core/redis/redis_error.h"
 #include "core/redis/script.h"
 
 namespace limitscope::redis {
-
-/// One decision made in Redis.
-struct RedisDecision {
-  Decision decision;               ///< as core/limiter gives it (delay is always 0)
-  std::int64_t config_version = 0; ///< the rule config version it was made under
-  std::string binding_limit;       ///< composite: the limit remaining and limit describe: the
-                                   ///< one that refused, or with the least remaining when all
-                                   ///< admitted (CompositeLimiter's choice); else ""
-  bool state_reset = false;        ///< the stored state was unreadable or out of range and was
-                                   ///< replaced by the most restrictive state (schema doc)
-  /// What the rule's shadow config (shadow_config.h) decided for the same request, never
-  /// enforced: nullopt when the rule has no shadow (or it could not evaluate this request).
-  std::optional<bool> shadow_allowed;
-};
 
 struct DecideRequest {
   std::string key;                 ///< the limited key (API key, "key:model", ...)
@@ -152,15 +138,5 @@ Result<Unit> check_decision_log_write(Connection& c, const KeySchema& schema, st
 /// The server's time named by a decision refused as late (DecideOptions::deadline_us), or
 /// nullopt for any other error.
 std::optional<std::int64_t> late_server_time_us(const RedisError& e);
-
-/// Bytes of a decision record of decide.lua's reply before the reported limit's name: allowed,
-/// reason code, state_reset, shadow outcome (0: none, for issue 19: 1 refused, 2 admitted),
-/// then remaining, limit, retry_after ns (-1: never), reset_after ns and the config version as
-/// little-endian doubles (common.lua's ls_record).
-inline constexpr std::size_t kRecordBytes = 44;
-
-/// Parses one decision of decide.lua's reply: a record (kRecordBytes and the name), or the
-/// error of a decision not made (nothing was written). Exposed for tests.
-Result<RedisDecision> parse_decision_record(const Value& v);
 
 }  // namespace limitscope::redis

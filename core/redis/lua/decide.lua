@@ -3,24 +3,27 @@
 -- KEYS[1] the rule's config hash, KEYS[2] its decision stream, KEYS[3] its config stamp (a
 -- string config_set.lua rewrites at every change), KEYS[4..] the state key of each decision (a
 -- composite rule's limits append ":<name>"; same hash tag, so same slot).
--- ARGV[1] now in µs ("" = the server's TIME; "by:<µs>" = the server's TIME, and nothing is
--- decided when it is past that deadline), ARGV[2] decision-log MAXLEN (0 = no log),
--- ARGV[3] ms added to every TTL (test mode only), then two per decision: costs ("c" for every
--- limit, or "c1,c2,..." one per limit) and options, "" for none, else
--- "<now>|<settlement>|<log flag>": its own instant in µs ("" = the call's; test mode); a
--- settlement ("" = none; "<delta>" for the rule's only limit, "<delta>:<name>" for a composite's
--- token-bucket limit: the key's level minus delta, applied before the decision and stored even
--- when it refuses); the log flag ("" none, "1" = XADD this decision, "1:<tokens>:<model>" = XADD
--- it with the request's LLM tokens and model, either may be empty). The decision's label (the
--- limited key) is its state key after "<prefix>{R}:s:". Every argument costs the server, so
--- those a decision rarely needs share one.
+-- ARGV[1] the call's header: now in µs ("" = the server's TIME; "by:<µs>" = the server's TIME,
+-- and nothing is decided when it is past that deadline), then ",<decision-log MAXLEN>" (absent:
+-- 0, no log) and ",<ms added to every TTL>" (test mode only; absent: 0). Then one argument per
+-- decision: its costs ("c" for every limit, or "c1,c2,..." one per limit), followed only when
+-- it has options by "|<now>|<settlement>|<log flag>": its own instant in µs ("" = the call's;
+-- test mode); a settlement ("" = none; "<delta>" for the rule's only limit, "<delta>:<name>" for
+-- a composite's token-bucket limit: the key's level minus delta, applied before the decision and
+-- stored even when it refuses); the log flag ("" none, "1" = XADD this decision,
+-- "1:<tokens>:<model>" = XADD it with the request's LLM tokens and model, either may be empty).
+-- The decision's label (the limited key) is its state key after "<prefix>{R}:s:". Every
+-- argument costs the server, so what a decision rarely needs shares its one argument.
 -- A single-limit rule may hold per-key overrides ("o.<field>.<key>" in the config hash, counted
 -- by its "overrides" field): a decision whose label has one uses those parameters instead.
 --
 -- Cost (issue 18): a call reads the stamp and every token-bucket and GCRA state in one MGET,
 -- the server's TIME once, and writes each state with one SET PX. The parsed config is kept
 -- between calls of the function library (ls_config_cache) and reused while the stamp read in
--- that MGET is the one it was parsed under, so a change is in force at the next decision.
+-- that MGET is the one it was parsed under, so a change is in force at the next decision. A
+-- kept config marked lean (one token-bucket or GCRA limit, no overrides, no shadow, no old
+-- hash states) decides calls whose arguments are all plain costs on the lean path below, with
+-- nothing but the decisions' own work.
 -- Shadow (issue 19): a candidate config in "<prefix>{R}:shadow" is parsed with the live one and
 -- kept in the same entry (shadow changes rewrite the stamp), evaluated on the same requests on
 -- its own state keys "<prefix>{R}:sh:<label>" and never enforced: its outcome is the reply record's
@@ -33,6 +36,14 @@
 local t_call
 local deadline = nil
 local a1 = ARGV[1]
+local log_max, pad = 0, 0
+if a1 ~= '' and string.find(a1, ',', 1, true) then
+  local ts, lm, pd = string.match(a1, '^([^,]*),(%d+),?(%d*)$')
+  if ts == nil then
+    return redis.error_reply("LSARG the header must be '<now>[,<log MAXLEN>[,<pad ms>]]', got '" .. a1 .. "'")
+  end
+  a1, log_max, pad = ts, ls_uint(lm) or 0, pd == '' and 0 or ls_uint(pd) or 0
+end
 if a1 == '' then
   local tm = redis.call('TIME')
   t_call = tm[1] * 1000000 + tm[2]
@@ -56,23 +67,72 @@ else
     return redis.error_reply('LSARG now must be an integer count of microseconds >= 0, got ' .. a1)
   end
 end
-local log_max, pad = ARGV[2], ARGV[3]  -- '0' in production: no conversion needed
-log_max = log_max == '0' and 0 or ls_uint(log_max) or 0
-pad = pad == '0' and 0 or ls_uint(pad) or 0
 local n = #KEYS - 3
-if n < 1 or #ARGV ~= 3 + 2 * n then
-  return redis.error_reply('LSARG expected 2 arguments per state key, got ' .. #ARGV .. ' for ' .. n)
+if n < 1 or #ARGV ~= 1 + n then
+  return redis.error_reply('LSARG expected 1 argument per state key after the header, got ' .. (#ARGV - 1) ..
+                           ' for ' .. n)
+end
+local label_at = #KEYS[1] - 3  -- "<prefix>{R}:config" and "<prefix>{R}:s:<label>"
+
+-- The lean path (issue 18): a kept config marked lean and plain costs only. The same decisions
+-- as the general path below (each is its single-limit branch, `one`), with none of its work for
+-- options, settlements, composites, overrides, shadows and old hash states.
+local cfg = KEYS[1]
+local entry = ls_config_cache and ls_config_cache[cfg]
+local vals
+if entry and entry.lean and (entry.legacy_until == 0 or t_call >= entry.legacy_until) then
+  local cs = entry.costs  -- reused: the call's costs
+  for i = 1, n do
+    local c = tonumber(ARGV[1 + i])
+    if c == nil then cs = nil break end
+    cs[i] = c
+  end
+  if cs then
+    vals = redis.call('MGET', unpack(KEYS, 3))
+    if vals[1] == entry.stamp then
+      local p, d, version = entry.limits[1], entry.ds[1], entry.version
+      local out = n > 1 and {} or nil
+      for i = 1, n do
+        local base = KEYS[3 + i]
+        d.settle = 0
+        p.eval(p, base, t_call, cs[i], d, vals[1 + i], false)
+        local rec = ls_record(d.allowed, d.reason, d.fix and 1 or 0, 0, d.remaining, d.limit, d.retry, d.reset,
+                              version, '')
+        local w = d.write
+        if w then
+          local v = p.write(p, base, d, t_call, pad)
+          -- A later decision of this call on the same key reads what was just written.
+          for k = i + 1, n do
+            if KEYS[3 + k] == base then vals[1 + k] = v end
+          end
+          -- Pressure index: one compare; more only for a level left below the threshold.
+          if d.remaining < p.max * LS_PRESSURE_BELOW then
+            local sc = ls_pressure_score(p, d, t_call, w, ARGV[1 + i], 1)
+            if sc then ls_pressure_add(cfg, string.sub(base, label_at), sc, t_call) end
+          end
+        end
+        if n == 1 then return rec end
+        out[i] = rec
+      end
+      return out
+    end
+    entry = nil  -- the config changed: read it again below
+  end
 end
 
--- Options, checked before any decision is made: opts[i] = {now, settlement, log flag, tokens,
--- model}, made only for decisions that have any.
-local opts = nil
+-- Arguments, checked before any decision is made: costs[i] the decision's costs text,
+-- opts[i] = {now, settlement, log flag, tokens, model}, made only for decisions that have any.
+local costs_of, opts = {}, nil
 for i = 1, n do
-  local a = ARGV[3 + 2 * i]
-  if a ~= '' then
-    local now_s, settle_s, f = string.match(a, '^([^|]*)|([^|]*)|(.*)$')
-    if now_s == nil then
-      return redis.error_reply("LSARG options must be '<now>|<settlement>|<log flag>', got '" .. a .. "'")
+  local a = ARGV[1 + i]
+  local bar = string.find(a, '|', 1, true)
+  if bar == nil then
+    costs_of[i] = a
+  else
+    local costs_s, now_s, settle_s, f = string.match(a, '^([^|]*)|([^|]*)|([^|]*)|(.*)$')
+    if costs_s == nil then
+      return redis.error_reply("LSARG a decision must be '<costs>' or '<costs>|<now>|<settlement>|<log flag>', got '" ..
+                               a .. "'")
     end
     local tok, model = nil, nil
     if f ~= '' and f ~= '1' and f ~= '0' then
@@ -83,16 +143,13 @@ for i = 1, n do
       f = 'x'
     end
     if opts == nil then opts = {} end
+    costs_of[i] = costs_s
     opts[i] = {now_s, settle_s, f, tok ~= '' and tok or nil, model ~= '' and model or nil}
   end
 end
-local label_at = #KEYS[1] - 3  -- "<prefix>{R}:config" and "<prefix>{R}:s:<label>"
 
 -- The config: kept from an earlier call while the stamp is the same (one MGET reads it with the
 -- states), else read from the hash and parsed. vals: that MGET's reply, the stamp first.
-local cfg = KEYS[1]
-local entry = ls_config_cache and ls_config_cache[cfg]
-local vals
 if entry then
   vals = ls_read_states(KEYS, entry.limits, entry.npre, n)
   if vals[1] ~= entry.stamp then entry = nil end
@@ -204,9 +261,11 @@ else
     if ls_config_cache then
       if ls_config_count >= 1000 then ls_config_cache, ls_config_count = {}, 0 end
       if ls_config_cache[cfg] == nil then ls_config_count = ls_config_count + 1 end
+      -- Lean: one token-bucket or GCRA limit, no overrides, no shadow (the lean path above).
       ls_config_cache[cfg] = {stamp = stamp, limits = limits, ds = ds, version = version,
                               overrides = has_overrides, npre = npre, legacy_until = until_us,
-                              shadow = shadow}
+                              shadow = shadow, costs = {},
+                              lean = #limits == 1 and npre == 1 and not has_overrides and not shadow}
     end
     legacy = t_call < until_us
   else
@@ -235,7 +294,7 @@ end
 -- The reply: one string per decision (ls_record), or an error where a decision was not made.
 local out = {}
 for i = 1, n do
-  local costs_s = ARGV[2 + 2 * i]
+  local costs_s = costs_of[i]
   local op = opts and opts[i]
   local settle_s, log_flag = '', ''
   local t = t_call

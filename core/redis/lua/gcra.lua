@@ -74,7 +74,7 @@ local function write(p, skey, d, t, pad_ms)
   -- The decimal ns text, from two exact integers (tat_us < 2^53, so %d is exact).
   local v = string.format('%d%03d', tat_us, rem)
   -- SET replaces a key of any type.
-  redis.call('SET', skey, v, 'PX', ls_int(ls_ttl_ms(d.a) + pad_ms))
+  redis.call('SET', skey, v, 'PX', ls_ttl_ms(d.a) + pad_ms)  -- a number: Redis prints it in C
   return v
 end
 

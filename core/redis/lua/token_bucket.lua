@@ -82,7 +82,7 @@ local function write(p, skey, d, t, pad_ms)
   -- Idle (indistinguishable from a fresh bucket) once full again. SET replaces a key of any
   -- type, the old hash included.
   local full_ns = (d.b - t) * 1000 + ls_ceil_ns((p.capacity - d.a) * (p.period / p.amount))
-  redis.call('SET', skey, v, 'PX', ls_int(ls_ttl_ms(full_ns) + pad_ms))
+  redis.call('SET', skey, v, 'PX', ls_ttl_ms(full_ns) + pad_ms)  -- a number: Redis prints it in C
   return v
 end
 

@@ -104,6 +104,11 @@ TEST(DecisionRecord, AnErrorElementIsThatDecisionsError) {
   auto r = parse_decision_record(Value::of_error("LSLOG decision log s: NOPERM no"));
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("LSLOG"), std::string::npos);
+  // One without text (found by decision_record_fuzz) still says what was wrong.
+  auto empty = parse_decision_record(Value::of_error(""));
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.error().kind, ErrorKind::protocol);
+  EXPECT_NE(empty.error().message.find("an error element without text"), std::string::npos);
 
   // A call's reply spreads over its decisions; a reply of the wrong length fails them all.
   std::vector<Result<RedisDecision>> out;

@@ -14,6 +14,7 @@
 #include "core/limiter/limiter.h"
 #include "core/redis/limiter_scripts.h"
 #include "core/redis/script.h"
+#include "core/redis/shadow_config.h"
 #include "limiter_test_support.h"
 
 namespace limitscope::redis {
@@ -517,6 +518,60 @@ TEST(RedisLimiterKeys, AKeptCompositeConfigGivesWayToTheNextChange) {
   EXPECT_EQ(fifth->binding_limit, "day") << "the limit added by the change is in force";
 }
 
+// The lean path (a kept single token-bucket or GCRA config, plain costs) decides only while
+// the stamp it was kept under is current: an override, a shadow, a second limit and a settlement
+// riding on a decision are each in force at the next decision after them.
+TEST(RedisLimiterKeys, TheLeanPathGivesWayToEveryChangeAtTheNextDecision) {
+  Rig rig;
+  auto& [server, c, schema, limiter, o] = rig;
+  ASSERT_EQ(c.script_mode(), ScriptMode::unknown);  // Functions: configs are kept
+  RuleConfig rc = single_limit(bucket(Algorithm::token_bucket, 2, 1, 1h));
+  put(c, schema, "r", rc);
+  const auto decide = [&](const std::string& key) {
+    auto d = limiter.decide(c, "r", key, 1, o);
+    if (!d) throw std::runtime_error(d.error().message);
+    return *d;
+  };
+  EXPECT_TRUE(decide("k").decision.allowed);  // parsed and kept (lean)
+  EXPECT_TRUE(decide("k").decision.allowed);  // lean
+  EXPECT_FALSE(decide("k").decision.allowed);
+  EXPECT_EQ(decide("o").decision.limit, 2);
+  // An override of o: its own capacity at the next decision.
+  put(c, schema, "r", with_override(rc, "o", bucket(Algorithm::token_bucket, 5, 1, 1h)));
+  EXPECT_EQ(decide("o").decision.limit, 5);
+  EXPECT_EQ(decide("j").decision.limit, 2) << "other keys keep the rule's";
+  // A shadow: evaluated from the next decision on, on lean-looking calls too.
+  put(c, schema, "r", rc);
+  EXPECT_FALSE(decide("j").shadow_allowed.has_value());
+  ASSERT_TRUE(set_shadow(c, schema, "r", single_limit(bucket(Algorithm::token_bucket, 1, 1, 1h)),
+                         ChangeInfo{"test", "shadow", std::nullopt}));
+  auto shadowed = decide("fresh");
+  ASSERT_TRUE(shadowed.shadow_allowed.has_value());
+  EXPECT_TRUE(*shadowed.shadow_allowed);
+  ASSERT_TRUE(clear_shadow(c, schema, "r", ChangeInfo{"test", "clear", std::nullopt}));
+  EXPECT_FALSE(decide("fresh2").shadow_allowed.has_value());
+  // A second limit: a composite from the next decision on.
+  RuleConfig two;
+  two.limits.push_back(NamedLimit{"rpm", bucket(Algorithm::token_bucket, 2, 1, 1h)});
+  two.limits.push_back(NamedLimit{"day", bucket(Algorithm::gcra, 1, 1, 24h)});
+  put(c, schema, "r", two);
+  EXPECT_TRUE(decide("n").decision.allowed);
+  auto second = decide("n");
+  EXPECT_FALSE(second.decision.allowed);
+  EXPECT_EQ(second.binding_limit, "day");
+  // Back to one limit (lean again), then a settlement riding on a decision takes the general
+  // path for that call and the lean path's state after it.
+  put(c, schema, "r", rc);
+  EXPECT_TRUE(decide("s").decision.allowed);  // 1 left
+  DecideRequest settled{"s", {1.0}, false};
+  settled.settle_delta = -1;  // refund 1: 2, then this decision takes 1
+  auto with_settle = limiter.decide(c, "r", settled, o);
+  ASSERT_TRUE(with_settle.ok()) << with_settle.error().message;
+  EXPECT_EQ(with_settle->decision.remaining, 1);
+  EXPECT_EQ(decide("s").decision.remaining, 0);
+  EXPECT_FALSE(decide("s").decision.allowed);
+}
+
 TEST(RedisLimiterKeys, AnOldHashStateIsReadUntilItHasExpiredAndReplacedByTheNextWrite) {
   Rig rig;
   auto& [server, c, schema, limiter, o] = rig;
@@ -639,7 +694,7 @@ TEST(RedisLimiterKeys, ABadLogFlagIsRefusedBeforeAnyDecision) {
     auto reply = eval(c, decide_script(), {schema.config_key("r"), schema.decisions_key("r"),
                                            schema.config_stamp_key("r"), schema.state_key("r", "a"),
                                            schema.state_key("r", "b")},
-                      {"", "1000", "0", "1", "||1", "1", "||" + flag});
+                      {",1000", "1|||1", "1|||" + flag});
     ASSERT_FALSE(reply.ok()) << flag;
     EXPECT_NE(reply.error().message.find("LSARG log flag"), std::string::npos) << reply.error().message;
     EXPECT_NE(reply.error().message.find(flag), std::string::npos) << reply.error().message;
