@@ -24,10 +24,14 @@ void put_double(std::string& out, double v) {
 
 unsigned reason_code(DenyReason r) {
   switch (r) {
-    case DenyReason::none: return 0;
-    case DenyReason::exhausted: return 1;
-    case DenyReason::cost_above_capacity: return 3;
-    default: break;
+    case DenyReason::none:
+      return 0;
+    case DenyReason::exhausted:
+      return 1;
+    case DenyReason::cost_above_capacity:
+      return 3;
+    default:
+      break;
   }
   check(r == DenyReason::invalid_cost);  // no other reason comes from a record
   return 4;
@@ -42,13 +46,16 @@ std::string written_back(const RedisDecision& r) {
   s.push_back(static_cast<char>(!r.shadow_allowed ? 0 : (*r.shadow_allowed ? 2 : 1)));
   put_double(s, r.decision.remaining);
   put_double(s, r.decision.limit);
-  put_double(s, r.decision.retry_after ? static_cast<double>(r.decision.retry_after->count()) : -1.0);
+  put_double(s,
+             r.decision.retry_after ? static_cast<double>(r.decision.retry_after->count()) : -1.0);
   put_double(s, static_cast<double>(r.decision.reset_after.count()));
   put_double(s, static_cast<double>(r.config_version));
   return s + r.binding_limit;
 }
 
-bool same_bits(double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
+bool same_bits(double a, double b) {
+  return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
+}
 
 // The little-endian double at byte `at` of `s`, read here independently of the parser.
 double le_double_at(const std::string& s, std::size_t at) {
@@ -68,11 +75,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string text = size == 0 ? std::string() : bytes.substr(1);
   Value v;
   switch (kind) {
-    case 0: v = Value::of_string(text); break;
-    case 1: v = Value::of_status(text); break;
-    case 2: v = Value::of_error(text); break;
-    case 3: v = Value::of_integer(static_cast<std::int64_t>(text.size())); break;
-    default: v = Value::nil(); break;
+    case 0:
+      v = Value::of_string(text);
+      break;
+    case 1:
+      v = Value::of_status(text);
+      break;
+    case 2:
+      v = Value::of_error(text);
+      break;
+    case 3:
+      v = Value::of_integer(static_cast<std::int64_t>(text.size()));
+      break;
+    default:
+      v = Value::nil();
+      break;
   }
   auto r = parse_decision_record(v);
   if (!r.ok()) {
@@ -88,19 +105,25 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   check(v.is_string() && v.str.size() >= kRecordBytes);
   const RedisDecision& d = *r;
   check(d.config_version >= 0 && d.config_version <= (std::int64_t{1} << 53));
-  check(d.decision.reset_after.count() >= 0 && d.decision.reset_after.count() <= (std::int64_t{1} << 61));
+  check(d.decision.reset_after.count() >= 0 &&
+        d.decision.reset_after.count() <= (std::int64_t{1} << 61));
   if (d.decision.retry_after) {
-    check(d.decision.retry_after->count() >= 0 && d.decision.retry_after->count() <= (std::int64_t{1} << 61));
+    check(d.decision.retry_after->count() >= 0 &&
+          d.decision.retry_after->count() <= (std::int64_t{1} << 61));
   }
   check(d.binding_limit == v.str.substr(kRecordBytes));
   check(d.decision.allowed == (v.str[0] == 1));
-  check(same_bits(d.decision.remaining, le_double_at(v.str, 4)) && same_bits(d.decision.limit, le_double_at(v.str, 12)));
+  check(same_bits(d.decision.remaining, le_double_at(v.str, 4)) &&
+        same_bits(d.decision.limit, le_double_at(v.str, 12)));
   // Written back, the record parses to the same decision, bit for bit.
   auto again = parse_decision_record(Value::of_string(written_back(d)));
   check(again.ok());
-  check(again->decision.allowed == d.decision.allowed && again->decision.reason == d.decision.reason);
-  check(same_bits(again->decision.remaining, d.decision.remaining) && same_bits(again->decision.limit, d.decision.limit));
-  check(again->decision.retry_after == d.decision.retry_after && again->decision.reset_after == d.decision.reset_after);
+  check(again->decision.allowed == d.decision.allowed &&
+        again->decision.reason == d.decision.reason);
+  check(same_bits(again->decision.remaining, d.decision.remaining) &&
+        same_bits(again->decision.limit, d.decision.limit));
+  check(again->decision.retry_after == d.decision.retry_after &&
+        again->decision.reset_after == d.decision.reset_after);
   check(again->config_version == d.config_version && again->binding_limit == d.binding_limit);
   check(again->state_reset == d.state_reset && again->shadow_allowed == d.shadow_allowed);
   return 0;

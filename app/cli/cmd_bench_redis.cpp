@@ -295,9 +295,10 @@ RoundTrip floor_trip(const Settings& s, const std::string& rule) {
   return [&s, rule](redis::Connection& c, long long client, long long i, long long& errors) -> long long {
     std::vector<redis::ScriptCall> calls;
     for (long long j = 0; j < s.pipeline; ++j) {
-      calls.push_back({{s.schema.config_key(rule), s.schema.decisions_key(rule), s.schema.config_stamp_key(rule),
-                        s.schema.state_key(rule, key_for(s, client, i, j))},
-                       {"", "1"}});
+      calls.push_back(
+          {{s.schema.config_key(rule), s.schema.decisions_key(rule),
+            s.schema.config_stamp_key(rule), s.schema.state_key(rule, key_for(s, client, i, j))},
+           {"", "1"}});
     }
     return successes(redis::eval_pipeline(c, floor_script(), calls), s.pipeline, errors);
   };

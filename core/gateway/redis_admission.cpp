@@ -32,9 +32,9 @@ bool same_limits(const redis::RuleConfig& a, const redis::RuleConfig& b) {
 }  // namespace
 
 RedisAdmission::RedisAdmission(Policy policy, redis::ConnectionPool& pool,
-                               RedisAdmissionOptions options, Clock& clock,
-                               redis::LogSink log)
-    : own_backend_(std::make_unique<redis::PooledDecisions>(pool, redis::RedisLimiter(options.schema))),
+                               RedisAdmissionOptions options, Clock& clock, redis::LogSink log)
+    : own_backend_(
+          std::make_unique<redis::PooledDecisions>(pool, redis::RedisLimiter(options.schema))),
       backend_(*own_backend_),
       options_(std::move(options)),
       clock_(clock),
@@ -45,8 +45,7 @@ RedisAdmission::RedisAdmission(Policy policy, redis::ConnectionPool& pool,
 }
 
 RedisAdmission::RedisAdmission(Policy policy, redis::DecisionBackend& backend,
-                               RedisAdmissionOptions options, Clock& clock,
-                               redis::LogSink log)
+                               RedisAdmissionOptions options, Clock& clock, redis::LogSink log)
     : backend_(backend),
       options_(std::move(options)),
       clock_(clock),

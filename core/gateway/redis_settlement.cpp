@@ -13,7 +13,8 @@ void RedisAdmission::start_flusher() {
   const Nanos every = std::max<Nanos>(std::chrono::milliseconds(1), options_.settle_delay / 4);
   // Waits on the injected clock, so a test's ManualClock drives it instead of real time.
   flusher_ = std::thread([this, every] {
-    while (clock_.wait_until(clock_.now() + every, flusher_stop_)) flush_due_settlements(clock_.now());
+    while (clock_.wait_until(clock_.now() + every, flusher_stop_))
+      flush_due_settlements(clock_.now());
   });
 }
 

@@ -12,16 +12,23 @@ namespace {
 // decide.lua's reason codes (LS_REASON in common.lua, ordered by severity).
 std::optional<DenyReason> reason_of_code(unsigned code) {
   switch (code) {
-    case 0: return DenyReason::none;
-    case 1: return DenyReason::exhausted;
-    case 3: return DenyReason::cost_above_capacity;
-    case 4: return DenyReason::invalid_cost;
-    default: return std::nullopt;
+    case 0:
+      return DenyReason::none;
+    case 1:
+      return DenyReason::exhausted;
+    case 3:
+      return DenyReason::cost_above_capacity;
+    case 4:
+      return DenyReason::invalid_cost;
+    default:
+      return std::nullopt;
   }
 }
 
 // A duration in integral ns within [0, 2^61] (what decide.lua reports).
-bool in_ns_range(double ns) { return ns >= 0 && ns <= 2305843009213693952.0 && ns == std::floor(ns); }
+bool in_ns_range(double ns) {
+  return ns >= 0 && ns <= 2305843009213693952.0 && ns == std::floor(ns);
+}
 
 }  // namespace
 
@@ -37,15 +44,19 @@ Result<RedisDecision> parse_decision_record(const Value& v) {
     if (v.str.empty()) return decide_reply_error(v, "an error element without text");
     return make_redis_error(classify_error_reply(v.str), v.str);
   }
-  if (!v.is_string() || v.str.size() < kRecordBytes) return decide_reply_error(v, "expected a decision record");
+  if (!v.is_string() || v.str.size() < kRecordBytes)
+    return decide_reply_error(v, "expected a decision record");
   const auto byte = [&](std::size_t at) { return static_cast<unsigned char>(v.str[at]); };
-  const auto num = [&](std::size_t at) { return decode_le_double(std::string_view(v.str).substr(at, 8)); };
+  const auto num = [&](std::size_t at) {
+    return decode_le_double(std::string_view(v.str).substr(at, 8));
+  };
   RedisDecision r;
   Decision& d = r.decision;
   const auto reason = reason_of_code(byte(1));
   const double retry = num(20), reset = num(28), version = num(36);
-  if (byte(0) > 1 || byte(2) > 1 || byte(3) > 2 || !reason || !(retry == -1 || in_ns_range(retry)) ||
-      !in_ns_range(reset) || !(version >= 0 && version <= 9007199254740992.0 && version == std::floor(version))) {
+  if (byte(0) > 1 || byte(2) > 1 || byte(3) > 2 || !reason ||
+      !(retry == -1 || in_ns_range(retry)) || !in_ns_range(reset) ||
+      !(version >= 0 && version <= 9007199254740992.0 && version == std::floor(version))) {
     return decide_reply_error(v, "a field is out of range");
   }
   d.allowed = byte(0) == 1;

@@ -5,9 +5,9 @@
 namespace limitscope::redis {
 
 ErrorKind classify_error_reply(const std::string& text) {
-  if (text.starts_with("NOSCRIPT") || text.starts_with("ERR Function not found")) return ErrorKind::noscript;
-  if (text.starts_with("WRONGPASS") || text.starts_with("NOAUTH") ||
-      text.starts_with("NOPERM")) {
+  if (text.starts_with("NOSCRIPT") || text.starts_with("ERR Function not found"))
+    return ErrorKind::noscript;
+  if (text.starts_with("WRONGPASS") || text.starts_with("NOAUTH") || text.starts_with("NOPERM")) {
     return ErrorKind::auth;
   }
   // Redis 7 reports an ACL refusal inside a script as "ERR The user executing the script

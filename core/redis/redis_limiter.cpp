@@ -50,7 +50,8 @@ std::string decision_arg(const DecideRequest& r, bool own_now) {
   if (!now && r.settle_delta == 0 && !r.log) return a;
   std::string settle;
   if (r.settle_delta != 0) settle = exact(r.settle_delta) + (r.settle_limit.empty() ? "" : ":" + r.settle_limit);
-  return a + "|" + (now ? std::to_string(*r.now_us) : std::string()) + "|" + settle + "|" + log_flag(r);
+  return a + "|" + (now ? std::to_string(*r.now_us) : std::string()) + "|" + settle + "|" +
+         log_flag(r);
 }
 
 // The instant every request of `requests[from, to)` carries, when they all carry the same one
@@ -104,7 +105,6 @@ ScriptCall make_call(const KeySchema& schema, std::string_view rule,
   return call;
 }
 
-
 // An integral number comes as an integer reply, any other as the 8 bytes of the double,
 // little-endian (settle.lua's ls_reply_num; exact and cheap to write in Lua), or as decimal
 // text (%.17g, exact).
@@ -142,7 +142,6 @@ void collect_decisions(const Value& reply, std::size_t n, std::vector<Result<Red
   }
   for (const Value& v : reply.elements) out.push_back(parse_decision_record(v));
 }
-
 
 Result<std::int64_t> read_server_time_us(Connection& c) {
   auto v = c.command({"TIME"});

@@ -90,7 +90,8 @@ TEST(RedisAdmissionSettle, RidingAndFlushedSettlementsEqualSettlingEachRequestAl
   EXPECT_EQ(rides.admission->flush_due_settlements(rides.clock.now()), 0u);
   ASSERT_TRUE(test::eventually([&] { return rides.clock.waiting_for_future() == 1; }));
   rides.clock.inner.advance(std::chrono::seconds(1));
-  ASSERT_TRUE(test::eventually([&] { return rides.ways[static_cast<int>(SettleWay::alone)] == 1; }));
+  ASSERT_TRUE(
+      test::eventually([&] { return rides.ways[static_cast<int>(SettleWay::alone)] == 1; }));
   EXPECT_EQ(rides.admission->pending_settlements(), 0u);
   EXPECT_EQ(rides.admission->settled(), static_cast<std::uint64_t>(kRequests));
   EXPECT_EQ(rides.admission->settle_failures(), 0u);
@@ -100,7 +101,7 @@ TEST(RedisAdmissionSettle, RidingAndFlushedSettlementsEqualSettlingEachRequestAl
 TEST(RedisAdmissionSettle, TheFlusherWaitsOnTheInjectedClock) {
   auto server = test::RedisServer::start();
   Gateway gw(*server, std::chrono::seconds(1));
-  ASSERT_TRUE(gw.admit("k").allowed);  // 1e6 - 100
+  ASSERT_TRUE(gw.admit("k").allowed);                                // 1e6 - 100
   ASSERT_TRUE(gw.admission->settle("k", "m", -30, gw.clock.now()));  // waits from t = 0
   // The flusher looks every delay / 4 of the injected clock, whatever real time passes.
   ASSERT_TRUE(test::eventually([&] { return gw.clock.waiting_for_future() == 1; }));

@@ -691,10 +691,11 @@ TEST(RedisLimiterKeys, ABadLogFlagIsRefusedBeforeAnyDecision) {
   put(c, schema, "r", single_limit(bucket(Algorithm::token_bucket, 100, 10, 1s)));
   // Two decisions in one call; the second's log flag is malformed.
   for (const std::string flag : {"yes", "1:12x:m", "1:5"}) {
-    auto reply = eval(c, decide_script(), {schema.config_key("r"), schema.decisions_key("r"),
-                                           schema.config_stamp_key("r"), schema.state_key("r", "a"),
-                                           schema.state_key("r", "b")},
-                      {",1000", "1|||1", "1|||" + flag});
+    auto reply =
+        eval(c, decide_script(),
+             {schema.config_key("r"), schema.decisions_key("r"), schema.config_stamp_key("r"),
+              schema.state_key("r", "a"), schema.state_key("r", "b")},
+             {",1000", "1|||1", "1|||" + flag});
     ASSERT_FALSE(reply.ok()) << flag;
     EXPECT_NE(reply.error().message.find("LSARG log flag"), std::string::npos) << reply.error().message;
     EXPECT_NE(reply.error().message.find(flag), std::string::npos) << reply.error().message;
