@@ -123,13 +123,13 @@ std::size_t own_read_commands(redis::CommandBatch& out, const LimitParams& param
 
 KeyReading own_evaluate(const std::string& profile, const std::string& key,
                         const LimitParams& params, std::span<const redis::Value> replies,
-                        std::int64_t now_us) {
+                        std::int64_t now_us, const std::string* parameters) {
   KeyReading r;
   r.key = key;
   r.profile = profile;
   r.kind = ProfileKind::limitscope;
   r.algorithm = std::string(to_string(params.algorithm));
-  r.parameters = params.describe();
+  r.parameters = parameters != nullptr ? *parameters : params.describe();
   if (replies.empty()) {
     r.error = "incomplete reply";
     return r;

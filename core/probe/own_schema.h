@@ -49,9 +49,10 @@ const redis::NamedLimit* limit_for(const redis::RuleConfig& config, const std::s
 std::size_t own_read_commands(redis::CommandBatch& out, const LimitParams& params, const std::string& key,
                               std::int64_t now_us, bool with_ttl = true, bool legacy = true);
 
-/// The reading from own_read_commands()'s replies.
+/// The reading from own_read_commands()'s replies. `parameters`: params.describe() when the
+/// caller has it already (a refresh describes each limit once, not once per key).
 KeyReading own_evaluate(const std::string& profile, const std::string& key,
                         const LimitParams& params, std::span<const redis::Value> replies,
-                        std::int64_t now_us);
+                        std::int64_t now_us, const std::string* parameters = nullptr);
 
 }  // namespace limitscope::probe

@@ -4,8 +4,10 @@
 // blocking call): a fixed number of SCAN calls, or (adaptive_scan) a share of the refresh's
 // time (core/probe/scan_budget.h), so a small keyspace is scanned whole at every refresh and a
 // large one a slice at a time; each key gets the first matching profile, and keys matching
-// none are only counted. Reading is one TIME, one pipeline of rule configs (own schema), then
-// one pipeline of state reads for every tracked key. Beyond `max_tracked` keys, the ones under
+// none are only counted. Reading is one pipeline holding TIME, the own rules' configs and
+// every state read that needs neither (the rule's config as last read serves to plan it; a
+// changed config has its keys read again), then, only where needed, a second pipeline of the
+// reads that depend on the server's time or on a config not read before. Beyond `max_tracked` keys, the ones under
 // the most pressure (emptiest buckets, fullest windows) are kept. Own-schema rules keep a
 // pressure index (docs/redis-schema.md): once SCAN has seen one key of a rule, each refresh
 // reads the rule's index in the same round trip as TIME, so the keys decisions left nearly
@@ -15,6 +17,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -73,6 +76,8 @@ struct ProbeSnapshot {
 
 /// Highest pressure first, unknown pressure (errors) last, ties by key.
 void sort_by_pressure(std::vector<KeyReading>& keys);
+/// The same, told whether `keys` are in key order (nullopt: find out).
+void sort_by_pressure(std::vector<KeyReading>& keys, std::optional<bool> known_key_ordered);
 
 class RedisProbe {
  public:
@@ -95,22 +100,49 @@ class RedisProbe {
                                       ProbeSnapshot& snap);
   redis::Result<std::size_t> discover_adaptive(redis::Connection& c, ProbeSnapshot& snap);
   redis::Result<bool> scan_once(redis::Connection& c, std::size_t count, ProbeSnapshot& snap);
-  void merge_index(const std::string& config_key, const std::optional<redis::RuleConfig>& config,
-                   const redis::Value& v, ProbeSnapshot& snap);
 
   struct Tracked {
     std::size_t profile = 0;    ///< index in profiles_
     std::optional<OwnKey> own;  ///< own schema: the key's parts, parsed once when found
+    const std::string* rule = nullptr;  ///< ... its config key, interned (rule_names_)
   };
-  /// Where one key's replies are in a refresh's read pipeline, and what reads them.
+  Tracked make_tracked(const LimiterProfile& p, const std::string& key);
+  using Entry = std::pair<const std::string, Tracked>;
+  /// An own-schema rule as last read: its config, parsed only when its fields change.
+  struct RuleCache {
+    std::map<std::string, std::string> fields;  ///< HGETALL's answer
+    std::string reply_error;                    ///< HGETALL answered an error instead
+    std::optional<redis::RuleConfig> config;    ///< parsed; nullopt: none or invalid
+    std::string error;                          ///< why there is none (snap.errors)
+    bool legacy = true;                         ///< old hash states may remain (its stamp)
+    std::vector<std::string> described;         ///< each limit's LimitParams::describe()
+  };
+  /// Where one key's replies are in a refresh's read pipelines, and what reads them.
   struct Plan {
+    int batch = -1;  ///< 0: read with TIME (first round trip); 1: after it; -1: not planned
     std::size_t first = 0;
     std::size_t count = 0;
-    const LimitParams* own = nullptr;  ///< own schema: the limit's parameters
-    std::string limit_name;            ///< own schema: a composite's limit the key belongs to
-    int limit_index = -1;              ///< ... and its place among the rule's limits
-    std::string error;                 ///< no read possible
+    const LimitParams* own = nullptr;         ///< own schema: the limit's parameters
+    const std::string* parameters = nullptr;  ///< ... described
+    std::string limit_name;                   ///< own schema: a composite's limit the key belongs to
+    int limit_index = -1;                     ///< ... and its place among the rule's limits
+    std::string error;                        ///< no read possible
   };
+  /// Tracks the keys listed by the index reply `v` of the rule `config_key` (`config`: null
+  /// when it has none) and adds them to keys_, to be read in this refresh.
+  void merge_index(const std::string& config_key, const redis::RuleConfig* config, const redis::Value& v,
+                   ProbeSnapshot& snap);
+  /// Reads the configs, stamps and indexes from the first round trip's replies into cache_.
+  /// @return the rules whose cache changed (keys read from the old one are read again)
+  std::set<std::string> update_rules(std::span<const redis::Value> replies, const std::set<std::string>& read_rules,
+                                     const std::set<std::string>& with_keys, std::int64_t now_us,
+                                     ProbeSnapshot& snap);
+  /// Adds the reads of own-schema key `e` under `rule` to `batch`, or says why there are none.
+  void plan_own(const Entry& e, const RuleCache* rule, Plan& plan, redis::CommandBatch& batch,
+                std::int64_t now_us) const;
+  /// Adds the reads of `e` to `batch` when they need no fresh server time and no config read
+  /// this refresh (early: batch 0); otherwise leaves the plan for after TIME.
+  void plan_early(const Entry& e, Plan& plan);
 
   std::vector<LimiterProfile> profiles_;
   ProbeOptions options_;
@@ -118,8 +150,16 @@ class RedisProbe {
   std::map<std::string, Tracked> tracked_;       ///< key → how to read it
   /// Own-schema rules seen (their config keys): whose pressure index each refresh reads.
   std::set<std::string> rules_;
+  std::map<std::string, RuleCache> cache_;       ///< config key → the rule as last read
+  /// Config keys of the own-schema keys ever tracked, one string each: a key's rule is
+  /// compared by address.
+  std::set<std::string> rule_names_;
+  const std::string* early_rule_ = nullptr;      ///< plan_early's last rule ...
+  const RuleCache* early_cache_ = nullptr;       ///< ... and its cache entry
   std::int64_t last_server_us_ = 0;              ///< TIME of the last refresh (0: none yet)
   redis::CommandBatch reads_;                    ///< reused: its buffer outlives a refresh
+  redis::CommandBatch late_;                     ///< reads after TIME (reused likewise)
+  std::vector<const Entry*> keys_;               ///< the keys read in a refresh (reused)
   std::vector<Plan> plans_;                      ///< reused likewise
   std::string cursor_ = "0";
   bool pass_started_ = false;
