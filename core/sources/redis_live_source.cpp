@@ -336,11 +336,6 @@ void RedisLiveSource::tail(std::int64_t t, const std::vector<probe::KeyReading>&
     last_error_ = std::to_string(read->lagging) + " decision stream(s) behind: more than " +
                   std::to_string(options_.streams.count_per_refresh) + " entries per refresh";
   }
-  for (auto& d : read->backlog) {
-    split_decision_key(d);
-    series_->decision(std::move(d), t);
-  }
-
   // Rates over the time since the previous read; the first read only sets the start.
   const std::optional<std::int64_t> since = tailed_at_ms_;
   tailed_at_ms_ = t;
@@ -349,6 +344,7 @@ void RedisLiveSource::tail(std::int64_t t, const std::vector<probe::KeyReading>&
     double shadow_evaluated = 0, shadow_rejected = 0, shadow_would_refuse = 0;
   };
   std::map<std::tuple<std::string, std::string, std::string>, Counts> by_key;  // (rule, key, model)
+  for (auto& d : read->backlog) split_decision_key(d);
   for (auto& d : read->fresh) {
     split_decision_key(d);
     Counts& c2 = by_key[{d.tier, d.api_key, d.model}];
@@ -358,61 +354,73 @@ void RedisLiveSource::tail(std::int64_t t, const std::vector<probe::KeyReading>&
       if (!*d.shadow_allowed) ++c2.shadow_rejected;
       if (!*d.shadow_allowed && d.allowed) ++c2.shadow_would_refuse;
     }
+  }
+  const bool rates_due = since && t > *since;
+  std::map<std::string, Counts> by_rule;
+  if (rates_due) {
+    const double dt = static_cast<double>(t - *since) / 1000.0;
+    // Keys seen before and quiet now get zero, so their lines drop instead of stopping high.
+    for (auto& [id, rates] : key_rates_)
+      rates.admitted_per_s = rates.rejected_per_s = rates.shadow_would_refuse_per_s = 0;
+    for (const auto& [rule, key] : rules) by_rule[rule];
+    std::set<std::string> first_seen;
+    for (const auto& [rkm, c2] : by_key) {
+      const auto& [rule, key, model] = rkm;
+      const auto [it, fresh] = key_rates_.try_emplace(rate_id(rule, key, model));
+      if (fresh) first_seen.insert(it->first);
+      it->second = Rates{c2.admitted / dt, c2.rejected / dt, c2.shadow_would_refuse / dt, rule, key, model};
+      Counts& r = by_rule[rule];
+      r.admitted += c2.admitted;
+      r.rejected += c2.rejected;
+      r.shadow_evaluated += c2.shadow_evaluated;
+      r.shadow_rejected += c2.shadow_rejected;
+    }
+    // A rate sample stands for the read interval before it: a line's first one gets a zero at
+    // the interval's start, so the 429s in view count its first interval too (a runaway's
+    // first second of 429s was lost otherwise). The zeros are appended before the decisions
+    // are recorded: a recording's lines are in time order and the decisions come after
+    // `since`, so a zero appended after them would be kept out of the recording.
+    for (const std::string& id : first_seen) {
+      const Rates& rates = key_rates_.at(id);
+      const Identity who{rates.api_key, rates.rule, rates.model, ""};
+      series_->append(key_labels(live_series::kKeyAdmittedRate, who), {*since, 0});
+      series_->append(key_labels(dashboard_series::kKeyRejectedRate, who), {*since, 0});
+    }
+    // A rule has a shadow while its decisions evaluate one; decisions without one (cleared)
+    // end its shadow lines, a quiet read keeps them (at zero).
+    for (const auto& [rule, c2] : by_rule) {
+      if (c2.shadow_evaluated > 0) {
+        if (shadow_rules_.insert(rule).second) {
+          series_->append({{"__name__", std::string(dashboard_series::kTierShadowRejectedRate)}, {"tier", rule}},
+                          {*since, 0});
+        }
+      } else if (c2.admitted + c2.rejected > 0 && shadow_rules_.erase(rule) > 0) {
+        std::erase_if(shadow_keys_, [&](const std::string& id) { return id.starts_with(rule + "|"); });
+      }
+    }
+    // A key's shadow line from zero too (also for a key seen before the shadow).
+    for (const auto& [id, rates] : key_rates_) {
+      if (shadow_rules_.count(rates.rule) && shadow_keys_.insert(id).second) {
+        const Identity who{rates.api_key, rates.rule, rates.model, ""};
+        series_->append(key_labels(dashboard_series::kKeyShadowWouldRefuseRate, who), {*since, 0});
+      }
+    }
+  }
+  for (auto& d : read->backlog) series_->decision(std::move(d), t);
+  for (auto& d : read->fresh) {
     ++decisions_read_;
     if (!d.allowed) ++rejections_read_;
     series_->decision(std::move(d), t);
   }
-  if (!since || t <= *since) return;
+  if (!rates_due) return;
   const double dt = static_cast<double>(t - *since) / 1000.0;
-  // Keys seen before and quiet now get zero, so their lines drop instead of stopping high.
-  for (auto& [id, rates] : key_rates_)
-    rates.admitted_per_s = rates.rejected_per_s = rates.shadow_would_refuse_per_s = 0;
-  std::map<std::string, Counts> by_rule;
-  for (const auto& [rule, key] : rules) by_rule[rule];
-  std::set<std::string> first_seen;
-  for (const auto& [rkm, c2] : by_key) {
-    const auto& [rule, key, model] = rkm;
-    const auto [it, fresh] = key_rates_.try_emplace(rate_id(rule, key, model));
-    if (fresh) first_seen.insert(it->first);
-    it->second =
-        Rates{c2.admitted / dt, c2.rejected / dt, c2.shadow_would_refuse / dt, rule, key, model};
-    Counts& r = by_rule[rule];
-    r.admitted += c2.admitted;
-    r.rejected += c2.rejected;
-    r.shadow_evaluated += c2.shadow_evaluated;
-    r.shadow_rejected += c2.shadow_rejected;
-  }
-  // A rule has a shadow while its decisions evaluate one; decisions without one (cleared)
-  // end its shadow lines, a quiet read keeps them (at zero).
-  for (const auto& [rule, c2] : by_rule) {
-    if (c2.shadow_evaluated > 0) {
-      // The line starts from zero at the interval's start, as the key rates do.
-      if (shadow_rules_.insert(rule).second) {
-        series_->append(
-            {{"__name__", std::string(dashboard_series::kTierShadowRejectedRate)}, {"tier", rule}},
-            {*since, 0});
-      }
-    } else if (c2.admitted + c2.rejected > 0 && shadow_rules_.erase(rule) > 0) {
-      std::erase_if(shadow_keys_,
-                    [&](const std::string& id) { return id.starts_with(rule + "|"); });
-    }
-  }
   for (const auto& [id, rates] : key_rates_) {
     const Identity who{rates.api_key, rates.rule, rates.model, ""};
-    // A rate sample stands for the read interval before it: a key's first one gets a zero at
-    // the interval's start, so the 429s in view count its first interval too (a runaway's
-    // first second of 429s was lost otherwise).
-    if (first_seen.count(id)) {
-      series_->append(key_labels(live_series::kKeyAdmittedRate, who), {*since, 0});
-      series_->append(key_labels(dashboard_series::kKeyRejectedRate, who), {*since, 0});
-    }
     series_->append(key_labels(live_series::kKeyAdmittedRate, who), {t, rates.admitted_per_s});
     series_->append(key_labels(dashboard_series::kKeyRejectedRate, who), {t, rates.rejected_per_s});
     if (shadow_rules_.count(rates.rule)) {
-      const metrics::Labels l = key_labels(dashboard_series::kKeyShadowWouldRefuseRate, who);
-      // From zero at the interval's start, as above (also for a key seen before the shadow).
-      if (shadow_keys_.insert(id).second) series_->append(l, {*since, 0});
-      series_->append(l, {t, rates.shadow_would_refuse_per_s});
+      series_->append(key_labels(dashboard_series::kKeyShadowWouldRefuseRate, who),
+                      {t, rates.shadow_would_refuse_per_s});
     }
   }
   double all_admitted = 0, all_rejected = 0;

@@ -231,6 +231,48 @@ TEST(RedisProbe, TokenBucketStatesAreReadWithOneCommandUnlessOldHashesMayRemain)
   EXPECT_EQ(passed->read_commands, steady->read_commands - 6);
 }
 
+// Keys of a rule read before are read with TIME, planned from its config as last read; a
+// config changed since is seen in the same refresh: the keys are read again under it.
+TEST(RedisProbe, AChangedConfigIsReadInTheRefreshThatSeesIt) {
+  auto server = RedisServer::start();
+  Connection c = connect(*server);
+  const redis::KeySchema schema;
+  const redis::RedisLimiter limiter(schema);
+  const auto configure = [&](double capacity, Algorithm a) {
+    auto set = redis::set_config(c, schema, "cc", redis::single_limit(test::bucket(a, capacity, 1, std::chrono::hours(1))),
+                                 redis::ChangeInfo{"test", "probe test", std::nullopt});
+    ASSERT_TRUE(set.ok()) << set.error().message;
+  };
+  configure(10, Algorithm::token_bucket);
+  ASSERT_TRUE(limiter.decide(c, "cc", "ann", 4).ok());
+  ProbeOptions po;
+  po.read_ttl = false;
+  RedisProbe probe(builtin_profiles(), po);
+  ASSERT_TRUE(probe.probe_all(c).ok());
+  const std::string key = schema.state_key("cc", "ann");
+  auto before = probe.refresh(c);
+  ASSERT_TRUE(before.ok()) << before.error().message;
+  ASSERT_NE(find(*before, key), nullptr);
+  EXPECT_NEAR(*find(*before, key)->level, 6, 0.01);
+  EXPECT_DOUBLE_EQ(*find(*before, key)->capacity, 10);
+
+  configure(20, Algorithm::token_bucket);  // the state stays: 6 tokens, now of 20
+  auto bigger = probe.refresh(c);
+  ASSERT_TRUE(bigger.ok()) << bigger.error().message;
+  const KeyReading* r = find(*bigger, key);
+  ASSERT_NE(r, nullptr);
+  EXPECT_DOUBLE_EQ(*r->capacity, 20);
+  EXPECT_NEAR(*r->fill, 0.3, 0.001);
+  EXPECT_NE(r->parameters.find("capacity=20"), std::string::npos) << r->parameters;
+
+  configure(20, Algorithm::gcra);  // a bucket's 16 bytes are no GCRA time: read as GCRA, refused
+  auto other = probe.refresh(c);
+  ASSERT_TRUE(other.ok()) << other.error().message;
+  ASSERT_NE(find(*other, key), nullptr);
+  EXPECT_EQ(find(*other, key)->algorithm, "gcra");
+  EXPECT_NE(find(*other, key)->error.find("is not an integer"), std::string::npos) << find(*other, key)->error;
+}
+
 TEST(RedisProbe, BadDataIsReportedPerKeyAndNeverStopsTheProbe) {
   auto server = RedisServer::start();
   Connection c = connect(*server);

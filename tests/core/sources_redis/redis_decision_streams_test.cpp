@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 
 #include <memory>
 #include <set>
@@ -17,6 +18,7 @@
 #include "core/sources/composite_live_source.h"
 #include "core/sources/metrics_live_source.h"
 #include "core/sources/playback_source.h"
+#include "core/sources/recording_reader.h"
 #include "core/sources/redis_live_source.h"
 #include "core/sources/simulation_recorder.h"
 #include "support/canned_http_server.h"
@@ -152,6 +154,50 @@ TEST(RedisDecisionStreams, TheKeysFirstRefreshOf429sCountsInView) {
     EXPECT_DOUBLE_EQ(k.peak_rejected_per_s.value_or(0), 3);
   }
   EXPECT_TRUE(row);
+}
+
+// A key's first rate samples: the zero at the start of its first read interval reaches the
+// recording, before the interval's decisions (appended after them, it was kept out: a
+// recording's lines are in time order).
+TEST(RedisDecisionStreams, AKeysFirstZeroRateIsRecorded) {
+  auto server = test::RedisServer::start();
+  auto c = connect(*server);
+  configure(c);
+  decide_logged(c, "alice", 1);  // the stream exists before the first read
+  ManualClock clock(Nanos{0}, Nanos{1'800'000'000'000'000'000});
+  RedisLiveSource source(options_for(*server), clock);  // stamped with the server's TIME, as decisions are
+  source.advance(Nanos{0});
+  ASSERT_TRUE(source.connected()) << source.last_error();
+  const std::string path = test::temp_path("first-zero-rate.jsonl");
+  ASSERT_FALSE(source.start_recording(path, clock).has_value());
+  const std::int64_t since = source.now_ms();
+  ASSERT_EQ(decide_logged(c, "bob", 2), 0);
+  clock.advance(seconds(1));
+  source.advance(seconds(1));
+  ASSERT_EQ(source.decisions_read(), 2u);
+  const std::int64_t t = source.now_ms();
+  ASSERT_GT(t, since);
+  ASSERT_FALSE(source.stop_recording().has_value());
+
+  std::ifstream in(path);
+  const RecordingLoad load = read_recording(in, path);
+  ASSERT_TRUE(load.error.empty()) << load.error;
+  EXPECT_EQ(load.recording.requests.size(), 2u);
+  std::optional<std::uint32_t> bob;
+  for (std::uint32_t id = 0; id < load.recording.series.size(); ++id) {
+    const metrics::Labels& l = load.recording.series[id];
+    if (l.metric_name() == live_series::kKeyAdmittedRate && l.get("api_key") == "bob") bob = id;
+  }
+  ASSERT_TRUE(bob.has_value()) << "bob's admitted rate is recorded";
+  std::vector<std::pair<std::int64_t, double>> samples;
+  for (const RecordedSamples& line : load.recording.samples) {
+    for (const auto& [id, v] : line.values) {
+      if (id == *bob) samples.emplace_back(line.t_ms, v);
+    }
+  }
+  const std::vector<std::pair<std::int64_t, double>> expected{
+      {since, 0.0}, {t, 2.0 / (static_cast<double>(t - since) / 1000.0)}};
+  EXPECT_EQ(samples, expected) << "the zero at the interval's start, then the interval's rate";
 }
 
 // Two refreshes within one millisecond of the clock that stamps samples: the second still
