@@ -20,7 +20,9 @@ redis::Result<std::int64_t> server_time_us(const redis::Value& v) {
 // Highest pressure first; unknown pressure (no capacity, errors) after every known one; ties
 // by key. Pressure is computed once per key, not per comparison; keys already in key order
 // (one server's tracked keys are) are sorted stably by pressure alone, without comparing keys.
-void sort_by_pressure(std::vector<KeyReading>& keys) { sort_by_pressure(keys, std::nullopt); }
+void sort_by_pressure(std::vector<KeyReading>& keys) {
+  sort_by_pressure(keys, std::nullopt);
+}
 
 // `known_key_ordered`: whether the readings are in key order, when the caller knows (a
 // refresh reads its tracked keys in key order): no key comparisons to find out.
@@ -30,7 +32,8 @@ void sort_by_pressure(std::vector<KeyReading>& keys, std::optional<bool> known_k
   for (std::size_t i = 0; i < keys.size(); ++i) {
     const auto p = keys[i].pressure();
     order[i] = {p ? *p : -1.0, i};  // pressure is >= 0 when known
-    if (!known_key_ordered && i > 0 && key_ordered && keys[i].key < keys[i - 1].key) key_ordered = false;
+    if (!known_key_ordered && i > 0 && key_ordered && keys[i].key < keys[i - 1].key)
+      key_ordered = false;
   }
   if (key_ordered) {
     std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
@@ -190,12 +193,13 @@ void RedisProbe::plan_early(const Entry& e, Plan& plan) {
   plan_own(e, early_cache_, plan, reads_, 0);
 }
 
-void RedisProbe::plan_own(const Entry& e, const RuleCache* rule, Plan& plan, redis::CommandBatch& batch,
-                          std::int64_t now_us) const {
+void RedisProbe::plan_own(const Entry& e, const RuleCache* rule, Plan& plan,
+                          redis::CommandBatch& batch, std::int64_t now_us) const {
   const Tracked& t = e.second;
   plan.first = batch.size();
   if (!t.own || rule == nullptr || !rule->config) {
-    plan.error = t.own ? "rule " + t.own->rule + " has no readable config" : "not a limitscope state key";
+    plan.error =
+        t.own ? "rule " + t.own->rule + " has no readable config" : "not a limitscope state key";
     return;
   }
   const redis::RuleConfig& config = *rule->config;
@@ -211,13 +215,14 @@ void RedisProbe::plan_own(const Entry& e, const RuleCache* rule, Plan& plan, red
     plan.limit_name = limit->name;
     plan.limit_index = static_cast<int>(index);
   }
-  plan.count = own_read_commands(batch, limit->params, e.first, now_us, options_.read_ttl, rule->legacy);
+  plan.count =
+      own_read_commands(batch, limit->params, e.first, now_us, options_.read_ttl, rule->legacy);
 }
 
 std::set<std::string> RedisProbe::update_rules(std::span<const redis::Value> replies,
                                                const std::set<std::string>& read_rules,
-                                               const std::set<std::string>& with_keys, std::int64_t now_us,
-                                               ProbeSnapshot& snap) {
+                                               const std::set<std::string>& with_keys,
+                                               std::int64_t now_us, ProbeSnapshot& snap) {
   std::set<std::string> changed;
   std::size_t i = 0;
   for (const auto& ck : read_rules) {
@@ -286,7 +291,8 @@ redis::Result<ProbeSnapshot> RedisProbe::run(redis::Connection& c, std::size_t s
   // First round trip: TIME, each rule's config and stamp, the pressure indexes, and every read
   // that needs neither (plan_early). The batches and plans keep their memory across refreshes.
   reads_.clear();
-  reads_.reserve(keys_.size() * (options_.read_ttl ? 2 : 1) + 1 + 3 * read_rules.size(), keys_.size() * 64);
+  reads_.reserve(keys_.size() * (options_.read_ttl ? 2 : 1) + 1 + 3 * read_rules.size(),
+                 keys_.size() * 64);
   reads_.add({"TIME"});
   for (const auto& ck : read_rules) {
     reads_.add({"HGETALL", ck});
@@ -296,7 +302,8 @@ redis::Result<ProbeSnapshot> RedisProbe::run(redis::Connection& c, std::size_t s
   const std::string from = last_server_us_ > 0 ? "(" + std::to_string(last_server_us_) : "-inf";
   const std::string limit = std::to_string(options_.max_tracked);
   const std::vector<std::string> indexed(rules_.begin(), rules_.end());
-  for (const auto& ck : indexed) reads_.add({"ZRANGEBYSCORE", pressure_key_for_config(ck), from, "+inf", "LIMIT", "0", limit});
+  for (const auto& ck : indexed)
+    reads_.add({"ZRANGEBYSCORE", pressure_key_for_config(ck), from, "+inf", "LIMIT", "0", limit});
   snap.index_reads = indexed.size();
   plans_.assign(keys_.size(), Plan{});
   early_rule_ = nullptr;
@@ -309,8 +316,8 @@ redis::Result<ProbeSnapshot> RedisProbe::run(redis::Connection& c, std::size_t s
   if (!now) return now.error();
   snap.server_time_us = *now;
   last_server_us_ = *now;
-  const std::set<std::string> changed =
-      update_rules(std::span<const redis::Value>(replies).subspan(1), read_rules, with_keys, *now, snap);
+  const std::set<std::string> changed = update_rules(
+      std::span<const redis::Value>(replies).subspan(1), read_rules, with_keys, *now, snap);
   for (std::size_t x = 0; x < indexed.size(); ++x) {
     const auto it = cache_.find(indexed[x]);
     merge_index(indexed[x], it != cache_.end() && it->second.config ? &*it->second.config : nullptr,

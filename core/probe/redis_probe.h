@@ -7,9 +7,9 @@
 // none are only counted. Reading is one pipeline holding TIME, the own rules' configs and
 // every state read that needs neither (the rule's config as last read serves to plan it; a
 // changed config has its keys read again), then, only where needed, a second pipeline of the
-// reads that depend on the server's time or on a config not read before. Beyond `max_tracked` keys, the ones under
-// the most pressure (emptiest buckets, fullest windows) are kept. Own-schema rules keep a
-// pressure index (docs/redis-schema.md): once SCAN has seen one key of a rule, each refresh
+// reads that depend on the server's time or on a config not read before. Beyond `max_tracked` keys,
+// the ones under the most pressure (emptiest buckets, fullest windows) are kept. Own-schema rules
+// keep a pressure index (docs/redis-schema.md): once SCAN has seen one key of a rule, each refresh
 // reads the rule's index in the same round trip as TIME, so the keys decisions left nearly
 // empty are tracked at once; SCAN remains for discovery and for foreign schemas.
 
@@ -124,17 +124,18 @@ class RedisProbe {
     std::size_t count = 0;
     const LimitParams* own = nullptr;         ///< own schema: the limit's parameters
     const std::string* parameters = nullptr;  ///< ... described
-    std::string limit_name;                   ///< own schema: a composite's limit the key belongs to
-    int limit_index = -1;                     ///< ... and its place among the rule's limits
-    std::string error;                        ///< no read possible
+    std::string limit_name;  ///< own schema: a composite's limit the key belongs to
+    int limit_index = -1;    ///< ... and its place among the rule's limits
+    std::string error;       ///< no read possible
   };
   /// Tracks the keys listed by the index reply `v` of the rule `config_key` (`config`: null
   /// when it has none) and adds them to keys_, to be read in this refresh.
-  void merge_index(const std::string& config_key, const redis::RuleConfig* config, const redis::Value& v,
-                   ProbeSnapshot& snap);
+  void merge_index(const std::string& config_key, const redis::RuleConfig* config,
+                   const redis::Value& v, ProbeSnapshot& snap);
   /// Reads the configs, stamps and indexes from the first round trip's replies into cache_.
   /// @return the rules whose cache changed (keys read from the old one are read again)
-  std::set<std::string> update_rules(std::span<const redis::Value> replies, const std::set<std::string>& read_rules,
+  std::set<std::string> update_rules(std::span<const redis::Value> replies,
+                                     const std::set<std::string>& read_rules,
                                      const std::set<std::string>& with_keys, std::int64_t now_us,
                                      ProbeSnapshot& snap);
   /// Adds the reads of own-schema key `e` under `rule` to `batch`, or says why there are none.
@@ -150,7 +151,7 @@ class RedisProbe {
   std::map<std::string, Tracked> tracked_;       ///< key → how to read it
   /// Own-schema rules seen (their config keys): whose pressure index each refresh reads.
   std::set<std::string> rules_;
-  std::map<std::string, RuleCache> cache_;       ///< config key → the rule as last read
+  std::map<std::string, RuleCache> cache_;  ///< config key → the rule as last read
   /// Config keys of the own-schema keys ever tracked, one string each: a key's rule is
   /// compared by address.
   std::set<std::string> rule_names_;

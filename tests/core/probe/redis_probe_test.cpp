@@ -214,7 +214,8 @@ TEST(RedisProbe, TokenBucketStatesAreReadWithOneCommandUnlessOldHashesMayRemain)
   // before (GET), then again after it (GET + HMGET); from the next one on, once.
   auto steady = probe.refresh(c);
   ASSERT_TRUE(steady.ok()) << steady.error().message;
-  EXPECT_EQ(steady->read_commands, stamped->read_commands + 5 + 2);  // HMGET for the 5; GET + HMGET for the new key
+  EXPECT_EQ(steady->read_commands,
+            stamped->read_commands + 5 + 2);  // HMGET for the 5; GET + HMGET for the new key
   EXPECT_EQ(unstamped->read_commands, steady->read_commands + 6);
   ASSERT_NE(find(*steady, schema.state_key("tb", "old")), nullptr);
   EXPECT_NEAR(*find(*steady, schema.state_key("tb", "old"))->level, 4, 0.1);
@@ -239,8 +240,9 @@ TEST(RedisProbe, AChangedConfigIsReadInTheRefreshThatSeesIt) {
   const redis::KeySchema schema;
   const redis::RedisLimiter limiter(schema);
   const auto configure = [&](double capacity, Algorithm a) {
-    auto set = redis::set_config(c, schema, "cc", redis::single_limit(test::bucket(a, capacity, 1, std::chrono::hours(1))),
-                                 redis::ChangeInfo{"test", "probe test", std::nullopt});
+    auto set = redis::set_config(
+        c, schema, "cc", redis::single_limit(test::bucket(a, capacity, 1, std::chrono::hours(1))),
+        redis::ChangeInfo{"test", "probe test", std::nullopt});
     ASSERT_TRUE(set.ok()) << set.error().message;
   };
   configure(10, Algorithm::token_bucket);
@@ -270,7 +272,8 @@ TEST(RedisProbe, AChangedConfigIsReadInTheRefreshThatSeesIt) {
   ASSERT_TRUE(other.ok()) << other.error().message;
   ASSERT_NE(find(*other, key), nullptr);
   EXPECT_EQ(find(*other, key)->algorithm, "gcra");
-  EXPECT_NE(find(*other, key)->error.find("is not an integer"), std::string::npos) << find(*other, key)->error;
+  EXPECT_NE(find(*other, key)->error.find("is not an integer"), std::string::npos)
+      << find(*other, key)->error;
 }
 
 TEST(RedisProbe, BadDataIsReportedPerKeyAndNeverStopsTheProbe) {

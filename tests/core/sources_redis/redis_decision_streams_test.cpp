@@ -8,7 +8,6 @@
 
 #include <cmath>
 #include <fstream>
-
 #include <memory>
 #include <set>
 
@@ -165,7 +164,8 @@ TEST(RedisDecisionStreams, AKeysFirstZeroRateIsRecorded) {
   configure(c);
   decide_logged(c, "alice", 1);  // the stream exists before the first read
   ManualClock clock(Nanos{0}, Nanos{1'800'000'000'000'000'000});
-  RedisLiveSource source(options_for(*server), clock);  // stamped with the server's TIME, as decisions are
+  RedisLiveSource source(options_for(*server),
+                         clock);  // stamped with the server's TIME, as decisions are
   source.advance(Nanos{0});
   ASSERT_TRUE(source.connected()) << source.last_error();
   const std::string path = test::temp_path("first-zero-rate.jsonl");
