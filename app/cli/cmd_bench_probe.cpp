@@ -137,7 +137,7 @@ std::string drain_own_key(redis::Connection& c, const std::string& state_key) {
 int run_bench_probe(const CommandArgs& argv) {
   std::vector<OptionSpec> specs{
       {"keys", "N", "limiter keys in the server (default 10000)"},
-      {"runs", "R", "refreshes to time (default 20)"},
+      {"runs", "R", "refreshes to time (default 20; 0: none, only the dashboard run)"},
       {"seconds", "S", "length of the dashboard run (default 30; 0: no dashboard run)"},
       {"emptied", "E", "keys emptied at random moments during it (default 20)"},
       {"seed", "N", "random seed of those moments (default 1)"},
@@ -154,7 +154,7 @@ int run_bench_probe(const CommandArgs& argv) {
   if (!args.ok()) return usage_error(kName, args.error());
   auto keys = integer_option(args, "keys", 10000, 1, 5'000'000);
   if (!keys) return usage_error(kName, keys.error());
-  auto runs = integer_option(args, "runs", 20, 1, 10000);
+  auto runs = integer_option(args, "runs", 20, 0, 10000);
   if (!runs) return usage_error(kName, runs.error());
   auto seconds = integer_option(args, "seconds", 30, 0, 3600);
   if (!seconds) return usage_error(kName, seconds.error());
@@ -205,51 +205,54 @@ int run_bench_probe(const CommandArgs& argv) {
   probe::RedisProbe probe_ttl(*profiles, with_ttl);
 
   Timing discovery, ours, ttl, plain;
-  auto fail = [&](const std::string& e) { return usage_error(kName, e); };
-  if (auto e = timed(*admin, discovery, [&]() -> std::string {
-        auto s = probe.probe_all(*conn);
-        return s ? "" : s.error().message;
-      });
-      !e.empty()) {
-    return fail(e);
-  }
-  if (auto s = probe_ttl.probe_all(*conn); !s) return fail(s.error().message);
-  std::vector<std::string> names;
-  names.reserve(static_cast<std::size_t>(*keys));
-  for (long long i = 0; i < *keys; ++i) names.push_back(key_prefix + std::to_string(i));
   std::size_t tracked = 0;
-  for (long long run = 0; run < *runs; ++run) {
-    std::string e = timed(*admin, ours, [&]() -> std::string {
-      auto s = probe.refresh(*conn);
-      if (!s) return s.error().message;
-      tracked = s->keys.size();
-      return "";
-    });
-    // The plain reader: TIME, then one pipeline of HMGET (GET for our strings) over the same
-    // keys; no arithmetic.
-    if (e.empty()) {
-      e = timed(*admin, plain, [&]() -> std::string {
-        redis::CommandBatch cmds;
-        cmds.add({"TIME"});
-        for (const auto& n : names) {
-          if (own) {
-            cmds.add({"GET", n});
-          } else {
-            cmds.add({"HMGET", n, "tokens", "ts"});
+  auto fail = [&](const std::string& e) { return usage_error(kName, e); };
+  if (*runs > 0) {
+    if (auto e = timed(*admin, discovery,
+                       [&]() -> std::string {
+                         auto s = probe.probe_all(*conn);
+                         return s ? "" : s.error().message;
+                       });
+        !e.empty()) {
+      return fail(e);
+    }
+    if (auto s = probe_ttl.probe_all(*conn); !s) return fail(s.error().message);
+    std::vector<std::string> names;
+    names.reserve(static_cast<std::size_t>(*keys));
+    for (long long i = 0; i < *keys; ++i) names.push_back(key_prefix + std::to_string(i));
+    for (long long run = 0; run < *runs; ++run) {
+      std::string e = timed(*admin, ours, [&]() -> std::string {
+        auto s = probe.refresh(*conn);
+        if (!s) return s.error().message;
+        tracked = s->keys.size();
+        return "";
+      });
+      // The plain reader: TIME, then one pipeline of HMGET (GET for our strings) over the same
+      // keys; no arithmetic.
+      if (e.empty()) {
+        e = timed(*admin, plain, [&]() -> std::string {
+          redis::CommandBatch cmds;
+          cmds.add({"TIME"});
+          for (const auto& n : names) {
+            if (own) {
+              cmds.add({"GET", n});
+            } else {
+              cmds.add({"HMGET", n, "tokens", "ts"});
+            }
           }
-        }
-        auto r = conn->pipeline(cmds);
-        return r ? "" : r.error().message;
-      });
+          auto r = conn->pipeline(cmds);
+          return r ? "" : r.error().message;
+        });
+      }
+      if (e.empty()) {
+        e = timed(*admin, ttl, [&]() -> std::string {
+          auto s = probe_ttl.refresh(*conn);
+          return s ? "" : s.error().message;
+        });
+      }
+      if (!e.empty()) return fail(e);
     }
-    if (e.empty()) {
-      e = timed(*admin, ttl, [&]() -> std::string {
-        auto s = probe_ttl.refresh(*conn);
-        return s ? "" : s.error().message;
-      });
-    }
-    if (!e.empty()) return fail(e);
-  }
+  }  // *runs > 0
 
   std::optional<DashboardRunResult> dash;
   if (*seconds > 0) {

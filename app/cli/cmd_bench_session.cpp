@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -75,6 +76,7 @@ int run_bench_session(const CommandArgs& argv) {
   SessionOptions so;  // as open_live_source makes it for a live session
   so.key_samples_per_series = kLiveKeySamples;
   so.idle_series_ms = kLiveIdleSeriesMs;
+  so.recording_rows = kLiveRecordingRows;
   auto session = SessionState::create(so);
   if (!session) return usage_error(kName, session.error());
   SessionState& s = **session;
@@ -85,7 +87,12 @@ int run_bench_session(const CommandArgs& argv) {
   std::vector<std::uint64_t> generation(n, 0);  // key i is "rl:free-<i>-<generation>"
   auto key_name = [&](std::size_t i) { return "rl:free-" + std::to_string(i) + "-" + std::to_string(generation[i]); };
   std::vector<KeyRow> rows(n);
-  s.set_key_rows([&] { return rows; });
+  s.set_key_rows([&] {  // most pressure first, as a live Redis source gives its rows
+    std::vector<KeyRow> sorted = rows;
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const KeyRow& a, const KeyRow& b) { return a.level < b.level; });
+    return sorted;
+  });
   const std::optional<std::string> record = args.get("record");
   if (record) {
     if (auto err = s.start_recording(*record, "bench-session", start_ms, clock)) return usage_error(kName, *err);
@@ -152,6 +159,9 @@ int run_bench_session(const CommandArgs& argv) {
                    {"series", s.store().series_count()},
                    {"samples", s.store().sample_count()},
                    {"key_samples_per_series", kLiveKeySamples},
+                   {"other_samples_per_series", so.samples_per_series},
+                   {"idle_series_removed_after_ms", kLiveIdleSeriesMs},
+                   {"recording_rows", so.recording_rows},
                    {"timeline", timeline},
                    {"target_peak_rss_lt_300mb", peak < 300}};
   if (record) {
@@ -169,6 +179,14 @@ int run_bench_session(const CommandArgs& argv) {
     std::printf("  hour %5.1f: %7.1f MB resident, %zu series, %zu samples\n", p["hour"].get<double>(),
                 p["rss_mb"].get<double>(), p["series"].get<std::size_t>(), p["samples"].get<std::size_t>());
   }
+  std::printf(
+      "store retention: the last %zu samples of each key's series (%.0f min at this step), %zu of "
+      "every "
+      "other series; a series not written for %lld min is removed; no decimation in the store (the "
+      "charts "
+      "decimate what they draw)\n",
+      kLiveKeySamples, static_cast<double>(kLiveKeySamples) * static_cast<double>(*step_s) / 60.0,
+      so.samples_per_series, static_cast<long long>(kLiveIdleSeriesMs / 60'000));
   std::printf("peak resident: %.1f MB (target < 300 MB: %s); at the end: %.1f MB, %zu series\n", peak,
               peak < 300 ? "met" : "NOT met", rss_mb(), s.store().series_count());
   if (record) {

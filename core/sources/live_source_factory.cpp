@@ -36,6 +36,7 @@ Expected<std::unique_ptr<LiveSource>> open_live_source(const LiveSpec& spec, Clo
   // refresh a second, and the series of keys not read for an hour go (docs/live-sources.md).
   so.key_samples_per_series = kLiveKeySamples;
   so.idle_series_ms = kLiveIdleSeriesMs;
+  so.recording_rows = kLiveRecordingRows;
   if (!spec.rules_file.empty()) {
     std::ifstream in(spec.rules_file, std::ios::binary);
     if (!in) return make_error(spec.rules_file + ": cannot open the rule file");

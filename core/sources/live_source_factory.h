@@ -25,6 +25,9 @@ inline constexpr Nanos kMaxLiveInterval = std::chrono::minutes(10);
 /// series not written for this long are removed (SessionOptions).
 inline constexpr std::size_t kLiveKeySamples = 1200;
 inline constexpr std::int64_t kLiveIdleSeriesMs = 60 * 60 * 1000;
+/// A live session's recording holds the 1,000 rows under most pressure at each step and those
+/// keys' samples (SessionOptions::recording_rows; docs/recording.md).
+inline constexpr std::size_t kLiveRecordingRows = 1000;
 
 /// @return `interval` when inside [kMinLiveInterval, kMaxLiveInterval], else an error naming
 ///         `what` (e.g. "scrape_interval"), the value and the bounds

@@ -136,12 +136,13 @@ std::string protection_json(const ProtectionStatus& p) {
 }  // namespace
 
 RecordingWriter::RecordingWriter(std::unique_ptr<std::ostream> out, std::string name,
-                                 const Clock& clock, Nanos flush_every)
+                                 const Clock& clock, Nanos flush_every, std::size_t max_step_rows)
     : out_(std::move(out)),
       name_(std::move(name)),
       clock_(clock),
       flush_every_(flush_every),
-      last_flush_(clock.now()) {}
+      last_flush_(clock.now()),
+      max_step_rows_(max_step_rows) {}
 
 RecordingWriter::~RecordingWriter() = default;
 
@@ -183,7 +184,43 @@ void RecordingWriter::header(const RecordingHeader& h) {
   write_line(line);
 }
 
-void RecordingWriter::emit_samples() {
+void RecordingWriter::define(const metrics::Labels& labels, std::int64_t& id) {
+  if (id >= 0) return;
+  id = next_series_id_++;
+  std::string line = "{\"type\":\"series\",\"id\":";
+  put_int(line, id);
+  line += ",\"labels\":{";
+  bool first = true;
+  for (const auto& [n, v] : labels.pairs()) {
+    if (!first) line += ',';
+    first = false;
+    put_string(line, n);
+    line += ':';
+    put_string(line, v);
+  }
+  line += "}}";
+  write_line(line);
+}
+
+void RecordingWriter::put_sample(std::int64_t id, double value) {
+  if (!pending_samples_.empty()) pending_samples_ += ',';
+  pending_samples_ += '[';
+  put_int(pending_samples_, id);
+  pending_samples_ += ',';
+  put_number(pending_samples_, value);
+  pending_samples_ += ']';
+}
+
+void RecordingWriter::emit_samples(HeldSamples held,
+                                   const std::set<std::string, std::less<>>* rows) {
+  if (held != HeldSamples::keep) {
+    for (const Held& h : held_) {
+      if (held == HeldSamples::of_rows && rows->count(h.labels->get("api_key")) == 0) continue;
+      define(*h.labels, *h.id);
+      put_sample(*h.id, h.value);
+    }
+    held_.clear();
+  }
   if (pending_samples_.empty()) return;
   std::string line = "{\"type\":\"samples\",\"t_ms\":";
   put_int(line, pending_t_ms_);
@@ -195,31 +232,16 @@ void RecordingWriter::emit_samples() {
 }
 
 void RecordingWriter::sample(const metrics::Labels& labels, metrics::Sample s) {
-  if (!pending_samples_.empty() && s.t_ms != pending_t_ms_) emit_samples();
-  auto [it, is_new] =
-      series_ids_.try_emplace(labels, static_cast<std::uint32_t>(series_ids_.size()));
-  if (is_new) {
-    std::string line = "{\"type\":\"series\",\"id\":";
-    put_int(line, it->second);
-    line += ",\"labels\":{";
-    bool first = true;
-    for (const auto& [n, v] : labels.pairs()) {
-      if (!first) line += ',';
-      first = false;
-      put_string(line, n);
-      line += ':';
-      put_string(line, v);
-    }
-    line += "}}";
-    write_line(line);
-  }
+  if ((!pending_samples_.empty() || !held_.empty()) && s.t_ms != pending_t_ms_) emit_samples();
+  auto [it, is_new] = series_ids_.try_emplace(labels, -1);
   pending_t_ms_ = s.t_ms;
-  if (!pending_samples_.empty()) pending_samples_ += ',';
-  pending_samples_ += '[';
-  put_int(pending_samples_, it->second);
-  pending_samples_ += ',';
-  put_number(pending_samples_, s.value);
-  pending_samples_ += ']';
+  if (max_step_rows_ > 0 && !labels.get("api_key").empty()) {
+    // A key's series: written with the step at this time if the key is among its rows.
+    held_.push_back(Held{&it->first, &it->second, s.value});
+    return;
+  }
+  define(it->first, it->second);
+  put_sample(it->second, s.value);
 }
 
 void RecordingWriter::request(const DecisionRow& d) {
@@ -270,9 +292,17 @@ void RecordingWriter::request(const DecisionRow& d) {
 void RecordingWriter::step(std::int64_t t_ms, const std::vector<KeyRow>& keys,
                            const std::vector<std::string>& incidents,
                            std::uint64_t dropped_samples, const StepStatus* status) {
-  emit_samples();
+  // The first max_step_rows rows (the source's order: a live Redis source's most pressure
+  // first), and only their keys' samples of this time.
+  const std::size_t n = max_step_rows_ > 0 ? std::min(max_step_rows_, keys.size()) : keys.size();
+  std::set<std::string, std::less<>> rows;
+  if (max_step_rows_ > 0) {
+    for (std::size_t i = 0; i < n; ++i) rows.insert(keys[i].api_key);
+  }
+  emit_samples(HeldSamples::of_rows, &rows);
   std::string values;
-  for (const KeyRow& k : keys) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const KeyRow& k = keys[i];
     std::string def;
     put_string(def, k.api_key);
     def += ",\"model\":";
@@ -409,7 +439,7 @@ void RecordingWriter::alerts(std::int64_t t_ms, const std::vector<AlertRow>& row
   }
   body += ']';
   if (body == last_alerts_) return;
-  emit_samples();
+  emit_samples(HeldSamples::keep);  // the keys' samples of this time wait for its step
   std::string line = "{\"type\":\"alerts\",\"t_ms\":";
   put_int(line, t_ms);
   line += ',';

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <ostream>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -41,8 +42,11 @@ class RecordingWriter {
   /// @param out   the file (or any stream); owned
   /// @param name  the file's name, for errors
   /// @param clock flush timing only (real time in the dashboard, ManualClock in tests)
+  /// @param max_step_rows the rows a step line holds at most (0: all): the first ones given,
+  ///        and the samples of a series with an api_key label only while its key is among the
+  ///        rows of the step at their time (docs/recording.md: the size bound of a live session)
   RecordingWriter(std::unique_ptr<std::ostream> out, std::string name, const Clock& clock,
-                  Nanos flush_every = std::chrono::seconds(1));
+                  Nanos flush_every = std::chrono::seconds(1), std::size_t max_step_rows = 0);
   ~RecordingWriter();
   RecordingWriter(const RecordingWriter&) = delete;
   RecordingWriter& operator=(const RecordingWriter&) = delete;
@@ -74,7 +78,15 @@ class RecordingWriter {
   std::uint64_t lines() const { return lines_; }
 
  private:
-  void emit_samples();
+  /// What emit_samples() does with the keys' samples held for the step of their time: write
+  /// them, keep them (a line of the same time is written meanwhile), or write those of the
+  /// step's rows.
+  enum class HeldSamples { write, keep, of_rows };
+  void emit_samples(HeldSamples held = HeldSamples::write,
+                    const std::set<std::string, std::less<>>* rows = nullptr);
+  /// Writes the series line of `labels` unless it has an id already.
+  void define(const metrics::Labels& labels, std::int64_t& id);
+  void put_sample(std::int64_t id, double value);
   void write_line(const std::string& line);
 
   std::unique_ptr<std::ostream> out_;
@@ -86,9 +98,19 @@ class RecordingWriter {
   std::string error_;
   std::uint64_t lines_ = 0;
 
-  std::unordered_map<metrics::Labels, std::uint32_t, metrics::LabelsHash> series_ids_;
+  // Series ids in the order their series lines are written; -1: not written yet (a key's
+  // series whose samples were all left out).
+  std::unordered_map<metrics::Labels, std::int64_t, metrics::LabelsHash> series_ids_;
+  std::int64_t next_series_id_ = 0;
   std::string pending_samples_;  // the current samples line's [[id,value],...] body
   std::int64_t pending_t_ms_ = 0;
+  std::size_t max_step_rows_ = 0;
+  struct Held {
+    const metrics::Labels* labels;  // the series_ids_ entry's (stable: node-based map)
+    std::int64_t* id;
+    double value;
+  };
+  std::vector<Held> held_;  // keys' samples at pending_t_ms_, waiting for its step
   // Key-table rows: an id per (key, model, definition); a changed definition gets a new id
   // (a key that moved to another shard is a changed definition).
   std::map<std::string, std::uint32_t> key_ids_;

@@ -318,7 +318,15 @@ redis::Result<StreamRead> RedisLiveSource::read_streams(const std::map<std::stri
 
 void RedisLiveSource::tail(std::int64_t t, const std::vector<probe::KeyReading>& keys) {
   std::map<std::string, std::string> rules;
-  for (const auto& r : keys) add_stream_keys(r, rules);
+  std::string_view
+      last_rule;  // "<prefix>{R}" of the last key looked at: a rule's keys come in runs
+  for (const auto& r : keys) {
+    if (r.kind != probe::ProfileKind::limitscope) continue;
+    const std::string_view rule = std::string_view(r.key).substr(0, r.key.find('}') + 1);
+    if (!rule.empty() && rule == last_rule) continue;
+    last_rule = rule;
+    add_stream_keys(r, rules);
+  }
   // Rules known only by kept keys: their streams are read as soon as a master serves them.
   for (const auto& [key, k] : kept_) add_stream_keys(k.reading, rules);
   for (const auto& r : keys) add_limit_order(r, limit_order_);
@@ -449,27 +457,38 @@ void RedisLiveSource::tail(std::int64_t t, const std::vector<probe::KeyReading>&
   }
 }
 
-void RedisLiveSource::record(const probe::ProbeSnapshot& snap, std::int64_t t) {
-  for (const auto& r : snap.keys) {
-    if (!r.error.empty()) continue;
+RedisLiveSource::KeySeries& RedisLiveSource::series_of(const probe::KeyReading& r) {
+  auto [it, fresh] = key_series_.try_emplace(r.key);
+  KeySeries& k = it->second;
+  if (fresh || k.limit_name != r.limit_name) {
     const Identity id = identity_of(r);
-    auto put = [&](std::string_view name, double v) { series_->append(key_labels(name, id), metrics::Sample{t, v}); };
-    if (r.fill) {
-      put(dashboard_series::kKeyLevel, *r.fill);
-      auto& line = sparklines_[r.key];
-      line.push_back(*r.fill);
-      while (line.size() > kSparklinePoints) line.pop_front();
-    }
-    if (r.occupancy) put(dashboard_series::kKeyOccupancy, *r.occupancy);
+    k.limit_name = r.limit_name;
+    k.level = key_labels(dashboard_series::kKeyLevel, id);
+    k.occupancy = key_labels(dashboard_series::kKeyOccupancy, id);
   }
-  readings_ = snap.keys;
-  // Keys let go (expired, or dropped for the tracking cap) take their sparklines with them,
-  // looked for once the map holds twice the keys shown, so a day of key churn stays bounded.
-  if (sparklines_.size() > 2 * (readings_.size() + kept_.size()) + 100) {
+  return k;
+}
+
+void RedisLiveSource::record(probe::ProbeSnapshot& snap, std::int64_t t) {
+  for (const auto& r : snap.keys) {
+    if (!r.error.empty() || (!r.fill && !r.occupancy)) continue;
+    KeySeries& k = series_of(r);
+    if (r.fill) {
+      series_->append(k.level, metrics::Sample{t, *r.fill});
+      k.sparkline.push_back(*r.fill);
+      while (k.sparkline.size() > kSparklinePoints) k.sparkline.pop_front();
+    }
+    if (r.occupancy) series_->append(k.occupancy, metrics::Sample{t, *r.occupancy});
+  }
+  readings_ = std::move(snap.keys);
+  // Keys let go (expired, or dropped for the tracking cap) take their series' labels and
+  // sparklines with them, looked for once the map holds twice the keys shown, so a day of key
+  // churn stays bounded.
+  if (key_series_.size() > 2 * (readings_.size() + kept_.size()) + 100) {
     std::set<std::string> shown;
     for (const auto& r : readings_) shown.insert(r.key);
     for (const auto& [key, k] : kept_) shown.insert(key);
-    std::erase_if(sparklines_, [&](const auto& entry) { return !shown.count(entry.first); });
+    std::erase_if(key_series_, [&](const auto& entry) { return !shown.count(entry.first); });
   }
 }
 
@@ -503,8 +522,8 @@ void RedisLiveSource::contribute(DashboardSnapshot& s) const {
       row.requests_per_s = rates->second.admitted_per_s + rates->second.rejected_per_s;
       row.rejected_per_s = rates->second.rejected_per_s;
     }
-    if (auto it = sparklines_.find(r.key); it != sparklines_.end()) {
-      row.sparkline.assign(it->second.begin(), it->second.end());
+    if (auto it = key_series_.find(r.key); it != key_series_.end()) {
+      row.sparkline.assign(it->second.sparkline.begin(), it->second.sparkline.end());
     }
     s.keys.push_back(std::move(row));
   };

@@ -119,7 +119,8 @@ class RedisLiveSource final : public LiveSource {
   void failed(const redis::RedisError& e);
   void cluster_events(const probe::ProbeSnapshot& snap);
   void keep_unread(const probe::ProbeSnapshot& snap);
-  void record(const probe::ProbeSnapshot& snap, std::int64_t t);
+  /// Records the readings' samples and keeps the readings (moved out of `snap`).
+  void record(probe::ProbeSnapshot& snap, std::int64_t t);
   redis::Result<StreamRead> read_streams(const std::map<std::string, std::string>& rules);
   void tail(std::int64_t t, const std::vector<probe::KeyReading>& keys);
   void event(std::string text);
@@ -149,7 +150,15 @@ class RedisLiveSource final : public LiveSource {
   std::set<std::string> shadow_rules_;          // rules whose latest decisions evaluated a shadow
   std::set<std::string> shadow_keys_;  // rule|key|model with a would-refuse series since then
   std::map<std::string, std::vector<std::string>> limit_order_;  // composite rule → its limits in order
-  std::map<std::string, std::deque<double>> sparklines_;  // Redis key → levels
+  /// What a tracked key's samples are recorded under, made once when the key is first read
+  /// (not parsed and labelled again at every refresh), and its sparkline.
+  struct KeySeries {
+    std::string limit_name;  ///< the reading's limit name the labels were made for
+    metrics::Labels level, occupancy;
+    std::deque<double> sparkline;  ///< its levels
+  };
+  KeySeries& series_of(const probe::KeyReading& r);
+  std::map<std::string, KeySeries> key_series_;  // Redis key → its series
 };
 
 }  // namespace limitscope

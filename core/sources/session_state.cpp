@@ -5,14 +5,15 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <set>
 
 #include "core/metrics/alert_engine.h"
 #include "core/metrics/default_rules.h"
 #include "core/metrics/metric_names.h"
 #include "core/metrics/rule_file.h"
-#include "core/sources/simulation_recorder.h"
 #include "core/sources/alert_no_data.h"
 #include "core/sources/alert_view.h"
+#include "core/sources/simulation_recorder.h"
 
 namespace limitscope {
 
@@ -389,7 +390,8 @@ void SessionState::start_recording(std::unique_ptr<std::ostream> out, const std:
   // recording starts at the latest of both, so its lines stay in time order.
   now_ms = std::max(now_ms, last_ms_);
   rec_ns_ = now_ms * 1'000'000;
-  writer_ = std::make_unique<RecordingWriter>(std::move(out), name, flush_clock);
+  writer_ = std::make_unique<RecordingWriter>(std::move(out), name, flush_clock,
+                                              std::chrono::seconds(1), options_.recording_rows);
   RecordingHeader h;
   h.source = source_name;
   h.start_ms = session_start_ms(now_ms);
@@ -398,10 +400,17 @@ void SessionState::start_recording(std::unique_ptr<std::ostream> out, const std:
   // The history held so far, one samples line per time; the alert engine's own series are
   // left out (the alerts lines carry the states).
   const auto all = store_->select({}, std::numeric_limits<std::int64_t>::min(), now_ms);
+  const std::vector<KeyRow> rows = named_key_rows();
+  std::set<std::string, std::less<>>
+      recorded_keys;  // with recording_rows: the keys whose history is written
+  for (std::size_t i = 0; i < std::min(rows.size(), options_.recording_rows); ++i)
+    recorded_keys.insert(rows[i].api_key);
   std::map<std::int64_t, std::vector<std::pair<const metrics::Labels*, double>>> by_time;
   for (const auto& series : all) {
     const std::string_view n = series.labels.metric_name();
     if (n == "ALERTS" || n == "ALERTS_FOR_STATE") continue;
+    const std::string_view key = series.labels.get("api_key");
+    if (options_.recording_rows > 0 && !key.empty() && recorded_keys.count(key) == 0) continue;
     for (const auto& smp : series.samples) {
       if (!metrics::is_stale_marker(smp.value)) by_time[smp.t_ms].emplace_back(&series.labels, smp.value);
     }
@@ -411,7 +420,7 @@ void SessionState::start_recording(std::unique_ptr<std::ostream> out, const std:
   }
   events_recorded_ = 0;  // the log held so far goes with the first step
   const StepStatus status = step_status();
-  writer_->step(now_ms, named_key_rows(), incidents_, store_->dropped_samples(), &status);
+  writer_->step(now_ms, rows, incidents_, store_->dropped_samples(), &status);
   write_alerts(now_ms);
   check_writer();
 }

@@ -68,6 +68,10 @@ struct SessionOptions {
   std::size_t decisions_per_key = 50;
   /// When the session began (the simulation's epoch); unset: at its first sample.
   std::optional<std::int64_t> start_ms;
+  /// A recording's step lines hold at most this many key rows (the first ones: a live Redis
+  /// source's most pressure first), and its per-key series only the samples of those keys
+  /// (docs/recording.md: what bounds a recording's size per hour); 0: every row and sample.
+  std::size_t recording_rows = 0;
   /// Watch the gateway's fail-open in its metrics (ProtectionStatus) at every refresh. The
   /// simulation shows its backend outage as an incident instead.
   bool watch_protection = true;
