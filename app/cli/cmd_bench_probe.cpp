@@ -298,9 +298,18 @@ int run_bench_probe(const CommandArgs& argv) {
                    {"refresh_cpu_vs_plain", cpu_ratio},
                    {"target_refresh_le_25ms", ours.p50() <= 25},
                    {"target_refresh_vs_plain_le_1_5", ratio <= 1.5}};
+  if (*runs == 0)
+    j = {{"keys", *keys},
+         {"schema", own ? "own" : "foreign"},
+         {"pressure_index", !args.has("no-index")}};
   if (dash) j["dashboard"] = dashboard_json(*dash, static_cast<int>(*emptied));
   if (args.has("json")) {
     std::cout << json_text(j, 2) << "\n";
+    return 0;
+  }
+  if (*runs == 0) {  // no timed refreshes: the dashboard run alone
+    std::printf("%lld keys\n", *keys);
+    if (dash) print_dashboard(*dash, static_cast<int>(*emptied));
     return 0;
   }
   std::printf("%lld keys, %zu tracked\n", *keys, tracked);
