@@ -376,7 +376,8 @@ void RedisLiveSource::tail(std::int64_t t, const std::vector<probe::KeyReading>&
       const auto& [rule, key, model] = rkm;
       const auto [it, fresh] = key_rates_.try_emplace(rate_id(rule, key, model));
       if (fresh) first_seen.insert(it->first);
-      it->second = Rates{c2.admitted / dt, c2.rejected / dt, c2.shadow_would_refuse / dt, rule, key, model};
+      it->second =
+          Rates{c2.admitted / dt, c2.rejected / dt, c2.shadow_would_refuse / dt, rule, key, model};
       Counts& r = by_rule[rule];
       r.admitted += c2.admitted;
       r.rejected += c2.rejected;
@@ -399,11 +400,13 @@ void RedisLiveSource::tail(std::int64_t t, const std::vector<probe::KeyReading>&
     for (const auto& [rule, c2] : by_rule) {
       if (c2.shadow_evaluated > 0) {
         if (shadow_rules_.insert(rule).second) {
-          series_->append({{"__name__", std::string(dashboard_series::kTierShadowRejectedRate)}, {"tier", rule}},
+          series_->append({{"__name__", std::string(dashboard_series::kTierShadowRejectedRate)},
+                           {"tier", rule}},
                           {*since, 0});
         }
       } else if (c2.admitted + c2.rejected > 0 && shadow_rules_.erase(rule) > 0) {
-        std::erase_if(shadow_keys_, [&](const std::string& id) { return id.starts_with(rule + "|"); });
+        std::erase_if(shadow_keys_,
+                      [&](const std::string& id) { return id.starts_with(rule + "|"); });
       }
     }
     // A key's shadow line from zero too (also for a key seen before the shadow).
