@@ -20,11 +20,12 @@ namespace {
 using metrics::Labels;
 using metrics::Sample;
 
-constexpr std::int64_t kStep = 15'000;         // ms between samples
-constexpr std::int64_t kSpan = 3'600'000;      // 1 h of samples
+constexpr std::int64_t kStep = 15'000;     // ms between samples
+constexpr std::int64_t kSpan = 3'600'000;  // 1 h of samples
 constexpr int kGateways = 20;
 constexpr const char* kTiers[] = {"free", "pro", "enterprise"};
-constexpr const char* kModels[] = {"gpt-4.1", "claude-sonnet-4.5", "gemini-2.5-flash", "deepseek-v3.2"};
+constexpr const char* kModels[] = {"gpt-4.1", "claude-sonnet-4.5", "gemini-2.5-flash",
+                                   "deepseek-v3.2"};
 constexpr const char* kLe[] = {"0", "5", "10", "50", "100", "500", "1000", "5000", "+Inf"};
 constexpr int kKeys = 1900;  // quota gauges: 1,900 keys x 4 models = 7,600 series
 
@@ -59,12 +60,17 @@ Fixture& fixture() {
         for (const char* model : kModels) {
           const bool overloaded = rng.next() < 1.0 / 12;
           const std::string inst = "gw-" + std::to_string(g);
-          Labels hits{{"__name__", "gateway_rate_limit_hits_total"}, {"tier", tier},
-                      {"model", model}, {"instance", inst}};
+          Labels hits{{"__name__", "gateway_rate_limit_hits_total"},
+                      {"tier", tier},
+                      {"model", model},
+                      {"instance", inst}};
           std::vector<Labels> buckets;
           for (const char* le : kLe) {
-            buckets.push_back(Labels{{"__name__", "gateway_token_bucket_usage_bucket"}, {"tier", tier},
-                                     {"model", model}, {"instance", inst}, {"le", le}});
+            buckets.push_back(Labels{{"__name__", "gateway_token_bucket_usage_bucket"},
+                                     {"tier", tier},
+                                     {"model", model},
+                                     {"instance", inst},
+                                     {"le", le}});
           }
           double hit_total = 0;
           std::vector<double> bucket_total(std::size(kLe), 0);
@@ -74,7 +80,8 @@ Fixture& fixture() {
             const double decisions = 100 + 50 * rng.next();
             // Where the decisions' remaining tokens land: low when overloaded.
             for (std::size_t b = 0; b < std::size(kLe); ++b) {
-              const double share = overloaded ? (b >= 1 ? 1.0 : 0.3) : (b >= 5 ? 1.0 : 0.01 * static_cast<double>(b));
+              const double share = overloaded ? (b >= 1 ? 1.0 : 0.3)
+                                              : (b >= 5 ? 1.0 : 0.01 * static_cast<double>(b));
               bucket_total[b] += decisions * share;
               x.store->append(buckets[b], Sample{t, bucket_total[b]});
             }
@@ -87,7 +94,8 @@ Fixture& fixture() {
       char hash[16];
       std::snprintf(hash, sizeof hash, "%08x", static_cast<unsigned>(k * 2654435761u));
       for (const char* model : kModels) {
-        Labels burn{{"__name__", "gateway_quota_burn_ratio"}, {"api_key_hash", hash}, {"model", model}};
+        Labels burn{
+            {"__name__", "gateway_quota_burn_ratio"}, {"api_key_hash", hash}, {"model", model}};
         const bool hot = rng.next() < 0.05;
         double ratio = hot ? 0.6 : 0.05 * rng.next();
         for (std::int64_t t = 0; t <= kSpan; t += kStep) {
@@ -97,7 +105,8 @@ Fixture& fixture() {
         ++x.series;
       }
     }
-    auto rules = metrics::load_rule_file(std::string(LIMITSCOPE_RESOURCES_DIR) + "/alerts/default-rules.yml");
+    auto rules = metrics::load_rule_file(std::string(LIMITSCOPE_RESOURCES_DIR) +
+                                         "/alerts/default-rules.yml");
     if (!rules.ok()) {
       std::fprintf(stderr, "alert_eval_bench: %s\n", rules.error().c_str());
       std::abort();
@@ -120,7 +129,8 @@ void BM_AlertEvalDefaultRules(benchmark::State& state) {
     t += kStep;
     if (t > 55 * 60'000) t = 30 * 60'000;  // earlier slots again: state moves back, cost does not
   }
-  for (const auto& a : engine.snapshot()->alerts) alerts += a.state != metrics::AlertState::inactive ? 1 : 0;
+  for (const auto& a : engine.snapshot()->alerts)
+    alerts += a.state != metrics::AlertState::inactive ? 1 : 0;
   state.counters["series"] = static_cast<double>(f.series);
   state.counters["alerts"] = static_cast<double>(alerts);
   std::size_t errors = 0;
@@ -149,18 +159,20 @@ void print_alert_summary() {
   const Result* r = find_result("BM_AlertEvalDefaultRules/iterations:100");
   if (r == nullptr) return;
   const double ms = r->ns_per_iter / 1e6;
-  std::printf("  default rules (3) over %.0f series, 1 h of 15 s samples: %.2f ms per evaluation "
-              "(CPU %.2f ms); target <= 10 ms: %s (%.2fx of target); %.0f alerts pending/firing; "
-              "%.0f rule errors\n",
-              r->counters.count("series") ? r->counters.at("series") : 0.0, ms, r->cpu_ns_per_iter / 1e6,
-              ms <= 10 ? "met" : "NOT met", ms / 10,
-              r->counters.count("alerts") ? r->counters.at("alerts") : 0.0,
-              r->counters.count("rule_errors") ? r->counters.at("rule_errors") : 0.0);
+  std::printf(
+      "  default rules (3) over %.0f series, 1 h of 15 s samples: %.2f ms per evaluation "
+      "(CPU %.2f ms); target <= 10 ms: %s (%.2fx of target); %.0f alerts pending/firing; "
+      "%.0f rule errors\n",
+      r->counters.count("series") ? r->counters.at("series") : 0.0, ms, r->cpu_ns_per_iter / 1e6,
+      ms <= 10 ? "met" : "NOT met", ms / 10,
+      r->counters.count("alerts") ? r->counters.at("alerts") : 0.0,
+      r->counters.count("rule_errors") ? r->counters.at("rule_errors") : 0.0);
   if (const Result* q = find_result("BM_DefaultRuleQueriesOnly/iterations:100")) {
-    std::printf("  of which PromQL alone: %.2f ms (CPU %.2f ms); engine overhead (templates, state, "
-                "ALERTS series, snapshot): %.2f ms CPU\n",
-                q->ns_per_iter / 1e6, q->cpu_ns_per_iter / 1e6,
-                (r->cpu_ns_per_iter - q->cpu_ns_per_iter) / 1e6);
+    std::printf(
+        "  of which PromQL alone: %.2f ms (CPU %.2f ms); engine overhead (templates, state, "
+        "ALERTS series, snapshot): %.2f ms CPU\n",
+        q->ns_per_iter / 1e6, q->cpu_ns_per_iter / 1e6,
+        (r->cpu_ns_per_iter - q->cpu_ns_per_iter) / 1e6);
   }
 }
 

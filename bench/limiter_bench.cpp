@@ -60,7 +60,8 @@ void BM_Algorithm(benchmark::State& state) {
     admitted += d.allowed ? 1 : 0;
     benchmark::DoNotOptimize(d);
   }
-  state.counters["admitted"] = static_cast<double>(admitted) / static_cast<double>(state.iterations());
+  state.counters["admitted"] =
+      static_cast<double>(admitted) / static_cast<double>(state.iterations());
 }
 
 BENCHMARK_TEMPLATE(BM_Algorithm, TokenBucket);
@@ -161,7 +162,8 @@ MillionKeys& million() {
 // admit for the first tens of rounds.
 void BM_KeyedMillionKeys(benchmark::State& state) {
   MillionKeys& m = million();
-  std::size_t i = static_cast<std::size_t>(state.thread_index()) * kKeys / static_cast<std::size_t>(state.threads());
+  std::size_t i = static_cast<std::size_t>(state.thread_index()) * kKeys /
+                  static_cast<std::size_t>(state.threads());
   std::int64_t t = 1'000'000'000;
   for (auto _ : state) {
     const std::string& key = m.keys[i];
@@ -178,7 +180,8 @@ constexpr std::size_t kBatch = 64;
 
 void BM_KeyedMillionKeysBatch(benchmark::State& state) {
   MillionKeys& m = million();
-  std::size_t i = static_cast<std::size_t>(state.thread_index()) * kKeys / static_cast<std::size_t>(state.threads());
+  std::size_t i = static_cast<std::size_t>(state.thread_index()) * kKeys /
+                  static_cast<std::size_t>(state.threads());
   std::int64_t t = 1'000'000'000;
   std::vector<KeyedRequest> batch(kBatch);
   std::vector<KeyedDecision> out(kBatch);
@@ -198,7 +201,8 @@ void BM_KeyedMillionKeysBatch(benchmark::State& state) {
 
 void BM_BaselineMillionKeys(benchmark::State& state) {
   MillionKeys& m = million();
-  std::size_t i = static_cast<std::size_t>(state.thread_index()) * kKeys / static_cast<std::size_t>(state.threads());
+  std::size_t i = static_cast<std::size_t>(state.thread_index()) * kKeys /
+                  static_cast<std::size_t>(state.threads());
   std::int64_t t = 1'000'000'000;
   for (auto _ : state) {
     const std::string& key = m.keys[i];
@@ -245,7 +249,8 @@ MemoryFigure measure(const std::vector<std::string>& keys, Make make, Build buil
   const std::size_t rss0 = rss_bytes();
   auto limiter = make();
   build(*limiter, keys);
-  malloc_trim(0);  // tables outgrown during the build go back to the system, as they would over time
+  malloc_trim(
+      0);  // tables outgrown during the build go back to the system, as they would over time
   MemoryFigure f;
   const double n = static_cast<double>(keys.size());
   f.heap_per_key = static_cast<double>(heap_in_use() - heap0) / n;
@@ -263,7 +268,8 @@ Policy with_algorithm(Algorithm a) {
 }
 
 // @param per_iter decisions per iteration of `ours` (kBatch for the batch benchmark)
-void print_ratio_row(const char* label, const Result* ours, const Result* base, double per_iter = 1) {
+void print_ratio_row(const char* label, const Result* ours, const Result* base,
+                     double per_iter = 1) {
   if (ours == nullptr || base == nullptr) {
     std::printf("  %-10s not run (filtered out)\n", label);
     return;
@@ -271,9 +277,9 @@ void print_ratio_row(const char* label, const Result* ours, const Result* base, 
   const double wall = ours->ns_per_iter / per_iter;
   const double cpu = ours->cpu_ns_per_iter / per_iter;
   const double cpu_x = base->cpu_ns_per_iter / cpu;
-  std::printf("  %-10s %9.1f %9.1f %9.1f %9.1f %8.2fx %8.2fx  (targets <= 150 ns: %s, >= 5x: %s)\n", label,
-              wall, cpu, base->ns_per_iter, base->cpu_ns_per_iter, base->ns_per_iter / wall, cpu_x,
-              cpu <= 150 ? "ok" : "ABOVE", cpu_x >= 5 ? "ok" : "BELOW");
+  std::printf("  %-10s %9.1f %9.1f %9.1f %9.1f %8.2fx %8.2fx  (targets <= 150 ns: %s, >= 5x: %s)\n",
+              label, wall, cpu, base->ns_per_iter, base->cpu_ns_per_iter, base->ns_per_iter / wall,
+              cpu_x, cpu <= 150 ? "ok" : "ABOVE", cpu_x >= 5 ? "ok" : "BELOW");
 }
 
 std::string load_average() {
@@ -285,29 +291,38 @@ std::string load_average() {
 }
 
 void print_limiter_summary() {
-  std::printf("Targets: token bucket and GCRA <= 20 ns/decision on one key; <= 150 ns with 1M keys;\n"
-              "<= 64 bytes per key including the index. Targets are checked against CPU time;\n"
-              "wall time is also shown. Load average during the run: %s on %ld CPUs.\n\n",
-              load_average().c_str(), sysconf(_SC_NPROCESSORS_ONLN));
+  std::printf(
+      "Targets: token bucket and GCRA <= 20 ns/decision on one key; <= 150 ns with 1M keys;\n"
+      "<= 64 bytes per key including the index. Targets are checked against CPU time;\n"
+      "wall time is also shown. Load average during the run: %s on %ld CPUs.\n\n",
+      load_average().c_str(), sysconf(_SC_NPROCESSORS_ONLN));
   std::printf("One key, one thread (1 request per simulated us, about half admitted):\n");
   std::printf("  %-16s %9s %9s\n", "algorithm", "wall ns", "CPU ns");
   const std::pair<const char*, const char*> algos[] = {
-      {"token-bucket", "BM_Algorithm<TokenBucket>"},   {"gcra", "BM_Algorithm<Gcra>"},
-      {"sliding-log", "BM_Algorithm<SlidingLog>"},     {"sliding-counter", "BM_Algorithm<SlidingCounter>"},
-      {"fixed-window", "BM_Algorithm<FixedWindow>"},   {"leaky-bucket", "BM_Algorithm<LeakyBucket>"}};
+      {"token-bucket", "BM_Algorithm<TokenBucket>"},
+      {"gcra", "BM_Algorithm<Gcra>"},
+      {"sliding-log", "BM_Algorithm<SlidingLog>"},
+      {"sliding-counter", "BM_Algorithm<SlidingCounter>"},
+      {"fixed-window", "BM_Algorithm<FixedWindow>"},
+      {"leaky-bucket", "BM_Algorithm<LeakyBucket>"}};
   for (const auto& [label, name] : algos) {
     const Result* r = find_result(name);
     if (r == nullptr) {
       std::printf("  %-16s %9s\n", label, "not run");
       continue;
     }
-    const bool targeted = std::string_view(label) == "token-bucket" || std::string_view(label) == "gcra";
+    const bool targeted =
+        std::string_view(label) == "token-bucket" || std::string_view(label) == "gcra";
     std::printf("  %-16s %9.1f %9.1f  %s\n", label, r->ns_per_iter, r->cpu_ns_per_iter,
-                targeted ? (r->cpu_ns_per_iter <= 20 ? "(target <= 20: ok)" : "(target <= 20: ABOVE)") : "");
+                targeted
+                    ? (r->cpu_ns_per_iter <= 20 ? "(target <= 20: ok)" : "(target <= 20: ABOVE)")
+                    : "");
   }
 
-  std::printf("\nKeyed limiter, 1,000,000 keys in random order (default policy: free tier, token bucket,\n"
-              "model deepseek-v3.2), against one std::mutex + std::unordered_map<std::string, {double,double}>:\n");
+  std::printf(
+      "\nKeyed limiter, 1,000,000 keys in random order (default policy: free tier, token bucket,\n"
+      "model deepseek-v3.2), against one std::mutex + std::unordered_map<std::string, "
+      "{double,double}>:\n");
   std::printf("  %-10s %9s %9s %9s %9s %9s %9s\n", "threads", "ours wall", "ours CPU", "base wall",
               "base CPU", "wall x", "CPU x");
   print_ratio_row("1", find_result("BM_KeyedMillionKeys/real_time/threads:1"),
@@ -318,9 +333,12 @@ void print_limiter_summary() {
                   find_result("BM_BaselineMillionKeys/real_time/threads:1"), kBatch);
   print_ratio_row("2, batch", find_result("BM_KeyedMillionKeysBatch/real_time/threads:2"),
                   find_result("BM_BaselineMillionKeys/real_time/threads:2"), kBatch);
-  std::printf("  (ns per decision; wall = elapsed time / decisions of all threads, so with 2 threads it is\n"
-              "   the aggregate rate; x = baseline / ours; batch = decide_batch, %zu requests a call;\n"
-              "   medians when run with --benchmark_repetitions)\n", kBatch);
+  std::printf(
+      "  (ns per decision; wall = elapsed time / decisions of all threads, so with 2 threads it "
+      "is\n"
+      "   the aggregate rate; x = baseline / ours; batch = decide_batch, %zu requests a call;\n"
+      "   medians when run with --benchmark_repetitions)\n",
+      kBatch);
 
   // Free the timing fixture first so the measurements below start from a quiet heap.
   million_slot().reset();
@@ -335,17 +353,20 @@ void print_limiter_summary() {
     for (const std::string& k : ks) l.decide(k, kModel, Nanos{0});
   };
   const MemoryFigure tb = measure(
-      keys, [] { return std::make_unique<KeyedLimiter>(with_algorithm(Algorithm::token_bucket)); }, build_ours);
+      keys, [] { return std::make_unique<KeyedLimiter>(with_algorithm(Algorithm::token_bucket)); },
+      build_ours);
   const MemoryFigure gcra = measure(
-      keys, [] { return std::make_unique<KeyedLimiter>(with_algorithm(Algorithm::gcra)); }, build_ours);
+      keys, [] { return std::make_unique<KeyedLimiter>(with_algorithm(Algorithm::gcra)); },
+      build_ours);
   const MemoryFigure base = measure(
       keys, [] { return std::make_unique<BaselineLimiter>(default_policy()); },
       [](BaselineLimiter& l, const std::vector<std::string>& ks) {
         for (const std::string& k : ks) l.decide(k, kModel, 0.0);
       });
-  std::printf("\nMemory per key, 1,000,000 keys (heap = growth of mallinfo2() uordblks+hblkhd plus the\n"
-              "limiter's huge-page slot arrays while the states are created; RSS = /proc/self/statm\n"
-              "growth, after malloc_trim; tables = KeyedLimiter::table_bytes()):\n");
+  std::printf(
+      "\nMemory per key, 1,000,000 keys (heap = growth of mallinfo2() uordblks+hblkhd plus the\n"
+      "limiter's huge-page slot arrays while the states are created; RSS = /proc/self/statm\n"
+      "growth, after malloc_trim; tables = KeyedLimiter::table_bytes()):\n");
   std::printf("  %-26s %10s %10s %10s\n", "", "heap B", "RSS B", "tables B");
   auto row = [](const char* label, const MemoryFigure& f, bool targeted) {
     std::printf("  %-26s %10.1f %10.1f ", label, f.heap_per_key, f.rss_per_key);
@@ -354,14 +375,15 @@ void print_limiter_summary() {
     } else {
       std::printf("%10s", "-");
     }
-    if (targeted) std::printf("  %s", f.heap_per_key <= 64 ? "(target <= 64: ok)" : "(target <= 64: ABOVE)");
+    if (targeted)
+      std::printf("  %s", f.heap_per_key <= 64 ? "(target <= 64: ok)" : "(target <= 64: ABOVE)");
     std::printf("\n");
   };
   row("ours, token bucket", tb, true);
   row("ours, GCRA", gcra, true);
   row("baseline unordered_map", base, false);
-  std::printf("  baseline/ours (heap): token bucket %.2fx, GCRA %.2fx\n", base.heap_per_key / tb.heap_per_key,
-              base.heap_per_key / gcra.heap_per_key);
+  std::printf("  baseline/ours (heap): token bucket %.2fx, GCRA %.2fx\n",
+              base.heap_per_key / tb.heap_per_key, base.heap_per_key / gcra.heap_per_key);
 }
 
 const SummarySection kLimiterSection("Limiter core", 10, print_limiter_summary);

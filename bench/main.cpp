@@ -53,10 +53,14 @@ class CollectingReporter : public benchmark::ConsoleReporter {
  private:
   static double to_ns(benchmark::TimeUnit unit) {
     switch (unit) {
-      case benchmark::kNanosecond: return 1;
-      case benchmark::kMicrosecond: return 1e3;
-      case benchmark::kMillisecond: return 1e6;
-      case benchmark::kSecond: return 1e9;
+      case benchmark::kNanosecond:
+        return 1;
+      case benchmark::kMicrosecond:
+        return 1e3;
+      case benchmark::kMillisecond:
+        return 1e6;
+      case benchmark::kSecond:
+        return 1e9;
     }
     return 1;
   }
@@ -79,7 +83,9 @@ SummarySection::SummarySection(const char* title, int order, Print print) {
 }
 
 namespace detail {
-void record_result(Result r) { results().push_back(std::move(r)); }
+void record_result(Result r) {
+  results().push_back(std::move(r));
+}
 
 void print_sections() {
   auto& s = sections();

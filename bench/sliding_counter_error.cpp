@@ -92,8 +92,8 @@ std::vector<std::int64_t> poisson_trace(double per_second, std::size_t count, st
 
 // Bursts: Poisson at `burst_rate` for `burst_s` seconds every `period_s` seconds, and at
 // `idle_rate` in between.
-std::vector<std::int64_t> bursty_trace(double burst_rate, double idle_rate, double burst_s, double period_s,
-                                       std::size_t count, std::uint64_t seed) {
+std::vector<std::int64_t> bursty_trace(double burst_rate, double idle_rate, double burst_s,
+                                       double period_s, std::size_t count, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::exponential_distribution<double> unit(1.0);
   std::vector<std::int64_t> out;
@@ -110,11 +110,12 @@ std::vector<std::int64_t> bursty_trace(double burst_rate, double idle_rate, doub
 void print_row(const char* label, const ErrorFigure& f) {
   const double n = static_cast<double>(f.requests);
   const double a = static_cast<double>(f.admitted);
-  std::printf("  %-44s %9zu %9.4f%% %9.4f%% %9.4f%% %+9.3f%%\n", label, f.requests,
-              100.0 * static_cast<double>(f.wrongly_admitted) / n,
-              100.0 * static_cast<double>(f.wrongly_rejected) / n,
-              a > 0 ? 100.0 * static_cast<double>(f.wrongly_admitted) / a : 0.0,
-              100.0 * (a - static_cast<double>(f.exact_admitted)) / static_cast<double>(f.exact_admitted));
+  std::printf(
+      "  %-44s %9zu %9.4f%% %9.4f%% %9.4f%% %+9.3f%%\n", label, f.requests,
+      100.0 * static_cast<double>(f.wrongly_admitted) / n,
+      100.0 * static_cast<double>(f.wrongly_rejected) / n,
+      a > 0 ? 100.0 * static_cast<double>(f.wrongly_admitted) / a : 0.0,
+      100.0 * (a - static_cast<double>(f.exact_admitted)) / static_cast<double>(f.exact_admitted));
 }
 
 void print_error_summary() {
@@ -122,16 +123,21 @@ void print_error_summary() {
   p.algorithm = Algorithm::sliding_counter;
   p.limit = 100;
   p.window = Nanos{60 * kSecond};  // 100 per minute = 1.67/s
-  std::printf("Sliding window counter vs the exact sliding log (limit 100 per 1m, 200,000 requests each):\n");
-  std::printf("  %-44s %9s %10s %10s %10s %10s\n", "trace", "requests", "wr. adm.", "wr. rej.", "adm. err",
-              "vs log");
+  std::printf(
+      "Sliding window counter vs the exact sliding log (limit 100 per 1m, 200,000 requests "
+      "each):\n");
+  std::printf("  %-44s %9s %10s %10s %10s %10s\n", "trace", "requests", "wr. adm.", "wr. rej.",
+              "adm. err", "vs log");
   print_row("Poisson 1.5/s (90% of the limit)", measure(poisson_trace(1.5, 200'000, 1), p));
   print_row("Poisson 2/s (120% of the limit)", measure(poisson_trace(2.0, 200'000, 2), p));
   print_row("Poisson 5/s (300% of the limit)", measure(poisson_trace(5.0, 200'000, 3), p));
-  print_row("bursty: 20/s for 10s every 2m, else 0.2/s", measure(bursty_trace(20, 0.2, 10, 120, 200'000, 4), p));
-  print_row("bursty: 50/s for 2s every 30s, else 1/s", measure(bursty_trace(50, 1, 2, 30, 200'000, 5), p));
-  std::printf("  (wr. adm./wr. rej.: fraction of all requests; adm. err: wrongly admitted / admitted;\n"
-              "   vs log: admissions of the counter minus those of the exact log run alone, relative)\n");
+  print_row("bursty: 20/s for 10s every 2m, else 0.2/s",
+            measure(bursty_trace(20, 0.2, 10, 120, 200'000, 4), p));
+  print_row("bursty: 50/s for 2s every 30s, else 1/s",
+            measure(bursty_trace(50, 1, 2, 30, 200'000, 5), p));
+  std::printf(
+      "  (wr. adm./wr. rej.: fraction of all requests; adm. err: wrongly admitted / admitted;\n"
+      "   vs log: admissions of the counter minus those of the exact log run alone, relative)\n");
 }
 
 const SummarySection kErrorSection("Limiter core: sliding counter error", 11, print_error_summary);

@@ -11,8 +11,8 @@
 namespace limitscope::bench {
 
 struct Result {
-  std::string name;        // Google Benchmark's run name, e.g. "BM_Keyed/threads:2"
-  double ns_per_iter = 0;  // adjusted real (wall) time per iteration, ns
+  std::string name;            // Google Benchmark's run name, e.g. "BM_Keyed/threads:2"
+  double ns_per_iter = 0;      // adjusted real (wall) time per iteration, ns
   double cpu_ns_per_iter = 0;  // CPU time per iteration, ns (less disturbed by a busy machine)
   std::map<std::string, double> counters;  // user counters (items_per_second, ...)
   bool median = false;  // the median of --benchmark_repetitions runs (else a single run)

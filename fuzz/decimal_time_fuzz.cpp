@@ -26,13 +26,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   double v = 0;
   const auto [end, ec] = std::from_chars(plain.data(), plain.data() + plain.size(), v);
   const bool whole = ec == std::errc{} && end == plain.data() + plain.size();
-  if (whole && std::isfinite(v) && std::abs(v) < 9e9 && plain.find_first_of("iInN") == std::string_view::npos) {
+  if (whole && std::isfinite(v) && std::abs(v) < 9e9 &&
+      plain.find_first_of("iInN") == std::string_view::npos) {
     check(ns.has_value());
     check(std::abs(static_cast<double>(*ns) - v * 1e9) <= 1 + std::abs(v) * 1e9 * 1e-15);
   }
 
   if (const auto member = limitscope::json_member_text(text, "t")) {
-    check(member->data() >= text.data() && member->data() + member->size() <= text.data() + text.size());
+    check(member->data() >= text.data() &&
+          member->data() + member->size() <= text.data() + text.size());
   }
   return 0;
 }

@@ -5,10 +5,10 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define check(cond)                                                                   \
-  do {                                                                                \
-    if (!(cond)) {                                                                    \
+#define check(cond)                                                                  \
+  do {                                                                               \
+    if (!(cond)) {                                                                   \
       std::fprintf(stderr, "check failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
-      std::abort();                                                                   \
-    }                                                                                 \
+      std::abort();                                                                  \
+    }                                                                                \
   } while (false)

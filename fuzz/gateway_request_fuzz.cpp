@@ -66,7 +66,8 @@ void check_chunked(std::string_view text) {
 }
 
 void check_body(std::string_view text) {
-  for (Endpoint endpoint : {Endpoint::chat_completions, Endpoint::embeddings, Endpoint::responses}) {
+  for (Endpoint endpoint :
+       {Endpoint::chat_completions, Endpoint::embeddings, Endpoint::responses}) {
     auto r = parse_request(endpoint, text);
     if (!r.ok()) {
       check(!r.error().empty());

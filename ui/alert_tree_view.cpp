@@ -4,7 +4,8 @@
 
 namespace limitscope::ui {
 
-AlertTreeView::AlertTreeView(AlertTableModel* model, QWidget* parent) : QTreeView(parent), m_model(model) {
+AlertTreeView::AlertTreeView(AlertTableModel* model, QWidget* parent)
+    : QTreeView(parent), m_model(model) {
   setModel(model);
   connect(model, &QAbstractItemModel::modelAboutToBeReset, this, &AlertTreeView::remember);
   connect(model, &QAbstractItemModel::modelReset, this, &AlertTreeView::restore);
@@ -35,9 +36,12 @@ void AlertTreeView::restore() {
     // one whose group became a single line is that line.
     QModelIndex line = m_model->lineOf(group, alert);
     if (!line.isValid() && !alert.isEmpty()) line = m_model->lineOf(group);
-    if (line.isValid()) selection.select(line, line.sibling(line.row(), m_model->columnCount() - 1));
+    if (line.isValid())
+      selection.select(line, line.sibling(line.row(), m_model->columnCount() - 1));
   }
-  if (!selection.isEmpty()) selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+  if (!selection.isEmpty())
+    selectionModel()->select(selection,
+                             QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
 }
 
 }  // namespace limitscope::ui

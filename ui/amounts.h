@@ -4,7 +4,6 @@
 
 #include <QLocale>
 #include <QString>
-
 #include <string>
 
 #include "core/sources/key_details.h"
@@ -26,9 +25,13 @@ inline QString format_amount(double v, int decimals = 0) {
 }
 
 /// format_amount() as core's AmountText (core/sources/key_details.h).
-inline std::string amount_text(double v, int decimals) { return format_amount(v, decimals).toStdString(); }
+inline std::string amount_text(double v, int decimals) {
+  return format_amount(v, decimals).toStdString();
+}
 
 /// A capacity or limit: whole numbers without decimals, fractions with up to three.
-inline QString format_capacity(double v) { return QString::fromStdString(capacity_text(v, amount_text)); }
+inline QString format_capacity(double v) {
+  return QString::fromStdString(capacity_text(v, amount_text));
+}
 
 }  // namespace limitscope::ui

@@ -42,7 +42,8 @@ EventLogPanel::EventLogPanel(QWidget* parent) : QWidget(parent) {
   m_view->verticalHeader()->hide();
   m_view->verticalHeader()->setDefaultSectionSize(20);
   m_view->horizontalHeader()->hide();  // two self-explaining columns: the rows need the room
-  m_view->horizontalHeader()->setSectionResizeMode(EventLogModel::Time, QHeaderView::ResizeToContents);
+  m_view->horizontalHeader()->setSectionResizeMode(EventLogModel::Time,
+                                                   QHeaderView::ResizeToContents);
   m_view->horizontalHeader()->setStretchLastSection(true);
   m_view->installEventFilter(this);
   auto* copy = new QAction(tr("Copy"), m_view);
@@ -58,7 +59,8 @@ EventLogPanel::EventLogPanel(QWidget* parent) : QWidget(parent) {
   // stops it, scrolling back down resumes it. A range change (rows appended, the dock resized
   // or shown again) keeps a following view at the bottom.
   QScrollBar* bar = m_view->verticalScrollBar();
-  connect(bar, &QScrollBar::valueChanged, this, [this, bar](int value) { m_follow = value >= bar->maximum(); });
+  connect(bar, &QScrollBar::valueChanged, this,
+          [this, bar](int value) { m_follow = value >= bar->maximum(); });
   connect(bar, &QScrollBar::rangeChanged, this, [this, bar](int, int max) {
     if (m_follow) bar->setValue(max);
   });
@@ -123,9 +125,13 @@ QString EventLogPanel::title() const {
   return rows == 0 ? tr("Events") : tr("Events (%1)").arg(rows);
 }
 
-bool EventLogPanel::showsPlaceholder() const { return m_stack->currentWidget() == m_placeholder; }
+bool EventLogPanel::showsPlaceholder() const {
+  return m_stack->currentWidget() == m_placeholder;
+}
 
-QString EventLogPanel::placeholderText() const { return m_placeholder->text(); }
+QString EventLogPanel::placeholderText() const {
+  return m_placeholder->text();
+}
 
 bool EventLogPanel::eventFilter(QObject* watched, QEvent* event) {
   // The table's own Ctrl+C copies one cell; the operator wants whole rows (the shortcut of the

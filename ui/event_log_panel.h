@@ -57,7 +57,7 @@ class EventLogPanel : public QWidget {
   QLabel* m_placeholder = nullptr;
   QLabel* m_summary = nullptr;
   QPushButton* m_clear = nullptr;
-  QString m_clearedAt;  // time of day of the last Clear, empty before any
+  QString m_clearedAt;   // time of day of the last Clear, empty before any
   bool m_follow = true;  // the view was at the bottom: keep it there as rows arrive
 };
 

@@ -10,8 +10,9 @@ namespace limitscope::ui {
 
 namespace {
 
-constexpr int kSecondary[] = {KeyTableModel::Model,     KeyTableModel::Limit,    KeyTableModel::Algorithm,
-                              KeyTableModel::Occupancy, KeyTableModel::LastSeen, KeyTableModel::Trend};
+constexpr int kSecondary[] = {KeyTableModel::Model,     KeyTableModel::Limit,
+                              KeyTableModel::Algorithm, KeyTableModel::Occupancy,
+                              KeyTableModel::LastSeen,  KeyTableModel::Trend};
 
 }  // namespace
 
@@ -47,9 +48,13 @@ void KeyTableView::showShadowColumn(bool shown) {
     setColumnHidden(KeyTableModel::Shadow, !shown);
 }
 
-int KeyTableView::compactBelow() const { return fontMetrics().horizontalAdvance(QLatin1Char('0')) * 80; }
+int KeyTableView::compactBelow() const {
+  return fontMetrics().horizontalAdvance(QLatin1Char('0')) * 80;
+}
 
-bool KeyTableView::isCompact() const { return m_model->isCompact(); }
+bool KeyTableView::isCompact() const {
+  return m_model->isCompact();
+}
 
 void KeyTableView::resizeEvent(QResizeEvent* event) {
   QTableView::resizeEvent(event);
@@ -58,8 +63,9 @@ void KeyTableView::resizeEvent(QResizeEvent* event) {
 
 void KeyTableView::updateCompact() {
   const bool compact = viewport()->width() < compactBelow();
-  if (compact == m_model->isCompact() && horizontalHeader()->sectionResizeMode(KeyTableModel::Key) ==
-                                             (compact ? QHeaderView::Stretch : QHeaderView::ResizeToContents)) {
+  if (compact == m_model->isCompact() &&
+      horizontalHeader()->sectionResizeMode(KeyTableModel::Key) ==
+          (compact ? QHeaderView::Stretch : QHeaderView::ResizeToContents)) {
     return;
   }
   m_model->setCompact(compact);
@@ -68,8 +74,10 @@ void KeyTableView::updateCompact() {
   // Compact: the name stretches over what the figures leave (the last visible column would
   // otherwise take it); wide: the trend does.
   h->setStretchLastSection(!compact);
-  h->setSectionResizeMode(KeyTableModel::Key, compact ? QHeaderView::Stretch : QHeaderView::ResizeToContents);
-  h->setSectionResizeMode(KeyTableModel::Trend, compact ? QHeaderView::ResizeToContents : QHeaderView::Stretch);
+  h->setSectionResizeMode(KeyTableModel::Key,
+                          compact ? QHeaderView::Stretch : QHeaderView::ResizeToContents);
+  h->setSectionResizeMode(KeyTableModel::Trend,
+                          compact ? QHeaderView::ResizeToContents : QHeaderView::Stretch);
 }
 
 }  // namespace limitscope::ui

@@ -5,9 +5,9 @@
 #include <QCloseEvent>
 #include <QDateTime>
 #include <QDockWidget>
+#include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
-#include <QFileInfo>
 #include <QLineEdit>
 #include <QLocale>
 #include <QMenu>
@@ -22,9 +22,9 @@
 #include <QSystemTrayIcon>
 #include <QTabWidget>
 #include <QTableView>
-#include <QToolBar>
 #include <QTextBrowser>
 #include <QTimer>
+#include <QToolBar>
 #include <QTreeView>
 #include <QVBoxLayout>
 
@@ -35,11 +35,11 @@
 #include "ui/event_log_panel.h"
 #include "ui/key_browser/key_browser_dock.h"
 #include "ui/key_table_view.h"
-#include "ui/narrow_columns.h"
-#include "ui/qt_text.h"
 #include "ui/models/alert_table_model.h"
 #include "ui/models/decision_table_model.h"
 #include "ui/models/key_table_model.h"
+#include "ui/narrow_columns.h"
+#include "ui/qt_text.h"
 #include "ui/sparkline_delegate.h"
 #include "ui/theme.h"
 
@@ -99,52 +99,57 @@ MainWindow::MainWindow(EmbeddedSimulationOptions options, bool start_running, QW
   connect(&m_thread, &QThread::finished, m_worker.data(), &QObject::deleteLater);
   connect(&m_thread, &QThread::started, m_worker.data(), &SourceWorker::start);
   connect(m_worker.data(), &SourceWorker::snapshotReady, this, &MainWindow::onSnapshot);
-  connect(m_worker.data(), &SourceWorker::sourceFailed, this, [this](const QString& msg) {
-    m_statusError->setText(tr("Source failed: %1").arg(msg));
-  });
+  connect(m_worker.data(), &SourceWorker::sourceFailed, this,
+          [this](const QString& msg) { m_statusError->setText(tr("Source failed: %1").arg(msg)); });
   connect(m_worker.data(), &SourceWorker::exportFinished, this,
           [this](const QString& path, const QString& error) {
             statusBar()->showMessage(error.isEmpty() ? tr("Exported %1").arg(path) : error, 5000);
             if (!error.isEmpty()) m_statusError->setText(error);
             emit csvExported(path, error);
           });
-  connect(m_worker.data(), &SourceWorker::pngSaved, this, [this](const QString& path, const QString& error) {
-    if (!m_screenshotPath.isEmpty() && path == m_screenshotPath) {
-      m_screenshotPath.clear();
-      emit screenshotSaved(path, error.isEmpty());
-      return;
-    }
-    statusBar()->showMessage(error.isEmpty() ? tr("Saved %1").arg(path) : error, 5000);
-    if (!error.isEmpty()) m_statusError->setText(error);
-    emit pngExported(path, error);
-  });
-  connect(m_worker.data(), &SourceWorker::reportSaved, this, [this](const QString& path, const QString& error) {
-    statusBar()->showMessage(error.isEmpty() ? tr("Incident summary written to %1").arg(path) : error, 5000);
-    if (!error.isEmpty()) m_statusError->setText(error);
-    emit reportSaved(path, error);
-  });
-  connect(m_worker.data(), &SourceWorker::recordingChanged, this, [this](const QString& path, const QString& error) {
-    const QSignalBlocker block(m_recordAction);
-    m_recordAction->setChecked(!path.isEmpty());
-    m_statusRecording->setVisible(!path.isEmpty());
-    m_statusRecording->setText(tr("● REC %1").arg(QFileInfo(path).fileName()));
-    m_statusRecording->setToolTip(path);
-    if (!error.isEmpty()) m_statusError->setText(error);
-    statusBar()->showMessage(path.isEmpty() ? tr("Recording stopped") : tr("Recording to %1").arg(path), 5000);
-    emit recordingChanged(path, error);
-  });
+  connect(m_worker.data(), &SourceWorker::pngSaved, this,
+          [this](const QString& path, const QString& error) {
+            if (!m_screenshotPath.isEmpty() && path == m_screenshotPath) {
+              m_screenshotPath.clear();
+              emit screenshotSaved(path, error.isEmpty());
+              return;
+            }
+            statusBar()->showMessage(error.isEmpty() ? tr("Saved %1").arg(path) : error, 5000);
+            if (!error.isEmpty()) m_statusError->setText(error);
+            emit pngExported(path, error);
+          });
+  connect(m_worker.data(), &SourceWorker::reportSaved, this,
+          [this](const QString& path, const QString& error) {
+            statusBar()->showMessage(
+                error.isEmpty() ? tr("Incident summary written to %1").arg(path) : error, 5000);
+            if (!error.isEmpty()) m_statusError->setText(error);
+            emit reportSaved(path, error);
+          });
+  connect(m_worker.data(), &SourceWorker::recordingChanged, this,
+          [this](const QString& path, const QString& error) {
+            const QSignalBlocker block(m_recordAction);
+            m_recordAction->setChecked(!path.isEmpty());
+            m_statusRecording->setVisible(!path.isEmpty());
+            m_statusRecording->setText(tr("● REC %1").arg(QFileInfo(path).fileName()));
+            m_statusRecording->setToolTip(path);
+            if (!error.isEmpty()) m_statusError->setText(error);
+            statusBar()->showMessage(
+                path.isEmpty() ? tr("Recording stopped") : tr("Recording to %1").arg(path), 5000);
+            emit recordingChanged(path, error);
+          });
   connect(m_worker.data(), &SourceWorker::playbackOpened, this, &MainWindow::onPlaybackOpened);
-  connect(m_worker.data(), &SourceWorker::liveOpened, this, [this](const QString& name, const QString& error) {
-    if (!name.isEmpty()) {
-      // A live source has no simulated time to inject incidents into; the run action pauses
-      // and resumes its refresh.
-      m_liveName = name;
-      m_incidentAction->setEnabled(false);
-      setWindowTitle(tr("limitscope — live: %1").arg(name));
-      updateRunText();
-    }
-    emit liveOpened(name, error);
-  });
+  connect(m_worker.data(), &SourceWorker::liveOpened, this,
+          [this](const QString& name, const QString& error) {
+            if (!name.isEmpty()) {
+              // A live source has no simulated time to inject incidents into; the run action pauses
+              // and resumes its refresh.
+              m_liveName = name;
+              m_incidentAction->setEnabled(false);
+              setWindowTitle(tr("limitscope — live: %1").arg(name));
+              updateRunText();
+            }
+            emit liveOpened(name, error);
+          });
   connect(m_worker.data(), &SourceWorker::playbackClosed, this, &MainWindow::onPlaybackClosed);
   connect(m_worker.data(), &SourceWorker::runningChanged, this, [this](bool running) {
     const QSignalBlocker block(m_runAction);
@@ -162,7 +167,8 @@ MainWindow::MainWindow(EmbeddedSimulationOptions options, bool start_running, QW
   resize(1600, 1000);
   resizeDocks({findChild<QDockWidget*>(QStringLiteral("keysDock"))}, {700}, Qt::Horizontal);
   // Alerts and events share the space under the key table evenly.
-  resizeDocks({findChild<QDockWidget*>(QStringLiteral("alertsDock")), findChild<QDockWidget*>(QStringLiteral("eventsDock"))},
+  resizeDocks({findChild<QDockWidget*>(QStringLiteral("alertsDock")),
+               findChild<QDockWidget*>(QStringLiteral("eventsDock"))},
               {200, 200}, Qt::Vertical);
   restoreLayout();
   setTheme(m_theme);
@@ -176,7 +182,8 @@ MainWindow::~MainWindow() {
 
 void MainWindow::buildCharts() {
   m_chartStack = new ChartStack(this);
-  for (int i = 0; i < ChartStack::kCharts; ++i) m_charts[static_cast<std::size_t>(i)] = m_chartStack->chart(i);
+  for (int i = 0; i < ChartStack::kCharts; ++i)
+    m_charts[static_cast<std::size_t>(i)] = m_chartStack->chart(i);
   // The first chart's width sets the decimation columns; the stack's height and what is
   // folded, the lines a legend can list.
   m_charts[0]->installEventFilter(this);
@@ -223,7 +230,9 @@ int MainWindow::addWorkspaceTab(QWidget* page, const QString& title) {
   return m_tabs->addTab(scroll, title);
 }
 
-void MainWindow::showWorkspaceTab(int index) { m_tabs->setCurrentIndex(index); }
+void MainWindow::showWorkspaceTab(int index) {
+  m_tabs->setCurrentIndex(index);
+}
 
 void MainWindow::onTabChanged(int index) {
   // The docks and the toolbar belong to the dashboard: another tab gets the whole window, and
@@ -260,7 +269,8 @@ void MainWindow::buildKeyTable() {
   m_keyProxy->setSourceModel(m_keyModel);
   m_keyProxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
   m_keyProxy->setFilterKeyColumn(-1);
-  connect(m_keyFilter, &QLineEdit::textChanged, m_keyProxy, &QSortFilterProxyModel::setFilterFixedString);
+  connect(m_keyFilter, &QLineEdit::textChanged, m_keyProxy,
+          &QSortFilterProxyModel::setFilterFixedString);
   m_keyView = new KeyTableView(m_keyModel, m_keyProxy, panel);
   connect(m_keyView->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
     QStringList keys;
@@ -288,10 +298,12 @@ void MainWindow::buildKeyTable() {
   m_decisionView->horizontalHeader()->setStretchLastSection(false);
   m_decisionView->setAlternatingRowColors(true);
   m_decisionView->setMinimumHeight(70);  // a 720-pixel window still fits every dock
-  m_decisionView->setToolTip(tr("The selected key's recent decisions, newest first (the last %1 per key)").arg(50));
+  m_decisionView->setToolTip(
+      tr("The selected key's recent decisions, newest first (the last %1 per key)").arg(50));
   // A 1280×720 window's dock: model, cost and the exact wait move into each row's tooltip.
-  m_decisionNarrow = new NarrowColumns(m_decisionView, m_decisionView->horizontalHeader(),
-                                       {DecisionTableModel::Model, DecisionTableModel::Cost, DecisionTableModel::RetryAfter}, 64);
+  m_decisionNarrow = new NarrowColumns(
+      m_decisionView, m_decisionView->horizontalHeader(),
+      {DecisionTableModel::Model, DecisionTableModel::Cost, DecisionTableModel::RetryAfter}, 64);
   auto* decisionsTitle = new QLabel(tr("Recent decisions"), panel);
   QFont bold = decisionsTitle->font();
   bold.setBold(true);
@@ -326,21 +338,23 @@ void MainWindow::buildAlerts() {
   m_alertView->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_alertView->setUniformRowHeights(true);
   m_alertView->header()->setStretchLastSection(true);
-  for (int c : {AlertTableModel::Rule, AlertTableModel::Count, AlertTableModel::State, AlertTableModel::Since,
-                AlertTableModel::Value}) {
+  for (int c : {AlertTableModel::Rule, AlertTableModel::Count, AlertTableModel::State,
+                AlertTableModel::Since, AlertTableModel::Value}) {
     m_alertView->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
   }
   m_alertView->header()->setSectionResizeMode(AlertTableModel::Labels, QHeaderView::Interactive);
   m_alertView->header()->resizeSection(AlertTableModel::Labels, 160);
   // A 1280×720 window's dock: since, value and summary move into each line's tooltip, and
   // what an alert is about takes the width left.
-  m_alertNarrow = new NarrowColumns(m_alertView, m_alertView->header(),
-                                    {AlertTableModel::Since, AlertTableModel::Value, AlertTableModel::Summary}, 80,
-                                    AlertTableModel::Labels);
+  m_alertNarrow =
+      new NarrowColumns(m_alertView, m_alertView->header(),
+                        {AlertTableModel::Since, AlertTableModel::Value, AlertTableModel::Summary},
+                        80, AlertTableModel::Labels);
   auto* ack = new QPushButton(tr("Acknowledge / silence"), panel);
   connect(ack, &QPushButton::clicked, this, [this] {
     // A group line acknowledges every alert of its rule.
-    for (const QModelIndex& idx : m_alertView->selectionModel()->selectedRows()) m_alertModel->acknowledge(idx);
+    for (const QModelIndex& idx : m_alertView->selectionModel()->selectedRows())
+      m_alertModel->acknowledge(idx);
   });
   layout->addWidget(m_alertView, 1);
   layout->addWidget(ack, 0, Qt::AlignLeft);
@@ -362,39 +376,55 @@ void MainWindow::buildEvents() {
 void MainWindow::openRedis(const QString& url, const QString& profiles) {
   m_keyBrowser->setTarget(url, profiles);
   m_keyBrowser->show();
-  QMetaObject::invokeMethod(m_worker, [w = m_worker, url, profiles] { if (w) w->openRedis(url, profiles); });
+  QMetaObject::invokeMethod(m_worker, [w = m_worker, url, profiles] {
+    if (w) w->openRedis(url, profiles);
+  });
 }
 
 void MainWindow::openLive(const LiveSpec& spec) {
   if (!spec.redis_url.empty()) {
-    m_keyBrowser->setTarget(QString::fromStdString(spec.redis_url), QString::fromStdString(spec.profiles_file));
+    m_keyBrowser->setTarget(QString::fromStdString(spec.redis_url),
+                            QString::fromStdString(spec.profiles_file));
     m_keyBrowser->show();
   }
-  QMetaObject::invokeMethod(m_worker, [w = m_worker, spec] { if (w) w->openLive(spec); });
+  QMetaObject::invokeMethod(m_worker, [w = m_worker, spec] {
+    if (w) w->openLive(spec);
+  });
   emit liveRequested(spec);
 }
 
 void MainWindow::openRecording(const QString& path) {
-  QMetaObject::invokeMethod(m_worker, [w = m_worker, path] { if (w) w->openPlayback(path); });
+  QMetaObject::invokeMethod(m_worker, [w = m_worker, path] {
+    if (w) w->openPlayback(path);
+  });
 }
 
 void MainWindow::closeRecording() {
-  QMetaObject::invokeMethod(m_worker, [w = m_worker] { if (w) w->closePlayback(); });
+  QMetaObject::invokeMethod(m_worker, [w = m_worker] {
+    if (w) w->closePlayback();
+  });
 }
 
 void MainWindow::setRecording(const QString& path) {
   if (path.isEmpty()) {
-    QMetaObject::invokeMethod(m_worker, [w = m_worker] { if (w) w->stopRecording(); });
+    QMetaObject::invokeMethod(m_worker, [w = m_worker] {
+      if (w) w->stopRecording();
+    });
   } else {
-    QMetaObject::invokeMethod(m_worker, [w = m_worker, path] { if (w) w->startRecording(path); });
+    QMetaObject::invokeMethod(m_worker, [w = m_worker, path] {
+      if (w) w->startRecording(path);
+    });
   }
 }
 
 void MainWindow::seek(qint64 t_ms) {
-  QMetaObject::invokeMethod(m_worker, [w = m_worker, t_ms] { if (w) w->seek(t_ms); });
+  QMetaObject::invokeMethod(m_worker, [w = m_worker, t_ms] {
+    if (w) w->seek(t_ms);
+  });
 }
 
-void MainWindow::onPlaybackOpened(const QString& name, qint64 begin_ms, qint64 end_ms, const QString& error) {
+void MainWindow::onPlaybackOpened(const QString& name, qint64 begin_ms, qint64 end_ms,
+                                  const QString& error) {
   if (name.isEmpty()) {
     m_statusError->setText(error);
     statusBar()->showMessage(tr("Cannot open the recording"), 5000);
@@ -441,13 +471,18 @@ bool MainWindow::selectKey(const QString& api_key, const QString& model) {
   const int row = m_keyModel->findRow(api_key, model);
   if (row < 0) return false;
   const QModelIndex idx = m_keyProxy->mapFromSource(m_keyModel->index(row, 0));
-  m_keyView->selectionModel()->select(idx, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+  m_keyView->selectionModel()->select(
+      idx, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
   return true;
 }
 
-bool MainWindow::isLive() const { return m_view.live; }
+bool MainWindow::isLive() const {
+  return m_view.live;
+}
 
-void MainWindow::setSimulationRunning(bool running) { m_runAction->setChecked(running); }
+void MainWindow::setSimulationRunning(bool running) {
+  m_runAction->setChecked(running);
+}
 
 void MainWindow::setPreset(qint64 span_ms) {
   m_view.span_ms = span_ms;
@@ -474,8 +509,12 @@ void MainWindow::sendView() {
   const int width = m_charts[0] != nullptr ? m_charts[0]->width() - 120 : 800;
   m_view.columns = std::max(100, width);
   // As many lines per chart as a legend can list (a legend drops what does not fit).
-  m_view.max_lines = m_chartStack != nullptr && m_chartStack->isVisible() ? std::clamp(m_chartStack->legendRows(), 2, 8) : 8;
-  QMetaObject::invokeMethod(m_worker, [w = m_worker, v = m_view] { if (w) w->setView(v); });
+  m_view.max_lines = m_chartStack != nullptr && m_chartStack->isVisible()
+                         ? std::clamp(m_chartStack->legendRows(), 2, 8)
+                         : 8;
+  QMetaObject::invokeMethod(m_worker, [w = m_worker, v = m_view] {
+    if (w) w->setView(v);
+  });
 }
 
 void MainWindow::resizeEvent(QResizeEvent* event) {
@@ -485,15 +524,20 @@ void MainWindow::resizeEvent(QResizeEvent* event) {
 
 bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
   // The charts get their final width after the window's own resize: decimate to that width.
-  if (event->type() == QEvent::Resize && (watched == m_charts[0] || watched == m_chartStack)) sendView();
+  if (event->type() == QEvent::Resize && (watched == m_charts[0] || watched == m_chartStack))
+    sendView();
   return QMainWindow::eventFilter(watched, event);
 }
 
 void MainWindow::fastForward(double seconds) {
-  QMetaObject::invokeMethod(m_worker, [w = m_worker, seconds] { if (w) w->fastForward(seconds); });
+  QMetaObject::invokeMethod(m_worker, [w = m_worker, seconds] {
+    if (w) w->fastForward(seconds);
+  });
 }
 
-void MainWindow::onSnapshot(const SnapshotPtr& snapshot) { m_pending = snapshot; }
+void MainWindow::onSnapshot(const SnapshotPtr& snapshot) {
+  m_pending = snapshot;
+}
 
 void MainWindow::onTick() {
   if (!m_pending) return;
@@ -515,12 +559,15 @@ void MainWindow::applySnapshot(const SnapshotPtr& s) {
   updateDetails();
 
   m_statusSource->setText(QString::fromStdString(s->source));
-  m_statusState->setText(QString::fromStdString(s->connection) + (m_view.live ? QString() : tr(" · paused view")));
+  m_statusState->setText(QString::fromStdString(s->connection) +
+                         (m_view.live ? QString() : tr(" · paused view")));
   m_statusRate->setText(tr("%1 samples/s").arg(s->samples_per_s, 0, 'f', 0));
   m_statusDropped->setText(tr("%1 dropped").arg(s->dropped_samples));
-  m_statusTime->setText(QDateTime::fromMSecsSinceEpoch(s->now_ms).toString(QStringLiteral("HH:mm:ss")) +
-                        (s->incidents.empty() ? QString()
-                                              : tr(" · incident: %1").arg(QString::fromStdString(s->incidents.front()))));
+  m_statusTime->setText(
+      QDateTime::fromMSecsSinceEpoch(s->now_ms).toString(QStringLiteral("HH:mm:ss")) +
+      (s->incidents.empty()
+           ? QString()
+           : tr(" · incident: %1").arg(QString::fromStdString(s->incidents.front()))));
   m_statusError->setText(QString::fromStdString(s->last_error));
   // A live source's event log (connected, scrape failed: reason, reconnected): the Events
   // dock lists it; the state and error keep it as their tooltip too, newest last.
@@ -535,11 +582,13 @@ void MainWindow::applySnapshot(const SnapshotPtr& s) {
   m_statusError->setToolTip(events);
   if (m_playbackMode) {
     const QSignalBlocker block(m_seek);
-    if (!m_seek->isSliderDown()) m_seek->setValue(static_cast<int>((s->now_ms - m_playbackBeginMs) / 1000));
-    m_seekLabel->setText(QStringLiteral(" %1 / %2 ")
-                             .arg(QDateTime::fromMSecsSinceEpoch(s->now_ms).toString(QStringLiteral("HH:mm:ss")),
-                                  QDateTime::fromMSecsSinceEpoch(m_playbackBeginMs + m_seek->maximum() * 1000LL)
-                                      .toString(QStringLiteral("HH:mm:ss"))));
+    if (!m_seek->isSliderDown())
+      m_seek->setValue(static_cast<int>((s->now_ms - m_playbackBeginMs) / 1000));
+    m_seekLabel->setText(
+        QStringLiteral(" %1 / %2 ")
+            .arg(QDateTime::fromMSecsSinceEpoch(s->now_ms).toString(QStringLiteral("HH:mm:ss")),
+                 QDateTime::fromMSecsSinceEpoch(m_playbackBeginMs + m_seek->maximum() * 1000LL)
+                     .toString(QStringLiteral("HH:mm:ss"))));
   }
   emit snapshotApplied();
 }
@@ -547,8 +596,10 @@ void MainWindow::applySnapshot(const SnapshotPtr& s) {
 void MainWindow::updateProtection(const ProtectionStatus& p) {
   m_unprotected->setVisible(p.unprotected);
   if (!p.unprotected) return;
-  const QString since = QDateTime::fromMSecsSinceEpoch(p.since_ms).toString(QStringLiteral("HH:mm:ss"));
-  QString text = tr("UNPROTECTED since %1: the gateway is failing open, %2 request(s) admitted without a limit check")
+  const QString since =
+      QDateTime::fromMSecsSinceEpoch(p.since_ms).toString(QStringLiteral("HH:mm:ss"));
+  QString text = tr("UNPROTECTED since %1: the gateway is failing open, %2 request(s) admitted "
+                    "without a limit check")
                      .arg(since)
                      .arg(QLocale().toString(p.admitted_unchecked, 'f', 0));
   if (p.circuit_state >= 2) text += tr(" (circuit open)");
@@ -568,10 +619,12 @@ void MainWindow::updateDetails() {
   // with it selected (the next one will be).
   if (m_shown) {
     const auto it = m_shown->decisions.find(r->api_key);
-    m_decisionModel->setDecisions(it != m_shown->decisions.end() ? it->second : std::vector<DecisionRow>{});
+    m_decisionModel->setDecisions(it != m_shown->decisions.end() ? it->second
+                                                                 : std::vector<DecisionRow>{});
   }
   const KeyDetails d = key_details(*r, KeyTableModel::displayName(*r).toStdString(), amount_text);
-  QString html = QStringLiteral("<b>%1</b>%2").arg(qs(d.name).toHtmlEscaped(), qs(d.heading).toHtmlEscaped());
+  QString html =
+      QStringLiteral("<b>%1</b>%2").arg(qs(d.name).toHtmlEscaped(), qs(d.heading).toHtmlEscaped());
   for (const std::string& line : d.lines) html += QStringLiteral("<br>") + qs(line).toHtmlEscaped();
   if (!d.note.empty()) html += QStringLiteral("<br><i>%1</i>").arg(qs(d.note).toHtmlEscaped());
   m_details->setHtml(html);
@@ -611,7 +664,8 @@ void MainWindow::showEvent(QShowEvent* event) {
   // Without a saved layout, the key table gets 44% of the window's width, whatever the size it
   // opens at (700 px at 1600: name, tier, level, 429/s, peak 429/s, spend and burn in view).
   if (!m_layoutRestored) {
-    resizeDocks({findChild<QDockWidget*>(QStringLiteral("keysDock"))}, {width() * 44 / 100}, Qt::Horizontal);
+    resizeDocks({findChild<QDockWidget*>(QStringLiteral("keysDock"))}, {width() * 44 / 100},
+                Qt::Horizontal);
   }
 }
 

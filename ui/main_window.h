@@ -3,11 +3,10 @@
 // to the source worker; data arrives as finished snapshots and is drawn on one coalescing
 // timer (at most 25 Hz). No limiter, alert or chart computation happens here.
 
+#include <QList>
 #include <QMainWindow>
 #include <QPointer>
-#include <QList>
 #include <QThread>
-
 #include <array>
 
 #include "ui/source_worker.h"
@@ -164,8 +163,8 @@ class MainWindow : public QMainWindow {
   QTimer* m_uiTimer = nullptr;
 
   QTabWidget* m_tabs = nullptr;
-  QWidget* m_chartsPanel = nullptr;  // the dashboard tab: what Export PNG grabs
-  QLabel* m_unprotected = nullptr;   // the fail-open banner above the charts
+  QWidget* m_chartsPanel = nullptr;            // the dashboard tab: what Export PNG grabs
+  QLabel* m_unprotected = nullptr;             // the fail-open banner above the charts
   QList<QPointer<QDockWidget>> m_hiddenDocks;  // dashboard docks hidden while another tab shows
   ChartStack* m_chartStack = nullptr;
   std::array<TimeChart*, 4> m_charts{};  // m_chartStack's

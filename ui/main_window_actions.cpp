@@ -25,7 +25,8 @@ struct Preset {
   const char* label;
   qint64 span_ms;
 };
-constexpr Preset kPresets[] = {{"1m", 60'000}, {"5m", 300'000}, {"15m", 900'000}, {"1h", 3'600'000}};
+constexpr Preset kPresets[] = {
+    {"1m", 60'000}, {"5m", 300'000}, {"15m", 900'000}, {"1h", 3'600'000}};
 
 struct IncidentChoice {
   const char* label;
@@ -52,7 +53,9 @@ void MainWindow::buildActions() {
   m_runAction->setToolTip(tr("Start or stop simulated time"));
   connect(m_runAction, &QAction::toggled, this, [this](bool running) {
     updateRunText();
-    QMetaObject::invokeMethod(m_worker, [w = m_worker, running] { if (w) w->setRunning(running); });
+    QMetaObject::invokeMethod(m_worker, [w = m_worker, running] {
+      if (w) w->setRunning(running);
+    });
   });
 
   tb->addWidget(new QLabel(tr(" Speed "), tb));
@@ -60,7 +63,9 @@ void MainWindow::buildActions() {
   for (int s : {1, 5, 10, 30, 60}) m_speed->addItem(QStringLiteral("×%1").arg(s), s);
   connect(m_speed, &QComboBox::currentIndexChanged, this, [this](int i) {
     const int s = m_speed->itemData(i).toInt();
-    QMetaObject::invokeMethod(m_worker, [w = m_worker, s] { if (w) w->setSpeed(s); });
+    QMetaObject::invokeMethod(m_worker, [w = m_worker, s] {
+      if (w) w->setSpeed(s);
+    });
   });
   tb->addWidget(m_speed);
 
@@ -86,9 +91,8 @@ void MainWindow::buildActions() {
   m_seek->setMinimumWidth(220);
   m_seek->setMaximumWidth(420);  // the presets and exports stay on screen at 1600 px
   m_seek->setToolTip(tr("Playback position: drag to seek"));
-  connect(m_seek, &QSlider::valueChanged, this, [this](int secs) {
-    seek(m_playbackBeginMs + static_cast<qint64>(secs) * 1000);
-  });
+  connect(m_seek, &QSlider::valueChanged, this,
+          [this](int secs) { seek(m_playbackBeginMs + static_cast<qint64>(secs) * 1000); });
   m_seekAction = tb->addWidget(m_seek);
   m_seekLabel = new QLabel(tb);
   m_seekLabelAction = tb->addWidget(m_seekLabel);
@@ -116,16 +120,16 @@ void MainWindow::buildActions() {
   png->setObjectName(QStringLiteral("exportPng"));
   png->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
   connect(png, &QAction::triggered, this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export charts"), QStringLiteral("limitscope.png"),
-                                                      tr("PNG images (*.png)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export charts"), QStringLiteral("limitscope.png"), tr("PNG images (*.png)"));
     if (!path.isEmpty()) exportPng(path);
   });
   QAction* csv = tb->addAction(tr("Export CSV"));
   csv->setObjectName(QStringLiteral("exportCsv"));
   csv->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
   connect(csv, &QAction::triggered, this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export series"), QStringLiteral("limitscope.csv"),
-                                                      tr("CSV files (*.csv)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export series"), QStringLiteral("limitscope.csv"), tr("CSV files (*.csv)"));
     if (!path.isEmpty()) exportCsv(path);
   });
   tb->addSeparator();
@@ -159,8 +163,9 @@ void MainWindow::buildMenus() {
   m_openAction = file->addAction(tr("&Open recording…"));
   m_openAction->setShortcut(QKeySequence::Open);
   connect(m_openAction, &QAction::triggered, this, [this] {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open recording"), QString(),
-                                                      tr("limitscope recordings (*.jsonl);;All files (*)"));
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Open recording"), QString(),
+                                     tr("limitscope recordings (*.jsonl);;All files (*)"));
     if (!path.isEmpty()) openRecording(path);
   });
   m_closeRecordingAction = file->addAction(tr("&Close recording"));
@@ -176,9 +181,9 @@ void MainWindow::buildMenus() {
       return;
     }
     const QString stamp = QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
-    const QString path = QFileDialog::getSaveFileName(this, tr("Record session"),
-                                                      QStringLiteral("limitscope-%1.jsonl").arg(stamp),
-                                                      tr("limitscope recordings (*.jsonl)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Record session"), QStringLiteral("limitscope-%1.jsonl").arg(stamp),
+        tr("limitscope recordings (*.jsonl)"));
     if (path.isEmpty()) {
       const QSignalBlocker block(m_recordAction);
       m_recordAction->setChecked(false);
@@ -188,15 +193,19 @@ void MainWindow::buildMenus() {
   });
   file->addSeparator();
   for (QAction* a : findChildren<QAction*>()) {
-    if (a->objectName() == QLatin1String("exportPng") || a->objectName() == QLatin1String("exportCsv")) file->addAction(a);
+    if (a->objectName() == QLatin1String("exportPng") ||
+        a->objectName() == QLatin1String("exportCsv"))
+      file->addAction(a);
   }
   QAction* summary = file->addAction(tr("Export &incident summary…"));
   summary->setObjectName(QStringLiteral("exportIncidentSummary"));
-  summary->setToolTip(tr("Markdown for the incident channel (sources, fail-open, keys by 429s, alerts) and a PNG"));
+  summary->setToolTip(
+      tr("Markdown for the incident channel (sources, fail-open, keys by 429s, alerts) and a PNG"));
   connect(summary, &QAction::triggered, this, [this] {
     const QString stamp = QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
     const QString path = QFileDialog::getSaveFileName(this, tr("Export incident summary"),
-                                                      QStringLiteral("incident-%1.md").arg(stamp), tr("Markdown (*.md)"));
+                                                      QStringLiteral("incident-%1.md").arg(stamp),
+                                                      tr("Markdown (*.md)"));
     if (!path.isEmpty()) exportIncidentSummary(path);
   });
   file->addSeparator();
@@ -206,7 +215,8 @@ void MainWindow::buildMenus() {
 
   // The dashboard's docks can be closed from their title bars: this is the way back.
   QMenu* view = menuBar()->addMenu(tr("&View"));
-  for (const QString& name : {QStringLiteral("keysDock"), QStringLiteral("alertsDock"), QStringLiteral("eventsDock")}) {
+  for (const QString& name :
+       {QStringLiteral("keysDock"), QStringLiteral("alertsDock"), QStringLiteral("eventsDock")}) {
     if (auto* dock = findChild<QDockWidget*>(name)) view->addAction(dock->toggleViewAction());
   }
 }

@@ -9,15 +9,17 @@
 #include <QSortFilterProxyModel>
 #include <QTableView>
 
-#include "ui/main_window.h"
 #include "ui/key_table_view.h"
+#include "ui/main_window.h"
 
 namespace limitscope::ui {
 
 void MainWindow::exportPng(const QString& path) {
   // Widgets are grabbed on the GUI thread; encoding and writing the file happen on the worker.
   const QImage image = m_chartsPanel->grab().toImage();
-  QMetaObject::invokeMethod(m_worker, [w = m_worker, image, path] { if (w) w->savePng(image, path); });
+  QMetaObject::invokeMethod(m_worker, [w = m_worker, image, path] {
+    if (w) w->savePng(image, path);
+  });
 }
 
 void MainWindow::exportIncidentSummary(const QString& md_path) {
@@ -29,7 +31,9 @@ void MainWindow::exportIncidentSummary(const QString& md_path) {
 }
 
 void MainWindow::exportCsv(const QString& path) {
-  QMetaObject::invokeMethod(m_worker, [w = m_worker, path] { if (w) w->exportCsv(path); });
+  QMetaObject::invokeMethod(m_worker, [w = m_worker, path] {
+    if (w) w->exportCsv(path);
+  });
 }
 
 void MainWindow::screenshotAfter(double seconds, const QString& path) {
@@ -39,7 +43,9 @@ void MainWindow::screenshotAfter(double seconds, const QString& path) {
     for (int i = 0; i < 3; ++i) QCoreApplication::processEvents();
     m_screenshotPath = path;
     const QImage image = grab().toImage();
-    QMetaObject::invokeMethod(m_worker, [w = m_worker, image, path] { if (w) w->savePng(image, path); });
+    QMetaObject::invokeMethod(m_worker, [w = m_worker, image, path] {
+      if (w) w->savePng(image, path);
+    });
   };
   auto conn = std::make_shared<QMetaObject::Connection>();
   *conn = connect(m_worker.data(), &SourceWorker::fastForwarded, this, [this, conn, save] {

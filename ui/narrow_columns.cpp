@@ -6,14 +6,21 @@
 
 namespace limitscope::ui {
 
-NarrowColumns::NarrowColumns(QAbstractItemView* view, QHeaderView* header, std::vector<int> columns, int digits,
-                             int stretch)
-    : QObject(view), m_view(view), m_header(header), m_columns(std::move(columns)), m_digits(digits), m_stretch(stretch) {
+NarrowColumns::NarrowColumns(QAbstractItemView* view, QHeaderView* header, std::vector<int> columns,
+                             int digits, int stretch)
+    : QObject(view),
+      m_view(view),
+      m_header(header),
+      m_columns(std::move(columns)),
+      m_digits(digits),
+      m_stretch(stretch) {
   // The viewport's own resize: it comes after the view has laid out its scroll bars.
   view->viewport()->installEventFilter(this);
 }
 
-int NarrowColumns::narrowBelow() const { return m_view->fontMetrics().horizontalAdvance(QLatin1Char('0')) * m_digits; }
+int NarrowColumns::narrowBelow() const {
+  return m_view->fontMetrics().horizontalAdvance(QLatin1Char('0')) * m_digits;
+}
 
 bool NarrowColumns::eventFilter(QObject* watched, QEvent* event) {
   if (watched == m_view->viewport() && event->type() == QEvent::Resize) update();

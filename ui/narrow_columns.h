@@ -16,7 +16,8 @@ class NarrowColumns : public QObject {
  public:
   /// Owned by `view`. `columns` are hidden below `digits` digits of the view's font; then
   /// `stretch` (if ≥ 0) takes the width the others leave, elided, instead of its own width.
-  NarrowColumns(QAbstractItemView* view, QHeaderView* header, std::vector<int> columns, int digits, int stretch = -1);
+  NarrowColumns(QAbstractItemView* view, QHeaderView* header, std::vector<int> columns, int digits,
+                int stretch = -1);
   bool isNarrow() const { return m_narrow; }
   /// The viewport width, in pixels, below which the columns are hidden.
   int narrowBelow() const;

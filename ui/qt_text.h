@@ -8,6 +8,8 @@
 namespace limitscope::ui {
 
 /// core's UTF-8 text as a QString.
-inline QString qs(const std::string& s) { return QString::fromStdString(s); }
+inline QString qs(const std::string& s) {
+  return QString::fromStdString(s);
+}
 
 }  // namespace limitscope::ui

@@ -9,7 +9,8 @@
 
 namespace limitscope::ui {
 
-ResultBox::ResultBox(const QString& title, QWidget* parent) : QGroupBox(title, parent), m_baseTitle(title) {
+ResultBox::ResultBox(const QString& title, QWidget* parent)
+    : QGroupBox(title, parent), m_baseTitle(title) {
   auto* layout = new QVBoxLayout(this);
   m_verdict = new QLabel(this);
   m_verdict->setWordWrap(true);
@@ -53,10 +54,16 @@ void ResultBox::setMessage(const QString& text, bool error) {
   m_model->setTable({});
 }
 
-QString ResultBox::verdict() const { return m_verdict->text(); }
+QString ResultBox::verdict() const {
+  return m_verdict->text();
+}
 
-QString ResultBox::notesText() const { return m_notes->text(); }
+QString ResultBox::notesText() const {
+  return m_notes->text();
+}
 
-bool ResultBox::isProblem() const { return m_problem; }
+bool ResultBox::isProblem() const {
+  return m_problem;
+}
 
 }  // namespace limitscope::ui

@@ -125,9 +125,10 @@ void SourceWorker::savePng(const QImage& image, const QString& path) {
                          .arg(path, image.isNull() ? tr("empty picture") : writer.errorString()));
 }
 
-void SourceWorker::saveReport(const SnapshotPtr& snapshot, const QImage& image, const QString& md_path) {
-  const QString png = QFileInfo(md_path).path() + QLatin1Char('/') + QFileInfo(md_path).completeBaseName() +
-                      QStringLiteral(".png");
+void SourceWorker::saveReport(const SnapshotPtr& snapshot, const QImage& image,
+                              const QString& md_path) {
+  const QString png = QFileInfo(md_path).path() + QLatin1Char('/') +
+                      QFileInfo(md_path).completeBaseName() + QStringLiteral(".png");
   QImageWriter writer(png, "png");
   if (image.isNull() || !writer.write(image)) {
     emit reportSaved(md_path, tr("cannot write \"%1\": %2").arg(png, writer.errorString()));
@@ -234,8 +235,9 @@ void SourceWorker::tick() {
       // The session dropped the recording after a write error; the source runs on.
       m_recordingPath.clear();
       const std::string& why = m_source->session().recording_error();
-      emit recordingChanged(QString(), tr("recording stopped: %1")
-                                           .arg(why.empty() ? tr("write failed") : QString::fromStdString(why)));
+      emit recordingChanged(
+          QString(), tr("recording stopped: %1")
+                         .arg(why.empty() ? tr("write failed") : QString::fromStdString(why)));
     }
   }
   // A snapshot only when something changed (a step, a refresh that read something new, a

@@ -15,8 +15,8 @@
 
 #include "core/sources/dashboard_snapshot.h"
 #include "core/sources/embedded_simulation_source.h"
-#include "core/sources/playback_source.h"
 #include "core/sources/live_source_factory.h"
+#include "core/sources/playback_source.h"
 
 class QTimer;
 
@@ -60,7 +60,8 @@ class SourceWorker : public QObject {
   void savePng(const QImage& image, const QString& path);
   /// The incident summary of `snapshot` (core/sources/incident_summary.h) as Markdown at
   /// `md_path`, and `image` beside it (the same name, .png), linked from it. Emits reportSaved.
-  void saveReport(const limitscope::ui::SnapshotPtr& snapshot, const QImage& image, const QString& md_path);
+  void saveReport(const limitscope::ui::SnapshotPtr& snapshot, const QImage& image,
+                  const QString& md_path);
   /// Records the simulation or the live source to `path` (docs/recording.md) until
   /// stopRecording().
   void startRecording(const QString& path);

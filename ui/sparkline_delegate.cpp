@@ -2,7 +2,6 @@
 
 #include <QPainter>
 #include <QPainterPath>
-
 #include <algorithm>
 
 #include "ui/models/key_table_model.h"
@@ -19,9 +18,13 @@ void SparklineDelegate::paint(QPainter* painter, const QStyleOptionViewItem& opt
   QPainterPath path;
   for (qsizetype i = 0; i < values.size(); ++i) {
     const double v = std::clamp(values[i].toDouble(), 0.0, 1.0);
-    const QPointF p(r.left() + r.width() * static_cast<double>(i) / static_cast<double>(values.size() - 1),
-                    r.bottom() - v * r.height());
-    if (i == 0) path.moveTo(p); else path.lineTo(p);
+    const QPointF p(
+        r.left() + r.width() * static_cast<double>(i) / static_cast<double>(values.size() - 1),
+        r.bottom() - v * r.height());
+    if (i == 0)
+      path.moveTo(p);
+    else
+      path.lineTo(p);
   }
   painter->save();
   painter->setRenderHint(QPainter::Antialiasing, true);
@@ -31,7 +34,8 @@ void SparklineDelegate::paint(QPainter* painter, const QStyleOptionViewItem& opt
   painter->restore();
 }
 
-QSize SparklineDelegate::sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const {
+QSize SparklineDelegate::sizeHint(const QStyleOptionViewItem& option,
+                                  const QModelIndex& index) const {
   return QStyledItemDelegate::sizeHint(option, index).expandedTo(QSize(90, 20));
 }
 

@@ -47,7 +47,8 @@ Expected<Policy> audit_policy(const Args& args) {
 }
 
 OptionSpec key_names_spec() {
-  return {"key-names", "FILE", "names of API keys, a CSV of api_key_hash,name (limitscope-cli key-names writes one)"};
+  return {"key-names", "FILE",
+          "names of API keys, a CSV of api_key_hash,name (limitscope-cli key-names writes one)"};
 }
 
 Expected<KeyNames> audit_key_names(const Args& args, const Policy& policy) {

@@ -16,7 +16,8 @@ constexpr std::string_view kNever = "local LS_PRESSURE_BELOW = -1e300";  // belo
 std::string replaced(std::string s, std::string_view what, std::string_view with) {
   const auto at = s.find(what);
   // pressure.lua changed under the benchmark: a build error, not input.
-  if (at == std::string::npos) throw std::logic_error("bench-redis: pressure.lua has no '" + std::string(what) + "'");
+  if (at == std::string::npos)
+    throw std::logic_error("bench-redis: pressure.lua has no '" + std::string(what) + "'");
   return s.replace(at, what.size(), with);
 }
 
@@ -36,9 +37,11 @@ const redis::Script& decide_without_pressure_index() {
     const std::string version = lib.name.substr(std::string_view("limitscope_").size());
     auto variant = std::make_shared<redis::FunctionLibrary>();
     variant->name = lib.name + "n";
-    variant->source = replaced_all(replaced(lib.source, kThreshold, kNever), version, version + "n");
-    return redis::Script(real.name() + "_without_pressure_index", replaced(real.source(), kThreshold, kNever),
-                         real.function() + "n", variant);
+    variant->source =
+        replaced_all(replaced(lib.source, kThreshold, kNever), version, version + "n");
+    return redis::Script(real.name() + "_without_pressure_index",
+                         replaced(real.source(), kThreshold, kNever), real.function() + "n",
+                         variant);
   }();
   return s;
 }

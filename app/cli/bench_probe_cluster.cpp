@@ -9,8 +9,8 @@
 
 #include "app/cli/bench_probe_dashboard.h"
 #include "app/cli/bench_probe_own.h"
-#include "app/options/args.h"
 #include "app/cli/json_output.h"
+#include "app/options/args.h"
 #include "core/redis/cluster_limiter.h"
 #include "core/redis/local_cluster.h"
 #include "core/redis/server_info.h"
@@ -60,7 +60,9 @@ int bench_probe_cluster(const ClusterProbeBench& b) {
     if (!set) return usage_error(kName, set.error().message);
   }
   // Key i belongs to rule i mod 3, so the keys spread evenly over the shards.
-  auto rule_of = [&](long long i) { return static_cast<std::size_t>(i % static_cast<long long>(rules.size())); };
+  auto rule_of = [&](long long i) {
+    return static_cast<std::size_t>(i % static_cast<long long>(rules.size()));
+  };
   const double now_us = static_cast<double>(SteadyClock::instance().wall().count() / 1000);
   std::vector<redis::CommandBatch> seed(masters.size());
   for (long long i = 0; i < b.keys; ++i) {
@@ -70,7 +72,8 @@ int bench_probe_cluster(const ClusterProbeBench& b) {
     if (batch.size() == 10000 || i + 1 == b.keys) {
       for (std::size_t m = 0; m < masters.size(); ++m) {
         if (seed[m].size() == 0) continue;
-        if (auto done = masters[m].pipeline(seed[m]); !done) return usage_error(kName, done.error().message);
+        if (auto done = masters[m].pipeline(seed[m]); !done)
+          return usage_error(kName, done.error().message);
         seed[m].clear();
       }
     }

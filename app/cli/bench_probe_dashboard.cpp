@@ -20,7 +20,9 @@ constexpr auto kTick = std::chrono::milliseconds(100);  // ui/source_worker.cpp'
 double process_cpu_s() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
-  auto s = [](const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; };
+  auto s = [](const timeval& tv) {
+    return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
+  };
   return s(u.ru_utime) + s(u.ru_stime);
 }
 
@@ -32,7 +34,9 @@ Expected<double> server_cpu_s(redis::Connection& c) {
   return info->cpu_seconds;
 }
 
-double ms_between(Nanos a, Nanos b) { return static_cast<double>((b - a).count()) / 1e6; }
+double ms_between(Nanos a, Nanos b) {
+  return static_cast<double>((b - a).count()) / 1e6;
+}
 
 }  // namespace
 
@@ -75,7 +79,8 @@ Expected<DashboardRunResult> run_dashboard(redis::Connection& admin, const Dashb
   std::map<std::string, Nanos> pending;  // emptied, not yet seen → when emptied
   std::optional<ChangeStamp> published;
   source.advance(Nanos{0});  // the worker's first refresh, at once
-  while (clock.now() - t0 < std::chrono::duration_cast<Nanos>(std::chrono::duration<double>(o.seconds))) {
+  while (clock.now() - t0 <
+         std::chrono::duration_cast<Nanos>(std::chrono::duration<double>(o.seconds))) {
     const double at_s = static_cast<double>((clock.now() - t0).count()) / 1e9;
     while (next_empty < plan.size() && plan[next_empty].first <= at_s) {
       const std::string& key = plan[next_empty].second;
@@ -150,12 +155,15 @@ nlohmann::json dashboard_json(const DashboardRunResult& r, int emptied) {
 
 void print_dashboard(const DashboardRunResult& r, int emptied) {
   const double cpu_per_s = r.cpu_s / r.wall_s;
-  std::printf("dashboard, %.0f s: %llu refreshes (p50 %.1f ms), %zu keys tracked, %zu series\n", r.wall_s,
-              static_cast<unsigned long long>(r.refreshes), quantile(r.refresh_ms, 0.5), r.tracked, r.series);
-  std::printf("  dashboard CPU: %.1f%% of a core (target <= 25%%: %s); redis-server CPU: %.1f%% of a core\n",
-              100 * cpu_per_s, cpu_per_s <= 0.25 ? "met" : "NOT met", 100 * r.server_cpu_s / r.wall_s);
-  std::printf("  emptied -> top %d rows: %zu of %d seen, p50 %.0f ms, p99 %.0f ms\n", 10, r.seen_ms.size(), emptied,
-              quantile(r.seen_ms, 0.5), quantile(r.seen_ms, 0.99));
+  std::printf("dashboard, %.0f s: %llu refreshes (p50 %.1f ms), %zu keys tracked, %zu series\n",
+              r.wall_s, static_cast<unsigned long long>(r.refreshes), quantile(r.refresh_ms, 0.5),
+              r.tracked, r.series);
+  std::printf(
+      "  dashboard CPU: %.1f%% of a core (target <= 25%%: %s); redis-server CPU: %.1f%% of a "
+      "core\n",
+      100 * cpu_per_s, cpu_per_s <= 0.25 ? "met" : "NOT met", 100 * r.server_cpu_s / r.wall_s);
+  std::printf("  emptied -> top %d rows: %zu of %d seen, p50 %.0f ms, p99 %.0f ms\n", 10,
+              r.seen_ms.size(), emptied, quantile(r.seen_ms, 0.5), quantile(r.seen_ms, 0.99));
 }
 
 }  // namespace limitscope::cli

@@ -7,10 +7,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/common/expected.h"
 #include "core/redis/connection.h"
@@ -18,16 +17,16 @@
 namespace limitscope::cli {
 
 struct DashboardRunOptions {
-  int port = 0;                   ///< the private redis-server
-  std::string profiles_file;      ///< the profile of the seeded keys
-  std::string match;              ///< SCAN MATCH
-  std::string key_prefix;         ///< seeded keys are key_prefix + 0 .. keys − 1
+  int port = 0;               ///< the private redis-server
+  std::string profiles_file;  ///< the profile of the seeded keys
+  std::string match;          ///< SCAN MATCH
+  std::string key_prefix;     ///< seeded keys are key_prefix + 0 .. keys − 1
   long long keys = 0;
-  double seconds = 30;            ///< length of the run
-  int emptied = 20;               ///< keys emptied at random moments
-  std::size_t top_rows = 10;      ///< "in the top rows": among the first this many
+  double seconds = 30;        ///< length of the run
+  int emptied = 20;           ///< keys emptied at random moments
+  std::size_t top_rows = 10;  ///< "in the top rows": among the first this many
   unsigned seed = 1;
-  bool pressure_index = true;     ///< off: the dashboard finds keys by SCAN alone
+  bool pressure_index = true;  ///< off: the dashboard finds keys by SCAN alone
   /// The dashboard's URL; empty: redis://127.0.0.1:<port>.
   std::string url;
   /// Key i of the seeded keys; unset: key_prefix + i.
@@ -41,19 +40,20 @@ struct DashboardRunOptions {
 
 struct DashboardRunResult {
   double wall_s = 0;
-  double cpu_s = 0;               ///< this process (the dashboard side), user + system
-  double server_cpu_s = 0;        ///< redis-server, INFO cpu
+  double cpu_s = 0;         ///< this process (the dashboard side), user + system
+  double server_cpu_s = 0;  ///< redis-server, INFO cpu
   std::uint64_t refreshes = 0;
   std::vector<double> refresh_ms;  ///< wall time of each refresh (advance that refreshed)
-  std::vector<double> seen_ms;    ///< per emptied key seen: emptied → in the top rows
-  int unseen = 0;                 ///< emptied keys not in the top rows by the end
-  std::size_t tracked = 0;        ///< keys the last refresh read
-  std::size_t series = 0;         ///< series in the session's store at the end
+  std::vector<double> seen_ms;     ///< per emptied key seen: emptied → in the top rows
+  int unseen = 0;                  ///< emptied keys not in the top rows by the end
+  std::size_t tracked = 0;         ///< keys the last refresh read
+  std::size_t series = 0;          ///< series in the session's store at the end
 };
 
 /// Runs the dashboard against the server for options.seconds of real time. `admin` empties
 /// the keys unless options.empty does.
-Expected<DashboardRunResult> run_dashboard(redis::Connection& admin, const DashboardRunOptions& options);
+Expected<DashboardRunResult> run_dashboard(redis::Connection& admin,
+                                           const DashboardRunOptions& options);
 
 /// The q-quantile of `v` (the sample at rank ⌊n·q⌋), 0 for none.
 double quantile(std::vector<double> v, double q);

@@ -16,18 +16,22 @@ LimitParams own_bench_params() {
   return bucket;
 }
 
-std::string own_label(long long i) { return "free-" + std::to_string(i); }
+std::string own_label(long long i) {
+  return "free-" + std::to_string(i);
+}
 
-std::vector<std::string> own_seed_command(const redis::KeySchema& schema, const std::string& rule, long long i,
-                                          double now_us) {
+std::vector<std::string> own_seed_command(const redis::KeySchema& schema, const std::string& rule,
+                                          long long i, double now_us) {
   const double tokens = 30 + static_cast<double>(i % 30) + 0.175;
-  const auto ttl_ms = static_cast<long long>((kCapacity - tokens) * 60'000) + 1;  // until full at 1/min
-  return {"SET", schema.state_key(rule, own_label(i)), redis::encode_token_bucket_state({tokens, now_us}), "PX",
-          std::to_string(ttl_ms)};
+  const auto ttl_ms =
+      static_cast<long long>((kCapacity - tokens) * 60'000) + 1;  // until full at 1/min
+  return {"SET", schema.state_key(rule, own_label(i)),
+          redis::encode_token_bucket_state({tokens, now_us}), "PX", std::to_string(ttl_ms)};
 }
 
 std::vector<redis::DecideRequest> own_drain_burst(const std::string& label) {
-  return std::vector<redis::DecideRequest>(static_cast<std::size_t>(kCapacity), redis::DecideRequest{label, {1.0}});
+  return std::vector<redis::DecideRequest>(static_cast<std::size_t>(kCapacity),
+                                           redis::DecideRequest{label, {1.0}});
 }
 
 }  // namespace limitscope::cli

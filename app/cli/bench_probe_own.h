@@ -18,8 +18,8 @@ LimitParams own_bench_params();
 /// The limited key of seeded key i: "free-<i>".
 std::string own_label(long long i);
 /// SET of seeded key i of `rule` at `now_us`: the 16-byte state with its TTL until full.
-std::vector<std::string> own_seed_command(const redis::KeySchema& schema, const std::string& rule, long long i,
-                                          double now_us);
+std::vector<std::string> own_seed_command(const redis::KeySchema& schema, const std::string& rule,
+                                          long long i, double now_us);
 /// The decisions that empty `label`: 60 of one unit (decide them in one call).
 std::vector<redis::DecideRequest> own_drain_burst(const std::string& label);
 

@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "app/options/args.h"
 #include "app/cli/json_output.h"
+#include "app/options/args.h"
 #include "core/limiter/limit_params.h"
 #include "core/redis/cluster_limiter.h"
 #include "core/redis/local_cluster.h"
@@ -38,7 +38,8 @@ struct Figures {
     // FCALL of the function library, or EVALSHA where Functions are missing.
     std::uint64_t usec = 0;
     for (const char* command : {"fcall", "evalsha"}) {
-      if (auto it = server.commands.find(command); it != server.commands.end()) usec += it->second.usec;
+      if (auto it = server.commands.find(command); it != server.commands.end())
+        usec += it->second.usec;
     }
     return decisions == 0 ? 0 : static_cast<double>(usec) / static_cast<double>(decisions);
   }
@@ -75,11 +76,12 @@ Expected<redis::ServerInfo> info_sum(const std::vector<int>& ports) {
 }
 
 // One round trip of client `client`, iteration `i`: `requests` decisions of one rule.
-using Trip = std::function<Expected<std::vector<bool>>(long long client, const std::string& rule,
-                                                       const std::vector<redis::DecideRequest>& requests)>;
+using Trip = std::function<Expected<std::vector<bool>>(
+    long long client, const std::string& rule, const std::vector<redis::DecideRequest>& requests)>;
 
 Expected<Figures> run_phase(const ClusterBenchSettings& s, const std::vector<int>& ports,
-                            const std::vector<std::string>& rules, long long per_call, const Trip& trip) {
+                            const std::vector<std::string>& rules, long long per_call,
+                            const Trip& trip) {
   auto before = info_sum(ports);
   if (!before) return make_error(before.error());
   SteadyClock& clock = SteadyClock::instance();
@@ -93,9 +95,11 @@ Expected<Figures> run_phase(const ClusterBenchSettings& s, const std::vector<int
       std::vector<redis::DecideRequest> requests(static_cast<std::size_t>(s.pipeline * per_call));
       for (long long i = 0; clock.now() < stop; ++i) {
         // Each round trip decides for one rule (one shard); clients walk the rules in turn.
-        const std::string& rule = rules[static_cast<std::size_t>((c + i) % static_cast<long long>(rules.size()))];
+        const std::string& rule =
+            rules[static_cast<std::size_t>((c + i) % static_cast<long long>(rules.size()))];
         for (std::size_t j = 0; j < requests.size(); ++j) {
-          requests[j].key = "k" + std::to_string((c * 7919 + i * 31 + static_cast<long long>(j)) % s.keys);
+          requests[j].key =
+              "k" + std::to_string((c * 7919 + i * 31 + static_cast<long long>(j)) % s.keys);
         }
         auto got = trip(c, rule, requests);
         if (!got) {
@@ -119,7 +123,8 @@ Expected<Figures> run_phase(const ClusterBenchSettings& s, const std::vector<int
   return f;
 }
 
-std::vector<bool> outcome(const redis::Result<std::vector<redis::Result<redis::RedisDecision>>>& r) {
+std::vector<bool> outcome(
+    const redis::Result<std::vector<redis::Result<redis::RedisDecision>>>& r) {
   std::vector<bool> out;
   if (!r) return out;
   for (const auto& d : *r) out.push_back(d.ok());
@@ -154,7 +159,9 @@ int bench_redis_cluster(const ClusterBenchSettings& s) {
   auto pick_rules = [&](const std::string& stem) {
     std::map<std::string, int> per_master;
     std::vector<std::string> rules;
-    for (int n = 0; rules.size() < static_cast<std::size_t>(kRulesPerMaster) * (*topo)->masters().size(); ++n) {
+    for (int n = 0;
+         rules.size() < static_cast<std::size_t>(kRulesPerMaster) * (*topo)->masters().size();
+         ++n) {
       const std::string rule = stem + std::to_string(n);
       const auto* m = (*topo)->master_of(redis::rule_slot(s.schema, rule));
       if (m != nullptr && per_master[m->address()]++ < kRulesPerMaster) rules.push_back(rule);
@@ -163,7 +170,8 @@ int bench_redis_cluster(const ClusterBenchSettings& s) {
   };
   redis::RedisUrl single_url;
   single_url.port = (*single)->port();
-  auto admin = redis::Connection::open(single_url, {std::chrono::seconds(2), std::chrono::seconds(10)});
+  auto admin =
+      redis::Connection::open(single_url, {std::chrono::seconds(2), std::chrono::seconds(10)});
   if (!admin) return usage_error("bench-redis", admin.error().message);
   struct Plan {
     std::string name;
@@ -189,7 +197,8 @@ int bench_redis_cluster(const ClusterBenchSettings& s) {
 
   std::vector<redis::Connection> conns;
   for (long long c = 0; c < s.clients; ++c) {
-    auto conn = redis::Connection::open(single_url, {std::chrono::seconds(2), std::chrono::seconds(5)});
+    auto conn =
+        redis::Connection::open(single_url, {std::chrono::seconds(2), std::chrono::seconds(5)});
     if (!conn) return usage_error("bench-redis", conn.error().message);
     conns.push_back(std::move(conn).value());
   }
@@ -207,21 +216,25 @@ int bench_redis_cluster(const ClusterBenchSettings& s) {
   for (const Plan& p : plans) {
     const auto per_call = static_cast<std::size_t>(p.per_call);
     std::cerr << "bench-redis: " << p.name << " on one server ...\n";
-    auto one = run_phase(s, single_ports, p.rules, p.per_call,
-                         [&](long long c, const std::string& rule, const std::vector<redis::DecideRequest>& r)
-                             -> Expected<std::vector<bool>> {
-                           return outcome(limiter.decide_batch(conns[static_cast<std::size_t>(c)], rule, r, per_call));
-                         });
+    auto one =
+        run_phase(s, single_ports, p.rules, p.per_call,
+                  [&](long long c, const std::string& rule,
+                      const std::vector<redis::DecideRequest>& r) -> Expected<std::vector<bool>> {
+                    return outcome(limiter.decide_batch(conns[static_cast<std::size_t>(c)], rule, r,
+                                                        per_call));
+                  });
     if (!one) return usage_error("bench-redis", one.error());
     std::cerr << "bench-redis: " << p.name << " on the cluster ...\n";
-    auto many = run_phase(s, cluster_ports, p.rules, p.per_call,
-                          [&](long long, const std::string& rule, const std::vector<redis::DecideRequest>& r)
-                              -> Expected<std::vector<bool>> {
-                            return outcome(cluster_limiter.decide_batch(rule, r, per_call));
-                          });
+    auto many =
+        run_phase(s, cluster_ports, p.rules, p.per_call,
+                  [&](long long, const std::string& rule,
+                      const std::vector<redis::DecideRequest>& r) -> Expected<std::vector<bool>> {
+                    return outcome(cluster_limiter.decide_batch(rule, r, per_call));
+                  });
     if (!many) return usage_error("bench-redis", many.error());
     errors += one->errors + many->errors;
-    const double ratio = one->per_cpu_second() > 0 ? many->per_cpu_second() / one->per_cpu_second() : 0;
+    const double ratio =
+        one->per_cpu_second() > 0 ? many->per_cpu_second() / one->per_cpu_second() : 0;
     j["phases"][p.name] = {{"single", one->json()},
                            {"cluster", many->json()},
                            {"cluster_vs_single_decisions_per_server_cpu_s", ratio},
@@ -231,15 +244,17 @@ int bench_redis_cluster(const ClusterBenchSettings& s) {
   if (s.json) {
     std::cout << json_text(j, 2) << "\n";
   } else {
-    std::printf("%-14s %-8s %14s %12s %18s %14s\n", "phase", "target", "decisions/s", "server CPU s",
-                "decisions/CPU-s", "server us/dec");
+    std::printf("%-14s %-8s %14s %12s %18s %14s\n", "phase", "target", "decisions/s",
+                "server CPU s", "decisions/CPU-s", "server us/dec");
     for (const auto& [name, one, many] : rows) {
       for (const auto& [target, f] : {std::pair<const char*, const Figures&>{"single", one},
                                       std::pair<const char*, const Figures&>{"cluster", many}}) {
-        std::printf("%-14s %-8s %14.0f %12.2f %18.0f %14.2f\n", name.c_str(), target, f.per_second(),
-                    f.server.cpu_seconds, f.per_cpu_second(), f.server_us_per_decision());
+        std::printf("%-14s %-8s %14.0f %12.2f %18.0f %14.2f\n", name.c_str(), target,
+                    f.per_second(), f.server.cpu_seconds, f.per_cpu_second(),
+                    f.server_us_per_decision());
       }
-      const double ratio = one.per_cpu_second() > 0 ? many.per_cpu_second() / one.per_cpu_second() : 0;
+      const double ratio =
+          one.per_cpu_second() > 0 ? many.per_cpu_second() / one.per_cpu_second() : 0;
       std::printf("%-14s cluster / single decisions per server-CPU-second: %.2f (target >= 0.80)\n",
                   name.c_str(), ratio);
     }

@@ -32,13 +32,15 @@ nlohmann::json to_json(const audit::ClockAudit& a) {
   j["skewed"] = a.skewed;
   j["errors"] = a.errors;
   j["redis_vs_workstation"] = offset_json(a.redis_vs_workstation);
-  j["redis_reference"] = a.redis_reference.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.redis_reference);
+  j["redis_reference"] =
+      a.redis_reference.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.redis_reference);
   j["redis_nodes"] = nlohmann::json::array();
   for (const auto& n : a.redis_nodes) {
     j["redis_nodes"].push_back(
         {{"node", n.node},
          {"vs_workstation", offset_json(n.vs_workstation)},
-         {"vs_reference_s", n.vs_reference_s ? nlohmann::json(*n.vs_reference_s) : nlohmann::json(nullptr)},
+         {"vs_reference_s",
+          n.vs_reference_s ? nlohmann::json(*n.vs_reference_s) : nlohmann::json(nullptr)},
          {"uncertainty_s", n.uncertainty_s},
          {"skewed", n.skewed},
          {"error", n.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(n.error)}});
@@ -67,8 +69,10 @@ void print_text(const audit::ClockAudit& a) {
   }
   if (a.redis_nodes.size() > 1) {
     for (const auto& n : a.redis_nodes) {
-      std::cout << (n.skewed ? "SKEW " : (n.error.empty() ? "ok   " : "???  ")) << "redis " << n.node;
-      if (n.vs_reference_s) std::cout << "  vs reference " << *n.vs_reference_s << " s (+-" << n.uncertainty_s << ")";
+      std::cout << (n.skewed ? "SKEW " : (n.error.empty() ? "ok   " : "???  ")) << "redis "
+                << n.node;
+      if (n.vs_reference_s)
+        std::cout << "  vs reference " << *n.vs_reference_s << " s (+-" << n.uncertainty_s << ")";
       if (!n.error.empty()) std::cout << "  error: " << n.error;
       std::cout << "\n";
     }
@@ -83,9 +87,10 @@ void print_text(const audit::ClockAudit& a) {
     if (!g.error.empty()) std::cout << "  error: " << g.error;
     std::cout << "\n";
   }
-  std::cout << a.skewed << " of " << a.gateways.size() + (a.redis_nodes.size() > 1 ? a.redis_nodes.size() : 0)
-            << (a.redis_nodes.size() > 1 ? " gateways and Redis masters" : " gateways") << " skewed beyond "
-            << a.threshold_s << " s\n";
+  std::cout << a.skewed << " of "
+            << a.gateways.size() + (a.redis_nodes.size() > 1 ? a.redis_nodes.size() : 0)
+            << (a.redis_nodes.size() > 1 ? " gateways and Redis masters" : " gateways")
+            << " skewed beyond " << a.threshold_s << " s\n";
 }
 
 }  // namespace
@@ -93,7 +98,8 @@ void print_text(const audit::ClockAudit& a) {
 int run_audit_clock(const CommandArgs& argv) {
   std::vector<OptionSpec> specs{
       {"metrics", "URL[,URL...]", "each gateway's /metrics (its time gauge and Date header)"},
-      {"redis", "URL", "the Redis the gateways share (its TIME is the limiter's clock; a cluster: every master's)"},
+      {"redis", "URL",
+       "the Redis the gateways share (its TIME is the limiter's clock; a cluster: every master's)"},
       redis_password_file_spec(),
       {"threshold", "D", "warn when a gateway is off by more than this (default 1s)"},
       {"timeout", "D", "read timeout of each fetch (default 5s)"},
@@ -128,9 +134,10 @@ int run_audit_clock(const CommandArgs& argv) {
     redis_clocks = std::move(*read);
   }
   std::vector<audit::GatewayClockReading> readings;
-  for (const auto& url : *urls) readings.push_back(audit::read_gateway_clock(url, *fo, workstation));
-  const audit::ClockAudit a = audit::audit_clocks(readings, redis_clocks,
-                                                  static_cast<double>(threshold.count()) / 1e9);
+  for (const auto& url : *urls)
+    readings.push_back(audit::read_gateway_clock(url, *fo, workstation));
+  const audit::ClockAudit a =
+      audit::audit_clocks(readings, redis_clocks, static_cast<double>(threshold.count()) / 1e9);
   if (args.has("json")) {
     std::cout << json_text(to_json(a)) << "\n";
   } else {

@@ -56,7 +56,8 @@ nlohmann::json to_json(const audit::ReplicaAudit& a, const std::vector<audit::Re
   j["tolerance"] = a.tolerance;
   j["leak"] = a.leaks > 0;
   j["leaks"] = a.leaks;
-  j["likely_cause"] = a.likely_cause.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.likely_cause);
+  j["likely_cause"] =
+      a.likely_cause.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.likely_cause);
   j["sources"] = nlohmann::json::array();
   for (const auto& w : ws) {
     j["sources"].push_back({{"replica", w.replica},
@@ -65,20 +66,29 @@ nlohmann::json to_json(const audit::ReplicaAudit& a, const std::vector<audit::Re
   }
   j["tiers"] = nlohmann::json::array();
   for (const auto& t : a.tiers) {
-    j["tiers"].push_back({{"tier", t.tier}, {"limit", t.limit}, {"keys", t.keys},
-                          {"admitted_per_s", t.admitted_per_s}, {"max_ratio", t.max_ratio},
+    j["tiers"].push_back({{"tier", t.tier},
+                          {"limit", t.limit},
+                          {"keys", t.keys},
+                          {"admitted_per_s", t.admitted_per_s},
+                          {"max_ratio", t.max_ratio},
                           {"leaks", t.leaks}});
   }
   j["keys"] = nlohmann::json::array();
   for (const auto& k : a.keys) {
-    j["keys"].push_back({{"api_key_hash", k.api_key_hash},
-                         {"name", k.name.empty() ? nlohmann::json(nullptr) : nlohmann::json(k.name)},
-                         {"model", k.model}, {"tier", k.tier},
-                         {"limit", k.limit}, {"configured_per_s", k.configured_per_s},
-                         {"bound_cost", k.bound_cost}, {"admitted_cost", k.admitted_cost},
-                         {"admitted_per_s", k.admitted_per_s}, {"ratio", k.ratio},
-                         {"replicas_admitting", k.replicas_admitting},
-                         {"max_replica_ratio", k.max_replica_ratio}, {"leak", k.leak}});
+    j["keys"].push_back(
+        {{"api_key_hash", k.api_key_hash},
+         {"name", k.name.empty() ? nlohmann::json(nullptr) : nlohmann::json(k.name)},
+         {"model", k.model},
+         {"tier", k.tier},
+         {"limit", k.limit},
+         {"configured_per_s", k.configured_per_s},
+         {"bound_cost", k.bound_cost},
+         {"admitted_cost", k.admitted_cost},
+         {"admitted_per_s", k.admitted_per_s},
+         {"ratio", k.ratio},
+         {"replicas_admitting", k.replicas_admitting},
+         {"max_replica_ratio", k.max_replica_ratio},
+         {"leak", k.leak}});
   }
   j["notes"] = a.notes;
   return j;
@@ -89,10 +99,9 @@ void print_text(const audit::ReplicaAudit& a) {
             << a.tolerance * 100 << "%\n";
   for (const auto& k : a.keys) {
     std::cout << "  " << (k.leak ? "LEAK " : "ok   ") << (k.name.empty() ? k.api_key_hash : k.name)
-              << " " << k.model << " ["
-              << k.tier << ": " << k.limit << "]  admitted " << k.admitted_cost << " of at most "
-              << k.bound_cost << " (" << std::setprecision(3) << k.ratio << "x) through "
-              << k.replicas_admitting << " replicas\n";
+              << " " << k.model << " [" << k.tier << ": " << k.limit << "]  admitted "
+              << k.admitted_cost << " of at most " << k.bound_cost << " (" << std::setprecision(3)
+              << k.ratio << "x) through " << k.replicas_admitting << " replicas\n";
   }
   for (const auto& t : a.tiers) {
     std::cout << "tier " << t.tier << ": " << t.keys << " keys, " << t.admitted_per_s

@@ -41,23 +41,28 @@ nlohmann::json to_json(const audit::RetryAfterAudit& a, const audit::DecisionRea
                    {"errors", read.errors}};
   j["keys"] = nlohmann::json::array();
   for (const auto& k : a.keys) {
-    j["keys"].push_back({{"key", k.key},
-                         {"name", k.name.empty() ? nlohmann::json(nullptr) : nlohmann::json(k.name)},
-                         {"refusals", k.refusals}, {"impatient", k.impatient},
-                         {"lies", k.lies}, {"honoured", k.honoured}, {"unanswered", k.unanswered},
-                         {"impatient_examples", examples_json(k.impatient_examples)},
-                         {"lie_examples", examples_json(k.lie_examples)}});
+    j["keys"].push_back(
+        {{"key", k.key},
+         {"name", k.name.empty() ? nlohmann::json(nullptr) : nlohmann::json(k.name)},
+         {"refusals", k.refusals},
+         {"impatient", k.impatient},
+         {"lies", k.lies},
+         {"honoured", k.honoured},
+         {"unanswered", k.unanswered},
+         {"impatient_examples", examples_json(k.impatient_examples)},
+         {"lie_examples", examples_json(k.lie_examples)}});
   }
   return j;
 }
 
 void print_text(const audit::RetryAfterAudit& a, const audit::DecisionRead& read) {
-  std::cout << read.decisions.size() << " decisions, " << a.refusals << " refusals with a promised wait: "
-            << a.honoured << " honoured, " << a.impatient << " impatient clients, " << a.lies
-            << " lies, " << a.unanswered << " not retried\n";
+  std::cout << read.decisions.size() << " decisions, " << a.refusals
+            << " refusals with a promised wait: " << a.honoured << " honoured, " << a.impatient
+            << " impatient clients, " << a.lies << " lies, " << a.unanswered << " not retried\n";
   for (const auto& k : a.keys) {
     if (k.lies == 0 && k.impatient == 0) continue;
-    std::cout << "  " << (k.name.empty() ? k.key : k.name + " (" + k.key + ")") << ": " << k.lies << " lies, " << k.impatient << " impatient\n";
+    std::cout << "  " << (k.name.empty() ? k.key : k.name + " (" + k.key + ")") << ": " << k.lies
+              << " lies, " << k.impatient << " impatient\n";
     for (const auto& x : k.lie_examples) {
       std::cout << "    lie: promised " << static_cast<double>(x.promised_us) / 1e6 << " s, waited "
                 << static_cast<double>(x.waited_us) / 1e6 << " s, refused again\n";
@@ -78,9 +83,11 @@ void print_text(const audit::RetryAfterAudit& a, const audit::DecisionRead& read
 
 int run_audit_retry_after(const CommandArgs& argv) {
   auto specs = redis_option_specs();
-  specs.push_back({"max-entries", "N", "read at most N stream entries, oldest first (default 1000000)"});
+  specs.push_back(
+      {"max-entries", "N", "read at most N stream entries, oldest first (default 1000000)"});
   specs.push_back({"examples", "N", "examples per key and kind (default 3)"});
-  specs.push_back({"policy", "FILE", "the gateways' policy: its key names (and its raw keys never shown)"});
+  specs.push_back(
+      {"policy", "FILE", "the gateways' policy: its key names (and its raw keys never shown)"});
   specs.push_back(key_names_spec());
   specs.push_back({"json", "", "print the result as JSON"});
   Args args(kName, "Retry-After honesty from a rule's decision stream", specs, argv);
@@ -100,8 +107,9 @@ int run_audit_retry_after(const CommandArgs& argv) {
   if (!policy) return usage_error(kName, policy.error());
   auto names = audit_key_names(args, *policy);
   if (!names) return usage_error(kName, names.error());
-  auto read = audit::read_rule_decisions(options->url, options->connect, options->schema, options->rule,
-                                         static_cast<std::size_t>(*max_entries), SteadyClock::instance());
+  auto read =
+      audit::read_rule_decisions(options->url, options->connect, options->schema, options->rule,
+                                 static_cast<std::size_t>(*max_entries), SteadyClock::instance());
   if (!read) return usage_error(kName, "--redis: " + read.error().message);
   auto a = audit::audit_retry_after(read->decisions, static_cast<std::size_t>(*examples));
   audit::name_keys(a, *names, &*policy);

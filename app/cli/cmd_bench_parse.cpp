@@ -20,9 +20,9 @@
 #include <optional>
 #include <sstream>
 
-#include "app/options/args.h"
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
+#include "app/options/args.h"
 #include "core/metrics/exposition_generator.h"
 
 extern char** environ;

@@ -27,9 +27,9 @@
 #include "app/cli/json_output.h"
 #include "app/cli/redis_options.h"
 #include "core/probe/redis_probe.h"
+#include "core/redis/local_server.h"
 #include "core/redis/redis_limiter.h"
 #include "core/redis/rule_config.h"
-#include "core/redis/local_server.h"
 #include "core/redis/server_info.h"
 
 namespace limitscope::cli {
@@ -54,7 +54,9 @@ struct Timing {
   double p50() const { return quantile(wall_ms, 0.5); }
   double p99() const { return quantile(wall_ms, 0.99); }
   double cpu_p50() const { return quantile(cpu_ms, 0.5); }
-  double server_us_per_run() const { return wall_ms.empty() ? 0 : server_us / static_cast<double>(wall_ms.size()); }
+  double server_us_per_run() const {
+    return wall_ms.empty() ? 0 : server_us / static_cast<double>(wall_ms.size());
+  }
 };
 
 Expected<double> server_usec(redis::Connection& c) {
@@ -92,8 +94,8 @@ std::string seed_keys(redis::Connection& admin, long long keys) {
   const auto now_ms = std::to_string(SteadyClock::instance().wall().count() / 1'000'000);
   redis::CommandBatch seed;
   for (long long i = 0; i < keys; ++i) {
-    seed.add({"HSET", kPrefix + std::to_string(i), "tokens", std::to_string(30 + i % 30) + ".17499999999999447",
-              "ts", now_ms});
+    seed.add({"HSET", kPrefix + std::to_string(i), "tokens",
+              std::to_string(30 + i % 30) + ".17499999999999447", "ts", now_ms});
     if (seed.size() == 10000 || i + 1 == keys) {
       if (auto r = admin.pipeline(seed); !r) return r.error().message;
       seed.clear();
@@ -146,7 +148,8 @@ int run_bench_probe(const CommandArgs& argv) {
       {"cluster", "", "instead: --own's dashboard run on a private 3-master cluster"},
       {"json", "", "print the figures as JSON"},
   };
-  Args args(kName, "time the live refresh of N keys beside a plain reader, then a dashboard run", specs, argv);
+  Args args(kName, "time the live refresh of N keys beside a plain reader, then a dashboard run",
+            specs, argv);
   if (args.help_requested()) {
     std::cout << args.usage();
     return 0;
@@ -181,7 +184,8 @@ int run_bench_probe(const CommandArgs& argv) {
     cb.seed = static_cast<unsigned>(*seed);
     cb.pressure_index = !args.has("no-index");
     cb.json = args.has("json");
-    if (*seconds == 0) return usage_error(kName, "--cluster measures the dashboard run: --seconds must be above 0");
+    if (*seconds == 0)
+      return usage_error(kName, "--cluster measures the dashboard run: --seconds must be above 0");
     return bench_probe_cluster(cb);
   }
   const bool own = args.has("own");
@@ -313,16 +317,18 @@ int run_bench_probe(const CommandArgs& argv) {
     return 0;
   }
   std::printf("%lld keys, %zu tracked\n", *keys, tracked);
-  std::printf("discovery (full SCAN):   %8.2f ms wall, %9.0f us server\n", discovery.p50(), discovery.server_us_per_run());
-  std::printf("refresh (dashboard):     %8.2f ms p50, %7.2f ms p99, %7.2f ms CPU, %9.0f us server\n", ours.p50(),
-              ours.p99(), ours.cpu_p50(), ours.server_us_per_run());
-  std::printf("plain pipelined %s:%*s%8.2f ms p50, %17s %7.2f ms CPU, %9.0f us server\n", own ? "GET" : "HMGET",
-              own ? 5 : 3, "", plain.p50(), "",
-              plain.cpu_p50(), plain.server_us_per_run());
-  std::printf("refresh with PTTL:       %8.2f ms p50, %7.2f ms p99, %19s %9.0f us server\n", ttl.p50(), ttl.p99(), "",
-              ttl.server_us_per_run());
-  std::printf("refresh / plain: %.2fx wall, %.2fx client CPU; <= 25 ms: %s; <= 1.5x: %s\n", ratio, cpu_ratio,
-              ours.p50() <= 25 ? "met" : "NOT met", ratio <= 1.5 ? "met" : "NOT met");
+  std::printf("discovery (full SCAN):   %8.2f ms wall, %9.0f us server\n", discovery.p50(),
+              discovery.server_us_per_run());
+  std::printf(
+      "refresh (dashboard):     %8.2f ms p50, %7.2f ms p99, %7.2f ms CPU, %9.0f us server\n",
+      ours.p50(), ours.p99(), ours.cpu_p50(), ours.server_us_per_run());
+  std::printf("plain pipelined %s:%*s%8.2f ms p50, %17s %7.2f ms CPU, %9.0f us server\n",
+              own ? "GET" : "HMGET", own ? 5 : 3, "", plain.p50(), "", plain.cpu_p50(),
+              plain.server_us_per_run());
+  std::printf("refresh with PTTL:       %8.2f ms p50, %7.2f ms p99, %19s %9.0f us server\n",
+              ttl.p50(), ttl.p99(), "", ttl.server_us_per_run());
+  std::printf("refresh / plain: %.2fx wall, %.2fx client CPU; <= 25 ms: %s; <= 1.5x: %s\n", ratio,
+              cpu_ratio, ours.p50() <= 25 ? "met" : "NOT met", ratio <= 1.5 ? "met" : "NOT met");
   if (dash) print_dashboard(*dash, static_cast<int>(*emptied));
   return 0;
 }

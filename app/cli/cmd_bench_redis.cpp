@@ -69,7 +69,8 @@ const redis::Script& floor_script() {
     auto lib = std::make_shared<redis::FunctionLibrary>();
     lib->name = "limitscope_bench_floor";
     lib->source = "#!lua name=limitscope_bench_floor\nlocal function floor(KEYS, ARGV)\n" +
-                  std::string(kFloorLua) + "\nend\nredis.register_function('limitscope_bench_floor', floor)\n";
+                  std::string(kFloorLua) +
+                  "\nend\nredis.register_function('limitscope_bench_floor', floor)\n";
     return redis::Script("bench_floor", kFloorLua, "limitscope_bench_floor", lib);
   }();
   return s;
@@ -137,13 +138,14 @@ Expected<redis::ServerInfo> read_info(redis::Connection& c) {
 
 // One round trip: `pipeline` units of work for client `client`, iteration `i`; returns the
 // number of decisions made and counts failed ones in `errors`.
-using RoundTrip = std::function<long long(redis::Connection&, long long client, long long i,
-                                          long long& errors)>;
+using RoundTrip =
+    std::function<long long(redis::Connection&, long long client, long long i, long long& errors)>;
 
 // `mode`: how the phase's connections run the limiter's Lua (unknown: Functions where the
 // server has them, as in production; scripts: EVALSHA, the fallback path).
 Expected<Phase> run_phase(const Settings& s, redis::Connection& admin, std::string name,
-                          std::vector<std::string> commands, long long per_call, const RoundTrip& trip,
+                          std::vector<std::string> commands, long long per_call,
+                          const RoundTrip& trip,
                           redis::ScriptMode mode = redis::ScriptMode::unknown) {
   Phase phase;
   phase.name = std::move(name);
@@ -189,7 +191,8 @@ Expected<Phase> run_phase(const Settings& s, redis::Connection& admin, std::stri
   phase.server = redis::difference(*after, *before);
   phase.decisions = decisions;
   phase.errors = errors;
-  for (auto& l : latencies) phase.round_trip_us.insert(phase.round_trip_us.end(), l.begin(), l.end());
+  for (auto& l : latencies)
+    phase.round_trip_us.insert(phase.round_trip_us.end(), l.begin(), l.end());
   return phase;
 }
 
@@ -244,7 +247,7 @@ RoundTrip incr_trip(const Settings& s) {
 RoundTrip decide_trip(const Settings& s, const redis::RedisLimiter& limiter,
                       const std::string& rule, long long per_call) {
   return [&s, &limiter, rule, per_call](redis::Connection& c, long long client, long long i,
-                                         long long& errors) -> long long {
+                                        long long& errors) -> long long {
     std::vector<redis::DecideRequest> requests;
     const long long n = s.pipeline * per_call;
     requests.reserve(static_cast<std::size_t>(n));
@@ -264,12 +267,13 @@ RoundTrip decide_trip(const Settings& s, const redis::RedisLimiter& limiter,
 
 // One decision per call of `script` (decide.lua or a variant of it), pipelined; replies only
 // counted, so two variants compare on the same client work.
-RoundTrip script_trip(const Settings& s, const redis::RedisLimiter& limiter, const std::string& rule,
-                      const redis::Script& script) {
+RoundTrip script_trip(const Settings& s, const redis::RedisLimiter& limiter,
+                      const std::string& rule, const redis::Script& script) {
   return [&s, &limiter, &script, rule](redis::Connection& c, long long client, long long i,
-                                        long long& errors) -> long long {
+                                       long long& errors) -> long long {
     std::vector<redis::DecideRequest> requests;
-    for (long long j = 0; j < s.pipeline; ++j) requests.push_back({key_for(s, client, i, j), {1.0}, false});
+    for (long long j = 0; j < s.pipeline; ++j)
+      requests.push_back({key_for(s, client, i, j), {1.0}, false});
     auto calls = limiter.batch_calls(rule, requests, 1);
     if (!calls) {
       errors += s.pipeline;
@@ -292,7 +296,8 @@ RoundTrip reference_trip(const Settings& s) {
 
 // The floor function, with a single decision's keys and arguments (rule `rule`).
 RoundTrip floor_trip(const Settings& s, const std::string& rule) {
-  return [&s, rule](redis::Connection& c, long long client, long long i, long long& errors) -> long long {
+  return [&s, rule](redis::Connection& c, long long client, long long i,
+                    long long& errors) -> long long {
     std::vector<redis::ScriptCall> calls;
     for (long long j = 0; j < s.pipeline; ++j) {
       calls.push_back(
@@ -345,7 +350,8 @@ int run_bench_redis(const CommandArgs& argv) {
   specs.push_back({"pipeline", "P", "script calls per round trip (default 16)"});
   specs.push_back({"per-call", "N", "decisions per script call in the batch phase (default 16)"});
   specs.push_back({"duration", "D", "length of each phase (default 10s)"});
-  specs.push_back({"cluster", "", "instead: a private 3-master cluster beside a private single server"});
+  specs.push_back(
+      {"cluster", "", "instead: a private 3-master cluster beside a private single server"});
   specs.push_back({"json", "", "print the figures as JSON"});
   Args args(kName, "decisions/s and server time of the limiter scripts, beside their ceiling",
             specs, argv);
@@ -358,10 +364,10 @@ int run_bench_redis(const CommandArgs& argv) {
   if (!options) return usage_error(kName, options.error());
   Settings s;
   s.schema = options->schema;
-  for (auto [name, target, max] : {std::tuple{"keys", &s.keys, 100'000'000LL},
-                                   std::tuple{"clients", &s.clients, 1000LL},
-                                   std::tuple{"pipeline", &s.pipeline, 10000LL},
-                                   std::tuple{"per-call", &s.per_call, 1000LL}}) {
+  for (auto [name, target, max] :
+       {std::tuple{"keys", &s.keys, 100'000'000LL}, std::tuple{"clients", &s.clients, 1000LL},
+        std::tuple{"pipeline", &s.pipeline, 10000LL},
+        std::tuple{"per-call", &s.per_call, 1000LL}}) {
     auto v = integer_option(args, name, *target, 1, max);
     if (!v) return usage_error(kName, v.error());
     *target = *v;
@@ -375,7 +381,8 @@ int run_bench_redis(const CommandArgs& argv) {
   }
 
   if (args.has("cluster")) {
-    if (args.get("redis")) return usage_error(kName, "--cluster starts its own servers; drop --redis");
+    if (args.get("redis"))
+      return usage_error(kName, "--cluster starts its own servers; drop --redis");
     ClusterBenchSettings cs;
     cs.schema = s.schema;
     cs.keys = s.keys;
@@ -418,7 +425,8 @@ int run_bench_redis(const CommandArgs& argv) {
   auto empty_drained = [&]() -> std::string {
     std::vector<redis::DecideRequest> burst;
     for (long long k = 0; k < s.keys; ++k) {
-      for (double cost : {64.0, 32.0, 16.0, 8.0, 4.0, 2.0, 1.0}) burst.push_back({"k" + std::to_string(k), {cost}, false});
+      for (double cost : {64.0, 32.0, 16.0, 8.0, 4.0, 2.0, 1.0})
+        burst.push_back({"k" + std::to_string(k), {cost}, false});
     }
     auto r = limiter.decide_batch(*admin, drained_rule, burst, 7);
     return r ? "" : r.error().message;
@@ -451,9 +459,12 @@ int run_bench_redis(const CommandArgs& argv) {
       {"gcra_batch_evalsha", s.per_call, decide_trip(s, limiter, gcra_rule, s.per_call), scripts},
       // The pressure index's cost (issue 22): the same traffic with and without it, on keys
       // above its threshold (token_bucket) and on drained keys (10/s refill, under pressure).
-      {"token_bucket_no_index", 1, script_trip(s, limiter, tb_rule, decide_without_pressure_index()), functions},
-      {"drained", 1, script_trip(s, limiter, drained_rule, redis::decide_script()), functions, empty_drained},
-      {"drained_no_index", 1, script_trip(s, limiter, drained_rule, decide_without_pressure_index()), functions,
+      {"token_bucket_no_index", 1,
+       script_trip(s, limiter, tb_rule, decide_without_pressure_index()), functions},
+      {"drained", 1, script_trip(s, limiter, drained_rule, redis::decide_script()), functions,
+       empty_drained},
+      {"drained_no_index", 1,
+       script_trip(s, limiter, drained_rule, decide_without_pressure_index()), functions,
        empty_drained},
   };
   for (const auto& plan : plans) {
@@ -461,9 +472,10 @@ int run_bench_redis(const CommandArgs& argv) {
     if (plan.before) {
       if (auto err = plan.before(); !err.empty()) return usage_error(kName, plan.name + ": " + err);
     }
-    auto phase = run_phase(s, *admin, plan.name,
-                           plan.name == "reference_script" ? std::vector<std::string>{"evalsha"} : limiter_commands,
-                           plan.per_call, plan.trip, plan.mode);
+    auto phase = run_phase(
+        s, *admin, plan.name,
+        plan.name == "reference_script" ? std::vector<std::string>{"evalsha"} : limiter_commands,
+        plan.per_call, plan.trip, plan.mode);
     if (!phase) return usage_error(kName, plan.name + ": " + phase.error());
     phases.push_back(std::move(phase).value());
   }
@@ -512,14 +524,19 @@ int run_bench_redis(const CommandArgs& argv) {
   const double batch_vs_ref = ref.per_second() > 0 ? batch.per_second() / ref.per_second() : 0;
   // Server time of a decision on server time with live config against the naive script on a
   // client clock: must be <= 1 (issue 18).
-  const double tb_vs_ref_us =
-      ref.server_us_per_decision() > 0 ? tb.server_us_per_decision() / ref.server_us_per_decision() : 0;
+  const double tb_vs_ref_us = ref.server_us_per_decision() > 0
+                                  ? tb.server_us_per_decision() / ref.server_us_per_decision()
+                                  : 0;
   j["ratios"] = {{"batch_vs_reference_decisions_per_s", batch_vs_ref},
                  {"token_bucket_vs_reference_server_us", tb_vs_ref_us},
                  {"floor_vs_reference_server_us",
-                  ref.server_us_per_decision() > 0 ? floor_phase.server_us_per_decision() / ref.server_us_per_decision() : 0},
+                  ref.server_us_per_decision() > 0
+                      ? floor_phase.server_us_per_decision() / ref.server_us_per_decision()
+                      : 0},
                  {"token_bucket_vs_floor_server_us",
-                  floor_phase.server_us_per_decision() > 0 ? tb.server_us_per_decision() / floor_phase.server_us_per_decision() : 0},
+                  floor_phase.server_us_per_decision() > 0
+                      ? tb.server_us_per_decision() / floor_phase.server_us_per_decision()
+                      : 0},
                  {"token_bucket_vs_reference_decisions_per_s",
                   ref.per_second() > 0 ? tb.per_second() / ref.per_second() : 0},
                  {"incr_vs_token_bucket_ops_per_s",
@@ -537,10 +554,12 @@ int run_bench_redis(const CommandArgs& argv) {
     return *std::find_if(phases.begin(), phases.end(), [&](const Phase& p) { return p.name == n; });
   };
   auto with_over_without = [&](const Phase& with, const Phase& without) {
-    const double cpu_with = with.decisions_per_server_cpu_s(), cpu_without = without.decisions_per_server_cpu_s();
+    const double cpu_with = with.decisions_per_server_cpu_s(),
+                 cpu_without = without.decisions_per_server_cpu_s();
     return nlohmann::json{
         {"server_us", without.server_us_per_decision() > 0
-                          ? with.server_us_per_decision() / without.server_us_per_decision() : 0},
+                          ? with.server_us_per_decision() / without.server_us_per_decision()
+                          : 0},
         {"server_cpu", cpu_with > 0 ? cpu_without / cpu_with : 0}};
   };
   const Phase& drained = named("drained");
@@ -554,7 +573,9 @@ int run_bench_redis(const CommandArgs& argv) {
       {"ordinary_with_over_without", with_over_without(tb, named("token_bucket_no_index"))},
       {"drained_with_over_without", with_over_without(drained, named("drained_no_index"))},
       {"drained_index_writes_per_decision",
-       drained.decisions > 0 ? static_cast<double>(index_writes) / static_cast<double>(drained.decisions) : 0}};
+       drained.decisions > 0
+           ? static_cast<double>(index_writes) / static_cast<double>(drained.decisions)
+           : 0}};
   long long errors = 0;
   for (const auto& p : phases) errors += p.errors;
   if (args.has("json")) {
@@ -566,17 +587,21 @@ int run_bench_redis(const CommandArgs& argv) {
       std::printf("%-18s %14.0f %12.3f %12.3f %16.2f\n", p.name.c_str(), p.per_second(),
                   p.quantile_ms(0.5), p.quantile_ms(0.99), p.server_us_per_decision());
     }
-    if (incr) std::printf("%-18s %14.0f %12s %12s %16.2f\n", "incr (ceiling)", *incr, "", "", incr_usec);
+    if (incr)
+      std::printf("%-18s %14.0f %12s %12s %16.2f\n", "incr (ceiling)", *incr, "", "", incr_usec);
     std::printf("batch / reference decisions/s: %.2fx (target >= 2x)\n", batch_vs_ref);
     std::printf("token bucket / reference server us: %.2f (target <= 1)\n", tb_vs_ref_us);
     const auto& pi = j["pressure_index"];
-    std::printf("pressure index, with / without: server us %.3f (ordinary keys), %.3f (drained keys); "
-                "%.4f index writes per drained decision\n",
-                pi["ordinary_with_over_without"]["server_us"].get<double>(),
-                pi["drained_with_over_without"]["server_us"].get<double>(),
-                pi["drained_index_writes_per_decision"].get<double>());
+    std::printf(
+        "pressure index, with / without: server us %.3f (ordinary keys), %.3f (drained keys); "
+        "%.4f index writes per drained decision\n",
+        pi["ordinary_with_over_without"]["server_us"].get<double>(),
+        pi["drained_with_over_without"]["server_us"].get<double>(),
+        pi["drained_index_writes_per_decision"].get<double>());
     std::printf("floor (the calls alone) / reference server us: %.2f\n",
-                ref.server_us_per_decision() > 0 ? floor_phase.server_us_per_decision() / ref.server_us_per_decision() : 0);
+                ref.server_us_per_decision() > 0
+                    ? floor_phase.server_us_per_decision() / ref.server_us_per_decision()
+                    : 0);
   }
   return errors == 0 ? 0 : 1;
 }

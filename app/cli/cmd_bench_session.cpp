@@ -17,10 +17,10 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "app/options/args.h"
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
 #include "app/cli/redis_options.h"
+#include "app/options/args.h"
 #include "core/sources/dashboard_charts.h"
 #include "core/sources/live_source_factory.h"
 #include "core/sources/session_state.h"
@@ -36,7 +36,8 @@ double rss_mb() {
   std::ifstream statm("/proc/self/statm");
   long pages = 0, resident = 0;
   statm >> pages >> resident;
-  return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
+  return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) /
+         (1024.0 * 1024.0);
 }
 
 double peak_rss_mb() {
@@ -51,14 +52,16 @@ int run_bench_session(const CommandArgs& argv) {
   std::vector<OptionSpec> specs{
       {"keys", "N", "keys followed at once (default 10000)"},
       {"hours", "H", "simulated session length (default 24)"},
-      {"step", "S", "seconds between refreshes (default 10; the rings are bounded in samples, so a 1 s refresh "
-                    "reaches the same plateau sooner)"},
+      {"step", "S",
+       "seconds between refreshes (default 10; the rings are bounded in samples, so a 1 s refresh "
+       "reaches the same plateau sooner)"},
       {"churn", "PERCENT", "keys replaced by new ones every hour (default 10)"},
       {"record", "FILE", "record the session to FILE and report its size per hour"},
       {"json", "", "print the figures as JSON"},
   };
-  Args args(kName, "simulate a long live session on an injected clock; resident memory and recording size", specs,
-            argv);
+  Args args(kName,
+            "simulate a long live session on an injected clock; resident memory and recording size",
+            specs, argv);
   if (args.help_requested()) {
     std::cout << args.usage();
     return 0;
@@ -85,7 +88,9 @@ int run_bench_session(const CommandArgs& argv) {
 
   const auto n = static_cast<std::size_t>(*keys);
   std::vector<std::uint64_t> generation(n, 0);  // key i is "rl:free-<i>-<generation>"
-  auto key_name = [&](std::size_t i) { return "rl:free-" + std::to_string(i) + "-" + std::to_string(generation[i]); };
+  auto key_name = [&](std::size_t i) {
+    return "rl:free-" + std::to_string(i) + "-" + std::to_string(generation[i]);
+  };
   std::vector<KeyRow> rows(n);
   s.set_key_rows([&] {  // most pressure first, as a live Redis source gives its rows
     std::vector<KeyRow> sorted = rows;
@@ -95,7 +100,8 @@ int run_bench_session(const CommandArgs& argv) {
   });
   const std::optional<std::string> record = args.get("record");
   if (record) {
-    if (auto err = s.start_recording(*record, "bench-session", start_ms, clock)) return usage_error(kName, *err);
+    if (auto err = s.start_recording(*record, "bench-session", start_ms, clock))
+      return usage_error(kName, *err);
   }
 
   const std::int64_t step_ms = *step_s * 1000;
@@ -108,7 +114,8 @@ int run_bench_session(const CommandArgs& argv) {
   for (std::int64_t t = start_ms; t < end_ms; t += step_ms) {
     clock.advance(std::chrono::milliseconds(step_ms));
     if ((t - start_ms) % (3600 * 1000) < step_ms && t > start_ms) {
-      for (std::size_t c = 0; c < churn_per_hour; ++c, next_churn = (next_churn + 1) % n) ++generation[next_churn];
+      for (std::size_t c = 0; c < churn_per_hour; ++c, next_churn = (next_churn + 1) % n)
+        ++generation[next_churn];
     }
     s.writing_as("redis");
     for (std::size_t i = 0; i < n; ++i) {
@@ -117,7 +124,10 @@ int run_bench_session(const CommandArgs& argv) {
       const double swing = std::sin(static_cast<double>(t / 1000) / 300.0 + static_cast<double>(i));
       const double level = i % 100 == 0 ? 0.5 + 0.5 * swing : 0.85 + 0.1 * swing;
       const std::string key = key_name(i);
-      s.append({{"__name__", std::string(dashboard_series::kKeyLevel)}, {"api_key", key}, {"tier", "gw"}, {"model", ""}},
+      s.append({{"__name__", std::string(dashboard_series::kKeyLevel)},
+                {"api_key", key},
+                {"tier", "gw"},
+                {"model", ""}},
                {t, level});
       KeyRow& row = rows[i];
       row.api_key = key;
@@ -148,7 +158,8 @@ int run_bench_session(const CommandArgs& argv) {
   }
   const double peak = peak_rss_mb();
   const double refreshes_per_hour = 3600.0 / static_cast<double>(*step_s);
-  const double bytes_per_refresh = static_cast<double>(recorded_bytes) / (static_cast<double>(*hours) * refreshes_per_hour);
+  const double bytes_per_refresh =
+      static_cast<double>(recorded_bytes) / (static_cast<double>(*hours) * refreshes_per_hour);
   nlohmann::json j{{"keys", *keys},
                    {"hours", *hours},
                    {"step_s", *step_s},
@@ -173,11 +184,14 @@ int run_bench_session(const CommandArgs& argv) {
     std::cout << json_text(j, 2) << "\n";
     return 0;
   }
-  std::printf("%lld keys, %lld h simulated at one refresh every %lld s, %lld%% of the keys replaced each hour\n",
-              *keys, *hours, *step_s, *churn);
+  std::printf(
+      "%lld keys, %lld h simulated at one refresh every %lld s, %lld%% of the keys replaced each "
+      "hour\n",
+      *keys, *hours, *step_s, *churn);
   for (const auto& p : timeline) {
-    std::printf("  hour %5.1f: %7.1f MB resident, %zu series, %zu samples\n", p["hour"].get<double>(),
-                p["rss_mb"].get<double>(), p["series"].get<std::size_t>(), p["samples"].get<std::size_t>());
+    std::printf("  hour %5.1f: %7.1f MB resident, %zu series, %zu samples\n",
+                p["hour"].get<double>(), p["rss_mb"].get<double>(), p["series"].get<std::size_t>(),
+                p["samples"].get<std::size_t>());
   }
   std::printf(
       "store retention: the last %zu samples of each key's series (%.0f min at this step), %zu of "
@@ -187,12 +201,13 @@ int run_bench_session(const CommandArgs& argv) {
       "decimate what they draw)\n",
       kLiveKeySamples, static_cast<double>(kLiveKeySamples) * static_cast<double>(*step_s) / 60.0,
       so.samples_per_series, static_cast<long long>(kLiveIdleSeriesMs / 60'000));
-  std::printf("peak resident: %.1f MB (target < 300 MB: %s); at the end: %.1f MB, %zu series\n", peak,
-              peak < 300 ? "met" : "NOT met", rss_mb(), s.store().series_count());
+  std::printf("peak resident: %.1f MB (target < 300 MB: %s); at the end: %.1f MB, %zu series\n",
+              peak, peak < 300 ? "met" : "NOT met", rss_mb(), s.store().series_count());
   if (record) {
-    std::printf("recording: %.1f MB, %.0f bytes per refresh: %.0f MB per hour at one refresh a second\n",
-                static_cast<double>(recorded_bytes) / (1024.0 * 1024.0), bytes_per_refresh,
-                bytes_per_refresh * 3600 / (1024.0 * 1024.0));
+    std::printf(
+        "recording: %.1f MB, %.0f bytes per refresh: %.0f MB per hour at one refresh a second\n",
+        static_cast<double>(recorded_bytes) / (1024.0 * 1024.0), bytes_per_refresh,
+        bytes_per_refresh * 3600 / (1024.0 * 1024.0));
   }
   return 0;
 }

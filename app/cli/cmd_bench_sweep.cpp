@@ -79,7 +79,8 @@ int run_bench_sweep(const CommandArgs& argv) {
     if (!*e) return usage_error(kName, e->error());
   }
   const int side = static_cast<int>(std::lround(std::sqrt(static_cast<double>(*configs))));
-  if (static_cast<long long>(side) * side != *configs) return usage_error(kName, "--configs must be a square number");
+  if (static_cast<long long>(side) * side != *configs)
+    return usage_error(kName, "--configs must be a square number");
 
   const tuner::Trace trace = synthetic_trace(*events, *keys, 42);
   tuner::SweepSpec spec;
@@ -106,7 +107,8 @@ int run_bench_sweep(const CommandArgs& argv) {
     const auto idx = static_cast<std::size_t>(i * *configs / n_plain);
     const auto& cell = result->cells[idx];
     auto r = tuner::replay(trace, cell.params, replay_options);
-    if (!r || r->total.admitted != cell.total.admitted || r->total.rejected != cell.total.rejected ||
+    if (!r || r->total.admitted != cell.total.admitted ||
+        r->total.rejected != cell.total.rejected ||
         r->total.admitted_spend != cell.total.admitted_spend ||
         r->spend.worst_key_per_min != cell.worst_key_spend_per_min) {
       equal = false;
@@ -117,17 +119,25 @@ int run_bench_sweep(const CommandArgs& argv) {
   const double ratio = sweep_s > 0 ? plain_all_s / sweep_s : 0;
 
   if (args.has("json")) {
-    nlohmann::json j{{"events", *events}, {"keys", *keys}, {"configs", *configs},
-                     {"threads", *threads}, {"priced", priced}, {"sweep_s", sweep_s},
+    nlohmann::json j{{"events", *events},
+                     {"keys", *keys},
+                     {"configs", *configs},
+                     {"threads", *threads},
+                     {"priced", priced},
+                     {"sweep_s", sweep_s},
                      {"plain_per_config_s", plain_s / static_cast<double>(n_plain)},
-                     {"plain_all_estimated_s", plain_all_s}, {"speedup", ratio},
-                     {"plain_configs_timed", n_plain}, {"cells_equal_plain_replay", equal},
-                     {"target_sweep_le_2s", sweep_s <= 2}, {"target_speedup_ge_10", ratio >= 10}};
+                     {"plain_all_estimated_s", plain_all_s},
+                     {"speedup", ratio},
+                     {"plain_configs_timed", n_plain},
+                     {"cells_equal_plain_replay", equal},
+                     {"target_sweep_le_2s", sweep_s <= 2},
+                     {"target_speedup_ge_10", ratio >= 10}};
     std::cout << json_text(j, 2) << "\n";
   } else {
-    std::printf("%lld events x %lld configurations (%lld keys), %lld threads%s\n", *events, *configs, *keys,
-                *threads, priced ? ", priced" : "");
-    std::printf("sweep:               %8.3f s (target <= 2 s: %s)\n", sweep_s, sweep_s <= 2 ? "met" : "NOT met");
+    std::printf("%lld events x %lld configurations (%lld keys), %lld threads%s\n", *events,
+                *configs, *keys, *threads, priced ? ", priced" : "");
+    std::printf("sweep:               %8.3f s (target <= 2 s: %s)\n", sweep_s,
+                sweep_s <= 2 ? "met" : "NOT met");
     std::printf("plain replay:        %8.3f s per configuration (%lld timed), %.1f s for all\n",
                 plain_s / static_cast<double>(n_plain), n_plain, plain_all_s);
     std::printf("speedup:             %8.1fx (target >= 10x: %s); sampled cells equal: %s\n", ratio,

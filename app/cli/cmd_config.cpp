@@ -8,11 +8,11 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "app/options/args.h"
-#include "app/cli/config_options.h"
 #include "app/cli/commands.h"
+#include "app/cli/config_options.h"
 #include "app/cli/json_output.h"
 #include "app/cli/redis_options.h"
+#include "app/options/args.h"
 #include "core/limiter/rate.h"
 #include "core/redis/connection.h"
 #include "core/redis/redis_url.h"
@@ -25,11 +25,15 @@ namespace {
 using nlohmann::json;
 using redis::RuleConfig;
 
-constexpr std::string_view kSummary = "show and change a rule's live config in Redis, with audit and undo";
+constexpr std::string_view kSummary =
+    "show and change a rule's live config in Redis, with audit and undo";
 
 int run_set(const CommandArgs& argv) {
-  auto specs = with(with_change_specs(config_limit_specs(), "change only if the current version is N (0: must not exist)"));
-  specs.push_back({"force", "", "replace a stored config that cannot be read (audited, compare-and-set on its version field)"});
+  auto specs = with(with_change_specs(
+      config_limit_specs(), "change only if the current version is N (0: must not exist)"));
+  specs.push_back({"force", "",
+                   "replace a stored config that cannot be read (audited, compare-and-set on its "
+                   "version field)"});
   Args a("config set", kSummary, specs, argv);
   if (a.help_requested()) {
     std::cout << a.usage();
@@ -55,17 +59,20 @@ int run_set(const CommandArgs& argv) {
       // An unreadable config (a field written by hand, a garbage version) is replaced as a
       // whole, only when asked: compare-and-set on the version field as read, audited.
       if (!a.has("force")) {
-        return redis::make_redis_error(redis::ErrorKind::reply,
-                                       live.error().message + " (--force replaces the unreadable config)");
+        return redis::make_redis_error(
+            redis::ErrorKind::reply,
+            live.error().message + " (--force replaces the unreadable config)");
       }
       auto raw = redis::stored_version_field(c, t->schema, t->rule);
       if (!raw) return raw.error();
       ch.expect_raw_version = *raw;
-      if (ch.reason.empty()) ch.reason = "forced over an unreadable config: " + live.error().message;
+      if (ch.reason.empty())
+        ch.reason = "forced over an unreadable config: " + live.error().message;
       return redis::set_config(c, t->schema, t->rule, config, ch);
     }
     if (!ch.expect_version) ch.expect_version = *live ? (*live)->version : 0;
-    return redis::set_config(c, t->schema, t->rule, redis::with_rule_limits(*live, config, &dropped), ch);
+    return redis::set_config(c, t->schema, t->rule,
+                             redis::with_rule_limits(*live, config, &dropped), ch);
   });
   if (!stored) return redis_failure("config set", stored.error());
   for (const auto& key : dropped) {
@@ -112,7 +119,9 @@ int run_override(const CommandArgs& argv) {
     return usage_error("config override", "--remove takes no parameters");
   }
   if (!a.has("remove") && values.empty()) {
-    return usage_error("config override", "give the key's parameters (--capacity/--refill or --limit/--window) or --remove");
+    return usage_error(
+        "config override",
+        "give the key's parameters (--capacity/--refill or --limit/--window) or --remove");
   }
   auto change = change_info(a);
   if (!change) return usage_error("config override", change.error());
@@ -120,8 +129,9 @@ int run_override(const CommandArgs& argv) {
     auto live = redis::get_config(c, t->schema, t->rule);
     if (!live) return live.error();
     if (!*live) {
-      return redis::make_redis_error(redis::ErrorKind::reply,
-                                     "rule " + t->rule + " has no config: set the rule's limit first");
+      return redis::make_redis_error(
+          redis::ErrorKind::reply,
+          "rule " + t->rule + " has no config: set the rule's limit first");
     }
     const RuleConfig& rule = **live;
     std::optional<LimitParams> params;
@@ -132,14 +142,17 @@ int run_override(const CommandArgs& argv) {
             "rule " + t->rule + " is composite: its limits apply to every key (no overrides)");
       }
       auto p = make_limit(std::string(to_string(rule.limits.front().params.algorithm)), values,
-                          "rule " + t->rule + " is " + std::string(to_string(rule.limits.front().params.algorithm)) + ": ");
+                          "rule " + t->rule + " is " +
+                              std::string(to_string(rule.limits.front().params.algorithm)) + ": ");
       if (!p) return redis::make_redis_error(redis::ErrorKind::usage, p.error());
       params = *p;
     } else if (!rule.overrides.contains(*key)) {
-      return redis::make_redis_error(redis::ErrorKind::reply, "key " + *key + " has no override in rule " + t->rule);
+      return redis::make_redis_error(redis::ErrorKind::reply,
+                                     "key " + *key + " has no override in rule " + t->rule);
     }
     const RuleConfig next = redis::with_override(rule, *key, params);
-    if (auto e = redis::check_for_redis(next)) return redis::make_redis_error(redis::ErrorKind::usage, *e);
+    if (auto e = redis::check_for_redis(next))
+      return redis::make_redis_error(redis::ErrorKind::usage, *e);
     redis::ChangeInfo ch = *change;
     if (!ch.expect_version) ch.expect_version = rule.version;
     return redis::set_config(c, t->schema, t->rule, next, ch);
@@ -171,7 +184,8 @@ int run_get(const CommandArgs& argv) {
 }
 
 int run_history(const CommandArgs& argv) {
-  Args a("config history", kSummary, with({{"count", "N", "entries, newest first (default 20)"}}), argv);
+  Args a("config history", kSummary, with({{"count", "N", "entries, newest first (default 20)"}}),
+         argv);
   if (a.help_requested()) {
     std::cout << a.usage();
     return 0;
@@ -184,7 +198,8 @@ int run_history(const CommandArgs& argv) {
     char* end = nullptr;
     count = std::strtoll(c->c_str(), &end, 10);
     if (c->empty() || *end != '\0' || count < 1 || count > 10000) {
-      return usage_error("config history", "--count \"" + *c + "\" must be a whole number from 1 to 10000");
+      return usage_error("config history",
+                         "--count \"" + *c + "\" must be a whole number from 1 to 10000");
     }
   }
   auto h = on_rule<std::vector<redis::AuditEntry>>(*t, [&](redis::Connection& c) {
@@ -194,9 +209,14 @@ int run_history(const CommandArgs& argv) {
   if (a.has("json")) {
     json entries = json::array();
     for (const auto& e : *h) {
-      entries.push_back(json{{"id", e.id}, {"version", e.version}, {"action", e.action},
-                             {"by", e.by}, {"at_ms", e.at_ms}, {"reason", e.reason},
-                             {"old", fields_json(e.old_fields)}, {"new", fields_json(e.new_fields)}});
+      entries.push_back(json{{"id", e.id},
+                             {"version", e.version},
+                             {"action", e.action},
+                             {"by", e.by},
+                             {"at_ms", e.at_ms},
+                             {"reason", e.reason},
+                             {"old", fields_json(e.old_fields)},
+                             {"new", fields_json(e.new_fields)}});
     }
     std::cout << json_text(json{{"rule", t->rule}, {"entries", entries}}) << "\n";
     return 0;
@@ -208,15 +228,17 @@ int run_history(const CommandArgs& argv) {
       return c ? c->describe() : "(unreadable: " + c.error() + ")";
     };
     std::cout << "version " << e.version << " " << e.action << " at_ms " << e.at_ms << " by "
-              << e.by << (e.reason.empty() ? "" : " (" + e.reason + ")") << "\n  old: "
-              << describe(e.old_fields) << "\n  new: " << describe(e.new_fields) << "\n";
+              << e.by << (e.reason.empty() ? "" : " (" + e.reason + ")")
+              << "\n  old: " << describe(e.old_fields) << "\n  new: " << describe(e.new_fields)
+              << "\n";
   }
   return 0;
 }
 
 int run_undo(const CommandArgs& argv) {
   Args a("config undo", kSummary,
-         with({{"reason", "TEXT", "why (default: undo of version N)"}, {"by", "WHO", "who (default $USER)"}}),
+         with({{"reason", "TEXT", "why (default: undo of version N)"},
+               {"by", "WHO", "who (default $USER)"}}),
          argv);
   if (a.help_requested()) {
     std::cout << a.usage();
@@ -242,7 +264,8 @@ int run_undo(const CommandArgs& argv) {
 
 int run_config(const CommandArgs& args) {
   const std::string usage =
-      "usage: limitscope-cli config set|get|history|undo|override --redis URL --rule NAME [options]\n"
+      "usage: limitscope-cli config set|get|history|undo|override --redis URL --rule NAME "
+      "[options]\n"
       "  (limitscope-cli config SUBCOMMAND --help for its options)\n";
   if (args.empty()) {
     std::cerr << usage;
@@ -258,7 +281,8 @@ int run_config(const CommandArgs& args) {
   if (args[0] == "history") return run_history(rest);
   if (args[0] == "undo") return run_undo(rest);
   if (args[0] == "override") return run_override(rest);
-  return usage_error("config", "unknown subcommand \"" + args[0] + "\" (set, get, history, undo, override)");
+  return usage_error("config",
+                     "unknown subcommand \"" + args[0] + "\" (set, get, history, undo, override)");
 }
 
 }  // namespace limitscope::cli

@@ -86,14 +86,15 @@ int run_hammer(const CommandArgs& argv) {
   const long long decided = admitted + rejected;
   const auto stats = limiter.stats(options.rule);
   if (args.has("json")) {
-    nlohmann::json j{{"admitted", admitted.load()},
-                     {"rejected", rejected.load()},
-                     {"errors", errors.load()},
-                     {"degraded", degraded.load()},
-                     {"elapsed_s", elapsed_s},
-                     {"decisions_per_s", elapsed_s > 0 ? static_cast<double>(decided) / elapsed_s : 0.0},
-                     {"threads", *threads},
-                     {"breaker_opened", stats.breaker.opened_total}};
+    nlohmann::json j{
+        {"admitted", admitted.load()},
+        {"rejected", rejected.load()},
+        {"errors", errors.load()},
+        {"degraded", degraded.load()},
+        {"elapsed_s", elapsed_s},
+        {"decisions_per_s", elapsed_s > 0 ? static_cast<double>(decided) / elapsed_s : 0.0},
+        {"threads", *threads},
+        {"breaker_opened", stats.breaker.opened_total}};
     j["server_start_us"] = start_us ? nlohmann::json(*start_us) : nlohmann::json(nullptr);
     j["server_end_us"] = end_us ? nlohmann::json(*end_us) : nlohmann::json(nullptr);
     std::cout << json_text(j) << "\n";

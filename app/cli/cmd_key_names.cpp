@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "app/options/args.h"
 #include "app/cli/commands.h"
+#include "app/options/args.h"
 #include "core/common/sha256.h"
 #include "core/limiter/policy.h"
 #include "core/sources/chart_export.h"
@@ -37,10 +37,12 @@ std::string without_keys(std::string error, const std::string& text) {
   std::vector<std::string> keys;
   for (const auto& [key, v] : doc["keys"].items()) keys.push_back(key);
   // Longest first, so a key that contains another is replaced whole.
-  std::sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
+  std::sort(keys.begin(), keys.end(),
+            [](const auto& a, const auto& b) { return a.size() > b.size(); });
   for (const std::string& key : keys) {
     std::string pointer;  // as the error's JSON pointer spells it
-    for (char c : key) pointer += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
+    for (char c : key)
+      pointer += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
     const std::string hashed = "<key sha256:" + api_key_hash(key) + ">";
     replace_all(error, pointer, hashed);
     replace_all(error, key, hashed);
@@ -55,7 +57,9 @@ int run_key_names(const CommandArgs& argv) {
       {"policy", "FILE", "the gateway's policy (docs/policy.md); keys with a \"name\" are written"},
       {"out", "FILE", "write the CSV here (default: standard output)"},
   };
-  Args args(kName, "the key-names CSV (api_key_hash,name) of a policy's named keys, without the keys", specs, argv);
+  Args args(kName,
+            "the key-names CSV (api_key_hash,name) of a policy's named keys, without the keys",
+            specs, argv);
   if (args.help_requested()) {
     std::cout << args.usage();
     return 0;
@@ -78,8 +82,8 @@ int run_key_names(const CommandArgs& argv) {
   if (const auto out = args.get("out")) {
     std::ofstream file(*out, std::ios::binary | std::ios::trunc);
     if (!(file << csv.str()) || !file.flush()) return usage_error(kName, *out + ": cannot write");
-    std::cerr << kName << ": " << rows.size() << " named key(s) of " << policy->keys.size() << " written to " << *out
-              << "\n";
+    std::cerr << kName << ": " << rows.size() << " named key(s) of " << policy->keys.size()
+              << " written to " << *out << "\n";
     return 0;
   }
   std::cout << csv.str();

@@ -21,10 +21,10 @@
 #include <thread>
 #include <vector>
 
-#include "app/options/args.h"
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
 #include "app/cli/tuner_options.h"
+#include "app/options/args.h"
 #include "core/gateway/load_plan.h"
 #include "core/gateway/load_report.h"
 #include "core/limiter/rate.h"
@@ -205,8 +205,7 @@ void print_summary(std::ostream& out, const nlohmann::json& j) {
 
 int play(const Args& args, LoadPlan& plan, const std::string& target, std::size_t concurrency,
          Nanos timeout, const std::map<std::string, std::string>& header);
-int run_trace(const Args& args, const std::string& target, std::size_t concurrency,
-              Nanos timeout);
+int run_trace(const Args& args, const std::string& target, std::size_t concurrency, Nanos timeout);
 std::optional<std::size_t> parse_concurrency(const Args& args);
 
 }  // namespace
@@ -244,8 +243,7 @@ int run_loadgen(const CommandArgs& argv) {
     }
   } else {
     for (const char* only : {"skip-bad-lines", "model", "speed"}) {
-      if (args.has(only))
-        return usage_error(kCommand, std::string("--") + only + " needs --trace");
+      if (args.has(only)) return usage_error(kCommand, std::string("--") + only + " needs --trace");
     }
   }
   for (const char* required : {"target", "scenario", "duration"}) {
@@ -345,8 +343,7 @@ int play(const Args& args, LoadPlan& plan, const std::string& target, std::size_
   return 0;
 }
 
-int run_trace(const Args& args, const std::string& target, std::size_t concurrency,
-              Nanos timeout) {
+int run_trace(const Args& args, const std::string& target, std::size_t concurrency, Nanos timeout) {
   auto trace = load_trace_option(args, nullptr);
   if (!trace) return usage_error(kCommand, trace.error());
   gateway::TracePlanOptions options;

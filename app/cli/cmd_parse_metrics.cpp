@@ -16,9 +16,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "app/options/args.h"
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
+#include "app/options/args.h"
 #include "core/metrics/exposition_parser.h"
 
 namespace limitscope::cli {

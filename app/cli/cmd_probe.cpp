@@ -28,7 +28,8 @@ nlohmann::json opt(const std::optional<T>& v) {
 }
 
 nlohmann::json key_json(const probe::KeyReading& k) {
-  nlohmann::json j{{"key", k.key}, {"profile", k.profile}, {"kind", std::string(probe::to_string(k.kind))}};
+  nlohmann::json j{
+      {"key", k.key}, {"profile", k.profile}, {"kind", std::string(probe::to_string(k.kind))}};
   j["level"] = opt(k.level);
   j["capacity"] = opt(k.capacity);
   j["fill"] = opt(k.fill);
@@ -115,8 +116,10 @@ int probe_metrics(const Args& args) {
     std::cout << last.samples.size() << " samples from " << url->to_string() << "\n";
     if (derived) {
       std::cout << "429/s: " << derived->rejected_per_s << " over " << derived->interval_s << " s";
-      for (const auto& [tier, r] : derived->rejected_per_s_by_tier) std::cout << "  " << tier << " " << r;
-      std::cout << "\nmax quota burn: " << derived->max_quota_burn << " " << derived->max_quota_burn_series << "\n";
+      for (const auto& [tier, r] : derived->rejected_per_s_by_tier)
+        std::cout << "  " << tier << " " << r;
+      std::cout << "\nmax quota burn: " << derived->max_quota_burn << " "
+                << derived->max_quota_burn_series << "\n";
     }
     for (const auto& e : errors) std::cout << "error: " << e << "\n";
   }
@@ -128,7 +131,8 @@ int probe_prometheus(const Args& args) {
   auto url = probe::parse_http_url(*args.get("prometheus"));
   if (!url) return usage_error(kName, "--prometheus: " + url.error());
   const auto query = args.get("query");
-  if (!query && !args.has("alerts")) return usage_error(kName, "--prometheus needs --query EXPR or --alerts");
+  if (!query && !args.has("alerts"))
+    return usage_error(kName, "--prometheus needs --query EXPR or --alerts");
   probe::FetchOptions fo;
   if (auto token = args.get("bearer-token-env")) {
     const char* v = std::getenv(token->c_str());
@@ -159,8 +163,10 @@ int probe_prometheus(const Args& args) {
     for (const auto& alert : *a) {
       nlohmann::json labels = nlohmann::json::object();
       for (const auto& [k, v] : alert.labels.pairs()) labels[k] = v;
-      j["alerts"].push_back({{"labels", labels}, {"state", alert.state},
-                             {"active_at", alert.active_at}, {"value", alert.value}});
+      j["alerts"].push_back({{"labels", labels},
+                             {"state", alert.state},
+                             {"active_at", alert.active_at},
+                             {"value", alert.value}});
     }
   }
   if (args.has("json")) {
@@ -175,7 +181,8 @@ int probe_prometheus(const Args& args) {
 
 int run_probe(const CommandArgs& argv) {
   std::vector<OptionSpec> specs{
-      {"redis", "URL", "redis://[user:password@]host:port/db, unix:///path or redis+cluster://host:port,host:port"},
+      {"redis", "URL",
+       "redis://[user:password@]host:port/db, unix:///path or redis+cluster://host:port,host:port"},
       redis_password_file_spec(),
       {"profiles", "FILE", "schema profiles (JSON), tried before the built-in ones"},
       {"match", "PATTERN", "SCAN MATCH pattern (default *)"},
@@ -268,9 +275,11 @@ int run_probe(const CommandArgs& argv) {
     if (!k.error.empty()) {
       std::cout << "error: " << k.error;
     } else if (k.fill) {
-      std::cout << "level " << *k.level << " / " << *k.capacity << " (" << (*k.fill * 100) << "% full)";
+      std::cout << "level " << *k.level << " / " << *k.capacity << " (" << (*k.fill * 100)
+                << "% full)";
     } else if (k.occupancy) {
-      std::cout << "window " << *k.count << " / " << *k.limit << " (" << (*k.occupancy * 100) << "% used)";
+      std::cout << "window " << *k.count << " / " << *k.limit << " (" << (*k.occupancy * 100)
+                << "% used)";
     } else if (k.level) {
       std::cout << "stored level " << *k.level << " (no capacity in the profile)";
     }

@@ -1,8 +1,9 @@
 // limitscope-cli replay: plays a trace through one algorithm and parameter set of the core and
 // prints what would have happened: admitted and rejected by key, tier and model, the 429
 // ratio, the largest burst admitted, shaping waits, spend in dollars (tokens at the policy's
-// model prices), the worst key's spend per minute, and a timeline with the daily quota burn. Exit 0 on success, 2 on bad usage, an
-// unreadable trace, a trace with bad lines (unless --skip-bad-lines) or invalid parameters.
+// model prices), the worst key's spend per minute, and a timeline with the daily quota burn. Exit 0
+// on success, 2 on bad usage, an unreadable trace, a trace with bad lines (unless --skip-bad-lines)
+// or invalid parameters.
 
 #include <algorithm>
 #include <iostream>
@@ -21,10 +22,12 @@ namespace {
 constexpr const char* kName = "replay";
 
 // Named counts, leaving out the empty name (events without a model or tier).
-nlohmann::json by_name(const std::vector<std::string>& names, const std::vector<tuner::Counts>& counts) {
+nlohmann::json by_name(const std::vector<std::string>& names,
+                       const std::vector<tuner::Counts>& counts) {
   nlohmann::json j = nlohmann::json::object();
   for (std::size_t i = 0; i < names.size(); ++i) {
-    if (!names[i].empty() && counts[i].admitted + counts[i].rejected > 0) j[names[i]] = counts_json(counts[i]);
+    if (!names[i].empty() && counts[i].admitted + counts[i].rejected > 0)
+      j[names[i]] = counts_json(counts[i]);
   }
   return j;
 }
@@ -45,7 +48,8 @@ nlohmann::json spend_json(const tuner::Trace& trace, const tuner::SpendSummary& 
 
 int run_replay(const CommandArgs& argv) {
   auto specs = replay_option_specs();
-  specs.push_back({"timeline-step", "D", "timeline resolution, e.g. 1m (default: at most 200 points)"});
+  specs.push_back(
+      {"timeline-step", "D", "timeline resolution, e.g. 1m (default: at most 200 points)"});
   specs.push_back({"json", "", "print the result as JSON"});
   Args args(kName, "replay a trace through one limiter setting", specs, argv);
   if (args.help_requested()) {
@@ -60,12 +64,14 @@ int run_replay(const CommandArgs& argv) {
   if (auto step = args.get("timeline-step")) {
     auto d = parse_duration(*step);
     if (!d) return usage_error(kName, "--timeline-step: " + d.error());
-    if (*d < std::chrono::seconds(1)) return usage_error(kName, "--timeline-step " + *step + ": must be at least 1s");
+    if (*d < std::chrono::seconds(1))
+      return usage_error(kName, "--timeline-step " + *step + ": must be at least 1s");
     options.timeline_step = *d;
   }
   auto r = tuner::replay(in.trace, in.params, options);
   if (!r) return usage_error(kName, r.error());
-  if (in.skipped > 0) r->warnings.push_back("skipped " + std::to_string(in.skipped) + " bad trace line(s)");
+  if (in.skipped > 0)
+    r->warnings.push_back("skipped " + std::to_string(in.skipped) + " bad trace line(s)");
 
   if (args.has("json")) {
     nlohmann::json j = counts_json(r->total);
@@ -82,8 +88,11 @@ int run_replay(const CommandArgs& argv) {
     j["timeline_step_s"] = static_cast<double>(r->timeline_step.count()) / 1e9;
     j["timeline"] = nlohmann::json::array();
     for (const auto& p : r->timeline) {
-      j["timeline"].push_back({{"t_s", p.t_s}, {"admitted", p.admitted}, {"rejected", p.rejected},
-                               {"spend_usd", p.spend}, {"max_quota_burn", p.max_quota_burn},
+      j["timeline"].push_back({{"t_s", p.t_s},
+                               {"admitted", p.admitted},
+                               {"rejected", p.rejected},
+                               {"spend_usd", p.spend},
+                               {"max_quota_burn", p.max_quota_burn},
                                {"keys_over_quota", p.keys_over_quota}});
     }
     j["warnings"] = r->warnings;
@@ -94,11 +103,13 @@ int run_replay(const CommandArgs& argv) {
               << r->total.rejected << " (" << r->total.ratio_429() * 100 << "% 429), largest burst "
               << r->largest_burst_admitted << " in 1 s\n";
     if (r->spend.priced) {
-      std::cout << "spend $" << r->total.admitted_spend << "; worst key " << in.trace.keys[r->spend.worst_key]
-                << " $" << r->spend.worst_key_per_min << " in the minute from t="
-                << static_cast<double>(r->spend.worst_minute_ns) / 1e9 << " s\n";
+      std::cout << "spend $" << r->total.admitted_spend << "; worst key "
+                << in.trace.keys[r->spend.worst_key] << " $" << r->spend.worst_key_per_min
+                << " in the minute from t=" << static_cast<double>(r->spend.worst_minute_ns) / 1e9
+                << " s\n";
     }
-    if (!r->spend.unpriced_reason.empty()) std::cout << "note: " << r->spend.unpriced_reason << "\n";
+    if (!r->spend.unpriced_reason.empty())
+      std::cout << "note: " << r->spend.unpriced_reason << "\n";
     double burn = 0;
     for (const auto& p : r->timeline) burn = std::max(burn, p.max_quota_burn);
     std::cout << "highest daily quota burn of a key: " << burn * 100 << "%\n";

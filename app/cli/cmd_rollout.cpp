@@ -4,21 +4,22 @@
 // check the guard (a PromQL expression on a gateway's /metrics, or evaluated by a Prometheus
 // server) is evaluated; when it returns a sample every key goes back to the live config at
 // once (audited, with the value); otherwise each step holds --hold, then the next share, and
-// after 100% the shadow becomes the live config. `pause` holds the step (the guard still watches); `resume` continues it with the rest
-// of its hold. The state is in Redis: a controller stopped in between is replaced by `resume`.
-// Exit 0 completed (or, for status/abort/--detach, done), 1 rolled back, aborted or refused by
-// what Redis holds, 2 bad usage.
+// after 100% the shadow becomes the live config. `pause` holds the step (the guard still watches);
+// `resume` continues it with the rest of its hold. The state is in Redis: a controller stopped in
+// between is replaced by `resume`. Exit 0 completed (or, for status/abort/--detach, done), 1 rolled
+// back, aborted or refused by what Redis holds, 2 bad usage.
+
+#include "app/cli/cmd_rollout.h"
 
 #include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "app/options/args.h"
-#include "app/cli/cmd_rollout.h"
 #include "app/cli/config_options.h"
 #include "app/cli/json_output.h"
 #include "app/cli/subcommands.h"
+#include "app/options/args.h"
 #include "core/limiter/clock.h"
 #include "core/limiter/rate.h"
 #include "core/probe/rollout_guard.h"
@@ -40,8 +41,12 @@ json state_json(const std::string& rule, const RolloutState& s,
   for (auto b : s.steps_bp) steps.push_back(static_cast<double>(b) / 100.0);
   json events = json::array();
   for (const auto& e : history) {
-    events.push_back({{"seq", e.seq}, {"action", e.action}, {"by", e.by}, {"at_ms", e.at_ms},
-                      {"reason", e.reason}, {"state", e.state},
+    events.push_back({{"seq", e.seq},
+                      {"action", e.action},
+                      {"by", e.by},
+                      {"at_ms", e.at_ms},
+                      {"reason", e.reason},
+                      {"state", e.state},
                       {"share_percent", static_cast<double>(e.share_bp) / 100.0},
                       {"guard_value", e.guard_value ? json(*e.guard_value) : json(nullptr)}});
   }
@@ -100,23 +105,28 @@ int drive(const Args& a, const std::string& command, const Target& t, const std:
   // slot map) instead of connecting again.
   redis::Endpoint endpoint(t.url, redis::EndpointOptions::with(t.connect), clock);
   auto first = endpoint.on_rule<std::optional<RolloutState>>(
-      t.schema, t.rule, [&](redis::Connection& c) { return redis::get_rollout(c, t.schema, t.rule); });
+      t.schema, t.rule,
+      [&](redis::Connection& c) { return redis::get_rollout(c, t.schema, t.rule); });
   if (!first) return redis_failure(command, first.error());
-  if (!*first) return redis_failure(command, redis::make_redis_error(redis::ErrorKind::reply, "rule " + t.rule + " has no rollout"));
+  if (!*first)
+    return redis_failure(command, redis::make_redis_error(redis::ErrorKind::reply,
+                                                          "rule " + t.rule + " has no rollout"));
   auto guard = probe::RolloutGuard::make((*first)->guard, (*first)->source);
   if (!guard) return usage_error(command, guard.error());
-  const auto every = std::chrono::milliseconds(std::clamp<std::int64_t>((*first)->hold_ms / 5, 100, 5000));
+  const auto every =
+      std::chrono::milliseconds(std::clamp<std::int64_t>((*first)->hold_ms / 5, 100, 5000));
   RolloutState s = **first;
   CancelToken never;
   while (s.active()) {
     // The guard is read once per tick, even when the endpoint runs the tick again.
     std::optional<redis::GuardCheck> reading;
-    auto next = endpoint.on_rule<RolloutState>(t.schema, t.rule, [&](redis::Connection& c) -> redis::Result<RolloutState> {
-      auto now = server_ms(c);
-      if (!now) return now.error();
-      return redis::rollout_tick(c, t.schema, t.rule, probe::guard_once(**guard, *now, reading),
-                                 *now, by);
-    });
+    auto next = endpoint.on_rule<RolloutState>(
+        t.schema, t.rule, [&](redis::Connection& c) -> redis::Result<RolloutState> {
+          auto now = server_ms(c);
+          if (!now) return now.error();
+          return redis::rollout_tick(c, t.schema, t.rule, probe::guard_once(**guard, *now, reading),
+                                     *now, by);
+        });
     if (!next && redis::is_version_conflict(next.error())) {
       // Another writer (a pause, an abort, another controller) moved the rollout between this
       // tick's read and its write: the next tick reads what it wrote.
@@ -128,7 +138,8 @@ int drive(const Args& a, const std::string& command, const Target& t, const std:
     if (s.active()) clock.wait_until(clock.now() + every, never);
   }
   auto h = endpoint.on_rule<std::vector<redis::RolloutEvent>>(
-      t.schema, t.rule, [&](redis::Connection& c) { return redis::rollout_history(c, t.schema, t.rule, 50); });
+      t.schema, t.rule,
+      [&](redis::Connection& c) { return redis::rollout_history(c, t.schema, t.rule, 50); });
   return finish(a, t.rule, s, h ? *h : std::vector<redis::RolloutEvent>{}, 0);
 }
 
@@ -137,7 +148,9 @@ std::vector<OptionSpec> by_specs(std::vector<OptionSpec> more) {
   return with(std::move(more));
 }
 
-std::string by_of(const Args& a) { return a.get("by").value_or(default_user()); }
+std::string by_of(const Args& a) {
+  return a.get("by").value_or(default_user());
+}
 
 int run_start(const CommandArgs& argv) {
   const std::string command = "rollout start";
@@ -184,11 +197,12 @@ int run_start(const CommandArgs& argv) {
   plan.guard = *guard_opt;
   plan.source = source;
   const std::string by = by_of(a);
-  auto started = on_rule<RolloutState>(*t, [&](redis::Connection& c) -> redis::Result<RolloutState> {
-    auto now = server_ms(c);
-    if (!now) return now.error();
-    return redis::start_rollout(c, t->schema, t->rule, plan, *now, by);
-  });
+  auto started =
+      on_rule<RolloutState>(*t, [&](redis::Connection& c) -> redis::Result<RolloutState> {
+        auto now = server_ms(c);
+        if (!now) return now.error();
+        return redis::start_rollout(c, t->schema, t->rule, plan, *now, by);
+      });
   if (!started) return redis_failure(command, started.error());
   if (a.has("detach")) return finish(a, t->rule, *started, {}, started->step_started_ms);
   return drive(a, command, *t, by);
@@ -272,7 +286,8 @@ int run_abort(const CommandArgs& argv) {
   auto t = target_or_exit(a, command, exit);
   if (!t) return exit;
   auto r = on_rule<RolloutState>(*t, [&](redis::Connection& c) {
-    return redis::abort_rollout(c, t->schema, t->rule, by_of(a), a.get("reason").value_or("aborted by the operator"));
+    return redis::abort_rollout(c, t->schema, t->rule, by_of(a),
+                                a.get("reason").value_or("aborted by the operator"));
   });
   if (!r) return redis_failure(command, r.error());
   finish(a, t->rule, *r, {}, 0);
@@ -289,7 +304,9 @@ int run_rollout(const CommandArgs& args) {
       {"resume", "continue a paused rollout, or drive one whose controller stopped", run_resume},
       {"abort", "every key back to the live config at once (audited)", run_abort},
   };
-  return run_subcommand("rollout", "the state lives in Redis: `resume` continues a rollout from any host", kSubjects, args);
+  return run_subcommand("rollout",
+                        "the state lives in Redis: `resume` continues a rollout from any host",
+                        kSubjects, args);
 }
 
 }  // namespace limitscope::cli

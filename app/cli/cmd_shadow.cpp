@@ -9,11 +9,11 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "app/options/args.h"
 #include "app/cli/commands.h"
 #include "app/cli/config_options.h"
 #include "app/cli/json_output.h"
 #include "app/cli/subcommands.h"
+#include "app/options/args.h"
 #include "core/redis/shadow_config.h"
 
 namespace limitscope::cli {
@@ -25,34 +25,38 @@ using redis::RuleConfig;
 using redis::ShadowState;
 
 constexpr std::string_view kSummary =
-    "store a candidate config beside a rule's live one (shadow: evaluated on every decision, never enforced)";
+    "store a candidate config beside a rule's live one (shadow: evaluated on every decision, never "
+    "enforced)";
 
 constexpr std::string_view kSubjectsNote =
     "a shadow config is evaluated by every decision of the rule on its own state keys and never "
     "enforced; `show` counts what it decided";
 
-json state_json(const std::string& rule, const ShadowState& s, const std::optional<RuleConfig>& live) {
+json state_json(const std::string& rule, const ShadowState& s,
+                const std::optional<RuleConfig>& live) {
   const redis::ShadowCounts& n = s.counts;
   json j{{"rule", rule},
-              {"version", s.version},
-              {"updated_at_ms", s.updated_at_ms},
-              {"updated_by", s.updated_by},
-              {"reason", s.reason},
-              {"shadow", s.config ? config_json(rule, *s.config) : json(nullptr)},
-              {"live", live ? config_json(rule, *live) : json(nullptr)},
-              {"evaluated", n.evaluated() > 0},
-              {"counts", s.config ? json{{"allowed", n.allowed},
-                                         {"rejected", n.rejected},
-                                         {"would_reject", n.would_reject},
-                                         {"would_admit", n.would_admit}}
-                                  : json(nullptr)}};
+         {"version", s.version},
+         {"updated_at_ms", s.updated_at_ms},
+         {"updated_by", s.updated_by},
+         {"reason", s.reason},
+         {"shadow", s.config ? config_json(rule, *s.config) : json(nullptr)},
+         {"live", live ? config_json(rule, *live) : json(nullptr)},
+         {"evaluated", n.evaluated() > 0},
+         {"counts", s.config ? json{{"allowed", n.allowed},
+                                    {"rejected", n.rejected},
+                                    {"would_reject", n.would_reject},
+                                    {"would_admit", n.would_admit}}
+                             : json(nullptr)}};
   if (s.config && n.evaluated() == 0) j["note"] = std::string(redis::kShadowNotEvaluated);
   return j;
 }
 
-void print_state(const std::string& rule, const ShadowState& s, const std::optional<RuleConfig>& live) {
+void print_state(const std::string& rule, const ShadowState& s,
+                 const std::optional<RuleConfig>& live) {
   if (s.config) {
-    std::cout << "rule " << rule << " shadow version " << s.version << ": " << s.config->describe() << "\n";
+    std::cout << "rule " << rule << " shadow version " << s.version << ": " << s.config->describe()
+              << "\n";
   } else {
     std::cout << "rule " << rule << " has no shadow config";
     if (s.version > 0) std::cout << " (cleared at version " << s.version << ")";
@@ -63,8 +67,9 @@ void print_state(const std::string& rule, const ShadowState& s, const std::optio
     if (!s.reason.empty()) std::cout << " (" << s.reason << ")";
     std::cout << "\n";
   }
-  std::cout << "  live: " << (live ? "version " + std::to_string(live->version) + ": " + live->describe()
-                                   : std::string("(no config)"))
+  std::cout << "  live: "
+            << (live ? "version " + std::to_string(live->version) + ": " + live->describe()
+                     : std::string("(no config)"))
             << "\n";
   if (!s.config) return;
   const redis::ShadowCounts& n = s.counts;
@@ -72,9 +77,9 @@ void print_state(const std::string& rule, const ShadowState& s, const std::optio
     std::cout << "  " << redis::kShadowNotEvaluated << "\n";
     return;
   }
-  std::cout << "  shadow decisions: " << n.allowed << " allowed, " << n.rejected << " rejected; would reject "
-            << n.would_reject << " the live config admitted, would admit " << n.would_admit
-            << " it refused\n";
+  std::cout << "  shadow decisions: " << n.allowed << " allowed, " << n.rejected
+            << " rejected; would reject " << n.would_reject
+            << " the live config admitted, would admit " << n.would_admit << " it refused\n";
 }
 
 // The shared options and --reason/--by/--expect-version; nullopt with `exit` set after --help
@@ -125,8 +130,12 @@ int run_set(const CommandArgs& argv) {
     return Written{*stored, live ? *live : std::nullopt};
   });
   if (!written) return redis_failure(command, written.error());
-  ShadowState s{written->shadow, written->shadow.version, written->shadow.updated_at_ms,
-                written->shadow.updated_by, written->shadow.reason, redis::ShadowCounts{}};
+  ShadowState s{written->shadow,
+                written->shadow.version,
+                written->shadow.updated_at_ms,
+                written->shadow.updated_by,
+                written->shadow.reason,
+                redis::ShadowCounts{}};
   if (a.has("json")) {
     std::cout << json_text(state_json(t->rule, s, written->live)) << "\n";
   } else {
@@ -170,8 +179,9 @@ int run_clear(const CommandArgs& argv) {
   if (!p) return exit;
   const Target* t = &p->target;
   const redis::ChangeInfo* change = &p->change;
-  auto cleared = on_rule<ShadowState>(
-      *t, [&](redis::Connection& c) { return redis::clear_shadow(c, t->schema, t->rule, *change); });
+  auto cleared = on_rule<ShadowState>(*t, [&](redis::Connection& c) {
+    return redis::clear_shadow(c, t->schema, t->rule, *change);
+  });
   if (!cleared) return redis_failure(command, cleared.error());
   if (a.has("json")) {
     std::cout << json_text(state_json(t->rule, *cleared, std::nullopt)) << "\n";

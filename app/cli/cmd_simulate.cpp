@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "app/options/args.h"
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
+#include "app/options/args.h"
 #include "core/limiter/policy.h"
 #include "core/limiter/rate.h"
 #include "core/sim/simulation.h"

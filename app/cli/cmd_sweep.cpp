@@ -8,8 +8,8 @@
 // recommendation is null), 2 on bad usage or input.
 
 #include <iostream>
-#include <tuple>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
@@ -59,9 +59,12 @@ nlohmann::json figures_json(const std::optional<tuner::SettingFigures>& f) {
 Expected<LimitParams> current_setting(const std::string& text, const tuner::SweepSpec& spec) {
   const auto comma = text.find(',');
   const std::string shown = "--current '" + text + "'";
-  if (comma == std::string::npos) return make_error(shown + ": expected X,Y (capacity,refill per second or window seconds,limit)");
+  if (comma == std::string::npos)
+    return make_error(shown +
+                      ": expected X,Y (capacity,refill per second or window seconds,limit)");
   auto x = tuner::parse_axis(text.substr(0, comma) + ":" + text.substr(0, comma) + ":1", "current");
-  auto y = tuner::parse_axis(text.substr(comma + 1) + ":" + text.substr(comma + 1) + ":1", "current");
+  auto y =
+      tuner::parse_axis(text.substr(comma + 1) + ":" + text.substr(comma + 1) + ":1", "current");
   if (!x || !y) return make_error(shown + ": X and Y must be numbers > 0");
   const LimitParams p = tuner::cell_params(spec, x->min, y->min);
   if (auto why = p.validate()) return make_error(shown + ": " + *why);
@@ -72,17 +75,24 @@ Expected<LimitParams> current_setting(const std::string& text, const tuner::Swee
 
 int run_sweep(const CommandArgs& argv) {
   auto specs = trace_option_specs();
-  specs.push_back({"algorithm", "A", "token-bucket, gcra, sliding-log, sliding-counter, fixed-window, leaky-bucket"});
-  specs.push_back({"capacity", "MIN:MAX:STEPS[:lin]", "capacities (bucket algorithms; log-spaced unless :lin)"});
+  specs.push_back({"algorithm", "A",
+                   "token-bucket, gcra, sliding-log, sliding-counter, fixed-window, leaky-bucket"});
+  specs.push_back({"capacity", "MIN:MAX:STEPS[:lin]",
+                   "capacities (bucket algorithms; log-spaced unless :lin)"});
   specs.push_back({"refill", "MIN:MAX:STEPS[:lin]", "refill rates per second (bucket algorithms)"});
   specs.push_back({"window", "MIN:MAX:STEPS[:lin]", "windows in seconds (window algorithms)"});
   specs.push_back({"limit", "MIN:MAX:STEPS[:lin]", "limits per window (window algorithms)"});
-  specs.push_back({"steps", "N", "without axes: N × N settings around the trace's first guess (default 9)"});
-  specs.push_back({"current", "X,Y", "the current setting (capacity,refill/s or window s,limit): the spend limit's reference"});
-  specs.push_back({"max-spend-increase", "SHARE", "spend at most SHARE more than --current admits (default 0.1 = +10%; 'off')"});
+  specs.push_back(
+      {"steps", "N", "without axes: N × N settings around the trace's first guess (default 9)"});
+  specs.push_back(
+      {"current", "X,Y",
+       "the current setting (capacity,refill/s or window s,limit): the spend limit's reference"});
+  specs.push_back({"max-spend-increase", "SHARE",
+                   "spend at most SHARE more than --current admits (default 0.1 = +10%; 'off')"});
   specs.push_back({"max-429", "R", "constraint: overall 429 ratio at most R (e.g. 0.001)"});
   specs.push_back({"max-key-429", "R", "constraint: no key's 429 ratio above R"});
-  specs.push_back({"max-key-spend", "USD", "constraint: no key admitted more than USD dollars in any minute"});
+  specs.push_back(
+      {"max-key-spend", "USD", "constraint: no key admitted more than USD dollars in any minute"});
   for (auto& spec : pricing_option_specs()) specs.push_back(std::move(spec));
   specs.push_back({"threads", "N", "worker threads (default 2)"});
   specs.push_back({"json", "", "print every cell and the recommendation as JSON"});
@@ -104,7 +114,8 @@ int run_sweep(const CommandArgs& argv) {
   const auto xt = args.get(xn);
   const auto yt = args.get(yn);
   if (static_cast<bool>(xt) != static_cast<bool>(yt)) {
-    return usage_error(kName, std::string("give both --") + xn + " and --" + yn + " MIN:MAX:STEPS, or neither");
+    return usage_error(
+        kName, std::string("give both --") + xn + " and --" + yn + " MIN:MAX:STEPS, or neither");
   }
   if (xt) {
     auto x = tuner::parse_axis(*xt, xn);
@@ -160,7 +171,8 @@ int run_sweep(const CommandArgs& argv) {
   auto result = tuner::sweep(*trace, spec);
   if (!result) return usage_error(kName, result.error());
   const double elapsed_s = static_cast<double>((clock.now() - t0).count()) / 1e9;
-  if (auto why = tuner::check_constraints(*result, constraints)) return usage_error(kName, "--max-key-spend: " + *why);
+  if (auto why = tuner::check_constraints(*result, constraints))
+    return usage_error(kName, "--max-key-spend: " + *why);
   tuner::GuidedSweep guided;
   guided.all = std::move(*result);
   tuner::OperatorConstraints operator_constraints;
@@ -169,7 +181,8 @@ int run_sweep(const CommandArgs& argv) {
   advice_options.current = current;
   advice_options.max_spend_increase = max_increase;
   advice_options.pricing = &pricing.options;
-  const tuner::Advice advice = tuner::advise(*trace, spec, guided, operator_constraints, advice_options);
+  const tuner::Advice advice =
+      tuner::advise(*trace, spec, guided, operator_constraints, advice_options);
   const auto& rec = advice.recommendation;
   const auto& cells = guided.all.cells;
   const bool constrained = constraints.max_ratio_429 || constraints.max_worst_key_429 ||
@@ -188,24 +201,29 @@ int run_sweep(const CommandArgs& argv) {
     j["cells"] = nlohmann::json::array();
     for (const auto& c : cells) j["cells"].push_back(cell_json(c, window));
     j["frontier"] = rec.frontier;
-    j["recommendation"] = constrained && rec.best ? cell_json(cells[*rec.best], window) : nlohmann::json(nullptr);
+    j["recommendation"] =
+        constrained && rec.best ? cell_json(cells[*rec.best], window) : nlohmann::json(nullptr);
     j["first_guess"] = {{"setting", tuner::setting_text(guess.params)}, {"basis", guess.basis}};
     nlohmann::json edges = nlohmann::json::array();
     for (const auto& e : advice.edges) {
-      edges.push_back({{"axis", e.axis == 0 ? xn : yn}, {"end", e.low ? "low" : "high"}, {"value", e.value}});
+      edges.push_back(
+          {{"axis", e.axis == 0 ? xn : yn}, {"end", e.low ? "low" : "high"}, {"value", e.value}});
     }
     j["advice"] = {{"lines", advice.lines},
                    {"edges", edges},
-                   {"spend_cap", advice.spend_cap ? nlohmann::json(*advice.spend_cap) : nlohmann::json(nullptr)},
-                   {"excluded_by_spend", advice.excluded_by_spend ? cell_json(cells[*advice.excluded_by_spend], window)
-                                                                  : nlohmann::json(nullptr)},
+                   {"spend_cap",
+                    advice.spend_cap ? nlohmann::json(*advice.spend_cap) : nlohmann::json(nullptr)},
+                   {"excluded_by_spend", advice.excluded_by_spend
+                                             ? cell_json(cells[*advice.excluded_by_spend], window)
+                                             : nlohmann::json(nullptr)},
                    {"current", figures_json(advice.current)},
                    {"recommended", figures_json(advice.best)}};
     std::cout << json_text(j) << "\n";
   } else {
     std::cout << cells.size() << " settings over " << trace->events.size() << " requests in "
               << elapsed_s << " s\n";
-    std::cout << "first guess: " << tuner::setting_text(guess.params) << " (" << guess.basis << ")\n";
+    std::cout << "first guess: " << tuner::setting_text(guess.params) << " (" << guess.basis
+              << ")\n";
     if (constrained) {
       for (const auto& line : advice.lines) std::cout << line << "\n";
     }

@@ -4,9 +4,9 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "app/options/args.h"
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
+#include "app/options/args.h"
 #include "core/metrics/promtool_test_file.h"
 #include "core/metrics/promtool_test_runner.h"
 
@@ -16,9 +16,12 @@ namespace {
 
 std::string_view verdict_name(metrics::RuleTestReport::Verdict v) {
   switch (v) {
-    case metrics::RuleTestReport::Verdict::passed: return "passed";
-    case metrics::RuleTestReport::Verdict::failed: return "failed";
-    case metrics::RuleTestReport::Verdict::bad_input: return "bad_input";
+    case metrics::RuleTestReport::Verdict::passed:
+      return "passed";
+    case metrics::RuleTestReport::Verdict::failed:
+      return "failed";
+    case metrics::RuleTestReport::Verdict::bad_input:
+      return "bad_input";
   }
   return "bad_input";
 }
@@ -64,7 +67,9 @@ int run_test_rules(const CommandArgs& argv) {
     }
     std::cout << "Unit Testing:  " << path << "\n" << std::flush;
     switch (report.verdict) {
-      case metrics::RuleTestReport::Verdict::passed: std::cout << "  SUCCESS\n"; break;
+      case metrics::RuleTestReport::Verdict::passed:
+        std::cout << "  SUCCESS\n";
+        break;
       case metrics::RuleTestReport::Verdict::failed:
         std::cerr << "  FAILED:\n";
         for (const auto& f : report.failures) std::cerr << f << "\n\n";

@@ -8,8 +8,10 @@ namespace limitscope::cli {
 
 int run_whatif(const CommandArgs& args) {
   static constexpr Subcommand kScenarios[] = {
-      {"outage", "a Redis outage window under fail-open, fail-closed and a local fallback limiter", run_whatif_outage},
-      {"routing", "requests estimated under N tokens go to model M: spend and 429s", run_whatif_routing},
+      {"outage", "a Redis outage window under fail-open, fail-closed and a local fallback limiter",
+       run_whatif_outage},
+      {"routing", "requests estimated under N tokens go to model M: spend and 429s",
+       run_whatif_routing},
   };
   return run_subcommand("whatif", "", kScenarios, args);
 }

@@ -44,7 +44,8 @@ void print_text(const tuner::OutageWhatIf& w) {
             << w.baseline_in_outage.admitted + w.baseline_in_outage.rejected
             << " requests fall in it\n";
   std::cout << std::left << std::setw(16) << "mode" << std::setw(12) << "admitted" << std::setw(12)
-            << "refused" << std::setw(16) << "over-admitted" << "extra spend $\n";
+            << "refused" << std::setw(16) << "over-admitted"
+            << "extra spend $\n";
   std::cout << std::setw(16) << "no outage" << std::setw(12) << w.baseline.admitted << std::setw(12)
             << w.baseline.rejected << std::setw(16) << 0 << 0 << "\n";
   for (const auto& m : w.modes) {
@@ -59,16 +60,20 @@ void print_text(const tuner::OutageWhatIf& w) {
 
 int run_whatif_outage(const CommandArgs& argv) {
   auto specs = replay_option_specs();
-  specs.push_back({"outage", "D@HH:MM", "the outage: its length and UTC start (or D@+OFFSET from the trace's start)"});
-  specs.push_back({"replicas", "N", "gateway replicas, each with a 1/N local fallback limiter (default 1)"});
+  specs.push_back({"outage", "D@HH:MM",
+                   "the outage: its length and UTC start (or D@+OFFSET from the trace's start)"});
+  specs.push_back(
+      {"replicas", "N", "gateway replicas, each with a 1/N local fallback limiter (default 1)"});
   specs.push_back({"json", "", "print the result as JSON"});
-  Args args(kName, "a Redis outage window under fail-open, fail-closed and a local fallback", specs, argv);
+  Args args(kName, "a Redis outage window under fail-open, fail-closed and a local fallback", specs,
+            argv);
   if (args.help_requested()) {
     std::cout << args.usage();
     return 0;
   }
   if (!args.ok()) return usage_error(kName, args.error());
-  if (!args.has("outage")) return usage_error(kName, "--outage D@HH:MM is required, e.g. 10m@14:00");
+  if (!args.has("outage"))
+    return usage_error(kName, "--outage D@HH:MM is required, e.g. 10m@14:00");
   auto replicas = integer_option(args, "replicas", 1, 1, 10'000);
   if (!replicas) return usage_error(kName, replicas.error());
   ReplayInputs in;

@@ -24,14 +24,16 @@ int run_whatif_routing(const CommandArgs& argv) {
   specs.push_back({"under", "N", "route requests estimated under N tokens"});
   specs.push_back({"to", "MODEL", "to this model (from the policy)"});
   specs.push_back({"json", "", "print the result as JSON"});
-  Args args(kName, "route small requests to another model; spend and 429s against the trace as it was",
+  Args args(kName,
+            "route small requests to another model; spend and 429s against the trace as it was",
             specs, argv);
   if (args.help_requested()) {
     std::cout << args.usage();
     return 0;
   }
   if (!args.ok()) return usage_error(kName, args.error());
-  if (!args.has("under") || !args.has("to")) return usage_error(kName, "--under N and --to MODEL are required");
+  if (!args.has("under") || !args.has("to"))
+    return usage_error(kName, "--under N and --to MODEL are required");
   auto under = integer_option(args, "under", 0, 1, 100'000'000);
   if (!under) return usage_error(kName, under.error());
   ReplayInputs in;
@@ -52,14 +54,15 @@ int run_whatif_routing(const CommandArgs& argv) {
                      {"extra_429s", w->extra_429s}};
     std::cout << json_text(j) << "\n";
   } else {
-    std::cout << w->requests_routed << " requests under " << rule.under_tokens << " tokens routed to "
-              << rule.to_model << " (" << w->without_tokens << " without a token estimate)\n"
+    std::cout << w->requests_routed << " requests under " << rule.under_tokens
+              << " tokens routed to " << rule.to_model << " (" << w->without_tokens
+              << " without a token estimate)\n"
               << "as it was: " << w->as_was.admitted << " admitted, " << w->as_was.rejected
               << " 429s, $" << w->as_was.admitted_spend << "\n"
               << "routed:    " << w->routed.admitted << " admitted, " << w->routed.rejected
               << " 429s, $" << w->routed.admitted_spend << "\n"
-              << "spend saved $" << w->spend_saved << ", 429s "
-              << (w->extra_429s >= 0 ? "+" : "") << w->extra_429s << "\n";
+              << "spend saved $" << w->spend_saved << ", 429s " << (w->extra_429s >= 0 ? "+" : "")
+              << w->extra_429s << "\n";
   }
   return 0;
 }

@@ -20,8 +20,9 @@ Expected<LimitParams> make_limit(const std::string& algorithm,
                                  const std::string& where) {
   const auto alg = parse_algorithm(algorithm);
   if (!alg) {
-    return make_error(where + "algorithm \"" + algorithm +
-                      "\" must be token-bucket, gcra, sliding-log, sliding-counter or fixed-window");
+    return make_error(
+        where + "algorithm \"" + algorithm +
+        "\" must be token-bucket, gcra, sliding-log, sliding-counter or fixed-window");
   }
   LimitParams p;
   p.algorithm = *alg;
@@ -37,7 +38,8 @@ Expected<LimitParams> make_limit(const std::string& algorithm,
     if (!s) return make_error(s.error());
     char* end = nullptr;
     const double d = std::strtod(s->c_str(), &end);
-    if (s->empty() || *end != '\0') return make_error(where + name + " \"" + *s + "\" is not a number");
+    if (s->empty() || *end != '\0')
+      return make_error(where + name + " \"" + *s + "\" is not a number");
     return d;
   };
   if (is_window_algorithm(p.algorithm)) {
@@ -124,10 +126,15 @@ json config_json(const std::string& rule, const RuleConfig& c) {
   for (const auto& l : c.limits) limits.push_back(limit_json(l));
   json overrides = json::object();
   for (const auto& [key, p] : c.overrides) overrides[key] = limit_json(redis::NamedLimit{"", p});
-  return json{{"rule", rule},           {"version", c.version},
-              {"updated_at_ms", c.updated_at_ms}, {"updated_by", c.updated_by},
-              {"reason", c.reason},     {"composite", c.composite()},
-              {"describe", c.describe()}, {"limits", limits}, {"overrides", overrides}};
+  return json{{"rule", rule},
+              {"version", c.version},
+              {"updated_at_ms", c.updated_at_ms},
+              {"updated_by", c.updated_by},
+              {"reason", c.reason},
+              {"composite", c.composite()},
+              {"describe", c.describe()},
+              {"limits", limits},
+              {"overrides", overrides}};
 }
 
 json fields_json(const std::map<std::string, std::string>& f) {
@@ -200,7 +207,6 @@ Expected<redis::ChangeInfo> change_info(const Args& a) {
   return change;
 }
 
-
 std::vector<OptionSpec> config_limit_specs() {
   return {{"algorithm", "A", "token-bucket, gcra, sliding-log, sliding-counter, fixed-window"},
           {"capacity", "N", "bucket size, cost units (bucket algorithms)"},
@@ -210,7 +216,8 @@ std::vector<OptionSpec> config_limit_specs() {
           {"composite-limit", "NAME:ALG:k=v:...", "one limit of a composite rule (repeat)", true}};
 }
 
-std::vector<OptionSpec> with_change_specs(std::vector<OptionSpec> specs, const std::string& expect_help) {
+std::vector<OptionSpec> with_change_specs(std::vector<OptionSpec> specs,
+                                          const std::string& expect_help) {
   specs.push_back({"reason", "TEXT", "why (kept in the audit stream)"});
   specs.push_back({"by", "WHO", "who (default $USER)"});
   specs.push_back({"expect-version", "N", expect_help});
@@ -222,7 +229,8 @@ Expected<RuleConfig> config_from_limit_options(const Args& a) {
   const auto subs = a.all("composite-limit");
   if (!subs.empty()) {
     for (const char* o : {"algorithm", "capacity", "refill", "limit", "window"}) {
-      if (a.has(o)) return make_error(std::string("--") + o + " and --composite-limit exclude each other");
+      if (a.has(o))
+        return make_error(std::string("--") + o + " and --composite-limit exclude each other");
     }
     for (const auto& s : subs) {
       auto l = parse_sub_limit(s);
@@ -239,10 +247,11 @@ Expected<RuleConfig> config_from_limit_options(const Args& a) {
     auto p = make_limit(*alg, v, "--");
     if (!p) return make_error(p.error());
     const bool window = is_window_algorithm(p->algorithm);
-    const std::vector<std::string> other =
-        window ? std::vector<std::string>{"capacity", "refill"} : std::vector<std::string>{"limit", "window"};
+    const std::vector<std::string> other = window ? std::vector<std::string>{"capacity", "refill"}
+                                                  : std::vector<std::string>{"limit", "window"};
     for (const std::string& o : other) {
-      if (a.has(o)) return make_error("--" + o + " does not apply to " + std::string(to_string(p->algorithm)));
+      if (a.has(o))
+        return make_error("--" + o + " does not apply to " + std::string(to_string(p->algorithm)));
     }
     config = redis::single_limit(*p);
   }

@@ -27,7 +27,8 @@ std::vector<OptionSpec> with(std::vector<OptionSpec> more);
 /// --algorithm, --capacity, --refill, --limit, --window, --composite-limit (repeatable).
 std::vector<OptionSpec> config_limit_specs();
 /// `specs` followed by --reason, --by and --expect-version (described by `expect_help`).
-std::vector<OptionSpec> with_change_specs(std::vector<OptionSpec> specs, const std::string& expect_help);
+std::vector<OptionSpec> with_change_specs(std::vector<OptionSpec> specs,
+                                          const std::string& expect_help);
 
 /// The config the options of config_limit_specs() give, checked as Redis will check it.
 /// @return an error naming the option and the reason
@@ -35,7 +36,8 @@ Expected<redis::RuleConfig> config_from_limit_options(const Args& a);
 
 /// One limit of `algorithm` from option values ("capacity", "refill" or "limit", "window").
 /// @param where prefixed to every error ("--", or the rule)
-Expected<LimitParams> make_limit(const std::string& algorithm, const std::map<std::string, std::string>& v,
+Expected<LimitParams> make_limit(const std::string& algorithm,
+                                 const std::map<std::string, std::string>& v,
                                  const std::string& where);
 
 /// One limit as JSON: name, algorithm, then limit/window/window_ms or capacity/refill/refill_per_s.

@@ -20,7 +20,8 @@ std::vector<OptionSpec> redis_option_specs() {
 Expected<redis::RedisUrl> parse_redis_url_option(const Args& args) {
   redis::ClientOptionText text;
   if (auto url = args.get("redis")) text.url = redis::GivenOption{"--redis", *url};
-  if (auto file = args.get("redis-password-file")) text.password_file = redis::GivenOption{"--redis-password-file", *file};
+  if (auto file = args.get("redis-password-file"))
+    text.password_file = redis::GivenOption{"--redis-password-file", *file};
   auto parsed = redis::parse_client_options(text, std::getenv(redis::kPasswordEnv), true);
   if (!parsed) return make_error(parsed.error());
   return std::move(parsed->url);
@@ -89,10 +90,10 @@ Expected<double> number_option(const Args& args, const std::string& name, double
   if (!text) return fallback;
   double v = 0;
   auto [p, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
-  if (text->empty() || ec != std::errc{} || p != text->data() + text->size() ||
-      !std::isfinite(v) || v < min) {
-    return make_error("--" + name + " '" + *text + "': expected a number >= " +
-                      std::to_string(min));
+  if (text->empty() || ec != std::errc{} || p != text->data() + text->size() || !std::isfinite(v) ||
+      v < min) {
+    return make_error("--" + name + " '" + *text +
+                      "': expected a number >= " + std::to_string(min));
   }
   return v;
 }

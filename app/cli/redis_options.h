@@ -66,7 +66,8 @@ redis::EndpointOptions endpoint_options(const RedisOptions& options, std::size_t
 /// Runs `op` on the shard of `rule` (redis::Endpoint::on_rule) with the CLI's clock: one
 /// endpoint for one job.
 template <class T, class Op>
-redis::Result<T> on_rule_connection(const redis::RedisUrl& url, const redis::ConnectOptions& connect,
+redis::Result<T> on_rule_connection(const redis::RedisUrl& url,
+                                    const redis::ConnectOptions& connect,
                                     const redis::KeySchema& schema, const std::string& rule,
                                     Op&& op) {
   redis::Endpoint endpoint(url, redis::EndpointOptions::with(connect), SteadyClock::instance());

@@ -9,7 +9,8 @@ namespace {
 
 void print_help(std::ostream& out, std::string_view command, std::string_view note,
                 std::span<const Subcommand> subjects) {
-  out << "usage: limitscope-cli " << command << " SUBJECT [options]   (SUBJECT --help for its options)\n";
+  out << "usage: limitscope-cli " << command
+      << " SUBJECT [options]   (SUBJECT --help for its options)\n";
   if (!note.empty()) out << note << "\n";
   out << "\nsubjects:\n";
   for (const auto& s : subjects) {

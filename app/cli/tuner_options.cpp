@@ -3,8 +3,8 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "core/limiter/rate.h"
 #include "app/cli/redis_options.h"
+#include "core/limiter/rate.h"
 #include "core/redis/connection.h"
 #include "core/tuner/stream_trace.h"
 
@@ -12,8 +12,11 @@ namespace limitscope::cli {
 
 std::vector<OptionSpec> trace_option_specs() {
   return {
-      {"trace", "FILE", "JSON lines {\"t\", \"key\", \"cost\", \"model\", \"tier\", \"tokens\"} or CSV with those columns"},
-      {"skip-bad-lines", "", "replay the good lines of a trace that has bad ones (they are counted)"},
+      {"trace", "FILE",
+       "JSON lines {\"t\", \"key\", \"cost\", \"model\", \"tier\", \"tokens\"} or CSV with those "
+       "columns"},
+      {"skip-bad-lines", "",
+       "replay the good lines of a trace that has bad ones (they are counted)"},
       {"redis", "URL", "instead of --trace: the decision stream of --rule in this Redis"},
       redis_password_file_spec(),
       {"rule", "NAME", "with --redis: the rule whose logged decisions to replay"},
@@ -22,14 +25,15 @@ std::vector<OptionSpec> trace_option_specs() {
 }
 
 nlohmann::json counts_json(const tuner::Counts& c) {
-  return {{"admitted", c.admitted}, {"rejected", c.rejected}, {"admitted_cost", c.admitted_cost},
-          {"rejected_cost", c.rejected_cost}, {"ratio_429", c.ratio_429()},
-          {"spend_usd", c.admitted_spend}};
+  return {{"admitted", c.admitted},           {"rejected", c.rejected},
+          {"admitted_cost", c.admitted_cost}, {"rejected_cost", c.rejected_cost},
+          {"ratio_429", c.ratio_429()},       {"spend_usd", c.admitted_spend}};
 }
 
 std::vector<OptionSpec> limit_option_specs() {
   return {
-      {"algorithm", "A", "token-bucket, gcra, sliding-log, sliding-counter, fixed-window, leaky-bucket"},
+      {"algorithm", "A",
+       "token-bucket, gcra, sliding-log, sliding-counter, fixed-window, leaky-bucket"},
       {"capacity", "C", "bucket capacity (bucket algorithms)"},
       {"refill", "R", "refill rate with a unit, e.g. 10/s (bucket algorithms)"},
       {"window", "W", "window with a unit, e.g. 60s (window algorithms)"},
@@ -61,8 +65,10 @@ Expected<tuner::TraceLoad> load_stream(const Args& args) {
 Expected<tuner::Trace> load_trace_option(const Args& args, std::size_t* skipped) {
   const auto file = args.get("trace");
   if (file && args.get("redis")) return make_error("give one of --trace and --redis");
-  if (!file && !args.get("redis")) return make_error("--trace FILE (or --redis URL --rule NAME) is required");
-  const std::string source = file ? *file : "decision stream of rule " + args.get("rule").value_or("?");
+  if (!file && !args.get("redis"))
+    return make_error("--trace FILE (or --redis URL --rule NAME) is required");
+  const std::string source =
+      file ? *file : "decision stream of rule " + args.get("rule").value_or("?");
   auto load = file ? tuner::load_trace_file(*file) : load_stream(args);
   if (!load) return make_error(load.error());
   if (load->error_count > 0 && !args.has("skip-bad-lines")) {
@@ -82,7 +88,8 @@ Expected<tuner::Trace> load_trace_option(const Args& args, std::size_t* skipped)
 
 std::vector<OptionSpec> pricing_option_specs() {
   return {
-      {"policy", "FILE", "model prices, tier quotas and key tiers for spend (default: the embedded policy)"},
+      {"policy", "FILE",
+       "model prices, tier quotas and key tiers for spend (default: the embedded policy)"},
       {"tokens-per-request", "N", "LLM tokens assumed for requests whose trace line gives none"},
   };
 }
@@ -113,7 +120,8 @@ Expected<LimitParams> limit_params_from(const Args& args) {
   if (!alg) return make_error("--algorithm is required");
   const auto a = parse_algorithm(*alg);
   if (!a) {
-    return make_error("--algorithm '" + *alg + "': expected token-bucket, gcra, sliding-log, "
+    return make_error("--algorithm '" + *alg +
+                      "': expected token-bucket, gcra, sliding-log, "
                       "sliding-counter, fixed-window or leaky-bucket");
   }
   p.algorithm = *a;
@@ -126,14 +134,16 @@ Expected<LimitParams> limit_params_from(const Args& args) {
     p.window = *window;
     char* end = nullptr;
     p.limit = std::strtod(l->c_str(), &end);
-    if (l->empty() || end != l->c_str() + l->size()) return make_error("--limit '" + *l + "' is not a number");
+    if (l->empty() || end != l->c_str() + l->size())
+      return make_error("--limit '" + *l + "' is not a number");
   } else {
     const auto c = args.get("capacity");
     const auto r = args.get("refill");
     if (!c || !r) return make_error("--capacity and --refill are required for " + *alg);
     char* end = nullptr;
     p.capacity = std::strtod(c->c_str(), &end);
-    if (c->empty() || end != c->c_str() + c->size()) return make_error("--capacity '" + *c + "' is not a number");
+    if (c->empty() || end != c->c_str() + c->size())
+      return make_error("--capacity '" + *c + "' is not a number");
     auto rate = parse_rate(*r);
     if (!rate) return make_error("--refill: " + rate.error());
     p.refill = *rate;

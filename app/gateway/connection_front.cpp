@@ -36,14 +36,22 @@ using gateway::RequestHead;
 
 const char* reason_phrase(int status) {
   switch (status) {
-    case 400: return "Bad Request";
-    case 408: return "Request Timeout";
-    case 413: return "Payload Too Large";
-    case 431: return "Request Header Fields Too Large";
-    case 501: return "Not Implemented";
-    case 502: return "Bad Gateway";
-    case 505: return "HTTP Version Not Supported";
-    default: return "Error";
+    case 400:
+      return "Bad Request";
+    case 408:
+      return "Request Timeout";
+    case 413:
+      return "Payload Too Large";
+    case 431:
+      return "Request Header Fields Too Large";
+    case 501:
+      return "Not Implemented";
+    case 502:
+      return "Bad Gateway";
+    case 505:
+      return "HTTP Version Not Supported";
+    default:
+      return "Error";
   }
 }
 
@@ -62,7 +70,8 @@ std::string without_fields(std::string_view head, std::initializer_list<std::str
   std::string out;
   while (!head.empty()) {
     const auto eol = head.find("\r\n");
-    const std::string_view line = head.substr(0, eol == std::string_view::npos ? head.size() : eol + 2);
+    const std::string_view line =
+        head.substr(0, eol == std::string_view::npos ? head.size() : eol + 2);
     bool drop = false;
     for (std::string_view n : names) drop = drop || iequals_prefix(line, n);
     if (!drop) out.append(line);
@@ -149,7 +158,7 @@ struct ResponseRelay {
   void run(int backend, int client, bool client_wants_keep_alive, bool bodiless) {
     std::string head;
     char buf[65536];
-    std::uint64_t body_left = 0;   // Content-Length framing
+    std::uint64_t body_left = 0;  // Content-Length framing
     bool chunked = false;
     bool until_close = false;
     ChunkScanner chunks;
@@ -169,7 +178,8 @@ struct ResponseRelay {
         if (end == std::string::npos) continue;
         data = data.substr(end + 4 - before);
         head.resize(end + 4);
-        std::string fields = without_fields(std::string_view(head).substr(0, end + 2), {"connection", "keep-alive"});
+        std::string fields =
+            without_fields(std::string_view(head).substr(0, end + 2), {"connection", "keep-alive"});
         std::string lower = head;
         for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
         backend_closes = lower.find("\r\nconnection: close") != std::string::npos;
@@ -267,7 +277,8 @@ struct ConnectionFront::Impl {
       c.deadline = after(options.header_timeout);
     }
     if (c.phase == Conn::Phase::head) {
-      auto parsed = gateway::parse_request_head(c.in, options.max_head_bytes, options.max_body_bytes);
+      auto parsed =
+          gateway::parse_request_head(c.in, options.max_head_bytes, options.max_body_bytes);
       if (std::holds_alternative<std::monostate>(parsed)) return true;
       if (auto* e = std::get_if<FramingError>(&parsed)) {
         refuse(c, *e);
@@ -287,7 +298,9 @@ struct ConnectionFront::Impl {
         refuse(c, *e);
         return false;
       }
-      total = std::holds_alternative<std::size_t>(end) ? c.head->head_bytes + std::get<std::size_t>(end) : 0;
+      total = std::holds_alternative<std::size_t>(end)
+                  ? c.head->head_bytes + std::get<std::size_t>(end)
+                  : 0;
     }
     if (total == 0 || c.in.size() < total) {
       if (c.head->expect_continue && !c.continue_sent) {
@@ -323,7 +336,8 @@ struct ConnectionFront::Impl {
       }
       c.in.append(buf, static_cast<std::size_t>(n));
       if (c.in.size() > cap) {
-        refuse(c, FramingError{413, "request_too_large", "The request is larger than the gateway accepts."});
+        refuse(c, FramingError{413, "request_too_large",
+                               "The request is larger than the gateway accepts."});
         return;
       }
       if (!progress(c)) return;
@@ -381,8 +395,9 @@ struct ConnectionFront::Impl {
         close_conn(fd);  // an idle keep-alive connection: nothing to say
       } else {
         refuse(c, FramingError{408, "request_timeout",
-                               c.phase == Conn::Phase::head ? "The request head did not arrive in time."
-                                                            : "The request body did not arrive in time."});
+                               c.phase == Conn::Phase::head
+                                   ? "The request head did not arrive in time."
+                                   : "The request body did not arrive in time."});
       }
     }
   }
@@ -419,7 +434,8 @@ struct ConnectionFront::Impl {
     const std::size_t line_end = req.find("\r\n") + 2;
     const std::size_t head_end = c.head->head_bytes - 2;  // keep the last line's CRLF
     return std::string(req.substr(0, line_end)) +
-           without_fields(req.substr(line_end, head_end - line_end), {"connection", "keep-alive", "expect"}) +
+           without_fields(req.substr(line_end, head_end - line_end),
+                          {"connection", "keep-alive", "expect"}) +
            "\r\n";
   }
 
@@ -526,7 +542,8 @@ struct ConnectionFront::Impl {
   }
 };
 
-ConnectionFront::ConnectionFront(FrontOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+ConnectionFront::ConnectionFront(FrontOptions options)
+    : impl_(std::make_unique<Impl>(std::move(options))) {}
 
 ConnectionFront::~ConnectionFront() {
   stop();
@@ -545,7 +562,9 @@ Expected<int> ConnectionFront::bind() {
   hints.ai_socktype = SOCK_STREAM;
   hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
   addrinfo* found = nullptr;
-  if (getaddrinfo(m.options.host.c_str(), std::to_string(m.options.port).c_str(), &hints, &found) != 0 || !found) {
+  if (getaddrinfo(m.options.host.c_str(), std::to_string(m.options.port).c_str(), &hints, &found) !=
+          0 ||
+      !found) {
     return make_error(where + ": cannot resolve the host");
   }
   const int fd = ::socket(found->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -561,8 +580,9 @@ Expected<int> ConnectionFront::bind() {
   sockaddr_storage addr{};
   socklen_t len = sizeof addr;
   getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  const int port = addr.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port)
-                                              : ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
+  const int port = addr.ss_family == AF_INET6
+                       ? ntohs(reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port)
+                       : ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
   m.listen_fd = fd;
   m.epoll_fd = epoll_create1(EPOLL_CLOEXEC);
   m.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);

@@ -20,9 +20,9 @@ namespace limitscope::gateway_app {
 
 struct FrontOptions {
   std::string host = "127.0.0.1";
-  int port = 0;             // 0 = any free port
-  int backend_port = 0;     // the request server on 127.0.0.1
-  std::size_t workers = 128;  // requests in progress at once
+  int port = 0;                          // 0 = any free port
+  int backend_port = 0;                  // the request server on 127.0.0.1
+  std::size_t workers = 128;             // requests in progress at once
   std::size_t max_connections = 10'000;  // open at once; more are closed at accept
   int listen_backlog = 1024;
   std::chrono::seconds header_timeout{10};  // first byte of a request to the end of its head

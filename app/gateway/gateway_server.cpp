@@ -45,13 +45,15 @@ bool set_listen_backlog(int port, int backlog) {
     const int fd = std::atoi(entry.path().filename().c_str());
     int listening = 0;
     socklen_t len = sizeof listening;
-    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || listening == 0) continue;
+    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || listening == 0)
+      continue;
     sockaddr_storage addr{};
     socklen_t addr_len = sizeof addr;
     if (getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &addr_len) != 0) continue;
     int bound = -1;
     if (addr.ss_family == AF_INET) bound = ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
-    if (addr.ss_family == AF_INET6) bound = ntohs(reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port);
+    if (addr.ss_family == AF_INET6)
+      bound = ntohs(reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port);
     if (bound == port) return ::listen(fd, backlog) == 0;
   }
   return false;
@@ -78,9 +80,9 @@ GatewayServer::GatewayServer(gateway::ChatGateway& gateway, ServerOptions option
   server_.set_keep_alive_timeout(300);
   server_.set_tcp_nodelay(true);
 
-  for (const gateway::Endpoint endpoint : {gateway::Endpoint::chat_completions,
-                                           gateway::Endpoint::embeddings,
-                                           gateway::Endpoint::responses}) {
+  for (const gateway::Endpoint endpoint :
+       {gateway::Endpoint::chat_completions, gateway::Endpoint::embeddings,
+        gateway::Endpoint::responses}) {
     server_.Post(std::string(gateway::endpoint_path(endpoint)),
                  [this, endpoint](const httplib::Request& req, httplib::Response& res) {
                    handle_api(endpoint, req, res);
@@ -122,11 +124,11 @@ GatewayServer::GatewayServer(gateway::ChatGateway& gateway, ServerOptions option
     if (lengths <= 1 && !(lengths == 1 && req.has_header("Transfer-Encoding"))) {
       return httplib::Server::HandlerResponse::Unhandled;
     }
-    answer_and_close(res, gateway::error_response(
-                              400, "invalid_request_error", "ambiguous_length",
-                              lengths > 1
-                                  ? "The request has more than one Content-Length header."
-                                  : "The request has both Content-Length and Transfer-Encoding."));
+    answer_and_close(
+        res, gateway::error_response(
+                 400, "invalid_request_error", "ambiguous_length",
+                 lengths > 1 ? "The request has more than one Content-Length header."
+                             : "The request has both Content-Length and Transfer-Encoding."));
     return httplib::Server::HandlerResponse::Handled;
   });
   // Last resort: an exception no handler expected is a generic 500 (its text goes to the log,
@@ -140,7 +142,8 @@ GatewayServer::GatewayServer(gateway::ChatGateway& gateway, ServerOptions option
           what = e.what();
         } catch (...) {
         }
-        if (options_.log) options_.log("500 on " + req.method + " " + req.path + ": " + what.substr(0, 300));
+        if (options_.log)
+          options_.log("500 on " + req.method + " " + req.path + ": " + what.substr(0, 300));
         res.headers.clear();
         apply(res, gateway::error_response(500, "server_error", "internal_error",
                                            "The gateway failed on this request."));

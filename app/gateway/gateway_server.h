@@ -60,8 +60,7 @@ class GatewayServer {
   void note_policy_reload() { policy_generation_.fetch_add(1, std::memory_order_relaxed); }
 
  private:
-  void handle_api(gateway::Endpoint endpoint, const httplib::Request& req,
-                  httplib::Response& res);
+  void handle_api(gateway::Endpoint endpoint, const httplib::Request& req, httplib::Response& res);
   void answer_from_mock(gateway::ForwardTicket ticket, httplib::Response& res);
 
   gateway::ChatGateway& gateway_;

@@ -157,7 +157,8 @@ int main(int argc, char** argv) {
       auto v = zero_or_duration(*d);
       if (!v ||
           (*v != Nanos{0} && (*v < std::chrono::milliseconds(1) || *v > std::chrono::minutes(1)))) {
-        return usage_error("--redis-settle-delay " + *d + ": expected 0 or a duration between 1ms and 1m");
+        return usage_error("--redis-settle-delay " + *d +
+                           ": expected 0 or a duration between 1ms and 1m");
       }
       redis_options.settle_delay = std::chrono::duration_cast<std::chrono::milliseconds>(*v);
     }
@@ -170,8 +171,8 @@ int main(int argc, char** argv) {
       redis_options.log_decisions = v;
     }
   } else {
-    for (const char* name : {"redis-failure-mode", "redis-prefix", "redis-timeout", "redis-batch-window",
-                             "redis-settle-delay", "log-decisions"}) {
+    for (const char* name : {"redis-failure-mode", "redis-prefix", "redis-timeout",
+                             "redis-batch-window", "redis-settle-delay", "log-decisions"}) {
       if (args.has(name)) return usage_error(std::string("--") + name + " needs --redis URL");
     }
   }
@@ -202,7 +203,8 @@ int main(int argc, char** argv) {
     if (auto t = args.get(name)) {
       auto d = parse_duration(*t);
       if (!d || *d < std::chrono::seconds(1) || *d > std::chrono::hours(1)) {
-        return usage_error("--" + std::string(name) + " " + *t + ": expected a duration between 1s and 1h");
+        return usage_error("--" + std::string(name) + " " + *t +
+                           ": expected a duration between 1s and 1h");
       }
       *out = std::chrono::duration_cast<std::chrono::seconds>(*d);
     }
@@ -264,8 +266,10 @@ int main(int argc, char** argv) {
   if (limiter_mode == "redis") {
     redis_options.on_round_trip = [&metrics](std::size_t n) { metrics.on_redis_round_trip(n); };
     redis_options.on_settlement = [&metrics](gateway::SettleWay way) {
-      if (way == gateway::SettleWay::lost) metrics.on_settle_failed("redis");
-      else metrics.on_redis_settlement(way == gateway::SettleWay::ride);
+      if (way == gateway::SettleWay::lost)
+        metrics.on_settle_failed("redis");
+      else
+        metrics.on_redis_settlement(way == gateway::SettleWay::ride);
     };
     if (!redis_url) return usage_error("--limiter redis needs --redis URL");
     if (auto err = gateway::RedisAdmission::check_policy(policy)) return usage_error(*err);
@@ -278,10 +282,11 @@ int main(int argc, char** argv) {
     endpoint_options.retry_budget = connect.command_timeout;
     // A decision the server runs after the gateway gave up on it charges nothing.
     redis_options.decision_deadline = connect.command_timeout;
-    endpoint = std::make_unique<redis::Endpoint>(*redis_url, endpoint_options, SteadyClock::instance());
+    endpoint =
+        std::make_unique<redis::Endpoint>(*redis_url, endpoint_options, SteadyClock::instance());
     decisions = endpoint->decisions(redis::RedisLimiter(redis_options.schema));
-    auto redis_backend = std::make_unique<gateway::RedisAdmission>(std::move(policy), *decisions, redis_options,
-                                                                   SteadyClock::instance(), log);
+    auto redis_backend = std::make_unique<gateway::RedisAdmission>(
+        std::move(policy), *decisions, redis_options, SteadyClock::instance(), log);
     if (auto err = redis_backend->sync_rules()) {
       std::cerr << kProgram << ": cannot write the policy's rules to Redis: " << err->c_str()
                 << "\n";
@@ -291,7 +296,8 @@ int main(int argc, char** argv) {
     // script or write state keys would refuse (or, before, admit) every request.
     if (auto err = redis_backend->check_access()) {
       std::cerr << kProgram << ": cannot decide with the policy's rules in Redis as user \""
-                << (redis_url->user.empty() ? "default" : redis_url->user) << "\": " << *err << "\n";
+                << (redis_url->user.empty() ? "default" : redis_url->user) << "\": " << *err
+                << "\n";
       return 1;
     }
     backend = std::move(redis_backend);
@@ -315,8 +321,9 @@ int main(int argc, char** argv) {
   auto port = server.bind();
   if (!port) return usage_error(port.error());
   std::cout << "listening on " << server_options.host << ":" << *port << std::endl;
-  log_line("backend " + std::string(backend->name()) + (endpoint ? " " + endpoint->peer() : std::string()) +
-           ", policy " + backend->policy()->source + ", " +
+  log_line("backend " + std::string(backend->name()) +
+           (endpoint ? " " + endpoint->peer() : std::string()) + ", policy " +
+           backend->policy()->source + ", " +
            (server_options.mock_upstream ? "mock upstream" : "upstream " + *args.get("upstream")));
 
   std::thread signal_thread([&] {

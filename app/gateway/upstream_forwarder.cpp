@@ -74,7 +74,8 @@ void forward_to_upstream(gateway::ChatGateway& gw, gateway::ForwardTicket ticket
     client.set_write_timeout(options.read_timeout);
     httplib::Request req;
     req.method = "POST";
-    req.path = target.path_prefix + std::string(gateway::endpoint_path(shared_ticket->request.endpoint));
+    req.path =
+        target.path_prefix + std::string(gateway::endpoint_path(shared_ticket->request.endpoint));
     req.headers.emplace("Content-Type", "application/json");
     req.headers.emplace("Accept",
                         shared_ticket->request.stream ? "text/event-stream" : "application/json");

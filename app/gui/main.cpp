@@ -49,8 +49,8 @@ int main(int argc, char** argv) {
   QCoreApplication& app = *application;
   QCoreApplication::setApplicationName(QStringLiteral("limitscope"));
   QCoreApplication::setOrganizationName(QStringLiteral("limitscope"));
-  QCoreApplication::setApplicationVersion(QString::fromUtf8(limitscope::version().data(),
-                                                            static_cast<qsizetype>(limitscope::version().size())));
+  QCoreApplication::setApplicationVersion(QString::fromUtf8(
+      limitscope::version().data(), static_cast<qsizetype>(limitscope::version().size())));
   if (qobject_cast<QApplication*>(&app) != nullptr) {
     QIcon icon;
     for (const char* size : {"32", "64", "256"}) {
@@ -66,10 +66,11 @@ int main(int argc, char** argv) {
   parser.addVersionOption();
   const QCommandLineOption demo(QStringLiteral("demo"),
                                 QStringLiteral("Run on the embedded simulation (the default)."));
-  const QCommandLineOption scenario(QStringLiteral("scenario"),
-                                    QStringLiteral("Simulation scenario: steady, burst, runaway, diurnal, "
-                                                   "misconfigured-tenant, mixed (default)."),
-                                    QStringLiteral("NAME"), QStringLiteral("mixed"));
+  const QCommandLineOption scenario(
+      QStringLiteral("scenario"),
+      QStringLiteral("Simulation scenario: steady, burst, runaway, diurnal, "
+                     "misconfigured-tenant, mixed (default)."),
+      QStringLiteral("NAME"), QStringLiteral("mixed"));
   const QCommandLineOption seed(QStringLiteral("seed"), QStringLiteral("Simulation seed."),
                                 QStringLiteral("N"), QStringLiteral("1"));
   const QCommandLineOption screenshot(QStringLiteral("screenshot"),
@@ -80,59 +81,71 @@ int main(int argc, char** argv) {
                                  QStringLiteral("SECONDS"), QStringLiteral("0"));
   const QCommandLineOption theme(QStringLiteral("theme"), QStringLiteral("light, dark or system."),
                                  QStringLiteral("THEME"));
-  const QCommandLineOption playback(QStringLiteral("playback"),
-                                    QStringLiteral("Play back a recorded session (docs/recording.md) instead of "
-                                                   "the simulation. With --screenshot, --after places the cursor "
-                                                   "that many seconds into the recording (default: its end)."),
-                                    QStringLiteral("FILE"));
-  const QCommandLineOption redis_url(QStringLiteral("redis"),
-                                     QStringLiteral("Show the limiter keys of this Redis instead of the simulation "
-                                                    "(redis://[user:password@]host:port/db; docs/probe.md)."),
-                                     QStringLiteral("URL"));
+  const QCommandLineOption playback(
+      QStringLiteral("playback"),
+      QStringLiteral("Play back a recorded session (docs/recording.md) instead of "
+                     "the simulation. With --screenshot, --after places the cursor "
+                     "that many seconds into the recording (default: its end)."),
+      QStringLiteral("FILE"));
+  const QCommandLineOption redis_url(
+      QStringLiteral("redis"),
+      QStringLiteral("Show the limiter keys of this Redis instead of the simulation "
+                     "(redis://[user:password@]host:port/db; docs/probe.md)."),
+      QStringLiteral("URL"));
   const QCommandLineOption redis_password_file(
       QStringLiteral("redis-password-file"),
-      QStringLiteral("With --redis: the Redis password, from a file only its owner may read (0600); else "
-                     "from LIMITSCOPE_REDIS_PASSWORD; either keeps it out of the command line."),
+      QStringLiteral(
+          "With --redis: the Redis password, from a file only its owner may read (0600); else "
+          "from LIMITSCOPE_REDIS_PASSWORD; either keeps it out of the command line."),
       QStringLiteral("FILE"));
-  const QCommandLineOption profiles(QStringLiteral("profiles"),
-                                    QStringLiteral("With --redis: schema profiles (JSON) tried before the built-in ones."),
-                                    QStringLiteral("FILE"));
-  const QCommandLineOption metrics_url(QStringLiteral("metrics"),
-                                       QStringLiteral("Show a gateway's /metrics (scraped every second; docs/live-sources.md). "
-                                                      "Combines with --redis and --prometheus. Auth from "
-                                                      "LIMITSCOPE_METRICS_TOKEN (bearer) or LIMITSCOPE_METRICS_USER "
-                                                      "and LIMITSCOPE_METRICS_PASSWORD."),
-                                       QStringLiteral("URL"));
-  const QCommandLineOption prometheus_url(QStringLiteral("prometheus"),
-                                          QStringLiteral("Show the gateway series and the server's alerts of this Prometheus. "
-                                                         "Auth from LIMITSCOPE_PROMETHEUS_TOKEN (bearer) or "
-                                                         "LIMITSCOPE_PROMETHEUS_USER and LIMITSCOPE_PROMETHEUS_PASSWORD."),
-                                          QStringLiteral("URL"));
-  const QCommandLineOption rules(QStringLiteral("rules"),
-                                 QStringLiteral("With live sources: alert rules (Prometheus rule file) instead of the "
-                                                "default and live rules."),
-                                 QStringLiteral("FILE"));
-  const QCommandLineOption report(QStringLiteral("report"),
-                                 QStringLiteral("Write the incident summary (Markdown, and FILE's name with .png beside "
-                                                "it) at the moment --screenshot would, then exit; --after as for "
-                                                "--screenshot."),
-                                 QStringLiteral("FILE.md"));
-  const QCommandLineOption key_names(QStringLiteral("key-names"),
-                                     QStringLiteral("With live sources: names of API keys, a CSV of api_key_hash,name "
-                                                    "(limitscope-cli key-names writes one from a policy), for gateways "
-                                                    "that export no limitscope_key_info."),
-                                     QStringLiteral("FILE"));
-  parser.addOptions({demo, scenario, seed, screenshot, after, theme, playback, redis_url, redis_password_file, profiles, metrics_url,
-                     prometheus_url, rules, key_names, report});
-  const QCommandLineOption tab(QStringLiteral("tab"),
-                               QStringLiteral("Open on this tab: dashboard (default) or tuner. With --screenshot "
-                                              "and tuner: the Tuner on --scenario's trace (300 s) with a sweep."),
-                               QStringLiteral("NAME"), QStringLiteral("dashboard"));
+  const QCommandLineOption profiles(
+      QStringLiteral("profiles"),
+      QStringLiteral("With --redis: schema profiles (JSON) tried before the built-in ones."),
+      QStringLiteral("FILE"));
+  const QCommandLineOption metrics_url(
+      QStringLiteral("metrics"),
+      QStringLiteral("Show a gateway's /metrics (scraped every second; docs/live-sources.md). "
+                     "Combines with --redis and --prometheus. Auth from "
+                     "LIMITSCOPE_METRICS_TOKEN (bearer) or LIMITSCOPE_METRICS_USER "
+                     "and LIMITSCOPE_METRICS_PASSWORD."),
+      QStringLiteral("URL"));
+  const QCommandLineOption prometheus_url(
+      QStringLiteral("prometheus"),
+      QStringLiteral("Show the gateway series and the server's alerts of this Prometheus. "
+                     "Auth from LIMITSCOPE_PROMETHEUS_TOKEN (bearer) or "
+                     "LIMITSCOPE_PROMETHEUS_USER and LIMITSCOPE_PROMETHEUS_PASSWORD."),
+      QStringLiteral("URL"));
+  const QCommandLineOption rules(
+      QStringLiteral("rules"),
+      QStringLiteral("With live sources: alert rules (Prometheus rule file) instead of the "
+                     "default and live rules."),
+      QStringLiteral("FILE"));
+  const QCommandLineOption report(
+      QStringLiteral("report"),
+      QStringLiteral("Write the incident summary (Markdown, and FILE's name with .png beside "
+                     "it) at the moment --screenshot would, then exit; --after as for "
+                     "--screenshot."),
+      QStringLiteral("FILE.md"));
+  const QCommandLineOption key_names(
+      QStringLiteral("key-names"),
+      QStringLiteral("With live sources: names of API keys, a CSV of api_key_hash,name "
+                     "(limitscope-cli key-names writes one from a policy), for gateways "
+                     "that export no limitscope_key_info."),
+      QStringLiteral("FILE"));
+  parser.addOptions({demo, scenario, seed, screenshot, after, theme, playback, redis_url,
+                     redis_password_file, profiles, metrics_url, prometheus_url, rules, key_names,
+                     report});
+  const QCommandLineOption tab(
+      QStringLiteral("tab"),
+      QStringLiteral("Open on this tab: dashboard (default) or tuner. With --screenshot "
+                     "and tuner: the Tuner on --scenario's trace (300 s) with a sweep."),
+      QStringLiteral("NAME"), QStringLiteral("dashboard"));
   parser.addOption(tab);
-  const QCommandLineOption window_size(QStringLiteral("window-size"),
-                                       QStringLiteral("Window size in pixels, e.g. 1280x720 (default 1600x1000; "
-                                                      "what --screenshot and --report draw)."),
-                                       QStringLiteral("WxH"), QStringLiteral("1600x1000"));
+  const QCommandLineOption window_size(
+      QStringLiteral("window-size"),
+      QStringLiteral("Window size in pixels, e.g. 1280x720 (default 1600x1000; "
+                     "what --screenshot and --report draw)."),
+      QStringLiteral("WxH"), QStringLiteral("1600x1000"));
   parser.addOption(window_size);
   parser.process(app);
 
@@ -142,11 +155,13 @@ int main(int argc, char** argv) {
   options.seed = parser.value(seed).toULongLong(&ok);
   if (!ok) return fail(QStringLiteral("--seed \"%1\": not a whole number").arg(parser.value(seed)));
   if (!limitscope::make_scenario(options.scenario, options.scenario_length)) {
-    return fail(QString::fromStdString(limitscope::make_scenario(options.scenario, options.scenario_length).error()));
+    return fail(QString::fromStdString(
+        limitscope::make_scenario(options.scenario, options.scenario_length).error()));
   }
   const double after_s = parser.value(after).toDouble(&ok);
   if (!ok || after_s < 0 || after_s > 7 * 86400) {
-    return fail(QStringLiteral("--after \"%1\": expected seconds between 0 and 604800").arg(parser.value(after)));
+    return fail(QStringLiteral("--after \"%1\": expected seconds between 0 and 604800")
+                    .arg(parser.value(after)));
   }
 
   // --redis with the password from --redis-password-file or LIMITSCOPE_REDIS_PASSWORD, by the
@@ -157,7 +172,8 @@ int main(int argc, char** argv) {
     if (parser.isSet(redis_password_file)) file = parser.value(redis_password_file).toStdString();
     auto resolved = limitscope::connections::redis_url_text_with_password_source(
         parser.value(redis_url).toStdString(), file, std::getenv(limitscope::redis::kPasswordEnv));
-    if (!resolved) return fail(QStringLiteral("--redis: ") + QString::fromStdString(resolved.error()));
+    if (!resolved)
+      return fail(QStringLiteral("--redis: ") + QString::fromStdString(resolved.error()));
     redis_text = QString::fromStdString(*resolved);
   } else if (parser.isSet(redis_password_file)) {
     return fail(QStringLiteral("--redis-password-file needs --redis URL"));
@@ -186,7 +202,8 @@ int main(int argc, char** argv) {
   auto* audits = new limitscope::ui::AuditsPanel;
   window.addWorkspaceTab(audits, QObject::tr("Audits"));
   if (!redis_text.isEmpty()) audits->setRedisUrl(redis_text);
-  QObject::connect(&window, &limitscope::ui::MainWindow::liveRequested, audits, &limitscope::ui::AuditsPanel::setSources);
+  QObject::connect(&window, &limitscope::ui::MainWindow::liveRequested, audits,
+                   &limitscope::ui::AuditsPanel::setSources);
   // The Rollout tab: a rule's staged rollout on --redis (File > Connect too), its guard on the
   // dashboard's /metrics or Prometheus by default.
   auto* rollout = new limitscope::ui::RolloutPanel;
@@ -201,35 +218,44 @@ int main(int argc, char** argv) {
                    });
   if (parser.isSet(theme)) {
     const QString t = parser.value(theme);
-    if (t == QLatin1String("dark")) window.setTheme(limitscope::ui::Theme::dark);
-    else if (t == QLatin1String("light")) window.setTheme(limitscope::ui::Theme::light);
-    else if (t == QLatin1String("system")) window.setTheme(limitscope::ui::Theme::system);
-    else return fail(QStringLiteral("--theme \"%1\": expected light, dark or system").arg(t));
+    if (t == QLatin1String("dark"))
+      window.setTheme(limitscope::ui::Theme::dark);
+    else if (t == QLatin1String("light"))
+      window.setTheme(limitscope::ui::Theme::light);
+    else if (t == QLatin1String("system"))
+      window.setTheme(limitscope::ui::Theme::system);
+    else
+      return fail(QStringLiteral("--theme \"%1\": expected light, dark or system").arg(t));
   }
 
   // --report is a screenshot too: the summary is written once the picture is (of the same moment).
   const QString report_path = parser.value(report);
   const bool shot = parser.isSet(screenshot) || parser.isSet(report);
-  const QString shot_path =
-      parser.isSet(screenshot) ? parser.value(screenshot)
-                               : QFileInfo(report_path).path() + QLatin1Char('/') + QFileInfo(report_path).completeBaseName() +
-                                     QStringLiteral(".png");
+  const QString shot_path = parser.isSet(screenshot)
+                                ? parser.value(screenshot)
+                                : QFileInfo(report_path).path() + QLatin1Char('/') +
+                                      QFileInfo(report_path).completeBaseName() +
+                                      QStringLiteral(".png");
   if (shot) {
     window.resize(win_w, win_h);
     QObject::connect(&window, &limitscope::ui::MainWindow::screenshotSaved, &app,
                      [&window, shot_path, report_path](const QString&, bool saved) {
-                       if (!saved) std::fprintf(stderr, "limitscope: cannot write screenshot \"%s\"\n", qPrintable(shot_path));
+                       if (!saved)
+                         std::fprintf(stderr, "limitscope: cannot write screenshot \"%s\"\n",
+                                      qPrintable(shot_path));
                        if (!saved || report_path.isEmpty()) {
                          QApplication::exit(saved ? 0 : 2);
                          return;
                        }
                        window.exportIncidentSummary(report_path);
                      });
-    QObject::connect(&window, &limitscope::ui::MainWindow::reportSaved, &app, [](const QString& path, const QString& error) {
-      if (!error.isEmpty()) std::fprintf(stderr, "limitscope: %s\n", qPrintable(error));
-      QApplication::exit(error.isEmpty() ? 0 : 2);
-      (void)path;
-    });
+    QObject::connect(&window, &limitscope::ui::MainWindow::reportSaved, &app,
+                     [](const QString& path, const QString& error) {
+                       if (!error.isEmpty())
+                         std::fprintf(stderr, "limitscope: %s\n", qPrintable(error));
+                       QApplication::exit(error.isEmpty() ? 0 : 2);
+                       (void)path;
+                     });
   }
   window.show();
   if (parser.value(tab) == QLatin1String("tuner")) {
@@ -238,23 +264,27 @@ int main(int argc, char** argv) {
       // The picture waits for the tuner's trace, sweep and what-if chart, not for a source.
       QObject::connect(tuner, &limitscope::ui::TunerTab::demoReady, &window,
                        [&window, shot_path] { window.screenshotAfter(0, shot_path); });
-      QObject::connect(tuner, &limitscope::ui::TunerTab::traceLoadFailed, &app, [](const QString& error) {
-        std::fprintf(stderr, "limitscope: tuner: %s\n", qPrintable(error));
-        QApplication::exit(2);
-      });
+      QObject::connect(tuner, &limitscope::ui::TunerTab::traceLoadFailed, &app,
+                       [](const QString& error) {
+                         std::fprintf(stderr, "limitscope: tuner: %s\n", qPrintable(error));
+                         QApplication::exit(2);
+                       });
       tuner->prepareDemo(QString::fromStdString(options.scenario), 300);
       return QApplication::exec();
     }
   } else if (parser.value(tab) != QLatin1String("dashboard")) {
     return fail(QStringLiteral("--tab \"%1\": expected dashboard or tuner").arg(parser.value(tab)));
   }
-  const bool live = parser.isSet(redis_url) || parser.isSet(metrics_url) || parser.isSet(prometheus_url);
+  const bool live =
+      parser.isSet(redis_url) || parser.isSet(metrics_url) || parser.isSet(prometheus_url);
   if (live && parser.isSet(playback)) {
-    return fail(QStringLiteral("give --playback alone, or live sources (--redis, --metrics, --prometheus)"));
+    return fail(QStringLiteral(
+        "give --playback alone, or live sources (--redis, --metrics, --prometheus)"));
   }
   if (!live && (parser.isSet(profiles) || parser.isSet(rules) || parser.isSet(key_names))) {
     return fail(
-        QStringLiteral("--profiles, --rules and --key-names need a live source (--redis, --metrics or --prometheus)"));
+        QStringLiteral("--profiles, --rules and --key-names need a live source (--redis, --metrics "
+                       "or --prometheus)"));
   }
   if (live) {
     limitscope::LiveSpec spec;
@@ -275,29 +305,33 @@ int main(int argc, char** argv) {
                          env("LIMITSCOPE_METRICS_PASSWORD")};
     // Opened on the worker; an input that cannot be used ends the program. A screenshot of a
     // live source waits --after seconds of real time while the sources refresh, then renders.
-    QObject::connect(&window, &limitscope::ui::MainWindow::liveOpened, &window,
-                     [&window, shot, shot_path, after_s](const QString& name, const QString& error) {
-                       if (name.isEmpty()) {
-                         std::fprintf(stderr, "limitscope: %s\n", qPrintable(error));
-                         QApplication::exit(2);
-                         return;
-                       }
-                       if (!shot) return;
-                       QTimer::singleShot(static_cast<int>(after_s * 1000), &window,
-                                          [&window, shot_path] { window.screenshotAfter(0, shot_path); });
-                     });
+    QObject::connect(
+        &window, &limitscope::ui::MainWindow::liveOpened, &window,
+        [&window, shot, shot_path, after_s](const QString& name, const QString& error) {
+          if (name.isEmpty()) {
+            std::fprintf(stderr, "limitscope: %s\n", qPrintable(error));
+            QApplication::exit(2);
+            return;
+          }
+          if (!shot) return;
+          QTimer::singleShot(static_cast<int>(after_s * 1000), &window,
+                             [&window, shot_path] { window.screenshotAfter(0, shot_path); });
+        });
     window.openLive(spec);
   } else if (parser.isSet(playback)) {
     // Loading happens on the worker; a file that cannot be played at all ends the program.
-    QObject::connect(&window, &limitscope::ui::MainWindow::playbackFailed, &app, [](const QString& error) {
-      std::fprintf(stderr, "limitscope: %s\n", qPrintable(error));
-      QApplication::exit(2);
-    });
-    QObject::connect(&window, &limitscope::ui::MainWindow::playbackOpened, &window,
-                     [&window, shot, shot_path, after_s](const QString&, const QString& load_error) {
-                       if (!load_error.isEmpty()) std::fprintf(stderr, "limitscope: %s\n", qPrintable(load_error));
-                       if (shot) window.screenshotAfter(after_s, shot_path);
+    QObject::connect(&window, &limitscope::ui::MainWindow::playbackFailed, &app,
+                     [](const QString& error) {
+                       std::fprintf(stderr, "limitscope: %s\n", qPrintable(error));
+                       QApplication::exit(2);
                      });
+    QObject::connect(
+        &window, &limitscope::ui::MainWindow::playbackOpened, &window,
+        [&window, shot, shot_path, after_s](const QString&, const QString& load_error) {
+          if (!load_error.isEmpty())
+            std::fprintf(stderr, "limitscope: %s\n", qPrintable(load_error));
+          if (shot) window.screenshotAfter(after_s, shot_path);
+        });
     window.openRecording(parser.value(playback));
   } else if (shot) {
     window.screenshotAfter(after_s, shot_path);

@@ -9,12 +9,11 @@
 // tick costs when no other process takes the core), resident memory, and decimation
 // throughput. Figures, not pass/fail; targets: GUI p99 <= 16 ms, RSS <= 300 MB.
 
+#include <time.h>
+
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QStandardPaths>
-
-#include <time.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -62,7 +61,8 @@ void append_all(metrics::SeriesStore& store, const Family& f, std::int64_t t_ms,
   for (std::size_t k = 0; k < f.level.size(); ++k) {
     const double phase = static_cast<double>(k) * 0.37 + i * 0.01;
     store.append(f.level[k], {t_ms, 0.5 + 0.45 * std::sin(phase)});
-    store.append(f.burn[k], {t_ms, std::min(1.5, 0.0002 * i + 0.001 * static_cast<double>(k % 100))});
+    store.append(f.burn[k],
+                 {t_ms, std::min(1.5, 0.0002 * i + 0.001 * static_cast<double>(k % 100))});
   }
   for (std::size_t t = 0; t < f.tiers.size(); ++t) {
     store.append(f.tiers[t], {t_ms, (i % 97 == 0) ? 40.0 : 0.2 * static_cast<double>(t)});
@@ -107,11 +107,17 @@ Figures run(int rows, int keys, int history_s, int ticks, long* rss_after) {
   Family f;
   for (int k = 0; k < keys; ++k) {
     const std::string key = "key-" + std::to_string(k);
-    f.level.push_back({{"__name__", std::string(dashboard_series::kKeyLevel)}, {"api_key", key}, {"model", "gpt-4.1"}, {"tier", "pro"}});
-    f.burn.push_back({{"__name__", std::string(dashboard_series::kKeyQuotaBurn)}, {"api_key", key}, {"tier", "pro"}});
+    f.level.push_back({{"__name__", std::string(dashboard_series::kKeyLevel)},
+                       {"api_key", key},
+                       {"model", "gpt-4.1"},
+                       {"tier", "pro"}});
+    f.burn.push_back({{"__name__", std::string(dashboard_series::kKeyQuotaBurn)},
+                      {"api_key", key},
+                      {"tier", "pro"}});
   }
   for (const char* t : {"free", "pro", "enterprise"}) {
-    f.tiers.push_back({{"__name__", std::string(dashboard_series::kTierRejectedRate)}, {"tier", t}});
+    f.tiers.push_back(
+        {{"__name__", std::string(dashboard_series::kTierRejectedRate)}, {"tier", t}});
   }
   const std::int64_t t0 = 1'700'000'000'000;
   for (int i = 0; i < history_s; ++i) append_all(store, f, t0 + i * 1000LL, i);
@@ -134,8 +140,9 @@ Figures run(int rows, int keys, int history_s, int ticks, long* rss_after) {
     snap->view.end_ms = now;
     snap->view.start_ms = now - history_s * 1000LL;
     snap->view.columns = 1100;
-    snap->charts = {bucket_level_chart(store, snap->view), window_occupancy_chart(store, snap->view),
-                    rejection_chart(store, snap->view), quota_burn_chart(store, snap->view)};
+    snap->charts = {bucket_level_chart(store, snap->view),
+                    window_occupancy_chart(store, snap->view), rejection_chart(store, snap->view),
+                    quota_burn_chart(store, snap->view)};
     snap->keys = key_rows(rows, i);
     snap->source = "bench";
     out.worker_ms.push_back(static_cast<double>(w.nsecsElapsed()) / 1e6);
@@ -156,8 +163,8 @@ Figures run(int rows, int keys, int history_s, int ticks, long* rss_after) {
 }
 
 void print(const char* what, const std::vector<double>& v) {
-  std::printf("    %-34s p50 %6.2f ms  p99 %6.2f ms  max %6.2f ms\n", what, percentile(v, 0.5), percentile(v, 0.99),
-              *std::max_element(v.begin(), v.end()));
+  std::printf("    %-34s p50 %6.2f ms  p99 %6.2f ms  max %6.2f ms\n", what, percentile(v, 0.5),
+              percentile(v, 0.99), *std::max_element(v.begin(), v.end()));
 }
 
 }  // namespace
@@ -169,8 +176,10 @@ int main(int argc, char** argv) {
   const int keys = 500, history_s = 3600, ticks = 200;
   const long rss_start = rss_kib();
   long rss_end = 0;
-  std::printf("dashboard tick on MainWindow (1600x1000): %d keys x %d s history (%.2f M points per family), %d ticks\n",
-              keys, history_s, keys * history_s / 1e6, ticks);
+  std::printf(
+      "dashboard tick on MainWindow (1600x1000): %d keys x %d s history (%.2f M points per "
+      "family), %d ticks\n",
+      keys, history_s, keys * history_s / 1e6, ticks);
   for (const int rows : {500, 10'000}) {
     const Figures f = run(rows, keys, history_s, ticks, &rss_end);
     std::printf("  %d rows in the key table:\n", rows);
@@ -178,22 +187,26 @@ int main(int argc, char** argv) {
     print("GUI thread, wall (apply + render):", f.gui_ms);
     print("GUI thread, its CPU (apply + render):", f.gui_cpu_ms);
     print("  of which applySnapshot, CPU:", f.apply_cpu_ms);
-    std::printf("    target GUI p99 <= 16 ms: wall %s, CPU %s\n", percentile(f.gui_ms, 0.99) <= 16 ? "met" : "NOT met",
+    std::printf("    target GUI p99 <= 16 ms: wall %s, CPU %s\n",
+                percentile(f.gui_ms, 0.99) <= 16 ? "met" : "NOT met",
                 percentile(f.gui_cpu_ms, 0.99) <= 16 ? "met" : "NOT met");
   }
-  std::printf("  resident memory: %.1f MB at start, %.1f MB after both runs (target <= 300 MB: %s)\n", rss_start / 1024.0,
-              rss_end / 1024.0, rss_end / 1024.0 <= 300 ? "met" : "NOT met");
+  std::printf(
+      "  resident memory: %.1f MB at start, %.1f MB after both runs (target <= 300 MB: %s)\n",
+      rss_start / 1024.0, rss_end / 1024.0, rss_end / 1024.0 <= 300 ? "met" : "NOT met");
 
   // Decimation throughput on one 1.8-million-point series.
   std::vector<metrics::Point> pts(1'800'000);
-  for (std::size_t i = 0; i < pts.size(); ++i) pts[i] = {static_cast<double>(i), std::sin(static_cast<double>(i) * 0.001)};
+  for (std::size_t i = 0; i < pts.size(); ++i)
+    pts[i] = {static_cast<double>(i), std::sin(static_cast<double>(i) * 0.001)};
   QElapsedTimer d;
   d.start();
   std::size_t kept = 0;
   const int reps = 20;
-  for (int r = 0; r < reps; ++r) kept += metrics::decimate_min_max(pts, 0, static_cast<double>(pts.size()), 1100).size();
+  for (int r = 0; r < reps; ++r)
+    kept += metrics::decimate_min_max(pts, 0, static_cast<double>(pts.size()), 1100).size();
   const double dec_s = static_cast<double>(d.nsecsElapsed()) / 1e9;
-  std::printf("  decimation: %.1f M points/s (1.8 M points -> %zu points for 1100 columns)\n", reps * 1.8 / dec_s,
-              kept / reps);
+  std::printf("  decimation: %.1f M points/s (1.8 M points -> %zu points for 1100 columns)\n",
+              reps * 1.8 / dec_s, kept / reps);
   return benchmark_sink > 0 ? 0 : 1;
 }

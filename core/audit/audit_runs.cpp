@@ -54,8 +54,10 @@ AuditAvailability available_audits(const AuditSetup& s) {
   a.replicas = !s.metrics_urls.empty() || !s.prometheus_url.empty();
   if (!a.replicas) a.replicas_why = "needs the gateways' /metrics or a Prometheus";
   a.retry_after = !s.redis_url.empty() && !s.rule.empty();
-  if (s.redis_url.empty()) a.retry_after_why = "needs a Redis (its rules' decision streams)";
-  else if (s.rule.empty()) a.retry_after_why = "needs the rule whose decision stream to read";
+  if (s.redis_url.empty())
+    a.retry_after_why = "needs a Redis (its rules' decision streams)";
+  else if (s.rule.empty())
+    a.retry_after_why = "needs the rule whose decision stream to read";
   a.clock = !s.metrics_urls.empty();
   if (!a.clock) a.clock_why = "needs the gateways' /metrics (their clocks)";
   return a;

@@ -14,7 +14,9 @@
 namespace limitscope::audit {
 namespace {
 
-double seconds(Nanos t) { return static_cast<double>(t.count()) / 1e9; }
+double seconds(Nanos t) {
+  return static_cast<double>(t.count()) / 1e9;
+}
 
 // The limitscope_gateway_time_seconds sample of an exposition, if it parses and has one.
 std::optional<double> time_gauge(const std::string& body, const std::string& content_type) {
@@ -83,16 +85,18 @@ Expected<std::vector<RedisClockReading>> read_redis_clocks(const redis::RedisUrl
                                                            Clock& clock) {
   redis::Endpoint endpoint(url, redis::EndpointOptions::with(connect), clock);
   std::map<std::string, ClockSample> samples;
-  auto each = endpoint.on_each_master([&](redis::Connection& c, const std::string& node) -> redis::Result<redis::Unit> {
-    auto s = read_redis_clock(c, clock);
-    if (!s) return redis::make_redis_error(redis::ErrorKind::reply, s.error());
-    samples.emplace(node, *s);
-    return redis::Unit{};
-  });
+  auto each = endpoint.on_each_master(
+      [&](redis::Connection& c, const std::string& node) -> redis::Result<redis::Unit> {
+        auto s = read_redis_clock(c, clock);
+        if (!s) return redis::make_redis_error(redis::ErrorKind::reply, s.error());
+        samples.emplace(node, *s);
+        return redis::Unit{};
+      });
   if (!each) return make_error(each.error().message);
   // One server that cannot be read is the audit's error (docs/audits.md: exit 2), as the
   // cluster's map is; only a cluster's master is a reading with `error`.
-  if (!url.cluster() && !each->front().result) return make_error(each->front().result.error().message);
+  if (!url.cluster() && !each->front().result)
+    return make_error(each->front().result.error().message);
   std::vector<RedisClockReading> out;
   for (const redis::NodeResult& n : *each) {
     RedisClockReading r;

@@ -24,15 +24,15 @@ namespace limitscope::redis {
 class Connection;
 struct ConnectOptions;
 struct RedisUrl;
-}
+}  // namespace limitscope::redis
 
 namespace limitscope::audit {
 
 /// One reading of a remote clock, every time in epoch seconds.
 struct ClockSample {
-  double sent_s = 0;        ///< workstation wall clock when the request left
-  double received_s = 0;    ///< workstation wall clock when the answer arrived
-  double remote_s = 0;      ///< what the remote clock said
+  double sent_s = 0;          ///< workstation wall clock when the request left
+  double received_s = 0;      ///< workstation wall clock when the answer arrived
+  double remote_s = 0;        ///< what the remote clock said
   double truncated_to_s = 0;  ///< 1 for the Date header (whole seconds, truncated), else 0
 };
 
@@ -46,24 +46,25 @@ ClockOffset offset_of(const ClockSample& s);
 
 /// What one gateway's answer said about its clock.
 struct GatewayClockReading {
-  std::string gateway;                 ///< its /metrics URL
-  std::optional<ClockSample> gauge;    ///< limitscope_gateway_time_seconds
-  std::optional<ClockSample> date;     ///< the Date header
-  std::string error;                   ///< the fetch failed: why
+  std::string gateway;               ///< its /metrics URL
+  std::optional<ClockSample> gauge;  ///< limitscope_gateway_time_seconds
+  std::optional<ClockSample> date;   ///< the Date header
+  std::string error;                 ///< the fetch failed: why
 };
 
 /// GETs `url` (a gateway's /metrics) once and reads both clocks; a transport failure, a
 /// non-200 status or neither clock present is `error`, never an exception.
-GatewayClockReading read_gateway_clock(const probe::HttpUrl& url, const probe::FetchOptions& options,
+GatewayClockReading read_gateway_clock(const probe::HttpUrl& url,
+                                       const probe::FetchOptions& options,
                                        const Clock& workstation);
 /// Reads Redis TIME on `c`. Errors: the command failed or the reply is not TIME's.
 Expected<ClockSample> read_redis_clock(redis::Connection& c, const Clock& workstation);
 
 /// What one Redis server's TIME said.
 struct RedisClockReading {
-  std::string node;                   ///< "host:port"
+  std::string node;  ///< "host:port"
   std::optional<ClockSample> sample;
-  std::string error;                  ///< this node could not be read: why
+  std::string error;  ///< this node could not be read: why
 };
 
 /// Reads TIME of the server of a redis:// URL, or of every master of a redis+cluster:// URL
@@ -77,11 +78,11 @@ Expected<std::vector<RedisClockReading>> read_redis_clocks(const redis::RedisUrl
 
 struct GatewayClockFinding {
   std::string gateway;
-  std::string source;                            ///< "gauge" or "date" (what the offset is from)
+  std::string source;  ///< "gauge" or "date" (what the offset is from)
   std::optional<ClockOffset> vs_workstation;
   std::optional<ClockOffset> date_vs_workstation;  ///< the Date header's view, when sent
-  std::optional<double> vs_redis_s;              ///< gateway minus Redis
-  double uncertainty_s = 0;                      ///< of vs_redis_s (both readings')
+  std::optional<double> vs_redis_s;                ///< gateway minus Redis
+  double uncertainty_s = 0;                        ///< of vs_redis_s (both readings')
   bool skewed = false;
   std::string error;
 };
@@ -103,8 +104,8 @@ struct ClockAudit {
   std::string redis_reference;                ///< that node
   std::vector<RedisNodeFinding> redis_nodes;  ///< every node read (one for a single server)
   std::vector<GatewayClockFinding> gateways;
-  std::size_t skewed = 0;        ///< gateways and Redis nodes
-  std::size_t errors = 0;        ///< gateways and Redis nodes that could not be read
+  std::size_t skewed = 0;  ///< gateways and Redis nodes
+  std::size_t errors = 0;  ///< gateways and Redis nodes that could not be read
 };
 
 /// Compares every gateway with Redis (when read) and the workstation. A gateway is skewed

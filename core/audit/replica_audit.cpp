@@ -83,9 +83,8 @@ Expected<ReplicaWindow> window_between(const probe::Scrape& before, const probe:
   w.window_s = static_cast<double>(after.at_ms - before.at_ms) / 1000.0;
   auto cost_after = per_key(after, names::kKeyAdmittedCost);
   if (cost_after) {
-    w.admitted_cost =
-        increase(per_key(before, names::kKeyAdmittedCost).value_or(Sums{}), *cost_after,
-                 w.counter_reset);
+    w.admitted_cost = increase(per_key(before, names::kKeyAdmittedCost).value_or(Sums{}),
+                               *cost_after, w.counter_reset);
   } else if (auto burn_after = per_key(after, names::kGatewayQuotaBurnRatio)) {
     // Quota burn restarts at each UTC day: a ratio that went down counts from zero.
     bool day_reset = false;
@@ -115,7 +114,8 @@ Expected<ReplicaWindow> window_since_start(const probe::Scrape& scrape, std::str
   }
   auto cost = per_key(scrape, names::kKeyAdmittedCost);
   if (!cost) {
-    return make_error(replica + ": no " + std::string(names::kKeyAdmittedCost) + " in its /metrics");
+    return make_error(replica + ": no " + std::string(names::kKeyAdmittedCost) +
+                      " in its /metrics");
   }
   ReplicaWindow w;
   w.replica = std::move(replica);
@@ -190,7 +190,8 @@ ReplicaAudit audit_replicas(const std::vector<ReplicaWindow>& windows, const Pol
   for (const auto& w : windows) {
     out.window_s = std::max(out.window_s, w.window_s);
     degraded_total += w.degraded_decisions;
-    if (w.counter_reset) out.notes.push_back(w.replica + ": a counter went down (restart?) in the window");
+    if (w.counter_reset)
+      out.notes.push_back(w.replica + ": a counter went down (restart?) in the window");
     for (const auto& [k, cost] : w.admitted_cost) {
       if (cost <= 0) continue;
       Sum& s = sums[k];
@@ -218,7 +219,8 @@ ReplicaAudit audit_replicas(const std::vector<ReplicaWindow>& windows, const Pol
     f.api_key_hash = k.first;
     if (auto n = names.find(k.first); n != names.end()) {
       f.name = n->second;
-    } else if (const std::string* other = options.names != nullptr ? options.names->find(k.first) : nullptr) {
+    } else if (const std::string* other =
+                   options.names != nullptr ? options.names->find(k.first) : nullptr) {
       f.name = *other;
     }
     f.model = k.second;

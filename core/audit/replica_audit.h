@@ -68,13 +68,14 @@ struct ReplicaAuditOptions {
 
 struct KeyFinding {
   std::string api_key_hash;
-  std::string name;              ///< the key's name (the tenant): the policy's, else options.names'; empty if none
+  std::string
+      name;  ///< the key's name (the tenant): the policy's, else options.names'; empty if none
   std::string model;
-  std::string tier;              ///< empty when the policy neither lists the key nor has a default
-  std::string limit;             ///< LimitParams::describe() of the tier's requests rule
-  double configured_per_s = 0;   ///< the rule's sustained rate, cost units/s
-  double bound_cost = 0;         ///< admissible_cost over the window
-  double admitted_cost = 0;      ///< summed over replicas
+  std::string tier;             ///< empty when the policy neither lists the key nor has a default
+  std::string limit;            ///< LimitParams::describe() of the tier's requests rule
+  double configured_per_s = 0;  ///< the rule's sustained rate, cost units/s
+  double bound_cost = 0;        ///< admissible_cost over the window
+  double admitted_cost = 0;     ///< summed over replicas
   double admitted_per_s = 0;
   double ratio = 0;              ///< admitted_cost / bound_cost
   int replicas_admitting = 0;    ///< replicas that admitted any of it
@@ -85,15 +86,15 @@ struct KeyFinding {
 struct TierFinding {
   std::string tier;
   std::string limit;
-  std::size_t keys = 0;         ///< (key, model) pairs seen
-  double admitted_per_s = 0;    ///< summed over its keys and replicas, cost units/s
+  std::size_t keys = 0;       ///< (key, model) pairs seen
+  double admitted_per_s = 0;  ///< summed over its keys and replicas, cost units/s
   double max_ratio = 0;
   std::size_t leaks = 0;
 };
 
 struct ReplicaAudit {
   std::size_t replicas = 0;
-  double window_s = 0;        ///< the longest replica window (the generous bound)
+  double window_s = 0;  ///< the longest replica window (the generous bound)
   double tolerance = 0;
   std::vector<KeyFinding> keys;    ///< highest ratio first
   std::vector<TierFinding> tiers;  ///< by name

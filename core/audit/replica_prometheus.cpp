@@ -11,7 +11,8 @@ namespace limitscope::audit {
 Expected<std::vector<ReplicaWindow>> windows_from_prometheus(const probe::PrometheusClient& client,
                                                              double window_s) {
   namespace names = metrics::names;
-  const std::string range = "[" + std::to_string(static_cast<long long>(std::ceil(window_s))) + "s]";
+  const std::string range =
+      "[" + std::to_string(static_cast<long long>(std::ceil(window_s))) + "s]";
   auto cost = client.query("sum by (instance, api_key_hash, model) (increase(" +
                            std::string(names::kKeyAdmittedCost) + range + "))");
   if (!cost) return make_error(cost.error());
@@ -30,7 +31,8 @@ Expected<std::vector<ReplicaWindow>> windows_from_prometheus(const probe::Promet
   }
   for (const auto& s : degraded->series) {
     auto it = by_instance.find(std::string(s.labels.get("instance")));
-    if (it != by_instance.end() && !s.samples.empty()) it->second.degraded_decisions = s.samples.back().value;
+    if (it != by_instance.end() && !s.samples.empty())
+      it->second.degraded_decisions = s.samples.back().value;
   }
   if (by_instance.empty()) {
     return make_error(client.base_url() + ": no instance exports " +

@@ -30,7 +30,8 @@ Expected<ReplicaReadings> read_replicas(const ReplicaSources& sources, const Pol
   ReplicaReadings out;
   if (sources.prometheus) {
     probe::PrometheusClient client(*sources.prometheus, sources.fetch);
-    auto w = windows_from_prometheus(client, static_cast<double>(sources.prometheus_window.count()) / 1e9);
+    auto w = windows_from_prometheus(client,
+                                     static_cast<double>(sources.prometheus_window.count()) / 1e9);
     if (!w) return make_error(w.error());
     out.windows = std::move(*w);
     return out;

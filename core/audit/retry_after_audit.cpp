@@ -50,7 +50,8 @@ std::optional<LoggedDecision> decision_of(const redis::Value& fields_value, std:
 
 }  // namespace
 
-redis::Result<DecisionRead> read_decision_stream(redis::Connection& c, const redis::KeySchema& schema,
+redis::Result<DecisionRead> read_decision_stream(redis::Connection& c,
+                                                 const redis::KeySchema& schema,
                                                  const std::string& rule, std::size_t max_entries) {
   if (auto why = redis::KeySchema::check_rule(rule)) {
     return redis::make_redis_error(redis::ErrorKind::usage, "rule: " + *why);
@@ -83,8 +84,9 @@ redis::Result<DecisionRead> read_decision_stream(redis::Connection& c, const red
     if (page->elements.size() < want) break;
   }
   // Entries are in id order, which is the order of the script runs; t is their server time.
-  std::stable_sort(out.decisions.begin(), out.decisions.end(),
-                   [](const LoggedDecision& a, const LoggedDecision& b) { return a.t_us < b.t_us; });
+  std::stable_sort(
+      out.decisions.begin(), out.decisions.end(),
+      [](const LoggedDecision& a, const LoggedDecision& b) { return a.t_us < b.t_us; });
   return out;
 }
 
@@ -110,7 +112,7 @@ void name_keys(RetryAfterAudit& audit, const KeyNames& names, const Policy* poli
 RetryAfterAudit audit_retry_after(const std::vector<LoggedDecision>& decisions,
                                   std::size_t max_examples) {
   RetryAfterAudit out;
-  std::unordered_map<std::string, std::size_t> index;  // key -> position in out.keys
+  std::unordered_map<std::string, std::size_t> index;              // key -> position in out.keys
   std::unordered_map<std::string, const LoggedDecision*> pending;  // key -> its open refusal
   auto findings = [&](const std::string& key) -> KeyRetryFindings& {
     auto [it, fresh] = index.try_emplace(key, out.keys.size());

@@ -27,21 +27,22 @@ namespace limitscope::audit {
 
 /// One logged decision.
 struct LoggedDecision {
-  std::int64_t t_us = 0;                 ///< Redis TIME of the decision
-  std::string key;                       ///< the stream's key label
+  std::int64_t t_us = 0;  ///< Redis TIME of the decision
+  std::string key;        ///< the stream's key label
   bool allowed = false;
   std::optional<std::int64_t> retry_us;  ///< refusals: the promised wait
 };
 
 struct DecisionRead {
-  std::vector<LoggedDecision> decisions;  ///< oldest first
-  std::size_t entries = 0;                ///< stream entries read
-  std::size_t refusals_without_retry = 0; ///< refusals without retry_us (older scripts, never)
-  std::vector<std::string> errors;        ///< malformed entries (first few), by entry id
+  std::vector<LoggedDecision> decisions;   ///< oldest first
+  std::size_t entries = 0;                 ///< stream entries read
+  std::size_t refusals_without_retry = 0;  ///< refusals without retry_us (older scripts, never)
+  std::vector<std::string> errors;         ///< malformed entries (first few), by entry id
 };
 
 /// Reads up to `max_entries` of `rule`'s decision stream, oldest first, in pages.
-redis::Result<DecisionRead> read_decision_stream(redis::Connection& c, const redis::KeySchema& schema,
+redis::Result<DecisionRead> read_decision_stream(redis::Connection& c,
+                                                 const redis::KeySchema& schema,
                                                  const std::string& rule, std::size_t max_entries);
 /// read_decision_stream on the server of `url` that holds `rule` (its shard of a cluster).
 /// @param clock paces a cluster's retries
@@ -53,14 +54,14 @@ redis::Result<DecisionRead> read_rule_decisions(const redis::RedisUrl& url,
 
 /// One refusal and what followed.
 struct RetryExample {
-  std::int64_t t_us = 0;        ///< the refusal
-  std::int64_t promised_us = 0; ///< its retry_us
-  std::int64_t waited_us = 0;   ///< until the key's next decision
+  std::int64_t t_us = 0;         ///< the refusal
+  std::int64_t promised_us = 0;  ///< its retry_us
+  std::int64_t waited_us = 0;    ///< until the key's next decision
 };
 
 struct KeyRetryFindings {
   std::string key;
-  std::size_t refusals = 0;      ///< with a promise
+  std::size_t refusals = 0;  ///< with a promise
   std::size_t impatient = 0;
   std::size_t lies = 0;
   std::size_t honoured = 0;

@@ -15,8 +15,8 @@ Expected<std::string> read_file_bounded(const std::string& path, std::size_t max
     const auto got = static_cast<std::size_t>(in.gcount());
     if (got == 0) break;
     if (out.size() + got > max_bytes) {
-      return make_error(path + ": " + std::string(what) + " larger than " + std::to_string(max_bytes) +
-                        " bytes (not read)");
+      return make_error(path + ": " + std::string(what) + " larger than " +
+                        std::to_string(max_bytes) + " bytes (not read)");
     }
     out.append(chunk, got);
   }

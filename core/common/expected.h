@@ -36,6 +36,8 @@ class Expected {
   std::variant<T, Error> v_;
 };
 
-inline Error make_error(std::string message) { return Error{std::move(message)}; }
+inline Error make_error(std::string message) {
+  return Error{std::move(message)};
+}
 
 }  // namespace limitscope

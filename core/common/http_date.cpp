@@ -19,7 +19,8 @@ std::string format_http_date(Nanos wall) {
   gmtime_r(&t, &tm);
   char buf[40];
   std::snprintf(buf, sizeof buf, "%s, %02d %s %04d %02d:%02d:%02d GMT", kDays[tm.tm_wday],
-                tm.tm_mday, kMonths[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
+                tm.tm_mday, kMonths[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour, tm.tm_min,
+                tm.tm_sec);
   return buf;
 }
 
@@ -30,8 +31,8 @@ Expected<Nanos> parse_http_date(std::string_view text) {
   int mday = 0, year = 0, hh = 0, mm = 0, ss = 0;
   int consumed = 0;
   if (text.size() != 29 ||
-      std::sscanf(s.c_str(), "%3[A-Za-z], %2d %3s %4d %2d:%2d:%2d GMT%n", day, &mday, month, &year, &hh,
-                  &mm, &ss, &consumed) != 7 ||
+      std::sscanf(s.c_str(), "%3[A-Za-z], %2d %3s %4d %2d:%2d:%2d GMT%n", day, &mday, month, &year,
+                  &hh, &mm, &ss, &consumed) != 7 ||
       consumed != 29 || s[3] != ',') {
     return make_error("\"" + s + "\": not an HTTP date (like \"Tue, 01 Dec 2026 10:17:09 GMT\")");
   }

@@ -4,7 +4,9 @@ namespace limitscope {
 
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
 
 // The end of the string starting at s[i] == '"' (one past its closing quote).
 std::size_t string_end(std::string_view s, std::size_t i) {

@@ -19,7 +19,8 @@ namespace {
 
 [[noreturn]] void openssl_failed(const char* what) {
   char reason[256] = "no reason given";
-  if (const unsigned long code = ERR_get_error(); code != 0) ERR_error_string_n(code, reason, sizeof reason);
+  if (const unsigned long code = ERR_get_error(); code != 0)
+    ERR_error_string_n(code, reason, sizeof reason);
   throw std::runtime_error(std::string("OpenSSL ") + what + ": " + reason);
 }
 
@@ -33,7 +34,7 @@ const EVP_MD* algorithm(const char* name) {
 // The digest of `data` into `out` (at least EVP_MAX_MD_SIZE bytes). @return its length
 unsigned int digest(const EVP_MD* md, std::string_view data, unsigned char* out) {
   thread_local const std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(),
-                                                                                &EVP_MD_CTX_free);
+                                                                                 &EVP_MD_CTX_free);
   unsigned int len = 0;
   if (!ctx || EVP_DigestInit_ex2(ctx.get(), md, nullptr) != 1 ||
       EVP_DigestUpdate(ctx.get(), data.data(), data.size()) != 1 ||
@@ -86,6 +87,8 @@ std::string sha256_hex(std::string_view data) {
   return hex(out, len);
 }
 
-std::string api_key_hash(std::string_view api_key) { return sha256_hex(api_key).substr(0, 12); }
+std::string api_key_hash(std::string_view api_key) {
+  return sha256_hex(api_key).substr(0, 12);
+}
 
 }  // namespace limitscope

@@ -41,8 +41,10 @@ struct ScanTally {
 
 // A bounded SCAN of one server: enough to say whether limiter keys are there, never a walk of
 // a huge keyspace (the count is a lower bound when the budget runs out first).
-redis::Result<redis::Unit> scan_keys(redis::Connection& c, const std::string& match, const CheckOptions& o,
-                                     const std::vector<probe::LimiterProfile>& profiles, ScanTally& tally) {
+redis::Result<redis::Unit> scan_keys(redis::Connection& c, const std::string& match,
+                                     const CheckOptions& o,
+                                     const std::vector<probe::LimiterProfile>& profiles,
+                                     ScanTally& tally) {
   std::string cursor = "0";
   for (std::size_t calls = 0; calls < o.scan_calls;) {
     auto r = c.command({"SCAN", cursor, "MATCH", match, "COUNT", std::to_string(o.scan_count)});
@@ -53,7 +55,8 @@ redis::Result<redis::Unit> scan_keys(redis::Connection& c, const std::string& ma
       return redis::make_redis_error(redis::ErrorKind::protocol, "SCAN answered " + r->describe());
     }
     for (const redis::Value& k : r->elements[1].elements) {
-      (probe::match_profile(profiles, k.str) != nullptr ? tally.limiter : tally.other).insert(k.str);
+      (probe::match_profile(profiles, k.str) != nullptr ? tally.limiter : tally.other)
+          .insert(k.str);
     }
     cursor = r->elements[0].str;
     if (cursor == "0") return redis::Unit{};
@@ -62,10 +65,14 @@ redis::Result<redis::Unit> scan_keys(redis::Connection& c, const std::string& ma
   return redis::Unit{};
 }
 
-std::string keys_text(const ScanTally& tally, const std::string& match, const std::string& calls_scope) {
-  return (tally.complete ? "" : "at least ") + std::to_string(tally.limiter.size()) + " limiter keys, " +
-         std::to_string(tally.other.size()) + " other" + (match == "*" ? "" : " matching " + match) +
-         (tally.complete ? "" : " (first " + std::to_string(tally.calls) + " SCAN calls" + calls_scope + ")");
+std::string keys_text(const ScanTally& tally, const std::string& match,
+                      const std::string& calls_scope) {
+  return (tally.complete ? "" : "at least ") + std::to_string(tally.limiter.size()) +
+         " limiter keys, " + std::to_string(tally.other.size()) + " other" +
+         (match == "*" ? "" : " matching " + match) +
+         (tally.complete
+              ? ""
+              : " (first " + std::to_string(tally.calls) + " SCAN calls" + calls_scope + ")");
 }
 
 // PING, INFO and the bounded SCAN on every master (one server: on it; a cluster's map read
@@ -87,20 +94,24 @@ CheckResult check_redis(const ResolvedConnection& t, const CheckOptions& o, Cloc
   double slowest_ping_ms = 0;
   std::string version;
   ScanTally tally;
-  auto each = endpoint.on_each_master([&](redis::Connection& c, const std::string&) -> redis::Result<redis::Unit> {
-    const Nanos before = clock.now();
-    auto pong = c.command({"PING"});
-    const Nanos after = clock.now();
-    if (!pong) return pong.error();
-    if (pong->str != "PONG") return redis::make_redis_error(redis::ErrorKind::protocol, "PING answered " + pong->describe());
-    slowest_ping_ms = std::max(slowest_ping_ms, std::chrono::duration<double, std::milli>(after - before).count());
-    if (version.empty()) {
-      auto info = c.command({"INFO", "server"});
-      if (!info) return info.error();
-      version = info_field(info->str, "redis_version");
-    }
-    return scan_keys(c, match, o, profiles, tally);
-  });
+  auto each = endpoint.on_each_master(
+      [&](redis::Connection& c, const std::string&) -> redis::Result<redis::Unit> {
+        const Nanos before = clock.now();
+        auto pong = c.command({"PING"});
+        const Nanos after = clock.now();
+        if (!pong) return pong.error();
+        if (pong->str != "PONG")
+          return redis::make_redis_error(redis::ErrorKind::protocol,
+                                         "PING answered " + pong->describe());
+        slowest_ping_ms = std::max(
+            slowest_ping_ms, std::chrono::duration<double, std::milli>(after - before).count());
+        if (version.empty()) {
+          auto info = c.command({"INFO", "server"});
+          if (!info) return info.error();
+          version = info_field(info->str, "redis_version");
+        }
+        return scan_keys(c, match, o, profiles, tally);
+      });
   if (!each) return redis_failure(each.error());
   for (const redis::NodeResult& n : *each) {
     if (!n.result) return redis_failure(n.result.error());
@@ -110,10 +121,13 @@ CheckResult check_redis(const ResolvedConnection& t, const CheckOptions& o, Cloc
   const bool cluster = endpoint.is_cluster();
   CheckResult res;
   res.ok = true;
-  res.message = "PING " + fixed_text(slowest_ping_ms, 1) + " ms" + (cluster ? " (slowest master)" : "") +
+  res.message = "PING " + fixed_text(slowest_ping_ms, 1) + " ms" +
+                (cluster ? " (slowest master)" : "") +
                 (version.empty() ? "" : " · Redis " + version) +
                 (cluster ? " · cluster of " + std::to_string(masters) + " masters" : "") +
-                (covered == redis::kClusterSlotCount ? "" : ", " + std::to_string(covered) + " of 16384 slots served") +
+                (covered == redis::kClusterSlotCount
+                     ? ""
+                     : ", " + std::to_string(covered) + " of 16384 slots served") +
                 " · " + keys_text(tally, match, cluster ? " over all masters" : "");
   res.figures = {{"ping_ms", fixed_text(slowest_ping_ms, 3)}, {"redis_version", version}};
   if (cluster) {

@@ -3,8 +3,8 @@
 #include <array>
 #include <utility>
 
-#include "core/probe/http_fetch.h"
 #include "core/limiter/rate.h"
+#include "core/probe/http_fetch.h"
 #include "core/redis/redis_url.h"
 #include "core/sources/live_source_factory.h"
 
@@ -175,7 +175,8 @@ Expected<bool> validate(const SavedConnection& c) {
       if (*c.scrape_interval < kMinLiveInterval || *c.scrape_interval > kMaxLiveInterval) {
         return field_error(c, "scrape_interval",
                            format_duration(*c.scrape_interval) + " is outside " +
-                               format_duration(kMinLiveInterval) + ".." + format_duration(kMaxLiveInterval));
+                               format_duration(kMinLiveInterval) + ".." +
+                               format_duration(kMaxLiveInterval));
       }
     }
   }

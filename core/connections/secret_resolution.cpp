@@ -101,7 +101,8 @@ Expected<ResolvedConnection> resolve_connection(const SavedConnection& connectio
 SecretPlan plan_secret(const SavedConnection& connection, const std::string& session_secret) {
   SecretPlan plan;
   plan.connection = connection;
-  if (!session_secret.empty() && (connection.needs_secret() || connection.kind == ConnectionKind::redis)) {
+  if (!session_secret.empty() &&
+      (connection.needs_secret() || connection.kind == ConnectionKind::redis)) {
     plan.connection.secret = SecretStorage::keychain;
     plan.connection.secret_env.clear();
     plan.secret = session_secret;

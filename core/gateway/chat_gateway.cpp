@@ -68,7 +68,8 @@ std::string models_list_json(const Policy& policy) {
   nlohmann::json data = nlohmann::json::array();
   for (const ModelPolicy& m : policy.models) {
     // `created` is unknown for a policy's model; 0 keeps the field OpenAI's clients expect.
-    data.push_back({{"id", m.name}, {"object", "model"}, {"created", 0}, {"owned_by", "limitscope"}});
+    data.push_back(
+        {{"id", m.name}, {"object", "model"}, {"created", 0}, {"owned_by", "limitscope"}});
   }
   return nlohmann::json{{"object", "list"}, {"data", std::move(data)}}.dump();
 }
@@ -156,9 +157,9 @@ AdmitOutcome ChatGateway::admit(const IncomingRequest& in) {
         return out;
       case DenyReason::unknown_model:
         // No rate-limit headers: no limit of this (key, model) exists to report.
-        out.response = error_response(404, "invalid_request_error", "model_not_found",
-                                      "The model \"" + parsed->model +
-                                          "\" does not exist or is not served here.");
+        out.response = error_response(
+            404, "invalid_request_error", "model_not_found",
+            "The model \"" + parsed->model + "\" does not exist or is not served here.");
         return out;
       case DenyReason::cost_above_capacity:
       case DenyReason::invalid_cost:
@@ -241,8 +242,10 @@ std::int64_t ChatGateway::complete(const ForwardTicket& t, const UpstreamOutcome
   }
   const double delta = static_cast<double>(charged - t.estimated_tokens);
   // A degraded admission (fail-open, the limiter did not decide) consumed nothing to settle.
-  if (t.admission.tier != nullptr && t.admission.tier->llm_tokens && delta != 0 && !t.admission.degraded) {
-    if (!backend_.settle(t.api_key, t.request.model, delta, clock_.now())) metrics_.on_settle_failed(backend_.name());
+  if (t.admission.tier != nullptr && t.admission.tier->llm_tokens && delta != 0 &&
+      !t.admission.degraded) {
+    if (!backend_.settle(t.api_key, t.request.model, delta, clock_.now()))
+      metrics_.on_settle_failed(backend_.name());
   }
   if (t.admission.tier != nullptr && t.admission.model != nullptr) {
     metrics_.on_tokens(*t.admission.tier, *t.admission.model, charged);

@@ -95,7 +95,8 @@ void count_text_and_images(const json& doc, ChatRequest& out) {
 // A non-negative integer member of `object`, if it has one.
 std::optional<std::int64_t> count_member(const json& object, const char* name) {
   auto v = object.find(name);
-  if (v == object.end() || !v->is_number_integer() || v->get<std::int64_t>() < 0) return std::nullopt;
+  if (v == object.end() || !v->is_number_integer() || v->get<std::int64_t>() < 0)
+    return std::nullopt;
   return v->get<std::int64_t>();
 }
 
@@ -330,8 +331,8 @@ Expected<ChatRequest> parse_request(Endpoint endpoint, std::string_view body) {
 
 std::int64_t estimate_llm_tokens(const ChatRequest& request, std::int64_t default_max_tokens) {
   const std::size_t chars = std::max(request.text_chars, request.prompt_chars);
-  const auto prompt = add_sat(static_cast<std::int64_t>(chars / 4 + (chars % 4 != 0)),
-                              request.image_tokens);
+  const auto prompt =
+      add_sat(static_cast<std::int64_t>(chars / 4 + (chars % 4 != 0)), request.image_tokens);
   if (request.endpoint == Endpoint::embeddings) return prompt;
   const std::int64_t completion =
       mul_sat(std::max<std::int64_t>(0, request.max_tokens.value_or(default_max_tokens)),

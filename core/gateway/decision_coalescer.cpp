@@ -24,7 +24,8 @@ std::size_t DecisionCoalescer::queued(const std::string& rule) {
   return l.queue.size();
 }
 
-void DecisionCoalescer::flush(const std::string& rule, Lane& l, std::unique_lock<std::mutex>& lock) {
+void DecisionCoalescer::flush(const std::string& rule, Lane& l,
+                              std::unique_lock<std::mutex>& lock) {
   const std::size_t n = std::min(l.queue.size(), options_.max_batch);
   std::vector<SlotPtr> batch(l.queue.begin(), l.queue.begin() + static_cast<std::ptrdiff_t>(n));
   l.queue.erase(l.queue.begin(), l.queue.begin() + static_cast<std::ptrdiff_t>(n));
@@ -64,7 +65,8 @@ void DecisionCoalescer::flush(const std::string& rule, Lane& l, std::unique_lock
   lock.lock();
 }
 
-RuleOutcome DecisionCoalescer::decide(const std::string& rule, const redis::DecideRequest& request) {
+RuleOutcome DecisionCoalescer::decide(const std::string& rule,
+                                      const redis::DecideRequest& request) {
   if (options_.window.count() <= 0) {
     auto one = decide_(rule, {&request});
     if (!one.empty()) return std::move(one.front());
@@ -87,7 +89,8 @@ RuleOutcome DecisionCoalescer::decide(const std::string& rule, const redis::Deci
       continue;
     }
     const Steady::time_point due = l.queue.front()->queued_at + options_.window;
-    if (l.in_flight < options_.max_in_flight || l.queue.size() >= options_.max_batch || Steady::now() >= due) {
+    if (l.in_flight < options_.max_in_flight || l.queue.size() >= options_.max_batch ||
+        Steady::now() >= due) {
       flush(rule, l, lock);
       continue;
     }

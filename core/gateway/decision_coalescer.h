@@ -45,7 +45,7 @@ enum class CallFate { answered, nothing_written, unknown };
 /// One request's decision as the failure policy left it, and the composite's reported limit.
 struct RuleOutcome {
   redis::GuardedDecision guarded;
-  std::string binding;  ///< RedisDecision::binding_limit; "" when Redis did not decide
+  std::string binding;         ///< RedisDecision::binding_limit; "" when Redis did not decide
   std::optional<bool> shadow;  ///< RedisDecision::shadow_allowed
   CallFate fate = CallFate::unknown;
 };

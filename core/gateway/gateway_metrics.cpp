@@ -7,7 +7,6 @@
 
 #include "core/common/sha256.h"
 #include "core/metrics/exposition_writer.h"
-
 #include "core/metrics/metric_names.h"
 
 namespace limitscope::gateway {
@@ -37,26 +36,27 @@ GatewayMetrics::GatewayMetrics(std::size_t max_series) : max_series_(max_series)
   responses_ = unwrap(registry_.counter(names::kGatewayResponses,
                                         "HTTP answers of the gateway by status code.",
                                         {std::string(names::kCode)}, opts));
-  key_admitted_cost_ = unwrap(registry_.counter(
-      names::kKeyAdmittedCost, "Cost units admitted per API key and model.",
-      {std::string(names::kApiKeyHash), std::string(names::kModel)}, opts));
+  key_admitted_cost_ = unwrap(
+      registry_.counter(names::kKeyAdmittedCost, "Cost units admitted per API key and model.",
+                        {std::string(names::kApiKeyHash), std::string(names::kModel)}, opts));
   redis_batch_size_ = unwrap(registry_.histogram(
       names::kRedisBatchSize, "Decisions per round trip to Redis (more than 1: coalesced).", {},
       {1, 2, 4, 8, 16, 32, 64, 128}, opts));
-  shadow_decisions_ = unwrap(registry_.counter(
-      names::kShadowDecisions, "Decisions of the rule's shadow config on live requests (never enforced).",
-      {std::string(names::kRule), std::string(names::kDecision)}, opts));
-  shadow_disagreements_ = unwrap(registry_.counter(
-      names::kShadowDisagreements,
-      "Requests the shadow config would have decided otherwise: would_reject (live admitted), would_admit (live refused).",
-      {std::string(names::kRule), std::string(names::kKind)}, opts));
+  shadow_decisions_ = unwrap(
+      registry_.counter(names::kShadowDecisions,
+                        "Decisions of the rule's shadow config on live requests (never enforced).",
+                        {std::string(names::kRule), std::string(names::kDecision)}, opts));
+  shadow_disagreements_ =
+      unwrap(registry_.counter(names::kShadowDisagreements,
+                               "Requests the shadow config would have decided otherwise: "
+                               "would_reject (live admitted), would_admit (live refused).",
+                               {std::string(names::kRule), std::string(names::kKind)}, opts));
   redis_settlements_ = unwrap(registry_.counter(
       names::kRedisSettlements,
-      "Token settlements that reached Redis: riding on the key's next decision, or alone.",
-      {"way"}, opts));
-  wall_time_ = unwrap(registry_.gauge(names::kGatewayTime,
-                                      "The gateway's wall clock at this scrape, epoch seconds.", {},
-                                      opts));
+      "Token settlements that reached Redis: riding on the key's next decision, or alone.", {"way"},
+      opts));
+  wall_time_ = unwrap(registry_.gauge(
+      names::kGatewayTime, "The gateway's wall clock at this scrape, epoch seconds.", {}, opts));
   start_time_ = unwrap(registry_.gauge(names::kGatewayStartTime,
                                        "When the gateway started, epoch seconds (its wall clock).",
                                        {}, opts));
@@ -125,7 +125,9 @@ void GatewayMetrics::on_decision(const AdmissionResult& r, std::string_view api_
     const bool s = *r.shadow_allowed;
     shadow_decisions_->with({r.rule, s ? names::kDecisionAllowed : names::kShadowRejected}).inc();
     if (s != r.allowed) {
-      shadow_disagreements_->with({r.rule, s ? names::kShadowWouldAdmit : names::kShadowWouldReject}).inc();
+      shadow_disagreements_
+          ->with({r.rule, s ? names::kShadowWouldAdmit : names::kShadowWouldReject})
+          .inc();
     }
   }
   const LimitParams& params = r.tier->requests;
@@ -177,7 +179,8 @@ void GatewayMetrics::set_key_info(const Policy& policy) {
   }
   std::string out;
   if (!rows.empty()) {
-    metrics::append_help_line(out, names::kKeyInfo, "One per API key the policy lists: its hash, name and tier.");
+    metrics::append_help_line(out, names::kKeyInfo,
+                              "One per API key the policy lists: its hash, name and tier.");
     metrics::append_type_line(out, names::kKeyInfo, metrics::MetricType::kGauge);
     for (const auto& [hash, name_tier] : rows) {
       const metrics::LabelView labels[] = {{names::kApiKeyHash, hash},

@@ -3,7 +3,9 @@
 namespace limitscope::gateway {
 namespace {
 
-char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+char lower(char c) {
+  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
 
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -99,7 +101,8 @@ std::variant<std::monostate, RequestHead, FramingError> parse_request_head(std::
       if (++lengths > 1) {
         return bad("The request has more than one Content-Length header.", "ambiguous_length");
       }
-      if (value.empty() || value.size() > 18 || value.find_first_not_of("0123456789") != std::string_view::npos) {
+      if (value.empty() || value.size() > 18 ||
+          value.find_first_not_of("0123456789") != std::string_view::npos) {
         return bad("Content-Length must be a number.");
       }
       head.content_length = std::stoull(std::string(value));

@@ -35,7 +35,8 @@ GatewayResponse error_response(int status, std::string_view type, std::string_vi
   r.status = status;
   // Replace, not throw: a message may quote what a client sent (a parser's "last read: ..."),
   // which need not be UTF-8; an exception here would turn a 400 into a 500.
-  r.body = nlohmann::json{{"error", err}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  r.body =
+      nlohmann::json{{"error", err}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   return r;
 }
 

@@ -103,8 +103,8 @@ Expected<std::unique_ptr<LoadPlan>> LoadPlan::from_trace(const tuner::Trace& tra
       spec.models.push_back(ModelShare{model, 1, 1, 1});
     }
     PlannedRequest r;
-    r.at = Nanos{static_cast<std::int64_t>(
-        std::llround(static_cast<double>(e.t_ns - t0) / options.speed))};
+    r.at = Nanos{
+        static_cast<std::int64_t>(std::llround(static_cast<double>(e.t_ns - t0) / options.speed))};
     r.client = client;
     r.share = static_cast<std::uint32_t>(share);
     // The cost is sent as the request's token estimate (prompt + max_tokens), at least 1.

@@ -26,7 +26,9 @@ json usage_json(const MockCompletion& m) {
           {"total_tokens", m.prompt_tokens + m.completion_tokens}};
 }
 
-std::string sse_event(const json& data) { return "data: " + data.dump() + "\n\n"; }
+std::string sse_event(const json& data) {
+  return "data: " + data.dump() + "\n\n";
+}
 
 // Input `index`'s vector: small multiples of 1/256, exact in float32 and short in JSON.
 std::vector<float> embedding_values(std::size_t index, std::int64_t dimensions) {
@@ -62,13 +64,12 @@ void embeddings(const ChatRequest& request, MockCompletion& m) {
     data.push_back(std::move(item));
   }
   m.content_type = "application/json";
-  m.chunks.push_back(json{{"object", "list"},
-                          {"data", std::move(data)},
-                          {"model", request.model},
-                          {"usage",
-                           {{"prompt_tokens", m.prompt_tokens},
-                            {"total_tokens", m.prompt_tokens}}}}
-                         .dump());
+  m.chunks.push_back(
+      json{{"object", "list"},
+           {"data", std::move(data)},
+           {"model", request.model},
+           {"usage", {{"prompt_tokens", m.prompt_tokens}, {"total_tokens", m.prompt_tokens}}}}
+          .dump());
 }
 
 // A response object of the Responses API; `done` false: the in-progress shell a stream starts
@@ -121,8 +122,7 @@ void responses(const ChatRequest& request, std::uint64_t request_id, std::int64_
   empty_message["content"] = json::array();
   const json part = {{"type", "output_text"}, {"text", ""}, {"annotations", json::array()}};
   const json where = {{"item_id", message["id"]}, {"output_index", 0}, {"content_index", 0}};
-  event("response.created",
-        {{"response", response_object(request, m, id, created_unix_s, false)}});
+  event("response.created", {{"response", response_object(request, m, id, created_unix_s, false)}});
   event("response.output_item.added", {{"output_index", 0}, {"item", empty_message}});
   json part_added = where;
   part_added["part"] = part;

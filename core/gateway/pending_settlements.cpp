@@ -22,7 +22,8 @@ std::unique_lock<std::mutex> PendingSettlements::lock() {
   return std::unique_lock(mu_);
 }
 
-bool PendingSettlements::add(const std::string& rule, const std::string& key, double delta, Nanos now) {
+bool PendingSettlements::add(const std::string& rule, const std::string& key, double delta,
+                             Nanos now) {
   std::string k = map_key(rule, key);
   const auto held = lock();
   auto it = pending_.find(k);

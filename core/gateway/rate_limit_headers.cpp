@@ -29,8 +29,8 @@ std::int64_t window_seconds(const LimitParams& p) {
 }
 
 struct Rule {
-  const char* name;          // the IETF policy name
-  const char* openai_name;   // OpenAI's header suffix: x-ratelimit-limit-<openai_name>
+  const char* name;         // the IETF policy name
+  const char* openai_name;  // OpenAI's header suffix: x-ratelimit-limit-<openai_name>
   const LimitParams* params;
   const Decision* decision;
   double unit;  // cost units per unit of OpenAI's header (the model's weight for requests)
@@ -73,7 +73,8 @@ std::string openai_duration(Nanos d) {
 void append_retry_after(HttpHeaders& out, Nanos wait) {
   // At least 1: "Retry-After: 0" invites an immediate retry that would fail again.
   out.push_back({"Retry-After", std::to_string(std::max<std::int64_t>(1, whole_seconds_up(wait)))});
-  out.push_back({"retry-after-ms", std::to_string(std::max<std::int64_t>(1, whole_millis_up(wait)))});
+  out.push_back(
+      {"retry-after-ms", std::to_string(std::max<std::int64_t>(1, whole_millis_up(wait)))});
 }
 
 std::optional<Nanos> retry_after_of(const AdmissionResult& r) {

@@ -146,12 +146,15 @@ std::optional<std::string> RedisAdmission::sync_rules() {
     auto current = backend_.get_config(rule);
     if (!current) {
       // Unreachable: name the server (or cluster), as the pool's message may not.
-      if (current.error().breaks_connection()) return "redis " + backend_.peer() + ": " + current.error().message;
-      if (current.error().kind != redis::ErrorKind::reply) return "redis rule " + rule + ": " + current.error().message;
+      if (current.error().breaks_connection())
+        return "redis " + backend_.peer() + ": " + current.error().message;
+      if (current.error().kind != redis::ErrorKind::reply)
+        return "redis rule " + rule + ": " + current.error().message;
       // The stored config does not parse (a field written by hand, a garbage version). The
       // rule is the policy's: repair it from the policy, compare-and-set on the version field
       // as read, audited. Only this rule is concerned; the others are synced all the same.
-      change.reason = "repair of an invalid config (" + current.error().message + ") from policy " + pol->source;
+      change.reason = "repair of an invalid config (" + current.error().message + ") from policy " +
+                      pol->source;
       auto repaired = [&]() -> redis::Result<redis::RuleConfig> {
         auto raw = backend_.stored_version_field(rule);
         if (!raw) return raw.error();
@@ -160,10 +163,12 @@ std::optional<std::string> RedisAdmission::sync_rules() {
       }();
       if (log_) {
         log_("redis rule " + rule + ": the stored config is invalid: " + current.error().message +
-             (repaired ? "; repaired from the policy as version " + std::to_string(repaired->version)
-                       : "; the repair failed: " + repaired.error().message));
+             (repaired
+                  ? "; repaired from the policy as version " + std::to_string(repaired->version)
+                  : "; the repair failed: " + repaired.error().message));
       }
-      if (!repaired && (repaired.error().breaks_connection() || repaired.error().kind == redis::ErrorKind::auth))
+      if (!repaired &&
+          (repaired.error().breaks_connection() || repaired.error().kind == redis::ErrorKind::auth))
         return "redis rule " + rule + ": " + repaired.error().message;
       continue;  // an unrepaired rule fails its own decisions alone (503 limiter_error)
     }
@@ -197,7 +202,9 @@ redis::GuardedDecision RedisAdmission::probe(const std::string& rule) {
 
 namespace {
 constexpr std::int64_t kClockReadInterval_ns = 10'000'000'000;  // NTP slews 0.5 ms/s at most
-std::int64_t wall_us(const Clock& clock) { return clock.wall().count() / 1000; }
+std::int64_t wall_us(const Clock& clock) {
+  return clock.wall().count() / 1000;
+}
 }  // namespace
 
 void RedisAdmission::learn_offset(const std::string& rule, std::int64_t server_us) {
@@ -256,13 +263,15 @@ std::optional<std::string> RedisAdmission::check_access() {
           return "redis rule " + rule + ": the user may not XADD to the decision stream " + stream +
                  " (each logged decision is written there): " + w.error().message;
         }
-        return "redis rule " + rule + ": checking XADD on the decision stream " + stream + " failed: " +
-               w.error().message;
+        return "redis rule " + rule + ": checking XADD on the decision stream " + stream +
+               " failed: " + w.error().message;
       }
     }
     const redis::GuardedDecision g = probe(rule);
     // A config left invalid (its repair failed, logged by sync_rules) fails this tier alone.
-    if (g.decision.reason == DenyReason::backend_error && g.error.find("LSCONFIG") != std::string::npos) continue;
+    if (g.decision.reason == DenyReason::backend_error &&
+        g.error.find("LSCONFIG") != std::string::npos)
+      continue;
     if (g.decision.reason == DenyReason::backend_forbidden ||
         g.decision.reason == DenyReason::backend_error || g.degraded) {
       return "redis rule " + rule + ": a probe decision failed: " + g.error;
@@ -367,10 +376,13 @@ std::vector<RuleOutcome> RedisAdmission::decide_guarded(
       std::fill(fates.begin(), fates.end(), fate_of(sent.error()));
       return sent.error();
     }
-    if (sent->size() != n) return redis::make_redis_error(redis::ErrorKind::protocol, "a batch answered " +
-        std::to_string(sent->size()) + " decisions for " + std::to_string(n) + " requests");
+    if (sent->size() != n)
+      return redis::make_redis_error(redis::ErrorKind::protocol,
+                                     "a batch answered " + std::to_string(sent->size()) +
+                                         " decisions for " + std::to_string(n) + " requests");
     results = std::move(sent).value();
-    for (std::size_t i = 0; i < n; ++i) fates[i] = results[i] ? CallFate::answered : fate_of(results[i].error());
+    for (std::size_t i = 0; i < n; ++i)
+      fates[i] = results[i] ? CallFate::answered : fate_of(results[i].error());
     // Refused as late although the answer came in time: the offset to the server's clock was
     // too large (or the call slow). Those calls decided nothing: learn and decide them once more.
     std::vector<std::size_t> late;
@@ -391,14 +403,17 @@ std::vector<RuleOutcome> RedisAdmission::decide_guarded(
       std::size_t late_twice = 0;
       for (std::size_t k = 0; k < late.size(); ++k) {
         redis::Result<redis::RedisDecision>& r = results[late[k]];
-        r = retried ? std::move((*retried)[k]) : redis::Result<redis::RedisDecision>(retried.error());
+        r = retried ? std::move((*retried)[k])
+                    : redis::Result<redis::RedisDecision>(retried.error());
         fates[late[k]] = r ? CallFate::answered : fate_of(r.error());
         // Late again, with the offset just read: Redis runs calls later than the gateway
         // waits for them (a loaded server). That is a timeout: the failure mode decides.
         if (!r && redis::late_server_time_us(r.error())) {
           ++late_twice;
-          r = redis::make_redis_error(redis::ErrorKind::timeout, "redis rule " + rule +
-                                          ": the decision ran past its deadline twice: " + r.error().message);
+          r = redis::make_redis_error(
+              redis::ErrorKind::timeout,
+              "redis rule " + rule +
+                  ": the decision ran past its deadline twice: " + r.error().message);
         }
       }
       // Every request timed out (or the retry failed whole): the round trip failed.
@@ -416,7 +431,8 @@ std::vector<RuleOutcome> RedisAdmission::decide_guarded(
   for (std::size_t i = 0; i < n; ++i) {
     out[i].guarded = std::move(guarded[i]);
     out[i].fate = fates[i];
-    if (!answered || out[i].guarded.degraded) continue;  // failed whole: the guard decided all alike
+    if (!answered || out[i].guarded.degraded)
+      continue;  // failed whole: the guard decided all alike
     if (!results[i]) {
       // This request's call failed alone (an error reply, an ACL refusal, a retry that timed
       // out): the guard classifies it as it would a single call's failure.
@@ -455,7 +471,8 @@ AdmissionResult RedisAdmission::admit(const AdmissionRequest& request) {
     req.log = true;
     req.model = std::string(request.model);
     if (request.llm_tokens > 0) {
-      req.llm_tokens = static_cast<std::uint32_t>(std::min<std::int64_t>(request.llm_tokens, UINT32_MAX - 1));
+      req.llm_tokens =
+          static_cast<std::uint32_t>(std::min<std::int64_t>(request.llm_tokens, UINT32_MAX - 1));
     }
   }
   if (out.tier->llm_tokens) req.costs.push_back(static_cast<double>(request.llm_tokens));

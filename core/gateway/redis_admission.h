@@ -168,7 +168,8 @@ class RedisAdmission final : public AdmissionBackend {
 
   AdmissionResult admit(const AdmissionRequest& request) override;
   /// Corrects the key's llm_tokens limit in Redis (see the file comment).
-  bool settle(std::string_view api_key, std::string_view model, double token_delta, Nanos now) override;
+  bool settle(std::string_view api_key, std::string_view model, double token_delta,
+              Nanos now) override;
   /// Settlements that reached Redis (alone or riding), and those that failed or were lost.
   std::uint64_t settled() const { return settled_.load(std::memory_order_relaxed); }
   std::uint64_t settle_failures() const { return settle_failures_.load(std::memory_order_relaxed); }
@@ -223,13 +224,16 @@ class RedisAdmission final : public AdmissionBackend {
 
   // Settlement (redis_settlement.cpp): one correction sent alone, through the rule's circuit;
   // `report_lost` reports a failure to on_settlement (one the caller cannot return).
-  bool settle_alone(const std::string& rule, const std::string& key, double delta, Nanos now, bool report_lost);
-  void report_settle_failure(const std::string& rule, const std::string& why, Nanos now, bool report_lost);
+  bool settle_alone(const std::string& rule, const std::string& key, double delta, Nanos now,
+                    bool report_lost);
+  void report_settle_failure(const std::string& rule, const std::string& why, Nanos now,
+                             bool report_lost);
   // Takes the key's waiting correction into `req` when its tier has a token limit.
   void carry_settlement(const std::string& rule, const TierPolicy& tier, redis::DecideRequest& req);
   // Accounts for the correction `req` carried, given what became of its call (see the file
   // comment); may decide `req` again without it.
-  void settle_carried(const std::string& rule, redis::DecideRequest& req, RuleOutcome& decided, Nanos now);
+  void settle_carried(const std::string& rule, redis::DecideRequest& req, RuleOutcome& decided,
+                      Nanos now);
   void start_flusher();
   void stop_flusher();
 
@@ -256,7 +260,7 @@ class RedisAdmission final : public AdmissionBackend {
   static constexpr std::int64_t kNeverLogged = INT64_MIN;
   std::atomic<std::int64_t> last_settle_log_ns_{kNeverLogged};
   std::unique_ptr<PendingSettlements> pending_;  // null without a settle delay
-  CancelToken flusher_stop_;  // ends the flusher's wait on clock_
+  CancelToken flusher_stop_;                     // ends the flusher's wait on clock_
   std::thread flusher_;
   std::unique_ptr<DecisionCoalescer> coalescer_;  // last: its batches use the members above
 };

@@ -25,7 +25,8 @@ void RedisAdmission::stop_flusher() {
 
 std::size_t RedisAdmission::flush_due_settlements(Nanos now) {
   if (!pending_) return 0;
-  const auto due = pending_->take_older_than(now - std::chrono::duration_cast<Nanos>(options_.settle_delay));
+  const auto due =
+      pending_->take_older_than(now - std::chrono::duration_cast<Nanos>(options_.settle_delay));
   for (const PendingSettlement& p : due) settle_alone(p.rule, p.key, p.delta, now, true);
   return due.size();
 }
@@ -38,8 +39,8 @@ std::size_t RedisAdmission::flush_settlements() {
   return all.size();
 }
 
-void RedisAdmission::report_settle_failure(const std::string& rule, const std::string& why, Nanos now,
-                                           bool report_lost) {
+void RedisAdmission::report_settle_failure(const std::string& rule, const std::string& why,
+                                           Nanos now, bool report_lost) {
   settle_failures_.fetch_add(1, std::memory_order_relaxed);
   if (report_lost && options_.on_settlement) options_.on_settlement(SettleWay::lost);
   std::int64_t last = last_settle_log_ns_.load(std::memory_order_relaxed);
@@ -50,8 +51,8 @@ void RedisAdmission::report_settle_failure(const std::string& rule, const std::s
   }
 }
 
-bool RedisAdmission::settle_alone(const std::string& rule, const std::string& key, double delta, Nanos now,
-                                  bool report_lost) {
+bool RedisAdmission::settle_alone(const std::string& rule, const std::string& key, double delta,
+                                  Nanos now, bool report_lost) {
   // An open circuit means Redis is failing: a settle would only add a timeout per request.
   if (guard(rule).stats().state == redis::BreakerState::open) {
     report_settle_failure(rule, "the circuit is open", now, report_lost);
@@ -67,7 +68,8 @@ bool RedisAdmission::settle_alone(const std::string& rule, const std::string& ke
   return true;
 }
 
-bool RedisAdmission::settle(std::string_view api_key, std::string_view model, double token_delta, Nanos now) {
+bool RedisAdmission::settle(std::string_view api_key, std::string_view model, double token_delta,
+                            Nanos now) {
   if (!std::isfinite(token_delta) || token_delta == 0) return true;
   const auto pol = policy();
   const TierPolicy* tier = pol->tier_for_key(api_key);
@@ -78,7 +80,8 @@ bool RedisAdmission::settle(std::string_view api_key, std::string_view model, do
   return settle_alone(rule, key, token_delta, now, false);
 }
 
-void RedisAdmission::carry_settlement(const std::string& rule, const TierPolicy& tier, redis::DecideRequest& req) {
+void RedisAdmission::carry_settlement(const std::string& rule, const TierPolicy& tier,
+                                      redis::DecideRequest& req) {
   // A tier without a token limit (its policy changed) carries nothing: the flusher sends what
   // waits, and Redis refuses it alone, counted, instead of failing this decision.
   if (!pending_ || !tier.llm_tokens) return;
@@ -86,8 +89,8 @@ void RedisAdmission::carry_settlement(const std::string& rule, const TierPolicy&
   if (req.settle_delta != 0) req.settle_limit = "llm_tokens";
 }
 
-void RedisAdmission::settle_carried(const std::string& rule, redis::DecideRequest& req, RuleOutcome& decided,
-                                    Nanos now) {
+void RedisAdmission::settle_carried(const std::string& rule, redis::DecideRequest& req,
+                                    RuleOutcome& decided, Nanos now) {
   const double delta = req.settle_delta;
   switch (decided.fate) {
     case CallFate::answered:
@@ -96,13 +99,15 @@ void RedisAdmission::settle_carried(const std::string& rule, redis::DecideReques
       return;
     case CallFate::unknown:
       // Applied or not, nobody knows: sending it again could charge it twice.
-      report_settle_failure(rule, "the decision carrying it failed: " + decided.guarded.error, now, true);
+      report_settle_failure(rule, "the decision carrying it failed: " + decided.guarded.error, now,
+                            true);
       return;
     case CallFate::nothing_written:
       break;
   }
   const DenyReason why = decided.guarded.decision.reason;
-  if (!decided.guarded.degraded && (why == DenyReason::backend_error || why == DenyReason::backend_forbidden)) {
+  if (!decided.guarded.degraded &&
+      (why == DenyReason::backend_error || why == DenyReason::backend_forbidden)) {
     // Redis refused the call, perhaps for the settlement itself: it goes alone, and the request
     // is decided without it.
     settle_alone(rule, req.key, delta, now, true);

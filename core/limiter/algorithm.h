@@ -13,8 +13,8 @@ namespace limitscope {
 
 template <class A>
 concept LimiterAlgorithm = requires(const LimitParams& p, const LimitParams& q,
-                                    typename A::State& s, const typename A::State& cs,
-                                    Nanos now, double cost) {
+                                    typename A::State& s, const typename A::State& cs, Nanos now,
+                                    double cost) {
   { A::kAlgorithm } -> std::convertible_to<Algorithm>;
   /// The state of a key never seen before (full bucket, empty window).
   { A::fresh(p, now) } -> std::same_as<typename A::State>;

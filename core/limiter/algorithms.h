@@ -18,12 +18,18 @@ namespace limitscope {
 template <class F>
 decltype(auto) visit_algorithm(Algorithm a, F&& f) {
   switch (a) {
-    case Algorithm::token_bucket: return std::forward<F>(f)(TokenBucket{});
-    case Algorithm::gcra: return std::forward<F>(f)(Gcra{});
-    case Algorithm::sliding_log: return std::forward<F>(f)(SlidingLog{});
-    case Algorithm::sliding_counter: return std::forward<F>(f)(SlidingCounter{});
-    case Algorithm::fixed_window: return std::forward<F>(f)(FixedWindow{});
-    case Algorithm::leaky_bucket: return std::forward<F>(f)(LeakyBucket{});
+    case Algorithm::token_bucket:
+      return std::forward<F>(f)(TokenBucket{});
+    case Algorithm::gcra:
+      return std::forward<F>(f)(Gcra{});
+    case Algorithm::sliding_log:
+      return std::forward<F>(f)(SlidingLog{});
+    case Algorithm::sliding_counter:
+      return std::forward<F>(f)(SlidingCounter{});
+    case Algorithm::fixed_window:
+      return std::forward<F>(f)(FixedWindow{});
+    case Algorithm::leaky_bucket:
+      return std::forward<F>(f)(LeakyBucket{});
   }
   // Unreachable for a valid enum value; an out-of-range value falls back to the token bucket.
   return std::forward<F>(f)(TokenBucket{});

@@ -30,12 +30,12 @@ std::string_view to_string(DenyReason r);
 
 struct Decision {
   bool allowed = false;
-  double limit = 0;       // capacity (buckets) or limit per window, cost units
-  double remaining = 0;   // cost units still available after this decision
+  double limit = 0;      // capacity (buckets) or limit per window, cost units
+  double remaining = 0;  // cost units still available after this decision
   /// Time until this same request could succeed; nullopt when it never can.
   std::optional<Nanos> retry_after;
-  Nanos reset_after{0};   // time until the bucket is full again / the window is over
-  Nanos delay{0};         // shaping delay for queueing algorithms (leaky bucket), else 0
+  Nanos reset_after{0};  // time until the bucket is full again / the window is over
+  Nanos delay{0};        // shaping delay for queueing algorithms (leaky bucket), else 0
   DenyReason reason = DenyReason::none;
 };
 

@@ -23,7 +23,9 @@ Cells cells(const LimitParams& p, double cost) {
                std::max<std::int64_t>(1, time_math::round_ns(p.capacity * td))};
 }
 
-std::int64_t backlog(const Gcra::State& s, std::int64_t t) { return std::max<std::int64_t>(0, s.tat_ns - t); }
+std::int64_t backlog(const Gcra::State& s, std::int64_t t) {
+  return std::max<std::int64_t>(0, s.tat_ns - t);
+}
 
 double level(const LimitParams& p, const Cells& c, std::int64_t backlog_ns) {
   const double free_ns = static_cast<double>(std::max<std::int64_t>(0, c.limit_ns - backlog_ns));
@@ -63,7 +65,9 @@ std::int64_t Gcra::emission_interval_ns(const LimitParams& p) {
   return std::max<std::int64_t>(1, time_math::round_ns(time_math::ns_per_unit(p)));
 }
 
-Gcra::State Gcra::fresh(const LimitParams&, Nanos now) { return State{now.count()}; }
+Gcra::State Gcra::fresh(const LimitParams&, Nanos now) {
+  return State{now.count()};
+}
 
 Decision Gcra::decide(const LimitParams& p, State& s, Nanos now, double cost) {
   return time_math::commit_if_allowed(p, s, now, cost, evaluate);
@@ -73,7 +77,9 @@ Decision Gcra::peek(const LimitParams& p, const State& s, Nanos now, double cost
   return evaluate(p, s, now, cost, nullptr);
 }
 
-bool Gcra::idle(const LimitParams&, const State& s, Nanos now) { return s.tat_ns <= now.count(); }
+bool Gcra::idle(const LimitParams&, const State& s, Nanos now) {
+  return s.tat_ns <= now.count();
+}
 
 double Gcra::available(const LimitParams& p, const State& s, Nanos now) {
   return level(p, cells(p, 1.0), backlog(s, now.count()));

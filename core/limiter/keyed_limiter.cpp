@@ -29,12 +29,18 @@ constexpr std::size_t table_index() {
   return static_cast<std::size_t>(A::kAlgorithm);
 }
 
-static_assert(std::is_same_v<std::tuple_element_t<table_index<TokenBucket>(), Tables>, StateTable<TokenBucket::State>> &&
-              std::is_same_v<std::tuple_element_t<table_index<Gcra>(), Tables>, StateTable<Gcra::State>> &&
-              std::is_same_v<std::tuple_element_t<table_index<SlidingLog>(), Tables>, StateTable<SlidingLog::State>> &&
-              std::is_same_v<std::tuple_element_t<table_index<SlidingCounter>(), Tables>, StateTable<SlidingCounter::State>> &&
-              std::is_same_v<std::tuple_element_t<table_index<FixedWindow>(), Tables>, StateTable<FixedWindow::State>> &&
-              std::is_same_v<std::tuple_element_t<table_index<LeakyBucket>(), Tables>, StateTable<LeakyBucket::State>>,
+static_assert(std::is_same_v<std::tuple_element_t<table_index<TokenBucket>(), Tables>,
+                             StateTable<TokenBucket::State>> &&
+                  std::is_same_v<std::tuple_element_t<table_index<Gcra>(), Tables>,
+                                 StateTable<Gcra::State>> &&
+                  std::is_same_v<std::tuple_element_t<table_index<SlidingLog>(), Tables>,
+                                 StateTable<SlidingLog::State>> &&
+                  std::is_same_v<std::tuple_element_t<table_index<SlidingCounter>(), Tables>,
+                                 StateTable<SlidingCounter::State>> &&
+                  std::is_same_v<std::tuple_element_t<table_index<FixedWindow>(), Tables>,
+                                 StateTable<FixedWindow::State>> &&
+                  std::is_same_v<std::tuple_element_t<table_index<LeakyBucket>(), Tables>,
+                                 StateTable<LeakyBucket::State>>,
               "Tables must follow the order of the Algorithm enum");
 
 constexpr Algorithm kAllAlgorithms[] = {Algorithm::token_bucket, Algorithm::gcra,
@@ -127,7 +133,8 @@ class PolicyIndex {
     std::size_t index = 0;
   };
 
-  static void fill(std::vector<Entry>& table, const std::vector<std::pair<const std::string*, std::size_t>>& items,
+  static void fill(std::vector<Entry>& table,
+                   const std::vector<std::pair<const std::string*, std::size_t>>& items,
                    std::uint64_t seed) {
     std::size_t cap = 4;
     while (cap < items.size() * 2) cap *= 2;
@@ -158,7 +165,8 @@ class PolicyIndex {
 
 // One policy and its lookup index; kept for the limiter's lifetime (decisions point into it).
 struct KeyedLimiter::Version {
-  explicit Version(Policy p) : policy(std::make_shared<const Policy>(std::move(p))), index(*policy) {}
+  explicit Version(Policy p)
+      : policy(std::make_shared<const Policy>(std::move(p))), index(*policy) {}
   std::shared_ptr<const Policy> policy;
   PolicyIndex index;
 };
@@ -171,12 +179,12 @@ struct KeyedLimiter::Hashes {
 
 struct alignas(64) KeyedLimiter::Shard {
   std::mutex mu;
-  const Policy* policy = nullptr;  // the version this shard's states follow
+  const Policy* policy = nullptr;      // the version this shard's states follow
   const PolicyIndex* index = nullptr;  // and its lookup index
   Tables tables;
   std::size_t cursors[std::tuple_size_v<Tables>] = {};
   std::unordered_map<std::uint64_t, std::string> names;  // fingerprint -> API key
-  std::uint32_t decisions = 0;  // paces the incremental sweep
+  std::uint32_t decisions = 0;                           // paces the incremental sweep
 
   template <class A>
   StateTable<typename A::State>& table() {
@@ -288,7 +296,8 @@ auto KeyedLimiter::idle_dropper(Shard& shard, Nanos now) {
   // True (and the name forgotten) for a state indistinguishable from a fresh one.
   return [this, &shard, now](auto& slot) {
     using Table = StateTable<typename A::State>;
-    if (!A::idle(shard.policy->tiers[Table::tier(slot.tag)].requests, slot.state, now)) return false;
+    if (!A::idle(shard.policy->tiers[Table::tier(slot.tag)].requests, slot.state, now))
+      return false;
     forget_name(shard, Table::fingerprint(slot.tag));
     return true;
   };
@@ -351,7 +360,8 @@ KeyedDecision KeyedLimiter::decide_in(Shard& shard, const Lookup& lk, Nanos now,
       }
       if (table.full()) {
         std::size_t& cursor = shard.cursor<A>();
-        const std::size_t dropped = table.sweep(cursor, table.capacity(), idle_dropper<A>(shard, now));
+        const std::size_t dropped =
+            table.sweep(cursor, table.capacity(), idle_dropper<A>(shard, now));
         size_.fetch_sub(dropped, std::memory_order_relaxed);
         table.make_room();
       }
@@ -367,8 +377,8 @@ KeyedDecision KeyedLimiter::decide_in(Shard& shard, const Lookup& lk, Nanos now,
   // decision, done in batches every kSweepBatch decisions so the sweep reads a run of
   // consecutive cache lines instead of touching a new line of a random shard every time.
   if ((++shard.decisions & (kSweepBatch - 1)) == 0) {
-    const std::size_t dropped = table.sweep(shard.cursor<A>(), kSweepBatch * options_.sweep_per_decision,
-                                            idle_dropper<A>(shard, now));
+    const std::size_t dropped = table.sweep(
+        shard.cursor<A>(), kSweepBatch * options_.sweep_per_decision, idle_dropper<A>(shard, now));
     if (dropped > 0) size_.fetch_sub(dropped, std::memory_order_relaxed);
   }
   return out;
@@ -425,10 +435,12 @@ void KeyedLimiter::prefetch(std::string_view api_key, const Hashes& hashes) cons
                   [&](auto algo) { shard.table<decltype(algo)>().prefetch(fp); });
 }
 
-void KeyedLimiter::decide_batch(std::span<const KeyedRequest> requests, std::span<KeyedDecision> out) {
+void KeyedLimiter::decide_batch(std::span<const KeyedRequest> requests,
+                                std::span<KeyedDecision> out) {
   if (out.size() != requests.size()) {
     throw std::invalid_argument("KeyedLimiter::decide_batch: " + std::to_string(requests.size()) +
-                                " requests but room for " + std::to_string(out.size()) + " decisions");
+                                " requests but room for " + std::to_string(out.size()) +
+                                " decisions");
   }
   // Requests ahead whose slots are in flight: about one memory latency of decisions.
   constexpr std::size_t kAhead = 8;
@@ -554,7 +566,8 @@ void KeyedLimiter::for_each_state(Nanos now, const std::function<void(const KeyS
             if (auto it = shard.names.find(fp); it != shard.names.end()) view.api_key = it->second;
           }
           view.tier = &tier;
-          view.model = model < pol.models.size() && model != kNoModel ? &pol.models[model] : nullptr;
+          view.model =
+              model < pol.models.size() && model != kNoModel ? &pol.models[model] : nullptr;
           view.algorithm = A::kAlgorithm;
           view.available = A::available(tier.requests, slot.state, now);
           view.capacity = tier.requests.max_cost();

@@ -10,8 +10,8 @@
 //
 // Expiry: a state is dropped once the algorithm says it is idle (indistinguishable from a
 // fresh one: bucket full, window passed), so dropping it changes no future decision. Every
-// 32nd decision in a shard sweeps the next 32·sweep_per_decision slots of its table; a table about to grow, or a shard at the key cap,
-// is swept whole first; sweep() sweeps everything on demand.
+// 32nd decision in a shard sweeps the next 32·sweep_per_decision slots of its table; a table about
+// to grow, or a shard at the key cap, is swept whole first; sweep() sweeps everything on demand.
 //
 // Key cap (max_keys, over all shards): when a decision needs a new state and max_keys states
 // exist, the shard first drops its idle states; if it is still at the cap, the request is

@@ -56,7 +56,9 @@ Decision evaluate(const LimitParams& p, const LeakyBucket::State& s, Nanos now, 
 }
 }  // namespace
 
-LeakyBucket::State LeakyBucket::fresh(const LimitParams&, Nanos now) { return State{now.count()}; }
+LeakyBucket::State LeakyBucket::fresh(const LimitParams&, Nanos now) {
+  return State{now.count()};
+}
 
 Decision LeakyBucket::decide(const LimitParams& p, State& s, Nanos now, double cost) {
   return time_math::commit_if_allowed(p, s, now, cost, evaluate);
@@ -75,10 +77,9 @@ double LeakyBucket::available(const LimitParams& p, const State& s, Nanos now) {
 }
 
 void LeakyBucket::reconfigure(const LimitParams& p, const LimitParams& q, State& s, Nanos now) {
-  const double occupied =
-      std::clamp(static_cast<double>(backlog(s, now.count())) /
-                     static_cast<double>(drain_ns(p, p.capacity)),
-                 0.0, 1.0);
+  const double occupied = std::clamp(
+      static_cast<double>(backlog(s, now.count())) / static_cast<double>(drain_ns(p, p.capacity)),
+      0.0, 1.0);
   const std::int64_t backlog_q =
       time_math::round_ns(occupied * static_cast<double>(drain_ns(q, q.capacity)));
   s.drain_end_ns = now.count() + std::min(backlog_q, kFarNs);

@@ -7,12 +7,18 @@ namespace limitscope {
 
 std::string_view to_string(Algorithm a) {
   switch (a) {
-    case Algorithm::token_bucket: return "token-bucket";
-    case Algorithm::gcra: return "gcra";
-    case Algorithm::sliding_log: return "sliding-log";
-    case Algorithm::sliding_counter: return "sliding-counter";
-    case Algorithm::fixed_window: return "fixed-window";
-    case Algorithm::leaky_bucket: return "leaky-bucket";
+    case Algorithm::token_bucket:
+      return "token-bucket";
+    case Algorithm::gcra:
+      return "gcra";
+    case Algorithm::sliding_log:
+      return "sliding-log";
+    case Algorithm::sliding_counter:
+      return "sliding-counter";
+    case Algorithm::fixed_window:
+      return "fixed-window";
+    case Algorithm::leaky_bucket:
+      return "leaky-bucket";
   }
   return "unknown";
 }
@@ -22,8 +28,9 @@ std::optional<Algorithm> parse_algorithm(std::string_view name) {
   for (char& c : n) {
     if (c == '_') c = '-';
   }
-  for (Algorithm a : {Algorithm::token_bucket, Algorithm::gcra, Algorithm::sliding_log,
-                      Algorithm::sliding_counter, Algorithm::fixed_window, Algorithm::leaky_bucket}) {
+  for (Algorithm a :
+       {Algorithm::token_bucket, Algorithm::gcra, Algorithm::sliding_log,
+        Algorithm::sliding_counter, Algorithm::fixed_window, Algorithm::leaky_bucket}) {
     if (to_string(a) == n) return a;
   }
   return std::nullopt;
@@ -44,8 +51,10 @@ std::string number(double v) {
 
 std::optional<std::string> LimitParams::validate() const {
   if (is_window_algorithm(algorithm)) {
-    if (!std::isfinite(limit) || limit <= 0) return "limit must be a finite number > 0, got " + number(limit);
-    if (window < Nanos{1'000'000}) return "window must be at least 1ms, got " + format_duration(window);
+    if (!std::isfinite(limit) || limit <= 0)
+      return "limit must be a finite number > 0, got " + number(limit);
+    if (window < Nanos{1'000'000})
+      return "window must be at least 1ms, got " + format_duration(window);
     return std::nullopt;
   }
   if (!std::isfinite(capacity) || capacity <= 0) {

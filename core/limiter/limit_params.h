@@ -14,7 +14,14 @@
 
 namespace limitscope {
 
-enum class Algorithm { token_bucket, gcra, sliding_log, sliding_counter, fixed_window, leaky_bucket };
+enum class Algorithm {
+  token_bucket,
+  gcra,
+  sliding_log,
+  sliding_counter,
+  fixed_window,
+  leaky_bucket
+};
 
 /// "token-bucket", "gcra", "sliding-log", "sliding-counter", "fixed-window", "leaky-bucket".
 std::string_view to_string(Algorithm a);
@@ -25,10 +32,10 @@ bool is_window_algorithm(Algorithm a);
 
 struct LimitParams {
   Algorithm algorithm = Algorithm::token_bucket;
-  double capacity = 0;   // bucket size or queue depth, cost units
-  Rate refill;           // refill (buckets) or drain (leaky bucket) rate
-  double limit = 0;      // cost units admitted per window
-  Nanos window{0};       // window length
+  double capacity = 0;  // bucket size or queue depth, cost units
+  Rate refill;          // refill (buckets) or drain (leaky bucket) rate
+  double limit = 0;     // cost units admitted per window
+  Nanos window{0};      // window length
 
   /// The most cost one request can ever be admitted with (capacity or limit).
   double max_cost() const { return is_window_algorithm(algorithm) ? limit : capacity; }

@@ -107,14 +107,20 @@ class SingleKeyLimiter final : public Limiter {
 // Higher is more severe; the composite reports the most severe reason among its children.
 int severity(DenyReason r) {
   switch (r) {
-    case DenyReason::none: return 0;
-    case DenyReason::exhausted: return 1;
-    case DenyReason::queue_full: return 2;
-    case DenyReason::cost_above_capacity: return 3;
-    case DenyReason::invalid_cost: return 4;
+    case DenyReason::none:
+      return 0;
+    case DenyReason::exhausted:
+      return 1;
+    case DenyReason::queue_full:
+      return 2;
+    case DenyReason::cost_above_capacity:
+      return 3;
+    case DenyReason::invalid_cost:
+      return 4;
     case DenyReason::key_limit:
     case DenyReason::unknown_key:
-    case DenyReason::unknown_model: return 5;
+    case DenyReason::unknown_model:
+      return 5;
     case DenyReason::backend_unavailable:
     case DenyReason::backend_error:
     case DenyReason::backend_forbidden:
@@ -192,7 +198,7 @@ Decision Limiter::acquire(double cost, Nanos deadline, CancelToken& cancel) {
     Decision d = decide_now(cost, now);
     if (d.allowed || !d.retry_after || cancel.cancelled()) return d;
     const Nanos at = now + std::max(*d.retry_after, Nanos{1});
-    if (at > deadline) return d;  // waiting could not succeed in time
+    if (at > deadline) return d;                   // waiting could not succeed in time
     if (!clock_.wait_until(at, cancel)) return d;  // cancelled
     // Woken at the computed instant: decide again (another thread may have taken it).
   }
@@ -218,7 +224,9 @@ double CompositeLimiter::available() {
   return available_locked(clock().now());
 }
 
-LimitParams CompositeLimiter::params() { return children_.front()->params(); }
+LimitParams CompositeLimiter::params() {
+  return children_.front()->params();
+}
 
 Decision CompositeLimiter::decide_now(double cost, Nanos& now_out) {
   LockAll lock(mutexes_);

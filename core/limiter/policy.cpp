@@ -5,12 +5,11 @@
 #include <cstdio>
 #include <fstream>
 #include <initializer_list>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
-
-#include <nlohmann/json.hpp>
 
 namespace limitscope {
 namespace {
@@ -66,8 +65,8 @@ const json& require_object(const json& v, const std::string& path) {
 
 // Refuses members the format does not define: a typo ("capacty") must not silently fall
 // back to a default.
-void allow_only(const json& obj, const std::string& path, std::initializer_list<std::string_view> names,
-                std::string_view hint = {}) {
+void allow_only(const json& obj, const std::string& path,
+                std::initializer_list<std::string_view> names, std::string_view hint = {}) {
   for (const auto& [name, value] : obj.items()) {
     if (std::find(names.begin(), names.end(), name) == names.end()) {
       std::string allowed;
@@ -108,7 +107,8 @@ const std::string& string_value(const json& v, const std::string& path) {
 
 Rate rate_value(const json& v, const std::string& path) {
   if (v.is_number()) {
-    refuse(path, "a rate needs a unit, like \"50/s\" or \"100/min\"; got the bare number " + v.dump());
+    refuse(path,
+           "a rate needs a unit, like \"50/s\" or \"100/min\"; got the bare number " + v.dump());
   }
   auto r = parse_rate(string_value(v, path));
   if (!r) refuse(path, r.error());
@@ -216,10 +216,11 @@ void parse_models(const json& root, Policy& out) {
     // A request that can never fit a tier's limit would be refused forever: catch it here.
     for (const auto& tier : out.tiers) {
       if (model.cost > tier.requests.max_cost()) {
-        refuse(child(path, "cost"), "cost " + number_text(model.cost) + " is above the " +
-                                        (is_window_algorithm(tier.requests.algorithm) ? "limit " : "capacity ") +
-                                        number_text(tier.requests.max_cost()) + " of tier \"" + tier.name +
-                                        "\": its requests could never be admitted");
+        refuse(child(path, "cost"),
+               "cost " + number_text(model.cost) + " is above the " +
+                   (is_window_algorithm(tier.requests.algorithm) ? "limit " : "capacity ") +
+                   number_text(tier.requests.max_cost()) + " of tier \"" + tier.name +
+                   "\": its requests could never be admitted");
       }
     }
     out.models.push_back(std::move(model));
@@ -243,8 +244,9 @@ void parse_keys(const json& root, Policy& out) {
     if (const json* n = member(value, "name")) {
       const std::string& name = string_value(*n, child(path, "name"));
       if (name.empty() || name.size() > kMaxKeyNameLength) {
-        refuse(child(path, "name"), "a key's name must be 1 to " + std::to_string(kMaxKeyNameLength) +
-                                        " characters, got " + std::to_string(name.size()));
+        refuse(child(path, "name"), "a key's name must be 1 to " +
+                                        std::to_string(kMaxKeyNameLength) + " characters, got " +
+                                        std::to_string(name.size()));
       }
       out.key_names.emplace(key, name);
     }
@@ -256,7 +258,8 @@ Policy build(const json& root, std::string_view source_name) {
   allow_only(root, "", {"version", "description", "default_tier", "tiers", "models", "keys"});
   if (const json* version = member(root, "version")) {
     if (!version->is_number_integer() || version->get<long long>() != 1) {
-      refuse("/version", "unsupported version " + version->dump() + " (this build reads version 1)");
+      refuse("/version",
+             "unsupported version " + version->dump() + " (this build reads version 1)");
     }
   }
   if (const json* d = member(root, "description")) string_value(*d, "/description");
@@ -347,7 +350,8 @@ Expected<Policy> parse_policy(std::string_view json_text, std::string_view sourc
     return make_error(src + ":" + std::to_string(line) + ":" + std::to_string(col) +
                       ": malformed JSON: " + reason);
   } catch (const DuplicateKey& d) {
-    return make_error(src + ": " + (d.path.empty() ? "/" : d.path) + ": duplicate key \"" + d.key + "\"");
+    return make_error(src + ": " + (d.path.empty() ? "/" : d.path) + ": duplicate key \"" + d.key +
+                      "\"");
   } catch (const json::exception& e) {
     // e.g. "[json.exception.out_of_range.406] number overflow parsing '1e400'": keep the reason.
     std::string what = e.what();

@@ -1,8 +1,8 @@
 #include "core/limiter/rate.h"
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
-#include <cctype>
 #include <cstdio>
 
 namespace limitscope {
@@ -42,7 +42,8 @@ Expected<Nanos> parse_duration(std::string_view text) {
   while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
   double n = 0;
   if (i == 0 || !parse_number(s.substr(0, i), n)) {
-    return make_error("duration \"" + std::string(text) + "\": expected a number then a unit, like 60s");
+    return make_error("duration \"" + std::string(text) +
+                      "\": expected a number then a unit, like 60s");
   }
   const std::string_view unit = s.substr(i);
   if (unit.empty()) {
@@ -50,11 +51,13 @@ Expected<Nanos> parse_duration(std::string_view text) {
   }
   const std::int64_t per = unit_nanos(unit);
   if (per == 0) {
-    return make_error("duration \"" + std::string(text) + "\": unknown unit \"" + std::string(unit) + "\"");
+    return make_error("duration \"" + std::string(text) + "\": unknown unit \"" +
+                      std::string(unit) + "\"");
   }
   const double ns = n * static_cast<double>(per);
   if (!(ns >= 1) || ns > 9.2e18) {
-    return make_error("duration \"" + std::string(text) + "\": must be positive and below 290 years");
+    return make_error("duration \"" + std::string(text) +
+                      "\": must be positive and below 290 years");
   }
   return Nanos{static_cast<std::int64_t>(std::llround(ns))};
 }
@@ -68,8 +71,8 @@ Expected<Rate> parse_rate(std::string_view text) {
   }
   double amount = 0;
   if (!parse_number(trim(s.substr(0, slash)), amount)) {
-    return make_error("rate \"" + std::string(text) + "\": \"" + std::string(trim(s.substr(0, slash))) +
-                      "\" is not a finite number");
+    return make_error("rate \"" + std::string(text) + "\": \"" +
+                      std::string(trim(s.substr(0, slash))) + "\" is not a finite number");
   }
   if (!(amount > 0)) {
     return make_error("rate \"" + std::string(text) + "\": amount must be greater than 0");
@@ -89,7 +92,10 @@ Expected<Rate> parse_rate(std::string_view text) {
 }
 
 std::string format_duration(Nanos d) {
-  struct U { std::int64_t ns; const char* name; };
+  struct U {
+    std::int64_t ns;
+    const char* name;
+  };
   static constexpr U kUnits[] = {{86400'000'000'000LL, "d"}, {3600'000'000'000LL, "h"},
                                  {60'000'000'000LL, "m"},    {1'000'000'000LL, "s"},
                                  {1'000'000LL, "ms"},        {1'000LL, "us"}};
@@ -104,11 +110,20 @@ std::string Rate::to_string() const {
   std::snprintf(buf, sizeof buf, "%.15g", amount);
   std::string unit;
   switch (period.count()) {
-    case 1'000'000'000LL: unit = "s"; break;
-    case 60'000'000'000LL: unit = "min"; break;
-    case 3600'000'000'000LL: unit = "h"; break;
-    case 86400'000'000'000LL: unit = "d"; break;
-    default: unit = format_duration(period);
+    case 1'000'000'000LL:
+      unit = "s";
+      break;
+    case 60'000'000'000LL:
+      unit = "min";
+      break;
+    case 3600'000'000'000LL:
+      unit = "h";
+      break;
+    case 86400'000'000'000LL:
+      unit = "d";
+      break;
+    default:
+      unit = format_duration(period);
   }
   return std::string(buf) + "/" + unit;
 }

@@ -11,7 +11,7 @@
 namespace limitscope {
 
 struct Rate {
-  double amount = 0;      // cost units
+  double amount = 0;            // cost units
   Nanos period{1'000'000'000};  // per this much time
 
   double per_second() const { return amount * 1e9 / static_cast<double>(period.count()); }

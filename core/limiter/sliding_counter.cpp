@@ -104,8 +104,7 @@ double SlidingCounter::available(const LimitParams& p, const State& s, Nanos now
   return std::max(0.0, p.limit - estimate(p, roll(p, s, now.count()), now.count()));
 }
 
-void SlidingCounter::reconfigure(const LimitParams& p, const LimitParams& q, State& s,
-                                 Nanos now) {
+void SlidingCounter::reconfigure(const LimitParams& p, const LimitParams& q, State& s, Nanos now) {
   const State r = roll(p, s, now.count());
   const std::int64_t t = std::max(now.count(), r.window_start_ns);
   s = State{time_math::align_down(t, q.window.count()), std::min(r.prev, q.limit),

@@ -86,7 +86,9 @@ Decision evaluate(const LimitParams& p, const State& s, Nanos now, double cost, 
 }
 }  // namespace
 
-SlidingLog::State SlidingLog::fresh(const LimitParams&, Nanos) { return State{}; }
+SlidingLog::State SlidingLog::fresh(const LimitParams&, Nanos) {
+  return State{};
+}
 
 Decision SlidingLog::decide(const LimitParams& p, State& s, Nanos now, double cost) {
   Live l{s.head, s.used};

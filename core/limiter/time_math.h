@@ -51,7 +51,9 @@ inline std::int64_t align_down(std::int64_t a, std::int64_t b) {
 }
 
 /// A cost the algorithms accept: finite and > 0.
-inline bool valid_cost(double cost) { return std::isfinite(cost) && cost > 0; }
+inline bool valid_cost(double cost) {
+  return std::isfinite(cost) && cost > 0;
+}
 
 /// Nanoseconds of the refill/drain period per cost unit, as a double.
 inline double ns_per_unit(const LimitParams& p) {

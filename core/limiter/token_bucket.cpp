@@ -15,8 +15,8 @@ using time_math::kFarNs;
 // Δt·amount/period so that refills at whole-token instants are exact.
 double level_at(const LimitParams& p, const TokenBucket::State& s, std::int64_t t) {
   const std::int64_t dt = t > s.last_ns ? t - s.last_ns : 0;
-  const double refill = static_cast<double>(dt) * p.refill.amount /
-                        static_cast<double>(p.refill.period.count());
+  const double refill =
+      static_cast<double>(dt) * p.refill.amount / static_cast<double>(p.refill.period.count());
   return std::min(p.capacity, s.tokens + refill);
 }
 
@@ -35,9 +35,9 @@ Decision evaluate(const LimitParams& p, const TokenBucket::State& s, Nanos now, 
   const double npu = time_math::ns_per_unit(p);
   Decision d;
   if (!time_math::valid_cost(cost) || cost > p.capacity) {
-    d = time_math::refusal(time_math::valid_cost(cost) ? DenyReason::cost_above_capacity
-                                                       : DenyReason::invalid_cost,
-                           p.capacity, level, time_to_full(p, level, npu));
+    d = time_math::refusal(
+        time_math::valid_cost(cost) ? DenyReason::cost_above_capacity : DenyReason::invalid_cost,
+        p.capacity, level, time_to_full(p, level, npu));
     return d;
   }
   d.limit = p.capacity;

@@ -4,7 +4,8 @@
 
 namespace limitscope::metrics {
 
-AlertEngine::AlertEngine(SeriesStore& store, std::vector<RuleGroup> groups, AlertEngineOptions options)
+AlertEngine::AlertEngine(SeriesStore& store, std::vector<RuleGroup> groups,
+                         AlertEngineOptions options)
     : store_(store), groups_(std::move(groups)), options_(std::move(options)) {
   states_.resize(groups_.size());
   for (std::size_t g = 0; g < groups_.size(); ++g) states_[g].resize(groups_[g].rules.size());
@@ -109,7 +110,8 @@ void AlertEngine::eval_recording(const RuleGroup& g, const Rule& r, RuleState& s
   write_series(s, out, t);
 }
 
-void AlertEngine::write_series(RuleState& s, const std::vector<InstantSample>& out, std::int64_t t) {
+void AlertEngine::write_series(RuleState& s, const std::vector<InstantSample>& out,
+                               std::int64_t t) {
   std::unordered_set<Labels, LabelsHash> now;
   now.reserve(out.size());
   for (const auto& smp : out) {
@@ -195,8 +197,9 @@ void AlertEngine::eval_alerting(const RuleGroup& g, const Rule& r, RuleState& s,
         if (!a.keep_firing_since_ms) a.keep_firing_since_ms = t;
         keep_firing = t - *a.keep_firing_since_ms < r.keep_firing_for_ms;
       }
-      const bool drop = a.state == AlertState::pending ||
-                        (a.resolved_at_ms && t - *a.resolved_at_ms > options_.resolved_retention_ms);
+      const bool drop =
+          a.state == AlertState::pending ||
+          (a.resolved_at_ms && t - *a.resolved_at_ms > options_.resolved_retention_ms);
       if (a.state != AlertState::inactive && !keep_firing) {
         close_interval(s, it->first, t);
         a.state = AlertState::inactive;
@@ -228,8 +231,8 @@ void AlertEngine::eval_alerting(const RuleGroup& g, const Rule& r, RuleState& s,
       Labels fs = a.labels;
       fs.set("__name__", "ALERTS_FOR_STATE");
       // Unix seconds, truncated as Go's Time.Unix() does.
-      const std::int64_t secs = a.active_at_ms >= 0 ? a.active_at_ms / 1000
-                                                    : -((-a.active_at_ms + 999) / 1000);
+      const std::int64_t secs =
+          a.active_at_ms >= 0 ? a.active_at_ms / 1000 : -((-a.active_at_ms + 999) / 1000);
       series.push_back({std::move(fs), static_cast<double>(secs)});
     }
     ++it;
@@ -249,7 +252,8 @@ void AlertEngine::eval_alerting(const RuleGroup& g, const Rule& r, RuleState& s,
 std::vector<Alert> AlertEngine::alerts_of(std::size_t group, std::size_t rule) const {
   std::vector<Alert> out;
   for (const auto& [k, a] : states_.at(group).at(rule).active) out.push_back(a);
-  std::sort(out.begin(), out.end(), [](const Alert& a, const Alert& b) { return a.labels < b.labels; });
+  std::sort(out.begin(), out.end(),
+            [](const Alert& a, const Alert& b) { return a.labels < b.labels; });
   return out;
 }
 

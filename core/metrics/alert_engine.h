@@ -45,12 +45,12 @@ struct Alert {
   Labels labels;      ///< series labels without __name__, plus rule labels and alertname
   Labels annotations;
   AlertState state = AlertState::pending;
-  std::int64_t active_at_ms = 0;                    ///< first evaluation that returned it
-  std::optional<std::int64_t> fired_at_ms;          ///< when it turned firing
-  std::optional<std::int64_t> resolved_at_ms;       ///< when it turned inactive
+  std::int64_t active_at_ms = 0;                     ///< first evaluation that returned it
+  std::optional<std::int64_t> fired_at_ms;           ///< when it turned firing
+  std::optional<std::int64_t> resolved_at_ms;        ///< when it turned inactive
   std::optional<std::int64_t> keep_firing_since_ms;  ///< first evaluation without the series
-  std::optional<std::int64_t> last_eval_ms;  ///< last evaluation that updated it
-  double value = 0;                          ///< the series value at the last evaluation
+  std::optional<std::int64_t> last_eval_ms;          ///< last evaluation that updated it
+  double value = 0;                                  ///< the series value at the last evaluation
 };
 
 /// A pending or firing stretch of one alert, for chart shading. end_ms is absent while open.
@@ -69,17 +69,17 @@ struct RuleStatus {
   AlertState state = AlertState::inactive;  ///< highest state of its alerts
   std::string last_error;                   ///< "" when the last evaluation succeeded
   std::optional<std::int64_t> last_eval_ms;
-  std::size_t output_series = 0;  ///< recording: series written; alerting: pending + firing
-  std::vector<StateInterval> history;  ///< alerting: oldest first, bounded per rule
-  std::vector<std::string> reads;  ///< the metric names its expression reads (metric_names())
-  std::int64_t for_ms = 0;         ///< alerting: pending time before firing
+  std::size_t output_series = 0;        ///< recording: series written; alerting: pending + firing
+  std::vector<StateInterval> history;   ///< alerting: oldest first, bounded per rule
+  std::vector<std::string> reads;       ///< the metric names its expression reads (metric_names())
+  std::int64_t for_ms = 0;              ///< alerting: pending time before firing
   std::optional<bool> higher_is_worse;  ///< alerting: alerts_when_higher() of its expression
 };
 
 /// An immutable picture of the engine after an evaluation, shared with the dashboard.
 struct AlertSnapshot {
   std::optional<std::int64_t> evaluated_at_ms;
-  std::vector<Alert> alerts;  ///< pending, firing and recently resolved; by rule then labels
+  std::vector<Alert> alerts;      ///< pending, firing and recently resolved; by rule then labels
   std::vector<RuleStatus> rules;  ///< in group order, rule order
 };
 
@@ -87,9 +87,9 @@ struct AlertEngineOptions {
   std::int64_t default_interval_ms = 60'000;  ///< for groups without `interval`
   std::int64_t resolved_retention_ms = 15 * 60'000;
   EvalOptions eval;
-  Labels external_labels;    ///< $externalLabels in templates
-  std::string external_url;  ///< $externalURL in templates
-  bool write_alert_series = true;  ///< ALERTS and ALERTS_FOR_STATE into the store
+  Labels external_labels;               ///< $externalLabels in templates
+  std::string external_url;             ///< $externalURL in templates
+  bool write_alert_series = true;       ///< ALERTS and ALERTS_FOR_STATE into the store
   std::size_t history_per_rule = 1000;  ///< closed intervals kept per alerting rule
 };
 
@@ -127,7 +127,7 @@ class AlertEngine {
     std::string last_error;
     std::optional<std::int64_t> last_eval_ms;
     std::size_t output_series = 0;
-    std::deque<StateInterval> history;  // closed intervals
+    std::deque<StateInterval> history;                           // closed intervals
     std::unordered_map<Labels, StateInterval, LabelsHash> open;  // by alert labels
   };
 
@@ -142,7 +142,7 @@ class AlertEngine {
   SeriesStore& store_;
   std::vector<RuleGroup> groups_;
   AlertEngineOptions options_;
-  std::vector<std::vector<RuleState>> states_;  // [group][rule]
+  std::vector<std::vector<RuleState>> states_;          // [group][rule]
   std::vector<std::optional<std::int64_t>> last_slot_;  // per group, evaluate_due
   mutable std::mutex snapshot_mutex_;
   std::shared_ptr<const AlertSnapshot> snapshot_;

@@ -27,25 +27,54 @@ std::string AlertTemplate::Impl::error_at(std::size_t pos, std::string_view reas
       ++col;
     }
   }
-  return "template " + name + ": line " + std::to_string(line) + ", column " +
-         std::to_string(col) + ": " + std::string(reason);
+  return "template " + name + ": line " + std::to_string(line) + ", column " + std::to_string(col) +
+         ": " + std::string(reason);
 }
 
 namespace {
 
 // Functions a template may call; checked at parse time, as Go's parser does.
-constexpr std::array<std::string_view, 23> kFunctions{
-    "humanize", "humanize1024", "humanizeDuration", "humanizePercentage", "humanizeTimestamp",
-    "printf",   "print",        "toUpper",          "toLower",            "title",
-    "match",    "reReplaceAll", "index",            "len",                "not",
-    "and",      "or",           "eq",               "ne",                 "lt",
-    "le",       "gt",           "ge"};
+constexpr std::array<std::string_view, 23> kFunctions{"humanize",
+                                                      "humanize1024",
+                                                      "humanizeDuration",
+                                                      "humanizePercentage",
+                                                      "humanizeTimestamp",
+                                                      "printf",
+                                                      "print",
+                                                      "toUpper",
+                                                      "toLower",
+                                                      "title",
+                                                      "match",
+                                                      "reReplaceAll",
+                                                      "index",
+                                                      "len",
+                                                      "not",
+                                                      "and",
+                                                      "or",
+                                                      "eq",
+                                                      "ne",
+                                                      "lt",
+                                                      "le",
+                                                      "gt",
+                                                      "ge"};
 // Prometheus functions that need a querier or a web context limitscope's templates lack.
 constexpr std::array<std::string_view, 14> kRefusedFunctions{
-    "query", "first",   "label",     "value",   "sortByLabel", "strvalue", "args",
+    "query",    "first",     "label",     "value",     "sortByLabel", "strvalue",   "args",
     "safeHtml", "stripPort", "graphLink", "tableLink", "externalURL", "pathPrefix", "toTime"};
 
-enum class Tok { ident, variable, field, dot, string, number, pipe, lparen, rparen, declare, assign };
+enum class Tok {
+  ident,
+  variable,
+  field,
+  dot,
+  string,
+  number,
+  pipe,
+  lparen,
+  rparen,
+  declare,
+  assign
+};
 
 struct Token {
   Tok kind;
@@ -54,10 +83,18 @@ struct Token {
   bool adjacent = false;  // no whitespace between this token and the previous one
 };
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
-bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_alnum(char c) { return is_alpha(c) || is_digit(c); }
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+bool is_alpha(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+bool is_alnum(char c) {
+  return is_alpha(c) || is_digit(c);
+}
 
 class Parser {
  public:
@@ -82,10 +119,12 @@ class Parser {
     stop.clear();
     while (i_ < text_.size()) {
       const std::size_t open = text_.find("{{", i_);
-      std::string chunk(text_.substr(i_, open == std::string_view::npos ? std::string_view::npos : open - i_));
+      std::string chunk(
+          text_.substr(i_, open == std::string_view::npos ? std::string_view::npos : open - i_));
       if (trim_next_) {
-        chunk.erase(0, std::find_if(chunk.begin(), chunk.end(), [](char c) { return !is_space(c); }) -
-                           chunk.begin());
+        chunk.erase(0, std::find_if(chunk.begin(), chunk.end(), [](char c) {
+                         return !is_space(c);
+                       }) - chunk.begin());
         trim_next_ = false;
       }
       if (open == std::string_view::npos) {
@@ -120,9 +159,10 @@ class Parser {
           if (!parse_if(out, toks)) return false;
           continue;
         }
-        if (kw == "range" || kw == "with" || kw == "define" || kw == "template" ||
-            kw == "block" || kw == "break" || kw == "continue") {
-          return fail(toks[0].pos, "action \"" + kw + "\" is not supported by limitscope templates");
+        if (kw == "range" || kw == "with" || kw == "define" || kw == "template" || kw == "block" ||
+            kw == "break" || kw == "continue") {
+          return fail(toks[0].pos,
+                      "action \"" + kw + "\" is not supported by limitscope templates");
         }
       }
       Element e;
@@ -256,9 +296,9 @@ class Parser {
       } else if (is_digit(c) || ((c == '-' || c == '+' || c == '.') && p + 1 < text_.size() &&
                                  (is_digit(text_[p + 1]) || text_[p + 1] == '.'))) {
         std::size_t q = p + 1;
-        while (q < text_.size() &&
-               (is_alnum(text_[q]) || text_[q] == '.' ||
-                ((text_[q] == '+' || text_[q] == '-') && (text_[q - 1] == 'e' || text_[q - 1] == 'E')))) {
+        while (q < text_.size() && (is_alnum(text_[q]) || text_[q] == '.' ||
+                                    ((text_[q] == '+' || text_[q] == '-') &&
+                                     (text_[q - 1] == 'e' || text_[q - 1] == 'E')))) {
           ++q;
         }
         t.kind = Tok::number;
@@ -292,13 +332,26 @@ class Parser {
         if (q + 1 >= text_.size()) break;
         const char e = text_[q + 1];
         switch (e) {
-          case 'n': t.text += '\n'; break;
-          case 't': t.text += '\t'; break;
-          case 'r': t.text += '\r'; break;
-          case '\\': t.text += '\\'; break;
-          case '"': t.text += '"'; break;
-          case '\'': t.text += '\''; break;
-          default: return fail(q, std::string("unsupported escape \\") + e + " in string");
+          case 'n':
+            t.text += '\n';
+            break;
+          case 't':
+            t.text += '\t';
+            break;
+          case 'r':
+            t.text += '\r';
+            break;
+          case '\\':
+            t.text += '\\';
+            break;
+          case '"':
+            t.text += '"';
+            break;
+          case '\'':
+            t.text += '\'';
+            break;
+          default:
+            return fail(q, std::string("unsupported escape \\") + e + " in string");
         }
         q += 2;
         continue;
@@ -312,7 +365,8 @@ class Parser {
   }
 
   // pipeline := [ $var (:= | =) ] command ( '|' command )*   ending at end or ')'.
-  bool parse_pipeline(const std::vector<Token>& toks, std::size_t& k, Pipeline& out, bool in_paren) {
+  bool parse_pipeline(const std::vector<Token>& toks, std::size_t& k, Pipeline& out,
+                      bool in_paren) {
     out.pos = k < toks.size() ? toks[k].pos : 0;
     if (k + 1 < toks.size() && toks[k].kind == Tok::variable &&
         (toks[k + 1].kind == Tok::declare || toks[k + 1].kind == Tok::assign)) {
@@ -379,7 +433,8 @@ class Parser {
         op.kind = Operand::Kind::pipeline;
         op.pipeline = std::make_shared<Pipeline>();
         if (!parse_pipeline(toks, k, *op.pipeline, true)) return false;
-        if (k >= toks.size() || toks[k].kind != Tok::rparen) return fail(t.pos, "unclosed left paren");
+        if (k >= toks.size() || toks[k].kind != Tok::rparen)
+          return fail(t.pos, "unclosed left paren");
         ++k;
         break;
       }
@@ -406,8 +461,10 @@ class Parser {
     }
     // Field chain directly attached: $labels.tier, .Labels.tier, (pipeline).x
     while (k < toks.size() && toks[k].kind == Tok::field &&
-           (toks[k].adjacent || (op.kind == Operand::Kind::dot && op.fields.empty() && toks[k].pos == op.pos))) {
-      if (op.kind == Operand::Kind::function) return fail(toks[k].pos, "unexpected field after function");
+           (toks[k].adjacent ||
+            (op.kind == Operand::Kind::dot && op.fields.empty() && toks[k].pos == op.pos))) {
+      if (op.kind == Operand::Kind::function)
+        return fail(toks[k].pos, "unexpected field after function");
       op.fields.push_back(toks[k].text);
       ++k;
     }
@@ -470,7 +527,11 @@ Expected<AlertTemplate> AlertTemplate::parse(std::string_view text, std::string_
 
 AlertTemplate::AlertTemplate() : impl_(std::make_shared<const Impl>()) {}
 
-const std::string& AlertTemplate::text() const { return impl_->text; }
-bool AlertTemplate::has_actions() const { return impl_->has_actions; }
+const std::string& AlertTemplate::text() const {
+  return impl_->text;
+}
+bool AlertTemplate::has_actions() const {
+  return impl_->has_actions;
+}
 
 }  // namespace limitscope::metrics

@@ -32,13 +32,20 @@ const Labels& empty_labels() {
 
 std::string type_of(const Value& v) {
   switch (v.index()) {
-    case 0: return "<nil>";
-    case 1: return "bool";
-    case 2: return "int";
-    case 3: return "float64";
-    case 4: return "string";
-    case 5: return "map[string]string";
-    default: return "*template.tmplData";
+    case 0:
+      return "<nil>";
+    case 1:
+      return "bool";
+    case 2:
+      return "int";
+    case 3:
+      return "float64";
+    case 4:
+      return "string";
+    case 5:
+      return "map[string]string";
+    default:
+      return "*template.tmplData";
   }
 }
 
@@ -93,7 +100,9 @@ class Executor {
   std::optional<ExecError> exec_list(const List& list, std::string& out) {
     for (const Element& e : list) {
       switch (e.kind) {
-        case Element::Kind::text: out += e.text; break;
+        case Element::Kind::text:
+          out += e.text;
+          break;
         case Element::Kind::action: {
           Value v;
           if (auto err = eval_pipeline(e.pipeline, v)) return err;
@@ -164,20 +173,35 @@ class Executor {
 
   static std::string describe(const Operand& op) {
     switch (op.kind) {
-      case Operand::Kind::variable: return op.text;
-      case Operand::Kind::dot: return op.fields.empty() ? "." : "." + op.fields.front();
-      default: return "operand";
+      case Operand::Kind::variable:
+        return op.text;
+      case Operand::Kind::dot:
+        return op.fields.empty() ? "." : "." + op.fields.front();
+      default:
+        return "operand";
     }
   }
 
   std::optional<ExecError> eval_operand(const Operand& op, Value& out) {
     switch (op.kind) {
-      case Operand::Kind::string: out = op.text; break;
-      case Operand::Kind::integer: out = op.integer; break;
-      case Operand::Kind::floating: out = op.floating; break;
-      case Operand::Kind::boolean: out = op.boolean; break;
-      case Operand::Kind::nil: out = Nil{}; break;
-      case Operand::Kind::dot: out = Root{}; break;
+      case Operand::Kind::string:
+        out = op.text;
+        break;
+      case Operand::Kind::integer:
+        out = op.integer;
+        break;
+      case Operand::Kind::floating:
+        out = op.floating;
+        break;
+      case Operand::Kind::boolean:
+        out = op.boolean;
+        break;
+      case Operand::Kind::nil:
+        out = Nil{};
+        break;
+      case Operand::Kind::dot:
+        out = Root{};
+        break;
       case Operand::Kind::variable:
         for (auto it = vars_.rbegin(); it != vars_.rend(); ++it) {
           if (it->first == op.text) {
@@ -302,11 +326,16 @@ std::optional<ExecError> Executor::call(const Operand& fn, std::vector<Value>& a
     if (auto e = want(1)) return e;
     double v = 0;
     if (auto e = to_float(args[0], v)) return err(*e);
-    if (name == "humanize") out = gofmt::humanize(v);
-    else if (name == "humanize1024") out = gofmt::humanize1024(v);
-    else if (name == "humanizeDuration") out = gofmt::humanize_duration(v);
-    else if (name == "humanizePercentage") out = gofmt::humanize_percentage(v);
-    else out = gofmt::humanize_timestamp(v);
+    if (name == "humanize")
+      out = gofmt::humanize(v);
+    else if (name == "humanize1024")
+      out = gofmt::humanize1024(v);
+    else if (name == "humanizeDuration")
+      out = gofmt::humanize_duration(v);
+    else if (name == "humanizePercentage")
+      out = gofmt::humanize_percentage(v);
+    else
+      out = gofmt::humanize_timestamp(v);
     return std::nullopt;
   }
   if (name == "toUpper" || name == "toLower" || name == "title") {
@@ -419,11 +448,16 @@ std::optional<ExecError> Executor::call(const Operand& fn, std::vector<Value>& a
   if (auto e = want(2)) return e;
   int c = 0;
   if (auto e = compare(args[0], args[1], c, name != "ne")) return err(*e);
-  if (name == "ne") out = c != 0;
-  else if (name == "lt") out = c == -1;
-  else if (name == "le") out = c == -1 || c == 0;
-  else if (name == "gt") out = c == 1;
-  else out = c == 1 || c == 0;
+  if (name == "ne")
+    out = c != 0;
+  else if (name == "lt")
+    out = c == -1;
+  else if (name == "le")
+    out = c == -1 || c == 0;
+  else if (name == "gt")
+    out = c == 1;
+  else
+    out = c == 1 || c == 0;
   return std::nullopt;
 }
 

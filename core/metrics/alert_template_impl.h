@@ -19,7 +19,7 @@ struct Pipeline;
 struct Operand {
   enum class Kind { string, integer, floating, boolean, nil, variable, dot, function, pipeline };
   Kind kind = Kind::nil;
-  std::string text;       // string value, variable name ("$labels") or function name
+  std::string text;  // string value, variable name ("$labels") or function name
   std::int64_t integer = 0;
   double floating = 0;
   bool boolean = false;
@@ -52,7 +52,7 @@ struct Element {
   enum class Kind { text, action, conditional };
   Kind kind = Kind::text;
   std::string text;
-  Pipeline pipeline;            // action
+  Pipeline pipeline;             // action
   std::vector<Branch> branches;  // conditional: if / else if ...
   List otherwise;                // conditional: else
   std::size_t pos = 0;

@@ -83,7 +83,7 @@ struct SampleView {
   double value = 0;
   std::optional<std::int64_t> timestamp_ms;  // ms since epoch (OpenMetrics seconds * 1000)
   std::size_t line = 0;
-  std::size_t family = 0;  // index into ParseReport::families
+  std::size_t family = 0;                     // index into ParseReport::families
   const MetricFamily* family_info = nullptr;  // that family as known so far (type, help)
 };
 

@@ -50,7 +50,8 @@ std::string c_format(const char* fmt, double v) {
   std::array<char, 512> buf{};
   const int n = std::snprintf(buf.data(), buf.size(), fmt, v);
   if (n < 0) return {};
-  if (static_cast<std::size_t>(n) < buf.size()) return std::string(buf.data(), static_cast<std::size_t>(n));
+  if (static_cast<std::size_t>(n) < buf.size())
+    return std::string(buf.data(), static_cast<std::size_t>(n));
   std::string big(static_cast<std::size_t>(n) + 1, '\0');
   std::snprintf(big.data(), big.size(), fmt, v);
   big.resize(static_cast<std::size_t>(n));
@@ -81,7 +82,8 @@ std::string format_float_v(double v) {
     return out + "0." + std::string(static_cast<std::size_t>(-d.exp - 1), '0') + d.digits;
   }
   const auto int_len = static_cast<std::size_t>(d.exp) + 1;
-  if (d.digits.size() <= int_len) return out + d.digits + std::string(int_len - d.digits.size(), '0');
+  if (d.digits.size() <= int_len)
+    return out + d.digits + std::string(int_len - d.digits.size(), '0');
   return out + d.digits.substr(0, int_len) + "." + d.digits.substr(int_len);
 }
 
@@ -104,10 +106,14 @@ namespace {
 
 std::string type_name(const PrintfArg& a) {
   switch (a.index()) {
-    case 0: return "int";
-    case 1: return "float64";
-    case 2: return "string";
-    default: return "bool";
+    case 0:
+      return "int";
+    case 1:
+      return "float64";
+    case 2:
+      return "string";
+    default:
+      return "bool";
   }
 }
 
@@ -122,11 +128,21 @@ std::string go_quote(std::string_view s) {
   std::string out = "\"";
   for (unsigned char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (c < 0x20 || c == 0x7f) {
           std::array<char, 8> buf{};
@@ -175,7 +191,13 @@ std::string format_one(const Spec& spec, const PrintfArg& a) {
   const char verb = spec.verb;
   if (const auto* f = std::get_if<double>(&a)) {
     switch (verb) {
-      case 'v': case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': {
+      case 'v':
+      case 'e':
+      case 'E':
+      case 'f':
+      case 'F':
+      case 'g':
+      case 'G': {
         if (!std::isfinite(*f)) {
           // Go keeps the sign of an infinity always, and shows one on NaN only when asked.
           const bool plus = spec.flags.find('+') != std::string::npos;
@@ -203,18 +225,21 @@ std::string format_one(const Spec& spec, const PrintfArg& a) {
         }
         return c_format(c_spec(spec, "", cverb).c_str(), *f);
       }
-      default: return bad_verb(spec, a);
+      default:
+        return bad_verb(spec, a);
     }
   }
   if (const auto* i = std::get_if<std::int64_t>(&a)) {
     switch (verb) {
-      case 'v': case 'd': {
+      case 'v':
+      case 'd': {
         std::array<char, 128> buf{};
         std::snprintf(buf.data(), buf.size(), c_spec(spec, "ll", 'd').c_str(),
                       static_cast<long long>(*i));
         return buf.data();
       }
-      case 'x': case 'X': {
+      case 'x':
+      case 'X': {
         std::string s;
         const bool neg = *i < 0;
         std::uint64_t u = neg ? 0 - static_cast<std::uint64_t>(*i) : static_cast<std::uint64_t>(*i);
@@ -225,20 +250,24 @@ std::string format_one(const Spec& spec, const PrintfArg& a) {
         } while (u != 0);
         return pad((neg ? "-" : "") + s, spec, true);
       }
-      default: return bad_verb(spec, a);
+      default:
+        return bad_verb(spec, a);
     }
   }
   if (const auto* s = std::get_if<std::string>(&a)) {
     switch (verb) {
-      case 'v': case 's': {
+      case 'v':
+      case 's': {
         std::string t = *s;
         if (spec.precision >= 0 && static_cast<std::size_t>(spec.precision) < t.size()) {
           t.resize(static_cast<std::size_t>(spec.precision));
         }
         return pad(t, spec, false);
       }
-      case 'q': return pad(go_quote(*s), spec, false);
-      default: return bad_verb(spec, a);
+      case 'q':
+        return pad(go_quote(*s), spec, false);
+      default:
+        return bad_verb(spec, a);
     }
   }
   if (verb == 'v' || verb == 't') return pad(plain_value(a), spec, false);
@@ -260,7 +289,8 @@ std::string sprintf(std::string_view format, const std::vector<PrintfArg>& args)
     }
     ++i;
     Spec spec;
-    while (i < format.size() && std::string_view("+-# 0").find(format[i]) != std::string_view::npos) {
+    while (i < format.size() &&
+           std::string_view("+-# 0").find(format[i]) != std::string_view::npos) {
       spec.flags += format[i++];
     }
     auto read_int = [&](int& v) {
@@ -323,7 +353,8 @@ Expected<double> parse_float(std::string_view text) {
   double v = 0;
   auto res = std::from_chars(s.data(), s.data() + s.size(), v, std::chars_format::general);
   if (res.ec == std::errc::result_out_of_range) {
-    return make_error("strconv.ParseFloat: parsing \"" + std::string(text) + "\": value out of range");
+    return make_error("strconv.ParseFloat: parsing \"" + std::string(text) +
+                      "\": value out of range");
   }
   if (res.ec != std::errc() || res.ptr != s.data() + s.size()) return bad();
   return neg ? -v : v;
@@ -377,7 +408,8 @@ std::string humanize_duration(double v) {
     const std::int64_t hours = (duration / 60 / 60) % 24;
     const std::int64_t days = duration / 60 / 60 / 24;
     const auto n = [](std::int64_t x) { return std::to_string(x); };
-    if (days != 0) return sign + n(days) + "d " + n(hours) + "h " + n(minutes) + "m " + n(seconds) + "s";
+    if (days != 0)
+      return sign + n(days) + "d " + n(hours) + "h " + n(minutes) + "m " + n(seconds) + "s";
     if (hours != 0) return sign + n(hours) + "h " + n(minutes) + "m " + n(seconds) + "s";
     if (minutes != 0) return sign + n(minutes) + "m " + n(seconds) + "s";
     return sign + format_g4(v) + "s";
@@ -392,7 +424,9 @@ std::string humanize_duration(double v) {
   return format_g4(v) + prefix + "s";
 }
 
-std::string humanize_percentage(double ratio) { return format_g4(ratio * 100) + "%"; }
+std::string humanize_percentage(double ratio) {
+  return format_g4(ratio * 100) + "%";
+}
 
 std::string humanize_timestamp(double unix_seconds) {
   if (!std::isfinite(unix_seconds)) return format_g4(unix_seconds);

@@ -54,7 +54,9 @@ Labels Labels::from_pairs(std::vector<std::pair<std::string, std::string>> pairs
   return l;
 }
 
-const Labels::Pairs& Labels::pairs() const { return rep_ ? rep_->pairs : no_pairs(); }
+const Labels::Pairs& Labels::pairs() const {
+  return rep_ ? rep_->pairs : no_pairs();
+}
 
 Labels::Pairs& Labels::own() {
   if (!rep_) {
@@ -103,7 +105,9 @@ std::string_view Labels::get(std::string_view name) const {
   return {};
 }
 
-bool Labels::has(std::string_view name) const { return find(name).has_value(); }
+bool Labels::has(std::string_view name) const {
+  return find(name).has_value();
+}
 
 std::optional<std::string_view> Labels::find(std::string_view name) const {
   const Pairs& p = pairs();
@@ -124,7 +128,8 @@ Labels Labels::without_name() const {
   }
   // Two threads may both make one: the first stored is kept, the other is dropped.
   std::shared_ptr<Rep> expected;
-  if (!rep_->nameless.compare_exchange_strong(expected, made, std::memory_order_acq_rel)) made = expected;
+  if (!rep_->nameless.compare_exchange_strong(expected, made, std::memory_order_acq_rel))
+    made = expected;
   l.rep_ = std::move(made);
   return l;
 }
@@ -157,10 +162,17 @@ namespace {
 void append_escaped(std::string& out, std::string_view v) {
   for (char c : v) {
     switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '"': out += "\\\""; break;
-      case '\n': out += "\\n"; break;
-      default: out += c;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      default:
+        out += c;
     }
   }
 }

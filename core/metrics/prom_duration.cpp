@@ -21,7 +21,9 @@ constexpr std::array<Unit, 7> kUnits{{{"y", 365LL * 24 * 3600 * 1000},
                                       {"s", 1000},
                                       {"ms", 1}}};
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 }  // namespace
 

@@ -1,50 +1,72 @@
 #include "core/metrics/promql_ast.h"
 
 #include <algorithm>
-#include <type_traits>
-
 #include <cmath>
 #include <cstdio>
+#include <type_traits>
 
 namespace limitscope::metrics {
 
 std::string_view value_type_name(ValueType t) {
   switch (t) {
-    case ValueType::scalar: return "scalar";
-    case ValueType::instant_vector: return "instant vector";
-    case ValueType::range_vector: return "range vector";
+    case ValueType::scalar:
+      return "scalar";
+    case ValueType::instant_vector:
+      return "instant vector";
+    case ValueType::range_vector:
+      return "range vector";
   }
   return "?";
 }
 
 std::string_view aggregate_op_name(AggregateOp op) {
   switch (op) {
-    case AggregateOp::sum: return "sum";
-    case AggregateOp::min: return "min";
-    case AggregateOp::max: return "max";
-    case AggregateOp::avg: return "avg";
-    case AggregateOp::count: return "count";
+    case AggregateOp::sum:
+      return "sum";
+    case AggregateOp::min:
+      return "min";
+    case AggregateOp::max:
+      return "max";
+    case AggregateOp::avg:
+      return "avg";
+    case AggregateOp::count:
+      return "count";
   }
   return "?";
 }
 
 std::string_view binary_op_text(BinaryOp op) {
   switch (op) {
-    case BinaryOp::add: return "+";
-    case BinaryOp::sub: return "-";
-    case BinaryOp::mul: return "*";
-    case BinaryOp::div: return "/";
-    case BinaryOp::mod: return "%";
-    case BinaryOp::pow: return "^";
-    case BinaryOp::eq: return "==";
-    case BinaryOp::ne: return "!=";
-    case BinaryOp::gt: return ">";
-    case BinaryOp::lt: return "<";
-    case BinaryOp::ge: return ">=";
-    case BinaryOp::le: return "<=";
-    case BinaryOp::land: return "and";
-    case BinaryOp::lor: return "or";
-    case BinaryOp::lunless: return "unless";
+    case BinaryOp::add:
+      return "+";
+    case BinaryOp::sub:
+      return "-";
+    case BinaryOp::mul:
+      return "*";
+    case BinaryOp::div:
+      return "/";
+    case BinaryOp::mod:
+      return "%";
+    case BinaryOp::pow:
+      return "^";
+    case BinaryOp::eq:
+      return "==";
+    case BinaryOp::ne:
+      return "!=";
+    case BinaryOp::gt:
+      return ">";
+    case BinaryOp::lt:
+      return "<";
+    case BinaryOp::ge:
+      return ">=";
+    case BinaryOp::le:
+      return "<=";
+    case BinaryOp::land:
+      return "and";
+    case BinaryOp::lor:
+      return "or";
+    case BinaryOp::lunless:
+      return "unless";
   }
   return "?";
 }
@@ -56,8 +78,10 @@ bool is_comparison(BinaryOp op) {
     case BinaryOp::gt:
     case BinaryOp::lt:
     case BinaryOp::ge:
-    case BinaryOp::le: return true;
-    default: return false;
+    case BinaryOp::le:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -73,9 +97,12 @@ std::string format_duration_ms(std::int64_t ms) {
     const char* name;
     std::int64_t ms;
   };
-  static constexpr Unit kUnits[] = {{"y", 365LL * 86400000}, {"w", 7LL * 86400000},
-                                    {"d", 86400000},          {"h", 3600000},
-                                    {"m", 60000},             {"s", 1000},
+  static constexpr Unit kUnits[] = {{"y", 365LL * 86400000},
+                                    {"w", 7LL * 86400000},
+                                    {"d", 86400000},
+                                    {"h", 3600000},
+                                    {"m", 60000},
+                                    {"s", 1000},
                                     {"ms", 1}};
   std::string out;
   for (const Unit& u : kUnits) {
@@ -165,7 +192,9 @@ struct Printer {
 
 }  // namespace
 
-std::string to_string(const Expr& e) { return std::visit(Printer{}, e.node); }
+std::string to_string(const Expr& e) {
+  return std::visit(Printer{}, e.node);
+}
 
 namespace {
 
@@ -198,16 +227,27 @@ std::optional<ConstantComparison> constant_comparison(const Expr& e) {
   if (b == nullptr || b->return_bool || !b->lhs || !b->rhs) return std::nullopt;
   BinaryOp mirrored;  // the same comparison with its sides swapped
   switch (b->op) {
-    case BinaryOp::gt: mirrored = BinaryOp::lt; break;
-    case BinaryOp::ge: mirrored = BinaryOp::le; break;
-    case BinaryOp::lt: mirrored = BinaryOp::gt; break;
-    case BinaryOp::le: mirrored = BinaryOp::ge; break;
-    default: return std::nullopt;
+    case BinaryOp::gt:
+      mirrored = BinaryOp::lt;
+      break;
+    case BinaryOp::ge:
+      mirrored = BinaryOp::le;
+      break;
+    case BinaryOp::lt:
+      mirrored = BinaryOp::gt;
+      break;
+    case BinaryOp::le:
+      mirrored = BinaryOp::ge;
+      break;
+    default:
+      return std::nullopt;
   }
   if (b->lhs->type == ValueType::instant_vector) {
-    if (const auto c = literal_number(b->rhs.get())) return ConstantComparison{b->lhs.get(), b->op, *c};
+    if (const auto c = literal_number(b->rhs.get()))
+      return ConstantComparison{b->lhs.get(), b->op, *c};
   } else if (b->rhs->type == ValueType::instant_vector) {
-    if (const auto c = literal_number(b->lhs.get())) return ConstantComparison{b->rhs.get(), mirrored, *c};
+    if (const auto c = literal_number(b->lhs.get()))
+      return ConstantComparison{b->rhs.get(), mirrored, *c};
   }
   return std::nullopt;
 }

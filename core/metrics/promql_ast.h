@@ -28,7 +28,7 @@ struct NumberLiteral {
 
 /// `metric{a="x"} offset 5m`. The metric name, when given, is also a `__name__` matcher.
 struct VectorSelector {
-  std::string metric_name;            // "" when only braces were given
+  std::string metric_name;             // "" when only braces were given
   std::vector<LabelMatcher> matchers;  // includes the __name__ matcher
   std::int64_t offset_ms = 0;          // may be negative
 };
@@ -86,8 +86,8 @@ struct BinaryExpr {
 };
 
 struct Expr {
-  std::variant<NumberLiteral, VectorSelector, MatrixSelector, UnaryExpr, ParenExpr, Call,
-               Aggregate, BinaryExpr>
+  std::variant<NumberLiteral, VectorSelector, MatrixSelector, UnaryExpr, ParenExpr, Call, Aggregate,
+               BinaryExpr>
       node;
   ValueType type = ValueType::scalar;
   std::size_t pos = 0;  ///< byte offset of the construct in the query text

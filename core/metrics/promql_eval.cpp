@@ -33,8 +33,8 @@ Expected<bool> check_unique_labels(const Expr& e, const std::vector<InstantSampl
     auto [lo, hi] = seen.equal_range(h);
     for (auto it = lo; it != hi; ++it) {
       if (*it->second == s.labels) {
-        return eval_error(e, "vector cannot contain metrics with the same labelset " +
-                                 s.labels.to_string());
+        return eval_error(
+            e, "vector cannot contain metrics with the same labelset " + s.labels.to_string());
       }
     }
     seen.emplace(h, &s.labels);
@@ -71,19 +71,39 @@ std::string match_signature(const Labels& l, const VectorMatching& m) {
 double elem_binop(BinaryOp op, double lhs, double rhs, bool& keep) {
   keep = true;
   switch (op) {
-    case BinaryOp::add: return lhs + rhs;
-    case BinaryOp::sub: return lhs - rhs;
-    case BinaryOp::mul: return lhs * rhs;
-    case BinaryOp::div: return lhs / rhs;
-    case BinaryOp::mod: return std::fmod(lhs, rhs);
-    case BinaryOp::pow: return std::pow(lhs, rhs);
-    case BinaryOp::eq: keep = lhs == rhs; return lhs;
-    case BinaryOp::ne: keep = lhs != rhs; return lhs;
-    case BinaryOp::gt: keep = lhs > rhs; return lhs;
-    case BinaryOp::lt: keep = lhs < rhs; return lhs;
-    case BinaryOp::ge: keep = lhs >= rhs; return lhs;
-    case BinaryOp::le: keep = lhs <= rhs; return lhs;
-    default: keep = false; return 0;
+    case BinaryOp::add:
+      return lhs + rhs;
+    case BinaryOp::sub:
+      return lhs - rhs;
+    case BinaryOp::mul:
+      return lhs * rhs;
+    case BinaryOp::div:
+      return lhs / rhs;
+    case BinaryOp::mod:
+      return std::fmod(lhs, rhs);
+    case BinaryOp::pow:
+      return std::pow(lhs, rhs);
+    case BinaryOp::eq:
+      keep = lhs == rhs;
+      return lhs;
+    case BinaryOp::ne:
+      keep = lhs != rhs;
+      return lhs;
+    case BinaryOp::gt:
+      keep = lhs > rhs;
+      return lhs;
+    case BinaryOp::lt:
+      keep = lhs < rhs;
+      return lhs;
+    case BinaryOp::ge:
+      keep = lhs >= rhs;
+      return lhs;
+    case BinaryOp::le:
+      keep = lhs <= rhs;
+      return lhs;
+    default:
+      keep = false;
+      return 0;
   }
 }
 
@@ -104,8 +124,8 @@ class Evaluator {
   Expected<bool> count_samples(const Expr& e, std::size_t n) {
     samples_ += n;
     if (samples_ > options_.max_samples) {
-      return detail::eval_error(e, "query selects more than " +
-                                       std::to_string(options_.max_samples) + " samples");
+      return detail::eval_error(
+          e, "query selects more than " + std::to_string(options_.max_samples) + " samples");
     }
     return true;
   }
@@ -186,7 +206,8 @@ class Evaluator {
       for (const std::string& g : a.grouping) {
         const auto value = l.find(g);
         h = (h ^ (value ? 1 : 2)) * 0x100000001b3ULL;
-        h = (h ^ std::hash<std::string_view>{}(value.value_or(std::string_view()))) * 0x100000001b3ULL;
+        h = (h ^ std::hash<std::string_view>{}(value.value_or(std::string_view()))) *
+            0x100000001b3ULL;
       }
       return h;
     };
@@ -228,8 +249,11 @@ class Evaluator {
       Group& g = *found;
       g.count += 1;
       switch (a.op) {
-        case AggregateOp::sum: g.value += s.value; break;
-        case AggregateOp::count: break;
+        case AggregateOp::sum:
+          g.value += s.value;
+          break;
+        case AggregateOp::count:
+          break;
         case AggregateOp::min:
           if (g.value > s.value || std::isnan(g.value)) g.value = s.value;
           break;
@@ -398,17 +422,18 @@ Expected<QueryValue> evaluate(const Expr& expr, const SeriesStore& store, std::i
     case ValueType::instant_vector:
       out.kind = QueryValue::Kind::vector;
       out.vector = std::move(v->vector);
-      if (auto by_labels = [](const InstantSample& a, const InstantSample& b) {
-            return a.labels < b.labels;
-          };
+      if (auto by_labels = [](const InstantSample& a,
+                              const InstantSample& b) { return a.labels < b.labels; };
           !std::is_sorted(out.vector.begin(), out.vector.end(), by_labels)) {
         std::sort(out.vector.begin(), out.vector.end(), by_labels);
       }
       return out;
-    case ValueType::range_vector: break;
+    case ValueType::range_vector:
+      break;
   }
-  return detail::eval_error(expr, "the result is a range vector; evaluate it inside a function "
-                                  "such as rate() or an aggregation over time");
+  return detail::eval_error(expr,
+                            "the result is a range vector; evaluate it inside a function "
+                            "such as rate() or an aggregation over time");
 }
 
 Expected<std::vector<RangeSeries>> evaluate_range(const Expr& expr, const SeriesStore& store,

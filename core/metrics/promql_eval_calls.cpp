@@ -164,8 +164,8 @@ Expected<Value> apply_function(const Call& call, std::vector<Value>& args, std::
     }
     if (f == "irate" || f == "idelta") {
       bool rate = f == "irate";
-      return over_range(m, true,
-                        [&](std::span<const Sample> s, double& v) { return instant_rate(s, rate, v); });
+      return over_range(
+          m, true, [&](std::span<const Sample> s, double& v) { return instant_rate(s, rate, v); });
     }
     if (f == "avg_over_time") {
       return over_range(m, true, [](std::span<const Sample> s, double& v) {

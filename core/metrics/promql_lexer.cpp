@@ -16,8 +16,12 @@ bool is_ident_start(char c) {
 bool is_ident_char(char c) {
   return is_ident_start(c) || std::isdigit(static_cast<unsigned char>(c)) != 0;
 }
-bool is_digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
-bool is_hex(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
+bool is_digit(char c) {
+  return std::isdigit(static_cast<unsigned char>(c)) != 0;
+}
+bool is_hex(char c) {
+  return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+}
 
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -100,21 +104,36 @@ class Lexer {
     const char c = q_[i_];
     const char n = i_ + 1 < q_.size() ? q_[i_ + 1] : '\0';
     switch (c) {
-      case '(': return make(TokenKind::lparen, start, 1);
-      case ')': return make(TokenKind::rparen, start, 1);
-      case '{': return make(TokenKind::lbrace, start, 1);
-      case '}': return make(TokenKind::rbrace, start, 1);
-      case '[': return make(TokenKind::lbracket, start, 1);
-      case ']': return make(TokenKind::rbracket, start, 1);
-      case ',': return make(TokenKind::comma, start, 1);
-      case ':': return make(TokenKind::colon, start, 1);
-      case '@': return make(TokenKind::at, start, 1);
-      case '+': return make(TokenKind::add, start, 1);
-      case '-': return make(TokenKind::sub, start, 1);
-      case '*': return make(TokenKind::mul, start, 1);
-      case '/': return make(TokenKind::div, start, 1);
-      case '%': return make(TokenKind::mod, start, 1);
-      case '^': return make(TokenKind::pow, start, 1);
+      case '(':
+        return make(TokenKind::lparen, start, 1);
+      case ')':
+        return make(TokenKind::rparen, start, 1);
+      case '{':
+        return make(TokenKind::lbrace, start, 1);
+      case '}':
+        return make(TokenKind::rbrace, start, 1);
+      case '[':
+        return make(TokenKind::lbracket, start, 1);
+      case ']':
+        return make(TokenKind::rbracket, start, 1);
+      case ',':
+        return make(TokenKind::comma, start, 1);
+      case ':':
+        return make(TokenKind::colon, start, 1);
+      case '@':
+        return make(TokenKind::at, start, 1);
+      case '+':
+        return make(TokenKind::add, start, 1);
+      case '-':
+        return make(TokenKind::sub, start, 1);
+      case '*':
+        return make(TokenKind::mul, start, 1);
+      case '/':
+        return make(TokenKind::div, start, 1);
+      case '%':
+        return make(TokenKind::mod, start, 1);
+      case '^':
+        return make(TokenKind::pow, start, 1);
       case '=':
         if (n == '=') return make(TokenKind::eq, start, 2);
         if (n == '~') return make(TokenKind::re_match, start, 2);
@@ -133,7 +152,8 @@ class Lexer {
       case '\'':
       case '`':
         return lex_string(c);
-      default: break;
+      default:
+        break;
     }
     if (is_digit(c) || (c == '.' && is_digit(n))) return lex_number_or_duration();
     if (is_ident_start(c)) {
@@ -162,13 +182,16 @@ class Lexer {
       j += 2;
       std::size_t digits = j;
       while (j < q_.size() && is_hex(q_[j])) ++j;
-      if (j == digits) return fail(start, "bad number \"" + std::string(q_.substr(start, j - start)) + "\"");
+      if (j == digits)
+        return fail(start, "bad number \"" + std::string(q_.substr(start, j - start)) + "\"");
     } else {
       while (j < q_.size() && is_digit(q_[j])) ++j;
       // A unit letter right after an integer makes a duration (5m, 1h30m, 100ms).
       if (j < q_.size() && std::string_view("smhdwy").find(q_[j]) != std::string_view::npos) {
         std::size_t k = j;
-        while (k < q_.size() && (is_digit(q_[k]) || std::isalpha(static_cast<unsigned char>(q_[k])))) ++k;
+        while (k < q_.size() &&
+               (is_digit(q_[k]) || std::isalpha(static_cast<unsigned char>(q_[k]))))
+          ++k;
         Token t = make(TokenKind::duration, start, k - start);
         auto d = parse_promql_duration(t.text);
         if (!d) return fail(start, d.error());
@@ -191,7 +214,8 @@ class Lexer {
     if (j < q_.size() && is_ident_char(q_[j])) {
       std::size_t k = j;
       while (k < q_.size() && is_ident_char(q_[k])) ++k;
-      return fail(start, "bad number or duration \"" + std::string(q_.substr(start, k - start)) + "\"");
+      return fail(start,
+                  "bad number or duration \"" + std::string(q_.substr(start, k - start)) + "\"");
     }
     Token t = make(TokenKind::number, start, j - start);
     std::string text(t.text);
@@ -223,14 +247,30 @@ class Lexer {
       char e = q_[j + 1];
       j += 2;
       switch (e) {
-        case 'a': value += '\a'; break;
-        case 'b': value += '\b'; break;
-        case 'f': value += '\f'; break;
-        case 'n': value += '\n'; break;
-        case 'r': value += '\r'; break;
-        case 't': value += '\t'; break;
-        case 'v': value += '\v'; break;
-        case '\\': value += '\\'; break;
+        case 'a':
+          value += '\a';
+          break;
+        case 'b':
+          value += '\b';
+          break;
+        case 'f':
+          value += '\f';
+          break;
+        case 'n':
+          value += '\n';
+          break;
+        case 'r':
+          value += '\r';
+          break;
+        case 't':
+          value += '\t';
+          break;
+        case 'v':
+          value += '\v';
+          break;
+        case '\\':
+          value += '\\';
+          break;
         case '"':
         case '\'':
           if (e != quote) return fail(j - 2, std::string("invalid escape \\") + e + " in string");
@@ -245,7 +285,8 @@ class Lexer {
           for (std::size_t k = 0; k < len; ++k) {
             char h = q_[j + k];
             if (!is_hex(h)) return fail(j - 2, "invalid hex escape in string");
-            cp = cp * 16 + static_cast<std::uint32_t>(is_digit(h) ? h - '0' : std::tolower(h) - 'a' + 10);
+            cp = cp * 16 +
+                 static_cast<std::uint32_t>(is_digit(h) ? h - '0' : std::tolower(h) - 'a' + 10);
           }
           j += len;
           if (e == 'x') {
@@ -262,7 +303,8 @@ class Lexer {
           if (e >= '0' && e <= '7') {
             std::uint32_t v = static_cast<std::uint32_t>(e - '0');
             for (int k = 0; k < 2; ++k) {
-              if (j >= q_.size() || q_[j] < '0' || q_[j] > '7') return fail(j, "invalid octal escape in string");
+              if (j >= q_.size() || q_[j] < '0' || q_[j] > '7')
+                return fail(j, "invalid octal escape in string");
               v = v * 8 + static_cast<std::uint32_t>(q_[j] - '0');
               ++j;
             }
@@ -299,7 +341,9 @@ std::string describe_position(std::string_view query, std::size_t pos) {
   return "line " + std::to_string(line) + ", " + col;
 }
 
-Expected<std::vector<Token>> lex_promql(std::string_view query) { return Lexer(query).run(); }
+Expected<std::vector<Token>> lex_promql(std::string_view query) {
+  return Lexer(query).run();
+}
 
 Expected<std::int64_t> parse_promql_duration(std::string_view text) {
   struct Unit {
@@ -307,9 +351,12 @@ Expected<std::int64_t> parse_promql_duration(std::string_view text) {
     std::int64_t ms;
   };
   // Largest first: each unit may appear once, in this order.
-  static constexpr Unit kUnits[] = {{"y", 365LL * 86400000}, {"w", 7LL * 86400000},
-                                    {"d", 86400000},          {"h", 3600000},
-                                    {"m", 60000},             {"s", 1000},
+  static constexpr Unit kUnits[] = {{"y", 365LL * 86400000},
+                                    {"w", 7LL * 86400000},
+                                    {"d", 86400000},
+                                    {"h", 3600000},
+                                    {"m", 60000},
+                                    {"s", 1000},
                                     {"ms", 1}};
   auto bad = [&] { return make_error("bad duration \"" + std::string(text) + "\""); };
   if (text.empty()) return bad();

@@ -17,24 +17,40 @@ enum class TokenKind {
   number,      // 1, 1.5e3, 0x1f, Inf, NaN
   duration,    // 5m, 1h30m, 100ms
   string,      // "..." '...' `...` (value unescaped)
-  lparen, rparen, lbrace, rbrace, lbracket, rbracket, comma, colon, at,
-  assign,      // =   (label matcher)
-  ne,          // !=
-  re_match,    // =~
-  re_no_match, // !~
-  eq,          // ==
-  lt, gt, le, ge,
-  add, sub, mul, div, mod, pow,
+  lparen,
+  rparen,
+  lbrace,
+  rbrace,
+  lbracket,
+  rbracket,
+  comma,
+  colon,
+  at,
+  assign,       // =   (label matcher)
+  ne,           // !=
+  re_match,     // =~
+  re_no_match,  // !~
+  eq,           // ==
+  lt,
+  gt,
+  le,
+  ge,
+  add,
+  sub,
+  mul,
+  div,
+  mod,
+  pow,
   end,
 };
 
 struct Token {
   TokenKind kind = TokenKind::end;
-  std::size_t pos = 0;      ///< byte offset of the first character
-  std::string_view text;    ///< the raw source text of the token
-  double number = 0;        ///< for number
+  std::size_t pos = 0;           ///< byte offset of the first character
+  std::string_view text;         ///< the raw source text of the token
+  double number = 0;             ///< for number
   std::int64_t duration_ms = 0;  ///< for duration
-  std::string str;          ///< unescaped value for string
+  std::string str;               ///< unescaped value for string
 };
 
 /// Human-readable position of a byte offset: "column C" or "line L, column C" (1-based) when

@@ -23,42 +23,60 @@ struct Parsed {
 
 int precedence(TokenKind k, std::string_view ident) {
   switch (k) {
-    case TokenKind::pow: return 6;
+    case TokenKind::pow:
+      return 6;
     case TokenKind::mul:
     case TokenKind::div:
-    case TokenKind::mod: return 5;
+    case TokenKind::mod:
+      return 5;
     case TokenKind::add:
-    case TokenKind::sub: return 4;
+    case TokenKind::sub:
+      return 4;
     case TokenKind::eq:
     case TokenKind::ne:
     case TokenKind::lt:
     case TokenKind::gt:
     case TokenKind::le:
-    case TokenKind::ge: return 3;
+    case TokenKind::ge:
+      return 3;
     case TokenKind::identifier:
       if (ident == "and" || ident == "unless") return 2;
       if (ident == "or") return 1;
       if (ident == "atan2") return 5;
       return 0;
-    default: return 0;
+    default:
+      return 0;
   }
 }
 
 BinaryOp binary_op_of(TokenKind k, std::string_view ident) {
   switch (k) {
-    case TokenKind::pow: return BinaryOp::pow;
-    case TokenKind::mul: return BinaryOp::mul;
-    case TokenKind::div: return BinaryOp::div;
-    case TokenKind::mod: return BinaryOp::mod;
-    case TokenKind::add: return BinaryOp::add;
-    case TokenKind::sub: return BinaryOp::sub;
-    case TokenKind::eq: return BinaryOp::eq;
-    case TokenKind::ne: return BinaryOp::ne;
-    case TokenKind::lt: return BinaryOp::lt;
-    case TokenKind::gt: return BinaryOp::gt;
-    case TokenKind::le: return BinaryOp::le;
-    case TokenKind::ge: return BinaryOp::ge;
-    default: break;
+    case TokenKind::pow:
+      return BinaryOp::pow;
+    case TokenKind::mul:
+      return BinaryOp::mul;
+    case TokenKind::div:
+      return BinaryOp::div;
+    case TokenKind::mod:
+      return BinaryOp::mod;
+    case TokenKind::add:
+      return BinaryOp::add;
+    case TokenKind::sub:
+      return BinaryOp::sub;
+    case TokenKind::eq:
+      return BinaryOp::eq;
+    case TokenKind::ne:
+      return BinaryOp::ne;
+    case TokenKind::lt:
+      return BinaryOp::lt;
+    case TokenKind::gt:
+      return BinaryOp::gt;
+    case TokenKind::le:
+      return BinaryOp::le;
+    case TokenKind::ge:
+      return BinaryOp::ge;
+    default:
+      break;
   }
   if (ident == "and") return BinaryOp::land;
   if (ident == "unless") return BinaryOp::lunless;
@@ -75,8 +93,8 @@ bool is_label_name(std::string_view s) {
 constexpr std::array<std::string_view, 5> kAggregates = {"sum", "min", "max", "avg", "count"};
 constexpr std::array<std::string_view, 7> kRefusedAggregates = {
     "topk", "bottomk", "quantile", "count_values", "stddev", "stdvar", "group"};
-constexpr std::array<std::string_view, 5> kRefusedModifierKeywords = {
-    "group_left", "group_right", "start", "end", "atan2"};
+constexpr std::array<std::string_view, 5> kRefusedModifierKeywords = {"group_left", "group_right",
+                                                                      "start", "end", "atan2"};
 
 class Parser {
  public:
@@ -150,7 +168,8 @@ class Parser {
         b.matching.labels = std::move(*labels);
       }
       if (peek_ident("group_left") || peek_ident("group_right")) {
-        return unsupported(peek().pos, "\"" + std::string(peek().text) + "\" (many-to-one matching)");
+        return unsupported(peek().pos,
+                           "\"" + std::string(peek().text) + "\" (many-to-one matching)");
       }
       int next_min = b.op == BinaryOp::pow ? prec : prec + 1;
       auto rhs = parse_binary(next_min, depth + 1);
@@ -171,8 +190,9 @@ class Parser {
                                         bool has_matching) const {
     for (const ExprPtr& side : {b.lhs, b.rhs}) {
       if (side->type == ValueType::range_vector) {
-        return fail(side->pos, "binary expression must contain only scalar and instant vector "
-                               "types, got a range vector");
+        return fail(side->pos,
+                    "binary expression must contain only scalar and instant vector "
+                    "types, got a range vector");
       }
     }
     bool both_scalar = b.lhs->type == ValueType::scalar && b.rhs->type == ValueType::scalar;
@@ -285,14 +305,17 @@ class Parser {
   Expected<Parsed> parse_primary(int depth) {
     const Token& t = peek();
     switch (t.kind) {
-      case TokenKind::number: take(); return node(Expr{NumberLiteral{t.number}, ValueType::scalar, t.pos}, 1);
+      case TokenKind::number:
+        take();
+        return node(Expr{NumberLiteral{t.number}, ValueType::scalar, t.pos}, 1);
       case TokenKind::duration: {
         // A duration where a number is expected counts its seconds (newer Prometheus does so).
         take();
         double secs = static_cast<double>(t.duration_ms) / 1000.0;
         return node(Expr{NumberLiteral{secs}, ValueType::scalar, t.pos}, 1);
       }
-      case TokenKind::string: return unsupported(t.pos, "string literal");
+      case TokenKind::string:
+        return unsupported(t.pos, "string literal");
       case TokenKind::lparen: {
         take();
         auto inner = parse_binary(1, depth + 1);
@@ -302,9 +325,12 @@ class Parser {
         Expr e{ParenExpr{inner->expr}, inner->expr->type, t.pos};
         return check_depth(node(std::move(e), inner->depth + 1), t.pos);
       }
-      case TokenKind::lbrace: return parse_selector("", t.pos);
-      case TokenKind::identifier: return parse_identifier(depth);
-      default: return unexpected(t, "an expression");
+      case TokenKind::lbrace:
+        return parse_selector("", t.pos);
+      case TokenKind::identifier:
+        return parse_identifier(depth);
+      default:
+        return unexpected(t, "an expression");
     }
   }
 
@@ -323,8 +349,8 @@ class Parser {
       return unsupported(t.pos, "aggregation \"" + std::string(name) + "\"");
     }
     if (call) return parse_call(t, depth);
-    for (std::string_view kw : {"by", "without", "on", "ignoring", "bool", "offset", "and", "or",
-                                "unless"}) {
+    for (std::string_view kw :
+         {"by", "without", "on", "ignoring", "bool", "offset", "and", "or", "unless"}) {
       if (name == kw) return fail(t.pos, "unexpected keyword \"" + std::string(name) + "\"");
     }
     if (std::find(kRefusedModifierKeywords.begin(), kRefusedModifierKeywords.end(), name) !=
@@ -336,7 +362,8 @@ class Parser {
 
   Expected<Parsed> parse_call(const Token& name_tok, int depth) {
     const FunctionInfo* fn = find_function(name_tok.text);
-    if (fn == nullptr) return unsupported(name_tok.pos, "function \"" + std::string(name_tok.text) + "\"");
+    if (fn == nullptr)
+      return unsupported(name_tok.pos, "function \"" + std::string(name_tok.text) + "\"");
     take();  // (
     Call c;
     c.name = std::string(name_tok.text);
@@ -365,8 +392,7 @@ class Parser {
       if (c.args[k]->type != fn->arg_types[k]) {
         return fail(c.args[k]->pos, "argument " + std::to_string(k + 1) + " of \"" + c.name +
                                         "\" must be of type " +
-                                        std::string(value_type_name(fn->arg_types[k])) +
-                                        ", got " +
+                                        std::string(value_type_name(fn->arg_types[k])) + ", got " +
                                         std::string(value_type_name(c.args[k]->type)));
       }
     }
@@ -396,7 +422,8 @@ class Parser {
     auto operand = parse_binary(1, depth + 1);
     if (!operand) return operand;
     if (peek().kind == TokenKind::comma) {
-      return unsupported(peek().pos, "parameter for aggregation \"" + std::string(op_tok.text) + "\"");
+      return unsupported(peek().pos,
+                         "parameter for aggregation \"" + std::string(op_tok.text) + "\"");
     }
     if (peek().kind != TokenKind::rparen) return unexpected(peek(), "\")\"");
     take();
@@ -407,9 +434,9 @@ class Parser {
                                           std::string(value_type_name(operand->expr->type)));
     }
     a.operand = operand->expr;
-    return check_depth(node(Expr{std::move(a), ValueType::instant_vector, op_tok.pos},
-                            operand->depth + 1),
-                       op_tok.pos);
+    return check_depth(
+        node(Expr{std::move(a), ValueType::instant_vector, op_tok.pos}, operand->depth + 1),
+        op_tok.pos);
   }
 
   // ( name, name, ... ) with an optional trailing comma.
@@ -451,11 +478,20 @@ class Parser {
         take();
         MatchOp op;
         switch (peek().kind) {
-          case TokenKind::assign: op = MatchOp::equal; break;
-          case TokenKind::ne: op = MatchOp::not_equal; break;
-          case TokenKind::re_match: op = MatchOp::regex_match; break;
-          case TokenKind::re_no_match: op = MatchOp::regex_no_match; break;
-          default: return unexpected(peek(), "a label matching operator (= != =~ !~)");
+          case TokenKind::assign:
+            op = MatchOp::equal;
+            break;
+          case TokenKind::ne:
+            op = MatchOp::not_equal;
+            break;
+          case TokenKind::re_match:
+            op = MatchOp::regex_match;
+            break;
+          case TokenKind::re_no_match:
+            op = MatchOp::regex_no_match;
+            break;
+          default:
+            return unexpected(peek(), "a label matching operator (= != =~ !~)");
         }
         take();
         const Token& v = peek();

@@ -98,7 +98,8 @@ Expected<std::vector<std::optional<double>>> expand_series_values(std::string_vi
     }
     auto a = series_number(head.substr(0, split));
     auto b = series_number(head.substr(split + 1));
-    if (!a.ok() || !b.ok() || head.substr(0, split) == "stale" || head.substr(split + 1) == "stale") {
+    if (!a.ok() || !b.ok() || head.substr(0, split) == "stale" ||
+        head.substr(split + 1) == "stale") {
       return bad("expected a+bxN or a-bxN");
     }
     double v = *a;
@@ -218,11 +219,13 @@ class TestFileReader {
       return fail();
     }
     if (!list_of_strings(root["rule_files"], "rule_files", f.rule_files)) return fail();
-    if (!duration(root["evaluation_interval"], "evaluation_interval", f.evaluation_interval_ms, nullptr)) {
+    if (!duration(root["evaluation_interval"], "evaluation_interval", f.evaluation_interval_ms,
+                  nullptr)) {
       return fail();
     }
     if (f.evaluation_interval_ms == 0) f.evaluation_interval_ms = 60'000;
-    if (!list_of_strings(root["group_eval_order"], "group_eval_order", f.group_eval_order)) return fail();
+    if (!list_of_strings(root["group_eval_order"], "group_eval_order", f.group_eval_order))
+      return fail();
     const YAML::Node tests = root["tests"];
     if (tests.IsDefined() && !tests.IsNull()) {
       if (!tests.IsSequence()) return fail(tests, "tests must be a list");
@@ -253,7 +256,8 @@ class TestFileReader {
     return false;
   }
 
-  bool check(const YAML::Node& n, std::initializer_list<std::string_view> keys, std::string_view type) {
+  bool check(const YAML::Node& n, std::initializer_list<std::string_view> keys,
+             std::string_view type) {
     if (auto e = yamlx::check_keys(n, keys, type)) {
       error_ = *e;
       return false;
@@ -270,7 +274,8 @@ class TestFileReader {
     return true;
   }
 
-  bool duration(const YAML::Node& n, std::string_view field, std::int64_t& ms, std::string* spelled) {
+  bool duration(const YAML::Node& n, std::string_view field, std::int64_t& ms,
+                std::string* spelled) {
     std::string s;
     if (!text(n, field, s)) return false;
     if (s.empty()) {
@@ -308,12 +313,14 @@ class TestFileReader {
   }
 
   bool read_group(const YAML::Node& t, RuleTestGroup& g) {
-    if (!check(t, {"interval", "input_series", "alert_rule_test", "promql_expr_test",
-                   "external_labels", "external_url", "name"},
+    if (!check(t,
+               {"interval", "input_series", "alert_rule_test", "promql_expr_test",
+                "external_labels", "external_url", "name"},
                "main.testGroup")) {
       return false;
     }
-    if (!text(t["name"], "name", g.name) || !text(t["external_url"], "external_url", g.external_url) ||
+    if (!text(t["name"], "name", g.name) ||
+        !text(t["external_url"], "external_url", g.external_url) ||
         !duration(t["interval"], "interval", g.interval_ms, nullptr) ||
         !string_map(t["external_labels"], "external_labels", g.external_labels)) {
       return false;
@@ -323,10 +330,12 @@ class TestFileReader {
     for (const auto& s : items) {
       if (!check(s, {"series", "values"}, "main.series")) return false;
       std::string series, values;
-      if (!text(s["series"], "series", series) || !text(s["values"], "values", values)) return false;
+      if (!text(s["series"], "series", series) || !text(s["values"], "values", values))
+        return false;
       auto labels = parse_metric(series);
       if (!labels.ok()) return set_error(s, labels.error());
-      if (labels->metric_name().empty()) return set_error(s, "series \"" + series + "\" has no metric name");
+      if (labels->metric_name().empty())
+        return set_error(s, "series \"" + series + "\" has no metric name");
       auto v = expand_series_values(values);
       if (!v.ok()) return set_error(s["values"], v.error());
       g.input_series.push_back({std::move(*labels), std::move(*v)});
@@ -340,8 +349,10 @@ class TestFileReader {
         return false;
       }
       if (c.alertname.empty()) {
-        return set_error(a, "an item under alert_rule_test misses required attribute alertname at "
-                            "eval_time " + c.eval_time_text);
+        return set_error(a,
+                         "an item under alert_rule_test misses required attribute alertname at "
+                         "eval_time " +
+                             c.eval_time_text);
       }
       std::vector<YAML::Node> exp;
       if (!seq(a["exp_alerts"], "exp_alerts", exp)) return false;

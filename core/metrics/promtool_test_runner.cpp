@@ -16,7 +16,9 @@ namespace limitscope::metrics {
 
 namespace {
 
-std::string go_quote(std::string_view s) { return gofmt::sprintf("%q", {std::string(s)}); }
+std::string go_quote(std::string_view s) {
+  return gofmt::sprintf("%q", {std::string(s)});
+}
 
 // promtool's indentLines: every line after the first gets the indent.
 std::string indent_lines(const std::string& text, const std::string& indent) {
@@ -43,8 +45,8 @@ std::string alerts_string(const LabelsAndAnnotations& la) {
   for (std::size_t i = 0; i < la.size(); ++i) {
     s += i == 0 ? "\n" : ",\n";
     s += std::to_string(i) + ":" +
-         indent_lines("\nLabels:" + go_labels_string(la[i].first) + "\nAnnotations:" +
-                          go_labels_string(la[i].second),
+         indent_lines("\nLabels:" + go_labels_string(la[i].first) +
+                          "\nAnnotations:" + go_labels_string(la[i].second),
                       "  ");
   }
   return s + "\n]";
@@ -79,7 +81,8 @@ struct GroupRun {
     std::map<std::string, std::size_t> order;
     for (std::size_t i = 0; i < file.group_eval_order.size(); ++i) {
       if (!order.emplace(file.group_eval_order[i], i).second) {
-        input_error = file.path + ": group name repeated in evaluation order: " + file.group_eval_order[i];
+        input_error =
+            file.path + ": group name repeated in evaluation order: " + file.group_eval_order[i];
         return false;
       }
     }
@@ -97,9 +100,10 @@ struct GroupRun {
     for (const auto& p : tg.promql_tests) maxt = std::max(maxt, p.eval_time_ms);
     if (maxt / eval_interval >= kMaxEvaluationSteps) {
       input_error = file.path + ": eval_time " + format_prom_duration(maxt) + " needs " +
-                    std::to_string(maxt / eval_interval + 1) + " evaluation steps of evaluation_interval " +
-                    format_prom_duration(eval_interval) + "; at most " + std::to_string(kMaxEvaluationSteps) +
-                    " are run";
+                    std::to_string(maxt / eval_interval + 1) +
+                    " evaluation steps of evaluation_interval " +
+                    format_prom_duration(eval_interval) + "; at most " +
+                    std::to_string(kMaxEvaluationSteps) + " are run";
       return false;
     }
     std::size_t longest = 0;
@@ -160,7 +164,8 @@ struct GroupRun {
         for (std::size_t r = 0; r < rules.size(); ++r) {
           if (rules[r].kind != RuleKind::alerting || rules[r].name != tc.alertname) continue;
           for (const Alert& a : engine.alerts_of(g, r)) {
-            if (a.state == AlertState::firing && !a.resolved_at_ms) got.emplace_back(a.labels, a.annotations);
+            if (a.state == AlertState::firing && !a.resolved_at_ms)
+              got.emplace_back(a.labels, a.annotations);
           }
         }
       }
@@ -170,10 +175,10 @@ struct GroupRun {
       std::sort(exp.begin(), exp.end());
       if (got == exp) continue;
       const std::string ind(12, ' ');
-      failures.push_back(name_line + "    alertname: " + tc.alertname + ", time: " +
-                         tc.eval_time_text + ", \n        exp:" +
-                         indent_lines(alerts_string(exp), ind) + ", \n        got:" +
-                         indent_lines(alerts_string(got), ind));
+      failures.push_back(name_line + "    alertname: " + tc.alertname +
+                         ", time: " + tc.eval_time_text +
+                         ", \n        exp:" + indent_lines(alerts_string(exp), ind) +
+                         ", \n        got:" + indent_lines(alerts_string(got), ind));
     }
   }
 
@@ -197,7 +202,9 @@ struct GroupRun {
     }
     std::vector<InstantSample> exp;
     for (const auto& e : p.exp_samples) exp.push_back({e.labels, e.value});
-    const auto by_labels = [](const InstantSample& a, const InstantSample& b) { return a.labels < b.labels; };
+    const auto by_labels = [](const InstantSample& a, const InstantSample& b) {
+      return a.labels < b.labels;
+    };
     std::sort(got.begin(), got.end(), by_labels);
     std::sort(exp.begin(), exp.end(), by_labels);
     bool same = got.size() == exp.size();
@@ -206,7 +213,8 @@ struct GroupRun {
       same = got[i].labels == exp[i].labels && got[i].value == exp[i].value;
     }
     if (same) return;
-    failures.push_back(head + ",\n        exp: " + samples_string(exp) + "\n        got: " + samples_string(got));
+    failures.push_back(head + ",\n        exp: " + samples_string(exp) +
+                       "\n        got: " + samples_string(got));
   }
 };
 
@@ -232,8 +240,8 @@ RuleTestReport run_rule_test_file(const RuleTestFile& file) {
       return report;
     }
   }
-  report.verdict = report.failures.empty() ? RuleTestReport::Verdict::passed
-                                           : RuleTestReport::Verdict::failed;
+  report.verdict =
+      report.failures.empty() ? RuleTestReport::Verdict::passed : RuleTestReport::Verdict::failed;
   return report;
 }
 

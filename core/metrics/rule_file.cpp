@@ -99,7 +99,8 @@ class RuleFileReader {
 
   bool read_group(const YAML::Node& g, RuleGroup& group) {
     group.file = name_;
-    if (auto e = yamlx::check_keys(g, {"name", "interval", "limit", "rules"}, "rulefmt.RuleGroup")) {
+    if (auto e =
+            yamlx::check_keys(g, {"name", "interval", "limit", "rules"}, "rulefmt.RuleGroup")) {
       add(g, "", *e);
       return false;
     }
@@ -150,7 +151,8 @@ class RuleFileReader {
     return true;
   }
 
-  bool read_rule(const YAML::Node& r, const std::string& group_where, std::size_t index, Rule& rule) {
+  bool read_rule(const YAML::Node& r, const std::string& group_where, std::size_t index,
+                 Rule& rule) {
     std::string where = group_where + ", rule " + std::to_string(index);
     if (auto e = yamlx::check_keys(
             r, {"record", "alert", "expr", "for", "keep_firing_for", "labels", "annotations"},
@@ -165,15 +167,16 @@ class RuleFileReader {
     rule.line = yamlx::line_of(r);
     const std::size_t errors_before = errors_.size();
     std::string record, alert, expr, for_text, keep_text;
-    for (auto [field, out] : {std::pair{"record", &record}, std::pair{"alert", &alert},
-                              std::pair{"expr", &expr}, std::pair{"for", &for_text},
-                              std::pair{"keep_firing_for", &keep_text}}) {
+    for (auto [field, out] :
+         {std::pair{"record", &record}, std::pair{"alert", &alert}, std::pair{"expr", &expr},
+          std::pair{"for", &for_text}, std::pair{"keep_firing_for", &keep_text}}) {
       if (auto e = yamlx::scalar(r[field], field, *out)) add(r[field], where, *e);
     }
     rule.kind = record.empty() ? RuleKind::alerting : RuleKind::recording;
     rule.name = record.empty() ? alert : record;
     if (!rule.name.empty()) where += " (\"" + rule.name + "\")";
-    if (!record.empty() && !alert.empty()) add(r, where, "only one of 'record' and 'alert' must be set");
+    if (!record.empty() && !alert.empty())
+      add(r, where, "only one of 'record' and 'alert' must be set");
     if (record.empty() && alert.empty()) add(r, where, "one of 'record' or 'alert' must be set");
     rule.expr_text = expr;
     if (expr.empty()) {
@@ -182,7 +185,8 @@ class RuleFileReader {
       auto parsed = parse_promql(expr);
       if (!parsed.ok()) {
         add(r["expr"], where, "could not parse expression: " + parsed.error());
-      } else if ((*parsed)->type != ValueType::instant_vector && (*parsed)->type != ValueType::scalar) {
+      } else if ((*parsed)->type != ValueType::instant_vector &&
+                 (*parsed)->type != ValueType::scalar) {
         add(r["expr"], where,
             "expression must return an instant vector or a scalar, not a " +
                 std::string(value_type_name((*parsed)->type)));
@@ -191,7 +195,8 @@ class RuleFileReader {
       }
     }
     if (rule.kind == RuleKind::recording) {
-      if (!is_valid_metric_name(record)) add(r["record"], where, "invalid recording rule name: " + record);
+      if (!is_valid_metric_name(record))
+        add(r["record"], where, "invalid recording rule name: " + record);
       if (r["annotations"].IsDefined() && !r["annotations"].IsNull()) {
         add(r["annotations"], where, "invalid field 'annotations' in recording rule");
       }
@@ -200,8 +205,9 @@ class RuleFileReader {
         add(r["keep_firing_for"], where, "invalid field 'keep_firing_for' in recording rule");
       }
     }
-    for (auto [text, out, field] : {std::tuple{&for_text, &rule.for_ms, "for"},
-                                    std::tuple{&keep_text, &rule.keep_firing_for_ms, "keep_firing_for"}}) {
+    for (auto [text, out, field] :
+         {std::tuple{&for_text, &rule.for_ms, "for"},
+          std::tuple{&keep_text, &rule.keep_firing_for_ms, "keep_firing_for"}}) {
       if (text->empty()) continue;
       auto d = parse_prom_duration(*text);
       if (!d.ok()) {
@@ -242,7 +248,8 @@ class RuleFileReader {
       }
       const bool is_label = field == "labels";
       if (!is_valid_label_name(key) || (is_label && key == "__name__")) {
-        add(kv.first, where, std::string(is_label ? "invalid label name: " : "invalid annotation name: ") + key);
+        add(kv.first, where,
+            std::string(is_label ? "invalid label name: " : "invalid annotation name: ") + key);
         continue;
       }
       TemplatedPair p;
@@ -268,7 +275,8 @@ class RuleFileReader {
 
 }  // namespace
 
-Expected<RuleFile> parse_rule_file(std::string_view text, std::string_view name, RuleFileFormat format) {
+Expected<RuleFile> parse_rule_file(std::string_view text, std::string_view name,
+                                   RuleFileFormat format) {
   bool json = format == RuleFileFormat::json;
   if (format == RuleFileFormat::automatic) {
     const std::size_t first = text.find_first_not_of(" \t\r\n");

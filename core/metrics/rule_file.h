@@ -28,11 +28,11 @@ struct TemplatedPair {
 
 struct Rule {
   RuleKind kind = RuleKind::alerting;
-  std::string name;       ///< `record:` or `alert:` value
-  std::string expr_text;  ///< as written
-  ExprPtr expr;           ///< parsed once at load
-  std::int64_t for_ms = 0;              ///< alerting: pending time before firing
-  std::int64_t keep_firing_for_ms = 0;  ///< alerting: firing time kept after the condition ends
+  std::string name;                        ///< `record:` or `alert:` value
+  std::string expr_text;                   ///< as written
+  ExprPtr expr;                            ///< parsed once at load
+  std::int64_t for_ms = 0;                 ///< alerting: pending time before firing
+  std::int64_t keep_firing_for_ms = 0;     ///< alerting: firing time kept after the condition ends
   std::vector<TemplatedPair> labels;       ///< sorted by name; templated for alerting rules
   std::vector<TemplatedPair> annotations;  ///< sorted by name; alerting only
   int line = 0;  ///< 1-based source line of the rule (0 when unknown, e.g. JSON)

@@ -1,12 +1,12 @@
 #include "core/metrics/series_store.h"
 
+#include <re2/re2.h>
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <mutex>
 #include <tuple>
-
-#include <re2/re2.h>
 
 namespace limitscope::metrics {
 
@@ -18,16 +18,24 @@ constexpr std::size_t kMaxRegexLength = 512;
 constexpr int kMaxRegexNesting = 16;
 }  // namespace
 
-double stale_marker() { return std::bit_cast<double>(kStaleBits); }
+double stale_marker() {
+  return std::bit_cast<double>(kStaleBits);
+}
 
-bool is_stale_marker(double v) { return std::bit_cast<std::uint64_t>(v) == kStaleBits; }
+bool is_stale_marker(double v) {
+  return std::bit_cast<std::uint64_t>(v) == kStaleBits;
+}
 
 std::string_view match_op_text(MatchOp op) {
   switch (op) {
-    case MatchOp::equal: return "=";
-    case MatchOp::not_equal: return "!=";
-    case MatchOp::regex_match: return "=~";
-    case MatchOp::regex_no_match: return "!~";
+    case MatchOp::equal:
+      return "=";
+    case MatchOp::not_equal:
+      return "!=";
+    case MatchOp::regex_match:
+      return "=~";
+    case MatchOp::regex_no_match:
+      return "!~";
   }
   return "?";
 }
@@ -55,7 +63,8 @@ Expected<LabelMatcher> LabelMatcher::make(std::string name, MatchOp op, std::str
     options.set_log_errors(false);
     auto re = std::make_shared<const re2::RE2>("^(?:" + m.value_ + ")$", options);
     if (!re->ok()) {
-      return make_error("invalid regex \"" + m.value_ + "\" for label " + m.name_ + ": " + re->error());
+      return make_error("invalid regex \"" + m.value_ + "\" for label " + m.name_ + ": " +
+                        re->error());
     }
     m.regex_ = std::move(re);
   }
@@ -64,10 +73,14 @@ Expected<LabelMatcher> LabelMatcher::make(std::string name, MatchOp op, std::str
 
 bool LabelMatcher::matches(std::string_view label_value) const {
   switch (op_) {
-    case MatchOp::equal: return label_value == value_;
-    case MatchOp::not_equal: return label_value != value_;
-    case MatchOp::regex_match: return RE2::FullMatch(label_value, *regex_);
-    case MatchOp::regex_no_match: return !RE2::FullMatch(label_value, *regex_);
+    case MatchOp::equal:
+      return label_value == value_;
+    case MatchOp::not_equal:
+      return label_value != value_;
+    case MatchOp::regex_match:
+      return RE2::FullMatch(label_value, *regex_);
+    case MatchOp::regex_no_match:
+      return !RE2::FullMatch(label_value, *regex_);
   }
   return false;
 }
@@ -111,7 +124,8 @@ struct SeriesStore::Series {
     newest_t = s.t_ms;
     if (ring.size() < capacity) {
       if (ring.empty()) oldest_t = s.t_ms;
-      if (ring.size() == ring.capacity()) ring.reserve(std::min(capacity, std::max<std::size_t>(64, 2 * ring.size())));
+      if (ring.size() == ring.capacity())
+        ring.reserve(std::min(capacity, std::max<std::size_t>(64, 2 * ring.size())));
       ring.push_back(s);
       return false;
     }
@@ -147,7 +161,8 @@ struct SeriesStore::Series {
     if (t > newest) return n;
     // Here n >= 2 and front < t <= newest.
     const double fraction = static_cast<double>(t - front) / static_cast<double>(newest - front);
-    const std::size_t guess = std::min(n - 1, static_cast<std::size_t>(fraction * static_cast<double>(n - 1)));
+    const std::size_t guess =
+        std::min(n - 1, static_cast<std::size_t>(fraction * static_cast<double>(n - 1)));
     if (at(guess).t_ms < t) {
       std::size_t lo = guess;  // at(lo) < t
       std::size_t hi = n - 1;  // at(n - 1) = newest >= t
@@ -202,21 +217,23 @@ SeriesStore::Series* SeriesStore::find_or_create(const Labels& labels, AppendRes
     }
   }
   if (series_.size() >= options_.max_series) {
-    result = {AppendStatus::too_many_series,
-              "series " + labels.to_string() + " refused: store holds its maximum of " +
-                  std::to_string(options_.max_series) + " series"};
+    result = {AppendStatus::too_many_series, "series " + labels.to_string() +
+                                                 " refused: store holds its maximum of " +
+                                                 std::to_string(options_.max_series) + " series"};
     return nullptr;
   }
   auto s = std::make_unique<Series>();
   s->labels = labels;
   const auto own = options_.samples_by_name.find(labels.metric_name());
-  s->capacity = std::max<std::size_t>(1, own != options_.samples_by_name.end() ? own->second : options_.samples_per_series);
+  s->capacity = std::max<std::size_t>(
+      1, own != options_.samples_by_name.end() ? own->second : options_.samples_per_series);
   Series* raw = s.get();
   series_.emplace(labels, std::move(s));
   // Kept sorted by labels, so selections by name come out ordered without a sort.
   auto& same_name = by_name_[std::string(labels.metric_name())];
-  auto pos = std::lower_bound(same_name.begin(), same_name.end(), raw,
-                              [](const Series* a, const Series* b) { return a->labels < b->labels; });
+  auto pos =
+      std::lower_bound(same_name.begin(), same_name.end(), raw,
+                       [](const Series* a, const Series* b) { return a->labels < b->labels; });
   same_name.insert(pos, raw);
   return raw;
 }
@@ -233,10 +250,9 @@ AppendResult SeriesStore::append(const Labels& labels, Sample sample) {
     const Sample& last = s->back();
     if (sample.t_ms < last.t_ms) {
       ++rejected_;
-      return {AppendStatus::out_of_order, "sample of " + labels.to_string() + " at " +
-                                              std::to_string(sample.t_ms) +
-                                              " ms is older than the last one at " +
-                                              std::to_string(last.t_ms) + " ms"};
+      return {AppendStatus::out_of_order,
+              "sample of " + labels.to_string() + " at " + std::to_string(sample.t_ms) +
+                  " ms is older than the last one at " + std::to_string(last.t_ms) + " ms"};
     }
     if (sample.t_ms == last.t_ms) {
       ++rejected_;
@@ -273,8 +289,8 @@ std::vector<SeriesSamples> SeriesStore::select_latest(std::span<const LabelMatch
 }
 
 template <class Take>
-bool SeriesStore::scan(std::span<const LabelMatcher> matchers, std::int64_t mint_ms, std::int64_t maxt_ms,
-                       bool latest_only, Take&& take) const {
+bool SeriesStore::scan(std::span<const LabelMatcher> matchers, std::int64_t mint_ms,
+                       std::int64_t maxt_ms, bool latest_only, Take&& take) const {
   auto named = std::find_if(matchers.begin(), matchers.end(), [](const LabelMatcher& m) {
     return m.name() == "__name__" && m.op() == MatchOp::equal;
   });
@@ -318,7 +334,8 @@ std::vector<SeriesSamples> SeriesStore::select_impl(std::span<const LabelMatcher
                             [&](const Series& series, std::size_t first, std::size_t last) {
                               SeriesSamples ss{series.labels, {}};
                               ss.samples.reserve(last - first);
-                              for (std::size_t i = first; i < last; ++i) ss.samples.push_back(series.at(i));
+                              for (std::size_t i = first; i < last; ++i)
+                                ss.samples.push_back(series.at(i));
                               out.push_back(std::move(ss));
                             });
   lock.unlock();
@@ -330,16 +347,19 @@ std::vector<SeriesSamples> SeriesStore::select_impl(std::span<const LabelMatcher
 }
 
 std::vector<LatestSample> SeriesStore::select_newest(std::span<const LabelMatcher> matchers,
-                                                     std::int64_t mint_ms, std::int64_t maxt_ms) const {
+                                                     std::int64_t mint_ms,
+                                                     std::int64_t maxt_ms) const {
   std::vector<LatestSample> out;
   if (maxt_ms < mint_ms) return out;
   std::shared_lock lock(mutex_);
-  const bool ordered = scan(matchers, mint_ms, maxt_ms, true, [&](const Series& series, std::size_t, std::size_t last) {
-    out.push_back(LatestSample{series.labels, series.at(last - 1)});
-  });
+  const bool ordered = scan(matchers, mint_ms, maxt_ms, true,
+                            [&](const Series& series, std::size_t, std::size_t last) {
+                              out.push_back(LatestSample{series.labels, series.at(last - 1)});
+                            });
   lock.unlock();
   if (!ordered) {
-    std::sort(out.begin(), out.end(), [](const LatestSample& a, const LatestSample& b) { return a.labels < b.labels; });
+    std::sort(out.begin(), out.end(),
+              [](const LatestSample& a, const LatestSample& b) { return a.labels < b.labels; });
   }
   return out;
 }

@@ -128,8 +128,8 @@ class SeriesStore {
                                            std::int64_t mint_ms, std::int64_t maxt_ms) const;
 
   /// As select_latest(), without a sample vector per series (PromQL's instant selectors).
-  std::vector<LatestSample> select_newest(std::span<const LabelMatcher> matchers, std::int64_t mint_ms,
-                                          std::int64_t maxt_ms) const;
+  std::vector<LatestSample> select_newest(std::span<const LabelMatcher> matchers,
+                                          std::int64_t mint_ms, std::int64_t maxt_ms) const;
 
   /// Removes every series whose newest sample is older than before_ms (keys no longer read:
   /// expired, or let go for the tracking cap), so a long session holds the series of the
@@ -158,8 +158,8 @@ class SeriesStore {
   // [first, last) in [mint_ms, maxt_ms] (the newest only with latest_only); lock held.
   // @return true when the series came in label order (by the name index)
   template <class Take>
-  bool scan(std::span<const LabelMatcher> matchers, std::int64_t mint_ms, std::int64_t maxt_ms, bool latest_only,
-            Take&& take) const;
+  bool scan(std::span<const LabelMatcher> matchers, std::int64_t mint_ms, std::int64_t maxt_ms,
+            bool latest_only, Take&& take) const;
 
   SeriesStoreOptions options_;
   mutable std::shared_mutex mutex_;

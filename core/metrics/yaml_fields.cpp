@@ -1,7 +1,6 @@
 #include "core/metrics/yaml_fields.h"
 
 #include <nlohmann/json.hpp>
-
 #include <set>
 
 namespace limitscope::metrics::yamlx {
@@ -20,9 +19,12 @@ YAML::Node from_json(const nlohmann::json& j) {
       for (const auto& v : j) n.push_back(from_json(v));
       return n;
     }
-    case nlohmann::json::value_t::null: return YAML::Node(YAML::NodeType::Null);
-    case nlohmann::json::value_t::string: return YAML::Node(j.get<std::string>());
-    default: return YAML::Node(j.dump());  // numbers and booleans keep their JSON spelling
+    case nlohmann::json::value_t::null:
+      return YAML::Node(YAML::NodeType::Null);
+    case nlohmann::json::value_t::string:
+      return YAML::Node(j.get<std::string>());
+    default:
+      return YAML::Node(j.dump());  // numbers and booleans keep their JSON spelling
   }
 }
 
@@ -50,8 +52,8 @@ Expected<YAML::Node> load(std::string_view text, std::string_view name, bool jso
   try {
     return YAML::Load(std::string(text));
   } catch (const YAML::Exception& e) {
-    return make_error(std::string(name) + ":" + std::to_string(e.mark.line + 1) + ": invalid YAML: " +
-                      e.msg);
+    return make_error(std::string(name) + ":" + std::to_string(e.mark.line + 1) +
+                      ": invalid YAML: " + e.msg);
   }
 }
 

@@ -39,8 +39,9 @@ redis::Result<ProbeSnapshot> ClusterProbe::run(redis::ClusterClient& cluster, bo
   std::map<std::string, std::unique_ptr<RedisProbe>> current;
   for (const redis::ClusterNode& m : (*topo)->masters()) {
     auto it = per_node_.find(m.address());
-    current[m.address()] = it != per_node_.end() ? std::move(it->second)
-                                                 : std::make_unique<RedisProbe>(profiles_, options_);
+    current[m.address()] = it != per_node_.end()
+                               ? std::move(it->second)
+                               : std::make_unique<RedisProbe>(profiles_, options_);
   }
   per_node_ = std::move(current);
 
@@ -101,7 +102,8 @@ redis::Result<ProbeSnapshot> ClusterProbe::run(redis::ClusterClient& cluster, bo
       all.errors.push_back("node " + address + ": " + e);
     }
     for (KeyReading& k : snap->keys) {
-      const auto redirect = k.error.empty() ? std::nullopt : redis::parse_cluster_error(k.error, m.host);
+      const auto redirect =
+          k.error.empty() ? std::nullopt : redis::parse_cluster_error(k.error, m.host);
       const bool redirected = redirect.has_value();
       // MOVED: the slot has a new owner for good; the map learns it now, not at the next
       // routed call (the probe itself stops asking this node for the key).

@@ -31,7 +31,7 @@ class EndpointProbe {
  private:
   redis::Result<ProbeSnapshot> run(redis::Endpoint& endpoint, bool full_pass);
 
-  RedisProbe server_;    // one server
+  RedisProbe server_;     // one server
   ClusterProbe cluster_;  // a cluster
 };
 

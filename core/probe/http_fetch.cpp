@@ -12,7 +12,9 @@ std::string HttpUrl::origin() const {
   return std::string(tls ? "https://" : "http://") + host + ":" + std::to_string(port);
 }
 
-std::string HttpUrl::to_string() const { return origin() + path; }
+std::string HttpUrl::to_string() const {
+  return origin() + path;
+}
 
 Expected<HttpUrl> parse_http_url(std::string_view text) {
   const std::string shown(text);
@@ -53,7 +55,8 @@ namespace {
 
 void replace_all(std::string& text, const std::string& secret) {
   if (secret.empty()) return;
-  for (std::size_t at = text.find(secret); at != std::string::npos; at = text.find(secret, at + 3)) {
+  for (std::size_t at = text.find(secret); at != std::string::npos;
+       at = text.find(secret, at + 3)) {
     text.replace(at, secret.size(), "***");
   }
 }
@@ -62,7 +65,8 @@ void replace_all(std::string& text, const std::string& secret) {
 
 std::string redact_credentials(std::string text, const FetchOptions& options) {
   // The longest first, so a password inside the encoded pair cannot leave part of it behind.
-  if (!options.basic_user.empty()) replace_all(text, base64_encode(options.basic_user + ":" + options.basic_password));
+  if (!options.basic_user.empty())
+    replace_all(text, base64_encode(options.basic_user + ":" + options.basic_password));
   replace_all(text, options.bearer_token);
   replace_all(text, options.basic_password);
   return text;

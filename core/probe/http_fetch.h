@@ -30,12 +30,12 @@ Expected<HttpUrl> parse_http_url(std::string_view text);
 struct FetchOptions {
   std::chrono::milliseconds connect_timeout{2000};
   std::chrono::milliseconds read_timeout{5000};
-  int retries = 1;                           ///< extra attempts after a connection failure
-  std::size_t max_body_bytes = 64u << 20;    ///< larger bodies are refused, not truncated
-  std::string bearer_token;                  ///< Authorization: Bearer …
-  std::string basic_user;                    ///< Authorization: Basic … (with basic_password)
+  int retries = 1;                         ///< extra attempts after a connection failure
+  std::size_t max_body_bytes = 64u << 20;  ///< larger bodies are refused, not truncated
+  std::string bearer_token;                ///< Authorization: Bearer …
+  std::string basic_user;                  ///< Authorization: Basic … (with basic_password)
   std::string basic_password;
-  std::string accept;                        ///< Accept header, when set
+  std::string accept;  ///< Accept header, when set
 };
 
 /// The credentials of FetchOptions on their own, for specs that carry them to a fetch (never
@@ -45,7 +45,9 @@ struct HttpAuth {
   std::string basic_user;
   std::string basic_password;
 
-  static HttpAuth of(const FetchOptions& o) { return {o.bearer_token, o.basic_user, o.basic_password}; }
+  static HttpAuth of(const FetchOptions& o) {
+    return {o.bearer_token, o.basic_user, o.basic_password};
+  }
   void apply_to(FetchOptions& o) const {
     o.bearer_token = bearer_token;
     o.basic_user = basic_user;

@@ -33,52 +33,59 @@ KeyBrowser::KeyBrowser(std::vector<LimiterProfile> profiles, KeyBrowserOptions o
 redis::Result<KeyListing> KeyBrowser::refresh(redis::Connection& c) {
   auto snap = probe_.refresh(c);
   if (!snap) return snap.error();
-  return finish(std::move(*snap), [&](const std::vector<std::string>& batch)
+  return finish(std::move(*snap),
+                [&](const std::vector<std::string>& batch)
                     -> redis::Result<std::vector<std::optional<redis::Value>>> {
-    std::vector<std::vector<std::string>> cmds;
-    cmds.reserve(batch.size());
-    for (const std::string& k : batch) cmds.push_back({"MEMORY", "USAGE", k, "SAMPLES", "5"});
-    auto replies = c.pipeline(cmds);
-    if (!replies) return replies.error();
-    return std::vector<std::optional<redis::Value>>(std::make_move_iterator(replies->begin()),
-                                                    std::make_move_iterator(replies->end()));
-  });
+                  std::vector<std::vector<std::string>> cmds;
+                  cmds.reserve(batch.size());
+                  for (const std::string& k : batch)
+                    cmds.push_back({"MEMORY", "USAGE", k, "SAMPLES", "5"});
+                  auto replies = c.pipeline(cmds);
+                  if (!replies) return replies.error();
+                  return std::vector<std::optional<redis::Value>>(
+                      std::make_move_iterator(replies->begin()),
+                      std::make_move_iterator(replies->end()));
+                });
 }
 
 redis::Result<KeyListing> KeyBrowser::refresh(redis::ClusterClient& cluster) {
-  if (!cluster_probe_) cluster_probe_ = std::make_unique<ClusterProbe>(profiles_, probe_options(options_));
+  if (!cluster_probe_)
+    cluster_probe_ = std::make_unique<ClusterProbe>(profiles_, probe_options(options_));
   auto snap = cluster_probe_->refresh(cluster);
   if (!snap) return snap.error();
-  return finish(std::move(*snap), [&](const std::vector<std::string>& batch)
-                    -> redis::Result<std::vector<std::optional<redis::Value>>> {
-    std::vector<std::optional<redis::Value>> out(batch.size());
-    auto topo = cluster.topology();
-    if (!topo) return out;  // nothing asked: the samples taken before stay
-    // Each master samples the keys of its slots, in one pipeline.
-    std::map<std::string, std::pair<redis::ClusterNode, std::vector<std::size_t>>> by_node;
-    for (std::size_t i = 0; i < batch.size(); ++i) {
-      const redis::ClusterNode* m = (*topo)->master_of(redis::cluster_slot(batch[i]));
-      if (m == nullptr) continue;
-      auto& part = by_node[m->address()];
-      part.first = *m;
-      part.second.push_back(i);
-    }
-    for (const auto& [address, part] : by_node) {
-      auto lease = cluster.lease(part.first);
-      if (!lease) continue;  // the probe already named the master that does not answer
-      std::vector<std::vector<std::string>> cmds;
-      for (std::size_t i : part.second) cmds.push_back({"MEMORY", "USAGE", batch[i], "SAMPLES", "5"});
-      auto replies = (*lease)->pipeline(cmds);
-      if (!replies) continue;
-      for (std::size_t j = 0; j < part.second.size(); ++j) {
-        redis::Value& v = (*replies)[j];
-        // A key whose slot is moving is sampled on its new master another time.
-        if (v.is_error() && redis::parse_cluster_error(v.str, part.first.host)) continue;
-        out[part.second[j]] = std::move(v);
-      }
-    }
-    return out;
-  });
+  return finish(
+      std::move(*snap),
+      [&](const std::vector<std::string>& batch)
+          -> redis::Result<std::vector<std::optional<redis::Value>>> {
+        std::vector<std::optional<redis::Value>> out(batch.size());
+        auto topo = cluster.topology();
+        if (!topo) return out;  // nothing asked: the samples taken before stay
+        // Each master samples the keys of its slots, in one pipeline.
+        std::map<std::string, std::pair<redis::ClusterNode, std::vector<std::size_t>>> by_node;
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+          const redis::ClusterNode* m = (*topo)->master_of(redis::cluster_slot(batch[i]));
+          if (m == nullptr) continue;
+          auto& part = by_node[m->address()];
+          part.first = *m;
+          part.second.push_back(i);
+        }
+        for (const auto& [address, part] : by_node) {
+          auto lease = cluster.lease(part.first);
+          if (!lease) continue;  // the probe already named the master that does not answer
+          std::vector<std::vector<std::string>> cmds;
+          for (std::size_t i : part.second)
+            cmds.push_back({"MEMORY", "USAGE", batch[i], "SAMPLES", "5"});
+          auto replies = (*lease)->pipeline(cmds);
+          if (!replies) continue;
+          for (std::size_t j = 0; j < part.second.size(); ++j) {
+            redis::Value& v = (*replies)[j];
+            // A key whose slot is moving is sampled on its new master another time.
+            if (v.is_error() && redis::parse_cluster_error(v.str, part.first.host)) continue;
+            out[part.second[j]] = std::move(v);
+          }
+        }
+        return out;
+      });
 }
 
 redis::Result<KeyListing> KeyBrowser::finish(ProbeSnapshot snap, const MemorySampler& sample) {
@@ -166,7 +173,8 @@ redis::Result<RawKey> inspect_key(redis::ClusterClient& cluster, const std::stri
   });
   if (!ran) return ran.error();
   if (auto topo = cluster.topology()) {
-    if (const redis::ClusterNode* m = (*topo)->master_of(redis::cluster_slot(key))) out->node = m->address();
+    if (const redis::ClusterNode* m = (*topo)->master_of(redis::cluster_slot(key)))
+      out->node = m->address();
   }
   return std::move(*out);
 }
@@ -180,8 +188,10 @@ redis::Result<KeyListing> KeyBrowser::refresh(redis::Endpoint& endpoint) {
 
 redis::Result<RawKey> inspect_key(redis::Endpoint& endpoint, const std::string& key,
                                   const LimiterProfile* profile, const RawKeyLimits& limits) {
-  if (redis::ClusterClient* cluster = endpoint.cluster()) return inspect_key(*cluster, key, profile, limits);
-  return endpoint.on_key<RawKey>(key, [&](redis::Connection& c) { return inspect_key(c, key, profile, limits); });
+  if (redis::ClusterClient* cluster = endpoint.cluster())
+    return inspect_key(*cluster, key, profile, limits);
+  return endpoint.on_key<RawKey>(
+      key, [&](redis::Connection& c) { return inspect_key(c, key, profile, limits); });
 }
 
 redis::Result<RawKey> inspect_key(redis::Connection& c, const std::string& key,

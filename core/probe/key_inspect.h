@@ -72,14 +72,14 @@ class KeyBrowser {
   std::vector<LimiterProfile> profiles_;
   KeyBrowserOptions options_;
   /// MEMORY USAGE of each key of a batch: one reply per key, in order (nullopt: not asked).
-  using MemorySampler =
-      std::function<redis::Result<std::vector<std::optional<redis::Value>>>(const std::vector<std::string>&)>;
+  using MemorySampler = std::function<redis::Result<std::vector<std::optional<redis::Value>>>(
+      const std::vector<std::string>&)>;
   redis::Result<KeyListing> finish(ProbeSnapshot snap, const MemorySampler& sample);
 
   RedisProbe probe_;
   std::unique_ptr<ClusterProbe> cluster_probe_;  ///< made at the first cluster refresh
-  std::map<std::string, std::int64_t> memory_;  ///< key → bytes, from earlier samples
-  std::string memory_after_;                    ///< the last key sampled (round robin)
+  std::map<std::string, std::int64_t> memory_;   ///< key → bytes, from earlier samples
+  std::string memory_after_;                     ///< the last key sampled (round robin)
 };
 
 struct RawKeyLimits {

@@ -15,7 +15,9 @@ std::string fmt(double v) {
 }
 
 // A stored number: an integer reply or a string holding a finite number.
-std::optional<double> number_of(const redis::Value& v) { return v.as_number(); }
+std::optional<double> number_of(const redis::Value& v) {
+  return v.as_number();
+}
 
 std::string shown(const redis::Value& v) {
   std::string s = v.is_string() ? v.str : v.describe();
@@ -62,8 +64,8 @@ std::optional<std::int64_t> window_start_of(const std::string& key) {
   return v;
 }
 
-std::size_t read_commands(redis::CommandBatch& out, const LimiterProfile& profile, const std::string& key,
-                          std::int64_t now_us, bool with_ttl) {
+std::size_t read_commands(redis::CommandBatch& out, const LimiterProfile& profile,
+                          const std::string& key, std::int64_t now_us, bool with_ttl) {
   switch (profile.kind) {
     case ProfileKind::token_bucket_hash:
       out.add({"HMGET", key, profile.tokens_field, profile.updated_field});
@@ -100,10 +102,9 @@ KeyReading evaluate(const LimiterProfile& profile, const std::string& key,
   const redis::Value& state = replies[0];
   if (replies.size() > 1) set_ttl(r, replies.back());
   if (state.is_error()) {
-    r.error = state.str.starts_with("WRONGTYPE")
-                  ? "wrong type for profile " + profile.name + " (" +
-                        std::string(to_string(profile.kind)) + ")"
-                  : state.str;
+    r.error = state.str.starts_with("WRONGTYPE") ? "wrong type for profile " + profile.name + " (" +
+                                                       std::string(to_string(profile.kind)) + ")"
+                                                 : state.str;
     return r;
   }
   const double per_unit_us = us_per_unit(profile.time_unit);
@@ -122,7 +123,8 @@ KeyReading evaluate(const LimiterProfile& profile, const std::string& key,
       }
       const auto tokens = number_of(tokens_v);
       if (!tokens) {
-        r.error = "field " + profile.tokens_field + " holds '" + shown(tokens_v) + "', not a number";
+        r.error =
+            "field " + profile.tokens_field + " holds '" + shown(tokens_v) + "', not a number";
         return r;
       }
       if (!profile.capacity) {
@@ -131,7 +133,8 @@ KeyReading evaluate(const LimiterProfile& profile, const std::string& key,
       }
       const auto updated = number_of(updated_v);
       if (!updated) {
-        r.error = "field " + profile.updated_field + " holds '" + shown(updated_v) + "', not a time";
+        r.error =
+            "field " + profile.updated_field + " holds '" + shown(updated_v) + "', not a time";
         return r;
       }
       const double updated_us = *updated * per_unit_us;

@@ -20,28 +20,28 @@ struct KeyReading {
   std::string key;
   std::string profile;
   ProfileKind kind = ProfileKind::token_bucket_hash;
-  std::string algorithm;           ///< our own schema: the rule's algorithm ("token-bucket");
-                                   ///< empty for foreign schemas (the profile says what it is)
-  std::string limit_name;          ///< our own schema: the composite limit the key belongs to
-                                   ///< ("requests", "llm_tokens"); empty otherwise
-  std::string parameters;          ///< our own schema: the rule's limit as configured
-                                   ///< (LimitParams::describe(): "token-bucket capacity=60
-                                   ///< refill=1/s"); empty for foreign schemas
-  int limit_index = -1;            ///< its place among the rule's limits (the order of a logged
-                                   ///< decision's costs); -1 when not a composite's
+  std::string algorithm;   ///< our own schema: the rule's algorithm ("token-bucket");
+                           ///< empty for foreign schemas (the profile says what it is)
+  std::string limit_name;  ///< our own schema: the composite limit the key belongs to
+                           ///< ("requests", "llm_tokens"); empty otherwise
+  std::string parameters;  ///< our own schema: the rule's limit as configured
+                           ///< (LimitParams::describe(): "token-bucket capacity=60
+                           ///< refill=1/s"); empty for foreign schemas
+  int limit_index = -1;    ///< its place among the rule's limits (the order of a logged
+                           ///< decision's costs); -1 when not a composite's
   // Bucket kinds (token_bucket_hash, gcra_tat, limitscope buckets):
-  std::optional<double> level;     ///< tokens available now (projected at server time)
+  std::optional<double> level;  ///< tokens available now (projected at server time)
   std::optional<double> capacity;
-  std::optional<double> fill;      ///< level / capacity, in [0, 1]
+  std::optional<double> fill;  ///< level / capacity, in [0, 1]
   // Window kinds (sliding_window_zset, counter_ttl, fixed_window_counter, limitscope windows):
-  std::optional<double> count;     ///< cost used in the current window
+  std::optional<double> count;  ///< cost used in the current window
   std::optional<double> limit;
-  std::optional<double> occupancy; ///< count / limit (may exceed 1 if the writer over-admits)
+  std::optional<double> occupancy;     ///< count / limit (may exceed 1 if the writer over-admits)
   std::optional<std::int64_t> ttl_ms;  ///< nullopt: no TTL; PTTL of the key
-  std::string error;               ///< non-empty: the key could not be read (and why)
-  bool missing = false;            ///< the key vanished between discovery and the read
-  std::string node;                ///< Redis Cluster: the master holding the key ("host:port");
-                                   ///< empty for a single server
+  std::string error;                   ///< non-empty: the key could not be read (and why)
+  bool missing = false;                ///< the key vanished between discovery and the read
+  std::string node;                    ///< Redis Cluster: the master holding the key ("host:port");
+                                       ///< empty for a single server
 
   /// How full the limiter is, 0 = idle, 1 = exhausted: 1 − fill for buckets, occupancy for
   /// windows; nullopt when unknown (no capacity in the profile, or an error). The "most
@@ -52,8 +52,8 @@ struct KeyReading {
 /// Adds the commands that read `key` under `profile` at server time `now_us` to `out`: the
 /// state, then PTTL when `with_ttl`. Not for kind limitscope (core/probe/own_schema.h).
 /// @return the number of commands added (their replies, in order, are evaluate()'s input)
-std::size_t read_commands(redis::CommandBatch& out, const LimiterProfile& profile, const std::string& key,
-                          std::int64_t now_us, bool with_ttl = true);
+std::size_t read_commands(redis::CommandBatch& out, const LimiterProfile& profile,
+                          const std::string& key, std::int64_t now_us, bool with_ttl = true);
 
 /// Computes the reading from the replies to read_commands(), in order (with or without the
 /// PTTL reply).

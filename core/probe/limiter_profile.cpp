@@ -62,7 +62,7 @@ std::optional<double> positive_number(const json& obj, const std::string& path, 
 LimiterProfile parse_one(const json& p, const std::string& path) {
   if (!p.is_object()) fail(path, "must be an object");
   for (const auto& [k, v] : p.items()) {
-    static const char* kKnown[] = {"name", "match", "kind", "fields", "time_unit",
+    static const char* kKnown[] = {"name",     "match",  "kind",   "fields", "time_unit",
                                    "capacity", "refill", "window", "limit"};
     bool known = false;
     for (const char* n : kKnown) known = known || k == n;
@@ -84,7 +84,8 @@ LimiterProfile parse_one(const json& p, const std::string& path) {
   if (auto it = p.find("fields"); it != p.end()) {
     if (!it->is_object()) fail(path + ".fields", "must be an object");
     for (const auto& [k, v] : it->items()) {
-      if (k != "tokens" && k != "updated") fail(path + ".fields." + k, "unknown field (tokens, updated)");
+      if (k != "tokens" && k != "updated")
+        fail(path + ".fields." + k, "unknown field (tokens, updated)");
       if (!v.is_string() || v.get<std::string>().empty()) {
         fail(path + ".fields." + k, "must be a non-empty string");
       }
@@ -150,10 +151,14 @@ std::optional<ProfileKind> parse_profile_kind(std::string_view text) {
 
 std::string_view to_string(TimeUnit unit) {
   switch (unit) {
-    case TimeUnit::s: return "s";
-    case TimeUnit::ms: return "ms";
-    case TimeUnit::us: return "us";
-    case TimeUnit::ns: return "ns";
+    case TimeUnit::s:
+      return "s";
+    case TimeUnit::ms:
+      return "ms";
+    case TimeUnit::us:
+      return "us";
+    case TimeUnit::ns:
+      return "ns";
   }
   return "?";
 }
@@ -168,10 +173,14 @@ std::optional<TimeUnit> parse_time_unit(std::string_view text) {
 
 double us_per_unit(TimeUnit unit) {
   switch (unit) {
-    case TimeUnit::s: return 1e6;
-    case TimeUnit::ms: return 1e3;
-    case TimeUnit::us: return 1;
-    case TimeUnit::ns: return 1e-3;
+    case TimeUnit::s:
+      return 1e6;
+    case TimeUnit::ms:
+      return 1e3;
+    case TimeUnit::us:
+      return 1;
+    case TimeUnit::ns:
+      return 1e-3;
   }
   return 1;
 }
@@ -205,7 +214,8 @@ Expected<std::vector<LimiterProfile>> parse_profiles(std::string_view json_text)
       out.push_back(parse_one((*it)[i], "profiles[" + std::to_string(i) + "]"));
       for (std::size_t j = 0; j + 1 < out.size(); ++j) {
         if (out[j].name == out.back().name) {
-          fail("profiles[" + std::to_string(i) + "].name", "'" + out.back().name + "' is used twice");
+          fail("profiles[" + std::to_string(i) + "].name",
+               "'" + out.back().name + "' is used twice");
         }
       }
     }

@@ -12,7 +12,8 @@ Expected<Scrape> parse_scrape(std::string_view body, std::string_view content_ty
   if (!parsed.errors.empty()) {
     std::string msg = std::string(source) + ": scrape refused, " +
                       std::to_string(parsed.report.errors) + " parse error(s):";
-    for (const auto& e : parsed.errors) msg += " line " + std::to_string(e.line) + ": " + e.message + ";";
+    for (const auto& e : parsed.errors)
+      msg += " line " + std::to_string(e.line) + ": " + e.message + ";";
     msg.pop_back();
     return make_error(msg);
   }
@@ -23,7 +24,8 @@ Expected<Scrape> parse_scrape(std::string_view body, std::string_view content_ty
   return s;
 }
 
-Expected<Scrape> scrape_metrics(const HttpUrl& url, const FetchOptions& options, std::int64_t at_ms) {
+Expected<Scrape> scrape_metrics(const HttpUrl& url, const FetchOptions& options,
+                                std::int64_t at_ms) {
   FetchOptions o = options;
   if (o.accept.empty()) {
     o.accept = "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5";
@@ -49,7 +51,8 @@ Expected<Scrape> scrape_metrics(const HttpUrl& url, const FetchOptions& options,
 std::size_t append_scrape(metrics::SeriesStore& store, const Scrape& scrape) {
   std::size_t refused = 0;
   for (const auto& s : scrape.samples) {
-    const auto r = store.append(s.labels, metrics::Sample{s.timestamp_ms.value_or(scrape.at_ms), s.value});
+    const auto r =
+        store.append(s.labels, metrics::Sample{s.timestamp_ms.value_or(scrape.at_ms), s.value});
     if (!r.ok()) ++refused;
   }
   return refused;
@@ -63,7 +66,8 @@ Expected<DerivedFigures> derive_figures(const Scrape& before, const Scrape& afte
   d.interval_s = static_cast<double>(after.at_ms - before.at_ms) / 1000.0;
   std::map<metrics::Labels, double> earlier;
   for (const auto& s : before.samples) {
-    if (s.labels.metric_name() == metrics::names::kGatewayRateLimitHits) earlier[s.labels] = s.value;
+    if (s.labels.metric_name() == metrics::names::kGatewayRateLimitHits)
+      earlier[s.labels] = s.value;
   }
   for (const auto& s : after.samples) {
     const auto name = s.labels.metric_name();

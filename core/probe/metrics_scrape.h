@@ -27,7 +27,8 @@ struct Scrape {
 /// Errors: transport failures, an HTTP status other than 200 (with the start of the body,
 /// credentials redacted; a 401/403 says whether credentials were sent), and parse errors
 /// (the first few, with line numbers). No error ever holds a credential.
-Expected<Scrape> scrape_metrics(const HttpUrl& url, const FetchOptions& options, std::int64_t at_ms);
+Expected<Scrape> scrape_metrics(const HttpUrl& url, const FetchOptions& options,
+                                std::int64_t at_ms);
 /// The parsing half, for a body already fetched (and for tests).
 Expected<Scrape> parse_scrape(std::string_view body, std::string_view content_type,
                               std::int64_t at_ms, std::string_view source);
@@ -38,12 +39,12 @@ std::size_t append_scrape(metrics::SeriesStore& store, const Scrape& scrape);
 
 struct DerivedFigures {
   double interval_s = 0;
-  double rejected_per_s = 0;                          ///< all gateway_rate_limit_hits_total
+  double rejected_per_s = 0;  ///< all gateway_rate_limit_hits_total
   std::map<std::string, double> rejected_per_s_by_tier;
   std::map<std::string, double> rejected_per_s_by_model;
-  double max_quota_burn = 0;                          ///< max gateway_quota_burn_ratio
-  std::string max_quota_burn_series;                  ///< its labels
-  bool counter_reset = false;                         ///< some counter went down in between
+  double max_quota_burn = 0;          ///< max gateway_quota_burn_ratio
+  std::string max_quota_burn_series;  ///< its labels
+  bool counter_reset = false;         ///< some counter went down in between
 };
 
 /// Figures from two scrapes of the same target, `before` older than `after`.

@@ -14,7 +14,9 @@ namespace limitscope::probe {
 
 namespace {
 
-std::optional<std::int64_t> int_of(const redis::Value& v) { return v.as_integer(); }
+std::optional<std::int64_t> int_of(const redis::Value& v) {
+  return v.as_integer();
+}
 
 void fill_bucket(KeyReading& r, double available, double capacity) {
   r.level = std::clamp(available, 0.0, capacity);
@@ -47,14 +49,19 @@ namespace {
 // "<prefix>{R}" of "<prefix>{R}:config".
 std::string rule_base(const std::string& config_key) {
   constexpr std::string_view kConfigSuffix = ":config";
-  return config_key.ends_with(kConfigSuffix) ? config_key.substr(0, config_key.size() - kConfigSuffix.size())
-                                             : config_key;
+  return config_key.ends_with(kConfigSuffix)
+             ? config_key.substr(0, config_key.size() - kConfigSuffix.size())
+             : config_key;
 }
 }  // namespace
 
-std::string pressure_key_for_config(const std::string& config_key) { return rule_base(config_key) + ":pressure"; }
+std::string pressure_key_for_config(const std::string& config_key) {
+  return rule_base(config_key) + ":pressure";
+}
 
-std::string stamp_key_for_config(const std::string& config_key) { return rule_base(config_key) + ":stamp"; }
+std::string stamp_key_for_config(const std::string& config_key) {
+  return rule_base(config_key) + ":stamp";
+}
 
 bool legacy_states_possible(const redis::Value& stamp, std::int64_t now_us) {
   if (!stamp.is_string()) return true;  // no stamp (or not readable): old states may exist
@@ -69,7 +76,8 @@ bool legacy_states_possible(const redis::Value& stamp, std::int64_t now_us) {
   return now_us < until;
 }
 
-std::vector<std::string> state_keys_for_label(const std::string& config_key, const redis::RuleConfig& config,
+std::vector<std::string> state_keys_for_label(const std::string& config_key,
+                                              const redis::RuleConfig& config,
                                               const std::string& label) {
   const std::string state = rule_base(config_key) + ":s:" + label;
   if (!config.composite()) return {state};
@@ -87,8 +95,9 @@ const redis::NamedLimit* limit_for(const redis::RuleConfig& config, const std::s
   return nullptr;
 }
 
-std::size_t own_read_commands(redis::CommandBatch& out, const LimitParams& params, const std::string& key,
-                              std::int64_t now_us, bool with_ttl, bool legacy) {
+std::size_t own_read_commands(redis::CommandBatch& out, const LimitParams& params,
+                              const std::string& key, std::int64_t now_us, bool with_ttl,
+                              bool legacy) {
   const bool hash_too = params.algorithm == Algorithm::token_bucket && legacy;
   switch (params.algorithm) {
     case Algorithm::token_bucket:
@@ -160,13 +169,15 @@ KeyReading own_evaluate(const std::string& profile, const std::string& key,
       }
       if (state.is_string()) {
         const auto v = redis::decode_token_bucket_state(state.str);
-        if (!v || !std::isfinite(v->tokens) || !std::isfinite(v->ts_us)) return corrupt("is not 16 bytes of tokens and ts");
+        if (!v || !std::isfinite(v->tokens) || !std::isfinite(v->ts_us))
+          return corrupt("is not 16 bytes of tokens and ts");
         TokenBucket::State s{v->tokens, static_cast<std::int64_t>(v->ts_us) * 1000};
         fill_bucket(r, TokenBucket::available(params, s, now), params.capacity);
         return r;
       }
       const redis::Value& hash = replies.size() > 1 ? replies[1] : state;
-      if (!hash.is_array() || hash.elements.size() != 2) return corrupt("is neither a string nor a hash");
+      if (!hash.is_array() || hash.elements.size() != 2)
+        return corrupt("is neither a string nor a hash");
       if (hash.elements[0].is_nil() && hash.elements[1].is_nil()) {
         fill_bucket(r, params.capacity, params.capacity);  // absent: a fresh, full bucket
         return r;

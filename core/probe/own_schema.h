@@ -36,7 +36,8 @@ std::string stamp_key_for_config(const std::string& config_key);
 bool legacy_states_possible(const redis::Value& stamp, std::int64_t now_us);
 /// The state keys of limited key `label` under `config` (a composite: one per limit), for a
 /// rule whose config key is `config_key`.
-std::vector<std::string> state_keys_for_label(const std::string& config_key, const redis::RuleConfig& config,
+std::vector<std::string> state_keys_for_label(const std::string& config_key,
+                                              const redis::RuleConfig& config,
                                               const std::string& label);
 
 /// The limit of `config` that state key `rest` belongs to (a composite's ":<name>" suffix),
@@ -46,8 +47,9 @@ const redis::NamedLimit* limit_for(const redis::RuleConfig& config, const std::s
 /// Adds the commands that read the state of `params`'s algorithm at `key` to `out` (then
 /// PTTL when `with_ttl`); a token bucket's old hash form too unless `legacy` is false.
 /// @return the number of commands added
-std::size_t own_read_commands(redis::CommandBatch& out, const LimitParams& params, const std::string& key,
-                              std::int64_t now_us, bool with_ttl = true, bool legacy = true);
+std::size_t own_read_commands(redis::CommandBatch& out, const LimitParams& params,
+                              const std::string& key, std::int64_t now_us, bool with_ttl = true,
+                              bool legacy = true);
 
 /// The reading from own_read_commands()'s replies. `parameters`: params.describe() when the
 /// caller has it already (a refresh describes each limit once, not once per key).

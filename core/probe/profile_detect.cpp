@@ -16,8 +16,10 @@ std::optional<double> number(const std::string& s) {
   return v;
 }
 
-const char* const kTokenFields[] = {"tokens", "tokens_left", "remaining", "available", "allowance", "bucket"};
-const char* const kTimeFields[] = {"ts", "timestamp", "last_update", "last_refill", "updated_at", "updated", "last", "time"};
+const char* const kTokenFields[] = {"tokens",    "tokens_left", "remaining",
+                                    "available", "allowance",   "bucket"};
+const char* const kTimeFields[] = {"ts",         "timestamp", "last_update", "last_refill",
+                                   "updated_at", "updated",   "last",        "time"};
 
 }  // namespace
 
@@ -80,7 +82,8 @@ std::optional<ProfileProposal> propose_profile(const KeySample& s, std::int64_t 
       p.evidence = "string holding a time (" + std::string(to_string(*unit)) + "): a GCRA TAT";
       return p;
     }
-    if (const auto start = window_start_of(s.key); start && time_unit_of(static_cast<double>(*start), now_us)) {
+    if (const auto start = window_start_of(s.key);
+        start && time_unit_of(static_cast<double>(*start), now_us)) {
       p.profile.kind = ProfileKind::fixed_window_counter;
       p.profile.time_unit = *time_unit_of(static_cast<double>(*start), now_us);
       p.needs = {"window", "limit"};

@@ -54,7 +54,8 @@ metrics::Sample sample_of(const json& pair, const std::string& path) {
     value = std::strtod(v.c_str(), &end);
     if (v.empty() || end != v.c_str() + v.size()) bad(path, "value '" + v + "' is not a number");
   }
-  return metrics::Sample{static_cast<std::int64_t>(std::llround(pair[0].get<double>() * 1000)), value};
+  return metrics::Sample{static_cast<std::int64_t>(std::llround(pair[0].get<double>() * 1000)),
+                         value};
 }
 
 // The envelope: success → data; error → the server's errorType and error.
@@ -80,11 +81,13 @@ json parse_json(const std::string& body, const std::string& where) {
 PromAlert alert_of(const json& obj, const std::string& path) {
   PromAlert a;
   a.labels = labels_of(member(obj, "labels", path), path + ".labels");
-  if (obj.contains("annotations")) a.annotations = labels_of(obj["annotations"], path + ".annotations");
+  if (obj.contains("annotations"))
+    a.annotations = labels_of(obj["annotations"], path + ".annotations");
   const json& state = member(obj, "state", path);
   if (!state.is_string()) bad(path + ".state", "expected a string");
   a.state = state.get<std::string>();
-  if (obj.contains("activeAt") && obj["activeAt"].is_string()) a.active_at = obj["activeAt"].get<std::string>();
+  if (obj.contains("activeAt") && obj["activeAt"].is_string())
+    a.active_at = obj["activeAt"].get<std::string>();
   if (obj.contains("value") && obj["value"].is_string()) {
     a.value = std::strtod(obj["value"].get<std::string>().c_str(), nullptr);
   }
@@ -176,7 +179,8 @@ Expected<std::vector<PromAlert>> parse_alerts_response(const std::string& body,
   }
 }
 
-Expected<std::vector<PromRule>> parse_rules_response(const std::string& body, const std::string& where) {
+Expected<std::vector<PromRule>> parse_rules_response(const std::string& body,
+                                                     const std::string& where) {
   try {
     const json doc = parse_json(body, where);
     const json& groups = member(data_of(doc, where), "groups", "data");
@@ -201,7 +205,8 @@ Expected<std::vector<PromRule>> parse_rules_response(const std::string& body, co
         r.state = string_or_empty(rules[i], "state");
         r.health = string_or_empty(rules[i], "health");
         r.last_error = string_or_empty(rules[i], "lastError");
-        if (rules[i].contains("duration") && rules[i]["duration"].is_number()) r.for_s = rules[i]["duration"].get<double>();
+        if (rules[i].contains("duration") && rules[i]["duration"].is_number())
+          r.for_s = rules[i]["duration"].get<double>();
         if (rules[i].contains("labels") && !rules[i]["labels"].is_null()) {
           r.labels = labels_of(rules[i]["labels"], path + ".labels");
         }

@@ -15,14 +15,14 @@
 namespace limitscope::probe {
 
 struct PromSeries {
-  metrics::Labels labels;                 ///< including __name__ when the server gave one
-  std::vector<metrics::Sample> samples;   ///< one for instant vectors, many for matrices
+  metrics::Labels labels;                ///< including __name__ when the server gave one
+  std::vector<metrics::Sample> samples;  ///< one for instant vectors, many for matrices
 };
 
 struct PromQueryResult {
-  std::string result_type;                ///< vector, matrix, scalar or string
-  std::vector<PromSeries> series;         ///< vector and matrix (scalar: one unlabelled series)
-  std::string string_value;               ///< string results
+  std::string result_type;         ///< vector, matrix, scalar or string
+  std::vector<PromSeries> series;  ///< vector and matrix (scalar: one unlabelled series)
+  std::string string_value;        ///< string results
   std::vector<std::string> warnings;
 };
 
@@ -38,10 +38,10 @@ struct PromAlert {
 struct PromRule {
   std::string group;
   std::string name;
-  std::string type;        ///< alerting or recording
+  std::string type;  ///< alerting or recording
   std::string query;
-  std::string state;       ///< alerting: inactive, pending or firing
-  std::string health;      ///< ok, err or unknown
+  std::string state;   ///< alerting: inactive, pending or firing
+  std::string health;  ///< ok, err or unknown
   std::string last_error;
   double for_s = 0;        ///< alerting: `for`, seconds
   metrics::Labels labels;  ///< the rule's own labels (severity, …)
@@ -80,7 +80,8 @@ Expected<std::vector<PromAlert>> parse_alerts_response(const std::string& body,
                                                        const std::string& where);
 
 /// Parses an /api/v1/rules body.
-Expected<std::vector<PromRule>> parse_rules_response(const std::string& body, const std::string& where);
+Expected<std::vector<PromRule>> parse_rules_response(const std::string& body,
+                                                     const std::string& where);
 
 /// Percent-encodes a query parameter value (RFC 3986 unreserved characters kept).
 std::string url_encode(std::string_view text);

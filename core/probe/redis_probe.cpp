@@ -36,7 +36,8 @@ void sort_by_pressure(std::vector<KeyReading>& keys, std::optional<bool> known_k
       key_ordered = false;
   }
   if (key_ordered) {
-    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::stable_sort(order.begin(), order.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
   } else {
     std::sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
       if (a.first != b.first) return a.first > b.first;
@@ -78,11 +79,14 @@ RedisProbe::Tracked RedisProbe::make_tracked(const LimiterProfile& p, const std:
 }
 
 // One SCAN call from the cursor. @return true when it finished a full pass.
-redis::Result<bool> RedisProbe::scan_once(redis::Connection& c, std::size_t count, ProbeSnapshot& snap) {
-  auto reply = c.command({"SCAN", cursor_, "MATCH", options_.match, "COUNT", std::to_string(count)});
+redis::Result<bool> RedisProbe::scan_once(redis::Connection& c, std::size_t count,
+                                          ProbeSnapshot& snap) {
+  auto reply =
+      c.command({"SCAN", cursor_, "MATCH", options_.match, "COUNT", std::to_string(count)});
   if (!reply) return reply.error();
   if (!reply->is_array() || reply->elements.size() != 2 || !reply->elements[1].is_array()) {
-    return redis::make_redis_error(redis::ErrorKind::protocol, "SCAN answered " + reply->describe());
+    return redis::make_redis_error(redis::ErrorKind::protocol,
+                                   "SCAN answered " + reply->describe());
   }
   pass_started_ = true;
   for (const auto& k : reply->elements[1].elements) {
@@ -122,7 +126,8 @@ redis::Result<std::size_t> RedisProbe::discover(redis::Connection& c, std::size_
 
 // SCAN calls of at most scan_count each until the budget's COUNT units are spent or a pass
 // ends (the next refresh starts the next pass: a key added meanwhile is found then).
-redis::Result<std::size_t> RedisProbe::discover_adaptive(redis::Connection& c, ProbeSnapshot& snap) {
+redis::Result<std::size_t> RedisProbe::discover_adaptive(redis::Connection& c,
+                                                         ProbeSnapshot& snap) {
   const Clock& clock = options_.clock != nullptr ? *options_.clock : SteadyClock::instance();
   const std::size_t budget = budget_->keys();
   snap.scan_budget = budget;
@@ -145,13 +150,15 @@ redis::Result<std::size_t> RedisProbe::discover_adaptive(redis::Connection& c, P
 // reply `v`), tracked from now on: they are read in this refresh like any found by SCAN.
 void RedisProbe::merge_index(const std::string& config_key, const redis::RuleConfig* config,
                              const redis::Value& v, ProbeSnapshot& snap) {
-  if (!config || !v.is_array()) return;  // no config: nothing reads its keys; an error reply: no index
+  if (!config || !v.is_array())
+    return;  // no config: nothing reads its keys; an error reply: no index
   snap.index_entries += v.elements.size();
   for (const auto& label : v.elements) {
     for (std::string& key : state_keys_for_label(config_key, *config, label.str)) {
       if (tracked_.count(key) > 0) continue;
       const LimiterProfile* p = match_profile(profiles_, key);
-      if (p == nullptr || p->kind != ProfileKind::limitscope) continue;  // outside what the operator follows
+      if (p == nullptr || p->kind != ProfileKind::limitscope)
+        continue;  // outside what the operator follows
       Tracked t = make_tracked(*p, key);
       keys_.push_back(&*tracked_.emplace(std::move(key), std::move(t)).first);
       ++snap.from_index;
@@ -269,7 +276,8 @@ std::set<std::string> RedisProbe::update_rules(std::span<const redis::Value> rep
 
 redis::Result<ProbeSnapshot> RedisProbe::run(redis::Connection& c, std::size_t scan_budget) {
   ProbeSnapshot snap;
-  auto calls = budget_ && scan_budget != SIZE_MAX ? discover_adaptive(c, snap) : discover(c, scan_budget, snap);
+  auto calls = budget_ && scan_budget != SIZE_MAX ? discover_adaptive(c, snap)
+                                                  : discover(c, scan_budget, snap);
   if (!calls) return calls.error();
   snap.scan_calls = *calls;
 
@@ -391,7 +399,8 @@ redis::Result<ProbeSnapshot> RedisProbe::run(redis::Connection& c, std::size_t s
   // Tracked keys are read in key order; the ones an index added this refresh come after them.
   sort_by_pressure(snap.keys, snap.from_index == 0);
   if (snap.keys.size() > options_.max_tracked) {
-    for (std::size_t k = options_.max_tracked; k < snap.keys.size(); ++k) tracked_.erase(snap.keys[k].key);
+    for (std::size_t k = options_.max_tracked; k < snap.keys.size(); ++k)
+      tracked_.erase(snap.keys[k].key);
     snap.dropped = snap.keys.size() - options_.max_tracked;
     snap.keys.resize(options_.max_tracked);
   }

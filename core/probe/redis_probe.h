@@ -30,8 +30,8 @@
 namespace limitscope::probe {
 
 struct ProbeOptions {
-  std::string match = "*";              ///< SCAN MATCH (narrows discovery server-side)
-  std::size_t scan_count = 1000;        ///< SCAN COUNT
+  std::string match = "*";                  ///< SCAN MATCH (narrows discovery server-side)
+  std::size_t scan_count = 1000;            ///< SCAN COUNT
   std::size_t scan_calls_per_refresh = 10;  ///< discovery budget per refresh (fixed budget)
   /// Set: discovery's budget follows the time SCAN takes instead (scan_calls_per_refresh is
   /// then unused); a refresh stops scanning at the end of a full pass.
@@ -102,8 +102,8 @@ class RedisProbe {
   redis::Result<bool> scan_once(redis::Connection& c, std::size_t count, ProbeSnapshot& snap);
 
   struct Tracked {
-    std::size_t profile = 0;    ///< index in profiles_
-    std::optional<OwnKey> own;  ///< own schema: the key's parts, parsed once when found
+    std::size_t profile = 0;            ///< index in profiles_
+    std::optional<OwnKey> own;          ///< own schema: the key's parts, parsed once when found
     const std::string* rule = nullptr;  ///< ... its config key, interned (rule_names_)
   };
   Tracked make_tracked(const LimiterProfile& p, const std::string& key);
@@ -147,21 +147,21 @@ class RedisProbe {
 
   std::vector<LimiterProfile> profiles_;
   ProbeOptions options_;
-  std::optional<ScanBudget> budget_;             ///< adaptive_scan
-  std::map<std::string, Tracked> tracked_;       ///< key → how to read it
+  std::optional<ScanBudget> budget_;        ///< adaptive_scan
+  std::map<std::string, Tracked> tracked_;  ///< key → how to read it
   /// Own-schema rules seen (their config keys): whose pressure index each refresh reads.
   std::set<std::string> rules_;
   std::map<std::string, RuleCache> cache_;  ///< config key → the rule as last read
   /// Config keys of the own-schema keys ever tracked, one string each: a key's rule is
   /// compared by address.
   std::set<std::string> rule_names_;
-  const std::string* early_rule_ = nullptr;      ///< plan_early's last rule ...
-  const RuleCache* early_cache_ = nullptr;       ///< ... and its cache entry
-  std::int64_t last_server_us_ = 0;              ///< TIME of the last refresh (0: none yet)
-  redis::CommandBatch reads_;                    ///< reused: its buffer outlives a refresh
-  redis::CommandBatch late_;                     ///< reads after TIME (reused likewise)
-  std::vector<const Entry*> keys_;               ///< the keys read in a refresh (reused)
-  std::vector<Plan> plans_;                      ///< reused likewise
+  const std::string* early_rule_ = nullptr;  ///< plan_early's last rule ...
+  const RuleCache* early_cache_ = nullptr;   ///< ... and its cache entry
+  std::int64_t last_server_us_ = 0;          ///< TIME of the last refresh (0: none yet)
+  redis::CommandBatch reads_;                ///< reused: its buffer outlives a refresh
+  redis::CommandBatch late_;                 ///< reads after TIME (reused likewise)
+  std::vector<const Entry*> keys_;           ///< the keys read in a refresh (reused)
+  std::vector<Plan> plans_;                  ///< reused likewise
   std::string cursor_ = "0";
   bool pass_started_ = false;
   bool pass_done_once_ = false;

@@ -14,7 +14,9 @@ namespace limitscope::probe {
 
 namespace {
 
-std::string percent(std::int64_t bp) { return significant_text(static_cast<double>(bp) / 100.0) + "%"; }
+std::string percent(std::int64_t bp) {
+  return significant_text(static_cast<double>(bp) / 100.0) + "%";
+}
 
 // "4m 05s", "12s", "850 ms": whole seconds once it is a second or more.
 std::string span(std::int64_t ms) {
@@ -75,9 +77,11 @@ void describe_rollout(RolloutView& v) {
   if (!s.guard_value)
     v.guard_value_text = "no sample (quiet)";
   else
-    v.guard_value_text = significant_text(*s.guard_value) + (s.state == "rolled_back" ? " (tripped)" : "");
+    v.guard_value_text =
+        significant_text(*s.guard_value) + (s.state == "rolled_back" ? " (tripped)" : "");
   if (s.active() && s.guard_checked_ms > 0) {
-    v.guard_value_text += ", checked " + span(std::max<std::int64_t>(0, v.now_ms - s.guard_checked_ms)) + " ago";
+    v.guard_value_text +=
+        ", checked " + span(std::max<std::int64_t>(0, v.now_ms - s.guard_checked_ms)) + " ago";
   }
   v.started_by = s.started_by;
   v.reason = s.reason;

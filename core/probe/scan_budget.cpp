@@ -6,7 +6,8 @@
 namespace limitscope::probe {
 
 namespace {
-constexpr double kSmoothing = 0.5;  // weight of the newest cost: follows a change in two or three refreshes
+constexpr double kSmoothing =
+    0.5;  // weight of the newest cost: follows a change in two or three refreshes
 }
 
 ScanBudget::ScanBudget(ScanBudgetOptions options) : options_(options) {
@@ -17,11 +18,14 @@ ScanBudget::ScanBudget(ScanBudgetOptions options) : options_(options) {
 
 void ScanBudget::observe(Nanos spent, std::size_t asked) {
   if (asked == 0) return;
-  const double cost = static_cast<double>(std::max<std::int64_t>(spent.count(), 0)) / static_cast<double>(asked);
+  const double cost =
+      static_cast<double>(std::max<std::int64_t>(spent.count(), 0)) / static_cast<double>(asked);
   ns_per_key_ = ns_per_key_ < 0 ? cost : kSmoothing * cost + (1 - kSmoothing) * ns_per_key_;
-  const double fits = ns_per_key_ > 0 ? static_cast<double>(options_.time_per_refresh.count()) / ns_per_key_
-                                      : static_cast<double>(options_.max_keys);
-  const double capped = std::min({fits, 2.0 * static_cast<double>(keys_), static_cast<double>(options_.max_keys)});
+  const double fits = ns_per_key_ > 0
+                          ? static_cast<double>(options_.time_per_refresh.count()) / ns_per_key_
+                          : static_cast<double>(options_.max_keys);
+  const double capped =
+      std::min({fits, 2.0 * static_cast<double>(keys_), static_cast<double>(options_.max_keys)});
   keys_ = std::max(options_.min_keys, static_cast<std::size_t>(std::floor(capped)));
 }
 

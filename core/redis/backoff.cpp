@@ -15,8 +15,7 @@ std::uint64_t next_random(std::uint64_t& s) {
 }
 }  // namespace
 
-Backoff::Backoff(BackoffOptions options, std::uint64_t seed)
-    : options_(options), state_(seed) {
+Backoff::Backoff(BackoffOptions options, std::uint64_t seed) : options_(options), state_(seed) {
   options_.jitter = std::clamp(options_.jitter, 0.0, 1.0);
   options_.factor = std::max(options_.factor, 1.0);
   options_.max = std::max(options_.max, options_.initial);

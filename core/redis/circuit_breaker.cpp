@@ -57,9 +57,9 @@ void CircuitBreaker::record_failure(Nanos now) {
   ++counters_.failures_total;
   ++consecutive_failures_;
   probe_in_flight_ = false;
-  const bool trip = state_ == BreakerState::half_open ||
-                    (state_ == BreakerState::closed &&
-                     consecutive_failures_ >= options_.failure_threshold);
+  const bool trip =
+      state_ == BreakerState::half_open ||
+      (state_ == BreakerState::closed && consecutive_failures_ >= options_.failure_threshold);
   if (trip) {
     state_ = BreakerState::open;
     opened_at_ = now;

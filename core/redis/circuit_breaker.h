@@ -21,9 +21,9 @@ struct BreakerOptions {
 };
 
 struct BreakerCounters {
-  std::uint64_t failures_total = 0;   ///< every recorded failure
+  std::uint64_t failures_total = 0;  ///< every recorded failure
   std::uint64_t successes_total = 0;
-  std::uint64_t opened_total = 0;     ///< closed/half-open → open transitions
+  std::uint64_t opened_total = 0;           ///< closed/half-open → open transitions
   std::uint64_t short_circuited_total = 0;  ///< calls refused while open
 };
 

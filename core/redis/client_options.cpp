@@ -7,11 +7,12 @@ namespace limitscope::redis {
 
 // One default for every program (the CLI, the gateway, the GUI's live source, key browser,
 // Tuner and Test connection): a default-constructed ConnectOptions is the shared default.
-static_assert(ConnectOptions{}.connect_timeout == kDefaultTimeout && ConnectOptions{}.command_timeout == kDefaultTimeout,
+static_assert(ConnectOptions{}.connect_timeout == kDefaultTimeout &&
+                  ConnectOptions{}.command_timeout == kDefaultTimeout,
               "ConnectOptions' defaults (core/redis/connection.h) must be kDefaultTimeout");
 
-Expected<ClientOptions> parse_client_options(const ClientOptionText& given, const char* password_env,
-                                             bool require_url) {
+Expected<ClientOptions> parse_client_options(const ClientOptionText& given,
+                                             const char* password_env, bool require_url) {
   ClientOptions o;
   if (given.url) {
     auto parsed = parse_redis_url(given.url->text);
@@ -28,7 +29,8 @@ Expected<ClientOptions> parse_client_options(const ClientOptionText& given, cons
     return make_error("--redis URL is required");
   }
   if (given.prefix) o.schema = KeySchema(given.prefix->text);
-  if (auto why = o.schema.check_prefix()) return make_error((given.prefix ? given.prefix->flag : "prefix") + ": " + *why);
+  if (auto why = o.schema.check_prefix())
+    return make_error((given.prefix ? given.prefix->flag : "prefix") + ": " + *why);
   if (given.timeout) {
     const GivenOption& t = *given.timeout;
     auto d = parse_duration(t.text);

@@ -49,7 +49,7 @@ struct ClientOptions {
 /// when unset) @param require_url false lets a program run without Redis (then a password
 /// file is still refused without a URL)
 /// @return the options, or an error naming the flag and the reason (never the password)
-Expected<ClientOptions> parse_client_options(const ClientOptionText& given, const char* password_env,
-                                             bool require_url);
+Expected<ClientOptions> parse_client_options(const ClientOptionText& given,
+                                             const char* password_env, bool require_url);
 
 }  // namespace limitscope::redis

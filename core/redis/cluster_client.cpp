@@ -23,8 +23,10 @@ RedisError cluster_unavailable(RedisError e, Nanos waited) {
   // The cluster could not serve the slot in time: an outage for the failure policy (io), not
   // an error reply about the caller's data.
   e.kind = ErrorKind::io;
-  e.message += " (still so after retrying for " +
-               std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(waited).count()) + " ms)";
+  e.message +=
+      " (still so after retrying for " +
+      std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(waited).count()) +
+      " ms)";
   return e;
 }
 
@@ -60,7 +62,8 @@ Result<bool> ClusterClient::read_map() {
   }
   for (const ClusterSeed& s : url_.cluster_seeds) {
     ClusterNode n{s.host, s.port, ""};
-    if (std::find(candidates.begin(), candidates.end(), n) == candidates.end()) candidates.push_back(n);
+    if (std::find(candidates.begin(), candidates.end(), n) == candidates.end())
+      candidates.push_back(n);
   }
   std::string errors;
   for (const ClusterNode& node : candidates) {
@@ -77,7 +80,8 @@ Result<bool> ClusterClient::read_map() {
     if (shards && !reply &&
         ((reply.error().kind == ErrorKind::reply &&
           reply.error().message.find("nknown subcommand") != std::string::npos) ||
-         (reply.error().kind == ErrorKind::auth && reply.error().message.find("NOPERM") != std::string::npos))) {
+         (reply.error().kind == ErrorKind::auth &&
+          reply.error().message.find("NOPERM") != std::string::npos))) {
       slots_only_ = true;
       shards = false;
       reply = (*conn)->command({"CLUSTER", "SLOTS"});
@@ -127,7 +131,8 @@ bool ClusterClient::refresh_if_due() {
   std::lock_guard serial(refresh_mu_);
   {
     std::lock_guard lock(mu_);
-    if (refreshed_once_ && clock_.now() - last_refresh_ < options_.min_refresh_interval) return false;
+    if (refreshed_once_ && clock_.now() - last_refresh_ < options_.min_refresh_interval)
+      return false;
   }
   auto r = read_map();
   return r && *r;
@@ -171,7 +176,8 @@ void ClusterClient::note(const ClusterError& e) {
     std::lock_guard lock(mu_);
     const ClusterNode* now_at = topology_ ? topology_->master_of(e.slot) : nullptr;
     if (topology_ && (now_at == nullptr || !(*now_at == e.node))) {
-      topology_ = std::make_shared<const ClusterTopology>(topology_->with_slot_owner(e.slot, e.node));
+      topology_ =
+          std::make_shared<const ClusterTopology>(topology_->with_slot_owner(e.slot, e.node));
     }
   }
 }
@@ -210,7 +216,8 @@ Result<Unit> ClusterClient::run(int slot, const std::function<Result<Unit>(Conne
         // No master serves the slot: a failover is under way, or the cluster is incomplete.
         if (refresh_if_due() || retry_pause(backoff, waited)) continue;
         return make_redis_error(ErrorKind::io, "redis cluster " + url_.redacted() + ": slot " +
-                                                   std::to_string(slot) + " is served by no master");
+                                                   std::to_string(slot) +
+                                                   " is served by no master");
       }
       target = *m;
     }
@@ -242,8 +249,9 @@ Result<Unit> ClusterClient::run(int slot, const std::function<Result<Unit>(Conne
     if (ce->kind == ClusterErrorKind::moved || ce->kind == ClusterErrorKind::ask) {
       if (++hops > options_.max_redirects) {
         return make_redis_error(ErrorKind::io, "redis cluster: slot " + std::to_string(slot) +
-                                                      ": more than " + std::to_string(options_.max_redirects) +
-                                                      " redirections, the last: " + r.error().message);
+                                                   ": more than " +
+                                                   std::to_string(options_.max_redirects) +
+                                                   " redirections, the last: " + r.error().message);
       }
       if (ce->kind == ClusterErrorKind::ask) ask_node = ce->node;
       continue;

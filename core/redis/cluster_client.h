@@ -1,12 +1,13 @@
 #pragma once
 // A client for Redis Cluster on top of the single-server Connection (Debian's hiredis 0.14 has
 // no cluster support): the slot map from CLUSTER SHARDS (CLUSTER SLOTS on a server older than
-// Redis 7, once it said it has no SHARDS), asked of the seed nodes and then of the known masters; a small connection pool per master, opened lazily; commands routed by
-// key slot; MOVED refreshes the map (at most once per min_refresh_interval, and the slot is
-// patched at once) and retries on the named node; ASK retries once on the named node after
-// ASKING; TRYAGAIN and CLUSTERDOWN are retried with a growing pause within a time budget;
-// a master that cannot be reached makes the client re-read the map (a replica may have been
-// promoted) before the error goes to the caller. Thread-safe.
+// Redis 7, once it said it has no SHARDS), asked of the seed nodes and then of the known masters; a
+// small connection pool per master, opened lazily; commands routed by key slot; MOVED refreshes the
+// map (at most once per min_refresh_interval, and the slot is patched at once) and retries on the
+// named node; ASK retries once on the named node after ASKING; TRYAGAIN and CLUSTERDOWN are retried
+// with a growing pause within a time budget; a master that cannot be reached makes the client
+// re-read the map (a replica may have been promoted) before the error goes to the caller.
+// Thread-safe.
 
 #include <cstdint>
 #include <functional>
@@ -29,8 +30,8 @@ namespace limitscope::redis {
 struct ClusterOptions {
   std::size_t connections_per_node = 1;  ///< pool size per master
   ConnectOptions connect;
-  BackoffOptions reconnect;             ///< a node's pool between failed connects
-  int max_redirects = 5;                ///< MOVED/ASK hops for one call
+  BackoffOptions reconnect;  ///< a node's pool between failed connects
+  int max_redirects = 5;     ///< MOVED/ASK hops for one call
   /// TRYAGAIN/CLUSTERDOWN/unreachable-master retries: pauses from `retry.initial` growing to
   /// `retry.max`, for at most `retry_budget` in all; then the last error goes to the caller.
   BackoffOptions retry{std::chrono::milliseconds(2), std::chrono::milliseconds(100), 2.0, 0.5};
@@ -43,7 +44,7 @@ struct ClusterStats {
   std::uint64_t refreshes = 0;  ///< slot map reads that changed or confirmed the map
   std::uint64_t moved = 0;
   std::uint64_t ask = 0;
-  std::uint64_t tryagain = 0;   ///< TRYAGAIN and CLUSTERDOWN retries
+  std::uint64_t tryagain = 0;     ///< TRYAGAIN and CLUSTERDOWN retries
   std::uint64_t unreachable = 0;  ///< calls to a master that could not be connected to
 };
 
@@ -69,7 +70,8 @@ class ClusterClient {
   /// command or script call. Other errors return at once.
   Result<Unit> run(int slot, const std::function<Result<Unit>(Connection&)>& op);
   /// run() on the slot of `key`.
-  Result<Unit> run_for_key(std::string_view key, const std::function<Result<Unit>(Connection&)>& op);
+  Result<Unit> run_for_key(std::string_view key,
+                           const std::function<Result<Unit>(Connection&)>& op);
 
   /// A connection to one node (pooled), for per-node work (SCAN, INFO, a routed batch).
   Result<ConnectionPool::Lease> lease(const ClusterNode& node);
@@ -108,7 +110,7 @@ class ClusterClient {
   Nanos last_refresh_{0};
   bool refreshed_once_ = false;
 
-  std::mutex refresh_mu_;  // one map read at a time
+  std::mutex refresh_mu_;    // one map read at a time
   bool slots_only_ = false;  // guarded by refresh_mu_: the servers have no CLUSTER SHARDS
 };
 

@@ -68,10 +68,12 @@ void ClusterLimiter::route_calls(std::vector<PendingScriptCall> pending,
     bool pause = false;
     bool redirected = false;
     for (std::size_t i = 0; i < pending.size(); ++i) {
-      const ClusterNode* node = pending[i].ask ? &*pending[i].ask : (*topo)->master_of(pending[i].slot);
+      const ClusterNode* node =
+          pending[i].ask ? &*pending[i].ask : (*topo)->master_of(pending[i].slot);
       if (node == nullptr) {
-        retry_error = make_redis_error(ErrorKind::io, "redis cluster: slot " + std::to_string(pending[i].slot) +
-                                                          " is served by no master");
+        retry_error = make_redis_error(
+            ErrorKind::io,
+            "redis cluster: slot " + std::to_string(pending[i].slot) + " is served by no master");
         pause = true;
         again.push_back(std::move(pending[i]));
         continue;
@@ -117,21 +119,24 @@ void ClusterLimiter::route_calls(std::vector<PendingScriptCall> pending,
             } else {
               pause = true;
             }
-            retry_error = make_redis_error(ErrorKind::reply, "redis " + b->node.address() + ": " + reply.str);
+            retry_error =
+                make_redis_error(ErrorKind::reply, "redis " + b->node.address() + ": " + reply.str);
             again.push_back(std::move(p));
             continue;
           }
         }
         std::vector<Result<RedisDecision>> decided;
         collect_decisions(reply, p.requests.size(), decided);
-        for (std::size_t j = 0; j < p.requests.size(); ++j) out[p.requests[j]].emplace(std::move(decided[j]));
+        for (std::size_t j = 0; j < p.requests.size(); ++j)
+          out[p.requests[j]].emplace(std::move(decided[j]));
       }
     }
     if (again.empty()) break;
     if (redirected && ++hops > cluster_.options().max_redirects) {
-      RedisError e = make_redis_error(ErrorKind::io, "redis cluster: more than " +
-                                                         std::to_string(cluster_.options().max_redirects) +
-                                                         " redirections, the last: " + retry_error->message);
+      RedisError e =
+          make_redis_error(ErrorKind::io, "redis cluster: more than " +
+                                              std::to_string(cluster_.options().max_redirects) +
+                                              " redirections, the last: " + retry_error->message);
       for (const auto& p : again) fail(p.requests, e);
       break;
     }
@@ -142,7 +147,6 @@ void ClusterLimiter::route_calls(std::vector<PendingScriptCall> pending,
     }
     pending = std::move(again);
   }
-
 }
 
 std::vector<Result<RedisDecision>> ClusterLimiter::decide_many(
@@ -191,8 +195,9 @@ std::vector<Result<RedisDecision>> ClusterLimiter::decide_many(
   std::vector<Result<RedisDecision>> results;
   results.reserve(out.size());
   for (auto& r : out) {
-    results.push_back(r ? std::move(*r)
-                        : Result<RedisDecision>(make_redis_error(ErrorKind::protocol, "request left undecided")));
+    results.push_back(
+        r ? std::move(*r)
+          : Result<RedisDecision>(make_redis_error(ErrorKind::protocol, "request left undecided")));
   }
   return results;
 }
@@ -229,8 +234,9 @@ Result<std::vector<Result<RedisDecision>>> ClusterLimiter::decide_batch(
   std::vector<Result<RedisDecision>> results;
   results.reserve(out.size());
   for (auto& r : out) {
-    results.push_back(r ? std::move(*r)
-                        : Result<RedisDecision>(make_redis_error(ErrorKind::protocol, "request left undecided")));
+    results.push_back(
+        r ? std::move(*r)
+          : Result<RedisDecision>(make_redis_error(ErrorKind::protocol, "request left undecided")));
   }
   for (const auto& r : results) {
     if (!r && r.error().kind != ErrorKind::reply) return r.error();
@@ -270,12 +276,13 @@ Result<RuleConfig> undo_config(ClusterClient& cluster, const KeySchema& schema,
       cluster, schema, rule, [&](Connection& c) { return undo_config(c, schema, rule, change); });
 }
 
-Result<std::optional<double>> ClusterLimiter::settle(const std::string& rule, const SettleRequest& request,
-                                                    const DecideOptions& options) {
+Result<std::optional<double>> ClusterLimiter::settle(const std::string& rule,
+                                                     const SettleRequest& request,
+                                                     const DecideOptions& options) {
   // A redirected settle.lua did not run, so repeating it on the new owner settles once.
-  return on_rule_shard<std::optional<double>>(cluster_, limiter_.schema(), rule, [&](Connection& c) {
-    return limiter_.settle(c, rule, request, options);
-  });
+  return on_rule_shard<std::optional<double>>(
+      cluster_, limiter_.schema(), rule,
+      [&](Connection& c) { return limiter_.settle(c, rule, request, options); });
 }
 
 Result<std::optional<RuleConfig>> ClusterLimiter::get_config(const std::string& rule) {

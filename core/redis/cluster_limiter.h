@@ -44,10 +44,9 @@ class ClusterLimiter final : public DecisionBackend {
   /// Many requests of one rule (one shard). A shard that cannot decide (unreachable, still
   /// migrating or down after the retry budget) fails the whole batch, so the failure policy
   /// applies; error replies stay per request, as on one server.
-  Result<std::vector<Result<RedisDecision>>> decide_batch(const std::string& rule,
-                                                          const std::vector<DecideRequest>& requests,
-                                                          std::size_t per_call = 16,
-                                                          const DecideOptions& options = {}) override;
+  Result<std::vector<Result<RedisDecision>>> decide_batch(
+      const std::string& rule, const std::vector<DecideRequest>& requests,
+      std::size_t per_call = 16, const DecideOptions& options = {}) override;
   /// Requests of any rules: each rule's requests become script calls of `per_call`, the calls
   /// of each master go to it in one pipeline, all masters in parallel.
   /// @return per-request results, in order; a shard's failure fails only its requests

@@ -10,7 +10,8 @@ namespace {
 std::optional<int> to_int(std::string_view s, int lo, int hi) {
   int v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc{} || p != s.data() + s.size() || v < lo || v > hi) return std::nullopt;
+  if (s.empty() || ec != std::errc{} || p != s.data() + s.size() || v < lo || v > hi)
+    return std::nullopt;
   return v;
 }
 
@@ -128,13 +129,15 @@ Expected<ClusterTopology> ClusterTopology::from_shards_reply(const Value& reply,
     const Value* nodes = field(shard, "nodes");
     if (slots == nullptr || nodes == nullptr || !slots->is_array() || !nodes->is_array() ||
         slots->elements.size() % 2 != 0) {
-      return make_error(where + ": not {slots: [first, last, ...], nodes: [...]}: " + shard.describe());
+      return make_error(where +
+                        ": not {slots: [first, last, ...], nodes: [...]}: " + shard.describe());
     }
     if (slots->elements.empty()) continue;  // a master without slots (or being emptied)
     std::optional<ClusterNode> master;
     std::vector<ClusterNode> replicas;
     for (const Value& n : nodes->elements) {
-      const auto port = field(n, "port") != nullptr ? int_of(*field(n, "port"), 1, 65535) : std::nullopt;
+      const auto port =
+          field(n, "port") != nullptr ? int_of(*field(n, "port"), 1, 65535) : std::nullopt;
       if (!port) return make_error(where + ": a node without a port: " + n.describe());
       ClusterNode node;
       node.host = text_field(n, "endpoint");
@@ -179,7 +182,8 @@ void ClusterTopology::index() {
   owner_.assign(kClusterSlotCount, -1);
   for (const SlotRange& r : ranges_) {
     const auto m = std::find(masters_.begin(), masters_.end(), r.master) - masters_.begin();
-    for (int s = r.first; s <= r.last; ++s) owner_[static_cast<std::size_t>(s)] = static_cast<std::int16_t>(m);
+    for (int s = r.first; s <= r.last; ++s)
+      owner_[static_cast<std::size_t>(s)] = static_cast<std::int16_t>(m);
   }
 }
 
@@ -190,7 +194,8 @@ const ClusterNode* ClusterTopology::master_of(int slot) const {
 }
 
 int ClusterTopology::covered_slots() const {
-  return static_cast<int>(std::count_if(owner_.begin(), owner_.end(), [](std::int16_t m) { return m >= 0; }));
+  return static_cast<int>(
+      std::count_if(owner_.begin(), owner_.end(), [](std::int16_t m) { return m >= 0; }));
 }
 
 ClusterTopology ClusterTopology::with_slot_owner(int slot, const ClusterNode& master) const {

@@ -1,8 +1,8 @@
 #pragma once
 // What a Redis Cluster looks like to a client: which master serves each of the 16384 slots
-// (from CLUSTER SHARDS, Redis 7+, or CLUSTER SLOTS before it), and what an error reply says about where to go instead (MOVED, ASK)
-// or when to try again (TRYAGAIN, CLUSTERDOWN). Pure parsing, no I/O: core/redis/
-// cluster_client.h does the talking.
+// (from CLUSTER SHARDS, Redis 7+, or CLUSTER SLOTS before it), and what an error reply says about
+// where to go instead (MOVED, ASK) or when to try again (TRYAGAIN, CLUSTERDOWN). Pure parsing, no
+// I/O: core/redis/ cluster_client.h does the talking.
 
 #include <cstdint>
 #include <optional>
@@ -43,14 +43,16 @@ class ClusterTopology {
   /// Parses a CLUSTER SLOTS reply. An empty or "?" host means "the host you asked"
   /// (`asked_host`), as Redis 7 announces nodes with an unknown endpoint.
   /// @return the topology, or why the reply is unusable (error reply, no slots, bad shape)
-  static Expected<ClusterTopology> from_slots_reply(const Value& reply, const std::string& asked_host);
+  static Expected<ClusterTopology> from_slots_reply(const Value& reply,
+                                                    const std::string& asked_host);
   /// Parses a CLUSTER SHARDS reply (Redis 7+; RESP2: each shard a flat [name, value, ...]
   /// list with "slots" as [first, last, first, last, ...] and "nodes" as flat maps). A
   /// node's host is its "endpoint", else its "ip", else `asked_host` (empty or "?": not known
   /// yet). A shard without slots is skipped; replicas whose health is not "online" are left
   /// out (the master stays, whatever its health: only a promotion replaces it).
   /// @return the topology, or why the reply is unusable
-  static Expected<ClusterTopology> from_shards_reply(const Value& reply, const std::string& asked_host);
+  static Expected<ClusterTopology> from_shards_reply(const Value& reply,
+                                                     const std::string& asked_host);
 
   /// The master serving `slot` (0..16383), or nullptr when no master does.
   const ClusterNode* master_of(int slot) const;

@@ -18,7 +18,9 @@ void put_count(std::string& out, char tag, std::size_t n) {
 
 }  // namespace
 
-void CommandBatch::header(std::size_t args) { put_count(buf_, '*', args); }
+void CommandBatch::header(std::size_t args) {
+  put_count(buf_, '*', args);
+}
 
 void CommandBatch::arg(std::string_view a) {
   put_count(buf_, '$', a.size());
@@ -26,7 +28,9 @@ void CommandBatch::arg(std::string_view a) {
   buf_.append("\r\n", 2);
 }
 
-void CommandBatch::end() { ends_.push_back(buf_.size()); }
+void CommandBatch::end() {
+  ends_.push_back(buf_.size());
+}
 
 void CommandBatch::add(std::initializer_list<std::string_view> argv) {
   add(std::span<const std::string_view>(argv.begin(), argv.size()));

@@ -234,7 +234,9 @@ Result<std::vector<Value>> Connection::pipeline(const CommandBatch& batch) {
   return replies;
 }
 
-ScriptMode Connection::script_mode() const { return impl_ ? impl_->script_mode : ScriptMode::unknown; }
+ScriptMode Connection::script_mode() const {
+  return impl_ ? impl_->script_mode : ScriptMode::unknown;
+}
 
 void Connection::set_script_mode(ScriptMode mode) {
   if (impl_) impl_->script_mode = mode;
@@ -244,7 +246,9 @@ void Connection::set_asking(bool on) {
   if (impl_) impl_->asking = on;
 }
 
-bool Connection::usable() const { return impl_ && impl_->ctx && !impl_->broken; }
+bool Connection::usable() const {
+  return impl_ && impl_->ctx && !impl_->broken;
+}
 
 const std::string& Connection::peer() const {
   static const std::string moved = "(moved-from connection)";

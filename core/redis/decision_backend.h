@@ -24,7 +24,8 @@ class DecisionBackend {
       const std::string& rule, const std::vector<DecideRequest>& requests, std::size_t per_call,
       const DecideOptions& options) = 0;
   /// RedisLimiter::settle where the rule lives.
-  virtual Result<std::optional<double>> settle(const std::string& rule, const SettleRequest& request,
+  virtual Result<std::optional<double>> settle(const std::string& rule,
+                                               const SettleRequest& request,
                                                const DecideOptions& options) = 0;
   /// The limiter (key schema) the backend runs.
   virtual const RedisLimiter& limiter() const = 0;
@@ -51,7 +52,6 @@ class DecisionBackend {
   }
 };
 
-
 /// Decisions on one server: a connection leased from `pool` per call.
 class PooledDecisions final : public DecisionBackend {
  public:
@@ -65,10 +65,9 @@ class PooledDecisions final : public DecisionBackend {
     if (!lease) return lease.error();
     return limiter_.decide(**lease, rule, request, options);
   }
-  Result<std::vector<Result<RedisDecision>>> decide_batch(const std::string& rule,
-                                                          const std::vector<DecideRequest>& requests,
-                                                          std::size_t per_call,
-                                                          const DecideOptions& options) override {
+  Result<std::vector<Result<RedisDecision>>> decide_batch(
+      const std::string& rule, const std::vector<DecideRequest>& requests, std::size_t per_call,
+      const DecideOptions& options) override {
     auto lease = pool_.acquire();
     if (!lease) return lease.error();
     return limiter_.decide_batch(**lease, rule, requests, per_call, options);

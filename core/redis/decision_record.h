@@ -17,13 +17,13 @@ namespace limitscope::redis {
 
 /// One decision made in Redis.
 struct RedisDecision {
-  Decision decision;               ///< as core/limiter gives it (delay is always 0)
-  std::int64_t config_version = 0; ///< the rule config version it was made under
-  std::string binding_limit;       ///< composite: the limit remaining and limit describe: the
-                                   ///< one that refused, or with the least remaining when all
-                                   ///< admitted (CompositeLimiter's choice); else ""
-  bool state_reset = false;        ///< the stored state was unreadable or out of range and was
-                                   ///< replaced by the most restrictive state (schema doc)
+  Decision decision;                ///< as core/limiter gives it (delay is always 0)
+  std::int64_t config_version = 0;  ///< the rule config version it was made under
+  std::string binding_limit;        ///< composite: the limit remaining and limit describe: the
+                                    ///< one that refused, or with the least remaining when all
+                                    ///< admitted (CompositeLimiter's choice); else ""
+  bool state_reset = false;         ///< the stored state was unreadable or out of range and was
+                                    ///< replaced by the most restrictive state (schema doc)
   /// What the rule's shadow config (shadow_config.h) decided for the same request, never
   /// enforced: nullopt when the rule has no shadow (or it could not evaluate this request).
   std::optional<bool> shadow_allowed;

@@ -108,7 +108,8 @@ Result<std::vector<NodeResult>> Endpoint::on_each_master(const NodeOp& op) {
   return out;
 }
 
-Result<std::vector<NodeResult>> Endpoint::on_masters_of(const std::vector<std::string>& keys, const KeysOp& op,
+Result<std::vector<NodeResult>> Endpoint::on_masters_of(const std::vector<std::string>& keys,
+                                                        const KeysOp& op,
                                                         std::vector<std::string>& unserved) {
   if (!cluster_) {
     return std::vector<NodeResult>{
@@ -129,7 +130,9 @@ Result<std::vector<NodeResult>> Endpoint::on_masters_of(const std::vector<std::s
   }
   std::vector<NodeResult> out;
   for (const auto& [address, part] : by_node) {
-    out.push_back(on_master(part.first, [&](Connection& c, const std::string& node) { return op(c, node, part.second); }));
+    out.push_back(on_master(part.first, [&](Connection& c, const std::string& node) {
+      return op(c, node, part.second);
+    }));
   }
   return out;
 }

@@ -35,7 +35,7 @@ class RedisLimiter;
 struct EndpointOptions {
   std::size_t connections = 1;  ///< connections open at once: to the server, or per master
   ConnectOptions connect;
-  BackoffOptions reconnect;     ///< pause between failed connects (per node on a cluster)
+  BackoffOptions reconnect;  ///< pause between failed connects (per node on a cluster)
   /// Cluster only: TRYAGAIN/CLUSTERDOWN/unreachable-master retries stop after this long and
   /// the last error goes to the caller (ClusterOptions' 1 s when unset).
   std::optional<Nanos> retry_budget;
@@ -101,13 +101,14 @@ class Endpoint {
   /// @return one result per master, or an error when the masters cannot be known
   Result<std::vector<NodeResult>> on_each_master(const NodeOp& op);
 
-  using KeysOp =
-      std::function<Result<Unit>(Connection&, const std::string& node, const std::vector<std::string>& keys)>;
+  using KeysOp = std::function<Result<Unit>(Connection&, const std::string& node,
+                                            const std::vector<std::string>& keys)>;
   /// Runs `op` once on each master holding some of `keys`, with those keys in the order
   /// given (one server: once, with all of them), in address order; results as
   /// on_each_master(). Keys whose slot no master serves are left out and added to
   /// `unserved`. For batched reads of keys on many shards (a pipeline per master).
-  Result<std::vector<NodeResult>> on_masters_of(const std::vector<std::string>& keys, const KeysOp& op,
+  Result<std::vector<NodeResult>> on_masters_of(const std::vector<std::string>& keys,
+                                                const KeysOp& op,
                                                 std::vector<std::string>& unserved);
   /// A per-key error text that `node` answered inside a batch: a redirection (MOVED, ASK,
   /// TRYAGAIN, CLUSTERDOWN) is counted and MOVED patches the slot map.
@@ -147,8 +148,8 @@ class Endpoint {
   NodeResult on_server(const NodeOp& op);
 
   RedisUrl url_;
-  std::unique_ptr<ConnectionPool> pool_;     // one server
-  std::unique_ptr<ClusterClient> cluster_;   // a Redis Cluster
+  std::unique_ptr<ConnectionPool> pool_;    // one server
+  std::unique_ptr<ClusterClient> cluster_;  // a Redis Cluster
 };
 
 /// The address of a single server's URL as a master's is written: host:port ([v6]:port), or

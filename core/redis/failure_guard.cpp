@@ -9,12 +9,10 @@ std::string_view to_string(FailureMode mode) {
 Expected<FailureMode> parse_failure_mode(std::string_view text) {
   if (text == "open" || text == "fail-open") return FailureMode::fail_open;
   if (text == "closed" || text == "fail-closed") return FailureMode::fail_closed;
-  return make_error("failure mode '" + std::string(text) +
-                    "': expected fail-open or fail-closed");
+  return make_error("failure mode '" + std::string(text) + "': expected fail-open or fail-closed");
 }
 
-FailureGuard::FailureGuard(std::string rule, FailurePolicy policy, const Clock& clock,
-                           LogSink log)
+FailureGuard::FailureGuard(std::string rule, FailurePolicy policy, const Clock& clock, LogSink log)
     : rule_(std::move(rule)),
       policy_(policy),
       clock_(clock),
@@ -47,7 +45,8 @@ void FailureGuard::log_failure(const std::string& what, Nanos now) {
     }
     line = "rule " + rule_ + ": " + what;
     if (suppressed_since_log_ > 0) {
-      line += " (" + std::to_string(suppressed_since_log_) + " more failures since the last report)";
+      line +=
+          " (" + std::to_string(suppressed_since_log_) + " more failures since the last report)";
     }
     logged_once_ = true;
     last_log_ = now;
@@ -86,9 +85,9 @@ std::vector<GuardedDecision> FailureGuard::decide(
 
   if (result) {
     // A reply of the wrong shape is a protocol failure of our own scripts' contract.
-    result = make_redis_error(ErrorKind::protocol,
-                              "expected " + std::to_string(count) + " decisions, got " +
-                                  std::to_string(result->size()));
+    result = make_redis_error(
+        ErrorKind::protocol,
+        "expected " + std::to_string(count) + " decisions, got " + std::to_string(result->size()));
   }
   const RedisError& e = result.error();
   if (e.kind == ErrorKind::auth) {

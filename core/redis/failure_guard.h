@@ -50,14 +50,14 @@ struct GuardedDecision {
 struct GuardStats {
   BreakerState state = BreakerState::closed;
   BreakerCounters breaker;
-  std::uint64_t degraded_total = 0;       ///< decisions made by the failure policy
-  std::uint64_t backend_errors_total = 0; ///< error replies (refused with backend_error)
-  std::uint64_t forbidden_total = 0;      ///< refused with backend_forbidden
+  std::uint64_t degraded_total = 0;        ///< decisions made by the failure policy
+  std::uint64_t backend_errors_total = 0;  ///< error replies (refused with backend_error)
+  std::uint64_t forbidden_total = 0;       ///< refused with backend_forbidden
   /// Why the last attempt was refused by the server's ACL or authentication; empty once a
   /// decision succeeded since (or none ever was refused).
   std::string forbidden;
   std::uint64_t logged_total = 0;
-  std::uint64_t suppressed_total = 0;     ///< failures not logged (within the interval)
+  std::uint64_t suppressed_total = 0;  ///< failures not logged (within the interval)
 };
 
 /// Receives one line per logged failure. Called with the guard's lock released.

@@ -20,8 +20,8 @@
 namespace limitscope::redis {
 
 struct GuardedRedisDecision {
-  GuardedDecision guarded;         ///< decision, degraded flag, error text
-  std::int64_t config_version = 0; ///< 0 when degraded or refused
+  GuardedDecision guarded;          ///< decision, degraded flag, error text
+  std::int64_t config_version = 0;  ///< 0 when degraded or refused
 };
 
 class GuardedLimiter {

@@ -6,7 +6,8 @@ namespace limitscope::redis {
 
 std::optional<std::string> KeySchema::check_prefix() const {
   if (prefix_.find_first_of("{}") != std::string::npos) {
-    return "key prefix \"" + prefix_ + "\" must not contain '{' or '}' (they would move the hash tag)";
+    return "key prefix \"" + prefix_ +
+           "\" must not contain '{' or '}' (they would move the hash tag)";
   }
   return std::nullopt;
 }
@@ -45,7 +46,8 @@ int cluster_slot(std::string_view key) {
   const auto open = key.find('{');
   if (open != std::string_view::npos) {
     const auto close = key.find('}', open + 1);
-    if (close != std::string_view::npos && close > open + 1) key = key.substr(open + 1, close - open - 1);
+    if (close != std::string_view::npos && close > open + 1)
+      key = key.substr(open + 1, close - open - 1);
   }
   return crc16(key) % 16384;
 }

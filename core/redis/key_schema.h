@@ -15,7 +15,8 @@ inline constexpr std::string_view kDefaultPrefix = "limitscope:";
 class KeySchema {
  public:
   /// @param prefix prepended to every key; must not contain '{' or '}' (checked by valid())
-  explicit KeySchema(std::string prefix = std::string(kDefaultPrefix)) : prefix_(std::move(prefix)) {}
+  explicit KeySchema(std::string prefix = std::string(kDefaultPrefix))
+      : prefix_(std::move(prefix)) {}
 
   const std::string& prefix() const { return prefix_; }
 
@@ -34,13 +35,17 @@ class KeySchema {
   /// and its own version; shadow_config.h).
   std::string shadow_key(std::string_view rule) const { return tagged(rule) + ":shadow"; }
   /// "<prefix>{R}:shadow:audit": the stream of shadow config changes.
-  std::string shadow_audit_key(std::string_view rule) const { return tagged(rule) + ":shadow:audit"; }
+  std::string shadow_audit_key(std::string_view rule) const {
+    return tagged(rule) + ":shadow:audit";
+  }
   /// "<prefix>{R}:pressure": the rule's pressure index, the keys a decision left below a tenth
   /// of their capacity scored by when they are full again (sorted set, written by decide.lua).
   std::string pressure_key(std::string_view rule) const { return tagged(rule) + ":pressure"; }
   /// "<prefix>{R}:shadow:counts": what decide.lua counted of the current shadow (hash: allowed,
   /// rejected, would_reject, would_admit), deleted at every shadow change.
-  std::string shadow_counts_key(std::string_view rule) const { return tagged(rule) + ":shadow:counts"; }
+  std::string shadow_counts_key(std::string_view rule) const {
+    return tagged(rule) + ":shadow:counts";
+  }
   /// "<prefix>{R}:sh:<key>": the shadow's state of one limited key (a composite shadow's limits
   /// add ":<name>"), beside state_key()'s.
   std::string shadow_state_key(std::string_view rule, std::string_view key) const {

@@ -32,7 +32,8 @@ std::string algorithm_branch(std::string_view file, std::string_view assignment)
   std::string text = file_or_throw(file);
   static constexpr std::string_view kReturn = "return eval, write";
   const auto at = text.rfind(kReturn);
-  if (at == std::string::npos || text.find_first_not_of(" \n", at + kReturn.size()) != std::string::npos) {
+  if (at == std::string::npos ||
+      text.find_first_not_of(" \n", at + kReturn.size()) != std::string::npos) {
     throw std::logic_error(std::string(file) + " must end with \"return eval, write\"");
   }
   return text.replace(at, kReturn.size(), assignment);
@@ -51,11 +52,12 @@ std::string with_algorithms(std::string_view entry, const std::string& code) {
 }
 
 // A script for EVALSHA: common.lua, then the entry file; decide.lua gets pressure.lua and one
-// branch per algorithm file at its --@ALGORITHMS line, inside its loop (a script's top-level functions
-// are created again at every run, so nothing there may hold them). A script keeps no parsed
-// config between runs (ls_config_cache false).
+// branch per algorithm file at its --@ALGORITHMS line, inside its loop (a script's top-level
+// functions are created again at every run, so nothing there may hold them). A script keeps no
+// parsed config between runs (ls_config_cache false).
 std::string compose_script(std::string_view entry, bool algorithms) {
-  std::string s = file_or_throw("common.lua") + "\nlocal ls_config_cache, ls_config_count = false, 0\n";
+  std::string s =
+      file_or_throw("common.lua") + "\nlocal ls_config_cache, ls_config_count = false, 0\n";
   if (!algorithms) return s + file_or_throw(entry);
   s += file_or_throw("pressure.lua") + "\n";  // decide.lua's pressure index
   std::string chain;
@@ -96,9 +98,13 @@ std::string library_body() {
   for (const Entry& e : kEntries) {
     const std::string fn = "ls_" + std::string(e.script);
     s += "local function " + fn + "(KEYS, ARGV)\n";
-    s += e.algorithms ? with_algorithms(e.file, "local a = ls_algos[p.alg]\nif a then algo_eval, algo_write = a[1], a[2] end\n")
-                      : file_or_throw(e.file);
-    s += "\nend\nredis.register_function('limitscope_" + std::string(e.script) + "_@V', " + fn + ")\n";
+    s += e.algorithms
+             ? with_algorithms(
+                   e.file,
+                   "local a = ls_algos[p.alg]\nif a then algo_eval, algo_write = a[1], a[2] end\n")
+             : file_or_throw(e.file);
+    s += "\nend\nredis.register_function('limitscope_" + std::string(e.script) + "_@V', " + fn +
+         ")\n";
   }
   return s;
 }
@@ -148,6 +154,8 @@ const Script& settle_script() {
   return s;
 }
 
-const FunctionLibrary& function_library() { return *library(); }
+const FunctionLibrary& function_library() {
+  return *library();
+}
 
 }  // namespace limitscope::redis

@@ -31,7 +31,8 @@ bool ready(const std::vector<std::unique_ptr<LocalRedisServer>>& nodes) {
     if (!c) return false;
     auto info = c->command({"CLUSTER", "INFO"});
     if (!info || info->str.find("cluster_state:ok") == std::string::npos ||
-        info->str.find("cluster_known_nodes:" + std::to_string(nodes.size()) + "\r") == std::string::npos) {
+        info->str.find("cluster_known_nodes:" + std::to_string(nodes.size()) + "\r") ==
+            std::string::npos) {
       return false;
     }
   }
@@ -69,7 +70,8 @@ Expected<std::unique_ptr<LocalRedisCluster>> LocalRedisCluster::start(Options op
   }
   for (int i = 1; i < n; ++i) {
     auto r = must(c->nodes_[0]->port(),
-                  {"CLUSTER", "MEET", "127.0.0.1", std::to_string(c->nodes_[static_cast<std::size_t>(i)]->port())});
+                  {"CLUSTER", "MEET", "127.0.0.1",
+                   std::to_string(c->nodes_[static_cast<std::size_t>(i)]->port())});
     if (!r) return make_error("local cluster: " + r.error());
   }
   SteadyClock& clock = SteadyClock::instance();
@@ -77,7 +79,8 @@ Expected<std::unique_ptr<LocalRedisCluster>> LocalRedisCluster::start(Options op
   const Nanos deadline = clock.now() + std::chrono::seconds(20);
   Nanos pause = std::chrono::milliseconds(5);
   while (!ready(c->nodes_)) {
-    if (clock.now() >= deadline) return make_error("local cluster: not cluster_state:ok within 20 s");
+    if (clock.now() >= deadline)
+      return make_error("local cluster: not cluster_state:ok within 20 s");
     clock.wait_until(clock.now() + pause, never);
     pause = std::min<Nanos>(pause * 2, std::chrono::milliseconds(100));
   }

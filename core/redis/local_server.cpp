@@ -8,8 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <filesystem>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -53,7 +53,8 @@ Expected<int> free_loopback_port(int max_port) {
   // The kernel picks from the whole ephemeral range (up to 60999 on Linux); below max_port,
   // try random ports above the well-known ones.
   constexpr int kLowest = 20000;
-  if (max_port < kLowest) return make_error("free port: no port range below " + std::to_string(max_port));
+  if (max_port < kLowest)
+    return make_error("free port: no port range below " + std::to_string(max_port));
   std::minstd_rand rng(static_cast<std::uint32_t>(::getpid()) ^ static_cast<std::uint32_t>(any));
   std::uniform_int_distribution<int> pick(kLowest, max_port);
   for (int attempt = 0; attempt < 200; ++attempt) {
@@ -69,7 +70,8 @@ Expected<std::unique_ptr<LocalRedisServer>> LocalRedisServer::start(Options opti
   std::error_code ec;
   std::filesystem::remove_all(options.dir, ec);
   std::filesystem::create_directories(options.dir, ec);
-  if (ec) return make_error("local redis-server: cannot create " + options.dir + ": " + ec.message());
+  if (ec)
+    return make_error("local redis-server: cannot create " + options.dir + ": " + ec.message());
   std::unique_ptr<LocalRedisServer> server(new LocalRedisServer(std::move(options)));
   std::string log;
   for (int attempt = 0; attempt < 5; ++attempt) {
@@ -78,8 +80,10 @@ Expected<std::unique_ptr<LocalRedisServer>> LocalRedisServer::start(Options opti
     server->port_ = *port;
     if (server->launch_and_wait(&log)) return server;
   }
-  return make_error("redis-server did not start (is the redis-server package installed?); "
-                    "its log:\n" + log);
+  return make_error(
+      "redis-server did not start (is the redis-server package installed?); "
+      "its log:\n" +
+      log);
 }
 
 std::string LocalRedisServer::url() const {
@@ -88,10 +92,23 @@ std::string LocalRedisServer::url() const {
 
 bool LocalRedisServer::launch_and_wait(std::string* log) {
   const std::string log_path = options_.dir + "/redis.log";
-  std::vector<std::string> args{options_.executable, "--port", std::to_string(port_), "--bind",
-                                "127.0.0.1", "--save", "", "--appendonly", "no", "--dir",
-                                options_.dir, "--logfile", log_path, "--daemonize", "no"};
-  if (!options_.requirepass.empty()) args.insert(args.end(), {"--requirepass", options_.requirepass});
+  std::vector<std::string> args{options_.executable,
+                                "--port",
+                                std::to_string(port_),
+                                "--bind",
+                                "127.0.0.1",
+                                "--save",
+                                "",
+                                "--appendonly",
+                                "no",
+                                "--dir",
+                                options_.dir,
+                                "--logfile",
+                                log_path,
+                                "--daemonize",
+                                "no"};
+  if (!options_.requirepass.empty())
+    args.insert(args.end(), {"--requirepass", options_.requirepass});
   args.insert(args.end(), options_.extra_args.begin(), options_.extra_args.end());
   const pid_t parent = getpid();
   const pid_t pid = fork();
@@ -127,7 +144,8 @@ bool LocalRedisServer::launch_and_wait(std::string* log) {
       *log = read_text(log_path);
       return false;
     }
-    auto c = Connection::open(url, {std::chrono::milliseconds(200), std::chrono::milliseconds(500)});
+    auto c =
+        Connection::open(url, {std::chrono::milliseconds(200), std::chrono::milliseconds(500)});
     if (c && c->command({"PING"})) return true;
     if (!c && c.error().kind == ErrorKind::auth) return true;  // up, but ACL-only
     clock.wait_until(clock.now() + pause, never);

@@ -39,10 +39,10 @@ class LocalRedisServer {
   pid_t pid() const { return pid_; }
   const std::string& dir() const { return options_.dir; }
 
-  void kill();                ///< SIGKILL and reap (no-op when not running)
-  Expected<bool> restart();   ///< start again on the same port (after kill())
-  void pause();               ///< SIGSTOP: sockets stay open, nothing is answered
-  void resume();              ///< SIGCONT
+  void kill();               ///< SIGKILL and reap (no-op when not running)
+  Expected<bool> restart();  ///< start again on the same port (after kill())
+  void pause();              ///< SIGSTOP: sockets stay open, nothing is answered
+  void resume();             ///< SIGCONT
 
  private:
   explicit LocalRedisServer(Options options) : options_(std::move(options)) {}

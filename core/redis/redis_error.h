@@ -42,7 +42,7 @@ struct Unit {};
 template <class T>
 class Result {
  public:
-  Result(T value) : v_(std::in_place_index<0>, std::move(value)) {}        // NOLINT: implicit
+  Result(T value) : v_(std::in_place_index<0>, std::move(value)) {}           // NOLINT: implicit
   Result(RedisError error) : v_(std::in_place_index<1>, std::move(error)) {}  // NOLINT
 
   bool ok() const { return v_.index() == 0; }

@@ -20,12 +20,13 @@ std::string exact(double v) {
 }
 
 std::optional<std::string> check(const KeySchema& schema, std::string_view rule,
-                                  const std::vector<DecideRequest>& requests) {
+                                 const std::vector<DecideRequest>& requests) {
   if (auto e = schema.check_prefix()) return e;
   if (auto e = KeySchema::check_rule(rule)) return e;
   for (const DecideRequest& r : requests) {
     if (r.costs.empty()) return "request for key \"" + r.key + "\" has no cost";
-    if (!std::isfinite(r.settle_delta)) return "request for key \"" + r.key + "\": the settlement must be finite";
+    if (!std::isfinite(r.settle_delta))
+      return "request for key \"" + r.key + "\": the settlement must be finite";
   }
   return std::nullopt;
 }
@@ -49,7 +50,8 @@ std::string decision_arg(const DecideRequest& r, bool own_now) {
   const bool now = own_now && r.now_us;
   if (!now && r.settle_delta == 0 && !r.log) return a;
   std::string settle;
-  if (r.settle_delta != 0) settle = exact(r.settle_delta) + (r.settle_limit.empty() ? "" : ":" + r.settle_limit);
+  if (r.settle_delta != 0)
+    settle = exact(r.settle_delta) + (r.settle_limit.empty() ? "" : ":" + r.settle_limit);
   return a + "|" + (now ? std::to_string(*r.now_us) : std::string()) + "|" + settle + "|" +
          log_flag(r);
 }
@@ -151,13 +153,15 @@ Result<std::int64_t> read_server_time_us(Connection& c) {
   return *us;
 }
 
-Result<Unit> check_decision_log_write(Connection& c, const KeySchema& schema, std::string_view rule) {
+Result<Unit> check_decision_log_write(Connection& c, const KeySchema& schema,
+                                      std::string_view rule) {
   if (auto e = KeySchema::check_rule(rule)) return make_redis_error(ErrorKind::usage, *e);
   auto r = c.command({"XADD", schema.decisions_key(rule), "0-0", "limitscope-access-probe", "1"});
   // Redis 5+ never adds 0-0; were one added, the user may XADD all the same.
   if (r) return Unit{};
   const RedisError& e = r.error();
-  if (e.kind == ErrorKind::reply && e.message.find("greater than 0-0") != std::string::npos) return Unit{};
+  if (e.kind == ErrorKind::reply && e.message.find("greater than 0-0") != std::string::npos)
+    return Unit{};
   return e;
 }
 
@@ -201,7 +205,8 @@ Result<std::optional<double>> RedisLimiter::settle(Connection& c, std::string_vi
   if (auto e = schema_.check_prefix()) return make_redis_error(ErrorKind::usage, *e);
   if (auto e = KeySchema::check_rule(rule)) return make_redis_error(ErrorKind::usage, *e);
   if (!std::isfinite(request.token_delta)) {
-    return make_redis_error(ErrorKind::usage, "settle of \"" + request.key + "\": the delta must be finite");
+    return make_redis_error(ErrorKind::usage,
+                            "settle of \"" + request.key + "\": the delta must be finite");
   }
   if (request.token_delta == 0) return std::optional<double>();
   std::string state = schema_.state_key(rule, request.key);
@@ -223,10 +228,9 @@ Result<std::vector<Result<RedisDecision>>> RedisLimiter::decide_pipelined(
   return decide_batch(c, rule, requests, 1, options);
 }
 
-Result<std::vector<ScriptCall>> RedisLimiter::batch_calls(std::string_view rule,
-                                                          const std::vector<DecideRequest>& requests,
-                                                          std::size_t per_call,
-                                                          const DecideOptions& options) const {
+Result<std::vector<ScriptCall>> RedisLimiter::batch_calls(
+    std::string_view rule, const std::vector<DecideRequest>& requests, std::size_t per_call,
+    const DecideOptions& options) const {
   if (auto e = check(schema_, rule, requests)) return make_redis_error(ErrorKind::usage, *e);
   if (per_call == 0) return make_redis_error(ErrorKind::usage, "per_call must be >= 1");
   std::vector<ScriptCall> calls;

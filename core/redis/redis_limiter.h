@@ -111,7 +111,8 @@ class RedisLimiter {
   ///         state that expired, i.e. is full, or an unreadable state the next decision
   ///         resets); usage for a bad rule or delta; reply "LSCONFIG ..." when the limit is
   ///         missing or not a token bucket
-  Result<std::optional<double>> settle(Connection& c, std::string_view rule, const SettleRequest& request,
+  Result<std::optional<double>> settle(Connection& c, std::string_view rule,
+                                       const SettleRequest& request,
                                        const DecideOptions& options = {}) const;
 
  private:
@@ -123,7 +124,8 @@ inline constexpr std::size_t kFixedKeys = 3;
 
 /// Spreads one decide.lua call's reply (an array of decisions, or an error reply) over the
 /// call's `count` requests, appended to `out`.
-void collect_decisions(const Value& reply, std::size_t count, std::vector<Result<RedisDecision>>& out);
+void collect_decisions(const Value& reply, std::size_t count,
+                       std::vector<Result<RedisDecision>>& out);
 
 /// TIME on `c`, µs since the epoch.
 Result<std::int64_t> read_server_time_us(Connection& c);
@@ -133,7 +135,8 @@ Result<std::int64_t> read_server_time_us(Connection& c);
 /// command and the key) and then refuses for its ID before it looks the key up, so the stream
 /// gets no entry and is not created.
 /// @return Unit when only the ID was refused; else the error (auth: NOPERM, the ACL denies it)
-Result<Unit> check_decision_log_write(Connection& c, const KeySchema& schema, std::string_view rule);
+Result<Unit> check_decision_log_write(Connection& c, const KeySchema& schema,
+                                      std::string_view rule);
 
 /// The server's time named by a decision refused as late (DecideOptions::deadline_us), or
 /// nullopt for any other error.

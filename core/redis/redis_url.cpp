@@ -60,7 +60,8 @@ Error url_error(std::string_view text, std::string_view reason) {
 
 // "host[:port]" or "[v6][:port]" into host and port (port unchanged when absent).
 // @return the reason it is malformed, or nullopt
-std::optional<std::string> parse_host_port(std::string_view hostport, std::string& host, int& port) {
+std::optional<std::string> parse_host_port(std::string_view hostport, std::string& host,
+                                           int& port) {
   std::string_view port_text;
   if (hostport.starts_with("[")) {
     const auto close = hostport.find(']');
@@ -117,8 +118,7 @@ std::string RedisUrl::redacted() const {
   if (!unix_path.empty()) {
     return "unix://" + auth + unix_path + (db != 0 ? "?db=" + std::to_string(db) : "");
   }
-  return "redis://" + auth + host_port_text(host, port) +
-         (db != 0 ? "/" + std::to_string(db) : "");
+  return "redis://" + auth + host_port_text(host, port) + (db != 0 ? "/" + std::to_string(db) : "");
 }
 
 Expected<RedisUrl> parse_redis_url(std::string_view text) {
@@ -135,11 +135,13 @@ Expected<RedisUrl> parse_redis_url(std::string_view text) {
     rest = text.substr(7);
     is_unix = true;
   } else if (text.starts_with("rediss://")) {
-    return url_error(text, "TLS (rediss://) is not supported by Debian's hiredis 0.14; "
-                           "use a local stunnel or ssh tunnel and a redis:// URL");
+    return url_error(text,
+                     "TLS (rediss://) is not supported by Debian's hiredis 0.14; "
+                     "use a local stunnel or ssh tunnel and a redis:// URL");
   } else {
-    return url_error(text, "expected redis://[user:password@]host:port/db, unix:///path or "
-                           "redis+cluster://[user:password@]host:port,host:port");
+    return url_error(text,
+                     "expected redis://[user:password@]host:port/db, unix:///path or "
+                     "redis+cluster://[user:password@]host:port,host:port");
   }
 
   // Credentials: everything before the last '@' (a password may itself contain '@' only
@@ -189,14 +191,16 @@ Expected<RedisUrl> parse_redis_url(std::string_view text) {
       nodes = rest.substr(0, slash);
       const std::string_view db_text = rest.substr(slash + 1);
       if (!db_text.empty() && db_text != "0") {
-        return url_error(text, "Redis Cluster has only database 0, got '" + std::string(db_text) + "'");
+        return url_error(text,
+                         "Redis Cluster has only database 0, got '" + std::string(db_text) + "'");
       }
     }
     while (true) {
       const auto comma = nodes.find(',');
       ClusterSeed seed;
       if (auto e = parse_host_port(nodes.substr(0, comma), seed.host, seed.port)) {
-        return url_error(text, "seed node " + std::to_string(url.cluster_seeds.size() + 1) + ": " + *e);
+        return url_error(text,
+                         "seed node " + std::to_string(url.cluster_seeds.size() + 1) + ": " + *e);
       }
       url.cluster_seeds.push_back(std::move(seed));
       if (comma == std::string_view::npos) break;
@@ -214,7 +218,9 @@ Expected<RedisUrl> parse_redis_url(std::string_view text) {
     const std::string_view db_text = rest.substr(slash + 1);
     if (!db_text.empty()) {
       const auto db = parse_int(db_text, 0, 1 << 20);
-      if (!db) return url_error(text, "database '" + std::string(db_text) + "' is not a non-negative integer");
+      if (!db)
+        return url_error(text,
+                         "database '" + std::string(db_text) + "' is not a non-negative integer");
       url.db = *db;
     }
   }

@@ -29,7 +29,6 @@ inline std::string rollout_audit_key(const KeySchema& schema, std::string_view r
   return rollout_key(schema, rule) + ":audit";
 }
 
-
 struct RolloutState {
   /// running, paused (held: no step, the share stays), completed (the shadow is the live
   /// config), rolled_back (the guard tripped: share 0), aborted (share 0).
@@ -45,11 +44,11 @@ struct RolloutState {
   /// Paused: how long the step had held when it was paused (the hold timer is frozen while
   /// paused; resume continues it, so time paused does not count toward the hold).
   std::int64_t held_ms = 0;
-  std::string started_by;              ///< who started the rollout
-  std::optional<double> guard_value;   ///< the guard's last value (nullopt: returned nothing)
-  std::int64_t guard_checked_ms = 0;   ///< when a check between steps wrote it (0: none did)
-  std::int64_t seq = 0;                ///< +1 per write (compare-and-set)
-  std::string reason;                  ///< of the latest change ("guard tripped: ...")
+  std::string started_by;             ///< who started the rollout
+  std::optional<double> guard_value;  ///< the guard's last value (nullopt: returned nothing)
+  std::int64_t guard_checked_ms = 0;  ///< when a check between steps wrote it (0: none did)
+  std::int64_t seq = 0;               ///< +1 per write (compare-and-set)
+  std::string reason;                 ///< of the latest change ("guard tripped: ...")
   std::int64_t updated_at_ms = 0;
 
   bool active() const { return state == "running" || state == "paused"; }
@@ -63,22 +62,23 @@ std::int64_t hold_left_ms(const RolloutState& s, std::int64_t now_ms);
 /// SHA-1, mod 10000, below share_bp. decide.lua computes the same.
 bool in_rollout_share(std::string_view key, std::int64_t share_bp);
 
-
 /// The rule's rollout, nullopt when none was ever started.
-Result<std::optional<RolloutState>> get_rollout(Connection& c, const KeySchema& schema, std::string_view rule);
+Result<std::optional<RolloutState>> get_rollout(Connection& c, const KeySchema& schema,
+                                                std::string_view rule);
 
 /// Writes `s` (seq + 1, the stamp rewritten so the next decision uses its share, an audit entry
 /// with `action`), compare-and-set on expect_seq (0: no rollout yet).
 /// @return the state as written; reply "LSCAS ..." when another controller moved it
 Result<RolloutState> write_rollout(Connection& c, const KeySchema& schema, std::string_view rule,
-                                   const RolloutState& s, std::int64_t expect_seq, std::string_view action,
-                                   const std::string& by);
+                                   const RolloutState& s, std::int64_t expect_seq,
+                                   std::string_view action, const std::string& by);
 
 /// Records the guard's value of a check between steps, compare-and-set on expect_seq (the
 /// state's seq is left as it is; no audit entry, no stamp change: rollout_set.lua's check).
 /// @return when it was written (Redis TIME, ms); reply "LSCAS ..." when the rollout moved
-Result<std::int64_t> write_guard_value(Connection& c, const KeySchema& schema, std::string_view rule,
-                                       const std::optional<double>& value, std::int64_t expect_seq);
+Result<std::int64_t> write_guard_value(Connection& c, const KeySchema& schema,
+                                       std::string_view rule, const std::optional<double>& value,
+                                       std::int64_t expect_seq);
 
 /// One entry of the rollout's audit stream.
 struct RolloutEvent {
@@ -94,7 +94,7 @@ struct RolloutEvent {
 };
 
 /// The newest `count` entries, newest first.
-Result<std::vector<RolloutEvent>> rollout_history(Connection& c, const KeySchema& schema, std::string_view rule,
-                                                  std::size_t count);
+Result<std::vector<RolloutEvent>> rollout_history(Connection& c, const KeySchema& schema,
+                                                  std::string_view rule, std::size_t count);
 
 }  // namespace limitscope::redis

@@ -2,7 +2,6 @@
 
 #include "core/common/number_format.h"
 #include "core/redis/rule_config.h"
-
 #include "core/redis/shadow_config.h"
 
 namespace limitscope::redis {
@@ -10,9 +9,13 @@ namespace limitscope::redis {
 namespace {
 
 // Refused because of what Redis holds (exit 1 in the CLI), not because of the caller's input.
-RedisError refused(std::string m) { return make_redis_error(ErrorKind::reply, std::move(m)); }
+RedisError refused(std::string m) {
+  return make_redis_error(ErrorKind::reply, std::move(m));
+}
 
-std::string value_text(const std::optional<double>& v) { return v ? significant_text(*v) : "no sample"; }
+std::string value_text(const std::optional<double>& v) {
+  return v ? significant_text(*v) : "no sample";
+}
 
 }  // namespace
 
@@ -20,9 +23,11 @@ Result<RolloutState> start_rollout(Connection& c, const KeySchema& schema, std::
                                    RolloutState plan, std::int64_t now_ms, const std::string& by) {
   auto shadow = get_shadow(c, schema, rule);
   if (!shadow) return shadow.error();
-  if (!shadow->config) return refused("rule " + std::string(rule) + " has no shadow config to roll out (shadow set)");
+  if (!shadow->config)
+    return refused("rule " + std::string(rule) + " has no shadow config to roll out (shadow set)");
   if (shadow->config->composite()) {
-    return refused("rule " + std::string(rule) + ": a rollout enforces a single-limit shadow; this one is a composite");
+    return refused("rule " + std::string(rule) +
+                   ": a rollout enforces a single-limit shadow; this one is a composite");
   }
   auto current = get_rollout(c, schema, rule);
   if (!current) return current.error();
@@ -39,12 +44,14 @@ Result<RolloutState> start_rollout(Connection& c, const KeySchema& schema, std::
   plan.guard_value.reset();
   plan.held_ms = 0;
   plan.started_by = by;
-  plan.reason = "start: shadow version " + std::to_string(shadow->version) + " (" + shadow->config->describe() + ")";
+  plan.reason = "start: shadow version " + std::to_string(shadow->version) + " (" +
+                shadow->config->describe() + ")";
   return write_rollout(c, schema, rule, plan, *current ? (*current)->seq : 0, "start", by);
 }
 
 Result<RolloutState> rollout_tick(Connection& c, const KeySchema& schema, std::string_view rule,
-                                  const GuardFn& guard, std::int64_t now_ms, const std::string& by) {
+                                  const GuardFn& guard, std::int64_t now_ms,
+                                  const std::string& by) {
   auto got = get_rollout(c, schema, rule);
   if (!got) return got.error();
   if (!*got) return refused("rule " + std::string(rule) + " has no rollout");
@@ -56,7 +63,8 @@ Result<RolloutState> rollout_tick(Connection& c, const KeySchema& schema, std::s
   if (!shadow->config || shadow->version != s.shadow_version) {
     s.state = "aborted";
     s.share_bp = 0;
-    s.reason = "the shadow changed during the rollout (now version " + std::to_string(shadow->version) + ")";
+    s.reason = "the shadow changed during the rollout (now version " +
+               std::to_string(shadow->version) + ")";
     return write_rollout(c, schema, rule, s, seq, "abort", by);
   }
   const GuardCheck g = guard();
@@ -64,8 +72,8 @@ Result<RolloutState> rollout_tick(Connection& c, const KeySchema& schema, std::s
   if (g.error.empty() && g.tripped) {
     s.state = "rolled_back";
     // The share the guard tripped at, before the rollback sets it to 0.
-    s.reason = "guard tripped at " + value_text(static_cast<double>(s.share_bp) / 100.0) + "% of the keys: " +
-               s.guard + " = " + value_text(g.value);
+    s.reason = "guard tripped at " + value_text(static_cast<double>(s.share_bp) / 100.0) +
+               "% of the keys: " + s.guard + " = " + value_text(g.value);
     s.share_bp = 0;
     return write_rollout(c, schema, rule, s, seq, "trip", by);
   }
@@ -96,7 +104,8 @@ Result<RolloutState> rollout_tick(Connection& c, const KeySchema& schema, std::s
   if (*live) {
     change.expect_version = (*live)->version;
     // A gateway rule's single limit is named ("requests"): the candidate takes its name.
-    if ((*live)->limits.size() == 1 && next.limits.size() == 1) next.limits.front().name = (*live)->limits.front().name;
+    if ((*live)->limits.size() == 1 && next.limits.size() == 1)
+      next.limits.front().name = (*live)->limits.front().name;
   }
   auto set = set_config(c, schema, rule, next, change);
   if (!set) return set.error();
@@ -160,7 +169,8 @@ Result<RolloutState> abort_rollout(Connection& c, const KeySchema& schema, std::
                                    const std::string& by, const std::string& reason) {
   auto got = get_rollout(c, schema, rule);
   if (!got) return got.error();
-  if (!*got || !(*got)->active()) return refused("rule " + std::string(rule) + " has no active rollout");
+  if (!*got || !(*got)->active())
+    return refused("rule " + std::string(rule) + " has no active rollout");
   RolloutState s = **got;
   const std::int64_t seq = s.seq;
   s.state = "aborted";

@@ -3,9 +3,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <set>
-
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "core/redis/limiter_scripts.h"
 #include "core/redis/script.h"
@@ -89,7 +88,8 @@ Expected<LimitParams> parse_limit(const std::map<std::string, std::string>& f,
     if (!cap) return bad("capacity");
     const auto amount = field("refill_amount") ? to_double(*field("refill_amount")) : std::nullopt;
     if (!amount) return bad("refill_amount");
-    const auto period = field("refill_period_ns") ? to_int(*field("refill_period_ns")) : std::nullopt;
+    const auto period =
+        field("refill_period_ns") ? to_int(*field("refill_period_ns")) : std::nullopt;
     if (!period) return bad("refill_period_ns");
     p.capacity = *cap;
     p.refill = Rate{*amount, Nanos{*period}};
@@ -106,7 +106,9 @@ std::vector<std::string> param_fields(Algorithm a) {
 constexpr std::string_view kOverridePrefix = "o.";
 constexpr std::size_t kMaxOverrideKey = 512;
 
-RedisError usage(std::string message) { return make_redis_error(ErrorKind::usage, std::move(message)); }
+RedisError usage(std::string message) {
+  return make_redis_error(ErrorKind::usage, std::move(message));
+}
 
 std::optional<std::string> check_names(const KeySchema& schema, std::string_view rule) {
   if (auto e = schema.check_prefix()) return e;
@@ -137,7 +139,8 @@ std::string utf8_as_bytes(std::string_view text) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     const auto b = static_cast<unsigned char>(text[i]);
     if ((b == 0xC2 || b == 0xC3) && i + 1 < text.size()) {
-      out += static_cast<char>(((b & 0x03) << 6) | (static_cast<unsigned char>(text[i + 1]) & 0x3F));
+      out +=
+          static_cast<char>(((b & 0x03) << 6) | (static_cast<unsigned char>(text[i + 1]) & 0x3F));
       ++i;
     } else {
       out += text[i];
@@ -204,8 +207,9 @@ std::optional<std::string> check_for_redis(const RuleConfig& config) {
     }
     const LimitParams& p = l.params;
     if (p.algorithm == Algorithm::leaky_bucket) {
-      return where + "leaky-bucket is not available on Redis (token-bucket, gcra, sliding-log, "
-                     "sliding-counter, fixed-window are)";
+      return where +
+             "leaky-bucket is not available on Redis (token-bucket, gcra, sliding-log, "
+             "sliding-counter, fixed-window are)";
     }
     if (auto e = p.validate()) return where + *e;
     if (is_window_algorithm(p.algorithm)) {
@@ -223,7 +227,8 @@ std::optional<std::string> check_for_redis(const RuleConfig& config) {
   }
   for (const auto& [key, p] : config.overrides) {
     const std::string where = "override of key \"" + key.substr(0, 64) + "\": ";
-    if (key.empty() || key.size() > kMaxOverrideKey) return where + "the key must be 1 to 512 bytes";
+    if (key.empty() || key.size() > kMaxOverrideKey)
+      return where + "the key must be 1 to 512 bytes";
     if (p.algorithm != config.limits.front().params.algorithm) {
       return where + "an override keeps the rule's algorithm (" +
              std::string(to_string(config.limits.front().params.algorithm)) + "), got " +
@@ -348,9 +353,11 @@ Result<std::map<std::string, std::string>> read_config_hash(Connection& c, const
   return config_hash_fields(*reply, key);
 }
 
-Result<std::map<std::string, std::string>> config_hash_fields(const Value& reply, const std::string& key) {
+Result<std::map<std::string, std::string>> config_hash_fields(const Value& reply,
+                                                              const std::string& key) {
   // A pipeline leaves an error reply in place; Connection::command() turns it into an error.
-  if (reply.is_error()) return make_redis_error(classify_error_reply(reply.str), "HGETALL " + key + ": " + reply.str);
+  if (reply.is_error())
+    return make_redis_error(classify_error_reply(reply.str), "HGETALL " + key + ": " + reply.str);
   if (!reply.is_array() || reply.elements.size() % 2 != 0) {
     return make_redis_error(ErrorKind::protocol, "HGETALL " + key + ": " + reply.describe());
   }
@@ -363,8 +370,9 @@ Result<std::map<std::string, std::string>> config_hash_fields(const Value& reply
   // garbage version would look like version 0 and never be repaired.
   const auto v = fields.find("version");
   if (v == fields.end() || !to_int(v->second) || *to_int(v->second) < 0) {
-    return make_redis_error(ErrorKind::reply, key + ": version must be an integer, got " +
-                                                  (v == fields.end() ? std::string("none") : "'" + v->second + "'"));
+    return make_redis_error(ErrorKind::reply,
+                            key + ": version must be an integer, got " +
+                                (v == fields.end() ? std::string("none") : "'" + v->second + "'"));
   }
   return fields;
 }
@@ -381,13 +389,15 @@ Result<std::optional<RuleConfig>> get_config(Connection& c, const KeySchema& sch
   return std::optional<RuleConfig>{std::move(*parsed)};
 }
 
-Result<std::string> stored_version_field(Connection& c, const KeySchema& schema, std::string_view rule) {
+Result<std::string> stored_version_field(Connection& c, const KeySchema& schema,
+                                         std::string_view rule) {
   if (auto e = check_names(schema, rule)) return usage(*e);
   const std::string key = schema.config_key(rule);
   auto reply = c.command({"HGET", key, "version"});
   if (!reply) return reply.error();
   if (reply->is_nil()) return std::string();
-  if (!reply->is_string()) return make_redis_error(ErrorKind::protocol, "HGET " + key + ": " + reply->describe());
+  if (!reply->is_string())
+    return make_redis_error(ErrorKind::protocol, "HGET " + key + ": " + reply->describe());
   return reply->str;
 }
 
@@ -395,12 +405,11 @@ Result<RuleConfig> write_config(Connection& c, const ConfigPlace& place, std::st
                                 const RuleConfig& config, const ChangeInfo& change,
                                 std::string_view action) {
   if (auto e = check_for_redis(config)) return usage("rule " + std::string(rule) + ": " + *e);
-  std::vector<std::string> args{
-      change.expect_raw_version ? "=" + *change.expect_raw_version
-      : change.expect_version   ? std::to_string(*change.expect_version)
-                                : std::string(),
-      change.by,
-      change.reason, std::to_string(kAuditMaxLen), std::string(action)};
+  std::vector<std::string> args{change.expect_raw_version ? "=" + *change.expect_raw_version
+                                : change.expect_version   ? std::to_string(*change.expect_version)
+                                                          : std::string(),
+                                change.by, change.reason, std::to_string(kAuditMaxLen),
+                                std::string(action)};
   for (auto& [f, v] : config_fields(config)) {
     args.push_back(f);
     args.push_back(v);
@@ -427,8 +436,9 @@ Result<RuleConfig> apply(Connection& c, const KeySchema& schema, std::string_vie
                          const RuleConfig& config, const ChangeInfo& change,
                          std::string_view action) {
   if (auto e = check_names(schema, rule)) return usage(*e);
-  return write_config(c, {schema.config_key(rule), schema.audit_key(rule), schema.config_stamp_key(rule)}, rule,
-                      config, change, action);
+  return write_config(
+      c, {schema.config_key(rule), schema.audit_key(rule), schema.config_stamp_key(rule)}, rule,
+      config, change, action);
 }
 }  // namespace
 
@@ -438,7 +448,7 @@ Result<RuleConfig> set_config(Connection& c, const KeySchema& schema, std::strin
 }
 
 Result<std::vector<AuditEntry>> read_audit(Connection& c, const std::string& audit_key,
-                                            std::size_t count) {
+                                           std::size_t count) {
   auto entries = newest_stream_entries(c, audit_key, count);
   if (!entries) return entries.error();
   std::vector<AuditEntry> out;
@@ -446,13 +456,20 @@ Result<std::vector<AuditEntry>> read_audit(Connection& c, const std::string& aud
     AuditEntry a;
     a.id = e.id;
     for (const auto& [k, v] : e.fields) {
-      if (k == "version") a.version = to_int(v).value_or(0);
-      else if (k == "action") a.action = v;
-      else if (k == "by") a.by = v;
-      else if (k == "at") a.at_ms = to_int(v).value_or(0);
-      else if (k == "reason") a.reason = v;
-      else if (k == "old") a.old_fields = json_fields(v);
-      else if (k == "new") a.new_fields = json_fields(v);
+      if (k == "version")
+        a.version = to_int(v).value_or(0);
+      else if (k == "action")
+        a.action = v;
+      else if (k == "by")
+        a.by = v;
+      else if (k == "at")
+        a.at_ms = to_int(v).value_or(0);
+      else if (k == "reason")
+        a.reason = v;
+      else if (k == "old")
+        a.old_fields = json_fields(v);
+      else if (k == "new")
+        a.new_fields = json_fields(v);
     }
     out.push_back(std::move(a));
   }
@@ -474,7 +491,8 @@ Result<RuleConfig> undo_config(Connection& c, const KeySchema& schema, std::stri
   if (!history) return history.error();
   if (history->empty() || history->front().version != (*current)->version) {
     return usage("rule " + std::string(rule) + ": the latest audit entry is not version " +
-                 std::to_string((*current)->version) + " (changed outside limitscope?): nothing undone");
+                 std::to_string((*current)->version) +
+                 " (changed outside limitscope?): nothing undone");
   }
   const AuditEntry& last = history->front();
   if (last.old_fields.empty()) {
@@ -482,7 +500,9 @@ Result<RuleConfig> undo_config(Connection& c, const KeySchema& schema, std::stri
                  " created the rule; there is no earlier config to restore");
   }
   auto previous = parse_config_fields(last.old_fields);
-  if (!previous) return usage("rule " + std::string(rule) + ": audit entry " + last.id + ": " + previous.error());
+  if (!previous)
+    return usage("rule " + std::string(rule) + ": audit entry " + last.id + ": " +
+                 previous.error());
   ChangeInfo info = change;
   info.expect_version = (*current)->version;
   if (info.reason.empty()) info.reason = "undo of version " + std::to_string(last.version);

@@ -20,7 +20,7 @@
 namespace limitscope::redis {
 
 struct NamedLimit {
-  std::string name;   ///< "" for a single-limit rule; a composite's limit name otherwise
+  std::string name;  ///< "" for a single-limit rule; a composite's limit name otherwise
   LimitParams params;
 };
 
@@ -83,7 +83,7 @@ struct AuditEntry {
 };
 
 struct ChangeInfo {
-  std::string by;                          ///< who (user, tool)
+  std::string by;  ///< who (user, tool)
   std::string reason;
   std::optional<std::int64_t> expect_version;  ///< compare-and-set; nullopt = whatever it is
   /// The compare-and-set of a repair (takes precedence over expect_version): the stored
@@ -101,7 +101,8 @@ Result<std::optional<RuleConfig>> get_config(Connection& c, const KeySchema& sch
                                              std::string_view rule);
 /// The rule config's `version` field as stored, unparsed ("" when absent): what a repair of an
 /// unreadable config compares and sets on (ChangeInfo::expect_raw_version).
-Result<std::string> stored_version_field(Connection& c, const KeySchema& schema, std::string_view rule);
+Result<std::string> stored_version_field(Connection& c, const KeySchema& schema,
+                                         std::string_view rule);
 /// Replaces the config (version + 1) and appends the audit entry in one atomic script. An
 /// invalid config is refused (usage, with check_for_redis's reason) and nothing changes; a
 /// moved version is refused (reply, is_version_conflict()).
@@ -135,7 +136,8 @@ struct ConfigPlace {
 /// version is not an integer >= 0, as get_config() does.
 Result<std::map<std::string, std::string>> read_config_hash(Connection& c, const std::string& key);
 /// The same check on an HGETALL reply of `key` already read (one of a pipeline's replies).
-Result<std::map<std::string, std::string>> config_hash_fields(const Value& reply, const std::string& key);
+Result<std::map<std::string, std::string>> config_hash_fields(const Value& reply,
+                                                              const std::string& key);
 /// set_config() at any place: compare-and-set, version + 1, audit entry with `action`, in one
 /// script. The caller checks the rule's name.
 Result<RuleConfig> write_config(Connection& c, const ConfigPlace& place, std::string_view rule,

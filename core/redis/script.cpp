@@ -138,7 +138,8 @@ Result<std::vector<Value>> eval_pipeline(Connection& c, const Script& s,
   bool functions = wants_functions(c, s);
   std::vector<std::vector<std::string>> commands;
   commands.reserve(calls.size());
-  for (const auto& call : calls) commands.push_back(functions ? fcall_argv(s, call) : evalsha_argv(s, call));
+  for (const auto& call : calls)
+    commands.push_back(functions ? fcall_argv(s, call) : evalsha_argv(s, call));
   auto replies = c.pipeline(commands);
   if (!replies) return replies;
 
@@ -156,7 +157,8 @@ Result<std::vector<Value>> eval_pipeline(Connection& c, const Script& s,
       unavailable = true;
     }
   }
-  if (functions && !unavailable && missing.size() < replies->size()) c.set_script_mode(ScriptMode::functions);
+  if (functions && !unavailable && missing.size() < replies->size())
+    c.set_script_mode(ScriptMode::functions);
   if (missing.empty()) return replies;
 
   if (functions && !unavailable) {
@@ -173,7 +175,8 @@ Result<std::vector<Value>> eval_pipeline(Connection& c, const Script& s,
   }
   std::vector<std::vector<std::string>> again;
   again.reserve(missing.size());
-  for (std::size_t i : missing) again.push_back(functions ? fcall_argv(s, calls[i]) : evalsha_argv(s, calls[i]));
+  for (std::size_t i : missing)
+    again.push_back(functions ? fcall_argv(s, calls[i]) : evalsha_argv(s, calls[i]));
   auto retried = c.pipeline(again);
   if (!retried) return retried.error();
   for (std::size_t j = 0; j < missing.size(); ++j) {

@@ -15,7 +15,9 @@ namespace limitscope::redis {
 struct CommandStat {
   std::uint64_t calls = 0;
   std::uint64_t usec = 0;  ///< total server time spent in the command, µs
-  double usec_per_call() const { return calls == 0 ? 0 : static_cast<double>(usec) / static_cast<double>(calls); }
+  double usec_per_call() const {
+    return calls == 0 ? 0 : static_cast<double>(usec) / static_cast<double>(calls);
+  }
 };
 
 struct ServerInfo {

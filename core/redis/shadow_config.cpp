@@ -9,7 +9,9 @@ namespace limitscope::redis {
 
 namespace {
 
-RedisError usage(std::string message) { return make_redis_error(ErrorKind::usage, std::move(message)); }
+RedisError usage(std::string message) {
+  return make_redis_error(ErrorKind::usage, std::move(message));
+}
 
 std::optional<std::string> check_names(const KeySchema& schema, std::string_view rule) {
   if (auto e = schema.check_prefix()) return e;

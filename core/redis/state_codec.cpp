@@ -16,7 +16,8 @@ void put_le(std::string& out, double v) {
 
 double decode_le_double(std::string_view b) {
   std::uint64_t bits = 0;
-  for (int i = 7; i >= 0; --i) bits = (bits << 8) | static_cast<unsigned char>(b[static_cast<std::size_t>(i)]);
+  for (int i = 7; i >= 0; --i)
+    bits = (bits << 8) | static_cast<unsigned char>(b[static_cast<std::size_t>(i)]);
   return std::bit_cast<double>(bits);
 }
 
@@ -30,7 +31,8 @@ std::string encode_token_bucket_state(const TokenBucketStateValue& s) {
 
 std::optional<TokenBucketStateValue> decode_token_bucket_state(std::string_view bytes) {
   if (bytes.size() != 16) return std::nullopt;
-  return TokenBucketStateValue{decode_le_double(bytes.substr(0, 8)), decode_le_double(bytes.substr(8, 8))};
+  return TokenBucketStateValue{decode_le_double(bytes.substr(0, 8)),
+                               decode_le_double(bytes.substr(8, 8))};
 }
 
 }  // namespace limitscope::redis

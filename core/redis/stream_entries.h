@@ -18,6 +18,7 @@ struct StreamEntry {
 
 /// The newest `count` (at least 1) entries of stream `key`, newest first; a reply of another
 /// shape is a protocol error.
-Result<std::vector<StreamEntry>> newest_stream_entries(Connection& c, const std::string& key, std::size_t count);
+Result<std::vector<StreamEntry>> newest_stream_entries(Connection& c, const std::string& key,
+                                                       std::size_t count);
 
 }  // namespace limitscope::redis

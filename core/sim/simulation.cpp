@@ -325,7 +325,8 @@ void Simulation::decide(const Event& e, Nanos t) {
       if (!row.tokens) row.tokens = TokenBucket::fresh(*token_limit, t);
       token_peek = TokenBucket::peek(*token_limit, *row.tokens, t, tokens);
     }
-    KeyedDecision d = token_peek ? s.limiter.peek(key.api_key, model.name, t) : s.limiter.decide(key.api_key, model.name, t);
+    KeyedDecision d = token_peek ? s.limiter.peek(key.api_key, model.name, t)
+                                 : s.limiter.decide(key.api_key, model.name, t);
     if (token_peek && d.decision.allowed && token_peek->allowed) {
       d = s.limiter.decide(key.api_key, model.name, t);
       if (d.decision.allowed) TokenBucket::decide(*token_limit, *row.tokens, t, tokens);
@@ -370,8 +371,8 @@ void Simulation::decide(const Event& e, Nanos t) {
   if (options_.record_requests) {
     requests_.push_back(RequestRecord{t, e.request_id, e.attempt, e.client, key.api_key, model.name,
                                       allowed, degraded, retry_after, model.cost, e.llm_tokens,
-                                      spend, policy_.tiers[key.tier].name, reason, remaining, refused_by,
-                                      refused_cost});
+                                      spend, policy_.tiers[key.tier].name, reason, remaining,
+                                      refused_by, refused_cost});
   }
 }
 
@@ -464,7 +465,8 @@ StepSample Simulation::take_sample(Nanos start, Nanos end) {
     out.retries += row.retries;
     out.spend += row.spend;
     out.keys.push_back(std::move(k));
-    row = Row{row.key, row.model, row.key_id, row.tokens};  // the counters start over, the bucket stays
+    row = Row{row.key, row.model, row.key_id,
+              row.tokens};  // the counters start over, the bucket stays
   }
   out.gave_up = std::exchange(s.gave_up, 0);
   const std::int64_t total = out.admitted + out.rejected;

@@ -45,14 +45,14 @@ struct RequestRecord {
   std::optional<Nanos> retry_after;  // of a 429; nullopt = can never succeed
   double cost = 0;                   // cost units
   std::int64_t llm_tokens = 0;
-  double spend = 0;  // dollars, 0 when rejected
-  std::string_view tier;              // the key's tier (a view, like api_key)
+  double spend = 0;       // dollars, 0 when rejected
+  std::string_view tier;  // the key's tier (a view, like api_key)
   DenyReason reason = DenyReason::none;
-  double remaining = 0;               // left after the decision, of `limit` for a 429 (0 when degraded)
+  double remaining = 0;  // left after the decision, of `limit` for a 429 (0 when degraded)
   /// The limit that refused a 429: "requests", or "llm_tokens" (the tier's token limit, whose
   /// bucket is kept per key and model as the gateway keeps it); empty when allowed.
   std::string_view limit;
-  double limit_cost = 0;              // a 429: what it asked of `limit` (cost units, or its LLM tokens)
+  double limit_cost = 0;  // a 429: what it asked of `limit` (cost units, or its LLM tokens)
 };
 
 class Simulation {

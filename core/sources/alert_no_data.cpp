@@ -13,9 +13,11 @@ bool alert_reads_series(const metrics::Labels& alert, const metrics::Labels& ser
   return true;
 }
 
-std::optional<std::int64_t> alert_blind_since(const metrics::Labels& alert, const std::vector<std::string>& reads,
+std::optional<std::int64_t> alert_blind_since(const metrics::Labels& alert,
+                                              const std::vector<std::string>& reads,
                                               const std::map<std::string, SourceFeed>& feeds,
-                                              const metrics::SeriesStore& store, std::int64_t now_ms) {
+                                              const metrics::SeriesStore& store,
+                                              std::int64_t now_ms) {
   std::optional<std::int64_t> since;
   for (const std::string& metric : reads) {
     const auto name = metrics::LabelMatcher::make("__name__", metrics::MatchOp::equal, metric);
@@ -39,7 +41,8 @@ std::optional<std::int64_t> alert_blind_since(const metrics::Labels& alert, cons
   return since;
 }
 
-void add_no_data_bands(std::vector<ChartData>& charts, const std::vector<SourceStatus>& sources, std::int64_t now_ms) {
+void add_no_data_bands(std::vector<ChartData>& charts, const std::vector<SourceStatus>& sources,
+                       std::int64_t now_ms) {
   for (ChartData& c : charts) {
     const std::string_view metric = chart_metric(c.kind);
     for (const SourceStatus& src : sources) {

@@ -33,13 +33,16 @@ bool alert_reads_series(const metrics::Labels& alert, const metrics::Labels& ser
 /// of a down source that wrote a series it reads, when no source that answers feeds it with a
 /// series that is not stale at now_ms. nullopt when a live source feeds it, or no down source
 /// does.
-std::optional<std::int64_t> alert_blind_since(const metrics::Labels& alert, const std::vector<std::string>& reads,
+std::optional<std::int64_t> alert_blind_since(const metrics::Labels& alert,
+                                              const std::vector<std::string>& reads,
                                               const std::map<std::string, SourceFeed>& feeds,
-                                              const metrics::SeriesStore& store, std::int64_t now_ms);
+                                              const metrics::SeriesStore& store,
+                                              std::int64_t now_ms);
 
 /// Adds to each chart a band per outage of a source that wrote the metric it draws
 /// (SourceStatus::metrics); a band still open ends at now_ms. The live session and a playback
 /// of its recording draw them alike.
-void add_no_data_bands(std::vector<ChartData>& charts, const std::vector<SourceStatus>& sources, std::int64_t now_ms);
+void add_no_data_bands(std::vector<ChartData>& charts, const std::vector<SourceStatus>& sources,
+                       std::int64_t now_ms);
 
 }  // namespace limitscope

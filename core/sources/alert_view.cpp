@@ -23,7 +23,8 @@ std::string alert_subject(const metrics::Labels& labels, const KeyNames* names) 
     if (!key.empty()) return names != nullptr ? names->display(key) : KeyNames{}.display(key);
   }
   const std::string_view tier = labels.get("tier"), model = labels.get("model");
-  if (!tier.empty()) return "tier " + std::string(tier) + (model.empty() ? "" : " · " + std::string(model));
+  if (!tier.empty())
+    return "tier " + std::string(tier) + (model.empty() ? "" : " · " + std::string(model));
   if (!model.empty()) return "model " + std::string(model);
   return {};
 }
@@ -46,7 +47,8 @@ std::string alert_display_name(const AlertRow& a) {
 }
 
 std::string short_duration(std::int64_t ms) {
-  static constexpr std::pair<std::int64_t, std::string_view> kUnits[] = {{86400, "d"}, {3600, "h"}, {60, "m"}, {1, "s"}};
+  static constexpr std::pair<std::int64_t, std::string_view> kUnits[] = {
+      {86400, "d"}, {3600, "h"}, {60, "m"}, {1, "s"}};
   std::int64_t left = std::max<std::int64_t>(0, ms) / 1000;
   std::string out;
   int parts = 0;
@@ -74,15 +76,18 @@ std::string alert_state_text(const AlertRow& a) {
 
 void set_pending_progress(std::vector<AlertRow>& rows, std::int64_t now_ms) {
   for (AlertRow& r : rows) {
-    r.pending_ms = r.state == AlertState::pending && r.since_ms > 0 ? std::max<std::int64_t>(0, now_ms - r.since_ms) : 0;
+    r.pending_ms = r.state == AlertState::pending && r.since_ms > 0
+                       ? std::max<std::int64_t>(0, now_ms - r.since_ms)
+                       : 0;
   }
 }
 
 // Alert rows (firing, then pending, then resolved; newest first within a state) and one
 // shading band per rule and state: the union of its alerts' intervals, so twenty pending
 // alerts of one rule shade the chart once, not twenty times darker.
-void alert_view(const metrics::AlertSnapshot& alerts, std::int64_t now_ms, std::vector<AlertRow>& rows,
-                std::vector<AlertInterval>& intervals, const KeyNames* names) {
+void alert_view(const metrics::AlertSnapshot& alerts, std::int64_t now_ms,
+                std::vector<AlertRow>& rows, std::vector<AlertInterval>& intervals,
+                const KeyNames* names) {
   std::map<std::string_view, const metrics::RuleStatus*> rule_of;
   for (const metrics::RuleStatus& r : alerts.rules) rule_of.emplace(r.name, &r);
   for (const metrics::Alert& a : alerts.alerts) {
@@ -112,7 +117,8 @@ void alert_view(const metrics::AlertSnapshot& alerts, std::int64_t now_ms, std::
       const std::string_view key = a.labels.get(label);
       if (names == nullptr || key.empty()) continue;
       // The summary templates name the key by its label: say what operators call it.
-      for (auto at = row.summary.find(key); at != std::string::npos; at = row.summary.find(key, at + row.entity.size())) {
+      for (auto at = row.summary.find(key); at != std::string::npos;
+           at = row.summary.find(key, at + row.entity.size())) {
         row.summary.replace(at, key.size(), row.entity);
       }
       break;
@@ -144,7 +150,8 @@ void alert_view(const metrics::AlertSnapshot& alerts, std::int64_t now_ms, std::
           merged.end = std::max(merged.end, spans[i].end);
           merged.open = merged.open || spans[i].open;
         }
-        intervals.push_back(AlertInterval{rule.name, merged.start, merged.end, firing, merged.open});
+        intervals.push_back(
+            AlertInterval{rule.name, merged.start, merged.end, firing, merged.open});
       }
     }
   }
@@ -157,7 +164,9 @@ namespace {
 std::string selection_of(const metrics::Labels& labels) {
   std::string out;
   for (const auto& [name, value] : labels.pairs()) {
-    if (value.empty() || (name != "tier" && name != "model" && name != "api_key" && name != "api_key_hash")) continue;
+    if (value.empty() ||
+        (name != "tier" && name != "model" && name != "api_key" && name != "api_key_hash"))
+      continue;
     if (!out.empty()) out += ", ";
     out += name + "=\"" + value + "\"";
   }
@@ -175,8 +184,8 @@ void merge_bands(std::vector<AlertBand>& bands) {
   for (AlertBand& b : bands) {
     if (!out.empty()) {
       AlertBand& last = out.back();
-      if (last.rule == b.rule && last.line == b.line && last.about == b.about && last.firing == b.firing &&
-          b.start_ms <= last.end_ms) {
+      if (last.rule == b.rule && last.line == b.line && last.about == b.about &&
+          last.firing == b.firing && b.start_ms <= last.end_ms) {
         last.end_ms = std::max(last.end_ms, b.end_ms);
         last.open = last.open || b.open;
         continue;
@@ -194,16 +203,23 @@ void bind_chart_rules(std::vector<ChartData>& charts, const metrics::AlertSnapsh
   for (ChartData& c : charts) {
     for (const metrics::RuleStatus& rule : alerts.rules) {
       if (rule.kind != metrics::RuleKind::alerting) continue;
-      const bool reads = std::any_of(rule.reads.begin(), rule.reads.end(),
-                                     [&](const std::string& m) { return chart_reads_metric(c.kind, m); });
+      const bool reads =
+          std::any_of(rule.reads.begin(), rule.reads.end(),
+                      [&](const std::string& m) { return chart_reads_metric(c.kind, m); });
       if (!reads) continue;
-      if (std::find(c.rules.begin(), c.rules.end(), rule.name) == c.rules.end()) c.rules.push_back(rule.name);
+      if (std::find(c.rules.begin(), c.rules.end(), rule.name) == c.rules.end())
+        c.rules.push_back(rule.name);
       if (rule.expr) add_rule_threshold(c, *rule.expr);  // the rule's own number, as loaded
       // Each pending or firing stretch goes on the lines its alert's labels select (the
       // firing tier's line, not the whole plot); one that selects no drawn line is a marker.
       for (const metrics::StateInterval& iv : rule.history) {
-        AlertBand band{rule.name, iv.start_ms, iv.end_ms.value_or(std::max(now_ms, iv.start_ms)),
-                       iv.state == AlertState::firing, !iv.end_ms.has_value(), "", selection_of(iv.labels)};
+        AlertBand band{rule.name,
+                       iv.start_ms,
+                       iv.end_ms.value_or(std::max(now_ms, iv.start_ms)),
+                       iv.state == AlertState::firing,
+                       !iv.end_ms.has_value(),
+                       "",
+                       selection_of(iv.labels)};
         bool on_a_line = false;
         for (const ChartLine& line : c.lines) {
           if (band.about.empty() || !alert_selects_line(iv.labels, line.series)) continue;

@@ -25,13 +25,15 @@ std::string alert_subject(const metrics::Labels& labels, const KeyNames* names);
 /// tiers had one) the subject its labels give; else its labels as they are; else "".
 std::string alert_display_name(const AlertRow& a);
 
-/// Appends one row per alert (in alert_severity_rank order; newest first within a state) and one band per rule and state (the union of its alerts' intervals).
+/// Appends one row per alert (in alert_severity_rank order; newest first within a state) and one
+/// band per rule and state (the union of its alerts' intervals).
 /// @param now_ms where still-open bands end
 /// @param names when given, an alert on one key (label api_key or api_key_hash) names it; every
 ///        row's AlertRow::entity is alert_subject(), and the summary says the name instead of
 ///        the hash
-void alert_view(const metrics::AlertSnapshot& alerts, std::int64_t now_ms, std::vector<AlertRow>& rows,
-                std::vector<AlertInterval>& intervals, const KeyNames* names = nullptr);
+void alert_view(const metrics::AlertSnapshot& alerts, std::int64_t now_ms,
+                std::vector<AlertRow>& rows, std::vector<AlertInterval>& intervals,
+                const KeyNames* names = nullptr);
 
 /// Binds each chart to the alerting rules whose expressions read what it shows
 /// (ChartData::rules), from the rules' metric names, not from their names or order, and draws

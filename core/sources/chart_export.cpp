@@ -38,7 +38,8 @@ std::size_t write_chart_csv(std::ostream& out, const metrics::SeriesStore& store
       if (ms.empty()) continue;
       for (const auto& series : store.select(ms, start_ms, end_ms)) {
         if (!(series.labels == line.series)) continue;  // a superset of labels matched too
-        const std::string prefix = csv_field(chart.title) + "," + csv_field(series.labels.to_string()) + ",";
+        const std::string prefix =
+            csv_field(chart.title) + "," + csv_field(series.labels.to_string()) + ",";
         for (const auto& s : series.samples) {
           if (metrics::is_stale_marker(s.value)) continue;
           out << prefix << s.t_ms << "," << shortest(s.value) << "\n";

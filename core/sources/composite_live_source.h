@@ -20,7 +20,8 @@ class CompositeLiveSource final : public LiveSource {
  public:
   /// @param series the SessionState every part was made with
   /// @param parts at least one, each built on `series`
-  CompositeLiveSource(std::shared_ptr<SessionState> series, std::vector<std::unique_ptr<LiveSource>> parts);
+  CompositeLiveSource(std::shared_ptr<SessionState> series,
+                      std::vector<std::unique_ptr<LiveSource>> parts);
 
   /// Advances every part (each refreshes on its own interval). @return refreshes run
   int advance(Nanos d) override;

@@ -74,13 +74,15 @@ std::vector<ChartLine> pick_lines(const metrics::SeriesStore& store, std::string
   std::vector<std::pair<double, std::size_t>> ranked;
   // By the last value of the last seconds; when nothing arrived in them (a source that stopped
   // answering), by the last value in the window, so its history stays on the chart.
-  for (const std::int64_t from : {std::max(view.start_ms, view.end_ms - kRankWindowMs), view.start_ms}) {
+  for (const std::int64_t from :
+       {std::max(view.start_ms, view.end_ms - kRankWindowMs), view.start_ms}) {
     recent = store.select(by_name, from, view.end_ms);
     ranked.clear();
     ranked.reserve(recent.size());
     for (std::size_t i = 0; i < recent.size(); ++i) {
       double v = NAN;
-      for (auto it = recent[i].samples.rbegin(); it != recent[i].samples.rend() && std::isnan(v); ++it) {
+      for (auto it = recent[i].samples.rbegin(); it != recent[i].samples.rend() && std::isnan(v);
+           ++it) {
         if (!std::isnan(it->value)) v = it->value;
       }
       if (std::isnan(v)) continue;
@@ -92,14 +94,16 @@ std::vector<ChartLine> pick_lines(const metrics::SeriesStore& store, std::string
   std::vector<const metrics::Labels*> chosen;
   for (std::size_t r = 0; r < ranked.size(); ++r) {
     const metrics::Labels& l = recent[ranked[r].second].labels;
-    if (r < static_cast<std::size_t>(std::max(0, view.max_lines)) || is_selected(view, l.get("api_key"))) {
+    if (r < static_cast<std::size_t>(std::max(0, view.max_lines)) ||
+        is_selected(view, l.get("api_key"))) {
       chosen.push_back(&l);
     }
   }
   std::vector<ChartLine> lines;
   for (const metrics::Labels* l : chosen) {
     std::vector<LabelMatcher> exact;
-    for (const auto& [n, v] : l->pairs()) exact.push_back(*LabelMatcher::make(n, MatchOp::equal, v));
+    for (const auto& [n, v] : l->pairs())
+      exact.push_back(*LabelMatcher::make(n, MatchOp::equal, v));
     for (const SeriesSamples& s : store.select(exact, view.start_ms, view.end_ms)) {
       if (!(s.labels == *l)) continue;  // a series with more labels matched too
       points_in += s.samples.size();
@@ -135,14 +139,17 @@ std::string percent(double ratio) {
 
 }  // namespace
 
-ChartData bucket_level_chart(const metrics::SeriesStore& store, const ChartView& view, const KeyNames* names) {
+ChartData bucket_level_chart(const metrics::SeriesStore& store, const ChartView& view,
+                             const KeyNames* names) {
   ChartData c;
   c.kind = ChartKind::bucket_levels;
   c.title = "Bucket levels (lowest keys)";
   c.unit = "of capacity";
   c.y_max = 1.0;
-  c.lines = pick_lines(store, dashboard_series::kKeyLevel, view, Rank::lowest, c.points_in, names, no_finish);
-  c.empty_note = "no bucket levels from this source (a gateway's /metrics reports rates, not levels)";
+  c.lines = pick_lines(store, dashboard_series::kKeyLevel, view, Rank::lowest, c.points_in, names,
+                       no_finish);
+  c.empty_note =
+      "no bucket levels from this source (a gateway's /metrics reports rates, not levels)";
   return c;
 }
 
@@ -155,17 +162,22 @@ ChartData window_occupancy_chart(const metrics::SeriesStore& store, const ChartV
   c.y_max = 1.0;
   c.thresholds = {1.0};
   c.threshold_labels = {percent(1.0)};
-  c.lines = pick_lines(store, dashboard_series::kKeyOccupancy, view, Rank::highest, c.points_in, names, no_finish);
+  c.lines = pick_lines(store, dashboard_series::kKeyOccupancy, view, Rank::highest, c.points_in,
+                       names, no_finish);
   c.empty_note = "no window-based limits in this source";
   return c;
 }
 
 std::string_view chart_metric(ChartKind kind) {
   switch (kind) {
-    case ChartKind::bucket_levels: return dashboard_series::kKeyLevel;
-    case ChartKind::window_occupancy: return dashboard_series::kKeyOccupancy;
-    case ChartKind::rejections: return dashboard_series::kTierRejectedRate;
-    case ChartKind::quota_burn: return dashboard_series::kKeyQuotaBurn;
+    case ChartKind::bucket_levels:
+      return dashboard_series::kKeyLevel;
+    case ChartKind::window_occupancy:
+      return dashboard_series::kKeyOccupancy;
+    case ChartKind::rejections:
+      return dashboard_series::kTierRejectedRate;
+    case ChartKind::quota_burn:
+      return dashboard_series::kKeyQuotaBurn;
   }
   return {};
 }
@@ -173,7 +185,10 @@ std::string_view chart_metric(ChartKind kind) {
 bool chart_reads_metric(ChartKind kind, std::string_view metric) {
   namespace names = metrics::names;
   // A histogram's series carry _bucket/_count/_sum after the family name.
-  const auto family = [&](std::string_view f) { return metric == f || (metric.starts_with(f) && metric.size() > f.size() && metric[f.size()] == '_'); };
+  const auto family = [&](std::string_view f) {
+    return metric == f ||
+           (metric.starts_with(f) && metric.size() > f.size() && metric[f.size()] == '_');
+  };
   switch (kind) {
     case ChartKind::bucket_levels:
       return metric == dashboard_series::kKeyLevel || family(names::kGatewayTokenBucketUsage) ||
@@ -181,8 +196,9 @@ bool chart_reads_metric(ChartKind kind, std::string_view metric) {
     case ChartKind::window_occupancy:
       return metric == dashboard_series::kKeyOccupancy || metric == names::kWindowOccupancy;
     case ChartKind::rejections:
-      return metric == dashboard_series::kTierRejectedRate || metric == names::kGatewayRateLimitHits ||
-             metric == dashboard_series::kRejectedRatio || metric == dashboard_series::kKeyRejectedRate ||
+      return metric == dashboard_series::kTierRejectedRate ||
+             metric == names::kGatewayRateLimitHits || metric == dashboard_series::kRejectedRatio ||
+             metric == dashboard_series::kKeyRejectedRate ||
              metric == "limitscope_rejected_per_second";
     case ChartKind::quota_burn:
       return metric == dashboard_series::kKeyQuotaBurn || metric == names::kGatewayQuotaBurnRatio;
@@ -209,19 +225,22 @@ bool in_chart_unit(ChartKind kind, const metrics::Expr* e) {
   if (const auto* v = std::get_if<metrics::VectorSelector>(&e->node)) {
     const std::string_view m = v->metric_name;
     switch (kind) {
-      case ChartKind::bucket_levels: return m == dashboard_series::kKeyLevel;
-      case ChartKind::window_occupancy: return chart_reads_metric(kind, m);
+      case ChartKind::bucket_levels:
+        return m == dashboard_series::kKeyLevel;
+      case ChartKind::window_occupancy:
+        return chart_reads_metric(kind, m);
       case ChartKind::rejections:
-        return m == dashboard_series::kTierRejectedRate || m == dashboard_series::kKeyRejectedRate ||
-               m == "limitscope_rejected_per_second";
-      case ChartKind::quota_burn: return chart_reads_metric(kind, m);
+        return m == dashboard_series::kTierRejectedRate ||
+               m == dashboard_series::kKeyRejectedRate || m == "limitscope_rejected_per_second";
+      case ChartKind::quota_burn:
+        return chart_reads_metric(kind, m);
     }
     return false;
   }
   // rate() or irate() of a 429 counter: 429s per second.
   const auto* call = std::get_if<metrics::Call>(&e->node);
-  if (kind != ChartKind::rejections || call == nullptr || (call->name != "rate" && call->name != "irate") ||
-      call->args.size() != 1 || !call->args[0]) {
+  if (kind != ChartKind::rejections || call == nullptr ||
+      (call->name != "rate" && call->name != "irate") || call->args.size() != 1 || !call->args[0]) {
     return false;
   }
   const auto* range = std::get_if<metrics::MatrixSelector>(&call->args[0]->node);
@@ -238,9 +257,11 @@ std::optional<double> chart_threshold(ChartKind kind, const metrics::Expr& rule_
 
 void add_rule_threshold(ChartData& c, const metrics::Expr& rule_expr) {
   const auto value = chart_threshold(c.kind, rule_expr);
-  if (!value || std::find(c.thresholds.begin(), c.thresholds.end(), *value) != c.thresholds.end()) return;
+  if (!value || std::find(c.thresholds.begin(), c.thresholds.end(), *value) != c.thresholds.end())
+    return;
   c.thresholds.push_back(*value);
-  c.threshold_labels.push_back(c.kind == ChartKind::rejections ? per_second(*value) : percent(*value));
+  c.threshold_labels.push_back(c.kind == ChartKind::rejections ? per_second(*value)
+                                                               : percent(*value));
 }
 
 std::string_view tier_of_rule(std::string_view tier_or_rule) {
@@ -290,14 +311,16 @@ ChartData rejection_chart(const metrics::SeriesStore& store, const ChartView& vi
   c.title = "429 rate by tier";
   c.unit = "429/s";
   c.empty_note = "no 429 counts from this source yet";
-  auto m = LabelMatcher::make("__name__", MatchOp::equal, std::string(dashboard_series::kTierRejectedRate));
+  auto m = LabelMatcher::make("__name__", MatchOp::equal,
+                              std::string(dashboard_series::kTierRejectedRate));
   std::vector<LabelMatcher> ms{*m};
   const std::vector<SeriesSamples> all = store.select(ms, view.start_ms, view.end_ms);
   // One line per tier: a gateway's /metrics (or Prometheus) counts every 429 of the tier, a
   // rule's decision stream only the keys it logs, so when both report a tier the metrics'
   // line is drawn, named for its source.
   std::map<std::string, int> sources_of_tier;
-  for (const SeriesSamples& s : all) ++sources_of_tier[std::string(tier_of_rule(s.labels.get("tier")))];
+  for (const SeriesSamples& s : all)
+    ++sources_of_tier[std::string(tier_of_rule(s.labels.get("tier")))];
   for (const SeriesSamples& s : all) {
     const std::string_view label = s.labels.get("tier");
     const std::string tier(tier_of_rule(label));
@@ -306,7 +329,9 @@ ChartData rejection_chart(const metrics::SeriesStore& store, const ChartView& vi
     c.points_in += s.samples.size();
     ChartLine line;
     // Named for its tier, and for its source when a live source could give it two ways.
-    line.name = sources_of_tier[tier] > 1 ? tier + " (metrics)" : from_stream ? tier + " (redis)" : tier;
+    line.name = sources_of_tier[tier] > 1 ? tier + " (metrics)"
+                : from_stream             ? tier + " (redis)"
+                                          : tier;
     line.series = s.labels;
     line.points = decimated(s, view);
     c.lines.push_back(std::move(line));
@@ -342,7 +367,9 @@ ChartData rejection_chart(const metrics::SeriesStore& store, const ChartView& vi
   std::vector<LabelMatcher> us{*u};
   for (const SeriesSamples& s : store.select(us, view.start_ms, view.end_ms)) {
     // Drawn only when the gateway did fail open in the window: a flat zero line is noise.
-    if (std::none_of(s.samples.begin(), s.samples.end(), [](const metrics::Sample& x) { return x.value > 0; })) continue;
+    if (std::none_of(s.samples.begin(), s.samples.end(),
+                     [](const metrics::Sample& x) { return x.value > 0; }))
+      continue;
     c.points_in += s.samples.size();
     ChartLine line;
     line.name = "admitted unchecked (fail-open)";
@@ -353,17 +380,20 @@ ChartData rejection_chart(const metrics::SeriesStore& store, const ChartView& vi
   return c;
 }
 
-ChartData quota_burn_chart(const metrics::SeriesStore& store, const ChartView& view, const KeyNames* names) {
+ChartData quota_burn_chart(const metrics::SeriesStore& store, const ChartView& view,
+                           const KeyNames* names) {
   ChartData c;
   c.kind = ChartKind::quota_burn;
   c.title = "Daily quota burn (highest keys)";
   c.unit = "of daily quota";
   c.thresholds = {1.0};  // the quota itself; the rules' thresholds come from add_rule_threshold
   c.threshold_labels = {percent(1.0)};
-  c.empty_note = "no quota burn from this source (Redis holds levels, not spend: add the gateway's /metrics)";
-  c.lines = pick_lines(store, dashboard_series::kKeyQuotaBurn, view, Rank::highest, c.points_in, names,
-                       [](ChartLine& line, const SeriesSamples& s) {
-                         line.projected_exhaustion_ms = project_crossing(s.samples, 5 * 60 * 1000, 1.0);
+  c.empty_note =
+      "no quota burn from this source (Redis holds levels, not spend: add the gateway's /metrics)";
+  c.lines = pick_lines(store, dashboard_series::kKeyQuotaBurn, view, Rank::highest, c.points_in,
+                       names, [](ChartLine& line, const SeriesSamples& s) {
+                         line.projected_exhaustion_ms =
+                             project_crossing(s.samples, 5 * 60 * 1000, 1.0);
                        });
   return c;
 }

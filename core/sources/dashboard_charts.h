@@ -19,9 +19,10 @@ namespace limitscope {
 struct ChartView {
   std::int64_t start_ms = 0;  // wall time, ms since the Unix epoch
   std::int64_t end_ms = 0;
-  int columns = 800;          // chart plot width in pixels
-  int max_lines = 8;          // lines chosen automatically per chart ("the N lowest")
-  std::vector<std::string> selected_keys;  // api keys shown (highlighted) beside the automatic choice
+  int columns = 800;  // chart plot width in pixels
+  int max_lines = 8;  // lines chosen automatically per chart ("the N lowest")
+  std::vector<std::string>
+      selected_keys;  // api keys shown (highlighted) beside the automatic choice
 };
 
 struct ChartLine {
@@ -42,10 +43,10 @@ enum class ChartKind { bucket_levels, window_occupancy, rejections, quota_burn }
 
 /// A time a source that feeds the chart did not answer: "no data from redis since 10:42:13".
 struct NoDataBand {
-  std::string source;               // "redis"
+  std::string source;  // "redis"
   std::int64_t start_ms = 0;
-  std::int64_t end_ms = 0;          // still down: the snapshot's now
-  bool open = false;                // still down
+  std::int64_t end_ms = 0;  // still down: the snapshot's now
+  bool open = false;        // still down
 };
 
 /// A time a rule the chart is bound to was pending or firing, on what its alert's labels
@@ -54,25 +55,25 @@ struct NoDataBand {
 struct AlertBand {
   std::string rule;
   std::int64_t start_ms = 0;
-  std::int64_t end_ms = 0;          // still open: the snapshot's now
+  std::int64_t end_ms = 0;  // still open: the snapshot's now
   bool firing = false;
   bool open = false;
-  std::string line;                 // ChartLine::name it applies to; empty: no line drawn
-  std::string about;                // what the alert selects: `tier="free", model="gpt-4.1"`;
-                                    // empty: the rule as a whole (no tier, model or key)
+  std::string line;   // ChartLine::name it applies to; empty: no line drawn
+  std::string about;  // what the alert selects: `tier="free", model="gpt-4.1"`;
+                      // empty: the rule as a whole (no tier, model or key)
 };
 
 struct ChartData {
   ChartKind kind = ChartKind::bucket_levels;
   std::string title;
-  std::string unit;                 // axis title
+  std::string unit;  // axis title
   double y_min = 0;
-  std::optional<double> y_max;      // nullopt: fit the data
+  std::optional<double> y_max;  // nullopt: fit the data
   std::vector<ChartLine> lines;
-  std::vector<double> thresholds;   // horizontal alert threshold lines, in the chart's unit
+  std::vector<double> thresholds;  // horizontal alert threshold lines, in the chart's unit
   std::vector<std::string> threshold_labels;  // each threshold's value as drawn ("0.5/s", "80%")
-  std::size_t points_in = 0;        // samples read before decimation (status/benchmark)
-  std::vector<NoDataBand> no_data;  // live sources: outages of the sources it draws
+  std::size_t points_in = 0;                  // samples read before decimation (status/benchmark)
+  std::vector<NoDataBand> no_data;            // live sources: outages of the sources it draws
   /// The alert rules whose expressions read what this chart shows (its bands and markers):
   /// found from the expressions (chart_reads_metric), whatever the rules are called.
   std::vector<std::string> rules;
@@ -101,7 +102,8 @@ std::string_view chart_metric(ChartKind kind);
 
 /// Fail-open admissions per second (live, from a gateway's decision="degraded" count): drawn
 /// on the 429 chart, so a drop in 429s while the limiter is bypassed reads as what it is.
-inline constexpr std::string_view kUncheckedAdmittedRate = "limitscope_unchecked_admitted_per_second";
+inline constexpr std::string_view kUncheckedAdmittedRate =
+    "limitscope_unchecked_admitted_per_second";
 
 /// Fraction of capacity left per (key, model): the N lowest at the view's end, plus selected keys.
 /// Key lines are labelled by `names` (KeyNames::display) when given; no two lines of a chart

@@ -6,8 +6,8 @@
 
 #include <cstdint>
 #include <memory>
-#include <ostream>
 #include <optional>
+#include <ostream>
 #include <string>
 
 #include "core/limiter/clock.h"
@@ -64,7 +64,8 @@ class DashboardSource {
   /// @return an error naming the file (or why this source cannot be recorded), or empty
   std::optional<std::string> start_recording(const std::string& path, const Clock& flush_clock);
   /// Same, to any stream (tests); `file_name` names it.
-  void start_recording(std::unique_ptr<std::ostream> out, const std::string& file_name, const Clock& flush_clock) {
+  void start_recording(std::unique_ptr<std::ostream> out, const std::string& file_name,
+                       const Clock& flush_clock) {
     session().start_recording(std::move(out), file_name, name(), now_ms(), flush_clock);
   }
   /// End line, flush, close. @return its write error, or empty

@@ -14,7 +14,8 @@ constexpr std::string_view kConfigSuffix = ":config";
 std::optional<double> number(const std::string& s) {
   double v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc{} || p != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
+  if (s.empty() || ec != std::errc{} || p != s.data() + s.size() || !std::isfinite(v))
+    return std::nullopt;
   return v;
 }
 
@@ -32,13 +33,16 @@ std::optional<double> cost_at(const std::string& costs, std::size_t at) {
   return number(costs.substr(begin, end == std::string::npos ? std::string::npos : end - begin));
 }
 
-std::optional<DecisionRow> decision_of(const redis::Value& entry, const std::string& stream, const std::string& rule,
-                                       const std::vector<std::string>* limit_order, StreamRead& out) {
+std::optional<DecisionRow> decision_of(const redis::Value& entry, const std::string& stream,
+                                       const std::string& rule,
+                                       const std::vector<std::string>* limit_order,
+                                       StreamRead& out) {
   auto fail = [&](const std::string& why) {
     if (out.errors.size() < kMaxErrors) out.errors.push_back(stream + " entry " + why);
     return std::nullopt;
   };
-  if (!entry.is_array() || entry.elements.size() != 2 || !entry.elements[1].is_array()) return fail("?: not a stream entry");
+  if (!entry.is_array() || entry.elements.size() != 2 || !entry.elements[1].is_array())
+    return fail("?: not a stream entry");
   const std::string& id = entry.elements[0].str;
   DecisionRow d;
   d.tier = rule;
@@ -48,21 +52,31 @@ std::optional<DecisionRow> decision_of(const redis::Value& entry, const std::str
   for (std::size_t i = 0; i + 1 < f.size(); i += 2) {
     const std::string& name = f[i].str;
     const std::string& v = f[i + 1].str;
-    if (name == "t") t = number(v);
-    else if (name == "key") d.api_key = v;
-    else if (name == "cost") costs = v;  // composite: "c1,c2", in the order of its limits
-    else if (name == "limit") d.limit = v;
-    else if (name == "retry_us") retry_us = number(v);
-    else if (name == "allowed") allowed = number(v);
-    else if (name == "level") level = number(v);
-    else if (name == "model") d.model = v;
-    else if (name == "tokens") tokens = number(v);
+    if (name == "t")
+      t = number(v);
+    else if (name == "key")
+      d.api_key = v;
+    else if (name == "cost")
+      costs = v;  // composite: "c1,c2", in the order of its limits
+    else if (name == "limit")
+      d.limit = v;
+    else if (name == "retry_us")
+      retry_us = number(v);
+    else if (name == "allowed")
+      allowed = number(v);
+    else if (name == "level")
+      level = number(v);
+    else if (name == "model")
+      d.model = v;
+    else if (name == "tokens")
+      tokens = number(v);
     else if (name == "shadow")
       shadow = number(v);  // 1: the shadow admitted, 0: refused
   }
   if (!t || *t < 0 || *t > 9e15) return fail(id + ": field t is not a time in µs");
   if (d.api_key.empty()) return fail(id + ": no key");
-  if (!allowed || (*allowed != 0 && *allowed != 1)) return fail(id + ": field allowed is not 0 or 1");
+  if (!allowed || (*allowed != 0 && *allowed != 1))
+    return fail(id + ": field allowed is not 0 or 1");
   d.t_ns = static_cast<std::int64_t>(*t) * 1000;  // Redis TIME: whole µs
   // The reported limit's cost, when the rule's order of limits is known; else the first.
   std::size_t at = 0;
@@ -75,10 +89,12 @@ std::optional<DecisionRow> decision_of(const redis::Value& entry, const std::str
   d.remaining = level.value_or(0);
   // Logged by the gateway with --log-decisions; a bad count is left unknown, not an error of
   // the decision.
-  if (tokens && *tokens >= 0 && *tokens == std::floor(*tokens)) d.llm_tokens = static_cast<std::int64_t>(*tokens);
+  if (tokens && *tokens >= 0 && *tokens == std::floor(*tokens))
+    d.llm_tokens = static_cast<std::int64_t>(*tokens);
   if (shadow && (*shadow == 0 || *shadow == 1))
-    d.shadow_allowed = *shadow == 1;       // else: not evaluated
-  if (!d.allowed) d.reason = "exhausted";  // the stream keeps no reason; a logged 429 is a limit hit
+    d.shadow_allowed = *shadow == 1;  // else: not evaluated
+  if (!d.allowed)
+    d.reason = "exhausted";  // the stream keeps no reason; a logged 429 is a limit hit
   // What the gateway's Retry-After is rounded up from; absent: it can never succeed.
   if (!d.allowed && retry_us && *retry_us >= 0) d.retry_after_s = *retry_us / 1e6;
   return d;
@@ -91,9 +107,9 @@ std::string decisions_key_for_config(const std::string& config_key) {
   return config_key.substr(0, config_key.size() - kConfigSuffix.size()) + ":decisions";
 }
 
-redis::Result<StreamRead> DecisionStreamTail::read(redis::Connection& c,
-                                                   const std::map<std::string, std::string>& rules,
-                                                   const std::map<std::string, std::vector<std::string>>& limit_order) {
+redis::Result<StreamRead> DecisionStreamTail::read(
+    redis::Connection& c, const std::map<std::string, std::string>& rules,
+    const std::map<std::string, std::vector<std::string>>& limit_order) {
   struct Ask {
     const std::string* rule;
     const std::string* key;
@@ -106,7 +122,8 @@ redis::Result<StreamRead> DecisionStreamTail::read(redis::Connection& c,
     const auto it = last_id_.find(key);
     if (it == last_id_.end()) {
       if (last_id_.size() >= options_.max_streams) continue;
-      commands.push_back({"XREVRANGE", key, "+", "-", "COUNT", std::to_string(std::max<std::size_t>(1, options_.backlog))});
+      commands.push_back({"XREVRANGE", key, "+", "-", "COUNT",
+                          std::to_string(std::max<std::size_t>(1, options_.backlog))});
       asks.push_back({&rule, &key, true});
     } else {
       // "(" makes the start exclusive (Redis 6.2+): everything after the last id read.
@@ -134,7 +151,9 @@ redis::Result<StreamRead> DecisionStreamTail::read(redis::Connection& c,
     for (const redis::Value* e : entries) {
       if (e->is_array() && !e->elements.empty()) last = e->elements[0].str;
       const auto order = limit_order.find(*asks[i].rule);
-      if (auto d = decision_of(*e, key, *asks[i].rule, order != limit_order.end() ? &order->second : nullptr, out)) (asks[i].first ? out.backlog : out.fresh).push_back(std::move(*d));
+      if (auto d = decision_of(*e, key, *asks[i].rule,
+                               order != limit_order.end() ? &order->second : nullptr, out))
+        (asks[i].first ? out.backlog : out.fresh).push_back(std::move(*d));
     }
     last_id_[key] = last;
     if (!asks[i].first && r.elements.size() >= options_.count_per_refresh) ++out.lagging;

@@ -46,8 +46,9 @@ class DecisionStreamTail {
   /// a composite's row names its limit (the one that refused a 429) with that limit's level
   /// and, when `limit_order` gives the rule's limits in order (the order of the logged costs),
   /// that limit's cost; a 429's retry_after comes from the entry's retry_us.
-  redis::Result<StreamRead> read(redis::Connection& c, const std::map<std::string, std::string>& rules,
-                                 const std::map<std::string, std::vector<std::string>>& limit_order = {});
+  redis::Result<StreamRead> read(
+      redis::Connection& c, const std::map<std::string, std::string>& rules,
+      const std::map<std::string, std::vector<std::string>>& limit_order = {});
 
   /// Streams followed so far.
   std::size_t streams() const { return last_id_.size(); }

@@ -55,7 +55,8 @@ Expected<std::unique_ptr<EmbeddedSimulationSource>> EmbeddedSimulationSource::cr
   std::unique_ptr<EmbeddedSimulationSource> src(new EmbeddedSimulationSource());
   src->options_ = options;
   src->sim_ = std::move(*sim);
-  src->epoch_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(sim_options.wall_epoch).count();
+  src->epoch_ms_ =
+      std::chrono::duration_cast<std::chrono::milliseconds>(sim_options.wall_epoch).count();
   SessionOptions so;
   so.samples_per_series = options.samples_per_series;
   so.rules_text = options.rules_text;
@@ -68,7 +69,8 @@ Expected<std::unique_ptr<EmbeddedSimulationSource>> EmbeddedSimulationSource::cr
   if (!session) return make_error(session.error());
   src->session_ = std::move(*session);
   src->session_->set_key_rows([s = src.get()] { return s->key_rows(); });
-  src->recorder_ = std::make_unique<SimulationRecorder>(*src->session_, src->sim_->policy(), src->epoch_ms_);
+  src->recorder_ =
+      std::make_unique<SimulationRecorder>(*src->session_, src->sim_->policy(), src->epoch_ms_);
   return src;
 }
 
@@ -77,7 +79,8 @@ std::int64_t EmbeddedSimulationSource::now_ms() const {
 }
 
 std::string EmbeddedSimulationSource::name() const {
-  return "embedded simulation: " + options_.scenario + " (seed " + std::to_string(options_.seed) + ")";
+  return "embedded simulation: " + options_.scenario + " (seed " + std::to_string(options_.seed) +
+         ")";
 }
 
 int EmbeddedSimulationSource::advance(Nanos d) {
@@ -130,7 +133,8 @@ void EmbeddedSimulationSource::record_requests() {
       d.cost = r.limit_cost;  // a 429's cost and remaining are of the limit that refused it
     }
     d.remaining = r.remaining;
-    if (!r.allowed && r.retry_after) d.retry_after_s = std::chrono::duration<double>(*r.retry_after).count();
+    if (!r.allowed && r.retry_after)
+      d.retry_after_s = std::chrono::duration<double>(*r.retry_after).count();
     d.attempt = r.attempt;
     d.llm_tokens = r.llm_tokens;
     d.spend = r.spend;
@@ -171,8 +175,10 @@ void EmbeddedSimulationSource::record_keys(const StepSample& s) {
     if (k.admitted + k.rejected > 0) row.last_seen_ms = t;
     row.sparkline.push_back(k.level);
     if (row.sparkline.size() > options_.sparkline_points) {
-      row.sparkline.erase(row.sparkline.begin(),
-                          row.sparkline.begin() + static_cast<std::ptrdiff_t>(row.sparkline.size() - options_.sparkline_points));
+      row.sparkline.erase(
+          row.sparkline.begin(),
+          row.sparkline.begin() +
+              static_cast<std::ptrdiff_t>(row.sparkline.size() - options_.sparkline_points));
     }
   }
 }

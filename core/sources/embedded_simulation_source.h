@@ -61,7 +61,9 @@ class EmbeddedSimulationSource final : public DashboardSource {
   std::int64_t now_ms() const override;
   std::string name() const override;
   SessionState& session() override { return *session_; }
-  ChangeStamp change_stamp() const override { return {session_->revision(), now_ms(), last_error_}; }
+  ChangeStamp change_stamp() const override {
+    return {session_->revision(), now_ms(), last_error_};
+  }
   const SessionState& session() const override { return *session_; }
   std::int64_t start_ms() const { return epoch_ms_; }
   const Simulation& simulation() const { return *sim_; }

@@ -22,21 +22,30 @@ std::string utc(std::int64_t t_ms, const char* format) {
 }
 
 // "10:42:13" (UTC): what an incident channel compares across teams.
-std::string hms(std::int64_t t_ms) { return utc(t_ms, "%H:%M:%S"); }
-std::string date_hms(std::int64_t t_ms) { return utc(t_ms, "%Y-%m-%d %H:%M:%S"); }
+std::string hms(std::int64_t t_ms) {
+  return utc(t_ms, "%H:%M:%S");
+}
+std::string date_hms(std::int64_t t_ms) {
+  return utc(t_ms, "%Y-%m-%d %H:%M:%S");
+}
 
 // A Markdown table cell: pipes and line breaks would break the row.
 std::string cell(const std::string& text) {
   std::string out;
   for (char c : text) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n' || c == '\r') out += ' ';
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n' || c == '\r')
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }
 
-std::string row_name(const KeyRow& r) { return r.name.empty() ? r.api_key : r.name; }
+std::string row_name(const KeyRow& r) {
+  return r.name.empty() ? r.api_key : r.name;
+}
 
 void sources(std::string& md, const DashboardSnapshot& s) {
   md += "\n## Sources\n\n";
@@ -65,12 +74,15 @@ void protection(std::string& md, const DashboardSnapshot& s) {
   md += "\n## Protection\n\n";
   const ProtectionStatus& p = s.protection;
   if (p.intervals.empty()) {
-    md += "No fail-open seen: every request had a limit check (as far as the watched gateway's metrics say).\n";
+    md +=
+        "No fail-open seen: every request had a limit check (as far as the watched gateway's "
+        "metrics say).\n";
     return;
   }
   for (const auto& iv : p.intervals) {
-    md += "- **" + std::string(iv.end_ms ? "failed open " : "UNPROTECTED since ") + hms(iv.start_ms) +
-          (iv.end_ms ? "–" + hms(*iv.end_ms) : std::string()) + "**: " + fixed_text(iv.admitted_unchecked, 0) +
+    md += "- **" + std::string(iv.end_ms ? "failed open " : "UNPROTECTED since ") +
+          hms(iv.start_ms) + (iv.end_ms ? "–" + hms(*iv.end_ms) : std::string()) +
+          "**: " + fixed_text(iv.admitted_unchecked, 0) +
           " request(s) admitted without a limit check\n";
   }
 }
@@ -86,7 +98,8 @@ void keys(std::string& md, const DashboardSnapshot& s, std::size_t max_keys) {
     const auto [it, fresh] = at.try_emplace({r.api_key, r.tier, r.model}, rows.size());
     if (fresh) {
       rows.push_back(&r);
-    } else if (r.capacity > 0 && (rows[it->second]->capacity <= 0 || r.level < rows[it->second]->level)) {
+    } else if (r.capacity > 0 &&
+               (rows[it->second]->capacity <= 0 || r.level < rows[it->second]->level)) {
       rows[it->second] = &r;
     }
   }
@@ -95,7 +108,9 @@ void keys(std::string& md, const DashboardSnapshot& s, std::size_t max_keys) {
     return;
   }
   std::stable_sort(rows.begin(), rows.end(), [](const KeyRow* a, const KeyRow* b) {
-    const auto key = [](const KeyRow* r) { return std::pair{r->peak_rejected_per_s.value_or(0), r->rejected_in_view.value_or(0)}; };
+    const auto key = [](const KeyRow* r) {
+      return std::pair{r->peak_rejected_per_s.value_or(0), r->rejected_in_view.value_or(0)};
+    };
     return key(a) > key(b);
   });
   md += "| name | tier | model | peak 429/s | 429s in view | level now |\n";
@@ -103,24 +118,31 @@ void keys(std::string& md, const DashboardSnapshot& s, std::size_t max_keys) {
   for (std::size_t i = 0; i < rows.size() && i < max_keys; ++i) {
     const KeyRow& r = *rows[i];
     const std::string level = r.capacity > 0 ? fixed_text(r.level * 100, 1) + "%" : "—";
-    md += "| " + cell(row_name(r)) + " | " + cell(r.tier) + " | " + cell(r.model + (r.limit.empty() ? "" : " (" + r.limit + ")")) +
-          " | " + (r.peak_rejected_per_s ? fixed_text(*r.peak_rejected_per_s, 1) : "—") + " | " +
+    md += "| " + cell(row_name(r)) + " | " + cell(r.tier) + " | " +
+          cell(r.model + (r.limit.empty() ? "" : " (" + r.limit + ")")) + " | " +
+          (r.peak_rejected_per_s ? fixed_text(*r.peak_rejected_per_s, 1) : "—") + " | " +
           (r.rejected_in_view ? fixed_text(*r.rejected_in_view, 0) : "—") + " | " + level + " |\n";
   }
-  if (rows.size() > max_keys) md += "\n(" + std::to_string(rows.size() - max_keys) + " more key(s) refused)\n";
+  if (rows.size() > max_keys)
+    md += "\n(" + std::to_string(rows.size() - max_keys) + " more key(s) refused)\n";
   // What the count cannot hold (docs/live-sources.md): the decisions Redis logged after the
   // dashboard's last read before it went down went down with it.
   std::string downs;
   for (const SourceStatus& src : s.sources) {
     if (src.kind != "redis") continue;
     for (const auto& o : src.outages) {
-      if (o.start_ms >= s.view.start_ms && o.start_ms <= s.view.end_ms) downs += (downs.empty() ? "" : ", ") + hms(o.start_ms);
+      if (o.start_ms >= s.view.start_ms && o.start_ms <= s.view.end_ms)
+        downs += (downs.empty() ? "" : ", ") + hms(o.start_ms);
     }
   }
   if (downs.empty()) return;
-  md += "\n429s in view are counted from Redis's decision streams: those logged in the last refresh before redis "
-        "went down at " + downs + " (up to one refresh interval) were never read. The gateway's own count "
-        "(`gateway_rate_limit_hits_total`) has them.\n";
+  md +=
+      "\n429s in view are counted from Redis's decision streams: those logged in the last refresh "
+      "before redis "
+      "went down at " +
+      downs +
+      " (up to one refresh interval) were never read. The gateway's own count "
+      "(`gateway_rate_limit_hits_total`) has them.\n";
 }
 
 // One line per rule, as the alerts panel groups them: how many alerts, the worst one's state
@@ -139,24 +161,27 @@ void alerts(std::string& md, const DashboardSnapshot& s) {
   for (const AlertGroup& g : group_alerts(shown)) {
     const AlertRow& w = shown[g.worst()];
     // "3" when all are active, "2 of 3" when some have resolved (as the panel's count).
-    const std::string count = g.active == g.members.size() || g.active == 0
-                                  ? std::to_string(g.members.size())
-                                  : std::to_string(g.active) + " of " + std::to_string(g.members.size());
+    const std::string count =
+        g.active == g.members.size() || g.active == 0
+            ? std::to_string(g.members.size())
+            : std::to_string(g.active) + " of " + std::to_string(g.members.size());
     const std::string entity = worst_entity(g, shown);
-    md += "| " + cell(g.rule + (g.origin.empty() ? "" : " [" + g.origin + "]")) + " | " + count + " | " +
-          alert_state_text(w) + " | " + (w.since_ms > 0 ? hms(w.since_ms) : "") + " | " +
+    md += "| " + cell(g.rule + (g.origin.empty() ? "" : " [" + g.origin + "]")) + " | " + count +
+          " | " + alert_state_text(w) + " | " + (w.since_ms > 0 ? hms(w.since_ms) : "") + " | " +
           (entity.empty() ? "—" : cell(entity)) + " |\n";
   }
 }
 
 }  // namespace
 
-std::string incident_summary_markdown(const DashboardSnapshot& s, const IncidentSummaryOptions& options) {
+std::string incident_summary_markdown(const DashboardSnapshot& s,
+                                      const IncidentSummaryOptions& options) {
   std::string md = "# Incident summary\n\n";
   md += "- **Time range:** " + date_hms(s.view.start_ms) + " – " + hms(s.view.end_ms) + " UTC\n";
   md += "- **Source:** " + s.source + " (" + s.connection + ")\n";
   if (s.protection.unprotected) {
-    md += "- **UNPROTECTED** since " + hms(s.protection.since_ms) + ": " + fixed_text(s.protection.admitted_unchecked, 0) +
+    md += "- **UNPROTECTED** since " + hms(s.protection.since_ms) + ": " +
+          fixed_text(s.protection.admitted_unchecked, 0) +
           " request(s) admitted without a limit check\n";
   }
   if (!options.png_name.empty()) md += "\n![dashboard](" + options.png_name + ")\n";

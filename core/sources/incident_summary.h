@@ -16,6 +16,7 @@ struct IncidentSummaryOptions {
 };
 
 /// The summary of `s` (times in UTC, HH:MM:SS).
-std::string incident_summary_markdown(const DashboardSnapshot& s, const IncidentSummaryOptions& options = {});
+std::string incident_summary_markdown(const DashboardSnapshot& s,
+                                      const IncidentSummaryOptions& options = {});
 
 }  // namespace limitscope

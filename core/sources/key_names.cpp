@@ -12,7 +12,9 @@
 namespace limitscope {
 namespace {
 
-bool is_hex(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
+bool is_hex(char c) {
+  return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+}
 
 std::size_t hex_run(std::string_view s) {
   std::size_t n = 0;
@@ -65,7 +67,8 @@ LimitedKeyParts split_limited_key(std::string_view rest, std::string_view limit_
   }
   // The gateway's limited key: 32 hex digits of the key's SHA-256, then the model.
   constexpr std::size_t kGatewayDigits = 32;
-  if (rest.size() > kGatewayDigits + 1 && hex_run(rest) == kGatewayDigits && rest[kGatewayDigits] == ':') {
+  if (rest.size() > kGatewayDigits + 1 && hex_run(rest) == kGatewayDigits &&
+      rest[kGatewayDigits] == ':') {
     p.api_key = std::string(rest.substr(0, kGatewayDigits));
     p.model = std::string(rest.substr(kGatewayDigits + 1));
   } else {
@@ -93,7 +96,8 @@ bool KeyNames::set(std::string_view hash, std::string name) {
 }
 
 void KeyNames::join_key_info(const metrics::SeriesStore& store) {
-  auto m = metrics::LabelMatcher::make("__name__", metrics::MatchOp::equal, std::string(metrics::names::kKeyInfo));
+  auto m = metrics::LabelMatcher::make("__name__", metrics::MatchOp::equal,
+                                       std::string(metrics::names::kKeyInfo));
   const std::vector<metrics::LabelMatcher> by_name{*m};
   for (const auto& s : store.select_latest(by_name, std::numeric_limits<std::int64_t>::min(),
                                            std::numeric_limits<std::int64_t>::max())) {
@@ -134,7 +138,8 @@ Expected<KeyNames> parse_key_names_csv(std::string_view text, std::string_view s
     if (line.empty() || line.front() == '#') continue;
     std::size_t pos = 0;
     const auto hash = csv_field(line, pos);
-    if (hash && (pos == 0 || line[pos - 1] != ',')) return fail("expected two fields, api_key_hash,name");
+    if (hash && (pos == 0 || line[pos - 1] != ','))
+      return fail("expected two fields, api_key_hash,name");
     const std::size_t name_at = pos;
     const auto name = hash ? csv_field(line, pos) : std::nullopt;
     if (!hash || !name) return fail("malformed CSV (an unterminated or misplaced quote)");

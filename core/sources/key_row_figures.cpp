@@ -22,7 +22,8 @@ void rate_figures(const metrics::SeriesStore& store, std::string_view name, cons
   auto m = metrics::LabelMatcher::make("__name__", metrics::MatchOp::equal, std::string(name));
   const std::vector<metrics::LabelMatcher> ms{*m};
   for (const metrics::SeriesSamples& s : store.select(ms, view.start_ms, view.end_ms)) {
-    const Id id{std::string(s.labels.get("api_key")), std::string(tier_of_rule(s.labels.get("tier"))),
+    const Id id{std::string(s.labels.get("api_key")),
+                std::string(tier_of_rule(s.labels.get("tier"))),
                 std::string(s.labels.get("model"))};
     std::optional<std::int64_t> before;
     for (const auto& smp : s.samples) {

@@ -16,7 +16,7 @@ namespace limitscope {
 /// tier, model} over [view.start_ms, view.end_ms] (left unset when the key has no such series
 /// there), and its shadow_would_refuse_in_view from
 /// limitscope_key_shadow_would_refuse_per_second the same way.
-void complete_key_rows(std::vector<KeyRow>& rows, const metrics::SeriesStore& store, const ChartView& view,
-                       const KeyNames* names);
+void complete_key_rows(std::vector<KeyRow>& rows, const metrics::SeriesStore& store,
+                       const ChartView& view, const KeyNames* names);
 
 }  // namespace limitscope

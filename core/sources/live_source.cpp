@@ -58,7 +58,9 @@ void LiveSource::add_status(std::vector<SourceStatus>& out) const {
   out.push_back(std::move(st));
 }
 
-int LiveSource::fast_forward(Nanos d) { return advance(std::max<Nanos>(d, std::chrono::seconds(1))); }
+int LiveSource::fast_forward(Nanos d) {
+  return advance(std::max<Nanos>(d, std::chrono::seconds(1)));
+}
 
 ChangeStamp LiveSource::change_stamp() const {
   return {series_->revision(), now_ms(), connection() + "\n" + last_error()};

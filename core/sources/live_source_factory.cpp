@@ -15,7 +15,8 @@ namespace limitscope {
 Expected<Nanos> check_live_interval(Nanos interval, std::string_view what) {
   if (interval < kMinLiveInterval || interval > kMaxLiveInterval) {
     return make_error(std::string(what) + " " + format_duration(interval) + ": expected " +
-                      format_duration(kMinLiveInterval) + " to " + format_duration(kMaxLiveInterval));
+                      format_duration(kMinLiveInterval) + " to " +
+                      format_duration(kMaxLiveInterval));
   }
   return interval;
 }
@@ -28,7 +29,8 @@ Expected<std::unique_ptr<LiveSource>> open_live_source(const LiveSpec& spec, Clo
       return make_error(ok.error());
   }
   if (spec.prometheus_interval) {
-    if (auto ok = check_live_interval(*spec.prometheus_interval, "--prometheus scrape_interval"); !ok)
+    if (auto ok = check_live_interval(*spec.prometheus_interval, "--prometheus scrape_interval");
+        !ok)
       return make_error(ok.error());
   }
   SessionOptions so;
@@ -89,12 +91,14 @@ Expected<std::unique_ptr<LiveSource>> open_live_source(const LiveSpec& spec, Clo
     spec.prometheus_auth.apply_to(o.fetch);
     if (spec.prometheus_interval) {
       o.refresh_interval = *spec.prometheus_interval;
-      o.step = std::clamp<Nanos>(*spec.prometheus_interval, std::chrono::seconds(1), std::chrono::minutes(1));
+      o.step = std::clamp<Nanos>(*spec.prometheus_interval, std::chrono::seconds(1),
+                                 std::chrono::minutes(1));
     }
     made.push_back(std::make_unique<PrometheusLiveSource>(std::move(o), clock, *series));
   }
   if (made.size() == 1) return std::move(made.front());
-  return std::unique_ptr<LiveSource>(std::make_unique<CompositeLiveSource>(*series, std::move(made)));
+  return std::unique_ptr<LiveSource>(
+      std::make_unique<CompositeLiveSource>(*series, std::move(made)));
 }
 
 }  // namespace limitscope

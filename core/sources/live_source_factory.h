@@ -34,22 +34,22 @@ inline constexpr std::size_t kLiveRecordingRows = 1000;
 Expected<Nanos> check_live_interval(Nanos interval, std::string_view what);
 
 struct LiveSpec {
-  std::string redis_url;       ///< redis://[user:password@]host:port/db, a Redis Cluster's
-                               ///< redis+cluster://host:port,host:port, or empty
-  std::string profiles_file;   ///< with redis_url: profiles tried before the built-in ones
+  std::string redis_url;         ///< redis://[user:password@]host:port/db, a Redis Cluster's
+                                 ///< redis+cluster://host:port,host:port, or empty
+  std::string profiles_file;     ///< with redis_url: profiles tried before the built-in ones
   std::string redis_scan_match;  ///< with redis_url: SCAN MATCH of discovery ("" = every key)
   /// with redis_url: read the own rules' pressure indexes (off: SCAN alone, for comparison)
   bool redis_pressure_index = true;
-  std::string metrics_url;     ///< a gateway's /metrics, or empty
+  std::string metrics_url;       ///< a gateway's /metrics, or empty
   probe::HttpAuth metrics_auth;  ///< /metrics credentials (never shown)
   /// How often /metrics is scraped (default 1s), within the bounds above.
   std::optional<Nanos> metrics_interval;
-  std::string prometheus_url;  ///< a Prometheus server, or empty
+  std::string prometheus_url;       ///< a Prometheus server, or empty
   probe::HttpAuth prometheus_auth;  ///< Prometheus credentials (never shown)
   /// How often Prometheus is queried (default 5s); the query step follows it, kept within
   /// 1s..1min so the backfill still has points. Within the bounds above.
   std::optional<Nanos> prometheus_interval;
-  std::string rules_file;      ///< alert rules instead of the default and live rules, or empty
+  std::string rules_file;  ///< alert rules instead of the default and live rules, or empty
   /// Key names (CSV api_key_hash,name; core/sources/key_names.h) for gateways that export no
   /// limitscope_key_info, or empty.
   std::string key_names_file;

@@ -13,7 +13,9 @@ namespace names = metrics::names;
 
 namespace {
 
-std::int64_t wall_ms(const Clock& c) { return c.wall().count() / 1'000'000; }
+std::int64_t wall_ms(const Clock& c) {
+  return c.wall().count() / 1'000'000;
+}
 
 std::string number(double v) {
   char buf[32];
@@ -35,14 +37,14 @@ const std::vector<ForeignHitsCounter>& foreign_hits_counters() {
   // Counters of 429 answers as other gateways and proxies export them. A family without a
   // code label counts only rate-limited requests; one with a code label counts code 429.
   static const std::vector<ForeignHitsCounter> table = {
-      {"envoy_cluster_ratelimit_over_limit", "", "envoy_cluster_name"},   // envoy, global RLS
+      {"envoy_cluster_ratelimit_over_limit", "", "envoy_cluster_name"},  // envoy, global RLS
       {"envoy_http_local_rate_limit_rate_limited", "", "envoy_http_conn_manager_prefix"},
-      {"ratelimit_service_rate_limit_over_limit", "", "key1"},           // envoy ratelimit (statsd exporter)
-      {"kong_http_requests_total", "code", "service"},                   // Kong 3.x
-      {"kong_http_status", "code", "service"},                           // Kong 2.x
-      {"nginx_ingress_controller_requests", "status", "ingress"},        // ingress-nginx
-      {"traefik_service_requests_total", "code", "service"},             // Traefik 2.x
-      {"http_requests_total", "code", ""},                               // common client libraries
+      {"ratelimit_service_rate_limit_over_limit", "", "key1"},  // envoy ratelimit (statsd exporter)
+      {"kong_http_requests_total", "code", "service"},          // Kong 3.x
+      {"kong_http_status", "code", "service"},                  // Kong 2.x
+      {"nginx_ingress_controller_requests", "status", "ingress"},  // ingress-nginx
+      {"traefik_service_requests_total", "code", "service"},       // Traefik 2.x
+      {"http_requests_total", "code", ""},                         // common client libraries
       {"http_requests_total", "status", ""},
       {std::string(names::kGatewayResponses), std::string(names::kCode), ""},  // limitscope-gateway
   };
@@ -51,7 +53,10 @@ const std::vector<ForeignHitsCounter>& foreign_hits_counters() {
 
 MetricsLiveSource::MetricsLiveSource(MetricsLiveOptions options, const Clock& clock,
                                      std::shared_ptr<SessionState> series)
-    : LiveSource(std::move(series)), options_(std::move(options)), clock_(clock), backoff_(options_.backoff) {
+    : LiveSource(std::move(series)),
+      options_(std::move(options)),
+      clock_(clock),
+      backoff_(options_.backoff) {
   now_ms_ = wall_ms(clock_);
   own_key_rows();
 }
@@ -73,7 +78,8 @@ int MetricsLiveSource::advance(Nanos d) {
 void MetricsLiveSource::scrape() {
   ++scrapes_;
   // Series times go forward, even when the wall clock steps back.
-  const std::int64_t at = last_scrape_ms_ > 0 ? std::max(wall_ms(clock_), last_scrape_ms_ + 1) : wall_ms(clock_);
+  const std::int64_t at =
+      last_scrape_ms_ > 0 ? std::max(wall_ms(clock_), last_scrape_ms_ + 1) : wall_ms(clock_);
   series_->writing_as("metrics");
   auto s = probe::scrape_metrics(options_.url, options_.fetch, at);
   if (!s) {
@@ -81,7 +87,8 @@ void MetricsLiveSource::scrape() {
     last_error_ = s.error();
     wait_ = backoff_.next_delay();
     const auto retry_ms = std::chrono::duration_cast<std::chrono::milliseconds>(wait_).count();
-    series_->event(at, "metrics: scrape failed: " + s.error() + " (retry in " + std::to_string(retry_ms) + " ms)");
+    series_->event(at, "metrics: scrape failed: " + s.error() + " (retry in " +
+                           std::to_string(retry_ms) + " ms)");
     connected_ = false;
     // The rules still run, on what the other sources record; this one's series go stale and
     // the rules that read them say "no data" (SessionState::source_down).
@@ -91,8 +98,9 @@ void MetricsLiveSource::scrape() {
   }
   series_->source_up("metrics", at);
   if (!connected_) {
-    series_->event(at, std::string("metrics: ") + (failures_ > 0 ? "reconnected to " : "connected to ") +
-                           options_.url.to_string() + " (" + std::to_string(s->samples.size()) + " samples)");
+    series_->event(
+        at, std::string("metrics: ") + (failures_ > 0 ? "reconnected to " : "connected to ") +
+                options_.url.to_string() + " (" + std::to_string(s->samples.size()) + " samples)");
   }
   connected_ = true;
   last_error_.clear();
@@ -117,8 +125,9 @@ std::optional<double> MetricsLiveSource::increase(const metrics::Labels& l, doub
   // A key's series says whose it is, by the name the table shows.
   const std::string_view hash = l.get(metrics::names::kApiKeyHash);
   const std::string* name = hash.empty() ? nullptr : series_->names().find(hash);
-  series_->event(now_ms_, "metrics: counter reset: " + l.to_string() + (name != nullptr ? " (" + *name + ")" : "") +
-                              " went from " + number(before) + " to " + number(v) +
+  series_->event(now_ms_, "metrics: counter reset: " + l.to_string() +
+                              (name != nullptr ? " (" + *name + ")" : "") + " went from " +
+                              number(before) + " to " + number(v) +
                               " (gateway restarted?); counting the new value as the increase");
   return v;
 }
@@ -155,7 +164,8 @@ void MetricsLiveSource::record(const probe::Scrape& scrape) {
   for (const auto& smp : scrape.samples) {
     const metrics::Labels& l = smp.labels;
     const std::string_view n = l.metric_name();
-    const auto tm = std::make_pair(std::string(l.get(names::kTier)), std::string(l.get(names::kModel)));
+    const auto tm =
+        std::make_pair(std::string(l.get(names::kTier)), std::string(l.get(names::kModel)));
     if (is_family(n, names::kGatewayRateLimitHits)) {
       if (auto inc = increase(l, smp.value)) {
         counts[tm].hits += *inc;
@@ -176,9 +186,11 @@ void MetricsLiveSource::record(const probe::Scrape& scrape) {
       burns_[{std::string(l.get(names::kApiKeyHash)), tm.second}] = smp.value;
     } else if (!has_gateway_hits) {
       for (const ForeignHitsCounter& f : foreign_hits_counters()) {
-        if (!is_family(n, f.family) || (!f.code_label.empty() && l.get(f.code_label) != "429")) continue;
+        if (!is_family(n, f.family) || (!f.code_label.empty() && l.get(f.code_label) != "429"))
+          continue;
         if (auto inc = increase(l, smp.value)) {
-          const std::string tier = f.tier_label.empty() ? f.family : std::string(l.get(f.tier_label));
+          const std::string tier =
+              f.tier_label.empty() ? f.family : std::string(l.get(f.tier_label));
           foreign_hits[{tier, f.family}] += *inc;
         }
         break;
@@ -189,7 +201,9 @@ void MetricsLiveSource::record(const probe::Scrape& scrape) {
   // the source started, so the default rules read them.
   for (const auto& [tier_family, inc] : foreign_hits) {
     const auto& [tier, family] = tier_family;
-    metrics::Labels l{{"__name__", std::string(names::kGatewayRateLimitHits)}, {"tier", tier}, {"source_metric", family}};
+    metrics::Labels l{{"__name__", std::string(names::kGatewayRateLimitHits)},
+                      {"tier", tier},
+                      {"source_metric", family}};
     double& total = foreign_totals_[l];
     total += inc;
     series_->append(l, {t, total});
@@ -210,10 +224,12 @@ void MetricsLiveSource::record(const probe::Scrape& scrape) {
     for (const auto& [tm, c] : counts) {
       if (!c.rated) continue;
       const auto& [tier, model] = tm;
-      series_->append({{"__name__", std::string(live_series::kRejectedRate)}, {"tier", tier}, {"model", model}},
-                      {t, c.hits / dt});
-      series_->append({{"__name__", std::string(live_series::kAdmittedRate)}, {"tier", tier}, {"model", model}},
-                      {t, c.admitted / dt});
+      series_->append(
+          {{"__name__", std::string(live_series::kRejectedRate)}, {"tier", tier}, {"model", model}},
+          {t, c.hits / dt});
+      series_->append(
+          {{"__name__", std::string(live_series::kAdmittedRate)}, {"tier", tier}, {"model", model}},
+          {t, c.admitted / dt});
       tier_hits[tier] += c.hits;
       all_hits += c.hits;
       all_requests += c.requests;
@@ -223,7 +239,9 @@ void MetricsLiveSource::record(const probe::Scrape& scrape) {
       row.requests_per_s = c.requests > 0 ? c.requests / dt : (c.hits + c.admitted) / dt;
     }
     for (const auto& [tier, hits] : tier_hits) {
-      series_->append({{"__name__", std::string(dashboard_series::kTierRejectedRate)}, {"tier", tier}}, {t, hits / dt});
+      series_->append(
+          {{"__name__", std::string(dashboard_series::kTierRejectedRate)}, {"tier", tier}},
+          {t, hits / dt});
     }
     // What each rule's shadow config would refuse, beside its tier's 429s (the same gateway).
     for (const auto& [rule, refused] : shadow_rejected) {
@@ -234,7 +252,8 @@ void MetricsLiveSource::record(const probe::Scrape& scrape) {
     }
     rejected_total_ += all_hits;
     if (all_requests > 0) {
-      series_->append({{"__name__", std::string(dashboard_series::kRejectedRatio)}}, {t, all_hits / all_requests});
+      series_->append({{"__name__", std::string(dashboard_series::kRejectedRatio)}},
+                      {t, all_hits / all_requests});
     }
   }
   for (auto& [tm, row] : rows_) row.quota_burn = 0;

@@ -29,8 +29,14 @@ namespace limitscope {
 struct MetricsLiveOptions {
   probe::HttpUrl url;
   /// Timeouts, in-scrape retries on a connection failure, body cap, auth.
-  probe::FetchOptions fetch{std::chrono::milliseconds(1000), std::chrono::milliseconds(3000), 1,
-                            64u << 20, {}, {}, {}, {}};
+  probe::FetchOptions fetch{std::chrono::milliseconds(1000),
+                            std::chrono::milliseconds(3000),
+                            1,
+                            64u << 20,
+                            {},
+                            {},
+                            {},
+                            {}};
   Nanos scrape_interval = std::chrono::seconds(1);
   /// Between failed scrapes (the first retry after `initial`, growing to `max`).
   redis::BackoffOptions backoff{std::chrono::seconds(1), std::chrono::seconds(30), 2.0, 0.5};
@@ -43,7 +49,8 @@ struct ForeignHitsCounter {
   std::string tier_label;  ///< label shown as the tier ("" = the family's name)
 };
 
-/// The table of known foreign 429 counters, tried when a scrape has no gateway_rate_limit_hits_total.
+/// The table of known foreign 429 counters, tried when a scrape has no
+/// gateway_rate_limit_hits_total.
 const std::vector<ForeignHitsCounter>& foreign_hits_counters();
 
 class MetricsLiveSource final : public LiveSource {
@@ -100,9 +107,9 @@ class MetricsLiveSource final : public LiveSource {
   std::uint64_t counter_resets_ = 0;
   double rejected_total_ = 0;
   std::string last_error_;
-  std::map<metrics::Labels, double> counters_;  // last value of every counter read
+  std::map<metrics::Labels, double> counters_;        // last value of every counter read
   std::map<metrics::Labels, double> foreign_totals_;  // synthetic hits counters
-  std::vector<metrics::Labels> last_series_;     // the previous scrape's series (staleness)
+  std::vector<metrics::Labels> last_series_;          // the previous scrape's series (staleness)
   std::map<std::pair<std::string, std::string>, TierModel> rows_;  // (tier, model)
   std::map<std::pair<std::string, std::string>, double> burns_;    // (key hash, model)
 };

@@ -83,7 +83,8 @@ int PlaybackSource::advance(Nanos d) {
 
 int PlaybackSource::fast_forward(Nanos d) {
   const std::int64_t before = cursor_ms_;
-  seek(d.count() > 0 ? begin_ms() + std::chrono::duration_cast<std::chrono::milliseconds>(d).count() : end_ms());
+  seek(d.count() > 0 ? begin_ms() + std::chrono::duration_cast<std::chrono::milliseconds>(d).count()
+                     : end_ms());
   return cursor_ms_ != before ? 1 : 0;
 }
 

@@ -63,8 +63,8 @@ class PlaybackSource final : public DashboardSource {
   std::string name_;
   std::string load_error_;
   Recording recording_;
-  std::shared_ptr<SessionState> session_;  // the recording's samples; rules never evaluated
-  std::vector<std::uint64_t> samples_through_;               // samples in lines [0, i]
+  std::shared_ptr<SessionState> session_;       // the recording's samples; rules never evaluated
+  std::vector<std::uint64_t> samples_through_;  // samples in lines [0, i]
   std::vector<std::vector<std::uint32_t>> requests_by_key_;  // names index -> request indices
   std::int64_t cursor_ms_ = 0;
   Nanos carry_{0};

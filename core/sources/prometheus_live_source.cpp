@@ -14,9 +14,13 @@ namespace names = metrics::names;
 
 namespace {
 
-std::int64_t wall_ms(const Clock& c) { return c.wall().count() / 1'000'000; }
+std::int64_t wall_ms(const Clock& c) {
+  return c.wall().count() / 1'000'000;
+}
 
-std::int64_t ms(Nanos d) { return std::chrono::duration_cast<std::chrono::milliseconds>(d).count(); }
+std::int64_t ms(Nanos d) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+}
 
 // Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
 std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
@@ -45,19 +49,22 @@ std::optional<std::int64_t> parse_rfc3339_ms(std::string_view t) {
     if (ec != std::errc{} || p != t.data() + at + len) return std::nullopt;
     return v;
   };
-  if (t.size() < 20 || t[4] != '-' || t[7] != '-' || (t[10] != 'T' && t[10] != 't' && t[10] != ' ') ||
-      t[13] != ':' || t[16] != ':') {
+  if (t.size() < 20 || t[4] != '-' || t[7] != '-' ||
+      (t[10] != 'T' && t[10] != 't' && t[10] != ' ') || t[13] != ':' || t[16] != ':') {
     return std::nullopt;
   }
-  const auto y = num(0, 4), mo = num(5, 2), d = num(8, 2), h = num(11, 2), mi = num(14, 2), s = num(17, 2);
-  if (!y || !mo || !d || !h || !mi || !s || *mo < 1 || *mo > 12 || *d < 1 || *d > 31 || *h > 23 || *mi > 59 || *s > 60) {
+  const auto y = num(0, 4), mo = num(5, 2), d = num(8, 2), h = num(11, 2), mi = num(14, 2),
+             s = num(17, 2);
+  if (!y || !mo || !d || !h || !mi || !s || *mo < 1 || *mo > 12 || *d < 1 || *d > 31 || *h > 23 ||
+      *mi > 59 || *s > 60) {
     return std::nullopt;
   }
   std::size_t i = 19;
   double frac = 0;
   if (i < t.size() && t[i] == '.') {
     double scale = 0.1;
-    for (++i; i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i, scale /= 10) frac += (t[i] - '0') * scale;
+    for (++i; i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i, scale /= 10)
+      frac += (t[i] - '0') * scale;
   }
   std::int64_t offset_min = 0;
   if (i < t.size() && (t[i] == 'Z' || t[i] == 'z')) {
@@ -71,38 +78,50 @@ std::optional<std::int64_t> parse_rfc3339_ms(std::string_view t) {
     return std::nullopt;
   }
   if (i != t.size()) return std::nullopt;
-  const std::int64_t secs = days_from_civil(*y, static_cast<unsigned>(*mo), static_cast<unsigned>(*d)) * 86400 +
-                            *h * 3600 + *mi * 60 + *s - offset_min * 60;
+  const std::int64_t secs =
+      days_from_civil(*y, static_cast<unsigned>(*mo), static_cast<unsigned>(*d)) * 86400 +
+      *h * 3600 + *mi * 60 + *s - offset_min * 60;
   return secs * 1000 + static_cast<std::int64_t>(std::floor(frac * 1000));
 }
 
 std::vector<PrometheusPanel> prometheus_panels(const std::string& w) {
   const std::string hits = "rate(" + std::string(names::kGatewayRateLimitHits) + "[" + w + "])";
   const std::string requests = "rate(" + std::string(names::kRequests) + "[" + w + "])";
-  const std::string admitted =
-      "rate(" + std::string(names::kRequests) + "{decision!=\"" + std::string(names::kDecisionDenied) + "\"}[" + w + "])";
+  const std::string admitted = "rate(" + std::string(names::kRequests) + "{decision!=\"" +
+                               std::string(names::kDecisionDenied) + "\"}[" + w + "])";
   return {
       {"sum by (tier) (" + hits + ")", std::string(dashboard_series::kTierRejectedRate), {}},
       {"sum by (tier, model) (" + hits + ")", std::string(live_series::kRejectedRate), {}},
       {"sum by (tier, model) (" + admitted + ")", std::string(live_series::kAdmittedRate), {}},
-      {"sum(" + hits + ") / sum(" + requests + ")", std::string(dashboard_series::kRejectedRatio), {}},
-      {std::string(names::kGatewayQuotaBurnRatio), std::string(dashboard_series::kKeyQuotaBurn),
+      {"sum(" + hits + ") / sum(" + requests + ")",
+       std::string(dashboard_series::kRejectedRatio),
+       {}},
+      {std::string(names::kGatewayQuotaBurnRatio),
+       std::string(dashboard_series::kKeyQuotaBurn),
        {{std::string(names::kApiKeyHash), "api_key"}}},
       // The raw families the default alert rules read, summed over scrape targets (the rules
       // group by tier and model, not by instance).
       {"sum by (tier, model) (" + std::string(names::kGatewayRateLimitHits) + ")",
-       std::string(names::kGatewayRateLimitHits), {}},
+       std::string(names::kGatewayRateLimitHits),
+       {}},
       {"max by (api_key_hash, model) (" + std::string(names::kGatewayQuotaBurnRatio) + ")",
-       std::string(names::kGatewayQuotaBurnRatio), {}},
+       std::string(names::kGatewayQuotaBurnRatio),
+       {}},
       {"sum by (le, tier, model) (" + std::string(names::kGatewayTokenBucketUsage) + "_bucket)",
-       std::string(names::kGatewayTokenBucketUsage) + "_bucket", {}},
+       std::string(names::kGatewayTokenBucketUsage) + "_bucket",
+       {}},
       // Key names (the dashboard joins them on api_key_hash), whatever gateway exports them.
-      {"max by (api_key_hash, name, tier) (" + std::string(names::kKeyInfo) + ")", std::string(names::kKeyInfo), {}},
+      {"max by (api_key_hash, name, tier) (" + std::string(names::kKeyInfo) + ")",
+       std::string(names::kKeyInfo),
+       {}},
       // Fail-open: the circuit state and the decisions made without a limit check.
-      {"max by (backend) (" + std::string(names::kCircuitState) + ")", std::string(names::kCircuitState), {}},
-      {"sum by (decision) (" + std::string(names::kRequests) + "{decision=\"" + std::string(names::kDecisionDegraded) +
-           "\"})",
-       std::string(names::kRequests), {}},
+      {"max by (backend) (" + std::string(names::kCircuitState) + ")",
+       std::string(names::kCircuitState),
+       {}},
+      {"sum by (decision) (" + std::string(names::kRequests) + "{decision=\"" +
+           std::string(names::kDecisionDegraded) + "\"})",
+       std::string(names::kRequests),
+       {}},
   };
 }
 
@@ -142,7 +161,8 @@ void PrometheusLiveSource::refresh() {
     ++failures_;
     last_error_ = *err;
     wait_ = backoff_.next_delay();
-    series_->event(now, "prometheus: refresh failed: " + *err + " (retry in " + std::to_string(ms(wait_)) + " ms)");
+    series_->event(now, "prometheus: refresh failed: " + *err + " (retry in " +
+                            std::to_string(ms(wait_)) + " ms)");
     connected_ = false;
     series_->source_down("prometheus", now);
     series_->evaluate(now);
@@ -150,7 +170,8 @@ void PrometheusLiveSource::refresh() {
   }
   series_->source_up("prometheus", now);
   if (!connected_) {
-    series_->event(now, std::string("prometheus: ") + (failures_ > 0 ? "reconnected to " : "connected to ") +
+    series_->event(now, std::string("prometheus: ") +
+                            (failures_ > 0 ? "reconnected to " : "connected to ") +
                             client_.base_url());
   }
   connected_ = true;
@@ -165,12 +186,14 @@ void PrometheusLiveSource::refresh() {
 std::optional<std::string> PrometheusLiveSource::query_panels(std::int64_t now) {
   const std::int64_t step = std::max<std::int64_t>(1, ms(options_.step));
   const std::int64_t end = now / step * step;  // whole steps: every refresh reads the same grid
-  const std::int64_t start = queried_to_ms_ ? *queried_to_ms_ + step : end - ms(options_.backfill) / step * step;
+  const std::int64_t start =
+      queried_to_ms_ ? *queried_to_ms_ + step : end - ms(options_.backfill) / step * step;
   if (start > end) return std::nullopt;
   std::map<std::pair<std::string, std::string>, std::pair<double, double>> latest;
   for (const PrometheusPanel& p : panels_) {
-    auto r = client_.query_range(p.expr, static_cast<double>(start) / 1000.0, static_cast<double>(end) / 1000.0,
-                                 static_cast<double>(step) / 1000.0);
+    auto r =
+        client_.query_range(p.expr, static_cast<double>(start) / 1000.0,
+                            static_cast<double>(end) / 1000.0, static_cast<double>(step) / 1000.0);
     if (!r) return r.error();
     for (const probe::PromSeries& s : r->series) {
       metrics::Labels l = s.labels;
@@ -184,7 +207,8 @@ std::optional<std::string> PrometheusLiveSource::query_panels(std::int64_t now) 
       l.set("__name__", p.series);
       for (const metrics::Sample& smp : s.samples) series_->append(l, smp);
       if (s.samples.empty()) continue;
-      const auto tm = std::make_pair(std::string(l.get(names::kTier)), std::string(l.get(names::kModel)));
+      const auto tm =
+          std::make_pair(std::string(l.get(names::kTier)), std::string(l.get(names::kModel)));
       if (p.series == live_series::kAdmittedRate) latest[tm].first = s.samples.back().value;
       if (p.series == live_series::kRejectedRate) latest[tm].second = s.samples.back().value;
     }
@@ -239,11 +263,14 @@ std::optional<std::string> PrometheusLiveSource::read_alerts() {
     row.rule = name;
     row.state = AlertState::inactive;
     row.severity = std::string(rule->labels.get("severity"));
-    row.summary = rule->health == "err" ? "rule error: " + rule->last_error : "server rule: " + rule->query;
+    row.summary =
+        rule->health == "err" ? "rule error: " + rule->last_error : "server rule: " + rule->query;
     rows.push_back(std::move(row));
   }
   std::stable_sort(rows.begin(), rows.end(), [](const AlertRow& x, const AlertRow& y) {
-    const auto rank = [](AlertState st) { return st == AlertState::firing ? 0 : st == AlertState::pending ? 1 : 2; };
+    const auto rank = [](AlertState st) {
+      return st == AlertState::firing ? 0 : st == AlertState::pending ? 1 : 2;
+    };
     return rank(x.state) < rank(y.state);
   });
   server_alerts_ = std::move(rows);
@@ -253,7 +280,8 @@ std::optional<std::string> PrometheusLiveSource::read_alerts() {
 void PrometheusLiveSource::contribute(DashboardSnapshot& s) const {
   // Server-side alerts after the local ones: active local, then the server's.
   std::vector<AlertRow> server = server_alerts_;
-  set_pending_progress(server, s.now_ms);  // pending since the server's activeAt, at the snapshot's now
+  set_pending_progress(server,
+                       s.now_ms);  // pending since the server's activeAt, at the snapshot's now
   s.alerts.insert(s.alerts.end(), server.begin(), server.end());
   for (const auto& [tm, v] : rates_) {
     KeyRow row;

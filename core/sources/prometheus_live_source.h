@@ -25,12 +25,18 @@ namespace limitscope {
 struct PrometheusLiveOptions {
   probe::HttpUrl url;  ///< the server, e.g. http://127.0.0.1:9090 (a path prefix is kept)
   /// Timeouts and auth (bearer_token, or basic_user + basic_password).
-  probe::FetchOptions fetch{std::chrono::milliseconds(1000), std::chrono::milliseconds(5000), 1,
-                            64u << 20, {}, {}, {}, {}};
+  probe::FetchOptions fetch{std::chrono::milliseconds(1000),
+                            std::chrono::milliseconds(5000),
+                            1,
+                            64u << 20,
+                            {},
+                            {},
+                            {},
+                            {}};
   Nanos refresh_interval = std::chrono::seconds(5);
-  Nanos step = std::chrono::seconds(5);               ///< query_range resolution
-  Nanos backfill = std::chrono::minutes(15);          ///< history read by the first refresh
-  std::string rate_window = "1m";                     ///< the [range] of every rate()
+  Nanos step = std::chrono::seconds(5);       ///< query_range resolution
+  Nanos backfill = std::chrono::minutes(15);  ///< history read by the first refresh
+  std::string rate_window = "1m";             ///< the [range] of every rate()
   redis::BackoffOptions backoff{std::chrono::seconds(1), std::chrono::seconds(30), 2.0, 0.5};
 };
 
@@ -92,7 +98,8 @@ class PrometheusLiveSource final : public LiveSource {
   std::string last_error_;
   std::vector<AlertRow> server_alerts_;
   std::map<std::string, std::string> rule_health_;  // rule → last health text (events on change)
-  std::map<std::pair<std::string, std::string>, std::pair<double, double>> rates_;  // (tier, model) → admitted, rejected
+  std::map<std::pair<std::string, std::string>, std::pair<double, double>>
+      rates_;  // (tier, model) → admitted, rejected
 };
 
 }  // namespace limitscope

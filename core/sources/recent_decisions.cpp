@@ -8,7 +8,8 @@ namespace limitscope {
 
 std::optional<std::int64_t> retry_after_header_s(const DecisionRow& d) {
   if (d.allowed || !d.retry_after_s) return std::nullopt;
-  const auto wait = std::chrono::duration_cast<Nanos>(std::chrono::duration<double>(*d.retry_after_s));
+  const auto wait =
+      std::chrono::duration_cast<Nanos>(std::chrono::duration<double>(*d.retry_after_s));
   return std::max<std::int64_t>(1, gateway::whole_seconds_up(wait));
 }
 

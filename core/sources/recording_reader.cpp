@@ -194,7 +194,8 @@ class Reader {
     const double t = number_field(j, "t", "request");
     if (!std::isfinite(t)) throw LineError{"request line: \"t\" must be finite"};
     // Six decimals before nanoseconds were kept, nine since: both read exactly from the text.
-    const auto exact = decimal_seconds_to_ns(json_member_text(text_, "t").value_or(std::string_view{}));
+    const auto exact =
+        decimal_seconds_to_ns(json_member_text(text_, "t").value_or(std::string_view{}));
     q.t_ns = exact ? *exact : std::llround(t * 1e9);
     time_ms(t * 1e3);
     q.key = name(string_field(j, "key", "request"));
@@ -212,7 +213,8 @@ class Reader {
     q.attempt =
         j.contains("attempt") ? static_cast<std::int32_t>(int_field(j, "attempt", "request")) : 0;
     q.llm_tokens = j.contains("llm_tokens") ? int_field(j, "llm_tokens", "request") : -1;
-    if (j.contains("llm_tokens") && q.llm_tokens < 0) throw LineError{"request line: \"llm_tokens\" must be >= 0"};
+    if (j.contains("llm_tokens") && q.llm_tokens < 0)
+      throw LineError{"request line: \"llm_tokens\" must be >= 0"};
     q.spend = j.contains("spend") ? number_field(j, "spend", "request") : 0;
     r_.requests.push_back(q);
   }
@@ -268,14 +270,19 @@ class Reader {
     s.dropped_samples = dropped > 0 ? static_cast<std::uint64_t>(dropped) : 0;
     // Optional (docs/recording.md): sources and protection when they changed, else as before.
     const RecordedStep* before = r_.steps.empty() ? nullptr : &r_.steps.back();
-    s.sources = j.contains("sources") ? step_sources(j["sources"]) : before ? before->sources : nullptr;
-    s.protection = j.contains("protection") ? step_protection(j["protection"]) : before ? before->protection : nullptr;
+    s.sources = j.contains("sources") ? step_sources(j["sources"])
+                : before              ? before->sources
+                                      : nullptr;
+    s.protection = j.contains("protection") ? step_protection(j["protection"])
+                   : before                 ? before->protection
+                                            : nullptr;
     if (j.contains("events")) {
       for (const json& e : array_field(j, "events", "step")) {
         if (!e.is_array() || e.size() != 2 || !e[0].is_number_integer() || !e[1].is_string()) {
           throw LineError{"step line: each event must be [t_ms, text]"};
         }
-        r_.events.push_back(SourceEvent{e[0].get<std::int64_t>(), e[1].get<std::string>(), r_.events.size() + 1});
+        r_.events.push_back(
+            SourceEvent{e[0].get<std::int64_t>(), e[1].get<std::string>(), r_.events.size() + 1});
       }
     }
     s.events_through = r_.events.size();
@@ -283,13 +290,17 @@ class Reader {
   }
 
   // [start_ms, end_ms or null]; the end not before the start.
-  static void interval(const json& v, std::int64_t& start, std::optional<std::int64_t>& end, const char* what) {
-    if (!v.is_array() || v.size() < 2 || !v[0].is_number_integer() || !(v[1].is_null() || v[1].is_number_integer())) {
-      throw LineError{std::string("step line: each ") + what + " must be [start_ms, end_ms or null, ...]"};
+  static void interval(const json& v, std::int64_t& start, std::optional<std::int64_t>& end,
+                       const char* what) {
+    if (!v.is_array() || v.size() < 2 || !v[0].is_number_integer() ||
+        !(v[1].is_null() || v[1].is_number_integer())) {
+      throw LineError{std::string("step line: each ") + what +
+                      " must be [start_ms, end_ms or null, ...]"};
     }
     start = v[0].get<std::int64_t>();
     if (!v[1].is_null()) end = v[1].get<std::int64_t>();
-    if (end && *end < start) throw LineError{std::string("step line: ") + what + " ends before it starts"};
+    if (end && *end < start)
+      throw LineError{std::string("step line: ") + what + " ends before it starts"};
   }
 
   static std::shared_ptr<const std::vector<SourceStatus>> step_sources(const json& j) {
@@ -325,7 +336,9 @@ class Reader {
     for (const json& v : array_field(j, "intervals", "step")) {
       ProtectionStatus::Interval iv;
       interval(v, iv.start_ms, iv.end_ms, "fail-open interval");
-      if (v.size() != 3) throw LineError{"step line: each fail-open interval must be [start_ms, end_ms or null, admitted]"};
+      if (v.size() != 3)
+        throw LineError{
+            "step line: each fail-open interval must be [start_ms, end_ms or null, admitted]"};
       iv.admitted_unchecked = number(v[2], "step line: a fail-open interval's admitted");
       p->intervals.push_back(iv);
     }
@@ -342,7 +355,8 @@ class Reader {
       row.rule = string_field(v, "rule", "alerts");
       row.state = alert_state(string_field(v, "state", "alerts"));
       row.since_ms = int_field(v, "since_ms", "alerts");
-      row.for_ms = v.contains("for_ms") ? std::max<std::int64_t>(0, int_field(v, "for_ms", "alerts")) : 0;
+      row.for_ms =
+          v.contains("for_ms") ? std::max<std::int64_t>(0, int_field(v, "for_ms", "alerts")) : 0;
       row.value = number_field(v, "value", "alerts");
       row.labels = string_field(v, "labels", "alerts");
       row.severity = string_field(v, "severity", "alerts");

@@ -61,10 +61,10 @@ struct RecordedAlerts {
 
 /// One request line, compact: strings are indices into Recording::names.
 struct RecordedRequest {
-  std::int64_t t_ns = 0;  // ns since the epoch
+  std::int64_t t_ns = 0;                                              // ns since the epoch
   std::uint32_t key = 0, tier = 0, model = 0, reason = 0, limit = 0;  // names indices; 0 = ""
   double cost = 0, remaining = 0, spend = 0;
-  double retry_after_s = -1;  // < 0: none
+  double retry_after_s = -1;     // < 0: none
   std::int64_t llm_tokens = -1;  // -1: the line had none (unknown, not free)
   std::int32_t attempt = 0;
   bool allowed = false, degraded = false;

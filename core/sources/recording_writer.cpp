@@ -80,7 +80,8 @@ void put_seconds(std::string& out, std::int64_t t_ns) {
 
 // `[start_ms,end_ms or null` of an interval, after a comma unless it is the first; the caller
 // closes it (after any more fields).
-void open_interval(std::string& out, bool first, std::int64_t start_ms, const std::optional<std::int64_t>& end_ms) {
+void open_interval(std::string& out, bool first, std::int64_t start_ms,
+                   const std::optional<std::int64_t>& end_ms) {
   out += first ? "[" : ",[";
   put_int(out, start_ms);
   out += ',';
@@ -114,7 +115,8 @@ std::string sources_json(const std::vector<SourceStatus>& sources) {
   return out + ']';
 }
 
-// {"unprotected":b,"since_ms":n,"admitted_unchecked":x,"circuit_state":x,"intervals":[[start,end or null,admitted],..]}
+// {"unprotected":b,"since_ms":n,"admitted_unchecked":x,"circuit_state":x,"intervals":[[start,end or
+// null,admitted],..]}
 std::string protection_json(const ProtectionStatus& p) {
   std::string out = p.unprotected ? "{\"unprotected\":true" : "{\"unprotected\":false";
   out += ",\"since_ms\":";
@@ -290,8 +292,8 @@ void RecordingWriter::request(const DecisionRow& d) {
 }
 
 void RecordingWriter::step(std::int64_t t_ms, const std::vector<KeyRow>& keys,
-                           const std::vector<std::string>& incidents,
-                           std::uint64_t dropped_samples, const StepStatus* status) {
+                           const std::vector<std::string>& incidents, std::uint64_t dropped_samples,
+                           const StepStatus* status) {
   // The first max_step_rows rows (the source's order: a live Redis source's most pressure
   // first), and only their keys' samples of this time.
   const std::size_t n = max_step_rows_ > 0 ? std::min(max_step_rows_, keys.size()) : keys.size();
@@ -371,7 +373,8 @@ void RecordingWriter::step(std::int64_t t_ms, const std::vector<KeyRow>& keys,
       line += src;
       last_sources_ = std::move(src);
     }
-    const bool seen = !status->protection.intervals.empty() || status->protection.circuit_state != 0;
+    const bool seen =
+        !status->protection.intervals.empty() || status->protection.circuit_state != 0;
     if (std::string prot = protection_json(status->protection); seen && prot != last_protection_) {
       line += ",\"protection\":";
       line += prot;

@@ -4,8 +4,8 @@
 #include <set>
 #include <tuple>
 
-#include "core/probe/own_schema.h"
 #include "core/metrics/metric_names.h"
+#include "core/probe/own_schema.h"
 #include "core/redis/key_schema.h"
 #include "core/sources/dashboard_charts.h"
 #include "core/sources/key_names.h"
@@ -41,7 +41,10 @@ Identity identity_of(const probe::KeyReading& r) {
 }
 
 metrics::Labels key_labels(std::string_view name, const Identity& id) {
-  metrics::Labels l{{"__name__", std::string(name)}, {"api_key", id.api_key}, {"tier", id.tier}, {"model", id.model}};
+  metrics::Labels l{{"__name__", std::string(name)},
+                    {"api_key", id.api_key},
+                    {"tier", id.tier},
+                    {"model", id.model}};
   if (!id.limit.empty()) l.set("limit", id.limit);
   return l;
 }
@@ -62,12 +65,14 @@ std::string rate_id(std::string_view rule, std::string_view key, std::string_vie
 // Rule → its decision stream key, for the own-schema rules among `keys`.
 void add_stream_keys(const probe::KeyReading& r, std::map<std::string, std::string>& rules) {
   if (r.kind != probe::ProfileKind::limitscope) return;
-  if (auto own = probe::parse_own_key(r.key)) rules.emplace(own->rule, decisions_key_for_config(own->config_key));
+  if (auto own = probe::parse_own_key(r.key))
+    rules.emplace(own->rule, decisions_key_for_config(own->config_key));
 }
 
 // A composite rule's limits in their order (the order of a logged decision's costs), from its
 // state keys.
-void add_limit_order(const probe::KeyReading& r, std::map<std::string, std::vector<std::string>>& order) {
+void add_limit_order(const probe::KeyReading& r,
+                     std::map<std::string, std::vector<std::string>>& order) {
   if (r.kind != probe::ProfileKind::limitscope || r.limit_index < 0 || r.limit_name.empty()) return;
   const auto own = probe::parse_own_key(r.key);
   if (!own) return;
@@ -78,7 +83,8 @@ void add_limit_order(const probe::KeyReading& r, std::map<std::string, std::vect
 }
 
 void by_time(std::vector<DecisionRow>& rows) {
-  std::stable_sort(rows.begin(), rows.end(), [](const DecisionRow& a, const DecisionRow& b) { return a.t_ns < b.t_ns; });
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const DecisionRow& a, const DecisionRow& b) { return a.t_ns < b.t_ns; });
 }
 
 }  // namespace
@@ -105,7 +111,8 @@ redis::EndpointOptions live_endpoint_options(const RedisLiveOptions& o) {
 
 }  // namespace
 
-RedisLiveSource::RedisLiveSource(RedisLiveOptions options, Clock& clock, std::shared_ptr<SessionState> series)
+RedisLiveSource::RedisLiveSource(RedisLiveOptions options, Clock& clock,
+                                 std::shared_ptr<SessionState> series)
     : LiveSource(std::move(series)),
       options_(std::move(options)),
       clock_(clock),
@@ -156,7 +163,8 @@ void RedisLiveSource::refresh() {
   if (!snap) {
     // Once per outage; on a cluster also once per change of reason (its masters fail and
     // come back one by one), so the log keeps the story of an outage readable.
-    if (connected_ || refreshes_ == 1 || (endpoint_.is_cluster() && snap.error().message != last_error_)) {
+    if (connected_ || refreshes_ == 1 ||
+        (endpoint_.is_cluster() && snap.error().message != last_error_)) {
       event("refresh failed: " + snap.error().message);
     }
     failed(snap.error());
@@ -166,7 +174,8 @@ void RedisLiveSource::refresh() {
   connected_ = true;
   last_error_ = snap->errors.empty() ? std::string() : snap->errors.front();
   if (endpoint_.is_cluster()) cluster_events(*snap);
-  std::int64_t t = options_.stamp_with_server_time ? snap->server_time_us / 1000 : clock_.wall().count() / 1'000'000;
+  std::int64_t t = options_.stamp_with_server_time ? snap->server_time_us / 1000
+                                                   : clock_.wall().count() / 1'000'000;
   if (have_server_time_ && t <= now_ms_) {
     // Two refreshes within one millisecond (a fast server, "refresh now"), or a clock that
     // stepped back by a hair: stamp this one just after the last, so what it read is kept.
@@ -180,7 +189,8 @@ void RedisLiveSource::refresh() {
   series_->source_up("redis", t);
   if (options_.tail_decisions) tail(t, snap->keys);
   record(*snap, t);
-  if (const std::string err = series_->evaluate(t); !err.empty() && last_error_.empty()) last_error_ = err;
+  if (const std::string err = series_->evaluate(t); !err.empty() && last_error_.empty())
+    last_error_ = err;
   series_->refreshed(t);
 }
 
@@ -218,7 +228,8 @@ void RedisLiveSource::keep_unread(const probe::ProbeSnapshot& snap) {
   std::set<std::string> fresh;
   for (const auto& r : snap.keys) fresh.insert(r.key);
   for (const auto& r : readings_) {
-    if (!fresh.count(r.key) && !kept_.count(r.key)) kept_.emplace(r.key, Kept{r, now_ms_, "", "", 0});
+    if (!fresh.count(r.key) && !kept_.count(r.key))
+      kept_.emplace(r.key, Kept{r, now_ms_, "", "", 0});
   }
   const std::set<std::string> failing(snap.failed_nodes.begin(), snap.failed_nodes.end());
   const std::set<std::string> moving(snap.moving_keys.begin(), snap.moving_keys.end());
@@ -241,7 +252,8 @@ void RedisLiveSource::keep_unread(const probe::ProbeSnapshot& snap) {
       ++it;
       continue;
     }
-    const redis::ClusterNode* owner = topo ? (*topo)->master_of(redis::cluster_slot(it->first)) : nullptr;
+    const redis::ClusterNode* owner =
+        topo ? (*topo)->master_of(redis::cluster_slot(it->first)) : nullptr;
     if (owner == nullptr) {
       k.why = "no master serves its slot";
       ++it;
@@ -270,7 +282,8 @@ void RedisLiveSource::keep_unread(const probe::ProbeSnapshot& snap) {
 // Each master reads the streams of its slots in one pipeline. A master that fails is an error
 // line (its streams are read from their last id once it, or its successor, answers); a stream
 // redirected by a migration is read on its new owner at the next refresh.
-redis::Result<StreamRead> RedisLiveSource::read_streams(const std::map<std::string, std::string>& rules) {
+redis::Result<StreamRead> RedisLiveSource::read_streams(
+    const std::map<std::string, std::string>& rules) {
   std::map<std::string, std::string> rule_of;  // stream key → rule
   std::vector<std::string> keys;
   for (const auto& [rule, key] : rules) {
@@ -279,10 +292,12 @@ redis::Result<StreamRead> RedisLiveSource::read_streams(const std::map<std::stri
   }
   StreamRead all;
   std::vector<std::string> unserved;
-  std::vector<std::pair<std::string, std::string>> key_errors;  // (node, error), noted after the call
+  std::vector<std::pair<std::string, std::string>>
+      key_errors;  // (node, error), noted after the call
   auto read = endpoint_.on_masters_of(
       keys,
-      [&](redis::Connection& c, const std::string& node, const std::vector<std::string>& part) -> redis::Result<redis::Unit> {
+      [&](redis::Connection& c, const std::string& node,
+          const std::vector<std::string>& part) -> redis::Result<redis::Unit> {
         std::map<std::string, std::string> part_rules;
         for (const std::string& key : part) part_rules.emplace(rule_of.at(key), key);
         auto r = tail_.read(c, part_rules, limit_order_);
@@ -333,7 +348,8 @@ void RedisLiveSource::tail(std::int64_t t, const std::vector<probe::KeyReading>&
   auto read = read_streams(rules);
   if (!read) {
     // The key reading worked: keep it, and say why the decisions are missing.
-    if (read.error().message != last_stream_error_) event("decision streams: " + read.error().message);
+    if (read.error().message != last_stream_error_)
+      event("decision streams: " + read.error().message);
     last_stream_error_ = read.error().message;
     return;
   }
@@ -438,14 +454,19 @@ void RedisLiveSource::tail(std::int64_t t, const std::vector<probe::KeyReading>&
   for (const auto& [rule, c2] : by_rule) {
     double& hits = hits_by_rule_[rule];
     hits += c2.rejected;
-    series_->append({{"__name__", std::string(metrics::names::kGatewayRateLimitHits)}, {"tier", rule}, {"model", ""}},
+    series_->append({{"__name__", std::string(metrics::names::kGatewayRateLimitHits)},
+                     {"tier", rule},
+                     {"model", ""}},
                     {t, hits});
-    series_->append({{"__name__", std::string(dashboard_series::kTierRejectedRate)}, {"tier", rule}},
-                    {t, c2.rejected / dt});
-    series_->append({{"__name__", std::string(live_series::kRejectedRate)}, {"tier", rule}, {"model", ""}},
-                    {t, c2.rejected / dt});
-    series_->append({{"__name__", std::string(live_series::kAdmittedRate)}, {"tier", rule}, {"model", ""}},
-                    {t, c2.admitted / dt});
+    series_->append(
+        {{"__name__", std::string(dashboard_series::kTierRejectedRate)}, {"tier", rule}},
+        {t, c2.rejected / dt});
+    series_->append(
+        {{"__name__", std::string(live_series::kRejectedRate)}, {"tier", rule}, {"model", ""}},
+        {t, c2.rejected / dt});
+    series_->append(
+        {{"__name__", std::string(live_series::kAdmittedRate)}, {"tier", rule}, {"model", ""}},
+        {t, c2.admitted / dt});
     if (shadow_rules_.count(rule)) {
       series_->append(
           {{"__name__", std::string(dashboard_series::kTierShadowRejectedRate)}, {"tier", rule}},
@@ -500,7 +521,8 @@ void RedisLiveSource::contribute(DashboardSnapshot& s) const {
     const Identity id = identity_of(r);
     KeyRow row;
     row.api_key = id.api_key;
-    row.tier = std::string(tier_of_rule(id.tier));  // the gateway's rule "gw-free" limits the tier "free"
+    row.tier =
+        std::string(tier_of_rule(id.tier));  // the gateway's rule "gw-free" limits the tier "free"
     row.model = id.model;
     row.limit = id.limit;
     row.algorithm = r.algorithm.empty() ? std::string(probe::to_string(r.kind)) : r.algorithm;
@@ -511,7 +533,8 @@ void RedisLiveSource::contribute(DashboardSnapshot& s) const {
     row.parameters = !r.parameters.empty() ? r.parameters : "profile " + r.profile;
     if (!r.error.empty()) row.parameters += ": " + r.error;
     if (!kept_why.empty()) {
-      row.parameters += " (last read " + std::to_string(std::max<std::int64_t>(0, now_ms_ - read_ms) / 1000) +
+      row.parameters += " (last read " +
+                        std::to_string(std::max<std::int64_t>(0, now_ms_ - read_ms) / 1000) +
                         " s ago: " + kept_why + ")";
     }
     row.last_seen_ms = read_ms;
@@ -531,7 +554,8 @@ void RedisLiveSource::contribute(DashboardSnapshot& s) const {
     s.keys.push_back(std::move(row));
   };
   for (const auto& r : readings_) add(r, now_ms_, "");
-  for (const auto& [key, k] : kept_) add(k.reading, k.read_ms, k.why.empty() ? "not read this time" : k.why);
+  for (const auto& [key, k] : kept_)
+    add(k.reading, k.read_ms, k.why.empty() ? "not read this time" : k.why);
 }
 
 }  // namespace limitscope

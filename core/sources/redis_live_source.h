@@ -50,10 +50,10 @@ struct RedisLiveOptions {
   redis::ConnectOptions connect;
   redis::BackoffOptions backoff;
   std::vector<probe::LimiterProfile> profiles;  ///< tried in order; add builtin_profiles()
-  probe::ProbeOptions probe;  ///< probe.read_ttl is overridden by read_ttl below
-  /// PTTL of every key at every refresh doubles the commands (docs/benchmarks-dashboard.md: 28 ms vs
-  /// 19 ms for 10,000 keys); the charts and the key table do not show TTLs, so it is off
-  /// unless a view that shows them (the key browser) asks.
+  probe::ProbeOptions probe;                    ///< probe.read_ttl is overridden by read_ttl below
+  /// PTTL of every key at every refresh doubles the commands (docs/benchmarks-dashboard.md: 28 ms
+  /// vs 19 ms for 10,000 keys); the charts and the key table do not show TTLs, so it is off unless
+  /// a view that shows them (the key browser) asks.
   bool read_ttl = false;
   Nanos refresh_interval = std::chrono::seconds(1);
   /// Discovery spends a tenth of the refresh interval on SCAN (core/probe/scan_budget.h),
@@ -72,7 +72,8 @@ class RedisLiveSource final : public LiveSource {
   /// @param clock wall time for refresh pacing, reconnect backoff and (on a cluster) slot-map
   ///              reads (must outlive this)
   /// @param series shared with other live sources, or null for its own
-  RedisLiveSource(RedisLiveOptions options, Clock& clock, std::shared_ptr<SessionState> series = nullptr);
+  RedisLiveSource(RedisLiveOptions options, Clock& clock,
+                  std::shared_ptr<SessionState> series = nullptr);
 
   /// Accumulates `d`; refreshes once the refresh interval has passed (at most one refresh per
   /// call). @return 1 when a refresh ran (successful or not), else 0.
@@ -102,7 +103,7 @@ class RedisLiveSource final : public LiveSource {
     double admitted_per_s = 0;
     double rejected_per_s = 0;
     double shadow_would_refuse_per_s = 0;  // admitted, and the rule's shadow would have refused
-    std::string rule, api_key, model;  // whose (the rate series' labels)
+    std::string rule, api_key, model;      // whose (the rate series' labels)
   };
 
   /// A reading kept while its shard cannot be read (Redis Cluster).
@@ -126,12 +127,12 @@ class RedisLiveSource final : public LiveSource {
   void event(std::string text);
 
   RedisLiveOptions options_;
-  Clock& clock_;  // not const: a cluster client may wait on it
+  Clock& clock_;              // not const: a cluster client may wait on it
   redis::Endpoint endpoint_;  // one server or a Redis Cluster
   probe::EndpointProbe probe_;
-  std::map<std::string, Kept> kept_;               // key → kept reading (cluster)
-  std::set<std::string> failing_nodes_;            // masters that failed the last refresh
-  std::vector<std::string> masters_;               // the masters of the last refresh
+  std::map<std::string, Kept> kept_;     // key → kept reading (cluster)
+  std::set<std::string> failing_nodes_;  // masters that failed the last refresh
+  std::vector<std::string> masters_;     // the masters of the last refresh
   DecisionStreamTail tail_;
   Nanos pending_{0};
   bool first_ = true;
@@ -149,7 +150,8 @@ class RedisLiveSource final : public LiveSource {
   std::map<std::string, double> hits_by_rule_;  // cumulative 429s read, per rule
   std::set<std::string> shadow_rules_;          // rules whose latest decisions evaluated a shadow
   std::set<std::string> shadow_keys_;  // rule|key|model with a would-refuse series since then
-  std::map<std::string, std::vector<std::string>> limit_order_;  // composite rule → its limits in order
+  std::map<std::string, std::vector<std::string>>
+      limit_order_;  // composite rule → its limits in order
   /// What a tracked key's samples are recorded under, made once when the key is first read
   /// (not parsed and labelled again at every refresh), and its sparkline.
   struct KeySeries {

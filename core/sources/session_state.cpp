@@ -43,7 +43,9 @@ constexpr std::string_view kLiveRules = R"(groups:
 
 }  // namespace
 
-std::string_view live_rules_yaml() { return kLiveRules; }
+std::string_view live_rules_yaml() {
+  return kLiveRules;
+}
 
 Expected<std::shared_ptr<SessionState>> SessionState::create(const SessionOptions& options) {
   std::shared_ptr<SessionState> s(new SessionState());
@@ -62,7 +64,8 @@ Expected<std::shared_ptr<SessionState>> SessionState::create(const SessionOption
   s->decisions_ = RecentDecisions(options.decisions_per_key);
   std::vector<metrics::RuleGroup> groups;
   if (options.rules_text.empty()) {
-    std::vector<std::pair<std::string_view, std::string_view>> files{{metrics::default_rules_yaml(), "<default rules>"}};
+    std::vector<std::pair<std::string_view, std::string_view>> files{
+        {metrics::default_rules_yaml(), "<default rules>"}};
     if (options.live_rules) files.emplace_back(live_rules_yaml(), "<live rules>");
     for (auto [text, name] : files) {
       auto rules = metrics::parse_rule_file(text, name);
@@ -149,7 +152,8 @@ std::string SessionState::evaluate(std::int64_t t_ms) {
   ++revision_;
   std::string first_error;
   for (const auto& rule : alerts_->snapshot()->rules) {
-    if (!rule.last_error.empty() && first_error.empty()) first_error = "rule " + rule.name + ": " + rule.last_error;
+    if (!rule.last_error.empty() && first_error.empty())
+      first_error = "rule " + rule.name + ": " + rule.last_error;
   }
   if (writer_ && t_ms * 1'000'000 >= rec_ns_) {
     write_alerts(t_ms);
@@ -206,7 +210,8 @@ void SessionState::fill(DashboardSnapshot& s, const ChartView& view, std::int64_
   fill_outages(s, now_ms);
   s.protection = protection_;
   s.decisions = decisions_.for_keys(view.selected_keys);
-  const std::size_t from = events_.size() > kEventsInSnapshot ? events_.size() - kEventsInSnapshot : 0;
+  const std::size_t from =
+      events_.size() > kEventsInSnapshot ? events_.size() - kEventsInSnapshot : 0;
   s.events.assign(events_.begin() + static_cast<std::ptrdiff_t>(from), events_.end());
   s.incidents = incidents_;
   const double elapsed_s = static_cast<double>(now_ms - s.start_ms) / 1000.0;
@@ -239,14 +244,17 @@ void SessionState::apply_no_data(std::vector<AlertRow>& rows, std::int64_t now_m
   // down) keeps its state.
   std::map<std::string, SourceFeed> feeds;
   for (const auto& [source, series] : series_of_) {
-    feeds[source] = SourceFeed{&series, down.count(source) ? std::optional(outages_.at(source).back().start_ms)
-                                                           : std::nullopt};
+    feeds[source] =
+        SourceFeed{&series, down.count(source) ? std::optional(outages_.at(source).back().start_ms)
+                                               : std::nullopt};
   }
   const auto snapshot = alerts_->snapshot();
-  std::map<std::pair<std::string, std::string>, std::int64_t> blind_since;  // (rule, row labels) → since
+  std::map<std::pair<std::string, std::string>, std::int64_t>
+      blind_since;  // (rule, row labels) → since
   for (const metrics::Alert& alert : snapshot->alerts) {
-    const auto rule = std::find_if(snapshot->rules.begin(), snapshot->rules.end(),
-                                   [&](const metrics::RuleStatus& r) { return r.name == alert.rule; });
+    const auto rule =
+        std::find_if(snapshot->rules.begin(), snapshot->rules.end(),
+                     [&](const metrics::RuleStatus& r) { return r.name == alert.rule; });
     if (rule == snapshot->rules.end()) continue;
     if (const auto since = alert_blind_since(alert.labels, rule->reads, feeds, *store_, now_ms)) {
       blind_since[{alert.rule, alert_row_labels(alert.labels)}] = *since;
@@ -272,7 +280,8 @@ void SessionState::note_protection(std::int64_t t_ms) {
   const auto latest = [&](std::vector<metrics::LabelMatcher> ms, bool sum) {
     std::optional<double> v;
     std::int64_t at = 0;
-    for (const auto& s : store_->select_latest(ms, std::numeric_limits<std::int64_t>::min(), t_ms)) {
+    for (const auto& s :
+         store_->select_latest(ms, std::numeric_limits<std::int64_t>::min(), t_ms)) {
       if (s.samples.empty() || std::isnan(s.samples.back().value)) continue;
       const double x = s.samples.back().value;
       v = !v ? x : sum ? *v + x : std::max(*v, x);
@@ -285,8 +294,9 @@ void SessionState::note_protection(std::int64_t t_ms) {
   };
   const auto [circuit, circuit_ms] = latest({name_is(names::kCircuitState)}, false);
   const auto [degraded, degraded_ms] =
-      latest({name_is(names::kRequests), *metrics::LabelMatcher::make(std::string(names::kDecision), metrics::MatchOp::equal,
-                                                                       std::string(names::kDecisionDegraded))},
+      latest({name_is(names::kRequests),
+              *metrics::LabelMatcher::make(std::string(names::kDecision), metrics::MatchOp::equal,
+                                           std::string(names::kDecisionDegraded))},
              true);
   const std::int64_t at = std::max(circuit_ms, degraded_ms);
   if (at == 0 || at <= degraded_seen_ms_) return;  // nothing new from the gateway
@@ -354,7 +364,8 @@ StepStatus SessionState::step_status() {
 
 std::vector<KeyRow> SessionState::named_key_rows() const {
   std::vector<KeyRow> rows = key_rows_ ? key_rows_() : std::vector<KeyRow>{};
-  for (KeyRow& r : rows) r.name = names_.display(r.api_key);  // a recording names keys as the table did
+  for (KeyRow& r : rows)
+    r.name = names_.display(r.api_key);  // a recording names keys as the table did
   return rows;
 }
 
@@ -373,8 +384,10 @@ void SessionState::check_writer() {
   }
 }
 
-std::optional<std::string> SessionState::start_recording(const std::string& path, const std::string& source_name,
-                                                       std::int64_t now_ms, const Clock& flush_clock) {
+std::optional<std::string> SessionState::start_recording(const std::string& path,
+                                                         const std::string& source_name,
+                                                         std::int64_t now_ms,
+                                                         const Clock& flush_clock) {
   auto out = std::make_unique<std::ofstream>(path, std::ios::binary | std::ios::trunc);
   if (!*out) return path + ": cannot open for writing";
   start_recording(std::move(out), path, source_name, now_ms, flush_clock);
@@ -383,7 +396,8 @@ std::optional<std::string> SessionState::start_recording(const std::string& path
 }
 
 void SessionState::start_recording(std::unique_ptr<std::ostream> out, const std::string& name,
-                                 const std::string& source_name, std::int64_t now_ms, const Clock& flush_clock) {
+                                   const std::string& source_name, std::int64_t now_ms,
+                                   const Clock& flush_clock) {
   if (writer_) stop_recording(now_ms);
   recording_error_.clear();
   // Samples may carry times a little after the wall clock (the Redis server's TIME): the
@@ -412,7 +426,8 @@ void SessionState::start_recording(std::unique_ptr<std::ostream> out, const std:
     const std::string_view key = series.labels.get("api_key");
     if (options_.recording_rows > 0 && !key.empty() && recorded_keys.count(key) == 0) continue;
     for (const auto& smp : series.samples) {
-      if (!metrics::is_stale_marker(smp.value)) by_time[smp.t_ms].emplace_back(&series.labels, smp.value);
+      if (!metrics::is_stale_marker(smp.value))
+        by_time[smp.t_ms].emplace_back(&series.labels, smp.value);
     }
   }
   for (const auto& [t, values] : by_time) {

@@ -15,9 +15,9 @@
 #include <functional>
 #include <limits>
 #include <map>
-#include <set>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,7 +42,8 @@ namespace live_series {
 inline constexpr std::string_view kAdmittedRate = "limitscope_admitted_per_second";
 /// 429s per second over the last refresh. Labels: tier, model.
 inline constexpr std::string_view kRejectedRate = "limitscope_rejected_per_second";
-/// Requests admitted per second by one key (a rule's decision stream). Labels: api_key, tier, model.
+/// Requests admitted per second by one key (a rule's decision stream). Labels: api_key, tier,
+/// model.
 inline constexpr std::string_view kKeyAdmittedRate = "limitscope_key_admitted_per_second";
 }  // namespace live_series
 
@@ -58,7 +59,7 @@ struct SessionOptions {
   /// A series with no sample for this long (ms, the session's time) is removed, at most once
   /// a minute: the keys a long session let go of stop costing memory. 0: kept for good.
   std::int64_t idle_series_ms = 0;
-  std::size_t max_series = 0;             ///< series the store holds; 0: its default
+  std::size_t max_series = 0;  ///< series the store holds; 0: its default
   std::size_t max_events = 200;
   /// Alert rules (YAML or JSON); empty = the default rules, plus live_rules_yaml() when
   /// `live_rules` is set.
@@ -139,18 +140,22 @@ class SessionState {
   void set_key_rows(std::function<std::vector<KeyRow>()> rows) { key_rows_ = std::move(rows); }
   /// The sources (named, with their outages and metrics) a recording's step lines hold, so a
   /// playback shows the same bands and Sources; the top-level live source sets it.
-  void set_sources(std::function<std::vector<SourceStatus>()> sources) { sources_ = std::move(sources); }
+  void set_sources(std::function<std::vector<SourceStatus>()> sources) {
+    sources_ = std::move(sources);
+  }
   /// A source refreshed (the simulation: stepped) at t_ms: joins key names, looks at the
   /// gateway's fail-open, writes a step line (the key table, incidents) when recording.
   void refreshed(std::int64_t t_ms);
 
   /// Starts recording to `path` (docs/recording.md): the history held so far, the key table
   /// and alerts now, then everything as it arrives. @return an error naming the file, or empty
-  std::optional<std::string> start_recording(const std::string& path, const std::string& source_name,
-                                             std::int64_t now_ms, const Clock& flush_clock);
+  std::optional<std::string> start_recording(const std::string& path,
+                                             const std::string& source_name, std::int64_t now_ms,
+                                             const Clock& flush_clock);
   /// Same, to any stream (tests).
   void start_recording(std::unique_ptr<std::ostream> out, const std::string& name,
-                       const std::string& source_name, std::int64_t now_ms, const Clock& flush_clock);
+                       const std::string& source_name, std::int64_t now_ms,
+                       const Clock& flush_clock);
   /// End line, flush, close. @return its write error, or empty
   std::optional<std::string> stop_recording(std::int64_t now_ms);
   void flush_recording_if_due();
@@ -184,11 +189,11 @@ class SessionState {
   RecentDecisions decisions_;
   KeyNames names_;
   std::string writer_source_;
-  std::map<std::string, std::set<metrics::Labels>> series_of_;        // source → series it wrote
-  std::map<std::string, std::set<std::string>> sources_of_metric_;     // metric name → sources
+  std::map<std::string, std::set<metrics::Labels>> series_of_;      // source → series it wrote
+  std::map<std::string, std::set<std::string>> sources_of_metric_;  // metric name → sources
   std::map<std::string, std::vector<SourceStatus::Interval>> outages_;  // source → outages
   ProtectionStatus protection_;
-  std::optional<double> degraded_seen_;       // the gateway's degraded count at the last look
+  std::optional<double> degraded_seen_;  // the gateway's degraded count at the last look
   std::int64_t degraded_seen_ms_ = 0;
   std::unique_ptr<RecordingWriter> writer_;
   std::string recording_error_;
@@ -201,7 +206,7 @@ class SessionState {
   std::uint64_t appended_ = 0;
   std::uint64_t refused_ = 0;
   std::uint64_t revision_ = 0;
-  bool key_info_seen_ = false;  // a limitscope_key_info series was appended: join names
+  bool key_info_seen_ = false;        // a limitscope_key_info series was appended: join names
   std::int64_t idle_checked_ms_ = 0;  // when idle series were last looked for
 };
 

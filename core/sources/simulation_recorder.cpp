@@ -16,11 +16,13 @@ std::string le_text(double bound) {
 }
 }  // namespace
 
-SimulationRecorder::SimulationRecorder(SessionState& session, const Policy& policy, std::int64_t wall_epoch_ms)
+SimulationRecorder::SimulationRecorder(SessionState& session, const Policy& policy,
+                                       std::int64_t wall_epoch_ms)
     : session_(session), policy_(policy), wall_epoch_ms_(wall_epoch_ms) {}
 
 std::int64_t SimulationRecorder::time_ms(const StepSample& sample) const {
-  return wall_epoch_ms_ + std::chrono::duration_cast<std::chrono::milliseconds>(sample.time).count();
+  return wall_epoch_ms_ +
+         std::chrono::duration_cast<std::chrono::milliseconds>(sample.time).count();
 }
 
 void SimulationRecorder::add(std::string_view name,
@@ -77,19 +79,27 @@ std::size_t SimulationRecorder::record(const StepSample& s) {
   for (const auto& [tm, v] : hits_) {
     const auto& [tier, model] = tm;
     add(names::kGatewayRateLimitHits, {{"tier", tier}, {"model", model}}, v, t);
-    add(names::kRequests, {{"tier", tier}, {"model", model}, {"decision", "allowed"}}, allowed_[tm], t);
-    add(names::kRequests, {{"tier", tier}, {"model", model}, {"decision", "denied"}}, denied_[tm], t);
-    add(names::kRequests, {{"tier", tier}, {"model", model}, {"decision", "degraded"}}, degraded_[tm], t);
+    add(names::kRequests, {{"tier", tier}, {"model", model}, {"decision", "allowed"}}, allowed_[tm],
+        t);
+    add(names::kRequests, {{"tier", tier}, {"model", model}, {"decision", "denied"}}, denied_[tm],
+        t);
+    add(names::kRequests, {{"tier", tier}, {"model", model}, {"decision", "degraded"}},
+        degraded_[tm], t);
     add(names::kSpendDollars, {{"tier", tier}, {"model", model}}, spend_[tm], t);
     const Histogram& h = usage_[tm];
     const std::string bucket = std::string(names::kGatewayTokenBucketUsage) + "_bucket";
     for (std::size_t i = 0; i < names::kGatewayTokenBucketUsageBuckets.size(); ++i) {
-      add(bucket, {{"tier", tier}, {"model", model}, {"le", le_text(names::kGatewayTokenBucketUsageBuckets[i])}},
+      add(bucket,
+          {{"tier", tier},
+           {"model", model},
+           {"le", le_text(names::kGatewayTokenBucketUsageBuckets[i])}},
           h.buckets[i], t);
     }
     add(bucket, {{"tier", tier}, {"model", model}, {"le", "+Inf"}}, h.buckets.back(), t);
-    add(std::string(names::kGatewayTokenBucketUsage) + "_sum", {{"tier", tier}, {"model", model}}, h.sum, t);
-    add(std::string(names::kGatewayTokenBucketUsage) + "_count", {{"tier", tier}, {"model", model}}, h.count, t);
+    add(std::string(names::kGatewayTokenBucketUsage) + "_sum", {{"tier", tier}, {"model", model}},
+        h.sum, t);
+    add(std::string(names::kGatewayTokenBucketUsage) + "_count", {{"tier", tier}, {"model", model}},
+        h.count, t);
   }
   for (const GroupStepSample& g : s.by_tier) {
     add(ds::kTierRejectedRate, {{"tier", g.name}}, step_s > 0 ? g.rejected / step_s : 0, t);

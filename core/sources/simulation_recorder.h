@@ -18,7 +18,7 @@ namespace limitscope {
 /// Per-key series the dashboard plots (labels: api_key, tier, model). Internal to limitscope:
 /// a raw API key never leaves the process in a label; exported series use api_key_hash.
 namespace dashboard_series {
-inline constexpr std::string_view kKeyLevel = "limitscope_key_level_ratio";          // 0..1
+inline constexpr std::string_view kKeyLevel = "limitscope_key_level_ratio";  // 0..1
 inline constexpr std::string_view kKeyOccupancy = "limitscope_key_window_occupancy_ratio";
 inline constexpr std::string_view kKeyQuotaBurn = "limitscope_key_quota_burn_ratio";  // tier+key
 inline constexpr std::string_view kKeyRejectedRate = "limitscope_key_rejected_per_second";

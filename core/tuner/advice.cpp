@@ -26,7 +26,9 @@ std::optional<SettingFigures> figures(const Trace& trace, const LimitParams& par
   return f;
 }
 
-double spend_of(bool priced, const Counts& c) { return priced ? c.admitted_spend : c.admitted_cost; }
+double spend_of(bool priced, const Counts& c) {
+  return priced ? c.admitted_spend : c.admitted_cost;
+}
 
 std::string spend_text(bool priced, double v) {
   return priced ? dollars_text(v) : number_text(v) + " cost units";
@@ -45,7 +47,8 @@ std::string spend_line(const Advice& a, const SettingFigures& f, const AdviceOpt
     const double now = spend_of(a.priced, a.current->total);
     s += " (the current setting: " + spend_text(a.priced, now);
     if (now > 0) s += ", " + percent_change_text(spend_of(a.priced, f.total) / now - 1);
-    if (a.spend_cap && o.max_spend_increase) s += "; limit " + percent_change_text(*o.max_spend_increase);
+    if (a.spend_cap && o.max_spend_increase)
+      s += "; limit " + percent_change_text(*o.max_spend_increase);
     s += ")";
   }
   return s + ".";
@@ -54,11 +57,12 @@ std::string spend_line(const Advice& a, const SettingFigures& f, const AdviceOpt
 std::optional<std::string> quota_line(const Advice& a, const SettingFigures& f) {
   const double now = a.current ? a.current->max_quota_burn : 0;
   if (f.max_quota_burn <= 0 && now <= 0) return std::nullopt;
-  std::string s = "Daily quota burn: the busiest key uses " + percent_text(f.max_quota_burn) + " of its quota";
+  std::string s =
+      "Daily quota burn: the busiest key uses " + percent_text(f.max_quota_burn) + " of its quota";
   if (a.current) s += " (the current setting: " + percent_text(now) + ")";
   if (f.keys_over_quota > 0) {
-    s += "; " + number_text(f.keys_over_quota, 20) + (f.keys_over_quota == 1 ? " key goes" : " keys go") +
-         " over quota";
+    s += "; " + number_text(f.keys_over_quota, 20) +
+         (f.keys_over_quota == 1 ? " key goes" : " keys go") + " over quota";
   }
   return s + ".";
 }
@@ -82,7 +86,8 @@ std::vector<EdgeHint> edge_hints(const SweepSpec& spec, std::size_t index, doubl
   const SweepAxis* axes[2] = {&spec.x, &spec.y};
   const std::size_t ys = static_cast<std::size_t>(std::max(1, spec.y.steps));
   const std::size_t at[2] = {index / ys, index % ys};
-  const char* names[2] = {window ? "the window" : "the capacity", window ? "the limit" : "the refill rate"};
+  const char* names[2] = {window ? "the window" : "the capacity",
+                          window ? "the limit" : "the refill rate"};
   for (int a = 0; a < 2; ++a) {
     const SweepAxis& axis = *axes[a];
     if (axis.steps < 2) continue;
@@ -96,8 +101,9 @@ std::vector<EdgeHint> edge_hints(const SweepSpec& spec, std::size_t index, doubl
     h.axis = a;
     h.low = low;
     h.value = low ? axis.min : axis.max;
-    h.text = std::string("On the grid's edge: ") + names[a] + " is at its " + (low ? "lowest" : "highest") +
-             " value (" + number_text(h.value) + "), so a better setting may lie beyond it: widen the range " +
+    h.text = std::string("On the grid's edge: ") + names[a] + " is at its " +
+             (low ? "lowest" : "highest") + " value (" + number_text(h.value) +
+             "), so a better setting may lie beyond it: widen the range " +
              (low ? "downward." : "upward.");
     out.push_back(std::move(h));
   }
@@ -123,10 +129,12 @@ Advice advise(const Trace& trace, const SweepSpec& spec, const GuidedSweep& swee
       OperatorConstraints capped = constraints;
       capped.core.max_cheapness = *a.spend_cap;
       a.recommendation = recommend(sweep, capped);
-      if (unlimited.best && a.recommendation.best != unlimited.best) a.excluded_by_spend = unlimited.best;
+      if (unlimited.best && a.recommendation.best != unlimited.best)
+        a.excluded_by_spend = unlimited.best;
     }
   }
-  const std::optional<std::size_t> shown = a.recommendation.best ? a.recommendation.best : a.excluded_by_spend;
+  const std::optional<std::size_t> shown =
+      a.recommendation.best ? a.recommendation.best : a.excluded_by_spend;
   if (shown) {
     a.best = figures(trace, sweep.all.cells[*shown].params, options.pricing);
     a.edges = edge_hints(spec, *shown, largest_cost(trace));
@@ -141,7 +149,9 @@ Advice advise(const Trace& trace, const SweepSpec& spec, const GuidedSweep& swee
     }
     L.push_back(r + ".");
     std::string s = spend_line(a, *a.best, options);
-    if (a.priced) s.insert(s.size() - 1, "; the worst key " + dollars_text(sweep.all.cells[i].worst_key_spend_per_min) + "/min");
+    if (a.priced)
+      s.insert(s.size() - 1, "; the worst key " +
+                                 dollars_text(sweep.all.cells[i].worst_key_spend_per_min) + "/min");
     L.push_back(s);
     if (auto q = quota_line(a, *a.best)) L.push_back(*q);
   } else if (a.excluded_by_spend && a.best && a.current) {
@@ -150,19 +160,22 @@ Advice advise(const Trace& trace, const SweepSpec& spec, const GuidedSweep& swee
     L.push_back("No setting meets the constraints within the spend limit (" +
                 percent_change_text(*options.max_spend_increase) + " over the current setting's " +
                 spend_text(a.priced, now) + ").");
-    L.push_back("The cheapest that meets the 429 constraints, " + setting_text(a.best->params) + ", admits " +
-                spend_text(a.priced, then) +
+    L.push_back("The cheapest that meets the 429 constraints, " + setting_text(a.best->params) +
+                ", admits " + spend_text(a.priced, then) +
                 (now > 0 ? " (" + percent_change_text(then / now - 1) + ")" : std::string()) + ".");
     if (auto q = quota_line(a, *a.best)) L.push_back(*q);
-    L.push_back("Raise the spend limit only if that spend is intended; otherwise accept more 429s.");
+    L.push_back(
+        "Raise the spend limit only if that spend is intended; otherwise accept more 429s.");
   } else {
-    L.push_back("No setting in the grid meets the constraints: widen the range upward (larger settings) "
-                "or relax a constraint.");
+    L.push_back(
+        "No setting in the grid meets the constraints: widen the range upward (larger settings) "
+        "or relax a constraint.");
   }
   for (const auto& e : a.edges) L.push_back(e.text);
   if (!a.current) {
-    L.push_back(options.current ? "No spend limit: the current setting cannot be replayed on this trace."
-                                : "No spend limit: no current setting to compare with.");
+    L.push_back(options.current
+                    ? "No spend limit: the current setting cannot be replayed on this trace."
+                    : "No spend limit: no current setting to compare with.");
   } else if (!options.max_spend_increase) {
     L.push_back("The spend limit is off.");
   }

@@ -22,10 +22,10 @@ inline constexpr double kDefaultMaxSpendIncrease = 0.10;
 
 /// A best cell at an end of an axis: the optimum may lie beyond it.
 struct EdgeHint {
-  int axis = 0;        ///< 0: x (capacity, or window), 1: y (refill, or limit)
-  bool low = false;    ///< at the axis's lowest value (else its highest)
-  double value = 0;    ///< that value
-  std::string text;    ///< "capacity is at the grid's lowest value (15): widen the range downward"
+  int axis = 0;      ///< 0: x (capacity, or window), 1: y (refill, or limit)
+  bool low = false;  ///< at the axis's lowest value (else its highest)
+  double value = 0;  ///< that value
+  std::string text;  ///< "capacity is at the grid's lowest value (15): widen the range downward"
 };
 
 /// What a setting admits on the trace, for the recommendation and the current setting.
@@ -49,11 +49,11 @@ struct Advice {
   Recommendation recommendation;  ///< the best cell meets every constraint, the spend limit too
   /// The cell that would have been best without the spend limit, when the limit excluded it.
   std::optional<std::size_t> excluded_by_spend;
-  std::optional<double> spend_cap;          ///< in cell_cheapness() units, when the limit is on
-  std::optional<SettingFigures> current;    ///< replayed, when a current setting was given
-  std::optional<SettingFigures> best;       ///< the recommendation replayed (with quota burn)
-  bool priced = false;                      ///< spend in dollars (else cost units)
-  std::vector<EdgeHint> edges;              ///< for the best cell (or the excluded one)
+  std::optional<double> spend_cap;        ///< in cell_cheapness() units, when the limit is on
+  std::optional<SettingFigures> current;  ///< replayed, when a current setting was given
+  std::optional<SettingFigures> best;     ///< the recommendation replayed (with quota burn)
+  bool priced = false;                    ///< spend in dollars (else cost units)
+  std::vector<EdgeHint> edges;            ///< for the best cell (or the excluded one)
   /// The recommendation in words, one sentence a line, numbers at sensible precision.
   std::vector<std::string> lines;
   std::string text() const;  ///< the lines joined by '\n'

@@ -119,16 +119,19 @@ ChangePreview preview_change(const std::string& rule, const std::optional<redis:
   p.expect_version = live ? live->version : 0;
   p.new_text = candidate.describe();
   if (!override_key.empty()) {
-    p.scope = "key \"" + override_key + "\" of rule \"" + rule +
-              "\" only: its own override, at its next decision; every other key keeps the rule's limit";
+    p.scope =
+        "key \"" + override_key + "\" of rule \"" + rule +
+        "\" only: its own override, at its next decision; every other key keeps the rule's limit";
     if (!live) {
       p.old_text = "(no config)";
-      p.refused = "rule " + rule + " has no config yet: set the rule's limit before a key's override";
+      p.refused =
+          "rule " + rule + " has no config yet: set the rule's limit before a key's override";
       return p;
     }
     if (live->composite()) {
       p.old_text = live->describe();
-      p.refused = "rule " + rule + " is a composite: its limits apply to every key, there are no overrides";
+      p.refused =
+          "rule " + rule + " is a composite: its limits apply to every key, there are no overrides";
       return p;
     }
     const bool had = live->overrides.contains(override_key);

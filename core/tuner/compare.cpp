@@ -77,7 +77,8 @@ Expected<std::vector<AlgorithmComparison>> compare_algorithms(const Trace& trace
     if (!decisions) return make_error(decisions.error());
     AlgorithmComparison c;
     c.params = p;
-    for (std::size_t i = 0; i < trace.events.size(); ++i) c.total.add((*decisions)[i], trace.events[i].cost);
+    for (std::size_t i = 0; i < trace.events.size(); ++i)
+      c.total.add((*decisions)[i], trace.events[i].cost);
     c.max_window_cost = max_window_cost(trace, *decisions, window);
     c.over_admission = std::max(0.0, c.max_window_cost / limit - 1);
     c.state_bytes_per_key = state_bytes(trace, p);

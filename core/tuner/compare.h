@@ -17,8 +17,8 @@ namespace limitscope::tuner {
 struct AlgorithmComparison {
   LimitParams params;
   Counts total;
-  double max_window_cost = 0;   ///< most cost admitted to one key within any window W
-  double over_admission = 0;    ///< max_window_cost / L − 1, 0 when within the limit
+  double max_window_cost = 0;      ///< most cost admitted to one key within any window W
+  double over_admission = 0;       ///< max_window_cost / L − 1, 0 when within the limit
   double state_bytes_per_key = 0;  ///< largest per-key state seen (sliding log grows with L)
 };
 

@@ -23,7 +23,8 @@ std::vector<KeyPeaks> key_peaks(const Trace& trace) {
   for (std::size_t i = 0; i < trace.events.size(); ++i) {
     by_key[trace.events[i].key].push_back(static_cast<std::uint32_t>(i));
   }
-  const std::int64_t span = trace.events.empty() ? 0 : trace.events.back().t_ns - trace.events.front().t_ns;
+  const std::int64_t span =
+      trace.events.empty() ? 0 : trace.events.back().t_ns - trace.events.front().t_ns;
   const std::int64_t minute = std::clamp<std::int64_t>(span, kSecondNs, kMinuteNs);
   std::vector<KeyPeaks> out(trace.keys.size());
   const auto busiest = [&](const std::vector<std::uint32_t>& idx, std::int64_t width) {
@@ -40,7 +41,8 @@ std::vector<KeyPeaks> key_peaks(const Trace& trace) {
   };
   for (std::size_t k = 0; k < by_key.size(); ++k) {
     out[k].busiest_second = busiest(by_key[k], kSecondNs);
-    out[k].busiest_minute = busiest(by_key[k], minute) * static_cast<double>(kMinuteNs) / static_cast<double>(minute);
+    out[k].busiest_minute =
+        busiest(by_key[k], minute) * static_cast<double>(kMinuteNs) / static_cast<double>(minute);
   }
   return out;
 }
@@ -68,17 +70,20 @@ FirstGuess first_guess(const Trace& trace, Algorithm algorithm) {
   const double per_second = percentile(second, kQuantile);
   FirstGuess g;
   g.params.algorithm = algorithm;
-  const std::string keys = std::to_string(minute.size()) + " well-behaved key" + (minute.size() == 1 ? "" : "s");
+  const std::string keys =
+      std::to_string(minute.size()) + " well-behaved key" + (minute.size() == 1 ? "" : "s");
   if (is_window_algorithm(algorithm)) {
     g.params.window = std::chrono::seconds(60);
     g.params.limit = std::max(big, round_significant(per_minute, 2));
-    g.basis = "limit " + number_text(g.params.limit) + " per 60 s: the 95th percentile of a key's busiest minute (" +
-              keys + ")";
+    g.basis = "limit " + number_text(g.params.limit) +
+              " per 60 s: the 95th percentile of a key's busiest minute (" + keys + ")";
   } else {
     g.params.capacity = std::max(big, round_significant(per_second, 2));
     g.params.refill = Rate{std::max(0.01, round_significant(per_minute / 60, 2)), Nanos{kSecondNs}};
-    g.basis = "capacity " + number_text(g.params.capacity) + ": the 95th percentile of a key's busiest second; refill " +
-              number_text(g.params.refill.per_second()) + "/s: of its busiest minute (" + keys + ")";
+    g.basis = "capacity " + number_text(g.params.capacity) +
+              ": the 95th percentile of a key's busiest second; refill " +
+              number_text(g.params.refill.per_second()) + "/s: of its busiest minute (" + keys +
+              ")";
   }
   return g;
 }

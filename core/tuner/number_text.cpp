@@ -42,7 +42,9 @@ std::string percent_text(double ratio) {
     if (s.back() == '.') s.pop_back();
     return s + "%";
   }
-  return number_text(std::round(pct), std::max(3, static_cast<int>(std::floor(std::log10(std::fabs(pct)))) + 1)) + "%";
+  return number_text(std::round(pct),
+                     std::max(3, static_cast<int>(std::floor(std::log10(std::fabs(pct)))) + 1)) +
+         "%";
 }
 
 std::string percent_change_text(double ratio) {

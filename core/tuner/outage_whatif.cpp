@@ -64,9 +64,12 @@ Counts replay_mode(const Trace& trace, const LimitParams& params, const OutageOp
 
 std::string_view to_string(OutageMode m) {
   switch (m) {
-    case OutageMode::fail_open: return "fail-open";
-    case OutageMode::fail_closed: return "fail-closed";
-    case OutageMode::local_fallback: return "local-fallback";
+    case OutageMode::fail_open:
+      return "fail-open";
+    case OutageMode::fail_closed:
+      return "fail-closed";
+    case OutageMode::local_fallback:
+      return "local-fallback";
   }
   return "?";
 }
@@ -92,8 +95,9 @@ Expected<OutageWindow> parse_outage(std::string_view text, const Trace& trace) {
   } else {
     int hh = -1;
     int mm = -1;
-    if (when.size() != 5 || when[2] != ':' || std::sscanf(std::string(when).c_str(), "%2d:%2d", &hh, &mm) != 2 ||
-        hh < 0 || hh > 23 || mm < 0 || mm > 59) {
+    if (when.size() != 5 || when[2] != ':' ||
+        std::sscanf(std::string(when).c_str(), "%2d:%2d", &hh, &mm) != 2 || hh < 0 || hh > 23 ||
+        mm < 0 || mm > 59) {
       return make_error(shown + ": \"" + std::string(when) + "\" is not a UTC time of day HH:MM");
     }
     const std::int64_t day = first - ((first % kDayNs) + kDayNs) % kDayNs;
@@ -107,7 +111,8 @@ Expected<OutageWindow> parse_outage(std::string_view text, const Trace& trace) {
 Expected<OutageWhatIf> whatif_outage(const Trace& trace, const LimitParams& params,
                                      const OutageOptions& options) {
   if (auto why = params.validate()) return make_error("parameters: " + *why);
-  if (options.replicas < 1) return make_error("replicas: must be >= 1, got " + std::to_string(options.replicas));
+  if (options.replicas < 1)
+    return make_error("replicas: must be >= 1, got " + std::to_string(options.replicas));
   std::optional<Pricing> pricing;
   if (options.pricing != nullptr && options.pricing->policy != nullptr) {
     pricing = Pricing::for_trace(trace, *options.pricing);
@@ -119,7 +124,8 @@ Expected<OutageWhatIf> whatif_outage(const Trace& trace, const LimitParams& para
   out.replicas = options.replicas;
   out.priced = prices != nullptr;
   out.baseline = replay_mode(trace, params, options, std::nullopt, prices, out.baseline_in_outage);
-  for (OutageMode m : {OutageMode::fail_open, OutageMode::fail_closed, OutageMode::local_fallback}) {
+  for (OutageMode m :
+       {OutageMode::fail_open, OutageMode::fail_closed, OutageMode::local_fallback}) {
     OutageModeResult r;
     r.mode = m;
     r.total = replay_mode(trace, params, options, m, prices, r.in_outage);

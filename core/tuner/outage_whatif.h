@@ -39,7 +39,7 @@ std::string_view to_string(OutageMode m);
 
 struct OutageOptions {
   OutageWindow window;
-  int replicas = 1;                        ///< local fallback: gateway replicas (>= 1)
+  int replicas = 1;                         ///< local fallback: gateway replicas (>= 1)
   const PricingOptions* pricing = nullptr;  ///< for spend; nullptr: counts only
 };
 
@@ -51,15 +51,15 @@ struct OutageModeResult {
   /// < 0 refused what the limit would have admitted
   double over_admitted_cost = 0;
   std::int64_t over_admitted_requests = 0;  ///< the same in requests
-  double extra_spend = 0;                    ///< dollars, total minus the baseline's
+  double extra_spend = 0;                   ///< dollars, total minus the baseline's
 };
 
 struct OutageWhatIf {
   LimitParams params;
   OutageWindow window;
   int replicas = 1;
-  Counts baseline;             ///< no outage, the whole trace
-  Counts baseline_in_outage;   ///< no outage, the requests inside the window
+  Counts baseline;                      ///< no outage, the whole trace
+  Counts baseline_in_outage;            ///< no outage, the requests inside the window
   std::vector<OutageModeResult> modes;  ///< fail-open, fail-closed, local fallback
   bool priced = false;
 };

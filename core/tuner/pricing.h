@@ -63,14 +63,14 @@ class Pricing {
 
 /// Spend in dollars, when the replay was priced.
 struct SpendSummary {
-  bool priced = false;               ///< some request had a price
+  bool priced = false;  ///< some request had a price
   /// The most dollars admitted to one key within one minute (minutes of the Unix epoch, as
   /// the trace's times count from it), and where: the figure a runaway client drives up.
   double worst_key_per_min = 0;
   std::uint32_t worst_key = 0;       ///< index into Trace::keys
   std::int64_t worst_minute_ns = 0;  ///< start of that minute
   std::uint64_t unpriced_requests = 0;
-  std::string unpriced_reason;       ///< "" when every request was priced
+  std::string unpriced_reason;  ///< "" when every request was priced
 };
 
 /// The worst spend of one key in one minute (minutes of the epoch): each key's spend in its

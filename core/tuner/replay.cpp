@@ -36,8 +36,8 @@ std::optional<std::string> check(const Trace& trace, const LimitParams& params) 
 
 Nanos auto_timeline_step(Nanos span) {
   constexpr std::int64_t kS = 1'000'000'000;
-  for (const std::int64_t s : {1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200,
-                               10800, 21600, 43200}) {
+  for (const std::int64_t s :
+       {1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200}) {
     if (span.count() / (s * kS) < 200) return Nanos{s * kS};
   }
   // Longer traces: whole days, still under 200 points (spans up to the 9e9 s a trace allows).
@@ -57,7 +57,8 @@ Expected<ReplayResult> replay(const Trace& trace, const LimitParams& params,
   if (options.pricing != nullptr) spend.emplace(trace, *options.pricing);
   const std::int64_t origin = trace.events.empty() ? 0 : trace.events.front().t_ns;
   const Nanos span{trace.events.empty() ? 0 : trace.events.back().t_ns - origin};
-  r.timeline_step = options.timeline_step > Nanos{0} ? options.timeline_step : auto_timeline_step(span);
+  r.timeline_step =
+      options.timeline_step > Nanos{0} ? options.timeline_step : auto_timeline_step(span);
   const std::int64_t step_ns = std::max<std::int64_t>(1, r.timeline_step.count());
   if (!trace.events.empty()) {
     // Bounded: a step that would give over 100,000 points is refused.

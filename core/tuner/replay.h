@@ -46,7 +46,7 @@ struct TimelinePoint {
   double t_s = 0;  ///< the step's start, seconds since the trace's first event
   std::uint64_t admitted = 0;
   std::uint64_t rejected = 0;
-  double spend = 0;              ///< dollars admitted in the step
+  double spend = 0;  ///< dollars admitted in the step
   /// The highest daily quota burn of any key at the end of the step: cost units admitted to
   /// it since the UTC day began over its tier's daily quota (above 1 when over).
   double max_quota_burn = 0;
@@ -63,11 +63,11 @@ struct ReplayOptions {
 struct ReplayResult {
   LimitParams params;
   Counts total;
-  std::vector<Counts> by_key;    ///< indexed like Trace::keys
-  std::vector<Counts> by_model;  ///< indexed like Trace::models
-  std::vector<Counts> by_tier;   ///< indexed like Trace::tiers
+  std::vector<Counts> by_key;                ///< indexed like Trace::keys
+  std::vector<Counts> by_model;              ///< indexed like Trace::models
+  std::vector<Counts> by_tier;               ///< indexed like Trace::tiers
   std::uint64_t largest_burst_admitted = 0;  ///< most requests admitted within any 1 s
-  double total_delay_s = 0;      ///< shaping waits (leaky bucket), summed over admitted requests
+  double total_delay_s = 0;  ///< shaping waits (leaky bucket), summed over admitted requests
   double max_delay_s = 0;
   std::vector<std::string> warnings;  ///< e.g. costs the capacity can never admit
   SpendSummary spend;

@@ -39,7 +39,8 @@ Expected<Trace> route_trace(const Trace& trace, const RoutingRule& rule, const P
 
 Expected<RoutingWhatIf> whatif_routing(const Trace& trace, const LimitParams& params,
                                        const RoutingRule& rule, const PricingOptions& pricing) {
-  if (pricing.policy == nullptr) return make_error("routing needs a policy (model costs and prices)");
+  if (pricing.policy == nullptr)
+    return make_error("routing needs a policy (model costs and prices)");
   RoutingWhatIf out;
   out.params = params;
   out.rule = rule;
@@ -56,7 +57,8 @@ Expected<RoutingWhatIf> whatif_routing(const Trace& trace, const LimitParams& pa
   out.routed = after->total;
   out.priced = before->spend.priced || after->spend.priced;
   out.spend_saved = out.as_was.admitted_spend - out.routed.admitted_spend;
-  out.extra_429s = static_cast<std::int64_t>(out.routed.rejected) - static_cast<std::int64_t>(out.as_was.rejected);
+  out.extra_429s = static_cast<std::int64_t>(out.routed.rejected) -
+                   static_cast<std::int64_t>(out.as_was.rejected);
   return out;
 }
 

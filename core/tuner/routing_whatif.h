@@ -25,12 +25,12 @@ struct RoutingRule {
 struct RoutingWhatIf {
   LimitParams params;
   RoutingRule rule;
-  Counts as_was;                  ///< the trace as it was
-  Counts routed;                  ///< with the rule
+  Counts as_was;                      ///< the trace as it was
+  Counts routed;                      ///< with the rule
   std::uint64_t requests_routed = 0;  ///< requests the rule moved to another model
   std::uint64_t without_tokens = 0;   ///< requests with no token estimate (never routed)
-  double spend_saved = 0;         ///< as_was.admitted_spend - routed.admitted_spend (dollars)
-  std::int64_t extra_429s = 0;    ///< routed.rejected - as_was.rejected
+  double spend_saved = 0;             ///< as_was.admitted_spend - routed.admitted_spend (dollars)
+  std::int64_t extra_429s = 0;        ///< routed.rejected - as_was.rejected
   bool priced = false;
 };
 

@@ -14,7 +14,8 @@ constexpr std::size_t kPage = 10000;
 std::optional<double> number(const std::string& s) {
   double v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc{} || p != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
+  if (s.empty() || ec != std::errc{} || p != s.data() + s.size() || !std::isfinite(v))
+    return std::nullopt;
   return v;
 }
 
@@ -27,8 +28,7 @@ void error(TraceLoad& load, const TraceOptions& o, std::size_t n, std::string me
 
 redis::Result<TraceLoad> trace_from_decision_stream(redis::Connection& c,
                                                     const redis::KeySchema& schema,
-                                                    const std::string& rule,
-                                                    std::size_t max_events,
+                                                    const std::string& rule, std::size_t max_events,
                                                     const TraceOptions& options,
                                                     const std::atomic<bool>* cancel,
                                                     const std::function<void(double)>& progress) {
@@ -44,7 +44,8 @@ redis::Result<TraceLoad> trace_from_decision_stream(redis::Connection& c,
     auto len = c.command({"XLEN", key});
     if (!len) return len.error();
     if (auto n = len->as_integer()) {
-      total = static_cast<double>(std::min<std::int64_t>(*n, static_cast<std::int64_t>(max_events)));
+      total =
+          static_cast<double>(std::min<std::int64_t>(*n, static_cast<std::int64_t>(max_events)));
     }
   }
   while (load.lines < max_events) {
@@ -85,7 +86,8 @@ redis::Result<TraceLoad> trace_from_decision_stream(redis::Connection& c,
         continue;
       }
       if (!cost || *cost <= 0) {
-        error(load, options, n, "entry " + entry.elements[0].str + ": field cost is not a number > 0");
+        error(load, options, n,
+              "entry " + entry.elements[0].str + ": field cost is not a number > 0");
         continue;
       }
       if (who.empty()) {
@@ -98,18 +100,21 @@ redis::Result<TraceLoad> trace_from_decision_stream(redis::Connection& c,
         auto [p, ec] = std::from_chars(tokens->data(), tokens->data() + tokens->size(), v);
         if (tokens->empty() || ec != std::errc{} || p != tokens->data() + tokens->size() ||
             v == Trace::kNoTokens) {
-          error(load, options, n, "entry " + entry.elements[0].str + ": field tokens is not a count of tokens");
+          error(load, options, n,
+                "entry " + entry.elements[0].str + ": field tokens is not a count of tokens");
           continue;
         }
         llm_tokens = v;
       }
       const std::int64_t t_ns = static_cast<std::int64_t>(*t) * 1000;
       if (t_ns < last_t) {
-        error(load, options, n, "entry " + entry.elements[0].str + ": t is before the previous entry's");
+        error(load, options, n,
+              "entry " + entry.elements[0].str + ": t is before the previous entry's");
         continue;
       }
       last_t = t_ns;
-      load.trace.add(t_ns, who, *cost, model != nullptr ? std::string_view(*model) : std::string_view(), rule,
+      load.trace.add(t_ns, who, *cost,
+                     model != nullptr ? std::string_view(*model) : std::string_view(), rule,
                      llm_tokens);
     }
     if (page->elements.size() < want) break;

@@ -59,9 +59,10 @@ __attribute__((target_clones("avx2", "default"))) void token_bucket_event(
 
 // The spend of one event for the configurations that admitted it (okv 1.0 or 0.0): d·1 = d
 // and x + 0 = x exactly, so the sums equal replay()'s, which adds only admitted requests.
-__attribute__((target_clones("avx2", "default"))) void spend_event(
-    std::size_t n, double dollars, const double* __restrict okv, double* __restrict key_minute,
-    double* __restrict adm_spend) {
+__attribute__((target_clones("avx2", "default"))) void spend_event(std::size_t n, double dollars,
+                                                                   const double* __restrict okv,
+                                                                   double* __restrict key_minute,
+                                                                   double* __restrict adm_spend) {
   for (std::size_t c = 0; c < n; ++c) {
     key_minute[c] += okv[c] * dollars;
     adm_spend[c] += okv[c] * dollars;
@@ -72,7 +73,11 @@ __attribute__((target_clones("avx2", "default"))) void spend_event(
 // worst when the key's next request falls in a later minute (as KeyMinuteSpend in pricing.h does).
 struct MinuteSpend {
   MinuteSpend(std::size_t keys, std::size_t configs)
-      : n(configs), minute(keys, -1), spend(keys * configs, 0), worst(configs, 0), admitted(configs, 0) {}
+      : n(configs),
+        minute(keys, -1),
+        spend(keys * configs, 0),
+        worst(configs, 0),
+        admitted(configs, 0) {}
   // Folds the key's row when `t_ns` starts a new minute for it; returns its row.
   double* row(std::uint32_t key, std::int64_t t_ns) {
     double* r = spend.data() + static_cast<std::size_t>(key) * n;
@@ -247,8 +252,10 @@ Expected<SweepAxis> parse_axis(std::string_view text, std::string_view what) {
   Spacing spacing = Spacing::log;
   if (c != std::string_view::npos) {
     const std::string_view how = text.substr(c + 1);
-    if (how == "lin" || how == "linear") spacing = Spacing::linear;
-    else if (how != "log") return make_error(shown + ": the spacing after STEPS must be log or lin");
+    if (how == "lin" || how == "linear")
+      spacing = Spacing::linear;
+    else if (how != "log")
+      return make_error(shown + ": the spacing after STEPS must be log or lin");
     text = text.substr(0, c);
   }
   auto num = [](std::string_view s, double& v) {
@@ -267,7 +274,8 @@ Expected<SweepAxis> parse_axis(std::string_view text, std::string_view what) {
   }
   axis.steps = static_cast<int>(steps);
   axis.spacing = spacing;
-  if (axis.min == axis.max && axis.steps != 1) return make_error(shown + ": MIN == MAX needs STEPS 1");
+  if (axis.min == axis.max && axis.steps != 1)
+    return make_error(shown + ": MIN == MAX needs STEPS 1");
   return axis;
 }
 
@@ -292,7 +300,8 @@ Expected<SweepResult> sweep(const Trace& trace, const SweepSpec& spec,
       SweepCell cell;
       cell.params = cell_params(spec, x, y);
       if (auto why = cell.params.validate()) {
-        return make_error("sweep cell x=" + std::to_string(x) + " y=" + std::to_string(y) + ": " + *why);
+        return make_error("sweep cell x=" + std::to_string(x) + " y=" + std::to_string(y) + ": " +
+                          *why);
       }
       cell.x = x;
       cell.y = y;
@@ -302,7 +311,8 @@ Expected<SweepResult> sweep(const Trace& trace, const SweepSpec& spec,
   if (trace.events.empty()) return make_error("the trace has no events");
   // The fast path keeps times as doubles of ns since the first event: exact below 2^53 ns.
   const std::int64_t span_ns = trace.events.back().t_ns - trace.events.front().t_ns;
-  result.fast_path = spec.base.algorithm == Algorithm::token_bucket && span_ns < (std::int64_t{1} << 53);
+  result.fast_path =
+      spec.base.algorithm == Algorithm::token_bucket && span_ns < (std::int64_t{1} << 53);
   std::optional<Pricing> pricing;
   if (spec.pricing != nullptr) {
     pricing = Pricing::for_trace(trace, *spec.pricing);
@@ -311,7 +321,8 @@ Expected<SweepResult> sweep(const Trace& trace, const SweepSpec& spec,
   }
   const Pricing* priced = pricing && pricing->priced() ? &*pricing : nullptr;
   const std::size_t total = result.cells.size();
-  const std::size_t threads = std::clamp<std::size_t>(static_cast<std::size_t>(std::max(1, spec.threads)), 1, total);
+  const std::size_t threads =
+      std::clamp<std::size_t>(static_cast<std::size_t>(std::max(1, spec.threads)), 1, total);
   std::vector<std::thread> pool;
   std::atomic<bool> ok{true};
   for (std::size_t t = 0; t < threads; ++t) {
@@ -320,9 +331,10 @@ Expected<SweepResult> sweep(const Trace& trace, const SweepSpec& spec,
     pool.emplace_back([&, from, to, t] {
       // Only the first thread reports progress (the slices advance at the same pace).
       const std::function<void(double)> report = t == 0 ? progress : std::function<void(double)>{};
-      const bool done = result.fast_path
-                            ? token_bucket_slice(trace, priced, result.cells, from, to, cancel, report)
-                            : generic_slice(trace, priced, result.cells, from, to, cancel, report);
+      const bool done =
+          result.fast_path
+              ? token_bucket_slice(trace, priced, result.cells, from, to, cancel, report)
+              : generic_slice(trace, priced, result.cells, from, to, cancel, report);
       if (!done) ok = false;
     });
   }
@@ -340,11 +352,13 @@ bool meets(const SweepResult& result, const SweepCell& cell, const Constraints& 
   return (!constraints.max_ratio_429 || cell.total.ratio_429() <= *constraints.max_ratio_429) &&
          (!constraints.max_worst_key_429 || cell.worst_key_429 <= *constraints.max_worst_key_429) &&
          (!constraints.max_worst_key_spend_per_min ||
-          (result.priced && cell.worst_key_spend_per_min <= *constraints.max_worst_key_spend_per_min)) &&
+          (result.priced &&
+           cell.worst_key_spend_per_min <= *constraints.max_worst_key_spend_per_min)) &&
          (!constraints.max_cheapness || cell_cheapness(result, cell) <= *constraints.max_cheapness);
 }
 
-std::optional<std::string> check_constraints(const SweepResult& result, const Constraints& constraints) {
+std::optional<std::string> check_constraints(const SweepResult& result,
+                                             const Constraints& constraints) {
   if (constraints.max_worst_key_spend_per_min && !result.priced) {
     return "a spend limit needs prices, and no request of the trace has one" +
            (result.unpriced_reason.empty() ? std::string() : " (" + result.unpriced_reason + ")");

@@ -80,8 +80,8 @@ Expected<SweepResult> sweep(const Trace& trace, const SweepSpec& spec,
 LimitParams cell_params(const SweepSpec& spec, double x, double y);
 
 struct Constraints {
-  std::optional<double> max_ratio_429;       ///< overall 429 ratio at most this
-  std::optional<double> max_worst_key_429;   ///< no key's 429 ratio above this
+  std::optional<double> max_ratio_429;      ///< overall 429 ratio at most this
+  std::optional<double> max_worst_key_429;  ///< no key's 429 ratio above this
   /// No key admitted more than this many dollars in any minute (needs a priced sweep).
   std::optional<double> max_worst_key_spend_per_min;
   /// Spend at most this, in cell_cheapness() units (dollars when priced, else cost units): the
@@ -104,7 +104,8 @@ bool meets(const SweepResult& result, const SweepCell& cell, const Constraints& 
 
 /// An error in words when a constraint cannot be judged on this sweep (a spend limit without
 /// prices), else nullopt.
-std::optional<std::string> check_constraints(const SweepResult& result, const Constraints& constraints);
+std::optional<std::string> check_constraints(const SweepResult& result,
+                                             const Constraints& constraints);
 
 /// The Pareto frontier (fewer 429s vs. less admitted: a tighter limit protects the backend and
 /// the bill) and the cheapest cell that meets the constraints.

@@ -26,8 +26,8 @@ struct Collector {
 
   // Validates and appends one event; reports why not. `t_text` is the time as written, which
   // gives its nanoseconds exactly (a double of epoch seconds is 238 ns coarse).
-  void accept(std::size_t line, double t_s, std::string_view t_text, std::string_view key, double cost,
-              std::string_view model, std::string_view tier,
+  void accept(std::size_t line, double t_s, std::string_view t_text, std::string_view key,
+              double cost, std::string_view model, std::string_view tier,
               std::optional<double> tokens = std::nullopt) {
     // Replay and the sweep compute spans in int64 nanoseconds: t up to 9e9 s (year 2255) keeps
     // any span inside it (a span of 1e12 s overflowed and indexed out of bounds).
@@ -37,13 +37,15 @@ struct Collector {
     }
     if (key.empty()) return error(line, "key is empty");
     if (!std::isfinite(cost) || cost <= 0) return error(line, "cost must be a number > 0");
-    if (tokens && (!(*tokens >= 0) || *tokens >= Trace::kNoTokens || *tokens != std::floor(*tokens))) {
+    if (tokens &&
+        (!(*tokens >= 0) || *tokens >= Trace::kNoTokens || *tokens != std::floor(*tokens))) {
       return error(line, "tokens must be a whole number from 0 to 4294967294");
     }
     const auto exact = decimal_seconds_to_ns(t_text);
     const std::int64_t t_ns = exact ? *exact : static_cast<std::int64_t>(std::llround(t_s * 1e9));
     if (t_ns < last_t) {
-      return error(line, "t " + std::to_string(t_s) + " is before the previous event (the trace must be in time order)");
+      return error(line, "t " + std::to_string(t_s) +
+                             " is before the previous event (the trace must be in time order)");
     }
     if (load.trace.keys.size() >= options.max_keys) {
       return error(line, "more than " + std::to_string(options.max_keys) + " distinct keys");
@@ -52,9 +54,9 @@ struct Collector {
       return error(line, "more than 65535 distinct models or tiers");
     }
     last_t = t_ns;
-    load.trace.add(t_ns, key, cost, model, tier,
-                   tokens ? std::optional<std::uint32_t>(static_cast<std::uint32_t>(*tokens))
-                          : std::nullopt);
+    load.trace.add(
+        t_ns, key, cost, model, tier,
+        tokens ? std::optional<std::uint32_t>(static_cast<std::uint32_t>(*tokens)) : std::nullopt);
   }
 };
 
@@ -101,7 +103,9 @@ std::uint32_t intern(std::unordered_map<std::string, std::uint32_t>& index,
 }
 }  // namespace
 
-std::uint32_t Trace::key_id(std::string_view key) { return intern(key_index_, keys, key); }
+std::uint32_t Trace::key_id(std::string_view key) {
+  return intern(key_index_, keys, key);
+}
 std::uint16_t Trace::model_id(std::string_view model) {
   return static_cast<std::uint16_t>(intern(model_index_, models, model));
 }
@@ -213,13 +217,15 @@ TraceLoad parse_trace_csv(std::istream& in, const TraceOptions& options) {
         if (name == "tokens") col_tokens = idx;
       }
       if (col_t < 0 || col_key < 0) {
-        c.error(n, "the header must name columns t and key (and optionally cost, model, tier, tokens)");
+        c.error(
+            n, "the header must name columns t and key (and optionally cost, model, tier, tokens)");
         return load;
       }
       continue;
     }
     if (cells.size() != columns) {
-      c.error(n, "expected " + std::to_string(columns) + " columns, found " + std::to_string(cells.size()));
+      c.error(n, "expected " + std::to_string(columns) + " columns, found " +
+                     std::to_string(cells.size()));
       continue;
     }
     const auto t = number(cells[static_cast<std::size_t>(col_t)]);
@@ -231,7 +237,8 @@ TraceLoad parse_trace_csv(std::istream& in, const TraceOptions& options) {
     if (col_cost >= 0) {
       const auto v = number(cells[static_cast<std::size_t>(col_cost)]);
       if (!v) {
-        c.error(n, "cost '" + std::string(cells[static_cast<std::size_t>(col_cost)]) + "' is not a number");
+        c.error(n, "cost '" + std::string(cells[static_cast<std::size_t>(col_cost)]) +
+                       "' is not a number");
         continue;
       }
       cost = *v;
@@ -241,13 +248,15 @@ TraceLoad parse_trace_csv(std::istream& in, const TraceOptions& options) {
     if (col_tokens >= 0 && !cells[static_cast<std::size_t>(col_tokens)].empty()) {
       tokens = number(cells[static_cast<std::size_t>(col_tokens)]);
       if (!tokens) {
-        c.error(n, "tokens '" + std::string(cells[static_cast<std::size_t>(col_tokens)]) + "' is not a number");
+        c.error(n, "tokens '" + std::string(cells[static_cast<std::size_t>(col_tokens)]) +
+                       "' is not a number");
         continue;
       }
     }
-    c.accept(n, *t, cells[static_cast<std::size_t>(col_t)], cells[static_cast<std::size_t>(col_key)], cost,
-             col_model >= 0 ? cells[static_cast<std::size_t>(col_model)] : std::string_view{},
-             col_tier >= 0 ? cells[static_cast<std::size_t>(col_tier)] : std::string_view{}, tokens);
+    c.accept(
+        n, *t, cells[static_cast<std::size_t>(col_t)], cells[static_cast<std::size_t>(col_key)],
+        cost, col_model >= 0 ? cells[static_cast<std::size_t>(col_model)] : std::string_view{},
+        col_tier >= 0 ? cells[static_cast<std::size_t>(col_tier)] : std::string_view{}, tokens);
   }
   if (!header) c.error(0, "empty file: no header line");
   return load;

@@ -21,11 +21,11 @@
 namespace limitscope::tuner {
 
 struct TraceEvent {
-  std::int64_t t_ns = 0;   ///< request time, ns (the trace's seconds, converted from their text)
-  double cost = 1;         ///< cost units, > 0
-  std::uint32_t key = 0;   ///< index into Trace::keys
-  std::uint16_t model = 0; ///< index into Trace::models (0 = "")
-  std::uint16_t tier = 0;  ///< index into Trace::tiers (0 = "")
+  std::int64_t t_ns = 0;    ///< request time, ns (the trace's seconds, converted from their text)
+  double cost = 1;          ///< cost units, > 0
+  std::uint32_t key = 0;    ///< index into Trace::keys
+  std::uint16_t model = 0;  ///< index into Trace::models (0 = "")
+  std::uint16_t tier = 0;   ///< index into Trace::tiers (0 = "")
 };
 
 struct Trace {
@@ -68,9 +68,9 @@ struct TraceError {
 };
 
 struct TraceLoad {
-  Trace trace;                    ///< the good lines
-  std::vector<TraceError> errors; ///< at most max_errors kept
-  std::size_t error_count = 0;    ///< all of them
+  Trace trace;                     ///< the good lines
+  std::vector<TraceError> errors;  ///< at most max_errors kept
+  std::size_t error_count = 0;     ///< all of them
   std::size_t lines = 0;
 };
 

@@ -41,8 +41,7 @@ Expected<Trace> trace_from_scenario(const ScenarioTraceOptions& options,
         return make_error("scenario " + options.scenario + ": more than " +
                           std::to_string(options.max_events) + " requests; shorten the run");
       }
-      trace.add(r.time.count(), r.api_key, r.cost, r.model, r.tier,
-                token_count(r.llm_tokens));
+      trace.add(r.time.count(), r.api_key, r.cost, r.model, r.tier, token_count(r.llm_tokens));
     }
     if (progress) progress(static_cast<double>((*sim)->now().count()) / total);
   }

@@ -47,9 +47,9 @@ class ConfigCli : public ::testing::Test {
   // The hash fields of key `key`'s override (o.<field>.<key>).
   std::size_t override_fields_of(const std::string& key) {
     const auto names = config_fields();
-    return static_cast<std::size_t>(std::count_if(names.begin(), names.end(), [&](const std::string& n) {
-      return n.starts_with("o.") && n.ends_with("." + key);
-    }));
+    return static_cast<std::size_t>(std::count_if(
+        names.begin(), names.end(),
+        [&](const std::string& n) { return n.starts_with("o.") && n.ends_with("." + key); }));
   }
   std::unique_ptr<RedisServer> server_;
 };
@@ -99,7 +99,8 @@ TEST_F(ConfigCli, OneKeysOverride) {
   auto changed = cli("set", "--algorithm sliding-log --limit 60 --window 1m --json");
   ASSERT_EQ(changed.exit_code, 0) << changed.err;
   EXPECT_TRUE(json::parse(changed.out)["overrides"].empty());
-  EXPECT_NE(changed.err.find("the override of key vip was dropped"), std::string::npos) << changed.err;
+  EXPECT_NE(changed.err.find("the override of key vip was dropped"), std::string::npos)
+      << changed.err;
 
   ASSERT_EQ(cli("set", "--composite-limit rpm:sliding-log:limit=60:window=1m").exit_code, 0);
   auto composite = cli("override", "--key vip --limit 5 --window 1m");
@@ -176,8 +177,10 @@ TEST_F(ConfigCli, SetJsonListsTheOverridesItDropped) {
   const json o = json::parse(other.out);
   EXPECT_EQ(o["dropped_overrides"], (json{"key-a", "key-b"}));
   EXPECT_TRUE(o["overrides"].empty());
-  EXPECT_NE(other.err.find("the override of key key-a was dropped"), std::string::npos) << other.err;
-  EXPECT_NE(other.err.find("the override of key key-b was dropped"), std::string::npos) << other.err;
+  EXPECT_NE(other.err.find("the override of key key-a was dropped"), std::string::npos)
+      << other.err;
+  EXPECT_NE(other.err.find("the override of key key-b was dropped"), std::string::npos)
+      << other.err;
   const auto fields = config_fields();
   ASSERT_FALSE(fields.empty());
   for (const auto& f : fields) {
@@ -191,7 +194,9 @@ TEST_F(ConfigCli, SetJsonListsTheOverridesItDropped) {
 }
 
 TEST_F(ConfigCli, SetGetHistoryUndoWithJson) {
-  auto set = cli("set", "--algorithm token-bucket --capacity 100 --refill 10/s --reason launch --by alice --json");
+  auto set = cli(
+      "set",
+      "--algorithm token-bucket --capacity 100 --refill 10/s --reason launch --by alice --json");
   ASSERT_EQ(set.exit_code, 0) << set.err;
   const json s = json::parse(set.out);
   EXPECT_EQ(s["rule"], "pro");
@@ -206,7 +211,8 @@ TEST_F(ConfigCli, SetGetHistoryUndoWithJson) {
   EXPECT_EQ(s["limits"][0]["refill_per_s"], 10.0);
   EXPECT_GT(s["updated_at_ms"].get<std::int64_t>(), 0);
 
-  auto second = cli("set", "--algorithm sliding-log --limit 60 --window 1m --expect-version 1 --by bob --json");
+  auto second = cli(
+      "set", "--algorithm sliding-log --limit 60 --window 1m --expect-version 1 --by bob --json");
   ASSERT_EQ(second.exit_code, 0) << second.err;
   EXPECT_EQ(json::parse(second.out)["limits"][0]["window"], "1m");
 
@@ -256,7 +262,8 @@ TEST_F(ConfigCli, AGarbageVersionIsReplacedOnlyWithForceAndAudited) {
   url.port = server_->port();
   auto c = redis::Connection::open(url);
   ASSERT_TRUE(c.ok()) << c.error().message;
-  ASSERT_TRUE(c->command({"HSET", redis::KeySchema().config_key("pro"), "version", "garbage"}).ok());
+  ASSERT_TRUE(
+      c->command({"HSET", redis::KeySchema().config_key("pro"), "version", "garbage"}).ok());
 
   auto refused = cli("set", "--algorithm gcra --capacity 7 --refill 1/s");
   EXPECT_EQ(refused.exit_code, 1);
@@ -271,7 +278,8 @@ TEST_F(ConfigCli, AGarbageVersionIsReplacedOnlyWithForceAndAudited) {
   ASSERT_EQ(history.exit_code, 0) << history.err;
   const json newest = json::parse(history.out)["entries"][0];
   EXPECT_EQ(newest["by"], "ops");
-  EXPECT_NE(newest["reason"].get<std::string>().find("forced over an unreadable config"), std::string::npos)
+  EXPECT_NE(newest["reason"].get<std::string>().find("forced over an unreadable config"),
+            std::string::npos)
       << history.out;
 }
 
@@ -281,12 +289,14 @@ TEST_F(ConfigCli, BadInputExitsTwoWithOneLineAndChangesNothing) {
     std::string args;
     std::string err_has;
   } rows[] = {
-      {"--algorithm token-bucket --capacity -100 --refill 10/s", "capacity must be a finite number > 0, got -100"},
+      {"--algorithm token-bucket --capacity -100 --refill 10/s",
+       "capacity must be a finite number > 0, got -100"},
       {"--algorithm token-bucket --capacity 100 --refill 10", "refill"},
       {"--algorithm token-bucket --capacity abc --refill 10/s", "capacity \"abc\" is not a number"},
       {"--algorithm leaky-bucket --capacity 10 --refill 1/s", "leaky-bucket is not available"},
       {"--algorithm fixed-window --limit 10", "needs window"},
-      {"--algorithm token-bucket --capacity 10 --refill 1/s --window 1m", "--window does not apply"},
+      {"--algorithm token-bucket --capacity 10 --refill 1/s --window 1m",
+       "--window does not apply"},
       {"--algorithm nope --capacity 10 --refill 1/s", "algorithm \"nope\""},
       {"--algorithm gcra --capacity 10 --refill 1/s --expect-version x", "--expect-version"},
       {"--composite-limit rpm:sliding-log:limit=60", "needs window"},
@@ -309,8 +319,9 @@ TEST_F(ConfigCli, BadInputExitsTwoWithOneLineAndChangesNothing) {
 }
 
 TEST_F(ConfigCli, CompositeAndNothingToUndo) {
-  auto set = cli("set", "--composite-limit rpm:sliding-log:limit=60:window=1m "
-                        "--composite-limit tpm:token-bucket:capacity=100000:refill=100000/min --json");
+  auto set = cli("set",
+                 "--composite-limit rpm:sliding-log:limit=60:window=1m "
+                 "--composite-limit tpm:token-bucket:capacity=100000:refill=100000/min --json");
   ASSERT_EQ(set.exit_code, 0) << set.err;
   const json s = json::parse(set.out);
   EXPECT_EQ(s["composite"], true);

@@ -24,14 +24,16 @@ TEST(KeyNamesCli, WritesNamesByHashAndNeverAKey) {
   const std::string policy = test::write_temp("key_names_cli.json", kPolicy);
   const test::ProcessResult r = test::run_cli("key-names --policy " + policy);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "api_key_hash,name\n" + api_key_hash("sk-acme-secret") + ",\"acme, \"\"prod\"\"\"\n");
+  EXPECT_EQ(r.out,
+            "api_key_hash,name\n" + api_key_hash("sk-acme-secret") + ",\"acme, \"\"prod\"\"\"\n");
   EXPECT_EQ(r.out.find("secret"), std::string::npos);
   auto names = parse_key_names_csv(r.out, "stdout");  // what limitscope --key-names reads
   ASSERT_TRUE(names.ok()) << names.error();
   EXPECT_EQ(names->display(sha256_hex("sk-acme-secret")), "acme, \"prod\"");
 
   const std::string out = test::temp_path("key_names_cli.csv");
-  const test::ProcessResult to_file = test::run_cli("key-names --policy " + policy + " --out " + out);
+  const test::ProcessResult to_file =
+      test::run_cli("key-names --policy " + policy + " --out " + out);
   ASSERT_EQ(to_file.exit_code, 0) << to_file.err;
   EXPECT_EQ(test::read_file(out), r.out);
 }
@@ -44,7 +46,8 @@ TEST(KeyNamesCli, BadInputIsExit2WithoutTheKey) {
   const test::ProcessResult r = test::run_cli("key-names --policy " + bad);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err.find("sk-very-secret"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("<key sha256:" + api_key_hash("sk-very-secret") + ">"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("<key sha256:" + api_key_hash("sk-very-secret") + ">"), std::string::npos)
+      << r.err;
   EXPECT_EQ(test::run_cli("key-names").exit_code, 2);
   EXPECT_EQ(test::run_cli("key-names --policy /nonexistent/policy.json").exit_code, 2);
   EXPECT_EQ(test::run_cli("key-names --help").exit_code, 0);

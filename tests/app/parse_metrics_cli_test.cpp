@@ -22,7 +22,9 @@ using test::temp_path;
 using test::write_temp;
 
 // Runs limitscope-cli with the given arguments (shell words, quoted by the caller).
-Result cli(const std::string& args) { return test::run_cli(args); }
+Result cli(const std::string& args) {
+  return test::run_cli(args);
+}
 
 TEST(ParseMetricsCli, CleanFileExitsZeroWithEveryJsonKey) {
   const Result r =

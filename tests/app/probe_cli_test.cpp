@@ -24,7 +24,8 @@ TEST(ProbeCli, PrintsEveryLimiterKeyWithItsLevel) {
   const std::string profiles = write_temp("profiles.json", R"({"profiles": [
       {"name": "flex", "match": "rlflx:*", "kind": "counter_ttl", "limit": 120}]})");
 
-  auto r = run_cli("probe --redis " + server->url() + " --profiles " + quoted(profiles) + " --json");
+  auto r =
+      run_cli("probe --redis " + server->url() + " --profiles " + quoted(profiles) + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_GT(j["server_time"].get<double>(), 1.6e9);
@@ -57,8 +58,10 @@ TEST(ProbeCli, BadInputIsAUsageError) {
   const Row rows[] = {
       {"", "--redis URL or --metrics URL is required"},
       {"--redis redis://127.0.0.1:1", "Connection refused"},
-      {"--redis redis://:nope@127.0.0.1:" + std::to_string(locked->port()), "authentication refused"},
-      {"--redis " + locked->url() + " --profiles /nonexistent.json", "/nonexistent.json: cannot be read"},
+      {"--redis redis://:nope@127.0.0.1:" + std::to_string(locked->port()),
+       "authentication refused"},
+      {"--redis " + locked->url() + " --profiles /nonexistent.json",
+       "/nonexistent.json: cannot be read"},
       {"--redis " + locked->url() + " --profiles " + quoted(bad), "profiles[0].match: required"},
       {"--redis " + locked->url() + " --max-keys 0", "--max-keys"},
   };

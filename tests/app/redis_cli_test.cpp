@@ -26,10 +26,10 @@ void configure(const RedisServer& server, const std::string& rule, double capaci
   url.port = server.port();
   auto c = redis::Connection::open(url);
   ASSERT_TRUE(c.ok()) << c.error().message;
-  auto r = c->command({"HSET", redis::KeySchema().config_key(rule), "algorithm", "token-bucket",
-                       "capacity", std::to_string(capacity), "refill_amount",
-                       std::to_string(refill_per_s), "refill_period_ns", "1000000000",
-                       "version", "1"});
+  auto r =
+      c->command({"HSET", redis::KeySchema().config_key(rule), "algorithm", "token-bucket",
+                  "capacity", std::to_string(capacity), "refill_amount",
+                  std::to_string(refill_per_s), "refill_period_ns", "1000000000", "version", "1"});
   ASSERT_TRUE(r.ok()) << r.error().message;
 }
 
@@ -99,7 +99,8 @@ TEST(DecideCli, ServerGoneFollowsTheFailureMode) {
   EXPECT_TRUE(j["degraded"].get<bool>());
   EXPECT_NE(j["error"].get<std::string>().find("Connection refused"), std::string::npos);
 
-  auto closed = run_cli("decide --redis " + url + " --rule api --key k --json --failure-mode fail-closed");
+  auto closed =
+      run_cli("decide --redis " + url + " --rule api --key k --json --failure-mode fail-closed");
   ASSERT_EQ(closed.exit_code, 1) << closed.err;
   auto c = nlohmann::json::parse(closed.out);
   EXPECT_FALSE(c["allowed"].get<bool>());

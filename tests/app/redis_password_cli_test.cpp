@@ -46,9 +46,9 @@ std::unique_ptr<RedisServer> protected_server() {
   auto c = redis::Connection::open(url);
   EXPECT_TRUE(c.ok()) << c.error().message;
   if (c.ok()) {
-    auto r = c->command({"HSET", redis::KeySchema().config_key("api"), "algorithm",
-                         "token-bucket", "capacity", "5", "refill_amount", "1",
-                         "refill_period_ns", "1000000000", "version", "1"});
+    auto r = c->command({"HSET", redis::KeySchema().config_key("api"), "algorithm", "token-bucket",
+                         "capacity", "5", "refill_amount", "1", "refill_period_ns", "1000000000",
+                         "version", "1"});
     EXPECT_TRUE(r.ok()) << r.error().message;
   }
   return server;
@@ -137,8 +137,8 @@ TEST(RedisPasswordCli, AWrongPasswordIsAClearErrorThatDoesNotEchoIt) {
 TEST(RedisPasswordCli, AUrlPasswordAndAnotherSourceAreAmbiguous) {
   auto server = protected_server();
   PasswordEnv env(kPassword);
-  auto r = run_cli("config get --redis redis://:" + std::string(kPassword) + "@127.0.0.1:" +
-                   std::to_string(server->port()) + " --rule api");
+  auto r = run_cli("config get --redis redis://:" + std::string(kPassword) +
+                   "@127.0.0.1:" + std::to_string(server->port()) + " --rule api");
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("LIMITSCOPE_REDIS_PASSWORD"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find(kPassword), std::string::npos) << r.err;

@@ -42,7 +42,9 @@ class ShadowCli : public ::testing::Test {
 
 TEST_F(ShadowCli, SetShowClearBesideTheLiveConfig) {
   ASSERT_EQ(run("config set", "--algorithm token-bucket --capacity 60 --refill 1/s").exit_code, 0);
-  auto set = run("shadow set", "--algorithm token-bucket --capacity 120 --refill 2/s --reason try --by ann --json");
+  auto set =
+      run("shadow set",
+          "--algorithm token-bucket --capacity 120 --refill 2/s --reason try --by ann --json");
   ASSERT_EQ(set.exit_code, 0) << set.err;
   json j = json::parse(set.out);
   EXPECT_EQ(j["version"], 1);
@@ -63,20 +65,24 @@ TEST_F(ShadowCli, SetShowClearBesideTheLiveConfig) {
   ASSERT_TRUE(shadow.ok()) << shadow.error().message;
   ASSERT_TRUE(shadow->config);
   EXPECT_EQ(shadow->config->limits.front().params.capacity, 120);
-  EXPECT_EQ(redis::cluster_slot(schema.shadow_key("free")), redis::cluster_slot(schema.config_key("free")));
+  EXPECT_EQ(redis::cluster_slot(schema.shadow_key("free")),
+            redis::cluster_slot(schema.config_key("free")));
 
   auto show = run("shadow show", "");
   ASSERT_EQ(show.exit_code, 0) << show.err;
-  EXPECT_NE(show.out.find("shadow version 1: token-bucket capacity=120"), std::string::npos) << show.out;
-  EXPECT_NE(show.out.find("live: version 1: token-bucket capacity=60"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("shadow version 1: token-bucket capacity=120"), std::string::npos)
+      << show.out;
+  EXPECT_NE(show.out.find("live: version 1: token-bucket capacity=60"), std::string::npos)
+      << show.out;
   EXPECT_NE(show.out.find("not yet evaluated"), std::string::npos) << show.out;
 
   // A window algorithm and a composite take the same options as `config set`.
   auto window = run("shadow set", "--algorithm sliding-log --limit 100 --window 1m --json");
   ASSERT_EQ(window.exit_code, 0) << window.err;
   EXPECT_EQ(json::parse(window.out)["version"], 2);
-  auto comp = run("shadow set", "--composite-limit rpm:sliding-log:limit=60:window=1m "
-                                "--composite-limit burst:token-bucket:capacity=10:refill=1/s --json");
+  auto comp = run("shadow set",
+                  "--composite-limit rpm:sliding-log:limit=60:window=1m "
+                  "--composite-limit burst:token-bucket:capacity=10:refill=1/s --json");
   ASSERT_EQ(comp.exit_code, 0) << comp.err;
   EXPECT_EQ(json::parse(comp.out)["shadow"]["composite"], true);
 
@@ -94,7 +100,8 @@ TEST_F(ShadowCli, SetShowClearBesideTheLiveConfig) {
   auto stale = run("shadow set", "--algorithm gcra --capacity 5 --refill 1/s --expect-version 1");
   EXPECT_EQ(stale.exit_code, 1);
   EXPECT_NE(stale.err.find("LSCAS"), std::string::npos) << stale.err;
-  auto again = run("shadow set", "--algorithm gcra --capacity 5 --refill 1/s --expect-version 4 --json");
+  auto again =
+      run("shadow set", "--algorithm gcra --capacity 5 --refill 1/s --expect-version 4 --json");
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(json::parse(again.out)["version"], 5);
 
@@ -118,7 +125,8 @@ TEST_F(ShadowCli, SetShowClearBesideTheLiveConfig) {
 
 TEST_F(ShadowCli, MovedVersionAndBadInputChangeNothing) {
   ASSERT_EQ(run("shadow set", "--algorithm token-bucket --capacity 10 --refill 1/s").exit_code, 0);
-  auto moved = run("shadow set", "--algorithm token-bucket --capacity 11 --refill 1/s --expect-version 0");
+  auto moved =
+      run("shadow set", "--algorithm token-bucket --capacity 11 --refill 1/s --expect-version 0");
   EXPECT_EQ(moved.exit_code, 1);
   EXPECT_EQ(run("shadow clear", "--expect-version 7").exit_code, 1);
   struct Row {
@@ -149,7 +157,8 @@ TEST_F(ShadowCli, MovedVersionAndBadInputChangeNothing) {
 }
 
 TEST_F(ShadowCli, ShowCountsWhatTheDecisionsMadeOfTheShadow) {
-  ASSERT_EQ(run("config set", "--algorithm token-bucket --capacity 10 --refill 1/min").exit_code, 0);
+  ASSERT_EQ(run("config set", "--algorithm token-bucket --capacity 10 --refill 1/min").exit_code,
+            0);
   ASSERT_EQ(run("shadow set", "--algorithm token-bucket --capacity 2 --refill 1/min").exit_code, 0);
   for (int i = 0; i < 3; ++i) {
     auto d = run("decide", "--key k --json");

@@ -20,7 +20,9 @@ using test::read_file;
 using test::temp_path;
 
 // Runs limitscope-cli with the given arguments (shell words, quoted by the caller).
-Result cli(const std::string& args) { return test::run_cli(args); }
+Result cli(const std::string& args) {
+  return test::run_cli(args);
+}
 
 TEST(SimulateCli, SameSeedSameBytes) {
   for (const char* extra : {"--json", ""}) {

@@ -24,9 +24,13 @@ using Result = test::ProcessResult;
 using test::quoted;
 using test::read_file;
 
-Result run(const std::string& program, const std::string& args) { return test::run_process(program, args); }
+Result run(const std::string& program, const std::string& args) {
+  return test::run_process(program, args);
+}
 
-Result cli(const std::string& args) { return test::run_cli("test-rules " + args); }
+Result cli(const std::string& args) {
+  return test::run_cli("test-rules " + args);
+}
 
 std::vector<std::string> test_files() {
   std::vector<std::string> out;
@@ -40,7 +44,9 @@ std::vector<std::string> test_files() {
   return out;
 }
 
-bool under_malformed(const std::string& path) { return path.find("/rules/malformed/") != std::string::npos; }
+bool under_malformed(const std::string& path) {
+  return path.find("/rules/malformed/") != std::string::npos;
+}
 bool deliberately_failing(const std::string& path) {
   return std::filesystem::path(path).filename().string().rfind("failing_", 0) == 0;
 }
@@ -72,7 +78,9 @@ TEST(TestRulesCli, SameVerdictAsPromtoolForEveryDataFile) {
       EXPECT_NE(ours.err.find("limitscope-cli test-rules: "), std::string::npos) << ours.err;
       continue;
     }
-    EXPECT_EQ(ours.exit_code, theirs.exit_code) << "ours:\n" << ours.err << "\npromtool:\n" << theirs.err;
+    EXPECT_EQ(ours.exit_code, theirs.exit_code) << "ours:\n"
+                                                << ours.err << "\npromtool:\n"
+                                                << theirs.err;
     EXPECT_EQ(ours.exit_code, deliberately_failing(f) ? 1 : 0) << ours.err;
     if (deliberately_failing(f)) {
       EXPECT_EQ(without_blank_lines(ours.err), without_blank_lines(theirs.err));
@@ -112,7 +120,8 @@ TEST(TestRulesCli, UsageAndUnreadableInput) {
   EXPECT_NE(none.err.find("expects at least one FILE"), std::string::npos);
   const Result missing = cli("/nonexistent/rules_test.yml");
   EXPECT_EQ(missing.exit_code, 2);
-  EXPECT_NE(missing.err.find("/nonexistent/rules_test.yml: cannot read test file"), std::string::npos)
+  EXPECT_NE(missing.err.find("/nonexistent/rules_test.yml: cannot read test file"),
+            std::string::npos)
       << missing.err;
   EXPECT_EQ(cli("--bogus x.yml").exit_code, 2);
 }
@@ -130,7 +139,8 @@ TEST(TestRulesCli, EndlessFilesAndEvalTimesAreInputErrors) {
                                                   "  - input_series: []\n");
   const Result rule_zero = cli(quoted(rules_zero));
   EXPECT_EQ(rule_zero.exit_code, 2);
-  EXPECT_NE(rule_zero.err.find("/dev/zero: rule file larger than"), std::string::npos) << rule_zero.err;
+  EXPECT_NE(rule_zero.err.find("/dev/zero: rule file larger than"), std::string::npos)
+      << rule_zero.err;
 
   const std::string forever = test::write_temp("eval_time_forever_test.yml",
                                                "evaluation_interval: 1m\n"
@@ -145,7 +155,8 @@ TEST(TestRulesCli, EndlessFilesAndEvalTimesAreInputErrors) {
                                                "        exp_samples: []\n");
   const Result years = cli(quoted(forever));
   EXPECT_EQ(years.exit_code, 2);
-  EXPECT_NE(years.err.find("evaluation steps of evaluation_interval 1m; at most 1000000"), std::string::npos)
+  EXPECT_NE(years.err.find("evaluation steps of evaluation_interval 1m; at most 1000000"),
+            std::string::npos)
       << years.err;
 }
 

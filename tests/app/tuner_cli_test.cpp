@@ -23,7 +23,8 @@ using nlohmann::json;
 std::string small_trace() {
   std::string t;
   for (int i = 0; i < 10; ++i) {
-    t += "{\"t\": " + std::to_string(0.01 * i) + ", \"key\": \"a\", \"model\": \"gpt-4.1\", \"tier\": \"free\"}\n";
+    t += "{\"t\": " + std::to_string(0.01 * i) +
+         ", \"key\": \"a\", \"model\": \"gpt-4.1\", \"tier\": \"free\"}\n";
   }
   t += "{\"t\": 0.5, \"key\": \"b\", \"cost\": 2, \"tier\": \"pro\"}\n";
   return t;
@@ -31,7 +32,8 @@ std::string small_trace() {
 
 TEST(ReplayCli, PrintsCountsByKeyTierAndModel) {
   const std::string path = write_temp("trace.jsonl", small_trace());
-  auto r = run_cli("replay --trace " + quoted(path) + " --algorithm token-bucket --capacity 3 --refill 1/s --json");
+  auto r = run_cli("replay --trace " + quoted(path) +
+                   " --algorithm token-bucket --capacity 3 --refill 1/s --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json j = json::parse(r.out);
   EXPECT_EQ(j["admitted"], 4);
@@ -45,7 +47,8 @@ TEST(ReplayCli, PrintsCountsByKeyTierAndModel) {
   EXPECT_EQ(j["events"], 11);
 
   const std::string csv = write_temp("trace.csv", "t,key,cost\n0,a,1\n0.1,a,1\n");
-  auto w = run_cli("replay --trace " + quoted(csv) + " --algorithm sliding-log --window 1s --limit 1 --json");
+  auto w = run_cli("replay --trace " + quoted(csv) +
+                   " --algorithm sliding-log --window 1s --limit 1 --json");
   ASSERT_EQ(w.exit_code, 0) << w.err;
   EXPECT_EQ(json::parse(w.out)["rejected"], 1);
 }
@@ -65,8 +68,9 @@ std::string priced_trace() {
 TEST(ReplayCli, SpendInDollarsTheWorstKeysMinuteAndTheQuotaTimeline) {
   const std::string path = write_temp("priced.jsonl", priced_trace());
   // A bucket of 24 cost units admits a's first three requests (8 each) and b's.
-  auto r = run_cli("replay --trace " + quoted(path) +
-                   " --algorithm token-bucket --capacity 24 --refill 1/s --timeline-step 30s --json");
+  auto r =
+      run_cli("replay --trace " + quoted(path) +
+              " --algorithm token-bucket --capacity 24 --refill 1/s --timeline-step 30s --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json j = json::parse(r.out);
   EXPECT_EQ(j["keys"]["a"]["admitted"], 3);
@@ -88,34 +92,40 @@ TEST(ReplayCli, SpendInDollarsTheWorstKeysMinuteAndTheQuotaTimeline) {
 
   // Without token counts the spend is unknown, said so, and an assumption prices it.
   const std::string plain = write_temp("plain.jsonl", small_trace());
-  auto u = run_cli("replay --trace " + quoted(plain) + " --algorithm token-bucket --capacity 3 --refill 1/s --json");
+  auto u = run_cli("replay --trace " + quoted(plain) +
+                   " --algorithm token-bucket --capacity 3 --refill 1/s --json");
   ASSERT_EQ(u.exit_code, 0) << u.err;
   const json uj = json::parse(u.out);
   EXPECT_FALSE(uj["spend"]["priced"].get<bool>());
   EXPECT_NE(uj["spend"]["unpriced_reason"].get<std::string>().find("11 carry no token count"),
             std::string::npos);
-  auto a = run_cli("replay --trace " + quoted(plain) +
-                   " --algorithm token-bucket --capacity 3 --refill 1/s --tokens-per-request 1000 --json");
+  auto a = run_cli(
+      "replay --trace " + quoted(plain) +
+      " --algorithm token-bucket --capacity 3 --refill 1/s --tokens-per-request 1000 --json");
   ASSERT_EQ(a.exit_code, 0) << a.err;
   const json aj = json::parse(a.out);
   EXPECT_TRUE(aj["spend"]["priced"].get<bool>());
   EXPECT_DOUBLE_EQ(aj["spend_usd"].get<double>(), 3 * 1000 * 8.0 / 1e6);  // a's 3 admitted gpt-4.1
-  EXPECT_NE(aj["spend"]["unpriced_reason"].get<std::string>().find("(none given)"), std::string::npos);
+  EXPECT_NE(aj["spend"]["unpriced_reason"].get<std::string>().find("(none given)"),
+            std::string::npos);
 
-  for (const char* bad : {"--tokens-per-request -1", "--tokens-per-request lots", "--policy /nonexistent",
-                          "--timeline-step 0s"}) {
+  for (const char* bad : {"--tokens-per-request -1", "--tokens-per-request lots",
+                          "--policy /nonexistent", "--timeline-step 0s"}) {
     SCOPED_TRACE(bad);
-    auto b = run_cli("replay --trace " + quoted(path) + " --algorithm gcra --capacity 5 --refill 1/s " + bad);
+    auto b = run_cli("replay --trace " + quoted(path) +
+                     " --algorithm gcra --capacity 5 --refill 1/s " + bad);
     EXPECT_EQ(b.exit_code, 2);
-    EXPECT_NE(b.err.find(std::string(bad).substr(0, std::string(bad).find(' '))), std::string::npos) << b.err;
+    EXPECT_NE(b.err.find(std::string(bad).substr(0, std::string(bad).find(' '))), std::string::npos)
+        << b.err;
   }
 }
 
 TEST(SweepCli, SpendConstraint) {
   const std::string path = write_temp("priced_sweep.jsonl", priced_trace());
   // Capacities 8, 16, 24, 32: the worst key's minute costs $8 per 8 units of capacity.
-  auto r = run_cli("sweep --trace " + quoted(path) +
-                   " --algorithm token-bucket --capacity 8:32:4:lin --refill 1:1:1 --max-key-spend 20 --json");
+  auto r = run_cli(
+      "sweep --trace " + quoted(path) +
+      " --algorithm token-bucket --capacity 8:32:4:lin --refill 1:1:1 --max-key-spend 20 --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json j = json::parse(r.out);
   EXPECT_TRUE(j["priced"].get<bool>());
@@ -123,20 +133,24 @@ TEST(SweepCli, SpendConstraint) {
   EXPECT_DOUBLE_EQ(j["cells"][2]["worst_key_usd_per_min"].get<double>(), 24.0);
   ASSERT_TRUE(j["recommendation"].is_object());
   EXPECT_EQ(j["recommendation"]["capacity"], 8);  // the cheapest under $20 a minute
-  auto tight = run_cli("sweep --trace " + quoted(path) + " --algorithm token-bucket --capacity 8:32:4:lin "
+  auto tight = run_cli("sweep --trace " + quoted(path) +
+                       " --algorithm token-bucket --capacity 8:32:4:lin "
                        "--refill 1:1:1 --max-key-spend 20 --max-429 0.5 --json");
   ASSERT_EQ(tight.exit_code, 0) << tight.err;
   EXPECT_TRUE(json::parse(tight.out)["recommendation"].is_null());  // 429s above half at $16
 
   const std::string plain = write_temp("plain_sweep.jsonl", small_trace());
-  auto refused = run_cli("sweep --trace " + quoted(plain) +
-                         " --algorithm token-bucket --capacity 1:10:2 --refill 1:2:2 --max-key-spend 5");
+  auto refused =
+      run_cli("sweep --trace " + quoted(plain) +
+              " --algorithm token-bucket --capacity 1:10:2 --refill 1:2:2 --max-key-spend 5");
   EXPECT_EQ(refused.exit_code, 2);
-  EXPECT_NE(refused.err.find("--max-key-spend: a spend limit needs prices"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("--max-key-spend: a spend limit needs prices"), std::string::npos)
+      << refused.err;
 }
 
 TEST(ReplayCli, BadTracesAndParametersAreRefused) {
-  const std::string bad = write_temp("bad.jsonl", "{\"t\": 1, \"key\": \"a\"}\nnonsense\n{\"t\": 0.5, \"key\": \"a\"}\n");
+  const std::string bad = write_temp(
+      "bad.jsonl", "{\"t\": 1, \"key\": \"a\"}\nnonsense\n{\"t\": 0.5, \"key\": \"a\"}\n");
   struct Row {
     std::string args;
     std::string message;
@@ -145,11 +159,14 @@ TEST(ReplayCli, BadTracesAndParametersAreRefused) {
       {"--trace " + quoted(bad) + " --algorithm gcra --capacity 5 --refill 1/s",
        "2 bad line(s), nothing replayed (--skip-bad-lines replays the 1 good ones): line 2"},
       {"--trace /nonexistent --algorithm gcra --capacity 5 --refill 1/s", "cannot be read"},
-      {"--trace " + quoted(bad) + " --algorithm gcra --capacity 5", "--capacity and --refill are required"},
+      {"--trace " + quoted(bad) + " --algorithm gcra --capacity 5",
+       "--capacity and --refill are required"},
       {"--trace " + quoted(bad) + " --algorithm gcra --capacity 5 --refill 5", "--refill"},
       {"--trace " + quoted(bad) + " --algorithm gcra --capacity -5 --refill 1/s", "capacity"},
-      {"--trace " + quoted(bad) + " --algorithm magic --capacity 5 --refill 1/s", "--algorithm 'magic'"},
-      {"--algorithm gcra --capacity 5 --refill 1/s", "--trace FILE (or --redis URL --rule NAME) is required"},
+      {"--trace " + quoted(bad) + " --algorithm magic --capacity 5 --refill 1/s",
+       "--algorithm 'magic'"},
+      {"--algorithm gcra --capacity 5 --refill 1/s",
+       "--trace FILE (or --redis URL --rule NAME) is required"},
   };
   for (const auto& row : rows) {
     SCOPED_TRACE(row.args);
@@ -157,17 +174,20 @@ TEST(ReplayCli, BadTracesAndParametersAreRefused) {
     EXPECT_EQ(r.exit_code, 2) << r.out;
     EXPECT_NE(r.err.find(row.message), std::string::npos) << r.err;
   }
-  auto skipped = run_cli("replay --trace " + quoted(bad) + " --algorithm gcra --capacity 5 --refill 1/s --skip-bad-lines --json");
+  auto skipped = run_cli("replay --trace " + quoted(bad) +
+                         " --algorithm gcra --capacity 5 --refill 1/s --skip-bad-lines --json");
   ASSERT_EQ(skipped.exit_code, 0) << skipped.err;
   const json j = json::parse(skipped.out);
   EXPECT_EQ(j["events"], 1);
-  EXPECT_NE(j["warnings"][0].get<std::string>().find("skipped 2 bad trace line(s)"), std::string::npos);
+  EXPECT_NE(j["warnings"][0].get<std::string>().find("skipped 2 bad trace line(s)"),
+            std::string::npos);
 }
 
 TEST(SweepCli, EveryCellAndARecommendation) {
   const std::string path = write_temp("sweep.jsonl", small_trace());
-  auto r = run_cli("sweep --trace " + quoted(path) +
-                   " --algorithm token-bucket --capacity 1:10:4 --refill 1:20:3 --max-429 0.5 --json");
+  auto r =
+      run_cli("sweep --trace " + quoted(path) +
+              " --algorithm token-bucket --capacity 1:10:4 --refill 1:20:3 --max-429 0.5 --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json j = json::parse(r.out);
   ASSERT_EQ(j["cells"].size(), 12u);
@@ -180,13 +200,16 @@ TEST(SweepCli, EveryCellAndARecommendation) {
   EXPECT_LE(j["recommendation"]["ratio_429"].get<double>(), 0.5);
   EXPECT_FALSE(j["frontier"].empty());
 
-  auto windows = run_cli("sweep --trace " + quoted(path) + " --algorithm fixed-window --window 1:2:2 --limit 1:5:2 --json");
+  auto windows = run_cli("sweep --trace " + quoted(path) +
+                         " --algorithm fixed-window --window 1:2:2 --limit 1:5:2 --json");
   ASSERT_EQ(windows.exit_code, 0) << windows.err;
   EXPECT_EQ(json::parse(windows.out)["cells"][0]["window_s"], 1);
 
-  auto bad = run_cli("sweep --trace " + quoted(path) + " --algorithm token-bucket --capacity 10:1:3 --refill 1:2:2");
+  auto bad = run_cli("sweep --trace " + quoted(path) +
+                     " --algorithm token-bucket --capacity 10:1:3 --refill 1:2:2");
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_NE(bad.err.find("--capacity '10:1:3': needs 0 < MIN <= MAX"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("--capacity '10:1:3': needs 0 < MIN <= MAX"), std::string::npos)
+      << bad.err;
 }
 
 // Key k sends cost 1 every 100 ms for 100 s (exactly 10/s).
@@ -199,7 +222,8 @@ std::string steady_trace() {
 TEST(SweepCli, AdvisesWithTheSpendLimitTheGridsEdgeAndAFirstGuess) {
   const std::string path = write_temp("steady.jsonl", steady_trace());
   // Without axes: a log grid around the first guess (10 in its busiest second, 10/s).
-  auto guessed = run_cli("sweep --trace " + quoted(path) + " --algorithm token-bucket --steps 5 --max-429 0.001 --json");
+  auto guessed = run_cli("sweep --trace " + quoted(path) +
+                         " --algorithm token-bucket --steps 5 --max-429 0.001 --json");
   ASSERT_EQ(guessed.exit_code, 0) << guessed.err;
   const json g = json::parse(guessed.out);
   EXPECT_EQ(g["cells"].size(), 25u);
@@ -209,7 +233,8 @@ TEST(SweepCli, AdvisesWithTheSpendLimitTheGridsEdgeAndAFirstGuess) {
   EXPECT_TRUE(g["advice"]["spend_cap"].is_null());  // no --current: no spend limit
 
   // The current setting admits 100; every setting meeting ≤ 0.1% 429s admits 1,000: excluded.
-  const std::string grid = " --algorithm token-bucket --capacity 1:4:3:lin --refill 10:40:3:lin --max-429 0.001";
+  const std::string grid =
+      " --algorithm token-bucket --capacity 1:4:3:lin --refill 10:40:3:lin --max-429 0.001";
   auto capped = run_cli("sweep --trace " + quoted(path) + grid + " --current 1,1 --json");
   ASSERT_EQ(capped.exit_code, 0) << capped.err;
   const json c = json::parse(capped.out);
@@ -222,13 +247,19 @@ TEST(SweepCli, AdvisesWithTheSpendLimitTheGridsEdgeAndAFirstGuess) {
   EXPECT_EQ(c["advice"]["edges"][0]["axis"], "refill");
   EXPECT_EQ(c["advice"]["edges"][0]["end"], "low");
 
-  auto text = run_cli("sweep --trace " + quoted(path) + grid + " --current 1,1 --max-spend-increase 10");
+  auto text =
+      run_cli("sweep --trace " + quoted(path) + grid + " --current 1,1 --max-spend-increase 10");
   ASSERT_EQ(text.exit_code, 0) << text.err;
-  EXPECT_NE(text.out.find("Recommended ★: token-bucket capacity 1, refill 10/s."), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("(the current setting: 100 cost units, +900%; limit +1,000%)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("Recommended ★: token-bucket capacity 1, refill 10/s."),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("(the current setting: 100 cost units, +900%; limit +1,000%)"),
+            std::string::npos)
+      << text.out;
   EXPECT_NE(text.out.find("widen the range downward"), std::string::npos) << text.out;
 
-  for (const char* bad : {"--current 1", "--current 0,1", "--max-spend-increase -1", "--refill 1:2:2"}) {
+  for (const char* bad :
+       {"--current 1", "--current 0,1", "--max-spend-increase -1", "--refill 1:2:2"}) {
     auto b = run_cli("sweep --trace " + quoted(path) + " --algorithm token-bucket " + bad);
     EXPECT_EQ(b.exit_code, 2) << bad;
   }
@@ -242,16 +273,19 @@ TEST(ReplayCli, ReadsTheDecisionStreamOfARule) {
   ASSERT_TRUE(c.ok());
   const std::string stream = redis::KeySchema().decisions_key("api");
   for (int i = 0; i < 5; ++i) {
-    ASSERT_TRUE(c->command({"XADD", stream, "*", "t", std::to_string(1000 * i), "key", "a", "cost", "1",
-                            "allowed", "1", "level", "0"}).ok());
+    ASSERT_TRUE(c->command({"XADD", stream, "*", "t", std::to_string(1000 * i), "key", "a", "cost",
+                            "1", "allowed", "1", "level", "0"})
+                    .ok());
   }
-  auto r = run_cli("replay --redis " + server->url() + " --rule api --algorithm token-bucket --capacity 2 --refill 1/s --json");
+  auto r = run_cli("replay --redis " + server->url() +
+                   " --rule api --algorithm token-bucket --capacity 2 --refill 1/s --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json j = json::parse(r.out);
   EXPECT_EQ(j["admitted"], 2);
   EXPECT_EQ(j["rejected"], 3);
   EXPECT_EQ(j["tiers"]["api"]["admitted"], 2);
-  auto none = run_cli("replay --redis " + server->url() + " --rule empty --algorithm gcra --capacity 2 --refill 1/s");
+  auto none = run_cli("replay --redis " + server->url() +
+                      " --rule empty --algorithm gcra --capacity 2 --refill 1/s");
   EXPECT_EQ(none.exit_code, 2);
   EXPECT_NE(none.err.find("no events"), std::string::npos) << none.err;
 }

@@ -77,7 +77,8 @@ TEST(UsageCli, EveryCommandHasHelpAndRefusesUnknownOptionsNamingThem) {
 
     const ProcessResult unknown = test::run_cli(command + " --no-such-flag");
     expect_usage_error(unknown, command, "--no-such-flag");
-    EXPECT_EQ(unknown.err.rfind("limitscope-cli " + command + ": ", 0), 0u) << command << ": " << unknown.err;
+    EXPECT_EQ(unknown.err.rfind("limitscope-cli " + command + ": ", 0), 0u)
+        << command << ": " << unknown.err;
   }
 }
 

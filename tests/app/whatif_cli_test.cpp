@@ -59,7 +59,8 @@ TEST(WhatIfCli, OutageUnderEachMode) {
 
 TEST(WhatIfCli, BadInputIsAUsageErrorNamingIt) {
   const std::string path = write_temp("outage-bad.jsonl", trace());
-  const std::string base = "whatif outage --trace " + quoted(path) + " --algorithm token-bucket --capacity 10 --refill 1/s ";
+  const std::string base = "whatif outage --trace " + quoted(path) +
+                           " --algorithm token-bucket --capacity 10 --refill 1/s ";
   struct Row {
     std::string args;
     std::string message;
@@ -69,7 +70,8 @@ TEST(WhatIfCli, BadInputIsAUsageErrorNamingIt) {
       {base + "--outage 1m", "--outage 1m:"},
       {base + "--outage 1m@26:00", "--outage 1m@26:00"},
       {base + "--outage 1m@14:02 --replicas 0", "replicas"},
-      {"whatif outage --trace /nonexistent.jsonl --algorithm token-bucket --capacity 10 --refill 1/s --outage 1m@14:02",
+      {"whatif outage --trace /nonexistent.jsonl --algorithm token-bucket --capacity 10 --refill "
+       "1/s --outage 1m@14:02",
        "/nonexistent.jsonl"},
   };
   for (const Row& row : rows) {
@@ -91,23 +93,29 @@ namespace {
 TEST(WhatIfCli, RoutingSmallRequestsToACheaperModel) {
   std::string t;
   for (int i = 0; i < 15; ++i) {
-    t += "{\"t\": " + std::to_string(0.01 * i) + ", \"key\": \"a\", \"cost\": 8, \"model\": \"gpt-4.1\", \"tokens\": " +
+    t += "{\"t\": " + std::to_string(0.01 * i) +
+         ", \"key\": \"a\", \"cost\": 8, \"model\": \"gpt-4.1\", \"tokens\": " +
          (i < 10 ? "500" : "5000") + "}\n";
   }
   const std::string path = write_temp("routing.jsonl", t);
   auto r = run_cli("whatif routing --trace " + quoted(path) +
-                   " --algorithm token-bucket --capacity 1000 --refill 1/s --under 1000 --to deepseek-v3.2 --json");
+                   " --algorithm token-bucket --capacity 1000 --refill 1/s --under 1000 --to "
+                   "deepseek-v3.2 --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json j = json::parse(r.out);
   EXPECT_EQ(j.at("requests_routed"), 10);
   EXPECT_NEAR(j.at("as_was").at("spend_usd").get<double>(), 0.24, 1e-9);
   EXPECT_NEAR(j.at("spend_saved_usd").get<double>(), 0.0379, 1e-9);
   EXPECT_EQ(j.at("extra_429s"), 0);
-  auto bad = run_cli("whatif routing --trace " + quoted(path) +
-                     " --algorithm token-bucket --capacity 10 --refill 1/s --under 1000 --to gpt-9");
+  auto bad =
+      run_cli("whatif routing --trace " + quoted(path) +
+              " --algorithm token-bucket --capacity 10 --refill 1/s --under 1000 --to gpt-9");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("gpt-9"), std::string::npos) << bad.err;
-  EXPECT_EQ(run_cli("whatif routing --trace " + quoted(path) + " --algorithm token-bucket --capacity 10 --refill 1/s").exit_code, 2);
+  EXPECT_EQ(run_cli("whatif routing --trace " + quoted(path) +
+                    " --algorithm token-bucket --capacity 10 --refill 1/s")
+                .exit_code,
+            2);
 }
 
 }  // namespace

@@ -9,11 +9,11 @@
 #include <sstream>
 
 #include "cluster_test_support.h"
+#include "core/limiter/policy.h"
 #include "support/child_process.h"
 #include "support/hammer_processes.h"
 #include "support/process.h"
 #include "support/test_paths.h"
-#include "core/limiter/policy.h"
 
 namespace limitscope::test {
 namespace {
@@ -72,7 +72,8 @@ TEST_F(ClusterCli, ConfigDecideAndProbeOnEveryShard) {
   }
   EXPECT_EQ(nodes.size(), 3u);
   for (const auto& k : j["keys"]) {
-    if (found.count(k["key"].get<std::string>()) && k["key"].get<std::string>().find("{cli-") != std::string::npos) {
+    if (found.count(k["key"].get<std::string>()) &&
+        k["key"].get<std::string>().find("{cli-") != std::string::npos) {
       // One token taken, refilled at 1/min since (the state key lives ~1 min).
       EXPECT_GE(k["level"].get<double>(), 9);
       EXPECT_LE(k["level"].get<double>(), 10);
@@ -88,7 +89,8 @@ TEST_F(ClusterCli, SeveralHammerProcessesOnOneKeyNeverOverAdmit) {
   const double capacity = 50;
   const double refill = 20;  // per second
   const std::string url = cluster_->url();
-  auto set = run_cli("config set --redis " + url + " --rule hot --algorithm token-bucket --capacity 50 --refill 20/s");
+  auto set = run_cli("config set --redis " + url +
+                     " --rule hot --algorithm token-bucket --capacity 50 --refill 20/s");
   ASSERT_EQ(set.exit_code, 0) << set.err;
   const HammerTotals t = run_hammer_processes(url, "hot", 3, 3, "1500ms", "chammer");
   const long long admitted = t.admitted;
@@ -101,10 +103,12 @@ TEST_F(ClusterCli, SeveralHammerProcessesOnOneKeyNeverOverAdmit) {
 }
 
 TEST_F(ClusterCli, AuditClockReadsEveryMaster) {
-  GatewayProcess gw({"--policy", write_temp("cluster_clock_policy.json", std::string(default_policy_json())),
+  GatewayProcess gw({"--policy",
+                     write_temp("cluster_clock_policy.json", std::string(default_policy_json())),
                      "--mock-upstream"});
   ASSERT_TRUE(gw.running());
-  auto r = run_cli("audit clock --json --redis " + cluster_->url() + " --metrics " + gw.url() + "/metrics");
+  auto r = run_cli("audit clock --json --redis " + cluster_->url() + " --metrics " + gw.url() +
+                   "/metrics");
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const auto j = nlohmann::json::parse(r.out);
   std::set<int> masters;
@@ -125,9 +129,11 @@ TEST_F(ClusterCli, AuditClockReadsEveryMaster) {
   ASSERT_EQ(j.at("gateways").size(), 1u);
   EXPECT_FALSE(j.at("gateways")[0].at("skewed").get<bool>());
   // The text names every master too.
-  auto text = run_cli("audit clock --redis " + cluster_->url() + " --metrics " + gw.url() + "/metrics");
+  auto text =
+      run_cli("audit clock --redis " + cluster_->url() + " --metrics " + gw.url() + "/metrics");
   ASSERT_EQ(text.exit_code, 0) << text.err;
-  for (int port : masters) EXPECT_NE(text.out.find(":" + std::to_string(port)), std::string::npos) << text.out;
+  for (int port : masters)
+    EXPECT_NE(text.out.find(":" + std::to_string(port)), std::string::npos) << text.out;
 }
 
 TEST(ClusterBenchCli, ClusterBesideSingleServerReportsThePerCpuRatio) {

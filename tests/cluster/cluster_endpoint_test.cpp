@@ -3,13 +3,12 @@
 // TIME is the key's master's, and a master that is down is named in the error of its keys and
 // of its turn in the fan-out, while the other masters still answer. The endpoint runs on a
 // ManualClock with no retry budget: nothing in it may wait on or read a real clock to finish.
-#include "core/redis/endpoint.h"
-
 #include <gtest/gtest.h>
 
 #include <set>
 
 #include "cluster_test_support.h"
+#include "core/redis/endpoint.h"
 #include "core/redis/key_schema.h"
 #include "core/redis/redis_limiter.h"
 
@@ -103,7 +102,8 @@ TEST_F(ClusterEndpointTest, EachMasterIsVisitedOnce) {
   });
   ASSERT_TRUE(each.ok()) << each.error().message;
   ASSERT_EQ(each->size(), 3u);
-  for (const NodeResult& r : *each) EXPECT_TRUE(r.result.ok()) << r.node << ": " << r.result.error().message;
+  for (const NodeResult& r : *each)
+    EXPECT_TRUE(r.result.ok()) << r.node << ": " << r.result.error().message;
   EXPECT_EQ(std::set<std::string>(visited.begin(), visited.end()), expected);
   EXPECT_EQ(visited.size(), 3u);
 }
@@ -141,7 +141,8 @@ TEST(ClusterEndpointDown, AMasterThatIsDownIsNamedAndTheOthersAnswer) {
   });
   ASSERT_FALSE(lost.ok());
   EXPECT_TRUE(lost.error().breaks_connection()) << lost.error().message;
-  EXPECT_NE(lost.error().message.find(std::to_string(dead)), std::string::npos) << lost.error().message;
+  EXPECT_NE(lost.error().message.find(std::to_string(dead)), std::string::npos)
+      << lost.error().message;
 
   auto each = endpoint.on_each_master([&](Connection& c, const std::string&) -> Result<Unit> {
     auto r = c.command({"PING"});
@@ -153,7 +154,8 @@ TEST(ClusterEndpointDown, AMasterThatIsDownIsNamedAndTheOthersAnswer) {
   for (const NodeResult& r : *each) {
     if (r.node == dead_address) {
       ASSERT_FALSE(r.result.ok());
-      EXPECT_EQ(r.result.error().message.rfind("node " + dead_address + ": ", 0), 0u) << r.result.error().message;
+      EXPECT_EQ(r.result.error().message.rfind("node " + dead_address + ": ", 0), 0u)
+          << r.result.error().message;
     } else {
       EXPECT_TRUE(r.result.ok()) << r.node << ": " << r.result.error().message;
     }

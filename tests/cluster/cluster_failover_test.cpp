@@ -18,13 +18,16 @@ TEST(ClusterFailover, DecisionsResumeAfterAReplicaIsPromoted) {
   o.node_timeout_ms = 1000;
   auto cluster = RedisCluster::start(o);
   const KeySchema schema("lsfail:");
-  ClusterClient client(test::cluster_url(*cluster), test::cluster_options(), SteadyClock::instance());
+  ClusterClient client(test::cluster_url(*cluster), test::cluster_options(),
+                       SteadyClock::instance());
   ClusterLimiter backend(client, RedisLimiter(schema));
   FailurePolicy policy{FailureMode::fail_closed, {}, 1min};
   policy.breaker.cooldown = 200ms;
   GuardedLimiter guarded(backend, policy, SteadyClock::instance());
-  const std::string rule = test::rules_per_master(*cluster, schema, "fo", 1).begin()->second.front();
-  auto set = set_config(client, schema, rule, single_limit(test::bucket(Algorithm::token_bucket, 1e6, 1000)),
+  const std::string rule =
+      test::rules_per_master(*cluster, schema, "fo", 1).begin()->second.front();
+  auto set = set_config(client, schema, rule,
+                        single_limit(test::bucket(Algorithm::token_bucket, 1e6, 1000)),
                         ChangeInfo{"test", "", std::nullopt});
   ASSERT_TRUE(set.ok()) << set.error().message;
   const int slot = rule_slot(schema, rule);
@@ -56,7 +59,8 @@ TEST(ClusterFailover, DecisionsResumeAfterAReplicaIsPromoted) {
     if (d.guarded.decision.reason == DenyReason::backend_error) ++backend_errors;
     if (d.guarded.degraded) ++degraded;
     if (!promoted_at && cluster->master_port_of_slot(slot) == replica) promoted_at = clock.now();
-    if (!d.guarded.degraded && d.guarded.decision.reason != DenyReason::backend_error && promoted_at) {
+    if (!d.guarded.degraded && d.guarded.decision.reason != DenyReason::backend_error &&
+        promoted_at) {
       ++decided_after;
       resumed_at = clock.now();
       EXPECT_EQ(d.config_version, 1);

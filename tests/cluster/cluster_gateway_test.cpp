@@ -14,9 +14,8 @@
 #include <csignal>
 #include <memory>
 #include <mutex>
-#include <thread>
-
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "cluster_test_support.h"
 #include "core/gateway/redis_admission.h"
@@ -73,7 +72,8 @@ std::vector<std::string> scan(const RedisCluster& cluster, int port, const std::
 
 // One tier per master: rule names "<rule_prefix>-<n>" ("gw-t-<n>" gives tiers "t-<n>"), one
 // on each master, keyed by the master's port.
-std::map<int, std::string> tier_per_master(const RedisCluster& cluster, const redis::KeySchema& schema,
+std::map<int, std::string> tier_per_master(const RedisCluster& cluster,
+                                           const redis::KeySchema& schema,
                                            const std::string& rule_prefix) {
   std::map<int, std::string> out;
   for (const auto& [port, rules] : rules_per_master(cluster, schema, rule_prefix, 1)) {
@@ -91,7 +91,8 @@ std::vector<std::string> tiers_of(const std::map<int, std::string>& tier_on) {
 TEST(ClusterGateway, TwoGatewaysShareEachTiersLimitAndItsKeysLiveOnTheOwningShard) {
   auto cluster = RedisCluster::start();
   const redis::KeySchema schema;  // the gateway's default prefix
-  const std::map<int, std::string> tier_on = tier_per_master(*cluster, schema, "gw-t");  // port → tier
+  const std::map<int, std::string> tier_on =
+      tier_per_master(*cluster, schema, "gw-t");  // port → tier
   ASSERT_EQ(tier_on.size(), 3u);
   const std::vector<std::string> tiers = tiers_of(tier_on);
   const std::string policy = write_temp("cluster_gateway_policy.json", policy_json(tiers));
@@ -150,8 +151,8 @@ TEST(ClusterGateway, ConcurrentDecisionsAreBatchedPerShard) {
   ASSERT_EQ(tier_on.size(), 3u);
   const std::vector<std::string> tiers = tiers_of(tier_on);
   const std::string policy = write_temp("cluster_gateway_batch_policy.json", policy_json(tiers));
-  GatewayProcess gw({"--policy", policy, "--mock-upstream", "--redis", cluster->url(), "--redis-timeout", "30s",
-                     "--redis-batch-window", "10ms"});
+  GatewayProcess gw({"--policy", policy, "--mock-upstream", "--redis", cluster->url(),
+                     "--redis-timeout", "30s", "--redis-batch-window", "10ms"});
   ASSERT_TRUE(gw.running());
   const auto sent = [&](const char* series) {
     httplib::Client c(gw.url());
@@ -179,7 +180,8 @@ TEST(ClusterGateway, ConcurrentDecisionsAreBatchedPerShard) {
   }
   const double total = static_cast<double>(tiers.size() * kPerTier);
   // The gateway counts a decision before it sends it: checked again after each arrival.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);  // a safety net
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(60);  // a safety net
   bool all_sent = false;
   while (!(all_sent = sent("limitscope_redis_batch_size_sum") >= total) && inbox->wait(deadline)) {
   }
@@ -196,7 +198,8 @@ TEST(ClusterGateway, ConcurrentDecisionsAreBatchedPerShard) {
     ++statuses[t][r->status];
   }
   for (const auto& t : tiers) {
-    EXPECT_EQ(statuses[t], (std::map<int, int>{{200, 3}, {429, 3}})) << t << ": capacity 3 decided on its shard";
+    EXPECT_EQ(statuses[t], (std::map<int, int>{{200, 3}, {429, 3}}))
+        << t << ": capacity 3 decided on its shard";
   }
 }
 
@@ -218,12 +221,14 @@ TEST(ClusterGateway, ExitsWhenNoSeedAnswersAtStart) {
 TEST(ClusterGateway, TheDecisionLogWriteIsCheckedAtStartOnEachTiersMaster) {
   auto cluster = RedisCluster::start();
   const redis::KeySchema schema;
-  const std::map<int, std::string> tier_on = tier_per_master(*cluster, schema, "gw-t");  // port → tier
+  const std::map<int, std::string> tier_on =
+      tier_per_master(*cluster, schema, "gw-t");  // port → tier
   ASSERT_EQ(tier_on.size(), 3u);
   const std::vector<std::string> tiers = tiers_of(tier_on);
   const std::string policy = write_temp("cluster_gateway_xadd_policy.json", policy_json(tiers));
-  const std::vector<std::string> args{"--listen", "127.0.0.1:0", "--policy", policy, "--mock-upstream",
-                                      "--redis", cluster->url(), "--log-decisions", "1"};
+  const std::vector<std::string> args{"--listen",     "127.0.0.1:0",     "--policy",
+                                      policy,         "--mock-upstream", "--redis",
+                                      cluster->url(), "--log-decisions", "1"};
   const auto& [denied_port, denied_tier] = *tier_on.rbegin();
   auto deny = [&](const char* rule) {
     auto c = cluster->connect(denied_port);
@@ -250,10 +255,12 @@ TEST(ClusterGateway, TheDecisionLogWriteIsCheckedAtStartOnEachTiersMaster) {
       << err;
 
   deny("+xadd");
-  GatewayProcess gw({"--policy", policy, "--mock-upstream", "--redis", cluster->url(), "--log-decisions", "1"});
+  GatewayProcess gw(
+      {"--policy", policy, "--mock-upstream", "--redis", cluster->url(), "--log-decisions", "1"});
   ASSERT_TRUE(gw.running());
   for (int port : cluster->ports()) {
-    EXPECT_TRUE(scan(*cluster, port, "*:decisions").empty()) << "the check left a stream on " << port;
+    EXPECT_TRUE(scan(*cluster, port, "*:decisions").empty())
+        << "the check left a stream on " << port;
   }
 }
 
@@ -275,7 +282,8 @@ void master_killed_under_load(const std::string& mode) {
   o.extra_args = {"--cluster-require-full-coverage", "no"};
   auto cluster = RedisCluster::start(o);
   const redis::KeySchema schema;
-  const std::map<int, std::string> tier_on = tier_per_master(*cluster, schema, "gw-f");  // port → tier
+  const std::map<int, std::string> tier_on =
+      tier_per_master(*cluster, schema, "gw-f");  // port → tier
   ASSERT_EQ(tier_on.size(), 3u);
   const std::vector<std::string> tiers = tiers_of(tier_on);
   const int victim = tier_on.begin()->first;
@@ -291,8 +299,7 @@ void master_killed_under_load(const std::string& mode) {
   const std::string policy =
       write_temp("cluster_gateway_failover_policy.json", policy_json(tiers, kCapacity));
   GatewayProcess gw({"--policy", policy, "--mock-upstream", "--redis", cluster->url(),
-                     "--redis-failure-mode", mode, "--redis-timeout", "300ms", "--threads",
-                     "4"});
+                     "--redis-failure-mode", mode, "--redis-timeout", "300ms", "--threads", "4"});
   ASSERT_TRUE(gw.running());
   for (const auto& t : tiers) {
     auto r = post(gw, "key-" + t);
@@ -346,8 +353,8 @@ void master_killed_under_load(const std::string& mode) {
     }
     clock.wait_until(clock.now() + 20ms, never);
   }
-  EXPECT_TRUE(bad_statuses.empty()) << mode << " answered " << bad_statuses.size()
-                                    << " non-200s, first " << bad_statuses.front();
+  EXPECT_TRUE(bad_statuses.empty())
+      << mode << " answered " << bad_statuses.size() << " non-200s, first " << bad_statuses.front();
   ASSERT_TRUE(promoted_at.has_value()) << "the replica was not promoted within 40 s";
   ASSERT_TRUE(resumed_at.has_value())
       << "Redis decisions did not resume after the promotion; " << circuit_open << " of "
@@ -357,7 +364,7 @@ void master_killed_under_load(const std::string& mode) {
   ::testing::Test::RecordProperty("requests_after_kill", requests);
   ::testing::Test::RecordProperty("circuit_open", circuit_open);
   ::testing::Test::RecordProperty("resumed_after_promotion_ms",
-                 static_cast<int>((*resumed_at - *promoted_at) / 1ms));
+                                  static_cast<int>((*resumed_at - *promoted_at) / 1ms));
   EXPECT_GT(circuit_open, 0) << "the failure policy never applied";
   EXPECT_EQ(healthy_degraded, 0) << "the other shards' tiers were not decided by Redis";
   // A Redis decision again: the promoted replica's state counts down one per request.

@@ -76,7 +76,8 @@ TEST(ClusterInspect, ConnectionCheckKeyBrowserAndASlotsOnlyUserSeeEveryShard) {
   const auto check = connections::check_connection(target(*cluster), co, still);
   ASSERT_TRUE(check.ok) << check.error_kind << ": " << check.message;
   EXPECT_EQ(check.figure("ping_ms"), "0.000");
-  EXPECT_GT(still.reads(), 2 * cluster->size()) << "the cluster client did not read the injected clock";
+  EXPECT_GT(still.reads(), 2 * cluster->size())
+      << "the cluster client did not read the injected clock";
   EXPECT_EQ(check.figure("masters"), "3");
   EXPECT_EQ(check.figure("slots_covered"), "16384");
   EXPECT_EQ(check.figure("limiter_keys"), std::to_string(limiter_keys));

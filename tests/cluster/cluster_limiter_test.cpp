@@ -55,7 +55,8 @@ class ClusterLimiterTest : public ::testing::Test {
   std::vector<std::string> put_rules(const std::string& stem) {
     const auto per_master = test::rules_per_master(*cluster_, schema_, stem, 2);
     std::vector<std::string> rules;
-    for (const auto& [port, names] : per_master) rules.insert(rules.end(), names.begin(), names.end());
+    for (const auto& [port, names] : per_master)
+      rules.insert(rules.end(), names.begin(), names.end());
     const auto cfgs = configs();
     for (std::size_t i = 0; i < rules.size(); ++i) {
       const RuleConfig& cfg = cfgs[i % cfgs.size()];
@@ -235,7 +236,8 @@ TEST_F(ClusterLimiterTest, DecisionStreamLandsOnTheRuleShard) {
 TEST_F(ClusterLimiterTest, GuardedLimiterDecidesThroughTheCluster) {
   const auto rules = put_rules("guard");
   ClusterLimiter cl(*client_, RedisLimiter(schema_));
-  GuardedLimiter guarded(cl, FailurePolicy{FailureMode::fail_closed, {}, 1min}, SteadyClock::instance());
+  GuardedLimiter guarded(cl, FailurePolicy{FailureMode::fail_closed, {}, 1min},
+                         SteadyClock::instance());
   for (const std::string& rule : rules) {
     const auto d = guarded.decide(rule, "someone", 1);
     EXPECT_FALSE(d.guarded.degraded) << rule << ": " << d.guarded.error;

@@ -57,7 +57,8 @@ TEST(ClusterMigration, DecisionsDuringASlotMigrationAreNeitherLostNorDoubled) {
   std::vector<std::thread> workers;
   // One worker per way of deciding: single calls, one rule's batches, multi-rule batches.
   workers.emplace_back([&] {
-    for (long long i = 0; !stop; ++i, ++calls) tally(limiter.decide(rule, {key(i), {1.0}, false, std::nullopt}));
+    for (long long i = 0; !stop; ++i, ++calls)
+      tally(limiter.decide(rule, {key(i), {1.0}, false, std::nullopt}));
   });
   workers.emplace_back([&] {
     for (long long i = 0; !stop; i += 4, ++calls) {
@@ -99,10 +100,12 @@ TEST(ClusterMigration, DecisionsDuringASlotMigrationAreNeitherLostNorDoubled) {
   // After each migrated key, wait until some caller has met the half-moved slot.
   cluster->migrate_slot(slot, to, 1, [&] {
     const auto s0 = client.stats();
-    RedisCluster::wait_for([&] {
-      const auto s = client.stats();
-      return s.ask + s.tryagain + s.moved > s0.ask + s0.tryagain + s0.moved;
-    }, 200ms);
+    RedisCluster::wait_for(
+        [&] {
+          const auto s = client.stats();
+          return s.ask + s.tryagain + s.moved > s0.ask + s0.tryagain + s0.moved;
+        },
+        200ms);
   });
   ASSERT_TRUE(progressed(30));
   stop = true;

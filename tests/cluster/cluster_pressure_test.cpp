@@ -30,17 +30,21 @@ bool holds(const RedisCluster& cluster, int port, const std::string& key) {
 TEST(ClusterPressure, EachShardKeepsItsRulesIndexAndTheProbeReadsItThere) {
   auto cluster = RedisCluster::start();
   const redis::KeySchema schema;
-  redis::ClusterClient client(test::cluster_url(*cluster), test::cluster_options(), SteadyClock::instance());
+  redis::ClusterClient client(test::cluster_url(*cluster), test::cluster_options(),
+                              SteadyClock::instance());
   redis::ClusterLimiter limiter(client, redis::RedisLimiter(schema));
   const auto per_master = test::rules_per_master(*cluster, schema, "pp", 1);
   ASSERT_EQ(per_master.size(), 3u);
   for (const auto& [port, rules] : per_master) {
-    auto set = redis::set_config(client, schema, rules.front(),
-                                 redis::single_limit(test::bucket(Algorithm::token_bucket, 100, 1, 1min)),
-                                 redis::ChangeInfo{"test", "", std::nullopt});
+    auto set =
+        redis::set_config(client, schema, rules.front(),
+                          redis::single_limit(test::bucket(Algorithm::token_bucket, 100, 1, 1min)),
+                          redis::ChangeInfo{"test", "", std::nullopt});
     ASSERT_TRUE(set.ok()) << set.error().message;
     for (int k = 0; k < 200; ++k) {
-      ASSERT_TRUE(limiter.decide(rules.front(), {"u" + std::to_string(k), {1.0}, false, std::nullopt}).ok());
+      ASSERT_TRUE(
+          limiter.decide(rules.front(), {"u" + std::to_string(k), {1.0}, false, std::nullopt})
+              .ok());
     }
   }
   ProbeOptions po;
@@ -58,14 +62,16 @@ TEST(ClusterPressure, EachShardKeepsItsRulesIndexAndTheProbeReadsItThere) {
     const std::string& rule = rules.front();
     std::string victim;
     for (int k = 0; k < 200 && victim.empty(); ++k) {
-      if (seen.count(schema.state_key(rule, "u" + std::to_string(k))) == 0) victim = "u" + std::to_string(k);
+      if (seen.count(schema.state_key(rule, "u" + std::to_string(k))) == 0)
+        victim = "u" + std::to_string(k);
     }
     auto d = limiter.decide(rule, {victim, {95.0}, false, std::nullopt});
     ASSERT_TRUE(d.ok() && d->decision.allowed);
     victims[schema.state_key(rule, victim)] = "127.0.0.1:" + std::to_string(port);
     // The index is on the rule's master only (SCAN sees a node's own keys, whatever it serves).
     for (int other : cluster->ports()) {
-      EXPECT_EQ(holds(*cluster, other, schema.pressure_key(rule)), other == port) << rule << " on " << other;
+      EXPECT_EQ(holds(*cluster, other, schema.pressure_key(rule)), other == port)
+          << rule << " on " << other;
     }
   }
 

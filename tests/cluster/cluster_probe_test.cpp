@@ -16,16 +16,18 @@ using test::RedisCluster;
 TEST(ClusterProbe, FindsEveryKeyOnItsShardAndKeepsWorkingDuringAMigration) {
   auto cluster = RedisCluster::start();
   const redis::KeySchema schema;  // the built-in profile's prefix
-  redis::ClusterClient client(test::cluster_url(*cluster), test::cluster_options(), SteadyClock::instance());
+  redis::ClusterClient client(test::cluster_url(*cluster), test::cluster_options(),
+                              SteadyClock::instance());
   redis::ClusterLimiter limiter(client, redis::RedisLimiter(schema));
   const auto per_master = test::rules_per_master(*cluster, schema, "pr", 1);
   std::map<std::string, std::string> key_node;  // state key → "127.0.0.1:port"
   for (const auto& [port, rules] : per_master) {
     const std::string& rule = rules.front();
-    auto set = redis::set_config(client, schema, rule,
-                                 // Refilled at 1/min, so a state key lives for a minute, longer than the test.
-                                 redis::single_limit(test::bucket(Algorithm::token_bucket, 100, 1, 1min)),
-                                 redis::ChangeInfo{"test", "", std::nullopt});
+    auto set = redis::set_config(
+        client, schema, rule,
+        // Refilled at 1/min, so a state key lives for a minute, longer than the test.
+        redis::single_limit(test::bucket(Algorithm::token_bucket, 100, 1, 1min)),
+        redis::ChangeInfo{"test", "", std::nullopt});
     ASSERT_TRUE(set.ok()) << set.error().message;
     for (int k = 0; k < 8; ++k) {
       const std::string key = "u" + std::to_string(k);
@@ -63,16 +65,20 @@ TEST(ClusterProbe, FindsEveryKeyOnItsShardAndKeepsWorkingDuringAMigration) {
   EXPECT_GT(refreshes, 0u);
   // Within a few budgeted refreshes the new master's scan has found the moved keys.
   std::map<std::string, std::string> after;
-  ASSERT_TRUE(RedisCluster::wait_for([&] {
-    auto snap = probe.refresh(client);
-    if (!snap.ok()) return false;
-    after.clear();
-    for (const auto& k : snap->keys) after[k.key] = k.node;
-    for (int k = 0; k < 8; ++k) {
-      if (after[schema.state_key(rule, "u" + std::to_string(k))] != "127.0.0.1:" + std::to_string(to)) return false;
-    }
-    return true;
-  }, 10s));
+  ASSERT_TRUE(RedisCluster::wait_for(
+      [&] {
+        auto snap = probe.refresh(client);
+        if (!snap.ok()) return false;
+        after.clear();
+        for (const auto& k : snap->keys) after[k.key] = k.node;
+        for (int k = 0; k < 8; ++k) {
+          if (after[schema.state_key(rule, "u" + std::to_string(k))] !=
+              "127.0.0.1:" + std::to_string(to))
+            return false;
+        }
+        return true;
+      },
+      10s));
   EXPECT_EQ(after.size(), key_node.size());
 }
 

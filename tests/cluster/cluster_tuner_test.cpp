@@ -21,9 +21,11 @@ TEST(ClusterTuner, ReplayFromTheStreamAndOneKeysOverrideOnEveryShard) {
     // Five logged decisions of key a, 1 ms apart, written on the rule's master.
     auto master = cluster->connect(port);
     for (int i = 0; i < 5; ++i) {
-      ASSERT_TRUE(master.command({"XADD", schema.decisions_key(rule), "*", "t", std::to_string(1000 * i),
-                                  "key", "a", "cost", "1", "allowed", "1", "level", "0"})
-                      .ok());
+      ASSERT_TRUE(
+          master
+              .command({"XADD", schema.decisions_key(rule), "*", "t", std::to_string(1000 * i),
+                        "key", "a", "cost", "1", "allowed", "1", "level", "0"})
+              .ok());
     }
     auto r = run_cli("replay --redis " + url + " --rule " + rule +
                      " --algorithm token-bucket --capacity 2 --refill 1/s --json");

@@ -26,7 +26,8 @@ TEST(AuditClockE2E, GatewayAndRedisOnOneMachineAgree) {
   const std::string policy = write_temp("audit_clock_policy.json", e2e_policy_json());
   GatewayProcess gw({"--policy", policy, "--mock-upstream", "--redis", redis->url()});
   ASSERT_TRUE(gw.running());
-  auto r = run_cli("audit clock --json --redis " + redis->url() + " --metrics " + gw.url() + "/metrics");
+  auto r =
+      run_cli("audit clock --json --redis " + redis->url() + " --metrics " + gw.url() + "/metrics");
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const json j = json::parse(r.out);
   EXPECT_EQ(j.at("skewed"), 0);

@@ -15,8 +15,8 @@
 #include "core/redis/key_schema.h"
 #include "e2e/e2e_policy.h"
 #include "support/child_process.h"
-#include "support/process.h"
 #include "support/poll_until.h"
+#include "support/process.h"
 #include "support/redis_server.h"
 
 namespace limitscope::test {
@@ -25,10 +25,11 @@ namespace {
 using nlohmann::json;
 
 // Appends one decision to `stream` as a gateway's script would log it (retry_us on refusals).
-void log_decision(redis::Connection& c, const std::string& stream, std::int64_t t_us, const std::string& key,
-                  bool allowed, std::int64_t retry_us = 0) {
-  std::vector<std::string> cmd{"XADD", stream, "*", "t", std::to_string(t_us), "key", key,
-                               "cost", "1", "allowed", allowed ? "1" : "0", "level", "0"};
+void log_decision(redis::Connection& c, const std::string& stream, std::int64_t t_us,
+                  const std::string& key, bool allowed, std::int64_t retry_us = 0) {
+  std::vector<std::string> cmd{"XADD", stream, "*", "t",       std::to_string(t_us), "key",
+                               key,    "cost", "1", "allowed", allowed ? "1" : "0",  "level",
+                               "0"};
   if (!allowed) {
     cmd.push_back("retry_us");
     cmd.push_back(std::to_string(retry_us));
@@ -40,8 +41,8 @@ TEST(AuditRetryAfterE2E, HonestClientOnOurGatewayFindsNoLie) {
   auto redis = RedisServer::start();
   ASSERT_NE(redis, nullptr);
   const std::string policy = write_temp("audit_retry_policy.json", e2e_policy_json());
-  GatewayProcess gw({"--policy", policy, "--mock-upstream", "--redis", redis->url(),
-                     "--log-decisions", "1"});
+  GatewayProcess gw(
+      {"--policy", policy, "--mock-upstream", "--redis", redis->url(), "--log-decisions", "1"});
   ASSERT_TRUE(gw.running());
   const std::string body = json{{"model", "gemini-2.5-flash"},
                                 {"max_tokens", 10},
@@ -137,25 +138,29 @@ TEST(AuditRetryAfterE2E, KeysAreNamedAndARawKeyIsNeverPrinted) {
     "tiers": { "free": { "requests": { "algorithm": "token-bucket", "capacity": 3, "refill": "1/s" } } },
     "models": { "gpt-4.1": { "cost": 1 } },
     "keys": { "sk-acme-secret": { "tier": "free", "name": "acme-prod" } } })");
-  const std::string names = write_temp("audit_retry_names.csv",
-                                       "api_key_hash,name\n" + api_key_hash("sk-other") + ",other-team\n");
-  const std::string args = "audit retry-after --redis " + redis->url() + " --rule foreign --policy " +
-                           quoted(policy) + " --key-names " + quoted(names);
+  const std::string names = write_temp(
+      "audit_retry_names.csv", "api_key_hash,name\n" + api_key_hash("sk-other") + ",other-team\n");
+  const std::string args = "audit retry-after --redis " + redis->url() +
+                           " --rule foreign --policy " + quoted(policy) + " --key-names " +
+                           quoted(names);
   auto out = run_cli(args + " --json");
   ASSERT_EQ(out.exit_code, 1) << out.out << out.err;
   const json j = json::parse(out.out);
   std::map<std::string, std::string> name_of;
-  for (const auto& k : j.at("keys")) name_of[k.at("key").get<std::string>()] = k.at("name").get<std::string>();
+  for (const auto& k : j.at("keys"))
+    name_of[k.at("key").get<std::string>()] = k.at("name").get<std::string>();
   EXPECT_EQ(name_of[api_key_hash("sk-acme-secret")], "acme-prod");
   EXPECT_EQ(name_of[ours], "other-team");
   EXPECT_EQ(out.out.find("sk-acme-secret"), std::string::npos) << out.out;
   auto text = run_cli(args);
   ASSERT_EQ(text.exit_code, 1) << text.err;
-  EXPECT_NE(text.out.find("acme-prod (" + api_key_hash("sk-acme-secret") + "): 1 lies"), std::string::npos)
+  EXPECT_NE(text.out.find("acme-prod (" + api_key_hash("sk-acme-secret") + "): 1 lies"),
+            std::string::npos)
       << text.out;
   EXPECT_NE(text.out.find("other-team"), std::string::npos) << text.out;
   EXPECT_EQ(text.out.find("sk-acme-secret"), std::string::npos) << text.out;
-  auto bad = run_cli("audit retry-after --redis " + redis->url() + " --rule foreign --key-names /nonexistent.csv");
+  auto bad = run_cli("audit retry-after --redis " + redis->url() +
+                     " --rule foreign --key-names /nonexistent.csv");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--key-names"), std::string::npos) << bad.err;
 }

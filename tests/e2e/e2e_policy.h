@@ -2,9 +2,9 @@
 // The policy the end-to-end tests run the gateway with: small limits so 429s come quickly,
 // the scenario keys listed with their tiers, and no default tier (unknown keys get 403).
 
-#include <string>
-
 #include <httplib.h>
+
+#include <string>
 
 #include "core/gateway/redis_admission.h"
 #include "core/redis/connection.h"
@@ -50,8 +50,8 @@ inline long long e2e_pro_state_keys(redis::Connection& c) {
 
 /// The Redis stats line "<name>:...<field>=<n>..." of INFO `section`, as n; 0 when absent,
 /// -1 on a Redis error.
-inline long long e2e_info_count(redis::Connection& c, const std::string& section, const std::string& name,
-                                const std::string& field) {
+inline long long e2e_info_count(redis::Connection& c, const std::string& section,
+                                const std::string& name, const std::string& field) {
   auto info = c.command({"INFO", section});
   if (!info) return -1;
   const std::size_t at = info->str.find(name + ":");
@@ -62,12 +62,14 @@ inline long long e2e_info_count(redis::Connection& c, const std::string& section
 }
 
 /// An upstream that bills `prompt` + `completion` tokens for every call, whatever was asked.
-inline std::unique_ptr<CannedHttpServer> e2e_billing_upstream(long long prompt, long long completion) {
+inline std::unique_ptr<CannedHttpServer> e2e_billing_upstream(long long prompt,
+                                                              long long completion) {
   auto up = std::make_unique<CannedHttpServer>();
   up->respond({200, "application/json",
                R"({"id":"x","object":"chat.completion","choices":[],"usage":{"prompt_tokens":)" +
-                   std::to_string(prompt) + R"(,"completion_tokens":)" + std::to_string(completion) +
-                   R"(,"total_tokens":)" + std::to_string(prompt + completion) + "}}"});
+                   std::to_string(prompt) + R"(,"completion_tokens":)" +
+                   std::to_string(completion) + R"(,"total_tokens":)" +
+                   std::to_string(prompt + completion) + "}}"});
   return up;
 }
 

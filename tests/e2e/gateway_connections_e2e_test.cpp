@@ -26,8 +26,8 @@ std::string chat_request(const std::string& key, const std::string& extra_header
 }
 
 std::unique_ptr<GatewayProcess> gateway(std::vector<std::string> extra) {
-  std::vector<std::string> args = {"--policy", write_temp("connections_policy.json", e2e_policy_json()),
-                                   "--mock-upstream"};
+  std::vector<std::string> args = {
+      "--policy", write_temp("connections_policy.json", e2e_policy_json()), "--mock-upstream"};
   args.insert(args.end(), extra.begin(), extra.end());
   return std::make_unique<GatewayProcess>(args);
 }
@@ -88,8 +88,9 @@ TEST(GatewayConnectionsE2E, AChunkedBodyDrippedInPiecesIsReadWhole) {
   }
   chunked << "0\r\n\r\n";
   RawConnection c(gw->port());
-  c.send("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer pro-key\r\n"
-         "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
+  c.send(
+      "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer pro-key\r\n"
+      "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
   for (char ch : chunked.str()) c.send(std::string(1, ch));  // one segment per byte, at once
   const RawExchange x = c.read_until_close(std::chrono::seconds(10));
   EXPECT_EQ(x.received.rfind("HTTP/1.1 200", 0), 0u) << x.received;
@@ -103,8 +104,9 @@ TEST(GatewayConnectionsE2E, AnswersToHeadHaveNoBodyAndFreeTheirWorker) {
   // bytes would be held for good, and two such requests would take both workers.
   for (int i = 0; i < 3; ++i) {
     RawConnection c(gw->port());
-    c.send("HEAD /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
-           "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    c.send(
+        "HEAD /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+        "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     const std::string got = c.read_until_close(std::chrono::seconds(10)).received;
     ASSERT_EQ(count_responses(got), 2) << got;
     EXPECT_EQ(got.find("ok\n"), got.size() - 3) << got;  // only the GET has a body

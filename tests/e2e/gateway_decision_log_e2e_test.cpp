@@ -27,14 +27,17 @@ namespace {
 
 using nlohmann::json;
 
-int post(const GatewayProcess& gw, const std::string& key, const std::string& model, int max_tokens) {
+int post(const GatewayProcess& gw, const std::string& key, const std::string& model,
+         int max_tokens) {
   httplib::Client c(gw.url());
   c.set_read_timeout(10);
-  const std::string body = json{{"model", model},
-                                {"max_tokens", max_tokens},
-                                {"messages", json::array({{{"role", "user"}, {"content", "hello there"}}})}}
-                               .dump();
-  auto r = c.Post("/v1/chat/completions", {{"Authorization", "Bearer " + key}}, body, "application/json");
+  const std::string body =
+      json{{"model", model},
+           {"max_tokens", max_tokens},
+           {"messages", json::array({{{"role", "user"}, {"content", "hello there"}}})}}
+          .dump();
+  auto r = c.Post("/v1/chat/completions", {{"Authorization", "Bearer " + key}}, body,
+                  "application/json");
   return r ? r->status : -1;
 }
 
@@ -56,7 +59,8 @@ TEST(GatewayDecisionLog, EveryDecisionIsLoggedWithModelAndTokensAndPricesAsATrac
   EXPECT_EQ(t.models[t.events[0].model], "gpt-4.1");
   EXPECT_EQ(t.models[t.events[1].model], "deepseek-v3.2");
   ASSERT_TRUE(t.tokens_of(0) && t.tokens_of(1) && t.tokens_of(2));
-  EXPECT_EQ(*t.tokens_of(1) - *t.tokens_of(0), 200u) << "the estimate: the same prompt plus max_tokens";
+  EXPECT_EQ(*t.tokens_of(1) - *t.tokens_of(0), 200u)
+      << "the estimate: the same prompt plus max_tokens";
   EXPECT_EQ(t.tokens_of(0), t.tokens_of(2));
   // No raw API key in Redis: the stream's keys are the gateway's hashed limited keys.
   EXPECT_EQ(t.keys[t.events[0].key], sha256_hex("alice").substr(0, 32) + ":gpt-4.1");
@@ -81,7 +85,8 @@ TEST(GatewayDecisionLog, AFractionSamplesWholeKeysTheSameWayEveryGatewayDoes) {
   for (int k = 0; k < 24; ++k) {
     const std::string key = "client-" + std::to_string(k);
     for (int i = 0; i < 2; ++i) ASSERT_EQ(post(gw, key, "gemini-2.5-flash", 10), 200);
-    if (gateway::decision_logged(sha256_hex(key), 0.5)) want.insert(sha256_hex(key).substr(0, 32) + ":gemini-2.5-flash");
+    if (gateway::decision_logged(sha256_hex(key), 0.5))
+      want.insert(sha256_hex(key).substr(0, 32) + ":gemini-2.5-flash");
   }
   ASSERT_GT(want.size(), 0u);
   ASSERT_LT(want.size(), 24u);

@@ -15,8 +15,8 @@
 #include "e2e/e2e_policy.h"
 #include "support/child_process.h"
 #include "support/exposition_sums.h"
-#include "support/process.h"
 #include "support/fake_clock.h"
+#include "support/process.h"
 #include "support/test_paths.h"
 
 namespace limitscope::test {
@@ -97,7 +97,8 @@ TEST_F(GatewayE2E, RetryAfterHonouredMeansTheRetrySucceeds) {
   // The gateway runs on a clock the test moves (FakeClock): the client's wait is that clock's.
   FakeClock clock("gateway_e2e_retry_after");
   gw_ = std::make_unique<GatewayProcess>(
-      std::vector<std::string>{"--policy", policy_path_, "--mock-upstream", "--max-body", "4096"}, clock.env());
+      std::vector<std::string>{"--policy", policy_path_, "--mock-upstream", "--max-body", "4096"},
+      clock.env());
   ASSERT_TRUE(gw_->running());
   std::optional<httplib::Result> denied;
   for (int i = 0; i < 4; ++i) {
@@ -116,12 +117,14 @@ TEST_F(GatewayE2E, RetryAfterHonouredMeansTheRetrySucceeds) {
   httplib::Client scraper(gw_->url());
   auto gateway_time = [&]() -> double {
     auto m = scraper.Get("/metrics");
-    return m && m->status == 200 ? test::sum_samples(m->body, "limitscope_gateway_time_seconds") : 0.0;
+    return m && m->status == 200 ? test::sum_samples(m->body, "limitscope_gateway_time_seconds")
+                                 : 0.0;
   };
   const double refused_by = gateway_time();
   ASSERT_GT(refused_by, 0.0);
   clock.advance(std::chrono::seconds(wait_s));
-  ASSERT_GE(gateway_time(), refused_by + wait_s) << "the gateway is not on the fake clock (package faketime?)";
+  ASSERT_GE(gateway_time(), refused_by + wait_s)
+      << "the gateway is not on the fake clock (package faketime?)";
   auto retry = post(*gw_, chat("gemini-2.5-flash"), bearer("free-key"));
   ASSERT_TRUE(retry);
   EXPECT_EQ(retry->status, 200) << retry->body;
@@ -278,18 +281,21 @@ TEST(GatewayUpstreamE2E, EmbeddingsAndResponsesForwardToTheirPathsAndSettleFromT
   ASSERT_EQ(emb->status, 200) << emb->body;
   EXPECT_EQ(json::parse(emb->body).at("data").size(), 2u);
   EXPECT_EQ(emb->get_header_value("x-ratelimit-limit-requests"), "25");  // 50 units / cost 2
-  auto streamed = c.Post("/v1/responses", bearer("pro-key"),
-                         R"({"model":"gpt-4.1","input":"abcdefgh","stream":true})",
-                         "application/json");
+  auto streamed =
+      c.Post("/v1/responses", bearer("pro-key"),
+             R"({"model":"gpt-4.1","input":"abcdefgh","stream":true})", "application/json");
   ASSERT_TRUE(streamed);
   ASSERT_EQ(streamed->status, 200) << streamed->body;
-  EXPECT_NE(streamed->get_header_value("Content-Type").find("text/event-stream"), std::string::npos);
-  EXPECT_NE(streamed->body.find("event: response.completed\n"), std::string::npos) << streamed->body;
+  EXPECT_NE(streamed->get_header_value("Content-Type").find("text/event-stream"),
+            std::string::npos);
+  EXPECT_NE(streamed->body.find("event: response.completed\n"), std::string::npos)
+      << streamed->body;
   EXPECT_TRUE(streamed->has_header("x-ratelimit-remaining-tokens"));
   // Settled from each usage shape: embeddings' prompt_tokens (2), the responses stream's
   // response.usage in its response.completed event (2 input + 16 output), not the estimate
   // (2 + 1024 default output tokens).
-  EXPECT_EQ(sum_samples(get(gw, "/metrics"), "limitscope_llm_tokens_total", {{"tier", "pro"}}), 2 + 18);
+  EXPECT_EQ(sum_samples(get(gw, "/metrics"), "limitscope_llm_tokens_total", {{"tier", "pro"}}),
+            2 + 18);
   // The model list is the gateway's policy's, answered without the upstream.
   auto models = c.Get("/v1/models", bearer("pro-key"));
   ASSERT_TRUE(models);
@@ -347,9 +353,11 @@ TEST(GatewayCommandLine, BadUsageExits2WithOneLine) {
         Row{"--listen 127.0.0.1:0 --mock-upstream --redis redis://127.0.0.1:1 --log-decisions half",
             "--log-decisions half"},
         Row{"--listen 127.0.0.1:0 --mock-upstream --redis-settle-delay 1s", "needs --redis URL"},
-        Row{"--listen 127.0.0.1:0 --mock-upstream --redis redis://127.0.0.1:1 --redis-settle-delay 2m",
+        Row{"--listen 127.0.0.1:0 --mock-upstream --redis redis://127.0.0.1:1 --redis-settle-delay "
+            "2m",
             "--redis-settle-delay 2m: expected 0 or a duration between 1ms and 1m"},
-        Row{"--listen 127.0.0.1:0 --mock-upstream --redis redis://127.0.0.1:1 --redis-settle-delay soon",
+        Row{"--listen 127.0.0.1:0 --mock-upstream --redis redis://127.0.0.1:1 --redis-settle-delay "
+            "soon",
             "--redis-settle-delay soon"}}) {
     ProcessResult r = run_process(binary_path("app/limitscope-gateway"), row.args);
     EXPECT_EQ(r.exit_code, 2) << row.args;

@@ -39,7 +39,8 @@ class GatewayHostileHttpE2E : public ::testing::Test {
   std::vector<std::string> post_32_at_once(const std::string& body) {
     const std::string request =
         "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer pro-key\r\n"
-        "Connection: close\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+        "Connection: close\r\nContent-Length: " +
+        std::to_string(body.size()) + "\r\n\r\n" + body;
     std::vector<std::thread> clients;
     std::vector<std::string> answers(32);
     for (std::size_t i = 0; i < answers.size(); ++i) {
@@ -52,7 +53,8 @@ class GatewayHostileHttpE2E : public ::testing::Test {
 };
 
 TEST_F(GatewayHostileHttpE2E, InvalidUtf8IsA400NamingItAndLeaksNoException) {
-  auto r = post("{\"model\":\"gpt-4.1\",\"messages\":[{\"role\":\"user\",\"content\":\"a\xff b\"}]}");
+  auto r =
+      post("{\"model\":\"gpt-4.1\",\"messages\":[{\"role\":\"user\",\"content\":\"a\xff b\"}]}");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 400) << r->body;
   EXPECT_FALSE(r->has_header("EXCEPTION_WHAT"));
@@ -64,8 +66,8 @@ TEST_F(GatewayHostileHttpE2E, InvalidUtf8IsA400NamingItAndLeaksNoException) {
 TEST_F(GatewayHostileHttpE2E, AmbiguousFramingIsRefusedAndClosedSoNothingIsSmuggled) {
   const std::string smuggled = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
   // Larger than the server's 4 KiB read buffer, so the smuggled bytes wait in the socket.
-  const std::string body =
-      R"({"model":"gpt-4.1","messages":[{"content":"hi"}],"pad":")" + std::string(8000, 'x') + "\"}";
+  const std::string body = R"({"model":"gpt-4.1","messages":[{"content":"hi"}],"pad":")" +
+                           std::string(8000, 'x') + "\"}";
   const std::string head =
       "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer pro-key\r\n";
   struct Row {
@@ -78,14 +80,12 @@ TEST_F(GatewayHostileHttpE2E, AmbiguousFramingIsRefusedAndClosedSoNothingIsSmugg
     return s.str();
   }();
   for (const Row& row :
-       {Row{"two Content-Length", head + "Content-Length: " + std::to_string(body.size()) +
-                                      "\r\nContent-Length: " +
-                                      std::to_string(body.size() + smuggled.size()) + "\r\n\r\n" +
-                                      body + smuggled},
-        Row{"Content-Length and chunked", head + "Content-Length: " +
-                                              std::to_string(chunked.size()) +
-                                              "\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked +
-                                              smuggled}}) {
+       {Row{"two Content-Length",
+            head + "Content-Length: " + std::to_string(body.size()) + "\r\nContent-Length: " +
+                std::to_string(body.size() + smuggled.size()) + "\r\n\r\n" + body + smuggled},
+        Row{"Content-Length and chunked",
+            head + "Content-Length: " + std::to_string(chunked.size()) +
+                "\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked + smuggled}}) {
     // Closed at once, not after the 5 s keep-alive: 3 s is a safety net, not a pace.
     const RawExchange x = raw_exchange(gw_->port(), row.request, std::chrono::seconds(3));
     EXPECT_EQ(x.received.rfind("HTTP/1.1 400", 0), 0u) << row.name << ": " << x.received;
@@ -124,7 +124,8 @@ TEST_F(GatewayHostileHttpE2E, WideJsonPeakMemoryIsBoundedByTheParseSlots) {
   std::string wide = R"({"model":"gpt-4.1","messages":[{"content":"hi"}],"pad":[)";
   while (wide.size() < 999'000) wide += "[],";
   wide += "[]]}";
-  for (const std::string& a : post_32_at_once(wide)) EXPECT_EQ(a.rfind("HTTP/1.1 200 ", 0), 0u) << a.substr(0, 200);
+  for (const std::string& a : post_32_at_once(wide))
+    EXPECT_EQ(a.rfind("HTTP/1.1 200 ", 0), 0u) << a.substr(0, 200);
   const long after = peak_rss_kib(gw_->process().pid());
   std::cout << "peak RSS before " << before / 1024 << " MiB, after 32 wide 1 MB bodies "
             << after / 1024 << " MiB\n";

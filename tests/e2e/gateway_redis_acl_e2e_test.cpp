@@ -12,7 +12,6 @@
 #include <sys/stat.h>
 
 #include <csignal>
-
 #include <nlohmann/json.hpp>
 
 #include "core/gateway/redis_admission.h"
@@ -81,8 +80,8 @@ TEST(GatewayRedisAclE2E, AUserThatCannotDecideIsRefusedAtStart) {
         {"--policy", policy, "--mock-upstream", "--redis", url_as(*server, "gw", "gwpass")});
     ASSERT_TRUE(writer.running());
   }
-  const std::string err =
-      refused_at_start({"--policy", policy, "--mock-upstream", "--redis", url_as(*server, "ro", "ropass")});
+  const std::string err = refused_at_start(
+      {"--policy", policy, "--mock-upstream", "--redis", url_as(*server, "ro", "ropass")});
   EXPECT_NE(err.find("cannot decide"), std::string::npos) << err;
   EXPECT_NE(err.find("NOPERM"), std::string::npos) << err;
   EXPECT_NE(err.find("gw-"), std::string::npos) << err;
@@ -155,8 +154,9 @@ TEST(GatewayRedisAclE2E, AUserThatMayNotLogDecisionsIsRefusedAtStart) {
     ASSERT_TRUE(writer.running());
   }
   admin(*server, {"ACL", "SETUSER", "gw", "-xadd"});
-  const std::string err = refused_at_start({"--policy", policy, "--mock-upstream", "--redis",
-                                            url_as(*server, "gw", "gwpass"), "--log-decisions", "0.5"});
+  const std::string err =
+      refused_at_start({"--policy", policy, "--mock-upstream", "--redis",
+                        url_as(*server, "gw", "gwpass"), "--log-decisions", "0.5"});
   EXPECT_NE(err.find("user \"gw\""), std::string::npos) << err;
   EXPECT_NE(err.find("may not XADD"), std::string::npos) << err;
   EXPECT_NE(err.find("limitscope:{gw-"), std::string::npos) << "names the stream key: " << err;
@@ -172,8 +172,8 @@ TEST(GatewayRedisAclE2E, AUserThatMayNotLogDecisionsIsRefusedAtStart) {
     EXPECT_TRUE(unlogged.running()) << unlogged.process().stderr_text();
   }
   admin(*server, {"ACL", "SETUSER", "gw", "+xadd"});
-  GatewayProcess gw({"--policy", policy, "--mock-upstream", "--redis", url_as(*server, "gw", "gwpass"),
-                     "--log-decisions", "0.5"});
+  GatewayProcess gw({"--policy", policy, "--mock-upstream", "--redis",
+                     url_as(*server, "gw", "gwpass"), "--log-decisions", "0.5"});
   ASSERT_TRUE(gw.running()) << gw.process().stderr_text();
   EXPECT_EQ(e2e_decision_streams(*server), 0) << "the check left an entry in a stream";
 }

@@ -16,11 +16,10 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "e2e/e2e_policy.h"
 #include "support/child_process.h"
@@ -37,30 +36,34 @@ namespace {
 std::string coalesce_policy() {
   std::string keys;
   for (const char* g : {"a", "b", "o", "c"}) {
-    for (int i = 0; i < 4; ++i) keys += std::string(keys.empty() ? "" : ",") + "\"" + g + std::to_string(i) + "\":\"free\"";
+    for (int i = 0; i < 4; ++i)
+      keys += std::string(keys.empty() ? "" : ",") + "\"" + g + std::to_string(i) + "\":\"free\"";
   }
   return R"({"tiers":{"free":{"requests":{"algorithm":"token-bucket","capacity":5,"refill":"1/d"}}},)"
-         R"("models":{"gemini-2.5-flash":{"cost":1}},"keys":{)" + keys + "}}";
+         R"("models":{"gemini-2.5-flash":{"cost":1}},"keys":{)" +
+         keys + "}}";
 }
 
 struct Answer {
   int status = -1;
   std::string remaining;  // X-RateLimit-Remaining
   bool circuit_open = false;
-  std::string code;       // the error code of a refusal
+  std::string code;  // the error code of a refusal
   bool operator<(const Answer& o) const {
-    return std::tie(status, remaining, circuit_open, code) < std::tie(o.status, o.remaining, o.circuit_open, o.code);
+    return std::tie(status, remaining, circuit_open, code) <
+           std::tie(o.status, o.remaining, o.circuit_open, o.code);
   }
   bool operator==(const Answer& o) const {
-    return std::tie(status, remaining, circuit_open, code) == std::tie(o.status, o.remaining, o.circuit_open, o.code);
+    return std::tie(status, remaining, circuit_open, code) ==
+           std::tie(o.status, o.remaining, o.circuit_open, o.code);
   }
 };
 
 Answer post(const GatewayProcess& gw, const std::string& key) {
   httplib::Client c(gw.url());
   c.set_read_timeout(30);
-  auto r = c.Post("/v1/chat/completions", {{"Authorization", "Bearer " + key}}, e2e_chat_body("gemini-2.5-flash"),
-                  "application/json");
+  auto r = c.Post("/v1/chat/completions", {{"Authorization", "Bearer " + key}},
+                  e2e_chat_body("gemini-2.5-flash"), "application/json");
   Answer a;
   if (!r) return a;
   a.status = r->status;
@@ -91,8 +94,9 @@ BatchCounts batch_counts(const GatewayProcess& gw) {
 // checked again after each arrival at the paused server's sockets), lets `then`
 // act (resume or kill Redis), and returns the answers, sorted, and the batch counts.
 template <class Then>
-std::vector<Answer> concurrent_burst(const GatewayProcess& gw, RedisServer& redis, const std::vector<std::string>& keys,
-                                     int per_key, BatchCounts& counts, Then then) {
+std::vector<Answer> concurrent_burst(const GatewayProcess& gw, RedisServer& redis,
+                                     const std::vector<std::string>& keys, int per_key,
+                                     BatchCounts& counts, Then then) {
   const BatchCounts before = batch_counts(gw);
   redis.pause();
   auto inbox = std::make_unique<ServerInbox>();
@@ -103,9 +107,11 @@ std::vector<Answer> concurrent_burst(const GatewayProcess& gw, RedisServer& redi
     clients.emplace_back([&, i] { answers[i] = post(gw, keys[i % keys.size()]); });
   }
   const double total = static_cast<double>(answers.size());
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);  // a safety net
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(60);  // a safety net
   bool all_sent = false;
-  while (!(all_sent = batch_counts(gw).decisions - before.decisions >= total) && inbox->wait(deadline)) {
+  while (!(all_sent = batch_counts(gw).decisions - before.decisions >= total) &&
+         inbox->wait(deadline)) {
   }
   EXPECT_TRUE(all_sent);
   inbox.reset();  // its copies of the sockets would keep them open when Redis dies
@@ -128,10 +134,10 @@ TEST(GatewayRedisCoalesceE2E, ConcurrentDecisionsTakeFewerRoundTripsAndEqualSing
   ASSERT_TRUE(coalesced.running() && alone.running());
 
   BatchCounts batched_counts, alone_counts;
-  const auto batched = concurrent_burst(coalesced, *redis_server, {"a0", "a1", "a2", "a3"}, 8, batched_counts,
-                                        [&] { redis_server->resume(); });
-  const auto singles = concurrent_burst(alone, *redis_server, {"b0", "b1", "b2", "b3"}, 8, alone_counts,
-                                        [&] { redis_server->resume(); });
+  const auto batched = concurrent_burst(coalesced, *redis_server, {"a0", "a1", "a2", "a3"}, 8,
+                                        batched_counts, [&] { redis_server->resume(); });
+  const auto singles = concurrent_burst(alone, *redis_server, {"b0", "b1", "b2", "b3"}, 8,
+                                        alone_counts, [&] { redis_server->resume(); });
 
   EXPECT_EQ(batched_counts.decisions, 32);
   EXPECT_LT(batched_counts.round_trips, 32) << "concurrent decisions were not coalesced";
@@ -140,29 +146,36 @@ TEST(GatewayRedisCoalesceE2E, ConcurrentDecisionsTakeFewerRoundTripsAndEqualSing
 
   EXPECT_EQ(batched, singles);
   // Per key: 5 admitted (remaining 4..0), 3 refused.
-  EXPECT_EQ(std::count_if(batched.begin(), batched.end(), [](const Answer& a) { return a.status == 200; }), 20);
-  EXPECT_EQ(std::count_if(batched.begin(), batched.end(), [](const Answer& a) { return a.status == 429; }), 12);
-  EXPECT_EQ(std::count_if(batched.begin(), batched.end(), [](const Answer& a) { return a.circuit_open; }), 0);
+  EXPECT_EQ(std::count_if(batched.begin(), batched.end(),
+                          [](const Answer& a) { return a.status == 200; }),
+            20);
+  EXPECT_EQ(std::count_if(batched.begin(), batched.end(),
+                          [](const Answer& a) { return a.status == 429; }),
+            12);
+  EXPECT_EQ(
+      std::count_if(batched.begin(), batched.end(), [](const Answer& a) { return a.circuit_open; }),
+      0);
 }
 
 TEST(GatewayRedisCoalesceE2E, RedisDyingMidBatchFailsEachRequestOpenOrClosed) {
   auto redis_server = RedisServer::start();
   const std::string policy = write_temp("e2e_coalesce_fail_policy.json", coalesce_policy());
   GatewayProcess open_gw({"--policy", policy, "--mock-upstream", "--redis", redis_server->url(),
-                          "--redis-timeout", "30s", "--redis-batch-window", "10ms", "--redis-failure-mode",
-                          "fail-open"});
+                          "--redis-timeout", "30s", "--redis-batch-window", "10ms",
+                          "--redis-failure-mode", "fail-open"});
   GatewayProcess closed_gw({"--policy", policy, "--mock-upstream", "--redis", redis_server->url(),
-                            "--redis-timeout", "30s", "--redis-batch-window", "10ms", "--redis-failure-mode",
-                            "fail-closed"});
+                            "--redis-timeout", "30s", "--redis-batch-window", "10ms",
+                            "--redis-failure-mode", "fail-closed"});
   ASSERT_TRUE(open_gw.running() && closed_gw.running());
 
   // Both gateways' batches in flight on the paused server, then it dies.
   BatchCounts open_counts, closed_counts;
   std::vector<Answer> closed_answers;
-  const auto open_answers = concurrent_burst(open_gw, *redis_server, {"o0", "o1"}, 6, open_counts, [&] {
-    closed_answers = concurrent_burst(closed_gw, *redis_server, {"c0", "c1"}, 6, closed_counts,
-                                      [&] { redis_server->kill(); });
-  });
+  const auto open_answers =
+      concurrent_burst(open_gw, *redis_server, {"o0", "o1"}, 6, open_counts, [&] {
+        closed_answers = concurrent_burst(closed_gw, *redis_server, {"c0", "c1"}, 6, closed_counts,
+                                          [&] { redis_server->kill(); });
+      });
   EXPECT_LT(open_counts.round_trips, open_counts.decisions);
   EXPECT_LT(closed_counts.round_trips, closed_counts.decisions);
   ASSERT_EQ(open_answers.size(), 12u);
@@ -179,7 +192,8 @@ TEST(GatewayRedisCoalesceE2E, RedisDyingMidBatchFailsEachRequestOpenOrClosed) {
   httplib::Client m(open_gw.url());
   auto metrics = m.Get("/metrics");
   ASSERT_TRUE(metrics);
-  EXPECT_EQ(sum_samples(metrics->body, "limitscope_requests_total", {{"decision", "degraded"}}), 12);
+  EXPECT_EQ(sum_samples(metrics->body, "limitscope_requests_total", {{"decision", "degraded"}}),
+            12);
 }
 
 }  // namespace

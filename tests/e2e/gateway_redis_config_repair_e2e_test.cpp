@@ -41,7 +41,8 @@ class GatewayRedisConfigRepairE2E : public ::testing::Test {
   std::string policy_;
 };
 
-TEST_F(GatewayRedisConfigRepairE2E, ARunningGatewayRepairsAFieldSetToNanAndTheOtherTiersKeepWorking) {
+TEST_F(GatewayRedisConfigRepairE2E,
+       ARunningGatewayRepairsAFieldSetToNanAndTheOtherTiersKeepWorking) {
   GatewayProcess gw(gateway_args());
   ASSERT_TRUE(gw.running());
   ASSERT_EQ(e2e_post_status(gw, "enterprise-bank"), 200);
@@ -68,8 +69,9 @@ TEST_F(GatewayRedisConfigRepairE2E, ARunningGatewayRepairsAFieldSetToNanAndTheOt
   EXPECT_NE(history->front().reason.find("repair of an invalid config"), std::string::npos)
       << history->front().reason;
   EXPECT_EQ(history->front().old_fields.at("requests.capacity"), "nan");
-  EXPECT_NE(gw.process().stderr_text().find("redis rule gw-enterprise: the stored config is invalid"),
-            std::string::npos)
+  EXPECT_NE(
+      gw.process().stderr_text().find("redis rule gw-enterprise: the stored config is invalid"),
+      std::string::npos)
       << gw.process().stderr_text();
 }
 

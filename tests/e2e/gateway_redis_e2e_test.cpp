@@ -87,7 +87,8 @@ TEST(GatewayRedisE2E, TokensAreSettledInRedisAfterTheUpstreamAnswers) {
                                 {"max_tokens", 5000},
                                 {"messages", json::array({{{"role", "user"}, {"content", "hi"}}})}}
                                .dump();
-  auto r = client.Post("/v1/chat/completions", {{"Authorization", "Bearer free-key"}}, body, "application/json");
+  auto r = client.Post("/v1/chat/completions", {{"Authorization", "Bearer free-key"}}, body,
+                       "application/json");
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 200) << r->body;
   const auto usage = json::parse(r->body).at("usage").at("total_tokens").get<double>();
@@ -97,9 +98,10 @@ TEST(GatewayRedisE2E, TokensAreSettledInRedisAfterTheUpstreamAnswers) {
   url.port = redis_server->port();
   auto c = redis::Connection::open(url, {});
   ASSERT_TRUE(c.ok());
-  const std::string state = redis::KeySchema().state_key("gw-free", gateway::RedisAdmission::limited_key(
-                                                                         "free-key", "gemini-2.5-flash")) +
-                            ":llm_tokens";
+  const std::string state =
+      redis::KeySchema().state_key(
+          "gw-free", gateway::RedisAdmission::limited_key("free-key", "gemini-2.5-flash")) +
+      ":llm_tokens";
   auto raw = c->command({"GET", state});
   ASSERT_TRUE(raw.ok() && raw->is_string()) << state;
   const auto decoded = redis::decode_token_bucket_state(raw->str);
@@ -109,7 +111,8 @@ TEST(GatewayRedisE2E, TokensAreSettledInRedisAfterTheUpstreamAnswers) {
   // the capacity); without settlement it would be 20000 - 5000 - prompt.
   EXPECT_LE(level, 20000);
   EXPECT_GE(level, 20000 - usage);
-  EXPECT_LT(level, 20000 - usage + 400) << "a refill of 20000/min adds ~333 tokens a second at most";
+  EXPECT_LT(level, 20000 - usage + 400)
+      << "a refill of 20000/min adds ~333 tokens a second at most";
 }
 
 TEST(GatewayRedisE2E, ALiveConfigChangeInRedisAppliesAtTheNextRequest) {

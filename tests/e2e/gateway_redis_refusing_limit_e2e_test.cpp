@@ -56,8 +56,8 @@ std::map<std::string, std::string> last_logged(const RedisServer& server) {
   auto c = redis::Connection::open(url, {});
   EXPECT_TRUE(c.ok());
   if (!c) return {};
-  auto r = c->command(
-      {"XREVRANGE", redis::KeySchema().decisions_key("gw-t"), "+", "-", "COUNT", "1"});
+  auto r =
+      c->command({"XREVRANGE", redis::KeySchema().decisions_key("gw-t"), "+", "-", "COUNT", "1"});
   EXPECT_TRUE(r.ok() && r->is_array() && r->elements.size() == 1);
   if (!r || !r->is_array() || r->elements.size() != 1) return {};
   std::map<std::string, std::string> out;
@@ -79,9 +79,9 @@ class GatewayRedisRefusingLimit : public ::testing::Test {
     ASSERT_NE(server_, nullptr);
     upstream_ = std::make_unique<CannedHttpServer>();
     const std::string policy = write_temp("e2e_refusing_limit_policy.json", kPolicy);
-    gw_ = std::make_unique<GatewayProcess>(std::vector<std::string>{
-        "--policy", policy, "--upstream", upstream_->url(""), "--redis", server_->url(),
-        "--log-decisions", "1"});
+    gw_ = std::make_unique<GatewayProcess>(
+        std::vector<std::string>{"--policy", policy, "--upstream", upstream_->url(""), "--redis",
+                                 server_->url(), "--log-decisions", "1"});
     ASSERT_TRUE(gw_->running());
   }
 

@@ -40,7 +40,9 @@ constexpr int kRequests = 20;
 
 // An upstream that bills 7 tokens a call: less than any estimate (prompt + max_tokens 20), so
 // every request settles a refund.
-std::unique_ptr<CannedHttpServer> billing_upstream() { return e2e_billing_upstream(3, 4); }
+std::unique_ptr<CannedHttpServer> billing_upstream() {
+  return e2e_billing_upstream(3, 4);
+}
 
 int post_status(const GatewayProcess& gw, const std::string& key) {
   httplib::Client c(gw.url());
@@ -59,14 +61,16 @@ double metric(const GatewayProcess& gw, const std::string& name, const LabelMatc
 // The limiter's script calls on the server (FCALL, or EVALSHA where Functions are missing).
 long long script_calls(redis::Connection& admin) {
   long long n = 0;
-  for (const char* stat : {"cmdstat_fcall", "cmdstat_evalsha"}) n += e2e_info_count(admin, "commandstats", stat, "calls");
+  for (const char* stat : {"cmdstat_fcall", "cmdstat_evalsha"})
+    n += e2e_info_count(admin, "commandstats", stat, "calls");
   return n;
 }
 
 // The stored llm_tokens level of `key`'s limit, as written (refill since then is negligible).
 std::optional<double> token_level(redis::Connection& admin, const std::string& key) {
   const std::string state =
-      redis::KeySchema().state_key("gw-t", gateway::RedisAdmission::limited_key(key, "m")) + ":llm_tokens";
+      redis::KeySchema().state_key("gw-t", gateway::RedisAdmission::limited_key(key, "m")) +
+      ":llm_tokens";
   auto v = admin.command({"GET", state});
   if (!v || v->type != redis::Value::Type::string) return std::nullopt;
   auto s = redis::decode_token_bucket_state(v->str);
@@ -80,10 +84,10 @@ TEST(GatewayRedisSettleE2E, RidingSettlementsEqualSettlingEachRequestInHalfTheCa
   auto upstream = billing_upstream();
   const std::string policy = write_temp("e2e_settle_ride_policy.json", kPolicy);
   // A delay no test run reaches: only the key's next decision or the shutdown settles.
-  GatewayProcess rides({"--policy", policy, "--upstream", upstream->url(""), "--redis", redis_server->url(),
-                        "--redis-settle-delay", "1m"});
-  GatewayProcess alone({"--policy", policy, "--upstream", upstream->url(""), "--redis", redis_server->url(),
-                        "--redis-settle-delay", "0"});
+  GatewayProcess rides({"--policy", policy, "--upstream", upstream->url(""), "--redis",
+                        redis_server->url(), "--redis-settle-delay", "1m"});
+  GatewayProcess alone({"--policy", policy, "--upstream", upstream->url(""), "--redis",
+                        redis_server->url(), "--redis-settle-delay", "0"});
   ASSERT_TRUE(rides.running() && alone.running());
   auto url = redis::parse_redis_url(redis_server->url());
   ASSERT_TRUE(url.ok());
@@ -96,7 +100,8 @@ TEST(GatewayRedisSettleE2E, RidingSettlementsEqualSettlingEachRequestInHalfTheCa
   for (int i = 0; i < kRequests; ++i) ASSERT_EQ(post_status(alone, "alone"), 200);
   const long long alone_calls = script_calls(*admin) - before_rides - rides_calls;
 
-  EXPECT_EQ(rides_calls, kRequests) << "one script call per request: decisions carry the settlements";
+  EXPECT_EQ(rides_calls, kRequests)
+      << "one script call per request: decisions carry the settlements";
   EXPECT_EQ(alone_calls, 2 * kRequests) << "a decision and a settle call per request";
   EXPECT_EQ(metric(rides, "limitscope_redis_settlements_total", {{"way", "ride"}}), kRequests - 1);
   EXPECT_EQ(metric(rides, "limitscope_redis_settlements_total", {{"way", "alone"}}), 0);
@@ -118,7 +123,8 @@ TEST(GatewayRedisSettleE2E, RidingSettlementsEqualSettlingEachRequestInHalfTheCa
   EXPECT_LT(*waiting, kCapacity - billed_rides - 1) << "the last refund is not applied yet";
   rides.process().signal(SIGTERM);
   EXPECT_EQ(rides.process().wait(), 0) << rides.process().stderr_text();
-  EXPECT_EQ(script_calls(*admin) - before_rides - rides_calls - alone_calls, 1) << "one settle call at shutdown";
+  EXPECT_EQ(script_calls(*admin) - before_rides - rides_calls - alone_calls, 1)
+      << "one settle call at shutdown";
   const auto level_rides = token_level(*admin, "rides");
   ASSERT_TRUE(level_rides.has_value());
   EXPECT_NEAR(*level_rides, kCapacity - billed_rides, 0.01);

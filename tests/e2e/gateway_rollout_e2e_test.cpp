@@ -44,8 +44,8 @@ class Load {
         const char* models[] = {"gemini-2.5-flash", "deepseek-v3.2"};
         for (int i = 0; !stop_.load(); ++i) {
           const std::string key = "k" + std::to_string(1 + (i + w) % 4);
-          c.Post("/v1/chat/completions", {{"Authorization", "Bearer " + key}}, e2e_chat_body(models[i % 2]),
-                 "application/json");
+          c.Post("/v1/chat/completions", {{"Authorization", "Bearer " + key}},
+                 e2e_chat_body(models[i % 2]), "application/json");
         }
       });
     }
@@ -72,8 +72,9 @@ struct Rig {
   std::unique_ptr<GatewayProcess> gw;
   std::string target;
   Rig() {
-    gw = std::make_unique<GatewayProcess>(std::vector<std::string>{
-        "--policy", write_temp("e2e_rollout_policy.json", kPolicy), "--mock-upstream", "--redis", server->url()});
+    gw = std::make_unique<GatewayProcess>(
+        std::vector<std::string>{"--policy", write_temp("e2e_rollout_policy.json", kPolicy),
+                                 "--mock-upstream", "--redis", server->url()});
     target = " --redis " + server->url() + " --rule " + kRule;
   }
   // Puts `candidate` (limit options) into shadow and rolls it out under load with kGuard.
@@ -91,12 +92,14 @@ struct Rig {
 TEST(GatewayRollout, ACandidateTooStrictTripsTheGuardAndRollsBack) {
   Rig rig;
   ASSERT_TRUE(rig.gw->running());
-  const ProcessResult r = rig.rollout_under_load("--algorithm token-bucket --capacity 1 --refill 1/min", "100", "10m");
+  const ProcessResult r =
+      rig.rollout_under_load("--algorithm token-bucket --capacity 1 --refill 1/min", "100", "10m");
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   const json j = json::parse(r.out);
   EXPECT_EQ(j["state"], "rolled_back");
   EXPECT_EQ(j["share_percent"], 0);
-  EXPECT_NE(j["reason"].get<std::string>().find("guard tripped at 100% of the keys"), std::string::npos)
+  EXPECT_NE(j["reason"].get<std::string>().find("guard tripped at 100% of the keys"),
+            std::string::npos)
       << j["reason"];
   ASSERT_TRUE(j["guard_value"].is_number());
   EXPECT_GT(j["guard_value"].get<double>(), 0);
@@ -113,8 +116,8 @@ TEST(GatewayRollout, ACandidateTooStrictTripsTheGuardAndRollsBack) {
 TEST(GatewayRollout, ABenignCandidateCompletesAndConfigUndoStillWorks) {
   Rig rig;
   ASSERT_TRUE(rig.gw->running());
-  const ProcessResult r =
-      rig.rollout_under_load("--algorithm token-bucket --capacity 2000000 --refill 2000000/s", "10,50,100", "300ms");
+  const ProcessResult r = rig.rollout_under_load(
+      "--algorithm token-bucket --capacity 2000000 --refill 2000000/s", "10,50,100", "300ms");
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const json j = json::parse(r.out);
   EXPECT_EQ(j["state"], "completed");
@@ -139,8 +142,7 @@ TEST(GatewayRollout, AGuardOnAPrometheusServerTripsAndRollsBack) {
   // Wait for the event "Prometheus is ready and has scraped the gateway": the query is asked
   // again after each scrape.
   ASSERT_TRUE(prometheus.recheck_on_scrapes([&] {
-    auto r = run_cli("probe --prometheus " + prometheus.base_url +
-                     " --query 'up == 1' --json");
+    auto r = run_cli("probe --prometheus " + prometheus.base_url + " --query 'up == 1' --json");
     return r.exit_code == 0 && !json::parse(r.out).at("series").empty();
   })) << prometheus.process->stderr_text();
   // A held step (10m) never completes here: only the guard, evaluated by Prometheus on its

@@ -42,10 +42,12 @@ TEST(GatewayShadowFidelity, TheShadowsCountsEqualAReplayOfTheCandidateOnTheSameS
   auto server = RedisServer::start();
   ASSERT_NE(server, nullptr);
   const std::string policy = write_temp("e2e_shadow_policy.json", e2e_policy_json());
-  GatewayProcess gw({"--policy", policy, "--mock-upstream", "--redis", server->url(), "--log-decisions", "1"});
+  GatewayProcess gw(
+      {"--policy", policy, "--mock-upstream", "--redis", server->url(), "--log-decisions", "1"});
   ASSERT_TRUE(gw.running());
   const std::string target = " --redis " + server->url() + " --rule " + kRule;
-  auto set = run_cli(std::string("shadow set") + target + " " + kCandidate + " --reason fidelity --json");
+  auto set =
+      run_cli(std::string("shadow set") + target + " " + kCandidate + " --reason fidelity --json");
   ASSERT_EQ(set.exit_code, 0) << set.err;
 
   // Concurrent requests (the gateway coalesces them into batches that repeat keys) over four
@@ -73,8 +75,10 @@ TEST(GatewayShadowFidelity, TheShadowsCountsEqualAReplayOfTheCandidateOnTheSameS
   const json counts = json::parse(show.out)["counts"];
   const long long rejected = counts["rejected"].get<long long>();
   EXPECT_EQ(counts["allowed"].get<long long>() + rejected, 160);
-  EXPECT_GT(rejected, 0) << "the candidate must refuse part of the load for the test to mean something";
-  EXPECT_EQ(counts["would_reject"].get<long long>(), rejected) << "the live limit admitted every request";
+  EXPECT_GT(rejected, 0)
+      << "the candidate must refuse part of the load for the test to mean something";
+  EXPECT_EQ(counts["would_reject"].get<long long>(), rejected)
+      << "the live limit admitted every request";
   EXPECT_EQ(counts["would_admit"].get<long long>(), 0);
 
   // The replay of the candidate on the same decision stream.
@@ -89,11 +93,14 @@ TEST(GatewayShadowFidelity, TheShadowsCountsEqualAReplayOfTheCandidateOnTheSameS
   httplib::Client c(gw.url());
   auto m = c.Get("/metrics");
   ASSERT_TRUE(m && m->status == 200);
-  EXPECT_EQ(sum_samples(m->body, "limitscope_shadow_decisions_total", {{"rule", kRule}, {"decision", "rejected"}}),
+  EXPECT_EQ(sum_samples(m->body, "limitscope_shadow_decisions_total",
+                        {{"rule", kRule}, {"decision", "rejected"}}),
             static_cast<double>(rejected));
-  EXPECT_EQ(sum_samples(m->body, "limitscope_shadow_decisions_total", {{"rule", kRule}, {"decision", "allowed"}}),
+  EXPECT_EQ(sum_samples(m->body, "limitscope_shadow_decisions_total",
+                        {{"rule", kRule}, {"decision", "allowed"}}),
             static_cast<double>(160 - rejected));
-  EXPECT_EQ(sum_samples(m->body, "limitscope_shadow_disagreements_total", {{"rule", kRule}, {"kind", "would_reject"}}),
+  EXPECT_EQ(sum_samples(m->body, "limitscope_shadow_disagreements_total",
+                        {{"rule", kRule}, {"kind", "would_reject"}}),
             static_cast<double>(rejected));
   auto conn = connect(*server);
   auto entries = conn.command({"XRANGE", redis::KeySchema().decisions_key(kRule), "-", "+"});

@@ -44,7 +44,9 @@ httplib::Result post(const GatewayProcess& gw, const std::string& key, const std
 }
 
 // An upstream that bills 100,000 tokens for every call, whatever max_tokens said.
-std::unique_ptr<CannedHttpServer> greedy_upstream() { return e2e_billing_upstream(10, 99'990); }
+std::unique_ptr<CannedHttpServer> greedy_upstream() {
+  return e2e_billing_upstream(10, 99'990);
+}
 
 void expect_usage_is_owed(const GatewayProcess& gw) {
   auto first = post(gw, "attacker", chat());

@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-
 #include <csignal>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -64,7 +63,8 @@ TEST(LiveSourcesE2E, MetricsSourceCountsTheGateways429s) {
   source.advance(Nanos{0});
   ASSERT_TRUE(source.connected()) << source.last_error();
 
-  auto load = run_cli("loadgen --target " + gw.url() + " --scenario runaway --duration 2s --rate 120 --seed 5 --json");
+  auto load = run_cli("loadgen --target " + gw.url() +
+                      " --scenario runaway --duration 2s --rate 120 --seed 5 --json");
   ASSERT_EQ(load.exit_code, 0) << load.err;
   const double limited = json::parse(load.out).at("status").value("429", 0);
   ASSERT_GT(limited, 0);
@@ -72,7 +72,8 @@ TEST(LiveSourcesE2E, MetricsSourceCountsTheGateways429s) {
   clock.advance(seconds(2));
   EXPECT_EQ(source.advance(seconds(2)), 1);
   ASSERT_TRUE(source.connected()) << source.last_error();
-  EXPECT_EQ(source.rejected_total(), limited) << "the dashboard's 429 count is the load generator's";
+  EXPECT_EQ(source.rejected_total(), limited)
+      << "the dashboard's 429 count is the load generator's";
   EXPECT_EQ(sum_latest(source.store(), metrics::names::kGatewayRateLimitHits), limited)
       << "and the gateway's own counter";
   const double per_s = sum_latest(source.store(), dashboard_series::kTierRejectedRate);
@@ -93,7 +94,8 @@ TEST(LiveSourcesE2E, PrometheusSourceAgainstARealServer) {
   const std::string policy = write_temp("e2e_live_prom_policy.json", e2e_policy_json());
   GatewayProcess gw({"--policy", policy, "--mock-upstream", "--mock-latency", "1ms"});
   ASSERT_TRUE(gw.running());
-  auto load = run_cli("loadgen --target " + gw.url() + " --scenario runaway --duration 1s --rate 100 --seed 3 --json");
+  auto load = run_cli("loadgen --target " + gw.url() +
+                      " --scenario runaway --duration 1s --rate 100 --seed 3 --json");
   ASSERT_EQ(load.exit_code, 0) << load.err;
   const double limited = json::parse(load.out).at("status").value("429", 0);
   ASSERT_GT(limited, 0);
@@ -119,14 +121,16 @@ TEST(LiveSourcesE2E, PrometheusSourceAgainstARealServer) {
     if (!source.connected()) return false;
     seen = sum_latest(source.store(), metrics::names::kGatewayRateLimitHits);
     server_rule = false;
-    for (const auto& a : source.server_alerts()) server_rule = server_rule || a.rule == "HighRateLimitRejection";
+    for (const auto& a : source.server_alerts())
+      server_rule = server_rule || a.rule == "HighRateLimitRejection";
     return seen == limited && server_rule;
   });
   EXPECT_EQ(seen, limited) << source.last_error() << "\nprometheus: " << prom->stderr_text();
   EXPECT_TRUE(server_rule) << "the server's rules are listed";
   const DashboardSnapshot snap = source.snapshot(ChartView{});
   bool marked = false;
-  for (const auto& a : snap.alerts) marked = marked || (a.rule == "QuotaBurnAnomaly" && a.origin == "prometheus");
+  for (const auto& a : snap.alerts)
+    marked = marked || (a.rule == "QuotaBurnAnomaly" && a.origin == "prometheus");
   EXPECT_TRUE(marked);
   EXPECT_TRUE(has_event(source, "connected to " + base));
 

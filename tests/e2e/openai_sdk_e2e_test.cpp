@@ -28,17 +28,18 @@ std::string sdk_problem() {
                       ": scripts/test installs it (npm ci from tests/e2e/openai_sdk/"
                       "package-lock.json; needs the npm registry or npm's cache)";
     const std::string log = read_file(kSdkDir + "/npm-ci.log");
-    if (!log.empty()) why += "; npm ci said:\n" + log.substr(log.size() > 2000 ? log.size() - 2000 : 0);
+    if (!log.empty())
+      why += "; npm ci said:\n" + log.substr(log.size() > 2000 ? log.size() - 2000 : 0);
     return why;
   }
-  const auto lock = nlohmann::json::parse(read_file(test_source_path("e2e/openai_sdk/package-lock.json")),
-                                          nullptr, false);
+  const auto lock = nlohmann::json::parse(
+      read_file(test_source_path("e2e/openai_sdk/package-lock.json")), nullptr, false);
   const auto have = nlohmann::json::parse(read_file(installed), nullptr, false);
   if (lock.is_discarded() || have.is_discarded()) return "cannot read the lockfile or " + installed;
   const std::string pinned = lock["packages"]["node_modules/openai"].value("version", "?");
   if (have.value("version", "") != pinned) {
-    return kSdkDir + " holds openai " + have.value("version", "?") + ", the lockfile pins " + pinned +
-           ": run scripts/test (npm ci) again";
+    return kSdkDir + " holds openai " + have.value("version", "?") + ", the lockfile pins " +
+           pinned + ": run scripts/test (npm ci) again";
   }
   return "";
 }
@@ -56,11 +57,12 @@ class OpenAiSdkE2E : public ::testing::Test {
 
   // Runs one scenario of the node script against this test's gateway.
   void run_scenario(const std::string& scenario) {
-    const ProcessResult r = run_process(
-        "node", test::quoted(test_source_path("e2e/openai_sdk/openai_sdk_test.cjs")) + " " +
-                    test::quoted(kSdkDir) + " " + test::quoted(gw_->url()) + " " + test::quoted(policy_path_) + " " +
-                    scenario);
-    EXPECT_EQ(r.exit_code, 0) << "node: " << r.out << r.err << "\ngateway: " << gw_->process().stderr_text();
+    const ProcessResult r =
+        run_process("node", test::quoted(test_source_path("e2e/openai_sdk/openai_sdk_test.cjs")) +
+                                " " + test::quoted(kSdkDir) + " " + test::quoted(gw_->url()) + " " +
+                                test::quoted(policy_path_) + " " + scenario);
+    EXPECT_EQ(r.exit_code, 0) << "node: " << r.out << r.err
+                              << "\ngateway: " << gw_->process().stderr_text();
     EXPECT_NE(r.out.find("ok " + scenario), std::string::npos) << r.out << r.err;
     if (!r.out.empty()) std::cout << r.out;
   }
@@ -69,17 +71,25 @@ class OpenAiSdkE2E : public ::testing::Test {
   std::unique_ptr<GatewayProcess> gw_;
 };
 
-TEST_F(OpenAiSdkE2E, RetryOn429WaitsRetryAfterMsThenSucceeds) { run_scenario("retry"); }
+TEST_F(OpenAiSdkE2E, RetryOn429WaitsRetryAfterMsThenSucceeds) {
+  run_scenario("retry");
+}
 
-TEST_F(OpenAiSdkE2E, StreamingChatCompletions) { run_scenario("stream-chat"); }
+TEST_F(OpenAiSdkE2E, StreamingChatCompletions) {
+  run_scenario("stream-chat");
+}
 
-TEST_F(OpenAiSdkE2E, StreamingAndPlainResponses) { run_scenario("stream-responses"); }
+TEST_F(OpenAiSdkE2E, StreamingAndPlainResponses) {
+  run_scenario("stream-responses");
+}
 
 TEST_F(OpenAiSdkE2E, ModelsListIsThePolicysModelsAndEmbeddingsDecode) {
   run_scenario("models-embeddings");
 }
 
-TEST_F(OpenAiSdkE2E, OpenAiHeadersAgreeWithIetfOnAllowedAndDenied) { run_scenario("headers"); }
+TEST_F(OpenAiSdkE2E, OpenAiHeadersAgreeWithIetfOnAllowedAndDenied) {
+  run_scenario("headers");
+}
 
 }  // namespace
 }  // namespace limitscope::test

@@ -51,7 +51,8 @@ TEST(ProbeMetricsE2E, SeriesAgreeWithTheLoadGeneratorsCounts) {
   EXPECT_TRUE(burn);
 
   // Idle gateway: two scrapes see no new 429s.
-  auto idle = run_cli("probe --metrics " + gw.url() + "/metrics --scrapes 2 --interval 200ms --json");
+  auto idle =
+      run_cli("probe --metrics " + gw.url() + "/metrics --scrapes 2 --interval 200ms --json");
   ASSERT_EQ(idle.exit_code, 0) << idle.err;
   const json d = json::parse(idle.out).at("derived");
   ASSERT_TRUE(d.is_object());
@@ -68,8 +69,10 @@ TEST(ProbeMetricsE2E, UnreachableOrBadTargetsAreUsageErrors) {
   const Row rows[] = {
       {"--metrics ftp://x/metrics", "expected http://"},
       {"--metrics http://127.0.0.1:1/metrics --scrapes 1", "GET http://127.0.0.1:1/metrics"},
-      {"--metrics http://127.0.0.1:1/metrics --redis redis://x", "give one of --redis, --metrics and --prometheus"},
-      {"--metrics http://127.0.0.1:1/metrics --bearer-token-env LIMITSCOPE_NO_SUCH_VAR", "is not set"},
+      {"--metrics http://127.0.0.1:1/metrics --redis redis://x",
+       "give one of --redis, --metrics and --prometheus"},
+      {"--metrics http://127.0.0.1:1/metrics --bearer-token-env LIMITSCOPE_NO_SUCH_VAR",
+       "is not set"},
   };
   for (const auto& row : rows) {
     SCOPED_TRACE(row.args);

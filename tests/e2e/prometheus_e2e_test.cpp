@@ -19,7 +19,8 @@ TEST(PrometheusE2E, QueriesSeeTheGatewaysCounters) {
   const std::string policy = write_temp("e2e_prom_policy.json", e2e_policy_json());
   GatewayProcess gw({"--policy", policy, "--mock-upstream", "--mock-latency", "1ms"});
   ASSERT_TRUE(gw.running());
-  auto load = run_cli("loadgen --target " + gw.url() + " --scenario runaway --duration 1s --rate 100 --seed 3 --json");
+  auto load = run_cli("loadgen --target " + gw.url() +
+                      " --scenario runaway --duration 1s --rate 100 --seed 3 --json");
   ASSERT_EQ(load.exit_code, 0) << load.err;
   const double limited = json::parse(load.out).at("status").value("429", 0);
   ASSERT_GT(limited, 0);
@@ -34,7 +35,8 @@ TEST(PrometheusE2E, QueriesSeeTheGatewaysCounters) {
   double seen = -1;
   std::string last_error;
   prometheus.recheck_on_scrapes([&] {
-    auto r = run_cli("probe --prometheus " + base + " --query 'sum(gateway_rate_limit_hits_total)' --json");
+    auto r = run_cli("probe --prometheus " + base +
+                     " --query 'sum(gateway_rate_limit_hits_total)' --json");
     if (r.exit_code != 0) {
       last_error = r.err;
       return false;
@@ -43,7 +45,8 @@ TEST(PrometheusE2E, QueriesSeeTheGatewaysCounters) {
     if (!j.at("series").empty()) seen = j.at("series")[0].at("value").get<double>();
     return seen == limited;
   });
-  EXPECT_EQ(seen, limited) << "last error: " << last_error << "\nprometheus: " << prom->stderr_text();
+  EXPECT_EQ(seen, limited) << "last error: " << last_error
+                           << "\nprometheus: " << prom->stderr_text();
 
   auto bad = run_cli("probe --prometheus " + base + " --query 'sum(' --json");
   EXPECT_EQ(bad.exit_code, 2);

@@ -48,10 +48,16 @@ std::string trace_jsonl() {
   for (int i = 0; i < 20; ++i) events.push_back({1.0 + 0.01 * i, "k-bursty"});
   for (int i = 0; i < 20; ++i) events.push_back({4.0 + 0.01 * i, "k-bursty"});
   for (int i = 0; i < 150; ++i) events.push_back({0.02 + 0.04 * i, "k-runaway"});
-  std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.t < b.t; });
+  std::stable_sort(events.begin(), events.end(),
+                   [](const Event& a, const Event& b) { return a.t < b.t; });
   std::ostringstream out;
   for (const Event& e : events) {
-    out << json{{"t", 1'700'000'000.0 + e.t}, {"key", e.key}, {"cost", 1}, {"model", "m1"}, {"tier", "tuned"}}.dump()
+    out << json{{"t", 1'700'000'000.0 + e.t},
+                {"key", e.key},
+                {"cost", 1},
+                {"model", "m1"},
+                {"tier", "tuned"}}
+               .dump()
         << "\n";
   }
   return out.str();
@@ -63,9 +69,11 @@ json run_json(const std::string& args) {
   return json::parse(r.out.empty() ? "{}" : r.out);
 }
 
-std::map<std::string, int> predicted_rejections(const std::string& trace, double capacity, const std::string& refill) {
-  const json j = run_json("replay --trace " + quoted(trace) + " --algorithm token-bucket --capacity " +
-                          std::to_string(capacity) + " --refill " + refill + " --json");
+std::map<std::string, int> predicted_rejections(const std::string& trace, double capacity,
+                                                const std::string& refill) {
+  const json j =
+      run_json("replay --trace " + quoted(trace) + " --algorithm token-bucket --capacity " +
+               std::to_string(capacity) + " --refill " + refill + " --json");
   std::map<std::string, int> out;
   for (const auto& [key, k] : j.at("keys").items()) out[key] = k.at("rejected").get<int>();
   return out;
@@ -78,8 +86,8 @@ TEST(TunerPredictionE2E, AppliedSettingGivesThePredicted429sThroughTheGateway) {
   const std::string trace = write_temp("tuner_e2e_trace.jsonl", trace_jsonl());
   // Fail closed with a generous timeout: a slow Redis on a busy machine shows as 503s (which
   // the test refuses), never as admissions nobody predicted.
-  GatewayProcess gw({"--policy", policy, "--mock-upstream", "--redis", redis->url(), "--redis-failure-mode",
-                     "closed", "--redis-timeout", "2s"});
+  GatewayProcess gw({"--policy", policy, "--mock-upstream", "--redis", redis->url(),
+                     "--redis-failure-mode", "closed", "--redis-timeout", "2s"});
   ASSERT_TRUE(gw.running());
 
   const auto current = predicted_rejections(trace, 30, "10/s");
@@ -91,12 +99,14 @@ TEST(TunerPredictionE2E, AppliedSettingGivesThePredicted429sThroughTheGateway) {
   EXPECT_GT(candidate.at("k-runaway"), current.at("k-runaway") + 30);
 
   // Apply: the gateway wrote its policy's rule at start; the tuner replaces it in Redis.
-  const ProcessResult set = run_cli("config set --redis " + quoted(redis->url()) +
-                                    " --rule gw-tuned --algorithm token-bucket --capacity 8 --refill 3/s"
-                                    " --reason 'tuner e2e' --by e2e --json");
+  const ProcessResult set =
+      run_cli("config set --redis " + quoted(redis->url()) +
+              " --rule gw-tuned --algorithm token-bucket --capacity 8 --refill 3/s"
+              " --reason 'tuner e2e' --by e2e --json");
   ASSERT_EQ(set.exit_code, 0) << set.err;
 
-  const json load = run_json("loadgen --target " + gw.url() + " --trace " + quoted(trace) + " --json");
+  const json load =
+      run_json("loadgen --target " + gw.url() + " --trace " + quoted(trace) + " --json");
   ASSERT_TRUE(load.contains("by_key")) << load.dump();
   EXPECT_EQ(load.at("sent").get<int>(), 202);
   EXPECT_EQ(load.at("transport_errors").get<int>(), 0);
@@ -109,10 +119,11 @@ TEST(TunerPredictionE2E, AppliedSettingGivesThePredicted429sThroughTheGateway) {
     EXPECT_EQ(k.at("other").get<int>(), 0) << key << ": " << k.dump();
     const int actual = k.at("rate_limited").get<int>();
     EXPECT_LE(std::abs(actual - predicted), tolerance)
-        << key << ": gateway 429s " << actual << ", predicted " << predicted << " (current setting would give "
-        << current.at(key) << "), max send lag " << lag_s << " s";
-    std::printf("%-10s predicted 429s %3d (current setting %3d), gateway %3d, tolerance %d\n", key.c_str(),
-                predicted, current.at(key), actual, tolerance);
+        << key << ": gateway 429s " << actual << ", predicted " << predicted
+        << " (current setting would give " << current.at(key) << "), max send lag " << lag_s
+        << " s";
+    std::printf("%-10s predicted 429s %3d (current setting %3d), gateway %3d, tolerance %d\n",
+                key.c_str(), predicted, current.at(key), actual, tolerance);
     actual_total += actual;
     predicted_total += predicted;
   }

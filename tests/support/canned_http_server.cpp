@@ -17,12 +17,18 @@ namespace limitscope::test {
 namespace {
 const char* reason_of(int status) {
   switch (status) {
-    case 200: return "OK";
-    case 401: return "Unauthorized";
-    case 404: return "Not Found";
-    case 500: return "Internal Server Error";
-    case 503: return "Service Unavailable";
-    default: return "Status";
+    case 200:
+      return "OK";
+    case 401:
+      return "Unauthorized";
+    case 404:
+      return "Not Found";
+    case 500:
+      return "Internal Server Error";
+    case 503:
+      return "Service Unavailable";
+    default:
+      return "Status";
   }
 }
 }  // namespace
@@ -66,7 +72,8 @@ std::string authorization_of(const std::string& head) {
   while ((pos = head.find("\r\n", pos)) != std::string::npos) {
     pos += 2;
     const std::size_t end = head.find("\r\n", pos);
-    const std::string line = head.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+    const std::string line =
+        head.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
     const std::size_t colon = line.find(':');
     if (colon == std::string::npos) continue;
     std::string name = line.substr(0, colon);
@@ -112,7 +119,8 @@ void CannedHttpServer::serve() {
       extra = extra_headers_;
       last_request_ = head.substr(0, head.find("\r\n\r\n"));
       request_lines_.push_back(last_request_.substr(0, last_request_.find("\r\n")));
-      if (!required_authorization_.empty() && authorization_of(last_request_) != required_authorization_) {
+      if (!required_authorization_.empty() &&
+          authorization_of(last_request_) != required_authorization_) {
         r = Response{401, "text/plain", "credentials missing or wrong\n", false, 0};
       }
     }
@@ -123,9 +131,9 @@ void CannedHttpServer::serve() {
     }
     const std::size_t length = r.declared_length != 0 ? r.declared_length : r.body.size();
     std::string out = "HTTP/1.1 " + std::to_string(r.status) + " " + reason_of(r.status) +
-                      "\r\nContent-Type: " + r.content_type + "\r\nContent-Length: " +
-                      std::to_string(length) + "\r\n" + extra + "Connection: close\r\n\r\n" +
-                      r.body;
+                      "\r\nContent-Type: " + r.content_type +
+                      "\r\nContent-Length: " + std::to_string(length) + "\r\n" + extra +
+                      "Connection: close\r\n\r\n" + r.body;
     std::size_t sent = 0;
     while (sent < out.size()) {
       const ssize_t n = ::send(fd, out.data() + sent, out.size() - sent, MSG_NOSIGNAL);

@@ -18,7 +18,7 @@ class CannedHttpServer {
     int status = 200;
     std::string content_type = "text/plain; version=0.0.4";
     std::string body;
-    bool silent = false;          ///< accept, read the request, never answer
+    bool silent = false;              ///< accept, read the request, never answer
     std::size_t declared_length = 0;  ///< Content-Length to claim (0: the body's size)
   };
 

@@ -108,7 +108,8 @@ std::string ChildProcess::stderr_text() const {
   return read_file(stderr_path_);
 }
 
-GatewayProcess::GatewayProcess(const std::vector<std::string>& args, const std::vector<std::string>& env) {
+GatewayProcess::GatewayProcess(const std::vector<std::string>& args,
+                               const std::vector<std::string>& env) {
   std::vector<std::string> all = {"--listen", "127.0.0.1:0"};
   all.insert(all.end(), args.begin(), args.end());
   if (env.empty()) {

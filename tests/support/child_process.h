@@ -50,7 +50,8 @@ class ChildProcess {
 class GatewayProcess {
  public:
   /// @param env more environment ("NAME=value"), e.g. FakeClock::env()
-  explicit GatewayProcess(const std::vector<std::string>& args, const std::vector<std::string>& env = {});
+  explicit GatewayProcess(const std::vector<std::string>& args,
+                          const std::vector<std::string>& env = {});
   bool running() const { return process_ != nullptr && port_ > 0; }
   int port() const { return port_; }
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }

@@ -19,7 +19,9 @@ class CountingClock final : public Clock {
     reads_.fetch_add(1, std::memory_order_relaxed);
     return inner.wall();
   }
-  bool wait_until(Nanos deadline, CancelToken& cancel) override { return inner.wait_until(deadline, cancel); }
+  bool wait_until(Nanos deadline, CancelToken& cancel) override {
+    return inner.wait_until(deadline, cancel);
+  }
   /// now() and wall() calls so far.
   std::uint64_t reads() const { return reads_.load(std::memory_order_relaxed); }
 

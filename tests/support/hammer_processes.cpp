@@ -12,14 +12,16 @@
 
 namespace limitscope::test {
 
-HammerTotals run_hammer_processes(const std::string& url, const std::string& rule, int processes, int threads,
-                                  const std::string& duration, const std::string& stem) {
+HammerTotals run_hammer_processes(const std::string& url, const std::string& rule, int processes,
+                                  int threads, const std::string& duration,
+                                  const std::string& stem) {
   const std::string cli = binary_path("app/limitscope-cli");
   std::ostringstream script;
   for (int p = 0; p < processes; ++p) {
-    script << quoted(cli) << " hammer --redis " << url << " --rule " << rule << " --key shared --threads " << threads
-           << " --requests 100000000 --duration " << duration << " --json > "
-           << quoted(temp_path(stem + std::to_string(p) + ".json")) << " & ";
+    script << quoted(cli) << " hammer --redis " << url << " --rule " << rule
+           << " --key shared --threads " << threads << " --requests 100000000 --duration "
+           << duration << " --json > " << quoted(temp_path(stem + std::to_string(p) + ".json"))
+           << " & ";
   }
   script << "wait";
   const auto run = run_process("/bin/sh", "-c " + quoted(script.str()));

@@ -17,7 +17,8 @@ struct HammerTotals {
 /// `threads` threads for `duration` ("2s"), and adds up their reports. Every process must exit
 /// 0 and report no errors and no degraded decisions (gtest failures otherwise).
 /// @param stem names the processes' report files in the temp directory
-HammerTotals run_hammer_processes(const std::string& url, const std::string& rule, int processes, int threads,
-                                  const std::string& duration, const std::string& stem);
+HammerTotals run_hammer_processes(const std::string& url, const std::string& rule, int processes,
+                                  int threads, const std::string& duration,
+                                  const std::string& stem);
 
 }  // namespace limitscope::test

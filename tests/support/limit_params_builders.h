@@ -36,7 +36,9 @@ inline LimitParams typical(Algorithm a) {
 inline bool same_state(const TokenBucket::State& a, const TokenBucket::State& b) {
   return std::memcmp(&a.tokens, &b.tokens, sizeof a.tokens) == 0 && a.last_ns == b.last_ns;
 }
-inline bool same_state(const Gcra::State& a, const Gcra::State& b) { return a.tat_ns == b.tat_ns; }
+inline bool same_state(const Gcra::State& a, const Gcra::State& b) {
+  return a.tat_ns == b.tat_ns;
+}
 inline bool same_state(const LeakyBucket::State& a, const LeakyBucket::State& b) {
   return a.drain_end_ns == b.drain_end_ns;
 }

@@ -13,8 +13,9 @@ namespace limitscope::test {
 
 /// `n` logged decisions of `key` on `rule` (with a model and token count when given).
 /// @return how many the live config refused; throws with the reason when a decision fails
-inline int decide_logged(redis::Connection& c, const std::string& rule, const std::string& key, int n,
-                         const std::string& model = {}, std::optional<std::uint32_t> tokens = std::nullopt) {
+inline int decide_logged(redis::Connection& c, const std::string& rule, const std::string& key,
+                         int n, const std::string& model = {},
+                         std::optional<std::uint32_t> tokens = std::nullopt) {
   const redis::RedisLimiter limiter;
   int refused = 0;
   for (int i = 0; i < n; ++i) {

@@ -26,7 +26,8 @@ int listen_on_loopback(int& port) {
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   socklen_t len = sizeof addr;
   auto* sa = reinterpret_cast<sockaddr*>(&addr);  // the socket API's convention
-  if (::bind(fd, sa, sizeof addr) != 0 || ::listen(fd, 64) != 0 || ::getsockname(fd, sa, &len) != 0) {
+  if (::bind(fd, sa, sizeof addr) != 0 || ::listen(fd, 64) != 0 ||
+      ::getsockname(fd, sa, &len) != 0) {
     ::close(fd);
     throw std::runtime_error("listen_on_loopback: bind/listen on 127.0.0.1:0 failed");
   }

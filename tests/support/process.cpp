@@ -29,7 +29,9 @@ std::string read_file(const std::string& path) {
   return s.str();
 }
 
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
+std::string quoted(const std::string& s) {
+  return "'" + s + "'";
+}
 
 ProcessResult run_process(const std::string& program, const std::string& args) {
   const std::string err_path = temp_path("stderr.txt");

@@ -2,7 +2,6 @@
 // One QApplication for a gtest program (widgets need it); offscreen unless told otherwise.
 
 #include <QApplication>
-
 #include <cstdlib>
 
 namespace limitscope::test {

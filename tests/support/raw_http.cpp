@@ -48,11 +48,13 @@ RawExchange RawConnection::read_until_close(std::chrono::milliseconds deadline) 
 
 std::string RawConnection::read_answers(int count, std::chrono::milliseconds deadline) {
   std::string received;
-  read_until(received, [count](const std::string& r) { return count_responses(r) >= count; }, deadline);
+  read_until(
+      received, [count](const std::string& r) { return count_responses(r) >= count; }, deadline);
   return received;
 }
 
-bool RawConnection::read_until(std::string& received, const std::function<bool(const std::string&)>& done,
+bool RawConnection::read_until(std::string& received,
+                               const std::function<bool(const std::string&)>& done,
                                std::chrono::milliseconds deadline) {
   const auto end = std::chrono::steady_clock::now() + deadline;
   char buf[65536];

@@ -27,7 +27,8 @@ class RawConnection {
   /// the connection, not a pacing delay).
   RawExchange read_until_close(std::chrono::milliseconds deadline);
   /// Reads until `received` holds `count` answers (or the deadline, a safety net, passes).
-  std::string read_answers(int count, std::chrono::milliseconds deadline = std::chrono::seconds(10));
+  std::string read_answers(int count,
+                           std::chrono::milliseconds deadline = std::chrono::seconds(10));
   /// Appends what arrives to `received`, blocking on the socket, until `done(received)` holds,
   /// the server closes, or `deadline` (a safety net, not a pacing delay) passes.
   /// @return whether `done` held

@@ -28,7 +28,8 @@ std::unique_ptr<RedisCluster> RedisCluster::start(Options options) {
   for (int i = 0; i < n; ++i) {
     redis::LocalRedisServer::Options o;
     o.dir = temp_path("cluster" + std::to_string(id) + "_" + std::to_string(i));
-    o.extra_args = {"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+    o.extra_args = {"--cluster-enabled",      "yes",
+                    "--cluster-config-file",  "nodes.conf",
                     "--cluster-node-timeout", std::to_string(options.node_timeout_ms)};
     o.extra_args.insert(o.extra_args.end(), options.extra_args.begin(), options.extra_args.end());
     o.max_port = 55535;  // the cluster bus listens on port + 10000
@@ -52,7 +53,8 @@ std::unique_ptr<RedisCluster> RedisCluster::start(Options options) {
       if (!conn) return false;
       auto nodes = conn->command({"CLUSTER", "NODES"});
       if (!nodes) return false;
-      const auto lines = static_cast<std::size_t>(std::count(nodes->str.begin(), nodes->str.end(), '\n'));
+      const auto lines =
+          static_cast<std::size_t>(std::count(nodes->str.begin(), nodes->str.end(), '\n'));
       if (lines < c->size()) return false;
       // A replica must have synced with its master, or a failover could not promote it.
       auto info = conn->command({"INFO", "replication"});
@@ -85,7 +87,8 @@ std::string RedisCluster::url() const {
 }
 
 redis::Connection RedisCluster::connect(int port) const {
-  auto c = redis::Connection::open(node_url(port), {std::chrono::seconds(2), std::chrono::seconds(5)});
+  auto c =
+      redis::Connection::open(node_url(port), {std::chrono::seconds(2), std::chrono::seconds(5)});
   if (!c) throw std::runtime_error(c.error().message);
   return std::move(c).value();
 }
@@ -126,7 +129,9 @@ std::vector<ClusterNodeLine> RedisCluster::nodes() const {
       for (std::size_t i = 8; i < w.size(); ++i) {
         if (w[i].starts_with("[")) continue;  // a slot being migrated
         const auto dash = w[i].find('-');
-        l.slots += dash == std::string::npos ? 1 : std::stoi(w[i].substr(dash + 1)) - std::stoi(w[i].substr(0, dash)) + 1;
+        l.slots += dash == std::string::npos
+                       ? 1
+                       : std::stoi(w[i].substr(dash + 1)) - std::stoi(w[i].substr(0, dash)) + 1;
       }
       out.push_back(l);
     }
@@ -208,13 +213,16 @@ void RedisCluster::migrate_slot(int slot, int to_port, int keys_per_step,
     if (!r) throw std::runtime_error(std::string(what) + ": " + r.error().message);
   };
   // The documented order: importing on the target first, then migrating on the source.
-  check(to.command({"CLUSTER", "SETSLOT", s, "IMPORTING", node_id(from_port)}), "SETSLOT IMPORTING");
-  check(from.command({"CLUSTER", "SETSLOT", s, "MIGRATING", node_id(to_port)}), "SETSLOT MIGRATING");
+  check(to.command({"CLUSTER", "SETSLOT", s, "IMPORTING", node_id(from_port)}),
+        "SETSLOT IMPORTING");
+  check(from.command({"CLUSTER", "SETSLOT", s, "MIGRATING", node_id(to_port)}),
+        "SETSLOT MIGRATING");
   for (;;) {
     auto keys = from.command({"CLUSTER", "GETKEYSINSLOT", s, std::to_string(keys_per_step)});
     check(keys, "GETKEYSINSLOT");
     if (keys->elements.empty()) break;
-    std::vector<std::string> argv{"MIGRATE", "127.0.0.1", std::to_string(to_port), "", "0", "5000", "KEYS"};
+    std::vector<std::string> argv{"MIGRATE", "127.0.0.1", std::to_string(to_port), "", "0",
+                                  "5000",    "KEYS"};
     for (const auto& k : keys->elements) argv.push_back(k.str);
     check(from.command(argv), "MIGRATE");
     if (between_steps) between_steps();

@@ -21,9 +21,9 @@ struct ClusterNodeLine {
   std::string id;
   int port = 0;
   bool master = false;
-  bool failed = false;     ///< flags hold "fail" (not "fail?")
-  std::string master_id;   ///< for a replica
-  int slots = 0;           ///< slots it serves
+  bool failed = false;    ///< flags hold "fail" (not "fail?")
+  std::string master_id;  ///< for a replica
+  int slots = 0;          ///< slots it serves
 };
 
 class RedisCluster {

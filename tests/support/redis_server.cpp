@@ -1,9 +1,9 @@
 #include "support/redis_server.h"
 
+#include <gtest/gtest.h>
+
 #include <atomic>
 #include <stdexcept>
-
-#include <gtest/gtest.h>
 
 #include "support/process.h"
 
@@ -36,8 +36,8 @@ redis::Connection connect(const RedisServer& server, redis::ConnectOptions optio
   url.port = server.port();
   auto c = redis::Connection::open(url, options);
   if (!c) {
-    throw std::runtime_error("connect to redis-server on port " + std::to_string(server.port()) + ": " +
-                             c.error().message);
+    throw std::runtime_error("connect to redis-server on port " + std::to_string(server.port()) +
+                             ": " + c.error().message);
   }
   return std::move(c).value();
 }

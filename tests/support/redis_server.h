@@ -44,6 +44,7 @@ void must(redis::Connection& c, const std::vector<std::string>& argv);
 /// A new connection to `server` (throws with the reason when it cannot connect). The default
 /// command timeout is long: tests load thousands of keys in one pipeline.
 redis::Connection connect(const RedisServer& server,
-                          redis::ConnectOptions options = {std::chrono::seconds(2), std::chrono::seconds(60)});
+                          redis::ConnectOptions options = {std::chrono::seconds(2),
+                                                           std::chrono::seconds(60)});
 
 }  // namespace limitscope::test

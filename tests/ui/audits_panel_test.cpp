@@ -14,8 +14,8 @@
 #include <QSignalSpy>
 #include <QTableView>
 #include <cstdlib>
-#include <string>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "core/common/sha256.h"
 #include "core/redis/connection.h"
@@ -49,7 +49,8 @@ int post(httplib::Client& c, const std::string& key) {
                                           {"max_tokens", 10},
                                           {"messages", {{{"role", "user"}, {"content", "hi"}}}}}
                                .dump();
-  auto r = c.Post("/v1/chat/completions", {{"Authorization", "Bearer " + key}}, body, "application/json");
+  auto r = c.Post("/v1/chat/completions", {{"Authorization", "Bearer " + key}}, body,
+                  "application/json");
   return r ? r->status : -1;
 }
 
@@ -93,7 +94,8 @@ TEST(AuditsPanel, LeakAcrossReplicasHonestRetryAfterAndAgreeingClocks) {
   // Two replicas with in-process limiters, and one gateway on Redis logging its decisions.
   test::GatewayProcess a({"--policy", policy, "--mock-upstream"});
   test::GatewayProcess b({"--policy", policy, "--mock-upstream"});
-  test::GatewayProcess shared({"--policy", policy, "--mock-upstream", "--redis", redis->url(), "--log-decisions", "1"});
+  test::GatewayProcess shared(
+      {"--policy", policy, "--mock-upstream", "--redis", redis->url(), "--log-decisions", "1"});
   ASSERT_TRUE(a.running() && b.running() && shared.running());
   httplib::Client ca(a.url()), cb(b.url()), cs(shared.url());
   // 150 requests over both replicas: three times what one limit of 50 (+1/s) admits.
@@ -108,7 +110,8 @@ TEST(AuditsPanel, LeakAcrossReplicasHonestRetryAfterAndAgreeingClocks) {
   spec.metrics_url = a.url() + "/metrics";
   spec.redis_url = redis->url();
   panel.setSources(spec);
-  panel.setMetricsUrls({QString::fromStdString(a.url() + "/metrics"), QString::fromStdString(b.url() + "/metrics")});
+  panel.setMetricsUrls(
+      {QString::fromStdString(a.url() + "/metrics"), QString::fromStdString(b.url() + "/metrics")});
   panel.setRule(QStringLiteral("gw-small"));
   panel.setPolicyFile(QString::fromStdString(policy));
   run(panel);
@@ -116,34 +119,44 @@ TEST(AuditsPanel, LeakAcrossReplicasHonestRetryAfterAndAgreeingClocks) {
   // Replicas: about 2x, per replica, named.
   const ResultBox* replicas = panel.replicasBox();
   ASSERT_TRUE(replicas->isProblem()) << replicas->verdict().toStdString();
-  EXPECT_TRUE(replicas->notesText().contains(QStringLiteral("Likely cause: limits counted per replica")))
+  EXPECT_TRUE(
+      replicas->notesText().contains(QStringLiteral("Likely cause: limits counted per replica")))
       << replicas->notesText().toStdString();
-  const int acme = row_with(replicas, column_of(replicas, QStringLiteral("tenant")), QStringLiteral("acme-prod"));
+  const int acme = row_with(replicas, column_of(replicas, QStringLiteral("tenant")),
+                            QStringLiteral("acme-prod"));
   ASSERT_GE(acme, 0);
   EXPECT_TRUE(replicas->model()->isFlagged(acme));
   EXPECT_EQ(replicas->model()->text(acme, column_of(replicas, QStringLiteral("key"))),
             QString::fromStdString(api_key_hash("sk-acme-secret")));
-  EXPECT_EQ(replicas->model()->text(acme, column_of(replicas, QStringLiteral("replicas"))), QStringLiteral("2"));
+  EXPECT_EQ(replicas->model()->text(acme, column_of(replicas, QStringLiteral("replicas"))),
+            QStringLiteral("2"));
   // "1.99x": the number before the unit.
-  const double ratio = std::stod(replicas->model()->text(acme, column_of(replicas, QStringLiteral("ratio"))).chopped(1).toStdString());
+  const double ratio = std::stod(replicas->model()
+                                     ->text(acme, column_of(replicas, QStringLiteral("ratio")))
+                                     .chopped(1)
+                                     .toStdString());
   EXPECT_GT(ratio, 1.5);
   EXPECT_LT(ratio, 2.2);
 
   // Retry-After on the shared gateway's stream: impatient retries, no lie, beta named.
   const ResultBox* retry = panel.retryAfterBox();
   EXPECT_FALSE(retry->isProblem()) << retry->verdict().toStdString();
-  const int beta = row_with(retry, column_of(retry, QStringLiteral("tenant")), QStringLiteral("beta-labs"));
+  const int beta =
+      row_with(retry, column_of(retry, QStringLiteral("tenant")), QStringLiteral("beta-labs"));
   ASSERT_GE(beta, 0) << retry->verdict().toStdString();
-  EXPECT_EQ(retry->model()->text(beta, column_of(retry, QStringLiteral("lies"))), QStringLiteral("0"));
+  EXPECT_EQ(retry->model()->text(beta, column_of(retry, QStringLiteral("lies"))),
+            QStringLiteral("0"));
   EXPECT_GE(retry->model()->text(beta, column_of(retry, QStringLiteral("impatient"))).toInt(), 2);
-  EXPECT_TRUE(retry->verdict().startsWith(QStringLiteral("Retry-After held"))) << retry->verdict().toStdString();
+  EXPECT_TRUE(retry->verdict().startsWith(QStringLiteral("Retry-After held")))
+      << retry->verdict().toStdString();
 
   // Clocks: both replicas and the Redis, one machine, one clock.
   const ResultBox* clock = panel.clockBox();
   EXPECT_FALSE(clock->isProblem()) << clock->verdict().toStdString();
   EXPECT_EQ(clock->model()->rowCount(), 3);
   for (int r = 0; r < clock->model()->rowCount(); ++r) {
-    EXPECT_EQ(clock->model()->text(r, column_of(clock, QStringLiteral("verdict"))), QStringLiteral("ok"));
+    EXPECT_EQ(clock->model()->text(r, column_of(clock, QStringLiteral("verdict"))),
+              QStringLiteral("ok"));
   }
 
   for (const ResultBox* box : {replicas, retry, clock}) {
@@ -166,10 +179,11 @@ TEST(AuditsPanel, RawKeyInAStreamIsShownByHashAndAShortRetryAfterIsCaught) {
   // A foreign gateway that logs the raw key and promises 0.2 s when room frees after 1 s.
   const std::string stream = redis::KeySchema{}.decisions_key("foreign");
   const std::int64_t t0 = 1'796'120'229'000'000;
-  for (const auto& [dt, allowed] : {std::pair{0, "0"}, std::pair{200'000, "0"}, std::pair{400'000, "0"},
-                                    std::pair{1'000'000, "1"}}) {
-    std::vector<std::string> cmd{"XADD", stream, "*", "t", std::to_string(t0 + dt), "key", "sk-beta-secret",
-                                 "cost", "1", "allowed", allowed, "level", "0"};
+  for (const auto& [dt, allowed] : {std::pair{0, "0"}, std::pair{200'000, "0"},
+                                    std::pair{400'000, "0"}, std::pair{1'000'000, "1"}}) {
+    std::vector<std::string> cmd{"XADD",  stream,           "*",    "t", std::to_string(t0 + dt),
+                                 "key",   "sk-beta-secret", "cost", "1", "allowed",
+                                 allowed, "level",          "0"};
     if (std::string(allowed) == "0") {
       cmd.push_back("retry_us");
       cmd.push_back("200000");
@@ -187,12 +201,18 @@ TEST(AuditsPanel, RawKeyInAStreamIsShownByHashAndAShortRetryAfterIsCaught) {
   ASSERT_EQ(retry->model()->rowCount(), 1);
   EXPECT_EQ(retry->model()->text(0, column_of(retry, QStringLiteral("key"))),
             QString::fromStdString(api_key_hash("sk-beta-secret")));
-  EXPECT_EQ(retry->model()->text(0, column_of(retry, QStringLiteral("tenant"))), QStringLiteral("beta-labs"));
+  EXPECT_EQ(retry->model()->text(0, column_of(retry, QStringLiteral("tenant"))),
+            QStringLiteral("beta-labs"));
   EXPECT_EQ(retry->model()->text(0, column_of(retry, QStringLiteral("lies"))), QStringLiteral("2"));
-  EXPECT_TRUE(retry->model()->index(0, 0).data(Qt::ToolTipRole).toString().contains(QStringLiteral("promised 0.200 s")));
+  EXPECT_TRUE(retry->model()
+                  ->index(0, 0)
+                  .data(Qt::ToolTipRole)
+                  .toString()
+                  .contains(QStringLiteral("promised 0.200 s")));
   EXPECT_FALSE(shows_anywhere(retry, QStringLiteral("sk-beta-secret")));
   // Without /metrics the replica and clock audits say what they need.
-  EXPECT_TRUE(panel.replicasBox()->verdict().contains(QStringLiteral("needs the gateways' /metrics")));
+  EXPECT_TRUE(
+      panel.replicasBox()->verdict().contains(QStringLiteral("needs the gateways' /metrics")));
   EXPECT_TRUE(panel.clockBox()->verdict().contains(QStringLiteral("needs the gateways' /metrics")));
 }
 
@@ -203,8 +223,10 @@ TEST(AuditsPanel, BadSourcesAreNamedNotFatal) {
   panel.setRedisUrl(QStringLiteral("nope://x"));
   panel.setRule(QStringLiteral("r"));
   run(panel);
-  EXPECT_TRUE(panel.replicasBox()->verdict().contains(QStringLiteral("ftp://nope"))) << panel.replicasBox()->verdict().toStdString();
-  EXPECT_TRUE(panel.retryAfterBox()->verdict().contains(QStringLiteral("Redis"))) << panel.retryAfterBox()->verdict().toStdString();
+  EXPECT_TRUE(panel.replicasBox()->verdict().contains(QStringLiteral("ftp://nope")))
+      << panel.replicasBox()->verdict().toStdString();
+  EXPECT_TRUE(panel.retryAfterBox()->verdict().contains(QStringLiteral("Redis")))
+      << panel.retryAfterBox()->verdict().toStdString();
   EXPECT_TRUE(panel.clockBox()->verdict().contains(QStringLiteral("ftp://nope")));
   AuditsPanel empty;
   run(empty);

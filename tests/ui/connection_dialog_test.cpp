@@ -416,7 +416,8 @@ TEST(ConnectionActions, OpensSavedMetricsConnectionsWithAndWithoutAuth) {
   live.clear();
   actions->openSaved(QStringLiteral("gw-auth"));
   ASSERT_TRUE(waitFor(opened));
-  EXPECT_TRUE(opened.at(0).at(1).toString().isEmpty()) << opened.at(0).at(1).toString().toStdString();
+  EXPECT_TRUE(opened.at(0).at(1).toString().isEmpty())
+      << opened.at(0).at(1).toString().toStdString();
   ASSERT_TRUE(waitFor(live));
   EXPECT_TRUE(live.at(0).at(1).toString().isEmpty()) << live.at(0).at(1).toString().toStdString();
   EXPECT_FALSE(live.at(0).at(0).toString().contains(QStringLiteral("t0k-gw-secret")));

@@ -141,7 +141,8 @@ TEST(EventLogModel, NumberedEventsShowAGapAndRepeatsWithoutLoss) {
   const QStringList rows = texts(m);
   ASSERT_EQ(rows.size(), 54);
   EXPECT_EQ(rows.mid(0, 3), numbered(0, 3));
-  EXPECT_TRUE(rows[3].startsWith(QStringLiteral("… 7 earlier events not shown"))) << rows[3].toStdString();
+  EXPECT_TRUE(rows[3].startsWith(QStringLiteral("… 7 earlier events not shown")))
+      << rows[3].toStdString();
   EXPECT_EQ(rows.mid(4), numbered(10, 60));
   EXPECT_EQ(m.eventCount(), 53) << "the gap row is not an event";
   EXPECT_FALSE(m.index(3, EventLogModel::Text).data(EventLogModel::FailureRole).toBool());
@@ -188,13 +189,16 @@ TEST(EventLogModel, MarksRowsThatLookLikeFailures) {
   EXPECT_EQ(model.failureCount(), failures);
   int plain = 0;  // a row that is not a failure
   while (rows[plain].second) ++plain;
-  const qint64 blank = model.index(plain, EventLogModel::Time).data(Qt::DecorationRole).value<QIcon>().cacheKey();
+  const qint64 blank =
+      model.index(plain, EventLogModel::Time).data(Qt::DecorationRole).value<QIcon>().cacheKey();
   for (int r = 0; r < model.rowCount(); ++r) {
     const bool failure = rows[r].second;
-    EXPECT_EQ(model.index(r, 0).data(EventLogModel::FailureRole).toBool(), failure) << rows[r].first;
+    EXPECT_EQ(model.index(r, 0).data(EventLogModel::FailureRole).toBool(), failure)
+        << rows[r].first;
     EXPECT_EQ(model.index(r, EventLogModel::Text).data(Qt::ForegroundRole).isValid(), failure);
     // Every row has an icon (a blank one keeps the times aligned); failures a different one.
-    const qint64 icon = model.index(r, EventLogModel::Time).data(Qt::DecorationRole).value<QIcon>().cacheKey();
+    const qint64 icon =
+        model.index(r, EventLogModel::Time).data(Qt::DecorationRole).value<QIcon>().cacheKey();
     EXPECT_EQ(icon != blank, failure);
   }
 }
@@ -205,7 +209,8 @@ TEST(EventLogPanel, PlaceholderWithoutAnEventLogAndTableWithOne) {
   QSignalSpy titles(&panel, &EventLogPanel::titleChanged);
   panel.setEvents({});
   EXPECT_TRUE(panel.showsPlaceholder());
-  EXPECT_TRUE(panel.placeholderText().contains(QStringLiteral("live sources"))) << panel.placeholderText().toStdString();
+  EXPECT_TRUE(panel.placeholderText().contains(QStringLiteral("live sources")))
+      << panel.placeholderText().toStdString();
   EXPECT_EQ(panel.title(), QStringLiteral("Events"));
 
   panel.setEvents(tail(0, 3));
@@ -231,7 +236,8 @@ TEST(EventLogPanel, CopiesTheSelectedRowsAsTimedLines) {
   // Selected out of order: the copy is still oldest first.
   sel->select(panel.model()->index(2, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
   sel->select(panel.model()->index(0, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
-  const QString want = line(0, QStringLiteral("event 0")) + QLatin1Char('\n') + line(2, QStringLiteral("event 2"));
+  const QString want =
+      line(0, QStringLiteral("event 0")) + QLatin1Char('\n') + line(2, QStringLiteral("event 2"));
   EXPECT_EQ(panel.selectedText(), want);
 
   QApplication::clipboard()->clear();
@@ -246,7 +252,8 @@ TEST(EventLogPanel, ClearHidesWhatArrivedAndResentEventsStayHidden) {
   panel.clearShown();
   EXPECT_EQ(panel.model()->rowCount(), 0);
   EXPECT_TRUE(panel.showsPlaceholder());
-  EXPECT_TRUE(panel.placeholderText().startsWith(QStringLiteral("Cleared at"))) << panel.placeholderText().toStdString();
+  EXPECT_TRUE(panel.placeholderText().startsWith(QStringLiteral("Cleared at")))
+      << panel.placeholderText().toStdString();
   panel.setEvents(tail(0, 4));  // the next snapshot re-sends the same tail
   EXPECT_EQ(panel.model()->rowCount(), 0);
   panel.setEvents(tail(2, 6));  // head dropped, two new
@@ -281,7 +288,8 @@ TEST(EventLogPanel, FollowsTheNewestRowOnlyWhileAtTheBottom) {
 
 std::string exposition(int n) {
   return "# TYPE limitscope_requests_total counter\n"
-         "limitscope_requests_total{tier=\"free\",model=\"m\",decision=\"allowed\"} " + std::to_string(n) + "\n";
+         "limitscope_requests_total{tier=\"free\",model=\"m\",decision=\"allowed\"} " +
+         std::to_string(n) + "\n";
 }
 
 // Waits (without sleeping: each wait returns on the next applied snapshot) until the window's
@@ -312,7 +320,8 @@ TEST(EventLogPanel, MainWindowDockListsALiveSourcesEventsAsTheyHappen) {
   bool inViewMenu = false;
   for (const QAction* menu : window.menuBar()->actions()) {
     if (menu->menu() == nullptr) continue;
-    for (const QAction* a : menu->menu()->actions()) inViewMenu = inViewMenu || a == dock->toggleViewAction();
+    for (const QAction* a : menu->menu()->actions())
+      inViewMenu = inViewMenu || a == dock->toggleViewAction();
   }
   EXPECT_TRUE(inViewMenu) << "View ▸ Events shows the dock again after it was closed";
 
@@ -323,17 +332,20 @@ TEST(EventLogPanel, MainWindowDockListsALiveSourcesEventsAsTheyHappen) {
   spec.metrics_interval = std::chrono::milliseconds(100);
   window.openLive(spec);
   ASSERT_TRUE(opened.wait(10000));
-  ASSERT_FALSE(opened.at(0).at(0).toString().isEmpty()) << opened.at(0).at(1).toString().toStdString();
+  ASSERT_FALSE(opened.at(0).at(0).toString().isEmpty())
+      << opened.at(0).at(1).toString().toStdString();
 
   const int connected = waitForRow(window, applied, QStringLiteral("connected to"));
   ASSERT_GE(connected, 0);
-  EXPECT_FALSE(window.eventLog()->model()->index(connected, 0).data(EventLogModel::FailureRole).toBool());
+  EXPECT_FALSE(
+      window.eventLog()->model()->index(connected, 0).data(EventLogModel::FailureRole).toBool());
   EXPECT_FALSE(window.eventLog()->showsPlaceholder());
 
   gateway.require_authorization("Bearer s3cret");  // the gateway now answers 401
   const int refused = waitForRow(window, applied, QStringLiteral("HTTP 401"));
   ASSERT_GT(refused, connected);
-  EXPECT_TRUE(window.eventLog()->model()->index(refused, 0).data(EventLogModel::FailureRole).toBool());
+  EXPECT_TRUE(
+      window.eventLog()->model()->index(refused, 0).data(EventLogModel::FailureRole).toBool());
   EXPECT_EQ(dock->windowTitle(), window.eventLog()->title());
   // Snapshots keep re-sending the tail: every event is still listed once.
   const QStringList rows = texts(*window.eventLog()->model());

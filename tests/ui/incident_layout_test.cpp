@@ -6,6 +6,8 @@
 // key table shows name, tier, level, 429/s, peak 429/s, spend and burn without scrolling; and
 // at 1280×720 every chart's legend lists all its lines and every axis title fits its axis.
 
+#include <gtest/gtest.h>
+
 #include <QAbstractButton>
 #include <QApplication>
 #include <QHeaderView>
@@ -14,21 +16,20 @@
 #include <QScrollBar>
 #include <QSet>
 #include <QTableView>
-#include <QTreeView>
 #include <QToolButton>
+#include <QTreeView>
 #include <QValueAxis>
-#include <gtest/gtest.h>
 
 #include "support/qt_app.h"
+#include "ui/alert_tree_view.h"
 #include "ui/charts/chart_stack.h"
 #include "ui/charts/time_chart.h"
-#include "ui/main_window.h"
-#include "ui/alert_tree_view.h"
 #include "ui/key_table_view.h"
+#include "ui/main_window.h"
 #include "ui/models/alert_table_model.h"
 #include "ui/models/decision_table_model.h"
-#include "ui/narrow_columns.h"
 #include "ui/models/key_table_model.h"
+#include "ui/narrow_columns.h"
 #include "ui/theme.h"
 
 namespace limitscope::ui {
@@ -65,7 +66,8 @@ ChartData runaway_429s() {
   }
   d.lines = {line("free", free), line("pro", pro)};
   d.rules = {"HighRateLimitRejection"};
-  d.bands = {AlertBand{"HighRateLimitRejection", kT0 + 30'000, kT0 + 60'000, true, true, "free", "tier=\"free\""}};
+  d.bands = {AlertBand{"HighRateLimitRejection", kT0 + 30'000, kT0 + 60'000, true, true, "free",
+                       "tier=\"free\""}};
   return d;
 }
 
@@ -76,7 +78,8 @@ TEST(IncidentLayout, TheFiringTiersLineCarriesTheBandInItsColour) {
   light_chart(chart);
   chart.show();
   // The rule's interval as alert_view gives it (the whole rule): drawn per line instead.
-  const std::vector<AlertInterval> ivs{{"HighRateLimitRejection", kT0 + 30'000, kT0 + 60'000, true, true}};
+  const std::vector<AlertInterval> ivs{
+      {"HighRateLimitRejection", kT0 + 30'000, kT0 + 60'000, true, true}};
   chart.setData(runaway_429s(), ivs, kT0, kT0 + 60'000);
   QApplication::processEvents();
   EXPECT_TRUE(chart.shadedIntervals().empty()) << "a band over the whole plot";
@@ -85,14 +88,17 @@ TEST(IncidentLayout, TheFiringTiersLineCarriesTheBandInItsColour) {
 
   const QImage img = chart.grab().toImage();
   const QRectF plot = chart.chart()->mapToScene(chart.chart()->plotArea()).boundingRect();
-  const auto x_at = [&](std::int64_t t) { return static_cast<int>(plot.left() + plot.width() * static_cast<double>(t) / 60'000.0); };
+  const auto x_at = [&](std::int64_t t) {
+    return static_cast<int>(plot.left() + plot.width() * static_cast<double>(t) / 60'000.0);
+  };
   const QColor free = chart.lineColor(QStringLiteral("free"));
   ASSERT_TRUE(free.isValid());
   // Just off the free line, inside the firing stretch: its halo, in the line's colour.
   const QColor halo = img.pixelColor(x_at(45'000), static_cast<int>(chart.yPixel(1500)) + 4);
   const QColor blank = img.pixelColor(x_at(15'000), static_cast<int>(chart.yPixel(1500)) + 4);
   const auto distance = [](const QColor& a, const QColor& b) {
-    return std::abs(a.red() - b.red()) + std::abs(a.green() - b.green()) + std::abs(a.blue() - b.blue());
+    return std::abs(a.red() - b.red()) + std::abs(a.green() - b.green()) +
+           std::abs(a.blue() - b.blue());
   };
   EXPECT_LT(distance(halo, free), distance(blank, free) - 60)
       << "halo " << halo.name().toStdString() << ", line " << free.name().toStdString();
@@ -118,8 +124,10 @@ TEST(IncidentLayout, ALogScaleLiftsTheThresholdOffTheAxis) {
   QApplication::processEvents();
   ASSERT_TRUE(chart.isLogScale());
   const double height = plot.height();
-  EXPECT_GT(chart.yPixel(0) - chart.yPixel(0.5), height / 10) << "the threshold is still on the axis";
-  EXPECT_GT(chart.yPixel(0.5) - chart.yPixel(24), height / 5) << "pro's 24/s is not apart from 0.5/s";
+  EXPECT_GT(chart.yPixel(0) - chart.yPixel(0.5), height / 10)
+      << "the threshold is still on the axis";
+  EXPECT_GT(chart.yPixel(0.5) - chart.yPixel(24), height / 5)
+      << "pro's 24/s is not apart from 0.5/s";
   EXPECT_TRUE(chart.pointsOf(QStringLiteral("free")).size() > 0);
   chart.logScaleButton()->click();
   EXPECT_FALSE(chart.isLogScale());
@@ -135,16 +143,19 @@ TEST(IncidentLayout, LegendsKeepTheModelWholeAndNeverRepeatALabel) {
   d.y_max = 1.0;
   for (const char* model : {"gemini-2.5-flash", "claude-sonnet-4.5"}) {
     for (const char* limit : {"requests", "llm_tokens"}) {
-      d.lines.push_back(line(std::string("northbank-assistant-production-eu / ") + model + " / " + limit,
-                             {{double(kT0), 0.5}, {double(kT0 + 1000), 0.4}}));
+      d.lines.push_back(
+          line(std::string("northbank-assistant-production-eu / ") + model + " / " + limit,
+               {{double(kT0), 0.5}, {double(kT0 + 1000), 0.4}}));
     }
   }
   chart.setData(d, {}, kT0, kT0 + 1000);
   const QStringList labels = chart.legendLabels();
   ASSERT_EQ(labels.size(), 4);
-  EXPECT_EQ(QSet<QString>(labels.begin(), labels.end()).size(), 4) << labels.join(QStringLiteral(" | ")).toStdString();
+  EXPECT_EQ(QSet<QString>(labels.begin(), labels.end()).size(), 4)
+      << labels.join(QStringLiteral(" | ")).toStdString();
   for (const QString& l : labels) {
-    EXPECT_TRUE(l.contains(QStringLiteral(" / gemini-2.5-flash")) || l.contains(QStringLiteral(" / claude-sonnet-4.5")))
+    EXPECT_TRUE(l.contains(QStringLiteral(" / gemini-2.5-flash")) ||
+                l.contains(QStringLiteral(" / claude-sonnet-4.5")))
         << "the model was elided: " << l.toStdString();
     EXPECT_TRUE(l.startsWith(QStringLiteral("nor"))) << l.toStdString();
   }
@@ -166,7 +177,8 @@ TEST(IncidentLayout, AnOutagesLabelStaysReadableOverTheLines) {
   QApplication::processEvents();
   const QImage img = chart.grab().toImage();
   const QRectF plot = chart.chart()->mapToScene(chart.chart()->plotArea()).boundingRect();
-  const int x = static_cast<int>(plot.left() + plot.width() * 20.0 / 60.0) + 3;  // the label's left margin
+  const int x =
+      static_cast<int>(plot.left() + plot.width() * 20.0 / 60.0) + 3;  // the label's left margin
   const QColor at = img.pixelColor(x, static_cast<int>(chart.yPixel(0.97)));
   EXPECT_GT(at.lightness(), 220) << "the line runs over the label: " << at.name().toStdString();
 }
@@ -214,7 +226,8 @@ std::shared_ptr<DashboardSnapshot> incident_snapshot(int lines = 8) {
   burn.kind = ChartKind::quota_burn;
   burn.title = "Daily quota burn (highest keys)";
   burn.unit = "of daily quota";
-  burn.lines = {line("tenant-1 / claude-sonnet-4.5", {{double(kT0), 0.5}, {double(kT0 + 60'000), 0.93}})};
+  burn.lines = {
+      line("tenant-1 / claude-sonnet-4.5", {{double(kT0), 0.5}, {double(kT0 + 60'000), 0.93}})};
   s->charts = {levels, occupancy, runaway_429s(), burn};
   for (int i = 0; i < 2; ++i) {
     AlertRow a;
@@ -231,20 +244,20 @@ std::shared_ptr<DashboardSnapshot> incident_snapshot(int lines = 8) {
     s->alerts.push_back(a);
   }
   for (int k = 0; k < 12; ++k) {
-  auto& decisions = s->decisions[tenant(k).api_key];
-  for (int i = 0; i < 5; ++i) {
-    DecisionRow d;
-    d.t_ns = (kT0 + 59'000 + i) * 1'000'000;
-    d.api_key = tenant(k).api_key;
-    d.tier = "pro";
-    d.model = "claude-sonnet-4.5";
-    d.cost = 1200;
-    d.reason = "exhausted";
-    d.limit = "llm_tokens";
-    d.remaining = 1.37;
-    d.retry_after_s = 0.626;
-    decisions.push_back(d);
-  }
+    auto& decisions = s->decisions[tenant(k).api_key];
+    for (int i = 0; i < 5; ++i) {
+      DecisionRow d;
+      d.t_ns = (kT0 + 59'000 + i) * 1'000'000;
+      d.api_key = tenant(k).api_key;
+      d.tier = "pro";
+      d.model = "claude-sonnet-4.5";
+      d.cost = 1200;
+      d.reason = "exhausted";
+      d.limit = "llm_tokens";
+      d.remaining = 1.37;
+      d.retry_after_s = 0.626;
+      decisions.push_back(d);
+    }
   }
   return s;
 }
@@ -271,8 +284,9 @@ void show_at(MainWindow& window, int w, int h, const std::shared_ptr<DashboardSn
 
 // The columns an operator reads in an incident: each wholly inside the table's viewport.
 void expect_incident_columns_visible(QTableView* view) {
-  for (const int c : {KeyTableModel::Key, KeyTableModel::Tier, KeyTableModel::Level, KeyTableModel::Rejected,
-                      KeyTableModel::PeakRejected, KeyTableModel::Spend, KeyTableModel::QuotaBurn}) {
+  for (const int c :
+       {KeyTableModel::Key, KeyTableModel::Tier, KeyTableModel::Level, KeyTableModel::Rejected,
+        KeyTableModel::PeakRejected, KeyTableModel::Spend, KeyTableModel::QuotaBurn}) {
     const int left = view->columnViewportPosition(c);
     EXPECT_GE(left, 0) << "column " << c;
     EXPECT_LE(left + view->columnWidth(c), view->viewport()->width())
@@ -292,27 +306,34 @@ TEST(IncidentLayout, At1600x1000TheEmptyChartFoldsAndTheKeyTableShowsTheIncident
   ASSERT_TRUE(stack->isCollapsed(1));
   EXPECT_FALSE(window.chart(1)->isVisible());
   EXPECT_TRUE(stack->note(1)->isVisible());
-  EXPECT_TRUE(stack->note(1)->text().contains(QStringLiteral("no window-based limits"))) << stack->note(1)->text().toStdString();
+  EXPECT_TRUE(stack->note(1)->text().contains(QStringLiteral("no window-based limits")))
+      << stack->note(1)->text().toStdString();
   EXPECT_LT(stack->note(1)->parentWidget()->height(), 40) << "the note takes more than one line";
   for (int i : {0, 2, 3}) {
     EXPECT_FALSE(stack->isCollapsed(i));
-    EXPECT_GT(window.chart(i)->height(), stack->height() / 4) << "chart " << i << " did not take the room";
+    EXPECT_GT(window.chart(i)->height(), stack->height() / 4)
+        << "chart " << i << " did not take the room";
   }
   expect_incident_columns_visible(window.keyView());
-  EXPECT_FALSE(window.keyView()->isCompact()) << "wide enough for every column: " << window.keyView()->viewport()->width()
-                                              << " px, compact below " << window.keyView()->compactBelow();
+  EXPECT_FALSE(window.keyView()->isCompact())
+      << "wide enough for every column: " << window.keyView()->viewport()->width()
+      << " px, compact below " << window.keyView()->compactBelow();
   EXPECT_FALSE(window.keyView()->isColumnHidden(KeyTableModel::Model));
-  const int row = window.keyModel()->findRow(QStringLiteral("0123456789ab0"), QStringLiteral("claude-sonnet-4.5"));
+  const int row = window.keyModel()->findRow(QStringLiteral("0123456789ab0"),
+                                             QStringLiteral("claude-sonnet-4.5"));
   ASSERT_GE(row, 0);
-  EXPECT_EQ(window.keyModel()->index(row, KeyTableModel::Level).data().toString(), QStringLiteral("800,000 / 2,000,000"));
+  EXPECT_EQ(window.keyModel()->index(row, KeyTableModel::Level).data().toString(),
+            QStringLiteral("800,000 / 2,000,000"));
 
   // A chart that gets lines again unfolds.
   auto again = std::make_shared<DashboardSnapshot>(*window.lastSnapshot());
-  again->charts[1].lines = {line("tenant-3 / gpt-4.1", {{double(kT0), 0.2}, {double(kT0 + 60'000), 0.7}})};
+  again->charts[1].lines = {
+      line("tenant-3 / gpt-4.1", {{double(kT0), 0.2}, {double(kT0 + 60'000), 0.7}})};
   settle(window, again);
   EXPECT_FALSE(stack->isCollapsed(1));
   EXPECT_TRUE(window.chart(1)->isVisible());
-  EXPECT_GT(window.chart(1)->height(), stack->height() / 5) << "the unfolded chart stayed at its minimum";
+  EXPECT_GT(window.chart(1)->height(), stack->height() / 5)
+      << "the unfolded chart stayed at its minimum";
 }
 
 TEST(IncidentLayout, At1280x720NothingIsCut) {
@@ -325,33 +346,41 @@ TEST(IncidentLayout, At1280x720NothingIsCut) {
   show_at(window, 1280, 720, incident_snapshot());
   // The view asks the worker for as many lines as the legends can list at this size.
   const int max_lines = window.viewRequest().max_lines;
-  EXPECT_GE(max_lines, 3) << "charts " << window.chart(0)->height() << ", " << window.chart(2)->height() << ", "
-                          << window.chart(3)->height() << " px high; plot " << window.chart(0)->chart()->plotArea().height();
+  EXPECT_GE(max_lines, 3) << "charts " << window.chart(0)->height() << ", "
+                          << window.chart(2)->height() << ", " << window.chart(3)->height()
+                          << " px high; plot " << window.chart(0)->chart()->plotArea().height();
   EXPECT_LT(max_lines, 8) << "720 px high: four charts cannot list eight lines each";
   settle(window, incident_snapshot(max_lines));
   EXPECT_EQ(window.width(), 1280);
-  EXPECT_EQ(window.height(), 720) << "the docks' and charts' minimum heights forced the window taller";
+  EXPECT_EQ(window.height(), 720)
+      << "the docks' and charts' minimum heights forced the window taller";
   EXPECT_GE(window.keyView()->width(), 1280 * 38 / 100) << "the key table got what the charts left";
   // The key table: the incident's columns all in view, nothing to scroll sideways, the name
   // wide enough to read and elided in the middle.
   KeyTableView* keys = window.keyView();
-  EXPECT_TRUE(keys->isCompact()) << keys->viewport()->width() << " px, compact below " << keys->compactBelow();
+  EXPECT_TRUE(keys->isCompact()) << keys->viewport()->width() << " px, compact below "
+                                 << keys->compactBelow();
   expect_incident_columns_visible(keys);
   EXPECT_EQ(keys->horizontalScrollBar()->maximum(), 0) << "the key table scrolls sideways";
   const QFontMetrics fm(keys->font());
-  EXPECT_GE(keys->columnWidth(KeyTableModel::Key), fm.horizontalAdvance(QStringLiteral("campus-tutor")))
+  EXPECT_GE(keys->columnWidth(KeyTableModel::Key),
+            fm.horizontalAdvance(QStringLiteral("campus-tutor")))
       << "the name column is too narrow to read a name";
   EXPECT_EQ(keys->textElideMode(), Qt::ElideMiddle);
   EXPECT_FALSE(keys->wordWrap()) << "a wrapping cell breaks the name at '/' before eliding it";
   // Two rows of one key stay apart: the name says the model the hidden column held.
-  const int first = window.keyModel()->findRow(QStringLiteral("0123456789ab1"), QStringLiteral("claude-sonnet-4.5"));
+  const int first = window.keyModel()->findRow(QStringLiteral("0123456789ab1"),
+                                               QStringLiteral("claude-sonnet-4.5"));
   ASSERT_GE(first, 0);
   EXPECT_EQ(window.keyModel()->index(first, KeyTableModel::Key).data().toString(),
             QStringLiteral("tenant-1/claude-sonnet-4.5/llm_tokens"));
-  EXPECT_TRUE(keys->isColumnHidden(KeyTableModel::Algorithm)) << "a secondary column takes the room";
-  const int row = window.keyModel()->findRow(QStringLiteral("0123456789ab0"), QStringLiteral("claude-sonnet-4.5"));
+  EXPECT_TRUE(keys->isColumnHidden(KeyTableModel::Algorithm))
+      << "a secondary column takes the room";
+  const int row = window.keyModel()->findRow(QStringLiteral("0123456789ab0"),
+                                             QStringLiteral("claude-sonnet-4.5"));
   ASSERT_GE(row, 0);
-  EXPECT_EQ(window.keyModel()->index(row, KeyTableModel::Level).data().toString(), QStringLiteral("40%"));
+  EXPECT_EQ(window.keyModel()->index(row, KeyTableModel::Level).data().toString(),
+            QStringLiteral("40%"));
   EXPECT_EQ(window.keyModel()->index(row, KeyTableModel::Level).data(Qt::ToolTipRole).toString(),
             QStringLiteral("800,000 / 2,000,000"));
   // The alerts tree and the selected key's recent decisions: no sideways scrolling either; the
@@ -368,39 +397,48 @@ TEST(IncidentLayout, At1280x720NothingIsCut) {
   ASSERT_GE(alerts->model()->rowCount(), 1);
   EXPECT_TRUE(window.alertNarrow()->isNarrow()) << alerts->viewport()->width() << " px";
   EXPECT_EQ(alerts->horizontalScrollBar()->maximum(), 0) << "the alerts tree scrolls sideways";
-  EXPECT_LE(alerts->header()->length(), alerts->viewport()->width()) << "the alerts tree's columns are wider than it";
-  for (const int c : {AlertTableModel::Rule, AlertTableModel::Count, AlertTableModel::State, AlertTableModel::Labels}) {
+  EXPECT_LE(alerts->header()->length(), alerts->viewport()->width())
+      << "the alerts tree's columns are wider than it";
+  for (const int c : {AlertTableModel::Rule, AlertTableModel::Count, AlertTableModel::State,
+                      AlertTableModel::Labels}) {
     EXPECT_FALSE(alerts->isColumnHidden(c)) << "alerts column " << c;
-    EXPECT_LE(alerts->header()->sectionViewportPosition(c) + alerts->columnWidth(c), alerts->viewport()->width())
+    EXPECT_LE(alerts->header()->sectionViewportPosition(c) + alerts->columnWidth(c),
+              alerts->viewport()->width())
         << "alerts column " << c << " is cut";
   }
   EXPECT_TRUE(alerts->isColumnHidden(AlertTableModel::Since));
-  const QString alert_tip = alerts->model()->index(0, AlertTableModel::State).data(Qt::ToolTipRole).toString();
+  const QString alert_tip =
+      alerts->model()->index(0, AlertTableModel::State).data(Qt::ToolTipRole).toString();
   EXPECT_TRUE(alert_tip.contains(QStringLiteral("since "))) << alert_tip.toStdString();
   QTableView* decisions = window.decisionView();
-  ASSERT_EQ(decisions->model()->rowCount(), 5) << "the selected key's decisions are shown; selected "
-                                               << keys->selectionModel()->selectedRows().size() << " of " << keys->model()->rowCount();
+  ASSERT_EQ(decisions->model()->rowCount(), 5)
+      << "the selected key's decisions are shown; selected "
+      << keys->selectionModel()->selectedRows().size() << " of " << keys->model()->rowCount();
   EXPECT_TRUE(window.decisionNarrow()->isNarrow()) << decisions->viewport()->width() << " px";
   EXPECT_EQ(decisions->horizontalScrollBar()->maximum(), 0) << "recent decisions scroll sideways";
   EXPECT_LE(decisions->horizontalHeader()->length(), decisions->viewport()->width())
       << "recent decisions' columns are wider than the table";
-  for (const int c : {DecisionTableModel::Time, DecisionTableModel::Result, DecisionTableModel::Limit,
-                      DecisionTableModel::Remaining, DecisionTableModel::RetryAfterSent}) {
+  for (const int c :
+       {DecisionTableModel::Time, DecisionTableModel::Result, DecisionTableModel::Limit,
+        DecisionTableModel::Remaining, DecisionTableModel::RetryAfterSent}) {
     EXPECT_FALSE(decisions->isColumnHidden(c)) << "decisions column " << c;
-    EXPECT_LE(decisions->columnViewportPosition(c) + decisions->columnWidth(c), decisions->viewport()->width())
+    EXPECT_LE(decisions->columnViewportPosition(c) + decisions->columnWidth(c),
+              decisions->viewport()->width())
         << "decisions column " << c << " is cut";
   }
-  const QString decision_tip = decisions->model()->index(0, DecisionTableModel::Result).data(Qt::ToolTipRole).toString();
-  EXPECT_TRUE(decision_tip.contains(QStringLiteral("claude-sonnet-4.5"))) << decision_tip.toStdString();
+  const QString decision_tip =
+      decisions->model()->index(0, DecisionTableModel::Result).data(Qt::ToolTipRole).toString();
+  EXPECT_TRUE(decision_tip.contains(QStringLiteral("claude-sonnet-4.5")))
+      << decision_tip.toStdString();
   EXPECT_TRUE(decision_tip.contains(QStringLiteral("626 ms"))) << decision_tip.toStdString();
   for (int i : {0, 2, 3}) {
     TimeChart* c = window.chart(i);
-    EXPECT_GE(c->legendRows(), c->lineCount()) << "chart " << i << " lists " << c->legendRows() << " of its "
-                                               << c->lineCount() << " lines";
+    EXPECT_GE(c->legendRows(), c->lineCount()) << "chart " << i << " lists " << c->legendRows()
+                                               << " of its " << c->lineCount() << " lines";
     const auto* y = c->chart()->axes(Qt::Vertical).front();
     const int title = QFontMetrics(y->titleFont()).horizontalAdvance(y->titleText());
-    EXPECT_LE(title, c->chart()->plotArea().height()) << "chart " << i << ": \"" << y->titleText().toStdString()
-                                                      << "\" is cut";
+    EXPECT_LE(title, c->chart()->plotArea().height())
+        << "chart " << i << ": \"" << y->titleText().toStdString() << "\" is cut";
   }
 }
 

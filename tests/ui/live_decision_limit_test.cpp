@@ -3,10 +3,10 @@
 // token limit refused reaches the details pane's recent decisions saying so: the decision
 // table model shows "llm_tokens", that limit's cost and level, and the Retry-After the gateway
 // sent with it.
-#include <QAbstractItemModelTester>
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <QAbstractItemModelTester>
 #include <nlohmann/json.hpp>
 
 #include "core/common/sha256.h"
@@ -36,7 +36,8 @@ httplib::Result post(const test::GatewayProcess& gw, int max_tokens) {
                                           {"max_tokens", max_tokens},
                                           {"messages", {{{"role", "user"}, {"content", "hi"}}}}}
                                .dump();
-  return c.Post("/v1/chat/completions", {{"Authorization", "Bearer sk-tokens-key"}}, body, "application/json");
+  return c.Post("/v1/chat/completions", {{"Authorization", "Bearer sk-tokens-key"}}, body,
+                "application/json");
 }
 
 TEST(LiveDecisionLimit, ATokenRefusalReadsLlmTokensInTheDecisionTable) {
@@ -50,8 +51,8 @@ TEST(LiveDecisionLimit, ATokenRefusalReadsLlmTokensInTheDecisionTable) {
                     R"("usage":{"prompt_tokens":1,"completion_tokens":3999,"total_tokens":4000}})",
                     false, 0});
   const std::string policy = test::write_temp("live_decision_limit_policy.json", kPolicy);
-  test::GatewayProcess gw({"--policy", policy, "--upstream", upstream.url(""), "--redis", redis->url(),
-                           "--log-decisions", "1"});
+  test::GatewayProcess gw({"--policy", policy, "--upstream", upstream.url(""), "--redis",
+                           redis->url(), "--log-decisions", "1"});
   ASSERT_TRUE(gw.running());
   auto first = post(gw, 10);
   ASSERT_TRUE(first);
@@ -84,7 +85,8 @@ TEST(LiveDecisionLimit, ATokenRefusalReadsLlmTokensInTheDecisionTable) {
   QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
   model.setDecisions(rows);
   const auto text = [&](int r, int c) { return model.data(model.index(r, c)).toString(); };
-  ASSERT_TRUE(text(0, DecisionTableModel::Result).startsWith(QStringLiteral("429"))) << "newest first";
+  ASSERT_TRUE(text(0, DecisionTableModel::Result).startsWith(QStringLiteral("429")))
+      << "newest first";
   EXPECT_EQ(text(0, DecisionTableModel::Limit), QStringLiteral("llm_tokens"));
   EXPECT_EQ(text(0, DecisionTableModel::Model), QStringLiteral("m"));
   // The token limit's cost (the estimate, far above what is left) and level, not the

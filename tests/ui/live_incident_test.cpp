@@ -7,11 +7,11 @@
 // then Redis is killed: the history stays on the charts, the charts Redis feeds carry a
 // "no data from redis" band, and the UNPROTECTED banner counts the requests the gateway
 // admitted without a limit check, from its metrics; the incident summary says all of this.
-#include <QLabel>
-#include <QSignalSpy>
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <QLabel>
+#include <QSignalSpy>
 #include <nlohmann/json.hpp>
 
 #include "core/common/sha256.h"
@@ -56,7 +56,8 @@ TEST(LiveIncident, ASelectionSurvivesTwentyRefreshes) {
   ASSERT_EQ(window.viewRequest().selected_keys, QStringList{QStringLiteral("k6")});
   for (int refresh = 1; refresh <= 20; ++refresh) {
     window.applySnapshot(snapshot_at(refresh));
-    EXPECT_EQ(window.viewRequest().selected_keys, QStringList{QStringLiteral("k6")}) << "refresh " << refresh;
+    EXPECT_EQ(window.viewRequest().selected_keys, QStringList{QStringLiteral("k6")})
+        << "refresh " << refresh;
   }
 }
 
@@ -75,10 +76,12 @@ std::string named_policy() {
 int post(const test::GatewayProcess& gw, const std::string& key) {
   httplib::Client c(gw.url());
   c.set_read_timeout(10);
-  const std::string body =
-      nlohmann::json{{"model", "gpt-4.1"}, {"max_tokens", 20}, {"messages", {{{"role", "user"}, {"content", "hi"}}}}}
-          .dump();
-  auto r = c.Post("/v1/chat/completions", {{"Authorization", "Bearer " + key}}, body, "application/json");
+  const std::string body = nlohmann::json{{"model", "gpt-4.1"},
+                                          {"max_tokens", 20},
+                                          {"messages", {{{"role", "user"}, {"content", "hi"}}}}}
+                               .dump();
+  auto r = c.Post("/v1/chat/completions", {{"Authorization", "Bearer " + key}}, body,
+                  "application/json");
   return r ? r->status : -1;
 }
 
@@ -98,8 +101,8 @@ TEST(LiveIncident, NamesThenARedisOutageWithTheGatewayFailingOpen) {
   auto redis = test::RedisServer::start();
   ASSERT_NE(redis, nullptr);
   const std::string policy = test::write_temp("live_incident_policy.json", named_policy());
-  test::GatewayProcess gw({"--policy", policy, "--mock-upstream", "--redis", redis->url(), "--log-decisions", "1",
-                           "--redis-failure-mode", "fail-open"});
+  test::GatewayProcess gw({"--policy", policy, "--mock-upstream", "--redis", redis->url(),
+                           "--log-decisions", "1", "--redis-failure-mode", "fail-open"});
   ASSERT_TRUE(gw.running());
   for (int i = 0; i < 6; ++i) post(gw, "sk-acme-secret");  // capacity 3: some 429s
 
@@ -111,7 +114,8 @@ TEST(LiveIncident, NamesThenARedisOutageWithTheGatewayFailingOpen) {
   spec.metrics_url = gw.url() + "/metrics";
   window.openLive(spec);
   ASSERT_TRUE(opened.wait(10000));
-  ASSERT_FALSE(opened.at(0).at(0).toString().isEmpty()) << opened.at(0).at(1).toString().toStdString();
+  ASSERT_FALSE(opened.at(0).at(0).toString().isEmpty())
+      << opened.at(0).at(1).toString().toStdString();
 
   const std::string hash32 = sha256_hex("sk-acme-secret").substr(0, 32);
   const auto acme_row = [&]() -> const KeyRow* {
@@ -132,16 +136,21 @@ TEST(LiveIncident, NamesThenARedisOutageWithTheGatewayFailingOpen) {
     const KeyRow* r = acme_row();
     EXPECT_EQ(r->model, "gpt-4.1");
     EXPECT_EQ(r->tier, "free") << "the tier, not the gateway's rule gw-free";
-    EXPECT_EQ(r->parameters, "token-bucket capacity=3 refill=1/s") << "the limit, not the schema profile";
+    EXPECT_EQ(r->parameters, "token-bucket capacity=3 refill=1/s")
+        << "the limit, not the schema profile";
     EXPECT_EQ(r->algorithm, "token-bucket");
     EXPECT_FALSE(r->spend_reported);
-    const int at = window.keyModel()->findRow(QString::fromStdString(hash32), QStringLiteral("gpt-4.1"));
+    const int at =
+        window.keyModel()->findRow(QString::fromStdString(hash32), QStringLiteral("gpt-4.1"));
     ASSERT_GE(at, 0);
-    EXPECT_EQ(window.keyModel()->index(at, KeyTableModel::Key).data().toString(), QStringLiteral("acme-prod"));
-    EXPECT_EQ(window.keyModel()->index(at, KeyTableModel::Spend).data().toString(), QStringLiteral("—"));
+    EXPECT_EQ(window.keyModel()->index(at, KeyTableModel::Key).data().toString(),
+              QStringLiteral("acme-prod"));
+    EXPECT_EQ(window.keyModel()->index(at, KeyTableModel::Spend).data().toString(),
+              QStringLiteral("—"));
   }
   bool legend = false;
-  for (const QString& l : window.chart(0)->legendLabels()) legend = legend || l.startsWith(QStringLiteral("acme-prod"));
+  for (const QString& l : window.chart(0)->legendLabels())
+    legend = legend || l.startsWith(QStringLiteral("acme-prod"));
   EXPECT_TRUE(legend) << window.chart(0)->legendLabels().join(QStringLiteral(", ")).toStdString();
   for (const KeyRow& r : window.lastSnapshot()->keys) {
     EXPECT_EQ(r.name.find("sk-"), std::string::npos) << "a raw key reached the table";
@@ -152,21 +161,24 @@ TEST(LiveIncident, NamesThenARedisOutageWithTheGatewayFailingOpen) {
   for (int i = 0; i < 10; ++i) EXPECT_EQ(post(gw, "sk-beta-secret"), 200);
   ASSERT_TRUE(until(snapshots, [&] {
     const auto s = window.lastSnapshot();
-    return s && s->protection.unprotected && s->protection.admitted_unchecked >= 10 && s->charts.size() == 4 &&
-           !s->charts[0].no_data.empty();
+    return s && s->protection.unprotected && s->protection.admitted_unchecked >= 10 &&
+           s->charts.size() == 4 && !s->charts[0].no_data.empty();
   })) << "no outage band or no fail-open count";
   const auto s = window.lastSnapshot();
   EXPECT_FALSE(s->charts[0].lines.empty()) << "the history left the bucket-levels chart";
   ASSERT_FALSE(window.chart(0)->noDataBands().empty());
-  EXPECT_TRUE(TimeChart::noDataText(window.chart(0)->noDataBands().front()).startsWith(QStringLiteral("no data from redis since")));
+  EXPECT_TRUE(TimeChart::noDataText(window.chart(0)->noDataBands().front())
+                  .startsWith(QStringLiteral("no data from redis since")));
   EXPECT_TRUE(window.unprotectedBanner()->isVisible() || !window.isVisible());
   EXPECT_TRUE(window.unprotectedBanner()->text().startsWith(QStringLiteral("UNPROTECTED since")))
       << window.unprotectedBanner()->text().toStdString();
   bool redis_down = false;
-  for (const SourceStatus& st : s->sources) redis_down = redis_down || (st.kind == "redis" && st.down);
+  for (const SourceStatus& st : s->sources)
+    redis_down = redis_down || (st.kind == "redis" && st.down);
   EXPECT_TRUE(redis_down);
   bool unchecked_line = false;
-  for (const ChartLine& l : s->charts[2].lines) unchecked_line = unchecked_line || l.name == "admitted unchecked (fail-open)";
+  for (const ChartLine& l : s->charts[2].lines)
+    unchecked_line = unchecked_line || l.name == "admitted unchecked (fail-open)";
   EXPECT_TRUE(unchecked_line);
 
   // The incident summary says all of this (File > Export incident summary, limitscope --report).

@@ -2,9 +2,10 @@
 // offscreen): once two scrapes have landed, the key table shows the tier's 429 rate and the
 // 429 chart draws its line; the status and title name the source; a bad URL is reported, not
 // shown.
+#include <gtest/gtest.h>
+
 #include <QAction>
 #include <QSignalSpy>
-#include <gtest/gtest.h>
 
 #include "support/canned_http_server.h"
 #include "support/qt_app.h"
@@ -16,10 +17,15 @@ namespace {
 
 std::string exposition(int hits, int allowed) {
   return "# TYPE gateway_rate_limit_hits_total counter\n"
-         "gateway_rate_limit_hits_total{tier=\"free\",model=\"gpt-4.1\"} " + std::to_string(hits) + "\n"
+         "gateway_rate_limit_hits_total{tier=\"free\",model=\"gpt-4.1\"} " +
+         std::to_string(hits) +
+         "\n"
          "# TYPE limitscope_requests_total counter\n"
-         "limitscope_requests_total{tier=\"free\",model=\"gpt-4.1\",decision=\"allowed\"} " + std::to_string(allowed) + "\n"
-         "limitscope_requests_total{tier=\"free\",model=\"gpt-4.1\",decision=\"denied\"} " + std::to_string(hits) + "\n";
+         "limitscope_requests_total{tier=\"free\",model=\"gpt-4.1\",decision=\"allowed\"} " +
+         std::to_string(allowed) +
+         "\n"
+         "limitscope_requests_total{tier=\"free\",model=\"gpt-4.1\",decision=\"denied\"} " +
+         std::to_string(hits) + "\n";
 }
 
 TEST(LiveMetrics, DashboardShowsTheGatewaysRates) {
@@ -36,7 +42,8 @@ TEST(LiveMetrics, DashboardShowsTheGatewaysRates) {
   ASSERT_TRUE(opened.wait(10000));
   EXPECT_EQ(opened.at(0).at(0).toString(), QString::fromStdString("metrics: " + gateway.url()));
   // Live: the window says so, and the run action pauses the refresh instead of simulating.
-  EXPECT_TRUE(window.windowTitle().contains(QStringLiteral("live: metrics"))) << window.windowTitle().toStdString();
+  EXPECT_TRUE(window.windowTitle().contains(QStringLiteral("live: metrics")))
+      << window.windowTitle().toStdString();
   bool refresh_action = false;
   for (const QAction* a : window.findChildren<QAction*>()) {
     refresh_action = refresh_action || a->text().endsWith(QStringLiteral(" refresh"));
@@ -57,7 +64,8 @@ TEST(LiveMetrics, DashboardShowsTheGatewaysRates) {
     EXPECT_EQ(snap->connection, "connected");
     bool line = false;
     for (const auto& c : snap->charts) {
-      for (const auto& l : c.lines) line = line || (c.kind == ChartKind::rejections && l.name == "free");
+      for (const auto& l : c.lines)
+        line = line || (c.kind == ChartKind::rejections && l.name == "free");
     }
     EXPECT_TRUE(line) << "the 429 chart has the tier's line";
   }
@@ -70,7 +78,8 @@ TEST(LiveMetrics, DashboardShowsTheGatewaysRates) {
   bad.openLive(wrong);
   ASSERT_TRUE(failed.wait(10000));
   EXPECT_TRUE(failed.at(0).at(0).toString().isEmpty());
-  EXPECT_TRUE(failed.at(0).at(1).toString().startsWith(QStringLiteral("--metrics: "))) << failed.at(0).at(1).toString().toStdString();
+  EXPECT_TRUE(failed.at(0).at(1).toString().startsWith(QStringLiteral("--metrics: ")))
+      << failed.at(0).at(1).toString().toStdString();
 }
 
 }  // namespace

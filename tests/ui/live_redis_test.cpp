@@ -1,9 +1,10 @@
 // Verifies the dashboard on a live Redis (real redis-server, real widgets offscreen): the
 // window's key table fills with the limiter keys the server holds, with their levels, and the
 // status bar names the source; a bad URL is reported, not shown.
+#include <gtest/gtest.h>
+
 #include <QSignalSpy>
 #include <QTableView>
-#include <gtest/gtest.h>
 
 #include "core/redis/connection.h"
 #include "support/qt_app.h"

@@ -23,7 +23,9 @@ namespace {
 
 const redis::ChangeInfo kChange{"test", "shadow view", std::nullopt};
 
-void decide(redis::Connection& c, const std::string& key, int n) { test::decide_logged(c, "api", key, n); }
+void decide(redis::Connection& c, const std::string& key, int n) {
+  test::decide_logged(c, "api", key, n);
+}
 
 // The text of `key`'s cell in `column`, or "" when the table has no such row.
 QString cell(const MainWindow& w, const QString& key, int column) {

@@ -7,14 +7,14 @@
 
 #include <gtest/gtest.h>
 
+#include <QDockWidget>
 #include <QFile>
 #include <QFileInfo>
 #include <QImage>
+#include <QLabel>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
-#include <QDockWidget>
-#include <QLabel>
 #include <QTest>
 #include <QToolBar>
 
@@ -45,7 +45,8 @@ void advance(MainWindow& w, double seconds) {
   ASSERT_TRUE(QTest::qWaitFor(
       [&] {
         // The newest time, drawn for the window's current view (its width sets the columns).
-        return w.lastSnapshot() && w.lastSnapshot()->now_ms >= before + static_cast<qint64>(seconds * 1000) &&
+        return w.lastSnapshot() &&
+               w.lastSnapshot()->now_ms >= before + static_cast<qint64>(seconds * 1000) &&
                w.lastSnapshot()->view.columns == std::max(50, w.viewRequest().columns) &&
                w.lastSnapshot()->view.max_lines == w.viewRequest().max_lines;
       },
@@ -66,7 +67,8 @@ TEST(MainWindow, ChartsShowTheStoresDecimatedSeriesAndAlertBands) {
   w.resize(1400, 900);
   w.show();
   advance(w, 25 * 60);
-  ASSERT_TRUE(QTest::qWaitFor([&] { return w.lastSnapshot() && !w.lastSnapshot()->charts.empty(); }, kWaitMs));
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.lastSnapshot() && !w.lastSnapshot()->charts.empty(); },
+                              kWaitMs));
   const auto snap = w.lastSnapshot();
 
   // Recompute the same view from an independent run of the same scenario and seed.
@@ -91,19 +93,23 @@ TEST(MainWindow, ChartsShowTheStoresDecimatedSeriesAndAlertBands) {
   const auto ref_snap = ref->snapshot(view);
   std::vector<AlertInterval> firing;
   for (const AlertInterval& iv : ref_snap.alert_intervals) {
-    if (iv.rule == "HighRateLimitRejection" && iv.firing && iv.end_ms >= view.start_ms) firing.push_back(iv);
+    if (iv.rule == "HighRateLimitRejection" && iv.firing && iv.end_ms >= view.start_ms)
+      firing.push_back(iv);
   }
-  ASSERT_FALSE(firing.empty()) << "the scenario should fire HighRateLimitRejection within 25 minutes";
+  ASSERT_FALSE(firing.empty())
+      << "the scenario should fire HighRateLimitRejection within 25 minutes";
   bool found = false;
   for (const AlertBand& b : w.chart(2)->alertBands()) {
-    found |= b.rule == "HighRateLimitRejection" && b.firing && b.start_ms == firing.front().start_ms;
+    found |=
+        b.rule == "HighRateLimitRejection" && b.firing && b.start_ms == firing.front().start_ms;
     if (b.rule == "HighRateLimitRejection") {
       EXPECT_EQ(b.line, "free") << "a band off the runaway tier's line";
     }
   }
   EXPECT_TRUE(found);
   EXPECT_TRUE(w.chart(2)->shadedIntervals().empty()) << "a band over the whole plot";
-  for (const AlertInterval& iv : w.chart(0)->shadedIntervals()) EXPECT_EQ(iv.rule, "TokenBucketExhausted");
+  for (const AlertInterval& iv : w.chart(0)->shadedIntervals())
+    EXPECT_EQ(iv.rule, "TokenBucketExhausted");
   for (const AlertBand& b : w.chart(0)->alertBands()) EXPECT_EQ(b.rule, "TokenBucketExhausted");
   bool listed = false;
   for (int r = 0; r < w.alertModel()->rowCount(); ++r) {
@@ -132,7 +138,8 @@ TEST(MainWindow, PauseKeepsRecordingAndResumeCatchesUp) {
   advance(w, 1);
   // Live again: the charts reach the newest data.
   QStringList names;
-  for (const ChartLine& l : w.lastSnapshot()->charts[2].lines) names << QString::fromStdString(l.name);
+  for (const ChartLine& l : w.lastSnapshot()->charts[2].lines)
+    names << QString::fromStdString(l.name);
   ASSERT_FALSE(names.isEmpty());
   const QList<QPointF> pts = w.chart(2)->pointsOf(names.front());
   ASSERT_FALSE(pts.isEmpty());
@@ -170,7 +177,8 @@ TEST(MainWindow, ExportsPngAndCsvMatchingTheStore) {
   QSignalSpy pngSpy(&w, &MainWindow::pngExported);
   w.exportPng(png);  // grabbed here, encoded and written by the worker
   ASSERT_TRUE(pngSpy.wait(kWaitMs));
-  EXPECT_TRUE(pngSpy.front().at(1).toString().isEmpty()) << pngSpy.front().at(1).toString().toStdString();
+  EXPECT_TRUE(pngSpy.front().at(1).toString().isEmpty())
+      << pngSpy.front().at(1).toString().toStdString();
   EXPECT_GT(QFileInfo(png).size(), 0);
   QImage img(png);
   ASSERT_FALSE(img.isNull());
@@ -183,7 +191,8 @@ TEST(MainWindow, ExportsPngAndCsvMatchingTheStore) {
   EXPECT_TRUE(spy.front().at(1).toString().isEmpty()) << spy.front().at(1).toString().toStdString();
   QFile f(csv);
   ASSERT_TRUE(f.open(QIODevice::ReadOnly));
-  const QStringList lines = QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+  const QStringList lines =
+      QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
   ASSERT_GT(lines.size(), 10);
   EXPECT_EQ(lines.front(), QStringLiteral("chart,series,time_ms,value"));
   // Each row's value is the store's sample at that time for that series.
@@ -208,7 +217,8 @@ TEST(MainWindow, ExportsPngAndCsvMatchingTheStore) {
   QSignalSpy badSpy(&w, &MainWindow::pngExported);
   w.exportPng(dir.filePath(QStringLiteral("missing-dir/charts.png")));
   ASSERT_TRUE(badSpy.wait(kWaitMs));
-  EXPECT_TRUE(badSpy.front().at(1).toString().contains(QStringLiteral("missing-dir"))) << badSpy.front().at(1).toString().toStdString();
+  EXPECT_TRUE(badSpy.front().at(1).toString().contains(QStringLiteral("missing-dir")))
+      << badSpy.front().at(1).toString().toStdString();
 }
 
 TEST(MainWindow, ScreenshotModeWritesAnImageWithoutADisplay) {
@@ -229,8 +239,9 @@ TEST(MainWindow, ScreenshotModeWritesAnImageWithoutADisplay) {
 
   QProcess bad;
   bad.setProcessEnvironment(env);
-  bad.start(QString::fromStdString(test::binary_path("app/limitscope")),
-            {QStringLiteral("--scenario"), QStringLiteral("nope"), QStringLiteral("--screenshot"), png});
+  bad.start(
+      QString::fromStdString(test::binary_path("app/limitscope")),
+      {QStringLiteral("--scenario"), QStringLiteral("nope"), QStringLiteral("--screenshot"), png});
   ASSERT_TRUE(bad.waitForFinished(kWaitMs));
   EXPECT_EQ(bad.exitCode(), 2);
   EXPECT_TRUE(bad.readAllStandardError().contains("nope"));

@@ -5,9 +5,6 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <tuple>
-
 #include <QFile>
 #include <QFileInfo>
 #include <QLabel>
@@ -15,6 +12,8 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
+#include <tuple>
 
 #include "support/qt_app.h"
 #include "support/test_paths.h"
@@ -80,15 +79,17 @@ Shown shown(const MainWindow& w) {
     });
     for (const AlertInterval& iv : spans) {
       auto& out = s.bands[c];
-      if (!out.empty() && out.back().rule == iv.rule && out.back().firing == iv.firing && iv.start_ms <= out.back().end_ms) {
+      if (!out.empty() && out.back().rule == iv.rule && out.back().firing == iv.firing &&
+          iv.start_ms <= out.back().end_ms) {
         out.back().end_ms = std::max(out.back().end_ms, iv.end_ms);
       } else {
         out.push_back(iv);
       }
     }
-    std::stable_sort(s.bands[c].begin(), s.bands[c].end(), [](const AlertInterval& a, const AlertInterval& b) {
-      return std::tie(a.start_ms, a.rule, a.firing) < std::tie(b.start_ms, b.rule, b.firing);
-    });
+    std::stable_sort(
+        s.bands[c].begin(), s.bands[c].end(), [](const AlertInterval& a, const AlertInterval& b) {
+          return std::tie(a.start_ms, a.rule, a.firing) < std::tie(b.start_ms, b.rule, b.firing);
+        });
   }
   return s;
 }
@@ -259,7 +260,8 @@ TEST(Playback, ClosingTheWindowEndsTheRecordingCleanly) {
   ASSERT_TRUE(f.open(QIODevice::ReadOnly));
   const QByteArray text = f.readAll();
   EXPECT_TRUE(text.endsWith("}\n"));
-  EXPECT_TRUE(text.mid(text.lastIndexOf("\n{") + 1).startsWith("{\"type\":\"end\"")) << text.right(200).toStdString();
+  EXPECT_TRUE(text.mid(text.lastIndexOf("\n{") + 1).startsWith("{\"type\":\"end\""))
+      << text.right(200).toStdString();
 }
 
 TEST(Playback, CommandLinePlaybackScreenshotAndBadFile) {

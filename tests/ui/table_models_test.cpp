@@ -2,13 +2,12 @@
 // across updates, sort roles, acknowledgement lifetime and firing notifications; the recent
 // decisions model shows results, reasons and retry-after.
 
-#include <QTreeView>
 #include <gtest/gtest.h>
 
 #include <QAbstractItemModelTester>
 #include <QItemSelectionModel>
 #include <QSortFilterProxyModel>
-
+#include <QTreeView>
 #include <algorithm>
 
 #include "support/qt_app.h"
@@ -38,9 +37,14 @@ TEST(KeyTableModel, UpdatesInPlaceRemovesAndAppendsWithoutAReset) {
   QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
   model.setRows({key("a", "m1", 0.5), key("b", "m1", 0.9)});
   ASSERT_EQ(model.rowCount(), 2);
-  EXPECT_EQ(model.data(model.index(0, KeyTableModel::Level)).toString(), QStringLiteral("30.0 / 60"));
-  EXPECT_DOUBLE_EQ(model.data(model.index(0, KeyTableModel::Level), KeyTableModel::SortRole).toDouble(), 0.5);
-  EXPECT_EQ(model.data(model.index(1, KeyTableModel::Trend), KeyTableModel::SparklineRole).toList().size(), 3);
+  EXPECT_EQ(model.data(model.index(0, KeyTableModel::Level)).toString(),
+            QStringLiteral("30.0 / 60"));
+  EXPECT_DOUBLE_EQ(
+      model.data(model.index(0, KeyTableModel::Level), KeyTableModel::SortRole).toDouble(), 0.5);
+  EXPECT_EQ(model.data(model.index(1, KeyTableModel::Trend), KeyTableModel::SparklineRole)
+                .toList()
+                .size(),
+            3);
 
   int resets = 0, changes = 0;
   QObject::connect(&model, &QAbstractItemModel::modelReset, [&] { ++resets; });
@@ -48,7 +52,8 @@ TEST(KeyTableModel, UpdatesInPlaceRemovesAndAppendsWithoutAReset) {
   model.setRows({key("a", "m1", 0.1), key("b", "m1", 0.8)});
   EXPECT_EQ(resets, 0);
   EXPECT_EQ(changes, 1);
-  EXPECT_EQ(model.data(model.index(0, KeyTableModel::Level)).toString(), QStringLiteral("6.0 / 60"));
+  EXPECT_EQ(model.data(model.index(0, KeyTableModel::Level)).toString(),
+            QStringLiteral("6.0 / 60"));
   model.setRows({key("a", "m1", 0.1), key("c", "m2", 0.8), key("d", "m2", 0.3)});
   EXPECT_EQ(resets, 0);
   EXPECT_EQ(model.findRow(QStringLiteral("a"), QStringLiteral("m1")), 0);
@@ -93,10 +98,12 @@ TEST(KeyTableModel, SelectionAndSortSurviveTwentyRefreshes) {
     model.setRows(rows_at(refresh));
     const QModelIndexList selected = selection.selectedRows();
     ASSERT_EQ(selected.size(), 1) << "refresh " << refresh;
-    EXPECT_EQ(model.rowAt(proxy.mapToSource(selected.front()).row())->api_key, "k4") << "refresh " << refresh;
+    EXPECT_EQ(model.rowAt(proxy.mapToSource(selected.front()).row())->api_key, "k4")
+        << "refresh " << refresh;
     for (int r = 1; r < proxy.rowCount(); ++r) {  // still sorted by level
-      EXPECT_LE(proxy.index(r - 1, KeyTableModel::Level).data(KeyTableModel::SortRole).value<double>(),
-                proxy.index(r, KeyTableModel::Level).data(KeyTableModel::SortRole).value<double>());
+      EXPECT_LE(
+          proxy.index(r - 1, KeyTableModel::Level).data(KeyTableModel::SortRole).value<double>(),
+          proxy.index(r, KeyTableModel::Level).data(KeyTableModel::SortRole).value<double>());
     }
   }
 }
@@ -111,8 +118,9 @@ TEST(KeyTableModel, ARefreshPublishesOnlyTheRowsThatChanged) {
   for (int k = 0; k < 100; ++k) rows.push_back(key("k" + std::to_string(k), "m", 0.5));
   model.setRows(rows);
   std::vector<std::pair<int, int>> changed;
-  QObject::connect(&model, &QAbstractItemModel::dataChanged,
-                   [&](const QModelIndex& a, const QModelIndex& b) { changed.emplace_back(a.row(), b.row()); });
+  QObject::connect(
+      &model, &QAbstractItemModel::dataChanged,
+      [&](const QModelIndex& a, const QModelIndex& b) { changed.emplace_back(a.row(), b.row()); });
   model.setRows(rows);
   EXPECT_TRUE(changed.empty()) << "nothing changed, nothing published";
   rows[10].level = 0.2;
@@ -137,7 +145,8 @@ TEST(KeyTableModel, ModelSortThroughTheFilterProxyKeepsOrderAndSelection) {
   QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
   KeyFilterProxy proxy;
   proxy.setSourceModel(&model);
-  QAbstractItemModelTester proxy_tester(&proxy, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  QAbstractItemModelTester proxy_tester(&proxy,
+                                        QAbstractItemModelTester::FailureReportingMode::Fatal);
   proxy.sort(KeyTableModel::Level, Qt::DescendingOrder);
   QItemSelectionModel selection(&proxy);
   const auto rows_at = [](int refresh) {
@@ -150,16 +159,19 @@ TEST(KeyTableModel, ModelSortThroughTheFilterProxyKeepsOrderAndSelection) {
     return rows;
   };
   model.setRows(rows_at(0));
-  selection.select(proxy.mapFromSource(model.index(model.findRow(QStringLiteral("k4"), QStringLiteral("m")), 0)),
-                   QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+  selection.select(
+      proxy.mapFromSource(model.index(model.findRow(QStringLiteral("k4"), QStringLiteral("m")), 0)),
+      QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
   for (int refresh = 1; refresh <= 20; ++refresh) {
     model.setRows(rows_at(refresh));
     for (int r = 1; r < model.rowCount(); ++r) {
-      EXPECT_GE(model.rowAt(r - 1)->level, model.rowAt(r)->level) << "refresh " << refresh << " row " << r;
+      EXPECT_GE(model.rowAt(r - 1)->level, model.rowAt(r)->level)
+          << "refresh " << refresh << " row " << r;
     }
     const QModelIndexList selected = selection.selectedRows();
     ASSERT_EQ(selected.size(), 1) << "refresh " << refresh;
-    EXPECT_EQ(model.rowAt(proxy.mapToSource(selected.front()).row())->api_key, "k4") << "refresh " << refresh;
+    EXPECT_EQ(model.rowAt(proxy.mapToSource(selected.front()).row())->api_key, "k4")
+        << "refresh " << refresh;
     EXPECT_EQ(proxy.mapToSource(proxy.index(0, 0)).row(), 0) << "the proxy keeps the model's order";
   }
   proxy.setFilterKeyColumn(-1);
@@ -180,7 +192,8 @@ TEST(KeyTableModel, ShowsTheNameAndADashForWhatTheSourceDoesNotReport) {
   model.setRows({r, peaked});
   EXPECT_EQ(model.index(0, KeyTableModel::Key).data().toString(), QStringLiteral("acme-prod"));
   EXPECT_EQ(model.index(0, KeyTableModel::Limit).data().toString(), QStringLiteral("requests"));
-  for (int col : {KeyTableModel::Rejected, KeyTableModel::PeakRejected, KeyTableModel::Spend, KeyTableModel::QuotaBurn}) {
+  for (int col : {KeyTableModel::Rejected, KeyTableModel::PeakRejected, KeyTableModel::Spend,
+                  KeyTableModel::QuotaBurn}) {
     EXPECT_EQ(model.index(0, col).data().toString(), QStringLiteral("—")) << col;
   }
   EXPECT_EQ(model.index(1, KeyTableModel::Key).data().toString(), QStringLiteral("b"));
@@ -243,8 +256,11 @@ TEST(AlertTableModel, ReportsNewlyFiringAlertsOnceAndKeepsAcknowledgementWhileFi
   EXPECT_TRUE(model.setAlerts({alert("R", AlertState::firing, "{a=\"1\"}")}).isEmpty());
   model.acknowledge(0);
   EXPECT_TRUE(model.isAcknowledged(0));
-  EXPECT_TRUE(model.data(model.index(0, AlertTableModel::State)).toString().contains(QStringLiteral("acknowledged")));
-  model.setAlerts({alert("R", AlertState::firing, "{a=\"1\"}"), alert("R", AlertState::firing, "{a=\"2\"}")});
+  EXPECT_TRUE(model.data(model.index(0, AlertTableModel::State))
+                  .toString()
+                  .contains(QStringLiteral("acknowledged")));
+  model.setAlerts(
+      {alert("R", AlertState::firing, "{a=\"1\"}"), alert("R", AlertState::firing, "{a=\"2\"}")});
   // Grouped by rule: one line for R, its two alerts under it.
   ASSERT_EQ(model.rowCount(), 1);
   ASSERT_EQ(model.rowCount(model.index(0, 0)), 2);
@@ -265,7 +281,8 @@ TEST(AlertTableModel, APendingAlertShowsItsProgressTowardItsFor) {
   pending.for_ms = 10 * 60'000;
   pending.pending_ms = 3 * 60'000;
   model.setAlerts({pending});
-  EXPECT_EQ(model.data(model.index(0, AlertTableModel::State)).toString(), QStringLiteral("pending 3m of 10m"));
+  EXPECT_EQ(model.data(model.index(0, AlertTableModel::State)).toString(),
+            QStringLiteral("pending 3m of 10m"));
 }
 
 AlertRow keyed(AlertState st, const std::string& entity, double value) {
@@ -281,19 +298,25 @@ TEST(AlertTableModel, GroupsByRuleWithACountAndTheWorstEntityAndKeepsTheTreeThro
   test::ensure_qt_app();
   AlertTableModel model;
   QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
-  std::vector<AlertRow> rows{keyed(AlertState::firing, "beta", 0.05), keyed(AlertState::firing, "acme-prod", 0.01),
-                             keyed(AlertState::pending, "gamma", 0.02), alert("Other", AlertState::pending, "{}")};
+  std::vector<AlertRow> rows{
+      keyed(AlertState::firing, "beta", 0.05), keyed(AlertState::firing, "acme-prod", 0.01),
+      keyed(AlertState::pending, "gamma", 0.02), alert("Other", AlertState::pending, "{}")};
   model.setAlerts(rows);
   ASSERT_EQ(model.rowCount(), 2);
   const QModelIndex group = model.index(0, 0);
-  const auto text = [&](const QModelIndex& line, int column) { return line.sibling(line.row(), column).data().toString(); };
+  const auto text = [&](const QModelIndex& line, int column) {
+    return line.sibling(line.row(), column).data().toString();
+  };
   EXPECT_EQ(text(group, AlertTableModel::Rule), QStringLiteral("LimiterKeyNearlyEmpty (warning)"));
   EXPECT_EQ(text(group, AlertTableModel::Count), QStringLiteral("3"));
   EXPECT_EQ(text(group, AlertTableModel::State), QStringLiteral("firing"));
-  EXPECT_TRUE(text(group, AlertTableModel::Labels).startsWith(QStringLiteral("worst: acme-prod"))) << text(group, AlertTableModel::Labels).toStdString();
+  EXPECT_TRUE(text(group, AlertTableModel::Labels).startsWith(QStringLiteral("worst: acme-prod")))
+      << text(group, AlertTableModel::Labels).toStdString();
   ASSERT_EQ(model.rowCount(group), 3);
-  EXPECT_TRUE(text(model.index(0, 0, group), AlertTableModel::Labels).startsWith(QStringLiteral("acme-prod")));
-  EXPECT_TRUE(text(model.index(1, 0, group), AlertTableModel::Labels).startsWith(QStringLiteral("beta")));
+  EXPECT_TRUE(text(model.index(0, 0, group), AlertTableModel::Labels)
+                  .startsWith(QStringLiteral("acme-prod")));
+  EXPECT_TRUE(
+      text(model.index(1, 0, group), AlertTableModel::Labels).startsWith(QStringLiteral("beta")));
   EXPECT_EQ(text(model.index(2, 0, group), AlertTableModel::State), QStringLiteral("pending 0s"));
   EXPECT_EQ(model.rowCount(model.index(1, 0)), 0) << "a rule with one alert: the line is the alert";
   EXPECT_EQ(model.alertAt(1)->rule, "Other");
@@ -305,7 +328,8 @@ TEST(AlertTableModel, GroupsByRuleWithACountAndTheWorstEntityAndKeepsTheTreeThro
   view.resize(800, 300);
   view.show();
   view.expand(group);
-  view.selectionModel()->select(model.index(1, 0, group), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+  view.selectionModel()->select(model.index(1, 0, group),
+                                QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
   for (int refresh = 1; refresh <= 5; ++refresh) {
     rows[0].value = 0.05 + refresh * 0.001;
     rows[2].pending_ms = refresh * 60'000;
@@ -316,18 +340,21 @@ TEST(AlertTableModel, GroupsByRuleWithACountAndTheWorstEntityAndKeepsTheTreeThro
     ASSERT_EQ(selected.size(), 1) << "refresh " << refresh;
     EXPECT_EQ(model.alertAt(selected.front())->entity, "beta");
   }
-  EXPECT_EQ(text(model.index(2, 0, model.index(0, 0)), AlertTableModel::State), QStringLiteral("pending 5m of 10m"));
+  EXPECT_EQ(text(model.index(2, 0, model.index(0, 0)), AlertTableModel::State),
+            QStringLiteral("pending 5m of 10m"));
 
   // Acknowledging the group line silences each of its firing alerts.
   model.acknowledge(model.index(0, 0));
   EXPECT_TRUE(model.isAcknowledged(model.index(0, 0, model.index(0, 0))));
-  EXPECT_TRUE(text(model.index(0, 0), AlertTableModel::State).contains(QStringLiteral("acknowledged")));
+  EXPECT_TRUE(
+      text(model.index(0, 0), AlertTableModel::State).contains(QStringLiteral("acknowledged")));
 
   // One resolves: 2 of 3 still active.
   rows[1].state = AlertState::resolved;
   model.setAlerts(rows);
   EXPECT_EQ(text(model.index(0, 0), AlertTableModel::Count), QStringLiteral("2 of 3"));
-  EXPECT_TRUE(text(model.index(0, 0), AlertTableModel::Labels).startsWith(QStringLiteral("worst: beta")));
+  EXPECT_TRUE(
+      text(model.index(0, 0), AlertTableModel::Labels).startsWith(QStringLiteral("worst: beta")));
 }
 
 // The alerts panel's tree keeps the operator's expanded groups and selection when an alert is
@@ -341,8 +368,8 @@ TEST(AlertTableModel, TheTreeKeepsExpandedGroupsAndSelectionWhenAlertsComeAndGo)
   view.resize(800, 300);
   view.show();
   AlertRow other = alert("Other", AlertState::pending, "{tier=\"pro\"}");
-  std::vector<AlertRow> rows{keyed(AlertState::firing, "beta", 0.05), keyed(AlertState::firing, "acme-prod", 0.01),
-                             other};
+  std::vector<AlertRow> rows{keyed(AlertState::firing, "beta", 0.05),
+                             keyed(AlertState::firing, "acme-prod", 0.01), other};
   model.setAlerts(rows);
   const auto group_of = [&](const char* rule) {
     for (int g = 0; g < model.rowCount(); ++g) {
@@ -387,19 +414,25 @@ TEST(AlertTableModel, AFiringAlertIsAnnouncedByNameNotByLabels) {
   test::ensure_qt_app();
   AlertTableModel model;
   const std::string hash = "5bd139df16125e62afeeb517f183b6d8";
-  AlertRow key = alert("LimiterKeyNearlyEmpty", AlertState::firing, "{api_key=\"" + hash + "\", tier=\"gw-free\"}");
+  AlertRow key = alert("LimiterKeyNearlyEmpty", AlertState::firing,
+                       "{api_key=\"" + hash + "\", tier=\"gw-free\"}");
   key.entity = "campus-tutor";
-  AlertRow tier = alert("HighRateLimitRejection", AlertState::firing, R"({model="", tier="gw-free"})");
+  AlertRow tier =
+      alert("HighRateLimitRejection", AlertState::firing, R"({model="", tier="gw-free"})");
   AlertRow whole = alert("GatewayDown", AlertState::firing, "{}");
   const QStringList started = model.setAlerts({key, tier, whole});
   EXPECT_EQ(started, (QStringList{QStringLiteral("LimiterKeyNearlyEmpty: campus-tutor"),
-                                  QStringLiteral("HighRateLimitRejection: tier gw-free"), QStringLiteral("GatewayDown")}));
-  for (const QString& s : started) EXPECT_FALSE(s.contains(QString::fromStdString(hash.substr(0, 12)))) << s.toStdString();
+                                  QStringLiteral("HighRateLimitRejection: tier gw-free"),
+                                  QStringLiteral("GatewayDown")}));
+  for (const QString& s : started)
+    EXPECT_FALSE(s.contains(QString::fromStdString(hash.substr(0, 12)))) << s.toStdString();
   // The tree's line names the tier, the label set is its tooltip.
   for (int g = 0; g < model.rowCount(); ++g) {
     const QModelIndex about = model.index(g, AlertTableModel::Labels);
-    EXPECT_FALSE(about.data().toString().contains(QLatin1Char('{'))) << about.data().toString().toStdString();
-    EXPECT_EQ(about.data(Qt::ToolTipRole).toString(), QString::fromStdString(model.alertAt(g)->labels));
+    EXPECT_FALSE(about.data().toString().contains(QLatin1Char('{')))
+        << about.data().toString().toStdString();
+    EXPECT_EQ(about.data(Qt::ToolTipRole).toString(),
+              QString::fromStdString(model.alertAt(g)->labels));
   }
 }
 
@@ -431,7 +464,8 @@ TEST(DecisionTableModel, A429SaysWhichLimitRefusedItAndTheRetryAfterSent) {
   EXPECT_EQ(text(0, DecisionTableModel::Cost), QStringLiteral("3000"));
   EXPECT_EQ(text(0, DecisionTableModel::Remaining), QStringLiteral("812.00"));
   EXPECT_EQ(text(0, DecisionTableModel::RetryAfter), QStringLiteral("1.20 s"));
-  EXPECT_EQ(text(0, DecisionTableModel::RetryAfterSent), QStringLiteral("2 s")) << "whole seconds, rounded up";
+  EXPECT_EQ(text(0, DecisionTableModel::RetryAfterSent), QStringLiteral("2 s"))
+      << "whole seconds, rounded up";
   EXPECT_EQ(text(1, DecisionTableModel::Limit), QString()) << "a source that does not say";
   EXPECT_EQ(text(1, DecisionTableModel::RetryAfterSent), QStringLiteral("1 s")) << "never 0";
 }

@@ -74,7 +74,9 @@ TEST(TimeChart, ShadesOnlyItsRulesInsideTheWindow) {
   ASSERT_FALSE(img.isNull());
   const QRectF plot = chart.chart()->mapToScene(chart.chart()->plotArea()).boundingRect();
   const int y = static_cast<int>(plot.top() + plot.height() * 0.03);
-  const auto x_at = [&](double t) { return static_cast<int>(plot.left() + plot.width() * t / 4000.0); };
+  const auto x_at = [&](double t) {
+    return static_cast<int>(plot.left() + plot.width() * t / 4000.0);
+  };
   const QColor inside = img.pixelColor(x_at(2500), y);
   const QColor outside = img.pixelColor(x_at(500), y);
   EXPECT_GT(inside.red() - inside.green(), outside.red() - outside.green() + 20)

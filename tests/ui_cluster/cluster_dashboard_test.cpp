@@ -247,7 +247,8 @@ TEST_F(ClusterDashboard, KeyBrowserListsEveryShardsKeysWithTheirShard) {
 // Runs last in this file: it changes each rule's config and puts it back (Undo).
 TEST_F(ClusterDashboard, TunerTabReadsLoadsAppliesAndUndoesOnEachRulesMaster) {
   const redis::KeySchema schema;
-  redis::ClusterClient client(test::cluster_url(*cluster_), test::cluster_options(), SteadyClock::instance());
+  redis::ClusterClient client(test::cluster_url(*cluster_), test::cluster_options(),
+                              SteadyClock::instance());
   redis::ClusterLimiter limiter(client, redis::RedisLimiter(schema));
   for (const Seeded& s : seeded_) {
     SCOPED_TRACE(s.rule + " on " + s.node);

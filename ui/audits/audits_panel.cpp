@@ -18,9 +18,12 @@
 namespace limitscope::ui {
 namespace {
 
-constexpr std::array<AuditKind, 3> kKinds = {AuditKind::replicas, AuditKind::retry_after, AuditKind::clock};
+constexpr std::array<AuditKind, 3> kKinds = {AuditKind::replicas, AuditKind::retry_after,
+                                             AuditKind::clock};
 
-std::size_t slot(AuditKind k) { return static_cast<std::size_t>(k); }
+std::size_t slot(AuditKind k) {
+  return static_cast<std::size_t>(k);
+}
 
 // A file field with a "…" button that picks a file.
 QWidget* file_field(QLineEdit* edit, const QString& filter, QWidget* parent) {
@@ -40,7 +43,8 @@ QWidget* file_field(QLineEdit* edit, const QString& filter, QWidget* parent) {
 
 }  // namespace
 
-AuditsPanel::AuditsPanel(QWidget* parent) : QWidget(parent), m_cancel(std::make_shared<CancelToken>()) {
+AuditsPanel::AuditsPanel(QWidget* parent)
+    : QWidget(parent), m_cancel(std::make_shared<CancelToken>()) {
   for (std::size_t i = 0; i < m_threads.size(); ++i) {
     m_workers[i] = new AuditWorker;
     m_workers[i]->moveToThread(&m_threads[i]);
@@ -56,13 +60,16 @@ AuditsPanel::AuditsPanel(QWidget* parent) : QWidget(parent), m_cancel(std::make_
   form->setFieldGrowthPolicy(QFormLayout::ExpandingFieldsGrow);
   m_metrics = new QLineEdit(sources);
   m_metrics->setPlaceholderText(tr("http://gateway-1:8080/metrics, http://gateway-2:8080/metrics"));
-  m_metrics->setToolTip(tr("Every gateway replica's /metrics, comma-separated: the replica audit sums "
-                           "their admissions, the clock audit reads their clocks"));
+  m_metrics->setToolTip(
+      tr("Every gateway replica's /metrics, comma-separated: the replica audit sums "
+         "their admissions, the clock audit reads their clocks"));
   m_prometheus = new QLineEdit(sources);
-  m_prometheus->setPlaceholderText(tr("http://prometheus:9090 (replicas, when no /metrics is given)"));
+  m_prometheus->setPlaceholderText(
+      tr("http://prometheus:9090 (replicas, when no /metrics is given)"));
   m_redis = new QLineEdit(sources);
   m_redis->setPlaceholderText(tr("redis://host:6379 or redis+cluster://host:port,…"));
-  connect(m_redis, &QLineEdit::textEdited, this, [this](const QString& text) { m_redisUrl = text; });
+  connect(m_redis, &QLineEdit::textEdited, this,
+          [this](const QString& text) { m_redisUrl = text; });
   m_rule = new QLineEdit(sources);
   m_rule->setPlaceholderText(tr("the rule whose decision stream to audit, e.g. gw-free"));
   m_policy = new QLineEdit(sources);
@@ -79,7 +86,8 @@ AuditsPanel::AuditsPanel(QWidget* parent) : QWidget(parent), m_cancel(std::make_
   m_interval->setValue(30);
   m_interval->setSuffix(tr(" s apart"));
   m_interval->setEnabled(false);
-  connect(m_window, &QComboBox::currentIndexChanged, m_interval, [this](int i) { m_interval->setEnabled(i == 1); });
+  connect(m_window, &QComboBox::currentIndexChanged, m_interval,
+          [this](int i) { m_interval->setEnabled(i == 1); });
   windowLayout->addWidget(m_window);
   windowLayout->addWidget(m_interval);
   windowLayout->addWidget(new QLabel(tr("Clock threshold"), windowRow));
@@ -113,8 +121,8 @@ AuditsPanel::AuditsPanel(QWidget* parent) : QWidget(parent), m_cancel(std::make_
   root->addWidget(sources);
 
   auto* results = new QSplitter(Qt::Vertical, this);
-  const QString titles[] = {tr("Effective vs configured limits (replicas)"), tr("Retry-After honesty"),
-                            tr("Clock skew")};
+  const QString titles[] = {tr("Effective vs configured limits (replicas)"),
+                            tr("Retry-After honesty"), tr("Clock skew")};
   for (std::size_t i = 0; i < m_boxes.size(); ++i) {
     m_boxes[i] = new ResultBox(titles[i], results);
     m_boxes[i]->setMessage(tr("Not run yet."));
@@ -140,9 +148,13 @@ void AuditsPanel::setSources(const LiveSpec& spec) {
   m_prometheusAuth = spec.prometheus_auth;
 }
 
-void AuditsPanel::setMetricsUrls(const QStringList& urls) { m_metrics->setText(urls.join(QStringLiteral(", "))); }
+void AuditsPanel::setMetricsUrls(const QStringList& urls) {
+  m_metrics->setText(urls.join(QStringLiteral(", ")));
+}
 
-void AuditsPanel::setPrometheusUrl(const QString& url) { m_prometheus->setText(url); }
+void AuditsPanel::setPrometheusUrl(const QString& url) {
+  m_prometheus->setText(url);
+}
 
 void AuditsPanel::setRedisUrl(const QString& url) {
   m_redisUrl = url;
@@ -150,20 +162,30 @@ void AuditsPanel::setRedisUrl(const QString& url) {
   m_redis->setText(parsed ? QString::fromStdString(parsed->redacted()) : url);
 }
 
-void AuditsPanel::setRule(const QString& rule) { m_rule->setText(rule); }
+void AuditsPanel::setRule(const QString& rule) {
+  m_rule->setText(rule);
+}
 
-void AuditsPanel::setPolicyFile(const QString& path) { m_policy->setText(path); }
+void AuditsPanel::setPolicyFile(const QString& path) {
+  m_policy->setText(path);
+}
 
-void AuditsPanel::setKeyNamesFile(const QString& path) { m_keyNames->setText(path); }
+void AuditsPanel::setKeyNamesFile(const QString& path) {
+  m_keyNames->setText(path);
+}
 
 void AuditsPanel::setReplicaInterval(std::optional<double> seconds) {
   m_window->setCurrentIndex(seconds ? 1 : 0);
   if (seconds) m_interval->setValue(*seconds);
 }
 
-void AuditsPanel::setClockThreshold(double seconds) { m_threshold->setValue(seconds); }
+void AuditsPanel::setClockThreshold(double seconds) {
+  m_threshold->setValue(seconds);
+}
 
-QString AuditsPanel::statusText() const { return m_status->text(); }
+QString AuditsPanel::statusText() const {
+  return m_status->text();
+}
 
 audit::AuditSetup AuditsPanel::setup() const {
   audit::AuditSetup s;
@@ -208,7 +230,8 @@ void AuditsPanel::runAudits() {
     });
   }
   if (m_outstanding == 0) {
-    m_status->setText(tr("Nothing to audit: give the gateways' /metrics, a Prometheus or a Redis and a rule."));
+    m_status->setText(
+        tr("Nothing to audit: give the gateways' /metrics, a Prometheus or a Redis and a rule."));
     emit auditsFinished();
     return;
   }
@@ -217,7 +240,9 @@ void AuditsPanel::runAudits() {
   m_status->setText(tr("Running %1 audit(s)…").arg(m_outstanding));
 }
 
-void AuditsPanel::cancel() { m_cancel->cancel(); }
+void AuditsPanel::cancel() {
+  m_cancel->cancel();
+}
 
 void AuditsPanel::onFinished(const AuditOutcome& o) {
   if (o.run != m_run) return;
@@ -232,7 +257,8 @@ void AuditsPanel::onFinished(const AuditOutcome& o) {
   m_cancelButton->setEnabled(false);
   int problems = 0;
   for (const ResultBox* b : m_boxes) problems += b->isProblem() ? 1 : 0;
-  m_status->setText(problems > 0 ? tr("%1 audit(s) found a problem.").arg(problems) : tr("Audits done."));
+  m_status->setText(problems > 0 ? tr("%1 audit(s) found a problem.").arg(problems)
+                                 : tr("Audits done."));
   emit auditsFinished();
 }
 

@@ -3,7 +3,6 @@
 #include <QLabel>
 #include <QSplitter>
 #include <QVBoxLayout>
-
 #include <algorithm>
 #include <cmath>
 
@@ -65,7 +64,10 @@ int ChartStack::legendRows() const {
   return m_charts[0]->legendRowsAt((height() - folded - handles) / shown);
 }
 
-bool ChartStack::isCollapsed(int i) const { return m_notes.at(static_cast<std::size_t>(i))->isVisibleTo(m_slots.at(static_cast<std::size_t>(i))); }
+bool ChartStack::isCollapsed(int i) const {
+  return m_notes.at(static_cast<std::size_t>(i))
+      ->isVisibleTo(m_slots.at(static_cast<std::size_t>(i)));
+}
 
 void ChartStack::setCollapsed(int i, bool collapsed) {
   const auto at = static_cast<std::size_t>(i);
@@ -88,19 +90,23 @@ void ChartStack::setCollapsed(int i, bool collapsed) {
     if (isCollapsed(k)) total -= m_notes[static_cast<std::size_t>(k)]->sizeHint().height();
   }
   for (int k = 0; k < kCharts; ++k) {
-    sizes[k] = isCollapsed(k) ? m_notes[static_cast<std::size_t>(k)]->sizeHint().height() : std::max(1, total / std::max(1, shown));
+    sizes[k] = isCollapsed(k) ? m_notes[static_cast<std::size_t>(k)]->sizeHint().height()
+                              : std::max(1, total / std::max(1, shown));
   }
   m_splitter->setSizes(sizes);
   emit foldsChanged();
 }
 
-void ChartStack::setData(const std::vector<ChartData>& charts, const std::vector<AlertInterval>& intervals,
-                         qint64 start_ms, qint64 end_ms) {
+void ChartStack::setData(const std::vector<ChartData>& charts,
+                         const std::vector<AlertInterval>& intervals, qint64 start_ms,
+                         qint64 end_ms) {
   for (std::size_t i = 0; i < m_charts.size() && i < charts.size(); ++i) {
     const ChartData& d = charts[i];
     m_charts[i]->setData(d, intervals, start_ms, end_ms);
     const bool nothing = d.lines.empty() && !d.empty_note.empty();
-    if (nothing) m_notes[i]->setText(QString::fromStdString(d.title) + QStringLiteral(": ") + QString::fromStdString(d.empty_note));
+    if (nothing)
+      m_notes[i]->setText(QString::fromStdString(d.title) + QStringLiteral(": ") +
+                          QString::fromStdString(d.empty_note));
     setCollapsed(static_cast<int>(i), nothing);
   }
   alignCharts();
@@ -119,7 +125,8 @@ void ChartStack::alignCharts() {
   for (const TimeChart* c : m_charts) {
     if (c->isVisibleTo(this)) left = std::max(left, c->naturalPlotLeft());
   }
-  for (TimeChart* c : m_charts) c->setLeftPad(static_cast<int>(std::lround(std::max(0.0, left - c->naturalPlotLeft()))));
+  for (TimeChart* c : m_charts)
+    c->setLeftPad(static_cast<int>(std::lround(std::max(0.0, left - c->naturalPlotLeft()))));
 }
 
 }  // namespace limitscope::ui

@@ -6,7 +6,6 @@
 // across all of them.
 
 #include <QWidget>
-
 #include <array>
 #include <vector>
 

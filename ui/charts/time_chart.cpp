@@ -15,7 +15,6 @@
 #include <QToolTip>
 #include <QValueAxis>
 #include <QWheelEvent>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -23,7 +22,9 @@
 namespace limitscope::ui {
 namespace {
 
-QString number(double v) { return QString::number(v, 'g', 4); }
+QString number(double v) {
+  return QString::number(v, 'g', 4);
+}
 
 // Round steps for time labels: the smallest that fits the width gives ticks at whole
 // seconds, minutes or hours (QDateTimeAxis spaces a fixed count evenly: 12:10:50, 12:11:40...).
@@ -34,9 +35,10 @@ constexpr QRgb kLightLines[] = {0x1f77b4, 0xff7f0e, 0x2ca02c, 0x9467bd, 0x8c564b
 constexpr QRgb kDarkLines[] = {0x5aa9f0, 0xffa04d, 0x5cc85c, 0xb894e6, 0xd0a48f,
                                0xf39ad6, 0x40d4e4, 0xb8b8b8, 0xd8d94a, 0x9aa6f5};
 
-constexpr qint64 kTickSteps[] = {1'000,     2'000,     5'000,      10'000,     15'000,     30'000,
-                                 60'000,    120'000,   300'000,    600'000,    900'000,    1'800'000,
-                                 3'600'000, 7'200'000, 10'800'000, 21'600'000, 43'200'000, 86'400'000};
+constexpr qint64 kTickSteps[] = {1'000,      2'000,      5'000,     10'000,    15'000,
+                                 30'000,     60'000,     120'000,   300'000,   600'000,
+                                 900'000,    1'800'000,  3'600'000, 7'200'000, 10'800'000,
+                                 21'600'000, 43'200'000, 86'400'000};
 
 }  // namespace
 
@@ -75,7 +77,9 @@ TimeChart::TimeChart(QStringList shaded_rules, QWidget* parent)
   setMinimumHeight(110);  // three charts and the docks fit a 1280×720 window
 }
 
-double TimeChart::naturalPlotLeft() const { return chart()->plotArea().left() - m_leftPad; }
+double TimeChart::naturalPlotLeft() const {
+  return chart()->plotArea().left() - m_leftPad;
+}
 
 void TimeChart::setLeftPad(int px) {
   if (px == m_leftPad) return;
@@ -154,7 +158,8 @@ void TimeChart::setData(const ChartData& chartData, const std::vector<AlertInter
     m_yLo = m_axisY->min();
     m_yHi = m_axisY->max();
   }
-  m_anchor->replace(QList<QPointF>{{static_cast<double>(m_start), m_yLo}, {static_cast<double>(m_end), m_yLo}});
+  m_anchor->replace(
+      QList<QPointF>{{static_cast<double>(m_start), m_yLo}, {static_cast<double>(m_end), m_yLo}});
   for (QLegendMarker* m : c->legend()->markers(m_anchor)) m->setVisible(false);
 
   // Lines: one QLineSeries per name gives the legend entry and the theme's colour; the points
@@ -205,8 +210,9 @@ void TimeChart::setData(const ChartData& chartData, const std::vector<AlertInter
   m_thresholdValues = chartData.thresholds;
   m_thresholdLabels.clear();
   for (std::size_t i = 0; i < chartData.thresholds.size(); ++i) {
-    m_thresholdLabels << (i < chartData.threshold_labels.size() ? QString::fromStdString(chartData.threshold_labels[i])
-                                                                 : number(chartData.thresholds[i]));
+    m_thresholdLabels << (i < chartData.threshold_labels.size()
+                              ? QString::fromStdString(chartData.threshold_labels[i])
+                              : number(chartData.thresholds[i]));
   }
 
   m_noData.clear();
@@ -221,11 +227,12 @@ void TimeChart::setData(const ChartData& chartData, const std::vector<AlertInter
   // bands of their own (a recording keeps each rule's intervals, not its alerts' labels).
   m_shaded.clear();
   for (const AlertInterval& iv : intervals) {
-    const bool bound = std::find(chartData.rules.begin(), chartData.rules.end(), iv.rule) != chartData.rules.end();
+    const bool bound =
+        std::find(chartData.rules.begin(), chartData.rules.end(), iv.rule) != chartData.rules.end();
     const bool banded = std::any_of(chartData.bands.begin(), chartData.bands.end(),
                                     [&](const AlertBand& b) { return b.rule == iv.rule; });
-    if (((bound && !banded) || m_shadedRules.contains(QString::fromStdString(iv.rule))) && iv.end_ms >= m_start &&
-        iv.start_ms <= m_end) {
+    if (((bound && !banded) || m_shadedRules.contains(QString::fromStdString(iv.rule))) &&
+        iv.end_ms >= m_start && iv.start_ms <= m_end) {
       m_shaded.push_back(iv);
     }
   }
@@ -256,7 +263,9 @@ double TimeChart::yPixel(double value) const {
   return mapFromScene(QPointF(plot.left(), plot.bottom() - yFraction(value) * plot.height())).y();
 }
 
-QStringList TimeChart::thresholdLabels() const { return m_thresholdLabels; }
+QStringList TimeChart::thresholdLabels() const {
+  return m_thresholdLabels;
+}
 
 void TimeChart::setLogScaleToggle(bool offered) {
   if (offered && m_logButton == nullptr) {
@@ -265,7 +274,8 @@ void TimeChart::setLogScaleToggle(bool offered) {
     m_logButton->setText(tr("log"));
     m_logButton->setCheckable(true);
     m_logButton->setAutoRaise(true);
-    m_logButton->setToolTip(tr("Logarithmic y axis: small tiers and the alert threshold stay readable beside a runaway"));
+    m_logButton->setToolTip(tr(
+        "Logarithmic y axis: small tiers and the alert threshold stay readable beside a runaway"));
     m_logButton->move(2, 2);
     connect(m_logButton, &QToolButton::toggled, this, &TimeChart::setLogScale);
   }
@@ -282,7 +292,9 @@ void TimeChart::setLogScale(bool on) {
   QAbstractAxis* from = on ? static_cast<QAbstractAxis*>(m_axisY) : m_logAxisY;
   QAbstractAxis* to = on ? static_cast<QAbstractAxis*>(m_logAxisY) : m_axisY;
   // A log axis refuses zero: the anchor sits on a positive value until setData places it.
-  if (on) m_anchor->replace(QList<QPointF>{{static_cast<double>(m_start), 1.0}, {static_cast<double>(m_end), 1.0}});
+  if (on)
+    m_anchor->replace(
+        QList<QPointF>{{static_cast<double>(m_start), 1.0}, {static_cast<double>(m_end), 1.0}});
   m_anchor->detachAxis(from);
   for (QLineSeries* s : std::as_const(m_lines)) s->detachAxis(from);
   chart()->removeAxis(from);
@@ -303,11 +315,13 @@ void TimeChart::setLogScale(bool on) {
 }
 
 QString TimeChart::noDataText(const NoDataBand& band) {
-  const QString since = QDateTime::fromMSecsSinceEpoch(band.start_ms).toString(QStringLiteral("HH:mm:ss"));
+  const QString since =
+      QDateTime::fromMSecsSinceEpoch(band.start_ms).toString(QStringLiteral("HH:mm:ss"));
   const QString source = QString::fromStdString(band.source);
   if (band.open) return tr("no data from %1 since %2").arg(source, since);
   return tr("no data from %1 %2–%3")
-      .arg(source, since, QDateTime::fromMSecsSinceEpoch(band.end_ms).toString(QStringLiteral("HH:mm:ss")));
+      .arg(source, since,
+           QDateTime::fromMSecsSinceEpoch(band.end_ms).toString(QStringLiteral("HH:mm:ss")));
 }
 
 QString TimeChart::legendLabel(const QString& name, const QFont& font) const {
@@ -323,15 +337,20 @@ QString TimeChart::legendLabel(const QString& name, const QFont& font) const {
     const QStringList parts = name.split(QStringLiteral(" / "));
     if (parts.size() < 2) return fm.elidedText(name, Qt::ElideMiddle, width);
     const QString model = QStringLiteral(" / ") + parts[1];
-    const QString limit = parts.size() > 2 ? QStringLiteral(" / ") + parts.mid(2).join(QStringLiteral(" / ")) : QString();
+    const QString limit = parts.size() > 2
+                              ? QStringLiteral(" / ") + parts.mid(2).join(QStringLiteral(" / "))
+                              : QString();
     const int model_w = fm.horizontalAdvance(model);
-    if (model_w > width - kKeyAtLeast) return fm.elidedText(name, Qt::ElideMiddle, width);  // a very long model
+    if (model_w > width - kKeyAtLeast)
+      return fm.elidedText(name, Qt::ElideMiddle, width);  // a very long model
     // The key keeps all it can while the limit keeps its first letters ("requ…", "llm_…").
-    const int limit_least = limit.isEmpty() ? 0 : fm.horizontalAdvance(limit.left(7) + QChar(0x2026));
+    const int limit_least =
+        limit.isEmpty() ? 0 : fm.horizontalAdvance(limit.left(7) + QChar(0x2026));
     const int key_room = std::max(kKeyAtLeast, width - model_w - limit_least);
     const QString key = fm.elidedText(parts[0], Qt::ElideMiddle, key_room);
     const int limit_room = std::max(width - fm.horizontalAdvance(key) - model_w, limit_least);
-    return key + model + (limit.isEmpty() ? QString() : fm.elidedText(limit, Qt::ElideRight, limit_room));
+    return key + model +
+           (limit.isEmpty() ? QString() : fm.elidedText(limit, Qt::ElideRight, limit_room));
   };
   const QString elided = elide(kWidth);
   QSet<QString> taken;
@@ -393,7 +412,8 @@ void TimeChart::drawTimeTicks(QPainter* painter, const QRectF& plot) {
     }
   }
   // Align to the local clock, so "every 5 minutes" lands on :00, :05...
-  const qint64 offset = static_cast<qint64>(QDateTime::fromMSecsSinceEpoch(m_start).offsetFromUtc()) * 1000;
+  const qint64 offset =
+      static_cast<qint64>(QDateTime::fromMSecsSinceEpoch(m_start).offsetFromUtc()) * 1000;
   qint64 t = ((m_start + offset + step - 1) / step) * step - offset;
   const QString format = step < 60'000 ? QStringLiteral("HH:mm:ss") : QStringLiteral("HH:mm");
   const QFont font = m_axisX->labelsFont();
@@ -403,11 +423,13 @@ void TimeChart::drawTimeTicks(QPainter* painter, const QRectF& plot) {
   const double sx = plot.width() / static_cast<double>(span);
   for (; t <= m_end; t += step) {
     const double x = plot.left() + static_cast<double>(t - m_start) * sx;
-    painter->setPen((m_log ? static_cast<QAbstractAxis*>(m_logAxisY) : m_axisY)->gridLinePen());  // the theme's grid
+    painter->setPen((m_log ? static_cast<QAbstractAxis*>(m_logAxisY) : m_axisY)
+                        ->gridLinePen());  // the theme's grid
     painter->drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
     // Local time of day by arithmetic: a QDateTime per label costs a time-zone lookup.
     const qint64 of_day = ((t + offset) % 86'400'000 + 86'400'000) % 86'400'000;
-    const QString label = QTime::fromMSecsSinceStartOfDay(static_cast<int>(of_day)).toString(format);
+    const QString label =
+        QTime::fromMSecsSinceStartOfDay(static_cast<int>(of_day)).toString(format);
     const double w = fm.horizontalAdvance(label);
     const double left = std::clamp(x - w / 2, plot.left() - w / 2, plot.right() + 4 - w);
     painter->setPen(m_tickColor);
@@ -483,8 +505,9 @@ void TimeChart::drawThresholds(QPainter* painter, const QRectF& plot) {
     painter->setPen(pen);
     painter->drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
     // Its value at the right end, above the line (below it when the line is at the top).
-    const QString text = i < static_cast<std::size_t>(m_thresholdLabels.size()) ? m_thresholdLabels[static_cast<qsizetype>(i)]
-                                                                                  : number(th);
+    const QString text = i < static_cast<std::size_t>(m_thresholdLabels.size())
+                             ? m_thresholdLabels[static_cast<qsizetype>(i)]
+                             : number(th);
     const double w = fm.horizontalAdvance(text) + 6;
     const double top = y - fm.height() - 1 >= plot.top() ? y - fm.height() - 1 : y + 1;
     const QRectF box(plot.right() - w - 2, top, w, fm.height());
@@ -528,8 +551,9 @@ void TimeChart::drawForeground(QPainter* painter, const QRectF& rect) {
       poly.resize(static_cast<qsizetype>(it->size()));
       for (std::size_t i = 0; i < it->size(); ++i) {
         const auto& p = (*it)[i];
-        poly[static_cast<qsizetype>(i)] = QPointF(plot.left() + (p.x - static_cast<double>(m_start)) * sx,
-                                                  plot.bottom() - yFraction(p.y) * plot.height());
+        poly[static_cast<qsizetype>(i)] =
+            QPointF(plot.left() + (p.x - static_cast<double>(m_start)) * sx,
+                    plot.bottom() - yFraction(p.y) * plot.height());
       }
       // A cosmetic pen of whole-pixel width takes the raster engine's fast line path; a 1.5 px
       // pen goes through the stroker, several times slower for tens of thousands of points.
@@ -554,7 +578,8 @@ void TimeChart::drawForeground(QPainter* painter, const QRectF& rect) {
     const double w = fm.horizontalAdvance(text) + 8;
     // Inside the band when it fits, else left of its start; one row per band.
     const double left = x1 + w <= plot.right() ? x1 + 2 : std::max(plot.left(), x1 - w);
-    const QRectF box(left, plot.top() + 2 + static_cast<double>(i) * (fm.height() + 4), w, fm.height() + 2);
+    const QRectF box(left, plot.top() + 2 + static_cast<double>(i) * (fm.height() + 4), w,
+                     fm.height() + 2);
     painter->fillRect(box, m_dark ? QColor(40, 40, 40, 235) : QColor(255, 255, 255, 235));
     painter->setPen(m_dark ? QColor(230, 230, 230) : QColor(60, 60, 60));
     painter->drawText(box, Qt::AlignCenter, text);
@@ -619,8 +644,8 @@ void TimeChart::mousePressEvent(QMouseEvent* event) {
 void TimeChart::mouseReleaseEvent(QMouseEvent* event) {
   if (event->button() == Qt::LeftButton && m_dragStartX >= 0 && m_dragX >= 0 &&
       std::abs(m_dragX - m_dragStartX) > 8) {
-    const double offset = chart()->mapToScene(chart()->plotArea()).boundingRect().left() -
-                          chart()->plotArea().left();
+    const double offset =
+        chart()->mapToScene(chart()->plotArea()).boundingRect().left() - chart()->plotArea().left();
     const qint64 a = timeAtX(std::min(m_dragStartX, m_dragX) - offset);
     const qint64 b = timeAtX(std::max(m_dragStartX, m_dragX) - offset);
     if (b > a) emit rangeRequested(a, b);

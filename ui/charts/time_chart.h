@@ -14,7 +14,6 @@
 #include <QPointer>
 #include <QString>
 #include <QStringList>
-
 #include <vector>
 
 #include "core/sources/dashboard_snapshot.h"
@@ -35,8 +34,8 @@ class TimeChart : public QChartView {
   explicit TimeChart(QStringList shaded_rules, QWidget* parent = nullptr);
 
   /// Replaces what is shown. Only series whose points changed are replaced.
-  void setData(const ChartData& data, const std::vector<AlertInterval>& intervals,
-               qint64 start_ms, qint64 end_ms);
+  void setData(const ChartData& data, const std::vector<AlertInterval>& intervals, qint64 start_ms,
+               qint64 end_ms);
   void setDark(bool dark);
   /// Left edge of the plot area without the padding added by setLeftPad (chart pixels).
   double naturalPlotLeft() const;

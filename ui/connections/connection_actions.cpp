@@ -127,7 +127,8 @@ void ConnectionActions::open(const connections::SavedConnection& connection,
     m_window->statusBar()->showMessage(tr("Opening %1…").arg(name), 5000);
     emit opened(name, QString());
   };
-  const connections::SecretPlan plan = connections::plan_secret(connection, sessionSecret.toStdString());
+  const connections::SecretPlan plan =
+      connections::plan_secret(connection, sessionSecret.toStdString());
   if (!plan.read_keychain) return proceed(plan.connection, plan.secret);
   QPointer<ConnectionActions> self(this);
   m_secrets->read(qs(connections::keychain_key(connection)), [self, connection, proceed, name](

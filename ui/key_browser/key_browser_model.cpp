@@ -1,9 +1,10 @@
 #include "ui/key_browser/key_browser_model.h"
-#include "ui/qt_text.h"
 
 #include <QBrush>
 #include <QColor>
 #include <limits>
+
+#include "ui/qt_text.h"
 
 namespace limitscope::ui {
 namespace {
@@ -87,7 +88,8 @@ QVariant KeyBrowserModel::data(const QModelIndex& index, int role) const {
     switch (index.column()) {
       case Key:
         // A cluster key's tooltip names its shard.
-        if (role == Qt::ToolTipRole && !r.node.empty()) return tr("%1\non shard %2").arg(qs(r.key), qs(r.node));
+        if (role == Qt::ToolTipRole && !r.node.empty())
+          return tr("%1\non shard %2").arg(qs(r.key), qs(r.node));
         return qs(r.key);
       case Profile:
         return qs(r.profile);

@@ -1,15 +1,16 @@
 #pragma once
 // The key browser's I/O, on its own thread: a redis::Endpoint (one connection to the server,
 // or one per master of a redis+cluster:// URL, reopened after a failure), a KeyBrowser for
-// the listing (budgeted SCAN, pipelined reads, sampled MEMORY USAGE) and raw reads of one key. Results go back as queued signals; nothing here touches a widget.
+// the listing (budgeted SCAN, pipelined reads, sampled MEMORY USAGE) and raw reads of one key.
+// Results go back as queued signals; nothing here touches a widget.
 
 #include <QObject>
 #include <QString>
 #include <memory>
 
 #include "core/probe/key_inspect.h"
-#include "core/redis/endpoint.h"
 #include "core/redis/connection.h"
+#include "core/redis/endpoint.h"
 
 namespace limitscope::ui {
 

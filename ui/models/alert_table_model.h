@@ -9,7 +9,6 @@
 
 #include <QAbstractItemModel>
 #include <QSet>
-
 #include <vector>
 
 #include "core/sources/alert_groups.h"
@@ -54,7 +53,8 @@ class AlertTableModel : public QAbstractItemModel {
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-  QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation,
+                      int role = Qt::DisplayRole) const override;
 
  private:
   static QString identity(const AlertRow& a);
@@ -63,7 +63,8 @@ class AlertTableModel : public QAbstractItemModel {
   /// The alert a line shows: a group line its worst, a child line its own; nullptr if none.
   const AlertRow* shown(const QModelIndex& index) const;
   /// Group keys and member identities in order: equal shapes update in place.
-  QStringList shape(const std::vector<AlertRow>& alerts, const std::vector<AlertGroup>& groups) const;
+  QStringList shape(const std::vector<AlertRow>& alerts,
+                    const std::vector<AlertGroup>& groups) const;
 
   std::vector<AlertRow> m_alerts;
   std::vector<AlertGroup> m_groups;

@@ -70,16 +70,21 @@ QVariant DecisionTableModel::data(const QModelIndex& index, int role) const {
   }
   // A narrow panel hides model, cost and the exact wait (NarrowColumns): the tooltip says them.
   if (role == Qt::ToolTipRole) {
-    QString tip = d.attempt > 0 ? tr("retry %1 of an earlier 429").arg(d.attempt) : tr("first attempt");
-    tip += QLatin1Char('\n') + tr("model %1, cost %2").arg(QString::fromStdString(d.model), QString::number(d.cost, 'g', 6));
+    QString tip =
+        d.attempt > 0 ? tr("retry %1 of an earlier 429").arg(d.attempt) : tr("first attempt");
+    tip += QLatin1Char('\n') +
+           tr("model %1, cost %2")
+               .arg(QString::fromStdString(d.model), QString::number(d.cost, 'g', 6));
     const QVariant wait = data(index.siblingAtColumn(RetryAfter), Qt::DisplayRole);
-    if (!wait.toString().isEmpty()) tip += QLatin1Char('\n') + tr("retry after %1").arg(wait.toString());
+    if (!wait.toString().isEmpty())
+      tip += QLatin1Char('\n') + tr("retry after %1").arg(wait.toString());
     return tip;
   }
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
     case Time:
-      return QDateTime::fromMSecsSinceEpoch(d.t_ns / 1'000'000).toString(QStringLiteral("HH:mm:ss.zzz"));
+      return QDateTime::fromMSecsSinceEpoch(d.t_ns / 1'000'000)
+          .toString(QStringLiteral("HH:mm:ss.zzz"));
     case Model:
       return QString::fromStdString(d.model);
     case Cost:

@@ -15,7 +15,17 @@ namespace limitscope::ui {
 class DecisionTableModel : public QAbstractTableModel {
   Q_OBJECT
  public:
-  enum Column { Time, Model, Cost, Result, Limit, Remaining, RetryAfter, RetryAfterSent, ColumnCount };
+  enum Column {
+    Time,
+    Model,
+    Cost,
+    Result,
+    Limit,
+    Remaining,
+    RetryAfter,
+    RetryAfterSent,
+    ColumnCount
+  };
 
   explicit DecisionTableModel(QObject* parent = nullptr);
 

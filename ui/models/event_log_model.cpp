@@ -11,15 +11,20 @@
 namespace limitscope::ui {
 namespace {
 
-bool sameEvent(const SourceEvent& a, const SourceEvent& b) { return a.t_ms == b.t_ms && a.text == b.text; }
+bool sameEvent(const SourceEvent& a, const SourceEvent& b) {
+  return a.t_ms == b.t_ms && a.text == b.text;
+}
 
 // The longest k such that the last k events of `seen` are the first k of `incoming`: the part
 // of the new list already shown. Both lists are windows on the source's one growing log, so
 // the incoming one starts at or after the seen one's start. When equal events repeat, the
 // longest overlap wins (a repeated identical event may then be missed, never duplicated).
-std::size_t overlap(const std::vector<SourceEvent>& seen, const std::vector<SourceEvent>& incoming) {
+std::size_t overlap(const std::vector<SourceEvent>& seen,
+                    const std::vector<SourceEvent>& incoming) {
   for (std::size_t k = std::min(seen.size(), incoming.size()); k > 0; --k) {
-    if (std::equal(seen.end() - static_cast<std::ptrdiff_t>(k), seen.end(), incoming.begin(), sameEvent)) return k;
+    if (std::equal(seen.end() - static_cast<std::ptrdiff_t>(k), seen.end(), incoming.begin(),
+                   sameEvent))
+      return k;
   }
   return 0;
 }
@@ -35,7 +40,10 @@ bool looksLikeFailure(QStringView text) {
   // Redis error replies as the server words them ("ERR unknown command", "NOAUTH ..."); in
   // any case "err" would match words like "deferred".
   static const QLatin1String kRedisReplies[] = {
-      QLatin1String("ERR "), QLatin1String("NOAUTH"), QLatin1String("WRONGPASS"), QLatin1String("NOPERM"),
+      QLatin1String("ERR "),
+      QLatin1String("NOAUTH"),
+      QLatin1String("WRONGPASS"),
+      QLatin1String("NOPERM"),
   };
   return std::any_of(std::begin(kAnyCase), std::end(kAnyCase),
                      [text](QLatin1String m) { return text.contains(m, Qt::CaseInsensitive); }) ||
@@ -62,7 +70,8 @@ int EventLogModel::update(const std::vector<SourceEvent>& events) {
     }
     const std::uint64_t last = m_seen.empty() ? 0 : m_seen.back().seq;
     while (known < events.size() && events[known].seq <= last) ++known;
-    if (known < events.size() && events[known].seq > last + 1) missed = events[known].seq - last - 1;
+    if (known < events.size() && events[known].seq > last + 1)
+      missed = events[known].seq - last - 1;
   } else {
     known = overlap(m_seen, events);
   }
@@ -80,16 +89,19 @@ int EventLogModel::update(const std::vector<SourceEvent>& events) {
       m_rows.erase(m_rows.begin(), m_rows.begin() + drop);
       endRemoveRows();
     }
-    const std::size_t from = events.size() - static_cast<std::size_t>(std::min(added, kMaxRows) - (missed > 0 ? 1 : 0));
+    const std::size_t from =
+        events.size() - static_cast<std::size_t>(std::min(added, kMaxRows) - (missed > 0 ? 1 : 0));
     const int first = rowCount();
-    beginInsertRows({}, first, first + static_cast<int>(events.size() - from) - 1 + (missed > 0 ? 1 : 0));
+    beginInsertRows({}, first,
+                    first + static_cast<int>(events.size() - from) - 1 + (missed > 0 ? 1 : 0));
     if (missed > 0) {
       Row gap;
       gap.t_ms = events[from].t_ms;
       gap.time = QDateTime::fromMSecsSinceEpoch(gap.t_ms).toString(QStringLiteral("HH:mm:ss"));
-      gap.text = (missed == 1 ? tr("… 1 earlier event not shown")
-                              : tr("… %1 earlier events not shown").arg(static_cast<qulonglong>(missed))) +
-                 tr(": more arrived between two updates than one carries");
+      gap.text =
+          (missed == 1 ? tr("… 1 earlier event not shown")
+                       : tr("… %1 earlier events not shown").arg(static_cast<qulonglong>(missed))) +
+          tr(": more arrived between two updates than one carries");
       gap.gap = true;
       ++m_gaps;
       m_rows.push_back(std::move(gap));
@@ -109,7 +121,9 @@ int EventLogModel::update(const std::vector<SourceEvent>& events) {
   return added;
 }
 
-void EventLogModel::clearShown() { removeAll(); }
+void EventLogModel::clearShown() {
+  removeAll();
+}
 
 void EventLogModel::removeAll() {
   if (m_rows.empty()) return;
@@ -130,7 +144,9 @@ int EventLogModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
 }
 
-int EventLogModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int EventLogModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant EventLogModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
@@ -147,9 +163,9 @@ QVariant EventLogModel::data(const QModelIndex& index, int role) const {
       return index.column() == Time ? r.time : r.text;
     case Qt::ToolTipRole:
       // The full instant (the row shows only the time of day), and long texts whole.
-      return index.column() == Time
-                 ? QDateTime::fromMSecsSinceEpoch(r.t_ms).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"))
-                 : r.text;
+      return index.column() == Time ? QDateTime::fromMSecsSinceEpoch(r.t_ms).toString(
+                                          QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"))
+                                    : r.text;
     case Qt::ForegroundRole:
       // The same red as the status bar's error and the 429 results; a gap is greyed.
       if (r.gap) return QVariant(QColor(128, 128, 128));

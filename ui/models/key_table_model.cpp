@@ -2,7 +2,6 @@
 
 #include <QColor>
 #include <QDateTime>
-
 #include <algorithm>
 #include <numeric>
 #include <string_view>
@@ -24,7 +23,9 @@ namespace {
 
 /// What tells a row apart, in one place for identity() and sameIdentity(). The algorithm tells
 /// apart the per-tier rows of two sources ("gateway metrics", "prometheus").
-auto identity_fields(const KeyRow& r) { return std::tie(r.api_key, r.tier, r.model, r.limit, r.node, r.algorithm); }
+auto identity_fields(const KeyRow& r) {
+  return std::tie(r.api_key, r.tier, r.model, r.limit, r.node, r.algorithm);
+}
 
 }  // namespace
 
@@ -92,7 +93,8 @@ void KeyTableModel::setRows(const std::vector<KeyRow>& rows) {
   std::vector<bool> changed(m_rows.size(), false);
   bool any = false;
   bool same = rows.size() == m_source.size();
-  for (std::size_t i = 0; same && i < rows.size(); ++i) same = sameIdentity(rows[i], m_rows[m_source[i]]);
+  for (std::size_t i = 0; same && i < rows.size(); ++i)
+    same = sameIdentity(rows[i], m_rows[m_source[i]]);
   if (same) {
     // The usual refresh: the same rows in the same source order as the last one.
     for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -192,7 +194,8 @@ void KeyTableModel::reorder() {
     stable_order_by(key);
   } else {
     std::vector<QString> key(n);
-    for (std::size_t i = 0; i < n; ++i) key[i] = data(index(static_cast<int>(i), m_sortColumn), SortRole).toString();
+    for (std::size_t i = 0; i < n; ++i)
+      key[i] = data(index(static_cast<int>(i), m_sortColumn), SortRole).toString();
     stable_order_by(key);
   }
   bool moved = false;
@@ -214,7 +217,8 @@ void KeyTableModel::reorder() {
   const QModelIndexList from = persistentIndexList();
   QModelIndexList to;
   to.reserve(from.size());
-  for (const QModelIndex& i : from) to.append(index(where[static_cast<std::size_t>(i.row())], i.column()));
+  for (const QModelIndex& i : from)
+    to.append(index(where[static_cast<std::size_t>(i.row())], i.column()));
   changePersistentIndexList(from, to);
   emit layoutChanged({}, QAbstractItemModel::VerticalSortHint);
 }
@@ -222,16 +226,24 @@ void KeyTableModel::reorder() {
 std::optional<double> KeyTableModel::sortNumber(const KeyRow& r, int column) {
   // Figures a source does not report sort below every reported one.
   switch (column) {
-    case Level: return r.level;
-    case Occupancy: return r.occupancy.value_or(-1.0);
-    case Rejected: return r.rates_reported ? r.rejected_per_s : -1.0;
-    case PeakRejected: return r.peak_rejected_per_s.value_or(-1.0);
+    case Level:
+      return r.level;
+    case Occupancy:
+      return r.occupancy.value_or(-1.0);
+    case Rejected:
+      return r.rates_reported ? r.rejected_per_s : -1.0;
+    case PeakRejected:
+      return r.peak_rejected_per_s.value_or(-1.0);
     case Shadow:
       return r.shadow_would_refuse_in_view.value_or(-1.0);
-    case Spend: return r.spend_reported ? r.spend : -1.0;
-    case QuotaBurn: return r.quota_reported ? r.quota_burn : -1.0;
-    case LastSeen: return static_cast<double>(r.last_seen_ms);
-    default: return std::nullopt;
+    case Spend:
+      return r.spend_reported ? r.spend : -1.0;
+    case QuotaBurn:
+      return r.quota_reported ? r.quota_burn : -1.0;
+    case LastSeen:
+      return static_cast<double>(r.last_seen_ms);
+    default:
+      return std::nullopt;
   }
 }
 
@@ -277,19 +289,21 @@ QString KeyTableModel::compactName(const KeyRow& r) {
   // elides it in its middle ("campus-…/llm_tokens").
   QString text = displayName(r);
   if (!r.model.empty()) text += QLatin1Char('/') + QString::fromStdString(r.model);
-  if (!r.limit.empty() && r.limit != "requests") text += QLatin1Char('/') + QString::fromStdString(r.limit);
+  if (!r.limit.empty() && r.limit != "requests")
+    text += QLatin1Char('/') + QString::fromStdString(r.limit);
   return text;
 }
 
 QString KeyTableModel::levelAmounts(const KeyRow& r) {
   // Tenths of small buckets matter; of a million-token bucket they are noise.
-  return QString(format_amount(r.level * r.capacity, r.capacity >= 1000 ? 0 : 1) + QStringLiteral(" / ") +
-                 format_capacity(r.capacity));
+  return QString(format_amount(r.level * r.capacity, r.capacity >= 1000 ? 0 : 1) +
+                 QStringLiteral(" / ") + format_capacity(r.capacity));
 }
 
 QVariant KeyTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal) return {};
-  if (role == Qt::ToolTipRole && section == QuotaBurn) return tr("Daily quota burn: today's cost units / the daily quota");
+  if (role == Qt::ToolTipRole && section == QuotaBurn)
+    return tr("Daily quota burn: today's cost units / the daily quota");
   if (role == Qt::ToolTipRole && section == Shadow) {
     return tr(
         "The rule's shadow config (never enforced): this key's requests in the chart window that "
@@ -298,22 +312,36 @@ QVariant KeyTableModel::headerData(int section, Qt::Orientation orientation, int
   }
   if (role != Qt::DisplayRole) return {};
   switch (section) {
-    case Key: return tr("Key");
-    case Tier: return tr("Tier");
-    case Model: return tr("Model");
-    case Limit: return tr("Limit");
-    case Algorithm: return tr("Algorithm");
-    case Level: return tr("Level");
-    case Occupancy: return tr("Occupancy");
-    case Rejected: return tr("429/s");
-    case PeakRejected: return m_compact ? tr("Peak") : tr("Peak 429/s");
+    case Key:
+      return tr("Key");
+    case Tier:
+      return tr("Tier");
+    case Model:
+      return tr("Model");
+    case Limit:
+      return tr("Limit");
+    case Algorithm:
+      return tr("Algorithm");
+    case Level:
+      return tr("Level");
+    case Occupancy:
+      return tr("Occupancy");
+    case Rejected:
+      return tr("429/s");
+    case PeakRejected:
+      return m_compact ? tr("Peak") : tr("Peak 429/s");
     case Shadow:
       return tr("Shadow");
-    case Spend: return tr("Spend");
-    case QuotaBurn: return tr("Burn");
-    case LastSeen: return tr("Last seen");
-    case Trend: return tr("Level trend");
-    default: return {};
+    case Spend:
+      return tr("Spend");
+    case QuotaBurn:
+      return tr("Burn");
+    case LastSeen:
+      return tr("Last seen");
+    case Trend:
+      return tr("Level trend");
+    default:
+      return {};
   }
 }
 
@@ -332,7 +360,8 @@ QVariant KeyTableModel::data(const QModelIndex& index, int role) const {
     for (double v : r.sparkline) values.append(v);
     return values;
   }
-  if (role == Qt::TextAlignmentRole && ((col >= Level && col <= QuotaBurn) || col == Occupancy || col == LastSeen)) {
+  if (role == Qt::TextAlignmentRole &&
+      ((col >= Level && col <= QuotaBurn) || col == Occupancy || col == LastSeen)) {
     return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
   }
   if (role == Qt::ForegroundRole) {
@@ -347,11 +376,13 @@ QVariant KeyTableModel::data(const QModelIndex& index, int role) const {
   }
   if (role == Qt::ToolTipRole) {
     if (col == Key && m_compact) {
-      return QStringLiteral("%1\n%2 · %3\n%4").arg(displayName(r), QString::fromStdString(r.model),
-                                                 QString::fromStdString(r.limit), QString::fromStdString(r.parameters));
+      return QStringLiteral("%1\n%2 · %3\n%4")
+          .arg(displayName(r), QString::fromStdString(r.model), QString::fromStdString(r.limit),
+               QString::fromStdString(r.parameters));
     }
     if (col == Key && r.name != r.api_key && !r.name.empty()) {
-      return QStringLiteral("%1\n%2").arg(QString::fromStdString(r.api_key), QString::fromStdString(r.parameters));
+      return QStringLiteral("%1\n%2").arg(QString::fromStdString(r.api_key),
+                                          QString::fromStdString(r.parameters));
     }
     if (col == Shadow) {
       if (!r.shadow_would_refuse_in_view)
@@ -370,11 +401,16 @@ QVariant KeyTableModel::data(const QModelIndex& index, int role) const {
   }
   if (role != Qt::DisplayRole) return {};
   switch (col) {
-    case Key: return m_compact ? compactName(r) : displayName(r);
-    case Tier: return QString::fromStdString(r.tier);
-    case Model: return QString::fromStdString(r.model);
-    case Limit: return QString::fromStdString(r.limit);
-    case Algorithm: return QString::fromStdString(r.algorithm);
+    case Key:
+      return m_compact ? compactName(r) : displayName(r);
+    case Tier:
+      return QString::fromStdString(r.tier);
+    case Model:
+      return QString::fromStdString(r.model);
+    case Limit:
+      return QString::fromStdString(r.limit);
+    case Algorithm:
+      return QString::fromStdString(r.algorithm);
     case Level:
       // Rows of gateway metrics carry rates, not levels (no capacity known).
       if (r.capacity <= 0) return kNotReported;
@@ -382,7 +418,8 @@ QVariant KeyTableModel::data(const QModelIndex& index, int role) const {
       return levelAmounts(r);
     case Occupancy:
       return r.occupancy ? QStringLiteral("%1%").arg(*r.occupancy * 100, 0, 'f', 1) : kNotReported;
-    case Rejected: return r.rates_reported ? QString::number(r.rejected_per_s, 'f', 1) : kNotReported;
+    case Rejected:
+      return r.rates_reported ? QString::number(r.rejected_per_s, 'f', 1) : kNotReported;
     case PeakRejected:
       return r.peak_rejected_per_s ? QString::number(*r.peak_rejected_per_s, 'f', 1) : kNotReported;
     case Shadow:
@@ -392,14 +429,17 @@ QVariant KeyTableModel::data(const QModelIndex& index, int role) const {
       // Compact: the count alone, red (the tooltip says what it counts), so nothing scrolls.
       if (m_compact) return QString::number(*r.shadow_would_refuse_in_view, 'f', 0);
       return tr("would refuse %1").arg(*r.shadow_would_refuse_in_view, 0, 'f', 0);
-    case Spend: return r.spend_reported ? QStringLiteral("$%1").arg(r.spend, 0, 'f', 2) : kNotReported;
+    case Spend:
+      return r.spend_reported ? QStringLiteral("$%1").arg(r.spend, 0, 'f', 2) : kNotReported;
     case QuotaBurn:
-      return r.quota_reported ? QStringLiteral("%1%").arg(r.quota_burn * 100, 0, 'f', 1) : kNotReported;
+      return r.quota_reported ? QStringLiteral("%1%").arg(r.quota_burn * 100, 0, 'f', 1)
+                              : kNotReported;
     case LastSeen:
-      return r.last_seen_ms > 0
-                 ? QDateTime::fromMSecsSinceEpoch(r.last_seen_ms).toString(QStringLiteral("HH:mm:ss"))
-                 : kNotReported;
-    default: return {};
+      return r.last_seen_ms > 0 ? QDateTime::fromMSecsSinceEpoch(r.last_seen_ms)
+                                      .toString(QStringLiteral("HH:mm:ss"))
+                                : kNotReported;
+    default:
+      return {};
   }
 }
 

@@ -6,7 +6,6 @@
 
 #include <QAbstractTableModel>
 #include <QSortFilterProxyModel>
-
 #include <map>
 #include <optional>
 #include <string>
@@ -71,7 +70,8 @@ class KeyTableModel : public QAbstractTableModel {
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-  QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation,
+                      int role = Qt::DisplayRole) const override;
 
  private:
   /// "0.9 / 60", "800,000 / 2,000,000": what is left of what the key holds.
@@ -88,7 +88,7 @@ class KeyTableModel : public QAbstractTableModel {
   static std::optional<double> sortNumber(const KeyRow& r, int column);
 
   std::vector<KeyRow> m_rows;
-  std::vector<std::string> m_ids;  // identity of each row (identities() in the .cpp)
+  std::vector<std::string> m_ids;     // identity of each row (identities() in the .cpp)
   std::vector<std::size_t> m_source;  // the last refresh's i-th row is m_rows[m_source[i]]
   bool m_compact = false;
   int m_sortColumn = -1;  // -1: rows stay where they are; new rows are appended

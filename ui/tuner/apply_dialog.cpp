@@ -33,24 +33,23 @@ ApplyDialog::ApplyDialog(const tuner::ChangePreview& p, const QString& target, c
               .arg(p.expect_version)
               .arg(who.toHtmlEscaped());
   if (p.current && p.candidate) {
-    const QString whose = p.key.empty() ? tr("429s on the loaded trace")
-                                        : tr("429s of key %1 on the loaded trace")
-                                              .arg((key_shown.isEmpty() ? qs(p.key) : key_shown)
-                                                       .toHtmlEscaped());
+    const QString whose =
+        p.key.empty() ? tr("429s on the loaded trace")
+                      : tr("429s of key %1 on the loaded trace")
+                            .arg((key_shown.isEmpty() ? qs(p.key) : key_shown).toHtmlEscaped());
     text += tr("<tr><td>predicted</td><td>%3: current %1 → candidate %2</td></tr>")
                 .arg(html(tuner::describe_429s(*p.current)),
                      html(tuner::describe_429s(*p.candidate)), whose);
   } else if (!p.key.empty()) {
-    text += tr("<tr><td>predicted</td><td>the key has no requests in the loaded trace (or no "
-               "trace is loaded): no prediction</td></tr>");
+    text +=
+        tr("<tr><td>predicted</td><td>the key has no requests in the loaded trace (or no "
+           "trace is loaded): no prediction</td></tr>");
   } else {
     text += tr("<tr><td>predicted</td><td>no trace loaded: no prediction</td></tr>");
   }
   text += QStringLiteral("</table>");
   for (const auto& note : p.notes) text += tr("<p>Note: %1</p>").arg(html(note));
-  if (p.refused)
-    text += tr("<p><font color=#d03030>Refused: %1</font></p>")
-                .arg(html(*p.refused));
+  if (p.refused) text += tr("<p><font color=#d03030>Refused: %1</font></p>").arg(html(*p.refused));
   m_diff = new QLabel(text, this);
   m_diff->setWordWrap(true);
   m_diff->setTextInteractionFlags(Qt::TextSelectableByMouse);

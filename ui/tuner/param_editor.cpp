@@ -99,7 +99,8 @@ ParamEditor::ParamEditor(const QString& title, QWidget* parent) : QGroupBox(titl
   grid->addWidget(m_rateUnit, 3, 3);
   // The unit is part of the value ("100 per minute" → "100 per hour"): the number stays, so
   // nothing is rounded by a conversion to the spin box's decimals.
-  m_rateUnit->setToolTip(tr("Per second, minute, hour or day: the number stays when the unit changes"));
+  m_rateUnit->setToolTip(
+      tr("Per second, minute, hour or day: the number stays when the unit changes"));
   connect(m_rateUnit, &QComboBox::currentIndexChanged, this, [this](int u) {
     if (u < 0 || u == m_unitShown) return;
     m_unitShown = u;

@@ -102,8 +102,9 @@ void SweepHeatmap::paintEvent(QPaintEvent*) {
   const QString xName = window ? tr("window (s)") : tr("capacity");
   const QString yName = window ? tr("limit") : tr("refill (/s)");
   // The legend in full where it fits, else a short form (beside the advice the map is narrow).
-  QString legend = tr("colour: 429 ratio of well-behaved keys (green 0, yellow 1%, red 100%)   "
-                      "outline: Pareto frontier   ★ recommended");
+  QString legend =
+      tr("colour: 429 ratio of well-behaved keys (green 0, yellow 1%, red 100%)   "
+         "outline: Pareto frontier   ★ recommended");
   if (painter.fontMetrics().horizontalAdvance(legend) > width())
     legend = tr("well-behaved 429s: green 0, yellow 1%, red 100%  □ frontier  ★ best");
   painter.drawText(QRect(0, 2, width(), kTop - 4), Qt::AlignCenter,

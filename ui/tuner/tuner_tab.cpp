@@ -358,11 +358,10 @@ void TunerTab::study(TracePtr trace, const QString& source, std::size_t skipped,
   s.trace = std::move(trace);
   s.source = source;
   s.skipped = skipped;
-  QMetaObject::invokeMethod(
-      m_jobs, [w = m_jobs, s, a = m_candidate->params().algorithm, n = m_sweepPanel->steps(0),
-               c = m_cancel] {
-        if (w) w->studyTrace(s, a, n, c);
-      });
+  QMetaObject::invokeMethod(m_jobs, [w = m_jobs, s, a = m_candidate->params().algorithm,
+                                     n = m_sweepPanel->steps(0), c = m_cancel] {
+    if (w) w->studyTrace(s, a, n, c);
+  });
 }
 
 void TunerTab::onTraceStudied(const TraceStudy& s) {

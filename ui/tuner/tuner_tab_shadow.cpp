@@ -41,9 +41,10 @@ void TunerTab::putInShadow() {
   const auto change = shadowChange(refusal);
   if (!change) return;
   setLiveStatus(tr("Writing shadow version %1…").arg(m_shadowVersion + 1), false);
-  QMetaObject::invokeMethod(m_redis, [w = m_redis, t = target(), config = plan.config, c = *change] {
-    if (w) w->setShadow(t, config, c);
-  });
+  QMetaObject::invokeMethod(m_redis,
+                            [w = m_redis, t = target(), config = plan.config, c = *change] {
+                              if (w) w->setShadow(t, config, c);
+                            });
 }
 
 void TunerTab::clearShadow() {

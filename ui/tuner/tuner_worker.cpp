@@ -29,11 +29,13 @@ redis::Result<T> on_target(const RuleTarget& target, redis::KeySchema& schema, O
   // already resolved by the connection), the prefix, the one default timeout.
   redis::ClientOptionText given;
   given.url = redis::GivenOption{"Redis URL", target.url.toStdString()};
-  if (!target.prefix.isEmpty()) given.prefix = redis::GivenOption{"prefix", target.prefix.toStdString()};
+  if (!target.prefix.isEmpty())
+    given.prefix = redis::GivenOption{"prefix", target.prefix.toStdString()};
   auto options = redis::parse_client_options(given, nullptr, true);
   if (!options) return redis::RedisError{redis::ErrorKind::usage, options.error()};
   schema = options->schema;
-  redis::Endpoint endpoint(options->url, redis::EndpointOptions::with(options->connect), SteadyClock::instance());
+  redis::Endpoint endpoint(options->url, redis::EndpointOptions::with(options->connect),
+                           SteadyClock::instance());
   return endpoint.on_rule<T>(schema, target.rule.toStdString(), op);
 }
 
@@ -194,8 +196,9 @@ void TunerWorker::keyCounts(const TracePtr& trace, const std::string& key,
   emit keyCountsReady(r);
 }
 
-void TunerWorker::computeOutage(const TracePtr& trace, const LimitParams& params, const QString& outage,
-                                int replicas, const PricingPtr& pricing, int generation) {
+void TunerWorker::computeOutage(const TracePtr& trace, const LimitParams& params,
+                                const QString& outage, int replicas, const PricingPtr& pricing,
+                                int generation) {
   ScenarioResult r;
   r.kind = ScenarioResult::Kind::outage;
   r.generation = generation;
@@ -218,7 +221,8 @@ void TunerWorker::computeOutage(const TracePtr& trace, const LimitParams& params
 }
 
 void TunerWorker::computeRouting(const TracePtr& trace, const LimitParams& params, int under_tokens,
-                                 const QString& to_model, const PricingPtr& pricing, int generation) {
+                                 const QString& to_model, const PricingPtr& pricing,
+                                 int generation) {
   ScenarioResult r;
   r.kind = ScenarioResult::Kind::routing;
   r.generation = generation;

@@ -73,7 +73,7 @@ struct SweepOutcome {
 /// One key's replay counts with the current and the candidate setting (for a key's override).
 struct KeyCountsResult {
   int request = 0;
-  std::optional<tuner::Counts> current;    ///< nullopt when the key is not in the trace
+  std::optional<tuner::Counts> current;  ///< nullopt when the key is not in the trace
   std::optional<tuner::Counts> candidate;
   QString error;
 };

@@ -133,7 +133,9 @@ void WhatIfChart::rescale() {
   const double top = std::max(floor, std::max(m_maxCurrent, m_maxCandidate));
   if (m_rejected->max() != top * 1.1) m_rejected->setRange(0, top * 1.1);
   // Levels are 0..100%; a quota burn can pass 100% (over quota), so its axis grows.
-  const double left = m_view == View::spend ? std::max(100.0, std::max(m_leftCurrent, m_leftCandidate) * 1.1) : 100.0;
+  const double left = m_view == View::spend
+                          ? std::max(100.0, std::max(m_leftCurrent, m_leftCandidate) * 1.1)
+                          : 100.0;
   if (m_level->max() != left) m_level->setRange(0, left);
   const double span = std::max(1.0, std::max(m_spanCurrent, m_spanCandidate));
   if (m_x->max() != span) m_x->setRange(0, span);

@@ -3,12 +3,12 @@
 // raw key the policy lists is shown by its hash, with its name, never as itself; any other
 // label is shown as written.
 
+#include "core/audit/audit_names.h"
+
 #include <gtest/gtest.h>
 
-#include "named_test_policy.h"
-
-#include "core/audit/audit_names.h"
 #include "core/common/sha256.h"
+#include "named_test_policy.h"
 
 namespace limitscope::test {
 namespace {
@@ -22,12 +22,13 @@ TEST(AuditNames, LabelsAreNamedAndRawKeysNeverShown) {
     std::string label, key, name;
   };
   const Row rows[] = {
-      {acme, acme, "acme-prod"},                                        // api_key_hash
-      {sha256_hex("sk-acme").substr(0, 32) + ":m", sha256_hex("sk-acme").substr(0, 32) + ":m", "acme-prod"},
-      {"sk-acme", acme, "acme-prod"},                                   // a raw key: its hash
-      {"sk-anon", api_key_hash("sk-anon"), ""},                         // raw, unnamed: still hashed
+      {acme, acme, "acme-prod"},  // api_key_hash
+      {sha256_hex("sk-acme").substr(0, 32) + ":m", sha256_hex("sk-acme").substr(0, 32) + ":m",
+       "acme-prod"},
+      {"sk-acme", acme, "acme-prod"},            // a raw key: its hash
+      {"sk-anon", api_key_hash("sk-anon"), ""},  // raw, unnamed: still hashed
       {"0123456789abcdef:m", "0123456789abcdef:m", "from-file"},
-      {"tenant-a", "tenant-a", ""},                                     // not a key we know
+      {"tenant-a", "tenant-a", ""},  // not a key we know
   };
   for (const Row& r : rows) {
     const auto shown = audit::show_key(r.label, names, &policy);

@@ -3,13 +3,13 @@
 // row's detail, the key named and never shown raw; a cluster's skewed master reads SKEW and the
 // reference master "reference".
 
+#include "core/audit/audit_tables.h"
+
 #include <gtest/gtest.h>
 
-#include "named_test_policy.h"
-
 #include "core/audit/audit_names.h"
-#include "core/audit/audit_tables.h"
 #include "core/common/sha256.h"
+#include "named_test_policy.h"
 
 namespace limitscope::test {
 namespace {
@@ -19,7 +19,8 @@ TEST(AuditTables, ReplicaLeakRowNamesTheTenant) {
   std::vector<audit::ReplicaWindow> ws(2);
   for (auto& w : ws) {
     w.window_s = 10;
-    w.admitted_cost[{api_key_hash("sk-acme"), "m"}] = 20;  // each replica: its own full 10 + 10 s refill
+    w.admitted_cost[{api_key_hash("sk-acme"), "m"}] =
+        20;  // each replica: its own full 10 + 10 s refill
   }
   const ResultTable t = audit::replica_table(audit::audit_replicas(ws, policy));
   ASSERT_EQ(t.rows.size(), 1u);
@@ -37,11 +38,12 @@ TEST(AuditTables, ReplicaLeakRowNamesTheTenant) {
 TEST(AuditTables, RetryAfterLieIsFlaggedWithExamplesAndNoRawKey) {
   const Policy policy = named_test_policy();
   const std::int64_t t0 = 1'796'120'229'000'000;
-  const std::vector<audit::LoggedDecision> ds = {
-      {t0, "sk-acme", false, 200'000}, {t0 + 300'000, "sk-acme", false, 200'000},
-      {t0 + 1'000'000, "sk-acme", false, 200'000}, {t0 + 1'500'000, "sk-acme", true, std::nullopt},
-      {t0, "other", false, 1'000'000},
-      {t0 + 10'000, "other", false, 1'000'000}};
+  const std::vector<audit::LoggedDecision> ds = {{t0, "sk-acme", false, 200'000},
+                                                 {t0 + 300'000, "sk-acme", false, 200'000},
+                                                 {t0 + 1'000'000, "sk-acme", false, 200'000},
+                                                 {t0 + 1'500'000, "sk-acme", true, std::nullopt},
+                                                 {t0, "other", false, 1'000'000},
+                                                 {t0 + 10'000, "other", false, 1'000'000}};
   auto a = audit::audit_retry_after(ds);
   audit::name_keys(a, audit::policy_key_names(policy), &policy);
   audit::DecisionRead read;
@@ -54,8 +56,9 @@ TEST(AuditTables, RetryAfterLieIsFlaggedWithExamplesAndNoRawKey) {
   EXPECT_EQ(t.rows[0].cells[1], api_key_hash("sk-acme"));
   EXPECT_EQ(t.rows[0].cells[5], "2");
   EXPECT_TRUE(t.rows[0].flagged);
-  EXPECT_EQ(t.rows[0].detail, "lie: promised 0.200 s, waited 0.300 s, refused again\n"
-                              "lie: promised 0.200 s, waited 0.700 s, refused again");
+  EXPECT_EQ(t.rows[0].detail,
+            "lie: promised 0.200 s, waited 0.300 s, refused again\n"
+            "lie: promised 0.200 s, waited 0.700 s, refused again");
   EXPECT_EQ(t.rows[1].cells[7], "impatient client");
   for (const auto& r : t.rows) {
     for (const auto& c : r.cells) EXPECT_EQ(c.find("sk-acme"), std::string::npos) << c;

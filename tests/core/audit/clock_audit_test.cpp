@@ -6,9 +6,10 @@
 // is flagged (one that could not be read is an error), and the gateways are judged against the
 // reference, not against a skewed master.
 
+#include "core/audit/clock_audit.h"
+
 #include <gtest/gtest.h>
 
-#include "core/audit/clock_audit.h"
 #include "core/common/http_date.h"
 #include "support/canned_http_server.h"
 
@@ -96,7 +97,9 @@ TEST(ClockAudit, ReadsTheTimeGaugeAndDateHeaderOfAnHttpAnswer) {
   CannedHttpServer server;
   CannedHttpServer::Response r;
   r.body = "limitscope_gateway_time_seconds " + std::to_string(kT + 5.25) + "\n";
-  const std::string date_line = "Date: " + format_http_date(Nanos{static_cast<std::int64_t>(kT + 5) * 1'000'000'000}) + "\r\n";
+  const std::string date_line =
+      "Date: " + format_http_date(Nanos{static_cast<std::int64_t>(kT + 5) * 1'000'000'000}) +
+      "\r\n";
   server.add_headers(date_line);
   server.respond(r);
   auto url = probe::parse_http_url(server.url());

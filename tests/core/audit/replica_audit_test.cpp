@@ -3,9 +3,10 @@
 // start, or from quota burn; two replicas at the full limit each are a ~2x leak named as
 // per-replica counting; one shared limit is not flagged.
 
+#include "core/audit/replica_audit.h"
+
 #include <gtest/gtest.h>
 
-#include "core/audit/replica_audit.h"
 #include "core/common/sha256.h"
 #include "core/limiter/limiter.h"
 #include "support/limit_params_builders.h"
@@ -43,9 +44,11 @@ std::string admitted(const std::string& key, double cost) {
 TEST(ReplicaAudit, BoundIsNeverExceededByOneLimiterAndNearlyReached) {
   // A steady stream reaches the bucket and log bounds; the fixed-window bound assumes a burst
   // on each side of a boundary, which a steady stream does not make.
-  const std::pair<Algorithm, double> rows[] = {
-      {Algorithm::token_bucket, 0.95}, {Algorithm::gcra, 0.95}, {Algorithm::sliding_log, 0.8},
-      {Algorithm::sliding_counter, 0.6}, {Algorithm::fixed_window, 0.6}};
+  const std::pair<Algorithm, double> rows[] = {{Algorithm::token_bucket, 0.95},
+                                               {Algorithm::gcra, 0.95},
+                                               {Algorithm::sliding_log, 0.8},
+                                               {Algorithm::sliding_counter, 0.6},
+                                               {Algorithm::fixed_window, 0.6}};
   for (const auto& [a, reached] : rows) {
     const LimitParams p = typical(a);
     ManualClock clock;
@@ -130,12 +133,14 @@ TEST(ReplicaAudit, UnlistedKeysTakeTheDefaultTierAndOverflowIsNoted) {
 
 TEST(ReplicaAudit, WindowBetweenTwoScrapesHandlesResetsAndDegraded) {
   const Policy pol = policy();
-  const auto before = scrape(admitted("alice", 100) + admitted("bob", 50) +
-                                 "limitscope_requests_total{tier=\"free\",model=\"m\",decision=\"degraded\"} 2\n",
-                             1'000'000);
-  const auto after = scrape(admitted("alice", 130) + admitted("bob", 7) +
-                                "limitscope_requests_total{tier=\"free\",model=\"m\",decision=\"degraded\"} 5\n",
-                            1'010'000);
+  const auto before =
+      scrape(admitted("alice", 100) + admitted("bob", 50) +
+                 "limitscope_requests_total{tier=\"free\",model=\"m\",decision=\"degraded\"} 2\n",
+             1'000'000);
+  const auto after =
+      scrape(admitted("alice", 130) + admitted("bob", 7) +
+                 "limitscope_requests_total{tier=\"free\",model=\"m\",decision=\"degraded\"} 5\n",
+             1'010'000);
   auto w = audit::window_between(before, after, pol, "a");
   ASSERT_TRUE(w.ok()) << w.error();
   EXPECT_DOUBLE_EQ(w->window_s, 10);
@@ -151,16 +156,19 @@ TEST(ReplicaAudit, WindowBetweenTwoScrapesHandlesResetsAndDegraded) {
 
 TEST(ReplicaAudit, QuotaBurnOfForeignGatewaysGivesCostUnits) {
   const std::string h = api_key_hash("alice");
-  const auto before = scrape("gateway_quota_burn_ratio{api_key_hash=\"" + h + "\",model=\"m\"} 0.01\n", 0);
-  const auto after = scrape("gateway_quota_burn_ratio{api_key_hash=\"" + h + "\",model=\"m\"} 0.035\n", 5000);
+  const auto before =
+      scrape("gateway_quota_burn_ratio{api_key_hash=\"" + h + "\",model=\"m\"} 0.01\n", 0);
+  const auto after =
+      scrape("gateway_quota_burn_ratio{api_key_hash=\"" + h + "\",model=\"m\"} 0.035\n", 5000);
   auto w = audit::window_between(before, after, policy(), "foreign");
   ASSERT_TRUE(w.ok()) << w.error();
   EXPECT_NEAR((w->admitted_cost[{h, "m"}]), 25, 1e-9);  // 0.025 of a 1000 quota
 }
 
 TEST(ReplicaAudit, SinceStartUsesTheGatewaysOwnClock) {
-  const auto s = scrape(admitted("alice", 12) + "limitscope_gateway_time_seconds 1700000010.5\n"
-                                                "limitscope_gateway_start_time_seconds 1700000000.5\n",
+  const auto s = scrape(admitted("alice", 12) +
+                            "limitscope_gateway_time_seconds 1700000010.5\n"
+                            "limitscope_gateway_start_time_seconds 1700000000.5\n",
                         0);
   auto w = audit::window_since_start(s, "a");
   ASSERT_TRUE(w.ok()) << w.error();

@@ -2,16 +2,18 @@
 // key's next decision (early = impatient, refused after the full wait = lie, admitted after it
 // = honoured, none = unanswered), keys do not mix, and examples are capped.
 
-#include <gtest/gtest.h>
-
 #include "core/audit/retry_after_audit.h"
+
+#include <gtest/gtest.h>
 
 namespace limitscope::test {
 namespace {
 
 using audit::LoggedDecision;
 
-LoggedDecision ok(std::int64_t t, const std::string& key = "a") { return {t, key, true, std::nullopt}; }
+LoggedDecision ok(std::int64_t t, const std::string& key = "a") {
+  return {t, key, true, std::nullopt};
+}
 LoggedDecision no(std::int64_t t, std::int64_t retry, const std::string& key = "a") {
   return {t, key, false, retry};
 }
@@ -40,7 +42,7 @@ TEST(RetryAfterAudit, EachRefusalIsJudgedByTheKeysNextDecision) {
 
 TEST(RetryAfterAudit, KeysDoNotMixAndTheLyingKeyComesFirst) {
   const std::vector<LoggedDecision> ds = {
-      no(0, 100'000, "honest"), no(10, 200'000, "liar"),  ok(100'000, "honest"),
+      no(0, 100'000, "honest"),     no(10, 200'000, "liar"),      ok(100'000, "honest"),
       no(200'010, 200'000, "liar"), no(400'010, 200'000, "liar"), ok(400'020, "other"),
   };
   const auto a = audit::audit_retry_after(ds);

@@ -12,8 +12,9 @@ TEST(Base64, Rfc4648Vectors) {
     const char* in;
     const char* out;
   };
-  for (const Row& r : {Row{"", ""}, Row{"f", "Zg=="}, Row{"fo", "Zm8="}, Row{"foo", "Zm9v"},
-                       Row{"foob", "Zm9vYg=="}, Row{"fooba", "Zm9vYmE="}, Row{"foobar", "Zm9vYmFy"}}) {
+  for (const Row& r :
+       {Row{"", ""}, Row{"f", "Zg=="}, Row{"fo", "Zm8="}, Row{"foo", "Zm9v"},
+        Row{"foob", "Zm9vYg=="}, Row{"fooba", "Zm9vYmE="}, Row{"foobar", "Zm9vYmFy"}}) {
     EXPECT_EQ(base64_encode(r.in), r.out) << r.in;
   }
 }

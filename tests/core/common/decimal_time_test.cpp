@@ -33,8 +33,8 @@ TEST(DecimalSeconds, ConvertsTheTextExactly) {
       {"5.", 5'000'000'000},
       {"+2", 2'000'000'000},
       {"-0.25", -250'000'000},
-      {"0.0000000014", 1},        // rounds to the nearest ns
-      {"0.0000000015", 2},        // halves away from zero
+      {"0.0000000014", 1},  // rounds to the nearest ns
+      {"0.0000000015", 2},  // halves away from zero
       {"-0.0000000015", -2},
       {"0.00000000149999999999", 1},
       {"0.000000000999999999999999999999", 1},

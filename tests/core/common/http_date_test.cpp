@@ -1,9 +1,9 @@
 // Verifies the HTTP Date header: IMF-fixdate written truncated to the second, read back, and
 // anything else refused with the text named.
 
-#include <gtest/gtest.h>
-
 #include "core/common/http_date.h"
+
+#include <gtest/gtest.h>
 
 namespace limitscope {
 namespace {

@@ -139,7 +139,8 @@ TEST_P(SavedMetricsAuth, PassesWithTheRightSecretAndNames401Otherwise) {
       if (name == "GW_SECRET") return secret;
       return std::nullopt;
     };
-    const auto keychain = saved.secret == SecretStorage::keychain ? std::optional<std::string>(secret) : std::nullopt;
+    const auto keychain =
+        saved.secret == SecretStorage::keychain ? std::optional<std::string>(secret) : std::nullopt;
     auto target = resolve_connection(saved, env, keychain);
     EXPECT_TRUE(target.ok()) << target.error();
     return target ? check_connection(*target, quick(), clock) : CheckResult{};
@@ -159,7 +160,8 @@ TEST_P(SavedMetricsAuth, PassesWithTheRightSecretAndNames401Otherwise) {
     SCOPED_TRACE(what);
     EXPECT_FALSE(result.ok);
     EXPECT_EQ(result.error_kind, "http");
-    EXPECT_NE(result.message.find("GET " + server.url() + ": HTTP 401"), std::string::npos) << result.message;
+    EXPECT_NE(result.message.find("GET " + server.url() + ": HTTP 401"), std::string::npos)
+        << result.message;
     EXPECT_EQ(result.message.find(row.right), std::string::npos) << result.message;
     EXPECT_EQ(result.message.find(row.wrong), std::string::npos) << result.message;
   }
@@ -168,9 +170,11 @@ TEST_P(SavedMetricsAuth, PassesWithTheRightSecretAndNames401Otherwise) {
 INSTANTIATE_TEST_SUITE_P(
     BasicAndBearer, SavedMetricsAuth,
     ::testing::Values(SavedAuthRow{"basic_from_env", HttpAuth::basic, SecretStorage::env,
-                                   "Basic c2NyYXBlcjpzM2NyM3QtcHc=", "scraper", "s3cr3t-pw", "n0t-the-pw"},
-                      SavedAuthRow{"bearer_from_keychain", HttpAuth::bearer, SecretStorage::keychain,
-                                   "Bearer t0ken-for-metrics", "", "t0ken-for-metrics", "wr0ng-t0ken"}),
+                                   "Basic c2NyYXBlcjpzM2NyM3QtcHc=", "scraper", "s3cr3t-pw",
+                                   "n0t-the-pw"},
+                      SavedAuthRow{"bearer_from_keychain", HttpAuth::bearer,
+                                   SecretStorage::keychain, "Bearer t0ken-for-metrics", "",
+                                   "t0ken-for-metrics", "wr0ng-t0ken"}),
     [](const auto& row) { return std::string(row.param.name); });
 
 }  // namespace

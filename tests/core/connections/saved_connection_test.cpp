@@ -63,7 +63,8 @@ SavedConnection prom_conn() {
 TEST(SavedConnection, ValidatesAndNamesTheField) {
   EXPECT_TRUE(validate(redis_conn()).ok());
   EXPECT_TRUE(validate(prom_conn()).ok());
-  for (const Nanos edge : {Nanos(std::chrono::milliseconds(100)), Nanos(std::chrono::minutes(10))}) {
+  for (const Nanos edge :
+       {Nanos(std::chrono::milliseconds(100)), Nanos(std::chrono::minutes(10))}) {
     auto c = prom_conn();
     c.scrape_interval = edge;
     EXPECT_TRUE(validate(c).ok()) << "the bounds themselves are allowed";

@@ -4,7 +4,6 @@
 #include "core/connections/secret_resolution.h"
 
 #include <gtest/gtest.h>
-
 #include <sys/stat.h>
 
 #include <fstream>
@@ -127,14 +126,16 @@ TEST(SecretPlan, ATypedSecretWinsThenTheKeychainThenTheEnvironment) {
   EXPECT_FALSE(typed.read_keychain);
   EXPECT_EQ(typed.connection.secret, SecretStorage::keychain);
   EXPECT_EQ(typed.connection.secret_env, "");
-  auto r = resolve_connection(typed.connection, env_of({{"PROD_REDIS_PW", "env-pw"}}), typed.secret);
+  auto r =
+      resolve_connection(typed.connection, env_of({{"PROD_REDIS_PW", "env-pw"}}), typed.secret);
   ASSERT_TRUE(r.ok()) << r.error();
   EXPECT_EQ(r->redis_url.password, "typed-pw");
 
   const auto from_env = plan_secret(redis_env(), "");
   EXPECT_FALSE(from_env.read_keychain);
   EXPECT_FALSE(from_env.secret.has_value());
-  r = resolve_connection(from_env.connection, env_of({{"PROD_REDIS_PW", "env-pw"}}), from_env.secret);
+  r = resolve_connection(from_env.connection, env_of({{"PROD_REDIS_PW", "env-pw"}}),
+                         from_env.secret);
   ASSERT_TRUE(r.ok()) << r.error();
   EXPECT_EQ(r->redis_url.password, "env-pw");
 
@@ -195,7 +196,8 @@ TEST(RedisUrlTextWithPasswordSource, TheEnvironmentsPasswordGoesIn) {
   EXPECT_EQ(back->user, "");
   EXPECT_EQ(back->password, "p@ss:w/rd");
   // A user named in the URL (redis://user:@host) keeps its name.
-  auto user = redis_url_text_with_password_source("redis+cluster://ops:@a:1,b:2", std::nullopt, "x@y");
+  auto user =
+      redis_url_text_with_password_source("redis+cluster://ops:@a:1,b:2", std::nullopt, "x@y");
   ASSERT_TRUE(user.ok()) << user.error();
   auto u = redis::parse_redis_url(*user);
   ASSERT_TRUE(u.ok()) << u.error();

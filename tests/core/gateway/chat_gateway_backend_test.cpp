@@ -91,7 +91,8 @@ TEST(ChatGatewayBackend, SettlementSkipsDegradedAdmissionsAndCountsFailures) {
   ASSERT_EQ(f.backend.settles.size(), 1u);
   EXPECT_EQ(f.backend.settles[0], 3 - decided.ticket->estimated_tokens);
   const std::string m = f.gateway.render_metrics();
-  EXPECT_NE(m.find("limitscope_backend_errors_total{backend=\"scripted\",reason=\"settle\"} 1"), std::string::npos)
+  EXPECT_NE(m.find("limitscope_backend_errors_total{backend=\"scripted\",reason=\"settle\"} 1"),
+            std::string::npos)
       << m;
 }
 

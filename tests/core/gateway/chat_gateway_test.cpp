@@ -270,7 +270,8 @@ std::vector<float> decode_floats(const std::string& b64) {
 }
 
 TEST(ChatGateway, MockEmbeddingsAsFloatsOrBase64AgreeAndCarryUsage) {
-  auto floats = parse_embeddings_request(R"({"model":"small","input":["abcd","efghij"],"dimensions":5})");
+  auto floats =
+      parse_embeddings_request(R"({"model":"small","input":["abcd","efghij"],"dimensions":5})");
   ASSERT_TRUE(floats.ok());
   const json a = json::parse(mock_completion(*floats, 1, 0).chunks.at(0));
   EXPECT_EQ(a.at("object"), "list");
@@ -287,9 +288,9 @@ TEST(ChatGateway, MockEmbeddingsAsFloatsOrBase64AgreeAndCarryUsage) {
   EXPECT_EQ(decode_floats(b.at("data")[1].at("embedding").get<std::string>()), v);
   auto plain = parse_embeddings_request(R"({"model":"small","input":"x"})");
   ASSERT_TRUE(plain.ok());
-  EXPECT_EQ(json::parse(mock_completion(*plain, 1, 0).chunks.at(0))
-                .at("data")[0].at("embedding").size(),
-            static_cast<std::size_t>(kMockEmbeddingDimensions));
+  EXPECT_EQ(
+      json::parse(mock_completion(*plain, 1, 0).chunks.at(0)).at("data")[0].at("embedding").size(),
+      static_cast<std::size_t>(kMockEmbeddingDimensions));
 }
 
 TEST(ChatGateway, MockResponsesJsonAndTypedEventStreamCarryUsage) {
@@ -315,7 +316,8 @@ TEST(ChatGateway, MockResponsesJsonAndTypedEventStreamCarryUsage) {
     EXPECT_EQ(c.rfind("event: " + event.at("type").get<std::string>() + "\n", 0), 0u) << c;
     EXPECT_EQ(event.at("sequence_number"), types.size());
     types.push_back(event.at("type"));
-    if (event.at("type") == "response.output_text.delta") text += event.at("delta").get<std::string>();
+    if (event.at("type") == "response.output_text.delta")
+      text += event.at("delta").get<std::string>();
   }
   scan.finish();
   EXPECT_EQ(scan.total_tokens(), 2 + 5);  // from response.completed's response.usage

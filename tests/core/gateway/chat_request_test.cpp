@@ -105,8 +105,8 @@ TEST(ChatRequest, HugeMaxTokensAndChoicesSaturateTheEstimate) {
 TEST(ChatRequest, DeepNestingIsCountedWithoutRecursion) {
   // As deep as a body may be (kMaxJsonDepth, the body object included); deeper is refused
   // before parsing (NestingDeeperThanTheLimitIsRefusedBeforeParsing).
-  const std::string deep = std::string(kMaxJsonDepth - 1, '[') + "\"abcd\"" +
-                           std::string(kMaxJsonDepth - 1, ']');
+  const std::string deep =
+      std::string(kMaxJsonDepth - 1, '[') + "\"abcd\"" + std::string(kMaxJsonDepth - 1, ']');
   auto r = parse_chat_request(R"({"model":"m","messages":[{"content":"x"}],"extra":)" + deep + "}");
   ASSERT_TRUE(r.ok()) << r.error();
   EXPECT_EQ(r->text_chars, 1u + 7u + 4u);  // x, content, abcd
@@ -223,7 +223,8 @@ INSTANTIATE_TEST_SUITE_P(
         EndpointBadBody{Endpoint::embeddings, R"({"model":"m","input":["a",""]})", "\"input\""},
         EndpointBadBody{Endpoint::embeddings, R"({"model":"m","input":[1.5]})", "\"input\""},
         EndpointBadBody{Endpoint::embeddings, R"({"model":"m","input":{"a":1}})", "\"input\""},
-        EndpointBadBody{Endpoint::embeddings, R"({"model":"m","input":"x","encoding_format":"hex"})",
+        EndpointBadBody{Endpoint::embeddings,
+                        R"({"model":"m","input":"x","encoding_format":"hex"})",
                         "\"encoding_format\""},
         EndpointBadBody{Endpoint::embeddings, R"({"model":"m","input":"x","dimensions":0})",
                         "\"dimensions\" must be a positive integer"},
@@ -285,15 +286,16 @@ TEST(Usage, InEachEndpointsShape) {
   // embeddings: prompt tokens only
   EXPECT_EQ(usage_total_tokens(R"({"object":"list","usage":{"prompt_tokens":9}})"), 9);
   // responses: input and output tokens
-  EXPECT_EQ(usage_total_tokens(R"({"object":"response","usage":{"input_tokens":5,"output_tokens":6}})"),
-            11);
+  EXPECT_EQ(
+      usage_total_tokens(R"({"object":"response","usage":{"input_tokens":5,"output_tokens":6}})"),
+      11);
   // a responses stream's response.completed event: usage inside `response`
   EXPECT_EQ(usage_total_tokens(R"({"type":"response.completed","response":{"usage":
               {"input_tokens":5,"output_tokens":6,"total_tokens":11}}})"),
             11);
   // the in-progress shell of response.created has usage null: nothing known yet
-  EXPECT_FALSE(usage_total_tokens(R"({"type":"response.created","response":{"usage":null}})")
-                   .has_value());
+  EXPECT_FALSE(
+      usage_total_tokens(R"({"type":"response.created","response":{"usage":null}})").has_value());
   EXPECT_FALSE(
       usage_total_tokens(R"({"usage":{"prompt_tokens":3,"completion_tokens":"4"}})").has_value());
 }

@@ -36,22 +36,23 @@ struct Recorder {
   bool first_started = false;
 
   DecisionCoalescer::BatchFn fn() {
-    return [this](const std::string& rule, const std::vector<const redis::DecideRequest*>& requests) {
-      std::vector<std::string> keys;
-      for (const auto* r : requests) keys.push_back(r->key);
-      std::unique_lock lock(mu);
-      const bool first = batches.empty();
-      batches.emplace_back(rule, keys);
-      if (first) first_started = true;
-      cv.notify_all();
-      if (batches.size() <= holds) cv.wait(lock, [&] { return released; });
-      std::vector<RuleOutcome> out(requests.size());
-      for (std::size_t i = 0; i < requests.size(); ++i) {
-        out[i].binding = requests[i]->key;
-        out[i].guarded.decision.allowed = true;
-      }
-      return out;
-    };
+    return
+        [this](const std::string& rule, const std::vector<const redis::DecideRequest*>& requests) {
+          std::vector<std::string> keys;
+          for (const auto* r : requests) keys.push_back(r->key);
+          std::unique_lock lock(mu);
+          const bool first = batches.empty();
+          batches.emplace_back(rule, keys);
+          if (first) first_started = true;
+          cv.notify_all();
+          if (batches.size() <= holds) cv.wait(lock, [&] { return released; });
+          std::vector<RuleOutcome> out(requests.size());
+          for (std::size_t i = 0; i < requests.size(); ++i) {
+            out[i].binding = requests[i]->key;
+            out[i].guarded.decision.allowed = true;
+          }
+          return out;
+        };
   }
   void wait_first_started() {
     std::unique_lock lock(mu);
@@ -76,7 +77,8 @@ redis::DecideRequest request(std::string key) {
 
 // Starts one thread per key deciding `rule`; each checks it got its own key back.
 std::vector<std::thread> decide_all(DecisionCoalescer& c, const std::string& rule,
-                                    const std::vector<std::string>& keys, std::vector<std::string>& got) {
+                                    const std::vector<std::string>& keys,
+                                    std::vector<std::string>& got) {
   got.assign(keys.size(), "");
   std::vector<std::thread> threads;
   for (std::size_t i = 0; i < keys.size(); ++i) {
@@ -120,7 +122,8 @@ TEST(DecisionCoalescer, RequestsArrivingWhileABatchIsInFlightGoTogetherInTheNext
   std::vector<std::string> got;
   auto threads = decide_all(c, kRule, keys, got);
   wait_queued(c, kRule, keys.size());
-  EXPECT_EQ(rec.batches.size(), 1u) << "nothing is sent before the window while a batch is in flight";
+  EXPECT_EQ(rec.batches.size(), 1u)
+      << "nothing is sent before the window while a batch is in flight";
   rec.release();
   first.join();
   for (auto& t : threads) t.join();
@@ -233,8 +236,10 @@ TEST(DecisionCoalescer, AWindowOfZeroSendsEveryDecisionAlone) {
 }
 
 TEST(DecisionCoalescer, ABatchThatThrowsRefusesItsRequestsAndAnswersEveryWaiter) {
-  DecisionCoalescer c({500us, 64}, [](const std::string&, const std::vector<const redis::DecideRequest*>&)
-                                       -> std::vector<RuleOutcome> { throw std::runtime_error("out of memory"); });
+  DecisionCoalescer c(
+      {500us, 64},
+      [](const std::string&, const std::vector<const redis::DecideRequest*>&)
+          -> std::vector<RuleOutcome> { throw std::runtime_error("out of memory"); });
   const redis::DecideRequest r = request("a");
   const RuleOutcome o = c.decide("gw-free", r);
   EXPECT_FALSE(o.guarded.decision.allowed);

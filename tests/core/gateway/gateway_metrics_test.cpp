@@ -54,21 +54,25 @@ TEST(GatewayMetrics, QuotaUseStartsAgainOnANewUtcDay) {
 }
 
 TEST(GatewayMetrics, KeyInfoNamesEveryListedKeyByHashAndFollowsAReload) {
-  auto p = parse_policy(R"({"tiers": {"free": {"requests": {"algorithm": "token-bucket", "capacity": 10, "refill": "1/s"}},
+  auto p = parse_policy(
+      R"({"tiers": {"free": {"requests": {"algorithm": "token-bucket", "capacity": 10, "refill": "1/s"}},
                                       "pro": {"requests": {"algorithm": "token-bucket", "capacity": 100, "refill": "10/s"}}},
                             "models": {"m": {"cost": 1}},
                             "keys": {"sk-secret-acme": {"tier": "pro", "name": "acme-prod"},
                                      "sk-secret-bare": "free"}})",
-                       "named.json");
+      "named.json");
   ASSERT_TRUE(p.ok()) << p.error();
   GatewayMetrics m;
   m.set_key_info(*p);
   const std::string text = m.render();
   EXPECT_EQ(text.find("sk-secret"), std::string::npos) << "a raw key was exported";
   EXPECT_EQ(test::sum_samples(text, "limitscope_key_info",
-                              {{"api_key_hash", api_key_hash("sk-secret-acme")}, {"name", "acme-prod"}, {"tier", "pro"}}),
+                              {{"api_key_hash", api_key_hash("sk-secret-acme")},
+                               {"name", "acme-prod"},
+                               {"tier", "pro"}}),
             1);
-  EXPECT_EQ(test::sum_samples(text, "limitscope_key_info", {{"api_key_hash", api_key_hash("sk-secret-bare")}, {"tier", "free"}}),
+  EXPECT_EQ(test::sum_samples(text, "limitscope_key_info",
+                              {{"api_key_hash", api_key_hash("sk-secret-bare")}, {"tier", "free"}}),
             1);
   EXPECT_TRUE(metrics::parse_exposition_collect(text).errors.empty()) << text;
 

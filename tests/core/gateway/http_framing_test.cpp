@@ -30,7 +30,9 @@ TEST(HttpFraming, ReadsAHeadAndItsBodyLength) {
   EXPECT_FALSE(h.chunked);
   // Every prefix short of the blank line is "not yet".
   for (std::size_t n = 0; n < h.head_bytes; ++n) {
-    EXPECT_TRUE(std::holds_alternative<std::monostate>(parse_request_head(text.substr(0, n), kHead, kBody))) << n;
+    EXPECT_TRUE(
+        std::holds_alternative<std::monostate>(parse_request_head(text.substr(0, n), kHead, kBody)))
+        << n;
   }
 }
 
@@ -38,7 +40,8 @@ TEST(HttpFraming, KeepAliveExpectAndChunked) {
   EXPECT_FALSE(head_of("GET / HTTP/1.1\r\nConnection: Close\r\n\r\n").keep_alive);
   EXPECT_FALSE(head_of("GET / HTTP/1.0\r\n\r\n").keep_alive);
   EXPECT_TRUE(head_of("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n").keep_alive);
-  EXPECT_TRUE(head_of("POST / HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 1\r\n\r\n").expect_continue);
+  EXPECT_TRUE(head_of("POST / HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 1\r\n\r\n")
+                  .expect_continue);
   EXPECT_TRUE(head_of("POST / HTTP/1.1\r\nTransfer-Encoding: Chunked\r\n\r\n").chunked);
 }
 
@@ -48,20 +51,25 @@ TEST(HttpFraming, RefusesWhatCouldBeFramedTwoWays) {
     int status;
     const char* code;
   };
-  for (const Row& r : {
-           Row{"POST / HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\n", 400, "ambiguous_length"},
-           Row{"POST / HTTP/1.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n", 400, "ambiguous_length"},
-           Row{"POST / HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", 501, "unsupported_transfer_encoding"},
-           Row{"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n", 501,
-               "unsupported_transfer_encoding"},
-           Row{"POST / HTTP/1.1\r\nContent-Length: -1\r\n\r\n", 400, "bad_request"},
-           Row{"POST / HTTP/1.1\r\nContent-Length: 1001\r\n\r\n", 413, "request_too_large"},
-           Row{"POST / HTTP/1.1\r\nX: a\r\n folded\r\n\r\n", 400, "bad_request"},
-           Row{"POST / HTTP/1.1\r\nNo colon here\r\n\r\n", 400, "bad_request"},
-           Row{"POST /\r\n\r\n", 400, "bad_request"},
-           Row{"GET / HTTP/2.0\r\n\r\n", 505, "http_version_not_supported"},
-           Row{"GET / HTTP/1.1\r\nX: " + std::string(kHead, 'a') + "\r\n\r\n", 431, "request_header_fields_too_large"},
-           Row{"GET / HTTP/1.1\r\nX: " + std::string(kHead, 'a'), 431, "request_header_fields_too_large"}}) {
+  for (const Row& r :
+       {Row{"POST / HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\n", 400,
+            "ambiguous_length"},
+        Row{"POST / HTTP/1.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n", 400,
+            "ambiguous_length"},
+        Row{"POST / HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", 501,
+            "unsupported_transfer_encoding"},
+        Row{"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n",
+            501, "unsupported_transfer_encoding"},
+        Row{"POST / HTTP/1.1\r\nContent-Length: -1\r\n\r\n", 400, "bad_request"},
+        Row{"POST / HTTP/1.1\r\nContent-Length: 1001\r\n\r\n", 413, "request_too_large"},
+        Row{"POST / HTTP/1.1\r\nX: a\r\n folded\r\n\r\n", 400, "bad_request"},
+        Row{"POST / HTTP/1.1\r\nNo colon here\r\n\r\n", 400, "bad_request"},
+        Row{"POST /\r\n\r\n", 400, "bad_request"},
+        Row{"GET / HTTP/2.0\r\n\r\n", 505, "http_version_not_supported"},
+        Row{"GET / HTTP/1.1\r\nX: " + std::string(kHead, 'a') + "\r\n\r\n", 431,
+            "request_header_fields_too_large"},
+        Row{"GET / HTTP/1.1\r\nX: " + std::string(kHead, 'a'), 431,
+            "request_header_fields_too_large"}}) {
     auto parsed = parse_request_head(r.text, kHead, kBody);
     ASSERT_TRUE(std::holds_alternative<FramingError>(parsed)) << r.text.substr(0, 80);
     EXPECT_EQ(std::get<FramingError>(parsed).status, r.status) << r.text.substr(0, 80);
@@ -76,12 +84,14 @@ TEST(HttpFraming, ChunkedBodyEndsAfterTheLastChunkAndTrailers) {
   ASSERT_TRUE(std::holds_alternative<std::size_t>(end));
   EXPECT_EQ(std::get<std::size_t>(end), body.size());
   for (std::size_t n = 0; n < body.size(); ++n) {
-    EXPECT_TRUE(std::holds_alternative<std::monostate>(chunked_body_end(body.substr(0, n), kBody))) << n;
+    EXPECT_TRUE(std::holds_alternative<std::monostate>(chunked_body_end(body.substr(0, n), kBody)))
+        << n;
   }
   // Fed a byte at a time with its progress kept: the same end, each byte read about once.
   ChunkedProgress progress;
   std::variant<std::monostate, std::size_t, FramingError> step;
-  for (std::size_t n = 1; n <= body.size(); ++n) step = chunked_body_end(body.substr(0, n), kBody, &progress);
+  for (std::size_t n = 1; n <= body.size(); ++n)
+    step = chunked_body_end(body.substr(0, n), kBody, &progress);
   ASSERT_TRUE(std::holds_alternative<std::size_t>(step));
   EXPECT_EQ(std::get<std::size_t>(step), body.size());
   ChunkedProgress big_chunk;

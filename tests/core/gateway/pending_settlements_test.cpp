@@ -96,7 +96,8 @@ TEST(PendingSettlements, ConcurrentAddsAndTakesLoseNothing) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < kEach; ++i) {
         p.add("r", "k" + std::to_string(i % 3), 1, Nanos{i});
-        if (i % 7 == 0) taken[static_cast<std::size_t>(t)] += p.take("r", "k" + std::to_string(i % 3));
+        if (i % 7 == 0)
+          taken[static_cast<std::size_t>(t)] += p.take("r", "k" + std::to_string(i % 3));
       }
     });
   }

@@ -113,9 +113,10 @@ TEST(RateLimitHeaders, OpenAiNamesCountRequestsOfTheModelAndAgreeWithIetf) {
   // are case-insensitive), so they must not be sent twice with two formats.
   for (const char* name : {"x-ratelimit-limit-tokens", "x-ratelimit-remaining-tokens",
                            "x-ratelimit-reset-tokens", "x-ratelimit-limit-requests"}) {
-    EXPECT_EQ(std::count_if(h.begin(), h.end(),
-                            [&](const HttpHeader& x) { return find_header({x}, name).has_value(); }),
-              1)
+    EXPECT_EQ(
+        std::count_if(h.begin(), h.end(),
+                      [&](const HttpHeader& x) { return find_header({x}, name).has_value(); }),
+        1)
         << name;
   }
 }

@@ -30,8 +30,7 @@ TYPED_TEST_SUITE(AlgorithmContract, AllAlgorithms);
 
 template <class A>
 DenyReason full_reason() {
-  return A::kAlgorithm == Algorithm::leaky_bucket ? DenyReason::queue_full
-                                                  : DenyReason::exhausted;
+  return A::kAlgorithm == Algorithm::leaky_bucket ? DenyReason::queue_full : DenyReason::exhausted;
 }
 
 TYPED_TEST(AlgorithmContract, FreshAdmitsTheLimitThenRefusesWithRetryAfter) {

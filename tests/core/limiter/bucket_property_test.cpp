@@ -271,7 +271,8 @@ TEST(BucketProperty, RejectionsConsumeNothingInAnyAlgorithm) {
   check_rejections_are_free<TokenBucket>(bucket(Algorithm::token_bucket, 10, 5), events);
   check_rejections_are_free<Gcra>(bucket(Algorithm::gcra, 10, 5), events);
   check_rejections_are_free<LeakyBucket>(bucket(Algorithm::leaky_bucket, 10, 5), events);
-  for (Algorithm a : {Algorithm::sliding_log, Algorithm::sliding_counter, Algorithm::fixed_window}) {
+  for (Algorithm a :
+       {Algorithm::sliding_log, Algorithm::sliding_counter, Algorithm::fixed_window}) {
     const LimitParams p = test::window(a, 10, 2s);
     visit_algorithm(a, [&](auto algo) { check_rejections_are_free<decltype(algo)>(p, events); });
   }

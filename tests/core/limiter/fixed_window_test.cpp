@@ -13,7 +13,9 @@ namespace {
 using namespace std::chrono_literals;
 using test::window;
 
-LimitParams fw(double limit, Nanos w) { return window(Algorithm::fixed_window, limit, w); }
+LimitParams fw(double limit, Nanos w) {
+  return window(Algorithm::fixed_window, limit, w);
+}
 
 TEST(FixedWindow, WindowsAreAlignedToMultiplesOfW) {
   const LimitParams p = fw(5, 1s);
@@ -67,7 +69,7 @@ TEST(FixedWindow, ReconfigureKeepsTheCountClampedAndRealigns) {
   FixedWindow::reconfigure(p, fw(20, 1s), s, 1600ms);
   EXPECT_DOUBLE_EQ(FixedWindow::available(fw(20, 1s), s, 1600ms), 12);
   FixedWindow::reconfigure(fw(20, 1s), fw(5, 10s), s, 1700ms);
-  EXPECT_DOUBLE_EQ(s.count, 5);  // clamped: full
+  EXPECT_DOUBLE_EQ(s.count, 5);     // clamped: full
   EXPECT_EQ(s.window_start_ns, 0);  // the 10 s window containing 1.7 s
   EXPECT_FALSE(FixedWindow::decide(fw(5, 10s), s, 9s, 1).allowed);
   EXPECT_TRUE(FixedWindow::decide(fw(5, 10s), s, 10s, 1).allowed);

@@ -35,8 +35,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(IntervalRow{5, 1s, 200'000'000}, IntervalRow{3, 1s, 333'333'333},
                       IntervalRow{2, 3s, 1'500'000'000}, IntervalRow{100, 60s, 600'000'000},
                       IntervalRow{1, 86'400s, 86'400'000'000'000},
-                      IntervalRow{6, 1ns * 10, 2},       // 1.67 ns rounds to 2
-                      IntervalRow{1e12, 1s, 1}));        // faster than 1/ns: clamped to 1 ns
+                      IntervalRow{6, 1ns * 10, 2},  // 1.67 ns rounds to 2
+                      IntervalRow{1e12, 1s, 1}));   // faster than 1/ns: clamped to 1 ns
 
 TEST(Gcra, OnePerSecondRefusesAt999msAdmitsAt1000ms) {
   const LimitParams p = gcra(1, 1);

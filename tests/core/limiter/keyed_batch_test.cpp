@@ -27,7 +27,8 @@ Policy must_parse(const std::string& text) {
 Policy mixed_policy(double tb_capacity = 5, bool with_default = true) {
   return must_parse(R"({
     "tiers": {
-      "tb": { "requests": { "algorithm": "token-bucket", "capacity": )" + std::to_string(tb_capacity) +
+      "tb": { "requests": { "algorithm": "token-bucket", "capacity": )" +
+                    std::to_string(tb_capacity) +
                     R"(, "refill": "3/s" } },
       "gc": { "requests": { "algorithm": "gcra", "capacity": 4, "refill": "2/s" } },
       "lb": { "requests": { "algorithm": "leaky-bucket", "capacity": 4, "refill": "2/s" } },
@@ -58,7 +59,8 @@ Stream random_stream(std::uint64_t seed, std::size_t n, std::size_t unlisted_key
     r.model = s.models[rng() % 8 == 0 ? 2 : rng() % 2];
     // Mostly forward by up to 50 ms (a few ns at times), now and then back by up to 1 s.
     const std::uint64_t step = rng() % 20;
-    t += step == 0 ? -static_cast<std::int64_t>(rng() % 1'000'000'000) : static_cast<std::int64_t>(rng() % 50'000'000);
+    t += step == 0 ? -static_cast<std::int64_t>(rng() % 1'000'000'000)
+                   : static_cast<std::int64_t>(rng() % 50'000'000);
     r.now = Nanos{t};
     const std::uint64_t m = rng() % 40;
     r.cost_multiplier = m == 0 ? 0.0 : m == 1 ? -1.0 : 0.5 + static_cast<double>(rng() % 4);
@@ -67,14 +69,23 @@ Stream random_stream(std::uint64_t seed, std::size_t n, std::size_t unlisted_key
   return s;
 }
 
-using Fields = std::tuple<bool, double, double, bool, std::int64_t, std::int64_t, std::int64_t, DenyReason,
-                          std::string, std::string, double, std::uint64_t, bool>;
+using Fields = std::tuple<bool, double, double, bool, std::int64_t, std::int64_t, std::int64_t,
+                          DenyReason, std::string, std::string, double, std::uint64_t, bool>;
 
 Fields fields(const KeyedDecision& d) {
   const Decision& x = d.decision;
-  return {x.allowed, x.limit, x.remaining, x.retry_after.has_value(),
-          x.retry_after ? x.retry_after->count() : -1, x.reset_after.count(), x.delay.count(), x.reason,
-          d.tier != nullptr ? d.tier->name : "-", d.model != nullptr ? d.model->name : "-", d.cost, d.key_id,
+  return {x.allowed,
+          x.limit,
+          x.remaining,
+          x.retry_after.has_value(),
+          x.retry_after ? x.retry_after->count() : -1,
+          x.reset_after.count(),
+          x.delay.count(),
+          x.reason,
+          d.tier != nullptr ? d.tier->name : "-",
+          d.model != nullptr ? d.model->name : "-",
+          d.cost,
+          d.key_id,
           d.listed};
 }
 
@@ -88,8 +99,8 @@ std::vector<std::tuple<std::uint64_t, double>> states(KeyedLimiter& lim, Nanos n
 // Runs the stream one by one on `one` and in random-sized batches on `batched`, switching both
 // to `next_policy` halfway, and compares every answer and the states left.
 // @return the key-cap refusals seen
-std::uint64_t expect_same(const Stream& s, KeyedLimiterOptions options, std::uint64_t seed, const Policy& first,
-                 const Policy& next_policy) {
+std::uint64_t expect_same(const Stream& s, KeyedLimiterOptions options, std::uint64_t seed,
+                          const Policy& first, const Policy& next_policy) {
   KeyedLimiter one(first, options);
   KeyedLimiter batched(first, options);
   std::mt19937_64 rng(seed);
@@ -108,8 +119,8 @@ std::uint64_t expect_same(const Stream& s, KeyedLimiterOptions options, std::uin
     for (std::size_t k = 0; k < n; ++k) {
       const KeyedRequest& r = s.requests[i + k];
       const KeyedDecision want = one.decide(r.api_key, r.model, r.now, r.cost_multiplier);
-      EXPECT_EQ(fields(got[k]), fields(want)) << "request " << i + k << " key " << r.api_key << " model "
-                                              << r.model << " t " << r.now.count();
+      EXPECT_EQ(fields(got[k]), fields(want)) << "request " << i + k << " key " << r.api_key
+                                              << " model " << r.model << " t " << r.now.count();
     }
     i += n;
   }
@@ -133,7 +144,8 @@ TEST(KeyedBatch, EqualsOneByOneAtTheKeyCapAndWithoutDefaultTier) {
   capped.max_keys = 40;  // far fewer than the keys: refusals with key_limit, expiry under pressure
   capped.remember_names = 10;
   const Stream s = random_stream(9, 20'000, 500);
-  EXPECT_GT(expect_same(s, capped, 11, mixed_policy(), mixed_policy(3, /*with_default=*/false)), 100u);
+  EXPECT_GT(expect_same(s, capped, 11, mixed_policy(), mixed_policy(3, /*with_default=*/false)),
+            100u);
 }
 
 TEST(KeyedBatch, ManyKeysOverSeveralTableGrowths) {

@@ -1,4 +1,5 @@
-// Verifies the keyed limiter: per-key isolation, tier and cost from the policy, expiry of idle states, the key cap, live policy updates and bounds under concurrency.
+// Verifies the keyed limiter: per-key isolation, tier and cost from the policy, expiry of idle
+// states, the key cap, live policy updates and bounds under concurrency.
 
 #include "core/limiter/keyed_limiter.h"
 
@@ -27,8 +28,9 @@ Policy small_policy(bool with_default = true, double free_capacity = 10,
                     const char* free_algorithm = "token-bucket") {
   return must_parse(std::string(R"({
     "tiers": {
-      "free": { "requests": { "algorithm": ")") + free_algorithm + R"(", "capacity": )" +
-                    std::to_string(free_capacity) + R"(, "refill": "1/s" } },
+      "free": { "requests": { "algorithm": ")") +
+                    free_algorithm + R"(", "capacity": )" + std::to_string(free_capacity) +
+                    R"(, "refill": "1/s" } },
       "pro": { "requests": { "algorithm": "token-bucket", "capacity": 100, "refill": "10/s" } }
     },
     "models": { "mini": { "cost": 1 }, "large": { "cost": 4 } },
@@ -39,7 +41,8 @@ Policy small_policy(bool with_default = true, double free_capacity = 10,
 int admitted(KeyedLimiter& lim, std::string_view key, std::string_view model, int tries, Nanos now,
              double multiplier = 1) {
   int n = 0;
-  for (int i = 0; i < tries; ++i) n += lim.decide(key, model, now, multiplier).decision.allowed ? 1 : 0;
+  for (int i = 0; i < tries; ++i)
+    n += lim.decide(key, model, now, multiplier).decision.allowed ? 1 : 0;
   return n;
 }
 
@@ -102,22 +105,23 @@ TEST_P(KeyedCost, ChargesModelWeightTimesMultiplier) {
   KeyedLimiter lim(small_policy());
   const auto first = lim.decide("alice", row.model, Nanos{0}, row.multiplier);
   EXPECT_DOUBLE_EQ(first.cost, row.cost);
-  const int n = (first.decision.allowed ? 1 : 0) + admitted(lim, "alice", row.model, 19, Nanos{0}, row.multiplier);
+  const int n = (first.decision.allowed ? 1 : 0) +
+                admitted(lim, "alice", row.model, 19, Nanos{0}, row.multiplier);
   EXPECT_EQ(n, row.admitted_of_20);
   EXPECT_EQ(lim.decide("alice", row.model, Nanos{0}, row.multiplier).decision.reason, row.then);
   // A request that can never fit, or has an invalid cost, leaves no state behind.
   EXPECT_EQ(lim.size(), row.admitted_of_20 > 0 ? 1u : 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Rows, KeyedCost,
-    ::testing::Values(CostRow{"mini", 1, 1, 10, DenyReason::exhausted},
-                      CostRow{"large", 1, 4, 2, DenyReason::exhausted},
-                      CostRow{"large", 2.5, 10, 1, DenyReason::exhausted},
-                      CostRow{"mini", 0.5, 0.5, 20, DenyReason::exhausted},
-                      CostRow{"large", 3, 12, 0, DenyReason::cost_above_capacity},
-                      CostRow{"mini", 0, 0, 0, DenyReason::invalid_cost},
-                      CostRow{"mini", -1, -1, 0, DenyReason::invalid_cost}));
+INSTANTIATE_TEST_SUITE_P(Rows, KeyedCost,
+                         ::testing::Values(CostRow{"mini", 1, 1, 10, DenyReason::exhausted},
+                                           CostRow{"large", 1, 4, 2, DenyReason::exhausted},
+                                           CostRow{"large", 2.5, 10, 1, DenyReason::exhausted},
+                                           CostRow{"mini", 0.5, 0.5, 20, DenyReason::exhausted},
+                                           CostRow{"large", 3, 12, 0,
+                                                   DenyReason::cost_above_capacity},
+                                           CostRow{"mini", 0, 0, 0, DenyReason::invalid_cost},
+                                           CostRow{"mini", -1, -1, 0, DenyReason::invalid_cost}));
 
 TEST(KeyedLimiter, OneOffKeysExpireSoMemoryStaysBounded) {
   KeyedLimiter lim(small_policy(), KeyedLimiterOptions{.shards = 8});
@@ -275,7 +279,8 @@ TEST(KeyedLimiter, ThreadsOnOneKeyWithMovingTimeStayWithinCapacityPlusRefill) {
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&] {
       int mine = 0;
-      for (int i = 0; i < 5'000; ++i) mine += lim.decide("k-pro", "mini", clock.now()).decision.allowed ? 1 : 0;
+      for (int i = 0; i < 5'000; ++i)
+        mine += lim.decide("k-pro", "mini", clock.now()).decision.allowed ? 1 : 0;
       total += mine;
       --running;
     });
@@ -298,7 +303,8 @@ TEST(KeyedLimiter, ThreadsOnManyKeysStayWithinCapacityPlusRefill) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < 20'000; ++i) {
         const int k = (i * 7 + t) % kKeys;
-        if (lim.decide("key-" + std::to_string(k), "mini", clock.now()).decision.allowed) ++per_key[k];
+        if (lim.decide("key-" + std::to_string(k), "mini", clock.now()).decision.allowed)
+          ++per_key[k];
       }
       --running;
     });
@@ -324,7 +330,8 @@ TEST(KeyedLimiter, HashSeparatesKeyFromModel) {
 
 TEST(KeyedLimiter, RefusesPoliciesWithTooManyTiers) {
   Policy big = small_policy();
-  for (int i = 0; i < 300; ++i) big.tiers.push_back(TierPolicy{"t" + std::to_string(i), big.tiers[0].requests, {}});
+  for (int i = 0; i < 300; ++i)
+    big.tiers.push_back(TierPolicy{"t" + std::to_string(i), big.tiers[0].requests, {}});
   KeyedLimiter lim(small_policy());
   const auto err = lim.set_policy(big, Nanos{0});
   ASSERT_TRUE(err.has_value());

@@ -50,8 +50,8 @@ TEST(LeakyBucket, ArrivalsEvery100msAtOnePerSecondWithDepth3) {
   const LimitParams p = leaky(3, 1);
   auto s = LeakyBucket::fresh(p, 0s);
   const ArrivalRow rows[] = {
-      {0ms, 1, true, 0ms, 0ms},      {100ms, 1, true, 900ms, 0ms},
-      {200ms, 1, true, 1800ms, 0ms}, {300ms, 1, false, 0ms, 700ms},
+      {0ms, 1, true, 0ms, 0ms},       {100ms, 1, true, 900ms, 0ms},
+      {200ms, 1, true, 1800ms, 0ms},  {300ms, 1, false, 0ms, 700ms},
       {1000ms, 1, true, 2000ms, 0ms}, {1000ms, 2, false, 0ms, 2000ms},
       {3000ms, 2, true, 1000ms, 0ms}, {3000ms, 1, false, 0ms, 1000ms},
       {6000ms, 1, true, 0ms, 0ms},

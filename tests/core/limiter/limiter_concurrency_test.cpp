@@ -41,7 +41,9 @@ double window_bound(const LimitParams& p, Nanos elapsed) {
   return p.limit * (static_cast<double>(elapsed.count() / p.window.count()) + 2);
 }
 
-void PrintTo(const HammerRow& row, std::ostream* os) { *os << row.params.describe(); }
+void PrintTo(const HammerRow& row, std::ostream* os) {
+  *os << row.params.describe();
+}
 
 class LimiterHammer : public ::testing::TestWithParam<HammerRow> {};
 
@@ -96,21 +98,20 @@ TEST_P(LimiterHammer, ThreadsNeverGetMoreThanTheLimitAllows) {
 
 INSTANTIATE_TEST_SUITE_P(
     AllAlgorithms, LimiterHammer,
-    ::testing::Values(
-        HammerRow{bucket(Algorithm::token_bucket, 100, 1000), 100, bucket_bound},
-        HammerRow{bucket(Algorithm::gcra, 100, 1000), 100, bucket_bound},
-        HammerRow{bucket(Algorithm::leaky_bucket, 100, 1000), 100, bucket_bound},
-        HammerRow{window(Algorithm::sliding_log, 100, 100ms), 100, window_bound},
-        HammerRow{window(Algorithm::sliding_counter, 100, 100ms), 100, window_bound},
-        HammerRow{window(Algorithm::fixed_window, 100, 100ms), 100, window_bound}));
+    ::testing::Values(HammerRow{bucket(Algorithm::token_bucket, 100, 1000), 100, bucket_bound},
+                      HammerRow{bucket(Algorithm::gcra, 100, 1000), 100, bucket_bound},
+                      HammerRow{bucket(Algorithm::leaky_bucket, 100, 1000), 100, bucket_bound},
+                      HammerRow{window(Algorithm::sliding_log, 100, 100ms), 100, window_bound},
+                      HammerRow{window(Algorithm::sliding_counter, 100, 100ms), 100, window_bound},
+                      HammerRow{window(Algorithm::fixed_window, 100, 100ms), 100, window_bound}));
 
 // Two composites share child B: X = {A, B}, Y = {B, C}; B is also used directly. With time
 // frozen, every unit a child lost must be accounted for by admissions of its users.
 TEST(CompositeConcurrency, SharedChildrenAreNeverHalfConsumed) {
   ManualClock clock;
   auto leaf = [&](double capacity) -> std::shared_ptr<Limiter> {
-    return std::move(make_limiter(bucket(Algorithm::token_bucket, capacity, 1, 86'400s), clock)
-                         .value());
+    return std::move(
+        make_limiter(bucket(Algorithm::token_bucket, capacity, 1, 86'400s), clock).value());
   };
   auto a = leaf(3000), b = leaf(4000), c = leaf(2500);
   std::shared_ptr<Limiter> x = make_composite({a, b}).value();

@@ -187,7 +187,9 @@ TEST(LimiterAcquire, ADeadlineEqualToTheInstantIsWaitedFor) {
   EXPECT_TRUE(result.allowed);
 }
 
-std::shared_ptr<Limiter> shared(const LimitParams& p, Clock& clock) { return make(p, clock); }
+std::shared_ptr<Limiter> shared(const LimitParams& p, Clock& clock) {
+  return make(p, clock);
+}
 
 TEST(CompositeLimiter, AdmitsOnlyWhenEveryChildAdmitsAndReportsTheMostRestrictive) {
   ManualClock clock;
@@ -233,7 +235,7 @@ TEST(CompositeLimiter, ARefusalDescribesTheChildThatRefused) {
   EXPECT_DOUBLE_EQ(d.limit, 11);
   EXPECT_EQ(d.retry_after, Nanos{57s});
 
-  clock.advance(57s);  // a new window (11); the bucket is full (10)
+  clock.advance(57s);                         // a new window (11); the bucket is full (10)
   ASSERT_TRUE(both.try_acquire(10).allowed);  // bucket 0, window 1
   const Decision two = both.try_acquire(2);   // both refuse: the bucket for 2 s, the window 60 s
   EXPECT_FALSE(two.allowed);
@@ -262,9 +264,9 @@ TEST(CompositeLimiter, RefusesToBeBuiltFromNothingNullsDuplicatesOrMixedClocks) 
 
 TEST(CompositeLimiter, BlockingAcquireWaitsForTheLatestChild) {
   ManualClock clock;
-  auto c = make_composite(
-                {bucket(Algorithm::gcra, 1, 1), window(Algorithm::sliding_log, 1, 3s)}, clock)
-                .value();
+  auto c =
+      make_composite({bucket(Algorithm::gcra, 1, 1), window(Algorithm::sliding_log, 1, 3s)}, clock)
+          .value();
   ASSERT_TRUE(c->try_acquire().allowed);
   CancelToken cancel;
   Decision result;

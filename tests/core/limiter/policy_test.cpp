@@ -1,4 +1,5 @@
-// Verifies that policies parse, that every invalid value is refused with source, JSON path and reason, and that the embedded default policy holds DESIGN.md's numbers.
+// Verifies that policies parse, that every invalid value is refused with source, JSON path and
+// reason, and that the embedded default policy holds DESIGN.md's numbers.
 
 #include "core/limiter/policy.h"
 
@@ -6,9 +7,8 @@
 
 #include <cstdio>
 #include <fstream>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "support/test_paths.h"
 
@@ -111,10 +111,10 @@ TEST(PolicyParse, UnknownModelIsAClearError) {
 }
 
 struct BadRow {
-  const char* pointer;   // JSON pointer of the value to replace
-  const char* value;     // replacement JSON, or nullptr to delete the member
-  const char* path;      // path the error must name
-  const char* reason;    // fragment the error must contain
+  const char* pointer;  // JSON pointer of the value to replace
+  const char* value;    // replacement JSON, or nullptr to delete the member
+  const char* path;     // path the error must name
+  const char* reason;   // fragment the error must contain
 };
 
 class PolicyRefuses : public ::testing::TestWithParam<BadRow> {};
@@ -139,49 +139,80 @@ TEST_P(PolicyRefuses, NamesSourcePathAndReason) {
 INSTANTIATE_TEST_SUITE_P(
     Values, PolicyRefuses,
     ::testing::Values(
-        BadRow{"/tiers/free/requests/capacity", "-1", "/tiers/free/requests/capacity", "must be a finite number > 0, got -1"},
+        BadRow{"/tiers/free/requests/capacity", "-1", "/tiers/free/requests/capacity",
+               "must be a finite number > 0, got -1"},
         BadRow{"/tiers/free/requests/capacity", "0", "/tiers/free/requests/capacity", "> 0, got 0"},
-        BadRow{"/tiers/free/requests/capacity", "\"60\"", "/tiers/free/requests/capacity", "expected a number, got string \"60\""},
-        BadRow{"/tiers/free/requests/capacity", nullptr, "/tiers/free/requests/capacity", "required field is missing"},
+        BadRow{"/tiers/free/requests/capacity", "\"60\"", "/tiers/free/requests/capacity",
+               "expected a number, got string \"60\""},
+        BadRow{"/tiers/free/requests/capacity", nullptr, "/tiers/free/requests/capacity",
+               "required field is missing"},
         BadRow{"/tiers/free/requests/refill", "5", "/tiers/free/requests/refill", "bare number 5"},
-        BadRow{"/tiers/free/requests/refill", "\"0/s\"", "/tiers/free/requests/refill", "greater than 0"},
-        BadRow{"/tiers/free/requests/refill", "\"nan/s\"", "/tiers/free/requests/refill", "not a finite number"},
-        BadRow{"/tiers/free/requests/refill", "\"inf/s\"", "/tiers/free/requests/refill", "not a finite number"},
-        BadRow{"/tiers/free/requests/refill", "\"5/fortnight\"", "/tiers/free/requests/refill", "unknown unit \"fortnight\""},
-        BadRow{"/tiers/free/requests/refill", "\"5\"", "/tiers/free/requests/refill", "missing unit"},
-        BadRow{"/tiers/free/requests/algorithm", "\"token-bucket-2\"", "/tiers/free/requests/algorithm", "unknown algorithm \"token-bucket-2\""},
-        BadRow{"/tiers/free/requests/algorithm", "7", "/tiers/free/requests/algorithm", "expected a string, got number 7"},
-        BadRow{"/tiers/free/requests/window", "\"1m\"", "/tiers/free/requests/window", "unknown field \"window\""},
-        BadRow{"/tiers/free/requests/capacty", "20", "/tiers/free/requests/capacty", "unknown field"},
-        BadRow{"/tiers/free/requests", "[]", "/tiers/free/requests", "expected an object, got array"},
+        BadRow{"/tiers/free/requests/refill", "\"0/s\"", "/tiers/free/requests/refill",
+               "greater than 0"},
+        BadRow{"/tiers/free/requests/refill", "\"nan/s\"", "/tiers/free/requests/refill",
+               "not a finite number"},
+        BadRow{"/tiers/free/requests/refill", "\"inf/s\"", "/tiers/free/requests/refill",
+               "not a finite number"},
+        BadRow{"/tiers/free/requests/refill", "\"5/fortnight\"", "/tiers/free/requests/refill",
+               "unknown unit \"fortnight\""},
+        BadRow{"/tiers/free/requests/refill", "\"5\"", "/tiers/free/requests/refill",
+               "missing unit"},
+        BadRow{"/tiers/free/requests/algorithm", "\"token-bucket-2\"",
+               "/tiers/free/requests/algorithm", "unknown algorithm \"token-bucket-2\""},
+        BadRow{"/tiers/free/requests/algorithm", "7", "/tiers/free/requests/algorithm",
+               "expected a string, got number 7"},
+        BadRow{"/tiers/free/requests/window", "\"1m\"", "/tiers/free/requests/window",
+               "unknown field \"window\""},
+        BadRow{"/tiers/free/requests/capacty", "20", "/tiers/free/requests/capacty",
+               "unknown field"},
+        BadRow{"/tiers/free/requests", "[]", "/tiers/free/requests",
+               "expected an object, got array"},
         BadRow{"/tiers/free/daily_quota", "-5", "/tiers/free/daily_quota", "> 0, got -5"},
-        BadRow{"/tiers/free/daily_quota", "\"1000\"", "/tiers/free/daily_quota", "expected a number"},
+        BadRow{"/tiers/free/daily_quota", "\"1000\"", "/tiers/free/daily_quota",
+               "expected a number"},
         BadRow{"/tiers/free/rpm", "10", "/tiers/free/rpm", "unknown field \"rpm\""},
-        BadRow{"/tiers/free/llm_tokens", R"({"algorithm": "gcra", "capacity": 10, "refill": "1/s"})", "/tiers/free/llm_tokens/algorithm", "llm_tokens takes token-bucket only"},
-        BadRow{"/tiers/free/llm_tokens", R"({"algorithm": "token-bucket", "capacity": -1, "refill": "1/s"})", "/tiers/free/llm_tokens/capacity", "> 0, got -1"},
-        BadRow{"/tiers/free/llm_tokens", R"({"algorithm": "token-bucket", "capacity": 10})", "/tiers/free/llm_tokens/refill", "required field is missing"},
-        BadRow{"/tiers/team/requests/window", "\"0s\"", "/tiers/team/requests/window", "must be positive"},
-        BadRow{"/tiers/team/requests/window", "60", "/tiers/team/requests/window", "bare number 60"},
-        BadRow{"/tiers/team/requests/window", "\"60 parsecs\"", "/tiers/team/requests/window", "unknown unit"},
-        BadRow{"/tiers/team/requests/window", "\"100us\"", "/tiers/team/requests", "window must be at least 1ms"},
+        BadRow{"/tiers/free/llm_tokens",
+               R"({"algorithm": "gcra", "capacity": 10, "refill": "1/s"})",
+               "/tiers/free/llm_tokens/algorithm", "llm_tokens takes token-bucket only"},
+        BadRow{"/tiers/free/llm_tokens",
+               R"({"algorithm": "token-bucket", "capacity": -1, "refill": "1/s"})",
+               "/tiers/free/llm_tokens/capacity", "> 0, got -1"},
+        BadRow{"/tiers/free/llm_tokens", R"({"algorithm": "token-bucket", "capacity": 10})",
+               "/tiers/free/llm_tokens/refill", "required field is missing"},
+        BadRow{"/tiers/team/requests/window", "\"0s\"", "/tiers/team/requests/window",
+               "must be positive"},
+        BadRow{"/tiers/team/requests/window", "60", "/tiers/team/requests/window",
+               "bare number 60"},
+        BadRow{"/tiers/team/requests/window", "\"60 parsecs\"", "/tiers/team/requests/window",
+               "unknown unit"},
+        BadRow{"/tiers/team/requests/window", "\"100us\"", "/tiers/team/requests",
+               "window must be at least 1ms"},
         BadRow{"/tiers/team/requests/limit", "0", "/tiers/team/requests/limit", "> 0, got 0"},
-        BadRow{"/tiers/team/requests/capacity", "5", "/tiers/team/requests/capacity", "window algorithms take limit and window"},
+        BadRow{"/tiers/team/requests/capacity", "5", "/tiers/team/requests/capacity",
+               "window algorithms take limit and window"},
         BadRow{"/tiers", "{}", "/tiers", "at least one tier"},
         BadRow{"/tiers", nullptr, "/tiers", "required field is missing"},
         BadRow{"/tiers", "[1]", "/tiers", "expected an object, got array"},
-        BadRow{"/models/big/cost", "21", "/models/big/cost", "cost 21 is above the capacity 20 of tier \"free\""},
+        BadRow{"/models/big/cost", "21", "/models/big/cost",
+               "cost 21 is above the capacity 20 of tier \"free\""},
         BadRow{"/models/big/cost", "0", "/models/big/cost", "> 0, got 0"},
         BadRow{"/models/big/cost", "true", "/models/big/cost", "expected a number, got boolean"},
-        BadRow{"/models/big/price_per_million_tokens", "-1", "/models/big/price_per_million_tokens", ">= 0, got -1"},
+        BadRow{"/models/big/price_per_million_tokens", "-1", "/models/big/price_per_million_tokens",
+               ">= 0, got -1"},
         BadRow{"/models/openai~1gpt-4.1/cost", "-2", "/models/openai~1gpt-4.1/cost", "got -2"},
         BadRow{"/models", "{}", "/models", "at least one model"},
-        BadRow{"/keys/k-free", "\"gold\"", "/keys/k-free", "unknown tier \"gold\" (tiers: free, team)"},
+        BadRow{"/keys/k-free", "\"gold\"", "/keys/k-free",
+               "unknown tier \"gold\" (tiers: free, team)"},
         BadRow{"/keys/k-free", "3", "/keys/k-free", "expected a string"},
         BadRow{"/keys", "[]", "/keys", "expected an object"},
-        BadRow{"/keys/k-free", R"({"name": "acme"})", "/keys/k-free/tier", "required field is missing"},
-        BadRow{"/keys/k-free", R"({"tier": "free", "name": ""})", "/keys/k-free/name", "1 to 128 characters, got 0"},
-        BadRow{"/keys/k-free", R"({"tier": "free", "name": 7})", "/keys/k-free/name", "expected a string"},
-        BadRow{"/keys/k-free", R"({"tier": "free", "owner": "x"})", "/keys/k-free/owner", "unknown field \"owner\""},
+        BadRow{"/keys/k-free", R"({"name": "acme"})", "/keys/k-free/tier",
+               "required field is missing"},
+        BadRow{"/keys/k-free", R"({"tier": "free", "name": ""})", "/keys/k-free/name",
+               "1 to 128 characters, got 0"},
+        BadRow{"/keys/k-free", R"({"tier": "free", "name": 7})", "/keys/k-free/name",
+               "expected a string"},
+        BadRow{"/keys/k-free", R"({"tier": "free", "owner": "x"})", "/keys/k-free/owner",
+               "unknown field \"owner\""},
         BadRow{"/default_tier", "\"gold\"", "/default_tier", "unknown tier \"gold\""},
         BadRow{"/default_tier", "1", "/default_tier", "expected a string"},
         BadRow{"/version", "2", "/version", "unsupported version 2"},
@@ -204,13 +235,15 @@ class PolicyMalformed : public ::testing::TestWithParam<MalformedRow> {};
 TEST_P(PolicyMalformed, NamesLineAndColumn) {
   auto p = parse_policy(GetParam().text, "broken.json");
   ASSERT_FALSE(p.ok());
-  EXPECT_EQ(p.error().rfind(std::string("broken.json:") + GetParam().where + ": ", 0), 0u) << p.error();
+  EXPECT_EQ(p.error().rfind(std::string("broken.json:") + GetParam().where + ": ", 0), 0u)
+      << p.error();
   EXPECT_NE(p.error().find(GetParam().reason), std::string::npos) << p.error();
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Texts, PolicyMalformed,
-    ::testing::Values(MalformedRow{"{\n  \"tiers\": {\n    \"free\": { ,\n", "3:15", "malformed JSON"},
+    ::testing::Values(MalformedRow{"{\n  \"tiers\": {\n    \"free\": { ,\n", "3:15",
+                                   "malformed JSON"},
                       MalformedRow{"{\"tiers\": {}}}", "1:14", "malformed JSON"},
                       MalformedRow{"", "1:1", "malformed JSON"},
                       MalformedRow{"{\n\"a\": NaN}", "2:6", "malformed JSON"}));
@@ -267,8 +300,9 @@ TEST(DefaultPolicy, EmbeddedCopyHasDesignNumbers) {
     double cost;
     double price;
   };
-  for (const ModelRow& m : {ModelRow{"gpt-4.1", 8, 8}, ModelRow{"claude-sonnet-4.5", 15, 15},
-                            ModelRow{"gemini-2.5-flash", 2, 2.5}, ModelRow{"deepseek-v3.2", 1, 0.42}}) {
+  for (const ModelRow& m :
+       {ModelRow{"gpt-4.1", 8, 8}, ModelRow{"claude-sonnet-4.5", 15, 15},
+        ModelRow{"gemini-2.5-flash", 2, 2.5}, ModelRow{"deepseek-v3.2", 1, 0.42}}) {
     auto model = p.model(m.name);
     ASSERT_TRUE(model.ok()) << model.error();
     EXPECT_EQ((*model)->cost, m.cost) << m.name;
@@ -291,7 +325,8 @@ TEST(PolicyDocs, FullExampleInDocsParses) {
   const auto start = text.find("```json\n");
   ASSERT_NE(start, std::string::npos);
   const auto end = text.find("```", start + 8);
-  auto p = parse_policy(std::string_view(text).substr(start + 8, end - start - 8), "docs/policy.md");
+  auto p =
+      parse_policy(std::string_view(text).substr(start + 8, end - start - 8), "docs/policy.md");
   ASSERT_TRUE(p.ok()) << p.error();
   EXPECT_EQ(p->tier_for_key("sk-acme-prod")->requests.algorithm, Algorithm::gcra);
   EXPECT_EQ(p->tier_for_key("sk-acme-ci")->requests.algorithm, Algorithm::sliding_log);
@@ -299,7 +334,8 @@ TEST(PolicyDocs, FullExampleInDocsParses) {
 }
 
 TEST(DefaultPolicy, EmbeddedTextMatchesTheResourceFile) {
-  std::ifstream in(std::string(LIMITSCOPE_RESOURCES_DIR) + "/default-policy.json", std::ios::binary);
+  std::ifstream in(std::string(LIMITSCOPE_RESOURCES_DIR) + "/default-policy.json",
+                   std::ios::binary);
   ASSERT_TRUE(in.good());
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(default_policy_json(), text);

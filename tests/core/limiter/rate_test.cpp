@@ -22,13 +22,13 @@ TEST_P(RateParse, ConvertsUnits) {
 
 INSTANTIATE_TEST_SUITE_P(Units, RateParse,
                          ::testing::Values(RateRow{"50/s", 50}, RateRow{"100/min", 100.0 / 60},
-                                           RateRow{"1000/h", 1000.0 / 3600},
-                                           RateRow{"86400/d", 1}, RateRow{" 2.5 / sec ", 2.5},
-                                           RateRow{"100/10s", 10}, RateRow{"1/ms", 1000}));
+                                           RateRow{"1000/h", 1000.0 / 3600}, RateRow{"86400/d", 1},
+                                           RateRow{" 2.5 / sec ", 2.5}, RateRow{"100/10s", 10},
+                                           RateRow{"1/ms", 1000}));
 
 TEST(RateParseErrors, RefusesBareNumbersAndBadUnits) {
-  for (const char* bad : {"100", "100/", "/s", "abc/s", "-1/s", "0/s", "nan/s", "inf/s",
-                          "10/fortnight", "1e400/s"}) {
+  for (const char* bad :
+       {"100", "100/", "/s", "abc/s", "-1/s", "0/s", "nan/s", "inf/s", "10/fortnight", "1e400/s"}) {
     auto r = parse_rate(bad);
     EXPECT_FALSE(r.ok()) << bad;
     if (!r.ok()) {

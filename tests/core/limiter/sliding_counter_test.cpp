@@ -13,7 +13,9 @@ namespace {
 using namespace std::chrono_literals;
 using test::window;
 
-LimitParams sc(double limit, Nanos w) { return window(Algorithm::sliding_counter, limit, w); }
+LimitParams sc(double limit, Nanos w) {
+  return window(Algorithm::sliding_counter, limit, w);
+}
 
 TEST(SlidingCounter, EstimateWeighsThePreviousWindowByTheUnelapsedPart) {
   const LimitParams p = sc(10, 1s);

@@ -13,7 +13,9 @@ namespace {
 using namespace std::chrono_literals;
 using test::window;
 
-LimitParams sl(double limit, Nanos w) { return window(Algorithm::sliding_log, limit, w); }
+LimitParams sl(double limit, Nanos w) {
+  return window(Algorithm::sliding_log, limit, w);
+}
 
 TEST(SlidingLog, AnEntryLeavesTheWindowExactlyWAfterIt) {
   const LimitParams p = sl(3, 1s);
@@ -70,7 +72,7 @@ TEST(SlidingLog, ReconfigureKeepsEntriesAndClampsToTheNewLimit) {
   ASSERT_TRUE(SlidingLog::decide(p, s, 500ms, 4).allowed);
   const LimitParams q = sl(5, 1s);
   SlidingLog::reconfigure(p, q, s, 600ms);
-  EXPECT_DOUBLE_EQ(SlidingLog::available(q, s, 600ms), 0);  // clamped: full
+  EXPECT_DOUBLE_EQ(SlidingLog::available(q, s, 600ms), 0);   // clamped: full
   EXPECT_DOUBLE_EQ(SlidingLog::available(q, s, 1000ms), 1);  // the oldest 1 unit was dropped
   EXPECT_DOUBLE_EQ(SlidingLog::available(q, s, 1500ms), 5);
   // A longer window keeps counting the same entries for longer.

@@ -31,10 +31,24 @@ std::int64_t round_reference(double ns) {
 }
 
 std::vector<double> edge_values() {
-  std::vector<double> v = {0.0, -0.0, -1.0, 1e-300, 0.49999999999999994, 0.5, 0.5000000000000001,
-                           1.0, 1.5, 2.5, 3.4999999999999996, 1e9 + 0.5, 4503599627370495.5,
-                           4503599627370496.0, 4503599627370497.0, 9007199254740993.0,
-                           static_cast<double>(kFarNs), static_cast<double>(kFarNs) * 2,
+  std::vector<double> v = {0.0,
+                           -0.0,
+                           -1.0,
+                           1e-300,
+                           0.49999999999999994,
+                           0.5,
+                           0.5000000000000001,
+                           1.0,
+                           1.5,
+                           2.5,
+                           3.4999999999999996,
+                           1e9 + 0.5,
+                           4503599627370495.5,
+                           4503599627370496.0,
+                           4503599627370497.0,
+                           9007199254740993.0,
+                           static_cast<double>(kFarNs),
+                           static_cast<double>(kFarNs) * 2,
                            std::numeric_limits<double>::infinity(),
                            std::numeric_limits<double>::quiet_NaN()};
   // Neighbours of whole and half numbers across the magnitudes, and of 2^52, 2^53, 2^61.

@@ -57,11 +57,11 @@ TEST_P(TokenBucketRetry, IsTheFirstNanosecondTheCostFits) {
 INSTANTIATE_TEST_SUITE_P(
     Rates, TokenBucketRetry,
     ::testing::Values(RetryRow{10, 5, 1s, 1, 200ms}, RetryRow{10, 5, 1s, 10, 2s},
-                      RetryRow{60, 1, 1s, 8, 8s},               // free tier, gpt-4.1 cost
-                      RetryRow{1, 3, 1s, 1, 333'333'334ns},     // 1/3 s rounds up
-                      RetryRow{100, 100, 60s, 1, 600ms},        // 100/min
-                      RetryRow{5, 1000, 3600s, 2.5, 9s},        // 1000/h, fractional cost
-                      RetryRow{1, 1, 86'400s, 1, 86'400s}));    // 1/day
+                      RetryRow{60, 1, 1s, 8, 8s},             // free tier, gpt-4.1 cost
+                      RetryRow{1, 3, 1s, 1, 333'333'334ns},   // 1/3 s rounds up
+                      RetryRow{100, 100, 60s, 1, 600ms},      // 100/min
+                      RetryRow{5, 1000, 3600s, 2.5, 9s},      // 1000/h, fractional cost
+                      RetryRow{1, 1, 86'400s, 1, 86'400s}));  // 1/day
 
 TEST(TokenBucket, RefillIsCappedAtCapacityAfterAYear) {
   for (const LimitParams& p : {tb(5000, 500), tb(60, 1), tb(1, 1, 86'400s), tb(1e6, 1e9)}) {
@@ -121,10 +121,10 @@ TEST_P(TokenBucketReconfigure, KeepsTheFractionOfCapacityAfterRefillingUnderTheO
 
 INSTANTIATE_TEST_SUITE_P(
     Rows, TokenBucketReconfigure,
-    ::testing::Values(ReconfigureRow{10, 1, 10, 2s, 100, 1, 20},   // 20% of 10 -> 20% of 100
-                      ReconfigureRow{10, 1, 5, 0s, 20, 10, 10},    // half stays half
-                      ReconfigureRow{10, 1, 1, 60s, 5, 1, 5},      // refilled to full first
-                      ReconfigureRow{60, 1, 60, 0s, 500, 50, 0},   // empty stays empty
+    ::testing::Values(ReconfigureRow{10, 1, 10, 2s, 100, 1, 20},      // 20% of 10 -> 20% of 100
+                      ReconfigureRow{10, 1, 5, 0s, 20, 10, 10},       // half stays half
+                      ReconfigureRow{10, 1, 1, 60s, 5, 1, 5},         // refilled to full first
+                      ReconfigureRow{60, 1, 60, 0s, 500, 50, 0},      // empty stays empty
                       ReconfigureRow{500, 50, 250, 1s, 60, 1, 36}));  // 300/500 -> 36/60
 
 }  // namespace

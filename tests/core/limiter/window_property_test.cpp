@@ -139,7 +139,8 @@ TEST(WindowProperty, FixedWindowMatchesAlignedCountsAndStaysWithinTwiceTheLimit)
     });
     const double most = max_in_any_window(history, ws.window);
     EXPECT_LE(most, 2 * ws.limit);
-    RecordProperty("fixed_window_max_over_limit_" + std::to_string(seed), std::to_string(most / ws.limit));
+    RecordProperty("fixed_window_max_over_limit_" + std::to_string(seed),
+                   std::to_string(most / ws.limit));
   }
 }
 
@@ -152,13 +153,13 @@ TEST(WindowProperty, SlidingCounterMatchesTheFormulaOnTheFullHistory) {
           const std::int64_t start = floor_to(e.t_ns, w);
           const double prev = admitted_in(h, start - w, start);
           const double curr = admitted_in(h, start, start + w);
-          const double weight =
-              static_cast<double>(w - (e.t_ns - start)) / static_cast<double>(w);
+          const double weight = static_cast<double>(w - (e.t_ns - start)) / static_cast<double>(w);
           return prev * weight + curr + e.cost <= ws.limit;
         });
     const double most = max_in_any_window(history, ws.window);
     EXPECT_LE(most, 2 * ws.limit);
-    RecordProperty("sliding_counter_max_over_limit_" + std::to_string(seed), std::to_string(most / ws.limit));
+    RecordProperty("sliding_counter_max_over_limit_" + std::to_string(seed),
+                   std::to_string(most / ws.limit));
   }
 }
 

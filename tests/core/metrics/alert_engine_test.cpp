@@ -100,7 +100,8 @@ TEST(AlertEngine, PendingAlertThatDisappearsIsDroppedAndRestarts) {
 TEST(AlertEngine, ZeroForFiresAtTheFirstEvaluation) {
   SeriesStore store;
   feed(store, Labels{{"__name__", "level"}}, {5});
-  AlertEngine engine(store, {group_from("groups:\n- name: g\n  rules:\n  - alert: Low\n    expr: level < 10\n")});
+  AlertEngine engine(
+      store, {group_from("groups:\n- name: g\n  rules:\n  - alert: Low\n    expr: level < 10\n")});
   check_timeline(engine, {{0, AlertState::firing, 0, 0, {}}});
 }
 
@@ -193,7 +194,8 @@ TEST(AlertEngine, RecordingRulesFeedLaterRulesAndGoStale) {
   auto v = evaluate(**parse_promql("tier:hits:doubled"), store, 0);
   ASSERT_TRUE(v.ok());
   ASSERT_EQ(v->vector.size(), 2u);
-  EXPECT_EQ(v->vector[0].labels, (Labels{{"__name__", "tier:hits:doubled"}, {"source", "rec"}, {"tier", "free"}}));
+  EXPECT_EQ(v->vector[0].labels,
+            (Labels{{"__name__", "tier:hits:doubled"}, {"source", "rec"}, {"tier", "free"}}));
   EXPECT_EQ(v->vector[0].value, 8);
   EXPECT_EQ(engine.alerts_of(0, 1).size(), 1u);  // the alert read the series recorded just before
   // At 6m the pro input (last sample at 0) is past the 5m lookback while free's (1m) is not:
@@ -255,8 +257,12 @@ TEST(AlertEngine, EvaluationErrorsKeepStateAndAreReported) {
 
 TEST(AlertEngine, GroupLimitClearsAlerts) {
   SeriesStore store;
-  for (const char* k : {"a", "b", "c"}) store.append(Labels{{"__name__", "level"}, {"k", k}}, Sample{0, 1});
-  AlertEngine engine(store, {group_from("groups:\n- name: g\n  limit: 2\n  rules:\n  - alert: L\n    expr: level < 10\n")});
+  for (const char* k : {"a", "b", "c"})
+    store.append(Labels{{"__name__", "level"}, {"k", k}}, Sample{0, 1});
+  AlertEngine engine(
+      store,
+      {group_from(
+          "groups:\n- name: g\n  limit: 2\n  rules:\n  - alert: L\n    expr: level < 10\n")});
   EXPECT_EQ(engine.evaluate_all(0), 1u);
   EXPECT_EQ(engine.last_error(0, 0), "exceeded limit of 2 with 3 alerts");
   EXPECT_TRUE(engine.alerts_of(0, 0).empty());
@@ -264,7 +270,8 @@ TEST(AlertEngine, GroupLimitClearsAlerts) {
 
 TEST(AlertEngine, ScalarExpressionGivesOneUnlabelledAlert) {
   SeriesStore store;
-  AlertEngine engine(store, {group_from("groups:\n- name: g\n  rules:\n  - alert: Always\n    expr: '1'\n")});
+  AlertEngine engine(
+      store, {group_from("groups:\n- name: g\n  rules:\n  - alert: Always\n    expr: '1'\n")});
   engine.evaluate_all(0);
   const auto a = engine.alerts_of(0, 0);
   ASSERT_EQ(a.size(), 1u);
@@ -273,10 +280,11 @@ TEST(AlertEngine, ScalarExpressionGivesOneUnlabelledAlert) {
 
 TEST(AlertEngine, EvaluateDueRunsEachGroupOncePerAlignedSlot) {
   SeriesStore store;
-  auto fast = group_from("groups:\n- name: fast\n  interval: 15s\n  rules:\n  - record: one\n    expr: '1'\n");
+  auto fast = group_from(
+      "groups:\n- name: fast\n  interval: 15s\n  rules:\n  - record: one\n    expr: '1'\n");
   auto slow = group_from("groups:\n- name: slow\n  rules:\n  - record: two\n    expr: '2'\n");
-  AlertEngine engine(store, {fast, slow});  // slow uses the default 1m
-  EXPECT_EQ(engine.evaluate_due(7'000), 2u);    // slots 0 and 0
+  AlertEngine engine(store, {fast, slow});    // slow uses the default 1m
+  EXPECT_EQ(engine.evaluate_due(7'000), 2u);  // slots 0 and 0
   EXPECT_EQ(engine.evaluate_due(14'000), 0u);
   EXPECT_EQ(engine.evaluate_due(15'000), 1u);   // fast at 15s
   EXPECT_EQ(engine.evaluate_due(100'000), 2u);  // fast at 90s (30s..75s skipped), slow at 60s

@@ -70,8 +70,9 @@ TEST(AlertTemplate, ParseErrorsNameTemplateAndPosition) {
       {"{{ end }}", "template t: line 1, column 4: unexpected {{end}}"},
       {"{{ range $labels }}{{ end }}",
        "template t: line 1, column 4: action \"range\" is not supported by limitscope templates"},
-      {"{{ query \"up\" }}", "template t: line 1, column 4: function \"query\" is not supported by "
-                             "limitscope templates (no querier)"},
+      {"{{ query \"up\" }}",
+       "template t: line 1, column 4: function \"query\" is not supported by "
+       "limitscope templates (no querier)"},
       {"{{ \"abc }}", "template t: line 1, column 4: unterminated quoted string"},
       {"{{ }}", "template t: line 1, column 3: missing value for command"},
       {"{{ (1 }}", "template t: line 1, column 4: unclosed left paren"},
@@ -111,10 +112,12 @@ namespace {
 // Bad input never crashes: random soups of template tokens either parse and expand, or are
 // refused with a message.
 TEST(AlertTemplate, RandomTokenSoupNeverCrashes) {
-  const char* pieces[] = {"{{", "}}", "{{- ", " -}}", "$labels", ".Labels", ".x", "$value", "|",
-                          "(", ")", "\"s\"", "`r`", "1", "-2.5", "humanize", "printf", "\"%d %s\"",
-                          "if", "else", "end", " ", "$v", ":=", "=", "/*", "*/", "eq", "len",
-                          "title", "index", "and", "nil", "true", "\\", "\n", "x"};
+  const char* pieces[] = {"{{",     "}}",       "{{- ",   " -}}",      "$labels", ".Labels", ".x",
+                          "$value", "|",        "(",      ")",         "\"s\"",   "`r`",     "1",
+                          "-2.5",   "humanize", "printf", "\"%d %s\"", "if",      "else",    "end",
+                          " ",      "$v",       ":=",     "=",         "/*",      "*/",      "eq",
+                          "len",    "title",    "index",  "and",       "nil",     "true",    "\\",
+                          "\n",     "x"};
   std::uint64_t seed = 42;
   const auto next = [&seed] {
     seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;

@@ -13,12 +13,12 @@ namespace {
 // Each row was rendered by promtool 2.42 through an annotation using the same function.
 struct Row {
   double v;
-  const char* value;      // {{ $value }}
-  const char* humanize;   // {{ $value | humanize }}
-  const char* h1024;      // humanize1024
-  const char* duration;   // humanizeDuration
-  const char* percent;    // humanizePercentage
-  const char* printf;     // printf "%.2f|%g|%e|%v|%5.1f|%s" v v v v v "s"
+  const char* value;     // {{ $value }}
+  const char* humanize;  // {{ $value | humanize }}
+  const char* h1024;     // humanize1024
+  const char* duration;  // humanizeDuration
+  const char* percent;   // humanizePercentage
+  const char* printf;    // printf "%.2f|%g|%e|%v|%5.1f|%s" v v v v v "s"
 };
 
 TEST(GoFormat, MatchesPromtoolOutputs) {

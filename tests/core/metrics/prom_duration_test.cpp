@@ -14,9 +14,17 @@ struct ParseRow {
 
 TEST(PromDuration, ParsesValidSpellings) {
   const ParseRow rows[] = {
-      {"0", 0},           {"0s", 0},         {"500ms", 500},       {"10s", 10'000},
-      {"5m", 300'000},    {"1h30m", 5'400'000}, {"1d", 86'400'000}, {"1w", 604'800'000},
-      {"1y", 31'536'000'000}, {"1h0m5s", 3'605'000}, {"2d3h4m5s6ms", 183'845'006},
+      {"0", 0},
+      {"0s", 0},
+      {"500ms", 500},
+      {"10s", 10'000},
+      {"5m", 300'000},
+      {"1h30m", 5'400'000},
+      {"1d", 86'400'000},
+      {"1w", 604'800'000},
+      {"1y", 31'536'000'000},
+      {"1h0m5s", 3'605'000},
+      {"2d3h4m5s6ms", 183'845'006},
   };
   for (const auto& r : rows) {
     auto d = parse_prom_duration(r.text);
@@ -36,9 +44,9 @@ TEST(PromDuration, RefusesWhatPrometheusRefuses) {
 }
 
 TEST(PromDuration, FormatsAsPrometheus) {
-  const ParseRow rows[] = {{"0s", 0},        {"500ms", 500},     {"1m30s", 90'000},
-                           {"1h30m", 5'400'000}, {"1w", 604'800'000}, {"8d", 691'200'000},
-                           {"1y", 31'536'000'000}, {"1d1s", 86'401'000}};
+  const ParseRow rows[] = {
+      {"0s", 0},           {"500ms", 500},      {"1m30s", 90'000},      {"1h30m", 5'400'000},
+      {"1w", 604'800'000}, {"8d", 691'200'000}, {"1y", 31'536'000'000}, {"1d1s", 86'401'000}};
   for (const auto& r : rows) EXPECT_EQ(format_prom_duration(r.ms), r.text);
   EXPECT_EQ(format_prom_duration(-60'000), "-1m");
 }

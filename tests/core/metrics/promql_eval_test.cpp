@@ -55,7 +55,7 @@ TEST_F(PromqlEvalTest, MatchersSelectAndEmptyValueMatchesAbsentLabel) {
 TEST_F(PromqlEvalTest, LookbackIsFiveMinutesInclusiveAndStaleMarkersEndSeries) {
   Labels l{{"__name__", "g"}};
   add(l, 0, 7);
-  EXPECT_EQ(query("g", 300), Lines{"g => 7"});     // t - 5m is still in range (Prometheus 2.x)
+  EXPECT_EQ(query("g", 300), Lines{"g => 7"});  // t - 5m is still in range (Prometheus 2.x)
   EXPECT_EQ(query("g", 300.001), Lines{});
   ASSERT_TRUE(store_.append_stale(l, 60000).ok());
   EXPECT_EQ(query("g", 59.999), Lines{"g => 7"});
@@ -63,7 +63,7 @@ TEST_F(PromqlEvalTest, LookbackIsFiveMinutesInclusiveAndStaleMarkersEndSeries) {
   EXPECT_EQ(query("count_over_time(g[2m])", 90), Lines{"{} => 1"});  // stale marker not counted
   add(l, 120, 8);
   EXPECT_EQ(query("g", 130), Lines{"g => 8"});
-  EXPECT_EQ(query("g offset 70s", 130), Lines{});   // lands on the stale period
+  EXPECT_EQ(query("g offset 70s", 130), Lines{});  // lands on the stale period
   EXPECT_EQ(query("g offset 2m", 130), Lines{"g => 7"});
   EXPECT_EQ(query("g offset -1m", 0), Lines{});  // looks at t=60 s: stale
 }
@@ -85,8 +85,10 @@ TEST_F(PromqlEvalTest, AggregationsWithByAndWithout) {
   EXPECT_EQ(query("sum(r)", 1), Lines{"{} => 14"});
   EXPECT_EQ(query("sum by (tier) (r)", 1), (Lines{"{tier=\"free\"} => 4", "{tier=\"pro\"} => 10"}));
   EXPECT_EQ(query("avg(r) by (tier)", 1), (Lines{"{tier=\"free\"} => 2", "{tier=\"pro\"} => 10"}));
-  EXPECT_EQ(query("max without (model) (r)", 1), (Lines{"{tier=\"free\"} => 3", "{tier=\"pro\"} => 10"}));
-  EXPECT_EQ(query("min without (tier) (r)", 1), (Lines{"{model=\"a\"} => 1", "{model=\"b\"} => 3"}));
+  EXPECT_EQ(query("max without (model) (r)", 1),
+            (Lines{"{tier=\"free\"} => 3", "{tier=\"pro\"} => 10"}));
+  EXPECT_EQ(query("min without (tier) (r)", 1),
+            (Lines{"{model=\"a\"} => 1", "{model=\"b\"} => 3"}));
   EXPECT_EQ(query("count by (model) (r)", 1), (Lines{"{model=\"a\"} => 2", "{model=\"b\"} => 1"}));
   EXPECT_EQ(query("sum by (nothere) (r)", 1), Lines{"{} => 14"});
   EXPECT_EQ(query("sum(nothing)", 1), Lines{});
@@ -100,7 +102,8 @@ TEST_F(PromqlEvalTest, VectorMatchingOnAndIgnoring) {
   add({{"__name__", "reqs"}, {"tier", "pro"}, {"instance", "2"}}, 0, 16);
   add({{"__name__", "reqs2"}, {"tier", "free"}, {"instance", "1"}}, 0, 3);
   EXPECT_EQ(query("hits / reqs", 1), Lines{});  // instance differs
-  EXPECT_EQ(query("hits / on(tier) reqs", 1), (Lines{"{tier=\"free\"} => 0.5", "{tier=\"pro\"} => 0.5"}));
+  EXPECT_EQ(query("hits / on(tier) reqs", 1),
+            (Lines{"{tier=\"free\"} => 0.5", "{tier=\"pro\"} => 0.5"}));
   EXPECT_EQ(query("hits / ignoring(instance) reqs", 1),
             (Lines{"{tier=\"free\"} => 0.5", "{tier=\"pro\"} => 0.5"}));
   EXPECT_EQ(query("hits - reqs2", 1), (Lines{"{instance=\"1\", tier=\"free\"} => 3"}));
@@ -202,7 +205,8 @@ TEST_F(PromqlEvalTest, RangeEvaluationStepsThroughTime) {
 
 TEST_F(PromqlEvalTest, DefaultAlertRulesEvaluate) {
   for (int i = 0; i <= 40; ++i) {
-    add({{"__name__", "gateway_rate_limit_hits_total"}, {"tier", "free"}, {"model", "m"}}, i * 15, i * 15.0);
+    add({{"__name__", "gateway_rate_limit_hits_total"}, {"tier", "free"}, {"model", "m"}}, i * 15,
+        i * 15.0);
   }
   EXPECT_EQ(query("rate(gateway_rate_limit_hits_total[5m]) > 0.5", 600),
             (Lines{"{model=\"m\", tier=\"free\"} => 1"}));

@@ -37,7 +37,9 @@ std::string describe(std::vector<ExpectedSample> v) {
   return out;
 }
 
-TEST(PromqlFixtureTest, FixturesExist) { EXPECT_GE(fixture_files().size(), 3u); }
+TEST(PromqlFixtureTest, FixturesExist) {
+  EXPECT_GE(fixture_files().size(), 3u);
+}
 
 TEST(PromqlFixtureTest, EvaluatorGivesTheExpectedSamples) {
   for (const std::string& path : fixture_files()) {

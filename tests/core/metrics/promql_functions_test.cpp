@@ -124,7 +124,9 @@ TEST(PromqlHistogramQuantileTest, BucketInterpolationMatchesPrometheus) {
       {0.25, {{0.1, 10}, {0.5, 8}, {1, 40}, {kInf, 40}}, 0.1, "non-monotonic count raised"},
       {0.1, {{-1, 5}, {0, 10}, {kInf, 10}}, -1, "lowest bound <= 0 is returned as is"},
       {0.75, {{kInf, 40}, {1, 40}, {0.5, 20}, {0.1, 10}}, 0.75, "unsorted input"},
-      {0.75, {{0.1, 10}, {0.5, 10}, {0.5, 10}, {1, 40}, {kInf, 40}}, 0.75,
+      {0.75,
+       {{0.1, 10}, {0.5, 10}, {0.5, 10}, {1, 40}, {kInf, 40}},
+       0.75,
        "equal bounds merge (counts add)"},
   };
   for (const QuantileRow& r : rows) {
@@ -170,12 +172,23 @@ TEST(PromqlFunctionsTest, ElementFunctionsAndScalars) {
   SeriesStore store;
   ASSERT_TRUE(store.append(Labels{{"__name__", "x"}}, {0, -2.5}).ok());
   const ElementRow rows[] = {
-      {"abs(x)", 2.5},           {"ceil(x)", -2},           {"floor(x)", -3},
-      {"round(x)", -2},          {"round(x, 2)", -2},        {"clamp_min(x, 0)", 0},
-      {"clamp_max(x, -3)", -3},  {"clamp(x, -1, 1)", -1},    {"scalar(x)", -2.5},
-      {"time()", 10},            {"vector(3)", 3},           {"sqrt(abs(x) * 10)", 5},
-      {"exp(x - x)", 1},         {"ln(abs(x) / 2.5)", 0},    {"log2(abs(x) * 0 + 8)", 3},
-      {"log10(abs(x) * 40)", 2}, {"last_over_time(x[1m])", -2.5},
+      {"abs(x)", 2.5},
+      {"ceil(x)", -2},
+      {"floor(x)", -3},
+      {"round(x)", -2},
+      {"round(x, 2)", -2},
+      {"clamp_min(x, 0)", 0},
+      {"clamp_max(x, -3)", -3},
+      {"clamp(x, -1, 1)", -1},
+      {"scalar(x)", -2.5},
+      {"time()", 10},
+      {"vector(3)", 3},
+      {"sqrt(abs(x) * 10)", 5},
+      {"exp(x - x)", 1},
+      {"ln(abs(x) / 2.5)", 0},
+      {"log2(abs(x) * 0 + 8)", 3},
+      {"log10(abs(x) * 40)", 2},
+      {"last_over_time(x[1m])", -2.5},
       {"count_over_time(x[1m])", 1},
   };
   for (const ElementRow& r : rows) {

@@ -31,7 +31,8 @@ TEST(PromqlParserTest, AcceptsTheSubsetAndPrintsCanonically) {
       {"foo > bool 1", "foo > bool 1"},
       {"foo == bool on(x) bar", "foo == bool on(x) bar"},
       {"foo and bar or baz unless qux", "foo and bar or baz unless qux"},
-      {"histogram_quantile(0.99, rate(h_bucket[5m]))", "histogram_quantile(0.98999999999999999, rate(h_bucket[5m]))"},
+      {"histogram_quantile(0.99, rate(h_bucket[5m]))",
+       "histogram_quantile(0.98999999999999999, rate(h_bucket[5m]))"},
       {"clamp_min(foo, 0)", "clamp_min(foo, 0)"},
       {"vector(time())", "vector(time())"},
       {"0x1f + 1e3 + .5 + Inf - NaN", "31 + 1000 + 0.5 + Inf - NaN"},
@@ -58,16 +59,13 @@ TEST(PromqlParserTest, PrecedenceAndAssociativityFollowPrometheus) {
     double value;
   };
   const Row rows[] = {
-      {"2 ^ 3 ^ 2", 512},      // ^ is right-associative
-      {"-2 ^ 2", -4},          // unary minus binds looser than ^
-      {"2 * 3 + 4", 10},
-      {"2 + 3 * 4", 14},
-      {"10 - 4 - 3", 3},       // left-associative
-      {"7 % 4 * 2", 6},
-      {"(2 + 3) * 4", 20},
-      {"1 + 2 > bool 2", 1},   // arithmetic before comparison
-      {"-1 * -1", 1},
-      {"2 ^ -1", 0.5},
+      {"2 ^ 3 ^ 2", 512},  // ^ is right-associative
+      {"-2 ^ 2", -4},      // unary minus binds looser than ^
+      {"2 * 3 + 4", 10},     {"2 + 3 * 4", 14},
+      {"10 - 4 - 3", 3},  // left-associative
+      {"7 % 4 * 2", 6},      {"(2 + 3) * 4", 20},
+      {"1 + 2 > bool 2", 1},  // arithmetic before comparison
+      {"-1 * -1", 1},        {"2 ^ -1", 0.5},
   };
   SeriesStore store;
   for (const Row& r : rows) {
@@ -104,7 +102,8 @@ TEST(PromqlParserTest, ErrorsNameTheConstructAndColumn) {
       {"foo @ 100", "column 5: unsupported construct \"@\""},
       {"topk(3, foo)", "column 1: unsupported construct aggregation \"topk\""},
       {"quantile(0.5, foo)", "column 1: unsupported construct aggregation \"quantile\""},
-      {"label_replace(foo, \"a\", \"b\", \"c\", \"d\")", "column 1: unsupported construct function \"label_replace\""},
+      {"label_replace(foo, \"a\", \"b\", \"c\", \"d\")",
+       "column 1: unsupported construct function \"label_replace\""},
       {"nosuchfn(foo)", "column 1: unsupported construct function \"nosuchfn\""},
       {"foo atan2 bar", "column 5: unsupported construct \"atan2\""},
       {"\"text\"", "column 1: unsupported construct string literal"},
@@ -118,11 +117,13 @@ TEST(PromqlParserTest, ErrorsNameTheConstructAndColumn) {
       {"{a=~\".*\"}", "column 1: vector selector must contain at least one non-empty matcher"},
       {"foo{__name__=\"bar\"}", "column 5: metric name must not be set twice"},
       {"foo{a=~\"(\"}", "column 8: invalid regex"},
-      {"rate(foo)", "column 6: argument 1 of \"rate\" must be of type range vector, got instant vector"},
+      {"rate(foo)",
+       "column 6: argument 1 of \"rate\" must be of type range vector, got instant vector"},
       {"rate(foo[5m], 1)", "column 1: function \"rate\" takes 1 argument(s), got 2"},
       {"clamp(foo, 1)", "column 1: function \"clamp\" takes 3 argument(s), got 2"},
       {"sum(foo[5m])", "column 5: aggregation \"sum\" expects an instant vector, got range vector"},
-      {"foo[5m] + 1", "column 1: binary expression must contain only scalar and instant vector types"},
+      {"foo[5m] + 1",
+       "column 1: binary expression must contain only scalar and instant vector types"},
       {"foo offset 5m [1m]", "column 15: no offset modifiers allowed before range"},
       {"foo[5m] offset 1m offset 2m", "column 19: offset may not be set multiple times"},
       {"(foo)[5m]", "column 6: unsupported construct subquery"},
@@ -166,8 +167,9 @@ TEST(PromqlLexerTest, DurationsFollowPrometheusRules) {
     const char* text;
     std::int64_t ms;  // -1: invalid
   };
-  const Row rows[] = {{"5m", 300000}, {"1h30m", 5400000}, {"100ms", 100}, {"1y", 31536000000},
-                      {"2w3d", 1468800000}, {"1m1h", -1}, {"5", -1}, {"1mm", -1}, {"", -1},
+  const Row rows[] = {{"5m", 300000},      {"1h30m", 5400000},   {"100ms", 100},
+                      {"1y", 31536000000}, {"2w3d", 1468800000}, {"1m1h", -1},
+                      {"5", -1},           {"1mm", -1},          {"", -1},
                       {"1s500ms", 1500}};
   for (const Row& r : rows) {
     auto d = parse_promql_duration(r.text);

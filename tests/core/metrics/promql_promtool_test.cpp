@@ -47,7 +47,9 @@ std::string yaml_quote(const std::string& s) {  // single-quoted YAML scalar
   return out + "'";
 }
 
-std::string labels_text(const Labels& l) { return l.empty() ? "{}" : l.to_string(); }
+std::string labels_text(const Labels& l) {
+  return l.empty() ? "{}" : l.to_string();
+}
 
 // Random but reproducible inputs: counters with resets and gaps, gauges with a stale period,
 // two classic histograms, request counters by code.
@@ -90,7 +92,8 @@ Group make_group(unsigned seed, std::int64_t interval_ms, int steps) {
   for (const char* tier : {"free", "pro"}) {
     std::vector<double> counts(5, 0);
     std::vector<std::vector<std::optional<double>>*> rows;
-    for (const char* le : les) rows.push_back(&series({{"__name__", "h_bucket"}, {"tier", tier}, {"le", le}}));
+    for (const char* le : les)
+      rows.push_back(&series({{"__name__", "h_bucket"}, {"tier", tier}, {"le", le}}));
     for (int i = 0; i < steps; ++i) {
       double running = 0;
       for (std::size_t k = 0; k < 5; ++k) {
@@ -110,25 +113,76 @@ Group make_group(unsigned seed, std::int64_t interval_ms, int steps) {
 
 const std::vector<std::string>& expressions() {
   static const std::vector<std::string> exprs = {
-      "c", "c offset 30s", "g", "g offset -1m",
-      "rate(c[1m])", "rate(c[2m])", "increase(c[45s])", "increase(c[5m])", "rate(c[1m] offset 1m)",
-      "irate(c[1m])", "delta(g[1m])", "idelta(g[2m])", "increase(c[1m30s])",
-      "sum(c)", "sum by (job) (rate(c[1m]))", "sum(g)", "sum by (job) (g)", "avg(g)", "max(c)", "min without (job) (g)",
-      "count(c)", "avg by (job) (c)", "count without (job) (c)",
-      "histogram_quantile(0.9, rate(h_bucket[2m]))", "histogram_quantile(0.5, h_bucket)",
+      "c",
+      "c offset 30s",
+      "g",
+      "g offset -1m",
+      "rate(c[1m])",
+      "rate(c[2m])",
+      "increase(c[45s])",
+      "increase(c[5m])",
+      "rate(c[1m] offset 1m)",
+      "irate(c[1m])",
+      "delta(g[1m])",
+      "idelta(g[2m])",
+      "increase(c[1m30s])",
+      "sum(c)",
+      "sum by (job) (rate(c[1m]))",
+      "sum(g)",
+      "sum by (job) (g)",
+      "avg(g)",
+      "max(c)",
+      "min without (job) (g)",
+      "count(c)",
+      "avg by (job) (c)",
+      "count without (job) (c)",
+      "histogram_quantile(0.9, rate(h_bucket[2m]))",
+      "histogram_quantile(0.5, h_bucket)",
       "histogram_quantile(0.99, sum by (le) (h_bucket))",
-      "histogram_quantile(0.25, h_bucket offset 1m)", "histogram_quantile(1, h_bucket)",
+      "histogram_quantile(0.25, h_bucket offset 1m)",
+      "histogram_quantile(1, h_bucket)",
       "req{code=\"429\"} / ignoring(code) req{code=\"200\"}",
       "rate(req{code=\"429\"}[2m]) / on(job) rate(req{code=\"200\"}[2m])",
-      "c > 30", "c > bool 30", "30 < c", "c == bool c", "g <= 0",
-      "g > 0 and on(job) c > 20", "c unless g", "c or g", "c and g",
-      "abs(g)", "clamp_min(g, 0)", "clamp_max(g, 3)", "clamp(g, -10, 10)", "round(g)",
-      "round(g, 5)", "ceil(g)", "floor(g)",
-      "avg_over_time(g[2m])", "avg_over_time(f[2m])", "sum_over_time(f[3m])", "f * 3", "max_over_time(g[1m])", "min_over_time(g[3m])",
-      "sum_over_time(c[1m])", "count_over_time(g[5m])", "last_over_time(g[1m])",
-      "absent(nonexistent{job=\"x\"})", "absent(c)", "time()", "vector(1) + 2",
-      "scalar(c{job=\"a\"}) * 2", "-c", "c % 7", "c ^ 0.5", "2 ^ 3 ^ 2", "(1 + 2) * -3",
-      "c - c offset 1m", "sum(c) / count(c)", "g / 0", "1 - g / 100",
+      "c > 30",
+      "c > bool 30",
+      "30 < c",
+      "c == bool c",
+      "g <= 0",
+      "g > 0 and on(job) c > 20",
+      "c unless g",
+      "c or g",
+      "c and g",
+      "abs(g)",
+      "clamp_min(g, 0)",
+      "clamp_max(g, 3)",
+      "clamp(g, -10, 10)",
+      "round(g)",
+      "round(g, 5)",
+      "ceil(g)",
+      "floor(g)",
+      "avg_over_time(g[2m])",
+      "avg_over_time(f[2m])",
+      "sum_over_time(f[3m])",
+      "f * 3",
+      "max_over_time(g[1m])",
+      "min_over_time(g[3m])",
+      "sum_over_time(c[1m])",
+      "count_over_time(g[5m])",
+      "last_over_time(g[1m])",
+      "absent(nonexistent{job=\"x\"})",
+      "absent(c)",
+      "time()",
+      "vector(1) + 2",
+      "scalar(c{job=\"a\"}) * 2",
+      "-c",
+      "c % 7",
+      "c ^ 0.5",
+      "2 ^ 3 ^ 2",
+      "(1 + 2) * -3",
+      "c - c offset 1m",
+      "sum(c) / count(c)",
+      "g / 0",
+      "1 - g / 100",
   };
   return exprs;
 }
@@ -150,7 +204,8 @@ std::string promtool_output(const std::string& path, int& status) {
 
 TEST(PromqlPromtoolTest, EvaluatorAgreesWithPromtoolBitForBit) {
   std::ifstream probe(kPromtool);
-  ASSERT_TRUE(probe.good()) << kPromtool << " is missing: install Debian package prometheus "
+  ASSERT_TRUE(probe.good()) << kPromtool
+                            << " is missing: install Debian package prometheus "
                                "(scripts/test does) to compare with Prometheus";
   std::vector<Group> groups = {make_group(1, 15000, 49), make_group(7, 10000, 61),
                                make_group(42, 60000, 16)};
@@ -160,9 +215,10 @@ TEST(PromqlPromtoolTest, EvaluatorAgreesWithPromtoolBitForBit) {
   int compared = 0;
   int skipped_nan = 0;
   for (Group& g : groups) {
-    const std::int64_t last_ms = g.interval_ms * static_cast<std::int64_t>(g.series[0].values.size() - 1);
-    g.eval_times_ms = {0, 15000, 37000, 60000, 67000, 120000, 150000, 300000, 315000,
-                       433000, last_ms, last_ms + 200000};
+    const std::int64_t last_ms =
+        g.interval_ms * static_cast<std::int64_t>(g.series[0].values.size() - 1);
+    g.eval_times_ms = {0,      15000,  37000,  60000,  67000,   120000,
+                       150000, 300000, 315000, 433000, last_ms, last_ms + 200000};
     SeriesStore store;
     yaml << "  - interval: " << g.interval_ms << "ms\n    input_series:\n";
     for (const InputRow& row : g.series) {

@@ -47,7 +47,8 @@ TEST(PromtoolTestFile, RefusesBadSeriesValues) {
   for (const char* text : {"two", "1+x3", "1+2x", "_x", "stalex3", "1 +", "0+10x99999999"}) {
     EXPECT_FALSE(expand_series_values(text).ok()) << text;
   }
-  EXPECT_EQ(expand_series_values("0 1 two").error(), "bad series value \"two\": invalid value \"two\"");
+  EXPECT_EQ(expand_series_values("0 1 two").error(),
+            "bad series value \"two\": invalid value \"two\"");
 }
 
 TEST(PromtoolTestFile, ParsesSeriesIdentities) {
@@ -67,8 +68,8 @@ TEST(PromtoolTestFile, GoDurationStrings) {
   const struct {
     std::int64_t ms;
     const char* text;
-  } rows[] = {{0, "0s"}, {500, "500ms"}, {1500, "1.5s"}, {60'000, "1m0s"}, {90'000, "1m30s"},
-              {3'600'000, "1h0m0s"}, {3'661'001, "1h1m1.001s"}};
+  } rows[] = {{0, "0s"},         {500, "500ms"},        {1500, "1.5s"},           {60'000, "1m0s"},
+              {90'000, "1m30s"}, {3'600'000, "1h0m0s"}, {3'661'001, "1h1m1.001s"}};
   for (const auto& r : rows) EXPECT_EQ(go_duration_string(r.ms), r.text);
 }
 
@@ -111,7 +112,8 @@ tests:
   EXPECT_EQ(t.input_series[0].values, (Values{1, 0}));
   ASSERT_EQ(t.alert_tests.size(), 1u);
   EXPECT_EQ(t.alert_tests[0].eval_time_text, "1m");
-  EXPECT_EQ(t.alert_tests[0].exp_alerts.at(0).labels, (Labels{{"alertname", "Down"}, {"job", "a"}}));
+  EXPECT_EQ(t.alert_tests[0].exp_alerts.at(0).labels,
+            (Labels{{"alertname", "Down"}, {"job", "a"}}));
   ASSERT_EQ(t.promql_tests.size(), 1u);
   EXPECT_EQ(t.promql_tests[0].eval_time_text, "1m30s");
   EXPECT_EQ(t.promql_tests[0].exp_samples.at(0).labels, (Labels{{"__name__", "up"}, {"job", "a"}}));
@@ -126,14 +128,17 @@ TEST(PromtoolTestFile, DefaultsAndRefusals) {
     const char* error;
   } rows[] = {
       {"bogus: 1\n", "t.yml:1: field bogus not found in main.unitTestFile"},
-      {"evaluation_interval: 5\n", "t.yml:1: evaluation_interval: not a valid duration string: \"5\""},
+      {"evaluation_interval: 5\n",
+       "t.yml:1: evaluation_interval: not a valid duration string: \"5\""},
       {"tests:\n- input_series:\n  - series: 'x'\n    values: 'a'\n",
        "t.yml:4: bad series value \"a\": invalid value \"a\""},
       {"tests:\n- alert_rule_test:\n  - eval_time: 1m\n",
-       "t.yml:3: an item under alert_rule_test misses required attribute alertname at eval_time 1m"},
+       "t.yml:3: an item under alert_rule_test misses required attribute alertname at eval_time "
+       "1m"},
       {"tests:\n- input_series:\n  - series: '{a=\"b\"}'\n    values: '1'\n",
        "t.yml:3: series \"{a=\"b\"}\" has no metric name"},
-      {"tests:\n- promql_expr_test:\n  - expr: up\n    exp_samples:\n    - labels: up\n      value: NaN\n",
+      {"tests:\n- promql_expr_test:\n  - expr: up\n    exp_samples:\n    - labels: up\n      "
+       "value: NaN\n",
        "t.yml:6: cannot unmarshal \"NaN\" into float64"},
       {"tests: 3\n", "t.yml:1: tests must be a list"},
   };

@@ -67,7 +67,8 @@ TEST(RuleFile, ParsesTheSameStructureInJson) {
   ASSERT_EQ(f->groups.at(0).rules.size(), 2u);
   EXPECT_EQ(f->groups[0].rules[0].for_ms, 300'000);
   EXPECT_EQ(f->groups[0].rules[1].kind, RuleKind::recording);
-  EXPECT_FALSE(parse_rule_file(R"({"groups": [{"name": "g", "rules": [{"alert": "A"}]}]})", "x.json").ok());
+  EXPECT_FALSE(
+      parse_rule_file(R"({"groups": [{"name": "g", "rules": [{"alert": "A"}]}]})", "x.json").ok());
 }
 
 TEST(RuleFile, EmptyFileHasNoGroups) {
@@ -97,11 +98,14 @@ struct ErrorRow {
 TEST(RuleFile, ErrorsNameFileGroupRuleAndReason) {
   const ErrorRow rows[] = {
       {"groups:\n- name: g\n  rules:\n  - alert: A\n    expr: up\n    for: 1.5m\n",
-       "r.yml:6: group \"g\", rule 1 (\"A\"): bad 'for' duration: not a valid duration string: \"1.5m\""},
+       "r.yml:6: group \"g\", rule 1 (\"A\"): bad 'for' duration: not a valid duration string: "
+       "\"1.5m\""},
       {"groups:\n- name: g\n  rules:\n  - alert: A\n    expr: rate(up[5m]\n",
        "r.yml:5: group \"g\", rule 1 (\"A\"): could not parse expression: "},
-      {"groups:\n- name: g\n  rules:\n  - alert: A\n", "r.yml:4: group \"g\", rule 1 (\"A\"): field 'expr' must be set in rule"},
-      {"groups:\n- name: g\n  rules:\n  - expr: up\n", "r.yml:4: group \"g\", rule 1: one of 'record' or 'alert' must be set"},
+      {"groups:\n- name: g\n  rules:\n  - alert: A\n",
+       "r.yml:4: group \"g\", rule 1 (\"A\"): field 'expr' must be set in rule"},
+      {"groups:\n- name: g\n  rules:\n  - expr: up\n",
+       "r.yml:4: group \"g\", rule 1: one of 'record' or 'alert' must be set"},
       {"groups:\n- name: g\n  rules:\n  - alert: A\n    record: r\n    expr: up\n",
        "r.yml:4: group \"g\", rule 1 (\"r\"): only one of 'record' and 'alert' must be set"},
       {"groups:\n- name: g\n  rules:\n  - record: r\n    expr: up\n    for: 5m\n",
@@ -116,8 +120,10 @@ TEST(RuleFile, ErrorsNameFileGroupRuleAndReason) {
        "r.yml:6: group \"g\", rule 1 (\"A\"): invalid label name: __name__"},
       {"groups:\n- name: g\n  rules:\n  - alert: A\n    expr: up\n    annotations: {'a-b': x}\n",
        "r.yml:6: group \"g\", rule 1 (\"A\"): invalid annotation name: a-b"},
-      {"groups:\n- name: g\n  rules:\n  - alert: A\n    expr: up\n    annotations: {s: '{{ nope }}'}\n",
-       "r.yml:6: group \"g\", rule 1 (\"A\"): template annotations.s: line 1, column 4: function \"nope\" not defined"},
+      {"groups:\n- name: g\n  rules:\n  - alert: A\n    expr: up\n    annotations: {s: '{{ nope "
+       "}}'}\n",
+       "r.yml:6: group \"g\", rule 1 (\"A\"): template annotations.s: line 1, column 4: function "
+       "\"nope\" not defined"},
       {"groups:\n- name: g\n  rules:\n  - alert: A\n    expr: up\n    severity: x\n",
        "r.yml:6: group \"g\", rule 1: field severity not found in rulefmt.RuleNode"},
       {"groups:\n- name: g\n  rules: []\n- name: g\n  rules: []\n",
@@ -126,14 +132,16 @@ TEST(RuleFile, ErrorsNameFileGroupRuleAndReason) {
       {"groups:\n- name: g\n  interval: 1x\n  rules: []\n",
        "r.yml:3: group \"g\": bad interval: not a valid duration string: \"1x\""},
       {"groups:\n- name: g\n  rules:\n  - alert: A\n    expr: up[5m]\n",
-       "r.yml:5: group \"g\", rule 1 (\"A\"): expression must return an instant vector or a scalar, not a range vector"},
+       "r.yml:5: group \"g\", rule 1 (\"A\"): expression must return an instant vector or a "
+       "scalar, not a range vector"},
       {"groups: [\n", "r.yml:2: invalid YAML: "},
       {"rules: []\n", "r.yml:1: field rules not found in rulefmt.RuleGroups"},
   };
   for (const auto& r : rows) {
     auto f = parse_rule_file(r.text, "r.yml");
     ASSERT_FALSE(f.ok()) << r.text;
-    EXPECT_EQ(f.error().rfind(r.expected, 0), 0u) << "got: " << f.error() << "\nwant prefix: " << r.expected;
+    EXPECT_EQ(f.error().rfind(r.expected, 0), 0u)
+        << "got: " << f.error() << "\nwant prefix: " << r.expected;
   }
 }
 
@@ -145,7 +153,9 @@ TEST(RuleFile, CountsFurtherErrors) {
 
 TEST(RuleFile, DuplicateAlertNamesInAGroupAreAllowed) {
   auto f = parse_rule_file(
-      "groups:\n- name: g\n  rules:\n  - alert: A\n    expr: up == 0\n  - alert: A\n    expr: up == 2\n", "r.yml");
+      "groups:\n- name: g\n  rules:\n  - alert: A\n    expr: up == 0\n  - alert: A\n    expr: up "
+      "== 2\n",
+      "r.yml");
   ASSERT_TRUE(f.ok()) << f.error();
   EXPECT_EQ(f->groups[0].rules.size(), 2u);
 }

@@ -8,7 +8,9 @@
 namespace limitscope::metrics {
 namespace {
 
-Labels series(const std::string& name, const std::string& key) { return Labels{{"__name__", name}, {"api_key", key}}; }
+Labels series(const std::string& name, const std::string& key) {
+  return Labels{{"__name__", name}, {"api_key", key}};
+}
 
 std::vector<LabelMatcher> by_name(const std::string& name) {
   return {*LabelMatcher::make("__name__", MatchOp::equal, name)};

@@ -178,14 +178,17 @@ TEST(LabelMatcherTest, InvalidAndPathologicalRegexesAreRefused) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().find("invalid regex"), std::string::npos) << bad.error();
   EXPECT_FALSE(LabelMatcher::make("l", MatchOp::regex_match, std::string(600, 'a')).ok());
-  EXPECT_FALSE(LabelMatcher::make("l", MatchOp::regex_match, std::string(40, '(') + std::string(40, ')')).ok());
+  EXPECT_FALSE(
+      LabelMatcher::make("l", MatchOp::regex_match, std::string(40, '(') + std::string(40, ')'))
+          .ok());
   EXPECT_EQ(matcher("l", MatchOp::regex_no_match, "a\"b").to_string(), "l!~\"a\\\"b\"");
   // Nested repetition and backreferences are refused as Go's regexp refuses them.
   for (const char* nested : {"\\1", "f**", "f*+", "a+*", "a{2}+", "x*??", "f*****.+y"}) {
     auto r = LabelMatcher::make("l", MatchOp::regex_match, nested);
     EXPECT_FALSE(r.ok()) << nested;
     if (!r.ok()) {
-      EXPECT_NE(r.error().find("invalid regex \"" + std::string(nested) + "\" for label l: "), std::string::npos)
+      EXPECT_NE(r.error().find("invalid regex \"" + std::string(nested) + "\" for label l: "),
+                std::string::npos)
           << r.error();
       EXPECT_TRUE(r.error().find("bad repetition operator") != std::string::npos ||
                   r.error().find("invalid escape sequence: \\1") != std::string::npos)
@@ -203,8 +206,10 @@ TEST(LabelMatcherTest, CatastrophicBacktrackingPatternsMatchInLinearTime) {
   const std::string almost = std::string(60, 'a') + "!";
   EXPECT_FALSE(matcher("l", MatchOp::regex_match, "(a+)+$").matches(std::string_view(almost)));
   EXPECT_TRUE(matcher("l", MatchOp::regex_no_match, "(a|aa)+").matches(std::string_view(almost)));
-  EXPECT_FALSE(matcher("l", MatchOp::regex_match, "(a*)*b").matches(std::string_view(std::string(100'000, 'a'))));
-  EXPECT_TRUE(matcher("l", MatchOp::regex_match, "(a+)+$").matches(std::string_view(std::string(100'000, 'a'))));
+  EXPECT_FALSE(matcher("l", MatchOp::regex_match, "(a*)*b")
+                   .matches(std::string_view(std::string(100'000, 'a'))));
+  EXPECT_TRUE(matcher("l", MatchOp::regex_match, "(a+)+$")
+                  .matches(std::string_view(std::string(100'000, 'a'))));
 }
 
 TEST(CounterResetTest, CorrectionAddsBackTheValueBeforeEachDrop) {

@@ -64,12 +64,14 @@ class AdaptiveScan : public ::testing::Test {
   }
   void seed(int gateway_keys, int other_keys) {
     redis::CommandBatch b;
-    for (int i = 0; i < gateway_keys; ++i) b.add({"HSET", "rl:free-" + std::to_string(i), "tokens", "30", "ts", "1"});
+    for (int i = 0; i < gateway_keys; ++i)
+      b.add({"HSET", "rl:free-" + std::to_string(i), "tokens", "30", "ts", "1"});
     for (int i = 0; i < other_keys; ++i) b.add({"SET", "other:" + std::to_string(i), "x"});
     ASSERT_TRUE(conn_->pipeline(b).ok());
   }
   static std::vector<LimiterProfile> profiles() {
-    return *parse_profiles(R"({"profiles": [{"name": "gw", "match": "rl:free-*", "kind": "token_bucket_hash",
+    return *parse_profiles(
+        R"({"profiles": [{"name": "gw", "match": "rl:free-*", "kind": "token_bucket_hash",
         "time_unit": "ms", "capacity": 60, "refill": "1/s"}]})");
   }
   ProbeOptions options(std::size_t budget_keys) {

@@ -13,8 +13,8 @@ namespace limitscope::probe {
 namespace {
 
 using redis::Connection;
-using test::RedisServer;
 using test::must;
+using test::RedisServer;
 
 std::int64_t server_now_ms(Connection& c) {
   auto t = c.command({"TIME"});

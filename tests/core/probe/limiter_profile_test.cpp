@@ -78,7 +78,8 @@ TEST(LimiterProfile, ErrorsNameThePathAndReason) {
 // Found by fuzz/probe_profiles_fuzz: a number beyond double (valid JSON) threw an uncaught
 // json::out_of_range, so `probe --profiles FILE` aborted instead of naming the problem.
 TEST(LimiterProfile, NumberBeyondDoubleIsAnErrorNotACrash) {
-  auto profiles = parse_profiles(R"({"profiles": [{"name": "a", "match": "x", "kind": "gcra_tat", "capacity": 1e999, "refill": "1/s"}]})");
+  auto profiles = parse_profiles(
+      R"({"profiles": [{"name": "a", "match": "x", "kind": "gcra_tat", "capacity": 1e999, "refill": "1/s"}]})");
   ASSERT_FALSE(profiles.ok());
   EXPECT_NE(profiles.error().find("out of range"), std::string::npos) << profiles.error();
 }
@@ -89,7 +90,7 @@ TEST(LimiterProfile, FirstMatchWinsAndBuiltinsFollow) {
   auto all = *mine;
   for (auto& b : builtin_profiles()) all.push_back(b);
   EXPECT_EQ(match_profile(all, "rl:free-alice")->name, "gw-free");
-  EXPECT_EQ(match_profile(all, "rl:pro-bob")->name, "rl-hash");  // built-in, no capacity
+  EXPECT_EQ(match_profile(all, "rl:pro-bob")->name, "rl-hash");            // built-in, no capacity
   EXPECT_EQ(match_profile(all, "rate_limit:token_bucket:x")->name, "sw");  // file first
   EXPECT_EQ(match_profile(all, "limitscope:{api}:s:carol")->name, "limitscope");
   EXPECT_EQ(match_profile(all, "session:123"), nullptr);

@@ -64,11 +64,21 @@ struct BadRow {
 
 TEST(MetricsScrape, BadResponsesAreRefusedWithAClearError) {
   const BadRow rows[] = {
-      {"http 500", {500, "text/plain", "backend exploded\nstack...", false, 0}, "HTTP 500: backend exploded"},
-      {"cut short", {200, "text/plain", "gateway_rate_limit_hits_total{tier=\"free\"", false, 5000}, "GET http://127.0.0.1:"},
-      {"garbage", {200, "text/plain", "gateway_up 1\nthis is not an exposition\n", false, 0}, "scrape refused, 1 parse error(s): line 2"},
-      {"truncated line", {200, "text/plain", "gateway_up 1\ngateway_rate_limit_hits_total{tier=\"fr", false, 0}, "line 2"},
-      {"openmetrics without # EOF", {200, "application/openmetrics-text; version=1.0.0", "gateway_up 1\n", false, 0}, "EOF"},
+      {"http 500",
+       {500, "text/plain", "backend exploded\nstack...", false, 0},
+       "HTTP 500: backend exploded"},
+      {"cut short",
+       {200, "text/plain", "gateway_rate_limit_hits_total{tier=\"free\"", false, 5000},
+       "GET http://127.0.0.1:"},
+      {"garbage",
+       {200, "text/plain", "gateway_up 1\nthis is not an exposition\n", false, 0},
+       "scrape refused, 1 parse error(s): line 2"},
+      {"truncated line",
+       {200, "text/plain", "gateway_up 1\ngateway_rate_limit_hits_total{tier=\"fr", false, 0},
+       "line 2"},
+      {"openmetrics without # EOF",
+       {200, "application/openmetrics-text; version=1.0.0", "gateway_up 1\n", false, 0},
+       "EOF"},
       {"silent", {200, "text/plain", "", true, 0}, "GET http://127.0.0.1:"},
   };
   for (const auto& row : rows) {
@@ -91,7 +101,8 @@ TEST(MetricsScrape, OversizedBodiesAndDeadServers) {
   ASSERT_FALSE(big.ok());
   EXPECT_NE(big.error().find("larger than 1000 bytes"), std::string::npos) << big.error();
 
-  auto dead = parse_http_url("http://127.0.0.1:" + std::to_string(test::free_loopback_port()) + "/metrics");
+  auto dead =
+      parse_http_url("http://127.0.0.1:" + std::to_string(test::free_loopback_port()) + "/metrics");
   ASSERT_TRUE(dead.ok());
   auto refused = scrape_metrics(*dead, fast(), 1);
   ASSERT_FALSE(refused.ok());

@@ -42,11 +42,13 @@ TEST(PressureProbe, ADrainedKeyIsTheTopRowAtTheNextRefreshWithoutAScan) {
   Connection c = test::connect(*server);
   const redis::KeySchema schema;
   const redis::RedisLimiter limiter(schema);
-  auto set = redis::set_config(c, schema, "pro", redis::single_limit(test::bucket(Algorithm::token_bucket, 100, 1)),
+  auto set = redis::set_config(c, schema, "pro",
+                               redis::single_limit(test::bucket(Algorithm::token_bucket, 100, 1)),
                                redis::ChangeInfo{"test", "pressure probe", std::nullopt});
   ASSERT_TRUE(set.ok()) << set.error().message;
   std::vector<redis::DecideRequest> seed;
-  for (int i = 0; i < kKeys; ++i) seed.push_back(redis::DecideRequest{"k" + std::to_string(i), {1.0}});
+  for (int i = 0; i < kKeys; ++i)
+    seed.push_back(redis::DecideRequest{"k" + std::to_string(i), {1.0}});
   auto seeded = limiter.decide_batch(c, "pro", seed, 16);
   ASSERT_TRUE(seeded.ok()) << seeded.error().message;
   test::must(c, {"HSET", "rl:foreign", "tokens", "3", "ts", "0"});

@@ -30,15 +30,37 @@ TEST(ProfileDetect, ProposesTheKindAndUnitFromWhatRedisHolds) {
   const std::int64_t now_us = now_s * 1'000'000;
   const std::string ms = std::to_string(now_s * 1000);
   const Row rows[] = {
-      {{{"HSET", "rl:alice", "tokens", "0.17499999999999447", "ts", ms}}, "rl:alice",
-       ProfileKind::token_bucket_hash, TimeUnit::ms, {"capacity", "refill"}},
-      {{{"HSET", "rate_limit:token_bucket:7", "tokens", "3", "last_update", std::to_string(now_s) + ".25"}},
-       "rate_limit:token_bucket:7", ProfileKind::token_bucket_hash, TimeUnit::s, {"capacity", "refill"}},
-      {{{"ZADD", "sw:bob", ms, "r1"}}, "sw:bob", ProfileKind::sliding_window_zset, TimeUnit::ms, {"window", "limit"}},
-      {{{"SET", "cell:carol", std::to_string(now_us * 1000 + 500)}}, "cell:carol", ProfileKind::gcra_tat, TimeUnit::ns, {"capacity", "refill"}},
-      {{{"SET", "rlflx:dave", "12", "PX", "30000"}}, "rlflx:dave", ProfileKind::counter_ttl, TimeUnit::ms, {"limit"}},
-      {{{"SET", "envoy_dom_k_v_" + std::to_string(now_s - now_s % 60), "4"}}, "envoy_dom_k_v_" + std::to_string(now_s - now_s % 60),
-       ProfileKind::fixed_window_counter, TimeUnit::s, {"window", "limit"}},
+      {{{"HSET", "rl:alice", "tokens", "0.17499999999999447", "ts", ms}},
+       "rl:alice",
+       ProfileKind::token_bucket_hash,
+       TimeUnit::ms,
+       {"capacity", "refill"}},
+      {{{"HSET", "rate_limit:token_bucket:7", "tokens", "3", "last_update",
+         std::to_string(now_s) + ".25"}},
+       "rate_limit:token_bucket:7",
+       ProfileKind::token_bucket_hash,
+       TimeUnit::s,
+       {"capacity", "refill"}},
+      {{{"ZADD", "sw:bob", ms, "r1"}},
+       "sw:bob",
+       ProfileKind::sliding_window_zset,
+       TimeUnit::ms,
+       {"window", "limit"}},
+      {{{"SET", "cell:carol", std::to_string(now_us * 1000 + 500)}},
+       "cell:carol",
+       ProfileKind::gcra_tat,
+       TimeUnit::ns,
+       {"capacity", "refill"}},
+      {{{"SET", "rlflx:dave", "12", "PX", "30000"}},
+       "rlflx:dave",
+       ProfileKind::counter_ttl,
+       TimeUnit::ms,
+       {"limit"}},
+      {{{"SET", "envoy_dom_k_v_" + std::to_string(now_s - now_s % 60), "4"}},
+       "envoy_dom_k_v_" + std::to_string(now_s - now_s % 60),
+       ProfileKind::fixed_window_counter,
+       TimeUnit::s,
+       {"window", "limit"}},
       {{{"SET", "session:x", "hello"}}, "session:x", std::nullopt, TimeUnit::ms, {}},
       {{{"HSET", "user:1", "name", "erin"}}, "user:1", std::nullopt, TimeUnit::ms, {}},
       {{{"SET", "counter:forever", "12"}}, "counter:forever", std::nullopt, TimeUnit::ms, {}},
@@ -64,7 +86,9 @@ TEST(ProfileDetect, ProposesTheKindAndUnitFromWhatRedisHolds) {
     std::string json = profile_to_json(p->profile);
     json.pop_back();
     for (const auto& need : p->needs) {
-      json += need == "refill" ? ",\"refill\":\"1/s\"" : need == "window" ? ",\"window\":\"60s\"" : ",\"" + need + "\":10";
+      json += need == "refill"   ? ",\"refill\":\"1/s\""
+              : need == "window" ? ",\"window\":\"60s\""
+                                 : ",\"" + need + "\":10";
     }
     json += "}";
     auto parsed = parse_profiles("{\"profiles\": [" + json + "]}");

@@ -15,7 +15,8 @@ namespace {
 TEST(PrometheusClient, ParsesEveryResultType) {
   auto v = parse_query_response(R"({"status":"success","data":{"resultType":"vector","result":[
       {"metric":{"__name__":"up","job":"gw"},"value":[1700000000.5,"1"]},
-      {"metric":{"job":"x"},"value":[1700000000.5,"NaN"]}]}})", "q");
+      {"metric":{"job":"x"},"value":[1700000000.5,"NaN"]}]}})",
+                                "q");
   ASSERT_TRUE(v.ok()) << v.error();
   ASSERT_EQ(v->series.size(), 2u);
   EXPECT_EQ(v->series[0].labels.get("job"), "gw");
@@ -23,23 +24,28 @@ TEST(PrometheusClient, ParsesEveryResultType) {
   EXPECT_EQ(v->series[0].samples[0].value, 1);
   EXPECT_TRUE(std::isnan(v->series[1].samples[0].value));
 
-  auto m = parse_query_response(R"({"status":"success","warnings":["w1"],"data":{"resultType":"matrix","result":[
-      {"metric":{},"values":[[1,"1"],[2,"+Inf"]]}]}})", "q");
+  auto m = parse_query_response(
+      R"({"status":"success","warnings":["w1"],"data":{"resultType":"matrix","result":[
+      {"metric":{},"values":[[1,"1"],[2,"+Inf"]]}]}})",
+      "q");
   ASSERT_TRUE(m.ok()) << m.error();
   EXPECT_EQ(m->series[0].samples.size(), 2u);
   EXPECT_TRUE(std::isinf(m->series[0].samples[1].value));
   EXPECT_EQ(m->warnings, std::vector<std::string>{"w1"});
 
-  auto s = parse_query_response(R"({"status":"success","data":{"resultType":"scalar","result":[3,"0.25"]}})", "q");
+  auto s = parse_query_response(
+      R"({"status":"success","data":{"resultType":"scalar","result":[3,"0.25"]}})", "q");
   ASSERT_TRUE(s.ok());
   EXPECT_EQ(s->series[0].samples[0].value, 0.25);
-  auto str = parse_query_response(R"({"status":"success","data":{"resultType":"string","result":[3,"hi"]}})", "q");
+  auto str = parse_query_response(
+      R"({"status":"success","data":{"resultType":"string","result":[3,"hi"]}})", "q");
   ASSERT_TRUE(str.ok());
   EXPECT_EQ(str->string_value, "hi");
 
   auto alerts = parse_alerts_response(R"({"status":"success","data":{"alerts":[
       {"labels":{"alertname":"HighRateLimitRejection","tier":"free"},"annotations":{"summary":"s"},
-       "state":"firing","activeAt":"2026-11-29T17:00:00Z","value":"1.5e+00"}]}})", "alerts");
+       "state":"firing","activeAt":"2026-11-29T17:00:00Z","value":"1.5e+00"}]}})",
+                                      "alerts");
   ASSERT_TRUE(alerts.ok()) << alerts.error();
   ASSERT_EQ(alerts->size(), 1u);
   EXPECT_EQ((*alerts)[0].state, "firing");
@@ -55,14 +61,19 @@ struct BadRow {
 TEST(PrometheusClient, BadDocumentsNameTheReason) {
   const BadRow rows[] = {
       {"<html>502 Bad Gateway</html>", "q: not JSON"},
-      {R"({"status":"error","errorType":"bad_data","error":"parse error at char 4"})", "q: Prometheus error bad_data: parse error at char 4"},
+      {R"({"status":"error","errorType":"bad_data","error":"parse error at char 4"})",
+       "q: Prometheus error bad_data: parse error at char 4"},
       {R"({"status":"weird"})", "status is neither"},
       {R"({"status":"success"})", "(document).data: missing"},
       {R"({"status":"success","data":{"result":[]}})", "data.resultType: missing"},
-      {R"({"status":"success","data":{"resultType":"vector","result":[{"value":[1,"1"]}]}})", "data.result[0].metric: missing"},
-      {R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1,"abc"]}]}})", "value 'abc' is not a number"},
-      {R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{"a":1},"value":[1,"1"]}]}})", "label values are strings"},
-      {R"({"status":"success","data":{"resultType":"histogram","result":[]}})", "unknown result type"},
+      {R"({"status":"success","data":{"resultType":"vector","result":[{"value":[1,"1"]}]}})",
+       "data.result[0].metric: missing"},
+      {R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1,"abc"]}]}})",
+       "value 'abc' is not a number"},
+      {R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{"a":1},"value":[1,"1"]}]}})",
+       "label values are strings"},
+      {R"({"status":"success","data":{"resultType":"histogram","result":[]}})",
+       "unknown result type"},
   };
   for (const auto& row : rows) {
     auto r = parse_query_response(row.body, "q");
@@ -74,13 +85,15 @@ TEST(PrometheusClient, BadDocumentsNameTheReason) {
 TEST(PrometheusClient, ErrorDocumentOverHttpAndEncodedQueries) {
   test::CannedHttpServer server;
   server.respond({400, "application/json",
-                  R"({"status":"error","errorType":"bad_data","error":"unknown function"})", false, 0});
+                  R"({"status":"error","errorType":"bad_data","error":"unknown function"})", false,
+                  0});
   auto base = parse_http_url("http://127.0.0.1:" + std::to_string(server.port()));
   ASSERT_TRUE(base.ok());
   PrometheusClient client(*base, FetchOptions{});
   auto r = client.query("rate(x[5m]) > 0.5");
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error().find("Prometheus error bad_data: unknown function"), std::string::npos) << r.error();
+  EXPECT_NE(r.error().find("Prometheus error bad_data: unknown function"), std::string::npos)
+      << r.error();
   EXPECT_NE(server.last_request().find("GET /api/v1/query?query=rate%28x%5B5m%5D%29%20%3E%200.5"),
             std::string::npos)
       << server.last_request();

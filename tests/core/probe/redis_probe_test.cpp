@@ -17,8 +17,8 @@ namespace limitscope::probe {
 namespace {
 
 using redis::Connection;
-using test::RedisServer;
 using test::must;
+using test::RedisServer;
 
 std::int64_t server_now_us(Connection& c) {
   auto t = c.command({"TIME"});
@@ -60,7 +60,8 @@ TEST(RedisProbe, ForeignKindsAreReadExactlyAtServerTime) {
   Connection c = connect(*server);
   const std::int64_t t0 = server_now_us(c);
   const std::int64_t t0_ms = t0 / 1000;
-  must(c, {"HSET", "rl:free-alice", "tokens", "0.17499999999999447", "ts", std::to_string(t0_ms - 2500)});
+  must(c, {"HSET", "rl:free-alice", "tokens", "0.17499999999999447", "ts",
+           std::to_string(t0_ms - 2500)});
   must(c, {"PEXPIRE", "rl:free-alice", "60000"});
   for (int i = 0; i < 40; ++i) {
     // 30 requests in the last minute, 10 older ones.
@@ -188,8 +189,10 @@ TEST(RedisProbe, TokenBucketStatesAreReadWithOneCommandUnlessOldHashesMayRemain)
   Connection c = connect(*server);
   const redis::KeySchema schema;
   const redis::RedisLimiter limiter(schema);
-  auto set = redis::set_config(c, schema, "tb", redis::single_limit(test::bucket(Algorithm::token_bucket, 10, 1, std::chrono::minutes(1))),
-                               redis::ChangeInfo{"test", "probe test", std::nullopt});
+  auto set = redis::set_config(
+      c, schema, "tb",
+      redis::single_limit(test::bucket(Algorithm::token_bucket, 10, 1, std::chrono::minutes(1))),
+      redis::ChangeInfo{"test", "probe test", std::nullopt});
   ASSERT_TRUE(set.ok()) << set.error().message;
   for (int k = 0; k < 5; ++k) ASSERT_TRUE(limiter.decide(c, "tb", "k" + std::to_string(k), 3).ok());
   ProbeOptions po;
@@ -279,7 +282,7 @@ TEST(RedisProbe, AChangedConfigIsReadInTheRefreshThatSeesIt) {
 TEST(RedisProbe, BadDataIsReportedPerKeyAndNeverStopsTheProbe) {
   auto server = RedisServer::start();
   Connection c = connect(*server);
-  must(c, {"SET", "rl:free-wrongtype", "12"});                     // a string, not a hash
+  must(c, {"SET", "rl:free-wrongtype", "12"});  // a string, not a hash
   must(c, {"HSET", "rl:free-garbage", "tokens", "abc", "ts", "1"});
   must(c, {"HSET", "rl:free-future", "tokens", "5", "ts", "99999999999999"});
   must(c, {"HSET", "rl:free-ok", "tokens", "60", "ts", "1"});
@@ -293,7 +296,8 @@ TEST(RedisProbe, BadDataIsReportedPerKeyAndNeverStopsTheProbe) {
   EXPECT_NE(future->error.find("ahead of the server's time"), std::string::npos);
   EXPECT_LE(*future->level, 60);
   EXPECT_TRUE(find(*snap, "rl:free-ok")->error.empty());
-  EXPECT_NE(find(*snap, "limitscope:{noconfig}:s:frank")->error.find("no readable config"), std::string::npos);
+  EXPECT_NE(find(*snap, "limitscope:{noconfig}:s:frank")->error.find("no readable config"),
+            std::string::npos);
   ASSERT_EQ(snap->errors.size(), 1u);
   EXPECT_NE(snap->errors[0].find("{noconfig}:config: no config"), std::string::npos);
   // Errors sort after every key with a known pressure.
@@ -307,8 +311,8 @@ TEST(RedisProbe, DiscoveryStaysWithinItsBudgetAndTheCapKeepsThePressure) {
   std::vector<std::vector<std::string>> seed;
   for (int i = 0; i < 3000; ++i) {
     // Key i holds i % 61 tokens (fresh timestamp): the emptiest are the most interesting.
-    seed.push_back({"HSET", "rl:free-" + std::to_string(i), "tokens", std::to_string(i % 61),
-                    "ts", std::to_string(now_ms)});
+    seed.push_back({"HSET", "rl:free-" + std::to_string(i), "tokens", std::to_string(i % 61), "ts",
+                    std::to_string(now_ms)});
   }
   for (int i = 0; i < 2000; ++i) seed.push_back({"SET", "other:" + std::to_string(i), "x"});
   ASSERT_TRUE(c.pipeline(seed).ok());

@@ -18,7 +18,7 @@ using testing::connect;
 using testing::must;
 using testing::put;
 
-constexpr std::int64_t kNowUs = 1'700'000'000'000'000;         // a multiple of every window here
+constexpr std::int64_t kNowUs = 1'700'000'000'000'000;  // a multiple of every window here
 constexpr std::int64_t kFutureUs = kNowUs + 3'153'600'000'000'000;  // 100 years on
 const std::string kNow = std::to_string(kNowUs);
 const std::string kFuture = std::to_string(kFutureUs);
@@ -40,26 +40,39 @@ struct Corruption {
   bool legacy = false;  // a rule configured before issue 18 (no stamp): old hash states are read
 };
 
-std::string tb_state(double tokens, double ts_us) { return encode_token_bucket_state({tokens, ts_us}); }
+std::string tb_state(double tokens, double ts_us) {
+  return encode_token_bucket_state({tokens, ts_us});
+}
 
 const Corruption kCorruptions[] = {
     {Algorithm::token_bucket, "not 16 bytes", {"SET", "KEY", "x"}},
     {Algorithm::token_bucket, "tokens nan", {"SET", "KEY", tb_state(std::nan(""), kNowUs)}},
     {Algorithm::token_bucket, "tokens inf", {"SET", "KEY", tb_state(INFINITY, kNowUs)}},
     // A level below zero is a debt settlement left, down to one hour of refill; deeper is corrupt.
-    {Algorithm::token_bucket, "tokens below the debt bound", {"SET", "KEY", tb_state(-1e300, kNowUs)}},
+    {Algorithm::token_bucket,
+     "tokens below the debt bound",
+     {"SET", "KEY", tb_state(-1e300, kNowUs)}},
     {Algorithm::token_bucket, "ts far ahead", {"SET", "KEY", tb_state(10, kFutureUs)}},
     {Algorithm::token_bucket, "ts fractional", {"SET", "KEY", tb_state(10, kNowUs + 0.5)}},
     {Algorithm::token_bucket, "ts negative", {"SET", "KEY", tb_state(10, -1)}},
     // The old hash form, read while a rule may still hold one.
     {Algorithm::token_bucket, "old hash: wrong type", {"SADD", "KEY", "x"}, true},
-    {Algorithm::token_bucket, "old hash: tokens abc", {"HSET", "KEY", "tokens", "abc", "ts", kNow}, true},
-    {Algorithm::token_bucket, "old hash: tokens inf", {"HSET", "KEY", "tokens", "inf", "ts", kNow}, true},
+    {Algorithm::token_bucket,
+     "old hash: tokens abc",
+     {"HSET", "KEY", "tokens", "abc", "ts", kNow},
+     true},
+    {Algorithm::token_bucket,
+     "old hash: tokens inf",
+     {"HSET", "KEY", "tokens", "inf", "ts", kNow},
+     true},
     {Algorithm::token_bucket,
      "old hash: tokens below the debt bound",
      {"HSET", "KEY", "tokens", "-1e300", "ts", kNow},
      true},
-    {Algorithm::token_bucket, "old hash: ts far ahead", {"HSET", "KEY", "tokens", "10", "ts", kFuture}, true},
+    {Algorithm::token_bucket,
+     "old hash: ts far ahead",
+     {"HSET", "KEY", "tokens", "10", "ts", kFuture},
+     true},
     {Algorithm::token_bucket, "old hash: ts missing", {"HSET", "KEY", "tokens", "10"}, true},
     {Algorithm::gcra, "tat abc", {"SET", "KEY", "abc"}},
     {Algorithm::gcra, "tat far ahead", {"SET", "KEY", kFuture + "000"}},
@@ -185,21 +198,43 @@ TEST_F(BadData, InvalidConfigIsAClearErrorAndTouchesNoState) {
     std::vector<std::string> fields;
     std::string error_has;
   } rows[] = {
-      {{"algorithm", "token-bucket", "capacity", "-5", "refill_amount", "1", "refill_period_ns", "1000000000", "version", "1"},
+      {{"algorithm", "token-bucket", "capacity", "-5", "refill_amount", "1", "refill_period_ns",
+        "1000000000", "version", "1"},
        "capacity must be a finite number > 0, got '-5'"},
-      {{"algorithm", "token-bucket", "capacity", "abc", "refill_amount", "1", "refill_period_ns", "1000000000", "version", "1"},
+      {{"algorithm", "token-bucket", "capacity", "abc", "refill_amount", "1", "refill_period_ns",
+        "1000000000", "version", "1"},
        "capacity must be a finite number > 0, got 'abc'"},
-      {{"algorithm", "gcra", "capacity", "5", "refill_amount", "1", "refill_period_ns", "1.5", "version", "1"},
+      {{"algorithm", "gcra", "capacity", "5", "refill_amount", "1", "refill_period_ns", "1.5",
+        "version", "1"},
        "refill_period_ns must be an integer"},
       {{"algorithm", "leaky-bucket", "capacity", "5", "version", "1"}, "algorithm must be one of"},
       {{"algorithm", "fixed-window", "limit", "inf", "window_ns", "1000000000", "version", "1"},
        "limit must be a finite number > 0, got 'inf'"},
-      {{"algorithm", "sliding-log", "limit", "5", "window_ns", "1000", "version", "1"}, "at least 1ms"},
-      {{"algorithm", "token-bucket", "capacity", "5", "refill_amount", "1", "refill_period_ns", "1000000000"},
+      {{"algorithm", "sliding-log", "limit", "5", "window_ns", "1000", "version", "1"},
+       "at least 1ms"},
+      {{"algorithm", "token-bucket", "capacity", "5", "refill_amount", "1", "refill_period_ns",
+        "1000000000"},
        "version must be an integer"},
-      {{"algorithm", "composite", "limits", "a,b", "a.algorithm", "gcra", "a.capacity", "5",
-        "a.refill_amount", "1", "a.refill_period_ns", "1000000000", "b.algorithm", "fixed-window",
-        "b.limit", "-1", "b.window_ns", "1000000000", "version", "1"},
+      {{"algorithm",
+        "composite",
+        "limits",
+        "a,b",
+        "a.algorithm",
+        "gcra",
+        "a.capacity",
+        "5",
+        "a.refill_amount",
+        "1",
+        "a.refill_period_ns",
+        "1000000000",
+        "b.algorithm",
+        "fixed-window",
+        "b.limit",
+        "-1",
+        "b.window_ns",
+        "1000000000",
+        "version",
+        "1"},
        "limit b: limit must be a finite number > 0, got '-1'"},
       {{"algorithm", "composite", "limits", "", "version", "1"}, "needs limits"},
   };
@@ -221,7 +256,8 @@ TEST_F(BadData, InvalidConfigIsAClearErrorAndTouchesNoState) {
   must(*conn_, {"SET", cfg, "x"});
   auto wrong = decide_at("r", kNowUs);
   ASSERT_FALSE(wrong.ok());
-  EXPECT_NE(wrong.error().message.find("is not a hash"), std::string::npos) << wrong.error().message;
+  EXPECT_NE(wrong.error().message.find("is not a hash"), std::string::npos)
+      << wrong.error().message;
   EXPECT_EQ(must(*conn_, {"EXISTS", limiter_.schema().state_key("r", "k")}).integer, 0);
 }
 
@@ -235,7 +271,8 @@ TEST_F(BadData, BadArgumentsAreRefused) {
   two.costs = {1, 2};  // two costs for a one-limit rule
   auto bad_costs = limiter_.decide(*conn_, "r", two);
   ASSERT_FALSE(bad_costs.ok());
-  EXPECT_NE(bad_costs.error().message.find("LSARG"), std::string::npos) << bad_costs.error().message;
+  EXPECT_NE(bad_costs.error().message.find("LSARG"), std::string::npos)
+      << bad_costs.error().message;
   // Invalid costs are refusals like core/limiter's, not errors.
   auto nan = decide_at("r", kNowUs, std::nan(""));
   ASSERT_TRUE(nan.ok()) << nan.error().message;

@@ -10,7 +10,9 @@ namespace {
 
 using std::chrono::milliseconds;
 
-CircuitBreaker make() { return CircuitBreaker(BreakerOptions{3, milliseconds(500)}); }
+CircuitBreaker make() {
+  return CircuitBreaker(BreakerOptions{3, milliseconds(500)});
+}
 
 TEST(CircuitBreaker, OpensAfterConsecutiveFailuresOnly) {
   auto b = make();

@@ -31,7 +31,8 @@ TEST(CommandBatch, PipelinedRepliesComeInOrder) {
   auto c = Connection::open(url);
   ASSERT_TRUE(c.ok()) << c.error().message;
   CommandBatch b;
-  for (int i = 0; i < 3000; ++i) b.add({"SET", "k" + std::to_string(i), std::string("v\0", 2) + std::to_string(i)});
+  for (int i = 0; i < 3000; ++i)
+    b.add({"SET", "k" + std::to_string(i), std::string("v\0", 2) + std::to_string(i)});
   b.add({"INCR", "k7"});  // not an integer: an error reply in its place
   b.add({"GET", "k2999"});
   auto replies = c->pipeline(b);

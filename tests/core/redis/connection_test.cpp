@@ -2,10 +2,10 @@
 // per-command errors in place, the error map (refused, timeout on a stopped server, closed on
 // a killed one, reply, auth), ACL users, database selection and recovery after a restart.
 #include "core/redis/connection.h"
-#include "core/redis/local_server.h"
 
 #include <gtest/gtest.h>
 
+#include "core/redis/local_server.h"
 #include "support/ports.h"
 #include "support/redis_server.h"
 
@@ -180,8 +180,7 @@ TEST(Connection, AclUserAuth) {
   auto wrong = Connection::open(url_of(*server, "alice", "rabbit"), kFast);
   ASSERT_FALSE(wrong.ok());
   EXPECT_EQ(wrong.error().kind, ErrorKind::auth);
-  EXPECT_NE(wrong.error().message.find("user 'alice'"), std::string::npos)
-      << wrong.error().message;
+  EXPECT_NE(wrong.error().message.find("user 'alice'"), std::string::npos) << wrong.error().message;
 }
 
 TEST(Connection, SelectsTheDatabaseOfTheUrl) {

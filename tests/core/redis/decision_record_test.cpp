@@ -21,7 +21,8 @@ void put_double(std::string& out, double v) {
 
 struct Fields {
   int allowed = 0, reason = 1, reset = 0, shadow = 0;
-  double remaining = 0.1 + 0.2, limit = 7.0 / 3.0, retry = 123456789, reset_after = 2305843009213693952.0;
+  double remaining = 0.1 + 0.2, limit = 7.0 / 3.0, retry = 123456789,
+         reset_after = 2305843009213693952.0;
   double version = 42;
   std::string name;
 };
@@ -52,9 +53,9 @@ TEST(DecisionRecord, ReadsEveryFieldExactly) {
 
 TEST(DecisionRecord, NeverRetryAndEachReasonCode) {
   const std::pair<int, DenyReason> codes[] = {{0, DenyReason::none},
-                                               {1, DenyReason::exhausted},
-                                               {3, DenyReason::cost_above_capacity},
-                                               {4, DenyReason::invalid_cost}};
+                                              {1, DenyReason::exhausted},
+                                              {3, DenyReason::cost_above_capacity},
+                                              {4, DenyReason::invalid_cost}};
   for (auto [code, reason] : codes) {
     Fields f;
     f.reason = code;
@@ -91,12 +92,14 @@ TEST(DecisionRecord, AMalformedRecordIsAProtocolErrorNotADecision) {
   bad.emplace_back("43 bytes", Value::of_string(std::string(43, '\0')));
   bad.emplace_back("an integer", Value::of_integer(1));
   bad.emplace_back("nil", Value::nil());
-  bad.emplace_back("the old 9-field array", Value::of_array(std::vector<Value>(9, Value::of_integer(1))));
+  bad.emplace_back("the old 9-field array",
+                   Value::of_array(std::vector<Value>(9, Value::of_integer(1))));
   for (const auto& [what, v] : bad) {
     auto r = parse_decision_record(v);
     ASSERT_FALSE(r.ok()) << what;
     EXPECT_EQ(r.error().kind, ErrorKind::protocol) << what;
-    EXPECT_NE(r.error().message.find("decide.lua reply"), std::string::npos) << what << ": " << r.error().message;
+    EXPECT_NE(r.error().message.find("decide.lua reply"), std::string::npos)
+        << what << ": " << r.error().message;
   }
 }
 

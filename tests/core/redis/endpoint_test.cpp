@@ -45,7 +45,9 @@ TEST(Endpoint, OneServerRunsKeyAndRuleCallsOnIt) {
   ASSERT_NE(endpoint.pool(), nullptr);
   EXPECT_EQ(endpoint.cluster(), nullptr);
 
-  auto set = endpoint.on_key<Value>("k1", [](Connection& c) { return c.command({"SET", "k1", "v1"}); });
+  auto set = endpoint.on_key<Value>("k1", [](Connection& c) {
+    return c.command({"SET", "k1", "v1"});
+  });
   ASSERT_TRUE(set.ok()) << set.error().message;
   const KeySchema schema;
   auto incr = endpoint.on_rule<Value>(schema, "r1", [&](Connection& c) {
@@ -59,7 +61,9 @@ TEST(Endpoint, OneServerRunsKeyAndRuleCallsOnIt) {
   ASSERT_TRUE(v.ok());
   EXPECT_EQ(v->str, "v1");
   // An error reply of the call comes back as it is.
-  auto wrong = endpoint.on_key<Value>("k1", [](Connection& c) { return c.command({"LPUSH", "k1", "x"}); });
+  auto wrong = endpoint.on_key<Value>("k1", [](Connection& c) {
+    return c.command({"LPUSH", "k1", "x"});
+  });
   ASSERT_FALSE(wrong.ok());
   EXPECT_EQ(wrong.error().kind, ErrorKind::reply);
 }
@@ -114,7 +118,7 @@ TEST(Endpoint, ServerDownIsNamedAndReconnectWaitsForTheInjectedClock) {
   server->kill();
 
   EXPECT_FALSE(endpoint.on_key<Value>("k", ping).ok());  // the idle connection breaks
-  auto down = endpoint.on_key<Value>("k", ping);          // a new one is refused
+  auto down = endpoint.on_key<Value>("k", ping);         // a new one is refused
   ASSERT_FALSE(down.ok());
   EXPECT_EQ(down.error().kind, ErrorKind::io);
   EXPECT_NE(down.error().message.find(port), std::string::npos) << down.error().message;

@@ -33,7 +33,8 @@ struct Script {
   int calls = 0;
   std::vector<Result<Decision>> outcomes;  // consumed in order; the last one repeats
   Result<Decision> operator()() {
-    const std::size_t i = std::min<std::size_t>(static_cast<std::size_t>(calls), outcomes.size() - 1);
+    const std::size_t i =
+        std::min<std::size_t>(static_cast<std::size_t>(calls), outcomes.size() - 1);
     ++calls;
     return outcomes[i];
   }
@@ -58,9 +59,9 @@ struct ModeRow {
 };
 
 TEST(FailureGuard, OutageFollowsTheModeAndTheBreakerStopsAttempts) {
-  for (const ModeRow row : {ModeRow{FailureMode::fail_open, true, DenyReason::none},
-                            ModeRow{FailureMode::fail_closed, false,
-                                    DenyReason::backend_unavailable}}) {
+  for (const ModeRow row :
+       {ModeRow{FailureMode::fail_open, true, DenyReason::none},
+        ModeRow{FailureMode::fail_closed, false, DenyReason::backend_unavailable}}) {
     SCOPED_TRACE(std::string(to_string(row.mode)));
     ManualClock clock;
     std::vector<std::string> logs;
@@ -150,10 +151,12 @@ TEST(FailureGuard, LogsAtMostOncePerIntervalWithTheSuppressedCount) {
 TEST(FailureGuard, BatchOutcomesApplyToEveryDecision) {
   ManualClock clock;
   FailureGuard guard("api", policy(FailureMode::fail_closed), clock);
-  auto ok = guard.decide(3, [] { return Result<std::vector<Decision>>(std::vector<Decision>(3, admitted())); });
+  auto ok = guard.decide(
+      3, [] { return Result<std::vector<Decision>>(std::vector<Decision>(3, admitted())); });
   ASSERT_EQ(ok.size(), 3u);
   EXPECT_TRUE(ok[2].decision.allowed);
-  auto short_reply = guard.decide(3, [] { return Result<std::vector<Decision>>(std::vector<Decision>(2)); });
+  auto short_reply =
+      guard.decide(3, [] { return Result<std::vector<Decision>>(std::vector<Decision>(2)); });
   ASSERT_EQ(short_reply.size(), 3u);
   EXPECT_TRUE(short_reply[0].degraded);
   EXPECT_EQ(short_reply[0].decision.reason, DenyReason::backend_unavailable);

@@ -55,7 +55,8 @@ TEST(FunctionLibrary, DecisionsUseFcallAndResumeAfterAFlush) {
   auto server = RedisServer::start();
   Connection c = testing::connect(*server);
   EXPECT_FALSE(library_loaded(c));
-  testing::put(c, KeySchema{}, "r", single_limit(bucket(2, 1, 1h)));  // config_set: the library's first call
+  testing::put(c, KeySchema{}, "r",
+               single_limit(bucket(2, 1, 1h)));  // config_set: the library's first call
   expect_three_decisions(c, "r");
   EXPECT_EQ(c.script_mode(), ScriptMode::functions);
   EXPECT_TRUE(library_loaded(c));
@@ -74,7 +75,8 @@ TEST(FunctionLibrary, DecisionsUseFcallAndResumeAfterAFlush) {
   testing::must(c, {"FUNCTION", "FLUSH"});
   const RedisLimiter limiter;
   std::vector<DecideRequest> requests;
-  for (int i = 0; i < 40; ++i) requests.push_back(DecideRequest{"b" + std::to_string(i % 4), {1.0}});
+  for (int i = 0; i < 40; ++i)
+    requests.push_back(DecideRequest{"b" + std::to_string(i % 4), {1.0}});
   DecideOptions o;
   o.now_us = kEpochUs;
   auto batch = limiter.decide_batch(c, "r", requests, 3, o);
@@ -113,7 +115,9 @@ TEST(FunctionLibrary, WithoutFunctionsTheSameDecisionsComeFromEvalsha) {
   const Case cases[] = {
       {"FCALL unknown, as on Redis 6", {"--rename-command", "FCALL", ""}, ""},
       {"a user without FCALL", {"--user", "u", "on", ">pw", "~*", "&*", "+@all", "-fcall"}, "u"},
-      {"a user without FUNCTION", {"--user", "u", "on", ">pw", "~*", "&*", "+@all", "-function"}, "u"},
+      {"a user without FUNCTION",
+       {"--user", "u", "on", ">pw", "~*", "&*", "+@all", "-function"},
+       "u"},
   };
   for (const Case& k : cases) {
     SCOPED_TRACE(k.what);

@@ -131,10 +131,10 @@ TEST(GuardedLimiter, BadConfigIsRefusedEvenWhenFailOpen) {
   url.port = f.server->port();
   auto c = Connection::open(url);
   ASSERT_TRUE(c.ok());
-  ASSERT_TRUE(c->command({"HSET", KeySchema().config_key("neg"), "algorithm", "token-bucket",
-                          "capacity", "-5", "refill_amount", "1", "refill_period_ns",
-                          "1000000000", "version", "1"})
-                  .ok());
+  ASSERT_TRUE(
+      c->command({"HSET", KeySchema().config_key("neg"), "algorithm", "token-bucket", "capacity",
+                  "-5", "refill_amount", "1", "refill_period_ns", "1000000000", "version", "1"})
+          .ok());
   for (const std::string rule : {"neg", "missing"}) {
     SCOPED_TRACE(rule);
     const auto d = f.limiter->decide(rule, "carol");

@@ -31,7 +31,8 @@ DecideOptions at(std::int64_t t_us) {
 }
 
 // The key's score in the rule's index, or nullopt when it is not there.
-std::optional<double> score(Connection& c, const KeySchema& schema, const std::string& rule, const std::string& key) {
+std::optional<double> score(Connection& c, const KeySchema& schema, const std::string& rule,
+                            const std::string& key) {
   const Value v = must(c, {"ZSCORE", schema.pressure_key(rule), key});
   if (v.is_nil()) return std::nullopt;
   return std::stod(v.str);
@@ -124,7 +125,9 @@ TEST_F(PressureIndex, AKeyDrainedAtTheRefillRateIsRewrittenAboutOnceASecond) {
     ASSERT_TRUE(d && d->decision.allowed) << i;
     const auto s = score(c, limiter.schema(), "r", "hot");
     ASSERT_TRUE(s) << i;
-    EXPECT_GE(*s, static_cast<double>(t) + static_cast<double>(d->decision.reset_after.count()) / 1000) << i;
+    EXPECT_GE(*s,
+              static_cast<double>(t) + static_cast<double>(d->decision.reset_after.count()) / 1000)
+        << i;
   }
   const long long rewrites = zadd_calls(c) - before;
   EXPECT_GE(rewrites, 19);
@@ -152,7 +155,8 @@ TEST_F(PressureIndex, ACompositeListsItsKeyOnceAtTheLatestInstant) {
 TEST_F(PressureIndex, StaysBoundedKeepingTheLatest) {
   Connection& c = this->c();
   const RedisLimiter& limiter = limiter_;
-  put(c, limiter.schema(), "r", single_limit(test::bucket(Algorithm::token_bucket, 100, 1, std::chrono::minutes(1))));
+  put(c, limiter.schema(), "r",
+      single_limit(test::bucket(Algorithm::token_bucket, 100, 1, std::chrono::minutes(1))));
   constexpr int kKeys = 10'050;
   std::vector<DecideRequest> requests;
   for (int i = 0; i < kKeys; ++i) {

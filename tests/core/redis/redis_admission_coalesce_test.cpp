@@ -24,8 +24,9 @@ const char* const kPolicy =
     R"("models":{"m":{"cost":1}},"keys":{"k":"free","j":"free"}})";
 
 struct Gateway {
-  Gateway(test::RedisServer& server, std::chrono::microseconds window, std::size_t hold_until_queued,
-          std::optional<Nanos> deadline = std::nullopt, redis::FailureMode mode = redis::FailureMode::fail_open) {
+  Gateway(test::RedisServer& server, std::chrono::microseconds window,
+          std::size_t hold_until_queued, std::optional<Nanos> deadline = std::nullopt,
+          redis::FailureMode mode = redis::FailureMode::fail_open) {
     url.port = server.port();
     redis::PoolOptions po;
     po.size = 32;
@@ -56,7 +57,9 @@ struct Gateway {
     std::vector<AdmissionResult> out(n);
     std::vector<std::thread> threads;
     for (std::size_t i = 0; i < n; ++i) {
-      threads.emplace_back([&, i] { out[i] = admission->admit(AdmissionRequest{key, "m", 0, clock.now()}); });
+      threads.emplace_back([&, i] {
+        out[i] = admission->admit(AdmissionRequest{key, "m", 0, clock.now()});
+      });
     }
     for (auto& t : threads) t.join();
     return out;
@@ -92,7 +95,8 @@ TEST(RedisAdmissionCoalesce, ConcurrentDecisionsTakeFewerRoundTripsAndEqualSingl
   EXPECT_EQ(single.round_trips, std::vector<std::size_t>(kRequests, 1));
 
   EXPECT_EQ(outcomes(batched), outcomes(alone));
-  const auto admitted = std::count_if(batched.begin(), batched.end(), [](const auto& r) { return r.allowed; });
+  const auto admitted =
+      std::count_if(batched.begin(), batched.end(), [](const auto& r) { return r.allowed; });
   EXPECT_EQ(admitted, 5) << "capacity 5, no refill";
   for (const AdmissionResult& r : batched) {
     EXPECT_FALSE(r.degraded) << r.backend_error;
@@ -116,7 +120,8 @@ TEST(RedisAdmissionCoalesce, ABatchLateTwiceFollowsTheFailureModePerRequest) {
     EXPECT_EQ(gw.round_trips, (std::vector<std::size_t>{1, 1, kRequests - 1, kRequests - 1}));
     for (const AdmissionResult& r : results) {
       EXPECT_TRUE(r.degraded);
-      EXPECT_NE(r.backend_error.find("past its deadline twice"), std::string::npos) << r.backend_error;
+      EXPECT_NE(r.backend_error.find("past its deadline twice"), std::string::npos)
+          << r.backend_error;
       if (mode == redis::FailureMode::fail_open) {
         EXPECT_TRUE(r.allowed);
       } else {

@@ -52,7 +52,8 @@ struct LateGateway {
   }
   AdmissionResult admit() { return admission->admit(AdmissionRequest{"k", "m", 0, clock.now()}); }
   long long state_keys() {
-    const std::string state = redis::KeySchema().state_key("gw-free", RedisAdmission::limited_key("k", "m"));
+    const std::string state =
+        redis::KeySchema().state_key("gw-free", RedisAdmission::limited_key("k", "m"));
     auto n = admin->command({"EXISTS", state, state + ":requests"});
     return n ? n->integer : -1;
   }

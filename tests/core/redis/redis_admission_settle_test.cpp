@@ -25,8 +25,8 @@ const char* const kPolicy =
     R"("models":{"m":{"cost":1}},"keys":{"k":"t","j":"t"}})";
 
 struct Gateway {
-  Gateway(test::RedisServer& server, std::chrono::milliseconds settle_delay, int failure_threshold = 5,
-          std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
+  Gateway(test::RedisServer& server, std::chrono::milliseconds settle_delay,
+          int failure_threshold = 5, std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
     url.port = server.port();
     redis::PoolOptions po;
     po.size = 4;
@@ -48,7 +48,8 @@ struct Gateway {
     return admission->admit(AdmissionRequest{key, "m", 100, clock.now()});
   }
   std::optional<double> level(const std::string& key) {
-    const std::string state = redis::KeySchema().state_key("gw-t", RedisAdmission::limited_key(key, "m"));
+    const std::string state =
+        redis::KeySchema().state_key("gw-t", RedisAdmission::limited_key(key, "m"));
     auto v = admin->command({"GET", state + ":llm_tokens"});
     if (!v || v->type != redis::Value::Type::string) return std::nullopt;
     auto s = redis::decode_token_bucket_state(v->str);
@@ -77,15 +78,18 @@ TEST(RedisAdmissionSettle, RidingAndFlushedSettlementsEqualSettlingEachRequestAl
     }
   }
   // Per key: 100 estimated each, 30 + i of it refunded.
-  const double expected = 1e6 - kRequests * 100 + (30 * kRequests + kRequests * (kRequests - 1) / 2);
+  const double expected =
+      1e6 - kRequests * 100 + (30 * kRequests + kRequests * (kRequests - 1) / 2);
   EXPECT_EQ(alone.ways[static_cast<int>(SettleWay::alone)], kRequests);
   EXPECT_EQ(alone.admission->pending_settlements(), 0u);
   ASSERT_TRUE(alone.level("j").has_value());
   EXPECT_NEAR(*alone.level("j"), expected, 0.01);
 
-  EXPECT_EQ(rides.ways[static_cast<int>(SettleWay::ride)], kRequests - 1) << "each request carried the last one's";
+  EXPECT_EQ(rides.ways[static_cast<int>(SettleWay::ride)], kRequests - 1)
+      << "each request carried the last one's";
   EXPECT_EQ(rides.admission->pending_settlements(), 1u);
-  EXPECT_NEAR(*rides.level("k"), expected - (30 + (kRequests - 1)), 0.01) << "the last refund waits";
+  EXPECT_NEAR(*rides.level("k"), expected - (30 + (kRequests - 1)), 0.01)
+      << "the last refund waits";
   // Not due yet; due once it waited the delay, when the flusher sends it.
   EXPECT_EQ(rides.admission->flush_due_settlements(rides.clock.now()), 0u);
   ASSERT_TRUE(test::eventually([&] { return rides.clock.waiting_for_future() == 1; }));

@@ -37,16 +37,18 @@ class RacingBackend final : public redis::DecisionBackend {
   std::function<void(const std::string& rule)> after_read;
   std::function<void(const std::string& rule)> after_version_read;
 
-  redis::Result<redis::RedisDecision> decide(const std::string& rule, const redis::DecideRequest& request,
+  redis::Result<redis::RedisDecision> decide(const std::string& rule,
+                                             const redis::DecideRequest& request,
                                              const redis::DecideOptions& options) override {
     return inner_.decide(rule, request, options);
   }
   redis::Result<std::vector<redis::Result<redis::RedisDecision>>> decide_batch(
-      const std::string& rule, const std::vector<redis::DecideRequest>& requests, std::size_t per_call,
-      const redis::DecideOptions& options) override {
+      const std::string& rule, const std::vector<redis::DecideRequest>& requests,
+      std::size_t per_call, const redis::DecideOptions& options) override {
     return inner_.decide_batch(rule, requests, per_call, options);
   }
-  redis::Result<std::optional<double>> settle(const std::string& rule, const redis::SettleRequest& request,
+  redis::Result<std::optional<double>> settle(const std::string& rule,
+                                              const redis::SettleRequest& request,
                                               const redis::DecideOptions& options) override {
     return inner_.settle(rule, request, options);
   }
@@ -56,7 +58,8 @@ class RacingBackend final : public redis::DecisionBackend {
     if (after_read) after_read(rule);
     return r;
   }
-  redis::Result<redis::RuleConfig> set_config(const std::string& rule, const redis::RuleConfig& config,
+  redis::Result<redis::RuleConfig> set_config(const std::string& rule,
+                                              const redis::RuleConfig& config,
                                               const redis::ChangeInfo& change) override {
     return inner_.set_config(rule, config, change);
   }
@@ -81,8 +84,9 @@ struct Fixture {
     po.connect = {milliseconds(500), milliseconds(500)};
     pool = std::make_unique<redis::ConnectionPool>(url, po, clock);
     backend = std::make_unique<RacingBackend>(*pool);
-    admission = std::make_unique<RedisAdmission>(policy(), *backend, RedisAdmissionOptions(), clock,
-                                                 [this](const std::string& line) { log += line + "\n"; });
+    admission =
+        std::make_unique<RedisAdmission>(policy(), *backend, RedisAdmissionOptions(), clock,
+                                         [this](const std::string& line) { log += line + "\n"; });
   }
   redis::Connection admin() {
     auto c = redis::Connection::open(url);
@@ -110,7 +114,8 @@ TEST(RedisAdmissionSync, AChangeMadeBetweenTheReadAndTheWriteIsNotOverwritten) {
   redis::RuleConfig changed = **live;
   changed.limits[0].params.capacity = 50;
   redis::ChangeInfo first{"someone", "drift", std::nullopt};
-  ASSERT_TRUE(redis::set_config(c, redis::KeySchema(), "gw-free", changed, first).ok());  // version 2
+  ASSERT_TRUE(
+      redis::set_config(c, redis::KeySchema(), "gw-free", changed, first).ok());  // version 2
   f.backend->after_read = [&](const std::string& rule) {
     if (rule != "gw-free") return;
     f.backend->after_read = nullptr;
@@ -137,12 +142,14 @@ TEST(RedisAdmissionSync, AnUnreadableConfigIsRepairedAndTheOtherRulesAreSynced) 
   ASSERT_TRUE(c.command({"DEL", schema.config_key("gw-pro")}).ok());
   ASSERT_FALSE(f.admission->sync_rules().has_value());
   auto free_cfg = redis::get_config(c, schema, "gw-free");
-  ASSERT_TRUE(free_cfg.ok() && free_cfg->has_value()) << (free_cfg.ok() ? "" : free_cfg.error().message);
+  ASSERT_TRUE(free_cfg.ok() && free_cfg->has_value())
+      << (free_cfg.ok() ? "" : free_cfg.error().message);
   EXPECT_EQ((*free_cfg)->version, 2);
   auto pro_cfg = redis::get_config(c, schema, "gw-pro");
   ASSERT_TRUE(pro_cfg.ok() && pro_cfg->has_value());
   EXPECT_EQ((*pro_cfg)->limits[0].params.capacity, 500);
-  EXPECT_NE(f.log.find("redis rule gw-free: the stored config is invalid"), std::string::npos) << f.log;
+  EXPECT_NE(f.log.find("redis rule gw-free: the stored config is invalid"), std::string::npos)
+      << f.log;
   EXPECT_NE(f.log.find("repaired from the policy as version 2"), std::string::npos) << f.log;
 
   // The repair compares and sets on the version field as read: a field changed meanwhile wins.

@@ -1,5 +1,6 @@
 // Verifies decide.lua decides exactly as core/limiter on random traces (every algorithm and a
-// composite, through the function library and through EVALSHA), sets state TTLs, keeps a rule's keys in one slot and applies config changes at the next decision.
+// composite, through the function library and through EVALSHA), sets state TTLs, keeps a rule's
+// keys in one slot and applies config changes at the next decision.
 #include "core/redis/redis_limiter.h"
 
 #include <gtest/gtest.h>
@@ -160,8 +161,8 @@ class RedisLimiterEquality : public ::testing::TestWithParam<ScriptMode> {
   // Runs the trace through algorithm A (one fresh state per key) and decide.lua, and expects
   // the same decision on every event.
   template <class A>
-  void expect_same(const std::string& rule, const LimitParams& p, std::size_t n,
-                   std::uint64_t seed, std::size_t per_call) {
+  void expect_same(const std::string& rule, const LimitParams& p, std::size_t n, std::uint64_t seed,
+                   std::size_t per_call) {
     put(*conn_, KeySchema{}, rule, single_limit(p));
     std::mt19937_64 rng(seed);
     const auto events = make_trace(rng, n, 24, p.max_cost(), scale_us(p));
@@ -201,7 +202,8 @@ TEST_P(RedisLimiterEquality, TokenBucket) {
       bucket(Algorithm::token_bucket, 60, 1, 1s)};
   std::uint64_t seed = 11;
   for (const auto& p : sets) {
-    expect_same<TokenBucket>("tb" + std::to_string(seed), p, kEventsPerSet, seed, seed % 2 ? 16 : 1);
+    expect_same<TokenBucket>("tb" + std::to_string(seed), p, kEventsPerSet, seed,
+                             seed % 2 ? 16 : 1);
     if (HasFatalFailure()) return;
     ++seed;
   }
@@ -227,7 +229,8 @@ TEST_P(RedisLimiterEquality, SlidingLog) {
       window(Algorithm::sliding_log, 50, 10s)};
   std::uint64_t seed = 31;
   for (const auto& p : sets) {
-    expect_same<SlidingLog>("log" + std::to_string(seed), p, kEventsPerSet, seed, seed % 2 ? 16 : 1);
+    expect_same<SlidingLog>("log" + std::to_string(seed), p, kEventsPerSet, seed,
+                            seed % 2 ? 16 : 1);
     if (HasFatalFailure()) return;
     ++seed;
   }
@@ -240,7 +243,8 @@ TEST_P(RedisLimiterEquality, SlidingCounter) {
       window(Algorithm::sliding_counter, 50, 10s)};
   std::uint64_t seed = 41;
   for (const auto& p : sets) {
-    expect_same<SlidingCounter>("sc" + std::to_string(seed), p, kEventsPerSet, seed, seed % 2 ? 16 : 1);
+    expect_same<SlidingCounter>("sc" + std::to_string(seed), p, kEventsPerSet, seed,
+                                seed % 2 ? 16 : 1);
     if (HasFatalFailure()) return;
     ++seed;
   }
@@ -253,7 +257,8 @@ TEST_P(RedisLimiterEquality, FixedWindow) {
       window(Algorithm::fixed_window, 50, 10s)};
   std::uint64_t seed = 51;
   for (const auto& p : sets) {
-    expect_same<FixedWindow>("fw" + std::to_string(seed), p, kEventsPerSet, seed, seed % 2 ? 16 : 1);
+    expect_same<FixedWindow>("fw" + std::to_string(seed), p, kEventsPerSet, seed,
+                             seed % 2 ? 16 : 1);
     if (HasFatalFailure()) return;
     ++seed;
   }
@@ -281,9 +286,9 @@ TEST_P(RedisLimiterEquality, Composite) {
       it = limiters.emplace(e.key, std::move(*made)).first;
     }
     const Decision want = it->second->try_acquire(e.cost);
-    ASSERT_TRUE(same(want, redis[i])) << "event " << i << " key " << e.key << " cost " << e.cost
-                                      << "\n  core:  " << show(want)
-                                      << "\n  redis: " << show(redis[i]);
+    ASSERT_TRUE(same(want, redis[i]))
+        << "event " << i << " key " << e.key << " cost " << e.cost << "\n  core:  " << show(want)
+        << "\n  redis: " << show(redis[i]);
   }
 }
 
@@ -350,11 +355,11 @@ TEST(RedisLimiterKeys, StateTtlIsTheTimeUntilIdle) {
     LimitParams p;
     std::int64_t ttl_ms;  // after one decision of cost 4 at a window start
   } rows[] = {
-      {bucket(Algorithm::token_bucket, 10, 5, 1s), 800},  // 4 tokens at 5/s
-      {bucket(Algorithm::gcra, 10, 5, 1s), 800},          // tat = now + 4·200ms
-      {window(Algorithm::sliding_log, 10, 2s), 2000},     // the entry leaves the window
-      {window(Algorithm::sliding_counter, 10, 2s), 4000}, // curr weighs until the next window ends
-      {window(Algorithm::fixed_window, 10, 2s), 2000},    // the window ends
+      {bucket(Algorithm::token_bucket, 10, 5, 1s), 800},   // 4 tokens at 5/s
+      {bucket(Algorithm::gcra, 10, 5, 1s), 800},           // tat = now + 4·200ms
+      {window(Algorithm::sliding_log, 10, 2s), 2000},      // the entry leaves the window
+      {window(Algorithm::sliding_counter, 10, 2s), 4000},  // curr weighs until the next window ends
+      {window(Algorithm::fixed_window, 10, 2s), 2000},     // the window ends
   };
   const RedisLimiter limiter;
   DecideOptions o;
@@ -407,9 +412,8 @@ TEST(RedisLimiterKeys, ARefusedLogWriteFailsItsDecisionAndWritesNothing) {
   ASSERT_TRUE((*results)[0].ok());
   EXPECT_EQ((*results)[0]->decision.remaining, 9);
   ASSERT_FALSE((*results)[1].ok());
-  EXPECT_EQ((*results)[1].error().message.rfind("LSLOG decision log " + schema.decisions_key("r") +
-                                                    ": WRONGTYPE",
-                                                0),
+  EXPECT_EQ((*results)[1].error().message.rfind(
+                "LSLOG decision log " + schema.decisions_key("r") + ": WRONGTYPE", 0),
             0u)
       << (*results)[1].error().message;
   EXPECT_EQ(must(c, {"EXISTS", schema.state_key("r", "logged")}).integer, 0);
@@ -614,9 +618,11 @@ TEST(RedisLimiterKeys, AnOldHashStateIsReadUntilItHasExpiredAndReplacedByTheNext
   EXPECT_EQ(d->decision.remaining, 9);
   // A later change keeps the mark; a rule created with a stamp never gets one.
   put(c, schema, "r", single_limit(bucket(Algorithm::token_bucket, 20, 1, 1s)));
-  EXPECT_NE(must(c, {"GET", stamp}).str.find(" legacy " + std::to_string(until)), std::string::npos);
+  EXPECT_NE(must(c, {"GET", stamp}).str.find(" legacy " + std::to_string(until)),
+            std::string::npos);
   put(c, schema, "fresh", single_limit(p));
-  EXPECT_EQ(must(c, {"GET", schema.config_stamp_key("fresh")}).str.find("legacy"), std::string::npos);
+  EXPECT_EQ(must(c, {"GET", schema.config_stamp_key("fresh")}).str.find("legacy"),
+            std::string::npos);
 }
 
 TEST(RedisLimiterKeys, DecisionLogIsCappedAndSampledByTheCaller) {
@@ -697,7 +703,8 @@ TEST(RedisLimiterKeys, ABadLogFlagIsRefusedBeforeAnyDecision) {
               schema.state_key("r", "a"), schema.state_key("r", "b")},
              {",1000", "1|||1", "1|||" + flag});
     ASSERT_FALSE(reply.ok()) << flag;
-    EXPECT_NE(reply.error().message.find("LSARG log flag"), std::string::npos) << reply.error().message;
+    EXPECT_NE(reply.error().message.find("LSARG log flag"), std::string::npos)
+        << reply.error().message;
     EXPECT_NE(reply.error().message.find(flag), std::string::npos) << reply.error().message;
   }
   EXPECT_EQ(must(c, {"EXISTS", schema.state_key("r", "a")}).integer, 0) << "nothing decided";

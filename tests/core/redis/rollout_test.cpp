@@ -30,7 +30,8 @@ class Rollout : public ::testing::Test {
     // Live: 100 per key; shadow: 1 per key (refill 1/min). Two decisions of cost 1: the live
     // config admits both, the shadow the first only.
     testing::put(*conn_, schema_, "r", single_limit(bucket(Algorithm::token_bucket, 100, 1, 1s)));
-    auto s = set_shadow(*conn_, schema_, "r", single_limit(bucket(Algorithm::token_bucket, 1, 1, 1min)), kChange);
+    auto s = set_shadow(*conn_, schema_, "r",
+                        single_limit(bucket(Algorithm::token_bucket, 1, 1, 1min)), kChange);
     ASSERT_TRUE(s) << s.error().message;
   }
   // The second of two decisions of `key`: refused exactly when the shadow is enforced on it.
@@ -84,7 +85,8 @@ TEST_F(Rollout, ATripReturnsEveryKeyToTheLiveConfigAtTheNextDecision) {
   ASSERT_EQ(h->size(), 2u);
   EXPECT_EQ(h->at(0).action, "trip");
   EXPECT_EQ(h->at(1).action, "start");
-  EXPECT_EQ(get_config(*conn_, schema_, "r")->value().version, 1) << "a trip leaves the live config";
+  EXPECT_EQ(get_config(*conn_, schema_, "r")->value().version, 1)
+      << "a trip leaves the live config";
 }
 
 TEST_F(Rollout, ItStepsAfterTheHoldCompletesAndConfigUndoReturnsToTheOldConfig) {
@@ -98,7 +100,8 @@ TEST_F(Rollout, ItStepsAfterTheHoldCompletesAndConfigUndoReturnsToTheOldConfig) 
   EXPECT_EQ(stepped->share_bp, kAllKeys);
   EXPECT_FALSE(second_admitted("c"));
   const GuardFn unknown = [] { return GuardCheck{false, std::nullopt, "connection refused"}; };
-  EXPECT_EQ(rollout_tick(*conn_, schema_, "r", unknown, 5000, "test")->state, "running") << "never steps blind";
+  EXPECT_EQ(rollout_tick(*conn_, schema_, "r", unknown, 5000, "test")->state, "running")
+      << "never steps blind";
   auto done = rollout_tick(*conn_, schema_, "r", quiet, 5000, "test");
   ASSERT_TRUE(done) << done.error().message;
   EXPECT_EQ(done->state, "completed");
@@ -114,7 +117,8 @@ TEST_F(Rollout, ItStepsAfterTheHoldCompletesAndConfigUndoReturnsToTheOldConfig) 
 
 TEST_F(Rollout, ANewShadowStopsTheRolloutAndAbortIsAudited) {
   ASSERT_TRUE(start_rollout(*conn_, schema_, "r", plan({kAllKeys}), 0, "test"));
-  ASSERT_TRUE(set_shadow(*conn_, schema_, "r", single_limit(bucket(Algorithm::token_bucket, 2, 1, 1min)), kChange));
+  ASSERT_TRUE(set_shadow(*conn_, schema_, "r",
+                         single_limit(bucket(Algorithm::token_bucket, 2, 1, 1min)), kChange));
   EXPECT_TRUE(second_admitted("e")) << "a rollout enforces only the shadow version it started with";
   const GuardFn quiet = [] { return GuardCheck{false, std::nullopt, ""}; };
   EXPECT_EQ(rollout_tick(*conn_, schema_, "r", quiet, 10, "test")->state, "aborted");
@@ -195,7 +199,8 @@ TEST_F(Rollout, APausedRolloutStillTripsAndAStaleWriterIsRefused) {
 }
 
 TEST(RolloutSteps, ParsesIncreasingPercentagesEndingAt100) {
-  EXPECT_EQ(*parse_rollout_steps("1,10,50,100"), (std::vector<std::int64_t>{100, 1000, 5000, 10000}));
+  EXPECT_EQ(*parse_rollout_steps("1,10,50,100"),
+            (std::vector<std::int64_t>{100, 1000, 5000, 10000}));
   for (const char* bad : {"", "10,5,100", "10,50", "0,100", "abc", "50,,100", "101"}) {
     EXPECT_FALSE(parse_rollout_steps(bad)) << bad;
   }

@@ -27,8 +27,8 @@ TEST(ServerInfo, ParsesCommandStatsAndCpu) {
 }
 
 TEST(ServerInfo, MalformedLinesNameTheLine) {
-  for (const char* text : {"cmdstat_get:calls=x,usec=1\n", "cmdstat_get:usec=1\n",
-                           "# CPU\nused_cpu_user:lots\n"}) {
+  for (const char* text :
+       {"cmdstat_get:calls=x,usec=1\n", "cmdstat_get:usec=1\n", "# CPU\nused_cpu_user:lots\n"}) {
     auto info = parse_server_info(text);
     ASSERT_FALSE(info.ok()) << text;
     EXPECT_NE(info.error().find("INFO line"), std::string::npos) << info.error();

@@ -185,7 +185,9 @@ TEST(RedisSettle, RidingOnADecisionEqualsSettleThenDecide) {
     const double cost = static_cast<double>(1 + rng() % 2500);
     r.costs = {1, cost};
     if (rng() % 2 == 0) {
-      r.settle_delta = rng() % 50 == 0 ? 70'000.0 : static_cast<double>(static_cast<std::int64_t>(rng() % 12'000) - 7000);
+      r.settle_delta = rng() % 50 == 0
+                           ? 70'000.0
+                           : static_cast<double>(static_cast<std::int64_t>(rng() % 12'000) - 7000);
       r.settle_limit = "llm_tokens";
       TokenBucket::settle(p, core, now, r.settle_delta);
     }
@@ -205,7 +207,8 @@ TEST(RedisSettle, RidingOnADecisionEqualsSettleThenDecide) {
   }
   EXPECT_GT(admitted, 20);
   EXPECT_GT(refused, 20);
-  EXPECT_GT(refused_with_settlement, 5) << "settlements stored by refusals were checked by the next step";
+  EXPECT_GT(refused_with_settlement, 5)
+      << "settlements stored by refusals were checked by the next step";
 }
 
 TEST(RedisSettle, ABadSettlementFailsItsDecisionAloneAndWritesNothing) {
@@ -224,11 +227,14 @@ TEST(RedisSettle, ABadSettlementFailsItsDecisionAloneAndWritesNothing) {
   auto ds = limiter.decide_batch(c, "gw-tb", {bad, fine}, 16, at(kT0));
   ASSERT_TRUE(ds.ok()) << ds.error().message;
   ASSERT_FALSE((*ds)[0].ok());
-  EXPECT_NE((*ds)[0].error().message.find("has no limit nope"), std::string::npos) << (*ds)[0].error().message;
-  EXPECT_EQ(must(c, {"EXISTS", limiter.schema().state_key("gw-tb", "a") + ":llm_tokens"}).integer, 0);
+  EXPECT_NE((*ds)[0].error().message.find("has no limit nope"), std::string::npos)
+      << (*ds)[0].error().message;
+  EXPECT_EQ(must(c, {"EXISTS", limiter.schema().state_key("gw-tb", "a") + ":llm_tokens"}).integer,
+            0);
   EXPECT_EQ(must(c, {"EXISTS", limiter.schema().state_key("gw-tb", "a") + ":requests"}).integer, 0);
   ASSERT_TRUE((*ds)[1].ok()) << (*ds)[1].error().message;
-  EXPECT_EQ((*ds)[1]->decision.remaining, 5) << "10, minus the settlement of 4, minus the cost of 1";
+  EXPECT_EQ((*ds)[1]->decision.remaining, 5)
+      << "10, minus the settlement of 4, minus the cost of 1";
   // A single-limit rule settles without a name; a composite needs one.
   bad.settle_limit.clear();
   ds = limiter.decide_batch(c, "gw-tb", {bad}, 16, at(kT0));

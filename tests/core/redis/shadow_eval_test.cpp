@@ -44,8 +44,10 @@ std::vector<Event> make_trace(std::uint64_t seed, std::size_t n, int keys, std::
   std::int64_t t = kEpochUs;
   for (std::size_t i = 0; i < n; ++i) {
     const double g = u(rng);
-    if (g > 0.2) t += static_cast<std::int64_t>(u(rng) * static_cast<double>(g > 0.99 ? 50 * gap_us : gap_us));
-    const double cost = u(rng) < 0.8 ? static_cast<double>(1 + static_cast<int>(u(rng) * 3)) : 0.5 + u(rng);
+    if (g > 0.2)
+      t += static_cast<std::int64_t>(u(rng) * static_cast<double>(g > 0.99 ? 50 * gap_us : gap_us));
+    const double cost =
+        u(rng) < 0.8 ? static_cast<double>(1 + static_cast<int>(u(rng) * 3)) : 0.5 + u(rng);
     out.push_back({t, static_cast<int>(u(rng) * keys), cost});
   }
   return out;
@@ -160,7 +162,8 @@ TEST_P(ShadowEval, SetAndClearTakeEffectAtTheNextDecision) {
   const std::vector<Event> one{{kEpochUs, 0, 2}};
   // No shadow: 9 fields, no outcome, no counts (the kept config is now cached).
   EXPECT_FALSE(run("r", one, 1).front().shadow_allowed.has_value());
-  ASSERT_TRUE(set_shadow(*conn_, schema, "r", single_limit(bucket(Algorithm::token_bucket, 1, 1, 1s)), kChange));
+  ASSERT_TRUE(set_shadow(*conn_, schema, "r",
+                         single_limit(bucket(Algorithm::token_bucket, 1, 1, 1s)), kChange));
   const auto d = run("r", one, 1).front();
   EXPECT_TRUE(d.decision.allowed);
   ASSERT_TRUE(d.shadow_allowed.has_value()) << "set must reach a config the function library kept";
@@ -170,7 +173,8 @@ TEST_P(ShadowEval, SetAndClearTakeEffectAtTheNextDecision) {
   EXPECT_EQ(st->counts.rejected, 1);
   EXPECT_EQ(st->counts.would_reject, 1);
   // A new shadow starts its counts again.
-  ASSERT_TRUE(set_shadow(*conn_, schema, "r", single_limit(bucket(Algorithm::token_bucket, 10, 1, 1s)), kChange));
+  ASSERT_TRUE(set_shadow(*conn_, schema, "r",
+                         single_limit(bucket(Algorithm::token_bucket, 10, 1, 1s)), kChange));
   EXPECT_EQ(get_shadow(*conn_, schema, "r")->counts.evaluated(), 0);
   EXPECT_EQ(run("r", one, 1).front().shadow_allowed, std::optional<bool>(true));
   EXPECT_EQ(get_shadow(*conn_, schema, "r")->counts.allowed, 1);
@@ -189,7 +193,8 @@ TEST_P(ShadowEval, ARuleWithoutAStampReadsItsShadowAndKeepsItWhenItGetsOne) {
   // decision; its next config change writes the first stamp, with the shadow's mark.
   const KeySchema schema;
   testing::put(*conn_, schema, "old", single_limit(bucket(Algorithm::token_bucket, 100, 1, 1s)));
-  ASSERT_TRUE(set_shadow(*conn_, schema, "old", single_limit(bucket(Algorithm::token_bucket, 1, 1, 1min)), kChange));
+  ASSERT_TRUE(set_shadow(*conn_, schema, "old",
+                         single_limit(bucket(Algorithm::token_bucket, 1, 1, 1min)), kChange));
   testing::must(*conn_, {"DEL", schema.config_stamp_key("old")});
   const std::vector<Event> one{{kEpochUs, 0, 1}};
   EXPECT_EQ(run("old", one, 1).front().shadow_allowed, std::optional<bool>(true));
@@ -202,7 +207,8 @@ TEST_P(ShadowEval, ARuleWithoutAStampReadsItsShadowAndKeepsItWhenItGetsOne) {
 TEST_P(ShadowEval, ARefusalIsLoggedWithTheShadowBesideTheRealOutcome) {
   const KeySchema schema;
   testing::put(*conn_, schema, "log", single_limit(bucket(Algorithm::token_bucket, 100, 1, 1s)));
-  ASSERT_TRUE(set_shadow(*conn_, schema, "log", single_limit(bucket(Algorithm::token_bucket, 2, 1, 1min)), kChange));
+  ASSERT_TRUE(set_shadow(*conn_, schema, "log",
+                         single_limit(bucket(Algorithm::token_bucket, 2, 1, 1min)), kChange));
   run("log", {{kEpochUs, 0, 1}, {kEpochUs, 0, 1}, {kEpochUs, 0, 1}}, 16, true);
   const Value entries = testing::must(*conn_, {"XRANGE", schema.decisions_key("log"), "-", "+"});
   ASSERT_EQ(entries.elements.size(), 3u);
@@ -229,7 +235,8 @@ TEST_P(ShadowEval, ACompositeRuleGivesASingleShadowItsFirstCostAndANamedOneItsOw
   r.costs = {1, 500};
   r.now_us = kEpochUs;
   // A single limit of capacity 2 takes the requests cost (1): admits twice, then refuses.
-  ASSERT_TRUE(set_shadow(*conn_, schema, "gw", single_limit(bucket(Algorithm::token_bucket, 2, 1, 1min)), kChange));
+  ASSERT_TRUE(set_shadow(*conn_, schema, "gw",
+                         single_limit(bucket(Algorithm::token_bucket, 2, 1, 1min)), kChange));
   std::vector<std::optional<bool>> got;
   for (int i = 0; i < 3; ++i) got.push_back(RedisLimiter().decide(*conn_, "gw", r)->shadow_allowed);
   EXPECT_EQ(got, (std::vector<std::optional<bool>>{true, true, false}));
@@ -246,15 +253,18 @@ TEST_P(ShadowEval, ACompositeRuleGivesASingleShadowItsFirstCostAndANamedOneItsOw
 TEST_P(ShadowEval, AShadowEditedIntoNonsenseIsNotEvaluatedAndTheRuleDecidesAsUsual) {
   const KeySchema schema;
   testing::put(*conn_, schema, "bad", single_limit(bucket(Algorithm::token_bucket, 5, 1, 1s)));
-  ASSERT_TRUE(set_shadow(*conn_, schema, "bad", single_limit(bucket(Algorithm::token_bucket, 1, 1, 1s)), kChange));
+  ASSERT_TRUE(set_shadow(*conn_, schema, "bad",
+                         single_limit(bucket(Algorithm::token_bucket, 1, 1, 1s)), kChange));
   testing::must(*conn_, {"HSET", schema.shadow_key("bad"), "capacity", "-3"});
-  testing::must(*conn_, {"SET", schema.config_stamp_key("bad"), "edited s99"});  // still marks a shadow
+  testing::must(*conn_,
+                {"SET", schema.config_stamp_key("bad"), "edited s99"});  // still marks a shadow
   const auto d = run("bad", {{kEpochUs, 0, 1}}, 1).front();
   EXPECT_TRUE(d.decision.allowed);
   EXPECT_FALSE(d.shadow_allowed.has_value());
 }
 
-INSTANTIATE_TEST_SUITE_P(Paths, ShadowEval, ::testing::Values(ScriptMode::unknown, ScriptMode::scripts),
+INSTANTIATE_TEST_SUITE_P(Paths, ShadowEval,
+                         ::testing::Values(ScriptMode::unknown, ScriptMode::scripts),
                          [](const ::testing::TestParamInfo<ScriptMode>& i) {
                            return i.param == ScriptMode::scripts ? "Evalsha" : "Functions";
                          });

@@ -176,7 +176,8 @@ TEST_P(SimulationScenarios, ARunawayIsRefusedByBothLimitsAndTokensStayWithinThei
   run(*sim);
   const Policy& policy = sim->policy();
   std::map<std::string_view, std::int64_t> runaway_429s;  // by limit
-  std::map<std::pair<std::string_view, std::string_view>, std::vector<const RequestRecord*>> admitted;
+  std::map<std::pair<std::string_view, std::string_view>, std::vector<const RequestRecord*>>
+      admitted;
   for (const RequestRecord& r : sim->requests()) {
     if (r.allowed) {
       EXPECT_TRUE(r.limit.empty());
@@ -200,7 +201,8 @@ TEST_P(SimulationScenarios, ARunawayIsRefusedByBothLimitsAndTokensStayWithinThei
       for (std::size_t j = i; j < reqs.size(); ++j) {
         tokens += static_cast<double>(reqs[j]->llm_tokens);
         const double span = std::chrono::duration<double>(reqs[j]->time - reqs[i]->time).count();
-        ASSERT_LE(tokens, capacity + rate * span + 1e-6) << key_model.first << "/" << key_model.second;
+        ASSERT_LE(tokens, capacity + rate * span + 1e-6)
+            << key_model.first << "/" << key_model.second;
       }
     }
   }

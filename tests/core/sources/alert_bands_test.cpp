@@ -20,23 +20,29 @@ using metrics::Labels;
 
 TEST(AlertBands, AnAlertSelectsTheLinesItsLabelsName) {
   const Labels free_line{{"__name__", "limitscope_tier_rejected_per_second"}, {"tier", "free"}};
-  const Labels stream_line{{"__name__", "limitscope_tier_rejected_per_second"}, {"tier", "gw-free"}};
-  EXPECT_TRUE(alert_selects_line(Labels{{"alertname", "A"}, {"tier", "free"}, {"model", "gpt-4.1"}}, free_line));
-  EXPECT_TRUE(alert_selects_line(Labels{{"tier", "free"}}, stream_line)) << "gw-free is the free tier's rule";
+  const Labels stream_line{{"__name__", "limitscope_tier_rejected_per_second"},
+                           {"tier", "gw-free"}};
+  EXPECT_TRUE(alert_selects_line(Labels{{"alertname", "A"}, {"tier", "free"}, {"model", "gpt-4.1"}},
+                                 free_line));
+  EXPECT_TRUE(alert_selects_line(Labels{{"tier", "free"}}, stream_line))
+      << "gw-free is the free tier's rule";
   EXPECT_FALSE(alert_selects_line(Labels{{"tier", "pro"}, {"model", "gpt-4.1"}}, free_line));
   EXPECT_FALSE(alert_selects_line(Labels{{"alertname", "A"}, {"severity", "warning"}}, free_line))
       << "shares no tier, model or key: the rule as a whole, not this line";
 
   const std::string hash = sha256_hex("sk-acme");
-  const Labels redis_key{{"api_key", hash.substr(0, 32)}, {"tier", "gw-free"}, {"model", "gpt-4.1"}};
+  const Labels redis_key{
+      {"api_key", hash.substr(0, 32)}, {"tier", "gw-free"}, {"model", "gpt-4.1"}};
   const Labels metrics_key{{"api_key", hash.substr(0, 12)}, {"model", "gpt-4.1"}};
   const Labels raw_key{{"api_key", "sk-acme"}, {"tier", "free"}, {"model", "gpt-4.1"}};
   const Labels burn_alert{{"api_key_hash", hash.substr(0, 12)}, {"model", "gpt-4.1"}};
   EXPECT_TRUE(alert_selects_line(burn_alert, redis_key));
   EXPECT_TRUE(alert_selects_line(burn_alert, metrics_key));
   EXPECT_TRUE(alert_selects_line(burn_alert, raw_key)) << "the simulation's raw key, by its hash";
-  EXPECT_FALSE(alert_selects_line(Labels{{"api_key_hash", sha256_hex("sk-other").substr(0, 12)}}, redis_key));
-  EXPECT_FALSE(alert_selects_line(Labels{{"api_key_hash", hash.substr(0, 12)}, {"model", "o3"}}, redis_key));
+  EXPECT_FALSE(alert_selects_line(Labels{{"api_key_hash", sha256_hex("sk-other").substr(0, 12)}},
+                                  redis_key));
+  EXPECT_FALSE(
+      alert_selects_line(Labels{{"api_key_hash", hash.substr(0, 12)}, {"model", "o3"}}, redis_key));
 }
 
 class RejectionBands : public ::testing::Test {
@@ -47,12 +53,18 @@ class RejectionBands : public ::testing::Test {
       const double free_rate = t >= 60'000 ? 20 : 0;
       free_total_ += free_rate * 5;
       pro_total_ += 0.1 * 5;
-      store_.append({{"__name__", "gateway_rate_limit_hits_total"}, {"tier", "free"}, {"model", "gpt-4.1"}},
-                    {t, free_total_});
-      store_.append({{"__name__", "gateway_rate_limit_hits_total"}, {"tier", "pro"}, {"model", "gpt-4.1"}},
-                    {t, pro_total_});
-      store_.append({{"__name__", std::string(dashboard_series::kTierRejectedRate)}, {"tier", "free"}}, {t, free_rate});
-      store_.append({{"__name__", std::string(dashboard_series::kTierRejectedRate)}, {"tier", "pro"}}, {t, 0.1});
+      store_.append(
+          {{"__name__", "gateway_rate_limit_hits_total"}, {"tier", "free"}, {"model", "gpt-4.1"}},
+          {t, free_total_});
+      store_.append(
+          {{"__name__", "gateway_rate_limit_hits_total"}, {"tier", "pro"}, {"model", "gpt-4.1"}},
+          {t, pro_total_});
+      store_.append(
+          {{"__name__", std::string(dashboard_series::kTierRejectedRate)}, {"tier", "free"}},
+          {t, free_rate});
+      store_.append(
+          {{"__name__", std::string(dashboard_series::kTierRejectedRate)}, {"tier", "pro"}},
+          {t, 0.1});
     }
   }
 

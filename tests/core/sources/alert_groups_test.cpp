@@ -9,8 +9,8 @@
 
 #include "core/common/sha256.h"
 #include "core/metrics/promql.h"
-#include "core/sources/session_state.h"
 #include "core/sources/alert_view.h"
+#include "core/sources/session_state.h"
 #include "core/sources/simulation_recorder.h"
 
 namespace limitscope {
@@ -21,10 +21,12 @@ constexpr std::int64_t kT0 = 1'800'000'000'000 - 1'800'000'000'000 % kMin;
 
 TEST(AlertGroups, TheSideARuleAlertsOnComesFromItsExpression) {
   const std::pair<const char*, std::optional<bool>> cases[] = {
-      {"x > 0.5", true},          {"x >= 1", true},           {"0.5 < x", true},
-      {"x < 0.1", false},         {"(x <= 2)", false},        {"10 > rate(x[5m])", false},
-      {"x == 1", std::nullopt},   {"x > bool 1", std::nullopt}, {"x > y", std::nullopt},
-      {"x", std::nullopt},        {"up == 0", std::nullopt},
+      {"x > 0.5", true},         {"x >= 1", true},
+      {"0.5 < x", true},         {"x < 0.1", false},
+      {"(x <= 2)", false},       {"10 > rate(x[5m])", false},
+      {"x == 1", std::nullopt},  {"x > bool 1", std::nullopt},
+      {"x > y", std::nullopt},   {"x", std::nullopt},
+      {"up == 0", std::nullopt},
   };
   for (const auto& [text, want] : cases) {
     auto e = metrics::parse_promql(text);
@@ -57,11 +59,14 @@ TEST(AlertGroups, OneGroupPerRuleWorstFirstNamedByItsKeysName) {
   ASSERT_TRUE(names.set(beta, "beta-staging"));
   s.set_names(std::move(names));
   const auto level = [](const std::string& key) {
-    return metrics::Labels{{"__name__", std::string(dashboard_series::kKeyLevel)}, {"api_key", key},
-                           {"tier", "free"}, {"model", "gpt-4.1"}};
+    return metrics::Labels{{"__name__", std::string(dashboard_series::kKeyLevel)},
+                           {"api_key", key},
+                           {"tier", "free"},
+                           {"model", "gpt-4.1"}};
   };
   const auto rejected = [](const std::string& tier) {
-    return metrics::Labels{{"__name__", std::string(dashboard_series::kTierRejectedRate)}, {"tier", tier}};
+    return metrics::Labels{{"__name__", std::string(dashboard_series::kTierRejectedRate)},
+                           {"tier", tier}};
   };
   // Three keys nearly empty (beta the emptiest), one well; two tiers rejecting (pro more).
   ASSERT_TRUE(s.append(level(acme), {kT0, 0.05}));
@@ -81,15 +86,18 @@ TEST(AlertGroups, OneGroupPerRuleWorstFirstNamedByItsKeysName) {
   EXPECT_EQ(groups[0].rule, "NearlyEmpty");
   EXPECT_EQ(groups[0].members.size(), 3u);
   EXPECT_EQ(groups[0].active, 3u);
-  EXPECT_EQ(snap.alerts[groups[0].worst()].value, 0.01) << "the lowest level is the worst for \"<\"";
+  EXPECT_EQ(snap.alerts[groups[0].worst()].value, 0.01)
+      << "the lowest level is the worst for \"<\"";
   EXPECT_EQ(worst_entity(groups[0], snap.alerts), "beta-staging") << "named by the key-names join";
   EXPECT_EQ(snap.alerts[groups[0].members[1]].entity, "acme-prod");
-  EXPECT_EQ(snap.alerts[groups[0].members[2]].entity, gamma.substr(0, kKeyHashDigits)) << "no name: its short hash";
+  EXPECT_EQ(snap.alerts[groups[0].members[2]].entity, gamma.substr(0, kKeyHashDigits))
+      << "no name: its short hash";
 
   EXPECT_EQ(groups[1].rule, "Rejecting");
   EXPECT_EQ(groups[1].members.size(), 2u);
   EXPECT_EQ(snap.alerts[groups[1].worst()].value, 40) << "the highest rate is the worst for \">\"";
-  EXPECT_EQ(worst_entity(groups[1], snap.alerts), "tier pro") << "about no one key: its tier, not a label set";
+  EXPECT_EQ(worst_entity(groups[1], snap.alerts), "tier pro")
+      << "about no one key: its tier, not a label set";
 }
 
 TEST(AlertGroups, StateBeforeValueAndTheOriginKeepsServersApart) {
@@ -103,14 +111,16 @@ TEST(AlertGroups, StateBeforeValueAndTheOriginKeepsServersApart) {
     a.since_ms = kT0;
     return a;
   };
-  const std::vector<AlertRow> rows{row("R", AlertState::pending, 99), row("R", AlertState::firing, 1),
-                                   row("R", AlertState::no_data, 5), row("R", AlertState::firing, 3, "prometheus"),
-                                   row("A", AlertState::resolved, 7)};
+  const std::vector<AlertRow> rows{
+      row("R", AlertState::pending, 99), row("R", AlertState::firing, 1),
+      row("R", AlertState::no_data, 5), row("R", AlertState::firing, 3, "prometheus"),
+      row("A", AlertState::resolved, 7)};
   const auto groups = group_alerts(rows);
   ASSERT_EQ(groups.size(), 3u);
   EXPECT_EQ(groups[0].rule, "R");
   EXPECT_EQ(groups[0].origin, "");
-  EXPECT_EQ(groups[0].members, (std::vector<std::size_t>{1, 0, 2})) << "firing, then pending, then no data";
+  EXPECT_EQ(groups[0].members, (std::vector<std::size_t>{1, 0, 2}))
+      << "firing, then pending, then no data";
   EXPECT_EQ(groups[1].origin, "prometheus");
   EXPECT_EQ(groups[2].rule, "A") << "a resolved group last";
   EXPECT_EQ(groups[2].active, 0u);
@@ -119,10 +129,11 @@ TEST(AlertGroups, StateBeforeValueAndTheOriginKeepsServersApart) {
 
 // The one ordering every view uses: the panel's rows (alert_view) as the groups.
 TEST(AlertGroups, OneOrderFiringPendingNoDataResolvedInactive) {
-  const AlertState order[] = {AlertState::firing, AlertState::pending, AlertState::no_data, AlertState::resolved,
-                              AlertState::inactive};
+  const AlertState order[] = {AlertState::firing, AlertState::pending, AlertState::no_data,
+                              AlertState::resolved, AlertState::inactive};
   for (std::size_t i = 0; i + 1 < std::size(order); ++i) {
-    EXPECT_LT(alert_severity_rank(order[i]), alert_severity_rank(order[i + 1])) << to_string(order[i]);
+    EXPECT_LT(alert_severity_rank(order[i]), alert_severity_rank(order[i + 1]))
+        << to_string(order[i]);
   }
 }
 
@@ -134,10 +145,13 @@ TEST(AlertGroups, AnAlertIsNamedByKeyOrTierNeverByItsLabelSet) {
   ASSERT_TRUE(names.set(acme, "acme-prod"));
   using L = metrics::Labels;
   EXPECT_EQ(alert_subject(L{{"api_key", acme}, {"tier", "free"}}, &names), "acme-prod");
-  EXPECT_EQ(alert_subject(L{{"api_key_hash", acme.substr(0, 12)}, {"model", "gpt-4.1"}}, &names), "acme-prod");
-  EXPECT_EQ(alert_subject(L{{"api_key", acme}}, nullptr), acme.substr(0, kKeyHashDigits)) << "no names: the short hash";
+  EXPECT_EQ(alert_subject(L{{"api_key_hash", acme.substr(0, 12)}, {"model", "gpt-4.1"}}, &names),
+            "acme-prod");
+  EXPECT_EQ(alert_subject(L{{"api_key", acme}}, nullptr), acme.substr(0, kKeyHashDigits))
+      << "no names: the short hash";
   EXPECT_EQ(alert_subject(L{{"model", ""}, {"tier", "gw-free"}}, &names), "tier gw-free");
-  EXPECT_EQ(alert_subject(L{{"model", "gpt-4.1"}, {"tier", "free"}}, &names), "tier free · gpt-4.1");
+  EXPECT_EQ(alert_subject(L{{"model", "gpt-4.1"}, {"tier", "free"}}, &names),
+            "tier free · gpt-4.1");
   EXPECT_EQ(alert_subject(L{{"model", "gpt-4.1"}}, &names), "model gpt-4.1");
   EXPECT_EQ(alert_subject(L{{"instance", "gw:8080"}}, &names), "") << "about the rule as a whole";
 
@@ -145,11 +159,13 @@ TEST(AlertGroups, AnAlertIsNamedByKeyOrTierNeverByItsLabelSet) {
   recorded.labels = R"({model="", tier="gw-free"})";
   EXPECT_EQ(alert_display_name(recorded), "tier gw-free");
   recorded.labels = R"({instance="gw:8080"})";
-  EXPECT_EQ(alert_display_name(recorded), R"({instance="gw:8080"})") << "nothing to name it by: the labels";
+  EXPECT_EQ(alert_display_name(recorded), R"({instance="gw:8080"})")
+      << "nothing to name it by: the labels";
   recorded.labels = "{}";
   EXPECT_EQ(alert_display_name(recorded), "");
   recorded.labels = "{not a label set";
-  EXPECT_EQ(alert_display_name(recorded), "{not a label set") << "unreadable labels are shown as they are";
+  EXPECT_EQ(alert_display_name(recorded), "{not a label set")
+      << "unreadable labels are shown as they are";
   recorded.entity = "campus-tutor";
   EXPECT_EQ(alert_display_name(recorded), "campus-tutor");
 }

@@ -36,7 +36,8 @@ TEST(AlertNoData, OnlyTheInstanceFedByTheDownSourceSaysNoData) {
   SessionState& series = **made;
   ManualClock clock;
   const metrics::Labels from_redis{{"__name__", std::string(kHits)}, {"tier", "gw-free"}};
-  const metrics::Labels from_metrics{{"__name__", std::string(kHits)}, {"tier", "free"}, {"model", "gpt-4.1"}};
+  const metrics::Labels from_metrics{
+      {"__name__", std::string(kHits)}, {"tier", "free"}, {"model", "gpt-4.1"}};
   // Both count 2 rejections a second, read every second: after the rule's 10m, both fire.
   double redis_count = 0;
   double metrics_count = 0;
@@ -53,7 +54,8 @@ TEST(AlertNoData, OnlyTheInstanceFedByTheDownSourceSaysNoData) {
   };
   for (int i = 0; i < 12 * 60; ++i) second(true);
   const AlertRow free_before = alert_of_tier(series, now_ms(clock), "free");
-  ASSERT_EQ(free_before.state, AlertState::firing) << "the test needs both firing before the outage";
+  ASSERT_EQ(free_before.state, AlertState::firing)
+      << "the test needs both firing before the outage";
   ASSERT_EQ(alert_of_tier(series, now_ms(clock), "gw-free").state, AlertState::firing);
 
   // Redis stops answering; /metrics keeps reporting the free tier for three minutes.
@@ -62,7 +64,8 @@ TEST(AlertNoData, OnlyTheInstanceFedByTheDownSourceSaysNoData) {
   for (int i = 0; i < 3 * 60; ++i) second(false);
   const AlertRow free_during = alert_of_tier(series, now_ms(clock), "free");
   const AlertRow gw_during = alert_of_tier(series, now_ms(clock), "gw-free");
-  EXPECT_EQ(free_during.state, AlertState::firing) << "a tier /metrics still reports is not blinded by Redis";
+  EXPECT_EQ(free_during.state, AlertState::firing)
+      << "a tier /metrics still reports is not blinded by Redis";
   EXPECT_EQ(free_during.since_ms, free_before.since_ms);
   EXPECT_EQ(gw_during.state, AlertState::no_data) << "the tier only Redis fed";
   EXPECT_EQ(gw_during.since_ms, down_at);
@@ -84,19 +87,23 @@ TEST(AlertNoData, BlindWhenEveryFeedingSeriesIsDownOrStale) {
   for (const auto* l : {&a, &b, &other}) ASSERT_TRUE(store.append(*l, {1000, 1}).ok());
   const std::set<metrics::Labels> redis_series{a};
   const std::set<metrics::Labels> metrics_series{b, other};
-  std::map<std::string, SourceFeed> feeds{{"redis", {&redis_series, 500}}, {"metrics", {&metrics_series, std::nullopt}}};
+  std::map<std::string, SourceFeed> feeds{{"redis", {&redis_series, 500}},
+                                          {"metrics", {&metrics_series, std::nullopt}}};
   const std::vector<std::string> reads{std::string(kHits)};
   // `sum by (tier)`: the alert carries tier only and reads both models' series.
   const metrics::Labels by_tier{{"alertname", "X"}, {"severity", "warning"}, {"tier", "free"}};
-  EXPECT_EQ(alert_blind_since(by_tier, reads, feeds, store, 2000), std::nullopt) << "m2 is fed live";
+  EXPECT_EQ(alert_blind_since(by_tier, reads, feeds, store, 2000), std::nullopt)
+      << "m2 is fed live";
   // The live series goes stale (it vanished from the scrape): nothing live feeds the tier.
   ASSERT_TRUE(store.append_stale(b, 1500).ok());
-  EXPECT_EQ(alert_blind_since(by_tier, reads, feeds, store, 2000), std::optional<std::int64_t>(500));
+  EXPECT_EQ(alert_blind_since(by_tier, reads, feeds, store, 2000),
+            std::optional<std::int64_t>(500));
   // The pro tier is fed by /metrics alone, stale or not: no outage blinds it.
   const metrics::Labels pro{{"alertname", "X"}, {"tier", "pro"}};
   EXPECT_EQ(alert_blind_since(pro, reads, feeds, store, 2000), std::nullopt);
   // A rule reading another metric is not about these series.
-  EXPECT_EQ(alert_blind_since(by_tier, {"gateway_quota_burn_ratio"}, feeds, store, 2000), std::nullopt);
+  EXPECT_EQ(alert_blind_since(by_tier, {"gateway_quota_burn_ratio"}, feeds, store, 2000),
+            std::nullopt);
   EXPECT_FALSE(alert_reads_series(by_tier, other));
   EXPECT_TRUE(alert_reads_series(by_tier, a));
 }

@@ -26,14 +26,17 @@ constexpr const char* kRules = R"(groups:
 )";
 
 const AlertRow& only_alert(const DashboardSnapshot& s) {
-  if (s.alerts.size() != 1) throw std::logic_error("expected one alert, got " + std::to_string(s.alerts.size()));
+  if (s.alerts.size() != 1)
+    throw std::logic_error("expected one alert, got " + std::to_string(s.alerts.size()));
   return s.alerts[0];
 }
 
 TEST(AlertProgress, DurationsReadAtAGlance) {
   const std::pair<std::int64_t, const char*> cases[] = {
-      {0, "0s"},           {999, "0s"},        {45'000, "45s"},      {180'000, "3m"},      {192'000, "3m12s"},
-      {3'600'000, "1h"},   {3'605'000, "1h"},  {3'900'000, "1h5m"}, {90'061'000, "1d1h"}, {-5'000, "0s"},
+      {0, "0s"},         {999, "0s"},         {45'000, "45s"},
+      {180'000, "3m"},   {192'000, "3m12s"},  {3'600'000, "1h"},
+      {3'605'000, "1h"}, {3'900'000, "1h5m"}, {90'061'000, "1d1h"},
+      {-5'000, "0s"},
   };
   for (const auto& [ms, text] : cases) EXPECT_EQ(short_duration(ms), text) << ms;
 }

@@ -47,10 +47,12 @@ TEST(ChartThresholds, ARulesFileWithThreshold3Draws3PerSecondAndNot0Point5) {
   EXPECT_EQ(rejections.thresholds, std::vector<double>{3.0});
   EXPECT_EQ(rejections.threshold_labels, std::vector<std::string>{"3/s"});
   const ChartData& quota = chart(s, ChartKind::quota_burn);
-  EXPECT_EQ(std::count(quota.thresholds.begin(), quota.thresholds.end(), 0.8), 0) << "the default rule's 80%";
+  EXPECT_EQ(std::count(quota.thresholds.begin(), quota.thresholds.end(), 0.8), 0)
+      << "the default rule's 80%";
   EXPECT_EQ(std::count(quota.thresholds.begin(), quota.thresholds.end(), 0.95), 1);
   EXPECT_EQ(std::count(quota.threshold_labels.begin(), quota.threshold_labels.end(), "95%"), 1);
-  EXPECT_EQ(std::count(quota.thresholds.begin(), quota.thresholds.end(), 1.0), 1) << "the quota itself stays";
+  EXPECT_EQ(std::count(quota.thresholds.begin(), quota.thresholds.end(), 1.0), 1)
+      << "the quota itself stays";
 }
 
 TEST(ChartThresholds, NoSimpleComparisonNoLine) {
@@ -70,7 +72,8 @@ TEST(ChartThresholds, NoSimpleComparisonNoLine) {
   EXPECT_EQ(rejections.rules.size(), 3u) << "bound to the chart, with no line of their own";
   EXPECT_TRUE(rejections.thresholds.empty());
   EXPECT_TRUE(rejections.threshold_labels.empty());
-  EXPECT_TRUE(chart(s, ChartKind::bucket_levels).thresholds.empty()) << "10 tokens is not a fraction of capacity";
+  EXPECT_TRUE(chart(s, ChartKind::bucket_levels).thresholds.empty())
+      << "10 tokens is not a fraction of capacity";
 }
 
 TEST(ChartThresholds, TheDefaultRulesDrawTheirNumbers) {

@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <map>
-
 #include <sstream>
 
 #include "core/metrics/promql.h"
@@ -140,7 +139,8 @@ TEST(EmbeddedSimulationSource, ChartsPickTheLowestKeysAndDecimateToTheWidth) {
   view.selected_keys = {"enterprise-bank"};
   const auto sel = src->snapshot(view);
   bool highlighted = false;
-  for (const ChartLine& l : sel.charts[0].lines) highlighted |= l.selected && l.api_key == "enterprise-bank";
+  for (const ChartLine& l : sel.charts[0].lines)
+    highlighted |= l.selected && l.api_key == "enterprise-bank";
   EXPECT_TRUE(highlighted);
 }
 
@@ -162,7 +162,8 @@ TEST(EmbeddedSimulationSource, ARunawaysRefusalsNameBothLimits) {
       ++refusals[d.limit];
       EXPECT_TRUE(d.limit == "requests" || d.limit == "llm_tokens") << d.limit;
       if (d.limit == "llm_tokens") {
-        EXPECT_EQ(d.cost, static_cast<double>(d.llm_tokens)) << "an llm_tokens 429's cost is its tokens";
+        EXPECT_EQ(d.cost, static_cast<double>(d.llm_tokens))
+            << "an llm_tokens 429's cost is its tokens";
         EXPECT_LT(d.remaining, d.cost);
       } else {
         EXPECT_EQ(d.cost, 2) << "gemini-2.5-flash's cost weight";
@@ -183,7 +184,8 @@ TEST(EmbeddedSimulationSource, CsvExportHoldsTheStoreSamples) {
   view.columns = 20;  // decimated drawing; the export still holds every sample
   const auto snap = src->snapshot(view);
   std::ostringstream out;
-  const std::size_t rows = write_chart_csv(out, src->store(), snap.charts, view.start_ms, view.end_ms);
+  const std::size_t rows =
+      write_chart_csv(out, src->store(), snap.charts, view.start_ms, view.end_ms);
   std::size_t expected = 0;
   for (const ChartData& c : snap.charts) {
     for (const ChartLine& l : c.lines) {

@@ -63,7 +63,8 @@ TEST(IncidentSummary, SaysSourcesProtectionKeysAndAlerts) {
   a.entity = "acme | prod";
   // Three alerts of one rule: a pending one (from /metrics) is worse than one without data;
   // a tier alert recorded without an entity is still named by its tier.
-  const auto rejecting = [](AlertState st, std::int64_t since, std::string labels, std::string entity) {
+  const auto rejecting = [](AlertState st, std::int64_t since, std::string labels,
+                            std::string entity) {
     AlertRow r;
     r.rule = "HighRateLimitRejection";
     r.state = st;
@@ -74,39 +75,54 @@ TEST(IncidentSummary, SaysSourcesProtectionKeysAndAlerts) {
     r.entity = std::move(entity);
     return r;
   };
-  s.alerts = {a, rejecting(AlertState::no_data, kT + 300'000, R"({model="", tier="gw-free"})", ""),
-              rejecting(AlertState::pending, kT + 309'000, R"({model="gemini-2.5-flash", tier="free"})",
-                        "tier free · gemini-2.5-flash"),
-              rejecting(AlertState::resolved, kT + 100'000, R"({tier="pro"})", "")};
+  s.alerts = {
+      a, rejecting(AlertState::no_data, kT + 300'000, R"({model="", tier="gw-free"})", ""),
+      rejecting(AlertState::pending, kT + 309'000, R"({model="gemini-2.5-flash", tier="free"})",
+                "tier free · gemini-2.5-flash"),
+      rejecting(AlertState::resolved, kT + 100'000, R"({tier="pro"})", "")};
 
   const std::string md = incident_summary_markdown(s, {20, "incident.png"});
   EXPECT_NE(md.find("**Time range:** 2027-01-15 08:00:00 – 08:10:00 UTC"), std::string::npos) << md;
   EXPECT_NE(md.find("![dashboard](incident.png)"), std::string::npos);
-  EXPECT_NE(md.find("- **redis** (redis: redis://127.0.0.1:6380): down since 08:05:00, no data; down earlier "
-                    "08:01:00–08:01:30"),
-            std::string::npos)
+  EXPECT_NE(
+      md.find(
+          "- **redis** (redis: redis://127.0.0.1:6380): down since 08:05:00, no data; down earlier "
+          "08:01:00–08:01:30"),
+      std::string::npos)
       << md;
-  EXPECT_NE(md.find("- **metrics** (metrics: http://127.0.0.1:8080/metrics): up"), std::string::npos);
-  EXPECT_NE(md.find("- **failed open 08:01:01–08:01:31**: 120 request(s) admitted without a limit check"),
-            std::string::npos)
+  EXPECT_NE(md.find("- **metrics** (metrics: http://127.0.0.1:8080/metrics): up"),
+            std::string::npos);
+  EXPECT_NE(
+      md.find("- **failed open 08:01:01–08:01:31**: 120 request(s) admitted without a limit check"),
+      std::string::npos)
       << md;
   EXPECT_NE(md.find("- **UNPROTECTED since 08:05:01**: 2786 request(s)"), std::string::npos) << md;
-  const auto loud_at = md.find("| acme \\| prod | gw-free | gpt-4.1 (requests) | 14.5 | 812 | 5.0% |");
+  const auto loud_at =
+      md.find("| acme \\| prod | gw-free | gpt-4.1 (requests) | 14.5 | 812 | 5.0% |");
   const auto less_at = md.find("| beta | gw-free | gpt-4.1 (requests) | 2.0 | 90 | 5.0% |");
   ASSERT_NE(loud_at, std::string::npos) << md;
   ASSERT_NE(less_at, std::string::npos) << md;
   EXPECT_LT(loud_at, less_at) << "highest peak first";
   EXPECT_EQ(md.find("(llm_tokens)"), std::string::npos) << "one key's 429s listed twice:\n" << md;
   EXPECT_EQ(md.find("quiet-co"), std::string::npos) << "a key without 429s is not listed";
-  EXPECT_NE(md.find("before redis went down at 08:01:00, 08:05:00 (up to one refresh interval) were never read"), std::string::npos)
-      << "the count's known gap is not said:\n" << md;
-  EXPECT_NE(md.find("| LimiterKeyNearlyEmpty | 1 | no data | 08:05:00 | acme \\| prod |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| HighRateLimitRejection | 2 of 3 | pending 31s of 10m | 08:05:09 | tier free · gemini-2.5-flash |"),
+  EXPECT_NE(md.find("before redis went down at 08:01:00, 08:05:00 (up to one refresh interval) "
+                    "were never read"),
             std::string::npos)
-      << "one line per rule, its worst alert (pending over no data) by name:\n" << md;
+      << "the count's known gap is not said:\n"
+      << md;
+  EXPECT_NE(md.find("| LimiterKeyNearlyEmpty | 1 | no data | 08:05:00 | acme \\| prod |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| HighRateLimitRejection | 2 of 3 | pending 31s of 10m | 08:05:09 | tier free "
+                    "· gemini-2.5-flash |"),
+            std::string::npos)
+      << "one line per rule, its worst alert (pending over no data) by name:\n"
+      << md;
   EXPECT_EQ(md.find("{model="), std::string::npos) << "a raw label set in the summary:\n" << md;
-  EXPECT_EQ(md.find("HighRateLimitRejection", md.find("HighRateLimitRejection") + 1), std::string::npos)
-      << "the rule listed more than once:\n" << md;
+  EXPECT_EQ(md.find("HighRateLimitRejection", md.find("HighRateLimitRejection") + 1),
+            std::string::npos)
+      << "the rule listed more than once:\n"
+      << md;
 }
 
 TEST(IncidentSummary, SaysSoWhenNothingHappened) {

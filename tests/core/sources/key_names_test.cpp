@@ -37,9 +37,12 @@ TEST_P(SplitLimitedKey, KeyModelAndLimitApart) {
 
 INSTANTIATE_TEST_SUITE_P(
     Keys, SplitLimitedKey,
-    ::testing::Values(SplitRow{kHash32 + ":deepseek-v3.2:requests", "requests", kHash32, "deepseek-v3.2", "requests"},
-                      SplitRow{kHash32 + ":gpt-4.1:llm_tokens", "llm_tokens", kHash32, "gpt-4.1", "llm_tokens"},
-                      SplitRow{kHash32 + ":ft:gpt-4:acme:requests", "requests", kHash32, "ft:gpt-4:acme", "requests"},
+    ::testing::Values(SplitRow{kHash32 + ":deepseek-v3.2:requests", "requests", kHash32,
+                               "deepseek-v3.2", "requests"},
+                      SplitRow{kHash32 + ":gpt-4.1:llm_tokens", "llm_tokens", kHash32, "gpt-4.1",
+                               "llm_tokens"},
+                      SplitRow{kHash32 + ":ft:gpt-4:acme:requests", "requests", kHash32,
+                               "ft:gpt-4:acme", "requests"},
                       SplitRow{kHash32 + ":openai/gpt-4.1", "", kHash32, "openai/gpt-4.1", ""},
                       SplitRow{"alice", "", "alice", "", ""},
                       SplitRow{"alice:requests", "requests", "alice", "", "requests"},
@@ -53,13 +56,16 @@ TEST(KeyNames, JoinsOnTheFirstTwelveHexDigits) {
   EXPECT_EQ(names.display(kHash32), "acme-prod");
   EXPECT_EQ(names.display(kHash32 + ":gpt-4.1"), "acme-prod");
   EXPECT_EQ(names.display("014badae33b8"), "acme-prod");
-  EXPECT_EQ(names.display("ffffffffffffffffffffffffffffffff"), "ffffffffffff");  // unnamed: the short hash
-  EXPECT_EQ(names.display("rl:alice"), "rl:alice");                              // not a hash: as is
+  EXPECT_EQ(names.display("ffffffffffffffffffffffffffffffff"),
+            "ffffffffffff");                         // unnamed: the short hash
+  EXPECT_EQ(names.display("rl:alice"), "rl:alice");  // not a hash: as is
 }
 
 TEST(KeyNames, CsvWithHeaderQuotesCommentsAndLineNumberedErrors) {
   auto ok = parse_key_names_csv(
-      "api_key_hash,name\n# comment\n\n014badae33b8,acme-prod\r\naaaaaaaaaaaaaaaa,\"beta, \"\"inc\"\"\"\n", "n.csv");
+      "api_key_hash,name\n# comment\n\n014badae33b8,acme-prod\r\naaaaaaaaaaaaaaaa,\"beta, "
+      "\"\"inc\"\"\"\n",
+      "n.csv");
   ASSERT_TRUE(ok.ok()) << ok.error();
   EXPECT_EQ(ok->size(), 2u);
   EXPECT_EQ(ok->display(kHash32), "acme-prod");
@@ -69,27 +75,35 @@ TEST(KeyNames, CsvWithHeaderQuotesCommentsAndLineNumberedErrors) {
     const char* text;
     const char* error;
   };
-  for (const Bad& b : {Bad{"014badae33b8,acme\nxyz,beta\n", "n.csv:2: \"xyz\" is not an api_key_hash"},
-                       Bad{"014badae33b8\n", "n.csv:1: expected two fields"},
-                       Bad{"014badae33b8,a,b\n", "n.csv:1: expected two fields"},
-                       Bad{"014badae33b8,\"open\n", "n.csv:1: malformed CSV"},
-                       Bad{"014badae33b8,\n", "n.csv:1: a name must be 1 to 128 characters"}}) {
+  for (const Bad& b :
+       {Bad{"014badae33b8,acme\nxyz,beta\n", "n.csv:2: \"xyz\" is not an api_key_hash"},
+        Bad{"014badae33b8\n", "n.csv:1: expected two fields"},
+        Bad{"014badae33b8,a,b\n", "n.csv:1: expected two fields"},
+        Bad{"014badae33b8,\"open\n", "n.csv:1: malformed CSV"},
+        Bad{"014badae33b8,\n", "n.csv:1: a name must be 1 to 128 characters"}}) {
     auto r = parse_key_names_csv(b.text, "n.csv");
     ASSERT_FALSE(r.ok()) << b.text;
     EXPECT_EQ(r.error().rfind(b.error, 0), 0u) << r.error();
   }
-  EXPECT_NE(load_key_names_file("/nonexistent/names.csv").error().find("/nonexistent/names.csv"), std::string::npos);
+  EXPECT_NE(load_key_names_file("/nonexistent/names.csv").error().find("/nonexistent/names.csv"),
+            std::string::npos);
 }
 
 TEST(KeyNames, TakesNamesFromKeyInfoSeries) {
   metrics::SeriesStore store;
-  ASSERT_TRUE(store.append({{"__name__", "limitscope_key_info"}, {"api_key_hash", "014badae33b8"},
-                            {"name", "acme-prod"}, {"tier", "pro"}},
-                           {1000, 1})
+  ASSERT_TRUE(store
+                  .append({{"__name__", "limitscope_key_info"},
+                           {"api_key_hash", "014badae33b8"},
+                           {"name", "acme-prod"},
+                           {"tier", "pro"}},
+                          {1000, 1})
                   .ok());
-  ASSERT_TRUE(store.append({{"__name__", "limitscope_key_info"}, {"api_key_hash", "bbbbbbbbbbbb"},
-                            {"name", ""}, {"tier", "free"}},
-                           {1000, 1})
+  ASSERT_TRUE(store
+                  .append({{"__name__", "limitscope_key_info"},
+                           {"api_key_hash", "bbbbbbbbbbbb"},
+                           {"name", ""},
+                           {"tier", "free"}},
+                          {1000, 1})
                   .ok());
   KeyNames names;
   names.set("014badae33b8", "from-file");
@@ -105,8 +119,11 @@ TEST(KeyNames, LegendsSayTheNameAndNeverRepeatALabel) {
   names.set("aaaaaaaaaaaa", "acme-prod");  // two keys, one name
   for (const std::string& key : {kHash32, std::string("aaaaaaaaaaaa") + std::string(20, '1')}) {
     for (const char* limit : {"requests", "llm_tokens"}) {
-      metrics::Labels l{{"__name__", std::string(dashboard_series::kKeyLevel)}, {"api_key", key}, {"tier", "gw-pro"},
-                        {"model", "gpt-4.1"}, {"limit", limit}};
+      metrics::Labels l{{"__name__", std::string(dashboard_series::kKeyLevel)},
+                        {"api_key", key},
+                        {"tier", "gw-pro"},
+                        {"model", "gpt-4.1"},
+                        {"limit", limit}};
       ASSERT_TRUE(store.append(l, {1000, 0.5}).ok());
     }
   }
@@ -137,8 +154,11 @@ TEST(KeyNames, AlertsNameTheKeyTheyAreAbout) {
                                         "r.yml");
   ASSERT_TRUE(rules.ok()) << rules.error();
   metrics::AlertEngine engine(store, std::move(rules->groups));
-  ASSERT_TRUE(store.append({{"__name__", "limitscope_key_level_ratio"}, {"api_key", kHash32}, {"tier", "gw-pro"}},
-                           {15'000, 0.01})
+  ASSERT_TRUE(store
+                  .append({{"__name__", "limitscope_key_level_ratio"},
+                           {"api_key", kHash32},
+                           {"tier", "gw-pro"}},
+                          {15'000, 0.01})
                   .ok());
   engine.evaluate_due(15'000);
   KeyNames names;

@@ -27,7 +27,9 @@ const char* const kExposition =
     "# TYPE gateway_rate_limit_hits_total counter\n"
     "gateway_rate_limit_hits_total{tier=\"free\",model=\"gpt-4.1\"} 3\n";
 
-CannedHttpServer::Response ok_metrics() { return {200, "text/plain; version=0.0.4", kExposition, false, 0}; }
+CannedHttpServer::Response ok_metrics() {
+  return {200, "text/plain; version=0.0.4", kExposition, false, 0};
+}
 
 struct Credentials {
   std::string user, password, token;
@@ -66,7 +68,8 @@ TEST_P(MetricsAuth, SentWhenGivenAndA401IsAClearError) {
   server.require_authorization(row.required);
   ManualClock clock(Nanos{0}, kWall);
 
-  const std::vector<std::string> secrets = {row.right.password, row.right.token, row.wrong.password, row.wrong.token,
+  const std::vector<std::string> secrets = {row.right.password, row.right.token, row.wrong.password,
+                                            row.wrong.token,
                                             row.required.substr(row.required.find(' ') + 1)};
   const auto no_secret_in = [&](const std::string& text) {
     for (const std::string& secret : secrets) {
@@ -106,7 +109,8 @@ TEST_P(MetricsAuth, SentWhenGivenAndA401IsAClearError) {
   EXPECT_EQ(source->advance(Nanos{0}), 1);
   EXPECT_EQ(source->last_error(), "");
   EXPECT_EQ(source->connection(), "connected");
-  EXPECT_NE(server.last_request().find("Authorization: " + row.required), std::string::npos) << server.last_request();
+  EXPECT_NE(server.last_request().find("Authorization: " + row.required), std::string::npos)
+      << server.last_request();
   auto m = metrics::LabelMatcher::make("__name__", metrics::MatchOp::equal,
                                        std::string(metrics::names::kGatewayRateLimitHits));
   const auto found = source->store().select(std::span(&*m, 1), 0, INT64_MAX);
@@ -117,10 +121,13 @@ TEST_P(MetricsAuth, SentWhenGivenAndA401IsAClearError) {
 
 INSTANTIATE_TEST_SUITE_P(
     BasicAndBearer, MetricsAuth,
-    ::testing::Values(AuthRow{"basic", "Basic c2NyYXBlcjpzM2NyM3QtcHc=",  // scraper:s3cr3t-pw
+    ::testing::Values(AuthRow{"basic",
+                              "Basic c2NyYXBlcjpzM2NyM3QtcHc=",  // scraper:s3cr3t-pw
                               {"scraper", "s3cr3t-pw", ""},
                               {"scraper", "n0t-the-pw", ""}},
-                      AuthRow{"bearer", "Bearer t0ken-for-metrics", {"", "", "t0ken-for-metrics"},
+                      AuthRow{"bearer",
+                              "Bearer t0ken-for-metrics",
+                              {"", "", "t0ken-for-metrics"},
                               {"", "", "wr0ng-t0ken"}}),
     [](const auto& row) { return std::string(row.param.name); });
 
@@ -134,7 +141,8 @@ TEST(MetricsAuth, ACredentialEchoedInAnErrorBodyIsRedacted) {
   auto source = open_or_fail(spec, clock);
   ASSERT_NE(source, nullptr);
   source->advance(Nanos{0});
-  EXPECT_NE(source->last_error().find("HTTP 403 (credentials refused): token *** is not allowed"), std::string::npos)
+  EXPECT_NE(source->last_error().find("HTTP 403 (credentials refused): token *** is not allowed"),
+            std::string::npos)
       << source->last_error();
   EXPECT_EQ(visible(*source).find("wr0ng-t0ken"), std::string::npos) << visible(*source);
 }
@@ -179,9 +187,10 @@ TEST(LiveInterval, MetricsDefaultsToOneSecond) {
 
 TEST(LiveInterval, PrometheusRefreshesAtTheSavedInterval) {
   CannedHttpServer server;
-  server.respond({200, "application/json",
-                  R"({"status":"success","data":{"resultType":"matrix","result":[],"groups":[],"alerts":[]}})", false,
-                  0});
+  server.respond(
+      {200, "application/json",
+       R"({"status":"success","data":{"resultType":"matrix","result":[],"groups":[],"alerts":[]}})",
+       false, 0});
   ManualClock clock(Nanos{0}, kWall);
   LiveSpec spec;
   spec.prometheus_url = server.url("/");
@@ -198,7 +207,8 @@ std::string query_param(const std::string& request_line, const std::string& name
   const std::size_t q = request_line.find('?');
   if (q == std::string::npos) return {};
   const std::size_t stop = request_line.find(' ', q);
-  const std::string query = request_line.substr(q + 1, stop == std::string::npos ? std::string::npos : stop - q - 1);
+  const std::string query =
+      request_line.substr(q + 1, stop == std::string::npos ? std::string::npos : stop - q - 1);
   for (std::size_t at = 0; at <= query.size();) {
     const std::size_t amp = std::min(query.find('&', at), query.size());
     const std::string pair = query.substr(at, amp - at);
@@ -218,8 +228,10 @@ std::vector<std::string> range_queries(const std::vector<std::string>& lines) {
 }
 
 CannedHttpServer::Response empty_prometheus_answer() {
-  return {200, "application/json",
-          R"({"status":"success","data":{"resultType":"matrix","result":[],"groups":[],"alerts":[]}})", false, 0};
+  return {
+      200, "application/json",
+      R"({"status":"success","data":{"resultType":"matrix","result":[],"groups":[],"alerts":[]}})",
+      false, 0};
 }
 
 TEST(LiveInterval, PrometheusStepFollowsTheIntervalWithinOneSecondAndOneMinute) {
@@ -299,10 +311,11 @@ TEST(LiveInterval, OutOfBoundsIsRefusedBeforeConnecting) {
     Nanos interval;
     const char* expected;
   };
-  for (const Row& r : {Row{false, milliseconds(50), "--metrics scrape_interval 50ms: expected 100ms to 10m"},
-                       Row{false, minutes(11), "--metrics scrape_interval 11m: expected 100ms to 10m"},
-                       Row{true, milliseconds(99), "--prometheus scrape_interval 99ms: expected 100ms to 10m"},
-                       Row{true, minutes(20), "--prometheus scrape_interval 20m: expected 100ms to 10m"}}) {
+  for (const Row& r :
+       {Row{false, milliseconds(50), "--metrics scrape_interval 50ms: expected 100ms to 10m"},
+        Row{false, minutes(11), "--metrics scrape_interval 11m: expected 100ms to 10m"},
+        Row{true, milliseconds(99), "--prometheus scrape_interval 99ms: expected 100ms to 10m"},
+        Row{true, minutes(20), "--prometheus scrape_interval 20m: expected 100ms to 10m"}}) {
     LiveSpec spec;
     if (r.prometheus) {
       spec.prometheus_url = server.url("/");

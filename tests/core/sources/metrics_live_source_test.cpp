@@ -26,15 +26,24 @@ using test::latest;
 
 std::string exposition(double hits, double allowed, double denied, double burn) {
   return "# TYPE gateway_rate_limit_hits_total counter\n"
-         "gateway_rate_limit_hits_total{tier=\"free\",model=\"gpt-4.1\"} " + std::to_string(hits) + "\n"
+         "gateway_rate_limit_hits_total{tier=\"free\",model=\"gpt-4.1\"} " +
+         std::to_string(hits) +
+         "\n"
          "# TYPE limitscope_requests_total counter\n"
-         "limitscope_requests_total{tier=\"free\",model=\"gpt-4.1\",decision=\"allowed\"} " + std::to_string(allowed) + "\n"
-         "limitscope_requests_total{tier=\"free\",model=\"gpt-4.1\",decision=\"denied\"} " + std::to_string(denied) + "\n"
+         "limitscope_requests_total{tier=\"free\",model=\"gpt-4.1\",decision=\"allowed\"} " +
+         std::to_string(allowed) +
+         "\n"
+         "limitscope_requests_total{tier=\"free\",model=\"gpt-4.1\",decision=\"denied\"} " +
+         std::to_string(denied) +
+         "\n"
          "# TYPE gateway_quota_burn_ratio gauge\n"
-         "gateway_quota_burn_ratio{api_key_hash=\"ab12\",model=\"gpt-4.1\"} " + std::to_string(burn) + "\n";
+         "gateway_quota_burn_ratio{api_key_hash=\"ab12\",model=\"gpt-4.1\"} " +
+         std::to_string(burn) + "\n";
 }
 
-CannedHttpServer::Response ok(std::string body) { return {200, "text/plain; version=0.0.4", std::move(body), false, 0}; }
+CannedHttpServer::Response ok(std::string body) {
+  return {200, "text/plain; version=0.0.4", std::move(body), false, 0};
+}
 
 MetricsLiveOptions options_for(const CannedHttpServer& server) {
   MetricsLiveOptions o;
@@ -69,12 +78,15 @@ TEST(MetricsLiveSource, RatesFromTwoScrapesAndACounterReset) {
   server.respond(ok(exposition(15, 100, 15, 0.6)));
   tick(source, clock, seconds(1));
   const auto& store = source.store();
-  EXPECT_DOUBLE_EQ(latest(store, live_series::kRejectedRate, {{"tier", "free"}, {"model", "gpt-4.1"}}), 5.0);
-  EXPECT_DOUBLE_EQ(latest(store, live_series::kAdmittedRate, {{"tier", "free"}, {"model", "gpt-4.1"}}), 10.0);
+  EXPECT_DOUBLE_EQ(
+      latest(store, live_series::kRejectedRate, {{"tier", "free"}, {"model", "gpt-4.1"}}), 5.0);
+  EXPECT_DOUBLE_EQ(
+      latest(store, live_series::kAdmittedRate, {{"tier", "free"}, {"model", "gpt-4.1"}}), 10.0);
   EXPECT_DOUBLE_EQ(latest(store, dashboard_series::kTierRejectedRate, {{"tier", "free"}}), 5.0);
   EXPECT_DOUBLE_EQ(latest(store, dashboard_series::kRejectedRatio, {}), 5.0 / 15.0);
   EXPECT_DOUBLE_EQ(latest(store, dashboard_series::kKeyQuotaBurn, {{"api_key", "ab12"}}), 0.6);
-  EXPECT_DOUBLE_EQ(latest(store, metrics::names::kGatewayRateLimitHits, {{"tier", "free"}}), 15.0) << "raw samples kept";
+  EXPECT_DOUBLE_EQ(latest(store, metrics::names::kGatewayRateLimitHits, {{"tier", "free"}}), 15.0)
+      << "raw samples kept";
 
   ChartView view;
   view.end_ms = source.now_ms();
@@ -89,7 +101,8 @@ TEST(MetricsLiveSource, RatesFromTwoScrapesAndACounterReset) {
   EXPECT_DOUBLE_EQ(snap.keys[0].quota_burn, 0.6);
   bool charted = false;
   for (const auto& c : snap.charts) {
-    for (const auto& l : c.lines) charted = charted || (c.kind == ChartKind::rejections && l.name == "free");
+    for (const auto& l : c.lines)
+      charted = charted || (c.kind == ChartKind::rejections && l.name == "free");
   }
   EXPECT_TRUE(charted) << "the 429 chart has the free tier's line";
 
@@ -100,7 +113,8 @@ TEST(MetricsLiveSource, RatesFromTwoScrapesAndACounterReset) {
   EXPECT_DOUBLE_EQ(latest(store, live_series::kRejectedRate, {{"tier", "free"}}), 3.0);
   EXPECT_DOUBLE_EQ(source.rejected_total(), 8.0);
   bool logged = false;
-  for (const auto& t : event_texts(source)) logged = logged || t.find("counter reset") != std::string::npos;
+  for (const auto& t : event_texts(source))
+    logged = logged || t.find("counter reset") != std::string::npos;
   EXPECT_TRUE(logged);
 }
 
@@ -146,7 +160,8 @@ TEST(MetricsLiveSource, ACountersResetNamesItsKey) {
     return "# TYPE limitscope_key_info gauge\n"
            "limitscope_key_info{api_key_hash=\"ab12cd34ef56\",name=\"acme-prod\",tier=\"free\"} 1\n"
            "# TYPE limitscope_requests_total counter\n"
-           "limitscope_requests_total{api_key_hash=\"ab12cd34ef56\",decision=\"allowed\",model=\"gpt-4.1\",tier=\"free\"} " +
+           "limitscope_requests_total{api_key_hash=\"ab12cd34ef56\",decision=\"allowed\",model="
+           "\"gpt-4.1\",tier=\"free\"} " +
            std::to_string(requests) + "\n";
   };
   CannedHttpServer server;
@@ -157,7 +172,8 @@ TEST(MetricsLiveSource, ACountersResetNamesItsKey) {
   ASSERT_TRUE(source.connected()) << source.last_error();
   server.respond(ok(body(60)));
   tick(source, clock, seconds(1));
-  ASSERT_NE(source.session().names().find("ab12cd34ef56"), nullptr) << "limitscope_key_info was not joined";
+  ASSERT_NE(source.session().names().find("ab12cd34ef56"), nullptr)
+      << "limitscope_key_info was not joined";
   server.respond(ok(body(4)));
   tick(source, clock, seconds(1));
   ASSERT_EQ(source.counter_resets(), 1u);
@@ -175,9 +191,11 @@ TEST(MetricsLiveSource, ForeignCountersOf429sAreRead) {
   };
   const Row rows[] = {
       {"nginx_ingress_controller_requests{ingress=\"api\",status=\"429\"} %g\n"
-       "nginx_ingress_controller_requests{ingress=\"api\",status=\"200\"} 1000\n", "api"},
+       "nginx_ingress_controller_requests{ingress=\"api\",status=\"200\"} 1000\n",
+       "api"},
       {"# TYPE envoy_cluster_ratelimit_over_limit counter\n"
-       "envoy_cluster_ratelimit_over_limit{envoy_cluster_name=\"llm\"} %g\n", "llm"},
+       "envoy_cluster_ratelimit_over_limit{envoy_cluster_name=\"llm\"} %g\n",
+       "llm"},
       {"http_requests_total{code=\"429\",handler=\"/v1/chat\"} %g\n", "http_requests_total"},
   };
   for (const Row& row : rows) {
@@ -193,8 +211,10 @@ TEST(MetricsLiveSource, ForeignCountersOf429sAreRead) {
     server.respond(ok(body));
     tick(source, clock, seconds(2));
     ASSERT_TRUE(source.connected()) << source.last_error();
-    EXPECT_DOUBLE_EQ(latest(source.store(), dashboard_series::kTierRejectedRate, {{"tier", row.tier}}), 3.0);
-    EXPECT_DOUBLE_EQ(latest(source.store(), metrics::names::kGatewayRateLimitHits, {{"tier", row.tier}}), 6.0)
+    EXPECT_DOUBLE_EQ(
+        latest(source.store(), dashboard_series::kTierRejectedRate, {{"tier", row.tier}}), 3.0);
+    EXPECT_DOUBLE_EQ(
+        latest(source.store(), metrics::names::kGatewayRateLimitHits, {{"tier", row.tier}}), 6.0)
         << "recorded as the gateway counter the default rule reads";
   }
 }
@@ -213,7 +233,8 @@ TEST(MetricsLiveSource, DefaultRuleGoesPendingOnScrapedData) {
   const DashboardSnapshot snap = source.snapshot(ChartView{});
   bool pending = false;
   for (const auto& a : snap.alerts) {
-    pending = pending || (a.rule == "HighRateLimitRejection" && a.state == AlertState::pending && a.origin.empty());
+    pending = pending || (a.rule == "HighRateLimitRejection" && a.state == AlertState::pending &&
+                          a.origin.empty());
   }
   EXPECT_TRUE(pending) << "the local rule evaluates the scraped counter";
 }
@@ -226,10 +247,15 @@ TEST(MetricsLiveSource, FaultsAreLoggedAndTheHistoryKept) {
   };
   const Fault faults[] = {
       {"HTTP 500", {500, "text/plain", "upstream exploded", false, 0}, "HTTP 500"},
-      {"truncated exposition", {200, "text/plain; version=0.0.4", "gateway_rate_limit_hits_total{tier=\"fr", false, 0},
+      {"truncated exposition",
+       {200, "text/plain; version=0.0.4", "gateway_rate_limit_hits_total{tier=\"fr", false, 0},
        "scrape refused"},
-      {"body cut short", {200, "text/plain; version=0.0.4", "gateway_rate_limit_hits_total 1\n", false, 4096}, ""},
-      {"garbage", {200, "text/plain; version=0.0.4", "this is not an exposition\n", false, 0}, "line 1"},
+      {"body cut short",
+       {200, "text/plain; version=0.0.4", "gateway_rate_limit_hits_total 1\n", false, 4096},
+       ""},
+      {"garbage",
+       {200, "text/plain; version=0.0.4", "this is not an exposition\n", false, 0},
+       "line 1"},
       {"silent server", {200, "", "", true, 0}, ""},
   };
   for (const Fault& f : faults) {
@@ -262,7 +288,8 @@ TEST(MetricsLiveSource, FaultsAreLoggedAndTheHistoryKept) {
     EXPECT_EQ(snap.connection, "reconnecting");
     EXPECT_FALSE(snap.last_error.empty());
     ASSERT_FALSE(snap.events.empty());
-    EXPECT_NE(snap.events.back().text.find("scrape failed"), std::string::npos) << snap.events.back().text;
+    EXPECT_NE(snap.events.back().text.find("scrape failed"), std::string::npos)
+        << snap.events.back().text;
     EXPECT_NE(snap.events.back().text.find(f.reason), std::string::npos) << snap.events.back().text;
 
     // Backoff: 1 s, then 2 s. Within it, advance() does not scrape.

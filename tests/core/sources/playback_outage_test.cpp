@@ -66,10 +66,12 @@ TEST(PlaybackOutage, APlaybackShowsTheBandsBannerAlertsAndLogTheLiveSessionShowe
                                  {"tier", "free"},
                                  {"model", "gpt-4.1"},
                                  {"decision", std::string(names::kDecisionDegraded)}};
-  const metrics::Labels circuit{{"__name__", std::string(names::kCircuitState)}, {"backend", "redis"}};
+  const metrics::Labels circuit{{"__name__", std::string(names::kCircuitState)},
+                                {"backend", "redis"}};
   ManualClock clock;
   std::stringbuf text;
-  session.start_recording(std::make_unique<std::ostream>(&text), "mem", "redis + metrics", kT0, clock);
+  session.start_recording(std::make_unique<std::ostream>(&text), "mem", "redis + metrics", kT0,
+                          clock);
   session.event(kT0, "redis: connected");
   // Two minutes of a nearly empty key (LimiterKeyNearlyEmpty fires), the gateway protected.
   std::int64_t t = kT0;
@@ -118,7 +120,8 @@ TEST(PlaybackOutage, APlaybackShowsTheBandsBannerAlertsAndLogTheLiveSessionShowe
   EXPECT_EQ(band.source, "redis");
   EXPECT_EQ(band.start_ms, down_at);
   EXPECT_TRUE(band.open);
-  EXPECT_TRUE(chart(at_end, ChartKind::quota_burn).no_data.empty()) << "redis does not feed quota burn";
+  EXPECT_TRUE(chart(at_end, ChartKind::quota_burn).no_data.empty())
+      << "redis does not feed quota burn";
   ASSERT_EQ(at_end.sources.size(), 2u);
   EXPECT_EQ(at_end.sources[1].kind, "redis");
   EXPECT_EQ(at_end.sources[1].name, "redis: somewhere");
@@ -128,7 +131,8 @@ TEST(PlaybackOutage, APlaybackShowsTheBandsBannerAlertsAndLogTheLiveSessionShowe
   EXPECT_EQ(at_end.protection.since_ms, live.protection.since_ms);
   EXPECT_DOUBLE_EQ(at_end.protection.admitted_unchecked, live.protection.admitted_unchecked);
   ASSERT_NE(alert(at_end, "LimiterKeyNearlyEmpty"), nullptr);
-  EXPECT_EQ(alert(at_end, "LimiterKeyNearlyEmpty")->state, AlertState::no_data) << "recorded as the panel showed it";
+  EXPECT_EQ(alert(at_end, "LimiterKeyNearlyEmpty")->state, AlertState::no_data)
+      << "recorded as the panel showed it";
   EXPECT_EQ(alert(at_end, "LimiterKeyNearlyEmpty")->since_ms, down_at);
   EXPECT_TRUE(logged(at_end, "redis: connected"));
   EXPECT_TRUE(logged(at_end, "redis: refresh failed: connection refused"));
@@ -160,13 +164,15 @@ TEST(PlaybackOutage, APlaybackShowsTheBandsBannerAlertsAndLogTheLiveSessionShowe
 // A step line of a recording made before these fields existed, and malformed ones.
 TEST(PlaybackOutage, TheStepLinesStatusFieldsAreOptionalAndChecked) {
   const std::string head =
-      "{\"type\":\"header\",\"format\":\"limitscope-recording\",\"version\":1,\"source\":\"s\",\"start_ms\":0,"
+      "{\"type\":\"header\",\"format\":\"limitscope-recording\",\"version\":1,\"source\":\"s\","
+      "\"start_ms\":0,"
       "\"recording_started_ms\":0}\n";
   const auto load = [&](const std::string& step) {
     std::istringstream in(head + step + "\n");
     return read_recording(in, "rec");
   };
-  const RecordingLoad old = load(R"({"type":"step","t_ms":1000,"keys":[],"incidents":[],"dropped_samples":0})");
+  const RecordingLoad old =
+      load(R"({"type":"step","t_ms":1000,"keys":[],"incidents":[],"dropped_samples":0})");
   EXPECT_EQ(old.error, "");
   ASSERT_EQ(old.recording.steps.size(), 1u);
   EXPECT_EQ(old.recording.steps[0].sources, nullptr);
@@ -186,14 +192,16 @@ TEST(PlaybackOutage, TheStepLinesStatusFieldsAreOptionalAndChecked) {
   EXPECT_EQ(full.recording.events.at(0).text, "redis: refresh failed");
 
   const std::pair<const char*, const char*> bad[] = {
-      {R"("sources":[{"kind":"redis","name":"r","metrics":[],"outages":[[900,500]]}])", "outage ends before it starts"},
+      {R"("sources":[{"kind":"redis","name":"r","metrics":[],"outages":[[900,500]]}])",
+       "outage ends before it starts"},
       {R"("sources":{})", "\"sources\" must be an array"},
       {R"("protection":{"unprotected":true})", "missing \"since_ms\""},
       {R"("events":[[1,2]])", "each event must be [t_ms, text]"},
   };
   for (const auto& [field, why] : bad) {
-    const RecordingLoad l =
-        load(std::string(R"({"type":"step","t_ms":1000,"keys":[],"incidents":[],"dropped_samples":0,)") + field + "}");
+    const RecordingLoad l = load(
+        std::string(R"({"type":"step","t_ms":1000,"keys":[],"incidents":[],"dropped_samples":0,)") +
+        field + "}");
     EXPECT_NE(l.error.find("rec:2: step line: "), std::string::npos) << l.error;
     EXPECT_NE(l.error.find(why), std::string::npos) << l.error;
   }

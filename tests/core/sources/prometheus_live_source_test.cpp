@@ -26,8 +26,9 @@ std::string api_document(double value) {
   const std::string v = std::to_string(value);
   const std::string t0 = std::to_string(kWallS - 10), t1 = std::to_string(kWallS - 5);
   return R"J({"status":"success","data":{"resultType":"matrix","result":[)J"
-         R"J({"metric":{"tier":"free","model":"gpt-4.1","api_key_hash":"ab12"},"values":[[)J" + t0 + R"J(,")J" + v +
-         R"J("],[)J" + t1 + R"J(,")J" + v + R"J("]]}],)J"
+         R"J({"metric":{"tier":"free","model":"gpt-4.1","api_key_hash":"ab12"},"values":[[)J" +
+         t0 + R"J(,")J" + v + R"J("],[)J" + t1 + R"J(,")J" + v +
+         R"J("]]}],)J"
          R"J("groups":[{"name":"gw","file":"rules.yml","interval":15,"rules":[)J"
          R"J({"name":"HighRateLimitRejection","type":"alerting","query":"rate(x[5m]) > 0.5","duration":600,)J"
          R"J("state":"firing","health":"ok","lastError":"","labels":{"severity":"warning"},"annotations":{},"alerts":[]},)J"
@@ -72,7 +73,8 @@ TEST(PrometheusLiveSource, SeriesAndServerAlertsBesideLocalOnes) {
   bool tier_line = false, burn_line = false;
   for (const auto& c : snap.charts) {
     for (const auto& l : c.lines) {
-      tier_line = tier_line || (c.kind == ChartKind::rejections && l.name == "free" && l.points.size() == 2);
+      tier_line = tier_line ||
+                  (c.kind == ChartKind::rejections && l.name == "free" && l.points.size() == 2);
       burn_line = burn_line || (c.kind == ChartKind::quota_burn && l.api_key == "ab12");
     }
   }
@@ -98,7 +100,8 @@ TEST(PrometheusLiveSource, SeriesAndServerAlertsBesideLocalOnes) {
   ASSERT_NE(inactive, nullptr) << "inactive server rules are listed too";
   EXPECT_EQ(inactive->state, AlertState::inactive);
 
-  for (const auto& e : source.events()) EXPECT_EQ(e.text.find("s3cr3t"), std::string::npos) << e.text;
+  for (const auto& e : source.events())
+    EXPECT_EQ(e.text.find("s3cr3t"), std::string::npos) << e.text;
   EXPECT_EQ(snap.source.find("s3cr3t"), std::string::npos);
 }
 
@@ -123,10 +126,16 @@ TEST(PrometheusLiveSource, ErrorsAreLoggedWithTheServersReason) {
     const char* reason;
   };
   const Fault faults[] = {
-      {"error document", json_answer(400, R"({"status":"error","errorType":"bad_data","error":"parse error at char 5"})"),
+      {"error document",
+       json_answer(400,
+                   R"({"status":"error","errorType":"bad_data","error":"parse error at char 5"})"),
        "Prometheus error bad_data: parse error at char 5"},
-      {"malformed JSON", json_answer(200, R"({"status":"success","data":{"resultType":"matrix","result":[{)"), "not JSON"},
-      {"wrong shape", json_answer(200, R"({"status":"success","data":{"resultType":"matrix","result":{}}})"), "expected an array"},
+      {"malformed JSON",
+       json_answer(200, R"({"status":"success","data":{"resultType":"matrix","result":[{)"),
+       "not JSON"},
+      {"wrong shape",
+       json_answer(200, R"({"status":"success","data":{"resultType":"matrix","result":{}}})"),
+       "expected an array"},
       {"HTTP 500", {500, "text/html", "<h1>oops</h1>", false, 0}, "HTTP 500"},
       {"silent server", {200, "", "", true, 0}, ""},
   };
@@ -148,7 +157,8 @@ TEST(PrometheusLiveSource, ErrorsAreLoggedWithTheServersReason) {
     EXPECT_GE(source.store().sample_count(), kept) << "history kept";
     ASSERT_FALSE(source.events().empty());
     EXPECT_NE(source.events().back().text.find("refresh failed"), std::string::npos);
-    EXPECT_NE(source.events().back().text.find(f.reason), std::string::npos) << source.events().back().text;
+    EXPECT_NE(source.events().back().text.find(f.reason), std::string::npos)
+        << source.events().back().text;
     EXPECT_EQ(source.snapshot(ChartView{}).connection, "reconnecting");
 
     EXPECT_EQ(source.advance(milliseconds(900)), 0) << "backoff of 1 s";

@@ -4,11 +4,10 @@
 // gateway failing open (decision="degraded", circuit open) is counted as unprotected, with the
 // unchecked admissions as a series on the 429 chart.
 
-#include "core/sources/session_state.h"
-
 #include <gtest/gtest.h>
 
 #include "core/metrics/metric_names.h"
+#include "core/sources/session_state.h"
 #include "core/sources/simulation_recorder.h"
 
 namespace limitscope {
@@ -48,7 +47,8 @@ TEST(SessionStateOutage, HistoryStaysBandAppearsAndAlertsSayNoData) {
   DashboardSnapshot before;
   series.fill(before, window(t), t);
   bool firing = false;
-  for (const AlertRow& a : before.alerts) firing = firing || (a.rule == "LimiterKeyNearlyEmpty" && a.state == AlertState::firing);
+  for (const AlertRow& a : before.alerts)
+    firing = firing || (a.rule == "LimiterKeyNearlyEmpty" && a.state == AlertState::firing);
   ASSERT_TRUE(firing) << "the test needs the alert firing before the outage";
 
   // Redis stops answering; three minutes pass with nothing read.
@@ -66,7 +66,8 @@ TEST(SessionStateOutage, HistoryStaysBandAppearsAndAlertsSayNoData) {
   EXPECT_EQ(levels.no_data[0].source, "redis");
   EXPECT_EQ(levels.no_data[0].start_ms, down_at);
   EXPECT_TRUE(levels.no_data[0].open);
-  EXPECT_TRUE(chart(during, ChartKind::quota_burn).no_data.empty()) << "redis does not feed quota burn";
+  EXPECT_TRUE(chart(during, ChartKind::quota_burn).no_data.empty())
+      << "redis does not feed quota burn";
 
   bool no_data = false;
   for (const AlertRow& a : during.alerts) {
@@ -100,7 +101,8 @@ TEST(SessionStateOutage, AGatewayFailingOpenIsUnprotectedAndCountedOnThe429Chart
                                  {"tier", "free"},
                                  {"model", "gpt-4.1"},
                                  {"decision", std::string(names::kDecisionDegraded)}};
-  const metrics::Labels circuit{{"__name__", std::string(names::kCircuitState)}, {"backend", "redis"}};
+  const metrics::Labels circuit{{"__name__", std::string(names::kCircuitState)},
+                                {"backend", "redis"}};
   // Scrapes every second: closed and no degraded decisions, then open with 40 per second.
   double total = 0;
   std::int64_t t = kT0;

@@ -11,7 +11,10 @@ namespace limitscope {
 namespace {
 
 metrics::Labels level_of(const std::string& key) {
-  return {{"__name__", std::string(dashboard_series::kKeyLevel)}, {"api_key", key}, {"tier", "gw"}, {"model", ""}};
+  return {{"__name__", std::string(dashboard_series::kKeyLevel)},
+          {"api_key", key},
+          {"tier", "gw"},
+          {"model", ""}};
 }
 
 TEST(SessionRetention, PerKeySeriesKeepTheirOwnBoundAndIdleOnesGo) {
@@ -23,27 +26,31 @@ TEST(SessionRetention, PerKeySeriesKeepTheirOwnBoundAndIdleOnesGo) {
   ASSERT_TRUE(made.ok()) << made.error();
   SessionState& s = **made;
   const std::int64_t t0 = 1'800'000'000'000;
-  const metrics::Labels tier{{"__name__", std::string(dashboard_series::kTierRejectedRate)}, {"tier", "gw"}};
+  const metrics::Labels tier{{"__name__", std::string(dashboard_series::kTierRejectedRate)},
+                             {"tier", "gw"}};
   // Six simulated hours at one refresh a minute; 5 keys, each replaced by a new one every hour.
   std::size_t most_series = 0;
   for (int minute = 0; minute < 6 * 60; ++minute) {
     const std::int64_t t = t0 + minute * 60'000;
     s.writing_as("redis");
     for (int k = 0; k < 5; ++k) {
-      ASSERT_TRUE(s.append(level_of("key-" + std::to_string(k) + "-gen" + std::to_string(minute / 60)), {t, 0.5}));
+      ASSERT_TRUE(s.append(
+          level_of("key-" + std::to_string(k) + "-gen" + std::to_string(minute / 60)), {t, 0.5}));
     }
     ASSERT_TRUE(s.append(tier, {t, 1.0}));
     s.refreshed(t);
     most_series = std::max(most_series, s.store().series_count());
   }
-  const auto levels = s.store().select({{*metrics::LabelMatcher::make("__name__", metrics::MatchOp::equal,
-                                                                      std::string(dashboard_series::kKeyLevel))}},
-                                       0, t0 + 24 * 3'600'000);
+  const auto levels =
+      s.store().select({{*metrics::LabelMatcher::make("__name__", metrics::MatchOp::equal,
+                                                      std::string(dashboard_series::kKeyLevel))}},
+                       0, t0 + 24 * 3'600'000);
   ASSERT_EQ(levels.size(), 5u) << "only this hour's keys are left";
   for (const auto& l : levels) EXPECT_EQ(l.samples.size(), 20u) << l.labels.to_string();
-  const auto tiers = s.store().select({{*metrics::LabelMatcher::make("__name__", metrics::MatchOp::equal,
-                                                                     std::string(dashboard_series::kTierRejectedRate))}},
-                                      0, t0 + 24 * 3'600'000);
+  const auto tiers = s.store().select(
+      {{*metrics::LabelMatcher::make("__name__", metrics::MatchOp::equal,
+                                     std::string(dashboard_series::kTierRejectedRate))}},
+      0, t0 + 24 * 3'600'000);
   ASSERT_EQ(tiers.size(), 1u);
   EXPECT_EQ(tiers[0].samples.size(), 100u);
   // At most two generations of keys (the new one, and the last one until it has been idle

@@ -142,7 +142,8 @@ TEST(SessionState, TheSimulationFeedsItAndItsStampMovesOnlyWithSteps) {
 
   // Its decisions are the session's, each 429 with its reason, limit, cost and Retry-After.
   bool refused = false;
-  for (const auto& [key, rows] : sim->snapshot(ChartView{0, sim->now_ms(), 100, 8, {"pro-batch", "pro-startup"}}).decisions) {
+  for (const auto& [key, rows] :
+       sim->snapshot(ChartView{0, sim->now_ms(), 100, 8, {"pro-batch", "pro-startup"}}).decisions) {
     EXPECT_EQ(rows.size(), src.session().decisions().newest_first(key).size());
     for (const DecisionRow& d : rows) {
       if (d.allowed) continue;
@@ -173,7 +174,8 @@ TEST(SessionState, PlaybackFeedsItAndItsStampMovesWithTheCursor) {
   PlaybackSource& p = **played;
   EXPECT_GT(p.session().store().sample_count(), 0u);
   EXPECT_FALSE(p.recordable());
-  EXPECT_TRUE(p.start_recording("/nonexistent/x.jsonl", clock).has_value()) << "a recording is not recorded again";
+  EXPECT_TRUE(p.start_recording("/nonexistent/x.jsonl", clock).has_value())
+      << "a recording is not recorded again";
 
   const ChangeStamp at_end = p.change_stamp();
   EXPECT_EQ(p.advance(1s), 0) << "at the end";
@@ -216,7 +218,8 @@ TEST(SessionState, ALiveSourceFeedsItAndItsStampMovesOnlyWithARefresh) {
   clock.advance(1s);
   EXPECT_EQ(source.fast_forward(Nanos{0}), 1);
   EXPECT_NE(source.change_stamp(), second);
-  EXPECT_TRUE(source.inject(IncidentKind::burst, 60s).has_value()) << "incidents are the simulation's";
+  EXPECT_TRUE(source.inject(IncidentKind::burst, 60s).has_value())
+      << "incidents are the simulation's";
 }
 
 }  // namespace

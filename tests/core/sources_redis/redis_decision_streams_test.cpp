@@ -36,15 +36,17 @@ using test::latest;
 
 // Rule "api": 5 tokens, refilled one per hour (so real time between calls refills nothing).
 void configure(redis::Connection& c) {
-  auto set = redis::set_config(c, redis::KeySchema{}, "api",
-                               redis::single_limit(test::bucket(Algorithm::token_bucket, 5, 1, std::chrono::hours(1))),
-                               redis::ChangeInfo{"test", "", std::nullopt});
+  auto set = redis::set_config(
+      c, redis::KeySchema{}, "api",
+      redis::single_limit(test::bucket(Algorithm::token_bucket, 5, 1, std::chrono::hours(1))),
+      redis::ChangeInfo{"test", "", std::nullopt});
   ASSERT_TRUE(set.ok()) << set.error().message;
 }
 
 // `n` logged decisions of `key` on rule "api" (with a model and token count when given, as the
 // gateway's --log-decisions logs them). @return how many were refused
-int decide_logged(redis::Connection& c, const std::string& key, int n, const std::string& model = {},
+int decide_logged(redis::Connection& c, const std::string& key, int n,
+                  const std::string& model = {},
                   std::optional<std::uint32_t> tokens = std::nullopt) {
   return test::decide_logged(c, "api", key, n, model, tokens);
 }
@@ -70,7 +72,8 @@ DashboardSnapshot last_minute(const Source& source, const std::string& key = {})
 // A live source whose samples carry the injected clock's time, opened after one logged decision
 // of alice (so her stream exists before the first read) and advanced once.
 struct InjectedClockStream {
-  explicit InjectedClockStream(std::size_t count_per_refresh = DecisionStreamOptions{}.count_per_refresh) {
+  explicit InjectedClockStream(
+      std::size_t count_per_refresh = DecisionStreamOptions{}.count_per_refresh) {
     configure(c);
     RedisLiveOptions o = options_for(*server);
     o.streams.count_per_refresh = count_per_refresh;
@@ -105,7 +108,9 @@ TEST(RedisDecisionStreams, BacklogThenRatesPerKeyAndRule) {
   EXPECT_EQ(source.rejections_read(), 3u);
   const auto& store = source.store();
   EXPECT_DOUBLE_EQ(latest(store, metrics::names::kGatewayRateLimitHits, {{"tier", "api"}}), 3.0);
-  EXPECT_GT(latest(store, dashboard_series::kKeyRejectedRate, {{"api_key", "alice"}, {"tier", "api"}}), 0.0);
+  EXPECT_GT(
+      latest(store, dashboard_series::kKeyRejectedRate, {{"api_key", "alice"}, {"tier", "api"}}),
+      0.0);
   EXPECT_DOUBLE_EQ(latest(store, dashboard_series::kKeyRejectedRate, {{"api_key", "bob"}}), 0.0);
   EXPECT_GT(latest(store, live_series::kKeyAdmittedRate, {{"api_key", "bob"}}), 0.0);
   EXPECT_GT(latest(store, dashboard_series::kTierRejectedRate, {{"tier", "api"}}), 0.0);
@@ -250,7 +255,9 @@ TEST(RedisDecisionStreams, CountBudgetSpreadsALongStreamAndBadEntriesAreNamed) {
   RedisLiveSource& source = *s.source;
 
   decide_logged(c, "alice", 10);
-  ASSERT_TRUE(c.command({"XADD", "limitscope:{api}:decisions", "*", "t", "soon", "key", "x", "allowed", "1"}).ok());
+  ASSERT_TRUE(c.command({"XADD", "limitscope:{api}:decisions", "*", "t", "soon", "key", "x",
+                         "allowed", "1"})
+                  .ok());
   std::vector<std::uint64_t> read;
   for (int i = 0; i < 4; ++i) {
     clock.advance(seconds(1));
@@ -262,7 +269,8 @@ TEST(RedisDecisionStreams, CountBudgetSpreadsALongStreamAndBadEntriesAreNamed) {
   }
   EXPECT_EQ(read, (std::vector<std::uint64_t>{4, 8, 10, 10}));
   bool named = false;
-  for (const auto& e : source.events()) named = named || e.text.find("field t is not a time") != std::string::npos;
+  for (const auto& e : source.events())
+    named = named || e.text.find("field t is not a time") != std::string::npos;
   EXPECT_TRUE(named) << "a malformed entry is named in the event log";
 }
 
@@ -306,7 +314,8 @@ TEST(RedisDecisionStreams, CompositeWithMetricsRecordsOneSessionThatPlaysBack) {
   test::CannedHttpServer gateway;
   const auto exposition = [](int hits) {
     return "# TYPE gateway_rate_limit_hits_total counter\n"
-           "gateway_rate_limit_hits_total{tier=\"free\",model=\"gpt-4.1\"} " + std::to_string(hits) + "\n";
+           "gateway_rate_limit_hits_total{tier=\"free\",model=\"gpt-4.1\"} " +
+           std::to_string(hits) + "\n";
   };
   gateway.respond({200, "text/plain; version=0.0.4", exposition(10), false, 0});
 
@@ -346,14 +355,16 @@ TEST(RedisDecisionStreams, CompositeWithMetricsRecordsOneSessionThatPlaysBack) {
     if (ch.kind != ChartKind::rejections) continue;
     for (const auto& l : ch.lines) tiers.insert(l.name);
   }
-  EXPECT_EQ(tiers, (std::set<std::string>{"api", "free"})) << "429s of the stream and of the scrape";
+  EXPECT_EQ(tiers, (std::set<std::string>{"api", "free"}))
+      << "429s of the stream and of the scrape";
   ASSERT_FALSE(source.stop_recording().has_value());
 
   auto played = PlaybackSource::open(path);
   ASSERT_TRUE(played.ok()) << played.error();
   EXPECT_TRUE((*played)->load_error().empty()) << (*played)->load_error();
   EXPECT_EQ((*played)->recording().header.source, source.name());
-  EXPECT_EQ((*played)->recording().requests.size(), 6u) << "the stream's decisions are request lines";
+  EXPECT_EQ((*played)->recording().requests.size(), 6u)
+      << "the stream's decisions are request lines";
   const DashboardSnapshot back = (*played)->snapshot(snap.view);  // the same window
   EXPECT_EQ(back.keys.size(), snap.keys.size());
 }

@@ -25,7 +25,8 @@ using std::chrono::seconds;
 void seed(const test::RedisServer& server) {
   auto c = connect(server);
   const redis::KeySchema schema;
-  auto set = redis::set_config(c, schema, "api", redis::single_limit(test::bucket(Algorithm::token_bucket, 10, 1)),
+  auto set = redis::set_config(c, schema, "api",
+                               redis::single_limit(test::bucket(Algorithm::token_bucket, 10, 1)),
                                redis::ChangeInfo{"test", "", std::nullopt});
   ASSERT_TRUE(set.ok()) << set.error().message;
   const redis::RedisLimiter limiter(schema);
@@ -73,7 +74,7 @@ TEST(RedisLiveSource, RecordsLevelsAsDashboardSeries) {
   ASSERT_NE(alice, nullptr);
   EXPECT_EQ(alice->tier, "api");
   EXPECT_EQ(alice->algorithm, "token-bucket");  // the rule's algorithm, not the profile's name
-  EXPECT_NEAR(alice->level, 0.6, 0.01);  // 6 of 10 tokens (plus a little refill)
+  EXPECT_NEAR(alice->level, 0.6, 0.01);         // 6 of 10 tokens (plus a little refill)
   EXPECT_GE(alice->sparkline.size(), 1u);
   const KeyRow* bob = row_of(snap, "rlflx:bob");
   ASSERT_NE(bob, nullptr);
@@ -174,8 +175,9 @@ TEST(RedisLiveSource, ScanMatchLeavesOtherKeysUnlisted) {
     const redis::KeySchema schema;
     const redis::RedisLimiter limiter(schema);
     for (const char* rule : {"api", "batch"}) {
-      auto set = redis::set_config(c, schema, rule, redis::single_limit(test::bucket(Algorithm::token_bucket, 10, 1)),
-                                   redis::ChangeInfo{"test", "", std::nullopt});
+      auto set = redis::set_config(
+          c, schema, rule, redis::single_limit(test::bucket(Algorithm::token_bucket, 10, 1)),
+          redis::ChangeInfo{"test", "", std::nullopt});
       ASSERT_TRUE(set.ok()) << set.error().message;
     }
     ASSERT_TRUE(limiter.decide(c, "api", "alice", 1).ok());
@@ -195,7 +197,8 @@ TEST(RedisLiveSource, ScanMatchLeavesOtherKeysUnlisted) {
     for (const KeyRow& r : (*source)->snapshot(ChartView{}).keys) keys.insert(r.api_key);
     return keys;
   };
-  EXPECT_EQ(listed(""), (std::set<std::string>{"alice", "carol"})) << "no pattern: every limiter key";
+  EXPECT_EQ(listed(""), (std::set<std::string>{"alice", "carol"}))
+      << "no pattern: every limiter key";
   const std::string api_only = redis::KeySchema().prefix() + "{api}*";
   EXPECT_EQ(listed(api_only), std::set<std::string>{"alice"}) << "carol is outside " << api_only;
 }

@@ -27,7 +27,9 @@ using std::chrono::seconds;
 const redis::ChangeInfo kChange{"test", "shadow view", std::nullopt};
 
 // Logged decisions of `key` on rule "api". @return how many the live config refused
-int decide(redis::Connection& c, const std::string& key, int n) { return test::decide_logged(c, "api", key, n); }
+int decide(redis::Connection& c, const std::string& key, int n) {
+  return test::decide_logged(c, "api", key, n);
+}
 
 // A live source on `server` whose samples carry the injected clock's time (rates are counts
 // over its steps), after its first read.

@@ -5,6 +5,8 @@
 // the first guess is the 95th percentile of the well-behaved keys' busiest second and minute;
 // numbers print at sensible precision.
 
+#include "core/tuner/advice.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,7 +14,6 @@
 #include <tuple>
 
 #include "core/limiter/policy.h"
-#include "core/tuner/advice.h"
 #include "core/tuner/candidate.h"
 #include "core/tuner/first_guess.h"
 #include "core/tuner/number_text.h"
@@ -88,9 +89,9 @@ TEST(Advice, ABestCellOnTheGridsEdgeSaysWhichWayToWiden) {
     bool low;
   };
   const Row rows[] = {
-      {{10, 40, 3, Spacing::linear}, 1, true},   // refill 10 is the lowest: widen downward
-      {{2, 10, 3, Spacing::linear}, 1, false},   // only 10 meets: widen upward
-      {{5, 15, 3, Spacing::linear}, 0, false},   // 10 is inside
+      {{10, 40, 3, Spacing::linear}, 1, true},  // refill 10 is the lowest: widen downward
+      {{2, 10, 3, Spacing::linear}, 1, false},  // only 10 meets: widen upward
+      {{5, 15, 3, Spacing::linear}, 0, false},  // 10 is inside
   };
   for (const Row& row : rows) {
     // Capacity 1 is the largest cost: never a "widen downward" on capacity.
@@ -102,7 +103,8 @@ TEST(Advice, ABestCellOnTheGridsEdgeSaysWhichWayToWiden) {
     if (row.hints == 0) continue;
     EXPECT_EQ(a.edges[0].axis, 1);
     EXPECT_EQ(a.edges[0].low, row.low);
-    EXPECT_NE(a.text().find(row.low ? "widen the range downward" : "widen the range upward"), std::string::npos)
+    EXPECT_NE(a.text().find(row.low ? "widen the range downward" : "widen the range upward"),
+              std::string::npos)
         << a.text();
     EXPECT_NE(a.text().find("the refill rate is at its"), std::string::npos) << a.text();
   }
@@ -133,16 +135,19 @@ TEST(Advice, TheSpendLimitExcludesACellThatWouldOtherwiseWin) {
   ASSERT_EQ(capped.excluded_by_spend, winner);
   ASSERT_TRUE(capped.spend_cap.has_value());
   EXPECT_NEAR(*capped.spend_cap, 110, 1e-9);
-  EXPECT_NE(capped.text().find("No setting meets the constraints within the spend limit (+10% over the "
-                               "current setting's 100 cost units)"),
-            std::string::npos)
+  EXPECT_NE(
+      capped.text().find("No setting meets the constraints within the spend limit (+10% over the "
+                         "current setting's 100 cost units)"),
+      std::string::npos)
       << capped.text();
-  EXPECT_NE(capped.text().find("admits 1,000 cost units (+900%)"), std::string::npos) << capped.text();
+  EXPECT_NE(capped.text().find("admits 1,000 cost units (+900%)"), std::string::npos)
+      << capped.text();
 
   o.max_spend_increase = 10.0;  // +1,000%: the winner is back
   const Advice wide = advise(t, spec, g, at_most_429(0.001), o);
   EXPECT_EQ(wide.recommendation.best, winner);
-  EXPECT_NE(wide.text().find("(the current setting: 100 cost units, +900%; limit +1,000%)"), std::string::npos)
+  EXPECT_NE(wide.text().find("(the current setting: 100 cost units, +900%; limit +1,000%)"),
+            std::string::npos)
       << wide.text();
 }
 
@@ -161,9 +166,11 @@ TEST(Advice, ShowsTheRecommendationsQuotaBurnBesideTheCurrentOne) {
   ASSERT_TRUE(a.best.has_value());
   EXPECT_DOUBLE_EQ(a.best->max_quota_burn, 1.0);
   EXPECT_DOUBLE_EQ(a.current->max_quota_burn, 0.1);
-  EXPECT_NE(a.text().find("Daily quota burn: the busiest key uses 100% of its quota (the current setting: 10%); "
-                          "1 key goes over quota."),
-            std::string::npos)
+  EXPECT_NE(
+      a.text().find(
+          "Daily quota burn: the busiest key uses 100% of its quota (the current setting: 10%); "
+          "1 key goes over quota."),
+      std::string::npos)
       << a.text();
 }
 
@@ -172,7 +179,8 @@ TEST(Advice, NoCellMeetingTheConstraintsSaysSo) {
   const SweepSpec spec = bucket_spec({1, 1, 1}, {1, 5, 3, Spacing::linear});
   const Advice a = advise(t, spec, run(t, spec), at_most_429(0.001), {});
   EXPECT_FALSE(a.recommendation.best.has_value());
-  EXPECT_NE(a.text().find("No setting in the grid meets the constraints: widen the range upward"), std::string::npos);
+  EXPECT_NE(a.text().find("No setting in the grid meets the constraints: widen the range upward"),
+            std::string::npos);
   EXPECT_NE(a.text().find("No spend limit: no current setting"), std::string::npos);
 }
 
@@ -183,7 +191,9 @@ TEST(FirstGuess, NinetyFifthPercentileOfTheKeysBusiestSecondAndMinute) {
   std::vector<std::tuple<std::int64_t, std::string, double>> events;
   for (int m = 0; m < 3; ++m) {
     for (int k = 0; k < 20; ++k) {
-      for (int j = 0; j <= k; ++j) events.emplace_back(m * 60 * kS + k * 10'000'000 + j * 100'000, "key" + std::to_string(k), 1);
+      for (int j = 0; j <= k; ++j)
+        events.emplace_back(m * 60 * kS + k * 10'000'000 + j * 100'000, "key" + std::to_string(k),
+                            1);
     }
   }
   std::sort(events.begin(), events.end());
@@ -217,8 +227,9 @@ TEST(NumberText, SensiblePrecision) {
     double v;
     const char* text;
   };
-  const Row rows[] = {{918.367, "918"}, {9183.47, "9,180"}, {0.5234, "0.523"}, {1.5, "1.5"},
-                      {60, "60"},       {0, "0"},           {1234567, "1,230,000"}, {0.000123456, "0.000123"}};
+  const Row rows[] = {
+      {918.367, "918"}, {9183.47, "9,180"}, {0.5234, "0.523"},      {1.5, "1.5"},
+      {60, "60"},       {0, "0"},           {1234567, "1,230,000"}, {0.000123456, "0.000123"}};
   for (const Row& r : rows) EXPECT_EQ(number_text(r.v), r.text) << r.v;
   EXPECT_EQ(percent_text(0.0012), "0.12%");
   EXPECT_EQ(percent_text(46.06), "4,606%");

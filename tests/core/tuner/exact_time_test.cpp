@@ -26,8 +26,8 @@ namespace limitscope::tuner {
 namespace {
 
 constexpr std::int64_t kEpochNs = 1'700'000'000'000'000'000;  // 2023-11-14, as a live trace has
-constexpr std::int64_t kUnit = 1'953'125;                     // 2^-9 s: exact in binary, 1953.125 µs
-constexpr std::int64_t kPeriod = 4 * kUnit;                   // one token per 1/128 s
+constexpr std::int64_t kUnit = 1'953'125;    // 2^-9 s: exact in binary, 1953.125 µs
+constexpr std::int64_t kPeriod = 4 * kUnit;  // one token per 1/128 s
 constexpr double kPerSecond = 128;
 
 struct Event {
@@ -91,7 +91,8 @@ class ExactTraceTimes : public ::testing::Test {
     std::ostringstream csv;
     csv << "key,t,cost\n";
     for (const Event& e : events_) {
-      jsonl << R"({"t":)" << seconds_text(e.t_ns) << R"(,"key":"k)" << e.key << R"(","cost":)" << e.cost << "}\n";
+      jsonl << R"({"t":)" << seconds_text(e.t_ns) << R"(,"key":"k)" << e.key << R"(","cost":)"
+            << e.cost << "}\n";
       csv << 'k' << e.key << ',' << seconds_text(e.t_ns) << ',' << e.cost << '\n';
     }
     jsonl_ = jsonl.str();
@@ -159,7 +160,8 @@ TEST_F(ExactTraceTimes, SweepCellsEqualTheOracle) {
   ASSERT_EQ(result->cells.size(), 3u);
   for (const SweepCell& cell : result->cells) {
     const auto want = oracle(events_, static_cast<std::int64_t>(cell.x));
-    EXPECT_EQ(cell.total.admitted, static_cast<std::uint64_t>(std::count(want.begin(), want.end(), true)))
+    EXPECT_EQ(cell.total.admitted,
+              static_cast<std::uint64_t>(std::count(want.begin(), want.end(), true)))
         << "capacity " << cell.x;
   }
 }

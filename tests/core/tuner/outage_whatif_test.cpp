@@ -3,9 +3,10 @@
 // whole under fail-open, refused whole under fail-closed, and held near the limit by a local
 // fallback (plus one fresh bucket per replica); spend follows the admitted requests.
 
+#include "core/tuner/outage_whatif.h"
+
 #include <gtest/gtest.h>
 
-#include "core/tuner/outage_whatif.h"
 #include "support/limit_params_builders.h"
 
 namespace limitscope::tuner {

@@ -36,7 +36,8 @@ Trace random_trace(std::uint64_t seed, std::size_t events, int keys) {
 
 std::vector<LimitParams> every_algorithm() {
   using std::chrono::seconds;
-  return {test::bucket(Algorithm::token_bucket, 10, 5), test::bucket(Algorithm::gcra, 10, 5),
+  return {test::bucket(Algorithm::token_bucket, 10, 5),
+          test::bucket(Algorithm::gcra, 10, 5),
           test::bucket(Algorithm::leaky_bucket, 10, 5),
           test::window(Algorithm::sliding_log, 12, seconds(2)),
           test::window(Algorithm::sliding_counter, 12, seconds(2)),
@@ -78,7 +79,7 @@ TEST(Replay, EqualsLiveLimitersOnRandomTraces) {
 TEST(Replay, BurstDelaysWarningsAndBadParameters) {
   Trace t;
   for (int i = 0; i < 20; ++i) t.add(i * 1'000'000, "a", 1);  // 20 requests within 20 ms
-  t.add(2'000'000'000, "a", 50);                                // more than any capacity here
+  t.add(2'000'000'000, "a", 50);                              // more than any capacity here
   auto r = replay(t, test::bucket(Algorithm::token_bucket, 10, 1));
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->largest_burst_admitted, 10u);
@@ -148,7 +149,8 @@ TEST(Replay, SpendAndTheWorstKeysMinuteMatchABruteForceGrouping) {
   double spend = 0;
   for (std::size_t i = 0; i < t.events.size(); ++i) {
     if (!(*decisions)[i]) continue;
-    const double price = default_policy().models[*default_policy().model_index(t.models[t.events[i].model])]
+    const double price = default_policy()
+                             .models[*default_policy().model_index(t.models[t.events[i].model])]
                              .price_per_million_tokens;
     const double d = static_cast<double>(*t.tokens_of(i)) * (price / 1e6);
     spend += d;
@@ -173,7 +175,8 @@ TEST(Replay, SpendAndTheWorstKeysMinuteMatchABruteForceGrouping) {
   std::uint64_t admitted = 0, rejected = 0;
   double timeline_spend = 0;
   for (std::size_t p = 0; p < r->timeline.size(); ++p) {
-    EXPECT_DOUBLE_EQ(r->timeline[p].t_s, static_cast<double>(p) * static_cast<double>(r->timeline_step.count()) / 1e9);
+    EXPECT_DOUBLE_EQ(r->timeline[p].t_s,
+                     static_cast<double>(p) * static_cast<double>(r->timeline_step.count()) / 1e9);
     admitted += r->timeline[p].admitted;
     rejected += r->timeline[p].rejected;
     timeline_spend += r->timeline[p].spend;

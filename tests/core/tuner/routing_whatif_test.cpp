@@ -2,9 +2,10 @@
 // cheaper model with its cost weight and price, large ones stay; spend saved and 429s follow;
 // a model the policy lacks is refused by name.
 
+#include "core/tuner/routing_whatif.h"
+
 #include <gtest/gtest.h>
 
-#include "core/tuner/routing_whatif.h"
 #include "support/limit_params_builders.h"
 
 namespace limitscope::tuner {
@@ -39,7 +40,8 @@ TEST(RoutingWhatIf, SpendSavedAndFewer429sUnderATightLimit) {
   const PricingOptions pricing{&default_policy(), std::nullopt};
   // Unlimited in practice: spend only. 10 x 500 x $8/M + 5 x 5000 x $8/M = $0.24 as it was;
   // routed: 10 x 500 x $0.42/M + $0.20 = $0.2021.
-  auto loose = whatif_routing(t, test::bucket(Algorithm::token_bucket, 1000, 1), {1000, "deepseek-v3.2"}, pricing);
+  auto loose = whatif_routing(t, test::bucket(Algorithm::token_bucket, 1000, 1),
+                              {1000, "deepseek-v3.2"}, pricing);
   ASSERT_TRUE(loose.ok()) << loose.error();
   EXPECT_NEAR(loose->as_was.admitted_spend, 0.24, 1e-12);
   EXPECT_NEAR(loose->routed.admitted_spend, 0.2021, 1e-12);
@@ -47,7 +49,8 @@ TEST(RoutingWhatIf, SpendSavedAndFewer429sUnderATightLimit) {
   EXPECT_EQ(loose->extra_429s, 0);
   // A bucket of 40 units: as it was, 5 requests of 8 fit; routed, the 10 small ones (10 units)
   // and 3 large (24 units) fit: 2 429s instead of 10.
-  auto tight = whatif_routing(t, test::bucket(Algorithm::token_bucket, 40, 0.001), {1000, "deepseek-v3.2"}, pricing);
+  auto tight = whatif_routing(t, test::bucket(Algorithm::token_bucket, 40, 0.001),
+                              {1000, "deepseek-v3.2"}, pricing);
   ASSERT_TRUE(tight.ok()) << tight.error();
   EXPECT_EQ(tight->as_was.rejected, 10u);
   EXPECT_EQ(tight->routed.rejected, 2u);
@@ -56,10 +59,13 @@ TEST(RoutingWhatIf, SpendSavedAndFewer429sUnderATightLimit) {
 
 TEST(RoutingWhatIf, UnknownModelAndNoPolicyAreRefused) {
   const PricingOptions pricing{&default_policy(), std::nullopt};
-  auto bad = whatif_routing(trace(), test::bucket(Algorithm::token_bucket, 10, 1), {1000, "gpt-9"}, pricing);
+  auto bad = whatif_routing(trace(), test::bucket(Algorithm::token_bucket, 10, 1), {1000, "gpt-9"},
+                            pricing);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().find("gpt-9"), std::string::npos) << bad.error();
-  EXPECT_FALSE(whatif_routing(trace(), test::bucket(Algorithm::token_bucket, 10, 1), {1000, "deepseek-v3.2"}, {}).ok());
+  EXPECT_FALSE(whatif_routing(trace(), test::bucket(Algorithm::token_bucket, 10, 1),
+                              {1000, "deepseek-v3.2"}, {})
+                   .ok());
 }
 
 }  // namespace

@@ -3,9 +3,10 @@
 // beyond the limit and name the worst in the verdict; the routing table compares the trace as
 // it was with the routed one and says what routing saves and what it costs in 429s.
 
+#include "core/tuner/scenario_tables.h"
+
 #include <gtest/gtest.h>
 
-#include "core/tuner/scenario_tables.h"
 #include "support/limit_params_builders.h"
 
 namespace limitscope::tuner {
@@ -52,7 +53,8 @@ TEST(ScenarioTables, OutageRowsAreTheWhatIfsFigures) {
   EXPECT_FALSE(table.rows[2].flagged);  // fail-closed refuses, it never over-admits
   EXPECT_TRUE(table.problem);
   EXPECT_NE(table.verdict.find("fail-open admits +"), std::string::npos) << table.verdict;
-  EXPECT_NE(table.verdict.find("fail-closed serves " + std::to_string(w->modes[1].in_outage.rejected) + " 429s"),
+  EXPECT_NE(table.verdict.find("fail-closed serves " +
+                               std::to_string(w->modes[1].in_outage.rejected) + " 429s"),
             std::string::npos)
       << table.verdict;
   EXPECT_TRUE(table.notes.empty());
@@ -62,7 +64,8 @@ TEST(ScenarioTables, RoutingComparesTheTraceAsItWasWithRouted) {
   const Trace t = overload(100);
   const Policy& policy = default_policy();
   PricingOptions pricing{&policy, std::nullopt};
-  auto w = whatif_routing(t, test::bucket(Algorithm::token_bucket, 100, 10), {500, "deepseek-v3.2"}, pricing);
+  auto w = whatif_routing(t, test::bucket(Algorithm::token_bucket, 100, 10), {500, "deepseek-v3.2"},
+                          pricing);
   ASSERT_TRUE(w.ok()) << w.error();
   const ResultTable table = routing_table(*w);
   ASSERT_EQ(table.rows.size(), 2u);
@@ -71,8 +74,10 @@ TEST(ScenarioTables, RoutingComparesTheTraceAsItWasWithRouted) {
   EXPECT_EQ(table.rows[1].cells[4], format_dollars(w->routed.admitted_spend));
   EXPECT_EQ(w->requests_routed, t.events.size());
   EXPECT_GT(w->spend_saved, 0);
-  EXPECT_NE(table.verdict.find("spend saved " + format_dollars(w->spend_saved)), std::string::npos) << table.verdict;
-  EXPECT_NE(table.verdict.find("429s " + format_signed(w->extra_429s)), std::string::npos) << table.verdict;
+  EXPECT_NE(table.verdict.find("spend saved " + format_dollars(w->spend_saved)), std::string::npos)
+      << table.verdict;
+  EXPECT_NE(table.verdict.find("429s " + format_signed(w->extra_429s)), std::string::npos)
+      << table.verdict;
   EXPECT_EQ(table.problem, w->extra_429s > 0);
 }
 

@@ -8,9 +8,9 @@
 
 #include <sstream>
 
+#include "core/limiter/policy.h"
 #include "core/redis/redis_limiter.h"
 #include "core/redis/rule_config.h"
-#include "core/limiter/policy.h"
 #include "core/tuner/pricing.h"
 #include "core/tuner/replay.h"
 #include "core/tuner/trace_file_load.h"
@@ -91,9 +91,10 @@ TEST(StreamTrace, LoggedTokensAndModelsPriceTheTrace) {
     r.model = i % 4 < 2 ? "gpt-4.1" : "deepseek-v3.2";
     if (i != 5) r.llm_tokens = 1000u * static_cast<std::uint32_t>(i + 1);
     ASSERT_TRUE(limiter.decide(c, "pro", r, o).ok());
-    jsonl += "{\"t\": " + std::to_string(static_cast<double>(o.now_us.value()) / 1e6) + ", \"key\": \"" + r.key +
-             "\", \"model\": \"" + r.model + "\", \"tier\": \"pro\"" +
-             (r.llm_tokens ? ", \"tokens\": " + std::to_string(*r.llm_tokens) : std::string()) + "}\n";
+    jsonl += "{\"t\": " + std::to_string(static_cast<double>(o.now_us.value()) / 1e6) +
+             ", \"key\": \"" + r.key + "\", \"model\": \"" + r.model + "\", \"tier\": \"pro\"" +
+             (r.llm_tokens ? ", \"tokens\": " + std::to_string(*r.llm_tokens) : std::string()) +
+             "}\n";
   }
   auto load = trace_from_decision_stream(c, schema, "pro");
   ASSERT_TRUE(load.ok()) << load.error().message;
@@ -128,7 +129,8 @@ TEST(StreamTrace, MalformedEntriesAreReportedByPosition) {
   ASSERT_TRUE(c.command({"XADD", key, "*", "t", "200", "key", "a", "cost", "-1"}).ok());
   ASSERT_TRUE(c.command({"XADD", key, "*", "t", "50", "key", "a", "cost", "1"}).ok());
   ASSERT_TRUE(c.command({"XADD", key, "*", "t", "300", "key", "b", "cost", "2,900"}).ok());
-  ASSERT_TRUE(c.command({"XADD", key, "*", "t", "400", "key", "b", "cost", "1", "tokens", "-3"}).ok());
+  ASSERT_TRUE(
+      c.command({"XADD", key, "*", "t", "400", "key", "b", "cost", "1", "tokens", "-3"}).ok());
   auto load = trace_from_decision_stream(c, redis::KeySchema(), "api");
   ASSERT_TRUE(load.ok());
   EXPECT_EQ(load->trace.events.size(), 2u);

@@ -79,8 +79,8 @@ Trace priced_trace(std::uint64_t seed, std::size_t events, int keys) {
   for (std::size_t i = 0; i < events; ++i) {
     now += gap(rng);
     const int k = key(rng);
-    t.add(static_cast<std::int64_t>(now * 1e9), "k" + std::to_string(k), cost(rng),
-          models[i % 3], "", i % 7 == 0 ? std::optional<std::uint32_t>{} : tokens(rng));
+    t.add(static_cast<std::int64_t>(now * 1e9), "k" + std::to_string(k), cost(rng), models[i % 3],
+          "", i % 7 == 0 ? std::optional<std::uint32_t>{} : tokens(rng));
   }
   return t;
 }
@@ -107,7 +107,8 @@ TEST(Sweep, PricedCellsEqualThePricedReplay) {
       ASSERT_TRUE(plain.ok());
       EXPECT_EQ(cell.total.admitted, plain->total.admitted) << cell.params.describe();
       EXPECT_EQ(cell.total.admitted_spend, plain->total.admitted_spend) << cell.params.describe();
-      EXPECT_EQ(cell.worst_key_spend_per_min, plain->spend.worst_key_per_min) << cell.params.describe();
+      EXPECT_EQ(cell.worst_key_spend_per_min, plain->spend.worst_key_per_min)
+          << cell.params.describe();
       some_spend_differs |= cell.total.admitted_spend != result->cells.front().total.admitted_spend;
     }
     EXPECT_TRUE(some_spend_differs) << "the grid should change what is admitted";

@@ -67,11 +67,12 @@ TEST(TraceSources, RecordingLinesWithoutTokensAreUnpricedNotFree) {
   const std::string head =
       R"({"type":"header","format":"limitscope-recording","version":1,"source":"t","start_ms":0,"recording_started_ms":0})"
       "\n";
-  std::istringstream in(head +
-                        R"({"type":"request","t":1,"key":"a","cost":1,"model":"gpt-4.1","tier":"free","allowed":true,"llm_tokens":1000})"
-                        "\n"
-                        R"({"type":"request","t":2,"key":"a","cost":1,"model":"gpt-4.1","tier":"free","allowed":true})"
-                        "\n");
+  std::istringstream in(
+      head +
+      R"({"type":"request","t":1,"key":"a","cost":1,"model":"gpt-4.1","tier":"free","allowed":true,"llm_tokens":1000})"
+      "\n"
+      R"({"type":"request","t":2,"key":"a","cost":1,"model":"gpt-4.1","tier":"free","allowed":true})"
+      "\n");
   const RecordingLoad rec = read_recording(in, "rec.jsonl");
   ASSERT_TRUE(rec.error.empty()) << rec.error;
   ASSERT_EQ(rec.recording.requests.size(), 2u);
@@ -90,9 +91,10 @@ TEST(TraceSources, RecordingLinesWithoutTokensAreUnpricedNotFree) {
   EXPECT_EQ(r->spend.unpriced_requests, 1u);
   EXPECT_DOUBLE_EQ(r->total.admitted_spend, 1000 * 8 / 1e6);
 
-  std::istringstream bad(head +
-                         R"({"type":"request","t":1,"key":"a","cost":1,"model":"m","tier":"free","allowed":true,"llm_tokens":-4})"
-                         "\n");
+  std::istringstream bad(
+      head +
+      R"({"type":"request","t":1,"key":"a","cost":1,"model":"m","tier":"free","allowed":true,"llm_tokens":-4})"
+      "\n");
   const RecordingLoad refused = read_recording(bad, "bad.jsonl");
   EXPECT_NE(refused.error.find("bad.jsonl:2"), std::string::npos) << refused.error;
   EXPECT_NE(refused.error.find("llm_tokens"), std::string::npos) << refused.error;

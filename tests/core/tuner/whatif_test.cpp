@@ -69,8 +69,8 @@ TEST(WhatIf, PricedColumnsAgreeWithThePricedReplay) {
   double now = 0;
   for (int i = 0; i < 3000; ++i) {
     now += gap(rng);
-    t.add(static_cast<std::int64_t>(now * 1e9), "k" + std::to_string(key(rng)), 8, "gpt-4.1", "free",
-          tokens(rng));
+    t.add(static_cast<std::int64_t>(now * 1e9), "k" + std::to_string(key(rng)), 8, "gpt-4.1",
+          "free", tokens(rng));
   }
   const PricingOptions pricing{&default_policy(), std::nullopt};
   const LimitParams p = test::bucket(Algorithm::token_bucket, 24, 4);

@@ -31,11 +31,12 @@ constexpr int kWaitMs = 120'000;  // an upper bound for a condition, not a sleep
   }
   const QRect shown = w->visibleRegion().boundingRect();
   if (shown != w->rect()) {
-    return ::testing::AssertionFailure() << "visible " << shown.width() << "×" << shown.height() << " of "
-                                         << w->width() << "×" << w->height() << " px";
+    return ::testing::AssertionFailure() << "visible " << shown.width() << "×" << shown.height()
+                                         << " of " << w->width() << "×" << w->height() << " px";
   }
   const QRect in_window(w->mapTo(w->window(), QPoint(0, 0)), w->size());
-  if (!w->window()->rect().contains(in_window)) return ::testing::AssertionFailure() << "outside the window";
+  if (!w->window()->rect().contains(in_window))
+    return ::testing::AssertionFailure() << "outside the window";
   return ::testing::AssertionSuccess();
 }
 
@@ -71,7 +72,8 @@ TEST(TunerAdvice, TheRecommendationIsFullyVisibleAt1280x720WithSensiblePrecision
   ASSERT_FALSE(text.isEmpty());
   EXPECT_TRUE(fully_visible(advice)) << text.toStdString();
   // The spend against the current setting, under the spend limit that is on by default.
-  EXPECT_TRUE(text.contains(QStringLiteral("the current setting")) && text.contains(QStringLiteral("+10%")))
+  EXPECT_TRUE(text.contains(QStringLiteral("the current setting")) &&
+              text.contains(QStringLiteral("+10%")))
       << text.toStdString();
   // No figure printed with more precision than it carries (918.367/s, 6557.936).
   EXPECT_FALSE(text.contains(QRegularExpression(QStringLiteral("\\d\\.\\d{4,}|\\d{4,}\\.\\d"))))
@@ -81,7 +83,8 @@ TEST(TunerAdvice, TheRecommendationIsFullyVisibleAt1280x720WithSensiblePrecision
   ASSERT_NE(result, nullptr);
   const int ys = tab->heatmap()->spec().y.steps;
   const double r1 = result->cells[static_cast<std::size_t>(ys)].x / result->cells[0].x;
-  const double r2 = result->cells[static_cast<std::size_t>(2 * ys)].x / result->cells[static_cast<std::size_t>(ys)].x;
+  const double r2 = result->cells[static_cast<std::size_t>(2 * ys)].x /
+                    result->cells[static_cast<std::size_t>(ys)].x;
   EXPECT_NEAR(r1, r2, 0.05 * r1);
   if (const char* dir = std::getenv("LIMITSCOPE_SCREENSHOT_DIR")) {
     EXPECT_TRUE(w.grab().save(QString::fromUtf8(dir) + QStringLiteral("/tuner_advice.png")));
@@ -93,7 +96,8 @@ TEST(TunerAdvice, TheRecommendationIsFullyVisibleAt1280x720WithSensiblePrecision
   tab->runSweep();
   ASSERT_TRUE(again.wait(kWaitMs));
   settle();
-  EXPECT_TRUE(advice->text().contains(QStringLiteral("The spend limit is off."))) << advice->text().toStdString();
+  EXPECT_TRUE(advice->text().contains(QStringLiteral("The spend limit is off.")))
+      << advice->text().toStdString();
   EXPECT_TRUE(fully_visible(advice)) << advice->text().toStdString();
 }
 

@@ -1,19 +1,17 @@
 // Verifies the Tuner tab offscreen: the what-if chart's 429 series equal replay() for the
 // current and the candidate setting; a heatmap click loads that cell's parameters; a sweep and a
-// load cancel, and so do the passes over a loaded trace; a file with bad lines shows line-numbered errors and loads nothing unless the
-// operator chooses its good lines; zero/negative rates and a capacity below the largest cost are
-// refused in the fields with a clear message; spend in dollars shows for both settings (and says
-// why when the trace cannot be priced until tokens per request are assumed), and the sweep's
-// spend constraint picks a cell under it, or says it needs prices. A rate is edited in its own
-// unit (per s/min/h/day) and read back exactly. The outage and routing what-ifs run on the
-// simulation's trace with the current setting and show exactly core's figures; a bad outage
-// window is refused naming it. With LIMITSCOPE_SCREENSHOT_DIR set, the scenario test saves the
-// tab there (tuner_whatifs.png).
+// load cancel, and so do the passes over a loaded trace; a file with bad lines shows line-numbered
+// errors and loads nothing unless the operator chooses its good lines; zero/negative rates and a
+// capacity below the largest cost are refused in the fields with a clear message; spend in dollars
+// shows for both settings (and says why when the trace cannot be priced until tokens per request
+// are assumed), and the sweep's spend constraint picks a cell under it, or says it needs prices. A
+// rate is edited in its own unit (per s/min/h/day) and read back exactly. The outage and routing
+// what-ifs run on the simulation's trace with the current setting and show exactly core's figures;
+// a bad outage window is refused naming it. With LIMITSCOPE_SCREENSHOT_DIR set, the scenario test
+// saves the tab there (tuner_whatifs.png).
 #include "ui/tuner/tuner_tab.h"
 
 #include <gtest/gtest.h>
-
-#include <cstdio>
 
 #include <QAbstractButton>
 #include <QComboBox>
@@ -21,6 +19,7 @@
 #include <QProgressBar>
 #include <QSignalSpy>
 #include <QTest>
+#include <cstdio>
 #include <cstdlib>
 #include <random>
 
@@ -134,8 +133,8 @@ TracePtr priced_trace(bool with_tokens) {
   for (int i = 0; i < 6000; ++i) {
     now += gap(rng);
     const int k = key(rng);
-    t->add(static_cast<std::int64_t>(now * 1e9), hash_key(k < 10 ? 0 : k - 9), 1,
-           "gpt-4.1", "", with_tokens ? std::optional<std::uint32_t>(1000) : std::nullopt);
+    t->add(static_cast<std::int64_t>(now * 1e9), hash_key(k < 10 ? 0 : k - 9), 1, "gpt-4.1", "",
+           with_tokens ? std::optional<std::uint32_t>(1000) : std::nullopt);
   }
   return t;
 }
@@ -160,7 +159,8 @@ TEST_F(TunerTabTest, SpendOfBothSettingsAndTheSpendConstraint) {
   named.api_key = trace->keys[cand->spend.worst_key] + "0123456789abcdef0123";
   named.name = "acme-prod";
   tab->setKeyNames({named});
-  EXPECT_TRUE(tab->spendText().contains(QStringLiteral("worst key acme-prod $"))) << tab->spendText().toStdString();
+  EXPECT_TRUE(tab->spendText().contains(QStringLiteral("worst key acme-prod $")))
+      << tab->spendText().toStdString();
   EXPECT_EQ(tab->keyShown(QString::fromStdString(named.api_key) + QStringLiteral(":gpt-4.1")),
             QStringLiteral("acme-prod (%1:gpt-4.1)").arg(QString::fromStdString(named.api_key)));
   // The spend view plots each side's dollars per column (adding up to its spend) and the
@@ -203,7 +203,8 @@ TEST_F(TunerTabTest, SpendOfBothSettingsAndTheSpendConstraint) {
   QSignalSpy updated(tab.get(), &TunerTab::whatIfUpdated);
   tab->setTokensPerRequest(1000);
   ASSERT_TRUE(updated.wait(10000));
-  EXPECT_TRUE(tab->spendText().contains(QStringLiteral("admitted, worst key acme-prod $"))) << tab->spendText().toStdString();
+  EXPECT_TRUE(tab->spendText().contains(QStringLiteral("admitted, worst key acme-prod $")))
+      << tab->spendText().toStdString();
 }
 
 TEST_F(TunerTabTest, ScenarioAndRecordingSources) {
@@ -263,12 +264,11 @@ TEST_F(TunerTabTest, CancelDuringTheTracePassesKeepsThePreviousTrace) {
   // Cancel as the passes' job starts, before the worker is handed it: the worker then sees the
   // flag at its first check, however fast it is, so the test does not race the passes.
   QStringList jobs;
-  const auto connection = QObject::connect(tab.get(), &TunerTab::jobStarted,
-                                           [&](const QString& what) {
-                                             jobs << what;
-                                             if (what == QStringLiteral("Reading the trace"))
-                                               tab->cancelWork();
-                                           });
+  const auto connection =
+      QObject::connect(tab.get(), &TunerTab::jobStarted, [&](const QString& what) {
+        jobs << what;
+        if (what == QStringLiteral("Reading the trace")) tab->cancelWork();
+      });
   tab->setTrace(random_trace(5'000), QStringLiteral("second"));
   ASSERT_TRUE(failed.wait(20000));
   QObject::disconnect(connection);
@@ -354,11 +354,12 @@ TEST(ParamEditorRate, ARateIsShownInItsOwnUnitAndReadBackExactly) {
     Rate rate;
     const char* unit;
     double shown;
-  } rows[] = {{Rate{100, std::chrono::minutes(1)}, "/ min", 100},
-              {Rate{1, std::chrono::hours(1)}, "/ h", 1},
-              {Rate{50000, std::chrono::hours(24)}, "/ day", 50000},
-              {Rate::per_sec(12.5), "/ s", 12.5},
-              {Rate{1, std::chrono::seconds(2)}, "/ min", 30}};  // another period: the shortest unit >= 1
+  } rows[] = {
+      {Rate{100, std::chrono::minutes(1)}, "/ min", 100},
+      {Rate{1, std::chrono::hours(1)}, "/ h", 1},
+      {Rate{50000, std::chrono::hours(24)}, "/ day", 50000},
+      {Rate::per_sec(12.5), "/ s", 12.5},
+      {Rate{1, std::chrono::seconds(2)}, "/ min", 30}};  // another period: the shortest unit >= 1
   for (const auto& row : rows) {
     LimitParams p;
     p.algorithm = Algorithm::token_bucket;
@@ -426,13 +427,15 @@ TEST_F(TunerTabTest, OutageAndRoutingWhatIfsShowCoresFigures) {
   tab->setRouting(1000, QStringLiteral("deepseek-v3.2"));
   tab->runRoutingWhatIf();
   ASSERT_TRUE(finished.wait(60000));
-  const auto routing =
-      tuner::whatif_routing(*trace, tab->currentEditor()->params(), {1000, "deepseek-v3.2"}, pricing);
+  const auto routing = tuner::whatif_routing(*trace, tab->currentEditor()->params(),
+                                             {1000, "deepseek-v3.2"}, pricing);
   ASSERT_TRUE(routing.ok()) << routing.error();
   const ResultTableModel* r = tab->routingBox()->model();
   ASSERT_EQ(r->rowCount(), 2) << tab->routingBox()->verdict().toStdString();
-  EXPECT_EQ(r->text(0, 4).toStdString(), limitscope::format_dollars(routing->as_was.admitted_spend));
-  EXPECT_EQ(r->text(1, 4).toStdString(), limitscope::format_dollars(routing->routed.admitted_spend));
+  EXPECT_EQ(r->text(0, 4).toStdString(),
+            limitscope::format_dollars(routing->as_was.admitted_spend));
+  EXPECT_EQ(r->text(1, 4).toStdString(),
+            limitscope::format_dollars(routing->routed.admitted_spend));
   EXPECT_EQ(r->text(1, 2), QString::number(routing->routed.rejected));
   EXPECT_TRUE(tab->routingBox()->verdict().contains(
       QString::fromStdString("spend saved " + limitscope::format_dollars(routing->spend_saved))))
