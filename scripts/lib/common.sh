@@ -15,7 +15,7 @@ LIMITSCOPE_PACKAGES=(
   redis-server redis-tools prometheus wrk
   faketime
   nodejs npm
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev clang-format
   xvfb xauth
   desktop-file-utils lintian
 )
