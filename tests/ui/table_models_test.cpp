@@ -40,7 +40,8 @@ TEST(KeyTableModel, UpdatesInPlaceRemovesAndAppendsWithoutAReset) {
   EXPECT_EQ(model.data(model.index(0, KeyTableModel::Level)).toString(),
             QStringLiteral("30.0 / 60"));
   EXPECT_DOUBLE_EQ(
-      model.data(model.index(0, KeyTableModel::Level), KeyTableModel::SortRole).toDouble(), 0.5);
+      model.data(model.index(0, KeyTableModel::Level), KeyTableModel::SortRole).value<double>(),
+      0.5);
   EXPECT_EQ(model.data(model.index(1, KeyTableModel::Trend), KeyTableModel::SparklineRole)
                 .toList()
                 .size(),
