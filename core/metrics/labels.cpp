@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 
+#include "core/metrics/exposition_writer.h"
+
 namespace limitscope::metrics {
 
 struct Labels::Rep {
@@ -158,26 +160,6 @@ bool operator==(const Labels& a, const Labels& b) {
   return pa == pb;
 }
 
-namespace {
-void append_escaped(std::string& out, std::string_view v) {
-  for (char c : v) {
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '"':
-        out += "\\\"";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      default:
-        out += c;
-    }
-  }
-}
-}  // namespace
-
 std::string Labels::to_string() const {
   std::string out(metric_name());
   bool first = true;
@@ -187,7 +169,7 @@ std::string Labels::to_string() const {
     first = false;
     out += n;
     out += "=\"";
-    append_escaped(out, v);
+    append_escaped_label_value(out, v);
     out += '"';
   }
   if (!first) out += '}';

@@ -5,6 +5,7 @@
 
 #include "core/common/number_format.h"
 #include "core/limiter/rate.h"
+#include "core/redis/client_options.h"
 #include "core/redis/redis_limiter.h"
 #include "core/redis/rollout_controller.h"
 #include "core/redis/rule_config.h"
@@ -90,9 +91,9 @@ void describe_rollout(RolloutView& v) {
   v.can_abort = s.active();
 }
 
-RolloutConsole::RolloutConsole(redis::RedisUrl url, std::string rule, redis::KeySchema schema,
-                               Clock& clock)
-    : endpoint_(std::move(url), redis::EndpointOptions{}, clock),
+RolloutConsole::RolloutConsole(redis::RedisUrl url, const redis::ConnectOptions& connect,
+                               std::string rule, redis::KeySchema schema, Clock& clock)
+    : endpoint_(std::move(url), redis::EndpointOptions::with(connect), clock),
       rule_(std::move(rule)),
       schema_(std::move(schema)) {}
 
@@ -100,12 +101,16 @@ Expected<std::unique_ptr<RolloutConsole>> RolloutConsole::make(const std::string
                                                                const std::string& rule,
                                                                const std::string& prefix,
                                                                Clock& clock) {
-  auto url = redis::parse_redis_url(redis_url);
-  if (!url) return make_error(url.error());
+  // The shared Redis options (core/redis/client_options.h): the URL, the prefix checked as the
+  // CLI checks it, the one default timeout.
+  redis::ClientOptionText given;
+  given.url = redis::GivenOption{"Redis URL", redis_url};
+  if (!prefix.empty()) given.prefix = redis::GivenOption{"prefix", prefix};
+  auto options = redis::parse_client_options(given, nullptr, true);
+  if (!options) return make_error(options.error());
   if (auto e = redis::KeySchema::check_rule(rule)) return make_error("rule: " + *e);
-  redis::KeySchema schema(prefix);
-  return std::unique_ptr<RolloutConsole>(
-      new RolloutConsole(std::move(url).value(), rule, std::move(schema), clock));
+  return std::unique_ptr<RolloutConsole>(new RolloutConsole(
+      std::move(options->url), options->connect, rule, std::move(options->schema), clock));
 }
 
 redis::Result<std::int64_t> RolloutConsole::server_ms(redis::Connection& c) {

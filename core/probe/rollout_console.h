@@ -79,7 +79,8 @@ class RolloutConsole {
   const std::string& rule() const { return rule_; }
 
  private:
-  RolloutConsole(redis::RedisUrl url, std::string rule, redis::KeySchema schema, Clock& clock);
+  RolloutConsole(redis::RedisUrl url, const redis::ConnectOptions& connect, std::string rule,
+                 redis::KeySchema schema, Clock& clock);
   redis::Result<std::int64_t> server_ms(redis::Connection& c);
   redis::Result<RolloutView> view(redis::Connection& c);
 
