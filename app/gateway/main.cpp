@@ -24,7 +24,6 @@
 #include "core/gateway/unlimited_admission.h"
 #include "core/limiter/policy.h"
 #include "core/limiter/rate.h"
-#include "core/redis/decision_backend.h"
 #include "core/redis/endpoint.h"
 #include "core/redis/redis_password.h"
 #include "core/redis/redis_url.h"
@@ -259,8 +258,7 @@ int main(int argc, char** argv) {
   const std::string limiter_mode = args.get("limiter").value_or(redis_url ? "redis" : "in-process");
   if (redis_url && limiter_mode != "redis")
     return usage_error("--limiter " + limiter_mode + " and --redis exclude each other");
-  std::unique_ptr<redis::Endpoint> endpoint;  // these two outlive the backend using them
-  std::unique_ptr<redis::DecisionBackend> decisions;
+  std::unique_ptr<redis::Endpoint> endpoint;  // outlives the backend using it
   gateway::GatewayMetrics metrics(max_series);  // before the backend, which reports to it
   std::unique_ptr<gateway::AdmissionBackend> backend;
   if (limiter_mode == "redis") {
@@ -284,9 +282,8 @@ int main(int argc, char** argv) {
     redis_options.decision_deadline = connect.command_timeout;
     endpoint =
         std::make_unique<redis::Endpoint>(*redis_url, endpoint_options, SteadyClock::instance());
-    decisions = endpoint->decisions(redis::RedisLimiter(redis_options.schema));
     auto redis_backend = std::make_unique<gateway::RedisAdmission>(
-        std::move(policy), *decisions, redis_options, SteadyClock::instance(), log);
+        std::move(policy), *endpoint, redis_options, SteadyClock::instance(), log);
     if (auto err = redis_backend->sync_rules()) {
       std::cerr << kProgram << ": cannot write the policy's rules to Redis: " << err->c_str()
                 << "\n";

@@ -31,10 +31,9 @@ bool same_limits(const redis::RuleConfig& a, const redis::RuleConfig& b) {
 
 }  // namespace
 
-RedisAdmission::RedisAdmission(Policy policy, redis::ConnectionPool& pool,
+RedisAdmission::RedisAdmission(Policy policy, redis::Endpoint& endpoint,
                                RedisAdmissionOptions options, Clock& clock, redis::LogSink log)
-    : own_backend_(
-          std::make_unique<redis::PooledDecisions>(pool, redis::RedisLimiter(options.schema))),
+    : own_backend_(endpoint.decisions(redis::RedisLimiter(options.schema))),
       backend_(*own_backend_),
       options_(std::move(options)),
       clock_(clock),

@@ -33,9 +33,10 @@
 // concerns only the requests of the script call it answered, which are refused, or decided
 // once more after the clock offset was learnt, exactly as a single decision is.
 //
-// Decisions and rule configs go through a DecisionBackend: one server through a connection
-// pool, or a Redis Cluster (ClusterLimiter: each tier's rule lives on the shard of its hash
-// tag, so the gateway's tiers spread over the masters).
+// Decisions and rule configs go through the redis::Endpoint's DecisionBackend, which decides
+// once whether it is one server (a connection pool) or a Redis Cluster (ClusterLimiter: each
+// tier's rule lives on the shard of its hash tag, so the gateway's tiers spread over the
+// masters); this class never chooses between the two.
 //
 // Settlement: after the upstream answered, settle() corrects the key's llm_tokens limit by
 // the difference between its usage and the estimate (a refund when the upstream failed). With
@@ -82,7 +83,7 @@
 #include "core/gateway/pending_settlements.h"
 #include "core/redis/decision_backend.h"
 #include "core/redis/failure_guard.h"
-#include "core/redis/pool.h"
+#include "core/redis/endpoint.h"
 #include "core/redis/redis_limiter.h"
 
 namespace limitscope::gateway {
@@ -136,14 +137,16 @@ bool decision_logged(std::string_view api_key_sha256_hex, double fraction);
 class RedisAdmission final : public AdmissionBackend {
  public:
   /// @param policy checked with check_policy() by the caller
-  /// @param pool connections (must outlive this)
+  /// @param endpoint the Redis server or cluster (must outlive this): decisions and rule
+  ///        configs go through its decision backend (redis::Endpoint::decisions), with the key
+  ///        prefix of options.schema
   /// @param clock for the breakers, the log gate and the settlement flusher's waits (must
   ///        outlive this)
   /// @param log receives failure lines (at most one per FailurePolicy::log_interval per rule)
-  RedisAdmission(Policy policy, redis::ConnectionPool& pool, RedisAdmissionOptions options,
+  RedisAdmission(Policy policy, redis::Endpoint& endpoint, RedisAdmissionOptions options,
                  Clock& clock, redis::LogSink log = {});
-  /// The same over any backend (a Redis Cluster: core/redis/cluster_limiter.h); the key
-  /// prefix is the backend's (options.schema is replaced by it).
+  /// The same over a given backend (a test's, wrapping one to inject races); the key prefix
+  /// is the backend's (options.schema is replaced by it).
   /// @param backend must outlive this
   RedisAdmission(Policy policy, redis::DecisionBackend& backend, RedisAdmissionOptions options,
                  Clock& clock, redis::LogSink log = {});
@@ -237,7 +240,7 @@ class RedisAdmission final : public AdmissionBackend {
   void start_flusher();
   void stop_flusher();
 
-  std::unique_ptr<redis::DecisionBackend> own_backend_;  ///< the pool's, for the first constructor
+  std::unique_ptr<redis::DecisionBackend> own_backend_;  ///< the endpoint's, for the first constructor
   redis::DecisionBackend& backend_;
   RedisAdmissionOptions options_;
   Clock& clock_;

@@ -51,18 +51,16 @@ void admin(const RedisServer& s, const std::vector<std::string>& command) {
 
 struct Gateway {
   Gateway(const RedisServer& s, const std::string& user, const std::string& password) {
-    redis::PoolOptions po;
-    po.size = 2;
-    po.connect = {milliseconds(500), milliseconds(500)};
-    pool = std::make_unique<redis::ConnectionPool>(url_of(s, user, password), po, clock);
+    endpoint = std::make_unique<redis::Endpoint>(
+        url_of(s, user, password), redis::EndpointOptions::with({milliseconds(500), milliseconds(500)}, 2), clock);
     RedisAdmissionOptions o;
     o.failure.mode = redis::FailureMode::fail_open;
-    admission = std::make_unique<RedisAdmission>(policy(), *pool, o, clock);
+    admission = std::make_unique<RedisAdmission>(policy(), *endpoint, o, clock);
   }
   AdmissionResult admit() { return admission->admit(AdmissionRequest{"k", "m", 0, clock.now()}); }
 
   ManualClock clock;
-  std::unique_ptr<redis::ConnectionPool> pool;
+  std::unique_ptr<redis::Endpoint> endpoint;
   std::unique_ptr<RedisAdmission> admission;
 };
 

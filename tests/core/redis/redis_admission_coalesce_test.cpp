@@ -28,10 +28,8 @@ struct Gateway {
           std::size_t hold_until_queued, std::optional<Nanos> deadline = std::nullopt,
           redis::FailureMode mode = redis::FailureMode::fail_open) {
     url.port = server.port();
-    redis::PoolOptions po;
-    po.size = 32;
-    po.connect = {std::chrono::seconds(5), std::chrono::seconds(5)};
-    pool = std::make_unique<redis::ConnectionPool>(url, po, clock);
+    endpoint = std::make_unique<redis::Endpoint>(
+        url, redis::EndpointOptions::with({std::chrono::seconds(5), std::chrono::seconds(5)}, 32), clock);
     RedisAdmissionOptions o;
     o.batch_window = window;
     o.max_batches_in_flight = 1;  // the first round trip alone in flight, the rest queued
@@ -48,7 +46,7 @@ struct Gateway {
     };
     auto p = parse_policy(kPolicy, "coalesce-test-policy");
     EXPECT_TRUE(p.ok()) << p.error();
-    admission = std::make_unique<RedisAdmission>(std::move(p).value(), *pool, o, clock);
+    admission = std::make_unique<RedisAdmission>(std::move(p).value(), *endpoint, o, clock);
     EXPECT_FALSE(admission->sync_rules().has_value());
   }
 
@@ -67,7 +65,7 @@ struct Gateway {
 
   ManualClock clock;
   redis::RedisUrl url;
-  std::unique_ptr<redis::ConnectionPool> pool;
+  std::unique_ptr<redis::Endpoint> endpoint;
   std::unique_ptr<RedisAdmission> admission;
   std::mutex mu;
   std::vector<std::size_t> round_trips;  // decisions per round trip, in order

@@ -34,16 +34,14 @@ struct LateGateway {
   explicit LateGateway(redis::FailureMode mode) {
     server = test::RedisServer::start();
     url.port = server->port();
-    redis::PoolOptions po;
-    po.size = 2;
-    po.connect = {std::chrono::seconds(2), std::chrono::seconds(2)};
-    pool = std::make_unique<redis::ConnectionPool>(url, po, clock);
+    endpoint = std::make_unique<redis::Endpoint>(
+        url, redis::EndpointOptions::with({std::chrono::seconds(2), std::chrono::seconds(2)}, 2), clock);
     RedisAdmissionOptions o;
     o.failure.mode = mode;
     o.decision_deadline = Nanos{0};
     auto p = parse_policy(kOneTierPolicy, "deadline-test-policy");
     EXPECT_TRUE(p.ok()) << p.error();
-    admission = std::make_unique<RedisAdmission>(std::move(p).value(), *pool, o, clock);
+    admission = std::make_unique<RedisAdmission>(std::move(p).value(), *endpoint, o, clock);
     EXPECT_FALSE(admission->sync_rules().has_value());
     EXPECT_FALSE(admission->check_access().has_value()) << "the probe carries no deadline";
     auto c = redis::Connection::open(url);
@@ -61,7 +59,7 @@ struct LateGateway {
   ManualClock clock;
   std::unique_ptr<test::RedisServer> server;
   redis::RedisUrl url;
-  std::unique_ptr<redis::ConnectionPool> pool;
+  std::unique_ptr<redis::Endpoint> endpoint;
   std::unique_ptr<RedisAdmission> admission;
   std::unique_ptr<redis::Connection> admin;
 };

@@ -28,17 +28,15 @@ struct Gateway {
   Gateway(test::RedisServer& server, std::chrono::milliseconds settle_delay,
           int failure_threshold = 5, std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
     url.port = server.port();
-    redis::PoolOptions po;
-    po.size = 4;
-    po.connect = {timeout, timeout};
-    pool = std::make_unique<redis::ConnectionPool>(url, po, clock);
+    endpoint = std::make_unique<redis::Endpoint>(
+        url, redis::EndpointOptions::with({timeout, timeout}, 4), clock);
     RedisAdmissionOptions o;
     o.settle_delay = settle_delay;
     o.failure.breaker.failure_threshold = failure_threshold;
     o.on_settlement = [this](SettleWay w) { ++ways[static_cast<int>(w)]; };
     auto p = parse_policy(kPolicy, "settle-test-policy");
     EXPECT_TRUE(p.ok()) << p.error();
-    admission = std::make_unique<RedisAdmission>(std::move(p).value(), *pool, o, clock);
+    admission = std::make_unique<RedisAdmission>(std::move(p).value(), *endpoint, o, clock);
     EXPECT_FALSE(admission->sync_rules().has_value());
     auto c = redis::Connection::open(url);
     EXPECT_TRUE(c.ok());
@@ -58,7 +56,7 @@ struct Gateway {
 
   test::RecordingClock clock;  // the flusher waits on it: nothing is flushed until a test moves it
   redis::RedisUrl url;
-  std::unique_ptr<redis::ConnectionPool> pool;
+  std::unique_ptr<redis::Endpoint> endpoint;
   std::unique_ptr<RedisAdmission> admission;
   std::unique_ptr<redis::Connection> admin;
   std::atomic<int> ways[3] = {0, 0, 0};  // SettleWay ride, alone, lost
