@@ -258,7 +258,7 @@ int main(int argc, char** argv) {
   const std::string limiter_mode = args.get("limiter").value_or(redis_url ? "redis" : "in-process");
   if (redis_url && limiter_mode != "redis")
     return usage_error("--limiter " + limiter_mode + " and --redis exclude each other");
-  std::unique_ptr<redis::Endpoint> endpoint;  // outlives the backend using it
+  std::unique_ptr<redis::Endpoint> endpoint;    // outlives the backend using it
   gateway::GatewayMetrics metrics(max_series);  // before the backend, which reports to it
   std::unique_ptr<gateway::AdmissionBackend> backend;
   if (limiter_mode == "redis") {

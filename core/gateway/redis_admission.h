@@ -82,8 +82,8 @@
 #include "core/gateway/decision_coalescer.h"
 #include "core/gateway/pending_settlements.h"
 #include "core/redis/decision_backend.h"
-#include "core/redis/failure_guard.h"
 #include "core/redis/endpoint.h"
+#include "core/redis/failure_guard.h"
 #include "core/redis/redis_limiter.h"
 
 namespace limitscope::gateway {
@@ -240,7 +240,8 @@ class RedisAdmission final : public AdmissionBackend {
   void start_flusher();
   void stop_flusher();
 
-  std::unique_ptr<redis::DecisionBackend> own_backend_;  ///< the endpoint's, for the first constructor
+  /// The endpoint's, for the first constructor.
+  std::unique_ptr<redis::DecisionBackend> own_backend_;
   redis::DecisionBackend& backend_;
   RedisAdmissionOptions options_;
   Clock& clock_;

@@ -52,7 +52,8 @@ void admin(const RedisServer& s, const std::vector<std::string>& command) {
 struct Gateway {
   Gateway(const RedisServer& s, const std::string& user, const std::string& password) {
     endpoint = std::make_unique<redis::Endpoint>(
-        url_of(s, user, password), redis::EndpointOptions::with({milliseconds(500), milliseconds(500)}, 2), clock);
+        url_of(s, user, password),
+        redis::EndpointOptions::with({milliseconds(500), milliseconds(500)}, 2), clock);
     RedisAdmissionOptions o;
     o.failure.mode = redis::FailureMode::fail_open;
     admission = std::make_unique<RedisAdmission>(policy(), *endpoint, o, clock);

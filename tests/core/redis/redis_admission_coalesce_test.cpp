@@ -29,7 +29,8 @@ struct Gateway {
           redis::FailureMode mode = redis::FailureMode::fail_open) {
     url.port = server.port();
     endpoint = std::make_unique<redis::Endpoint>(
-        url, redis::EndpointOptions::with({std::chrono::seconds(5), std::chrono::seconds(5)}, 32), clock);
+        url, redis::EndpointOptions::with({std::chrono::seconds(5), std::chrono::seconds(5)}, 32),
+        clock);
     RedisAdmissionOptions o;
     o.batch_window = window;
     o.max_batches_in_flight = 1;  // the first round trip alone in flight, the rest queued

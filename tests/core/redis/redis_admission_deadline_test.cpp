@@ -35,7 +35,8 @@ struct LateGateway {
     server = test::RedisServer::start();
     url.port = server->port();
     endpoint = std::make_unique<redis::Endpoint>(
-        url, redis::EndpointOptions::with({std::chrono::seconds(2), std::chrono::seconds(2)}, 2), clock);
+        url, redis::EndpointOptions::with({std::chrono::seconds(2), std::chrono::seconds(2)}, 2),
+        clock);
     RedisAdmissionOptions o;
     o.failure.mode = mode;
     o.decision_deadline = Nanos{0};
