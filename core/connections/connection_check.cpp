@@ -6,6 +6,7 @@
 #include "core/probe/limiter_profile.h"
 #include "core/probe/metrics_scrape.h"
 #include "core/probe/prometheus_client.h"
+#include "core/redis/client_options.h"
 #include "core/redis/connection.h"
 #include "core/redis/endpoint.h"
 
@@ -229,6 +230,12 @@ std::string CheckResult::figure(const std::string& name) const {
     if (k == name) return v;
   }
   return {};
+}
+
+CheckOptions check_options(ConnectionKind kind) {
+  CheckOptions o;
+  if (kind == ConnectionKind::redis) o.timeout = redis::kDefaultTimeout;
+  return o;
 }
 
 CheckResult check_connection(const ResolvedConnection& target, const CheckOptions& options,

@@ -21,9 +21,10 @@
 namespace limitscope::connections {
 
 struct CheckOptions {
-  std::chrono::milliseconds timeout{3000};  ///< connect and each command / request
-  std::size_t scan_count = 1000;            ///< redis: SCAN COUNT
-  std::size_t scan_calls = 10;              ///< redis: at most this many SCAN calls
+  /// Connect and each command / request. The dialog's Test takes check_options(), not this.
+  std::chrono::milliseconds timeout{3000};
+  std::size_t scan_count = 1000;  ///< redis: SCAN COUNT
+  std::size_t scan_calls = 10;    ///< redis: at most this many SCAN calls
 };
 
 struct CheckResult {
@@ -41,6 +42,12 @@ struct CheckResult {
   /// The figure called `name`, or "".
   std::string figure(const std::string& name) const;
 };
+
+/// The options of the Test of a connection of `kind`: a Redis connection waits as long as the
+/// shared Redis options say (redis::kDefaultTimeout, core/redis/client_options.h: what the CLI,
+/// the gateway and the GUI's own Redis work wait for a connect and a command), never a timeout
+/// of the check's own; a /metrics or Prometheus connection CheckOptions' default.
+CheckOptions check_options(ConnectionKind kind);
 
 /// Runs the check. @param clock measures the PING round trip and, on a cluster, paces the
 /// cluster client's reconnects, slot-map reads and retries, which may wait on it (SteadyClock

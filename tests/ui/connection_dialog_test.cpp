@@ -1,7 +1,8 @@
 // Verifies the connection manager (offscreen, temp XDG_CONFIG_HOME): the dialog saves and
 // reloads a connection with its password in the secret store and never in connections.json,
 // offers an environment variable when the keychain is unavailable, tests a real redis-server
-// (ok with figures; a wrong password is an auth error), keeps a bad connections.json as it is,
+// (ok with figures; a wrong password is an auth error; a server that stalls past the shared
+// Redis timeout is a timeout), keeps a bad connections.json as it is,
 // the system keychain without a service refuses and writes no file, and File ▸ Recent
 // connections opens a saved Redis or /metrics connection in the main window.
 #include "ui/connections/connection_dialog.h"
@@ -23,6 +24,7 @@
 #include <QTimer>
 #include <map>
 
+#include "core/redis/client_options.h"
 #include "core/redis/connection.h"
 #include "support/canned_http_server.h"
 #include "support/qt_app.h"
@@ -265,6 +267,32 @@ TEST(ConnectionDialog, TestConnectionAgainstARealRedis) {
   d.testConnection();
   ASSERT_TRUE(tested.wait(kWaitMs));
   EXPECT_TRUE(tested.at(0).at(0).toBool()) << tested.at(0).at(2).toString().toStdString();
+}
+
+// Test connection waits on Redis as long as the shared Redis options say (500 ms), as opening
+// the connection would, not a timeout of its own (it was 3 s): a server that holds every client
+// for 2 s fails the test as a timeout, where 3 s would have outwaited the pause and said OK.
+TEST(ConnectionDialog, TestConnectionWaitsAsLongAsTheSharedRedisTimeout) {
+  TempConfig config;
+  auto server = test::RedisServer::start();
+  ASSERT_LT(redis::kDefaultTimeout, std::chrono::milliseconds(2000));
+  MemorySecretStore secrets(false);
+  SavedConnections saved;
+  ConnectionDialog d(&saved, &secrets);
+  child<QLineEdit>(&d, "name")->setText(QStringLiteral("paused"));
+  child<QLineEdit>(&d, "url")->setText(
+      QStringLiteral("redis://127.0.0.1:%1/0").arg(server->port()));
+  redis::RedisUrl admin;
+  admin.port = server->port();
+  auto c = redis::Connection::open(admin);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  ASSERT_TRUE(c->command({"CLIENT", "PAUSE", "2000", "ALL"}).ok());
+  QSignalSpy tested(&d, &ConnectionDialog::tested);
+  d.testConnection();
+  ASSERT_TRUE(tested.wait(kWaitMs));
+  EXPECT_FALSE(tested.at(0).at(0).toBool()) << tested.at(0).at(2).toString().toStdString();
+  EXPECT_EQ(tested.at(0).at(1).toString(), QStringLiteral("timeout"))
+      << tested.at(0).at(2).toString().toStdString();
 }
 
 TEST(ConnectionDialog, ABadConnectionsFileIsReportedAndKept) {

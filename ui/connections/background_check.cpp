@@ -12,8 +12,8 @@ void checkInBackground(const connections::ResolvedConnection& target, QObject* r
   auto* relay = new QObject;
   QPointer<QObject> guard(receiver);
   QThreadPool::globalInstance()->start([relay, guard, target, done = std::move(done)] {
-    const connections::CheckResult result =
-        connections::check_connection(target, connections::CheckOptions{}, SteadyClock::instance());
+    const connections::CheckResult result = connections::check_connection(
+        target, connections::check_options(target.saved.kind), SteadyClock::instance());
     QMetaObject::invokeMethod(
         relay,
         [relay, guard, done, result] {

@@ -1,6 +1,7 @@
 #pragma once
 // Runs the blocking test-connection check (core/connections/connection_check.h) on the global
-// thread pool and hands the result back on the GUI thread, to `receiver` if it still exists.
+// thread pool, waiting as opening the connection would (connections::check_options), and hands
+// the result back on the GUI thread, to `receiver` if it still exists.
 
 #include <QObject>
 #include <functional>

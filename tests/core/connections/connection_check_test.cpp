@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/redis/client_options.h"
 #include "support/canned_http_server.h"
 #include "support/ports.h"
 
@@ -68,6 +69,12 @@ TEST(ConnectionCheck, PrometheusQueriesUp) {
       << server.last_request();
   EXPECT_NE(server.last_request().find("Authorization: Bearer t0k"), std::string::npos)
       << server.last_request();
+}
+
+TEST(ConnectionCheck, TheTestOfARedisConnectionWaitsAsTheSharedRedisOptionsSay) {
+  EXPECT_EQ(check_options(ConnectionKind::redis).timeout, redis::kDefaultTimeout);
+  EXPECT_EQ(check_options(ConnectionKind::metrics).timeout, CheckOptions{}.timeout);
+  EXPECT_EQ(check_options(ConnectionKind::prometheus).timeout, CheckOptions{}.timeout);
 }
 
 TEST(ConnectionCheck, FailuresCarryTheirKind) {
