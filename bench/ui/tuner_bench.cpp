@@ -21,8 +21,10 @@
 
 #include "core/tuner/trace_file_load.h"
 #include "ui/tuner/param_editor.h"
+#include "ui/tuner/trace_panel.h"
 #include "ui/tuner/tuner_tab.h"
 #include "ui/tuner/whatif_chart.h"
+#include "ui/tuner/whatif_panel.h"
 
 namespace {
 
@@ -62,7 +64,7 @@ void bench_redraw(int changes) {
   tab.show();
   QEventLoop loop;
   QObject::connect(&tab, &ui::TunerTab::whatIfUpdated, &loop, &QEventLoop::quit);
-  tab.setTrace(trace_of(100'000), QStringLiteral("bench"));
+  tab.tracePanel()->setTrace(trace_of(100'000), QStringLiteral("bench"));
   loop.exec();
   QSlider* slider = tab.candidateEditor()->firstSlider();
   const int base = slider->value();
@@ -74,7 +76,7 @@ void bench_redraw(int changes) {
     slider->setValue(base + (i % 2 == 0 ? 40 : -40) + i % 7);  // as a drag would
     loop.exec();  // until the chart holds the new series
     series_ms.push_back(static_cast<double>(timer.nsecsElapsed()) / 1e6);
-    sink += tab.whatIfChart()->grab().width();  // and has painted them
+    sink += tab.whatIfPanel()->chart()->grab().width();  // and has painted them
     ms.push_back(static_cast<double>(timer.nsecsElapsed()) / 1e6);
   }
   std::printf(

@@ -64,6 +64,38 @@ std::string trace_summary(const std::string& source, const Trace& trace, double 
   return text;
 }
 
+std::string bad_lines_text(const std::vector<TraceError>& errors, std::size_t error_count,
+                           std::size_t shown) {
+  std::string text;
+  for (std::size_t i = 0; i < std::min(shown, errors.size()); ++i) {
+    const TraceError& e = errors[i];
+    if (!text.empty()) text += '\n';
+    text += e.line > 0 ? "line " + std::to_string(e.line) + ": " + e.message : e.message;
+  }
+  if (error_count > shown) {
+    if (!text.empty()) text += '\n';
+    text += "… and " + std::to_string(error_count - shown) + " more";
+  }
+  return text;
+}
+
+KeyNames key_names_of(const std::vector<KeyRow>& rows) {
+  KeyNames names;
+  for (const KeyRow& r : rows) {
+    if (!r.name.empty() && r.name != r.api_key) names.set(r.api_key, r.name);  // hashes only
+  }
+  return names;
+}
+
+std::string key_shown(const KeyNames& names, const std::string& key) {
+  const std::string* name = names.find(key);
+  return name != nullptr ? *name + " (" + key + ")" : key;
+}
+
+std::string change_author(const char* user) {
+  return user != nullptr && *user != '\0' ? std::string(user) : std::string("limitscope");
+}
+
 Expected<SweepRequest> check_sweep(const Trace* trace, const SweepInputs& in) {
   if (trace == nullptr) return make_error("Load a trace first.");
   SweepRequest r;

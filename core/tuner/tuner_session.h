@@ -19,6 +19,7 @@
 #include "core/common/expected.h"
 #include "core/limiter/limit_params.h"
 #include "core/redis/rule_config.h"
+#include "core/sources/dashboard_snapshot.h"
 #include "core/sources/key_names.h"
 #include "core/tuner/advice.h"
 #include "core/tuner/candidate.h"
@@ -57,6 +58,20 @@ std::optional<TraceFacts> study_trace(const Trace& trace, Algorithm algorithm, i
 /// bad lines skipped, if any.
 std::string trace_summary(const std::string& source, const Trace& trace, double largest_cost,
                           std::size_t skipped);
+
+/// The report of a load with bad lines: "line 3: why" (an error without a line number as it
+/// is) for the first `shown` errors, one a line, then "… and N more" when there are more.
+std::string bad_lines_text(const std::vector<TraceError>& errors, std::size_t error_count,
+                           std::size_t shown = 20);
+
+/// The names the Tuner shows for keys, from the dashboard's key rows: a row's name when it
+/// names a hash (a name equal to the key, or none, is left out).
+KeyNames key_names_of(const std::vector<KeyRow>& rows);
+/// "acme-prod (0123…:gpt-4.1)" for a key `names` names, else the key as it is.
+std::string key_shown(const KeyNames& names, const std::string& key);
+/// Who an audit entry of the Tuner names: `user` (the USER variable; null when unset), or
+/// "limitscope" when it is unset or empty.
+std::string change_author(const char* user);
 
 /// The sweep panel's fields as entered.
 struct SweepInputs {

@@ -30,6 +30,7 @@
 #include "ui/main_window.h"
 #include "ui/models/key_table_model.h"
 #include "ui/tuner/apply_dialog.h"
+#include "ui/tuner/live_panel.h"
 #include "ui/tuner/param_editor.h"
 #include "ui/tuner/tuner_tab.h"
 
@@ -258,10 +259,11 @@ TEST_F(ClusterDashboard, TunerTabReadsLoadsAppliesAndUndoesOnEachRulesMaster) {
     }
     TunerTab tab(QString::fromStdString(cluster_->url()));
     QSignalSpy read(&tab, &TunerTab::configRead);
-    tab.setRule(QString::fromStdString(s.rule));
-    tab.readLiveConfig();
+    tab.livePanel()->setRule(QString::fromStdString(s.rule));
+    tab.livePanel()->readLiveConfig();
     ASSERT_TRUE(read.wait(kWaitMs));
-    ASSERT_TRUE(tab.liveConfig().has_value()) << tab.liveStatusText().toStdString();
+    ASSERT_TRUE(tab.livePanel()->liveConfig().has_value())
+        << tab.livePanel()->status().toStdString();
     EXPECT_EQ(tab.currentEditor()->params().capacity, 10);
 
     QSignalSpy loaded(&tab, &TunerTab::traceLoaded);
@@ -270,14 +272,14 @@ TEST_F(ClusterDashboard, TunerTabReadsLoadsAppliesAndUndoesOnEachRulesMaster) {
     ASSERT_NE(tab.trace(), nullptr);
     EXPECT_EQ(tab.trace()->events.size(), 4u) << "the logged decisions, read on the rule's master";
 
-    tab.setWritesArmed(true);
+    tab.livePanel()->setWritesArmed(true);
     tab.candidateEditor()->setParams(test::bucket(Algorithm::token_bucket, 25, 1, 1h));
     QSignalSpy done(&tab, &TunerTab::applyFinished);
-    tab.requestApply();
-    ASSERT_NE(tab.applyDialog(), nullptr)
+    tab.livePanel()->requestApply();
+    ASSERT_NE(tab.livePanel()->applyDialog(), nullptr)
         << (done.isEmpty() ? std::string("no answer") : done.at(0).at(1).toString().toStdString());
-    tab.applyDialog()->setReason(QStringLiteral("cluster test"));
-    tab.applyDialog()->accept();
+    tab.livePanel()->applyDialog()->setReason(QStringLiteral("cluster test"));
+    tab.livePanel()->applyDialog()->accept();
     ASSERT_TRUE(done.wait(kWaitMs));
     ASSERT_TRUE(done.at(0).at(0).toBool()) << done.at(0).at(1).toString().toStdString();
     // Written on the master that owns the rule's slot.
@@ -287,7 +289,7 @@ TEST_F(ClusterDashboard, TunerTabReadsLoadsAppliesAndUndoesOnEachRulesMaster) {
     ASSERT_TRUE(capacity.ok());
     EXPECT_EQ(capacity->str, "25");
 
-    tab.undo();
+    tab.livePanel()->undo();
     ASSERT_TRUE(done.wait(kWaitMs));
     ASSERT_TRUE(done.at(1).at(0).toBool()) << done.at(1).at(1).toString().toStdString();
     capacity = owner.command({"HGET", schema.config_key(s.rule), "capacity"});

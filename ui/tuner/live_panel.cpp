@@ -10,11 +10,16 @@
 
 #include "core/redis/key_schema.h"
 #include "ui/qt_text.h"
+#include "ui/tuner/param_editor.h"
 
 namespace limitscope::ui {
 
-LivePanel::LivePanel(bool connected, const QString& redis_shown, QWidget* parent)
-    : QGroupBox(tr("Live rule"), parent), m_connected(connected) {
+LivePanel::LivePanel(TunerShared& shared, QWidget* parent)
+    : QGroupBox(tr("Live rule"), parent),
+      m_shared(shared),
+      m_connected(!shared.redisUrl.isEmpty()) {
+  const bool connected = m_connected;
+  const QString& redis_shown = shared.redisShown;
   auto* form = new QFormLayout(this);
   auto* where =
       new QLabel(!connected ? tr("No Redis connection (start limitscope with --redis URL); "
@@ -52,7 +57,12 @@ LivePanel::LivePanel(bool connected, const QString& redis_shown, QWidget* parent
   form->addRow(m_limitLabel, m_limitBox);
   m_limitBox->hide();
   m_limitLabel->hide();
-  connect(m_limitBox, &QComboBox::currentIndexChanged, this, &LivePanel::scopeChanged);
+  // The scope, the key or the composite's limit changed: the live setting to show changed.
+  const auto scopeChanged = [this] {
+    showLiveSetting();
+    updateLiveButtons();
+  };
+  connect(m_limitBox, &QComboBox::currentIndexChanged, this, scopeChanged);
   m_arm = new QCheckBox(
       !connected ? tr("Allow writes (no connection)") : tr("Allow writes to %1").arg(redis_shown),
       this);
@@ -75,18 +85,24 @@ LivePanel::LivePanel(bool connected, const QString& redis_shown, QWidget* parent
   m_status = new QLabel(tr("Read-only: nothing is written until writes are allowed."), this);
   m_status->setWordWrap(true);
   form->addRow(m_status);
-  connect(m_readButton, &QPushButton::clicked, this, &LivePanel::readClicked);
-  connect(m_arm, &QCheckBox::toggled, this, &LivePanel::armToggled);
-  connect(m_applyButton, &QPushButton::clicked, this, &LivePanel::applyClicked);
-  connect(m_undoButton, &QPushButton::clicked, this, &LivePanel::undoClicked);
-  connect(m_shadowButton, &QPushButton::clicked, this, &LivePanel::shadowClicked);
-  connect(m_clearShadowButton, &QPushButton::clicked, this, &LivePanel::clearShadowClicked);
-  connect(m_scope, &QComboBox::currentIndexChanged, this, [this](int index) {
+  connect(m_readButton, &QPushButton::clicked, this, &LivePanel::readLiveConfig);
+  connect(m_arm, &QCheckBox::toggled, this, &LivePanel::setWritesArmed);
+  connect(m_applyButton, &QPushButton::clicked, this, &LivePanel::requestApply);
+  connect(m_undoButton, &QPushButton::clicked, this, &LivePanel::undo);
+  connect(m_shadowButton, &QPushButton::clicked, this, &LivePanel::putInShadow);
+  connect(m_clearShadowButton, &QPushButton::clicked, this, &LivePanel::clearShadow);
+  connect(m_scope, &QComboBox::currentIndexChanged, this, [this, scopeChanged](int index) {
     m_overrideKey->setEnabled(index == 1);
-    emit scopeChanged();
+    scopeChanged();
   });
-  connect(m_overrideKey, &QLineEdit::editingFinished, this, &LivePanel::scopeChanged);
-  connect(m_rule, &QLineEdit::textChanged, this, &LivePanel::ruleEdited);
+  connect(m_overrideKey, &QLineEdit::editingFinished, this, scopeChanged);
+  connect(m_rule, &QLineEdit::textChanged, this, [this] {
+    // What was read belongs to another rule.
+    m_shared.session.forget_live();
+    m_shadowVersion = 0;
+    m_shared.current->setEditable(true);
+    updateLiveButtons();
+  });
 }
 
 QString LivePanel::rule() const {
@@ -95,6 +111,7 @@ QString LivePanel::rule() const {
 
 void LivePanel::setRule(const QString& rule) {
   m_rule->setText(rule);
+  emit ruleSet(rule);
 }
 
 QString LivePanel::prefix() const {
@@ -108,6 +125,7 @@ QString LivePanel::overrideKey() const {
 void LivePanel::setOverrideKey(const QString& key) {
   m_overrideKey->setText(key);
   m_scope->setCurrentIndex(key.isEmpty() ? 0 : 1);
+  showLiveSetting();
 }
 
 tuner::LiveInputs LivePanel::inputs() const {

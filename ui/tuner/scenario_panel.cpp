@@ -15,7 +15,8 @@
 
 namespace limitscope::ui {
 
-ScenarioPanel::ScenarioPanel(QWidget* parent) : QScrollArea(parent) {
+ScenarioPanel::ScenarioPanel(TunerShared& shared, QWidget* parent)
+    : QScrollArea(parent), m_shared(shared) {
   // One row of controls; the two results side by side under it, the outage's table wider. The
   // page scrolls rather than widen the window (the Tuner's width is the main window's minimum).
   setWidgetResizable(true);
@@ -40,7 +41,7 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QScrollArea(parent) {
   runOutage->setToolTip(
       tr("Replays the trace with the current setting and Redis down for the window: "
          "fail-open, fail-closed and a local fallback limiter"));
-  connect(runOutage, &QPushButton::clicked, this, &ScenarioPanel::outageClicked);
+  connect(runOutage, &QPushButton::clicked, this, &ScenarioPanel::runOutageWhatIf);
   m_routeUnder = new QSpinBox(page);
   m_routeUnder->setRange(1, 100'000'000);
   m_routeUnder->setValue(500);
@@ -51,7 +52,7 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QScrollArea(parent) {
   runRouting->setToolTip(
       tr("Replays the trace as it was and with small requests on another model "
          "(its cost weight and price, default policy)"));
-  connect(runRouting, &QPushButton::clicked, this, &ScenarioPanel::routingClicked);
+  connect(runRouting, &QPushButton::clicked, this, &ScenarioPanel::runRoutingWhatIf);
   row->addWidget(new QLabel(tr("Redis down"), page));
   row->addWidget(m_outage);
   row->addWidget(m_outageReplicas);

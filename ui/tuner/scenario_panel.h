@@ -2,10 +2,13 @@
 // The Tuner's what-if scenarios page: a Redis outage (its window and the gateway replicas
 // sharing the limit) and a cost-aware routing rule (requests under N tokens to another model),
 // each run on the loaded trace with the current setting, and their results side by side. It
-// only binds: the tab computes the scenarios on its worker (core/tuner/outage_whatif.h,
-// routing_whatif.h) and shows core's tables here.
+// binds: the scenarios are computed on the scenario worker (core/tuner/outage_whatif.h,
+// routing_whatif.h; scenario_panel_run.cpp), the session drops late replies, and core's
+// tables are shown here.
 
 #include <QScrollArea>
+
+#include "ui/tuner/tuner_shared.h"
 
 QT_BEGIN_NAMESPACE
 class QComboBox;
@@ -20,7 +23,7 @@ class ResultBox;
 class ScenarioPanel : public QScrollArea {
   Q_OBJECT
  public:
-  explicit ScenarioPanel(QWidget* parent = nullptr);
+  explicit ScenarioPanel(TunerShared& shared, QWidget* parent = nullptr);
 
   /// The outage as typed: "10m@14:00" (UTC) or "90s@+5m" (from the trace's start).
   QString outage() const;
@@ -31,12 +34,26 @@ class ScenarioPanel : public QScrollArea {
   void setRouting(int under_tokens, const QString& model);
   ResultBox* outageBox() const { return m_outageBox; }
   ResultBox* routingBox() const { return m_routingBox; }
+  void runOutageWhatIf();
+  void runRoutingWhatIf();
+  /// A scenario's reply (wired by the tab).
+  void onScenario(const ScenarioResult& result);
+  /// A new trace: both results are to be run again.
+  void onTraceLoaded();
+  /// Asks the tab to show this page (instead of the sweep's heatmap).
+  void showScenarios() { emit showRequested(); }
 
  signals:
-  void outageClicked();
-  void routingClicked();
+  /// An outage or routing what-if finished (its box shows the result or the error).
+  void scenarioFinished();
+  void showRequested();
 
  private:
+  /// "Computing…" in `box` when there is a trace and a valid current setting, else why not
+  /// (and scenarioFinished). @return whether to compute
+  bool startScenario(ResultBox* box);
+
+  TunerShared& m_shared;
   QLineEdit* m_outage = nullptr;
   QSpinBox* m_outageReplicas = nullptr;
   QSpinBox* m_routeUnder = nullptr;

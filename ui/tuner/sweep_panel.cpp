@@ -7,11 +7,20 @@
 #include <QPushButton>
 #include <QSpinBox>
 
+#include "ui/tuner/param_editor.h"
+#include "ui/tuner/sweep_heatmap.h"
 #include "ui/tuner/value_spin_box.h"
 
 namespace limitscope::ui {
 
-SweepPanel::SweepPanel(QWidget* parent) : QGroupBox(tr("Sweep"), parent) {
+namespace {
+
+constexpr int kAdviceWidth = 340;  // px: about 50 characters a line beside the heatmap
+
+}  // namespace
+
+SweepPanel::SweepPanel(TunerShared& shared, TracePanel& jobs, QWidget* parent)
+    : QGroupBox(tr("Sweep"), parent), m_shared(shared), m_jobs(jobs) {
   auto* form = new QFormLayout(this);
   for (int a = 0; a < 2; ++a) {
     auto* row = new QHBoxLayout;
@@ -79,18 +88,36 @@ SweepPanel::SweepPanel(QWidget* parent) : QGroupBox(tr("Sweep"), parent) {
   auto* row = new QHBoxLayout;
   m_guessButton = new QPushButton(tr("First guess"), this);
   m_guessButton->setToolTip(tr("Load a trace: the candidate from the keys' rate percentiles"));
-  connect(m_guessButton, &QPushButton::clicked, this, &SweepPanel::firstGuessClicked);
+  connect(m_guessButton, &QPushButton::clicked, this, &SweepPanel::useFirstGuess);
   row->addWidget(m_guessButton);
   auto* around = new QPushButton(tr("Around candidate"), this);
-  connect(around, &QPushButton::clicked, this, &SweepPanel::aroundCandidateClicked);
+  connect(around, &QPushButton::clicked, this, [this] {
+    if (auto axes = tuner::axes_around(m_shared.candidate->params(), steps(0), steps(1)))
+      setSweepAxes(axes->first.min, axes->first.max, axes->first.steps, axes->second.min,
+                   axes->second.max, axes->second.steps);
+  });
   m_sweepButton = new QPushButton(tr("Run sweep"), this);
-  connect(m_sweepButton, &QPushButton::clicked, this, &SweepPanel::runClicked);
+  connect(m_sweepButton, &QPushButton::clicked, this, &SweepPanel::runSweep);
   row->addWidget(around);
   row->addWidget(m_sweepButton);
   form->addRow(row);
   m_sweepLabel = new QLabel(this);
   m_sweepLabel->setWordWrap(true);
   form->addRow(m_sweepLabel);
+  // The results, which the tab lays out elsewhere: the heatmap, and beside it the
+  // recommendation in full (word-wrapped at a fixed width, its page at least as tall as its
+  // text: see showAdvice()).
+  m_heatmap = new SweepHeatmap(this);
+  connect(m_heatmap, &SweepHeatmap::cellClicked, this, &SweepPanel::loadCell);
+  m_advice = new QLabel(this);
+  m_advice->setObjectName(QStringLiteral("sweepAdvice"));
+  m_advice->setWordWrap(true);
+  m_advice->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+  m_advice->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_advice->setFrameShape(QFrame::StyledPanel);
+  m_advice->setMargin(4);
+  m_advice->setFixedWidth(kAdviceWidth);
+  m_advice->hide();
 }
 
 void SweepPanel::setAxes(const tuner::SweepAxis& x, const tuner::SweepAxis& y, bool window) {

@@ -2,13 +2,16 @@
 // The Tuner's sweep panel: the grid (two axes, their steps, log or even spacing), the operator's
 // constraints (429 ratios, the worst key's spend, the spend limit over the current setting), and
 // the buttons that start from the trace's first guess, centre the grid on the candidate, or run
-// the sweep. It only binds: inputs() hands the fields to core (tuner::check_sweep), the tab
-// runs the sweep on its worker.
+// the sweep; and the sweep's results, laid out by the tab: the heatmap (a click loads a cell
+// as the candidate) and the recommendation in full beside it. It binds: core checks the
+// fields (tuner::check_sweep) and says what the outcome means; the sweep runs on the job
+// worker (sweep_panel_run.cpp).
 
 #include <QGroupBox>
 #include <optional>
 
 #include "core/tuner/tuner_session.h"
+#include "ui/tuner/tuner_shared.h"
 
 QT_BEGIN_NAMESPACE
 class QCheckBox;
@@ -20,14 +23,40 @@ QT_END_NAMESPACE
 
 namespace limitscope::ui {
 
+class SweepHeatmap;
+class TracePanel;
+
 class SweepPanel : public QGroupBox {
   Q_OBJECT
  public:
-  explicit SweepPanel(QWidget* parent = nullptr);
+  /// @param jobs the trace panel, which shows the sweep's progress and Cancel
+  SweepPanel(TunerShared& shared, TracePanel& jobs, QWidget* parent = nullptr);
 
-  /// The grid; `window`: the axes are a window and a limit (else a capacity and a refill).
-  void setAxes(const tuner::SweepAxis& x, const tuner::SweepAxis& y, bool window);
+  /// The grid, log-spaced, for the candidate's algorithm (a window and a limit, or a capacity
+  /// and a refill).
+  void setSweepAxes(double x_min, double x_max, int x_steps, double y_min, double y_max,
+                    int y_steps);
   int steps(int axis) const;
+  /// Checks the fields (core) and runs the sweep on the job worker, then sweepFinished.
+  void runSweep();
+  /// The same for the demo screenshot: once done, demoCellChosen with the cell to load.
+  void runDemoSweep();
+  /// A sweep's outcome (wired by the tab).
+  void onSweep(const SweepOutcome& outcome);
+  /// Loads sweep cell `index` as the candidate (what a click on the heatmap does).
+  void loadCell(int index);
+  /// Makes the trace's first guess (core/tuner/first_guess.h) the candidate (made on the job
+  /// worker when the candidate's algorithm is not the one of the load's guess).
+  void useFirstGuess();
+  /// The first guess for another algorithm was made (or cancelled) on the job worker.
+  void onFirstGuessStudied(bool cancelled);
+  /// A new trace: the old sweep goes, the axes are the ones its passes suggest.
+  void onTraceLoaded();
+  /// The candidate changed: no cell is selected any more.
+  void onCandidateChanged();
+  SweepHeatmap* heatmap() const { return m_heatmap; }
+  /// The sweep's recommendation in full, beside the heatmap.
+  QLabel* adviceLabel() const { return m_advice; }
   /// The fields as entered, for the candidate `base`.
   tuner::SweepInputs inputs(const LimitParams& base, int threads) const;
   void setMax429(std::optional<double> ratio);
@@ -43,11 +72,25 @@ class SweepPanel : public QGroupBox {
   QPushButton* runButton() const { return m_sweepButton; }
 
  signals:
-  void runClicked();
-  void firstGuessClicked();
-  void aroundCandidateClicked();
+  void sweepFinished(bool ok, const QString& message);
+  /// A cell or the first guess was made the candidate (TunerShared::candidate).
+  void candidateChosen();
+  /// A sweep starts on a loaded trace: its page should be in view.
+  void sweepStarted();
+  void demoCellChosen(int index);
 
  private:
+  /// The grid; `window`: the axes are a window and a limit (else a capacity and a refill).
+  void setAxes(const tuner::SweepAxis& x, const tuner::SweepAxis& y, bool window);
+  void applyFirstGuess(const tuner::FirstGuess& guess);
+  /// The recommendation beside the heatmap ("" hides it).
+  void showAdvice(const QString& text);
+
+  TunerShared& m_shared;
+  TracePanel& m_jobs;
+  SweepHeatmap* m_heatmap = nullptr;
+  QLabel* m_advice = nullptr;
+  bool m_demo = false;
   QDoubleSpinBox* m_axis[4] = {};  // x min, x max, y min, y max
   QSpinBox* m_steps[2] = {};
   QLabel* m_axisLabel[2] = {};

@@ -15,8 +15,8 @@
 
 namespace limitscope::ui {
 
-TracePanel::TracePanel(const QString& stream_tip, QWidget* parent)
-    : QGroupBox(tr("Trace"), parent) {
+TracePanel::TracePanel(TunerShared& shared, QWidget* parent)
+    : QGroupBox(tr("Trace"), parent), m_shared(shared) {
   auto* layout = new QVBoxLayout(this);
   auto* row = new QHBoxLayout;
   auto* file = new QPushButton(tr("Open file…"), this);
@@ -48,7 +48,10 @@ TracePanel::TracePanel(const QString& stream_tip, QWidget* parent)
   m_streamRule->setPlaceholderText(tr("rule"));
   m_streamRule->setMaximumWidth(140);
   m_streamButton = new QPushButton(tr("Decision stream"), this);
-  m_streamButton->setToolTip(stream_tip);
+  m_streamButton->setToolTip(
+      m_shared.redisUrl.isEmpty()
+          ? tr("Start limitscope with --redis URL to read a rule's decision stream")
+          : tr("The rule's logged decisions in %1").arg(m_shared.redisShown));
   connect(m_streamButton, &QPushButton::clicked, this,
           [this] { emit streamClicked(m_streamRule->text()); });
   row->addWidget(file);
@@ -73,6 +76,7 @@ TracePanel::TracePanel(const QString& stream_tip, QWidget* parent)
   m_cancelButton = new QPushButton(tr("Cancel"), this);
   m_cancelButton->hide();
   connect(m_cancelButton, &QPushButton::clicked, this, &TracePanel::cancelClicked);
+  connect(this, &TracePanel::cancelClicked, this, &TracePanel::cancelWork);
   m_status = new QLabel(this);
   m_tokensPerRequest = new QSpinBox(this);
   m_tokensPerRequest->setRange(0, 10'000'000);
@@ -83,7 +87,10 @@ TracePanel::TracePanel(const QString& stream_tip, QWidget* parent)
       tr("Spend is each request's LLM tokens at its model's price (default policy). Requests "
          "whose trace line has no token count are priced with this many tokens, or, with none, "
          "left unpriced and counted."));
-  connect(m_tokensPerRequest, &QSpinBox::valueChanged, this, &TracePanel::tokensPerRequestChanged);
+  connect(m_tokensPerRequest, &QSpinBox::valueChanged, this, [this] {
+    updatePricing();
+    emit tokensPerRequestChanged();
+  });
   row2->addWidget(m_traceLabel, 1);
   row2->addWidget(new QLabel(tr("Tokens per request when the trace has none:"), this));
   row2->addWidget(m_tokensPerRequest);
@@ -91,6 +98,11 @@ TracePanel::TracePanel(const QString& stream_tip, QWidget* parent)
   row2->addWidget(m_progress);
   row2->addWidget(m_cancelButton);
   layout->addLayout(row2);
+  connect(this, &TracePanel::fileChosen, this, &TracePanel::loadTraceFile);
+  connect(this, &TracePanel::recordingChosen, this, &TracePanel::loadRecording);
+  connect(this, &TracePanel::simulateClicked, this,
+          [this](const QString& name, double seconds) { loadScenario(name, seconds); });
+  updatePricing();
 }
 
 void TracePanel::setTraceText(const QString& text) {
@@ -106,17 +118,19 @@ QString TracePanel::status() const {
 }
 
 void TracePanel::startJob(const QString& what) {
+  m_shared.cancel = std::make_shared<std::atomic<bool>>(false);
   for (QPushButton* b : m_jobButtons) b->setEnabled(false);
   m_progress->setValue(0);
   m_progress->setFormat(what + QStringLiteral(" %p%"));
   m_progress->show();
   m_cancelButton->show();
   m_status->setText(what);
+  emit jobStarted(what);
 }
 
-void TracePanel::endJob(bool stream_enabled) {
+void TracePanel::endJob() {
   for (QPushButton* b : m_jobButtons) b->setEnabled(true);
-  m_streamButton->setEnabled(stream_enabled);
+  m_streamButton->setEnabled(!m_shared.redisUrl.isEmpty());
   m_progress->hide();
   m_cancelButton->hide();
 }

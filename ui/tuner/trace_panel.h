@@ -1,11 +1,17 @@
 #pragma once
 // The Tuner's trace panel: where a trace comes from (a file, a recording, the simulation's
 // scenario, a rule's decision stream), what is loaded, the tokens assumed per request, and a
-// job's progress with Cancel. It only binds: each button emits what the operator asked for,
-// and the tab (over core/tuner/tuner_session.h) says what to show.
+// job's progress with Cancel. It binds its buttons to the loads on the job (or Redis) worker,
+// asks the operator about bad lines, runs the passes over a loaded trace on the job worker
+// (tuner::study_trace, never the GUI thread) and hands the result to the session
+// (trace_panel_load.cpp); the tab wires what follows a load to the other panels.
 
 #include <QGroupBox>
 #include <QList>
+#include <QMessageBox>
+#include <QPointer>
+
+#include "ui/tuner/tuner_shared.h"
 
 QT_BEGIN_NAMESPACE
 class QComboBox;
@@ -18,21 +24,44 @@ QT_END_NAMESPACE
 
 namespace limitscope::ui {
 
+class SweepPanel;
 class ValueSpinBox;
 
 class TracePanel : public QGroupBox {
   Q_OBJECT
  public:
-  /// @param stream_tip the decision-stream button's tooltip (where it reads, or why it cannot)
-  TracePanel(const QString& stream_tip, QWidget* parent = nullptr);
+  explicit TracePanel(TunerShared& shared, QWidget* parent = nullptr);
+  /// The sweep panel, whose x axis's steps the passes over a trace suggest axes for.
+  void setSweep(const SweepPanel* sweep) { m_sweep = sweep; }
+
+  // Trace sources (each runs on a worker; progress and Cancel show meanwhile).
+  void loadTraceFile(const QString& path);
+  void loadRecording(const QString& path);
+  void loadScenario(const QString& name, double seconds, quint64 seed = 1);
+  /// A rule's decision stream (`target.rule`, trimmed), on the Redis worker.
+  void loadDecisionStream(RuleTarget target);
+  /// Uses a trace (tests, the benchmark): its passes run on the job worker, then traceLoaded.
+  void setTrace(TracePtr trace, const QString& source);
+  /// Cancels the running load, pass or sweep.
+  void cancelWork();
+  /// The report of a load with bad lines, while it waits for the operator's choice.
+  QMessageBox* loadReport() const { return m_report; }
+  /// Passes over the whole trace on the job worker (for the candidate's algorithm), then
+  /// traceLoaded (purpose adopt) or firstGuessStudied (purpose guess).
+  void study(TracePtr trace, const QString& source, std::size_t skipped,
+             TraceStudy::Purpose purpose);
+  /// A worker's replies (wired by the tab).
+  void onTraceLoaded(const TraceLoadResult& result);
+  void onTraceStudied(const TraceStudy& study);
 
   void setTraceText(const QString& text);
   void setStatus(const QString& text);
   QString status() const;
-  /// A job runs: its buttons (and `extra`, the sweep's) are disabled; progress and Cancel show.
+  /// A job starts on the job worker with a fresh Cancel flag (TunerShared::cancel): its
+  /// buttons (and the sweep's) are disabled; progress and Cancel show; jobStarted.
   void startJob(const QString& what);
-  /// The job ended. @param stream_enabled whether the decision-stream button works (a connection)
-  void endJob(bool stream_enabled);
+  /// The job ended: the buttons work again (the decision stream's with a connection).
+  void endJob();
   void setProgress(double fraction, const QString& what);
   QProgressBar* progressBar() const { return m_progress; }
   /// Buttons disabled while a job runs, besides the panel's own.
@@ -50,9 +79,29 @@ class TracePanel : public QGroupBox {
   void simulateClicked(const QString& scenario, double seconds);
   void streamClicked(const QString& rule);
   void cancelClicked();
+  /// The tokens per request changed, and with them TunerShared::pricing.
   void tokensPerRequestChanged();
+  /// A trace is the session's (after the passes over it).
+  void traceLoaded(const QString& source);
+  /// A load failed, was cancelled ("cancelled"), or the operator refused its bad lines.
+  void traceLoadFailed(const QString& error);
+  /// A load with bad lines waits for the operator (loadReport()).
+  void loadReportShown();
+  /// A job on the worker starts ("Loading", "Reading the trace", ...); its Cancel flag is fresh.
+  void jobStarted(const QString& what);
+  /// The first guess for another algorithm is in the session's facts (or was cancelled).
+  void firstGuessStudied(bool cancelled);
 
  private:
+  /// The status and traceLoadFailed of a load that failed (`error`) or was cancelled.
+  void loadFailed(bool cancelled, const QString& error);
+  void adoptTrace(const TraceStudy& study);
+  void updatePricing();
+
+  TunerShared& m_shared;
+  const SweepPanel* m_sweep = nullptr;
+  TraceLoadResult m_waiting;  // a load with bad lines, until the operator chooses
+  QPointer<QMessageBox> m_report;
   QLabel* m_traceLabel = nullptr;
   QComboBox* m_scenario = nullptr;
   ValueSpinBox* m_scenarioSeconds = nullptr;

@@ -4,7 +4,8 @@
 // cap) and otherwise become the spec and constraints entered; Apply and Undo are refused in
 // order (writes not allowed, an invalid candidate, no key for an override); the live setting
 // follows the scope; the trace's facts are the core passes' own results (none once
-// cancelled); and the texts say what happened in the operator's words.
+// cancelled); and the texts say what happened in the operator's words (a load's bad lines,
+// a key's name, the audit entry's author).
 #include "core/tuner/tuner_session.h"
 
 #include <gtest/gtest.h>
@@ -289,6 +290,40 @@ TEST(TunerSession, SpendTextNamesTheWorstKeyOrSaysWhyItIsUnknown) {
   const std::string summary = whatif_summary(trace.get(), cur, cand, {});
   EXPECT_EQ(summary.rfind("429s on this trace — current: ", 0), 0u) << summary;
   EXPECT_NE(summary.find("\nSpend — current: $12.40"), std::string::npos) << summary;
+}
+
+TEST(TunerSession, BadLinesTextListsTheFirstErrorsAndCountsTheRest) {
+  std::vector<TraceError> errors;
+  for (std::size_t i = 1; i <= 25; ++i) errors.push_back({i * 10, "bad " + std::to_string(i)});
+  errors[1].line = 0;  // an error of the whole source has no line
+  const std::string text = bad_lines_text(errors, 40);
+  EXPECT_EQ(text.substr(0, 25), "line 10: bad 1\nbad 2\nline");
+  EXPECT_NE(text.find("line 200: bad 20\n… and 20 more"), std::string::npos) << text;
+  EXPECT_EQ(text.find("bad 21"), std::string::npos) << text;
+  EXPECT_EQ(bad_lines_text({{3, "no t"}}, 1), "line 3: no t");
+  EXPECT_EQ(bad_lines_text(errors, 25, 2), "line 10: bad 1\nbad 2\n… and 23 more");
+}
+
+TEST(TunerSession, KeysShowTheDashboardsNamesOfHashesOnly) {
+  const std::string hash = "0123456789abcdef0123456789abcdef";
+  std::vector<KeyRow> rows(3);
+  rows[0].api_key = hash;
+  rows[0].name = "acme-prod";
+  rows[1].api_key = "demo-pro-1";  // not a hash: its name is itself
+  rows[1].name = "demo-pro-1";
+  rows[2].api_key = "fedcba9876543210fedcba9876543210";  // no name
+  const KeyNames names = key_names_of(rows);
+  EXPECT_EQ(names.size(), 1u);
+  // A limited key starting with the hash is the key's (the gateway's "<hash>:<model>").
+  EXPECT_EQ(key_shown(names, hash + ":gpt-4.1"), "acme-prod (" + hash + ":gpt-4.1)");
+  EXPECT_EQ(key_shown(names, "demo-pro-1"), "demo-pro-1");
+  EXPECT_EQ(key_shown(names, rows[2].api_key), rows[2].api_key);
+}
+
+TEST(TunerSession, TheAuditEntryNamesTheUserElseLimitscope) {
+  EXPECT_EQ(change_author("ops"), "ops");
+  EXPECT_EQ(change_author(""), "limitscope");
+  EXPECT_EQ(change_author(nullptr), "limitscope");
 }
 
 }  // namespace

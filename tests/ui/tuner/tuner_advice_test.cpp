@@ -14,6 +14,8 @@
 #include "support/qt_app.h"
 #include "ui/main_window.h"
 #include "ui/tuner/sweep_heatmap.h"
+#include "ui/tuner/sweep_panel.h"
+#include "ui/tuner/trace_panel.h"
 #include "ui/tuner/tuner_tab.h"
 
 namespace limitscope::ui {
@@ -59,15 +61,15 @@ TEST(TunerAdvice, TheRecommendationIsFullyVisibleAt1280x720WithSensiblePrecision
   w.show();
   w.showWorkspaceTab(index);
   QSignalSpy loaded(tab, &TunerTab::traceLoaded);
-  tab->loadScenario(QStringLiteral("mixed"), 120);
+  tab->tracePanel()->loadScenario(QStringLiteral("mixed"), 120);
   ASSERT_TRUE(loaded.wait(kWaitMs));
   QSignalSpy finished(tab, &TunerTab::sweepFinished);
-  tab->runSweep();
+  tab->sweepPanel()->runSweep();
   ASSERT_TRUE(finished.wait(kWaitMs));
   ASSERT_TRUE(finished.at(0).at(0).toBool()) << finished.at(0).at(1).toString().toStdString();
   settle();
 
-  const QLabel* advice = tab->adviceLabel();
+  const QLabel* advice = tab->sweepPanel()->adviceLabel();
   const QString text = advice->text();
   ASSERT_FALSE(text.isEmpty());
   EXPECT_TRUE(fully_visible(advice)) << text.toStdString();
@@ -79,9 +81,9 @@ TEST(TunerAdvice, TheRecommendationIsFullyVisibleAt1280x720WithSensiblePrecision
   EXPECT_FALSE(text.contains(QRegularExpression(QStringLiteral("\\d\\.\\d{4,}|\\d{4,}\\.\\d"))))
       << text.toStdString();
   // The grid is log-spaced: even ratios between neighbouring capacities.
-  const auto* result = tab->heatmap()->result();
+  const auto* result = tab->sweepPanel()->heatmap()->result();
   ASSERT_NE(result, nullptr);
-  const int ys = tab->heatmap()->spec().y.steps;
+  const int ys = tab->sweepPanel()->heatmap()->spec().y.steps;
   const double r1 = result->cells[static_cast<std::size_t>(ys)].x / result->cells[0].x;
   const double r2 = result->cells[static_cast<std::size_t>(2 * ys)].x /
                     result->cells[static_cast<std::size_t>(ys)].x;
@@ -91,9 +93,9 @@ TEST(TunerAdvice, TheRecommendationIsFullyVisibleAt1280x720WithSensiblePrecision
   }
 
   // The spend limit turned off: the recommendation says so, and is still fully visible.
-  tab->setSpendLimit(std::nullopt);
+  tab->sweepPanel()->setSpendLimit(std::nullopt);
   QSignalSpy again(tab, &TunerTab::sweepFinished);
-  tab->runSweep();
+  tab->sweepPanel()->runSweep();
   ASSERT_TRUE(again.wait(kWaitMs));
   settle();
   EXPECT_TRUE(advice->text().contains(QStringLiteral("The spend limit is off.")))

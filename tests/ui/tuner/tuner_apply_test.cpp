@@ -18,7 +18,9 @@
 #include "support/qt_app.h"
 #include "support/redis_server.h"
 #include "ui/tuner/apply_dialog.h"
+#include "ui/tuner/live_panel.h"
 #include "ui/tuner/param_editor.h"
+#include "ui/tuner/trace_panel.h"
 #include "ui/tuner/tuner_tab.h"
 
 namespace limitscope::ui {
@@ -42,8 +44,8 @@ struct TunerApply : ::testing::Test {
             .ok());
     tab = std::make_unique<TunerTab>(QString::fromStdString(server->url()));
     QSignalSpy read(tab.get(), &TunerTab::configRead);
-    tab->setRule(QStringLiteral("chat"));
-    tab->readLiveConfig();
+    tab->livePanel()->setRule(QStringLiteral("chat"));
+    tab->livePanel()->readLiveConfig();
     ASSERT_TRUE(read.wait(10000));
   }
   redis::RuleConfig live() {
@@ -55,13 +57,13 @@ struct TunerApply : ::testing::Test {
   QList<QVariant> apply(double capacity, const QString& reason, QString* diff = nullptr) {
     tab->candidateEditor()->setParams(test::bucket(Algorithm::token_bucket, capacity, 10));
     QSignalSpy done(tab.get(), &TunerTab::applyFinished);
-    tab->requestApply();
-    EXPECT_NE(tab->applyDialog(), nullptr);
-    if (tab->applyDialog() == nullptr) return {};
-    if (diff != nullptr) *diff = tab->applyDialog()->diffText();
-    tab->applyDialog()->setReason(reason);
-    EXPECT_TRUE(tab->applyDialog()->canApply());
-    tab->applyDialog()->accept();
+    tab->livePanel()->requestApply();
+    EXPECT_NE(tab->livePanel()->applyDialog(), nullptr);
+    if (tab->livePanel()->applyDialog() == nullptr) return {};
+    if (diff != nullptr) *diff = tab->livePanel()->applyDialog()->diffText();
+    tab->livePanel()->applyDialog()->setReason(reason);
+    EXPECT_TRUE(tab->livePanel()->applyDialog()->canApply());
+    tab->livePanel()->applyDialog()->accept();
     EXPECT_TRUE(done.wait(10000));
     return done.isEmpty() ? QList<QVariant>{} : done.at(0);
   }
@@ -72,21 +74,21 @@ struct TunerApply : ::testing::Test {
 };
 
 TEST_F(TunerApply, TheCurrentSettingIsTheLiveConfig) {
-  ASSERT_TRUE(tab->liveConfig().has_value());
-  EXPECT_EQ(tab->liveConfig()->version, 1);
+  ASSERT_TRUE(tab->livePanel()->liveConfig().has_value());
+  EXPECT_EQ(tab->livePanel()->liveConfig()->version, 1);
   EXPECT_EQ(tab->currentEditor()->params().capacity, 100);
-  EXPECT_TRUE(tab->liveStatusText().contains(QStringLiteral("version 1")));
+  EXPECT_TRUE(tab->livePanel()->status().contains(QStringLiteral("version 1")));
 }
 
 TEST_F(TunerApply, WritesAreRefusedWhileNotArmed) {
   tab->candidateEditor()->setParams(test::bucket(Algorithm::token_bucket, 200, 10));
   QSignalSpy done(tab.get(), &TunerTab::applyFinished);
-  tab->requestApply();
+  tab->livePanel()->requestApply();
   ASSERT_EQ(done.size(), 1);
   EXPECT_FALSE(done.at(0).at(0).toBool());
   EXPECT_TRUE(done.at(0).at(1).toString().contains(QStringLiteral("not allowed")));
-  EXPECT_EQ(tab->applyDialog(), nullptr);
-  tab->undo();
+  EXPECT_EQ(tab->livePanel()->applyDialog(), nullptr);
+  tab->livePanel()->undo();
   ASSERT_EQ(done.size(), 2);
   EXPECT_FALSE(done.at(1).at(0).toBool());
   EXPECT_EQ(live().version, 1);
@@ -94,7 +96,7 @@ TEST_F(TunerApply, WritesAreRefusedWhileNotArmed) {
 }
 
 TEST_F(TunerApply, ApplyWritesWithAnAuditEntryAndUndoRestores) {
-  tab->setWritesArmed(true);
+  tab->livePanel()->setWritesArmed(true);
   QString diff;
   const auto applied = apply(250, QStringLiteral("replayed last hour"), &diff);
   ASSERT_FALSE(applied.isEmpty());
@@ -115,7 +117,7 @@ TEST_F(TunerApply, ApplyWritesWithAnAuditEntryAndUndoRestores) {
   EXPECT_EQ(history->front().action, "set");
 
   QSignalSpy undone(tab.get(), &TunerTab::applyFinished);
-  tab->undo();
+  tab->livePanel()->undo();
   ASSERT_TRUE(undone.wait(10000));
   ASSERT_TRUE(undone.at(0).at(0).toBool()) << undone.at(0).at(1).toString().toStdString();
   EXPECT_EQ(live().version, 3);
@@ -124,7 +126,7 @@ TEST_F(TunerApply, ApplyWritesWithAnAuditEntryAndUndoRestores) {
 }
 
 TEST_F(TunerApply, AStaleVersionIsRefusedNothingChangesAndTheConfigReloads) {
-  tab->setWritesArmed(true);
+  tab->livePanel()->setWritesArmed(true);
   // Someone else applies version 2 after the tab read version 1.
   ASSERT_TRUE(redis::set_config(*conn, schema, "chat",
                                 redis::single_limit(test::bucket(Algorithm::token_bucket, 300, 10)),
@@ -140,12 +142,12 @@ TEST_F(TunerApply, AStaleVersionIsRefusedNothingChangesAndTheConfigReloads) {
   EXPECT_EQ(live().version, 2);
   EXPECT_EQ(live().limits.front().params.capacity, 300);
   ASSERT_TRUE(reread.wait(10000));
-  ASSERT_TRUE(tab->liveConfig().has_value());
-  EXPECT_EQ(tab->liveConfig()->version, 2);
+  ASSERT_TRUE(tab->livePanel()->liveConfig().has_value());
+  EXPECT_EQ(tab->livePanel()->liveConfig()->version, 2);
   EXPECT_EQ(tab->currentEditor()->params().capacity, 300);
   // The refusal stays in front of the reloaded config.
-  EXPECT_TRUE(tab->liveStatusText().contains(QStringLiteral("changed since it was read")));
-  EXPECT_TRUE(tab->liveStatusText().contains(QStringLiteral("version 2")));
+  EXPECT_TRUE(tab->livePanel()->status().contains(QStringLiteral("changed since it was read")));
+  EXPECT_TRUE(tab->livePanel()->status().contains(QStringLiteral("version 2")));
 }
 
 TEST_F(TunerApply, OneKeysOverride) {
@@ -154,16 +156,16 @@ TEST_F(TunerApply, OneKeysOverride) {
   for (int i = 0; i < 30; ++i) trace->add(1'000'000 + i, "vip", 1);
   for (int i = 0; i < 5; ++i) trace->add(2'000'000 + i, "k" + std::to_string(i), 1);
   QSignalSpy updated(tab.get(), &TunerTab::whatIfUpdated);
-  tab->setTrace(trace, QStringLiteral("test"));
+  tab->tracePanel()->setTrace(trace, QStringLiteral("test"));
   ASSERT_TRUE(updated.wait(10000));
-  tab->setWritesArmed(true);
-  tab->setOverrideKey(QStringLiteral("vip"));
+  tab->livePanel()->setWritesArmed(true);
+  tab->livePanel()->setOverrideKey(QStringLiteral("vip"));
   tab->candidateEditor()->setParams(test::bucket(Algorithm::token_bucket, 20, 10));
   QSignalSpy opened(tab.get(), &TunerTab::applyDialogOpened);
-  tab->requestApply();
+  tab->livePanel()->requestApply();
   ASSERT_TRUE(opened.wait(10000));
-  ASSERT_NE(tab->applyDialog(), nullptr);
-  const QString diff = tab->applyDialog()->diffText();
+  ASSERT_NE(tab->livePanel()->applyDialog(), nullptr);
+  const QString diff = tab->livePanel()->applyDialog()->diffText();
   EXPECT_TRUE(diff.contains(QStringLiteral("key &quot;vip&quot; of rule &quot;chat&quot; only")) ||
               diff.contains(QStringLiteral("key \"vip\" of rule \"chat\" only")))
       << diff.toStdString();
@@ -173,9 +175,9 @@ TEST_F(TunerApply, OneKeysOverride) {
                                    "requests (0.00%) → candidate 10 of 30 requests")))
       << diff.toStdString();
   QSignalSpy done(tab.get(), &TunerTab::applyFinished);
-  tab->applyDialog()->setReason(QStringLiteral("vip contract"));
-  ASSERT_TRUE(tab->applyDialog()->canApply());
-  tab->applyDialog()->accept();
+  tab->livePanel()->applyDialog()->setReason(QStringLiteral("vip contract"));
+  ASSERT_TRUE(tab->livePanel()->applyDialog()->canApply());
+  tab->livePanel()->applyDialog()->accept();
   ASSERT_TRUE(done.wait(10000));
   ASSERT_TRUE(done.at(0).at(0).toBool()) << done.at(0).at(1).toString().toStdString();
   EXPECT_EQ(live().version, 2);
@@ -185,7 +187,7 @@ TEST_F(TunerApply, OneKeysOverride) {
   EXPECT_EQ(tab->currentEditor()->params().capacity, 20);  // the key's live setting now
 
   // A whole-rule change afterwards keeps the key's override.
-  tab->setOverrideKey({});
+  tab->livePanel()->setOverrideKey({});
   EXPECT_EQ(tab->currentEditor()->params().capacity, 100);
   const auto rule = apply(150, QStringLiteral("wider for all"));
   ASSERT_FALSE(rule.isEmpty());
@@ -200,15 +202,16 @@ TEST_F(TunerApply, OneLimitOfACompositeRule) {
                       {"tpm", test::bucket(Algorithm::token_bucket, 100000, 1000)}};
   ASSERT_TRUE(redis::set_config(*conn, schema, "mix", composite, {"setup", "", 0}).ok());
   QSignalSpy read(tab.get(), &TunerTab::configRead);
-  tab->setRule(QStringLiteral("mix"));
-  tab->readLiveConfig();
+  tab->livePanel()->setRule(QStringLiteral("mix"));
+  tab->livePanel()->readLiveConfig();
   ASSERT_TRUE(read.wait(10000));
-  EXPECT_EQ(tab->compositeLimit(), QStringLiteral("rpm"));  // the first limit by default
+  EXPECT_EQ(tab->livePanel()->compositeLimit(),
+            QStringLiteral("rpm"));  // the first limit by default
   EXPECT_EQ(tab->currentEditor()->params().capacity, 60);
-  tab->setCompositeLimit(QStringLiteral("tpm"));
+  tab->livePanel()->chooseLimit(QStringLiteral("tpm"));
   EXPECT_EQ(tab->currentEditor()->params().capacity, 100000);
-  tab->setWritesArmed(true);
-  tab->setCompositeLimit(QStringLiteral("rpm"));
+  tab->livePanel()->setWritesArmed(true);
+  tab->livePanel()->chooseLimit(QStringLiteral("rpm"));
   QString diff;
   const auto applied = apply(90, QStringLiteral("more requests"), &diff);
   ASSERT_FALSE(applied.isEmpty());
@@ -219,7 +222,7 @@ TEST_F(TunerApply, OneLimitOfACompositeRule) {
   ASSERT_EQ((*cfg)->limits.size(), 2u);
   EXPECT_EQ((*cfg)->limits[0].params.capacity, 90);
   EXPECT_EQ((*cfg)->limits[1].params.capacity, 100000);
-  EXPECT_EQ(tab->compositeLimit(), QStringLiteral("rpm"));  // kept across the reload
+  EXPECT_EQ(tab->livePanel()->compositeLimit(), QStringLiteral("rpm"));  // kept across the reload
 }
 
 TEST_F(TunerApply, TheRulesDecisionStreamLoadsAsATrace) {

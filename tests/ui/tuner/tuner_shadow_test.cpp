@@ -12,6 +12,7 @@
 #include "support/limit_params_builders.h"
 #include "support/qt_app.h"
 #include "support/redis_server.h"
+#include "ui/tuner/live_panel.h"
 #include "ui/tuner/param_editor.h"
 #include "ui/tuner/tuner_tab.h"
 
@@ -31,12 +32,12 @@ struct TunerShadow : ::testing::Test {
                           {"setup", "first", 0})
             .ok());
     tab = std::make_unique<TunerTab>(QString::fromStdString(server->url()));
-    tab->setRule(QStringLiteral("chat"));
+    tab->livePanel()->setRule(QStringLiteral("chat"));
     read();
   }
   void read() {
     QSignalSpy done(tab.get(), &TunerTab::configRead);
-    tab->readLiveConfig();
+    tab->livePanel()->readLiveConfig();
     ASSERT_TRUE(done.wait(10000));
   }
   // Runs `action` and waits for shadowFinished: (ok, message).
@@ -59,7 +60,7 @@ struct TunerShadow : ::testing::Test {
 
 TEST_F(TunerShadow, RefusedWhileWritesAreNotArmed) {
   tab->candidateEditor()->setParams(test::bucket(Algorithm::token_bucket, 40, 10));
-  const auto [ok, message] = finish([&] { tab->putInShadow(); });
+  const auto [ok, message] = finish([&] { tab->livePanel()->putInShadow(); });
   EXPECT_FALSE(ok);
   EXPECT_TRUE(message.contains(QStringLiteral("not allowed"))) << message.toStdString();
   EXPECT_FALSE(shadow().config.has_value());
@@ -67,13 +68,13 @@ TEST_F(TunerShadow, RefusedWhileWritesAreNotArmed) {
 }
 
 TEST_F(TunerShadow, PutInShadowWritesTheCandidateWithAnAuditEntryAndClearRemovesIt) {
-  tab->setWritesArmed(true);
+  tab->livePanel()->setWritesArmed(true);
   tab->candidateEditor()->setParams(test::bucket(Algorithm::token_bucket, 40, 10));
-  const auto [ok, message] = finish([&] { tab->putInShadow(); });
+  const auto [ok, message] = finish([&] { tab->livePanel()->putInShadow(); });
   ASSERT_TRUE(ok) << message.toStdString();
   EXPECT_TRUE(message.contains(QStringLiteral("In shadow"))) << message.toStdString();
   EXPECT_TRUE(message.contains(QStringLiteral("capacity=40"))) << message.toStdString();
-  EXPECT_EQ(tab->liveStatusText(), message);
+  EXPECT_EQ(tab->livePanel()->status(), message);
 
   const redis::ShadowState s = shadow();
   ASSERT_TRUE(s.config.has_value());
@@ -97,12 +98,12 @@ TEST_F(TunerShadow, PutInShadowWritesTheCandidateWithAnAuditEntryAndClearRemoves
 
   // A second candidate follows the version the tab wrote (compare-and-set on 1).
   tab->candidateEditor()->setParams(test::bucket(Algorithm::token_bucket, 60, 10));
-  const auto [again, message2] = finish([&] { tab->putInShadow(); });
+  const auto [again, message2] = finish([&] { tab->livePanel()->putInShadow(); });
   ASSERT_TRUE(again) << message2.toStdString();
   EXPECT_EQ(shadow().version, 2);
   EXPECT_EQ(shadow().config->limits.front().params.capacity, 60);
 
-  const auto [cleared, message3] = finish([&] { tab->clearShadow(); });
+  const auto [cleared, message3] = finish([&] { tab->livePanel()->clearShadow(); });
   ASSERT_TRUE(cleared) << message3.toStdString();
   EXPECT_TRUE(message3.contains(QStringLiteral("Shadow cleared"))) << message3.toStdString();
   EXPECT_FALSE(shadow().config.has_value());
@@ -114,13 +115,13 @@ TEST_F(TunerShadow, PutInShadowWritesTheCandidateWithAnAuditEntryAndClearRemoves
 }
 
 TEST_F(TunerShadow, AShadowSetElsewhereSinceTheReadIsRefusedAndNothingIsWritten) {
-  tab->setWritesArmed(true);
+  tab->livePanel()->setWritesArmed(true);
   ASSERT_TRUE(redis::set_shadow(*conn, kSchema, "chat",
                                 redis::single_limit(test::bucket(Algorithm::token_bucket, 70, 10)),
                                 {"bob", "elsewhere", 0})
                   .ok());
   tab->candidateEditor()->setParams(test::bucket(Algorithm::token_bucket, 40, 10));
-  const auto [ok, message] = finish([&] { tab->putInShadow(); });
+  const auto [ok, message] = finish([&] { tab->livePanel()->putInShadow(); });
   EXPECT_FALSE(ok);
   EXPECT_TRUE(message.contains(QStringLiteral("changed since it was read")))
       << message.toStdString();
@@ -130,10 +131,10 @@ TEST_F(TunerShadow, AShadowSetElsewhereSinceTheReadIsRefusedAndNothingIsWritten)
 }
 
 TEST_F(TunerShadow, AKeysOverrideScopeIsRefused) {
-  tab->setWritesArmed(true);
-  tab->setOverrideKey(QStringLiteral("alice"));
+  tab->livePanel()->setWritesArmed(true);
+  tab->livePanel()->setOverrideKey(QStringLiteral("alice"));
   tab->candidateEditor()->setParams(test::bucket(Algorithm::token_bucket, 40, 10));
-  const auto [ok, message] = finish([&] { tab->putInShadow(); });
+  const auto [ok, message] = finish([&] { tab->livePanel()->putInShadow(); });
   EXPECT_FALSE(ok);
   EXPECT_TRUE(message.contains(QStringLiteral("whole rule"))) << message.toStdString();
   EXPECT_FALSE(shadow().config.has_value());

@@ -31,9 +31,14 @@
 #include "support/qt_app.h"
 #include "ui/models/result_table_model.h"
 #include "ui/result_box.h"
+#include "ui/tuner/live_panel.h"
 #include "ui/tuner/param_editor.h"
+#include "ui/tuner/scenario_panel.h"
 #include "ui/tuner/sweep_heatmap.h"
+#include "ui/tuner/sweep_panel.h"
+#include "ui/tuner/trace_panel.h"
 #include "ui/tuner/whatif_chart.h"
+#include "ui/tuner/whatif_panel.h"
 
 namespace limitscope::ui {
 namespace {
@@ -67,7 +72,7 @@ struct TunerTabTest : ::testing::Test {
   }
   void adopt(TracePtr t) {
     QSignalSpy updated(tab.get(), &TunerTab::whatIfUpdated);
-    tab->setTrace(std::move(t), QStringLiteral("test"));
+    tab->tracePanel()->setTrace(std::move(t), QStringLiteral("test"));
     ASSERT_TRUE(updated.wait(10000));
   }
   std::unique_ptr<TunerTab> tab;
@@ -82,7 +87,8 @@ TEST_F(TunerTabTest, WhatIfSeriesEqualReplay) {
           std::pair{tab->candidateEditor(), QStringLiteral("candidate 429s")}}) {
       const auto r = tuner::replay(*trace, editor->params());
       ASSERT_TRUE(r.ok());
-      EXPECT_EQ(sum_y(tab->whatIfChart()->pointsOf(name)), static_cast<double>(r->total.rejected))
+      EXPECT_EQ(sum_y(tab->whatIfPanel()->chart()->pointsOf(name)),
+                static_cast<double>(r->total.rejected))
           << name.toStdString();
     }
   };
@@ -99,16 +105,17 @@ TEST_F(TunerTabTest, WhatIfSeriesEqualReplay) {
 
 TEST_F(TunerTabTest, HeatmapClickLoadsThatCellsParameters) {
   adopt(random_trace(5'000));
-  tab->setSweepAxes(10, 40, 4, 5, 20, 3);
+  tab->sweepPanel()->setSweepAxes(10, 40, 4, 5, 20, 3);
   QSignalSpy finished(tab.get(), &TunerTab::sweepFinished);
-  tab->runSweep();
+  tab->sweepPanel()->runSweep();
   ASSERT_TRUE(finished.wait(20000));
   ASSERT_TRUE(finished.at(0).at(0).toBool()) << finished.at(0).at(1).toString().toStdString();
-  const auto* result = tab->heatmap()->result();
+  const auto* result = tab->sweepPanel()->heatmap()->result();
   ASSERT_NE(result, nullptr);
   ASSERT_EQ(result->cells.size(), 12u);
   for (const int index : {0, 5, 11}) {
-    QTest::mouseClick(tab->heatmap(), Qt::LeftButton, {}, tab->heatmap()->cellRect(index).center());
+    QTest::mouseClick(tab->sweepPanel()->heatmap(), Qt::LeftButton, {},
+                      tab->sweepPanel()->heatmap()->cellRect(index).center());
     const LimitParams p = tab->candidateEditor()->params();
     const LimitParams& want = result->cells[static_cast<std::size_t>(index)].params;
     EXPECT_DOUBLE_EQ(p.capacity, want.capacity) << index;
@@ -147,7 +154,7 @@ TEST_F(TunerTabTest, SpendOfBothSettingsAndTheSpendConstraint) {
   options.pricing = &pricing;
   const auto cand = tuner::replay(*trace, tab->candidateEditor()->params(), options);
   ASSERT_TRUE(cand.ok());
-  const QString text = tab->spendText();
+  const QString text = tab->whatIfPanel()->spendText();
   EXPECT_TRUE(text.startsWith(QStringLiteral("Spend — current: "))) << text.toStdString();
   const QString want = QStringLiteral("candidate: $%L1 admitted, worst key %3 $%L2/min")
                            .arg(cand->total.admitted_spend, 0, 'f', 2)
@@ -159,71 +166,74 @@ TEST_F(TunerTabTest, SpendOfBothSettingsAndTheSpendConstraint) {
   named.api_key = trace->keys[cand->spend.worst_key] + "0123456789abcdef0123";
   named.name = "acme-prod";
   tab->setKeyNames({named});
-  EXPECT_TRUE(tab->spendText().contains(QStringLiteral("worst key acme-prod $")))
-      << tab->spendText().toStdString();
-  EXPECT_EQ(tab->keyShown(QString::fromStdString(named.api_key) + QStringLiteral(":gpt-4.1")),
+  EXPECT_TRUE(tab->whatIfPanel()->spendText().contains(QStringLiteral("worst key acme-prod $")))
+      << tab->whatIfPanel()->spendText().toStdString();
+  EXPECT_EQ(tab->livePanel()->keyShown(QString::fromStdString(named.api_key) +
+                                       QStringLiteral(":gpt-4.1")),
             QStringLiteral("acme-prod (%1:gpt-4.1)").arg(QString::fromStdString(named.api_key)));
   // The spend view plots each side's dollars per column (adding up to its spend) and the
   // highest key's quota burn.
-  tab->setChartView(1);
-  EXPECT_NEAR(sum_y(tab->whatIfChart()->pointsOf(QStringLiteral("candidate $"))),
+  tab->whatIfPanel()->setChartView(1);
+  EXPECT_NEAR(sum_y(tab->whatIfPanel()->chart()->pointsOf(QStringLiteral("candidate $"))),
               cand->total.admitted_spend, 1e-9);
-  EXPECT_FALSE(tab->whatIfChart()->pointsOf(QStringLiteral("current quota burn")).isEmpty());
-  EXPECT_TRUE(tab->whatIfChart()->pointsOf(QStringLiteral("candidate 429s")).isEmpty());
-  tab->setChartView(0);
-  EXPECT_FALSE(tab->whatIfChart()->pointsOf(QStringLiteral("candidate 429s")).isEmpty());
+  EXPECT_FALSE(
+      tab->whatIfPanel()->chart()->pointsOf(QStringLiteral("current quota burn")).isEmpty());
+  EXPECT_TRUE(tab->whatIfPanel()->chart()->pointsOf(QStringLiteral("candidate 429s")).isEmpty());
+  tab->whatIfPanel()->setChartView(0);
+  EXPECT_FALSE(tab->whatIfPanel()->chart()->pointsOf(QStringLiteral("candidate 429s")).isEmpty());
 
   // A spend limit between the grid's extremes: the ★ cell is under it.
-  tab->setSweepAxes(5, 200, 5, 0.5, 40, 5);
-  tab->setWellBehaved429Constraint(std::nullopt);
-  tab->setMaxKeySpendConstraint(0.5);
+  tab->sweepPanel()->setSweepAxes(5, 200, 5, 0.5, 40, 5);
+  tab->sweepPanel()->setWellBehaved429(std::nullopt);
+  tab->sweepPanel()->setMaxKeySpend(0.5);
   QSignalSpy finished(tab.get(), &TunerTab::sweepFinished);
-  tab->runSweep();
+  tab->sweepPanel()->runSweep();
   ASSERT_TRUE(finished.wait(20000));
   ASSERT_TRUE(finished.at(0).at(0).toBool());
   const QString label = finished.at(0).at(1).toString();
-  const auto* result = tab->heatmap()->result();
+  const auto* result = tab->sweepPanel()->heatmap()->result();
   ASSERT_NE(result, nullptr);
   EXPECT_TRUE(result->priced);
-  const auto best = tab->heatmap()->recommendation().best;
+  const auto best = tab->sweepPanel()->heatmap()->recommendation().best;
   ASSERT_TRUE(best.has_value()) << label.toStdString();
   EXPECT_LE(result->cells[*best].worst_key_spend_per_min, 0.5);
   EXPECT_TRUE(label.contains(QStringLiteral("worst key $"))) << label.toStdString();
 
   // Without token counts: the spend is unknown and says why; the spend limit cannot be judged.
   adopt(priced_trace(false));
-  EXPECT_TRUE(tab->spendText().contains(QStringLiteral("carry no token count")))
-      << tab->spendText().toStdString();
+  EXPECT_TRUE(tab->whatIfPanel()->spendText().contains(QStringLiteral("carry no token count")))
+      << tab->whatIfPanel()->spendText().toStdString();
   QSignalSpy again(tab.get(), &TunerTab::sweepFinished);
-  tab->runSweep();
+  tab->sweepPanel()->runSweep();
   ASSERT_TRUE(again.wait(20000));
   EXPECT_TRUE(again.at(0).at(1).toString().contains(QStringLiteral("needs prices")))
       << again.at(0).at(1).toString().toStdString();
   // Assuming 1,000 tokens a request prices it again.
   QSignalSpy updated(tab.get(), &TunerTab::whatIfUpdated);
-  tab->setTokensPerRequest(1000);
+  tab->tracePanel()->setTokensPerRequest(1000);
   ASSERT_TRUE(updated.wait(10000));
-  EXPECT_TRUE(tab->spendText().contains(QStringLiteral("admitted, worst key acme-prod $")))
-      << tab->spendText().toStdString();
+  EXPECT_TRUE(
+      tab->whatIfPanel()->spendText().contains(QStringLiteral("admitted, worst key acme-prod $")))
+      << tab->whatIfPanel()->spendText().toStdString();
 }
 
 TEST_F(TunerTabTest, ScenarioAndRecordingSources) {
   QSignalSpy loaded(tab.get(), &TunerTab::traceLoaded);
   QSignalSpy updated(tab.get(), &TunerTab::whatIfUpdated);
-  tab->loadScenario(QStringLiteral("runaway"), 30);
+  tab->tracePanel()->loadScenario(QStringLiteral("runaway"), 30);
   ASSERT_TRUE(loaded.wait(20000));
   ASSERT_NE(tab->trace(), nullptr);
   EXPECT_GT(tab->trace()->events.size(), 100u);
   // The simulation's requests carry their tokens, so the what-if is priced.
   EXPECT_EQ(tab->trace()->tokens.size(), tab->trace()->events.size());
   ASSERT_TRUE(updated.wait(10000));
-  EXPECT_TRUE(tab->spendText().startsWith(QStringLiteral("Spend — current: $")))
-      << tab->spendText().toStdString();
+  EXPECT_TRUE(tab->whatIfPanel()->spendText().startsWith(QStringLiteral("Spend — current: $")))
+      << tab->whatIfPanel()->spendText().toStdString();
 
   const std::string bad = test::write_temp("not_a_recording.jsonl", "{\"t\": 1, \"key\": \"a\"}\n");
   QSignalSpy failed(tab.get(), &TunerTab::traceLoadFailed);
   const auto before = tab->trace();
-  tab->loadRecording(QString::fromStdString(bad));
+  tab->tracePanel()->loadRecording(QString::fromStdString(bad));
   ASSERT_TRUE(failed.wait(10000));
   EXPECT_TRUE(failed.at(0).at(0).toString().contains(QString::fromStdString(bad)))
       << failed.at(0).at(0).toString().toStdString();
@@ -232,16 +242,16 @@ TEST_F(TunerTabTest, ScenarioAndRecordingSources) {
 
 TEST_F(TunerTabTest, SweepCancels) {
   adopt(random_trace(150'000, 50, 2000));
-  tab->setSweepAxes(10, 100, 8, 5, 50, 8);
+  tab->sweepPanel()->setSweepAxes(10, 100, 8, 5, 50, 8);
   QSignalSpy finished(tab.get(), &TunerTab::sweepFinished);
-  tab->runSweep();
-  EXPECT_TRUE(tab->progressBar()->isVisible());
-  tab->cancelWork();  // before the first chunk's check: the sweep stops there
+  tab->sweepPanel()->runSweep();
+  EXPECT_TRUE(tab->tracePanel()->progressBar()->isVisible());
+  tab->tracePanel()->cancelWork();  // before the first chunk's check: the sweep stops there
   ASSERT_TRUE(finished.wait(20000));
   EXPECT_FALSE(finished.at(0).at(0).toBool());
   EXPECT_TRUE(finished.at(0).at(1).toString().contains(QStringLiteral("cancelled")));
-  EXPECT_FALSE(tab->heatmap()->hasSweep());
-  EXPECT_FALSE(tab->progressBar()->isVisible());
+  EXPECT_FALSE(tab->sweepPanel()->heatmap()->hasSweep());
+  EXPECT_FALSE(tab->tracePanel()->progressBar()->isVisible());
 }
 
 TEST_F(TunerTabTest, LoadCancelsAndKeepsThePreviousTrace) {
@@ -249,8 +259,8 @@ TEST_F(TunerTabTest, LoadCancelsAndKeepsThePreviousTrace) {
   for (int i = 0; i < 200'000; ++i) text += "{\"t\": " + std::to_string(i) + ", \"key\": \"a\"}\n";
   const auto path = test::write_temp("tuner_cancel.jsonl", text);
   QSignalSpy failed(tab.get(), &TunerTab::traceLoadFailed);
-  tab->loadTraceFile(QString::fromStdString(path));
-  tab->cancelWork();
+  tab->tracePanel()->loadTraceFile(QString::fromStdString(path));
+  tab->tracePanel()->cancelWork();
   ASSERT_TRUE(failed.wait(20000));
   EXPECT_EQ(failed.at(0).at(0).toString(), QStringLiteral("cancelled"));
   EXPECT_EQ(tab->trace(), nullptr);
@@ -267,16 +277,16 @@ TEST_F(TunerTabTest, CancelDuringTheTracePassesKeepsThePreviousTrace) {
   const auto connection =
       QObject::connect(tab.get(), &TunerTab::jobStarted, [&](const QString& what) {
         jobs << what;
-        if (what == QStringLiteral("Reading the trace")) tab->cancelWork();
+        if (what == QStringLiteral("Reading the trace")) tab->tracePanel()->cancelWork();
       });
-  tab->setTrace(random_trace(5'000), QStringLiteral("second"));
+  tab->tracePanel()->setTrace(random_trace(5'000), QStringLiteral("second"));
   ASSERT_TRUE(failed.wait(20000));
   QObject::disconnect(connection);
   EXPECT_EQ(jobs, QStringList{QStringLiteral("Reading the trace")});
   EXPECT_EQ(failed.at(0).at(0).toString(), QStringLiteral("cancelled"));
   EXPECT_EQ(loaded.size(), 0);
   EXPECT_EQ(tab->trace(), first);
-  EXPECT_FALSE(tab->progressBar()->isVisible());
+  EXPECT_FALSE(tab->tracePanel()->progressBar()->isVisible());
 }
 
 TEST_F(TunerTabTest, BadFileShowsLineNumberedErrorsAndLoadsNothingUnlessChosen) {
@@ -286,9 +296,9 @@ TEST_F(TunerTabTest, BadFileShowsLineNumberedErrorsAndLoadsNothingUnlessChosen) 
                        "-1}\n{\"t\": 3, \"key\": \"c\"}\n"));
   for (const bool use : {false, true}) {
     QSignalSpy shown(tab.get(), &TunerTab::loadReportShown);
-    tab->loadTraceFile(path);
+    tab->tracePanel()->loadTraceFile(path);
     ASSERT_TRUE(shown.wait(10000));
-    QMessageBox* report = tab->loadReport();
+    QMessageBox* report = tab->tracePanel()->loadReport();
     ASSERT_NE(report, nullptr);
     EXPECT_TRUE(report->informativeText().contains(QStringLiteral("line 2: not a JSON object")))
         << report->informativeText().toStdString();
@@ -313,7 +323,7 @@ TEST_F(TunerTabTest, BadFileShowsLineNumberedErrorsAndLoadsNothingUnlessChosen) 
       choice->click();
       ASSERT_EQ(failed.size(), 1);
       EXPECT_EQ(tab->trace(), nullptr);
-      EXPECT_TRUE(tab->statusText().contains(QStringLiteral("Nothing loaded")));
+      EXPECT_TRUE(tab->tracePanel()->status().contains(QStringLiteral("Nothing loaded")));
     }
   }
 }
@@ -341,7 +351,7 @@ TEST_F(TunerTabTest, FieldsRefuseZeroNegativeRatesAndCapacityBelowTheLargestCost
         << row.says << " / " << c->problemText(row.field).toStdString();
     // The value stays as typed (never clamped), and the chart drops the candidate's line.
     EXPECT_EQ((row.field == 0 ? c->firstSpin() : c->secondSpin())->value(), row.value);
-    EXPECT_TRUE(tab->whatIfChart()->pointsOf(QStringLiteral("candidate 429s")).isEmpty());
+    EXPECT_TRUE(tab->whatIfPanel()->chart()->pointsOf(QStringLiteral("candidate 429s")).isEmpty());
   }
 }
 
@@ -388,9 +398,9 @@ TEST(ParamEditorRate, ARateIsShownInItsOwnUnitAndReadBackExactly) {
 TEST_F(TunerTabTest, OutageAndRoutingWhatIfsShowCoresFigures) {
   tab->resize(1600, 1000);  // the main window's size
   QSignalSpy loaded(tab.get(), &TunerTab::traceLoaded);
-  tab->loadScenario(QStringLiteral("mixed"), 300);
+  tab->tracePanel()->loadScenario(QStringLiteral("mixed"), 300);
   ASSERT_TRUE(loaded.wait(60000));
-  tab->setTokensPerRequest(800);
+  tab->tracePanel()->setTokensPerRequest(800);
   LimitParams pro;  // the default policy's pro tier
   pro.capacity = 500;
   pro.refill = Rate::per_sec(50);
@@ -399,8 +409,8 @@ TEST_F(TunerTabTest, OutageAndRoutingWhatIfsShowCoresFigures) {
   ASSERT_TRUE(trace && !trace->events.empty());
   QSignalSpy finished(tab.get(), &TunerTab::scenarioFinished);
 
-  tab->setOutage(QStringLiteral("1m@+2m"), 2);
-  tab->runOutageWhatIf();
+  tab->scenarioPanel()->setOutage(QStringLiteral("1m@+2m"), 2);
+  tab->scenarioPanel()->runOutageWhatIf();
   ASSERT_TRUE(finished.wait(60000));
   const Policy& policy = default_policy();
   const tuner::PricingOptions pricing{&policy, 800};
@@ -410,8 +420,8 @@ TEST_F(TunerTabTest, OutageAndRoutingWhatIfsShowCoresFigures) {
   o.pricing = &pricing;
   const auto outage = tuner::whatif_outage(*trace, tab->currentEditor()->params(), o);
   ASSERT_TRUE(outage.ok()) << outage.error();
-  const ResultTableModel* m = tab->outageBox()->model();
-  ASSERT_EQ(m->rowCount(), 4) << tab->outageBox()->verdict().toStdString();
+  const ResultTableModel* m = tab->scenarioPanel()->outageBox()->model();
+  ASSERT_EQ(m->rowCount(), 4) << tab->scenarioPanel()->outageBox()->verdict().toStdString();
   for (int i = 0; i < 3; ++i) {
     const tuner::OutageModeResult& mode = outage->modes[static_cast<std::size_t>(i)];
     EXPECT_EQ(m->text(i + 1, 0).toStdString(), tuner::to_string(mode.mode));
@@ -421,37 +431,38 @@ TEST_F(TunerTabTest, OutageAndRoutingWhatIfsShowCoresFigures) {
   }
   EXPECT_GT(outage->modes[0].over_admitted_requests, 0);  // the mixed scenario overloads someone
   EXPECT_TRUE(m->isFlagged(1));
-  EXPECT_TRUE(tab->outageBox()->verdict().contains(QStringLiteral("fail-open admits +")))
-      << tab->outageBox()->verdict().toStdString();
+  EXPECT_TRUE(
+      tab->scenarioPanel()->outageBox()->verdict().contains(QStringLiteral("fail-open admits +")))
+      << tab->scenarioPanel()->outageBox()->verdict().toStdString();
 
-  tab->setRouting(1000, QStringLiteral("deepseek-v3.2"));
-  tab->runRoutingWhatIf();
+  tab->scenarioPanel()->setRouting(1000, QStringLiteral("deepseek-v3.2"));
+  tab->scenarioPanel()->runRoutingWhatIf();
   ASSERT_TRUE(finished.wait(60000));
   const auto routing = tuner::whatif_routing(*trace, tab->currentEditor()->params(),
                                              {1000, "deepseek-v3.2"}, pricing);
   ASSERT_TRUE(routing.ok()) << routing.error();
-  const ResultTableModel* r = tab->routingBox()->model();
-  ASSERT_EQ(r->rowCount(), 2) << tab->routingBox()->verdict().toStdString();
+  const ResultTableModel* r = tab->scenarioPanel()->routingBox()->model();
+  ASSERT_EQ(r->rowCount(), 2) << tab->scenarioPanel()->routingBox()->verdict().toStdString();
   EXPECT_EQ(r->text(0, 4).toStdString(),
             limitscope::format_dollars(routing->as_was.admitted_spend));
   EXPECT_EQ(r->text(1, 4).toStdString(),
             limitscope::format_dollars(routing->routed.admitted_spend));
   EXPECT_EQ(r->text(1, 2), QString::number(routing->routed.rejected));
-  EXPECT_TRUE(tab->routingBox()->verdict().contains(
+  EXPECT_TRUE(tab->scenarioPanel()->routingBox()->verdict().contains(
       QString::fromStdString("spend saved " + limitscope::format_dollars(routing->spend_saved))))
-      << tab->routingBox()->verdict().toStdString();
+      << tab->scenarioPanel()->routingBox()->verdict().toStdString();
   if (const char* dir = std::getenv("LIMITSCOPE_SCREENSHOT_DIR")) {
     QCoreApplication::sendPostedEvents();  // the verdicts' new heights, laid out
     QCoreApplication::processEvents();
     EXPECT_TRUE(tab->grab().save(QString::fromUtf8(dir) + QStringLiteral("/tuner_whatifs.png")));
   }
 
-  tab->setOutage(QStringLiteral("10m@25:00"), 1);
-  tab->runOutageWhatIf();
+  tab->scenarioPanel()->setOutage(QStringLiteral("10m@25:00"), 1);
+  tab->scenarioPanel()->runOutageWhatIf();
   ASSERT_TRUE(finished.wait(60000));
-  EXPECT_TRUE(tab->outageBox()->verdict().contains(QStringLiteral("10m@25:00")))
-      << tab->outageBox()->verdict().toStdString();
-  EXPECT_EQ(tab->outageBox()->model()->rowCount(), 0);
+  EXPECT_TRUE(tab->scenarioPanel()->outageBox()->verdict().contains(QStringLiteral("10m@25:00")))
+      << tab->scenarioPanel()->outageBox()->verdict().toStdString();
+  EXPECT_EQ(tab->scenarioPanel()->outageBox()->model()->rowCount(), 0);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// The Tuner's shadow actions (issue 19 item 2): the candidate stored as the rule's shadow
+// The live panel's shadow actions (issue 19 item 2): the candidate stored as the rule's shadow
 // config — evaluated by every decision, never enforced — and cleared again. The same core path
 // as `limitscope-cli shadow set|clear` (set_shadow/clear_shadow: audit entry, compare-and-set
 // on the shadow's version as last read or written), on the Redis worker; core says what is
@@ -8,7 +8,6 @@
 #include "ui/qt_text.h"
 #include "ui/tuner/live_panel.h"
 #include "ui/tuner/param_editor.h"
-#include "ui/tuner/tuner_tab.h"
 
 namespace limitscope::ui {
 
@@ -18,10 +17,11 @@ constexpr const char* kShadowReason = "shadow from the limitscope Tuner";
 
 }  // namespace
 
-std::optional<redis::ChangeInfo> TunerTab::shadowChange(const std::optional<std::string>& refusal) {
+std::optional<redis::ChangeInfo> LivePanel::shadowChange(
+    const std::optional<std::string>& refusal) {
   if (refusal) {
-    setLiveStatus(qs(*refusal), true);
-    emit shadowFinished(false, liveStatusText());
+    setStatus(qs(*refusal), true);
+    emit shadowFinished(false, status());
     return std::nullopt;
   }
   redis::ChangeInfo change;
@@ -31,39 +31,39 @@ std::optional<redis::ChangeInfo> TunerTab::shadowChange(const std::optional<std:
   return change;
 }
 
-void TunerTab::putInShadow() {
+void LivePanel::putInShadow() {
   // What Apply would make of the whole rule (a composite's chosen limit replaced).
-  const auto plan = tuner::preview_change(m_livePanel->rule().toStdString(), m_session.live(),
-                                          m_candidate->params(), std::nullopt, std::nullopt, {},
-                                          compositeLimit().toStdString());
-  auto refusal = tuner::shadow_refusal(m_livePanel->inputs(), m_candidate->problems());
+  const auto plan = tuner::preview_change(rule().toStdString(), m_shared.session.live(),
+                                          m_shared.candidate->params(), std::nullopt, std::nullopt,
+                                          {}, compositeLimit().toStdString());
+  auto refusal = tuner::shadow_refusal(inputs(), m_shared.candidate->problems());
   if (!refusal && plan.refused) refusal = "Refused: " + *plan.refused;
   const auto change = shadowChange(refusal);
   if (!change) return;
-  setLiveStatus(tr("Writing shadow version %1…").arg(m_shadowVersion + 1), false);
-  QMetaObject::invokeMethod(m_redis,
-                            [w = m_redis, t = target(), config = plan.config, c = *change] {
+  setStatus(tr("Writing shadow version %1…").arg(m_shadowVersion + 1), false);
+  QMetaObject::invokeMethod(m_shared.redis,
+                            [w = m_shared.redis, t = target(), config = plan.config, c = *change] {
                               if (w) w->setShadow(t, config, c);
                             });
 }
 
-void TunerTab::clearShadow() {
-  const auto change = shadowChange(tuner::undo_refusal(m_livePanel->inputs()));
+void LivePanel::clearShadow() {
+  const auto change = shadowChange(tuner::undo_refusal(inputs()));
   if (!change) return;
-  setLiveStatus(tr("Clearing the shadow…"), false);
-  QMetaObject::invokeMethod(m_redis, [w = m_redis, t = target(), c = *change] {
+  setStatus(tr("Clearing the shadow…"), false);
+  QMetaObject::invokeMethod(m_shared.redis, [w = m_shared.redis, t = target(), c = *change] {
     if (w) w->clearShadow(t, c);
   });
 }
 
-void TunerTab::onShadow(const ShadowResult& r) {
-  const std::string rule = m_livePanel->rule().toStdString();
+void LivePanel::onShadow(const ShadowResult& r) {
+  const std::string name = rule().toStdString();
   if (r.error.isEmpty()) {
     m_shadowVersion = r.version;
-    setLiveStatus(qs(r.cleared ? tuner::shadow_cleared_text(rule, r.version, who().toStdString())
-                               : tuner::shadow_written_text(rule, *r.shadow, who().toStdString())),
-                  false);
-    emit shadowFinished(true, liveStatusText());
+    setStatus(qs(r.cleared ? tuner::shadow_cleared_text(name, r.version, who().toStdString())
+                           : tuner::shadow_written_text(name, *r.shadow, who().toStdString())),
+              false);
+    emit shadowFinished(true, status());
     return;
   }
   QString message =
@@ -75,7 +75,7 @@ void TunerTab::onShadow(const ShadowResult& r) {
     m_afterRead = message;
     readLiveConfig();
   }
-  setLiveStatus(message, true);
+  setStatus(message, true);
   emit shadowFinished(false, message);
 }
 

@@ -1,0 +1,74 @@
+// The scenario panel's work on the loaded trace with the current setting: a Redis outage under
+// fail-open, fail-closed and a local fallback limiter, and a cost-aware routing rule, computed
+// on the scenario worker (core/tuner/outage_whatif.h, routing_whatif.h) and shown as the tables
+// of core/tuner/scenario_tables.h.
+
+#include "ui/qt_text.h"
+#include "ui/result_box.h"
+#include "ui/tuner/param_editor.h"
+#include "ui/tuner/scenario_panel.h"
+
+namespace limitscope::ui {
+
+namespace {
+
+constexpr int kOutage = 0;
+constexpr int kRouting = 1;
+
+}  // namespace
+
+void ScenarioPanel::onTraceLoaded() {
+  m_outageBox->setMessage(tr("Run the outage what-if on this trace."));
+  m_routingBox->setMessage(tr("Run the routing what-if on this trace."));
+}
+
+bool ScenarioPanel::startScenario(ResultBox* box) {
+  showScenarios();
+  const ParamEditor* current = m_shared.current;
+  if (m_shared.session.trace() && current->isValid()) {
+    box->setMessage(tr("Computing…"));
+    return true;
+  }
+  box->setMessage(!m_shared.session.trace()
+                      ? tr("Load a trace first.")
+                      : tr("Current setting: %1").arg(qs(current->problems().front().message)),
+                  true);
+  emit scenarioFinished();
+  return false;
+}
+
+void ScenarioPanel::runOutageWhatIf() {
+  if (!startScenario(m_outageBox)) return;
+  QMetaObject::invokeMethod(m_shared.scenarios,
+                            [w = m_shared.scenarios, t = m_shared.session.trace(),
+                             p = m_shared.current->params(), text = outage(), n = replicas(),
+                             pr = m_shared.pricing, g = m_shared.session.next_scenario(kOutage)] {
+                              if (w) w->computeOutage(t, p, text, n, pr, g);
+                            });
+}
+
+void ScenarioPanel::runRoutingWhatIf() {
+  if (!startScenario(m_routingBox)) return;
+  QMetaObject::invokeMethod(
+      m_shared.scenarios,
+      [w = m_shared.scenarios, t = m_shared.session.trace(), p = m_shared.current->params(),
+       under = routeUnder(), model = routeModel(), pr = m_shared.pricing,
+       g = m_shared.session.next_scenario(kRouting)] {
+        if (w) w->computeRouting(t, p, under, model, pr, g);
+      });
+}
+
+void ScenarioPanel::onScenario(const ScenarioResult& r) {
+  const bool isOutage = r.kind == ScenarioResult::Kind::outage;
+  if (!m_shared.session.scenario_current(isOutage ? kOutage : kRouting, r.generation))
+    return;  // a newer one is on its way
+  ResultBox* box = isOutage ? m_outageBox : m_routingBox;
+  if (r.table) {
+    box->setTable(*r.table);
+  } else {
+    box->setMessage(r.error, true);
+  }
+  emit scenarioFinished();
+}
+
+}  // namespace limitscope::ui

@@ -1,0 +1,126 @@
+// The sweep panel's work: its fields checked by core (tuner::check_sweep), the sweep on the job
+// worker, its outcome on the heatmap and the recommendation beside it, a clicked cell loaded
+// as the candidate, and the trace's first guess.
+
+#include <QLabel>
+#include <QThread>
+
+#include "core/tuner/candidate.h"
+#include "ui/qt_text.h"
+#include "ui/tuner/param_editor.h"
+#include "ui/tuner/sweep_heatmap.h"
+#include "ui/tuner/sweep_panel.h"
+#include "ui/tuner/trace_panel.h"
+
+namespace limitscope::ui {
+
+void SweepPanel::setSweepAxes(double x_min, double x_max, int x_steps, double y_min, double y_max,
+                              int y_steps) {
+  setAxes({x_min, x_max, x_steps, tuner::Spacing::log},
+          {y_min, y_max, y_steps, tuner::Spacing::log},
+          is_window_algorithm(m_shared.candidate->params().algorithm));
+}
+
+void SweepPanel::showAdvice(const QString& text) {
+  m_advice->setText(text);
+  m_advice->setVisible(!text.isEmpty());
+  // The label's width is fixed, so the height its wrapped text needs is known: the page (and
+  // the splitter above it) then never gives it less.
+  m_advice->setMinimumHeight(text.isEmpty() ? 0 : m_advice->heightForWidth(m_advice->width()));
+}
+
+void SweepPanel::onTraceLoaded() {
+  const tuner::TraceFacts& facts = m_shared.session.facts();
+  m_heatmap->clear();
+  setText({});
+  showAdvice({});
+  setGuessTip(qs(facts.first_guess.basis));
+  const auto& [x, y] = facts.axes;
+  setSweepAxes(x.min, x.max, x.steps, y.min, y.max, steps(1));
+}
+
+void SweepPanel::onCandidateChanged() {
+  if (m_heatmap->hasSweep()) m_heatmap->setSelected(-1);
+}
+
+void SweepPanel::useFirstGuess() {
+  if (!m_shared.session.trace()) {
+    setText(tr("Load a trace first."));
+    return;
+  }
+  const Algorithm algorithm = m_shared.candidate->params().algorithm;
+  if (const auto guess = m_shared.session.first_guess_for(algorithm)) {
+    applyFirstGuess(*guess);
+    return;
+  }
+  // Another algorithm than the load's guess: its percentiles are a pass over the trace.
+  m_jobs.study(m_shared.session.trace(), {}, 0, TraceStudy::Purpose::guess);
+}
+
+void SweepPanel::onFirstGuessStudied(bool cancelled) {
+  if (cancelled) {
+    setText(tr("First guess cancelled."));
+    return;
+  }
+  applyFirstGuess(m_shared.session.facts().first_guess);
+}
+
+void SweepPanel::applyFirstGuess(const tuner::FirstGuess& guess) {
+  m_shared.candidate->setParams(guess.params);
+  emit candidateChosen();
+  setText(tr("First guess: %1 (%2).").arg(qs(tuner::setting_text(guess.params)), qs(guess.basis)));
+}
+
+void SweepPanel::runDemoSweep() {
+  m_demo = true;
+  runSweep();
+}
+
+void SweepPanel::runSweep() {
+  const tuner::SharedTrace trace = m_shared.session.trace();
+  if (trace) emit sweepStarted();
+  auto request = tuner::check_sweep(
+      trace.get(), inputs(m_shared.candidate->params(), std::max(1, QThread::idealThreadCount())));
+  if (!request) {
+    setText(qs(request.error()));
+    emit sweepFinished(false, text());
+    return;
+  }
+  m_jobs.startJob(tr("Sweeping"));
+  QMetaObject::invokeMethod(
+      m_shared.jobs, [w = m_shared.jobs, trace, r = *request, pr = m_shared.pricing,
+                      cancel = m_shared.cancel, current = m_shared.current->params()] {
+        if (w) w->runSweep(trace, r.spec, r.constraints, pr, cancel, current, r.max_spend_increase);
+      });
+}
+
+void SweepPanel::onSweep(const SweepOutcome& o) {
+  m_jobs.endJob();
+  if (!o.result) {
+    setText(o.cancelled ? tr("Sweep cancelled.") : tr("Sweep failed: %1").arg(o.error));
+    m_jobs.setStatus(text());
+    emit sweepFinished(false, text());
+    return;
+  }
+  m_heatmap->setSweep(o.result, o.spec, o.recommendation);
+  showAdvice(qs(o.advice.text()));
+  const QString summary =
+      qs(tuner::sweep_summary(*o.result, o.advice, o.constraintProblem.toStdString()));
+  setText(summary);
+  m_jobs.setStatus(tr("Sweep done."));
+  emit sweepFinished(true, summary + QLatin1Char('\n') + m_advice->text());
+  if (m_demo) {
+    m_demo = false;
+    emit demoCellChosen(static_cast<int>(tuner::demo_cell(o.advice)));
+  }
+}
+
+void SweepPanel::loadCell(int index) {
+  const auto* r = m_heatmap->result();
+  if (r == nullptr || index < 0 || index >= static_cast<int>(r->cells.size())) return;
+  m_shared.candidate->setParams(r->cells[static_cast<std::size_t>(index)].params);
+  emit candidateChosen();
+  m_heatmap->setSelected(index);
+}
+
+}  // namespace limitscope::ui
