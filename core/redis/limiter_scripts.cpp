@@ -51,15 +51,16 @@ std::string with_algorithms(std::string_view entry, const std::string& code) {
   return body.replace(at, kMarker.size(), code);
 }
 
-// A script for EVALSHA: common.lua, then the entry file; decide.lua gets pressure.lua and one
-// branch per algorithm file at its --@ALGORITHMS line, inside its loop (a script's top-level
+// A script for EVALSHA: common.lua, then the entry file; decide.lua gets pressure.lua, lean.lua and
+// one branch per algorithm file at its --@ALGORITHMS line, inside its loop (a script's top-level
 // functions are created again at every run, so nothing there may hold them). A script keeps no
 // parsed config between runs (ls_config_cache false).
 std::string compose_script(std::string_view entry, bool algorithms) {
   std::string s =
       file_or_throw("common.lua") + "\nlocal ls_config_cache, ls_config_count = false, 0\n";
   if (!algorithms) return s + file_or_throw(entry);
-  s += file_or_throw("pressure.lua") + "\n";  // decide.lua's pressure index
+  // decide.lua's pressure index and its lean path.
+  s += file_or_throw("pressure.lua") + "\n" + file_or_throw("lean.lua") + "\n";
   std::string chain;
   for (const Branch& b : kBranches) {
     chain += chain.empty() ? "if p.alg == '" : "elseif p.alg == '";
@@ -85,7 +86,8 @@ constexpr Entry kEntries[] = {{"decide", "decide.lua", true},
                               {"settle", "settle.lua", false}};
 
 std::string library_body() {
-  std::string s = file_or_throw("common.lua") + "\n" + file_or_throw("pressure.lua");
+  std::string s = file_or_throw("common.lua") + "\n" + file_or_throw("pressure.lua") + "\n" +
+                  file_or_throw("lean.lua");
   s += "\n-- Defined once when the library loads (issue 18).\nlocal ls_algos = {}\n";
   for (const Branch& b : kBranches) {
     s += "do\n";

@@ -90,31 +90,8 @@ if entry and entry.lean and (entry.legacy_until == 0 or t_call >= entry.legacy_u
   if cs then
     vals = redis.call('MGET', unpack(KEYS, 3))
     if vals[1] == entry.stamp then
-      local p, d, version = entry.limits[1], entry.ds[1], entry.version
-      local out = n > 1 and {} or nil
-      for i = 1, n do
-        local base = KEYS[3 + i]
-        d.settle = 0
-        p.eval(p, base, t_call, cs[i], d, vals[1 + i], false)
-        local rec = ls_record(d.allowed, d.reason, d.fix and 1 or 0, 0, d.remaining, d.limit, d.retry, d.reset,
-                              version, '')
-        local w = d.write
-        if w then
-          local v = p.write(p, base, d, t_call, pad)
-          -- A later decision of this call on the same key reads what was just written.
-          for k = i + 1, n do
-            if KEYS[3 + k] == base then vals[1 + k] = v end
-          end
-          -- Pressure index: one compare; more only for a level left below the threshold.
-          if d.remaining < p.max * LS_PRESSURE_BELOW then
-            local sc = ls_pressure_score(p, d, t_call, w, ARGV[1 + i], 1)
-            if sc then ls_pressure_add(cfg, string.sub(base, label_at), sc, t_call) end
-          end
-        end
-        if n == 1 then return rec end
-        out[i] = rec
-      end
-      return out
+      return ls_lean(KEYS, ARGV, n, t_call, entry.limits[1], entry.ds[1], entry.version, vals, cs, pad, cfg,
+                     label_at)
     end
     entry = nil  -- the config changed: read it again below
   end
@@ -274,6 +251,18 @@ else
 end
 if entry and entry.legacy_until > 0 then legacy = t_call < entry.legacy_until end
 local single = #limits == 1
+
+-- The lean path for a config just read (EVALSHA, which keeps nothing; FCALL after a change) or
+-- kept but not taken above: the same conditions and decisions as there.
+if opts == nil and single and npre == 1 and not has_overrides and not shadow and not legacy then
+  local cs = {}
+  for i = 1, n do
+    local c = tonumber(costs_of[i])
+    if c == nil then cs = nil break end
+    cs[i] = c
+  end
+  if cs then return ls_lean(KEYS, ARGV, n, t_call, limits[1], ds[1], version, vals, cs, pad, cfg, label_at) end
+end
 
 -- The shadow's string states (token bucket, GCRA), one MGET: svals[(i - 1) * snpre + p.rank].
 local svals, snpre, sprefix, sa, sr, swr, swa

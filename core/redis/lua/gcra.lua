@@ -4,7 +4,7 @@
 -- Pasted into decide.lua (at its algorithms marker), where the final `return eval, write` becomes an
 -- assignment: eval(p, skey, t, cost, d, raw) fills decision d from the state `raw` the caller
 -- read (MGET: false when absent or not a string) (next state: d.a = TAT − now, ns),
--- write(p, skey, d, t, pad_ms) stores it and returns the stored string.
+-- write(p, skey, d, t, pad_ms, hold) stores it (hold: only encodes it) and returns the string.
 
 -- Cost units free with a backlog of b ns: clamp(max(0, C·T − b) / T, 0, C).
 local function level(p, t_ns, limit_ns, b)
@@ -68,11 +68,12 @@ local function eval(p, skey, t, cost, d, raw)
 end
 
 -- Stores tat = now + d.a (ns); the key is idle once tat has passed.
-local function write(p, skey, d, t, pad_ms)
+local function write(p, skey, d, t, pad_ms, hold)
   local rem = d.a % 1000  -- d.a >= 0: math.fmod's result, without a call
   local tat_us = t + (d.a - rem) / 1000
   -- The decimal ns text, from two exact integers (tat_us < 2^53, so %d is exact).
   local v = string.format('%d%03d', tat_us, rem)
+  if hold then return v end
   -- SET replaces a key of any type.
   redis.call('SET', skey, v, 'PX', ls_ttl_ms(d.a) + pad_ms)  -- a number: Redis prints it in C
   return v

@@ -7,7 +7,8 @@
 -- Pasted into decide.lua (at its algorithms marker), where the final `return eval, write` becomes an
 -- assignment: eval(p, skey, t, cost, d, raw, legacy) fills decision d from the state `raw` the
 -- caller read (false: none; legacy: a missing string may be an old hash) (next state: d.a =
--- tokens, d.b = ts), write(p, skey, d, t, pad_ms) stores it and returns the stored string.
+-- tokens, d.b = ts), write(p, skey, d, t, pad_ms, hold) stores it (hold: only encodes it) and
+-- returns the string.
 
 local function eval(p, skey, t, cost, d, raw, legacy)
   local C, npu = p.capacity, p.period / p.amount  -- ns per token (time_math::ns_per_unit)
@@ -77,8 +78,9 @@ local function eval(p, skey, t, cost, d, raw, legacy)
   end
 end
 
-local function write(p, skey, d, t, pad_ms)
+local function write(p, skey, d, t, pad_ms, hold)
   local v = struct.pack('<dd', d.a, d.b)
+  if hold then return v end
   -- Idle (indistinguishable from a fresh bucket) once full again. SET replaces a key of any
   -- type, the old hash included.
   local full_ns = (d.b - t) * 1000 + ls_ceil_ns((p.capacity - d.a) * (p.period / p.amount))

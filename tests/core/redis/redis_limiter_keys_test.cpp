@@ -202,13 +202,14 @@ TEST(RedisLimiterKeys, AKeptCompositeConfigGivesWayToTheNextChange) {
   EXPECT_EQ(fifth->binding_limit, "day") << "the limit added by the change is in force";
 }
 
-// The lean path (a kept single token-bucket or GCRA config, plain costs) decides only while
-// the stamp it was kept under is current: an override, a shadow, a second limit and a settlement
-// riding on a decision are each in force at the next decision after them.
-TEST(RedisLimiterKeys, TheLeanPathGivesWayToEveryChangeAtTheNextDecision) {
+// The lean path (a single token-bucket or GCRA config, plain costs) decides only while the
+// config it was kept under (FCALL) or read with (EVALSHA, which keeps nothing) is current: an
+// override, a shadow, a second limit and a settlement riding on a decision are each in force
+// at the next decision after them, on both paths to the Lua.
+void lean_path_gives_way(ScriptMode mode) {
   Rig rig;
   auto& [server, c, schema, limiter, o] = rig;
-  ASSERT_EQ(c.script_mode(), ScriptMode::unknown);  // Functions: configs are kept
+  c.set_script_mode(mode);
   RuleConfig rc = single_limit(bucket(Algorithm::token_bucket, 2, 1, 1h));
   put(c, schema, "r", rc);
   const auto decide = [&](const std::string& key) {
@@ -254,6 +255,16 @@ TEST(RedisLimiterKeys, TheLeanPathGivesWayToEveryChangeAtTheNextDecision) {
   EXPECT_EQ(with_settle->decision.remaining, 1);
   EXPECT_EQ(decide("s").decision.remaining, 0);
   EXPECT_FALSE(decide("s").decision.allowed);
+  // The path asked for is the one that ran (unknown: the connection found Functions).
+  EXPECT_EQ(c.script_mode(), mode == ScriptMode::scripts ? mode : ScriptMode::functions);
+}
+
+TEST(RedisLimiterKeys, TheLeanPathGivesWayToEveryChangeAtTheNextDecision) {
+  lean_path_gives_way(ScriptMode::unknown);  // Functions: configs are kept
+}
+
+TEST(RedisLimiterKeys, TheEvalshaLeanPathGivesWayToEveryChangeAtTheNextDecision) {
+  lean_path_gives_way(ScriptMode::scripts);
 }
 
 TEST(RedisLimiterKeys, AnOldHashStateIsReadUntilItHasExpiredAndReplacedByTheNextWrite) {

@@ -1,0 +1,56 @@
+-- lean.lua: decide.lua's lean path (issue 18), appended after pressure.lua, so it is defined
+-- once when the function library loads (and again at every run of the EVALSHA script, like
+-- every helper there). decide.lua calls it for a rule with one token-bucket or GCRA limit, no
+-- per-key overrides, no shadow and no old-schema states ahead, on a call whose decision
+-- arguments are all plain costs: from the function library's kept config when the stamp read
+-- is the kept one, and from a config just read from the hash (EVALSHA, or FCALL after a change).
+-- Each decision is the general path's single-limit branch (the same eval, record, write and
+-- pressure-index test), with none of its work for options, settlements, composites, overrides
+-- and shadows. p, d: the limit and its reused decision table; vals: the MGET of the stamp and
+-- the states (vals[1 + i]: decision i's); cs: the costs as numbers. Returns the reply.
+local function ls_lean(KEYS, ARGV, n, t, p, d, version, vals, cs, pad, cfg, label_at)
+  local out = n > 1 and {} or nil
+  -- A key decided again later in this call has its write held ({d.a, d.b}) until its last write
+  -- of the call, so a call sets each key once (a coalesced batch repeats hot keys).
+  local held = false
+  for i = 1, n do
+    local base = KEYS[3 + i]
+    d.settle = 0
+    p.eval(p, base, t, cs[i], d, vals[1 + i], false)
+    local rec = ls_record(d.allowed, d.reason, d.fix and 1 or 0, 0, d.remaining, d.limit, d.retry, d.reset,
+                          version, '')
+    local w = d.write
+    if w then
+      local again = false
+      for k = i + 1, n do
+        if KEYS[3 + k] == base then again = true break end
+      end
+      local v = p.write(p, base, d, t, pad, again)
+      if again then
+        -- A later decision of this call on the same key reads what was just decided.
+        for k = i + 1, n do
+          if KEYS[3 + k] == base then vals[1 + k] = v end
+        end
+        if not held then held = {} end
+        held[base] = {d.a, d.b}
+      elseif held then
+        held[base] = nil  -- stored just now
+      end
+      -- Pressure index: one compare; more only for a level left below the threshold.
+      if d.remaining < p.max * LS_PRESSURE_BELOW then
+        local sc = ls_pressure_score(p, d, t, w, ARGV[1 + i], 1)
+        if sc then ls_pressure_add(cfg, string.sub(base, label_at), sc, t) end
+      end
+    end
+    if n == 1 then return rec end
+    out[i] = rec
+  end
+  -- Held writes whose later decisions wrote nothing (refusals): the last state decided.
+  if held then
+    for base, st in pairs(held) do
+      d.a, d.b = st[1], st[2]
+      p.write(p, base, d, t, pad)
+    end
+  end
+  return out
+end
