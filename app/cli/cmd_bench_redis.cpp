@@ -244,14 +244,17 @@ RoundTrip incr_trip(const Settings& s) {
   };
 }
 
+// `repeat`: how many decisions in a row share a key (1: every decision its own key; 4: a batch
+// of 16 decides 4 keys 4 times each, as a gateway coalescing hot keys sends).
 RoundTrip decide_trip(const Settings& s, const redis::RedisLimiter& limiter,
-                      const std::string& rule, long long per_call) {
-  return [&s, &limiter, rule, per_call](redis::Connection& c, long long client, long long i,
-                                        long long& errors) -> long long {
+                      const std::string& rule, long long per_call, long long repeat = 1) {
+  return [&s, &limiter, rule, per_call, repeat](redis::Connection& c, long long client, long long i,
+                                                long long& errors) -> long long {
     std::vector<redis::DecideRequest> requests;
     const long long n = s.pipeline * per_call;
     requests.reserve(static_cast<std::size_t>(n));
-    for (long long j = 0; j < n; ++j) requests.push_back({key_for(s, client, i, j), {1.0}, false});
+    for (long long j = 0; j < n; ++j)
+      requests.push_back({key_for(s, client, i, j / repeat), {1.0}, false});
     auto r = per_call == 1
                  ? limiter.decide_pipelined(c, rule, requests)
                  : limiter.decide_batch(c, rule, requests, static_cast<std::size_t>(per_call));
@@ -457,6 +460,8 @@ int run_bench_redis(const CommandArgs& argv) {
       {"floor_calls", 1, floor_trip(s, "bench-floor"), functions},
       {"token_bucket_evalsha", 1, decide_trip(s, limiter, tb_rule, 1), scripts},
       {"gcra_batch_evalsha", s.per_call, decide_trip(s, limiter, gcra_rule, s.per_call), scripts},
+      // Batches that repeat keys (4 keys 4 times in a call of 16): one write per key and call.
+      {"gcra_batch_hot", s.per_call, decide_trip(s, limiter, gcra_rule, s.per_call, 4), functions},
       // The pressure index's cost (issue 22): the same traffic with and without it, on keys
       // above its threshold (token_bucket) and on drained keys (10/s refill, under pressure).
       {"token_bucket_no_index", 1,
