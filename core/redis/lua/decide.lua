@@ -282,6 +282,7 @@ if shadow then
 end
 -- The reply: one string per decision (ls_record), or an error where a decision was not made.
 local out = {}
+local held = false  -- writes held for a later decision of the same key (ls_flush)
 for i = 1, n do
   local costs_s = costs_of[i]
   local op = opts and opts[i]
@@ -292,6 +293,7 @@ for i = 1, n do
     if op[1] ~= '' then
       t = ls_uint(op[1])
       if t == nil then
+        ls_flush(held, pad)
         return redis.error_reply('LSARG now must be an integer count of microseconds >= 0, got ' .. op[1])
       end
     end
@@ -305,7 +307,10 @@ for i = 1, n do
   if has_overrides then
     local err
     first, err = ls_override(cfg, string.sub(base, label_at), first)
-    if first == nil then return redis.error_reply(err) end
+    if first == nil then
+      ls_flush(held, pad)
+      return redis.error_reply(err)
+    end
   end
   -- A settlement riding on this decision: which limit, by how much (an error fails this
   -- decision alone, having written nothing).
@@ -343,10 +348,14 @@ for i = 1, n do
     local costs = {}
     for c in string.gmatch(costs_s, '[^,]+') do
       local x = tonumber(c)
-      if x == nil then return redis.error_reply("LSARG cost must be a number, got '" .. c .. "'") end
+      if x == nil then
+        ls_flush(held, pad)
+        return redis.error_reply("LSARG cost must be a number, got '" .. c .. "'")
+      end
       costs[#costs + 1] = x
     end
     if #costs ~= 1 and #costs ~= #limits then
+      ls_flush(held, pad)
       return redis.error_reply('LSARG expected 1 or ' .. #limits .. " costs, got '" .. costs_s .. "'")
     end
     all, was_reset = true, 0
@@ -479,12 +488,25 @@ for i = 1, n do
           d.a, d.b, w = d.c, d.e, 'fix'
         end
         if (w == 'commit' and (one or live_all)) or w == 'fix' then
-          local v = p.write(p, j == 1 and one and base or base .. p.suffix, d, t, pad)
-          -- A later decision of this call on the same key reads what was just written.
+          local skey = j == 1 and one and base or base .. p.suffix
+          -- A string state (token bucket, GCRA) of a key decided again later in this call is
+          -- held: handed to the later decision, stored once with the call's last state (held,
+          -- ls_flush). Other states are read from Redis by each decision: stored now.
+          local again = false
           if p.rank > 0 then
+            for k = i + 1, n do
+              if KEYS[3 + k] == base then again = true break end
+            end
+          end
+          local v = p.write(p, skey, d, t, pad, again)
+          if again then
             for k = i + 1, n do
               if KEYS[3 + k] == base then vals[1 + (k - 1) * npre + p.rank] = v end
             end
+            if not held then held = {} end
+            held[skey] = {p, d.a, d.b, t}
+          elseif held then
+            held[skey] = nil  -- stored just now
           end
           -- Pressure index: one compare; more only for a level left below the threshold.
           if d.remaining < p.max * LS_PRESSURE_BELOW then
@@ -525,6 +547,7 @@ for i = 1, n do
     out[i] = {err = failed}
   end
 end
+ls_flush(held, pad)
 if shadow and sa + sr > 0 then
   -- The shadow's counts since it was set (config_set.lua and shadow_clear.lua delete them).
   local ck = shadow.hash .. ':counts'

@@ -1,6 +1,19 @@
--- lean.lua: decide.lua's lean path (issue 18), appended after pressure.lua, so it is defined
--- once when the function library loads (and again at every run of the EVALSHA script, like
--- every helper there). decide.lua calls it for a rule with one token-bucket or GCRA limit, no
+-- lean.lua: decide.lua's lean path (issue 18) and the writes a call holds, appended after
+-- pressure.lua, so both are defined once when the function library loads (and again at every
+-- run of the EVALSHA script, like every helper there).
+
+-- Stores the writes a call held for later decisions of the same key that then wrote nothing
+-- (refusals, failed decisions): held[state key] = {limit, d.a, d.b, instant}, the state last
+-- decided for the key. ls_lean and decide.lua's general path call it before they return.
+local function ls_flush(held, pad)
+  if not held then return end
+  for key, st in pairs(held) do
+    local p = st[1]
+    p.write(p, key, {a = st[2], b = st[3]}, st[4], pad)
+  end
+end
+
+-- The lean path. decide.lua calls it for a rule with one token-bucket or GCRA limit, no
 -- per-key overrides, no shadow and no old-schema states ahead, on a call whose decision
 -- arguments are all plain costs: from the function library's kept config when the stamp read
 -- is the kept one, and from a config just read from the hash (EVALSHA, or FCALL after a change).
@@ -10,8 +23,8 @@
 -- the states (vals[1 + i]: decision i's); cs: the costs as numbers. Returns the reply.
 local function ls_lean(KEYS, ARGV, n, t, p, d, version, vals, cs, pad, cfg, label_at)
   local out = n > 1 and {} or nil
-  -- A key decided again later in this call has its write held ({d.a, d.b}) until its last write
-  -- of the call, so a call sets each key once (a coalesced batch repeats hot keys).
+  -- A key decided again later in this call has its write held until its last write of the
+  -- call, so a call sets each key once (a coalesced batch repeats hot keys).
   local held = false
   for i = 1, n do
     local base = KEYS[3 + i]
@@ -32,7 +45,7 @@ local function ls_lean(KEYS, ARGV, n, t, p, d, version, vals, cs, pad, cfg, labe
           if KEYS[3 + k] == base then vals[1 + k] = v end
         end
         if not held then held = {} end
-        held[base] = {d.a, d.b}
+        held[base] = {p, d.a, d.b, t}
       elseif held then
         held[base] = nil  -- stored just now
       end
@@ -45,12 +58,6 @@ local function ls_lean(KEYS, ARGV, n, t, p, d, version, vals, cs, pad, cfg, labe
     if n == 1 then return rec end
     out[i] = rec
   end
-  -- Held writes whose later decisions wrote nothing (refusals): the last state decided.
-  if held then
-    for base, st in pairs(held) do
-      d.a, d.b = st[1], st[2]
-      p.write(p, base, d, t, pad)
-    end
-  end
+  ls_flush(held, pad)
   return out
 end

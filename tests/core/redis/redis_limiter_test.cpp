@@ -284,6 +284,45 @@ TEST_P(RedisLimiterEquality, LeanBatchesOfRepeatedKeys) {
   }
 }
 
+// The general path (a composite here) holds writes the same way: a call of 16 decisions on 3
+// keys stores each limit's state of each key once, and the states are the core's.
+TEST_P(RedisLimiterEquality, TheGeneralPathStoresEachStateOncePerCall) {
+  const LimitParams rpm = bucket(Algorithm::token_bucket, 10, 7, 3s);
+  const LimitParams tpm = bucket(Algorithm::gcra, 2.5, 0.7, 1s);
+  RuleConfig config;
+  config.limits = {NamedLimit{"rpm", rpm}, NamedLimit{"tpm", tpm}};
+  put(*conn_, KeySchema{}, "both-hot", config);
+  must(*conn_, {"CONFIG", "RESETSTAT"});
+  std::vector<DecideRequest> batch;
+  for (int i = 0; i < 16; ++i) batch.push_back({"h" + std::to_string(i % 3), {0.5}, false});
+  DecideOptions o;
+  o.now_us = kEpochUs;
+  auto r = RedisLimiter{}.decide_batch(*conn_, "both-hot", batch, 16, o);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ManualClock clock;
+  clock.set(Nanos{kEpochUs * 1000});
+  std::map<std::string, std::unique_ptr<CompositeLimiter>> core;
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    auto& l = core[batch[i].key];
+    if (!l) {
+      auto made = make_composite({rpm, tpm}, clock);
+      ASSERT_TRUE(made.ok()) << made.error();
+      l = std::move(*made);
+    }
+    const Decision want = l->try_acquire(0.5);
+    ASSERT_TRUE((*r)[i].ok()) << (*r)[i].error().message;
+    EXPECT_TRUE(same(want, (*r)[i]->decision)) << "decision " << i << "\n  core:  " << show(want)
+                                               << "\n  redis: " << show((*r)[i]->decision);
+  }
+  auto stats = conn_->command({"INFO", "commandstats"});
+  ASSERT_TRUE(stats.ok()) << stats.error().message;
+  EXPECT_NE(stats->str.find("cmdstat_set:calls=6,"), std::string::npos) << stats->str;
+  // What the call ended with is what the next call reads: one more at the same instant.
+  auto next = RedisLimiter{}.decide_batch(*conn_, "both-hot", {{"h0", {0.5}, false}}, 1, o);
+  ASSERT_TRUE(next.ok() && (*next)[0].ok());
+  EXPECT_TRUE(same(core["h0"]->try_acquire(0.5), (*next)[0]->decision));
+}
+
 // A composite (token bucket + sliding log, the same cost to both) against CompositeLimiter.
 TEST_P(RedisLimiterEquality, Composite) {
   const LimitParams rpm = bucket(Algorithm::token_bucket, 10, 7, 3s);
