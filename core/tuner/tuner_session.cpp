@@ -96,6 +96,25 @@ std::string change_author(const char* user) {
   return user != nullptr && *user != '\0' ? std::string(user) : std::string("limitscope");
 }
 
+std::string setting_problem_text(bool current, const std::vector<FieldProblem>& problems) {
+  if (problems.empty()) return {};
+  return std::string(current ? "Current" : "Candidate") + " setting: " + problems.front().message;
+}
+
+std::optional<std::string> scenario_refusal(const Trace* trace,
+                                            const std::vector<FieldProblem>& current_problems) {
+  if (trace == nullptr) return "Load a trace first.";
+  if (!current_problems.empty()) return setting_problem_text(true, current_problems);
+  return std::nullopt;
+}
+
+std::optional<std::string> stream_refusal(bool connected, const std::string& rule) {
+  if (!connected)
+    return "No Redis connection: start limitscope with --redis URL to read a decision stream.";
+  if (rule.empty()) return "Name the rule whose decision stream to read.";
+  return std::nullopt;
+}
+
 Expected<SweepRequest> check_sweep(const Trace* trace, const SweepInputs& in) {
   if (trace == nullptr) return make_error("Load a trace first.");
   SweepRequest r;
@@ -175,6 +194,12 @@ std::string whatif_summary(const Trace* trace, const WhatIfSeries& current,
   return "429s on this trace — current: " + describe_429s(current.total) +
          "; candidate: " + describe_429s(candidate.total) + "\n" +
          spend_text(trace, &current, &candidate, names);
+}
+
+std::optional<std::string> read_refusal(const LiveInputs& in) {
+  if (!in.connected || in.rule.empty())
+    return "Give a Redis connection (--redis URL) and a rule name.";
+  return std::nullopt;
 }
 
 LiveButtons live_buttons(const LiveInputs& in, bool candidate_valid, bool can_undo) {

@@ -73,6 +73,17 @@ std::string key_shown(const KeyNames& names, const std::string& key);
 /// "limitscope" when it is unset or empty.
 std::string change_author(const char* user);
 
+/// "Current setting: <its first problem>" (or "Candidate setting: …"), what the chart and the
+/// scenarios say instead of a result while a setting is invalid; "" when it has none.
+std::string setting_problem_text(bool current, const std::vector<FieldProblem>& problems);
+/// Why an outage or routing what-if cannot run, or nullopt: it needs a trace (`trace` not null)
+/// and a valid current setting.
+std::optional<std::string> scenario_refusal(const Trace* trace,
+                                            const std::vector<FieldProblem>& current_problems);
+/// Why a rule's decision stream cannot be read, or nullopt: no connection, or no rule named.
+/// @param rule trimmed
+std::optional<std::string> stream_refusal(bool connected, const std::string& rule);
+
 /// The sweep panel's fields as entered.
 struct SweepInputs {
   LimitParams base;  ///< the candidate: the algorithm and the refill period
@@ -143,6 +154,8 @@ struct LiveButtons {
 };
 LiveButtons live_buttons(const LiveInputs& in, bool candidate_valid, bool can_undo);
 
+/// Why Read config cannot run, or nullopt: it needs a connection and a rule.
+std::optional<std::string> read_refusal(const LiveInputs& in);
 /// Why Apply is refused ("Refused: …"), or nullopt to go ahead.
 /// @param candidate_problems check_candidate() of the candidate
 std::optional<std::string> apply_refusal(const LiveInputs& in,

@@ -54,8 +54,8 @@ void LivePanel::updateLiveButtons() {
 }
 
 void LivePanel::readLiveConfig() {
-  if (m_shared.redisUrl.isEmpty() || rule().isEmpty()) {
-    setStatus(tr("Give a Redis connection (--redis URL) and a rule name."), true);
+  if (const auto why = tuner::read_refusal(inputs())) {
+    setStatus(qs(*why), true);
     emit configRead(status());
     return;
   }

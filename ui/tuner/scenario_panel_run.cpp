@@ -24,15 +24,13 @@ void ScenarioPanel::onTraceLoaded() {
 
 bool ScenarioPanel::startScenario(ResultBox* box) {
   showScenarios();
-  const ParamEditor* current = m_shared.current;
-  if (m_shared.session.trace() && current->isValid()) {
+  const auto why =
+      tuner::scenario_refusal(m_shared.session.trace().get(), m_shared.current->problems());
+  if (!why) {
     box->setMessage(tr("Computing…"));
     return true;
   }
-  box->setMessage(!m_shared.session.trace()
-                      ? tr("Load a trace first.")
-                      : tr("Current setting: %1").arg(qs(current->problems().front().message)),
-                  true);
+  box->setMessage(qs(*why), true);
   emit scenarioFinished();
   return false;
 }

@@ -47,14 +47,10 @@ void TracePanel::loadScenario(const QString& name, double seconds, quint64 seed)
 
 void TracePanel::loadDecisionStream(RuleTarget target) {
   target.rule = target.rule.trimmed();
-  const QString why =
-      m_shared.redisUrl.isEmpty()
-          ? tr("No Redis connection: start limitscope with --redis URL to read a decision stream.")
-      : target.rule.isEmpty() ? tr("Name the rule whose decision stream to read.")
-                              : QString();
-  if (!why.isEmpty()) {
-    setStatus(why);
-    emit traceLoadFailed(why);
+  if (const auto why =
+          tuner::stream_refusal(!m_shared.redisUrl.isEmpty(), target.rule.toStdString())) {
+    setStatus(qs(*why));
+    emit traceLoadFailed(status());
     return;
   }
   startJob(tr("Reading stream"));

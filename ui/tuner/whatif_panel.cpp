@@ -45,9 +45,7 @@ void WhatIfPanel::requestWhatIf(bool current) {
     // The field says why; the chart drops that side rather than show a stale line.
     m_shared.session.drop_whatif(side);
     current ? m_chart->setCurrent(nullptr) : m_chart->setCandidate(nullptr);
-    m_summary->setText(tr("%1 setting: %2")
-                           .arg(current ? tr("Current") : tr("Candidate"),
-                                qs(editor->problems().front().message)));
+    m_summary->setText(qs(tuner::setting_problem_text(current, editor->problems())));
     return;
   }
   const std::optional<int> generation = m_shared.session.request_whatif(side);

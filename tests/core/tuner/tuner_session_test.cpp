@@ -326,5 +326,31 @@ TEST(TunerSession, TheAuditEntryNamesTheUserElseLimitscope) {
   EXPECT_EQ(change_author(nullptr), "limitscope");
 }
 
+TEST(TunerSession, ReadsStreamsAndScenariosAreRefusedWithTheReason) {
+  LiveInputs in;
+  in.rule = "chat";
+  EXPECT_EQ(read_refusal(in), "Give a Redis connection (--redis URL) and a rule name.");
+  in.connected = true;
+  EXPECT_EQ(read_refusal(in), std::nullopt);
+  in.rule.clear();
+  EXPECT_TRUE(read_refusal(in).has_value());
+
+  EXPECT_EQ(stream_refusal(false, "chat"),
+            "No Redis connection: start limitscope with --redis URL to read a decision stream.");
+  EXPECT_EQ(stream_refusal(true, ""), "Name the rule whose decision stream to read.");
+  EXPECT_EQ(stream_refusal(true, "chat"), std::nullopt);
+
+  const std::vector<FieldProblem> problems = {{"capacity", "capacity must be above 0"},
+                                              {"refill", "refill must be above 0"}};
+  EXPECT_EQ(setting_problem_text(true, problems), "Current setting: capacity must be above 0");
+  EXPECT_EQ(setting_problem_text(false, problems), "Candidate setting: capacity must be above 0");
+  EXPECT_EQ(setting_problem_text(true, {}), "");
+  const SharedTrace trace = small_trace();
+  EXPECT_EQ(scenario_refusal(nullptr, {}), "Load a trace first.");
+  EXPECT_EQ(scenario_refusal(nullptr, problems), "Load a trace first.");
+  EXPECT_EQ(scenario_refusal(trace.get(), problems), "Current setting: capacity must be above 0");
+  EXPECT_EQ(scenario_refusal(trace.get(), {}), std::nullopt);
+}
+
 }  // namespace
 }  // namespace limitscope::tuner
