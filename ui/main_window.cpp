@@ -272,6 +272,12 @@ void MainWindow::buildKeyTable() {
   connect(m_keyFilter, &QLineEdit::textChanged, m_keyProxy,
           &QSortFilterProxyModel::setFilterFixedString);
   m_keyView = new KeyTableView(m_keyModel, m_keyProxy, panel);
+  // The worker sorts the rows as the table does (core/sources/key_table_order.h).
+  m_view.key_sort = m_keyModel->keySort();
+  connect(m_keyModel, &KeyTableModel::sortChanged, this, [this](const KeySort& sort) {
+    m_view.key_sort = sort;
+    sendView();
+  });
   connect(m_keyView->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
     QStringList keys;
     for (const QModelIndex& idx : m_keyView->selectionModel()->selectedRows()) {
@@ -553,7 +559,8 @@ void MainWindow::applySnapshot(const SnapshotPtr& s) {
   const qint64 start = m_view.live ? s->now_ms - m_view.span_ms : m_view.start_ms;
   m_chartStack->setData(s->charts, s->alert_intervals, start, end);
   updateProtection(s->protection);
-  m_keyModel->setRows(s->keys);
+  // The model keeps the snapshot's rows (no copy) and applies the worker's change list.
+  m_keyModel->setRows(std::shared_ptr<const std::vector<KeyRow>>(s, &s->keys), s->key_update.get());
   m_keyView->showShadowColumn(KeyTableModel::anyShadow(s->keys));
   notifyFiring(m_alertModel->setAlerts(s->alerts));
   updateDetails();

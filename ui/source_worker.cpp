@@ -80,6 +80,7 @@ void SourceWorker::setSpeed(int times) {
 
 void SourceWorker::setView(const ViewRequest& view) {
   m_view = view;
+  m_keyTable.set_sort(view.key_sort);
   publish();
 }
 
@@ -258,6 +259,8 @@ void SourceWorker::publish() {
   } else if (!m_running) {
     snap->connection = "stopped";
   }
+  // The key table's diff and sort, here rather than on the GUI thread.
+  m_keyTable.annotate(snap);
   emit snapshotReady(std::move(snap));
 }
 

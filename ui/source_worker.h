@@ -15,6 +15,7 @@
 
 #include "core/sources/dashboard_snapshot.h"
 #include "core/sources/embedded_simulation_source.h"
+#include "core/sources/key_table_order.h"
 #include "core/sources/live_source_factory.h"
 #include "core/sources/playback_source.h"
 
@@ -33,6 +34,7 @@ struct ViewRequest {
   int columns = 800;
   int max_lines = 8;  // lines per chart chosen automatically: what its legend can list
   QStringList selected_keys;
+  KeySort key_sort;  // the key table's: the worker sorts its rows so
 };
 
 class SourceWorker : public QObject {
@@ -107,6 +109,7 @@ class SourceWorker : public QObject {
   std::unique_ptr<DashboardSource> m_source;  // the simulation, or the live source that replaced it
   std::unique_ptr<PlaybackSource> m_playback;  // shown instead of m_source while open
   std::optional<ChangeStamp> m_published;      // of the last snapshot published
+  KeyTablePublisher m_keyTable;                // the key rows' order and change list
   QTimer* m_timer = nullptr;
   QElapsedTimer m_elapsed;
   ViewRequest m_view;

@@ -1,10 +1,12 @@
 // limitscope-bench-ui: the cost of one dashboard update on the real MainWindow (offscreen),
 // with 500 keys tracked at 1 Hz over a 1 h window (1.8 million points per series family), in
 // two cases: 500 rows in the key table, and 10,000 rows.
-//   worker side: building the four charts' data from the SeriesStore (select + decimate) and
-//                the key rows, as the source worker does;
+//   worker side: building the four charts' data from the SeriesStore (select + decimate), the
+//                key rows, and their order and change list (KeyTablePublisher), as the source
+//                worker does;
 //   GUI side:    MainWindow::applySnapshot (what the 40 ms timer does) and rendering the whole
 //                window (grab()).
+// `--series` measures one chart's lines instead, with and without OpenGL (series_bench.cpp).
 // Prints p50/p99/max per side, in wall time and in the GUI thread's own CPU time (what the
 // tick costs when no other process takes the core), resident memory, and decimation
 // throughput. Figures, not pass/fail; targets: GUI p99 <= 16 ms, RSS <= 300 MB.
@@ -22,10 +24,13 @@
 #include <string>
 #include <vector>
 
+#include "bench/ui/series_bench.h"
 #include "core/metrics/decimate.h"
 #include "core/sources/dashboard_charts.h"
+#include "core/sources/key_table_order.h"
 #include "core/sources/simulation_recorder.h"
 #include "ui/main_window.h"
+#include "ui/models/key_table_model.h"
 
 namespace {
 
@@ -97,7 +102,7 @@ std::vector<KeyRow> key_rows(int rows, int i) {
 }
 
 struct Figures {
-  std::vector<double> worker_ms, gui_ms, gui_cpu_ms, apply_cpu_ms;
+  std::vector<double> worker_ms, worker_cpu_ms, gui_ms, gui_cpu_ms, apply_cpu_ms;
 };
 
 Figures run(int rows, int keys, int history_s, int ticks, long* rss_after) {
@@ -127,6 +132,8 @@ Figures run(int rows, int keys, int history_s, int ticks, long* rss_after) {
   window.resize(1600, 1000);
   window.show();
   QApplication::processEvents();
+  KeyTablePublisher publisher;  // the worker's side of the key table, sorted as the table is
+  publisher.set_sort(window.keyModel()->keySort());
 
   Figures out;
   for (int i = 0; i < ticks; ++i) {
@@ -134,6 +141,7 @@ Figures run(int rows, int keys, int history_s, int ticks, long* rss_after) {
     append_all(store, f, now, history_s + i);
     QElapsedTimer w;
     w.start();
+    const double worker_cpu0 = thread_cpu_ms();
     auto snap = std::make_shared<DashboardSnapshot>();
     snap->now_ms = now;
     snap->start_ms = t0;
@@ -145,7 +153,9 @@ Figures run(int rows, int keys, int history_s, int ticks, long* rss_after) {
                     quota_burn_chart(store, snap->view)};
     snap->keys = key_rows(rows, i);
     snap->source = "bench";
+    publisher.annotate(snap);
     out.worker_ms.push_back(static_cast<double>(w.nsecsElapsed()) / 1e6);
+    out.worker_cpu_ms.push_back(thread_cpu_ms() - worker_cpu0);
 
     QElapsedTimer g;
     g.start();
@@ -173,6 +183,7 @@ int main(int argc, char** argv) {
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
   QApplication app(argc, argv);
   QStandardPaths::setTestModeEnabled(true);  // no saved layout from a user session
+  if (argc > 1 && std::string(argv[1]) == "--series") return bench::run_series_bench();
   const int keys = 500, history_s = 3600, ticks = 200;
   const long rss_start = rss_kib();
   long rss_end = 0;
@@ -184,6 +195,7 @@ int main(int argc, char** argv) {
     const Figures f = run(rows, keys, history_s, ticks, &rss_end);
     std::printf("  %d rows in the key table:\n", rows);
     print("worker (store -> snapshot):", f.worker_ms);
+    print("worker, its CPU:", f.worker_cpu_ms);
     print("GUI thread, wall (apply + render):", f.gui_ms);
     print("GUI thread, its CPU (apply + render):", f.gui_cpu_ms);
     print("  of which applySnapshot, CPU:", f.apply_cpu_ms);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,8 @@
 #include "core/sources/dashboard_charts.h"
 
 namespace limitscope {
+
+struct KeyTableUpdate;  // core/sources/key_table_order.h
 
 /// One (API key, model) row of the key table.
 struct KeyRow {
@@ -156,6 +159,10 @@ struct DashboardSnapshot {
   std::int64_t start_ms = 0;      // first recorded sample
   std::vector<ChartData> charts;  // bucket levels, occupancy, 429s, quota burn
   std::vector<KeyRow> keys;
+  /// `keys` in the key table's order and what changed since an earlier snapshot, made by the
+  /// source worker (KeyTablePublisher); null where no worker made one (the table then works
+  /// it out itself).
+  std::shared_ptr<const KeyTableUpdate> key_update;
   std::vector<AlertRow> alerts;
   std::vector<AlertInterval> alert_intervals;
   /// Recent decisions of each selected key (ChartView::selected_keys), newest first.

@@ -137,19 +137,26 @@ TEST(KeyTableModel, ARefreshPublishesOnlyTheRowsThatChanged) {
   EXPECT_DOUBLE_EQ(model.rowAt(50)->requests_per_s, 4);
 }
 
+/// The dashboard's key table: the model under the filter proxy, both checked by
+/// QAbstractItemModelTester, with a selection on the proxy.
+struct FilteredKeyTable {
+  FilteredKeyTable() { proxy.setSourceModel(&model); }
+  KeyTableModel model;
+  QAbstractItemModelTester tester{&model, QAbstractItemModelTester::FailureReportingMode::Fatal};
+  KeyFilterProxy proxy;
+  QAbstractItemModelTester proxy_tester{&proxy,
+                                        QAbstractItemModelTester::FailureReportingMode::Fatal};
+  QItemSelectionModel selection{&proxy};
+};
+
 // The dashboard's view sorts through the model (KeyFilterProxy forwards sort()): the rows stay
 // in order of level across refreshes that move levels and add and remove rows, the selected
 // key stays selected, and the filter still hides rows.
 TEST(KeyTableModel, ModelSortThroughTheFilterProxyKeepsOrderAndSelection) {
   test::ensure_qt_app();
-  KeyTableModel model;
-  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
-  KeyFilterProxy proxy;
-  proxy.setSourceModel(&model);
-  QAbstractItemModelTester proxy_tester(&proxy,
-                                        QAbstractItemModelTester::FailureReportingMode::Fatal);
+  FilteredKeyTable table;
+  auto& [model, tester, proxy, proxy_tester, selection] = table;
   proxy.sort(KeyTableModel::Level, Qt::DescendingOrder);
-  QItemSelectionModel selection(&proxy);
   const auto rows_at = [](int refresh) {
     std::vector<KeyRow> rows;
     for (int k = 0; k < 12; ++k) {
@@ -179,6 +186,69 @@ TEST(KeyTableModel, ModelSortThroughTheFilterProxyKeepsOrderAndSelection) {
   proxy.setFilterFixedString(QStringLiteral("k1"));  // k1, k10, k11
   EXPECT_GE(proxy.rowCount(), 2);
   EXPECT_LE(proxy.rowCount(), 3);
+}
+
+// The dashboard's path: the worker (KeyTablePublisher) matches and sorts the rows, the model
+// applies its change list and keeps the snapshot's rows without copying them; a snapshot the
+// GUI skipped and a sort the worker has not seen yet are caught up, with the selection kept.
+TEST(KeyTableModel, AppliesTheWorkersChangeListAndCatchesUpWhenItMissedOne) {
+  test::ensure_qt_app();
+  FilteredKeyTable table;
+  auto& [model, tester, proxy, proxy_tester, selection] = table;
+  proxy.sort(KeyTableModel::Level, Qt::AscendingOrder);
+  KeyTablePublisher publisher;
+  publisher.set_sort(model.keySort());
+  QObject::connect(&model, &KeyTableModel::sortChanged,
+                   [&](const KeySort& sort) { publisher.set_sort(sort); });
+  QItemSelectionModel selection(&proxy);
+  for (int refresh = 0; refresh < 30; ++refresh) {
+    auto snap = std::make_shared<DashboardSnapshot>();
+    for (int k = 0; k < 40; ++k) {
+      if (k % 7 == refresh % 7) continue;  // rows come and go
+      KeyRow r = key("k" + std::to_string(k), "m", ((k * 5 + refresh * (k % 3)) % 13) / 13.0);
+      r.rejected_per_s = (k * 3 + refresh) % 5;
+      snap->keys.push_back(r);
+    }
+    std::rotate(snap->keys.begin(), snap->keys.begin() + refresh % 5, snap->keys.end());
+    publisher.annotate(snap);
+    if (refresh == 12)
+      model.sort(KeyTableModel::Rejected, Qt::DescendingOrder);  // this snapshot is sorted by level
+    if (refresh == 5 || refresh == 6) continue;                  // skipped: a newer one replaced it
+    model.setRows(std::shared_ptr<const std::vector<KeyRow>>(snap, &snap->keys),
+                  snap->key_update.get());
+    ASSERT_EQ(model.rowCount(), static_cast<int>(snap->keys.size()));
+    if (model.keySort() == snap->key_update->sort) {
+      for (int r = 0; r < model.rowCount(); ++r) {
+        EXPECT_EQ(model.rowAt(r),
+                  &snap->keys[snap->key_update->change.order[static_cast<std::size_t>(r)]])
+            << "refresh " << refresh << " row " << r
+            << ": the worker's order, the snapshot's own rows";
+      }
+    }
+    for (int r = 1; r < model.rowCount(); ++r) {
+      if (model.keySort().column == KeyTableModel::Level) {
+        EXPECT_LE(model.rowAt(r - 1)->level, model.rowAt(r)->level) << "refresh " << refresh;
+      } else {
+        EXPECT_GE(model.rowAt(r - 1)->rejected_per_s, model.rowAt(r)->rejected_per_s)
+            << "refresh " << refresh;
+      }
+    }
+    if (refresh == 0) {
+      selection.select(proxy.mapFromSource(model.index(
+                           model.findRow(QStringLiteral("k6"), QStringLiteral("m")), 0)),
+                       QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    }
+    // k6 stays through the skipped snapshots (5 and 6: it is absent from the second) and the
+    // sort change, and goes at refresh 13.
+    const QModelIndexList selected = selection.selectedRows();
+    if (refresh >= 13) {
+      EXPECT_TRUE(selected.isEmpty()) << "k6 went at refresh 13; refresh " << refresh;
+      continue;
+    }
+    ASSERT_EQ(selected.size(), 1) << "refresh " << refresh;
+    EXPECT_EQ(model.rowAt(proxy.mapToSource(selected.front()).row())->api_key, "k6")
+        << "refresh " << refresh;
+  }
 }
 
 TEST(KeyTableModel, ShowsTheNameAndADashForWhatTheSourceDoesNotReport) {

@@ -166,17 +166,35 @@ void TimeChart::setData(const ChartData& chartData, const std::vector<AlertInter
   // themselves are drawn in drawForeground with QPainter::drawPolyline. QtCharts re-maps and
   // re-paths every point on replace() (~1 us per point: 60 ms per tick for 500 keys x 1 h),
   // a polyline costs a small fraction of that.
-  QHash<QString, bool> seen;
+  QHash<QString, bool> wanted;
+  for (const ChartLine& l : chartData.lines) wanted.insert(QString::fromStdString(l.name), true);
+  // A line that left the chart lends its series to one that joined: renamed, not removed and
+  // added again (QtCharts re-lays out the legend and re-attaches the axes for each series).
+  std::vector<QLineSeries*> spare;
+  for (auto it = m_lines.begin(); it != m_lines.end();) {
+    if (wanted.contains(it.key())) {
+      ++it;
+      continue;
+    }
+    spare.push_back(it.value());
+    m_lastPoints.remove(it.key());
+    m_colors.remove(it.key());
+    it = m_lines.erase(it);
+  }
   for (const ChartLine& l : chartData.lines) {
     const QString name = QString::fromStdString(l.name);
-    seen.insert(name, true);
     QLineSeries* s = m_lines.value(name, nullptr);
     if (s == nullptr) {
-      s = new QLineSeries(c);
+      if (!spare.empty()) {
+        s = spare.back();
+        spare.pop_back();
+      } else {
+        s = new QLineSeries(c);
+        c->addSeries(s);
+        s->attachAxis(m_axisX);
+        s->attachAxis(axisY);
+      }
       s->setName(legendLabel(name, c->legend()->font()));
-      c->addSeries(s);
-      s->attachAxis(m_axisX);
-      s->attachAxis(axisY);
       m_lines.insert(name, s);
       // The first colour no current line uses, kept for the line's life; a shadow config's
       // line takes the colour of the line it is beside.
@@ -194,16 +212,9 @@ void TimeChart::setData(const ChartData& chartData, const std::vector<AlertInter
     s->setPen(pen);
     m_lastPoints[name] = l.points;
   }
-  for (auto it = m_lines.begin(); it != m_lines.end();) {
-    if (!seen.contains(it.key())) {
-      c->removeSeries(it.value());
-      delete it.value();
-      m_lastPoints.remove(it.key());
-      m_colors.remove(it.key());
-      it = m_lines.erase(it);
-    } else {
-      ++it;
-    }
+  for (QLineSeries* s : spare) {
+    c->removeSeries(s);
+    delete s;
   }
 
   // Threshold lines are drawn in drawForeground (no series: they stay out of the legend).

@@ -1,42 +1,28 @@
 #pragma once
 // The key table: one row per (API key, tier, model, limit) from the latest snapshot. Rows
 // have an identity: an update changes the rows it finds in place (dataChanged), removes the
-// rows that are gone and appends the new ones, and never resets the model, so selection,
-// scroll position and sort order survive every refresh.
+// rows that are gone and inserts the new ones, and never resets the model, so selection,
+// scroll position and sort order survive every refresh. The source worker matches and sorts
+// the rows (core/sources/key_table_order.h): the model applies its change list.
 
 #include <QAbstractTableModel>
 #include <QSortFilterProxyModel>
-#include <map>
-#include <optional>
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "core/sources/dashboard_snapshot.h"
+#include "core/sources/key_table_order.h"
 
 namespace limitscope::ui {
 
 class KeyTableModel : public QAbstractTableModel {
   Q_OBJECT
  public:
-  /// What an operator needs in an incident first (name, tier, level, 429/s, peak, spend,
-  /// burn: all within a 700-pixel dock), then the rest.
-  enum Column {
-    Key,
-    Tier,
-    Level,
-    Rejected,
-    PeakRejected,
-    Shadow,
-    Spend,
-    QuotaBurn,
-    Model,
-    Limit,
-    Algorithm,
-    Occupancy,
-    LastSeen,
-    Trend,
-    ColumnCount
-  };
+  /// key_table::Column: what an operator needs in an incident first (name, tier, level, 429/s,
+  /// peak, spend, burn: all within a 700-pixel dock), then the rest.
+  using Column = key_table::Column;
+  using enum key_table::Column;
   /// Whether any row says what a shadow config would do (KeyRow::shadow_would_refuse_in_view):
   /// the Shadow column is shown only then.
   static bool anyShadow(const std::vector<KeyRow>& rows);
@@ -47,13 +33,20 @@ class KeyTableModel : public QAbstractTableModel {
 
   explicit KeyTableModel(QObject* parent = nullptr);
 
-  /// Takes a refresh's rows: publishes only the rows that changed, were removed or added, then
-  /// keeps the sort order (one layout change, only when a row moved).
+  /// Takes a refresh's rows: works out what changed and the sort order itself, then
+  /// publishes only the rows that changed, were removed or added (one layout change, only
+  /// when a row moved).
   void setRows(const std::vector<KeyRow>& rows);
+  /// Takes a snapshot's rows (kept, not copied) with the worker's change list
+  /// (DashboardSnapshot::key_update): applied as it is when it starts from the rows shown and
+  /// is sorted as the table is; otherwise the model works it out (a snapshot skipped, a sort
+  /// the worker has not seen yet).
+  void setRows(std::shared_ptr<const std::vector<KeyRow>> rows, const KeyTableUpdate* update);
   /// Sorts the rows by a column (what SortRole holds) and keeps them so on every refresh.
   /// The model sorts itself: a proxy's sort of 10,000 rows compares 100,000s of QVariants on
-  /// each refresh (see KeyFilterProxy).
+  /// each refresh (see KeyFilterProxy). Emits sortChanged, for the worker.
   void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
+  const KeySort& keySort() const { return m_sort; }
   const KeyRow* rowAt(int row) const;
   /// Row of an API key + model, or -1.
   int findRow(const QString& api_key, const QString& model) const;
@@ -61,11 +54,9 @@ class KeyTableModel : public QAbstractTableModel {
   /// other than requests) its hidden columns held, Level as a percentage of capacity ("1.5%";
   /// the amounts are its tooltip) and "Peak" for "Peak 429/s".
   void setCompact(bool compact);
-  bool isCompact() const { return m_compact; }
+  bool isCompact() const { return m_sort.compact; }
   /// The text a row is known by: its name, else its key.
   static QString displayName(const KeyRow& r);
-  /// What tells a row apart from the others (key, tier, model, limit, shard, algorithm).
-  static std::string identity(const KeyRow& r);
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -73,26 +64,24 @@ class KeyTableModel : public QAbstractTableModel {
   QVariant headerData(int section, Qt::Orientation orientation,
                       int role = Qt::DisplayRole) const override;
 
+ signals:
+  /// The sort column, order or compactness changed: the worker sorts by it from now on.
+  void sortChanged(const limitscope::KeySort& sort);
+
  private:
   /// "0.9 / 60", "800,000 / 2,000,000": what is left of what the key holds.
   static QString levelAmounts(const KeyRow& r);
-  /// "campus-tutor/gemini-2.5-flash/llm_tokens": a row told apart without its hidden columns.
-  static QString compactName(const KeyRow& r);
-  /// Puts the rows in the sort order, keeping persistent indexes (selection) on their rows.
-  void reorder();
-  /// A refresh whose rows are not those of the last one, in its order: removes, updates in
-  /// place and appends by identity. @return whether anything changed
-  bool merge(const std::vector<KeyRow>& rows, std::vector<bool>& changed);
-  static bool sameIdentity(const KeyRow& a, const KeyRow& b);
-  /// The number a figure column sorts by; nullopt for text columns.
-  static std::optional<double> sortNumber(const KeyRow& r, int column);
+  const KeyRow& row(int r) const { return (*m_rows)[m_order[static_cast<std::size_t>(r)]]; }
+  /// The shown rows again, in the order `m_sort` gives.
+  void resort();
+  /// Publishes `change` from the rows shown to `rows`: removals, one layout change when kept
+  /// rows moved, insertions, then dataChanged per run of changed rows.
+  void apply(std::shared_ptr<const std::vector<KeyRow>> rows, const KeyTableChange& change);
 
-  std::vector<KeyRow> m_rows;
-  std::vector<std::string> m_ids;     // identity of each row (identities() in the .cpp)
-  std::vector<std::size_t> m_source;  // the last refresh's i-th row is m_rows[m_source[i]]
-  bool m_compact = false;
-  int m_sortColumn = -1;  // -1: rows stay where they are; new rows are appended
-  Qt::SortOrder m_sortOrder = Qt::AscendingOrder;
+  std::shared_ptr<const std::vector<KeyRow>> m_rows;  // the snapshot's rows, in its order
+  std::vector<std::uint32_t> m_order;                 // table position → index in m_rows
+  std::uint64_t m_revision = 0;  // the worker's update shown; 0: an order the model made
+  KeySort m_sort;
 };
 
 /// The key table's text filter. Sorting is left to KeyTableModel (a click on a header sorts
