@@ -200,7 +200,6 @@ TEST(KeyTableModel, AppliesTheWorkersChangeListAndCatchesUpWhenItMissedOne) {
   publisher.set_sort(model.keySort());
   QObject::connect(&model, &KeyTableModel::sortChanged,
                    [&](const KeySort& sort) { publisher.set_sort(sort); });
-  QItemSelectionModel selection(&proxy);
   for (int refresh = 0; refresh < 30; ++refresh) {
     auto snap = std::make_shared<DashboardSnapshot>();
     for (int k = 0; k < 40; ++k) {
