@@ -30,4 +30,15 @@ concept LimiterAlgorithm = requires(const LimitParams& p, const LimitParams& q,
   { A::reconfigure(p, q, s, now) } -> std::same_as<void>;
 };
 
+/// Declares the LimiterAlgorithm functions above, written once for all six algorithms, inside
+/// an algorithm struct after its `State`; each algorithm's header says what they do for it:
+///   struct FixedWindow { ...; struct State { ... }; LIMITSCOPE_LIMITER_ALGORITHM_FUNCTIONS; };
+#define LIMITSCOPE_LIMITER_ALGORITHM_FUNCTIONS                                        \
+  static State fresh(const LimitParams& p, Nanos now);                                \
+  static Decision decide(const LimitParams& p, State& s, Nanos now, double cost);     \
+  static Decision peek(const LimitParams& p, const State& s, Nanos now, double cost); \
+  static bool idle(const LimitParams& p, const State& s, Nanos now);                  \
+  static double available(const LimitParams& p, const State& s, Nanos now);           \
+  static void reconfigure(const LimitParams& p, const LimitParams& q, State& s, Nanos now)
+
 }  // namespace limitscope

@@ -19,21 +19,16 @@ struct FixedWindow {
     double count = 0;                  // cost admitted in that window, cost units
   };
 
-  /// @return an empty count in the window containing `now`.
-  static State fresh(const LimitParams& p, Nanos now);
-  /// Starts a new window when `now` has left the old one, admits iff count + cost <= L. A
-  /// rejection leaves `s` untouched; retry_after = the time until the next window starts.
-  /// `now` before window_start counts as window_start.
-  static Decision decide(const LimitParams& p, State& s, Nanos now, double cost);
-  /// @return what decide() would answer, consuming nothing.
-  static Decision peek(const LimitParams& p, const State& s, Nanos now, double cost);
-  /// @return true when nothing was admitted in the window containing `now`.
-  static bool idle(const LimitParams& p, const State& s, Nanos now);
-  /// @return L minus the count of the window containing `now`, cost units.
-  static double available(const LimitParams& p, const State& s, Nanos now);
-  /// Keeps the count of the current window (clamped to the new limit) and re-aligns the
-  /// window to a multiple of the new W containing `now`.
-  static void reconfigure(const LimitParams& p, const LimitParams& q, State& s, Nanos now);
+  // The LimiterAlgorithm functions (algorithm.h), as this algorithm defines them:
+  // - fresh: returns an empty count in the window containing `now`.
+  // - decide: Starts a new window when `now` has left the old one, admits iff count + cost
+  //   <= L. A rejection leaves `s` untouched; retry_after = the time until the next window
+  //   starts. `now` before window_start counts as window_start.
+  // - idle: returns true when nothing was admitted in the window containing `now`.
+  // - available: returns L minus the count of the window containing `now`, cost units.
+  // - reconfigure: Keeps the count of the current window (clamped to the new limit) and re-
+  //   aligns the window to a multiple of the new W containing `now`.
+  LIMITSCOPE_LIMITER_ALGORITHM_FUNCTIONS;
 };
 
 static_assert(LimiterAlgorithm<FixedWindow>);

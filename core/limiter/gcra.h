@@ -24,20 +24,15 @@ struct Gcra {
   /// Emission interval T in ns: period / amount rounded to nearest, at least 1.
   static std::int64_t emission_interval_ns(const LimitParams& p);
 
-  /// @return a full bucket (tat = now).
-  static State fresh(const LimitParams& p, Nanos now);
-  /// Admits iff max(tat, now) + c·T − now <= C·T, then sets tat to that. A rejection leaves `s`
-  /// untouched; retry_after = tat + c·T − C·T − now exactly.
-  static Decision decide(const LimitParams& p, State& s, Nanos now, double cost);
-  /// @return what decide() would answer, consuming nothing.
-  static Decision peek(const LimitParams& p, const State& s, Nanos now, double cost);
-  /// @return true when tat <= now (full bucket).
-  static bool idle(const LimitParams& p, const State& s, Nanos now);
-  /// @return C − max(0, tat − now) / T, cost units.
-  static double available(const LimitParams& p, const State& s, Nanos now);
-  /// Keeps the same fraction of capacity: the level at `now` under p, as a fraction of C_p,
-  /// becomes the level under q (tat' = now + (1 − fraction)·C_q·T_q).
-  static void reconfigure(const LimitParams& p, const LimitParams& q, State& s, Nanos now);
+  // The LimiterAlgorithm functions (algorithm.h), as this algorithm defines them:
+  // - fresh: returns a full bucket (tat = now).
+  // - decide: Admits iff max(tat, now) + c·T − now <= C·T, then sets tat to that. A
+  //   rejection leaves `s` untouched; retry_after = tat + c·T − C·T − now exactly.
+  // - idle: returns true when tat <= now (full bucket).
+  // - available: returns C − max(0, tat − now) / T, cost units.
+  // - reconfigure: Keeps the same fraction of capacity: the level at `now` under p, as a
+  //   fraction of C_p, becomes the level under q (tat' = now + (1 − fraction)·C_q·T_q).
+  LIMITSCOPE_LIMITER_ALGORITHM_FUNCTIONS;
 };
 
 static_assert(LimiterAlgorithm<Gcra>);

@@ -22,21 +22,16 @@ struct LeakyBucket {
     std::int64_t drain_end_ns = 0;  // when the queue is empty, ns; <= now means empty
   };
 
-  /// @return an empty queue.
-  static State fresh(const LimitParams& p, Nanos now);
-  /// Admits iff queued + cost <= C; delay = max(0, drain_end − now); the request's cost then
-  /// extends drain_end. A rejection (queue_full) leaves `s` untouched and retry_after says when
-  /// enough has drained.
-  static Decision decide(const LimitParams& p, State& s, Nanos now, double cost);
-  /// @return what decide() would answer, consuming nothing.
-  static Decision peek(const LimitParams& p, const State& s, Nanos now, double cost);
-  /// @return true when the queue is empty.
-  static bool idle(const LimitParams& p, const State& s, Nanos now);
-  /// @return free queue space at `now`, cost units.
-  static double available(const LimitParams& p, const State& s, Nanos now);
-  /// Keeps the same fraction of the queue occupied under q as under p at `now` (delays already
-  /// handed out are not revisited).
-  static void reconfigure(const LimitParams& p, const LimitParams& q, State& s, Nanos now);
+  // The LimiterAlgorithm functions (algorithm.h), as this algorithm defines them:
+  // - fresh: returns an empty queue.
+  // - decide: Admits iff queued + cost <= C; delay = max(0, drain_end − now); the request's
+  //   cost then extends drain_end. A rejection (queue_full) leaves `s` untouched and
+  //   retry_after says when enough has drained.
+  // - idle: returns true when the queue is empty.
+  // - available: returns free queue space at `now`, cost units.
+  // - reconfigure: Keeps the same fraction of the queue occupied under q as under p at `now`
+  //   (delays already handed out are not revisited).
+  LIMITSCOPE_LIMITER_ALGORITHM_FUNCTIONS;
 };
 
 static_assert(LimiterAlgorithm<LeakyBucket>);

@@ -23,21 +23,17 @@ struct SlidingCounter {
     double curr = 0;                   // cost admitted in [start, start + W)
   };
 
-  /// @return empty counts, window aligned to the one containing `now`.
-  static State fresh(const LimitParams& p, Nanos now);
-  /// Rolls the windows forward to `now`, admits iff the weighted estimate + cost <= L. A
-  /// rejection leaves `s` untouched; retry_after = the exact time until the estimate has
-  /// decayed enough (never more than 2W). `now` before window_start counts as window_start.
-  static Decision decide(const LimitParams& p, State& s, Nanos now, double cost);
-  /// @return what decide() would answer, consuming nothing.
-  static Decision peek(const LimitParams& p, const State& s, Nanos now, double cost);
-  /// @return true when the estimate is 0 at `now`.
-  static bool idle(const LimitParams& p, const State& s, Nanos now);
-  /// @return L minus the weighted estimate, cost units (>= 0).
-  static double available(const LimitParams& p, const State& s, Nanos now);
-  /// Rolls to `now` under p, keeps prev and curr (each clamped to the new limit) and re-aligns
-  /// the current window to a multiple of the new W containing `now`.
-  static void reconfigure(const LimitParams& p, const LimitParams& q, State& s, Nanos now);
+  // The LimiterAlgorithm functions (algorithm.h), as this algorithm defines them:
+  // - fresh: returns empty counts, window aligned to the one containing `now`.
+  // - decide: Rolls the windows forward to `now`, admits iff the weighted estimate + cost <=
+  //   L. A rejection leaves `s` untouched; retry_after = the exact time until the estimate
+  //   has decayed enough (never more than 2W). `now` before window_start counts as
+  //   window_start.
+  // - idle: returns true when the estimate is 0 at `now`.
+  // - available: returns L minus the weighted estimate, cost units (>= 0).
+  // - reconfigure: Rolls to `now` under p, keeps prev and curr (each clamped to the new
+  //   limit) and re-aligns the current window to a multiple of the new W containing `now`.
+  LIMITSCOPE_LIMITER_ALGORITHM_FUNCTIONS;
 };
 
 static_assert(LimiterAlgorithm<SlidingCounter>);

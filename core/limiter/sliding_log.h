@@ -29,21 +29,18 @@ struct SlidingLog {
     std::size_t size() const { return entries.size() - head; }
   };
 
-  /// @return an empty log.
-  static State fresh(const LimitParams& p, Nanos now);
-  /// Drops entries outside (now − W, now], admits iff used + cost <= L and then logs it. A
-  /// rejection changes nothing observable; retry_after = when enough old entries leave the
-  /// window (exact). `now` earlier than the newest entry counts as the newest entry's time.
-  static Decision decide(const LimitParams& p, State& s, Nanos now, double cost);
-  /// @return what decide() would answer, consuming nothing.
-  static Decision peek(const LimitParams& p, const State& s, Nanos now, double cost);
-  /// @return true when no entry is inside the window.
-  static bool idle(const LimitParams& p, const State& s, Nanos now);
-  /// @return L minus the cost inside the window, cost units.
-  static double available(const LimitParams& p, const State& s, Nanos now);
-  /// Keeps the entries already logged (measured against the new window from now on) and, when
-  /// they exceed the new limit, drops the oldest until they fit: the window is then full.
-  static void reconfigure(const LimitParams& p, const LimitParams& q, State& s, Nanos now);
+  // The LimiterAlgorithm functions (algorithm.h), as this algorithm defines them:
+  // - fresh: returns an empty log.
+  // - decide: Drops entries outside (now − W, now], admits iff used + cost <= L and then
+  //   logs it. A rejection changes nothing observable; retry_after = when enough old entries
+  //   leave the window (exact). `now` earlier than the newest entry counts as the newest
+  //   entry's time.
+  // - idle: returns true when no entry is inside the window.
+  // - available: returns L minus the cost inside the window, cost units.
+  // - reconfigure: Keeps the entries already logged (measured against the new window from
+  //   now on) and, when they exceed the new limit, drops the oldest until they fit: the
+  //   window is then full.
+  LIMITSCOPE_LIMITER_ALGORITHM_FUNCTIONS;
 };
 
 static_assert(LimiterAlgorithm<SlidingLog>);

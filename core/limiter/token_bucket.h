@@ -25,23 +25,17 @@ struct TokenBucket {
     std::int64_t last_ns = 0;  // time `tokens` was computed at, ns on the limiter's timeline
   };
 
-  /// @return a full bucket at `now`.
-  static State fresh(const LimitParams& p, Nanos now);
-  /// Refills to `now`, admits iff tokens >= cost and then takes cost. A rejection leaves `s`
-  /// untouched. `now` earlier than s.last_ns counts as no elapsed time.
-  /// @return remaining = tokens left; retry_after = the exact (ns-rounded-up) wait until the
-  ///         same cost fits; reset_after = time until the bucket is full.
-  static Decision decide(const LimitParams& p, State& s, Nanos now, double cost);
-  /// @return what decide() would answer, consuming nothing.
-  static Decision peek(const LimitParams& p, const State& s, Nanos now, double cost);
-  /// @return true when the bucket has refilled to C (indistinguishable from fresh()).
-  static bool idle(const LimitParams& p, const State& s, Nanos now);
-  /// @return tokens(now), cost units.
-  static double available(const LimitParams& p, const State& s, Nanos now);
-  /// Refills to `now` under p, then keeps the same fraction of capacity under q:
-  /// tokens' = tokens(now) / C_p · C_q.
-  /// A debt is kept as it is (at most max_debt(q)).
-  static void reconfigure(const LimitParams& p, const LimitParams& q, State& s, Nanos now);
+  // The LimiterAlgorithm functions (algorithm.h), as this algorithm defines them:
+  // - fresh: returns a full bucket at `now`.
+  // - decide: Refills to `now`, admits iff tokens >= cost and then takes cost. A rejection
+  //   leaves `s` untouched. `now` earlier than s.last_ns counts as no elapsed time. It returns
+  //   remaining = tokens left; retry_after = the exact (ns-rounded-up) wait until the same
+  //   cost fits; reset_after = time until the bucket is full.
+  // - idle: returns true when the bucket has refilled to C (indistinguishable from fresh()).
+  // - available: returns tokens(now), cost units.
+  // - reconfigure: Refills to `now` under p, then keeps the same fraction of capacity under
+  //   q: tokens' = tokens(now) / C_p · C_q. A debt is kept as it is (at most max_debt(q)).
+  LIMITSCOPE_LIMITER_ALGORITHM_FUNCTIONS;
   /// Corrects the level after the fact: tokens(now) − delta, clamped to [−max_debt(p), C].
   /// @param delta > 0 charges (the level may become a debt), < 0 refunds; must be finite
   static void settle(const LimitParams& p, State& s, Nanos now, double delta);
