@@ -7,6 +7,8 @@
 #include <ctime>
 #include <limits>
 
+#include "core/common/quoted_string.h"
+
 namespace limitscope::metrics::gofmt {
 
 namespace {
@@ -125,35 +127,9 @@ std::string plain_value(const PrintfArg& a) {
 }
 
 std::string go_quote(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          std::array<char, 8> buf{};
-          std::snprintf(buf.data(), buf.size(), "\\x%02x", c);
-          out += buf.data();
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + "\"";
+  std::string out;
+  append_quoted(out, s, ControlEscape::go_hex);
+  return out;
 }
 
 struct Spec {

@@ -5,40 +5,13 @@
 #include <cstdio>
 #include <optional>
 
+#include "core/common/quoted_string.h"
+
 namespace limitscope {
 namespace {
 
 void put_string(std::string& out, std::string_view s) {
-  out += '"';
-  for (const char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x",
-                        static_cast<unsigned>(static_cast<unsigned char>(c)));
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
+  append_quoted(out, s, ControlEscape::json_unicode);
 }
 
 // Shortest decimal that reads back to the same double; non-finite values as Prometheus
