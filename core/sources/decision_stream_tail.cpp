@@ -1,8 +1,8 @@
 #include "core/sources/decision_stream_tail.h"
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
+
+#include "core/common/parse_number.h"
 
 namespace limitscope {
 
@@ -11,14 +11,6 @@ namespace {
 constexpr std::size_t kMaxErrors = 5;
 constexpr std::string_view kConfigSuffix = ":config";
 
-std::optional<double> number(const std::string& s) {
-  double v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc{} || p != s.data() + s.size() || !std::isfinite(v))
-    return std::nullopt;
-  return v;
-}
-
 // One XRANGE entry [id, [field, value, ...]] → a decision row; nullopt (and an error) when
 // it is not a decision.
 // The `at`-th of a composite's comma-separated costs ("1,1500"), else the first.
@@ -26,11 +18,12 @@ std::optional<double> cost_at(const std::string& costs, std::size_t at) {
   std::size_t begin = 0;
   for (std::size_t i = 0; i < at; ++i) {
     const std::size_t comma = costs.find(',', begin);
-    if (comma == std::string::npos) return number(costs.substr(0, costs.find(',')));
+    if (comma == std::string::npos) return parse_finite(costs.substr(0, costs.find(',')));
     begin = comma + 1;
   }
   const std::size_t end = costs.find(',', begin);
-  return number(costs.substr(begin, end == std::string::npos ? std::string::npos : end - begin));
+  return parse_finite(
+      costs.substr(begin, end == std::string::npos ? std::string::npos : end - begin));
 }
 
 std::optional<DecisionRow> decision_of(const redis::Value& entry, const std::string& stream,
@@ -53,7 +46,7 @@ std::optional<DecisionRow> decision_of(const redis::Value& entry, const std::str
     const std::string& name = f[i].str;
     const std::string& v = f[i + 1].str;
     if (name == "t")
-      t = number(v);
+      t = parse_finite(v);
     else if (name == "key")
       d.api_key = v;
     else if (name == "cost")
@@ -61,17 +54,17 @@ std::optional<DecisionRow> decision_of(const redis::Value& entry, const std::str
     else if (name == "limit")
       d.limit = v;
     else if (name == "retry_us")
-      retry_us = number(v);
+      retry_us = parse_finite(v);
     else if (name == "allowed")
-      allowed = number(v);
+      allowed = parse_finite(v);
     else if (name == "level")
-      level = number(v);
+      level = parse_finite(v);
     else if (name == "model")
       d.model = v;
     else if (name == "tokens")
-      tokens = number(v);
+      tokens = parse_finite(v);
     else if (name == "shadow")
-      shadow = number(v);  // 1: the shadow admitted, 0: refused
+      shadow = parse_finite(v);  // 1: the shadow admitted, 0: refused
   }
   if (!t || *t < 0 || *t > 9e15) return fail(id + ": field t is not a time in µs");
   if (d.api_key.empty()) return fail(id + ": no key");

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "core/common/parse_number.h"
 #include "core/tuner/trace_file_load.h"
 
 namespace limitscope::tuner {
@@ -10,14 +11,6 @@ namespace limitscope::tuner {
 namespace {
 
 constexpr std::size_t kPage = 10000;
-
-std::optional<double> number(const std::string& s) {
-  double v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc{} || p != s.data() + s.size() || !std::isfinite(v))
-    return std::nullopt;
-  return v;
-}
 
 void error(TraceLoad& load, const TraceOptions& o, std::size_t n, std::string message) {
   ++load.error_count;
@@ -73,12 +66,12 @@ redis::Result<TraceLoad> trace_from_decision_stream(redis::Connection& c,
       for (std::size_t i = 0; i + 1 < fields.size(); i += 2) {
         const std::string& f = fields[i].str;
         const std::string& v = fields[i + 1].str;
-        if (f == "t") t = number(v);
+        if (f == "t") t = parse_finite(v);
         if (f == "key") who = v;
         if (f == "model") model = &v;
         if (f == "tokens") tokens = &v;
         // A composite's costs are "c1,c2,...": the first limit's cost (requests) counts.
-        if (f == "cost") cost = number(v.substr(0, v.find(',')));
+        if (f == "cost") cost = parse_finite(v.substr(0, v.find(',')));
       }
       // Redis TIME gives whole µs; up to 9e15 µs (the 9e9 s a trace allows) keeps ns in int64.
       if (!t || *t < 0 || *t > 9e15) {
