@@ -24,9 +24,9 @@ std::string fixed_text(double v, int decimals) {
   return buf;
 }
 
-std::string significant_text(double v) {
+std::string significant_text(double v, int digits) {
   char buf[40];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
+  std::snprintf(buf, sizeof buf, "%.*g", std::clamp(digits, 1, 17), v);
   return buf;
 }
 

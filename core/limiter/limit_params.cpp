@@ -1,7 +1,8 @@
 #include "core/limiter/limit_params.h"
 
 #include <cmath>
-#include <cstdio>
+
+#include "core/common/number_format.h"
 
 namespace limitscope {
 
@@ -43,9 +44,7 @@ bool is_window_algorithm(Algorithm a) {
 
 namespace {
 std::string number(double v) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.15g", v);
-  return buf;
+  return significant_text(v, 15);
 }
 }  // namespace
 

@@ -2,8 +2,9 @@
 
 #include <cctype>
 #include <cmath>
-#include <cstdio>
 #include <nlohmann/json.hpp>
+
+#include "core/common/number_format.h"
 
 namespace limitscope::probe {
 
@@ -251,9 +252,7 @@ Expected<std::string> PrometheusClient::get(const std::string& path_and_query) c
 
 namespace {
 std::string seconds(double t) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.3f", t);
-  return buf;
+  return fixed_text(t, 3);
 }
 }  // namespace
 

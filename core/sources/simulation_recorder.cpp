@@ -1,20 +1,11 @@
 #include "core/sources/simulation_recorder.h"
 
-#include <cstdio>
-
+#include "core/common/number_format.h"
 #include "core/common/sha256.h"
 #include "core/metrics/metric_names.h"
 
 namespace limitscope {
 namespace names = metrics::names;
-
-namespace {
-std::string le_text(double bound) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", bound);
-  return buf;
-}
-}  // namespace
 
 SimulationRecorder::SimulationRecorder(SessionState& session, const Policy& policy,
                                        std::int64_t wall_epoch_ms)
@@ -92,7 +83,7 @@ std::size_t SimulationRecorder::record(const StepSample& s) {
       add(bucket,
           {{"tier", tier},
            {"model", model},
-           {"le", le_text(names::kGatewayTokenBucketUsageBuckets[i])}},
+           {"le", significant_text(names::kGatewayTokenBucketUsageBuckets[i])}},
           h.buckets[i], t);
     }
     add(bucket, {{"tier", tier}, {"model", model}, {"le", "+Inf"}}, h.buckets.back(), t);

@@ -5,21 +5,12 @@
 #include <cstdio>
 #include <optional>
 
+#include "core/common/number_format.h"
 #include "core/limiter/algorithms.h"
 #include "core/tuner/first_guess.h"
 #include "core/tuner/well_behaved.h"
 
 namespace limitscope::tuner {
-
-namespace {
-
-std::string number(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
-}  // namespace
 
 double largest_cost(const Trace& trace) {
   double most = 0;
@@ -31,7 +22,8 @@ std::vector<FieldProblem> check_candidate(const LimitParams& params, double larg
   std::vector<FieldProblem> out;
   const auto positive = [&](const char* field, const char* what, double v) {
     if (!std::isfinite(v) || v <= 0) {
-      out.push_back({field, std::string(what) + " must be greater than 0 (got " + number(v) + ")"});
+      out.push_back(
+          {field, std::string(what) + " must be greater than 0 (got " + significant_text(v) + ")"});
       return false;
     }
     return true;
@@ -40,19 +32,21 @@ std::vector<FieldProblem> check_candidate(const LimitParams& params, double larg
     const double window_s = static_cast<double>(params.window.count()) / 1e9;
     if (positive("window", "the window", window_s) &&
         params.window < std::chrono::milliseconds(1)) {
-      out.push_back(
-          {"window", "the window must be at least 1 ms (got " + number(window_s) + " s)"});
+      out.push_back({"window", "the window must be at least 1 ms (got " +
+                                   significant_text(window_s) + " s)"});
     }
     if (positive("limit", "the limit", params.limit) && largest > params.limit) {
-      out.push_back({"limit", "the limit " + number(params.limit) +
-                                  " is below the largest cost in the trace (" + number(largest) +
+      out.push_back({"limit", "the limit " + significant_text(params.limit) +
+                                  " is below the largest cost in the trace (" +
+                                  significant_text(largest) +
                                   "): those requests could never be admitted"});
     }
   } else {
     positive("refill", "the refill rate", params.refill.amount);
     if (positive("capacity", "the capacity", params.capacity) && largest > params.capacity) {
-      out.push_back({"capacity", "the capacity " + number(params.capacity) +
-                                     " is below the largest cost in the trace (" + number(largest) +
+      out.push_back({"capacity", "the capacity " + significant_text(params.capacity) +
+                                     " is below the largest cost in the trace (" +
+                                     significant_text(largest) +
                                      "): those requests could never be admitted"});
     }
   }
