@@ -4,27 +4,9 @@
 #include <deque>
 #include <optional>
 
-#include "core/limiter/algorithms.h"
-
 namespace limitscope::tuner {
 
 namespace {
-
-// Runs `on_decision(event index, Decision)` for every event with one state per key.
-template <class OnDecision>
-void run(const Trace& trace, const LimitParams& params, OnDecision&& on_decision) {
-  visit_algorithm(params.algorithm, [&](auto algo) {
-    using A = decltype(algo);
-    std::vector<std::optional<typename A::State>> states(trace.keys.size());
-    for (std::size_t i = 0; i < trace.events.size(); ++i) {
-      const TraceEvent& e = trace.events[i];
-      const Nanos now{e.t_ns};
-      auto& s = states[e.key];
-      if (!s) s = A::fresh(params, now);
-      on_decision(i, A::decide(params, *s, now, e.cost));
-    }
-  });
-}
 
 std::optional<std::string> check(const Trace& trace, const LimitParams& params) {
   if (auto why = params.validate()) return "parameters: " + *why;
@@ -72,7 +54,7 @@ Expected<ReplayResult> replay(const Trace& trace, const LimitParams& params,
   std::vector<std::int64_t> point_day(r.timeline.size(), INT64_MIN);  // day of its last event
   std::deque<std::int64_t> window;  // times of admitted requests in the last second
   double largest_cost = 0;
-  run(trace, params, [&](std::size_t i, const Decision& d) {
+  for_each_decision(trace, params, [&](std::size_t i, const Decision& d) {
     const TraceEvent& e = trace.events[i];
     largest_cost = std::max(largest_cost, e.cost);
     const double dollars = spend ? spend->dollars(i) : 0;
@@ -127,7 +109,7 @@ Expected<ReplayResult> replay(const Trace& trace, const LimitParams& params,
 Expected<std::vector<bool>> replay_decisions(const Trace& trace, const LimitParams& params) {
   if (auto why = check(trace, params)) return make_error(*why);
   std::vector<bool> out(trace.events.size());
-  run(trace, params, [&](std::size_t i, const Decision& d) { out[i] = d.allowed; });
+  for_each_decision(trace, params, [&](std::size_t i, const Decision& d) { out[i] = d.allowed; });
   return out;
 }
 

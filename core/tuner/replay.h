@@ -7,10 +7,12 @@
 // quota burn over time.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/common/expected.h"
+#include "core/limiter/algorithms.h"
 #include "core/limiter/limit_params.h"
 #include "core/tuner/pricing.h"
 #include "core/tuner/trace.h"
@@ -74,6 +76,24 @@ struct ReplayResult {
   std::vector<TimelinePoint> timeline;
   Nanos timeline_step{0};
 };
+
+/// Calls on_decision(event index, Decision) for every event of `trace` in order, each decided
+/// by the core's decide() with `params` on one state per key (fresh at the key's first event):
+/// the loop every replay of a trace runs. `params` must be valid (LimitParams::validate()).
+template <class OnDecision>
+void for_each_decision(const Trace& trace, const LimitParams& params, OnDecision&& on_decision) {
+  visit_algorithm(params.algorithm, [&](auto algo) {
+    using A = decltype(algo);
+    std::vector<std::optional<typename A::State>> states(trace.keys.size());
+    for (std::size_t i = 0; i < trace.events.size(); ++i) {
+      const TraceEvent& e = trace.events[i];
+      const Nanos now{e.t_ns};
+      auto& s = states[e.key];
+      if (!s) s = A::fresh(params, now);
+      on_decision(i, A::decide(params, *s, now, e.cost));
+    }
+  });
+}
 
 /// @return the result, or an error naming the invalid parameter
 Expected<ReplayResult> replay(const Trace& trace, const LimitParams& params,

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <optional>
 
-#include "core/limiter/algorithms.h"
-
 namespace limitscope::tuner {
 
 Expected<WhatIfSeries> whatif_series(const Trace& trace, const LimitParams& params, int columns,
@@ -29,29 +27,21 @@ Expected<WhatIfSeries> whatif_series(const Trace& trace, const LimitParams& para
     // Wide enough that the last event falls in the last column.
     s.column_ns = std::max<std::int64_t>(1, span / columns + 1);
   }
-  visit_algorithm(params.algorithm, [&](auto algo) {
-    using A = decltype(algo);
-    std::vector<std::optional<typename A::State>> states(trace.keys.size());
-    for (std::size_t i = 0; i < trace.events.size(); ++i) {
-      const TraceEvent& e = trace.events[i];
-      const Nanos now{e.t_ns};
-      auto& state = states[e.key];
-      if (!state) state = A::fresh(params, now);
-      const Decision d = A::decide(params, *state, now, e.cost);
-      const auto col = std::min(n - 1, static_cast<std::size_t>((e.t_ns - s.t0_ns) / s.column_ns));
-      const double dollars = spend ? spend->dollars(i) : 0;
-      s.total.add(d.allowed, e.cost, dollars);
-      if (spend) {
-        if (d.allowed) {
-          s.spend[col] += dollars;
-          spend->admit(i, dollars);
-        }
-        s.max_quota_burn[col] = spend->max_quota_burn();
+  for_each_decision(trace, params, [&](std::size_t i, const Decision& d) {
+    const TraceEvent& e = trace.events[i];
+    const auto col = std::min(n - 1, static_cast<std::size_t>((e.t_ns - s.t0_ns) / s.column_ns));
+    const double dollars = spend ? spend->dollars(i) : 0;
+    s.total.add(d.allowed, e.cost, dollars);
+    if (spend) {
+      if (d.allowed) {
+        s.spend[col] += dollars;
+        spend->admit(i, dollars);
       }
-      ++s.requests[col];
-      if (!d.allowed) ++s.rejected[col];
-      level_sum[col] += d.limit > 0 ? std::clamp(d.remaining / d.limit, 0.0, 1.0) : 0.0;
+      s.max_quota_burn[col] = spend->max_quota_burn();
     }
+    ++s.requests[col];
+    if (!d.allowed) ++s.rejected[col];
+    level_sum[col] += d.limit > 0 ? std::clamp(d.remaining / d.limit, 0.0, 1.0) : 0.0;
   });
   if (spend) s.spend_summary = spend->finish();
   s.mean_level.resize(n);
