@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <type_traits>
 
+#include "core/metrics/promql_lexer.h"
+
 namespace limitscope::metrics {
 
 std::string_view value_type_name(ValueType t) {
@@ -91,29 +93,6 @@ bool is_set_operator(BinaryOp op) {
 
 namespace {
 
-std::string format_duration_ms(std::int64_t ms) {
-  if (ms == 0) return "0s";
-  struct Unit {
-    const char* name;
-    std::int64_t ms;
-  };
-  static constexpr Unit kUnits[] = {{"y", 365LL * 86400000},
-                                    {"w", 7LL * 86400000},
-                                    {"d", 86400000},
-                                    {"h", 3600000},
-                                    {"m", 60000},
-                                    {"s", 1000},
-                                    {"ms", 1}};
-  std::string out;
-  for (const Unit& u : kUnits) {
-    if (ms >= u.ms) {
-      out += std::to_string(ms / u.ms) + u.name;
-      ms %= u.ms;
-    }
-  }
-  return out;
-}
-
 std::string format_number(double v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "Inf" : "-Inf";  // "+Inf" would reparse as unary plus
@@ -145,8 +124,8 @@ std::string selector_text(const VectorSelector& vs) {
 
 std::string offset_text(std::int64_t offset_ms) {
   if (offset_ms == 0) return "";
-  if (offset_ms < 0) return " offset -" + format_duration_ms(-offset_ms);
-  return " offset " + format_duration_ms(offset_ms);
+  if (offset_ms < 0) return " offset -" + format_promql_duration(-offset_ms);
+  return " offset " + format_promql_duration(offset_ms);
 }
 
 struct Printer {
@@ -155,7 +134,7 @@ struct Printer {
     return selector_text(vs) + offset_text(vs.offset_ms);
   }
   std::string operator()(const MatrixSelector& ms) const {
-    return selector_text(ms.selector) + "[" + format_duration_ms(ms.range_ms) + "]" +
+    return selector_text(ms.selector) + "[" + format_promql_duration(ms.range_ms) + "]" +
            offset_text(ms.selector.offset_ms);
   }
   std::string operator()(const UnaryExpr& u) const {

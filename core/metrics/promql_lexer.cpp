@@ -345,19 +345,36 @@ Expected<std::vector<Token>> lex_promql(std::string_view query) {
   return Lexer(query).run();
 }
 
+namespace {
+
+struct DurationUnit {
+  std::string_view name;
+  std::int64_t ms;
+};
+// Largest first: each unit may appear once, in this order.
+constexpr DurationUnit kDurationUnits[] = {{"y", 365LL * 86400000},
+                                           {"w", 7LL * 86400000},
+                                           {"d", 86400000},
+                                           {"h", 3600000},
+                                           {"m", 60000},
+                                           {"s", 1000},
+                                           {"ms", 1}};
+
+}  // namespace
+
+std::string format_promql_duration(std::int64_t ms) {
+  if (ms == 0) return "0s";
+  std::string out;
+  for (const DurationUnit& u : kDurationUnits) {
+    if (ms >= u.ms) {
+      out += std::to_string(ms / u.ms) + std::string(u.name);
+      ms %= u.ms;
+    }
+  }
+  return out;
+}
+
 Expected<std::int64_t> parse_promql_duration(std::string_view text) {
-  struct Unit {
-    std::string_view name;
-    std::int64_t ms;
-  };
-  // Largest first: each unit may appear once, in this order.
-  static constexpr Unit kUnits[] = {{"y", 365LL * 86400000},
-                                    {"w", 7LL * 86400000},
-                                    {"d", 86400000},
-                                    {"h", 3600000},
-                                    {"m", 60000},
-                                    {"s", 1000},
-                                    {"ms", 1}};
   auto bad = [&] { return make_error("bad duration \"" + std::string(text) + "\""); };
   if (text.empty()) return bad();
   std::int64_t total = 0;
@@ -372,11 +389,11 @@ Expected<std::int64_t> parse_promql_duration(std::string_view text) {
     while (i < text.size() && std::isalpha(static_cast<unsigned char>(text[i]))) ++i;
     std::string_view unit = text.substr(u0, i - u0);
     std::size_t k = next_unit;
-    while (k < std::size(kUnits) && kUnits[k].name != unit) ++k;
-    if (k == std::size(kUnits)) return bad();
+    while (k < std::size(kDurationUnits) && kDurationUnits[k].name != unit) ++k;
+    if (k == std::size(kDurationUnits)) return bad();
     next_unit = k + 1;
-    if (n > std::numeric_limits<std::int64_t>::max() / kUnits[k].ms) return bad();
-    total += n * kUnits[k].ms;
+    if (n > std::numeric_limits<std::int64_t>::max() / kDurationUnits[k].ms) return bad();
+    total += n * kDurationUnits[k].ms;
     if (total < 0 || total > std::numeric_limits<std::int64_t>::max() / 4) return bad();
   }
   return total;

@@ -64,5 +64,8 @@ Expected<std::vector<Token>> lex_promql(std::string_view query);
 /// Parses a Prometheus duration (`1h30m`, `100ms`; units ms s m h d w y, each at most once,
 /// largest first). @return milliseconds, or an error.
 Expected<std::int64_t> parse_promql_duration(std::string_view text);
+/// The canonical text of a duration in milliseconds, as Prometheus prints it: each unit from
+/// the largest down, zero units left out ("1h30m", "100ms"; "0s" for 0).
+std::string format_promql_duration(std::int64_t ms);
 
 }  // namespace limitscope::metrics
