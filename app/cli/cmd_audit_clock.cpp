@@ -107,11 +107,7 @@ int run_audit_clock(const CommandArgs& argv) {
       {"json", "", "print the result as JSON"},
   };
   Args args(kName, "gateway clocks against Redis TIME and this workstation", specs, argv);
-  if (args.help_requested()) {
-    std::cout << args.usage();
-    return 0;
-  }
-  if (!args.ok()) return usage_error(kName, args.error());
+  if (const auto exit = args.early_exit(kName)) return *exit;
   if (!args.has("metrics")) return usage_error(kName, "--metrics URL[,URL...] is required");
   auto urls = metrics_urls(args);
   if (!urls) return usage_error(kName, urls.error());

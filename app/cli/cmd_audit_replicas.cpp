@@ -128,11 +128,7 @@ int run_audit_replicas(const CommandArgs& argv) {
       {"json", "", "print the result as JSON"},
   };
   Args args(kName, "effective vs configured limits summed over gateway replicas", specs, argv);
-  if (args.help_requested()) {
-    std::cout << args.usage();
-    return 0;
-  }
-  if (!args.ok()) return usage_error(kName, args.error());
+  if (const auto exit = args.early_exit(kName)) return *exit;
   if (args.has("metrics") == args.has("prometheus")) {
     return usage_error(kName, "give one of --metrics URL[,URL...] and --prometheus URL");
   }

@@ -91,11 +91,7 @@ int run_audit_retry_after(const CommandArgs& argv) {
   specs.push_back(key_names_spec());
   specs.push_back({"json", "", "print the result as JSON"});
   Args args(kName, "Retry-After honesty from a rule's decision stream", specs, argv);
-  if (args.help_requested()) {
-    std::cout << args.usage();
-    return 0;
-  }
-  if (!args.ok()) return usage_error(kName, args.error());
+  if (const auto exit = args.early_exit(kName)) return *exit;
   auto options = parse_redis_options(args);
   if (!options) return usage_error(kName, options.error());
   if (options->rule.empty()) return usage_error(kName, "--rule R is required");

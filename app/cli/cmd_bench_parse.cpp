@@ -122,11 +122,7 @@ int run_bench_parse(const CommandArgs& argv) {
              {"keep", "FILE", "write the exposition to FILE and keep it (default: a temp file)"},
              {"json", "", "print one JSON object instead of text"}},
             argv);
-  if (args.help_requested()) {
-    std::cout << args.usage();
-    return 0;
-  }
-  if (!args.ok()) return usage_error("bench-parse", args.error());
+  if (const auto exit = args.early_exit("bench-parse")) return *exit;
   auto parse_count = [](const std::optional<std::string>& s, long fallback, long lo,
                         long hi) -> std::optional<long> {
     if (!s) return fallback;

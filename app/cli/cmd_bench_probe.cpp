@@ -150,11 +150,7 @@ int run_bench_probe(const CommandArgs& argv) {
   };
   Args args(kName, "time the live refresh of N keys beside a plain reader, then a dashboard run",
             specs, argv);
-  if (args.help_requested()) {
-    std::cout << args.usage();
-    return 0;
-  }
-  if (!args.ok()) return usage_error(kName, args.error());
+  if (const auto exit = args.early_exit(kName)) return *exit;
   auto keys = integer_option(args, "keys", 10000, 1, 5'000'000);
   if (!keys) return usage_error(kName, keys.error());
   auto runs = integer_option(args, "runs", 20, 0, 10000);

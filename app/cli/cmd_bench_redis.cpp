@@ -358,11 +358,7 @@ int run_bench_redis(const CommandArgs& argv) {
   specs.push_back({"json", "", "print the figures as JSON"});
   Args args(kName, "decisions/s and server time of the limiter scripts, beside their ceiling",
             specs, argv);
-  if (args.help_requested()) {
-    std::cout << args.usage();
-    return 0;
-  }
-  if (!args.ok()) return usage_error(kName, args.error());
+  if (const auto exit = args.early_exit(kName)) return *exit;
   auto options = parse_redis_options(args, /*require_url=*/false);
   if (!options) return usage_error(kName, options.error());
   Settings s;

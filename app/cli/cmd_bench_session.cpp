@@ -62,11 +62,7 @@ int run_bench_session(const CommandArgs& argv) {
   Args args(kName,
             "simulate a long live session on an injected clock; resident memory and recording size",
             specs, argv);
-  if (args.help_requested()) {
-    std::cout << args.usage();
-    return 0;
-  }
-  if (!args.ok()) return usage_error(kName, args.error());
+  if (const auto exit = args.early_exit(kName)) return *exit;
   auto keys = integer_option(args, "keys", 10000, 1, 1'000'000);
   if (!keys) return usage_error(kName, keys.error());
   auto hours = integer_option(args, "hours", 24, 1, 24 * 30);

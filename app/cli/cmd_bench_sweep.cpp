@@ -65,11 +65,7 @@ int run_bench_sweep(const CommandArgs& argv) {
       {"json", "", "print the figures as JSON"},
   };
   Args args(kName, "time a sweep against plain replays per configuration", specs, argv);
-  if (args.help_requested()) {
-    std::cout << args.usage();
-    return 0;
-  }
-  if (!args.ok()) return usage_error(kName, args.error());
+  if (const auto exit = args.early_exit(kName)) return *exit;
   auto events = integer_option(args, "events", 1'000'000, 1, 100'000'000);
   auto keys = integer_option(args, "keys", 1000, 1, 1'000'000);
   auto configs = integer_option(args, "configs", 1024, 1, 65536);

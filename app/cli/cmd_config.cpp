@@ -35,11 +35,7 @@ int run_set(const CommandArgs& argv) {
                    "replace a stored config that cannot be read (audited, compare-and-set on its "
                    "version field)"});
   Args a("config set", kSummary, specs, argv);
-  if (a.help_requested()) {
-    std::cout << a.usage();
-    return 0;
-  }
-  if (!a.ok()) return usage_error("config set", a.error());
+  if (const auto exit = a.early_exit("config set")) return *exit;
   auto t = parse_target(a);
   if (!t) return usage_error("config set", t.error());
   auto limits = config_from_limit_options(a);
@@ -102,11 +98,7 @@ int run_override(const CommandArgs& argv) {
                {"by", "WHO", "who (default $USER)"},
                {"expect-version", "N", "change only if the rule's current version is N"}}),
          argv);
-  if (a.help_requested()) {
-    std::cout << a.usage();
-    return 0;
-  }
-  if (!a.ok()) return usage_error("config override", a.error());
+  if (const auto exit = a.early_exit("config override")) return *exit;
   auto t = parse_target(a);
   if (!t) return usage_error("config override", t.error());
   const auto key = a.get("key");
@@ -164,11 +156,7 @@ int run_override(const CommandArgs& argv) {
 
 int run_get(const CommandArgs& argv) {
   Args a("config get", kSummary, common_specs(), argv);
-  if (a.help_requested()) {
-    std::cout << a.usage();
-    return 0;
-  }
-  if (!a.ok()) return usage_error("config get", a.error());
+  if (const auto exit = a.early_exit("config get")) return *exit;
   auto t = parse_target(a);
   if (!t) return usage_error("config get", t.error());
   auto c = on_rule<std::optional<RuleConfig>>(
@@ -186,11 +174,7 @@ int run_get(const CommandArgs& argv) {
 int run_history(const CommandArgs& argv) {
   Args a("config history", kSummary, with({{"count", "N", "entries, newest first (default 20)"}}),
          argv);
-  if (a.help_requested()) {
-    std::cout << a.usage();
-    return 0;
-  }
-  if (!a.ok()) return usage_error("config history", a.error());
+  if (const auto exit = a.early_exit("config history")) return *exit;
   auto t = parse_target(a);
   if (!t) return usage_error("config history", t.error());
   long long count = 20;
@@ -240,11 +224,7 @@ int run_undo(const CommandArgs& argv) {
          with({{"reason", "TEXT", "why (default: undo of version N)"},
                {"by", "WHO", "who (default $USER)"}}),
          argv);
-  if (a.help_requested()) {
-    std::cout << a.usage();
-    return 0;
-  }
-  if (!a.ok()) return usage_error("config undo", a.error());
+  if (const auto exit = a.early_exit("config undo")) return *exit;
   auto t = parse_target(a);
   if (!t) return usage_error("config undo", t.error());
   const redis::ChangeInfo change{a.get("by").value_or(default_user()), a.get("reason").value_or(""),

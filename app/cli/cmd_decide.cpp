@@ -30,11 +30,7 @@ int run_decide(const CommandArgs& argv) {
   specs.push_back({"cost", "N", "cost of the request (default 1)"});
   specs.push_back({"json", "", "print the decision as JSON"});
   Args args(kName, "one decision by the rule's script in Redis", specs, argv);
-  if (args.help_requested()) {
-    std::cout << args.usage();
-    return 0;
-  }
-  if (!args.ok()) return usage_error(kName, args.error());
+  if (const auto exit = args.early_exit(kName)) return *exit;
   auto parsed = parse_rule_key_options(args);
   if (!parsed) return usage_error(kName, parsed.error());
   const RedisOptions& options = parsed->redis;

@@ -32,11 +32,7 @@ int run_hammer(const CommandArgs& argv) {
   specs.push_back({"cost", "N", "cost of each request (default 1)"});
   specs.push_back({"json", "", "print the result as JSON"});
   Args args(kName, "contend on one key from many threads and count the outcomes", specs, argv);
-  if (args.help_requested()) {
-    std::cout << args.usage();
-    return 0;
-  }
-  if (!args.ok()) return usage_error(kName, args.error());
+  if (const auto exit = args.early_exit(kName)) return *exit;
   auto parsed = parse_rule_key_options(args);
   if (!parsed) return usage_error(kName, parsed.error());
   const RedisOptions& options = parsed->redis;

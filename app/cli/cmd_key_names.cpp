@@ -60,11 +60,7 @@ int run_key_names(const CommandArgs& argv) {
   Args args(kName,
             "the key-names CSV (api_key_hash,name) of a policy's named keys, without the keys",
             specs, argv);
-  if (args.help_requested()) {
-    std::cout << args.usage();
-    return 0;
-  }
-  if (!args.ok()) return usage_error(kName, args.error());
+  if (const auto exit = args.early_exit(kName)) return *exit;
   const auto path = args.get("policy");
   if (!path) return usage_error(kName, "--policy FILE is required");
   std::ifstream in(*path, std::ios::binary);

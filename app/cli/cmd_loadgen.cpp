@@ -230,11 +230,7 @@ int run_loadgen(const CommandArgs& argv) {
        {"timeout", "DURATION", "connect/read timeout per request (default 10s)"},
        {"json", "", "print the JSON document (docs/cli.md) instead of a summary"}},
       argv);
-  if (!args.ok()) return usage_error(kCommand, args.error());
-  if (args.help_requested()) {
-    std::cout << args.usage();
-    return 0;
-  }
+  if (const auto exit = args.early_exit(kCommand)) return *exit;
   const bool from_trace = args.has("trace");
   if (from_trace) {
     for (const char* other : {"scenario", "duration", "keys", "rate", "seed"}) {

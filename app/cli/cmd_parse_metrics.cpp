@@ -95,11 +95,7 @@ int run_parse_metrics(const CommandArgs& argv) {
             {{"json", "", "print one JSON object instead of text"},
              {"format", "auto|prometheus|openmetrics", "exposition format (default auto)"}},
             argv, /*allow_positional=*/true);
-  if (args.help_requested()) {
-    std::cout << args.usage();
-    return 0;
-  }
-  if (!args.ok()) return usage_error("parse-metrics", args.error());
+  if (const auto exit = args.early_exit("parse-metrics")) return *exit;
   if (args.positional().size() != 1) {
     return usage_error("parse-metrics", "expects exactly one FILE");
   }

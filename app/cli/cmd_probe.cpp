@@ -199,11 +199,7 @@ int run_probe(const CommandArgs& argv) {
       {"json", "", "print the result as JSON"},
   };
   Args args(kName, "read limiter keys (any known schema) at the server's time", specs, argv);
-  if (args.help_requested()) {
-    std::cout << args.usage();
-    return 0;
-  }
-  if (!args.ok()) return usage_error(kName, args.error());
+  if (const auto exit = args.early_exit(kName)) return *exit;
   const int sources = (args.get("redis") ? 1 : 0) + (args.get("metrics") ? 1 : 0) +
                       (args.get("prometheus") ? 1 : 0);
   if (sources > 1) return usage_error(kName, "give one of --redis, --metrics and --prometheus");

@@ -52,11 +52,7 @@ int run_replay(const CommandArgs& argv) {
       {"timeline-step", "D", "timeline resolution, e.g. 1m (default: at most 200 points)"});
   specs.push_back({"json", "", "print the result as JSON"});
   Args args(kName, "replay a trace through one limiter setting", specs, argv);
-  if (args.help_requested()) {
-    std::cout << args.usage();
-    return 0;
-  }
-  if (!args.ok()) return usage_error(kName, args.error());
+  if (const auto exit = args.early_exit(kName)) return *exit;
   ReplayInputs in;
   if (auto why = replay_inputs_from(args, in)) return usage_error(kName, *why);
   tuner::ReplayOptions options;

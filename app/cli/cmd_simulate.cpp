@@ -237,11 +237,7 @@ int run_simulate(const CommandArgs& argv) {
              {"seed", "N", "random seed, a non-negative integer (default 1)"},
              {"json", "", "print a JSON document instead of tables"}},
             argv);
-  if (!args.ok()) return usage_error(kCommand, args.error());
-  if (args.help_requested()) {
-    std::cout << args.usage();
-    return 0;
-  }
+  if (const auto exit = args.early_exit(kCommand)) return *exit;
   const auto scenario_name = args.get("scenario");
   if (!scenario_name)
     return usage_error(kCommand, "--scenario NAME is required (one of " + names + ")");

@@ -97,11 +97,7 @@ int run_sweep(const CommandArgs& argv) {
   specs.push_back({"threads", "N", "worker threads (default 2)"});
   specs.push_back({"json", "", "print every cell and the recommendation as JSON"});
   Args args(kName, "replay a trace against a grid of settings and recommend one", specs, argv);
-  if (args.help_requested()) {
-    std::cout << args.usage();
-    return 0;
-  }
-  if (!args.ok()) return usage_error(kName, args.error());
+  if (const auto exit = args.early_exit(kName)) return *exit;
   const auto alg = args.get("algorithm");
   if (!alg) return usage_error(kName, "--algorithm is required");
   const auto a = parse_algorithm(*alg);

@@ -36,11 +36,7 @@ int run_test_rules(const CommandArgs& argv) {
             "is unreadable or malformed, or on bad usage.",
             {{"json", "", "print one JSON object instead of promtool-style text"}}, argv,
             /*allow_positional=*/true);
-  if (args.help_requested()) {
-    std::cout << args.usage();
-    return 0;
-  }
-  if (!args.ok()) return usage_error("test-rules", args.error());
+  if (const auto exit = args.early_exit("test-rules")) return *exit;
   if (args.positional().empty()) return usage_error("test-rules", "expects at least one FILE");
 
   const bool json = args.has("json");

@@ -67,11 +67,7 @@ int run_whatif_outage(const CommandArgs& argv) {
   specs.push_back({"json", "", "print the result as JSON"});
   Args args(kName, "a Redis outage window under fail-open, fail-closed and a local fallback", specs,
             argv);
-  if (args.help_requested()) {
-    std::cout << args.usage();
-    return 0;
-  }
-  if (!args.ok()) return usage_error(kName, args.error());
+  if (const auto exit = args.early_exit(kName)) return *exit;
   if (!args.has("outage"))
     return usage_error(kName, "--outage D@HH:MM is required, e.g. 10m@14:00");
   auto replicas = integer_option(args, "replicas", 1, 1, 10'000);

@@ -27,11 +27,7 @@ int run_whatif_routing(const CommandArgs& argv) {
   Args args(kName,
             "route small requests to another model; spend and 429s against the trace as it was",
             specs, argv);
-  if (args.help_requested()) {
-    std::cout << args.usage();
-    return 0;
-  }
-  if (!args.ok()) return usage_error(kName, args.error());
+  if (const auto exit = args.early_exit(kName)) return *exit;
   if (!args.has("under") || !args.has("to"))
     return usage_error(kName, "--under N and --to MODEL are required");
   auto under = integer_option(args, "under", 0, 1, 100'000'000);

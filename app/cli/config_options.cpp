@@ -156,12 +156,8 @@ void print_config(const std::string& rule, const RuleConfig& c, bool as_json) {
 
 std::optional<Target> target_or_exit(const Args& a, std::string_view command, int& exit) {
   exit = 0;
-  if (a.help_requested()) {
-    std::cout << a.usage();
-    return std::nullopt;
-  }
-  if (!a.ok()) {
-    exit = usage_error(command, a.error());
+  if (const auto stop = a.early_exit(command)) {
+    exit = *stop;
     return std::nullopt;
   }
   auto t = parse_target(a);

@@ -94,6 +94,15 @@ std::vector<std::string> Args::all(std::string_view name) const {
   return out;
 }
 
+std::optional<int> Args::early_exit(std::string_view command) const {
+  if (help_) {
+    std::cout << usage_;
+    return 0;
+  }
+  if (!ok()) return usage_error(command, error_);
+  return std::nullopt;
+}
+
 int usage_error(std::string_view command, std::string_view message) {
   std::cerr << "limitscope-cli " << command << ": " << message << "\n";
   return 2;

@@ -33,6 +33,10 @@ class Args {
   const std::string& error() const { return error_; }
   bool help_requested() const { return help_; }
   const std::string& usage() const { return usage_; }
+  /// What every command does first: on --help prints the usage (exit 0); on a parse error
+  /// prints it as `command`'s usage error (exit 2).
+  /// @return the exit code when the command is done, nullopt when it should run
+  std::optional<int> early_exit(std::string_view command) const;
 
   bool has(std::string_view name) const;
   std::optional<std::string> get(std::string_view name) const;
