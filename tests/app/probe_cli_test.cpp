@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/redis/connection.h"
+#include "support/cli_usage.h"
 #include "support/process.h"
 #include "support/redis_server.h"
 
@@ -51,26 +52,18 @@ TEST(ProbeCli, BadInputIsAUsageError) {
   server.requirepass = "pw";
   auto locked = RedisServer::start(server);
   const std::string bad = write_temp("bad-profiles.json", R"({"profiles": [{"name": "x"}]})");
-  struct Row {
-    std::string args;
-    std::string message;
-  };
-  const Row rows[] = {
-      {"", "--redis URL or --metrics URL is required"},
-      {"--redis redis://127.0.0.1:1", "Connection refused"},
-      {"--redis redis://:nope@127.0.0.1:" + std::to_string(locked->port()),
-       "authentication refused"},
-      {"--redis " + locked->url() + " --profiles /nonexistent.json",
-       "/nonexistent.json: cannot be read"},
-      {"--redis " + locked->url() + " --profiles " + quoted(bad), "profiles[0].match: required"},
-      {"--redis " + locked->url() + " --max-keys 0", "--max-keys"},
-  };
-  for (const auto& row : rows) {
-    SCOPED_TRACE(row.args);
-    auto r = run_cli("probe " + row.args);
-    EXPECT_EQ(r.exit_code, 2) << r.out;
-    EXPECT_NE(r.err.find(row.message), std::string::npos) << r.err;
-  }
+  expect_usage_errors("probe",
+                      {
+                          {"", "--redis URL or --metrics URL is required"},
+                          {"--redis redis://127.0.0.1:1", "Connection refused"},
+                          {"--redis redis://:nope@127.0.0.1:" + std::to_string(locked->port()),
+                           "authentication refused"},
+                          {"--redis " + locked->url() + " --profiles /nonexistent.json",
+                           "/nonexistent.json: cannot be read"},
+                          {"--redis " + locked->url() + " --profiles " + quoted(bad),
+                           "profiles[0].match: required"},
+                          {"--redis " + locked->url() + " --max-keys 0", "--max-keys"},
+                      });
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include "core/redis/connection.h"
 #include "core/redis/key_schema.h"
+#include "support/cli_usage.h"
 #include "support/hammer_processes.h"
 #include "support/process.h"
 #include "support/redis_server.h"
@@ -64,28 +65,21 @@ TEST(DecideCli, DecisionsExitCodesAndJson) {
 
 TEST(DecideCli, BadInputIsAUsageError) {
   auto server = RedisServer::start();
-  struct Row {
-    std::string args;
-    std::string message;
-  };
-  const Row rows[] = {
-      {"--rule api --key k", "--redis URL is required"},
-      {"--redis localhost --rule api --key k", "expected redis://"},
-      {"--redis " + server->url() + " --key k", "--rule NAME is required"},
-      {"--redis " + server->url() + " --rule 'a{b}' --key k", "--rule"},
-      {"--redis " + server->url() + " --rule api", "--key KEY is required"},
-      {"--redis " + server->url() + " --rule api --key k --cost abc", "--cost 'abc'"},
-      {"--redis " + server->url() + " --rule api --key k --failure-mode maybe", "failure mode"},
-      {"--redis " + server->url() + " --rule api --key k --timeout 0s", "--timeout"},
-      // The rule has no config in Redis: refused with the script's reason, never admitted.
-      {"--redis " + server->url() + " --rule api --key k", "no config at limitscope:{api}:config"},
-  };
-  for (const auto& row : rows) {
-    SCOPED_TRACE(row.args);
-    auto r = run_cli("decide " + row.args);
-    EXPECT_EQ(r.exit_code, 2) << r.out;
-    EXPECT_NE(r.err.find(row.message), std::string::npos) << r.err;
-  }
+  expect_usage_errors(
+      "decide",
+      {
+          {"--rule api --key k", "--redis URL is required"},
+          {"--redis localhost --rule api --key k", "expected redis://"},
+          {"--redis " + server->url() + " --key k", "--rule NAME is required"},
+          {"--redis " + server->url() + " --rule 'a{b}' --key k", "--rule"},
+          {"--redis " + server->url() + " --rule api", "--key KEY is required"},
+          {"--redis " + server->url() + " --rule api --key k --cost abc", "--cost 'abc'"},
+          {"--redis " + server->url() + " --rule api --key k --failure-mode maybe", "failure mode"},
+          {"--redis " + server->url() + " --rule api --key k --timeout 0s", "--timeout"},
+          // The rule has no config in Redis: refused with the script's reason, never admitted.
+          {"--redis " + server->url() + " --rule api --key k",
+           "no config at limitscope:{api}:config"},
+      });
 }
 
 TEST(DecideCli, ServerGoneFollowsTheFailureMode) {

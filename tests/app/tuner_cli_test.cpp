@@ -11,6 +11,7 @@
 
 #include "core/redis/connection.h"
 #include "core/redis/key_schema.h"
+#include "support/cli_usage.h"
 #include "support/process.h"
 #include "support/redis_server.h"
 
@@ -151,29 +152,21 @@ TEST(SweepCli, SpendConstraint) {
 TEST(ReplayCli, BadTracesAndParametersAreRefused) {
   const std::string bad = write_temp(
       "bad.jsonl", "{\"t\": 1, \"key\": \"a\"}\nnonsense\n{\"t\": 0.5, \"key\": \"a\"}\n");
-  struct Row {
-    std::string args;
-    std::string message;
-  };
-  const Row rows[] = {
-      {"--trace " + quoted(bad) + " --algorithm gcra --capacity 5 --refill 1/s",
-       "2 bad line(s), nothing replayed (--skip-bad-lines replays the 1 good ones): line 2"},
-      {"--trace /nonexistent --algorithm gcra --capacity 5 --refill 1/s", "cannot be read"},
-      {"--trace " + quoted(bad) + " --algorithm gcra --capacity 5",
-       "--capacity and --refill are required"},
-      {"--trace " + quoted(bad) + " --algorithm gcra --capacity 5 --refill 5", "--refill"},
-      {"--trace " + quoted(bad) + " --algorithm gcra --capacity -5 --refill 1/s", "capacity"},
-      {"--trace " + quoted(bad) + " --algorithm magic --capacity 5 --refill 1/s",
-       "--algorithm 'magic'"},
-      {"--algorithm gcra --capacity 5 --refill 1/s",
-       "--trace FILE (or --redis URL --rule NAME) is required"},
-  };
-  for (const auto& row : rows) {
-    SCOPED_TRACE(row.args);
-    auto r = run_cli("replay " + row.args);
-    EXPECT_EQ(r.exit_code, 2) << r.out;
-    EXPECT_NE(r.err.find(row.message), std::string::npos) << r.err;
-  }
+  expect_usage_errors(
+      "replay",
+      {
+          {"--trace " + quoted(bad) + " --algorithm gcra --capacity 5 --refill 1/s",
+           "2 bad line(s), nothing replayed (--skip-bad-lines replays the 1 good ones): line 2"},
+          {"--trace /nonexistent --algorithm gcra --capacity 5 --refill 1/s", "cannot be read"},
+          {"--trace " + quoted(bad) + " --algorithm gcra --capacity 5",
+           "--capacity and --refill are required"},
+          {"--trace " + quoted(bad) + " --algorithm gcra --capacity 5 --refill 5", "--refill"},
+          {"--trace " + quoted(bad) + " --algorithm gcra --capacity -5 --refill 1/s", "capacity"},
+          {"--trace " + quoted(bad) + " --algorithm magic --capacity 5 --refill 1/s",
+           "--algorithm 'magic'"},
+          {"--algorithm gcra --capacity 5 --refill 1/s",
+           "--trace FILE (or --redis URL --rule NAME) is required"},
+      });
   auto skipped = run_cli("replay --trace " + quoted(bad) +
                          " --algorithm gcra --capacity 5 --refill 1/s --skip-bad-lines --json");
   ASSERT_EQ(skipped.exit_code, 0) << skipped.err;

@@ -27,6 +27,18 @@ inline LimitParams window(Algorithm a, double limit, Nanos w) {
   return p;
 }
 
+/// bucket() for the algorithm type A (TokenBucket, Gcra, LeakyBucket): bucket_of<Gcra>(5, 1).
+template <class A>
+LimitParams bucket_of(double capacity, double amount, Nanos period = std::chrono::seconds(1)) {
+  return bucket(A::kAlgorithm, capacity, amount, period);
+}
+
+/// window() for the algorithm type A (SlidingLog, SlidingCounter, FixedWindow).
+template <class A>
+LimitParams window_of(double limit, Nanos w) {
+  return window(A::kAlgorithm, limit, w);
+}
+
 /// Parameters of the given algorithm with "C / L = 10, 5 per second / per 2 s".
 inline LimitParams typical(Algorithm a) {
   return is_window_algorithm(a) ? window(a, 10, std::chrono::seconds(2)) : bucket(a, 10, 5);

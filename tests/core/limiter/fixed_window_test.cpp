@@ -11,22 +11,19 @@ namespace limitscope {
 namespace {
 
 using namespace std::chrono_literals;
-using test::window;
-
-LimitParams fw(double limit, Nanos w) {
-  return window(Algorithm::fixed_window, limit, w);
-}
+using test::window_of;
 
 TEST(FixedWindow, WindowsAreAlignedToMultiplesOfW) {
-  const LimitParams p = fw(5, 1s);
+  const LimitParams p = window_of<FixedWindow>(5, 1s);
   EXPECT_EQ(FixedWindow::fresh(p, 2500ms).window_start_ns, Nanos{2s}.count());
   EXPECT_EQ(FixedWindow::fresh(p, 3s).window_start_ns, Nanos{3s}.count());
   EXPECT_EQ(FixedWindow::fresh(p, -1500ms).window_start_ns, Nanos{-2s}.count());
-  EXPECT_EQ(FixedWindow::fresh(fw(5, 60s), 119s).window_start_ns, Nanos{60s}.count());
+  EXPECT_EQ(FixedWindow::fresh(window_of<FixedWindow>(5, 60s), 119s).window_start_ns,
+            Nanos{60s}.count());
 }
 
 TEST(FixedWindow, RefusesAt999msAdmitsAt1000ms) {
-  const LimitParams p = fw(5, 1s);
+  const LimitParams p = window_of<FixedWindow>(5, 1s);
   auto s = FixedWindow::fresh(p, 0s);
   for (int i = 0; i < 5; ++i) ASSERT_TRUE(FixedWindow::decide(p, s, 0s, 1).allowed);
   const Decision d = FixedWindow::decide(p, s, 999ms, 1);
@@ -40,7 +37,7 @@ TEST(FixedWindow, RefusesAt999msAdmitsAt1000ms) {
 }
 
 TEST(FixedWindow, AllowsTwiceTheLimitAcrossABoundaryAsDocumented) {
-  const LimitParams p = fw(5, 1s);
+  const LimitParams p = window_of<FixedWindow>(5, 1s);
   auto s = FixedWindow::fresh(p, 0s);
   int admitted = 0;
   for (int i = 0; i < 10; ++i) admitted += FixedWindow::decide(p, s, 999ms, 1).allowed ? 1 : 0;
@@ -49,7 +46,7 @@ TEST(FixedWindow, AllowsTwiceTheLimitAcrossABoundaryAsDocumented) {
 }
 
 TEST(FixedWindow, CountInTheWindowDecidesWithFractionalCosts) {
-  const LimitParams p = fw(3, 10s);
+  const LimitParams p = window_of<FixedWindow>(3, 10s);
   auto s = FixedWindow::fresh(p, 0s);
   EXPECT_TRUE(FixedWindow::decide(p, s, 1s, 1.5).allowed);
   EXPECT_TRUE(FixedWindow::decide(p, s, 2s, 1.25).allowed);
@@ -63,16 +60,17 @@ TEST(FixedWindow, CountInTheWindowDecidesWithFractionalCosts) {
 }
 
 TEST(FixedWindow, ReconfigureKeepsTheCountClampedAndRealigns) {
-  const LimitParams p = fw(10, 1s);
+  const LimitParams p = window_of<FixedWindow>(10, 1s);
   auto s = FixedWindow::fresh(p, 0s);
   ASSERT_TRUE(FixedWindow::decide(p, s, 1500ms, 8).allowed);
-  FixedWindow::reconfigure(p, fw(20, 1s), s, 1600ms);
-  EXPECT_DOUBLE_EQ(FixedWindow::available(fw(20, 1s), s, 1600ms), 12);
-  FixedWindow::reconfigure(fw(20, 1s), fw(5, 10s), s, 1700ms);
+  FixedWindow::reconfigure(p, window_of<FixedWindow>(20, 1s), s, 1600ms);
+  EXPECT_DOUBLE_EQ(FixedWindow::available(window_of<FixedWindow>(20, 1s), s, 1600ms), 12);
+  FixedWindow::reconfigure(window_of<FixedWindow>(20, 1s), window_of<FixedWindow>(5, 10s), s,
+                           1700ms);
   EXPECT_DOUBLE_EQ(s.count, 5);     // clamped: full
   EXPECT_EQ(s.window_start_ns, 0);  // the 10 s window containing 1.7 s
-  EXPECT_FALSE(FixedWindow::decide(fw(5, 10s), s, 9s, 1).allowed);
-  EXPECT_TRUE(FixedWindow::decide(fw(5, 10s), s, 10s, 1).allowed);
+  EXPECT_FALSE(FixedWindow::decide(window_of<FixedWindow>(5, 10s), s, 9s, 1).allowed);
+  EXPECT_TRUE(FixedWindow::decide(window_of<FixedWindow>(5, 10s), s, 10s, 1).allowed);
 }
 
 }  // namespace

@@ -11,11 +11,7 @@ namespace limitscope {
 namespace {
 
 using namespace std::chrono_literals;
-using test::bucket;
-
-LimitParams gcra(double capacity, double amount, Nanos period = 1s) {
-  return bucket(Algorithm::gcra, capacity, amount, period);
-}
+using test::bucket_of;
 
 struct IntervalRow {
   double amount;
@@ -26,7 +22,7 @@ struct IntervalRow {
 class GcraInterval : public ::testing::TestWithParam<IntervalRow> {};
 
 TEST_P(GcraInterval, IsThePeriodPerUnitRoundedOnceToTheNearestNanosecond) {
-  EXPECT_EQ(Gcra::emission_interval_ns(gcra(1, GetParam().amount, GetParam().period)),
+  EXPECT_EQ(Gcra::emission_interval_ns(bucket_of<Gcra>(1, GetParam().amount, GetParam().period)),
             GetParam().t_ns);
 }
 
@@ -39,7 +35,7 @@ INSTANTIATE_TEST_SUITE_P(
                       IntervalRow{1e12, 1s, 1}));   // faster than 1/ns: clamped to 1 ns
 
 TEST(Gcra, OnePerSecondRefusesAt999msAdmitsAt1000ms) {
-  const LimitParams p = gcra(1, 1);
+  const LimitParams p = bucket_of<Gcra>(1, 1);
   auto s = Gcra::fresh(p, 0s);
   ASSERT_TRUE(Gcra::decide(p, s, 0s, 1).allowed);
   const Decision d = Gcra::decide(p, s, 999ms, 1);
@@ -49,7 +45,7 @@ TEST(Gcra, OnePerSecondRefusesAt999msAdmitsAt1000ms) {
 }
 
 TEST(Gcra, BurstOfCapacityThenOneEveryEmissionInterval) {
-  const LimitParams p = gcra(5, 5);  // T = 200 ms
+  const LimitParams p = bucket_of<Gcra>(5, 5);  // T = 200 ms
   auto s = Gcra::fresh(p, 0s);
   for (int i = 0; i < 5; ++i) EXPECT_TRUE(Gcra::decide(p, s, 0s, 1).allowed);
   EXPECT_EQ(s.tat_ns, Nanos{1s}.count());
@@ -63,7 +59,7 @@ TEST(Gcra, BurstOfCapacityThenOneEveryEmissionInterval) {
 }
 
 TEST(Gcra, FractionalCostTakesThatManyIntervals) {
-  const LimitParams p = gcra(5, 5);
+  const LimitParams p = bucket_of<Gcra>(5, 5);
   auto s = Gcra::fresh(p, 0s);
   ASSERT_TRUE(Gcra::decide(p, s, 0s, 5).allowed);
   const Decision d = Gcra::decide(p, s, 0s, 2.5);
@@ -72,7 +68,7 @@ TEST(Gcra, FractionalCostTakesThatManyIntervals) {
 }
 
 TEST(Gcra, RemainingAndAvailableAreCostUnits) {
-  const LimitParams p = gcra(10, 5);
+  const LimitParams p = bucket_of<Gcra>(10, 5);
   auto s = Gcra::fresh(p, 0s);
   EXPECT_DOUBLE_EQ(Gcra::decide(p, s, 0s, 4).remaining, 6);
   EXPECT_DOUBLE_EQ(Gcra::available(p, s, 0s), 6);
@@ -81,8 +77,8 @@ TEST(Gcra, RemainingAndAvailableAreCostUnits) {
 }
 
 TEST(Gcra, ReconfigureKeepsTheFractionOfCapacity) {
-  const LimitParams p = gcra(10, 5);
-  const LimitParams q = gcra(20, 10);
+  const LimitParams p = bucket_of<Gcra>(10, 5);
+  const LimitParams q = bucket_of<Gcra>(20, 10);
   auto s = Gcra::fresh(p, 0s);
   ASSERT_TRUE(Gcra::decide(p, s, 0s, 5).allowed);
   Gcra::reconfigure(p, q, s, 0s);

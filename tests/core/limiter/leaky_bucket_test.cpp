@@ -11,14 +11,10 @@ namespace limitscope {
 namespace {
 
 using namespace std::chrono_literals;
-using test::bucket;
-
-LimitParams leaky(double depth, double amount, Nanos period = 1s) {
-  return bucket(Algorithm::leaky_bucket, depth, amount, period);
-}
+using test::bucket_of;
 
 TEST(LeakyBucket, BurstIsQueuedAndSpacedAtTheDrainRate) {
-  const LimitParams p = leaky(5, 1);
+  const LimitParams p = bucket_of<LeakyBucket>(5, 1);
   auto s = LeakyBucket::fresh(p, 0s);
   for (int i = 0; i < 5; ++i) {
     const Decision d = LeakyBucket::decide(p, s, 0s, 1);
@@ -47,7 +43,7 @@ struct ArrivalRow {
 };
 
 TEST(LeakyBucket, ArrivalsEvery100msAtOnePerSecondWithDepth3) {
-  const LimitParams p = leaky(3, 1);
+  const LimitParams p = bucket_of<LeakyBucket>(3, 1);
   auto s = LeakyBucket::fresh(p, 0s);
   const ArrivalRow rows[] = {
       {0ms, 1, true, 0ms, 0ms},       {100ms, 1, true, 900ms, 0ms},
@@ -69,7 +65,7 @@ TEST(LeakyBucket, ArrivalsEvery100msAtOnePerSecondWithDepth3) {
 }
 
 TEST(LeakyBucket, DepthOnePacesWithoutQueueing) {
-  const LimitParams p = leaky(1, 10);  // one request per 100 ms, no waiting room
+  const LimitParams p = bucket_of<LeakyBucket>(1, 10);  // one request per 100 ms, no waiting room
   auto s = LeakyBucket::fresh(p, 0s);
   for (int i = 0; i < 20; ++i) {
     const Nanos t = std::chrono::milliseconds(100 * i);
@@ -81,8 +77,8 @@ TEST(LeakyBucket, DepthOnePacesWithoutQueueing) {
 }
 
 TEST(LeakyBucket, ReconfigureKeepsTheOccupiedFractionOfTheQueue) {
-  const LimitParams p = leaky(10, 1);
-  const LimitParams q = leaky(20, 2);
+  const LimitParams p = bucket_of<LeakyBucket>(10, 1);
+  const LimitParams q = bucket_of<LeakyBucket>(20, 2);
   auto s = LeakyBucket::fresh(p, 0s);
   ASSERT_TRUE(LeakyBucket::decide(p, s, 0s, 5).allowed);  // half full: 5 s of backlog
   LeakyBucket::reconfigure(p, q, s, 0s);

@@ -11,14 +11,10 @@ namespace limitscope {
 namespace {
 
 using namespace std::chrono_literals;
-using test::window;
-
-LimitParams sc(double limit, Nanos w) {
-  return window(Algorithm::sliding_counter, limit, w);
-}
+using test::window_of;
 
 TEST(SlidingCounter, EstimateWeighsThePreviousWindowByTheUnelapsedPart) {
-  const LimitParams p = sc(10, 1s);
+  const LimitParams p = window_of<SlidingCounter>(10, 1s);
   auto s = SlidingCounter::fresh(p, 0s);
   ASSERT_TRUE(SlidingCounter::decide(p, s, 100ms, 8).allowed);
   EXPECT_DOUBLE_EQ(SlidingCounter::available(p, s, 900ms), 2);
@@ -40,7 +36,7 @@ TEST(SlidingCounter, EstimateWeighsThePreviousWindowByTheUnelapsedPart) {
 }
 
 TEST(SlidingCounter, FullCurrentWindowWaitsIntoTheNextOne) {
-  const LimitParams p = sc(10, 1s);
+  const LimitParams p = window_of<SlidingCounter>(10, 1s);
   auto s = SlidingCounter::fresh(p, 0s);
   ASSERT_TRUE(SlidingCounter::decide(p, s, 0s, 10).allowed);
   const Decision d = SlidingCounter::decide(p, s, 500ms, 1);
@@ -51,7 +47,7 @@ TEST(SlidingCounter, FullCurrentWindowWaitsIntoTheNextOne) {
 }
 
 TEST(SlidingCounter, ALateBurstLetsMoreThanTheLimitThroughAsDocumented) {
-  const LimitParams p = sc(10, 1s);
+  const LimitParams p = window_of<SlidingCounter>(10, 1s);
   auto s = SlidingCounter::fresh(p, 0s);
   ASSERT_TRUE(SlidingCounter::decide(p, s, 999ms, 10).allowed);
   // At 1.5 s the estimate assumes half of the previous 10 has left; the exact log would
@@ -60,11 +56,11 @@ TEST(SlidingCounter, ALateBurstLetsMoreThanTheLimitThroughAsDocumented) {
 }
 
 TEST(SlidingCounter, ReconfigureClampsCountsAndRealignsTheWindow) {
-  const LimitParams p = sc(10, 1s);
+  const LimitParams p = window_of<SlidingCounter>(10, 1s);
   auto s = SlidingCounter::fresh(p, 0s);
   ASSERT_TRUE(SlidingCounter::decide(p, s, 500ms, 6).allowed);
   ASSERT_TRUE(SlidingCounter::decide(p, s, 1500ms, 4).allowed);
-  const LimitParams q = sc(5, 4s);
+  const LimitParams q = window_of<SlidingCounter>(5, 4s);
   SlidingCounter::reconfigure(p, q, s, 1600ms);
   EXPECT_EQ(s.window_start_ns, 0);
   EXPECT_DOUBLE_EQ(s.prev, 5);

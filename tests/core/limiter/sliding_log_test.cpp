@@ -11,14 +11,10 @@ namespace limitscope {
 namespace {
 
 using namespace std::chrono_literals;
-using test::window;
-
-LimitParams sl(double limit, Nanos w) {
-  return window(Algorithm::sliding_log, limit, w);
-}
+using test::window_of;
 
 TEST(SlidingLog, AnEntryLeavesTheWindowExactlyWAfterIt) {
-  const LimitParams p = sl(3, 1s);
+  const LimitParams p = window_of<SlidingLog>(3, 1s);
   auto s = SlidingLog::fresh(p, 0s);
   ASSERT_TRUE(SlidingLog::decide(p, s, 0ms, 1).allowed);
   ASSERT_TRUE(SlidingLog::decide(p, s, 400ms, 1).allowed);
@@ -34,7 +30,7 @@ TEST(SlidingLog, AnEntryLeavesTheWindowExactlyWAfterIt) {
 }
 
 TEST(SlidingLog, RequestsAtTheSameNanosecondShareOneEntry) {
-  const LimitParams p = sl(10, 1s);
+  const LimitParams p = window_of<SlidingLog>(10, 1s);
   auto s = SlidingLog::fresh(p, 0s);
   for (int i = 0; i < 4; ++i) ASSERT_TRUE(SlidingLog::decide(p, s, 5ms, 1).allowed);
   EXPECT_EQ(s.size(), 1u);
@@ -44,7 +40,7 @@ TEST(SlidingLog, RequestsAtTheSameNanosecondShareOneEntry) {
 }
 
 TEST(SlidingLog, MemoryStaysBoundedByTheLimit) {
-  const LimitParams p = sl(50, 1s);
+  const LimitParams p = window_of<SlidingLog>(50, 1s);
   auto s = SlidingLog::fresh(p, 0s);
   std::size_t most = 0;
   for (int i = 0; i < 20'000; ++i) {
@@ -56,7 +52,7 @@ TEST(SlidingLog, MemoryStaysBoundedByTheLimit) {
 }
 
 TEST(SlidingLog, FractionalCostsAreExact) {
-  const LimitParams p = sl(1, 1s);
+  const LimitParams p = window_of<SlidingLog>(1, 1s);
   auto s = SlidingLog::fresh(p, 0s);
   for (int i = 0; i < 4; ++i) ASSERT_TRUE(SlidingLog::decide(p, s, i * 1ms, 0.25).allowed);
   EXPECT_FALSE(SlidingLog::decide(p, s, 4ms, 0.25).allowed);
@@ -66,11 +62,11 @@ TEST(SlidingLog, FractionalCostsAreExact) {
 }
 
 TEST(SlidingLog, ReconfigureKeepsEntriesAndClampsToTheNewLimit) {
-  const LimitParams p = sl(10, 1s);
+  const LimitParams p = window_of<SlidingLog>(10, 1s);
   auto s = SlidingLog::fresh(p, 0s);
   ASSERT_TRUE(SlidingLog::decide(p, s, 0ms, 4).allowed);
   ASSERT_TRUE(SlidingLog::decide(p, s, 500ms, 4).allowed);
-  const LimitParams q = sl(5, 1s);
+  const LimitParams q = window_of<SlidingLog>(5, 1s);
   SlidingLog::reconfigure(p, q, s, 600ms);
   EXPECT_DOUBLE_EQ(SlidingLog::available(q, s, 600ms), 0);   // clamped: full
   EXPECT_DOUBLE_EQ(SlidingLog::available(q, s, 1000ms), 1);  // the oldest 1 unit was dropped
@@ -78,7 +74,7 @@ TEST(SlidingLog, ReconfigureKeepsEntriesAndClampsToTheNewLimit) {
   // A longer window keeps counting the same entries for longer.
   auto t = SlidingLog::fresh(p, 0s);
   ASSERT_TRUE(SlidingLog::decide(p, t, 0ms, 4).allowed);
-  const LimitParams longer = sl(10, 10s);
+  const LimitParams longer = window_of<SlidingLog>(10, 10s);
   SlidingLog::reconfigure(p, longer, t, 100ms);
   EXPECT_DOUBLE_EQ(SlidingLog::available(longer, t, 5s), 6);
   EXPECT_DOUBLE_EQ(SlidingLog::available(longer, t, 10s), 10);

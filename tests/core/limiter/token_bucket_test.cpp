@@ -11,11 +11,7 @@ namespace limitscope {
 namespace {
 
 using namespace std::chrono_literals;
-using test::bucket;
-
-LimitParams tb(double capacity, double amount, Nanos period = 1s) {
-  return bucket(Algorithm::token_bucket, capacity, amount, period);
-}
+using test::bucket_of;
 
 TokenBucket::State drained(const LimitParams& p, Nanos at) {
   auto s = TokenBucket::fresh(p, at);
@@ -24,7 +20,7 @@ TokenBucket::State drained(const LimitParams& p, Nanos at) {
 }
 
 TEST(TokenBucket, OneTokenPerSecondRefusesAt999msAdmitsAt1000ms) {
-  const LimitParams p = tb(1, 1);
+  const LimitParams p = bucket_of<TokenBucket>(1, 1);
   auto s = drained(p, 0s);
   const Decision early = TokenBucket::decide(p, s, 999ms, 1);
   EXPECT_FALSE(early.allowed);
@@ -45,7 +41,7 @@ class TokenBucketRetry : public ::testing::TestWithParam<RetryRow> {};
 
 TEST_P(TokenBucketRetry, IsTheFirstNanosecondTheCostFits) {
   const RetryRow& r = GetParam();
-  const LimitParams p = tb(r.capacity, r.amount, r.period);
+  const LimitParams p = bucket_of<TokenBucket>(r.capacity, r.amount, r.period);
   const auto s = drained(p, 0s);
   const Decision d = TokenBucket::peek(p, s, 0s, r.cost);
   ASSERT_FALSE(d.allowed);
@@ -64,7 +60,9 @@ INSTANTIATE_TEST_SUITE_P(
                       RetryRow{1, 1, 86'400s, 1, 86'400s}));  // 1/day
 
 TEST(TokenBucket, RefillIsCappedAtCapacityAfterAYear) {
-  for (const LimitParams& p : {tb(5000, 500), tb(60, 1), tb(1, 1, 86'400s), tb(1e6, 1e9)}) {
+  for (const LimitParams& p :
+       {bucket_of<TokenBucket>(5000, 500), bucket_of<TokenBucket>(60, 1),
+        bucket_of<TokenBucket>(1, 1, 86'400s), bucket_of<TokenBucket>(1e6, 1e9)}) {
     auto s = drained(p, 5s);
     const Nanos year = 5s + std::chrono::hours(24 * 365);
     EXPECT_DOUBLE_EQ(TokenBucket::available(p, s, year), p.capacity) << p.describe();
@@ -76,7 +74,7 @@ TEST(TokenBucket, RefillIsCappedAtCapacityAfterAYear) {
 }
 
 TEST(TokenBucket, ResetAfterIsTheTimeUntilFull) {
-  const LimitParams p = tb(10, 2);
+  const LimitParams p = bucket_of<TokenBucket>(10, 2);
   auto s = TokenBucket::fresh(p, 0s);
   const Decision d = TokenBucket::decide(p, s, 0s, 6);
   EXPECT_EQ(d.reset_after, Nanos{3s});
@@ -87,7 +85,7 @@ TEST(TokenBucket, ResetAfterIsTheTimeUntilFull) {
 }
 
 TEST(TokenBucket, TimeGoingBackIsNoElapsedTime) {
-  const LimitParams p = tb(10, 1);
+  const LimitParams p = bucket_of<TokenBucket>(10, 1);
   auto s = drained(p, 10s);
   EXPECT_EQ(TokenBucket::available(p, s, 4s), 0);
   EXPECT_FALSE(TokenBucket::decide(p, s, 4s, 1).allowed);
@@ -108,8 +106,8 @@ class TokenBucketReconfigure : public ::testing::TestWithParam<ReconfigureRow> {
 
 TEST_P(TokenBucketReconfigure, KeepsTheFractionOfCapacityAfterRefillingUnderTheOldRate) {
   const ReconfigureRow& r = GetParam();
-  const LimitParams p = tb(r.capacity_p, r.amount_p);
-  const LimitParams q = tb(r.capacity_q, r.amount_q);
+  const LimitParams p = bucket_of<TokenBucket>(r.capacity_p, r.amount_p);
+  const LimitParams q = bucket_of<TokenBucket>(r.capacity_q, r.amount_q);
   auto s = TokenBucket::fresh(p, 0s);
   ASSERT_TRUE(TokenBucket::decide(p, s, 0s, r.consumed).allowed);
   TokenBucket::reconfigure(p, q, s, r.at);

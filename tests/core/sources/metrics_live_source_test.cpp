@@ -14,6 +14,7 @@
 #include "core/metrics/metric_names.h"
 #include "core/sources/simulation_recorder.h"
 #include "support/canned_http_server.h"
+#include "support/gateway_series.h"
 #include "support/series_lookup.h"
 
 namespace limitscope {
@@ -25,17 +26,7 @@ using test::CannedHttpServer;
 using test::latest;
 
 std::string exposition(double hits, double allowed, double denied, double burn) {
-  return "# TYPE gateway_rate_limit_hits_total counter\n"
-         "gateway_rate_limit_hits_total{tier=\"free\",model=\"gpt-4.1\"} " +
-         std::to_string(hits) +
-         "\n"
-         "# TYPE limitscope_requests_total counter\n"
-         "limitscope_requests_total{tier=\"free\",model=\"gpt-4.1\",decision=\"allowed\"} " +
-         std::to_string(allowed) +
-         "\n"
-         "limitscope_requests_total{tier=\"free\",model=\"gpt-4.1\",decision=\"denied\"} " +
-         std::to_string(denied) +
-         "\n"
+  return test::gateway_requests_exposition(hits, allowed, denied) +
          "# TYPE gateway_quota_burn_ratio gauge\n"
          "gateway_quota_burn_ratio{api_key_hash=\"ab12\",model=\"gpt-4.1\"} " +
          std::to_string(burn) + "\n";
@@ -122,10 +113,7 @@ TEST(MetricsLiveSource, RatesFromTwoScrapesAndACounterReset) {
 TEST(MetricsLiveSource, AShadowConfigsRefusalsAreDrawnBesideItsTiersLine) {
   // The gateway's shadow counter (issue 19) for rule gw-free, whose tier is "free".
   const auto body = [](double hits, double shadow_rejected) {
-    return "# TYPE gateway_rate_limit_hits_total counter\n"
-           "gateway_rate_limit_hits_total{tier=\"free\",model=\"gpt-4.1\"} " +
-           std::to_string(hits) +
-           "\n"
+    return test::gateway_requests_exposition(hits) +
            "# TYPE limitscope_shadow_decisions_total counter\n"
            "limitscope_shadow_decisions_total{rule=\"gw-free\",decision=\"allowed\"} 1000\n"
            "limitscope_shadow_decisions_total{rule=\"gw-free\",decision=\"rejected\"} " +

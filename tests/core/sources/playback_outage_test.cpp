@@ -12,6 +12,7 @@
 #include "core/sources/playback_source.h"
 #include "core/sources/session_state.h"
 #include "core/sources/simulation_recorder.h"
+#include "support/gateway_series.h"
 
 namespace limitscope {
 namespace {
@@ -57,17 +58,12 @@ TEST(PlaybackOutage, APlaybackShowsTheBandsBannerAlertsAndLogTheLiveSessionShowe
     }
     return out;
   });
-  namespace names = metrics::names;
   const metrics::Labels level{{"__name__", std::string(dashboard_series::kKeyLevel)},
                               {"api_key", "014badae33b80a3786c4b116e54d1c66"},
                               {"tier", "gw-free"},
                               {"model", "gpt-4.1"}};
-  const metrics::Labels degraded{{"__name__", std::string(names::kRequests)},
-                                 {"tier", "free"},
-                                 {"model", "gpt-4.1"},
-                                 {"decision", std::string(names::kDecisionDegraded)}};
-  const metrics::Labels circuit{{"__name__", std::string(names::kCircuitState)},
-                                {"backend", "redis"}};
+  const metrics::Labels degraded = test::degraded_requests_labels();
+  const metrics::Labels circuit = test::redis_circuit_labels();
   ManualClock clock;
   std::stringbuf text;
   session.start_recording(std::make_unique<std::ostream>(&text), "mem", "redis + metrics", kT0,

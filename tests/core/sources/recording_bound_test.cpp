@@ -16,20 +16,13 @@
 #include "core/sources/recording_reader.h"
 #include "core/sources/recording_writer.h"
 #include "core/sources/session_state.h"
+#include "support/json_lines.h"
 
 namespace limitscope {
 namespace {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
-
-std::vector<json> lines_of(const std::string& text) {
-  std::vector<json> out;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) out.push_back(json::parse(line));
-  return out;
-}
 
 metrics::Labels level_of(const std::string& key) {
   return {
@@ -72,7 +65,7 @@ TEST(RecordingBound, StepsHoldTheFirstRowsAndOnlyTheirKeysSamples) {
   std::vector<std::pair<std::int64_t, std::string>> written;  // (t, key) of every sample written
   std::vector<std::vector<std::string>> steps;
   std::map<std::int64_t, std::string> row_keys;  // key id → api_key
-  for (const json& j : lines_of(text.str())) {
+  for (const json& j : test::json_lines(text.str())) {
     const std::string type = j["type"];
     if (type == "series") {
       key_of_series[j["id"]] = j["labels"].value("api_key", "");

@@ -14,6 +14,7 @@
 #include "core/sources/embedded_simulation_source.h"
 #include "core/sources/playback_source.h"
 #include "recording_fixture.h"
+#include "support/json_lines.h"
 
 namespace limitscope {
 namespace {
@@ -45,14 +46,6 @@ class FlushedOnly : public std::streambuf {
   std::string pending_;
 };
 
-std::vector<json> lines_of(const std::string& text) {
-  std::vector<json> out;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) out.push_back(json::parse(line));
-  return out;
-}
-
 TEST(RecordingWriter, FlushesAtLeastOncePerInterval) {
   ManualClock clock;
   FlushedOnly buf;
@@ -65,16 +58,16 @@ TEST(RecordingWriter, FlushesAtLeastOncePerInterval) {
   EXPECT_EQ(buf.flushed, "");
   clock.advance(1ms);
   w.flush_if_due();  // the worker's tick, even with nothing new written
-  EXPECT_EQ(lines_of(buf.flushed).size(), 1u);
+  EXPECT_EQ(test::json_lines(buf.flushed).size(), 1u);
   DecisionRow d;
   d.api_key = "k";
   d.t_ns = 1'000'000'000;
   w.request(d);
   clock.advance(1s);
   w.request(d);  // a write after the interval flushes both
-  EXPECT_EQ(lines_of(buf.flushed).size(), 3u);
+  EXPECT_EQ(test::json_lines(buf.flushed).size(), 3u);
   w.finish(2000);
-  EXPECT_EQ(lines_of(buf.flushed).back()["type"], "end");
+  EXPECT_EQ(test::json_lines(buf.flushed).back()["type"], "end");
   EXPECT_TRUE(w.error().empty());
 }
 
@@ -116,7 +109,7 @@ TEST(RecordingWriter, SessionLinesAreOrderedAndAlertsWrittenOnChange) {
   src->start_recording(std::make_unique<std::ostream>(&text), "mem", clock);
   src->advance(60s);
   ASSERT_FALSE(src->stop_recording().has_value());
-  const auto lines = lines_of(text.str());
+  const auto lines = test::json_lines(text.str());
   ASSERT_GT(lines.size(), 100u);
   EXPECT_EQ(lines.front()["type"], "header");
   EXPECT_EQ(lines.front()["version"], kRecordingVersion);
@@ -182,7 +175,7 @@ TEST(RecordingWriter, AKeysShardIsWrittenWhenItHasOneAndPlaysBack) {
     ASSERT_EQ(w.error(), "");
   }
   std::vector<json> keys;
-  for (const json& j : lines_of(text.str())) {
+  for (const json& j : test::json_lines(text.str())) {
     if (j["type"] == "key") keys.push_back(j);
   }
   ASSERT_EQ(keys.size(), 3u);
@@ -235,7 +228,7 @@ TEST(RecordingWriter, AKeysNameAndAnAlertsEntityAreWrittenAndPlayBack) {
     ASSERT_EQ(w.error(), "");
   }
   std::vector<json> keys;
-  for (const json& j : lines_of(text.str())) {
+  for (const json& j : test::json_lines(text.str())) {
     if (j["type"] == "key") keys.push_back(j);
   }
   ASSERT_EQ(keys.size(), 2u);

@@ -9,6 +9,7 @@
 #include "core/metrics/metric_names.h"
 #include "core/sources/session_state.h"
 #include "core/sources/simulation_recorder.h"
+#include "support/gateway_series.h"
 
 namespace limitscope {
 namespace {
@@ -96,13 +97,8 @@ TEST(SessionStateOutage, AGatewayFailingOpenIsUnprotectedAndCountedOnThe429Chart
   ASSERT_TRUE(made.ok()) << made.error();
   SessionState& series = **made;
   series.writing_as("metrics");
-  namespace names = metrics::names;
-  const metrics::Labels degraded{{"__name__", std::string(names::kRequests)},
-                                 {"tier", "free"},
-                                 {"model", "gpt-4.1"},
-                                 {"decision", std::string(names::kDecisionDegraded)}};
-  const metrics::Labels circuit{{"__name__", std::string(names::kCircuitState)},
-                                {"backend", "redis"}};
+  const metrics::Labels degraded = test::degraded_requests_labels();
+  const metrics::Labels circuit = test::redis_circuit_labels();
   // Scrapes every second: closed and no degraded decisions, then open with 40 per second.
   double total = 0;
   std::int64_t t = kT0;

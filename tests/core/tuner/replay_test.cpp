@@ -14,23 +14,20 @@
 
 #include "core/limiter/limiter.h"
 #include "support/limit_params_builders.h"
+#include "support/random_arrivals.h"
 
 namespace limitscope::tuner {
 namespace {
 
 Trace random_trace(std::uint64_t seed, std::size_t events, int keys) {
   std::mt19937_64 rng(seed);
-  std::exponential_distribution<double> gap(200.0);  // about 200 requests per second
-  std::uniform_int_distribution<int> key(0, keys - 1);
   std::uniform_int_distribution<int> cost(1, 4);
   Trace t;
-  double now = 0;
-  for (std::size_t i = 0; i < events; ++i) {
-    now += gap(rng);
-    const int k = key(rng);
-    t.add(static_cast<std::int64_t>(now * 1e9), "k" + std::to_string(k), cost(rng),
-          k % 2 == 0 ? "gpt-4.1" : "deepseek-v3.2", k % 3 == 0 ? "pro" : "free");
-  }
+  // About 200 requests per second.
+  test::poisson_arrivals(rng, events, 200.0, keys, 0, [&](std::int64_t t_ns, int k) {
+    t.add(t_ns, "k" + std::to_string(k), cost(rng), k % 2 == 0 ? "gpt-4.1" : "deepseek-v3.2",
+          k % 3 == 0 ? "pro" : "free");
+  });
   return t;
 }
 

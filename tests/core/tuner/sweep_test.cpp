@@ -11,22 +11,14 @@
 #include <random>
 
 #include "support/limit_params_builders.h"
+#include "support/random_arrivals.h"
 
 namespace limitscope::tuner {
 namespace {
 
 Trace random_trace(std::uint64_t seed, std::size_t events, int keys) {
-  std::mt19937_64 rng(seed);
-  std::exponential_distribution<double> gap(150.0);
-  std::uniform_int_distribution<int> key(0, keys - 1);
-  std::uniform_real_distribution<double> cost(0.5, 3);
-  Trace t;
-  double now = 0;
-  for (std::size_t i = 0; i < events; ++i) {
-    now += gap(rng);
-    t.add(static_cast<std::int64_t>(now * 1e9), "k" + std::to_string(key(rng)), cost(rng));
-  }
-  return t;
+  return test::random_trace(seed, events, 150.0, keys,
+                            std::uniform_real_distribution<double>(0.5, 3));
 }
 
 TEST(Sweep, EveryCellEqualsThePlainReplay) {

@@ -9,22 +9,13 @@
 #include <random>
 
 #include "support/limit_params_builders.h"
+#include "support/random_arrivals.h"
 
 namespace limitscope::tuner {
 namespace {
 
 Trace random_trace(std::uint64_t seed, std::size_t events) {
-  std::mt19937_64 rng(seed);
-  std::exponential_distribution<double> gap(100.0);
-  std::uniform_int_distribution<int> key(0, 7);
-  std::uniform_int_distribution<int> cost(1, 3);
-  Trace t;
-  double now = 5;
-  for (std::size_t i = 0; i < events; ++i) {
-    now += gap(rng);
-    t.add(static_cast<std::int64_t>(now * 1e9), "k" + std::to_string(key(rng)), cost(rng));
-  }
-  return t;
+  return test::random_trace(seed, events, 100.0, 8, std::uniform_int_distribution<int>(1, 3), 5);
 }
 
 TEST(WhatIf, ColumnsFoldTheReplaysDecisionsForEveryAlgorithm) {

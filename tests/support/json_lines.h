@@ -1,0 +1,20 @@
+#pragma once
+// Newline-delimited JSON (a recording, a JSON-lines log) read back in tests.
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace limitscope::test {
+
+/// Each line of `text` parsed as one JSON document, in order (a bad line throws).
+inline std::vector<nlohmann::json> json_lines(const std::string& text) {
+  std::vector<nlohmann::json> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) out.push_back(nlohmann::json::parse(line));
+  return out;
+}
+
+}  // namespace limitscope::test
