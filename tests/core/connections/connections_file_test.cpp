@@ -10,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "sample_connections.h"
+
 namespace limitscope::connections {
 namespace {
 
@@ -63,15 +65,7 @@ ConnectionsDocument sample_document() {
   p.secret = SecretStorage::keychain;
   p.scrape_interval = std::chrono::seconds(15);
   d.connections.push_back(p);
-  SavedConnection m;
-  m.name = "gw";
-  m.kind = ConnectionKind::metrics;
-  m.url = "http://gw:8080/metrics";
-  m.auth = HttpAuth::basic;
-  m.user = "scraper";
-  m.secret = SecretStorage::env;
-  m.secret_env = "GW_PW";
-  d.connections.push_back(m);
+  d.connections.push_back(test::gateway_metrics_basic());
   d.recent = {"gw", "prod redis"};
   return d;
 }

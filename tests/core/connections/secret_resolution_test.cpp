@@ -9,6 +9,8 @@
 #include <fstream>
 #include <map>
 
+#include "sample_connections.h"
+
 namespace limitscope::connections {
 namespace {
 
@@ -78,14 +80,7 @@ TEST(SecretResolution, MissingSecretsNameWhereTheyShouldBe) {
 }
 
 TEST(SecretResolution, HttpBasicAndBearer) {
-  SavedConnection m;
-  m.name = "gw";
-  m.kind = ConnectionKind::metrics;
-  m.url = "http://gw:8080/metrics";
-  m.auth = HttpAuth::basic;
-  m.user = "scraper";
-  m.secret = SecretStorage::env;
-  m.secret_env = "GW_PW";
+  const SavedConnection m = test::gateway_metrics_basic();
   auto basic = resolve_connection(m, env_of({{"GW_PW", "b4sic"}}), std::nullopt);
   ASSERT_TRUE(basic.ok()) << basic.error();
   EXPECT_EQ(basic->http_url.host, "gw");

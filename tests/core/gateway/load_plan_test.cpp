@@ -8,6 +8,8 @@
 
 #include <cmath>
 
+#include "scenario_support.h"
+
 namespace limitscope::gateway {
 namespace {
 
@@ -15,15 +17,9 @@ using std::chrono::milliseconds;
 using std::chrono::seconds;
 
 ScenarioSpec one_client(RetryBehaviour behaviour, double rate = 10) {
-  ScenarioSpec s;
-  s.name = "test";
-  ClientSpec c;
-  c.api_key = "key";
-  c.tier = "free";
-  c.models = {default_model_share("gpt-4.1", 1)};
-  c.traffic.rate_per_s = rate;
-  c.retry.behaviour = behaviour;
-  s.clients.push_back(c);
+  ScenarioSpec s = test::single_client_scenario();
+  s.clients[0].traffic.rate_per_s = rate;
+  s.clients[0].retry.behaviour = behaviour;
   return s;
 }
 

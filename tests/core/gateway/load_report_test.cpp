@@ -7,27 +7,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "scenario_support.h"
+
 namespace limitscope::gateway {
 namespace {
 
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-ScenarioSpec one_client() {
-  ScenarioSpec s;
-  s.name = "test";
-  ClientSpec c;
-  c.api_key = "key";
-  c.tier = "free";
-  c.models = {default_model_share("gpt-4.1", 1)};
-  s.clients.push_back(c);
-  return s;
-}
-
 TEST(LoadReport, CountsStatusesPercentilesAndGroups) {
   LoadPlanOptions o;
   o.duration = seconds(10);
-  auto p = LoadPlan::create(one_client(), o);
+  auto p = LoadPlan::create(test::single_client_scenario(), o);
   ASSERT_TRUE(p.ok());
   LoadReport report(**p);
   PlannedRequest r;
