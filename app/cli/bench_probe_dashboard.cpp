@@ -125,6 +125,21 @@ Expected<DashboardRunResult> run_dashboard(redis::Connection& admin, const Dashb
   r.server_cpu_s = *cpu1_server - *cpu0_server;
   r.refreshes = redis_source->refreshes();
   r.unseen = static_cast<int>(pending.size()) + static_cast<int>(plan.size() - next_empty);
+  // Where each key not seen ended: its row (below the top rows) or not read at all.
+  const auto& rows = redis_source->readings();
+  for (const auto& [key, at] : pending) {
+    const auto row = std::find_if(rows.begin(), rows.end(),
+                                  [&](const probe::KeyReading& k) { return k.key == key; });
+    char where[64] = "not tracked";
+    if (row != rows.end()) {
+      std::snprintf(where, sizeof where, "row %td, pressure %.6f", row - rows.begin() + 1,
+                    row->pressure().value_or(-1));
+    }
+    char line[512];
+    std::snprintf(line, sizeof line, "%s emptied at %.1f s: %s at the end", key.c_str(),
+                  ms_between(t0, at) / 1000, where);
+    r.unseen_where.emplace_back(line);
+  }
   r.tracked = redis_source->readings().size();
   r.series = source.session().store().series_count();
   return r;
@@ -148,6 +163,7 @@ nlohmann::json dashboard_json(const DashboardRunResult& r, int emptied) {
           {"emptied", emptied},
           {"emptied_seen", r.seen_ms.size()},
           {"emptied_unseen", r.unseen},
+          {"emptied_unseen_where", r.unseen_where},
           {"emptied_seen_p50_ms", quantile(r.seen_ms, 0.5)},
           {"emptied_seen_p99_ms", quantile(r.seen_ms, 0.99)},
           {"target_cpu_le_0_25", cpu_per_s <= 0.25}};
@@ -164,6 +180,7 @@ void print_dashboard(const DashboardRunResult& r, int emptied) {
       100 * cpu_per_s, cpu_per_s <= 0.25 ? "met" : "NOT met", 100 * r.server_cpu_s / r.wall_s);
   std::printf("  emptied -> top %d rows: %zu of %d seen, p50 %.0f ms, p99 %.0f ms\n", 10,
               r.seen_ms.size(), emptied, quantile(r.seen_ms, 0.5), quantile(r.seen_ms, 0.99));
+  for (const std::string& line : r.unseen_where) std::printf("  not seen: %s\n", line.c_str());
 }
 
 }  // namespace limitscope::cli

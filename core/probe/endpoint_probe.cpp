@@ -13,6 +13,10 @@ redis::Result<ProbeSnapshot> EndpointProbe::probe_all(redis::Endpoint& endpoint)
   return run(endpoint, true);
 }
 
+void EndpointProbe::recycle(std::vector<KeyReading> readings) {
+  server_.recycle(std::move(readings));
+}
+
 std::uint64_t EndpointProbe::passes(const std::string& node) const {
   const std::uint64_t on_cluster = cluster_.passes(node);
   return on_cluster > 0 ? on_cluster : server_.passes();

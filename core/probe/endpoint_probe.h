@@ -24,6 +24,10 @@ class EndpointProbe {
   /// A full SCAN pass (on every master), then a read: for the CLI.
   redis::Result<ProbeSnapshot> probe_all(redis::Endpoint& endpoint);
 
+  /// Hands back a snapshot's readings once read (RedisProbe::recycle; on a cluster they are
+  /// let go).
+  void recycle(std::vector<KeyReading> readings);
+
   /// Full SCAN passes completed on `node` (a cluster master's address; on one server any
   /// name gives the server's passes).
   std::uint64_t passes(const std::string& node) const;

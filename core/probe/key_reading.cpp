@@ -53,6 +53,18 @@ std::optional<double> KeyReading::pressure() const {
   return std::nullopt;
 }
 
+void KeyReading::clear_figures() {
+  level.reset();
+  capacity.reset();
+  fill.reset();
+  count.reset();
+  limit.reset();
+  occupancy.reset();
+  ttl_ms.reset();
+  error.clear();
+  missing = false;
+}
+
 std::optional<std::int64_t> window_start_of(const std::string& key) {
   const auto us = key.rfind('_');
   if (us == std::string::npos || us + 1 >= key.size()) return std::nullopt;
@@ -95,9 +107,17 @@ KeyReading evaluate(const LimiterProfile& profile, const std::string& key,
   r.key = key;
   r.profile = profile.name;
   r.kind = profile.kind;
+  evaluate_into(r, profile, replies, now_us);
+  return r;
+}
+
+void evaluate_into(KeyReading& r, const LimiterProfile& profile,
+                   std::span<const redis::Value> replies, std::int64_t now_us) {
+  r.clear_figures();
+  const std::string& key = r.key;
   if (replies.empty()) {
     r.error = "incomplete reply";
-    return r;
+    return;
   }
   const redis::Value& state = replies[0];
   if (replies.size() > 1) set_ttl(r, replies.back());
@@ -105,37 +125,37 @@ KeyReading evaluate(const LimiterProfile& profile, const std::string& key,
     r.error = state.str.starts_with("WRONGTYPE") ? "wrong type for profile " + profile.name + " (" +
                                                        std::string(to_string(profile.kind)) + ")"
                                                  : state.str;
-    return r;
+    return;
   }
   const double per_unit_us = us_per_unit(profile.time_unit);
   switch (profile.kind) {
     case ProfileKind::token_bucket_hash: {
       if (!state.is_array() || state.elements.size() != 2) {
         r.error = "unexpected reply " + state.describe();
-        return r;
+        return;
       }
       const auto& tokens_v = state.elements[0];
       const auto& updated_v = state.elements[1];
       if (tokens_v.is_nil() && updated_v.is_nil()) {
         r.missing = true;
         if (profile.capacity) set_bucket(r, *profile.capacity, profile.capacity);  // fresh: full
-        return r;
+        return;
       }
       const auto tokens = number_of(tokens_v);
       if (!tokens) {
         r.error =
             "field " + profile.tokens_field + " holds '" + shown(tokens_v) + "', not a number";
-        return r;
+        return;
       }
       if (!profile.capacity) {
         set_bucket(r, *tokens, std::nullopt);  // parameters unknown: the stored level
-        return r;
+        return;
       }
       const auto updated = number_of(updated_v);
       if (!updated) {
         r.error =
             "field " + profile.updated_field + " holds '" + shown(updated_v) + "', not a time";
-        return r;
+        return;
       }
       const double updated_us = *updated * per_unit_us;
       // A time ahead of the server's (clock skew of the writer): no refill yet, say so.
@@ -146,26 +166,26 @@ KeyReading evaluate(const LimiterProfile& profile, const std::string& key,
                   " s ahead of the server's time";
       }
       set_bucket(r, *tokens + profile.refill->per_second() * dt_s, profile.capacity);
-      return r;
+      return;
     }
     case ProfileKind::sliding_window_zset: {
       if (state.type != redis::Value::Type::integer) {
         r.error = "unexpected reply " + state.describe();
-        return r;
+        return;
       }
       set_window(r, static_cast<double>(state.integer), *profile.limit);
-      return r;
+      return;
     }
     case ProfileKind::gcra_tat: {
       if (state.is_nil()) {
         r.missing = true;
         set_bucket(r, *profile.capacity, profile.capacity);
-        return r;
+        return;
       }
       const auto tat = number_of(state);
       if (!tat) {
         r.error = "value '" + shown(state) + "' is not a time";
-        return r;
+        return;
       }
       // T = 1/r; the bucket holds C·T of "credit": level = (C·T − (TAT − now)⁺) / T.
       const double t_us = profile.refill->interval_ns() / 1000.0;
@@ -178,41 +198,40 @@ KeyReading evaluate(const LimiterProfile& profile, const std::string& key,
       }
       ahead_us = std::max(0.0, ahead_us);
       set_bucket(r, (*profile.capacity * t_us - ahead_us) / t_us, profile.capacity);
-      return r;
+      return;
     }
     case ProfileKind::counter_ttl:
     case ProfileKind::fixed_window_counter: {
       if (state.is_nil()) {
         r.missing = true;
         set_window(r, 0, *profile.limit);
-        return r;
+        return;
       }
       const auto count = number_of(state);
       if (!count) {
         r.error = "value '" + shown(state) + "' is not a count";
-        return r;
+        return;
       }
       if (profile.kind == ProfileKind::fixed_window_counter) {
         const auto start = window_start_of(key);
         if (!start) {
           r.error = "key does not end with _<window start>";
-          return r;
+          return;
         }
         const double end_us = static_cast<double>(*start) * per_unit_us +
                               static_cast<double>(profile.window->count()) / 1000.0;
         // A counter of a window that is over no longer limits anything.
         set_window(r, end_us <= static_cast<double>(now_us) ? 0.0 : *count, *profile.limit);
-        return r;
+        return;
       }
       // rate-limiter-flexible: the key expires with its window (PTTL), so it always counts.
       set_window(r, *count, *profile.limit);
-      return r;
+      return;
     }
     case ProfileKind::limitscope:
       r.error = "limitscope keys are read by the own-schema reader";
-      return r;
+      return;
   }
-  return r;
 }
 
 }  // namespace limitscope::probe

@@ -42,11 +42,18 @@ struct KeyReading {
   bool missing = false;                ///< the key vanished between discovery and the read
   std::string node;                    ///< Redis Cluster: the master holding the key ("host:port");
                                        ///< empty for a single server
+  /// Server time (µs) of the refresh at which the key's pressure last rose (or it was first
+  /// read): among keys under equal pressure the one that got there last is listed first, so
+  /// a key just emptied is not hidden behind keys emptied long ago. 0: not known.
+  std::int64_t pressure_rose_us = 0;
 
   /// How full the limiter is, 0 = idle, 1 = exhausted: 1 − fill for buckets, occupancy for
   /// windows; nullopt when unknown (no capacity in the profile, or an error). The "most
   /// interesting" keys are the ones with the highest pressure.
   std::optional<double> pressure() const;
+  /// Clears what a read finds (levels, window, TTL, error, missing), keeping the key's
+  /// identity (key, profile, kind, algorithm, limit, parameters, node).
+  void clear_figures();
 };
 
 /// Adds the commands that read `key` under `profile` at server time `now_us` to `out`: the
@@ -59,6 +66,10 @@ std::size_t read_commands(redis::CommandBatch& out, const LimiterProfile& profil
 /// PTTL reply).
 KeyReading evaluate(const LimiterProfile& profile, const std::string& key,
                     std::span<const redis::Value> replies, std::int64_t now_us);
+/// The same into `r`, whose identity (key, profile, kind) is set already: only its figures
+/// are written (clear_figures() first), so a reading kept across refreshes keeps its strings.
+void evaluate_into(KeyReading& r, const LimiterProfile& profile,
+                   std::span<const redis::Value> replies, std::int64_t now_us);
 
 /// The window start (epoch, in `unit`) that an envoy-style fixed-window key ends with
 /// ("..._1700000040"), or nullopt.

@@ -139,9 +139,16 @@ KeyReading own_evaluate(const std::string& profile, const std::string& key,
   r.kind = ProfileKind::limitscope;
   r.algorithm = std::string(to_string(params.algorithm));
   r.parameters = parameters != nullptr ? *parameters : params.describe();
+  own_evaluate_into(r, params, replies, now_us);
+  return r;
+}
+
+void own_evaluate_into(KeyReading& r, const LimitParams& params,
+                       std::span<const redis::Value> replies, std::int64_t now_us) {
+  r.clear_figures();
   if (replies.empty()) {
     r.error = "incomplete reply";
-    return r;
+    return;
   }
   const redis::Value& state = replies[0];
   if (replies.size() > 1 && replies.back().type == redis::Value::Type::integer) {
@@ -153,19 +160,18 @@ KeyReading own_evaluate(const std::string& profile, const std::string& key,
     r.error = state.str.starts_with("WRONGTYPE")
                   ? "wrong type for a " + std::string(to_string(params.algorithm)) + " state"
                   : state.str;
-    return r;
+    return;
   }
   const Nanos now{now_us * 1000};
   const auto field = [&](std::size_t i) -> const redis::Value& { return state.elements[i]; };
   const auto corrupt = [&](const std::string& what) {
     r.error = "state " + what + " (the next decision resets it, docs/redis-schema.md)";
-    return r;
   };
   switch (params.algorithm) {
     case Algorithm::token_bucket: {
       if (state.is_nil()) {
         fill_bucket(r, params.capacity, params.capacity);  // absent: a fresh, full bucket
-        return r;
+        return;
       }
       if (state.is_string()) {
         const auto v = redis::decode_token_bucket_state(state.str);
@@ -173,51 +179,51 @@ KeyReading own_evaluate(const std::string& profile, const std::string& key,
           return corrupt("is not 16 bytes of tokens and ts");
         TokenBucket::State s{v->tokens, static_cast<std::int64_t>(v->ts_us) * 1000};
         fill_bucket(r, TokenBucket::available(params, s, now), params.capacity);
-        return r;
+        return;
       }
       const redis::Value& hash = replies.size() > 1 ? replies[1] : state;
       if (!hash.is_array() || hash.elements.size() != 2)
         return corrupt("is neither a string nor a hash");
       if (hash.elements[0].is_nil() && hash.elements[1].is_nil()) {
         fill_bucket(r, params.capacity, params.capacity);  // absent: a fresh, full bucket
-        return r;
+        return;
       }
       const auto tokens = hash.elements[0].as_number();
       const auto ts = int_of(hash.elements[1]);
       if (!tokens || !ts) return corrupt("tokens/ts are not numbers");
       TokenBucket::State s{*tokens, *ts * 1000};
       fill_bucket(r, TokenBucket::available(params, s, now), params.capacity);
-      return r;
+      return;
     }
     case Algorithm::gcra: {
       if (state.is_nil()) {
         fill_bucket(r, params.capacity, params.capacity);
-        return r;
+        return;
       }
       const auto tat = int_of(state);
       if (!tat) return corrupt("TAT '" + state.str.substr(0, 30) + "' is not an integer");
       Gcra::State s{*tat};
       fill_bucket(r, Gcra::available(params, s, now), params.capacity);
-      return r;
+      return;
     }
     case Algorithm::fixed_window: {
       if (!state.is_array() || state.elements.size() != 2) return corrupt("is not a hash");
       if (field(0).is_nil()) {
         fill_window(r, params.limit, params.limit);
-        return r;
+        return;
       }
       const auto ws = int_of(field(0));
       const auto count = field(1).as_number();
       if (!ws || !count) return corrupt("ws/count are not numbers");
       FixedWindow::State s{*ws * 1000, *count};
       fill_window(r, FixedWindow::available(params, s, now), params.limit);
-      return r;
+      return;
     }
     case Algorithm::sliding_counter: {
       if (!state.is_array() || state.elements.size() != 3) return corrupt("is not a hash");
       if (field(0).is_nil()) {
         fill_window(r, params.limit, params.limit);
-        return r;
+        return;
       }
       const auto ws = int_of(field(0));
       const auto prev = field(1).as_number();
@@ -225,7 +231,7 @@ KeyReading own_evaluate(const std::string& profile, const std::string& key,
       if (!ws || !prev || !curr) return corrupt("ws/prev/curr are not numbers");
       SlidingCounter::State s{*ws * 1000, *prev, *curr};
       fill_window(r, SlidingCounter::available(params, s, now), params.limit);
-      return r;
+      return;
     }
     case Algorithm::sliding_log: {
       if (!state.is_array()) return corrupt("is not a sorted set");
@@ -241,13 +247,12 @@ KeyReading own_evaluate(const std::string& profile, const std::string& key,
         used += cost;
       }
       fill_window(r, params.limit - used, params.limit);
-      return r;
+      return;
     }
     case Algorithm::leaky_bucket:
       r.error = "leaky-bucket rules do not run on Redis";
-      return r;
+      return;
   }
-  return r;
 }
 
 }  // namespace limitscope::probe

@@ -56,5 +56,10 @@ std::size_t own_read_commands(redis::CommandBatch& out, const LimitParams& param
 KeyReading own_evaluate(const std::string& profile, const std::string& key,
                         const LimitParams& params, std::span<const redis::Value> replies,
                         std::int64_t now_us, const std::string* parameters = nullptr);
+/// The same into `r`, whose identity (key, profile, kind, algorithm, parameters) is set
+/// already: only its figures are written (clear_figures() first), so a reading kept across
+/// refreshes keeps its strings.
+void own_evaluate_into(KeyReading& r, const LimitParams& params,
+                       std::span<const redis::Value> replies, std::int64_t now_us);
 
 }  // namespace limitscope::probe

@@ -1,6 +1,7 @@
 #include "core/probe/redis_probe.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "core/probe/own_schema.h"
@@ -17,35 +18,28 @@ redis::Result<std::int64_t> server_time_us(const redis::Value& v) {
 
 }  // namespace
 
-// Highest pressure first; unknown pressure (no capacity, errors) after every known one; ties
-// by key. Pressure is computed once per key, not per comparison; keys already in key order
-// (one server's tracked keys are) are sorted stably by pressure alone, without comparing keys.
-void sort_by_pressure(std::vector<KeyReading>& keys) {
-  sort_by_pressure(keys, std::nullopt);
+std::int64_t pressure_rank(const KeyReading& r) {
+  const auto p = r.pressure();
+  return p ? std::llround(*p * 1e6) : -1;  // pressure is >= 0 when known
 }
 
-// `known_key_ordered`: whether the readings are in key order, when the caller knows (a
-// refresh reads its tracked keys in key order): no key comparisons to find out.
-void sort_by_pressure(std::vector<KeyReading>& keys, std::optional<bool> known_key_ordered) {
-  std::vector<std::pair<double, std::size_t>> order(keys.size());
-  bool key_ordered = known_key_ordered.value_or(true);
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    const auto p = keys[i].pressure();
-    order[i] = {p ? *p : -1.0, i};  // pressure is >= 0 when known
-    if (!known_key_ordered && i > 0 && key_ordered && keys[i].key < keys[i - 1].key)
-      key_ordered = false;
-  }
-  if (key_ordered) {
-    std::stable_sort(order.begin(), order.end(),
-                     [](const auto& a, const auto& b) { return a.first > b.first; });
-  } else {
-    std::sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
-      if (a.first != b.first) return a.first > b.first;
-      return keys[a.second].key < keys[b.second].key;
-    });
-  }
-  // Put each reading in its place by following the permutation's cycles: no second vector
-  // of readings (at 100,000 keys, megabytes fetched fresh from the OS at every refresh).
+// Highest pressure first; unknown pressure (no capacity, errors) after every known one; among
+// equal pressures the one that rose last first, then by key. The rank is computed once per
+// key, not per comparison, and the readings are moved into place along the permutation's
+// cycles (no second vector of readings).
+void sort_by_pressure(std::vector<KeyReading>& keys) {
+  struct Order {
+    std::int64_t rank, rose;
+    std::size_t at;
+  };
+  std::vector<Order> order(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    order[i] = {pressure_rank(keys[i]), keys[i].pressure_rose_us, i};
+  std::sort(order.begin(), order.end(), [&](const Order& a, const Order& b) {
+    if (a.rank != b.rank) return a.rank > b.rank;
+    if (a.rose != b.rose) return a.rose > b.rose;
+    return keys[a.at].key < keys[b.at].key;
+  });
   std::vector<bool> placed(keys.size(), false);
   for (std::size_t start = 0; start < keys.size(); ++start) {
     if (placed[start]) continue;
@@ -53,7 +47,7 @@ void sort_by_pressure(std::vector<KeyReading>& keys, std::optional<bool> known_k
     std::size_t at = start;
     while (true) {
       placed[at] = true;
-      const std::size_t from = order[at].second;
+      const std::size_t from = order[at].at;
       if (from == start) break;
       keys[at] = std::move(keys[from]);
       at = from;
@@ -101,6 +95,7 @@ redis::Result<bool> RedisProbe::scan_once(redis::Connection& c, std::size_t coun
     Tracked t = make_tracked(*p, k.str);
     if (t.own && options_.pressure_index) rules_.insert(t.own->config_key);
     tracked_.emplace(k.str, std::move(t));
+    slots_valid_ = false;  // read from the next refresh on, in key order
   }
   cursor_ = reply->elements[0].str;
   if (cursor_ != "0") return false;
@@ -160,10 +155,23 @@ void RedisProbe::merge_index(const std::string& config_key, const redis::RuleCon
       if (p == nullptr || p->kind != ProfileKind::limitscope)
         continue;  // outside what the operator follows
       Tracked t = make_tracked(*p, key);
-      keys_.push_back(&*tracked_.emplace(std::move(key), std::move(t)).first);
+      slots_.emplace_back().entry = &*tracked_.emplace(std::move(key), std::move(t)).first;
+      slots_valid_ = false;  // planned after TIME this time; in key order from the next
       ++snap.from_index;
     }
   }
+}
+
+void RedisProbe::forget(const std::string& key) {
+  erase_tracked(key);
+}
+
+void RedisProbe::erase_tracked(const std::string& key) {
+  if (tracked_.erase(key) > 0) slots_valid_ = false;
+}
+
+void RedisProbe::recycle(std::vector<KeyReading> readings) {
+  if (readings.capacity() > spare_.capacity()) spare_ = std::move(readings);
 }
 
 redis::Result<ProbeSnapshot> RedisProbe::refresh(redis::Connection& c) {
@@ -183,8 +191,8 @@ void RedisProbe::plan_early(const Entry& e, Plan& plan) {
   if (p.kind == ProfileKind::sliding_window_zset) return;  // counted up to TIME: after it
   if (p.kind != ProfileKind::limitscope) {
     plan.batch = 0;
-    plan.first = reads_.size();
-    plan.count = read_commands(reads_, p, e.first, 0, options_.read_ttl);
+    plan.first = key_reads_.size();
+    plan.count = read_commands(key_reads_, p, e.first, 0, options_.read_ttl);
     return;
   }
   if (!t.own) return;
@@ -197,7 +205,7 @@ void RedisProbe::plan_early(const Entry& e, Plan& plan) {
   const redis::NamedLimit* limit = limit_for(*early_cache_->config, t.own->rest);
   if (limit == nullptr || limit->params.algorithm == Algorithm::sliding_log) return;
   plan.batch = 0;
-  plan_own(e, early_cache_, plan, reads_, 0);
+  plan_own(e, early_cache_, plan, key_reads_, 0);
 }
 
 void RedisProbe::plan_own(const Entry& e, const RuleCache* rule, Plan& plan,
@@ -228,9 +236,9 @@ void RedisProbe::plan_own(const Entry& e, const RuleCache* rule, Plan& plan,
 
 std::set<std::string> RedisProbe::update_rules(std::span<const redis::Value> replies,
                                                const std::set<std::string>& read_rules,
-                                               const std::set<std::string>& with_keys,
                                                std::int64_t now_us, ProbeSnapshot& snap) {
   std::set<std::string> changed;
+  const std::size_t cached = cache_.size();
   std::size_t i = 0;
   for (const auto& ck : read_rules) {
     const redis::Value& v = replies[i];
@@ -244,7 +252,7 @@ std::set<std::string> RedisProbe::update_rules(std::span<const redis::Value> rep
         fresh.fields.emplace(v.elements[f].str, v.elements[f + 1].str);
       }
     }
-    if (fresh.reply_error.empty() && fresh.fields.empty() && with_keys.count(ck) == 0) {
+    if (fresh.reply_error.empty() && fresh.fields.empty() && with_keys_.count(ck) == 0) {
       // A rule seen before and deleted since, none of its keys left: forget it.
       rules_.erase(ck);
       cache_.erase(ck);
@@ -271,7 +279,107 @@ std::set<std::string> RedisProbe::update_rules(std::span<const redis::Value> rep
   }
   // Rules no longer read (no key tracked, no index) leave the cache.
   std::erase_if(cache_, [&](const auto& entry) { return read_rules.count(entry.first) == 0; });
+  // Plans point into the cache: a rule changed, or forgotten, has its keys planned again.
+  if (!changed.empty() || cache_.size() != cached) slots_valid_ = false;
   return changed;
+}
+
+void RedisProbe::identify(Slot& s) const {
+  const LimiterProfile& p = profiles_[s.entry->second.profile];
+  KeyReading& r = s.reading;
+  r.key = s.entry->first;
+  r.profile = p.name;
+  r.kind = p.kind;
+  if (s.plan.own != nullptr) {
+    r.algorithm = to_string(s.plan.own->algorithm);
+  } else {
+    r.algorithm.clear();
+  }
+  if (s.plan.parameters != nullptr) {
+    r.parameters = *s.plan.parameters;
+  } else {
+    r.parameters.clear();
+  }
+  r.limit_name = s.plan.limit_name;
+  r.limit_index = s.plan.limit_index;
+  r.node.clear();
+  r.clear_figures();
+  r.error = s.plan.error;
+}
+
+// The slots in key order (a rule's keys are consecutive: its name is compared, not looked up,
+// per key), each reading assigned into the memory of the one that was in its place.
+void RedisProbe::plan_slots() {
+  slots_.resize(tracked_.size());
+  key_reads_.clear();
+  key_reads_.reserve(tracked_.size() * (options_.read_ttl ? 2 : 1), tracked_.size() * 64);
+  with_keys_.clear();
+  early_rule_ = nullptr;
+  early_cache_ = nullptr;
+  const std::string* last_rule = nullptr;
+  std::size_t k = 0;
+  for (Entry& entry : tracked_) {
+    Slot& s = slots_[k++];
+    s.entry = &entry;
+    s.plan = Plan{};
+    s.vanished = false;
+    plan_early(entry, s.plan);
+    identify(s);
+    if (entry.second.rule == nullptr || entry.second.rule == last_rule) continue;
+    with_keys_.insert(*entry.second.rule);
+    last_rule = entry.second.rule;
+  }
+  slots_valid_ = true;
+}
+
+void RedisProbe::evaluate_slot(Slot& s, std::span<const redis::Value> replies,
+                               std::int64_t now_us) {
+  KeyReading& r = s.reading;
+  if (!s.plan.error.empty()) {
+    r.clear_figures();
+    r.error = s.plan.error;
+  } else if (s.plan.own != nullptr) {
+    own_evaluate_into(r, *s.plan.own, replies, now_us);
+  } else {
+    evaluate_into(r, profiles_[s.entry->second.profile], replies, now_us);
+  }
+  Tracked& t = s.entry->second;
+  const std::int64_t rank = pressure_rank(r);
+  if (rank > t.rank) t.rose_us = now_us;  // first read, or under more pressure than before
+  t.rank = rank;
+  r.pressure_rose_us = t.rose_us;
+}
+
+// Most pressure first (sort_by_pressure's order), sorted as (rank, slot) pairs and copied
+// into the readings handed back by the last snapshot's reader: strings assigned into memory
+// they own, no reading moved or allocated per key.
+void RedisProbe::hand_out(ProbeSnapshot& snap, bool key_ordered) {
+  order_.clear();
+  order_.reserve(slots_.size());
+  for (std::size_t k = 0; k < slots_.size(); ++k)
+    if (!slots_[k].vanished) order_.emplace_back(pressure_rank(slots_[k].reading), k);
+  auto higher = [&](const auto& a, const auto& b) {
+    if (a.first != b.first) return a.first > b.first;
+    const KeyReading& x = slots_[a.second].reading;
+    const KeyReading& y = slots_[b.second].reading;
+    if (x.pressure_rose_us != y.pressure_rose_us) return x.pressure_rose_us > y.pressure_rose_us;
+    return !key_ordered && x.key < y.key;
+  };
+  if (key_ordered) {
+    std::stable_sort(order_.begin(), order_.end(), higher);
+  } else {
+    std::sort(order_.begin(), order_.end(), higher);
+  }
+  const std::size_t shown = std::min(order_.size(), options_.max_tracked);
+  snap.keys = std::move(spare_);
+  spare_ = {};
+  snap.keys.resize(shown);
+  for (std::size_t i = 0; i < shown; ++i) snap.keys[i] = slots_[order_[i].second].reading;
+  if (order_.size() > shown) {
+    for (std::size_t i = shown; i < order_.size(); ++i)
+      erase_tracked(slots_[order_[i].second].entry->first);
+    snap.dropped = order_.size() - shown;
+  }
 }
 
 redis::Result<ProbeSnapshot> RedisProbe::run(redis::Connection& c, std::size_t scan_budget) {
@@ -280,27 +388,14 @@ redis::Result<ProbeSnapshot> RedisProbe::run(redis::Connection& c, std::size_t s
                                                   : discover(c, scan_budget, snap);
   if (!calls) return calls.error();
   snap.scan_calls = *calls;
-
-  // The rules to read: those with tracked keys (consecutive in key order, so a rule's name is
-  // compared, not looked up, per key) and those whose index is read.
-  std::set<std::string> with_keys;
-  keys_.clear();
-  keys_.reserve(tracked_.size());
-  const std::string* last_rule = nullptr;
-  for (const auto& entry : tracked_) {
-    keys_.push_back(&entry);
-    if (entry.second.rule == nullptr || entry.second.rule == last_rule) continue;
-    with_keys.insert(*entry.second.rule);
-    last_rule = entry.second.rule;
-  }
-  std::set<std::string> read_rules = with_keys;
+  if (!slots_valid_) plan_slots();
+  // The rules to read: those with tracked keys and those whose index is read.
+  std::set<std::string> read_rules = with_keys_;
   read_rules.insert(rules_.begin(), rules_.end());
 
   // First round trip: TIME, each rule's config and stamp, the pressure indexes, and every read
-  // that needs neither (plan_early). The batches and plans keep their memory across refreshes.
+  // that needs neither (the slots' early reads, encoded when they were planned).
   reads_.clear();
-  reads_.reserve(keys_.size() * (options_.read_ttl ? 2 : 1) + 1 + 3 * read_rules.size(),
-                 keys_.size() * 64);
   reads_.add({"TIME"});
   for (const auto& ck : read_rules) {
     reads_.add({"HGETALL", ck});
@@ -313,10 +408,8 @@ redis::Result<ProbeSnapshot> RedisProbe::run(redis::Connection& c, std::size_t s
   for (const auto& ck : indexed)
     reads_.add({"ZRANGEBYSCORE", pressure_key_for_config(ck), from, "+inf", "LIMIT", "0", limit});
   snap.index_reads = indexed.size();
-  plans_.assign(keys_.size(), Plan{});
-  early_rule_ = nullptr;
-  early_cache_ = nullptr;
-  for (std::size_t k = 0; k < keys_.size(); ++k) plan_early(*keys_[k], plans_[k]);
+  const std::size_t base = reads_.size();  // where the slots' early replies start
+  reads_.append(key_reads_);
   auto early = c.pipeline(reads_);
   if (!early) return early.error();
   const std::vector<redis::Value>& replies = *early;
@@ -324,32 +417,34 @@ redis::Result<ProbeSnapshot> RedisProbe::run(redis::Connection& c, std::size_t s
   if (!now) return now.error();
   snap.server_time_us = *now;
   last_server_us_ = *now;
-  const std::set<std::string> changed = update_rules(
-      std::span<const redis::Value>(replies).subspan(1), read_rules, with_keys, *now, snap);
+  const std::size_t planned = slots_.size();
+  const std::set<std::string> changed =
+      update_rules(std::span<const redis::Value>(replies).subspan(1), read_rules, *now, snap);
   for (std::size_t x = 0; x < indexed.size(); ++x) {
     const auto it = cache_.find(indexed[x]);
     merge_index(indexed[x], it != cache_.end() && it->second.config ? &*it->second.config : nullptr,
                 replies[1 + 2 * read_rules.size() + x], snap);
   }
-  plans_.resize(keys_.size());
 
   // After TIME: what could not be read early, and the early reads of rules that changed.
   late_.clear();
-  last_rule = nullptr;
+  const std::string* last_rule = nullptr;
   const RuleCache* rule = nullptr;
-  for (std::size_t k = 0; k < keys_.size(); ++k) {
-    const Entry& e = *keys_[k];
-    Plan& plan = plans_[k];
+  for (std::size_t k = 0; k < slots_.size(); ++k) {
+    Slot& s = slots_[k];
+    const Entry& e = *s.entry;
+    Plan& plan = s.plan;
     const LimiterProfile& p = profiles_[e.second.profile];
     if (p.kind != ProfileKind::limitscope) {
       if (plan.batch == 0) continue;
       plan.batch = 1;
       plan.first = late_.size();
       plan.count = read_commands(late_, p, e.first, *now, options_.read_ttl);
+      if (k >= planned) identify(s);
       continue;
     }
     const std::string* ck = e.second.rule;
-    if (plan.batch == 0 && (changed.empty() || changed.count(*ck) == 0)) continue;
+    if (k < planned && plan.batch == 0 && (changed.empty() || changed.count(*ck) == 0)) continue;
     if (ck != nullptr && ck != last_rule) {
       const auto it = cache_.find(*ck);
       rule = it != cache_.end() ? &it->second : nullptr;
@@ -358,6 +453,7 @@ redis::Result<ProbeSnapshot> RedisProbe::run(redis::Connection& c, std::size_t s
     plan = Plan{};
     plan.batch = 1;
     plan_own(e, ck != nullptr ? rule : nullptr, plan, late_, *now);
+    identify(s);
   }
   snap.read_commands = reads_.size() + late_.size();
   std::vector<redis::Value> late_replies;
@@ -367,43 +463,17 @@ redis::Result<ProbeSnapshot> RedisProbe::run(redis::Connection& c, std::size_t s
     late_replies = std::move(r).value();
   }
 
-  snap.keys.reserve(keys_.size());
-  std::vector<std::string> vanished;
-  for (std::size_t k = 0; k < keys_.size(); ++k) {
-    const std::string& key = keys_[k]->first;
-    const LimiterProfile& p = profiles_[keys_[k]->second.profile];
-    Plan& plan = plans_[k];
-    if (!plan.error.empty()) {
-      KeyReading& reading = snap.keys.emplace_back();
-      reading.key = key;
-      reading.profile = p.name;
-      reading.kind = p.kind;
-      reading.error = std::move(plan.error);
-      continue;
-    }
+  for (Slot& s : slots_) {
+    const Plan& plan = s.plan;
     const std::vector<redis::Value>& from_batch = plan.batch == 0 ? replies : late_replies;
-    const std::span<const redis::Value> mine(from_batch.data() + plan.first, plan.count);
-    KeyReading& reading = snap.keys.emplace_back(
-        plan.own != nullptr ? own_evaluate(p.name, key, *plan.own, mine, *now, plan.parameters)
-                            : evaluate(p, key, mine, *now));
-    if (reading.missing) {
-      vanished.push_back(key);  // expired or deleted since discovery: stop tracking it
-      snap.keys.pop_back();
-      continue;
-    }
-    reading.limit_name = std::move(plan.limit_name);
-    reading.limit_index = plan.limit_index;
+    const std::size_t first = plan.batch == 0 ? base + plan.first : plan.first;
+    evaluate_slot(s, std::span<const redis::Value>(from_batch.data() + first, plan.count), *now);
+    if (!s.reading.missing) continue;
+    s.vanished = true;  // expired or deleted since discovery: stop tracking it
+    erase_tracked(s.entry->first);
   }
-  for (const auto& k : vanished) tracked_.erase(k);
-
-  // Tracked keys are read in key order; the ones an index added this refresh come after them.
-  sort_by_pressure(snap.keys, snap.from_index == 0);
-  if (snap.keys.size() > options_.max_tracked) {
-    for (std::size_t k = options_.max_tracked; k < snap.keys.size(); ++k)
-      tracked_.erase(snap.keys[k].key);
-    snap.dropped = snap.keys.size() - options_.max_tracked;
-    snap.keys.resize(options_.max_tracked);
-  }
+  // Slots are in key order, unless an index added keys after them this refresh.
+  hand_out(snap, snap.from_index == 0);
   for (const auto& [pattern, key] : unmatched_examples_) snap.unmatched_examples.push_back(key);
   snap.discovery_complete = pass_done_once_;
   snap.unmatched = pass_done_once_ ? unmatched_last_pass_ : unmatched_this_pass_;

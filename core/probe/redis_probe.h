@@ -74,10 +74,12 @@ struct ProbeSnapshot {
   std::vector<std::string> failed_nodes;
 };
 
-/// Highest pressure first, unknown pressure (errors) last, ties by key.
+/// Highest pressure first (compared to a millionth: closer pressures are equal), unknown
+/// pressure (errors) last; among equal pressures the latest to rise first
+/// (KeyReading::pressure_rose_us), then by key.
 void sort_by_pressure(std::vector<KeyReading>& keys);
-/// The same, told whether `keys` are in key order (nullopt: find out).
-void sort_by_pressure(std::vector<KeyReading>& keys, std::optional<bool> known_key_ordered);
+/// The order sort_by_pressure gives, as the rank of a pressure: higher first, -1 unknown.
+std::int64_t pressure_rank(const KeyReading& r);
 
 class RedisProbe {
  public:
@@ -90,7 +92,10 @@ class RedisProbe {
 
   std::size_t tracked() const { return tracked_.size(); }
   /// Stops tracking `key` (a cluster node that no longer holds it); a later SCAN may find it.
-  void forget(const std::string& key) { tracked_.erase(key); }
+  void forget(const std::string& key);
+  /// Hands back a snapshot's readings once read: the next refresh writes its readings into
+  /// them (assigning strings into memory they already own) instead of allocating new ones.
+  void recycle(std::vector<KeyReading> readings);
   /// Full SCAN passes completed so far: a key present before a pass began is found by it.
   std::uint64_t passes() const { return passes_; }
 
@@ -105,6 +110,8 @@ class RedisProbe {
     std::size_t profile = 0;            ///< index in profiles_
     std::optional<OwnKey> own;          ///< own schema: the key's parts, parsed once when found
     const std::string* rule = nullptr;  ///< ... its config key, interned (rule_names_)
+    std::int64_t rank = -2;             ///< pressure_rank() last read (-2: never read)
+    std::int64_t rose_us = 0;           ///< server time of the refresh it last rose at
   };
   Tracked make_tracked(const LimiterProfile& p, const std::string& key);
   using Entry = std::pair<const std::string, Tracked>;
@@ -128,22 +135,40 @@ class RedisProbe {
     int limit_index = -1;    ///< ... and its place among the rule's limits
     std::string error;       ///< no read possible
   };
+  /// One tracked key as a refresh reads it. The list of slots, their plans, readings and the
+  /// early reads' RESP bytes are kept across refreshes and made again only when the tracked
+  /// keys or a rule's config change: a refresh of unchanged keys encodes nothing, allocates
+  /// nothing per key and writes only each reading's figures.
+  struct Slot {
+    Entry* entry = nullptr;
+    Plan plan;
+    KeyReading reading;  ///< identity set when planned; figures at every refresh
+    bool vanished = false;
+  };
   /// Tracks the keys listed by the index reply `v` of the rule `config_key` (`config`: null
-  /// when it has none) and adds them to keys_, to be read in this refresh.
+  /// when it has none) and adds them to slots_, to be read in this refresh.
   void merge_index(const std::string& config_key, const redis::RuleConfig* config,
                    const redis::Value& v, ProbeSnapshot& snap);
   /// Reads the configs, stamps and indexes from the first round trip's replies into cache_.
   /// @return the rules whose cache changed (keys read from the old one are read again)
   std::set<std::string> update_rules(std::span<const redis::Value> replies,
-                                     const std::set<std::string>& read_rules,
-                                     const std::set<std::string>& with_keys, std::int64_t now_us,
+                                     const std::set<std::string>& read_rules, std::int64_t now_us,
                                      ProbeSnapshot& snap);
   /// Adds the reads of own-schema key `e` under `rule` to `batch`, or says why there are none.
   void plan_own(const Entry& e, const RuleCache* rule, Plan& plan, redis::CommandBatch& batch,
                 std::int64_t now_us) const;
-  /// Adds the reads of `e` to `batch` when they need no fresh server time and no config read
-  /// this refresh (early: batch 0); otherwise leaves the plan for after TIME.
+  /// Adds the reads of `e` to key_reads_ when they need no fresh server time and no config
+  /// read this refresh (early: batch 0); otherwise leaves the plan for after TIME.
   void plan_early(const Entry& e, Plan& plan);
+  /// Sets what a reading of `s` says whoever reads it (key, profile, algorithm, limit).
+  void identify(Slot& s) const;
+  /// Makes slots_, their early plans and key_reads_ again from tracked_ (in key order).
+  void plan_slots();
+  /// Reads slot `s`'s figures from its replies, and whether its pressure rose.
+  void evaluate_slot(Slot& s, std::span<const redis::Value> replies, std::int64_t now_us);
+  /// The readings, most pressure first, at most max_tracked (the rest are let go).
+  void hand_out(ProbeSnapshot& snap, bool key_ordered);
+  void erase_tracked(const std::string& key);
 
   std::vector<LimiterProfile> profiles_;
   ProbeOptions options_;
@@ -158,10 +183,14 @@ class RedisProbe {
   const std::string* early_rule_ = nullptr;  ///< plan_early's last rule ...
   const RuleCache* early_cache_ = nullptr;   ///< ... and its cache entry
   std::int64_t last_server_us_ = 0;          ///< TIME of the last refresh (0: none yet)
-  redis::CommandBatch reads_;                ///< reused: its buffer outlives a refresh
+  std::vector<Slot> slots_;                  ///< the tracked keys as read (key order)
+  bool slots_valid_ = false;                 ///< slots_ and key_reads_ match tracked_ and cache_
+  std::set<std::string> with_keys_;          ///< rules with tracked keys (with slots_)
+  redis::CommandBatch key_reads_;            ///< the slots' early reads (with slots_)
+  redis::CommandBatch reads_;                ///< first round trip (reused)
   redis::CommandBatch late_;                 ///< reads after TIME (reused likewise)
-  std::vector<const Entry*> keys_;           ///< the keys read in a refresh (reused)
-  std::vector<Plan> plans_;                  ///< reused likewise
+  std::vector<std::pair<std::int64_t, std::size_t>> order_;  ///< hand_out's sort (reused)
+  std::vector<KeyReading> spare_;  ///< readings handed back (recycle), written next refresh
   std::string cursor_ = "0";
   bool pass_started_ = false;
   bool pass_done_once_ = false;

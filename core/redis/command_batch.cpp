@@ -50,6 +50,13 @@ void CommandBatch::add(std::span<const std::string> argv) {
   end();
 }
 
+void CommandBatch::append(const CommandBatch& other) {
+  const std::size_t base = buf_.size();
+  buf_.append(other.buf_);
+  ends_.reserve(ends_.size() + other.ends_.size());
+  for (const std::size_t e : other.ends_) ends_.push_back(base + e);
+}
+
 std::string_view CommandBatch::command(std::size_t i) const {
   const std::size_t from = i == 0 ? 0 : ends_[i - 1];
   return std::string_view(buf_).substr(from, ends_[i] - from);

@@ -18,6 +18,8 @@ class CommandBatch {
   void add(std::initializer_list<std::string_view> argv);
   void add(std::span<const std::string> argv);
   void add(std::span<const std::string_view> argv);
+  /// Appends every command of `other`, in order (a copy of its bytes: no encoding again).
+  void append(const CommandBatch& other);
 
   /// Commands added so far.
   std::size_t size() const { return ends_.size(); }

@@ -504,7 +504,8 @@ void RedisLiveSource::record(probe::ProbeSnapshot& snap, std::int64_t t) {
     }
     if (r.occupancy) series_->append(k.occupancy, metrics::Sample{t, *r.occupancy});
   }
-  readings_ = std::move(snap.keys);
+  readings_.swap(snap.keys);
+  probe_.recycle(std::move(snap.keys));  // the last refresh's: the next one writes into them
   // Keys let go (expired, or dropped for the tracking cap) take their series' labels and
   // sparklines with them, looked for once the map holds twice the keys shown, so a day of key
   // churn stays bounded.

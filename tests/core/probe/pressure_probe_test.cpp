@@ -3,7 +3,9 @@
 // SCAN budget of 10 keys a refresh over 3,000 keys, a key drained by a decision is the top row
 // at the next refresh, counted as found through the index, though it is none of the keys the
 // same SCAN budget reaches in those refreshes (a probe without the index shows which); a
-// foreign schema beside it is still found by SCAN.
+// foreign schema beside it is still found by SCAN. Among keys under equal pressure, the one
+// emptied last is listed first: a key emptied after a dozen others is not hidden below the top
+// rows by a tie broken by key name.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -92,6 +94,70 @@ TEST(PressureProbe, ADrainedKeyIsTheTopRowAtTheNextRefreshWithoutAScan) {
   auto all = probe.probe_all(c);
   ASSERT_TRUE(all.ok()) << all.error().message;
   EXPECT_EQ(keys_of(*all).count("rl:foreign"), 1u);
+}
+
+// Fixed windows whose start is ahead of the server's clock keep their count whatever the time:
+// full ones are under pressure exactly 1.0 (a tie no refill breaks), in the rule's own schema.
+TEST(PressureProbe, AKeyEmptiedAfterOthersAtTheSamePressureComesFirst) {
+  auto server = RedisServer::start();
+  Connection c = test::connect(*server);
+  const redis::KeySchema schema;
+  auto set = redis::set_config(
+      c, schema, "win",
+      redis::single_limit(test::window(Algorithm::fixed_window, 5, std::chrono::hours(1))),
+      redis::ChangeInfo{"test", "ties", std::nullopt});
+  ASSERT_TRUE(set.ok()) << set.error().message;
+  auto time = c.command({"TIME"});
+  ASSERT_TRUE(time.ok() && time->as_time_us());
+  const std::string ahead = std::to_string(*time->as_time_us() + 3'600'000'000LL);
+  for (int i = 0; i < 12; ++i) {
+    test::must(c, {"HSET", schema.state_key("win", "a" + std::to_string(10 + i)), "ws", ahead,
+                   "count", "5"});
+  }
+  const std::string last = schema.state_key("win", "z");  // after every "a…" by name
+  test::must(c, {"HSET", last, "ws", ahead, "count", "0"});
+
+  ProbeOptions o = small_scan(true);
+  o.scan_count = 1000;  // every key at every refresh
+  RedisProbe probe(builtin_profiles(), o);
+  auto before = probe.refresh(c);
+  ASSERT_TRUE(before.ok()) << before.error().message;
+  ASSERT_EQ(before->keys.size(), 13u);
+  EXPECT_EQ(before->keys.back().key, last);
+  ASSERT_TRUE(before->keys.front().occupancy);
+  EXPECT_EQ(*before->keys.front().occupancy, 1.0);
+
+  test::must(c, {"HSET", last, "count", "5"});  // emptied now: the 13th key at pressure 1.0
+  auto after = probe.refresh(c);
+  ASSERT_TRUE(after.ok()) << after.error().message;
+  ASSERT_EQ(after->keys.size(), 13u);
+  EXPECT_EQ(after->keys.front().key, last);
+  EXPECT_EQ(*after->keys.front().occupancy, 1.0);
+  EXPECT_GT(after->keys.front().pressure_rose_us, after->keys[1].pressure_rose_us);
+  // The others keep their order among themselves (by name, all risen at the first refresh).
+  EXPECT_EQ(after->keys[1].key, schema.state_key("win", "a10"));
+}
+
+// The same order where readings of several servers are merged (ClusterProbe).
+TEST(PressureProbe, SortByPressureListsTheLatestRiseFirstAmongEqualPressures) {
+  std::vector<KeyReading> keys(4);
+  keys[0].key = "a";
+  keys[0].fill = 0.0;
+  keys[0].pressure_rose_us = 100;
+  keys[1].key = "b";
+  keys[1].fill = 1e-9;  // equal to a millionth: a tie
+  keys[1].pressure_rose_us = 300;
+  keys[2].key = "c";
+  keys[2].fill = 0.5;
+  keys[2].pressure_rose_us = 900;
+  keys[3].key = "d";
+  keys[3].fill = 0.0;
+  keys[3].pressure_rose_us = 100;
+  sort_by_pressure(keys);
+  EXPECT_EQ(keys[0].key, "b");
+  EXPECT_EQ(keys[1].key, "a");  // same rise: by key
+  EXPECT_EQ(keys[2].key, "d");
+  EXPECT_EQ(keys[3].key, "c");
 }
 
 }  // namespace

@@ -24,6 +24,20 @@ TEST(CommandBatch, EncodesRespWithByteCounts) {
   EXPECT_TRUE(b.bytes().empty());
 }
 
+TEST(CommandBatch, AppendKeepsEachCommandWhole) {
+  CommandBatch head;
+  head.add({"TIME"});
+  CommandBatch reads;
+  reads.add({"GET", "a"});
+  reads.add({"GET", "bb"});
+  head.append(reads);
+  ASSERT_EQ(head.size(), 3u);
+  EXPECT_EQ(head.command(0), "*1\r\n$4\r\nTIME\r\n");
+  EXPECT_EQ(head.command(1), "*2\r\n$3\r\nGET\r\n$1\r\na\r\n");
+  EXPECT_EQ(head.command(2), "*2\r\n$3\r\nGET\r\n$2\r\nbb\r\n");
+  EXPECT_EQ(reads.size(), 2u);  // the appended batch is left as it was
+}
+
 TEST(CommandBatch, PipelinedRepliesComeInOrder) {
   auto server = test::RedisServer::start();
   RedisUrl url;
