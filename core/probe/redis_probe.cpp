@@ -18,9 +18,12 @@ redis::Result<std::int64_t> server_time_us(const redis::Value& v) {
 
 }  // namespace
 
+// To a thousandth, the key table's precision (0.1% of a capacity or limit): keys that look
+// equally empty there are ordered by when they got there, not by a few thousandths of a token
+// (the buckets of one rule emptied at different moments, or of rules seeded apart, differ so).
 std::int64_t pressure_rank(const KeyReading& r) {
   const auto p = r.pressure();
-  return p ? std::llround(*p * 1e6) : -1;  // pressure is >= 0 when known
+  return p ? std::llround(*p * 1e3) : -1;  // pressure is >= 0 when known
 }
 
 // Highest pressure first; unknown pressure (no capacity, errors) after every known one; among

@@ -74,7 +74,7 @@ struct ProbeSnapshot {
   std::vector<std::string> failed_nodes;
 };
 
-/// Highest pressure first (compared to a millionth: closer pressures are equal), unknown
+/// Highest pressure first (compared to a thousandth: closer pressures are equal), unknown
 /// pressure (errors) last; among equal pressures the latest to rise first
 /// (KeyReading::pressure_rose_us), then by key.
 void sort_by_pressure(std::vector<KeyReading>& keys);

@@ -145,17 +145,17 @@ TEST(PressureProbe, SortByPressureListsTheLatestRiseFirstAmongEqualPressures) {
   keys[0].fill = 0.0;
   keys[0].pressure_rose_us = 100;
   keys[1].key = "b";
-  keys[1].fill = 1e-9;  // equal to a millionth: a tie
+  keys[1].fill = 3e-4;  // equal to a thousandth (the key table's 0.1%): a tie
   keys[1].pressure_rose_us = 300;
   keys[2].key = "c";
   keys[2].fill = 0.5;
   keys[2].pressure_rose_us = 900;
   keys[3].key = "d";
-  keys[3].fill = 0.0;
-  keys[3].pressure_rose_us = 100;
+  keys[3].fill = 0.002;  // two thousandths: less pressure, whenever it rose
+  keys[3].pressure_rose_us = 1000;
   sort_by_pressure(keys);
   EXPECT_EQ(keys[0].key, "b");
-  EXPECT_EQ(keys[1].key, "a");  // same rise: by key
+  EXPECT_EQ(keys[1].key, "a");
   EXPECT_EQ(keys[2].key, "d");
   EXPECT_EQ(keys[3].key, "c");
 }
