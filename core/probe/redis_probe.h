@@ -7,7 +7,9 @@
 // none are only counted. Reading is one pipeline holding TIME, the own rules' configs and
 // every state read that needs neither (the rule's config as last read serves to plan it; a
 // changed config has its keys read again), then, only where needed, a second pipeline of the
-// reads that depend on the server's time or on a config not read before. Beyond `max_tracked` keys,
+// reads that depend on the server's time or on a config not read before. What an unchanged
+// refresh repeats (the keys' plans, readings and read commands) is kept from the last one, and
+// a snapshot's readings handed back (recycle) are written over. Beyond `max_tracked` keys,
 // the ones under the most pressure (emptiest buckets, fullest windows) are kept. Own-schema rules
 // keep a pressure index (docs/redis-schema.md): once SCAN has seen one key of a rule, each refresh
 // reads the rule's index in the same round trip as TIME, so the keys decisions left nearly
