@@ -43,8 +43,9 @@ struct KeyReading {
   std::string node;                    ///< Redis Cluster: the master holding the key ("host:port");
                                        ///< empty for a single server
   /// Server time (µs) of the refresh at which the key's pressure last rose (or it was first
-  /// read): among keys under equal pressure the one that got there last is listed first, so
-  /// a key just emptied is not hidden behind keys emptied long ago. 0: not known.
+  /// read), while below a tenth of its capacity: among keys under equal pressure the one that
+  /// got there last is listed first, so a key just emptied is not hidden behind keys emptied
+  /// long ago. 0: not known, or not that empty.
   std::int64_t pressure_rose_us = 0;
 
   /// How full the limiter is, 0 = idle, 1 = exhausted: 1 − fill for buckets, occupancy for

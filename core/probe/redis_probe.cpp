@@ -346,9 +346,16 @@ void RedisProbe::evaluate_slot(Slot& s, std::span<const redis::Value> replies,
   } else {
     evaluate_into(r, profiles_[s.entry->second.profile], replies, now_us);
   }
+  // Recency orders only keys below a tenth of their capacity (the index's threshold): among
+  // the rest, ties stay by key, so the keys kept at the cap do not rotate with each new find.
+  constexpr std::int64_t kRecentFrom = 900;
   Tracked& t = s.entry->second;
   const std::int64_t rank = pressure_rank(r);
-  if (rank > t.rank) t.rose_us = now_us;  // first read, or under more pressure than before
+  if (rank < kRecentFrom) {
+    t.rose_us = 0;
+  } else if (rank > t.rank) {
+    t.rose_us = now_us;  // first read there, or under more pressure than before
+  }
   t.rank = rank;
   r.pressure_rose_us = t.rose_us;
 }
