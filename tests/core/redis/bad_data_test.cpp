@@ -13,10 +13,6 @@ namespace limitscope::redis {
 namespace {
 
 using namespace std::chrono_literals;
-using test::RedisServer;
-using testing::connect;
-using testing::must;
-using testing::put;
 
 constexpr std::int64_t kNowUs = 1'700'000'000'000'000;  // a multiple of every window here
 constexpr std::int64_t kFutureUs = kNowUs + 3'153'600'000'000'000;  // 100 years on

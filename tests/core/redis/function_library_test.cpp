@@ -16,10 +16,7 @@
 namespace limitscope::redis {
 namespace {
 
-constexpr std::int64_t kEpochUs = 1'700'000'000'000'000;
-
 using namespace std::chrono_literals;
-using test::RedisServer;
 
 LimitParams bucket(double capacity, double amount, Nanos period) {
   return test::bucket(Algorithm::token_bucket, capacity, amount, period);

@@ -5,12 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "core/redis/connection.h"
 #include "core/redis/rule_config.h"
+#include "support/limit_params_builders.h"
 #include "support/redis_server.h"
 
 namespace limitscope::redis::testing {
@@ -34,3 +36,18 @@ inline Value must(Connection& c, const std::vector<std::string>& argv) {
 }
 
 }  // namespace limitscope::redis::testing
+
+namespace limitscope::redis {
+
+// The helpers every Redis limiter test uses, named once for all of them.
+using test::bucket;
+using test::RedisServer;
+using test::window;
+using testing::connect;
+using testing::must;
+using testing::put;
+
+/// A realistic server time, µs (the TIME a test passes to the scripts).
+constexpr std::int64_t kEpochUs = 1'700'000'000'000'000;
+
+}  // namespace limitscope::redis

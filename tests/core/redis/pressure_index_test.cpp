@@ -17,10 +17,6 @@
 namespace limitscope::redis {
 namespace {
 
-using testing::connect;
-using testing::must;
-using testing::put;
-
 constexpr std::int64_t kT0 = 1'700'000'000'000'000;  // µs, a whole second
 
 DecideOptions at(std::int64_t t_us) {

@@ -19,14 +19,6 @@ namespace limitscope::redis {
 namespace {
 
 using namespace std::chrono_literals;
-using test::bucket;
-using test::RedisServer;
-using test::window;
-using testing::connect;
-using testing::must;
-using testing::put;
-
-constexpr std::int64_t kEpochUs = 1'700'000'000'000'000;  // a realistic server time, µs
 
 TEST(RedisLimiterKeys, StateTtlIsTheTimeUntilIdle) {
   auto server = RedisServer::start();

@@ -22,15 +22,8 @@ namespace limitscope::redis {
 namespace {
 
 using namespace std::chrono_literals;
-using test::bucket;
-using test::RedisServer;
-using test::window;
-using testing::connect;
-using testing::must;
-using testing::put;
 
-constexpr std::int64_t kEpochUs = 1'700'000'000'000'000;  // a realistic server time, µs
-constexpr std::size_t kChunk = 2000;                      // events per pipelined round trip
+constexpr std::size_t kChunk = 2000;  // events per pipelined round trip
 
 struct Event {
   std::int64_t t_us;

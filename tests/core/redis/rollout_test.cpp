@@ -17,7 +17,6 @@ namespace limitscope::redis {
 namespace {
 
 using namespace std::chrono_literals;
-using test::bucket;
 
 const ChangeInfo kChange{"test", "rollout test", std::nullopt};
 constexpr std::int64_t kT0 = 1'700'000'000'000'000;

@@ -11,29 +11,15 @@
 #include "core/redis/redis_limiter.h"
 #include "core/redis/script.h"
 #include "limiter_test_support.h"
+#include "support/limit_params_builders.h"
 
 namespace limitscope::redis {
 namespace {
 
 using namespace std::chrono_literals;
-using test::RedisServer;
-using testing::connect;
-using testing::must;
 
 LimitParams tb(double capacity, double amount, Nanos period) {
-  LimitParams p;
-  p.algorithm = Algorithm::token_bucket;
-  p.capacity = capacity;
-  p.refill = Rate{amount, period};
-  return p;
-}
-
-LimitParams win(Algorithm a, double limit, Nanos w) {
-  LimitParams p;
-  p.algorithm = a;
-  p.limit = limit;
-  p.window = w;
-  return p;
+  return test::bucket(Algorithm::token_bucket, capacity, amount, period);
 }
 
 std::map<std::string, std::string> as_map(
@@ -56,7 +42,8 @@ TEST(RuleConfigFields, RoundTripSingleAndComposite) {
   EXPECT_FALSE(back->composite());
 
   RuleConfig both;
-  both.limits = {{"rpm", win(Algorithm::sliding_log, 60, 1min)}, {"tpm", tb(100000, 100000, 1min)}};
+  both.limits = {{"rpm", test::window(Algorithm::sliding_log, 60, 1min)},
+                 {"tpm", tb(100000, 100000, 1min)}};
   const auto fields = as_map(config_fields(both));
   EXPECT_EQ(fields.at("algorithm"), "composite");
   EXPECT_EQ(fields.at("limits"), "rpm,tpm");
@@ -83,9 +70,9 @@ TEST(RuleConfigFields, CheckRefusesWhatRedisCannotRun) {
       {single_limit(tb(-1, 1, 1s)), "capacity must be"},
       {single_limit(tb(10, 0, 1s)), "refill must be"},
       {single_limit(leaky), "leaky-bucket is not available"},
-      {single_limit(win(Algorithm::fixed_window, 10, Nanos{1'500'000'001})),
+      {single_limit(test::window(Algorithm::fixed_window, 10, Nanos{1'500'000'001})),
        "whole number of microseconds"},
-      {single_limit(win(Algorithm::sliding_log, 0, 1s)), "limit must be"},
+      {single_limit(test::window(Algorithm::sliding_log, 0, 1s)), "limit must be"},
       {dup, "appears twice"},
       {badname, "limit name"},
       {RuleConfig{}, "at least one limit"},
@@ -241,13 +228,13 @@ TEST(RuleConfigFields, OverridesRoundTripAndAreChecked) {
   EXPECT_NE(back->describe().find("override slow: "), std::string::npos) << back->describe();
 
   RuleConfig other = c;
-  other.overrides["x"] = win(Algorithm::sliding_log, 5, 1s);
+  other.overrides["x"] = test::window(Algorithm::sliding_log, 5, 1s);
   ASSERT_TRUE(check_for_redis(other).has_value());
   EXPECT_NE(check_for_redis(other)->find("keeps the rule's algorithm (token-bucket)"),
             std::string::npos);
   RuleConfig composite;
-  composite.limits = {{"rpm", win(Algorithm::sliding_log, 60, 1min)}};
-  composite.overrides["x"] = win(Algorithm::sliding_log, 5, 1min);
+  composite.limits = {{"rpm", test::window(Algorithm::sliding_log, 60, 1min)}};
+  composite.overrides["x"] = test::window(Algorithm::sliding_log, 5, 1min);
   ASSERT_TRUE(check_for_redis(composite).has_value());
   EXPECT_NE(check_for_redis(composite)->find("composite rule takes no per-key overrides"),
             std::string::npos);
@@ -258,8 +245,9 @@ TEST(RuleConfigFields, OverridesRoundTripAndAreChecked) {
   // with_rule_limits: kept within the algorithm, dropped (and listed) across algorithms.
   EXPECT_EQ(with_rule_limits(c, single_limit(tb(20, 2, 1s))).overrides.size(), 2u);
   std::vector<std::string> dropped;
-  EXPECT_TRUE(with_rule_limits(c, single_limit(win(Algorithm::fixed_window, 5, 1s)), &dropped)
-                  .overrides.empty());
+  EXPECT_TRUE(
+      with_rule_limits(c, single_limit(test::window(Algorithm::fixed_window, 5, 1s)), &dropped)
+          .overrides.empty());
   EXPECT_EQ(dropped, (std::vector<std::string>{"slow", "vip.customer:gpt-4.1"}));
 }
 

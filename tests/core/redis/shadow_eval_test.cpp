@@ -22,10 +22,6 @@ namespace limitscope::redis {
 namespace {
 
 using namespace std::chrono_literals;
-using test::bucket;
-using test::RedisServer;
-
-constexpr std::int64_t kEpochUs = 1'700'000'000'000'000;
 
 const ChangeInfo kChange{"test", "shadow test", std::nullopt};
 

@@ -21,6 +21,7 @@
 #include "core/sources/redis_live_source.h"
 #include "core/sources/simulation_recorder.h"
 #include "support/canned_http_server.h"
+#include "support/gateway_series.h"
 #include "support/limit_params_builders.h"
 #include "support/logged_decisions.h"
 #include "support/process.h"
@@ -312,12 +313,8 @@ TEST(RedisDecisionStreams, CompositeWithMetricsRecordsOneSessionThatPlaysBack) {
   configure(c);
   decide_logged(c, "alice", 1);
   test::CannedHttpServer gateway;
-  const auto exposition = [](int hits) {
-    return "# TYPE gateway_rate_limit_hits_total counter\n"
-           "gateway_rate_limit_hits_total{tier=\"free\",model=\"gpt-4.1\"} " +
-           std::to_string(hits) + "\n";
-  };
-  gateway.respond({200, "text/plain; version=0.0.4", exposition(10), false, 0});
+  gateway.respond(
+      {200, "text/plain; version=0.0.4", test::gateway_requests_exposition(10), false, 0});
 
   auto series = SessionState::create();
   ASSERT_TRUE(series.ok());
@@ -336,7 +333,8 @@ TEST(RedisDecisionStreams, CompositeWithMetricsRecordsOneSessionThatPlaysBack) {
   ASSERT_FALSE(source.start_recording(path, clock).has_value());
   for (int i = 1; i <= 3; ++i) {
     decide_logged(c, "alice", 2);
-    gateway.respond({200, "text/plain; version=0.0.4", exposition(10 + 4 * i), false, 0});
+    gateway.respond({200, "text/plain; version=0.0.4",
+                     test::gateway_requests_exposition(10 + 4 * i), false, 0});
     clock.advance(seconds(1));
     EXPECT_EQ(source.advance(seconds(1)), 2);
   }
