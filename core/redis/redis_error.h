@@ -6,7 +6,8 @@
 #include <string>
 #include <string_view>
 #include <utility>
-#include <variant>
+
+#include "core/common/expected.h"
 
 namespace limitscope::redis {
 
@@ -38,29 +39,9 @@ struct RedisError {
 /// The empty value of Result<Unit>.
 struct Unit {};
 
-/// A value or a RedisError (Expected<T> with a kind).
+/// A value or a RedisError (the project's Expected with a kind; core/common/expected.h).
 template <class T>
-class Result {
- public:
-  Result(T value) : v_(std::in_place_index<0>, std::move(value)) {}           // NOLINT: implicit
-  Result(RedisError error) : v_(std::in_place_index<1>, std::move(error)) {}  // NOLINT
-
-  bool ok() const { return v_.index() == 0; }
-  explicit operator bool() const { return ok(); }
-
-  T& value() & { return std::get<0>(v_); }
-  const T& value() const& { return std::get<0>(v_); }
-  T&& value() && { return std::get<0>(std::move(v_)); }
-  T& operator*() & { return value(); }
-  const T& operator*() const& { return value(); }
-  T* operator->() { return &value(); }
-  const T* operator->() const { return &value(); }
-
-  const RedisError& error() const { return std::get<1>(v_); }
-
- private:
-  std::variant<T, RedisError> v_;
-};
+using Result = Expected<T, RedisError>;
 
 inline RedisError make_redis_error(ErrorKind kind, std::string message) {
   return RedisError{kind, std::move(message)};
