@@ -19,6 +19,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
 #include "app/options/args.h"
+#include "core/common/expected.h"
 #include "core/metrics/exposition_parser.h"
 
 namespace limitscope::cli {
@@ -45,17 +46,20 @@ constexpr std::size_t kMaxErrorsShown = 1000;
 // the timer starts), else read into memory (pipes, /dev/stdin).
 class FileText {
  public:
+  FileText() = default;
+  FileText(const FileText&) = delete;  // owns a mapping
+  FileText& operator=(const FileText&) = delete;
   ~FileText() {
     if (map_ != nullptr) munmap(map_, size_);
   }
-  /// @return "" on success, else the reason
-  std::string open(const std::string& path) {
+  /// @return ok, or the reason
+  Status open(const std::string& path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return std::strerror(errno);
+    if (fd < 0) return make_error(std::strerror(errno));
     struct stat st {};
     if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
       ::close(fd);
-      return "is a directory";
+      return make_error("is a directory");
     }
     if (S_ISREG(st.st_mode) && st.st_size > 0) {
       size_ = static_cast<std::size_t>(st.st_size);
@@ -68,10 +72,10 @@ class FileText {
     }
     ::close(fd);
     std::ifstream in(path, std::ios::binary);
-    if (!in) return "cannot open for reading";
+    if (!in) return make_error("cannot open for reading");
     std::ostringstream buf;
     buf << in.rdbuf();
-    if (in.bad()) return "read failed";
+    if (in.bad()) return make_error("read failed");
     owned_ = std::move(buf).str();
     return {};
   }
@@ -110,8 +114,8 @@ int run_parse_metrics(const CommandArgs& argv) {
   }
   const std::string& path = args.positional()[0];
   FileText file;
-  if (auto why = file.open(path); !why.empty())
-    return usage_error("parse-metrics", path + ": " + why);
+  if (Status opened = file.open(path); !opened.ok())
+    return usage_error("parse-metrics", path + ": " + opened.error());
   const std::string_view text = file.view();
 
   CountingVisitor visitor(kMaxErrorsShown);

@@ -100,12 +100,13 @@ class Parser {
  public:
   explicit Parser(AlertTemplate::Impl& impl) : impl_(impl), text_(impl.text) {}
 
-  std::optional<std::string> run() {
+  // @return ok, or the first error (its position in the text)
+  Status run() {
     vars_ = {"$", "$labels", "$externalLabels", "$externalURL", "$value"};
     std::string stop;
-    if (!parse_list(impl_.root, stop)) return error_;
-    if (!stop.empty()) return impl_.error_at(stop_pos_, "unexpected {{" + stop + "}}");
-    return std::nullopt;
+    if (!parse_list(impl_.root, stop)) return make_error(error_);
+    if (!stop.empty()) return make_error(impl_.error_at(stop_pos_, "unexpected {{" + stop + "}}"));
+    return {};
   }
 
  private:
@@ -521,7 +522,7 @@ Expected<AlertTemplate> AlertTemplate::parse(std::string_view text, std::string_
   impl->name = std::string(name);
   impl->text = std::string(text);
   Parser parser(*impl);
-  if (auto err = parser.run()) return make_error(*err);
+  if (Status parsed = parser.run(); !parsed.ok()) return make_error(parsed.error());
   return AlertTemplate(std::move(impl));
 }
 

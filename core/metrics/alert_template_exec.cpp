@@ -83,6 +83,8 @@ struct ExecError {
   std::size_t pos;
   std::string reason;
 };
+/// Ok, or where and why executing failed.
+using ExecStatus = Expected<void, ExecError>;
 
 class Executor {
  public:
@@ -94,10 +96,10 @@ class Executor {
              {"$value", data.value}};
   }
 
-  std::optional<ExecError> run(std::string& out) { return exec_list(impl_.root, out); }
+  ExecStatus run(std::string& out) { return exec_list(impl_.root, out); }
 
  private:
-  std::optional<ExecError> exec_list(const List& list, std::string& out) {
+  ExecStatus exec_list(const List& list, std::string& out) {
     for (const Element& e : list) {
       switch (e.kind) {
         case Element::Kind::text:
@@ -105,7 +107,7 @@ class Executor {
           break;
         case Element::Kind::action: {
           Value v;
-          if (auto err = eval_pipeline(e.pipeline, v)) return err;
+          if (ExecStatus err = eval_pipeline(e.pipeline, v); !err.ok()) return err;
           if (e.pipeline.declare.empty()) out += print_value(v);
           break;
         }
@@ -114,26 +116,26 @@ class Executor {
           const std::size_t scope = vars_.size();
           for (const auto& b : e.branches) {
             Value c;
-            if (auto err = eval_pipeline(b.condition, c)) return err;
+            if (ExecStatus err = eval_pipeline(b.condition, c); !err.ok()) return err;
             if (truth(c)) {
               chosen = &b.body;
               break;
             }
           }
-          if (auto err = exec_list(*chosen, out)) return err;
+          if (ExecStatus err = exec_list(*chosen, out); !err.ok()) return err;
           vars_.resize(scope);
           break;
         }
       }
     }
-    return std::nullopt;
+    return {};
   }
 
-  std::optional<ExecError> eval_pipeline(const Pipeline& p, Value& result) {
+  ExecStatus eval_pipeline(const Pipeline& p, Value& result) {
     std::optional<Value> piped;
     for (const Command& c : p.commands) {
       Value v;
-      if (auto err = eval_command(c, piped, v)) return err;
+      if (ExecStatus err = eval_command(c, piped, v); !err.ok()) return err;
       piped = std::move(v);
     }
     result = piped ? *piped : Value{Nil{}};
@@ -149,17 +151,16 @@ class Executor {
         vars_.emplace_back(p.declare, result);
       }
     }
-    return std::nullopt;
+    return {};
   }
 
-  std::optional<ExecError> eval_command(const Command& c, const std::optional<Value>& piped,
-                                        Value& out) {
+  ExecStatus eval_command(const Command& c, const std::optional<Value>& piped, Value& out) {
     const Operand& head = c.args.front();
     if (head.kind == Operand::Kind::function) {
       std::vector<Value> args;
       for (std::size_t i = 1; i < c.args.size(); ++i) {
         Value v;
-        if (auto err = eval_operand(c.args[i], v)) return err;
+        if (ExecStatus err = eval_operand(c.args[i], v); !err.ok()) return err;
         args.push_back(std::move(v));
       }
       if (piped) args.push_back(*piped);
@@ -182,7 +183,7 @@ class Executor {
     }
   }
 
-  std::optional<ExecError> eval_operand(const Operand& op, Value& out) {
+  ExecStatus eval_operand(const Operand& op, Value& out) {
     switch (op.kind) {
       case Operand::Kind::string:
         out = op.text;
@@ -211,21 +212,21 @@ class Executor {
         }
         break;
       case Operand::Kind::pipeline:
-        if (auto err = eval_pipeline(*op.pipeline, out)) return err;
+        if (ExecStatus err = eval_pipeline(*op.pipeline, out); !err.ok()) return err;
         break;
       case Operand::Kind::function: {
         std::vector<Value> none;
-        if (auto err = call(op, none, out)) return err;
+        if (ExecStatus err = call(op, none, out); !err.ok()) return err;
         break;
       }
     }
     for (const std::string& f : op.fields) {
-      if (auto err = field(op.pos, out, f)) return err;
+      if (ExecStatus err = field(op.pos, out, f); !err.ok()) return err;
     }
-    return std::nullopt;
+    return {};
   }
 
-  std::optional<ExecError> field(std::size_t pos, Value& v, const std::string& name) {
+  ExecStatus field(std::size_t pos, Value& v, const std::string& name) {
     if (std::holds_alternative<Root>(v)) {
       if (name == "Labels") {
         v = data_.labels ? data_.labels : &empty_labels();
@@ -238,11 +239,11 @@ class Executor {
       } else {
         return ExecError{pos, "can't evaluate field " + name + " in type *template.tmplData"};
       }
-      return std::nullopt;
+      return {};
     }
     if (const auto* m = std::get_if<const Labels*>(&v)) {
       v = std::string((*m)->get(name));  // missingkey=zero: an absent label reads ""
-      return std::nullopt;
+      return {};
     }
     if (std::holds_alternative<Nil>(v)) {
       return ExecError{pos, "nil pointer evaluating interface {}." + name};
@@ -250,7 +251,7 @@ class Executor {
     return ExecError{pos, "can't evaluate field " + name + " in type " + type_of(v)};
   }
 
-  std::optional<ExecError> call(const Operand& fn, std::vector<Value>& args, Value& out);
+  ExecStatus call(const Operand& fn, std::vector<Value>& args, Value& out);
 
   const AlertTemplate::Impl& impl_;
   const TemplateData& data_;
@@ -258,27 +259,16 @@ class Executor {
 };
 
 // Prometheus's convertToFloat.
-std::optional<std::string> to_float(const Value& v, double& out) {
-  if (const auto* f = std::get_if<double>(&v)) {
-    out = *f;
-  } else if (const auto* i = std::get_if<std::int64_t>(&v)) {
-    out = static_cast<double>(*i);
-  } else if (const auto* s = std::get_if<std::string>(&v)) {
-    auto p = gofmt::parse_float(*s);
-    if (!p.ok()) return p.error();
-    out = *p;
-  } else {
-    return "can't convert " + type_of(v) + " to float";
-  }
-  return std::nullopt;
+Expected<double> to_float(const Value& v) {
+  if (const auto* f = std::get_if<double>(&v)) return *f;
+  if (const auto* i = std::get_if<std::int64_t>(&v)) return static_cast<double>(*i);
+  if (const auto* s = std::get_if<std::string>(&v)) return gofmt::parse_float(*s);
+  return make_error("can't convert " + type_of(v) + " to float");
 }
 
-std::optional<std::string> to_string_arg(const Value& v, std::string& out) {
-  if (const auto* s = std::get_if<std::string>(&v)) {
-    out = *s;
-    return std::nullopt;
-  }
-  return "wrong type for value; expected string; got " + type_of(v);
+Expected<std::string> to_string_arg(const Value& v) {
+  if (const auto* s = std::get_if<std::string>(&v)) return *s;
+  return make_error("wrong type for value; expected string; got " + type_of(v));
 }
 
 gofmt::PrintfArg to_printf_arg(const Value& v) {
@@ -290,42 +280,45 @@ gofmt::PrintfArg to_printf_arg(const Value& v) {
 }
 
 // Go's eq/lt family: same basic kind required.
-std::optional<std::string> compare(const Value& a, const Value& b, int& cmp, bool ordered) {
-  if (a.index() != b.index()) return "incompatible types for comparison";
+// @return -1, 0 or 1 as a is less, equal or greater; 2 when unordered (NaN)
+Expected<int> compare(const Value& a, const Value& b, bool ordered) {
+  if (a.index() != b.index()) return make_error("incompatible types for comparison");
   if (const auto* x = std::get_if<std::int64_t>(&a)) {
     const auto y = std::get<std::int64_t>(b);
-    cmp = *x < y ? -1 : (*x > y ? 1 : 0);
-  } else if (const auto* f = std::get_if<double>(&a)) {
-    const double g = std::get<double>(b);
-    cmp = *f < g ? -1 : (*f > g ? 1 : (*f == g ? 0 : 2));  // 2: unordered (NaN)
-  } else if (const auto* s = std::get_if<std::string>(&a)) {
-    const int c = s->compare(std::get<std::string>(b));
-    cmp = c < 0 ? -1 : (c > 0 ? 1 : 0);
-  } else if (const auto* bo = std::get_if<bool>(&a)) {
-    if (ordered) return "invalid type for comparison";
-    cmp = *bo == std::get<bool>(b) ? 0 : 1;
-  } else {
-    return "invalid type for comparison";
+    return *x < y ? -1 : (*x > y ? 1 : 0);
   }
-  return std::nullopt;
+  if (const auto* f = std::get_if<double>(&a)) {
+    const double g = std::get<double>(b);
+    return *f < g ? -1 : (*f > g ? 1 : (*f == g ? 0 : 2));
+  }
+  if (const auto* s = std::get_if<std::string>(&a)) {
+    const int c = s->compare(std::get<std::string>(b));
+    return c < 0 ? -1 : (c > 0 ? 1 : 0);
+  }
+  if (const auto* bo = std::get_if<bool>(&a)) {
+    if (ordered) return make_error("invalid type for comparison");
+    return *bo == std::get<bool>(b) ? 0 : 1;
+  }
+  return make_error("invalid type for comparison");
 }
 
-std::optional<ExecError> Executor::call(const Operand& fn, std::vector<Value>& args, Value& out) {
+ExecStatus Executor::call(const Operand& fn, std::vector<Value>& args, Value& out) {
   const std::string& name = fn.text;
   const auto err = [&](const std::string& reason) {
     return ExecError{fn.pos, "error calling " + name + ": " + reason};
   };
-  const auto want = [&](std::size_t n) -> std::optional<ExecError> {
+  const auto want = [&](std::size_t n) -> ExecStatus {
     if (args.size() != n) {
       return ExecError{fn.pos, "wrong number of args for " + name + ": want " + std::to_string(n) +
                                    " got " + std::to_string(args.size())};
     }
-    return std::nullopt;
+    return {};
   };
   if (name.rfind("humanize", 0) == 0) {
-    if (auto e = want(1)) return e;
-    double v = 0;
-    if (auto e = to_float(args[0], v)) return err(*e);
+    if (ExecStatus e = want(1); !e.ok()) return e;
+    const auto number = to_float(args[0]);
+    if (!number) return err(number.error());
+    const double v = *number;
     if (name == "humanize")
       out = gofmt::humanize(v);
     else if (name == "humanize1024")
@@ -336,12 +329,13 @@ std::optional<ExecError> Executor::call(const Operand& fn, std::vector<Value>& a
       out = gofmt::humanize_percentage(v);
     else
       out = gofmt::humanize_timestamp(v);
-    return std::nullopt;
+    return {};
   }
   if (name == "toUpper" || name == "toLower" || name == "title") {
-    if (auto e = want(1)) return e;
-    std::string s;
-    if (auto e = to_string_arg(args[0], s)) return ExecError{fn.pos, *e};
+    if (ExecStatus e = want(1); !e.ok()) return e;
+    auto arg = to_string_arg(args[0]);
+    if (!arg) return ExecError{fn.pos, arg.error()};
+    std::string s = std::move(*arg);
     bool at_word_start = true;
     for (char& c : s) {
       const bool lower = c >= 'a' && c <= 'z';
@@ -356,16 +350,16 @@ std::optional<ExecError> Executor::call(const Operand& fn, std::vector<Value>& a
       }
     }
     out = s;
-    return std::nullopt;
+    return {};
   }
   if (name == "printf") {
     if (args.empty()) return want(1);
-    std::string format;
-    if (auto e = to_string_arg(args[0], format)) return ExecError{fn.pos, *e};
+    const auto format = to_string_arg(args[0]);
+    if (!format) return ExecError{fn.pos, format.error()};
     std::vector<gofmt::PrintfArg> rest;
     for (std::size_t i = 1; i < args.size(); ++i) rest.push_back(to_printf_arg(args[i]));
-    out = gofmt::sprintf(format, rest);
-    return std::nullopt;
+    out = gofmt::sprintf(*format, rest);
+    return {};
   }
   if (name == "print") {
     std::string s;
@@ -378,39 +372,42 @@ std::optional<ExecError> Executor::call(const Operand& fn, std::vector<Value>& a
       s += std::holds_alternative<Nil>(args[i]) ? "<nil>" : print_value(args[i]);
     }
     out = s;
-    return std::nullopt;
+    return {};
   }
   if (name == "match" || name == "reReplaceAll") {
-    if (auto e = want(name == "match" ? 2 : 3)) return e;
-    std::string pattern, text, repl;
-    if (auto e = to_string_arg(args[0], pattern)) return ExecError{fn.pos, *e};
-    if (auto e = to_string_arg(args.back(), text)) return ExecError{fn.pos, *e};
+    if (ExecStatus e = want(name == "match" ? 2 : 3); !e.ok()) return e;
+    const auto pattern = to_string_arg(args[0]);
+    if (!pattern) return ExecError{fn.pos, pattern.error()};
+    const auto text = to_string_arg(args.back());
+    if (!text) return ExecError{fn.pos, text.error()};
+    Expected<std::string> repl = std::string();
     if (name == "reReplaceAll") {
-      if (auto e = to_string_arg(args[1], repl)) return ExecError{fn.pos, *e};
+      repl = to_string_arg(args[1]);
+      if (!repl) return ExecError{fn.pos, repl.error()};
     }
     try {
-      const std::regex re(pattern);
+      const std::regex re(*pattern);
       if (name == "match") {
-        out = std::regex_search(text, re);
+        out = std::regex_search(*text, re);
       } else {
-        out = std::regex_replace(text, re, repl);
+        out = std::regex_replace(*text, re, *repl);
       }
     } catch (const std::regex_error& e) {
       return err("error parsing regexp: " + std::string(e.what()));
     }
-    return std::nullopt;
+    return {};
   }
   if (name == "index") {
-    if (auto e = want(2)) return e;
+    if (ExecStatus e = want(2); !e.ok()) return e;
     const auto* m = std::get_if<const Labels*>(&args[0]);
-    std::string key;
     if (!m) return err("can't index item of type " + type_of(args[0]));
-    if (auto e = to_string_arg(args[1], key)) return err(*e);
-    out = std::string((*m)->get(key));
-    return std::nullopt;
+    const auto key = to_string_arg(args[1]);
+    if (!key) return err(key.error());
+    out = std::string((*m)->get(*key));
+    return {};
   }
   if (name == "len") {
-    if (auto e = want(1)) return e;
+    if (ExecStatus e = want(1); !e.ok()) return e;
     if (const auto* s = std::get_if<std::string>(&args[0])) {
       out = static_cast<std::int64_t>(s->size());
     } else if (const auto* m = std::get_if<const Labels*>(&args[0])) {
@@ -418,12 +415,12 @@ std::optional<ExecError> Executor::call(const Operand& fn, std::vector<Value>& a
     } else {
       return err("len of type " + type_of(args[0]));
     }
-    return std::nullopt;
+    return {};
   }
   if (name == "not") {
-    if (auto e = want(1)) return e;
+    if (ExecStatus e = want(1); !e.ok()) return e;
     out = !truth(args[0]);
-    return std::nullopt;
+    return {};
   }
   if (name == "and" || name == "or") {
     if (args.empty()) return want(1);
@@ -431,23 +428,24 @@ std::optional<ExecError> Executor::call(const Operand& fn, std::vector<Value>& a
       out = v;
       if (truth(v) == (name == "or")) break;
     }
-    return std::nullopt;
+    return {};
   }
   // eq ne lt le gt ge
   if (args.size() < 2) return want(2);
   if (name == "eq") {
     bool any = false;
     for (std::size_t i = 1; i < args.size(); ++i) {
-      int c = 0;
-      if (auto e = compare(args[0], args[i], c, false)) return err(*e);
-      any = any || c == 0;
+      const auto c = compare(args[0], args[i], false);
+      if (!c) return err(c.error());
+      any = any || *c == 0;
     }
     out = any;
-    return std::nullopt;
+    return {};
   }
-  if (auto e = want(2)) return e;
-  int c = 0;
-  if (auto e = compare(args[0], args[1], c, name != "ne")) return err(*e);
+  if (ExecStatus e = want(2); !e.ok()) return e;
+  const auto compared = compare(args[0], args[1], name != "ne");
+  if (!compared) return err(compared.error());
+  const int c = *compared;
   if (name == "ne")
     out = c != 0;
   else if (name == "lt")
@@ -458,7 +456,7 @@ std::optional<ExecError> Executor::call(const Operand& fn, std::vector<Value>& a
     out = c == 1;
   else
     out = c == 1 || c == 0;
-  return std::nullopt;
+  return {};
 }
 
 }  // namespace
@@ -467,7 +465,9 @@ Expected<std::string> AlertTemplate::expand(const TemplateData& data) const {
   if (!impl_->has_actions) return impl_->text;
   std::string out;
   Executor ex(*impl_, data);
-  if (auto err = ex.run(out)) return make_error(impl_->error_at(err->pos, err->reason));
+  if (ExecStatus ran = ex.run(out); !ran.ok()) {
+    return make_error(impl_->error_at(ran.error().pos, ran.error().reason));
+  }
   return out;
 }
 

@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/common/expected.h"
 #include "core/metrics/exposition_parser.h"
 #include "core/metrics/series_hash_set.h"
 
@@ -241,9 +242,10 @@ struct BucketGroup {
   std::size_t family = 0;
 };
 
-// Unescapes a HELP text into `out` (\\ and \n; \" too in OpenMetrics).
-// @return empty on success, else why the text is invalid
-inline std::string unescape_help(std::string_view text, bool om, std::string& out) {
+// Unescapes a HELP text (\\ and \n; \" too in OpenMetrics).
+// @return the text, or why it is invalid
+inline Expected<std::string> unescape_help(std::string_view text, bool om) {
+  std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
@@ -251,7 +253,7 @@ inline std::string unescape_help(std::string_view text, bool om, std::string& ou
       out += c;
       continue;
     }
-    if (i + 1 == text.size()) return "HELP text ends with a lone backslash";
+    if (i + 1 == text.size()) return make_error("HELP text ends with a lone backslash");
     const char e = text[++i];
     if (e == '\\') {
       out += '\\';
@@ -260,10 +262,10 @@ inline std::string unescape_help(std::string_view text, bool om, std::string& ou
     } else if (e == '"' && om) {
       out += '"';
     } else {
-      return std::string("invalid escape sequence \\") + e + " in HELP text";
+      return make_error(std::string("invalid escape sequence \\") + e + " in HELP text");
     }
   }
-  return {};
+  return out;
 }
 
 }  // namespace limitscope::metrics::exposition_detail

@@ -127,9 +127,9 @@ class Parser {
       // The help text is the rest of the line after the blanks that follow the name.
       while (i < line.size() && is_blank(line[i])) ++i;
       const std::string_view text = line.substr(i);
-      std::string unescaped;
-      if (std::string why = unescape_help(text, om_, unescaped); !why.empty()) {
-        error(std::move(why));
+      auto unescaped = unescape_help(text, om_);
+      if (!unescaped) {
+        error(unescaped.error());
         return;
       }
       auto fam = family_for_metadata(name);
@@ -139,7 +139,7 @@ class Parser {
         return;
       }
       states_[*fam].has_help = true;
-      report_.families[*fam].help = std::move(unescaped);
+      report_.families[*fam].help = std::move(*unescaped);
       return;
     }
     const std::string_view arg = next_token(line, i);

@@ -24,7 +24,7 @@ Error eval_error(const Expr& e, const std::string& reason) {
   return make_error("evaluating \"" + text + "\": " + reason);
 }
 
-Expected<bool> check_unique_labels(const Expr& e, const std::vector<InstantSample>& v) {
+Status check_unique_labels(const Expr& e, const std::vector<InstantSample>& v) {
   // By hash, comparing the label sets only on a hash match: no label copies.
   std::unordered_multimap<std::uint64_t, const Labels*> seen;
   seen.reserve(v.size());
@@ -39,7 +39,7 @@ Expected<bool> check_unique_labels(const Expr& e, const std::vector<InstantSampl
     }
     seen.emplace(h, &s.labels);
   }
-  return true;
+  return {};
 }
 
 }  // namespace detail
@@ -121,13 +121,13 @@ class Evaluator {
 
   Expected<Value> eval_node(const ParenExpr& p, const Expr&) { return eval(*p.inner); }
 
-  Expected<bool> count_samples(const Expr& e, std::size_t n) {
+  Status count_samples(const Expr& e, std::size_t n) {
     samples_ += n;
     if (samples_ > options_.max_samples) {
       return detail::eval_error(
           e, "query selects more than " + std::to_string(options_.max_samples) + " samples");
     }
-    return true;
+    return {};
   }
 
   Expected<Value> eval_node(const VectorSelector& vs, const Expr& e) {
@@ -140,7 +140,7 @@ class Evaluator {
       if (is_stale_marker(s.sample.value)) continue;  // the series ended before t
       out.push_back({std::move(s.labels), s.sample.value});
     }
-    if (auto ok = count_samples(e, n); !ok) return Error{ok.error()};
+    if (Status checked = count_samples(e, n); !checked.ok()) return Error{checked.error()};
     return vector_value(std::move(out));
   }
 
@@ -156,7 +156,7 @@ class Evaluator {
       n += s.samples.size();
       out.matrix.push_back(std::move(s));
     }
-    if (auto ok = count_samples(e, n); !ok) return Error{ok.error()};
+    if (Status checked = count_samples(e, n); !checked.ok()) return Error{checked.error()};
     return out;
   }
 
@@ -168,7 +168,8 @@ class Evaluator {
       s.labels.erase("__name__");
       s.value = -s.value;
     }
-    if (auto ok = detail::check_unique_labels(e, v->vector); !ok) return Error{ok.error()};
+    if (Status checked = detail::check_unique_labels(e, v->vector); !checked.ok())
+      return Error{checked.error()};
     return v;
   }
 
@@ -182,7 +183,8 @@ class Evaluator {
     auto out = detail::apply_function(c, args, t_);
     if (!out) return out;
     if (out->type == ValueType::instant_vector) {
-      if (auto ok = detail::check_unique_labels(e, out->vector); !ok) return Error{ok.error()};
+      if (Status checked = detail::check_unique_labels(e, out->vector); !checked.ok())
+        return Error{checked.error()};
     }
     return out;
   }
@@ -302,7 +304,8 @@ class Evaluator {
       out = vector_vector(b, e, std::move(lhs->vector), std::move(rhs->vector));
     }
     if (!out) return out;
-    if (auto ok = detail::check_unique_labels(e, out->vector); !ok) return Error{ok.error()};
+    if (Status checked = detail::check_unique_labels(e, out->vector); !checked.ok())
+      return Error{checked.error()};
     return out;
   }
 

@@ -46,6 +46,6 @@ Error eval_error(const Expr& e, const std::string& reason);
 
 /// Error when two elements of v share a label set (Prometheus refuses such vectors once an
 /// operation has dropped the metric name).
-Expected<bool> check_unique_labels(const Expr& e, const std::vector<InstantSample>& v);
+Status check_unique_labels(const Expr& e, const std::vector<InstantSample>& v);
 
 }  // namespace limitscope::metrics::detail

@@ -258,8 +258,8 @@ class TestFileReader {
 
   bool check(const YAML::Node& n, std::initializer_list<std::string_view> keys,
              std::string_view type) {
-    if (auto e = yamlx::check_keys(n, keys, type)) {
-      error_ = *e;
+    if (Status st = yamlx::check_keys(n, keys, type); !st.ok()) {
+      error_ = st.error();
       return false;
     }
     if (n.IsDefined() && !n.IsNull() && !n.IsMap()) return set_error(n, "expected a mapping");
@@ -267,10 +267,13 @@ class TestFileReader {
   }
 
   bool text(const YAML::Node& n, std::string_view field, std::string& out) {
-    if (auto e = yamlx::scalar(n, field, out)) {
-      error_ = *e;
+    auto value = yamlx::scalar(n, field);
+    if (!value) {
+      out.clear();
+      error_ = value.error();
       return false;
     }
+    out = std::move(*value);
     return true;
   }
 

@@ -67,23 +67,19 @@ struct GroupRun {
   const RuleTestGroup& tg;
   std::vector<std::string>& failures;
 
-  // @return false when the rule files cannot be used (bad input).
-  bool run(std::string& input_error) {
+  // @return ok (the tests' failures go to `failures`), or why the input cannot be used.
+  Status run() {
     std::vector<RuleGroup> groups;
     for (const std::string& path : file.rule_files) {
       auto rf = load_rule_file(path);
-      if (!rf.ok()) {
-        input_error = rf.error();
-        return false;
-      }
+      if (!rf.ok()) return make_error(rf.error());
       for (auto& g : rf->groups) groups.push_back(std::move(g));
     }
     std::map<std::string, std::size_t> order;
     for (std::size_t i = 0; i < file.group_eval_order.size(); ++i) {
       if (!order.emplace(file.group_eval_order[i], i).second) {
-        input_error =
-            file.path + ": group name repeated in evaluation order: " + file.group_eval_order[i];
-        return false;
+        return make_error(file.path +
+                          ": group name repeated in evaluation order: " + file.group_eval_order[i]);
       }
     }
     // Groups not named in group_eval_order sort as position 0, as promtool's partial order.
@@ -99,12 +95,11 @@ struct GroupRun {
     for (const auto& a : tg.alert_tests) maxt = std::max(maxt, a.eval_time_ms);
     for (const auto& p : tg.promql_tests) maxt = std::max(maxt, p.eval_time_ms);
     if (maxt / eval_interval >= kMaxEvaluationSteps) {
-      input_error = file.path + ": eval_time " + format_prom_duration(maxt) + " needs " +
-                    std::to_string(maxt / eval_interval + 1) +
-                    " evaluation steps of evaluation_interval " +
-                    format_prom_duration(eval_interval) + "; at most " +
-                    std::to_string(kMaxEvaluationSteps) + " are run";
-      return false;
+      return make_error(file.path + ": eval_time " + format_prom_duration(maxt) + " needs " +
+                        std::to_string(maxt / eval_interval + 1) +
+                        " evaluation steps of evaluation_interval " +
+                        format_prom_duration(eval_interval) + "; at most " +
+                        std::to_string(kMaxEvaluationSteps) + " are run");
     }
     std::size_t longest = 0;
     for (const auto& s : tg.input_series) longest = std::max(longest, s.values.size());
@@ -144,7 +139,7 @@ struct GroupRun {
           eval_failed = true;
         }
       }
-      if (eval_failed) return true;
+      if (eval_failed) return {};
       while (curr < alert_times.size() && ts <= alert_times[curr] &&
              alert_times[curr] < ts + eval_interval) {
         check_alerts(engine, alert_times[curr], name_line);
@@ -152,7 +147,7 @@ struct GroupRun {
       }
     }
     for (const auto& p : tg.promql_tests) check_promql(store, p);
-    return true;
+    return {};
   }
 
   void check_alerts(const AlertEngine& engine, std::int64_t t, const std::string& name_line) {
@@ -235,7 +230,8 @@ RuleTestReport run_rule_test_file(const RuleTestFile& file) {
   RuleTestReport report;
   for (const RuleTestGroup& tg : file.tests) {
     GroupRun run{file, tg, report.failures};
-    if (!run.run(report.input_error)) {
+    if (Status ran = run.run(); !ran.ok()) {
+      report.input_error = ran.error();
       report.verdict = RuleTestReport::Verdict::bad_input;
       return report;
     }

@@ -46,8 +46,8 @@ class RuleFileReader {
   Expected<RuleFile> read(const YAML::Node& root) {
     RuleFile file;
     file.path = name_;
-    if (auto e = yamlx::check_keys(root, {"groups"}, "rulefmt.RuleGroups")) {
-      add(root, "", *e);
+    if (Status st = yamlx::check_keys(root, {"groups"}, "rulefmt.RuleGroups"); !st.ok()) {
+      add(root, "", st.error());
       return finish(std::move(file));
     }
     const YAML::Node groups = root.IsMap() ? root["groups"] : YAML::Node();
@@ -99,40 +99,41 @@ class RuleFileReader {
 
   bool read_group(const YAML::Node& g, RuleGroup& group) {
     group.file = name_;
-    if (auto e =
-            yamlx::check_keys(g, {"name", "interval", "limit", "rules"}, "rulefmt.RuleGroup")) {
-      add(g, "", *e);
+    if (Status st =
+            yamlx::check_keys(g, {"name", "interval", "limit", "rules"}, "rulefmt.RuleGroup");
+        !st.ok()) {
+      add(g, "", st.error());
       return false;
     }
     if (!g.IsMap()) {
       add(g, "", "a group must be a mapping with name and rules");
       return false;
     }
-    std::string text;
-    if (auto e = yamlx::scalar(g["name"], "name", text)) add(g, "", *e);
-    group.name = text;
+    auto name = yamlx::scalar(g["name"], "name");
+    if (!name) add(g, "", name.error());
+    group.name = name ? *name : std::string();
     const std::string where = "group \"" + group.name + "\"";
     if (group.name.empty()) add(g, "", "Groupname must not be empty");
-    if (auto e = yamlx::scalar(g["interval"], "interval", text)) {
-      add(g["interval"], where, *e);
-    } else if (!text.empty()) {
-      auto d = parse_prom_duration(text);
+    if (auto text = yamlx::scalar(g["interval"], "interval"); !text) {
+      add(g["interval"], where, text.error());
+    } else if (!text->empty()) {
+      auto d = parse_prom_duration(*text);
       if (!d.ok()) {
         add(g["interval"], where, "bad interval: " + d.error());
       } else {
         group.interval_ms = *d;
       }
     }
-    if (auto e = yamlx::scalar(g["limit"], "limit", text)) {
-      add(g["limit"], where, *e);
-    } else if (!text.empty()) {
+    if (auto text = yamlx::scalar(g["limit"], "limit"); !text) {
+      add(g["limit"], where, text.error());
+    } else if (!text->empty()) {
       try {
         std::size_t used = 0;
-        const long long v = std::stoll(text, &used);
-        if (used != text.size() || v < 0) throw std::invalid_argument("limit");
+        const long long v = std::stoll(*text, &used);
+        if (used != text->size() || v < 0) throw std::invalid_argument("limit");
         group.limit = static_cast<std::size_t>(v);
       } catch (const std::exception&) {
-        add(g["limit"], where, "limit must be a non-negative integer, got \"" + text + "\"");
+        add(g["limit"], where, "limit must be a non-negative integer, got \"" + *text + "\"");
       }
     }
     const YAML::Node rules = g["rules"];
@@ -154,10 +155,11 @@ class RuleFileReader {
   bool read_rule(const YAML::Node& r, const std::string& group_where, std::size_t index,
                  Rule& rule) {
     std::string where = group_where + ", rule " + std::to_string(index);
-    if (auto e = yamlx::check_keys(
+    if (Status st = yamlx::check_keys(
             r, {"record", "alert", "expr", "for", "keep_firing_for", "labels", "annotations"},
-            "rulefmt.RuleNode")) {
-      add(r, where, *e);
+            "rulefmt.RuleNode");
+        !st.ok()) {
+      add(r, where, st.error());
       return false;
     }
     if (!r.IsMap()) {
@@ -170,7 +172,9 @@ class RuleFileReader {
     for (auto [field, out] :
          {std::pair{"record", &record}, std::pair{"alert", &alert}, std::pair{"expr", &expr},
           std::pair{"for", &for_text}, std::pair{"keep_firing_for", &keep_text}}) {
-      if (auto e = yamlx::scalar(r[field], field, *out)) add(r[field], where, *e);
+      auto text = yamlx::scalar(r[field], field);
+      if (!text) add(r[field], where, text.error());
+      *out = text ? std::move(*text) : std::string();
     }
     rule.kind = record.empty() ? RuleKind::alerting : RuleKind::recording;
     rule.name = record.empty() ? alert : record;
@@ -232,16 +236,18 @@ class RuleFileReader {
     }
     std::set<std::string> seen;
     for (const auto& kv : n) {
-      std::string key, value;
+      std::string key;
       if (!kv.first.IsScalar()) {
         add(kv.first, where, field + " names must be plain strings");
         continue;
       }
       key = kv.first.Scalar();
-      if (auto e = yamlx::scalar(kv.second, field + "." + key, value)) {
-        add(kv.second, where, *e);
+      auto scalar = yamlx::scalar(kv.second, field + "." + key);
+      if (!scalar) {
+        add(kv.second, where, scalar.error());
         continue;
       }
+      const std::string& value = *scalar;
       if (!seen.insert(key).second) {
         add(kv.first, where, "mapping key \"" + key + "\" already defined");
         continue;

@@ -57,31 +57,33 @@ Expected<YAML::Node> load(std::string_view text, std::string_view name, bool jso
   }
 }
 
-std::optional<std::string> check_keys(const YAML::Node& n,
-                                      std::initializer_list<std::string_view> allowed,
-                                      std::string_view type) {
-  if (!n.IsDefined() || n.IsNull()) return std::nullopt;
-  if (!n.IsMap()) return at(n) + "expected a mapping for " + std::string(type);
+Status check_keys(const YAML::Node& n, std::initializer_list<std::string_view> allowed,
+                  std::string_view type) {
+  if (!n.IsDefined() || n.IsNull()) return {};
+  if (!n.IsMap()) return make_error(at(n) + "expected a mapping for " + std::string(type));
   std::set<std::string> seen;
   for (const auto& kv : n) {
-    if (!kv.first.IsScalar()) return at(kv.first) + "non-scalar key in " + std::string(type);
+    if (!kv.first.IsScalar()) {
+      return make_error(at(kv.first) + "non-scalar key in " + std::string(type));
+    }
     const std::string key = kv.first.Scalar();
     bool known = false;
     for (std::string_view a : allowed) known = known || a == key;
-    if (!known) return at(kv.first) + "field " + key + " not found in " + std::string(type);
+    if (!known)
+      return make_error(at(kv.first) + "field " + key + " not found in " + std::string(type));
     if (!seen.insert(key).second) {
-      return at(kv.first) + "mapping key \"" + key + "\" already defined";
+      return make_error(at(kv.first) + "mapping key \"" + key + "\" already defined");
     }
   }
-  return std::nullopt;
+  return {};
 }
 
-std::optional<std::string> scalar(const YAML::Node& n, std::string_view field, std::string& out) {
-  out.clear();
-  if (!n.IsDefined() || n.IsNull()) return std::nullopt;
-  if (!n.IsScalar()) return at(n) + "field " + std::string(field) + " must be a single value";
-  out = n.Scalar();
-  return std::nullopt;
+Expected<std::string> scalar(const YAML::Node& n, std::string_view field) {
+  if (!n.IsDefined() || n.IsNull()) return std::string();
+  if (!n.IsScalar()) {
+    return make_error(at(n) + "field " + std::string(field) + " must be a single value");
+  }
+  return n.Scalar();
 }
 
 }  // namespace limitscope::metrics::yamlx

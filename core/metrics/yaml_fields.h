@@ -6,7 +6,6 @@
 #include <yaml-cpp/yaml.h>
 
 #include <initializer_list>
-#include <optional>
 #include <string>
 #include <string_view>
 
@@ -23,13 +22,13 @@ Expected<YAML::Node> load(std::string_view text, std::string_view name, bool jso
 
 /// Checks that n is a mapping (or null) whose keys are all in allowed and appear once.
 /// @param type names the structure in errors ("rule group").
-/// @return "line L: field K not found in TYPE" or similar; nullopt when fine.
-std::optional<std::string> check_keys(const YAML::Node& n,
-                                      std::initializer_list<std::string_view> allowed,
-                                      std::string_view type);
+/// @return ok, or "line L: field K not found in TYPE" or similar.
+Status check_keys(const YAML::Node& n, std::initializer_list<std::string_view> allowed,
+                  std::string_view type);
 
-/// Reads a scalar as text ("" for null/absent). @return an error when n is a list or map.
-std::optional<std::string> scalar(const YAML::Node& n, std::string_view field, std::string& out);
+/// Reads a scalar as text. @return its text ("" for null/absent), or an error when n is a
+/// list or map.
+Expected<std::string> scalar(const YAML::Node& n, std::string_view field);
 
 /// "line L: " when the line is known, else "".
 std::string at(const YAML::Node& n);
