@@ -146,7 +146,7 @@ MillionKeys& million() {
     auto m = std::make_unique<MillionKeys>();
     m->keys = make_keys();
     std::shuffle(m->keys.begin(), m->keys.end(), std::mt19937_64(42));
-    m->ours = std::make_unique<KeyedLimiter>(default_policy());
+    m->ours = KeyedLimiter::create(default_policy()).value();
     m->baseline = std::make_unique<BaselineLimiter>(default_policy());
     for (const std::string& k : m->keys) {
       m->ours->decide(k, kModel, Nanos{0});
@@ -353,10 +353,10 @@ void print_limiter_summary() {
     for (const std::string& k : ks) l.decide(k, kModel, Nanos{0});
   };
   const MemoryFigure tb = measure(
-      keys, [] { return std::make_unique<KeyedLimiter>(with_algorithm(Algorithm::token_bucket)); },
+      keys, [] { return KeyedLimiter::create(with_algorithm(Algorithm::token_bucket)).value(); },
       build_ours);
   const MemoryFigure gcra = measure(
-      keys, [] { return std::make_unique<KeyedLimiter>(with_algorithm(Algorithm::gcra)); },
+      keys, [] { return KeyedLimiter::create(with_algorithm(Algorithm::gcra)).value(); },
       build_ours);
   const MemoryFigure base = measure(
       keys, [] { return std::make_unique<BaselineLimiter>(default_policy()); },

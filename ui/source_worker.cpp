@@ -42,7 +42,7 @@ SourceWorker::SourceWorker(EmbeddedSimulationOptions options, bool start_running
 
 SourceWorker::~SourceWorker() {
   // End line and flush; nothing to report any more.
-  if (m_source) m_source->stop_recording();
+  if (m_source) (void)m_source->stop_recording();
 }
 
 DashboardSource* SourceWorker::active() const {
@@ -95,8 +95,8 @@ void SourceWorker::fastForward(double secs) {
 
 void SourceWorker::inject(int incident_kind, double secs) {
   if (!m_source || m_playback) return;
-  auto err = m_source->inject(static_cast<IncidentKind>(incident_kind), seconds(secs));
-  m_lastError = err ? QString::fromStdString(*err) : QString();
+  const Status injected = m_source->inject(static_cast<IncidentKind>(incident_kind), seconds(secs));
+  m_lastError = injected.ok() ? QString() : QString::fromStdString(injected.error());
   publish();
 }
 
@@ -150,17 +150,19 @@ void SourceWorker::startRecording(const QString& path) {
     emit recordingChanged(QString(), tr("only a running source can be recorded"));
     return;
   }
-  auto err = src->start_recording(path.toStdString(), SteadyClock::instance());
-  m_recordingPath = err ? QString() : path;
-  emit recordingChanged(m_recordingPath, err ? QString::fromStdString(*err) : QString());
+  const Status started = src->start_recording(path.toStdString(), SteadyClock::instance());
+  m_recordingPath = started.ok() ? path : QString();
+  emit recordingChanged(m_recordingPath,
+                        started.ok() ? QString() : QString::fromStdString(started.error()));
   publish();
 }
 
 void SourceWorker::stopRecording() {
   if (!m_source) return;
-  const std::optional<std::string> err = m_source->stop_recording();
+  const Status stopped = m_source->stop_recording();
   m_recordingPath.clear();
-  emit recordingChanged(QString(), err ? QString::fromStdString(*err) : QString());
+  emit recordingChanged(QString(),
+                        stopped.ok() ? QString() : QString::fromStdString(stopped.error()));
 }
 
 void SourceWorker::openPlayback(const QString& path) {

@@ -96,8 +96,8 @@ int run_bench_session(const CommandArgs& argv) {
   });
   const std::optional<std::string> record = args.get("record");
   if (record) {
-    if (auto err = s.start_recording(*record, "bench-session", start_ms, clock))
-      return usage_error(kName, *err);
+    if (Status err = s.start_recording(*record, "bench-session", start_ms, clock); !err.ok())
+      return usage_error(kName, err.error());
   }
 
   const std::int64_t step_ms = *step_s * 1000;
@@ -134,7 +134,7 @@ int run_bench_session(const CommandArgs& argv) {
       row.capacity = 60;
       row.last_seen_ms = t;
     }
-    s.evaluate(t);
+    (void)s.evaluate(t);
     s.refreshed(t);
     s.flush_recording_if_due();
     if (t >= next_report) {
@@ -148,7 +148,7 @@ int run_bench_session(const CommandArgs& argv) {
   }
   std::uintmax_t recorded_bytes = 0;
   if (record) {
-    if (auto err = s.stop_recording(end_ms)) return usage_error(kName, *err);
+    if (Status err = s.stop_recording(end_ms); !err.ok()) return usage_error(kName, err.error());
     std::error_code ec;
     recorded_bytes = std::filesystem::file_size(*record, ec);
   }

@@ -143,8 +143,8 @@ int run_override(const CommandArgs& argv) {
                                      "key " + *key + " has no override in rule " + t->rule);
     }
     const RuleConfig next = redis::with_override(rule, *key, params);
-    if (auto e = redis::check_for_redis(next))
-      return redis::make_redis_error(redis::ErrorKind::usage, *e);
+    if (Status e = redis::check_for_redis(next); !e.ok())
+      return redis::make_redis_error(redis::ErrorKind::usage, e.error());
     redis::ChangeInfo ch = *change;
     if (!ch.expect_version) ch.expect_version = rule.version;
     return redis::set_config(c, t->schema, t->rule, next, ch);

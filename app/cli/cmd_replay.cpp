@@ -54,7 +54,7 @@ int run_replay(const CommandArgs& argv) {
   Args args(kName, "replay a trace through one limiter setting", specs, argv);
   if (const auto exit = args.early_exit(kName)) return *exit;
   ReplayInputs in;
-  if (auto why = replay_inputs_from(args, in)) return usage_error(kName, *why);
+  if (Status why = replay_inputs_from(args, in); !why.ok()) return usage_error(kName, why.error());
   tuner::ReplayOptions options;
   options.pricing = &in.pricing.options;
   if (auto step = args.get("timeline-step")) {

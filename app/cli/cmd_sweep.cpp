@@ -67,7 +67,7 @@ Expected<LimitParams> current_setting(const std::string& text, const tuner::Swee
       tuner::parse_axis(text.substr(comma + 1) + ":" + text.substr(comma + 1) + ":1", "current");
   if (!x || !y) return make_error(shown + ": X and Y must be numbers > 0");
   const LimitParams p = tuner::cell_params(spec, x->min, y->min);
-  if (auto why = p.validate()) return make_error(shown + ": " + *why);
+  if (Status why = p.validate(); !why.ok()) return make_error(shown + ": " + why.error());
   return p;
 }
 
@@ -159,7 +159,7 @@ int run_sweep(const CommandArgs& argv) {
   }
 
   PricingChoice pricing;
-  if (auto why = pricing_from(args, pricing)) return usage_error(kName, *why);
+  if (Status why = pricing_from(args, pricing); !why.ok()) return usage_error(kName, why.error());
   spec.pricing = &pricing.options;
 
   SteadyClock& clock = SteadyClock::instance();
@@ -167,8 +167,8 @@ int run_sweep(const CommandArgs& argv) {
   auto result = tuner::sweep(*trace, spec);
   if (!result) return usage_error(kName, result.error());
   const double elapsed_s = static_cast<double>((clock.now() - t0).count()) / 1e9;
-  if (auto why = tuner::check_constraints(*result, constraints))
-    return usage_error(kName, "--max-key-spend: " + *why);
+  if (Status why = tuner::check_constraints(*result, constraints); !why.ok())
+    return usage_error(kName, "--max-key-spend: " + why.error());
   tuner::GuidedSweep guided;
   guided.all = std::move(*result);
   tuner::OperatorConstraints operator_constraints;

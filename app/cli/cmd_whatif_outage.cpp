@@ -73,7 +73,7 @@ int run_whatif_outage(const CommandArgs& argv) {
   auto replicas = integer_option(args, "replicas", 1, 1, 10'000);
   if (!replicas) return usage_error(kName, replicas.error());
   ReplayInputs in;
-  if (auto why = replay_inputs_from(args, in)) return usage_error(kName, *why);
+  if (Status why = replay_inputs_from(args, in); !why.ok()) return usage_error(kName, why.error());
   auto window = tuner::parse_outage(*args.get("outage"), in.trace);
   if (!window) return usage_error(kName, window.error());
   tuner::OutageOptions o;

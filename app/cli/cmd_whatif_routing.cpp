@@ -33,7 +33,7 @@ int run_whatif_routing(const CommandArgs& argv) {
   auto under = integer_option(args, "under", 0, 1, 100'000'000);
   if (!under) return usage_error(kName, under.error());
   ReplayInputs in;
-  if (auto why = replay_inputs_from(args, in)) return usage_error(kName, *why);
+  if (Status why = replay_inputs_from(args, in); !why.ok()) return usage_error(kName, why.error());
   const tuner::RoutingRule rule{static_cast<std::uint32_t>(*under), *args.get("to")};
   auto w = tuner::whatif_routing(in.trace, in.params, rule, in.pricing.options);
   if (!w) return usage_error(kName, w.error());

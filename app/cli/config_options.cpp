@@ -251,7 +251,7 @@ Expected<RuleConfig> config_from_limit_options(const Args& a) {
     }
     config = redis::single_limit(*p);
   }
-  if (auto e = redis::check_for_redis(config)) return make_error(*e);
+  if (Status e = redis::check_for_redis(config); !e.ok()) return make_error(e.error());
   return config;
 }
 

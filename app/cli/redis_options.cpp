@@ -38,7 +38,8 @@ Expected<RedisOptions> parse_redis_options(const Args& args, bool require_url) {
   o.connect = shared->connect;
   o.failure = shared->failure;
   if (auto rule = args.get("rule")) {
-    if (auto why = redis::KeySchema::check_rule(*rule)) return make_error("--rule: " + *why);
+    if (Status why = redis::KeySchema::check_rule(*rule); !why.ok())
+      return make_error("--rule: " + why.error());
     o.rule = *rule;
   }
   return o;

@@ -50,8 +50,9 @@ Expected<tuner::TraceLoad> load_stream(const Args& args) {
   auto url = parse_redis_url_option(args);
   if (!url) return make_error(url.error());
   const redis::KeySchema schema(args.get("prefix").value_or(std::string(redis::kDefaultPrefix)));
-  if (auto why = schema.check_prefix()) return make_error("--prefix: " + *why);
-  if (auto why = redis::KeySchema::check_rule(*rule)) return make_error("--rule: " + *why);
+  if (Status why = schema.check_prefix(); !why.ok()) return make_error("--prefix: " + why.error());
+  if (Status why = redis::KeySchema::check_rule(*rule); !why.ok())
+    return make_error("--rule: " + why.error());
   // On a redis+cluster:// URL the stream is read from the master holding the rule's slot.
   auto load = on_rule_connection<tuner::TraceLoad>(
       *url, {std::chrono::seconds(2), std::chrono::seconds(30)}, schema, *rule,
@@ -94,10 +95,10 @@ std::vector<OptionSpec> pricing_option_specs() {
   };
 }
 
-std::optional<std::string> pricing_from(const Args& args, PricingChoice& out) {
+Status pricing_from(const Args& args, PricingChoice& out) {
   if (auto file = args.get("policy")) {
     auto policy = load_policy_file(*file);
-    if (!policy) return "--policy: " + policy.error();
+    if (!policy) return make_error("--policy: " + policy.error());
     out.policy = std::move(*policy);
   } else {
     out.policy = default_policy();
@@ -107,11 +108,11 @@ std::optional<std::string> pricing_from(const Args& args, PricingChoice& out) {
     char* end = nullptr;
     const double v = std::strtod(t->c_str(), &end);
     if (t->empty() || end != t->c_str() + t->size() || !std::isfinite(v) || v < 0) {
-      return "--tokens-per-request '" + *t + "': must be a number >= 0";
+      return make_error("--tokens-per-request '" + *t + "': must be a number >= 0");
     }
     out.options.tokens_per_request = v;
   }
-  return std::nullopt;
+  return {};
 }
 
 Expected<LimitParams> limit_params_from(const Args& args) {
@@ -148,7 +149,7 @@ Expected<LimitParams> limit_params_from(const Args& args) {
     if (!rate) return make_error("--refill: " + rate.error());
     p.refill = *rate;
   }
-  if (auto why = p.validate()) return make_error(*why);
+  if (Status why = p.validate(); !why.ok()) return make_error(why.error());
   return p;
 }
 
@@ -159,12 +160,12 @@ std::vector<OptionSpec> replay_option_specs() {
   return specs;
 }
 
-std::optional<std::string> replay_inputs_from(const Args& args, ReplayInputs& out) {
+Status replay_inputs_from(const Args& args, ReplayInputs& out) {
   auto params = limit_params_from(args);
-  if (!params) return params.error();
+  if (!params) return make_error(params.error());
   out.params = *params;
   auto trace = load_trace_option(args, &out.skipped);
-  if (!trace) return trace.error();
+  if (!trace) return make_error(trace.error());
   out.trace = std::move(*trace);
   return pricing_from(args, out.pricing);
 }

@@ -37,9 +37,10 @@ struct PricingChoice {
   PricingChoice& operator=(const PricingChoice&) = delete;
 };
 
-/// Reads --policy (default: the embedded default policy) and --tokens-per-request into `out`.
-/// @return an error naming the option and the reason
-std::optional<std::string> pricing_from(const Args& args, PricingChoice& out);
+/// Reads --policy (default: the embedded default policy) and --tokens-per-request into `out`
+/// (an out-parameter: a PricingChoice points into itself, so it cannot be returned).
+/// @return ok, or an error naming the option and the reason
+Status pricing_from(const Args& args, PricingChoice& out);
 
 /// Counts as every tuner command prints them: admitted, rejected, admitted_cost,
 /// rejected_cost, ratio_429, spend_usd (docs/cli.md, replay).
@@ -63,8 +64,8 @@ struct ReplayInputs {
   PricingChoice pricing;
 };
 
-/// Reads the options of replay_option_specs() into `out`.
-/// @return an error naming the option and the reason
-std::optional<std::string> replay_inputs_from(const Args& args, ReplayInputs& out);
+/// Reads the options of replay_option_specs() into `out` (which holds a PricingChoice).
+/// @return ok, or an error naming the option and the reason
+Status replay_inputs_from(const Args& args, ReplayInputs& out);
 
 }  // namespace limitscope::cli

@@ -100,14 +100,14 @@ GatewayServer::GatewayServer(gateway::ChatGateway& gateway, ServerOptions option
   server_.Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
     const auto policy = gateway_.backend().policy();
     // Not ready while the backend is misconfigured (its store refuses the gateway's user).
-    const std::optional<std::string> why_not = gateway_.backend().not_ready();
+    const Status ready = gateway_.backend().not_ready();
     nlohmann::json body = {
-        {"ready", !why_not},
+        {"ready", ready.ok()},
         {"backend", std::string(gateway_.backend().name())},
         {"policy", policy->source},
         {"policy_generation", policy_generation_.load(std::memory_order_relaxed)}};
-    if (why_not) {
-      body["reason"] = *why_not;
+    if (!ready.ok()) {
+      body["reason"] = ready.error();
       res.status = 503;
     }
     // The policy's path (and a reason quoting Redis) need not be UTF-8: replaced, never an

@@ -270,7 +270,8 @@ int main(int argc, char** argv) {
         metrics.on_redis_settlement(way == gateway::SettleWay::ride);
     };
     if (!redis_url) return usage_error("--limiter redis needs --redis URL");
-    if (auto err = gateway::RedisAdmission::check_policy(policy)) return usage_error(*err);
+    if (Status err = gateway::RedisAdmission::check_policy(policy); !err.ok())
+      return usage_error(err.error());
     auto log = [](const std::string& line) { log_line(line); };
     // Connections to the server, or per master (opened on demand). On a cluster TRYAGAIN and
     // CLUSTERDOWN (a migration, a failover) are retried within the Redis timeout; after it the
@@ -284,16 +285,16 @@ int main(int argc, char** argv) {
         std::make_unique<redis::Endpoint>(*redis_url, endpoint_options, SteadyClock::instance());
     auto redis_backend = std::make_unique<gateway::RedisAdmission>(
         std::move(policy), *endpoint, redis_options, SteadyClock::instance(), log);
-    if (auto err = redis_backend->sync_rules()) {
-      std::cerr << kProgram << ": cannot write the policy's rules to Redis: " << err->c_str()
+    if (Status err = redis_backend->sync_rules(); !err.ok()) {
+      std::cerr << kProgram << ": cannot write the policy's rules to Redis: " << err.error()
                 << "\n";
       return 1;
     }
     // Readable and writable configs are not enough: a user that cannot run the decision
     // script or write state keys would refuse (or, before, admit) every request.
-    if (auto err = redis_backend->check_access()) {
+    if (Status err = redis_backend->check_access(); !err.ok()) {
       std::cerr << kProgram << ": cannot decide with the policy's rules in Redis as user \""
-                << (redis_url->user.empty() ? "default" : redis_url->user) << "\": " << *err
+                << (redis_url->user.empty() ? "default" : redis_url->user) << "\": " << err.error()
                 << "\n";
       return 1;
     }
@@ -301,11 +302,9 @@ int main(int argc, char** argv) {
   } else if (limiter_mode == "off") {
     backend = std::make_unique<gateway::UnlimitedAdmission>(std::move(policy));
   } else if (limiter_mode == "in-process") {
-    try {
-      backend = std::make_unique<gateway::InProcessAdmission>(std::move(policy), limiter_options);
-    } catch (const std::exception& e) {
-      return usage_error(e.what());
-    }
+    auto in_process = gateway::InProcessAdmission::create(std::move(policy), limiter_options);
+    if (!in_process) return usage_error(in_process.error());
+    backend = std::move(*in_process);
   } else {
     return usage_error("--limiter " + limiter_mode + ": expected in-process, off or redis");
   }
@@ -337,8 +336,9 @@ int main(int argc, char** argv) {
           log_line("SIGHUP: policy not reloaded, the previous one stays: " + p.error());
           continue;
         }
-        if (auto err = backend->set_policy(std::move(p).value(), SteadyClock::instance().now())) {
-          log_line("SIGHUP: policy not reloaded: " + *err);
+        if (Status err = backend->set_policy(std::move(p).value(), SteadyClock::instance().now());
+            !err.ok()) {
+          log_line("SIGHUP: policy not reloaded: " + err.error());
           continue;
         }
         metrics.set_key_info(*backend->policy());

@@ -97,8 +97,9 @@ Expected<ResultTable> run_retry_after_audit(const AuditSetup& s, Clock& clock) {
   auto url = redis::parse_redis_url(s.redis_url);
   if (!url) return make_error("Redis: " + url.error());
   const redis::KeySchema schema(s.prefix.empty() ? std::string(redis::kDefaultPrefix) : s.prefix);
-  if (auto why = schema.check_prefix()) return make_error("prefix: " + *why);
-  if (auto why = redis::KeySchema::check_rule(s.rule)) return make_error("rule: " + *why);
+  if (Status why = schema.check_prefix(); !why.ok()) return make_error("prefix: " + why.error());
+  if (Status why = redis::KeySchema::check_rule(s.rule); !why.ok())
+    return make_error("rule: " + why.error());
   auto read = read_rule_decisions(*url, {}, schema, s.rule, s.max_entries, clock);
   if (!read) return make_error("Redis " + url->redacted() + ": " + read.error().message);
   auto a = audit_retry_after(read->decisions);

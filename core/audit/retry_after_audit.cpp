@@ -21,7 +21,7 @@ std::optional<std::int64_t> integer(const std::string& s) {
 }
 
 // The decision of one stream entry, or the reason it is not one.
-std::optional<LoggedDecision> decision_of(const redis::Value& fields_value, std::string& why) {
+Expected<LoggedDecision> decision_of(const redis::Value& fields_value) {
   LoggedDecision d;
   std::optional<std::int64_t> t;
   std::optional<std::int64_t> allowed;
@@ -34,18 +34,14 @@ std::optional<LoggedDecision> decision_of(const redis::Value& fields_value, std:
     if (f == "allowed") allowed = integer(v);
     if (f == "retry_us") d.retry_us = integer(v);
   }
-  if (!t || *t < 0) {
-    why = "field t is not a time in µs";
-  } else if (!allowed || (*allowed != 0 && *allowed != 1)) {
-    why = "field allowed is not 0 or 1";
-  } else if (d.key.empty()) {
-    why = "no key";
-  } else {
-    d.t_us = *t;
-    d.allowed = *allowed == 1;
-    return d;
+  if (!t || *t < 0) return make_error("field t is not a time in µs");
+  if (!allowed || (*allowed != 0 && *allowed != 1)) {
+    return make_error("field allowed is not 0 or 1");
   }
-  return std::nullopt;
+  if (d.key.empty()) return make_error("no key");
+  d.t_us = *t;
+  d.allowed = *allowed == 1;
+  return d;
 }
 
 }  // namespace
@@ -53,8 +49,8 @@ std::optional<LoggedDecision> decision_of(const redis::Value& fields_value, std:
 redis::Result<DecisionRead> read_decision_stream(redis::Connection& c,
                                                  const redis::KeySchema& schema,
                                                  const std::string& rule, std::size_t max_entries) {
-  if (auto why = redis::KeySchema::check_rule(rule)) {
-    return redis::make_redis_error(redis::ErrorKind::usage, "rule: " + *why);
+  if (Status why = redis::KeySchema::check_rule(rule); !why.ok()) {
+    return redis::make_redis_error(redis::ErrorKind::usage, "rule: " + why.error());
   }
   const std::string key = schema.decisions_key(rule);
   DecisionRead out;
@@ -72,10 +68,9 @@ redis::Result<DecisionRead> read_decision_stream(redis::Connection& c,
       }
       const std::string& id = entry.elements[0].str;
       start = "(" + id;  // exclusive: continue after this id
-      std::string why;
-      auto d = decision_of(entry.elements[1], why);
+      auto d = decision_of(entry.elements[1]);
       if (!d) {
-        if (out.errors.size() < kMaxErrors) out.errors.push_back("entry " + id + ": " + why);
+        if (out.errors.size() < kMaxErrors) out.errors.push_back("entry " + id + ": " + d.error());
         continue;
       }
       if (!d->allowed && !d->retry_us) ++out.refusals_without_retry;

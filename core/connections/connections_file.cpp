@@ -258,8 +258,9 @@ class Reader {
       if (!d) return fail(conn_line(i, "scrape_interval"), path(i, "scrape_interval"), d.error());
       c.scrape_interval = *d;
     }
-    auto ok = validate(c);
-    if (!ok) return fail(conn_line(i, ""), path(i, ""), ok.error());
+    if (Status valid = validate(c); !valid.ok()) {
+      return fail(conn_line(i, ""), path(i, ""), valid.error());
+    }
     return c;
   }
 
@@ -319,11 +320,12 @@ Expected<ConnectionsDocument> load_connections_file(const std::filesystem::path&
   return parse_connections(body, path.string());
 }
 
-Expected<bool> save_connections_file(const std::filesystem::path& path,
-                                     const ConnectionsDocument& document) {
+Status save_connections_file(const std::filesystem::path& path,
+                             const ConnectionsDocument& document) {
   for (const SavedConnection& c : document.connections) {
-    auto ok = validate(c);
-    if (!ok) return make_error(path.string() + ": not saved: " + ok.error());
+    if (Status valid = validate(c); !valid.ok()) {
+      return make_error(path.string() + ": not saved: " + valid.error());
+    }
   }
   std::error_code ec;
   std::filesystem::create_directories(path.parent_path(), ec);
@@ -343,7 +345,7 @@ Expected<bool> save_connections_file(const std::filesystem::path& path,
     std::filesystem::remove(tmp, ec);
     return make_error(path.string() + ": cannot replace (" + ec.message() + ")");
   }
-  return true;
+  return {};
 }
 
 void touch_recent(ConnectionsDocument& document, const std::string& name) {

@@ -50,8 +50,9 @@ Expected<ConnectionsDocument> load_connections_file(const std::filesystem::path&
 
 /// Writes the document (creating the directory), through a temporary file and a rename, with
 /// permissions 0600. Every connection is validated first: nothing invalid is written.
-Expected<bool> save_connections_file(const std::filesystem::path& path,
-                                     const ConnectionsDocument& document);
+/// @return ok, or why nothing was written (naming the file or the connection's field)
+Status save_connections_file(const std::filesystem::path& path,
+                             const ConnectionsDocument& document);
 
 /// Moves `name` to the front of the recent list (kMaxRecent kept).
 void touch_recent(ConnectionsDocument& document, const std::string& name);

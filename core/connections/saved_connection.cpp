@@ -126,7 +126,7 @@ std::string keychain_key(const SavedConnection& connection) {
   return "connection/" + connection.name;
 }
 
-Expected<bool> validate(const SavedConnection& c) {
+Status validate(const SavedConnection& c) {
   if (c.name.empty()) return field_error(c, "name", "is empty");
   if (c.name.size() > 80) return field_error(c, "name", "longer than 80 characters");
   if (has_control(c.name)) return field_error(c, "name", "holds a control character");
@@ -190,7 +190,7 @@ Expected<bool> validate(const SavedConnection& c) {
   } else if (!c.secret_env.empty()) {
     return field_error(c, c.secret_env_field(), "set, but secret is not env");
   }
-  return true;
+  return {};
 }
 
 SplitUrl take_url_secret(ConnectionKind kind, std::string_view typed) {

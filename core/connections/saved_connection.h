@@ -57,8 +57,8 @@ struct SavedConnection {
 
 /// Checks everything a connection must satisfy to be saved or opened: a name, a URL of the
 /// kind's scheme holding no credentials, an environment variable name with storage env, and
-/// options that belong to the kind. @return the first problem, naming the field
-Expected<bool> validate(const SavedConnection& connection);
+/// options that belong to the kind. @return ok, or the first problem, naming the field
+Status validate(const SavedConnection& connection);
 
 /// A valid environment variable name: [A-Za-z_][A-Za-z0-9_]*.
 bool is_env_name(std::string_view name);

@@ -33,8 +33,8 @@ Expected<std::string> redis_url_text_with_password_source(
   auto url = redis::parse_redis_url(url_text);
   if (!url) return make_error(url.error());
   const bool had_password = !url->password.empty();
-  if (auto why = redis::apply_password_source(*url, password_file, env_value)) {
-    return make_error(*why);
+  if (Status why = redis::apply_password_source(*url, password_file, env_value); !why.ok()) {
+    return make_error(why.error());
   }
   if (had_password || url->password.empty()) return url_text;
   // The URL names no password here (else apply_password_source refused): drop its user part
@@ -49,8 +49,7 @@ Expected<std::string> redis_url_text_with_password_source(
 Expected<ResolvedConnection> resolve_connection(const SavedConnection& connection,
                                                 const EnvLookup& env,
                                                 const std::optional<std::string>& keychain_secret) {
-  auto valid = validate(connection);
-  if (!valid) return make_error(valid.error());
+  if (Status valid = validate(connection); !valid.ok()) return make_error(valid.error());
   ResolvedConnection r;
   r.saved = connection;
   std::string secret;

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/common/expected.h"
 #include "core/limiter/decision.h"
 #include "core/limiter/policy.h"
 
@@ -74,17 +75,17 @@ class AdmissionBackend {
   virtual bool settle(std::string_view api_key, std::string_view model, double token_delta,
                       Nanos now) = 0;
   /// Replaces the policy live; in-flight and later requests are never dropped.
-  /// @return an error (and no change) when the backend cannot use the policy
-  virtual std::optional<std::string> set_policy(Policy policy, Nanos now) = 0;
+  /// @return ok, or an error (and no change) when the backend cannot use the policy
+  virtual Status set_policy(Policy policy, Nanos now) = 0;
   /// The policy in force.
   virtual std::shared_ptr<const Policy> policy() const = 0;
   /// "in-process", "redis": the `backend` label and the /readyz text.
   virtual std::string_view name() const = 0;
   /// Why the backend cannot be trusted to decide now, for /readyz: a misconfiguration such as
-  /// its store refusing the gateway's credentials or permissions; nullopt when ready. May ask
+  /// its store refusing the gateway's credentials or permissions; ok when ready. May ask
   /// the store again (a shared backend re-probes a refused rule, at most once a second), so a
   /// fixed configuration is seen without traffic.
-  virtual std::optional<std::string> not_ready() { return std::nullopt; }
+  virtual Status not_ready() { return {}; }
   /// The worst circuit breaker state (metric_names.h kCircuitClosed/HalfOpen/Open) of a
   /// shared backend; nullopt for one that has none.
   virtual std::optional<double> circuit_state() const { return std::nullopt; }

@@ -183,18 +183,17 @@ Expected<std::optional<std::int64_t>> positive_member(const json& doc,
   return std::optional<std::int64_t>();
 }
 
-// Reads out.max_tokens (the first of `names`) and out.stream. @return why not
-std::optional<std::string> read_output_options(const json& doc,
-                                               std::initializer_list<const char*> names,
-                                               ChatRequest& out) {
+// Reads out.max_tokens (the first of `names`) and out.stream. @return ok, or why not
+Status read_output_options(const json& doc, std::initializer_list<const char*> names,
+                           ChatRequest& out) {
   auto max_tokens = positive_member(doc, names);
-  if (!max_tokens) return max_tokens.error();
+  if (!max_tokens) return make_error(max_tokens.error());
   out.max_tokens = *max_tokens;
   auto stream = doc.find("stream");
-  if (stream == doc.end() || stream->is_null()) return std::nullopt;
-  if (!stream->is_boolean()) return "\"stream\" must be true or false";
+  if (stream == doc.end() || stream->is_null()) return {};
+  if (!stream->is_boolean()) return make_error("\"stream\" must be true or false");
   out.stream = stream->get<bool>();
-  return std::nullopt;
+  return {};
 }
 
 // A token-array input of embeddings: non-empty, integers only.
@@ -233,8 +232,9 @@ Expected<ChatRequest> parse_chat_request(std::string_view body) {
     auto content = m.find("content");
     if (content != m.end()) out.prompt_chars += content_chars(*content);
   }
-  if (auto why = read_output_options(*doc, {"max_completion_tokens", "max_tokens"}, out)) {
-    return make_error(*why);
+  if (Status why = read_output_options(*doc, {"max_completion_tokens", "max_tokens"}, out);
+      !why.ok()) {
+    return make_error(why.error());
   }
   auto n = positive_member(*doc, {"n"});
   if (!n) return make_error(n.error());
@@ -313,7 +313,8 @@ Expected<ChatRequest> parse_responses_request(std::string_view body) {
     if (!instructions->is_string()) return make_error("\"instructions\" must be a string");
     out.prompt_chars += code_points(instructions->get_ref<const std::string&>());
   }
-  if (auto why = read_output_options(*doc, {"max_output_tokens"}, out)) return make_error(*why);
+  if (Status why = read_output_options(*doc, {"max_output_tokens"}, out); !why.ok())
+    return make_error(why.error());
   return out;
 }
 

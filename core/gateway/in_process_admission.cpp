@@ -14,10 +14,17 @@ bool same_params(const LimitParams& a, const LimitParams& b) {
 
 }  // namespace
 
-InProcessAdmission::InProcessAdmission(Policy policy, KeyedLimiterOptions options)
-    : limiter_(std::move(policy), options),
-      stripes_(kStripes),
-      max_token_states_(options.max_keys) {}
+Expected<std::unique_ptr<InProcessAdmission>> InProcessAdmission::create(
+    Policy policy, KeyedLimiterOptions options) {
+  auto limiter = KeyedLimiter::create(std::move(policy), options);
+  if (!limiter) return make_error(limiter.error());
+  return std::unique_ptr<InProcessAdmission>(
+      new InProcessAdmission(std::move(*limiter), options.max_keys));
+}
+
+InProcessAdmission::InProcessAdmission(std::unique_ptr<KeyedLimiter> limiter,
+                                       std::size_t max_token_states)
+    : limiter_(std::move(limiter)), stripes_(kStripes), max_token_states_(max_token_states) {}
 
 InProcessAdmission::~InProcessAdmission() = default;
 
@@ -59,7 +66,7 @@ std::size_t InProcessAdmission::sweep_idle(Nanos now) {
     std::lock_guard lock(s.mu);
     dropped += sweep(s, now);
   }
-  limiter_.sweep(now);
+  limiter_->sweep(now);
   return dropped;
 }
 
@@ -71,7 +78,7 @@ AdmissionResult InProcessAdmission::admit(const AdmissionRequest& request) {
   // out.policy stays empty: the keyed limiter keeps every policy version (and so the tier
   // and model pointers) alive for its lifetime, and taking the shared policy would cost a
   // global lock per request.
-  const KeyedDecision peek = limiter_.peek(request.api_key, request.model, request.now);
+  const KeyedDecision peek = limiter_->peek(request.api_key, request.model, request.now);
   out.tier = peek.tier;
   out.model = peek.model;
   out.cost = peek.cost;
@@ -116,7 +123,7 @@ AdmissionResult InProcessAdmission::admit(const AdmissionRequest& request) {
       return out;
     }
   }
-  const KeyedDecision decided = limiter_.decide(request.api_key, request.model, request.now);
+  const KeyedDecision decided = limiter_->decide(request.api_key, request.model, request.now);
   out.requests = decided.decision;
   if (!decided.decision.allowed) {
     // Only the keyed limiter's own key cap can refuse here (nothing else consumes this state).
@@ -146,7 +153,7 @@ bool InProcessAdmission::settle(std::string_view api_key, std::string_view model
     // starts from a full bucket of the key's current tier (the policy lookup is rare here).
     if (token_delta < 0) return true;
     lock.unlock();
-    const auto pol = limiter_.policy();
+    const auto pol = limiter_->policy();
     const TierPolicy* tier = pol->tier_for_key(api_key);
     if (tier == nullptr || !tier->llm_tokens) return true;
     lock.lock();
@@ -158,9 +165,9 @@ bool InProcessAdmission::settle(std::string_view api_key, std::string_view model
   return true;
 }
 
-std::optional<std::string> InProcessAdmission::set_policy(Policy policy, Nanos now) {
+Status InProcessAdmission::set_policy(Policy policy, Nanos now) {
   // Token states follow the new limits lazily (token_state reconfigures on next use).
-  return limiter_.set_policy(std::move(policy), now);
+  return limiter_->set_policy(std::move(policy), now);
 }
 
 double InProcessAdmission::tokens_available(std::string_view api_key, std::string_view model,

@@ -28,15 +28,17 @@ namespace limitscope::gateway {
 
 class InProcessAdmission final : public AdmissionBackend {
  public:
-  /// @param policy at most KeyedLimiter::kMaxTiers tiers (std::invalid_argument otherwise)
-  explicit InProcessAdmission(Policy policy, KeyedLimiterOptions options = {});
+  /// @return the backend, or an error naming the policy when it has more than
+  ///         KeyedLimiter::kMaxTiers tiers
+  static Expected<std::unique_ptr<InProcessAdmission>> create(Policy policy,
+                                                              KeyedLimiterOptions options = {});
   ~InProcessAdmission() override;
 
   AdmissionResult admit(const AdmissionRequest& request) override;
   bool settle(std::string_view api_key, std::string_view model, double token_delta,
               Nanos now) override;
-  std::optional<std::string> set_policy(Policy policy, Nanos now) override;
-  std::shared_ptr<const Policy> policy() const override { return limiter_.policy(); }
+  Status set_policy(Policy policy, Nanos now) override;
+  std::shared_ptr<const Policy> policy() const override { return limiter_->policy(); }
   std::string_view name() const override { return "in-process"; }
 
   /// Tokens that could be admitted now for (key, model) under `params` (capacity when the
@@ -66,7 +68,9 @@ class InProcessAdmission final : public AdmissionBackend {
                           bool create);
   std::size_t sweep(Stripe& s, Nanos now);
 
-  KeyedLimiter limiter_;
+  InProcessAdmission(std::unique_ptr<KeyedLimiter> limiter, std::size_t max_token_states);
+
+  std::unique_ptr<KeyedLimiter> limiter_;
   std::vector<Stripe> stripes_;
   std::size_t max_token_states_;
   std::atomic<std::size_t> token_states_{0};

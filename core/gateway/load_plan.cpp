@@ -48,8 +48,8 @@ Expected<std::unique_ptr<LoadPlan>> LoadPlan::create(const ScenarioSpec& scenari
       ClientSpec copy = c;
       if (options.keys_per_client > 1) copy.api_key += "-" + std::to_string(k);
       scale_traffic(copy.traffic, plan->scale_ / n);
-      if (auto err = validate(copy))
-        return make_error("scenario \"" + scenario.name + "\": " + *err);
+      if (Status err = validate(copy); !err.ok())
+        return make_error("scenario \"" + scenario.name + "\": " + err.error());
       plan->clients_.push_back(std::move(copy));
     }
   }

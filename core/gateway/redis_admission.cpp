@@ -134,7 +134,7 @@ std::optional<double> RedisAdmission::circuit_state() const {
   return worst;
 }
 
-std::optional<std::string> RedisAdmission::sync_rules() {
+Status RedisAdmission::sync_rules() {
   const auto pol = policy();
   for (const TierPolicy& tier : pol->tiers) {
     const std::string rule = rule_name(tier.name);
@@ -146,9 +146,9 @@ std::optional<std::string> RedisAdmission::sync_rules() {
     if (!current) {
       // Unreachable: name the server (or cluster), as the pool's message may not.
       if (current.error().breaks_connection())
-        return "redis " + backend_.peer() + ": " + current.error().message;
+        return make_error("redis " + backend_.peer() + ": " + current.error().message);
       if (current.error().kind != redis::ErrorKind::reply)
-        return "redis rule " + rule + ": " + current.error().message;
+        return make_error("redis rule " + rule + ": " + current.error().message);
       // The stored config does not parse (a field written by hand, a garbage version). The
       // rule is the policy's: repair it from the policy, compare-and-set on the version field
       // as read, audited. Only this rule is concerned; the others are synced all the same.
@@ -168,7 +168,7 @@ std::optional<std::string> RedisAdmission::sync_rules() {
       }
       if (!repaired &&
           (repaired.error().breaks_connection() || repaired.error().kind == redis::ErrorKind::auth))
-        return "redis rule " + rule + ": " + repaired.error().message;
+        return make_error("redis rule " + rule + ": " + repaired.error().message);
       continue;  // an unrepaired rule fails its own decisions alone (503 limiter_error)
     }
     if (*current && same_limits(**current, wanted)) continue;
@@ -177,9 +177,9 @@ std::optional<std::string> RedisAdmission::sync_rules() {
     change.expect_version = *current ? (*current)->version : 0;
     auto set = backend_.set_config(rule, wanted, change);
     if (!set && redis::is_version_conflict(set.error())) continue;
-    if (!set) return "redis rule " + rule + ": " + set.error().message;
+    if (!set) return make_error("redis rule " + rule + ": " + set.error().message);
   }
-  return std::nullopt;
+  return {};
 }
 
 redis::GuardedDecision RedisAdmission::probe(const std::string& rule) {
@@ -248,7 +248,7 @@ std::optional<std::int64_t> RedisAdmission::deadline_us(const std::string& rule)
   return wall_us(clock_) + c.offset_us + options_.decision_deadline->count() / 1000;
 }
 
-std::optional<std::string> RedisAdmission::check_access() {
+Status RedisAdmission::check_access() {
   const auto pol = policy();
   for (const TierPolicy& tier : pol->tiers) {
     const std::string rule = rule_name(tier.name);
@@ -259,11 +259,12 @@ std::optional<std::string> RedisAdmission::check_access() {
       if (!w && w.error().kind != redis::ErrorKind::usage) {
         const std::string stream = options_.schema.decisions_key(rule);
         if (w.error().kind == redis::ErrorKind::auth) {
-          return "redis rule " + rule + ": the user may not XADD to the decision stream " + stream +
-                 " (each logged decision is written there): " + w.error().message;
+          return make_error("redis rule " + rule +
+                            ": the user may not XADD to the decision stream " + stream +
+                            " (each logged decision is written there): " + w.error().message);
         }
-        return "redis rule " + rule + ": checking XADD on the decision stream " + stream +
-               " failed: " + w.error().message;
+        return make_error("redis rule " + rule + ": checking XADD on the decision stream " +
+                          stream + " failed: " + w.error().message);
       }
     }
     const redis::GuardedDecision g = probe(rule);
@@ -273,13 +274,13 @@ std::optional<std::string> RedisAdmission::check_access() {
       continue;
     if (g.decision.reason == DenyReason::backend_forbidden ||
         g.decision.reason == DenyReason::backend_error || g.degraded) {
-      return "redis rule " + rule + ": a probe decision failed: " + g.error;
+      return make_error("redis rule " + rule + ": a probe decision failed: " + g.error);
     }
   }
-  return std::nullopt;
+  return {};
 }
 
-std::optional<std::string> RedisAdmission::not_ready() {
+Status RedisAdmission::not_ready() {
   std::vector<std::string> refused;
   {
     std::lock_guard lock(mu_);
@@ -287,7 +288,7 @@ std::optional<std::string> RedisAdmission::not_ready() {
       if (!g->stats().forbidden.empty()) refused.push_back(rule);
     }
   }
-  if (refused.empty()) return std::nullopt;
+  if (refused.empty()) return {};
   // Re-probe at most once a second (readiness checks may come often, from many places).
   const std::int64_t now = clock_.now().count();
   std::int64_t last = last_probe_ns_.load(std::memory_order_relaxed);
@@ -302,8 +303,8 @@ std::optional<std::string> RedisAdmission::not_ready() {
     if (!why.empty()) why += "; ";
     why += "redis rule " + rule + " refused by the server's ACL or authentication: " + forbidden;
   }
-  if (why.empty()) return std::nullopt;
-  return why;
+  if (why.empty()) return {};
+  return make_error(why);
 }
 
 bool RedisAdmission::resync_due(Nanos now) {
@@ -313,17 +314,18 @@ bool RedisAdmission::resync_due(Nanos now) {
   return last_resync_ns_.compare_exchange_strong(last, now.count(), std::memory_order_relaxed);
 }
 
-std::optional<std::string> RedisAdmission::check_policy(const Policy& policy) {
+Status RedisAdmission::check_policy(const Policy& policy) {
   for (const TierPolicy& t : policy.tiers) {
-    if (auto why = redis::KeySchema::check_rule(rule_name(t.name))) {
-      return policy.source + ": tier \"" + t.name + "\" cannot name a Redis rule: " + *why;
+    if (Status why = redis::KeySchema::check_rule(rule_name(t.name)); !why.ok()) {
+      return make_error(policy.source + ": tier \"" + t.name +
+                        "\" cannot name a Redis rule: " + why.error());
     }
   }
-  return std::nullopt;
+  return {};
 }
 
-std::optional<std::string> RedisAdmission::set_policy(Policy policy, Nanos) {
-  if (auto err = check_policy(policy)) return err;
+Status RedisAdmission::set_policy(Policy policy, Nanos) {
+  if (Status valid = check_policy(policy); !valid.ok()) return valid;
   auto next = std::make_shared<const Policy>(std::move(policy));
   std::shared_ptr<const Policy> previous;
   {
@@ -332,12 +334,12 @@ std::optional<std::string> RedisAdmission::set_policy(Policy policy, Nanos) {
     retired_.push_back(previous);
     policy_ = next;
   }
-  if (auto err = sync_rules()) {
+  if (Status synced = sync_rules(); !synced.ok()) {
     std::lock_guard lock(mu_);
     policy_ = previous;
-    return err;
+    return synced;
   }
-  return std::nullopt;
+  return {};
 }
 
 redis::Result<std::vector<redis::Result<redis::RedisDecision>>> RedisAdmission::send(
@@ -482,7 +484,7 @@ AdmissionResult RedisAdmission::admit(const AdmissionRequest& request) {
       decided.guarded.error.find("LSCONFIG") != std::string::npos && resync_due(request.now)) {
     // The rule's config is gone (a Redis restarted without persistence, a flush): write the
     // policy's rules again and decide once more.
-    if (!sync_rules()) decided = coalescer_->decide(rule, req);
+    if (sync_rules().ok()) decided = coalescer_->decide(rule, req);
   }
   if (req.settle_delta != 0) settle_carried(rule, req, decided, request.now);
   const redis::GuardedDecision& g = decided.guarded;

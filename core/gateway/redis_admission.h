@@ -156,16 +156,16 @@ class RedisAdmission final : public AdmissionBackend {
   /// one that does not parse (repaired, logged).
   /// @return an error naming the rule when Redis cannot be reached, refuses the credentials,
   /// or refuses the config
-  std::optional<std::string> sync_rules();
+  Status sync_rules();
   /// Decides a probe key (a cost of 1e-9, never a client's key) on every tier's rule, as a
   /// request would: a user that may read and write the configs but not run the script, or not
   /// write state keys, is found before the first request. With log_decisions, also checks that
   /// the user may XADD to each rule's decision stream (check_decision_log_write: writes nothing).
   /// @return an error naming the rule (and the stream) when Redis refuses the probe
-  std::optional<std::string> check_access();
+  Status check_access();
   /// The rules Redis refused for credentials or permissions, re-probed (see the file comment;
   /// with log_decisions the probe also checks XADD on the decision stream).
-  std::optional<std::string> not_ready() override;
+  Status not_ready() override;
   /// The limited key of probes (check_access, not_ready); a hash of no API key looks like it.
   static constexpr std::string_view kProbeKey = "limitscope-access-probe";
 
@@ -184,7 +184,7 @@ class RedisAdmission final : public AdmissionBackend {
   /// Sends every waiting correction alone (at destruction). @return how many were sent
   std::size_t flush_settlements();
   /// Replaces the policy and syncs its rules; the old policy stays on error.
-  std::optional<std::string> set_policy(Policy policy, Nanos now) override;
+  Status set_policy(Policy policy, Nanos now) override;
   std::shared_ptr<const Policy> policy() const override;
   std::string_view name() const override { return "redis"; }
   std::optional<double> circuit_state() const override;
@@ -194,8 +194,8 @@ class RedisAdmission final : public AdmissionBackend {
   /// Decisions of tier rule `rule` waiting to be coalesced into a batch (not yet sent).
   std::size_t queued_decisions(const std::string& rule) { return coalescer_->queued(rule); }
 
-  /// @return why a policy's tier names cannot name Redis rules, or nullopt.
-  static std::optional<std::string> check_policy(const Policy& policy);
+  /// @return ok, or why a policy's tier names cannot name Redis rules.
+  static Status check_policy(const Policy& policy);
   /// "gw-<tier>".
   static std::string rule_name(std::string_view tier);
   /// The limited key for (api key, model): no raw key in Redis.

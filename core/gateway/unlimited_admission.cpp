@@ -21,11 +21,11 @@ std::shared_ptr<const Policy> UnlimitedAdmission::policy() const {
   return policy_;
 }
 
-std::optional<std::string> UnlimitedAdmission::set_policy(Policy policy, Nanos) {
+Status UnlimitedAdmission::set_policy(Policy policy, Nanos) {
   auto next = std::make_shared<const Policy>(std::move(policy));
   std::lock_guard lock(mu_);
   policy_ = std::move(next);
-  return std::nullopt;
+  return {};
 }
 
 AdmissionResult UnlimitedAdmission::admit(const AdmissionRequest& request) {

@@ -17,7 +17,7 @@ class UnlimitedAdmission final : public AdmissionBackend {
   explicit UnlimitedAdmission(Policy policy);
   AdmissionResult admit(const AdmissionRequest& request) override;
   bool settle(std::string_view, std::string_view, double, Nanos) override { return true; }
-  std::optional<std::string> set_policy(Policy policy, Nanos now) override;
+  Status set_policy(Policy policy, Nanos now) override;
   std::shared_ptr<const Policy> policy() const override;
   std::string_view name() const override { return "off"; }
 

@@ -212,10 +212,19 @@ std::uint64_t KeyedLimiter::hash_key(std::string_view api_key, std::string_view 
   return combine(hash_bytes(api_key, kKeySeed), hash_bytes(model, kModelSeed));
 }
 
+Status KeyedLimiter::check_tiers(const Policy& policy) {
+  if (policy.tiers.size() <= kMaxTiers) return {};
+  return make_error(policy.source + ": the keyed limiter takes at most 255 tiers, got " +
+                    std::to_string(policy.tiers.size()));
+}
+
+Expected<std::unique_ptr<KeyedLimiter>> KeyedLimiter::create(Policy policy,
+                                                             KeyedLimiterOptions options) {
+  if (Status st = check_tiers(policy); !st.ok()) return make_error(st.error());
+  return std::unique_ptr<KeyedLimiter>(new KeyedLimiter(std::move(policy), options));
+}
+
 KeyedLimiter::KeyedLimiter(Policy policy, KeyedLimiterOptions options) : options_(options) {
-  if (policy.tiers.size() > kMaxTiers) {
-    throw std::invalid_argument(policy.source + ": the keyed limiter takes at most 255 tiers");
-  }
   shard_count_ = 1;
   int bits = 0;
   while (shard_count_ < options_.shards && bits < 12) {
@@ -527,11 +536,8 @@ void KeyedLimiter::reconfigure_shard(Shard& shard, const Policy& next, Nanos now
   size_.fetch_sub(dropped, std::memory_order_relaxed);
 }
 
-std::optional<std::string> KeyedLimiter::set_policy(Policy policy, Nanos now) {
-  if (policy.tiers.size() > kMaxTiers) {
-    return policy.source + ": the keyed limiter takes at most 255 tiers, got " +
-           std::to_string(policy.tiers.size());
-  }
+Status KeyedLimiter::set_policy(Policy policy, Nanos now) {
+  if (Status st = check_tiers(policy); !st.ok()) return st;
   std::lock_guard policy_lock(policy_mu_);
   versions_.push_back(std::make_unique<Version>(std::move(policy)));
   const Version& next = *versions_.back();
@@ -542,7 +548,7 @@ std::optional<std::string> KeyedLimiter::set_policy(Policy policy, Nanos now) {
     shards_[i].policy = next.policy.get();
     shards_[i].index = &next.index;
   }
-  return std::nullopt;
+  return {};
 }
 
 void KeyedLimiter::for_each_state(Nanos now, const std::function<void(const KeyStateView&)>& f) {

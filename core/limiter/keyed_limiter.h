@@ -40,6 +40,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/common/expected.h"
 #include "core/limiter/decision.h"
 #include "core/limiter/policy.h"
 
@@ -99,8 +100,9 @@ struct KeyStateView {
 
 class KeyedLimiter {
  public:
-  /// @param policy at most 255 tiers (a policy with more is refused: std::invalid_argument)
-  explicit KeyedLimiter(Policy policy, KeyedLimiterOptions options = {});
+  /// @return the limiter, or an error naming the policy when it has more than kMaxTiers tiers
+  static Expected<std::unique_ptr<KeyedLimiter>> create(Policy policy,
+                                                        KeyedLimiterOptions options = {});
   ~KeyedLimiter();
   KeyedLimiter(const KeyedLimiter&) = delete;
   KeyedLimiter& operator=(const KeyedLimiter&) = delete;
@@ -125,7 +127,7 @@ class KeyedLimiter {
 
   /// Replaces the policy, carrying states over (see the file comment).
   /// @return an error (and no change) when the policy has more than 255 tiers
-  std::optional<std::string> set_policy(Policy policy, Nanos now);
+  Status set_policy(Policy policy, Nanos now);
   /// The policy decisions currently use.
   std::shared_ptr<const Policy> policy() const;
 
@@ -155,6 +157,11 @@ class KeyedLimiter {
   struct Lookup;
   struct Version;
   struct Hashes;
+
+  /// @param policy at most kMaxTiers tiers (create() checks)
+  KeyedLimiter(Policy policy, KeyedLimiterOptions options);
+  /// @return ok, or why the keyed limiter cannot take `policy` (more than kMaxTiers tiers)
+  static Status check_tiers(const Policy& policy);
 
   template <class A>
   KeyedDecision decide_in(Shard& shard, const Lookup& lk, Nanos now, bool consume);

@@ -48,22 +48,22 @@ std::string number(double v) {
 }
 }  // namespace
 
-std::optional<std::string> LimitParams::validate() const {
+Status LimitParams::validate() const {
   if (is_window_algorithm(algorithm)) {
     if (!std::isfinite(limit) || limit <= 0)
-      return "limit must be a finite number > 0, got " + number(limit);
+      return make_error("limit must be a finite number > 0, got " + number(limit));
     if (window < Nanos{1'000'000})
-      return "window must be at least 1ms, got " + format_duration(window);
-    return std::nullopt;
+      return make_error("window must be at least 1ms, got " + format_duration(window));
+    return {};
   }
   if (!std::isfinite(capacity) || capacity <= 0) {
-    return "capacity must be a finite number > 0, got " + number(capacity);
+    return make_error("capacity must be a finite number > 0, got " + number(capacity));
   }
   if (!std::isfinite(refill.amount) || refill.amount <= 0 || refill.period.count() <= 0) {
-    return "refill must be a finite rate > 0, got " + number(refill.amount) + " per " +
-           format_duration(refill.period);
+    return make_error("refill must be a finite rate > 0, got " + number(refill.amount) + " per " +
+                      format_duration(refill.period));
   }
-  return std::nullopt;
+  return {};
 }
 
 std::string LimitParams::describe() const {

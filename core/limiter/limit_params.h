@@ -40,8 +40,8 @@ struct LimitParams {
   /// The most cost one request can ever be admitted with (capacity or limit).
   double max_cost() const { return is_window_algorithm(algorithm) ? limit : capacity; }
   /// Checks the fields this algorithm uses: finite, > 0, window >= 1 ms.
-  /// @return empty on success, else the reason (e.g. "capacity must be > 0, got -1").
-  std::optional<std::string> validate() const;
+  /// @return ok, or the reason (e.g. "capacity must be > 0, got -1").
+  Status validate() const;
   /// "token-bucket capacity=500 refill=50/s" for logs, tooltips and the audit trail.
   std::string describe() const;
 };

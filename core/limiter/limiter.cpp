@@ -43,8 +43,8 @@ class SingleKeyLimiter final : public Limiter {
   SingleKeyLimiter(const LimitParams& params, Clock& clock)
       : Limiter(clock), params_(params), state_(fresh_state(params, clock.now())) {}
 
-  std::optional<std::string> reconfigure(const LimitParams& q) override {
-    if (auto error = q.validate()) return error;
+  Status reconfigure(const LimitParams& q) override {
+    if (Status error = q.validate(); !error.ok()) return error;
     std::lock_guard lock(mu_);
     const Nanos now = clock().now();
     if (q.algorithm == params_.algorithm) {
@@ -56,7 +56,7 @@ class SingleKeyLimiter final : public Limiter {
       state_ = fresh_state(q, now);
     }
     params_ = q;
-    return std::nullopt;
+    return {};
   }
 
   double available() override {
@@ -205,7 +205,7 @@ Decision Limiter::acquire(double cost, Nanos deadline, CancelToken& cancel) {
 }
 
 Expected<std::unique_ptr<Limiter>> make_limiter(const LimitParams& params, Clock& clock) {
-  if (auto error = params.validate()) return make_error(*error);
+  if (Status error = params.validate(); !error.ok()) return make_error(error.error());
   return std::unique_ptr<Limiter>(new SingleKeyLimiter(params, clock));
 }
 
@@ -215,8 +215,9 @@ CompositeLimiter::CompositeLimiter(std::vector<std::shared_ptr<Limiter>> childre
       children_(std::move(children)),
       mutexes_(std::move(mutexes)) {}
 
-std::optional<std::string> CompositeLimiter::reconfigure(const LimitParams&) {
-  return "a composite limiter is reconfigured through its children (child(i).reconfigure)";
+Status CompositeLimiter::reconfigure(const LimitParams&) {
+  return make_error(
+      "a composite limiter is reconfigured through its children (child(i).reconfigure)");
 }
 
 double CompositeLimiter::available() {

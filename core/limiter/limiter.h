@@ -42,7 +42,7 @@ class Limiter {
   /// Changes the parameters live, carrying the state over (rule per algorithm, see the
   /// algorithm headers and docs/limiters.md). Switching algorithm starts a fresh state.
   /// @return the validation error, in which case nothing changed.
-  virtual std::optional<std::string> reconfigure(const LimitParams& params) = 0;
+  virtual Status reconfigure(const LimitParams& params) = 0;
   /// @return cost units that could be admitted right now.
   virtual double available() = 0;
   /// @return the current parameters.
@@ -86,7 +86,7 @@ class CompositeLimiter final : public Limiter {
  public:
   /// Not supported on the whole: reconfigure a child instead.
   /// @return always an error saying so.
-  std::optional<std::string> reconfigure(const LimitParams& params) override;
+  Status reconfigure(const LimitParams& params) override;
   /// @return the smallest available() of the children.
   double available() override;
   /// @return the first child's parameters (the primary limit); see child(i) for the others.

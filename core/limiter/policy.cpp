@@ -150,7 +150,7 @@ LimitParams parse_limit(const json& v, const std::string& path) {
     p.capacity = positive_number(required(v, path, "capacity"), child(path, "capacity"));
     p.refill = rate_value(required(v, path, "refill"), child(path, "refill"));
   }
-  if (auto why = p.validate()) refuse(path, *why);
+  if (Status why = p.validate(); !why.ok()) refuse(path, why.error());
   return p;
 }
 

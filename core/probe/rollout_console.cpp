@@ -108,7 +108,8 @@ Expected<std::unique_ptr<RolloutConsole>> RolloutConsole::make(const std::string
   if (!prefix.empty()) given.prefix = redis::GivenOption{"prefix", prefix};
   auto options = redis::parse_client_options(given, nullptr, true);
   if (!options) return make_error(options.error());
-  if (auto e = redis::KeySchema::check_rule(rule)) return make_error("rule: " + *e);
+  if (Status e = redis::KeySchema::check_rule(rule); !e.ok())
+    return make_error("rule: " + e.error());
   return std::unique_ptr<RolloutConsole>(new RolloutConsole(
       std::move(options->url), options->connect, rule, std::move(options->schema), clock));
 }

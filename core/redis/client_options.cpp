@@ -20,8 +20,8 @@ Expected<ClientOptions> parse_client_options(const ClientOptionText& given,
     o.url = std::move(parsed).value();
     const std::optional<std::string> file =
         given.password_file ? std::optional<std::string>(given.password_file->text) : std::nullopt;
-    if (auto why = apply_password_source(o.url, file, password_env)) {
-      return make_error(given.url->flag + ": " + *why);
+    if (Status why = apply_password_source(o.url, file, password_env); !why.ok()) {
+      return make_error(given.url->flag + ": " + why.error());
     }
   } else if (given.password_file) {
     return make_error(given.password_file->flag + " needs --redis URL");
@@ -29,8 +29,8 @@ Expected<ClientOptions> parse_client_options(const ClientOptionText& given,
     return make_error("--redis URL is required");
   }
   if (given.prefix) o.schema = KeySchema(given.prefix->text);
-  if (auto why = o.schema.check_prefix())
-    return make_error((given.prefix ? given.prefix->flag : "prefix") + ": " + *why);
+  if (Status why = o.schema.check_prefix(); !why.ok())
+    return make_error((given.prefix ? given.prefix->flag : "prefix") + ": " + why.error());
   if (given.timeout) {
     const GivenOption& t = *given.timeout;
     auto d = parse_duration(t.text);

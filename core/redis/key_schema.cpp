@@ -4,26 +4,32 @@
 
 namespace limitscope::redis {
 
-std::optional<std::string> KeySchema::check_prefix() const {
+Status KeySchema::check_prefix() const {
   if (prefix_.find_first_of("{}") != std::string::npos) {
-    return "key prefix \"" + prefix_ +
-           "\" must not contain '{' or '}' (they would move the hash tag)";
+    return make_error("key prefix \"" + prefix_ +
+                      "\" must not contain '{' or '}' (they would move the hash tag)");
   }
-  return std::nullopt;
+  return {};
 }
 
-std::optional<std::string> KeySchema::check_rule(std::string_view rule) {
+Status KeySchema::check_names(std::string_view rule) const {
+  if (Status prefix = check_prefix(); !prefix.ok()) return prefix;
+  return check_rule(rule);
+}
+
+Status KeySchema::check_rule(std::string_view rule) {
   if (rule.empty() || rule.size() > 128) {
-    return "rule name must be 1 to 128 characters, got " + std::to_string(rule.size());
+    return make_error("rule name must be 1 to 128 characters, got " + std::to_string(rule.size()));
   }
   for (char c : rule) {
     const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                     c == '_' || c == '-' || c == '.' || c == ':';
     if (!ok) {
-      return "rule name \"" + std::string(rule) + "\" may only hold letters, digits and _ - . :";
+      return make_error("rule name \"" + std::string(rule) +
+                        "\" may only hold letters, digits and _ - . :");
     }
   }
-  return std::nullopt;
+  return {};
 }
 
 namespace {

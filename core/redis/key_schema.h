@@ -8,6 +8,8 @@
 #include <string_view>
 #include <utility>
 
+#include "core/common/expected.h"
+
 namespace limitscope::redis {
 
 inline constexpr std::string_view kDefaultPrefix = "limitscope:";
@@ -54,11 +56,13 @@ class KeySchema {
   /// "<prefix>{R}:decisions": the optional, capped stream of sampled decisions.
   std::string decisions_key(std::string_view rule) const { return tagged(rule) + ":decisions"; }
 
-  /// @return why the prefix is unusable, or nullopt.
-  std::optional<std::string> check_prefix() const;
+  /// @return ok, or why the prefix is unusable.
+  Status check_prefix() const;
   /// A rule name: 1..128 characters of [A-Za-z0-9_.:-] (no braces, so the tag stays {R}).
-  /// @return why `rule` is unusable, or nullopt.
-  static std::optional<std::string> check_rule(std::string_view rule);
+  /// @return ok, or why `rule` is unusable.
+  static Status check_rule(std::string_view rule);
+  /// The prefix, then `rule`. @return ok, or why the first unusable one is.
+  Status check_names(std::string_view rule) const;
 
  private:
   std::string tagged(std::string_view rule) const {

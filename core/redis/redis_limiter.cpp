@@ -19,16 +19,15 @@ std::string exact(double v) {
   return buf;
 }
 
-std::optional<std::string> check(const KeySchema& schema, std::string_view rule,
-                                 const std::vector<DecideRequest>& requests) {
-  if (auto e = schema.check_prefix()) return e;
-  if (auto e = KeySchema::check_rule(rule)) return e;
+Status check(const KeySchema& schema, std::string_view rule,
+             const std::vector<DecideRequest>& requests) {
+  if (Status e = schema.check_names(rule); !e.ok()) return e;
   for (const DecideRequest& r : requests) {
-    if (r.costs.empty()) return "request for key \"" + r.key + "\" has no cost";
+    if (r.costs.empty()) return make_error("request for key \"" + r.key + "\" has no cost");
     if (!std::isfinite(r.settle_delta))
-      return "request for key \"" + r.key + "\": the settlement must be finite";
+      return make_error("request for key \"" + r.key + "\": the settlement must be finite");
   }
-  return std::nullopt;
+  return {};
 }
 
 // decide.lua's log flag: "" (no log), "1", or "1:<tokens>:<model>" (either may be empty).
@@ -155,7 +154,8 @@ Result<std::int64_t> read_server_time_us(Connection& c) {
 
 Result<Unit> check_decision_log_write(Connection& c, const KeySchema& schema,
                                       std::string_view rule) {
-  if (auto e = KeySchema::check_rule(rule)) return make_redis_error(ErrorKind::usage, *e);
+  if (Status e = KeySchema::check_rule(rule); !e.ok())
+    return make_redis_error(ErrorKind::usage, e.error());
   auto r = c.command({"XADD", schema.decisions_key(rule), "0-0", "limitscope-access-probe", "1"});
   // Redis 5+ never adds 0-0; were one added, the user may XADD all the same.
   if (r) return Unit{};
@@ -190,7 +190,8 @@ Result<RedisDecision> RedisLimiter::decide(Connection& c, std::string_view rule,
                                            const DecideRequest& request,
                                            const DecideOptions& options) const {
   const std::vector<DecideRequest> one{request};
-  if (auto e = check(schema_, rule, one)) return make_redis_error(ErrorKind::usage, *e);
+  if (Status e = check(schema_, rule, one); !e.ok())
+    return make_redis_error(ErrorKind::usage, e.error());
   ScriptCall call = make_call(schema_, rule, one, 0, 1, options);
   auto reply = eval(c, decide_script(), call.keys, call.args);
   if (!reply) return reply.error();
@@ -202,8 +203,9 @@ Result<RedisDecision> RedisLimiter::decide(Connection& c, std::string_view rule,
 Result<std::optional<double>> RedisLimiter::settle(Connection& c, std::string_view rule,
                                                    const SettleRequest& request,
                                                    const DecideOptions& options) const {
-  if (auto e = schema_.check_prefix()) return make_redis_error(ErrorKind::usage, *e);
-  if (auto e = KeySchema::check_rule(rule)) return make_redis_error(ErrorKind::usage, *e);
+  if (Status e = schema_.check_names(rule); !e.ok()) {
+    return make_redis_error(ErrorKind::usage, e.error());
+  }
   if (!std::isfinite(request.token_delta)) {
     return make_redis_error(ErrorKind::usage,
                             "settle of \"" + request.key + "\": the delta must be finite");
@@ -231,7 +233,8 @@ Result<std::vector<Result<RedisDecision>>> RedisLimiter::decide_pipelined(
 Result<std::vector<ScriptCall>> RedisLimiter::batch_calls(
     std::string_view rule, const std::vector<DecideRequest>& requests, std::size_t per_call,
     const DecideOptions& options) const {
-  if (auto e = check(schema_, rule, requests)) return make_redis_error(ErrorKind::usage, *e);
+  if (Status e = check(schema_, rule, requests); !e.ok())
+    return make_redis_error(ErrorKind::usage, e.error());
   if (per_call == 0) return make_redis_error(ErrorKind::usage, "per_call must be >= 1");
   std::vector<ScriptCall> calls;
   calls.reserve((requests.size() + per_call - 1) / per_call);

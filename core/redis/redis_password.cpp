@@ -26,25 +26,24 @@ Expected<std::string> read_password_file(const std::string& path) {
   return line;
 }
 
-std::optional<std::string> apply_password_source(RedisUrl& url,
-                                                 const std::optional<std::string>& file,
-                                                 const char* env_value) {
+Status apply_password_source(RedisUrl& url, const std::optional<std::string>& file,
+                             const char* env_value) {
   std::optional<std::string> password;
   if (file) {
     auto read = read_password_file(*file);
-    if (!read) return read.error();
+    if (!read) return make_error(read.error());
     password = std::move(read).value();
   } else if (env_value != nullptr && *env_value != '\0') {
     password = std::string(env_value);
   }
-  if (!password) return std::nullopt;
+  if (!password) return {};
   if (!url.password.empty()) {
-    return std::string("the Redis URL carries a password and ") +
-           (file ? "a password file is given" : std::string(kPasswordEnv) + " is set") +
-           ": give one";
+    return make_error(std::string("the Redis URL carries a password and ") +
+                      (file ? "a password file is given" : std::string(kPasswordEnv) + " is set") +
+                      ": give one");
   }
   url.password = *password;
-  return std::nullopt;
+  return {};
 }
 
 }  // namespace limitscope::redis

@@ -21,10 +21,9 @@ Expected<std::string> read_password_file(const std::string& path);
 
 /// Puts the password from `file` (a path, when given) or else `env_value` (the variable's
 /// value, when set and not empty) into `url`.
-/// @return an error when the URL carries a password too (which one wins would be a guess), or
-///         the file cannot be used; nullopt otherwise
-std::optional<std::string> apply_password_source(RedisUrl& url,
-                                                 const std::optional<std::string>& file,
-                                                 const char* env_value);
+/// @return ok, or an error when the URL carries a password too (which one wins would be a
+///         guess) or the file cannot be used
+Status apply_password_source(RedisUrl& url, const std::optional<std::string>& file,
+                             const char* env_value);
 
 }  // namespace limitscope::redis

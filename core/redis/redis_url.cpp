@@ -58,32 +58,36 @@ Error url_error(std::string_view text, std::string_view reason) {
   return make_error("redis URL '" + redact_text(text) + "': " + std::string(reason));
 }
 
-// "host[:port]" or "[v6][:port]" into host and port (port unchanged when absent).
-// @return the reason it is malformed, or nullopt
-std::optional<std::string> parse_host_port(std::string_view hostport, std::string& host,
-                                           int& port) {
+struct HostPort {
+  std::string host;
+  std::optional<int> port;  // absent: the URL's default stays
+};
+
+// "host[:port]" or "[v6][:port]".
+// @return the host and port, or the reason it is malformed
+Expected<HostPort> parse_host_port(std::string_view hostport) {
+  HostPort out;
   std::string_view port_text;
   if (hostport.starts_with("[")) {
     const auto close = hostport.find(']');
-    if (close == std::string_view::npos) return "unterminated [IPv6] host";
-    host = std::string(hostport.substr(1, close - 1));
+    if (close == std::string_view::npos) return make_error("unterminated [IPv6] host");
+    out.host = std::string(hostport.substr(1, close - 1));
     const std::string_view after = hostport.substr(close + 1);
     if (!after.empty()) {
-      if (after[0] != ':') return "expected ':port' after the [IPv6] host";
+      if (after[0] != ':') return make_error("expected ':port' after the [IPv6] host");
       port_text = after.substr(1);
     }
   } else {
     const auto colon = hostport.rfind(':');
-    host = std::string(hostport.substr(0, colon));
+    out.host = std::string(hostport.substr(0, colon));
     if (colon != std::string_view::npos) port_text = hostport.substr(colon + 1);
   }
-  if (host.empty()) return "no host";
+  if (out.host.empty()) return make_error("no host");
   if (!port_text.empty() || hostport.ends_with(":")) {
-    const auto p = parse_int(port_text, 1, 65535);
-    if (!p) return "port '" + std::string(port_text) + "' is not in 1..65535";
-    port = *p;
+    out.port = parse_int(port_text, 1, 65535);
+    if (!out.port) return make_error("port '" + std::string(port_text) + "' is not in 1..65535");
   }
-  return std::nullopt;
+  return out;
 }
 
 std::string host_port_text(const std::string& host, int port) {
@@ -197,11 +201,14 @@ Expected<RedisUrl> parse_redis_url(std::string_view text) {
     }
     while (true) {
       const auto comma = nodes.find(',');
-      ClusterSeed seed;
-      if (auto e = parse_host_port(nodes.substr(0, comma), seed.host, seed.port)) {
-        return url_error(text,
-                         "seed node " + std::to_string(url.cluster_seeds.size() + 1) + ": " + *e);
+      auto parsed = parse_host_port(nodes.substr(0, comma));
+      if (!parsed) {
+        return url_error(text, "seed node " + std::to_string(url.cluster_seeds.size() + 1) + ": " +
+                                   parsed.error());
       }
+      ClusterSeed seed;
+      seed.host = std::move(parsed->host);
+      if (parsed->port) seed.port = *parsed->port;
       url.cluster_seeds.push_back(std::move(seed));
       if (comma == std::string_view::npos) break;
       nodes = nodes.substr(comma + 1);
@@ -224,7 +231,10 @@ Expected<RedisUrl> parse_redis_url(std::string_view text) {
       url.db = *db;
     }
   }
-  if (auto e = parse_host_port(hostport, url.host, url.port)) return url_error(text, *e);
+  auto parsed = parse_host_port(hostport);
+  if (!parsed) return url_error(text, parsed.error());
+  url.host = std::move(parsed->host);
+  if (parsed->port) url.port = *parsed->port;
   return url;
 }
 

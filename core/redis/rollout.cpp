@@ -63,7 +63,8 @@ std::int64_t hold_left_ms(const RolloutState& s, std::int64_t now_ms) {
 
 Result<std::optional<RolloutState>> get_rollout(Connection& c, const KeySchema& schema,
                                                 std::string_view rule) {
-  if (auto e = KeySchema::check_rule(rule)) return make_redis_error(ErrorKind::usage, *e);
+  if (Status e = KeySchema::check_rule(rule); !e.ok())
+    return make_redis_error(ErrorKind::usage, e.error());
   const std::string key = rollout_key(schema, rule);
   auto r = c.command({"HGETALL", key});
   if (!r) return r.error();
@@ -118,7 +119,8 @@ Result<std::optional<RolloutState>> get_rollout(Connection& c, const KeySchema& 
 Result<RolloutState> write_rollout(Connection& c, const KeySchema& schema, std::string_view rule,
                                    const RolloutState& s, std::int64_t expect_seq,
                                    std::string_view action, const std::string& by) {
-  if (auto e = KeySchema::check_rule(rule)) return make_redis_error(ErrorKind::usage, *e);
+  if (Status e = KeySchema::check_rule(rule); !e.ok())
+    return make_redis_error(ErrorKind::usage, e.error());
   std::vector<std::string> args{std::to_string(expect_seq),
                                 std::string(action),
                                 by,
@@ -166,7 +168,8 @@ Result<RolloutState> write_rollout(Connection& c, const KeySchema& schema, std::
 Result<std::int64_t> write_guard_value(Connection& c, const KeySchema& schema,
                                        std::string_view rule, const std::optional<double>& value,
                                        std::int64_t expect_seq) {
-  if (auto e = KeySchema::check_rule(rule)) return make_redis_error(ErrorKind::usage, *e);
+  if (Status e = KeySchema::check_rule(rule); !e.ok())
+    return make_redis_error(ErrorKind::usage, e.error());
   // rollout_set.lua's "check": the fields given and the time; no seq, stamp or audit change.
   auto reply = eval(c, set_script(),
                     {rollout_key(schema, rule), rollout_audit_key(schema, rule),
@@ -183,7 +186,8 @@ Result<std::int64_t> write_guard_value(Connection& c, const KeySchema& schema,
 
 Result<std::vector<RolloutEvent>> rollout_history(Connection& c, const KeySchema& schema,
                                                   std::string_view rule, std::size_t count) {
-  if (auto e = KeySchema::check_rule(rule)) return make_redis_error(ErrorKind::usage, *e);
+  if (Status e = KeySchema::check_rule(rule); !e.ok())
+    return make_redis_error(ErrorKind::usage, e.error());
   auto entries = newest_stream_entries(c, rollout_audit_key(schema, rule), count);
   if (!entries) return entries.error();
   std::vector<RolloutEvent> out;

@@ -110,11 +110,6 @@ RedisError usage(std::string message) {
   return make_redis_error(ErrorKind::usage, std::move(message));
 }
 
-std::optional<std::string> check_names(const KeySchema& schema, std::string_view rule) {
-  if (auto e = schema.check_prefix()) return e;
-  return KeySchema::check_rule(rule);
-}
-
 // Each byte as one code point (Latin-1), in UTF-8: any bytes become text nlohmann reads.
 std::string bytes_as_utf8(std::string_view bytes) {
   std::string out;
@@ -194,50 +189,54 @@ RuleConfig single_limit(const LimitParams& params) {
   return c;
 }
 
-std::optional<std::string> check_for_redis(const RuleConfig& config) {
-  if (config.limits.empty()) return "a rule needs at least one limit";
+Status check_for_redis(const RuleConfig& config) {
+  if (config.limits.empty()) return make_error("a rule needs at least one limit");
   std::set<std::string> names;
   for (const NamedLimit& l : config.limits) {
     const std::string where = l.name.empty() ? "" : "limit " + l.name + ": ";
     if (config.composite()) {
       if (!valid_limit_name(l.name)) {
-        return "limit name \"" + l.name + "\" must be 1 to 64 characters of [A-Za-z0-9_-]";
+        return make_error("limit name \"" + l.name +
+                          "\" must be 1 to 64 characters of [A-Za-z0-9_-]");
       }
-      if (!names.insert(l.name).second) return "limit name \"" + l.name + "\" appears twice";
+      if (!names.insert(l.name).second)
+        return make_error("limit name \"" + l.name + "\" appears twice");
     }
     const LimitParams& p = l.params;
     if (p.algorithm == Algorithm::leaky_bucket) {
-      return where +
-             "leaky-bucket is not available on Redis (token-bucket, gcra, sliding-log, "
-             "sliding-counter, fixed-window are)";
+      return make_error(where +
+                        "leaky-bucket is not available on Redis (token-bucket, gcra, sliding-log, "
+                        "sliding-counter, fixed-window are)");
     }
-    if (auto e = p.validate()) return where + *e;
+    if (Status e = p.validate(); !e.ok()) return make_error(where + e.error());
     if (is_window_algorithm(p.algorithm)) {
       if (p.window.count() % 1000 != 0) {
-        return where + "window must be a whole number of microseconds on Redis, got " +
-               std::to_string(p.window.count()) + "ns";
+        return make_error(where + "window must be a whole number of microseconds on Redis, got " +
+                          std::to_string(p.window.count()) + "ns");
       }
-      if (p.window.count() > kExact) return where + "window must be below 2^53 ns (104 days)";
+      if (p.window.count() > kExact)
+        return make_error(where + "window must be below 2^53 ns (104 days)");
     } else if (p.refill.period.count() > kExact) {
-      return where + "refill period must be below 2^53 ns (104 days)";
+      return make_error(where + "refill period must be below 2^53 ns (104 days)");
     }
   }
   if (!config.overrides.empty() && config.composite()) {
-    return "a composite rule takes no per-key overrides (its limits apply to every key)";
+    return make_error(
+        "a composite rule takes no per-key overrides (its limits apply to every key)");
   }
   for (const auto& [key, p] : config.overrides) {
     const std::string where = "override of key \"" + key.substr(0, 64) + "\": ";
     if (key.empty() || key.size() > kMaxOverrideKey)
-      return where + "the key must be 1 to 512 bytes";
+      return make_error(where + "the key must be 1 to 512 bytes");
     if (p.algorithm != config.limits.front().params.algorithm) {
-      return where + "an override keeps the rule's algorithm (" +
-             std::string(to_string(config.limits.front().params.algorithm)) + "), got " +
-             std::string(to_string(p.algorithm));
+      return make_error(where + "an override keeps the rule's algorithm (" +
+                        std::string(to_string(config.limits.front().params.algorithm)) + "), got " +
+                        std::string(to_string(p.algorithm)));
     }
     RuleConfig alone = single_limit(p);
-    if (auto e = check_for_redis(alone)) return where + *e;
+    if (Status e = check_for_redis(alone); !e.ok()) return make_error(where + e.error());
   }
-  return std::nullopt;
+  return {};
 }
 
 RuleConfig with_rule_limits(const std::optional<RuleConfig>& live, RuleConfig next,
@@ -379,7 +378,7 @@ Result<std::map<std::string, std::string>> config_hash_fields(const Value& reply
 
 Result<std::optional<RuleConfig>> get_config(Connection& c, const KeySchema& schema,
                                              std::string_view rule) {
-  if (auto e = check_names(schema, rule)) return usage(*e);
+  if (Status e = schema.check_names(rule); !e.ok()) return usage(e.error());
   const std::string key = schema.config_key(rule);
   auto fields = read_config_hash(c, key);
   if (!fields) return fields.error();
@@ -391,7 +390,7 @@ Result<std::optional<RuleConfig>> get_config(Connection& c, const KeySchema& sch
 
 Result<std::string> stored_version_field(Connection& c, const KeySchema& schema,
                                          std::string_view rule) {
-  if (auto e = check_names(schema, rule)) return usage(*e);
+  if (Status e = schema.check_names(rule); !e.ok()) return usage(e.error());
   const std::string key = schema.config_key(rule);
   auto reply = c.command({"HGET", key, "version"});
   if (!reply) return reply.error();
@@ -404,7 +403,8 @@ Result<std::string> stored_version_field(Connection& c, const KeySchema& schema,
 Result<RuleConfig> write_config(Connection& c, const ConfigPlace& place, std::string_view rule,
                                 const RuleConfig& config, const ChangeInfo& change,
                                 std::string_view action) {
-  if (auto e = check_for_redis(config)) return usage("rule " + std::string(rule) + ": " + *e);
+  if (Status e = check_for_redis(config); !e.ok())
+    return usage("rule " + std::string(rule) + ": " + e.error());
   std::vector<std::string> args{change.expect_raw_version ? "=" + *change.expect_raw_version
                                 : change.expect_version   ? std::to_string(*change.expect_version)
                                                           : std::string(),
@@ -435,7 +435,7 @@ namespace {
 Result<RuleConfig> apply(Connection& c, const KeySchema& schema, std::string_view rule,
                          const RuleConfig& config, const ChangeInfo& change,
                          std::string_view action) {
-  if (auto e = check_names(schema, rule)) return usage(*e);
+  if (Status e = schema.check_names(rule); !e.ok()) return usage(e.error());
   return write_config(
       c, {schema.config_key(rule), schema.audit_key(rule), schema.config_stamp_key(rule)}, rule,
       config, change, action);
@@ -478,7 +478,7 @@ Result<std::vector<AuditEntry>> read_audit(Connection& c, const std::string& aud
 
 Result<std::vector<AuditEntry>> config_history(Connection& c, const KeySchema& schema,
                                                std::string_view rule, std::size_t count) {
-  if (auto e = check_names(schema, rule)) return usage(*e);
+  if (Status e = schema.check_names(rule); !e.ok()) return usage(e.error());
   return read_audit(c, schema.audit_key(rule), count);
 }
 

@@ -51,8 +51,8 @@ RuleConfig single_limit(const LimitParams& params);
 /// scripts have (not leaky-bucket), windows in whole µs, periods and windows below 2^53 ns,
 /// composite limit names of [A-Za-z0-9_-] and distinct; overrides only on a single-limit rule,
 /// with its algorithm, for keys of 1 to 512 bytes.
-/// @return the reason, or nullopt.
-std::optional<std::string> check_for_redis(const RuleConfig& config);
+/// @return ok, or the reason.
+Status check_for_redis(const RuleConfig& config);
 
 /// The config that setting a rule's limits to `next` makes of its live config: `live`'s
 /// per-key overrides are kept when `next` is a single limit of the same algorithm, else dropped

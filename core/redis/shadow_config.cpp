@@ -13,11 +13,6 @@ RedisError usage(std::string message) {
   return make_redis_error(ErrorKind::usage, std::move(message));
 }
 
-std::optional<std::string> check_names(const KeySchema& schema, std::string_view rule) {
-  if (auto e = schema.check_prefix()) return e;
-  return KeySchema::check_rule(rule);
-}
-
 std::int64_t integer(const std::map<std::string, std::string>& f, const char* name) {
   const auto it = f.find(name);
   std::int64_t v = 0;
@@ -44,7 +39,7 @@ std::vector<std::string> shadow_keys(const KeySchema& schema, std::string_view r
 }  // namespace
 
 Result<ShadowState> get_shadow(Connection& c, const KeySchema& schema, std::string_view rule) {
-  if (auto e = check_names(schema, rule)) return usage(*e);
+  if (Status e = schema.check_names(rule); !e.ok()) return usage(e.error());
   const std::string key = schema.shadow_key(rule);
   const std::string counts_key = schema.shadow_counts_key(rule);
   // Both hashes in one round trip (they share the rule's slot); the counts matter only when
@@ -75,14 +70,14 @@ Result<ShadowState> get_shadow(Connection& c, const KeySchema& schema, std::stri
 
 Result<RuleConfig> set_shadow(Connection& c, const KeySchema& schema, std::string_view rule,
                               const RuleConfig& config, const ChangeInfo& change) {
-  if (auto e = check_names(schema, rule)) return usage(*e);
+  if (Status e = schema.check_names(rule); !e.ok()) return usage(e.error());
   const auto keys = shadow_keys(schema, rule);
   return write_config(c, {keys[0], keys[1], keys[2], keys[3]}, rule, config, change, "set");
 }
 
 Result<ShadowState> clear_shadow(Connection& c, const KeySchema& schema, std::string_view rule,
                                  const ChangeInfo& change) {
-  if (auto e = check_names(schema, rule)) return usage(*e);
+  if (Status e = schema.check_names(rule); !e.ok()) return usage(e.error());
   const std::vector<std::string> args{
       change.expect_version ? std::to_string(*change.expect_version) : std::string(), change.by,
       change.reason, std::to_string(kAuditMaxLen)};
@@ -102,7 +97,7 @@ Result<ShadowState> clear_shadow(Connection& c, const KeySchema& schema, std::st
 
 Result<std::vector<AuditEntry>> shadow_history(Connection& c, const KeySchema& schema,
                                                std::string_view rule, std::size_t count) {
-  if (auto e = check_names(schema, rule)) return usage(*e);
+  if (Status e = schema.check_names(rule); !e.ok()) return usage(e.error());
   return read_audit(c, schema.shadow_audit_key(rule), count);
 }
 

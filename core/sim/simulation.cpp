@@ -77,8 +77,8 @@ struct Simulation::State {
     }
   };
 
-  explicit State(const Policy& policy, Nanos wall_epoch)
-      : clock(Nanos{0}, wall_epoch), limiter(policy, limiter_options()) {}
+  State(std::unique_ptr<KeyedLimiter> keyed, Nanos wall_epoch)
+      : clock(Nanos{0}, wall_epoch), limiter(std::move(keyed)) {}
 
   // One thread decides everything, and a run holds few keys.
   static KeyedLimiterOptions limiter_options() {
@@ -88,7 +88,7 @@ struct Simulation::State {
   }
 
   ManualClock clock;
-  KeyedLimiter limiter;
+  std::unique_ptr<KeyedLimiter> limiter;
   std::priority_queue<Event, std::vector<Event>, Later> events;
   std::uint64_t next_seq = 0;
   std::uint64_t next_request = 0;
@@ -107,11 +107,12 @@ struct Simulation::State {
   }
 };
 
-Simulation::Simulation(Policy policy, ScenarioSpec scenario, const SimulationOptions& options)
+Simulation::Simulation(Policy policy, ScenarioSpec scenario, const SimulationOptions& options,
+                       std::unique_ptr<State> state)
     : options_(options),
       policy_(std::move(policy)),
       scenario_(std::move(scenario)),
-      state_(std::make_unique<State>(policy_, options.wall_epoch)) {}
+      state_(std::move(state)) {}
 
 Simulation::~Simulation() = default;
 
@@ -135,24 +136,28 @@ Expected<std::unique_ptr<Simulation>> Simulation::create(const Policy& policy,
   scenario.clients.clear();
   scenario.incidents.clear();
   const std::string name = scenario.name;
+  auto limiter = KeyedLimiter::create(effective, State::limiter_options());
+  if (!limiter) return make_error(limiter.error());
+  auto state = std::make_unique<State>(std::move(*limiter), options.wall_epoch);
   std::unique_ptr<Simulation> sim(
-      new Simulation(std::move(effective), std::move(scenario), options));
+      new Simulation(std::move(effective), std::move(scenario), options, std::move(state)));
   for (Incident& i : scheduled) {
-    if (auto err = sim->incident_error(i)) return make_error("scenario \"" + name + "\": " + *err);
+    if (Status err = sim->incident_error(i); !err.ok())
+      return make_error("scenario \"" + name + "\": " + err.error());
     // Its clients are in `clients` already; only the outage window and the listing remain.
     sim->apply_incident(std::move(i), false);
   }
   for (ClientSpec& c : clients) {
-    if (auto err = sim->add_client(std::move(c))) {
-      return make_error("scenario \"" + name + "\": " + *err);
+    if (Status err = sim->add_client(std::move(c)); !err.ok()) {
+      return make_error("scenario \"" + name + "\": " + err.error());
     }
   }
   return sim;
 }
 
-std::optional<std::string> Simulation::add_client(ClientSpec client) {
+Status Simulation::add_client(ClientSpec client) {
   State& s = *state_;
-  if (auto err = validate(client)) return *err;
+  if (Status valid = validate(client); !valid.ok()) return valid;
   auto [kit, key_is_new] = s.key_index.try_emplace(client.api_key, s.keys.size());
   if (key_is_new) {
     KeyInfo info;
@@ -161,11 +166,12 @@ std::optional<std::string> Simulation::add_client(ClientSpec client) {
       // A key injected at runtime: it joins the policy like the scenario's keys did.
       if (auto tier = policy_.tier_index(client.tier)) {
         policy_.keys.emplace(client.api_key, *tier);
-        if (auto err = s.limiter.set_policy(policy_, now())) return *err;
+        if (Status set = s.limiter->set_policy(policy_, now()); !set.ok()) return set;
       }
     }
     const auto tier = policy_.tier_index_for_key(client.api_key);
-    if (!tier) return "client \"" + client.api_key + "\": the policy refuses unknown keys";
+    if (!tier)
+      return make_error("client \"" + client.api_key + "\": the policy refuses unknown keys");
     info.tier = *tier;
     s.keys.push_back(std::move(info));
   }
@@ -174,8 +180,8 @@ std::optional<std::string> Simulation::add_client(ClientSpec client) {
   for (const ModelShare& m : client.models) {
     const auto model = policy_.model_index(m.model);
     if (!model) {
-      return "client \"" + client.api_key + "\": model \"" + m.model + "\" is not in the policy " +
-             policy_.source;
+      return make_error("client \"" + client.api_key + "\": model \"" + m.model +
+                        "\" is not in the policy " + policy_.source);
     }
     auto [rit, row_is_new] =
         s.row_index.try_emplace(std::make_pair(client.api_key, m.model), s.rows.size());
@@ -187,7 +193,7 @@ std::optional<std::string> Simulation::add_client(ClientSpec client) {
   s.clients.push_back(std::move(run));
   scenario_.clients.push_back(std::move(client));
   schedule_arrival(index, std::max(now(), scenario_.clients.back().traffic.start));
-  return std::nullopt;
+  return {};
 }
 
 void Simulation::schedule_arrival(std::uint32_t client, Nanos from) {
@@ -203,23 +209,24 @@ void Simulation::schedule_arrival(std::uint32_t client, Nanos from) {
   s.push(e);
 }
 
-std::optional<std::string> Simulation::incident_error(const Incident& incident) const {
+Status Simulation::incident_error(const Incident& incident) const {
   // Reads only what never changes after create() (models, tiers, default tier), so inject()
   // may call it from another thread while a step runs.
   const std::string what = "incident " + std::string(to_string(incident.kind));
-  if (incident.kind == IncidentKind::backend_outage) return std::nullopt;
-  if (incident.api_key.empty()) return what + ": empty api key";
+  if (incident.kind == IncidentKind::backend_outage) return {};
+  if (incident.api_key.empty()) return make_error(what + ": empty api key");
   if (!policy_.model_index(incident.model)) {
-    return what + ": model \"" + incident.model + "\" is not in the policy " + policy_.source;
+    return make_error(what + ": model \"" + incident.model + "\" is not in the policy " +
+                      policy_.source);
   }
   if (!policy_.tier_index(incident.tier) && !policy_.default_tier) {
-    return what + ": tier \"" + incident.tier + "\" is not in the policy " + policy_.source +
-           ", which has no default tier";
+    return make_error(what + ": tier \"" + incident.tier + "\" is not in the policy " +
+                      policy_.source + ", which has no default tier");
   }
   if (!std::isfinite(incident.rate_per_s) || incident.rate_per_s < 0) {
-    return what + ": rate must be a finite number >= 0";
+    return make_error(what + ": rate must be a finite number >= 0");
   }
-  return std::nullopt;
+  return {};
 }
 
 void Simulation::apply_incident(Incident incident, bool add_clients) {
@@ -230,17 +237,17 @@ void Simulation::apply_incident(Incident incident, bool add_clients) {
   if (incident.kind == IncidentKind::backend_outage) s.outages.push_back(w);
   if (add_clients) {
     // incident_error() passed, so the clients are valid and their key has a tier.
-    for (ClientSpec& c : incident_clients(incident)) add_client(std::move(c));
+    for (ClientSpec& c : incident_clients(incident)) (void)add_client(std::move(c));
   }
   s.incidents.push_back(std::move(w));
   scenario_.incidents.push_back(std::move(incident));
 }
 
-std::optional<std::string> Simulation::inject(const Incident& incident) {
-  if (auto err = incident_error(incident)) return err;
+Status Simulation::inject(const Incident& incident) {
+  if (Status valid = incident_error(incident); !valid.ok()) return valid;
   std::lock_guard lock(pending_mu_);
   pending_.push_back(incident);
-  return std::nullopt;
+  return {};
 }
 
 Nanos Simulation::now() const {
@@ -325,10 +332,10 @@ void Simulation::decide(const Event& e, Nanos t) {
       if (!row.tokens) row.tokens = TokenBucket::fresh(*token_limit, t);
       token_peek = TokenBucket::peek(*token_limit, *row.tokens, t, tokens);
     }
-    KeyedDecision d = token_peek ? s.limiter.peek(key.api_key, model.name, t)
-                                 : s.limiter.decide(key.api_key, model.name, t);
+    KeyedDecision d = token_peek ? s.limiter->peek(key.api_key, model.name, t)
+                                 : s.limiter->decide(key.api_key, model.name, t);
     if (token_peek && d.decision.allowed && token_peek->allowed) {
-      d = s.limiter.decide(key.api_key, model.name, t);
+      d = s.limiter->decide(key.api_key, model.name, t);
       if (d.decision.allowed) TokenBucket::decide(*token_limit, *row.tokens, t, tokens);
     }
     row.key_id = d.key_id;
@@ -425,7 +432,7 @@ StepSample Simulation::take_sample(Nanos start, Nanos end) {
   const std::int64_t today = (options_.wall_epoch + end).count() / (86'400 * 1'000'000'000LL);
   // Levels of the states the limiter holds; a state it dropped as idle is full (level 1).
   std::map<std::uint64_t, double> levels;
-  s.limiter.for_each_state(end, [&](const KeyStateView& v) {
+  s.limiter->for_each_state(end, [&](const KeyStateView& v) {
     levels[v.key_id] = v.capacity > 0 ? std::clamp(v.available / v.capacity, 0.0, 1.0) : 1.0;
   });
   for (const auto& [names, index] : s.row_index) {  // (key, model) order

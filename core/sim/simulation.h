@@ -76,7 +76,7 @@ class Simulation {
   /// the next step, or at incident.at if that is later.
   /// @return an error naming an unknown model, a tier the policy lacks (when it has no
   ///         default tier), an empty key or a bad rate; else empty.
-  std::optional<std::string> inject(const Incident& incident);
+  Status inject(const Incident& incident);
 
   /// Simulated time since the run began.
   Nanos now() const;
@@ -98,9 +98,10 @@ class Simulation {
  private:
   struct State;
   struct Event;
-  Simulation(Policy policy, ScenarioSpec scenario, const SimulationOptions& options);
-  std::optional<std::string> add_client(ClientSpec client);
-  std::optional<std::string> incident_error(const Incident& incident) const;
+  Simulation(Policy policy, ScenarioSpec scenario, const SimulationOptions& options,
+             std::unique_ptr<State> state);
+  Status add_client(ClientSpec client);
+  Status incident_error(const Incident& incident) const;
   void apply_incident(Incident incident, bool add_clients);
   void schedule_arrival(std::uint32_t client, Nanos from);
   void process_until(Nanos end);

@@ -69,31 +69,33 @@ ModelShare default_model_share(std::string_view model, double weight) {
   return ModelShare{std::string(model), weight, 300, 2000};
 }
 
-std::optional<std::string> validate(const ClientSpec& c) {
+Status validate(const ClientSpec& c) {
   const std::string who = "client \"" + c.api_key + "\": ";
-  if (c.api_key.empty()) return std::string("client with an empty api key");
-  if (c.models.empty()) return who + "no models";
+  if (c.api_key.empty()) return make_error("client with an empty api key");
+  if (c.models.empty()) return make_error(who + "no models");
   double total = 0;
   for (const ModelShare& m : c.models) {
-    if (m.model.empty()) return who + "empty model name";
-    if (!std::isfinite(m.weight) || m.weight < 0) return who + "bad weight for " + m.model;
+    if (m.model.empty()) return make_error(who + "empty model name");
+    if (!std::isfinite(m.weight) || m.weight < 0)
+      return make_error(who + "bad weight for " + m.model);
     if (m.tokens_min < 0 || m.tokens_max < m.tokens_min)
-      return who + "bad token range for " + m.model;
+      return make_error(who + "bad token range for " + m.model);
     total += m.weight;
   }
-  if (!(total > 0)) return who + "model weights sum to 0";
+  if (!(total > 0)) return make_error(who + "model weights sum to 0");
   const TrafficShape& t = c.traffic;
-  if (!std::isfinite(t.rate_per_s) || t.rate_per_s < 0) return who + "rate must be >= 0";
+  if (!std::isfinite(t.rate_per_s) || t.rate_per_s < 0)
+    return make_error(who + "rate must be >= 0");
   if (!(t.diurnal_amplitude >= 0 && t.diurnal_amplitude <= 1)) {
-    return who + "diurnal amplitude must be in [0, 1]";
+    return make_error(who + "diurnal amplitude must be in [0, 1]");
   }
   for (const Burst& b : t.bursts) {
     if (!std::isfinite(b.rate_per_s) || b.rate_per_s < 0 || b.length.count() < 0) {
-      return who + "bad burst";
+      return make_error(who + "bad burst");
     }
   }
-  if (c.retry.max_retries < 0) return who + "max_retries must be >= 0";
-  return std::nullopt;
+  if (c.retry.max_retries < 0) return make_error(who + "max_retries must be >= 0");
+  return {};
 }
 
 }  // namespace limitscope

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/common/expected.h"
 #include "core/limiter/clock.h"
 
 namespace limitscope {
@@ -90,7 +91,7 @@ struct ClientSpec {
 ModelShare default_model_share(std::string_view model, double weight);
 
 /// Checks a client: key and models present, weights and rates finite and >= 0, token ranges
-/// ordered. @return empty on success, else the reason naming the client.
-std::optional<std::string> validate(const ClientSpec& client);
+/// ordered. @return ok, or the reason naming the client.
+Status validate(const ClientSpec& client);
 
 }  // namespace limitscope

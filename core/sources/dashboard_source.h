@@ -10,6 +10,7 @@
 #include <ostream>
 #include <string>
 
+#include "core/common/expected.h"
 #include "core/limiter/clock.h"
 #include "core/metrics/series_store.h"
 #include "core/sim/scenario.h"
@@ -38,8 +39,8 @@ class DashboardSource {
   /// cursor `d` after the recording's start (at its end when `d` is 0); a live source, whose
   /// time cannot be skipped, refreshes now. @return as advance()
   virtual int fast_forward(Nanos d) { return advance(d); }
-  /// Injects an incident for `length` (the simulation only). @return an error text, or empty
-  virtual std::optional<std::string> inject(IncidentKind kind, Nanos length);
+  /// Injects an incident for `length` (the simulation only). @return ok, or an error text
+  virtual Status inject(IncidentKind kind, Nanos length);
   /// Everything the dashboard shows, for the given chart window.
   virtual DashboardSnapshot snapshot(const ChartView& view) const = 0;
   /// The source's now: simulated wall time, the playback cursor, or the live source's last
@@ -61,15 +62,15 @@ class DashboardSource {
 
   /// Records the session to `path` (docs/recording.md): the history held so far, then
   /// everything as it arrives. @param flush_clock times the at-least-once-a-second flushes.
-  /// @return an error naming the file (or why this source cannot be recorded), or empty
-  std::optional<std::string> start_recording(const std::string& path, const Clock& flush_clock);
+  /// @return ok, or an error naming the file (or why this source cannot be recorded)
+  Status start_recording(const std::string& path, const Clock& flush_clock);
   /// Same, to any stream (tests); `file_name` names it.
   void start_recording(std::unique_ptr<std::ostream> out, const std::string& file_name,
                        const Clock& flush_clock) {
     session().start_recording(std::move(out), file_name, name(), now_ms(), flush_clock);
   }
-  /// End line, flush, close. @return its write error, or empty
-  std::optional<std::string> stop_recording() { return session().stop_recording(now_ms()); }
+  /// End line, flush, close. @return ok, or its write error
+  Status stop_recording() { return session().stop_recording(now_ms()); }
   void flush_recording_if_due() { session().flush_recording_if_due(); }
   /// The file being recorded to, or empty (also after a write error dropped it: see
   /// SessionState::recording_error()).

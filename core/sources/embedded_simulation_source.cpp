@@ -97,7 +97,7 @@ int EmbeddedSimulationSource::advance(Nanos d) {
     record_keys(s);
     session_->set_incidents(s.incidents);
     session_->refreshed(t);  // the step line of a recording
-    if (std::string err = session_->evaluate(t); !err.empty()) last_error_ = std::move(err);
+    if (const Status err = session_->evaluate(t); !err.ok()) last_error_ = err.error();
     ++steps;
   }
   return steps;
@@ -183,10 +183,10 @@ void EmbeddedSimulationSource::record_keys(const StepSample& s) {
   }
 }
 
-std::optional<std::string> EmbeddedSimulationSource::inject(IncidentKind kind, Nanos length) {
-  auto err = sim_->inject(incident_for(kind, sim_->now(), length));
-  if (err) last_error_ = *err;
-  return err;
+Status EmbeddedSimulationSource::inject(IncidentKind kind, Nanos length) {
+  Status injected = sim_->inject(incident_for(kind, sim_->now(), length));
+  if (!injected.ok()) last_error_ = injected.error();
+  return injected;
 }
 
 DashboardSnapshot EmbeddedSimulationSource::snapshot(const ChartView& view) const {

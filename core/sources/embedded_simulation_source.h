@@ -53,7 +53,7 @@ class EmbeddedSimulationSource final : public DashboardSource {
 
   /// Injects an incident now (runaway client, burst, misconfigured tenant, outage) for
   /// `length` of simulated time. @return an error text, or empty.
-  std::optional<std::string> inject(IncidentKind kind, Nanos length) override;
+  Status inject(IncidentKind kind, Nanos length) override;
 
   /// Everything the dashboard shows, for the given chart window.
   DashboardSnapshot snapshot(const ChartView& view) const override;

@@ -93,7 +93,7 @@ void MetricsLiveSource::scrape() {
     // The rules still run, on what the other sources record; this one's series go stale and
     // the rules that read them say "no data" (SessionState::source_down).
     series_->source_down("metrics", at);
-    series_->evaluate(at);
+    (void)series_->evaluate(at);
     return;
   }
   series_->source_up("metrics", at);
@@ -107,7 +107,7 @@ void MetricsLiveSource::scrape() {
   backoff_.reset();
   wait_ = options_.scrape_interval;
   record(*s);
-  if (const std::string err = series_->evaluate(at); !err.empty()) last_error_ = err;
+  if (const Status err = series_->evaluate(at); !err.ok()) last_error_ = err.error();
   series_->refreshed(at);
 }
 

@@ -155,17 +155,17 @@ void PrometheusLiveSource::refresh() {
   ++refreshes_;
   const std::int64_t now = std::max(wall_ms(clock_), now_ms_);
   series_->writing_as("prometheus");
-  std::optional<std::string> err = query_panels(now);
-  if (!err) err = read_alerts();
-  if (err) {
+  Status read = query_panels(now);
+  if (read.ok()) read = read_alerts();
+  if (!read.ok()) {
     ++failures_;
-    last_error_ = *err;
+    last_error_ = read.error();
     wait_ = backoff_.next_delay();
-    series_->event(now, "prometheus: refresh failed: " + *err + " (retry in " +
+    series_->event(now, "prometheus: refresh failed: " + read.error() + " (retry in " +
                             std::to_string(ms(wait_)) + " ms)");
     connected_ = false;
     series_->source_down("prometheus", now);
-    series_->evaluate(now);
+    (void)series_->evaluate(now);
     return;
   }
   series_->source_up("prometheus", now);
@@ -179,22 +179,22 @@ void PrometheusLiveSource::refresh() {
   backoff_.reset();
   wait_ = options_.refresh_interval;
   now_ms_ = now;
-  if (const std::string e = series_->evaluate(now); !e.empty()) last_error_ = e;
+  if (const Status e = series_->evaluate(now); !e.ok()) last_error_ = e.error();
   series_->refreshed(now);
 }
 
-std::optional<std::string> PrometheusLiveSource::query_panels(std::int64_t now) {
+Status PrometheusLiveSource::query_panels(std::int64_t now) {
   const std::int64_t step = std::max<std::int64_t>(1, ms(options_.step));
   const std::int64_t end = now / step * step;  // whole steps: every refresh reads the same grid
   const std::int64_t start =
       queried_to_ms_ ? *queried_to_ms_ + step : end - ms(options_.backfill) / step * step;
-  if (start > end) return std::nullopt;
+  if (start > end) return {};
   std::map<std::pair<std::string, std::string>, std::pair<double, double>> latest;
   for (const PrometheusPanel& p : panels_) {
     auto r =
         client_.query_range(p.expr, static_cast<double>(start) / 1000.0,
                             static_cast<double>(end) / 1000.0, static_cast<double>(step) / 1000.0);
-    if (!r) return r.error();
+    if (!r) return make_error(r.error());
     for (const probe::PromSeries& s : r->series) {
       metrics::Labels l = s.labels;
       for (const auto& [from, to] : p.rename) {
@@ -215,14 +215,14 @@ std::optional<std::string> PrometheusLiveSource::query_panels(std::int64_t now) 
   }
   for (const auto& [tm, v] : latest) rates_[tm] = v;
   queried_to_ms_ = end;
-  return std::nullopt;
+  return {};
 }
 
-std::optional<std::string> PrometheusLiveSource::read_alerts() {
+Status PrometheusLiveSource::read_alerts() {
   auto rules = client_.rules();
-  if (!rules) return rules.error();
+  if (!rules) return make_error(rules.error());
   auto alerts = client_.alerts();
-  if (!alerts) return alerts.error();
+  if (!alerts) return make_error(alerts.error());
   std::vector<AlertRow> rows;
   std::map<std::string, const probe::PromRule*> by_name;
   for (const probe::PromRule& r : *rules) {
@@ -274,7 +274,7 @@ std::optional<std::string> PrometheusLiveSource::read_alerts() {
     return rank(x.state) < rank(y.state);
   });
   server_alerts_ = std::move(rows);
-  return std::nullopt;
+  return {};
 }
 
 void PrometheusLiveSource::contribute(DashboardSnapshot& s) const {

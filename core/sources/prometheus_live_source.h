@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/common/expected.h"
 #include "core/probe/prometheus_client.h"
 #include "core/redis/backoff.h"
 #include "core/sources/live_source.h"
@@ -79,8 +80,8 @@ class PrometheusLiveSource final : public LiveSource {
 
  private:
   void refresh();
-  std::optional<std::string> query_panels(std::int64_t end_ms);
-  std::optional<std::string> read_alerts();
+  Status query_panels(std::int64_t end_ms);
+  Status read_alerts();
 
   PrometheusLiveOptions options_;
   const Clock& clock_;

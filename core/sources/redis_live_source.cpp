@@ -153,7 +153,7 @@ void RedisLiveSource::failed(const redis::RedisError& e) {
   // After every sample recorded (they may carry the server's clock, a little ahead).
   const std::int64_t t = std::max(clock_.wall().count() / 1'000'000, now_ms_ + 1);
   series_->source_down("redis", t);
-  series_->evaluate(t);
+  (void)series_->evaluate(t);
 }
 
 void RedisLiveSource::refresh() {
@@ -189,8 +189,8 @@ void RedisLiveSource::refresh() {
   series_->source_up("redis", t);
   if (options_.tail_decisions) tail(t, snap->keys);
   record(*snap, t);
-  if (const std::string err = series_->evaluate(t); !err.empty() && last_error_.empty())
-    last_error_ = err;
+  if (const Status err = series_->evaluate(t); !err.ok() && last_error_.empty())
+    last_error_ = err.error();
   series_->refreshed(t);
 }
 

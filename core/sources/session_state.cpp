@@ -82,7 +82,7 @@ Expected<std::shared_ptr<SessionState>> SessionState::create(const SessionOption
 }
 
 SessionState::~SessionState() {
-  if (writer_) stop_recording(last_ms_);
+  if (writer_) (void)stop_recording(last_ms_);  // nothing to report to any more
 }
 
 bool SessionState::append(const metrics::Labels& labels, metrics::Sample sample) {
@@ -147,13 +147,13 @@ void SessionState::mark_stale(const metrics::Labels& labels, std::int64_t t_ms) 
   ++revision_;
 }
 
-std::string SessionState::evaluate(std::int64_t t_ms) {
+Status SessionState::evaluate(std::int64_t t_ms) {
   if (alerts_->evaluate_due(t_ms) == 0) return {};
   ++revision_;
-  std::string first_error;
+  Status first_error;
   for (const auto& rule : alerts_->snapshot()->rules) {
-    if (!rule.last_error.empty() && first_error.empty())
-      first_error = "rule " + rule.name + ": " + rule.last_error;
+    if (!rule.last_error.empty() && first_error.ok())
+      first_error = make_error("rule " + rule.name + ": " + rule.last_error);
   }
   if (writer_ && t_ms * 1'000'000 >= rec_ns_) {
     write_alerts(t_ms);
@@ -384,21 +384,21 @@ void SessionState::check_writer() {
   }
 }
 
-std::optional<std::string> SessionState::start_recording(const std::string& path,
-                                                         const std::string& source_name,
-                                                         std::int64_t now_ms,
-                                                         const Clock& flush_clock) {
+Status SessionState::start_recording(const std::string& path, const std::string& source_name,
+                                     std::int64_t now_ms, const Clock& flush_clock) {
   auto out = std::make_unique<std::ofstream>(path, std::ios::binary | std::ios::trunc);
-  if (!*out) return path + ": cannot open for writing";
+  if (!*out) return make_error(path + ": cannot open for writing");
   start_recording(std::move(out), path, source_name, now_ms, flush_clock);
-  if (!writer_) return recording_error_;
-  return std::nullopt;
+  if (!writer_) return make_error(recording_error_);
+  return {};
 }
 
 void SessionState::start_recording(std::unique_ptr<std::ostream> out, const std::string& name,
                                    const std::string& source_name, std::int64_t now_ms,
                                    const Clock& flush_clock) {
-  if (writer_) stop_recording(now_ms);
+  // A write error of the recording this one replaces is dropped with it (as the operator
+  // starting another recording would).
+  if (writer_) (void)stop_recording(now_ms);
   recording_error_.clear();
   // Samples may carry times a little after the wall clock (the Redis server's TIME): the
   // recording starts at the latest of both, so its lines stay in time order.
@@ -440,13 +440,13 @@ void SessionState::start_recording(std::unique_ptr<std::ostream> out, const std:
   check_writer();
 }
 
-std::optional<std::string> SessionState::stop_recording(std::int64_t now_ms) {
-  if (!writer_) return std::nullopt;
+Status SessionState::stop_recording(std::int64_t now_ms) {
+  if (!writer_) return {};
   writer_->finish(std::max({now_ms, last_ms_, rec_ns_ / 1'000'000}));
-  std::optional<std::string> err;
-  if (!writer_->error().empty()) err = writer_->error();
+  Status finished;
+  if (!writer_->error().empty()) finished = make_error(writer_->error());
   writer_.reset();
-  return err;
+  return finished;
 }
 
 void SessionState::flush_recording_if_due() {

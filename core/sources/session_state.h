@@ -104,8 +104,8 @@ class SessionState {
   /// A series that vanished from its source: stale from t_ms on, as Prometheus marks it.
   void mark_stale(const metrics::Labels& labels, std::int64_t t_ms);
   /// Evaluates the alert groups due at t_ms (ms since the epoch) and records a change.
-  /// @return the first rule evaluation error, or empty
-  std::string evaluate(std::int64_t t_ms);
+  /// @return ok, or the first rule evaluation error (the rules keep theirs too: alert view)
+  Status evaluate(std::int64_t t_ms);
   /// Adds to the event log (bounded, oldest dropped).
   void event(std::int64_t t_ms, std::string text);
   /// The incidents active now (the simulation's), for snapshots and the recording's steps.
@@ -148,16 +148,15 @@ class SessionState {
   void refreshed(std::int64_t t_ms);
 
   /// Starts recording to `path` (docs/recording.md): the history held so far, the key table
-  /// and alerts now, then everything as it arrives. @return an error naming the file, or empty
-  std::optional<std::string> start_recording(const std::string& path,
-                                             const std::string& source_name, std::int64_t now_ms,
-                                             const Clock& flush_clock);
+  /// and alerts now, then everything as it arrives. @return ok, or an error naming the file
+  Status start_recording(const std::string& path, const std::string& source_name,
+                         std::int64_t now_ms, const Clock& flush_clock);
   /// Same, to any stream (tests).
   void start_recording(std::unique_ptr<std::ostream> out, const std::string& name,
                        const std::string& source_name, std::int64_t now_ms,
                        const Clock& flush_clock);
-  /// End line, flush, close. @return its write error, or empty
-  std::optional<std::string> stop_recording(std::int64_t now_ms);
+  /// End line, flush, close. @return ok, or its write error
+  Status stop_recording(std::int64_t now_ms);
   void flush_recording_if_due();
   bool recording() const { return writer_ != nullptr; }
   /// The file being recorded to, or empty (also after a write error dropped it).

@@ -12,6 +12,16 @@
 
 namespace limitscope::tuner {
 
+namespace {
+
+// ApplyPlan::refused from a check: its reason, or nothing when it passed.
+std::optional<std::string> refusal(const Status& check) {
+  if (check.ok()) return std::nullopt;
+  return check.error();
+}
+
+}  // namespace
+
 double largest_cost(const Trace& trace) {
   double most = 0;
   for (const TraceEvent& e : trace.events) most = std::max(most, e.cost);
@@ -52,8 +62,8 @@ std::vector<FieldProblem> check_candidate(const LimitParams& params, double larg
   }
   if (out.empty()) {
     // Anything else validate() refuses (e.g. a period of 0), under no field in particular.
-    if (auto why = params.validate())
-      out.push_back({is_window_algorithm(params.algorithm) ? "window" : "refill", *why});
+    if (Status why = params.validate(); !why.ok())
+      out.push_back({is_window_algorithm(params.algorithm) ? "window" : "refill", why.error()});
   }
   return out;
 }
@@ -133,7 +143,7 @@ ChangePreview preview_change(const std::string& rule, const std::optional<redis:
                  (had ? " (the key's override" : " (the rule's limit, no override yet") +
                  ", version " + std::to_string(live->version) + ")";
     p.config = redis::with_override(*live, override_key, candidate);
-    p.refused = redis::check_for_redis(p.config);
+    p.refused = refusal(redis::check_for_redis(p.config));
     return p;
   }
   if (!composite_limit.empty() && live && live->composite()) {
@@ -160,7 +170,7 @@ ChangePreview preview_change(const std::string& rule, const std::optional<redis:
     }
     p.config = std::move(next);
     p.new_text = composite_limit + ": " + candidate.describe();
-    p.refused = redis::check_for_redis(p.config);
+    p.refused = refusal(redis::check_for_redis(p.config));
     return p;
   }
   p.scope = "rule \"" + rule + "\": every key it limits, at its next decision";
@@ -184,7 +194,7 @@ ChangePreview preview_change(const std::string& rule, const std::optional<redis:
                       std::string(to_string(live->limits.front().params.algorithm)) +
                       " and the candidate changes the algorithm");
   }
-  p.refused = redis::check_for_redis(p.config);
+  p.refused = refusal(redis::check_for_redis(p.config));
   return p;
 }
 

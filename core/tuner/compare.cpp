@@ -72,7 +72,8 @@ Expected<std::vector<AlgorithmComparison>> compare_algorithms(const Trace& trace
       p.capacity = limit;
       p.refill = Rate{limit, window};
     }
-    if (auto why = p.validate()) return make_error(std::string(to_string(a)) + ": " + *why);
+    if (Status why = p.validate(); !why.ok())
+      return make_error(std::string(to_string(a)) + ": " + why.error());
     auto decisions = replay_decisions(trace, p);
     if (!decisions) return make_error(decisions.error());
     AlgorithmComparison c;

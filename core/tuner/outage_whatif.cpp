@@ -110,7 +110,7 @@ Expected<OutageWindow> parse_outage(std::string_view text, const Trace& trace) {
 
 Expected<OutageWhatIf> whatif_outage(const Trace& trace, const LimitParams& params,
                                      const OutageOptions& options) {
-  if (auto why = params.validate()) return make_error("parameters: " + *why);
+  if (Status why = params.validate(); !why.ok()) return make_error("parameters: " + why.error());
   if (options.replicas < 1)
     return make_error("replicas: must be >= 1, got " + std::to_string(options.replicas));
   std::optional<Pricing> pricing;

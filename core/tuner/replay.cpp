@@ -8,10 +8,10 @@ namespace limitscope::tuner {
 
 namespace {
 
-std::optional<std::string> check(const Trace& trace, const LimitParams& params) {
-  if (auto why = params.validate()) return "parameters: " + *why;
+Status check(const Trace& trace, const LimitParams& params) {
+  if (Status why = params.validate(); !why.ok()) return make_error("parameters: " + why.error());
   (void)trace;
-  return std::nullopt;
+  return {};
 }
 
 }  // namespace
@@ -29,7 +29,7 @@ Nanos auto_timeline_step(Nanos span) {
 
 Expected<ReplayResult> replay(const Trace& trace, const LimitParams& params,
                               const ReplayOptions& options) {
-  if (auto why = check(trace, params)) return make_error(*why);
+  if (Status why = check(trace, params); !why.ok()) return make_error(why.error());
   ReplayResult r;
   r.params = params;
   r.by_key.resize(trace.keys.size());
@@ -107,7 +107,7 @@ Expected<ReplayResult> replay(const Trace& trace, const LimitParams& params,
 }
 
 Expected<std::vector<bool>> replay_decisions(const Trace& trace, const LimitParams& params) {
-  if (auto why = check(trace, params)) return make_error(*why);
+  if (Status why = check(trace, params); !why.ok()) return make_error(why.error());
   std::vector<bool> out(trace.events.size());
   for_each_decision(trace, params, [&](std::size_t i, const Decision& d) { out[i] = d.allowed; });
   return out;

@@ -25,8 +25,8 @@ redis::Result<TraceLoad> trace_from_decision_stream(redis::Connection& c,
                                                     const TraceOptions& options,
                                                     const std::atomic<bool>* cancel,
                                                     const std::function<void(double)>& progress) {
-  if (auto why = redis::KeySchema::check_rule(rule)) {
-    return redis::make_redis_error(redis::ErrorKind::usage, "rule: " + *why);
+  if (Status why = redis::KeySchema::check_rule(rule); !why.ok()) {
+    return redis::make_redis_error(redis::ErrorKind::usage, "rule: " + why.error());
   }
   const std::string key = schema.decisions_key(rule);
   TraceLoad load;

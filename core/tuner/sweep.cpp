@@ -299,9 +299,9 @@ Expected<SweepResult> sweep(const Trace& trace, const SweepSpec& spec,
     for (double y : spec.y.values()) {
       SweepCell cell;
       cell.params = cell_params(spec, x, y);
-      if (auto why = cell.params.validate()) {
+      if (Status why = cell.params.validate(); !why.ok()) {
         return make_error("sweep cell x=" + std::to_string(x) + " y=" + std::to_string(y) + ": " +
-                          *why);
+                          why.error());
       }
       cell.x = x;
       cell.y = y;
@@ -357,13 +357,13 @@ bool meets(const SweepResult& result, const SweepCell& cell, const Constraints& 
          (!constraints.max_cheapness || cell_cheapness(result, cell) <= *constraints.max_cheapness);
 }
 
-std::optional<std::string> check_constraints(const SweepResult& result,
-                                             const Constraints& constraints) {
+Status check_constraints(const SweepResult& result, const Constraints& constraints) {
   if (constraints.max_worst_key_spend_per_min && !result.priced) {
-    return "a spend limit needs prices, and no request of the trace has one" +
-           (result.unpriced_reason.empty() ? std::string() : " (" + result.unpriced_reason + ")");
+    return make_error(
+        "a spend limit needs prices, and no request of the trace has one" +
+        (result.unpriced_reason.empty() ? std::string() : " (" + result.unpriced_reason + ")"));
   }
-  return std::nullopt;
+  return {};
 }
 
 Recommendation recommend(const SweepResult& result, const Constraints& constraints) {

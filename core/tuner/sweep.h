@@ -102,10 +102,9 @@ double cell_cheapness(const SweepResult& result, const SweepCell& cell);
 /// sweep is met by no cell: callers refuse it first, see check_constraints).
 bool meets(const SweepResult& result, const SweepCell& cell, const Constraints& constraints);
 
-/// An error in words when a constraint cannot be judged on this sweep (a spend limit without
-/// prices), else nullopt.
-std::optional<std::string> check_constraints(const SweepResult& result,
-                                             const Constraints& constraints);
+/// @return ok, or an error in words when a constraint cannot be judged on this sweep (a spend
+///         limit without prices)
+Status check_constraints(const SweepResult& result, const Constraints& constraints);
 
 /// The Pareto frontier (fewer 429s vs. less admitted: a tighter limit protects the backend and
 /// the bill) and the cheapest cell that meets the constraints.

@@ -7,7 +7,7 @@ namespace limitscope::tuner {
 
 Expected<WhatIfSeries> whatif_series(const Trace& trace, const LimitParams& params, int columns,
                                      const PricingOptions* pricing) {
-  if (auto why = params.validate()) return make_error("parameters: " + *why);
+  if (Status why = params.validate(); !why.ok()) return make_error("parameters: " + why.error());
   if (columns < 1) return make_error("what-if: columns must be >= 1");
   WhatIfSeries s;
   s.params = params;

@@ -202,9 +202,9 @@ void ConnectionDialog::buildForm() {
   connect(m_save, &QPushButton::clicked, this, &ConnectionDialog::save);
   connect(m_connect, &QPushButton::clicked, this, [this] {
     const SavedConnection c = formConnection();
-    auto ok = connections::validate(c);
-    if (!ok) {
-      setResult(false, qs(ok.error()));
+    const Status valid = connections::validate(c);
+    if (!valid.ok()) {
+      setResult(false, qs(valid.error()));
       return;
     }
     emit connectRequested(c, m_secret->text());
@@ -427,8 +427,8 @@ void ConnectionDialog::save() {
     auto d = parse_duration(m_interval->text().trimmed().toStdString());
     if (!d) return fail(tr("scrape interval: %1").arg(qs(d.error())));
   }
-  auto ok = connections::validate(c);
-  if (!ok) return fail(qs(ok.error()));
+  const Status valid = connections::validate(c);
+  if (!valid.ok()) return fail(qs(valid.error()));
   if (name != m_editing && m_saved->document().find(c.name) != nullptr) {
     return fail(tr("a connection named '%1' exists already").arg(name));
   }
@@ -531,8 +531,8 @@ void ConnectionDialog::testConnection() {
     setResult(ok, ok ? tr("✔ OK: %1").arg(message) : tr("✘ %1: %2").arg(kind, message));
     emit tested(ok, kind, message);
   };
-  auto valid = connections::validate(c);
-  if (!valid) return report(false, QStringLiteral("config"), qs(valid.error()));
+  const Status valid = connections::validate(c);
+  if (!valid.ok()) return report(false, QStringLiteral("config"), qs(valid.error()));
   m_test->setEnabled(false);
   setResult(true, tr("Testing…"));
   m_result->setStyleSheet(QString());

@@ -32,8 +32,8 @@ QString SavedConnections::save(const connections::ConnectionsDocument& document)
     return tr("not saved: %1 could not be read, and is left as it is until it is fixed (%2)")
         .arg(m_path.isEmpty() ? QStringLiteral("connections.json") : m_path, m_loadError);
   }
-  auto saved = connections::save_connections_file(m_path.toStdString(), document);
-  if (!saved) return QString::fromStdString(saved.error());
+  const Status saved = connections::save_connections_file(m_path.toStdString(), document);
+  if (!saved.ok()) return QString::fromStdString(saved.error());
   m_document = document;
   emit changed();
   return {};

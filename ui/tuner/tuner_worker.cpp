@@ -161,8 +161,8 @@ void TunerWorker::runSweep(const TracePtr& trace, tuner::SweepSpec spec,
     o.cancelled = cancel->load();
     o.error = qs(r.error());
   } else {
-    if (auto why = tuner::check_constraints(r->all, constraints.core))
-      o.constraintProblem = qs(*why);
+    if (Status why = tuner::check_constraints(r->all, constraints.core); !why.ok())
+      o.constraintProblem = qs(why.error());
     tuner::AdviceOptions advice;
     advice.current = current;
     advice.max_spend_increase = maxSpendIncrease;

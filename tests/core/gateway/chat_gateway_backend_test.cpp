@@ -26,7 +26,7 @@ class ScriptedBackend final : public AdmissionBackend {
     settles.push_back(delta);
     return settle_ok;
   }
-  std::optional<std::string> set_policy(Policy, Nanos) override { return std::nullopt; }
+  Status set_policy(Policy, Nanos) override { return {}; }
   std::shared_ptr<const Policy> policy() const override { return policy_; }
   std::string_view name() const override { return "scripted"; }
   std::optional<double> circuit_state() const override { return 2; }

@@ -13,6 +13,7 @@
 #include "core/gateway/in_process_admission.h"
 #include "core/gateway/mock_upstream.h"
 #include "support/exposition_sums.h"
+#include "support/must.h"
 
 namespace limitscope::gateway {
 namespace {
@@ -53,9 +54,10 @@ IncomingRequest req(std::optional<std::string> auth, std::string body) {
 
 struct Fixture {
   explicit Fixture(bool with_default = true)
-      : backend(make_policy(with_default)), gateway(backend, metrics, clock) {}
+      : backend(test::must(InProcessAdmission::create(make_policy(with_default)))),
+        gateway(*backend, metrics, clock) {}
   ManualClock clock{Nanos{0}};
-  InProcessAdmission backend;
+  std::unique_ptr<InProcessAdmission> backend;
   GatewayMetrics metrics;
   ChatGateway gateway;
 };
@@ -157,7 +159,7 @@ TEST(ChatGateway, AllowedTicketCarriesRateLimitHeaders) {
 TEST(ChatGateway, SettlementFollowsTheUpstream) {
   Fixture f;
   const LimitParams tokens = *make_policy().find_tier("free")->llm_tokens;
-  auto level = [&] { return f.backend.tokens_available("k", "small", tokens, f.clock.now()); };
+  auto level = [&] { return f.backend->tokens_available("k", "small", tokens, f.clock.now()); };
   AdmitOutcome a = f.gateway.admit(req("Bearer k", chat_body("small", 500)));
   ASSERT_TRUE(a.ticket);
   EXPECT_EQ(level(), 2000 - 506);

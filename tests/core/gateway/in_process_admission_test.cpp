@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include "support/must.h"
+
 namespace limitscope::gateway {
 namespace {
 
@@ -39,7 +41,8 @@ AdmissionResult admit(InProcessAdmission& a, std::string_view key, std::string_v
 }
 
 TEST(InProcessAdmission, BothRulesConsumeWhenBothAdmit) {
-  InProcessAdmission a(policy());
+  const auto a_owned = test::must(InProcessAdmission::create(policy()));
+  InProcessAdmission& a = *a_owned;
   auto r = admit(a, "k", "m4", 300, Nanos{0});
   ASSERT_TRUE(r.allowed);
   EXPECT_EQ(r.requests.remaining, 6);
@@ -50,7 +53,8 @@ TEST(InProcessAdmission, BothRulesConsumeWhenBothAdmit) {
 }
 
 TEST(InProcessAdmission, TokenDenialConsumesNoRequestCost) {
-  InProcessAdmission a(policy());
+  const auto a_owned = test::must(InProcessAdmission::create(policy()));
+  InProcessAdmission& a = *a_owned;
   ASSERT_TRUE(admit(a, "k", "m1", 900, Nanos{0}).allowed);
   auto denied = admit(a, "k", "m1", 200, Nanos{0});
   EXPECT_FALSE(denied.allowed);
@@ -64,7 +68,8 @@ TEST(InProcessAdmission, TokenDenialConsumesNoRequestCost) {
 }
 
 TEST(InProcessAdmission, RequestDenialConsumesNoTokens) {
-  InProcessAdmission a(policy());
+  const auto a_owned = test::must(InProcessAdmission::create(policy()));
+  InProcessAdmission& a = *a_owned;
   for (int i = 0; i < 2; ++i) ASSERT_TRUE(admit(a, "k", "m4", 10, Nanos{0}).allowed);
   auto denied = admit(a, "k", "m4", 10, Nanos{0});
   EXPECT_FALSE(denied.allowed);
@@ -75,7 +80,8 @@ TEST(InProcessAdmission, RequestDenialConsumesNoTokens) {
 TEST(InProcessAdmission, RefusalsBeforeTheLimits) {
   auto p = policy();
   p.default_tier.reset();
-  InProcessAdmission a(std::move(p));
+  const auto a_owned = test::must(InProcessAdmission::create(std::move(p)));
+  InProcessAdmission& a = *a_owned;
   EXPECT_EQ(admit(a, "stranger", "m1", 1, Nanos{0}).requests.reason, DenyReason::unknown_key);
   auto model = admit(a, "k", "nope", 1, Nanos{0});
   EXPECT_EQ(model.requests.reason, DenyReason::unknown_model);
@@ -87,7 +93,8 @@ TEST(InProcessAdmission, RefusalsBeforeTheLimits) {
 }
 
 TEST(InProcessAdmission, TierWithoutTokenLimitDecidesOnRequestsOnly) {
-  InProcessAdmission a(policy());
+  const auto a_owned = test::must(InProcessAdmission::create(policy()));
+  InProcessAdmission& a = *a_owned;
   auto r = admit(a, "p", "m1", 1'000'000, Nanos{0});
   EXPECT_TRUE(r.allowed);
   EXPECT_FALSE(r.llm_tokens.has_value());
@@ -95,7 +102,8 @@ TEST(InProcessAdmission, TierWithoutTokenLimitDecidesOnRequestsOnly) {
 }
 
 TEST(InProcessAdmission, SettlementRefundsAndChargesWithinBounds) {
-  InProcessAdmission a(policy());
+  const auto a_owned = test::must(InProcessAdmission::create(policy()));
+  InProcessAdmission& a = *a_owned;
   const Policy p = policy();
   const LimitParams& tokens = *p.find_tier("free")->llm_tokens;
   ASSERT_TRUE(admit(a, "k", "m1", 600, Nanos{0}).allowed);
@@ -117,7 +125,8 @@ TEST(InProcessAdmission, SettlementRefundsAndChargesWithinBounds) {
 }
 
 TEST(InProcessAdmission, ADebtIsWaitedOutBeforeTheNextAdmission) {
-  InProcessAdmission a(policy());
+  const auto a_owned = test::must(InProcessAdmission::create(policy()));
+  InProcessAdmission& a = *a_owned;
   ASSERT_TRUE(admit(a, "k", "m1", 100, Nanos{0}).allowed);
   a.settle("k", "m1", 99'900, Nanos{0});  // used 100,000: 900 - 99,900, bounded at -60,000
   EXPECT_EQ(a.tokens_available("k", "m1", *policy().find_tier("free")->llm_tokens, Nanos{0}),
@@ -134,11 +143,12 @@ TEST(InProcessAdmission, ADebtIsWaitedOutBeforeTheNextAdmission) {
 }
 
 TEST(InProcessAdmission, ReloadChangesLimitsAndKeepsState) {
-  InProcessAdmission a(policy());
+  const auto a_owned = test::must(InProcessAdmission::create(policy()));
+  InProcessAdmission& a = *a_owned;
   ASSERT_TRUE(admit(a, "k", "m1", 500, Nanos{0}).allowed);
   std::string bigger = kPolicy;
   bigger.replace(bigger.find("\"capacity\": 1000"), 16, "\"capacity\": 2000");
-  ASSERT_FALSE(a.set_policy(policy(bigger.c_str()), Nanos{0}).has_value());
+  ASSERT_EQ(a.set_policy(policy(bigger.c_str()), Nanos{0}), Status{});
   auto r = admit(a, "k", "m1", 100, Nanos{0});
   ASSERT_TRUE(r.allowed);
   // Same fraction of capacity carried over (500/1000 -> 1000/2000), then 100 taken.
@@ -146,8 +156,25 @@ TEST(InProcessAdmission, ReloadChangesLimitsAndKeepsState) {
   EXPECT_EQ(r.llm_tokens->limit, 2000);
 }
 
+// A policy the keyed limiter cannot take is an error of the factory, not an exception the
+// gateway's main has to catch.
+TEST(InProcessAdmission, CreateRefusesMoreTiersThanTheKeyedLimiterTakes) {
+  Policy big = policy();
+  for (std::size_t i = big.tiers.size(); i <= KeyedLimiter::kMaxTiers; ++i) {
+    big.tiers.push_back(TierPolicy{"t" + std::to_string(i), big.tiers[0].requests, {}});
+  }
+  const auto refused = InProcessAdmission::create(big);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().find("test-policy: the keyed limiter takes at most 255 tiers, got 256"),
+            std::string::npos)
+      << refused.error();
+  big.tiers.pop_back();
+  EXPECT_TRUE(InProcessAdmission::create(big).ok()) << "255 tiers are allowed";
+}
+
 TEST(InProcessAdmission, IdleTokenStatesExpire) {
-  InProcessAdmission a(policy());
+  const auto a_owned = test::must(InProcessAdmission::create(policy()));
+  InProcessAdmission& a = *a_owned;
   for (int i = 0; i < 300; ++i) {
     ASSERT_TRUE(admit(a, "k" + std::to_string(i) + "x", "m1", 10, Nanos{0}).allowed);
   }
@@ -159,7 +186,8 @@ TEST(InProcessAdmission, IdleTokenStatesExpire) {
 }
 
 TEST(InProcessAdmission, ConcurrentRequestsStayWithinBothBounds) {
-  InProcessAdmission a(policy());
+  const auto a_owned = test::must(InProcessAdmission::create(policy()));
+  InProcessAdmission& a = *a_owned;
   std::atomic<int> allowed{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {

@@ -23,7 +23,7 @@ TEST(UnlimitedAdmission, AdmitsKnownRefusesUnknown) {
   EXPECT_EQ(a.admit(AdmissionRequest{"demo-free-1", "nope", 1, Nanos{0}}).requests.reason,
             DenyReason::unknown_model);
   p.default_tier = p.tier_index("pro");
-  EXPECT_FALSE(a.set_policy(p, Nanos{0}).has_value());
+  EXPECT_EQ(a.set_policy(p, Nanos{0}), Status{});
   EXPECT_EQ(a.admit(AdmissionRequest{"stranger", "gpt-4.1", 1, Nanos{0}}).tier->name, "pro");
   EXPECT_EQ(a.name(), "off");
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/limiter/keyed_limiter.h"
+#include "support/must.h"
 
 namespace limitscope {
 namespace {
@@ -101,16 +102,18 @@ std::vector<std::tuple<std::uint64_t, double>> states(KeyedLimiter& lim, Nanos n
 // @return the key-cap refusals seen
 std::uint64_t expect_same(const Stream& s, KeyedLimiterOptions options, std::uint64_t seed,
                           const Policy& first, const Policy& next_policy) {
-  KeyedLimiter one(first, options);
-  KeyedLimiter batched(first, options);
+  const auto one_owned = test::must(KeyedLimiter::create(first, options));
+  KeyedLimiter& one = *one_owned;
+  const auto batched_owned = test::must(KeyedLimiter::create(first, options));
+  KeyedLimiter& batched = *batched_owned;
   std::mt19937_64 rng(seed);
   const std::size_t half = s.requests.size() / 2;
   std::size_t i = 0;
   while (i < s.requests.size()) {
     if (i == half) {
       const Nanos t = s.requests[i].now;
-      EXPECT_FALSE(one.set_policy(next_policy, t).has_value());
-      EXPECT_FALSE(batched.set_policy(next_policy, t).has_value());
+      EXPECT_EQ(one.set_policy(next_policy, t), Status{});
+      EXPECT_EQ(batched.set_policy(next_policy, t), Status{});
     }
     std::size_t n = std::min<std::size_t>(rng() % 70, s.requests.size() - i);  // 0 too
     if (i < half) n = std::min(n, half - i);
@@ -155,7 +158,8 @@ TEST(KeyedBatch, ManyKeysOverSeveralTableGrowths) {
 }
 
 TEST(KeyedBatch, RefusesAnOutputOfAnotherSize) {
-  KeyedLimiter lim(mixed_policy());
+  const auto lim_owned = test::must(KeyedLimiter::create(mixed_policy()));
+  KeyedLimiter& lim = *lim_owned;
   std::vector<KeyedRequest> requests(3, KeyedRequest{"alice", "mini", Nanos{0}, 1});
   std::vector<KeyedDecision> out(2);
   EXPECT_THROW(lim.decide_batch(requests, out), std::invalid_argument);

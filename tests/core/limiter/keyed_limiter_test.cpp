@@ -11,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include "support/must.h"
+
 namespace limitscope {
 namespace {
 
@@ -47,7 +49,8 @@ int admitted(KeyedLimiter& lim, std::string_view key, std::string_view model, in
 }
 
 TEST(KeyedLimiter, KeysAndModelsHaveSeparateStates) {
-  KeyedLimiter lim(small_policy());
+  const auto lim_owned = test::must(KeyedLimiter::create(small_policy()));
+  KeyedLimiter& lim = *lim_owned;
   EXPECT_EQ(admitted(lim, "alice", "mini", 20, Nanos{0}), 10);
   EXPECT_EQ(admitted(lim, "bob", "mini", 20, Nanos{0}), 10);
   EXPECT_EQ(admitted(lim, "alice", "large", 5, Nanos{0}), 2);  // 10 / 4
@@ -61,7 +64,8 @@ TEST(KeyedLimiter, KeysAndModelsHaveSeparateStates) {
 }
 
 TEST(KeyedLimiter, TierComesFromThePolicy) {
-  KeyedLimiter lim(small_policy());
+  const auto lim_owned = test::must(KeyedLimiter::create(small_policy()));
+  KeyedLimiter& lim = *lim_owned;
   const auto pro = lim.decide("k-pro", "mini", Nanos{0});
   ASSERT_NE(pro.tier, nullptr);
   EXPECT_EQ(pro.tier->name, "pro");
@@ -71,7 +75,8 @@ TEST(KeyedLimiter, TierComesFromThePolicy) {
   ASSERT_NE(stranger.tier, nullptr);
   EXPECT_EQ(stranger.tier->name, "free");
 
-  KeyedLimiter strict(small_policy(/*with_default=*/false));
+  const auto strict_owned = test::must(KeyedLimiter::create(small_policy(/*with_default=*/false)));
+  KeyedLimiter& strict = *strict_owned;
   const auto unknown = strict.decide("stranger", "mini", Nanos{0});
   EXPECT_FALSE(unknown.decision.allowed);
   EXPECT_EQ(unknown.decision.reason, DenyReason::unknown_key);
@@ -81,7 +86,8 @@ TEST(KeyedLimiter, TierComesFromThePolicy) {
 }
 
 TEST(KeyedLimiter, UnknownModelIsRefusedWithoutState) {
-  KeyedLimiter lim(small_policy());
+  const auto lim_owned = test::must(KeyedLimiter::create(small_policy()));
+  KeyedLimiter& lim = *lim_owned;
   const auto d = lim.decide("alice", "gpt-99", Nanos{0});
   EXPECT_FALSE(d.decision.allowed);
   EXPECT_EQ(d.decision.reason, DenyReason::unknown_model);
@@ -102,7 +108,8 @@ class KeyedCost : public ::testing::TestWithParam<CostRow> {};
 
 TEST_P(KeyedCost, ChargesModelWeightTimesMultiplier) {
   const CostRow& row = GetParam();
-  KeyedLimiter lim(small_policy());
+  const auto lim_owned = test::must(KeyedLimiter::create(small_policy()));
+  KeyedLimiter& lim = *lim_owned;
   const auto first = lim.decide("alice", row.model, Nanos{0}, row.multiplier);
   EXPECT_DOUBLE_EQ(first.cost, row.cost);
   const int n = (first.decision.allowed ? 1 : 0) +
@@ -124,7 +131,9 @@ INSTANTIATE_TEST_SUITE_P(Rows, KeyedCost,
                                            CostRow{"mini", -1, -1, 0, DenyReason::invalid_cost}));
 
 TEST(KeyedLimiter, OneOffKeysExpireSoMemoryStaysBounded) {
-  KeyedLimiter lim(small_policy(), KeyedLimiterOptions{.shards = 8});
+  const auto lim_owned =
+      test::must(KeyedLimiter::create(small_policy(), KeyedLimiterOptions{.shards = 8}));
+  KeyedLimiter& lim = *lim_owned;
   // 100,000 keys, one request each, 1 ms apart; a free bucket (10, 1/s) that lost 1 token is
   // full again 1 s later, so at most ~1,000 states are live at any time.
   std::size_t most = 0;
@@ -143,7 +152,9 @@ TEST(KeyedLimiter, OneOffKeysExpireSoMemoryStaysBounded) {
 }
 
 TEST(KeyedLimiter, ExpiryIsInvisibleToDecisions) {
-  KeyedLimiter lim(small_policy(), KeyedLimiterOptions{.shards = 1, .sweep_per_decision = 64});
+  const auto lim_owned = test::must(KeyedLimiter::create(
+      small_policy(), KeyedLimiterOptions{.shards = 1, .sweep_per_decision = 64}));
+  KeyedLimiter& lim = *lim_owned;
   EXPECT_EQ(admitted(lim, "alice", "mini", 10, Nanos{0}), 10);
   // Half refilled: not idle, must survive any sweep.
   EXPECT_EQ(lim.sweep(5 * kSec), 0u);
@@ -153,7 +164,9 @@ TEST(KeyedLimiter, ExpiryIsInvisibleToDecisions) {
 }
 
 TEST(KeyedLimiter, KeyCapRefusesNewKeysButKeepsExistingOnes) {
-  KeyedLimiter lim(small_policy(), KeyedLimiterOptions{.shards = 1, .max_keys = 5});
+  const auto lim_owned = test::must(
+      KeyedLimiter::create(small_policy(), KeyedLimiterOptions{.shards = 1, .max_keys = 5}));
+  KeyedLimiter& lim = *lim_owned;
   for (int i = 0; i < 5; ++i) {
     ASSERT_TRUE(lim.decide("key-" + std::to_string(i), "mini", Nanos{0}).decision.allowed);
   }
@@ -171,7 +184,9 @@ TEST(KeyedLimiter, KeyCapRefusesNewKeysButKeepsExistingOnes) {
 }
 
 TEST(KeyedLimiter, EnumeratesStatesWithNamesWhenAsked) {
-  KeyedLimiter lim(small_policy(), KeyedLimiterOptions{.shards = 4, .remember_names = 2});
+  const auto lim_owned = test::must(
+      KeyedLimiter::create(small_policy(), KeyedLimiterOptions{.shards = 4, .remember_names = 2}));
+  KeyedLimiter& lim = *lim_owned;
   lim.decide("k-pro", "large", Nanos{0});
   lim.decide("alice", "mini", Nanos{0});
   lim.decide("bob", "mini", Nanos{0});  // beyond remember_names: shown without a name
@@ -200,28 +215,30 @@ TEST(KeyedLimiter, EnumeratesStatesWithNamesWhenAsked) {
 }
 
 TEST(KeyedLimiter, SetPolicyCarriesStatesOver) {
-  KeyedLimiter lim(small_policy());
+  const auto lim_owned = test::must(KeyedLimiter::create(small_policy()));
+  KeyedLimiter& lim = *lim_owned;
   EXPECT_EQ(admitted(lim, "alice", "mini", 5, Nanos{0}), 5);  // free bucket half full
   EXPECT_EQ(admitted(lim, "k-pro", "mini", 50, Nanos{0}), 50);
-  ASSERT_FALSE(lim.set_policy(small_policy(true, 20), Nanos{0}).has_value());
+  ASSERT_EQ(lim.set_policy(small_policy(true, 20), Nanos{0}), Status{});
   EXPECT_EQ(lim.policy()->find_tier("free")->requests.capacity, 20);
   // Token bucket keeps the fraction: half of 20.
   EXPECT_EQ(admitted(lim, "alice", "mini", 30, Nanos{0}), 10);
   EXPECT_EQ(admitted(lim, "k-pro", "mini", 100, Nanos{0}), 50);
 
   // The free tier switches algorithm: its states start fresh, pro states stay.
-  ASSERT_FALSE(lim.set_policy(small_policy(true, 20, "gcra"), Nanos{0}).has_value());
+  ASSERT_EQ(lim.set_policy(small_policy(true, 20, "gcra"), Nanos{0}), Status{});
   EXPECT_EQ(lim.size(), 1u);
   EXPECT_EQ(admitted(lim, "alice", "mini", 30, Nanos{0}), 20);
   EXPECT_EQ(admitted(lim, "k-pro", "mini", 10, Nanos{0}), 0);
 }
 
 TEST(KeyedLimiter, KeyMovedToAnotherTierIsReconfiguredOnItsNextDecision) {
-  KeyedLimiter lim(small_policy());
+  const auto lim_owned = test::must(KeyedLimiter::create(small_policy()));
+  KeyedLimiter& lim = *lim_owned;
   EXPECT_EQ(admitted(lim, "alice", "mini", 5, Nanos{0}), 5);  // free: 5 of 10 left
   Policy moved = small_policy();
   moved.keys.emplace("alice", *moved.tier_index("pro"));
-  ASSERT_FALSE(lim.set_policy(std::move(moved), Nanos{0}).has_value());
+  ASSERT_EQ(lim.set_policy(std::move(moved), Nanos{0}), Status{});
   const auto d = lim.decide("alice", "mini", Nanos{0});
   ASSERT_TRUE(d.decision.allowed);
   EXPECT_EQ(d.tier->name, "pro");
@@ -242,7 +259,8 @@ TEST(KeyedLimiter, EveryAlgorithmServesATier) {
     "models": { "m": { "cost": 1 } },
     "keys": { "tb": "tb", "gc": "gc", "lb": "lb", "sl": "sl", "sc": "sc", "fw": "fw" }
   })");
-  KeyedLimiter lim(std::move(policy));
+  const auto lim_owned = test::must(KeyedLimiter::create(std::move(policy)));
+  KeyedLimiter& lim = *lim_owned;
   for (const char* key : {"tb", "gc", "lb", "sl", "sc", "fw"}) {
     EXPECT_EQ(admitted(lim, key, "m", 5, Nanos{0}), 5) << key;
     const auto d = lim.decide(key, "m", Nanos{0});
@@ -259,7 +277,8 @@ TEST(KeyedLimiter, EveryAlgorithmServesATier) {
 }
 
 TEST(KeyedLimiter, ThreadsOnOneKeyNeverOveradmit) {
-  KeyedLimiter lim(small_policy());
+  const auto lim_owned = test::must(KeyedLimiter::create(small_policy()));
+  KeyedLimiter& lim = *lim_owned;
   // Time frozen: exactly the capacity is admitted however the threads interleave.
   std::atomic<int> total{0};
   std::vector<std::thread> threads;
@@ -271,7 +290,8 @@ TEST(KeyedLimiter, ThreadsOnOneKeyNeverOveradmit) {
 }
 
 TEST(KeyedLimiter, ThreadsOnOneKeyWithMovingTimeStayWithinCapacityPlusRefill) {
-  KeyedLimiter lim(small_policy());
+  const auto lim_owned = test::must(KeyedLimiter::create(small_policy()));
+  KeyedLimiter& lim = *lim_owned;
   ManualClock clock;
   std::atomic<int> total{0};
   std::atomic<int> running{4};
@@ -293,7 +313,9 @@ TEST(KeyedLimiter, ThreadsOnOneKeyWithMovingTimeStayWithinCapacityPlusRefill) {
 }
 
 TEST(KeyedLimiter, ThreadsOnManyKeysStayWithinCapacityPlusRefill) {
-  KeyedLimiter lim(small_policy(), KeyedLimiterOptions{.shards = 4});
+  const auto lim_owned =
+      test::must(KeyedLimiter::create(small_policy(), KeyedLimiterOptions{.shards = 4}));
+  KeyedLimiter& lim = *lim_owned;
   ManualClock clock;
   constexpr int kKeys = 32;
   std::vector<std::atomic<int>> per_key(kKeys);
@@ -332,12 +354,15 @@ TEST(KeyedLimiter, RefusesPoliciesWithTooManyTiers) {
   Policy big = small_policy();
   for (int i = 0; i < 300; ++i)
     big.tiers.push_back(TierPolicy{"t" + std::to_string(i), big.tiers[0].requests, {}});
-  KeyedLimiter lim(small_policy());
-  const auto err = lim.set_policy(big, Nanos{0});
-  ASSERT_TRUE(err.has_value());
-  EXPECT_NE(err->find("at most 255 tiers"), std::string::npos) << *err;
+  const auto lim_owned = test::must(KeyedLimiter::create(small_policy()));
+  KeyedLimiter& lim = *lim_owned;
+  const Status err = lim.set_policy(big, Nanos{0});
+  ASSERT_FALSE(err.ok());
+  EXPECT_NE(err.error().find("at most 255 tiers"), std::string::npos) << err;
   EXPECT_EQ(lim.policy()->tiers.size(), 2u);
-  EXPECT_THROW(KeyedLimiter{big}, std::invalid_argument);
+  const auto refused = KeyedLimiter::create(big);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error(), err.error());
 }
 
 }  // namespace

@@ -61,9 +61,9 @@ TEST(Limiter, InvalidReconfigureChangesNothing) {
   const LimitParams p = bucket(Algorithm::token_bucket, 10, 1);
   auto l = make(p, clock);
   ASSERT_TRUE(l->try_acquire(4).allowed);
-  const auto error = l->reconfigure(bucket(Algorithm::token_bucket, 10, 0));
-  ASSERT_TRUE(error.has_value());
-  EXPECT_NE(error->find("refill"), std::string::npos) << *error;
+  const Status error = l->reconfigure(bucket(Algorithm::token_bucket, 10, 0));
+  ASSERT_FALSE(error.ok());
+  EXPECT_NE(error.error().find("refill"), std::string::npos) << error;
   EXPECT_EQ(l->params().describe(), p.describe());
   EXPECT_DOUBLE_EQ(l->available(), 6);
 }
@@ -72,9 +72,9 @@ TEST(Limiter, ReconfigureCarriesTheStateOverOrStartsFreshForAnotherAlgorithm) {
   ManualClock clock;
   auto l = make(bucket(Algorithm::token_bucket, 10, 1), clock);
   ASSERT_TRUE(l->try_acquire(5).allowed);
-  EXPECT_FALSE(l->reconfigure(bucket(Algorithm::token_bucket, 40, 4)).has_value());
+  EXPECT_EQ(l->reconfigure(bucket(Algorithm::token_bucket, 40, 4)), Status{});
   EXPECT_DOUBLE_EQ(l->available(), 20);  // half full stays half full
-  EXPECT_FALSE(l->reconfigure(window(Algorithm::fixed_window, 3, 1s)).has_value());
+  EXPECT_EQ(l->reconfigure(window(Algorithm::fixed_window, 3, 1s)), Status{});
   EXPECT_EQ(l->params().algorithm, Algorithm::fixed_window);
   EXPECT_DOUBLE_EQ(l->available(), 3);  // another algorithm: fresh
   EXPECT_TRUE(l->try_acquire(3).allowed);
@@ -214,7 +214,7 @@ TEST(CompositeLimiter, AdmitsOnlyWhenEveryChildAdmitsAndReportsTheMostRestrictiv
   EXPECT_EQ(never.reason, DenyReason::cost_above_capacity);
   EXPECT_FALSE(never.retry_after.has_value());
   EXPECT_EQ(both.params().algorithm, Algorithm::token_bucket);
-  EXPECT_TRUE(both.reconfigure(bucket(Algorithm::token_bucket, 1, 1)).has_value());
+  EXPECT_FALSE(both.reconfigure(bucket(Algorithm::token_bucket, 1, 1)).ok());
 }
 
 // A refusal reports the child that refused, even when another child has fewer units left

@@ -48,7 +48,7 @@ struct Gateway {
     auto p = parse_policy(kPolicy, "coalesce-test-policy");
     EXPECT_TRUE(p.ok()) << p.error();
     admission = std::make_unique<RedisAdmission>(std::move(p).value(), *endpoint, o, clock);
-    EXPECT_FALSE(admission->sync_rules().has_value());
+    EXPECT_EQ(admission->sync_rules(), Status{});
   }
 
   // `n` concurrent requests of `key`: the first alone, the rest queued behind it.
@@ -113,7 +113,7 @@ TEST(RedisAdmissionCoalesce, ABatchLateTwiceFollowsTheFailureModePerRequest) {
     auto server = test::RedisServer::start();
     constexpr std::size_t kRequests = 6;
     Gateway gw(*server, std::chrono::hours(1), kRequests - 1, Nanos{0}, mode);
-    ASSERT_FALSE(gw.admission->check_access().has_value()) << "reads the server's clock";
+    ASSERT_EQ(gw.admission->check_access(), Status{}) << "reads the server's clock";
     const auto results = gw.admit_concurrently("k", kRequests);
     // The lone first request and its retry, then the batch of 5 and its retry.
     EXPECT_EQ(gw.round_trips, (std::vector<std::size_t>{1, 1, kRequests - 1, kRequests - 1}));

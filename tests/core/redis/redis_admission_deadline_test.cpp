@@ -43,8 +43,8 @@ struct LateGateway {
     auto p = parse_policy(kOneTierPolicy, "deadline-test-policy");
     EXPECT_TRUE(p.ok()) << p.error();
     admission = std::make_unique<RedisAdmission>(std::move(p).value(), *endpoint, o, clock);
-    EXPECT_FALSE(admission->sync_rules().has_value());
-    EXPECT_FALSE(admission->check_access().has_value()) << "the probe carries no deadline";
+    EXPECT_EQ(admission->sync_rules(), Status{});
+    EXPECT_EQ(admission->check_access(), Status{}) << "the probe carries no deadline";
     auto c = redis::Connection::open(url);
     EXPECT_TRUE(c.ok());
     admin = std::make_unique<redis::Connection>(std::move(c).value());

@@ -37,7 +37,7 @@ struct Gateway {
     auto p = parse_policy(kPolicy, "settle-test-policy");
     EXPECT_TRUE(p.ok()) << p.error();
     admission = std::make_unique<RedisAdmission>(std::move(p).value(), *endpoint, o, clock);
-    EXPECT_FALSE(admission->sync_rules().has_value());
+    EXPECT_EQ(admission->sync_rules(), Status{});
     auto c = redis::Connection::open(url);
     EXPECT_TRUE(c.ok());
     admin = std::make_unique<redis::Connection>(std::move(c).value());

@@ -105,7 +105,7 @@ struct Fixture {
 TEST(RedisAdmissionSync, AChangeMadeBetweenTheReadAndTheWriteIsNotOverwritten) {
   Fixture f;
   ASSERT_NE(f.server, nullptr);
-  ASSERT_FALSE(f.admission->sync_rules().has_value());
+  ASSERT_EQ(f.admission->sync_rules(), Status{});
   auto c = f.admin();
   // gw-free drifted to capacity 50 (version 2); the gateway reads it and is about to write the
   // policy's 100 when the operator sets 7 (version 3).
@@ -124,7 +124,7 @@ TEST(RedisAdmissionSync, AChangeMadeBetweenTheReadAndTheWriteIsNotOverwritten) {
     redis::ChangeInfo who{"operator", "incident", std::nullopt};
     ASSERT_TRUE(redis::set_config(c, redis::KeySchema(), "gw-free", op, who).ok());  // version 3
   };
-  EXPECT_FALSE(f.admission->sync_rules().has_value()) << "a lost race is not an error";
+  EXPECT_EQ(f.admission->sync_rules(), Status{}) << "a lost race is not an error";
   auto after = redis::get_config(c, redis::KeySchema(), "gw-free");
   ASSERT_TRUE(after.ok() && after->has_value());
   EXPECT_EQ((*after)->version, 3);
@@ -135,12 +135,12 @@ TEST(RedisAdmissionSync, AChangeMadeBetweenTheReadAndTheWriteIsNotOverwritten) {
 TEST(RedisAdmissionSync, AnUnreadableConfigIsRepairedAndTheOtherRulesAreSynced) {
   Fixture f;
   ASSERT_NE(f.server, nullptr);
-  ASSERT_FALSE(f.admission->sync_rules().has_value());
+  ASSERT_EQ(f.admission->sync_rules(), Status{});
   auto c = f.admin();
   const redis::KeySchema schema;
   ASSERT_TRUE(c.command({"HSET", schema.config_key("gw-free"), "version", "x1"}).ok());
   ASSERT_TRUE(c.command({"DEL", schema.config_key("gw-pro")}).ok());
-  ASSERT_FALSE(f.admission->sync_rules().has_value());
+  ASSERT_EQ(f.admission->sync_rules(), Status{});
   auto free_cfg = redis::get_config(c, schema, "gw-free");
   ASSERT_TRUE(free_cfg.ok() && free_cfg->has_value())
       << (free_cfg.ok() ? "" : free_cfg.error().message);
@@ -160,7 +160,7 @@ TEST(RedisAdmissionSync, AnUnreadableConfigIsRepairedAndTheOtherRulesAreSynced) 
     ASSERT_TRUE(c.command({"HSET", schema.config_key("gw-free"), "version", "x3"}).ok());
   };
   f.log.clear();
-  EXPECT_FALSE(f.admission->sync_rules().has_value());
+  EXPECT_EQ(f.admission->sync_rules(), Status{});
   auto raw = c.command({"HGET", schema.config_key("gw-free"), "version"});
   ASSERT_TRUE(raw.ok());
   EXPECT_EQ(raw->str, "x3");

@@ -37,20 +37,20 @@ TEST(RedisPassword, AFileOnlyItsOwnerMayRead) {
 
 TEST(RedisPassword, TheFileThenTheEnvironmentAndNeverTwoPasswords) {
   RedisUrl url;
-  EXPECT_FALSE(apply_password_source(url, std::nullopt, nullptr).has_value());
+  EXPECT_EQ(apply_password_source(url, std::nullopt, nullptr), Status{});
   EXPECT_TRUE(url.password.empty());
-  EXPECT_FALSE(apply_password_source(url, std::nullopt, "from-env").has_value());
+  EXPECT_EQ(apply_password_source(url, std::nullopt, "from-env"), Status{});
   EXPECT_EQ(url.password, "from-env");
   RedisUrl file_url;
   const std::string path = password_file("pw-src", "from-file\n", 0600);
-  EXPECT_FALSE(apply_password_source(file_url, path, "from-env").has_value());
+  EXPECT_EQ(apply_password_source(file_url, path, "from-env"), Status{});
   EXPECT_EQ(file_url.password, "from-file");
   RedisUrl both;
   both.password = "in-url";
-  auto why = apply_password_source(both, std::nullopt, "from-env");
-  ASSERT_TRUE(why.has_value());
-  EXPECT_NE(why->find("LIMITSCOPE_REDIS_PASSWORD"), std::string::npos) << *why;
-  EXPECT_EQ(why->find("in-url"), std::string::npos);
+  const Status why = apply_password_source(both, std::nullopt, "from-env");
+  ASSERT_FALSE(why.ok());
+  EXPECT_NE(why.error().find("LIMITSCOPE_REDIS_PASSWORD"), std::string::npos) << why.error();
+  EXPECT_EQ(why.error().find("in-url"), std::string::npos);
 }
 
 }  // namespace

@@ -78,11 +78,11 @@ TEST(RuleConfigFields, CheckRefusesWhatRedisCannotRun) {
       {RuleConfig{}, "at least one limit"},
   };
   for (const auto& row : rows) {
-    const auto e = check_for_redis(row.config);
-    ASSERT_TRUE(e.has_value()) << row.reason_has;
-    EXPECT_NE(e->find(row.reason_has), std::string::npos) << *e;
+    const Status e = check_for_redis(row.config);
+    ASSERT_FALSE(e.ok()) << row.reason_has;
+    EXPECT_NE(e.error().find(row.reason_has), std::string::npos) << e.error();
   }
-  EXPECT_FALSE(check_for_redis(single_limit(tb(10, 7, 3s))).has_value());
+  EXPECT_EQ(check_for_redis(single_limit(tb(10, 7, 3s))), Status{});
 }
 
 class RuleConfigRedis : public ::testing::Test {
@@ -229,18 +229,20 @@ TEST(RuleConfigFields, OverridesRoundTripAndAreChecked) {
 
   RuleConfig other = c;
   other.overrides["x"] = test::window(Algorithm::sliding_log, 5, 1s);
-  ASSERT_TRUE(check_for_redis(other).has_value());
-  EXPECT_NE(check_for_redis(other)->find("keeps the rule's algorithm (token-bucket)"),
+  ASSERT_FALSE(check_for_redis(other).ok());
+  EXPECT_NE(check_for_redis(other).error().find("keeps the rule's algorithm (token-bucket)"),
             std::string::npos);
   RuleConfig composite;
   composite.limits = {{"rpm", test::window(Algorithm::sliding_log, 60, 1min)}};
   composite.overrides["x"] = test::window(Algorithm::sliding_log, 5, 1min);
-  ASSERT_TRUE(check_for_redis(composite).has_value());
-  EXPECT_NE(check_for_redis(composite)->find("composite rule takes no per-key overrides"),
+  ASSERT_FALSE(check_for_redis(composite).ok());
+  EXPECT_NE(check_for_redis(composite).error().find("composite rule takes no per-key overrides"),
             std::string::npos);
   RuleConfig bad = c;
   bad.overrides["y"] = tb(-1, 1, 1s);
-  EXPECT_NE(check_for_redis(bad).value_or("").find("override of key \"y\": "), std::string::npos);
+  const Status bad_override = check_for_redis(bad);
+  ASSERT_FALSE(bad_override.ok());
+  EXPECT_NE(bad_override.error().find("override of key \"y\": "), std::string::npos);
 
   // with_rule_limits: kept within the algorithm, dropped (and listed) across algorithms.
   EXPECT_EQ(with_rule_limits(c, single_limit(tb(20, 2, 1s))).overrides.size(), 2u);

@@ -22,7 +22,7 @@ TEST(Scenarios, EveryNameBuildsValidClientsWithUniqueKeys) {
     EXPECT_FALSE(s->clients.empty());
     std::set<std::string> keys;
     for (const ClientSpec& c : s->clients) {
-      EXPECT_EQ(validate(c), std::nullopt) << name;
+      EXPECT_EQ(validate(c), Status{}) << name;
       EXPECT_TRUE(keys.insert(c.api_key).second) << name << " repeats " << c.api_key;
       EXPECT_FALSE(c.description.empty());
     }

@@ -363,7 +363,7 @@ TEST(SimulationInject, RunawayInjectedAtRuntimeStartsThen) {
   loop.model = "deepseek-v3.2";
   loop.rate_per_s = 3000;
   loop.length = seconds(5);
-  EXPECT_EQ(sim->inject(loop), std::nullopt);
+  EXPECT_EQ(sim->inject(loop), Status{});
   for (int i = 0; i < 10; ++i) steps.push_back(sim->step());
   std::int64_t rejected_during = 0, admitted_after = 0;
   for (std::size_t i = 0; i < steps.size(); ++i) {
@@ -395,7 +395,7 @@ TEST(SimulationInject, BackendOutageFailsOpenAndMarksDegraded) {
   Incident outage;
   outage.kind = IncidentKind::backend_outage;
   outage.length = seconds(5);
-  EXPECT_EQ(sim->inject(outage), std::nullopt);
+  EXPECT_EQ(sim->inject(outage), Status{});
   for (int i = 0; i < 20; ++i) steps.push_back(sim->step());
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const StepSample& s = steps[i];
@@ -434,9 +434,9 @@ TEST(SimulationInject, BadIncidentsAreRefusedWithTheReason) {
     burst.tier = r.tier;
     burst.model = r.model;
     burst.rate_per_s = r.rate;
-    const auto err = sim.inject(burst);
-    ASSERT_TRUE(err.has_value()) << r.names;
-    EXPECT_NE(err->find(r.names), std::string::npos) << *err;
+    const Status err = sim.inject(burst);
+    ASSERT_FALSE(err.ok()) << r.names;
+    EXPECT_NE(err.error().find(r.names), std::string::npos) << err.error();
   }
   sim.step();
   EXPECT_TRUE(sim.scenario().incidents.empty());

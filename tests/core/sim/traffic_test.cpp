@@ -44,7 +44,7 @@ TEST(ClientSpecValidate, AcceptsDefaultsAndNamesTheClientOnErrors) {
   ClientSpec good;
   good.api_key = "k1";
   good.models = {default_model_share("gpt-4.1", 1)};
-  EXPECT_EQ(validate(good), std::nullopt);
+  EXPECT_EQ(validate(good), Status{});
 
   struct Row {
     const char* what;
@@ -66,13 +66,13 @@ TEST(ClientSpecValidate, AcceptsDefaultsAndNamesTheClientOnErrors) {
   for (const Row& r : rows) {
     ClientSpec c = good;
     r.spoil(c);
-    const auto err = validate(c);
-    ASSERT_TRUE(err.has_value()) << r.what;
-    EXPECT_NE(err->find("k1"), std::string::npos) << *err;
+    const Status err = validate(c);
+    ASSERT_FALSE(err.ok()) << r.what;
+    EXPECT_NE(err.error().find("k1"), std::string::npos) << err.error();
   }
   ClientSpec nameless = good;
   nameless.api_key.clear();
-  EXPECT_TRUE(validate(nameless).has_value());
+  EXPECT_FALSE(validate(nameless).ok());
 }
 
 TEST(ModelShare, DefaultTokenRangesPerModel) {

@@ -75,7 +75,7 @@ TEST(AlertGroups, OneGroupPerRuleWorstFirstNamedByItsKeysName) {
   ASSERT_TRUE(s.append(level("well"), {kT0, 0.9}));
   ASSERT_TRUE(s.append(rejected("free"), {kT0, 2}));
   ASSERT_TRUE(s.append(rejected("pro"), {kT0, 40}));
-  s.evaluate(kT0);
+  (void)s.evaluate(kT0);
   DashboardSnapshot snap;
   s.fill(snap, ChartView{kT0, kT0, 100, 8, {}}, kT0);
   ASSERT_EQ(snap.alerts.size(), 5u);

@@ -50,7 +50,7 @@ TEST(AlertNoData, OnlyTheInstanceFedByTheDownSourceSaysNoData) {
     }
     series.writing_as("metrics");
     ASSERT_TRUE(series.append(from_metrics, {t, metrics_count += 2}));
-    series.evaluate(t);
+    (void)series.evaluate(t);
   };
   for (int i = 0; i < 12 * 60; ++i) second(true);
   const AlertRow free_before = alert_of_tier(series, now_ms(clock), "free");

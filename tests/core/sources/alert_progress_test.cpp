@@ -55,7 +55,7 @@ TEST(AlertProgress, PendingSaysHowFarItIsTowardItsFor) {
   s.start_recording(std::make_unique<std::ostream>(&text), "mem.jsonl", "test", kT0, clock);
   for (std::int64_t m = 0; m <= 3; ++m) {
     ASSERT_TRUE(m == 0 || s.append(x, {kT0 + m * kMin, 5}));
-    s.evaluate(kT0 + m * kMin);
+    (void)s.evaluate(kT0 + m * kMin);
   }
   DashboardSnapshot at3;
   s.fill(at3, ChartView{kT0, kT0 + 3 * kMin, 100, 8, {}}, kT0 + 3 * kMin);
@@ -75,12 +75,12 @@ TEST(AlertProgress, PendingSaysHowFarItIsTowardItsFor) {
   // A rule without `for` is never shown as pending; a firing alert says only that.
   for (std::int64_t m = 4; m <= 10; ++m) {
     ASSERT_TRUE(s.append(x, {kT0 + m * kMin, 5}));
-    s.evaluate(kT0 + m * kMin);
+    (void)s.evaluate(kT0 + m * kMin);
   }
   DashboardSnapshot fired;
   s.fill(fired, ChartView{kT0, kT0 + 10 * kMin, 100, 8, {}}, kT0 + 10 * kMin);
   EXPECT_EQ(alert_state_text(only_alert(fired)), "firing");
-  ASSERT_FALSE(s.stop_recording(kT0 + 10 * kMin).has_value());
+  ASSERT_EQ(s.stop_recording(kT0 + 10 * kMin), Status{});
 
   // The recording keeps the rule's `for`: playback shows the same progress at its cursor.
   std::istringstream in(text.str());

@@ -27,7 +27,7 @@ TEST(ChartRules, RenamedRulesStillBindToTheChartsTheyRead) {
 )";
   auto made = SessionState::create(o);
   ASSERT_TRUE(made.ok()) << made.error();
-  (*made)->evaluate(0);
+  (void)(*made)->evaluate(0);
   DashboardSnapshot s;
   ChartView v;
   v.end_ms = 1000;
@@ -42,7 +42,7 @@ TEST(ChartRules, RenamedRulesStillBindToTheChartsTheyRead) {
 TEST(ChartRules, TheDefaultRulesBindAsBefore) {
   auto made = SessionState::create();
   ASSERT_TRUE(made.ok()) << made.error();
-  (*made)->evaluate(0);
+  (void)(*made)->evaluate(0);
   DashboardSnapshot s;
   (*made)->fill(s, ChartView{0, 1000, 100, 8, {}}, 1000);
   ASSERT_EQ(s.charts.size(), 4u);

@@ -19,7 +19,7 @@ DashboardSnapshot filled(const std::string& rules_text) {
   o.rules_text = rules_text;
   auto made = SessionState::create(o);
   if (!made.ok()) throw std::runtime_error(made.error());
-  (*made)->evaluate(0);
+  (void)(*made)->evaluate(0);
   DashboardSnapshot s;
   (*made)->fill(s, ChartView{0, 1000, 100, 8, {}}, 1000);
   return s;

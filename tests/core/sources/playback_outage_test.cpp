@@ -81,7 +81,7 @@ TEST(PlaybackOutage, APlaybackShowsTheBandsBannerAlertsAndLogTheLiveSessionShowe
     total += degraded_per_s;
     ASSERT_TRUE(session.append(circuit, {t, circuit_state}));
     ASSERT_TRUE(session.append(degraded, {t, total}));
-    session.evaluate(t);
+    (void)session.evaluate(t);
     session.refreshed(t);
     t += 1000;
   };
@@ -96,7 +96,7 @@ TEST(PlaybackOutage, APlaybackShowsTheBandsBannerAlertsAndLogTheLiveSessionShowe
   const ChartView view{kT0, end, 100, 8, {}};
   DashboardSnapshot live;
   session.fill(live, view, end);
-  ASSERT_FALSE(session.stop_recording(end).has_value());
+  ASSERT_EQ(session.stop_recording(end), Status{});
 
   // The live picture the test compares against.
   ASSERT_EQ(chart(live, ChartKind::bucket_levels).no_data.size(), 1u);

@@ -100,7 +100,7 @@ class RecordedPlayback : public ::testing::Test {
     src->advance(150s);
     end_ = std::make_unique<DashboardSnapshot>(
         src->snapshot(window(src->now_ms(), {"pro-batch", "pro-startup"})));
-    ASSERT_FALSE(src->stop_recording().has_value());
+    ASSERT_EQ(src->stop_recording(), Status{});
     recording_ = text.str();
     live_ = std::move(src);
     played_ = play(recording_);  // read once (slow under the sanitizers); tests seek it

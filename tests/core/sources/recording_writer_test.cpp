@@ -108,7 +108,7 @@ TEST(RecordingWriter, SessionLinesAreOrderedAndAlertsWrittenOnChange) {
   std::stringbuf text;  // outlives the writer, which owns only the stream over it
   src->start_recording(std::make_unique<std::ostream>(&text), "mem", clock);
   src->advance(60s);
-  ASSERT_FALSE(src->stop_recording().has_value());
+  ASSERT_EQ(src->stop_recording(), Status{});
   const auto lines = test::json_lines(text.str());
   ASSERT_GT(lines.size(), 100u);
   EXPECT_EQ(lines.front()["type"], "header");

@@ -43,7 +43,7 @@ TEST(SessionStateOutage, HistoryStaysBandAppearsAndAlertsSayNoData) {
   std::int64_t t = kT0;
   for (; t < kT0 + 120'000; t += 1000) {
     ASSERT_TRUE(series.append(level, {t, 0.02}));
-    series.evaluate(t);
+    (void)series.evaluate(t);
   }
   DashboardSnapshot before;
   series.fill(before, window(t), t);
@@ -56,7 +56,7 @@ TEST(SessionStateOutage, HistoryStaysBandAppearsAndAlertsSayNoData) {
   const std::int64_t down_at = t;
   series.source_down("redis", down_at);
   series.source_down("redis", down_at + 5000);  // a repeat changes nothing
-  for (; t < down_at + 180'000; t += 1000) series.evaluate(t);
+  for (; t < down_at + 180'000; t += 1000) (void)series.evaluate(t);
   DashboardSnapshot during;
   series.fill(during, window(t), t);
 
@@ -83,7 +83,7 @@ TEST(SessionStateOutage, HistoryStaysBandAppearsAndAlertsSayNoData) {
   // Back: the band closes, new readings are drawn after the gap.
   series.source_up("redis", t);
   ASSERT_TRUE(series.append(level, {t, 0.9}));
-  series.evaluate(t);
+  (void)series.evaluate(t);
   DashboardSnapshot after;
   series.fill(after, window(t), t);
   ASSERT_EQ(chart(after, ChartKind::bucket_levels).no_data.size(), 1u);

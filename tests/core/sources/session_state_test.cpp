@@ -62,9 +62,9 @@ TEST(SessionState, RevisionMovesWithEveryChangeASnapshotShowsAndOnlyThen) {
   EXPECT_FALSE(s->append(kLevel, {kT0 - 1, 0.4})) << "time went back";
   EXPECT_FALSE(moved()) << "a refused sample changes nothing";
 
-  s->evaluate(kT0);
+  (void)s->evaluate(kT0);
   EXPECT_TRUE(moved()) << "the first evaluation";
-  s->evaluate(kT0 + 1000);
+  (void)s->evaluate(kT0 + 1000);
   EXPECT_FALSE(moved()) << "no group due one second later";
 
   s->writing_as("redis");
@@ -156,7 +156,7 @@ TEST(SessionState, TheSimulationFeedsItAndItsStampMovesOnlyWithSteps) {
   }
   EXPECT_TRUE(refused) << "the burst scenario refuses within two minutes";
   const ChangeStamp after = src.change_stamp();
-  EXPECT_TRUE(sim->inject(IncidentKind::runaway_client, 60s) == std::nullopt);
+  EXPECT_EQ(sim->inject(IncidentKind::runaway_client, 60s), Status{});
   EXPECT_EQ(src.change_stamp(), after) << "injected, not yet stepped";
 }
 
@@ -167,14 +167,14 @@ TEST(SessionState, PlaybackFeedsItAndItsStampMovesWithTheCursor) {
   std::stringbuf text;
   sim->start_recording(std::make_unique<std::ostream>(&text), "mem.jsonl", clock);
   sim->advance(90s);
-  ASSERT_FALSE(sim->stop_recording().has_value());
+  ASSERT_EQ(sim->stop_recording(), Status{});
   std::istringstream in(text.str());
   auto played = PlaybackSource::read(in, "mem.jsonl");
   ASSERT_TRUE(played.ok()) << played.error();
   PlaybackSource& p = **played;
   EXPECT_GT(p.session().store().sample_count(), 0u);
   EXPECT_FALSE(p.recordable());
-  EXPECT_TRUE(p.start_recording("/nonexistent/x.jsonl", clock).has_value())
+  EXPECT_FALSE(p.start_recording("/nonexistent/x.jsonl", clock).ok())
       << "a recording is not recorded again";
 
   const ChangeStamp at_end = p.change_stamp();
@@ -218,8 +218,7 @@ TEST(SessionState, ALiveSourceFeedsItAndItsStampMovesOnlyWithARefresh) {
   clock.advance(1s);
   EXPECT_EQ(source.fast_forward(Nanos{0}), 1);
   EXPECT_NE(source.change_stamp(), second);
-  EXPECT_TRUE(source.inject(IncidentKind::burst, 60s).has_value())
-      << "incidents are the simulation's";
+  EXPECT_FALSE(source.inject(IncidentKind::burst, 60s).ok()) << "incidents are the simulation's";
 }
 
 }  // namespace

@@ -175,7 +175,7 @@ TEST(RedisDecisionStreams, AKeysFirstZeroRateIsRecorded) {
   source.advance(Nanos{0});
   ASSERT_TRUE(source.connected()) << source.last_error();
   const std::string path = test::temp_path("first-zero-rate.jsonl");
-  ASSERT_FALSE(source.start_recording(path, clock).has_value());
+  ASSERT_EQ(source.start_recording(path, clock), Status{});
   const std::int64_t since = source.now_ms();
   ASSERT_EQ(decide_logged(c, "bob", 2), 0);
   clock.advance(seconds(1));
@@ -183,7 +183,7 @@ TEST(RedisDecisionStreams, AKeysFirstZeroRateIsRecorded) {
   ASSERT_EQ(source.decisions_read(), 2u);
   const std::int64_t t = source.now_ms();
   ASSERT_GT(t, since);
-  ASSERT_FALSE(source.stop_recording().has_value());
+  ASSERT_EQ(source.stop_recording(), Status{});
 
   std::ifstream in(path);
   const RecordingLoad load = read_recording(in, path);
@@ -330,7 +330,7 @@ TEST(RedisDecisionStreams, CompositeWithMetricsRecordsOneSessionThatPlaysBack) {
   EXPECT_EQ(source.advance(Nanos{0}), 2);
 
   const std::string path = test::temp_path("live-session.jsonl");
-  ASSERT_FALSE(source.start_recording(path, clock).has_value());
+  ASSERT_EQ(source.start_recording(path, clock), Status{});
   for (int i = 1; i <= 3; ++i) {
     decide_logged(c, "alice", 2);
     gateway.respond({200, "text/plain; version=0.0.4",
@@ -355,7 +355,7 @@ TEST(RedisDecisionStreams, CompositeWithMetricsRecordsOneSessionThatPlaysBack) {
   }
   EXPECT_EQ(tiers, (std::set<std::string>{"api", "free"}))
       << "429s of the stream and of the scrape";
-  ASSERT_FALSE(source.stop_recording().has_value());
+  ASSERT_EQ(source.stop_recording(), Status{});
 
   auto played = PlaybackSource::open(path);
   ASSERT_TRUE(played.ok()) << played.error();
