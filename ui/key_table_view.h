@@ -3,14 +3,40 @@
 // 429/s, peak 429/s, spend, burn). Narrower than about 80 digits (the key dock of a
 // 1280×720 window) it turns compact so nothing scrolls sideways: the secondary columns (model,
 // limit, algorithm, occupancy, last seen, trend; the details pane says them for the selected
-// key) are hidden, Level reads as a percentage, and the name takes the width that is left,
-// elided in the middle ("campus…tutor") so both ends of a name or a hash stay readable.
+// key) are hidden, Level reads as a percentage, and the name takes the width that is left (at
+// least about 13 digits), elided in the middle so both ends of a name or a hash stay readable.
+// Whenever the Model or Limit column is out of view (compact, or a wide table not scrolled to
+// them), the name says the row's model and limit
+// ("campus-tutor/gemini-2.5-flash/llm_tokens"), so two rows of one tenant never look alike;
+// elided, such a name keeps its start and the limit whole ("campus-tu…/llm_tokens":
+// KeyNameDelegate).
+// Shadow, Spend and Burn are shown only while some row reports them.
 
+#include <QStyledItemDelegate>
 #include <QTableView>
+#include <vector>
+
+#include "core/sources/dashboard_snapshot.h"
 
 namespace limitscope::ui {
 
 class KeyTableModel;
+
+/// Paints the Key column: a name that ends with its row's limit ("…/llm_tokens") and does not
+/// fit keeps its start and the whole limit ("campus-tu…/llm_tokens"); other text is elided in
+/// the middle.
+class KeyNameDelegate : public QStyledItemDelegate {
+  Q_OBJECT
+ public:
+  using QStyledItemDelegate::QStyledItemDelegate;
+  void paint(QPainter* painter, const QStyleOptionViewItem& option,
+             const QModelIndex& index) const override;
+  /// The text paint() draws for `index` in `option` (its rect, font and widget).
+  QString shownText(const QStyleOptionViewItem& option, const QModelIndex& index) const;
+
+ private:
+  static QString fitted(const QStyleOptionViewItem& opt);
+};
 
 class KeyTableView : public QTableView {
   Q_OBJECT
@@ -20,14 +46,23 @@ class KeyTableView : public QTableView {
   bool isCompact() const;
   /// The viewport width below which the table turns compact, in pixels of its font.
   int compactBelow() const;
-  /// Shows the Shadow column (hidden until a source reports what a shadow config would do).
-  void showShadowColumn(bool shown);
+  /// The narrowest the Key column gets in a compact table, in pixels of its font; below it the
+  /// figures scroll sideways instead.
+  int keyMinimum() const;
+  /// Shows the Shadow, Spend and Burn columns while some row reports them
+  /// (KeyTableModel::anyReports): a column of "—" only takes the name's room.
+  void showReportedColumns(const std::vector<KeyRow>& rows);
+  /// Whether column `c` is shown wholly inside the viewport.
+  bool isColumnInView(int c) const;
 
  protected:
   void resizeEvent(QResizeEvent* event) override;
 
  private:
   void updateCompact();
+  /// Gives the Key column at least keyMinimum() while compact, and has the name say the model
+  /// and limit while their columns are out of view. Runs after the columns' widths settle.
+  void fitColumns();
 
   KeyTableModel* m_model;
 };

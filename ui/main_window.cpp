@@ -561,7 +561,7 @@ void MainWindow::applySnapshot(const SnapshotPtr& s) {
   updateProtection(s->protection);
   // The model keeps the snapshot's rows (no copy) and applies the worker's change list.
   m_keyModel->setRows(std::shared_ptr<const std::vector<KeyRow>>(s, &s->keys), s->key_update.get());
-  m_keyView->showShadowColumn(KeyTableModel::anyShadow(s->keys));
+  m_keyView->showReportedColumns(s->keys);
   notifyFiring(m_alertModel->setAlerts(s->alerts));
   updateDetails();
 

@@ -99,7 +99,8 @@ void sort_order(std::vector<std::uint32_t>& order, const std::vector<KeyRow>& ro
     by(key);
   } else {
     std::vector<std::string> key(rows.size());
-    for (const std::uint32_t i : order) key[i] = key_sort_text(rows[i], sort.column, sort.compact);
+    for (const std::uint32_t i : order)
+      key[i] = key_sort_text(rows[i], sort.column, sort.qualified);
     by(key);
   }
 }
@@ -136,10 +137,10 @@ std::string key_display_name(const KeyRow& r) {
   return r.name.empty() ? r.api_key : r.name;
 }
 
-std::string key_compact_name(const KeyRow& r) {
+std::string key_qualified_name(const KeyRow& r) {
   std::string text = key_display_name(r);
   if (!r.model.empty()) text += '/' + r.model;
-  if (!r.limit.empty() && r.limit != "requests") text += '/' + r.limit;
+  if (!r.limit.empty()) text += '/' + r.limit;
   return text;
 }
 
@@ -177,11 +178,11 @@ std::optional<double> key_sort_number(const KeyRow& r, int column) {
   }
 }
 
-std::string key_sort_text(const KeyRow& r, int column, bool compact) {
+std::string key_sort_text(const KeyRow& r, int column, bool qualified) {
   using namespace key_table;
   switch (column) {
     case Key:
-      return compact ? key_compact_name(r) : key_display_name(r);
+      return qualified ? key_qualified_name(r) : key_display_name(r);
     case Tier:
       return r.tier;
     case Model:

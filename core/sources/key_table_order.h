@@ -41,22 +41,24 @@ enum Column : int {
 struct KeySort {
   int column = -1;  // a key_table::Column; -1: rows keep their places, new rows are appended
   bool ascending = true;
-  bool compact = false;  // the Key column reads as key_compact_name() (a narrow table)
+  /// The Key column reads as key_qualified_name() (the Model and Limit columns out of view).
+  bool qualified = false;
   bool operator==(const KeySort&) const = default;
 };
 
 /// The text a row is known by: its name, else its key.
 std::string key_display_name(const KeyRow& r);
 /// "campus-tutor/gemini-2.5-flash/llm_tokens": a row told apart without the model and limit
-/// columns (a narrow table hides them); the requests limit, the usual one, goes unsaid.
-std::string key_compact_name(const KeyRow& r);
+/// columns (a narrow table hides them, a wide one may have them out of view): two rows of one
+/// tenant on two limits read apart, the limit last so a name elided in the middle keeps it.
+std::string key_qualified_name(const KeyRow& r);
 /// What tells a row apart from the others (key, tier, model, limit, shard, algorithm).
 std::string key_identity(const KeyRow& r);
 bool same_key_identity(const KeyRow& a, const KeyRow& b);
 /// The number a figure column sorts by (a figure the source does not report sorts below every
 /// reported one); nullopt for text columns, which sort by their text (key_sort_text).
 std::optional<double> key_sort_number(const KeyRow& r, int column);
-std::string key_sort_text(const KeyRow& r, int column, bool compact);
+std::string key_sort_text(const KeyRow& r, int column, bool qualified);
 
 /// From one refresh's rows ("before", in the table's order) to the next ("after").
 struct KeyTableChange {

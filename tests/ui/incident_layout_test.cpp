@@ -4,7 +4,8 @@
 // scale that lifts a 0.5/s threshold off the x axis beside a 1,500/s runaway; a chart with
 // nothing to show collapses to a one-line note and the others take its room; at 1600×1000 the
 // key table shows name, tier, level, 429/s, peak 429/s, spend and burn without scrolling; and
-// at 1280×720 every chart's legend lists all its lines and every axis title fits its axis.
+// at 1280×720 every chart's legend lists all its lines and every axis title fits its axis; and
+// at both sizes every row in view says which limit it is on, as painted.
 
 #include <gtest/gtest.h>
 
@@ -15,6 +16,7 @@
 #include <QLabel>
 #include <QScrollBar>
 #include <QSet>
+#include <QStyleOptionViewItem>
 #include <QTableView>
 #include <QToolButton>
 #include <QTreeView>
@@ -439,6 +441,89 @@ TEST(IncidentLayout, At1280x720NothingIsCut) {
     const int title = QFontMetrics(y->titleFont()).horizontalAdvance(y->titleText());
     EXPECT_LE(title, c->chart()->plotArea().height())
         << "chart " << i << ": \"" << y->titleText().toStdString() << "\" is cut";
+  }
+}
+
+// The incident with two rows of one tenant on two limits, and every column the key table can
+// show reported (a shadow config too): the most the name has to share the table with.
+std::shared_ptr<DashboardSnapshot> two_limits_snapshot() {
+  auto s = incident_snapshot();
+  KeyRow requests = tenant(20);
+  requests.name = "campus-tutor";
+  requests.model = "gemini-2.5-flash";
+  requests.limit = "requests";
+  requests.capacity = 60;
+  requests.level = 0.015;
+  KeyRow tokens = requests;
+  tokens.limit = "llm_tokens";
+  tokens.capacity = 100'000;
+  tokens.level = 0.39;
+  s->keys.insert(s->keys.begin(), {requests, tokens});
+  for (std::size_t i = 0; i < s->keys.size(); ++i)
+    s->keys[i].shadow_would_refuse_in_view = static_cast<double>(231 * (i % 2));
+  return s;
+}
+
+// What row `row` of `view` shows of its limit: the Limit cell when that column is wholly in
+// view, else the Key cell's text as its delegate paints it in the cell's rectangle (elided to
+// fit); empty when neither is in view.
+QString shown_limit_text(KeyTableView* view, int row) {
+  const QAbstractItemModel* m = view->model();
+  if (view->isColumnInView(KeyTableModel::Limit))
+    return m->index(row, KeyTableModel::Limit).data().toString();
+  if (!view->isColumnInView(KeyTableModel::Key)) return {};
+  const auto* names =
+      qobject_cast<KeyNameDelegate*>(view->itemDelegateForColumn(KeyTableModel::Key));
+  if (names == nullptr) return {};
+  const QModelIndex index = m->index(row, KeyTableModel::Key);
+  QStyleOptionViewItem option;
+  option.initFrom(view);
+  option.rect = view->visualRect(index);
+  option.widget = view;
+  return names->shownText(option, index);
+}
+
+TEST(IncidentLayout, EveryRowInViewSaysItsLimitAt1600x1000And1280x720) {
+  test::ensure_qt_app();
+  for (const QSize size : {QSize(1600, 1000), QSize(1280, 720)}) {
+    SCOPED_TRACE(QStringLiteral("%1x%2").arg(size.width()).arg(size.height()).toStdString());
+    MainWindow window(EmbeddedSimulationOptions{}, /*start_running=*/false);
+    show_at(window, size.width(), size.height(), two_limits_snapshot());
+    KeyTableView* keys = window.keyView();
+    ASSERT_TRUE(keys->isColumnInView(KeyTableModel::Key));
+    EXPECT_FALSE(keys->isColumnHidden(KeyTableModel::Shadow));
+    EXPECT_GE(keys->columnWidth(KeyTableModel::Key), keys->keyMinimum())
+        << "the figures squeezed the name";
+    const QAbstractItemModel* m = keys->model();
+    QStringList tutor;  // what the two campus-tutor rows show
+    int checked = 0;
+    for (int row = 0; row < m->rowCount(); ++row) {
+      const int y = keys->rowViewportPosition(row);
+      if (y < 0 || y + keys->rowHeight(row) > keys->viewport()->height()) continue;
+      ++checked;
+      const QString limit = m->index(row, KeyTableModel::Limit).data().toString();
+      const QString shown = shown_limit_text(keys, row);
+      EXPECT_TRUE(shown == limit || shown.endsWith(QLatin1Char('/') + limit))
+          << "row " << row << " on " << limit.toStdString() << " shows \"" << shown.toStdString()
+          << "\"";
+      if (m->index(row, KeyTableModel::Key)
+              .data()
+              .toString()
+              .startsWith(QStringLiteral("campus-tutor")))
+        tutor << shown;
+    }
+    EXPECT_GE(checked, 3) << "no rows in view";
+    ASSERT_EQ(tutor.size(), 2) << "the two campus-tutor rows, the emptiest, are in view";
+    EXPECT_NE(tutor[0], tutor[1]) << "two limits of one tenant look alike";
+    // Scrolled to the Model and Limit columns, the name is the name again.
+    if (!keys->isCompact()) {
+      keys->scrollTo(m->index(0, KeyTableModel::Limit));
+      for (int i = 0; i < 5; ++i) QCoreApplication::sendPostedEvents();
+      ASSERT_TRUE(keys->isColumnInView(KeyTableModel::Limit));
+      if (keys->isColumnInView(KeyTableModel::Model)) {
+        EXPECT_FALSE(window.keyModel()->isQualified());
+      }
+    }
   }
 }
 

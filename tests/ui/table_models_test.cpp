@@ -280,8 +280,8 @@ TEST(KeyTableModel, TheShadowColumnNamesTheTenantsACandidateWouldStartRefusing) 
   KeyRow agrees = key("b", "m", 0.5);
   agrees.shadow_would_refuse_in_view = 0;
   const KeyRow none = key("c", "m", 0.5);
-  EXPECT_FALSE(KeyTableModel::anyShadow({none}));
-  EXPECT_TRUE(KeyTableModel::anyShadow({none, agrees}));
+  EXPECT_FALSE(KeyTableModel::anyReports({none}, KeyTableModel::Shadow));
+  EXPECT_TRUE(KeyTableModel::anyReports({none, agrees}, KeyTableModel::Shadow));
   model.setRows({refused, agrees, none});
   EXPECT_EQ(model.headerData(KeyTableModel::Shadow, Qt::Horizontal).toString(),
             QStringLiteral("Shadow"));
@@ -304,6 +304,33 @@ TEST(KeyTableModel, TheShadowColumnNamesTheTenantsACandidateWouldStartRefusing) 
   model.sort(KeyTableModel::Shadow, Qt::DescendingOrder);
   EXPECT_EQ(model.index(0, KeyTableModel::Key).data().toString(), QStringLiteral("acme-prod"));
   EXPECT_EQ(model.index(2, KeyTableModel::Key).data().toString(), QStringLiteral("c"));
+}
+
+TEST(KeyTableModel, AQualifiedNameSaysTheModelAndLimitAndSortsByThem) {
+  test::ensure_qt_app();
+  KeyTableModel model;
+  KeyRow requests = key("5bd139df", "gemini-2.5-flash", 0.015);
+  requests.name = "campus-tutor";
+  requests.limit = "requests";
+  KeyRow tokens = requests;
+  tokens.limit = "llm_tokens";
+  model.setRows({requests, tokens});
+  model.sort(KeyTableModel::Key, Qt::AscendingOrder);
+  EXPECT_EQ(model.index(0, KeyTableModel::Key).data().toString(), QStringLiteral("campus-tutor"));
+  EXPECT_EQ(model.index(1, KeyTableModel::Key).data().toString(), QStringLiteral("campus-tutor"));
+  std::vector<KeySort> told;  // what the worker is told to sort by
+  QObject::connect(&model, &KeyTableModel::sortChanged,
+                   [&](const KeySort& sort) { told.push_back(sort); });
+  model.setQualified(true);
+  ASSERT_EQ(told.size(), 1u);
+  EXPECT_TRUE(told[0].qualified);
+  EXPECT_EQ(model.index(0, KeyTableModel::Key).data().toString(),
+            QStringLiteral("campus-tutor/gemini-2.5-flash/llm_tokens"))
+      << "sorted by the name as it reads now";
+  EXPECT_EQ(model.index(1, KeyTableModel::Key).data().toString(),
+            QStringLiteral("campus-tutor/gemini-2.5-flash/requests"));
+  model.setQualified(true);
+  EXPECT_EQ(told.size(), 1u) << "no change, nothing to tell";
 }
 
 AlertRow alert(const std::string& rule, AlertState st, const std::string& labels) {

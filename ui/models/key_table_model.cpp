@@ -16,9 +16,19 @@ const QString kNotReported = QStringLiteral("—");
 KeyTableModel::KeyTableModel(QObject* parent)
     : QAbstractTableModel(parent), m_rows(std::make_shared<const std::vector<KeyRow>>()) {}
 
-bool KeyTableModel::anyShadow(const std::vector<KeyRow>& rows) {
-  return std::any_of(rows.begin(), rows.end(),
-                     [](const KeyRow& r) { return r.shadow_would_refuse_in_view.has_value(); });
+bool KeyTableModel::anyReports(const std::vector<KeyRow>& rows, Column column) {
+  return std::any_of(rows.begin(), rows.end(), [column](const KeyRow& r) {
+    switch (column) {
+      case Shadow:
+        return r.shadow_would_refuse_in_view.has_value();
+      case Spend:
+        return r.spend_reported;
+      case QuotaBurn:
+        return r.quota_reported;
+      default:
+        return true;
+    }
+  });
 }
 
 QString KeyTableModel::displayName(const KeyRow& r) {
@@ -171,11 +181,17 @@ int KeyTableModel::columnCount(const QModelIndex& parent) const {
 }
 
 void KeyTableModel::setCompact(bool compact) {
-  if (compact == m_sort.compact) return;
-  m_sort.compact = compact;
+  if (compact == m_compact) return;
+  m_compact = compact;
   emit headerDataChanged(Qt::Horizontal, PeakRejected, PeakRejected);
-  if (!m_order.empty()) emit dataChanged(index(0, Key), index(rowCount() - 1, Shadow));
-  resort();  // the name and level read otherwise
+  if (!m_order.empty()) emit dataChanged(index(0, Level), index(rowCount() - 1, Shadow));
+}
+
+void KeyTableModel::setQualified(bool qualified) {
+  if (qualified == m_sort.qualified) return;
+  m_sort.qualified = qualified;
+  if (!m_order.empty()) emit dataChanged(index(0, Key), index(rowCount() - 1, Key));
+  if (m_sort.column == Key) resort();  // the name reads otherwise
   emit sortChanged(m_sort);
 }
 
@@ -214,7 +230,7 @@ QVariant KeyTableModel::headerData(int section, Qt::Orientation orientation, int
     case Rejected:
       return tr("429/s");
     case PeakRejected:
-      return m_sort.compact ? tr("Peak") : tr("Peak 429/s");
+      return m_compact ? tr("Peak") : tr("Peak 429/s");
     case Shadow:
       return tr("Shadow");
     case Spend:
@@ -260,7 +276,7 @@ QVariant KeyTableModel::data(const QModelIndex& index, int role) const {
     return {};
   }
   if (role == Qt::ToolTipRole) {
-    if (col == Key && m_sort.compact) {
+    if (col == Key && m_sort.qualified) {
       return QStringLiteral("%1\n%2 · %3\n%4")
           .arg(displayName(r), QString::fromStdString(r.model), QString::fromStdString(r.limit),
                QString::fromStdString(r.parameters));
@@ -281,13 +297,13 @@ QVariant KeyTableModel::data(const QModelIndex& index, int role) const {
         (col == QuotaBurn && !r.quota_reported)) {
       return tr("Not reported by this source");
     }
-    if (col == Level && m_sort.compact && r.capacity > 0) return levelAmounts(r);
+    if (col == Level && m_compact && r.capacity > 0) return levelAmounts(r);
     return QString::fromStdString(r.parameters);
   }
   if (role != Qt::DisplayRole) return {};
   switch (col) {
     case Key:
-      return QString::fromStdString(m_sort.compact ? key_compact_name(r) : key_display_name(r));
+      return QString::fromStdString(m_sort.qualified ? key_qualified_name(r) : key_display_name(r));
     case Tier:
       return QString::fromStdString(r.tier);
     case Model:
@@ -299,8 +315,7 @@ QVariant KeyTableModel::data(const QModelIndex& index, int role) const {
     case Level:
       // Rows of gateway metrics carry rates, not levels (no capacity known).
       if (r.capacity <= 0) return kNotReported;
-      if (m_sort.compact)
-        return QStringLiteral("%1%").arg(r.level * 100, 0, 'f', r.level < 0.1 ? 1 : 0);
+      if (m_compact) return QStringLiteral("%1%").arg(r.level * 100, 0, 'f', r.level < 0.1 ? 1 : 0);
       return levelAmounts(r);
     case Occupancy:
       return r.occupancy ? QStringLiteral("%1%").arg(*r.occupancy * 100, 0, 'f', 1) : kNotReported;
@@ -313,7 +328,7 @@ QVariant KeyTableModel::data(const QModelIndex& index, int role) const {
       if (!r.shadow_would_refuse_in_view) return kNotReported;
       if (*r.shadow_would_refuse_in_view <= 0) return QStringLiteral("0");
       // Compact: the count alone, red (the tooltip says what it counts), so nothing scrolls.
-      if (m_sort.compact) return QString::number(*r.shadow_would_refuse_in_view, 'f', 0);
+      if (m_compact) return QString::number(*r.shadow_would_refuse_in_view, 'f', 0);
       return tr("would refuse %1").arg(*r.shadow_would_refuse_in_view, 0, 'f', 0);
     case Spend:
       return r.spend_reported ? QStringLiteral("$%1").arg(r.spend, 0, 'f', 2) : kNotReported;

@@ -23,9 +23,10 @@ class KeyTableModel : public QAbstractTableModel {
   /// peak, spend, burn: all within a 700-pixel dock), then the rest.
   using Column = key_table::Column;
   using enum key_table::Column;
-  /// Whether any row says what a shadow config would do (KeyRow::shadow_would_refuse_in_view):
-  /// the Shadow column is shown only then.
-  static bool anyShadow(const std::vector<KeyRow>& rows);
+  /// Whether any row reports `column`'s figure: what a shadow config would do (Shadow:
+  /// KeyRow::shadow_would_refuse_in_view), its spend (Spend) or quota burn (QuotaBurn); other
+  /// columns: true. A column no row reports is hidden (KeyTableView::showReportedColumns).
+  static bool anyReports(const std::vector<KeyRow>& rows, Column column);
   /// Role holding the sparkline (QVariantList of doubles, oldest first) of the Trend column.
   static constexpr int SparklineRole = Qt::UserRole + 1;
   /// Role holding the raw number behind a formatted cell, for sorting.
@@ -50,11 +51,15 @@ class KeyTableModel : public QAbstractTableModel {
   const KeyRow* rowAt(int row) const;
   /// Row of an API key + model, or -1.
   int findRow(const QString& api_key, const QString& model) const;
-  /// Compact text for a narrow table (KeyTableView): the name with the model (and a limit
-  /// other than requests) its hidden columns held, Level as a percentage of capacity ("1.5%";
-  /// the amounts are its tooltip) and "Peak" for "Peak 429/s".
+  /// Compact text for a narrow table (KeyTableView): Level as a percentage of capacity
+  /// ("1.5%"; the amounts are its tooltip), "Peak" for "Peak 429/s" and the Shadow count alone.
   void setCompact(bool compact);
-  bool isCompact() const { return m_sort.compact; }
+  bool isCompact() const { return m_compact; }
+  /// The Key column reads as key_qualified_name() ("campus-tutor/gemini-2.5-flash/requests"):
+  /// the view sets it while its Model or Limit column is out of view, so two rows of one
+  /// tenant on two limits never look alike. Emits sortChanged (the Key column sorts by it).
+  void setQualified(bool qualified);
+  bool isQualified() const { return m_sort.qualified; }
   /// The text a row is known by: its name, else its key.
   static QString displayName(const KeyRow& r);
 
@@ -65,7 +70,7 @@ class KeyTableModel : public QAbstractTableModel {
                       int role = Qt::DisplayRole) const override;
 
  signals:
-  /// The sort column, order or compactness changed: the worker sorts by it from now on.
+  /// The sort column, order or the Key column's text changed: the worker sorts by it from now on.
   void sortChanged(const limitscope::KeySort& sort);
 
  private:
@@ -82,6 +87,7 @@ class KeyTableModel : public QAbstractTableModel {
   std::vector<std::uint32_t> m_order;                 // table position → index in m_rows
   std::uint64_t m_revision = 0;  // the worker's update shown; 0: an order the model made
   KeySort m_sort;
+  bool m_compact = false;
 };
 
 /// The key table's text filter. Sorting is left to KeyTableModel (a click on a header sorts

@@ -110,7 +110,7 @@ TEST(KeyTableOrder, FiguresSortAsNumbersUnreportedLastAndTextByWhatTheCellSays) 
       diff_key_table({}, {}, rows, KeySort{key_table::Rejected, true, false});
   EXPECT_EQ(table(rows, by_rate.order), (std::vector<std::string>{"quiet/m", "idle/m", "busy/m"}));
 
-  // Text: the name, else the key; narrow, the compact name (with the model).
+  // Text: the name, else the key; qualified, with the model and limit.
   KeyRow named = key("zzz", 0.5, "m2");
   named.name = "acme";
   KeyRow other = key("acme", 0.5, "m1");
@@ -120,9 +120,9 @@ TEST(KeyTableOrder, FiguresSortAsNumbersUnreportedLastAndTextByWhatTheCellSays) 
       << "the two 'acme' rows tie and keep the source's order";
   const KeyTableChange narrow = diff_key_table({}, {}, text, KeySort{key_table::Key, true, true});
   EXPECT_EQ(table(text, narrow.order), (std::vector<std::string>{"acme/m1", "zzz/m2", "bravo/m"}));
-  EXPECT_EQ(key_compact_name(named), "acme/m2");
+  EXPECT_EQ(key_qualified_name(named), "acme/m2/requests");
   named.limit = "llm_tokens";
-  EXPECT_EQ(key_compact_name(named), "acme/m2/llm_tokens");
+  EXPECT_EQ(key_qualified_name(named), "acme/m2/llm_tokens");
 }
 
 TEST(KeyTableOrder, ARepeatedRowStaysTwoRows) {
