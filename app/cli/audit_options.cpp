@@ -7,14 +7,14 @@
 
 namespace limitscope::cli {
 
-Expected<std::vector<probe::HttpUrl>> metrics_urls(const Args& args) {
-  std::vector<probe::HttpUrl> out;
+Expected<std::vector<http::HttpUrl>> metrics_urls(const Args& args) {
+  std::vector<http::HttpUrl> out;
   const std::string list = args.get("metrics").value_or("");
   std::size_t start = 0;
   while (start <= list.size()) {
     const std::size_t comma = std::min(list.find(',', start), list.size());
     const std::string one = list.substr(start, comma - start);
-    auto url = probe::parse_http_url(one);
+    auto url = http::parse_http_url(one);
     if (!url) return make_error("--metrics: \"" + one + "\": " + url.error());
     out.push_back(std::move(url).value());
     start = comma + 1;
@@ -22,8 +22,8 @@ Expected<std::vector<probe::HttpUrl>> metrics_urls(const Args& args) {
   return out;
 }
 
-Expected<probe::FetchOptions> audit_fetch_options(const Args& args) {
-  probe::FetchOptions fo;
+Expected<http::FetchOptions> audit_fetch_options(const Args& args) {
+  http::FetchOptions fo;
   if (auto t = args.get("timeout")) {
     auto d = parse_duration(*t);
     if (!d) return make_error("--timeout: " + d.error());

@@ -8,16 +8,16 @@
 
 #include "app/options/args.h"
 #include "core/common/expected.h"
+#include "core/http/http_fetch.h"
 #include "core/limiter/policy.h"
-#include "core/probe/http_fetch.h"
 #include "core/sources/key_names.h"
 
 namespace limitscope::cli {
 
 /// --metrics URL[,URL...]: every URL parsed, or an error naming the one refused.
-Expected<std::vector<probe::HttpUrl>> metrics_urls(const Args& args);
+Expected<std::vector<http::HttpUrl>> metrics_urls(const Args& args);
 /// --timeout D and --bearer-token-env VAR into fetch options.
-Expected<probe::FetchOptions> audit_fetch_options(const Args& args);
+Expected<http::FetchOptions> audit_fetch_options(const Args& args);
 /// --policy FILE, else the embedded default policy.
 Expected<Policy> audit_policy(const Args& args);
 /// --key-names FILE: a CSV of api_key_hash,name (core/sources/key_names.h).

@@ -12,8 +12,8 @@
 #include "app/cli/json_output.h"
 #include "app/options/args.h"
 #include "core/redis/cluster_limiter.h"
-#include "core/redis/local_cluster.h"
 #include "core/redis/server_info.h"
+#include "process/local_cluster.h"
 
 namespace limitscope::cli {
 

@@ -14,9 +14,9 @@
 #include "app/options/args.h"
 #include "core/limiter/limit_params.h"
 #include "core/redis/cluster_limiter.h"
-#include "core/redis/local_cluster.h"
-#include "core/redis/local_server.h"
 #include "core/redis/server_info.h"
+#include "process/local_cluster.h"
+#include "process/local_server.h"
 
 namespace limitscope::cli {
 

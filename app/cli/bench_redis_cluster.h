@@ -6,7 +6,7 @@
 
 #include <chrono>
 
-#include "core/limiter/clock.h"
+#include "core/common/clock.h"
 #include "core/redis/key_schema.h"
 
 namespace limitscope::cli {

@@ -25,7 +25,7 @@ Expected<audit::ReplicaSources> sources_of(const Args& args) {
   if (!fo) return make_error(fo.error());
   sources.fetch = *fo;
   if (args.has("prometheus")) {
-    auto url = probe::parse_http_url(*args.get("prometheus"));
+    auto url = http::parse_http_url(*args.get("prometheus"));
     if (!url) return make_error("--prometheus: " + url.error());
     sources.prometheus = *url;
     if (auto text = args.get("window")) {

@@ -27,10 +27,10 @@
 #include "app/cli/json_output.h"
 #include "app/cli/redis_options.h"
 #include "core/probe/redis_probe.h"
-#include "core/redis/local_server.h"
 #include "core/redis/redis_limiter.h"
 #include "core/redis/rule_config.h"
 #include "core/redis/server_info.h"
+#include "process/local_server.h"
 
 namespace limitscope::cli {
 

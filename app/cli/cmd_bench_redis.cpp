@@ -22,11 +22,11 @@
 #include "app/cli/redis_options.h"
 #include "core/limiter/rate.h"
 #include "core/redis/limiter_scripts.h"
-#include "core/redis/local_server.h"
 #include "core/redis/redis_limiter.h"
 #include "core/redis/rule_config.h"
 #include "core/redis/script.h"
 #include "core/redis/server_info.h"
+#include "process/local_server.h"
 
 namespace limitscope::cli {
 

@@ -45,7 +45,7 @@ nlohmann::json key_json(const probe::KeyReading& k) {
 // probe --metrics: `scrapes` scrapes `interval` apart; prints the last one's series, and the
 // derived figures of the last two.
 int probe_metrics(const Args& args) {
-  auto url = probe::parse_http_url(*args.get("metrics"));
+  auto url = http::parse_http_url(*args.get("metrics"));
   if (!url) return usage_error(kName, "--metrics: " + url.error());
   auto scrapes = integer_option(args, "scrapes", 2, 1, 1000);
   if (!scrapes) return usage_error(kName, scrapes.error());
@@ -55,7 +55,7 @@ int probe_metrics(const Args& args) {
     if (!d) return usage_error(kName, "--interval: " + d.error());
     interval = *d;
   }
-  probe::FetchOptions fo;
+  http::FetchOptions fo;
   if (auto t = args.get("timeout")) {
     auto d = parse_duration(*t);
     if (!d) return usage_error(kName, "--timeout: " + d.error());
@@ -128,12 +128,12 @@ int probe_metrics(const Args& args) {
 
 // probe --prometheus: one instant query (or the server's alerts) through the HTTP API.
 int probe_prometheus(const Args& args) {
-  auto url = probe::parse_http_url(*args.get("prometheus"));
+  auto url = http::parse_http_url(*args.get("prometheus"));
   if (!url) return usage_error(kName, "--prometheus: " + url.error());
   const auto query = args.get("query");
   if (!query && !args.has("alerts"))
     return usage_error(kName, "--prometheus needs --query EXPR or --alerts");
-  probe::FetchOptions fo;
+  http::FetchOptions fo;
   if (auto token = args.get("bearer-token-env")) {
     const char* v = std::getenv(token->c_str());
     if (v == nullptr) return usage_error(kName, "--bearer-token-env: $" + *token + " is not set");

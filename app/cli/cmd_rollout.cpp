@@ -20,7 +20,7 @@
 #include "app/cli/json_output.h"
 #include "app/cli/subcommands.h"
 #include "app/options/args.h"
-#include "core/limiter/clock.h"
+#include "core/common/clock.h"
 #include "core/limiter/rate.h"
 #include "core/probe/rollout_guard.h"
 #include "core/redis/redis_limiter.h"

@@ -23,10 +23,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/common/clock.h"
 #include "core/common/http_date.h"
 #include "core/gateway/http_framing.h"
 #include "core/gateway/http_types.h"
-#include "core/limiter/clock.h"
 
 namespace limitscope::gateway_app {
 namespace {

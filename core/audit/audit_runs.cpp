@@ -13,18 +13,18 @@
 namespace limitscope::audit {
 namespace {
 
-Expected<std::vector<probe::HttpUrl>> metrics_of(const AuditSetup& s) {
-  std::vector<probe::HttpUrl> out;
+Expected<std::vector<http::HttpUrl>> metrics_of(const AuditSetup& s) {
+  std::vector<http::HttpUrl> out;
   for (const std::string& text : s.metrics_urls) {
-    auto url = probe::parse_http_url(text);
+    auto url = http::parse_http_url(text);
     if (!url) return make_error("/metrics \"" + text + "\": " + url.error());
     out.push_back(std::move(*url));
   }
   return out;
 }
 
-probe::FetchOptions fetch_with(const probe::HttpAuth& auth) {
-  probe::FetchOptions o;
+http::FetchOptions fetch_with(const http::HttpAuth& auth) {
+  http::FetchOptions o;
   auth.apply_to(o);
   return o;
 }
@@ -76,7 +76,7 @@ Expected<ResultTable> run_replica_audit(const AuditSetup& s, Clock& clock, Cance
     sources.fetch = fetch_with(s.metrics_auth);
     sources.interval = s.replica_interval;
   } else {
-    auto url = probe::parse_http_url(s.prometheus_url);
+    auto url = http::parse_http_url(s.prometheus_url);
     if (!url) return make_error("Prometheus \"" + s.prometheus_url + "\": " + url.error());
     sources.prometheus = std::move(*url);
     sources.fetch = fetch_with(s.prometheus_auth);
@@ -118,7 +118,7 @@ Expected<ResultTable> run_clock_audit(const AuditSetup& s, Clock& clock) {
     if (!read) return make_error("Redis " + url->redacted() + ": " + read.error());
     redis_clocks = std::move(*read);
   }
-  const probe::FetchOptions fetch = fetch_with(s.metrics_auth);
+  const http::FetchOptions fetch = fetch_with(s.metrics_auth);
   std::vector<GatewayClockReading> gateways;
   for (const auto& url : *urls) gateways.push_back(read_gateway_clock(url, fetch, clock));
   return clock_table(audit_clocks(gateways, redis_clocks, s.clock_threshold_s));

@@ -8,20 +8,20 @@
 #include <string>
 #include <vector>
 
+#include "core/common/clock.h"
 #include "core/common/expected.h"
 #include "core/common/result_table.h"
-#include "core/limiter/clock.h"
-#include "core/probe/http_fetch.h"
+#include "core/http/http_fetch.h"
 
 namespace limitscope::audit {
 
 struct AuditSetup {
   /// Each gateway replica's /metrics (audit replicas and audit clock).
   std::vector<std::string> metrics_urls;
-  probe::HttpAuth metrics_auth;
+  http::HttpAuth metrics_auth;
   /// A Prometheus scraping the replicas (audit replicas when no /metrics is given).
   std::string prometheus_url;
-  probe::HttpAuth prometheus_auth;
+  http::HttpAuth prometheus_auth;
   /// /metrics: between two scrapes; nullopt: one scrape, counting since each gateway started.
   std::optional<Nanos> replica_interval;
   Nanos prometheus_window = std::chrono::minutes(5);

@@ -39,13 +39,12 @@ ClockOffset offset_of(const ClockSample& s) {
   return {s.remote_s + s.truncated_to_s / 2 - mid, half_rtt + s.truncated_to_s / 2};
 }
 
-GatewayClockReading read_gateway_clock(const probe::HttpUrl& url,
-                                       const probe::FetchOptions& options,
+GatewayClockReading read_gateway_clock(const http::HttpUrl& url, const http::FetchOptions& options,
                                        const Clock& workstation) {
   GatewayClockReading out;
   out.gateway = url.to_string();
   const double sent = seconds(workstation.wall());
-  auto r = probe::http_get(url, options);
+  auto r = http::http_get(url, options);
   const double received = seconds(workstation.wall());
   if (!r) {
     out.error = r.error();

@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "core/common/clock.h"
 #include "core/common/expected.h"
-#include "core/limiter/clock.h"
-#include "core/probe/http_fetch.h"
+#include "core/http/http_fetch.h"
 
 namespace limitscope::redis {
 class Connection;
@@ -54,8 +54,7 @@ struct GatewayClockReading {
 
 /// GETs `url` (a gateway's /metrics) once and reads both clocks; a transport failure, a
 /// non-200 status or neither clock present is `error`, never an exception.
-GatewayClockReading read_gateway_clock(const probe::HttpUrl& url,
-                                       const probe::FetchOptions& options,
+GatewayClockReading read_gateway_clock(const http::HttpUrl& url, const http::FetchOptions& options,
                                        const Clock& workstation);
 /// Reads Redis TIME on `c`. Errors: the command failed or the reply is not TIME's.
 Expected<ClockSample> read_redis_clock(redis::Connection& c, const Clock& workstation);

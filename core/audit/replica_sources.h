@@ -8,18 +8,18 @@
 #include <vector>
 
 #include "core/audit/replica_audit.h"
+#include "core/common/clock.h"
 #include "core/common/expected.h"
-#include "core/limiter/clock.h"
+#include "core/http/http_fetch.h"
 #include "core/limiter/policy.h"
-#include "core/probe/http_fetch.h"
 #include "core/sources/key_names.h"
 
 namespace limitscope::audit {
 
 struct ReplicaSources {
-  std::vector<probe::HttpUrl> metrics;       ///< each replica's /metrics, or empty
-  std::optional<probe::HttpUrl> prometheus;  ///< or a Prometheus scraping the replicas
-  probe::FetchOptions fetch;
+  std::vector<http::HttpUrl> metrics;       ///< each replica's /metrics, or empty
+  std::optional<http::HttpUrl> prometheus;  ///< or a Prometheus scraping the replicas
+  http::FetchOptions fetch;
   /// /metrics: the time between the two scrapes; nullopt: one scrape, counting since each
   /// gateway started (limitscope-gateway's start and time gauges).
   std::optional<Nanos> interval;

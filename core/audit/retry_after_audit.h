@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "core/limiter/clock.h"
+#include "core/common/clock.h"
 #include "core/limiter/policy.h"
 #include "core/redis/connection.h"
 #include "core/redis/key_schema.h"

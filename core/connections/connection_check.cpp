@@ -141,8 +141,8 @@ CheckResult check_redis(const ResolvedConnection& t, const CheckOptions& o, Cloc
   return res;
 }
 
-probe::FetchOptions fetch_options(const ResolvedConnection& t, const CheckOptions& o) {
-  probe::FetchOptions f = t.fetch;
+http::FetchOptions fetch_options(const ResolvedConnection& t, const CheckOptions& o) {
+  http::FetchOptions f = t.fetch;
   f.connect_timeout = o.timeout;
   f.read_timeout = o.timeout;
   f.retries = 0;  // the operator presses the button again
@@ -151,9 +151,9 @@ probe::FetchOptions fetch_options(const ResolvedConnection& t, const CheckOption
 
 // One GET: transport failures and statuses other than 200 are told apart from bodies that do
 // not parse, so the operator knows whether to look at the network, the auth or the endpoint.
-Expected<probe::FetchResult> get(const probe::HttpUrl& url, const probe::FetchOptions& f,
-                                 CheckResult& failed) {
-  auto fetched = probe::http_get(url, f);
+Expected<http::FetchResult> get(const http::HttpUrl& url, const http::FetchOptions& f,
+                                CheckResult& failed) {
+  auto fetched = http::http_get(url, f);
   if (!fetched) {
     failed = failure("transport", fetched.error());
     return make_error(fetched.error());
@@ -162,8 +162,8 @@ Expected<probe::FetchResult> get(const probe::HttpUrl& url, const probe::FetchOp
 }
 
 // The start of an error body, on one line, with any credential the server echoed hidden.
-std::string body_start(const std::string& body, const probe::FetchOptions& f) {
-  std::string head = probe::redact_credentials(body.substr(0, 4096), f).substr(0, 200);
+std::string body_start(const std::string& body, const http::FetchOptions& f) {
+  std::string head = http::redact_credentials(body.substr(0, 4096), f).substr(0, 200);
   for (char& ch : head) {
     if (ch == '\n' || ch == '\r') ch = ' ';
   }
@@ -194,7 +194,7 @@ CheckResult check_metrics(const ResolvedConnection& t, const CheckOptions& o, co
 }
 
 CheckResult check_prometheus(const ResolvedConnection& t, const CheckOptions& o) {
-  probe::HttpUrl url = t.http_url;
+  http::HttpUrl url = t.http_url;
   // A path prefix (Prometheus behind a proxy at /prom) is kept, as PrometheusClient does.
   std::string prefix = url.path.substr(0, url.path.find('?'));
   while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();

@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/common/clock.h"
 #include "core/connections/secret_resolution.h"
-#include "core/limiter/clock.h"
 
 namespace limitscope::connections {
 

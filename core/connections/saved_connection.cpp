@@ -3,8 +3,8 @@
 #include <array>
 #include <utility>
 
+#include "core/http/http_fetch.h"
 #include "core/limiter/rate.h"
-#include "core/probe/http_fetch.h"
 #include "core/redis/redis_url.h"
 #include "core/sources/live_source_factory.h"
 
@@ -153,7 +153,7 @@ Status validate(const SavedConnection& c) {
       return field_error(c, "scrape_interval", "is for metrics and prometheus connections");
   } else {
     if (split.user) return field_error(c, "url", "holds a user name; give it as \"user\"");
-    auto parsed = probe::parse_http_url(c.url);
+    auto parsed = http::parse_http_url(c.url);
     if (!parsed) return field_error(c, "url", parsed.error());
     if (!c.profiles.empty()) return field_error(c, "profiles", "is for redis connections");
     if (!c.scan_match.empty()) return field_error(c, "scan_match", "is for redis connections");

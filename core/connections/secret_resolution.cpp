@@ -85,7 +85,7 @@ Expected<ResolvedConnection> resolve_connection(const SavedConnection& connectio
     r.redis_url = std::move(*parsed);
     return r;
   }
-  auto http = probe::parse_http_url(connection.url);
+  auto http = http::parse_http_url(connection.url);
   if (!http) return resolve_error(connection, http.error());
   r.http_url = std::move(*http);
   if (connection.auth == HttpAuth::basic) {

@@ -10,7 +10,7 @@
 #include "core/common/expected.h"
 #include "core/connections/connections_file.h"
 #include "core/connections/saved_connection.h"
-#include "core/probe/http_fetch.h"
+#include "core/http/http_fetch.h"
 #include "core/redis/redis_password.h"
 #include "core/redis/redis_url.h"
 
@@ -22,8 +22,8 @@ struct ResolvedConnection {
   redis::RedisUrl redis_url;   ///< with user and password
   std::string redis_url_text;  ///< the same as text (password percent-encoded), for openRedis
   // kinds metrics and prometheus:
-  probe::HttpUrl http_url;
-  probe::FetchOptions fetch;  ///< basic or bearer auth filled in
+  http::HttpUrl http_url;
+  http::FetchOptions fetch;  ///< basic or bearer auth filled in
 };
 
 /// Resolves `connection`'s secret and target.

@@ -21,11 +21,11 @@
 #include <semaphore>
 #include <string>
 
+#include "core/common/clock.h"
 #include "core/gateway/admission.h"
 #include "core/gateway/chat_request.h"
 #include "core/gateway/gateway_metrics.h"
 #include "core/gateway/http_types.h"
-#include "core/limiter/clock.h"
 
 namespace limitscope::gateway {
 

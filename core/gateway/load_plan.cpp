@@ -6,10 +6,6 @@
 namespace limitscope::gateway {
 namespace {
 
-Nanos seconds_to_nanos(double s) {
-  return Nanos{static_cast<std::int64_t>(std::llround(s * 1e9))};
-}
-
 // Candidate arrivals carry attempt -1 until thinning turns them into requests.
 constexpr int kCandidate = -1;
 
@@ -54,10 +50,7 @@ Expected<std::unique_ptr<LoadPlan>> LoadPlan::create(const ScenarioSpec& scenari
     }
   }
   for (std::size_t i = 0; i < plan->clients_.size(); ++i) {
-    const ClientSpec& c = plan->clients_[i];
-    ClientRun run{SimRandom(derive_seed(options.seed, i)), c.traffic.max_rate(), 0};
-    for (const ModelShare& m : c.models) run.weight_total += m.weight;
-    plan->runs_.push_back(run);
+    plan->runs_.emplace_back(plan->clients_[i], derive_seed(options.seed, i));
   }
   for (std::uint32_t i = 0; i < plan->clients_.size(); ++i) {
     plan->schedule_arrival(i, plan->clients_[i].traffic.start);
@@ -115,18 +108,16 @@ Expected<std::unique_ptr<LoadPlan>> LoadPlan::from_trace(const tuner::Trace& tra
     plan->queue_.push(r);
   }
   plan->options_.duration = Nanos{last_ns + 1};
-  plan->runs_.resize(plan->clients_.size(), ClientRun{SimRandom(1), 0, 0});
+  // Trace clients have no arrivals of their own (rate 0) and never retry.
+  for (const ClientSpec& c : plan->clients_) plan->runs_.emplace_back(c, 1);
   return plan;
 }
 
 void LoadPlan::schedule_arrival(std::uint32_t client, Nanos from) {
-  ClientRun& run = runs_[client];
-  const TrafficShape& traffic = clients_[client].traffic;
-  if (!(run.max_rate > 0)) return;
-  const Nanos next = from + seconds_to_nanos(run.rng.exponential(run.max_rate));
-  if (next >= options_.duration || (traffic.stop && next >= *traffic.stop)) return;
+  const auto next = runs_[client].next_candidate(clients_[client], from);
+  if (!next || *next >= options_.duration) return;
   PlannedRequest r;
-  r.at = next;
+  r.at = *next;
   r.client = client;
   r.attempt = kCandidate;
   queue_.push(r);
@@ -138,20 +129,12 @@ std::optional<PlannedRequest> LoadPlan::pop_due(Nanos now) {
     PlannedRequest r = queue_.top();
     queue_.pop();
     if (r.attempt != kCandidate) return r;
-    // Thinning: a candidate at the bounding rate is a request with probability rate(t)/max.
+    // A candidate: plan the next one, then thin this one, as the simulation does.
     schedule_arrival(r.client, r.at);
-    ClientRun& run = runs_[r.client];
-    const ClientSpec& spec = clients_[r.client];
-    if (run.rng.uniform01() * run.max_rate >= spec.traffic.rate_at(r.at)) continue;
-    double pick = run.rng.uniform01() * run.weight_total;
-    std::uint32_t share = 0;
-    while (share + 1 < spec.models.size() && pick >= spec.models[share].weight) {
-      pick -= spec.models[share].weight;
-      ++share;
-    }
-    r.share = share;
-    r.llm_tokens =
-        run.rng.uniform_int(spec.models[share].tokens_min, spec.models[share].tokens_max);
+    const auto arrival = runs_[r.client].arrival_at(clients_[r.client], r.at);
+    if (!arrival) continue;
+    r.share = arrival->share;
+    r.llm_tokens = arrival->llm_tokens;
     r.request_id = next_request_++;
     r.attempt = 0;
     return r;
@@ -169,27 +152,10 @@ RetryVerdict LoadPlan::on_rate_limited(const PlannedRequest& r, Nanos now,
                                        std::optional<Nanos> retry_after) {
   std::lock_guard lock(mu_);
   const RetryPolicy& policy = clients_[r.client].retry;
-  Nanos wait{0};
-  switch (policy.behaviour) {
-    case RetryBehaviour::give_up:
-      return RetryVerdict::gave_up;
-    case RetryBehaviour::honour_retry_after: {
-      if (!retry_after || r.attempt >= policy.max_retries) return RetryVerdict::gave_up;
-      // Full jitter on a capped exponential backoff, never earlier than Retry-After.
-      const double cap =
-          std::min(static_cast<double>(policy.max_backoff.count()),
-                   static_cast<double>(policy.base_backoff.count()) * std::ldexp(1.0, r.attempt));
-      const Nanos jitter{static_cast<std::int64_t>(runs_[r.client].rng.uniform01() * cap)};
-      wait = std::max(*retry_after, jitter);
-      break;
-    }
-    case RetryBehaviour::ignore_retry_after:
-      if (r.attempt >= policy.max_retries) return RetryVerdict::gave_up;
-      wait = policy.ignore_interval;
-      break;
-  }
+  const auto wait = runs_[r.client].retry_wait(policy, r.attempt, retry_after);
+  if (!wait) return RetryVerdict::gave_up;
   PlannedRequest retry = r;
-  retry.at = std::max(now, r.at) + wait;
+  retry.at = std::max(now, r.at) + *wait;
   retry.attempt = r.attempt + 1;
   if (retry.at >= options_.duration) return RetryVerdict::past_end;
   queue_.push(retry);

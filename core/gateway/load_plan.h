@@ -1,7 +1,8 @@
 #pragma once
 // The schedule of an open-loop load run against a gateway, from the core's traffic scenarios
-// (core/sim/scenario.h): every client's Poisson arrivals (thinned to its time-varying rate,
-// as the simulation does) and the retries its RetryPolicy asks for after a 429. Requests are
+// (core/sim/scenario.h): every client's arrivals and the retries its RetryPolicy asks for
+// after a 429, drawn by the simulation's own arrival model (core/sim/arrivals.h), so a seed
+// plans the requests the simulation of the same scenario sees. Requests are
 // due at their planned times whether or not earlier ones have returned, so a slow gateway
 // shows up as latency instead of hiding behind fewer requests (no coordinated omission).
 //
@@ -17,8 +18,9 @@
 #include <string>
 #include <vector>
 
+#include "core/common/clock.h"
 #include "core/common/expected.h"
-#include "core/limiter/clock.h"
+#include "core/sim/arrivals.h"
 #include "core/sim/scenario.h"
 #include "core/sim/sim_random.h"
 #include "core/tuner/trace.h"
@@ -94,12 +96,6 @@ class LoadPlan {
       return a.at != b.at ? a.at > b.at : a.request_id > b.request_id;
     }
   };
-  struct ClientRun {
-    SimRandom rng;
-    double max_rate = 0;
-    double weight_total = 0;
-  };
-
   LoadPlan() = default;
   // Plans the client's next candidate arrival after `from` (thinning happens at pop time).
   void schedule_arrival(std::uint32_t client, Nanos from);
@@ -108,7 +104,7 @@ class LoadPlan {
   double scale_ = 1;
   std::vector<ClientSpec> clients_;
   mutable std::mutex mu_;
-  std::vector<ClientRun> runs_;
+  std::vector<ClientArrivals> runs_;  // one per client
   std::priority_queue<PlannedRequest, std::vector<PlannedRequest>, Later> queue_;
   std::uint64_t next_request_ = 0;
 };

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/common/clock.h"
 #include "core/gateway/load_plan.h"
-#include "core/limiter/clock.h"
 
 namespace limitscope::gateway {
 

@@ -22,7 +22,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/limiter/clock.h"
+#include "core/common/clock.h"
 
 namespace limitscope::gateway {
 

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string_view>
 
-#include "core/limiter/clock.h"
+#include "core/common/clock.h"
 
 namespace limitscope {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/common/clock.h"
 #include "core/common/expected.h"
-#include "core/limiter/clock.h"
 #include "core/limiter/rate.h"
 
 namespace limitscope {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "core/common/clock.h"
 #include "core/common/expected.h"
-#include "core/limiter/clock.h"
 #include "core/limiter/decision.h"
 #include "core/limiter/limit_params.h"
 

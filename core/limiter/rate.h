@@ -5,8 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/common/clock.h"
 #include "core/common/expected.h"
-#include "core/limiter/clock.h"
 
 namespace limitscope {
 

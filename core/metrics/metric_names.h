@@ -1,6 +1,8 @@
 #pragma once
 // The metric family names, label names and bucket bounds that the gateway exports and that
-// the simulation, the scraper and the dashboard look for. One place, so they cannot drift.
+// the simulation, the scraper and the dashboard look for, and the names of the series the
+// dashboard derives from them (written by the sources, read by the view model's charts and
+// alert rules). One place, so they cannot drift.
 // DESIGN.md section 5 fixes the gateway_* families: same names and labels as gateways in
 // the field.
 
@@ -95,3 +97,43 @@ inline constexpr double kCircuitHalfOpen = 1;
 inline constexpr double kCircuitOpen = 2;
 
 }  // namespace limitscope::metrics::names
+
+// --- the dashboard's own series (never exported by a gateway) ---
+
+namespace limitscope {
+
+/// Per-key series the dashboard plots (labels: api_key, tier, model). Internal to limitscope:
+/// a raw API key never leaves the process in a label; exported series use api_key_hash.
+namespace dashboard_series {
+inline constexpr std::string_view kKeyLevel = "limitscope_key_level_ratio";  // 0..1
+inline constexpr std::string_view kKeyOccupancy = "limitscope_key_window_occupancy_ratio";
+inline constexpr std::string_view kKeyQuotaBurn = "limitscope_key_quota_burn_ratio";  // tier+key
+inline constexpr std::string_view kKeyRejectedRate = "limitscope_key_rejected_per_second";
+inline constexpr std::string_view kTierRejectedRate = "limitscope_tier_rejected_per_second";
+inline constexpr std::string_view kRejectedRatio = "limitscope_rejected_ratio";  // 429s / requests
+/// Live sources: what a rule's shadow config (issue 19) would have refused per second, never
+/// enforced (labels: tier = the rule), from the same decisions as the rule's 429 line.
+inline constexpr std::string_view kTierShadowRejectedRate =
+    "limitscope_tier_shadow_rejected_per_second";
+/// Requests per second of one key the live config admitted and the shadow would have refused
+/// (labels: api_key, tier, model): the tenants a candidate would start refusing.
+inline constexpr std::string_view kKeyShadowWouldRefuseRate =
+    "limitscope_key_shadow_would_refuse_per_second";
+}  // namespace dashboard_series
+
+/// Series only live sources write (the simulation's are in dashboard_series).
+namespace live_series {
+/// Requests admitted per second over the last refresh. Labels: tier, model.
+inline constexpr std::string_view kAdmittedRate = "limitscope_admitted_per_second";
+/// 429s per second over the last refresh. Labels: tier, model.
+inline constexpr std::string_view kRejectedRate = "limitscope_rejected_per_second";
+/// Requests admitted per second by one key (a rule's decision stream). Labels: api_key, tier,
+/// model.
+inline constexpr std::string_view kKeyAdmittedRate = "limitscope_key_admitted_per_second";
+/// Fail-open admissions per second (live, from a gateway's decision="degraded" count): drawn
+/// on the 429 chart, so a drop in 429s while the limiter is bypassed reads as what it is.
+inline constexpr std::string_view kUncheckedAdmittedRate =
+    "limitscope_unchecked_admitted_per_second";
+}  // namespace live_series
+
+}  // namespace limitscope

@@ -24,16 +24,17 @@ Expected<Scrape> parse_scrape(std::string_view body, std::string_view content_ty
   return s;
 }
 
-Expected<Scrape> scrape_metrics(const HttpUrl& url, const FetchOptions& options,
+Expected<Scrape> scrape_metrics(const http::HttpUrl& url, const http::FetchOptions& options,
                                 std::int64_t at_ms) {
-  FetchOptions o = options;
+  http::FetchOptions o = options;
   if (o.accept.empty()) {
     o.accept = "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5";
   }
-  auto fetched = http_get(url, o);
+  auto fetched = http::http_get(url, o);
   if (!fetched) return make_error(fetched.error());
   if (fetched->status != 200) {
-    std::string start = redact_credentials(fetched->body.substr(0, 4096), options).substr(0, 200);
+    std::string start =
+        http::redact_credentials(fetched->body.substr(0, 4096), options).substr(0, 200);
     for (char& c : start) {
       if (c == '\n' || c == '\r') c = ' ';
     }

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "core/common/expected.h"
+#include "core/http/http_fetch.h"
 #include "core/metrics/exposition_parser.h"
 #include "core/metrics/series_store.h"
-#include "core/probe/http_fetch.h"
 
 namespace limitscope::probe {
 
@@ -27,7 +27,7 @@ struct Scrape {
 /// Errors: transport failures, an HTTP status other than 200 (with the start of the body,
 /// credentials redacted; a 401/403 says whether credentials were sent), and parse errors
 /// (the first few, with line numbers). No error ever holds a credential.
-Expected<Scrape> scrape_metrics(const HttpUrl& url, const FetchOptions& options,
+Expected<Scrape> scrape_metrics(const http::HttpUrl& url, const http::FetchOptions& options,
                                 std::int64_t at_ms);
 /// The parsing half, for a body already fetched (and for tests).
 Expected<Scrape> parse_scrape(std::string_view body, std::string_view content_type,

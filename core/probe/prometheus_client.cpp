@@ -230,7 +230,7 @@ Expected<std::vector<PromRule>> parse_rules_response(const std::string& body,
   }
 }
 
-PrometheusClient::PrometheusClient(HttpUrl base, FetchOptions options)
+PrometheusClient::PrometheusClient(http::HttpUrl base, http::FetchOptions options)
     : base_(std::move(base)), options_(std::move(options)) {
   while (base_.path.size() > 1 && base_.path.back() == '/') base_.path.pop_back();
   if (base_.path == "/") base_.path.clear();
@@ -238,9 +238,9 @@ PrometheusClient::PrometheusClient(HttpUrl base, FetchOptions options)
 }
 
 Expected<std::string> PrometheusClient::get(const std::string& path_and_query) const {
-  HttpUrl url = base_;
+  http::HttpUrl url = base_;
   url.path = base_.path + path_and_query;
-  auto r = http_get(url, options_);
+  auto r = http::http_get(url, options_);
   if (!r) return make_error(r.error());
   // Prometheus answers errors with 400/422/503 and a JSON error document: let the parser
   // report the server's own message; other statuses without JSON are plain errors.

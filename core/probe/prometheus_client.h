@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "core/common/expected.h"
+#include "core/http/http_fetch.h"
 #include "core/metrics/labels.h"
-#include "core/probe/http_fetch.h"
 
 namespace limitscope::probe {
 
@@ -52,7 +52,7 @@ struct PromRule {
 class PrometheusClient {
  public:
   /// @param base the server, e.g. http://127.0.0.1:9090 (a path prefix is kept)
-  PrometheusClient(HttpUrl base, FetchOptions options);
+  PrometheusClient(http::HttpUrl base, http::FetchOptions options);
 
   /// GET /api/v1/query?query=…&time=… (time in epoch seconds; 0 = the server's now).
   Expected<PromQueryResult> query(const std::string& expr, double time_s = 0) const;
@@ -69,8 +69,8 @@ class PrometheusClient {
  private:
   Expected<std::string> get(const std::string& path_and_query) const;
 
-  HttpUrl base_;
-  FetchOptions options_;
+  http::HttpUrl base_;
+  http::FetchOptions options_;
 };
 
 /// Parses a query response body (exposed for tests of malformed documents).

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "core/limiter/clock.h"
+#include "core/common/clock.h"
 #include "core/probe/rollout_guard.h"
 #include "core/redis/endpoint.h"
 #include "core/redis/key_schema.h"

@@ -14,8 +14,8 @@ void read_value(bool scalar, std::optional<double> first, GuardReading& g) {
 
 }  // namespace
 
-RolloutGuard::RolloutGuard(std::string expr, metrics::ExprPtr parsed, HttpUrl url,
-                           FetchOptions options, bool prometheus)
+RolloutGuard::RolloutGuard(std::string expr, metrics::ExprPtr parsed, http::HttpUrl url,
+                           http::FetchOptions options, bool prometheus)
     : expr_(std::move(expr)),
       parsed_(std::move(parsed)),
       url_(std::move(url)),
@@ -25,7 +25,7 @@ RolloutGuard::RolloutGuard(std::string expr, metrics::ExprPtr parsed, HttpUrl ur
 
 Expected<std::unique_ptr<RolloutGuard>> RolloutGuard::make(const std::string& expr,
                                                            const std::string& source,
-                                                           const HttpAuth& auth) {
+                                                           const http::HttpAuth& auth) {
   const bool prometheus = source.starts_with(kPrometheusSource);
   const std::string url_text = prometheus ? source.substr(kPrometheusSource.size()) : source;
   metrics::ExprPtr parsed;
@@ -36,9 +36,9 @@ Expected<std::unique_ptr<RolloutGuard>> RolloutGuard::make(const std::string& ex
   } else if (expr.empty()) {
     return make_error("guard: an empty expression");
   }
-  auto url = parse_http_url(url_text);
+  auto url = http::parse_http_url(url_text);
   if (!url) return make_error("guard source " + url_text + ": " + url.error());
-  FetchOptions options;
+  http::FetchOptions options;
   auth.apply_to(options);
   return std::unique_ptr<RolloutGuard>(new RolloutGuard(
       expr, std::move(parsed), std::move(url).value(), std::move(options), prometheus));

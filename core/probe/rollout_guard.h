@@ -15,9 +15,9 @@
 #include <string>
 
 #include "core/common/expected.h"
+#include "core/http/http_fetch.h"
 #include "core/metrics/promql.h"
 #include "core/metrics/series_store.h"
-#include "core/probe/http_fetch.h"
 #include "core/probe/prometheus_client.h"
 #include "core/redis/rollout_controller.h"
 
@@ -40,19 +40,19 @@ class RolloutGuard {
   ///   expression for a Prometheus server is parsed by the server, at the first check
   static Expected<std::unique_ptr<RolloutGuard>> make(const std::string& expr,
                                                       const std::string& source,
-                                                      const HttpAuth& auth = {});
+                                                      const http::HttpAuth& auth = {});
 
   /// Reads the source at `now_ms` and evaluates the expression (a /metrics source: on
   /// everything scraped so far; Prometheus: at the server's now).
   GuardReading check(std::int64_t now_ms);
 
  private:
-  RolloutGuard(std::string expr, metrics::ExprPtr parsed, HttpUrl url, FetchOptions options,
-               bool prometheus);
+  RolloutGuard(std::string expr, metrics::ExprPtr parsed, http::HttpUrl url,
+               http::FetchOptions options, bool prometheus);
   std::string expr_;
   metrics::ExprPtr parsed_;  // the /metrics source only
-  HttpUrl url_;
-  FetchOptions options_;
+  http::HttpUrl url_;
+  http::FetchOptions options_;
   std::optional<PrometheusClient> prometheus_;
   metrics::SeriesStore store_;
 };

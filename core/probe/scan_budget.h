@@ -9,7 +9,7 @@
 
 #include <cstddef>
 
-#include "core/limiter/clock.h"
+#include "core/common/clock.h"
 
 namespace limitscope::probe {
 

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "core/limiter/clock.h"
+#include "core/common/clock.h"
 
 namespace limitscope::redis {
 

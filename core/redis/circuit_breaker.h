@@ -8,7 +8,7 @@
 #include <mutex>
 #include <string_view>
 
-#include "core/limiter/clock.h"
+#include "core/common/clock.h"
 
 namespace limitscope::redis {
 

@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/limiter/clock.h"
+#include "core/common/clock.h"
 #include "core/redis/backoff.h"
 #include "core/redis/cluster_client.h"
 #include "core/redis/connection.h"

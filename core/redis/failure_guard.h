@@ -22,8 +22,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/common/clock.h"
 #include "core/common/expected.h"
-#include "core/limiter/clock.h"
 #include "core/limiter/decision.h"
 #include "core/redis/circuit_breaker.h"
 #include "core/redis/redis_error.h"

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "core/limiter/clock.h"
+#include "core/common/clock.h"
 #include "core/redis/backoff.h"
 #include "core/redis/connection.h"
 

@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/common/clock.h"
 #include "core/common/expected.h"
-#include "core/limiter/clock.h"
 #include "core/sim/traffic.h"
 
 namespace limitscope {

@@ -9,16 +9,11 @@
 
 #include "core/limiter/keyed_limiter.h"
 #include "core/limiter/token_bucket.h"
+#include "core/sim/arrivals.h"
 #include "core/sim/sim_random.h"
 
 namespace limitscope {
 namespace {
-
-constexpr double kNanosPerSecond = 1e9;
-
-Nanos seconds_to_nanos(double s) {
-  return Nanos{static_cast<std::int64_t>(std::llround(s * kNanosPerSecond))};
-}
 
 // Per (api key, model) counters of the current step.
 struct Row {
@@ -40,9 +35,7 @@ struct KeyInfo {
 };
 
 struct ClientRun {
-  SimRandom rng;
-  double max_rate = 0;            // requests/s, bound of rate_at for thinning
-  double weight_total = 0;        // sum of model weights
+  ClientArrivals arrivals;        // the client's arrival model and random stream
   std::vector<std::size_t> rows;  // per model share: index into State::rows
 };
 
@@ -175,8 +168,7 @@ Status Simulation::add_client(ClientSpec client) {
     info.tier = *tier;
     s.keys.push_back(std::move(info));
   }
-  ClientRun run{SimRandom(derive_seed(options_.seed, s.clients.size())), 0, 0, {}};
-  run.max_rate = client.traffic.max_rate();
+  ClientRun run{ClientArrivals(client, derive_seed(options_.seed, s.clients.size())), {}};
   for (const ModelShare& m : client.models) {
     const auto model = policy_.model_index(m.model);
     if (!model) {
@@ -187,7 +179,6 @@ Status Simulation::add_client(ClientSpec client) {
         s.row_index.try_emplace(std::make_pair(client.api_key, m.model), s.rows.size());
     if (row_is_new) s.rows.push_back(Row{kit->second, *model, std::nullopt, std::nullopt});
     run.rows.push_back(rit->second);
-    run.weight_total += m.weight;
   }
   const auto index = static_cast<std::uint32_t>(s.clients.size());
   s.clients.push_back(std::move(run));
@@ -198,13 +189,10 @@ Status Simulation::add_client(ClientSpec client) {
 
 void Simulation::schedule_arrival(std::uint32_t client, Nanos from) {
   State& s = *state_;
-  ClientRun& run = s.clients[client];
-  const TrafficShape& traffic = scenario_.clients[client].traffic;
-  if (!(run.max_rate > 0)) return;
-  const Nanos next = from + seconds_to_nanos(run.rng.exponential(run.max_rate));
-  if (traffic.stop && next >= *traffic.stop) return;
+  const auto next = s.clients[client].arrivals.next_candidate(scenario_.clients[client], from);
+  if (!next) return;
   Event e;
-  e.time = next.count();
+  e.time = next->count();
   e.client = client;
   s.push(e);
 }
@@ -283,22 +271,13 @@ void Simulation::process_until(Nanos end) {
     s.events.pop();
     const Nanos t{e.time};
     s.clock.set(t);
-    ClientRun& run = s.clients[e.client];
-    const ClientSpec& spec = scenario_.clients[e.client];
     if (e.attempt < 0) {
-      // Thinning: a candidate at the bounding rate becomes a request with probability
-      // rate(t) / max_rate, which yields Poisson arrivals at the time-varying rate.
+      // A candidate arrival: plan the next one, then thin this one (core/sim/arrivals.h).
       schedule_arrival(e.client, t);
-      if (run.rng.uniform01() * run.max_rate >= spec.traffic.rate_at(t)) continue;
-      double pick = run.rng.uniform01() * run.weight_total;
-      std::uint32_t share = 0;
-      while (share + 1 < spec.models.size() && pick >= spec.models[share].weight) {
-        pick -= spec.models[share].weight;
-        ++share;
-      }
-      e.share = share;
-      e.llm_tokens =
-          run.rng.uniform_int(spec.models[share].tokens_min, spec.models[share].tokens_max);
+      const auto arrival = s.clients[e.client].arrivals.arrival_at(scenario_.clients[e.client], t);
+      if (!arrival) continue;
+      e.share = arrival->share;
+      e.llm_tokens = arrival->llm_tokens;
       e.request_id = s.next_request++;
       e.attempt = 0;
     }
@@ -385,36 +364,14 @@ void Simulation::decide(const Event& e, Nanos t) {
 
 void Simulation::schedule_retry(const Event& e, Nanos t, std::optional<Nanos> retry_after) {
   State& s = *state_;
-  const RetryPolicy& policy = scenario_.clients[e.client].retry;
-  SimRandom& rng = s.clients[e.client].rng;
-  Nanos wait{0};
-  switch (policy.behaviour) {
-    case RetryBehaviour::give_up:
-      ++s.gave_up;
-      return;
-    case RetryBehaviour::honour_retry_after: {
-      if (!retry_after || e.attempt >= policy.max_retries) {
-        ++s.gave_up;
-        return;
-      }
-      // Full jitter on a capped exponential backoff, never earlier than Retry-After.
-      const double cap =
-          std::min(static_cast<double>(policy.max_backoff.count()),
-                   static_cast<double>(policy.base_backoff.count()) * std::ldexp(1.0, e.attempt));
-      const Nanos jitter{static_cast<std::int64_t>(rng.uniform01() * cap)};
-      wait = std::max(*retry_after, jitter);
-      break;
-    }
-    case RetryBehaviour::ignore_retry_after:
-      if (e.attempt >= policy.max_retries) {
-        ++s.gave_up;
-        return;
-      }
-      wait = policy.ignore_interval;
-      break;
+  const auto wait = s.clients[e.client].arrivals.retry_wait(scenario_.clients[e.client].retry,
+                                                            e.attempt, retry_after);
+  if (!wait) {
+    ++s.gave_up;
+    return;
   }
   Event retry = e;
-  retry.time = (t + wait).count();
+  retry.time = (t + *wait).count();
   retry.attempt = e.attempt + 1;
   s.push(retry);
 }

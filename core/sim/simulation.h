@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/common/clock.h"
 #include "core/common/expected.h"
-#include "core/limiter/clock.h"
 #include "core/limiter/decision.h"
 #include "core/limiter/policy.h"
 #include "core/sim/scenario.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/limiter/clock.h"
+#include "core/common/clock.h"
 #include "core/limiter/limit_params.h"
 
 namespace limitscope {

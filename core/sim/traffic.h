@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/common/clock.h"
 #include "core/common/expected.h"
-#include "core/limiter/clock.h"
 
 namespace limitscope {
 

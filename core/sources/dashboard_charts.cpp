@@ -198,8 +198,7 @@ bool chart_reads_metric(ChartKind kind, std::string_view metric) {
     case ChartKind::rejections:
       return metric == dashboard_series::kTierRejectedRate ||
              metric == names::kGatewayRateLimitHits || metric == dashboard_series::kRejectedRatio ||
-             metric == dashboard_series::kKeyRejectedRate ||
-             metric == "limitscope_rejected_per_second";
+             metric == dashboard_series::kKeyRejectedRate || metric == live_series::kRejectedRate;
     case ChartKind::quota_burn:
       return metric == dashboard_series::kKeyQuotaBurn || metric == names::kGatewayQuotaBurnRatio;
   }
@@ -231,7 +230,7 @@ bool in_chart_unit(ChartKind kind, const metrics::Expr* e) {
         return chart_reads_metric(kind, m);
       case ChartKind::rejections:
         return m == dashboard_series::kTierRejectedRate ||
-               m == dashboard_series::kKeyRejectedRate || m == "limitscope_rejected_per_second";
+               m == dashboard_series::kKeyRejectedRate || m == live_series::kRejectedRate;
       case ChartKind::quota_burn:
         return chart_reads_metric(kind, m);
     }
@@ -363,7 +362,8 @@ ChartData rejection_chart(const metrics::SeriesStore& store, const ChartView& vi
     c.lines.push_back(std::move(line));
   }
   // Admitted without a limit check (a gateway failing open): beside the 429s it hides.
-  auto u = LabelMatcher::make("__name__", MatchOp::equal, std::string(kUncheckedAdmittedRate));
+  auto u = LabelMatcher::make("__name__", MatchOp::equal,
+                              std::string(live_series::kUncheckedAdmittedRate));
   std::vector<LabelMatcher> us{*u};
   for (const SeriesSamples& s : store.select(us, view.start_ms, view.end_ms)) {
     // Drawn only when the gateway did fail open in the window: a flat zero line is noise.

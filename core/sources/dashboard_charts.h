@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/metrics/decimate.h"
+#include "core/metrics/metric_names.h"
 #include "core/metrics/promql_ast.h"
 #include "core/metrics/series_store.h"
 #include "core/sources/key_names.h"
@@ -99,11 +100,6 @@ bool chart_reads_metric(ChartKind kind, std::string_view metric);
 
 /// The metric the chart draws its lines from (the sources that write it feed the chart).
 std::string_view chart_metric(ChartKind kind);
-
-/// Fail-open admissions per second (live, from a gateway's decision="degraded" count): drawn
-/// on the 429 chart, so a drop in 429s while the limiter is bypassed reads as what it is.
-inline constexpr std::string_view kUncheckedAdmittedRate =
-    "limitscope_unchecked_admitted_per_second";
 
 /// Fraction of capacity left per (key, model): the N lowest at the view's end, plus selected keys.
 /// Key lines are labelled by `names` (KeyNames::display) when given; no two lines of a chart

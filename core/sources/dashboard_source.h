@@ -10,8 +10,8 @@
 #include <ostream>
 #include <string>
 
+#include "core/common/clock.h"
 #include "core/common/expected.h"
-#include "core/limiter/clock.h"
 #include "core/metrics/series_store.h"
 #include "core/sim/scenario.h"
 #include "core/sources/dashboard_snapshot.h"

@@ -75,7 +75,7 @@ Expected<std::unique_ptr<LiveSource>> open_live_source(const LiveSpec& spec, Clo
     made.push_back(std::make_unique<RedisLiveSource>(std::move(o), clock, *series));
   }
   if (!spec.metrics_url.empty()) {
-    auto url = probe::parse_http_url(spec.metrics_url);
+    auto url = http::parse_http_url(spec.metrics_url);
     if (!url) return make_error("--metrics: " + url.error());
     MetricsLiveOptions o;
     o.url = *url;
@@ -84,7 +84,7 @@ Expected<std::unique_ptr<LiveSource>> open_live_source(const LiveSpec& spec, Clo
     made.push_back(std::make_unique<MetricsLiveSource>(std::move(o), clock, *series));
   }
   if (!spec.prometheus_url.empty()) {
-    auto url = probe::parse_http_url(spec.prometheus_url);
+    auto url = http::parse_http_url(spec.prometheus_url);
     if (!url) return make_error("--prometheus: " + url.error());
     PrometheusLiveOptions o;
     o.url = *url;

@@ -9,9 +9,9 @@
 #include <string>
 #include <string_view>
 
+#include "core/common/clock.h"
 #include "core/common/expected.h"
-#include "core/limiter/clock.h"
-#include "core/probe/http_fetch.h"
+#include "core/http/http_fetch.h"
 #include "core/sources/live_source.h"
 
 namespace limitscope {
@@ -40,12 +40,12 @@ struct LiveSpec {
   std::string redis_scan_match;  ///< with redis_url: SCAN MATCH of discovery ("" = every key)
   /// with redis_url: read the own rules' pressure indexes (off: SCAN alone, for comparison)
   bool redis_pressure_index = true;
-  std::string metrics_url;       ///< a gateway's /metrics, or empty
-  probe::HttpAuth metrics_auth;  ///< /metrics credentials (never shown)
+  std::string metrics_url;      ///< a gateway's /metrics, or empty
+  http::HttpAuth metrics_auth;  ///< /metrics credentials (never shown)
   /// How often /metrics is scraped (default 1s), within the bounds above.
   std::optional<Nanos> metrics_interval;
-  std::string prometheus_url;       ///< a Prometheus server, or empty
-  probe::HttpAuth prometheus_auth;  ///< Prometheus credentials (never shown)
+  std::string prometheus_url;      ///< a Prometheus server, or empty
+  http::HttpAuth prometheus_auth;  ///< Prometheus credentials (never shown)
   /// How often Prometheus is queried (default 5s); the query step follows it, kept within
   /// 1s..1min so the backfill still has points. Within the bounds above.
   std::optional<Nanos> prometheus_interval;

@@ -19,7 +19,7 @@
 #include <optional>
 #include <string>
 
-#include "core/probe/http_fetch.h"
+#include "core/http/http_fetch.h"
 #include "core/probe/metrics_scrape.h"
 #include "core/redis/backoff.h"
 #include "core/sources/live_source.h"
@@ -27,16 +27,16 @@
 namespace limitscope {
 
 struct MetricsLiveOptions {
-  probe::HttpUrl url;
+  http::HttpUrl url;
   /// Timeouts, in-scrape retries on a connection failure, body cap, auth.
-  probe::FetchOptions fetch{std::chrono::milliseconds(1000),
-                            std::chrono::milliseconds(3000),
-                            1,
-                            64u << 20,
-                            {},
-                            {},
-                            {},
-                            {}};
+  http::FetchOptions fetch{std::chrono::milliseconds(1000),
+                           std::chrono::milliseconds(3000),
+                           1,
+                           64u << 20,
+                           {},
+                           {},
+                           {},
+                           {}};
   Nanos scrape_interval = std::chrono::seconds(1);
   /// Between failed scrapes (the first retry after `initial`, growing to `max`).
   redis::BackoffOptions backoff{std::chrono::seconds(1), std::chrono::seconds(30), 2.0, 0.5};

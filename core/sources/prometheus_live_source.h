@@ -24,16 +24,16 @@
 namespace limitscope {
 
 struct PrometheusLiveOptions {
-  probe::HttpUrl url;  ///< the server, e.g. http://127.0.0.1:9090 (a path prefix is kept)
+  http::HttpUrl url;  ///< the server, e.g. http://127.0.0.1:9090 (a path prefix is kept)
   /// Timeouts and auth (bearer_token, or basic_user + basic_password).
-  probe::FetchOptions fetch{std::chrono::milliseconds(1000),
-                            std::chrono::milliseconds(5000),
-                            1,
-                            64u << 20,
-                            {},
-                            {},
-                            {},
-                            {}};
+  http::FetchOptions fetch{std::chrono::milliseconds(1000),
+                           std::chrono::milliseconds(5000),
+                           1,
+                           64u << 20,
+                           {},
+                           {},
+                           {},
+                           {}};
   Nanos refresh_interval = std::chrono::seconds(5);
   Nanos step = std::chrono::seconds(5);       ///< query_range resolution
   Nanos backfill = std::chrono::minutes(15);  ///< history read by the first refresh

@@ -14,7 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/limiter/clock.h"
+#include "core/common/clock.h"
 #include "core/metrics/labels.h"
 #include "core/sources/dashboard_snapshot.h"
 

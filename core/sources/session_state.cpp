@@ -305,7 +305,8 @@ void SessionState::note_protection(std::int64_t t_ms) {
   if (degraded_seen_) {
     increase = total >= *degraded_seen_ ? total - *degraded_seen_ : total;  // a restart resets it
     const double dt = static_cast<double>(at - degraded_seen_ms_) / 1000.0;
-    append({{"__name__", std::string(kUncheckedAdmittedRate)}}, {at, dt > 0 ? increase / dt : 0});
+    append({{"__name__", std::string(live_series::kUncheckedAdmittedRate)}},
+           {at, dt > 0 ? increase / dt : 0});
   }
   degraded_seen_ = total;
   degraded_seen_ms_ = at;

@@ -21,8 +21,9 @@
 #include <string>
 #include <vector>
 
+#include "core/common/clock.h"
 #include "core/common/expected.h"
-#include "core/limiter/clock.h"
+#include "core/metrics/metric_names.h"
 #include "core/metrics/series_store.h"
 #include "core/sources/dashboard_charts.h"
 #include "core/sources/dashboard_snapshot.h"
@@ -35,17 +36,6 @@ namespace limitscope {
 namespace metrics {
 class AlertEngine;
 }
-
-/// Series only live sources write (the simulation's are in dashboard_series).
-namespace live_series {
-/// Requests admitted per second over the last refresh. Labels: tier, model.
-inline constexpr std::string_view kAdmittedRate = "limitscope_admitted_per_second";
-/// 429s per second over the last refresh. Labels: tier, model.
-inline constexpr std::string_view kRejectedRate = "limitscope_rejected_per_second";
-/// Requests admitted per second by one key (a rule's decision stream). Labels: api_key, tier,
-/// model.
-inline constexpr std::string_view kKeyAdmittedRate = "limitscope_key_admitted_per_second";
-}  // namespace live_series
 
 /// The rules live sources evaluate besides the default ones: a limited key nearly empty, a
 /// window nearly full (Prometheus rule-file YAML; docs/live-sources.md).

@@ -10,29 +10,11 @@
 #include <tuple>
 
 #include "core/limiter/policy.h"
+#include "core/metrics/metric_names.h"
 #include "core/sim/step_sample.h"
 #include "core/sources/session_state.h"
 
 namespace limitscope {
-
-/// Per-key series the dashboard plots (labels: api_key, tier, model). Internal to limitscope:
-/// a raw API key never leaves the process in a label; exported series use api_key_hash.
-namespace dashboard_series {
-inline constexpr std::string_view kKeyLevel = "limitscope_key_level_ratio";  // 0..1
-inline constexpr std::string_view kKeyOccupancy = "limitscope_key_window_occupancy_ratio";
-inline constexpr std::string_view kKeyQuotaBurn = "limitscope_key_quota_burn_ratio";  // tier+key
-inline constexpr std::string_view kKeyRejectedRate = "limitscope_key_rejected_per_second";
-inline constexpr std::string_view kTierRejectedRate = "limitscope_tier_rejected_per_second";
-inline constexpr std::string_view kRejectedRatio = "limitscope_rejected_ratio";  // 429s / requests
-/// Live sources: what a rule's shadow config (issue 19) would have refused per second, never
-/// enforced (labels: tier = the rule), from the same decisions as the rule's 429 line.
-inline constexpr std::string_view kTierShadowRejectedRate =
-    "limitscope_tier_shadow_rejected_per_second";
-/// Requests per second of one key the live config admitted and the shadow would have refused
-/// (labels: api_key, tier, model): the tenants a candidate would start refusing.
-inline constexpr std::string_view kKeyShadowWouldRefuseRate =
-    "limitscope_key_shadow_would_refuse_per_second";
-}  // namespace dashboard_series
 
 class SimulationRecorder {
  public:

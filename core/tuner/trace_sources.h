@@ -8,8 +8,8 @@
 #include <functional>
 #include <string>
 
+#include "core/common/clock.h"
 #include "core/common/expected.h"
-#include "core/limiter/clock.h"
 #include "core/sources/recording_reader.h"
 #include "core/tuner/trace.h"
 

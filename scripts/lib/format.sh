@@ -6,7 +6,7 @@ format_sources() {
   if git -C "$LIMITSCOPE_ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
     git -C "$LIMITSCOPE_ROOT" ls-files -z -- '*.cpp' '*.h'
   else
-    (cd "$LIMITSCOPE_ROOT" && find app bench core fuzz tests ui -name '*.cpp' -o -name '*.h' |
+    (cd "$LIMITSCOPE_ROOT" && find app bench core fuzz process tests ui -name '*.cpp' -o -name '*.h' |
       tr '\n' '\0')
   fi
 }

@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/common/clock.h"
 #include "core/common/http_date.h"
-#include "core/limiter/clock.h"
 #include "e2e/e2e_policy.h"
 #include "support/canned_http_server.h"
 #include "support/child_process.h"

@@ -57,7 +57,7 @@ TEST(LiveSourcesE2E, MetricsSourceCountsTheGateways429s) {
   ASSERT_TRUE(gw.running());
   ManualClock clock(Nanos{0}, Nanos{1'800'000'000'000'000'000});
   MetricsLiveOptions o;
-  o.url = *probe::parse_http_url(gw.url() + "/metrics");
+  o.url = *http::parse_http_url(gw.url() + "/metrics");
   o.fetch.retries = 0;
   MetricsLiveSource source(o, clock);
   source.advance(Nanos{0});
@@ -107,7 +107,7 @@ TEST(LiveSourcesE2E, PrometheusSourceAgainstARealServer) {
   const std::string& base = prometheus.base_url;
 
   PrometheusLiveOptions o;
-  o.url = *probe::parse_http_url(base);
+  o.url = *http::parse_http_url(base);
   o.step = seconds(1);
   o.backoff.initial = milliseconds(1);  // retries paced by the scrape events, not the backoff
   o.backoff.max = milliseconds(1);

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include "core/redis/local_server.h"
+#include "process/local_server.h"
 
 namespace limitscope::test {
 

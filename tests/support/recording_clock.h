@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/limiter/clock.h"
+#include "core/common/clock.h"
 
 namespace limitscope::test {
 

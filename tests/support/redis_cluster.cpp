@@ -5,7 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "core/limiter/clock.h"
+#include "core/common/clock.h"
 #include "support/process.h"
 
 namespace limitscope::test {

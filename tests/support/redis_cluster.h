@@ -1,6 +1,6 @@
 #pragma once
 // A real Redis Cluster for one test: N redis-server processes with cluster mode on, each on a
-// free 127.0.0.1 port in its own temp directory (core/redis/local_server.h), joined by
+// free 127.0.0.1 port in its own temp directory (process/local_server.h), joined by
 // `redis-cli --cluster create ... --cluster-replicas R --cluster-yes`, and ready when every
 // node reports cluster_state:ok (bounded polling of the real processes, never a fixed sleep).
 // The destructor stops every node. Failures throw with the reason (and redis-cli's output).
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/redis/connection.h"
-#include "core/redis/local_server.h"
+#include "process/local_server.h"
 
 namespace limitscope::test {
 

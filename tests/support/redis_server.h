@@ -1,5 +1,5 @@
 #pragma once
-// A real redis-server for one test (core/redis/local_server.h): on a free 127.0.0.1 port, in
+// A real redis-server for one test (process/local_server.h): on a free 127.0.0.1 port, in
 // its own temp directory, no persistence, killed when the fixture goes away or the test
 // process dies. Fault tests kill, restart, pause and resume it. Failures throw, with the
 // server's log, so a test cannot go on against no server.
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/redis/connection.h"
-#include "core/redis/local_server.h"
+#include "process/local_server.h"
 
 namespace limitscope::test {
 

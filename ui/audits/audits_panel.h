@@ -74,7 +74,7 @@ class AuditsPanel : public QWidget {
   int m_run = 0;
   int m_outstanding = 0;
   QString m_redisUrl;  // as given (may hold a password): only ever sent to the worker
-  probe::HttpAuth m_metricsAuth, m_prometheusAuth;
+  http::HttpAuth m_metricsAuth, m_prometheusAuth;
 
   QLineEdit* m_metrics = nullptr;
   QLineEdit* m_prometheus = nullptr;

@@ -109,7 +109,7 @@ void ConnectionActions::open(const connections::SavedConnection& connection,
       case connections::ConnectionKind::metrics: {
         LiveSpec spec;
         spec.metrics_url = c.url;
-        spec.metrics_auth = probe::HttpAuth::of(target->fetch);
+        spec.metrics_auth = http::HttpAuth::of(target->fetch);
         spec.metrics_interval = c.scrape_interval;
         m_window->openLive(spec);
         break;
@@ -117,7 +117,7 @@ void ConnectionActions::open(const connections::SavedConnection& connection,
       case connections::ConnectionKind::prometheus: {
         LiveSpec spec;
         spec.prometheus_url = c.url;
-        spec.prometheus_auth = probe::HttpAuth::of(target->fetch);
+        spec.prometheus_auth = http::HttpAuth::of(target->fetch);
         spec.prometheus_interval = c.scrape_interval;
         m_window->openLive(spec);
         break;

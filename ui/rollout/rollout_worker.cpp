@@ -1,6 +1,6 @@
 #include "ui/rollout/rollout_worker.h"
 
-#include "core/limiter/clock.h"
+#include "core/common/clock.h"
 
 namespace limitscope::ui {
 

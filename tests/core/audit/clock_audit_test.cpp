@@ -102,7 +102,7 @@ TEST(ClockAudit, ReadsTheTimeGaugeAndDateHeaderOfAnHttpAnswer) {
       "\r\n";
   server.add_headers(date_line);
   server.respond(r);
-  auto url = probe::parse_http_url(server.url());
+  auto url = http::parse_http_url(server.url());
   ASSERT_TRUE(url.ok());
   const auto reading = audit::read_gateway_clock(*url, {}, workstation);
   EXPECT_TRUE(reading.error.empty()) << reading.error;

@@ -1,6 +1,7 @@
 // Verifies the open-loop load plan: deterministic Poisson arrivals per seed, key splitting and rate
 // scaling, retries per RetryPolicy (Retry-After honoured with backoff, ignored, given up); a
-// trace played as a plan sends each event once at its own (scaled) time, never retried.
+// trace played as a plan sends each event once at its own (scaled) time, never retried; and a
+// seed plans the first tries the simulation of the same scenario decides (one arrival model).
 
 #include "core/gateway/load_plan.h"
 
@@ -8,6 +9,7 @@
 
 #include <cmath>
 
+#include "core/sim/simulation.h"
 #include "scenario_support.h"
 
 namespace limitscope::gateway {
@@ -47,6 +49,44 @@ TEST(LoadPlan, SameSeedSameScheduleAndRateIsKept) {
   for (std::size_t i = 1; i < ra.size(); ++i) EXPECT_LE(ra[i - 1].at, ra[i].at);
   EXPECT_LT(ra.back().at, seconds(100));
   EXPECT_FALSE((*a)->next_time().has_value());
+}
+
+TEST(LoadPlan, PlansTheSimulationsArrivalsForASeed) {
+  // Clients that give up after a 429 draw nothing for retries, so the simulation's refusals
+  // leave its arrivals as the load plan draws them: same times, keys, models and tokens.
+  const Nanos duration = seconds(60);
+  auto spec = make_scenario("mixed", duration);
+  ASSERT_TRUE(spec.ok()) << spec.error();
+  spec->incidents.clear();
+  for (ClientSpec& c : spec->clients) c.retry.behaviour = RetryBehaviour::give_up;
+  LoadPlanOptions o;
+  o.duration = duration;
+  o.seed = 9;
+  auto plan = LoadPlan::create(*spec, o);
+  ASSERT_TRUE(plan.ok()) << plan.error();
+  SimulationOptions so;
+  so.seed = 9;
+  so.record_requests = true;
+  auto sim = Simulation::create(default_policy(), *spec, so);
+  ASSERT_TRUE(sim.ok()) << sim.error();
+  while ((*sim)->now() < duration) (*sim)->step();
+
+  const auto planned = drain(**plan, duration);
+  const auto& decided = (*sim)->requests();
+  ASSERT_GT(planned.size(), 100u);
+  ASSERT_EQ(planned.size(), decided.size());
+  const auto& clients = (*plan)->clients();
+  for (std::size_t i = 0; i < planned.size(); ++i) {
+    const PlannedRequest& p = planned[i];
+    const RequestRecord& d = decided[i];
+    ASSERT_EQ(d.attempt, 0);
+    EXPECT_EQ(p.at, d.time) << i;
+    EXPECT_EQ(p.client, d.client) << i;
+    EXPECT_EQ(clients[p.client].api_key, d.api_key) << i;
+    EXPECT_EQ(clients[p.client].models[p.share].model, d.model) << i;
+    EXPECT_EQ(p.llm_tokens, d.llm_tokens) << i;
+    EXPECT_EQ(p.request_id, d.request_id) << i;
+  }
 }
 
 TEST(LoadPlan, NothingIsDueBeforeItsTime) {

@@ -12,6 +12,9 @@
 namespace limitscope::probe {
 namespace {
 
+using http::FetchOptions;
+using http::HttpUrl;
+using http::parse_http_url;
 using test::CannedHttpServer;
 
 const char* kFirst =
@@ -139,23 +142,6 @@ TEST(MetricsScrape, DerivedFiguresFromTwoScrapes) {
   EXPECT_DOUBLE_EQ(d->max_quota_burn, 0.9);
   EXPECT_NE(d->max_quota_burn_series.find("abc"), std::string::npos);
   EXPECT_FALSE(derive_figures(*b, *a).ok());
-}
-
-TEST(HttpUrl, Parses) {
-  auto u = parse_http_url("http://gw.internal:9100/metrics?x=1");
-  ASSERT_TRUE(u.ok());
-  EXPECT_EQ(u->host, "gw.internal");
-  EXPECT_EQ(u->port, 9100);
-  EXPECT_EQ(u->path, "/metrics?x=1");
-  auto tls = parse_http_url("https://prom.example");
-  ASSERT_TRUE(tls.ok());
-  EXPECT_TRUE(tls->tls);
-  EXPECT_EQ(tls->port, 443);
-  for (const char* bad : {"ftp://x", "http://:80/", "http://h:0/", "http://u:p@h/"}) {
-    EXPECT_FALSE(parse_http_url(bad).ok()) << bad;
-  }
-  auto creds = parse_http_url("http://user:secret@h/");
-  EXPECT_EQ(creds.error().find("secret"), std::string::npos) << creds.error();
 }
 
 }  // namespace

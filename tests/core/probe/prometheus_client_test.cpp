@@ -87,9 +87,9 @@ TEST(PrometheusClient, ErrorDocumentOverHttpAndEncodedQueries) {
   server.respond({400, "application/json",
                   R"({"status":"error","errorType":"bad_data","error":"unknown function"})", false,
                   0});
-  auto base = parse_http_url("http://127.0.0.1:" + std::to_string(server.port()));
+  auto base = http::parse_http_url("http://127.0.0.1:" + std::to_string(server.port()));
   ASSERT_TRUE(base.ok());
-  PrometheusClient client(*base, FetchOptions{});
+  PrometheusClient client(*base, http::FetchOptions{});
   auto r = client.query("rate(x[5m]) > 0.5");
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().find("Prometheus error bad_data: unknown function"), std::string::npos)

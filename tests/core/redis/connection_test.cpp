@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/redis/local_server.h"
+#include "process/local_server.h"
 #include "support/ports.h"
 #include "support/redis_server.h"
 

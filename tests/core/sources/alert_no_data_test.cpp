@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/limiter/clock.h"
+#include "core/common/clock.h"
 #include "core/metrics/metric_names.h"
 #include "core/sources/session_state.h"
 

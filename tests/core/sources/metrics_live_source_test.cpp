@@ -38,7 +38,7 @@ CannedHttpServer::Response ok(std::string body) {
 
 MetricsLiveOptions options_for(const CannedHttpServer& server) {
   MetricsLiveOptions o;
-  o.url = *probe::parse_http_url(server.url());
+  o.url = *http::parse_http_url(server.url());
   o.fetch.connect_timeout = milliseconds(300);
   o.fetch.read_timeout = milliseconds(300);
   o.fetch.retries = 0;
@@ -300,7 +300,7 @@ TEST(MetricsLiveSource, ServerGoneIsAnErrorNotACrash) {
     url = gone.url();
   }
   MetricsLiveOptions o;
-  o.url = *probe::parse_http_url(url);
+  o.url = *http::parse_http_url(url);
   o.fetch.connect_timeout = milliseconds(300);
   o.fetch.retries = 0;
   ManualClock clock;

@@ -46,7 +46,7 @@ CannedHttpServer::Response json_answer(int status, std::string body) {
 
 PrometheusLiveOptions options_for(const CannedHttpServer& server) {
   PrometheusLiveOptions o;
-  o.url = *probe::parse_http_url(server.url("/"));
+  o.url = *http::parse_http_url(server.url("/"));
   o.fetch.connect_timeout = milliseconds(300);
   o.fetch.read_timeout = milliseconds(300);
   o.fetch.retries = 0;

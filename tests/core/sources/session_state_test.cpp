@@ -195,7 +195,7 @@ TEST(SessionState, ALiveSourceFeedsItAndItsStampMovesOnlyWithARefresh) {
                   false, 0});
   ManualClock clock(Nanos{0}, std::chrono::milliseconds(kT0));
   MetricsLiveOptions o;
-  o.url = *probe::parse_http_url(server.url());
+  o.url = *http::parse_http_url(server.url());
   o.fetch.retries = 0;
   o.scrape_interval = 1s;
   MetricsLiveSource source(o, clock);

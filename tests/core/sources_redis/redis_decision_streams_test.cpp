@@ -322,7 +322,7 @@ TEST(RedisDecisionStreams, CompositeWithMetricsRecordsOneSessionThatPlaysBack) {
   RedisLiveOptions ro = options_for(*server);
   ro.stamp_with_server_time = false;
   MetricsLiveOptions mo;
-  mo.url = *probe::parse_http_url(gateway.url());
+  mo.url = *http::parse_http_url(gateway.url());
   std::vector<std::unique_ptr<LiveSource>> parts;
   parts.push_back(std::make_unique<RedisLiveSource>(ro, clock, *series));
   parts.push_back(std::make_unique<MetricsLiveSource>(mo, clock, *series));

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "core/limiter/clock.h"
+#include "core/common/clock.h"
 #include "core/sources/recording_reader.h"
 #include "core/sources/recording_writer.h"
 #include "core/tuner/replay.h"

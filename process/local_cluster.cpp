@@ -1,8 +1,8 @@
-#include "core/redis/local_cluster.h"
+#include "process/local_cluster.h"
 
 #include <filesystem>
 
-#include "core/limiter/clock.h"
+#include "core/common/clock.h"
 #include "core/redis/cluster_topology.h"
 #include "core/redis/connection.h"
 

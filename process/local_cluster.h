@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/common/expected.h"
-#include "core/redis/local_server.h"
+#include "process/local_server.h"
 
 namespace limitscope::redis {
 

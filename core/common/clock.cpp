@@ -1,4 +1,4 @@
-#include "core/limiter/clock.h"
+#include "core/common/clock.h"
 
 namespace limitscope {
 

@@ -11,7 +11,7 @@
 
 #include "core/common/expected.h"
 
-namespace limitscope::probe {
+namespace limitscope::http {
 
 struct HttpUrl {
   bool tls = false;  ///< https
@@ -71,4 +71,4 @@ std::string redact_credentials(std::string text, const FetchOptions& options);
 /// transport failures, timeouts and oversized bodies are errors.
 Expected<FetchResult> http_get(const HttpUrl& url, const FetchOptions& options = {});
 
-}  // namespace limitscope::probe
+}  // namespace limitscope::http

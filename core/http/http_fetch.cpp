@@ -1,4 +1,4 @@
-#include "core/probe/http_fetch.h"
+#include "core/http/http_fetch.h"
 
 #include <httplib.h>
 
@@ -6,7 +6,7 @@
 
 #include "core/common/base64.h"
 
-namespace limitscope::probe {
+namespace limitscope::http {
 
 std::string HttpUrl::origin() const {
   return std::string(tls ? "https://" : "http://") + host + ":" + std::to_string(port);
@@ -118,4 +118,4 @@ Expected<FetchResult> http_get(const HttpUrl& url, const FetchOptions& options) 
   }
 }
 
-}  // namespace limitscope::probe
+}  // namespace limitscope::http

@@ -1,4 +1,4 @@
-#include "core/redis/local_server.h"
+#include "process/local_server.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -14,7 +14,7 @@
 #include <random>
 #include <sstream>
 
-#include "core/limiter/clock.h"
+#include "core/common/clock.h"
 #include "core/redis/connection.h"
 
 namespace limitscope::redis {
