@@ -1,4 +1,4 @@
-// libFuzzer target for dashboard recordings (core/sources/recording_reader): any bytes are read
+// libFuzzer target for dashboard recordings (core/recording/recording_reader): any bytes are read
 // up to the first bad line, whose error names the file and the line; what was read keeps its
 // times in order and names[0] empty; the steps' event counts only grow, within the events
 // read, and every outage and fail-open interval ends at or after its start.
@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "core/sources/recording_reader.h"
+#include "core/recording/recording_reader.h"
 #include "fuzz/fuzz_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

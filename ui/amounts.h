@@ -6,7 +6,7 @@
 #include <QString>
 #include <string>
 
-#include "core/sources/key_details.h"
+#include "core/dashboard/key_details.h"
 
 namespace limitscope::ui {
 
@@ -24,7 +24,7 @@ inline QString format_amount(double v, int decimals = 0) {
   return amounts_locale().toString(v, 'f', decimals);
 }
 
-/// format_amount() as core's AmountText (core/sources/key_details.h).
+/// format_amount() as core's AmountText (core/dashboard/key_details.h).
 inline std::string amount_text(double v, int decimals) {
   return format_amount(v, decimals).toStdString();
 }

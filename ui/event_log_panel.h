@@ -7,7 +7,7 @@
 #include <QWidget>
 #include <vector>
 
-#include "core/sources/dashboard_snapshot.h"
+#include "core/dashboard/dashboard_snapshot.h"
 
 QT_BEGIN_NAMESPACE
 class QLabel;

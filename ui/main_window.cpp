@@ -272,7 +272,7 @@ void MainWindow::buildKeyTable() {
   connect(m_keyFilter, &QLineEdit::textChanged, m_keyProxy,
           &QSortFilterProxyModel::setFilterFixedString);
   m_keyView = new KeyTableView(m_keyModel, m_keyProxy, panel);
-  // The worker sorts the rows as the table does (core/sources/key_table_order.h).
+  // The worker sorts the rows as the table does (core/dashboard/key_table_order.h).
   m_view.key_sort = m_keyModel->keySort();
   connect(m_keyModel, &KeyTableModel::sortChanged, this, [this](const KeySort& sort) {
     m_view.key_sort = sort;

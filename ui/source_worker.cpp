@@ -5,8 +5,8 @@
 #include <QTimer>
 #include <fstream>
 
-#include "core/sources/chart_export.h"
-#include "core/sources/incident_summary.h"
+#include "core/dashboard/chart_export.h"
+#include "core/dashboard/incident_summary.h"
 
 namespace limitscope::ui {
 namespace {

@@ -13,9 +13,9 @@
 #include <QString>
 #include <memory>
 
-#include "core/sources/dashboard_snapshot.h"
+#include "core/dashboard/dashboard_snapshot.h"
 #include "core/sources/embedded_simulation_source.h"
-#include "core/sources/key_table_order.h"
+#include "core/dashboard/key_table_order.h"
 #include "core/sources/live_source_factory.h"
 #include "core/sources/playback_source.h"
 
@@ -60,7 +60,7 @@ class SourceWorker : public QObject {
   void exportCsv(const QString& path);
   /// Encodes and writes a picture grabbed on the GUI thread.
   void savePng(const QImage& image, const QString& path);
-  /// The incident summary of `snapshot` (core/sources/incident_summary.h) as Markdown at
+  /// The incident summary of `snapshot` (core/dashboard/incident_summary.h) as Markdown at
   /// `md_path`, and `image` beside it (the same name, .png), linked from it. Emits reportSaved.
   void saveReport(const limitscope::ui::SnapshotPtr& snapshot, const QImage& image,
                   const QString& md_path);

@@ -8,9 +8,9 @@
 
 #include "app/options/args.h"
 #include "core/common/expected.h"
+#include "core/dashboard/key_names.h"
 #include "core/http/http_fetch.h"
 #include "core/limiter/policy.h"
-#include "core/sources/key_names.h"
 
 namespace limitscope::cli {
 
@@ -20,7 +20,7 @@ Expected<std::vector<http::HttpUrl>> metrics_urls(const Args& args);
 Expected<http::FetchOptions> audit_fetch_options(const Args& args);
 /// --policy FILE, else the embedded default policy.
 Expected<Policy> audit_policy(const Args& args);
-/// --key-names FILE: a CSV of api_key_hash,name (core/sources/key_names.h).
+/// --key-names FILE: a CSV of api_key_hash,name (core/dashboard/key_names.h).
 OptionSpec key_names_spec();
 /// The names of `policy`'s keys, with those of --key-names FILE over them.
 Expected<KeyNames> audit_key_names(const Args& args, const Policy& policy);

@@ -21,7 +21,7 @@
 #include "app/cli/json_output.h"
 #include "app/cli/redis_options.h"
 #include "app/options/args.h"
-#include "core/sources/dashboard_charts.h"
+#include "core/dashboard/dashboard_charts.h"
 #include "core/sources/live_source_factory.h"
 #include "core/sources/session_state.h"
 #include "core/sources/simulation_recorder.h"

@@ -14,8 +14,8 @@
 #include "app/cli/commands.h"
 #include "app/options/args.h"
 #include "core/common/sha256.h"
+#include "core/dashboard/chart_export.h"
 #include "core/limiter/policy.h"
-#include "core/sources/chart_export.h"
 
 namespace limitscope::cli {
 namespace {

@@ -26,9 +26,9 @@
 #include <vector>
 
 #include "bench/ui/series_bench.h"
+#include "core/dashboard/dashboard_charts.h"
+#include "core/dashboard/key_table_order.h"
 #include "core/metrics/decimate.h"
-#include "core/sources/dashboard_charts.h"
-#include "core/sources/key_table_order.h"
 #include "core/sources/simulation_recorder.h"
 #include "ui/main_window.h"
 #include "ui/models/key_table_model.h"

@@ -8,9 +8,9 @@
 #include <string>
 #include <string_view>
 
+#include "core/dashboard/key_names.h"
 #include "core/limiter/policy.h"
 #include "core/probe/metrics_scrape.h"
-#include "core/sources/key_names.h"
 
 namespace limitscope::audit {
 

@@ -18,10 +18,10 @@
 #include <vector>
 
 #include "core/common/expected.h"
+#include "core/dashboard/key_names.h"
 #include "core/limiter/policy.h"
 #include "core/probe/metrics_scrape.h"
 #include "core/probe/prometheus_client.h"
-#include "core/sources/key_names.h"
 
 namespace limitscope::audit {
 

@@ -10,9 +10,9 @@
 #include "core/audit/replica_audit.h"
 #include "core/common/clock.h"
 #include "core/common/expected.h"
+#include "core/dashboard/key_names.h"
 #include "core/http/http_fetch.h"
 #include "core/limiter/policy.h"
-#include "core/sources/key_names.h"
 
 namespace limitscope::audit {
 

@@ -17,11 +17,11 @@
 #include <vector>
 
 #include "core/common/clock.h"
+#include "core/dashboard/key_names.h"
 #include "core/limiter/policy.h"
 #include "core/redis/connection.h"
 #include "core/redis/key_schema.h"
 #include "core/redis/redis_url.h"
-#include "core/sources/key_names.h"
 
 namespace limitscope::audit {
 

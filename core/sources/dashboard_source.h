@@ -12,9 +12,9 @@
 
 #include "core/common/clock.h"
 #include "core/common/expected.h"
+#include "core/dashboard/dashboard_snapshot.h"
 #include "core/metrics/series_store.h"
 #include "core/sim/scenario.h"
-#include "core/sources/dashboard_snapshot.h"
 #include "core/sources/session_state.h"
 
 namespace limitscope {

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "core/dashboard/dashboard_snapshot.h"
 #include "core/redis/connection.h"
-#include "core/sources/dashboard_snapshot.h"
 
 namespace limitscope {
 

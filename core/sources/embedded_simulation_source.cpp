@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "core/common/sha256.h"
-#include "core/sources/key_row_figures.h"
+#include "core/dashboard/key_row_figures.h"
 
 namespace limitscope {
 namespace {

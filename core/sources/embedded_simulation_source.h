@@ -11,10 +11,10 @@
 #include <string>
 
 #include "core/common/expected.h"
+#include "core/dashboard/dashboard_snapshot.h"
 #include "core/limiter/policy.h"
 #include "core/metrics/series_store.h"
 #include "core/sim/simulation.h"
-#include "core/sources/dashboard_snapshot.h"
 #include "core/sources/dashboard_source.h"
 #include "core/sources/session_state.h"
 #include "core/sources/simulation_recorder.h"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "core/sources/key_row_figures.h"
+#include "core/dashboard/key_row_figures.h"
 
 namespace limitscope {
 

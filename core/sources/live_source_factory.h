@@ -50,7 +50,7 @@ struct LiveSpec {
   /// 1s..1min so the backfill still has points. Within the bounds above.
   std::optional<Nanos> prometheus_interval;
   std::string rules_file;  ///< alert rules instead of the default and live rules, or empty
-  /// Key names (CSV api_key_hash,name; core/sources/key_names.h) for gateways that export no
+  /// Key names (CSV api_key_hash,name; core/dashboard/key_names.h) for gateways that export no
   /// limitscope_key_info, or empty.
   std::string key_names_file;
 

@@ -4,7 +4,7 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "core/sources/alert_no_data.h"
+#include "core/dashboard/alert_no_data.h"
 
 namespace limitscope {
 

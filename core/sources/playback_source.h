@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "core/common/expected.h"
+#include "core/recording/recording_reader.h"
 #include "core/sources/dashboard_source.h"
-#include "core/sources/recording_reader.h"
 
 namespace limitscope {
 

@@ -4,8 +4,8 @@
 #include <charconv>
 #include <cmath>
 
+#include "core/dashboard/alert_view.h"
 #include "core/metrics/metric_names.h"
-#include "core/sources/alert_view.h"
 #include "core/sources/simulation_recorder.h"
 
 namespace limitscope {

@@ -4,11 +4,11 @@
 #include <set>
 #include <tuple>
 
+#include "core/dashboard/dashboard_charts.h"
+#include "core/dashboard/key_names.h"
 #include "core/metrics/metric_names.h"
 #include "core/probe/own_schema.h"
 #include "core/redis/key_schema.h"
-#include "core/sources/dashboard_charts.h"
-#include "core/sources/key_names.h"
 #include "core/sources/simulation_recorder.h"
 
 namespace limitscope {

@@ -7,12 +7,12 @@
 #include <map>
 #include <set>
 
+#include "core/dashboard/alert_no_data.h"
+#include "core/dashboard/alert_view.h"
 #include "core/metrics/alert_engine.h"
 #include "core/metrics/default_rules.h"
 #include "core/metrics/metric_names.h"
 #include "core/metrics/rule_file.h"
-#include "core/sources/alert_no_data.h"
-#include "core/sources/alert_view.h"
 #include "core/sources/simulation_recorder.h"
 
 namespace limitscope {

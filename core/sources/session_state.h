@@ -23,13 +23,13 @@
 
 #include "core/common/clock.h"
 #include "core/common/expected.h"
+#include "core/dashboard/dashboard_charts.h"
+#include "core/dashboard/dashboard_snapshot.h"
+#include "core/dashboard/key_names.h"
+#include "core/dashboard/recent_decisions.h"
 #include "core/metrics/metric_names.h"
 #include "core/metrics/series_store.h"
-#include "core/sources/dashboard_charts.h"
-#include "core/sources/dashboard_snapshot.h"
-#include "core/sources/key_names.h"
-#include "core/sources/recent_decisions.h"
-#include "core/sources/recording_writer.h"
+#include "core/recording/recording_writer.h"
 
 namespace limitscope {
 

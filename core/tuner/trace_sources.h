@@ -10,7 +10,7 @@
 
 #include "core/common/clock.h"
 #include "core/common/expected.h"
-#include "core/sources/recording_reader.h"
+#include "core/recording/recording_reader.h"
 #include "core/tuner/trace.h"
 
 namespace limitscope::tuner {

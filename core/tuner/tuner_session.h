@@ -17,10 +17,10 @@
 #include <vector>
 
 #include "core/common/expected.h"
+#include "core/dashboard/dashboard_snapshot.h"
+#include "core/dashboard/key_names.h"
 #include "core/limiter/limit_params.h"
 #include "core/redis/rule_config.h"
-#include "core/sources/dashboard_snapshot.h"
-#include "core/sources/key_names.h"
 #include "core/tuner/advice.h"
 #include "core/tuner/candidate.h"
 #include "core/tuner/first_guess.h"

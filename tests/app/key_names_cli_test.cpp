@@ -6,7 +6,7 @@
 #include <string>
 
 #include "core/common/sha256.h"
-#include "core/sources/key_names.h"
+#include "core/dashboard/key_names.h"
 #include "support/process.h"
 #include "support/test_paths.h"
 

@@ -9,7 +9,7 @@
 #include <array>
 #include <vector>
 
-#include "core/sources/dashboard_snapshot.h"
+#include "core/dashboard/dashboard_snapshot.h"
 
 QT_BEGIN_NAMESPACE
 class QLabel;

@@ -16,7 +16,7 @@
 #include <QStringList>
 #include <vector>
 
-#include "core/sources/dashboard_snapshot.h"
+#include "core/dashboard/dashboard_snapshot.h"
 
 QT_BEGIN_NAMESPACE
 class QLineSeries;

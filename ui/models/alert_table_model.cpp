@@ -3,7 +3,7 @@
 #include <QColor>
 #include <QDateTime>
 
-#include "core/sources/alert_view.h"
+#include "core/dashboard/alert_view.h"
 #include "ui/qt_text.h"
 
 namespace limitscope::ui {

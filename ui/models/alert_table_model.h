@@ -1,5 +1,5 @@
 #pragma once
-// The alerts panel, grouped by rule (core/sources/alert_groups.h): one line per rule and
+// The alerts panel, grouped by rule (core/dashboard/alert_groups.h): one line per rule and
 // evaluator with its alert count, the worst alert's state (a pending one with its progress),
 // since, value and the entity it is about by name; the rule's alerts are its children, worst
 // first (a rule with one alert has none: its line is that alert). Refreshes that keep the
@@ -11,8 +11,8 @@
 #include <QSet>
 #include <vector>
 
-#include "core/sources/alert_groups.h"
-#include "core/sources/dashboard_snapshot.h"
+#include "core/dashboard/alert_groups.h"
+#include "core/dashboard/dashboard_snapshot.h"
 
 namespace limitscope::ui {
 

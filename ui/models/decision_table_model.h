@@ -8,7 +8,7 @@
 #include <QAbstractTableModel>
 #include <vector>
 
-#include "core/sources/dashboard_snapshot.h"
+#include "core/dashboard/dashboard_snapshot.h"
 
 namespace limitscope::ui {
 

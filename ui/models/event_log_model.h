@@ -9,7 +9,7 @@
 #include <QStringView>
 #include <vector>
 
-#include "core/sources/dashboard_snapshot.h"
+#include "core/dashboard/dashboard_snapshot.h"
 
 namespace limitscope::ui {
 

@@ -3,7 +3,7 @@
 // have an identity: an update changes the rows it finds in place (dataChanged), removes the
 // rows that are gone and inserts the new ones, and never resets the model, so selection,
 // scroll position and sort order survive every refresh. The source worker matches and sorts
-// the rows (core/sources/key_table_order.h): the model applies its change list.
+// the rows (core/dashboard/key_table_order.h): the model applies its change list.
 
 #include <QAbstractTableModel>
 #include <QSortFilterProxyModel>
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "core/sources/key_table_order.h"
+#include "core/dashboard/key_table_order.h"
 
 namespace limitscope::ui {
 

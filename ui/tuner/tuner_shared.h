@@ -10,7 +10,7 @@
 #include <atomic>
 #include <memory>
 
-#include "core/sources/key_names.h"
+#include "core/dashboard/key_names.h"
 #include "core/tuner/tuner_session.h"
 #include "ui/tuner/tuner_worker.h"
 

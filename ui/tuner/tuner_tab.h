@@ -17,7 +17,7 @@
 #include <QWidget>
 #include <vector>
 
-#include "core/sources/dashboard_snapshot.h"
+#include "core/dashboard/dashboard_snapshot.h"
 #include "ui/tuner/tuner_shared.h"
 
 QT_BEGIN_NAMESPACE

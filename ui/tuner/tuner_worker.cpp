@@ -3,13 +3,13 @@
 #include <QElapsedTimer>
 #include <fstream>
 
+#include "core/recording/recording_reader.h"
 #include "core/redis/client_options.h"
 #include "core/redis/connection.h"
 #include "core/redis/endpoint.h"
 #include "core/redis/key_schema.h"
 #include "core/redis/redis_url.h"
 #include "core/redis/shadow_config.h"
-#include "core/sources/recording_reader.h"
 #include "core/tuner/scenario_tables.h"
 #include "core/tuner/stream_trace.h"
 #include "core/tuner/trace_file_load.h"

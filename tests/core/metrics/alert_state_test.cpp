@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/dashboard/dashboard_snapshot.h"
 #include "core/metrics/alert_engine.h"
-#include "core/sources/dashboard_snapshot.h"
 
 namespace limitscope {
 namespace {

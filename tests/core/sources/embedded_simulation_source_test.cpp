@@ -8,8 +8,8 @@
 #include <map>
 #include <sstream>
 
+#include "core/dashboard/chart_export.h"
 #include "core/metrics/promql.h"
-#include "core/sources/chart_export.h"
 
 namespace limitscope {
 namespace {

@@ -8,7 +8,7 @@
 
 #include <sstream>
 
-#include "recording_fixture.h"
+#include "support/recording_fixture.h"
 
 namespace limitscope {
 namespace {

@@ -14,8 +14,8 @@
 #include "core/sources/metrics_live_source.h"
 #include "core/sources/playback_source.h"
 #include "core/sources/simulation_recorder.h"
-#include "recording_fixture.h"
 #include "support/canned_http_server.h"
+#include "support/recording_fixture.h"
 
 namespace limitscope {
 namespace {

@@ -12,12 +12,12 @@
 #include <set>
 
 #include "core/metrics/metric_names.h"
+#include "core/recording/recording_reader.h"
 #include "core/redis/redis_limiter.h"
 #include "core/redis/rule_config.h"
 #include "core/sources/composite_live_source.h"
 #include "core/sources/metrics_live_source.h"
 #include "core/sources/playback_source.h"
-#include "core/sources/recording_reader.h"
 #include "core/sources/redis_live_source.h"
 #include "core/sources/simulation_recorder.h"
 #include "support/canned_http_server.h"

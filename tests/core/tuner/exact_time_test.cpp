@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "core/common/clock.h"
-#include "core/sources/recording_reader.h"
-#include "core/sources/recording_writer.h"
+#include "core/recording/recording_reader.h"
+#include "core/recording/recording_writer.h"
 #include "core/tuner/replay.h"
 #include "core/tuner/sweep.h"
 #include "core/tuner/trace.h"

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "core/limiter/policy.h"
-#include "core/sources/recording_reader.h"
+#include "core/recording/recording_reader.h"
 #include "core/tuner/pricing.h"
 #include "core/tuner/replay.h"
 #include "support/limit_params_builders.h"
