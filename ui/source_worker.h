@@ -14,8 +14,8 @@
 #include <memory>
 
 #include "core/dashboard/dashboard_snapshot.h"
-#include "core/sources/embedded_simulation_source.h"
 #include "core/dashboard/key_table_order.h"
+#include "core/sources/embedded_simulation_source.h"
 #include "core/sources/live_source_factory.h"
 #include "core/sources/playback_source.h"
 
