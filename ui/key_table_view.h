@@ -16,7 +16,7 @@
 #include <QTableView>
 #include <vector>
 
-#include "core/sources/dashboard_snapshot.h"
+#include "core/dashboard/dashboard_snapshot.h"
 
 namespace limitscope::ui {
 
