@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "core/gateway/rate_limit_headers.h"
+#include "core/common/duration_round.h"
 
 namespace limitscope {
 
@@ -10,7 +10,7 @@ std::optional<std::int64_t> retry_after_header_s(const DecisionRow& d) {
   if (d.allowed || !d.retry_after_s) return std::nullopt;
   const auto wait =
       std::chrono::duration_cast<Nanos>(std::chrono::duration<double>(*d.retry_after_s));
-  return std::max<std::int64_t>(1, gateway::whole_seconds_up(wait));
+  return retry_after_seconds(wait);
 }
 
 void RecentDecisions::add(DecisionRow row) {

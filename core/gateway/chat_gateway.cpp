@@ -34,8 +34,7 @@ GatewayResponse rate_limited(const AdmissionResult& a) {
                         (tokens ? "LLM tokens per minute" : "requests") + ".";
   std::string extra = std::string("{\"limit\":\"") + (tokens ? "llm_tokens" : "requests") + "\"";
   if (wait) {
-    message += " Retry after " +
-               std::to_string(std::max<std::int64_t>(1, whole_seconds_up(*wait))) + " s.";
+    message += " Retry after " + std::to_string(retry_after_seconds(*wait)) + " s.";
     extra += ",\"retry_after\":" + seconds_json(*wait);
   }
   extra += "}";

@@ -38,16 +38,6 @@ struct Rule {
 
 }  // namespace
 
-std::int64_t whole_seconds_up(Nanos d) {
-  if (d.count() <= 0) return 0;
-  return (d.count() + 999'999'999) / 1'000'000'000;
-}
-
-std::int64_t whole_millis_up(Nanos d) {
-  if (d.count() <= 0) return 0;
-  return (d.count() + 999'999) / 1'000'000;
-}
-
 std::string openai_duration(Nanos d) {
   std::int64_t ms = whole_millis_up(d);
   if (ms == 0) return "0s";
@@ -72,7 +62,7 @@ std::string openai_duration(Nanos d) {
 
 void append_retry_after(HttpHeaders& out, Nanos wait) {
   // At least 1: "Retry-After: 0" invites an immediate retry that would fail again.
-  out.push_back({"Retry-After", std::to_string(std::max<std::int64_t>(1, whole_seconds_up(wait)))});
+  out.push_back({"Retry-After", std::to_string(retry_after_seconds(wait))});
   out.push_back(
       {"retry-after-ms", std::to_string(std::max<std::int64_t>(1, whole_millis_up(wait)))});
 }

@@ -28,16 +28,11 @@
 #include <optional>
 #include <string>
 
+#include "core/common/duration_round.h"
 #include "core/gateway/admission.h"
 #include "core/gateway/http_types.h"
 
 namespace limitscope::gateway {
-
-/// Whole seconds, rounded up; 0 for d <= 0.
-std::int64_t whole_seconds_up(Nanos d);
-
-/// Milliseconds, rounded up; 0 for d <= 0.
-std::int64_t whole_millis_up(Nanos d);
 
 /// A duration the way OpenAI writes its reset headers (Go's time.Duration form), to the
 /// millisecond, rounded up: "0s", "734ms", "1s", "8.64s", "6m0s", "1h2m3.5s".

@@ -31,18 +31,6 @@ std::string header(const HttpHeaders& h, std::string_view name) {
   return v ? std::string(*v) : std::string("<absent>");
 }
 
-TEST(WholeSecondsUp, RoundsUp) {
-  struct Row {
-    Nanos in;
-    std::int64_t out;
-  };
-  for (const Row& r :
-       {Row{Nanos{0}, 0}, Row{Nanos{-5}, 0}, Row{Nanos{1}, 1}, Row{milliseconds(999), 1},
-        Row{seconds(1), 1}, Row{seconds(1) + Nanos{1}, 2}, Row{milliseconds(2500), 3}}) {
-    EXPECT_EQ(whole_seconds_up(r.in), r.out) << r.in.count();
-  }
-}
-
 TEST(RateLimitHeaders, AllowedCarriesBothRulesAndNoRetryAfter) {
   const TierPolicy tier = tier_with_tokens();
   AdmissionResult r;
