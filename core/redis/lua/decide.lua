@@ -280,6 +280,45 @@ if shadow then
     svals = redis.call('MGET', unpack(ks))
   end
 end
+-- Every argument and override is checked before any decision is made: a call that fails with
+-- an error reply decides and stores nothing (its caller cannot tell which of its decisions
+-- would have been charged, and answers them all by its failure policy). times[i]: a decision's
+-- own instant; lists[i]: its costs when they are not one plain number; firsts[i]: its limit
+-- with its key's override (rules with overrides only). A bad settlement or a refused log
+-- write fails its own decision only, in its place in the reply.
+local times, lists, firsts = nil, nil, nil
+for i = 1, n do
+  local op = opts and opts[i]
+  if op and op[1] ~= '' then
+    local ti = ls_uint(op[1])
+    if ti == nil then
+      return redis.error_reply('LSARG now must be an integer count of microseconds >= 0, got ' .. op[1])
+    end
+    if not times then times = {} end
+    times[i] = ti
+  end
+  local costs_s = costs_of[i]
+  if not (single and tonumber(costs_s)) then
+    local costs = {}
+    for c in string.gmatch(costs_s, '[^,]+') do
+      local x = tonumber(c)
+      if x == nil then return redis.error_reply("LSARG cost must be a number, got '" .. c .. "'") end
+      costs[#costs + 1] = x
+    end
+    if #costs ~= 1 and #costs ~= #limits then
+      return redis.error_reply('LSARG expected 1 or ' .. #limits .. " costs, got '" .. costs_s .. "'")
+    end
+    if not lists then lists = {} end
+    lists[i] = costs
+  end
+  if has_overrides then
+    local f, err = ls_override(cfg, string.sub(KEYS[3 + i], label_at), limits[1])
+    if f == nil then return redis.error_reply(err) end
+    if not firsts then firsts = {} end
+    firsts[i] = f
+  end
+end
+
 -- The reply: one string per decision (ls_record), or an error where a decision was not made.
 local out = {}
 local held = false  -- writes held for a later decision of the same key (ls_flush)
@@ -287,31 +326,14 @@ for i = 1, n do
   local costs_s = costs_of[i]
   local op = opts and opts[i]
   local settle_s, log_flag = '', ''
-  local t = t_call
-  if op then
-    settle_s, log_flag = op[2], op[3]
-    if op[1] ~= '' then
-      t = ls_uint(op[1])
-      if t == nil then
-        ls_flush(held, pad)
-        return redis.error_reply('LSARG now must be an integer count of microseconds >= 0, got ' .. op[1])
-      end
-    end
-  end
+  local t = times and times[i] or t_call
+  if op then settle_s, log_flag = op[2], op[3] end
   local base = KEYS[3 + i]
   local at = 1 + (i - 1) * npre  -- vals[at + p.rank]: this decision's pre-read states
   local all, was_reset, remaining, limit, retry, reset, reason, name
   local one = false  -- decided on the single path: its state key is `base` itself
-  -- This key's override of the single limit, if it has one (one HMGET, only on rules with any).
-  local first = limits[1]
-  if has_overrides then
-    local err
-    first, err = ls_override(cfg, string.sub(base, label_at), first)
-    if first == nil then
-      ls_flush(held, pad)
-      return redis.error_reply(err)
-    end
-  end
+  -- This key's override of the single limit, if it has one (read above).
+  local first = firsts and firsts[i] or limits[1]
   -- A settlement riding on this decision: which limit, by how much (an error fails this
   -- decision alone, having written nothing).
   local settle_j, delta, bad, sname = 0, 0, nil, nil
@@ -345,19 +367,7 @@ for i = 1, n do
     all, was_reset = d.allowed, d.fix and 1 or 0
     remaining, limit, retry, reset, reason, name = d.remaining, d.limit, d.retry, d.reset, d.reason, ''
   else
-    local costs = {}
-    for c in string.gmatch(costs_s, '[^,]+') do
-      local x = tonumber(c)
-      if x == nil then
-        ls_flush(held, pad)
-        return redis.error_reply("LSARG cost must be a number, got '" .. c .. "'")
-      end
-      costs[#costs + 1] = x
-    end
-    if #costs ~= 1 and #costs ~= #limits then
-      ls_flush(held, pad)
-      return redis.error_reply('LSARG expected 1 or ' .. #limits .. " costs, got '" .. costs_s .. "'")
-    end
+    local costs = lists and lists[i] or {tonumber(costs_s)}  -- checked above
     all, was_reset = true, 0
     for j = 1, #limits do
       local p, d = j == 1 and first or limits[j], ds[j]

@@ -4,7 +4,9 @@
 
 -- Stores the writes a call held for later decisions of the same key that then wrote nothing
 -- (refusals, failed decisions): held[state key] = {limit, d.a, d.b, instant}, the state last
--- decided for the key. ls_lean and decide.lua's general path call it before they return.
+-- decided for the key. ls_lean and decide.lua's general path call it before they return a
+-- reply (a call that returns an error has decided nothing: decide.lua checks every argument
+-- and override first).
 local function ls_flush(held, pad)
   if not held then return end
   for key, st in pairs(held) do

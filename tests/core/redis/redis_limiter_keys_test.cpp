@@ -1,6 +1,7 @@
 // Verifies what decide.lua does around a decision: state TTLs are the time until idle, a rule's
 // keys share one cluster slot, a refused log write or a late call decides nothing, a changed
-// config (kept, composite or on the lean path) is in force at the next decision, old hash states
+// config (kept, composite or on the lean path) is in force at the next decision, a call that
+// fails stores nothing of its earlier decisions, old hash states
 // are read until replaced, and the decision log is capped, sampled and carries tokens and model.
 #include <gtest/gtest.h>
 
@@ -257,6 +258,76 @@ TEST(RedisLimiterKeys, TheLeanPathGivesWayToEveryChangeAtTheNextDecision) {
 
 TEST(RedisLimiterKeys, TheEvalshaLeanPathGivesWayToEveryChangeAtTheNextDecision) {
   lean_path_gives_way(ScriptMode::scripts);
+}
+
+// A call that fails with an error reply (a bad argument, a bad override) decides and stores
+// nothing, even when the error is its last decision's: the states of the decisions before it
+// (one stored at once, one held for the same key's later decision) stay as they were, since
+// the caller answers every request of the call by its failure policy and cannot know which
+// would have been charged. The next good call decides both keys from full buckets. On both
+// paths to the Lua.
+void an_error_stores_nothing(ScriptMode mode) {
+  Rig rig;
+  auto& [server, c, schema, limiter, o] = rig;
+  c.set_script_mode(mode);
+  put(c, schema, "r",
+      with_override(single_limit(bucket(Algorithm::token_bucket, 5, 1, 1h)), "v",
+                    bucket(Algorithm::token_bucket, 9, 1, 1h)));
+  const auto nothing_stored = [&](const std::string& what) {
+    for (const char* key : {"a", "b"}) {
+      EXPECT_EQ(must(c, {"EXISTS", schema.state_key("r", key)}).integer, 0) << what << ": " << key;
+    }
+  };
+  // a once, b twice (its first write held), then the failing decision.
+  const auto batch = [&](DecideRequest last) {
+    std::vector<DecideRequest> rs{{"a"}, {"b"}, {"b"}, std::move(last)};
+    auto r = limiter.decide_batch(c, "r", rs, 16, o);
+    if (!r) throw std::runtime_error(r.error().message);
+    return std::move(r).value();
+  };
+  // Two costs for a one-limit rule: LSARG.
+  DecideRequest two{"c", {1, 2}};
+  for (const auto& r : batch(two)) {
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find("LSARG expected 1 or 1 costs"), std::string::npos)
+        << r.error().message;
+  }
+  nothing_stored("costs");
+  // A decision's own instant that is no number: LSARG.
+  auto bad_now = eval(c, decide_script(),
+                      {schema.config_key("r"), schema.decisions_key("r"),
+                       schema.config_stamp_key("r"), schema.state_key("r", "a"),
+                       schema.state_key("r", "b"), schema.state_key("r", "b"),
+                       schema.state_key("r", "c")},
+                      {std::to_string(kEpochUs), "1", "1", "1", "1|soon||"});
+  ASSERT_FALSE(bad_now.ok());
+  EXPECT_NE(bad_now.error().message.find("LSARG now must be"), std::string::npos)
+      << bad_now.error().message;
+  nothing_stored("now");
+  // An override of z written by hand with a bad capacity (the stamp rewritten, as the schema
+  // asks of hand edits): LSCONFIG naming z.
+  must(c, {"HSET", schema.config_key("r"), "o.capacity.z", "-1"});
+  must(c, {"SET", schema.config_stamp_key("r"), "hand edit"});
+  for (const auto& r : batch(DecideRequest{"z"})) {
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find("override of z"), std::string::npos) << r.error().message;
+  }
+  nothing_stored("override");
+  // Nothing was charged: full buckets.
+  auto good = limiter.decide_batch(c, "r", {{"a"}, {"b"}, {"b"}}, 16, o);
+  ASSERT_TRUE(good.ok()) << good.error().message;
+  std::vector<double> left;
+  for (const auto& r : *good) left.push_back(r.ok() ? r->decision.remaining : -1);
+  EXPECT_EQ(left, (std::vector<double>{4, 4, 3}));
+  EXPECT_EQ(c.script_mode(), mode == ScriptMode::scripts ? mode : ScriptMode::functions);
+}
+
+TEST(RedisLimiterKeys, ACallThatFailsStoresNothingOfItsEarlierDecisions) {
+  an_error_stores_nothing(ScriptMode::unknown);  // Functions
+}
+
+TEST(RedisLimiterKeys, AnEvalshaCallThatFailsStoresNothingOfItsEarlierDecisions) {
+  an_error_stores_nothing(ScriptMode::scripts);
 }
 
 TEST(RedisLimiterKeys, AnOldHashStateIsReadUntilItHasExpiredAndReplacedByTheNextWrite) {
