@@ -1,6 +1,7 @@
 #include "core/redis/limiter_scripts.h"
 
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -39,38 +40,53 @@ std::string algorithm_branch(std::string_view file, std::string_view assignment)
   return text.replace(at, kReturn.size(), assignment);
 }
 
-// The entry file with its --@ALGORITHMS line replaced by `code`.
-std::string with_algorithms(std::string_view entry, const std::string& code) {
-  std::string body = file_or_throw(entry);
-  static constexpr std::string_view kMarker = "--@ALGORITHMS";
+// The text of `file` with its one `marker` line replaced by `code`.
+std::string with_code(std::string_view file, std::string_view marker, const std::string& code) {
+  std::string body = file_or_throw(file);
   // The marker is the only occurrence in the file (comments do not spell it).
-  const auto at = body.find(kMarker);
-  if (at == std::string::npos || body.find(kMarker, at + 1) != std::string::npos) {
-    throw std::logic_error(std::string(entry) + " needs exactly one --@ALGORITHMS line");
+  const auto at = body.find(marker);
+  if (at == std::string::npos || body.find(marker, at + 1) != std::string::npos) {
+    throw std::logic_error(std::string(file) + " needs exactly one " + std::string(marker) +
+                           " line");
   }
-  return body.replace(at, kMarker.size(), code);
+  return body.replace(at, marker.size(), code);
 }
 
-// A script for EVALSHA: common.lua, then the entry file; decide.lua gets pressure.lua, lean.lua and
-// one branch per algorithm file at its --@ALGORITHMS line, inside its loop (a script's top-level
-// functions are created again at every run, so nothing there may hold them). A script keeps no
-// parsed config between runs (ls_config_cache false).
+// The entry file with its --@ALGORITHMS line replaced by `code`.
+std::string with_algorithms(std::string_view entry, const std::string& code) {
+  return with_code(entry, "--@ALGORITHMS", code);
+}
+
+// An if-chain on `variable` defining the algorithms of `branches`, each ending in `assignment`.
+std::string algorithm_chain(std::span<const Branch> branches, std::string_view variable,
+                            std::string_view assignment) {
+  std::string chain;
+  for (const Branch& b : branches) {
+    chain += chain.empty() ? "if " : "elseif ";
+    chain += std::string(variable) + " == '" + std::string(b.algorithm) + "' then\n";
+    chain += algorithm_branch(b.file, assignment);
+    chain += "\n";
+  }
+  return chain + "end\n";
+}
+
+// A script for EVALSHA: common.lua, then the entry file; decide.lua gets pressure.lua, lean.lua,
+// the lean prelude (lean_evalsha.lua, with the token-bucket and GCRA code) and one branch per
+// algorithm file at its --@ALGORITHMS line, inside its loop (a script's top-level functions are
+// created again at every run, so nothing there may hold them). A script keeps no parsed config
+// between runs (ls_config_cache false).
 std::string compose_script(std::string_view entry, bool algorithms) {
   std::string s =
       file_or_throw("common.lua") + "\nlocal ls_config_cache, ls_config_count = false, 0\n";
   if (!algorithms) return s + file_or_throw(entry);
-  // decide.lua's pressure index and its lean path.
+  // decide.lua's pressure index, its lean path and the prelude that takes it first.
   s += file_or_throw("pressure.lua") + "\n" + file_or_throw("lean.lua") + "\n";
-  std::string chain;
-  for (const Branch& b : kBranches) {
-    chain += chain.empty() ? "if p.alg == '" : "elseif p.alg == '";
-    chain += b.algorithm;
-    chain += "' then\n";
-    chain += algorithm_branch(b.file, "algo_eval, algo_write = eval, write");
-    chain += "\n";
-  }
-  chain += "end\n";
-  return s + with_algorithms(entry, chain);
+  s += with_code(
+           "lean_evalsha.lua", "--@LEAN_ALGORITHMS",
+           algorithm_chain(std::span(kBranches).first(2), "alg", "p.eval, p.write = eval, write")) +
+       "\n";
+  return s + with_algorithms(
+                 entry, algorithm_chain(kBranches, "p.alg", "algo_eval, algo_write = eval, write"));
 }
 
 // The function library: common.lua and the algorithms defined once, at load (a library's
@@ -100,11 +116,12 @@ std::string library_body() {
   for (const Entry& e : kEntries) {
     const std::string fn = "ls_" + std::string(e.script);
     s += "local function " + fn + "(KEYS, ARGV)\n";
-    s += e.algorithms
-             ? with_algorithms(
-                   e.file,
-                   "local a = ls_algos[p.alg]\nif a then algo_eval, algo_write = a[1], a[2] end\n")
-             : file_or_throw(e.file);
+    // decide.lua's ls_pre: what the EVALSHA script's lean prelude read (none here).
+    s += e.algorithms ? "local ls_pre = false\n" +
+                            with_algorithms(e.file,
+                                            "local a = ls_algos[p.alg]\nif a then algo_eval, "
+                                            "algo_write = a[1], a[2] end\n")
+                      : file_or_throw(e.file);
     s += "\nend\nredis.register_function('limitscope_" + std::string(e.script) + "_@V', " + fn +
          ")\n";
   }

@@ -177,6 +177,51 @@ local function ls_bump_stamp(skey, mark)
   redis.call('SET', skey, head .. mark .. legacy)
 end
 
+-- decide.lua's header ARGV[1], "<now>[,<log MAXLEN>[,<pad ms>]]": returns the call's instant
+-- (µs: "" = the server's TIME, "<µs>" in test mode, "by:<deadline µs>" = TIME, refused past
+-- the deadline), the log MAXLEN and the TTL pad (ms); or nil and the error reply.
+local function ls_header(a1)
+  local log_max, pad = 0, 0
+  if a1 ~= '' and string.find(a1, ',', 1, true) then
+    local ts, lm, pd = string.match(a1, '^([^,]*),(%d+),?(%d*)$')
+    if ts == nil then
+      return nil, redis.error_reply("LSARG the header must be '<now>[,<log MAXLEN>[,<pad ms>]]', got '" .. a1 .. "'")
+    end
+    a1, log_max, pad = ts, ls_uint(lm) or 0, pd == '' and 0 or ls_uint(pd) or 0
+  end
+  if a1 == '' then
+    local tm = redis.call('TIME')
+    return tm[1] * 1000000 + tm[2], log_max, pad
+  elseif string.sub(a1, 1, 3) == 'by:' then
+    local deadline = ls_uint(string.sub(a1, 4))
+    if deadline == nil then
+      return nil, redis.error_reply('LSARG a deadline must be by:<microseconds >= 0>, got ' .. a1)
+    end
+    local tm = redis.call('TIME')
+    local t = tm[1] * 1000000 + tm[2]
+    -- The caller stops waiting at its deadline (a stalled server runs the call later): past
+    -- it, nothing is decided or written, so a request the caller saw fail is never charged.
+    -- The reply names the server's time, from which the caller corrects its clock offset.
+    if t > deadline then
+      return nil, redis.error_reply(string.format('LSLATE server time %d us is past the deadline %d us', t,
+                                                  deadline))
+    end
+    return t, log_max, pad
+  end
+  local t = ls_uint(a1)
+  if t == nil then
+    return nil, redis.error_reply('LSARG now must be an integer count of microseconds >= 0, got ' .. a1)
+  end
+  return t, log_max, pad
+end
+
+-- A config hash's fields, as decide.lua reads them (live or shadow): algorithm, capacity,
+-- refill_amount, refill_period_ns, limit, window_ns (ls_params' f), version, limits, overrides.
+local function ls_read_config(hk)
+  return redis.pcall('HMGET', hk, 'algorithm', 'capacity', 'refill_amount', 'refill_period_ns', 'limit',
+                     'window_ns', 'version', 'limits', 'overrides')
+end
+
 -- decide.lua's one read of a call (KEYS[3] the config stamp, KEYS[4..] the decisions' state
 -- keys): MGET of the stamp and, per decision, the state of each limit whose state is a string
 -- (p.rank > 0: token bucket, GCRA; npre of them). A key of another type reads as false.

@@ -33,39 +33,14 @@
 -- a shadow pays one test per
 -- decision, and one string.find on the stamp when its config is read again.
 
-local t_call
-local deadline = nil
-local a1 = ARGV[1]
-local log_max, pad = 0, 0
-if a1 ~= '' and string.find(a1, ',', 1, true) then
-  local ts, lm, pd = string.match(a1, '^([^,]*),(%d+),?(%d*)$')
-  if ts == nil then
-    return redis.error_reply("LSARG the header must be '<now>[,<log MAXLEN>[,<pad ms>]]', got '" .. a1 .. "'")
-  end
-  a1, log_max, pad = ts, ls_uint(lm) or 0, pd == '' and 0 or ls_uint(pd) or 0
-end
-if a1 == '' then
-  local tm = redis.call('TIME')
-  t_call = tm[1] * 1000000 + tm[2]
-elseif string.sub(a1, 1, 3) == 'by:' then
-  deadline = ls_uint(string.sub(a1, 4))
-  if deadline == nil then
-    return redis.error_reply('LSARG a deadline must be by:<microseconds >= 0>, got ' .. a1)
-  end
-  local tm = redis.call('TIME')
-  t_call = tm[1] * 1000000 + tm[2]
-  -- The caller stops waiting at its deadline (a stalled server runs the call later): past
-  -- it, nothing is decided or written, so a request the caller saw fail is never charged.
-  -- The reply names the server's time, from which the caller corrects its clock offset.
-  if t_call > deadline then
-    return redis.error_reply(string.format('LSLATE server time %d us is past the deadline %d us',
-                                           t_call, deadline))
-  end
+-- The header (ls_header); the EVALSHA script's lean prelude (lean_evalsha.lua) has read it
+-- already when it hands a call on (ls_pre; false in the function library).
+local t_call, log_max, pad
+if ls_pre then
+  t_call, log_max, pad = ls_pre.t, ls_pre.log_max, ls_pre.pad
 else
-  t_call = ls_uint(a1)
-  if t_call == nil then
-    return redis.error_reply('LSARG now must be an integer count of microseconds >= 0, got ' .. a1)
-  end
+  t_call, log_max, pad = ls_header(ARGV[1])
+  if t_call == nil then return log_max end  -- the error reply
 end
 local n = #KEYS - 3
 if n < 1 or #ARGV ~= 1 + n then
@@ -81,12 +56,7 @@ local cfg = KEYS[1]
 local entry = ls_config_cache and ls_config_cache[cfg]
 local vals
 if entry and entry.lean and (entry.legacy_until == 0 or t_call >= entry.legacy_until) then
-  local cs = entry.costs  -- reused: the call's costs
-  for i = 1, n do
-    local c = tonumber(ARGV[1 + i])
-    if c == nil then cs = nil break end
-    cs[i] = c
-  end
+  local cs = ls_plain_costs(ARGV, n, entry.costs)  -- reused: the call's costs
   if cs then
     vals = redis.call('MGET', unpack(KEYS, 3))
     if vals[1] == entry.stamp then
@@ -138,8 +108,7 @@ if entry then
   limits, ds, version, has_overrides, npre = entry.limits, entry.ds, entry.version, entry.overrides, entry.npre
   shadow = entry.shadow
 else
-  local raw = redis.pcall('HMGET', cfg, 'algorithm', 'capacity', 'refill_amount',
-                          'refill_period_ns', 'limit', 'window_ns', 'version', 'limits', 'overrides')
+  local raw = ls_pre and ls_pre.raw or ls_read_config(cfg)
   if raw.err then return redis.error_reply('LSCONFIG ' .. cfg .. ' is not a hash') end
   if not raw[1] then
     return redis.error_reply('LSCONFIG no config at ' .. cfg .. ' (limitscope-cli config set)')
@@ -157,8 +126,7 @@ else
       local stamp = vals[1]
       if stamp and not string.find(stamp, ' s%d') then break end
       hk = string.sub(cfg, 1, -7) .. 'shadow'
-      hr = redis.pcall('HMGET', hk, 'algorithm', 'capacity', 'refill_amount',
-                       'refill_period_ns', 'limit', 'window_ns', 'version', 'limits', 'overrides')
+      hr = ls_read_config(hk)
       if hr.err or not hr[1] then break end  -- none, or cleared (no algorithm)
     end
     -- Each limit: its fields, where to blame errors, its name ('' for a single-limit rule).
@@ -226,7 +194,8 @@ else
     end
     if h == 1 then
       limits, npre, ds, has_overrides = lims, np, sets[1].ds, sets[1].overrides
-      vals = ls_read_states(KEYS, limits, npre, n)
+      -- The prelude's MGET, when it made one, is this read (a single token-bucket or GCRA limit).
+      vals = ls_pre and ls_pre.vals or ls_read_states(KEYS, limits, npre, n)
     end
   end
   shadow = sets[2] or false
@@ -255,12 +224,7 @@ local single = #limits == 1
 -- The lean path for a config just read (EVALSHA, which keeps nothing; FCALL after a change) or
 -- kept but not taken above: the same conditions and decisions as there.
 if opts == nil and single and npre == 1 and not has_overrides and not shadow and not legacy then
-  local cs = {}
-  for i = 1, n do
-    local c = tonumber(costs_of[i])
-    if c == nil then cs = nil break end
-    cs[i] = c
-  end
+  local cs = ls_plain_costs(ARGV, n, {})
   if cs then return ls_lean(KEYS, ARGV, n, t_call, limits[1], ds[1], version, vals, cs, pad, cfg, label_at) end
 end
 

@@ -15,6 +15,17 @@ local function ls_flush(held, pad)
   end
 end
 
+-- The call's decision arguments as numbers in `cs` (a reused table), or nil when one is not a
+-- plain cost (a costs list, options): the lean path takes plain costs only.
+local function ls_plain_costs(ARGV, n, cs)
+  for i = 1, n do
+    local c = tonumber(ARGV[1 + i])
+    if c == nil then return nil end
+    cs[i] = c
+  end
+  return cs
+end
+
 -- The lean path. decide.lua calls it for a rule with one token-bucket or GCRA limit, no
 -- per-key overrides, no shadow and no old-schema states ahead, on a call whose decision
 -- arguments are all plain costs: from the function library's kept config when the stamp read
