@@ -1,12 +1,67 @@
 #include "core/probe/cluster_probe.h"
 
+#include <functional>
 #include <set>
+#include <thread>
 
 #include "core/probe/own_schema.h"
 #include "core/redis/cluster_topology.h"
 #include "core/redis/key_schema.h"
 
 namespace limitscope::probe {
+
+namespace {
+
+/// One master's part of a refresh, run on its own thread.
+struct NodeRun {
+  const redis::ClusterNode* master = nullptr;
+  RedisProbe* probe = nullptr;
+  redis::Result<ProbeSnapshot> snap = ProbeSnapshot{};
+};
+
+void probe_node(redis::ClusterClient& cluster, NodeRun& run, bool full_pass) {
+  auto conn = cluster.lease(*run.master);
+  if (!conn) {
+    run.snap = conn.error();
+    return;
+  }
+  (*conn)->set_asking(true);
+  run.snap = full_pass ? run.probe->probe_all(**conn) : run.probe->refresh(**conn);
+  (*conn)->set_asking(false);
+}  // the lease goes back before a map read, which may need this node's connection
+
+/// sort_by_pressure's order: whether `a` comes before `b` (ranks given, computed once).
+bool before(std::int64_t rank_a, const KeyReading& a, std::int64_t rank_b, const KeyReading& b) {
+  if (rank_a != rank_b) return rank_a > rank_b;
+  if (a.pressure_rose_us != b.pressure_rose_us) return a.pressure_rose_us > b.pressure_rose_us;
+  return a.key < b.key;
+}
+
+/// Moves the readings of `lists`, each in sort_by_pressure's order (as a master's probe hands
+/// them out), into `out` in that order: a merge, one comparison of heads per reading.
+void merge_by_pressure(std::vector<std::vector<KeyReading>*>& lists, std::vector<KeyReading>& out) {
+  std::size_t total = 0;
+  for (const auto* l : lists) total += l->size();
+  out.clear();
+  out.reserve(total);
+  std::vector<std::size_t> at(lists.size(), 0);
+  std::vector<std::int64_t> rank(lists.size(), 0);
+  for (std::size_t i = 0; i < lists.size(); ++i)
+    if (!lists[i]->empty()) rank[i] = pressure_rank(lists[i]->front());
+  while (out.size() < total) {
+    std::size_t best = lists.size();
+    for (std::size_t i = 0; i < lists.size(); ++i) {
+      if (at[i] == lists[i]->size()) continue;
+      if (best == lists.size() ||
+          before(rank[i], (*lists[i])[at[i]], rank[best], (*lists[best])[at[best]]))
+        best = i;
+    }
+    out.push_back(std::move((*lists[best])[at[best]]));
+    if (++at[best] < lists[best]->size()) rank[best] = pressure_rank((*lists[best])[at[best]]);
+  }
+}
+
+}  // namespace
 
 ClusterProbe::ClusterProbe(std::vector<LimiterProfile> profiles, ProbeOptions options)
     : profiles_(std::move(profiles)), options_(std::move(options)) {
@@ -24,6 +79,20 @@ std::uint64_t ClusterProbe::passes(const std::string& address) const {
   return it != per_node_.end() ? it->second->passes() : 0;
 }
 
+void ClusterProbe::recycle(std::vector<KeyReading> readings) {
+  give_back(readings);
+  readings.clear();
+  merged_ = std::move(readings);
+}
+
+void ClusterProbe::give_back(std::span<KeyReading> readings) {
+  std::map<std::string, std::vector<KeyReading>> by_node;
+  for (KeyReading& r : readings) {
+    if (per_node_.count(r.node) > 0) by_node[r.node].push_back(std::move(r));
+  }
+  for (auto& [node, spare] : by_node) per_node_[node]->recycle(std::move(spare));
+}
+
 redis::Result<ProbeSnapshot> ClusterProbe::refresh(redis::ClusterClient& cluster) {
   return run(cluster, false);
 }
@@ -39,31 +108,37 @@ redis::Result<ProbeSnapshot> ClusterProbe::run(redis::ClusterClient& cluster, bo
   std::map<std::string, std::unique_ptr<RedisProbe>> current;
   for (const redis::ClusterNode& m : (*topo)->masters()) {
     auto it = per_node_.find(m.address());
-    current[m.address()] = it != per_node_.end()
-                               ? std::move(it->second)
-                               : std::make_unique<RedisProbe>(profiles_, options_);
+    if (it != per_node_.end()) {
+      current[m.address()] = std::move(it->second);
+      continue;
+    }
+    ProbeOptions o = options_;
+    o.node = m.address();
+    current[m.address()] = std::make_unique<RedisProbe>(profiles_, std::move(o));
   }
   per_node_ = std::move(current);
+
+  // Every master at once: one thread per master but the first, which runs on this one.
+  std::vector<NodeRun> runs;
+  for (const redis::ClusterNode& m : (*topo)->masters())
+    runs.push_back({&m, per_node_[m.address()].get(), ProbeSnapshot{}});
+  {
+    std::vector<std::jthread> workers;
+    for (std::size_t i = 1; i < runs.size(); ++i)
+      workers.emplace_back(probe_node, std::ref(cluster), std::ref(runs[i]), full_pass);
+    if (!runs.empty()) probe_node(cluster, runs.front(), full_pass);
+  }  // joined
 
   ProbeSnapshot all;
   all.discovery_complete = true;
   std::set<std::string> examples;
   std::optional<redis::RedisError> last_error;
-  std::size_t answered = 0;
-  for (const redis::ClusterNode& m : (*topo)->masters()) {
+  std::vector<std::vector<KeyReading>*> lists;
+  for (NodeRun& run : runs) {
+    const redis::ClusterNode& m = *run.master;
     const std::string address = m.address();
-    RedisProbe& probe = *per_node_[address];
-    redis::Result<ProbeSnapshot> snap = ProbeSnapshot{};
-    {
-      auto conn = cluster.lease(m);
-      if (!conn) {
-        snap = conn.error();
-      } else {
-        (*conn)->set_asking(true);
-        snap = full_pass ? probe.probe_all(**conn) : probe.refresh(**conn);
-        (*conn)->set_asking(false);
-      }
-    }  // the lease goes back before a map read, which may need this node's connection
+    RedisProbe& probe = *run.probe;
+    redis::Result<ProbeSnapshot>& snap = run.snap;
     if (!snap) {
       all.errors.push_back("node " + address + ": " + snap.error().message);
       all.failed_nodes.push_back(address);
@@ -74,7 +149,6 @@ redis::Result<ProbeSnapshot> ClusterProbe::run(redis::ClusterClient& cluster, bo
       }
       continue;
     }
-    ++answered;
     all.server_time_us = std::max(all.server_time_us, snap->server_time_us);
     all.unmatched += snap->unmatched;
     all.discovery_complete = all.discovery_complete && snap->discovery_complete;
@@ -101,6 +175,8 @@ redis::Result<ProbeSnapshot> ClusterProbe::run(redis::ClusterClient& cluster, bo
       }
       all.errors.push_back("node " + address + ": " + e);
     }
+    // The readings stay in the probe's order; the ones moving leave the list.
+    std::size_t kept = 0;
     for (KeyReading& k : snap->keys) {
       const auto redirect =
           k.error.empty() ? std::nullopt : redis::parse_cluster_error(k.error, m.host);
@@ -120,23 +196,27 @@ redis::Result<ProbeSnapshot> ClusterProbe::run(redis::ClusterClient& cluster, bo
         all.moving_keys.push_back(k.key);
         continue;
       }
-      k.node = address;
-      all.keys.push_back(std::move(k));
+      if (&snap->keys[kept] != &k) snap->keys[kept] = std::move(k);
+      ++kept;
     }
+    snap->keys.resize(kept);
+    lists.push_back(&snap->keys);
     for (auto& e : snap->unmatched_examples) {
       if (examples.size() < 20) examples.insert(std::move(e));
     }
   }
-  if (answered == 0) {
+  if (lists.empty()) {
     if (last_error) return *last_error;
     return redis::make_redis_error(redis::ErrorKind::io, "redis cluster: no master to probe");
   }
-  sort_by_pressure(all.keys);
+  all.keys = std::move(merged_);
+  merged_ = {};
+  merge_by_pressure(lists, all.keys);
   if (all.keys.size() > options_.max_tracked) {
-    for (std::size_t k = options_.max_tracked; k < all.keys.size(); ++k) {
-      per_node_[all.keys[k].node]->forget(all.keys[k].key);
-    }
-    all.dropped += all.keys.size() - options_.max_tracked;
+    const auto over = std::span<KeyReading>(all.keys).subspan(options_.max_tracked);
+    for (const KeyReading& k : over) per_node_[k.node]->forget(k.key);
+    all.dropped += over.size();
+    give_back(over);  // their memory serves the next refresh's readings
     all.keys.resize(options_.max_tracked);
   }
   all.unmatched_examples.assign(examples.begin(), examples.end());

@@ -8,9 +8,18 @@
 // tracking the key, which the new owner's scan finds; a MOVED reply there patches the client's
 // slot map at once. A master that cannot be reached is an
 // error line, not a failed refresh, as long as one master answers.
+//
+// The masters are probed at once, one thread per master for the refresh (each master's probe
+// is its own state, each on its own pooled connection): a refresh takes as long as the slowest
+// master, not the sum of them, and a master that does not answer holds back only its own
+// reads (until its connection's command timeout), not the others'. Their readings, each
+// master's already in pressure order, are merged, not sorted again; the readings a snapshot
+// hands back (recycle) go back to the masters they came from, to be written over.
 
 #include <map>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -28,6 +37,10 @@ class ClusterProbe {
   /// A full SCAN pass on every master, then a read: for the CLI.
   redis::Result<ProbeSnapshot> probe_all(redis::ClusterClient& cluster);
 
+  /// Hands back a snapshot's readings once read: each master's probe writes its next
+  /// readings into those it gave (RedisProbe::recycle).
+  void recycle(std::vector<KeyReading> readings);
+
   /// Keys tracked over all masters.
   std::size_t tracked() const;
   /// Full SCAN passes the probe of master `address` has completed (0 for a master not probed
@@ -36,10 +49,13 @@ class ClusterProbe {
 
  private:
   redis::Result<ProbeSnapshot> run(redis::ClusterClient& cluster, bool full_pass);
+  /// Moves `readings` to the spare readings of the masters they name.
+  void give_back(std::span<KeyReading> readings);
 
   std::vector<LimiterProfile> profiles_;
   ProbeOptions options_;
   std::map<std::string, std::unique_ptr<RedisProbe>> per_node_;  ///< by node address
+  std::vector<KeyReading> merged_;  ///< the last snapshot's vector, handed back (recycle)
 };
 
 }  // namespace limitscope::probe

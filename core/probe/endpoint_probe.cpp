@@ -14,7 +14,11 @@ redis::Result<ProbeSnapshot> EndpointProbe::probe_all(redis::Endpoint& endpoint)
 }
 
 void EndpointProbe::recycle(std::vector<KeyReading> readings) {
-  server_.recycle(std::move(readings));
+  if (on_cluster_) {
+    cluster_.recycle(std::move(readings));
+  } else {
+    server_.recycle(std::move(readings));
+  }
 }
 
 std::uint64_t EndpointProbe::passes(const std::string& node) const {
@@ -23,6 +27,7 @@ std::uint64_t EndpointProbe::passes(const std::string& node) const {
 }
 
 redis::Result<ProbeSnapshot> EndpointProbe::run(redis::Endpoint& endpoint, bool full_pass) {
+  on_cluster_ = endpoint.cluster() != nullptr;
   if (redis::ClusterClient* cluster = endpoint.cluster()) {
     return full_pass ? cluster_.probe_all(*cluster) : cluster_.refresh(*cluster);
   }

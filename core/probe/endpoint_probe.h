@@ -24,8 +24,8 @@ class EndpointProbe {
   /// A full SCAN pass (on every master), then a read: for the CLI.
   redis::Result<ProbeSnapshot> probe_all(redis::Endpoint& endpoint);
 
-  /// Hands back a snapshot's readings once read (RedisProbe::recycle; on a cluster they are
-  /// let go).
+  /// Hands back a snapshot's readings once read (RedisProbe::recycle, ClusterProbe::recycle:
+  /// to the probe that made them).
   void recycle(std::vector<KeyReading> readings);
 
   /// Full SCAN passes completed on `node` (a cluster master's address; on one server any
@@ -37,6 +37,7 @@ class EndpointProbe {
 
   RedisProbe server_;     // one server
   ClusterProbe cluster_;  // a cluster
+  bool on_cluster_ = false;  // the last run was on a cluster
 };
 
 }  // namespace limitscope::probe

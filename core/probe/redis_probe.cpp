@@ -174,7 +174,12 @@ void RedisProbe::erase_tracked(const std::string& key) {
 }
 
 void RedisProbe::recycle(std::vector<KeyReading> readings) {
-  if (readings.capacity() > spare_.capacity()) spare_ = std::move(readings);
+  if (spare_.empty()) {
+    spare_ = std::move(readings);
+    return;
+  }
+  spare_.insert(spare_.end(), std::make_move_iterator(readings.begin()),
+                std::make_move_iterator(readings.end()));
 }
 
 redis::Result<ProbeSnapshot> RedisProbe::refresh(redis::Connection& c) {
@@ -305,7 +310,7 @@ void RedisProbe::identify(Slot& s) const {
   }
   r.limit_name = s.plan.limit_name;
   r.limit_index = s.plan.limit_index;
-  r.node.clear();
+  r.node = options_.node;
   r.clear_figures();
   r.error = s.plan.error;
 }

@@ -46,6 +46,9 @@ struct ProbeOptions {
   /// the limiter's decisions) at each refresh, and track the keys it lists: an emptied key is
   /// found at the next refresh, however far the SCAN pass is from it.
   bool pressure_index = true;
+  /// The name every reading carries in KeyReading::node: empty on one server; ClusterProbe
+  /// gives each master's probe that master's address.
+  std::string node;
 };
 
 struct ProbeSnapshot {
@@ -97,6 +100,8 @@ class RedisProbe {
   void forget(const std::string& key);
   /// Hands back a snapshot's readings once read: the next refresh writes its readings into
   /// them (assigning strings into memory they already own) instead of allocating new ones.
+  /// Readings handed back twice before a refresh (a cluster's trimmed ones, then the
+  /// snapshot's) are all kept.
   void recycle(std::vector<KeyReading> readings);
   /// Full SCAN passes completed so far: a key present before a pass began is found by it.
   std::uint64_t passes() const { return passes_; }
