@@ -35,8 +35,8 @@ class EndpointProbe {
  private:
   redis::Result<ProbeSnapshot> run(redis::Endpoint& endpoint, bool full_pass);
 
-  RedisProbe server_;     // one server
-  ClusterProbe cluster_;  // a cluster
+  RedisProbe server_;        // one server
+  ClusterProbe cluster_;     // a cluster
   bool on_cluster_ = false;  // the last run was on a cluster
 };
 
