@@ -12,16 +12,6 @@
 
 namespace limitscope::tuner {
 
-namespace {
-
-// ApplyPlan::refused from a check: its reason, or nothing when it passed.
-std::optional<std::string> refusal(const Status& check) {
-  if (check.ok()) return std::nullopt;
-  return check.error();
-}
-
-}  // namespace
-
 double largest_cost(const Trace& trace) {
   double most = 0;
   for (const TraceEvent& e : trace.events) most = std::max(most, e.cost);
@@ -128,14 +118,15 @@ ChangePreview preview_change(const std::string& rule, const std::optional<redis:
         "\" only: its own override, at its next decision; every other key keeps the rule's limit";
     if (!live) {
       p.old_text = "(no config)";
-      p.refused =
-          "rule " + rule + " has no config yet: set the rule's limit before a key's override";
+      p.check = make_error("rule " + rule +
+                           " has no config yet: set the rule's limit before a key's override");
       return p;
     }
     if (live->composite()) {
       p.old_text = live->describe();
-      p.refused =
-          "rule " + rule + " is a composite: its limits apply to every key, there are no overrides";
+      p.check =
+          make_error("rule " + rule +
+                     " is a composite: its limits apply to every key, there are no overrides");
       return p;
     }
     const bool had = live->overrides.contains(override_key);
@@ -143,7 +134,7 @@ ChangePreview preview_change(const std::string& rule, const std::optional<redis:
                  (had ? " (the key's override" : " (the rule's limit, no override yet") +
                  ", version " + std::to_string(live->version) + ")";
     p.config = redis::with_override(*live, override_key, candidate);
-    p.refused = refusal(redis::check_for_redis(p.config));
+    p.check = redis::check_for_redis(p.config);
     return p;
   }
   if (!composite_limit.empty() && live && live->composite()) {
@@ -165,12 +156,12 @@ ChangePreview preview_change(const std::string& rule, const std::optional<redis:
               ") are unchanged and every limit must still admit";
     if (!found) {
       p.old_text = live->describe();
-      p.refused = "rule " + rule + " has no limit named " + composite_limit;
+      p.check = make_error("rule " + rule + " has no limit named " + composite_limit);
       return p;
     }
     p.config = std::move(next);
     p.new_text = composite_limit + ": " + candidate.describe();
-    p.refused = refusal(redis::check_for_redis(p.config));
+    p.check = redis::check_for_redis(p.config);
     return p;
   }
   p.scope = "rule \"" + rule + "\": every key it limits, at its next decision";
@@ -194,7 +185,7 @@ ChangePreview preview_change(const std::string& rule, const std::optional<redis:
                       std::string(to_string(live->limits.front().params.algorithm)) +
                       " and the candidate changes the algorithm");
   }
-  p.refused = refusal(redis::check_for_redis(p.config));
+  p.check = redis::check_for_redis(p.config);
   return p;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/common/expected.h"
 #include "core/limiter/limit_params.h"
 #include "core/redis/rule_config.h"
 #include "core/tuner/first_guess.h"
@@ -53,12 +54,12 @@ struct ChangePreview {
   std::string key;       ///< the key whose override is set, or "" for the whole rule
   std::string old_text;  ///< the live config, or "(no config: the rule is created)"
   std::string new_text;
-  std::int64_t expect_version = 0;     ///< compare-and-set on this version (0: the rule is new)
-  std::optional<Counts> current;       ///< predicted on the trace with the current setting
-  std::optional<Counts> candidate;     ///< ... and with the candidate
-  std::vector<std::string> notes;      ///< e.g. a composite rule's limits are replaced by one
-  std::optional<std::string> refused;  ///< why Redis cannot run the candidate
-  redis::RuleConfig config;            ///< what would be written
+  std::int64_t expect_version = 0;  ///< compare-and-set on this version (0: the rule is new)
+  std::optional<Counts> current;    ///< predicted on the trace with the current setting
+  std::optional<Counts> candidate;  ///< ... and with the candidate
+  std::vector<std::string> notes;   ///< e.g. a composite rule's limits are replaced by one
+  Status check;                     ///< ok, or why the change is refused (Redis cannot run it)
+  redis::RuleConfig config;         ///< what would be written
 };
 
 /// @param live the rule's config as read (nullopt: the rule has none yet)

@@ -101,18 +101,19 @@ std::string setting_problem_text(bool current, const std::vector<FieldProblem>& 
   return std::string(current ? "Current" : "Candidate") + " setting: " + problems.front().message;
 }
 
-std::optional<std::string> scenario_refusal(const Trace* trace,
-                                            const std::vector<FieldProblem>& current_problems) {
-  if (trace == nullptr) return "Load a trace first.";
-  if (!current_problems.empty()) return setting_problem_text(true, current_problems);
-  return std::nullopt;
+Status check_scenario(const Trace* trace, const std::vector<FieldProblem>& current_problems) {
+  if (trace == nullptr) return make_error("Load a trace first.");
+  if (!current_problems.empty()) return make_error(setting_problem_text(true, current_problems));
+  return {};
 }
 
-std::optional<std::string> stream_refusal(bool connected, const std::string& rule) {
-  if (!connected)
-    return "No Redis connection: start limitscope with --redis URL to read a decision stream.";
-  if (rule.empty()) return "Name the rule whose decision stream to read.";
-  return std::nullopt;
+Status check_stream(bool connected, const std::string& rule) {
+  if (!connected) {
+    return make_error(
+        "No Redis connection: start limitscope with --redis URL to read a decision stream.");
+  }
+  if (rule.empty()) return make_error("Name the rule whose decision stream to read.");
+  return {};
 }
 
 Expected<SweepRequest> check_sweep(const Trace* trace, const SweepInputs& in) {
@@ -196,10 +197,10 @@ std::string whatif_summary(const Trace* trace, const WhatIfSeries& current,
          spend_text(trace, &current, &candidate, names);
 }
 
-std::optional<std::string> read_refusal(const LiveInputs& in) {
+Status check_read(const LiveInputs& in) {
   if (!in.connected || in.rule.empty())
-    return "Give a Redis connection (--redis URL) and a rule name.";
-  return std::nullopt;
+    return make_error("Give a Redis connection (--redis URL) and a rule name.");
+  return {};
 }
 
 LiveButtons live_buttons(const LiveInputs& in, bool candidate_valid, bool can_undo) {
@@ -215,28 +216,24 @@ LiveButtons live_buttons(const LiveInputs& in, bool candidate_valid, bool can_un
   return b;
 }
 
-std::optional<std::string> apply_refusal(const LiveInputs& in,
-                                         const std::vector<FieldProblem>& candidate_problems) {
-  if (!in.connected || !in.armed) return std::string(kWritesRefused);
+Status check_apply(const LiveInputs& in, const std::vector<FieldProblem>& candidate_problems) {
+  if (!in.connected || !in.armed) return make_error(kWritesRefused);
   if (!candidate_problems.empty())
-    return "Refused: the candidate is not valid: " + candidate_problems.front().message;
+    return make_error("Refused: the candidate is not valid: " + candidate_problems.front().message);
   if (in.key_scope && in.override_key.empty())
-    return std::string("Refused: name the key whose override to set.");
-  return std::nullopt;
+    return make_error("Refused: name the key whose override to set.");
+  return {};
 }
 
-std::optional<std::string> undo_refusal(const LiveInputs& in) {
-  if (!in.connected || !in.armed) return std::string(kWritesRefused);
-  return std::nullopt;
+Status check_undo(const LiveInputs& in) {
+  if (!in.connected || !in.armed) return make_error(kWritesRefused);
+  return {};
 }
 
-std::optional<std::string> shadow_refusal(const LiveInputs& in,
-                                          const std::vector<FieldProblem>& candidate_problems) {
-  if (in.key_scope) {
-    return std::string(
-        "Refused: a shadow config is the whole rule's; choose the scope Whole rule.");
-  }
-  return apply_refusal(in, candidate_problems);
+Status check_shadow(const LiveInputs& in, const std::vector<FieldProblem>& candidate_problems) {
+  if (in.key_scope)
+    return make_error("Refused: a shadow config is the whole rule's; choose the scope Whole rule.");
+  return check_apply(in, candidate_problems);
 }
 
 std::string shadow_written_text(const std::string& rule, const redis::RuleConfig& shadow,

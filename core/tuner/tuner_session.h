@@ -76,13 +76,12 @@ std::string change_author(const char* user);
 /// "Current setting: <its first problem>" (or "Candidate setting: …"), what the chart and the
 /// scenarios say instead of a result while a setting is invalid; "" when it has none.
 std::string setting_problem_text(bool current, const std::vector<FieldProblem>& problems);
-/// Why an outage or routing what-if cannot run, or nullopt: it needs a trace (`trace` not null)
-/// and a valid current setting.
-std::optional<std::string> scenario_refusal(const Trace* trace,
-                                            const std::vector<FieldProblem>& current_problems);
-/// Why a rule's decision stream cannot be read, or nullopt: no connection, or no rule named.
+/// Whether an outage or routing what-if can run: it needs a trace (`trace` not null) and a valid
+/// current setting. @return ok, or why not ("Load a trace first.")
+Status check_scenario(const Trace* trace, const std::vector<FieldProblem>& current_problems);
+/// Whether a rule's decision stream can be read: it needs a connection and a rule named.
 /// @param rule trimmed
-std::optional<std::string> stream_refusal(bool connected, const std::string& rule);
+Status check_stream(bool connected, const std::string& rule);
 
 /// The sweep panel's fields as entered.
 struct SweepInputs {
@@ -154,18 +153,16 @@ struct LiveButtons {
 };
 LiveButtons live_buttons(const LiveInputs& in, bool candidate_valid, bool can_undo);
 
-/// Why Read config cannot run, or nullopt: it needs a connection and a rule.
-std::optional<std::string> read_refusal(const LiveInputs& in);
-/// Why Apply is refused ("Refused: …"), or nullopt to go ahead.
+/// Whether Read config can run: it needs a connection and a rule. @return ok, or why not
+Status check_read(const LiveInputs& in);
+/// Whether Apply can go ahead. @return ok, or why it is refused ("Refused: …")
 /// @param candidate_problems check_candidate() of the candidate
-std::optional<std::string> apply_refusal(const LiveInputs& in,
-                                         const std::vector<FieldProblem>& candidate_problems);
-/// Why Undo is refused, or nullopt.
-std::optional<std::string> undo_refusal(const LiveInputs& in);
-/// Why "Put in shadow" is refused, or nullopt: as Apply, and a shadow config is the whole
-/// rule's (no key's override).
-std::optional<std::string> shadow_refusal(const LiveInputs& in,
-                                          const std::vector<FieldProblem>& candidate_problems);
+Status check_apply(const LiveInputs& in, const std::vector<FieldProblem>& candidate_problems);
+/// Whether Undo (or Clear shadow) can go ahead. @return ok, or why it is refused
+Status check_undo(const LiveInputs& in);
+/// Whether "Put in shadow" can go ahead: as Apply, and a shadow config is the whole rule's (no
+/// key's override). @return ok, or why it is refused
+Status check_shadow(const LiveInputs& in, const std::vector<FieldProblem>& candidate_problems);
 /// "In shadow: rule gw-free's shadow is version 2: … (audited, by ops). …" after a shadow set.
 std::string shadow_written_text(const std::string& rule, const redis::RuleConfig& shadow,
                                 const std::string& by);

@@ -20,7 +20,7 @@ QString html(const std::string& s) {
 
 ApplyDialog::ApplyDialog(const tuner::ChangePreview& p, const QString& target, const QString& who,
                          const QString& key_shown, QWidget* parent)
-    : QDialog(parent), m_refused(p.refused.has_value()) {
+    : QDialog(parent), m_refused(!p.check.ok()) {
   setWindowTitle(tr("Apply to the live rule"));
   auto* layout = new QVBoxLayout(this);
   QString text = tr("<b>%1</b><br>").arg(target.toHtmlEscaped());
@@ -49,7 +49,8 @@ ApplyDialog::ApplyDialog(const tuner::ChangePreview& p, const QString& target, c
   }
   text += QStringLiteral("</table>");
   for (const auto& note : p.notes) text += tr("<p>Note: %1</p>").arg(html(note));
-  if (p.refused) text += tr("<p><font color=#d03030>Refused: %1</font></p>").arg(html(*p.refused));
+  if (!p.check.ok())
+    text += tr("<p><font color=#d03030>Refused: %1</font></p>").arg(html(p.check.error()));
   m_diff = new QLabel(text, this);
   m_diff->setWordWrap(true);
   m_diff->setTextInteractionFlags(Qt::TextSelectableByMouse);

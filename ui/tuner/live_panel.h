@@ -103,8 +103,8 @@ class LivePanel : public QGroupBox {
   void openApplyDialog(std::optional<tuner::Counts> current,
                        std::optional<tuner::Counts> candidate);
   /// The audit entry's who and why and the shadow's compare-and-set version, or nullopt after
-  /// showing `refusal` (shadowFinished false).
-  std::optional<redis::ChangeInfo> shadowChange(const std::optional<std::string>& refusal);
+  /// showing why `check` failed (shadowFinished false).
+  std::optional<redis::ChangeInfo> shadowChange(const Status& check);
   QString who() const;
 
   TunerShared& m_shared;

@@ -54,8 +54,8 @@ void LivePanel::updateLiveButtons() {
 }
 
 void LivePanel::readLiveConfig() {
-  if (const auto why = tuner::read_refusal(inputs())) {
-    setStatus(qs(*why), true);
+  if (const Status check = tuner::check_read(inputs()); !check.ok()) {
+    setStatus(qs(check.error()), true);
     emit configRead(status());
     return;
   }
@@ -74,8 +74,9 @@ void LivePanel::setWritesArmed(bool armed) {
 }
 
 void LivePanel::requestApply() {
-  if (const auto why = tuner::apply_refusal(inputs(), m_shared.candidate->problems()))
-    return refuse(qs(*why));
+  if (const Status check = tuner::check_apply(inputs(), m_shared.candidate->problems());
+      !check.ok())
+    return refuse(qs(check.error()));
   if (!overrideKey().isEmpty() && m_shared.session.trace()) {
     // That key's predicted counts come from a replay of its requests, off this thread.
     setStatus(tr("Predicting %1's 429s on the trace…").arg(overrideKey()), false);
@@ -134,7 +135,8 @@ void LivePanel::openApplyDialog(std::optional<tuner::Counts> cur,
 }
 
 void LivePanel::undo() {
-  if (const auto why = tuner::undo_refusal(inputs())) return refuse(qs(*why));
+  if (const Status check = tuner::check_undo(inputs()); !check.ok())
+    return refuse(qs(check.error()));
   redis::ChangeInfo change;
   change.by = who().toStdString();
   change.reason = "undo from the limitscope Tuner";

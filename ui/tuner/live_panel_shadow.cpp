@@ -17,10 +17,9 @@ constexpr const char* kShadowReason = "shadow from the limitscope Tuner";
 
 }  // namespace
 
-std::optional<redis::ChangeInfo> LivePanel::shadowChange(
-    const std::optional<std::string>& refusal) {
-  if (refusal) {
-    setStatus(qs(*refusal), true);
+std::optional<redis::ChangeInfo> LivePanel::shadowChange(const Status& check) {
+  if (!check.ok()) {
+    setStatus(qs(check.error()), true);
     emit shadowFinished(false, status());
     return std::nullopt;
   }
@@ -36,9 +35,9 @@ void LivePanel::putInShadow() {
   const auto plan = tuner::preview_change(rule().toStdString(), m_shared.session.live(),
                                           m_shared.candidate->params(), std::nullopt, std::nullopt,
                                           {}, compositeLimit().toStdString());
-  auto refusal = tuner::shadow_refusal(inputs(), m_shared.candidate->problems());
-  if (!refusal && plan.refused) refusal = "Refused: " + *plan.refused;
-  const auto change = shadowChange(refusal);
+  Status check = tuner::check_shadow(inputs(), m_shared.candidate->problems());
+  if (check.ok() && !plan.check.ok()) check = make_error("Refused: " + plan.check.error());
+  const auto change = shadowChange(check);
   if (!change) return;
   setStatus(tr("Writing shadow version %1…").arg(m_shadowVersion + 1), false);
   QMetaObject::invokeMethod(m_shared.redis,
@@ -48,7 +47,7 @@ void LivePanel::putInShadow() {
 }
 
 void LivePanel::clearShadow() {
-  const auto change = shadowChange(tuner::undo_refusal(inputs()));
+  const auto change = shadowChange(tuner::check_undo(inputs()));
   if (!change) return;
   setStatus(tr("Clearing the shadow…"), false);
   QMetaObject::invokeMethod(m_shared.redis, [w = m_shared.redis, t = target(), c = *change] {

@@ -24,13 +24,13 @@ void ScenarioPanel::onTraceLoaded() {
 
 bool ScenarioPanel::startScenario(ResultBox* box) {
   showScenarios();
-  const auto why =
-      tuner::scenario_refusal(m_shared.session.trace().get(), m_shared.current->problems());
-  if (!why) {
+  const Status check =
+      tuner::check_scenario(m_shared.session.trace().get(), m_shared.current->problems());
+  if (check.ok()) {
     box->setMessage(tr("Computing…"));
     return true;
   }
-  box->setMessage(qs(*why), true);
+  box->setMessage(qs(check.error()), true);
   emit scenarioFinished();
   return false;
 }

@@ -47,9 +47,10 @@ void TracePanel::loadScenario(const QString& name, double seconds, quint64 seed)
 
 void TracePanel::loadDecisionStream(RuleTarget target) {
   target.rule = target.rule.trimmed();
-  if (const auto why =
-          tuner::stream_refusal(!m_shared.redisUrl.isEmpty(), target.rule.toStdString())) {
-    setStatus(qs(*why));
+  if (const Status check =
+          tuner::check_stream(!m_shared.redisUrl.isEmpty(), target.rule.toStdString());
+      !check.ok()) {
+    setStatus(qs(check.error()));
     emit traceLoadFailed(status());
     return;
   }

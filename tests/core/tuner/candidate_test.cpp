@@ -76,7 +76,7 @@ TEST(Candidate, PreviewNamesOldNewVersionAndScope) {
   EXPECT_NE(p.new_text.find("capacity=200"), std::string::npos) << p.new_text;
   EXPECT_NE(p.scope.find("rule \"chat\""), std::string::npos);
   EXPECT_EQ(p.scope, "rule \"chat\": every key it limits, at its next decision");
-  EXPECT_FALSE(p.refused);
+  EXPECT_EQ(p.check, Status{});
   EXPECT_EQ(describe_429s(*p.current), "10 of 100 requests (10.00%)");
 
   const auto created =
@@ -85,7 +85,7 @@ TEST(Candidate, PreviewNamesOldNewVersionAndScope) {
   EXPECT_NE(created.old_text.find("created"), std::string::npos);
 
   const auto leaky = preview_change("q", live, test::bucket(Algorithm::leaky_bucket, 5, 1), {}, {});
-  ASSERT_TRUE(leaky.refused);
+  EXPECT_FALSE(leaky.check.ok());
 }
 
 TEST(Candidate, PreviewOfOneLimitOfAComposite) {
@@ -95,7 +95,7 @@ TEST(Candidate, PreviewOfOneLimitOfAComposite) {
   live.version = 9;
   const auto p =
       preview_change("chat", live, test::bucket(Algorithm::gcra, 120, 2), {}, {}, "", "rpm");
-  EXPECT_FALSE(p.refused) << *p.refused;
+  EXPECT_EQ(p.check, Status{});
   ASSERT_EQ(p.config.limits.size(), 2u);
   EXPECT_EQ(p.config.limits[0].name, "rpm");
   EXPECT_EQ(p.config.limits[0].params.algorithm, Algorithm::gcra);
@@ -105,8 +105,9 @@ TEST(Candidate, PreviewOfOneLimitOfAComposite) {
   EXPECT_NE(p.old_text.find("capacity=60"), std::string::npos) << p.old_text;
   EXPECT_EQ(p.expect_version, 9);
   EXPECT_TRUE(p.notes.empty());
-  EXPECT_TRUE(preview_change("chat", live, test::bucket(Algorithm::gcra, 1, 1), {}, {}, "", "nope")
-                  .refused);
+  EXPECT_EQ(
+      preview_change("chat", live, test::bucket(Algorithm::gcra, 1, 1), {}, {}, "", "nope").check,
+      Status{make_error("rule chat has no limit named nope")});
   // Without a limit name the composite is replaced, with a note.
   const auto whole = preview_change("chat", live, test::bucket(Algorithm::gcra, 1, 1), {}, {});
   EXPECT_EQ(whole.config.limits.size(), 1u);
@@ -120,7 +121,7 @@ TEST(Candidate, PreviewOfOneKeysOverrideAndOfARuleWithOverrides) {
   live.overrides["vip"] = test::bucket(Algorithm::token_bucket, 1000, 50);
   const auto key =
       preview_change("chat", live, test::bucket(Algorithm::token_bucket, 300, 20), {}, {}, "alice");
-  EXPECT_FALSE(key.refused) << *key.refused;
+  EXPECT_EQ(key.check, Status{});
   EXPECT_EQ(key.key, "alice");
   EXPECT_NE(key.scope.find("key \"alice\" of rule \"chat\" only"), std::string::npos) << key.scope;
   EXPECT_NE(key.old_text.find("capacity=100"), std::string::npos) << key.old_text;
@@ -137,12 +138,14 @@ TEST(Candidate, PreviewOfOneKeysOverrideAndOfARuleWithOverrides) {
 
   const auto other_alg =
       preview_change("chat", live, test::bucket(Algorithm::gcra, 10, 1), {}, {}, "alice");
-  ASSERT_TRUE(other_alg.refused);
-  EXPECT_NE(other_alg.refused->find("keeps the rule's algorithm"), std::string::npos)
-      << *other_alg.refused;
-  EXPECT_TRUE(
-      preview_change("chat", std::nullopt, test::bucket(Algorithm::gcra, 10, 1), {}, {}, "a")
-          .refused);
+  ASSERT_FALSE(other_alg.check.ok());
+  EXPECT_NE(other_alg.check.error().find("keeps the rule's algorithm"), std::string::npos)
+      << other_alg.check.error();
+  const auto no_rule =
+      preview_change("chat", std::nullopt, test::bucket(Algorithm::gcra, 10, 1), {}, {}, "a");
+  ASSERT_FALSE(no_rule.check.ok());
+  EXPECT_NE(no_rule.check.error().find("rule chat has no config yet"), std::string::npos)
+      << no_rule.check.error();
 
   // The whole rule: the override is kept within the algorithm, and dropped with a note across.
   const auto rule =

@@ -2,8 +2,8 @@
 // and replies made stale (a new trace, an invalid setting) are not taken; a sweep's inputs are
 // refused with the reason (no trace, min > max, a single-valued axis with steps, the memory
 // cap) and otherwise become the spec and constraints entered; Apply and Undo are refused in
-// order (writes not allowed, an invalid candidate, no key for an override); the live setting
-// follows the scope; the trace's facts are the core passes' own results (none once
+// order (writes not allowed, an invalid candidate, no key for an override; a shadow of one key);
+// the live setting follows the scope; the trace's facts are the core passes' own results (none once
 // cancelled); and the texts say what happened in the operator's words (a load's bad lines,
 // a key's name, the audit entry's author).
 #include "core/tuner/tuner_session.h"
@@ -24,6 +24,11 @@ SharedTrace small_trace(int keys = 3, int per_key = 50) {
       t->add(std::int64_t{i} * 100'000'000 + k, "k" + std::to_string(k), 1 + k);
   }
   return t;
+}
+
+// The Status of a check refused with `why`.
+Status refused(const std::string& why) {
+  return make_error(why);
 }
 
 SharedSeries series_of(std::uint64_t rejected) {
@@ -145,19 +150,26 @@ TEST(TunerSession, ApplyAndUndoAreRefusedInOrder) {
   in.rule = "chat";
   const std::vector<FieldProblem> none;
   const std::vector<FieldProblem> bad{{"capacity", "capacity must be greater than 0"}};
-  EXPECT_NE(apply_refusal(in, none).value_or("").find("Tick \"Allow writes\" first"),
-            std::string::npos);
-  EXPECT_TRUE(undo_refusal(in).has_value());
+  const Status unarmed = check_apply(in, none);
+  ASSERT_FALSE(unarmed.ok());
+  EXPECT_NE(unarmed.error().find("Tick \"Allow writes\" first"), std::string::npos)
+      << unarmed.error();
+  EXPECT_EQ(check_undo(in), unarmed);
+  EXPECT_EQ(check_shadow(in, none), unarmed);
   in.armed = true;
-  EXPECT_EQ(apply_refusal(in, bad),
-            "Refused: the candidate is not valid: capacity must be greater than 0");
+  EXPECT_EQ(check_apply(in, bad),
+            refused("Refused: the candidate is not valid: capacity must be greater than 0"));
   in.key_scope = true;
-  EXPECT_EQ(apply_refusal(in, none), "Refused: name the key whose override to set.");
+  EXPECT_EQ(check_apply(in, none), refused("Refused: name the key whose override to set."));
   in.override_key = "vip";
-  EXPECT_FALSE(apply_refusal(in, none).has_value());
-  EXPECT_FALSE(undo_refusal(in).has_value());
+  EXPECT_EQ(check_apply(in, none), Status{});
+  EXPECT_EQ(check_undo(in), Status{});
+  EXPECT_EQ(check_shadow(in, none),
+            refused("Refused: a shadow config is the whole rule's; choose the scope Whole rule."));
+  in.key_scope = false;
+  EXPECT_EQ(check_shadow(in, none), Status{});
   in.connected = false;
-  EXPECT_TRUE(apply_refusal(in, none).has_value());
+  EXPECT_EQ(check_apply(in, none), unarmed);
 }
 
 TEST(TunerSession, LiveButtonsFollowTheConnectionRuleArmAndUndo) {
@@ -329,16 +341,18 @@ TEST(TunerSession, TheAuditEntryNamesTheUserElseLimitscope) {
 TEST(TunerSession, ReadsStreamsAndScenariosAreRefusedWithTheReason) {
   LiveInputs in;
   in.rule = "chat";
-  EXPECT_EQ(read_refusal(in), "Give a Redis connection (--redis URL) and a rule name.");
+  const Status no_read = refused("Give a Redis connection (--redis URL) and a rule name.");
+  EXPECT_EQ(check_read(in), no_read);
   in.connected = true;
-  EXPECT_EQ(read_refusal(in), std::nullopt);
+  EXPECT_EQ(check_read(in), Status{});
   in.rule.clear();
-  EXPECT_TRUE(read_refusal(in).has_value());
+  EXPECT_EQ(check_read(in), no_read);
 
-  EXPECT_EQ(stream_refusal(false, "chat"),
-            "No Redis connection: start limitscope with --redis URL to read a decision stream.");
-  EXPECT_EQ(stream_refusal(true, ""), "Name the rule whose decision stream to read.");
-  EXPECT_EQ(stream_refusal(true, "chat"), std::nullopt);
+  EXPECT_EQ(check_stream(false, "chat"),
+            refused("No Redis connection: start limitscope with --redis URL to read a decision "
+                    "stream."));
+  EXPECT_EQ(check_stream(true, ""), refused("Name the rule whose decision stream to read."));
+  EXPECT_EQ(check_stream(true, "chat"), Status{});
 
   const std::vector<FieldProblem> problems = {{"capacity", "capacity must be above 0"},
                                               {"refill", "refill must be above 0"}};
@@ -346,10 +360,11 @@ TEST(TunerSession, ReadsStreamsAndScenariosAreRefusedWithTheReason) {
   EXPECT_EQ(setting_problem_text(false, problems), "Candidate setting: capacity must be above 0");
   EXPECT_EQ(setting_problem_text(true, {}), "");
   const SharedTrace trace = small_trace();
-  EXPECT_EQ(scenario_refusal(nullptr, {}), "Load a trace first.");
-  EXPECT_EQ(scenario_refusal(nullptr, problems), "Load a trace first.");
-  EXPECT_EQ(scenario_refusal(trace.get(), problems), "Current setting: capacity must be above 0");
-  EXPECT_EQ(scenario_refusal(trace.get(), {}), std::nullopt);
+  EXPECT_EQ(check_scenario(nullptr, {}), refused("Load a trace first."));
+  EXPECT_EQ(check_scenario(nullptr, problems), refused("Load a trace first."));
+  EXPECT_EQ(check_scenario(trace.get(), problems),
+            refused("Current setting: capacity must be above 0"));
+  EXPECT_EQ(check_scenario(trace.get(), {}), Status{});
 }
 
 }  // namespace
