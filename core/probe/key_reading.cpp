@@ -65,6 +65,23 @@ void KeyReading::clear_figures() {
   missing = false;
 }
 
+void KeyReading::assign(const KeyReading& from) {
+  if (identity == 0 || identity != from.identity) {
+    *this = from;
+    return;
+  }
+  level = from.level;
+  capacity = from.capacity;
+  fill = from.fill;
+  count = from.count;
+  limit = from.limit;
+  occupancy = from.occupancy;
+  ttl_ms = from.ttl_ms;
+  if (error != from.error) error = from.error;
+  missing = from.missing;
+  pressure_rose_us = from.pressure_rose_us;
+}
+
 std::optional<std::int64_t> window_start_of(const std::string& key) {
   const auto us = key.rfind('_');
   if (us == std::string::npos || us + 1 >= key.size()) return std::nullopt;

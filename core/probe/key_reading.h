@@ -47,6 +47,10 @@ struct KeyReading {
   /// got there last is listed first, so a key just emptied is not hidden behind keys emptied
   /// long ago. 0: not known, or not that empty.
   std::int64_t pressure_rose_us = 0;
+  /// Which identity (key, profile, kind, algorithm, limit, parameters, node) the reading was
+  /// last written with, stamped by the probe that wrote it (0: none): a probe writing a
+  /// reading handed back to it writes only the figures when the stamp is its slot's.
+  std::uint64_t identity = 0;
 
   /// How full the limiter is, 0 = idle, 1 = exhausted: 1 − fill for buckets, occupancy for
   /// windows; nullopt when unknown (no capacity in the profile, or an error). The "most
@@ -55,6 +59,10 @@ struct KeyReading {
   /// Clears what a read finds (levels, window, TTL, error, missing), keeping the key's
   /// identity (key, profile, kind, algorithm, limit, parameters, node).
   void clear_figures();
+  /// Copies what a read finds (clear_figures()'s fields, pressure_rose_us) from `from`, and
+  /// its identity only when `identity` differs: a reading written again with the same key
+  /// assigns no strings.
+  void assign(const KeyReading& from);
 };
 
 /// Adds the commands that read `key` under `profile` at server time `now_us` to `out`: the

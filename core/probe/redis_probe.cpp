@@ -1,6 +1,7 @@
 #include "core/probe/redis_probe.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <set>
 
@@ -14,6 +15,13 @@ namespace {
 redis::Result<std::int64_t> server_time_us(const redis::Value& v) {
   if (auto t = v.as_time_us()) return *t;
   return redis::make_redis_error(redis::ErrorKind::protocol, "TIME answered " + v.describe());
+}
+
+// A stamp no reading has had: identities are compared across probes (a cluster's readings
+// go back to the master that made them, but a reading may outlive a master's probe).
+std::uint64_t next_identity() {
+  static std::atomic<std::uint64_t> last{0};
+  return last.fetch_add(1, std::memory_order_relaxed) + 1;
 }
 
 }  // namespace
@@ -313,6 +321,7 @@ void RedisProbe::identify(Slot& s) const {
   r.node = options_.node;
   r.clear_figures();
   r.error = s.plan.error;
+  r.identity = next_identity();
 }
 
 // The slots in key order (a rule's keys are consecutive: its name is compared, not looked up,
@@ -371,8 +380,8 @@ void RedisProbe::evaluate_slot(Slot& s, std::span<const redis::Value> replies,
 void RedisProbe::hand_out(ProbeSnapshot& snap, bool key_ordered) {
   order_.clear();
   order_.reserve(slots_.size());
-  for (std::size_t k = 0; k < slots_.size(); ++k)
-    if (!slots_[k].vanished) order_.emplace_back(pressure_rank(slots_[k].reading), k);
+  for (std::size_t k = 0; k < slots_.size(); ++k)  // the rank evaluate_slot() stored
+    if (!slots_[k].vanished) order_.emplace_back(slots_[k].entry->second.rank, k);
   auto higher = [&](const auto& a, const auto& b) {
     if (a.first != b.first) return a.first > b.first;
     const KeyReading& x = slots_[a.second].reading;
@@ -389,7 +398,7 @@ void RedisProbe::hand_out(ProbeSnapshot& snap, bool key_ordered) {
   snap.keys = std::move(spare_);
   spare_ = {};
   snap.keys.resize(shown);
-  for (std::size_t i = 0; i < shown; ++i) snap.keys[i] = slots_[order_[i].second].reading;
+  for (std::size_t i = 0; i < shown; ++i) snap.keys[i].assign(slots_[order_[i].second].reading);
   if (order_.size() > shown) {
     for (std::size_t i = shown; i < order_.size(); ++i)
       erase_tracked(slots_[order_[i].second].entry->first);
