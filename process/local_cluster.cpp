@@ -16,27 +16,36 @@ Result<Connection> connect(int port) {
   return Connection::open(u, {std::chrono::seconds(1), std::chrono::seconds(5)});
 }
 
-Expected<bool> must(int port, const std::vector<std::string>& argv) {
+// Runs argv on the node at `port`. @return ok, or why not (the command and the node named)
+Status must(int port, const std::vector<std::string>& argv) {
   auto c = connect(port);
-  if (!c) return make_error(c.error().message);
+  if (!c.ok()) return make_error(c.error().message);
   auto r = c->command(argv);
-  if (!r) return make_error(r.error().message);
-  return true;
+  if (!r.ok()) return make_error(argv[0] + " " + argv[1] + ": " + r.error().message);
+  if (r->is_error()) {
+    return make_error(argv[0] + " " + argv[1] + " on 127.0.0.1:" + std::to_string(port) + ": " +
+                      r->str);
+  }
+  return {};
 }
 
-// Every node says cluster_state:ok and knows all `n` nodes.
-bool ready(const std::vector<std::unique_ptr<LocalRedisServer>>& nodes) {
+// Whether every node says cluster_state:ok and knows all `n` nodes. @return ok, or the first
+// node that does not yet, and why
+Status ready(const std::vector<std::unique_ptr<LocalRedisServer>>& nodes) {
   for (const auto& n : nodes) {
+    const std::string node = "node 127.0.0.1:" + std::to_string(n->port());
     auto c = connect(n->port());
-    if (!c) return false;
+    if (!c.ok()) return make_error(node + ": " + c.error().message);
     auto info = c->command({"CLUSTER", "INFO"});
-    if (!info || info->str.find("cluster_state:ok") == std::string::npos ||
-        info->str.find("cluster_known_nodes:" + std::to_string(nodes.size()) + "\r") ==
-            std::string::npos) {
-      return false;
+    if (!info.ok()) return make_error(node + ": CLUSTER INFO: " + info.error().message);
+    if (info->str.find("cluster_state:ok") == std::string::npos)
+      return make_error(node + " is not cluster_state:ok");
+    if (info->str.find("cluster_known_nodes:" + std::to_string(nodes.size()) + "\r") ==
+        std::string::npos) {
+      return make_error(node + " does not know all " + std::to_string(nodes.size()) + " nodes");
     }
   }
-  return true;
+  return {};
 }
 
 }  // namespace
@@ -52,7 +61,7 @@ Expected<std::unique_ptr<LocalRedisCluster>> LocalRedisCluster::start(Options op
     o.extra_args = {"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"};
     o.max_port = 55535;  // the cluster bus listens on port + 10000
     auto s = LocalRedisServer::start(std::move(o));
-    if (!s) return make_error("local cluster node " + std::to_string(i) + ": " + s.error());
+    if (!s.ok()) return make_error("local cluster node " + std::to_string(i) + ": " + s.error());
     c->nodes_.push_back(std::move(s).value());
   }
   const int n = options.masters;
@@ -64,23 +73,22 @@ Expected<std::unique_ptr<LocalRedisCluster>> LocalRedisCluster::start(Options op
     for (const auto& argv : std::vector<std::vector<std::string>>{
              {"CLUSTER", "SET-CONFIG-EPOCH", std::to_string(i + 1)},
              {"CLUSTER", "ADDSLOTSRANGE", std::to_string(first), std::to_string(last)}}) {
-      auto r = must(port, argv);
-      if (!r) return make_error("local cluster: " + r.error());
+      if (Status r = must(port, argv); !r.ok()) return make_error("local cluster: " + r.error());
     }
   }
   for (int i = 1; i < n; ++i) {
-    auto r = must(c->nodes_[0]->port(),
-                  {"CLUSTER", "MEET", "127.0.0.1",
-                   std::to_string(c->nodes_[static_cast<std::size_t>(i)]->port())});
-    if (!r) return make_error("local cluster: " + r.error());
+    Status r = must(c->nodes_[0]->port(),
+                    {"CLUSTER", "MEET", "127.0.0.1",
+                     std::to_string(c->nodes_[static_cast<std::size_t>(i)]->port())});
+    if (!r.ok()) return make_error("local cluster: " + r.error());
   }
   SteadyClock& clock = SteadyClock::instance();
   CancelToken never;
   const Nanos deadline = clock.now() + std::chrono::seconds(20);
   Nanos pause = std::chrono::milliseconds(5);
-  while (!ready(c->nodes_)) {
+  for (Status r = ready(c->nodes_); !r.ok(); r = ready(c->nodes_)) {
     if (clock.now() >= deadline)
-      return make_error("local cluster: not cluster_state:ok within 20 s");
+      return make_error("local cluster: not ready within 20 s: " + r.error());
     clock.wait_until(clock.now() + pause, never);
     pause = std::min<Nanos>(pause * 2, std::chrono::milliseconds(100));
   }

@@ -8,7 +8,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -73,24 +75,23 @@ Expected<std::unique_ptr<LocalRedisServer>> LocalRedisServer::start(Options opti
   if (ec)
     return make_error("local redis-server: cannot create " + options.dir + ": " + ec.message());
   std::unique_ptr<LocalRedisServer> server(new LocalRedisServer(std::move(options)));
-  std::string log;
+  Status launched = make_error("not started");
   for (int attempt = 0; attempt < 5; ++attempt) {
     auto port = free_loopback_port(server->options_.max_port);
-    if (!port) return make_error(port.error());
+    if (!port.ok()) return make_error(port.error());
     server->port_ = *port;
-    if (server->launch_and_wait(&log)) return server;
+    launched = server->launch_and_wait();
+    if (launched.ok()) return server;
   }
-  return make_error(
-      "redis-server did not start (is the redis-server package installed?); "
-      "its log:\n" +
-      log);
+  return make_error("redis-server did not start (is the redis-server package installed?): " +
+                    launched.error());
 }
 
 std::string LocalRedisServer::url() const {
   return "redis://127.0.0.1:" + std::to_string(port_);
 }
 
-bool LocalRedisServer::launch_and_wait(std::string* log) {
+Status LocalRedisServer::launch_and_wait() {
   const std::string log_path = options_.dir + "/redis.log";
   std::vector<std::string> args{options_.executable,
                                 "--port",
@@ -112,10 +113,7 @@ bool LocalRedisServer::launch_and_wait(std::string* log) {
   args.insert(args.end(), options_.extra_args.begin(), options_.extra_args.end());
   const pid_t parent = getpid();
   const pid_t pid = fork();
-  if (pid < 0) {
-    *log = "fork failed";
-    return false;
-  }
+  if (pid < 0) return make_error("fork failed: " + std::string(std::strerror(errno)));
   if (pid == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(127);
@@ -141,19 +139,19 @@ bool LocalRedisServer::launch_and_wait(std::string* log) {
     int status = 0;
     if (waitpid(pid_, &status, WNOHANG) == pid_) {
       pid_ = -1;
-      *log = read_text(log_path);
-      return false;
+      return make_error("it exited on port " + std::to_string(port_) + "; its log:\n" +
+                        read_text(log_path));
     }
     auto c =
         Connection::open(url, {std::chrono::milliseconds(200), std::chrono::milliseconds(500)});
-    if (c && c->command({"PING"})) return true;
-    if (!c && c.error().kind == ErrorKind::auth) return true;  // up, but ACL-only
+    if (c.ok() && c->command({"PING"}).ok()) return {};
+    if (!c.ok() && c.error().kind == ErrorKind::auth) return {};  // up, but ACL-only
     clock.wait_until(clock.now() + pause, never);
     pause = std::min<Nanos>(pause * 2, std::chrono::milliseconds(50));
   }
-  *log = read_text(log_path);
   kill();
-  return false;
+  return make_error("no answer to PING on port " + std::to_string(port_) +
+                    " within 10 s; its log:\n" + read_text(log_path));
 }
 
 void LocalRedisServer::kill() {
@@ -165,14 +163,12 @@ void LocalRedisServer::kill() {
   paused_ = false;
 }
 
-Expected<bool> LocalRedisServer::restart() {
+Status LocalRedisServer::restart() {
   kill();
-  std::string log;
-  if (!launch_and_wait(&log)) {
-    return make_error("redis-server did not restart on port " + std::to_string(port_) +
-                      "; its log:\n" + log);
+  if (Status launched = launch_and_wait(); !launched.ok()) {
+    return make_error("redis-server did not restart: " + launched.error());
   }
-  return true;
+  return {};
 }
 
 void LocalRedisServer::pause() {

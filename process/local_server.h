@@ -39,14 +39,18 @@ class LocalRedisServer {
   pid_t pid() const { return pid_; }
   const std::string& dir() const { return options_.dir; }
 
-  void kill();               ///< SIGKILL and reap (no-op when not running)
-  Expected<bool> restart();  ///< start again on the same port (after kill())
-  void pause();              ///< SIGSTOP: sockets stay open, nothing is answered
-  void resume();             ///< SIGCONT
+  void kill();  ///< SIGKILL and reap (no-op when not running)
+  /// Kills the server and starts it again on the same port. @return ok once it answers PING,
+  /// or why not (the port, and the server's log)
+  Status restart();
+  void pause();   ///< SIGSTOP: sockets stay open, nothing is answered
+  void resume();  ///< SIGCONT
 
  private:
   explicit LocalRedisServer(Options options) : options_(std::move(options)) {}
-  bool launch_and_wait(std::string* log);
+  /// Starts redis-server on port_ and waits for its PING. @return ok, or why not: it exited,
+  /// or did not answer within 10 s (with its log), or could not be forked
+  Status launch_and_wait();
 
   Options options_;
   int port_ = 0;

@@ -21,8 +21,7 @@ std::unique_ptr<RedisServer> RedisServer::start(Options options) {
 }
 
 void RedisServer::restart() {
-  auto r = server_->restart();
-  if (!r) throw std::runtime_error(r.error());
+  if (Status r = server_->restart(); !r.ok()) throw std::runtime_error(r.error());
 }
 
 void must(redis::Connection& c, const std::vector<std::string>& argv) {
