@@ -85,6 +85,8 @@ struct ExecError {
 };
 /// Ok, or where and why executing failed.
 using ExecStatus = Expected<void, ExecError>;
+/// A value, or where and why evaluating it failed.
+using ExecValue = Expected<Value, ExecError>;
 
 class Executor {
  public:
@@ -96,9 +98,15 @@ class Executor {
              {"$value", data.value}};
   }
 
-  ExecStatus run(std::string& out) { return exec_list(impl_.root, out); }
+  /// The template's text. @return it, or where and why executing failed
+  Expected<std::string, ExecError> run() {
+    std::string out;
+    if (ExecStatus ran = exec_list(impl_.root, out); !ran.ok()) return ran.error();
+    return out;
+  }
 
  private:
+  // Appends what `list` prints to `out` (the text so far: a list prints into its parent's).
   ExecStatus exec_list(const List& list, std::string& out) {
     for (const Element& e : list) {
       switch (e.kind) {
@@ -106,18 +114,18 @@ class Executor {
           out += e.text;
           break;
         case Element::Kind::action: {
-          Value v;
-          if (ExecStatus err = eval_pipeline(e.pipeline, v); !err.ok()) return err;
-          if (e.pipeline.declare.empty()) out += print_value(v);
+          ExecValue v = eval_pipeline(e.pipeline);
+          if (!v.ok()) return v.error();
+          if (e.pipeline.declare.empty()) out += print_value(*v);
           break;
         }
         case Element::Kind::conditional: {
           const List* chosen = &e.otherwise;
           const std::size_t scope = vars_.size();
           for (const auto& b : e.branches) {
-            Value c;
-            if (ExecStatus err = eval_pipeline(b.condition, c); !err.ok()) return err;
-            if (truth(c)) {
+            ExecValue c = eval_pipeline(b.condition);
+            if (!c.ok()) return c.error();
+            if (truth(*c)) {
               chosen = &b.body;
               break;
             }
@@ -131,14 +139,14 @@ class Executor {
     return {};
   }
 
-  ExecStatus eval_pipeline(const Pipeline& p, Value& result) {
+  ExecValue eval_pipeline(const Pipeline& p) {
     std::optional<Value> piped;
     for (const Command& c : p.commands) {
-      Value v;
-      if (ExecStatus err = eval_command(c, piped, v); !err.ok()) return err;
-      piped = std::move(v);
+      ExecValue v = eval_command(c, piped);
+      if (!v.ok()) return v;
+      piped = std::move(*v);
     }
-    result = piped ? *piped : Value{Nil{}};
+    Value result = piped ? std::move(*piped) : Value{Nil{}};
     if (!p.declare.empty()) {
       if (p.assign) {
         for (auto it = vars_.rbegin(); it != vars_.rend(); ++it) {
@@ -151,25 +159,25 @@ class Executor {
         vars_.emplace_back(p.declare, result);
       }
     }
-    return {};
+    return result;
   }
 
-  ExecStatus eval_command(const Command& c, const std::optional<Value>& piped, Value& out) {
+  ExecValue eval_command(const Command& c, const std::optional<Value>& piped) {
     const Operand& head = c.args.front();
     if (head.kind == Operand::Kind::function) {
       std::vector<Value> args;
       for (std::size_t i = 1; i < c.args.size(); ++i) {
-        Value v;
-        if (ExecStatus err = eval_operand(c.args[i], v); !err.ok()) return err;
-        args.push_back(std::move(v));
+        ExecValue v = eval_operand(c.args[i]);
+        if (!v.ok()) return v;
+        args.push_back(std::move(*v));
       }
       if (piped) args.push_back(*piped);
-      return call(head, args, out);
+      return call(head, args);
     }
     if (c.args.size() > 1 || piped) {
       return ExecError{head.pos, "can't give argument to non-function " + describe(head)};
     }
-    return eval_operand(head, out);
+    return eval_operand(head);
   }
 
   static std::string describe(const Operand& op) {
@@ -183,25 +191,25 @@ class Executor {
     }
   }
 
-  ExecStatus eval_operand(const Operand& op, Value& out) {
+  ExecValue eval_operand(const Operand& op) {
+    ExecValue out = Value{Nil{}};
     switch (op.kind) {
       case Operand::Kind::string:
-        out = op.text;
+        out = Value{op.text};
         break;
       case Operand::Kind::integer:
-        out = op.integer;
+        out = Value{op.integer};
         break;
       case Operand::Kind::floating:
-        out = op.floating;
+        out = Value{op.floating};
         break;
       case Operand::Kind::boolean:
-        out = op.boolean;
+        out = Value{op.boolean};
         break;
       case Operand::Kind::nil:
-        out = Nil{};
         break;
       case Operand::Kind::dot:
-        out = Root{};
+        out = Value{Root{}};
         break;
       case Operand::Kind::variable:
         for (auto it = vars_.rbegin(); it != vars_.rend(); ++it) {
@@ -212,38 +220,33 @@ class Executor {
         }
         break;
       case Operand::Kind::pipeline:
-        if (ExecStatus err = eval_pipeline(*op.pipeline, out); !err.ok()) return err;
+        out = eval_pipeline(*op.pipeline);
         break;
       case Operand::Kind::function: {
         std::vector<Value> none;
-        if (ExecStatus err = call(op, none, out); !err.ok()) return err;
+        out = call(op, none);
         break;
       }
     }
     for (const std::string& f : op.fields) {
-      if (ExecStatus err = field(op.pos, out, f); !err.ok()) return err;
+      if (!out.ok()) break;
+      out = field(op.pos, *out, f);
     }
-    return {};
+    return out;
   }
 
-  ExecStatus field(std::size_t pos, Value& v, const std::string& name) {
+  // `.name` of `v`.
+  ExecValue field(std::size_t pos, const Value& v, const std::string& name) const {
     if (std::holds_alternative<Root>(v)) {
-      if (name == "Labels") {
-        v = data_.labels ? data_.labels : &empty_labels();
-      } else if (name == "ExternalLabels") {
-        v = data_.external_labels ? data_.external_labels : &empty_labels();
-      } else if (name == "ExternalURL") {
-        v = std::string(data_.external_url);
-      } else if (name == "Value") {
-        v = data_.value;
-      } else {
-        return ExecError{pos, "can't evaluate field " + name + " in type *template.tmplData"};
-      }
-      return {};
+      if (name == "Labels") return Value{data_.labels ? data_.labels : &empty_labels()};
+      if (name == "ExternalLabels")
+        return Value{data_.external_labels ? data_.external_labels : &empty_labels()};
+      if (name == "ExternalURL") return Value{std::string(data_.external_url)};
+      if (name == "Value") return Value{data_.value};
+      return ExecError{pos, "can't evaluate field " + name + " in type *template.tmplData"};
     }
     if (const auto* m = std::get_if<const Labels*>(&v)) {
-      v = std::string((*m)->get(name));  // missingkey=zero: an absent label reads ""
-      return {};
+      return Value{std::string((*m)->get(name))};  // missingkey=zero: an absent label reads ""
     }
     if (std::holds_alternative<Nil>(v)) {
       return ExecError{pos, "nil pointer evaluating interface {}." + name};
@@ -251,7 +254,7 @@ class Executor {
     return ExecError{pos, "can't evaluate field " + name + " in type " + type_of(v)};
   }
 
-  ExecStatus call(const Operand& fn, std::vector<Value>& args, Value& out);
+  ExecValue call(const Operand& fn, std::vector<Value>& args);
 
   const AlertTemplate::Impl& impl_;
   const TemplateData& data_;
@@ -302,37 +305,28 @@ Expected<int> compare(const Value& a, const Value& b, bool ordered) {
   return make_error("invalid type for comparison");
 }
 
-ExecStatus Executor::call(const Operand& fn, std::vector<Value>& args, Value& out) {
+ExecValue Executor::call(const Operand& fn, std::vector<Value>& args) {
   const std::string& name = fn.text;
   const auto err = [&](const std::string& reason) {
     return ExecError{fn.pos, "error calling " + name + ": " + reason};
   };
-  const auto want = [&](std::size_t n) -> ExecStatus {
-    if (args.size() != n) {
-      return ExecError{fn.pos, "wrong number of args for " + name + ": want " + std::to_string(n) +
-                                   " got " + std::to_string(args.size())};
-    }
-    return {};
+  const auto wrong_count = [&](std::size_t n) {
+    return ExecError{fn.pos, "wrong number of args for " + name + ": want " + std::to_string(n) +
+                                 " got " + std::to_string(args.size())};
   };
   if (name.rfind("humanize", 0) == 0) {
-    if (ExecStatus e = want(1); !e.ok()) return e;
+    if (args.size() != 1) return wrong_count(1);
     const auto number = to_float(args[0]);
     if (!number) return err(number.error());
     const double v = *number;
-    if (name == "humanize")
-      out = gofmt::humanize(v);
-    else if (name == "humanize1024")
-      out = gofmt::humanize1024(v);
-    else if (name == "humanizeDuration")
-      out = gofmt::humanize_duration(v);
-    else if (name == "humanizePercentage")
-      out = gofmt::humanize_percentage(v);
-    else
-      out = gofmt::humanize_timestamp(v);
-    return {};
+    if (name == "humanize") return Value{gofmt::humanize(v)};
+    if (name == "humanize1024") return Value{gofmt::humanize1024(v)};
+    if (name == "humanizeDuration") return Value{gofmt::humanize_duration(v)};
+    if (name == "humanizePercentage") return Value{gofmt::humanize_percentage(v)};
+    return Value{gofmt::humanize_timestamp(v)};
   }
   if (name == "toUpper" || name == "toLower" || name == "title") {
-    if (ExecStatus e = want(1); !e.ok()) return e;
+    if (args.size() != 1) return wrong_count(1);
     auto arg = to_string_arg(args[0]);
     if (!arg) return ExecError{fn.pos, arg.error()};
     std::string s = std::move(*arg);
@@ -349,17 +343,15 @@ ExecStatus Executor::call(const Operand& fn, std::vector<Value>& args, Value& ou
         at_word_start = !(lower || upper || (c >= '0' && c <= '9') || c == '_' || u >= 0x80);
       }
     }
-    out = s;
-    return {};
+    return Value{std::move(s)};
   }
   if (name == "printf") {
-    if (args.empty()) return want(1);
+    if (args.empty()) return wrong_count(1);
     const auto format = to_string_arg(args[0]);
     if (!format) return ExecError{fn.pos, format.error()};
     std::vector<gofmt::PrintfArg> rest;
     for (std::size_t i = 1; i < args.size(); ++i) rest.push_back(to_printf_arg(args[i]));
-    out = gofmt::sprintf(*format, rest);
-    return {};
+    return Value{gofmt::sprintf(*format, rest)};
   }
   if (name == "print") {
     std::string s;
@@ -371,11 +363,10 @@ ExecStatus Executor::call(const Operand& fn, std::vector<Value>& args, Value& ou
       }
       s += std::holds_alternative<Nil>(args[i]) ? "<nil>" : print_value(args[i]);
     }
-    out = s;
-    return {};
+    return Value{std::move(s)};
   }
   if (name == "match" || name == "reReplaceAll") {
-    if (ExecStatus e = want(name == "match" ? 2 : 3); !e.ok()) return e;
+    if (const std::size_t n = name == "match" ? 2 : 3; args.size() != n) return wrong_count(n);
     const auto pattern = to_string_arg(args[0]);
     if (!pattern) return ExecError{fn.pos, pattern.error()};
     const auto text = to_string_arg(args.back());
@@ -387,51 +378,42 @@ ExecStatus Executor::call(const Operand& fn, std::vector<Value>& args, Value& ou
     }
     try {
       const std::regex re(*pattern);
-      if (name == "match") {
-        out = std::regex_search(*text, re);
-      } else {
-        out = std::regex_replace(*text, re, *repl);
-      }
+      if (name == "match") return Value{std::regex_search(*text, re)};
+      return Value{std::regex_replace(*text, re, *repl)};
     } catch (const std::regex_error& e) {
       return err("error parsing regexp: " + std::string(e.what()));
     }
-    return {};
   }
   if (name == "index") {
-    if (ExecStatus e = want(2); !e.ok()) return e;
+    if (args.size() != 2) return wrong_count(2);
     const auto* m = std::get_if<const Labels*>(&args[0]);
     if (!m) return err("can't index item of type " + type_of(args[0]));
     const auto key = to_string_arg(args[1]);
     if (!key) return err(key.error());
-    out = std::string((*m)->get(*key));
-    return {};
+    return Value{std::string((*m)->get(*key))};
   }
   if (name == "len") {
-    if (ExecStatus e = want(1); !e.ok()) return e;
-    if (const auto* s = std::get_if<std::string>(&args[0])) {
-      out = static_cast<std::int64_t>(s->size());
-    } else if (const auto* m = std::get_if<const Labels*>(&args[0])) {
-      out = static_cast<std::int64_t>((*m)->size());
-    } else {
-      return err("len of type " + type_of(args[0]));
-    }
-    return {};
+    if (args.size() != 1) return wrong_count(1);
+    if (const auto* s = std::get_if<std::string>(&args[0]))
+      return Value{static_cast<std::int64_t>(s->size())};
+    if (const auto* m = std::get_if<const Labels*>(&args[0]))
+      return Value{static_cast<std::int64_t>((*m)->size())};
+    return err("len of type " + type_of(args[0]));
   }
   if (name == "not") {
-    if (ExecStatus e = want(1); !e.ok()) return e;
-    out = !truth(args[0]);
-    return {};
+    if (args.size() != 1) return wrong_count(1);
+    return Value{!truth(args[0])};
   }
   if (name == "and" || name == "or") {
-    if (args.empty()) return want(1);
+    if (args.empty()) return wrong_count(1);
+    // The first argument that decides (true for or, false for and), else the last.
     for (const Value& v : args) {
-      out = v;
-      if (truth(v) == (name == "or")) break;
+      if (truth(v) == (name == "or")) return v;
     }
-    return {};
+    return args.back();
   }
   // eq ne lt le gt ge
-  if (args.size() < 2) return want(2);
+  if (args.size() < 2) return wrong_count(2);
   if (name == "eq") {
     bool any = false;
     for (std::size_t i = 1; i < args.size(); ++i) {
@@ -439,36 +421,27 @@ ExecStatus Executor::call(const Operand& fn, std::vector<Value>& args, Value& ou
       if (!c) return err(c.error());
       any = any || *c == 0;
     }
-    out = any;
-    return {};
+    return Value{any};
   }
-  if (ExecStatus e = want(2); !e.ok()) return e;
+  if (args.size() != 2) return wrong_count(2);
   const auto compared = compare(args[0], args[1], name != "ne");
   if (!compared) return err(compared.error());
   const int c = *compared;
-  if (name == "ne")
-    out = c != 0;
-  else if (name == "lt")
-    out = c == -1;
-  else if (name == "le")
-    out = c == -1 || c == 0;
-  else if (name == "gt")
-    out = c == 1;
-  else
-    out = c == 1 || c == 0;
-  return {};
+  if (name == "ne") return Value{c != 0};
+  if (name == "lt") return Value{c == -1};
+  if (name == "le") return Value{c == -1 || c == 0};
+  if (name == "gt") return Value{c == 1};
+  return Value{c == 1 || c == 0};
 }
 
 }  // namespace
 
 Expected<std::string> AlertTemplate::expand(const TemplateData& data) const {
   if (!impl_->has_actions) return impl_->text;
-  std::string out;
   Executor ex(*impl_, data);
-  if (ExecStatus ran = ex.run(out); !ran.ok()) {
-    return make_error(impl_->error_at(ran.error().pos, ran.error().reason));
-  }
-  return out;
+  auto ran = ex.run();
+  if (!ran.ok()) return make_error(impl_->error_at(ran.error().pos, ran.error().reason));
+  return std::move(*ran);
 }
 
 std::string AlertTemplate::expand_or_error(const TemplateData& data) const {
