@@ -207,211 +207,256 @@ std::string go_duration_string(std::int64_t ms) {
 
 namespace {
 
+// Reads a parsed test file. Each step returns its value or the first error, located ("line 3,
+// column 5: why"); read() puts the file's path in front.
 class TestFileReader {
  public:
   explicit TestFileReader(std::string path) : path_(std::move(path)) {}
 
-  Expected<RuleTestFile> read(const YAML::Node& root) {
+  Expected<RuleTestFile> read(const YAML::Node& root) const {
+    auto f = read_file(root);
+    if (!f.ok()) return make_error(in_file(f.error()));
+    return f;
+  }
+
+ private:
+  // A duration field: its milliseconds and how promtool prints it.
+  struct Duration {
+    std::int64_t ms = 0;
+    std::string spelled = "0s";
+  };
+
+  // "path:3: why" for "line 3, ...: why", else "path: why".
+  std::string in_file(const std::string& e) const {
+    if (e.rfind("line ", 0) == 0) {
+      const std::size_t colon = e.find(": ");
+      return path_ + ":" + e.substr(5, colon - 5) + ": " + e.substr(colon + 2);
+    }
+    return path_ + ": " + e;
+  }
+
+  static Error at(const YAML::Node& n, const std::string& why) {
+    return make_error(yamlx::at(n) + why);
+  }
+
+  Expected<RuleTestFile> read_file(const YAML::Node& root) const {
     RuleTestFile f;
     f.path = path_;
-    if (!check(root, {"rule_files", "evaluation_interval", "group_eval_order", "tests"},
-               "main.unitTestFile")) {
-      return fail();
+    if (Status st = check(root, {"rule_files", "evaluation_interval", "group_eval_order", "tests"},
+                          "main.unitTestFile");
+        !st.ok()) {
+      return make_error(st.error());
     }
-    if (!list_of_strings(root["rule_files"], "rule_files", f.rule_files)) return fail();
-    if (!duration(root["evaluation_interval"], "evaluation_interval", f.evaluation_interval_ms,
-                  nullptr)) {
-      return fail();
-    }
-    if (f.evaluation_interval_ms == 0) f.evaluation_interval_ms = 60'000;
-    if (!list_of_strings(root["group_eval_order"], "group_eval_order", f.group_eval_order))
-      return fail();
+    auto rule_files = list_of_strings(root["rule_files"], "rule_files");
+    if (!rule_files.ok()) return make_error(rule_files.error());
+    f.rule_files = std::move(*rule_files);
+    auto interval = duration(root["evaluation_interval"], "evaluation_interval");
+    if (!interval.ok()) return make_error(interval.error());
+    f.evaluation_interval_ms = interval->ms == 0 ? 60'000 : interval->ms;
+    auto order = list_of_strings(root["group_eval_order"], "group_eval_order");
+    if (!order.ok()) return make_error(order.error());
+    f.group_eval_order = std::move(*order);
     const YAML::Node tests = root["tests"];
     if (tests.IsDefined() && !tests.IsNull()) {
-      if (!tests.IsSequence()) return fail(tests, "tests must be a list");
+      if (!tests.IsSequence()) return at(tests, "tests must be a list");
       for (const auto& t : tests) {
-        RuleTestGroup g;
-        if (!read_group(t, g)) return fail();
-        f.tests.push_back(std::move(g));
+        auto g = read_group(t);
+        if (!g.ok()) return make_error(g.error());
+        f.tests.push_back(std::move(*g));
       }
     }
     return f;
   }
 
- private:
-  Expected<RuleTestFile> fail(const YAML::Node& n, const std::string& why) {
-    error_ = yamlx::at(n) + why;
-    return fail();
-  }
-  Expected<RuleTestFile> fail() {
-    std::string e = error_;
-    if (e.rfind("line ", 0) == 0) {
-      const std::size_t colon = e.find(": ");
-      return make_error(path_ + ":" + e.substr(5, colon - 5) + ": " + e.substr(colon + 2));
-    }
-    return make_error(path_ + ": " + e);
-  }
-  bool set_error(const YAML::Node& n, const std::string& why) {
-    error_ = yamlx::at(n) + why;
-    return false;
+  // n has only `keys` (promtool's "field x not found in type <type>") and is a mapping.
+  static Status check(const YAML::Node& n, std::initializer_list<std::string_view> keys,
+                      std::string_view type) {
+    if (Status st = yamlx::check_keys(n, keys, type); !st.ok()) return st;
+    if (n.IsDefined() && !n.IsNull() && !n.IsMap()) return at(n, "expected a mapping");
+    return {};
   }
 
-  bool check(const YAML::Node& n, std::initializer_list<std::string_view> keys,
-             std::string_view type) {
-    if (Status st = yamlx::check_keys(n, keys, type); !st.ok()) {
-      error_ = st.error();
-      return false;
-    }
-    if (n.IsDefined() && !n.IsNull() && !n.IsMap()) return set_error(n, "expected a mapping");
-    return true;
+  static Expected<Duration> duration(const YAML::Node& n, std::string_view field) {
+    auto s = yamlx::scalar(n, field);
+    if (!s.ok()) return make_error(s.error());
+    if (s->empty()) return Duration{};
+    auto d = parse_prom_duration(*s);
+    if (!d.ok()) return at(n, std::string(field) + ": " + d.error());
+    return Duration{*d, format_prom_duration(*d)};
   }
 
-  bool text(const YAML::Node& n, std::string_view field, std::string& out) {
-    auto value = yamlx::scalar(n, field);
-    if (!value) {
-      out.clear();
-      error_ = value.error();
-      return false;
-    }
-    out = std::move(*value);
-    return true;
-  }
-
-  bool duration(const YAML::Node& n, std::string_view field, std::int64_t& ms,
-                std::string* spelled) {
-    std::string s;
-    if (!text(n, field, s)) return false;
-    if (s.empty()) {
-      ms = 0;
-      if (spelled) *spelled = "0s";
-      return true;
-    }
-    auto d = parse_prom_duration(s);
-    if (!d.ok()) return set_error(n, std::string(field) + ": " + d.error());
-    ms = *d;
-    if (spelled) *spelled = format_prom_duration(ms);
-    return true;
-  }
-
-  bool list_of_strings(const YAML::Node& n, std::string_view field, std::vector<std::string>& out) {
-    if (!n.IsDefined() || n.IsNull()) return true;
-    if (!n.IsSequence()) return set_error(n, std::string(field) + " must be a list");
+  static Expected<std::vector<std::string>> list_of_strings(const YAML::Node& n,
+                                                            std::string_view field) {
+    std::vector<std::string> out;
+    if (!n.IsDefined() || n.IsNull()) return out;
+    if (!n.IsSequence()) return at(n, std::string(field) + " must be a list");
     for (const auto& item : n) {
-      std::string s;
-      if (!text(item, field, s)) return false;
-      out.push_back(s);
+      auto s = yamlx::scalar(item, field);
+      if (!s.ok()) return make_error(s.error());
+      out.push_back(std::move(*s));
     }
-    return true;
+    return out;
   }
 
-  bool string_map(const YAML::Node& n, std::string_view field, Labels& out) {
-    if (!n.IsDefined() || n.IsNull()) return true;
-    if (!n.IsMap()) return set_error(n, std::string(field) + " must be a mapping");
+  static Expected<Labels> string_map(const YAML::Node& n, std::string_view field) {
+    Labels out;
+    if (!n.IsDefined() || n.IsNull()) return out;
+    if (!n.IsMap()) return at(n, std::string(field) + " must be a mapping");
     for (const auto& kv : n) {
-      std::string k, v;
-      if (!text(kv.first, field, k) || !text(kv.second, field, v)) return false;
-      out.set(k, v);
+      auto k = yamlx::scalar(kv.first, field);
+      if (!k.ok()) return make_error(k.error());
+      auto v = yamlx::scalar(kv.second, field);
+      if (!v.ok()) return make_error(v.error());
+      out.set(*k, *v);
     }
-    return true;
+    return out;
   }
 
-  bool read_group(const YAML::Node& t, RuleTestGroup& g) {
-    if (!check(t,
-               {"interval", "input_series", "alert_rule_test", "promql_expr_test",
-                "external_labels", "external_url", "name"},
-               "main.testGroup")) {
-      return false;
-    }
-    if (!text(t["name"], "name", g.name) ||
-        !text(t["external_url"], "external_url", g.external_url) ||
-        !duration(t["interval"], "interval", g.interval_ms, nullptr) ||
-        !string_map(t["external_labels"], "external_labels", g.external_labels)) {
-      return false;
-    }
-    std::vector<YAML::Node> items;
-    if (!seq(t["input_series"], "input_series", items)) return false;
-    for (const auto& s : items) {
-      if (!check(s, {"series", "values"}, "main.series")) return false;
-      std::string series, values;
-      if (!text(s["series"], "series", series) || !text(s["values"], "values", values))
-        return false;
-      auto labels = parse_metric(series);
-      if (!labels.ok()) return set_error(s, labels.error());
-      if (labels->metric_name().empty())
-        return set_error(s, "series \"" + series + "\" has no metric name");
-      auto v = expand_series_values(values);
-      if (!v.ok()) return set_error(s["values"], v.error());
-      g.input_series.push_back({std::move(*labels), std::move(*v)});
-    }
-    if (!seq(t["alert_rule_test"], "alert_rule_test", items)) return false;
-    for (const auto& a : std::vector<YAML::Node>(items)) {
-      if (!check(a, {"eval_time", "alertname", "exp_alerts"}, "main.alertTestCase")) return false;
-      AlertTestCase c;
-      if (!duration(a["eval_time"], "eval_time", c.eval_time_ms, &c.eval_time_text) ||
-          !text(a["alertname"], "alertname", c.alertname)) {
-        return false;
-      }
-      if (c.alertname.empty()) {
-        return set_error(a,
-                         "an item under alert_rule_test misses required attribute alertname at "
-                         "eval_time " +
-                             c.eval_time_text);
-      }
-      std::vector<YAML::Node> exp;
-      if (!seq(a["exp_alerts"], "exp_alerts", exp)) return false;
-      for (const auto& e : exp) {
-        if (!check(e, {"exp_labels", "exp_annotations"}, "main.alert")) return false;
-        ExpectedAlert ea;
-        if (!string_map(e["exp_labels"], "exp_labels", ea.labels) ||
-            !string_map(e["exp_annotations"], "exp_annotations", ea.annotations)) {
-          return false;
-        }
-        ea.labels.set("alertname", c.alertname);
-        c.exp_alerts.push_back(std::move(ea));
-      }
-      g.alert_tests.push_back(std::move(c));
-    }
-    if (!seq(t["promql_expr_test"], "promql_expr_test", items)) return false;
-    for (const auto& p : std::vector<YAML::Node>(items)) {
-      if (!check(p, {"expr", "eval_time", "exp_samples"}, "main.promqlTestCase")) return false;
-      PromqlTestCase c;
-      if (!text(p["expr"], "expr", c.expr) ||
-          !duration(p["eval_time"], "eval_time", c.eval_time_ms, &c.eval_time_text)) {
-        return false;
-      }
-      std::vector<YAML::Node> samples;
-      if (!seq(p["exp_samples"], "exp_samples", samples)) return false;
-      for (const auto& s : samples) {
-        if (!check(s, {"labels", "value"}, "main.sample")) return false;
-        std::string labels, value;
-        if (!text(s["labels"], "labels", labels) || !text(s["value"], "value", value)) return false;
-        auto l = parse_metric(labels);
-        if (!l.ok()) return set_error(s, "labels \"" + labels + "\": " + l.error());
-        ExpectedSample es;
-        es.labels = std::move(*l);
-        if (!value.empty()) {
-          auto v = yaml_float(value);
-          if (!v.ok()) return set_error(s["value"], v.error());
-          es.value = *v;
-        }
-        c.exp_samples.push_back(std::move(es));
-      }
-      g.promql_tests.push_back(std::move(c));
-    }
-    return true;
-  }
-
-  // The items of a list node (none when absent). @return false when n is not a list.
-  bool seq(const YAML::Node& n, std::string_view field, std::vector<YAML::Node>& out) {
-    out.clear();
-    if (!n.IsDefined() || n.IsNull()) return true;
-    if (!n.IsSequence()) return set_error(n, std::string(field) + " must be a list");
+  // The items of a list node (none when absent); an error when n is not a list.
+  static Expected<std::vector<YAML::Node>> seq(const YAML::Node& n, std::string_view field) {
+    std::vector<YAML::Node> out;
+    if (!n.IsDefined() || n.IsNull()) return out;
+    if (!n.IsSequence()) return at(n, std::string(field) + " must be a list");
     for (const auto& item : n) out.push_back(item);
-    return true;
+    return out;
+  }
+
+  static Expected<RuleTestGroup> read_group(const YAML::Node& t) {
+    if (Status st = check(t,
+                          {"interval", "input_series", "alert_rule_test", "promql_expr_test",
+                           "external_labels", "external_url", "name"},
+                          "main.testGroup");
+        !st.ok()) {
+      return make_error(st.error());
+    }
+    RuleTestGroup g;
+    auto name = yamlx::scalar(t["name"], "name");
+    if (!name.ok()) return make_error(name.error());
+    g.name = std::move(*name);
+    auto url = yamlx::scalar(t["external_url"], "external_url");
+    if (!url.ok()) return make_error(url.error());
+    g.external_url = std::move(*url);
+    auto interval = duration(t["interval"], "interval");
+    if (!interval.ok()) return make_error(interval.error());
+    g.interval_ms = interval->ms;
+    auto external = string_map(t["external_labels"], "external_labels");
+    if (!external.ok()) return make_error(external.error());
+    g.external_labels = std::move(*external);
+
+    auto inputs = seq(t["input_series"], "input_series");
+    if (!inputs.ok()) return make_error(inputs.error());
+    for (const auto& s : *inputs) {
+      auto input = read_input(s);
+      if (!input.ok()) return make_error(input.error());
+      g.input_series.push_back(std::move(*input));
+    }
+    auto alerts = seq(t["alert_rule_test"], "alert_rule_test");
+    if (!alerts.ok()) return make_error(alerts.error());
+    for (const auto& a : *alerts) {
+      auto c = read_alert_test(a);
+      if (!c.ok()) return make_error(c.error());
+      g.alert_tests.push_back(std::move(*c));
+    }
+    auto exprs = seq(t["promql_expr_test"], "promql_expr_test");
+    if (!exprs.ok()) return make_error(exprs.error());
+    for (const auto& p : *exprs) {
+      auto c = read_promql_test(p);
+      if (!c.ok()) return make_error(c.error());
+      g.promql_tests.push_back(std::move(*c));
+    }
+    return g;
+  }
+
+  static Expected<InputSeries> read_input(const YAML::Node& s) {
+    if (Status st = check(s, {"series", "values"}, "main.series"); !st.ok())
+      return make_error(st.error());
+    auto series = yamlx::scalar(s["series"], "series");
+    if (!series.ok()) return make_error(series.error());
+    auto values = yamlx::scalar(s["values"], "values");
+    if (!values.ok()) return make_error(values.error());
+    auto labels = parse_metric(*series);
+    if (!labels.ok()) return at(s, labels.error());
+    if (labels->metric_name().empty())
+      return at(s, "series \"" + *series + "\" has no metric name");
+    auto v = expand_series_values(*values);
+    if (!v.ok()) return at(s["values"], v.error());
+    return InputSeries{std::move(*labels), std::move(*v)};
+  }
+
+  static Expected<AlertTestCase> read_alert_test(const YAML::Node& a) {
+    if (Status st = check(a, {"eval_time", "alertname", "exp_alerts"}, "main.alertTestCase");
+        !st.ok()) {
+      return make_error(st.error());
+    }
+    AlertTestCase c;
+    auto eval_time = duration(a["eval_time"], "eval_time");
+    if (!eval_time.ok()) return make_error(eval_time.error());
+    c.eval_time_ms = eval_time->ms;
+    c.eval_time_text = eval_time->spelled;
+    auto alertname = yamlx::scalar(a["alertname"], "alertname");
+    if (!alertname.ok()) return make_error(alertname.error());
+    c.alertname = std::move(*alertname);
+    if (c.alertname.empty()) {
+      return at(a,
+                "an item under alert_rule_test misses required attribute alertname at "
+                "eval_time " +
+                    c.eval_time_text);
+    }
+    auto exp = seq(a["exp_alerts"], "exp_alerts");
+    if (!exp.ok()) return make_error(exp.error());
+    for (const auto& e : *exp) {
+      if (Status st = check(e, {"exp_labels", "exp_annotations"}, "main.alert"); !st.ok())
+        return make_error(st.error());
+      ExpectedAlert ea;
+      auto labels = string_map(e["exp_labels"], "exp_labels");
+      if (!labels.ok()) return make_error(labels.error());
+      auto annotations = string_map(e["exp_annotations"], "exp_annotations");
+      if (!annotations.ok()) return make_error(annotations.error());
+      ea.labels = std::move(*labels);
+      ea.annotations = std::move(*annotations);
+      ea.labels.set("alertname", c.alertname);
+      c.exp_alerts.push_back(std::move(ea));
+    }
+    return c;
+  }
+
+  static Expected<PromqlTestCase> read_promql_test(const YAML::Node& p) {
+    if (Status st = check(p, {"expr", "eval_time", "exp_samples"}, "main.promqlTestCase");
+        !st.ok()) {
+      return make_error(st.error());
+    }
+    PromqlTestCase c;
+    auto expr = yamlx::scalar(p["expr"], "expr");
+    if (!expr.ok()) return make_error(expr.error());
+    c.expr = std::move(*expr);
+    auto eval_time = duration(p["eval_time"], "eval_time");
+    if (!eval_time.ok()) return make_error(eval_time.error());
+    c.eval_time_ms = eval_time->ms;
+    c.eval_time_text = eval_time->spelled;
+    auto samples = seq(p["exp_samples"], "exp_samples");
+    if (!samples.ok()) return make_error(samples.error());
+    for (const auto& s : *samples) {
+      if (Status st = check(s, {"labels", "value"}, "main.sample"); !st.ok())
+        return make_error(st.error());
+      auto labels = yamlx::scalar(s["labels"], "labels");
+      if (!labels.ok()) return make_error(labels.error());
+      auto value = yamlx::scalar(s["value"], "value");
+      if (!value.ok()) return make_error(value.error());
+      auto l = parse_metric(*labels);
+      if (!l.ok()) return at(s, "labels \"" + *labels + "\": " + l.error());
+      ExpectedSample es;
+      es.labels = std::move(*l);
+      if (!value->empty()) {
+        auto v = yaml_float(*value);
+        if (!v.ok()) return at(s["value"], v.error());
+        es.value = *v;
+      }
+      c.exp_samples.push_back(std::move(es));
+    }
+    return c;
   }
 
   std::string path_;
-  std::string error_;
 };
 
 std::string directory_of(const std::string& path) {
