@@ -104,19 +104,19 @@ class Parser {
   Status run() {
     vars_ = {"$", "$labels", "$externalLabels", "$externalURL", "$value"};
     std::string stop;
-    if (!parse_list(impl_.root, stop)) return make_error(error_);
-    if (!stop.empty()) return make_error(impl_.error_at(stop_pos_, "unexpected {{" + stop + "}}"));
+    if (Status parsed = parse_list(impl_.root, stop); !parsed.ok()) return parsed;
+    if (!stop.empty()) return fail(stop_pos_, "unexpected {{" + stop + "}}");
     return {};
   }
 
  private:
-  bool fail(std::size_t pos, std::string_view reason) {
-    if (error_.empty()) error_ = impl_.error_at(pos, reason);
-    return false;
+  // The error at `pos` of the text: what every step returns when it fails.
+  Error fail(std::size_t pos, std::string_view reason) const {
+    return make_error(impl_.error_at(pos, reason));
   }
 
   // Parses elements until {{else}}/{{end}} (returned in stop, "" at end of text).
-  bool parse_list(List& out, std::string& stop) {
+  Status parse_list(List& out, std::string& stop) {
     stop.clear();
     while (i_ < text_.size()) {
       const std::size_t open = text_.find("{{", i_);
@@ -143,7 +143,7 @@ class Parser {
       impl_.has_actions = true;
       std::vector<Token> toks;
       std::size_t content_start = p;
-      if (!scan_action(p, toks)) return false;
+      if (Status st = scan_action(p, toks); !st.ok()) return st;
       if (toks.empty()) {
         if (comment_) continue;
         return fail(content_start, "missing value for command");
@@ -154,10 +154,10 @@ class Parser {
           stop = kw;
           stop_pos_ = toks[0].pos;
           stop_tokens_.assign(toks.begin() + 1, toks.end());
-          return true;
+          return {};
         }
         if (kw == "if") {
-          if (!parse_if(out, toks)) return false;
+          if (Status st = parse_if(out, toks); !st.ok()) return st;
           continue;
         }
         if (kw == "range" || kw == "with" || kw == "define" || kw == "template" || kw == "block" ||
@@ -170,10 +170,10 @@ class Parser {
       e.kind = Element::Kind::action;
       e.pos = toks[0].pos;
       std::size_t k = 0;
-      if (!parse_pipeline(toks, k, e.pipeline, false)) return false;
+      if (Status st = parse_pipeline(toks, k, e.pipeline, false); !st.ok()) return st;
       out.push_back(std::move(e));
     }
-    return true;
+    return {};
   }
 
   void push_text(List& out, std::string chunk, std::size_t pos) {
@@ -185,7 +185,7 @@ class Parser {
     out.push_back(std::move(e));
   }
 
-  bool parse_if(List& out, std::vector<Token> toks) {
+  Status parse_if(List& out, std::vector<Token> toks) {
     Element e;
     e.kind = Element::Kind::conditional;
     e.pos = toks[0].pos;
@@ -194,9 +194,9 @@ class Parser {
       const std::size_t scope = vars_.size();
       std::size_t k = 1;
       if (toks.size() < 2) return fail(toks[0].pos, "missing value for if");
-      if (!parse_pipeline(toks, k, b.condition, false)) return false;
+      if (Status st = parse_pipeline(toks, k, b.condition, false); !st.ok()) return st;
       std::string stop;
-      if (!parse_list(b.body, stop)) return false;
+      if (Status st = parse_list(b.body, stop); !st.ok()) return st;
       vars_.resize(scope);
       e.branches.push_back(std::move(b));
       if (stop.empty()) return fail(e.pos, "unexpected EOF: {{if}} without {{end}}");
@@ -213,18 +213,18 @@ class Parser {
         continue;
       }
       std::string stop2;
-      if (!parse_list(e.otherwise, stop2)) return false;
+      if (Status st = parse_list(e.otherwise, stop2); !st.ok()) return st;
       vars_.resize(scope);
       if (stop2 != "end") return fail(e.pos, "expected {{end}} after {{else}}");
       if (!stop_tokens_.empty()) return fail(stop_tokens_[0].pos, "unexpected token in {{end}}");
       break;
     }
     out.push_back(std::move(e));
-    return true;
+    return {};
   }
 
   // Lexes one action starting at p (just after "{{" and an optional "- "); leaves i_ after "}}".
-  bool scan_action(std::size_t p, std::vector<Token>& toks) {
+  Status scan_action(std::size_t p, std::vector<Token>& toks) {
     comment_ = false;
     if (text_.compare(p, 2, "/*") == 0) {
       const std::size_t close = text_.find("*/", p + 2);
@@ -237,7 +237,7 @@ class Parser {
       if (text_.compare(p, 2, "}}") != 0) return fail(p, "comment ends before closing delimiter");
       i_ = p + 2;
       comment_ = true;
-      return true;
+      return {};
     }
     bool space_before = true;
     while (p < text_.size()) {
@@ -250,7 +250,7 @@ class Parser {
           if (text_.compare(q, 3, "-}}") == 0) {
             trim_next_ = true;
             i_ = q + 3;
-            return true;
+            return {};
           }
         }
         ++p;
@@ -259,14 +259,14 @@ class Parser {
       }
       if (text_.compare(p, 2, "}}") == 0) {
         i_ = p + 2;
-        return true;
+        return {};
       }
       Token t;
       t.pos = p;
       t.adjacent = !space_before && !toks.empty();
       space_before = false;
       if (c == '"' || c == '`') {
-        if (!scan_string(p, t)) return false;
+        if (Status st = scan_string(p, t); !st.ok()) return st;
       } else if (c == '|') {
         t.kind = Tok::pipe;
         ++p;
@@ -322,7 +322,7 @@ class Parser {
     return fail(open_pos_, "unclosed action");
   }
 
-  bool scan_string(std::size_t& p, Token& t) {
+  Status scan_string(std::size_t& p, Token& t) {
     t.kind = Tok::string;
     const char quote = text_[p];
     std::size_t q = p + 1;
@@ -362,12 +362,12 @@ class Parser {
     }
     if (q >= text_.size()) return fail(p, "unterminated quoted string");
     p = q + 1;
-    return true;
+    return {};
   }
 
   // pipeline := [ $var (:= | =) ] command ( '|' command )*   ending at end or ')'.
-  bool parse_pipeline(const std::vector<Token>& toks, std::size_t& k, Pipeline& out,
-                      bool in_paren) {
+  Status parse_pipeline(const std::vector<Token>& toks, std::size_t& k, Pipeline& out,
+                        bool in_paren) {
     out.pos = k < toks.size() ? toks[k].pos : 0;
     if (k + 1 < toks.size() && toks[k].kind == Tok::variable &&
         (toks[k + 1].kind == Tok::declare || toks[k + 1].kind == Tok::assign)) {
@@ -383,7 +383,7 @@ class Parser {
       cmd.pos = k < toks.size() ? toks[k].pos : out.pos;
       while (k < toks.size() && toks[k].kind != Tok::pipe && toks[k].kind != Tok::rparen) {
         Operand op;
-        if (!parse_operand(toks, k, op)) return false;
+        if (Status st = parse_operand(toks, k, op); !st.ok()) return st;
         cmd.args.push_back(std::move(op));
       }
       if (cmd.args.empty()) return fail(cmd.pos, "missing command");
@@ -398,10 +398,10 @@ class Parser {
       return fail(toks[k].pos, "unexpected right paren");
     }
     if (!out.declare.empty() && !out.assign) vars_.push_back(out.declare);
-    return true;
+    return {};
   }
 
-  bool parse_operand(const std::vector<Token>& toks, std::size_t& k, Operand& op) {
+  Status parse_operand(const std::vector<Token>& toks, std::size_t& k, Operand& op) {
     const Token& t = toks[k];
     op.pos = t.pos;
     switch (t.kind) {
@@ -411,7 +411,7 @@ class Parser {
         ++k;
         break;
       case Tok::number:
-        if (!parse_number(t, op)) return false;
+        if (Status st = parse_number(t, op); !st.ok()) return st;
         ++k;
         break;
       case Tok::variable:
@@ -433,7 +433,7 @@ class Parser {
         ++k;
         op.kind = Operand::Kind::pipeline;
         op.pipeline = std::make_shared<Pipeline>();
-        if (!parse_pipeline(toks, k, *op.pipeline, true)) return false;
+        if (Status st = parse_pipeline(toks, k, *op.pipeline, true); !st.ok()) return st;
         if (k >= toks.size() || toks[k].kind != Tok::rparen)
           return fail(t.pos, "unclosed left paren");
         ++k;
@@ -469,10 +469,10 @@ class Parser {
       op.fields.push_back(toks[k].text);
       ++k;
     }
-    return true;
+    return {};
   }
 
-  bool parse_number(const Token& t, Operand& op) {
+  Status parse_number(const Token& t, Operand& op) {
     const std::string& s = t.text;
     const bool floaty = s.find_first_of(".eEpP") != std::string::npos &&
                         !(s.size() > 1 && (s[1] == 'x' || s[1] == 'X'));
@@ -493,14 +493,14 @@ class Parser {
       if (r.ec == std::errc() && r.ptr == body.data() + body.size()) {
         op.kind = Operand::Kind::integer;
         op.integer = neg ? -v : v;
-        return true;
+        return {};
       }
     }
     auto f = gofmt::parse_float(s);
     if (!f.ok() || s == "NaN" || s == "Inf") return fail(t.pos, "bad number syntax: \"" + s + "\"");
     op.kind = Operand::Kind::floating;
     op.floating = *f;
-    return true;
+    return {};
   }
 
   AlertTemplate::Impl& impl_;
@@ -508,7 +508,6 @@ class Parser {
   std::size_t i_ = 0;
   bool trim_next_ = false;
   bool comment_ = false;
-  std::string error_;
   std::size_t stop_pos_ = 0;
   std::size_t open_pos_ = 0;  // the "{{" of the action being scanned
   std::vector<Token> stop_tokens_;
