@@ -17,7 +17,7 @@ void SparklineDelegate::paint(QPainter* painter, const QStyleOptionViewItem& opt
   // Levels are fractions of capacity: a fixed 0..1 scale keeps rows comparable.
   QPainterPath path;
   for (qsizetype i = 0; i < values.size(); ++i) {
-    const double v = std::clamp(values[i].toDouble(), 0.0, 1.0);
+    const double v = std::clamp(values[i].value<double>(), 0.0, 1.0);
     const QPointF p(
         r.left() + r.width() * static_cast<double>(i) / static_cast<double>(values.size() - 1),
         r.bottom() - v * r.height());
@@ -28,7 +28,7 @@ void SparklineDelegate::paint(QPainter* painter, const QStyleOptionViewItem& opt
   }
   painter->save();
   painter->setRenderHint(QPainter::Antialiasing, true);
-  const bool low = values.back().toDouble() < 0.1;
+  const bool low = values.back().value<double>() < 0.1;
   painter->setPen(QPen(low ? QColor(220, 50, 47) : option.palette.color(QPalette::Highlight), 1.4));
   painter->drawPath(path);
   painter->restore();

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "core/common/parse_number.h"
 #include "core/common/version.h"
 #include "core/connections/secret_resolution.h"
 #include "core/redis/redis_password.h"
@@ -158,11 +159,13 @@ int main(int argc, char** argv) {
     return fail(QString::fromStdString(
         limitscope::make_scenario(options.scenario, options.scenario_length).error()));
   }
-  const double after_s = parser.value(after).toDouble(&ok);
-  if (!ok || after_s < 0 || after_s > 7 * 86400) {
+  const std::optional<double> after_parsed =
+      limitscope::parse_finite(parser.value(after).toStdString());
+  if (!after_parsed || *after_parsed < 0 || *after_parsed > 7 * 86400) {
     return fail(QStringLiteral("--after \"%1\": expected seconds between 0 and 604800")
                     .arg(parser.value(after)));
   }
+  const double after_s = *after_parsed;
 
   // --redis with the password from --redis-password-file or LIMITSCOPE_REDIS_PASSWORD, by the
   // rules of the CLI and the gateway (docs/live-sources.md).

@@ -17,6 +17,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolBar>
+#include <string>
 
 #include "core/metrics/series_store.h"
 #include "support/qt_app.h"
@@ -203,7 +204,7 @@ TEST(MainWindow, ExportsPngAndCsvMatchingTheStore) {
     const qsizetype last = row.lastIndexOf(QLatin1Char(','));
     const qsizetype prev = row.lastIndexOf(QLatin1Char(','), last - 1);
     const qint64 t = row.mid(prev + 1, last - prev - 1).toLongLong();
-    const double v = row.mid(last + 1).toDouble();
+    const double v = std::stod(row.mid(last + 1).toStdString());
     bool match = false;
     for (const auto& s : ref->store().select({}, t, t)) {
       for (const auto& smp : s.samples) match |= smp.t_ms == t && smp.value == v;
