@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "core/limiter/policy.h"
+#include "core/redis/redis_url.h"
 #include "core/tuner/number_text.h"
 #include "core/tuner/trace_file_load.h"
 
@@ -236,6 +238,21 @@ Status check_shadow(const LiveInputs& in, const std::vector<FieldProblem>& candi
   return check_apply(in, candidate_problems);
 }
 
+std::string write_failed_text(LiveWrite write, bool conflict, const std::string& error) {
+  const bool shadow = write == LiveWrite::put_shadow || write == LiveWrite::clear_shadow;
+  if (conflict && shadow) {
+    return "Not written: the rule's shadow changed since it was read (someone else set or "
+           "cleared it). Nothing was changed; the config is being reloaded — check it and try "
+           "again.";
+  }
+  if (conflict) {
+    return "Not written: the rule changed since it was read (someone else applied a version). "
+           "Nothing was changed; the live config is being reloaded — check it and apply again.";
+  }
+  static constexpr const char* kNames[] = {"Apply", "Undo", "Put in shadow", "Clear shadow"};
+  return std::string(kNames[static_cast<int>(write)]) + " failed: " + error;
+}
+
 std::string shadow_written_text(const std::string& rule, const redis::RuleConfig& shadow,
                                 const std::string& by) {
   return "In shadow: rule " + rule + "'s shadow config is version " +
@@ -316,6 +333,7 @@ bool TunerSession::whatif_idle() const {
 void TunerSession::forget_live() {
   live_.reset();
   can_undo_ = false;
+  shadow_version_ = 0;
 }
 
 std::optional<LimitParams> TunerSession::live_setting(const std::string& override_key,
@@ -328,6 +346,30 @@ std::optional<LimitParams> TunerSession::live_setting(const std::string& overrid
     return std::nullopt;  // the whole composite is replaced: compare against an entry
   }
   return live_->params_for(override_key);
+}
+
+TunerSession::TunerSession() : cancel_(std::make_shared<std::atomic<bool>>(false)) {
+  set_tokens_per_request(0);
+}
+
+void TunerSession::set_connection(std::string url) {
+  url_ = std::move(url);
+  url_shown_.clear();
+  if (url_.empty()) return;
+  const auto parsed = redis::parse_redis_url(url_);
+  url_shown_ = parsed ? parsed->redacted() : "(unusable URL)";
+}
+
+void TunerSession::set_tokens_per_request(int tokens) {
+  auto pricing = std::make_shared<PricingOptions>();
+  pricing->policy = &default_policy();
+  if (tokens > 0) pricing->tokens_per_request = tokens;
+  pricing_ = std::move(pricing);
+}
+
+const TunerSession::CancelFlag& TunerSession::start_job() {
+  cancel_ = std::make_shared<std::atomic<bool>>(false);
+  return cancel_;
 }
 
 }  // namespace limitscope::tuner

@@ -24,6 +24,7 @@
 #include "core/tuner/advice.h"
 #include "core/tuner/candidate.h"
 #include "core/tuner/first_guess.h"
+#include "core/tuner/pricing.h"
 #include "core/tuner/sweep.h"
 #include "core/tuner/trace.h"
 #include "core/tuner/well_behaved.h"
@@ -170,6 +171,12 @@ std::string shadow_written_text(const std::string& rule, const redis::RuleConfig
 std::string shadow_cleared_text(const std::string& rule, std::int64_t version,
                                 const std::string& by);
 
+/// A write to the live rule.
+enum class LiveWrite { apply, undo, put_shadow, clear_shadow };
+/// What the live status says when a write failed: "Apply failed: <error>", or, when the version
+/// it compared and set had moved (`conflict`: someone else wrote meanwhile), that nothing was
+/// changed and the config is being read again.
+std::string write_failed_text(LiveWrite write, bool conflict, const std::string& error);
 /// The live status after a read: none yet, a composite, or the live setting.
 std::string config_read_text(const std::string& rule, const std::optional<redis::RuleConfig>& live);
 
@@ -177,11 +184,39 @@ std::string config_read_text(const std::string& rule, const std::optional<redis:
 std::string config_written_text(bool undo, const std::optional<redis::RuleConfig>& live,
                                 const std::string& by);
 
-/// The state of one Tuner: the trace, the two what-if series and their requests in flight, the
-/// live rule's config, and the request counters that make late replies stale.
+/// The state of one Tuner: the connection, the trace, the prices and the key names it is read
+/// with, the running job's Cancel flag, the two what-if series and their requests in flight,
+/// the live rule's config and shadow version, and the request counters that make late replies
+/// stale. The tab owns one; each panel changes it only through these operations.
 class TunerSession {
  public:
   enum Side { current = 0, candidate = 1 };
+  /// A job's Cancel flag, which its worker polls.
+  using CancelFlag = std::shared_ptr<std::atomic<bool>>;
+
+  TunerSession();
+
+  // --- the connection: the app's --redis URL, or none
+  /// @param url as given (it may hold a password: only ever handed to a worker); "" for none
+  void set_connection(std::string url);
+  bool connected() const { return !url_.empty(); }
+  const std::string& url() const { return url_; }
+  /// The URL for labels: redacted, or "(unusable URL)" when it does not parse; "" for none.
+  const std::string& url_shown() const { return url_shown_; }
+  // --- prices and names
+  /// The default policy's prices and quotas, with `tokens` assumed for a request whose trace
+  /// line gives no count (0: none, such requests stay unpriced).
+  void set_tokens_per_request(int tokens);
+  const std::shared_ptr<const PricingOptions>& pricing() const { return pricing_; }
+  /// The dashboard's names of keys (key_names_of its rows).
+  void set_key_names(KeyNames names) { names_ = std::move(names); }
+  const KeyNames& key_names() const { return names_; }
+  // --- the job on the job worker (a load, a pass over the trace, a sweep): one at a time
+  /// A job starts: its Cancel flag is a fresh one (an earlier job's stays as it was).
+  const CancelFlag& start_job();
+  /// Cancels the running job.
+  void cancel_job() { cancel_->store(true); }
+  const CancelFlag& job_cancel() const { return cancel_; }
 
   // --- the trace
   /// Takes a loaded trace and its facts; replies still in flight for the previous one go stale.
@@ -213,8 +248,12 @@ class TunerSession {
   // --- the live rule
   void set_live(std::optional<redis::RuleConfig> live) { live_ = std::move(live); }
   const std::optional<redis::RuleConfig>& live() const { return live_; }
-  /// The rule's name changed: what was read belongs to another rule.
+  /// The rule's name changed: what was read belongs to another rule (its shadow version too).
   void forget_live();
+  /// The rule's shadow version as last read or written (0: none), which a shadow write
+  /// compares and sets.
+  void set_shadow_version(std::int64_t version) { shadow_version_ = version; }
+  std::int64_t shadow_version() const { return shadow_version_; }
   /// An Apply (true) or an Undo (false) was written.
   void written(bool applied) { can_undo_ = applied; }
   bool can_undo() const { return can_undo_; }
@@ -227,6 +266,10 @@ class TunerSession {
                                           const std::string& limit) const;
 
  private:
+  std::string url_, url_shown_;
+  std::shared_ptr<const PricingOptions> pricing_;
+  KeyNames names_;
+  CancelFlag cancel_;
   SharedTrace trace_;
   TraceFacts facts_;
   SharedSeries series_[2];
@@ -236,6 +279,7 @@ class TunerSession {
   int scenario_generation_[2] = {0, 0};
   std::optional<redis::RuleConfig> live_;
   bool can_undo_ = false;
+  std::int64_t shadow_version_ = 0;
   int key_counts_request_ = 0;
 };
 

@@ -30,6 +30,7 @@
 #include "ui/main_window.h"
 #include "ui/models/key_table_model.h"
 #include "ui/tuner/apply_dialog.h"
+#include "ui/tuner/apply_panel.h"
 #include "ui/tuner/live_panel.h"
 #include "ui/tuner/param_editor.h"
 #include "ui/tuner/tuner_tab.h"
@@ -275,11 +276,11 @@ TEST_F(ClusterDashboard, TunerTabReadsLoadsAppliesAndUndoesOnEachRulesMaster) {
     tab.livePanel()->setWritesArmed(true);
     tab.candidateEditor()->setParams(test::bucket(Algorithm::token_bucket, 25, 1, 1h));
     QSignalSpy done(&tab, &TunerTab::applyFinished);
-    tab.livePanel()->requestApply();
-    ASSERT_NE(tab.livePanel()->applyDialog(), nullptr)
+    tab.applyPanel()->requestApply();
+    ASSERT_NE(tab.applyPanel()->applyDialog(), nullptr)
         << (done.isEmpty() ? std::string("no answer") : done.at(0).at(1).toString().toStdString());
-    tab.livePanel()->applyDialog()->setReason(QStringLiteral("cluster test"));
-    tab.livePanel()->applyDialog()->accept();
+    tab.applyPanel()->applyDialog()->setReason(QStringLiteral("cluster test"));
+    tab.applyPanel()->applyDialog()->accept();
     ASSERT_TRUE(done.wait(kWaitMs));
     ASSERT_TRUE(done.at(0).at(0).toBool()) << done.at(0).at(1).toString().toStdString();
     // Written on the master that owns the rule's slot.
@@ -289,7 +290,7 @@ TEST_F(ClusterDashboard, TunerTabReadsLoadsAppliesAndUndoesOnEachRulesMaster) {
     ASSERT_TRUE(capacity.ok());
     EXPECT_EQ(capacity->str, "25");
 
-    tab.livePanel()->undo();
+    tab.applyPanel()->undo();
     ASSERT_TRUE(done.wait(kWaitMs));
     ASSERT_TRUE(done.at(1).at(0).toBool()) << done.at(1).at(1).toString().toStdString();
     capacity = owner.command({"HGET", schema.config_key(s.rule), "capacity"});

@@ -10,17 +10,15 @@
 
 #include "core/redis/key_schema.h"
 #include "ui/qt_text.h"
-#include "ui/tuner/param_editor.h"
 
 namespace limitscope::ui {
 
-LivePanel::LivePanel(TunerShared& shared, QWidget* parent)
-    : QGroupBox(tr("Live rule"), parent),
-      m_shared(shared),
-      m_connected(!shared.redisUrl.isEmpty()) {
-  const bool connected = m_connected;
-  const QString& redis_shown = shared.redisShown;
-  auto* form = new QFormLayout(this);
+LivePanel::LivePanel(tuner::TunerSession& session, TunerWorker* redis, TunerSettings settings,
+                     QWidget* parent)
+    : QGroupBox(tr("Live rule"), parent), m_session(session), m_redis(redis), m_settings(settings) {
+  const bool connected = m_session.connected();
+  const QString redis_shown = qs(m_session.url_shown());
+  auto* form = m_form = new QFormLayout(this);
   auto* where =
       new QLabel(!connected ? tr("No Redis connection (start limitscope with --redis URL); "
                                  "the current setting is entered by hand.")
@@ -67,30 +65,11 @@ LivePanel::LivePanel(TunerShared& shared, QWidget* parent)
       !connected ? tr("Allow writes (no connection)") : tr("Allow writes to %1").arg(redis_shown),
       this);
   form->addRow(m_arm);
-  auto* buttons = new QHBoxLayout;
-  m_applyButton = new QPushButton(tr("Apply candidate…"), this);
-  m_undoButton = new QPushButton(tr("Undo last change"), this);
-  buttons->addWidget(m_applyButton);
-  buttons->addWidget(m_undoButton);
-  form->addRow(buttons);
-  auto* shadowButtons = new QHBoxLayout;
-  m_shadowButton = new QPushButton(tr("Put in shadow"), this);
-  m_shadowButton->setToolTip(
-      tr("Store the candidate as the rule's shadow config (audited, compare-and-set): every "
-         "decision evaluates it and none enforces it; the dashboard shows what it would refuse"));
-  m_clearShadowButton = new QPushButton(tr("Clear shadow"), this);
-  shadowButtons->addWidget(m_shadowButton);
-  shadowButtons->addWidget(m_clearShadowButton);
-  form->addRow(shadowButtons);
   m_status = new QLabel(tr("Read-only: nothing is written until writes are allowed."), this);
   m_status->setWordWrap(true);
   form->addRow(m_status);
   connect(m_readButton, &QPushButton::clicked, this, &LivePanel::readLiveConfig);
   connect(m_arm, &QCheckBox::toggled, this, &LivePanel::setWritesArmed);
-  connect(m_applyButton, &QPushButton::clicked, this, &LivePanel::requestApply);
-  connect(m_undoButton, &QPushButton::clicked, this, &LivePanel::undo);
-  connect(m_shadowButton, &QPushButton::clicked, this, &LivePanel::putInShadow);
-  connect(m_clearShadowButton, &QPushButton::clicked, this, &LivePanel::clearShadow);
   connect(m_scope, &QComboBox::currentIndexChanged, this, [this, scopeChanged](int index) {
     m_overrideKey->setEnabled(index == 1);
     scopeChanged();
@@ -98,9 +77,8 @@ LivePanel::LivePanel(TunerShared& shared, QWidget* parent)
   connect(m_overrideKey, &QLineEdit::editingFinished, this, scopeChanged);
   connect(m_rule, &QLineEdit::textChanged, this, [this] {
     // What was read belongs to another rule.
-    m_shared.session.forget_live();
-    m_shadowVersion = 0;
-    m_shared.current->setEditable(true);
+    m_session.forget_live();
+    emit currentSettingTyped();
     updateLiveButtons();
   });
 }
@@ -114,10 +92,6 @@ void LivePanel::setRule(const QString& rule) {
   emit ruleSet(rule);
 }
 
-QString LivePanel::prefix() const {
-  return m_prefix->text().trimmed();
-}
-
 QString LivePanel::overrideKey() const {
   return m_scope->currentIndex() == 1 ? m_overrideKey->text().trimmed() : QString();
 }
@@ -128,17 +102,25 @@ void LivePanel::setOverrideKey(const QString& key) {
   showLiveSetting();
 }
 
-tuner::LiveInputs LivePanel::inputs() const {
-  tuner::LiveInputs in;
-  in.connected = m_connected;
-  in.armed = m_arm->isChecked();
-  in.rule = rule().toStdString();
-  in.key_scope = m_scope->currentIndex() == 1;
-  in.override_key = overrideKey().toStdString();
-  return in;
+LiveRuleEntry LivePanel::liveRule() const {
+  LiveRuleEntry e;
+  e.target = {qs(m_session.url()), m_prefix->text().trimmed(), rule()};
+  e.inputs.connected = m_session.connected();
+  e.inputs.armed = m_arm->isChecked();
+  e.inputs.rule = rule().toStdString();
+  e.inputs.key_scope = m_scope->currentIndex() == 1;
+  e.inputs.override_key = overrideKey().toStdString();
+  e.overrideKey = overrideKey();
+  e.compositeLimit = compositeLimit();
+  return e;
 }
 
-void LivePanel::showLimits(const std::optional<redis::RuleConfig>& live) {
+void LivePanel::addActionRow(QWidget* row) {
+  m_form->insertRow(m_form->rowCount() - 1, row);  // above the status
+}
+
+void LivePanel::showLimits() {
+  const auto& live = m_session.live();
   const QString selected = m_limitBox->currentData().toString();
   const bool composite = live && live->composite();
   m_limitBox->blockSignals(true);
@@ -155,30 +137,9 @@ void LivePanel::showLimits(const std::optional<redis::RuleConfig>& live) {
   m_limitLabel->setVisible(composite);
 }
 
-QString LivePanel::chosenLimit() const {
-  return m_limitBox->currentData().toString();
-}
-
 void LivePanel::chooseLimit(const QString& name) {
   const int i = m_limitBox->findData(name);
   if (i >= 0) m_limitBox->setCurrentIndex(i);
-}
-
-bool LivePanel::armed() const {
-  return m_arm->isChecked();
-}
-
-void LivePanel::setArmed(bool armed) {
-  if (m_arm->isChecked() != armed) m_arm->setChecked(armed);
-}
-
-void LivePanel::setButtons(const tuner::LiveButtons& b) {
-  m_readButton->setEnabled(b.read);
-  m_arm->setEnabled(b.arm);
-  m_applyButton->setEnabled(b.apply);
-  m_undoButton->setEnabled(b.undo);
-  m_shadowButton->setEnabled(b.shadow);
-  m_clearShadowButton->setEnabled(b.clear_shadow);
 }
 
 void LivePanel::setStatus(const QString& text, bool error) {

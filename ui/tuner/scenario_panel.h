@@ -6,9 +6,11 @@
 // routing_whatif.h; scenario_panel_run.cpp), the session drops late replies, and core's
 // tables are shown here.
 
+#include <QPointer>
 #include <QScrollArea>
 
-#include "ui/tuner/tuner_shared.h"
+#include "core/tuner/tuner_session.h"
+#include "ui/tuner/tuner_worker.h"
 
 QT_BEGIN_NAMESPACE
 class QComboBox;
@@ -18,12 +20,17 @@ QT_END_NAMESPACE
 
 namespace limitscope::ui {
 
+class ParamEditor;
 class ResultBox;
 
 class ScenarioPanel : public QScrollArea {
   Q_OBJECT
  public:
-  explicit ScenarioPanel(TunerShared& shared, QWidget* parent = nullptr);
+  /// @param session the trace, the prices, the scenarios' generations
+  /// @param scenarios the worker the scenarios run on
+  /// @param current the setting the scenarios run with
+  ScenarioPanel(tuner::TunerSession& session, TunerWorker* scenarios, const ParamEditor& current,
+                QWidget* parent = nullptr);
 
   /// The outage as typed: "10m@14:00" (UTC) or "90s@+5m" (from the trace's start).
   QString outage() const;
@@ -53,7 +60,9 @@ class ScenarioPanel : public QScrollArea {
   /// (and scenarioFinished). @return whether to compute
   bool startScenario(ResultBox* box);
 
-  TunerShared& m_shared;
+  tuner::TunerSession& m_session;
+  QPointer<TunerWorker> m_scenarios;
+  const ParamEditor& m_current;
   QLineEdit* m_outage = nullptr;
   QSpinBox* m_outageReplicas = nullptr;
   QSpinBox* m_routeUnder = nullptr;

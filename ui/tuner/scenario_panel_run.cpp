@@ -24,8 +24,7 @@ void ScenarioPanel::onTraceLoaded() {
 
 bool ScenarioPanel::startScenario(ResultBox* box) {
   showScenarios();
-  const Status check =
-      tuner::check_scenario(m_shared.session.trace().get(), m_shared.current->problems());
+  const Status check = tuner::check_scenario(m_session.trace().get(), m_current.problems());
   if (check.ok()) {
     box->setMessage(tr("Computing…"));
     return true;
@@ -37,28 +36,27 @@ bool ScenarioPanel::startScenario(ResultBox* box) {
 
 void ScenarioPanel::runOutageWhatIf() {
   if (!startScenario(m_outageBox)) return;
-  QMetaObject::invokeMethod(m_shared.scenarios,
-                            [w = m_shared.scenarios, t = m_shared.session.trace(),
-                             p = m_shared.current->params(), text = outage(), n = replicas(),
-                             pr = m_shared.pricing, g = m_shared.session.next_scenario(kOutage)] {
-                              if (w) w->computeOutage(t, p, text, n, pr, g);
-                            });
+  QMetaObject::invokeMethod(
+      m_scenarios,
+      [w = m_scenarios, t = m_session.trace(), p = m_current.params(), text = outage(),
+       n = replicas(), pr = m_session.pricing(), g = m_session.next_scenario(kOutage)] {
+        if (w) w->computeOutage(t, p, text, n, pr, g);
+      });
 }
 
 void ScenarioPanel::runRoutingWhatIf() {
   if (!startScenario(m_routingBox)) return;
   QMetaObject::invokeMethod(
-      m_shared.scenarios,
-      [w = m_shared.scenarios, t = m_shared.session.trace(), p = m_shared.current->params(),
-       under = routeUnder(), model = routeModel(), pr = m_shared.pricing,
-       g = m_shared.session.next_scenario(kRouting)] {
+      m_scenarios,
+      [w = m_scenarios, t = m_session.trace(), p = m_current.params(), under = routeUnder(),
+       model = routeModel(), pr = m_session.pricing(), g = m_session.next_scenario(kRouting)] {
         if (w) w->computeRouting(t, p, under, model, pr, g);
       });
 }
 
 void ScenarioPanel::onScenario(const ScenarioResult& r) {
   const bool isOutage = r.kind == ScenarioResult::Kind::outage;
-  if (!m_shared.session.scenario_current(isOutage ? kOutage : kRouting, r.generation))
+  if (!m_session.scenario_current(isOutage ? kOutage : kRouting, r.generation))
     return;  // a newer one is on its way
   ResultBox* box = isOutage ? m_outageBox : m_routingBox;
   if (r.table) {

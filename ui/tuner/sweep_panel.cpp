@@ -19,8 +19,9 @@ constexpr int kAdviceWidth = 340;  // px: about 50 characters a line beside the 
 
 }  // namespace
 
-SweepPanel::SweepPanel(TunerShared& shared, TracePanel& jobs, QWidget* parent)
-    : QGroupBox(tr("Sweep"), parent), m_shared(shared), m_jobs(jobs) {
+SweepPanel::SweepPanel(tuner::TunerSession& session, TunerWorker* jobs, TunerSettings settings,
+                       QWidget* parent)
+    : QGroupBox(tr("Sweep"), parent), m_session(session), m_jobs(jobs), m_settings(settings) {
   auto* form = new QFormLayout(this);
   for (int a = 0; a < 2; ++a) {
     auto* row = new QHBoxLayout;
@@ -34,6 +35,7 @@ SweepPanel::SweepPanel(TunerShared& shared, TracePanel& jobs, QWidget* parent)
     m_steps[a] = new QSpinBox(this);
     m_steps[a]->setRange(1, 64);
     m_steps[a]->setSuffix(tr(" steps"));
+    if (a == 0) connect(m_steps[a], &QSpinBox::valueChanged, this, &SweepPanel::xStepsChanged);
     row->addWidget(m_steps[a]);
     m_axisLabel[a] = new QLabel(this);
     form->addRow(m_axisLabel[a], row);
@@ -92,7 +94,7 @@ SweepPanel::SweepPanel(TunerShared& shared, TracePanel& jobs, QWidget* parent)
   row->addWidget(m_guessButton);
   auto* around = new QPushButton(tr("Around candidate"), this);
   connect(around, &QPushButton::clicked, this, [this] {
-    if (auto axes = tuner::axes_around(m_shared.candidate->params(), steps(0), steps(1)))
+    if (auto axes = tuner::axes_around(m_settings.candidate->params(), steps(0), steps(1)))
       setSweepAxes(axes->first.min, axes->first.max, axes->first.steps, axes->second.min,
                    axes->second.max, axes->second.steps);
   });

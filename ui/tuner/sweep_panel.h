@@ -8,10 +8,12 @@
 // worker (sweep_panel_run.cpp).
 
 #include <QGroupBox>
+#include <QPointer>
 #include <optional>
 
 #include "core/tuner/tuner_session.h"
-#include "ui/tuner/tuner_shared.h"
+#include "ui/tuner/tuner_settings.h"
+#include "ui/tuner/tuner_worker.h"
 
 QT_BEGIN_NAMESPACE
 class QCheckBox;
@@ -24,13 +26,15 @@ QT_END_NAMESPACE
 namespace limitscope::ui {
 
 class SweepHeatmap;
-class TracePanel;
 
 class SweepPanel : public QGroupBox {
   Q_OBJECT
  public:
-  /// @param jobs the trace panel, which shows the sweep's progress and Cancel
-  SweepPanel(TunerShared& shared, TracePanel& jobs, QWidget* parent = nullptr);
+  /// @param session the trace and its facts, the prices, the running job's Cancel flag
+  /// @param jobs the worker the sweep runs on
+  /// @param settings the candidate (the sweep's base) and the current setting (its spend limit)
+  SweepPanel(tuner::TunerSession& session, TunerWorker* jobs, TunerSettings settings,
+             QWidget* parent = nullptr);
 
   /// The grid, log-spaced, for the candidate's algorithm (a window and a limit, or a capacity
   /// and a refill).
@@ -45,8 +49,8 @@ class SweepPanel : public QGroupBox {
   void onSweep(const SweepOutcome& outcome);
   /// Loads sweep cell `index` as the candidate (what a click on the heatmap does).
   void loadCell(int index);
-  /// Makes the trace's first guess (core/tuner/first_guess.h) the candidate (made on the job
-  /// worker when the candidate's algorithm is not the one of the load's guess).
+  /// Makes the trace's first guess (core/tuner/first_guess.h) the candidate (firstGuessWanted
+  /// when the candidate's algorithm is not the one of the load's guess).
   void useFirstGuess();
   /// The first guess for another algorithm was made (or cancelled) on the job worker.
   void onFirstGuessStudied(bool cancelled);
@@ -73,8 +77,17 @@ class SweepPanel : public QGroupBox {
 
  signals:
   void sweepFinished(bool ok, const QString& message);
-  /// A cell or the first guess was made the candidate (TunerShared::candidate).
-  void candidateChosen();
+  /// A cell or the first guess is to be the candidate (the tab sets the candidate's editor).
+  void candidateChosen(const LimitParams& params);
+  /// The first guess for the candidate's algorithm needs a pass over the trace (on the job
+  /// worker, by the trace panel); onFirstGuessStudied follows.
+  void firstGuessWanted();
+  /// The sweep runs on the job worker (the trace panel shows progress and Cancel) or ended,
+  /// with the status to show.
+  void jobStarted(const QString& what);
+  void jobEnded(const QString& status);
+  /// The x axis's steps changed (the passes over a trace suggest an axis of as many).
+  void xStepsChanged(int steps);
   /// A sweep starts on a loaded trace: its page should be in view.
   void sweepStarted();
   void demoCellChosen(int index);
@@ -86,8 +99,9 @@ class SweepPanel : public QGroupBox {
   /// The recommendation beside the heatmap ("" hides it).
   void showAdvice(const QString& text);
 
-  TunerShared& m_shared;
-  TracePanel& m_jobs;
+  tuner::TunerSession& m_session;
+  QPointer<TunerWorker> m_jobs;
+  TunerSettings m_settings;
   SweepHeatmap* m_heatmap = nullptr;
   QLabel* m_advice = nullptr;
   bool m_demo = false;

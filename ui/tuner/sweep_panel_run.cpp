@@ -10,7 +10,6 @@
 #include "ui/tuner/param_editor.h"
 #include "ui/tuner/sweep_heatmap.h"
 #include "ui/tuner/sweep_panel.h"
-#include "ui/tuner/trace_panel.h"
 
 namespace limitscope::ui {
 
@@ -18,7 +17,7 @@ void SweepPanel::setSweepAxes(double x_min, double x_max, int x_steps, double y_
                               int y_steps) {
   setAxes({x_min, x_max, x_steps, tuner::Spacing::log},
           {y_min, y_max, y_steps, tuner::Spacing::log},
-          is_window_algorithm(m_shared.candidate->params().algorithm));
+          is_window_algorithm(m_settings.candidate->params().algorithm));
 }
 
 void SweepPanel::showAdvice(const QString& text) {
@@ -30,7 +29,7 @@ void SweepPanel::showAdvice(const QString& text) {
 }
 
 void SweepPanel::onTraceLoaded() {
-  const tuner::TraceFacts& facts = m_shared.session.facts();
+  const tuner::TraceFacts& facts = m_session.facts();
   m_heatmap->clear();
   setText({});
   showAdvice({});
@@ -44,17 +43,17 @@ void SweepPanel::onCandidateChanged() {
 }
 
 void SweepPanel::useFirstGuess() {
-  if (!m_shared.session.trace()) {
+  if (!m_session.trace()) {
     setText(tr("Load a trace first."));
     return;
   }
-  const Algorithm algorithm = m_shared.candidate->params().algorithm;
-  if (const auto guess = m_shared.session.first_guess_for(algorithm)) {
+  const Algorithm algorithm = m_settings.candidate->params().algorithm;
+  if (const auto guess = m_session.first_guess_for(algorithm)) {
     applyFirstGuess(*guess);
     return;
   }
   // Another algorithm than the load's guess: its percentiles are a pass over the trace.
-  m_jobs.study(m_shared.session.trace(), {}, 0, TraceStudy::Purpose::guess);
+  emit firstGuessWanted();
 }
 
 void SweepPanel::onFirstGuessStudied(bool cancelled) {
@@ -62,12 +61,11 @@ void SweepPanel::onFirstGuessStudied(bool cancelled) {
     setText(tr("First guess cancelled."));
     return;
   }
-  applyFirstGuess(m_shared.session.facts().first_guess);
+  applyFirstGuess(m_session.facts().first_guess);
 }
 
 void SweepPanel::applyFirstGuess(const tuner::FirstGuess& guess) {
-  m_shared.candidate->setParams(guess.params);
-  emit candidateChosen();
+  emit candidateChosen(guess.params);
   setText(tr("First guess: %1 (%2).").arg(qs(tuner::setting_text(guess.params)), qs(guess.basis)));
 }
 
@@ -77,28 +75,27 @@ void SweepPanel::runDemoSweep() {
 }
 
 void SweepPanel::runSweep() {
-  const tuner::SharedTrace trace = m_shared.session.trace();
+  const tuner::SharedTrace trace = m_session.trace();
   if (trace) emit sweepStarted();
-  auto request = tuner::check_sweep(
-      trace.get(), inputs(m_shared.candidate->params(), std::max(1, QThread::idealThreadCount())));
+  auto request = tuner::check_sweep(trace.get(), inputs(m_settings.candidate->params(),
+                                                        std::max(1, QThread::idealThreadCount())));
   if (!request) {
     setText(qs(request.error()));
     emit sweepFinished(false, text());
     return;
   }
-  m_jobs.startJob(tr("Sweeping"));
-  QMetaObject::invokeMethod(
-      m_shared.jobs, [w = m_shared.jobs, trace, r = *request, pr = m_shared.pricing,
-                      cancel = m_shared.cancel, current = m_shared.current->params()] {
-        if (w) w->runSweep(trace, r.spec, r.constraints, pr, cancel, current, r.max_spend_increase);
-      });
+  const auto cancel = m_session.start_job();
+  emit jobStarted(tr("Sweeping"));
+  QMetaObject::invokeMethod(m_jobs, [w = m_jobs, trace, r = *request, pr = m_session.pricing(),
+                                     cancel, current = m_settings.current->params()] {
+    if (w) w->runSweep(trace, r.spec, r.constraints, pr, cancel, current, r.max_spend_increase);
+  });
 }
 
 void SweepPanel::onSweep(const SweepOutcome& o) {
-  m_jobs.endJob();
   if (!o.result) {
     setText(o.cancelled ? tr("Sweep cancelled.") : tr("Sweep failed: %1").arg(o.error));
-    m_jobs.setStatus(text());
+    emit jobEnded(text());
     emit sweepFinished(false, text());
     return;
   }
@@ -107,7 +104,7 @@ void SweepPanel::onSweep(const SweepOutcome& o) {
   const QString summary =
       qs(tuner::sweep_summary(*o.result, o.advice, o.constraintProblem.toStdString()));
   setText(summary);
-  m_jobs.setStatus(tr("Sweep done."));
+  emit jobEnded(tr("Sweep done."));
   emit sweepFinished(true, summary + QLatin1Char('\n') + m_advice->text());
   if (m_demo) {
     m_demo = false;
@@ -118,8 +115,7 @@ void SweepPanel::onSweep(const SweepOutcome& o) {
 void SweepPanel::loadCell(int index) {
   const auto* r = m_heatmap->result();
   if (r == nullptr || index < 0 || index >= static_cast<int>(r->cells.size())) return;
-  m_shared.candidate->setParams(r->cells[static_cast<std::size_t>(index)].params);
-  emit candidateChosen();
+  emit candidateChosen(r->cells[static_cast<std::size_t>(index)].params);
   m_heatmap->setSelected(index);
 }
 

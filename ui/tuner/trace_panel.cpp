@@ -11,12 +11,18 @@
 #include <QVBoxLayout>
 
 #include "core/sim/scenario.h"
+#include "ui/qt_text.h"
 #include "ui/tuner/value_spin_box.h"
 
 namespace limitscope::ui {
 
-TracePanel::TracePanel(TunerShared& shared, QWidget* parent)
-    : QGroupBox(tr("Trace"), parent), m_shared(shared) {
+TracePanel::TracePanel(tuner::TunerSession& session, TunerWorker* jobs, TunerWorker* redis,
+                       const ParamEditor& candidate, QWidget* parent)
+    : QGroupBox(tr("Trace"), parent),
+      m_session(session),
+      m_jobs(jobs),
+      m_redis(redis),
+      m_candidate(candidate) {
   auto* layout = new QVBoxLayout(this);
   auto* row = new QHBoxLayout;
   auto* file = new QPushButton(tr("Open file…"), this);
@@ -49,9 +55,9 @@ TracePanel::TracePanel(TunerShared& shared, QWidget* parent)
   m_streamRule->setMaximumWidth(140);
   m_streamButton = new QPushButton(tr("Decision stream"), this);
   m_streamButton->setToolTip(
-      m_shared.redisUrl.isEmpty()
+      !m_session.connected()
           ? tr("Start limitscope with --redis URL to read a rule's decision stream")
-          : tr("The rule's logged decisions in %1").arg(m_shared.redisShown));
+          : tr("The rule's logged decisions in %1").arg(qs(m_session.url_shown())));
   connect(m_streamButton, &QPushButton::clicked, this,
           [this] { emit streamClicked(m_streamRule->text()); });
   row->addWidget(file);
@@ -87,8 +93,8 @@ TracePanel::TracePanel(TunerShared& shared, QWidget* parent)
       tr("Spend is each request's LLM tokens at its model's price (default policy). Requests "
          "whose trace line has no token count are priced with this many tokens, or, with none, "
          "left unpriced and counted."));
-  connect(m_tokensPerRequest, &QSpinBox::valueChanged, this, [this] {
-    updatePricing();
+  connect(m_tokensPerRequest, &QSpinBox::valueChanged, this, [this](int tokens) {
+    m_session.set_tokens_per_request(tokens);
     emit tokensPerRequestChanged();
   });
   row2->addWidget(m_traceLabel, 1);
@@ -102,7 +108,7 @@ TracePanel::TracePanel(TunerShared& shared, QWidget* parent)
   connect(this, &TracePanel::recordingChosen, this, &TracePanel::loadRecording);
   connect(this, &TracePanel::simulateClicked, this,
           [this](const QString& name, double seconds) { loadScenario(name, seconds); });
-  updatePricing();
+  m_session.set_tokens_per_request(tokensPerRequest());
 }
 
 void TracePanel::setTraceText(const QString& text) {
@@ -118,7 +124,11 @@ QString TracePanel::status() const {
 }
 
 void TracePanel::startJob(const QString& what) {
-  m_shared.cancel = std::make_shared<std::atomic<bool>>(false);
+  m_session.start_job();
+  showJob(what);
+}
+
+void TracePanel::showJob(const QString& what) {
   for (QPushButton* b : m_jobButtons) b->setEnabled(false);
   m_progress->setValue(0);
   m_progress->setFormat(what + QStringLiteral(" %p%"));
@@ -130,9 +140,14 @@ void TracePanel::startJob(const QString& what) {
 
 void TracePanel::endJob() {
   for (QPushButton* b : m_jobButtons) b->setEnabled(true);
-  m_streamButton->setEnabled(!m_shared.redisUrl.isEmpty());
+  m_streamButton->setEnabled(m_session.connected());
   m_progress->hide();
   m_cancelButton->hide();
+}
+
+void TracePanel::endJob(const QString& status) {
+  endJob();
+  setStatus(status);
 }
 
 void TracePanel::setProgress(double fraction, const QString& what) {

@@ -11,7 +11,8 @@
 #include <QMessageBox>
 #include <QPointer>
 
-#include "ui/tuner/tuner_shared.h"
+#include "core/tuner/tuner_session.h"
+#include "ui/tuner/tuner_worker.h"
 
 QT_BEGIN_NAMESPACE
 class QComboBox;
@@ -24,15 +25,20 @@ QT_END_NAMESPACE
 
 namespace limitscope::ui {
 
-class SweepPanel;
+class ParamEditor;
 class ValueSpinBox;
 
 class TracePanel : public QGroupBox {
   Q_OBJECT
  public:
-  explicit TracePanel(TunerShared& shared, QWidget* parent = nullptr);
-  /// The sweep panel, whose x axis's steps the passes over a trace suggest axes for.
-  void setSweep(const SweepPanel* sweep) { m_sweep = sweep; }
+  /// @param session the trace, the connection, the prices and the running job's Cancel flag
+  /// @param jobs the worker of loads and passes; `redis` reads a decision stream
+  /// @param candidate the setting whose algorithm the passes over a trace are for
+  TracePanel(tuner::TunerSession& session, TunerWorker* jobs, TunerWorker* redis,
+             const ParamEditor& candidate, QWidget* parent = nullptr);
+  /// The steps of the sweep's x axis, which the passes over a trace suggest axes for (the tab
+  /// follows the sweep panel's field).
+  void setStudySteps(int steps) { m_studySteps = steps; }
 
   // Trace sources (each runs on a worker; progress and Cancel show meanwhile).
   void loadTraceFile(const QString& path);
@@ -57,11 +63,16 @@ class TracePanel : public QGroupBox {
   void setTraceText(const QString& text);
   void setStatus(const QString& text);
   QString status() const;
-  /// A job starts on the job worker with a fresh Cancel flag (TunerShared::cancel): its
-  /// buttons (and the sweep's) are disabled; progress and Cancel show; jobStarted.
+  /// A job of this panel starts on a worker with a fresh Cancel flag (the session's), then
+  /// showJob.
   void startJob(const QString& what);
+  /// A job (this panel's or the sweep's) runs: its buttons (and the sweep's) are disabled;
+  /// progress and Cancel show; jobStarted.
+  void showJob(const QString& what);
   /// The job ended: the buttons work again (the decision stream's with a connection).
   void endJob();
+  /// The same, with the status it ended with.
+  void endJob(const QString& status);
   void setProgress(double fraction, const QString& what);
   QProgressBar* progressBar() const { return m_progress; }
   /// Buttons disabled while a job runs, besides the panel's own.
@@ -79,7 +90,7 @@ class TracePanel : public QGroupBox {
   void simulateClicked(const QString& scenario, double seconds);
   void streamClicked(const QString& rule);
   void cancelClicked();
-  /// The tokens per request changed, and with them TunerShared::pricing.
+  /// The tokens per request changed, and with them the session's prices.
   void tokensPerRequestChanged();
   /// A trace is the session's (after the passes over it).
   void traceLoaded(const QString& source);
@@ -96,10 +107,11 @@ class TracePanel : public QGroupBox {
   /// The status and traceLoadFailed of a load that failed (`error`) or was cancelled.
   void loadFailed(bool cancelled, const QString& error);
   void adoptTrace(const TraceStudy& study);
-  void updatePricing();
 
-  TunerShared& m_shared;
-  const SweepPanel* m_sweep = nullptr;
+  tuner::TunerSession& m_session;
+  QPointer<TunerWorker> m_jobs, m_redis;
+  const ParamEditor& m_candidate;
+  int m_studySteps = 1;
   TraceLoadResult m_waiting;  // a load with bad lines, until the operator chooses
   QPointer<QMessageBox> m_report;
   QLabel* m_traceLabel = nullptr;

@@ -4,58 +4,47 @@
 
 #include <QPushButton>
 
-#include "core/limiter/policy.h"
 #include "ui/qt_text.h"
 #include "ui/tuner/param_editor.h"
-#include "ui/tuner/sweep_panel.h"
 #include "ui/tuner/trace_panel.h"
 
 namespace limitscope::ui {
 
-void TracePanel::updatePricing() {
-  auto pricing = std::make_shared<tuner::PricingOptions>();
-  pricing->policy = &default_policy();
-  if (tokensPerRequest() > 0) pricing->tokens_per_request = tokensPerRequest();
-  m_shared.pricing = std::move(pricing);
-}
-
 void TracePanel::cancelWork() {
-  m_shared.cancel->store(true);
+  m_session.cancel_job();
 }
 
 void TracePanel::loadTraceFile(const QString& path) {
   startJob(tr("Loading"));
-  QMetaObject::invokeMethod(m_shared.jobs, [w = m_shared.jobs, path, c = m_shared.cancel] {
+  QMetaObject::invokeMethod(m_jobs, [w = m_jobs, path, c = m_session.job_cancel()] {
     if (w) w->loadFile(path, c);
   });
 }
 
 void TracePanel::loadRecording(const QString& path) {
   startJob(tr("Loading"));
-  QMetaObject::invokeMethod(m_shared.jobs, [w = m_shared.jobs, path, c = m_shared.cancel] {
+  QMetaObject::invokeMethod(m_jobs, [w = m_jobs, path, c = m_session.job_cancel()] {
     if (w) w->loadRecording(path, c);
   });
 }
 
 void TracePanel::loadScenario(const QString& name, double seconds, quint64 seed) {
   startJob(tr("Simulating"));
-  QMetaObject::invokeMethod(m_shared.jobs,
-                            [w = m_shared.jobs, name, seconds, seed, c = m_shared.cancel] {
-                              if (w) w->loadScenario(name, seconds, seed, c);
-                            });
+  QMetaObject::invokeMethod(m_jobs, [w = m_jobs, name, seconds, seed, c = m_session.job_cancel()] {
+    if (w) w->loadScenario(name, seconds, seed, c);
+  });
 }
 
 void TracePanel::loadDecisionStream(RuleTarget target) {
   target.rule = target.rule.trimmed();
-  if (const Status check =
-          tuner::check_stream(!m_shared.redisUrl.isEmpty(), target.rule.toStdString());
+  if (const Status check = tuner::check_stream(m_session.connected(), target.rule.toStdString());
       !check.ok()) {
     setStatus(qs(check.error()));
     emit traceLoadFailed(status());
     return;
   }
   startJob(tr("Reading stream"));
-  QMetaObject::invokeMethod(m_shared.redis, [w = m_shared.redis, target, c = m_shared.cancel] {
+  QMetaObject::invokeMethod(m_redis, [w = m_redis, target, c = m_session.job_cancel()] {
     if (w) w->loadStream(target, c);
   });
 }
@@ -119,11 +108,10 @@ void TracePanel::study(TracePtr trace, const QString& source, std::size_t skippe
   s.trace = std::move(trace);
   s.source = source;
   s.skipped = skipped;
-  QMetaObject::invokeMethod(m_shared.jobs,
-                            [w = m_shared.jobs, s, a = m_shared.candidate->params().algorithm,
-                             n = m_sweep->steps(0), c = m_shared.cancel] {
-                              if (w) w->studyTrace(s, a, n, c);
-                            });
+  QMetaObject::invokeMethod(m_jobs, [w = m_jobs, s, a = m_candidate.params().algorithm,
+                                     n = m_studySteps, c = m_session.job_cancel()] {
+    if (w) w->studyTrace(s, a, n, c);
+  });
 }
 
 void TracePanel::onTraceStudied(const TraceStudy& s) {
@@ -134,21 +122,19 @@ void TracePanel::onTraceStudied(const TraceStudy& s) {
     emit firstGuessStudied(true);
   } else if (s.purpose == TraceStudy::Purpose::adopt) {
     adoptTrace(s);
-  } else if (s.trace == m_shared.session.trace()) {  // else a newer trace came meanwhile
-    m_shared.session.set_facts(s.facts);
+  } else if (s.trace == m_session.trace()) {  // else a newer trace came meanwhile
+    m_session.set_facts(s.facts);
     emit firstGuessStudied(false);
   }
 }
 
 void TracePanel::adoptTrace(const TraceStudy& s) {
-  m_shared.session.adopt(s.trace, s.facts);  // replies in flight for the previous one go stale
-  const tuner::TraceFacts& facts = m_shared.session.facts();
-  m_shared.current->setLargestCost(facts.largest_cost);
-  m_shared.candidate->setLargestCost(facts.largest_cost);
+  m_session.adopt(s.trace, s.facts);  // replies in flight for the previous one go stale
+  const tuner::TraceFacts& facts = m_session.facts();
   setTraceText(
       qs(tuner::trace_summary(s.source.toStdString(), *s.trace, facts.largest_cost, s.skipped)));
   setStatus(tr("Loaded."));
-  emit traceLoaded(s.source);  // the tab's wiring resets the sweep and the scenarios first
+  emit traceLoaded(s.source);  // the tab's wiring: the editors' largest cost, the sweep, ...
 }
 
 }  // namespace limitscope::ui

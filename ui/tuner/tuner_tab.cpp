@@ -13,14 +13,15 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
-#include "core/redis/redis_url.h"
-#include "ui/qt_text.h"
+#include "ui/tuner/apply_panel.h"
 #include "ui/tuner/live_panel.h"
 #include "ui/tuner/param_editor.h"
 #include "ui/tuner/scenario_panel.h"
+#include "ui/tuner/shadow_panel.h"
 #include "ui/tuner/sweep_heatmap.h"
 #include "ui/tuner/sweep_panel.h"
 #include "ui/tuner/trace_panel.h"
+#include "ui/tuner/tuner_settings.h"
 #include "ui/tuner/whatif_chart.h"
 #include "ui/tuner/whatif_panel.h"
 
@@ -35,16 +36,11 @@ bool isDark(const QWidget* w) {
 }  // namespace
 
 TunerTab::TunerTab(const QString& redis_url, QWidget* parent) : QWidget(parent) {
-  m_shared.redisUrl = redis_url;
-  if (!redis_url.isEmpty()) {
-    const auto url = redis::parse_redis_url(redis_url.toStdString());
-    m_shared.redisShown = url ? qs(url->redacted()) : tr("(unusable URL)");
-  }
-  const std::pair<QThread*, QPointer<TunerWorker>*> workers[] = {
-      {&m_jobThread, &m_shared.jobs},
-      {&m_whatIfThread, &m_shared.whatIf},
-      {&m_redisThread, &m_shared.redis},
-      {&m_scenarioThread, &m_shared.scenarios}};
+  m_session.set_connection(redis_url.toStdString());
+  const std::pair<QThread*, QPointer<TunerWorker>*> workers[] = {{&m_jobThread, &m_jobs},
+                                                                 {&m_whatIfThread, &m_whatIf},
+                                                                 {&m_redisThread, &m_redis},
+                                                                 {&m_scenarioThread, &m_scenarios}};
   for (const auto& [thread, worker] : workers) {
     *worker = new TunerWorker;
     (*worker)->moveToThread(thread);
@@ -56,8 +52,6 @@ TunerTab::TunerTab(const QString& redis_url, QWidget* parent) : QWidget(parent) 
   // 1280×720 window and the chart, the recommendation and the heatmap stay in view) beside the
   // chart over the sweep's heatmap and the scenarios.
   auto* root = new QVBoxLayout(this);
-  m_tracePanel = new TracePanel(m_shared, this);
-  root->addWidget(m_tracePanel);
   auto* split = new QSplitter(Qt::Horizontal, this);
   auto* leftScroll = new QScrollArea(split);
   leftScroll->setWidgetResizable(true);
@@ -66,14 +60,21 @@ TunerTab::TunerTab(const QString& redis_url, QWidget* parent) : QWidget(parent) 
   auto* left = new QWidget(leftScroll);
   auto* leftLayout = new QVBoxLayout(left);
   leftLayout->setContentsMargins(0, 0, 0, 0);
-  m_shared.current = new ParamEditor(tr("Current setting"), left);
-  m_shared.candidate = new ParamEditor(tr("Candidate"), left);
-  m_livePanel = new LivePanel(m_shared, left);
-  m_sweepPanel = new SweepPanel(m_shared, *m_tracePanel, left);
-  m_tracePanel->setSweep(m_sweepPanel);
+  m_current = new ParamEditor(tr("Current setting"), left);
+  m_candidate = new ParamEditor(tr("Candidate"), left);
+  const TunerSettings settings{m_current, m_candidate};
+  m_tracePanel = new TracePanel(m_session, m_jobs, m_redis, *m_candidate, this);
+  root->addWidget(m_tracePanel);
+  m_livePanel = new LivePanel(m_session, m_redis, settings, left);
+  const LiveWriter::Parts writer{m_session, m_redis, settings, *m_livePanel};
+  m_applyPanel = new ApplyPanel(writer, m_livePanel);
+  m_shadowPanel = new ShadowPanel(writer, m_livePanel);
+  m_livePanel->addActionRow(m_applyPanel);
+  m_livePanel->addActionRow(m_shadowPanel);
+  m_sweepPanel = new SweepPanel(m_session, m_jobs, settings, left);
   m_tracePanel->addJobButton(m_sweepPanel->runButton());
-  leftLayout->addWidget(m_shared.current);
-  leftLayout->addWidget(m_shared.candidate);
+  leftLayout->addWidget(m_current);
+  leftLayout->addWidget(m_candidate);
   leftLayout->addWidget(m_livePanel);
   leftLayout->addWidget(m_sweepPanel);
   leftLayout->addStretch(1);
@@ -81,7 +82,7 @@ TunerTab::TunerTab(const QString& redis_url, QWidget* parent) : QWidget(parent) 
   leftScroll->setMinimumWidth(left->minimumSizeHint().width() +
                               leftScroll->verticalScrollBar()->sizeHint().width());
   auto* right = new QSplitter(Qt::Vertical, split);
-  m_whatIfPanel = new WhatIfPanel(m_shared, right);
+  m_whatIfPanel = new WhatIfPanel(m_session, m_whatIf, settings, right);
   m_lowerTabs = new QTabWidget(right);
   m_lowerTabs->setDocumentMode(true);
   auto* sweepPage = new QWidget(m_lowerTabs);
@@ -90,7 +91,7 @@ TunerTab::TunerTab(const QString& redis_url, QWidget* parent) : QWidget(parent) 
   sweepLayout->addWidget(m_sweepPanel->heatmap(), 1);
   sweepLayout->addWidget(m_sweepPanel->adviceLabel(), 0, Qt::AlignTop);
   m_lowerTabs->addTab(sweepPage, tr("Sweep"));
-  m_scenarioPanel = new ScenarioPanel(m_shared, m_lowerTabs);
+  m_scenarioPanel = new ScenarioPanel(m_session, m_scenarios, *m_current, m_lowerTabs);
   m_lowerTabs->addTab(m_scenarioPanel, tr("Outage and routing what-ifs"));
   right->addWidget(m_whatIfPanel);
   right->addWidget(m_lowerTabs);
@@ -102,8 +103,8 @@ TunerTab::TunerTab(const QString& redis_url, QWidget* parent) : QWidget(parent) 
   root->addWidget(split, 1);
 
   // The workers' replies, to the panel that asked.
-  TunerWorker* jobs = m_shared.jobs;
-  TunerWorker* redis = m_shared.redis;
+  TunerWorker* jobs = m_jobs;
+  TunerWorker* redis = m_redis;
   connect(jobs, &TunerWorker::progress, m_tracePanel, &TracePanel::setProgress);
   connect(jobs, &TunerWorker::traceLoaded, m_tracePanel, &TracePanel::onTraceLoaded);
   connect(jobs, &TunerWorker::traceStudied, m_tracePanel, &TracePanel::onTraceStudied);
@@ -111,17 +112,22 @@ TunerTab::TunerTab(const QString& redis_url, QWidget* parent) : QWidget(parent) 
   connect(redis, &TunerWorker::progress, m_tracePanel, &TracePanel::setProgress);
   connect(redis, &TunerWorker::traceLoaded, m_tracePanel, &TracePanel::onTraceLoaded);
   connect(redis, &TunerWorker::configDone, m_livePanel, &LivePanel::onConfig);
-  connect(redis, &TunerWorker::shadowDone, m_livePanel, &LivePanel::onShadow);
-  connect(redis, &TunerWorker::keyCountsReady, m_livePanel, &LivePanel::onKeyCounts);
-  connect(m_shared.whatIf, &TunerWorker::whatIfReady, m_whatIfPanel, &WhatIfPanel::onWhatIf);
-  connect(m_shared.scenarios, &TunerWorker::scenarioReady, m_scenarioPanel,
-          &ScenarioPanel::onScenario);
+  connect(redis, &TunerWorker::configDone, m_applyPanel, &ApplyPanel::onConfig);
+  connect(redis, &TunerWorker::shadowDone, m_shadowPanel, &ShadowPanel::onShadow);
+  connect(redis, &TunerWorker::keyCountsReady, m_applyPanel, &ApplyPanel::onKeyCounts);
+  connect(m_whatIf, &TunerWorker::whatIfReady, m_whatIfPanel, &WhatIfPanel::onWhatIf);
+  connect(m_scenarios, &TunerWorker::scenarioReady, m_scenarioPanel, &ScenarioPanel::onScenario);
 
-  // What one panel does, to the panels it concerns.
+  // What one panel does, to the panels it concerns. A new trace: first the editors refuse
+  // capacities below its largest request, then the sweep, the scenarios and the chart follow.
   const auto bothWhatIfs = [this] {
     m_whatIfPanel->requestWhatIf(true);
     m_whatIfPanel->requestWhatIf(false);
   };
+  connect(m_tracePanel, &TracePanel::traceLoaded, this, [this] {
+    m_current->setLargestCost(m_session.facts().largest_cost);
+    m_candidate->setLargestCost(m_session.facts().largest_cost);
+  });
   connect(m_tracePanel, &TracePanel::traceLoaded, m_sweepPanel, &SweepPanel::onTraceLoaded);
   connect(m_tracePanel, &TracePanel::traceLoaded, m_scenarioPanel, &ScenarioPanel::onTraceLoaded);
   connect(m_tracePanel, &TracePanel::traceLoaded, this, bothWhatIfs);
@@ -134,12 +140,40 @@ TunerTab::TunerTab(const QString& redis_url, QWidget* parent) : QWidget(parent) 
     m_whatIfPanel->requestWhatIf(false);
     m_livePanel->updateLiveButtons();
   };
-  connect(m_shared.candidate, &ParamEditor::changed, this, candidateChanged);
-  connect(m_sweepPanel, &SweepPanel::candidateChosen, this, candidateChanged);
+  connect(m_candidate, &ParamEditor::changed, this, candidateChanged);
+  connect(m_sweepPanel, &SweepPanel::candidateChosen, this,
+          [this, candidateChanged](const LimitParams& params) {
+            m_candidate->setParams(params);
+            candidateChanged();
+          });
   const auto currentChanged = [this] { m_whatIfPanel->requestWhatIf(true); };
-  connect(m_shared.current, &ParamEditor::changed, this, currentChanged);
-  connect(m_livePanel, &LivePanel::liveSettingShown, this, currentChanged);
+  connect(m_current, &ParamEditor::changed, this, currentChanged);
+  connect(m_livePanel, &LivePanel::liveSettingShown, this,
+          [this, currentChanged](const LimitParams& params) {
+            m_current->setParams(params);
+            m_current->setEditable(false);
+            currentChanged();
+          });
+  connect(m_livePanel, &LivePanel::currentSettingTyped, this,
+          [this] { m_current->setEditable(true); });
+  // The sweep's job shows on the trace panel (progress, Cancel); its first guess for another
+  // algorithm is a pass over the trace there.
+  connect(m_sweepPanel, &SweepPanel::jobStarted, m_tracePanel, &TracePanel::showJob);
+  connect(m_sweepPanel, &SweepPanel::jobEnded, m_tracePanel,
+          qOverload<const QString&>(&TracePanel::endJob));
+  connect(m_sweepPanel, &SweepPanel::firstGuessWanted, this,
+          [this] { m_tracePanel->study(m_session.trace(), {}, 0, TraceStudy::Purpose::guess); });
+  connect(m_sweepPanel, &SweepPanel::xStepsChanged, m_tracePanel, &TracePanel::setStudySteps);
   connect(m_livePanel, &LivePanel::streamAvailable, m_tracePanel, &TracePanel::setStreamEnabled);
+  // The live rule's writers: their buttons as core allows, their news on the live status, and
+  // a write (or a conflict) back to the live panel.
+  connect(m_livePanel, &LivePanel::buttonsChanged, m_applyPanel, &LiveWriter::setButtons);
+  connect(m_livePanel, &LivePanel::buttonsChanged, m_shadowPanel, &LiveWriter::setButtons);
+  connect(m_applyPanel, &ApplyPanel::statusChanged, m_livePanel, &LivePanel::setStatus);
+  connect(m_shadowPanel, &ShadowPanel::statusChanged, m_livePanel, &LivePanel::setStatus);
+  connect(m_applyPanel, &ApplyPanel::liveWritten, m_livePanel, &LivePanel::showWritten);
+  connect(m_applyPanel, &ApplyPanel::rereadRequested, m_livePanel, &LivePanel::rereadAfter);
+  connect(m_shadowPanel, &ShadowPanel::rereadRequested, m_livePanel, &LivePanel::rereadAfter);
   connect(m_livePanel, &LivePanel::ruleSet, m_tracePanel, &TracePanel::suggestStreamRule);
   connect(m_sweepPanel, &SweepPanel::sweepStarted, this,
           [this] { m_lowerTabs->setCurrentIndex(0); });
@@ -159,25 +193,25 @@ TunerTab::TunerTab(const QString& redis_url, QWidget* parent) : QWidget(parent) 
   connect(m_whatIfPanel, &WhatIfPanel::whatIfUpdated, this, &TunerTab::whatIfUpdated);
   connect(m_sweepPanel, &SweepPanel::sweepFinished, this, &TunerTab::sweepFinished);
   connect(m_livePanel, &LivePanel::configRead, this, &TunerTab::configRead);
-  connect(m_livePanel, &LivePanel::applyFinished, this, &TunerTab::applyFinished);
-  connect(m_livePanel, &LivePanel::shadowFinished, this, &TunerTab::shadowFinished);
-  connect(m_livePanel, &LivePanel::applyDialogOpened, this, &TunerTab::applyDialogOpened);
+  connect(m_applyPanel, &ApplyPanel::applyFinished, this, &TunerTab::applyFinished);
+  connect(m_shadowPanel, &ShadowPanel::shadowFinished, this, &TunerTab::shadowFinished);
+  connect(m_applyPanel, &ApplyPanel::applyDialogOpened, this, &TunerTab::applyDialogOpened);
   connect(m_scenarioPanel, &ScenarioPanel::scenarioFinished, this, &TunerTab::scenarioFinished);
 
   LimitParams current;
   current.capacity = 60;
   current.refill = Rate::per_sec(1);
-  m_shared.current->setParams(current);
+  m_current->setParams(current);
   LimitParams candidate = current;
   candidate.capacity = 120;
-  m_shared.candidate->setParams(candidate);
+  m_candidate->setParams(candidate);
   m_sweepPanel->setSweepAxes(15, 480, 12, 0.25, 8, 12);
   m_whatIfPanel->chart()->setDark(isDark(this));
   m_livePanel->updateLiveButtons();
 }
 
 TunerTab::~TunerTab() {
-  m_shared.cancel->store(true);
+  m_session.cancel_job();
   for (QThread* t : {&m_jobThread, &m_whatIfThread, &m_redisThread, &m_scenarioThread}) {
     t->quit();
     t->wait();
@@ -185,13 +219,13 @@ TunerTab::~TunerTab() {
 }
 
 void TunerTab::loadDecisionStream(const QString& rule) {
-  RuleTarget target = m_livePanel->target();
+  RuleTarget target = m_livePanel->liveRule().target;
   target.rule = rule;
   m_tracePanel->loadDecisionStream(target);
 }
 
 void TunerTab::setKeyNames(const std::vector<KeyRow>& rows) {
-  m_shared.names = tuner::key_names_of(rows);
+  m_session.set_key_names(tuner::key_names_of(rows));
 }
 
 void TunerTab::prepareDemo(const QString& scenario, double seconds) {

@@ -5,20 +5,27 @@
 // outage and routing what-ifs, and apply the candidate to the live rule in Redis once writes
 // are armed (diff, compare-and-set, audit entry, Undo).
 //
-// The tab only lays out and wires. Each panel binds its own fields and buttons over the shared
-// state (tuner_shared.h: the Qt-free tuner::TunerSession, the workers, the Cancel flag, the
-// prices): TracePanel (loads, the passes over a trace, progress and Cancel), the two
-// ParamEditors, LivePanel (the live rule: read, Apply, Undo, shadow), SweepPanel (the sweep, its
-// heatmap and advice), WhatIfPanel (the chart) and ScenarioPanel. The tab starts the four
-// worker threads, connects each worker's replies to the panel that asked, and connects what
-// one panel does to the panels it concerns (a new trace, a new candidate, the live setting).
+// The tab only lays out and wires. The tuner's state has one owner, the Qt-free
+// tuner::TunerSession (the connection, the trace and its facts, the prices, the key names, the
+// running job's Cancel flag, the what-if series, the live rule), which the tab holds and changes
+// only through its operations; the two settings are the ParamEditors', which the panels read
+// (TunerSettings) and only the tab writes. Each panel gets the session, the worker it runs its
+// work on and the settings it reads, and binds its own fields and buttons: TracePanel (loads,
+// the passes over a trace, progress and Cancel), LivePanel (the live rule: its fields, read,
+// status) with ApplyPanel (Apply, Undo) and ShadowPanel (the shadow) in its box, SweepPanel (the
+// sweep, its heatmap and advice), WhatIfPanel (the chart) and ScenarioPanel. No panel holds
+// another: the tab starts the four worker threads, connects each worker's replies to the panel that
+// asked, and connects what one panel does to the panels it concerns (a new trace, a new candidate,
+// the live setting, the sweep's job).
 
+#include <QPointer>
 #include <QThread>
 #include <QWidget>
 #include <vector>
 
 #include "core/dashboard/dashboard_snapshot.h"
-#include "ui/tuner/tuner_shared.h"
+#include "core/tuner/tuner_session.h"
+#include "ui/tuner/tuner_worker.h"
 
 QT_BEGIN_NAMESPACE
 class QTabWidget;
@@ -26,9 +33,11 @@ QT_END_NAMESPACE
 
 namespace limitscope::ui {
 
+class ApplyPanel;
 class LivePanel;
 class ParamEditor;
 class ScenarioPanel;
+class ShadowPanel;
 class SweepPanel;
 class TracePanel;
 class WhatIfPanel;
@@ -51,13 +60,15 @@ class TunerTab : public QWidget {
 
   // The panels (tests, the benchmark, the app).
   TracePanel* tracePanel() const { return m_tracePanel; }
-  ParamEditor* currentEditor() const { return m_shared.current; }
-  ParamEditor* candidateEditor() const { return m_shared.candidate; }
+  ParamEditor* currentEditor() const { return m_current; }
+  ParamEditor* candidateEditor() const { return m_candidate; }
   LivePanel* livePanel() const { return m_livePanel; }
+  ApplyPanel* applyPanel() const { return m_applyPanel; }
+  ShadowPanel* shadowPanel() const { return m_shadowPanel; }
   SweepPanel* sweepPanel() const { return m_sweepPanel; }
   WhatIfPanel* whatIfPanel() const { return m_whatIfPanel; }
   ScenarioPanel* scenarioPanel() const { return m_scenarioPanel; }
-  TracePtr trace() const { return m_shared.session.trace(); }
+  TracePtr trace() const { return m_session.trace(); }
 
  signals:
   void traceLoaded(const QString& source);
@@ -84,10 +95,16 @@ class TunerTab : public QWidget {
   void changeEvent(QEvent* event) override;
 
  private:
-  TunerShared m_shared;
+  tuner::TunerSession m_session;
   QThread m_jobThread, m_whatIfThread, m_redisThread, m_scenarioThread;
+  /// One worker per thread: loads, trace passes and sweeps; what-ifs; Redis; scenarios.
+  QPointer<TunerWorker> m_jobs, m_whatIf, m_redis, m_scenarios;
+  ParamEditor* m_current = nullptr;
+  ParamEditor* m_candidate = nullptr;
   TracePanel* m_tracePanel = nullptr;
   LivePanel* m_livePanel = nullptr;
+  ApplyPanel* m_applyPanel = nullptr;
+  ShadowPanel* m_shadowPanel = nullptr;
   SweepPanel* m_sweepPanel = nullptr;
   WhatIfPanel* m_whatIfPanel = nullptr;
   ScenarioPanel* m_scenarioPanel = nullptr;

@@ -12,7 +12,9 @@
 
 namespace limitscope::ui {
 
-WhatIfPanel::WhatIfPanel(TunerShared& shared, QWidget* parent) : QWidget(parent), m_shared(shared) {
+WhatIfPanel::WhatIfPanel(tuner::TunerSession& session, TunerWorker* whatIf, TunerSettings settings,
+                         QWidget* parent)
+    : QWidget(parent), m_session(session), m_whatIf(whatIf), m_settings(settings) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   m_chart = new WhatIfChart(this);
@@ -39,28 +41,28 @@ void WhatIfPanel::setChartView(int index) {
 
 void WhatIfPanel::requestWhatIf(bool current) {
   const auto side = current ? tuner::TunerSession::current : tuner::TunerSession::candidate;
-  ParamEditor* editor = current ? m_shared.current : m_shared.candidate;
-  if (!m_shared.session.trace()) return;
+  const ParamEditor* editor = current ? m_settings.current : m_settings.candidate;
+  if (!m_session.trace()) return;
   if (!editor->isValid()) {
     // The field says why; the chart drops that side rather than show a stale line.
-    m_shared.session.drop_whatif(side);
+    m_session.drop_whatif(side);
     current ? m_chart->setCurrent(nullptr) : m_chart->setCandidate(nullptr);
     m_summary->setText(qs(tuner::setting_problem_text(current, editor->problems())));
     return;
   }
-  const std::optional<int> generation = m_shared.session.request_whatif(side);
+  const std::optional<int> generation = m_session.request_whatif(side);
   if (!generation) return;  // coalesced: computed when the reply in flight comes back
   // About one column per pixel of the plot (decimation in core, not in QtCharts).
   const int columns = std::clamp(m_chart->width() - 140, 100, 1000);
   QMetaObject::invokeMethod(
-      m_shared.whatIf, [w = m_shared.whatIf, t = m_shared.session.trace(), p = editor->params(),
-                        columns, current, g = *generation, pr = m_shared.pricing] {
+      m_whatIf, [w = m_whatIf, t = m_session.trace(), p = editor->params(), columns, current,
+                 g = *generation, pr = m_session.pricing()] {
         if (w) w->computeWhatIf(t, p, columns, current, g, pr);
       });
 }
 
 void WhatIfPanel::onWhatIf(const WhatIfResult& r) {
-  tuner::TunerSession& session = m_shared.session;
+  tuner::TunerSession& session = m_session;
   const auto side = r.current ? tuner::TunerSession::current : tuner::TunerSession::candidate;
   const bool again = session.finish_whatif(side, r.generation, r.series);
   if (r.series && session.series(side) == r.series)  // taken: not stale
@@ -74,15 +76,15 @@ void WhatIfPanel::onWhatIf(const WhatIfResult& r) {
   const auto& cand = session.series(tuner::TunerSession::candidate);
   if (cur && cand)
     m_summary->setText(
-        qs(tuner::whatif_summary(session.trace().get(), *cur, *cand, m_shared.names)));
+        qs(tuner::whatif_summary(session.trace().get(), *cur, *cand, m_session.key_names())));
   if (session.whatif_idle()) emit whatIfUpdated();
 }
 
 QString WhatIfPanel::spendText() const {
-  const tuner::TunerSession& session = m_shared.session;
-  return qs(
-      tuner::spend_text(session.trace().get(), session.series(tuner::TunerSession::current).get(),
-                        session.series(tuner::TunerSession::candidate).get(), m_shared.names));
+  const tuner::TunerSession& session = m_session;
+  return qs(tuner::spend_text(
+      session.trace().get(), session.series(tuner::TunerSession::current).get(),
+      session.series(tuner::TunerSession::candidate).get(), m_session.key_names()));
 }
 
 }  // namespace limitscope::ui

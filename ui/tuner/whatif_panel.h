@@ -5,9 +5,12 @@
 // what-if worker (one computation per side at a time, newer settings coalesced and late
 // replies dropped by the session), an invalid one drops its side with the field's reason.
 
+#include <QPointer>
 #include <QWidget>
 
-#include "ui/tuner/tuner_shared.h"
+#include "core/tuner/tuner_session.h"
+#include "ui/tuner/tuner_settings.h"
+#include "ui/tuner/tuner_worker.h"
 
 QT_BEGIN_NAMESPACE
 class QComboBox;
@@ -21,7 +24,10 @@ class WhatIfChart;
 class WhatIfPanel : public QWidget {
   Q_OBJECT
  public:
-  explicit WhatIfPanel(TunerShared& shared, QWidget* parent = nullptr);
+  /// @param session the trace, the what-if series and their requests in flight, the prices
+  /// @param whatIf the worker the what-ifs run on
+  WhatIfPanel(tuner::TunerSession& session, TunerWorker* whatIf, TunerSettings settings,
+              QWidget* parent = nullptr);
 
   /// The current (true) or the candidate setting changed: its series is computed again.
   void requestWhatIf(bool current);
@@ -38,7 +44,9 @@ class WhatIfPanel : public QWidget {
   void whatIfUpdated();
 
  private:
-  TunerShared& m_shared;
+  tuner::TunerSession& m_session;
+  QPointer<TunerWorker> m_whatIf;
+  TunerSettings m_settings;
   WhatIfChart* m_chart = nullptr;
   QLabel* m_summary = nullptr;
   QComboBox* m_chartView = nullptr;

@@ -367,5 +367,88 @@ TEST(TunerSession, ReadsStreamsAndScenariosAreRefusedWithTheReason) {
   EXPECT_EQ(check_scenario(trace.get(), {}), Status{});
 }
 
+TEST(TunerSession, ConnectionIsShownRedactedAndNoneIsNotConnected) {
+  TunerSession s;
+  EXPECT_FALSE(s.connected());
+  EXPECT_EQ(s.url_shown(), "");
+  s.set_connection("redis://ops:hunter2@127.0.0.1:6379/0");
+  EXPECT_TRUE(s.connected());
+  EXPECT_EQ(s.url(), "redis://ops:hunter2@127.0.0.1:6379/0");  // for the worker, as given
+  EXPECT_EQ(s.url_shown().find("hunter2"), std::string::npos) << s.url_shown();
+  EXPECT_NE(s.url_shown().find("127.0.0.1:6379"), std::string::npos) << s.url_shown();
+  s.set_connection("http://not-redis");
+  EXPECT_TRUE(s.connected());
+  EXPECT_EQ(s.url_shown(), "(unusable URL)");
+  s.set_connection("");
+  EXPECT_FALSE(s.connected());
+  EXPECT_EQ(s.url_shown(), "");
+}
+
+TEST(TunerSession, PricesFollowTheTokensPerRequest) {
+  TunerSession s;
+  const auto unpriced = s.pricing();
+  ASSERT_NE(unpriced, nullptr);
+  EXPECT_NE(unpriced->policy, nullptr);  // the default policy's prices
+  EXPECT_FALSE(unpriced->tokens_per_request.has_value());
+  s.set_tokens_per_request(1200);
+  ASSERT_TRUE(s.pricing()->tokens_per_request.has_value());
+  EXPECT_EQ(*s.pricing()->tokens_per_request, 1200);
+  EXPECT_FALSE(unpriced->tokens_per_request.has_value());  // a worker's copy stays as it was
+  s.set_tokens_per_request(0);
+  EXPECT_FALSE(s.pricing()->tokens_per_request.has_value());
+}
+
+TEST(TunerSession, EachJobHasItsOwnCancelFlag) {
+  TunerSession s;
+  const TunerSession::CancelFlag first = s.start_job();
+  s.cancel_job();
+  EXPECT_TRUE(first->load());
+  const TunerSession::CancelFlag second = s.start_job();
+  EXPECT_NE(first, second);
+  EXPECT_FALSE(second->load());  // a new job is not cancelled by the old one's Cancel
+  EXPECT_EQ(s.job_cancel(), second);
+  s.cancel_job();
+  EXPECT_TRUE(second->load());
+}
+
+TEST(TunerSession, ForgettingTheLiveRuleForgetsItsShadowVersion) {
+  TunerSession s;
+  s.set_live(redis::single_limit(test::bucket(Algorithm::token_bucket, 10, 1)));
+  s.set_shadow_version(3);
+  s.written(true);
+  EXPECT_EQ(s.shadow_version(), 3);
+  s.forget_live();
+  EXPECT_EQ(s.shadow_version(), 0);
+  EXPECT_FALSE(s.live().has_value());
+  EXPECT_FALSE(s.can_undo());
+}
+
+TEST(TunerSession, KeyNamesAreKeptForTheTexts) {
+  TunerSession s;
+  KeyNames names;
+  ASSERT_TRUE(names.set("0123456789ab", "acme-prod"));
+  s.set_key_names(names);
+  EXPECT_EQ(key_shown(s.key_names(), "0123456789abcdef:gpt-4.1"),
+            "acme-prod (0123456789abcdef:gpt-4.1)");
+}
+
+TEST(TunerSession, AFailedWriteSaysWhatFailedAndAConflictThatTheConfigIsReadAgain) {
+  EXPECT_EQ(write_failed_text(LiveWrite::apply, false, "NOPERM"), "Apply failed: NOPERM");
+  EXPECT_EQ(write_failed_text(LiveWrite::undo, false, "no history"), "Undo failed: no history");
+  EXPECT_EQ(write_failed_text(LiveWrite::put_shadow, false, "x"), "Put in shadow failed: x");
+  EXPECT_EQ(write_failed_text(LiveWrite::clear_shadow, false, "x"), "Clear shadow failed: x");
+  for (const LiveWrite w : {LiveWrite::apply, LiveWrite::undo}) {
+    const std::string text = write_failed_text(w, true, "version moved");
+    EXPECT_EQ(text.find("Not written: the rule changed since it was read"), 0u) << text;
+    EXPECT_NE(text.find("apply again"), std::string::npos) << text;
+    EXPECT_EQ(text.find("version moved"), std::string::npos) << text;
+  }
+  for (const LiveWrite w : {LiveWrite::put_shadow, LiveWrite::clear_shadow}) {
+    const std::string text = write_failed_text(w, true, "version moved");
+    EXPECT_EQ(text.find("Not written: the rule's shadow changed since it was read"), 0u) << text;
+    EXPECT_NE(text.find("try again"), std::string::npos) << text;
+  }
+}
+
 }  // namespace
 }  // namespace limitscope::tuner

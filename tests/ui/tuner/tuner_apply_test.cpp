@@ -18,6 +18,7 @@
 #include "support/qt_app.h"
 #include "support/redis_server.h"
 #include "ui/tuner/apply_dialog.h"
+#include "ui/tuner/apply_panel.h"
 #include "ui/tuner/live_panel.h"
 #include "ui/tuner/param_editor.h"
 #include "ui/tuner/trace_panel.h"
@@ -57,13 +58,13 @@ struct TunerApply : ::testing::Test {
   QList<QVariant> apply(double capacity, const QString& reason, QString* diff = nullptr) {
     tab->candidateEditor()->setParams(test::bucket(Algorithm::token_bucket, capacity, 10));
     QSignalSpy done(tab.get(), &TunerTab::applyFinished);
-    tab->livePanel()->requestApply();
-    EXPECT_NE(tab->livePanel()->applyDialog(), nullptr);
-    if (tab->livePanel()->applyDialog() == nullptr) return {};
-    if (diff != nullptr) *diff = tab->livePanel()->applyDialog()->diffText();
-    tab->livePanel()->applyDialog()->setReason(reason);
-    EXPECT_TRUE(tab->livePanel()->applyDialog()->canApply());
-    tab->livePanel()->applyDialog()->accept();
+    tab->applyPanel()->requestApply();
+    EXPECT_NE(tab->applyPanel()->applyDialog(), nullptr);
+    if (tab->applyPanel()->applyDialog() == nullptr) return {};
+    if (diff != nullptr) *diff = tab->applyPanel()->applyDialog()->diffText();
+    tab->applyPanel()->applyDialog()->setReason(reason);
+    EXPECT_TRUE(tab->applyPanel()->applyDialog()->canApply());
+    tab->applyPanel()->applyDialog()->accept();
     EXPECT_TRUE(done.wait(10000));
     return done.isEmpty() ? QList<QVariant>{} : done.at(0);
   }
@@ -83,12 +84,12 @@ TEST_F(TunerApply, TheCurrentSettingIsTheLiveConfig) {
 TEST_F(TunerApply, WritesAreRefusedWhileNotArmed) {
   tab->candidateEditor()->setParams(test::bucket(Algorithm::token_bucket, 200, 10));
   QSignalSpy done(tab.get(), &TunerTab::applyFinished);
-  tab->livePanel()->requestApply();
+  tab->applyPanel()->requestApply();
   ASSERT_EQ(done.size(), 1);
   EXPECT_FALSE(done.at(0).at(0).toBool());
   EXPECT_TRUE(done.at(0).at(1).toString().contains(QStringLiteral("not allowed")));
-  EXPECT_EQ(tab->livePanel()->applyDialog(), nullptr);
-  tab->livePanel()->undo();
+  EXPECT_EQ(tab->applyPanel()->applyDialog(), nullptr);
+  tab->applyPanel()->undo();
   ASSERT_EQ(done.size(), 2);
   EXPECT_FALSE(done.at(1).at(0).toBool());
   EXPECT_EQ(live().version, 1);
@@ -117,7 +118,7 @@ TEST_F(TunerApply, ApplyWritesWithAnAuditEntryAndUndoRestores) {
   EXPECT_EQ(history->front().action, "set");
 
   QSignalSpy undone(tab.get(), &TunerTab::applyFinished);
-  tab->livePanel()->undo();
+  tab->applyPanel()->undo();
   ASSERT_TRUE(undone.wait(10000));
   ASSERT_TRUE(undone.at(0).at(0).toBool()) << undone.at(0).at(1).toString().toStdString();
   EXPECT_EQ(live().version, 3);
@@ -162,10 +163,10 @@ TEST_F(TunerApply, OneKeysOverride) {
   tab->livePanel()->setOverrideKey(QStringLiteral("vip"));
   tab->candidateEditor()->setParams(test::bucket(Algorithm::token_bucket, 20, 10));
   QSignalSpy opened(tab.get(), &TunerTab::applyDialogOpened);
-  tab->livePanel()->requestApply();
+  tab->applyPanel()->requestApply();
   ASSERT_TRUE(opened.wait(10000));
-  ASSERT_NE(tab->livePanel()->applyDialog(), nullptr);
-  const QString diff = tab->livePanel()->applyDialog()->diffText();
+  ASSERT_NE(tab->applyPanel()->applyDialog(), nullptr);
+  const QString diff = tab->applyPanel()->applyDialog()->diffText();
   EXPECT_TRUE(diff.contains(QStringLiteral("key &quot;vip&quot; of rule &quot;chat&quot; only")) ||
               diff.contains(QStringLiteral("key \"vip\" of rule \"chat\" only")))
       << diff.toStdString();
@@ -175,9 +176,9 @@ TEST_F(TunerApply, OneKeysOverride) {
                                    "requests (0.00%) → candidate 10 of 30 requests")))
       << diff.toStdString();
   QSignalSpy done(tab.get(), &TunerTab::applyFinished);
-  tab->livePanel()->applyDialog()->setReason(QStringLiteral("vip contract"));
-  ASSERT_TRUE(tab->livePanel()->applyDialog()->canApply());
-  tab->livePanel()->applyDialog()->accept();
+  tab->applyPanel()->applyDialog()->setReason(QStringLiteral("vip contract"));
+  ASSERT_TRUE(tab->applyPanel()->applyDialog()->canApply());
+  tab->applyPanel()->applyDialog()->accept();
   ASSERT_TRUE(done.wait(10000));
   ASSERT_TRUE(done.at(0).at(0).toBool()) << done.at(0).at(1).toString().toStdString();
   EXPECT_EQ(live().version, 2);

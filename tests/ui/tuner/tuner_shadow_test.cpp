@@ -14,6 +14,7 @@
 #include "support/redis_server.h"
 #include "ui/tuner/live_panel.h"
 #include "ui/tuner/param_editor.h"
+#include "ui/tuner/shadow_panel.h"
 #include "ui/tuner/tuner_tab.h"
 
 namespace limitscope::ui {
@@ -60,7 +61,7 @@ struct TunerShadow : ::testing::Test {
 
 TEST_F(TunerShadow, RefusedWhileWritesAreNotArmed) {
   tab->candidateEditor()->setParams(test::bucket(Algorithm::token_bucket, 40, 10));
-  const auto [ok, message] = finish([&] { tab->livePanel()->putInShadow(); });
+  const auto [ok, message] = finish([&] { tab->shadowPanel()->putInShadow(); });
   EXPECT_FALSE(ok);
   EXPECT_TRUE(message.contains(QStringLiteral("not allowed"))) << message.toStdString();
   EXPECT_FALSE(shadow().config.has_value());
@@ -70,7 +71,7 @@ TEST_F(TunerShadow, RefusedWhileWritesAreNotArmed) {
 TEST_F(TunerShadow, PutInShadowWritesTheCandidateWithAnAuditEntryAndClearRemovesIt) {
   tab->livePanel()->setWritesArmed(true);
   tab->candidateEditor()->setParams(test::bucket(Algorithm::token_bucket, 40, 10));
-  const auto [ok, message] = finish([&] { tab->livePanel()->putInShadow(); });
+  const auto [ok, message] = finish([&] { tab->shadowPanel()->putInShadow(); });
   ASSERT_TRUE(ok) << message.toStdString();
   EXPECT_TRUE(message.contains(QStringLiteral("In shadow"))) << message.toStdString();
   EXPECT_TRUE(message.contains(QStringLiteral("capacity=40"))) << message.toStdString();
@@ -98,12 +99,12 @@ TEST_F(TunerShadow, PutInShadowWritesTheCandidateWithAnAuditEntryAndClearRemoves
 
   // A second candidate follows the version the tab wrote (compare-and-set on 1).
   tab->candidateEditor()->setParams(test::bucket(Algorithm::token_bucket, 60, 10));
-  const auto [again, message2] = finish([&] { tab->livePanel()->putInShadow(); });
+  const auto [again, message2] = finish([&] { tab->shadowPanel()->putInShadow(); });
   ASSERT_TRUE(again) << message2.toStdString();
   EXPECT_EQ(shadow().version, 2);
   EXPECT_EQ(shadow().config->limits.front().params.capacity, 60);
 
-  const auto [cleared, message3] = finish([&] { tab->livePanel()->clearShadow(); });
+  const auto [cleared, message3] = finish([&] { tab->shadowPanel()->clearShadow(); });
   ASSERT_TRUE(cleared) << message3.toStdString();
   EXPECT_TRUE(message3.contains(QStringLiteral("Shadow cleared"))) << message3.toStdString();
   EXPECT_FALSE(shadow().config.has_value());
@@ -121,7 +122,7 @@ TEST_F(TunerShadow, AShadowSetElsewhereSinceTheReadIsRefusedAndNothingIsWritten)
                                 {"bob", "elsewhere", 0})
                   .ok());
   tab->candidateEditor()->setParams(test::bucket(Algorithm::token_bucket, 40, 10));
-  const auto [ok, message] = finish([&] { tab->livePanel()->putInShadow(); });
+  const auto [ok, message] = finish([&] { tab->shadowPanel()->putInShadow(); });
   EXPECT_FALSE(ok);
   EXPECT_TRUE(message.contains(QStringLiteral("changed since it was read")))
       << message.toStdString();
@@ -134,7 +135,7 @@ TEST_F(TunerShadow, AKeysOverrideScopeIsRefused) {
   tab->livePanel()->setWritesArmed(true);
   tab->livePanel()->setOverrideKey(QStringLiteral("alice"));
   tab->candidateEditor()->setParams(test::bucket(Algorithm::token_bucket, 40, 10));
-  const auto [ok, message] = finish([&] { tab->livePanel()->putInShadow(); });
+  const auto [ok, message] = finish([&] { tab->shadowPanel()->putInShadow(); });
   EXPECT_FALSE(ok);
   EXPECT_TRUE(message.contains(QStringLiteral("whole rule"))) << message.toStdString();
   EXPECT_FALSE(shadow().config.has_value());

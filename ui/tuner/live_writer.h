@@ -1,0 +1,63 @@
+#pragma once
+// What the live rule's writers share (ApplyPanel: Apply and Undo; ShadowPanel: the shadow): a
+// row of buttons in the live rule's box, the session they read and change, the Redis worker
+// that writes, the settings and the rule's fields they write from, and the two things they
+// tell the live panel (what the status says; read the rule again after a conflict).
+
+#include <QPointer>
+#include <QWidget>
+#include <functional>
+#include <utility>
+#include <vector>
+
+#include "core/tuner/tuner_session.h"
+#include "ui/tuner/live_rule.h"
+#include "ui/tuner/tuner_settings.h"
+#include "ui/tuner/tuner_worker.h"
+
+QT_BEGIN_NAMESPACE
+class QPushButton;
+QT_END_NAMESPACE
+
+namespace limitscope::ui {
+
+class LiveWriter : public QWidget {
+  Q_OBJECT
+ public:
+  /// What a writer works with, the same for each.
+  struct Parts {
+    tuner::TunerSession& session;  ///< the trace, the what-if series, the live config
+    TunerWorker* redis;            ///< the worker that writes the rule
+    TunerSettings settings;        ///< the candidate written, the current setting compared
+    const LiveRuleSource& rule;    ///< the live panel's fields
+  };
+  LiveWriter(const Parts& parts, QWidget* parent);
+  /// Enables each button as core says (live_buttons).
+  void setButtons(const tuner::LiveButtons& buttons);
+
+ signals:
+  /// What the live status says now.
+  void statusChanged(const QString& text, bool error);
+  /// The rule changed since it was read: the live panel reads it again, `why` before what it
+  /// says.
+  void rereadRequested(const QString& why);
+
+ protected:
+  /// A button at the end of the row that runs `action`, enabled by the field `enabled_by` of
+  /// core's live_buttons.
+  QPushButton* addButton(const QString& text, bool tuner::LiveButtons::*enabled_by,
+                         std::function<void()> action);
+  /// Shows why `write` failed (core's write_failed_text) on the status line and, when the
+  /// version it compared had moved (`conflict`), has the rule read again. @return the text
+  QString showFailure(tuner::LiveWrite write, bool conflict, const QString& error);
+
+  tuner::TunerSession& m_session;
+  QPointer<TunerWorker> m_redis;
+  TunerSettings m_settings;
+  const LiveRuleSource& m_rule;
+
+ private:
+  std::vector<std::pair<QPushButton*, bool tuner::LiveButtons::*>> m_buttons;
+};
+
+}  // namespace limitscope::ui

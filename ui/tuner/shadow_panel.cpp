@@ -1,0 +1,82 @@
+// Put in shadow and Clear shadow: refused by core with the reason, or written on the Redis
+// worker, and what core says of it.
+
+#include "ui/tuner/shadow_panel.h"
+
+#include <QPushButton>
+
+#include "core/tuner/candidate.h"
+#include "ui/qt_text.h"
+
+namespace limitscope::ui {
+
+namespace {
+
+constexpr const char* kShadowReason = "shadow from the limitscope Tuner";
+
+}  // namespace
+
+ShadowPanel::ShadowPanel(const Parts& parts, QWidget* parent) : LiveWriter(parts, parent) {
+  addButton(tr("Put in shadow"), &tuner::LiveButtons::shadow, [this] { putInShadow(); })
+      ->setToolTip(tr(
+          "Store the candidate as the rule's shadow config (audited, compare-and-set): every "
+          "decision evaluates it and none enforces it; the dashboard shows what it would refuse"));
+  addButton(tr("Clear shadow"), &tuner::LiveButtons::clear_shadow, [this] { clearShadow(); });
+}
+
+std::optional<redis::ChangeInfo> ShadowPanel::shadowChange(const Status& check) {
+  if (!check.ok()) {
+    emit statusChanged(qs(check.error()), true);
+    emit shadowFinished(false, qs(check.error()));
+    return std::nullopt;
+  }
+  redis::ChangeInfo change;
+  change.by = changeAuthor().toStdString();
+  change.reason = kShadowReason;
+  change.expect_version = m_session.shadow_version();
+  return change;
+}
+
+void ShadowPanel::putInShadow() {
+  const LiveRuleEntry rule = m_rule.liveRule();
+  // What Apply would make of the whole rule (a composite's chosen limit replaced).
+  const auto plan = tuner::preview_change(rule.target.rule.toStdString(), m_session.live(),
+                                          m_settings.candidate->params(), std::nullopt,
+                                          std::nullopt, {}, rule.compositeLimit.toStdString());
+  Status check = tuner::check_shadow(rule.inputs, m_settings.candidate->problems());
+  if (check.ok() && !plan.check.ok()) check = make_error("Refused: " + plan.check.error());
+  const auto change = shadowChange(check);
+  if (!change) return;
+  emit statusChanged(tr("Writing shadow version %1…").arg(m_session.shadow_version() + 1), false);
+  QMetaObject::invokeMethod(m_redis,
+                            [w = m_redis, t = rule.target, config = plan.config, c = *change] {
+                              if (w) w->setShadow(t, config, c);
+                            });
+}
+
+void ShadowPanel::clearShadow() {
+  const LiveRuleEntry rule = m_rule.liveRule();
+  const auto change = shadowChange(tuner::check_undo(rule.inputs));
+  if (!change) return;
+  emit statusChanged(tr("Clearing the shadow…"), false);
+  QMetaObject::invokeMethod(m_redis, [w = m_redis, t = rule.target, c = *change] {
+    if (w) w->clearShadow(t, c);
+  });
+}
+
+void ShadowPanel::onShadow(const ShadowResult& r) {
+  const std::string name = m_rule.liveRule().target.rule.toStdString();
+  const std::string by = changeAuthor().toStdString();
+  if (r.error.isEmpty()) {
+    m_session.set_shadow_version(r.version);
+    const QString text = qs(r.cleared ? tuner::shadow_cleared_text(name, r.version, by)
+                                      : tuner::shadow_written_text(name, *r.shadow, by));
+    emit statusChanged(text, false);
+    emit shadowFinished(true, text);
+    return;
+  }
+  const auto write = r.cleared ? tuner::LiveWrite::clear_shadow : tuner::LiveWrite::put_shadow;
+  emit shadowFinished(false, showFailure(write, r.conflict, r.error));
+}
+
+}  // namespace limitscope::ui
