@@ -7,8 +7,9 @@
 // are assumed), and the sweep's spend constraint picks a cell under it, or says it needs prices. A
 // rate is edited in its own unit (per s/min/h/day) and read back exactly. The outage and routing
 // what-ifs run on the simulation's trace with the current setting and show exactly core's figures;
-// a bad outage window is refused naming it. With LIMITSCOPE_SCREENSHOT_DIR set, the scenario test
-// saves the tab there (tuner_whatifs.png).
+// a bad outage window is refused naming it. The first guess for another algorithm is a pass on
+// the job worker, asked by the sweep panel and run by the trace panel. With
+// LIMITSCOPE_SCREENSHOT_DIR set, the scenario test saves the tab there (tuner_whatifs.png).
 #include "ui/tuner/tuner_tab.h"
 
 #include <gtest/gtest.h>
@@ -252,6 +253,32 @@ TEST_F(TunerTabTest, SweepCancels) {
   EXPECT_TRUE(finished.at(0).at(1).toString().contains(QStringLiteral("cancelled")));
   EXPECT_FALSE(tab->sweepPanel()->heatmap()->hasSweep());
   EXPECT_FALSE(tab->tracePanel()->progressBar()->isVisible());
+}
+
+// The first guess for another algorithm than the load's is a pass over the trace: the sweep
+// panel asks, the trace panel runs it on the job worker (progress and Cancel), and the guess
+// becomes the candidate; the same guess core makes of the trace for that algorithm.
+TEST_F(TunerTabTest, FirstGuessForAnotherAlgorithmIsAPassOnTheJobWorker) {
+  const TracePtr trace = random_trace(3'000);
+  adopt(trace);
+  tab->candidateEditor()->algorithmBox()->setCurrentText(QStringLiteral("sliding-log"));
+  QStringList jobs;
+  const auto connection = QObject::connect(tab.get(), &TunerTab::jobStarted,
+                                           [&](const QString& what) { jobs << what; });
+  QSignalSpy chosen(tab->sweepPanel(), &SweepPanel::candidateChosen);
+  tab->sweepPanel()->useFirstGuess();
+  ASSERT_TRUE(chosen.wait(10000));
+  QObject::disconnect(connection);
+  EXPECT_EQ(jobs, QStringList{QStringLiteral("First guess")});
+  EXPECT_FALSE(tab->tracePanel()->progressBar()->isVisible());
+  const tuner::TraceFacts facts =
+      tuner::study_trace(*trace, Algorithm::sliding_log, tab->sweepPanel()->steps(0));
+  const LimitParams shown = tab->candidateEditor()->params();
+  EXPECT_EQ(shown.algorithm, Algorithm::sliding_log);
+  EXPECT_NEAR(shown.capacity, facts.first_guess.params.capacity,
+              1e-6 * facts.first_guess.params.capacity);
+  EXPECT_TRUE(tab->sweepPanel()->text().startsWith(QStringLiteral("First guess:")))
+      << tab->sweepPanel()->text().toStdString();
 }
 
 TEST_F(TunerTabTest, LoadCancelsAndKeepsThePreviousTrace) {
