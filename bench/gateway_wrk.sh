@@ -4,8 +4,10 @@
 # when redis-server is missing) three times: "redis-settle-each" settles every request with a
 # call of its own (--redis-settle-delay 0, decisions coalesced), "redis-alone" sends every
 # decision alone (--redis-batch-window 0, settlements riding on decisions), "redis" coalesces
-# concurrent decisions into batched round trips (the default window, 500us) and lets
-# settlements ride (the default). All interleaved over several rounds in one run; prints
+# concurrent decisions into batched round trips (the default window, 500us) once every Redis
+# connection is busy and lets settlements ride (the defaults), "redis-4-in-flight" coalesces
+# once 4 batches of the rule are in flight (--redis-batches-in-flight 4, the default before
+# 2026-12-02). All interleaved over several rounds in one run; prints
 # requests/s and p99 per round, the medians, each limiter's throughput cost (target for
 # in-process: <= 5%), the Redis gateways' mean decisions per round trip, and the limiter's
 # script calls per request counted on the server (INFO commandstats: decisions + settle calls).
@@ -90,7 +92,7 @@ if command -v redis-server >/dev/null && command -v redis-cli >/dev/null; then
     done
     if redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1; then
       REDIS_URL="redis://127.0.0.1:$REDIS_PORT"
-      MODES+=(redis-settle-each redis-alone redis)
+      MODES+=(redis-settle-each redis-alone redis-4-in-flight redis)
       break
     fi
     kill "$REDIS_PID" 2>/dev/null; wait "$REDIS_PID" 2>/dev/null; REDIS_PID=""
@@ -105,6 +107,7 @@ run_one() {
   [ "$mode" = redis ] && extra=(--redis "$REDIS_URL")
   [ "$mode" = redis-alone ] && extra=(--redis "$REDIS_URL" --redis-batch-window 0)
   [ "$mode" = redis-settle-each ] && extra=(--redis "$REDIS_URL" --redis-settle-delay 0)
+  [ "$mode" = redis-4-in-flight ] && extra=(--redis "$REDIS_URL" --redis-batches-in-flight 4)
   local limiter="$mode"
   case "$mode" in redis*) limiter=redis ;; esac
   # A fresh file per run: the background redirection truncates it only once the child runs,
@@ -186,6 +189,8 @@ done
 if [ -s "$WORK/rps.redis" ]; then
   awk -v a="$(median < "$WORK/rps.redis-alone")" -v b="$(median < "$WORK/rps.redis")" 'BEGIN {
     printf "redis coalesced / redis alone throughput ratio %.3f\n", b / a }'
+  awk -v a="$(median < "$WORK/rps.redis-4-in-flight")" -v b="$(median < "$WORK/rps.redis")" 'BEGIN {
+    printf "redis coalesced when connections are busy / after 4 batches in flight throughput ratio %.3f\n", b / a }'
   awk -v a="$(median < "$WORK/rps.redis-settle-each")" -v b="$(median < "$WORK/rps.redis")" 'BEGIN {
     printf "redis settlement riding / settling each request throughput ratio %.3f\n", b / a }'
 fi

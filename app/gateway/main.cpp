@@ -69,6 +69,10 @@ int main(int argc, char** argv) {
        "coalesce concurrent decisions of a rule into one Redis round trip: the longest a decision "
        "waits to be sent while a batch is in flight (default 500us, at most 10ms; 0: every "
        "decision alone); a lone request is sent at once"},
+      {"redis-batches-in-flight", "N",
+       "batches of a rule's decisions in Redis at once before further decisions wait to be "
+       "coalesced (1 to 4096; default: the gateway's Redis connections, so decisions are "
+       "coalesced only when every connection is busy)"},
       {"redis-settle-delay", "DURATION",
        "how long a request's token settlement may wait to ride on its key's next decision "
        "before it is sent alone (default 1s, 1ms to 1m; 0: every request settles with a "
@@ -170,8 +174,9 @@ int main(int argc, char** argv) {
       redis_options.log_decisions = v;
     }
   } else {
-    for (const char* name : {"redis-failure-mode", "redis-prefix", "redis-timeout",
-                             "redis-batch-window", "redis-settle-delay", "log-decisions"}) {
+    for (const char* name :
+         {"redis-failure-mode", "redis-prefix", "redis-timeout", "redis-batch-window",
+          "redis-batches-in-flight", "redis-settle-delay", "log-decisions"}) {
       if (args.has(name)) return usage_error(std::string("--") + name + " needs --redis URL");
     }
   }
@@ -219,13 +224,15 @@ int main(int argc, char** argv) {
   std::size_t default_max_tokens = 1024;
   std::size_t max_keys = 1'000'000;
   std::size_t max_series = 10'000;
+  std::size_t batches_in_flight = 0;  // 0: the Redis connections
   for (const CountOption& c :
        {CountOption{"max-body", 1, std::size_t{1} << 30, &server_options.max_body_bytes},
         CountOption{"threads", 1, 4096, &server_options.threads},
         CountOption{"max-connections", 1, 1'000'000, &server_options.max_connections},
         CountOption{"default-max-tokens", 1, 10'000'000, &default_max_tokens},
         CountOption{"max-keys", 1, 100'000'000, &max_keys},
-        CountOption{"max-series", 1, 10'000'000, &max_series}}) {
+        CountOption{"max-series", 1, 10'000'000, &max_series},
+        CountOption{"redis-batches-in-flight", 1, 4096, &batches_in_flight}}) {
     if (auto v = args.get(c.name)) {
       auto n = parse_count(*v, c.min, c.max);
       if (!n) {
@@ -279,6 +286,12 @@ int main(int argc, char** argv) {
     redis::EndpointOptions endpoint_options =
         redis::EndpointOptions::with(connect, std::max<std::size_t>(4, server_options.threads));
     endpoint_options.retry_budget = connect.command_timeout;
+    // Coalescing only when it saves a wait: while a connection is free a decision goes alone at
+    // once (on 2 shared cores the leader's hand-off to its batch's waiters cost more than the
+    // batching saved: docs/benchmarks.md, "Gateway"); when every connection is busy, decisions
+    // that would wait for one wait in a batch instead.
+    redis_options.max_batches_in_flight =
+        batches_in_flight > 0 ? batches_in_flight : endpoint_options.connections;
     // A decision the server runs after the gateway gave up on it charges nothing.
     redis_options.decision_deadline = connect.command_timeout;
     endpoint =

@@ -113,7 +113,9 @@ struct RedisAdmissionOptions {
   /// Most requests in one batch (script calls of 16 requests each, pipelined).
   std::size_t max_batch = 64;
   /// Batches of one rule in flight at once before requests wait to be coalesced
-  /// (CoalescerOptions::max_in_flight; measured in docs/benchmarks.md, "Gateway").
+  /// (CoalescerOptions::max_in_flight; measured in docs/benchmarks.md, "Gateway"). The gateway
+  /// sets it to its Redis connections unless told otherwise (--redis-batches-in-flight), so a
+  /// decision is coalesced only when every connection is busy.
   std::size_t max_batches_in_flight = 4;
   /// Called with the number of decisions in each round trip of decisions to Redis (1 for a
   /// single call): limitscope_redis_batch_size. Must be thread-safe.

@@ -151,8 +151,11 @@ TEST(ClusterGateway, ConcurrentDecisionsAreBatchedPerShard) {
   ASSERT_EQ(tier_on.size(), 3u);
   const std::vector<std::string> tiers = tiers_of(tier_on);
   const std::string policy = write_temp("cluster_gateway_batch_policy.json", policy_json(tiers));
+  // Coalescing once 4 batches of a tier are in flight (by default: once every connection to
+  // its master is busy, which 6 requests never make).
   GatewayProcess gw({"--policy", policy, "--mock-upstream", "--redis", cluster->url(),
-                     "--redis-timeout", "30s", "--redis-batch-window", "10ms"});
+                     "--redis-timeout", "30s", "--redis-batch-window", "10ms",
+                     "--redis-batches-in-flight", "4"});
   ASSERT_TRUE(gw.running());
   const auto sent = [&](const char* series) {
     httplib::Client c(gw.url());

@@ -2,7 +2,8 @@
 // into batched round trips (label e2e; real redis-server, real gateways, real HTTP): while
 // Redis is paused, concurrent requests queue behind the first and are sent together, so the
 // gateway's limitscope_redis_batch_size histogram counts fewer round trips than decisions; the
-// decisions equal those of a gateway that sends every decision alone (--redis-batch-window 0);
+// decisions equal those of a gateway that sends every decision alone (--redis-batch-window 0),
+// and a gateway with the default --redis-batches-in-flight (its connections) sends them alone;
 // and when Redis dies with a batch in flight, every request of it follows the failure mode:
 // fail-open admits with X-Circuit-Open, fail-closed answers 503.
 //
@@ -128,7 +129,8 @@ TEST(GatewayRedisCoalesceE2E, ConcurrentDecisionsTakeFewerRoundTripsAndEqualSing
   const std::string policy = write_temp("e2e_coalesce_policy.json", coalesce_policy());
   // A long Redis timeout: the paused server must not fail the decisions.
   GatewayProcess coalesced({"--policy", policy, "--mock-upstream", "--redis", redis_server->url(),
-                            "--redis-timeout", "30s", "--redis-batch-window", "10ms"});
+                            "--redis-timeout", "30s", "--redis-batch-window", "10ms",
+                            "--redis-batches-in-flight", "4"});
   GatewayProcess alone({"--policy", policy, "--mock-upstream", "--redis", redis_server->url(),
                         "--redis-timeout", "30s", "--redis-batch-window", "0"});
   ASSERT_TRUE(coalesced.running() && alone.running());
@@ -145,6 +147,17 @@ TEST(GatewayRedisCoalesceE2E, ConcurrentDecisionsTakeFewerRoundTripsAndEqualSing
   EXPECT_EQ(alone_counts.round_trips, 32) << "--redis-batch-window 0 sends every decision alone";
 
   EXPECT_EQ(batched, singles);
+  // By default a gateway coalesces only when every Redis connection is busy: its 128 threads
+  // have 128 connections, so the same burst goes alone, window or not.
+  GatewayProcess by_default({"--policy", policy, "--mock-upstream", "--redis", redis_server->url(),
+                             "--redis-timeout", "30s", "--redis-batch-window", "10ms"});
+  ASSERT_TRUE(by_default.running());
+  BatchCounts default_counts;
+  const auto defaults = concurrent_burst(by_default, *redis_server, {"c0", "c1", "c2", "c3"}, 8,
+                                         default_counts, [&] { redis_server->resume(); });
+  EXPECT_EQ(default_counts.decisions, 32);
+  EXPECT_EQ(default_counts.round_trips, 32) << "a free connection for every decision: none waits";
+  EXPECT_EQ(defaults, singles);
   // Per key: 5 admitted (remaining 4..0), 3 refused.
   EXPECT_EQ(std::count_if(batched.begin(), batched.end(),
                           [](const Answer& a) { return a.status == 200; }),
@@ -162,10 +175,11 @@ TEST(GatewayRedisCoalesceE2E, RedisDyingMidBatchFailsEachRequestOpenOrClosed) {
   const std::string policy = write_temp("e2e_coalesce_fail_policy.json", coalesce_policy());
   GatewayProcess open_gw({"--policy", policy, "--mock-upstream", "--redis", redis_server->url(),
                           "--redis-timeout", "30s", "--redis-batch-window", "10ms",
-                          "--redis-failure-mode", "fail-open"});
+                          "--redis-batches-in-flight", "4", "--redis-failure-mode", "fail-open"});
   GatewayProcess closed_gw({"--policy", policy, "--mock-upstream", "--redis", redis_server->url(),
                             "--redis-timeout", "30s", "--redis-batch-window", "10ms",
-                            "--redis-failure-mode", "fail-closed"});
+                            "--redis-batches-in-flight", "4", "--redis-failure-mode",
+                            "fail-closed"});
   ASSERT_TRUE(open_gw.running() && closed_gw.running());
 
   // Both gateways' batches in flight on the paused server, then it dies.
