@@ -80,23 +80,13 @@ LUA
 MODES=(off in-process)
 REDIS_URL=""
 if command -v redis-server >/dev/null && command -v redis-cli >/dev/null; then
-  # A private server on a random free port (retried when the port was taken).
-  for REDIS_PORT in $(shuf -i 20000-60000 -n 10); do
-    redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no --dir "$WORK" \
-      > "$WORK/redis.log" 2>&1 &
-    REDIS_PID=$!
-    for _ in $(seq 1 100); do
-      redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && break
-      kill -0 "$REDIS_PID" 2>/dev/null || break
-      sleep 0.05
-    done
-    if redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1; then
-      REDIS_URL="redis://127.0.0.1:$REDIS_PORT"
-      MODES+=(redis-settle-each redis-alone redis-4-in-flight redis)
-      break
-    fi
-    kill "$REDIS_PID" 2>/dev/null; wait "$REDIS_PID" 2>/dev/null; REDIS_PID=""
-  done
+  # A private server on a random free port.
+  # shellcheck source=private_redis.sh
+  source "$ROOT/bench/private_redis.sh"
+  if start_private_redis "$WORK"; then
+    REDIS_URL="redis://127.0.0.1:$REDIS_PORT"
+    MODES+=(redis-settle-each redis-alone redis-4-in-flight redis)
+  fi
 fi
 [ -n "$REDIS_URL" ] || echo "gateway_wrk.sh: no redis-server could be started: the Redis limiter is not measured" >&2
 

@@ -24,19 +24,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-PORT=""
-for p in $(shuf -i 20000-60000 -n 10); do
-  redis-server --port "$p" --bind 127.0.0.1 --save '' --appendonly no --dir "$WORK" > "$WORK/redis.log" 2>&1 &
-  REDIS_PID=$!
-  for _ in $(seq 1 100); do
-    redis-cli -p "$p" ping >/dev/null 2>&1 && break
-    kill -0 "$REDIS_PID" 2>/dev/null || break
-    sleep 0.05
-  done
-  if redis-cli -p "$p" ping >/dev/null 2>&1; then PORT="$p"; break; fi
-  kill "$REDIS_PID" 2>/dev/null; wait "$REDIS_PID" 2>/dev/null; REDIS_PID=""
-done
-[ -n "$PORT" ] || { echo "redis_lua_pieces.sh: no redis-server could be started" >&2; exit 1; }
+# shellcheck source=private_redis.sh
+source "$ROOT/bench/private_redis.sh"
+start_private_redis "$WORK" || { echo "redis_lua_pieces.sh: no redis-server could be started" >&2; exit 1; }
+PORT="$REDIS_PORT"
 R=(redis-cli -p "$PORT")
 
 # The library: the limiter's helpers and token bucket as the function library defines them
