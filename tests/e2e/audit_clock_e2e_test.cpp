@@ -12,6 +12,7 @@
 #include "e2e/e2e_policy.h"
 #include "support/canned_http_server.h"
 #include "support/child_process.h"
+#include "support/cli_usage.h"
 #include "support/process.h"
 #include "support/redis_server.h"
 
@@ -59,21 +60,14 @@ TEST(AuditClockE2E, ForeignGatewayAnHourBehindIsFlagged) {
 }
 
 TEST(AuditClockE2E, BadInputIsAUsageErrorNamingIt) {
-  struct Row {
-    std::string args;
-    std::string message;
-  };
-  const Row rows[] = {
-      {"", "--metrics URL[,URL...] is required"},
-      {"--metrics gopher://x", "--metrics: \"gopher://x\""},
-      {"--metrics http://127.0.0.1:1/metrics --threshold soon", "--threshold"},
-      {"--metrics http://127.0.0.1:1/metrics --redis redis://127.0.0.1:1", "--redis"},
-  };
-  for (const Row& row : rows) {
-    auto r = run_cli("audit clock " + row.args);
-    EXPECT_EQ(r.exit_code, 2) << row.args;
-    EXPECT_NE(r.err.find(row.message), std::string::npos) << row.args << ": " << r.err;
-  }
+  expect_usage_errors(
+      "audit clock",
+      {
+          {"", "--metrics URL[,URL...] is required"},
+          {"--metrics gopher://x", "--metrics: \"gopher://x\""},
+          {"--metrics http://127.0.0.1:1/metrics --threshold soon", "--threshold"},
+          {"--metrics http://127.0.0.1:1/metrics --redis redis://127.0.0.1:1", "--redis"},
+      });
   // An unreachable gateway is a finding (its clock could not be read), not bad usage.
   auto down = run_cli("audit clock --json --metrics http://127.0.0.1:1/metrics");
   EXPECT_EQ(down.exit_code, 1) << down.err;

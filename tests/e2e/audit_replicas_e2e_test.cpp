@@ -10,6 +10,7 @@
 #include "core/common/sha256.h"
 #include "e2e/e2e_policy.h"
 #include "support/child_process.h"
+#include "support/cli_usage.h"
 #include "support/process.h"
 #include "support/redis_server.h"
 
@@ -89,23 +90,16 @@ TEST(AuditReplicasE2E, TwoGatewaysOnOneRedisAreNotFlagged) {
 }
 
 TEST(AuditReplicasE2E, BadInputIsAUsageErrorNamingIt) {
-  struct Row {
-    std::string args;
-    std::string message;
-  };
-  const Row rows[] = {
-      {"", "give one of --metrics"},
-      {"--metrics http://127.0.0.1:1/metrics,ftp://x", "--metrics: \"ftp://x\""},
-      {"--metrics http://127.0.0.1:1/metrics --policy /nonexistent.json", "--policy"},
-      {"--metrics http://127.0.0.1:1/metrics --tolerance -1", "tolerance"},
-      {"--metrics http://127.0.0.1:1/metrics --since-start", "127.0.0.1:1"},
-  };
-  for (const Row& row : rows) {
-    auto r = run_cli("audit replicas " + row.args);
-    EXPECT_EQ(r.exit_code, 2) << row.args;
-    EXPECT_NE(r.err.find(row.message), std::string::npos) << row.args << ": " << r.err;
-    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line: " << r.err;
-  }
+  expect_usage_errors(
+      "audit replicas",
+      {
+          {"", "give one of --metrics"},
+          {"--metrics http://127.0.0.1:1/metrics,ftp://x", "--metrics: \"ftp://x\""},
+          {"--metrics http://127.0.0.1:1/metrics --policy /nonexistent.json", "--policy"},
+          {"--metrics http://127.0.0.1:1/metrics --tolerance -1", "tolerance"},
+          {"--metrics http://127.0.0.1:1/metrics --since-start", "127.0.0.1:1"},
+      },
+      /*one_line=*/true);
   EXPECT_EQ(run_cli("audit replicas --help").exit_code, 0);
   EXPECT_EQ(run_cli("audit --help").exit_code, 0);
   EXPECT_EQ(run_cli("audit nonsense").exit_code, 2);

@@ -16,6 +16,7 @@
 #include "core/redis/key_schema.h"
 #include "e2e/e2e_policy.h"
 #include "support/child_process.h"
+#include "support/cli_usage.h"
 #include "support/process.h"
 #include "support/redis_server.h"
 
@@ -182,22 +183,14 @@ TEST(AuditRetryAfterE2E, KeysAreNamedAndARawKeyIsNeverPrinted) {
 }
 
 TEST(AuditRetryAfterE2E, BadInputIsAUsageErrorNamingIt) {
-  struct Row {
-    std::string args;
-    std::string message;
-  };
-  const Row rows[] = {
-      {"--redis redis://127.0.0.1:1", "--rule R is required"},
-      {"--rule x", "--redis"},
-      {"--redis redis://127.0.0.1:1 --rule x", "--redis"},
-      {"--redis nope://x --rule x", "nope://x"},
-      {"--redis redis://127.0.0.1:1 --rule x --max-entries 0", "max-entries"},
-  };
-  for (const Row& row : rows) {
-    auto r = run_cli("audit retry-after " + row.args);
-    EXPECT_EQ(r.exit_code, 2) << row.args;
-    EXPECT_NE(r.err.find(row.message), std::string::npos) << row.args << ": " << r.err;
-  }
+  expect_usage_errors("audit retry-after",
+                      {
+                          {"--redis redis://127.0.0.1:1", "--rule R is required"},
+                          {"--rule x", "--redis"},
+                          {"--redis redis://127.0.0.1:1 --rule x", "--redis"},
+                          {"--redis nope://x --rule x", "nope://x"},
+                          {"--redis redis://127.0.0.1:1 --rule x --max-entries 0", "max-entries"},
+                      });
 }
 
 }  // namespace

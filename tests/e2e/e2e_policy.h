@@ -4,6 +4,7 @@
 
 #include <httplib.h>
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "core/gateway/redis_admission.h"
@@ -11,6 +12,7 @@
 #include "core/redis/key_schema.h"
 #include "support/canned_http_server.h"
 #include "support/child_process.h"
+#include "support/process.h"
 
 namespace limitscope::test {
 
@@ -37,6 +39,18 @@ inline std::string e2e_policy_json(int free_capacity = 3) {
     "loop-bot": "free", "pro-batch": "pro"
   }
 })";
+}
+
+/// Drives loadgen's `runaway` scenario (whose keys outrun their limits) into the gateway at
+/// `gateway_url` for `duration` at `rate` requests/s with `seed`.
+/// @return loadgen's JSON report; when loadgen fails, a test failure (with its stderr) and null
+inline nlohmann::json e2e_runaway_load(const std::string& gateway_url, const std::string& duration,
+                                       int rate, int seed) {
+  auto load =
+      run_cli("loadgen --target " + gateway_url + " --scenario runaway --duration " + duration +
+              " --rate " + std::to_string(rate) + " --seed " + std::to_string(seed) + " --json");
+  EXPECT_EQ(load.exit_code, 0) << load.err;
+  return load.exit_code == 0 ? nlohmann::json::parse(load.out) : nlohmann::json();
 }
 
 /// How many of the state keys of pro-key's gemini-2.5-flash limits (rule gw-pro: requests and

@@ -7,6 +7,7 @@
 
 #include "e2e/e2e_policy.h"
 #include "support/child_process.h"
+#include "support/cli_usage.h"
 #include "support/process.h"
 
 namespace limitscope::test {
@@ -26,10 +27,7 @@ TEST(ProbeMetricsE2E, SeriesAgreeWithTheLoadGeneratorsCounts) {
   const std::string policy = write_temp("e2e_probe_policy.json", e2e_policy_json());
   GatewayProcess gw({"--policy", policy, "--mock-upstream", "--mock-latency", "1ms"});
   ASSERT_TRUE(gw.running());
-  auto load = run_cli("loadgen --target " + gw.url() +
-                      " --scenario runaway --duration 2s --rate 120 --seed 11 --json");
-  ASSERT_EQ(load.exit_code, 0) << load.err;
-  const json report = json::parse(load.out);
+  const json report = e2e_runaway_load(gw.url(), "2s", 120, 11);
   const double ok = report.at("status").value("200", 0);
   const double limited = report.at("status").value("429", 0);
   ASSERT_GT(limited, 0);
@@ -62,24 +60,16 @@ TEST(ProbeMetricsE2E, SeriesAgreeWithTheLoadGeneratorsCounts) {
 }
 
 TEST(ProbeMetricsE2E, UnreachableOrBadTargetsAreUsageErrors) {
-  struct Row {
-    std::string args;
-    std::string message;
-  };
-  const Row rows[] = {
-      {"--metrics ftp://x/metrics", "expected http://"},
-      {"--metrics http://127.0.0.1:1/metrics --scrapes 1", "GET http://127.0.0.1:1/metrics"},
-      {"--metrics http://127.0.0.1:1/metrics --redis redis://x",
-       "give one of --redis, --metrics and --prometheus"},
-      {"--metrics http://127.0.0.1:1/metrics --bearer-token-env LIMITSCOPE_NO_SUCH_VAR",
-       "is not set"},
-  };
-  for (const auto& row : rows) {
-    SCOPED_TRACE(row.args);
-    auto r = run_cli("probe " + row.args);
-    EXPECT_EQ(r.exit_code, 2) << r.out;
-    EXPECT_NE(r.err.find(row.message), std::string::npos) << r.err;
-  }
+  expect_usage_errors(
+      "probe",
+      {
+          {"--metrics ftp://x/metrics", "expected http://"},
+          {"--metrics http://127.0.0.1:1/metrics --scrapes 1", "GET http://127.0.0.1:1/metrics"},
+          {"--metrics http://127.0.0.1:1/metrics --redis redis://x",
+           "give one of --redis, --metrics and --prometheus"},
+          {"--metrics http://127.0.0.1:1/metrics --bearer-token-env LIMITSCOPE_NO_SUCH_VAR",
+           "is not set"},
+      });
 }
 
 }  // namespace

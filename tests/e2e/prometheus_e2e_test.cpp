@@ -19,10 +19,7 @@ TEST(PrometheusE2E, QueriesSeeTheGatewaysCounters) {
   const std::string policy = write_temp("e2e_prom_policy.json", e2e_policy_json());
   GatewayProcess gw({"--policy", policy, "--mock-upstream", "--mock-latency", "1ms"});
   ASSERT_TRUE(gw.running());
-  auto load = run_cli("loadgen --target " + gw.url() +
-                      " --scenario runaway --duration 1s --rate 100 --seed 3 --json");
-  ASSERT_EQ(load.exit_code, 0) << load.err;
-  const double limited = json::parse(load.out).at("status").value("429", 0);
+  const double limited = e2e_runaway_load(gw.url(), "1s", 100, 3).at("status").value("429", 0);
   ASSERT_GT(limited, 0);
 
   const PrometheusProcess prometheus = PrometheusProcess::start("prometheus", gw.port());
