@@ -8,6 +8,7 @@
 #include <QSignalSpy>
 
 #include "support/canned_http_server.h"
+#include "support/gateway_series.h"
 #include "support/qt_app.h"
 #include "ui/charts/time_chart.h"
 #include "ui/main_window.h"
@@ -16,16 +17,7 @@ namespace limitscope::ui {
 namespace {
 
 std::string exposition(int hits, int allowed) {
-  return "# TYPE gateway_rate_limit_hits_total counter\n"
-         "gateway_rate_limit_hits_total{tier=\"free\",model=\"gpt-4.1\"} " +
-         std::to_string(hits) +
-         "\n"
-         "# TYPE limitscope_requests_total counter\n"
-         "limitscope_requests_total{tier=\"free\",model=\"gpt-4.1\",decision=\"allowed\"} " +
-         std::to_string(allowed) +
-         "\n"
-         "limitscope_requests_total{tier=\"free\",model=\"gpt-4.1\",decision=\"denied\"} " +
-         std::to_string(hits) + "\n";
+  return test::gateway_requests_exposition(hits, allowed, hits);
 }
 
 TEST(LiveMetrics, DashboardShowsTheGatewaysRates) {

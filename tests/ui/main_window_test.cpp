@@ -20,6 +20,7 @@
 #include <string>
 
 #include "core/metrics/series_store.h"
+#include "support/main_window_steps.h"
 #include "support/qt_app.h"
 #include "support/test_paths.h"
 #include "ui/charts/time_chart.h"
@@ -29,29 +30,14 @@
 namespace limitscope::ui {
 namespace {
 
-constexpr int kWaitMs = 60'000;  // an upper bound for a condition, not a sleep
+using test::advance;
+constexpr int kWaitMs = test::kGuiWaitMs;
 
 EmbeddedSimulationOptions sim_options() {
   EmbeddedSimulationOptions o;
   o.scenario = "runaway";
   o.seed = 3;
   return o;
-}
-
-// Runs `seconds` of simulated time in the window and waits until it shows the result.
-void advance(MainWindow& w, double seconds) {
-  ASSERT_TRUE(QTest::qWaitFor([&] { return w.lastSnapshot() != nullptr; }, kWaitMs));
-  const qint64 before = w.lastSnapshot()->now_ms;
-  w.fastForward(seconds);
-  ASSERT_TRUE(QTest::qWaitFor(
-      [&] {
-        // The newest time, drawn for the window's current view (its width sets the columns).
-        return w.lastSnapshot() &&
-               w.lastSnapshot()->now_ms >= before + static_cast<qint64>(seconds * 1000) &&
-               w.lastSnapshot()->view.columns == std::max(50, w.viewRequest().columns) &&
-               w.lastSnapshot()->view.max_lines == w.viewRequest().max_lines;
-      },
-      kWaitMs));
 }
 
 // The same run, built directly, to compare the window against.

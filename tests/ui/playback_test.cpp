@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "support/main_window_steps.h"
 #include "support/qt_app.h"
 #include "support/test_paths.h"
 #include "ui/charts/time_chart.h"
@@ -24,7 +25,8 @@
 namespace limitscope::ui {
 namespace {
 
-constexpr int kWaitMs = 60'000;  // an upper bound for a condition, not a sleep
+using test::advance;
+constexpr int kWaitMs = test::kGuiWaitMs;
 
 EmbeddedSimulationOptions options() {
   EmbeddedSimulationOptions o;
@@ -32,21 +34,6 @@ EmbeddedSimulationOptions options() {
   o.seed = 4;
   o.scenario_length = std::chrono::minutes(4);  // the burst's 429s come early
   return o;
-}
-
-void advance(MainWindow& w, double seconds) {
-  ASSERT_TRUE(QTest::qWaitFor([&] { return w.lastSnapshot() != nullptr; }, kWaitMs));
-  const qint64 before = w.lastSnapshot()->now_ms;
-  w.fastForward(seconds);
-  ASSERT_TRUE(QTest::qWaitFor(
-      [&] {
-        // The newest time, drawn for the window's current view (its width sets the columns).
-        return w.lastSnapshot() &&
-               w.lastSnapshot()->now_ms >= before + static_cast<qint64>(seconds * 1000) &&
-               w.lastSnapshot()->view.columns == std::max(50, w.viewRequest().columns) &&
-               w.lastSnapshot()->view.max_lines == w.viewRequest().max_lines;
-      },
-      kWaitMs));
 }
 
 struct Shown {

@@ -15,7 +15,10 @@ QString number(double v) {
 
 }  // namespace
 
-KeyBrowserModel::KeyBrowserModel(QObject* parent) : QAbstractTableModel(parent) {}
+KeyBrowserModel::KeyBrowserModel(QObject* parent)
+    : FlatTableModel({tr("Key"), tr("Profile"), tr("Kind"), tr("Level / window"), tr("TTL"),
+                      tr("Memory"), tr("Problem")},
+                     parent) {}
 
 void KeyBrowserModel::setKeys(std::vector<probe::BrowsedKey> keys) {
   beginResetModel();
@@ -34,14 +37,6 @@ int KeyBrowserModel::findRow(const QString& key) const {
     if (m_keys[i].reading.key == k) return static_cast<int>(i);
   }
   return -1;
-}
-
-int KeyBrowserModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(m_keys.size());
-}
-
-int KeyBrowserModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : ColumnCount;
 }
 
 QString KeyBrowserModel::levelText(const probe::KeyReading& r) {
@@ -78,6 +73,10 @@ QString KeyBrowserModel::ttlText(const std::optional<std::int64_t>& ttl_ms) {
   if (s < 120) return QObject::tr("%1 s").arg(s, 0, 'f', 1);
   if (s < 7200) return QObject::tr("%1 min").arg(s / 60, 0, 'f', 0);
   return QObject::tr("%1 h").arg(s / 3600, 0, 'f', 1);
+}
+
+int KeyBrowserModel::rows() const {
+  return static_cast<int>(m_keys.size());
 }
 
 QVariant KeyBrowserModel::data(const QModelIndex& index, int role) const {
@@ -130,28 +129,6 @@ QVariant KeyBrowserModel::data(const QModelIndex& index, int role) const {
     return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
   }
   return {};
-}
-
-QVariant KeyBrowserModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  switch (section) {
-    case Key:
-      return tr("Key");
-    case Profile:
-      return tr("Profile");
-    case Kind:
-      return tr("Kind");
-    case Level:
-      return tr("Level / window");
-    case Ttl:
-      return tr("TTL");
-    case Memory:
-      return tr("Memory");
-    case Problem:
-      return tr("Problem");
-    default:
-      return {};
-  }
 }
 
 }  // namespace limitscope::ui

@@ -2,14 +2,14 @@
 // The key browser's table: one row per listed limiter key (core/probe/key_inspect.h) with its
 // profile, kind, level or occupancy, TTL, sampled memory and any problem reading it.
 
-#include <QAbstractTableModel>
 #include <vector>
 
 #include "core/probe/key_inspect.h"
+#include "ui/models/flat_table_model.h"
 
 namespace limitscope::ui {
 
-class KeyBrowserModel : public QAbstractTableModel {
+class KeyBrowserModel : public FlatTableModel {
   Q_OBJECT
  public:
   enum Column { Key, Profile, Kind, Level, Ttl, Memory, Problem, ColumnCount };
@@ -23,11 +23,7 @@ class KeyBrowserModel : public QAbstractTableModel {
   /// Row of a key, or -1.
   int findRow(const QString& key) const;
 
-  int rowCount(const QModelIndex& parent = {}) const override;
-  int columnCount(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-  QVariant headerData(int section, Qt::Orientation orientation,
-                      int role = Qt::DisplayRole) const override;
 
   /// "12.5 / 60 (21%)", "30 / 100 (30%)", "0.17 tokens" — what the Level column shows.
   static QString levelText(const probe::KeyReading& r);
@@ -37,6 +33,8 @@ class KeyBrowserModel : public QAbstractTableModel {
   static QString ttlText(const std::optional<std::int64_t>& ttl_ms);
 
  private:
+  int rows() const override;
+
   std::vector<probe::BrowsedKey> m_keys;
 };
 

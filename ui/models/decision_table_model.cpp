@@ -5,7 +5,10 @@
 
 namespace limitscope::ui {
 
-DecisionTableModel::DecisionTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+DecisionTableModel::DecisionTableModel(QObject* parent)
+    : FlatTableModel({tr("Time"), tr("Model"), tr("Cost"), tr("Result"), tr("Limit"),
+                      tr("Remaining"), tr("Retry after"), tr("Retry-After sent")},
+                     parent) {}
 
 void DecisionTableModel::setDecisions(std::vector<DecisionRow> rows) {
   const bool same = rows.size() == m_rows.size() &&
@@ -23,40 +26,12 @@ const DecisionRow* DecisionTableModel::decisionAt(int row) const {
   return &m_rows[static_cast<std::size_t>(row)];
 }
 
-int DecisionTableModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
-}
-
-int DecisionTableModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant DecisionTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  switch (section) {
-    case Time:
-      return tr("Time");
-    case Model:
-      return tr("Model");
-    case Cost:
-      return tr("Cost");
-    case Result:
-      return tr("Result");
-    case Limit:
-      return tr("Limit");
-    case Remaining:
-      return tr("Remaining");
-    case RetryAfter:
-      return tr("Retry after");
-    case RetryAfterSent:
-      return tr("Retry-After sent");
-    default:
-      return {};
-  }
+int DecisionTableModel::rows() const {
+  return static_cast<int>(m_rows.size());
 }
 
 QVariant DecisionTableModel::data(const QModelIndex& index, int role) const {
-  if (!index.isValid() || index.row() >= rowCount() || index.column() >= ColumnCount) return {};
+  if (!isCell(index)) return {};
   const DecisionRow& d = m_rows[static_cast<std::size_t>(index.row())];
   if (role == Qt::ForegroundRole && index.column() == Result) {
     if (!d.allowed) return QColor(220, 50, 47);

@@ -5,14 +5,14 @@
 // header sent. The rows come from the source (a bounded ring per key kept in core); this model
 // only shows them.
 
-#include <QAbstractTableModel>
 #include <vector>
 
 #include "core/dashboard/dashboard_snapshot.h"
+#include "ui/models/flat_table_model.h"
 
 namespace limitscope::ui {
 
-class DecisionTableModel : public QAbstractTableModel {
+class DecisionTableModel : public FlatTableModel {
   Q_OBJECT
  public:
   enum Column {
@@ -33,13 +33,11 @@ class DecisionTableModel : public QAbstractTableModel {
   void setDecisions(std::vector<DecisionRow> rows);
   const DecisionRow* decisionAt(int row) const;
 
-  int rowCount(const QModelIndex& parent = {}) const override;
-  int columnCount(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-  QVariant headerData(int section, Qt::Orientation orientation,
-                      int role = Qt::DisplayRole) const override;
 
  private:
+  int rows() const override;
+
   std::vector<DecisionRow> m_rows;
 };
 

@@ -51,7 +51,7 @@ bool looksLikeFailure(QStringView text) {
                      [text](QLatin1String m) { return text.contains(m, Qt::CaseSensitive); });
 }
 
-EventLogModel::EventLogModel(QObject* parent) : QAbstractTableModel(parent) {}
+EventLogModel::EventLogModel(QObject* parent) : FlatTableModel({tr("Time"), tr("Event")}, parent) {}
 
 int EventLogModel::update(const std::vector<SourceEvent>& events) {
   if (events.empty()) {
@@ -140,23 +140,12 @@ QString EventLogModel::lineAt(int row) const {
   return r.time + QLatin1String("  ") + r.text;
 }
 
-int EventLogModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
-}
-
-int EventLogModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant EventLogModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  if (section == Time) return tr("Time");
-  if (section == Text) return tr("Event");
-  return {};
+int EventLogModel::rows() const {
+  return static_cast<int>(m_rows.size());
 }
 
 QVariant EventLogModel::data(const QModelIndex& index, int role) const {
-  if (!index.isValid() || index.row() >= rowCount() || index.column() >= ColumnCount) return {};
+  if (!isCell(index)) return {};
   const Row& r = m_rows[static_cast<std::size_t>(index.row())];
   switch (role) {
     case Qt::DisplayRole:

@@ -4,12 +4,12 @@
 // source's whole recent tail each time; this model appends only the events it has not seen and
 // keeps the earlier ones after the source has dropped them, up to kMaxRows.
 
-#include <QAbstractTableModel>
 #include <QString>
 #include <QStringView>
 #include <vector>
 
 #include "core/dashboard/dashboard_snapshot.h"
+#include "ui/models/flat_table_model.h"
 
 namespace limitscope::ui {
 
@@ -20,7 +20,7 @@ namespace limitscope::ui {
 /// (Bare "401"/"403" are not matched: counter values in "counter reset" lines would be.)
 bool looksLikeFailure(QStringView text);
 
-class EventLogModel : public QAbstractTableModel {
+class EventLogModel : public FlatTableModel {
   Q_OBJECT
  public:
   enum Column { Time, Text, ColumnCount };
@@ -48,13 +48,11 @@ class EventLogModel : public QAbstractTableModel {
   /// The row as a copied line: "HH:mm:ss  text".
   QString lineAt(int row) const;
 
-  int rowCount(const QModelIndex& parent = {}) const override;
-  int columnCount(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-  QVariant headerData(int section, Qt::Orientation orientation,
-                      int role = Qt::DisplayRole) const override;
 
  private:
+  int rows() const override;
+
   struct Row {
     qint64 t_ms = 0;
     QString time;  // HH:mm:ss, local time, made once

@@ -5,11 +5,14 @@
 
 namespace limitscope::ui {
 
-ResultTableModel::ResultTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+ResultTableModel::ResultTableModel(QObject* parent) : FlatTableModel({}, parent) {}
 
 void ResultTableModel::setTable(ResultTable table) {
   beginResetModel();
   m_table = std::move(table);
+  QStringList titles;
+  for (const auto& c : m_table.columns) titles << QString::fromStdString(c);
+  setTitles(std::move(titles));
   endResetModel();
 }
 
@@ -25,16 +28,12 @@ bool ResultTableModel::isFlagged(int row) const {
   return row >= 0 && row < rowCount() && m_table.rows[static_cast<std::size_t>(row)].flagged;
 }
 
-int ResultTableModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(m_table.rows.size());
-}
-
-int ResultTableModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(m_table.columns.size());
+int ResultTableModel::rows() const {
+  return static_cast<int>(m_table.rows.size());
 }
 
 QVariant ResultTableModel::data(const QModelIndex& index, int role) const {
-  if (!index.isValid() || index.row() >= rowCount() || index.column() >= columnCount()) return {};
+  if (!isCell(index)) return {};
   const ResultTable::Row& row = m_table.rows[static_cast<std::size_t>(index.row())];
   switch (role) {
     case Qt::DisplayRole:
@@ -46,14 +45,6 @@ QVariant ResultTableModel::data(const QModelIndex& index, int role) const {
     default:
       return {};
   }
-}
-
-QVariant ResultTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0 ||
-      section >= columnCount()) {
-    return {};
-  }
-  return QString::fromStdString(m_table.columns[static_cast<std::size_t>(section)]);
 }
 
 }  // namespace limitscope::ui

@@ -3,13 +3,12 @@
 // formatted in core) as a table model: its cells as text, a flagged row tinted red, each row's
 // detail (examples, explanations) as the tooltip of its cells.
 
-#include <QAbstractTableModel>
-
 #include "core/common/result_table.h"
+#include "ui/models/flat_table_model.h"
 
 namespace limitscope::ui {
 
-class ResultTableModel : public QAbstractTableModel {
+class ResultTableModel : public FlatTableModel {
   Q_OBJECT
  public:
   explicit ResultTableModel(QObject* parent = nullptr);
@@ -20,13 +19,11 @@ class ResultTableModel : public QAbstractTableModel {
   QString text(int row, int column) const;
   bool isFlagged(int row) const;
 
-  int rowCount(const QModelIndex& parent = {}) const override;
-  int columnCount(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-  QVariant headerData(int section, Qt::Orientation orientation,
-                      int role = Qt::DisplayRole) const override;
 
  private:
+  int rows() const override;
+
   ResultTable m_table;
 };
 
