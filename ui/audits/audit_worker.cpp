@@ -23,10 +23,10 @@ void AuditWorker::runAudit(AuditKind kind, const audit::AuditSetup& setup, int r
   AuditOutcome out;
   out.kind = kind;
   out.run = run;
-  if (table) {
+  if (table.ok()) {
     out.table = std::make_shared<const ResultTable>(std::move(*table));
   } else {
-    out.error = QString::fromStdString(table.error());
+    out.table = make_error(table.error());
   }
   emit finished(out);
 }

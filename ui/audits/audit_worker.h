@@ -1,13 +1,13 @@
 #pragma once
 // Runs the audits (core/audit/audit_runs.h) off the GUI thread: scrapes, Redis reads and the
 // wait between two scrapes all happen here. Each audit's finished table comes back in a queued
-// signal; a failure comes back as its message.
+// signal; a failure comes back as its message in the same Expected.
 
 #include <QObject>
-#include <QString>
 #include <memory>
 
 #include "core/audit/audit_runs.h"
+#include "core/common/expected.h"
 #include "core/common/result_table.h"
 
 namespace limitscope::ui {
@@ -17,8 +17,8 @@ enum class AuditKind { replicas, retry_after, clock };
 struct AuditOutcome {
   AuditKind kind = AuditKind::replicas;
   int run = 0;  ///< the run it belongs to (older runs' outcomes are stale)
-  std::shared_ptr<const ResultTable> table;
-  QString error;
+  /// The audit's finished table, or why it failed.
+  Expected<std::shared_ptr<const ResultTable>> table = make_error("the audit has not run");
 };
 
 class AuditWorker : public QObject {

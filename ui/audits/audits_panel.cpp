@@ -13,6 +13,7 @@
 #include <QVBoxLayout>
 
 #include "core/redis/redis_url.h"
+#include "ui/qt_text.h"
 #include "ui/result_box.h"
 
 namespace limitscope::ui {
@@ -247,10 +248,10 @@ void AuditsPanel::cancel() {
 void AuditsPanel::onFinished(const AuditOutcome& o) {
   if (o.run != m_run) return;
   ResultBox* box = m_boxes[slot(o.kind)];
-  if (o.table) {
-    box->setTable(*o.table);
+  if (o.table.ok()) {
+    box->setTable(**o.table);
   } else {
-    box->setMessage(tr("Failed: %1").arg(o.error), true);
+    box->setMessage(tr("Failed: %1").arg(qs(o.table.error())), true);
   }
   if (--m_outstanding > 0) return;
   m_runButton->setEnabled(true);
