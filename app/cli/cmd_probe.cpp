@@ -240,7 +240,9 @@ int run_probe(const CommandArgs& argv) {
         if (s) sample = std::move(*s);
         return redis::Unit{};
       };
-      endpoint.run_for_key(key, take);
+      // A key that cannot be read (the call failed, or sample_key did) leaves `sample` empty
+      // and is skipped like one that vanished: --detect proposes profiles for keys it read.
+      (void)endpoint.run_for_key(key, take);
       if (!sample) continue;  // vanished or unreadable: nothing to propose
       auto p = probe::propose_profile(*sample, snap->server_time_us);
       if (!p) continue;
