@@ -238,6 +238,19 @@ Status check_shadow(const LiveInputs& in, const std::vector<FieldProblem>& candi
   return check_apply(in, candidate_problems);
 }
 
+Expected<redis::RuleConfig> shadow_plan(const LiveInputs& in,
+                                        const std::optional<redis::RuleConfig>& live,
+                                        const LimitParams& candidate,
+                                        const std::vector<FieldProblem>& candidate_problems,
+                                        const std::string& limit) {
+  if (Status check = check_shadow(in, candidate_problems); !check.ok())
+    return make_error(check.error());
+  ChangePreview plan =
+      preview_change(in.rule, live, candidate, std::nullopt, std::nullopt, {}, limit);
+  if (!plan.check.ok()) return make_error("Refused: " + plan.check.error());
+  return std::move(plan.config);
+}
+
 std::string write_failed_text(LiveWrite write, bool conflict, const std::string& error) {
   const bool shadow = write == LiveWrite::put_shadow || write == LiveWrite::clear_shadow;
   if (conflict && shadow) {

@@ -164,6 +164,16 @@ Status check_undo(const LiveInputs& in);
 /// Whether "Put in shadow" can go ahead: as Apply, and a shadow config is the whole rule's (no
 /// key's override). @return ok, or why it is refused
 Status check_shadow(const LiveInputs& in, const std::vector<FieldProblem>& candidate_problems);
+/// What "Put in shadow" writes: the whole rule as Apply would make it of `candidate` (a
+/// composite's limit `limit` replaced; a shadow has no key's override), or why not:
+/// check_shadow's reason first, then what the preview refuses ("Refused: …").
+/// @param in the live panel's fields (`in.rule` names the rule)
+/// @param live the rule's config as last read (nullopt: none yet)
+Expected<redis::RuleConfig> shadow_plan(const LiveInputs& in,
+                                        const std::optional<redis::RuleConfig>& live,
+                                        const LimitParams& candidate,
+                                        const std::vector<FieldProblem>& candidate_problems,
+                                        const std::string& limit);
 /// "In shadow: rule gw-free's shadow is version 2: … (audited, by ops). …" after a shadow set.
 std::string shadow_written_text(const std::string& rule, const redis::RuleConfig& shadow,
                                 const std::string& by);

@@ -40,18 +40,17 @@ std::optional<redis::ChangeInfo> ShadowPanel::shadowChange(const Status& check) 
 void ShadowPanel::putInShadow() {
   const LiveRuleEntry rule = m_rule.liveRule();
   // What Apply would make of the whole rule (a composite's chosen limit replaced).
-  const auto plan = tuner::preview_change(rule.target.rule.toStdString(), m_session.live(),
-                                          m_settings.candidate->params(), std::nullopt,
-                                          std::nullopt, {}, rule.compositeLimit.toStdString());
-  Status check = tuner::check_shadow(rule.inputs, m_settings.candidate->problems());
-  if (check.ok() && !plan.check.ok()) check = make_error("Refused: " + plan.check.error());
+  const auto plan =
+      tuner::shadow_plan(rule.inputs, m_session.live(), m_settings.candidate->params(),
+                         m_settings.candidate->problems(), rule.compositeLimit.toStdString());
+  Status check;
+  if (!plan.ok()) check = make_error(plan.error());
   const auto change = shadowChange(check);
   if (!change) return;
   emit statusChanged(tr("Writing shadow version %1…").arg(m_session.shadow_version() + 1), false);
-  QMetaObject::invokeMethod(m_redis,
-                            [w = m_redis, t = rule.target, config = plan.config, c = *change] {
-                              if (w) w->setShadow(t, config, c);
-                            });
+  QMetaObject::invokeMethod(m_redis, [w = m_redis, t = rule.target, config = *plan, c = *change] {
+    if (w) w->setShadow(t, config, c);
+  });
 }
 
 void ShadowPanel::clearShadow() {

@@ -450,5 +450,41 @@ TEST(TunerSession, AFailedWriteSaysWhatFailedAndAConflictThatTheConfigIsReadAgai
   }
 }
 
+TEST(TunerSession, AShadowPlanIsTheWholeRuleApplyWouldWriteOrWhyNot) {
+  LiveInputs in;
+  in.connected = true;
+  in.rule = "gw";
+  const LimitParams candidate = test::bucket(Algorithm::token_bucket, 40, 10);
+  const std::vector<FieldProblem> none;
+  // Not armed: check_shadow's reason, before anything the preview would say.
+  const auto unarmed = shadow_plan(in, std::nullopt, candidate, none, "");
+  ASSERT_FALSE(unarmed.ok());
+  EXPECT_EQ(unarmed.error(), check_shadow(in, none).error());
+  in.armed = true;
+  in.key_scope = true;
+  in.override_key = "vip";
+  const auto keyed = shadow_plan(in, std::nullopt, candidate, none, "");
+  ASSERT_FALSE(keyed.ok());
+  EXPECT_EQ(keyed.error(),
+            "Refused: a shadow config is the whole rule's; choose the scope Whole rule.");
+  in.key_scope = false;
+  in.override_key.clear();
+  // A composite's limit that is not there: the preview's refusal, said as a refusal.
+  const auto missing = shadow_plan(in, composite(), candidate, none, "rph");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error(), "Refused: " + preview_change("gw", composite(), candidate,
+                                                          std::nullopt, std::nullopt, {}, "rph")
+                                               .check.error());
+  // Allowed: the composite with `tpm` replaced, exactly what Apply's preview writes.
+  const auto plan = shadow_plan(in, composite(), candidate, none, "tpm");
+  ASSERT_TRUE(plan.ok()) << plan.error();
+  const auto preview =
+      preview_change("gw", composite(), candidate, std::nullopt, std::nullopt, {}, "tpm");
+  EXPECT_EQ(plan->describe(), preview.config.describe());
+  ASSERT_EQ(plan->limits.size(), 2u);
+  EXPECT_EQ(plan->limits[1].params.capacity, 40);
+  EXPECT_EQ(plan->limits[0].params.capacity, 60);
+}
+
 }  // namespace
 }  // namespace limitscope::tuner
