@@ -9,6 +9,7 @@
 #include <QImage>
 
 #include "support/qt_app.h"
+#include "ui/charts/axis_range.h"
 #include "ui/theme.h"
 
 namespace limitscope::ui {
@@ -81,6 +82,27 @@ TEST(TimeChart, ShadesOnlyItsRulesInsideTheWindow) {
   const QColor outside = img.pixelColor(x_at(500), y);
   EXPECT_GT(inside.red() - inside.green(), outside.red() - outside.green() + 20)
       << "inside " << inside.name().toStdString() << " outside " << outside.name().toStdString();
+}
+
+TEST(AxisRange, RoundsToWholeStepsAndKeepsAGivenMaximum) {
+  const AxisRange r = nice_range(0, 1.15, 5);  // steps of 0.5: 0, 0.5, 1, 1.5
+  EXPECT_DOUBLE_EQ(r.lo, 0);
+  EXPECT_DOUBLE_EQ(r.hi, 1.5);
+  EXPECT_EQ(r.ticks, 4);
+  ChartData d;
+  d.lines = {ChartLine{}};
+  d.lines[0].points = {{0, 0.2}, {1, 1500}};
+  d.thresholds = {0.5};
+  const AxisRange linear = y_range(d, false, 5);  // 1,500 x 1.15 = 1,725: steps of 500
+  EXPECT_DOUBLE_EQ(linear.lo, 0);
+  EXPECT_DOUBLE_EQ(linear.hi, 2000);
+  const AxisRange log = y_range(d, true, 5);  // whole decades around 0.2 .. 1,500
+  EXPECT_DOUBLE_EQ(log.lo, 0.1);
+  EXPECT_DOUBLE_EQ(log.hi, 10000);
+  d.y_max = 1.0;
+  const AxisRange fixed = y_range(d, false, 6);
+  EXPECT_DOUBLE_EQ(fixed.hi, 1.0);
+  EXPECT_EQ(fixed.ticks, 6);
 }
 
 }  // namespace

@@ -19,6 +19,8 @@
 #include <cmath>
 #include <limits>
 
+#include "ui/charts/axis_range.h"
+
 namespace limitscope::ui {
 namespace {
 
@@ -52,9 +54,12 @@ TimeChart::TimeChart(QStringList shaded_rules, QWidget* parent)
   // x in ms since the epoch. drawTimeTicks() draws the time labels and grid at round times;
   // this axis only keeps a label row's room (blank labels, two ticks: QDateTimeAxis spent a
   // sixth of each update formatting dates nobody saw).
+  // Its range stays 0..1: the lines, ticks and bands are mapped by m_start and m_end, and a
+  // range change per update would re-lay out the whole chart.
   m_axisX = new QValueAxis(c);
   m_axisX->setTickCount(2);
   m_axisX->setLabelFormat(QStringLiteral(" "));
+  m_axisX->setRange(0, 1);
   m_axisY = new QValueAxis(c);
   m_axisY->setLabelFormat(QStringLiteral("%.4g"));
   // Kept out of the chart until the operator asks for a log scale (setLogScale).
@@ -115,51 +120,29 @@ void TimeChart::setData(const ChartData& chartData, const std::vector<AlertInter
   if (&chartData != &m_data) m_data = chartData;
   if (&intervals != &m_intervals) m_intervals = intervals;
   QChart* c = chart();
-  c->setTitle(QString::fromStdString(chartData.title));
+  // Only what changed is handed to QtCharts: each change of a title or a range re-lays out the
+  // chart and its rich-text labels (most of an update's cost when done on every tick).
+  const QString title = QString::fromStdString(chartData.title);
+  if (c->title() != title) c->setTitle(title);
   m_start = start_ms;
   m_end = std::max(end_ms, start_ms + 1);
-  m_axisX->setRange(static_cast<double>(m_start), static_cast<double>(m_end));
   QAbstractAxis* axisY = m_log ? static_cast<QAbstractAxis*>(m_logAxisY) : m_axisY;
-  axisY->setTitleText(QString::fromStdString(chartData.unit) + (m_log ? tr(" (log)") : QString()));
+  const QString unit = QString::fromStdString(chartData.unit) + (m_log ? tr(" (log)") : QString());
+  if (axisY->titleText() != unit) axisY->setTitleText(unit);
 
+  const AxisRange y = y_range(chartData, m_log, m_axisY->tickCount());
   if (m_log) {
-    // Whole decades around what is drawn: zero (no 429s) sits on the bottom edge.
-    double lo = std::numeric_limits<double>::infinity(), hi = 0;
-    const auto take = [&](double v) {
-      if (!(v > 0) || !std::isfinite(v)) return;
-      lo = std::min(lo, v);
-      hi = std::max(hi, v);
-    };
-    for (const ChartLine& l : chartData.lines) {
-      for (const auto& p : l.points) take(p.y);
-    }
-    for (double t : chartData.thresholds) take(t);
-    if (hi <= 0) {
-      lo = 0.1;
-      hi = 1;
-    }
-    hi = std::pow(10.0, std::ceil(std::log10(hi) + 1e-9));
-    lo = std::max(std::pow(10.0, std::floor(std::log10(lo))), hi / 1e6);  // at most six decades
-    if (lo >= hi) lo = hi / 10;
-    m_logAxisY->setRange(lo, hi);
-    m_yLo = lo;
-    m_yHi = hi;
+    if (m_logAxisY->min() != y.lo || m_logAxisY->max() != y.hi) m_logAxisY->setRange(y.lo, y.hi);
   } else {
-    double y_max = chartData.y_max.value_or(0);
-    if (!chartData.y_max) {
-      for (const ChartLine& l : chartData.lines) {
-        for (const auto& p : l.points) y_max = std::max(y_max, p.y);
-      }
-      for (double t : chartData.thresholds) y_max = std::max(y_max, t);
-      y_max = y_max <= 0 ? 1 : y_max * 1.15;
-    }
-    m_axisY->setRange(chartData.y_min, y_max);
-    if (!chartData.y_max) m_axisY->applyNiceNumbers();
-    m_yLo = m_axisY->min();
-    m_yHi = m_axisY->max();
+    if (m_axisY->min() != y.lo || m_axisY->max() != y.hi) m_axisY->setRange(y.lo, y.hi);
+    if (m_axisY->tickCount() != y.ticks) m_axisY->setTickCount(y.ticks);
   }
-  m_anchor->replace(
-      QList<QPointF>{{static_cast<double>(m_start), m_yLo}, {static_cast<double>(m_end), m_yLo}});
+  m_yLo = y.lo;
+  m_yHi = y.hi;
+  if (m_anchorY != m_yLo) {  // the anchor spans the x axis at the bottom of the y range
+    m_anchorY = m_yLo;
+    m_anchor->replace(QList<QPointF>{{0.0, m_yLo}, {1.0, m_yLo}});
+  }
   for (QLegendMarker* m : c->legend()->markers(m_anchor)) m->setVisible(false);
 
   // Lines: one QLineSeries per name gives the legend entry and the theme's colour; the points
@@ -209,7 +192,7 @@ void TimeChart::setData(const ChartData& chartData, const std::vector<AlertInter
     pen.setColor(lineColor(name));
     pen.setWidthF(l.selected ? 3.0 : 1.5);
     pen.setStyle(l.shadow_of ? Qt::DashLine : Qt::SolidLine);
-    s->setPen(pen);
+    if (pen != s->pen()) s->setPen(pen);
     m_lastPoints[name] = l.points;
   }
   for (QLineSeries* s : spare) {
@@ -303,9 +286,10 @@ void TimeChart::setLogScale(bool on) {
   QAbstractAxis* from = on ? static_cast<QAbstractAxis*>(m_axisY) : m_logAxisY;
   QAbstractAxis* to = on ? static_cast<QAbstractAxis*>(m_logAxisY) : m_axisY;
   // A log axis refuses zero: the anchor sits on a positive value until setData places it.
-  if (on)
-    m_anchor->replace(
-        QList<QPointF>{{static_cast<double>(m_start), 1.0}, {static_cast<double>(m_end), 1.0}});
+  if (on) {
+    m_anchor->replace(QList<QPointF>{{0.0, 1.0}, {1.0, 1.0}});
+    m_anchorY = 1.0;
+  }
   m_anchor->detachAxis(from);
   for (QLineSeries* s : std::as_const(m_lines)) s->detachAxis(from);
   chart()->removeAxis(from);

@@ -14,6 +14,7 @@
 #include <QPointer>
 #include <QString>
 #include <QStringList>
+#include <limits>
 #include <vector>
 
 #include "core/dashboard/dashboard_snapshot.h"
@@ -118,6 +119,7 @@ class TimeChart : public QChartView {
   ChartData m_data;             // the last data, to redraw on a change of scale
   std::vector<AlertInterval> m_intervals;
   QLineSeries* m_anchor = nullptr;
+  double m_anchorY = std::numeric_limits<double>::quiet_NaN();  // where m_anchor lies, in y
   QHash<QString, QLineSeries*> m_lines;
   QHash<QString, int> m_colors;  // line name -> index into the theme's line colours
   QHash<QString, std::vector<metrics::Point>> m_lastPoints;
