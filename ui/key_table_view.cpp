@@ -17,6 +17,9 @@ constexpr int kSecondary[] = {KeyTableModel::Model,     KeyTableModel::Limit,
                               KeyTableModel::Algorithm, KeyTableModel::Occupancy,
                               KeyTableModel::LastSeen,  KeyTableModel::Trend};
 
+// An unnamed key is a 32-digit hash: fitted, no column may push the incident's out of view.
+constexpr int kWidestFit = 180;
+
 }  // namespace
 
 void KeyNameDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option,
@@ -69,27 +72,75 @@ KeyTableView::KeyTableView(KeyTableModel* model, QAbstractItemModel* proxy, QWid
   // and elides what is left over ("campus-tutor/…" instead of "campus-…/llm_tokens").
   setWordWrap(false);
   setTextElideMode(Qt::ElideMiddle);
-  horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  // Fit the rows in view only: measuring every cell of 10,000 rows on each refresh took the
-  // GUI thread 20-50 ms (limitscope-bench-ui).
-  horizontalHeader()->setResizeContentsPrecision(0);
+  // The columns fit their text (fitContents), measured only when its length changes.
+  m_fittedChars.fill(-1);
+  horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+  horizontalHeader()->setResizeContentsPrecision(0);  // the rows in view
   horizontalHeader()->setStretchLastSection(true);
-  // An unnamed key is a 32-digit hash: it may not push the incident's columns out of view.
-  horizontalHeader()->setMaximumSectionSize(180);
   horizontalHeader()->setSectionResizeMode(KeyTableModel::Trend, QHeaderView::Stretch);
   setColumnHidden(KeyTableModel::Shadow, true);
   // Wide until shown: the first resize event (on show) decides. The columns' widths settle in
   // the header's own layout pass: the Key column and name are fitted after it (queued).
   connect(horizontalHeader(), &QHeaderView::sectionResized, this, &KeyTableView::fitColumns,
           Qt::QueuedConnection);
+  for (const auto signal : {&QAbstractItemModel::rowsInserted, &QAbstractItemModel::rowsRemoved})
+    connect(proxy, signal, this, &KeyTableView::scheduleFit);
+  connect(proxy, &QAbstractItemModel::dataChanged, this, &KeyTableView::scheduleFit);
+  connect(proxy, &QAbstractItemModel::layoutChanged, this, &KeyTableView::scheduleFit);
+  connect(proxy, &QAbstractItemModel::modelReset, this, &KeyTableView::scheduleFit);
+  connect(verticalScrollBar(), &QScrollBar::valueChanged, this, &KeyTableView::scheduleFit);
   connect(horizontalScrollBar(), &QScrollBar::valueChanged, this, &KeyTableView::fitColumns);
 }
 
 void KeyTableView::showReportedColumns(const std::vector<KeyRow>& rows) {
+  bool changed = false;
   for (const KeyTableModel::Column c :
        {KeyTableModel::Shadow, KeyTableModel::Spend, KeyTableModel::QuotaBurn}) {
     const bool shown = KeyTableModel::anyReports(rows, c);
-    if (isColumnHidden(c) == shown) setColumnHidden(c, !shown);
+    if (isColumnHidden(c) != shown) continue;
+    setColumnHidden(c, !shown);
+    changed = true;
+  }
+  if (!changed) return;
+  // Other columns: a wide table may fit its incident columns again.
+  m_wideNeeds = 0;
+  updateCompact();
+  scheduleFit();
+}
+
+void KeyTableView::scheduleFit() {
+  if (m_fitPending) return;
+  m_fitPending = true;
+  QMetaObject::invokeMethod(
+      this,
+      [this] {
+        m_fitPending = false;
+        fitContents();
+      },
+      Qt::QueuedConnection);
+}
+
+void KeyTableView::fitContents() {
+  const QAbstractItemModel* m = model();
+  if (m == nullptr) return;
+  int top = rowAt(0), bottom = rowAt(viewport()->height() - 1);
+  if (top < 0) top = 0;
+  if (bottom < 0) bottom = std::min(m->rowCount(), top + 100) - 1;
+  QHeaderView* h = horizontalHeader();
+  for (int c = 0; c < h->count(); ++c) {
+    if (h->isSectionHidden(c) || h->sectionResizeMode(c) == QHeaderView::Stretch) continue;
+    // Name: a compact table sizes it in fitColumns.
+    if (c == KeyTableModel::Key && m_model->isCompact()) continue;
+    auto chars = static_cast<int>(m->headerData(c, Qt::Horizontal).toString().size());
+    for (int r = top; r <= bottom; ++r)
+      chars = std::max(chars, static_cast<int>(m->index(r, c).data().toString().size()));
+    int& fitted = m_fittedChars[static_cast<std::size_t>(c)];
+    if (chars == fitted) continue;
+    fitted = chars;
+    ++m_fits;
+    const int w = std::min(kWidestFit, std::max(sizeHintForColumn(c), h->sectionSizeHint(c)));
+    if (c == KeyTableModel::Key) m_keyFitted = w;
+    h->resizeSection(c, w);
   }
 }
 
@@ -118,7 +169,7 @@ void KeyTableView::resizeEvent(QResizeEvent* event) {
 }
 
 void KeyTableView::updateCompact() {
-  const bool compact = viewport()->width() < compactBelow();
+  const bool compact = viewport()->width() < compactBelow() || viewport()->width() < m_wideNeeds;
   if (compact == m_model->isCompact()) return;
   m_model->setCompact(compact);
   for (const int c : kSecondary) setColumnHidden(c, compact);
@@ -127,13 +178,50 @@ void KeyTableView::updateCompact() {
   // otherwise take it); wide: the trend does.
   h->setStretchLastSection(!compact);
   h->setSectionResizeMode(KeyTableModel::Key,
-                          compact ? QHeaderView::Stretch : QHeaderView::ResizeToContents);
+                          compact ? QHeaderView::Stretch : QHeaderView::Interactive);
   h->setSectionResizeMode(KeyTableModel::Trend,
-                          compact ? QHeaderView::ResizeToContents : QHeaderView::Stretch);
+                          compact ? QHeaderView::Interactive : QHeaderView::Stretch);
+  m_fittedChars.fill(-1);  // the cells read otherwise: fit every column again
+  scheduleFit();
+}
+
+int KeyTableView::widthToEdge(int own, bool* incident_cut) const {
+  const QHeaderView* h = horizontalHeader();
+  const int width = viewport()->width();
+  const int named = h->sectionSize(KeyTableModel::Key);
+  // Where each column would sit with the name `own` wide (the Key column comes first): the
+  // first that does not fit whole starts at the right edge, the name taking the room up to it.
+  for (int v = 0; v < h->count(); ++v) {
+    const int c = h->logicalIndex(v);
+    if (h->isSectionHidden(c)) continue;
+    const bool key = c == KeyTableModel::Key;
+    const int left = h->sectionViewportPosition(c) - (key ? 0 : named - own);
+    if (left + (key ? own : h->sectionSize(c)) <= width) continue;
+    if (incident_cut != nullptr) *incident_cut = c <= KeyTableModel::QuotaBurn;
+    return left < width && !key ? own + width - left : own;
+  }
+  return own;
+}
+
+void KeyTableView::fitWide() {
+  for (int c = KeyTableModel::Key; c <= KeyTableModel::QuotaBurn; ++c) {
+    if (!isColumnHidden(c) && m_fittedChars[static_cast<std::size_t>(c)] < 0) return;  // not yet
+  }
+  bool cut = false;
+  const int wanted = widthToEdge(m_keyFitted, &cut);
+  if (cut) {
+    // Name to burn do not fit whole (a shadow's "would refuse 231" beside them): compact.
+    m_wideNeeds = viewport()->width() + 1;
+    updateCompact();
+  } else if (wanted != horizontalHeader()->sectionSize(KeyTableModel::Key)) {
+    horizontalHeader()->resizeSection(KeyTableModel::Key, wanted);
+  }
 }
 
 void KeyTableView::fitColumns() {
   QHeaderView* h = horizontalHeader();
+  const bool at_left = horizontalScrollBar()->value() == 0;  // scrolled: leave the widths be
+  if (!m_model->isCompact() && at_left && m_keyFitted > 0) fitWide();
   if (m_model->isCompact()) {
     // The name stretches over what the figures leave, but not below a readable minimum: then
     // it keeps the minimum and the table scrolls sideways.
@@ -145,8 +233,12 @@ void KeyTableView::fitColumns() {
     const auto mode = room ? QHeaderView::Stretch : QHeaderView::Interactive;
     if (h->sectionResizeMode(KeyTableModel::Key) != mode)
       h->setSectionResizeMode(KeyTableModel::Key, mode);
-    if (!room && h->sectionSize(KeyTableModel::Key) != keyMinimum())
-      h->resizeSection(KeyTableModel::Key, keyMinimum());
+    // No room: the minimum, and up to the first figure that does not fit (it starts just out
+    // of view, not cut).
+    const int key =
+        at_left ? widthToEdge(keyMinimum(), nullptr) : h->sectionSize(KeyTableModel::Key);
+    if (!room && h->sectionSize(KeyTableModel::Key) != key)
+      h->resizeSection(KeyTableModel::Key, key);
   }
   m_model->setQualified(
       !(isColumnInView(KeyTableModel::Model) && isColumnInView(KeyTableModel::Limit)));

@@ -10,13 +10,21 @@
 // ("campus-tutor/gemini-2.5-flash/llm_tokens"), so two rows of one tenant never look alike;
 // elided, such a name keeps its start and the limit whole ("campus-tu…/llm_tokens":
 // KeyNameDelegate).
-// Shadow, Spend and Burn are shown only while some row reports them.
+// Shadow, Spend and Burn are shown only while some row reports them; a wide table whose
+// incident columns do not fit whole (a shadow's "would refuse 231" beside them) turns compact
+// too. At the left end no column is cut by the viewport's right edge: the name takes the room
+// up to the first column that does not fit, which starts just out of view.
+// The columns fit the text of the rows in view, measured again only when a column's longest
+// text in view changes length (a refresh that changes figures, not their widths, lays out
+// nothing: QHeaderView::ResizeToContents measured every cell in view on every refresh).
 
 #include <QStyledItemDelegate>
 #include <QTableView>
+#include <array>
 #include <vector>
 
 #include "core/dashboard/dashboard_snapshot.h"
+#include "core/dashboard/key_table_order.h"
 
 namespace limitscope::ui {
 
@@ -54,6 +62,9 @@ class KeyTableView : public QTableView {
   void showReportedColumns(const std::vector<KeyRow>& rows);
   /// Whether column `c` is shown wholly inside the viewport.
   bool isColumnInView(int c) const;
+  /// How many times a column was measured to fit its text (for tests: a refresh that changes
+  /// no text's length measures none).
+  int fitCount() const { return m_fits; }
 
  protected:
   void resizeEvent(QResizeEvent* event) override;
@@ -63,8 +74,24 @@ class KeyTableView : public QTableView {
   /// Gives the Key column at least keyMinimum() while compact, and has the name say the model
   /// and limit while their columns are out of view. Runs after the columns' widths settle.
   void fitColumns();
+  /// A wide table at its left end: compact when the incident's columns (name to burn) do not
+  /// fit whole; else the name is widened to the edge (widthToEdge).
+  void fitWide();
+  /// The Key column's width at the left end so that no column is cut by the viewport's right
+  /// edge: `own` (the name's own width) widened up to the first column that does not fit whole.
+  /// @param incident_cut set to whether that column is one of the incident's (name to burn)
+  int widthToEdge(int own, bool* incident_cut) const;
+  /// Fits each column whose longest text in view changed length since it was last fitted.
+  void fitContents();
+  /// fitContents() once the events in hand are done (a refresh emits several signals).
+  void scheduleFit();
 
   KeyTableModel* m_model;
+  std::array<int, key_table::ColumnCount> m_fittedChars;  // per column; -1: not fitted
+  int m_wideNeeds = 0;  // viewport width a wide table needed for its incident columns; 0: unknown
+  int m_keyFitted = 0;  // the Key column's width fitted to its text, before fitWide widens it
+  int m_fits = 0;
+  bool m_fitPending = false;
 };
 
 }  // namespace limitscope::ui
