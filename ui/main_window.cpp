@@ -27,6 +27,7 @@
 #include <QToolBar>
 #include <QTreeView>
 #include <QVBoxLayout>
+#include <utility>
 
 #include "ui/alert_tree_view.h"
 #include "ui/amounts.h"
@@ -554,7 +555,9 @@ void MainWindow::onTick() {
 
 void MainWindow::applySnapshot(const SnapshotPtr& s) {
   if (!s) return;
-  m_shown = s;
+  // The snapshot shown until now is freed on the worker's thread once the model lets it go:
+  // 10,000 rows with their strings and sparklines take the GUI thread a millisecond to free.
+  SnapshotPtr before = std::exchange(m_shown, s);
   const qint64 end = m_view.live ? s->now_ms : m_view.end_ms;
   const qint64 start = m_view.live ? s->now_ms - m_view.span_ms : m_view.start_ms;
   m_chartStack->setData(s->charts, s->alert_intervals, start, end);
@@ -587,6 +590,10 @@ void MainWindow::applySnapshot(const SnapshotPtr& s) {
   events.chop(1);
   m_statusState->setToolTip(events);
   m_statusError->setToolTip(events);
+  if (before && before != s && m_worker) {
+    QMetaObject::invokeMethod(
+        m_worker, [gone = std::move(before)] { (void)gone; }, Qt::QueuedConnection);
+  }
   if (m_playbackMode) {
     const QSignalBlocker block(m_seek);
     if (!m_seek->isSliderDown())
