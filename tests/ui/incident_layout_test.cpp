@@ -567,5 +567,40 @@ TEST(IncidentLayout, EveryKeyTableColumnIsWholeOrOutOfViewWithOrWithoutAShadow) 
   }
 }
 
+// Drops the queued calls of a window's own source worker (its stopped simulation still
+// publishes a snapshot when the view changes): only the test's snapshots are shown.
+class DropWorkerCalls : public QObject {
+ public:
+  bool eventFilter(QObject* watched, QEvent* event) override {
+    return event->type() == QEvent::MetaCall || QObject::eventFilter(watched, event);
+  }
+};
+
+TEST(IncidentLayout, KeyTableColumnsAreMeasuredOnlyWhenTheirTextChangesLength) {
+  test::ensure_qt_app();
+  MainWindow window(EmbeddedSimulationOptions{}, /*start_running=*/false);
+  DropWorkerCalls drop;
+  window.installEventFilter(&drop);
+  auto s = incident_snapshot();
+  show_at(window, 1600, 1000, s);
+  KeyTableView* keys = window.keyView();
+  const int fits = keys->fitCount();
+  ASSERT_GT(fits, 0);
+  // New figures of the same widths ("12.5" -> "13.5"): nothing is measured again.
+  auto same = std::make_shared<DashboardSnapshot>(*s);
+  for (KeyRow& r : same->keys) r.rejected_per_s += 1.0;
+  settle(window, same);
+  EXPECT_EQ(keys->fitCount(), fits);
+  // A wider figure in view ("1,234.5/s" where "12.5" was): its column is fitted to it.
+  auto wider = std::make_shared<DashboardSnapshot>(*same);
+  for (KeyRow& r : wider->keys) r.rejected_per_s = 123456.5;
+  settle(window, wider);
+  EXPECT_GT(keys->fitCount(), fits);
+  const QString text = keys->model()->index(0, KeyTableModel::Rejected).data().toString();
+  EXPECT_EQ(text, QStringLiteral("123456.5"));
+  EXPECT_GE(keys->columnWidth(KeyTableModel::Rejected), keys->fontMetrics().horizontalAdvance(text))
+      << "the 429/s column is narrower than its text";
+}
+
 }  // namespace
 }  // namespace limitscope::ui
