@@ -23,6 +23,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTextBrowser>
+#include <QTextDocument>
 #include <QTimer>
 #include <QToolBar>
 #include <QTreeView>
@@ -48,6 +49,23 @@ namespace limitscope::ui {
 namespace {
 
 constexpr int kUiRefreshMs = 40;  // coalescing timer: at most 25 redraws a second
+
+/// Carries a snapshot the window stopped showing to the worker's thread: a posted event is
+/// deleted by the thread that receives it, and with it the snapshot's last reference. (A queued
+/// lambda is not enough: Qt keeps a reference to it on the posting thread until the post
+/// returns, and an idle worker is often done with it first.)
+class SnapshotRelease : public QEvent {
+ public:
+  explicit SnapshotRelease(SnapshotPtr snapshot)
+      : QEvent(kind()), m_snapshot(std::move(snapshot)) {}
+  static QEvent::Type kind() {
+    static const auto type = static_cast<QEvent::Type>(QEvent::registerEventType());
+    return type;
+  }
+
+ private:
+  SnapshotPtr m_snapshot;
+};
 
 }  // namespace
 
@@ -590,10 +608,8 @@ void MainWindow::applySnapshot(const SnapshotPtr& s) {
   events.chop(1);
   m_statusState->setToolTip(events);
   m_statusError->setToolTip(events);
-  if (before && before != s && m_worker) {
-    QMetaObject::invokeMethod(
-        m_worker, [gone = std::move(before)] { (void)gone; }, Qt::QueuedConnection);
-  }
+  if (before && before != s && m_worker)
+    QCoreApplication::postEvent(m_worker, new SnapshotRelease(std::move(before)));
   if (m_playbackMode) {
     const QSignalBlocker block(m_seek);
     if (!m_seek->isSliderDown())
@@ -623,7 +639,8 @@ void MainWindow::updateProtection(const ProtectionStatus& p) {
 void MainWindow::updateDetails() {
   const QModelIndexList rows = m_keyView->selectionModel()->selectedRows();
   if (rows.isEmpty()) {
-    m_details->clear();
+    // Cleared once: clearing an empty document still lays it out and repaints it.
+    if (!m_details->document()->isEmpty()) m_details->clear();
     m_decisionModel->setDecisions({});
     return;
   }
