@@ -160,18 +160,31 @@ MillionKeys& million() {
 // Time moves 10 ns per decision and thread: a key is visited once per million decisions and
 // gets 0.01 token back meanwhile, so states stay live (no expiry churn) and most decisions
 // admit for the first tens of rounds.
-void BM_KeyedMillionKeys(benchmark::State& state) {
+// This thread's first key: the threads start spread evenly over the keys.
+std::size_t first_key(const benchmark::State& state) {
+  return static_cast<std::size_t>(state.thread_index()) * kKeys /
+         static_cast<std::size_t>(state.threads());
+}
+
+// One decision per iteration, decide(m, key, t_ns), over the keys in turn.
+template <class Decide>
+void decide_million_keys(benchmark::State& state, Decide decide) {
   MillionKeys& m = million();
-  std::size_t i = static_cast<std::size_t>(state.thread_index()) * kKeys /
-                  static_cast<std::size_t>(state.threads());
+  std::size_t i = first_key(state);
   std::int64_t t = 1'000'000'000;
   for (auto _ : state) {
     const std::string& key = m.keys[i];
     if (++i == kKeys) i = 0;
     t += 10;
-    benchmark::DoNotOptimize(m.ours->decide(key, kModel, Nanos{t}));
+    benchmark::DoNotOptimize(decide(m, key, t));
   }
   state.SetItemsProcessed(state.iterations());
+}
+
+void BM_KeyedMillionKeys(benchmark::State& state) {
+  decide_million_keys(state, [](MillionKeys& m, const std::string& key, std::int64_t t) {
+    return m.ours->decide(key, kModel, Nanos{t});
+  });
 }
 
 // The same stream through decide_batch, kBatch requests per call (per iteration): the slots
@@ -180,8 +193,7 @@ constexpr std::size_t kBatch = 64;
 
 void BM_KeyedMillionKeysBatch(benchmark::State& state) {
   MillionKeys& m = million();
-  std::size_t i = static_cast<std::size_t>(state.thread_index()) * kKeys /
-                  static_cast<std::size_t>(state.threads());
+  std::size_t i = first_key(state);
   std::int64_t t = 1'000'000'000;
   std::vector<KeyedRequest> batch(kBatch);
   std::vector<KeyedDecision> out(kBatch);
@@ -200,17 +212,9 @@ void BM_KeyedMillionKeysBatch(benchmark::State& state) {
 }
 
 void BM_BaselineMillionKeys(benchmark::State& state) {
-  MillionKeys& m = million();
-  std::size_t i = static_cast<std::size_t>(state.thread_index()) * kKeys /
-                  static_cast<std::size_t>(state.threads());
-  std::int64_t t = 1'000'000'000;
-  for (auto _ : state) {
-    const std::string& key = m.keys[i];
-    if (++i == kKeys) i = 0;
-    t += 10;
-    benchmark::DoNotOptimize(m.baseline->decide(key, kModel, static_cast<double>(t) * 1e-9));
-  }
-  state.SetItemsProcessed(state.iterations());
+  decide_million_keys(state, [](MillionKeys& m, const std::string& key, std::int64_t t) {
+    return m.baseline->decide(key, kModel, static_cast<double>(t) * 1e-9);
+  });
 }
 
 BENCHMARK(BM_KeyedMillionKeys)->UseRealTime()->Threads(1)->Threads(2);

@@ -32,30 +32,26 @@ nlohmann::json to_json(const audit::ClockAudit& a) {
   j["skewed"] = a.skewed;
   j["errors"] = a.errors;
   j["redis_vs_workstation"] = offset_json(a.redis_vs_workstation);
-  j["redis_reference"] =
-      a.redis_reference.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.redis_reference);
+  j["redis_reference"] = json_or_null(a.redis_reference);
   j["redis_nodes"] = nlohmann::json::array();
   for (const auto& n : a.redis_nodes) {
-    j["redis_nodes"].push_back(
-        {{"node", n.node},
-         {"vs_workstation", offset_json(n.vs_workstation)},
-         {"vs_reference_s",
-          n.vs_reference_s ? nlohmann::json(*n.vs_reference_s) : nlohmann::json(nullptr)},
-         {"uncertainty_s", n.uncertainty_s},
-         {"skewed", n.skewed},
-         {"error", n.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(n.error)}});
+    j["redis_nodes"].push_back({{"node", n.node},
+                                {"vs_workstation", offset_json(n.vs_workstation)},
+                                {"vs_reference_s", json_or_null(n.vs_reference_s)},
+                                {"uncertainty_s", n.uncertainty_s},
+                                {"skewed", n.skewed},
+                                {"error", json_or_null(n.error)}});
   }
   j["gateways"] = nlohmann::json::array();
   for (const auto& g : a.gateways) {
-    j["gateways"].push_back(
-        {{"gateway", g.gateway},
-         {"source", g.source.empty() ? nlohmann::json(nullptr) : nlohmann::json(g.source)},
-         {"vs_workstation", offset_json(g.vs_workstation)},
-         {"date_vs_workstation", offset_json(g.date_vs_workstation)},
-         {"vs_redis_s", g.vs_redis_s ? nlohmann::json(*g.vs_redis_s) : nlohmann::json(nullptr)},
-         {"uncertainty_s", g.uncertainty_s},
-         {"skewed", g.skewed},
-         {"error", g.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(g.error)}});
+    j["gateways"].push_back({{"gateway", g.gateway},
+                             {"source", json_or_null(g.source)},
+                             {"vs_workstation", offset_json(g.vs_workstation)},
+                             {"date_vs_workstation", offset_json(g.date_vs_workstation)},
+                             {"vs_redis_s", json_or_null(g.vs_redis_s)},
+                             {"uncertainty_s", g.uncertainty_s},
+                             {"skewed", g.skewed},
+                             {"error", json_or_null(g.error)}});
   }
   return j;
 }

@@ -56,8 +56,7 @@ nlohmann::json to_json(const audit::ReplicaAudit& a, const std::vector<audit::Re
   j["tolerance"] = a.tolerance;
   j["leak"] = a.leaks > 0;
   j["leaks"] = a.leaks;
-  j["likely_cause"] =
-      a.likely_cause.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.likely_cause);
+  j["likely_cause"] = json_or_null(a.likely_cause);
   j["sources"] = nlohmann::json::array();
   for (const auto& w : ws) {
     j["sources"].push_back({{"replica", w.replica},
@@ -75,20 +74,19 @@ nlohmann::json to_json(const audit::ReplicaAudit& a, const std::vector<audit::Re
   }
   j["keys"] = nlohmann::json::array();
   for (const auto& k : a.keys) {
-    j["keys"].push_back(
-        {{"api_key_hash", k.api_key_hash},
-         {"name", k.name.empty() ? nlohmann::json(nullptr) : nlohmann::json(k.name)},
-         {"model", k.model},
-         {"tier", k.tier},
-         {"limit", k.limit},
-         {"configured_per_s", k.configured_per_s},
-         {"bound_cost", k.bound_cost},
-         {"admitted_cost", k.admitted_cost},
-         {"admitted_per_s", k.admitted_per_s},
-         {"ratio", k.ratio},
-         {"replicas_admitting", k.replicas_admitting},
-         {"max_replica_ratio", k.max_replica_ratio},
-         {"leak", k.leak}});
+    j["keys"].push_back({{"api_key_hash", k.api_key_hash},
+                         {"name", json_or_null(k.name)},
+                         {"model", k.model},
+                         {"tier", k.tier},
+                         {"limit", k.limit},
+                         {"configured_per_s", k.configured_per_s},
+                         {"bound_cost", k.bound_cost},
+                         {"admitted_cost", k.admitted_cost},
+                         {"admitted_per_s", k.admitted_per_s},
+                         {"ratio", k.ratio},
+                         {"replicas_admitting", k.replicas_admitting},
+                         {"max_replica_ratio", k.max_replica_ratio},
+                         {"leak", k.leak}});
   }
   j["notes"] = a.notes;
   return j;

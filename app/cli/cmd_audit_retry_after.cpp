@@ -41,16 +41,15 @@ nlohmann::json to_json(const audit::RetryAfterAudit& a, const audit::DecisionRea
                    {"errors", read.errors}};
   j["keys"] = nlohmann::json::array();
   for (const auto& k : a.keys) {
-    j["keys"].push_back(
-        {{"key", k.key},
-         {"name", k.name.empty() ? nlohmann::json(nullptr) : nlohmann::json(k.name)},
-         {"refusals", k.refusals},
-         {"impatient", k.impatient},
-         {"lies", k.lies},
-         {"honoured", k.honoured},
-         {"unanswered", k.unanswered},
-         {"impatient_examples", examples_json(k.impatient_examples)},
-         {"lie_examples", examples_json(k.lie_examples)}});
+    j["keys"].push_back({{"key", k.key},
+                         {"name", json_or_null(k.name)},
+                         {"refusals", k.refusals},
+                         {"impatient", k.impatient},
+                         {"lies", k.lies},
+                         {"honoured", k.honoured},
+                         {"unanswered", k.unanswered},
+                         {"impatient_examples", examples_json(k.impatient_examples)},
+                         {"lie_examples", examples_json(k.lie_examples)}});
   }
   return j;
 }

@@ -57,8 +57,7 @@ int run_decide(const CommandArgs& argv) {
                      {"reason", std::string(to_string(d.reason))},
                      {"degraded", result.guarded.degraded},
                      {"config_version", result.config_version}};
-    j["error"] = result.guarded.error.empty() ? nlohmann::json(nullptr)
-                                              : nlohmann::json(result.guarded.error);
+    j["error"] = json_or_null(result.guarded.error);
     std::cout << json_text(j) << "\n";
   } else if (d.allowed) {
     std::cout << "allowed" << (result.guarded.degraded ? " (degraded)" : "") << ": remaining "

@@ -91,8 +91,8 @@ int run_hammer(const CommandArgs& argv) {
         {"decisions_per_s", elapsed_s > 0 ? static_cast<double>(decided) / elapsed_s : 0.0},
         {"threads", *threads},
         {"breaker_opened", stats.breaker.opened_total}};
-    j["server_start_us"] = start_us ? nlohmann::json(*start_us) : nlohmann::json(nullptr);
-    j["server_end_us"] = end_us ? nlohmann::json(*end_us) : nlohmann::json(nullptr);
+    j["server_start_us"] = json_or_null(start_us);
+    j["server_end_us"] = json_or_null(end_us);
     std::cout << json_text(j) << "\n";
   } else {
     std::cout << "admitted " << admitted << ", rejected " << rejected << ", errors " << errors

@@ -22,23 +22,18 @@ namespace {
 
 constexpr const char* kName = "probe";
 
-template <class T>
-nlohmann::json opt(const std::optional<T>& v) {
-  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
-
 nlohmann::json key_json(const probe::KeyReading& k) {
   nlohmann::json j{
       {"key", k.key}, {"profile", k.profile}, {"kind", std::string(probe::to_string(k.kind))}};
-  j["level"] = opt(k.level);
-  j["capacity"] = opt(k.capacity);
-  j["fill"] = opt(k.fill);
-  j["count"] = opt(k.count);
-  j["limit"] = opt(k.limit);
-  j["occupancy"] = opt(k.occupancy);
-  j["ttl_ms"] = opt(k.ttl_ms);
-  j["node"] = k.node.empty() ? nlohmann::json(nullptr) : nlohmann::json(k.node);
-  j["error"] = k.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(k.error);
+  j["level"] = json_or_null(k.level);
+  j["capacity"] = json_or_null(k.capacity);
+  j["fill"] = json_or_null(k.fill);
+  j["count"] = json_or_null(k.count);
+  j["limit"] = json_or_null(k.limit);
+  j["occupancy"] = json_or_null(k.occupancy);
+  j["ttl_ms"] = json_or_null(k.ttl_ms);
+  j["node"] = json_or_null(k.node);
+  j["error"] = json_or_null(k.error);
   return j;
 }
 

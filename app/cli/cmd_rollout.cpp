@@ -48,7 +48,7 @@ json state_json(const std::string& rule, const RolloutState& s,
                       {"reason", e.reason},
                       {"state", e.state},
                       {"share_percent", static_cast<double>(e.share_bp) / 100.0},
-                      {"guard_value", e.guard_value ? json(*e.guard_value) : json(nullptr)}});
+                      {"guard_value", json_or_null(e.guard_value)}});
   }
   return {{"rule", rule},
           {"state", s.state},
@@ -59,7 +59,7 @@ json state_json(const std::string& rule, const RolloutState& s,
           {"hold_left_ms", redis::hold_left_ms(s, now_ms)},
           {"started_by", s.started_by},
           {"guard", s.guard},
-          {"guard_value", s.guard_value ? json(*s.guard_value) : json(nullptr)},
+          {"guard_value", json_or_null(s.guard_value)},
           {"source", s.source},
           {"shadow_version", s.shadow_version},
           {"reason", s.reason},

@@ -207,8 +207,7 @@ int run_sweep(const CommandArgs& argv) {
     }
     j["advice"] = {{"lines", advice.lines},
                    {"edges", edges},
-                   {"spend_cap",
-                    advice.spend_cap ? nlohmann::json(*advice.spend_cap) : nlohmann::json(nullptr)},
+                   {"spend_cap", json_or_null(advice.spend_cap)},
                    {"excluded_by_spend", advice.excluded_by_spend
                                              ? cell_json(cells[*advice.excluded_by_spend], window)
                                              : nlohmann::json(nullptr)},

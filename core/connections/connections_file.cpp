@@ -194,6 +194,16 @@ class Reader {
     return o[key].get<std::string>();
   }
 
+  // What `text`, field `key` of connection i, names by `parse` (parse_http_auth, ...); an error
+  // naming the field and the `expected` names when it names nothing.
+  template <class T>
+  Expected<T> named_field(std::size_t i, const std::string& key, const std::string& text,
+                          std::optional<T> (*parse)(std::string_view), const char* expected) {
+    const std::optional<T> v = parse(text);
+    if (!v) return fail(conn_line(i, key), path(i, key), "'" + text + "': expected " + expected);
+    return *v;
+  }
+
   Expected<SavedConnection> read_connection(const json& o, std::size_t i) {
     if (!o.is_object()) return fail(conn_line(i, ""), path(i, ""), "expected an object");
     for (auto it = o.begin(); it != o.end(); ++it) {
@@ -225,23 +235,19 @@ class Reader {
       if (!v) return make_error(v.error());
       *out = std::move(*v);
     }
-    const auto k = parse_connection_kind(kind);
-    if (!k)
-      return fail(conn_line(i, "kind"), path(i, "kind"),
-                  "'" + kind + "': expected redis, metrics or prometheus");
+    const auto k =
+        named_field(i, "kind", kind, parse_connection_kind, "redis, metrics or prometheus");
+    if (!k) return make_error(k.error());
     c.kind = *k;
     if (!auth.empty()) {
-      const auto a = parse_http_auth(auth);
-      if (!a)
-        return fail(conn_line(i, "auth"), path(i, "auth"),
-                    "'" + auth + "': expected none, basic or bearer");
+      const auto a = named_field(i, "auth", auth, parse_http_auth, "none, basic or bearer");
+      if (!a) return make_error(a.error());
       c.auth = *a;
     }
     if (!secret.empty()) {
-      const auto s = parse_secret_storage(secret);
-      if (!s)
-        return fail(conn_line(i, "secret"), path(i, "secret"),
-                    "'" + secret + "': expected none, keychain or env");
+      const auto s =
+          named_field(i, "secret", secret, parse_secret_storage, "none, keychain or env");
+      if (!s) return make_error(s.error());
       c.secret = *s;
     }
     const std::string env_field(c.secret_env_field());

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <utility>
 
 #include "core/common/sha256.h"
 #include "core/metrics/metric_names.h"
@@ -29,6 +30,18 @@ std::vector<metrics::Point> decimated(const SeriesSamples& s, const ChartView& v
   }
   return metrics::decimate_min_max(pts, static_cast<double>(view.start_ms),
                                    static_cast<double>(view.end_ms), std::max(1, view.columns));
+}
+
+// The line of series `s` called `name`, its points decimated to the view; the samples it read
+// are added to `points_in`.
+ChartLine line_of(const SeriesSamples& s, std::string name, const ChartView& view,
+                  std::size_t& points_in) {
+  points_in += s.samples.size();
+  ChartLine line;
+  line.name = std::move(name);
+  line.series = s.labels;
+  line.points = decimated(s, view);
+  return line;
 }
 
 std::string key_line_name(const metrics::Labels& l, const KeyNames* names) {
@@ -105,13 +118,9 @@ std::vector<ChartLine> pick_lines(const metrics::SeriesStore& store, std::string
       exact.push_back(*LabelMatcher::make(n, MatchOp::equal, v));
     for (const SeriesSamples& s : store.select(exact, view.start_ms, view.end_ms)) {
       if (!(s.labels == *l)) continue;  // a series with more labels matched too
-      points_in += s.samples.size();
-      ChartLine line;
-      line.name = key_line_name(s.labels, names);
+      ChartLine line = line_of(s, key_line_name(s.labels, names), view, points_in);
       line.api_key = std::string(s.labels.get("api_key"));
-      line.series = s.labels;
       line.selected = is_selected(view, line.api_key);
-      line.points = decimated(s, view);
       finish(line, s);
       lines.push_back(std::move(line));
     }
@@ -136,14 +145,20 @@ std::string percent(double ratio) {
   return buf;
 }
 
+// A chart of `kind` with its title and y unit, before its lines.
+ChartData chart_of(ChartKind kind, std::string title, std::string unit) {
+  ChartData c;
+  c.kind = kind;
+  c.title = std::move(title);
+  c.unit = std::move(unit);
+  return c;
+}
+
 }  // namespace
 
 ChartData bucket_level_chart(const metrics::SeriesStore& store, const ChartView& view,
                              const KeyNames* names) {
-  ChartData c;
-  c.kind = ChartKind::bucket_levels;
-  c.title = "Bucket levels (lowest keys)";
-  c.unit = "of capacity";
+  ChartData c = chart_of(ChartKind::bucket_levels, "Bucket levels (lowest keys)", "of capacity");
   c.y_max = 1.0;
   c.lines = pick_lines(store, dashboard_series::kKeyLevel, view, Rank::lowest, c.points_in, names,
                        no_finish);
@@ -154,10 +169,8 @@ ChartData bucket_level_chart(const metrics::SeriesStore& store, const ChartView&
 
 ChartData window_occupancy_chart(const metrics::SeriesStore& store, const ChartView& view,
                                  const KeyNames* names) {
-  ChartData c;
-  c.kind = ChartKind::window_occupancy;
-  c.title = "Window occupancy (fullest keys)";
-  c.unit = "of limit";
+  ChartData c =
+      chart_of(ChartKind::window_occupancy, "Window occupancy (fullest keys)", "of limit");
   c.y_max = 1.0;
   c.thresholds = {1.0};
   c.threshold_labels = {percent(1.0)};
@@ -304,10 +317,7 @@ bool alert_selects_line(const metrics::Labels& alert, const metrics::Labels& lin
 }
 
 ChartData rejection_chart(const metrics::SeriesStore& store, const ChartView& view) {
-  ChartData c;
-  c.kind = ChartKind::rejections;
-  c.title = "429 rate by tier";
-  c.unit = "429/s";
+  ChartData c = chart_of(ChartKind::rejections, "429 rate by tier", "429/s");
   c.empty_note = "no 429 counts from this source yet";
   auto m = LabelMatcher::make("__name__", MatchOp::equal,
                               std::string(dashboard_series::kTierRejectedRate));
@@ -324,15 +334,11 @@ ChartData rejection_chart(const metrics::SeriesStore& store, const ChartView& vi
     const std::string tier(tier_of_rule(label));
     const bool from_stream = label != tier;
     if (sources_of_tier[tier] > 1 && from_stream) continue;
-    c.points_in += s.samples.size();
-    ChartLine line;
     // Named for its tier, and for its source when a live source could give it two ways.
-    line.name = sources_of_tier[tier] > 1 ? tier + " (metrics)"
-                : from_stream             ? tier + " (redis)"
-                                          : tier;
-    line.series = s.labels;
-    line.points = decimated(s, view);
-    c.lines.push_back(std::move(line));
+    std::string name = sources_of_tier[tier] > 1 ? tier + " (metrics)"
+                       : from_stream             ? tier + " (redis)"
+                                                 : tier;
+    c.lines.push_back(line_of(s, std::move(name), view, c.points_in));
   }
   // A rule's shadow config: what it would refuse, from the same decisions as the rule's line,
   // drawn beside the tier's line.
@@ -349,15 +355,11 @@ ChartData rejection_chart(const metrics::SeriesStore& store, const ChartView& vi
   for (const SeriesSamples& s : shadows) {
     const std::string tier(tier_of_rule(s.labels.get("tier")));
     if (shadow_sources[tier] > 1 && s.labels.get("source") != "metrics") continue;
-    c.points_in += s.samples.size();
-    ChartLine line;
-    line.name = tier + ": would refuse (shadow)";
+    ChartLine line = line_of(s, tier + ": would refuse (shadow)", view, c.points_in);
     line.shadow_of = "";
     for (std::size_t i = 0; i < tier_lines; ++i) {
       if (tier_of_rule(c.lines[i].series.get("tier")) == tier) line.shadow_of = c.lines[i].name;
     }
-    line.series = s.labels;
-    line.points = decimated(s, view);
     c.lines.push_back(std::move(line));
   }
   // Admitted without a limit check (a gateway failing open): beside the 429s it hides.
@@ -369,22 +371,15 @@ ChartData rejection_chart(const metrics::SeriesStore& store, const ChartView& vi
     if (std::none_of(s.samples.begin(), s.samples.end(),
                      [](const metrics::Sample& x) { return x.value > 0; }))
       continue;
-    c.points_in += s.samples.size();
-    ChartLine line;
-    line.name = "admitted unchecked (fail-open)";
-    line.series = s.labels;
-    line.points = decimated(s, view);
-    c.lines.push_back(std::move(line));
+    c.lines.push_back(line_of(s, "admitted unchecked (fail-open)", view, c.points_in));
   }
   return c;
 }
 
 ChartData quota_burn_chart(const metrics::SeriesStore& store, const ChartView& view,
                            const KeyNames* names) {
-  ChartData c;
-  c.kind = ChartKind::quota_burn;
-  c.title = "Daily quota burn (highest keys)";
-  c.unit = "of daily quota";
+  ChartData c =
+      chart_of(ChartKind::quota_burn, "Daily quota burn (highest keys)", "of daily quota");
   c.thresholds = {1.0};  // the quota itself; the rules' thresholds come from add_rule_threshold
   c.threshold_labels = {percent(1.0)};
   c.empty_note =

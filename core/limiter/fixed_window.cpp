@@ -32,20 +32,13 @@ Decision evaluate(const LimitParams& p, const FixedWindow::State& s, Nanos now, 
     return time_math::refusal(valid ? DenyReason::cost_above_capacity : DenyReason::invalid_cost,
                               p.limit, free, reset_after(p, r, t));
   }
-  Decision d;
-  d.limit = p.limit;
   if (r.count + cost <= p.limit) {
     const FixedWindow::State after{r.window_start_ns, r.count + cost};
-    d.allowed = true;
-    d.remaining = std::max(0.0, p.limit - after.count);
-    d.retry_after = Nanos{0};
-    d.reset_after = reset_after(p, after, t);
     if (next != nullptr) *next = after;
-    return d;
+    return time_math::admission(p.limit, std::max(0.0, p.limit - after.count),
+                                reset_after(p, after, t));
   }
-  d.reason = DenyReason::exhausted;
-  d.remaining = free;
-  d.reset_after = reset_after(p, r, t);
+  Decision d = time_math::refusal(DenyReason::exhausted, p.limit, free, reset_after(p, r, t));
   d.retry_after = d.reset_after;  // the next window starts empty and cost <= L
   return d;
 }

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/common/enum_names.h"
 #include "core/common/number_format.h"
 
 namespace limitscope {
@@ -25,16 +26,9 @@ std::string_view to_string(Algorithm a) {
 }
 
 std::optional<Algorithm> parse_algorithm(std::string_view name) {
-  std::string n(name);
-  for (char& c : n) {
-    if (c == '_') c = '-';
-  }
-  for (Algorithm a :
-       {Algorithm::token_bucket, Algorithm::gcra, Algorithm::sliding_log,
-        Algorithm::sliding_counter, Algorithm::fixed_window, Algorithm::leaky_bucket}) {
-    if (to_string(a) == n) return a;
-  }
-  return std::nullopt;
+  return parse_dashed_name(
+      name, {Algorithm::token_bucket, Algorithm::gcra, Algorithm::sliding_log,
+             Algorithm::sliding_counter, Algorithm::fixed_window, Algorithm::leaky_bucket});
 }
 
 bool is_window_algorithm(Algorithm a) {

@@ -335,6 +335,15 @@ std::pair<std::size_t, std::size_t> line_column(std::string_view text, std::size
   return {line, col};
 }
 
+// The index of the element called `name` in `sorted` (ordered by name), if there is one.
+template <class T>
+std::optional<std::size_t> index_by_name(const std::vector<T>& sorted, std::string_view name) {
+  auto it = std::lower_bound(sorted.begin(), sorted.end(), name,
+                             [](const T& e, std::string_view n) { return e.name < n; });
+  if (it == sorted.end() || it->name != name) return std::nullopt;
+  return static_cast<std::size_t>(it - sorted.begin());
+}
+
 }  // namespace
 
 Expected<Policy> parse_policy(std::string_view json_text, std::string_view source_name) {
@@ -387,10 +396,7 @@ const TierPolicy* Policy::tier_for_key(std::string_view api_key) const {
 }
 
 std::optional<std::size_t> Policy::tier_index(std::string_view name) const {
-  auto it = std::lower_bound(tiers.begin(), tiers.end(), name,
-                             [](const TierPolicy& t, std::string_view n) { return t.name < n; });
-  if (it == tiers.end() || it->name != name) return std::nullopt;
-  return static_cast<std::size_t>(it - tiers.begin());
+  return index_by_name(tiers, name);
 }
 
 const TierPolicy* Policy::find_tier(std::string_view name) const {
@@ -399,10 +405,7 @@ const TierPolicy* Policy::find_tier(std::string_view name) const {
 }
 
 std::optional<std::size_t> Policy::model_index(std::string_view name) const {
-  auto it = std::lower_bound(models.begin(), models.end(), name,
-                             [](const ModelPolicy& m, std::string_view n) { return m.name < n; });
-  if (it == models.end() || it->name != name) return std::nullopt;
-  return static_cast<std::size_t>(it - models.begin());
+  return index_by_name(models, name);
 }
 
 Expected<const ModelPolicy*> Policy::model(std::string_view name) const {

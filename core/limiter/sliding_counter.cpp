@@ -52,20 +52,13 @@ Decision evaluate(const LimitParams& p, const State& s, Nanos now, double cost, 
     return time_math::refusal(valid ? DenyReason::cost_above_capacity : DenyReason::invalid_cost,
                               p.limit, free, reset_after(p, r, t));
   }
-  Decision d;
-  d.limit = p.limit;
   if (used + cost <= p.limit) {
     const State after{r.window_start_ns, r.prev, r.curr + cost};
-    d.allowed = true;
-    d.remaining = std::max(0.0, p.limit - used - cost);
-    d.retry_after = Nanos{0};
-    d.reset_after = reset_after(p, after, t);
     if (next != nullptr) *next = after;
-    return d;
+    return time_math::admission(p.limit, std::max(0.0, p.limit - used - cost),
+                                reset_after(p, after, t));
   }
-  d.reason = DenyReason::exhausted;
-  d.remaining = free;
-  d.reset_after = reset_after(p, r, t);
+  Decision d = time_math::refusal(DenyReason::exhausted, p.limit, free, reset_after(p, r, t));
   // Analytic guess: within this window prev's weight must fall to (L − curr − c)/prev; else in
   // the next window curr's weight must fall to (L − c)/curr. Two windows on, it always fits.
   const std::int64_t w = p.window.count();

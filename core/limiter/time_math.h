@@ -116,8 +116,14 @@ std::optional<std::int64_t> earliest_true(std::int64_t lo, std::int64_t guess, s
   return hi;
 }
 
-/// A Decision for a cost that can never be admitted (invalid, or above capacity/limit): it
-/// consumes nothing and carries no retry_after.
+/// A Decision admitting the request: `remaining` left after it, no wait.
+inline Decision admission(double limit, double remaining, Nanos reset_after) {
+  return Decision{true, limit, remaining, Nanos{0}, reset_after};
+}
+
+/// A Decision refusing the request: it consumes nothing and carries no retry_after. As it is,
+/// the answer for a cost that can never be admitted (invalid, or above capacity/limit); for
+/// `exhausted` the caller sets retry_after to when waiting helps.
 inline Decision refusal(DenyReason reason, double limit, double available, Nanos reset_after) {
   Decision d;
   d.allowed = false;

@@ -132,14 +132,8 @@ class Parser {
         error(unescaped.error());
         return;
       }
-      auto fam = family_for_metadata(name);
-      if (!fam) return;
-      if (states_[*fam].has_help) {
-        error("second HELP line for " + std::string(name));
-        return;
-      }
-      states_[*fam].has_help = true;
-      report_.families[*fam].help = std::move(*unescaped);
+      const auto fam = first_metadata_line(name, &FamilyState::has_help, keyword);
+      if (fam) report_.families[*fam].help = std::move(*unescaped);
       return;
     }
     const std::string_view arg = next_token(line, i);
@@ -176,14 +170,22 @@ class Parser {
       error("metric " + std::string(name) + " must end with its unit suffix _" + std::string(arg));
       return;
     }
-    auto fam = family_for_metadata(name);
-    if (!fam) return;
-    if (states_[*fam].has_unit) {
-      error("second UNIT line for " + std::string(name));
-      return;
+    const auto fam = first_metadata_line(name, &FamilyState::has_unit, keyword);
+    if (fam) report_.families[*fam].unit = std::string(arg);
+  }
+
+  // The family of a HELP or UNIT line (`keyword`), when it is the family's first such line
+  // (`seen` marks it); nullopt, with the error reported, for a second one.
+  std::optional<std::size_t> first_metadata_line(std::string_view name, bool FamilyState::*seen,
+                                                 std::string_view keyword) {
+    const auto fam = family_for_metadata(name);
+    if (!fam) return std::nullopt;
+    if (states_[*fam].*seen) {
+      error("second " + std::string(keyword) + " line for " + std::string(name));
+      return std::nullopt;
     }
-    states_[*fam].has_unit = true;
-    report_.families[*fam].unit = std::string(arg);
+    states_[*fam].*seen = true;
+    return fam;
   }
 
   // The family a HELP/TYPE/UNIT line talks about, created when new.

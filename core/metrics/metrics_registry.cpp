@@ -191,17 +191,26 @@ std::optional<Error> MetricsRegistry::check_new(std::string_view name,
   return std::nullopt;
 }
 
+namespace {
+
+// Keeps `f` among `families` and returns it.
+template <class F>
+F* keep(std::vector<std::unique_ptr<MetricFamilyBase>>& families, std::unique_ptr<F> f) {
+  F* p = f.get();
+  families.push_back(std::move(f));
+  return p;
+}
+
+}  // namespace
+
 Expected<CounterFamily*> MetricsRegistry::counter(std::string_view name, std::string_view help,
                                                   std::vector<std::string> label_names,
                                                   FamilyOptions options) {
   std::lock_guard lock(mu_);
   if (auto e = check_new(name, label_names, false)) return *e;
-  auto f =
-      std::make_unique<CounterFamily>(std::string(name), std::string(help), MetricType::kCounter,
-                                      std::move(label_names), options.max_series);
-  CounterFamily* p = f.get();
-  families_.push_back(std::move(f));
-  return p;
+  return keep(families_, std::make_unique<CounterFamily>(
+                             std::string(name), std::string(help), MetricType::kCounter,
+                             std::move(label_names), options.max_series));
 }
 
 Expected<GaugeFamily*> MetricsRegistry::gauge(std::string_view name, std::string_view help,
@@ -209,11 +218,9 @@ Expected<GaugeFamily*> MetricsRegistry::gauge(std::string_view name, std::string
                                               FamilyOptions options) {
   std::lock_guard lock(mu_);
   if (auto e = check_new(name, label_names, false)) return *e;
-  auto f = std::make_unique<GaugeFamily>(std::string(name), std::string(help), MetricType::kGauge,
-                                         std::move(label_names), options.max_series);
-  GaugeFamily* p = f.get();
-  families_.push_back(std::move(f));
-  return p;
+  return keep(families_, std::make_unique<GaugeFamily>(std::string(name), std::string(help),
+                                                       MetricType::kGauge, std::move(label_names),
+                                                       options.max_series));
 }
 
 Expected<HistogramFamily*> MetricsRegistry::histogram(std::string_view name, std::string_view help,
@@ -229,12 +236,9 @@ Expected<HistogramFamily*> MetricsRegistry::histogram(std::string_view name, std
                         ": histogram bounds must be finite and strictly increasing");
     }
   }
-  auto f = std::make_unique<HistogramFamily>(std::string(name), std::string(help),
-                                             std::move(label_names), options.max_series,
-                                             std::move(bounds));
-  HistogramFamily* p = f.get();
-  families_.push_back(std::move(f));
-  return p;
+  return keep(families_, std::make_unique<HistogramFamily>(std::string(name), std::string(help),
+                                                           std::move(label_names),
+                                                           options.max_series, std::move(bounds)));
 }
 
 std::string MetricsRegistry::render() const {

@@ -1,6 +1,7 @@
 #include "core/redis/cluster_limiter.h"
 
 #include <map>
+#include <numeric>
 #include <thread>
 
 #include "core/redis/limiter_scripts.h"
@@ -39,6 +40,34 @@ void send(ClusterClient& cluster, NodeBatch& b, const std::vector<PendingScriptC
   } else {
     b.replies = std::move(replies).value();
   }
+}
+
+// Queues one rule's script calls for its slot. Together the calls carry `requests` (indices
+// into the caller's list), in order, each call as many as it has keys beyond the fixed ones.
+void add_pending(std::vector<PendingScriptCall>& pending, int slot, std::vector<ScriptCall>& calls,
+                 const std::vector<std::size_t>& requests) {
+  auto next = requests.begin();
+  for (ScriptCall& call : calls) {
+    PendingScriptCall p;
+    p.slot = slot;
+    const auto count = static_cast<std::ptrdiff_t>(call.keys.size() - kFixedKeys);
+    p.requests.assign(next, next + count);
+    next += count;
+    p.call = std::move(call);
+    pending.push_back(std::move(p));
+  }
+}
+
+// Each request's result; one that no call answered is a protocol error.
+std::vector<Result<RedisDecision>> decided(std::vector<std::optional<Result<RedisDecision>>>& out) {
+  std::vector<Result<RedisDecision>> results;
+  results.reserve(out.size());
+  for (auto& r : out) {
+    results.push_back(
+        r ? std::move(*r)
+          : Result<RedisDecision>(make_redis_error(ErrorKind::protocol, "request left undecided")));
+  }
+  return results;
 }
 
 }  // namespace
@@ -176,30 +205,12 @@ std::vector<Result<RedisDecision>> ClusterLimiter::decide_many(
         fail(idx, calls.error());
         continue;
       }
-      const int slot = rule_slot(limiter_.schema(), rule);
-      std::size_t next = 0;
-      for (ScriptCall& call : *calls) {
-        PendingScriptCall p;
-        p.slot = slot;
-        const std::size_t count = call.keys.size() - kFixedKeys;
-        p.requests.assign(idx.begin() + static_cast<std::ptrdiff_t>(next),
-                          idx.begin() + static_cast<std::ptrdiff_t>(next + count));
-        next += count;
-        p.call = std::move(call);
-        pending.push_back(std::move(p));
-      }
+      add_pending(pending, rule_slot(limiter_.schema(), rule), *calls, idx);
     }
   }
 
   route_calls(std::move(pending), out);
-  std::vector<Result<RedisDecision>> results;
-  results.reserve(out.size());
-  for (auto& r : out) {
-    results.push_back(
-        r ? std::move(*r)
-          : Result<RedisDecision>(make_redis_error(ErrorKind::protocol, "request left undecided")));
-  }
-  return results;
+  return decided(out);
 }
 
 Result<RedisDecision> ClusterLimiter::decide(const std::string& rule, const DecideRequest& request,
@@ -216,28 +227,14 @@ Result<std::vector<Result<RedisDecision>>> ClusterLimiter::decide_batch(
   // One rule: its calls as they are, no regrouping.
   auto calls = limiter_.batch_calls(rule, requests, per_call, options);
   if (!calls) return calls.error();
+  std::vector<std::size_t> all(requests.size());
+  std::iota(all.begin(), all.end(), std::size_t{0});
   std::vector<PendingScriptCall> pending;
   pending.reserve(calls->size());
-  const int slot = rule_slot(limiter_.schema(), rule);
-  std::size_t next = 0;
-  for (ScriptCall& call : *calls) {
-    PendingScriptCall p;
-    p.slot = slot;
-    const std::size_t count = call.keys.size() - kFixedKeys;
-    for (std::size_t i = 0; i < count; ++i) p.requests.push_back(next + i);
-    next += count;
-    p.call = std::move(call);
-    pending.push_back(std::move(p));
-  }
+  add_pending(pending, rule_slot(limiter_.schema(), rule), *calls, all);
   std::vector<std::optional<Result<RedisDecision>>> out(requests.size());
   route_calls(std::move(pending), out);
-  std::vector<Result<RedisDecision>> results;
-  results.reserve(out.size());
-  for (auto& r : out) {
-    results.push_back(
-        r ? std::move(*r)
-          : Result<RedisDecision>(make_redis_error(ErrorKind::protocol, "request left undecided")));
-  }
+  auto results = decided(out);
   for (const auto& r : results) {
     if (!r && r.error().kind != ErrorKind::reply) return r.error();
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/common/enum_names.h"
 #include "core/limiter/rate.h"
 
 namespace limitscope {
@@ -196,15 +197,9 @@ std::string_view to_string(IncidentKind k) {
 }
 
 std::optional<IncidentKind> parse_incident_kind(std::string_view name) {
-  std::string n(name);
-  for (char& c : n) {
-    if (c == '_') c = '-';
-  }
-  for (IncidentKind k : {IncidentKind::runaway_client, IncidentKind::burst,
-                         IncidentKind::misconfigured_tenant, IncidentKind::backend_outage}) {
-    if (to_string(k) == n) return k;
-  }
-  return std::nullopt;
+  return parse_dashed_name(
+      name, {IncidentKind::runaway_client, IncidentKind::burst, IncidentKind::misconfigured_tenant,
+             IncidentKind::backend_outage});
 }
 
 std::string Incident::describe() const {

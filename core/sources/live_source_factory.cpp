@@ -12,6 +12,22 @@
 
 namespace limitscope {
 
+namespace {
+
+// The options of an HTTP-polled source (`flag` names it in errors) on `url` with `auth`.
+template <class Options>
+Expected<Options> http_options(const char* flag, const std::string& url,
+                               const http::HttpAuth& auth) {
+  auto parsed = http::parse_http_url(url);
+  if (!parsed) return make_error(std::string(flag) + ": " + parsed.error());
+  Options o;
+  o.url = *parsed;
+  auth.apply_to(o.fetch);
+  return o;
+}
+
+}  // namespace
+
 Expected<Nanos> check_live_interval(Nanos interval, std::string_view what) {
   if (interval < kMinLiveInterval || interval > kMaxLiveInterval) {
     return make_error(std::string(what) + " " + format_duration(interval) + ": expected " +
@@ -75,26 +91,21 @@ Expected<std::unique_ptr<LiveSource>> open_live_source(const LiveSpec& spec, Clo
     made.push_back(std::make_unique<RedisLiveSource>(std::move(o), clock, *series));
   }
   if (!spec.metrics_url.empty()) {
-    auto url = http::parse_http_url(spec.metrics_url);
-    if (!url) return make_error("--metrics: " + url.error());
-    MetricsLiveOptions o;
-    o.url = *url;
-    spec.metrics_auth.apply_to(o.fetch);
-    if (spec.metrics_interval) o.scrape_interval = *spec.metrics_interval;
-    made.push_back(std::make_unique<MetricsLiveSource>(std::move(o), clock, *series));
+    auto o = http_options<MetricsLiveOptions>("--metrics", spec.metrics_url, spec.metrics_auth);
+    if (!o) return make_error(o.error());
+    if (spec.metrics_interval) o->scrape_interval = *spec.metrics_interval;
+    made.push_back(std::make_unique<MetricsLiveSource>(std::move(*o), clock, *series));
   }
   if (!spec.prometheus_url.empty()) {
-    auto url = http::parse_http_url(spec.prometheus_url);
-    if (!url) return make_error("--prometheus: " + url.error());
-    PrometheusLiveOptions o;
-    o.url = *url;
-    spec.prometheus_auth.apply_to(o.fetch);
+    auto o = http_options<PrometheusLiveOptions>("--prometheus", spec.prometheus_url,
+                                                 spec.prometheus_auth);
+    if (!o) return make_error(o.error());
     if (spec.prometheus_interval) {
-      o.refresh_interval = *spec.prometheus_interval;
-      o.step = std::clamp<Nanos>(*spec.prometheus_interval, std::chrono::seconds(1),
-                                 std::chrono::minutes(1));
+      o->refresh_interval = *spec.prometheus_interval;
+      o->step = std::clamp<Nanos>(*spec.prometheus_interval, std::chrono::seconds(1),
+                                  std::chrono::minutes(1));
     }
-    made.push_back(std::make_unique<PrometheusLiveSource>(std::move(o), clock, *series));
+    made.push_back(std::make_unique<PrometheusLiveSource>(std::move(*o), clock, *series));
   }
   if (made.size() == 1) return std::move(made.front());
   return std::unique_ptr<LiveSource>(

@@ -56,40 +56,29 @@ MetricsLiveSource::MetricsLiveSource(MetricsLiveOptions options, const Clock& cl
     : LiveSource(std::move(series)),
       options_(std::move(options)),
       clock_(clock),
-      backoff_(options_.backoff) {
+      rhythm_(options_.backoff) {
   now_ms_ = wall_ms(clock_);
   own_key_rows();
 }
 
-std::string MetricsLiveSource::connection() const {
-  if (connected_) return "connected";
-  return scrapes_ == 0 ? "connecting" : "reconnecting";
-}
-
 int MetricsLiveSource::advance(Nanos d) {
-  pending_ += d;
-  if (!first_ && pending_ < wait_) return 0;
-  first_ = false;
-  pending_ = Nanos{0};
+  if (!rhythm_.due(d)) return 0;
   scrape();
   return 1;
 }
 
 void MetricsLiveSource::scrape() {
-  ++scrapes_;
   // Series times go forward, even when the wall clock steps back.
   const std::int64_t at =
       last_scrape_ms_ > 0 ? std::max(wall_ms(clock_), last_scrape_ms_ + 1) : wall_ms(clock_);
   series_->writing_as("metrics");
   auto s = probe::scrape_metrics(options_.url, options_.fetch, at);
   if (!s) {
-    ++failures_;
     last_error_ = s.error();
-    wait_ = backoff_.next_delay();
-    const auto retry_ms = std::chrono::duration_cast<std::chrono::milliseconds>(wait_).count();
+    const Nanos wait = rhythm_.failed();
+    const auto retry_ms = std::chrono::duration_cast<std::chrono::milliseconds>(wait).count();
     series_->event(at, "metrics: scrape failed: " + s.error() + " (retry in " +
                            std::to_string(retry_ms) + " ms)");
-    connected_ = false;
     // The rules still run, on what the other sources record; this one's series go stale and
     // the rules that read them say "no data" (SessionState::source_down).
     series_->source_down("metrics", at);
@@ -97,15 +86,13 @@ void MetricsLiveSource::scrape() {
     return;
   }
   series_->source_up("metrics", at);
-  if (!connected_) {
-    series_->event(
-        at, std::string("metrics: ") + (failures_ > 0 ? "reconnected to " : "connected to ") +
-                options_.url.to_string() + " (" + std::to_string(s->samples.size()) + " samples)");
+  if (rhythm_.worked(options_.scrape_interval)) {
+    series_->event(at, std::string("metrics: ") +
+                           (rhythm_.failures() > 0 ? "reconnected to " : "connected to ") +
+                           options_.url.to_string() + " (" + std::to_string(s->samples.size()) +
+                           " samples)");
   }
-  connected_ = true;
   last_error_.clear();
-  backoff_.reset();
-  wait_ = options_.scrape_interval;
   record(*s);
   if (const Status err = series_->evaluate(at); !err.ok()) last_error_ = err.error();
   series_->refreshed(at);

@@ -23,6 +23,7 @@
 #include "core/probe/metrics_scrape.h"
 #include "core/redis/backoff.h"
 #include "core/sources/live_source.h"
+#include "core/sources/poll_rhythm.h"
 
 namespace limitscope {
 
@@ -68,13 +69,13 @@ class MetricsLiveSource final : public LiveSource {
   std::int64_t now_ms() const override { return now_ms_; }
 
   std::string name() const override { return "metrics: " + options_.url.to_string(); }
-  std::string connection() const override;
+  std::string connection() const override { return rhythm_.connection(); }
   std::string last_error() const override { return last_error_; }
   void contribute(DashboardSnapshot& s) const override;
 
-  bool connected() const { return connected_; }
-  std::uint64_t scrapes() const { return scrapes_; }
-  std::uint64_t failures() const { return failures_; }
+  bool connected() const { return rhythm_.connected(); }
+  std::uint64_t scrapes() const { return rhythm_.reads(); }
+  std::uint64_t failures() const { return rhythm_.failures(); }
   /// Counter resets seen (a counter lower than at the scrape before).
   std::uint64_t counter_resets() const { return counter_resets_; }
   /// 429s counted since the source started (sum of the hits counters' increases).
@@ -95,15 +96,9 @@ class MetricsLiveSource final : public LiveSource {
 
   MetricsLiveOptions options_;
   const Clock& clock_;
-  redis::Backoff backoff_;
-  Nanos pending_{0};
-  Nanos wait_{0};
-  bool first_ = true;
-  bool connected_ = false;
+  PollRhythm rhythm_;
   std::int64_t now_ms_ = 0;
   std::int64_t last_scrape_ms_ = 0;
-  std::uint64_t scrapes_ = 0;
-  std::uint64_t failures_ = 0;
   std::uint64_t counter_resets_ = 0;
   double rejected_total_ = 0;
   std::string last_error_;

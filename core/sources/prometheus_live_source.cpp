@@ -131,53 +131,39 @@ PrometheusLiveSource::PrometheusLiveSource(PrometheusLiveOptions options, const 
       options_(std::move(options)),
       clock_(clock),
       client_(options_.url, options_.fetch),
-      backoff_(options_.backoff),
+      rhythm_(options_.backoff),
       panels_(prometheus_panels(options_.rate_window)) {
   now_ms_ = wall_ms(clock_);
   own_key_rows();
 }
 
-std::string PrometheusLiveSource::connection() const {
-  if (connected_) return "connected";
-  return refreshes_ == 0 ? "connecting" : "reconnecting";
-}
-
 int PrometheusLiveSource::advance(Nanos d) {
-  pending_ += d;
-  if (!first_ && pending_ < wait_) return 0;
-  first_ = false;
-  pending_ = Nanos{0};
+  if (!rhythm_.due(d)) return 0;
   refresh();
   return 1;
 }
 
 void PrometheusLiveSource::refresh() {
-  ++refreshes_;
   const std::int64_t now = std::max(wall_ms(clock_), now_ms_);
   series_->writing_as("prometheus");
   Status read = query_panels(now);
   if (read.ok()) read = read_alerts();
   if (!read.ok()) {
-    ++failures_;
     last_error_ = read.error();
-    wait_ = backoff_.next_delay();
+    const Nanos wait = rhythm_.failed();
     series_->event(now, "prometheus: refresh failed: " + read.error() + " (retry in " +
-                            std::to_string(ms(wait_)) + " ms)");
-    connected_ = false;
+                            std::to_string(ms(wait)) + " ms)");
     series_->source_down("prometheus", now);
     (void)series_->evaluate(now);
     return;
   }
   series_->source_up("prometheus", now);
-  if (!connected_) {
+  if (rhythm_.worked(options_.refresh_interval)) {
     series_->event(now, std::string("prometheus: ") +
-                            (failures_ > 0 ? "reconnected to " : "connected to ") +
+                            (rhythm_.failures() > 0 ? "reconnected to " : "connected to ") +
                             client_.base_url());
   }
-  connected_ = true;
   last_error_.clear();
-  backoff_.reset();
-  wait_ = options_.refresh_interval;
   now_ms_ = now;
   if (const Status e = series_->evaluate(now); !e.ok()) last_error_ = e.error();
   series_->refreshed(now);

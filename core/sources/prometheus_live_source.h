@@ -20,6 +20,7 @@
 #include "core/probe/prometheus_client.h"
 #include "core/redis/backoff.h"
 #include "core/sources/live_source.h"
+#include "core/sources/poll_rhythm.h"
 
 namespace limitscope {
 
@@ -69,12 +70,12 @@ class PrometheusLiveSource final : public LiveSource {
   std::int64_t now_ms() const override { return now_ms_; }
 
   std::string name() const override { return "prometheus: " + client_.base_url(); }
-  std::string connection() const override;
+  std::string connection() const override { return rhythm_.connection(); }
   std::string last_error() const override { return last_error_; }
   void contribute(DashboardSnapshot& s) const override;
 
-  bool connected() const { return connected_; }
-  std::uint64_t refreshes() const { return refreshes_; }
+  bool connected() const { return rhythm_.connected(); }
+  std::uint64_t refreshes() const { return rhythm_.reads(); }
   /// The server's alert rows of the last good refresh (origin "prometheus").
   const std::vector<AlertRow>& server_alerts() const { return server_alerts_; }
 
@@ -86,16 +87,10 @@ class PrometheusLiveSource final : public LiveSource {
   PrometheusLiveOptions options_;
   const Clock& clock_;
   probe::PrometheusClient client_;
-  redis::Backoff backoff_;
+  PollRhythm rhythm_;
   std::vector<PrometheusPanel> panels_;
-  Nanos pending_{0};
-  Nanos wait_{0};
-  bool first_ = true;
-  bool connected_ = false;
   std::int64_t now_ms_ = 0;
   std::optional<std::int64_t> queried_to_ms_;  // end of the last range read
-  std::uint64_t refreshes_ = 0;
-  std::uint64_t failures_ = 0;
   std::string last_error_;
   std::vector<AlertRow> server_alerts_;
   std::map<std::string, std::string> rule_health_;  // rule → last health text (events on change)

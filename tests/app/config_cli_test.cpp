@@ -12,6 +12,7 @@
 
 #include "core/redis/connection.h"
 #include "core/redis/key_schema.h"
+#include "support/cli_usage.h"
 #include "support/process.h"
 #include "support/redis_server.h"
 
@@ -30,9 +31,7 @@ class ConfigCli : public ::testing::Test {
   }
   // The rule's config hash field names as Redis holds them (not as the CLI reads them back).
   std::vector<std::string> config_fields() {
-    redis::RedisUrl url;
-    url.port = server_->port();
-    auto c = redis::Connection::open(url);
+    auto c = redis::Connection::open(server_->redis_url());
     EXPECT_TRUE(c.ok()) << c.error().message;
     if (!c) return {};
     auto r = c->command({"HKEYS", redis::KeySchema().config_key("pro")});
@@ -138,9 +137,7 @@ TEST_F(ConfigCli, HistoryAndUndoKeepAnOverrideKeyThatIsNotUtf8) {
 
   auto undo = cli("undo", "--json");
   ASSERT_EQ(undo.exit_code, 0) << undo.err;
-  redis::RedisUrl url;
-  url.port = server_->port();
-  auto c = redis::Connection::open(url);
+  auto c = redis::Connection::open(server_->redis_url());
   ASSERT_TRUE(c.ok()) << c.error().message;
   auto restored = c->command({"HGET", redis::KeySchema().config_key("pro"), "o.capacity." + key});
   ASSERT_TRUE(restored.ok());
@@ -258,9 +255,7 @@ TEST_F(ConfigCli, StaleVersionExitsOneAndChangesNothing) {
 // --force: audited, compare-and-set on the version field as read.
 TEST_F(ConfigCli, AGarbageVersionIsReplacedOnlyWithForceAndAudited) {
   ASSERT_EQ(cli("set", "--algorithm gcra --capacity 5 --refill 1/s").exit_code, 0);
-  redis::RedisUrl url;
-  url.port = server_->port();
-  auto c = redis::Connection::open(url);
+  auto c = redis::Connection::open(server_->redis_url());
   ASSERT_TRUE(c.ok()) << c.error().message;
   ASSERT_TRUE(
       c->command({"HSET", redis::KeySchema().config_key("pro"), "version", "garbage"}).ok());
@@ -285,29 +280,24 @@ TEST_F(ConfigCli, AGarbageVersionIsReplacedOnlyWithForceAndAudited) {
 
 TEST_F(ConfigCli, BadInputExitsTwoWithOneLineAndChangesNothing) {
   ASSERT_EQ(cli("set", "--algorithm gcra --capacity 5 --refill 1/s").exit_code, 0);
-  const struct {
-    std::string args;
-    std::string err_has;
-  } rows[] = {
-      {"--algorithm token-bucket --capacity -100 --refill 10/s",
-       "capacity must be a finite number > 0, got -100"},
-      {"--algorithm token-bucket --capacity 100 --refill 10", "refill"},
-      {"--algorithm token-bucket --capacity abc --refill 10/s", "capacity \"abc\" is not a number"},
-      {"--algorithm leaky-bucket --capacity 10 --refill 1/s", "leaky-bucket is not available"},
-      {"--algorithm fixed-window --limit 10", "needs window"},
-      {"--algorithm token-bucket --capacity 10 --refill 1/s --window 1m",
-       "--window does not apply"},
-      {"--algorithm nope --capacity 10 --refill 1/s", "algorithm \"nope\""},
-      {"--algorithm gcra --capacity 10 --refill 1/s --expect-version x", "--expect-version"},
-      {"--composite-limit rpm:sliding-log:limit=60", "needs window"},
-      {"--composite-limit rpm", "NAME:ALGORITHM"},
-  };
-  for (const auto& row : rows) {
-    auto r = cli("set", row.args);
-    EXPECT_EQ(r.exit_code, 2) << row.args;
-    EXPECT_NE(r.err.find(row.err_has), std::string::npos) << row.args << " -> " << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-  }
+  test::expect_usage_errors(
+      "config set --redis " + server_->url() + " --rule pro",
+      {
+          {"--algorithm token-bucket --capacity -100 --refill 10/s",
+           "capacity must be a finite number > 0, got -100"},
+          {"--algorithm token-bucket --capacity 100 --refill 10", "refill"},
+          {"--algorithm token-bucket --capacity abc --refill 10/s",
+           "capacity \"abc\" is not a number"},
+          {"--algorithm leaky-bucket --capacity 10 --refill 1/s", "leaky-bucket is not available"},
+          {"--algorithm fixed-window --limit 10", "needs window"},
+          {"--algorithm token-bucket --capacity 10 --refill 1/s --window 1m",
+           "--window does not apply"},
+          {"--algorithm nope --capacity 10 --refill 1/s", "algorithm \"nope\""},
+          {"--algorithm gcra --capacity 10 --refill 1/s --expect-version x", "--expect-version"},
+          {"--composite-limit rpm:sliding-log:limit=60", "needs window"},
+          {"--composite-limit rpm", "NAME:ALGORITHM"},
+      },
+      /*one_line=*/true);
   auto got = cli("get", "--json");
   EXPECT_EQ(json::parse(got.out)["version"], 1);
   auto bad_rule = test::run_cli("config get --redis " + server_->url() + " --rule 'a{b}'");

@@ -15,9 +15,7 @@ namespace {
 
 TEST(ProbeCli, PrintsEveryLimiterKeyWithItsLevel) {
   auto server = RedisServer::start();
-  redis::RedisUrl url;
-  url.port = server->port();
-  auto c = redis::Connection::open(url);
+  auto c = redis::Connection::open(server->redis_url());
   ASSERT_TRUE(c.ok());
   ASSERT_TRUE(c->command({"SET", "rlflx:alice", "30", "PX", "60000"}).ok());
   ASSERT_TRUE(c->command({"HSET", "rl:bob", "tokens", "4.5", "ts", "1"}).ok());

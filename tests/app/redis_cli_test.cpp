@@ -23,9 +23,7 @@ namespace {
 
 void configure(const RedisServer& server, const std::string& rule, double capacity,
                double refill_per_s) {
-  redis::RedisUrl url;
-  url.port = server.port();
-  auto c = redis::Connection::open(url);
+  auto c = redis::Connection::open(server.redis_url());
   ASSERT_TRUE(c.ok()) << c.error().message;
   auto r =
       c->command({"HSET", redis::KeySchema().config_key(rule), "algorithm", "token-bucket",
@@ -127,9 +125,7 @@ TEST(BenchRedisCli, APasswordIsNeverShellAndAForeignServerKeepsItsStatistics) {
   RedisServer::Options o;
   o.extra_args = {"--user", "bench", "on", ">" + password, "~*", "&*", "+@all"};
   auto server = RedisServer::start(o);
-  redis::RedisUrl admin_url;
-  admin_url.port = server->port();
-  auto admin = redis::Connection::open(admin_url);
+  auto admin = redis::Connection::open(server->redis_url());
   ASSERT_TRUE(admin.ok()) << admin.error().message;
   for (int i = 0; i < 3; ++i) ASSERT_TRUE(admin->command({"LPUSH", "theirs", "1"}).ok());
 

@@ -40,10 +40,7 @@ std::unique_ptr<RedisServer> protected_server() {
   RedisServer::Options o;
   o.requirepass = kPassword;
   auto server = RedisServer::start(o);
-  redis::RedisUrl url;
-  url.port = server->port();
-  url.password = kPassword;
-  auto c = redis::Connection::open(url);
+  auto c = redis::Connection::open(server->redis_url("", kPassword));
   EXPECT_TRUE(c.ok()) << c.error().message;
   if (c.ok()) {
     auto r = c->command({"HSET", redis::KeySchema().config_key("api"), "algorithm", "token-bucket",

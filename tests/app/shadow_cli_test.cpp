@@ -14,6 +14,7 @@
 #include "core/redis/key_schema.h"
 #include "core/redis/rule_config.h"
 #include "core/redis/shadow_config.h"
+#include "support/cli_usage.h"
 #include "support/process.h"
 #include "support/redis_server.h"
 
@@ -31,9 +32,7 @@ class ShadowCli : public ::testing::Test {
     return test::run_cli(command + " --redis " + server_->url() + " --rule free " + rest);
   }
   redis::Connection connect() {
-    redis::RedisUrl url;
-    url.port = server_->port();
-    auto c = redis::Connection::open(url);
+    auto c = redis::Connection::open(server_->redis_url());
     EXPECT_TRUE(c.ok()) << c.error().message;
     return std::move(c).value();
   }
@@ -129,23 +128,17 @@ TEST_F(ShadowCli, MovedVersionAndBadInputChangeNothing) {
       run("shadow set", "--algorithm token-bucket --capacity 11 --refill 1/s --expect-version 0");
   EXPECT_EQ(moved.exit_code, 1);
   EXPECT_EQ(run("shadow clear", "--expect-version 7").exit_code, 1);
-  struct Row {
-    std::string args;
-    std::string message;
-  };
-  const Row refused[] = {
-      {"--algorithm token-bucket --capacity 0 --refill 1/s", "capacity"},
-      {"--algorithm token-bucket --capacity 5", "needs refill"},
-      {"--algorithm leaky-bucket --capacity 5 --refill 1/s", "leaky-bucket"},
-      {"--algorithm fixed-window --limit 5 --window 1s --capacity 3", "--capacity does not apply"},
-      {"--algorithm gcra --capacity 5 --refill 1/s --expect-version x", "--expect-version"},
-  };
-  for (const Row& r : refused) {
-    auto out = run("shadow set", r.args);
-    EXPECT_EQ(out.exit_code, 2) << r.args;
-    EXPECT_NE(out.err.find(r.message), std::string::npos) << r.args << ": " << out.err;
-    EXPECT_EQ(std::count(out.err.begin(), out.err.end(), '\n'), 1) << out.err;
-  }
+  test::expect_usage_errors(
+      "shadow set --redis " + server_->url() + " --rule free",
+      {
+          {"--algorithm token-bucket --capacity 0 --refill 1/s", "capacity"},
+          {"--algorithm token-bucket --capacity 5", "needs refill"},
+          {"--algorithm leaky-bucket --capacity 5 --refill 1/s", "leaky-bucket"},
+          {"--algorithm fixed-window --limit 5 --window 1s --capacity 3",
+           "--capacity does not apply"},
+          {"--algorithm gcra --capacity 5 --refill 1/s --expect-version x", "--expect-version"},
+      },
+      /*one_line=*/true);
   EXPECT_EQ(test::run_cli("shadow show --redis " + server_->url() + " --rule 'a{b}'").exit_code, 2);
   EXPECT_EQ(test::run_cli("shadow frobnicate").exit_code, 2);
   auto show = run("shadow show", "--json");

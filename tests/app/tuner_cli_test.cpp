@@ -14,6 +14,7 @@
 #include "support/cli_usage.h"
 #include "support/process.h"
 #include "support/redis_server.h"
+#include "support/trace_text.h"
 
 namespace limitscope::test {
 namespace {
@@ -22,13 +23,8 @@ using nlohmann::json;
 
 // Ten requests of key a within 90 ms, one of key b: a bucket of 3 admits a's first 3 and b.
 std::string small_trace() {
-  std::string t;
-  for (int i = 0; i < 10; ++i) {
-    t += "{\"t\": " + std::to_string(0.01 * i) +
-         ", \"key\": \"a\", \"model\": \"gpt-4.1\", \"tier\": \"free\"}\n";
-  }
-  t += "{\"t\": 0.5, \"key\": \"b\", \"cost\": 2, \"tier\": \"pro\"}\n";
-  return t;
+  return trace_events(10, 0.01, R"("key": "a", "model": "gpt-4.1", "tier": "free")") +
+         "{\"t\": 0.5, \"key\": \"b\", \"cost\": 2, \"tier\": \"pro\"}\n";
 }
 
 TEST(ReplayCli, PrintsCountsByKeyTierAndModel) {
@@ -57,13 +53,8 @@ TEST(ReplayCli, PrintsCountsByKeyTierAndModel) {
 // Key a: 10 gpt-4.1 requests of 1,000,000 tokens ($8 each) in the first second; key b: one
 // deepseek-v3.2 request of 500,000 tokens ($0.21) a minute later.
 std::string priced_trace() {
-  std::string t;
-  for (int i = 0; i < 10; ++i) {
-    t += "{\"t\": " + std::to_string(0.01 * i) +
-         ", \"key\": \"a\", \"cost\": 8, \"model\": \"gpt-4.1\", \"tokens\": 1000000}\n";
-  }
-  t += "{\"t\": 61, \"key\": \"b\", \"model\": \"deepseek-v3.2\", \"tokens\": 500000}\n";
-  return t;
+  return trace_events(10, 0.01, R"("key": "a", "cost": 8, "model": "gpt-4.1", "tokens": 1000000)") +
+         "{\"t\": 61, \"key\": \"b\", \"model\": \"deepseek-v3.2\", \"tokens\": 500000}\n";
 }
 
 TEST(ReplayCli, SpendInDollarsTheWorstKeysMinuteAndTheQuotaTimeline) {
@@ -207,9 +198,7 @@ TEST(SweepCli, EveryCellAndARecommendation) {
 
 // Key k sends cost 1 every 100 ms for 100 s (exactly 10/s).
 std::string steady_trace() {
-  std::string t;
-  for (int i = 0; i < 1000; ++i) t += "{\"t\": " + std::to_string(0.1 * i) + ", \"key\": \"k\"}\n";
-  return t;
+  return trace_events(1000, 0.1, R"("key": "k")");
 }
 
 TEST(SweepCli, AdvisesWithTheSpendLimitTheGridsEdgeAndAFirstGuess) {
@@ -260,9 +249,7 @@ TEST(SweepCli, AdvisesWithTheSpendLimitTheGridsEdgeAndAFirstGuess) {
 
 TEST(ReplayCli, ReadsTheDecisionStreamOfARule) {
   auto server = RedisServer::start();
-  redis::RedisUrl url;
-  url.port = server->port();
-  auto c = redis::Connection::open(url);
+  auto c = redis::Connection::open(server->redis_url());
   ASSERT_TRUE(c.ok());
   const std::string stream = redis::KeySchema().decisions_key("api");
   for (int i = 0; i < 5; ++i) {

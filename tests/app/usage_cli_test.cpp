@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "support/cli_usage.h"
 #include "support/process.h"
 
 namespace limitscope {
@@ -83,19 +84,18 @@ TEST(UsageCli, EveryCommandHasHelpAndRefusesUnknownOptionsNamingThem) {
 }
 
 TEST(UsageCli, MissingValuesRepeatsAndValuesOnFlagsAreUsageErrorsNamingTheFlag) {
-  const struct {
-    std::string args;
-    std::string names;
-  } rows[] = {
-      {"decide --redis redis://127.0.0.1:1 --rule pro --key k --cost", "--cost"},
-      {"decide --rule a --rule b", "--rule"},
-      {"decide --json=false", "--json"},
-      {"config get --redis redis://127.0.0.1:1 --rule pro --timeout", "--timeout"},
-      {"simulate --scenario steady --seed", "--seed"},
-      {"simulate --scenario steady extra", "extra"},
-      {"probe -x", "-x"},
-  };
-  for (const auto& row : rows) expect_usage_error(test::run_cli(row.args), row.args, row.names);
+  test::expect_usage_errors_of(
+      test::run_cli,
+      {
+          {"decide --redis redis://127.0.0.1:1 --rule pro --key k --cost", "--cost"},
+          {"decide --rule a --rule b", "--rule"},
+          {"decide --json=false", "--json"},
+          {"config get --redis redis://127.0.0.1:1 --rule pro --timeout", "--timeout"},
+          {"simulate --scenario steady --seed", "--seed"},
+          {"simulate --scenario steady extra", "extra"},
+          {"probe -x", "-x"},
+      },
+      /*one_line=*/true);
 }
 
 TEST(UsageCli, ConfigTakesTheSharedRedisOptionsAndTheirOlderSpellings) {

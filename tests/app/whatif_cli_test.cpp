@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/process.h"
+#include "support/trace_text.h"
 
 namespace limitscope::test {
 namespace {
@@ -15,13 +16,8 @@ using nlohmann::json;
 // Key a asks 2 requests/s of gpt-4.1 (1,000 tokens, $0.008 each) for 5 minutes from
 // 2026-12-01 14:00 UTC; the limit admits 1/s after a burst of 10.
 std::string trace() {
-  std::string t;
   const double start = 1'796'133'600;  // 14:00 UTC
-  for (int i = 0; i < 600; ++i) {
-    t += "{\"t\": " + std::to_string(start + 0.5 * i) +
-         ", \"key\": \"a\", \"model\": \"gpt-4.1\", \"tokens\": 1000}\n";
-  }
-  return t;
+  return trace_events(600, 0.5, R"("key": "a", "model": "gpt-4.1", "tokens": 1000)", start);
 }
 
 TEST(WhatIfCli, OutageUnderEachMode) {
@@ -91,12 +87,10 @@ namespace limitscope::test {
 namespace {
 
 TEST(WhatIfCli, RoutingSmallRequestsToACheaperModel) {
-  std::string t;
-  for (int i = 0; i < 15; ++i) {
-    t += "{\"t\": " + std::to_string(0.01 * i) +
-         ", \"key\": \"a\", \"cost\": 8, \"model\": \"gpt-4.1\", \"tokens\": " +
-         (i < 10 ? "500" : "5000") + "}\n";
-  }
+  // Ten small requests (500 tokens), then five large ones (5,000).
+  const std::string fields = R"("key": "a", "cost": 8, "model": "gpt-4.1", "tokens": )";
+  const std::string t =
+      trace_events(10, 0.01, fields + "500") + trace_events(5, 0.01, fields + "5000", 0.1);
   const std::string path = write_temp("routing.jsonl", t);
   auto r = run_cli("whatif routing --trace " + quoted(path) +
                    " --algorithm token-bucket --capacity 1000 --refill 1/s --under 1000 --to "

@@ -21,6 +21,7 @@
 #include "core/gateway/redis_admission.h"
 #include "support/child_process.h"
 #include "support/exposition_sums.h"
+#include "support/gateway_chat.h"
 #include "support/ports.h"
 #include "support/process.h"
 #include "support/server_inbox.h"
@@ -46,14 +47,11 @@ std::string policy_json(const std::vector<std::string>& tiers, int capacity = 3)
 }
 
 httplib::Result post(const GatewayProcess& gw, const std::string& key) {
-  httplib::Client c(gw.url());
-  c.set_read_timeout(10);
   const std::string body = json{{"model", "gemini-2.5-flash"},
                                 {"max_tokens", 20},
                                 {"messages", json::array({{{"role", "user"}, {"content", "hi"}}})}}
                                .dump();
-  return c.Post("/v1/chat/completions", {{"Authorization", "Bearer " + key}}, body,
-                "application/json");
+  return post_chat(gw, key, body);
 }
 
 // Every key on the node on `port` matching `pattern` (a full SCAN).

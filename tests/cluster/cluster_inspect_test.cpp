@@ -41,11 +41,8 @@ std::vector<std::string> all_keys(const RedisCluster& cluster, int port) {
 }
 
 TEST(ClusterInspect, ConnectionCheckKeyBrowserAndASlotsOnlyUserSeeEveryShard) {
-  auto cluster = RedisCluster::start();
-  const redis::KeySchema schema;
-  redis::ClusterClient client(test::cluster_url(*cluster), test::cluster_options(),
-                              SteadyClock::instance());
-  redis::ClusterLimiter limiter(client, redis::RedisLimiter(schema));
+  test::ClusterRig rig;
+  auto& [cluster, schema, client, limiter] = rig;
   std::map<std::string, int> state_port;  // state key → its master's port
   for (const auto& [port, rules] : test::rules_per_master(*cluster, schema, "ins", 1)) {
     const std::string& rule = rules.front();

@@ -76,11 +76,8 @@ bool has_event(const RedisLiveSource& source, const std::string& part) {
 }
 
 TEST(ClusterLiveSource, ReadsEveryShardNamesItAndKeepsTheTableWholeThroughAMigration) {
-  auto cluster = RedisCluster::start();
-  const redis::KeySchema schema;
-  redis::ClusterClient client(test::cluster_url(*cluster), test::cluster_options(),
-                              SteadyClock::instance());
-  redis::ClusterLimiter limiter(client, redis::RedisLimiter(schema));
+  test::ClusterRig rig;
+  auto& [cluster, schema, client, limiter] = rig;
   const auto per_master = test::rules_per_master(*cluster, schema, "live", 1);
   ASSERT_EQ(per_master.size(), 3u);
   std::map<std::string, int> port_of;  // rule → its master's port
@@ -164,11 +161,8 @@ TEST(ClusterLiveSource, AKilledMasterIsReportedItsKeysKeptAndTheSourceRecoversAf
   RedisCluster::Options o;
   o.replicas = 1;
   o.node_timeout_ms = 1000;
-  auto cluster = RedisCluster::start(o);
-  const redis::KeySchema schema;
-  redis::ClusterClient client(test::cluster_url(*cluster), test::cluster_options(),
-                              SteadyClock::instance());
-  redis::ClusterLimiter limiter(client, redis::RedisLimiter(schema));
+  test::ClusterRig rig(o);
+  auto& [cluster, schema, client, limiter] = rig;
   const auto per_master = test::rules_per_master(*cluster, schema, "fail", 1);
   for (const auto& [port, rules] : per_master) {
     configure(client, rules.front());

@@ -28,11 +28,8 @@ bool holds(const RedisCluster& cluster, int port, const std::string& key) {
 }
 
 TEST(ClusterPressure, EachShardKeepsItsRulesIndexAndTheProbeReadsItThere) {
-  auto cluster = RedisCluster::start();
-  const redis::KeySchema schema;
-  redis::ClusterClient client(test::cluster_url(*cluster), test::cluster_options(),
-                              SteadyClock::instance());
-  redis::ClusterLimiter limiter(client, redis::RedisLimiter(schema));
+  test::ClusterRig rig;
+  auto& [cluster, schema, client, limiter] = rig;
   const auto per_master = test::rules_per_master(*cluster, schema, "pp", 1);
   ASSERT_EQ(per_master.size(), 3u);
   for (const auto& [port, rules] : per_master) {

@@ -14,11 +14,8 @@ using namespace std::chrono_literals;
 using test::RedisCluster;
 
 TEST(ClusterProbe, FindsEveryKeyOnItsShardAndKeepsWorkingDuringAMigration) {
-  auto cluster = RedisCluster::start();
-  const redis::KeySchema schema;  // the built-in profile's prefix
-  redis::ClusterClient client(test::cluster_url(*cluster), test::cluster_options(),
-                              SteadyClock::instance());
-  redis::ClusterLimiter limiter(client, redis::RedisLimiter(schema));
+  test::ClusterRig rig;
+  auto& [cluster, schema, client, limiter] = rig;  // schema: the built-in profile's prefix
   const auto per_master = test::rules_per_master(*cluster, schema, "pr", 1);
   std::map<std::string, std::string> key_node;  // state key → "127.0.0.1:port"
   for (const auto& [port, rules] : per_master) {

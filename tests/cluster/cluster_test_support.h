@@ -1,14 +1,17 @@
 #pragma once
-// Shared by the cluster tests: a cluster client on a test cluster and rule names chosen so
-// that their slots land on every master.
+// Shared by the cluster tests: a cluster client and limiter on a test cluster, and rule names
+// chosen so that their slots land on every master.
 
 #include <gtest/gtest.h>
 
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "core/common/clock.h"
 #include "core/redis/cluster_client.h"
 #include "core/redis/cluster_limiter.h"
 #include "core/redis/redis_url.h"
@@ -32,6 +35,18 @@ inline redis::ClusterOptions cluster_options(std::size_t connections = 1) {
   o.reconnect.max = std::chrono::milliseconds(200);
   return o;
 }
+
+/// What most cluster tests start with: a test cluster, the default key schema, a client on the
+/// cluster (on the real clock) and the limiter deciding through that client.
+struct ClusterRig {
+  explicit ClusterRig(RedisCluster::Options options = {})
+      : cluster(RedisCluster::start(std::move(options))) {}
+
+  std::unique_ptr<RedisCluster> cluster;
+  redis::KeySchema schema;
+  redis::ClusterClient client{cluster_url(*cluster), cluster_options(), SteadyClock::instance()};
+  redis::ClusterLimiter limiter{client, redis::RedisLimiter(schema)};
+};
 
 /// `per_master` rule names ("<stem>-<n>") for each master of `cluster`, master port → names.
 inline std::map<int, std::vector<std::string>> rules_per_master(const RedisCluster& cluster,

@@ -58,9 +58,7 @@ bool wait_for_redis_time(redis::Connection& c, std::int64_t until_us) {
 TEST(AuditRetryAfterE2E, HonestClientOnOurGatewayFindsNoLie) {
   auto redis = RedisServer::start();
   ASSERT_NE(redis, nullptr);
-  const std::string policy = write_temp("audit_retry_policy.json", e2e_policy_json());
-  GatewayProcess gw(
-      {"--policy", policy, "--mock-upstream", "--redis", redis->url(), "--log-decisions", "1"});
+  GatewayProcess gw = e2e_logging_gateway(*redis, "audit_retry_policy.json");
   ASSERT_TRUE(gw.running());
   const std::string body = json{{"model", "gemini-2.5-flash"},
                                 {"max_tokens", 10},
@@ -115,7 +113,7 @@ TEST(AuditRetryAfterE2E, HonestClientOnOurGatewayFindsNoLie) {
 TEST(AuditRetryAfterE2E, ForeignGatewayWithTooShortRetryAfterIsCaught) {
   auto redis = RedisServer::start();
   ASSERT_NE(redis, nullptr);
-  auto c = redis::Connection::open(*redis::parse_redis_url(redis->url()));
+  auto c = redis::Connection::open(redis->redis_url());
   ASSERT_TRUE(c.ok());
   // A gateway whose limit frees room after 1 s but promises 0.2 s: a client honouring the
   // promise is refused twice, then admitted.
@@ -140,7 +138,7 @@ TEST(AuditRetryAfterE2E, ForeignGatewayWithTooShortRetryAfterIsCaught) {
 TEST(AuditRetryAfterE2E, KeysAreNamedAndARawKeyIsNeverPrinted) {
   auto redis = RedisServer::start();
   ASSERT_NE(redis, nullptr);
-  auto c = redis::Connection::open(*redis::parse_redis_url(redis->url()));
+  auto c = redis::Connection::open(redis->redis_url());
   ASSERT_TRUE(c.ok());
   const std::string stream = redis::KeySchema{}.decisions_key("foreign");
   // One gateway logs raw keys (sk-acme-secret), ours logs "<32 hex>:<model>" (the other key).

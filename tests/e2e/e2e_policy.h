@@ -6,13 +6,16 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "core/gateway/redis_admission.h"
 #include "core/redis/connection.h"
 #include "core/redis/key_schema.h"
 #include "support/canned_http_server.h"
 #include "support/child_process.h"
+#include "support/gateway_chat.h"
 #include "support/process.h"
+#include "support/redis_server.h"
 
 namespace limitscope::test {
 
@@ -87,18 +90,53 @@ inline std::unique_ptr<CannedHttpServer> e2e_billing_upstream(long long prompt,
   return up;
 }
 
-/// A small chat completion body for `model` (one "hi", max_tokens 20).
-inline std::string e2e_chat_body(const std::string& model) {
-  return R"({"model":")" + model +
-         R"(","max_tokens":20,"messages":[{"role":"user","content":"hi"}]})";
+/// A gateway on the e2e policy (written to `policy_file`) whose mock upstream answers after
+/// 1 ms.
+inline GatewayProcess e2e_mock_gateway(const std::string& policy_file) {
+  return GatewayProcess({"--policy", write_temp(policy_file, e2e_policy_json()), "--mock-upstream",
+                         "--mock-latency", "1ms"});
+}
+
+/// A gateway on the e2e policy (written to `policy_file`) with a mock upstream, deciding in
+/// `redis` and logging every decision to its streams (--log-decisions 1).
+inline GatewayProcess e2e_logging_gateway(const RedisServer& redis,
+                                          const std::string& policy_file) {
+  return GatewayProcess({"--policy", write_temp(policy_file, e2e_policy_json()), "--mock-upstream",
+                         "--redis", redis.url(), "--log-decisions", "1"});
+}
+
+/// A token bucket of a policy: its capacity and refill ("5000/min").
+struct E2eBucket {
+  double capacity;
+  std::string refill;
+};
+
+/// A policy of one tier, `tier`, limiting requests and LLM tokens with token buckets, one model
+/// "m" (cost 1), and `keys` on the tier.
+inline std::string e2e_one_tier_policy(const std::string& tier, const E2eBucket& requests,
+                                       const E2eBucket& llm_tokens,
+                                       const std::vector<std::string>& keys) {
+  const auto bucket = [](const E2eBucket& b) {
+    return nlohmann::json{
+        {"algorithm", "token-bucket"}, {"capacity", b.capacity}, {"refill", b.refill}};
+  };
+  nlohmann::json p = {
+      {"tiers", {{tier, {{"requests", bucket(requests)}, {"llm_tokens", bucket(llm_tokens)}}}}},
+      {"models", {{"m", {{"cost", 1}}}}},
+      {"keys", nlohmann::json::object()}};
+  for (const std::string& k : keys) p["keys"][k] = tier;
+  return p.dump();
+}
+
+/// A small chat completion body for `model`: one "hi", at most `max_tokens` (20 by default).
+inline std::string e2e_chat_body(const std::string& model, int max_tokens = 20) {
+  return R"({"model":")" + model + R"(","max_tokens":)" + std::to_string(max_tokens) +
+         R"(,"messages":[{"role":"user","content":"hi"}]})";
 }
 
 /// The status of one chat completion for `key` (gemini-2.5-flash) on `gw`; -1 when no answer.
 inline int e2e_post_status(const GatewayProcess& gw, const std::string& key) {
-  httplib::Client c(gw.url());
-  c.set_read_timeout(10);
-  auto r = c.Post("/v1/chat/completions", {{"Authorization", "Bearer " + key}},
-                  e2e_chat_body("gemini-2.5-flash"), "application/json");
+  auto r = post_chat(gw, key, e2e_chat_body("gemini-2.5-flash"));
   return r ? r->status : -1;
 }
 

@@ -14,6 +14,7 @@
 
 #include "e2e/e2e_policy.h"
 #include "support/child_process.h"
+#include "support/cli_usage.h"
 #include "support/exposition_sums.h"
 #include "support/fake_clock.h"
 #include "support/process.h"
@@ -331,39 +332,29 @@ TEST(GatewayUpstreamE2E, UnreachableIs502AndSilentIs504) {
 }
 
 TEST(GatewayCommandLine, BadUsageExits2WithOneLine) {
-  struct Row {
-    std::string args;
-    const char* says;
-  };
-  for (const Row& row :
-       {Row{"--mock-upstream", "--listen HOST:PORT is required"},
-        Row{"--listen 127.0.0.1:0", "exactly one of --upstream URL and --mock-upstream"},
-        Row{"--listen 127.0.0.1:0 --mock-upstream --redis http://x", "--redis"},
-        Row{"--listen 127.0.0.1:0 --mock-upstream --redis-failure-mode fail-open",
-            "needs --redis URL"},
-        Row{"--listen 127.0.0.1:0 --mock-upstream --limiter sideways", "--limiter sideways"},
-        Row{"--listen nowhere --mock-upstream", "expected HOST:PORT"},
-        Row{"--listen 127.0.0.1:0 --upstream ftp://x", "scheme must be http or https"},
-        Row{"--listen 127.0.0.1:0 --mock-upstream --policy /nonexistent.json",
-            "cannot open policy file"},
-        Row{"--listen 127.0.0.1:0 --mock-upstream --threads 0", "--threads 0"},
-        Row{"--listen 127.0.0.1:0 --mock-upstream --log-decisions 1", "needs --redis URL"},
-        Row{"--listen 127.0.0.1:0 --mock-upstream --redis redis://127.0.0.1:1 --log-decisions 1.5",
-            "--log-decisions 1.5: expected a fraction between 0 and 1"},
-        Row{"--listen 127.0.0.1:0 --mock-upstream --redis redis://127.0.0.1:1 --log-decisions half",
-            "--log-decisions half"},
-        Row{"--listen 127.0.0.1:0 --mock-upstream --redis-settle-delay 1s", "needs --redis URL"},
-        Row{"--listen 127.0.0.1:0 --mock-upstream --redis redis://127.0.0.1:1 --redis-settle-delay "
-            "2m",
-            "--redis-settle-delay 2m: expected 0 or a duration between 1ms and 1m"},
-        Row{"--listen 127.0.0.1:0 --mock-upstream --redis redis://127.0.0.1:1 --redis-settle-delay "
-            "soon",
-            "--redis-settle-delay soon"}}) {
-    ProcessResult r = run_process(binary_path("app/limitscope-gateway"), row.args);
-    EXPECT_EQ(r.exit_code, 2) << row.args;
-    EXPECT_NE(r.err.find(row.says), std::string::npos) << row.args << ": " << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-  }
+  expect_gateway_usage_errors(
+      {{"--mock-upstream", "--listen HOST:PORT is required"},
+       {"--listen 127.0.0.1:0", "exactly one of --upstream URL and --mock-upstream"},
+       {"--listen 127.0.0.1:0 --mock-upstream --redis http://x", "--redis"},
+       {"--listen 127.0.0.1:0 --mock-upstream --redis-failure-mode fail-open", "needs --redis URL"},
+       {"--listen 127.0.0.1:0 --mock-upstream --limiter sideways", "--limiter sideways"},
+       {"--listen nowhere --mock-upstream", "expected HOST:PORT"},
+       {"--listen 127.0.0.1:0 --upstream ftp://x", "scheme must be http or https"},
+       {"--listen 127.0.0.1:0 --mock-upstream --policy /nonexistent.json",
+        "cannot open policy file"},
+       {"--listen 127.0.0.1:0 --mock-upstream --threads 0", "--threads 0"},
+       {"--listen 127.0.0.1:0 --mock-upstream --log-decisions 1", "needs --redis URL"},
+       {"--listen 127.0.0.1:0 --mock-upstream --redis redis://127.0.0.1:1 --log-decisions 1.5",
+        "--log-decisions 1.5: expected a fraction between 0 and 1"},
+       {"--listen 127.0.0.1:0 --mock-upstream --redis redis://127.0.0.1:1 --log-decisions half",
+        "--log-decisions half"},
+       {"--listen 127.0.0.1:0 --mock-upstream --redis-settle-delay 1s", "needs --redis URL"},
+       {"--listen 127.0.0.1:0 --mock-upstream --redis redis://127.0.0.1:1 --redis-settle-delay "
+        "2m",
+        "--redis-settle-delay 2m: expected 0 or a duration between 1ms and 1m"},
+       {"--listen 127.0.0.1:0 --mock-upstream --redis redis://127.0.0.1:1 --redis-settle-delay "
+        "soon",
+        "--redis-settle-delay soon"}});
   ProcessResult help = run_process(binary_path("app/limitscope-gateway"), "--help");
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_NE(help.out.find("--mock-latency"), std::string::npos);

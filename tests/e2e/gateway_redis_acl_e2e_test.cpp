@@ -20,6 +20,7 @@
 #include "e2e/e2e_policy.h"
 #include "support/child_process.h"
 #include "support/exposition_sums.h"
+#include "support/gateway_chat.h"
 #include "support/process.h"
 #include "support/redis_server.h"
 #include "support/test_paths.h"
@@ -41,19 +42,14 @@ std::string url_as(const RedisServer& s, const std::string& user, const std::str
 }
 
 void admin(const RedisServer& s, const std::vector<std::string>& command) {
-  redis::RedisUrl url;
-  url.port = s.port();
-  auto c = redis::Connection::open(url);
+  auto c = redis::Connection::open(s.redis_url());
   ASSERT_TRUE(c.ok()) << c.error().message;
   auto r = c->command(command);
   ASSERT_TRUE(r.ok()) << r.error().message;
 }
 
 httplib::Result post(const GatewayProcess& gw) {
-  httplib::Client c(gw.url());
-  c.set_read_timeout(10);
-  return c.Post("/v1/chat/completions", {{"Authorization", "Bearer pro-key"}},
-                e2e_chat_body("gemini-2.5-flash"), "application/json");
+  return post_chat(gw, "pro-key", e2e_chat_body("gemini-2.5-flash"));
 }
 
 // Starts the gateway with `args` (after --listen) and expects it to refuse to start, exit 1.
@@ -71,15 +67,18 @@ std::string refused_at_start(const std::vector<std::string>& args) {
   return gw->stderr_text();
 }
 
+// Starts (and stops) a gateway as user gw, who may write, so that the policy's rules exist.
+void write_rules_as_gw(const RedisServer& server, const std::string& policy) {
+  GatewayProcess writer(
+      {"--policy", policy, "--mock-upstream", "--redis", url_as(server, "gw", "gwpass")});
+  ASSERT_TRUE(writer.running());
+}
+
 TEST(GatewayRedisAclE2E, AUserThatCannotDecideIsRefusedAtStart) {
   auto server = start_with_users();
   const std::string policy = write_temp("e2e_acl_policy.json", e2e_policy_json());
-  {
-    // The rules exist (written by a user that may), so only the decisions would fail.
-    GatewayProcess writer(
-        {"--policy", policy, "--mock-upstream", "--redis", url_as(*server, "gw", "gwpass")});
-    ASSERT_TRUE(writer.running());
-  }
+  // The rules exist (written by a user that may), so only the decisions would fail.
+  ASSERT_NO_FATAL_FAILURE(write_rules_as_gw(*server, policy));
   const std::string err = refused_at_start(
       {"--policy", policy, "--mock-upstream", "--redis", url_as(*server, "ro", "ropass")});
   EXPECT_NE(err.find("cannot decide"), std::string::npos) << err;
@@ -130,9 +129,7 @@ TEST(GatewayRedisAclE2E, PermissionsTakenAwayFailClosedNotReadyAndCounted) {
 
 // Decision streams (`limitscope:{gw-<tier>}:decisions`) of the e2e policy's tiers that exist.
 long long e2e_decision_streams(const RedisServer& s) {
-  redis::RedisUrl url;
-  url.port = s.port();
-  auto c = redis::Connection::open(url);
+  auto c = redis::Connection::open(s.redis_url());
   if (!c) return -1;
   const redis::KeySchema schema;
   auto n = c->command({"EXISTS", schema.decisions_key("gw-free"), schema.decisions_key("gw-pro"),
@@ -147,12 +144,8 @@ long long e2e_decision_streams(const RedisServer& s) {
 TEST(GatewayRedisAclE2E, AUserThatMayNotLogDecisionsIsRefusedAtStart) {
   auto server = start_with_users();
   const std::string policy = write_temp("e2e_acl_policy_xadd_start.json", e2e_policy_json());
-  {
-    // The rules are written (audited, so with XADD) before XADD is taken away.
-    GatewayProcess writer(
-        {"--policy", policy, "--mock-upstream", "--redis", url_as(*server, "gw", "gwpass")});
-    ASSERT_TRUE(writer.running());
-  }
+  // The rules are written (audited, so with XADD) before XADD is taken away.
+  ASSERT_NO_FATAL_FAILURE(write_rules_as_gw(*server, policy));
   admin(*server, {"ACL", "SETUSER", "gw", "-xadd"});
   const std::string err =
       refused_at_start({"--policy", policy, "--mock-upstream", "--redis",
@@ -195,9 +188,7 @@ TEST(GatewayRedisAclE2E, ARefusedDecisionLogWriteTakesNothing) {
     ASSERT_EQ(r->status, 503) << r->body;
     EXPECT_EQ(json::parse(r->body).at("error").at("code"), "limiter_misconfigured");
   }
-  redis::RedisUrl url;
-  url.port = server->port();
-  auto c = redis::Connection::open(url);
+  auto c = redis::Connection::open(server->redis_url());
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_EQ(e2e_pro_state_keys(*c), 0) << "a refused decision wrote state";
   httplib::Client probe(gw.url());

@@ -25,6 +25,7 @@
 #include "e2e/e2e_policy.h"
 #include "support/child_process.h"
 #include "support/exposition_sums.h"
+#include "support/gateway_chat.h"
 #include "support/process.h"
 #include "support/redis_server.h"
 #include "support/server_inbox.h"
@@ -61,10 +62,7 @@ struct Answer {
 };
 
 Answer post(const GatewayProcess& gw, const std::string& key) {
-  httplib::Client c(gw.url());
-  c.set_read_timeout(30);
-  auto r = c.Post("/v1/chat/completions", {{"Authorization", "Bearer " + key}},
-                  e2e_chat_body("gemini-2.5-flash"), "application/json");
+  auto r = post_chat(gw, key, e2e_chat_body("gemini-2.5-flash"), 30);
   Answer a;
   if (!r) return a;
   a.status = r->status;

@@ -18,6 +18,7 @@
 #include "e2e/e2e_policy.h"
 #include "support/child_process.h"
 #include "support/exposition_sums.h"
+#include "support/gateway_chat.h"
 #include "support/process.h"
 #include "support/redis_monitor.h"
 #include "support/redis_server.h"
@@ -29,10 +30,7 @@ using nlohmann::json;
 
 httplib::Result post(const GatewayProcess& gw, const std::string& key,
                      const std::string& model = "gpt-4.1") {
-  httplib::Client c(gw.url());
-  c.set_read_timeout(10);
-  return c.Post("/v1/chat/completions", {{"Authorization", "Bearer " + key}}, e2e_chat_body(model),
-                "application/json");
+  return post_chat(gw, key, e2e_chat_body(model));
 }
 
 std::unique_ptr<RedisServer> start_redis() {
@@ -94,9 +92,7 @@ TEST(GatewayRedisE2E, TokensAreSettledInRedisAfterTheUpstreamAnswers) {
   const auto usage = json::parse(r->body).at("usage").at("total_tokens").get<double>();
   ASSERT_LT(usage, 100);
 
-  redis::RedisUrl url;
-  url.port = redis_server->port();
-  auto c = redis::Connection::open(url, {});
+  auto c = redis::Connection::open(redis_server->redis_url(), {});
   ASSERT_TRUE(c.ok());
   const std::string state =
       redis::KeySchema().state_key(

@@ -14,8 +14,10 @@
 #include "core/redis/connection.h"
 #include "core/redis/key_schema.h"
 #include "core/redis/redis_url.h"
+#include "e2e/e2e_policy.h"
 #include "support/canned_http_server.h"
 #include "support/child_process.h"
+#include "support/gateway_chat.h"
 #include "support/process.h"
 #include "support/redis_server.h"
 
@@ -25,12 +27,8 @@ namespace {
 using nlohmann::json;
 
 // requests: 10 at 1/s; llm_tokens: 5,000 at 5,000/min.
-const char* const kPolicy = R"({
-  "tiers": { "t": { "requests": { "algorithm": "token-bucket", "capacity": 10, "refill": "1/s" },
-                    "llm_tokens": { "algorithm": "token-bucket", "capacity": 5000, "refill": "5000/min" } } },
-  "models": { "m": { "cost": 1 } },
-  "keys": { "tokens-key": "t", "requests-key": "t" }
-})";
+const std::string kPolicy =
+    e2e_one_tier_policy("t", {10, "1/s"}, {5000, "5000/min"}, {"tokens-key", "requests-key"});
 
 std::string usage_body(int total) {
   return R"({"id":"x","object":"chat.completion","choices":[],"usage":{"prompt_tokens":1,)"
@@ -39,21 +37,12 @@ std::string usage_body(int total) {
 }
 
 httplib::Result post(const GatewayProcess& gw, const std::string& key, int max_tokens) {
-  httplib::Client c(gw.url());
-  c.set_read_timeout(10);
-  const std::string body = json{{"model", "m"},
-                                {"max_tokens", max_tokens},
-                                {"messages", json::array({{{"role", "user"}, {"content", "hi"}}})}}
-                               .dump();
-  return c.Post("/v1/chat/completions", {{"Authorization", "Bearer " + key}}, body,
-                "application/json");
+  return post_chat(gw, key, e2e_chat_body("m", max_tokens));
 }
 
 // The newest entry of rule gw-t's decision stream, as field -> value.
 std::map<std::string, std::string> last_logged(const RedisServer& server) {
-  redis::RedisUrl url;
-  url.port = server.port();
-  auto c = redis::Connection::open(url, {});
+  auto c = redis::Connection::open(server.redis_url(), {});
   EXPECT_TRUE(c.ok());
   if (!c) return {};
   auto r =

@@ -22,6 +22,7 @@
 #include "support/canned_http_server.h"
 #include "support/child_process.h"
 #include "support/exposition_sums.h"
+#include "support/gateway_chat.h"
 #include "support/process.h"
 #include "support/redis_server.h"
 
@@ -29,12 +30,8 @@ namespace limitscope::test {
 namespace {
 
 // Tokens: a million, refilled 1 a day (the level moves by well under 0.01 during the test).
-const char* const kPolicy = R"({
-  "tiers": { "t": { "requests": { "algorithm": "token-bucket", "capacity": 1000, "refill": "1/d" },
-                    "llm_tokens": { "algorithm": "token-bucket", "capacity": 1000000, "refill": "1/d" } } },
-  "models": { "m": { "cost": 1 } },
-  "keys": { "rides": "t", "alone": "t" }
-})";
+const std::string kPolicy =
+    e2e_one_tier_policy("t", {1000, "1/d"}, {1000000, "1/d"}, {"rides", "alone"});
 constexpr double kCapacity = 1e6;
 constexpr int kRequests = 20;
 
@@ -45,10 +42,7 @@ std::unique_ptr<CannedHttpServer> billing_upstream() {
 }
 
 int post_status(const GatewayProcess& gw, const std::string& key) {
-  httplib::Client c(gw.url());
-  c.set_read_timeout(10);
-  auto r = c.Post("/v1/chat/completions", {{"Authorization", "Bearer " + key}}, e2e_chat_body("m"),
-                  "application/json");
+  auto r = post_chat(gw, key, e2e_chat_body("m"));
   return r ? r->status : -1;
 }
 

@@ -41,9 +41,7 @@ constexpr const char* kRule = "gw-enterprise";
 TEST(GatewayShadowFidelity, TheShadowsCountsEqualAReplayOfTheCandidateOnTheSameStream) {
   auto server = RedisServer::start();
   ASSERT_NE(server, nullptr);
-  const std::string policy = write_temp("e2e_shadow_policy.json", e2e_policy_json());
-  GatewayProcess gw(
-      {"--policy", policy, "--mock-upstream", "--redis", server->url(), "--log-decisions", "1"});
+  GatewayProcess gw = e2e_logging_gateway(*server, "e2e_shadow_policy.json");
   ASSERT_TRUE(gw.running());
   const std::string target = " --redis " + server->url() + " --rule " + kRule;
   auto set =

@@ -12,6 +12,7 @@
 #include "support/canned_http_server.h"
 #include "support/child_process.h"
 #include "support/exposition_sums.h"
+#include "support/gateway_chat.h"
 #include "support/process.h"
 #include "support/redis_server.h"
 
@@ -21,12 +22,8 @@ namespace {
 using nlohmann::json;
 
 // 5,000 LLM tokens per minute (83.3 a second): the debt bound is 300,000 (one hour of refill).
-const char* const kPolicy = R"({
-  "tiers": { "tpm": { "requests": { "algorithm": "token-bucket", "capacity": 1000, "refill": "100/s" },
-                      "llm_tokens": { "algorithm": "token-bucket", "capacity": 5000, "refill": "5000/min" } } },
-  "models": { "m": { "cost": 1 } },
-  "keys": { "attacker": "tpm", "bystander": "tpm" }
-})";
+const std::string kPolicy =
+    e2e_one_tier_policy("tpm", {1000, "100/s"}, {5000, "5000/min"}, {"attacker", "bystander"});
 
 std::string chat(const json& extra = json::object()) {
   json body = {{"model", "m"},
@@ -36,26 +33,19 @@ std::string chat(const json& extra = json::object()) {
   return body.dump();
 }
 
-httplib::Result post(const GatewayProcess& gw, const std::string& key, const std::string& body) {
-  httplib::Client c(gw.url());
-  c.set_read_timeout(10);
-  return c.Post("/v1/chat/completions", {{"Authorization", "Bearer " + key}}, body,
-                "application/json");
-}
-
 // An upstream that bills 100,000 tokens for every call, whatever max_tokens said.
 std::unique_ptr<CannedHttpServer> greedy_upstream() {
   return e2e_billing_upstream(10, 99'990);
 }
 
 void expect_usage_is_owed(const GatewayProcess& gw) {
-  auto first = post(gw, "attacker", chat());
+  auto first = post_chat(gw, "attacker", chat());
   ASSERT_TRUE(first);
   ASSERT_EQ(first->status, 200) << first->body;
   // Charged 100,000 against 5,000 available: 95,000 owed. The next request (an estimate of
   // about 16) waits until the debt is refilled: ~1,140 s at 83.3 tokens/s. Forgiving the
   // usage at an empty bucket would have asked for less than a second.
-  auto second = post(gw, "attacker", chat());
+  auto second = post_chat(gw, "attacker", chat());
   ASSERT_TRUE(second);
   ASSERT_EQ(second->status, 429) << second->body;
   const json err = json::parse(second->body).at("error");
@@ -66,7 +56,7 @@ void expect_usage_is_owed(const GatewayProcess& gw) {
   EXPECT_GE(std::stoi(second->get_header_value("Retry-After")), 1100);
   // A third call's usage would go past the bound; none is admitted meanwhile anyway, and
   // another key is not affected.
-  auto other = post(gw, "bystander", chat());
+  auto other = post_chat(gw, "bystander", chat());
   ASSERT_TRUE(other);
   EXPECT_EQ(other->status, 200) << other->body;
   httplib::Client c(gw.url());
@@ -107,11 +97,11 @@ TEST(GatewayTokenDebtE2E, TextInToolsIsChargedBeforeTheCall) {
          {"function",
           {{"name", "f" + std::to_string(i)}, {"description", std::string(100, 'd')}}}});
   }
-  auto r = post(gw, "attacker", chat({{"tools", tools}}));
+  auto r = post_chat(gw, "attacker", chat({{"tools", tools}}));
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 400) << r->body;
   EXPECT_EQ(json::parse(r->body).at("error").at("code"), "request_too_large");
-  auto small = post(gw, "attacker", chat({{"tools", json::array({tools[0]})}}));
+  auto small = post_chat(gw, "attacker", chat({{"tools", json::array({tools[0]})}}));
   ASSERT_TRUE(small);
   EXPECT_EQ(small->status, 200) << small->body;
 }

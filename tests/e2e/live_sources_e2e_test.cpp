@@ -52,8 +52,7 @@ bool has_event(const LiveSource& s, const std::string& text) {
 }
 
 TEST(LiveSourcesE2E, MetricsSourceCountsTheGateways429s) {
-  const std::string policy = write_temp("e2e_live_policy.json", e2e_policy_json());
-  GatewayProcess gw({"--policy", policy, "--mock-upstream", "--mock-latency", "1ms"});
+  GatewayProcess gw = e2e_mock_gateway("e2e_live_policy.json");
   ASSERT_TRUE(gw.running());
   ManualClock clock(Nanos{0}, Nanos{1'800'000'000'000'000'000});
   MetricsLiveOptions o;
@@ -91,8 +90,7 @@ TEST(LiveSourcesE2E, MetricsSourceCountsTheGateways429s) {
 }
 
 TEST(LiveSourcesE2E, PrometheusSourceAgainstARealServer) {
-  const std::string policy = write_temp("e2e_live_prom_policy.json", e2e_policy_json());
-  GatewayProcess gw({"--policy", policy, "--mock-upstream", "--mock-latency", "1ms"});
+  GatewayProcess gw = e2e_mock_gateway("e2e_live_prom_policy.json");
   ASSERT_TRUE(gw.running());
   const double limited = e2e_runaway_load(gw.url(), "1s", 100, 3).at("status").value("429", 0);
   ASSERT_GT(limited, 0);

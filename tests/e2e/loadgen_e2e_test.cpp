@@ -10,6 +10,7 @@
 
 #include "e2e/e2e_policy.h"
 #include "support/child_process.h"
+#include "support/cli_usage.h"
 #include "support/exposition_sums.h"
 #include "support/process.h"
 
@@ -54,8 +55,7 @@ json run_loadgen(const GatewayProcess& gw, const std::string& scenario, const st
 }
 
 TEST(LoadgenE2E, CountsAgreeWithMetricsAndStayWithinTheBucketBound) {
-  const std::string policy = write_temp("e2e_loadgen_policy.json", e2e_policy_json());
-  GatewayProcess gw({"--policy", policy, "--mock-upstream", "--mock-latency", "1ms"});
+  GatewayProcess gw = e2e_mock_gateway("e2e_loadgen_policy.json");
   ASSERT_TRUE(gw.running());
   double elapsed = 0;
   const json report = run_loadgen(gw, "runaway", "--duration 2s --rate 150 --seed 7", elapsed);
@@ -114,25 +114,14 @@ TEST(LoadgenE2E, WellBehavedClientsRetryAfterRetryAfterAndSucceed) {
 }
 
 TEST(LoadgenCommandLine, BadUsageExits2) {
-  struct Row {
-    std::string args;
-    const char* says;
-  };
-  for (const Row& row :
-       {Row{"loadgen --scenario steady --duration 1s", "--target is required"},
-        Row{"loadgen --target http://127.0.0.1:1 --scenario nope --duration 1s",
-            "unknown; known scenarios"},
-        Row{"loadgen --target http://127.0.0.1:1 --scenario steady --duration soon",
-            "--duration soon"},
-        Row{"loadgen --target 127.0.0.1:1 --scenario steady --duration 1s", "expected http://"},
-        Row{"loadgen --target http://127.0.0.1:1 --scenario steady --duration 1s --rate -3",
-            "--rate -3"},
-        Row{"loadgen --target http://127.0.0.1:1 --scenario steady --duration 1s --keys 0",
-            "--keys 0"}}) {
-    ProcessResult r = run_cli(row.args);
-    EXPECT_EQ(r.exit_code, 2) << row.args;
-    EXPECT_NE(r.err.find(row.says), std::string::npos) << row.args << ": " << r.err;
-  }
+  expect_usage_errors(
+      "loadgen",
+      {{"--scenario steady --duration 1s", "--target is required"},
+       {"--target http://127.0.0.1:1 --scenario nope --duration 1s", "unknown; known scenarios"},
+       {"--target http://127.0.0.1:1 --scenario steady --duration soon", "--duration soon"},
+       {"--target 127.0.0.1:1 --scenario steady --duration 1s", "expected http://"},
+       {"--target http://127.0.0.1:1 --scenario steady --duration 1s --rate -3", "--rate -3"},
+       {"--target http://127.0.0.1:1 --scenario steady --duration 1s --keys 0", "--keys 0"}});
   EXPECT_EQ(run_cli("loadgen --help").exit_code, 0);
 }
 

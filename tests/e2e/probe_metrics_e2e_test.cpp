@@ -24,8 +24,7 @@ double sum_series(const json& probe, const std::string& name) {
 }
 
 TEST(ProbeMetricsE2E, SeriesAgreeWithTheLoadGeneratorsCounts) {
-  const std::string policy = write_temp("e2e_probe_policy.json", e2e_policy_json());
-  GatewayProcess gw({"--policy", policy, "--mock-upstream", "--mock-latency", "1ms"});
+  GatewayProcess gw = e2e_mock_gateway("e2e_probe_policy.json");
   ASSERT_TRUE(gw.running());
   const json report = e2e_runaway_load(gw.url(), "2s", 120, 11);
   const double ok = report.at("status").value("200", 0);

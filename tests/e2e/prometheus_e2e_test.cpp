@@ -16,8 +16,7 @@ namespace {
 using nlohmann::json;
 
 TEST(PrometheusE2E, QueriesSeeTheGatewaysCounters) {
-  const std::string policy = write_temp("e2e_prom_policy.json", e2e_policy_json());
-  GatewayProcess gw({"--policy", policy, "--mock-upstream", "--mock-latency", "1ms"});
+  GatewayProcess gw = e2e_mock_gateway("e2e_prom_policy.json");
   ASSERT_TRUE(gw.running());
   const double limited = e2e_runaway_load(gw.url(), "1s", 100, 3).at("status").value("429", 0);
   ASSERT_GT(limited, 0);

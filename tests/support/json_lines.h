@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace limitscope::test {
@@ -14,6 +15,16 @@ inline std::vector<nlohmann::json> json_lines(const std::string& text) {
   std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) out.push_back(nlohmann::json::parse(line));
+  return out;
+}
+
+/// The lines of `text` whose "type" is `type` (a recording's "key" lines, ...), in order.
+inline std::vector<nlohmann::json> json_lines_of_type(const std::string& text,
+                                                      const std::string& type) {
+  std::vector<nlohmann::json> out;
+  for (nlohmann::json& j : json_lines(text)) {
+    if (j["type"] == type) out.push_back(std::move(j));
+  }
   return out;
 }
 

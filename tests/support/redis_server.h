@@ -7,6 +7,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/redis/connection.h"
@@ -26,6 +27,14 @@ class RedisServer {
 
   int port() const { return server_->port(); }
   std::string url() const { return server_->url(); }
+  /// The server's address as a RedisUrl, with these ACL credentials (none by default).
+  redis::RedisUrl redis_url(std::string user = {}, std::string password = {}) const {
+    redis::RedisUrl u;
+    u.port = port();
+    u.user = std::move(user);
+    u.password = std::move(password);
+    return u;
+  }
   pid_t pid() const { return server_->pid(); }
 
   void kill() { server_->kill(); }

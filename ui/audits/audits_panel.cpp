@@ -12,8 +12,8 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
-#include "core/redis/redis_url.h"
 #include "ui/qt_text.h"
+#include "ui/redis_url_text.h"
 #include "ui/result_box.h"
 
 namespace limitscope::ui {
@@ -159,8 +159,7 @@ void AuditsPanel::setPrometheusUrl(const QString& url) {
 
 void AuditsPanel::setRedisUrl(const QString& url) {
   m_redisUrl = url;
-  const auto parsed = redis::parse_redis_url(url.toStdString());
-  m_redis->setText(parsed ? QString::fromStdString(parsed->redacted()) : url);
+  m_redis->setText(redactedRedisUrl(url));
 }
 
 void AuditsPanel::setRule(const QString& rule) {

@@ -13,6 +13,13 @@ QString number(double v) {
   return QString::number(v, 'g', 6);
 }
 
+// "4 / 10 (40%)": a value out of its bound, and the ratio between them.
+QString outOf(double value, double bound, double ratio) {
+  return QStringLiteral("%1 / %2 (%3%)")
+      .arg(number(value), number(bound))
+      .arg(ratio * 100, 0, 'f', 0);
+}
+
 }  // namespace
 
 KeyBrowserModel::KeyBrowserModel(QObject* parent)
@@ -42,19 +49,11 @@ int KeyBrowserModel::findRow(const QString& key) const {
 QString KeyBrowserModel::levelText(const probe::KeyReading& r) {
   if (!r.error.empty()) return QStringLiteral("—");
   if (r.level) {
-    if (r.capacity && r.fill) {
-      return QStringLiteral("%1 / %2 (%3%)")
-          .arg(number(*r.level), number(*r.capacity))
-          .arg(*r.fill * 100, 0, 'f', 0);
-    }
+    if (r.capacity && r.fill) return outOf(*r.level, *r.capacity, *r.fill);
     return QObject::tr("%1 tokens").arg(number(*r.level));
   }
   if (r.count) {
-    if (r.limit && r.occupancy) {
-      return QStringLiteral("%1 / %2 (%3%)")
-          .arg(number(*r.count), number(*r.limit))
-          .arg(*r.occupancy * 100, 0, 'f', 0);
-    }
+    if (r.limit && r.occupancy) return outOf(*r.count, *r.limit, *r.occupancy);
     return QObject::tr("%1 used").arg(number(*r.count));
   }
   return QStringLiteral("—");

@@ -14,7 +14,7 @@
 
 #include "core/probe/rollout_guard.h"
 #include "core/redis/key_schema.h"
-#include "core/redis/redis_url.h"
+#include "ui/redis_url_text.h"
 
 namespace limitscope::ui {
 namespace {
@@ -204,8 +204,7 @@ RolloutPanel::~RolloutPanel() {
 
 void RolloutPanel::setRedisUrl(const QString& url) {
   m_redisUrl = url;
-  const auto parsed = redis::parse_redis_url(url.toStdString());
-  m_redis->setText(parsed ? QString::fromStdString(parsed->redacted()) : url);
+  m_redis->setText(redactedRedisUrl(url));
 }
 
 void RolloutPanel::setRule(const QString& rule) {

@@ -32,6 +32,12 @@ CheckOptions quick() {
   return o;
 }
 
+// The check of `t` with quick() options, on a clock that stands still.
+CheckResult quick_check(const ResolvedConnection& t) {
+  ManualClock clock;
+  return check_connection(t, quick(), clock);
+}
+
 TEST(ConnectionCheck, MetricsScrapeCountsSeries) {
   test::CannedHttpServer server;
   server.respond({200, "text/plain; version=0.0.4",
@@ -42,8 +48,7 @@ TEST(ConnectionCheck, MetricsScrapeCountsSeries) {
   auto t = http_target(ConnectionKind::metrics, server.url());
   t.fetch.basic_user = "scraper";
   t.fetch.basic_password = "pw";
-  ManualClock clock;
-  const CheckResult r = check_connection(t, quick(), clock);
+  const CheckResult r = quick_check(t);
   ASSERT_TRUE(r.ok) << r.error_kind << ": " << r.message;
   EXPECT_EQ(r.figure("series"), "3");
   EXPECT_EQ(r.figure("metrics"), "2");
@@ -60,8 +65,7 @@ TEST(ConnectionCheck, PrometheusQueriesUp) {
                      {"metric":{"__name__":"up","job":"redis"},"value":[1700000000,"0"]}]}})"});
   auto t = http_target(ConnectionKind::prometheus, server.url(""));
   t.fetch.bearer_token = "t0k";
-  ManualClock clock;
-  const CheckResult r = check_connection(t, quick(), clock);
+  const CheckResult r = quick_check(t);
   ASSERT_TRUE(r.ok) << r.error_kind << ": " << r.message;
   EXPECT_EQ(r.figure("targets"), "2");
   EXPECT_EQ(r.figure("targets_up"), "1");
@@ -77,40 +81,39 @@ TEST(ConnectionCheck, TheTestOfARedisConnectionWaitsAsTheSharedRedisOptionsSay) 
   EXPECT_EQ(check_options(ConnectionKind::prometheus).timeout, CheckOptions{}.timeout);
 }
 
+// The check of a `kind` connection to a canned server that answers `response`.
+CheckResult check_answered(ConnectionKind kind, const test::CannedHttpServer::Response& response) {
+  test::CannedHttpServer server;
+  server.respond(response);
+  const std::string url = kind == ConnectionKind::prometheus ? server.url("") : server.url();
+  return quick_check(http_target(kind, url));
+}
+
 TEST(ConnectionCheck, FailuresCarryTheirKind) {
-  ManualClock clock;
   {
-    test::CannedHttpServer server;
-    server.respond({401, "text/plain", "unauthorized\n"});
     const CheckResult r =
-        check_connection(http_target(ConnectionKind::metrics, server.url()), quick(), clock);
+        check_answered(ConnectionKind::metrics, {401, "text/plain", "unauthorized\n"});
     EXPECT_FALSE(r.ok);
     EXPECT_EQ(r.error_kind, "http") << r.message;
     EXPECT_NE(r.message.find("401"), std::string::npos) << r.message;
   }
   {
-    test::CannedHttpServer server;
-    server.respond({200, "text/plain", "this is { not an exposition\n"});
-    const CheckResult r =
-        check_connection(http_target(ConnectionKind::metrics, server.url()), quick(), clock);
+    const CheckResult r = check_answered(ConnectionKind::metrics,
+                                         {200, "text/plain", "this is { not an exposition\n"});
     EXPECT_FALSE(r.ok);
     EXPECT_EQ(r.error_kind, "parse") << r.message;
   }
   {
-    test::CannedHttpServer server;
-    server.respond(
+    const CheckResult r = check_answered(
+        ConnectionKind::prometheus,
         {200, "application/json", R"({"status":"error","errorType":"bad_data","error":"nope"})"});
-    const CheckResult r =
-        check_connection(http_target(ConnectionKind::prometheus, server.url("")), quick(), clock);
     EXPECT_FALSE(r.ok);
     EXPECT_NE(r.message.find("nope"), std::string::npos) << r.message;
   }
   {
     const int port = test::free_loopback_port();
-    const CheckResult r =
-        check_connection(http_target(ConnectionKind::metrics,
-                                     "http://127.0.0.1:" + std::to_string(port) + "/metrics"),
-                         quick(), clock);
+    const CheckResult r = quick_check(http_target(
+        ConnectionKind::metrics, "http://127.0.0.1:" + std::to_string(port) + "/metrics"));
     EXPECT_FALSE(r.ok);
     EXPECT_EQ(r.error_kind, "transport") << r.message;
   }

@@ -9,6 +9,7 @@
 
 #include "core/metrics/promql.h"
 #include "core/sources/session_state.h"
+#include "support/snapshot_charts.h"
 
 namespace limitscope {
 namespace {
@@ -25,12 +26,7 @@ DashboardSnapshot filled(const std::string& rules_text) {
   return s;
 }
 
-const ChartData& chart(const DashboardSnapshot& s, ChartKind kind) {
-  for (const ChartData& c : s.charts) {
-    if (c.kind == kind) return c;
-  }
-  throw std::logic_error("no such chart");
-}
+using test::chart;
 
 TEST(ChartThresholds, ARulesFileWithThreshold3Draws3PerSecondAndNot0Point5) {
   // The quota rule is written number first: `0.95 <= x` is `x >= 0.95`.

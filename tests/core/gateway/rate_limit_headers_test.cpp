@@ -26,6 +26,21 @@ TierPolicy tier_with_tokens() {
   return t;
 }
 
+// An admission on `tier`; the test fills in the decisions.
+AdmissionResult admitted_on(const TierPolicy& tier) {
+  AdmissionResult r;
+  r.allowed = true;
+  r.tier = &tier;
+  return r;
+}
+
+// The headers append_rate_limit_headers writes for `r`.
+HttpHeaders headers_of(const AdmissionResult& r) {
+  HttpHeaders h;
+  append_rate_limit_headers(h, r);
+  return h;
+}
+
 std::string header(const HttpHeaders& h, std::string_view name) {
   auto v = find_header(h, name);
   return v ? std::string(*v) : std::string("<absent>");
@@ -33,13 +48,10 @@ std::string header(const HttpHeaders& h, std::string_view name) {
 
 TEST(RateLimitHeaders, AllowedCarriesBothRulesAndNoRetryAfter) {
   const TierPolicy tier = tier_with_tokens();
-  AdmissionResult r;
-  r.allowed = true;
-  r.tier = &tier;
+  AdmissionResult r = admitted_on(tier);
   r.requests = Decision{true, 60, 52.7, std::nullopt, milliseconds(7300)};
   r.llm_tokens = Decision{true, 1000, 900, std::nullopt, milliseconds(6000)};
-  HttpHeaders h;
-  append_rate_limit_headers(h, r);
+  const HttpHeaders h = headers_of(r);
   EXPECT_EQ(header(h, "X-RateLimit-Limit"), "60");
   EXPECT_EQ(header(h, "X-RateLimit-Remaining"), "52");
   EXPECT_EQ(header(h, "X-RateLimit-Reset"), "8");
@@ -54,12 +66,9 @@ TEST(RateLimitHeaders, AllowedCarriesBothRulesAndNoRetryAfter) {
 // A capacity beyond int64 (1e30) printed X-RateLimit-Limit: -9223372036854775808.
 TEST(RateLimitHeaders, CountsBeyondInt64AreWholeNumbersNotOverflow) {
   const TierPolicy tier = tier_with_tokens();
-  AdmissionResult r;
-  r.allowed = true;
-  r.tier = &tier;
+  AdmissionResult r = admitted_on(tier);
   r.requests = Decision{true, 1e30, 1e30, std::nullopt, milliseconds(0)};
-  HttpHeaders h;
-  append_rate_limit_headers(h, r);
+  const HttpHeaders h = headers_of(r);
   EXPECT_EQ(header(h, "X-RateLimit-Limit"), "1000000000000000019884624838656");
   EXPECT_EQ(header(h, "X-RateLimit-Remaining"), "1000000000000000019884624838656");
 }
@@ -82,14 +91,11 @@ TEST(OpenAiDuration, GoDurationFormToTheMillisecondRoundedUp) {
 
 TEST(RateLimitHeaders, OpenAiNamesCountRequestsOfTheModelAndAgreeWithIetf) {
   const TierPolicy tier = tier_with_tokens();
-  AdmissionResult r;
-  r.allowed = true;
-  r.tier = &tier;
+  AdmissionResult r = admitted_on(tier);
   r.cost = 8;  // the model's weight: 60 cost units are 7 requests of it
   r.requests = Decision{true, 60, 52.7, std::nullopt, milliseconds(7300)};
   r.llm_tokens = Decision{true, 1000, 900, std::nullopt, milliseconds(360'000)};
-  HttpHeaders h;
-  append_rate_limit_headers(h, r);
+  const HttpHeaders h = headers_of(r);
   EXPECT_EQ(header(h, "x-ratelimit-limit-requests"), "7");
   EXPECT_EQ(header(h, "x-ratelimit-remaining-requests"), "6");  // floor(52 / 8)
   EXPECT_EQ(header(h, "x-ratelimit-reset-requests"), "7.3s");   // IETF t=8: 7.3 s rounded up
@@ -115,8 +121,7 @@ TEST(RateLimitHeaders, RetryAfterMsIsTheExactWaitRoundedUpToTheMillisecond) {
   r.tier = &tier;
   r.denied_by = DeniedBy::requests;
   r.requests = Decision{false, 60, 0.2, milliseconds(733) + Nanos{1}, seconds(60)};
-  HttpHeaders h;
-  append_rate_limit_headers(h, r);
+  const HttpHeaders h = headers_of(r);
   EXPECT_EQ(header(h, "Retry-After"), "1");
   EXPECT_EQ(header(h, "retry-after-ms"), "734");
   HttpHeaders tiny;
@@ -132,8 +137,7 @@ TEST(RateLimitHeaders, DeniedRetryAfterIsTheLongestWaitRoundedUp) {
   r.denied_by = DeniedBy::requests;
   r.requests = Decision{false, 60, 0.2, milliseconds(800), seconds(60)};
   r.llm_tokens = Decision{false, 1000, 10, milliseconds(2100), seconds(59)};
-  HttpHeaders h;
-  append_rate_limit_headers(h, r);
+  const HttpHeaders h = headers_of(r);
   EXPECT_EQ(header(h, "Retry-After"), "3");
   EXPECT_EQ(header(h, "retry-after-ms"), "2100");
   EXPECT_EQ(header(h, "X-RateLimit-Remaining"), "0");
@@ -155,8 +159,7 @@ TEST(RateLimitHeaders, NoRetryAfterWhenWaitingCannotHelp) {
   r.llm_tokens = Decision{
       false, 1000, 1000, std::nullopt, Nanos{0}, Nanos{0}, DenyReason::cost_above_capacity};
   EXPECT_FALSE(retry_after_of(r).has_value());
-  HttpHeaders h;
-  append_rate_limit_headers(h, r);
+  const HttpHeaders h = headers_of(r);
   EXPECT_EQ(header(h, "Retry-After"), "<absent>");
   EXPECT_EQ(header(h, "retry-after-ms"), "<absent>");
 }
@@ -167,12 +170,9 @@ TEST(RateLimitHeaders, WindowAlgorithmsUseTheirWindow) {
   tier.requests.algorithm = Algorithm::sliding_log;
   tier.requests.limit = 100;
   tier.requests.window = seconds(90);
-  AdmissionResult r;
-  r.allowed = true;
-  r.tier = &tier;
+  AdmissionResult r = admitted_on(tier);
   r.requests = Decision{true, 100, 40, std::nullopt, seconds(30)};
-  HttpHeaders h;
-  append_rate_limit_headers(h, r);
+  const HttpHeaders h = headers_of(r);
   EXPECT_EQ(header(h, "RateLimit-Policy"), "\"requests\";q=100;w=90");
   EXPECT_EQ(header(h, "X-RateLimit-Limit-Tokens"), "<absent>");
 }

@@ -25,6 +25,31 @@ using test::eventually;
 using test::join_or_cancel;
 using test::RecordingClock;
 
+// Limiter::acquire(cost, deadline) on a thread of its own, so that the test can move the clock
+// while it waits.
+class AcquireThread {
+ public:
+  AcquireThread(Limiter& l, double cost, Nanos deadline)
+      : thread_([this, &l, cost, deadline] {
+          result_ = l.acquire(cost, deadline, cancel_);
+          done_ = true;
+        }) {}
+  ~AcquireThread() {
+    if (thread_.joinable()) join();
+  }
+  bool done() const { return done_.load(); }
+  /// join_or_cancel(): true when the call returned by itself.
+  bool join() { return join_or_cancel(thread_, done_, cancel_); }
+  /// What acquire returned (after join()).
+  const Decision& result() const { return result_; }
+
+ private:
+  CancelToken cancel_;
+  Decision result_;
+  std::atomic<bool> done_{false};
+  std::thread thread_;  // last: it starts once the rest exists
+};
+
 std::unique_ptr<Limiter> make(const LimitParams& p, Clock& clock) {
   auto l = make_limiter(p, clock);
   EXPECT_TRUE(l.ok()) << (l.ok() ? "" : l.error());
@@ -94,21 +119,15 @@ TEST(LimiterAcquire, BlockedThreadWakesExactlyAtTheComputedInstant) {
   RecordingClock clock;
   auto l = make(bucket(Algorithm::token_bucket, 1, 1), clock);
   ASSERT_TRUE(l->try_acquire().allowed);
-  std::atomic<bool> done{false};
-  Decision result;
-  CancelToken cancel;
-  std::thread waiter([&] {
-    result = l->acquire(1, 3600s, cancel);
-    done = true;
-  });
+  AcquireThread waiter(*l, 1, 3600s);
   EXPECT_TRUE(eventually([&] { return clock.inner.waiters() == 1; }));
   EXPECT_EQ(clock.deadlines(), std::vector<Nanos>{Nanos{1s}});
   clock.inner.advance(999ms);
-  EXPECT_FALSE(done.load());
+  EXPECT_FALSE(waiter.done());
   EXPECT_EQ(clock.inner.waiters(), 1);
   clock.inner.advance(1ms);
-  EXPECT_TRUE(join_or_cancel(waiter, done, cancel));
-  EXPECT_TRUE(result.allowed);
+  EXPECT_TRUE(waiter.join());
+  EXPECT_TRUE(waiter.result().allowed);
   EXPECT_EQ(clock.deadlines().size(), 1u);  // one wait, no polling
 }
 
@@ -174,17 +193,11 @@ TEST(LimiterAcquire, ADeadlineEqualToTheInstantIsWaitedFor) {
   ManualClock clock;
   auto l = make(window(Algorithm::fixed_window, 1, 1s), clock);
   ASSERT_TRUE(l->try_acquire().allowed);
-  CancelToken cancel;
-  Decision result;
-  std::atomic<bool> done{false};
-  std::thread waiter([&] {
-    result = l->acquire(1, 1s, cancel);
-    done = true;
-  });
+  AcquireThread waiter(*l, 1, 1s);
   EXPECT_TRUE(eventually([&] { return clock.waiters() == 1; }));
   clock.advance(1s);
-  EXPECT_TRUE(join_or_cancel(waiter, done, cancel));
-  EXPECT_TRUE(result.allowed);
+  EXPECT_TRUE(waiter.join());
+  EXPECT_TRUE(waiter.result().allowed);
 }
 
 std::shared_ptr<Limiter> shared(const LimitParams& p, Clock& clock) {
@@ -268,19 +281,13 @@ TEST(CompositeLimiter, BlockingAcquireWaitsForTheLatestChild) {
       make_composite({bucket(Algorithm::gcra, 1, 1), window(Algorithm::sliding_log, 1, 3s)}, clock)
           .value();
   ASSERT_TRUE(c->try_acquire().allowed);
-  CancelToken cancel;
-  Decision result;
-  std::atomic<bool> done{false};
-  std::thread waiter([&] {
-    result = c->acquire(1, 3600s, cancel);
-    done = true;
-  });
+  AcquireThread waiter(*c, 1, 3600s);
   EXPECT_TRUE(eventually([&] { return clock.waiters() == 1; }));
   clock.advance(2999ms);
   EXPECT_EQ(clock.waiters(), 1);
   clock.advance(1ms);
-  EXPECT_TRUE(join_or_cancel(waiter, done, cancel));
-  EXPECT_TRUE(result.allowed);
+  EXPECT_TRUE(waiter.join());
+  EXPECT_TRUE(waiter.result().allowed);
 }
 
 // 100,000 random requests over a composite of three algorithms: after each one either every

@@ -174,10 +174,7 @@ TEST(RecordingWriter, AKeysShardIsWrittenWhenItHasOneAndPlaysBack) {
     w.finish(2000);
     ASSERT_EQ(w.error(), "");
   }
-  std::vector<json> keys;
-  for (const json& j : test::json_lines(text.str())) {
-    if (j["type"] == "key") keys.push_back(j);
-  }
+  const std::vector<json> keys = test::json_lines_of_type(text.str(), "key");
   ASSERT_EQ(keys.size(), 3u);
   EXPECT_EQ(keys[0]["node"], "127.0.0.1:7001");
   EXPECT_FALSE(keys[1].contains("node")) << "no shard, no field: " << keys[1].dump();
@@ -227,10 +224,7 @@ TEST(RecordingWriter, AKeysNameAndAnAlertsEntityAreWrittenAndPlayBack) {
     w.finish(1000);
     ASSERT_EQ(w.error(), "");
   }
-  std::vector<json> keys;
-  for (const json& j : test::json_lines(text.str())) {
-    if (j["type"] == "key") keys.push_back(j);
-  }
+  const std::vector<json> keys = test::json_lines_of_type(text.str(), "key");
   ASSERT_EQ(keys.size(), 2u);
   EXPECT_EQ(keys[0]["name"], "acme-prod");
   EXPECT_FALSE(keys[1].contains("name")) << keys[1].dump();

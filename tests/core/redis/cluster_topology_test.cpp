@@ -31,26 +31,37 @@ Value three_masters() {
   });
 }
 
+struct SlotMaster {
+  int slot;
+  const char* address;
+};
+
+// The three-master layout both replies describe: every slot covered, each slot of `rows` on
+// its master's address, and the first range's master "a" with one replica on port 7003.
+void expect_three_masters(const ClusterTopology& t, std::initializer_list<SlotMaster> rows) {
+  EXPECT_EQ(t.covered_slots(), kClusterSlotCount);
+  ASSERT_EQ(t.masters().size(), 3u);
+  for (const SlotMaster& row : rows) {
+    SCOPED_TRACE(row.slot);
+    ASSERT_NE(t.master_of(row.slot), nullptr);
+    EXPECT_EQ(t.master_of(row.slot)->address(), row.address);
+  }
+  ASSERT_EQ(t.ranges().front().replicas.size(), 1u);
+  EXPECT_EQ(t.ranges().front().replicas[0].port, 7003);
+  EXPECT_EQ(t.ranges().front().master.id, "a");
+}
+
 TEST(ClusterTopology, SlotsReplyMapsEverySlotToItsMaster) {
   auto t = ClusterTopology::from_slots_reply(three_masters(), "10.0.0.9");
   ASSERT_TRUE(t.ok()) << t.error();
-  EXPECT_EQ(t->covered_slots(), kClusterSlotCount);
-  ASSERT_EQ(t->masters().size(), 3u);
-  const struct {
-    int slot;
-    const char* address;
-  } rows[] = {{0, "127.0.0.1:7000"},     {5460, "127.0.0.1:7000"}, {5461, "127.0.0.1:7001"},
-              {10922, "127.0.0.1:7001"}, {10923, "10.0.0.9:7002"}, {16383, "10.0.0.9:7002"}};
-  for (const auto& row : rows) {
-    SCOPED_TRACE(row.slot);
-    ASSERT_NE(t->master_of(row.slot), nullptr);
-    EXPECT_EQ(t->master_of(row.slot)->address(), row.address);
-  }
+  ASSERT_NO_FATAL_FAILURE(expect_three_masters(*t, {{0, "127.0.0.1:7000"},
+                                                    {5460, "127.0.0.1:7000"},
+                                                    {5461, "127.0.0.1:7001"},
+                                                    {10922, "127.0.0.1:7001"},
+                                                    {10923, "10.0.0.9:7002"},
+                                                    {16383, "10.0.0.9:7002"}}));
   EXPECT_EQ(t->master_of(-1), nullptr);
   EXPECT_EQ(t->master_of(16384), nullptr);
-  ASSERT_EQ(t->ranges().front().replicas.size(), 1u);
-  EXPECT_EQ(t->ranges().front().replicas[0].port, 7003);
-  EXPECT_EQ(t->ranges().front().master.id, "a");
 }
 
 TEST(ClusterTopology, PartialCoverageLeavesSlotsWithoutMaster) {
@@ -129,22 +140,13 @@ TEST(ClusterTopology, ShardsReplyMapsEverySlotToItsMaster) {
   });
   auto t = ClusterTopology::from_shards_reply(reply, "10.0.0.9");
   ASSERT_TRUE(t.ok()) << t.error();
-  EXPECT_EQ(t->covered_slots(), kClusterSlotCount);
-  ASSERT_EQ(t->masters().size(), 3u);
-  const struct {
-    int slot;
-    const char* address;
-  } rows[] = {{0, "127.0.0.1:7000"},    {5000, "127.0.0.1:7000"},  {5001, "127.0.0.1:7000"},
-              {5461, "127.0.0.1:7001"}, {10922, "127.0.0.1:7001"}, {10923, "10.0.0.9:7002"},
-              {16383, "10.0.0.9:7002"}};
-  for (const auto& row : rows) {
-    SCOPED_TRACE(row.slot);
-    ASSERT_NE(t->master_of(row.slot), nullptr);
-    EXPECT_EQ(t->master_of(row.slot)->address(), row.address);
-  }
-  ASSERT_EQ(t->ranges().front().replicas.size(), 1u);
-  EXPECT_EQ(t->ranges().front().replicas[0].port, 7003);
-  EXPECT_EQ(t->ranges().front().master.id, "a");
+  ASSERT_NO_FATAL_FAILURE(expect_three_masters(*t, {{0, "127.0.0.1:7000"},
+                                                    {5000, "127.0.0.1:7000"},
+                                                    {5001, "127.0.0.1:7000"},
+                                                    {5461, "127.0.0.1:7001"},
+                                                    {10922, "127.0.0.1:7001"},
+                                                    {10923, "10.0.0.9:7002"},
+                                                    {16383, "10.0.0.9:7002"}}));
   // A hostname-only endpoint is used as announced.
   auto named = ClusterTopology::from_shards_reply(
       Value::of_array({shard(

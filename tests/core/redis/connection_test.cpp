@@ -16,10 +16,7 @@ using test::RedisServer;
 
 RedisUrl url_of(const RedisServer& s, std::string user = {}, std::string password = {},
                 int db = 0) {
-  RedisUrl url;
-  url.port = s.port();
-  url.user = std::move(user);
-  url.password = std::move(password);
+  RedisUrl url = s.redis_url(std::move(user), std::move(password));
   url.db = db;
   return url;
 }

@@ -25,12 +25,6 @@ EndpointOptions options() {
   return o;
 }
 
-RedisUrl url_of(const RedisServer& s) {
-  RedisUrl url;
-  url.port = s.port();
-  return url;
-}
-
 std::int64_t time_of(Connection& c) {
   auto t = read_server_time_us(c);
   EXPECT_TRUE(t.ok()) << t.error().message;
@@ -40,7 +34,7 @@ std::int64_t time_of(Connection& c) {
 TEST(Endpoint, OneServerRunsKeyAndRuleCallsOnIt) {
   auto server = RedisServer::start();
   ManualClock clock;
-  Endpoint endpoint(url_of(*server), options(), clock);
+  Endpoint endpoint(server->redis_url(), options(), clock);
   EXPECT_FALSE(endpoint.is_cluster());
   ASSERT_NE(endpoint.pool(), nullptr);
   EXPECT_EQ(endpoint.cluster(), nullptr);
@@ -71,7 +65,7 @@ TEST(Endpoint, OneServerRunsKeyAndRuleCallsOnIt) {
 TEST(Endpoint, EachMasterOfOneServerIsTheServer) {
   auto server = RedisServer::start();
   ManualClock clock;
-  Endpoint endpoint(url_of(*server), options(), clock);
+  Endpoint endpoint(server->redis_url(), options(), clock);
   const std::string address = "127.0.0.1:" + std::to_string(server->port());
   auto masters = endpoint.masters();
   ASSERT_TRUE(masters.ok());
@@ -97,7 +91,7 @@ TEST(Endpoint, EachMasterOfOneServerIsTheServer) {
 TEST(Endpoint, ServerTimeIsTheServersClock) {
   auto server = RedisServer::start();
   ManualClock clock;  // far from the server's time: the endpoint must not read it
-  Endpoint endpoint(url_of(*server), options(), clock);
+  Endpoint endpoint(server->redis_url(), options(), clock);
   auto direct = test::connect(*server);
   const std::int64_t before = time_of(direct);
   auto t = endpoint.server_time_us("any-key");
@@ -111,7 +105,7 @@ TEST(Endpoint, ServerTimeIsTheServersClock) {
 TEST(Endpoint, ServerDownIsNamedAndReconnectWaitsForTheInjectedClock) {
   auto server = RedisServer::start();
   ManualClock clock;
-  Endpoint endpoint(url_of(*server), options(), clock);
+  Endpoint endpoint(server->redis_url(), options(), clock);
   const std::string port = std::to_string(server->port());
   auto ping = [](Connection& c) { return c.command({"PING"}); };
   ASSERT_TRUE(endpoint.on_key<Value>("k", ping).ok());
@@ -145,7 +139,7 @@ TEST(Endpoint, ServerDownIsNamedAndReconnectWaitsForTheInjectedClock) {
 TEST(Endpoint, DecisionsRunOnTheServer) {
   auto server = RedisServer::start();
   ManualClock clock;
-  Endpoint endpoint(url_of(*server), options(), clock);
+  Endpoint endpoint(server->redis_url(), options(), clock);
   auto backend = endpoint.decisions(RedisLimiter(KeySchema()));
   EXPECT_EQ(backend->peer(), endpoint.peer());
   auto direct = test::connect(*server);

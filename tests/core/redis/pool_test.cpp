@@ -24,16 +24,10 @@ PoolOptions options(std::size_t size) {
   return o;
 }
 
-RedisUrl url_of(const RedisServer& s) {
-  RedisUrl url;
-  url.port = s.port();
-  return url;
-}
-
 TEST(ConnectionPool, ReusesConnections) {
   auto server = RedisServer::start();
   ManualClock clock;
-  ConnectionPool pool(url_of(*server), options(2), clock);
+  ConnectionPool pool(server->redis_url(), options(2), clock);
   for (int i = 0; i < 10; ++i) {
     auto lease = pool.acquire();
     ASSERT_TRUE(lease.ok()) << lease.error().message;
@@ -47,7 +41,7 @@ TEST(ConnectionPool, ReusesConnections) {
 TEST(ConnectionPool, ThreadsShareAtMostSizeConnections) {
   auto server = RedisServer::start();
   ManualClock clock;
-  ConnectionPool pool(url_of(*server), options(3), clock);
+  ConnectionPool pool(server->redis_url(), options(3), clock);
   std::vector<std::thread> threads;
   std::atomic<int> errors{0};
   for (int t = 0; t < 8; ++t) {
@@ -71,7 +65,7 @@ TEST(ConnectionPool, ThreadsShareAtMostSizeConnections) {
 TEST(ConnectionPool, DeadServerIsAnsweredDuringBackoffAndRecoversAfterRestart) {
   auto server = RedisServer::start();
   ManualClock clock;
-  ConnectionPool pool(url_of(*server), options(2), clock);
+  ConnectionPool pool(server->redis_url(), options(2), clock);
   {
     auto lease = pool.acquire();
     ASSERT_TRUE(lease.ok());

@@ -92,6 +92,13 @@ class RuleConfigRedis : public ::testing::Test {
     conn_ = std::make_unique<Connection>(connect(*server_));
   }
   std::int64_t audit_len() { return must(*conn_, {"XLEN", schema_.audit_key("pro")}).integer; }
+  // The config-set script run by hand on rule "pro" with these hash fields, as "mallory".
+  Result<Value> set_fields_by_script(const std::vector<std::string>& fields) {
+    std::vector<std::string> args{"", "mallory", "", "100", "set"};
+    args.insert(args.end(), fields.begin(), fields.end());
+    return eval(*conn_, config_set_script(), {schema_.config_key("pro"), schema_.audit_key("pro")},
+                args);
+  }
 
   std::unique_ptr<RedisServer> server_;
   std::unique_ptr<Connection> conn_;
@@ -199,10 +206,7 @@ TEST_F(RuleConfigRedis, InvalidValuesAreRefusedAndChangeNothing) {
        "1000000000", "version", "99"},
   };
   for (const auto& fields : rows) {
-    std::vector<std::string> args{"", "mallory", "", "100", "set"};
-    args.insert(args.end(), fields.begin(), fields.end());
-    auto r = eval(*conn_, config_set_script(),
-                  {schema_.config_key("pro"), schema_.audit_key("pro")}, args);
+    auto r = set_fields_by_script(fields);
     ASSERT_FALSE(r.ok()) << fields[1] << " " << fields[3];
     EXPECT_NE(r.error().message.find("LSCONFIG"), std::string::npos) << r.error().message;
   }
@@ -325,10 +329,7 @@ TEST_F(RuleConfigRedis, BadOverridesAreRefusedByTheScriptAndNamedByTheDecision) 
        "1000000000", "overrides", "2"},
   };
   for (const auto& fields : rows) {
-    std::vector<std::string> args{"", "mallory", "", "100", "set"};
-    args.insert(args.end(), fields.begin(), fields.end());
-    auto r = eval(*conn_, config_set_script(),
-                  {schema_.config_key("pro"), schema_.audit_key("pro")}, args);
+    auto r = set_fields_by_script(fields);
     ASSERT_FALSE(r.ok());
     EXPECT_NE(r.error().message.find("LSCONFIG"), std::string::npos) << r.error().message;
   }

@@ -35,8 +35,28 @@ struct Credentials {
   std::string user, password, token;
 };
 
-void put(LiveSpec& spec, const Credentials& c) {
+// A live source on the server's /metrics, sending these credentials.
+LiveSpec metrics_spec(const CannedHttpServer& server, const Credentials& c) {
+  LiveSpec spec;
+  spec.metrics_url = server.url();
   spec.metrics_auth = {c.token, c.user, c.password};
+  return spec;
+}
+
+CannedHttpServer::Response empty_prometheus_answer() {
+  return {
+      200, "application/json",
+      R"({"status":"success","data":{"resultType":"matrix","result":[],"groups":[],"alerts":[]}})",
+      false, 0};
+}
+
+// A live source on the Prometheus server `server`, refreshed every `interval` (nullopt: the
+// default).
+LiveSpec prometheus_spec(const CannedHttpServer& server, std::optional<Nanos> interval) {
+  LiveSpec spec;
+  spec.prometheus_url = server.url("/");
+  spec.prometheus_interval = interval;
+  return spec;
 }
 
 std::unique_ptr<LiveSource> open_or_fail(const LiveSpec& spec, Clock& clock) {
@@ -87,10 +107,7 @@ TEST_P(MetricsAuth, SentWhenGivenAndA401IsAClearError) {
   for (const Attempt& a : {Attempt{"none", {}, "no credentials sent"},
                            Attempt{"wrong", row.wrong, "credentials refused"}}) {
     SCOPED_TRACE(a.what);
-    LiveSpec spec;
-    spec.metrics_url = server.url();
-    put(spec, a.credentials);
-    auto source = open_or_fail(spec, clock);
+    auto source = open_or_fail(metrics_spec(server, a.credentials), clock);
     ASSERT_NE(source, nullptr);
     EXPECT_EQ(source->advance(Nanos{0}), 1);
     const std::string error = source->last_error();
@@ -101,10 +118,7 @@ TEST_P(MetricsAuth, SentWhenGivenAndA401IsAClearError) {
     no_secret_in(visible(*source));
   }
 
-  LiveSpec spec;
-  spec.metrics_url = server.url();
-  put(spec, row.right);
-  auto source = open_or_fail(spec, clock);
+  auto source = open_or_fail(metrics_spec(server, row.right), clock);
   ASSERT_NE(source, nullptr);
   EXPECT_EQ(source->advance(Nanos{0}), 1);
   EXPECT_EQ(source->last_error(), "");
@@ -162,8 +176,7 @@ TEST(LiveInterval, MetricsScrapesAtTheSavedInterval) {
   CannedHttpServer server;
   server.respond(ok_metrics());
   ManualClock clock(Nanos{0}, kWall);
-  LiveSpec spec;
-  spec.metrics_url = server.url();
+  LiveSpec spec = metrics_spec(server, {});
   spec.metrics_interval = seconds(5);
   auto source = open_or_fail(spec, clock);
   ASSERT_NE(source, nullptr);
@@ -177,9 +190,7 @@ TEST(LiveInterval, MetricsDefaultsToOneSecond) {
   CannedHttpServer server;
   server.respond(ok_metrics());
   ManualClock clock(Nanos{0}, kWall);
-  LiveSpec spec;
-  spec.metrics_url = server.url();
-  auto source = open_or_fail(spec, clock);
+  auto source = open_or_fail(metrics_spec(server, {}), clock);
   ASSERT_NE(source, nullptr);
   source->advance(Nanos{0});
   EXPECT_EQ(run(*source, clock, milliseconds(500), seconds(2)), "0101");
@@ -187,15 +198,9 @@ TEST(LiveInterval, MetricsDefaultsToOneSecond) {
 
 TEST(LiveInterval, PrometheusRefreshesAtTheSavedInterval) {
   CannedHttpServer server;
-  server.respond(
-      {200, "application/json",
-       R"({"status":"success","data":{"resultType":"matrix","result":[],"groups":[],"alerts":[]}})",
-       false, 0});
+  server.respond(empty_prometheus_answer());
   ManualClock clock(Nanos{0}, kWall);
-  LiveSpec spec;
-  spec.prometheus_url = server.url("/");
-  spec.prometheus_interval = seconds(30);
-  auto source = open_or_fail(spec, clock);
+  auto source = open_or_fail(prometheus_spec(server, seconds(30)), clock);
   ASSERT_NE(source, nullptr);
   EXPECT_EQ(source->advance(Nanos{0}), 1);
   ASSERT_EQ(source->connection(), "connected") << source->last_error();
@@ -227,13 +232,6 @@ std::vector<std::string> range_queries(const std::vector<std::string>& lines) {
   return out;
 }
 
-CannedHttpServer::Response empty_prometheus_answer() {
-  return {
-      200, "application/json",
-      R"({"status":"success","data":{"resultType":"matrix","result":[],"groups":[],"alerts":[]}})",
-      false, 0};
-}
-
 TEST(LiveInterval, PrometheusStepFollowsTheIntervalWithinOneSecondAndOneMinute) {
   // The clocks stand 7.3 s past a whole minute, so the range end (now rounded down to whole
   // steps) shows the grid each step makes; the start is end minus the whole steps within the
@@ -260,10 +258,7 @@ TEST(LiveInterval, PrometheusStepFollowsTheIntervalWithinOneSecondAndOneMinute) 
     server.respond(empty_prometheus_answer());
     ManualClock clock(Nanos{0}, kWall);
     clock.advance(milliseconds(7300));
-    LiveSpec spec;
-    spec.prometheus_url = server.url("/");
-    spec.prometheus_interval = r.interval;
-    auto source = open_or_fail(spec, clock);
+    auto source = open_or_fail(prometheus_spec(server, r.interval), clock);
     ASSERT_NE(source, nullptr);
     ASSERT_EQ(source->advance(Nanos{0}), 1);
     ASSERT_EQ(source->connection(), "connected") << source->last_error();
@@ -284,10 +279,7 @@ TEST(LiveInterval, PrometheusRefreshesFasterThanItsOneSecondStep) {
   server.respond(empty_prometheus_answer());
   ManualClock clock(Nanos{0}, kWall);
   clock.advance(milliseconds(7300));
-  LiveSpec spec;
-  spec.prometheus_url = server.url("/");
-  spec.prometheus_interval = milliseconds(100);
-  auto source = open_or_fail(spec, clock);
+  auto source = open_or_fail(prometheus_spec(server, milliseconds(100)), clock);
   ASSERT_NE(source, nullptr);
   ASSERT_EQ(source->advance(Nanos{0}), 1);
   const std::size_t first = range_queries(server.request_lines()).size();

@@ -13,18 +13,14 @@
 #include "core/sources/session_state.h"
 #include "core/sources/simulation_recorder.h"
 #include "support/gateway_series.h"
+#include "support/snapshot_charts.h"
 
 namespace limitscope {
 namespace {
 
 constexpr std::int64_t kT0 = 1'800'000'000'000;  // ms since the epoch
 
-const ChartData& chart(const DashboardSnapshot& s, ChartKind kind) {
-  for (const ChartData& c : s.charts) {
-    if (c.kind == kind) return c;
-  }
-  throw std::logic_error("no such chart");
-}
+using test::chart;
 
 const AlertRow* alert(const DashboardSnapshot& s, const std::string& rule) {
   for (const AlertRow& a : s.alerts) {

@@ -10,6 +10,7 @@
 #include "core/sources/session_state.h"
 #include "core/sources/simulation_recorder.h"
 #include "support/gateway_series.h"
+#include "support/snapshot_charts.h"
 
 namespace limitscope {
 namespace {
@@ -23,12 +24,7 @@ ChartView window(std::int64_t end_ms) {
   return v;
 }
 
-const ChartData& chart(const DashboardSnapshot& s, ChartKind kind) {
-  for (const ChartData& c : s.charts) {
-    if (c.kind == kind) return c;
-  }
-  throw std::logic_error("no such chart");
-}
+using test::chart;
 
 TEST(SessionStateOutage, HistoryStaysBandAppearsAndAlertsSayNoData) {
   auto made = SessionState::create();

@@ -26,6 +26,12 @@ using std::chrono::seconds;
 
 const redis::ChangeInfo kChange{"test", "shadow view", std::nullopt};
 
+// One token bucket of `capacity` refilled one token per hour (the test's real time refills
+// nothing).
+redis::RuleConfig hourly_bucket(double capacity) {
+  return redis::single_limit(test::bucket(Algorithm::token_bucket, capacity, 1, hours(1)));
+}
+
 // Logged decisions of `key` on rule "api". @return how many the live config refused
 int decide(redis::Connection& c, const std::string& key, int n) {
   return test::decide_logged(c, "api", key, n);
@@ -73,16 +79,8 @@ TEST(RedisShadowView, WouldRefuseLineBesideTheRulesAndTheTenantsItWouldStartRefu
   auto c = connect(*server);
   // Live: 5 tokens per key, shadow: 2 (both refilled one per hour, so the test's real time
   // refills nothing).
-  ASSERT_TRUE(
-      redis::set_config(c, redis::KeySchema{}, "api",
-                        redis::single_limit(test::bucket(Algorithm::token_bucket, 5, 1, hours(1))),
-                        kChange)
-          .ok());
-  ASSERT_TRUE(
-      redis::set_shadow(c, redis::KeySchema{}, "api",
-                        redis::single_limit(test::bucket(Algorithm::token_bucket, 2, 1, hours(1))),
-                        kChange)
-          .ok());
+  ASSERT_TRUE(redis::set_config(c, redis::KeySchema{}, "api", hourly_bucket(5), kChange).ok());
+  ASSERT_TRUE(redis::set_shadow(c, redis::KeySchema{}, "api", hourly_bucket(2), kChange).ok());
   ASSERT_EQ(decide(c, "carol", 1), 0);  // the stream exists before the source's first read
 
   ManualClock clock(Nanos{0}, Nanos{1'800'000'000'000'000'000});
@@ -136,11 +134,7 @@ TEST(RedisShadowView, WouldRefuseLineBesideTheRulesAndTheTenantsItWouldStartRefu
 TEST(RedisShadowView, NoShadowNoLineAndNoMarker) {
   auto server = test::RedisServer::start();
   auto c = connect(*server);
-  ASSERT_TRUE(
-      redis::set_config(c, redis::KeySchema{}, "api",
-                        redis::single_limit(test::bucket(Algorithm::token_bucket, 1, 1, hours(1))),
-                        kChange)
-          .ok());
+  ASSERT_TRUE(redis::set_config(c, redis::KeySchema{}, "api", hourly_bucket(1), kChange).ok());
   ASSERT_EQ(decide(c, "carol", 1), 0);
   ManualClock clock(Nanos{0}, Nanos{1'800'000'000'000'000'000});
   auto source = open_source(*server, clock);
