@@ -6,6 +6,8 @@
 
 #include <QTest>
 #include <algorithm>
+#include <cstdint>
+#include <string>
 
 #include "ui/main_window.h"
 
@@ -13,6 +15,14 @@ namespace limitscope::test {
 
 /// How long a GUI test waits for a condition at most; an upper bound, not a sleep.
 constexpr int kGuiWaitMs = 60'000;
+
+/// The embedded simulation of `scenario` ("runaway", "burst", ...) with `seed`.
+inline EmbeddedSimulationOptions simulation_of(const std::string& scenario, std::uint64_t seed) {
+  EmbeddedSimulationOptions o;
+  o.scenario = scenario;
+  o.seed = seed;
+  return o;
+}
 
 /// Runs `seconds` of simulated time in the window and waits until it shows the result: the
 /// newest time, drawn for the window's current view (its width sets the columns).

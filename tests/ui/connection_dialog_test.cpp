@@ -118,14 +118,19 @@ void typeUrl(ConnectionDialog& d, const QString& url) {
   emit e->editingFinished();
 }
 
+// Waits for the dialog's keychain check (started when it opens) and expects its answer.
+void expectKeychainCheck(ConnectionDialog& d, bool available) {
+  QSignalSpy checked(&d, &ConnectionDialog::keychainChecked);
+  ASSERT_TRUE(checked.wait(kWaitMs));
+  EXPECT_EQ(checked.at(0).at(0).toBool(), available);
+}
+
 TEST(ConnectionDialog, SavesAndReloadsAConnectionWithThePasswordOnlyInTheKeychain) {
   TempConfig config;
   MemorySecretStore secrets(true);
   SavedConnections saved;
   ConnectionDialog d(&saved, &secrets);
-  QSignalSpy checked(&d, &ConnectionDialog::keychainChecked);
-  ASSERT_TRUE(checked.wait(kWaitMs));
-  EXPECT_TRUE(checked.at(0).at(0).toBool());
+  ASSERT_NO_FATAL_FAILURE(expectKeychainCheck(d, true));
 
   child<QLineEdit>(&d, "name")->setText(QStringLiteral("prod"));
   typeUrl(d, QStringLiteral("redis://ops:Sup3r-S3cret@10.0.0.5:6380/2"));
@@ -177,9 +182,7 @@ TEST(ConnectionDialog, WithoutAKeychainItOffersAnEnvironmentVariable) {
   MemorySecretStore secrets(false);
   SavedConnections saved;
   ConnectionDialog d(&saved, &secrets);
-  QSignalSpy checked(&d, &ConnectionDialog::keychainChecked);
-  ASSERT_TRUE(checked.wait(kWaitMs));
-  EXPECT_FALSE(checked.at(0).at(0).toBool());
+  ASSERT_NO_FATAL_FAILURE(expectKeychainCheck(d, false));
   auto* storage = child<QComboBox>(&d, "secretStorage");
   auto* model = qobject_cast<QStandardItemModel*>(storage->model());
   ASSERT_NE(model, nullptr);
@@ -282,9 +285,7 @@ TEST(ConnectionDialog, TestConnectionWaitsAsLongAsTheSharedRedisTimeout) {
   child<QLineEdit>(&d, "name")->setText(QStringLiteral("paused"));
   child<QLineEdit>(&d, "url")->setText(
       QStringLiteral("redis://127.0.0.1:%1/0").arg(server->port()));
-  redis::RedisUrl admin;
-  admin.port = server->port();
-  auto c = redis::Connection::open(admin);
+  auto c = redis::Connection::open(server->redis_url());
   ASSERT_TRUE(c.ok()) << c.error().message;
   ASSERT_TRUE(c->command({"CLIENT", "PAUSE", "2000", "ALL"}).ok());
   QSignalSpy tested(&d, &ConnectionDialog::tested);
@@ -370,9 +371,7 @@ TEST(KeychainSecretStore, WithoutAServiceItRefusesAndWritesNoFile) {
 TEST(ConnectionActions, RecentConnectionsOpenASavedRedisInTheWindow) {
   TempConfig config;
   auto server = test::RedisServer::start();
-  redis::RedisUrl admin;
-  admin.port = server->port();
-  auto c = redis::Connection::open(admin);
+  auto c = redis::Connection::open(server->redis_url());
   ASSERT_TRUE(c.ok());
   ASSERT_TRUE(c->command({"HSET", "rl:alice", "tokens", "12.5", "ts", "1"}).ok());
   {

@@ -41,9 +41,7 @@ struct Seeded {
 Seeded seededServer() {
   Seeded s;
   s.server = test::RedisServer::start();
-  redis::RedisUrl u;
-  u.port = s.server->port();
-  auto c = redis::Connection::open(u);
+  auto c = redis::Connection::open(s.server->redis_url());
   EXPECT_TRUE(c.ok());
   const auto now_ms = *c->command({"TIME"})->as_time_us() / 1000;
   const std::string now = std::to_string(now_ms);
@@ -122,9 +120,7 @@ TEST(KeyBrowser, ListsSeededKeysAndShowsRawFields) {
 
   // Deleted after the listing: selecting it says so.
   {
-    redis::RedisUrl u;
-    u.port = s.server->port();
-    auto c = redis::Connection::open(u);
+    auto c = redis::Connection::open(s.server->redis_url());
     ASSERT_TRUE(c->command({"DEL", "rl:doomed"}).ok());
   }
   raw.clear();

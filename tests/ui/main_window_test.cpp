@@ -34,10 +34,7 @@ using test::advance;
 constexpr int kWaitMs = test::kGuiWaitMs;
 
 EmbeddedSimulationOptions sim_options() {
-  EmbeddedSimulationOptions o;
-  o.scenario = "runaway";
-  o.seed = 3;
-  return o;
+  return test::simulation_of("runaway", 3);
 }
 
 // The same run, built directly, to compare the window against.

@@ -29,9 +29,7 @@ using test::advance;
 constexpr int kWaitMs = test::kGuiWaitMs;
 
 EmbeddedSimulationOptions options() {
-  EmbeddedSimulationOptions o;
-  o.scenario = "burst";
-  o.seed = 4;
+  EmbeddedSimulationOptions o = test::simulation_of("burst", 4);
   o.scenario_length = std::chrono::minutes(4);  // the burst's 429s come early
   return o;
 }
