@@ -44,20 +44,20 @@ TEST(SavedConnection, TakesCredentialsOutOfTypedUrls) {
   }
 }
 
-SavedConnection redis_conn() {
+SavedConnection conn(const char* name, ConnectionKind kind, const char* url) {
   SavedConnection c;
-  c.name = "prod";
-  c.kind = ConnectionKind::redis;
-  c.url = "redis://10.0.0.5:6379/0";
+  c.name = name;
+  c.kind = kind;
+  c.url = url;
   return c;
 }
 
+SavedConnection redis_conn() {
+  return conn("prod", ConnectionKind::redis, "redis://10.0.0.5:6379/0");
+}
+
 SavedConnection prom_conn() {
-  SavedConnection c;
-  c.name = "prom";
-  c.kind = ConnectionKind::prometheus;
-  c.url = "http://prom:9090";
-  return c;
+  return conn("prom", ConnectionKind::prometheus, "http://prom:9090");
 }
 
 TEST(SavedConnection, ValidatesAndNamesTheField) {
@@ -74,72 +74,53 @@ TEST(SavedConnection, ValidatesAndNamesTheField) {
     SavedConnection c;
     const char* expected;
   };
-  std::vector<Row> rows;
-  auto add = [&](const char* what, SavedConnection c, const char* expected) {
-    rows.push_back({what, std::move(c), expected});
+  // A valid connection with one change that must be refused.
+  const auto with = [](SavedConnection c, const auto& change) {
+    change(c);
+    return c;
   };
-  {
-    auto c = redis_conn();
-    c.name.clear();
-    add("no name", c, "name: is empty");
-  }
-  {
-    auto c = redis_conn();
-    c.url = "redis://:pw@h";
-    add("password in url", c, "url: holds a password");
-  }
-  {
-    auto c = redis_conn();
-    c.url = "http://h";
-    add("wrong scheme", c, "expected redis://");
-  }
-  {
-    auto c = redis_conn();
-    c.secret = SecretStorage::env;
-    c.secret_env = "1BAD";
-    add("bad env name", c, "password_env: '1BAD' is not a variable name");
-  }
-  {
-    auto c = redis_conn();
-    c.secret = SecretStorage::env;
-    add("empty env name", c, "password_env: is empty");
-  }
-  {
-    auto c = redis_conn();
-    c.user = "ops";
-    add("user without password", c, "user: a Redis ACL user needs a password");
-  }
-  {
-    auto c = prom_conn();
-    c.auth = HttpAuth::bearer;
-    add("bearer without secret", c, "secret: auth bearer needs a secret");
-  }
-  {
-    auto c = prom_conn();
-    c.auth = HttpAuth::basic;
-    c.secret = SecretStorage::keychain;
-    add("basic without user", c, "user: basic auth needs a user");
-  }
-  {
-    auto c = prom_conn();
-    c.profiles = "p.json";
-    add("profiles on prometheus", c, "profiles: is for redis connections");
-  }
-  {
-    auto c = prom_conn();
-    c.url = "http://u:p@prom:9090";
-    add("password in http url", c, "url: holds a password");
-  }
-  {
-    auto c = prom_conn();
-    c.scrape_interval = std::chrono::milliseconds(50);
-    add("scrape interval too short", c, "scrape_interval: 50ms is outside 100ms..10m");
-  }
-  {
-    auto c = prom_conn();
-    c.scrape_interval = std::chrono::minutes(15);
-    add("scrape interval too long", c, "scrape_interval: 15m is outside 100ms..10m");
-  }
+  const Row rows[] = {
+      {"no name", with(redis_conn(), [](SavedConnection& c) { c.name.clear(); }), "name: is empty"},
+      {"password in url", with(redis_conn(), [](SavedConnection& c) { c.url = "redis://:pw@h"; }),
+       "url: holds a password"},
+      {"wrong scheme", with(redis_conn(), [](SavedConnection& c) { c.url = "http://h"; }),
+       "expected redis://"},
+      {"bad env name",
+       with(redis_conn(),
+            [](SavedConnection& c) {
+              c.secret = SecretStorage::env;
+              c.secret_env = "1BAD";
+            }),
+       "password_env: '1BAD' is not a variable name"},
+      {"empty env name",
+       with(redis_conn(), [](SavedConnection& c) { c.secret = SecretStorage::env; }),
+       "password_env: is empty"},
+      {"user without password", with(redis_conn(), [](SavedConnection& c) { c.user = "ops"; }),
+       "user: a Redis ACL user needs a password"},
+      {"bearer without secret",
+       with(prom_conn(), [](SavedConnection& c) { c.auth = HttpAuth::bearer; }),
+       "secret: auth bearer needs a secret"},
+      {"basic without user",
+       with(prom_conn(),
+            [](SavedConnection& c) {
+              c.auth = HttpAuth::basic;
+              c.secret = SecretStorage::keychain;
+            }),
+       "user: basic auth needs a user"},
+      {"profiles on prometheus",
+       with(prom_conn(), [](SavedConnection& c) { c.profiles = "p.json"; }),
+       "profiles: is for redis connections"},
+      {"password in http url",
+       with(prom_conn(), [](SavedConnection& c) { c.url = "http://u:p@prom:9090"; }),
+       "url: holds a password"},
+      {"scrape interval too short",
+       with(prom_conn(),
+            [](SavedConnection& c) { c.scrape_interval = std::chrono::milliseconds(50); }),
+       "scrape_interval: 50ms is outside 100ms..10m"},
+      {"scrape interval too long",
+       with(prom_conn(), [](SavedConnection& c) { c.scrape_interval = std::chrono::minutes(15); }),
+       "scrape_interval: 15m is outside 100ms..10m"},
+  };
   for (const Row& r : rows) {
     SCOPED_TRACE(r.what);
     auto v = validate(r.c);
