@@ -108,24 +108,19 @@ std::string format_duration(Nanos d) {
 std::string Rate::to_string() const {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.15g", amount);
-  std::string unit;
-  switch (period.count()) {
-    case 1'000'000'000LL:
-      unit = "s";
-      break;
-    case 60'000'000'000LL:
-      unit = "min";
-      break;
-    case 3600'000'000'000LL:
-      unit = "h";
-      break;
-    case 86400'000'000'000LL:
-      unit = "d";
-      break;
-    default:
-      unit = format_duration(period);
+  // The periods a rate is usually written in keep their short names; any other is a duration.
+  struct Named {
+    std::int64_t ns;
+    const char* unit;
+  };
+  static constexpr Named kPeriods[] = {{1'000'000'000LL, "s"},
+                                       {60'000'000'000LL, "min"},
+                                       {3600'000'000'000LL, "h"},
+                                       {86400'000'000'000LL, "d"}};
+  for (const auto& p : kPeriods) {
+    if (period.count() == p.ns) return std::string(buf) + "/" + p.unit;
   }
-  return std::string(buf) + "/" + unit;
+  return std::string(buf) + "/" + format_duration(period);
 }
 
 }  // namespace limitscope

@@ -236,30 +236,25 @@ Expected<std::vector<LimiterProfile>> load_profiles_file(const std::string& path
 }
 
 std::vector<LimiterProfile> builtin_profiles() {
-  std::vector<LimiterProfile> out;
   LimiterProfile own;
   own.name = "limitscope";
   own.match = "limitscope:{*}:s:*";
   own.kind = ProfileKind::limitscope;
-  out.push_back(own);
-
-  LimiterProfile rl;
-  rl.name = "rl-hash";
-  rl.match = "rl:*";
-  rl.kind = ProfileKind::token_bucket_hash;
-  rl.tokens_field = "tokens";
-  rl.updated_field = "ts";
-  rl.time_unit = TimeUnit::ms;
-  out.push_back(rl);
-
-  LimiterProfile tb;
-  tb.name = "token-bucket-hash";
-  tb.match = "rate_limit:token_bucket:*";
-  tb.kind = ProfileKind::token_bucket_hash;
-  tb.tokens_field = "tokens";
-  tb.updated_field = "last_update";
-  tb.time_unit = TimeUnit::s;
-  out.push_back(tb);
+  // A token bucket kept in a hash by another gateway: its fields and the unit of its time.
+  const auto hash_bucket = [](std::string name, std::string match, std::string updated_field,
+                              TimeUnit unit) {
+    LimiterProfile p;
+    p.name = std::move(name);
+    p.match = std::move(match);
+    p.kind = ProfileKind::token_bucket_hash;
+    p.tokens_field = "tokens";
+    p.updated_field = std::move(updated_field);
+    p.time_unit = unit;
+    return p;
+  };
+  std::vector<LimiterProfile> out{
+      own, hash_bucket("rl-hash", "rl:*", "ts", TimeUnit::ms),
+      hash_bucket("token-bucket-hash", "rate_limit:token_bucket:*", "last_update", TimeUnit::s)};
   for (auto& p : out) p.builtin = true;
   return out;
 }

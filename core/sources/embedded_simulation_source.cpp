@@ -1,6 +1,7 @@
 #include "core/sources/embedded_simulation_source.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "core/common/sha256.h"
 #include "core/dashboard/key_row_figures.h"
@@ -8,33 +9,38 @@
 namespace limitscope {
 namespace {
 
-// The extra traffic each incident kind brings when the operator injects it.
+// The extra traffic each incident kind brings when the operator injects it: who sends it, on
+// which tier and model, how fast. A backend outage brings no traffic.
 Incident incident_for(IncidentKind kind, Nanos now, Nanos length) {
+  struct Traffic {
+    const char* api_key;
+    const char* tier;
+    const char* model;
+    double rate_per_s;
+  };
   Incident i;
   i.kind = kind;
   i.at = now;
   i.length = length;
+  std::optional<Traffic> t;
   switch (kind) {
     case IncidentKind::runaway_client:
-      i.api_key = "loop-bot";
-      i.tier = "free";
-      i.model = "gpt-4.1";
-      i.rate_per_s = 2000;
+      t = Traffic{"loop-bot", "free", "gpt-4.1", 2000};
       break;
     case IncidentKind::burst:
-      i.api_key = "pro-agency";
-      i.tier = "pro";
-      i.model = "claude-sonnet-4.5";
-      i.rate_per_s = 120;
+      t = Traffic{"pro-agency", "pro", "claude-sonnet-4.5", 120};
       break;
     case IncidentKind::misconfigured_tenant:
-      i.api_key = "newco-prod";
-      i.tier = "free";
-      i.model = "gpt-4.1";
-      i.rate_per_s = 10;
+      t = Traffic{"newco-prod", "free", "gpt-4.1", 10};
       break;
     case IncidentKind::backend_outage:
       break;
+  }
+  if (t) {
+    i.api_key = t->api_key;
+    i.tier = t->tier;
+    i.model = t->model;
+    i.rate_per_s = t->rate_per_s;
   }
   return i;
 }
