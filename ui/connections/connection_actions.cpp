@@ -5,6 +5,7 @@
 #include <QMessageBox>
 #include <QStatusBar>
 
+#include "core/connections/connection_live_spec.h"
 #include "core/connections/secret_resolution.h"
 #include "ui/connections/connection_dialog.h"
 #include "ui/connections/saved_connections.h"
@@ -96,33 +97,10 @@ void ConnectionActions::open(const connections::SavedConnection& connection,
                                     const std::optional<std::string>& keychain) {
     auto target = connections::resolve_connection(c, connections::process_env(), keychain);
     if (!target) return fail(name, qs(target.error()));
-    switch (c.kind) {
-      case connections::ConnectionKind::redis: {
-        LiveSpec spec;
-        spec.redis_url = target->redis_url_text;
-        spec.profiles_file = c.profiles;
-        spec.redis_scan_match = c.scan_match;  // the dashboard's discovery, as the key browser's
-        m_window->openLive(spec);
-        if (!c.scan_match.empty()) m_window->keyBrowser()->setMatch(qs(c.scan_match));
-        break;
-      }
-      case connections::ConnectionKind::metrics: {
-        LiveSpec spec;
-        spec.metrics_url = c.url;
-        spec.metrics_auth = http::HttpAuth::of(target->fetch);
-        spec.metrics_interval = c.scrape_interval;
-        m_window->openLive(spec);
-        break;
-      }
-      case connections::ConnectionKind::prometheus: {
-        LiveSpec spec;
-        spec.prometheus_url = c.url;
-        spec.prometheus_auth = http::HttpAuth::of(target->fetch);
-        spec.prometheus_interval = c.scrape_interval;
-        m_window->openLive(spec);
-        break;
-      }
-    }
+    // A Redis connection's SCAN MATCH is the dashboard's discovery and the key browser's.
+    m_window->openLive(connections::live_spec_of(*target));
+    if (c.kind == connections::ConnectionKind::redis && !c.scan_match.empty())
+      m_window->keyBrowser()->setMatch(qs(c.scan_match));
     m_saved->markRecent(name);
     m_window->statusBar()->showMessage(tr("Opening %1…").arg(name), 5000);
     emit opened(name, QString());
