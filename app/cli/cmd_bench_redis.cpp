@@ -76,14 +76,9 @@ const redis::Script& floor_script() {
   return s;
 }
 
-struct Settings {
+/// One server's bench: what the cluster bench takes too, and the server.
+struct Settings : ClusterBenchSettings {
   redis::RedisUrl url;
-  redis::KeySchema schema;
-  long long keys = 1000;
-  long long clients = 50;
-  long long pipeline = 16;
-  long long per_call = 16;
-  Nanos duration = std::chrono::seconds(10);
 };
 
 struct Phase {
@@ -382,13 +377,7 @@ int run_bench_redis(const CommandArgs& argv) {
   if (args.has("cluster")) {
     if (args.get("redis"))
       return usage_error(kName, "--cluster starts its own servers; drop --redis");
-    ClusterBenchSettings cs;
-    cs.schema = s.schema;
-    cs.keys = s.keys;
-    cs.clients = s.clients;
-    cs.pipeline = s.pipeline;
-    cs.per_call = s.per_call;
-    cs.duration = s.duration;
+    ClusterBenchSettings cs = s;  // the cluster starts its own servers: no URL
     cs.json = args.has("json");
     return bench_redis_cluster(cs);
   }
