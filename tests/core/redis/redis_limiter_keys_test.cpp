@@ -294,12 +294,12 @@ void an_error_stores_nothing(ScriptMode mode) {
   }
   nothing_stored("costs");
   // A decision's own instant that is no number: LSARG.
-  auto bad_now = eval(c, decide_script(),
-                      {schema.config_key("r"), schema.decisions_key("r"),
-                       schema.config_stamp_key("r"), schema.state_key("r", "a"),
-                       schema.state_key("r", "b"), schema.state_key("r", "b"),
-                       schema.state_key("r", "c")},
-                      {std::to_string(kEpochUs), "1", "1", "1", "1|soon||"});
+  auto bad_now =
+      eval(c, decide_script(),
+           {schema.config_key("r"), schema.decisions_key("r"), schema.config_stamp_key("r"),
+            schema.state_key("r", "a"), schema.state_key("r", "b"), schema.state_key("r", "b"),
+            schema.state_key("r", "c")},
+           {std::to_string(kEpochUs), "1", "1", "1", "1|soon||"});
   ASSERT_FALSE(bad_now.ok());
   EXPECT_NE(bad_now.error().message.find("LSARG now must be"), std::string::npos)
       << bad_now.error().message;
