@@ -72,10 +72,9 @@ void ApplyPanel::openApplyDialog(std::optional<tuner::Counts> cur,
   const redis::RuleConfig config = preview.config;
   const std::int64_t version = preview.expect_version;
   connect(m_applyDialog, &QDialog::accepted, this, [this, config, version, t = rule.target] {
-    redis::ChangeInfo change;
-    change.by = changeAuthor().toStdString();
-    change.reason = m_applyDialog ? m_applyDialog->reason().toStdString() : std::string();
-    change.expect_version = version;  // 0: the rule must not exist yet
+    // Version 0: the rule must not exist yet.
+    const redis::ChangeInfo change = LiveWriter::change(
+        m_applyDialog ? m_applyDialog->reason().toStdString() : std::string(), version);
     emit statusChanged(tr("Writing version %1…").arg(version + 1), false);
     QMetaObject::invokeMethod(m_redis, [w = m_redis, t, config, change] {
       if (w) w->applyConfig(t, config, change);
@@ -89,9 +88,7 @@ void ApplyPanel::undo() {
   const LiveRuleEntry rule = m_rule.liveRule();
   if (const Status check = tuner::check_undo(rule.inputs); !check.ok())
     return refuse(qs(check.error()));
-  redis::ChangeInfo change;
-  change.by = changeAuthor().toStdString();
-  change.reason = "undo from the limitscope Tuner";
+  const redis::ChangeInfo change = LiveWriter::change("undo from the limitscope Tuner");
   emit statusChanged(tr("Undoing the last change…"), false);
   QMetaObject::invokeMethod(m_redis, [w = m_redis, t = rule.target, change] {
     if (w) w->undoConfig(t, change);

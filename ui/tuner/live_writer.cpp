@@ -37,4 +37,13 @@ QString LiveWriter::showFailure(tuner::LiveWrite write, bool conflict, const QSt
   return text;
 }
 
+redis::ChangeInfo LiveWriter::change(std::string reason,
+                                     std::optional<std::int64_t> expect_version) {
+  redis::ChangeInfo c;
+  c.by = changeAuthor().toStdString();
+  c.reason = std::move(reason);
+  c.expect_version = expect_version;
+  return c;
+}
+
 }  // namespace limitscope::ui

@@ -6,7 +6,10 @@
 
 #include <QPointer>
 #include <QWidget>
+#include <cstdint>
 #include <functional>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -50,6 +53,10 @@ class LiveWriter : public QWidget {
   /// Shows why `write` failed (core's write_failed_text) on the status line and, when the
   /// version it compared had moved (`conflict`), has the rule read again. @return the text
   QString showFailure(tuner::LiveWrite write, bool conflict, const QString& error);
+  /// The audit entry of a write: changeAuthor(), `reason`, and the version it compares
+  /// (nullopt: whatever is stored).
+  static redis::ChangeInfo change(std::string reason,
+                                  std::optional<std::int64_t> expect_version = std::nullopt);
 
   tuner::TunerSession& m_session;
   QPointer<TunerWorker> m_redis;

@@ -24,17 +24,11 @@ ShadowPanel::ShadowPanel(const Parts& parts, QWidget* parent) : LiveWriter(parts
   addButton(tr("Clear shadow"), &tuner::LiveButtons::clear_shadow, [this] { clearShadow(); });
 }
 
-std::optional<redis::ChangeInfo> ShadowPanel::shadowChange(const Status& check) {
-  if (!check.ok()) {
-    emit statusChanged(qs(check.error()), true);
-    emit shadowFinished(false, qs(check.error()));
-    return std::nullopt;
-  }
-  redis::ChangeInfo change;
-  change.by = changeAuthor().toStdString();
-  change.reason = kShadowReason;
-  change.expect_version = m_session.shadow_version();
-  return change;
+bool ShadowPanel::refused(const Status& check) {
+  if (check.ok()) return false;
+  emit statusChanged(qs(check.error()), true);
+  emit shadowFinished(false, qs(check.error()));
+  return true;
 }
 
 void ShadowPanel::putInShadow() {
@@ -43,22 +37,23 @@ void ShadowPanel::putInShadow() {
   const auto plan =
       tuner::shadow_plan(rule.inputs, m_session.live(), m_settings.candidate->params(),
                          m_settings.candidate->problems(), rule.compositeLimit.toStdString());
-  Status check;
-  if (!plan.ok()) check = make_error(plan.error());
-  const auto change = shadowChange(check);
-  if (!change) return;
+  if (!plan.ok()) {
+    refused(make_error(plan.error()));
+    return;
+  }
+  const redis::ChangeInfo c = change(kShadowReason, m_session.shadow_version());
   emit statusChanged(tr("Writing shadow version %1…").arg(m_session.shadow_version() + 1), false);
-  QMetaObject::invokeMethod(m_redis, [w = m_redis, t = rule.target, config = *plan, c = *change] {
+  QMetaObject::invokeMethod(m_redis, [w = m_redis, t = rule.target, config = *plan, c] {
     if (w) w->setShadow(t, config, c);
   });
 }
 
 void ShadowPanel::clearShadow() {
   const LiveRuleEntry rule = m_rule.liveRule();
-  const auto change = shadowChange(tuner::check_undo(rule.inputs));
-  if (!change) return;
+  if (refused(tuner::check_undo(rule.inputs))) return;
+  const redis::ChangeInfo c = change(kShadowReason, m_session.shadow_version());
   emit statusChanged(tr("Clearing the shadow…"), false);
-  QMetaObject::invokeMethod(m_redis, [w = m_redis, t = rule.target, c = *change] {
+  QMetaObject::invokeMethod(m_redis, [w = m_redis, t = rule.target, c] {
     if (w) w->clearShadow(t, c);
   });
 }

@@ -32,9 +32,8 @@ class ShadowPanel : public LiveWriter {
   void shadowFinished(bool ok, const QString& message);
 
  private:
-  /// The audit entry's who and why and the shadow's compare-and-set version, or nullopt after
-  /// showing why `check` failed (shadowFinished false).
-  std::optional<redis::ChangeInfo> shadowChange(const Status& check);
+  /// Shows why `check` failed (the status line, shadowFinished false); false when it passed.
+  bool refused(const Status& check);
 };
 
 }  // namespace limitscope::ui
