@@ -1,4 +1,4 @@
-// libFuzzer target for request traces (core/tuner/trace), read as JSON lines and as CSV: bad
+// libFuzzer target for request traces (core/trace/trace), read as JSON lines and as CSV: bad
 // lines become errors with a line number in 1..lines (at most max_errors kept, all counted);
 // good lines become events in time order with a cost > 0 and names and token counts that
 // exist.
@@ -11,12 +11,12 @@
 #include <sstream>
 #include <string>
 
-#include "core/tuner/trace.h"
+#include "core/trace/trace.h"
 #include "fuzz/fuzz_check.h"
 
 namespace {
 
-using namespace limitscope::tuner;
+using namespace limitscope::trace;
 
 void check_load(const TraceLoad& load, const TraceOptions& options) {
   check(load.errors.size() <= options.max_errors);

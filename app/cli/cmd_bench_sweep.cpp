@@ -24,7 +24,7 @@ namespace {
 constexpr const char* kName = "bench-sweep";
 
 // A reproducible trace: Poisson arrivals over `keys` keys with a few heavy hitters.
-tuner::Trace synthetic_trace(long long events, long long keys, std::uint64_t seed) {
+trace::Trace synthetic_trace(long long events, long long keys, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::exponential_distribution<double> gap(2000.0);  // 2,000 requests per second overall
   std::uniform_int_distribution<long long> any(0, keys - 1);
@@ -32,7 +32,7 @@ tuner::Trace synthetic_trace(long long events, long long keys, std::uint64_t see
   std::bernoulli_distribution pick_heavy(0.3);
   std::uniform_int_distribution<int> cost(1, 4);
   std::uniform_int_distribution<std::uint32_t> tokens(100, 8000);
-  tuner::Trace t;
+  trace::Trace t;
   std::vector<std::uint32_t> ids;
   for (long long k = 0; k < keys; ++k) ids.push_back(t.key_id("k" + std::to_string(k)));
   const std::uint16_t models[] = {t.model_id("gpt-4.1"), t.model_id("deepseek-v3.2")};
@@ -41,7 +41,7 @@ tuner::Trace synthetic_trace(long long events, long long keys, std::uint64_t see
   double now = 0;
   for (long long i = 0; i < events; ++i) {
     now += gap(rng);
-    tuner::TraceEvent e;
+    trace::TraceEvent e;
     e.t_ns = static_cast<std::int64_t>(now * 1e9);
     e.key = ids[static_cast<std::size_t>(pick_heavy(rng) ? heavy(rng) : any(rng))];
     e.cost = cost(rng);
@@ -78,7 +78,7 @@ int run_bench_sweep(const CommandArgs& argv) {
   if (static_cast<long long>(side) * side != *configs)
     return usage_error(kName, "--configs must be a square number");
 
-  const tuner::Trace trace = synthetic_trace(*events, *keys, 42);
+  const trace::Trace trace = synthetic_trace(*events, *keys, 42);
   tuner::SweepSpec spec;
   spec.base.algorithm = Algorithm::token_bucket;
   spec.x = {1, 64, side};

@@ -32,7 +32,7 @@ nlohmann::json by_name(const std::vector<std::string>& names,
   return j;
 }
 
-nlohmann::json spend_json(const tuner::Trace& trace, const tuner::SpendSummary& s) {
+nlohmann::json spend_json(const trace::Trace& trace, const tuner::SpendSummary& s) {
   nlohmann::json j = {{"priced", s.priced},
                       {"worst_key_usd_per_min", s.worst_key_per_min},
                       {"unpriced_requests", s.unpriced_requests},

@@ -44,7 +44,7 @@ std::vector<OptionSpec> limit_option_specs() {
 namespace {
 
 // The decision stream of --rule in --redis, as a trace.
-Expected<tuner::TraceLoad> load_stream(const Args& args) {
+Expected<trace::TraceLoad> load_stream(const Args& args) {
   const auto rule = args.get("rule");
   if (!rule) return make_error("--redis needs --rule NAME (whose decision stream to read)");
   auto url = parse_redis_url_option(args);
@@ -54,7 +54,7 @@ Expected<tuner::TraceLoad> load_stream(const Args& args) {
   if (Status why = redis::KeySchema::check_rule(*rule); !why.ok())
     return make_error("--rule: " + why.error());
   // On a redis+cluster:// URL the stream is read from the master holding the rule's slot.
-  auto load = on_rule_connection<tuner::TraceLoad>(
+  auto load = on_rule_connection<trace::TraceLoad>(
       *url, {std::chrono::seconds(2), std::chrono::seconds(30)}, schema, *rule,
       [&](redis::Connection& c) { return tuner::trace_from_decision_stream(c, schema, *rule); });
   if (!load) return make_error(load.error().message);
@@ -63,14 +63,14 @@ Expected<tuner::TraceLoad> load_stream(const Args& args) {
 
 }  // namespace
 
-Expected<tuner::Trace> load_trace_option(const Args& args, std::size_t* skipped) {
+Expected<trace::Trace> load_trace_option(const Args& args, std::size_t* skipped) {
   const auto file = args.get("trace");
   if (file && args.get("redis")) return make_error("give one of --trace and --redis");
   if (!file && !args.get("redis"))
     return make_error("--trace FILE (or --redis URL --rule NAME) is required");
   const std::string source =
       file ? *file : "decision stream of rule " + args.get("rule").value_or("?");
-  auto load = file ? tuner::load_trace_file(*file) : load_stream(args);
+  auto load = file ? trace::load_trace_file(*file) : load_stream(args);
   if (!load) return make_error(load.error());
   if (load->error_count > 0 && !args.has("skip-bad-lines")) {
     std::string msg = "trace " + source + ": " + std::to_string(load->error_count) +

@@ -11,9 +11,9 @@
 #include "core/common/expected.h"
 #include "core/limiter/limit_params.h"
 #include "core/limiter/policy.h"
+#include "core/trace/trace.h"
 #include "core/tuner/pricing.h"
 #include "core/tuner/replay.h"
-#include "core/tuner/trace.h"
 
 namespace limitscope::cli {
 
@@ -22,7 +22,7 @@ std::vector<OptionSpec> trace_option_specs();
 
 /// Loads --trace. A trace with bad lines is an error listing the first ones with their line
 /// numbers, unless --skip-bad-lines (then `skipped` counts them).
-Expected<tuner::Trace> load_trace_option(const Args& args, std::size_t* skipped);
+Expected<trace::Trace> load_trace_option(const Args& args, std::size_t* skipped);
 
 /// --policy, --tokens-per-request: what prices the replayed requests.
 std::vector<OptionSpec> pricing_option_specs();
@@ -59,7 +59,7 @@ std::vector<OptionSpec> replay_option_specs();
 /// What replay and the what-ifs read first: one setting, the trace and what prices it.
 struct ReplayInputs {
   LimitParams params;
-  tuner::Trace trace;
+  trace::Trace trace;
   std::size_t skipped = 0;  ///< bad trace lines skipped (--skip-bad-lines)
   PricingChoice pricing;
 };

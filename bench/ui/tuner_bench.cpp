@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "core/tuner/trace_file_load.h"
+#include "core/trace/trace_file_load.h"
 #include "ui/tuner/param_editor.h"
 #include "ui/tuner/trace_panel.h"
 #include "ui/tuner/tuner_tab.h"
@@ -49,7 +49,7 @@ ui::TracePtr trace_of(std::size_t events) {
   std::exponential_distribution<double> gap(1000.0);  // 1,000 requests/s: 100 s of traffic
   std::uniform_int_distribution<int> key(0, 199);
   std::uniform_int_distribution<int> cost(1, 15);
-  auto t = std::make_shared<tuner::Trace>();
+  auto t = std::make_shared<trace::Trace>();
   double now = 0;
   for (std::size_t i = 0; i < events; ++i) {
     now += gap(rng);
@@ -109,7 +109,7 @@ void bench_load(std::size_t lines) {
   int reports = 0;
   auto start = std::chrono::steady_clock::now();
   {
-    auto load = tuner::load_trace_file_bounded(path, {}, nullptr, [&](double) { ++reports; });
+    auto load = trace::load_trace_file_bounded(path, {}, nullptr, [&](double) { ++reports; });
     const double s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const long peak = status_kib("VmHWM:");
@@ -118,15 +118,15 @@ void bench_load(std::size_t lines) {
         "(before %.0f MB; events %.0f MB at 24 B; cap %zu events = %.0f MB)\n",
         lines, mb, s, load ? load->trace.events.size() : 0, reports,
         static_cast<double>(peak) / 1024, static_cast<double>(rss_before) / 1024,
-        static_cast<double>(tuner::trace_event_bytes(lines)) / 1e6,
-        tuner::BoundedLoadOptions{}.max_events,
-        static_cast<double>(tuner::trace_event_bytes(tuner::BoundedLoadOptions{}.max_events)) /
+        static_cast<double>(trace::trace_event_bytes(lines)) / 1e6,
+        trace::BoundedLoadOptions{}.max_events,
+        static_cast<double>(trace::trace_event_bytes(trace::BoundedLoadOptions{}.max_events)) /
             1e6);
   }
   std::atomic<bool> cancel{false};
   std::chrono::steady_clock::time_point asked;
   start = std::chrono::steady_clock::now();
-  auto cancelled = tuner::load_trace_file_bounded(path, {}, &cancel, [&](double f) {
+  auto cancelled = trace::load_trace_file_bounded(path, {}, &cancel, [&](double f) {
     if (f >= 0.5 && !cancel) {
       asked = std::chrono::steady_clock::now();
       cancel = true;

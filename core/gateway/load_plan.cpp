@@ -58,7 +58,7 @@ Expected<std::unique_ptr<LoadPlan>> LoadPlan::create(const ScenarioSpec& scenari
   return plan;
 }
 
-Expected<std::unique_ptr<LoadPlan>> LoadPlan::from_trace(const tuner::Trace& trace,
+Expected<std::unique_ptr<LoadPlan>> LoadPlan::from_trace(const trace::Trace& trace,
                                                          const TracePlanOptions& options) {
   if (trace.events.empty()) return make_error("the trace has no events");
   if (!std::isfinite(options.speed) || !(options.speed > 0) || options.speed > 1e6) {
@@ -70,7 +70,7 @@ Expected<std::unique_ptr<LoadPlan>> LoadPlan::from_trace(const tuner::Trace& tra
   std::vector<std::vector<std::int32_t>> share_of(trace.keys.size());
   const std::int64_t t0 = trace.events.front().t_ns;
   std::int64_t last_ns = 0;
-  for (const tuner::TraceEvent& e : trace.events) {
+  for (const trace::TraceEvent& e : trace.events) {
     std::string model = trace.models[e.model];
     if (model.empty()) model = options.default_model;
     if (model.empty()) {

@@ -23,7 +23,7 @@
 #include "core/sim/arrivals.h"
 #include "core/sim/scenario.h"
 #include "core/sim/sim_random.h"
-#include "core/tuner/trace.h"
+#include "core/trace/trace.h"
 
 namespace limitscope::gateway {
 
@@ -37,7 +37,7 @@ struct LoadPlanOptions {
   std::uint64_t seed = 1;
 };
 
-/// How a trace (core/tuner/trace.h) becomes a load plan.
+/// How a trace (core/trace/trace.h) becomes a load plan.
 struct TracePlanOptions {
   /// The model of events whose trace line names none.
   std::string default_model;
@@ -70,7 +70,7 @@ class LoadPlan {
   /// client per trace key (its models are those its events name), its tier from the trace.
   /// Nothing is retried: a trace already holds the retries its clients made.
   /// @return the plan, or an error for an empty trace, a missing model or a bad speed
-  static Expected<std::unique_ptr<LoadPlan>> from_trace(const tuner::Trace& trace,
+  static Expected<std::unique_ptr<LoadPlan>> from_trace(const trace::Trace& trace,
                                                         const TracePlanOptions& options);
 
   /// The clients after splitting keys and scaling rates (incidents' clients included).

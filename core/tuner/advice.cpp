@@ -10,7 +10,7 @@ namespace limitscope::tuner {
 
 namespace {
 
-std::optional<SettingFigures> figures(const Trace& trace, const LimitParams& params,
+std::optional<SettingFigures> figures(const trace::Trace& trace, const LimitParams& params,
                                       const PricingOptions* pricing) {
   ReplayOptions o;
   o.pricing = pricing;
@@ -116,7 +116,7 @@ std::string Advice::text() const {
   return out;
 }
 
-Advice advise(const Trace& trace, const SweepSpec& spec, const GuidedSweep& sweep,
+Advice advise(const trace::Trace& trace, const SweepSpec& spec, const GuidedSweep& sweep,
               const OperatorConstraints& constraints, const AdviceOptions& options) {
   Advice a;
   a.priced = sweep.all.priced;

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "core/limiter/limit_params.h"
+#include "core/trace/trace.h"
 #include "core/tuner/pricing.h"
 #include "core/tuner/sweep.h"
-#include "core/tuner/trace.h"
 #include "core/tuner/well_behaved.h"
 
 namespace limitscope::tuner {
@@ -62,7 +62,7 @@ struct Advice {
 /// Recommends on a sweep with the operator's constraints plus the spend limit, and explains it.
 /// `sweep.well_behaved` may have no cells (the CLI's plain sweep) when the constraints do not
 /// ask for the well-behaved keys' 429 ratio.
-Advice advise(const Trace& trace, const SweepSpec& spec, const GuidedSweep& sweep,
+Advice advise(const trace::Trace& trace, const SweepSpec& spec, const GuidedSweep& sweep,
               const OperatorConstraints& constraints, const AdviceOptions& options);
 
 /// The cells of `index` at an end of an axis with 2 steps or more, except a capacity (or limit)

@@ -12,9 +12,9 @@
 
 namespace limitscope::tuner {
 
-double largest_cost(const Trace& trace) {
+double largest_cost(const trace::Trace& trace) {
   double most = 0;
-  for (const TraceEvent& e : trace.events) most = std::max(most, e.cost);
+  for (const trace::TraceEvent& e : trace.events) most = std::max(most, e.cost);
   return most;
 }
 
@@ -58,7 +58,7 @@ std::vector<FieldProblem> check_candidate(const LimitParams& params, double larg
   return out;
 }
 
-std::size_t sweep_state_bytes(const Trace& trace, const SweepSpec& spec) {
+std::size_t sweep_state_bytes(const trace::Trace& trace, const SweepSpec& spec) {
   const std::size_t configs = static_cast<std::size_t>(std::max(1, spec.x.steps)) *
                               static_cast<std::size_t>(std::max(1, spec.y.steps));
   // token bucket fast path: tokens, last time and rejections, three doubles per pair;
@@ -73,7 +73,8 @@ std::size_t sweep_state_bytes(const Trace& trace, const SweepSpec& spec) {
   return trace.keys.size() * configs * per_pair;
 }
 
-std::pair<SweepAxis, SweepAxis> suggest_axes(const Trace& trace, Algorithm algorithm, int steps) {
+std::pair<SweepAxis, SweepAxis> suggest_axes(const trace::Trace& trace, Algorithm algorithm,
+                                             int steps) {
   return suggest_axes(first_guess(trace, algorithm), largest_cost(trace), steps);
 }
 

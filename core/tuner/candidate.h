@@ -13,10 +13,10 @@
 #include "core/common/expected.h"
 #include "core/limiter/limit_params.h"
 #include "core/redis/rule_config.h"
+#include "core/trace/trace.h"
 #include "core/tuner/first_guess.h"
 #include "core/tuner/replay.h"
 #include "core/tuner/sweep.h"
-#include "core/tuner/trace.h"
 
 namespace limitscope::tuner {
 
@@ -27,7 +27,7 @@ struct FieldProblem {
 };
 
 /// The largest cost of any event (0 for an empty trace).
-double largest_cost(const Trace& trace);
+double largest_cost(const trace::Trace& trace);
 
 /// Checks the fields the algorithm uses: finite and > 0, a window of at least 1 ms, and a
 /// capacity (or limit) of at least the largest cost, since a request above it can never be
@@ -36,13 +36,14 @@ double largest_cost(const Trace& trace);
 std::vector<FieldProblem> check_candidate(const LimitParams& params, double largest_cost);
 
 /// The state memory a sweep keeps: one state per key × configuration, plus its counters.
-std::size_t sweep_state_bytes(const Trace& trace, const SweepSpec& spec);
+std::size_t sweep_state_bytes(const trace::Trace& trace, const SweepSpec& spec);
 
 /// Log-spaced sweep axes centred on the trace's first guess (first_guess.h): for buckets,
 /// capacity from 1/8 to 8 times the guess (never below the largest cost) and refill from 1/8 to
 /// 8 times; for windows, 1 s to 10 min and limits from a second's share of the guessed
 /// per-minute limit to ten times it.
-std::pair<SweepAxis, SweepAxis> suggest_axes(const Trace& trace, Algorithm algorithm, int steps);
+std::pair<SweepAxis, SweepAxis> suggest_axes(const trace::Trace& trace, Algorithm algorithm,
+                                             int steps);
 /// The same axes from a first guess already made (first_guess(trace, guess.params.algorithm))
 /// and the trace's largest_cost(), without another pass over the trace.
 std::pair<SweepAxis, SweepAxis> suggest_axes(const FirstGuess& guess, double largest, int steps);

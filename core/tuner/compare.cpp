@@ -12,14 +12,14 @@ namespace limitscope::tuner {
 namespace {
 
 // The most cost admitted to one key within any window of length W (exact, two pointers).
-double max_window_cost(const Trace& trace, const std::vector<bool>& allowed, Nanos window) {
+double max_window_cost(const trace::Trace& trace, const std::vector<bool>& allowed, Nanos window) {
   const std::int64_t w_ns = window.count();
   std::vector<std::deque<std::pair<std::int64_t, double>>> per_key(trace.keys.size());
   std::vector<double> sum(trace.keys.size(), 0);
   double best = 0;
   for (std::size_t i = 0; i < trace.events.size(); ++i) {
     if (!allowed[i]) continue;
-    const TraceEvent& e = trace.events[i];
+    const trace::TraceEvent& e = trace.events[i];
     auto& q = per_key[e.key];
     q.emplace_back(e.t_ns, e.cost);
     sum[e.key] += e.cost;
@@ -35,7 +35,7 @@ double max_window_cost(const Trace& trace, const std::vector<bool>& allowed, Nan
 
 // Bytes of one key's state: the fixed-size State, plus the sliding log's entries at their
 // largest (replayed per key to find it).
-double state_bytes(const Trace& trace, const LimitParams& p) {
+double state_bytes(const trace::Trace& trace, const LimitParams& p) {
   return visit_algorithm(p.algorithm, [&](auto algo) -> double {
     using A = decltype(algo);
     if constexpr (std::is_same_v<A, SlidingLog>) {
@@ -57,8 +57,8 @@ double state_bytes(const Trace& trace, const LimitParams& p) {
 
 }  // namespace
 
-Expected<std::vector<AlgorithmComparison>> compare_algorithms(const Trace& trace, double limit,
-                                                              Nanos window) {
+Expected<std::vector<AlgorithmComparison>> compare_algorithms(const trace::Trace& trace,
+                                                              double limit, Nanos window) {
   if (trace.events.empty()) return make_error("the trace has no events");
   std::vector<AlgorithmComparison> out;
   for (Algorithm a : {Algorithm::token_bucket, Algorithm::gcra, Algorithm::sliding_log,

@@ -9,8 +9,8 @@
 
 #include "core/common/expected.h"
 #include "core/limiter/limit_params.h"
+#include "core/trace/trace.h"
 #include "core/tuner/replay.h"
-#include "core/tuner/trace.h"
 
 namespace limitscope::tuner {
 
@@ -24,7 +24,7 @@ struct AlgorithmComparison {
 
 /// @param limit L, cost units per window
 /// @param window W
-Expected<std::vector<AlgorithmComparison>> compare_algorithms(const Trace& trace, double limit,
-                                                              Nanos window);
+Expected<std::vector<AlgorithmComparison>> compare_algorithms(const trace::Trace& trace,
+                                                              double limit, Nanos window);
 
 }  // namespace limitscope::tuner

@@ -17,7 +17,7 @@ constexpr double kQuantile = 0.95;
 
 }  // namespace
 
-std::vector<KeyPeaks> key_peaks(const Trace& trace) {
+std::vector<KeyPeaks> key_peaks(const trace::Trace& trace) {
   // Events of each key in time order, then the most cost inside a sliding window of each width.
   std::vector<std::vector<std::uint32_t>> by_key(trace.keys.size());
   for (std::size_t i = 0; i < trace.events.size(); ++i) {
@@ -32,7 +32,7 @@ std::vector<KeyPeaks> key_peaks(const Trace& trace) {
     double sum = 0;
     std::size_t from = 0;
     for (std::size_t to = 0; to < idx.size(); ++to) {
-      const TraceEvent& e = trace.events[idx[to]];
+      const trace::TraceEvent& e = trace.events[idx[to]];
       sum += e.cost;
       while (trace.events[idx[from]].t_ns <= e.t_ns - width) sum -= trace.events[idx[from++]].cost;
       best = std::max(best, sum);
@@ -55,7 +55,7 @@ double percentile(std::vector<double> values, double p) {
   return values[std::min(i, values.size() - 1)];
 }
 
-FirstGuess first_guess(const Trace& trace, Algorithm algorithm) {
+FirstGuess first_guess(const trace::Trace& trace, Algorithm algorithm) {
   const auto peaks = key_peaks(trace);
   const auto keep = well_behaved_keys(trace);
   std::vector<double> second;

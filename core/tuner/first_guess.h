@@ -10,7 +10,7 @@
 #include <string>
 
 #include "core/limiter/limit_params.h"
-#include "core/tuner/trace.h"
+#include "core/trace/trace.h"
 
 namespace limitscope::tuner {
 
@@ -20,7 +20,7 @@ struct KeyPeaks {
 };
 
 /// Per key (indexed like Trace::keys).
-std::vector<KeyPeaks> key_peaks(const Trace& trace);
+std::vector<KeyPeaks> key_peaks(const trace::Trace& trace);
 
 /// The p-quantile (0..1, nearest rank) of `values`; 0 when empty.
 double percentile(std::vector<double> values, double p);
@@ -31,6 +31,6 @@ struct FirstGuess {
 };
 
 /// @param algorithm the setting's algorithm (its refill period is per second)
-FirstGuess first_guess(const Trace& trace, Algorithm algorithm);
+FirstGuess first_guess(const trace::Trace& trace, Algorithm algorithm);
 
 }  // namespace limitscope::tuner

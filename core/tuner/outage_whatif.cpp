@@ -21,7 +21,7 @@ LimitParams share_of(LimitParams p, int n) {
   return p;
 }
 
-Counts replay_mode(const Trace& trace, const LimitParams& params, const OutageOptions& o,
+Counts replay_mode(const trace::Trace& trace, const LimitParams& params, const OutageOptions& o,
                    std::optional<OutageMode> mode, const Pricing* pricing, Counts& in_outage) {
   Counts total;
   const LimitParams local = share_of(params, o.replicas);
@@ -36,7 +36,7 @@ Counts replay_mode(const Trace& trace, const LimitParams& params, const OutageOp
       next_replica.resize(trace.keys.size());
     }
     for (std::size_t i = 0; i < trace.events.size(); ++i) {
-      const TraceEvent& e = trace.events[i];
+      const trace::TraceEvent& e = trace.events[i];
       const Nanos now{e.t_ns};
       const bool out = e.t_ns >= o.window.start_ns && e.t_ns < o.window.end_ns;
       bool allowed = false;
@@ -74,7 +74,7 @@ std::string_view to_string(OutageMode m) {
   return "?";
 }
 
-Expected<OutageWindow> parse_outage(std::string_view text, const Trace& trace) {
+Expected<OutageWindow> parse_outage(std::string_view text, const trace::Trace& trace) {
   const std::string shown = "--outage " + std::string(text);
   const auto at = text.find('@');
   if (at == std::string_view::npos) {
@@ -108,7 +108,7 @@ Expected<OutageWindow> parse_outage(std::string_view text, const Trace& trace) {
   return OutageWindow{start, start + length->count()};
 }
 
-Expected<OutageWhatIf> whatif_outage(const Trace& trace, const LimitParams& params,
+Expected<OutageWhatIf> whatif_outage(const trace::Trace& trace, const LimitParams& params,
                                      const OutageOptions& options) {
   if (Status why = params.validate(); !why.ok()) return make_error("parameters: " + why.error());
   if (options.replicas < 1)

@@ -18,9 +18,9 @@
 
 #include "core/common/expected.h"
 #include "core/limiter/limit_params.h"
+#include "core/trace/trace.h"
 #include "core/tuner/pricing.h"
 #include "core/tuner/replay.h"
-#include "core/tuner/trace.h"
 
 namespace limitscope::tuner {
 
@@ -32,7 +32,7 @@ struct OutageWindow {
 /// Parses "DURATION@WHEN": WHEN is a UTC time of day "HH:MM" (the first such instant at or
 /// after the trace's first event) or "+OFFSET" from the first event, e.g. "10m@14:00",
 /// "90s@+5m". Errors name the text and the reason (an empty trace, a window outside it).
-Expected<OutageWindow> parse_outage(std::string_view text, const Trace& trace);
+Expected<OutageWindow> parse_outage(std::string_view text, const trace::Trace& trace);
 
 enum class OutageMode { fail_open, fail_closed, local_fallback };
 std::string_view to_string(OutageMode m);
@@ -65,7 +65,7 @@ struct OutageWhatIf {
 };
 
 /// @return the what-if, or an error naming an invalid parameter or replica count
-Expected<OutageWhatIf> whatif_outage(const Trace& trace, const LimitParams& params,
+Expected<OutageWhatIf> whatif_outage(const trace::Trace& trace, const LimitParams& params,
                                      const OutageOptions& options);
 
 }  // namespace limitscope::tuner

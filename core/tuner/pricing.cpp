@@ -4,7 +4,7 @@
 
 namespace limitscope::tuner {
 
-Pricing Pricing::for_trace(const Trace& trace, const PricingOptions& options) {
+Pricing Pricing::for_trace(const trace::Trace& trace, const PricingOptions& options) {
   Pricing p;
   p.per_token_.assign(trace.models.size(), 0);
   if (options.policy != nullptr) {
@@ -52,10 +52,10 @@ std::string Pricing::unpriced_reason() const {
   return why;
 }
 
-std::vector<double> Pricing::key_quotas(const Trace& trace, const Policy& policy) {
+std::vector<double> Pricing::key_quotas(const trace::Trace& trace, const Policy& policy) {
   std::vector<double> quota(trace.keys.size(), 0);
   std::vector<bool> done(trace.keys.size(), false);
-  for (const TraceEvent& e : trace.events) {
+  for (const trace::TraceEvent& e : trace.events) {
     if (done[e.key]) continue;
     done[e.key] = true;
     const TierPolicy* tier = policy.find_tier(trace.tiers[e.tier]);
@@ -103,13 +103,13 @@ void DailyQuotaBurn::admit(std::uint32_t key, std::int64_t t_ns, double cost) {
   if (before < 1 && burn >= 1) ++over;
 }
 
-SpendTracker::SpendTracker(const Trace& trace, const PricingOptions& options)
+SpendTracker::SpendTracker(const trace::Trace& trace, const PricingOptions& options)
     : trace_(trace), pricing_(Pricing::for_trace(trace, options)), minute_(trace.keys.size()) {
   if (options.policy != nullptr) quota_.emplace(Pricing::key_quotas(trace, *options.policy));
 }
 
 void SpendTracker::admit(std::size_t i, double dollars) {
-  const TraceEvent& e = trace_.events[i];
+  const trace::TraceEvent& e = trace_.events[i];
   minute_.add(e.key, e.t_ns, dollars);
   if (quota_) quota_->admit(e.key, e.t_ns, e.cost);
 }

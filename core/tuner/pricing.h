@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/limiter/policy.h"
-#include "core/tuner/trace.h"
+#include "core/trace/trace.h"
 
 namespace limitscope::tuner {
 
@@ -26,13 +26,13 @@ class Pricing {
  public:
   /// Prices each model of the trace from the policy (a model it does not list, or lists at
   /// price 0, is unpriced) and counts the events that cannot be priced.
-  static Pricing for_trace(const Trace& trace, const PricingOptions& options);
+  static Pricing for_trace(const trace::Trace& trace, const PricingOptions& options);
 
   /// Dollars event `i` of `trace` costs when admitted; 0 when it cannot be priced.
-  double dollars(const Trace& trace, std::size_t i) const {
+  double dollars(const trace::Trace& trace, std::size_t i) const {
     const double price = per_token_[trace.events[i].model];
     if (!(price > 0)) return 0;
-    if (!trace.tokens.empty() && trace.tokens[i] != Trace::kNoTokens) {
+    if (!trace.tokens.empty() && trace.tokens[i] != trace::Trace::kNoTokens) {
       return static_cast<double>(trace.tokens[i]) * price;
     }
     return fallback_tokens_ * price;  // 0 when no assumption was given
@@ -50,7 +50,7 @@ class Pricing {
   /// The daily quota (cost units) of every key of the trace, 0 where its tier has none. A
   /// key's tier is the trace's tier column when the policy knows it, else the policy's own
   /// (listed key, or the default tier).
-  static std::vector<double> key_quotas(const Trace& trace, const Policy& policy);
+  static std::vector<double> key_quotas(const trace::Trace& trace, const Policy& policy);
 
  private:
   std::vector<double> per_token_;  ///< dollars per token, by trace model id; 0 = unpriced
@@ -117,7 +117,7 @@ class DailyQuotaBurn {
 /// each event's dollars, the worst key's minute and the daily quota burn.
 class SpendTracker {
  public:
-  SpendTracker(const Trace& trace, const PricingOptions& options);
+  SpendTracker(const trace::Trace& trace, const PricingOptions& options);
   /// Dollars event `i` costs when admitted.
   double dollars(std::size_t i) const { return pricing_.dollars(trace_, i); }
   /// Event `i` was admitted, costing `dollars`.
@@ -129,7 +129,7 @@ class SpendTracker {
   SpendSummary finish();
 
  private:
-  const Trace& trace_;
+  const trace::Trace& trace_;
   Pricing pricing_;
   KeyMinuteSpend minute_;
   std::optional<DailyQuotaBurn> quota_;

@@ -8,7 +8,7 @@ namespace limitscope::tuner {
 
 namespace {
 
-Status check(const Trace& trace, const LimitParams& params) {
+Status check(const trace::Trace& trace, const LimitParams& params) {
   if (Status why = params.validate(); !why.ok()) return make_error("parameters: " + why.error());
   (void)trace;
   return {};
@@ -27,7 +27,7 @@ Nanos auto_timeline_step(Nanos span) {
   return Nanos{(span.count() / (200 * kDay) + 1) * kDay};
 }
 
-Expected<ReplayResult> replay(const Trace& trace, const LimitParams& params,
+Expected<ReplayResult> replay(const trace::Trace& trace, const LimitParams& params,
                               const ReplayOptions& options) {
   if (Status why = check(trace, params); !why.ok()) return make_error(why.error());
   ReplayResult r;
@@ -55,7 +55,7 @@ Expected<ReplayResult> replay(const Trace& trace, const LimitParams& params,
   std::deque<std::int64_t> window;  // times of admitted requests in the last second
   double largest_cost = 0;
   for_each_decision(trace, params, [&](std::size_t i, const Decision& d) {
-    const TraceEvent& e = trace.events[i];
+    const trace::TraceEvent& e = trace.events[i];
     largest_cost = std::max(largest_cost, e.cost);
     const double dollars = spend ? spend->dollars(i) : 0;
     r.total.add(d.allowed, e.cost, dollars);
@@ -106,7 +106,7 @@ Expected<ReplayResult> replay(const Trace& trace, const LimitParams& params,
   return r;
 }
 
-Expected<std::vector<bool>> replay_decisions(const Trace& trace, const LimitParams& params) {
+Expected<std::vector<bool>> replay_decisions(const trace::Trace& trace, const LimitParams& params) {
   if (Status why = check(trace, params); !why.ok()) return make_error(why.error());
   std::vector<bool> out(trace.events.size());
   for_each_decision(trace, params, [&](std::size_t i, const Decision& d) { out[i] = d.allowed; });

@@ -14,8 +14,8 @@
 #include "core/common/expected.h"
 #include "core/limiter/algorithms.h"
 #include "core/limiter/limit_params.h"
+#include "core/trace/trace.h"
 #include "core/tuner/pricing.h"
-#include "core/tuner/trace.h"
 
 namespace limitscope::tuner {
 
@@ -81,12 +81,13 @@ struct ReplayResult {
 /// by the core's decide() with `params` on one state per key (fresh at the key's first event):
 /// the loop every replay of a trace runs. `params` must be valid (LimitParams::validate()).
 template <class OnDecision>
-void for_each_decision(const Trace& trace, const LimitParams& params, OnDecision&& on_decision) {
+void for_each_decision(const trace::Trace& trace, const LimitParams& params,
+                       OnDecision&& on_decision) {
   visit_algorithm(params.algorithm, [&](auto algo) {
     using A = decltype(algo);
     std::vector<std::optional<typename A::State>> states(trace.keys.size());
     for (std::size_t i = 0; i < trace.events.size(); ++i) {
-      const TraceEvent& e = trace.events[i];
+      const trace::TraceEvent& e = trace.events[i];
       const Nanos now{e.t_ns};
       auto& s = states[e.key];
       if (!s) s = A::fresh(params, now);
@@ -96,13 +97,13 @@ void for_each_decision(const Trace& trace, const LimitParams& params, OnDecision
 }
 
 /// @return the result, or an error naming the invalid parameter
-Expected<ReplayResult> replay(const Trace& trace, const LimitParams& params,
+Expected<ReplayResult> replay(const trace::Trace& trace, const LimitParams& params,
                               const ReplayOptions& options = {});
 
 /// The round timeline step ReplayOptions picks for a trace of `span` (1 s to 1 day).
 Nanos auto_timeline_step(Nanos span);
 
 /// The decisions themselves, in trace order (for tests and the what-if chart).
-Expected<std::vector<bool>> replay_decisions(const Trace& trace, const LimitParams& params);
+Expected<std::vector<bool>> replay_decisions(const trace::Trace& trace, const LimitParams& params);
 
 }  // namespace limitscope::tuner

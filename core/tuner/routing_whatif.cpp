@@ -5,12 +5,12 @@
 
 namespace limitscope::tuner {
 
-Expected<Trace> route_trace(const Trace& trace, const RoutingRule& rule, const Policy& policy,
-                            std::optional<double> tokens_per_request, std::uint64_t& routed,
-                            std::uint64_t& without_tokens) {
+Expected<trace::Trace> route_trace(const trace::Trace& trace, const RoutingRule& rule,
+                                   const Policy& policy, std::optional<double> tokens_per_request,
+                                   std::uint64_t& routed, std::uint64_t& without_tokens) {
   auto target_cost = policy.model_cost(rule.to_model);
   if (!target_cost) return make_error("--to " + rule.to_model + ": " + target_cost.error());
-  Trace out = trace;
+  trace::Trace out = trace;
   const std::uint16_t target = out.model_id(rule.to_model);
   // Cost weight of each trace model in the policy; 0 when the policy does not know it.
   std::vector<double> weight(trace.models.size(), 0);
@@ -20,7 +20,7 @@ Expected<Trace> route_trace(const Trace& trace, const RoutingRule& rule, const P
   routed = 0;
   without_tokens = 0;
   for (std::size_t i = 0; i < out.events.size(); ++i) {
-    TraceEvent& e = out.events[i];
+    trace::TraceEvent& e = out.events[i];
     std::optional<double> tokens;
     if (auto t = trace.tokens_of(i)) tokens = static_cast<double>(*t);
     if (!tokens) tokens = tokens_per_request;
@@ -37,7 +37,7 @@ Expected<Trace> route_trace(const Trace& trace, const RoutingRule& rule, const P
   return out;
 }
 
-Expected<RoutingWhatIf> whatif_routing(const Trace& trace, const LimitParams& params,
+Expected<RoutingWhatIf> whatif_routing(const trace::Trace& trace, const LimitParams& params,
                                        const RoutingRule& rule, const PricingOptions& pricing) {
   if (pricing.policy == nullptr)
     return make_error("routing needs a policy (model costs and prices)");

@@ -11,9 +11,9 @@
 #include "core/common/expected.h"
 #include "core/limiter/limit_params.h"
 #include "core/limiter/policy.h"
+#include "core/trace/trace.h"
 #include "core/tuner/pricing.h"
 #include "core/tuner/replay.h"
-#include "core/tuner/trace.h"
 
 namespace limitscope::tuner {
 
@@ -37,12 +37,12 @@ struct RoutingWhatIf {
 /// The routed copy of `trace`: events under the rule's token count on another model get
 /// `rule.to_model`, their cost scaled by the policy's cost weights. Errors: a model not in
 /// the policy. `routed` and `without_tokens` count what it did.
-Expected<Trace> route_trace(const Trace& trace, const RoutingRule& rule, const Policy& policy,
-                            std::optional<double> tokens_per_request, std::uint64_t& routed,
-                            std::uint64_t& without_tokens);
+Expected<trace::Trace> route_trace(const trace::Trace& trace, const RoutingRule& rule,
+                                   const Policy& policy, std::optional<double> tokens_per_request,
+                                   std::uint64_t& routed, std::uint64_t& without_tokens);
 
 /// Replays the trace as it was and routed, with `params` and the prices of `pricing`.
-Expected<RoutingWhatIf> whatif_routing(const Trace& trace, const LimitParams& params,
+Expected<RoutingWhatIf> whatif_routing(const trace::Trace& trace, const LimitParams& params,
                                        const RoutingRule& rule, const PricingOptions& pricing);
 
 }  // namespace limitscope::tuner

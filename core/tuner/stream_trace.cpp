@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "core/common/parse_number.h"
-#include "core/tuner/trace_file_load.h"
+#include "core/trace/trace_file_load.h"
 
 namespace limitscope::tuner {
 
@@ -12,24 +12,23 @@ namespace {
 
 constexpr std::size_t kPage = 10000;
 
-void error(TraceLoad& load, const TraceOptions& o, std::size_t n, std::string message) {
+void error(trace::TraceLoad& load, const trace::TraceOptions& o, std::size_t n,
+           std::string message) {
   ++load.error_count;
   if (load.errors.size() < o.max_errors) load.errors.push_back({n, std::move(message)});
 }
 
 }  // namespace
 
-redis::Result<TraceLoad> trace_from_decision_stream(redis::Connection& c,
-                                                    const redis::KeySchema& schema,
-                                                    const std::string& rule, std::size_t max_events,
-                                                    const TraceOptions& options,
-                                                    const std::atomic<bool>* cancel,
-                                                    const std::function<void(double)>& progress) {
+redis::Result<trace::TraceLoad> trace_from_decision_stream(
+    redis::Connection& c, const redis::KeySchema& schema, const std::string& rule,
+    std::size_t max_events, const trace::TraceOptions& options, const std::atomic<bool>* cancel,
+    const std::function<void(double)>& progress) {
   if (Status why = redis::KeySchema::check_rule(rule); !why.ok()) {
     return redis::make_redis_error(redis::ErrorKind::usage, "rule: " + why.error());
   }
   const std::string key = schema.decisions_key(rule);
-  TraceLoad load;
+  trace::TraceLoad load;
   std::string start = "-";
   std::int64_t last_t = INT64_MIN;
   double total = 0;  // entries to read, for progress
@@ -44,7 +43,7 @@ redis::Result<TraceLoad> trace_from_decision_stream(redis::Connection& c,
   while (load.lines < max_events) {
     if (progress && total > 0) progress(std::min(1.0, static_cast<double>(load.lines) / total));
     if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
-      return redis::make_redis_error(redis::ErrorKind::usage, std::string(kLoadCancelled));
+      return redis::make_redis_error(redis::ErrorKind::usage, std::string(trace::kLoadCancelled));
     }
     const std::size_t want = std::min(kPage, max_events - load.lines);
     auto page = c.command({"XRANGE", key, start, "+", "COUNT", std::to_string(want)});
@@ -92,7 +91,7 @@ redis::Result<TraceLoad> trace_from_decision_stream(redis::Connection& c,
         std::uint32_t v = 0;
         auto [p, ec] = std::from_chars(tokens->data(), tokens->data() + tokens->size(), v);
         if (tokens->empty() || ec != std::errc{} || p != tokens->data() + tokens->size() ||
-            v == Trace::kNoTokens) {
+            v == trace::Trace::kNoTokens) {
           error(load, options, n,
                 "entry " + entry.elements[0].str + ": field tokens is not a count of tokens");
           continue;

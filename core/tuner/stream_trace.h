@@ -10,7 +10,7 @@
 
 #include "core/redis/connection.h"
 #include "core/redis/key_schema.h"
-#include "core/tuner/trace.h"
+#include "core/trace/trace.h"
 
 namespace limitscope::tuner {
 
@@ -19,11 +19,11 @@ namespace limitscope::tuner {
 /// (1 = oldest), as trace lines are; an entry older than the previous one is an error too.
 /// The tier of every event is the rule's name.
 /// @param cancel checked between pages: a cancelled read returns a usage error whose message
-///        is kLoadCancelled (trace_file_load.h) and keeps nothing
+///        is trace::kLoadCancelled (core/trace/trace_file_load.h) and keeps nothing
 /// @param progress the fraction read (of XLEN, capped at max_events), after each page
-redis::Result<TraceLoad> trace_from_decision_stream(
+redis::Result<trace::TraceLoad> trace_from_decision_stream(
     redis::Connection& c, const redis::KeySchema& schema, const std::string& rule,
-    std::size_t max_events = 10'000'000, const TraceOptions& options = {},
+    std::size_t max_events = 10'000'000, const trace::TraceOptions& options = {},
     const std::atomic<bool>* cancel = nullptr, const std::function<void(double)>& progress = {});
 
 }  // namespace limitscope::tuner

@@ -110,8 +110,9 @@ struct MinuteSpend {
 // with the exact arithmetic of TokenBucket::decide (level_at, commit only when admitted). The
 // loop is memory-bound (one row of `n` states per key), so it keeps only what cannot be
 // derived: rejections follow from the per-key and total request counts.
-bool token_bucket_slice(const Trace& trace, const Pricing* pricing, std::vector<SweepCell>& cells,
-                        std::size_t from, std::size_t to, const std::atomic<bool>* cancel,
+bool token_bucket_slice(const trace::Trace& trace, const Pricing* pricing,
+                        std::vector<SweepCell>& cells, std::size_t from, std::size_t to,
+                        const std::atomic<bool>* cancel,
                         const std::function<void(double)>& progress) {
   const std::size_t n = to - from;
   const std::size_t keys = trace.keys.size();
@@ -140,7 +141,7 @@ bool token_bucket_slice(const Trace& trace, const Pricing* pricing, std::vector<
       if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) return false;
       if (progress) progress(static_cast<double>(i) / static_cast<double>(events.size()));
     }
-    const TraceEvent& e = events[i];
+    const trace::TraceEvent& e = events[i];
     const double t = static_cast<double>(e.t_ns - origin);
     const std::size_t row = static_cast<std::size_t>(e.key) * n;
     if (seen[e.key] == 0) {
@@ -182,7 +183,7 @@ bool token_bucket_slice(const Trace& trace, const Pricing* pricing, std::vector<
 
 // Any algorithm: one typed state per (key, configuration), configurations of the slice
 // decided event by event with the algorithm's own decide().
-bool generic_slice(const Trace& trace, const Pricing* pricing, std::vector<SweepCell>& cells,
+bool generic_slice(const trace::Trace& trace, const Pricing* pricing, std::vector<SweepCell>& cells,
                    std::size_t from, std::size_t to, const std::atomic<bool>* cancel,
                    const std::function<void(double)>& progress) {
   const std::size_t n = to - from;
@@ -199,7 +200,7 @@ bool generic_slice(const Trace& trace, const Pricing* pricing, std::vector<Sweep
         if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) return false;
         if (progress) progress(static_cast<double>(i) / static_cast<double>(events.size()));
       }
-      const TraceEvent& e = events[i];
+      const trace::TraceEvent& e = events[i];
       const Nanos now{e.t_ns};
       const double dollars = spend ? pricing->dollars(trace, i) : 0;
       double* minute_row = spend ? spend->row(e.key, e.t_ns) : nullptr;
@@ -291,7 +292,7 @@ LimitParams cell_params(const SweepSpec& spec, double x, double y) {
   return p;
 }
 
-Expected<SweepResult> sweep(const Trace& trace, const SweepSpec& spec,
+Expected<SweepResult> sweep(const trace::Trace& trace, const SweepSpec& spec,
                             const std::atomic<bool>* cancel,
                             const std::function<void(double)>& progress) {
   SweepResult result;

@@ -15,8 +15,8 @@
 
 #include "core/common/expected.h"
 #include "core/limiter/limit_params.h"
+#include "core/trace/trace.h"
 #include "core/tuner/replay.h"
-#include "core/tuner/trace.h"
 
 namespace limitscope::tuner {
 
@@ -72,7 +72,7 @@ Expected<SweepAxis> parse_axis(std::string_view text, std::string_view what);
 
 /// @param cancel checked between chunks of events; a cancelled sweep returns an error
 /// @param progress called now and then with the fraction done (from worker threads)
-Expected<SweepResult> sweep(const Trace& trace, const SweepSpec& spec,
+Expected<SweepResult> sweep(const trace::Trace& trace, const SweepSpec& spec,
                             const std::atomic<bool>* cancel = nullptr,
                             const std::function<void(double)>& progress = {});
 

@@ -13,14 +13,14 @@ namespace {
 // The simulation and recordings carry each request's LLM tokens; a line without them (a
 // source that had none, e.g. a decision stream without tokens) is unknown, so unpriced.
 std::optional<std::uint32_t> token_count(std::int64_t llm_tokens) {
-  if (llm_tokens < 0 || llm_tokens >= Trace::kNoTokens) return std::nullopt;
+  if (llm_tokens < 0 || llm_tokens >= trace::Trace::kNoTokens) return std::nullopt;
   return static_cast<std::uint32_t>(llm_tokens);
 }
 }  // namespace
 
-Expected<Trace> trace_from_scenario(const ScenarioTraceOptions& options,
-                                    const std::atomic<bool>* cancel,
-                                    const std::function<void(double)>& progress) {
+Expected<trace::Trace> trace_from_scenario(const ScenarioTraceOptions& options,
+                                           const std::atomic<bool>* cancel,
+                                           const std::function<void(double)>& progress) {
   if (options.duration <= Nanos{0}) return make_error("scenario trace: the duration must be > 0");
   auto spec = make_scenario(options.scenario, options.duration);
   if (!spec) return make_error(spec.error());
@@ -29,7 +29,7 @@ Expected<Trace> trace_from_scenario(const ScenarioTraceOptions& options,
   so.record_requests = true;
   auto sim = Simulation::create(default_policy(), std::move(*spec), so);
   if (!sim) return make_error("scenario " + options.scenario + ": " + sim.error());
-  Trace trace;
+  trace::Trace trace;
   const double total = static_cast<double>(options.duration.count());
   while ((*sim)->now() < options.duration) {
     if (cancel != nullptr && cancel->load(std::memory_order_relaxed))
@@ -48,8 +48,9 @@ Expected<Trace> trace_from_scenario(const ScenarioTraceOptions& options,
   return trace;
 }
 
-Expected<TraceLoad> trace_from_recording(const Recording& recording, const std::string& load_error,
-                                         std::size_t max_events) {
+Expected<trace::TraceLoad> trace_from_recording(const Recording& recording,
+                                                const std::string& load_error,
+                                                std::size_t max_events) {
   const auto& requests = recording.requests;
   if (requests.size() > max_events) {
     return make_error("recording: " + std::to_string(requests.size()) +
@@ -60,7 +61,7 @@ Expected<TraceLoad> trace_from_recording(const Recording& recording, const std::
   std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
     return requests[a].t_ns < requests[b].t_ns;
   });
-  TraceLoad load;
+  trace::TraceLoad load;
   load.trace.events.reserve(requests.size());
   load.lines = recording.lines;
   for (const std::uint32_t i : order) {

@@ -11,7 +11,7 @@
 #include "core/common/clock.h"
 #include "core/common/expected.h"
 #include "core/recording/recording_reader.h"
-#include "core/tuner/trace.h"
+#include "core/trace/trace.h"
 
 namespace limitscope::tuner {
 
@@ -27,15 +27,16 @@ struct ScenarioTraceOptions {
 /// @param cancel checked once per simulated second; a cancelled run returns "cancelled"
 /// @param progress fraction of the simulated time done
 /// @return the trace, or an error naming the scenario or the cap
-Expected<Trace> trace_from_scenario(const ScenarioTraceOptions& options,
-                                    const std::atomic<bool>* cancel = nullptr,
-                                    const std::function<void(double)>& progress = {});
+Expected<trace::Trace> trace_from_scenario(const ScenarioTraceOptions& options,
+                                           const std::atomic<bool>* cancel = nullptr,
+                                           const std::function<void(double)>& progress = {});
 
 /// The request lines of a recording as a trace, in time order (lines written in batches may
 /// interleave: they are sorted by time, equal times keep their order). A recording that ended
 /// on a bad line gives that error, with its line, beside the good requests.
 /// @param max_events more requests than this is an error and no trace
-Expected<TraceLoad> trace_from_recording(const Recording& recording, const std::string& load_error,
-                                         std::size_t max_events = 16'000'000);
+Expected<trace::TraceLoad> trace_from_recording(const Recording& recording,
+                                                const std::string& load_error,
+                                                std::size_t max_events = 16'000'000);
 
 }  // namespace limitscope::tuner

@@ -5,8 +5,8 @@
 
 #include "core/limiter/policy.h"
 #include "core/redis/redis_url.h"
+#include "core/trace/trace_file_load.h"
 #include "core/tuner/number_text.h"
-#include "core/tuner/trace_file_load.h"
 
 namespace limitscope::tuner {
 
@@ -24,7 +24,7 @@ constexpr const char* kWritesRefused =
 
 // "$12.40 admitted, worst key acme-prod $3.10/min, highest daily quota burn 64%" for one side
 // of the comparison.
-std::string spend_of(const Trace* trace, const WhatIfSeries& s, const KeyNames& names) {
+std::string spend_of(const trace::Trace* trace, const WhatIfSeries& s, const KeyNames& names) {
   double burn = 0;
   for (double b : s.max_quota_burn) burn = std::max(burn, b);
   std::string worst;
@@ -37,11 +37,11 @@ std::string spend_of(const Trace* trace, const WhatIfSeries& s, const KeyNames& 
 
 }  // namespace
 
-TraceFacts study_trace(const Trace& trace, Algorithm algorithm, int x_steps) {
+TraceFacts study_trace(const trace::Trace& trace, Algorithm algorithm, int x_steps) {
   return *study_trace(trace, algorithm, x_steps, nullptr);
 }
 
-std::optional<TraceFacts> study_trace(const Trace& trace, Algorithm algorithm, int x_steps,
+std::optional<TraceFacts> study_trace(const trace::Trace& trace, Algorithm algorithm, int x_steps,
                                       const std::atomic<bool>* cancel) {
   const auto cancelled = [cancel] { return cancel != nullptr && cancel->load(); };
   TraceFacts f;
@@ -55,22 +55,23 @@ std::optional<TraceFacts> study_trace(const Trace& trace, Algorithm algorithm, i
   return f;
 }
 
-std::string trace_summary(const std::string& source, const Trace& trace, double largest_cost,
+std::string trace_summary(const std::string& source, const trace::Trace& trace, double largest_cost,
                           std::size_t skipped) {
   std::string text =
       source + ": " + std::to_string(trace.events.size()) + " requests from " +
       std::to_string(trace.keys.size()) + " keys over " + fixed_text(trace.duration_s(), 1) +
-      " s (" + fixed_text(static_cast<double>(trace_event_bytes(trace.events.size())) / 1e6, 1) +
+      " s (" +
+      fixed_text(static_cast<double>(trace::trace_event_bytes(trace.events.size())) / 1e6, 1) +
       " MB); largest cost " + shortest(largest_cost);
   if (skipped > 0) text += "; " + std::to_string(skipped) + " bad line(s) skipped";
   return text;
 }
 
-std::string bad_lines_text(const std::vector<TraceError>& errors, std::size_t error_count,
+std::string bad_lines_text(const std::vector<trace::TraceError>& errors, std::size_t error_count,
                            std::size_t shown) {
   std::string text;
   for (std::size_t i = 0; i < std::min(shown, errors.size()); ++i) {
-    const TraceError& e = errors[i];
+    const trace::TraceError& e = errors[i];
     if (!text.empty()) text += '\n';
     text += e.line > 0 ? "line " + std::to_string(e.line) + ": " + e.message : e.message;
   }
@@ -103,7 +104,8 @@ std::string setting_problem_text(bool current, const std::vector<FieldProblem>& 
   return std::string(current ? "Current" : "Candidate") + " setting: " + problems.front().message;
 }
 
-Status check_scenario(const Trace* trace, const std::vector<FieldProblem>& current_problems) {
+Status check_scenario(const trace::Trace* trace,
+                      const std::vector<FieldProblem>& current_problems) {
   if (trace == nullptr) return make_error("Load a trace first.");
   if (!current_problems.empty()) return make_error(setting_problem_text(true, current_problems));
   return {};
@@ -118,7 +120,7 @@ Status check_stream(bool connected, const std::string& rule) {
   return {};
 }
 
-Expected<SweepRequest> check_sweep(const Trace* trace, const SweepInputs& in) {
+Expected<SweepRequest> check_sweep(const trace::Trace* trace, const SweepInputs& in) {
   if (trace == nullptr) return make_error("Load a trace first.");
   SweepRequest r;
   r.spec.base = in.base;
@@ -179,7 +181,7 @@ std::size_t demo_cell(const Advice& advice) {
   return advice.recommendation.frontier.empty() ? 0 : advice.recommendation.frontier.front();
 }
 
-std::string spend_text(const Trace* trace, const WhatIfSeries* current,
+std::string spend_text(const trace::Trace* trace, const WhatIfSeries* current,
                        const WhatIfSeries* candidate, const KeyNames& names) {
   if (current == nullptr || candidate == nullptr) return {};
   const SpendSummary& s = candidate->spend_summary;
@@ -192,7 +194,7 @@ std::string spend_text(const Trace* trace, const WhatIfSeries* current,
   return text;
 }
 
-std::string whatif_summary(const Trace* trace, const WhatIfSeries& current,
+std::string whatif_summary(const trace::Trace* trace, const WhatIfSeries& current,
                            const WhatIfSeries& candidate, const KeyNames& names) {
   return "429s on this trace — current: " + describe_429s(current.total) +
          "; candidate: " + describe_429s(candidate.total) + "\n" +

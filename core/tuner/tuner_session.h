@@ -21,18 +21,18 @@
 #include "core/dashboard/key_names.h"
 #include "core/limiter/limit_params.h"
 #include "core/redis/rule_config.h"
+#include "core/trace/trace.h"
 #include "core/tuner/advice.h"
 #include "core/tuner/candidate.h"
 #include "core/tuner/first_guess.h"
 #include "core/tuner/pricing.h"
 #include "core/tuner/sweep.h"
-#include "core/tuner/trace.h"
 #include "core/tuner/well_behaved.h"
 #include "core/tuner/whatif.h"
 
 namespace limitscope::tuner {
 
-using SharedTrace = std::shared_ptr<const Trace>;
+using SharedTrace = std::shared_ptr<const trace::Trace>;
 using SharedSeries = std::shared_ptr<const WhatIfSeries>;
 
 /// The sweep's state cap: a grid needing more is refused before it starts.
@@ -49,20 +49,20 @@ struct TraceFacts {
 
 /// @param algorithm the candidate's algorithm (the first guess and the axes are for it)
 /// @param x_steps the steps of the suggested x axis
-TraceFacts study_trace(const Trace& trace, Algorithm algorithm, int x_steps);
+TraceFacts study_trace(const trace::Trace& trace, Algorithm algorithm, int x_steps);
 /// The same, stopping between its passes once `cancel` is set (the Tuner's Cancel button).
 /// @return nullopt when cancelled
-std::optional<TraceFacts> study_trace(const Trace& trace, Algorithm algorithm, int x_steps,
+std::optional<TraceFacts> study_trace(const trace::Trace& trace, Algorithm algorithm, int x_steps,
                                       const std::atomic<bool>* cancel);
 
 /// "file t.jsonl: 1000 requests from 6 keys over 12.5 s (0.1 MB); largest cost 4", and the
 /// bad lines skipped, if any.
-std::string trace_summary(const std::string& source, const Trace& trace, double largest_cost,
+std::string trace_summary(const std::string& source, const trace::Trace& trace, double largest_cost,
                           std::size_t skipped);
 
 /// The report of a load with bad lines: "line 3: why" (an error without a line number as it
 /// is) for the first `shown` errors, one a line, then "… and N more" when there are more.
-std::string bad_lines_text(const std::vector<TraceError>& errors, std::size_t error_count,
+std::string bad_lines_text(const std::vector<trace::TraceError>& errors, std::size_t error_count,
                            std::size_t shown = 20);
 
 /// The names the Tuner shows for keys, from the dashboard's key rows: a row's name when it
@@ -79,7 +79,7 @@ std::string change_author(const char* user);
 std::string setting_problem_text(bool current, const std::vector<FieldProblem>& problems);
 /// Whether an outage or routing what-if can run: it needs a trace (`trace` not null) and a valid
 /// current setting. @return ok, or why not ("Load a trace first.")
-Status check_scenario(const Trace* trace, const std::vector<FieldProblem>& current_problems);
+Status check_scenario(const trace::Trace* trace, const std::vector<FieldProblem>& current_problems);
 /// Whether a rule's decision stream can be read: it needs a connection and a rule named.
 /// @param rule trimmed
 Status check_stream(bool connected, const std::string& rule);
@@ -107,7 +107,7 @@ struct SweepRequest {
 /// Checks the sweep's inputs on `trace` (nullptr: none loaded): each axis min ≤ max, an axis
 /// with min = max has 1 step, the state fits kSweepMemoryCap.
 /// @return the request, or why not ("Load a trace first.", "Sweep refused: …")
-Expected<SweepRequest> check_sweep(const Trace* trace, const SweepInputs& in);
+Expected<SweepRequest> check_sweep(const trace::Trace* trace, const SweepInputs& in);
 
 /// The grid from a quarter to four times the candidate's values (its window or capacity, and its
 /// limit or refill per second), or nullopt when a value is not above 0.
@@ -125,11 +125,11 @@ std::size_t demo_cell(const Advice& advice);
 
 /// "Spend — current: …; candidate: …." under the what-if chart, the worst key named by `names`;
 /// "" until both series are there.
-std::string spend_text(const Trace* trace, const WhatIfSeries* current,
+std::string spend_text(const trace::Trace* trace, const WhatIfSeries* current,
                        const WhatIfSeries* candidate, const KeyNames& names);
 
 /// "429s on this trace — current: …; candidate: …" and the spend line.
-std::string whatif_summary(const Trace* trace, const WhatIfSeries& current,
+std::string whatif_summary(const trace::Trace* trace, const WhatIfSeries& current,
                            const WhatIfSeries& candidate, const KeyNames& names);
 
 /// The Apply and Undo buttons' preconditions, as entered.

@@ -4,9 +4,9 @@
 
 namespace limitscope::tuner {
 
-std::vector<bool> well_behaved_keys(const Trace& trace, double factor) {
+std::vector<bool> well_behaved_keys(const trace::Trace& trace, double factor) {
   std::vector<double> cost(trace.keys.size(), 0);
-  for (const TraceEvent& e : trace.events) cost[e.key] += e.cost;
+  for (const trace::TraceEvent& e : trace.events) cost[e.key] += e.cost;
   std::vector<bool> out(cost.size(), true);
   if (cost.size() < 3) return out;
   // The same span for every key, so comparing cost totals compares mean rates.
@@ -18,10 +18,10 @@ std::vector<bool> well_behaved_keys(const Trace& trace, double factor) {
   return out;
 }
 
-Trace restrict_to_keys(const Trace& trace, const std::vector<bool>& keep) {
-  Trace out;
+trace::Trace restrict_to_keys(const trace::Trace& trace, const std::vector<bool>& keep) {
+  trace::Trace out;
   for (std::size_t i = 0; i < trace.events.size(); ++i) {
-    const TraceEvent& e = trace.events[i];
+    const trace::TraceEvent& e = trace.events[i];
     if (!keep[e.key]) continue;
     out.add(e.t_ns, trace.keys[e.key], e.cost, trace.models[e.model], trace.tiers[e.tier],
             trace.tokens_of(i));
@@ -29,7 +29,7 @@ Trace restrict_to_keys(const Trace& trace, const std::vector<bool>& keep) {
   return out;
 }
 
-Expected<GuidedSweep> sweep_with_well_behaved(const Trace& trace, const SweepSpec& spec,
+Expected<GuidedSweep> sweep_with_well_behaved(const trace::Trace& trace, const SweepSpec& spec,
                                               double factor, const std::atomic<bool>* cancel,
                                               const std::function<void(double)>& progress) {
   GuidedSweep g;
@@ -43,7 +43,7 @@ Expected<GuidedSweep> sweep_with_well_behaved(const Trace& trace, const SweepSpe
   g.all = std::move(*all);
   const auto keep = well_behaved_keys(trace, factor);
   g.well_behaved_keys = static_cast<std::size_t>(std::count(keep.begin(), keep.end(), true));
-  const Trace sub = restrict_to_keys(trace, keep);
+  const trace::Trace sub = restrict_to_keys(trace, keep);
   if (sub.events.empty()) {
     g.well_behaved.cells = g.all.cells;
     for (auto& c : g.well_behaved.cells) c.total = {}, c.worst_key_429 = 0;

@@ -13,17 +13,17 @@
 #include <vector>
 
 #include "core/common/expected.h"
+#include "core/trace/trace.h"
 #include "core/tuner/sweep.h"
-#include "core/tuner/trace.h"
 
 namespace limitscope::tuner {
 
 /// Per key (indexed like Trace::keys): true when its cost per second over the trace is at
 /// most factor × the median key's. Every key is well-behaved in a trace of one or two keys.
-std::vector<bool> well_behaved_keys(const Trace& trace, double factor = 5);
+std::vector<bool> well_behaved_keys(const trace::Trace& trace, double factor = 5);
 
 /// The events of the kept keys, in order (keys renumbered, names kept).
-Trace restrict_to_keys(const Trace& trace, const std::vector<bool>& keep);
+trace::Trace restrict_to_keys(const trace::Trace& trace, const std::vector<bool>& keep);
 
 struct GuidedSweep {
   SweepResult all;           ///< every key
@@ -39,7 +39,7 @@ struct OperatorConstraints {
 };
 
 /// Both sweeps (progress: the first half, then the second).
-Expected<GuidedSweep> sweep_with_well_behaved(const Trace& trace, const SweepSpec& spec,
+Expected<GuidedSweep> sweep_with_well_behaved(const trace::Trace& trace, const SweepSpec& spec,
                                               double factor = 5,
                                               const std::atomic<bool>* cancel = nullptr,
                                               const std::function<void(double)>& progress = {});

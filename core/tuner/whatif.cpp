@@ -5,8 +5,8 @@
 
 namespace limitscope::tuner {
 
-Expected<WhatIfSeries> whatif_series(const Trace& trace, const LimitParams& params, int columns,
-                                     const PricingOptions* pricing) {
+Expected<WhatIfSeries> whatif_series(const trace::Trace& trace, const LimitParams& params,
+                                     int columns, const PricingOptions* pricing) {
   if (Status why = params.validate(); !why.ok()) return make_error("parameters: " + why.error());
   if (columns < 1) return make_error("what-if: columns must be >= 1");
   WhatIfSeries s;
@@ -28,7 +28,7 @@ Expected<WhatIfSeries> whatif_series(const Trace& trace, const LimitParams& para
     s.column_ns = std::max<std::int64_t>(1, span / columns + 1);
   }
   for_each_decision(trace, params, [&](std::size_t i, const Decision& d) {
-    const TraceEvent& e = trace.events[i];
+    const trace::TraceEvent& e = trace.events[i];
     const auto col = std::min(n - 1, static_cast<std::size_t>((e.t_ns - s.t0_ns) / s.column_ns));
     const double dollars = spend ? spend->dollars(i) : 0;
     s.total.add(d.allowed, e.cost, dollars);

@@ -10,8 +10,8 @@
 
 #include "core/common/expected.h"
 #include "core/limiter/limit_params.h"
+#include "core/trace/trace.h"
 #include "core/tuner/replay.h"
-#include "core/tuner/trace.h"
 
 namespace limitscope::tuner {
 
@@ -44,7 +44,7 @@ struct WhatIfSeries {
 /// @param columns >= 1
 /// @param pricing prices and quotas, or nullptr for counts and levels only
 /// @return the series, or an error naming the invalid parameter
-Expected<WhatIfSeries> whatif_series(const Trace& trace, const LimitParams& params, int columns,
-                                     const PricingOptions* pricing = nullptr);
+Expected<WhatIfSeries> whatif_series(const trace::Trace& trace, const LimitParams& params,
+                                     int columns, const PricingOptions* pricing = nullptr);
 
 }  // namespace limitscope::tuner

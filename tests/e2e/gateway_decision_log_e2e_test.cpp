@@ -54,7 +54,7 @@ TEST(GatewayDecisionLog, EveryDecisionIsLoggedWithModelAndTokensAndPricesAsATrac
   auto load = tuner::trace_from_decision_stream(c, redis::KeySchema(), "gw-free");
   ASSERT_TRUE(load.ok()) << load.error().message;
   EXPECT_EQ(load->error_count, 0u);
-  const tuner::Trace& t = load->trace;
+  const trace::Trace& t = load->trace;
   ASSERT_EQ(t.events.size(), 3u);
   EXPECT_EQ(t.models[t.events[0].model], "gpt-4.1");
   EXPECT_EQ(t.models[t.events[1].model], "deepseek-v3.2");

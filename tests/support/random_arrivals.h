@@ -6,7 +6,7 @@
 #include <random>
 #include <string>
 
-#include "core/tuner/trace.h"
+#include "core/trace/trace.h"
 
 namespace limitscope::test {
 
@@ -28,10 +28,10 @@ void poisson_arrivals(std::mt19937_64& rng, std::size_t events, double rate_per_
 
 /// poisson_arrivals() as a trace: keys "k0" .. "k<keys − 1>", each cost drawn from `cost`.
 template <class CostDistribution>
-tuner::Trace random_trace(std::uint64_t seed, std::size_t events, double rate_per_s, int keys,
+trace::Trace random_trace(std::uint64_t seed, std::size_t events, double rate_per_s, int keys,
                           CostDistribution cost, double start_s = 0) {
   std::mt19937_64 rng(seed);
-  tuner::Trace t;
+  trace::Trace t;
   poisson_arrivals(rng, events, rate_per_s, keys, start_s, [&](std::int64_t t_ns, int k) {
     t.add(t_ns, "k" + std::to_string(k), cost(rng));
   });

@@ -10,9 +10,9 @@
 #include "core/redis/key_schema.h"
 #include "core/redis/redis_url.h"
 #include "core/redis/shadow_config.h"
+#include "core/trace/trace_file_load.h"
 #include "core/tuner/scenario_tables.h"
 #include "core/tuner/stream_trace.h"
-#include "core/tuner/trace_file_load.h"
 #include "core/tuner/trace_sources.h"
 #include "ui/qt_text.h"
 
@@ -63,22 +63,22 @@ std::function<void(double)> TunerWorker::reporter(const QString& what) {
   };
 }
 
-void TunerWorker::finishLoad(Expected<tuner::TraceLoad> load, const QString& source) {
+void TunerWorker::finishLoad(Expected<trace::TraceLoad> load, const QString& source) {
   TraceLoadResult r;
   r.source = source;
   if (!load) {
-    r.cancelled = load.error() == tuner::kLoadCancelled;
+    r.cancelled = load.error() == trace::kLoadCancelled;
     r.error = qs(load.error());
   } else {
     r.errors = std::move(load->errors);
     r.error_count = load->error_count;
-    r.trace = std::make_shared<const tuner::Trace>(std::move(load->trace));
+    r.trace = std::make_shared<const trace::Trace>(std::move(load->trace));
   }
   emit traceLoaded(r);
 }
 
 void TunerWorker::loadFile(const QString& path, const CancelFlag& cancel) {
-  finishLoad(tuner::load_trace_file_bounded(path.toStdString(), {}, cancel.get(),
+  finishLoad(trace::load_trace_file_bounded(path.toStdString(), {}, cancel.get(),
                                             reporter(tr("Reading %1").arg(path))),
              tr("file %1").arg(path));
 }
@@ -90,7 +90,7 @@ void TunerWorker::loadRecording(const QString& path, const CancelFlag& cancel) {
   if (!in)
     return finishLoad(make_error("recording " + path.toStdString() + ": cannot be read"), source);
   auto rec = read_recording(in, path.toStdString());
-  if (cancel->load()) return finishLoad(make_error(tuner::kLoadCancelled), source);
+  if (cancel->load()) return finishLoad(make_error(trace::kLoadCancelled), source);
   if (!rec.has_header)
     return finishLoad(make_error(rec.error.empty() ? "not a recording" : rec.error), source);
   finishLoad(tuner::trace_from_recording(rec.recording, rec.error), source);
@@ -106,10 +106,10 @@ void TunerWorker::loadScenario(const QString& name, double seconds, quint64 seed
   auto trace = tuner::trace_from_scenario(o, cancel.get(), reporter(tr("Simulating %1").arg(name)));
   if (!trace) {
     const std::string e = trace.error();
-    return finishLoad(make_error(e == "cancelled" ? std::string(tuner::kLoadCancelled) : e),
+    return finishLoad(make_error(e == "cancelled" ? std::string(trace::kLoadCancelled) : e),
                       source);
   }
-  tuner::TraceLoad load;
+  trace::TraceLoad load;
   load.trace = std::move(*trace);
   finishLoad(std::move(load), source);
 }
@@ -118,7 +118,7 @@ void TunerWorker::loadStream(const RuleTarget& target, const CancelFlag& cancel)
   const QString source = tr("decision stream of rule %1").arg(target.rule);
   emit progress(0, tr("Reading the decision stream of %1").arg(target.rule));
   redis::KeySchema schema;
-  auto load = on_target<tuner::TraceLoad>(target, schema, [&](redis::Connection& c) {
+  auto load = on_target<trace::TraceLoad>(target, schema, [&](redis::Connection& c) {
     return tuner::trace_from_decision_stream(
         c, schema, target.rule.toStdString(), 16'000'000, {}, cancel.get(),
         reporter(tr("Reading the decision stream of %1").arg(target.rule)));
@@ -182,7 +182,7 @@ void TunerWorker::keyCounts(const TracePtr& trace, const std::string& key,
   r.request = request;
   std::vector<bool> keep(trace->keys.size(), false);
   for (std::size_t k = 0; k < trace->keys.size(); ++k) keep[k] = trace->keys[k] == key;
-  const tuner::Trace sub = tuner::restrict_to_keys(*trace, keep);
+  const trace::Trace sub = tuner::restrict_to_keys(*trace, keep);
   if (!sub.events.empty()) {
     auto cur = tuner::replay(sub, current);
     auto cand = tuner::replay(sub, candidate);

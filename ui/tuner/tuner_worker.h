@@ -15,16 +15,16 @@
 
 #include "core/common/result_table.h"
 #include "core/redis/rule_config.h"
+#include "core/trace/trace.h"
 #include "core/tuner/advice.h"
 #include "core/tuner/sweep.h"
-#include "core/tuner/trace.h"
 #include "core/tuner/tuner_session.h"
 #include "core/tuner/well_behaved.h"
 #include "core/tuner/whatif.h"
 
 namespace limitscope::ui {
 
-using TracePtr = std::shared_ptr<const tuner::Trace>;
+using TracePtr = std::shared_ptr<const trace::Trace>;
 using CancelFlag = std::shared_ptr<std::atomic<bool>>;
 /// Prices and quotas for what-ifs and sweeps (shared so a job keeps its own even when the
 /// operator changes them meanwhile).
@@ -33,7 +33,7 @@ using PricingPtr = std::shared_ptr<const tuner::PricingOptions>;
 struct TraceLoadResult {
   TracePtr trace;  ///< the good lines (null on error or cancel)
   QString source;  ///< "file x.jsonl", "scenario mixed (300 s)", ...
-  std::vector<tuner::TraceError> errors;
+  std::vector<trace::TraceError> errors;
   std::size_t error_count = 0;
   QString error;  ///< the load failed as a whole (unreadable, above the cap)
   bool cancelled = false;
@@ -165,7 +165,7 @@ class TunerWorker : public QObject {
   void shadowDone(const limitscope::ui::ShadowResult& result);
 
  private:
-  void finishLoad(Expected<tuner::TraceLoad> load, const QString& source);
+  void finishLoad(Expected<trace::TraceLoad> load, const QString& source);
   std::function<void(double)> reporter(const QString& what);
 };
 

@@ -165,7 +165,7 @@ TEST(LoadPlan, RetriesFollowTheClientsPolicy) {
 }
 
 TEST(LoadPlan, TraceEventsAreSentAtTheirTimesAndNeverRetried) {
-  tuner::Trace trace;
+  trace::Trace trace;
   trace.add(10'000'000'000, "a", 1, "m1", "pro");
   trace.add(10'250'000'000, "b", 3, "", "free");
   trace.add(11'000'000'000, "a", 2.4, "m2", "pro");
@@ -195,9 +195,9 @@ TEST(LoadPlan, TraceEventsAreSentAtTheirTimesAndNeverRetried) {
 }
 
 TEST(LoadPlan, RefusesAnEmptyTraceAMissingModelAndABadSpeed) {
-  tuner::Trace empty;
+  trace::Trace empty;
   EXPECT_FALSE(LoadPlan::from_trace(empty, {"m", 1}).ok());
-  tuner::Trace no_model;
+  trace::Trace no_model;
   no_model.add(0, "a", 1);
   const auto missing = LoadPlan::from_trace(no_model, {"", 1});
   ASSERT_FALSE(missing.ok());

@@ -26,13 +26,13 @@ namespace {
 constexpr std::int64_t kS = 1'000'000'000;
 
 // One key sending cost 1 every 100 ms for 100 s: 1,000 requests, exactly 10/s.
-Trace steady_trace() {
-  Trace t;
+trace::Trace steady_trace() {
+  trace::Trace t;
   for (int i = 0; i < 1000; ++i) t.add(i * kS / 10, "k", 1);
   return t;
 }
 
-GuidedSweep run(const Trace& t, const SweepSpec& spec) {
+GuidedSweep run(const trace::Trace& t, const SweepSpec& spec) {
   GuidedSweep g;
   auto r = sweep(t, spec);
   EXPECT_TRUE(r.ok()) << r.error();
@@ -82,7 +82,7 @@ TEST(SweepAxisSpacing, LogByDefaultWithRoundValuesAndLinearOnRequest) {
 }
 
 TEST(Advice, ABestCellOnTheGridsEdgeSaysWhichWayToWiden) {
-  const Trace t = steady_trace();
+  const trace::Trace t = steady_trace();
   struct Row {
     SweepAxis refill;
     int hints;
@@ -117,7 +117,7 @@ TEST(Advice, ABestCellOnTheGridsEdgeSaysWhichWayToWiden) {
 }
 
 TEST(Advice, TheSpendLimitExcludesACellThatWouldOtherwiseWin) {
-  const Trace t = steady_trace();
+  const trace::Trace t = steady_trace();
   const SweepSpec spec = bucket_spec({1, 1, 1}, {1, 20, 5, Spacing::linear});
   const GuidedSweep g = run(t, spec);
   AdviceOptions o;
@@ -152,7 +152,7 @@ TEST(Advice, TheSpendLimitExcludesACellThatWouldOtherwiseWin) {
 }
 
 TEST(Advice, ShowsTheRecommendationsQuotaBurnBesideTheCurrentOne) {
-  const Trace t = steady_trace();  // key "k": the default tier, free, 1,000 cost units a day
+  const trace::Trace t = steady_trace();  // key "k": the default tier, free, 1,000 cost units a day
   const Policy policy = default_policy();
   PricingOptions pricing;
   pricing.policy = &policy;
@@ -175,7 +175,7 @@ TEST(Advice, ShowsTheRecommendationsQuotaBurnBesideTheCurrentOne) {
 }
 
 TEST(Advice, NoCellMeetingTheConstraintsSaysSo) {
-  const Trace t = steady_trace();
+  const trace::Trace t = steady_trace();
   const SweepSpec spec = bucket_spec({1, 1, 1}, {1, 5, 3, Spacing::linear});
   const Advice a = advise(t, spec, run(t, spec), at_most_429(0.001), {});
   EXPECT_FALSE(a.recommendation.best.has_value());
@@ -187,7 +187,7 @@ TEST(Advice, NoCellMeetingTheConstraintsSaysSo) {
 TEST(FirstGuess, NinetyFifthPercentileOfTheKeysBusiestSecondAndMinute) {
   // 20 keys; key i sends i+1 requests of cost 1 within one second, once a minute for 3 minutes.
   // Busiest second of key i: i+1; busiest minute: i+1 (cost per 60 s).
-  Trace t;
+  trace::Trace t;
   std::vector<std::tuple<std::int64_t, std::string, double>> events;
   for (int m = 0; m < 3; ++m) {
     for (int k = 0; k < 20; ++k) {

@@ -48,7 +48,7 @@ TEST(Candidate, FieldProblemsInTheOperatorsWords) {
 }
 
 TEST(Candidate, SweepStateGrowsWithKeysAndConfigurations) {
-  Trace t;
+  trace::Trace t;
   for (int k = 0; k < 10; ++k) t.add(k, "k" + std::to_string(k), 1);
   SweepSpec spec;
   spec.base = test::bucket(Algorithm::token_bucket, 1, 1);
@@ -166,7 +166,7 @@ namespace limitscope::tuner {
 namespace {
 
 TEST(Candidate, SuggestedAxesAreLogSpacedAroundTheFirstGuessAndTheLargestCost) {
-  Trace t;  // a: 2 cost/s, b: 20 cost/s over 100 s; largest cost 4
+  trace::Trace t;  // a: 2 cost/s, b: 20 cost/s over 100 s; largest cost 4
   for (int i = 0; i < 100; ++i) {
     t.add(i * 1'000'000'000LL, "a", 2);
     for (int j = 0; j < 5; ++j) t.add(i * 1'000'000'000LL + j * 1'000'000 + 1000, "b", 4);

@@ -9,7 +9,7 @@ namespace limitscope::tuner {
 namespace {
 
 TEST(Compare, MeasuresOverAdmissionAgainstTheExactWindow) {
-  Trace t;
+  trace::Trace t;
   // 10 requests just before a 1 s boundary, 10 just after: a fixed window of L = 10 admits all
   // 20 within 2 ms; the log admits 10.
   for (int i = 0; i < 10; ++i) t.add(999'000'000 + i * 100'000, "a", 1);
@@ -33,7 +33,7 @@ TEST(Compare, MeasuresOverAdmissionAgainstTheExactWindow) {
       EXPECT_DOUBLE_EQ(c.over_admission, 1.0);
     }
   }
-  EXPECT_FALSE(compare_algorithms(Trace{}, 10, std::chrono::seconds(1)).ok());
+  EXPECT_FALSE(compare_algorithms(trace::Trace{}, 10, std::chrono::seconds(1)).ok());
   EXPECT_FALSE(compare_algorithms(t, -1, std::chrono::seconds(1)).ok());
 }
 

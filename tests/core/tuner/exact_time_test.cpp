@@ -16,9 +16,9 @@
 #include "core/common/clock.h"
 #include "core/recording/recording_reader.h"
 #include "core/recording/recording_writer.h"
+#include "core/trace/trace.h"
 #include "core/tuner/replay.h"
 #include "core/tuner/sweep.h"
-#include "core/tuner/trace.h"
 #include "core/tuner/trace_sources.h"
 #include "support/limit_params_builders.h"
 
@@ -99,14 +99,14 @@ class ExactTraceTimes : public ::testing::Test {
     csv_ = csv.str();
   }
 
-  void expect_times(const Trace& trace) const {
+  void expect_times(const trace::Trace& trace) const {
     ASSERT_EQ(trace.events.size(), events_.size());
     for (std::size_t i = 0; i < events_.size(); ++i) {
       ASSERT_EQ(trace.events[i].t_ns, events_[i].t_ns) << "event " << i;
     }
   }
 
-  void expect_replay_equals_oracle(const Trace& trace) const {
+  void expect_replay_equals_oracle(const trace::Trace& trace) const {
     for (const std::int64_t capacity : {2, 3, 4}) {
       const auto replayed = replay_decisions(trace, params(static_cast<double>(capacity)));
       ASSERT_TRUE(replayed.ok()) << replayed.error();
@@ -134,13 +134,13 @@ TEST_F(ExactTraceTimes, RoundingToMicrosecondsWouldChangeDecisions) {
 
 TEST_F(ExactTraceTimes, JsonLinesAndCsvLoadToTheNanosecondAndReplayExactly) {
   std::istringstream jsonl(jsonl_);
-  const TraceLoad a = parse_trace_jsonl(jsonl);
+  const trace::TraceLoad a = trace::parse_trace_jsonl(jsonl);
   ASSERT_EQ(a.error_count, 0u) << a.errors.front().message;
   expect_times(a.trace);
   expect_replay_equals_oracle(a.trace);
 
   std::istringstream csv(csv_);
-  const TraceLoad b = parse_trace_csv(csv);
+  const trace::TraceLoad b = trace::parse_trace_csv(csv);
   ASSERT_EQ(b.error_count, 0u) << b.errors.front().message;
   expect_times(b.trace);
   expect_replay_equals_oracle(b.trace);
@@ -148,7 +148,7 @@ TEST_F(ExactTraceTimes, JsonLinesAndCsvLoadToTheNanosecondAndReplayExactly) {
 
 TEST_F(ExactTraceTimes, SweepCellsEqualTheOracle) {
   std::istringstream jsonl(jsonl_);
-  const TraceLoad load = parse_trace_jsonl(jsonl);
+  const trace::TraceLoad load = trace::parse_trace_jsonl(jsonl);
   ASSERT_EQ(load.error_count, 0u);
   SweepSpec spec;
   spec.base = params(1);

@@ -16,8 +16,8 @@ constexpr std::int64_t kDay = 1'796'083'200'000'000'000;  // 2026-12-01 00:00 UT
 constexpr std::int64_t k14h = kDay + 14LL * 3600 * 1'000'000'000;
 
 // One key asking 10 requests/s from 13:50 to 14:30, for a limit of 1/s (capacity 10).
-Trace overload() {
-  Trace t;
+trace::Trace overload() {
+  trace::Trace t;
   for (std::int64_t ns = k14h - 600'000'000'000; ns < k14h + 1'800'000'000'000; ns += 100'000'000) {
     t.add(ns, "tenant-a", 1, "gpt-4.1", "", 1000);
   }
@@ -25,7 +25,7 @@ Trace overload() {
 }
 
 TEST(OutageWhatIf, WindowParsesAsUtcTimeOfDayOrOffset) {
-  const Trace t = overload();
+  const trace::Trace t = overload();
   auto w = parse_outage("10m@14:00", t);
   ASSERT_TRUE(w.ok()) << w.error();
   EXPECT_EQ(w->start_ns, k14h);
@@ -42,7 +42,7 @@ TEST(OutageWhatIf, WindowParsesAsUtcTimeOfDayOrOffset) {
 }
 
 TEST(OutageWhatIf, EachModeOverTenMinutesOfOverload) {
-  const Trace t = overload();
+  const trace::Trace t = overload();
   Policy policy = default_policy();
   PricingOptions pricing{&policy, std::nullopt};
   OutageOptions o;
@@ -78,7 +78,7 @@ TEST(OutageWhatIf, EachModeOverTenMinutesOfOverload) {
 }
 
 TEST(OutageWhatIf, BadParametersAreRefused) {
-  const Trace t = overload();
+  const trace::Trace t = overload();
   OutageOptions o;
   o.window = *parse_outage("10m@14:00", t);
   o.replicas = 0;

@@ -10,7 +10,7 @@ namespace limitscope::tuner {
 namespace {
 
 TEST(Pricing, TokensAtTheModelsPrice) {
-  Trace t;
+  trace::Trace t;
   t.add(0, "a", 8, "gpt-4.1", "", 1'000'000);      // $8
   t.add(1, "a", 1, "deepseek-v3.2", "", 500'000);  // $0.21
   t.add(2, "b", 1, "no-such-model", "", 1000);     // unpriced: unknown model
@@ -41,7 +41,7 @@ TEST(Pricing, TokensAtTheModelsPrice) {
 }
 
 TEST(Pricing, WithoutPolicyOrTokensNothingIsPriced) {
-  Trace t;
+  trace::Trace t;
   t.add(0, "a", 1, "gpt-4.1");
   EXPECT_FALSE(Pricing::for_trace(t, PricingOptions{&default_policy(), std::nullopt}).priced());
   t.add(1, "a", 1, "gpt-4.1", "", 100);
@@ -50,7 +50,7 @@ TEST(Pricing, WithoutPolicyOrTokensNothingIsPriced) {
 }
 
 TEST(Pricing, KeyQuotasFromTheTierColumnOrThePolicy) {
-  Trace t;
+  trace::Trace t;
   t.add(0, "anyone", 1, "", "pro");          // the trace names a tier the policy has
   t.add(1, "demo-enterprise-1", 1, "", "");  // listed in the policy
   t.add(2, "stranger", 1, "", "gold");       // unknown tier: the policy's default (free)

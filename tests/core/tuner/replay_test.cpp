@@ -19,10 +19,10 @@
 namespace limitscope::tuner {
 namespace {
 
-Trace random_trace(std::uint64_t seed, std::size_t events, int keys) {
+trace::Trace random_trace(std::uint64_t seed, std::size_t events, int keys) {
   std::mt19937_64 rng(seed);
   std::uniform_int_distribution<int> cost(1, 4);
-  Trace t;
+  trace::Trace t;
   // About 200 requests per second.
   test::poisson_arrivals(rng, events, 200.0, keys, 0, [&](std::int64_t t_ns, int k) {
     t.add(t_ns, "k" + std::to_string(k), cost(rng), k % 2 == 0 ? "gpt-4.1" : "deepseek-v3.2",
@@ -44,14 +44,14 @@ std::vector<LimitParams> every_algorithm() {
 TEST(Replay, EqualsLiveLimitersOnRandomTraces) {
   for (const auto& params : every_algorithm()) {
     SCOPED_TRACE(params.describe());
-    const Trace trace = random_trace(7, 20000, 15);
+    const trace::Trace trace = random_trace(7, 20000, 15);
     auto replayed = replay_decisions(trace, params);
     ASSERT_TRUE(replayed.ok()) << replayed.error();
     ManualClock clock;
     std::map<std::uint32_t, std::unique_ptr<Limiter>> live;
     std::size_t admitted = 0;
     for (std::size_t i = 0; i < trace.events.size(); ++i) {
-      const TraceEvent& e = trace.events[i];
+      const trace::TraceEvent& e = trace.events[i];
       clock.set(Nanos{e.t_ns});
       auto& l = live[e.key];
       if (!l) l = std::move(make_limiter(params, clock).value());
@@ -74,7 +74,7 @@ TEST(Replay, EqualsLiveLimitersOnRandomTraces) {
 }
 
 TEST(Replay, BurstDelaysWarningsAndBadParameters) {
-  Trace t;
+  trace::Trace t;
   for (int i = 0; i < 20; ++i) t.add(i * 1'000'000, "a", 1);  // 20 requests within 20 ms
   t.add(2'000'000'000, "a", 50);                              // more than any capacity here
   auto r = replay(t, test::bucket(Algorithm::token_bucket, 10, 1));
@@ -99,19 +99,19 @@ TEST(Replay, BurstDelaysWarningsAndBadParameters) {
 // of bounds), and the widest accepted span (0 to 9e9 s) replays within bounds.
 TEST(Replay, HostileTracesAreLineErrorsAndTheWidestSpanReplays) {
   std::istringstream huge_cost("{\"t\":1,\"key\":\"a\",\"cost\":1e999}\n{\"t\":2,\"key\":\"a\"}\n");
-  const TraceLoad a = parse_trace_jsonl(huge_cost);
+  const trace::TraceLoad a = trace::parse_trace_jsonl(huge_cost);
   ASSERT_EQ(a.error_count, 1u);
   EXPECT_EQ(a.errors[0].line, 1u);
   EXPECT_EQ(a.trace.events.size(), 1u);
 
   std::istringstream far("{\"t\":0,\"key\":\"a\"}\n{\"t\":1e12,\"key\":\"a\"}\n");
-  const TraceLoad b = parse_trace_jsonl(far);
+  const trace::TraceLoad b = trace::parse_trace_jsonl(far);
   ASSERT_EQ(b.error_count, 1u);
   EXPECT_EQ(b.errors[0].line, 2u);
   EXPECT_NE(b.errors[0].message.find("9e9"), std::string::npos) << b.errors[0].message;
 
   std::istringstream widest("{\"t\":0,\"key\":\"a\"}\n{\"t\":9e9,\"key\":\"a\"}\n");
-  const TraceLoad c = parse_trace_jsonl(widest);
+  const trace::TraceLoad c = trace::parse_trace_jsonl(widest);
   ASSERT_EQ(c.error_count, 0u);
   auto r = replay(c.trace, test::bucket(Algorithm::token_bucket, 10, 1));
   ASSERT_TRUE(r.ok()) << r.error();
@@ -126,7 +126,7 @@ TEST(Replay, SpendAndTheWorstKeysMinuteMatchABruteForceGrouping) {
   std::uniform_int_distribution<int> key(0, 5);
   std::uniform_int_distribution<std::uint32_t> tokens(100, 5000);
   const char* models[] = {"gpt-4.1", "claude-sonnet-4.5", "deepseek-v3.2"};
-  Trace t;
+  trace::Trace t;
   double now = 0;
   for (int i = 0; i < 6000; ++i) {
     now += gap(rng);
@@ -193,7 +193,7 @@ TEST(Replay, SpendAndTheWorstKeysMinuteMatchABruteForceGrouping) {
 TEST(Replay, QuotaBurnOverTimeResetsEachUtcDay) {
   // demo-free-1 is on the free tier (1,000 cost units a day): 200 requests of cost 8 on day 0
   // burn 160% of it, crossing 100% at the 125th; on day 1 the use starts again from 0.
-  Trace t;
+  trace::Trace t;
   constexpr std::int64_t kDay = 86'400'000'000'000;
   for (int i = 0; i < 200; ++i) t.add(i * 1'000'000'000LL, "demo-free-1", 8, "gpt-4.1");
   t.add(kDay + 10'000'000'000, "demo-free-1", 8, "gpt-4.1");

@@ -13,8 +13,8 @@ namespace {
 
 // Default policy: gpt-4.1 costs 8 units and $8/M tokens; deepseek-v3.2 1 unit and $0.42/M.
 // Ten small (500 tokens) and five large (5,000) gpt-4.1 requests within one second, one key.
-Trace trace() {
-  Trace t;
+trace::Trace trace() {
+  trace::Trace t;
   for (int i = 0; i < 15; ++i) {
     t.add(1'000'000'000 + i * 10'000'000, "tenant-a", 8, "gpt-4.1", "", i < 10 ? 500u : 5000u);
   }
@@ -22,7 +22,7 @@ Trace trace() {
 }
 
 TEST(RoutingWhatIf, SmallRequestsMoveWithTheirCostAndPrice) {
-  const Trace t = trace();
+  const trace::Trace t = trace();
   std::uint64_t routed = 0;
   std::uint64_t without = 0;
   auto r = route_trace(t, {1000, "deepseek-v3.2"}, default_policy(), std::nullopt, routed, without);
@@ -36,7 +36,7 @@ TEST(RoutingWhatIf, SmallRequestsMoveWithTheirCostAndPrice) {
 }
 
 TEST(RoutingWhatIf, SpendSavedAndFewer429sUnderATightLimit) {
-  const Trace t = trace();
+  const trace::Trace t = trace();
   const PricingOptions pricing{&default_policy(), std::nullopt};
   // Unlimited in practice: spend only. 10 x 500 x $8/M + 5 x 5000 x $8/M = $0.24 as it was;
   // routed: 10 x 500 x $0.42/M + $0.20 = $0.2021.

@@ -15,8 +15,8 @@ namespace {
 constexpr std::int64_t k14h = 1'796'083'200'000'000'000 + 14LL * 3600 * 1'000'000'000;  // ns
 
 // One key asking 10 requests/s for 20 minutes from 13:50, each of 1000 tokens on gpt-4.1.
-Trace overload(std::uint32_t tokens = 1000) {
-  Trace t;
+trace::Trace overload(std::uint32_t tokens = 1000) {
+  trace::Trace t;
   for (std::int64_t ns = k14h - 600'000'000'000; ns < k14h + 600'000'000'000; ns += 100'000'000) {
     t.add(ns, "tenant-a", 1, "gpt-4.1", "", tokens);
   }
@@ -24,7 +24,7 @@ Trace overload(std::uint32_t tokens = 1000) {
 }
 
 TEST(ScenarioTables, OutageRowsAreTheWhatIfsFigures) {
-  const Trace t = overload();
+  const trace::Trace t = overload();
   const Policy& policy = default_policy();
   PricingOptions pricing{&policy, std::nullopt};
   OutageOptions o;
@@ -61,7 +61,7 @@ TEST(ScenarioTables, OutageRowsAreTheWhatIfsFigures) {
 }
 
 TEST(ScenarioTables, RoutingComparesTheTraceAsItWasWithRouted) {
-  const Trace t = overload(100);
+  const trace::Trace t = overload(100);
   const Policy& policy = default_policy();
   PricingOptions pricing{&policy, std::nullopt};
   auto w = whatif_routing(t, test::bucket(Algorithm::token_bucket, 100, 10), {500, "deepseek-v3.2"},

@@ -11,9 +11,9 @@
 #include "core/limiter/policy.h"
 #include "core/redis/redis_limiter.h"
 #include "core/redis/rule_config.h"
+#include "core/trace/trace_file_load.h"
 #include "core/tuner/pricing.h"
 #include "core/tuner/replay.h"
-#include "core/tuner/trace_file_load.h"
 #include "support/limit_params_builders.h"
 #include "support/redis_server.h"
 
@@ -67,7 +67,7 @@ TEST(StreamTrace, LoggedDecisionsBecomeATraceThatReplaysTheSame) {
         if (f > 0) cancel = true;
       });
   ASSERT_FALSE(stopped.ok());
-  EXPECT_EQ(stopped.error().message, kLoadCancelled);
+  EXPECT_EQ(stopped.error().message, trace::kLoadCancelled);
   ASSERT_EQ(seen.size(), 2u);
   EXPECT_EQ(seen[0], 0);
   EXPECT_NEAR(seen[1], 10000.0 / 12000.0, 1e-12);
@@ -104,7 +104,7 @@ TEST(StreamTrace, LoggedTokensAndModelsPriceTheTrace) {
   EXPECT_EQ(load->trace.tokens_of(2), 3000u);
   EXPECT_FALSE(load->trace.tokens_of(5).has_value());
   std::istringstream in(jsonl);
-  const TraceLoad file = parse_trace_jsonl(in);
+  const trace::TraceLoad file = trace::parse_trace_jsonl(in);
   ASSERT_EQ(file.error_count, 0u) << (file.errors.empty() ? "" : file.errors[0].message);
 
   const PricingOptions pricing{&default_policy(), std::nullopt};

@@ -16,13 +16,13 @@
 namespace limitscope::tuner {
 namespace {
 
-Trace random_trace(std::uint64_t seed, std::size_t events, int keys) {
+trace::Trace random_trace(std::uint64_t seed, std::size_t events, int keys) {
   return test::random_trace(seed, events, 150.0, keys,
                             std::uniform_real_distribution<double>(0.5, 3));
 }
 
 TEST(Sweep, EveryCellEqualsThePlainReplay) {
-  const Trace trace = random_trace(3, 15000, 12);
+  const trace::Trace trace = random_trace(3, 15000, 12);
   struct Case {
     Algorithm algorithm;
     SweepAxis x;
@@ -59,14 +59,14 @@ TEST(Sweep, EveryCellEqualsThePlainReplay) {
   }
 }
 
-Trace priced_trace(std::uint64_t seed, std::size_t events, int keys) {
+trace::Trace priced_trace(std::uint64_t seed, std::size_t events, int keys) {
   std::mt19937_64 rng(seed);
   std::exponential_distribution<double> gap(60.0);  // spans a few minutes
   std::uniform_int_distribution<int> key(0, keys - 1);
   std::uniform_real_distribution<double> cost(0.5, 3);
   std::uniform_int_distribution<std::uint32_t> tokens(50, 4000);
   const char* models[] = {"gpt-4.1", "claude-sonnet-4.5", "no-price"};
-  Trace t;
+  trace::Trace t;
   double now = 0;
   for (std::size_t i = 0; i < events; ++i) {
     now += gap(rng);
@@ -78,7 +78,7 @@ Trace priced_trace(std::uint64_t seed, std::size_t events, int keys) {
 }
 
 TEST(Sweep, PricedCellsEqualThePricedReplay) {
-  const Trace trace = priced_trace(9, 12000, 8);
+  const trace::Trace trace = priced_trace(9, 12000, 8);
   PricingOptions pricing{&default_policy(), std::nullopt};
   ReplayOptions options;
   options.pricing = &pricing;
@@ -108,7 +108,7 @@ TEST(Sweep, PricedCellsEqualThePricedReplay) {
 }
 
 TEST(Sweep, SpendConstraintPicksTheCheapestCellUnderIt) {
-  const Trace trace = priced_trace(4, 6000, 5);
+  const trace::Trace trace = priced_trace(4, 6000, 5);
   PricingOptions pricing{&default_policy(), std::nullopt};
   SweepSpec spec;
   spec.x = {1, 40, 5};
@@ -166,7 +166,7 @@ TEST(Sweep, AxesAndBadInput) {
   SweepSpec spec;
   spec.x = {1, 2, 2};
   spec.y = {1, 2, 2};
-  EXPECT_FALSE(sweep(Trace{}, spec).ok());
+  EXPECT_FALSE(sweep(trace::Trace{}, spec).ok());
   std::atomic<bool> cancel{true};
   auto cancelled = sweep(random_trace(1, 200000, 3), spec, &cancel);
   ASSERT_FALSE(cancelled.ok());
@@ -174,7 +174,7 @@ TEST(Sweep, AxesAndBadInput) {
 }
 
 TEST(Sweep, RecommendsTheTightestCellMeetingTheConstraints) {
-  const Trace trace = random_trace(5, 5000, 5);
+  const trace::Trace trace = random_trace(5, 5000, 5);
   SweepSpec spec;
   spec.x = {1, 30, 6};
   spec.y = {1, 60, 6};

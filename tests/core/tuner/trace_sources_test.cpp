@@ -25,9 +25,9 @@ TEST(TraceSources, ScenarioGivesEveryRequestInTimeOrder) {
   const auto a = trace_from_scenario(o, nullptr, [&](double f) { last = f; });
   ASSERT_TRUE(a.ok()) << a.error();
   ASSERT_GT(a->events.size(), 10u);
-  EXPECT_TRUE(
-      std::is_sorted(a->events.begin(), a->events.end(),
-                     [](const TraceEvent& x, const TraceEvent& y) { return x.t_ns < y.t_ns; }));
+  EXPECT_TRUE(std::is_sorted(
+      a->events.begin(), a->events.end(),
+      [](const trace::TraceEvent& x, const trace::TraceEvent& y) { return x.t_ns < y.t_ns; }));
   EXPECT_EQ(last, 1.0);
   const auto b = trace_from_scenario(o);
   ASSERT_TRUE(b.ok());

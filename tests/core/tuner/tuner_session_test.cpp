@@ -18,7 +18,7 @@ namespace limitscope::tuner {
 namespace {
 
 SharedTrace small_trace(int keys = 3, int per_key = 50) {
-  auto t = std::make_shared<Trace>();
+  auto t = std::make_shared<trace::Trace>();
   for (int i = 0; i < per_key; ++i) {
     for (int k = 0; k < keys; ++k)
       t->add(std::int64_t{i} * 100'000'000 + k, "k" + std::to_string(k), 1 + k);
@@ -101,7 +101,7 @@ TEST(TunerSession, SweepInputsAreCheckedWithTheReason) {
             "Sweep refused: an axis with min = max needs 1 step.");
   EXPECT_TRUE(check_sweep(trace.get(), inputs(1, 10, 3, 5, 5, 1)).ok());
   // 20,000 keys × 64 × 64 settings of 24 bytes is about 2 GB: above the cap.
-  auto many = std::make_shared<Trace>();
+  auto many = std::make_shared<trace::Trace>();
   for (int k = 0; k < 20'000; ++k) many->add(k, "k" + std::to_string(k), 1);
   const auto big = check_sweep(many.get(), inputs(1, 10, 64, 1, 10, 64));
   ASSERT_FALSE(big.ok());
@@ -305,7 +305,7 @@ TEST(TunerSession, SpendTextNamesTheWorstKeyOrSaysWhyItIsUnknown) {
 }
 
 TEST(TunerSession, BadLinesTextListsTheFirstErrorsAndCountsTheRest) {
-  std::vector<TraceError> errors;
+  std::vector<trace::TraceError> errors;
   for (std::size_t i = 1; i <= 25; ++i) errors.push_back({i * 10, "bad " + std::to_string(i)});
   errors[1].line = 0;  // an error of the whole source has no line
   const std::string text = bad_lines_text(errors, 40);

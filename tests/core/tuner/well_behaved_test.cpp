@@ -15,7 +15,7 @@ namespace limitscope::tuner {
 namespace {
 
 // Five steady keys at ~2 requests/s and one runaway at ~200/s, over 60 s.
-Trace with_runaway() {
+trace::Trace with_runaway() {
   std::mt19937_64 rng(3);
   std::exponential_distribution<double> steady(10.0), runaway(200.0);
   std::vector<std::pair<double, int>> events;
@@ -28,25 +28,25 @@ Trace with_runaway() {
     }
   }
   std::sort(events.begin(), events.end());
-  Trace trace;
+  trace::Trace trace;
   for (const auto& [t, k] : events)
     trace.add(static_cast<std::int64_t>(t * 1e9), k == 5 ? "runaway" : "k" + std::to_string(k), 1);
   return trace;
 }
 
 TEST(WellBehaved, TheRunawayIsLeftOut) {
-  const Trace t = with_runaway();
+  const trace::Trace t = with_runaway();
   const auto keep = well_behaved_keys(t);
   for (std::size_t k = 0; k < t.keys.size(); ++k)
     EXPECT_EQ(keep[k], t.keys[k] != "runaway") << t.keys[k];
-  Trace two;
+  trace::Trace two;
   two.add(0, "a", 1);
   two.add(1, "b", 100);
   EXPECT_EQ(well_behaved_keys(two), (std::vector<bool>{true, true}));
 }
 
 TEST(WellBehaved, CellsEqualTheReplayOfTheRestrictedTraceAndTheRecommendationMeetsIt) {
-  const Trace t = with_runaway();
+  const trace::Trace t = with_runaway();
   for (const Algorithm a : {Algorithm::token_bucket, Algorithm::sliding_log}) {
     SCOPED_TRACE(std::string(to_string(a)));
     SweepSpec spec;
@@ -56,7 +56,7 @@ TEST(WellBehaved, CellsEqualTheReplayOfTheRestrictedTraceAndTheRecommendationMee
     const auto g = sweep_with_well_behaved(t, spec);
     ASSERT_TRUE(g.ok()) << g.error();
     EXPECT_EQ(g->well_behaved_keys, 5u);
-    const Trace sub = restrict_to_keys(t, well_behaved_keys(t));
+    const trace::Trace sub = restrict_to_keys(t, well_behaved_keys(t));
     for (std::size_t i = 0; i < g->all.cells.size(); ++i) {
       const auto r = replay(sub, g->all.cells[i].params);
       ASSERT_TRUE(r.ok());
@@ -80,7 +80,7 @@ TEST(WellBehaved, CellsEqualTheReplayOfTheRestrictedTraceAndTheRecommendationMee
 }
 
 TEST(WellBehaved, CancelStopsBothSweeps) {
-  Trace t;  // more than one chunk of events (the sweep checks between chunks)
+  trace::Trace t;  // more than one chunk of events (the sweep checks between chunks)
   for (int i = 0; i < 70'000; ++i) t.add(i * 1'000'000LL, "k" + std::to_string(i % 3), 1);
   SweepSpec spec;
   spec.base = test::typical(Algorithm::token_bucket);

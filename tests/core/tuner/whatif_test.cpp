@@ -14,12 +14,12 @@
 namespace limitscope::tuner {
 namespace {
 
-Trace random_trace(std::uint64_t seed, std::size_t events) {
+trace::Trace random_trace(std::uint64_t seed, std::size_t events) {
   return test::random_trace(seed, events, 100.0, 8, std::uniform_int_distribution<int>(1, 3), 5);
 }
 
 TEST(WhatIf, ColumnsFoldTheReplaysDecisionsForEveryAlgorithm) {
-  const Trace trace = random_trace(7, 20'000);
+  const trace::Trace trace = random_trace(7, 20'000);
   for (const Algorithm a :
        {Algorithm::token_bucket, Algorithm::gcra, Algorithm::leaky_bucket, Algorithm::sliding_log,
         Algorithm::sliding_counter, Algorithm::fixed_window}) {
@@ -56,7 +56,7 @@ TEST(WhatIf, PricedColumnsAgreeWithThePricedReplay) {
   std::exponential_distribution<double> gap(5.0);
   std::uniform_int_distribution<int> key(0, 3);
   std::uniform_int_distribution<std::uint32_t> tokens(100, 9000);
-  Trace t;
+  trace::Trace t;
   double now = 0;
   for (int i = 0; i < 3000; ++i) {
     now += gap(rng);
@@ -90,7 +90,7 @@ TEST(WhatIf, PricedColumnsAgreeWithThePricedReplay) {
 }
 
 TEST(WhatIf, TheLastEventFallsInTheLastColumnAndOneColumnHoldsAll) {
-  Trace t;
+  trace::Trace t;
   t.add(0, "a", 1);
   t.add(1'000'000'000, "a", 1);
   const auto many = whatif_series(t, test::bucket(Algorithm::token_bucket, 1, 0.1), 10);
@@ -104,12 +104,12 @@ TEST(WhatIf, TheLastEventFallsInTheLastColumnAndOneColumnHoldsAll) {
 }
 
 TEST(WhatIf, RefusesBadParametersAndColumns) {
-  Trace t;
+  trace::Trace t;
   t.add(0, "a", 1);
   EXPECT_FALSE(whatif_series(t, test::bucket(Algorithm::token_bucket, 10, 0), 10).ok());
   EXPECT_FALSE(whatif_series(t, test::bucket(Algorithm::token_bucket, -1, 5), 10).ok());
   EXPECT_FALSE(whatif_series(t, test::bucket(Algorithm::token_bucket, 10, 5), 0).ok());
-  const auto empty = whatif_series(Trace{}, test::bucket(Algorithm::token_bucket, 10, 5), 4);
+  const auto empty = whatif_series(trace::Trace{}, test::bucket(Algorithm::token_bucket, 10, 5), 4);
   ASSERT_TRUE(empty.ok());
   EXPECT_EQ(empty->total.admitted + empty->total.rejected, 0u);
 }

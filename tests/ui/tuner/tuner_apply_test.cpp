@@ -13,7 +13,7 @@
 #include "core/redis/connection.h"
 #include "core/redis/key_schema.h"
 #include "core/redis/rule_config.h"
-#include "core/tuner/trace.h"
+#include "core/trace/trace.h"
 #include "support/limit_params_builders.h"
 #include "support/qt_app.h"
 #include "support/redis_server.h"
@@ -153,7 +153,7 @@ TEST_F(TunerApply, AStaleVersionIsRefusedNothingChangesAndTheConfigReloads) {
 
 TEST_F(TunerApply, OneKeysOverride) {
   // vip sends 30 requests at once; the others one each.
-  auto trace = std::make_shared<tuner::Trace>();
+  auto trace = std::make_shared<trace::Trace>();
   for (int i = 0; i < 30; ++i) trace->add(1'000'000 + i, "vip", 1);
   for (int i = 0; i < 5; ++i) trace->add(2'000'000 + i, "k" + std::to_string(i), 1);
   QSignalSpy updated(tab.get(), &TunerTab::whatIfUpdated);

@@ -49,7 +49,7 @@ TracePtr random_trace(std::size_t events, int keys = 6, double rate = 100) {
   std::exponential_distribution<double> gap(rate);
   std::uniform_int_distribution<int> key(0, keys - 1);
   std::uniform_int_distribution<int> cost(1, 4);
-  auto t = std::make_shared<tuner::Trace>();
+  auto t = std::make_shared<trace::Trace>();
   double now = 0;
   for (std::size_t i = 0; i < events; ++i) {
     now += gap(rng);
@@ -136,7 +136,7 @@ TracePtr priced_trace(bool with_tokens) {
   std::mt19937_64 rng(5);
   std::exponential_distribution<double> gap(40);
   std::uniform_int_distribution<int> key(0, 12);
-  auto t = std::make_shared<tuner::Trace>();
+  auto t = std::make_shared<trace::Trace>();
   double now = 0;
   for (int i = 0; i < 6000; ++i) {
     now += gap(rng);
@@ -356,7 +356,7 @@ TEST_F(TunerTabTest, BadFileShowsLineNumberedErrorsAndLoadsNothingUnlessChosen) 
 }
 
 TEST_F(TunerTabTest, FieldsRefuseZeroNegativeRatesAndCapacityBelowTheLargestCost) {
-  auto t = std::make_shared<tuner::Trace>();
+  auto t = std::make_shared<trace::Trace>();
   t->add(0, "a", 8);
   t->add(1'000'000, "a", 1);
   adopt(t);

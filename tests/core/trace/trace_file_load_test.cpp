@@ -2,7 +2,7 @@
 // line-numbered errors; it reports progress up to 1; a file above the event cap is refused
 // before parsing with the cap and its memory named; a cancel stops it and keeps nothing; exactly
 // one event per line is reserved.
-#include "core/tuner/trace_file_load.h"
+#include "core/trace/trace_file_load.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 
 #include "support/process.h"
 
-namespace limitscope::tuner {
+namespace limitscope::trace {
 namespace {
 
 std::string jsonl_lines(int n) {
@@ -95,4 +95,4 @@ TEST(TraceFileLoad, AMissingFileIsNamed) {
 }
 
 }  // namespace
-}  // namespace limitscope::tuner
+}  // namespace limitscope::trace

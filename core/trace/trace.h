@@ -1,12 +1,12 @@
 #pragma once
-// Traffic traces for replay: one event per request (time, key, cost, model, tier, and the LLM
-// tokens it used when known). Read from JSON lines `{"t": <seconds>, "key": "...", "cost": 1,
-// "model": "...", "tier": "...", "tokens": 1200}` (model, tier and tokens optional, cost
-// defaults to 1) or CSV with a header naming the same columns. Every
-// problem is reported with its line number: unparsable lines, missing columns or fields,
-// negative or non-finite values, and times going backwards. A trace with errors is returned
-// together with its errors, and callers refuse it unless the operator chose to skip bad lines:
-// it is never silently half-loaded.
+// Traffic traces, what the Tuner replays and the load generator plays: one event per request
+// (time, key, cost, model, tier, and the LLM tokens it used when known). Read from JSON lines
+// `{"t": <seconds>, "key": "...", "cost": 1, "model": "...", "tier": "...", "tokens": 1200}`
+// (model, tier and tokens optional, cost defaults to 1) or CSV with a header naming the same
+// columns. Every problem is reported with its line number: unparsable lines, missing columns
+// or fields, negative or non-finite values, and times going backwards. A trace with errors is
+// returned together with its errors, and callers refuse it unless the operator chose to skip
+// bad lines: it is never silently half-loaded.
 
 #include <cstdint>
 #include <istream>
@@ -18,7 +18,7 @@
 
 #include "core/common/expected.h"
 
-namespace limitscope::tuner {
+namespace limitscope::trace {
 
 struct TraceEvent {
   std::int64_t t_ns = 0;    ///< request time, ns (the trace's seconds, converted from their text)
@@ -88,4 +88,4 @@ TraceLoad parse_trace_csv(std::istream& in, const TraceOptions& options = {});
 /// @return the load, or an error when the file cannot be read
 Expected<TraceLoad> load_trace_file(const std::string& path, const TraceOptions& options = {});
 
-}  // namespace limitscope::tuner
+}  // namespace limitscope::trace

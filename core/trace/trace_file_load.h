@@ -15,9 +15,9 @@
 #include <string>
 
 #include "core/common/expected.h"
-#include "core/tuner/trace.h"
+#include "core/trace/trace.h"
 
-namespace limitscope::tuner {
+namespace limitscope::trace {
 
 struct BoundedLoadOptions {
   /// Files with more events than this are refused. 16 M events × 24 B = 384 MB.
@@ -46,4 +46,4 @@ Expected<TraceLoad> load_trace_file_bounded(const std::string& path,
                                             const std::atomic<bool>* cancel = nullptr,
                                             const std::function<void(double)>& progress = {});
 
-}  // namespace limitscope::tuner
+}  // namespace limitscope::trace

@@ -1,4 +1,4 @@
-#include "core/tuner/trace.h"
+#include "core/trace/trace.h"
 
 #include <charconv>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include "core/common/decimal_time.h"
 #include "core/common/json_member_text.h"
 
-namespace limitscope::tuner {
+namespace limitscope::trace {
 
 namespace {
 
@@ -273,4 +273,4 @@ Expected<TraceLoad> load_trace_file(const std::string& path, const TraceOptions&
   return jsonl ? parse_trace_jsonl(in, options) : parse_trace_csv(in, options);
 }
 
-}  // namespace limitscope::tuner
+}  // namespace limitscope::trace

@@ -2,13 +2,13 @@
 // columns) load into interned events; every bad line is reported with its number and reason
 // (bad JSON, missing or wrong fields, negative costs, time going backwards, wrong column
 // counts, a header without t/key, an empty file), and the good lines are kept beside them.
-#include "core/tuner/trace.h"
+#include "core/trace/trace.h"
 
 #include <gtest/gtest.h>
 
 #include <sstream>
 
-namespace limitscope::tuner {
+namespace limitscope::trace {
 namespace {
 
 TEST(Trace, JsonLines) {
@@ -126,4 +126,4 @@ TEST(Trace, ErrorListIsCappedButCounted) {
 }
 
 }  // namespace
-}  // namespace limitscope::tuner
+}  // namespace limitscope::trace

@@ -1,4 +1,4 @@
-#include "core/tuner/trace_file_load.h"
+#include "core/trace/trace_file_load.h"
 
 #include <algorithm>
 #include <cctype>
@@ -7,7 +7,7 @@
 #include <streambuf>
 #include <vector>
 
-namespace limitscope::tuner {
+namespace limitscope::trace {
 
 namespace {
 
@@ -116,4 +116,4 @@ Expected<TraceLoad> load_trace_file_bounded(const std::string& path,
   return load;
 }
 
-}  // namespace limitscope::tuner
+}  // namespace limitscope::trace
