@@ -119,7 +119,7 @@ int drive(const Args& a, const std::string& command, const Target& t, const std:
   CancelToken never;
   while (s.active()) {
     // The guard is read once per tick, even when the endpoint runs the tick again.
-    std::optional<redis::GuardCheck> reading;
+    std::optional<Expected<redis::GuardCheck>> reading;
     auto next = endpoint.on_rule<RolloutState>(
         t.schema, t.rule, [&](redis::Connection& c) -> redis::Result<RolloutState> {
           auto now = server_ms(c);
@@ -188,8 +188,8 @@ int run_start(const CommandArgs& argv) {
   if (!guard) return usage_error(command, guard.error());
   // Checked once before anything is enforced: a guard that cannot be evaluated (the source
   // down, an expression Prometheus refuses) would hold the first step for ever.
-  if (const probe::GuardReading g = (*guard)->check(wall_ms()); !g.error.empty()) {
-    return usage_error(command, "the guard cannot be evaluated: " + g.error);
+  if (const Expected<probe::GuardReading> g = (*guard)->check(wall_ms()); !g) {
+    return usage_error(command, "the guard cannot be evaluated: " + g.error());
   }
   RolloutState plan;
   plan.steps_bp = *steps;

@@ -162,8 +162,8 @@ redis::Result<RolloutView> RolloutConsole::start(const RolloutPlan& plan, const 
         auto now = server_ms(c);
         if (!now) return now.error();
         // As the CLI: a guard that cannot be evaluated would hold the first step for ever.
-        if (const GuardReading g = (*guard)->check(*now); !g.error.empty()) {
-          return usage("the guard cannot be evaluated: " + g.error);
+        if (const Expected<GuardReading> g = (*guard)->check(*now); !g) {
+          return usage("the guard cannot be evaluated: " + g.error());
         }
         auto started = redis::start_rollout(c, schema_, rule_, s, *now, by);
         if (!started) return started.error();
@@ -203,7 +203,8 @@ redis::Result<RolloutView> RolloutConsole::abort(const std::string& by, const st
 }
 
 redis::Result<RolloutView> RolloutConsole::drive(const std::string& by) {
-  std::optional<redis::GuardCheck> reading;  // once per check, even when the call is retried
+  // Once per check, even when the call is retried.
+  std::optional<Expected<redis::GuardCheck>> reading;
   return endpoint_.on_rule<RolloutView>(
       schema_, rule_, [&](redis::Connection& c) -> redis::Result<RolloutView> {
         auto s = redis::get_rollout(c, schema_, rule_);

@@ -7,9 +7,8 @@ namespace limitscope::probe {
 namespace {
 
 // Alerting-rule semantics: a sample trips, a scalar trips when not 0.
-void read_value(bool scalar, std::optional<double> first, GuardReading& g) {
-  g.value = first;
-  g.tripped = scalar ? (first && *first != 0) : first.has_value();
+GuardReading read_value(bool scalar, std::optional<double> first) {
+  return GuardReading{scalar ? (first && *first != 0) : first.has_value(), first};
 }
 
 }  // namespace
@@ -44,53 +43,37 @@ Expected<std::unique_ptr<RolloutGuard>> RolloutGuard::make(const std::string& ex
       expr, std::move(parsed), std::move(url).value(), std::move(options), prometheus));
 }
 
-GuardReading RolloutGuard::check(std::int64_t now_ms) {
-  GuardReading g;
+Expected<GuardReading> RolloutGuard::check(std::int64_t now_ms) {
   if (prometheus_) {
     auto r = prometheus_->query(expr_);
-    if (!r) {
-      g.error = r.error();
-      return g;
+    if (!r) return make_error(r.error());
+    if (r->result_type != "scalar" && r->result_type != "vector") {
+      return make_error("guard " + expr_ + ": Prometheus returned a " + r->result_type +
+                        ", not an instant vector or scalar");
     }
-    if (r->result_type == "scalar" || r->result_type == "vector") {
-      std::optional<double> first;
-      if (!r->series.empty() && !r->series.front().samples.empty())
-        first = r->series.front().samples.front().value;
-      read_value(r->result_type == "scalar", first, g);
-    } else {
-      g.error = "guard " + expr_ + ": Prometheus returned a " + r->result_type +
-                ", not an instant vector or scalar";
-    }
-    return g;
+    std::optional<double> first;
+    if (!r->series.empty() && !r->series.front().samples.empty())
+      first = r->series.front().samples.front().value;
+    return read_value(r->result_type == "scalar", first);
   }
   auto scrape = scrape_metrics(url_, options_, now_ms);
-  if (!scrape) {
-    g.error = scrape.error();
-    return g;
-  }
+  if (!scrape) return make_error(scrape.error());
   append_scrape(store_, *scrape);
   auto v = metrics::evaluate(*parsed_, store_, now_ms);
-  if (!v) {
-    g.error = v.error();
-    return g;
-  }
+  if (!v) return make_error(v.error());
   const bool scalar = v->kind == metrics::QueryValue::Kind::scalar;
   std::optional<double> first;
   if (scalar)
     first = v->scalar;
   else if (!v->vector.empty())
     first = v->vector.front().value;
-  read_value(scalar, first, g);
-  return g;
+  return read_value(scalar, first);
 }
 
 redis::GuardFn guard_once(RolloutGuard& guard, const std::int64_t& now_ms,
-                          std::optional<redis::GuardCheck>& memo) {
+                          std::optional<Expected<redis::GuardCheck>>& memo) {
   return [&guard, &now_ms, &memo] {
-    if (!memo) {
-      const GuardReading g = guard.check(now_ms);
-      memo = redis::GuardCheck{g.tripped, g.value, g.error};
-    }
+    if (!memo) memo = guard.check(now_ms);
     return *memo;
   };
 }

@@ -23,11 +23,8 @@
 
 namespace limitscope::probe {
 
-struct GuardReading {
-  bool tripped = false;
-  std::optional<double> value;  ///< the first sample's value (or the scalar); nullopt: none
-  std::string error;            ///< the source could not be read or the query failed
-};
+/// Whether the guard trips, and the value it read.
+using GuardReading = redis::GuardCheck;
 
 /// How a rollout's state names a Prometheus source: "prometheus=" then the server's URL.
 inline constexpr std::string_view kPrometheusSource = "prometheus=";
@@ -44,7 +41,8 @@ class RolloutGuard {
 
   /// Reads the source at `now_ms` and evaluates the expression (a /metrics source: on
   /// everything scraped so far; Prometheus: at the server's now).
-  GuardReading check(std::int64_t now_ms);
+  /// @return the reading, or why there is none (the source could not be read, the query failed)
+  Expected<GuardReading> check(std::int64_t now_ms);
 
  private:
   RolloutGuard(std::string expr, metrics::ExprPtr parsed, http::HttpUrl url,
@@ -62,6 +60,6 @@ class RolloutGuard {
 /// reconnect; the retry reuses `memo` instead of reading the source a second time (a second
 /// scrape would also put its samples into the series store twice). `memo` lives for one tick.
 redis::GuardFn guard_once(RolloutGuard& guard, const std::int64_t& now_ms,
-                          std::optional<redis::GuardCheck>& memo);
+                          std::optional<Expected<redis::GuardCheck>>& memo);
 
 }  // namespace limitscope::probe

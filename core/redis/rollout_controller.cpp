@@ -67,20 +67,20 @@ Result<RolloutState> rollout_tick(Connection& c, const KeySchema& schema, std::s
                std::to_string(shadow->version) + ")";
     return write_rollout(c, schema, rule, s, seq, "abort", by);
   }
-  const GuardCheck g = guard();
-  if (g.error.empty()) s.guard_value = g.value;
-  if (g.error.empty() && g.tripped) {
+  const Expected<GuardCheck> g = guard();
+  if (g) s.guard_value = g->value;
+  if (g && g->tripped) {
     s.state = "rolled_back";
     // The share the guard tripped at, before the rollback sets it to 0.
     s.reason = "guard tripped at " + value_text(static_cast<double>(s.share_bp) / 100.0) +
-               "% of the keys: " + s.guard + " = " + value_text(g.value);
+               "% of the keys: " + s.guard + " = " + value_text(g->value);
     s.share_bp = 0;
     return write_rollout(c, schema, rule, s, seq, "trip", by);
   }
-  if (!g.error.empty() || s.state == "paused" || now_ms - s.step_started_ms < s.hold_ms) {
+  if (!g || s.state == "paused" || now_ms - s.step_started_ms < s.hold_ms) {
     // Holding: only the guard's value is kept (compare-and-set, no audit entry per check).
-    if (g.error.empty()) {
-      auto at = write_guard_value(c, schema, rule, g.value, seq);
+    if (g) {
+      auto at = write_guard_value(c, schema, rule, g->value, seq);
       if (!at) return at.error();
       s.guard_checked_ms = *at;
     }
@@ -91,7 +91,7 @@ Result<RolloutState> rollout_tick(Connection& c, const KeySchema& schema, std::s
     s.share_bp = s.steps_bp[s.step];
     s.step_started_ms = now_ms;
     s.reason = "step " + std::to_string(s.step + 1) + " of " + std::to_string(s.steps_bp.size()) +
-               ": guard " + value_text(g.value);
+               ": guard " + value_text(g->value);
     return write_rollout(c, schema, rule, s, seq, "step", by);
   }
   // Held at 100%: the shadow becomes the live config (config_set: audited, undoable).

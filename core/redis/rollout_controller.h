@@ -21,10 +21,11 @@ namespace limitscope::redis {
 /// What the guard said at one check (core/probe/rollout_guard.h gives it for a /metrics source).
 struct GuardCheck {
   bool tripped = false;
-  std::optional<double> value;
-  std::string error;  ///< not evaluated: the rollout holds (never steps on an unknown guard)
+  std::optional<double> value;  ///< the first sample's value (or the scalar); nullopt: none
 };
-using GuardFn = std::function<GuardCheck()>;
+/// The guard at one check, or why it could not be evaluated: the rollout then holds (it never
+/// steps on an unknown guard).
+using GuardFn = std::function<Expected<GuardCheck>()>;
 
 /// Starts a rollout of the rule's current shadow at steps_bp[0] (refused when the rule has no
 /// shadow, the shadow is a composite, or a rollout is active).

@@ -34,11 +34,11 @@ TEST(RolloutGuard, APrometheusSourceIsAskedThroughTheQueryApi) {
   ASSERT_TRUE(g) << g.error();
   server.respond(
       prom(R"({"resultType":"vector","result":[{"metric":{},"value":[1700000000,"0.75"]}]})"));
-  GuardReading r = (*g)->check(0);
-  EXPECT_EQ(r.error, "");
-  EXPECT_TRUE(r.tripped);
-  ASSERT_TRUE(r.value);
-  EXPECT_DOUBLE_EQ(*r.value, 0.75);
+  Expected<GuardReading> r = (*g)->check(0);
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_TRUE(r->tripped);
+  ASSERT_TRUE(r->value);
+  EXPECT_DOUBLE_EQ(*r->value, 0.75);
   EXPECT_NE(server.last_request().find(
                 "GET /prom/api/v1/query?query=sum%28rate%28gateway_rate_limit_hits_total"),
             std::string::npos)
@@ -46,14 +46,15 @@ TEST(RolloutGuard, APrometheusSourceIsAskedThroughTheQueryApi) {
 
   server.respond(prom(R"({"resultType":"vector","result":[]})"));
   r = (*g)->check(0);
-  EXPECT_FALSE(r.tripped);
-  EXPECT_FALSE(r.value);
-  EXPECT_EQ(r.error, "");
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_FALSE(r->tripped);
+  EXPECT_FALSE(r->value);
 
   server.respond(prom(R"({"resultType":"scalar","result":[1700000000,"0"]})"));
   r = (*g)->check(0);
-  EXPECT_FALSE(r.tripped);
-  EXPECT_EQ(r.value, 0.0);
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_FALSE(r->tripped);
+  EXPECT_EQ(r->value, 0.0);
 
   CannedHttpServer::Response bad;
   bad.status = 400;
@@ -61,8 +62,8 @@ TEST(RolloutGuard, APrometheusSourceIsAskedThroughTheQueryApi) {
   bad.body = R"({"status":"error","errorType":"bad_data","error":"parse error"})";
   server.respond(bad);
   r = (*g)->check(0);
-  EXPECT_FALSE(r.tripped);
-  EXPECT_NE(r.error.find("bad_data"), std::string::npos) << r.error;
+  ASSERT_FALSE(r.ok()) << "an error is no reading (it neither trips nor passes)";
+  EXPECT_NE(r.error().find("bad_data"), std::string::npos) << r.error();
 }
 
 TEST(RolloutGuard, AMetricsSourceIsScrapedAndEvaluatedHere) {
@@ -70,10 +71,10 @@ TEST(RolloutGuard, AMetricsSourceIsScrapedAndEvaluatedHere) {
   server.respond(exposition("gateway_rate_limit_hits_total{tier=\"free\"} 3\n"));
   auto g = RolloutGuard::make("sum(gateway_rate_limit_hits_total) > 2", server.url());
   ASSERT_TRUE(g) << g.error();
-  const GuardReading r = (*g)->check(1'700'000'000'000);
-  EXPECT_EQ(r.error, "");
-  EXPECT_TRUE(r.tripped);
-  EXPECT_EQ(r.value, 3.0);
+  const Expected<GuardReading> r = (*g)->check(1'700'000'000'000);
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_TRUE(r->tripped);
+  EXPECT_EQ(r->value, 3.0);
   EXPECT_FALSE(RolloutGuard::make("sum(", server.url())) << "a /metrics guard is parsed here";
   EXPECT_FALSE(RolloutGuard::make("up", "prometheus=not a url"));
 }
@@ -84,15 +85,17 @@ TEST(RolloutGuard, OneTickReadsTheSourceOnceWhenItIsRunAgain) {
   auto g = RolloutGuard::make("sum(gateway_rate_limit_hits_total) > 0", server.url());
   ASSERT_TRUE(g);
   const std::int64_t now = 1'700'000'000'000;
-  std::optional<redis::GuardCheck> memo;
+  std::optional<Expected<redis::GuardCheck>> memo;
   const redis::GuardFn check = guard_once(**g, now, memo);
-  const redis::GuardCheck first = check();
-  const redis::GuardCheck retried = check();  // the tick, run again after a MOVED
+  const Expected<redis::GuardCheck> first = check();
+  const Expected<redis::GuardCheck> retried = check();  // the tick, run again after a MOVED
   EXPECT_EQ(server.requests(), 1);
-  EXPECT_EQ(first.value, retried.value);
-  EXPECT_FALSE(retried.tripped);
-  std::optional<redis::GuardCheck> next_tick;
-  guard_once(**g, now + 1000, next_tick)();
+  ASSERT_TRUE(first.ok()) << first.error();
+  ASSERT_TRUE(retried.ok()) << retried.error();
+  EXPECT_EQ(first->value, retried->value);
+  EXPECT_FALSE(retried->tripped);
+  std::optional<Expected<redis::GuardCheck>> next_tick;
+  ASSERT_TRUE(guard_once(**g, now + 1000, next_tick)().ok());
   EXPECT_EQ(server.requests(), 2) << "the next tick reads again";
 }
 

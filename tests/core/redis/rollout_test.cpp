@@ -73,7 +73,7 @@ TEST_F(Rollout, InsideTheShareTheShadowDecidesAndThePartitionIsTheSameEverywhere
 TEST_F(Rollout, ATripReturnsEveryKeyToTheLiveConfigAtTheNextDecision) {
   ASSERT_TRUE(start_rollout(*conn_, schema_, "r", plan({kAllKeys}), 0, "test"));
   EXPECT_FALSE(second_admitted("a"));
-  const GuardFn tripped = [] { return GuardCheck{true, 0.25, ""}; };
+  const GuardFn tripped = []() -> Expected<GuardCheck> { return GuardCheck{true, 0.25}; };
   auto t = rollout_tick(*conn_, schema_, "r", tripped, 10, "test");
   ASSERT_TRUE(t) << t.error().message;
   EXPECT_EQ(t->state, "rolled_back");
@@ -90,7 +90,7 @@ TEST_F(Rollout, ATripReturnsEveryKeyToTheLiveConfigAtTheNextDecision) {
 
 TEST_F(Rollout, ItStepsAfterTheHoldCompletesAndConfigUndoReturnsToTheOldConfig) {
   ASSERT_TRUE(start_rollout(*conn_, schema_, "r", plan({1000, kAllKeys}), 0, "test"));
-  const GuardFn quiet = [] { return GuardCheck{false, std::nullopt, ""}; };
+  const GuardFn quiet = []() -> Expected<GuardCheck> { return GuardCheck{false, std::nullopt}; };
   auto held = rollout_tick(*conn_, schema_, "r", quiet, 999, "test");
   ASSERT_TRUE(held);
   EXPECT_EQ(held->share_bp, 1000) << "not held long enough";
@@ -98,7 +98,7 @@ TEST_F(Rollout, ItStepsAfterTheHoldCompletesAndConfigUndoReturnsToTheOldConfig) 
   ASSERT_TRUE(stepped);
   EXPECT_EQ(stepped->share_bp, kAllKeys);
   EXPECT_FALSE(second_admitted("c"));
-  const GuardFn unknown = [] { return GuardCheck{false, std::nullopt, "connection refused"}; };
+  const GuardFn unknown = []() -> Expected<GuardCheck> { return make_error("connection refused"); };
   EXPECT_EQ(rollout_tick(*conn_, schema_, "r", unknown, 5000, "test")->state, "running")
       << "never steps blind";
   auto done = rollout_tick(*conn_, schema_, "r", quiet, 5000, "test");
@@ -119,7 +119,7 @@ TEST_F(Rollout, ANewShadowStopsTheRolloutAndAbortIsAudited) {
   ASSERT_TRUE(set_shadow(*conn_, schema_, "r",
                          single_limit(bucket(Algorithm::token_bucket, 2, 1, 1min)), kChange));
   EXPECT_TRUE(second_admitted("e")) << "a rollout enforces only the shadow version it started with";
-  const GuardFn quiet = [] { return GuardCheck{false, std::nullopt, ""}; };
+  const GuardFn quiet = []() -> Expected<GuardCheck> { return GuardCheck{false, std::nullopt}; };
   EXPECT_EQ(rollout_tick(*conn_, schema_, "r", quiet, 10, "test")->state, "aborted");
   ASSERT_TRUE(start_rollout(*conn_, schema_, "r", plan({kAllKeys}), 20, "test"));
   auto a = abort_rollout(*conn_, schema_, "r", "test", "by hand");
@@ -131,7 +131,7 @@ TEST_F(Rollout, ANewShadowStopsTheRolloutAndAbortIsAudited) {
 
 TEST_F(Rollout, PauseHoldsTheStepWithItsHoldFrozenAndResumeServesTheRest) {
   ASSERT_TRUE(start_rollout(*conn_, schema_, "r", plan({1000, kAllKeys}), 0, "alice"));
-  const GuardFn quiet = [] { return GuardCheck{false, 0.0, ""}; };
+  const GuardFn quiet = []() -> Expected<GuardCheck> { return GuardCheck{false, 0.0}; };
   auto p = pause_rollout(*conn_, schema_, "r", 400, "bob", "looking at the 429s");
   ASSERT_TRUE(p) << p.error().message;
   EXPECT_EQ(p->state, "paused");
@@ -171,7 +171,7 @@ TEST_F(Rollout, APausedRolloutStillTripsAndAStaleWriterIsRefused) {
   auto started = start_rollout(*conn_, schema_, "r", plan({kAllKeys}), 0, "test");
   ASSERT_TRUE(started);
   // A check between steps records the guard's value without moving the seq.
-  const GuardFn low = [] { return GuardCheck{false, 0.125, ""}; };
+  const GuardFn low = []() -> Expected<GuardCheck> { return GuardCheck{false, 0.125}; };
   ASSERT_TRUE(rollout_tick(*conn_, schema_, "r", low, 5, "test"));
   EXPECT_EQ(get_rollout(*conn_, schema_, "r")->value().guard_value, 0.125);
   EXPECT_EQ(get_rollout(*conn_, schema_, "r")->value().seq, started->seq);
@@ -189,7 +189,7 @@ TEST_F(Rollout, APausedRolloutStillTripsAndAStaleWriterIsRefused) {
   ASSERT_FALSE(w);
   EXPECT_TRUE(is_version_conflict(w.error())) << w.error().message;
   EXPECT_EQ(get_rollout(*conn_, schema_, "r")->value().state, "paused");
-  const GuardFn tripped = [] { return GuardCheck{true, 3.0, ""}; };
+  const GuardFn tripped = []() -> Expected<GuardCheck> { return GuardCheck{true, 3.0}; };
   auto t = rollout_tick(*conn_, schema_, "r", tripped, 20, "test");
   ASSERT_TRUE(t);
   EXPECT_EQ(t->state, "rolled_back")
