@@ -94,14 +94,14 @@ int bench_probe_cluster(const ClusterProbeBench& b) {
     index_of[key] = i;
     return key;
   };
-  d.empty = [&](const std::string& key) -> std::string {
+  d.empty = [&](const std::string& key) -> Status {
     const long long i = index_of.at(key);
     auto done = limiter.decide_batch(rules[rule_of(i)], own_drain_burst(own_label(i)), 64);
-    if (!done) return done.error().message;
+    if (!done) return make_error(done.error().message);
     for (const auto& r : *done) {
-      if (!r) return r.error().message;
+      if (!r) return make_error(r.error().message);
     }
-    return "";
+    return {};
   };
   d.server_cpu = [&]() -> Expected<double> {
     double total = 0;

@@ -85,7 +85,7 @@ Expected<DashboardRunResult> run_dashboard(redis::Connection& admin, const Dashb
     while (next_empty < plan.size() && plan[next_empty].first <= at_s) {
       const std::string& key = plan[next_empty].second;
       if (o.empty) {
-        if (auto err = o.empty(key); !err.empty()) return make_error(err);
+        if (Status emptied = o.empty(key); !emptied.ok()) return make_error(emptied.error());
       } else {
         const std::string now_ms = std::to_string(clock.wall().count() / 1'000'000);
         auto done = admin.command({"HSET", key, "tokens", "0", "ts", now_ms});

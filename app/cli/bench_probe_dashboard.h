@@ -33,9 +33,9 @@ struct DashboardRunOptions {
   std::function<std::string(long long i)> key_name;
   /// The servers' CPU seconds so far; unset: INFO cpu of `admin`.
   std::function<Expected<double>()> server_cpu;
-  /// Empties one seeded key; @return an error, or empty. Unset: HSET tokens 0, ts now (the
+  /// Empties one seeded key; @return ok, or why not. Unset: HSET tokens 0, ts now (the
   /// foreign hashes).
-  std::function<std::string(const std::string& key)> empty;
+  std::function<Status(const std::string& key)> empty;
 };
 
 struct DashboardRunResult {

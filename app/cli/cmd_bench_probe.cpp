@@ -71,24 +71,25 @@ Expected<double> server_usec(redis::Connection& c) {
   return total;
 }
 
-// One timed run of `refresh`, its server time added from commandstats.
+// One timed run of `refresh` (which returns a Status), its server time added from
+// commandstats.
 template <class F>
-std::string timed(redis::Connection& admin, Timing& t, F&& refresh) {
+Status timed(redis::Connection& admin, Timing& t, F&& refresh) {
   auto before = server_usec(admin);
-  if (!before) return before.error();
+  if (!before) return make_error(before.error());
   SteadyClock& clock = SteadyClock::instance();
   const double cpu0 = thread_cpu_ms();
   const Nanos t0 = clock.now();
-  if (auto err = refresh(); !err.empty()) return err;
+  if (Status refreshed = refresh(); !refreshed.ok()) return refreshed;
   t.wall_ms.push_back(static_cast<double>((clock.now() - t0).count()) / 1e6);
   t.cpu_ms.push_back(thread_cpu_ms() - cpu0);
   auto after = server_usec(admin);
-  if (!after) return after.error();
+  if (!after) return make_error(after.error());
   t.server_us += *after - *before;
-  return "";
+  return {};
 }
 
-std::string seed_keys(redis::Connection& admin, long long keys) {
+Status seed_keys(redis::Connection& admin, long long keys) {
   // Token buckets as a gateway writes them: tokens as a float string, ts in epoch ms. Levels
   // between half and full, so the keys emptied later are the ones under most pressure.
   const auto now_ms = std::to_string(SteadyClock::instance().wall().count() / 1'000'000);
@@ -97,41 +98,41 @@ std::string seed_keys(redis::Connection& admin, long long keys) {
     seed.add({"HSET", kPrefix + std::to_string(i), "tokens",
               std::to_string(30 + i % 30) + ".17499999999999447", "ts", now_ms});
     if (seed.size() == 10000 || i + 1 == keys) {
-      if (auto r = admin.pipeline(seed); !r) return r.error().message;
+      if (auto r = admin.pipeline(seed); !r) return make_error(r.error().message);
       seed.clear();
     }
   }
-  return "";
+  return {};
 }
 
 // The same N keys in our own schema (bench_probe_own.h), rule kOwnRule.
-std::string seed_own_keys(redis::Connection& admin, long long keys) {
+Status seed_own_keys(redis::Connection& admin, long long keys) {
   const redis::KeySchema schema;
   auto set = redis::set_config(admin, schema, kOwnRule, redis::single_limit(own_bench_params()),
                                redis::ChangeInfo{"bench-probe", "seed", std::nullopt});
-  if (!set) return set.error().message;
+  if (!set) return make_error(set.error().message);
   const double now_us = static_cast<double>(SteadyClock::instance().wall().count() / 1000);
   redis::CommandBatch seed;
   for (long long i = 0; i < keys; ++i) {
     seed.add(own_seed_command(schema, kOwnRule, i, now_us));
     if (seed.size() == 10000 || i + 1 == keys) {
-      if (auto r = admin.pipeline(seed); !r) return r.error().message;
+      if (auto r = admin.pipeline(seed); !r) return make_error(r.error().message);
       seed.clear();
     }
   }
-  return "";
+  return {};
 }
 
 // Empties one own-schema key as traffic does: the burst in one call.
-std::string drain_own_key(redis::Connection& c, const std::string& state_key) {
+Status drain_own_key(redis::Connection& c, const std::string& state_key) {
   const redis::KeySchema schema;
   const auto burst = own_drain_burst(state_key.substr(schema.state_key(kOwnRule, "").size()));
   auto done = redis::RedisLimiter(schema).decide_batch(c, kOwnRule, burst, burst.size());
-  if (!done) return done.error().message;
+  if (!done) return make_error(done.error().message);
   for (const auto& d : *done) {
-    if (!d) return d.error().message;
+    if (!d) return make_error(d.error().message);
   }
-  return "";
+  return {};
 }
 
 }  // namespace
@@ -186,8 +187,8 @@ int run_bench_probe(const CommandArgs& argv) {
   }
   const bool own = args.has("own");
   const std::string key_prefix = own ? redis::KeySchema{}.state_key(kOwnRule, "free-") : kPrefix;
-  if (auto err = own ? seed_own_keys(*admin, *keys) : seed_keys(*admin, *keys); !err.empty()) {
-    return usage_error(kName, err);
+  if (Status seeded = own ? seed_own_keys(*admin, *keys) : seed_keys(*admin, *keys); !seeded.ok()) {
+    return usage_error(kName, seeded.error());
   }
 
   const std::string profiles_json = R"({"profiles": [{"name": "gw", "match": "rl:free-*",
@@ -208,30 +209,31 @@ int run_bench_probe(const CommandArgs& argv) {
   std::size_t tracked = 0;
   auto fail = [&](const std::string& e) { return usage_error(kName, e); };
   if (*runs > 0) {
-    if (auto e = timed(*admin, discovery,
-                       [&]() -> std::string {
-                         auto s = probe.probe_all(*conn);
-                         return s ? "" : s.error().message;
-                       });
-        !e.empty()) {
-      return fail(e);
+    if (Status e = timed(*admin, discovery,
+                         [&]() -> Status {
+                           auto s = probe.probe_all(*conn);
+                           if (!s) return make_error(s.error().message);
+                           return {};
+                         });
+        !e.ok()) {
+      return fail(e.error());
     }
     if (auto s = probe_ttl.probe_all(*conn); !s) return fail(s.error().message);
     std::vector<std::string> names;
     names.reserve(static_cast<std::size_t>(*keys));
     for (long long i = 0; i < *keys; ++i) names.push_back(key_prefix + std::to_string(i));
     for (long long run = 0; run < *runs; ++run) {
-      std::string e = timed(*admin, ours, [&]() -> std::string {
+      Status e = timed(*admin, ours, [&]() -> Status {
         auto s = probe.refresh(*conn);
-        if (!s) return s.error().message;
+        if (!s) return make_error(s.error().message);
         tracked = s->keys.size();
         probe.recycle(std::move(s->keys));  // as the dashboard's live source does
-        return "";
+        return {};
       });
       // The plain reader: TIME, then one pipeline of HMGET (GET for our strings) over the same
       // keys; no arithmetic.
-      if (e.empty()) {
-        e = timed(*admin, plain, [&]() -> std::string {
+      if (e.ok()) {
+        e = timed(*admin, plain, [&]() -> Status {
           redis::CommandBatch cmds;
           cmds.add({"TIME"});
           for (const auto& n : names) {
@@ -242,16 +244,18 @@ int run_bench_probe(const CommandArgs& argv) {
             }
           }
           auto r = conn->pipeline(cmds);
-          return r ? "" : r.error().message;
+          if (!r) return make_error(r.error().message);
+          return {};
         });
       }
-      if (e.empty()) {
-        e = timed(*admin, ttl, [&]() -> std::string {
+      if (e.ok()) {
+        e = timed(*admin, ttl, [&]() -> Status {
           auto s = probe_ttl.refresh(*conn);
-          return s ? "" : s.error().message;
+          if (!s) return make_error(s.error().message);
+          return {};
         });
       }
-      if (!e.empty()) return fail(e);
+      if (!e.ok()) return fail(e.error());
     }
   }  // *runs > 0
 

@@ -410,14 +410,15 @@ int run_bench_redis(const CommandArgs& argv) {
     return usage_error(kName, r.error());
   // Before each of its phases its keys are emptied (each takes its whole capacity, as far as
   // it has it), so both phases run on keys under pressure from their first decision.
-  auto empty_drained = [&]() -> std::string {
+  auto empty_drained = [&]() -> Status {
     std::vector<redis::DecideRequest> burst;
     for (long long k = 0; k < s.keys; ++k) {
       for (double cost : {64.0, 32.0, 16.0, 8.0, 4.0, 2.0, 1.0})
         burst.push_back({"k" + std::to_string(k), {cost}, false});
     }
     auto r = limiter.decide_batch(*admin, drained_rule, burst, 7);
-    return r ? "" : r.error().message;
+    if (!r) return make_error(r.error().message);
+    return {};
   };
 
   // The floor phase reads a stamp as a decision does.
@@ -430,7 +431,7 @@ int run_bench_redis(const CommandArgs& argv) {
     long long per_call;
     RoundTrip trip;
     redis::ScriptMode mode;
-    std::function<std::string()> before = {};  ///< runs before the phase; an error stops the run
+    std::function<Status()> before = {};  ///< runs before the phase; a failure stops the run
   };
   // The limiter's phases count FCALL (the function library) and EVALSHA (where Functions are
   // missing); the *_evalsha phases force the fallback path on the same server.
@@ -460,7 +461,8 @@ int run_bench_redis(const CommandArgs& argv) {
   for (const auto& plan : plans) {
     std::cerr << "bench-redis: " << plan.name << " ...\n";
     if (plan.before) {
-      if (auto err = plan.before(); !err.empty()) return usage_error(kName, plan.name + ": " + err);
+      if (Status ready = plan.before(); !ready.ok())
+        return usage_error(kName, plan.name + ": " + ready.error());
     }
     auto phase = run_phase(
         s, *admin, plan.name,
