@@ -202,25 +202,21 @@ SeriesStore::SeriesStore(SeriesStoreOptions options) : options_(options) {
 
 SeriesStore::~SeriesStore() = default;
 
-SeriesStore::Series* SeriesStore::find_or_create(const Labels& labels, AppendResult& result) {
+Expected<SeriesStore::Series*, AppendResult> SeriesStore::find_or_create(const Labels& labels) {
   auto it = series_.find(labels);
   if (it != series_.end()) return it->second.get();
-  if (labels.metric_name().empty()) {
-    result = {AppendStatus::invalid_labels, "series " + labels.to_string() + " has no metric name"};
-    return nullptr;
-  }
+  if (labels.metric_name().empty())
+    return AppendResult{AppendStatus::invalid_labels,
+                        "series " + labels.to_string() + " has no metric name"};
   for (const auto& [name, value] : labels.pairs()) {
-    if (name.empty()) {
-      result = {AppendStatus::invalid_labels,
-                "series " + labels.to_string() + " has an empty label name"};
-      return nullptr;
-    }
+    if (name.empty())
+      return AppendResult{AppendStatus::invalid_labels,
+                          "series " + labels.to_string() + " has an empty label name"};
   }
   if (series_.size() >= options_.max_series) {
-    result = {AppendStatus::too_many_series, "series " + labels.to_string() +
-                                                 " refused: store holds its maximum of " +
-                                                 std::to_string(options_.max_series) + " series"};
-    return nullptr;
+    return AppendResult{AppendStatus::too_many_series,
+                        "series " + labels.to_string() + " refused: store holds its maximum of " +
+                            std::to_string(options_.max_series) + " series"};
   }
   auto s = std::make_unique<Series>();
   s->labels = labels;
@@ -240,12 +236,12 @@ SeriesStore::Series* SeriesStore::find_or_create(const Labels& labels, AppendRes
 
 AppendResult SeriesStore::append(const Labels& labels, Sample sample) {
   std::unique_lock lock(mutex_);
-  AppendResult result;
-  Series* s = find_or_create(labels, result);
-  if (s == nullptr) {
+  const Expected<Series*, AppendResult> found = find_or_create(labels);
+  if (!found) {
     ++rejected_;
-    return result;
+    return found.error();
   }
+  Series* s = *found;
   if (s->size() > 0) {
     const Sample& last = s->back();
     if (sample.t_ms < last.t_ms) {
@@ -262,7 +258,7 @@ AppendResult SeriesStore::append(const Labels& labels, Sample sample) {
     }
   }
   if (s->push(sample)) ++dropped_;
-  return result;
+  return {};
 }
 
 AppendResult SeriesStore::append_stale(const Labels& labels, std::int64_t t_ms) {

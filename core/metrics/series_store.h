@@ -150,7 +150,9 @@ class SeriesStore {
 
  private:
   struct Series;
-  Series* find_or_create(const Labels& labels, AppendResult& result);
+  /// The series of `labels`, created when new. @return it, or why it cannot be (its labels
+  /// are invalid, or the store is full)
+  Expected<Series*, AppendResult> find_or_create(const Labels& labels);
   std::vector<SeriesSamples> select_impl(std::span<const LabelMatcher> matchers,
                                          std::int64_t mint_ms, std::int64_t maxt_ms,
                                          bool latest_only) const;
