@@ -45,7 +45,7 @@ local function piece(name, body)
       P = ls_params({'token-bucket', '100', '1', '1000000000'}, '')
       P.eval, P.write = eval, write
       D = ls_decision()
-      RAW = struct.pack('<dd', 50, 1700000000000000)
+      RAW = struct.pack('<ddd', 50, 1700000000000000, 0)  -- format 2, TTL's end unknown
     end
     for i = 1, tonumber(ARGV[1]) do body(KEYS, i) end
     return 1
@@ -72,7 +72,7 @@ piece('decision_body', function(K, i)
   local tm = redis.call('TIME')
   local t = tm[1] * 1000000 + tm[2]
   local raw = redis.call('MGET', K[2], K[1])[2]
-  if not raw or #raw ~= 16 then raw = RAW end
+  if not raw or (#raw ~= 24 and #raw ~= 16) then raw = RAW end
   P.eval(P, K[1], t, tonumber('1'), D, raw, false)
   ls_record(D.allowed, D.reason, D.fix and 1 or 0, 0, D.remaining, D.limit, D.retry, D.reset, 3, '')
   if D.write then P.write(P, K[1], D, t, 0, false) end

@@ -1,5 +1,7 @@
 #include "app/cli/bench_probe_own.h"
 
+#include <cmath>
+
 #include "core/redis/state_codec.h"
 
 namespace limitscope::cli {
@@ -25,8 +27,10 @@ std::vector<std::string> own_seed_command(const redis::KeySchema& schema, const 
   const double tokens = 30 + static_cast<double>(i % 30) + 0.175;
   const auto ttl_ms =
       static_cast<long long>((kCapacity - tokens) * 60'000) + 1;  // until full at 1/min
+  // Format 2: the TTL's end in the state, as a decision writes it (docs/redis-state.md).
+  const double exp_ms = std::floor(now_us / 1000) + static_cast<double>(ttl_ms) - 1;
   return {"SET", schema.state_key(rule, own_label(i)),
-          redis::encode_token_bucket_state({tokens, now_us}), "PX", std::to_string(ttl_ms)};
+          redis::encode_token_bucket_state({tokens, now_us, exp_ms}), "PX", std::to_string(ttl_ms)};
 }
 
 std::vector<redis::DecideRequest> own_drain_burst(const std::string& label) {

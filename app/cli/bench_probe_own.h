@@ -17,7 +17,7 @@ namespace limitscope::cli {
 LimitParams own_bench_params();
 /// The limited key of seeded key i: "free-<i>".
 std::string own_label(long long i);
-/// SET of seeded key i of `rule` at `now_us`: the 16-byte state with its TTL until full.
+/// SET of seeded key i of `rule` at `now_us`: the 24-byte state with its TTL until full.
 std::vector<std::string> own_seed_command(const redis::KeySchema& schema, const std::string& rule,
                                           long long i, double now_us);
 /// The decisions that empty `label`: 60 of one unit (decide them in one call).

@@ -101,8 +101,9 @@ std::size_t own_read_commands(redis::CommandBatch& out, const LimitParams& param
   const bool hash_too = params.algorithm == Algorithm::token_bucket && legacy;
   switch (params.algorithm) {
     case Algorithm::token_bucket:
-      // The 16-byte string, and the hash a state written before issue 18 may still be (one of
-      // the two answers WRONGTYPE) where the rule's stamp says one may.
+      // The string (24 bytes, or the 16 of format 1: state_codec.h), and the hash a state
+      // written before issue 18 may still be (one of the two answers WRONGTYPE) where the
+      // rule's stamp says one may.
       out.add({"GET", key});
       if (hash_too) out.add({"HMGET", key, "tokens", "ts"});
       break;
@@ -175,8 +176,9 @@ void own_evaluate_into(KeyReading& r, const LimitParams& params,
       }
       if (state.is_string()) {
         const auto v = redis::decode_token_bucket_state(state.str);
-        if (!v || !std::isfinite(v->tokens) || !std::isfinite(v->ts_us))
-          return corrupt("is not 16 bytes of tokens and ts");
+        if (!v || !std::isfinite(v->tokens) || !std::isfinite(v->ts_us) || !(v->exp_ms >= 0) ||
+            !std::isfinite(v->exp_ms))
+          return corrupt("is not 24 (or 16) bytes of tokens, ts (and exp)");
         TokenBucket::State s{v->tokens, static_cast<std::int64_t>(v->ts_us) * 1000};
         fill_bucket(r, TokenBucket::available(params, s, now), params.capacity);
         return;

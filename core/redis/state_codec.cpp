@@ -23,6 +23,15 @@ double decode_le_double(std::string_view b) {
 
 std::string encode_token_bucket_state(const TokenBucketStateValue& s) {
   std::string out;
+  out.reserve(24);
+  put_le(out, s.tokens);
+  put_le(out, s.ts_us);
+  put_le(out, s.exp_ms);
+  return out;
+}
+
+std::string encode_token_bucket_state_v1(const TokenBucketStateValue& s) {
+  std::string out;
   out.reserve(16);
   put_le(out, s.tokens);
   put_le(out, s.ts_us);
@@ -30,9 +39,10 @@ std::string encode_token_bucket_state(const TokenBucketStateValue& s) {
 }
 
 std::optional<TokenBucketStateValue> decode_token_bucket_state(std::string_view bytes) {
-  if (bytes.size() != 16) return std::nullopt;
+  if (bytes.size() != 24 && bytes.size() != 16) return std::nullopt;
   return TokenBucketStateValue{decode_le_double(bytes.substr(0, 8)),
-                               decode_le_double(bytes.substr(8, 8))};
+                               decode_le_double(bytes.substr(8, 8)),
+                               bytes.size() == 24 ? decode_le_double(bytes.substr(16, 8)) : 0.0};
 }
 
 }  // namespace limitscope::redis

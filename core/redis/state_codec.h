@@ -1,8 +1,11 @@
 #pragma once
-// The token-bucket state string of decide.lua (docs/redis-schema.md, "State keys"): 16 bytes,
-// tokens then ts (µs since the epoch), each an IEEE-754 double, little-endian, exactly as
-// Lua's struct.pack('<dd', tokens, ts) writes it. Readers (probe, key browser, live source)
-// and tests use this one codec.
+// The token-bucket state string of decide.lua (docs/redis-state.md), as Lua's
+// struct.pack writes it: IEEE-754 doubles, little-endian. Format 2 (24 bytes, '<ddd'): tokens,
+// ts (µs since the epoch) and exp (ms since the epoch: the end of the key's TTL as the decision
+// that last set it computed it; a write keeps the TTL while it lasts long enough). Format 1 (16
+// bytes, '<dd', issue 18 before format 2): tokens and ts only, still read (its exp is 0,
+// unknown), and replaced by format 2 at the key's next write. Readers (probe, key browser, live
+// source) and tests use this one codec.
 
 #include <optional>
 #include <string>
@@ -13,16 +16,22 @@ namespace limitscope::redis {
 struct TokenBucketStateValue {
   double tokens = 0;  ///< the level at ts; below zero a settlement's debt
   double ts_us = 0;   ///< µs since the epoch the level was computed at (an integer)
+  double exp_ms = 0;  ///< format 2: ms since the epoch the key's TTL ends at; 0: unknown
 };
 
 /// The double in the first 8 bytes of `b` (at least 8), little-endian, as Lua's
 /// struct.pack('<d') writes it (state strings, decide.lua's decision records).
 double decode_le_double(std::string_view b);
 
-/// The 16-byte string for `s`.
+/// The 24-byte string (format 2) for `s`.
 std::string encode_token_bucket_state(const TokenBucketStateValue& s);
 
-/// The state in `bytes`, or nullopt when it is not 16 bytes.
+/// The 16-byte string of format 1 (tokens and ts; `s.exp_ms` is not written): what decisions
+/// before format 2 stored, for tests and benchmarks of the migration on read.
+std::string encode_token_bucket_state_v1(const TokenBucketStateValue& s);
+
+/// The state in `bytes` (format 2, or format 1 with exp_ms 0), or nullopt when it is neither 24
+/// nor 16 bytes.
 std::optional<TokenBucketStateValue> decode_token_bucket_state(std::string_view bytes);
 
 }  // namespace limitscope::redis

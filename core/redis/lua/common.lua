@@ -61,6 +61,28 @@ local function ls_ttl_ms(ns)
   return ms
 end
 
+-- Stores a token-bucket state (format 2, docs/redis-state.md): 24 bytes, the
+-- doubles tokens, ts (µs) and exp, a ms instant (server clock) the key's TTL lasts at least
+-- until. `x`: the exp the key holds now (0: none, or unknown). The key must live `ttl` ms after
+-- t's ms (ls_ttl_ms of the time until idle, plus the test pad). When its TTL already does, `SET … KEEPTTL` (about half the server time of
+-- `SET … PX`, which removes and adds the key's expiry); otherwise `SET … PX` one second longer
+-- than needed, so a key decided again within that second keeps its TTL (issue 18). exp is then
+-- the ms of t plus the TTL minus 1: PX counts from the SET (the same ms as TIME or later on
+-- Redis 7.0; a server that counts from the script's start may be 1 ms earlier). Returns the
+-- string.
+local function ls_tb_store(skey, tokens, ts, x, t, ttl)
+  local now_ms = (t - t % 1000) / 1000
+  if x >= now_ms + ttl then
+    local v = struct.pack('<ddd', tokens, ts, x)
+    redis.call('SET', skey, v, 'KEEPTTL')
+    return v
+  end
+  ttl = ttl + 1000
+  local v = struct.pack('<ddd', tokens, ts, now_ms + ttl - 1)
+  redis.call('SET', skey, v, 'PX', ttl)  -- a number: Redis prints it in C
+  return v
+end
+
 -- Fills decision d (allowed, limit, remaining, retry: ns or nil, reset: ns, reason); the
 -- algorithm then sets d.write (nil, 'commit' when admitted, 'fix' for a reset state to store)
 -- and the next state in its own fields.
@@ -72,7 +94,7 @@ end
 local function ls_decision()
   return {allowed = false, limit = 0, remaining = 0, retry = 0, reset = 0, reason = '',
           write = false, del = false, fix = false, a = 0, b = 0, c = 0, e = 0, f = false, g = false,
-          settle = 0}
+          settle = 0, x = 0}
 end
 
 -- time_math::earliest_true: smallest d in (lo, cap] with pred(d), pred monotone false→true;

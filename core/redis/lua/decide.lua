@@ -478,7 +478,7 @@ for i = 1, n do
               if KEYS[3 + k] == base then vals[1 + (k - 1) * npre + p.rank] = v end
             end
             if not held then held = {} end
-            held[skey] = {p, d.a, d.b, t}
+            held[skey] = {p, d.a, d.b, t, d.x}
           elseif held then
             held[skey] = nil  -- stored just now
           end

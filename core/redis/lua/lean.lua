@@ -3,15 +3,15 @@
 -- run of the EVALSHA script, like every helper there).
 
 -- Stores the writes a call held for later decisions of the same key that then wrote nothing
--- (refusals, failed decisions): held[state key] = {limit, d.a, d.b, instant}, the state last
--- decided for the key. ls_lean and decide.lua's general path call it before they return a
--- reply (a call that returns an error has decided nothing: decide.lua checks every argument
--- and override first).
+-- (refusals, failed decisions): held[state key] = {limit, d.a, d.b, instant, d.x}, the state
+-- last decided for the key (d.x: the TTL's end the key holds, token_bucket.lua). ls_lean and
+-- decide.lua's general path call it before they return a reply (a call that returns an error
+-- has decided nothing: decide.lua checks every argument and override first).
 local function ls_flush(held, pad)
   if not held then return end
   for key, st in pairs(held) do
     local p = st[1]
-    p.write(p, key, {a = st[2], b = st[3]}, st[4], pad)
+    p.write(p, key, {a = st[2], b = st[3], x = st[5]}, st[4], pad)
   end
 end
 
@@ -58,7 +58,7 @@ local function ls_lean(KEYS, ARGV, n, t, p, d, version, vals, cs, pad, cfg, labe
           if KEYS[3 + k] == base then vals[1 + k] = v end
         end
         if not held then held = {} end
-        held[base] = {p, d.a, d.b, t}
+        held[base] = {p, d.a, d.b, t, d.x}
       elseif held then
         held[base] = nil  -- stored just now
       end

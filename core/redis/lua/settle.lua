@@ -48,17 +48,26 @@ if delta == 0 then return false end
 local C, npu = p.capacity, p.period / p.amount
 local debt = p.amount * 3600000000000 / p.period  -- TokenBucket::max_debt, the same expression
 local skey = KEYS[2]
--- The state: a 16-byte string (token_bucket.lua), or a hash {tokens, ts} written before issue 18.
-local tokens, last
+-- The state: a 24-byte string (token_bucket.lua; x: the end of the key's TTL), the 16-byte one
+-- without it, or a hash {tokens, ts} written before issue 18 (x = 0: the TTL is set anew).
+local tokens, last, x = nil, nil, 0
 local raw = redis.pcall('GET', skey)
 if type(raw) == 'table' and raw.err then
   raw = redis.pcall('HMGET', skey, 'tokens', 'ts')
   if raw.err or not (raw[1] or raw[2]) then return false end
   tokens, last = ls_num(raw[1]), ls_uint(raw[2])
 elseif raw then
-  if #raw ~= 16 then return false end
-  tokens, last = struct.unpack('<dd', raw)
-  if tokens ~= tokens or tokens == math.huge or not (last >= 0) or last % 1 ~= 0 then return false end
+  if #raw == 24 then
+    tokens, last, x = struct.unpack('<ddd', raw)
+  elseif #raw == 16 then
+    tokens, last = struct.unpack('<dd', raw)
+  else
+    return false
+  end
+  if tokens ~= tokens or tokens == math.huge or not (last >= 0) or last % 1 ~= 0 or not (x >= 0) or
+     x % 1 ~= 0 then
+    return false
+  end
 end
 if raw then
   if tokens == nil or tokens < -debt or last == nil or (last - t) * 1000 > C * npu then return false end
@@ -76,5 +85,5 @@ if level > C then level = C end
 local ts = last
 if t > ts then ts = t end
 local full_ns = (ts - t) * 1000 + ls_ceil_ns((C - level) * npu)
-redis.call('SET', skey, struct.pack('<dd', level, ts), 'PX', ls_ttl_ms(full_ns) + pad)
+ls_tb_store(skey, level, ts, x, t, ls_ttl_ms(full_ns) + pad)
 return ls_reply_num(level)

@@ -1,28 +1,37 @@
--- token_bucket.lua: core/limiter/token_bucket.cpp on Redis. State: a string of 16 bytes, two
--- IEEE-754 doubles little-endian (struct '<dd'): tokens (negative: a debt left by settlement)
--- and ts, the µs instant tokens were computed at. Exact both ways, and about six times cheaper
--- to write and read in Redis's Lua than "%.17g" text. Before issue 18 the state was a hash
--- {tokens, ts}: decide.lua reads one (ls_legacy_tb) where one may still exist, and the next write
--- replaces it with the string. Times are µs, durations ns.
+-- token_bucket.lua: core/limiter/token_bucket.cpp on Redis. State: a string of 24 bytes, three
+-- IEEE-754 doubles little-endian (struct '<ddd'): tokens (negative: a debt left by settlement),
+-- ts, the µs instant tokens were computed at, and exp, the ms instant the key's TTL was last set
+-- to end at (ls_tb_store: a write keeps the TTL when it already lasts long enough). Exact both
+-- ways, and about six times cheaper to write and read in Redis's Lua than "%.17g" text. Read
+-- too: the 16-byte string without exp written from issue 18 until its format 2 (its TTL is
+-- unknown: the next write sets one), and before issue 18 a hash {tokens, ts} (ls_legacy_tb, where
+-- one may still exist); the next write replaces either with the 24-byte string. Times are µs,
+-- durations ns.
 -- Pasted into decide.lua (at its algorithms marker), where the final `return eval, write` becomes an
 -- assignment: eval(p, skey, t, cost, d, raw, legacy) fills decision d from the state `raw` the
 -- caller read (false: none; legacy: a missing string may be an old hash) (next state: d.a =
--- tokens, d.b = ts), write(p, skey, d, t, pad_ms, hold) stores it (hold: only encodes it) and
--- returns the string.
+-- tokens, d.b = ts; d.x = the key's exp, 0 when unknown), write(p, skey, d, t, pad_ms, hold)
+-- stores it (hold: only encodes it, with the exp the key still has) and returns the string.
 
 local function eval(p, skey, t, cost, d, raw, legacy)
   local C, npu = p.capacity, p.period / p.amount  -- ns per token (time_math::ns_per_unit)
-  local tokens, last, reset = C, t, false
+  local tokens, last, reset, x = C, t, false, 0
   d.fix, d.write = false, false
   if raw then
-    if #raw == 16 then tokens, last = struct.unpack('<dd', raw) end
-    -- Corrupt (not 16 bytes, not finite, below the deepest debt settlement leaves: one hour of
-    -- refill, a fractional or negative ts), or further ahead than one whole refill: start from
-    -- an empty bucket now.
-    if #raw ~= 16 or tokens ~= tokens or tokens == math.huge or
+    local len = #raw
+    if len == 24 then
+      tokens, last, x = struct.unpack('<ddd', raw)
+    elseif len == 16 then
+      tokens, last = struct.unpack('<dd', raw)  -- format 1: the key's TTL is unknown (x = 0)
+    end
+    -- Corrupt (not 24 or 16 bytes, not finite, below the deepest debt settlement leaves: one
+    -- hour of refill, a fractional or negative ts or exp), or further ahead than one whole
+    -- refill: start from an empty bucket now.
+    if (len ~= 24 and len ~= 16) or tokens ~= tokens or tokens == math.huge or
        tokens < -(p.amount * 3600000000000 / p.period) or not (last >= 0) or
-       last % 1 ~= 0 or last > 9007199254740992 or (last - t) * 1000 > C * npu then
-      reset = true
+       last % 1 ~= 0 or last > 9007199254740992 or (last - t) * 1000 > C * npu or
+       not (x >= 0) or x % 1 ~= 0 then
+      reset, x = true, 0
     end
   elseif legacy then
     local f = ls_legacy_tb(skey)
@@ -36,6 +45,7 @@ local function eval(p, skey, t, cost, d, raw, legacy)
       end
     end
   end
+  d.x = x
   if reset then
     tokens, last = 0, t
     d.fix, d.write, d.a, d.b = true, 'fix', 0, t
@@ -79,13 +89,11 @@ local function eval(p, skey, t, cost, d, raw, legacy)
 end
 
 local function write(p, skey, d, t, pad_ms, hold)
-  local v = struct.pack('<dd', d.a, d.b)
-  if hold then return v end
+  if hold then return struct.pack('<ddd', d.a, d.b, d.x) end
   -- Idle (indistinguishable from a fresh bucket) once full again. SET replaces a key of any
-  -- type, the old hash included.
+  -- type, the old hash included (a reset, which sets one, has d.x = 0: a new TTL).
   local full_ns = (d.b - t) * 1000 + ls_ceil_ns((p.capacity - d.a) * (p.period / p.amount))
-  redis.call('SET', skey, v, 'PX', ls_ttl_ms(full_ns) + pad_ms)  -- a number: Redis prints it in C
-  return v
+  return ls_tb_store(skey, d.a, d.b, d.x, t, ls_ttl_ms(full_ns) + pad_ms)
 end
 
 return eval, write

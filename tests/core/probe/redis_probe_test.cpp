@@ -10,6 +10,7 @@
 #include "core/limiter/algorithms.h"
 #include "core/redis/redis_limiter.h"
 #include "core/redis/rule_config.h"
+#include "core/redis/state_codec.h"
 #include "support/limit_params_builders.h"
 #include "support/redis_server.h"
 
@@ -235,6 +236,35 @@ TEST(RedisProbe, TokenBucketStatesAreReadWithOneCommandUnlessOldHashesMayRemain)
   EXPECT_EQ(passed->read_commands, steady->read_commands - 6);
 }
 
+// A token-bucket state of either format (docs/redis-state.md) reads as its level: the 24-byte
+// string decisions write (with the end of the key's TTL) and the 16-byte one before it.
+TEST(RedisProbe, TokenBucketStatesOfBothFormatsAreRead) {
+  auto server = RedisServer::start();
+  Connection c = connect(*server);
+  const redis::KeySchema schema;
+  auto set = redis::set_config(
+      c, schema, "tb",
+      redis::single_limit(test::bucket(Algorithm::token_bucket, 10, 1, std::chrono::minutes(1))),
+      redis::ChangeInfo{"test", "probe test", std::nullopt});
+  ASSERT_TRUE(set.ok()) << set.error().message;
+  ASSERT_TRUE(redis::RedisLimiter(schema).decide(c, "tb", "decided", 3).ok());
+  EXPECT_EQ(must_get(c, schema.state_key("tb", "decided")).size(), 24u);
+  const auto now = static_cast<double>(server_now_us(c));
+  test::must(c,
+             {"SET", schema.state_key("tb", "v1"), redis::encode_token_bucket_state_v1({4, now})});
+  test::must(c, {"SET", schema.state_key("tb", "v2"),
+                 redis::encode_token_bucket_state({4, now, now / 1000 + 60'000})});
+  RedisProbe probe(builtin_profiles(), ProbeOptions{});
+  auto snap = probe.probe_all(c);
+  ASSERT_TRUE(snap.ok()) << snap.error().message;
+  for (const char* label : {"decided", "v1", "v2"}) {
+    const auto* r = find(*snap, schema.state_key("tb", label));
+    ASSERT_NE(r, nullptr) << label;
+    ASSERT_TRUE(r->error.empty()) << label << ": " << r->error;
+    EXPECT_NEAR(*r->level, label == std::string("decided") ? 7 : 4, 0.1) << label;
+  }
+}
+
 // Keys of a rule read before are read with TIME, planned from its config as last read; a
 // config changed since is seen in the same refresh: the keys are read again under it.
 TEST(RedisProbe, AChangedConfigIsReadInTheRefreshThatSeesIt) {
@@ -270,7 +300,7 @@ TEST(RedisProbe, AChangedConfigIsReadInTheRefreshThatSeesIt) {
   EXPECT_NEAR(*r->fill, 0.3, 0.001);
   EXPECT_NE(r->parameters.find("capacity=20"), std::string::npos) << r->parameters;
 
-  configure(20, Algorithm::gcra);  // a bucket's 16 bytes are no GCRA time: read as GCRA, refused
+  configure(20, Algorithm::gcra);  // a bucket's 24 bytes are no GCRA time: read as GCRA, refused
   auto other = probe.refresh(c);
   ASSERT_TRUE(other.ok()) << other.error().message;
   ASSERT_NE(find(*other, key), nullptr);

@@ -36,12 +36,18 @@ struct Corruption {
   bool legacy = false;  // a rule configured before issue 18 (no stamp): old hash states are read
 };
 
-std::string tb_state(double tokens, double ts_us) {
-  return encode_token_bucket_state({tokens, ts_us});
+std::string tb_state(double tokens, double ts_us, double exp_ms = 0) {
+  return encode_token_bucket_state({tokens, ts_us, exp_ms});
+}
+
+// The 16-byte format before the state carried its TTL's end (still read).
+std::string tb_state_v1(double tokens, double ts_us) {
+  return encode_token_bucket_state_v1({tokens, ts_us});
 }
 
 const Corruption kCorruptions[] = {
-    {Algorithm::token_bucket, "not 16 bytes", {"SET", "KEY", "x"}},
+    {Algorithm::token_bucket, "not 24 or 16 bytes", {"SET", "KEY", "x"}},
+    {Algorithm::token_bucket, "20 bytes", {"SET", "KEY", tb_state(10, kNowUs).substr(0, 20)}},
     {Algorithm::token_bucket, "tokens nan", {"SET", "KEY", tb_state(std::nan(""), kNowUs)}},
     {Algorithm::token_bucket, "tokens inf", {"SET", "KEY", tb_state(INFINITY, kNowUs)}},
     // A level below zero is a debt settlement left, down to one hour of refill; deeper is corrupt.
@@ -51,6 +57,15 @@ const Corruption kCorruptions[] = {
     {Algorithm::token_bucket, "ts far ahead", {"SET", "KEY", tb_state(10, kFutureUs)}},
     {Algorithm::token_bucket, "ts fractional", {"SET", "KEY", tb_state(10, kNowUs + 0.5)}},
     {Algorithm::token_bucket, "ts negative", {"SET", "KEY", tb_state(10, -1)}},
+    {Algorithm::token_bucket, "exp nan", {"SET", "KEY", tb_state(10, kNowUs, std::nan(""))}},
+    {Algorithm::token_bucket, "exp inf", {"SET", "KEY", tb_state(10, kNowUs, INFINITY)}},
+    {Algorithm::token_bucket, "exp negative", {"SET", "KEY", tb_state(10, kNowUs, -1)}},
+    {Algorithm::token_bucket, "exp fractional", {"SET", "KEY", tb_state(10, kNowUs, 1.5)}},
+    // The 16-byte format of before the state carried its TTL's end, read as such.
+    {Algorithm::token_bucket,
+     "16 bytes: tokens nan",
+     {"SET", "KEY", tb_state_v1(std::nan(""), kNowUs)}},
+    {Algorithm::token_bucket, "16 bytes: ts far ahead", {"SET", "KEY", tb_state_v1(10, kFutureUs)}},
     // The old hash form, read while a rule may still hold one.
     {Algorithm::token_bucket, "old hash: wrong type", {"SADD", "KEY", "x"}, true},
     {Algorithm::token_bucket,
