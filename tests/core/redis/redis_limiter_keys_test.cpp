@@ -355,14 +355,18 @@ TEST(RedisLimiterKeys, AnOldHashStateIsReadUntilItHasExpiredAndReplacedByTheNext
   // until the last of them has expired (10 s to refill from empty, plus an hour of debt).
   const std::string other = schema.state_key("r", "other");
   must(c, {"HSET", other, "tokens", "0", "ts", std::to_string(kEpochUs + 1'000'000)});
+  // The mark is the server's time of the change plus 10 s and an hour (and 1 ms): between the
+  // server's times read before and after it, however long the change took.
+  auto before = read_server_time_us(c);
+  ASSERT_TRUE(before.ok());
   put(c, schema, "r", single_limit(p));
   const std::string mark = must(c, {"GET", stamp}).str;
   ASSERT_NE(mark.find(" legacy "), std::string::npos) << mark;
   const std::int64_t until = std::stoll(mark.substr(mark.find(" legacy ") + 8));
   auto time = read_server_time_us(c);
   ASSERT_TRUE(time.ok());
-  EXPECT_GE(until, *time + 3'610'000'000LL);
-  EXPECT_LE(until, *time + 3'620'000'000LL);
+  EXPECT_GE(until, *before + 3'610'000'000LL);
+  EXPECT_LE(until, *time + 3'610'001'000LL);
   d = limiter.decide(c, "r", "other", 1, o);
   ASSERT_TRUE(d.ok());
   EXPECT_FALSE(d->decision.allowed) << "read from the old hash while it may exist";
