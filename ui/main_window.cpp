@@ -46,7 +46,24 @@
 #include "ui/theme.h"
 
 namespace limitscope::ui {
+
 namespace {
+
+/// Shows `text` in a status bar figure that changes on every update (the clock, the rates).
+/// The label keeps a fixed size, changed only when the text needs another width: a label whose
+/// size may change has the whole window laid out again on each setText (QLabel calls
+/// updateGeometry, the status bar's layout passes it up to the main window's), and the docks
+/// and their scroll bars repainted.
+void setStatusFigure(QLabel* label, const QString& text) {
+  if (label->text() == text) return;
+  label->setText(text);
+  const QSize hint = label->sizeHint();
+  const int slack = label->fontMetrics().horizontalAdvance(QLatin1Char('0')) * 2;
+  if (hint.height() != label->height() || hint.width() > label->width() ||
+      hint.width() < label->width() - slack) {
+    label->setFixedSize(hint);
+  }
+}
 
 constexpr int kUiRefreshMs = 40;  // coalescing timer: at most 25 redraws a second
 
@@ -492,16 +509,17 @@ void MainWindow::applySnapshot(const SnapshotPtr& s) {
   notifyFiring(m_alertModel->setAlerts(s->alerts));
   updateDetails();
 
-  m_statusSource->setText(QString::fromStdString(s->source));
-  m_statusState->setText(QString::fromStdString(s->connection) +
-                         (m_view.live ? QString() : tr(" · paused view")));
-  m_statusRate->setText(tr("%1 samples/s").arg(s->samples_per_s, 0, 'f', 0));
-  m_statusDropped->setText(tr("%1 dropped").arg(s->dropped_samples));
-  m_statusTime->setText(
+  setStatusFigure(m_statusSource, QString::fromStdString(s->source));
+  setStatusFigure(m_statusState, QString::fromStdString(s->connection) +
+                                     (m_view.live ? QString() : tr(" · paused view")));
+  setStatusFigure(m_statusRate, tr("%1 samples/s").arg(s->samples_per_s, 0, 'f', 0));
+  setStatusFigure(m_statusDropped, tr("%1 dropped").arg(s->dropped_samples));
+  setStatusFigure(
+      m_statusTime,
       QDateTime::fromMSecsSinceEpoch(s->now_ms).toString(QStringLiteral("HH:mm:ss")) +
-      (s->incidents.empty()
-           ? QString()
-           : tr(" · incident: %1").arg(QString::fromStdString(s->incidents.front()))));
+          (s->incidents.empty()
+               ? QString()
+               : tr(" · incident: %1").arg(QString::fromStdString(s->incidents.front()))));
   m_statusError->setText(QString::fromStdString(s->last_error));
   // A live source's event log (connected, scrape failed: reason, reconnected): the Events
   // dock lists it; the state and error keep it as their tooltip too, newest last.
