@@ -110,6 +110,7 @@ void ChartStack::setData(const std::vector<ChartData>& charts,
     setCollapsed(static_cast<int>(i), nothing);
   }
   alignCharts();
+  for (TimeChart* c : m_charts) c->settleLayout();
 }
 
 void ChartStack::setDark(bool dark) {

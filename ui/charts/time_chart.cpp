@@ -3,6 +3,7 @@
 #include <QDateTime>
 #include <QFontMetrics>
 #include <QFontMetricsF>
+#include <QGraphicsLayout>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
@@ -20,6 +21,7 @@
 #include <limits>
 
 #include "ui/charts/axis_range.h"
+#include "ui/charts/pixel_polyline.h"
 
 namespace limitscope::ui {
 namespace {
@@ -113,6 +115,14 @@ void TimeChart::setDark(bool dark) {
   m_axisX->setLabelsBrush(QBrush(Qt::transparent));
   m_axisX->setGridLineVisible(false);
   m_lastPoints.clear();  // the theme reset pens; redraw everything on the next update
+}
+
+void TimeChart::settleLayout() {
+  // The chart's layout places the legend, whose own layout places its markers; a legend that
+  // changed size asks the chart's again.
+  for (QGraphicsLayout* l : {chart()->layout(), chart()->legend()->layout(), chart()->layout()}) {
+    if (l != nullptr && !l->isActivated()) l->activate();
+  }
 }
 
 void TimeChart::setData(const ChartData& chartData, const std::vector<AlertInterval>& intervals,
@@ -538,25 +548,24 @@ void TimeChart::drawForeground(QPainter* painter, const QRectF& rect) {
     painter->drawLine(QPointF(x1, plot.top()), QPointF(x1, plot.bottom()));
   }
   if (m_yHi > m_yLo) {
-    const double sx = plot.width() / static_cast<double>(m_end - m_start);
-    QPolygonF poly;
+    PlotMapping mapping;
+    mapping.plot = plot;
+    mapping.start_ms = static_cast<double>(m_start);
+    mapping.ms_per_px = static_cast<double>(m_end - m_start) / std::max(1.0, plot.width());
+    mapping.y_lo = m_yLo;
+    mapping.y_hi = m_yHi;
+    mapping.log = m_log;
     for (auto it = m_lastPoints.cbegin(); it != m_lastPoints.cend(); ++it) {
       const QLineSeries* series = m_lines.value(it.key(), nullptr);
       if (series == nullptr || it->empty()) continue;
-      poly.resize(static_cast<qsizetype>(it->size()));
-      for (std::size_t i = 0; i < it->size(); ++i) {
-        const auto& p = (*it)[i];
-        poly[static_cast<qsizetype>(i)] =
-            QPointF(plot.left() + (p.x - static_cast<double>(m_start)) * sx,
-                    plot.bottom() - yFraction(p.y) * plot.height());
-      }
+      pixel_polyline(*it, mapping, m_polyline);
       // A cosmetic pen of whole-pixel width takes the raster engine's fast line path; a 1.5 px
       // pen goes through the stroker, several times slower for tens of thousands of points.
       QPen pen = series->pen();
       pen.setWidth(pen.widthF() > 2 ? 3 : 1);
       pen.setCosmetic(true);
       painter->setPen(pen);
-      painter->drawPolyline(poly);
+      painter->drawPolyline(m_polyline);
     }
     drawThresholds(painter, plot);
   }

@@ -12,6 +12,7 @@
 #include <QChartView>
 #include <QHash>
 #include <QPointer>
+#include <QPolygonF>
 #include <QString>
 #include <QStringList>
 #include <limits>
@@ -38,6 +39,10 @@ class TimeChart : public QChartView {
   void setData(const ChartData& data, const std::vector<AlertInterval>& intervals, qint64 start_ms,
                qint64 end_ms);
   void setDark(bool dark);
+  /// Lays out now what setData changed in QtCharts (a title, a range, the legend): QtCharts
+  /// does it in a posted event and repaints the moved items in another, a second repaint of
+  /// the whole chart after the one setData asked for. Laid out now, the two are one.
+  void settleLayout();
   /// Left edge of the plot area without the padding added by setLeftPad (chart pixels).
   double naturalPlotLeft() const;
   /// Extra room left of the y axis, so several charts can share one plot-area left edge.
@@ -123,6 +128,7 @@ class TimeChart : public QChartView {
   QHash<QString, QLineSeries*> m_lines;
   QHash<QString, int> m_colors;  // line name -> index into the theme's line colours
   QHash<QString, std::vector<metrics::Point>> m_lastPoints;
+  QPolygonF m_polyline;  // a line in pixels, reused by each paint (pixel_polyline)
   std::vector<double> m_thresholdValues;
   QStringList m_thresholdLabels;
   std::vector<AlertBand> m_bands;
