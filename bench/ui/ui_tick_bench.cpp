@@ -14,6 +14,7 @@
 // `--series` measures one chart's lines instead, with and without OpenGL (series_bench.cpp).
 // LIMITSCOPE_BENCH_PAINT_LOG=1 lists every paint event (widget, rect, CPU) per frame, and
 // LIMITSCOPE_BENCH_PAINT_PATHS=1 names widgets by their parents: what a frame repaints.
+// LIMITSCOPE_BENCH_SHOTS=DIR saves each case's last frame (frame-ROWS-rows.png).
 // Prints p50/p99/max per side, in wall time and in each thread's own CPU time (what the tick
 // costs when no other process takes the core; the worker's includes the key table's diff and
 // sort, KeyTablePublisher::annotate, the cost moved off the GUI thread), resident memory, and
@@ -26,6 +27,7 @@
 #include <QEvent>
 #include <QMap>
 #include <QPaintEvent>
+#include <QPixmap>
 #include <QStandardPaths>
 #include <algorithm>
 #include <cmath>
@@ -258,8 +260,12 @@ Figures run(int rows, int keys, int history_s, int ticks, long* rss_after) {
       out.paint_by_class[it.key()] += it.value() / ticks;
     // The whole window rendered from scratch, every widget painted (after an expose).
     const double cpu3 = thread_cpu_ms();
-    benchmark_sink += window.grab().width();
+    const QPixmap whole = window.grab();
+    benchmark_sink += whole.width();
     out.grab_cpu_ms.push_back(thread_cpu_ms() - cpu3);
+    const QString shots = qEnvironmentVariable("LIMITSCOPE_BENCH_SHOTS");
+    if (i + 1 == ticks && !shots.isEmpty())  // the last frame, to look at
+      whole.save(shots + QStringLiteral("/frame-%1-rows.png").arg(rows));
   }
   *rss_after = rss_kib();
   return out;
