@@ -163,16 +163,29 @@ std::optional<std::pair<SweepAxis, SweepAxis>> axes_around(const LimitParams& ca
 }
 
 std::string sweep_summary(const GuidedSweep& result, const Advice& advice,
-                          const std::string& constraint_problem) {
+                          const Status& constraints) {
   std::string text = std::to_string(result.all.cells.size()) + " settings; " +
                      std::to_string(advice.recommendation.frontier.size()) +
                      " on the Pareto frontier (fewer 429s vs " +
                      (result.all.priced ? "fewer dollars admitted" : "less admitted cost") + "); " +
                      std::to_string(result.well_behaved_keys) + " of " +
                      std::to_string(result.keys) + " keys well-behaved. ";
-  if (!constraint_problem.empty())
-    text += "The worst key's spend limit cannot be judged: " + constraint_problem + ". ";
+  if (!constraints.ok())
+    text += "The worst key's spend limit cannot be judged: " + constraints.error() + ". ";
   return text + "The recommendation is beside the heatmap. Click a cell to make it the candidate.";
+}
+
+std::string sweep_failed_text(bool cancelled, const std::string& error) {
+  return cancelled ? "Sweep cancelled." : "Sweep failed: " + error;
+}
+
+std::pair<std::string, std::string> sweep_axis_titles(Algorithm algorithm) {
+  if (is_window_algorithm(algorithm)) return {"Window (s)", "Limit"};
+  return {"Capacity", "Refill (/s)"};
+}
+
+std::string first_guess_text(const FirstGuess& guess) {
+  return "First guess: " + setting_text(guess.params) + " (" + guess.basis + ").";
 }
 
 std::size_t demo_cell(const Advice& advice) {
@@ -308,11 +321,18 @@ std::string config_written_text(bool undo, const std::optional<redis::RuleConfig
 void TunerSession::adopt(SharedTrace trace, TraceFacts facts) {
   trace_ = std::move(trace);
   facts_ = std::move(facts);
+  for (SettingForm& setting : settings_) setting.set_largest_cost(facts_.largest_cost);
   // Replies still in flight belong to the previous trace: make them stale.
   for (int side = 0; side < 2; ++side) {
     ++generation_[side];
     ++scenario_generation_[side];
   }
+}
+
+bool TunerSession::take_facts(const SharedTrace& trace, TraceFacts facts) {
+  if (trace != trace_) return false;
+  facts_ = std::move(facts);
+  return true;
 }
 
 std::optional<FirstGuess> TunerSession::first_guess_for(Algorithm algorithm) const {
@@ -385,6 +405,12 @@ void TunerSession::set_tokens_per_request(int tokens) {
 const TunerSession::CancelFlag& TunerSession::start_job() {
   cancel_ = std::make_shared<std::atomic<bool>>(false);
   return cancel_;
+}
+
+Expected<std::optional<FirstGuess>> first_guess_step(const TunerSession& session,
+                                                     Algorithm algorithm) {
+  if (!session.trace()) return make_error("Load a trace first.");
+  return session.first_guess_for(algorithm);
 }
 
 }  // namespace limitscope::tuner

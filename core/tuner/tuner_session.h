@@ -26,6 +26,7 @@
 #include "core/tuner/candidate.h"
 #include "core/tuner/first_guess.h"
 #include "core/tuner/pricing.h"
+#include "core/tuner/setting_form.h"
 #include "core/tuner/sweep.h"
 #include "core/tuner/well_behaved.h"
 #include "core/tuner/whatif.h"
@@ -115,9 +116,20 @@ std::optional<std::pair<SweepAxis, SweepAxis>> axes_around(const LimitParams& ca
                                                            int x_steps, int y_steps);
 
 /// The sweep's line under its panel once it is done ("144 settings; 9 on the Pareto frontier
-/// …").
+/// …"), with what `constraints` (check_constraints of the sweep) says could not be judged.
 std::string sweep_summary(const GuidedSweep& result, const Advice& advice,
-                          const std::string& constraint_problem);
+                          const Status& constraints);
+
+/// What the sweep line says when a sweep gave no result: "Sweep cancelled." or "Sweep failed:
+/// <error>".
+std::string sweep_failed_text(bool cancelled, const std::string& error);
+
+/// The sweep's axis names for a candidate of `algorithm`: "Window (s)" and "Limit", or
+/// "Capacity" and "Refill (/s)".
+std::pair<std::string, std::string> sweep_axis_titles(Algorithm algorithm);
+
+/// "First guess: token-bucket capacity 40, refill 2/s (<its basis>)." once it is the candidate.
+std::string first_guess_text(const FirstGuess& guess);
 
 /// The cell a demo (the screenshot) loads: the ★, else the cell the spend limit excluded, else
 /// the frontier's first (0 when it is empty).
@@ -194,8 +206,9 @@ std::string config_read_text(const std::string& rule, const std::optional<redis:
 std::string config_written_text(bool undo, const std::optional<redis::RuleConfig>& live,
                                 const std::string& by);
 
-/// The state of one Tuner: the connection, the trace, the prices and the key names it is read
-/// with, the running job's Cancel flag, the two what-if series and their requests in flight,
+/// The state of one Tuner: the connection, the two settings as entered, the trace, the prices
+/// and the key names it is read with, the running job's Cancel flag, the two what-if series
+/// and their requests in flight,
 /// the live rule's config and shadow version, and the request counters that make late replies
 /// stale. The tab owns one; each panel changes it only through these operations.
 class TunerSession {
@@ -213,6 +226,9 @@ class TunerSession {
   const std::string& url() const { return url_; }
   /// The URL for labels: redacted, or "(unusable URL)" when it does not parse; "" for none.
   const std::string& url_shown() const { return url_shown_; }
+  // --- the two settings as the operator entered them (the setting editors bind to them)
+  SettingForm& setting(Side side) { return settings_[side]; }
+  const SettingForm& setting(Side side) const { return settings_[side]; }
   // --- prices and names
   /// The default policy's prices and quotas, with `tokens` assumed for a request whose trace
   /// line gives no count (0: none, such requests stay unpriced).
@@ -230,11 +246,14 @@ class TunerSession {
 
   // --- the trace
   /// Takes a loaded trace and its facts; replies still in flight for the previous one go stale.
+  /// Both settings are checked against its largest cost from now on.
   void adopt(SharedTrace trace, TraceFacts facts);
   const SharedTrace& trace() const { return trace_; }
   const TraceFacts& facts() const { return facts_; }
-  /// Keeps facts made for another algorithm (the first guess is per algorithm).
-  void set_facts(TraceFacts facts) { facts_ = std::move(facts); }
+  /// Keeps facts made for another algorithm (the first guess is per algorithm), when they were
+  /// made for the session's trace. @return false (nothing kept) when `trace` is no longer the
+  /// session's: a newer trace came while they were made
+  bool take_facts(const SharedTrace& trace, TraceFacts facts);
   /// The first guess when it is for `algorithm`, else nullopt (a worker makes a new one).
   std::optional<FirstGuess> first_guess_for(Algorithm algorithm) const;
 
@@ -277,6 +296,7 @@ class TunerSession {
 
  private:
   std::string url_, url_shown_;
+  SettingForm settings_[2];
   std::shared_ptr<const PricingOptions> pricing_;
   KeyNames names_;
   CancelFlag cancel_;
@@ -292,5 +312,11 @@ class TunerSession {
   std::int64_t shadow_version_ = 0;
   int key_counts_request_ = 0;
 };
+
+/// What "First guess" does for a candidate of `algorithm`. @return why not ("Load a trace
+/// first."), or the guess the session's facts hold for that algorithm, or nullopt: a pass over
+/// the trace must make one (study_trace, on a worker) before it can be used
+Expected<std::optional<FirstGuess>> first_guess_step(const TunerSession& session,
+                                                     Algorithm algorithm);
 
 }  // namespace limitscope::tuner

@@ -21,7 +21,8 @@ void ApplyPanel::refuse(const QString& why) {
 
 void ApplyPanel::requestApply() {
   const LiveRuleEntry rule = m_rule.liveRule();
-  if (const Status check = tuner::check_apply(rule.inputs, m_settings.candidate->problems());
+  if (const Status check = tuner::check_apply(
+          rule.inputs, m_session.setting(tuner::TunerSession::candidate).problems());
       !check.ok())
     return refuse(qs(check.error()));
   if (!rule.overrideKey.isEmpty() && m_session.trace()) {
@@ -29,7 +30,8 @@ void ApplyPanel::requestApply() {
     emit statusChanged(tr("Predicting %1's 429s on the trace…").arg(rule.overrideKey), false);
     QMetaObject::invokeMethod(
         m_redis, [w = m_redis, t = m_session.trace(), k = rule.overrideKey.toStdString(),
-                  cur = m_settings.current->params(), cand = m_settings.candidate->params(),
+                  cur = m_session.setting(tuner::TunerSession::current).params(),
+                  cand = m_session.setting(tuner::TunerSession::candidate).params(),
                   request = m_session.next_key_counts()] {
           if (w) w->keyCounts(t, k, cur, cand, request);
         });
@@ -48,22 +50,26 @@ void ApplyPanel::requestApply() {
 
 void ApplyPanel::onKeyCounts(const KeyCountsResult& r) {
   if (!m_session.key_counts_current(r.request)) return;  // a newer Apply was asked for
-  if (!r.error.isEmpty()) return refuse(tr("Refused: %1").arg(r.error));
-  if (!r.current) {
+  if (!r.counts.ok()) return refuse(tr("Refused: %1").arg(r.counts.error().message));
+  const std::optional<KeyCounts>& counts = *r.counts;
+  if (!counts) {
     const QString key = m_rule.liveRule().overrideKey;
     emit statusChanged(tr("Key %1 has no requests in the loaded trace.")
                            .arg(qs(tuner::key_shown(m_session.key_names(), key.toStdString()))),
                        false);
+    openApplyDialog(std::nullopt, std::nullopt);
+    return;
   }
-  openApplyDialog(r.current, r.candidate);
+  openApplyDialog(counts->current, counts->candidate);
 }
 
 void ApplyPanel::openApplyDialog(std::optional<tuner::Counts> cur,
                                  std::optional<tuner::Counts> cand) {
   const LiveRuleEntry rule = m_rule.liveRule();
-  const auto preview = tuner::preview_change(
-      rule.target.rule.toStdString(), m_session.live(), m_settings.candidate->params(), cur, cand,
-      rule.overrideKey.toStdString(), rule.compositeLimit.toStdString());
+  const auto preview =
+      tuner::preview_change(rule.target.rule.toStdString(), m_session.live(),
+                            m_session.setting(tuner::TunerSession::candidate).params(), cur, cand,
+                            rule.overrideKey.toStdString(), rule.compositeLimit.toStdString());
   if (m_applyDialog) m_applyDialog->deleteLater();
   m_applyDialog = new ApplyDialog(
       preview, tr("%1 rule %2").arg(qs(m_session.url_shown()), rule.target.rule), changeAuthor(),
@@ -98,8 +104,8 @@ void ApplyPanel::undo() {
 void ApplyPanel::onConfig(const ConfigResult& r) {
   if (r.op == ConfigResult::Op::read) return;  // the live panel's
   const bool undo = r.op == ConfigResult::Op::undo;
-  if (r.error.isEmpty()) {
-    m_session.set_live(r.config);
+  if (r.live.ok()) {
+    m_session.set_live(r.live->config);
     m_session.written(!undo);
     emit liveWritten();
     const QString text =
@@ -109,7 +115,7 @@ void ApplyPanel::onConfig(const ConfigResult& r) {
     return;
   }
   const auto write = undo ? tuner::LiveWrite::undo : tuner::LiveWrite::apply;
-  emit applyFinished(false, showFailure(write, r.conflict, r.error));
+  emit applyFinished(false, showFailure(write, r.live.error()));
 }
 
 }  // namespace limitscope::ui

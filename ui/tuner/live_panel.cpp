@@ -13,9 +13,8 @@
 
 namespace limitscope::ui {
 
-LivePanel::LivePanel(tuner::TunerSession& session, TunerWorker* redis, TunerSettings settings,
-                     QWidget* parent)
-    : QGroupBox(tr("Live rule"), parent), m_session(session), m_redis(redis), m_settings(settings) {
+LivePanel::LivePanel(tuner::TunerSession& session, TunerWorker* redis, QWidget* parent)
+    : QGroupBox(tr("Live rule"), parent), m_session(session), m_redis(redis) {
   const bool connected = m_session.connected();
   const QString redis_shown = qs(m_session.url_shown());
   auto* form = m_form = new QFormLayout(this);

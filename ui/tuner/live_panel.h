@@ -14,7 +14,6 @@
 #include "core/redis/rule_config.h"
 #include "core/tuner/tuner_session.h"
 #include "ui/tuner/live_rule.h"
-#include "ui/tuner/tuner_settings.h"
 #include "ui/tuner/tuner_worker.h"
 
 QT_BEGIN_NAMESPACE
@@ -31,11 +30,10 @@ namespace limitscope::ui {
 class LivePanel : public QGroupBox, public LiveRuleSource {
   Q_OBJECT
  public:
-  /// @param session the connection, the live rule's config and shadow version, the key names
+  /// @param session the connection, the live rule's config and shadow version, the key names,
+  ///        the candidate (whose validity Apply's button follows)
   /// @param redis the worker that reads the rule
-  /// @param settings the candidate, whose validity Apply's button follows
-  LivePanel(tuner::TunerSession& session, TunerWorker* redis, TunerSettings settings,
-            QWidget* parent = nullptr);
+  LivePanel(tuner::TunerSession& session, TunerWorker* redis, QWidget* parent = nullptr);
 
   QString rule() const;
   /// Names the rule (what was read of another rule is forgotten); ruleSet.
@@ -95,7 +93,6 @@ class LivePanel : public QGroupBox, public LiveRuleSource {
 
   tuner::TunerSession& m_session;
   QPointer<TunerWorker> m_redis;
-  TunerSettings m_settings;
   QString m_afterRead;  // why the config is being re-read, kept in front of what it says
   QFormLayout* m_form = nullptr;
   QLineEdit* m_rule = nullptr;

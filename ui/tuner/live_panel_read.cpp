@@ -32,8 +32,9 @@ void LivePanel::showLiveSetting() {
 }
 
 void LivePanel::updateLiveButtons() {
-  const auto buttons =
-      tuner::live_buttons(liveRule().inputs, m_settings.candidate->isValid(), m_session.can_undo());
+  const auto buttons = tuner::live_buttons(
+      liveRule().inputs, m_session.setting(tuner::TunerSession::candidate).valid(),
+      m_session.can_undo());
   m_readButton->setEnabled(buttons.read);
   m_arm->setEnabled(buttons.arm);
   emit buttonsChanged(buttons);
@@ -67,17 +68,18 @@ void LivePanel::setWritesArmed(bool armed) {
 
 void LivePanel::onConfig(const ConfigResult& r) {
   if (r.op != ConfigResult::Op::read) return;  // a write: ApplyPanel's
-  if (!r.error.isEmpty()) {
-    setStatus(tr("Reading the config failed: %1").arg(r.error), true);
+  if (!r.live.ok()) {
+    setStatus(tr("Reading the config failed: %1").arg(r.live.error().message), true);
     emit configRead(status());
     return;
   }
-  m_session.set_live(r.config);
-  m_session.set_shadow_version(r.shadow_version);
+  const LiveConfig& live = *r.live;
+  m_session.set_live(live.config);
+  m_session.set_shadow_version(live.shadow_version);
   showLimits();
-  if (!r.config) emit currentSettingTyped();
+  if (!live.config) emit currentSettingTyped();
   showLiveSetting();
-  QString text = qs(tuner::config_read_text(rule().toStdString(), r.config));
+  QString text = qs(tuner::config_read_text(rule().toStdString(), live.config));
   const bool after = !m_afterRead.isEmpty();
   if (after) text = std::exchange(m_afterRead, {}) + QLatin1Char(' ') + text;
   setStatus(text, after);

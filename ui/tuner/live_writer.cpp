@@ -8,11 +8,7 @@
 namespace limitscope::ui {
 
 LiveWriter::LiveWriter(const Parts& parts, QWidget* parent)
-    : QWidget(parent),
-      m_session(parts.session),
-      m_redis(parts.redis),
-      m_settings(parts.settings),
-      m_rule(parts.rule) {
+    : QWidget(parent), m_session(parts.session), m_redis(parts.redis), m_rule(parts.rule) {
   new QHBoxLayout(this);
   layout()->setContentsMargins(0, 0, 0, 0);
 }
@@ -30,8 +26,9 @@ void LiveWriter::setButtons(const tuner::LiveButtons& buttons) {
   for (const auto& [button, enabled_by] : m_buttons) button->setEnabled(buttons.*enabled_by);
 }
 
-QString LiveWriter::showFailure(tuner::LiveWrite write, bool conflict, const QString& error) {
-  const QString text = qs(tuner::write_failed_text(write, conflict, error.toStdString()));
+QString LiveWriter::showFailure(tuner::LiveWrite write, const JobError& error) {
+  const bool conflict = error.conflict();
+  const QString text = qs(tuner::write_failed_text(write, conflict, error.message.toStdString()));
   if (conflict) emit rereadRequested(text);
   emit statusChanged(text, true);
   return text;

@@ -1,7 +1,7 @@
 #pragma once
 // What the live rule's writers share (ApplyPanel: Apply and Undo; ShadowPanel: the shadow): a
 // row of buttons in the live rule's box, the session they read and change, the Redis worker
-// that writes, the settings and the rule's fields they write from, and the two things they
+// that writes, the rule's fields they write from, and the two things they
 // tell the live panel (what the status says; read the rule again after a conflict).
 
 #include <QPointer>
@@ -15,7 +15,6 @@
 
 #include "core/tuner/tuner_session.h"
 #include "ui/tuner/live_rule.h"
-#include "ui/tuner/tuner_settings.h"
 #include "ui/tuner/tuner_worker.h"
 
 QT_BEGIN_NAMESPACE
@@ -29,10 +28,11 @@ class LiveWriter : public QWidget {
  public:
   /// What a writer works with, the same for each.
   struct Parts {
-    tuner::TunerSession& session;  ///< the trace, the what-if series, the live config
-    TunerWorker* redis;            ///< the worker that writes the rule
-    TunerSettings settings;        ///< the candidate written, the current setting compared
-    const LiveRuleSource& rule;    ///< the live panel's fields
+    /// the trace, the what-if series, the live config, the candidate written and the current
+    /// setting it is compared with
+    tuner::TunerSession& session;
+    TunerWorker* redis;          ///< the worker that writes the rule
+    const LiveRuleSource& rule;  ///< the live panel's fields
   };
   LiveWriter(const Parts& parts, QWidget* parent);
   /// Enables each button as core says (live_buttons).
@@ -51,8 +51,8 @@ class LiveWriter : public QWidget {
   QPushButton* addButton(const QString& text, bool tuner::LiveButtons::*enabled_by,
                          std::function<void()> action);
   /// Shows why `write` failed (core's write_failed_text) on the status line and, when the
-  /// version it compared had moved (`conflict`), has the rule read again. @return the text
-  QString showFailure(tuner::LiveWrite write, bool conflict, const QString& error);
+  /// version it compared had moved (a conflict), has the rule read again. @return the text
+  QString showFailure(tuner::LiveWrite write, const JobError& error);
   /// The audit entry of a write: changeAuthor(), `reason`, and the version it compares
   /// (nullopt: whatever is stored).
   static redis::ChangeInfo change(std::string reason,
@@ -60,7 +60,6 @@ class LiveWriter : public QWidget {
 
   tuner::TunerSession& m_session;
   QPointer<TunerWorker> m_redis;
-  TunerSettings m_settings;
   const LiveRuleSource& m_rule;
 
  private:

@@ -1,15 +1,17 @@
 #pragma once
 // One limiter setting as an operator edits it: the algorithm, and its two parameters (capacity
-// and refill per second, or window in seconds and limit) each as a slider (logarithmic, for
-// coarse moves over decades) beside a spin box (exact values). Values the core would refuse,
-// or that can never admit the trace's largest request, are shown under the field in words;
-// the editor keeps them (it never clamps silently) and reports itself invalid.
+// and refill per period, or window in seconds and limit) each as a slider (logarithmic, for
+// coarse moves over decades) beside a spin box (exact values). It binds to a
+// tuner::SettingForm (core/tuner/setting_form.h; the tab's are the session's): the form holds
+// the setting, the trace's largest cost, the field names and the problems shown under the
+// fields in words; the editor shows it and writes back what the operator changes. Invalid
+// values are kept (never clamped silently) and the form reports itself invalid.
 
 #include <QGroupBox>
 #include <vector>
 
 #include "core/limiter/limit_params.h"
-#include "core/tuner/candidate.h"
+#include "core/tuner/setting_form.h"
 
 QT_BEGIN_NAMESPACE
 class QComboBox;
@@ -23,16 +25,17 @@ namespace limitscope::ui {
 class ParamEditor : public QGroupBox {
   Q_OBJECT
  public:
-  explicit ParamEditor(const QString& title, QWidget* parent = nullptr);
+  /// @param form the setting this editor shows and edits; it must outlive the editor
+  ParamEditor(const QString& title, tuner::SettingForm& form, QWidget* parent = nullptr);
 
   /// The setting as entered (possibly invalid: see problems()).
-  LimitParams params() const;
+  LimitParams params() const { return m_form.params(); }
   /// Shows a setting (no changed() signal).
   void setParams(const LimitParams& params);
-  /// The trace's largest cost: capacities and limits below it are refused.
-  void setLargestCost(double cost);
-  std::vector<tuner::FieldProblem> problems() const;
-  bool isValid() const { return problems().empty(); }
+  /// Shows the form again after someone else changed it (a new trace's largest cost).
+  void showForm();
+  std::vector<tuner::FieldProblem> problems() const { return m_form.problems(); }
+  bool isValid() const { return m_form.valid(); }
   /// Read-only: the live setting is shown, not edited.
   void setEditable(bool editable);
 
@@ -53,22 +56,23 @@ class ParamEditor : public QGroupBox {
   void changed();
 
  private:
-  void relabel();
+  /// The form's labels, note and problems (not its numbers).
+  void showLabels();
+  /// A spin box's value into the form, then its slider and problems follow (changed()).
   void onSpin(int field);
   void onSlider(int field);
-  void showProblems();
-  Algorithm algorithm() const;
+  /// The spin box shows `value` (to its six decimals), which the form then holds as shown.
+  void showValue(int field, double value);
 
+  tuner::SettingForm& m_form;
   QComboBox* m_algorithm = nullptr;
   QComboBox* m_rateUnit = nullptr;
-  int m_unitShown = 0;  // the unit the rate spin's value is in (index into the unit table)
   QLabel* m_name[2] = {};
   QSlider* m_slider[2] = {};
   QDoubleSpinBox* m_spin[2] = {};
   QLabel* m_problem[2] = {};
   QLabel* m_note = nullptr;
-  double m_largestCost = 0;
-  bool m_quiet = false;
+  bool m_quiet = false;  // while showing the form: no changed()
 };
 
 }  // namespace limitscope::ui

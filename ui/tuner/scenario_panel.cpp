@@ -15,9 +15,8 @@
 
 namespace limitscope::ui {
 
-ScenarioPanel::ScenarioPanel(tuner::TunerSession& session, TunerWorker* scenarios,
-                             const ParamEditor& current, QWidget* parent)
-    : QScrollArea(parent), m_session(session), m_scenarios(scenarios), m_current(current) {
+ScenarioPanel::ScenarioPanel(tuner::TunerSession& session, TunerWorker* scenarios, QWidget* parent)
+    : QScrollArea(parent), m_session(session), m_scenarios(scenarios) {
   // One row of controls; the two results side by side under it, the outage's table wider. The
   // page scrolls rather than widen the window (the Tuner's width is the main window's minimum).
   setWidgetResizable(true);

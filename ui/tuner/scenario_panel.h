@@ -20,17 +20,15 @@ QT_END_NAMESPACE
 
 namespace limitscope::ui {
 
-class ParamEditor;
 class ResultBox;
 
 class ScenarioPanel : public QScrollArea {
   Q_OBJECT
  public:
-  /// @param session the trace, the prices, the scenarios' generations
+  /// @param session the trace, the current setting the scenarios run with, the prices, the
+  ///        scenarios' generations
   /// @param scenarios the worker the scenarios run on
-  /// @param current the setting the scenarios run with
-  ScenarioPanel(tuner::TunerSession& session, TunerWorker* scenarios, const ParamEditor& current,
-                QWidget* parent = nullptr);
+  ScenarioPanel(tuner::TunerSession& session, TunerWorker* scenarios, QWidget* parent = nullptr);
 
   /// The outage as typed: "10m@14:00" (UTC) or "90s@+5m" (from the trace's start).
   QString outage() const;
@@ -62,7 +60,6 @@ class ScenarioPanel : public QScrollArea {
 
   tuner::TunerSession& m_session;
   QPointer<TunerWorker> m_scenarios;
-  const ParamEditor& m_current;
   QLineEdit* m_outage = nullptr;
   QSpinBox* m_outageReplicas = nullptr;
   QSpinBox* m_routeUnder = nullptr;

@@ -5,7 +5,6 @@
 
 #include "ui/qt_text.h"
 #include "ui/result_box.h"
-#include "ui/tuner/param_editor.h"
 #include "ui/tuner/scenario_panel.h"
 
 namespace limitscope::ui {
@@ -24,7 +23,8 @@ void ScenarioPanel::onTraceLoaded() {
 
 bool ScenarioPanel::startScenario(ResultBox* box) {
   showScenarios();
-  const Status check = tuner::check_scenario(m_session.trace().get(), m_current.problems());
+  const Status check = tuner::check_scenario(
+      m_session.trace().get(), m_session.setting(tuner::TunerSession::current).problems());
   if (check.ok()) {
     box->setMessage(tr("Computing…"));
     return true;
@@ -38,7 +38,8 @@ void ScenarioPanel::runOutageWhatIf() {
   if (!startScenario(m_outageBox)) return;
   QMetaObject::invokeMethod(
       m_scenarios,
-      [w = m_scenarios, t = m_session.trace(), p = m_current.params(), text = outage(),
+      [w = m_scenarios, t = m_session.trace(),
+       p = m_session.setting(tuner::TunerSession::current).params(), text = outage(),
        n = replicas(), pr = m_session.pricing(), g = m_session.next_scenario(kOutage)] {
         if (w) w->computeOutage(t, p, text, n, pr, g);
       });
@@ -48,7 +49,8 @@ void ScenarioPanel::runRoutingWhatIf() {
   if (!startScenario(m_routingBox)) return;
   QMetaObject::invokeMethod(
       m_scenarios,
-      [w = m_scenarios, t = m_session.trace(), p = m_current.params(), under = routeUnder(),
+      [w = m_scenarios, t = m_session.trace(),
+       p = m_session.setting(tuner::TunerSession::current).params(), under = routeUnder(),
        model = routeModel(), pr = m_session.pricing(), g = m_session.next_scenario(kRouting)] {
         if (w) w->computeRouting(t, p, under, model, pr, g);
       });
@@ -59,10 +61,10 @@ void ScenarioPanel::onScenario(const ScenarioResult& r) {
   if (!m_session.scenario_current(isOutage ? kOutage : kRouting, r.generation))
     return;  // a newer one is on its way
   ResultBox* box = isOutage ? m_outageBox : m_routingBox;
-  if (r.table) {
-    box->setTable(*r.table);
+  if (r.table.ok()) {
+    box->setTable(**r.table);
   } else {
-    box->setMessage(r.error, true);
+    box->setMessage(r.table.error().message, true);
   }
   emit scenarioFinished();
 }

@@ -34,9 +34,10 @@ bool ShadowPanel::refused(const Status& check) {
 void ShadowPanel::putInShadow() {
   const LiveRuleEntry rule = m_rule.liveRule();
   // What Apply would make of the whole rule (a composite's chosen limit replaced).
-  const auto plan =
-      tuner::shadow_plan(rule.inputs, m_session.live(), m_settings.candidate->params(),
-                         m_settings.candidate->problems(), rule.compositeLimit.toStdString());
+  const auto plan = tuner::shadow_plan(rule.inputs, m_session.live(),
+                                       m_session.setting(tuner::TunerSession::candidate).params(),
+                                       m_session.setting(tuner::TunerSession::candidate).problems(),
+                                       rule.compositeLimit.toStdString());
   if (!plan.ok()) {
     refused(make_error(plan.error()));
     return;
@@ -61,16 +62,17 @@ void ShadowPanel::clearShadow() {
 void ShadowPanel::onShadow(const ShadowResult& r) {
   const std::string name = m_rule.liveRule().target.rule.toStdString();
   const std::string by = changeAuthor().toStdString();
-  if (r.error.isEmpty()) {
-    m_session.set_shadow_version(r.version);
-    const QString text = qs(r.cleared ? tuner::shadow_cleared_text(name, r.version, by)
-                                      : tuner::shadow_written_text(name, *r.shadow, by));
+  if (r.written.ok()) {
+    const ShadowWritten& w = *r.written;
+    m_session.set_shadow_version(w.version);
+    const QString text = qs(r.cleared ? tuner::shadow_cleared_text(name, w.version, by)
+                                      : tuner::shadow_written_text(name, *w.shadow, by));
     emit statusChanged(text, false);
     emit shadowFinished(true, text);
     return;
   }
   const auto write = r.cleared ? tuner::LiveWrite::clear_shadow : tuner::LiveWrite::put_shadow;
-  emit shadowFinished(false, showFailure(write, r.conflict, r.error));
+  emit shadowFinished(false, showFailure(write, r.written.error()));
 }
 
 }  // namespace limitscope::ui

@@ -7,7 +7,7 @@
 #include <QPushButton>
 #include <QSpinBox>
 
-#include "ui/tuner/param_editor.h"
+#include "ui/qt_text.h"
 #include "ui/tuner/sweep_heatmap.h"
 #include "ui/tuner/value_spin_box.h"
 
@@ -19,9 +19,8 @@ constexpr int kAdviceWidth = 340;  // px: about 50 characters a line beside the 
 
 }  // namespace
 
-SweepPanel::SweepPanel(tuner::TunerSession& session, TunerWorker* jobs, TunerSettings settings,
-                       QWidget* parent)
-    : QGroupBox(tr("Sweep"), parent), m_session(session), m_jobs(jobs), m_settings(settings) {
+SweepPanel::SweepPanel(tuner::TunerSession& session, TunerWorker* jobs, QWidget* parent)
+    : QGroupBox(tr("Sweep"), parent), m_session(session), m_jobs(jobs) {
   auto* form = new QFormLayout(this);
   for (int a = 0; a < 2; ++a) {
     auto* row = new QHBoxLayout;
@@ -94,7 +93,8 @@ SweepPanel::SweepPanel(tuner::TunerSession& session, TunerWorker* jobs, TunerSet
   row->addWidget(m_guessButton);
   auto* around = new QPushButton(tr("Around candidate"), this);
   connect(around, &QPushButton::clicked, this, [this] {
-    if (auto axes = tuner::axes_around(m_settings.candidate->params(), steps(0), steps(1)))
+    if (auto axes = tuner::axes_around(m_session.setting(tuner::TunerSession::candidate).params(),
+                                       steps(0), steps(1)))
       setSweepAxes(axes->first.min, axes->first.max, axes->first.steps, axes->second.min,
                    axes->second.max, axes->second.steps);
   });
@@ -122,15 +122,17 @@ SweepPanel::SweepPanel(tuner::TunerSession& session, TunerWorker* jobs, TunerSet
   m_advice->hide();
 }
 
-void SweepPanel::setAxes(const tuner::SweepAxis& x, const tuner::SweepAxis& y, bool window) {
+void SweepPanel::setAxes(const tuner::SweepAxis& x, const tuner::SweepAxis& y,
+                         Algorithm algorithm) {
   m_axis[0]->setValue(x.min);
   m_axis[1]->setValue(x.max);
   m_axis[2]->setValue(y.min);
   m_axis[3]->setValue(y.max);
   m_steps[0]->setValue(x.steps);
   m_steps[1]->setValue(y.steps);
-  m_axisLabel[0]->setText(window ? tr("Window (s)") : tr("Capacity"));
-  m_axisLabel[1]->setText(window ? tr("Limit") : tr("Refill (/s)"));
+  const auto [x_title, y_title] = tuner::sweep_axis_titles(algorithm);
+  m_axisLabel[0]->setText(qs(x_title));
+  m_axisLabel[1]->setText(qs(y_title));
 }
 
 int SweepPanel::steps(int axis) const {

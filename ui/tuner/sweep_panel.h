@@ -12,7 +12,6 @@
 #include <optional>
 
 #include "core/tuner/tuner_session.h"
-#include "ui/tuner/tuner_settings.h"
 #include "ui/tuner/tuner_worker.h"
 
 QT_BEGIN_NAMESPACE
@@ -30,11 +29,10 @@ class SweepHeatmap;
 class SweepPanel : public QGroupBox {
   Q_OBJECT
  public:
-  /// @param session the trace and its facts, the prices, the running job's Cancel flag
+  /// @param session the trace and its facts, the prices, the running job's Cancel flag, the
+  ///        candidate (the sweep's base) and the current setting (its spend limit)
   /// @param jobs the worker the sweep runs on
-  /// @param settings the candidate (the sweep's base) and the current setting (its spend limit)
-  SweepPanel(tuner::TunerSession& session, TunerWorker* jobs, TunerSettings settings,
-             QWidget* parent = nullptr);
+  SweepPanel(tuner::TunerSession& session, TunerWorker* jobs, QWidget* parent = nullptr);
 
   /// The grid, log-spaced, for the candidate's algorithm (a window and a limit, or a capacity
   /// and a refill).
@@ -93,15 +91,14 @@ class SweepPanel : public QGroupBox {
   void demoCellChosen(int index);
 
  private:
-  /// The grid; `window`: the axes are a window and a limit (else a capacity and a refill).
-  void setAxes(const tuner::SweepAxis& x, const tuner::SweepAxis& y, bool window);
+  /// The grid, for a candidate of `algorithm` (a window and a limit, or a capacity and a refill).
+  void setAxes(const tuner::SweepAxis& x, const tuner::SweepAxis& y, Algorithm algorithm);
   void applyFirstGuess(const tuner::FirstGuess& guess);
   /// The recommendation beside the heatmap ("" hides it).
   void showAdvice(const QString& text);
 
   tuner::TunerSession& m_session;
   QPointer<TunerWorker> m_jobs;
-  TunerSettings m_settings;
   SweepHeatmap* m_heatmap = nullptr;
   QLabel* m_advice = nullptr;
   bool m_demo = false;

@@ -7,7 +7,6 @@
 
 #include "core/tuner/candidate.h"
 #include "ui/qt_text.h"
-#include "ui/tuner/param_editor.h"
 #include "ui/tuner/sweep_heatmap.h"
 #include "ui/tuner/sweep_panel.h"
 
@@ -17,7 +16,7 @@ void SweepPanel::setSweepAxes(double x_min, double x_max, int x_steps, double y_
                               int y_steps) {
   setAxes({x_min, x_max, x_steps, tuner::Spacing::log},
           {y_min, y_max, y_steps, tuner::Spacing::log},
-          is_window_algorithm(m_settings.candidate->params().algorithm));
+          m_session.setting(tuner::TunerSession::candidate).algorithm());
 }
 
 void SweepPanel::showAdvice(const QString& text) {
@@ -43,17 +42,16 @@ void SweepPanel::onCandidateChanged() {
 }
 
 void SweepPanel::useFirstGuess() {
-  if (!m_session.trace()) {
-    setText(tr("Load a trace first."));
-    return;
+  const auto step = tuner::first_guess_step(
+      m_session, m_session.setting(tuner::TunerSession::candidate).algorithm());
+  if (!step.ok()) {
+    setText(qs(step.error()));
+  } else if (*step) {
+    applyFirstGuess(**step);
+  } else {
+    // Another algorithm than the load's guess: its percentiles are a pass over the trace.
+    emit firstGuessWanted();
   }
-  const Algorithm algorithm = m_settings.candidate->params().algorithm;
-  if (const auto guess = m_session.first_guess_for(algorithm)) {
-    applyFirstGuess(*guess);
-    return;
-  }
-  // Another algorithm than the load's guess: its percentiles are a pass over the trace.
-  emit firstGuessWanted();
 }
 
 void SweepPanel::onFirstGuessStudied(bool cancelled) {
@@ -66,7 +64,7 @@ void SweepPanel::onFirstGuessStudied(bool cancelled) {
 
 void SweepPanel::applyFirstGuess(const tuner::FirstGuess& guess) {
   emit candidateChosen(guess.params);
-  setText(tr("First guess: %1 (%2).").arg(qs(tuner::setting_text(guess.params)), qs(guess.basis)));
+  setText(qs(tuner::first_guess_text(guess)));
 }
 
 void SweepPanel::runDemoSweep() {
@@ -77,8 +75,9 @@ void SweepPanel::runDemoSweep() {
 void SweepPanel::runSweep() {
   const tuner::SharedTrace trace = m_session.trace();
   if (trace) emit sweepStarted();
-  auto request = tuner::check_sweep(trace.get(), inputs(m_settings.candidate->params(),
-                                                        std::max(1, QThread::idealThreadCount())));
+  auto request = tuner::check_sweep(
+      trace.get(), inputs(m_session.setting(tuner::TunerSession::candidate).params(),
+                          std::max(1, QThread::idealThreadCount())));
   if (!request) {
     setText(qs(request.error()));
     emit sweepFinished(false, text());
@@ -86,29 +85,31 @@ void SweepPanel::runSweep() {
   }
   const auto cancel = m_session.start_job();
   emit jobStarted(tr("Sweeping"));
-  QMetaObject::invokeMethod(m_jobs, [w = m_jobs, trace, r = *request, pr = m_session.pricing(),
-                                     cancel, current = m_settings.current->params()] {
-    if (w) w->runSweep(trace, r.spec, r.constraints, pr, cancel, current, r.max_spend_increase);
-  });
+  QMetaObject::invokeMethod(
+      m_jobs, [w = m_jobs, trace, r = *request, pr = m_session.pricing(), cancel,
+               current = m_session.setting(tuner::TunerSession::current).params()] {
+        if (w) w->runSweep(trace, r.spec, r.constraints, pr, cancel, current, r.max_spend_increase);
+      });
 }
 
 void SweepPanel::onSweep(const SweepOutcome& o) {
-  if (!o.result) {
-    setText(o.cancelled ? tr("Sweep cancelled.") : tr("Sweep failed: %1").arg(o.error));
+  if (!o.sweep.ok()) {
+    const JobError& e = o.sweep.error();
+    setText(qs(tuner::sweep_failed_text(e.cancelled(), e.message.toStdString())));
     emit jobEnded(text());
     emit sweepFinished(false, text());
     return;
   }
-  m_heatmap->setSweep(o.result, o.spec, o.recommendation);
-  showAdvice(qs(o.advice.text()));
-  const QString summary =
-      qs(tuner::sweep_summary(*o.result, o.advice, o.constraintProblem.toStdString()));
+  const SweepDone& done = *o.sweep;
+  m_heatmap->setSweep(done.result, done.spec, done.recommendation);
+  showAdvice(qs(done.advice.text()));
+  const QString summary = qs(tuner::sweep_summary(*done.result, done.advice, done.constraints));
   setText(summary);
   emit jobEnded(tr("Sweep done."));
   emit sweepFinished(true, summary + QLatin1Char('\n') + m_advice->text());
   if (m_demo) {
     m_demo = false;
-    emit demoCellChosen(static_cast<int>(tuner::demo_cell(o.advice)));
+    emit demoCellChosen(static_cast<int>(tuner::demo_cell(done.advice)));
   }
 }
 

@@ -17,12 +17,8 @@
 namespace limitscope::ui {
 
 TracePanel::TracePanel(tuner::TunerSession& session, TunerWorker* jobs, TunerWorker* redis,
-                       const ParamEditor& candidate, QWidget* parent)
-    : QGroupBox(tr("Trace"), parent),
-      m_session(session),
-      m_jobs(jobs),
-      m_redis(redis),
-      m_candidate(candidate) {
+                       QWidget* parent)
+    : QGroupBox(tr("Trace"), parent), m_session(session), m_jobs(jobs), m_redis(redis) {
   auto* layout = new QVBoxLayout(this);
   auto* row = new QHBoxLayout;
   auto* file = new QPushButton(tr("Open file…"), this);

@@ -10,6 +10,7 @@
 #include <QList>
 #include <QMessageBox>
 #include <QPointer>
+#include <utility>
 
 #include "core/tuner/tuner_session.h"
 #include "ui/tuner/tuner_worker.h"
@@ -25,17 +26,16 @@ QT_END_NAMESPACE
 
 namespace limitscope::ui {
 
-class ParamEditor;
 class ValueSpinBox;
 
 class TracePanel : public QGroupBox {
   Q_OBJECT
  public:
-  /// @param session the trace, the connection, the prices and the running job's Cancel flag
+  /// @param session the trace, the connection, the prices, the running job's Cancel flag and
+  ///        the candidate, whose algorithm the passes over a trace are for
   /// @param jobs the worker of loads and passes; `redis` reads a decision stream
-  /// @param candidate the setting whose algorithm the passes over a trace are for
   TracePanel(tuner::TunerSession& session, TunerWorker* jobs, TunerWorker* redis,
-             const ParamEditor& candidate, QWidget* parent = nullptr);
+             QWidget* parent = nullptr);
   /// The steps of the sweep's x axis, which the passes over a trace suggest axes for (the tab
   /// follows the sweep panel's field).
   void setStudySteps(int steps) { m_studySteps = steps; }
@@ -110,9 +110,9 @@ class TracePanel : public QGroupBox {
 
   tuner::TunerSession& m_session;
   QPointer<TunerWorker> m_jobs, m_redis;
-  const ParamEditor& m_candidate;
   int m_studySteps = 1;
-  TraceLoadResult m_waiting;  // a load with bad lines, until the operator chooses
+  std::pair<LoadedTrace, QString> m_waiting;  // a load with bad lines and its source, until
+                                              // the operator chooses
   QPointer<QMessageBox> m_report;
   QLabel* m_traceLabel = nullptr;
   QComboBox* m_scenario = nullptr;

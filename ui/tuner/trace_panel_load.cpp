@@ -4,8 +4,8 @@
 
 #include <QPushButton>
 
+#include "core/tuner/load_verdict.h"
 #include "ui/qt_text.h"
-#include "ui/tuner/param_editor.h"
 #include "ui/tuner/trace_panel.h"
 
 namespace limitscope::ui {
@@ -50,49 +50,47 @@ void TracePanel::loadDecisionStream(RuleTarget target) {
 }
 
 void TracePanel::loadFailed(bool cancelled, const QString& error) {
-  setStatus(cancelled ? tr("Load cancelled; the previous trace stays.") : error);
+  setStatus(qs(tuner::load_failed_text(cancelled, error.toStdString())));
   emit traceLoadFailed(cancelled ? QStringLiteral("cancelled") : error);
 }
 
-void TracePanel::onTraceLoaded(const TraceLoadResult& r) {
+void TracePanel::onTraceLoaded(const TraceLoadResult& result) {
   endJob();
-  if (!r.error.isEmpty()) return loadFailed(r.cancelled, r.error);
-  if (r.error_count == 0) {
-    if (!r.trace || r.trace->events.empty()) {
-      setStatus(tr("%1: no events; nothing loaded.").arg(r.source));
+  if (!result.load.ok())
+    return loadFailed(result.load.error().cancelled(), result.load.error().message);
+  const LoadedTrace& r = *result.load;
+  const tuner::LoadVerdict verdict =
+      tuner::judge_load(result.source.toStdString(), r.trace.get(), r.errors, r.error_count);
+  switch (verdict.next) {
+    case tuner::LoadVerdict::Next::use:
+      study(r.trace, result.source, 0, TraceStudy::Purpose::adopt);
+      return;
+    case tuner::LoadVerdict::Next::refuse:
+      setStatus(qs(verdict.status));
       emit traceLoadFailed(status());
       return;
-    }
-    study(r.trace, r.source, 0, TraceStudy::Purpose::adopt);
-    return;
+    case tuner::LoadVerdict::Next::ask:
+      break;
   }
-  // Bad lines: nothing is used until the operator says so.
-  m_waiting = r;
-  const std::size_t good = r.trace ? r.trace->events.size() : 0;
-  m_report = new QMessageBox(
-      QMessageBox::Warning, tr("Trace has bad lines"),
-      tr("%1 has %2 bad line(s) and %3 good one(s). Nothing is loaded unless you choose "
-         "to use the good lines.")
-          .arg(r.source)
-          .arg(r.error_count)
-          .arg(good),
-      QMessageBox::Cancel, this);
-  m_report->setInformativeText(qs(tuner::bad_lines_text(r.errors, r.error_count)));
-  QPushButton* use =
-      m_report->addButton(tr("Use the %1 good lines").arg(good), QMessageBox::AcceptRole);
-  use->setEnabled(good > 0);
+  m_waiting = {r, result.source};
+  m_report = new QMessageBox(QMessageBox::Warning, tr("Trace has bad lines"), qs(verdict.question),
+                             QMessageBox::Cancel, this);
+  m_report->setInformativeText(qs(verdict.details));
+  QPushButton* use = m_report->addButton(qs(verdict.use_label), QMessageBox::AcceptRole);
+  use->setEnabled(verdict.can_use);
   m_report->setAttribute(Qt::WA_DeleteOnClose);
-  connect(m_report, &QMessageBox::buttonClicked, this, [this, use](QAbstractButton* b) {
-    TraceLoadResult w = std::exchange(m_waiting, {});
-    if (b == use) {
-      study(w.trace, w.source, w.error_count, TraceStudy::Purpose::adopt);
-    } else {
-      setStatus(tr("Nothing loaded: %1 has bad lines.").arg(w.source));
-      emit traceLoadFailed(status());
-    }
-  });
+  connect(m_report, &QMessageBox::buttonClicked, this,
+          [this, use, refused = qs(verdict.refused)](QAbstractButton* b) {
+            const auto [w, source] = std::exchange(m_waiting, {});
+            if (b == use) {
+              study(w.trace, source, w.error_count, TraceStudy::Purpose::adopt);
+            } else {
+              setStatus(refused);
+              emit traceLoadFailed(status());
+            }
+          });
   m_report->open();
-  setStatus(tr("%1 bad line(s): choose in the report.").arg(r.error_count));
+  setStatus(qs(verdict.status));
   emit loadReportShown();
 }
 
@@ -108,10 +106,11 @@ void TracePanel::study(TracePtr trace, const QString& source, std::size_t skippe
   s.trace = std::move(trace);
   s.source = source;
   s.skipped = skipped;
-  QMetaObject::invokeMethod(m_jobs, [w = m_jobs, s, a = m_candidate.params().algorithm,
-                                     n = m_studySteps, c = m_session.job_cancel()] {
-    if (w) w->studyTrace(s, a, n, c);
-  });
+  QMetaObject::invokeMethod(
+      m_jobs, [w = m_jobs, s, a = m_session.setting(tuner::TunerSession::candidate).algorithm(),
+               n = m_studySteps, c = m_session.job_cancel()] {
+        if (w) w->studyTrace(s, a, n, c);
+      });
 }
 
 void TracePanel::onTraceStudied(const TraceStudy& s) {
@@ -122,8 +121,7 @@ void TracePanel::onTraceStudied(const TraceStudy& s) {
     emit firstGuessStudied(true);
   } else if (s.purpose == TraceStudy::Purpose::adopt) {
     adoptTrace(s);
-  } else if (s.trace == m_session.trace()) {  // else a newer trace came meanwhile
-    m_session.set_facts(s.facts);
+  } else if (m_session.take_facts(s.trace, s.facts)) {  // else a newer trace came meanwhile
     emit firstGuessStudied(false);
   }
 }

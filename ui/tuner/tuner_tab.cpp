@@ -21,7 +21,6 @@
 #include "ui/tuner/sweep_heatmap.h"
 #include "ui/tuner/sweep_panel.h"
 #include "ui/tuner/trace_panel.h"
-#include "ui/tuner/tuner_settings.h"
 #include "ui/tuner/whatif_chart.h"
 #include "ui/tuner/whatif_panel.h"
 
@@ -60,18 +59,19 @@ TunerTab::TunerTab(const QString& redis_url, QWidget* parent) : QWidget(parent) 
   auto* left = new QWidget(leftScroll);
   auto* leftLayout = new QVBoxLayout(left);
   leftLayout->setContentsMargins(0, 0, 0, 0);
-  m_current = new ParamEditor(tr("Current setting"), left);
-  m_candidate = new ParamEditor(tr("Candidate"), left);
-  const TunerSettings settings{m_current, m_candidate};
-  m_tracePanel = new TracePanel(m_session, m_jobs, m_redis, *m_candidate, this);
+  m_current =
+      new ParamEditor(tr("Current setting"), m_session.setting(tuner::TunerSession::current), left);
+  m_candidate =
+      new ParamEditor(tr("Candidate"), m_session.setting(tuner::TunerSession::candidate), left);
+  m_tracePanel = new TracePanel(m_session, m_jobs, m_redis, this);
   root->addWidget(m_tracePanel);
-  m_livePanel = new LivePanel(m_session, m_redis, settings, left);
-  const LiveWriter::Parts writer{m_session, m_redis, settings, *m_livePanel};
+  m_livePanel = new LivePanel(m_session, m_redis, left);
+  const LiveWriter::Parts writer{m_session, m_redis, *m_livePanel};
   m_applyPanel = new ApplyPanel(writer, m_livePanel);
   m_shadowPanel = new ShadowPanel(writer, m_livePanel);
   m_livePanel->addActionRow(m_applyPanel);
   m_livePanel->addActionRow(m_shadowPanel);
-  m_sweepPanel = new SweepPanel(m_session, m_jobs, settings, left);
+  m_sweepPanel = new SweepPanel(m_session, m_jobs, left);
   m_tracePanel->addJobButton(m_sweepPanel->runButton());
   leftLayout->addWidget(m_current);
   leftLayout->addWidget(m_candidate);
@@ -82,7 +82,7 @@ TunerTab::TunerTab(const QString& redis_url, QWidget* parent) : QWidget(parent) 
   leftScroll->setMinimumWidth(left->minimumSizeHint().width() +
                               leftScroll->verticalScrollBar()->sizeHint().width());
   auto* right = new QSplitter(Qt::Vertical, split);
-  m_whatIfPanel = new WhatIfPanel(m_session, m_whatIf, settings, right);
+  m_whatIfPanel = new WhatIfPanel(m_session, m_whatIf, right);
   m_lowerTabs = new QTabWidget(right);
   m_lowerTabs->setDocumentMode(true);
   auto* sweepPage = new QWidget(m_lowerTabs);
@@ -91,7 +91,7 @@ TunerTab::TunerTab(const QString& redis_url, QWidget* parent) : QWidget(parent) 
   sweepLayout->addWidget(m_sweepPanel->heatmap(), 1);
   sweepLayout->addWidget(m_sweepPanel->adviceLabel(), 0, Qt::AlignTop);
   m_lowerTabs->addTab(sweepPage, tr("Sweep"));
-  m_scenarioPanel = new ScenarioPanel(m_session, m_scenarios, *m_current, m_lowerTabs);
+  m_scenarioPanel = new ScenarioPanel(m_session, m_scenarios, m_lowerTabs);
   m_lowerTabs->addTab(m_scenarioPanel, tr("Outage and routing what-ifs"));
   right->addWidget(m_whatIfPanel);
   right->addWidget(m_lowerTabs);
@@ -118,15 +118,16 @@ TunerTab::TunerTab(const QString& redis_url, QWidget* parent) : QWidget(parent) 
   connect(m_whatIf, &TunerWorker::whatIfReady, m_whatIfPanel, &WhatIfPanel::onWhatIf);
   connect(m_scenarios, &TunerWorker::scenarioReady, m_scenarioPanel, &ScenarioPanel::onScenario);
 
-  // What one panel does, to the panels it concerns. A new trace: first the editors refuse
-  // capacities below its largest request, then the sweep, the scenarios and the chart follow.
+  // What one panel does, to the panels it concerns. A new trace: first the editors show that
+  // their settings (the session's) now refuse capacities below its largest request, then the
+  // sweep, the scenarios and the chart follow.
   const auto bothWhatIfs = [this] {
     m_whatIfPanel->requestWhatIf(true);
     m_whatIfPanel->requestWhatIf(false);
   };
   connect(m_tracePanel, &TracePanel::traceLoaded, this, [this] {
-    m_current->setLargestCost(m_session.facts().largest_cost);
-    m_candidate->setLargestCost(m_session.facts().largest_cost);
+    m_current->showForm();
+    m_candidate->showForm();
   });
   connect(m_tracePanel, &TracePanel::traceLoaded, m_sweepPanel, &SweepPanel::onTraceLoaded);
   connect(m_tracePanel, &TracePanel::traceLoaded, m_scenarioPanel, &ScenarioPanel::onTraceLoaded);

@@ -8,9 +8,9 @@
 // The tab only lays out and wires. The tuner's state has one owner, the Qt-free
 // tuner::TunerSession (the connection, the trace and its facts, the prices, the key names, the
 // running job's Cancel flag, the what-if series, the live rule), which the tab holds and changes
-// only through its operations; the two settings are the ParamEditors', which the panels read
-// (TunerSettings) and only the tab writes. Each panel gets the session, the worker it runs its
-// work on and the settings it reads, and binds its own fields and buttons: TracePanel (loads,
+// only through its operations; the two settings are the session's too (tuner::SettingForm),
+// which the two ParamEditors bind to and the panels read. Each panel gets the session and the
+// worker it runs its work on, and binds its own fields and buttons: TracePanel (loads,
 // the passes over a trace, progress and Cancel), LivePanel (the live rule: its fields, read,
 // status) with ApplyPanel (Apply, Undo) and ShadowPanel (the shadow) in its box, SweepPanel (the
 // sweep, its heatmap and advice), WhatIfPanel (the chart) and ScenarioPanel. No panel holds

@@ -39,6 +39,16 @@ redis::Result<T> on_target(const RuleTarget& target, redis::KeySchema& schema, O
   return endpoint.on_rule<T>(schema, target.rule.toStdString(), op);
 }
 
+JobError failed(std::string message) {
+  return JobError{JobError::Kind::failed, qs(message)};
+}
+
+// A write's error: a conflict when the version it compared had moved.
+JobError write_error(const redis::RedisError& e) {
+  return JobError{redis::is_version_conflict(e) ? JobError::Kind::conflict : JobError::Kind::failed,
+                  qs(e.message)};
+}
+
 }  // namespace
 
 TunerWorker::TunerWorker(QObject* parent) : QObject(parent) {
@@ -64,17 +74,18 @@ std::function<void(double)> TunerWorker::reporter(const QString& what) {
 }
 
 void TunerWorker::finishLoad(Expected<trace::TraceLoad> load, const QString& source) {
-  TraceLoadResult r;
-  r.source = source;
   if (!load) {
-    r.cancelled = load.error() == trace::kLoadCancelled;
-    r.error = qs(load.error());
-  } else {
-    r.errors = std::move(load->errors);
-    r.error_count = load->error_count;
-    r.trace = std::make_shared<const trace::Trace>(std::move(load->trace));
+    const bool cancelled = load.error() == trace::kLoadCancelled;
+    emit traceLoaded(
+        {source, JobError{cancelled ? JobError::Kind::cancelled : JobError::Kind::failed,
+                          qs(load.error())}});
+    return;
   }
-  emit traceLoaded(r);
+  LoadedTrace loaded;
+  loaded.errors = std::move(load->errors);
+  loaded.error_count = load->error_count;
+  loaded.trace = std::make_shared<const trace::Trace>(std::move(load->trace));
+  emit traceLoaded({source, std::move(loaded)});
 }
 
 void TunerWorker::loadFile(const QString& path, const CancelFlag& cancel) {
@@ -138,74 +149,66 @@ void TunerWorker::studyTrace(TraceStudy study, Algorithm algorithm, int x_steps,
 
 void TunerWorker::computeWhatIf(const TracePtr& trace, const LimitParams& params, int columns,
                                 bool current, int generation, const PricingPtr& pricing) {
-  WhatIfResult r;
-  r.generation = generation;
-  r.current = current;
   auto s = tuner::whatif_series(*trace, params, columns, pricing.get());
-  if (!s)
-    r.error = qs(s.error());
-  else
-    r.series = std::make_shared<const tuner::WhatIfSeries>(std::move(*s));
-  emit whatIfReady(r);
+  if (!s) {
+    emit whatIfReady({generation, current, failed(s.error())});
+    return;
+  }
+  emit whatIfReady(
+      {generation, current, std::make_shared<const tuner::WhatIfSeries>(std::move(*s))});
 }
 
 void TunerWorker::runSweep(const TracePtr& trace, tuner::SweepSpec spec,
                            const tuner::OperatorConstraints& constraints, const PricingPtr& pricing,
                            const CancelFlag& cancel, const LimitParams& current,
                            std::optional<double> maxSpendIncrease) {
-  SweepOutcome o;
   spec.pricing = pricing.get();
   auto r = tuner::sweep_with_well_behaved(*trace, spec, constraints.well_behaved_factor,
                                           cancel.get(), reporter(tr("Sweeping")));
   if (!r) {
-    o.cancelled = cancel->load();
-    o.error = qs(r.error());
-  } else {
-    if (Status why = tuner::check_constraints(r->all, constraints.core); !why.ok())
-      o.constraintProblem = qs(why.error());
-    tuner::AdviceOptions advice;
-    advice.current = current;
-    advice.max_spend_increase = maxSpendIncrease;
-    advice.pricing = pricing.get();
-    o.advice = tuner::advise(*trace, spec, *r, constraints, advice);
-    o.recommendation = o.advice.recommendation;
-    o.result = std::make_shared<const tuner::GuidedSweep>(std::move(*r));
+    emit sweepDone({JobError{cancel->load() ? JobError::Kind::cancelled : JobError::Kind::failed,
+                             qs(r.error())}});
+    return;
   }
-  spec.pricing = nullptr;
-  o.spec = spec;
-  emit sweepDone(o);
+  SweepDone done;
+  done.constraints = tuner::check_constraints(r->all, constraints.core);
+  tuner::AdviceOptions advice;
+  advice.current = current;
+  advice.max_spend_increase = maxSpendIncrease;
+  advice.pricing = pricing.get();
+  done.advice = tuner::advise(*trace, spec, *r, constraints, advice);
+  done.recommendation = done.advice.recommendation;
+  done.result = std::make_shared<const tuner::GuidedSweep>(std::move(*r));
+  spec.pricing = nullptr;  // the outcome outlives `pricing`
+  done.spec = spec;
+  emit sweepDone({std::move(done)});
 }
 
 void TunerWorker::keyCounts(const TracePtr& trace, const std::string& key,
                             const LimitParams& current, const LimitParams& candidate, int request) {
-  KeyCountsResult r;
-  r.request = request;
   std::vector<bool> keep(trace->keys.size(), false);
   for (std::size_t k = 0; k < trace->keys.size(); ++k) keep[k] = trace->keys[k] == key;
   const trace::Trace sub = tuner::restrict_to_keys(*trace, keep);
-  if (!sub.events.empty()) {
-    auto cur = tuner::replay(sub, current);
-    auto cand = tuner::replay(sub, candidate);
-    if (!cur || !cand) {
-      r.error = qs(!cur ? cur.error() : cand.error());
-    } else {
-      r.current = cur->total;
-      r.candidate = cand->total;
-    }
+  if (sub.events.empty()) {
+    emit keyCountsReady({request, std::optional<KeyCounts>()});
+    return;
   }
-  emit keyCountsReady(r);
+  auto cur = tuner::replay(sub, current);
+  auto cand = tuner::replay(sub, candidate);
+  if (!cur || !cand) {
+    emit keyCountsReady({request, failed(!cur ? cur.error() : cand.error())});
+    return;
+  }
+  emit keyCountsReady({request, std::optional<KeyCounts>(KeyCounts{cur->total, cand->total})});
 }
 
 void TunerWorker::computeOutage(const TracePtr& trace, const LimitParams& params,
                                 const QString& outage, int replicas, const PricingPtr& pricing,
                                 int generation) {
-  ScenarioResult r;
-  r.kind = ScenarioResult::Kind::outage;
-  r.generation = generation;
+  constexpr auto kind = ScenarioResult::Kind::outage;
   auto window = tuner::parse_outage(outage.toStdString(), *trace);
   if (!window) {
-    r.error = tr("Outage: %1").arg(qs(window.error()));
-    emit scenarioReady(r);
+    emit scenarioReady({kind, generation, failed("Outage: " + window.error())});
     return;
   }
   tuner::OutageOptions o;
@@ -213,114 +216,100 @@ void TunerWorker::computeOutage(const TracePtr& trace, const LimitParams& params
   o.replicas = replicas;
   o.pricing = pricing.get();
   auto w = tuner::whatif_outage(*trace, params, o);
-  if (!w)
-    r.error = qs(w.error());
-  else
-    r.table = std::make_shared<const ResultTable>(tuner::outage_table(*w));
-  emit scenarioReady(r);
+  if (!w) {
+    emit scenarioReady({kind, generation, failed(w.error())});
+    return;
+  }
+  emit scenarioReady(
+      {kind, generation, std::make_shared<const ResultTable>(tuner::outage_table(*w))});
 }
 
 void TunerWorker::computeRouting(const TracePtr& trace, const LimitParams& params, int under_tokens,
                                  const QString& to_model, const PricingPtr& pricing,
                                  int generation) {
-  ScenarioResult r;
-  r.kind = ScenarioResult::Kind::routing;
-  r.generation = generation;
+  constexpr auto kind = ScenarioResult::Kind::routing;
   const tuner::RoutingRule rule{static_cast<std::uint32_t>(under_tokens), to_model.toStdString()};
   auto w = tuner::whatif_routing(*trace, params, rule, *pricing);
-  if (!w)
-    r.error = qs(w.error());
-  else
-    r.table = std::make_shared<const ResultTable>(tuner::routing_table(*w));
-  emit scenarioReady(r);
+  if (!w) {
+    emit scenarioReady({kind, generation, failed(w.error())});
+    return;
+  }
+  emit scenarioReady(
+      {kind, generation, std::make_shared<const ResultTable>(tuner::routing_table(*w))});
 }
 
 void TunerWorker::readConfig(const RuleTarget& target) {
-  ConfigResult r;
+  constexpr auto op = ConfigResult::Op::read;
   redis::KeySchema schema;
   auto cfg = on_target<std::optional<redis::RuleConfig>>(target, schema, [&](redis::Connection& c) {
     return redis::get_config(c, schema, target.rule.toStdString());
   });
   if (!cfg) {
-    r.error = qs(cfg.error().message);
-  } else {
-    r.config = *cfg;
-    // The shadow's version, for "Put in shadow"'s compare-and-set.
-    auto shadow = on_target<redis::ShadowState>(target, schema, [&](redis::Connection& c) {
-      return redis::get_shadow(c, schema, target.rule.toStdString());
-    });
-    if (shadow)
-      r.shadow_version = shadow->version;
-    else
-      r.error = qs("reading the shadow config: " + shadow.error().message);
+    emit configDone({op, failed(cfg.error().message)});
+    return;
   }
-  emit configDone(r);
+  // The shadow's version, for "Put in shadow"'s compare-and-set.
+  auto shadow = on_target<redis::ShadowState>(target, schema, [&](redis::Connection& c) {
+    return redis::get_shadow(c, schema, target.rule.toStdString());
+  });
+  if (!shadow) {
+    emit configDone({op, failed("reading the shadow config: " + shadow.error().message)});
+    return;
+  }
+  emit configDone({op, LiveConfig{std::move(*cfg), shadow->version}});
 }
 
 void TunerWorker::setShadow(const RuleTarget& target, const redis::RuleConfig& config,
                             const redis::ChangeInfo& change) {
-  ShadowResult r;
   redis::KeySchema schema;
   auto set = on_target<redis::RuleConfig>(target, schema, [&](redis::Connection& c) {
     return redis::set_shadow(c, schema, target.rule.toStdString(), config, change);
   });
   if (!set) {
-    r.error = qs(set.error().message);
-    r.conflict = redis::is_version_conflict(set.error());
-  } else {
-    r.version = set->version;
-    r.shadow = std::move(*set);
+    emit shadowDone({false, write_error(set.error())});
+    return;
   }
-  emit shadowDone(r);
+  const std::int64_t version = set->version;
+  emit shadowDone({false, ShadowWritten{std::move(*set), version}});
 }
 
 void TunerWorker::clearShadow(const RuleTarget& target, const redis::ChangeInfo& change) {
-  ShadowResult r;
-  r.cleared = true;
   redis::KeySchema schema;
   auto cleared = on_target<redis::ShadowState>(target, schema, [&](redis::Connection& c) {
     return redis::clear_shadow(c, schema, target.rule.toStdString(), change);
   });
   if (!cleared) {
-    r.error = qs(cleared.error().message);
-    r.conflict = redis::is_version_conflict(cleared.error());
-  } else {
-    r.version = cleared->version;
+    emit shadowDone({true, write_error(cleared.error())});
+    return;
   }
-  emit shadowDone(r);
+  emit shadowDone({true, ShadowWritten{std::nullopt, cleared->version}});
 }
 
 void TunerWorker::applyConfig(const RuleTarget& target, const redis::RuleConfig& config,
                               const redis::ChangeInfo& change) {
-  ConfigResult r;
-  r.op = ConfigResult::Op::apply;
+  constexpr auto op = ConfigResult::Op::apply;
   redis::KeySchema schema;
   auto set = on_target<redis::RuleConfig>(target, schema, [&](redis::Connection& c) {
     return redis::set_config(c, schema, target.rule.toStdString(), config, change);
   });
   if (!set) {
-    r.error = qs(set.error().message);
-    r.conflict = redis::is_version_conflict(set.error());
-  } else {
-    r.config = *set;
+    emit configDone({op, write_error(set.error())});
+    return;
   }
-  emit configDone(r);
+  emit configDone({op, LiveConfig{std::move(*set), 0}});
 }
 
 void TunerWorker::undoConfig(const RuleTarget& target, const redis::ChangeInfo& change) {
-  ConfigResult r;
-  r.op = ConfigResult::Op::undo;
+  constexpr auto op = ConfigResult::Op::undo;
   redis::KeySchema schema;
   auto undone = on_target<redis::RuleConfig>(target, schema, [&](redis::Connection& c) {
     return redis::undo_config(c, schema, target.rule.toStdString(), change);
   });
   if (!undone) {
-    r.error = qs(undone.error().message);
-    r.conflict = redis::is_version_conflict(undone.error());
-  } else {
-    r.config = *undone;
+    emit configDone({op, write_error(undone.error())});
+    return;
   }
-  emit configDone(r);
+  emit configDone({op, LiveConfig{std::move(*undone), 0}});
 }
 
 }  // namespace limitscope::ui

@@ -4,7 +4,8 @@
 // routing), sweeps, and the live rule's config in Redis (read, apply with compare-and-set,
 // undo). The tab runs one TunerWorker per QThread (jobs, what-if, Redis, scenarios)
 // so a long sweep never delays a slider's redraw or an Apply. Results come back as queued
-// signals carrying immutable data; long jobs take a shared cancel flag.
+// signals carrying immutable data; long jobs take a shared cancel flag. A result carries its
+// value or a JobError (the project's Expected, docs/architecture.md "Errors").
 
 #include <QObject>
 #include <QString>
@@ -30,13 +31,37 @@ using CancelFlag = std::shared_ptr<std::atomic<bool>>;
 /// operator changes them meanwhile).
 using PricingPtr = std::shared_ptr<const tuner::PricingOptions>;
 
-struct TraceLoadResult {
-  TracePtr trace;  ///< the good lines (null on error or cancel)
-  QString source;  ///< "file x.jsonl", "scenario mixed (300 s)", ...
+/// Why a job on a worker gave no result (the E of JobResult, like redis::RedisError's kind:
+/// the panel that asked tells a Cancel and a moved version from a failure).
+struct JobError {
+  enum class Kind {
+    failed,     ///< the job could not be done: unreadable file, bad input, Redis refused, ...
+    cancelled,  ///< the operator's Cancel stopped it (loads, sweeps): nothing is kept
+    conflict,   ///< a write's compare-and-set found the version moved: nothing was written
+  };
+  Kind kind = Kind::failed;
+  QString message;  ///< one line: what failed and why
+
+  bool cancelled() const { return kind == Kind::cancelled; }
+  bool conflict() const { return kind == Kind::conflict; }
+};
+
+/// A worker's result: its value, or why there is none (core/common/expected.h).
+template <class T>
+using JobResult = Expected<T, JobError>;
+
+/// A trace as read: its good lines and, when some lines were bad, the first of them (a load is
+/// partly good; the operator chooses whether to use the good lines).
+struct LoadedTrace {
+  TracePtr trace;
   std::vector<trace::TraceError> errors;
-  std::size_t error_count = 0;
-  QString error;  ///< the load failed as a whole (unreadable, above the cap)
-  bool cancelled = false;
+  std::size_t error_count = 0;  ///< bad lines in all (errors keeps the first ones)
+};
+
+struct TraceLoadResult {
+  QString source;  ///< "file x.jsonl", "scenario mixed (300 s)", ...
+  /// The trace, or why the load failed as a whole (unreadable, above the cap, cancelled).
+  JobResult<LoadedTrace> load;
 };
 
 /// A trace and what the passes over all of it found (core/tuner/tuner_session.h: the largest
@@ -54,36 +79,41 @@ struct TraceStudy {
 struct WhatIfResult {
   int generation = 0;
   bool current = false;  ///< the current setting's series (else the candidate's)
-  std::shared_ptr<const tuner::WhatIfSeries> series;
-  QString error;
+  JobResult<std::shared_ptr<const tuner::WhatIfSeries>> series;
 };
 
-struct SweepOutcome {
+/// A sweep that ran to its end.
+struct SweepDone {
   std::shared_ptr<const tuner::GuidedSweep> result;  ///< all keys and the well-behaved ones
   tuner::SweepSpec spec;
   tuner::Recommendation recommendation;
   /// The recommendation in words (spend limit, quota burn, the grid's edge), from core.
   tuner::Advice advice;
-  /// Why a constraint could not be judged (a spend limit on a trace without prices), or "".
-  QString constraintProblem;
-  QString error;
-  bool cancelled = false;
+  /// Whether every constraint could be judged (tuner::check_constraints: not a spend limit on
+  /// a trace without prices). A sweep is shown either way; this says what it could not judge.
+  Status constraints;
+};
+
+struct SweepOutcome {
+  JobResult<SweepDone> sweep;  ///< the sweep, or why not (failed, cancelled)
 };
 
 /// One key's replay counts with the current and the candidate setting (for a key's override).
+struct KeyCounts {
+  tuner::Counts current;
+  tuner::Counts candidate;
+};
+
 struct KeyCountsResult {
   int request = 0;
-  std::optional<tuner::Counts> current;  ///< nullopt when the key is not in the trace
-  std::optional<tuner::Counts> candidate;
-  QString error;
+  JobResult<std::optional<KeyCounts>> counts;  ///< nullopt when the key is not in the trace
 };
 
 /// A what-if scenario's result (core/tuner/scenario_tables.h).
 struct ScenarioResult {
   enum class Kind { outage, routing } kind = Kind::outage;
   int generation = 0;
-  std::shared_ptr<const ResultTable> table;
-  QString error;
+  JobResult<std::shared_ptr<const ResultTable>> table;
 };
 
 /// Where the live rule lives.
@@ -93,22 +123,30 @@ struct RuleTarget {
   QString rule;
 };
 
-struct ConfigResult {
-  enum class Op { read, apply, undo } op = Op::read;
+/// The live rule's config as read or written.
+struct LiveConfig {
   std::optional<redis::RuleConfig> config;  ///< read: nullopt when the rule has none
   /// read: the version of the rule's shadow config (0: never set), for its compare-and-set
   std::int64_t shadow_version = 0;
-  QString error;
-  bool conflict = false;  ///< apply/undo: the version moved, nothing was written
+};
+
+struct ConfigResult {
+  enum class Op { read, apply, undo } op = Op::read;
+  /// The config, or why not (apply/undo: a conflict when the version moved, nothing written).
+  JobResult<LiveConfig> live;
 };
 
 /// A rule's shadow config put or cleared (core/redis/shadow_config.h: audited, compare-and-set).
-struct ShadowResult {
-  bool cleared = false;                     ///< clear (else set)
+/// A shadow as written.
+struct ShadowWritten {
   std::optional<redis::RuleConfig> shadow;  ///< set: as stored
   std::int64_t version = 0;                 ///< the shadow's version after the change
-  QString error;
-  bool conflict = false;  ///< the shadow's version moved since it was read: nothing written
+};
+
+struct ShadowResult {
+  bool cleared = false;  ///< clear (else set)
+  /// The shadow, or why not (a conflict when its version moved since it was read).
+  JobResult<ShadowWritten> written;
 };
 
 class TunerWorker : public QObject {

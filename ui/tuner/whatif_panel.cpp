@@ -7,14 +7,12 @@
 #include <algorithm>
 
 #include "ui/qt_text.h"
-#include "ui/tuner/param_editor.h"
 #include "ui/tuner/whatif_chart.h"
 
 namespace limitscope::ui {
 
-WhatIfPanel::WhatIfPanel(tuner::TunerSession& session, TunerWorker* whatIf, TunerSettings settings,
-                         QWidget* parent)
-    : QWidget(parent), m_session(session), m_whatIf(whatIf), m_settings(settings) {
+WhatIfPanel::WhatIfPanel(tuner::TunerSession& session, TunerWorker* whatIf, QWidget* parent)
+    : QWidget(parent), m_session(session), m_whatIf(whatIf) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   m_chart = new WhatIfChart(this);
@@ -41,13 +39,13 @@ void WhatIfPanel::setChartView(int index) {
 
 void WhatIfPanel::requestWhatIf(bool current) {
   const auto side = current ? tuner::TunerSession::current : tuner::TunerSession::candidate;
-  const ParamEditor* editor = current ? m_settings.current : m_settings.candidate;
+  const tuner::SettingForm& setting = m_session.setting(side);
   if (!m_session.trace()) return;
-  if (!editor->isValid()) {
+  if (!setting.valid()) {
     // The field says why; the chart drops that side rather than show a stale line.
     m_session.drop_whatif(side);
     current ? m_chart->setCurrent(nullptr) : m_chart->setCandidate(nullptr);
-    m_summary->setText(qs(tuner::setting_problem_text(current, editor->problems())));
+    m_summary->setText(qs(tuner::setting_problem_text(current, setting.problems())));
     return;
   }
   const std::optional<int> generation = m_session.request_whatif(side);
@@ -55,7 +53,7 @@ void WhatIfPanel::requestWhatIf(bool current) {
   // About one column per pixel of the plot (decimation in core, not in QtCharts).
   const int columns = std::clamp(m_chart->width() - 140, 100, 1000);
   QMetaObject::invokeMethod(
-      m_whatIf, [w = m_whatIf, t = m_session.trace(), p = editor->params(), columns, current,
+      m_whatIf, [w = m_whatIf, t = m_session.trace(), p = setting.params(), columns, current,
                  g = *generation, pr = m_session.pricing()] {
         if (w) w->computeWhatIf(t, p, columns, current, g, pr);
       });
@@ -64,14 +62,15 @@ void WhatIfPanel::requestWhatIf(bool current) {
 void WhatIfPanel::onWhatIf(const WhatIfResult& r) {
   tuner::TunerSession& session = m_session;
   const auto side = r.current ? tuner::TunerSession::current : tuner::TunerSession::candidate;
-  const bool again = session.finish_whatif(side, r.generation, r.series);
-  if (r.series && session.series(side) == r.series)  // taken: not stale
-    r.current ? m_chart->setCurrent(r.series.get()) : m_chart->setCandidate(r.series.get());
+  const tuner::SharedSeries series = r.series.ok() ? *r.series : nullptr;
+  const bool again = session.finish_whatif(side, r.generation, series);
+  if (series && session.series(side) == series)  // taken: not stale
+    r.current ? m_chart->setCurrent(series.get()) : m_chart->setCandidate(series.get());
   if (again) {
     requestWhatIf(r.current);
     return;
   }
-  if (!r.error.isEmpty()) m_summary->setText(r.error);
+  if (!r.series.ok()) m_summary->setText(r.series.error().message);
   const auto& cur = session.series(tuner::TunerSession::current);
   const auto& cand = session.series(tuner::TunerSession::candidate);
   if (cur && cand)

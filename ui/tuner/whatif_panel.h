@@ -9,7 +9,6 @@
 #include <QWidget>
 
 #include "core/tuner/tuner_session.h"
-#include "ui/tuner/tuner_settings.h"
 #include "ui/tuner/tuner_worker.h"
 
 QT_BEGIN_NAMESPACE
@@ -24,10 +23,10 @@ class WhatIfChart;
 class WhatIfPanel : public QWidget {
   Q_OBJECT
  public:
-  /// @param session the trace, the what-if series and their requests in flight, the prices
+  /// @param session the two settings, the trace, the what-if series and their requests in
+  ///        flight, the prices
   /// @param whatIf the worker the what-ifs run on
-  WhatIfPanel(tuner::TunerSession& session, TunerWorker* whatIf, TunerSettings settings,
-              QWidget* parent = nullptr);
+  WhatIfPanel(tuner::TunerSession& session, TunerWorker* whatIf, QWidget* parent = nullptr);
 
   /// The current (true) or the candidate setting changed: its series is computed again.
   void requestWhatIf(bool current);
@@ -46,7 +45,6 @@ class WhatIfPanel : public QWidget {
  private:
   tuner::TunerSession& m_session;
   QPointer<TunerWorker> m_whatIf;
-  TunerSettings m_settings;
   WhatIfChart* m_chart = nullptr;
   QLabel* m_summary = nullptr;
   QComboBox* m_chartView = nullptr;

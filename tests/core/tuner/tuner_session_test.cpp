@@ -255,6 +255,64 @@ TEST(TunerSession, TraceFactsAreTheCorePassesResults) {
   EXPECT_TRUE(fractional.ends_with("; largest cost 1.5")) << fractional;
 }
 
+TEST(TunerSession, FactsForAnotherAlgorithmAreKeptOnlyForTheSessionsTrace) {
+  const SharedTrace first = small_trace();
+  TunerSession s;
+  s.adopt(first, study_trace(*first, Algorithm::token_bucket, 9));
+  const SharedTrace newer = small_trace(2);
+  EXPECT_FALSE(s.take_facts(newer, study_trace(*newer, Algorithm::gcra, 9)));  // not its trace
+  EXPECT_EQ(s.facts().algorithm, Algorithm::token_bucket);
+  EXPECT_TRUE(s.take_facts(first, study_trace(*first, Algorithm::gcra, 9)));
+  EXPECT_EQ(s.facts().algorithm, Algorithm::gcra);
+  EXPECT_TRUE(s.first_guess_for(Algorithm::gcra).has_value());
+}
+
+TEST(TunerSession, TheFirstGuessIsRefusedWithoutATraceAndNeedsAPassForAnotherAlgorithm) {
+  TunerSession s;
+  const auto none = first_guess_step(s, Algorithm::gcra);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error(), "Load a trace first.");
+  const SharedTrace trace = small_trace();
+  s.adopt(trace, study_trace(*trace, Algorithm::gcra, 9));
+  const auto same = first_guess_step(s, Algorithm::gcra);
+  ASSERT_TRUE(same.ok());
+  ASSERT_TRUE(same->has_value());
+  EXPECT_EQ((*same)->params.describe(), first_guess(*trace, Algorithm::gcra).params.describe());
+  const auto other = first_guess_step(s, Algorithm::sliding_log);
+  ASSERT_TRUE(other.ok());
+  EXPECT_FALSE(other->has_value());  // a pass over the trace makes it
+}
+
+TEST(TunerSession, SweepTextsSayWhatHappened) {
+  EXPECT_EQ(sweep_failed_text(true, "cancelled"), "Sweep cancelled.");
+  EXPECT_EQ(sweep_failed_text(false, "the grid needs 3 GiB"), "Sweep failed: the grid needs 3 GiB");
+  using Titles = std::pair<std::string, std::string>;
+  EXPECT_EQ(sweep_axis_titles(Algorithm::fixed_window), Titles("Window (s)", "Limit"));
+  EXPECT_EQ(sweep_axis_titles(Algorithm::leaky_bucket), Titles("Capacity", "Refill (/s)"));
+  FirstGuess guess;
+  guess.params = test::bucket(Algorithm::token_bucket, 40, 2);
+  guess.basis = "p99 of the keys' rates";
+  EXPECT_EQ(first_guess_text(guess),
+            "First guess: token-bucket capacity 40, refill 2/s (p99 of the keys' rates).");
+
+  GuidedSweep sweep;
+  sweep.all.cells.resize(144);
+  sweep.keys = 6;
+  sweep.well_behaved_keys = 5;
+  Advice advice;
+  advice.recommendation.frontier = {1, 2, 3};
+  const std::string judged = sweep_summary(sweep, advice, Status{});
+  EXPECT_EQ(judged,
+            "144 settings; 3 on the Pareto frontier (fewer 429s vs less admitted cost); 5 of 6 "
+            "keys well-behaved. The recommendation is beside the heatmap. Click a cell to make it "
+            "the candidate.");
+  const std::string unjudged = sweep_summary(sweep, advice, make_error("the trace has no prices"));
+  EXPECT_NE(unjudged.find("The worst key's spend limit cannot be judged: the trace has no "
+                          "prices. The recommendation"),
+            std::string::npos)
+      << unjudged;
+}
+
 TEST(TunerSession, StudyStopsWhenCancelledAndOtherwiseMakesTheSameFacts) {
   const SharedTrace trace = small_trace();
   std::atomic<bool> cancel{true};

@@ -386,7 +386,8 @@ TEST_F(TunerTabTest, FieldsRefuseZeroNegativeRatesAndCapacityBelowTheLargestCost
 // exactly (a per-second spin box with 3 decimals showed 1/h as 0 and 100/min as 1.667/s).
 TEST(ParamEditorRate, ARateIsShownInItsOwnUnitAndReadBackExactly) {
   test::ensure_qt_app();
-  ParamEditor e(QStringLiteral("current"));
+  tuner::SettingForm form;
+  ParamEditor e(QStringLiteral("current"), form);
   const struct {
     Rate rate;
     const char* unit;

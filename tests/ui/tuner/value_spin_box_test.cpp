@@ -39,7 +39,8 @@ TEST(ValueSpinBox, ShowsTheDecimalsTheValueHas) {
 
 TEST(ValueSpinBox, ARefillBelowAThousandthStaysItself) {
   test::ensure_qt_app();
-  ParamEditor editor(QStringLiteral("candidate"));
+  tuner::SettingForm form;
+  ParamEditor editor(QStringLiteral("candidate"), form);
   LimitParams p;
   p.capacity = 2;
   p.refill = Rate::per_sec(0.0005);  // unit_for picks a longer unit: the value is exact there
