@@ -65,6 +65,11 @@ void setStatusFigure(QLabel* label, const QString& text) {
   }
 }
 
+/// Shows `text` in a status bar label whose text changes seldom (the source, its state).
+void setStatusText(QLabel* label, const QString& text) {
+  if (label->text() != text) label->setText(text);
+}
+
 constexpr int kUiRefreshMs = 40;  // coalescing timer: at most 25 redraws a second
 
 /// Carries a snapshot the window stopped showing to the worker's thread: a posted event is
@@ -509,9 +514,12 @@ void MainWindow::applySnapshot(const SnapshotPtr& s) {
   notifyFiring(m_alertModel->setAlerts(s->alerts));
   updateDetails();
 
-  setStatusFigure(m_statusSource, QString::fromStdString(s->source));
-  setStatusFigure(m_statusState, QString::fromStdString(s->connection) +
-                                     (m_view.live ? QString() : tr(" · paused view")));
+  // The source and its state change seldom and may be long: they keep a size the status bar
+  // can shrink (a fixed one would draw over the figures beside them in a narrow window), and
+  // an unchanged text is not set again, so it lays nothing out.
+  setStatusText(m_statusSource, QString::fromStdString(s->source));
+  setStatusText(m_statusState, QString::fromStdString(s->connection) +
+                                   (m_view.live ? QString() : tr(" · paused view")));
   setStatusFigure(m_statusRate, tr("%1 samples/s").arg(s->samples_per_s, 0, 'f', 0));
   setStatusFigure(m_statusDropped, tr("%1 dropped").arg(s->dropped_samples));
   setStatusFigure(
