@@ -44,6 +44,7 @@ local function piece(name, body)
     if not P then
       P = ls_params({'token-bucket', '100', '1', '1000000000'}, '')
       P.eval, P.write = eval, write
+      P.f2 = true  -- a rule switched to state format 2 (docs/redis-state.md)
       D = ls_decision()
       RAW = struct.pack('<ddd', 50, 1700000000000000, 0)  -- format 2, TTL's end unknown
     end

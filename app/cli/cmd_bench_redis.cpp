@@ -26,6 +26,7 @@
 #include "core/redis/rule_config.h"
 #include "core/redis/script.h"
 #include "core/redis/server_info.h"
+#include "core/redis/state_format.h"
 #include "process/local_server.h"
 
 namespace limitscope::cli {
@@ -218,6 +219,10 @@ Expected<bool> configure(redis::Connection& c, const redis::KeySchema& schema,
   if (*current) change.expect_version = (*current)->version;
   auto r = redis::set_config(c, schema, rule, redis::single_limit(p), change);
   if (!r) return make_error(r.error().message);
+  // Its decisions write token-bucket state format 2, as a rule's do once its fleet is upgraded
+  // (docs/redis-state.md): no decider of an older version touches the bench's keys.
+  auto f = redis::set_state_format(c, schema, rule, 2);
+  if (!f) return make_error(f.error().message);
   return true;
 }
 

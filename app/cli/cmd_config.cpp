@@ -1,8 +1,10 @@
-// limitscope-cli config set|get|history|undo|override: a rule's live configuration in Redis
-// (core/redis/rule_config.h, docs/redis-schema.md). Every change is a compare-and-set on the
-// version plus an audit stream entry, made atomically by one script. Exit 0 done, 1 not done
-// because of what Redis holds or answers (version moved, nothing to undo, no config, Redis
-// unreachable), 2 bad usage or input (invalid values are refused and nothing changes).
+// limitscope-cli config set|get|history|undo|override|state-format: a rule's live configuration
+// in Redis (core/redis/rule_config.h, docs/redis-schema.md) and the token-bucket state format
+// its decisions write (core/redis/state_format.h, docs/redis-state.md). Every change is a
+// compare-and-set on the version plus an audit stream entry, made atomically by one script. Exit 0
+// done, 1 not done because of what Redis holds or answers (version moved, nothing to undo, no
+// config, Redis unreachable), 2 bad usage or input (invalid values are refused and nothing
+// changes).
 
 #include <cstdlib>
 #include <iostream>
@@ -17,6 +19,7 @@
 #include "core/redis/connection.h"
 #include "core/redis/redis_url.h"
 #include "core/redis/rule_config.h"
+#include "core/redis/state_format.h"
 
 namespace limitscope::cli {
 
@@ -240,11 +243,43 @@ int run_undo(const CommandArgs& argv) {
   return 0;
 }
 
+// The token-bucket state format the rule's decisions write: shown, or switched with --set
+// (2 once every decider of the rule reads format 2; 1 before deciders of an older version
+// join). Not a config change: no version, no audit entry.
+int run_state_format(const CommandArgs& argv) {
+  Args a("config state-format", kSummary,
+         with({{"set", "1|2",
+                "switch the rule's decisions to write token-bucket state format 1 or 2 "
+                "(2 only once every decider of the rule reads it: docs/redis-state.md)"}}),
+         argv);
+  if (const auto exit = a.early_exit("config state-format")) return *exit;
+  auto t = parse_target(a);
+  if (!t) return usage_error("config state-format", t.error());
+  std::optional<int> want;
+  if (auto s = a.get("set")) {
+    if (*s != "1" && *s != "2")
+      return usage_error("config state-format", "--set \"" + *s + "\" must be 1 or 2");
+    want = *s == "2" ? 2 : 1;
+  }
+  auto f = on_rule<int>(*t, [&](redis::Connection& c) {
+    return want ? redis::set_state_format(c, t->schema, t->rule, *want)
+                : redis::get_state_format(c, t->schema, t->rule);
+  });
+  if (!f) return redis_failure("config state-format", f.error());
+  if (a.has("json")) {
+    std::cout << json_text(json{{"rule", t->rule}, {"state_format", *f}}) << "\n";
+  } else {
+    std::cout << "rule " << t->rule << ": token-bucket state format " << *f << "\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 int run_config(const CommandArgs& args) {
   const std::string usage =
-      "usage: limitscope-cli config set|get|history|undo|override --redis URL --rule NAME "
+      "usage: limitscope-cli config set|get|history|undo|override|state-format --redis URL "
+      "--rule NAME "
       "[options]\n"
       "  (limitscope-cli config SUBCOMMAND --help for its options)\n";
   if (args.empty()) {
@@ -261,8 +296,9 @@ int run_config(const CommandArgs& args) {
   if (args[0] == "history") return run_history(rest);
   if (args[0] == "undo") return run_undo(rest);
   if (args[0] == "override") return run_override(rest);
-  return usage_error("config",
-                     "unknown subcommand \"" + args[0] + "\" (set, get, history, undo, override)");
+  if (args[0] == "state-format") return run_state_format(rest);
+  return usage_error("config", "unknown subcommand \"" + args[0] +
+                                   "\" (set, get, history, undo, override, state-format)");
 }
 
 }  // namespace limitscope::cli

@@ -61,16 +61,25 @@ local function ls_ttl_ms(ns)
   return ms
 end
 
--- Stores a token-bucket state (format 2, docs/redis-state.md): 24 bytes, the
--- doubles tokens, ts (µs) and exp, a ms instant (server clock) the key's TTL lasts at least
--- until. `x`: the exp the key holds now (0: none, or unknown). The key must live `ttl` ms after
--- t's ms (ls_ttl_ms of the time until idle, plus the test pad). When its TTL already does, `SET … KEEPTTL` (about half the server time of
--- `SET … PX`, which removes and adds the key's expiry); otherwise `SET … PX` one second longer
--- than needed, so a key decided again within that second keeps its TTL (issue 18). exp is then
--- the ms of t plus the TTL minus 1: PX counts from the SET (the same ms as TIME or later on
--- Redis 7.0; a server that counts from the script's start may be 1 ms earlier). Returns the
--- string.
-local function ls_tb_store(skey, tokens, ts, x, t, ttl)
+-- Stores a token-bucket state (docs/redis-state.md). `f2`: the rule's stamp allows format 2
+-- (" f2", set by limitscope-cli config state-format once every decider of the rule reads it);
+-- otherwise format 1, 16 bytes (the doubles tokens and ts) with `SET … PX ttl`, as the version
+-- before format 2 wrote and reads it, so a rule decided by both versions during a rolling
+-- upgrade is never read as corrupt by either. Format 2: 24 bytes, the doubles tokens, ts (µs)
+-- and exp, a ms instant (server clock) the key's TTL lasts at least until. `x`: the exp the key
+-- holds now (0: none, or unknown). The key must live `ttl` ms after t's ms (ls_ttl_ms of the
+-- time until idle, plus the test pad). When its TTL already does, `SET … KEEPTTL` (about half
+-- the server time of `SET … PX`, which removes and adds the key's expiry); otherwise `SET … PX`
+-- one second longer than needed, so a key decided again within that second keeps its TTL
+-- (issue 18). exp is then the ms of t plus the TTL minus 1: PX counts from the SET (the same ms
+-- as TIME or later on Redis 7.0; a server that counts from the script's start may be 1 ms
+-- earlier). Returns the string.
+local function ls_tb_store(skey, tokens, ts, x, t, ttl, f2)
+  if not f2 then
+    local v = struct.pack('<dd', tokens, ts)
+    redis.call('SET', skey, v, 'PX', ttl)  -- a number: Redis prints it in C
+    return v
+  end
   local now_ms = (t - t % 1000) / 1000
   if x >= now_ms + ttl then
     local v = struct.pack('<ddd', tokens, ts, x)
@@ -79,8 +88,14 @@ local function ls_tb_store(skey, tokens, ts, x, t, ttl)
   end
   ttl = ttl + 1000
   local v = struct.pack('<ddd', tokens, ts, now_ms + ttl - 1)
-  redis.call('SET', skey, v, 'PX', ttl)  -- a number: Redis prints it in C
+  redis.call('SET', skey, v, 'PX', ttl)
   return v
+end
+
+-- Whether a rule's config stamp (decide.lua's KEYS[3]) allows token-bucket state format 2: the
+-- mark " f2" after "<version> <µs>" (state_format.lua). No stamp: format 1.
+local function ls_stamp_f2(stamp)
+  return stamp and string.find(stamp, ' f2', 1, true) ~= nil or false
 end
 
 -- Fills decision d (allowed, limit, remaining, retry: ns or nil, reset: ns, reason); the
@@ -154,8 +169,9 @@ local function ls_params(f, where)
       return ls_bad(f, 4, where, 'refill_period_ns must be an integer in [1, 2^53]')
     end
     -- c, e: values an algorithm derives from the parameters once (GCRA: T and C·T).
+    -- f2: token-bucket states may be written in format 2 (ls_tb_store; from the stamp).
     return {alg = alg, capacity = capacity, amount = amount, period = period, max = capacity,
-            eval = false, write = false, name = '', suffix = '', rank = 0, c = 0, e = 0}
+            eval = false, write = false, name = '', suffix = '', rank = 0, c = 0, e = 0, f2 = false}
   elseif alg == 'sliding-log' or alg == 'sliding-counter' or alg == 'fixed-window' then
     local limit, window = ls_num(f[5]), ls_uint(f[6])
     if limit == nil or limit <= 0 then return ls_bad(f, 5, where, 'limit must be a finite number > 0') end
@@ -179,7 +195,7 @@ local function ls_override(hash, label, first)
   local op, err = ls_params({first.alg, o[1], o[2], o[3], o[4], o[5]},
                             'LSCONFIG ' .. hash .. ' override of ' .. label .. ': ')
   if op == nil then return nil, err end
-  op.eval, op.write, op.rank = first.eval, first.write, first.rank
+  op.eval, op.write, op.rank, op.f2 = first.eval, first.write, first.rank, first.f2
   return op
 end
 

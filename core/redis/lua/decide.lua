@@ -200,6 +200,11 @@ else
   end
   shadow = sets[2] or false
   local stamp = vals[1]
+  -- Token-bucket states in format 2 only where the stamp allows it (ls_stamp_f2): live and shadow.
+  if ls_stamp_f2(stamp) then
+    for j = 1, #limits do limits[j].f2 = true end
+    for j = 1, shadow and #shadow.limits or 0 do shadow.limits[j].f2 = true end
+  end
   if stamp then
     -- config_set.lua marks a rule configured before issue 18 with the instant its last
     -- old-schema state has expired by: until then a missing token-bucket string may be a hash.

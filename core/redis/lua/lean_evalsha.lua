@@ -27,6 +27,7 @@ do
       if p then
         local cs = ls_plain_costs(ARGV, n, {})
         if cs then
+          p.f2 = ls_stamp_f2(stamp)
           --@LEAN_ALGORITHMS
           return ls_lean(KEYS, ARGV, n, t, p, ls_decision(), version, vals, cs, pad, cfg, #cfg - 3)
         end

@@ -50,7 +50,7 @@ local debt = p.amount * 3600000000000 / p.period  -- TokenBucket::max_debt, the 
 local skey = KEYS[2]
 -- The state: a 24-byte string (token_bucket.lua; x: the end of the key's TTL), the 16-byte one
 -- without it, or a hash {tokens, ts} written before issue 18 (x = 0: the TTL is set anew).
-local tokens, last, x = nil, nil, 0
+local tokens, last, x, f2 = nil, nil, 0, false
 local raw = redis.pcall('GET', skey)
 if type(raw) == 'table' and raw.err then
   raw = redis.pcall('HMGET', skey, 'tokens', 'ts')
@@ -59,6 +59,7 @@ if type(raw) == 'table' and raw.err then
 elseif raw then
   if #raw == 24 then
     tokens, last, x = struct.unpack('<ddd', raw)
+    f2 = true
   elseif #raw == 16 then
     tokens, last = struct.unpack('<dd', raw)
   else
@@ -85,5 +86,7 @@ if level > C then level = C end
 local ts = last
 if t > ts then ts = t end
 local full_ns = (ts - t) * 1000 + ls_ceil_ns((C - level) * npu)
-ls_tb_store(skey, level, ts, x, t, ls_ttl_ms(full_ns) + pad)
+-- In the format the key holds (a missing or hash state: format 1, which every decider reads;
+-- the rule's next decision writes format 2 where its stamp allows it).
+ls_tb_store(skey, level, ts, x, t, ls_ttl_ms(full_ns) + pad, f2)
 return ls_reply_num(level)

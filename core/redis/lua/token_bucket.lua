@@ -1,12 +1,13 @@
--- token_bucket.lua: core/limiter/token_bucket.cpp on Redis. State: a string of 24 bytes, three
--- IEEE-754 doubles little-endian (struct '<ddd'): tokens (negative: a debt left by settlement),
--- ts, the µs instant tokens were computed at, and exp, the ms instant the key's TTL was last set
--- to end at (ls_tb_store: a write keeps the TTL when it already lasts long enough). Exact both
--- ways, and about six times cheaper to write and read in Redis's Lua than "%.17g" text. Read
--- too: the 16-byte string without exp written from issue 18 until its format 2 (its TTL is
--- unknown: the next write sets one), and before issue 18 a hash {tokens, ts} (ls_legacy_tb, where
--- one may still exist); the next write replaces either with the 24-byte string. Times are µs,
--- durations ns.
+-- token_bucket.lua: core/limiter/token_bucket.cpp on Redis. State: a string of IEEE-754 doubles
+-- little-endian: format 2, 24 bytes (struct '<ddd'): tokens (negative: a debt left by
+-- settlement), ts, the µs instant tokens were computed at, and exp, the ms instant the key's TTL
+-- was last set to end at (ls_tb_store: a write keeps the TTL when it already lasts long enough);
+-- format 1, 16 bytes ('<dd', exp unknown: 0). Both are read; a write makes format 2 only where
+-- the rule's stamp allows it (p.f2, docs/redis-state.md: deciders of the version before read
+-- format 1 only), format 1 otherwise. Exact both ways, and about six times cheaper to write and
+-- read in Redis's Lua than "%.17g" text. Before issue 18 the state was a hash {tokens, ts}
+-- (ls_legacy_tb, where one may still exist); the next write replaces it with a string. Times
+-- are µs, durations ns.
 -- Pasted into decide.lua (at its algorithms marker), where the final `return eval, write` becomes an
 -- assignment: eval(p, skey, t, cost, d, raw, legacy) fills decision d from the state `raw` the
 -- caller read (false: none; legacy: a missing string may be an old hash) (next state: d.a =
@@ -93,7 +94,7 @@ local function write(p, skey, d, t, pad_ms, hold)
   -- Idle (indistinguishable from a fresh bucket) once full again. SET replaces a key of any
   -- type, the old hash included (a reset, which sets one, has d.x = 0: a new TTL).
   local full_ns = (d.b - t) * 1000 + ls_ceil_ns((p.capacity - d.a) * (p.period / p.amount))
-  return ls_tb_store(skey, d.a, d.b, d.x, t, ls_ttl_ms(full_ns) + pad_ms)
+  return ls_tb_store(skey, d.a, d.b, d.x, t, ls_ttl_ms(full_ns) + pad_ms, p.f2)
 end
 
 return eval, write

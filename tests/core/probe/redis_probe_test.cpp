@@ -11,6 +11,7 @@
 #include "core/redis/redis_limiter.h"
 #include "core/redis/rule_config.h"
 #include "core/redis/state_codec.h"
+#include "core/redis/state_format.h"
 #include "support/limit_params_builders.h"
 #include "support/redis_server.h"
 
@@ -247,6 +248,7 @@ TEST(RedisProbe, TokenBucketStatesOfBothFormatsAreRead) {
       redis::single_limit(test::bucket(Algorithm::token_bucket, 10, 1, std::chrono::minutes(1))),
       redis::ChangeInfo{"test", "probe test", std::nullopt});
   ASSERT_TRUE(set.ok()) << set.error().message;
+  ASSERT_TRUE(redis::set_state_format(c, schema, "tb", 2).ok());  // decisions write format 2
   ASSERT_TRUE(redis::RedisLimiter(schema).decide(c, "tb", "decided", 3).ok());
   EXPECT_EQ(must_get(c, schema.state_key("tb", "decided")).size(), 24u);
   const auto now = static_cast<double>(server_now_us(c));
