@@ -1,5 +1,6 @@
 // Verifies that a chart line is mapped to the plot's pixels and thinned to the lowest and
-// highest point of each pixel column, in the order they came, on a linear and a log scale.
+// highest point of each pixel column, in the order they came, on a linear and a log scale, and
+// the y scale every part of a chart places values by (YScale).
 
 #include "ui/charts/pixel_polyline.h"
 
@@ -13,8 +14,7 @@ PlotMapping plot_100x100() {
   m.plot = QRectF(10, 20, 100, 100);  // x 10..110, y 20 (top) .. 120 (bottom)
   m.start_ms = 1000;
   m.ms_per_px = 10;  // 1,000 ms across the plot
-  m.y_lo = 0;
-  m.y_hi = 1;
+  m.y = YScale(0, 1, false);
   return m;
 }
 
@@ -48,9 +48,7 @@ TEST(PixelPolyline, KeepsEachColumnsLowestAndHighestInTheirOrder) {
 
 TEST(PixelPolyline, ALogScalePutsDecadesEvenlyAndWhatIsBelowOnTheBottomEdge) {
   PlotMapping m = plot_100x100();
-  m.log = true;
-  m.y_lo = 0.1;
-  m.y_hi = 1000;  // four decades, 25 px each
+  m.y = YScale(0.1, 1000, true);  // four decades, 25 px each
   QPolygonF out;
   pixel_polyline({{1000, 0.0}, {1100, 1.0}, {1200, 100.0}, {1300, 1000.0}}, m, out);
   ASSERT_EQ(out.size(), 4);
@@ -58,6 +56,42 @@ TEST(PixelPolyline, ALogScalePutsDecadesEvenlyAndWhatIsBelowOnTheBottomEdge) {
   EXPECT_DOUBLE_EQ(out[1].y(), 95);
   EXPECT_DOUBLE_EQ(out[2].y(), 45);
   EXPECT_DOUBLE_EQ(out[3].y(), 20);
+}
+
+TEST(YScale, ALinearScaleRunsFromLoToHiAndBeyond) {
+  const YScale y(-2, 6, false);
+  EXPECT_DOUBLE_EQ(y.fraction(-2), 0);
+  EXPECT_DOUBLE_EQ(y.fraction(0), 0.25);
+  EXPECT_DOUBLE_EQ(y.fraction(6), 1);
+  EXPECT_DOUBLE_EQ(y.fraction(10), 1.5);  // above the range: above the top edge (clipped)
+}
+
+TEST(YScale, ALogScaleSpacesDecadesEvenlyAndPutsWhatIsAtOrBelowItsBottomOnTheEdge) {
+  const YScale y(0.01, 100, true);  // four decades
+  EXPECT_DOUBLE_EQ(y.fraction(0.1), 0.25);
+  EXPECT_DOUBLE_EQ(y.fraction(10), 0.75);
+  EXPECT_DOUBLE_EQ(y.fraction(100), 1);
+  EXPECT_EQ(y.fraction(0.01), 0);
+  EXPECT_EQ(y.fraction(0.001), 0);  // below the lowest decade: not below the plot
+  EXPECT_EQ(y.fraction(0), 0);
+  EXPECT_EQ(y.fraction(-3), 0);
+}
+
+TEST(YScale, AnEmptyRangePutsEveryValueOnTheBottomEdge) {
+  EXPECT_EQ(YScale(5, 5, false).fraction(7), 0);
+  EXPECT_EQ(YScale(1, 1, true).fraction(7), 0);
+  EXPECT_EQ(YScale(0, 10, true).fraction(7), 0);  // no decade starts at zero
+}
+
+TEST(PixelPolyline, PlacesValuesWhereTheScaleDoes) {
+  PlotMapping m = plot_100x100();
+  m.y = YScale(0.05, 500, true);
+  QPolygonF out;
+  pixel_polyline({{1000, 0.02}, {1300, 0.7}, {1600, 42.0}}, m, out);
+  ASSERT_EQ(out.size(), 3);
+  EXPECT_DOUBLE_EQ(out[0].y(), 120);
+  EXPECT_DOUBLE_EQ(out[1].y(), 120 - 100 * m.y.fraction(0.7));
+  EXPECT_DOUBLE_EQ(out[2].y(), 120 - 100 * m.y.fraction(42.0));
 }
 
 TEST(PixelPolyline, AnEmptyLineIsEmpty) {

@@ -5,6 +5,14 @@
 
 namespace limitscope::ui {
 
+YScale::YScale(double lo, double hi, bool log) : m_lo(lo), m_hi(hi), m_log(log) {
+  const double from = log ? std::log10(lo) : lo, to = log ? std::log10(hi) : hi;
+  if (hi > lo && std::isfinite(from) && std::isfinite(to)) {
+    m_a = 1 / (to - from);
+    m_b = -m_a * from;
+  }
+}
+
 void pixel_polyline(const std::vector<metrics::Point>& points, const PlotMapping& m,
                     QPolygonF& out) {
   out.clear();
@@ -13,14 +21,8 @@ void pixel_polyline(const std::vector<metrics::Point>& points, const PlotMapping
   out.reserve(static_cast<qsizetype>(std::min(points.size(), 2 * columns)));
   const double left = m.plot.left(), sx = 1 / m.ms_per_px;
   const auto x_of = [&](double t) { return left + (t - m.start_ms) * sx; };
-  // y in pixels = a * value + b (linear) or a * log10(value) + b (log).
-  const double h = m.plot.height();
-  const double lo = m.log ? std::log10(m.y_lo) : m.y_lo, hi = m.log ? std::log10(m.y_hi) : m.y_hi;
-  const double a = hi > lo ? -h / (hi - lo) : 0, b = m.plot.bottom() - a * lo;
-  const auto y_of = [&](double v) {
-    if (!m.log) return a * v + b;
-    return v > m.y_lo ? a * std::log10(v) + b : m.plot.bottom();
-  };
+  const double base = m.plot.bottom(), h = m.plot.height();
+  const auto y_of = [&](double v) { return base - h * m.y.fraction(v); };
   // The current pixel column's first extreme and its other one (screen y: smaller is higher).
   QPointF first(x_of(points.front().x), y_of(points.front().y)), second = first;
   double column = std::floor(first.x());

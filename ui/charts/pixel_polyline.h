@@ -7,19 +7,43 @@
 
 #include <QPolygonF>
 #include <QRectF>
+#include <cmath>
 #include <vector>
 
 #include "core/metrics/decimate.h"
 
 namespace limitscope::ui {
 
-/// How a chart maps values to pixels: x is linear in time, y linear or logarithmic.
+/// A chart's y scale, linear or log10, from `lo` (the plot's bottom edge) to `hi` (its top):
+/// the one rule by which the lines (pixel_polyline), the thresholds, the bands and
+/// TimeChart::yPixel place a value. On a log scale a value at or below `lo` (zero, what is
+/// below the lowest decade) sits on the bottom edge; a range with hi <= lo puts every value there.
+class YScale {
+ public:
+  YScale() : YScale(0, 1, false) {}
+  YScale(double lo, double hi, bool log);
+  double lo() const { return m_lo; }
+  double hi() const { return m_hi; }
+  bool isLog() const { return m_log; }
+  /// Where `value` sits, as a fraction of the plot's height: 0 at the bottom edge, 1 at the
+  /// top (outside 0..1 when the value is outside the range, linear only).
+  double fraction(double value) const {
+    if (!m_log) return m_a * value + m_b;
+    return value > m_lo ? m_a * std::log10(value) + m_b : 0;
+  }
+
+ private:
+  double m_lo, m_hi;
+  bool m_log;
+  double m_a = 0, m_b = 0;  // fraction = m_a * value (or its log10) + m_b
+};
+
+/// How a chart maps points to pixels: x is linear in time, y by the chart's scale.
 struct PlotMapping {
-  QRectF plot;                // in the painter's coordinates
-  double start_ms = 0;        // the time at plot.left()
-  double ms_per_px = 1;       // > 0
-  double y_lo = 0, y_hi = 1;  // the values at plot.bottom() and plot.top()
-  bool log = false;           // y on a log10 scale (values <= y_lo sit on the bottom edge)
+  QRectF plot;           // in the painter's coordinates
+  double start_ms = 0;   // the time at plot.left()
+  double ms_per_px = 1;  // > 0
+  YScale y;
 };
 
 /// Replaces `out` with `points` mapped by `m`, thinned to the lowest and highest point of

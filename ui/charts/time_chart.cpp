@@ -147,11 +147,10 @@ void TimeChart::setData(const ChartData& chartData, const std::vector<AlertInter
     if (m_axisY->min() != y.lo || m_axisY->max() != y.hi) m_axisY->setRange(y.lo, y.hi);
     if (m_axisY->tickCount() != y.ticks) m_axisY->setTickCount(y.ticks);
   }
-  m_yLo = y.lo;
-  m_yHi = y.hi;
-  if (m_anchorY != m_yLo) {  // the anchor spans the x axis at the bottom of the y range
-    m_anchorY = m_yLo;
-    m_anchor->replace(QList<QPointF>{{0.0, m_yLo}, {1.0, m_yLo}});
+  m_yScale = YScale(y.lo, y.hi, m_log);
+  if (m_anchorY != y.lo) {  // the anchor spans the x axis at the bottom of the y range
+    m_anchorY = y.lo;
+    m_anchor->replace(QList<QPointF>{{0.0, y.lo}, {1.0, y.lo}});
   }
   for (QLegendMarker* m : c->legend()->markers(m_anchor)) m->setVisible(false);
 
@@ -255,11 +254,7 @@ Qt::PenStyle TimeChart::lineStyle(const QString& name) const {
 }
 
 double TimeChart::yFraction(double value) const {
-  if (m_log) {
-    if (!(value > m_yLo)) return 0;  // zero and what is below the lowest decade: the bottom edge
-    return (std::log10(value) - std::log10(m_yLo)) / (std::log10(m_yHi) - std::log10(m_yLo));
-  }
-  return m_yHi > m_yLo ? (value - m_yLo) / (m_yHi - m_yLo) : 0;
+  return m_yScale.fraction(value);
 }
 
 double TimeChart::yPixel(double value) const {
@@ -505,7 +500,7 @@ void TimeChart::drawThresholds(QPainter* painter, const QRectF& plot) {
   painter->setFont(f);
   for (std::size_t i = 0; i < m_thresholdValues.size(); ++i) {
     const double th = m_thresholdValues[i];
-    if (th < m_yLo || th > m_yHi || (m_log && th <= 0)) continue;
+    if (th < m_yScale.lo() || th > m_yScale.hi() || (m_log && th <= 0)) continue;
     const double y = plot.bottom() - yFraction(th) * plot.height();
     painter->setPen(pen);
     painter->drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
@@ -547,14 +542,12 @@ void TimeChart::drawForeground(QPainter* painter, const QRectF& rect) {
     painter->setPen(QPen(grey, 1, Qt::DashLine));
     painter->drawLine(QPointF(x1, plot.top()), QPointF(x1, plot.bottom()));
   }
-  if (m_yHi > m_yLo) {
+  if (m_yScale.hi() > m_yScale.lo()) {
     PlotMapping mapping;
     mapping.plot = plot;
     mapping.start_ms = static_cast<double>(m_start);
     mapping.ms_per_px = static_cast<double>(m_end - m_start) / std::max(1.0, plot.width());
-    mapping.y_lo = m_yLo;
-    mapping.y_hi = m_yHi;
-    mapping.log = m_log;
+    mapping.y = m_yScale;
     for (auto it = m_lastPoints.cbegin(); it != m_lastPoints.cend(); ++it) {
       const QLineSeries* series = m_lines.value(it.key(), nullptr);
       if (series == nullptr || it->empty()) continue;

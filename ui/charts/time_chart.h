@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/dashboard/dashboard_snapshot.h"
+#include "ui/charts/pixel_polyline.h"
 
 QT_BEGIN_NAMESPACE
 class QLineSeries;
@@ -120,7 +121,7 @@ class TimeChart : public QChartView {
   QLogValueAxis* m_logAxisY = nullptr;  // in the chart instead of m_axisY while m_log
   QToolButton* m_logButton = nullptr;
   bool m_log = false;
-  double m_yLo = 0, m_yHi = 1;  // the y range drawn (values, not logarithms)
+  YScale m_yScale;              // the y range drawn (values, not logarithms) and m_log
   ChartData m_data;             // the last data, to redraw on a change of scale
   std::vector<AlertInterval> m_intervals;
   QLineSeries* m_anchor = nullptr;
