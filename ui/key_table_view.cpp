@@ -114,10 +114,18 @@ void KeyTableView::scheduleFit() {
   QMetaObject::invokeMethod(
       this,
       [this] {
+        if (!m_fitPending) return;  // settleLayout() did it
         m_fitPending = false;
         fitContents();
       },
       Qt::QueuedConnection);
+}
+
+void KeyTableView::settleLayout() {
+  executeDelayedItemsLayout();
+  if (!m_fitPending) return;
+  m_fitPending = false;
+  fitContents();
 }
 
 void KeyTableView::fitContents() {

@@ -62,6 +62,12 @@ class KeyTableView : public QTableView {
   void showReportedColumns(const std::vector<KeyRow>& rows);
   /// Whether column `c` is shown wholly inside the viewport.
   bool isColumnInView(int c) const;
+  /// Lays out now what a refresh changed, instead of once the events in hand are done: the
+  /// rows (QAbstractItemView's delayed layout, a zero timer) and the columns' fit to their text
+  /// (scheduleFit). Called at the end of a refresh, so the table is repainted once with it:
+  /// laid out later, the relayout repaints the scroll bars, the header and the resized columns
+  /// in a second repaint after the frame's.
+  void settleLayout();
   /// How many times a column was measured to fit its text (for tests: a refresh that changes
   /// no text's length measures none).
   int fitCount() const { return m_fits; }

@@ -511,6 +511,7 @@ void MainWindow::applySnapshot(const SnapshotPtr& s) {
   // The model keeps the snapshot's rows (no copy) and applies the worker's change list.
   m_keyModel->setRows(std::shared_ptr<const std::vector<KeyRow>>(s, &s->keys), s->key_update.get());
   m_keyView->showReportedColumns(s->keys);
+  m_keyView->settleLayout();  // the table's relayout is repainted with this update, not after it
   notifyFiring(m_alertModel->setAlerts(s->alerts));
   updateDetails();
 
