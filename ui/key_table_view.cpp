@@ -87,6 +87,24 @@ KeyTableView::KeyTableView(KeyTableModel* model, QAbstractItemModel* proxy, QWid
     connect(proxy, signal, this, &KeyTableView::scheduleFit);
   connect(proxy, &QAbstractItemModel::dataChanged, this, &KeyTableView::scheduleFit);
   connect(proxy, &QAbstractItemModel::layoutChanged, this, &KeyTableView::scheduleFit);
+  // The filter proxy drops the model's layout-change hint (QSortFilterProxyModel could filter
+  // columns too), so each re-sort of the rows looked to the horizontal header as if its columns
+  // might have moved: it saved and restored every section, resized the hidden ones, and the
+  // table then laid out its geometry again and repainted the columns right of them and both
+  // scroll bars, after the frame's repaint. A layout change here never moves a column (the
+  // model sorts rows, the proxy filters rows): the header does not follow layout changes.
+  // (Columns inserted or removed and resets still reach it.)
+  disconnect(proxy,
+             SIGNAL(layoutAboutToBeChanged(QList<QPersistentModelIndex>,
+                                           QAbstractItemModel::LayoutChangeHint)),
+             horizontalHeader(),
+             SLOT(_q_sectionsAboutToBeChanged(QList<QPersistentModelIndex>,
+                                              QAbstractItemModel::LayoutChangeHint)));
+  disconnect(
+      proxy,
+      SIGNAL(layoutChanged(QList<QPersistentModelIndex>, QAbstractItemModel::LayoutChangeHint)),
+      horizontalHeader(),
+      SLOT(_q_sectionsChanged(QList<QPersistentModelIndex>, QAbstractItemModel::LayoutChangeHint)));
   connect(proxy, &QAbstractItemModel::modelReset, this, &KeyTableView::scheduleFit);
   connect(verticalScrollBar(), &QScrollBar::valueChanged, this, &KeyTableView::scheduleFit);
   connect(horizontalScrollBar(), &QScrollBar::valueChanged, this, &KeyTableView::fitColumns);

@@ -1,0 +1,107 @@
+// Verifies what a refresh of the key table lays out and when: a re-sort of the rows leaves the
+// columns alone (the filter proxy drops the model's row-sort hint), and settleLayout() fits the
+// columns at once instead of after the events in hand (when the frame was already repainted).
+
+#include <gtest/gtest.h>
+
+#include <QApplication>
+#include <QHeaderView>
+#include <QSignalSpy>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "support/qt_app.h"
+#include "ui/key_table_view.h"
+#include "ui/models/key_table_model.h"
+
+namespace limitscope::ui {
+namespace {
+
+KeyRow row(int k, double level, double rejected) {
+  KeyRow r;
+  r.api_key = "key-" + std::to_string(k);
+  r.name = "tenant-" + std::to_string(k);
+  r.tier = "pro";
+  r.model = "gpt-4.1";
+  r.limit = "requests";
+  r.algorithm = "token_bucket";
+  r.parameters = "capacity 60, 1/s";
+  r.capacity = 60;
+  r.level = level;
+  r.requests_per_s = 1;
+  r.rejected_per_s = rejected;
+  r.last_seen_ms = 1'700'000'000'000;
+  r.sparkline.assign(10, level);
+  return r;
+}
+
+void process_events() {
+  for (int i = 0; i < 5; ++i) QApplication::processEvents();
+}
+
+struct Table {
+  KeyTableModel model;
+  KeyFilterProxy proxy;
+  std::unique_ptr<KeyTableView> owned;  // made once the proxy has the model's columns
+  KeyTableView& view;
+  Table() : owned(make(model, proxy)), view(*owned) {
+    view.resize(1200, 400);
+    view.show();
+  }
+  static std::unique_ptr<KeyTableView> make(KeyTableModel& m, KeyFilterProxy& p) {
+    p.setSourceModel(&m);
+    return std::make_unique<KeyTableView>(&m, &p);
+  }
+};
+
+TEST(KeyTableView, ARowSortLeavesTheColumnsAlone) {
+  test::ensure_qt_app();
+  Table t;
+  std::vector<KeyRow> rows;
+  for (int k = 0; k < 40; ++k) rows.push_back(row(k, 0.02 * k, 1.5));
+  t.model.setRows(rows);
+  process_events();
+  ASSERT_TRUE(t.view.isColumnHidden(KeyTableModel::Shadow));
+  std::vector<int> widths;
+  for (int c = 0; c < KeyTableModel::ColumnCount; ++c) widths.push_back(t.view.columnWidth(c));
+
+  // The table sorts by level: the first and last keys swap places, their texts as long as before.
+  std::swap(rows.front().level, rows.back().level);
+  QSignalSpy sorted(&t.proxy, &QAbstractItemModel::layoutChanged);
+  QSignalSpy resized(t.view.horizontalHeader(), &QHeaderView::sectionResized);
+  t.model.setRows(rows);
+  t.view.settleLayout();
+  process_events();
+  ASSERT_GE(sorted.count(), 1) << "the rows did not move";
+  EXPECT_EQ(resized.count(), 0) << "a row sort resized a column";
+  EXPECT_TRUE(t.view.isColumnHidden(KeyTableModel::Shadow));
+  for (int c = 0; c < KeyTableModel::ColumnCount; ++c)
+    EXPECT_EQ(t.view.columnWidth(c), widths[static_cast<std::size_t>(c)]) << "column " << c;
+  EXPECT_EQ(t.model.rowAt(0)->api_key, "key-39");
+}
+
+TEST(KeyTableView, SettleLayoutFitsTheColumnsAtOnce) {
+  test::ensure_qt_app();
+  Table t;
+  std::vector<KeyRow> rows;
+  for (int k = 0; k < 40; ++k) rows.push_back(row(k, 0.02 * k, 1.5));
+  t.model.setRows(rows);
+  process_events();
+  const int fits = t.view.fitCount();
+  ASSERT_GT(fits, 0);
+
+  for (KeyRow& r : rows) r.rejected_per_s = 123456.5;  // "123456.5" where "1.5" was
+  t.model.setRows(rows);
+  EXPECT_EQ(t.view.fitCount(), fits) << "fitted before the refresh was done";
+  t.view.settleLayout();
+  const int settled = t.view.fitCount();
+  EXPECT_GT(settled, fits);
+  EXPECT_GE(t.view.columnWidth(KeyTableModel::Rejected),
+            t.view.fontMetrics().horizontalAdvance(QStringLiteral("123456.5")));
+  process_events();
+  EXPECT_EQ(t.view.fitCount(), settled) << "the fit was done again after settleLayout";
+}
+
+}  // namespace
+}  // namespace limitscope::ui
