@@ -2,6 +2,8 @@
 // columns alone (the filter proxy drops the model's row-sort hint), and settleLayout() fits the
 // columns at once instead of after the events in hand (when the frame was already repainted).
 
+#include "ui/key_table_view.h"
+
 #include <gtest/gtest.h>
 
 #include <QApplication>
@@ -12,7 +14,6 @@
 #include <vector>
 
 #include "support/qt_app.h"
-#include "ui/key_table_view.h"
 #include "ui/models/key_table_model.h"
 
 namespace limitscope::ui {

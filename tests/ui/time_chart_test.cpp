@@ -7,6 +7,7 @@
 
 #include <QApplication>
 #include <QImage>
+#include <memory>
 
 #include "support/qt_app.h"
 #include "ui/charts/axis_range.h"
@@ -55,6 +56,49 @@ TEST(TimeChart, ShowsLinesAndReplacesPoints) {
   EXPECT_GT(chart.chart()->legend()->geometry().width(), 10);
   const QString tip = chart.valuesAt(3200);
   EXPECT_TRUE(tip.contains(QStringLiteral("alpha: 0.6"))) << tip.toStdString();
+}
+
+// The chart as painted (grab: the same paintEvent as a repaint), its layouts settled.
+QImage painted(TimeChart& chart, const ChartData& d) {
+  chart.setData(d, {}, 0, 4000);
+  chart.settleLayout();
+  QApplication::processEvents();
+  return chart.grab().toImage();
+}
+
+TEST(TimeChart, PaintsAfterAChangeWhatAChartShownOnceWithTheDataPaints) {
+  // QtCharts' items are painted from a kept picture until the scene changes: a chart that
+  // showed other data must paint what a new chart shows, whether its axes, title and legend
+  // changed or only its lines.
+  test::ensure_qt_app();
+  applyPalette(false);
+  const auto make = [] {
+    auto c = std::make_unique<TimeChart>(QStringList{});
+    c->resize(800, 300);
+    c->setDark(false);
+    c->show();
+    return c;
+  };
+  ChartData first = two_lines();
+  ChartData lines_moved = first;  // same axes, title and legend
+  lines_moved.lines[0].points = {{1000, 0.7}, {2500, 0.1}, {3000, 0.3}};
+  ChartData all_changed = first;  // another range, title, unit and legend entry
+  all_changed.title = "levels, other";
+  all_changed.unit = "tokens";
+  all_changed.y_max = 250;
+  all_changed.lines[1].name = "gamma";
+  all_changed.lines[1].points = {{1000, 240}, {3000, 20}};
+  for (const ChartData* next : {&lines_moved, &all_changed}) {
+    auto shown = make();
+    const QImage before = painted(*shown, first);
+    const QImage after = painted(*shown, *next);
+    auto fresh = make();
+    const QImage expected = painted(*fresh, *next);
+    ASSERT_EQ(after.size(), expected.size());
+    EXPECT_NE(after, before) << next->title;
+    EXPECT_EQ(after, expected) << "a chart that showed other data paints something else ("
+                               << next->title << ")";
+  }
 }
 
 TEST(TimeChart, ShadesOnlyItsRulesInsideTheWindow) {

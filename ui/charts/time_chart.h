@@ -11,6 +11,7 @@
 
 #include <QChartView>
 #include <QHash>
+#include <QPixmap>
 #include <QPointer>
 #include <QPolygonF>
 #include <QString>
@@ -96,6 +97,10 @@ class TimeChart : public QChartView {
   void setCrosshair(qint64 t_ms);
 
  protected:
+  /// Draws QtCharts' items (background, axes, labels, title, legend) from a picture kept until
+  /// the scene changes, then the lines, ticks and bands (drawForeground) over it: an update
+  /// that only moves the lines does not paint QtCharts' items again.
+  void paintEvent(QPaintEvent* event) override;
   void drawForeground(QPainter* painter, const QRectF& rect) override;
   void drawTimeTicks(QPainter* painter, const QRectF& plot);
   void mouseMoveEvent(QMouseEvent* event) override;
@@ -121,8 +126,8 @@ class TimeChart : public QChartView {
   QLogValueAxis* m_logAxisY = nullptr;  // in the chart instead of m_axisY while m_log
   QToolButton* m_logButton = nullptr;
   bool m_log = false;
-  YScale m_yScale;              // the y range drawn (values, not logarithms) and m_log
-  ChartData m_data;             // the last data, to redraw on a change of scale
+  YScale m_yScale;   // the y range drawn (values, not logarithms) and m_log
+  ChartData m_data;  // the last data, to redraw on a change of scale
   std::vector<AlertInterval> m_intervals;
   QLineSeries* m_anchor = nullptr;
   double m_anchorY = std::numeric_limits<double>::quiet_NaN();  // where m_anchor lies, in y
@@ -142,7 +147,9 @@ class TimeChart : public QChartView {
   double m_dragX = -1;
   bool m_dark = false;
   int m_leftPad = 0;
-  QColor m_tickColor;  // the theme's axis label colour: time labels are drawn by us
+  QColor m_tickColor;        // the theme's axis label colour: time labels are drawn by us
+  QPixmap m_scene;           // QtCharts' items as last painted (paintEvent)
+  bool m_sceneDirty = true;  // the scene changed since m_scene was painted
 };
 
 }  // namespace limitscope::ui
