@@ -5,6 +5,7 @@
 #include <QPainter>
 #include <QResizeEvent>
 #include <QScrollBar>
+#include <QSignalBlocker>
 
 #include "ui/models/key_table_model.h"
 #include "ui/sparkline_delegate.h"
@@ -143,7 +144,23 @@ void KeyTableView::settleLayout() {
   executeDelayedItemsLayout();
   if (!m_fitPending) return;
   m_fitPending = false;
-  fitContents();
+  // The columns resized here are laid out here too: QTableView answers a resized column from
+  // a zero timer (its geometry, both scroll bars, a repaint of the columns right of it), which
+  // fires after the frame's repaint and paints the table a second time. With the header's
+  // signals held, the view does that work now, in the one repaint.
+  const int fits = m_fits;
+  {
+    const QSignalBlocker hold(horizontalHeader());
+    fitContents();
+    (void)horizontalHeader()->length();  // the stretched column's posted resize, now
+  }
+  if (m_fits == fits) return;
+  updateGeometries();
+  viewport()->update();
+  const QSignalBlocker hold(horizontalHeader());
+  fitColumns();
+  (void)horizontalHeader()->length();
+  updateGeometries();
 }
 
 void KeyTableView::fitContents() {
