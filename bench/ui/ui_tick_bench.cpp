@@ -314,6 +314,18 @@ int main(int argc, char** argv) {
       if (it.value() >= 0.05) std::printf(" %s %.2f ms;", qPrintable(it.key()), it.value());
     }
     std::printf("\n");
+    // The frames behind p99 (of 200 frames the third slowest): which tick, and where it went.
+    std::vector<std::size_t> slow(f.frame_cpu_ms.size());
+    for (std::size_t i = 0; i < slow.size(); ++i) slow[i] = i;
+    std::sort(slow.begin(), slow.end(),
+              [&](std::size_t a, std::size_t b) { return f.frame_cpu_ms[a] > f.frame_cpu_ms[b]; });
+    std::printf("    slowest frames (tick: apply + repaint ms, paint events):");
+    for (std::size_t k = 0; k < std::min<std::size_t>(5, slow.size()); ++k) {
+      const std::size_t i = slow[k];
+      std::printf(" #%zu: %.1f + %.1f, %.0f;", i, f.apply_cpu_ms[i], f.repaint_cpu_ms[i],
+                  f.paints[i]);
+    }
+    std::printf("\n");
     print("whole window from scratch (grab()), CPU:", f.grab_cpu_ms);
     if (f.foreign > 0)
       std::printf("    WARNING: %d frames showed the window's own snapshot, not the bench's\n",
