@@ -74,10 +74,10 @@ std::string algorithm_chain(std::span<const Branch> branches, std::string_view v
 // the lean prelude (lean_evalsha.lua, with the token-bucket and GCRA code) and one branch per
 // algorithm file at its --@ALGORITHMS line, inside its loop (a script's top-level functions are
 // created again at every run, so nothing there may hold them). A script keeps no parsed config
-// between runs (ls_config_cache false).
+// between runs (ls_config_cache and ls_seconds false).
 std::string compose_script(std::string_view entry, bool algorithms) {
-  std::string s =
-      file_or_throw("common.lua") + "\nlocal ls_config_cache, ls_config_count = false, 0\n";
+  std::string s = file_or_throw("common.lua") +
+                  "\nlocal ls_config_cache, ls_config_count, ls_seconds = false, 0, false\n";
   if (!algorithms) return s + file_or_throw(entry);
   // decide.lua's pressure index, its lean path and the prelude that takes it first.
   s += file_or_throw("pressure.lua") + "\n" + file_or_throw("lean.lua") + "\n";
@@ -112,7 +112,8 @@ std::string library_body() {
   }
   // Parsed configs of single-limit rules, kept between calls (decide.lua says when they are
   // reused), and how many there are (the table is dropped past 1,000 rules).
-  s += "local ls_config_cache, ls_config_count = {}, 0\n";
+  // ls_seconds: TIME's last seconds and their µs (ls_header).
+  s += "local ls_config_cache, ls_config_count, ls_seconds = {}, 0, {'', 0}\n";
   for (const Entry& e : kEntries) {
     const std::string fn = "ls_" + std::string(e.script);
     s += "local function " + fn + "(KEYS, ARGV)\n";

@@ -217,8 +217,19 @@ end
 
 -- decide.lua's header ARGV[1], "<now>[,<log MAXLEN>[,<pad ms>]]": returns the call's instant
 -- (µs: "" = the server's TIME, "<µs>" in test mode, "by:<deadline µs>" = TIME, refused past
--- the deadline), the log MAXLEN and the TTL pad (ms); or nil and the error reply.
-local function ls_header(a1)
+-- the deadline), the log MAXLEN and the TTL pad (ms); or nil and the error reply. `sec`: the
+-- function library's {seconds text, its µs} of the last TIME, or false: TIME answers text, and
+-- converting it costs more than the rest of the sum (strtod), so the seconds, the same for a
+-- whole second of calls, are converted once (issue 18).
+local function ls_time_us(sec)
+  local tm = redis.call('TIME')
+  if not sec then return tm[1] * 1000000 + tm[2] end
+  local s = tm[1]
+  if s ~= sec[1] then sec[1], sec[2] = s, s * 1000000 end
+  return sec[2] + tm[2]
+end
+
+local function ls_header(a1, sec)
   local log_max, pad = 0, 0
   if a1 ~= '' and string.find(a1, ',', 1, true) then
     local ts, lm, pd = string.match(a1, '^([^,]*),(%d+),?(%d*)$')
@@ -228,15 +239,13 @@ local function ls_header(a1)
     a1, log_max, pad = ts, ls_uint(lm) or 0, pd == '' and 0 or ls_uint(pd) or 0
   end
   if a1 == '' then
-    local tm = redis.call('TIME')
-    return tm[1] * 1000000 + tm[2], log_max, pad
+    return ls_time_us(sec), log_max, pad
   elseif string.sub(a1, 1, 3) == 'by:' then
     local deadline = ls_uint(string.sub(a1, 4))
     if deadline == nil then
       return nil, redis.error_reply('LSARG a deadline must be by:<microseconds >= 0>, got ' .. a1)
     end
-    local tm = redis.call('TIME')
-    local t = tm[1] * 1000000 + tm[2]
+    local t = ls_time_us(sec)
     -- The caller stops waiting at its deadline (a stalled server runs the call later): past
     -- it, nothing is decided or written, so a request the caller saw fail is never charged.
     -- The reply names the server's time, from which the caller corrects its clock offset.

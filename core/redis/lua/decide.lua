@@ -39,7 +39,7 @@ local t_call, log_max, pad
 if ls_pre then
   t_call, log_max, pad = ls_pre.t, ls_pre.log_max, ls_pre.pad
 else
-  t_call, log_max, pad = ls_header(ARGV[1])
+  t_call, log_max, pad = ls_header(ARGV[1], ls_seconds)
   if t_call == nil then return log_max end  -- the error reply
 end
 local n = #KEYS - 3
@@ -56,7 +56,22 @@ local cfg = KEYS[1]
 local entry = ls_config_cache and ls_config_cache[cfg]
 local vals
 if entry and entry.lean and (entry.legacy_until == 0 or t_call >= entry.legacy_until) then
-  local cs = ls_plain_costs(ARGV, n, entry.costs)  -- reused: the call's costs
+  -- The call's costs (entry.costs, reused); one decision's cost text is converted once per kept
+  -- config (entry.cnum: text -> number, at most 64; tonumber costs a strtod).
+  local cs = entry.costs
+  if n == 1 then
+    local a = ARGV[2]
+    local c = entry.cnum[a]
+    if c == nil then
+      c = tonumber(a)
+      if c ~= nil and entry.ncnum < 64 then
+        entry.cnum[a], entry.ncnum = c, entry.ncnum + 1
+      end
+    end
+    if c then cs[1] = c else cs = nil end
+  else
+    cs = ls_plain_costs(ARGV, n, cs)
+  end
   if cs then
     vals = redis.call('MGET', unpack(KEYS, 3))
     if vals[1] == entry.stamp then
@@ -215,7 +230,7 @@ else
       -- Lean: one token-bucket or GCRA limit, no overrides, no shadow (the lean path above).
       ls_config_cache[cfg] = {stamp = stamp, limits = limits, ds = ds, version = version,
                               overrides = has_overrides, npre = npre, legacy_until = until_us,
-                              shadow = shadow, costs = {},
+                              shadow = shadow, costs = {}, cnum = {}, ncnum = 0,
                               lean = #limits == 1 and npre == 1 and not has_overrides and not shadow}
     end
     legacy = t_call < until_us

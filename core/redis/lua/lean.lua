@@ -26,6 +26,68 @@ local function ls_plain_costs(ARGV, n, cs)
   return cs
 end
 
+-- The lean path's one token-bucket decision (issue 18): token_bucket.lua's eval and write,
+-- ls_record and ls_tb_store in one function, for the common case only: a readable state within
+-- the bounds eval checks (-max debt <= tokens <= C, ts and exp integral, ts at most one refill
+-- ahead), a cost in (0, C] that is admitted, and a level left at or above the pressure index's
+-- threshold. The same expressions in the same order as there, so the same doubles: the record
+-- and the written state are those of the general code, without its decision table, its seven
+-- helper calls and the table writes they make (each costs about as much as the arithmetic).
+-- Returns the record, or nil when the case is another (nothing is written then): the caller
+-- decides it the general way.
+local function ls_tb_admit(skey, t, p, version, raw, cost, pad)
+  local C, amount, period = p.capacity, p.amount, p.period
+  local tokens, last, x = C, t, 0
+  if raw then
+    local len = #raw
+    if len == 24 then
+      tokens, last, x = struct.unpack('<ddd', raw)
+    elseif len == 16 then
+      tokens, last = struct.unpack('<dd', raw)
+    else
+      return nil
+    end
+    -- eval's checks, negated: anything it might reset (NaN fails every comparison), and a
+    -- level above a lowered capacity, go the general way.
+    if not (tokens >= -(amount * 3600000000000 / period) and tokens <= C and last >= 0 and
+            last % 1 == 0 and last <= 9007199254740992 and (last - t) * 1000 <= C * (period / amount) and
+            x >= 0 and x % 1 == 0) then
+      return nil
+    end
+  end
+  local level = tokens
+  if t > last then level = tokens + ((t - last) * 1000) * amount / period end
+  if not (level < C) then level = C end
+  if not (cost > 0 and cost <= C and level >= cost) then return nil end
+  local rem = level - cost
+  if rem < p.max * LS_PRESSURE_BELOW then return nil end
+  -- time_math::ceil_ns of the time until full (ls_ceil_ns): reset_after, and the TTL's need.
+  local ns = (C - rem) * (period / amount)
+  local reset = 0
+  if ns > 0 then
+    if ns >= 2305843009213693952 then
+      reset = 2305843009213693952
+    else
+      reset = ns - ns % 1
+      if reset < ns then reset = reset + 1 end
+    end
+  end
+  local b = last
+  if t > last then b = t end
+  -- ls_record(true, 'allowed', 0, 0, rem, C, 0, reset, version, '').
+  local rec = struct.pack('<BBBBddddd', 1, 0, 0, 0, rem, C, 0, reset, version)
+  -- write(): the TTL (ls_ttl_ms of the time until full, plus the pad), stored by ls_tb_store.
+  local ms = ((b - t) * 1000 + reset) / 1000000
+  if not (ms > 1) then
+    ms = 1
+  else
+    local f = ms - ms % 1
+    if f < ms then ms = f + 1 else ms = f end
+  end
+  ls_tb_store(skey, rem, b, x, t, ms + pad, p.f2)
+  return rec
+end
+
 -- The lean path. decide.lua calls it for a rule with one token-bucket or GCRA limit, no
 -- per-key overrides, no shadow and no old-schema states ahead, on a call whose decision
 -- arguments are all plain costs: from the function library's kept config when the stamp read
@@ -35,6 +97,10 @@ end
 -- and shadows. p, d: the limit and its reused decision table; vals: the MGET of the stamp and
 -- the states (vals[1 + i]: decision i's); cs: the costs as numbers. Returns the reply.
 local function ls_lean(KEYS, ARGV, n, t, p, d, version, vals, cs, pad, cfg, label_at)
+  if n == 1 and p.alg == 'token-bucket' then
+    local rec = ls_tb_admit(KEYS[4], t, p, version, vals[2], cs[1], pad)
+    if rec then return rec end
+  end
   local out = n > 1 and {} or nil
   -- A key decided again later in this call has its write held until its last write of the
   -- call, so a call sets each key once (a coalesced batch repeats hot keys).

@@ -8,7 +8,7 @@
 -- (ls_pre: the header, the config fields and, when made, the MGET), so nothing is read twice.
 local ls_pre = false
 do
-  local t, log_max, pad = ls_header(ARGV[1])
+  local t, log_max, pad = ls_header(ARGV[1], false)
   if t == nil then return log_max end  -- the error reply
   ls_pre = {t = t, log_max = log_max, pad = pad, raw = false, vals = false}
   local n = #KEYS - 3

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Server instructions per call of a token-bucket decision against the reference script (issue
+# 18), counted by callgrind in a redis-server running under valgrind: unlike CPU time, the count
+# hardly moves with the machine's load (the runs differ by ~1-2%), so two builds' Lua can be
+# compared on the shared 2-core machine. Per call, over N pipelined calls (redis-benchmark
+# -c 2 -P 16 on 1,000 random keys, after a warm-up of 4,000 calls that makes the keys live):
+#   decide   FCALL of the library's decide, one token-bucket decision on server time
+#            (capacity 100, 1000/s, cost 1: the bench-redis token_bucket phase), state format 2
+#   ref      EVALSHA of bench-redis's reference script (HMGET, HMSET, PEXPIRE; client clock)
+#   empty4   FCALL of a function that returns a 44-byte string, with decide's 4 keys and
+#            2 arguments: the call itself
+#   empty1   EVALSHA of `return 1` with the reference's 1 key and 3 arguments
+# The ratio decide / ref is the instruction count's view of bench-redis's
+# token_bucket_vs_reference_server_us (which times the same calls on the server's clock).
+#
+#   bench/redis_instructions.sh CLI [N]   (CLI: a built limitscope-cli; default N = 20000)
+#   needs: redis-server, redis-cli, redis-benchmark, valgrind (callgrind_control)
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CLI="${1:?usage: bench/redis_instructions.sh path/to/limitscope-cli [N]}"
+N="${2:-20000}"
+for tool in redis-server redis-cli redis-benchmark valgrind callgrind_control; do
+  command -v "$tool" >/dev/null || { echo "redis_instructions.sh: $tool not found" >&2; exit 2; }
+done
+
+WORK="$(mktemp -d)"
+VG_PID=""
+cleanup() {
+  [ -n "$VG_PID" ] && kill "$VG_PID" 2>/dev/null && wait "$VG_PID" 2>/dev/null
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+PORT=""
+for port in $(shuf -i 20000-60000 -n 10); do
+  valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.out" \
+    redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$WORK" \
+    > "$WORK/valgrind.log" 2>&1 &
+  VG_PID=$!
+  for _ in $(seq 1 200); do
+    redis-cli -p "$port" ping >/dev/null 2>&1 && break
+    kill -0 "$VG_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  if redis-cli -p "$port" ping >/dev/null 2>&1; then PORT="$port"; break; fi
+  kill "$VG_PID" 2>/dev/null; wait "$VG_PID" 2>/dev/null; VG_PID=""
+done
+[ -n "$PORT" ] || { echo "redis_instructions.sh: no redis-server could be started" >&2; exit 1; }
+R=(redis-cli -p "$PORT")
+URL="redis://127.0.0.1:$PORT"
+
+# The rule as bench-redis configures it; one decision loads the function library.
+"$CLI" config set --redis "$URL" --redis-timeout 20s --rule bench-tb --algorithm token-bucket \
+  --capacity 100 --refill 1000/s --reason "redis_instructions.sh" > /dev/null
+# (A build from before the format switch writes format 2 anyway and has no such subcommand.)
+"$CLI" config state-format --redis "$URL" --redis-timeout 20s --rule bench-tb --set 2 \
+  > /dev/null 2>&1 || true
+"$CLI" decide --redis "$URL" --redis-timeout 20s --rule bench-tb --key warm > /dev/null
+DECIDE="$("${R[@]}" FUNCTION LIST | grep -o 'limitscope_decide_[0-9a-f]*' | head -1)"
+REF="$("${R[@]}" SCRIPT LOAD "$(cat <<'LUA'
+local cap = tonumber(ARGV[1])
+local per_ms = tonumber(ARGV[2])
+local now = tonumber(ARGV[3])
+local v = redis.call('HMGET', KEYS[1], 'tokens', 'ts')
+local tokens = tonumber(v[1]) or cap
+local ts = tonumber(v[2]) or now
+tokens = math.min(cap, tokens + math.max(0, now - ts) * per_ms)
+local allowed = 0
+if tokens >= 1 then
+  tokens = tokens - 1
+  allowed = 1
+end
+redis.call('HMSET', KEYS[1], 'tokens', tokens, 'ts', now)
+redis.call('PEXPIRE', KEYS[1], math.ceil((cap - tokens) / per_ms) + 1)
+return allowed
+LUA
+)")"
+EMPTY1="$("${R[@]}" SCRIPT LOAD 'return 1')"
+printf '#!lua name=lsinstr\nredis.register_function(%s, function(KEYS, ARGV) return %s end)\n' \
+  "'ls_empty44'" "'01234567890123456789012345678901234567890123'" |
+  "${R[@]}" -x FUNCTION LOAD REPLACE > /dev/null
+
+# Instructions per call of one redis-benchmark command line (after a warm-up of the same).
+count() {
+  local label="$1"
+  shift
+  redis-benchmark -p "$PORT" -n 4000 -c 2 -P 16 -r 1000 "$@" > /dev/null 2>&1
+  callgrind_control -z "$VG_PID" > /dev/null 2>&1
+  redis-benchmark -p "$PORT" -n "$N" -c 2 -P 16 -r 1000 "$@" > /dev/null 2>&1
+  callgrind_control -d "$label" "$VG_PID" > /dev/null 2>&1
+  local f ir
+  f="$(ls -t "$WORK"/cg.out.* | head -1)"
+  ir="$(awk '/^summary:/ {print $2; exit}' "$f")"
+  awk -v l="$label" -v i="$ir" -v n="$N" 'BEGIN {printf "%-8s %8.0f\n", l, i / n}'
+}
+
+KEYS4=(4 'limitscope:{bench-tb}:config' 'limitscope:{bench-tb}:decisions'
+       'limitscope:{bench-tb}:stamp' 'limitscope:{bench-tb}:s:k__rand_int__')
+NOW_MS="$(($(date +%s) * 1000))"
+echo "redis-server $(redis-server --version | sed -n 's/.*v=\([^ ]*\).*/\1/p') under callgrind, $N calls per row; $DECIDE"
+printf '%-8s %8s\n' call 'instr/call'
+decide="$(count decide FCALL "$DECIDE" "${KEYS4[@]}" '' 1)"
+echo "$decide"
+ref="$(count ref EVALSHA "$REF" 1 'bench-ref:k__rand_int__' 100 1 "$NOW_MS")"
+echo "$ref"
+count empty4 FCALL ls_empty44 "${KEYS4[@]}" '' 1
+count empty1 EVALSHA "$EMPTY1" 1 'bench-ref:k__rand_int__' 100 1 "$NOW_MS"
+awk -v a="${decide##* }" -v b="${ref##* }" 'BEGIN {printf "decide / ref: %.3f\n", a / b}'
