@@ -17,7 +17,6 @@
 #   needs: redis-server, redis-cli, redis-benchmark, valgrind (callgrind_control)
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CLI="${1:?usage: bench/redis_instructions.sh path/to/limitscope-cli [N]}"
 N="${2:-20000}"
 for tool in redis-server redis-cli redis-benchmark valgrind callgrind_control; do
@@ -81,6 +80,8 @@ printf '#!lua name=lsinstr\nredis.register_function(%s, function(KEYS, ARGV) ret
   "'ls_empty44'" "'01234567890123456789012345678901234567890123'" |
   "${R[@]}" -x FUNCTION LOAD REPLACE > /dev/null
 
+dumps=0
+LAST=""
 # Instructions per call of one redis-benchmark command line (after a warm-up of the same).
 count() {
   local label="$1"
@@ -90,9 +91,15 @@ count() {
   redis-benchmark -p "$PORT" -n "$N" -c 2 -P 16 -r 1000 "$@" > /dev/null 2>&1
   callgrind_control -d "$label" "$VG_PID" > /dev/null 2>&1
   local f ir
-  f="$(ls -t "$WORK"/cg.out.* | head -1)"
+  dumps=$((dumps + 1))
+  f="$WORK/cg.out.$dumps"  # callgrind numbers its dumps from 1, and may write it after answering
+  for _ in $(seq 1 100); do
+    grep -q '^totals:' "$f" 2>/dev/null && break
+    sleep 0.1
+  done
   ir="$(awk '/^summary:/ {print $2; exit}' "$f")"
-  awk -v l="$label" -v i="$ir" -v n="$N" 'BEGIN {printf "%-8s %8.0f\n", l, i / n}'
+  LAST="$(awk -v i="$ir" -v n="$N" 'BEGIN {printf "%.0f", i / n}')"
+  printf '%-8s %8s\n' "$label" "$LAST"
 }
 
 KEYS4=(4 'limitscope:{bench-tb}:config' 'limitscope:{bench-tb}:decisions'
@@ -100,10 +107,10 @@ KEYS4=(4 'limitscope:{bench-tb}:config' 'limitscope:{bench-tb}:decisions'
 NOW_MS="$(($(date +%s) * 1000))"
 echo "redis-server $(redis-server --version | sed -n 's/.*v=\([^ ]*\).*/\1/p') under callgrind, $N calls per row; $DECIDE"
 printf '%-8s %8s\n' call 'instr/call'
-decide="$(count decide FCALL "$DECIDE" "${KEYS4[@]}" '' 1)"
-echo "$decide"
-ref="$(count ref EVALSHA "$REF" 1 'bench-ref:k__rand_int__' 100 1 "$NOW_MS")"
-echo "$ref"
+count decide FCALL "$DECIDE" "${KEYS4[@]}" '' 1
+decide="$LAST"
+count ref EVALSHA "$REF" 1 'bench-ref:k__rand_int__' 100 1 "$NOW_MS"
+ref="$LAST"
 count empty4 FCALL ls_empty44 "${KEYS4[@]}" '' 1
 count empty1 EVALSHA "$EMPTY1" 1 'bench-ref:k__rand_int__' 100 1 "$NOW_MS"
-awk -v a="${decide##* }" -v b="${ref##* }" 'BEGIN {printf "decide / ref: %.3f\n", a / b}'
+awk -v a="$decide" -v b="$ref" 'BEGIN {printf "decide / ref: %.3f\n", a / b}'
