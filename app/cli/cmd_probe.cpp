@@ -230,10 +230,10 @@ int run_probe(const CommandArgs& argv) {
   if (args.has("detect")) {
     for (const auto& key : snap->unmatched_examples) {
       std::optional<probe::KeySample> sample;
-      auto take = [&](redis::Connection& c) -> redis::Result<redis::Unit> {
+      auto take = [&](redis::Connection& c) -> redis::Result<void> {
         auto s = probe::sample_key(c, key);
         if (s) sample = std::move(*s);
-        return redis::Unit{};
+        return {};
       };
       // A key that cannot be read (the call failed, or sample_key did) leaves `sample` empty
       // and is skipped like one that vanished: --detect proposes profiles for keys it read.

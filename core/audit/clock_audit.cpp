@@ -85,22 +85,22 @@ Expected<std::vector<RedisClockReading>> read_redis_clocks(const redis::RedisUrl
   redis::Endpoint endpoint(url, redis::EndpointOptions::with(connect), clock);
   std::map<std::string, ClockSample> samples;
   auto each = endpoint.on_each_master(
-      [&](redis::Connection& c, const std::string& node) -> redis::Result<redis::Unit> {
+      [&](redis::Connection& c, const std::string& node) -> redis::Result<void> {
         auto s = read_redis_clock(c, clock);
         if (!s) return redis::make_redis_error(redis::ErrorKind::reply, s.error());
         samples.emplace(node, *s);
-        return redis::Unit{};
+        return {};
       });
   if (!each) return make_error(each.error().message);
   // One server that cannot be read is the audit's error (docs/audits.md: exit 2), as the
   // cluster's map is; only a cluster's master is a reading with `error`.
-  if (!url.cluster() && !each->front().result)
+  if (!url.cluster() && !each->front().result.ok())
     return make_error(each->front().result.error().message);
   std::vector<RedisClockReading> out;
   for (const redis::NodeResult& n : *each) {
     RedisClockReading r;
     r.node = n.node;
-    if (n.result) {
+    if (n.result.ok()) {
       r.sample = samples.at(n.node);
     } else {
       r.error = n.result.error().message;

@@ -26,7 +26,7 @@ struct Error {
 
 /// A value of type T, or an error of type E.
 template <class T, class E = Error>
-class Expected {
+class [[nodiscard]] Expected {
  public:
   using value_type = T;
   using error_type = E;

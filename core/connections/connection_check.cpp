@@ -42,7 +42,7 @@ struct ScanTally {
 
 // A bounded SCAN of one server: enough to say whether limiter keys are there, never a walk of
 // a huge keyspace (the count is a lower bound when the budget runs out first).
-redis::Result<redis::Unit> scan_keys(redis::Connection& c, const std::string& match,
+redis::Result<void> scan_keys(redis::Connection& c, const std::string& match,
                                      const CheckOptions& o,
                                      const std::vector<probe::LimiterProfile>& profiles,
                                      ScanTally& tally) {
@@ -60,10 +60,10 @@ redis::Result<redis::Unit> scan_keys(redis::Connection& c, const std::string& ma
           .insert(k.str);
     }
     cursor = r->elements[0].str;
-    if (cursor == "0") return redis::Unit{};
+    if (cursor == "0") return {};
   }
   tally.complete = false;
-  return redis::Unit{};
+  return {};
 }
 
 std::string keys_text(const ScanTally& tally, const std::string& match,
@@ -96,7 +96,7 @@ CheckResult check_redis(const ResolvedConnection& t, const CheckOptions& o, Cloc
   std::string version;
   ScanTally tally;
   auto each = endpoint.on_each_master(
-      [&](redis::Connection& c, const std::string&) -> redis::Result<redis::Unit> {
+      [&](redis::Connection& c, const std::string&) -> redis::Result<void> {
         const Nanos before = clock.now();
         auto pong = c.command({"PING"});
         const Nanos after = clock.now();
@@ -115,7 +115,7 @@ CheckResult check_redis(const ResolvedConnection& t, const CheckOptions& o, Cloc
       });
   if (!each) return redis_failure(each.error());
   for (const redis::NodeResult& n : *each) {
-    if (!n.result) return redis_failure(n.result.error());
+    if (!n.result.ok()) return redis_failure(n.result.error());
   }
   const std::size_t masters = each->size();
   const int covered = endpoint.covered_slots();

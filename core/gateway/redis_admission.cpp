@@ -193,7 +193,7 @@ redis::GuardedDecision RedisAdmission::probe(const std::string& rule) {
     // may deny alone (then every logged key is refused: 503 limiter_misconfigured).
     if (options_.log_decisions > 0) {
       auto w = backend_.check_decision_log_write(rule);
-      if (!w && w.error().kind == redis::ErrorKind::auth) return w.error();
+      if (!w.ok() && w.error().kind == redis::ErrorKind::auth) return w.error();
     }
     return d->decision;
   });
@@ -256,7 +256,7 @@ Status RedisAdmission::check_access() {
     // First the decision log, for a message that names the stream (probe() checks it too).
     if (options_.log_decisions > 0) {
       auto w = backend_.check_decision_log_write(rule);
-      if (!w && w.error().kind != redis::ErrorKind::usage) {
+      if (!w.ok() && w.error().kind != redis::ErrorKind::usage) {
         const std::string stream = options_.schema.decisions_key(rule);
         if (w.error().kind == redis::ErrorKind::auth) {
           return make_error("redis rule " + rule +

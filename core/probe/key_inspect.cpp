@@ -165,13 +165,13 @@ std::string_view expected_redis_type(ProfileKind kind) {
 redis::Result<RawKey> inspect_key(redis::ClusterClient& cluster, const std::string& key,
                                   const LimiterProfile* profile, const RawKeyLimits& limits) {
   std::optional<RawKey> out;
-  auto ran = cluster.run_for_key(key, [&](redis::Connection& c) -> redis::Result<redis::Unit> {
+  auto ran = cluster.run_for_key(key, [&](redis::Connection& c) -> redis::Result<void> {
     auto r = inspect_key(c, key, profile, limits);
     if (!r) return r.error();  // a redirection (TYPE answered MOVED/ASK): run() follows it
     out = std::move(r).value();
-    return redis::Unit{};
+    return {};
   });
-  if (!ran) return ran.error();
+  if (!ran.ok()) return ran.error();
   if (auto topo = cluster.topology()) {
     if (const redis::ClusterNode* m = (*topo)->master_of(redis::cluster_slot(key)))
       out->node = m->address();

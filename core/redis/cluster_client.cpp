@@ -120,11 +120,11 @@ Result<bool> ClusterClient::read_map() {
                                              ": no node answered for the slot map: " + errors);
 }
 
-Result<Unit> ClusterClient::refresh() {
+Result<void> ClusterClient::refresh() {
   std::lock_guard serial(refresh_mu_);
   auto r = read_map();
   if (!r) return r.error();
-  return Unit{};
+  return {};
 }
 
 bool ClusterClient::refresh_if_due() {
@@ -199,7 +199,7 @@ bool ClusterClient::retry_pause(Backoff& backoff, Nanos& waited) {
   return true;
 }
 
-Result<Unit> ClusterClient::run(int slot, const std::function<Result<Unit>(Connection&)>& op) {
+Result<void> ClusterClient::run(int slot, const std::function<Result<void>(Connection&)>& op) {
   Backoff backoff = retry_backoff();
   Nanos waited{0};
   int hops = 0;
@@ -221,7 +221,7 @@ Result<Unit> ClusterClient::run(int slot, const std::function<Result<Unit>(Conne
       }
       target = *m;
     }
-    Result<Unit> r = Unit{};
+    Result<void> r;
     {
       auto conn = lease(target);
       if (!conn) {
@@ -238,7 +238,7 @@ Result<Unit> ClusterClient::run(int slot, const std::function<Result<Unit>(Conne
       r = op(**conn);
       (*conn)->set_asking(false);
     }  // the lease goes back before any map read, which may need this node's connection
-    if (r) return r;
+    if (r.ok()) return r;
     const auto ce = parse_cluster_error(r.error().message, target.host);
     if (!ce) {
       if (r.error().breaks_connection()) note_unreachable();
@@ -260,8 +260,8 @@ Result<Unit> ClusterClient::run(int slot, const std::function<Result<Unit>(Conne
   }
 }
 
-Result<Unit> ClusterClient::run_for_key(std::string_view key,
-                                        const std::function<Result<Unit>(Connection&)>& op) {
+Result<void> ClusterClient::run_for_key(std::string_view key,
+                                        const std::function<Result<void>(Connection&)>& op) {
   return run(cluster_slot(key), op);
 }
 

@@ -59,7 +59,7 @@ class ClusterClient {
 
   /// Reads the slot map now (from a known master, else a seed).
   /// @return usage when the server is not a cluster, io when no node answers
-  Result<Unit> refresh();
+  Result<void> refresh();
 
   /// The current map, read first if there is none yet.
   Result<std::shared_ptr<const ClusterTopology>> topology();
@@ -68,10 +68,10 @@ class ClusterClient {
   /// retrying TRYAGAIN/CLUSTERDOWN (see the file comment). `op` must be safe to repeat after
   /// a redirection or TRYAGAIN error (the command did not run), which is true of any single
   /// command or script call. Other errors return at once.
-  Result<Unit> run(int slot, const std::function<Result<Unit>(Connection&)>& op);
+  Result<void> run(int slot, const std::function<Result<void>(Connection&)>& op);
   /// run() on the slot of `key`.
-  Result<Unit> run_for_key(std::string_view key,
-                           const std::function<Result<Unit>(Connection&)>& op);
+  Result<void> run_for_key(std::string_view key,
+                           const std::function<Result<void>(Connection&)>& op);
 
   /// A connection to one node (pooled), for per-node work (SCAN, INFO, a routed batch).
   Result<ConnectionPool::Lease> lease(const ClusterNode& node);

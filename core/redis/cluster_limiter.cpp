@@ -300,8 +300,8 @@ Result<std::int64_t> ClusterLimiter::server_time_us(const std::string& rule) {
                                      [](Connection& c) { return read_server_time_us(c); });
 }
 
-Result<Unit> ClusterLimiter::check_decision_log_write(const std::string& rule) {
-  return on_rule_shard<Unit>(cluster_, limiter_.schema(), rule, [&](Connection& c) {
+Result<void> ClusterLimiter::check_decision_log_write(const std::string& rule) {
+  return on_rule_shard<void>(cluster_, limiter_.schema(), rule, [&](Connection& c) {
     return redis::check_decision_log_write(c, limiter_.schema(), rule);
   });
 }

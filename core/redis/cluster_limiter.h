@@ -69,7 +69,7 @@ class ClusterLimiter final : public DecisionBackend {
   /// TIME on the rule's master.
   Result<std::int64_t> server_time_us(const std::string& rule) override;
   /// check_decision_log_write() on the rule's master.
-  Result<Unit> check_decision_log_write(const std::string& rule) override;
+  Result<void> check_decision_log_write(const std::string& rule) override;
   ClusterClient& cluster() { return cluster_; }
 
  private:
@@ -105,13 +105,13 @@ template <class T, class Op>
 Result<T> on_rule_shard(ClusterClient& cluster, const KeySchema& schema, std::string_view rule,
                         Op&& op) {
   std::optional<Result<T>> out;
-  auto ran = cluster.run(rule_slot(schema, rule), [&](Connection& c) -> Result<Unit> {
+  auto ran = cluster.run(rule_slot(schema, rule), [&](Connection& c) -> Result<void> {
     Result<T> r = op(c);
-    if (!r) return r.error();
+    if (!r.ok()) return r.error();
     out.emplace(std::move(r));
-    return Unit{};
+    return {};
   });
-  if (!ran) return ran.error();
+  if (!ran.ok()) return ran.error();
   return std::move(*out);
 }
 

@@ -95,7 +95,7 @@ struct Connection::Impl {
     return copy_reply(static_cast<const redisReply*>(raw));
   }
 
-  Result<Unit> append(const std::vector<std::string>& argv) {
+  Result<void> append(const std::vector<std::string>& argv) {
     if (argv.empty()) return make_redis_error(ErrorKind::usage, "redis: empty command");
     std::vector<const char*> ptrs;
     std::vector<std::size_t> lens;
@@ -109,7 +109,7 @@ struct Connection::Impl {
                                lens.data()) != REDIS_OK) {
       return context_error(errno, "sending " + argv[0]);
     }
-    return Unit{};
+    return {};
   }
 };
 
@@ -172,9 +172,9 @@ Result<Value> Connection::command(const std::vector<std::string>& argv) {
     return make_redis_error(ErrorKind::closed, "redis " + peer() + ": connection is unusable");
   }
   if (impl_->asking) {
-    if (auto sent = impl_->append({"ASKING"}); !sent) return sent.error();
+    if (auto sent = impl_->append({"ASKING"}); !sent.ok()) return sent.error();
   }
-  if (auto sent = impl_->append(argv); !sent) return sent.error();
+  if (auto sent = impl_->append(argv); !sent.ok()) return sent.error();
   if (impl_->asking) {
     auto asked = impl_->read_one("ASKING");
     if (!asked) return asked;
@@ -203,20 +203,20 @@ Result<std::vector<Value>> Connection::pipeline(const CommandBatch& batch) {
     return make_redis_error(ErrorKind::closed, "redis " + peer() + ": connection is unusable");
   }
   static constexpr std::string_view kAsking = "*1\r\n$6\r\nASKING\r\n";
-  auto send = [&](std::string_view bytes) -> Result<Unit> {
+  auto send = [&](std::string_view bytes) -> Result<void> {
     if (redisAppendFormattedCommand(impl_->ctx.get(), bytes.data(), bytes.size()) != REDIS_OK) {
       return impl_->context_error(errno, "sending a pipeline");
     }
-    return Unit{};
+    return {};
   };
   if (!impl_->asking) {
     if (!batch.empty()) {
-      if (auto sent = send(batch.bytes()); !sent) return sent.error();
+      if (auto sent = send(batch.bytes()); !sent.ok()) return sent.error();
     }
   } else {
     for (std::size_t i = 0; i < batch.size(); ++i) {
-      if (auto sent = send(kAsking); !sent) return sent.error();
-      if (auto sent = send(batch.command(i)); !sent) return sent.error();
+      if (auto sent = send(kAsking); !sent.ok()) return sent.error();
+      if (auto sent = send(batch.command(i)); !sent.ok()) return sent.error();
     }
   }
   const std::string doing = "pipeline of " + std::to_string(batch.size());

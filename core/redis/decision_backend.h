@@ -46,7 +46,7 @@ class DecisionBackend {
   }
   /// check_decision_log_write() where `rule` lives; a backend that cannot check says so
   /// (usage), and callers then go on unchecked.
-  virtual Result<Unit> check_decision_log_write(const std::string& rule) {
+  virtual Result<void> check_decision_log_write(const std::string& rule) {
     (void)rule;
     return make_redis_error(ErrorKind::usage, "this backend does not check the decision log's ACL");
   }
@@ -101,7 +101,7 @@ class PooledDecisions final : public DecisionBackend {
     if (!lease) return lease.error();
     return read_server_time_us(**lease);
   }
-  Result<Unit> check_decision_log_write(const std::string& rule) override {
+  Result<void> check_decision_log_write(const std::string& rule) override {
     auto lease = pool_.acquire();
     if (!lease) return lease.error();
     return redis::check_decision_log_write(**lease, limiter_.schema(), rule);

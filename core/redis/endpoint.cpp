@@ -49,14 +49,14 @@ Endpoint::Endpoint(RedisUrl url, EndpointOptions options, Clock& clock) : url_(s
 
 Endpoint::~Endpoint() = default;
 
-Result<Unit> Endpoint::run_for_key(std::string_view key, const Op& op) {
+Result<void> Endpoint::run_for_key(std::string_view key, const Op& op) {
   if (cluster_) return cluster_->run_for_key(key, op);
   auto lease = pool_->acquire();
   if (!lease) return lease.error();
   return op(**lease);
 }
 
-Result<Unit> Endpoint::run_for_rule(const KeySchema& schema, std::string_view rule, const Op& op) {
+Result<void> Endpoint::run_for_rule(const KeySchema& schema, std::string_view rule, const Op& op) {
   if (cluster_) return cluster_->run(rule_slot(schema, rule), op);
   auto lease = pool_->acquire();
   if (!lease) return lease.error();
@@ -80,23 +80,23 @@ int Endpoint::covered_slots() {
 
 NodeResult Endpoint::on_server(const NodeOp& op) {
   const std::string node = server_address(url_);
-  Result<Unit> r = Unit{};
+  Result<void> r;
   {
     auto lease = pool_->acquire();
-    r = lease ? op(**lease, node) : Result<Unit>(lease.error());
+    r = lease ? op(**lease, node) : Result<void>(lease.error());
   }
-  return {node, r ? r : Result<Unit>(on_node(node, r.error()))};
+  return {node, r.ok() ? r : Result<void>(on_node(node, r.error()))};
 }
 
 NodeResult Endpoint::on_master(const ClusterNode& m, const NodeOp& op) {
   const std::string node = m.address();
-  Result<Unit> r = Unit{};
+  Result<void> r;
   {
     auto lease = cluster_->lease(m);
-    r = lease ? op(**lease, node) : Result<Unit>(lease.error());
+    r = lease ? op(**lease, node) : Result<void>(lease.error());
   }  // the lease goes back before a map read, which may need this node's connection
-  if (!r && r.error().breaks_connection()) cluster_->note_unreachable();
-  return {node, r ? r : Result<Unit>(on_node(node, r.error()))};
+  if (!r.ok() && r.error().breaks_connection()) cluster_->note_unreachable();
+  return {node, r.ok() ? r : Result<void>(on_node(node, r.error()))};
 }
 
 Result<std::vector<NodeResult>> Endpoint::on_each_master(const NodeOp& op) {

@@ -52,13 +52,13 @@ struct EndpointOptions {
 /// The outcome of a call on one master.
 struct NodeResult {
   std::string node;  ///< its address, host:port (or the socket path of a unix:// server)
-  Result<Unit> result;
+  Result<void> result;
 };
 
 class Endpoint {
  public:
-  using Op = std::function<Result<Unit>(Connection&)>;
-  using NodeOp = std::function<Result<Unit>(Connection&, const std::string& node)>;
+  using Op = std::function<Result<void>(Connection&)>;
+  using NodeOp = std::function<Result<void>(Connection&, const std::string& node)>;
 
   /// @param clock paces reconnects and cluster retries (must outlive the endpoint)
   Endpoint(RedisUrl url, EndpointOptions options, Clock& clock);
@@ -74,9 +74,9 @@ class Endpoint {
   /// Runs `op` on a connection to the server holding `key`. On a cluster `op` may run again
   /// after a redirection (it did not run there), so it must be safe to repeat then, as any
   /// single command or script call is. Errors from `op` return as they are.
-  Result<Unit> run_for_key(std::string_view key, const Op& op);
+  Result<void> run_for_key(std::string_view key, const Op& op);
   /// run_for_key() on the shard of `rule` under `schema`.
-  Result<Unit> run_for_rule(const KeySchema& schema, std::string_view rule, const Op& op);
+  Result<void> run_for_rule(const KeySchema& schema, std::string_view rule, const Op& op);
 
   /// The same, for `f` (a function of a Connection returning Result<T>).
   template <class T, class F>
@@ -101,7 +101,7 @@ class Endpoint {
   /// @return one result per master, or an error when the masters cannot be known
   Result<std::vector<NodeResult>> on_each_master(const NodeOp& op);
 
-  using KeysOp = std::function<Result<Unit>(Connection&, const std::string& node,
+  using KeysOp = std::function<Result<void>(Connection&, const std::string& node,
                                             const std::vector<std::string>& keys)>;
   /// Runs `op` once on each master holding some of `keys`, with those keys in the order
   /// given (one server: once, with all of them), in address order; results as
@@ -131,13 +131,13 @@ class Endpoint {
   template <class T, class Run, class F>
   static Result<T> collect(Run&& run, F& f) {
     std::optional<Result<T>> out;
-    auto ran = run([&](Connection& c) -> Result<Unit> {
+    auto ran = run([&](Connection& c) -> Result<void> {
       Result<T> r = f(c);
-      if (!r) return r.error();  // a redirection: the cluster follows it and calls again
+      if (!r.ok()) return r.error();  // a redirection: the cluster follows it and calls again
       out.emplace(std::move(r));
-      return Unit{};
+      return {};
     });
-    if (!ran) return ran.error();
+    if (!ran.ok()) return ran.error();
     return std::move(*out);
   }
 

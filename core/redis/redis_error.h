@@ -36,10 +36,11 @@ struct RedisError {
   }
 };
 
-/// The empty value of Result<Unit>.
+/// The empty value of Result<void>.
 struct Unit {};
 
-/// A value or a RedisError (the project's Expected with a kind; core/common/expected.h).
+/// A value or a RedisError (the project's Expected with a kind; core/common/expected.h);
+/// Result<void> is ok or a RedisError.
 template <class T>
 using Result = Expected<T, RedisError>;
 

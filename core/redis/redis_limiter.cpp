@@ -152,16 +152,16 @@ Result<std::int64_t> read_server_time_us(Connection& c) {
   return *us;
 }
 
-Result<Unit> check_decision_log_write(Connection& c, const KeySchema& schema,
+Result<void> check_decision_log_write(Connection& c, const KeySchema& schema,
                                       std::string_view rule) {
   if (Status e = KeySchema::check_rule(rule); !e.ok())
     return make_redis_error(ErrorKind::usage, e.error());
   auto r = c.command({"XADD", schema.decisions_key(rule), "0-0", "limitscope-access-probe", "1"});
   // Redis 5+ never adds 0-0; were one added, the user may XADD all the same.
-  if (r) return Unit{};
+  if (r) return {};
   const RedisError& e = r.error();
   if (e.kind == ErrorKind::reply && e.message.find("greater than 0-0") != std::string::npos)
-    return Unit{};
+    return {};
   return e;
 }
 

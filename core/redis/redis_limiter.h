@@ -134,8 +134,8 @@ Result<std::int64_t> read_server_time_us(Connection& c);
 /// writing nothing: an XADD with the ID 0-0, which Redis checks against the user's ACL (the
 /// command and the key) and then refuses for its ID before it looks the key up, so the stream
 /// gets no entry and is not created.
-/// @return Unit when only the ID was refused; else the error (auth: NOPERM, the ACL denies it)
-Result<Unit> check_decision_log_write(Connection& c, const KeySchema& schema,
+/// @return ok when only the ID was refused; else the error (auth: NOPERM, the ACL denies it)
+Result<void> check_decision_log_write(Connection& c, const KeySchema& schema,
                                       std::string_view rule);
 
 /// The server's time named by a decision refused as late (DecideOptions::deadline_us), or

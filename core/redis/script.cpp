@@ -35,7 +35,7 @@ bool functions_unavailable(const std::string& text) {
          (text.find("'fcall'") != std::string::npos || text.find("'function") != std::string::npos);
 }
 
-Result<Unit> load_script(Connection& c, const Script& s) {
+Result<void> load_script(Connection& c, const Script& s) {
   auto r = c.command({"SCRIPT", "LOAD", s.source()});
   if (!r) {
     RedisError e = r.error();
@@ -47,7 +47,7 @@ Result<Unit> load_script(Connection& c, const Script& s) {
                                                      s.name() + " answered " + r->describe() +
                                                      ", expected its SHA-1 " + s.sha1());
   }
-  return Unit{};
+  return {};
 }
 
 enum class Loaded { yes, unavailable };
@@ -86,7 +86,7 @@ Result<Value> evalsha(Connection& c, const Script& s, const ScriptCall& call) {
   const auto argv = evalsha_argv(s, call);
   auto r = c.command(argv);
   if (!r && r.error().kind == ErrorKind::noscript) {
-    if (auto loaded = load_script(c, s); !loaded) return loaded.error();
+    if (auto loaded = load_script(c, s); !loaded.ok()) return loaded.error();
     r = c.command(argv);
   }
   return r;
@@ -171,7 +171,7 @@ Result<std::vector<Value>> eval_pipeline(Connection& c, const Script& s,
     functions = false;
   }
   if (!functions) {
-    if (auto loaded = load_script(c, s); !loaded) return loaded.error();
+    if (auto loaded = load_script(c, s); !loaded.ok()) return loaded.error();
   }
   std::vector<std::vector<std::string>> again;
   again.reserve(missing.size());

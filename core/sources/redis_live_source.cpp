@@ -297,7 +297,7 @@ redis::Result<StreamRead> RedisLiveSource::read_streams(
   auto read = endpoint_.on_masters_of(
       keys,
       [&](redis::Connection& c, const std::string& node,
-          const std::vector<std::string>& part) -> redis::Result<redis::Unit> {
+          const std::vector<std::string>& part) -> redis::Result<void> {
         std::map<std::string, std::string> part_rules;
         for (const std::string& key : part) part_rules.emplace(rule_of.at(key), key);
         auto r = tail_.read(c, part_rules, limit_order_);
@@ -306,7 +306,7 @@ redis::Result<StreamRead> RedisLiveSource::read_streams(
         for (auto& d : r->fresh) all.fresh.push_back(std::move(d));
         all.lagging += r->lagging;
         for (auto& e : r->errors) key_errors.emplace_back(node, std::move(e));
-        return redis::Unit{};
+        return {};
       },
       unserved);
   if (!read) return read.error();
@@ -318,7 +318,7 @@ redis::Result<StreamRead> RedisLiveSource::read_streams(
   std::optional<redis::RedisError> last_error;
   std::size_t answered = 0;
   for (const redis::NodeResult& n : *read) {
-    if (n.result) {
+    if (n.result.ok()) {
       ++answered;
       continue;
     }

@@ -88,7 +88,7 @@ TEST_F(ClusterEndpointTest, EachMasterIsVisitedOnce) {
   EXPECT_EQ(std::set<std::string>(masters->begin(), masters->end()), expected);
 
   std::multiset<std::string> visited;
-  auto each = endpoint.on_each_master([&](Connection& c, const std::string& node) -> Result<Unit> {
+  auto each = endpoint.on_each_master([&](Connection& c, const std::string& node) -> Result<void> {
     if (port_of(c.peer()) != node.substr(node.rfind(':') + 1)) {
       return make_redis_error(ErrorKind::usage, "connection " + c.peer() + " is not " + node);
     }
@@ -98,7 +98,7 @@ TEST_F(ClusterEndpointTest, EachMasterIsVisitedOnce) {
       return make_redis_error(ErrorKind::usage, node + " is not a master");
     }
     visited.insert(node);
-    return Unit{};
+    return {};
   });
   ASSERT_TRUE(each.ok()) << each.error().message;
   ASSERT_EQ(each->size(), 3u);
@@ -144,10 +144,10 @@ TEST(ClusterEndpointDown, AMasterThatIsDownIsNamedAndTheOthersAnswer) {
   EXPECT_NE(lost.error().message.find(std::to_string(dead)), std::string::npos)
       << lost.error().message;
 
-  auto each = endpoint.on_each_master([&](Connection& c, const std::string&) -> Result<Unit> {
+  auto each = endpoint.on_each_master([&](Connection& c, const std::string&) -> Result<void> {
     auto r = c.command({"PING"});
     if (!r) return r.error();
-    return Unit{};
+    return {};
   });
   ASSERT_TRUE(each.ok()) << each.error().message;
   ASSERT_EQ(each->size(), 3u);

@@ -75,11 +75,11 @@ TEST(Endpoint, EachMasterOfOneServerIsTheServer) {
   test::must(direct, {"SET", "a", "1"});
   test::must(direct, {"SET", "b", "2"});
   std::vector<std::pair<std::string, long long>> sizes;
-  auto each = endpoint.on_each_master([&](Connection& c, const std::string& node) -> Result<Unit> {
+  auto each = endpoint.on_each_master([&](Connection& c, const std::string& node) -> Result<void> {
     auto n = c.command({"DBSIZE"});
     if (!n) return n.error();
     sizes.emplace_back(node, n->as_integer().value_or(-1));
-    return Unit{};
+    return {};
   });
   ASSERT_TRUE(each.ok()) << each.error().message;
   ASSERT_EQ(each->size(), 1u);
@@ -117,10 +117,10 @@ TEST(Endpoint, ServerDownIsNamedAndReconnectWaitsForTheInjectedClock) {
   EXPECT_EQ(down.error().kind, ErrorKind::io);
   EXPECT_NE(down.error().message.find(port), std::string::npos) << down.error().message;
 
-  auto each = endpoint.on_each_master([&](Connection& c, const std::string&) -> Result<Unit> {
+  auto each = endpoint.on_each_master([&](Connection& c, const std::string&) -> Result<void> {
     auto r = c.command({"PING"});
     if (!r) return r.error();
-    return Unit{};
+    return {};
   });
   ASSERT_TRUE(each.ok());  // the masters are known; the one there is fails
   ASSERT_EQ(each->size(), 1u);
