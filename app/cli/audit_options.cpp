@@ -22,6 +22,19 @@ Expected<std::vector<http::HttpUrl>> metrics_urls(const Args& args) {
   return out;
 }
 
+std::vector<OptionSpec> audit_fetch_specs() {
+  return {{"timeout", "D", "read timeout of each fetch (default 5s)"},
+          {"bearer-token-env", "VAR", "send the bearer token in $VAR"}};
+}
+
+Expected<std::string> bearer_token_option(const Args& args) {
+  const auto var = args.get("bearer-token-env");
+  if (!var) return std::string();
+  const char* v = std::getenv(var->c_str());
+  if (v == nullptr) return make_error("--bearer-token-env: $" + *var + " is not set");
+  return std::string(v);
+}
+
 Expected<http::FetchOptions> audit_fetch_options(const Args& args) {
   http::FetchOptions fo;
   if (auto t = args.get("timeout")) {
@@ -29,11 +42,9 @@ Expected<http::FetchOptions> audit_fetch_options(const Args& args) {
     if (!d) return make_error("--timeout: " + d.error());
     fo.read_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
   }
-  if (auto token = args.get("bearer-token-env")) {
-    const char* v = std::getenv(token->c_str());
-    if (v == nullptr) return make_error("--bearer-token-env: $" + *token + " is not set");
-    fo.bearer_token = v;
-  }
+  auto token = bearer_token_option(args);
+  if (!token) return make_error(token.error());
+  fo.bearer_token = std::move(*token);
   return fo;
 }
 

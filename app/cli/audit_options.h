@@ -1,7 +1,8 @@
 #pragma once
 // What the audit subcommands share: a comma-separated list of /metrics URLs, the fetch
-// options of --timeout and --bearer-token-env, --policy (default: the embedded policy) and the
-// key names audits show (the policy's and --key-names).
+// options of --timeout and --bearer-token-env (probe's --metrics and --prometheus read them
+// too), --policy (default: the embedded policy) and the key names audits show (the policy's
+// and --key-names).
 
 #include <string>
 #include <vector>
@@ -16,6 +17,11 @@ namespace limitscope::cli {
 
 /// --metrics URL[,URL...]: every URL parsed, or an error naming the one refused.
 Expected<std::vector<http::HttpUrl>> metrics_urls(const Args& args);
+/// --timeout D and --bearer-token-env VAR: the options audit_fetch_options reads.
+std::vector<OptionSpec> audit_fetch_specs();
+/// --bearer-token-env VAR: the token $VAR holds, "" without the option, or an error when $VAR
+/// is not set.
+Expected<std::string> bearer_token_option(const Args& args);
 /// --timeout D and --bearer-token-env VAR into fetch options.
 Expected<http::FetchOptions> audit_fetch_options(const Args& args);
 /// --policy FILE, else the embedded default policy.

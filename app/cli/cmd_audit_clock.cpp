@@ -98,10 +98,10 @@ int run_audit_clock(const CommandArgs& argv) {
        "the Redis the gateways share (its TIME is the limiter's clock; a cluster: every master's)"},
       redis_password_file_spec(),
       {"threshold", "D", "warn when a gateway is off by more than this (default 1s)"},
-      {"timeout", "D", "read timeout of each fetch (default 5s)"},
-      {"bearer-token-env", "VAR", "send the bearer token in $VAR"},
-      {"json", "", "print the result as JSON"},
   };
+  const std::vector<OptionSpec> fetch = audit_fetch_specs();
+  specs.insert(specs.end(), fetch.begin(), fetch.end());
+  specs.push_back({"json", "", "print the result as JSON"});
   Args args(kName, "gateway clocks against Redis TIME and this workstation", specs, argv);
   if (const auto exit = args.early_exit(kName)) return *exit;
   if (!args.has("metrics")) return usage_error(kName, "--metrics URL[,URL...] is required");
@@ -109,12 +109,8 @@ int run_audit_clock(const CommandArgs& argv) {
   if (!urls) return usage_error(kName, urls.error());
   auto fo = audit_fetch_options(args);
   if (!fo) return usage_error(kName, fo.error());
-  Nanos threshold = std::chrono::seconds(1);
-  if (auto text = args.get("threshold")) {
-    auto d = parse_duration(*text);
-    if (!d) return usage_error(kName, "--threshold: " + d.error());
-    threshold = *d;
-  }
+  const auto threshold = duration_option(args, "threshold", std::chrono::seconds(1));
+  if (!threshold) return usage_error(kName, threshold.error());
   SteadyClock& workstation = SteadyClock::instance();
   std::vector<audit::RedisClockReading> redis_clocks;
   if (args.get("redis")) {
@@ -129,7 +125,7 @@ int run_audit_clock(const CommandArgs& argv) {
   for (const auto& url : *urls)
     readings.push_back(audit::read_gateway_clock(url, *fo, workstation));
   const audit::ClockAudit a =
-      audit::audit_clocks(readings, redis_clocks, static_cast<double>(threshold.count()) / 1e9);
+      audit::audit_clocks(readings, redis_clocks, static_cast<double>(threshold->count()) / 1e9);
   if (args.has("json")) {
     std::cout << json_text(to_json(a)) << "\n";
   } else {

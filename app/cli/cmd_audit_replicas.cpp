@@ -28,23 +28,18 @@ Expected<audit::ReplicaSources> sources_of(const Args& args) {
     auto url = http::parse_http_url(*args.get("prometheus"));
     if (!url) return make_error("--prometheus: " + url.error());
     sources.prometheus = *url;
-    if (auto text = args.get("window")) {
-      auto d = parse_duration(*text);
-      if (!d) return make_error("--window: " + d.error());
-      sources.prometheus_window = *d;
-    }
+    auto window = duration_option(args, "window", sources.prometheus_window);
+    if (!window) return make_error(window.error());
+    sources.prometheus_window = *window;
     return sources;
   }
   auto urls = metrics_urls(args);
   if (!urls) return make_error(urls.error());
   sources.metrics = std::move(*urls);
   if (!args.has("since-start")) {
-    sources.interval = std::chrono::seconds(30);
-    if (auto text = args.get("interval")) {
-      auto d = parse_duration(*text);
-      if (!d) return make_error("--interval: " + d.error());
-      sources.interval = *d;
-    }
+    auto interval = duration_option(args, "interval", std::chrono::seconds(30));
+    if (!interval) return make_error(interval.error());
+    sources.interval = *interval;
   }
   return sources;
 }
@@ -121,10 +116,10 @@ int run_audit_replicas(const CommandArgs& argv) {
       {"policy", "FILE", "the policy the replicas run (default: the embedded one)"},
       key_names_spec(),
       {"tolerance", "X", "flag a leak above bound x (1 + X) (default 0.2)"},
-      {"timeout", "D", "read timeout of each fetch (default 5s)"},
-      {"bearer-token-env", "VAR", "send the bearer token in $VAR"},
-      {"json", "", "print the result as JSON"},
   };
+  const std::vector<OptionSpec> fetch = audit_fetch_specs();
+  specs.insert(specs.end(), fetch.begin(), fetch.end());
+  specs.push_back({"json", "", "print the result as JSON"});
   Args args(kName, "effective vs configured limits summed over gateway replicas", specs, argv);
   if (const auto exit = args.early_exit(kName)) return *exit;
   if (args.has("metrics") == args.has("prometheus")) {

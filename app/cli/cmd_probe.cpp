@@ -3,10 +3,10 @@
 // at the server's time. Exit 0 when the probe ran (per-key problems are in the output), 2 on
 // bad usage, unreadable profiles or an unreachable server.
 
-#include <cstdlib>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "app/cli/audit_options.h"
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
 #include "app/cli/redis_options.h"
@@ -44,30 +44,17 @@ int probe_metrics(const Args& args) {
   if (!url) return usage_error(kName, "--metrics: " + url.error());
   auto scrapes = integer_option(args, "scrapes", 2, 1, 1000);
   if (!scrapes) return usage_error(kName, scrapes.error());
-  Nanos interval = std::chrono::seconds(1);
-  if (auto text = args.get("interval")) {
-    auto d = parse_duration(*text);
-    if (!d) return usage_error(kName, "--interval: " + d.error());
-    interval = *d;
-  }
-  http::FetchOptions fo;
-  if (auto t = args.get("timeout")) {
-    auto d = parse_duration(*t);
-    if (!d) return usage_error(kName, "--timeout: " + d.error());
-    fo.read_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
-  }
-  if (auto token = args.get("bearer-token-env")) {
-    const char* v = std::getenv(token->c_str());
-    if (v == nullptr) return usage_error(kName, "--bearer-token-env: $" + *token + " is not set");
-    fo.bearer_token = v;
-  }
+  const auto interval = duration_option(args, "interval", std::chrono::seconds(1));
+  if (!interval) return usage_error(kName, interval.error());
+  auto fo = audit_fetch_options(args);
+  if (!fo) return usage_error(kName, fo.error());
   SteadyClock& clock = SteadyClock::instance();
   CancelToken never;
   std::vector<probe::Scrape> good;
   std::vector<std::string> errors;
   for (long long i = 0; i < *scrapes; ++i) {
-    if (i > 0) clock.wait_until(clock.now() + interval, never);
-    auto s = probe::scrape_metrics(*url, fo, clock.wall().count() / 1'000'000);
+    if (i > 0) clock.wait_until(clock.now() + *interval, never);
+    auto s = probe::scrape_metrics(*url, *fo, clock.wall().count() / 1'000'000);
     if (s) {
       good.push_back(std::move(s).value());
     } else {
@@ -128,12 +115,10 @@ int probe_prometheus(const Args& args) {
   const auto query = args.get("query");
   if (!query && !args.has("alerts"))
     return usage_error(kName, "--prometheus needs --query EXPR or --alerts");
+  auto token = bearer_token_option(args);
+  if (!token) return usage_error(kName, token.error());
   http::FetchOptions fo;
-  if (auto token = args.get("bearer-token-env")) {
-    const char* v = std::getenv(token->c_str());
-    if (v == nullptr) return usage_error(kName, "--bearer-token-env: $" + *token + " is not set");
-    fo.bearer_token = v;
-  }
+  fo.bearer_token = std::move(*token);
   probe::PrometheusClient client(*url, fo);
   nlohmann::json j;
   if (query) {

@@ -34,12 +34,19 @@ double seconds(Nanos d) {
   return static_cast<double>(d.count()) / 1e9;
 }
 
+// The outcome counts every level of the report has: a run's row, a step, a tier, a model
+// or a key.
+template <class Counts>
+void put_outcomes(Json& j, const Counts& c) {
+  j["admitted"] = c.admitted;
+  j["rejected"] = c.rejected;
+  j["degraded"] = c.degraded;
+}
+
 Json row_json(const SimTotals::Row& r, bool with_key_fields) {
   Json j;
   if (with_key_fields) j["tier"] = r.tier;
-  j["admitted"] = r.admitted;
-  j["rejected"] = r.rejected;
-  j["degraded"] = r.degraded;
+  put_outcomes(j, r);
   j["retries"] = r.retries;
   j["llm_tokens"] = r.llm_tokens;
   j["cost"] = round6(r.cost);
@@ -53,10 +60,9 @@ Json row_json(const SimTotals::Row& r, bool with_key_fields) {
 Json group_json(const std::vector<GroupStepSample>& groups) {
   Json j = Json::object();
   for (const GroupStepSample& g : groups) {
-    j[g.name] = Json{{"admitted", g.admitted},
-                     {"rejected", g.rejected},
-                     {"degraded", g.degraded},
-                     {"spend_usd", round6(g.spend)}};
+    Json& gj = j[g.name];
+    put_outcomes(gj, g);
+    gj["spend_usd"] = round6(g.spend);
   }
   return j;
 }
@@ -64,9 +70,7 @@ Json group_json(const std::vector<GroupStepSample>& groups) {
 Json step_json(const StepSample& s) {
   Json j;
   j["t_s"] = seconds(s.time);
-  j["admitted"] = s.admitted;
-  j["rejected"] = s.rejected;
-  j["degraded"] = s.degraded;
+  put_outcomes(j, s);
   j["retries"] = s.retries;
   j["gave_up"] = s.gave_up;
   j["spend_usd"] = round6(s.spend);
@@ -82,9 +86,7 @@ Json step_json(const StepSample& s) {
     kj["algorithm"] = to_string(k.algorithm);
     kj["level"] = round6(k.level);
     kj["occupancy"] = k.occupancy ? Json(round6(*k.occupancy)) : Json(nullptr);
-    kj["admitted"] = k.admitted;
-    kj["rejected"] = k.rejected;
-    kj["degraded"] = k.degraded;
+    put_outcomes(kj, k);
     kj["retries"] = k.retries;
     kj["cost"] = round6(k.cost);
     kj["llm_tokens"] = k.llm_tokens;

@@ -85,6 +85,14 @@ Expected<long long> integer_option(const Args& args, const std::string& name, lo
   return v;
 }
 
+Expected<Nanos> duration_option(const Args& args, const std::string& name, Nanos fallback) {
+  auto text = args.get(name);
+  if (!text) return fallback;
+  auto d = parse_duration(*text);
+  if (!d) return make_error("--" + name + ": " + d.error());
+  return *d;
+}
+
 Expected<double> number_option(const Args& args, const std::string& name, double fallback,
                                double min) {
   auto text = args.get(name);

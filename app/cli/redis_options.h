@@ -80,5 +80,7 @@ Expected<long long> integer_option(const Args& args, const std::string& name, lo
 /// A finite number option (or its default).
 Expected<double> number_option(const Args& args, const std::string& name, double fallback,
                                double min);
+/// A duration option such as "30s" or "1m" (or its default).
+Expected<Nanos> duration_option(const Args& args, const std::string& name, Nanos fallback);
 
 }  // namespace limitscope::cli
