@@ -62,6 +62,12 @@ struct AdmissionResult {
   std::string rule;
 };
 
+/// Where a backend that keeps no policy versions of its own starts a decision: the result
+/// holds `policy`, the request's tier (nullptr: an unknown key without a default tier) and its
+/// model (nullptr: a model the policy lacks), and nothing decided yet.
+AdmissionResult resolve_under(std::shared_ptr<const Policy> policy,
+                              const AdmissionRequest& request);
+
 class AdmissionBackend {
  public:
   virtual ~AdmissionBackend() = default;

@@ -29,11 +29,7 @@ Status UnlimitedAdmission::set_policy(Policy policy, Nanos) {
 }
 
 AdmissionResult UnlimitedAdmission::admit(const AdmissionRequest& request) {
-  AdmissionResult out;
-  out.policy = policy();
-  const Policy& p = *out.policy;
-  out.tier = p.tier_for_key(request.api_key);
-  if (auto m = p.model_index(request.model)) out.model = &p.models[*m];
+  AdmissionResult out = resolve_under(policy(), request);
   if (out.tier == nullptr) {
     out.requests.reason = DenyReason::unknown_key;
     out.denied_by = DeniedBy::requests;
