@@ -15,26 +15,24 @@
 #include "support/cli_usage.h"
 #include "support/process.h"
 #include "support/redis_server.h"
+#include "support/rule_cli.h"
 
 namespace limitscope {
 namespace {
 
 using nlohmann::json;
 using test::ProcessResult;
-using test::RedisServer;
 
-class ConfigCli : public ::testing::Test {
+class ConfigCli : public test::RuleCliTest {
  protected:
-  void SetUp() override { server_ = RedisServer::start(); }
+  ConfigCli() : RuleCliTest("pro") {}
   ProcessResult cli(const std::string& sub, const std::string& rest) {
-    return test::run_cli("config " + sub + " --redis " + server_->url() + " --rule pro " + rest);
+    return run("config " + sub, rest);
   }
   // The rule's config hash field names as Redis holds them (not as the CLI reads them back).
   std::vector<std::string> config_fields() {
-    auto c = redis::Connection::open(server_->redis_url());
-    EXPECT_TRUE(c.ok()) << c.error().message;
-    if (!c) return {};
-    auto r = c->command({"HKEYS", redis::KeySchema().config_key("pro")});
+    auto c = test::connect(*server_);
+    auto r = c.command({"HKEYS", redis::KeySchema().config_key("pro")});
     EXPECT_TRUE(r.ok()) << r.error().message;
     std::vector<std::string> names;
     if (r) {
@@ -50,7 +48,6 @@ class ConfigCli : public ::testing::Test {
         names.begin(), names.end(),
         [&](const std::string& n) { return n.starts_with("o.") && n.ends_with("." + key); }));
   }
-  std::unique_ptr<RedisServer> server_;
 };
 
 TEST_F(ConfigCli, OneKeysOverride) {
@@ -137,15 +134,14 @@ TEST_F(ConfigCli, HistoryAndUndoKeepAnOverrideKeyThatIsNotUtf8) {
 
   auto undo = cli("undo", "--json");
   ASSERT_EQ(undo.exit_code, 0) << undo.err;
-  auto c = redis::Connection::open(server_->redis_url());
-  ASSERT_TRUE(c.ok()) << c.error().message;
-  auto restored = c->command({"HGET", redis::KeySchema().config_key("pro"), "o.capacity." + key});
+  auto c = test::connect(*server_);
+  auto restored = c.command({"HGET", redis::KeySchema().config_key("pro"), "o.capacity." + key});
   ASSERT_TRUE(restored.ok());
   EXPECT_EQ(restored->str, "100") << "the exact bytes of the key";
   EXPECT_EQ(override_fields_of(key), 3u);
   auto redo = cli("undo", "");
   ASSERT_EQ(redo.exit_code, 0) << redo.err;
-  restored = c->command({"HGET", redis::KeySchema().config_key("pro"), "o.capacity." + key});
+  restored = c.command({"HGET", redis::KeySchema().config_key("pro"), "o.capacity." + key});
   ASSERT_TRUE(restored.ok());
   EXPECT_EQ(restored->str, "200");
 }
@@ -255,10 +251,8 @@ TEST_F(ConfigCli, StaleVersionExitsOneAndChangesNothing) {
 // --force: audited, compare-and-set on the version field as read.
 TEST_F(ConfigCli, AGarbageVersionIsReplacedOnlyWithForceAndAudited) {
   ASSERT_EQ(cli("set", "--algorithm gcra --capacity 5 --refill 1/s").exit_code, 0);
-  auto c = redis::Connection::open(server_->redis_url());
-  ASSERT_TRUE(c.ok()) << c.error().message;
-  ASSERT_TRUE(
-      c->command({"HSET", redis::KeySchema().config_key("pro"), "version", "garbage"}).ok());
+  auto c = test::connect(*server_);
+  ASSERT_TRUE(c.command({"HSET", redis::KeySchema().config_key("pro"), "version", "garbage"}).ok());
 
   auto refused = cli("set", "--algorithm gcra --capacity 7 --refill 1/s");
   EXPECT_EQ(refused.exit_code, 1);

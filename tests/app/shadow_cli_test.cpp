@@ -17,26 +17,16 @@
 #include "support/cli_usage.h"
 #include "support/process.h"
 #include "support/redis_server.h"
+#include "support/rule_cli.h"
 
 namespace limitscope {
 namespace {
 
 using nlohmann::json;
-using test::ProcessResult;
-using test::RedisServer;
 
-class ShadowCli : public ::testing::Test {
+class ShadowCli : public test::RuleCliTest {
  protected:
-  void SetUp() override { server_ = RedisServer::start(); }
-  ProcessResult run(const std::string& command, const std::string& rest) {
-    return test::run_cli(command + " --redis " + server_->url() + " --rule free " + rest);
-  }
-  redis::Connection connect() {
-    auto c = redis::Connection::open(server_->redis_url());
-    EXPECT_TRUE(c.ok()) << c.error().message;
-    return std::move(c).value();
-  }
-  std::unique_ptr<RedisServer> server_;
+  ShadowCli() : RuleCliTest("free") {}
 };
 
 TEST_F(ShadowCli, SetShowClearBesideTheLiveConfig) {
@@ -54,7 +44,7 @@ TEST_F(ShadowCli, SetShowClearBesideTheLiveConfig) {
   EXPECT_NE(j["note"].get<std::string>().find("not yet evaluated"), std::string::npos);
 
   // The live config is untouched: same version, same capacity; the shadow has its own hash.
-  auto conn = connect();
+  auto conn = test::connect(*server_);
   const redis::KeySchema schema;
   auto live = redis::get_config(conn, schema, "free");
   ASSERT_TRUE(live.ok() && *live);

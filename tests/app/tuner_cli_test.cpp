@@ -11,6 +11,7 @@
 
 #include "core/redis/connection.h"
 #include "core/redis/key_schema.h"
+#include "support/cli_json.h"
 #include "support/cli_usage.h"
 #include "support/process.h"
 #include "support/redis_server.h"
@@ -29,10 +30,8 @@ std::string small_trace() {
 
 TEST(ReplayCli, PrintsCountsByKeyTierAndModel) {
   const std::string path = write_temp("trace.jsonl", small_trace());
-  auto r = run_cli("replay --trace " + quoted(path) +
-                   " --algorithm token-bucket --capacity 3 --refill 1/s --json");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const json j = json::parse(r.out);
+  const json j = cli_json("replay --trace " + quoted(path) +
+                          " --algorithm token-bucket --capacity 3 --refill 1/s --json");
   EXPECT_EQ(j["admitted"], 4);
   EXPECT_EQ(j["rejected"], 7);
   EXPECT_EQ(j["keys"]["a"]["admitted"], 3);
@@ -60,11 +59,9 @@ std::string priced_trace() {
 TEST(ReplayCli, SpendInDollarsTheWorstKeysMinuteAndTheQuotaTimeline) {
   const std::string path = write_temp("priced.jsonl", priced_trace());
   // A bucket of 24 cost units admits a's first three requests (8 each) and b's.
-  auto r =
-      run_cli("replay --trace " + quoted(path) +
-              " --algorithm token-bucket --capacity 24 --refill 1/s --timeline-step 30s --json");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const json j = json::parse(r.out);
+  const json j =
+      cli_json("replay --trace " + quoted(path) +
+               " --algorithm token-bucket --capacity 24 --refill 1/s --timeline-step 30s --json");
   EXPECT_EQ(j["keys"]["a"]["admitted"], 3);
   EXPECT_DOUBLE_EQ(j["keys"]["a"]["spend_usd"].get<double>(), 24.0);
   EXPECT_DOUBLE_EQ(j["spend_usd"].get<double>(), 24.21);
@@ -84,10 +81,8 @@ TEST(ReplayCli, SpendInDollarsTheWorstKeysMinuteAndTheQuotaTimeline) {
 
   // Without token counts the spend is unknown, said so, and an assumption prices it.
   const std::string plain = write_temp("plain.jsonl", small_trace());
-  auto u = run_cli("replay --trace " + quoted(plain) +
-                   " --algorithm token-bucket --capacity 3 --refill 1/s --json");
-  ASSERT_EQ(u.exit_code, 0) << u.err;
-  const json uj = json::parse(u.out);
+  const json uj = cli_json("replay --trace " + quoted(plain) +
+                           " --algorithm token-bucket --capacity 3 --refill 1/s --json");
   EXPECT_FALSE(uj["spend"]["priced"].get<bool>());
   EXPECT_NE(uj["spend"]["unpriced_reason"].get<std::string>().find("11 carry no token count"),
             std::string::npos);
@@ -115,11 +110,9 @@ TEST(ReplayCli, SpendInDollarsTheWorstKeysMinuteAndTheQuotaTimeline) {
 TEST(SweepCli, SpendConstraint) {
   const std::string path = write_temp("priced_sweep.jsonl", priced_trace());
   // Capacities 8, 16, 24, 32: the worst key's minute costs $8 per 8 units of capacity.
-  auto r = run_cli(
+  const json j = cli_json(
       "sweep --trace " + quoted(path) +
       " --algorithm token-bucket --capacity 8:32:4:lin --refill 1:1:1 --max-key-spend 20 --json");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const json j = json::parse(r.out);
   EXPECT_TRUE(j["priced"].get<bool>());
   ASSERT_EQ(j["cells"].size(), 4u);
   EXPECT_DOUBLE_EQ(j["cells"][2]["worst_key_usd_per_min"].get<double>(), 24.0);
@@ -169,11 +162,9 @@ TEST(ReplayCli, BadTracesAndParametersAreRefused) {
 
 TEST(SweepCli, EveryCellAndARecommendation) {
   const std::string path = write_temp("sweep.jsonl", small_trace());
-  auto r =
-      run_cli("sweep --trace " + quoted(path) +
-              " --algorithm token-bucket --capacity 1:10:4 --refill 1:20:3 --max-429 0.5 --json");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const json j = json::parse(r.out);
+  const json j =
+      cli_json("sweep --trace " + quoted(path) +
+               " --algorithm token-bucket --capacity 1:10:4 --refill 1:20:3 --max-429 0.5 --json");
   ASSERT_EQ(j["cells"].size(), 12u);
   EXPECT_EQ(j["cells"][0]["capacity"], 1);
   EXPECT_EQ(j["cells"][0]["refill_per_s"], 1);
@@ -204,10 +195,8 @@ std::string steady_trace() {
 TEST(SweepCli, AdvisesWithTheSpendLimitTheGridsEdgeAndAFirstGuess) {
   const std::string path = write_temp("steady.jsonl", steady_trace());
   // Without axes: a log grid around the first guess (10 in its busiest second, 10/s).
-  auto guessed = run_cli("sweep --trace " + quoted(path) +
-                         " --algorithm token-bucket --steps 5 --max-429 0.001 --json");
-  ASSERT_EQ(guessed.exit_code, 0) << guessed.err;
-  const json g = json::parse(guessed.out);
+  const json g = cli_json("sweep --trace " + quoted(path) +
+                          " --algorithm token-bucket --steps 5 --max-429 0.001 --json");
   EXPECT_EQ(g["cells"].size(), 25u);
   EXPECT_EQ(g["spacing"][0], "log");
   EXPECT_EQ(g["first_guess"]["setting"], "token-bucket capacity 10, refill 10/s");
@@ -217,9 +206,7 @@ TEST(SweepCli, AdvisesWithTheSpendLimitTheGridsEdgeAndAFirstGuess) {
   // The current setting admits 100; every setting meeting ≤ 0.1% 429s admits 1,000: excluded.
   const std::string grid =
       " --algorithm token-bucket --capacity 1:4:3:lin --refill 10:40:3:lin --max-429 0.001";
-  auto capped = run_cli("sweep --trace " + quoted(path) + grid + " --current 1,1 --json");
-  ASSERT_EQ(capped.exit_code, 0) << capped.err;
-  const json c = json::parse(capped.out);
+  const json c = cli_json("sweep --trace " + quoted(path) + grid + " --current 1,1 --json");
   EXPECT_TRUE(c["recommendation"].is_null());
   EXPECT_DOUBLE_EQ(c["advice"]["spend_cap"].get<double>(), 110.0);
   EXPECT_EQ(c["advice"]["excluded_by_spend"]["refill_per_s"], 10);
@@ -257,10 +244,8 @@ TEST(ReplayCli, ReadsTheDecisionStreamOfARule) {
                             "1", "allowed", "1", "level", "0"})
                     .ok());
   }
-  auto r = run_cli("replay --redis " + server->url() +
-                   " --rule api --algorithm token-bucket --capacity 2 --refill 1/s --json");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const json j = json::parse(r.out);
+  const json j = cli_json("replay --redis " + server->url() +
+                          " --rule api --algorithm token-bucket --capacity 2 --refill 1/s --json");
   EXPECT_EQ(j["admitted"], 2);
   EXPECT_EQ(j["rejected"], 3);
   EXPECT_EQ(j["tiers"]["api"]["admitted"], 2);

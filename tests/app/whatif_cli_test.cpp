@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/cli_json.h"
 #include "support/process.h"
 #include "support/trace_text.h"
 
@@ -22,10 +23,9 @@ std::string trace() {
 
 TEST(WhatIfCli, OutageUnderEachMode) {
   const std::string path = write_temp("outage.jsonl", trace());
-  auto r = run_cli("whatif outage --trace " + quoted(path) +
-                   " --algorithm token-bucket --capacity 10 --refill 1/s --outage 1m@14:02 --json");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const json j = json::parse(r.out);
+  const json j =
+      cli_json("whatif outage --trace " + quoted(path) +
+               " --algorithm token-bucket --capacity 10 --refill 1/s --outage 1m@14:02 --json");
   EXPECT_TRUE(j.at("priced").get<bool>());
   EXPECT_EQ(j.at("replicas"), 1);
   EXPECT_DOUBLE_EQ(j.at("outage_end_s").get<double>() - j.at("outage_start_s").get<double>(), 60);
@@ -92,11 +92,10 @@ TEST(WhatIfCli, RoutingSmallRequestsToACheaperModel) {
   const std::string t =
       trace_events(10, 0.01, fields + "500") + trace_events(5, 0.01, fields + "5000", 0.1);
   const std::string path = write_temp("routing.jsonl", t);
-  auto r = run_cli("whatif routing --trace " + quoted(path) +
-                   " --algorithm token-bucket --capacity 1000 --refill 1/s --under 1000 --to "
-                   "deepseek-v3.2 --json");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const json j = json::parse(r.out);
+  const json j =
+      cli_json("whatif routing --trace " + quoted(path) +
+               " --algorithm token-bucket --capacity 1000 --refill 1/s --under 1000 --to "
+               "deepseek-v3.2 --json");
   EXPECT_EQ(j.at("requests_routed"), 10);
   EXPECT_NEAR(j.at("as_was").at("spend_usd").get<double>(), 0.24, 1e-9);
   EXPECT_NEAR(j.at("spend_saved_usd").get<double>(), 0.0379, 1e-9);

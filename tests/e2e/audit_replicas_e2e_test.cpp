@@ -22,10 +22,7 @@ using nlohmann::json;
 // free: capacity 50 cost units, refill 1/s; gemini costs 1. 150 requests, alternating over
 // the two gateways, ask three times what one limit admits.
 void load_one_key(const GatewayProcess& a, const GatewayProcess& b) {
-  const std::string body = json{{"model", "gemini-2.5-flash"},
-                                {"max_tokens", 10},
-                                {"messages", json::array({{{"role", "user"}, {"content", "hi"}}})}}
-                               .dump();
+  const std::string body = e2e_chat_body("gemini-2.5-flash", 10);
   httplib::Client ca(a.url());
   httplib::Client cb(b.url());
   for (int i = 0; i < 150; ++i) {

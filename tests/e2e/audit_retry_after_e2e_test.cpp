@@ -60,10 +60,7 @@ TEST(AuditRetryAfterE2E, HonestClientOnOurGatewayFindsNoLie) {
   ASSERT_NE(redis, nullptr);
   GatewayProcess gw = e2e_logging_gateway(*redis, "audit_retry_policy.json");
   ASSERT_TRUE(gw.running());
-  const std::string body = json{{"model", "gemini-2.5-flash"},
-                                {"max_tokens", 10},
-                                {"messages", json::array({{{"role", "user"}, {"content", "hi"}}})}}
-                               .dump();
+  const std::string body = e2e_chat_body("gemini-2.5-flash", 10);
   // Its reads outlast the longest wait (a BLPOP of up to Retry-After seconds).
   auto redis_conn =
       redis::Connection::open(*redis::parse_redis_url(redis->url()),
@@ -113,16 +110,15 @@ TEST(AuditRetryAfterE2E, HonestClientOnOurGatewayFindsNoLie) {
 TEST(AuditRetryAfterE2E, ForeignGatewayWithTooShortRetryAfterIsCaught) {
   auto redis = RedisServer::start();
   ASSERT_NE(redis, nullptr);
-  auto c = redis::Connection::open(redis->redis_url());
-  ASSERT_TRUE(c.ok());
+  redis::Connection c = connect(*redis);
   // A gateway whose limit frees room after 1 s but promises 0.2 s: a client honouring the
   // promise is refused twice, then admitted.
   const std::string stream = redis::KeySchema{}.decisions_key("foreign");
   const std::int64_t t0 = 1'796'120'229'000'000;
-  log_decision(*c, stream, t0, "tenant-a", false, 200'000);
-  log_decision(*c, stream, t0 + 200'000, "tenant-a", false, 200'000);
-  log_decision(*c, stream, t0 + 400'000, "tenant-a", false, 200'000);
-  log_decision(*c, stream, t0 + 1'000'000, "tenant-a", true);
+  log_decision(c, stream, t0, "tenant-a", false, 200'000);
+  log_decision(c, stream, t0 + 200'000, "tenant-a", false, 200'000);
+  log_decision(c, stream, t0 + 400'000, "tenant-a", false, 200'000);
+  log_decision(c, stream, t0 + 1'000'000, "tenant-a", true);
   auto out = run_cli("audit retry-after --json --redis " + redis->url() + " --rule foreign");
   ASSERT_EQ(out.exit_code, 1) << out.out << out.err;
   const json j = json::parse(out.out);
@@ -138,16 +134,15 @@ TEST(AuditRetryAfterE2E, ForeignGatewayWithTooShortRetryAfterIsCaught) {
 TEST(AuditRetryAfterE2E, KeysAreNamedAndARawKeyIsNeverPrinted) {
   auto redis = RedisServer::start();
   ASSERT_NE(redis, nullptr);
-  auto c = redis::Connection::open(redis->redis_url());
-  ASSERT_TRUE(c.ok());
+  redis::Connection c = connect(*redis);
   const std::string stream = redis::KeySchema{}.decisions_key("foreign");
   // One gateway logs raw keys (sk-acme-secret), ours logs "<32 hex>:<model>" (the other key).
   const std::string ours = sha256_hex("sk-other").substr(0, 32) + ":gpt-4.1";
   const std::int64_t t0 = 1'796'120'229'000'000;
   for (const std::string& key : {std::string("sk-acme-secret"), ours}) {
-    log_decision(*c, stream, t0, key, false, 200'000);
-    log_decision(*c, stream, t0 + 300'000, key, false, 200'000);
-    log_decision(*c, stream, t0 + 2'000'000, key, true);
+    log_decision(c, stream, t0, key, false, 200'000);
+    log_decision(c, stream, t0 + 300'000, key, false, 200'000);
+    log_decision(c, stream, t0 + 2'000'000, key, true);
   }
   const std::string policy = write_temp("audit_retry_names_policy.json", R"({
     "tiers": { "free": { "requests": { "algorithm": "token-bucket", "capacity": 3, "refill": "1/s" } } },

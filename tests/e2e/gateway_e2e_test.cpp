@@ -248,12 +248,23 @@ TEST_F(GatewayE2E, SighupReloadsThePolicyWithoutDroppingRequests) {
   EXPECT_EQ(still->get_header_value("X-RateLimit-Limit"), "40");
 }
 
+// A gateway whose upstream is a second gateway answering with its mock upstream, both on the
+// e2e policy (written to `policy_file`).
+struct ForwardingPair {
+  explicit ForwardingPair(const std::string& policy_file)
+      : policy(write_temp(policy_file, e2e_policy_json())),
+        upstream({"--policy", policy, "--mock-upstream"}),
+        gw({"--policy", policy, "--upstream", upstream.url()}) {}
+  std::string policy;
+  GatewayProcess upstream;
+  GatewayProcess gw;
+};
+
 TEST(GatewayUpstreamE2E, StreamsThroughAndSettlesFromUpstreamUsage) {
-  const std::string policy = write_temp("e2e_policy_up.json", e2e_policy_json());
-  GatewayProcess upstream({"--policy", policy, "--mock-upstream"});
-  ASSERT_TRUE(upstream.running());
-  GatewayProcess gw({"--policy", policy, "--upstream", upstream.url()});
-  ASSERT_TRUE(gw.running());
+  ForwardingPair pair("e2e_policy_up.json");
+  ASSERT_TRUE(pair.upstream.running());
+  ASSERT_TRUE(pair.gw.running());
+  const GatewayProcess& gw = pair.gw;
   auto r = post(gw, chat("gpt-4.1", /*stream=*/true), bearer("pro-key"));
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 200) << r->body;
@@ -269,11 +280,10 @@ TEST(GatewayUpstreamE2E, StreamsThroughAndSettlesFromUpstreamUsage) {
 }
 
 TEST(GatewayUpstreamE2E, EmbeddingsAndResponsesForwardToTheirPathsAndSettleFromTheirUsage) {
-  const std::string policy = write_temp("e2e_policy_endpoints.json", e2e_policy_json());
-  GatewayProcess upstream({"--policy", policy, "--mock-upstream"});
-  ASSERT_TRUE(upstream.running());
-  GatewayProcess gw({"--policy", policy, "--upstream", upstream.url()});
-  ASSERT_TRUE(gw.running());
+  ForwardingPair pair("e2e_policy_endpoints.json");
+  ASSERT_TRUE(pair.upstream.running());
+  ASSERT_TRUE(pair.gw.running());
+  const GatewayProcess& gw = pair.gw;
   httplib::Client c(gw.url());
   c.set_read_timeout(10);
   auto emb = c.Post("/v1/embeddings", bearer("pro-key"),

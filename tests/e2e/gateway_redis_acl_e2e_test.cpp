@@ -41,15 +41,30 @@ std::string url_as(const RedisServer& s, const std::string& user, const std::str
   return "redis://" + user + ":" + password + "@127.0.0.1:" + std::to_string(s.port());
 }
 
+// The gateway's arguments on `policy` with the Redis of `s` as user gw, then `more`.
+std::vector<std::string> as_gw(const RedisServer& s, const std::string& policy,
+                               const std::vector<std::string>& more) {
+  std::vector<std::string> args{"--policy", policy, "--mock-upstream", "--redis",
+                                url_as(s, "gw", "gwpass")};
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
 void admin(const RedisServer& s, const std::vector<std::string>& command) {
-  auto c = redis::Connection::open(s.redis_url());
-  ASSERT_TRUE(c.ok()) << c.error().message;
-  auto r = c->command(command);
+  redis::Connection c = connect(s);
+  auto r = c.command(command);
   ASSERT_TRUE(r.ok()) << r.error().message;
 }
 
 httplib::Result post(const GatewayProcess& gw) {
   return post_chat(gw, "pro-key", e2e_chat_body("gemini-2.5-flash"));
+}
+
+// A request refused because the limiter is misconfigured (503 limiter_misconfigured).
+void expect_misconfigured(const httplib::Result& r) {
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 503) << r->body;
+  EXPECT_EQ(json::parse(r->body).at("error").at("code"), "limiter_misconfigured");
 }
 
 // Starts the gateway with `args` (after --listen) and expects it to refuse to start, exit 1.
@@ -69,8 +84,7 @@ std::string refused_at_start(const std::vector<std::string>& args) {
 
 // Starts (and stops) a gateway as user gw, who may write, so that the policy's rules exist.
 void write_rules_as_gw(const RedisServer& server, const std::string& policy) {
-  GatewayProcess writer(
-      {"--policy", policy, "--mock-upstream", "--redis", url_as(server, "gw", "gwpass")});
+  GatewayProcess writer(as_gw(server, policy, {}));
   ASSERT_TRUE(writer.running());
 }
 
@@ -90,8 +104,7 @@ TEST(GatewayRedisAclE2E, AUserThatCannotDecideIsRefusedAtStart) {
 TEST(GatewayRedisAclE2E, PermissionsTakenAwayFailClosedNotReadyAndCounted) {
   auto server = start_with_users();
   const std::string policy = write_temp("e2e_acl_policy_rt.json", e2e_policy_json());
-  GatewayProcess gw({"--policy", policy, "--mock-upstream", "--redis",
-                     url_as(*server, "gw", "gwpass"), "--redis-failure-mode", "fail-open"});
+  GatewayProcess gw(as_gw(*server, policy, {"--redis-failure-mode", "fail-open"}));
   ASSERT_TRUE(gw.running());
   auto ok = post(gw);
   ASSERT_TRUE(ok);
@@ -100,9 +113,7 @@ TEST(GatewayRedisAclE2E, PermissionsTakenAwayFailClosedNotReadyAndCounted) {
   admin(*server, {"ACL", "SETUSER", "gw", "-@write"});
   for (int i = 0; i < 20; ++i) {
     auto r = post(gw);
-    ASSERT_TRUE(r);
-    ASSERT_EQ(r->status, 503) << r->body;
-    EXPECT_EQ(json::parse(r->body).at("error").at("code"), "limiter_misconfigured");
+    ASSERT_NO_FATAL_FAILURE(expect_misconfigured(r));
     EXPECT_FALSE(r->has_header("X-Circuit-Open")) << "not an outage";
   }
   httplib::Client c(gw.url());
@@ -147,9 +158,7 @@ TEST(GatewayRedisAclE2E, AUserThatMayNotLogDecisionsIsRefusedAtStart) {
   // The rules are written (audited, so with XADD) before XADD is taken away.
   ASSERT_NO_FATAL_FAILURE(write_rules_as_gw(*server, policy));
   admin(*server, {"ACL", "SETUSER", "gw", "-xadd"});
-  const std::string err =
-      refused_at_start({"--policy", policy, "--mock-upstream", "--redis",
-                        url_as(*server, "gw", "gwpass"), "--log-decisions", "0.5"});
+  const std::string err = refused_at_start(as_gw(*server, policy, {"--log-decisions", "0.5"}));
   EXPECT_NE(err.find("user \"gw\""), std::string::npos) << err;
   EXPECT_NE(err.find("may not XADD"), std::string::npos) << err;
   EXPECT_NE(err.find("limitscope:{gw-"), std::string::npos) << "names the stream key: " << err;
@@ -160,13 +169,11 @@ TEST(GatewayRedisAclE2E, AUserThatMayNotLogDecisionsIsRefusedAtStart) {
 
   // Without a decision log the same user needs no XADD, and starts.
   {
-    GatewayProcess unlogged(
-        {"--policy", policy, "--mock-upstream", "--redis", url_as(*server, "gw", "gwpass")});
+    GatewayProcess unlogged(as_gw(*server, policy, {}));
     EXPECT_TRUE(unlogged.running()) << unlogged.process().stderr_text();
   }
   admin(*server, {"ACL", "SETUSER", "gw", "+xadd"});
-  GatewayProcess gw({"--policy", policy, "--mock-upstream", "--redis",
-                     url_as(*server, "gw", "gwpass"), "--log-decisions", "0.5"});
+  GatewayProcess gw(as_gw(*server, policy, {"--log-decisions", "0.5"}));
   ASSERT_TRUE(gw.running()) << gw.process().stderr_text();
   EXPECT_EQ(e2e_decision_streams(*server), 0) << "the check left an entry in a stream";
 }
@@ -178,19 +185,12 @@ TEST(GatewayRedisAclE2E, AUserThatMayNotLogDecisionsIsRefusedAtStart) {
 TEST(GatewayRedisAclE2E, ARefusedDecisionLogWriteTakesNothing) {
   auto server = start_with_users();
   const std::string policy = write_temp("e2e_acl_policy_xadd.json", e2e_policy_json());
-  GatewayProcess gw({"--policy", policy, "--mock-upstream", "--redis",
-                     url_as(*server, "gw", "gwpass"), "--log-decisions", "1"});
+  GatewayProcess gw(as_gw(*server, policy, {"--log-decisions", "1"}));
   ASSERT_TRUE(gw.running());
   admin(*server, {"ACL", "SETUSER", "gw", "-xadd"});
-  for (int i = 0; i < 3; ++i) {
-    auto r = post(gw);
-    ASSERT_TRUE(r);
-    ASSERT_EQ(r->status, 503) << r->body;
-    EXPECT_EQ(json::parse(r->body).at("error").at("code"), "limiter_misconfigured");
-  }
-  auto c = redis::Connection::open(server->redis_url());
-  ASSERT_TRUE(c.ok()) << c.error().message;
-  EXPECT_EQ(e2e_pro_state_keys(*c), 0) << "a refused decision wrote state";
+  for (int i = 0; i < 3; ++i) ASSERT_NO_FATAL_FAILURE(expect_misconfigured(post(gw)));
+  redis::Connection c = connect(*server);
+  EXPECT_EQ(e2e_pro_state_keys(c), 0) << "a refused decision wrote state";
   httplib::Client probe(gw.url());
   auto ready = probe.Get("/readyz");
   ASSERT_TRUE(ready);

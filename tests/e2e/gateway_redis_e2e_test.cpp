@@ -79,14 +79,7 @@ TEST(GatewayRedisE2E, TokensAreSettledInRedisAfterTheUpstreamAnswers) {
   GatewayProcess gw({"--policy", policy, "--mock-upstream", "--redis", redis_server->url(),
                      "--redis-settle-delay", "0"});
   ASSERT_TRUE(gw.running());
-  httplib::Client client(gw.url());
-  client.set_read_timeout(10);
-  const std::string body = json{{"model", "gemini-2.5-flash"},
-                                {"max_tokens", 5000},
-                                {"messages", json::array({{{"role", "user"}, {"content", "hi"}}})}}
-                               .dump();
-  auto r = client.Post("/v1/chat/completions", {{"Authorization", "Bearer free-key"}}, body,
-                       "application/json");
+  auto r = post_chat(gw, "free-key", e2e_chat_body("gemini-2.5-flash", 5000));
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 200) << r->body;
   const auto usage = json::parse(r->body).at("usage").at("total_tokens").get<double>();

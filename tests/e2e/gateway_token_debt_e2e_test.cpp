@@ -26,9 +26,7 @@ const std::string kPolicy =
     e2e_one_tier_policy("tpm", {1000, "100/s"}, {5000, "5000/min"}, {"attacker", "bystander"});
 
 std::string chat(const json& extra = json::object()) {
-  json body = {{"model", "m"},
-               {"max_tokens", 10},
-               {"messages", json::array({{{"role", "user"}, {"content", "hi"}}})}};
+  json body = json::parse(e2e_chat_body("m", 10));
   body.update(extra);
   return body.dump();
 }

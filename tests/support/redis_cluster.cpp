@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -104,56 +105,60 @@ bool RedisCluster::all_ok() const {
   return true;
 }
 
-std::vector<ClusterNodeLine> RedisCluster::nodes() const {
-  for (const auto& n : nodes_) {
+namespace {
+// The reply to `argv` of the first running node of `nodes` that answers; nullopt when none does.
+std::optional<redis::Value> first_answer(
+    const std::vector<std::unique_ptr<redis::LocalRedisServer>>& nodes,
+    const std::vector<std::string>& argv) {
+  for (const auto& n : nodes) {
     if (n->pid() <= 0) continue;
     auto conn = redis::Connection::open(node_url(n->port()));
     if (!conn) continue;
-    auto text = conn->command({"CLUSTER", "NODES"});
-    if (!text) continue;
-    std::vector<ClusterNodeLine> out;
-    std::istringstream lines(text->str);
-    std::string line;
-    while (std::getline(lines, line)) {
-      // <id> <ip:port@cport> <flags> <master> <ping> <pong> <epoch> <link> <slot> ...
-      std::istringstream f(line);
-      std::vector<std::string> w;
-      for (std::string s; f >> s;) w.push_back(s);
-      if (w.size() < 8) continue;
-      ClusterNodeLine l;
-      l.id = w[0];
-      l.port = std::stoi(w[1].substr(w[1].rfind(':') + 1, w[1].find('@') - w[1].rfind(':') - 1));
-      l.master = w[2].find("master") != std::string::npos;
-      l.failed = (',' + w[2] + ',').find(",fail,") != std::string::npos;
-      l.master_id = w[3] == "-" ? "" : w[3];
-      for (std::size_t i = 8; i < w.size(); ++i) {
-        if (w[i].starts_with("[")) continue;  // a slot being migrated
-        const auto dash = w[i].find('-');
-        l.slots += dash == std::string::npos
-                       ? 1
-                       : std::stoi(w[i].substr(dash + 1)) - std::stoi(w[i].substr(0, dash)) + 1;
-      }
-      out.push_back(l);
-    }
-    return out;
+    auto reply = conn->command(argv);
+    if (reply) return std::move(reply).value();
   }
-  return {};
+  return std::nullopt;
+}
+}  // namespace
+
+std::vector<ClusterNodeLine> RedisCluster::nodes() const {
+  const auto text = first_answer(nodes_, {"CLUSTER", "NODES"});
+  if (!text) return {};
+  std::vector<ClusterNodeLine> out;
+  std::istringstream lines(text->str);
+  std::string line;
+  while (std::getline(lines, line)) {
+    // <id> <ip:port@cport> <flags> <master> <ping> <pong> <epoch> <link> <slot> ...
+    std::istringstream f(line);
+    std::vector<std::string> w;
+    for (std::string s; f >> s;) w.push_back(s);
+    if (w.size() < 8) continue;
+    ClusterNodeLine l;
+    l.id = w[0];
+    l.port = std::stoi(w[1].substr(w[1].rfind(':') + 1, w[1].find('@') - w[1].rfind(':') - 1));
+    l.master = w[2].find("master") != std::string::npos;
+    l.failed = (',' + w[2] + ',').find(",fail,") != std::string::npos;
+    l.master_id = w[3] == "-" ? "" : w[3];
+    for (std::size_t i = 8; i < w.size(); ++i) {
+      if (w[i].starts_with("[")) continue;  // a slot being migrated
+      const auto dash = w[i].find('-');
+      l.slots += dash == std::string::npos
+                     ? 1
+                     : std::stoi(w[i].substr(dash + 1)) - std::stoi(w[i].substr(0, dash)) + 1;
+    }
+    out.push_back(l);
+  }
+  return out;
 }
 
 int RedisCluster::master_port_of_slot(int slot) const {
-  for (const auto& n : nodes_) {
-    if (n->pid() <= 0) continue;
-    auto conn = redis::Connection::open(node_url(n->port()));
-    if (!conn) continue;
-    auto slots = conn->command({"CLUSTER", "SLOTS"});
-    if (!slots) continue;
-    for (const auto& r : slots->elements) {
-      if (r.elements.size() < 3) continue;
-      if (slot >= r.elements[0].integer && slot <= r.elements[1].integer) {
-        return static_cast<int>(r.elements[2].elements[1].integer);
-      }
+  const auto slots = first_answer(nodes_, {"CLUSTER", "SLOTS"});
+  if (!slots) return 0;
+  for (const auto& r : slots->elements) {
+    if (r.elements.size() < 3) continue;
+    if (slot >= r.elements[0].integer && slot <= r.elements[1].integer) {
+      return static_cast<int>(r.elements[2].elements[1].integer);
     }
-    return 0;
   }
   return 0;
 }

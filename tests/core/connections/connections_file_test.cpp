@@ -47,21 +47,11 @@ void write_all(const fs::path& p, const std::string& text) {
 
 ConnectionsDocument sample_document() {
   ConnectionsDocument d;
-  SavedConnection r;
-  r.name = "prod redis";
-  r.kind = ConnectionKind::redis;
-  r.url = "redis://10.0.0.5:6379/3";
-  r.user = "ops";
-  r.secret = SecretStorage::env;
-  r.secret_env = "PROD_REDIS_PW";
+  SavedConnection r = test::redis_ops_env("prod redis", "redis://10.0.0.5:6379/3");
   r.profiles = "/etc/limitscope/profiles.json";
   r.scan_match = "rl:*";
   d.connections.push_back(r);
-  SavedConnection p;
-  p.name = "prom";
-  p.kind = ConnectionKind::prometheus;
-  p.url = "https://prom.example:9090/prefix";
-  p.auth = HttpAuth::bearer;
+  SavedConnection p = test::prometheus_bearer("https://prom.example:9090/prefix");
   p.secret = SecretStorage::keychain;
   p.scrape_interval = std::chrono::seconds(15);
   d.connections.push_back(p);

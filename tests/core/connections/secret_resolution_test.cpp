@@ -23,14 +23,7 @@ EnvLookup env_of(std::map<std::string, std::string> vars) {
 }
 
 SavedConnection redis_env() {
-  SavedConnection c;
-  c.name = "prod";
-  c.kind = ConnectionKind::redis;
-  c.url = "redis://10.0.0.5:6380/2";
-  c.user = "ops";
-  c.secret = SecretStorage::env;
-  c.secret_env = "PROD_REDIS_PW";
-  return c;
+  return test::redis_ops_env("prod", "redis://10.0.0.5:6380/2");
 }
 
 TEST(SecretResolution, RedisPasswordFromTheEnvironment) {
@@ -89,11 +82,7 @@ TEST(SecretResolution, HttpBasicAndBearer) {
   EXPECT_EQ(basic->fetch.basic_password, "b4sic");
   EXPECT_TRUE(basic->fetch.bearer_token.empty());
 
-  SavedConnection p;
-  p.name = "prom";
-  p.kind = ConnectionKind::prometheus;
-  p.url = "http://prom:9090";
-  p.auth = HttpAuth::bearer;
+  SavedConnection p = test::prometheus_bearer("http://prom:9090");
   p.secret = SecretStorage::env;
   p.secret_env = "PROM_TOKEN";
   auto missing = resolve_connection(p, env_of({}), std::nullopt);

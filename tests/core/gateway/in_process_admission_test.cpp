@@ -7,10 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <thread>
 #include <vector>
 
 #include "support/must.h"
+#include "support/threads.h"
 
 namespace limitscope::gateway {
 namespace {
@@ -189,15 +189,11 @@ TEST(InProcessAdmission, ConcurrentRequestsStayWithinBothBounds) {
   const auto a_owned = test::must(InProcessAdmission::create(policy()));
   InProcessAdmission& a = *a_owned;
   std::atomic<int> allowed{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 4; ++t) {
-    threads.emplace_back([&] {
-      for (int i = 0; i < 2000; ++i) {
-        if (a.admit(AdmissionRequest{"k", "m1", 70, Nanos{0}}).allowed) allowed.fetch_add(1);
-      }
-    });
-  }
-  for (auto& th : threads) th.join();
+  test::on_threads(4, [&](int) {
+    for (int i = 0; i < 2000; ++i) {
+      if (a.admit(AdmissionRequest{"k", "m1", 70, Nanos{0}}).allowed) allowed.fetch_add(1);
+    }
+  });
   // At t = 0: requests bucket 10, token bucket 1000 / 70 = 14; the requests rule binds.
   EXPECT_EQ(allowed.load(), 10);
   const Policy p = policy();

@@ -7,8 +7,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
-#include <thread>
 #include <vector>
+
+#include "support/threads.h"
 
 namespace limitscope::gateway {
 namespace {
@@ -91,17 +92,13 @@ TEST(PendingSettlements, ConcurrentAddsAndTakesLoseNothing) {
   PendingSettlements p(100);
   constexpr int kThreads = 4, kEach = 10'000;
   std::vector<double> taken(kThreads, 0);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      for (int i = 0; i < kEach; ++i) {
-        p.add("r", "k" + std::to_string(i % 3), 1, Nanos{i});
-        if (i % 7 == 0)
-          taken[static_cast<std::size_t>(t)] += p.take("r", "k" + std::to_string(i % 3));
-      }
-    });
-  }
-  for (auto& th : threads) th.join();
+  test::on_threads(kThreads, [&](int t) {
+    for (int i = 0; i < kEach; ++i) {
+      p.add("r", "k" + std::to_string(i % 3), 1, Nanos{i});
+      if (i % 7 == 0)
+        taken[static_cast<std::size_t>(t)] += p.take("r", "k" + std::to_string(i % 3));
+    }
+  });
   double total = 0;
   for (double x : taken) total += x;
   for (const auto& s : p.take_all()) total += s.delta;

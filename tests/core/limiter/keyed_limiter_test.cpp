@@ -8,10 +8,10 @@
 #include <atomic>
 #include <map>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "support/must.h"
+#include "support/threads.h"
 
 namespace limitscope {
 namespace {
@@ -281,11 +281,7 @@ TEST(KeyedLimiter, ThreadsOnOneKeyNeverOveradmit) {
   KeyedLimiter& lim = *lim_owned;
   // Time frozen: exactly the capacity is admitted however the threads interleave.
   std::atomic<int> total{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 4; ++t) {
-    threads.emplace_back([&] { total += admitted(lim, "k-pro", "mini", 500, Nanos{0}); });
-  }
-  for (auto& th : threads) th.join();
+  test::on_threads(4, [&](int) { total += admitted(lim, "k-pro", "mini", 500, Nanos{0}); });
   EXPECT_EQ(total.load(), 100);
 }
 
@@ -295,18 +291,19 @@ TEST(KeyedLimiter, ThreadsOnOneKeyWithMovingTimeStayWithinCapacityPlusRefill) {
   ManualClock clock;
   std::atomic<int> total{0};
   std::atomic<int> running{4};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 4; ++t) {
-    threads.emplace_back([&] {
-      int mine = 0;
-      for (int i = 0; i < 5'000; ++i)
-        mine += lim.decide("k-pro", "mini", clock.now()).decision.allowed ? 1 : 0;
-      total += mine;
-      --running;
-    });
-  }
-  while (running.load() > 0) clock.advance(Nanos{100'000});  // 0.1 ms: 1 token per 1,000 steps
-  for (auto& th : threads) th.join();
+  test::on_threads(
+      4,
+      [&](int) {
+        int mine = 0;
+        for (int i = 0; i < 5'000; ++i)
+          mine += lim.decide("k-pro", "mini", clock.now()).decision.allowed ? 1 : 0;
+        total += mine;
+        --running;
+      },
+      [&] {
+        // 0.1 ms: 1 token per 1,000 steps
+        while (running.load() > 0) clock.advance(Nanos{100'000});
+      });
   const double elapsed_s = static_cast<double>(clock.now().count()) / 1e9;
   EXPECT_GE(total.load(), 100);
   EXPECT_LE(total.load(), 100 + 10.0 * elapsed_s + 1e-9);  // pro: C = 100, r = 10/s
@@ -320,20 +317,20 @@ TEST(KeyedLimiter, ThreadsOnManyKeysStayWithinCapacityPlusRefill) {
   constexpr int kKeys = 32;
   std::vector<std::atomic<int>> per_key(kKeys);
   std::atomic<int> running{4};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 4; ++t) {
-    threads.emplace_back([&, t] {
-      for (int i = 0; i < 20'000; ++i) {
-        const int k = (i * 7 + t) % kKeys;
-        if (lim.decide("key-" + std::to_string(k), "mini", clock.now()).decision.allowed)
-          ++per_key[k];
-      }
-      --running;
-    });
-  }
-  // The driver moves time while the workers run; they read it concurrently.
-  while (running.load() > 0) clock.advance(kMs);
-  for (auto& th : threads) th.join();
+  test::on_threads(
+      4,
+      [&](int t) {
+        for (int i = 0; i < 20'000; ++i) {
+          const int k = (i * 7 + t) % kKeys;
+          if (lim.decide("key-" + std::to_string(k), "mini", clock.now()).decision.allowed)
+            ++per_key[k];
+        }
+        --running;
+      },
+      [&] {
+        // The driver moves time while the workers run; they read it concurrently.
+        while (running.load() > 0) clock.advance(kMs);
+      });
   const double elapsed_s = static_cast<double>(clock.now().count()) / 1e9;
   int total = 0;
   for (int k = 0; k < kKeys; ++k) {

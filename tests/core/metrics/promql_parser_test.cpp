@@ -4,6 +4,7 @@
 
 #include "core/metrics/promql.h"
 #include "core/metrics/promql_lexer.h"
+#include "support/refusals.h"
 
 namespace limitscope::metrics {
 namespace {
@@ -85,13 +86,8 @@ TEST(PromqlParserTest, StaticTypesAreComputed) {
   EXPECT_EQ((*parse_promql("scalar(foo)"))->type, ValueType::scalar);
 }
 
-struct ErrorRow {
-  const char* query;
-  const char* message;  // expected substring of the error
-};
-
 TEST(PromqlParserTest, ErrorsNameTheConstructAndColumn) {
-  const ErrorRow rows[] = {
+  const std::vector<test::Refusal> rows = {
       {"", "column 1: empty expression"},
       {"foo{a=\"b\"", "column 10: unexpected end of input, expected \",\" or \"}\""},
       {"foo bar", "column 5: unexpected \"bar\", expected end of expression"},
@@ -142,12 +138,8 @@ TEST(PromqlParserTest, ErrorsNameTheConstructAndColumn) {
       {"by", "column 1: unexpected keyword \"by\""},
       {"foo +\n  bar{", "line 2, column 7: unexpected end of input"},
   };
-  for (const ErrorRow& r : rows) {
-    auto e = parse_promql(r.query);
-    ASSERT_FALSE(e.ok()) << "accepted: " << r.query;
-    EXPECT_NE(e.error().find(r.message), std::string::npos)
-        << r.query << "\n  got:  " << e.error() << "\n  want: " << r.message;
-  }
+};
+test::expect_refusals(rows, [](const std::string& query) { return parse_promql(query); });
 }
 
 TEST(PromqlParserTest, DeepNestingIsRefusedNotOverflowed) {

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "support/redis_server.h"
+#include "support/redis_time.h"
 
 namespace limitscope::probe {
 namespace {
@@ -15,11 +16,6 @@ namespace {
 using redis::Connection;
 using test::must;
 using test::RedisServer;
-
-std::int64_t server_now_ms(Connection& c) {
-  auto t = c.command({"TIME"});
-  return *t->as_time_us() / 1000;
-}
 
 std::vector<LimiterProfile> test_profiles() {
   auto p = parse_profiles(R"({"profiles": [
@@ -34,7 +30,7 @@ std::vector<LimiterProfile> test_profiles() {
 }
 
 void seed(Connection& c) {
-  const std::string now = std::to_string(server_now_ms(c));
+  const std::string now = std::to_string(test::server_time_us(c) / 1000);
   must(c, {"HSET", "rl:free-alice", "tokens", "0.17499999999999447", "ts", now});
   must(c, {"PEXPIRE", "rl:free-alice", "60000"});
   must(c, {"HSET", "rl:free-bob", "tokens", "42", "ts", now});

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/refusals.h"
+
 namespace limitscope::probe {
 namespace {
 
@@ -32,13 +34,8 @@ TEST(LimiterProfile, ParsesTheDocumentedExample) {
   EXPECT_EQ(sw.limit, 100);
 }
 
-struct BadRow {
-  const char* json;
-  const char* error;
-};
-
 TEST(LimiterProfile, ErrorsNameThePathAndReason) {
-  const BadRow rows[] = {
+  const std::vector<test::Refusal> rows = {
       {"[", "not valid JSON"},
       {"[]", "must be an object"},
       {"{}", "profiles: required"},
@@ -68,11 +65,7 @@ TEST(LimiterProfile, ErrorsNameThePathAndReason) {
                         {"name": "a", "match": "y", "kind": "counter_ttl", "limit": 1}]})",
        "profiles[1].name: 'a' is used twice"},
   };
-  for (const auto& row : rows) {
-    auto r = parse_profiles(row.json);
-    ASSERT_FALSE(r.ok()) << row.json;
-    EXPECT_NE(r.error().find(row.error), std::string::npos) << r.error();
-  }
+  test::expect_refusals(rows, [](const std::string& json) { return parse_profiles(json); });
 }
 
 // Found by fuzz/probe_profiles_fuzz: a number beyond double (valid JSON) threw an uncaught

@@ -15,6 +15,7 @@
 #include "core/redis/rule_config.h"
 #include "support/limit_params_builders.h"
 #include "support/redis_server.h"
+#include "support/redis_time.h"
 
 namespace limitscope::probe {
 namespace {
@@ -107,9 +108,7 @@ TEST(PressureProbe, AKeyEmptiedAfterOthersAtTheSamePressureComesFirst) {
       redis::single_limit(test::window(Algorithm::fixed_window, 5, std::chrono::hours(1))),
       redis::ChangeInfo{"test", "ties", std::nullopt});
   ASSERT_TRUE(set.ok()) << set.error().message;
-  auto time = c.command({"TIME"});
-  ASSERT_TRUE(time.ok() && time->as_time_us());
-  const std::string ahead = std::to_string(*time->as_time_us() + 3'600'000'000LL);
+  const std::string ahead = std::to_string(test::server_time_us(c) + 3'600'000'000LL);
   for (int i = 0; i < 12; ++i) {
     test::must(c, {"HSET", schema.state_key("win", "a" + std::to_string(10 + i)), "ws", ahead,
                    "count", "5"});

@@ -7,6 +7,7 @@
 
 #include "core/probe/redis_probe.h"
 #include "support/redis_server.h"
+#include "support/redis_time.h"
 
 namespace limitscope::probe {
 namespace {
@@ -21,12 +22,8 @@ struct Row {
 
 TEST(ProfileDetect, ProposesTheKindAndUnitFromWhatRedisHolds) {
   auto server = test::RedisServer::start();
-  redis::RedisUrl url;
-  url.port = server->port();
-  auto c = redis::Connection::open(url);
-  ASSERT_TRUE(c.ok());
-  auto t = c->command({"TIME"});
-  const std::int64_t now_s = *t->elements[0].as_integer();
+  redis::Connection c = test::connect(*server);
+  const std::int64_t now_s = test::server_time_us(c) / 1'000'000;
   const std::int64_t now_us = now_s * 1'000'000;
   const std::string ms = std::to_string(now_s * 1000);
   const Row rows[] = {
@@ -67,8 +64,8 @@ TEST(ProfileDetect, ProposesTheKindAndUnitFromWhatRedisHolds) {
   };
   for (const auto& row : rows) {
     SCOPED_TRACE(row.key);
-    for (const auto& cmd : row.setup) ASSERT_TRUE(c->command(cmd).ok());
-    auto sample = sample_key(*c, row.key);
+    for (const auto& cmd : row.setup) ASSERT_TRUE(c.command(cmd).ok());
+    auto sample = sample_key(c, row.key);
     ASSERT_TRUE(sample.ok()) << sample.error().message;
     const auto p = propose_profile(*sample, now_us);
     if (!row.kind) {
@@ -101,14 +98,11 @@ TEST(ProfileDetect, ProposesTheKindAndUnitFromWhatRedisHolds) {
 
 TEST(ProfileDetect, TheProbeCollectsOneUnmatchedExamplePerPattern) {
   auto server = test::RedisServer::start();
-  redis::RedisUrl url;
-  url.port = server->port();
-  auto c = redis::Connection::open(url);
-  ASSERT_TRUE(c.ok());
-  for (int i = 0; i < 50; ++i) ASSERT_TRUE(c->command({"SET", "x:" + std::to_string(i), "1"}).ok());
-  ASSERT_TRUE(c->command({"SET", "y:1", "1"}).ok());
+  redis::Connection c = test::connect(*server);
+  for (int i = 0; i < 50; ++i) ASSERT_TRUE(c.command({"SET", "x:" + std::to_string(i), "1"}).ok());
+  ASSERT_TRUE(c.command({"SET", "y:1", "1"}).ok());
   RedisProbe probe({}, ProbeOptions{});
-  auto snap = probe.probe_all(*c);
+  auto snap = probe.probe_all(c);
   ASSERT_TRUE(snap.ok());
   EXPECT_EQ(snap->unmatched, 51u);
   EXPECT_EQ(snap->unmatched_examples.size(), 2u);

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "support/canned_http_server.h"
+#include "support/refusals.h"
 
 namespace limitscope::probe {
 namespace {
@@ -53,13 +54,8 @@ TEST(PrometheusClient, ParsesEveryResultType) {
   EXPECT_EQ((*alerts)[0].value, 1.5);
 }
 
-struct BadRow {
-  const char* body;
-  const char* error;
-};
-
 TEST(PrometheusClient, BadDocumentsNameTheReason) {
-  const BadRow rows[] = {
+  const std::vector<test::Refusal> rows = {
       {"<html>502 Bad Gateway</html>", "q: not JSON"},
       {R"({"status":"error","errorType":"bad_data","error":"parse error at char 4"})",
        "q: Prometheus error bad_data: parse error at char 4"},
@@ -75,11 +71,8 @@ TEST(PrometheusClient, BadDocumentsNameTheReason) {
       {R"({"status":"success","data":{"resultType":"histogram","result":[]}})",
        "unknown result type"},
   };
-  for (const auto& row : rows) {
-    auto r = parse_query_response(row.body, "q");
-    ASSERT_FALSE(r.ok()) << row.body;
-    EXPECT_NE(r.error().find(row.error), std::string::npos) << r.error();
-  }
+  test::expect_refusals(rows,
+                        [](const std::string& body) { return parse_query_response(body, "q"); });
 }
 
 TEST(PrometheusClient, ErrorDocumentOverHttpAndEncodedQueries) {

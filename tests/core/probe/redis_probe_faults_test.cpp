@@ -6,6 +6,7 @@
 
 #include "core/probe/redis_probe.h"
 #include "support/redis_server.h"
+#include "support/redis_time.h"
 
 namespace limitscope::probe {
 namespace {
@@ -24,8 +25,7 @@ std::vector<LimiterProfile> profiles() {
 TEST(RedisProbeFaults, MillionMemberSortedSetIsCountedServerSide) {
   auto server = test::RedisServer::start();
   Connection c = connect(*server);
-  auto t = c.command({"TIME"});
-  const std::int64_t now_ms = *t->elements[0].as_integer() * 1000;
+  const std::int64_t now_ms = test::server_time_us(c) / 1'000'000 * 1000;  // whole seconds
   std::vector<std::vector<std::string>> cmds;
   for (int batch = 0; batch < 1000; ++batch) {
     std::vector<std::string> zadd{"ZADD", "sw:huge"};

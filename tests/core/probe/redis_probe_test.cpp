@@ -14,6 +14,7 @@
 #include "core/redis/state_format.h"
 #include "support/limit_params_builders.h"
 #include "support/redis_server.h"
+#include "support/redis_time.h"
 
 namespace limitscope::probe {
 namespace {
@@ -21,11 +22,6 @@ namespace {
 using redis::Connection;
 using test::must;
 using test::RedisServer;
-
-std::int64_t server_now_us(Connection& c) {
-  auto t = c.command({"TIME"});
-  return *t->elements[0].as_integer() * 1'000'000 + *t->elements[1].as_integer();
-}
 
 std::vector<LimiterProfile> profiles(const char* json) {
   auto p = parse_profiles(json);
@@ -60,7 +56,7 @@ const char* kProfiles = R"({"profiles": [
 TEST(RedisProbe, ForeignKindsAreReadExactlyAtServerTime) {
   auto server = RedisServer::start();
   Connection c = connect(*server);
-  const std::int64_t t0 = server_now_us(c);
+  const std::int64_t t0 = test::server_time_us(c);
   const std::int64_t t0_ms = t0 / 1000;
   must(c, {"HSET", "rl:free-alice", "tokens", "0.17499999999999447", "ts",
            std::to_string(t0_ms - 2500)});
@@ -127,7 +123,7 @@ TEST(RedisProbe, OwnSchemaLevelsEqualTheCoreAlgorithm) {
   const redis::RedisLimiter limiter(schema);
   const Algorithm algorithms[] = {Algorithm::token_bucket, Algorithm::gcra, Algorithm::sliding_log,
                                   Algorithm::sliding_counter, Algorithm::fixed_window};
-  const std::int64_t t0 = server_now_us(c) - 3'000'000;  // decisions over the last 3 s
+  const std::int64_t t0 = test::server_time_us(c) - 3'000'000;  // decisions over the last 3 s
   struct Mirror {
     std::string rule;
     LimitParams params;
@@ -207,7 +203,7 @@ TEST(RedisProbe, TokenBucketStatesAreReadWithOneCommandUnlessOldHashesMayRemain)
   const std::string stamp = schema.config_stamp_key("tb");
   const std::string kept = must_get(c, stamp);
   test::must(c, {"DEL", stamp});  // a rule not configured since issue 18: hashes may remain
-  const std::int64_t now = server_now_us(c);
+  const std::int64_t now = test::server_time_us(c);
   test::must(c, {"HSET", schema.state_key("tb", "old"), "tokens", "4", "ts", std::to_string(now)});
   auto unstamped = probe.probe_all(c);
   ASSERT_TRUE(unstamped.ok()) << unstamped.error().message;
@@ -339,7 +335,7 @@ TEST(RedisProbe, BadDataIsReportedPerKeyAndNeverStopsTheProbe) {
 TEST(RedisProbe, DiscoveryStaysWithinItsBudgetAndTheCapKeepsThePressure) {
   auto server = RedisServer::start();
   Connection c = connect(*server);
-  const std::int64_t now_ms = server_now_us(c) / 1000;
+  const std::int64_t now_ms = test::server_time_us(c) / 1000;
   std::vector<std::vector<std::string>> seed;
   for (int i = 0; i < 3000; ++i) {
     // Key i holds i % 61 tokens (fresh timestamp): the emptiest are the most interesting.

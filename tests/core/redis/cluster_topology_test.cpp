@@ -7,6 +7,7 @@
 
 #include "core/redis/key_schema.h"
 #include "core/redis/redis_url.h"
+#include "support/refusals.h"
 
 namespace limitscope::redis {
 namespace {
@@ -85,11 +86,15 @@ TEST(ClusterTopology, MovedSlotPatchSplitsItsRange) {
   EXPECT_EQ(p.masters().size(), 3u);
 }
 
+// A reply CLUSTER SLOTS or CLUSTER SHARDS must not be read as a topology, and what the error
+// says.
+struct RefusedReply {
+  Value reply;
+  const char* reason;
+};
+
 TEST(ClusterTopology, UnusableRepliesAreRefusedWithTheReason) {
-  const struct {
-    Value reply;
-    const char* reason;
-  } rows[] = {
+  const RefusedReply rows[] = {
       {Value::of_error("ERR This instance has cluster support disabled"),
        "cluster support disabled"},
       {Value::of_array({}), "no slot is assigned"},
@@ -100,9 +105,7 @@ TEST(ClusterTopology, UnusableRepliesAreRefusedWithTheReason) {
       {Value::of_array({Value::of_array({Value::of_integer(0), Value::of_integer(1)})}), "entry 1"},
   };
   for (const auto& row : rows) {
-    auto t = ClusterTopology::from_slots_reply(row.reply, "h");
-    ASSERT_FALSE(t.ok()) << row.reason;
-    EXPECT_NE(t.error().find(row.reason), std::string::npos) << t.error();
+    test::expect_refused(ClusterTopology::from_slots_reply(row.reply, "h"), row.reason);
   }
 }
 
@@ -158,10 +161,7 @@ TEST(ClusterTopology, ShardsReplyMapsEverySlotToItsMaster) {
 
 TEST(ClusterTopology, UnusableShardsRepliesAreRefusedWithTheReason) {
   const Value master = shard_node("a", 7000, "h", "h", "master", "online");
-  const struct {
-    Value reply;
-    const char* reason;
-  } rows[] = {
+  const RefusedReply rows[] = {
       {Value::of_error("ERR unknown subcommand 'SHARDS'"),
        "CLUSTER SHARDS: ERR unknown subcommand"},
       {Value::of_array({}), "no slot is assigned"},
@@ -179,9 +179,7 @@ TEST(ClusterTopology, UnusableShardsRepliesAreRefusedWithTheReason) {
        "without a port"},
   };
   for (const auto& row : rows) {
-    auto t = ClusterTopology::from_shards_reply(row.reply, "h");
-    ASSERT_FALSE(t.ok()) << row.reason;
-    EXPECT_NE(t.error().find(row.reason), std::string::npos) << t.error();
+    test::expect_refused(ClusterTopology::from_shards_reply(row.reply, "h"), row.reason);
   }
 }
 
@@ -266,21 +264,18 @@ TEST(ClusterUrl, SeedsCredentialsAndRedaction) {
   EXPECT_FALSE(plain->cluster());
   EXPECT_EQ(plain->redacted(), "redis://h:7000/2");
 
-  const struct {
-    const char* text;
-    const char* reason;
-  } bad[] = {
-      {"redis+cluster://:pw@h:1/3", "only database 0"},
-      {"redis+cluster://h:1,,h:2", "seed node 2: no host"},
-      {"redis+cluster://:hunter2@h:1,h:99999", "seed node 2: port '99999'"},
-      {"redis+cluster://", "seed node 1"},
-  };
-  for (const auto& row : bad) {
-    auto r = parse_redis_url(row.text);
-    ASSERT_FALSE(r.ok()) << row.text;
-    EXPECT_NE(r.error().find(row.reason), std::string::npos) << r.error();
-    EXPECT_EQ(r.error().find("hunter2"), std::string::npos) << r.error();
-  }
+  test::expect_refusals(
+      {
+          {"redis+cluster://:pw@h:1/3", "only database 0"},
+          {"redis+cluster://h:1,,h:2", "seed node 2: no host"},
+          {"redis+cluster://:hunter2@h:1,h:99999", "seed node 2: port '99999'"},
+          {"redis+cluster://", "seed node 1"},
+      },
+      [](const std::string& text) {
+        auto url = parse_redis_url(text);
+        if (!url.ok()) EXPECT_EQ(url.error().find("hunter2"), std::string::npos) << url.error();
+        return url;
+      });
 }
 
 }  // namespace

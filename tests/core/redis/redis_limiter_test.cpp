@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -94,6 +95,8 @@ bool same(const Decision& a, const Decision& b) {
          a.retry_after == b.retry_after && a.reset_after == b.reset_after && a.reason == b.reason;
 }
 
+constexpr std::size_t kEventsPerSet = 20000;  // events per parameter set
+
 // Runs on both paths to the Lua: the function library (FCALL) and the scripts (EVALSHA).
 class RedisLimiterEquality : public ::testing::TestWithParam<ScriptMode> {
  protected:
@@ -172,81 +175,52 @@ class RedisLimiterEquality : public ::testing::TestWithParam<ScriptMode> {
     EXPECT_GT(exhausted, n / 20) << p.describe();
   }
 
+  // 5 parameter sets x 20,000 events = 100,000 events per algorithm; the odd seeds go through
+  // the multi-key script path (16 decisions per call), the even ones one decision per call.
+  // Set k is rule "<prefix><seed>" with seed first_seed + k.
+  template <class A>
+  void expect_same_on_each(const std::string& prefix, const std::array<LimitParams, 5>& sets,
+                           std::uint64_t first_seed) {
+    std::uint64_t seed = first_seed;
+    for (const auto& p : sets) {
+      expect_same<A>(prefix + std::to_string(seed), p, kEventsPerSet, seed, seed % 2 ? 16 : 1);
+      if (HasFatalFailure()) return;
+      ++seed;
+    }
+  }
+
   std::unique_ptr<RedisServer> server_;
   std::unique_ptr<Connection> conn_;
 };
 
-// 5 parameter sets x 20,000 events = 100,000 events per algorithm; the odd sets go through
-// the multi-key script path (16 decisions per call), the even ones one decision per call.
-constexpr std::size_t kEventsPerSet = 20000;
+// The five parameter sets each algorithm is checked on: its bucket or window at five sizes.
+std::array<LimitParams, 5> bucket_sets(Algorithm a) {
+  return {bucket(a, 10, 7, 3s), bucket(a, 2.5, 0.7, 1s), bucket(a, 1000, 50, 1s),
+          bucket(a, 5, 1, 1min), bucket(a, 60, 1, 1s)};
+}
+std::array<LimitParams, 5> window_sets(Algorithm a) {
+  return {window(a, 10, 1s), window(a, 7.5, 1500ms), window(a, 100, 60s), window(a, 3, 250ms),
+          window(a, 50, 10s)};
+}
 
 TEST_P(RedisLimiterEquality, TokenBucket) {
-  const LimitParams sets[] = {
-      bucket(Algorithm::token_bucket, 10, 7, 3s), bucket(Algorithm::token_bucket, 2.5, 0.7, 1s),
-      bucket(Algorithm::token_bucket, 1000, 50, 1s), bucket(Algorithm::token_bucket, 5, 1, 1min),
-      bucket(Algorithm::token_bucket, 60, 1, 1s)};
-  std::uint64_t seed = 11;
-  for (const auto& p : sets) {
-    expect_same<TokenBucket>("tb" + std::to_string(seed), p, kEventsPerSet, seed,
-                             seed % 2 ? 16 : 1);
-    if (HasFatalFailure()) return;
-    ++seed;
-  }
+  expect_same_on_each<TokenBucket>("tb", bucket_sets(Algorithm::token_bucket), 11);
 }
 
 TEST_P(RedisLimiterEquality, Gcra) {
-  const LimitParams sets[] = {
-      bucket(Algorithm::gcra, 10, 7, 3s), bucket(Algorithm::gcra, 2.5, 0.7, 1s),
-      bucket(Algorithm::gcra, 1000, 50, 1s), bucket(Algorithm::gcra, 5, 1, 1min),
-      bucket(Algorithm::gcra, 60, 1, 1s)};
-  std::uint64_t seed = 21;
-  for (const auto& p : sets) {
-    expect_same<Gcra>("gcra" + std::to_string(seed), p, kEventsPerSet, seed, seed % 2 ? 16 : 1);
-    if (HasFatalFailure()) return;
-    ++seed;
-  }
+  expect_same_on_each<Gcra>("gcra", bucket_sets(Algorithm::gcra), 21);
 }
 
 TEST_P(RedisLimiterEquality, SlidingLog) {
-  const LimitParams sets[] = {
-      window(Algorithm::sliding_log, 10, 1s), window(Algorithm::sliding_log, 7.5, 1500ms),
-      window(Algorithm::sliding_log, 100, 60s), window(Algorithm::sliding_log, 3, 250ms),
-      window(Algorithm::sliding_log, 50, 10s)};
-  std::uint64_t seed = 31;
-  for (const auto& p : sets) {
-    expect_same<SlidingLog>("log" + std::to_string(seed), p, kEventsPerSet, seed,
-                            seed % 2 ? 16 : 1);
-    if (HasFatalFailure()) return;
-    ++seed;
-  }
+  expect_same_on_each<SlidingLog>("log", window_sets(Algorithm::sliding_log), 31);
 }
 
 TEST_P(RedisLimiterEquality, SlidingCounter) {
-  const LimitParams sets[] = {
-      window(Algorithm::sliding_counter, 10, 1s), window(Algorithm::sliding_counter, 7.5, 1500ms),
-      window(Algorithm::sliding_counter, 100, 60s), window(Algorithm::sliding_counter, 3, 250ms),
-      window(Algorithm::sliding_counter, 50, 10s)};
-  std::uint64_t seed = 41;
-  for (const auto& p : sets) {
-    expect_same<SlidingCounter>("sc" + std::to_string(seed), p, kEventsPerSet, seed,
-                                seed % 2 ? 16 : 1);
-    if (HasFatalFailure()) return;
-    ++seed;
-  }
+  expect_same_on_each<SlidingCounter>("sc", window_sets(Algorithm::sliding_counter), 41);
 }
 
 TEST_P(RedisLimiterEquality, FixedWindow) {
-  const LimitParams sets[] = {
-      window(Algorithm::fixed_window, 10, 1s), window(Algorithm::fixed_window, 7.5, 1500ms),
-      window(Algorithm::fixed_window, 100, 60s), window(Algorithm::fixed_window, 3, 250ms),
-      window(Algorithm::fixed_window, 50, 10s)};
-  std::uint64_t seed = 51;
-  for (const auto& p : sets) {
-    expect_same<FixedWindow>("fw" + std::to_string(seed), p, kEventsPerSet, seed,
-                             seed % 2 ? 16 : 1);
-    if (HasFatalFailure()) return;
-    ++seed;
-  }
+  expect_same_on_each<FixedWindow>("fw", window_sets(Algorithm::fixed_window), 51);
 }
 
 // Batches of 16 at one instant on 3 keys (a coalesced gateway's hot keys): the lean path

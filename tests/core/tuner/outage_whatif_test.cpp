@@ -7,21 +7,17 @@
 
 #include <gtest/gtest.h>
 
+#include "overload_trace.h"
 #include "support/limit_params_builders.h"
 
 namespace limitscope::tuner {
 namespace {
 
-constexpr std::int64_t kDay = 1'796'083'200'000'000'000;  // 2026-12-01 00:00 UTC, ns
-constexpr std::int64_t k14h = kDay + 14LL * 3600 * 1'000'000'000;
+constexpr std::int64_t k14h = test::kOverload14h;
 
 // One key asking 10 requests/s from 13:50 to 14:30, for a limit of 1/s (capacity 10).
 trace::Trace overload() {
-  trace::Trace t;
-  for (std::int64_t ns = k14h - 600'000'000'000; ns < k14h + 1'800'000'000'000; ns += 100'000'000) {
-    t.add(ns, "tenant-a", 1, "gpt-4.1", "", 1000);
-  }
-  return t;
+  return test::overload_until(k14h + 1'800'000'000'000);
 }
 
 TEST(OutageWhatIf, WindowParsesAsUtcTimeOfDayOrOffset) {
@@ -43,13 +39,7 @@ TEST(OutageWhatIf, WindowParsesAsUtcTimeOfDayOrOffset) {
 
 TEST(OutageWhatIf, EachModeOverTenMinutesOfOverload) {
   const trace::Trace t = overload();
-  Policy policy = default_policy();
-  PricingOptions pricing{&policy, std::nullopt};
-  OutageOptions o;
-  o.window = *parse_outage("10m@14:00", t);
-  o.replicas = 2;
-  o.pricing = &pricing;
-  auto w = whatif_outage(t, test::bucket(Algorithm::token_bucket, 10, 1), o);
+  auto w = test::priced_outage(t, "10m@14:00");
   ASSERT_TRUE(w.ok()) << w.error();
   ASSERT_EQ(w->modes.size(), 3u);
   EXPECT_EQ(w->baseline_in_outage.admitted + w->baseline_in_outage.rejected, 6000u);

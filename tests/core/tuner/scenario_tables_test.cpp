@@ -7,31 +7,20 @@
 
 #include <gtest/gtest.h>
 
+#include "overload_trace.h"
 #include "support/limit_params_builders.h"
 
 namespace limitscope::tuner {
 namespace {
 
-constexpr std::int64_t k14h = 1'796'083'200'000'000'000 + 14LL * 3600 * 1'000'000'000;  // ns
-
 // One key asking 10 requests/s for 20 minutes from 13:50, each of 1000 tokens on gpt-4.1.
 trace::Trace overload(std::uint32_t tokens = 1000) {
-  trace::Trace t;
-  for (std::int64_t ns = k14h - 600'000'000'000; ns < k14h + 600'000'000'000; ns += 100'000'000) {
-    t.add(ns, "tenant-a", 1, "gpt-4.1", "", tokens);
-  }
-  return t;
+  return test::overload_until(test::kOverload14h + 600'000'000'000, tokens);
 }
 
 TEST(ScenarioTables, OutageRowsAreTheWhatIfsFigures) {
   const trace::Trace t = overload();
-  const Policy& policy = default_policy();
-  PricingOptions pricing{&policy, std::nullopt};
-  OutageOptions o;
-  o.window = *parse_outage("5m@14:00", t);
-  o.replicas = 2;
-  o.pricing = &pricing;
-  auto w = whatif_outage(t, test::bucket(Algorithm::token_bucket, 10, 1), o);
+  auto w = test::priced_outage(t, "5m@14:00");
   ASSERT_TRUE(w.ok()) << w.error();
   const ResultTable table = outage_table(*w);
   ASSERT_EQ(table.rows.size(), 4u);

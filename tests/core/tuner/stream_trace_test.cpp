@@ -20,19 +20,23 @@
 namespace limitscope::tuner {
 namespace {
 
-void configure(redis::Connection& c, const std::string& rule, const LimitParams& params) {
-  ASSERT_TRUE(redis::set_config(c, redis::KeySchema(), rule, redis::single_limit(params),
-                                redis::ChangeInfo{"test", "", std::nullopt})
-                  .ok());
-}
+// A fresh server with one rule configured, and the limiter whose decisions it logs.
+struct LoggedRule {
+  LoggedRule(const std::string& rule, const LimitParams& params) {
+    EXPECT_TRUE(redis::set_config(c, schema, rule, redis::single_limit(params),
+                                  redis::ChangeInfo{"test", "", std::nullopt})
+                    .ok());
+  }
+  std::unique_ptr<test::RedisServer> server = test::RedisServer::start();
+  redis::Connection c = test::connect(*server);
+  const redis::KeySchema schema;
+  const redis::RedisLimiter limiter{schema};
+};
 
 TEST(StreamTrace, LoggedDecisionsBecomeATraceThatReplaysTheSame) {
-  auto server = test::RedisServer::start();
-  auto c = connect(*server);
-  const redis::KeySchema schema;
   const LimitParams params = test::bucket(Algorithm::token_bucket, 5, 2);
-  configure(c, "api", params);
-  const redis::RedisLimiter limiter(schema);
+  LoggedRule rule("api", params);
+  auto& [server, c, schema, limiter] = rule;
   std::vector<redis::DecideRequest> requests;
   std::vector<bool> live;
   const std::int64_t t0 = 1'700'000'000'000'000;
@@ -76,12 +80,9 @@ TEST(StreamTrace, LoggedDecisionsBecomeATraceThatReplaysTheSame) {
 // Decisions logged with their model and token count (the gateway's --log-decisions) become a
 // trace that prices: the same dollars as the JSONL trace of the same requests.
 TEST(StreamTrace, LoggedTokensAndModelsPriceTheTrace) {
-  auto server = test::RedisServer::start();
-  auto c = connect(*server);
-  const redis::KeySchema schema;
   const LimitParams params = test::bucket(Algorithm::token_bucket, 3, 1);
-  configure(c, "pro", params);
-  const redis::RedisLimiter limiter(schema);
+  LoggedRule rule("pro", params);
+  auto& [server, c, schema, limiter] = rule;
   const std::int64_t t0 = 1'700'000'000'000'000;
   std::string jsonl;
   for (int i = 0; i < 8; ++i) {
