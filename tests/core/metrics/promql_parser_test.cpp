@@ -138,8 +138,7 @@ TEST(PromqlParserTest, ErrorsNameTheConstructAndColumn) {
       {"by", "column 1: unexpected keyword \"by\""},
       {"foo +\n  bar{", "line 2, column 7: unexpected end of input"},
   };
-};
-test::expect_refusals(rows, [](const std::string& query) { return parse_promql(query); });
+  test::expect_refusals(rows, [](const std::string& query) { return parse_promql(query); });
 }
 
 TEST(PromqlParserTest, DeepNestingIsRefusedNotOverflowed) {
