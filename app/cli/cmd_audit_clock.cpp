@@ -102,8 +102,10 @@ int run_audit_clock(const CommandArgs& argv) {
   const std::vector<OptionSpec> fetch = audit_fetch_specs();
   specs.insert(specs.end(), fetch.begin(), fetch.end());
   specs.push_back({"json", "", "print the result as JSON"});
-  Args args(kName, "gateway clocks against Redis TIME and this workstation", specs, argv);
-  if (const auto exit = args.early_exit(kName)) return *exit;
+  const Expected<Args> command_line =
+      Args::parse(kName, "gateway clocks against Redis TIME and this workstation", specs, argv);
+  if (const auto exit = early_exit(command_line, kName)) return *exit;
+  const Args& args = *command_line;
   if (!args.has("metrics")) return usage_error(kName, "--metrics URL[,URL...] is required");
   auto urls = metrics_urls(args);
   if (!urls) return usage_error(kName, urls.error());

@@ -120,8 +120,10 @@ int run_audit_replicas(const CommandArgs& argv) {
   const std::vector<OptionSpec> fetch = audit_fetch_specs();
   specs.insert(specs.end(), fetch.begin(), fetch.end());
   specs.push_back({"json", "", "print the result as JSON"});
-  Args args(kName, "effective vs configured limits summed over gateway replicas", specs, argv);
-  if (const auto exit = args.early_exit(kName)) return *exit;
+  const Expected<Args> command_line = Args::parse(
+      kName, "effective vs configured limits summed over gateway replicas", specs, argv);
+  if (const auto exit = early_exit(command_line, kName)) return *exit;
+  const Args& args = *command_line;
   if (args.has("metrics") == args.has("prometheus")) {
     return usage_error(kName, "give one of --metrics URL[,URL...] and --prometheus URL");
   }

@@ -89,8 +89,10 @@ int run_audit_retry_after(const CommandArgs& argv) {
       {"policy", "FILE", "the gateways' policy: its key names (and its raw keys never shown)"});
   specs.push_back(key_names_spec());
   specs.push_back({"json", "", "print the result as JSON"});
-  Args args(kName, "Retry-After honesty from a rule's decision stream", specs, argv);
-  if (const auto exit = args.early_exit(kName)) return *exit;
+  const Expected<Args> command_line =
+      Args::parse(kName, "Retry-After honesty from a rule's decision stream", specs, argv);
+  if (const auto exit = early_exit(command_line, kName)) return *exit;
+  const Args& args = *command_line;
   auto options = parse_redis_options(args);
   if (!options) return usage_error(kName, options.error());
   if (options->rule.empty()) return usage_error(kName, "--rule R is required");

@@ -114,15 +114,17 @@ std::optional<Timing> time_tool(const std::string& tool, const std::vector<std::
 }  // namespace
 
 int run_bench_parse(const CommandArgs& argv) {
-  Args args("bench-parse",
-            "Generate a gateway-like exposition and time `limitscope-cli parse-metrics FILE`\n"
-            "against `promtool check metrics < FILE`, whole process against whole process.",
-            {{"series", "N", "sample lines to generate (default 100000)"},
-             {"runs", "N", "runs per tool; the best and the median are reported (default 3)"},
-             {"keep", "FILE", "write the exposition to FILE and keep it (default: a temp file)"},
-             {"json", "", "print one JSON object instead of text"}},
-            argv);
-  if (const auto exit = args.early_exit("bench-parse")) return *exit;
+  const Expected<Args> command_line = Args::parse(
+      "bench-parse",
+      "Generate a gateway-like exposition and time `limitscope-cli parse-metrics FILE`\n"
+      "against `promtool check metrics < FILE`, whole process against whole process.",
+      {{"series", "N", "sample lines to generate (default 100000)"},
+       {"runs", "N", "runs per tool; the best and the median are reported (default 3)"},
+       {"keep", "FILE", "write the exposition to FILE and keep it (default: a temp file)"},
+       {"json", "", "print one JSON object instead of text"}},
+      argv);
+  if (const auto exit = early_exit(command_line, "bench-parse")) return *exit;
+  const Args& args = *command_line;
   auto parse_count = [](const std::optional<std::string>& s, long fallback, long lo,
                         long hi) -> std::optional<long> {
     if (!s) return fallback;

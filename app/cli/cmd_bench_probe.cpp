@@ -149,9 +149,11 @@ int run_bench_probe(const CommandArgs& argv) {
       {"cluster", "", "instead: --own's dashboard run on a private 3-master cluster"},
       {"json", "", "print the figures as JSON"},
   };
-  Args args(kName, "time the live refresh of N keys beside a plain reader, then a dashboard run",
-            specs, argv);
-  if (const auto exit = args.early_exit(kName)) return *exit;
+  const Expected<Args> command_line = Args::parse(
+      kName, "time the live refresh of N keys beside a plain reader, then a dashboard run", specs,
+      argv);
+  if (const auto exit = early_exit(command_line, kName)) return *exit;
+  const Args& args = *command_line;
   auto keys = integer_option(args, "keys", 10000, 1, 5'000'000);
   if (!keys) return usage_error(kName, keys.error());
   auto runs = integer_option(args, "runs", 20, 0, 10000);

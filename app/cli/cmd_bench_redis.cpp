@@ -365,9 +365,11 @@ int run_bench_redis(const CommandArgs& argv) {
   specs.push_back({"reference-first", "",
                    "run the reference script's phase first (alternate runs with and without it: "
                    "a phase's place in the run changes its cost)"});
-  Args args(kName, "decisions/s and server time of the limiter scripts, beside their ceiling",
-            specs, argv);
-  if (const auto exit = args.early_exit(kName)) return *exit;
+  const Expected<Args> command_line =
+      Args::parse(kName, "decisions/s and server time of the limiter scripts, beside their ceiling",
+                  specs, argv);
+  if (const auto exit = early_exit(command_line, kName)) return *exit;
+  const Args& args = *command_line;
   auto options = parse_redis_options(args, /*require_url=*/false);
   if (!options) return usage_error(kName, options.error());
   Settings s;

@@ -59,10 +59,12 @@ int run_bench_session(const CommandArgs& argv) {
       {"record", "FILE", "record the session to FILE and report its size per hour"},
       {"json", "", "print the figures as JSON"},
   };
-  Args args(kName,
-            "simulate a long live session on an injected clock; resident memory and recording size",
-            specs, argv);
-  if (const auto exit = args.early_exit(kName)) return *exit;
+  const Expected<Args> command_line = Args::parse(
+      kName,
+      "simulate a long live session on an injected clock; resident memory and recording size",
+      specs, argv);
+  if (const auto exit = early_exit(command_line, kName)) return *exit;
+  const Args& args = *command_line;
   auto keys = integer_option(args, "keys", 10000, 1, 1'000'000);
   if (!keys) return usage_error(kName, keys.error());
   auto hours = integer_option(args, "hours", 24, 1, 24 * 30);

@@ -64,8 +64,10 @@ int run_bench_sweep(const CommandArgs& argv) {
       {"priced", "", "price the requests (default policy): spend per cell and per key-minute"},
       {"json", "", "print the figures as JSON"},
   };
-  Args args(kName, "time a sweep against plain replays per configuration", specs, argv);
-  if (const auto exit = args.early_exit(kName)) return *exit;
+  const Expected<Args> command_line =
+      Args::parse(kName, "time a sweep against plain replays per configuration", specs, argv);
+  if (const auto exit = early_exit(command_line, kName)) return *exit;
+  const Args& args = *command_line;
   auto events = integer_option(args, "events", 1'000'000, 1, 100'000'000);
   auto keys = integer_option(args, "keys", 1000, 1, 1'000'000);
   auto configs = integer_option(args, "configs", 1024, 1, 65536);

@@ -21,8 +21,10 @@ int run_compare(const CommandArgs& argv) {
   specs.push_back({"limit", "L", "cost units per window"});
   specs.push_back({"window", "W", "window with a unit, e.g. 60s (buckets refill L per W)"});
   specs.push_back({"json", "", "print the comparison as JSON"});
-  Args args(kName, "the five algorithms on one trace, at the same nominal limit", specs, argv);
-  if (const auto exit = args.early_exit(kName)) return *exit;
+  const Expected<Args> command_line = Args::parse(
+      kName, "the five algorithms on one trace, at the same nominal limit", specs, argv);
+  if (const auto exit = early_exit(command_line, kName)) return *exit;
+  const Args& args = *command_line;
   const auto w = args.get("window");
   if (!args.get("limit") || !w) return usage_error(kName, "--limit L and --window W are required");
   auto limit = number_option(args, "limit", 0, 0);

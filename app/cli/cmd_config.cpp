@@ -37,8 +37,9 @@ int run_set(const CommandArgs& argv) {
   specs.push_back({"force", "",
                    "replace a stored config that cannot be read (audited, compare-and-set on its "
                    "version field)"});
-  Args a("config set", kSummary, specs, argv);
-  if (const auto exit = a.early_exit("config set")) return *exit;
+  const Expected<Args> command_line = Args::parse("config set", kSummary, specs, argv);
+  if (const auto exit = early_exit(command_line, "config set")) return *exit;
+  const Args& a = *command_line;
   auto t = parse_target(a);
   if (!t) return usage_error("config set", t.error());
   auto limits = config_from_limit_options(a);
@@ -90,18 +91,20 @@ int run_set(const CommandArgs& argv) {
 }
 
 int run_override(const CommandArgs& argv) {
-  Args a("config override", kSummary,
-         with({{"key", "K", "the limited key whose parameters to set (required)"},
-               {"capacity", "N", "bucket size (the rule's algorithm is a bucket)"},
-               {"refill", "RATE", "refill rate with a unit, e.g. 10/s"},
-               {"limit", "N", "cost units per window (the rule's algorithm is a window)"},
-               {"window", "D", "window length, e.g. 1m"},
-               {"remove", "", "remove the key's override: it gets the rule's limit again"},
-               {"reason", "TEXT", "why (kept in the audit stream)"},
-               {"by", "WHO", "who (default $USER)"},
-               {"expect-version", "N", "change only if the rule's current version is N"}}),
-         argv);
-  if (const auto exit = a.early_exit("config override")) return *exit;
+  const Expected<Args> command_line =
+      Args::parse("config override", kSummary,
+                  with({{"key", "K", "the limited key whose parameters to set (required)"},
+                        {"capacity", "N", "bucket size (the rule's algorithm is a bucket)"},
+                        {"refill", "RATE", "refill rate with a unit, e.g. 10/s"},
+                        {"limit", "N", "cost units per window (the rule's algorithm is a window)"},
+                        {"window", "D", "window length, e.g. 1m"},
+                        {"remove", "", "remove the key's override: it gets the rule's limit again"},
+                        {"reason", "TEXT", "why (kept in the audit stream)"},
+                        {"by", "WHO", "who (default $USER)"},
+                        {"expect-version", "N", "change only if the rule's current version is N"}}),
+                  argv);
+  if (const auto exit = early_exit(command_line, "config override")) return *exit;
+  const Args& a = *command_line;
   auto t = parse_target(a);
   if (!t) return usage_error("config override", t.error());
   const auto key = a.get("key");
@@ -158,8 +161,9 @@ int run_override(const CommandArgs& argv) {
 }
 
 int run_get(const CommandArgs& argv) {
-  Args a("config get", kSummary, common_specs(), argv);
-  if (const auto exit = a.early_exit("config get")) return *exit;
+  const Expected<Args> command_line = Args::parse("config get", kSummary, common_specs(), argv);
+  if (const auto exit = early_exit(command_line, "config get")) return *exit;
+  const Args& a = *command_line;
   auto t = parse_target(a);
   if (!t) return usage_error("config get", t.error());
   auto c = on_rule<std::optional<RuleConfig>>(
@@ -175,9 +179,11 @@ int run_get(const CommandArgs& argv) {
 }
 
 int run_history(const CommandArgs& argv) {
-  Args a("config history", kSummary, with({{"count", "N", "entries, newest first (default 20)"}}),
-         argv);
-  if (const auto exit = a.early_exit("config history")) return *exit;
+  const Expected<Args> command_line =
+      Args::parse("config history", kSummary,
+                  with({{"count", "N", "entries, newest first (default 20)"}}), argv);
+  if (const auto exit = early_exit(command_line, "config history")) return *exit;
+  const Args& a = *command_line;
   auto t = parse_target(a);
   if (!t) return usage_error("config history", t.error());
   long long count = 20;
@@ -223,11 +229,13 @@ int run_history(const CommandArgs& argv) {
 }
 
 int run_undo(const CommandArgs& argv) {
-  Args a("config undo", kSummary,
-         with({{"reason", "TEXT", "why (default: undo of version N)"},
-               {"by", "WHO", "who (default $USER)"}}),
-         argv);
-  if (const auto exit = a.early_exit("config undo")) return *exit;
+  const Expected<Args> command_line =
+      Args::parse("config undo", kSummary,
+                  with({{"reason", "TEXT", "why (default: undo of version N)"},
+                        {"by", "WHO", "who (default $USER)"}}),
+                  argv);
+  if (const auto exit = early_exit(command_line, "config undo")) return *exit;
+  const Args& a = *command_line;
   auto t = parse_target(a);
   if (!t) return usage_error("config undo", t.error());
   const redis::ChangeInfo change{a.get("by").value_or(default_user()), a.get("reason").value_or(""),

@@ -29,8 +29,10 @@ int run_decide(const CommandArgs& argv) {
   specs.push_back({"key", "KEY", "the limited key (API key, key:model, ...)"});
   specs.push_back({"cost", "N", "cost of the request (default 1)"});
   specs.push_back({"json", "", "print the decision as JSON"});
-  Args args(kName, "one decision by the rule's script in Redis", specs, argv);
-  if (const auto exit = args.early_exit(kName)) return *exit;
+  const Expected<Args> command_line =
+      Args::parse(kName, "one decision by the rule's script in Redis", specs, argv);
+  if (const auto exit = early_exit(command_line, kName)) return *exit;
+  const Args& args = *command_line;
   auto parsed = parse_rule_key_options(args);
   if (!parsed) return usage_error(kName, parsed.error());
   const RedisOptions& options = parsed->redis;

@@ -31,8 +31,10 @@ int run_hammer(const CommandArgs& argv) {
   specs.push_back({"duration", "D", "stop after this long even if N are not done"});
   specs.push_back({"cost", "N", "cost of each request (default 1)"});
   specs.push_back({"json", "", "print the result as JSON"});
-  Args args(kName, "contend on one key from many threads and count the outcomes", specs, argv);
-  if (const auto exit = args.early_exit(kName)) return *exit;
+  const Expected<Args> command_line = Args::parse(
+      kName, "contend on one key from many threads and count the outcomes", specs, argv);
+  if (const auto exit = early_exit(command_line, kName)) return *exit;
+  const Args& args = *command_line;
   auto parsed = parse_rule_key_options(args);
   if (!parsed) return usage_error(kName, parsed.error());
   const RedisOptions& options = parsed->redis;

@@ -57,10 +57,11 @@ int run_key_names(const CommandArgs& argv) {
       {"policy", "FILE", "the gateway's policy (docs/policy.md); keys with a \"name\" are written"},
       {"out", "FILE", "write the CSV here (default: standard output)"},
   };
-  Args args(kName,
-            "the key-names CSV (api_key_hash,name) of a policy's named keys, without the keys",
-            specs, argv);
-  if (const auto exit = args.early_exit(kName)) return *exit;
+  const Expected<Args> command_line = Args::parse(
+      kName, "the key-names CSV (api_key_hash,name) of a policy's named keys, without the keys",
+      specs, argv);
+  if (const auto exit = early_exit(command_line, kName)) return *exit;
+  const Args& args = *command_line;
   const auto path = args.get("policy");
   if (!path) return usage_error(kName, "--policy FILE is required");
   std::ifstream in(*path, std::ios::binary);

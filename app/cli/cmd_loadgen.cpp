@@ -211,7 +211,7 @@ std::optional<std::size_t> parse_concurrency(const Args& args);
 }  // namespace
 
 int run_loadgen(const CommandArgs& argv) {
-  Args args(
+  const Expected<Args> command_line = Args::parse(
       kCommand,
       "Play a traffic scenario against a gateway, open loop; report statuses and latency.",
       {{"target", "URL", "gateway base URL, e.g. http://127.0.0.1:8080 (required)"},
@@ -230,7 +230,8 @@ int run_loadgen(const CommandArgs& argv) {
        {"timeout", "DURATION", "connect/read timeout per request (default 10s)"},
        {"json", "", "print the JSON document (docs/cli.md) instead of a summary"}},
       argv);
-  if (const auto exit = args.early_exit(kCommand)) return *exit;
+  if (const auto exit = early_exit(command_line, kCommand)) return *exit;
+  const Args& args = *command_line;
   const bool from_trace = args.has("trace");
   if (from_trace) {
     for (const char* other : {"scenario", "duration", "keys", "rate", "seed"}) {

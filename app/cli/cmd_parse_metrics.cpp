@@ -92,14 +92,16 @@ class FileText {
 }  // namespace
 
 int run_parse_metrics(const CommandArgs& argv) {
-  Args args("parse-metrics FILE",
-            "Parse a Prometheus text (0.0.4) or OpenMetrics exposition and report series,\n"
-            "samples, families, line-numbered errors and the parse speed.\n"
-            "Exit 0 when clean, 1 when the file has errors, 2 when unreadable or bad usage.",
-            {{"json", "", "print one JSON object instead of text"},
-             {"format", "auto|prometheus|openmetrics", "exposition format (default auto)"}},
-            argv, /*allow_positional=*/true);
-  if (const auto exit = args.early_exit("parse-metrics")) return *exit;
+  const Expected<Args> command_line =
+      Args::parse("parse-metrics FILE",
+                  "Parse a Prometheus text (0.0.4) or OpenMetrics exposition and report series,\n"
+                  "samples, families, line-numbered errors and the parse speed.\n"
+                  "Exit 0 when clean, 1 when the file has errors, 2 when unreadable or bad usage.",
+                  {{"json", "", "print one JSON object instead of text"},
+                   {"format", "auto|prometheus|openmetrics", "exposition format (default auto)"}},
+                  argv, /*allow_positional=*/true);
+  if (const auto exit = early_exit(command_line, "parse-metrics")) return *exit;
+  const Args& args = *command_line;
   if (args.positional().size() != 1) {
     return usage_error("parse-metrics", "expects exactly one FILE");
   }

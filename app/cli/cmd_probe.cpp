@@ -178,8 +178,10 @@ int run_probe(const CommandArgs& argv) {
       {"detect", "", "with --redis: propose profiles for keys no profile matches"},
       {"json", "", "print the result as JSON"},
   };
-  Args args(kName, "read limiter keys (any known schema) at the server's time", specs, argv);
-  if (const auto exit = args.early_exit(kName)) return *exit;
+  const Expected<Args> command_line =
+      Args::parse(kName, "read limiter keys (any known schema) at the server's time", specs, argv);
+  if (const auto exit = early_exit(command_line, kName)) return *exit;
+  const Args& args = *command_line;
   const int sources = (args.get("redis") ? 1 : 0) + (args.get("metrics") ? 1 : 0) +
                       (args.get("prometheus") ? 1 : 0);
   if (sources > 1) return usage_error(kName, "give one of --redis, --metrics and --prometheus");

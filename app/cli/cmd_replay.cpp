@@ -51,8 +51,10 @@ int run_replay(const CommandArgs& argv) {
   specs.push_back(
       {"timeline-step", "D", "timeline resolution, e.g. 1m (default: at most 200 points)"});
   specs.push_back({"json", "", "print the result as JSON"});
-  Args args(kName, "replay a trace through one limiter setting", specs, argv);
-  if (const auto exit = args.early_exit(kName)) return *exit;
+  const Expected<Args> command_line =
+      Args::parse(kName, "replay a trace through one limiter setting", specs, argv);
+  if (const auto exit = early_exit(command_line, kName)) return *exit;
+  const Args& args = *command_line;
   ReplayInputs in;
   if (Status why = replay_inputs_from(args, in); !why.ok()) return usage_error(kName, why.error());
   tuner::ReplayOptions options;

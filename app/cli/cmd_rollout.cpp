@@ -154,22 +154,23 @@ std::string by_of(const Args& a) {
 
 int run_start(const CommandArgs& argv) {
   const std::string command = "rollout start";
-  Args a(command, kSummary,
-         by_specs({{"steps", "LIST",
-                    "shares of the keys in percent, increasing, ending at 100 (e.g. 1,10,50,100)"},
-                   {"hold", "D", "how long each step holds before the next (default 5m)"},
-                   {"guard", "EXPR",
-                    "PromQL over the gateway's metrics; a sample trips the guard and rolls back"},
-                   {"metrics", "URL",
-                    "a gateway's /metrics: the guard is evaluated on its scrapes by limitscope"},
-                   {"prometheus", "URL",
-                    "a Prometheus server: the guard is evaluated by it (/api/v1/query)"},
-                   {"reason", "TEXT", "why (audited)"},
-                   {"detach", "", "start and return; `rollout resume` drives it"}}),
-         argv);
-  int exit = 0;
-  auto t = target_or_exit(a, command, exit);
-  if (!t) return exit;
+  const Expected<Args> command_line = Args::parse(
+      command, kSummary,
+      by_specs({{"steps", "LIST",
+                 "shares of the keys in percent, increasing, ending at 100 (e.g. 1,10,50,100)"},
+                {"hold", "D", "how long each step holds before the next (default 5m)"},
+                {"guard", "EXPR",
+                 "PromQL over the gateway's metrics; a sample trips the guard and rolls back"},
+                {"metrics", "URL",
+                 "a gateway's /metrics: the guard is evaluated on its scrapes by limitscope"},
+                {"prometheus", "URL",
+                 "a Prometheus server: the guard is evaluated by it (/api/v1/query)"},
+                {"reason", "TEXT", "why (audited)"},
+                {"detach", "", "start and return; `rollout resume` drives it"}}),
+      argv);
+  auto t = target_or_exit(command_line, command);
+  if (!t) return t.error().code;
+  const Args& a = *command_line;
   const auto steps_opt = a.get("steps");
   const auto guard_opt = a.get("guard");
   const auto metrics_opt = a.get("metrics");
@@ -210,10 +211,10 @@ int run_start(const CommandArgs& argv) {
 
 int run_resume(const CommandArgs& argv) {
   const std::string command = "rollout resume";
-  Args a(command, kSummary, by_specs({}), argv);
-  int exit = 0;
-  auto t = target_or_exit(a, command, exit);
-  if (!t) return exit;
+  const Expected<Args> command_line = Args::parse(command, kSummary, by_specs({}), argv);
+  auto t = target_or_exit(command_line, command);
+  if (!t) return t.error().code;
+  const Args& a = *command_line;
   const std::string by = by_of(a);
   // A paused rollout continues from its step, with the rest of that step's hold; a running one
   // (its controller stopped) is driven as it is.
@@ -233,10 +234,11 @@ int run_resume(const CommandArgs& argv) {
 
 int run_pause(const CommandArgs& argv) {
   const std::string command = "rollout pause";
-  Args a(command, kSummary, by_specs({{"reason", "TEXT", "why (audited)"}}), argv);
-  int exit = 0;
-  auto t = target_or_exit(a, command, exit);
-  if (!t) return exit;
+  const Expected<Args> command_line =
+      Args::parse(command, kSummary, by_specs({{"reason", "TEXT", "why (audited)"}}), argv);
+  auto t = target_or_exit(command_line, command);
+  if (!t) return t.error().code;
+  const Args& a = *command_line;
   std::int64_t now_ms = 0;
   auto r = on_rule<RolloutState>(*t, [&](redis::Connection& c) -> redis::Result<RolloutState> {
     auto now = server_ms(c);
@@ -252,10 +254,10 @@ int run_pause(const CommandArgs& argv) {
 
 int run_status(const CommandArgs& argv) {
   const std::string command = "rollout status";
-  Args a(command, kSummary, common_specs(), argv);
-  int exit = 0;
-  auto t = target_or_exit(a, command, exit);
-  if (!t) return exit;
+  const Expected<Args> command_line = Args::parse(command, kSummary, common_specs(), argv);
+  auto t = target_or_exit(command_line, command);
+  if (!t) return t.error().code;
+  const Args& a = *command_line;
   struct Read {
     std::optional<RolloutState> s;
     std::vector<redis::RolloutEvent> h;
@@ -281,10 +283,11 @@ int run_status(const CommandArgs& argv) {
 
 int run_abort(const CommandArgs& argv) {
   const std::string command = "rollout abort";
-  Args a(command, kSummary, by_specs({{"reason", "TEXT", "why (audited)"}}), argv);
-  int exit = 0;
-  auto t = target_or_exit(a, command, exit);
-  if (!t) return exit;
+  const Expected<Args> command_line =
+      Args::parse(command, kSummary, by_specs({{"reason", "TEXT", "why (audited)"}}), argv);
+  auto t = target_or_exit(command_line, command);
+  if (!t) return t.error().code;
+  const Args& a = *command_line;
   auto r = on_rule<RolloutState>(*t, [&](redis::Connection& c) {
     return redis::abort_rollout(c, t->schema, t->rule, by_of(a),
                                 a.get("reason").value_or("aborted by the operator"));

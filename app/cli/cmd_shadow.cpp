@@ -82,32 +82,31 @@ void print_state(const std::string& rule, const ShadowState& s,
             << " the live config admitted, would admit " << n.would_admit << " it refused\n";
 }
 
-// The shared options and --reason/--by/--expect-version; nullopt with `exit` set after --help
-// (0) or a usage error (2).
+// The shared options and --reason/--by/--expect-version, or the exit after --help (0) or a
+// usage error (2).
 struct Parsed {
   Target target;
   redis::ChangeInfo change;
 };
-std::optional<Parsed> parse(const Args& a, const std::string& command, int& exit) {
-  auto t = target_or_exit(a, command, exit);
-  if (!t) return std::nullopt;
-  auto change = change_info(a);  // --by, --reason, --expect-version where the subcommand has them
-  if (!change) {
-    exit = usage_error(command, change.error());
-    return std::nullopt;
-  }
+Expected<Parsed, Exit> parse(const Expected<Args>& command_line, const std::string& command) {
+  auto t = target_or_exit(command_line, command);
+  if (!t) return t.error();
+  // --by, --reason, --expect-version where the subcommand has them
+  auto change = change_info(*command_line);
+  if (!change) return Exit{usage_error(command, change.error())};
   return Parsed{*t, *change};
 }
 
 int run_set(const CommandArgs& argv) {
   const std::string command = "shadow set";
-  Args a(command, kSummary,
-         with(with_change_specs(config_limit_specs(),
-                                "change only if the shadow's current version is N (0: never set)")),
-         argv);
-  int exit = 0;
-  const auto p = parse(a, command, exit);
-  if (!p) return exit;
+  const Expected<Args> command_line = Args::parse(
+      command, kSummary,
+      with(with_change_specs(config_limit_specs(),
+                             "change only if the shadow's current version is N (0: never set)")),
+      argv);
+  const auto p = parse(command_line, command);
+  if (!p) return p.error().code;
+  const Args& a = *command_line;
   const Target* t = &p->target;
   const redis::ChangeInfo* change = &p->change;
   auto config = config_from_limit_options(a);
@@ -146,10 +145,10 @@ int run_set(const CommandArgs& argv) {
 
 int run_show(const CommandArgs& argv) {
   const std::string command = "shadow show";
-  Args a(command, kSummary, common_specs(), argv);
-  int exit = 0;
-  const auto p = parse(a, command, exit);
-  if (!p) return exit;
+  const Expected<Args> command_line = Args::parse(command, kSummary, common_specs(), argv);
+  const auto p = parse(command_line, command);
+  if (!p) return p.error().code;
+  const Args& a = *command_line;
   const Target* t = &p->target;
   struct Read {
     ShadowState shadow;
@@ -172,11 +171,12 @@ int run_show(const CommandArgs& argv) {
 
 int run_clear(const CommandArgs& argv) {
   const std::string command = "shadow clear";
-  Args a(command, kSummary,
-         with(with_change_specs({}, "clear only if the shadow's current version is N")), argv);
-  int exit = 0;
-  const auto p = parse(a, command, exit);
-  if (!p) return exit;
+  const Expected<Args> command_line = Args::parse(
+      command, kSummary,
+      with(with_change_specs({}, "clear only if the shadow's current version is N")), argv);
+  const auto p = parse(command_line, command);
+  if (!p) return p.error().code;
+  const Args& a = *command_line;
   const Target* t = &p->target;
   const redis::ChangeInfo* change = &p->change;
   auto cleared = on_rule<ShadowState>(*t, [&](redis::Connection& c) {

@@ -229,17 +229,19 @@ void print_table(std::ostream& out, const Simulation& sim, const std::vector<Ste
 int run_simulate(const CommandArgs& argv) {
   std::string names;
   for (std::string_view n : scenario_names()) names += (names.empty() ? "" : ", ") + std::string(n);
-  Args args(kCommand,
-            "Runs a traffic scenario through the keyed limiter on simulated time and prints\n"
-            "totals per tier, model and key and the per-second series. Scenarios: " +
-                names + ".",
-            {{"policy", "FILE", "policy JSON (default: the embedded default policy)"},
-             {"scenario", "NAME", "scenario to run (required)"},
-             {"duration", "DURATION", "simulated time to run, e.g. 60s, 5m (default 60s, max 1d)"},
-             {"seed", "N", "random seed, a non-negative integer (default 1)"},
-             {"json", "", "print a JSON document instead of tables"}},
-            argv);
-  if (const auto exit = args.early_exit(kCommand)) return *exit;
+  const Expected<Args> command_line = Args::parse(
+      kCommand,
+      "Runs a traffic scenario through the keyed limiter on simulated time and prints\n"
+      "totals per tier, model and key and the per-second series. Scenarios: " +
+          names + ".",
+      {{"policy", "FILE", "policy JSON (default: the embedded default policy)"},
+       {"scenario", "NAME", "scenario to run (required)"},
+       {"duration", "DURATION", "simulated time to run, e.g. 60s, 5m (default 60s, max 1d)"},
+       {"seed", "N", "random seed, a non-negative integer (default 1)"},
+       {"json", "", "print a JSON document instead of tables"}},
+      argv);
+  if (const auto exit = early_exit(command_line, kCommand)) return *exit;
+  const Args& args = *command_line;
   const auto scenario_name = args.get("scenario");
   if (!scenario_name)
     return usage_error(kCommand, "--scenario NAME is required (one of " + names + ")");

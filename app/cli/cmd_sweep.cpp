@@ -96,8 +96,10 @@ int run_sweep(const CommandArgs& argv) {
   for (auto& spec : pricing_option_specs()) specs.push_back(std::move(spec));
   specs.push_back({"threads", "N", "worker threads (default 2)"});
   specs.push_back({"json", "", "print every cell and the recommendation as JSON"});
-  Args args(kName, "replay a trace against a grid of settings and recommend one", specs, argv);
-  if (const auto exit = args.early_exit(kName)) return *exit;
+  const Expected<Args> command_line = Args::parse(
+      kName, "replay a trace against a grid of settings and recommend one", specs, argv);
+  if (const auto exit = early_exit(command_line, kName)) return *exit;
+  const Args& args = *command_line;
   const auto alg = args.get("algorithm");
   if (!alg) return usage_error(kName, "--algorithm is required");
   const auto a = parse_algorithm(*alg);

@@ -29,14 +29,16 @@ std::string_view verdict_name(metrics::RuleTestReport::Verdict v) {
 }  // namespace
 
 int run_test_rules(const CommandArgs& argv) {
-  Args args("test-rules FILE...",
-            "Run rule unit-test files in the format of `promtool test rules`: input series,\n"
-            "alert_rule_test (firing alerts at eval_time) and promql_expr_test.\n"
-            "Exit 0 when every test passes, 1 when one fails, 2 when a file (test or rule file)\n"
-            "is unreadable or malformed, or on bad usage.",
-            {{"json", "", "print one JSON object instead of promtool-style text"}}, argv,
-            /*allow_positional=*/true);
-  if (const auto exit = args.early_exit("test-rules")) return *exit;
+  const Expected<Args> command_line = Args::parse(
+      "test-rules FILE...",
+      "Run rule unit-test files in the format of `promtool test rules`: input series,\n"
+      "alert_rule_test (firing alerts at eval_time) and promql_expr_test.\n"
+      "Exit 0 when every test passes, 1 when one fails, 2 when a file (test or rule file)\n"
+      "is unreadable or malformed, or on bad usage.",
+      {{"json", "", "print one JSON object instead of promtool-style text"}}, argv,
+      /*allow_positional=*/true);
+  if (const auto exit = early_exit(command_line, "test-rules")) return *exit;
+  const Args& args = *command_line;
   if (args.positional().empty()) return usage_error("test-rules", "expects at least one FILE");
 
   const bool json = args.has("json");

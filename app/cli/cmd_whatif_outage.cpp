@@ -65,9 +65,11 @@ int run_whatif_outage(const CommandArgs& argv) {
   specs.push_back(
       {"replicas", "N", "gateway replicas, each with a 1/N local fallback limiter (default 1)"});
   specs.push_back({"json", "", "print the result as JSON"});
-  Args args(kName, "a Redis outage window under fail-open, fail-closed and a local fallback", specs,
-            argv);
-  if (const auto exit = args.early_exit(kName)) return *exit;
+  const Expected<Args> command_line =
+      Args::parse(kName, "a Redis outage window under fail-open, fail-closed and a local fallback",
+                  specs, argv);
+  if (const auto exit = early_exit(command_line, kName)) return *exit;
+  const Args& args = *command_line;
   if (!args.has("outage"))
     return usage_error(kName, "--outage D@HH:MM is required, e.g. 10m@14:00");
   auto replicas = integer_option(args, "replicas", 1, 1, 10'000);

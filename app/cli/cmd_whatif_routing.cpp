@@ -24,10 +24,11 @@ int run_whatif_routing(const CommandArgs& argv) {
   specs.push_back({"under", "N", "route requests estimated under N tokens"});
   specs.push_back({"to", "MODEL", "to this model (from the policy)"});
   specs.push_back({"json", "", "print the result as JSON"});
-  Args args(kName,
-            "route small requests to another model; spend and 429s against the trace as it was",
-            specs, argv);
-  if (const auto exit = args.early_exit(kName)) return *exit;
+  const Expected<Args> command_line = Args::parse(
+      kName, "route small requests to another model; spend and 429s against the trace as it was",
+      specs, argv);
+  if (const auto exit = early_exit(command_line, kName)) return *exit;
+  const Args& args = *command_line;
   if (!args.has("under") || !args.has("to"))
     return usage_error(kName, "--under N and --to MODEL are required");
   auto under = integer_option(args, "under", 0, 1, 100'000'000);

@@ -154,17 +154,10 @@ void print_config(const std::string& rule, const RuleConfig& c, bool as_json) {
   std::cout << "\n";
 }
 
-std::optional<Target> target_or_exit(const Args& a, std::string_view command, int& exit) {
-  exit = 0;
-  if (const auto stop = a.early_exit(command)) {
-    exit = *stop;
-    return std::nullopt;
-  }
-  auto t = parse_target(a);
-  if (!t) {
-    exit = usage_error(command, t.error());
-    return std::nullopt;
-  }
+Expected<Target, Exit> target_or_exit(const Expected<Args>& parsed, std::string_view command) {
+  if (const auto stop = early_exit(parsed, command)) return Exit{*stop};
+  auto t = parse_target(*parsed);
+  if (!t) return Exit{usage_error(command, t.error())};
   return *t;
 }
 

@@ -59,9 +59,9 @@ struct Target {
 
 /// The options of common_specs(), or the usage error message.
 Expected<Target> parse_target(const Args& a);
-/// The target of a subcommand's parsed options: nullopt with `exit` 0 after printing --help, or
-/// 2 after a usage error naming `command`.
-std::optional<Target> target_or_exit(const Args& a, std::string_view command, int& exit);
+/// The target of a subcommand's options (early_exit() first). @return it, or the exit after
+/// printing --help (0) or a usage error naming `command` (2)
+Expected<Target, Exit> target_or_exit(const Expected<Args>& parsed, std::string_view command);
 
 /// $USER, else "limitscope-cli".
 std::string default_user();

@@ -12,12 +12,8 @@
 namespace {
 
 int run_version(const limitscope::cli::CommandArgs& argv) {
-  const limitscope::cli::Args args("version", "Prints the version.", {}, argv);
-  if (args.help_requested()) {
-    std::cout << args.usage();
-    return 0;
-  }
-  if (!args.ok()) return limitscope::cli::usage_error("version", args.error());
+  const auto parsed = limitscope::cli::Args::parse("version", "Prints the version.", {}, argv);
+  if (const auto exit = limitscope::cli::early_exit(parsed, "version")) return *exit;
   std::cout << "limitscope-cli " << limitscope::version() << "\n";
   return 0;
 }

@@ -105,13 +105,14 @@ int main(int argc, char** argv) {
   // spellings; listed after --listen and --policy.
   const auto redis_specs = cli::redis_flag_specs({.older_spellings = false});
   specs.insert(specs.begin() + 2, redis_specs.begin(), redis_specs.end());
-  cli::Args args(
+  const Expected<cli::Args> command_line = cli::Args::parse(
       "",
       "Rate-limiting gateway for OpenAI-compatible APIs: chat completions, embeddings, responses\n"
       "(docs/gateway.md). "
       "Prints \"listening on HOST:PORT\" as its first line; SIGHUP reloads --policy.",
       specs, argv_rest, false, kProgram);
-  if (!args.ok()) return usage_error(args.error());
+  if (!command_line) return usage_error(command_line.error());
+  const cli::Args& args = *command_line;
   if (args.help_requested()) {
     std::cout << args.usage();
     return 0;

@@ -29,8 +29,10 @@ class UsageFirst : public CLI::Formatter {
 
 }  // namespace
 
-Args::Args(std::string_view command, std::string_view summary, std::vector<OptionSpec> specs,
-           const std::vector<std::string>& argv, bool allow_positional, std::string_view program) {
+Expected<Args> Args::parse(std::string_view command, std::string_view summary,
+                           std::vector<OptionSpec> specs, const std::vector<std::string>& argv,
+                           bool allow_positional, std::string_view program) {
+  Args args;
   const std::string name =
       command.empty() ? std::string(program) : std::string(program) + " " + std::string(command);
   CLI::App app(std::string(summary), name);
@@ -50,31 +52,32 @@ Args::Args(std::string_view command, std::string_view summary, std::vector<Optio
                                         : CLI::MultiOptionPolicy::Throw);
     options.emplace_back(s.name, o);
   }
-  if (allow_positional) app.add_option("ARGS", positional_, "arguments")->group("");
-  usage_ = app.help();
+  if (allow_positional) app.add_option("ARGS", args.positional_, "arguments")->group("");
+  args.usage_ = app.help();
   std::vector<std::string> reversed(argv.rbegin(), argv.rend());  // CLI11 reads from the back
   try {
     app.parse(reversed);
   } catch (const CLI::CallForHelp&) {
-    help_ = true;
-    return;
+    args.help_ = true;
+    return args;
   } catch (const CLI::ParseError& e) {
-    error_ = e.what();
+    std::string error = e.what();
     // CLI11 names a flag given a value without its dashes ("json was given a disallowed flag
     // override"); say it as the user typed it.
     const std::string_view override_tail = " was given a disallowed flag override";
-    if (error_.size() > override_tail.size() && error_.ends_with(override_tail)) {
-      error_ = "--" + error_.substr(0, error_.size() - override_tail.size()) + " takes no value";
+    if (error.size() > override_tail.size() && error.ends_with(override_tail)) {
+      error = "--" + error.substr(0, error.size() - override_tail.size()) + " takes no value";
     }
-    return;
+    return make_error(std::move(error));
   }
   for (const auto& [spec_name, o] : options) {
     if (o->get_type_size() == 0) {
-      for (std::size_t i = 0; i < o->count(); ++i) values_.emplace(spec_name, "");
+      for (std::size_t i = 0; i < o->count(); ++i) args.values_.emplace(spec_name, "");
     } else {
-      for (const auto& v : o->results()) values_.emplace(spec_name, v);
+      for (const auto& v : o->results()) args.values_.emplace(spec_name, v);
     }
   }
+  return args;
 }
 
 bool Args::has(std::string_view name) const {
@@ -94,12 +97,12 @@ std::vector<std::string> Args::all(std::string_view name) const {
   return out;
 }
 
-std::optional<int> Args::early_exit(std::string_view command) const {
-  if (help_) {
-    std::cout << usage_;
+std::optional<int> early_exit(const Expected<Args>& parsed, std::string_view command) {
+  if (!parsed) return usage_error(command, parsed.error());
+  if (parsed->help_requested()) {
+    std::cout << parsed->usage();
     return 0;
   }
-  if (!ok()) return usage_error(command, error_);
   return std::nullopt;
 }
 

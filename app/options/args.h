@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/common/expected.h"
+
 namespace limitscope::cli {
 
 struct OptionSpec {
@@ -22,21 +24,18 @@ struct OptionSpec {
 
 class Args {
  public:
-  /// Parses argv after the subcommand name. On failure error() is set and ok() is false.
+  /// Parses argv after the subcommand name.
   /// @param command the subcommand ("simulate"), or "" for a program without subcommands
   /// @param program the program, printed in the usage line before `command`
-  Args(std::string_view command, std::string_view summary, std::vector<OptionSpec> specs,
-       const std::vector<std::string>& argv, bool allow_positional = false,
-       std::string_view program = "limitscope-cli");
+  /// @return the options read (help_requested() when --help was given), or the usage error,
+  ///         naming the flag
+  static Expected<Args> parse(std::string_view command, std::string_view summary,
+                              std::vector<OptionSpec> specs, const std::vector<std::string>& argv,
+                              bool allow_positional = false,
+                              std::string_view program = "limitscope-cli");
 
-  bool ok() const { return error_.empty(); }
-  const std::string& error() const { return error_; }
   bool help_requested() const { return help_; }
   const std::string& usage() const { return usage_; }
-  /// What every command does first: on --help prints the usage (exit 0); on a parse error
-  /// prints it as `command`'s usage error (exit 2).
-  /// @return the exit code when the command is done, nullopt when it should run
-  std::optional<int> early_exit(std::string_view command) const;
 
   bool has(std::string_view name) const;
   std::optional<std::string> get(std::string_view name) const;
@@ -44,11 +43,24 @@ class Args {
   const std::vector<std::string>& positional() const { return positional_; }
 
  private:
+  Args() = default;
+
   std::multimap<std::string, std::string, std::less<>> values_;
   std::vector<std::string> positional_;
   std::string usage_;
-  std::string error_;
   bool help_ = false;
+};
+
+/// What every command does first with what Args::parse() returned: on --help prints the usage
+/// (exit 0); on a usage error prints it as `command`'s (exit 2).
+/// @return the exit code when the command is done, nullopt when it should run (then `parsed`
+///         holds the options)
+std::optional<int> early_exit(const Expected<Args>& parsed, std::string_view command);
+
+/// A command that is done before it ran: its help or a usage error was printed; exit with
+/// `code` (0 after --help, 2 after a usage error).
+struct Exit {
+  int code = 0;
 };
 
 /// Prints "limitscope-cli CMD: MESSAGE" on stderr and returns 2 (bad usage or input).

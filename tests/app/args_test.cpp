@@ -19,14 +19,15 @@ const std::vector<OptionSpec> kSpecs = {
     {"seed", "N", "a seed"},
 };
 
-Args parse(const std::vector<std::string>& argv, bool positional = false) {
-  return Args("decide", "One decision.", kSpecs, argv, positional);
+Expected<Args> parse(const std::vector<std::string>& argv, bool positional = false) {
+  return Args::parse("decide", "One decision.", kSpecs, argv, positional);
 }
 
 TEST(Args, ReadsSpaceAndEqualsFormsFlagsRepeatsAndPositionals) {
-  const Args a =
+  const Expected<Args> parsed =
       parse({"--rule", "pro", "--tag=a", "--json", "--tag", "b", "file1", "file2"}, true);
-  ASSERT_TRUE(a.ok()) << a.error();
+  ASSERT_TRUE(parsed.ok()) << parsed.error();
+  const Args& a = *parsed;
   EXPECT_EQ(a.get("rule"), "pro");
   EXPECT_EQ(a.all("tag"), (std::vector<std::string>{"a", "b"}));
   EXPECT_TRUE(a.has("json"));
@@ -37,8 +38,9 @@ TEST(Args, ReadsSpaceAndEqualsFormsFlagsRepeatsAndPositionals) {
 }
 
 TEST(Args, AValueMayStartWithADashOrBeEmpty) {
-  const Args a = parse({"--seed", "-1", "--rule", ""});
-  ASSERT_TRUE(a.ok()) << a.error();
+  const Expected<Args> parsed = parse({"--seed", "-1", "--rule", ""});
+  ASSERT_TRUE(parsed.ok()) << parsed.error();
+  const Args& a = *parsed;
   EXPECT_EQ(a.get("seed"), "-1");  // the command refuses it, naming --seed, not the parser
   EXPECT_EQ(a.get("rule"), "");
 }
@@ -57,28 +59,35 @@ TEST(Args, EveryUsageErrorNamesTheFlag) {
       {{"-x"}, "-x"},
   };
   for (const auto& row : rows) {
-    const Args a = parse(row.argv);
+    // A refused command line gives its error and no options at all.
+    const Expected<Args> a = parse(row.argv);
     test::expect_refused(a, row.names);
+    if (a.ok()) continue;
     EXPECT_EQ(a.error().find('\n'), std::string::npos) << a.error();
-    EXPECT_FALSE(a.has("rule")) << "nothing is read from a command line that is refused";
+    EXPECT_EQ(early_exit(a, "decide"), 2) << "a usage error exits 2";
   }
 }
 
 TEST(Args, HelpListsTheOptionsUsageFirst) {
   for (const char* flag : {"--help", "-h"}) {
-    const Args a = parse({"--rule", "a", flag});
-    EXPECT_TRUE(a.ok()) << a.error();
-    EXPECT_TRUE(a.help_requested()) << flag;
+    const Expected<Args> a = parse({"--rule", "a", flag});
+    ASSERT_TRUE(a.ok()) << a.error();
+    EXPECT_TRUE(a->help_requested()) << flag;
   }
-  const std::string u = parse({}).usage();
+  EXPECT_EQ(early_exit(parse({}), "decide"), std::nullopt) << "no --help: the command runs";
+  const Expected<Args> none = parse({});
+  ASSERT_TRUE(none.ok()) << none.error();
+  const std::string u = none->usage();
   EXPECT_EQ(u.rfind("usage: limitscope-cli decide [options]\nOne decision.\n", 0), 0u) << u;
   for (const char* line :
        {"--rule NAME", "the rule", "--json", "print JSON", "--help", "show this help"}) {
     EXPECT_NE(u.find(line), std::string::npos) << line << " in\n" << u;
   }
-  const Args gateway("", "A gateway.", kSpecs, {}, false, "limitscope-gateway");
-  EXPECT_EQ(gateway.usage().rfind("usage: limitscope-gateway [options]\nA gateway.\n", 0), 0u)
-      << gateway.usage();
+  const Expected<Args> gateway =
+      Args::parse("", "A gateway.", kSpecs, {}, false, "limitscope-gateway");
+  ASSERT_TRUE(gateway.ok()) << gateway.error();
+  EXPECT_EQ(gateway->usage().rfind("usage: limitscope-gateway [options]\nA gateway.\n", 0), 0u)
+      << gateway->usage();
 }
 
 TEST(RedisFlags, OneSetWithOneDefaultAndTheCliAliases) {
@@ -103,9 +112,10 @@ TEST(RedisFlags, OneSetWithOneDefaultAndTheCliAliases) {
   EXPECT_EQ(cli_specs[3].help, gateway_specs[3].help);
   EXPECT_NE(cli_specs[3].help.find("default 500ms"), std::string::npos) << cli_specs[3].help;
 
-  const Args old("config get", "", config_specs, {"--timeout", "2s", "--prefix", "p:"});
+  const Expected<Args> old =
+      Args::parse("config get", "", config_specs, {"--timeout", "2s", "--prefix", "p:"});
   ASSERT_TRUE(old.ok()) << old.error();
-  auto text = redis_option_text(old, true);
+  auto text = redis_option_text(*old, true);
   ASSERT_TRUE(text);
   ASSERT_TRUE(text->timeout);
   EXPECT_EQ(text->timeout->flag, "--timeout");  // errors name the flag as typed
@@ -113,14 +123,16 @@ TEST(RedisFlags, OneSetWithOneDefaultAndTheCliAliases) {
   EXPECT_EQ(text->prefix->flag, "--prefix");
   EXPECT_FALSE(text->failure_mode);
 
-  const Args both("decide", "", cli_specs, {"--timeout", "2s", "--redis-timeout", "1s"});
+  const Expected<Args> both =
+      Args::parse("decide", "", cli_specs, {"--timeout", "2s", "--redis-timeout", "1s"});
   ASSERT_TRUE(both.ok()) << both.error();
-  auto refused = redis_option_text(both, true);
+  auto refused = redis_option_text(*both, true);
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error(), "give one of --redis-timeout and --timeout");
 
-  const Args gateway("", "", gateway_specs, {"--timeout", "2s"}, false, "limitscope-gateway");
-  EXPECT_FALSE(gateway.ok());
+  const Expected<Args> gateway =
+      Args::parse("", "", gateway_specs, {"--timeout", "2s"}, false, "limitscope-gateway");
+  ASSERT_FALSE(gateway.ok());
   EXPECT_NE(gateway.error().find("--timeout"), std::string::npos) << gateway.error();
 }
 
