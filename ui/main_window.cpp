@@ -143,45 +143,41 @@ MainWindow::MainWindow(EmbeddedSimulationOptions options, bool start_running, QW
   connect(m_worker.data(), &SourceWorker::sourceFailed, this,
           [this](const QString& msg) { m_statusError->setText(tr("Source failed: %1").arg(msg)); });
   connect(m_worker.data(), &SourceWorker::exportFinished, this,
-          [this](const QString& path, const QString& error) {
-            statusBar()->showMessage(error.isEmpty() ? tr("Exported %1").arg(path) : error, 5000);
-            if (!error.isEmpty()) m_statusError->setText(error);
-            emit csvExported(path, error);
+          [this](const QString& path, const Status& result) {
+            showWritten(result, tr("Exported %1").arg(path));
+            emit csvExported(path, result);
           });
   connect(m_worker.data(), &SourceWorker::pngSaved, this,
-          [this](const QString& path, const QString& error) {
+          [this](const QString& path, const Status& result) {
             if (!m_screenshotPath.isEmpty() && path == m_screenshotPath) {
               m_screenshotPath.clear();
-              emit screenshotSaved(path, error.isEmpty());
+              emit screenshotSaved(path, result.ok());
               return;
             }
-            statusBar()->showMessage(error.isEmpty() ? tr("Saved %1").arg(path) : error, 5000);
-            if (!error.isEmpty()) m_statusError->setText(error);
-            emit pngExported(path, error);
+            showWritten(result, tr("Saved %1").arg(path));
+            emit pngExported(path, result);
           });
   connect(m_worker.data(), &SourceWorker::reportSaved, this,
-          [this](const QString& path, const QString& error) {
-            statusBar()->showMessage(
-                error.isEmpty() ? tr("Incident summary written to %1").arg(path) : error, 5000);
-            if (!error.isEmpty()) m_statusError->setText(error);
-            emit reportSaved(path, error);
+          [this](const QString& path, const Status& result) {
+            showWritten(result, tr("Incident summary written to %1").arg(path));
+            emit reportSaved(path, result);
           });
   connect(m_worker.data(), &SourceWorker::recordingChanged, this,
-          [this](const QString& path, const QString& error) {
+          [this](const QString& path, const Status& result) {
             const QSignalBlocker block(m_recordAction);
             m_recordAction->setChecked(!path.isEmpty());
             m_statusRecording->setVisible(!path.isEmpty());
             m_statusRecording->setText(tr("● REC %1").arg(QFileInfo(path).fileName()));
             m_statusRecording->setToolTip(path);
-            if (!error.isEmpty()) m_statusError->setText(error);
+            if (!result.ok()) m_statusError->setText(qs(result.error()));
             statusBar()->showMessage(
                 path.isEmpty() ? tr("Recording stopped") : tr("Recording to %1").arg(path), 5000);
-            emit recordingChanged(path, error);
+            emit recordingChanged(path, result);
           });
   connect(m_worker.data(), &SourceWorker::playbackOpened, this, &MainWindow::onPlaybackOpened);
   connect(m_worker.data(), &SourceWorker::liveOpened, this,
-          [this](const QString& name, const QString& error) {
-            if (!name.isEmpty()) {
+          [this](const QString& name, const Status& result) {
+            if (result.ok()) {
               // A live source has no simulated time to inject incidents into; the run action pauses
               // and resumes its refresh.
               m_liveName = name;
@@ -189,7 +185,7 @@ MainWindow::MainWindow(EmbeddedSimulationOptions options, bool start_running, QW
               setWindowTitle(tr("limitscope — live: %1").arg(name));
               updateRunText();
             }
-            emit liveOpened(name, error);
+            emit liveOpened(name, result);
           });
   connect(m_worker.data(), &SourceWorker::playbackClosed, this, &MainWindow::onPlaybackClosed);
   connect(m_worker.data(), &SourceWorker::runningChanged, this, [this](bool running) {

@@ -118,16 +118,19 @@ class MainWindow : public QMainWindow {
  signals:
   void screenshotSaved(const QString& path, bool ok);
   void snapshotApplied();
-  void csvExported(const QString& path, const QString& error);
-  void pngExported(const QString& path, const QString& error);
-  void reportSaved(const QString& path, const QString& error);
+  /// Each: ok, or why `path` could not be written.
+  void csvExported(const QString& path, const limitscope::Status& result);
+  void pngExported(const QString& path, const limitscope::Status& result);
+  void reportSaved(const QString& path, const limitscope::Status& result);
   void playbackOpened(const QString& path, const QString& loadError);
   void playbackFailed(const QString& error);
-  /// A live source opened (name), or failed to (error, empty name).
-  void liveOpened(const QString& name, const QString& error);
+  /// A live source opened (its name; ok), or failed to (no name; why).
+  void liveOpened(const QString& name, const limitscope::Status& result);
   /// openLive() was asked to show `spec` (the Audits tab takes its sources from it).
   void liveRequested(const limitscope::LiveSpec& spec);
-  void recordingChanged(const QString& path, const QString& error);
+  /// Recording started (path) or stopped (empty path); result: ok, or why it stopped or could
+  /// not start.
+  void recordingChanged(const QString& path, const limitscope::Status& result);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -136,6 +139,9 @@ class MainWindow : public QMainWindow {
   bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
+  /// The status bar after a file was written: `done`, or the failure (kept in the error
+  /// field too).
+  void showWritten(const Status& result, const QString& done);
   void buildActions();
   void buildCharts();
   void buildKeyTable();

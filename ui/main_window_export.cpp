@@ -6,13 +6,25 @@
 #include <QCoreApplication>
 #include <QImage>
 #include <QItemSelectionModel>
+#include <QLabel>
 #include <QSortFilterProxyModel>
+#include <QStatusBar>
 #include <QTableView>
 
 #include "ui/key_table_view.h"
 #include "ui/main_window.h"
+#include "ui/qt_text.h"
 
 namespace limitscope::ui {
+
+void MainWindow::showWritten(const Status& result, const QString& done) {
+  if (result.ok()) {
+    statusBar()->showMessage(done, 5000);
+    return;
+  }
+  statusBar()->showMessage(qs(result.error()), 5000);
+  m_statusError->setText(qs(result.error()));
+}
 
 void MainWindow::exportPng(const QString& path) {
   // Widgets are grabbed on the GUI thread; encoding and writing the file happen on the worker.

@@ -87,7 +87,7 @@ void SourceWorker::setView(const ViewRequest& view) {
 void SourceWorker::fastForward(double secs) {
   if (DashboardSource* src = active()) {
     src->fast_forward(seconds(std::max(secs, 0.0)));
-    src->flush_recording_if_due();
+    flushRecording(*src);
   }
   publish();
   emit fastForwarded();
@@ -109,21 +109,21 @@ void SourceWorker::exportCsv(const QString& path) {
   const DashboardSnapshot snap = src->snapshot(cv);
   std::ofstream out(path.toStdString());
   if (!out) {
-    emit exportFinished(path, tr("cannot open \"%1\" for writing").arg(path));
+    emit exportFinished(path, failure(tr("cannot open \"%1\" for writing").arg(path)));
     return;
   }
   write_chart_csv(out, src->store(), snap.charts, cv.start_ms, cv.end_ms);
   out.close();
-  emit exportFinished(path, out ? QString() : tr("writing \"%1\" failed").arg(path));
+  emit exportFinished(path, out ? Status{} : failure(tr("writing \"%1\" failed").arg(path)));
 }
 
 void SourceWorker::savePng(const QImage& image, const QString& path) {
   QImageWriter writer(path, "png");
   const bool ok = !image.isNull() && writer.write(image);
-  emit pngSaved(path,
-                ok ? QString()
-                   : tr("cannot write \"%1\": %2")
-                         .arg(path, image.isNull() ? tr("empty picture") : writer.errorString()));
+  emit pngSaved(path, ok ? Status{}
+                         : failure(tr("cannot write \"%1\": %2")
+                                       .arg(path, image.isNull() ? tr("empty picture")
+                                                                 : writer.errorString())));
 }
 
 void SourceWorker::saveReport(const SnapshotPtr& snapshot, const QImage& image,
@@ -132,7 +132,8 @@ void SourceWorker::saveReport(const SnapshotPtr& snapshot, const QImage& image,
                       QFileInfo(md_path).completeBaseName() + QStringLiteral(".png");
   QImageWriter writer(png, "png");
   if (image.isNull() || !writer.write(image)) {
-    emit reportSaved(md_path, tr("cannot write \"%1\": %2").arg(png, writer.errorString()));
+    emit reportSaved(md_path,
+                     failure(tr("cannot write \"%1\": %2").arg(png, writer.errorString())));
     return;
   }
   IncidentSummaryOptions o;
@@ -141,19 +142,18 @@ void SourceWorker::saveReport(const SnapshotPtr& snapshot, const QImage& image,
   std::ofstream out(md_path.toStdString(), std::ios::binary | std::ios::trunc);
   out << md;
   out.close();
-  emit reportSaved(md_path, out ? QString() : tr("cannot write \"%1\"").arg(md_path));
+  emit reportSaved(md_path, out ? Status{} : failure(tr("cannot write \"%1\"").arg(md_path)));
 }
 
 void SourceWorker::startRecording(const QString& path) {
   DashboardSource* src = active();
   if (src == nullptr || !src->recordable()) {
-    emit recordingChanged(QString(), tr("only a running source can be recorded"));
+    emit recordingChanged(QString(), failure(tr("only a running source can be recorded")));
     return;
   }
   const Status started = src->start_recording(path.toStdString(), SteadyClock::instance());
   m_recordingPath = started.ok() ? path : QString();
-  emit recordingChanged(m_recordingPath,
-                        started.ok() ? QString() : QString::fromStdString(started.error()));
+  emit recordingChanged(m_recordingPath, started);
   publish();
 }
 
@@ -161,8 +161,7 @@ void SourceWorker::stopRecording() {
   if (!m_source) return;
   const Status stopped = m_source->stop_recording();
   m_recordingPath.clear();
-  emit recordingChanged(QString(),
-                        stopped.ok() ? QString() : QString::fromStdString(stopped.error()));
+  emit recordingChanged(QString(), stopped);
 }
 
 void SourceWorker::openPlayback(const QString& path) {
@@ -204,7 +203,7 @@ void SourceWorker::openRedis(const QString& url, const QString& profiles) {
 void SourceWorker::openLive(const LiveSpec& spec) {
   auto source = open_live_source(spec, SteadyClock::instance());
   if (!source) {
-    emit liveOpened(QString(), QString::fromStdString(source.error()));
+    emit liveOpened(QString(), make_error(source.error()));
     return;
   }
   if (!m_recordingPath.isEmpty()) stopRecording();  // a recording holds one source
@@ -214,7 +213,7 @@ void SourceWorker::openLive(const LiveSpec& spec) {
   m_speed = 1;
   m_lastError.clear();
   m_elapsed.restart();
-  emit liveOpened(QString::fromStdString(m_source->name()), QString());
+  emit liveOpened(QString::fromStdString(m_source->name()), Status{});
   publish();
 }
 
@@ -232,21 +231,20 @@ void SourceWorker::tick() {
       emit runningChanged(false);
     }
   }
-  if (m_source) {
-    m_source->flush_recording_if_due();
-    if (!m_recordingPath.isEmpty() && m_source->recording_name().empty()) {
-      // The session dropped the recording after a write error; the source runs on.
-      m_recordingPath.clear();
-      const std::string& why = m_source->session().recording_error();
-      emit recordingChanged(
-          QString(), tr("recording stopped: %1")
-                         .arg(why.empty() ? tr("write failed") : QString::fromStdString(why)));
-    }
-  }
+  if (m_source) flushRecording(*m_source);
   // A snapshot only when something changed (a step, a refresh that read something new, a
   // change of connection or error): an unchanged one would still cost the GUI a redraw of
   // every chart and table.
   if (!m_published || src->change_stamp() != *m_published) publish();
+}
+
+void SourceWorker::flushRecording(DashboardSource& src) {
+  const Status flushed = src.flush_recording_if_due();
+  if (flushed.ok()) return;
+  // The session dropped the recording after a write failure; the source runs on.
+  m_recordingPath.clear();
+  emit recordingChanged(
+      QString(), failure(tr("recording stopped: %1").arg(QString::fromStdString(flushed.error()))));
 }
 
 void SourceWorker::publish() {

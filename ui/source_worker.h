@@ -18,6 +18,7 @@
 #include "core/sources/embedded_simulation_source.h"
 #include "core/sources/live_source_factory.h"
 #include "core/sources/playback_source.h"
+#include "ui/qt_status.h"
 
 class QTimer;
 
@@ -85,24 +86,29 @@ class SourceWorker : public QObject {
  signals:
   void snapshotReady(limitscope::ui::SnapshotPtr snapshot);
   void sourceFailed(const QString& message);
-  void exportFinished(const QString& path, const QString& error);
-  void pngSaved(const QString& path, const QString& error);
-  void reportSaved(const QString& path, const QString& error);
+  /// Each: ok, or why `path` could not be written.
+  void exportFinished(const QString& path, const limitscope::Status& result);
+  void pngSaved(const QString& path, const limitscope::Status& result);
+  void reportSaved(const QString& path, const limitscope::Status& result);
   /// After fastForward(): its snapshot was emitted just before this.
   void fastForwarded();
-  /// Recording started (path) or stopped (empty path); error says why it stopped or failed.
-  void recordingChanged(const QString& path, const QString& error);
+  /// Recording started (path) or stopped (empty path); result: ok, or why it stopped or could
+  /// not start.
+  void recordingChanged(const QString& path, const limitscope::Status& result);
   /// A recording is showing (begin/end of its time), or failed to open (error, no name).
   void playbackOpened(const QString& name, qint64 begin_ms, qint64 end_ms, const QString& error);
   void playbackClosed();
-  /// A live source is showing (its name), or could not be opened (error).
-  void liveOpened(const QString& name, const QString& error);
+  /// A live source is showing (its name; ok), or could not be opened (no name; why).
+  void liveOpened(const QString& name, const limitscope::Status& result);
   /// Playback reached the end of the recording and stopped.
   void runningChanged(bool running);
 
  private:
   void tick();
   void publish();
+  /// Flushes the recording when due; a write failure that stopped it is told
+  /// (recordingChanged) and the source runs on.
+  void flushRecording(DashboardSource& src);
   DashboardSource* active() const;
 
   EmbeddedSimulationOptions m_options;

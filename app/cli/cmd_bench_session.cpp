@@ -138,7 +138,8 @@ int run_bench_session(const CommandArgs& argv) {
     }
     (void)s.evaluate(t);
     s.refreshed(t);
-    s.flush_recording_if_due();
+    if (Status flushed = s.flush_recording_if_due(); !flushed.ok())
+      return usage_error(kName, flushed.error());
     if (t >= next_report) {
       timeline.push_back({{"hour", static_cast<double>(t - start_ms) / 3.6e6},
                           {"rss_mb", rss_mb()},

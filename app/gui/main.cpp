@@ -253,11 +253,10 @@ int main(int argc, char** argv) {
                        window.exportIncidentSummary(report_path);
                      });
     QObject::connect(&window, &limitscope::ui::MainWindow::reportSaved, &app,
-                     [](const QString& path, const QString& error) {
-                       if (!error.isEmpty())
-                         std::fprintf(stderr, "limitscope: %s\n", qPrintable(error));
-                       QApplication::exit(error.isEmpty() ? 0 : 2);
-                       (void)path;
+                     [](const QString&, const limitscope::Status& written) {
+                       if (!written.ok())
+                         std::fprintf(stderr, "limitscope: %s\n", written.error().c_str());
+                       QApplication::exit(written.ok() ? 0 : 2);
                      });
   }
   window.show();
@@ -310,9 +309,9 @@ int main(int argc, char** argv) {
     // live source waits --after seconds of real time while the sources refresh, then renders.
     QObject::connect(
         &window, &limitscope::ui::MainWindow::liveOpened, &window,
-        [&window, shot, shot_path, after_s](const QString& name, const QString& error) {
-          if (name.isEmpty()) {
-            std::fprintf(stderr, "limitscope: %s\n", qPrintable(error));
+        [&window, shot, shot_path, after_s](const QString&, const limitscope::Status& opened) {
+          if (!opened.ok()) {
+            std::fprintf(stderr, "limitscope: %s\n", opened.error().c_str());
             QApplication::exit(2);
             return;
           }

@@ -122,29 +122,35 @@ RecordingWriter::RecordingWriter(std::unique_ptr<std::ostream> out, std::string 
 RecordingWriter::~RecordingWriter() = default;
 
 void RecordingWriter::write_line(const std::string& line) {
-  if (!error_.empty()) return;
+  if (failed_) return;
   out_->write(line.data(), static_cast<std::streamsize>(line.size()));
   out_->put('\n');
   ++lines_;
   dirty_ = true;
   if (!*out_) {
-    error_ = name_ + ": write failed";
+    failed_ = make_error(name_ + ": write failed");
     return;
   }
-  flush_if_due();
+  (void)flush_if_due();  // its failure is failed_, which the public call returns
 }
 
-void RecordingWriter::flush_if_due() {
-  if (!dirty_ || !error_.empty()) return;
+Status RecordingWriter::outcome() const {
+  if (failed_) return *failed_;
+  return {};
+}
+
+Status RecordingWriter::flush_if_due() {
+  if (!dirty_ || failed_) return outcome();
   const Nanos now = clock_.now();
-  if (now - last_flush_ < flush_every_) return;
+  if (now - last_flush_ < flush_every_) return {};
   out_->flush();
   last_flush_ = now;
   dirty_ = false;
-  if (!*out_) error_ = name_ + ": write failed";
+  if (!*out_) failed_ = make_error(name_ + ": write failed");
+  return outcome();
 }
 
-void RecordingWriter::header(const RecordingHeader& h) {
+Status RecordingWriter::header(const RecordingHeader& h) {
   std::string line = "{\"type\":\"header\",\"format\":";
   put_string(line, kRecordingFormat);
   line += ",\"version\":";
@@ -157,6 +163,7 @@ void RecordingWriter::header(const RecordingHeader& h) {
   put_int(line, h.recording_started_ms);
   line += '}';
   write_line(line);
+  return outcome();
 }
 
 void RecordingWriter::define(const metrics::Labels& labels, std::int64_t& id) {
@@ -206,20 +213,21 @@ void RecordingWriter::emit_samples(HeldSamples held,
   write_line(line);
 }
 
-void RecordingWriter::sample(const metrics::Labels& labels, metrics::Sample s) {
+Status RecordingWriter::sample(const metrics::Labels& labels, metrics::Sample s) {
   if ((!pending_samples_.empty() || !held_.empty()) && s.t_ms != pending_t_ms_) emit_samples();
   auto [it, is_new] = series_ids_.try_emplace(labels, -1);
   pending_t_ms_ = s.t_ms;
   if (max_step_rows_ > 0 && !labels.get("api_key").empty()) {
     // A key's series: written with the step at this time if the key is among its rows.
     held_.push_back(Held{&it->first, &it->second, s.value});
-    return;
+    return outcome();
   }
   define(it->first, it->second);
   put_sample(it->second, s.value);
+  return outcome();
 }
 
-void RecordingWriter::request(const DecisionRow& d) {
+Status RecordingWriter::request(const DecisionRow& d) {
   emit_samples();
   // The tuner's trace fields first (issue #8): t, key, cost, model, tier, allowed.
   std::string line = "{\"type\":\"request\",\"t\":";
@@ -262,11 +270,12 @@ void RecordingWriter::request(const DecisionRow& d) {
   put_number(line, d.spend);
   line += '}';
   write_line(line);
+  return outcome();
 }
 
-void RecordingWriter::step(std::int64_t t_ms, const std::vector<KeyRow>& keys,
-                           const std::vector<std::string>& incidents, std::uint64_t dropped_samples,
-                           const StepStatus* status) {
+Status RecordingWriter::step(std::int64_t t_ms, const std::vector<KeyRow>& keys,
+                             const std::vector<std::string>& incidents,
+                             std::uint64_t dropped_samples, const StepStatus* status) {
   // The first max_step_rows rows (the source's order: a live Redis source's most pressure
   // first), and only their keys' samples of this time.
   const std::size_t n = max_step_rows_ > 0 ? std::min(max_step_rows_, keys.size()) : keys.size();
@@ -367,10 +376,11 @@ void RecordingWriter::step(std::int64_t t_ms, const std::vector<KeyRow>& keys,
   }
   line += '}';
   write_line(line);
+  return outcome();
 }
 
-void RecordingWriter::alerts(std::int64_t t_ms, const std::vector<AlertRow>& rows,
-                             const std::vector<AlertInterval>& intervals) {
+Status RecordingWriter::alerts(std::int64_t t_ms, const std::vector<AlertRow>& rows,
+                               const std::vector<AlertInterval>& intervals) {
   std::string body = "\"alerts\":[";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const AlertRow& a = rows[i];
@@ -414,7 +424,7 @@ void RecordingWriter::alerts(std::int64_t t_ms, const std::vector<AlertRow>& row
     body += iv.firing ? ",\"firing\":true}" : ",\"firing\":false}";
   }
   body += ']';
-  if (body == last_alerts_) return;
+  if (body == last_alerts_) return outcome();
   emit_samples(HeldSamples::keep);  // the keys' samples of this time wait for its step
   std::string line = "{\"type\":\"alerts\",\"t_ms\":";
   put_int(line, t_ms);
@@ -423,19 +433,21 @@ void RecordingWriter::alerts(std::int64_t t_ms, const std::vector<AlertRow>& row
   line += '}';
   write_line(line);
   last_alerts_ = std::move(body);
+  return outcome();
 }
 
-void RecordingWriter::finish(std::int64_t t_ms) {
+Status RecordingWriter::finish(std::int64_t t_ms) {
   emit_samples();
   std::string line = "{\"type\":\"end\",\"t_ms\":";
   put_int(line, t_ms);
   line += '}';
   write_line(line);
-  if (error_.empty()) {
+  if (!failed_) {
     out_->flush();
     dirty_ = false;
-    if (!*out_) error_ = name_ + ": write failed";
+    if (!*out_) failed_ = make_error(name_ + ": write failed");
   }
+  return outcome();
 }
 
 }  // namespace limitscope

@@ -4,10 +4,15 @@
 // request, in time order. Bounded memory: one pending samples line and the series/key id
 // tables; everything else goes straight to the stream, flushed at least once per
 // flush interval of the given clock so a crash loses at most that much.
+//
+// Every write returns ok, or the first write failure ("FILE: write failed"): after one the
+// writer writes nothing more (each later call returns that failure again), and what it wrote
+// before stays in the file, readable up to the failed line (docs/recording.md).
 
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <set>
 #include <string>
@@ -15,6 +20,7 @@
 #include <vector>
 
 #include "core/common/clock.h"
+#include "core/common/expected.h"
 #include "core/dashboard/dashboard_snapshot.h"
 #include "core/metrics/labels.h"
 
@@ -51,29 +57,27 @@ class RecordingWriter {
   RecordingWriter(const RecordingWriter&) = delete;
   RecordingWriter& operator=(const RecordingWriter&) = delete;
 
-  void header(const RecordingHeader& h);
+  Status header(const RecordingHeader& h);
   /// One sample appended to the source's store. Samples of one time share a line; a series
   /// is defined (its labels) on a line of its own before its first sample.
-  void sample(const metrics::Labels& labels, metrics::Sample s);
+  Status sample(const metrics::Labels& labels, metrics::Sample s);
   /// One decided request (a request line, usable as a tuner trace line).
-  void request(const DecisionRow& d);
+  Status request(const DecisionRow& d);
   /// The key table at t_ms, with the active incidents and the store's dropped samples; with a
   /// status, its sources and protection (each written only when it differs from the last one
   /// written) and its new events.
-  void step(std::int64_t t_ms, const std::vector<KeyRow>& keys,
-            const std::vector<std::string>& incidents, std::uint64_t dropped_samples,
-            const StepStatus* status = nullptr);
+  Status step(std::int64_t t_ms, const std::vector<KeyRow>& keys,
+              const std::vector<std::string>& incidents, std::uint64_t dropped_samples,
+              const StepStatus* status = nullptr);
   /// Alert rows and shading intervals after an evaluation at t_ms; written only when they
   /// differ from the last alerts line.
-  void alerts(std::int64_t t_ms, const std::vector<AlertRow>& rows,
-              const std::vector<AlertInterval>& intervals);
+  Status alerts(std::int64_t t_ms, const std::vector<AlertRow>& rows,
+                const std::vector<AlertInterval>& intervals);
   /// Writes the end line and flushes.
-  void finish(std::int64_t t_ms);
+  Status finish(std::int64_t t_ms);
   /// Flushes when something was written since the last flush and the interval has passed.
-  void flush_if_due();
+  Status flush_if_due();
 
-  /// The first write failure ("FILE: write failed"), or empty. Nothing is written after one.
-  const std::string& error() const { return error_; }
   const std::string& name() const { return name_; }
   std::uint64_t lines() const { return lines_; }
 
@@ -88,6 +92,8 @@ class RecordingWriter {
   void define(const metrics::Labels& labels, std::int64_t& id);
   void put_sample(std::int64_t id, double value);
   void write_line(const std::string& line);
+  /// Ok, or the first write failure.
+  Status outcome() const;
 
   std::unique_ptr<std::ostream> out_;
   std::string name_;
@@ -95,7 +101,7 @@ class RecordingWriter {
   Nanos flush_every_;
   Nanos last_flush_;
   bool dirty_ = false;
-  std::string error_;
+  std::optional<Error> failed_;  // the first write failure: nothing is written after it
   std::uint64_t lines_ = 0;
 
   // Series ids in the order their series lines are written; -1: not written yet (a key's

@@ -65,15 +65,16 @@ class DashboardSource {
   /// @return ok, or an error naming the file (or why this source cannot be recorded)
   Status start_recording(const std::string& path, const Clock& flush_clock);
   /// Same, to any stream (tests); `file_name` names it.
-  void start_recording(std::unique_ptr<std::ostream> out, const std::string& file_name,
-                       const Clock& flush_clock) {
-    session().start_recording(std::move(out), file_name, name(), now_ms(), flush_clock);
+  Status start_recording(std::unique_ptr<std::ostream> out, const std::string& file_name,
+                         const Clock& flush_clock) {
+    return session().start_recording(std::move(out), file_name, name(), now_ms(), flush_clock);
   }
-  /// End line, flush, close. @return ok, or its write error
+  /// End line, flush, close. @return ok, or the write failure that ended the recording
   Status stop_recording() { return session().stop_recording(now_ms()); }
-  void flush_recording_if_due() { session().flush_recording_if_due(); }
-  /// The file being recorded to, or empty (also after a write error dropped it: see
-  /// SessionState::recording_error()).
+  /// @return ok, or the write failure that stopped the recording since the last call
+  /// (SessionState::flush_recording_if_due())
+  Status flush_recording_if_due() { return session().flush_recording_if_due(); }
+  /// The file being recorded to, or empty (also after a write failure dropped it).
   std::string recording_name() const { return session().recording_name(); }
 };
 

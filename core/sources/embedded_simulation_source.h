@@ -52,7 +52,7 @@ class EmbeddedSimulationSource final : public DashboardSource {
   int advance(Nanos d) override;
 
   /// Injects an incident now (runaway client, burst, misconfigured tenant, outage) for
-  /// `length` of simulated time. @return an error text, or empty.
+  /// `length` of simulated time. @return ok, or why it cannot be injected
   Status inject(IncidentKind kind, Nanos length) override;
 
   /// Everything the dashboard shows, for the given chart window.

@@ -105,7 +105,7 @@ bool SessionState::append(const metrics::Labels& labels, metrics::Sample sample)
   // A sample older than the last recorded line (another source's clock) stays out of the
   // recording: its lines must be in time order.
   if (writer_ && sample.t_ms * 1'000'000 >= rec_ns_) {
-    writer_->sample(labels, sample);
+    written(writer_->sample(labels, sample));
     rec_ns_ = sample.t_ms * 1'000'000;
   }
   return true;
@@ -159,7 +159,6 @@ Status SessionState::evaluate(std::int64_t t_ms) {
     write_alerts(t_ms);
     rec_ns_ = t_ms * 1'000'000;
   }
-  check_writer();
   return first_error;
 }
 
@@ -193,7 +192,7 @@ void SessionState::decision(DecisionRow row, std::int64_t upto_ms) {
   if (writer_) {
     DecisionRow rec = row;
     rec.t_ns = std::max(std::min(rec.t_ns, upto_ms * 1'000'000), rec_ns_);
-    writer_->request(rec);
+    written(writer_->request(rec));
     rec_ns_ = rec.t_ns;
   }
   decisions_.add(std::move(row));
@@ -348,8 +347,7 @@ void SessionState::refreshed(std::int64_t t_ms) {
   if (!writer_ || t_ms * 1'000'000 < rec_ns_) return;
   rec_ns_ = t_ms * 1'000'000;
   const StepStatus status = step_status();
-  writer_->step(t_ms, named_key_rows(), incidents_, store_->dropped_samples(), &status);
-  check_writer();
+  written(writer_->step(t_ms, named_key_rows(), incidents_, store_->dropped_samples(), &status));
 }
 
 StepStatus SessionState::step_status() {
@@ -375,32 +373,36 @@ void SessionState::write_alerts(std::int64_t t_ms) {
   std::vector<AlertInterval> intervals;
   alert_view(*alerts_->snapshot(), t_ms, rows, intervals, &names_);
   apply_no_data(rows, t_ms);  // what the panel showed: a blind alert is recorded as no data
-  writer_->alerts(t_ms, rows, intervals);
+  written(writer_->alerts(t_ms, rows, intervals));
 }
 
-void SessionState::check_writer() {
-  if (writer_ && !writer_->error().empty()) {
-    recording_error_ = writer_->error();
-    writer_.reset();  // unusable from here; the source keeps running without it
-  }
+void SessionState::written(Status outcome) {
+  if (outcome.ok()) return;
+  if (!unreturned_failure_) unreturned_failure_ = make_error(outcome.error());
+  writer_.reset();  // unusable from here (what it wrote stays); the source runs on without it
+}
+
+Status SessionState::take_failure() {
+  if (!unreturned_failure_) return {};
+  Status failure = *unreturned_failure_;
+  unreturned_failure_.reset();
+  return failure;
 }
 
 Status SessionState::start_recording(const std::string& path, const std::string& source_name,
                                      std::int64_t now_ms, const Clock& flush_clock) {
   auto out = std::make_unique<std::ofstream>(path, std::ios::binary | std::ios::trunc);
   if (!*out) return make_error(path + ": cannot open for writing");
-  start_recording(std::move(out), path, source_name, now_ms, flush_clock);
-  if (!writer_) return make_error(recording_error_);
-  return {};
+  return start_recording(std::move(out), path, source_name, now_ms, flush_clock);
 }
 
-void SessionState::start_recording(std::unique_ptr<std::ostream> out, const std::string& name,
-                                   const std::string& source_name, std::int64_t now_ms,
-                                   const Clock& flush_clock) {
+Status SessionState::start_recording(std::unique_ptr<std::ostream> out, const std::string& name,
+                                     const std::string& source_name, std::int64_t now_ms,
+                                     const Clock& flush_clock) {
   // A write error of the recording this one replaces is dropped with it (as the operator
   // starting another recording would).
   if (writer_) (void)stop_recording(now_ms);
-  recording_error_.clear();
+  unreturned_failure_.reset();
   // Samples may carry times a little after the wall clock (the Redis server's TIME): the
   // recording starts at the latest of both, so its lines stay in time order.
   now_ms = std::max(now_ms, last_ms_);
@@ -411,7 +413,7 @@ void SessionState::start_recording(std::unique_ptr<std::ostream> out, const std:
   h.source = source_name;
   h.start_ms = session_start_ms(now_ms);
   h.recording_started_ms = now_ms;
-  writer_->header(h);
+  written(writer_->header(h));
   // The history held so far, one samples line per time; the alert engine's own series are
   // left out (the alerts lines carry the states).
   const auto all = store_->select({}, std::numeric_limits<std::int64_t>::min(), now_ms);
@@ -432,27 +434,29 @@ void SessionState::start_recording(std::unique_ptr<std::ostream> out, const std:
     }
   }
   for (const auto& [t, values] : by_time) {
-    for (const auto& [labels, v] : values) writer_->sample(*labels, {t, v});
+    for (const auto& [labels, v] : values) {
+      if (writer_) written(writer_->sample(*labels, {t, v}));
+    }
   }
+  if (!writer_) return take_failure();
   events_recorded_ = 0;  // the log held so far goes with the first step
   const StepStatus status = step_status();
-  writer_->step(now_ms, rows, incidents_, store_->dropped_samples(), &status);
-  write_alerts(now_ms);
-  check_writer();
+  written(writer_->step(now_ms, rows, incidents_, store_->dropped_samples(), &status));
+  if (writer_) write_alerts(now_ms);
+  return take_failure();
 }
 
 Status SessionState::stop_recording(std::int64_t now_ms) {
-  if (!writer_) return {};
-  writer_->finish(std::max({now_ms, last_ms_, rec_ns_ / 1'000'000}));
-  Status finished;
-  if (!writer_->error().empty()) finished = make_error(writer_->error());
-  writer_.reset();
-  return finished;
+  if (writer_) {
+    written(writer_->finish(std::max({now_ms, last_ms_, rec_ns_ / 1'000'000})));
+    writer_.reset();
+  }
+  return take_failure();
 }
 
-void SessionState::flush_recording_if_due() {
-  if (writer_) writer_->flush_if_due();
-  check_writer();
+Status SessionState::flush_recording_if_due() {
+  if (writer_) written(writer_->flush_if_due());
+  return take_failure();
 }
 
 }  // namespace limitscope

@@ -141,23 +141,29 @@ class SessionState {
   /// and alerts now, then everything as it arrives. @return ok, or an error naming the file
   Status start_recording(const std::string& path, const std::string& source_name,
                          std::int64_t now_ms, const Clock& flush_clock);
-  /// Same, to any stream (tests).
-  void start_recording(std::unique_ptr<std::ostream> out, const std::string& name,
-                       const std::string& source_name, std::int64_t now_ms,
-                       const Clock& flush_clock);
-  /// End line, flush, close. @return ok, or its write error
+  /// Same, to any stream (tests). @return ok, or the write failure that ended it at once
+  Status start_recording(std::unique_ptr<std::ostream> out, const std::string& name,
+                         const std::string& source_name, std::int64_t now_ms,
+                         const Clock& flush_clock);
+  /// End line, flush, close. @return ok, or the write failure that ended the recording (now,
+  /// or earlier and not yet returned by flush_recording_if_due())
   Status stop_recording(std::int64_t now_ms);
-  void flush_recording_if_due();
+  /// Flushes the recording when due. A write failure (here, or while a sample, request,
+  /// step or alerts line was written since the last call) stops the recording, keeps what it
+  /// wrote, and the source runs on. @return ok, or that failure (returned once)
+  Status flush_recording_if_due();
   bool recording() const { return writer_ != nullptr; }
-  /// The file being recorded to, or empty (also after a write error dropped it).
+  /// The file being recorded to, or empty (also after a write failure dropped it).
   std::string recording_name() const { return writer_ ? writer_->name() : std::string(); }
-  /// The write error that ended the last recording, or empty.
-  const std::string& recording_error() const { return recording_error_; }
 
  private:
   SessionState() = default;
   std::int64_t session_start_ms(std::int64_t now_ms) const;
-  void check_writer();
+  /// Takes the outcome of a write: a failure drops the writer and is kept until it is
+  /// returned (by the start, flush or stop call that comes next).
+  void written(Status outcome);
+  /// Ok, or the failure written() kept (and forgets it: each failure is returned once).
+  Status take_failure();
   void write_alerts(std::int64_t t_ms);
   /// The source's key rows, named as the key table names them (for the recording).
   std::vector<KeyRow> named_key_rows() const;
@@ -185,7 +191,7 @@ class SessionState {
   std::optional<double> degraded_seen_;  // the gateway's degraded count at the last look
   std::int64_t degraded_seen_ms_ = 0;
   std::unique_ptr<RecordingWriter> writer_;
-  std::string recording_error_;
+  std::optional<Error> unreturned_failure_;  // a write failure no call has returned yet
   std::function<std::vector<KeyRow>()> key_rows_;
   std::function<std::vector<SourceStatus>()> sources_;
   std::uint64_t events_recorded_ = 0;  // the last event's seq written to the recording

@@ -2,7 +2,8 @@
 // reloads a connection with its password in the secret store and never in connections.json,
 // offers an environment variable when the keychain is unavailable, tests a real redis-server
 // (ok with figures; a wrong password is an auth error; a server that stalls past the shared
-// Redis timeout is a timeout), keeps a bad connections.json as it is,
+// Redis timeout is a timeout), keeps a bad connections.json as it is, reports a keychain entry
+// it could not remove,
 // the system keychain without a service refuses and writes no file, and File ▸ Recent
 // connections opens a saved Redis or /metrics connection in the main window.
 #include "ui/connections/connection_dialog.h"
@@ -48,33 +49,35 @@ class MemorySecretStore final : public SecretStore {
   explicit MemorySecretStore(bool available) : m_available(available) {}
   void read(const QString& key, ReadDone done) override {
     QTimer::singleShot(0, this, [this, key, done] {
-      if (!m_available)
-        return done(std::nullopt, QStringLiteral("no keychain service is available (test)"));
+      if (!m_available) return done(make_error("no keychain service is available (test)"));
       const auto it = entries.find(key);
-      done(it == entries.end() ? std::nullopt : std::optional<QString>(it->second), QString());
+      done(it == entries.end() ? std::optional<QString>() : std::optional<QString>(it->second));
     });
   }
   void write(const QString& key, const QString& secret, WriteDone done) override {
     QTimer::singleShot(0, this, [this, key, secret, done] {
-      if (!m_available) return done(QStringLiteral("no keychain service is available (test)"));
+      if (!m_available) return done(make_error("no keychain service is available (test)"));
       entries[key] = secret;
-      done(QString());
+      done(Status{});
     });
   }
   void remove(const QString& key, WriteDone done) override {
     QTimer::singleShot(0, this, [this, key, done] {
+      if (refuse_removal) return done(make_error("the entry is locked (test)"));
       entries.erase(key);
-      done(QString());
+      done(Status{});
     });
   }
   void probe(ProbeDone done) override {
     QTimer::singleShot(0, this, [this, done] {
-      done(m_available, m_available ? QString() : QStringLiteral("D-Bus is not running (test)"));
+      if (!m_available) return done(make_error("D-Bus is not running (test)"));
+      done(Status{});
     });
   }
   QString name() const override { return QStringLiteral("test keychain"); }
 
   std::map<QString, QString> entries;
+  bool refuse_removal = false;  ///< remove() fails, as a locked keychain entry would
 
  private:
   bool m_available;
@@ -145,8 +148,7 @@ TEST(ConnectionDialog, SavesAndReloadsAConnectionWithThePasswordOnlyInTheKeychai
   QSignalSpy savedSpy(&d, &ConnectionDialog::saved);
   d.save();
   ASSERT_TRUE(savedSpy.wait(kWaitMs));
-  ASSERT_TRUE(savedSpy.at(0).at(1).toString().isEmpty())
-      << savedSpy.at(0).at(1).toString().toStdString();
+  ASSERT_EQ(savedSpy.at(0).at(1).value<Status>(), Status{});
   EXPECT_EQ(secrets.entries[QStringLiteral("connection/prod")], QStringLiteral("Sup3r-S3cret"));
   const QString text = readFile(config.file());
   ASSERT_FALSE(text.isEmpty());
@@ -174,7 +176,43 @@ TEST(ConnectionDialog, SavesAndReloadsAConnectionWithThePasswordOnlyInTheKeychai
   QSignalSpy renamed(&shown, &ConnectionDialog::saved);
   shown.save();
   ASSERT_TRUE(waitFor(renamed));
-  EXPECT_TRUE(renamed.at(0).at(1).toString().contains(QStringLiteral("type the password")));
+  const Status refused = renamed.at(0).at(1).value<Status>();
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().find("type the password"), std::string::npos) << refused.error();
+}
+
+// The file is saved first; a keychain entry the connection no longer uses is removed after,
+// and when the keychain refuses, the dialog says the password stayed behind there.
+TEST(ConnectionDialog, APasswordTheKeychainCannotRemoveIsReported) {
+  TempConfig config;
+  MemorySecretStore secrets(true);
+  SavedConnections saved;
+  ConnectionDialog d(&saved, &secrets);
+  ASSERT_NO_FATAL_FAILURE(expectKeychainCheck(d, true));
+  child<QLineEdit>(&d, "name")->setText(QStringLiteral("prod"));
+  typeUrl(d, QStringLiteral("redis://:Sup3r-S3cret@10.0.0.5:6380/2"));
+  QSignalSpy savedSpy(&d, &ConnectionDialog::saved);
+  d.save();
+  ASSERT_TRUE(savedSpy.wait(kWaitMs));
+  ASSERT_EQ(savedSpy.at(0).at(1).value<Status>(), Status{});
+  ASSERT_EQ(secrets.entries.count(QStringLiteral("connection/prod")), 1u);
+
+  // Moved to an environment variable while the keychain refuses to remove the old entry.
+  secrets.refuse_removal = true;
+  child<QComboBox>(&d, "secretStorage")->setCurrentIndex(2);
+  child<QLineEdit>(&d, "secretEnv")->setText(QStringLiteral("PROD_PW"));
+  savedSpy.clear();
+  d.save();
+  ASSERT_TRUE(waitFor(savedSpy));
+  EXPECT_EQ(savedSpy.at(0).at(1).value<Status>(), Status{}) << "the file is saved all the same";
+  EXPECT_TRUE(readFile(config.file()).contains(QStringLiteral("\"password_env\":\"PROD_PW\"")));
+  auto* result = child<QLabel>(&d, "testResult");
+  EXPECT_TRUE(QTest::qWaitFor(
+      [&] { return result->text().contains(QStringLiteral("could not be removed")); }, kWaitMs))
+      << result->text().toStdString();
+  EXPECT_TRUE(result->text().contains(QStringLiteral("the entry is locked (test)")))
+      << result->text().toStdString();
+  EXPECT_EQ(secrets.entries.count(QStringLiteral("connection/prod")), 1u);
 }
 
 TEST(ConnectionDialog, WithoutAKeychainItOffersAnEnvironmentVariable) {
@@ -203,8 +241,7 @@ TEST(ConnectionDialog, WithoutAKeychainItOffersAnEnvironmentVariable) {
   QSignalSpy savedSpy(&d, &ConnectionDialog::saved);
   d.save();
   ASSERT_TRUE(waitFor(savedSpy));
-  EXPECT_TRUE(savedSpy.at(0).at(1).toString().isEmpty())
-      << savedSpy.at(0).at(1).toString().toStdString();
+  EXPECT_EQ(savedSpy.at(0).at(1).value<Status>(), Status{});
   const QString text = readFile(config.file());
   EXPECT_FALSE(text.contains(QStringLiteral("typed-pw"))) << text.toStdString();
   EXPECT_TRUE(text.contains(QStringLiteral("\"password_env\":\"LIMITSCOPE_EDGE_PASSWORD\"")))
@@ -323,7 +360,9 @@ TEST(ConnectionDialog, ABadConnectionsFileIsReportedAndKept) {
   QSignalSpy savedSpy(&d, &ConnectionDialog::saved);
   d.save();
   ASSERT_TRUE(waitFor(savedSpy));
-  EXPECT_TRUE(savedSpy.at(0).at(1).toString().contains(QStringLiteral("left as it is")));
+  const Status refused = savedSpy.at(0).at(1).value<Status>();
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().find("left as it is"), std::string::npos) << refused.error();
   QFile f(config.file());
   ASSERT_TRUE(f.open(QIODevice::ReadOnly));
   EXPECT_EQ(f.readAll(), broken);
@@ -335,29 +374,23 @@ TEST(KeychainSecretStore, WithoutAServiceItRefusesAndWritesNoFile) {
   qputenv("HOME", config.path().toLocal8Bit());
   qunsetenv("DBUS_SESSION_BUS_ADDRESS");  // a headless server: no session bus
   KeychainSecretStore store(nullptr, 5000);
-  QString writeError = QStringLiteral("<no answer>");
-  bool answered = false;
+  std::optional<Status> written;  // unset until the store answers
   store.write(QStringLiteral("connection/headless-test"), QStringLiteral("PlainTextCanary"),
-              [&](const QString& e) {
-                writeError = e;
-                answered = true;
-              });
-  for (int i = 0; i < 200 && !answered; ++i) QTest::qWait(50);
-  ASSERT_TRUE(answered) << "the keychain store must answer (timeout included)";
-  if (writeError.isEmpty()) {
+              [&](const Status& s) { written = s; });
+  for (int i = 0; i < 200 && !written; ++i) QTest::qWait(50);
+  ASSERT_TRUE(written.has_value()) << "the keychain store must answer (timeout included)";
+  if (written->ok()) {
     // A keychain service is reachable after all: the secret is there and nowhere else.
-    std::optional<QString> back;
-    bool read = false;
+    std::optional<Expected<std::optional<QString>>> back;
     store.read(QStringLiteral("connection/headless-test"),
-               [&](std::optional<QString> s, const QString&) {
-                 back = s;
-                 read = true;
-               });
-    for (int i = 0; i < 200 && !read; ++i) QTest::qWait(50);
-    EXPECT_EQ(back.value_or(QString()), QStringLiteral("PlainTextCanary"));
-    store.remove(QStringLiteral("connection/headless-test"), [](const QString&) {});
+               [&](const Expected<std::optional<QString>>& s) { back = s; });
+    for (int i = 0; i < 200 && !back; ++i) QTest::qWait(50);
+    ASSERT_TRUE(back.has_value());
+    ASSERT_TRUE(back->ok()) << back->error();
+    EXPECT_EQ(back->value().value_or(QString()), QStringLiteral("PlainTextCanary"));
+    store.remove(QStringLiteral("connection/headless-test"), [](const Status&) {});
   } else {
-    EXPECT_FALSE(writeError.isEmpty());
+    EXPECT_FALSE(written->error().empty());
   }
   // No plain-text fallback: no file under the temp home or config holds the secret.
   QDirIterator it(config.path(), QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
@@ -394,8 +427,7 @@ TEST(ConnectionActions, RecentConnectionsOpenASavedRedisInTheWindow) {
   QSignalSpy listed(window.keyBrowser(), &KeyBrowserDock::listingShown);
   actions->openSaved(QStringLiteral("local"));
   ASSERT_TRUE(opened.wait(kWaitMs));
-  EXPECT_TRUE(opened.at(0).at(1).toString().isEmpty())
-      << opened.at(0).at(1).toString().toStdString();
+  EXPECT_EQ(opened.at(0).at(1).value<Status>(), Status{});
   ASSERT_TRUE(waitFor(listed));
   EXPECT_EQ(window.keyBrowser()->model()->rowCount(), 1);
 
@@ -430,10 +462,10 @@ TEST(ConnectionActions, OpensSavedMetricsConnectionsWithAndWithoutAuth) {
   QSignalSpy opened(actions, &ConnectionActions::opened);
   actions->openSaved(QStringLiteral("gw"));
   ASSERT_TRUE(waitFor(live));
-  EXPECT_FALSE(live.at(0).at(0).toString().isEmpty()) << live.at(0).at(1).toString().toStdString();
-  EXPECT_TRUE(live.at(0).at(1).toString().isEmpty()) << live.at(0).at(1).toString().toStdString();
+  EXPECT_FALSE(live.at(0).at(0).toString().isEmpty()) << live.at(0).at(1).value<Status>();
+  EXPECT_EQ(live.at(0).at(1).value<Status>(), Status{});
   ASSERT_TRUE(waitFor(opened));
-  EXPECT_TRUE(opened.at(0).at(1).toString().isEmpty());
+  EXPECT_EQ(opened.at(0).at(1).value<Status>(), Status{});
   EXPECT_EQ(actions->saved()->document().recent, std::vector<std::string>{"gw"});
 
   // With auth the scraper sends the token; the source's name and the title never show it.
@@ -443,10 +475,9 @@ TEST(ConnectionActions, OpensSavedMetricsConnectionsWithAndWithoutAuth) {
   live.clear();
   actions->openSaved(QStringLiteral("gw-auth"));
   ASSERT_TRUE(waitFor(opened));
-  EXPECT_TRUE(opened.at(0).at(1).toString().isEmpty())
-      << opened.at(0).at(1).toString().toStdString();
+  EXPECT_EQ(opened.at(0).at(1).value<Status>(), Status{});
   ASSERT_TRUE(waitFor(live));
-  EXPECT_TRUE(live.at(0).at(1).toString().isEmpty()) << live.at(0).at(1).toString().toStdString();
+  EXPECT_EQ(live.at(0).at(1).value<Status>(), Status{});
   EXPECT_FALSE(live.at(0).at(0).toString().contains(QStringLiteral("t0k-gw-secret")));
   EXPECT_NE(gateway.last_request().find("Authorization: Bearer t0k-gw-secret"), std::string::npos)
       << gateway.last_request();

@@ -332,8 +332,7 @@ TEST(EventLogPanel, MainWindowDockListsALiveSourcesEventsAsTheyHappen) {
   spec.metrics_interval = std::chrono::milliseconds(100);
   window.openLive(spec);
   ASSERT_TRUE(opened.wait(10000));
-  ASSERT_FALSE(opened.at(0).at(0).toString().isEmpty())
-      << opened.at(0).at(1).toString().toStdString();
+  ASSERT_FALSE(opened.at(0).at(0).toString().isEmpty()) << opened.at(0).at(1).value<Status>();
 
   const int connected = waitForRow(window, applied, QStringLiteral("connected to"));
   ASSERT_GE(connected, 0);

@@ -161,14 +161,12 @@ TEST(KeyBrowser, ABadUrlIsAConfigError) {
 // A keychain that is not there, as on this headless machine, answering at once.
 class NoKeychain final : public SecretStore {
  public:
-  void read(const QString&, ReadDone done) override {
-    done(std::nullopt, QStringLiteral("D-Bus is not running"));
-  }
+  void read(const QString&, ReadDone done) override { done(make_error("D-Bus is not running")); }
   void write(const QString&, const QString&, WriteDone done) override {
-    done(QStringLiteral("D-Bus is not running"));
+    done(make_error("D-Bus is not running"));
   }
-  void remove(const QString&, WriteDone done) override { done(QString()); }
-  void probe(ProbeDone done) override { done(false, QStringLiteral("D-Bus is not running")); }
+  void remove(const QString&, WriteDone done) override { done(Status{}); }
+  void probe(ProbeDone done) override { done(make_error("D-Bus is not running")); }
   QString name() const override { return QStringLiteral("system keychain"); }
 };
 
@@ -213,8 +211,7 @@ TEST(KeyBrowser, ScreenshotsLightAndDark) {
     QSignalSpy savedSpy(&dialog, &ConnectionDialog::saved);
     dialog.save();
     ASSERT_TRUE(waitFor(savedSpy));
-    EXPECT_TRUE(savedSpy.at(0).at(1).toString().isEmpty())
-        << savedSpy.at(0).at(1).toString().toStdString();
+    EXPECT_EQ(savedSpy.at(0).at(1).value<Status>(), Status{});
     dialog.testConnection();
     ASSERT_TRUE(waitFor(tested));
     EXPECT_TRUE(tested.at(0).at(0).toBool()) << tested.at(0).at(2).toString().toStdString();

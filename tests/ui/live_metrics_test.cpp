@@ -70,8 +70,9 @@ TEST(LiveMetrics, DashboardShowsTheGatewaysRates) {
   bad.openLive(wrong);
   ASSERT_TRUE(failed.wait(10000));
   EXPECT_TRUE(failed.at(0).at(0).toString().isEmpty());
-  EXPECT_TRUE(failed.at(0).at(1).toString().startsWith(QStringLiteral("--metrics: ")))
-      << failed.at(0).at(1).toString().toStdString();
+  const Status why = failed.at(0).at(1).value<Status>();
+  ASSERT_FALSE(why.ok());
+  EXPECT_EQ(why.error().rfind("--metrics: ", 0), 0u) << why;
 }
 
 }  // namespace

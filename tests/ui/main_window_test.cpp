@@ -161,8 +161,7 @@ TEST(MainWindow, ExportsPngAndCsvMatchingTheStore) {
   QSignalSpy pngSpy(&w, &MainWindow::pngExported);
   w.exportPng(png);  // grabbed here, encoded and written by the worker
   ASSERT_TRUE(pngSpy.wait(kWaitMs));
-  EXPECT_TRUE(pngSpy.front().at(1).toString().isEmpty())
-      << pngSpy.front().at(1).toString().toStdString();
+  EXPECT_EQ(pngSpy.front().at(1).value<Status>(), Status{});
   EXPECT_GT(QFileInfo(png).size(), 0);
   QImage img(png);
   ASSERT_FALSE(img.isNull());
@@ -172,7 +171,7 @@ TEST(MainWindow, ExportsPngAndCsvMatchingTheStore) {
   QSignalSpy spy(&w, &MainWindow::csvExported);
   w.exportCsv(csv);
   ASSERT_TRUE(spy.wait(kWaitMs));
-  EXPECT_TRUE(spy.front().at(1).toString().isEmpty()) << spy.front().at(1).toString().toStdString();
+  EXPECT_EQ(spy.front().at(1).value<Status>(), Status{});
   QFile f(csv);
   ASSERT_TRUE(f.open(QIODevice::ReadOnly));
   const QStringList lines =
@@ -201,8 +200,9 @@ TEST(MainWindow, ExportsPngAndCsvMatchingTheStore) {
   QSignalSpy badSpy(&w, &MainWindow::pngExported);
   w.exportPng(dir.filePath(QStringLiteral("missing-dir/charts.png")));
   ASSERT_TRUE(badSpy.wait(kWaitMs));
-  EXPECT_TRUE(badSpy.front().at(1).toString().contains(QStringLiteral("missing-dir")))
-      << badSpy.front().at(1).toString().toStdString();
+  const Status refused = badSpy.front().at(1).value<Status>();
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().find("missing-dir"), std::string::npos) << refused;
 }
 
 TEST(MainWindow, ScreenshotModeWritesAnImageWithoutADisplay) {

@@ -87,13 +87,13 @@ Shown record(const QString& path, double seconds) {
   QSignalSpy rec(&w, &MainWindow::recordingChanged);
   w.setRecording(path);
   EXPECT_TRUE(rec.wait(kWaitMs));
-  EXPECT_EQ(rec.back().at(0).toString(), path) << rec.back().at(1).toString().toStdString();
+  EXPECT_EQ(rec.back().at(0).toString(), path) << rec.back().at(1).value<Status>();
   advance(w, seconds);
   const Shown s = shown(w);
   w.setRecording(QString());
   EXPECT_TRUE(rec.wait(kWaitMs));
   EXPECT_TRUE(rec.back().at(0).toString().isEmpty());
-  EXPECT_TRUE(rec.back().at(1).toString().isEmpty()) << rec.back().at(1).toString().toStdString();
+  EXPECT_EQ(rec.back().at(1).value<Status>(), Status{});
   return s;
 }
 

@@ -45,7 +45,9 @@ ConnectionActions::ConnectionActions(MainWindow* window, QMenu* file, SecretStor
 
 ConnectionDialog* ConnectionActions::showDialog() {
   if (!m_dialog) {
-    m_saved->load();  // the file may have been fixed or edited since
+    // The file may have been fixed or edited since; one that cannot be read is loadError(),
+    // which the dialog shows.
+    (void)m_saved->load();
     m_dialog = new ConnectionDialog(m_saved, m_secrets, m_window);
     m_dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(
@@ -87,7 +89,7 @@ void ConnectionActions::fail(const QString& name, const QString& error) {
                               QMessageBox::Ok, m_window);
   box->setAttribute(Qt::WA_DeleteOnClose);
   box->open();  // not exec(): nothing waits on it
-  emit opened(name, error);
+  emit opened(name, failure(error));
 }
 
 void ConnectionActions::open(const connections::SavedConnection& connection,
@@ -101,25 +103,31 @@ void ConnectionActions::open(const connections::SavedConnection& connection,
     m_window->openLive(connections::live_spec_of(*target));
     if (c.kind == connections::ConnectionKind::redis && !c.scan_match.empty())
       m_window->keyBrowser()->setMatch(qs(c.scan_match));
-    m_saved->markRecent(name);
-    m_window->statusBar()->showMessage(tr("Opening %1…").arg(name), 5000);
-    emit opened(name, QString());
+    // The connection opens whether or not the recent list could be saved; the bar says so.
+    const Status recent = m_saved->markRecent(name);
+    m_window->statusBar()->showMessage(
+        recent.ok()
+            ? tr("Opening %1…").arg(name)
+            : tr("Opening %1… (the recent list was not saved: %2)").arg(name, qs(recent.error())),
+        5000);
+    emit opened(name, Status{});
   };
   const connections::SecretPlan plan =
       connections::plan_secret(connection, sessionSecret.toStdString());
   if (!plan.read_keychain) return proceed(plan.connection, plan.secret);
   QPointer<ConnectionActions> self(this);
-  m_secrets->read(qs(connections::keychain_key(connection)), [self, connection, proceed, name](
-                                                                 std::optional<QString> secret,
-                                                                 const QString& error) {
-    if (!self) return;
-    if (!error.isEmpty()) {
-      return self->fail(name, tr("the %1 could not be read: %2. Keep the password in an "
-                                 "environment variable instead (docs/connections.md).")
-                                  .arg(self->m_secrets->name(), error));
-    }
-    proceed(connection, secret ? std::optional<std::string>(secret->toStdString()) : std::nullopt);
-  });
+  m_secrets->read(
+      qs(connections::keychain_key(connection)),
+      [self, connection, proceed, name](const Expected<std::optional<QString>>& secret) {
+        if (!self) return;
+        if (!secret.ok()) {
+          return self->fail(name, tr("the %1 could not be read: %2. Keep the password in an "
+                                     "environment variable instead (docs/connections.md).")
+                                      .arg(self->m_secrets->name(), qs(secret.error())));
+        }
+        proceed(connection,
+                *secret ? std::optional<std::string>((*secret)->toStdString()) : std::nullopt);
+      });
 }
 
 }  // namespace limitscope::ui

@@ -8,6 +8,7 @@
 #include <QString>
 
 #include "core/connections/saved_connection.h"
+#include "ui/qt_status.h"
 
 QT_BEGIN_NAMESPACE
 class QAction;
@@ -42,8 +43,8 @@ class ConnectionActions : public QObject {
   QMenu* recentMenu() const { return m_recent; }
 
  signals:
-  /// The connection was handed to the window (error empty), or could not be (why).
-  void opened(const QString& name, const QString& error);
+  /// The connection was handed to the window (ok), or could not be (why).
+  void opened(const QString& name, const limitscope::Status& result);
 
  private:
   void fillRecent();

@@ -60,8 +60,9 @@ ConnectionDialog::ConnectionDialog(SavedConnections* saved, SecretStore* secrets
   }
   m_keychainStatus->setText(tr("Checking the system keychain…"));
   QPointer<ConnectionDialog> self(this);
-  m_secrets->probe([self](bool available, const QString& reason) {
-    if (self) self->applyKeychainState(available, reason);
+  m_secrets->probe([self](const Status& available) {
+    if (self)
+      self->applyKeychainState(available.ok(), available.ok() ? QString() : qs(available.error()));
   });
 }
 
@@ -421,7 +422,7 @@ void ConnectionDialog::save() {
   const QString name = qs(c.name);
   const auto fail = [this, name](const QString& error) {
     setResult(false, error);
-    emit saved(name, error);
+    emit saved(name, failure(error));
   };
   if (!m_interval->text().trimmed().isEmpty()) {
     auto d = parse_duration(m_interval->text().trimmed().toStdString());
@@ -447,19 +448,21 @@ void ConnectionDialog::save() {
   }
   QPointer<ConnectionDialog> self(this);
   m_save->setEnabled(false);
-  m_secrets->write(qs(connections::keychain_key(c)), secret, [self, c, fail](const QString& error) {
-    if (!self) return;
-    self->m_save->setEnabled(true);
-    if (!error.isEmpty()) {
-      fail(tr("not saved: the password could not be stored in the %1 (%2). connections.json was "
-              "not changed; "
-              "choose 'Environment variable' instead.")
-               .arg(self->m_secrets->name(), error));
-      return;
-    }
-    self->m_secret->clear();
-    self->finishSave(c);
-  });
+  m_secrets->write(
+      qs(connections::keychain_key(c)), secret, [self, c, fail](const Status& written) {
+        if (!self) return;
+        self->m_save->setEnabled(true);
+        if (!written.ok()) {
+          fail(
+              tr("not saved: the password could not be stored in the %1 (%2). connections.json was "
+                 "not changed; "
+                 "choose 'Environment variable' instead.")
+                  .arg(self->m_secrets->name(), qs(written.error())));
+          return;
+        }
+        self->m_secret->clear();
+        self->finishSave(c);
+      });
 }
 
 void ConnectionDialog::finishSave(const SavedConnection& c) {
@@ -480,21 +483,33 @@ void ConnectionDialog::finishSave(const SavedConnection& c) {
       if (r == previous->name) r = c.name;
     }
   }
-  const QString error = m_saved->save(doc);
-  if (!error.isEmpty()) {
-    setResult(false, error);
-    emit saved(qs(c.name), error);
+  if (const Status written = m_saved->save(doc); !written.ok()) {
+    setResult(false, qs(written.error()));
+    emit saved(qs(c.name), written);
     return;
-  }
-  // A secret left behind under the old name or in the keychain no longer used is removed.
-  if (previous && previous->secret == SecretStorage::keychain &&
-      (previous->name != c.name || c.secret != SecretStorage::keychain)) {
-    m_secrets->remove(qs(connections::keychain_key(*previous)), [](const QString&) {});
   }
   m_editing = qs(c.name);
   reloadList(m_editing);
   setResult(true, tr("Saved to %1").arg(m_saved->path()));
-  emit saved(m_editing, QString());
+  // A secret left behind under the old name or in the keychain no longer used is removed.
+  if (previous && previous->secret == SecretStorage::keychain &&
+      (previous->name != c.name || c.secret != SecretStorage::keychain)) {
+    removeSecret(*previous);
+  }
+  emit saved(m_editing, Status{});
+}
+
+void ConnectionDialog::removeSecret(const SavedConnection& c) {
+  QPointer<ConnectionDialog> self(this);
+  const QString name = qs(c.name);
+  m_secrets->remove(qs(connections::keychain_key(c)), [self, name](const Status& removed) {
+    if (!self || removed.ok()) return;
+    self->m_result->setText(
+        tr("%1\nThe password of '%2' could not be removed from the %3 (%4): "
+           "remove it there by hand.")
+            .arg(self->m_result->text(), name, self->m_secrets->name(), qs(removed.error())));
+    self->m_result->setStyleSheet(QStringLiteral("color: %1").arg(kWarnColor));
+  });
 }
 
 void ConnectionDialog::deleteConnection() {
@@ -506,13 +521,9 @@ void ConnectionDialog::deleteConnection() {
   const SavedConnection gone = *c;
   std::erase_if(doc.connections, [&](const SavedConnection& x) { return x.name == name; });
   std::erase(doc.recent, name);
-  const QString error = m_saved->save(doc);
-  if (!error.isEmpty()) {
-    setResult(false, error);
+  if (const Status written = m_saved->save(doc); !written.ok()) {
+    setResult(false, qs(written.error()));
     return;
-  }
-  if (gone.secret == SecretStorage::keychain) {
-    m_secrets->remove(qs(connections::keychain_key(gone)), [](const QString&) {});
   }
   reloadList(QString());
   if (!doc.connections.empty()) {
@@ -521,6 +532,7 @@ void ConnectionDialog::deleteConnection() {
     newConnection();
   }
   setResult(true, tr("Deleted '%1'").arg(qs(name)));
+  if (gone.secret == SecretStorage::keychain) removeSecret(gone);
 }
 
 void ConnectionDialog::testConnection() {
@@ -552,13 +564,14 @@ void ConnectionDialog::testConnection() {
   if (!plan.read_keychain) return run(plan.connection, plan.secret);
   m_secrets->read(
       qs(connections::keychain_key(c)),
-      [self, c, run, report](std::optional<QString> secret, const QString& error) {
+      [self, c, run, report](const Expected<std::optional<QString>>& secret) {
         if (!self) return;
-        if (!error.isEmpty()) {
-          return report(false, QStringLiteral("secret"),
-                        tr("the %1 could not be read: %2").arg(self->m_secrets->name(), error));
+        if (!secret.ok()) {
+          return report(
+              false, QStringLiteral("secret"),
+              tr("the %1 could not be read: %2").arg(self->m_secrets->name(), qs(secret.error())));
         }
-        run(c, secret ? std::optional<std::string>(secret->toStdString()) : std::nullopt);
+        run(c, *secret ? std::optional<std::string>((*secret)->toStdString()) : std::nullopt);
       });
 }
 

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "core/connections/saved_connection.h"
+#include "ui/qt_status.h"
 
 QT_BEGIN_NAMESPACE
 class QComboBox;
@@ -48,8 +49,8 @@ class ConnectionDialog : public QDialog {
 
  signals:
   void keychainChecked(bool available, const QString& reason);
-  /// error empty on success
-  void saved(const QString& name, const QString& error);
+  /// The form was saved as `name` (ok), or why not.
+  void saved(const QString& name, const limitscope::Status& result);
   /// ok, or the error kind (auth, io, timeout, http, config, secret, ...) and message
   void tested(bool ok, const QString& errorKind, const QString& message);
   /// Connect pressed: open this connection; sessionSecret is what the password field holds
@@ -65,6 +66,9 @@ class ConnectionDialog : public QDialog {
   void takeSecretOutOfUrl();
   void setResult(bool ok, const QString& text);
   void finishSave(const connections::SavedConnection& c);
+  /// Removes the keychain entry of a connection no longer using it; a failure is shown (the
+  /// entry stays behind, the file is saved already).
+  void removeSecret(const connections::SavedConnection& c);
   QString suggestedEnvName() const;
   void applyKeychainState(bool available, const QString& reason);
 

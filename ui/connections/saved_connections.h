@@ -6,6 +6,7 @@
 #include <QObject>
 #include <QString>
 
+#include "core/common/expected.h"
 #include "core/connections/connections_file.h"
 
 namespace limitscope::ui {
@@ -16,18 +17,21 @@ class SavedConnections : public QObject {
   /// Uses connections_file_path() of the process environment (XDG_CONFIG_HOME, HOME).
   explicit SavedConnections(QObject* parent = nullptr);
 
-  /// (Re)reads the file. @return false when it could not be read (see loadError())
-  bool load();
+  /// (Re)reads the file. @return ok, or why it could not be read (loadError() keeps it)
+  Status load();
   const QString& path() const { return m_path; }
-  /// Empty when the last load worked. Names the file, the line and the reason.
+  /// Why the file could not be read at the last load (names the file, the line and the
+  /// reason), or empty. Not an outcome but the state saving depends on: while it is set,
+  /// save() refuses, and the dialog says so whenever it opens.
   const QString& loadError() const { return m_loadError; }
   const connections::ConnectionsDocument& document() const { return m_document; }
 
-  /// Writes `document` and keeps it. @return an error (empty on success); refused while the
-  /// file on disk could not be read
-  QString save(const connections::ConnectionsDocument& document);
-  /// Puts `name` first in the recent list and saves (silently skipped after a load error).
-  void markRecent(const QString& name);
+  /// Writes `document` and keeps it. @return ok, or why not; refused while the file on disk
+  /// could not be read
+  Status save(const connections::ConnectionsDocument& document);
+  /// Puts `name` first in the recent list and saves (skipped, ok, after a load error or for
+  /// a name not saved). @return ok, or why the list could not be saved
+  Status markRecent(const QString& name);
 
  signals:
   void changed();

@@ -36,7 +36,7 @@ void runJob(QObject* owner, QKeychain::Job* job, int timeout_ms,
   job->start();
 }
 
-QString jobError(const QKeychain::Job* j, int timeout_ms) {
+QString jobErrorText(const QKeychain::Job* j, int timeout_ms) {
   if (j == nullptr)
     return KeychainSecretStore::tr("the keychain did not answer within %1 s")
         .arg(timeout_ms / 1000);
@@ -54,6 +54,11 @@ QString jobError(const QKeychain::Job* j, int timeout_ms) {
   }
 }
 
+// Why a job failed (j: nullptr when the keychain did not answer in time).
+Error jobError(const QKeychain::Job* j, int timeout_ms) {
+  return make_error(jobErrorText(j, timeout_ms).toStdString());
+}
+
 }  // namespace
 
 KeychainSecretStore::KeychainSecretStore(QObject* parent, int timeout_ms)
@@ -64,11 +69,11 @@ void KeychainSecretStore::read(const QString& key, ReadDone done) {
   job->setKey(key);
   runJob(this, job, m_timeoutMs, [done, t = m_timeoutMs](QKeychain::Job* j) {
     if (j != nullptr && j->error() == QKeychain::NoError) {
-      done(static_cast<QKeychain::ReadPasswordJob*>(j)->textData(), QString());
+      done(std::optional<QString>(static_cast<QKeychain::ReadPasswordJob*>(j)->textData()));
     } else if (j != nullptr && j->error() == QKeychain::EntryNotFound) {
-      done(std::nullopt, QString());
+      done(std::optional<QString>());
     } else {
-      done(std::nullopt, jobError(j, t));
+      done(jobError(j, t));
     }
   });
 }
@@ -78,7 +83,8 @@ void KeychainSecretStore::write(const QString& key, const QString& secret, Write
   job->setKey(key);
   job->setTextData(secret);
   runJob(this, job, m_timeoutMs, [done, t = m_timeoutMs](QKeychain::Job* j) {
-    done(j != nullptr && j->error() == QKeychain::NoError ? QString() : jobError(j, t));
+    if (j != nullptr && j->error() == QKeychain::NoError) return done(Status{});
+    done(jobError(j, t));
   });
 }
 
@@ -88,13 +94,17 @@ void KeychainSecretStore::remove(const QString& key, WriteDone done) {
   runJob(this, job, m_timeoutMs, [done, t = m_timeoutMs](QKeychain::Job* j) {
     const bool ok = j != nullptr &&
                     (j->error() == QKeychain::NoError || j->error() == QKeychain::EntryNotFound);
-    done(ok ? QString() : jobError(j, t));
+    if (ok) return done(Status{});
+    done(jobError(j, t));
   });
 }
 
 void KeychainSecretStore::probe(ProbeDone done) {
   read(QStringLiteral("limitscope/availability-probe"),
-       [done](std::optional<QString>, QString error) { done(error.isEmpty(), error); });
+       [done](const Expected<std::optional<QString>>& read) {
+         if (read.ok()) return done(Status{});
+         done(make_error(read.error()));
+       });
 }
 
 }  // namespace limitscope::ui

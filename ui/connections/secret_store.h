@@ -10,18 +10,20 @@
 #include <functional>
 #include <optional>
 
+#include "core/common/expected.h"
+
 namespace limitscope::ui {
 
 class SecretStore : public QObject {
   Q_OBJECT
  public:
-  /// secret: the stored value (nullopt when there is none); error: why the read failed
-  /// (empty when it did not: "not found" is not an error).
-  using ReadDone = std::function<void(std::optional<QString> secret, QString error)>;
-  /// error: empty on success.
-  using WriteDone = std::function<void(QString error)>;
-  /// available, and the reason when not.
-  using ProbeDone = std::function<void(bool available, QString reason)>;
+  /// The stored value (nullopt when there is none: "not found" is not an error), or why the
+  /// read failed.
+  using ReadDone = std::function<void(Expected<std::optional<QString>> secret)>;
+  /// Ok, or why the write (or removal) failed.
+  using WriteDone = std::function<void(Status written)>;
+  /// Ok when the store works, or why it does not.
+  using ProbeDone = std::function<void(Status available)>;
 
   using QObject::QObject;
   virtual void read(const QString& key, ReadDone done) = 0;

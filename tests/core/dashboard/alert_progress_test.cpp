@@ -52,7 +52,9 @@ TEST(AlertProgress, PendingSaysHowFarItIsTowardItsFor) {
   ManualClock clock;
   const metrics::Labels x{{"__name__", "x"}, {"api_key", "k"}};
   ASSERT_TRUE(s.append(x, {kT0, 5}));
-  s.start_recording(std::make_unique<std::ostream>(&text), "mem.jsonl", "test", kT0, clock);
+  ASSERT_EQ(
+      s.start_recording(std::make_unique<std::ostream>(&text), "mem.jsonl", "test", kT0, clock),
+      Status{});
   for (std::int64_t m = 0; m <= 3; ++m) {
     ASSERT_TRUE(m == 0 || s.append(x, {kT0 + m * kMin, 5}));
     (void)s.evaluate(kT0 + m * kMin);

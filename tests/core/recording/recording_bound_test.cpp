@@ -42,24 +42,25 @@ TEST(RecordingBound, StepsHoldTheFirstRowsAndOnlyTheirKeysSamples) {
   ManualClock clock;
   std::stringbuf text;
   RecordingWriter w(std::make_unique<std::ostream>(&text), "mem", clock, 1s, 2);
-  w.header({"test", 0, 0});
+  ASSERT_EQ(w.header({"test", 0, 0}), Status{});
   const metrics::Labels tier{{"__name__", "limitscope_tier_rejected_per_second"}, {"tier", "gw"}};
-  w.sample(level_of("a"), {1000, 0.5});
-  w.sample(level_of("b"), {1000, 0.9});
-  w.sample(level_of("c"), {1000, 0.1});
-  w.sample(tier, {1000, 3});
-  w.alerts(1000, {}, {});  // an alerts line of the same time: the keys' samples wait for the step
-  w.step(1000, {row("c", 0.1), row("a", 0.5), row("b", 0.9)}, {}, 0);
+  ASSERT_EQ(w.sample(level_of("a"), {1000, 0.5}), Status{});
+  ASSERT_EQ(w.sample(level_of("b"), {1000, 0.9}), Status{});
+  ASSERT_EQ(w.sample(level_of("c"), {1000, 0.1}), Status{});
+  ASSERT_EQ(w.sample(tier, {1000, 3}), Status{});
+  ASSERT_EQ(w.alerts(1000, {}, {}),
+            Status{});  // an alerts line of the same time: the keys' samples wait for the step
+  ASSERT_EQ(w.step(1000, {row("c", 0.1), row("a", 0.5), row("b", 0.9)}, {}, 0), Status{});
   // b enters the rows; a request line before the step writes what was held, whoever it is of.
-  w.sample(level_of("a"), {2000, 0.6});
-  w.sample(level_of("b"), {2000, 0.05});
+  ASSERT_EQ(w.sample(level_of("a"), {2000, 0.6}), Status{});
+  ASSERT_EQ(w.sample(level_of("b"), {2000, 0.05}), Status{});
   DecisionRow d;
   d.api_key = "c";
   d.t_ns = 2'000'000'000;
-  w.request(d);
-  w.sample(level_of("c"), {2000, 0.2});
-  w.step(2000, {row("b", 0.05), row("c", 0.2), row("a", 0.6)}, {}, 0);
-  w.finish(2000);
+  ASSERT_EQ(w.request(d), Status{});
+  ASSERT_EQ(w.sample(level_of("c"), {2000, 0.2}), Status{});
+  ASSERT_EQ(w.step(2000, {row("b", 0.05), row("c", 0.2), row("a", 0.6)}, {}, 0), Status{});
+  ASSERT_EQ(w.finish(2000), Status{});
 
   std::map<std::int64_t, std::string> key_of_series;  // series id → its api_key ("" for none)
   std::vector<std::pair<std::int64_t, std::string>> written;  // (t, key) of every sample written
@@ -105,7 +106,8 @@ TEST(RecordingBound, ASessionOfManyKeysStaysWithinTheCap) {
   ManualClock clock;
   std::stringbuf text;  // outlives the writer, which owns only the stream over it
   const std::int64_t start = 1'700'000'000'000;
-  s.start_recording(std::make_unique<std::ostream>(&text), "mem", "test", start, clock);
+  ASSERT_EQ(s.start_recording(std::make_unique<std::ostream>(&text), "mem", "test", start, clock),
+            Status{});
   for (int r = 1; r <= 30; ++r) {
     const std::int64_t t = start + r * 1000;
     rows.clear();

@@ -51,24 +51,23 @@ TEST(RecordingWriter, FlushesAtLeastOncePerInterval) {
   FlushedOnly buf;
   auto out = std::make_unique<std::ostream>(&buf);
   RecordingWriter w(std::move(out), "mem", clock, 1s);
-  w.header({"test", 0, 0});
+  ASSERT_EQ(w.header({"test", 0, 0}), Status{});
   EXPECT_EQ(buf.flushed, "");  // written, not yet flushed
   clock.advance(999ms);
-  w.flush_if_due();
+  ASSERT_EQ(w.flush_if_due(), Status{});
   EXPECT_EQ(buf.flushed, "");
   clock.advance(1ms);
-  w.flush_if_due();  // the worker's tick, even with nothing new written
+  ASSERT_EQ(w.flush_if_due(), Status{});  // the worker's tick, even with nothing new written
   EXPECT_EQ(test::json_lines(buf.flushed).size(), 1u);
   DecisionRow d;
   d.api_key = "k";
   d.t_ns = 1'000'000'000;
-  w.request(d);
+  ASSERT_EQ(w.request(d), Status{});
   clock.advance(1s);
-  w.request(d);  // a write after the interval flushes both
+  ASSERT_EQ(w.request(d), Status{});  // a write after the interval flushes both
   EXPECT_EQ(test::json_lines(buf.flushed).size(), 3u);
-  w.finish(2000);
+  EXPECT_EQ(w.finish(2000), Status{});
   EXPECT_EQ(test::json_lines(buf.flushed).back()["type"], "end");
-  EXPECT_TRUE(w.error().empty());
 }
 
 TEST(RecordingWriter, RequestLinesCarryTheTraceFields) {
@@ -86,7 +85,7 @@ TEST(RecordingWriter, RequestLinesCarryTheTraceFields) {
   d.reason = "exhausted";
   d.remaining = 0.5;
   d.retry_after_s = 0.25;
-  w.request(d);
+  ASSERT_EQ(w.request(d), Status{});
   const json j = json::parse(view->str());
   EXPECT_EQ(j["type"], "request");
   EXPECT_EQ(j["t"].get<double>(), 1700049600.123456789);
@@ -106,7 +105,7 @@ TEST(RecordingWriter, SessionLinesAreOrderedAndAlertsWrittenOnChange) {
   src->advance(30s);  // history before the recording starts
   ManualClock clock;
   std::stringbuf text;  // outlives the writer, which owns only the stream over it
-  src->start_recording(std::make_unique<std::ostream>(&text), "mem", clock);
+  ASSERT_EQ(src->start_recording(std::make_unique<std::ostream>(&text), "mem", clock), Status{});
   src->advance(60s);
   ASSERT_EQ(src->stop_recording(), Status{});
   const auto lines = test::json_lines(text.str());
@@ -163,16 +162,19 @@ TEST(RecordingWriter, AKeysShardIsWrittenWhenItHasOneAndPlaysBack) {
   std::stringbuf text;
   {
     RecordingWriter w(std::make_unique<std::ostream>(&text), "mem", clock);
-    w.header({"redis: redis+cluster://127.0.0.1:7000", 1000, 1000});
-    w.step(1000,
-           {key_row("alice", "live-0", "127.0.0.1:7001", 0.6), key_row("bob", "plain", "", 0.2)},
-           {}, 0);
+    ASSERT_EQ(w.header({"redis: redis+cluster://127.0.0.1:7000", 1000, 1000}), Status{});
+    ASSERT_EQ(w.step(1000,
+                     {key_row("alice", "live-0", "127.0.0.1:7001", 0.6),
+                      key_row("bob", "plain", "", 0.2)},
+                     {}, 0),
+              Status{});
     // The slot moved: the same key on another shard is a new definition.
-    w.step(2000,
-           {key_row("alice", "live-0", "127.0.0.1:7002", 0.4), key_row("bob", "plain", "", 0.2)},
-           {}, 0);
-    w.finish(2000);
-    ASSERT_EQ(w.error(), "");
+    ASSERT_EQ(w.step(2000,
+                     {key_row("alice", "live-0", "127.0.0.1:7002", 0.4),
+                      key_row("bob", "plain", "", 0.2)},
+                     {}, 0),
+              Status{});
+    ASSERT_EQ(w.finish(2000), Status{});
   }
   const std::vector<json> keys = test::json_lines_of_type(text.str(), "key");
   ASSERT_EQ(keys.size(), 3u);
@@ -208,21 +210,20 @@ TEST(RecordingWriter, AKeysNameAndAnAlertsEntityAreWrittenAndPlayBack) {
   std::stringbuf text;
   {
     RecordingWriter w(std::make_unique<std::ostream>(&text), "mem", clock);
-    w.header({"redis: redis://127.0.0.1:6379", 1000, 1000});
+    ASSERT_EQ(w.header({"redis: redis://127.0.0.1:6379", 1000, 1000}), Status{});
     KeyRow named = key_row("0123456789abcdef0123456789abcdef", "gw-free", "", 0.3);
     named.name = "acme-prod";
     KeyRow plain = key_row("bob", "plain", "", 0.2);
     plain.name = "bob";  // no name of its own: no field
-    w.step(1000, {named, plain}, {}, 0);
+    ASSERT_EQ(w.step(1000, {named, plain}, {}, 0), Status{});
     AlertRow a;
     a.rule = "QuotaBurnAnomaly";
     a.state = AlertState::firing;
     a.since_ms = 1000;
     a.entity = "acme-prod";
     a.summary = "API key acme-prod has spent 93% of its daily quota";
-    w.alerts(1000, {a}, {});
-    w.finish(1000);
-    ASSERT_EQ(w.error(), "");
+    ASSERT_EQ(w.alerts(1000, {a}, {}), Status{});
+    ASSERT_EQ(w.finish(1000), Status{});
   }
   const std::vector<json> keys = test::json_lines_of_type(text.str(), "key");
   ASSERT_EQ(keys.size(), 2u);

@@ -62,8 +62,9 @@ TEST(PlaybackOutage, APlaybackShowsTheBandsBannerAlertsAndLogTheLiveSessionShowe
   const metrics::Labels circuit = test::redis_circuit_labels();
   ManualClock clock;
   std::stringbuf text;
-  session.start_recording(std::make_unique<std::ostream>(&text), "mem", "redis + metrics", kT0,
-                          clock);
+  ASSERT_EQ(session.start_recording(std::make_unique<std::ostream>(&text), "mem", "redis + metrics",
+                                    kT0, clock),
+            Status{});
   session.event(kT0, "redis: connected");
   // Two minutes of a nearly empty key (LimiterKeyNearlyEmpty fires), the gateway protected.
   std::int64_t t = kT0;

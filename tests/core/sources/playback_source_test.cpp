@@ -93,7 +93,8 @@ class RecordedPlayback : public ::testing::Test {
     auto src = test::make_recorded_source();
     ManualClock clock;
     std::stringbuf text;  // outlives the writer, which owns only the stream over it
-    src->start_recording(std::make_unique<std::ostream>(&text), "session.jsonl", clock);
+    ASSERT_EQ(src->start_recording(std::make_unique<std::ostream>(&text), "session.jsonl", clock),
+              Status{});
     // Keep the live snapshots at two instants to compare the playback against.
     src->advance(150s);
     mid_ = std::make_unique<DashboardSnapshot>(src->snapshot(window(src->now_ms(), {"pro-batch"})));

@@ -165,7 +165,8 @@ TEST(SessionState, PlaybackFeedsItAndItsStampMovesWithTheCursor) {
   ASSERT_NE(sim, nullptr);
   ManualClock clock;
   std::stringbuf text;
-  sim->start_recording(std::make_unique<std::ostream>(&text), "mem.jsonl", clock);
+  ASSERT_EQ(sim->start_recording(std::make_unique<std::ostream>(&text), "mem.jsonl", clock),
+            Status{});
   sim->advance(90s);
   ASSERT_EQ(sim->stop_recording(), Status{});
   std::istringstream in(text.str());

@@ -171,16 +171,16 @@ TEST_F(ExactTraceTimes, RecordingRequestLinesKeepNanoseconds) {
   std::stringbuf text;  // outlives the writer, which owns only the stream over it
   {
     RecordingWriter w(std::make_unique<std::ostream>(&text), "mem", clock);
-    w.header({"test", kEpochNs / 1'000'000, kEpochNs / 1'000'000});
+    ASSERT_EQ(w.header({"test", kEpochNs / 1'000'000, kEpochNs / 1'000'000}), Status{});
     for (const Event& e : events_) {
       DecisionRow d;
       d.t_ns = e.t_ns;
       d.api_key = "k" + std::to_string(e.key);
       d.cost = e.cost;
       d.allowed = true;
-      w.request(d);
+      ASSERT_EQ(w.request(d), Status{});
     }
-    w.finish(events_.back().t_ns / 1'000'000 + 1);
+    ASSERT_EQ(w.finish(events_.back().t_ns / 1'000'000 + 1), Status{});
   }
   std::istringstream in(text.str());
   const RecordingLoad rec = read_recording(in, "mem");
