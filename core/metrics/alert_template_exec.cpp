@@ -3,12 +3,12 @@
 
 #include <cmath>
 #include <optional>
-#include <regex>
 #include <variant>
 
 #include "core/metrics/alert_template.h"
 #include "core/metrics/alert_template_impl.h"
 #include "core/metrics/go_format.h"
+#include "core/metrics/go_regexp.h"
 
 namespace limitscope::metrics {
 
@@ -376,13 +376,14 @@ ExecValue Executor::call(const Operand& fn, std::vector<Value>& args) {
       repl = to_string_arg(args[1]);
       if (!repl) return ExecError{fn.pos, repl.error()};
     }
-    try {
-      const std::regex re(*pattern);
-      if (name == "match") return Value{std::regex_search(*text, re)};
-      return Value{std::regex_replace(*text, re, *repl)};
-    } catch (const std::regex_error& e) {
-      return err("error parsing regexp: " + std::string(e.what()));
+    if (name == "match") {
+      const auto matched = goregexp::match(*pattern, *text);
+      if (!matched) return err(matched.error());
+      return Value{*matched};
     }
+    auto replaced = goregexp::replace_all(*pattern, *repl, *text);
+    if (!replaced) return err(replaced.error());
+    return Value{std::move(*replaced)};
   }
   if (name == "index") {
     if (args.size() != 2) return wrong_count(2);
