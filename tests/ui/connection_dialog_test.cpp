@@ -29,6 +29,7 @@
 #include "core/redis/connection.h"
 #include "support/canned_http_server.h"
 #include "support/qt_app.h"
+#include "support/refusals.h"
 #include "support/redis_server.h"
 #include "ui/connections/connection_actions.h"
 #include "ui/connections/saved_connections.h"
@@ -102,6 +103,15 @@ bool waitFor(QSignalSpy& spy) {
   return spy.count() > 0 || spy.wait(kWaitMs);
 }
 
+// Saves what the dialog holds and returns how the save went (its `saved` signal's Status), or
+// an error when no answer came within the bound.
+Status saveAndWait(ConnectionDialog& d) {
+  QSignalSpy saved(&d, &ConnectionDialog::saved);
+  d.save();
+  if (!waitFor(saved)) return Error{"the dialog did not answer the save"};
+  return saved.at(0).at(1).value<Status>();
+}
+
 QString readFile(const QString& path) {
   QFile f(path);
   if (!f.open(QIODevice::ReadOnly)) return {};
@@ -145,10 +155,7 @@ TEST(ConnectionDialog, SavesAndReloadsAConnectionWithThePasswordOnlyInTheKeychai
   child<QLineEdit>(&d, "profiles")->setText(QStringLiteral("/etc/limitscope/profiles.json"));
   child<QLineEdit>(&d, "scanMatch")->setText(QStringLiteral("rl:*"));
 
-  QSignalSpy savedSpy(&d, &ConnectionDialog::saved);
-  d.save();
-  ASSERT_TRUE(savedSpy.wait(kWaitMs));
-  ASSERT_EQ(savedSpy.at(0).at(1).value<Status>(), Status{});
+  ASSERT_EQ(saveAndWait(d), Status{});
   EXPECT_EQ(secrets.entries[QStringLiteral("connection/prod")], QStringLiteral("Sup3r-S3cret"));
   const QString text = readFile(config.file());
   ASSERT_FALSE(text.isEmpty());
@@ -173,12 +180,7 @@ TEST(ConnectionDialog, SavesAndReloadsAConnectionWithThePasswordOnlyInTheKeychai
 
   // Renamed without the password typed again: refused (entries are kept by name).
   child<QLineEdit>(&shown, "name")->setText(QStringLiteral("prod-2"));
-  QSignalSpy renamed(&shown, &ConnectionDialog::saved);
-  shown.save();
-  ASSERT_TRUE(waitFor(renamed));
-  const Status refused = renamed.at(0).at(1).value<Status>();
-  ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.error().find("type the password"), std::string::npos) << refused.error();
+  test::expect_refused(saveAndWait(shown), "type the password");
 }
 
 // The file is saved first; a keychain entry the connection no longer uses is removed after,
@@ -191,20 +193,14 @@ TEST(ConnectionDialog, APasswordTheKeychainCannotRemoveIsReported) {
   ASSERT_NO_FATAL_FAILURE(expectKeychainCheck(d, true));
   child<QLineEdit>(&d, "name")->setText(QStringLiteral("prod"));
   typeUrl(d, QStringLiteral("redis://:Sup3r-S3cret@10.0.0.5:6380/2"));
-  QSignalSpy savedSpy(&d, &ConnectionDialog::saved);
-  d.save();
-  ASSERT_TRUE(savedSpy.wait(kWaitMs));
-  ASSERT_EQ(savedSpy.at(0).at(1).value<Status>(), Status{});
+  ASSERT_EQ(saveAndWait(d), Status{});
   ASSERT_EQ(secrets.entries.count(QStringLiteral("connection/prod")), 1u);
 
   // Moved to an environment variable while the keychain refuses to remove the old entry.
   secrets.refuse_removal = true;
   child<QComboBox>(&d, "secretStorage")->setCurrentIndex(2);
   child<QLineEdit>(&d, "secretEnv")->setText(QStringLiteral("PROD_PW"));
-  savedSpy.clear();
-  d.save();
-  ASSERT_TRUE(waitFor(savedSpy));
-  EXPECT_EQ(savedSpy.at(0).at(1).value<Status>(), Status{}) << "the file is saved all the same";
+  EXPECT_EQ(saveAndWait(d), Status{}) << "the file is saved all the same";
   EXPECT_TRUE(readFile(config.file()).contains(QStringLiteral("\"password_env\":\"PROD_PW\"")));
   auto* result = child<QLabel>(&d, "testResult");
   EXPECT_TRUE(QTest::qWaitFor(
@@ -238,10 +234,7 @@ TEST(ConnectionDialog, WithoutAKeychainItOffersAnEnvironmentVariable) {
                   ->text()
                   .contains(QStringLiteral("export LIMITSCOPE_EDGE_PASSWORD")));
 
-  QSignalSpy savedSpy(&d, &ConnectionDialog::saved);
-  d.save();
-  ASSERT_TRUE(waitFor(savedSpy));
-  EXPECT_EQ(savedSpy.at(0).at(1).value<Status>(), Status{});
+  EXPECT_EQ(saveAndWait(d), Status{});
   const QString text = readFile(config.file());
   EXPECT_FALSE(text.contains(QStringLiteral("typed-pw"))) << text.toStdString();
   EXPECT_TRUE(text.contains(QStringLiteral("\"password_env\":\"LIMITSCOPE_EDGE_PASSWORD\"")))
@@ -357,12 +350,7 @@ TEST(ConnectionDialog, ABadConnectionsFileIsReportedAndKept) {
 
   child<QLineEdit>(&d, "name")->setText(QStringLiteral("other"));
   child<QLineEdit>(&d, "url")->setText(QStringLiteral("redis://127.0.0.1:6379"));
-  QSignalSpy savedSpy(&d, &ConnectionDialog::saved);
-  d.save();
-  ASSERT_TRUE(waitFor(savedSpy));
-  const Status refused = savedSpy.at(0).at(1).value<Status>();
-  ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.error().find("left as it is"), std::string::npos) << refused.error();
+  test::expect_refused(saveAndWait(d), "left as it is");
   QFile f(config.file());
   ASSERT_TRUE(f.open(QIODevice::ReadOnly));
   EXPECT_EQ(f.readAll(), broken);
