@@ -42,10 +42,9 @@ struct ScanTally {
 
 // A bounded SCAN of one server: enough to say whether limiter keys are there, never a walk of
 // a huge keyspace (the count is a lower bound when the budget runs out first).
-redis::Result<void> scan_keys(redis::Connection& c, const std::string& match,
-                                     const CheckOptions& o,
-                                     const std::vector<probe::LimiterProfile>& profiles,
-                                     ScanTally& tally) {
+redis::Result<void> scan_keys(redis::Connection& c, const std::string& match, const CheckOptions& o,
+                              const std::vector<probe::LimiterProfile>& profiles,
+                              ScanTally& tally) {
   std::string cursor = "0";
   for (std::size_t calls = 0; calls < o.scan_calls;) {
     auto r = c.command({"SCAN", cursor, "MATCH", match, "COUNT", std::to_string(o.scan_count)});
@@ -95,8 +94,8 @@ CheckResult check_redis(const ResolvedConnection& t, const CheckOptions& o, Cloc
   double slowest_ping_ms = 0;
   std::string version;
   ScanTally tally;
-  auto each = endpoint.on_each_master(
-      [&](redis::Connection& c, const std::string&) -> redis::Result<void> {
+  auto each =
+      endpoint.on_each_master([&](redis::Connection& c, const std::string&) -> redis::Result<void> {
         const Nanos before = clock.now();
         auto pong = c.command({"PING"});
         const Nanos after = clock.now();

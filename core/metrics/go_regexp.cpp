@@ -24,8 +24,7 @@ Expected<std::unique_ptr<re2::RE2>> compile(std::string_view pattern) {
   options.set_log_errors(false);
   auto re = std::make_unique<re2::RE2>(re2::StringPiece(pattern.data(), pattern.size()), options);
   if (!re->ok()) {
-    return make_error("error parsing regexp: " + re->error() + ": `" + std::string(pattern) +
-                      "`");
+    return make_error("error parsing regexp: " + re->error() + ": `" + std::string(pattern) + "`");
   }
   return re;
 }

@@ -20,7 +20,7 @@ TEST(GoRegexp, MatchFindsTheMatchAnywhere) {
     const char* text;
     bool matches;
   } rows[] = {
-      {"^p.o$", "pro", true}, {"r", "pro", true},     {"^r", "pro", false},
+      {"^p.o$", "pro", true}, {"r", "pro", true},       {"^r", "pro", false},
       {"", "", true},         {"(?i)PRO", "pro", true}, {"\\bfree\\b", "tier free", true},
       {"é", "café", true},    {"^.$", "é", true},  // one character, two bytes
   };
@@ -44,18 +44,18 @@ TEST(GoRegexp, ReplaceAllAsGo) {
       {"", "-", "ab", "-a-b-"},
       {"", "-", "é", "-é-"},  // steps a whole character, not a byte
       {"x*", "-", "", "-"},
-      {"^a", "x", "aaa", "xaa"},  // ^ is the text's start, not where the search resumed
-      {"(a)(b)", "$1x", "ab", ""},        // the group named "1x" does not exist
+      {"^a", "x", "aaa", "xaa"},    // ^ is the text's start, not where the search resumed
+      {"(a)(b)", "$1x", "ab", ""},  // the group named "1x" does not exist
       {"(a)(b)", "${1}x", "ab", "ax"},
       {"(a)", "$$1", "a", "$1"},
-      {"(a)", "cost $", "a", "cost $"},   // a $ with no name stays
-      {"(a)", "${1", "a", "${1"},         // no closing brace: stays
-      {"(a)", "$01", "a", ""},            // a leading zero makes it a name, which is absent
-      {"(a)", "$9", "a", ""},             // no such group
+      {"(a)", "cost $", "a", "cost $"},       // a $ with no name stays
+      {"(a)", "${1", "a", "${1"},             // no closing brace: stays
+      {"(a)", "$01", "a", ""},                // a leading zero makes it a name, which is absent
+      {"(a)", "$9", "a", ""},                 // no such group
       {"(a)|(b)", "[$1$2]", "ab", "[a][b]"},  // a group that did not take part is empty
       {"(?P<first>\\w+) (?P<second>\\w+)", "${second} ${first}", "hello world", "world hello"},
       {"(?P<t>[a-z]+)-(\\d+)", "$t#$2", "free-1 pro-22", "free#1 pro#22"},
-      {"(?P<t>x)", "$tail", "x", ""},     // the name is as long as possible
+      {"(?P<t>x)", "$tail", "x", ""},  // the name is as long as possible
       {"b+", "<$0>", "abbbcb", "a<bbb>c<b>"},
   };
   for (const auto& r : rows) {

@@ -247,7 +247,7 @@ TEST(RedisProbe, TokenBucketStatesOfBothFormatsAreRead) {
   ASSERT_TRUE(redis::set_state_format(c, schema, "tb", 2).ok());  // decisions write format 2
   ASSERT_TRUE(redis::RedisLimiter(schema).decide(c, "tb", "decided", 3).ok());
   EXPECT_EQ(must_get(c, schema.state_key("tb", "decided")).size(), 24u);
-  const auto now = static_cast<double>(server_now_us(c));
+  const auto now = static_cast<double>(test::server_time_us(c));
   test::must(c,
              {"SET", schema.state_key("tb", "v1"), redis::encode_token_bucket_state_v1({4, now})});
   test::must(c, {"SET", schema.state_key("tb", "v2"),

@@ -72,7 +72,9 @@ TEST(RedisUrl, RefusedFormsNameTheReasonAndHideThePassword) {
   };
   test::expect_refusals(rows, [](const std::string& text) {
     auto url = parse_redis_url(text);
-    if (!url.ok()) EXPECT_EQ(url.error().find("hunter2"), std::string::npos) << url.error();
+    if (!url.ok()) {
+      EXPECT_EQ(url.error().find("hunter2"), std::string::npos) << url.error();
+    }
     return url;
   });
 }
