@@ -255,12 +255,14 @@ int run_undo(const CommandArgs& argv) {
 // (2 once every decider of the rule reads format 2; 1 before deciders of an older version
 // join). Not a config change: no version, no audit entry.
 int run_state_format(const CommandArgs& argv) {
-  Args a("config state-format", kSummary,
-         with({{"set", "1|2",
-                "switch the rule's decisions to write token-bucket state format 1 or 2 "
-                "(2 only once every decider of the rule reads it: docs/redis-state.md)"}}),
-         argv);
-  if (const auto exit = a.early_exit("config state-format")) return *exit;
+  const Expected<Args> command_line =
+      Args::parse("config state-format", kSummary,
+                  with({{"set", "1|2",
+                         "switch the rule's decisions to write token-bucket state format 1 or 2 "
+                         "(2 only once every decider of the rule reads it: docs/redis-state.md)"}}),
+                  argv);
+  if (const auto exit = early_exit(command_line, "config state-format")) return *exit;
+  const Args& a = *command_line;
   auto t = parse_target(a);
   if (!t) return usage_error("config state-format", t.error());
   std::optional<int> want;
