@@ -1,7 +1,6 @@
 // TimeChart's painting: QtCharts' items from a kept picture, then the time ticks, alert
 // bands, outages, lines, thresholds and crosshair over them (drawForeground).
 
-#include <QDateTime>
 #include <QFontMetricsF>
 #include <QGraphicsScene>
 #include <QLineSeries>
@@ -15,6 +14,7 @@
 
 #include "ui/charts/pixel_polyline.h"
 #include "ui/charts/time_chart.h"
+#include "ui/local_time.h"
 
 namespace limitscope::ui {
 namespace {
@@ -40,8 +40,7 @@ void TimeChart::drawTimeTicks(QPainter* painter, const QRectF& plot) {
     }
   }
   // Align to the local clock, so "every 5 minutes" lands on :00, :05...
-  const qint64 offset =
-      static_cast<qint64>(QDateTime::fromMSecsSinceEpoch(m_start).offsetFromUtc()) * 1000;
+  const qint64 offset = local_utc_offset_ms(m_start);
   qint64 t = ((m_start + offset + step - 1) / step) * step - offset;
   const QString format = step < 60'000 ? QStringLiteral("HH:mm:ss") : QStringLiteral("HH:mm");
   const QFont font = m_axisX->labelsFont();

@@ -1,10 +1,10 @@
 #include "ui/models/key_table_model.h"
 
 #include <QColor>
-#include <QDateTime>
 #include <algorithm>
 
 #include "ui/amounts.h"
+#include "ui/local_time.h"
 
 namespace limitscope::ui {
 namespace {
@@ -336,8 +336,7 @@ QVariant KeyTableModel::data(const QModelIndex& index, int role) const {
       return r.quota_reported ? QStringLiteral("%1%").arg(r.quota_burn * 100, 0, 'f', 1)
                               : kNotReported;
     case LastSeen:
-      return r.last_seen_ms > 0 ? QDateTime::fromMSecsSinceEpoch(r.last_seen_ms)
-                                      .toString(QStringLiteral("HH:mm:ss"))
+      return r.last_seen_ms > 0 ? local_time_text(r.last_seen_ms, QStringLiteral("HH:mm:ss"))
                                 : kNotReported;
     default:
       return {};
