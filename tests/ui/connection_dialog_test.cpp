@@ -131,6 +131,16 @@ void typeUrl(ConnectionDialog& d, const QString& url) {
   emit e->editingFinished();
 }
 
+// A dialog over a private config folder, a memory keychain that is there or not, and the saved
+// connections (read from that folder).
+struct DialogUnderTest {
+  explicit DialogUnderTest(bool keychain) : secrets(keychain), d(&saved, &secrets) {}
+  TempConfig config;
+  MemorySecretStore secrets;
+  SavedConnections saved;
+  ConnectionDialog d;
+};
+
 // Waits for the dialog's keychain check (started when it opens) and expects its answer.
 void expectKeychainCheck(ConnectionDialog& d, bool available) {
   QSignalSpy checked(&d, &ConnectionDialog::keychainChecked);
@@ -139,10 +149,8 @@ void expectKeychainCheck(ConnectionDialog& d, bool available) {
 }
 
 TEST(ConnectionDialog, SavesAndReloadsAConnectionWithThePasswordOnlyInTheKeychain) {
-  TempConfig config;
-  MemorySecretStore secrets(true);
-  SavedConnections saved;
-  ConnectionDialog d(&saved, &secrets);
+  DialogUnderTest t(true);
+  auto& [config, secrets, saved, d] = t;
   ASSERT_NO_FATAL_FAILURE(expectKeychainCheck(d, true));
 
   child<QLineEdit>(&d, "name")->setText(QStringLiteral("prod"));
@@ -186,10 +194,8 @@ TEST(ConnectionDialog, SavesAndReloadsAConnectionWithThePasswordOnlyInTheKeychai
 // The file is saved first; a keychain entry the connection no longer uses is removed after,
 // and when the keychain refuses, the dialog says the password stayed behind there.
 TEST(ConnectionDialog, APasswordTheKeychainCannotRemoveIsReported) {
-  TempConfig config;
-  MemorySecretStore secrets(true);
-  SavedConnections saved;
-  ConnectionDialog d(&saved, &secrets);
+  DialogUnderTest t(true);
+  auto& [config, secrets, saved, d] = t;
   ASSERT_NO_FATAL_FAILURE(expectKeychainCheck(d, true));
   child<QLineEdit>(&d, "name")->setText(QStringLiteral("prod"));
   typeUrl(d, QStringLiteral("redis://:Sup3r-S3cret@10.0.0.5:6380/2"));
@@ -212,10 +218,8 @@ TEST(ConnectionDialog, APasswordTheKeychainCannotRemoveIsReported) {
 }
 
 TEST(ConnectionDialog, WithoutAKeychainItOffersAnEnvironmentVariable) {
-  TempConfig config;
-  MemorySecretStore secrets(false);
-  SavedConnections saved;
-  ConnectionDialog d(&saved, &secrets);
+  DialogUnderTest t(false);
+  auto& [config, secrets, saved, d] = t;
   ASSERT_NO_FATAL_FAILURE(expectKeychainCheck(d, false));
   auto* storage = child<QComboBox>(&d, "secretStorage");
   auto* model = qobject_cast<QStandardItemModel*>(storage->model());
