@@ -7,6 +7,7 @@
 #include <QScrollBar>
 #include <QSignalBlocker>
 
+#include "ui/kept_scroll_bar.h"
 #include "ui/models/key_table_model.h"
 #include "ui/sparkline_delegate.h"
 
@@ -60,6 +61,18 @@ QString KeyNameDelegate::fitted(const QStyleOptionViewItem& opt) {
 KeyTableView::KeyTableView(KeyTableModel* model, QAbstractItemModel* proxy, QWidget* parent)
     : QTableView(parent), m_model(model) {
   setModel(proxy);
+  // Laid out on every refresh (and raised, so repainted): painted from a kept picture.
+  setHorizontalScrollBar(new KeptScrollBar(Qt::Horizontal, this));
+  setVerticalScrollBar(new KeptScrollBar(Qt::Vertical, this));
+  // QAbstractItemView connected the bars it made to these (fetching more, hover): again.
+  connect(verticalScrollBar(), &QScrollBar::actionTriggered, this,
+          &KeyTableView::verticalScrollbarAction);
+  connect(horizontalScrollBar(), &QScrollBar::actionTriggered, this,
+          &KeyTableView::horizontalScrollbarAction);
+  connect(verticalScrollBar(), &QScrollBar::valueChanged, this,
+          &KeyTableView::verticalScrollbarValueChanged);
+  connect(horizontalScrollBar(), &QScrollBar::valueChanged, this,
+          &KeyTableView::horizontalScrollbarValueChanged);
   setSortingEnabled(true);
   sortByColumn(KeyTableModel::Level, Qt::AscendingOrder);
   setSelectionBehavior(QAbstractItemView::SelectRows);

@@ -8,12 +8,15 @@
 
 #include <QApplication>
 #include <QHeaderView>
+#include <QImage>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "support/qt_app.h"
+#include "ui/kept_scroll_bar.h"
 #include "ui/models/key_table_model.h"
 
 namespace limitscope::ui {
@@ -133,6 +136,41 @@ TEST(KeyTableView, ARefreshThatWidensAColumnPaintsTheTableOnce) {
   // Laid out after the repaint (QTableView's zero timer for a resized column), the resized
   // columns were painted a second time.
   EXPECT_EQ(counter.paints, 1);
+}
+
+TEST(KeptScrollBar, PaintsWhatAScrollBarPaintsAndDrawsOnlyWhenThatChanges) {
+  test::ensure_qt_app();
+  const auto shown = [](QScrollBar& bar, int value) {
+    bar.setRange(0, 500);
+    bar.setPageStep(100);
+    bar.resize(300, 16);
+    bar.setValue(value);
+    return bar.grab().toImage();
+  };
+  KeptScrollBar kept(Qt::Horizontal);
+  QScrollBar plain(Qt::Horizontal);
+  QScrollBar other(Qt::Horizontal);
+  ASSERT_NE(shown(plain, 0), shown(other, 250)) << "the slider's position does not show";
+  EXPECT_EQ(shown(kept, 0), shown(plain, 0));
+  const int draws = kept.drawCount();
+  EXPECT_EQ(shown(kept, 0), shown(plain, 0));
+  EXPECT_EQ(kept.drawCount(), draws) << "drew the same picture again";
+  EXPECT_EQ(shown(kept, 250), shown(plain, 250)) << "kept the old slider position";
+  EXPECT_GT(kept.drawCount(), draws);
+}
+
+TEST(KeyTableView, ScrollingItsKeptScrollBarsScrollsTheTable) {
+  test::ensure_qt_app();
+  Table t;
+  std::vector<KeyRow> rows;
+  for (int k = 0; k < 200; ++k) rows.push_back(row(k, 0.004 * k, 1.5));
+  t.model.setRows(rows);
+  process_events();
+  ASSERT_NE(dynamic_cast<KeptScrollBar*>(t.view.verticalScrollBar()), nullptr);
+  ASSERT_GT(t.view.verticalScrollBar()->maximum(), 0);
+  t.view.verticalScrollBar()->triggerAction(QAbstractSlider::SliderPageStepAdd);
+  process_events();
+  EXPECT_GT(t.view.rowAt(0), 0) << "the first row in view is still the table's first";
 }
 
 }  // namespace
