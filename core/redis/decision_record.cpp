@@ -44,19 +44,36 @@ Result<RedisDecision> parse_decision_record(const Value& v) {
     if (v.str.empty()) return decide_reply_error(v, "an error element without text");
     return make_redis_error(classify_error_reply(v.str), v.str);
   }
-  if (!v.is_string() || v.str.size() < kRecordBytes)
+  const bool admitted = v.is_string() && v.str.size() == kAdmittedRecordBytes;
+  if (!v.is_string() || (v.str.size() < kRecordBytes && !admitted))
     return decide_reply_error(v, "expected a decision record");
   const auto byte = [&](std::size_t at) { return static_cast<unsigned char>(v.str[at]); };
   const auto num = [&](std::size_t at) {
     return decode_le_double(std::string_view(v.str).substr(at, 8));
   };
+  const auto integral = [](double x) {
+    return x >= 0 && x <= 9007199254740992.0 && x == std::floor(x);
+  };
   RedisDecision r;
   Decision& d = r.decision;
+  if (admitted) {
+    // An admission with nothing else to report: remaining, limit, reset_after, version.
+    const double reset = num(16), version = num(24);
+    if (!in_ns_range(reset) || !integral(version))
+      return decide_reply_error(v, "a field is out of range");
+    d.allowed = true;
+    d.reason = DenyReason::none;
+    d.remaining = num(0);
+    d.limit = num(8);
+    d.retry_after = Nanos{0};
+    d.reset_after = Nanos{static_cast<std::int64_t>(reset)};
+    r.config_version = static_cast<std::int64_t>(version);
+    return r;
+  }
   const auto reason = reason_of_code(byte(1));
   const double retry = num(20), reset = num(28), version = num(36);
   if (byte(0) > 1 || byte(2) > 1 || byte(3) > 2 || !reason ||
-      !(retry == -1 || in_ns_range(retry)) || !in_ns_range(reset) ||
-      !(version >= 0 && version <= 9007199254740992.0 && version == std::floor(version))) {
+      !(retry == -1 || in_ns_range(retry)) || !in_ns_range(reset) || !integral(version)) {
     return decide_reply_error(v, "a field is out of range");
   }
   d.allowed = byte(0) == 1;

@@ -34,9 +34,15 @@ struct RedisDecision {
 /// then remaining, limit, retry_after ns (-1: never), reset_after ns and the config version as
 /// little-endian doubles (common.lua's ls_record).
 inline constexpr std::size_t kRecordBytes = 44;
+/// Bytes of the short record of an admission with nothing else to report (reason allowed, no
+/// reset, no shadow, retry_after 0, no name): remaining, limit, reset_after ns and the config
+/// version as little-endian doubles (lean.lua's ls_tb_admit, issue 18: a pack of 4 fields
+/// instead of 9).
+inline constexpr std::size_t kAdmittedRecordBytes = 32;
 
-/// Parses one decision of decide.lua's reply: a record (kRecordBytes and the name), or the
-/// error of a decision not made (nothing was written). Exposed for tests.
+/// Parses one decision of decide.lua's reply: a record (kRecordBytes and the name, or
+/// kAdmittedRecordBytes), or the error of a decision not made (nothing was written). Exposed
+/// for tests.
 Result<RedisDecision> parse_decision_record(const Value& v);
 
 /// A protocol error about decide.lua's reply `v`: "decide.lua reply: <what> in <v>".

@@ -313,7 +313,8 @@ local LS_REASON = {allowed = 0, exhausted = 1, cost_above_capacity = 3, invalid_
 -- refuses, 2: it admits; issue 19), then five
 -- little-endian doubles remaining, limit, retry_after ns (-1: never), reset_after ns, config
 -- version, then the reported limit's name (composites; empty otherwise).
--- core/redis/redis_limiter.cpp reads it.
+-- core/redis/decision_record.cpp reads it, and the 32-byte short form of an admission with
+-- nothing else to report that lean.lua's ls_tb_admit writes (remaining, limit, reset, version).
 local function ls_record(allowed, reason, was_reset, shadow, remaining, limit, retry, reset, version, name)
   local r = struct.pack('<BBBBddddd', allowed and 1 or 0, LS_REASON[reason], was_reset, shadow, remaining,
                         limit, retry or -1, reset, version)

@@ -30,9 +30,10 @@ end
 -- ls_record and ls_tb_store in one function, for the common case only: a readable state within
 -- the bounds eval checks (-max debt <= tokens <= C, ts and exp integral, ts at most one refill
 -- ahead), a cost in (0, C] that is admitted, and a level left at or above the pressure index's
--- threshold. The same expressions in the same order as there, so the same doubles: the record
--- and the written state are those of the general code, without its decision table, its seven
--- helper calls and the table writes they make (each costs about as much as the arithmetic).
+-- threshold. The same expressions in the same order as there, so the same doubles: the
+-- decision and the written state are those of the general code, without its decision table,
+-- its seven helper calls and the table writes they make (each costs about as much as the
+-- arithmetic); the record is the short form of an admission (32 bytes).
 -- Returns the record, or nil when the case is another (nothing is written then): the caller
 -- decides it the general way.
 local function ls_tb_admit(skey, t, p, version, raw, cost, pad)
@@ -74,8 +75,10 @@ local function ls_tb_admit(skey, t, p, version, raw, cost, pad)
   end
   local b = last
   if t > last then b = t end
-  -- ls_record(true, 'allowed', 0, 0, rem, C, 0, reset, version, '').
-  local rec = struct.pack('<BBBBddddd', 1, 0, 0, 0, rem, C, 0, reset, version)
+  -- The short record of an admission with nothing else to report (ls_record's allowed,
+  -- reason allowed, no reset, no shadow, retry 0 and no name are implied: 4 fields to pack
+  -- instead of 9; parse_decision_record, kAdmittedRecordBytes).
+  local rec = struct.pack('<dddd', rem, C, reset, version)
   -- write(): the TTL (ls_ttl_ms of the time until full, plus the pad), stored by ls_tb_store.
   local ms = ((b - t) * 1000 + reset) / 1000000
   if not (ms > 1) then

@@ -72,6 +72,34 @@ TEST(DecisionRecord, NeverRetryAndEachReasonCode) {
   }
 }
 
+// The lean token bucket's admission: remaining, limit, reset_after, version (32 bytes).
+TEST(DecisionRecord, TheShortRecordIsAnAdmissionWithNothingElseToReport) {
+  std::string s;
+  for (double d : {0.1 + 0.2, 7.0 / 3.0, 2305843009213693952.0, 42.0}) put_double(s, d);
+  auto r = parse_decision_record(Value::of_string(s));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_TRUE(r->decision.allowed);
+  EXPECT_EQ(r->decision.reason, DenyReason::none);
+  EXPECT_EQ(r->decision.remaining, 0.1 + 0.2);
+  EXPECT_EQ(r->decision.limit, 7.0 / 3.0);
+  ASSERT_TRUE(r->decision.retry_after.has_value());
+  EXPECT_EQ(r->decision.retry_after->count(), 0);
+  EXPECT_EQ(r->decision.reset_after.count(), 2305843009213693952LL);
+  EXPECT_EQ(r->config_version, 42);
+  EXPECT_EQ(r->binding_limit, "");
+  EXPECT_FALSE(r->state_reset);
+  EXPECT_FALSE(r->shadow_allowed.has_value());
+  // Its reset and version are checked as the long record's are.
+  for (double bad_reset : {-1.0, 1.5, 4e18}) {
+    std::string b;
+    for (double d : {1.0, 2.0, bad_reset, 1.0}) put_double(b, d);
+    EXPECT_FALSE(parse_decision_record(Value::of_string(b)).ok()) << bad_reset;
+  }
+  std::string b;
+  for (double d : {1.0, 2.0, 3.0, -1.0}) put_double(b, d);
+  EXPECT_FALSE(parse_decision_record(Value::of_string(b)).ok()) << "version -1";
+}
+
 TEST(DecisionRecord, AMalformedRecordIsAProtocolErrorNotADecision) {
   std::vector<std::pair<std::string, Value>> bad;
   const auto with = [&](std::string what, auto change) {
@@ -90,6 +118,8 @@ TEST(DecisionRecord, AMalformedRecordIsAProtocolErrorNotADecision) {
   with("version fractional", [](Fields& f) { f.version = 1.5; });
   with("version negative", [](Fields& f) { f.version = -1; });
   bad.emplace_back("43 bytes", Value::of_string(std::string(43, '\0')));
+  bad.emplace_back("31 bytes", Value::of_string(std::string(31, '\0')));
+  bad.emplace_back("33 bytes", Value::of_string(std::string(33, '\0')));
   bad.emplace_back("an integer", Value::of_integer(1));
   bad.emplace_back("nil", Value::nil());
   bad.emplace_back("the old 9-field array",
