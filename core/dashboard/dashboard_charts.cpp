@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <utility>
 
 #include "core/common/sha256.h"
@@ -113,17 +114,13 @@ std::vector<ChartLine> pick_lines(const metrics::SeriesStore& store, std::string
   }
   std::vector<ChartLine> lines;
   for (const metrics::Labels* l : chosen) {
-    std::vector<LabelMatcher> exact;
-    for (const auto& [n, v] : l->pairs())
-      exact.push_back(*LabelMatcher::make(n, MatchOp::equal, v));
-    for (const SeriesSamples& s : store.select(exact, view.start_ms, view.end_ms)) {
-      if (!(s.labels == *l)) continue;  // a series with more labels matched too
-      ChartLine line = line_of(s, key_line_name(s.labels, names), view, points_in);
-      line.api_key = std::string(s.labels.get("api_key"));
-      line.selected = is_selected(view, line.api_key);
-      finish(line, s);
-      lines.push_back(std::move(line));
-    }
+    const std::optional<SeriesSamples> s = store.select_series(*l, view.start_ms, view.end_ms);
+    if (!s) continue;
+    ChartLine line = line_of(*s, key_line_name(s->labels, names), view, points_in);
+    line.api_key = std::string(s->labels.get("api_key"));
+    line.selected = is_selected(view, line.api_key);
+    finish(line, *s);
+    lines.push_back(std::move(line));
   }
   make_names_unique(lines);
   std::sort(lines.begin(), lines.end(),

@@ -342,6 +342,24 @@ std::vector<SeriesSamples> SeriesStore::select_impl(std::span<const LabelMatcher
   return out;
 }
 
+std::optional<SeriesSamples> SeriesStore::select_series(const Labels& labels, std::int64_t mint_ms,
+                                                        std::int64_t maxt_ms) const {
+  if (maxt_ms < mint_ms) return std::nullopt;
+  std::shared_lock lock(mutex_);
+  const auto it = series_.find(labels);
+  if (it == series_.end()) return std::nullopt;
+  const Series& series = *it->second;
+  if (series.size() == 0 || series.oldest_t > maxt_ms || series.newest_t < mint_ms) {
+    return std::nullopt;
+  }
+  const auto [first, last] = series.range(mint_ms, maxt_ms);
+  if (first >= last) return std::nullopt;
+  SeriesSamples out{series.labels, {}};
+  out.samples.reserve(last - first);
+  for (std::size_t i = first; i < last; ++i) out.samples.push_back(series.at(i));
+  return out;
+}
+
 std::vector<LatestSample> SeriesStore::select_newest(std::span<const LabelMatcher> matchers,
                                                      std::int64_t mint_ms,
                                                      std::int64_t maxt_ms) const {

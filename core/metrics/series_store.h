@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <shared_mutex>
 #include <span>
 #include <string>
@@ -126,6 +127,13 @@ class SeriesStore {
   /// an instant-vector selector needs; copies one sample per series instead of all).
   std::vector<SeriesSamples> select_latest(std::span<const LabelMatcher> matchers,
                                            std::int64_t mint_ms, std::int64_t maxt_ms) const;
+
+  /// The series whose labels are exactly `labels`, with its samples in [mint_ms, maxt_ms]; none
+  /// when there is no such series or it has no sample in range. One hash lookup: what a caller
+  /// that already holds a series' labels (from a select) uses to read more of it, instead of
+  /// matching every series of its name against each label.
+  std::optional<SeriesSamples> select_series(const Labels& labels, std::int64_t mint_ms,
+                                             std::int64_t maxt_ms) const;
 
   /// As select_latest(), without a sample vector per series (PromQL's instant selectors).
   std::vector<LatestSample> select_newest(std::span<const LabelMatcher> matchers,

@@ -38,6 +38,37 @@ TEST(SeriesStoreTest, RingDropsOldestAndCountsThem) {
   EXPECT_EQ(store.sample_memory_bound_bytes(), 10u * 4u * sizeof(Sample));
 }
 
+// select_series reads exactly one series: not one whose labels are a superset, nothing for
+// an unknown series or one without samples in range, and the same samples select() gives.
+TEST(SeriesStoreTest, SelectSeriesReadsExactlyTheSeriesOfTheseLabels) {
+  SeriesStore store;
+  const Labels key{{"__name__", "level"}, {"api_key", "k1"}};
+  const Labels wider{{"__name__", "level"}, {"api_key", "k1"}, {"model", "m"}};
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_TRUE(store.append(key, {i * 1000, double(i)}).ok());
+    ASSERT_TRUE(store.append(wider, {i * 1000, 100.0 + i}).ok());
+  }
+  const auto one = store.select_series(key, 2000, 5000);
+  ASSERT_TRUE(one.has_value());
+  EXPECT_EQ(one->labels, key);
+  ASSERT_EQ(one->samples.size(), 4u);
+  EXPECT_EQ(one->samples.front().t_ms, 2000);
+  EXPECT_EQ(one->samples.back().value, 5.0);
+  const std::vector<LabelMatcher> exact{matcher("__name__", MatchOp::equal, "level"),
+                                        matcher("api_key", MatchOp::equal, "k1")};
+  const auto both = store.select(exact, 2000, 5000);
+  ASSERT_EQ(both.size(), 2u) << "select() matches the wider series too";
+  EXPECT_EQ(both[0].labels, key);
+  ASSERT_EQ(both[0].samples.size(), one->samples.size());
+  for (std::size_t i = 0; i < one->samples.size(); ++i) {
+    EXPECT_EQ(both[0].samples[i].t_ms, one->samples[i].t_ms);
+    EXPECT_EQ(both[0].samples[i].value, one->samples[i].value);
+  }
+  EXPECT_FALSE(store.select_series(key, 20'000, 30'000)) << "no sample in range";
+  EXPECT_FALSE(store.select_series(key, 5000, 2000)) << "an empty range";
+  EXPECT_FALSE(store.select_series(Labels{{"__name__", "level"}, {"api_key", "k2"}}, 0, 9000));
+}
+
 TEST(SeriesStoreTest, RefusesOutOfOrderAndDuplicateTimestampsWithReason) {
   SeriesStore store;
   Labels l{{"__name__", "m"}, {"a", "x"}};
