@@ -31,21 +31,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
-PORT=""
-for port in $(shuf -i 20000-60000 -n 10); do
-  valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.out" \
-    redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$WORK" \
-    > "$WORK/valgrind.log" 2>&1 &
-  VG_PID=$!
-  for _ in $(seq 1 200); do
-    redis-cli -p "$port" ping >/dev/null 2>&1 && break
-    kill -0 "$VG_PID" 2>/dev/null || break
-    sleep 0.1
-  done
-  if redis-cli -p "$port" ping >/dev/null 2>&1; then PORT="$port"; break; fi
-  kill "$VG_PID" 2>/dev/null; wait "$VG_PID" 2>/dev/null; VG_PID=""
-done
-[ -n "$PORT" ] || { echo "redis_instructions.sh: no redis-server could be started" >&2; exit 1; }
+# shellcheck source=private_redis.sh
+source "$(dirname "${BASH_SOURCE[0]}")/private_redis.sh"
+PRIVATE_REDIS_WAIT_S=20 start_private_redis "$WORK" valgrind --tool=callgrind \
+  --callgrind-out-file="$WORK/cg.out" \
+  || { echo "redis_instructions.sh: no redis-server could be started" >&2; exit 1; }
+VG_PID="$REDIS_PID"
+PORT="$REDIS_PORT"
 R=(redis-cli -p "$PORT")
 URL="redis://127.0.0.1:$PORT"
 
@@ -57,24 +49,7 @@ URL="redis://127.0.0.1:$PORT"
   > /dev/null 2>&1 || true
 "$CLI" decide --redis "$URL" --redis-timeout 20s --rule bench-tb --key warm > /dev/null
 DECIDE="$("${R[@]}" FUNCTION LIST | grep -o 'limitscope_decide_[0-9a-f]*' | head -1)"
-REF="$("${R[@]}" SCRIPT LOAD "$(cat <<'LUA'
-local cap = tonumber(ARGV[1])
-local per_ms = tonumber(ARGV[2])
-local now = tonumber(ARGV[3])
-local v = redis.call('HMGET', KEYS[1], 'tokens', 'ts')
-local tokens = tonumber(v[1]) or cap
-local ts = tonumber(v[2]) or now
-tokens = math.min(cap, tokens + math.max(0, now - ts) * per_ms)
-local allowed = 0
-if tokens >= 1 then
-  tokens = tokens - 1
-  allowed = 1
-end
-redis.call('HMSET', KEYS[1], 'tokens', tokens, 'ts', now)
-redis.call('PEXPIRE', KEYS[1], math.ceil((cap - tokens) / per_ms) + 1)
-return allowed
-LUA
-)")"
+REF="$("${R[@]}" SCRIPT LOAD "$(reference_token_bucket_lua)")"
 EMPTY1="$("${R[@]}" SCRIPT LOAD 'return 1')"
 printf '#!lua name=lsinstr\nredis.register_function(%s, function(KEYS, ARGV) return %s end)\n' \
   "'ls_empty44'" "'01234567890123456789012345678901234567890123'" |
