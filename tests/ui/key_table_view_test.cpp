@@ -59,13 +59,20 @@ struct Table {
   }
 };
 
-TEST(KeyTableView, ARowSortLeavesTheColumnsAlone) {
-  test::ensure_qt_app();
-  Table t;
+// Forty keys at levels 0%, 2%, ... 78%, each refusing 1.5/s, shown in the table and laid out;
+// the rows, for a test to change and show again.
+std::vector<KeyRow> show_forty_keys(Table& t) {
   std::vector<KeyRow> rows;
   for (int k = 0; k < 40; ++k) rows.push_back(row(k, 0.02 * k, 1.5));
   t.model.setRows(rows);
   process_events();
+  return rows;
+}
+
+TEST(KeyTableView, ARowSortLeavesTheColumnsAlone) {
+  test::ensure_qt_app();
+  Table t;
+  std::vector<KeyRow> rows = show_forty_keys(t);
   ASSERT_TRUE(t.view.isColumnHidden(KeyTableModel::Shadow));
   std::vector<int> widths;
   for (int c = 0; c < KeyTableModel::ColumnCount; ++c) widths.push_back(t.view.columnWidth(c));
@@ -88,10 +95,7 @@ TEST(KeyTableView, ARowSortLeavesTheColumnsAlone) {
 TEST(KeyTableView, SettleLayoutFitsTheColumnsAtOnce) {
   test::ensure_qt_app();
   Table t;
-  std::vector<KeyRow> rows;
-  for (int k = 0; k < 40; ++k) rows.push_back(row(k, 0.02 * k, 1.5));
-  t.model.setRows(rows);
-  process_events();
+  std::vector<KeyRow> rows = show_forty_keys(t);
   const int fits = t.view.fitCount();
   ASSERT_GT(fits, 0);
 
@@ -120,10 +124,7 @@ class PaintCounter : public QObject {
 TEST(KeyTableView, ARefreshThatWidensAColumnPaintsTheTableOnce) {
   test::ensure_qt_app();
   Table t;
-  std::vector<KeyRow> rows;
-  for (int k = 0; k < 40; ++k) rows.push_back(row(k, 0.02 * k, 1.5));
-  t.model.setRows(rows);
-  process_events();
+  std::vector<KeyRow> rows = show_forty_keys(t);
   PaintCounter counter;
   t.view.viewport()->installEventFilter(&counter);
 
