@@ -40,9 +40,9 @@ std::string algorithm_branch(std::string_view file, std::string_view assignment)
   return text.replace(at, kReturn.size(), assignment);
 }
 
-// The text of `file` with its one `marker` line replaced by `code`.
-std::string with_code(std::string_view file, std::string_view marker, const std::string& code) {
-  std::string body = file_or_throw(file);
+// `body` (the text of `file`) with its one `marker` line replaced by `code`.
+std::string replace_marker(std::string body, std::string_view file, std::string_view marker,
+                           const std::string& code) {
   // The marker is the only occurrence in the file (comments do not spell it).
   const auto at = body.find(marker);
   if (at == std::string::npos || body.find(marker, at + 1) != std::string::npos) {
@@ -52,9 +52,18 @@ std::string with_code(std::string_view file, std::string_view marker, const std:
   return body.replace(at, marker.size(), code);
 }
 
-// The entry file with its --@ALGORITHMS line replaced by `code`.
-std::string with_algorithms(std::string_view entry, const std::string& code) {
-  return with_code(entry, "--@ALGORITHMS", code);
+// The text of `file` with its one `marker` line replaced by `code`.
+std::string with_code(std::string_view file, std::string_view marker, const std::string& code) {
+  return replace_marker(file_or_throw(file), file, marker, code);
+}
+
+// The entry file with its --@ALGORITHMS line replaced by `code`, and decide.lua's --@FAST line
+// by `fast` (the function library's fast path, fast.lua; nothing in the EVALSHA script).
+std::string with_algorithms(std::string_view entry, const std::string& code,
+                            const std::string& fast) {
+  std::string body = with_code(entry, "--@ALGORITHMS", code);
+  if (entry != "decide.lua") return body;
+  return replace_marker(std::move(body), entry, "--@FAST", fast);
 }
 
 // An if-chain on `variable` defining the algorithms of `branches`, each ending in `assignment`.
@@ -74,10 +83,11 @@ std::string algorithm_chain(std::span<const Branch> branches, std::string_view v
 // the lean prelude (lean_evalsha.lua, with the token-bucket and GCRA code) and one branch per
 // algorithm file at its --@ALGORITHMS line, inside its loop (a script's top-level functions are
 // created again at every run, so nothing there may hold them). A script keeps no parsed config
-// between runs (ls_config_cache and ls_seconds false).
+// between runs (ls_config_cache and ls_seconds false) and has no fast path (fast.lua).
 std::string compose_script(std::string_view entry, bool algorithms) {
   std::string s = file_or_throw("common.lua") +
-                  "\nlocal ls_config_cache, ls_config_count, ls_seconds = false, 0, false\n";
+                  "\nlocal ls_config_cache, ls_config_count, ls_seconds = false, 0, false\n"
+                  "local ls_call, ls_pack, ls_unpack = false, false, false\n";
   if (!algorithms) return s + file_or_throw(entry);
   // decide.lua's pressure index, its lean path and the prelude that takes it first.
   s += file_or_throw("pressure.lua") + "\n" + file_or_throw("lean.lua") + "\n";
@@ -85,8 +95,9 @@ std::string compose_script(std::string_view entry, bool algorithms) {
            "lean_evalsha.lua", "--@LEAN_ALGORITHMS",
            algorithm_chain(std::span(kBranches).first(2), "alg", "p.eval, p.write = eval, write")) +
        "\n";
-  return s + with_algorithms(
-                 entry, algorithm_chain(kBranches, "p.alg", "algo_eval, algo_write = eval, write"));
+  return s +
+         with_algorithms(
+             entry, algorithm_chain(kBranches, "p.alg", "algo_eval, algo_write = eval, write"), "");
 }
 
 // The function library: common.lua and the algorithms defined once, at load (a library's
@@ -114,6 +125,11 @@ std::string library_body() {
   // reused), and how many there are (the table is dropped past 1,000 rules).
   // ls_seconds: TIME's last seconds and their µs (ls_header).
   s += "local ls_config_cache, ls_config_count, ls_seconds = {}, 0, {'', 0}\n";
+  // The fast path's (fast.lua): redis.call, struct.pack and struct.unpack once a config is
+  // kept (decide.lua sets them), TIME's last seconds and their µs, the texts of the TTLs
+  // written (at most 1,024, then dropped) and how many there are.
+  s += "local ls_call, ls_pack, ls_unpack, ls_sec, ls_sec_us = false, false, false, '', 0\n"
+       "local ls_ttl_text, ls_ttl_count = {}, 0\n";
   for (const Entry& e : kEntries) {
     const std::string fn = "ls_" + std::string(e.script);
     s += "local function " + fn + "(KEYS, ARGV)\n";
@@ -121,7 +137,8 @@ std::string library_body() {
     s += e.algorithms ? "local ls_pre = false\n" +
                             with_algorithms(e.file,
                                             "local a = ls_algos[p.alg]\nif a then algo_eval, "
-                                            "algo_write = a[1], a[2] end\n")
+                                            "algo_write = a[1], a[2] end\n",
+                                            file_or_throw("fast.lua"))
                       : file_or_throw(e.file);
     s += "\nend\nredis.register_function('limitscope_" + std::string(e.script) + "_@V', " + fn +
          ")\n";

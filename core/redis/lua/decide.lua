@@ -34,9 +34,14 @@
 -- decision, and one string.find on the stamp when its config is read again.
 
 -- The header (ls_header); the EVALSHA script's lean prelude (lean_evalsha.lua) has read it
--- already when it hands a call on (ls_pre; false in the function library).
-local t_call, log_max, pad
-if ls_pre then
+-- already when it hands a call on (ls_pre; false in the function library), and the function
+-- library's fast path (fast.lua, pasted at the marker below; nothing in the script) when it
+-- declines a call after reading TIME.
+local t_call, log_max, pad = false, 0, 0
+--@FAST
+if t_call then
+  -- read by the fast path
+elseif ls_pre then
   t_call, log_max, pad = ls_pre.t, ls_pre.log_max, ls_pre.pad
 else
   t_call, log_max, pad = ls_header(ARGV[1], ls_seconds)
@@ -231,7 +236,21 @@ else
       ls_config_cache[cfg] = {stamp = stamp, limits = limits, ds = ds, version = version,
                               overrides = has_overrides, npre = npre, legacy_until = until_us,
                               shadow = shadow, costs = {}, cnum = {}, ncnum = 0,
-                              lean = #limits == 1 and npre == 1 and not has_overrides and not shadow}
+                              lean = #limits == 1 and npre == 1 and not has_overrides and not shadow,
+                              tb = false}
+      -- The fast path's (fast.lua): a lean token bucket, with its numbers computed as
+      -- ls_tb_admit computes them, and the library's locals for redis.call and struct.
+      local e, p = ls_config_cache[cfg], limits[1]
+      if e.lean and p.alg == 'token-bucket' then
+        e.tb, e.C, e.amount, e.period, e.f2 = true, p.capacity, p.amount, p.period, p.f2
+        e.tmin = -(p.amount * 3600000000000 / p.period)
+        e.ahead = p.capacity * (p.period / p.amount)
+        e.ppa = p.period / p.amount
+        e.pmin = p.max * LS_PRESSURE_BELOW
+        -- The rule's other key names, kept so each call finds them interned (not made again).
+        e.names = {KEYS[2], KEYS[3]}
+        ls_call, ls_pack, ls_unpack = redis.call, struct.pack, struct.unpack
+      end
     end
     legacy = t_call < until_us
   else

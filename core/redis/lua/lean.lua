@@ -98,9 +98,10 @@ end
 -- Each decision is the general path's single-limit branch (the same eval, record, write and
 -- pressure-index test), with none of its work for options, settlements, composites, overrides
 -- and shadows. p, d: the limit and its reused decision table; vals: the MGET of the stamp and
--- the states (vals[1 + i]: decision i's); cs: the costs as numbers. Returns the reply.
-local function ls_lean(KEYS, ARGV, n, t, p, d, version, vals, cs, pad, cfg, label_at)
-  if n == 1 and p.alg == 'token-bucket' then
+-- the states (vals[1 + i]: decision i's); cs: the costs as numbers; tried: the fast path
+-- (fast.lua) declined this call already, so ls_tb_admit would too. Returns the reply.
+local function ls_lean(KEYS, ARGV, n, t, p, d, version, vals, cs, pad, cfg, label_at, tried)
+  if n == 1 and not tried and p.alg == 'token-bucket' then
     local rec = ls_tb_admit(KEYS[4], t, p, version, vals[2], cs[1], pad)
     if rec then return rec end
   end

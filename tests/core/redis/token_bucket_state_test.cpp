@@ -131,6 +131,61 @@ TEST(TokenBucketState, AnEvalshaReadsAStateOfTheFormatBeforeAndRewritesIt) {
   reads_the_format_before(ScriptMode::scripts);
 }
 
+// The function library's fast path (fast.lua: one plain-cost admission on a kept config) writes
+// what ls_tb_store writes: in format 2 a new key gets a TTL a second longer than its bucket needs
+// and the end in its state, a key whose TTL lasts keeps it, and the TTL's text is the number's
+// (the same TTL twice: the kept text); in format 1, 16 bytes and the TTL the bucket needs. Each
+// decision is the core's. Run on both paths (EVALSHA: the lean prelude) for the same states.
+void writes_as_the_general_path(ScriptMode mode, int format) {
+  Rig rig;
+  rig.c.set_script_mode(mode);
+  const auto p = bucket(Algorithm::token_bucket, 10, 5, 1s);
+  if (format == 2) {
+    rig.configure(p);
+  } else {
+    put(rig.c, rig.limiter.schema(), "r", single_limit(p));
+  }
+  const std::size_t bytes = format == 2 ? 24 : 16;
+  rig.decide("warm", 1);  // the config is parsed and kept: the decisions below take the fast path
+  for (const char* label : {"a", "b"}) {
+    // 4 tokens taken at 5/s: full again in 800 ms.
+    EXPECT_EQ(rig.decide(label, 4), 6);
+    const auto s = rig.state(label, bytes);
+    EXPECT_EQ(s.tokens, 6);
+    EXPECT_EQ(s.ts_us, kEpochUs);
+    EXPECT_EQ(s.exp_ms, format == 2 ? kEpochMs + 1800 - 1 : 0);
+    const std::int64_t ttl = rig.pttl(label);
+    EXPECT_GT(ttl, format == 2 ? 800 : 0) << label;
+    EXPECT_LE(ttl, format == 2 ? 1800 : 800) << label;
+  }
+  // 100 ms later on "a": 6.5 tokens, 2 taken, full again in 900 ms.
+  rig.o.now_us = kEpochUs + 100'000;
+  const std::int64_t before = rig.pttl("a");
+  EXPECT_EQ(rig.decide("a", 2), 4.5);
+  const auto s = rig.state("a", bytes);
+  TokenBucket::State st{6, kEpochUs * 1000};
+  const Decision want = TokenBucket::decide(p, st, Nanos{(kEpochUs + 100'000) * 1000}, 2);
+  EXPECT_EQ(want.remaining, s.tokens);
+  EXPECT_EQ(s.ts_us, kEpochUs + 100'000);
+  if (format == 2) {
+    EXPECT_EQ(s.exp_ms, kEpochMs + 1800 - 1);  // within the TTL: kept
+    EXPECT_LE(rig.pttl("a"), before) << "SET ... KEEPTTL: the TTL was not set again";
+  } else {
+    EXPECT_GT(rig.pttl("a"), 0);
+    EXPECT_LE(rig.pttl("a"), 1100);  // 5.5 tokens at 5/s from t + 100 ms
+  }
+}
+
+TEST(TokenBucketState, TheFastPathWritesAsTheGeneralPath) {
+  writes_as_the_general_path(ScriptMode::unknown, 2);
+  writes_as_the_general_path(ScriptMode::unknown, 1);
+}
+
+TEST(TokenBucketState, AnEvalshaWritesTheSameStates) {
+  writes_as_the_general_path(ScriptMode::scripts, 2);
+  writes_as_the_general_path(ScriptMode::scripts, 1);
+}
+
 // On the server's own clock, random decisions, batches that repeat keys (writes held within a
 // call), settlements and format-1 states: after every call, each key that exists expires no
 // earlier than the instant its bucket is full again, and no earlier than the end its state
