@@ -284,6 +284,15 @@ void show_at(MainWindow& window, int w, int h, const std::shared_ptr<DashboardSn
   settle(window, s);
 }
 
+// Drops the queued calls of a window's own source worker (its stopped simulation still
+// publishes a snapshot when the view changes): only the test's snapshots are shown.
+class DropWorkerCalls : public QObject {
+ public:
+  bool eventFilter(QObject* watched, QEvent* event) override {
+    return event->type() == QEvent::MetaCall || QObject::eventFilter(watched, event);
+  }
+};
+
 // The columns an operator reads in an incident: each wholly inside the table's viewport.
 void expect_incident_columns_visible(QTableView* view) {
   for (const int c :
@@ -341,6 +350,10 @@ TEST(IncidentLayout, At1600x1000TheEmptyChartFoldsAndTheKeyTableShowsTheIncident
 TEST(IncidentLayout, At1280x720NothingIsCut) {
   test::ensure_qt_app();
   MainWindow window(EmbeddedSimulationOptions{}, /*start_running=*/false);
+  // Only the test's snapshots: whether the simulation's empty one came between them decided the
+  // dock's width (503 or 553 px), and so whether the decisions table fitted, run by run.
+  DropWorkerCalls drop;
+  window.installEventFilter(&drop);
   // A page as tall as the Tuner's: another tab may not make the dashboard taller than 720.
   auto* tall = new QWidget;
   tall->setMinimumHeight(1100);
@@ -566,15 +579,6 @@ TEST(IncidentLayout, EveryKeyTableColumnIsWholeOrOutOfViewWithOrWithoutAShadow) 
     }
   }
 }
-
-// Drops the queued calls of a window's own source worker (its stopped simulation still
-// publishes a snapshot when the view changes): only the test's snapshots are shown.
-class DropWorkerCalls : public QObject {
- public:
-  bool eventFilter(QObject* watched, QEvent* event) override {
-    return event->type() == QEvent::MetaCall || QObject::eventFilter(watched, event);
-  }
-};
 
 TEST(IncidentLayout, KeyTableColumnsAreMeasuredOnlyWhenTheirTextChangesLength) {
   test::ensure_qt_app();
