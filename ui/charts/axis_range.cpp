@@ -32,14 +32,21 @@ AxisRange nice_range(double lo, double hi, int ticks) {
   return {first * step, last * step, static_cast<int>(last - first) + 1};
 }
 
-AxisRange y_range(const ChartData& data, bool log, int ticks) {
+AxisRange y_range(const ChartData& data, bool log, int ticks, AxisLines lines) {
+  const auto measured = [lines](const ChartLine& l) {
+    return lines == AxisLines::all || (lines == AxisLines::shadow) == l.shadow_of.has_value();
+  };
+  const bool thresholds = lines != AxisLines::shadow;
   if (!log) {
     if (data.y_max) return {data.y_min, *data.y_max, ticks};
     double hi = 0;
     for (const ChartLine& l : data.lines) {
+      if (!measured(l)) continue;
       for (const auto& p : l.points) hi = std::max(hi, p.y);
     }
-    for (double t : data.thresholds) hi = std::max(hi, t);
+    if (thresholds) {
+      for (double t : data.thresholds) hi = std::max(hi, t);
+    }
     return nice_range(data.y_min, hi <= 0 ? 1 : hi * 1.15, kNiceTicks);
   }
   double lo = std::numeric_limits<double>::infinity(), hi = 0;
@@ -49,9 +56,12 @@ AxisRange y_range(const ChartData& data, bool log, int ticks) {
     hi = std::max(hi, v);
   };
   for (const ChartLine& l : data.lines) {
+    if (!measured(l)) continue;
     for (const auto& p : l.points) take(p.y);
   }
-  for (double t : data.thresholds) take(t);
+  if (thresholds) {
+    for (double t : data.thresholds) take(t);
+  }
   if (hi <= 0) {
     lo = 0.1;
     hi = 1;

@@ -5,6 +5,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "ui/charts/time_chart.h"
 
@@ -119,15 +120,22 @@ void ChartStack::setDark(bool dark) {
 
 void ChartStack::alignCharts() {
   // Y-axis labels differ in width ("1" vs "2000"): pad each chart so the plot areas share the
-  // widest one's left edge, and one instant sits at the same x in all of them. (The
-  // fixed-width legends already align the right edges.) Layouts settle in posted events, so
-  // this converges on the next update at the latest.
+  // widest one's left edge, and one instant sits at the same x in all of them. The legends
+  // have one fixed width, so the right edges differ only while a chart has a second axis (a
+  // shadow config's, on the right): the others are padded to its edge. Layouts settle in
+  // posted events, so this converges on the next update at the latest.
   double left = 0;
+  double right = std::numeric_limits<double>::infinity();
   for (const TimeChart* c : m_charts) {
-    if (c->isVisibleTo(this)) left = std::max(left, c->naturalPlotLeft());
+    if (!c->isVisibleTo(this)) continue;
+    left = std::max(left, c->naturalPlotLeft());
+    right = std::min(right, c->naturalPlotRight());
   }
-  for (TimeChart* c : m_charts)
+  for (TimeChart* c : m_charts) {
     c->setLeftPad(static_cast<int>(std::lround(std::max(0.0, left - c->naturalPlotLeft()))));
+    const double pad = std::isfinite(right) ? c->naturalPlotRight() - right : 0.0;
+    c->setRightPad(static_cast<int>(std::lround(std::max(0.0, pad))));
+  }
 }
 
 }  // namespace limitscope::ui

@@ -22,6 +22,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/dashboard/shadow_axis.h"
 #include "ui/charts/axis_range.h"
 #include "ui/charts/pixel_polyline.h"
 
@@ -44,7 +45,7 @@ constexpr QRgb kDarkLines[] = {0x5aa9f0, 0xffa04d, 0x5cc85c, 0xb894e6, 0xd0a48f,
 TimeChart::TimeChart(QStringList shaded_rules, QWidget* parent)
     : QChartView(parent), m_shadedRules(std::move(shaded_rules)) {
   auto* c = new QChart();
-  c->setMargins(QMargins(4, 4, 4, 4));  // left grows by setLeftPad()
+  c->setMargins(QMargins(4, 4, 4, 4));  // left grows by setLeftPad(), right by setRightPad()
   c->legend()->setAlignment(Qt::AlignRight);
   c->legend()->setShowToolTips(true);
   c->setAnimationOptions(QChart::NoAnimation);
@@ -64,6 +65,12 @@ TimeChart::TimeChart(QStringList shaded_rules, QWidget* parent)
   m_logAxisY->setBase(10);
   m_logAxisY->setLabelFormat(QStringLiteral("%.4g"));
   m_logAxisY->setMinorTickCount(-1);
+  // Kept out of the chart until a shadow config's lines need their own scale (setShadowAxis):
+  // no grid of its own, the live axis's grid stays the one read across the plot.
+  m_shadowAxisY = new QValueAxis(this);
+  m_shadowAxisY->setLabelFormat(QStringLiteral("%.4g"));
+  m_shadowAxisY->setGridLineVisible(false);
+  m_shadowAnchor = new QLineSeries(this);
   c->addAxis(m_axisX, Qt::AlignBottom);
   c->addAxis(m_axisY, Qt::AlignLeft);
   // An invisible two-point series spanning the window: QtCharts lays out axis labels only for
@@ -89,13 +96,23 @@ double TimeChart::naturalPlotLeft() const {
 void TimeChart::setLeftPad(int px) {
   if (px == m_leftPad) return;
   m_leftPad = px;
-  chart()->setMargins(QMargins(4 + px, 4, 4, 4));
+  chart()->setMargins(QMargins(4 + m_leftPad, 4, 4 + m_rightPad, 4));
+}
+
+double TimeChart::naturalPlotRight() const {
+  return chart()->plotArea().right() + m_rightPad;
+}
+
+void TimeChart::setRightPad(int px) {
+  if (px == m_rightPad) return;
+  m_rightPad = px;
+  chart()->setMargins(QMargins(4 + m_leftPad, 4, 4 + m_rightPad, 4));
 }
 
 void TimeChart::setDark(bool dark) {
   m_dark = dark;
   chart()->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
-  chart()->setMargins(QMargins(4 + m_leftPad, 4, 4, 4));
+  chart()->setMargins(QMargins(4 + m_leftPad, 4, 4 + m_rightPad, 4));
   chart()->setBackgroundRoundness(0);
   QFont small = chart()->legend()->font();
   small.setPointSizeF(8);
@@ -107,6 +124,7 @@ void TimeChart::setDark(bool dark) {
   chart()->legend()->setMinimumWidth(260);
   chart()->legend()->setMaximumWidth(260);
   m_anchor->setPen(QPen(Qt::transparent));  // the theme gave it a colour
+  m_shadowAnchor->setPen(QPen(Qt::transparent));
   // The axis keeps its labels' room, but drawTimeTicks() draws labels and grid at round times.
   // (QChart::setTheme() with the current theme changes nothing, so keep the last real colour.)
   if (m_axisX->labelsBrush().color().alpha() != 0) m_tickColor = m_axisX->labelsBrush().color();
@@ -138,7 +156,13 @@ void TimeChart::setData(const ChartData& chartData, const std::vector<AlertInter
   const QString unit = QString::fromStdString(chartData.unit) + (m_log ? tr(" (log)") : QString());
   if (axisY->titleText() != unit) axisY->setTitleText(unit);
 
-  const AxisRange y = y_range(chartData, m_log, m_axisY->tickCount());
+  m_shadows.clear();
+  for (const ChartLine& l : chartData.lines) {
+    if (l.shadow_of) m_shadows.insert(QString::fromStdString(l.name));
+  }
+  setShadowAxis(choose_shadow_axis(chartData, m_log, m_shadowOwnAxis).own_axis);
+  const AxisRange y = y_range(chartData, m_log, m_axisY->tickCount(),
+                              m_shadowOwnAxis ? AxisLines::live : AxisLines::all);
   if (m_log) {
     if (m_logAxisY->min() != y.lo || m_logAxisY->max() != y.hi) m_logAxisY->setRange(y.lo, y.hi);
   } else {
@@ -151,6 +175,16 @@ void TimeChart::setData(const ChartData& chartData, const std::vector<AlertInter
     m_anchor->replace(QList<QPointF>{{0.0, y.lo}, {1.0, y.lo}});
   }
   for (QLegendMarker* m : c->legend()->markers(m_anchor)) m->setVisible(false);
+  if (m_shadowOwnAxis) {
+    const AxisRange r = y_range(chartData, false, m_shadowAxisY->tickCount(), AxisLines::shadow);
+    if (m_shadowAxisY->min() != r.lo || m_shadowAxisY->max() != r.hi)
+      m_shadowAxisY->setRange(r.lo, r.hi);
+    if (m_shadowAxisY->tickCount() != r.ticks) m_shadowAxisY->setTickCount(r.ticks);
+    m_shadowScale = YScale(r.lo, r.hi, false);
+    if (m_shadowAnchor->count() != 2 || m_shadowAnchor->at(0).y() != r.lo)
+      m_shadowAnchor->replace(QList<QPointF>{{0.0, r.lo}, {1.0, r.lo}});
+    for (QLegendMarker* m : c->legend()->markers(m_shadowAnchor)) m->setVisible(false);
+  }
 
   // Lines: one QLineSeries per name gives the legend entry and the theme's colour; the points
   // themselves are drawn in drawForeground with QPainter::drawPolyline. QtCharts re-maps and
@@ -182,7 +216,6 @@ void TimeChart::setData(const ChartData& chartData, const std::vector<AlertInter
         s = new QLineSeries(c);
         c->addSeries(s);
         s->attachAxis(m_axisX);
-        s->attachAxis(axisY);
       }
       s->setName(legendLabel(name, c->legend()->font()));
       m_lines.insert(name, s);
@@ -195,6 +228,16 @@ void TimeChart::setData(const ChartData& chartData, const std::vector<AlertInter
       if (l.shadow_of) color = m_colors.value(QString::fromStdString(*l.shadow_of), color);
       m_colors.insert(name, color);
     }
+    // On the live axis, or a shadow line on its own (a series lent by another line may be on
+    // either).
+    QAbstractAxis* wantY = axisFor(l.shadow_of.has_value());
+    const QList<QAbstractAxis*> attached = s->attachedAxes();
+    if (!attached.contains(wantY)) {
+      for (QAbstractAxis* a : attached) {
+        if (a->orientation() == Qt::Vertical) s->detachAxis(a);
+      }
+      s->attachAxis(wantY);
+    }
     QPen pen = s->pen();
     pen.setColor(lineColor(name));
     pen.setWidthF(l.selected ? 3.0 : 1.5);
@@ -205,6 +248,22 @@ void TimeChart::setData(const ChartData& chartData, const std::vector<AlertInter
   for (QLineSeries* s : spare) {
     c->removeSeries(s);
     delete s;
+  }
+  if (m_shadowOwnAxis) {
+    // What the axis measures, said in full where the plot is tall enough for it (a chart in a
+    // 1280×720 window is not), and in the colour of the line it measures (the first).
+    const QString full = tr("would refuse/s (shadow)");
+    const QString axisTitle =
+        QFontMetrics(m_shadowAxisY->titleFont()).horizontalAdvance(full) <= c->plotArea().height()
+            ? full
+            : tr("shadow/s");
+    if (m_shadowAxisY->titleText() != axisTitle) m_shadowAxisY->setTitleText(axisTitle);
+    for (const ChartLine& l : chartData.lines) {
+      if (!l.shadow_of) continue;
+      const QBrush brush(lineColor(QString::fromStdString(l.name)));
+      if (m_shadowAxisY->titleBrush() != brush) m_shadowAxisY->setTitleBrush(brush);
+      break;
+    }
   }
 
   // Threshold lines are drawn in drawForeground (no series: they stay out of the legend).
@@ -255,9 +314,65 @@ double TimeChart::yFraction(double value) const {
   return m_yScale.fraction(value);
 }
 
+const YScale& TimeChart::scaleOf(const QString& name) const {
+  return m_shadowOwnAxis && m_shadows.contains(name) ? m_shadowScale : m_yScale;
+}
+
 double TimeChart::yPixel(double value) const {
   const QRectF plot = chart()->mapToScene(chart()->plotArea()).boundingRect();
   return mapFromScene(QPointF(plot.left(), plot.bottom() - yFraction(value) * plot.height())).y();
+}
+
+double TimeChart::yPixel(double value, const QString& line) const {
+  const QRectF plot = chart()->mapToScene(chart()->plotArea()).boundingRect();
+  const double f = scaleOf(line).fraction(value);
+  return mapFromScene(QPointF(plot.left(), plot.bottom() - f * plot.height())).y();
+}
+
+QAbstractAxis* TimeChart::lineAxisY(const QString& name) const {
+  QLineSeries* s = m_lines.value(name, nullptr);
+  if (s == nullptr) return nullptr;
+  for (QAbstractAxis* a : s->attachedAxes()) {
+    if (a->orientation() == Qt::Vertical) return a;
+  }
+  return nullptr;
+}
+
+QAbstractAxis* TimeChart::axisFor(bool shadow) const {
+  if (shadow && m_shadowOwnAxis) return m_shadowAxisY;
+  return m_log ? static_cast<QAbstractAxis*>(m_logAxisY) : m_axisY;
+}
+
+void TimeChart::setShadowAxis(bool own) {
+  if (own == m_shadowOwnAxis) return;
+  QChart* c = chart();
+  QAbstractAxis* live = axisFor(false);
+  if (own) {
+    c->addAxis(m_shadowAxisY, Qt::AlignRight);
+    // Styled as the live axis the theme styled (the title's colour is its line's: setData).
+    m_shadowAxisY->setLabelsBrush(live->labelsBrush());
+    m_shadowAxisY->setLabelsFont(live->labelsFont());
+    m_shadowAxisY->setTitleFont(live->titleFont());
+    m_shadowAxisY->setLinePen(live->linePen());
+    m_shadowAxisY->setGridLineVisible(false);
+    c->addSeries(m_shadowAnchor);
+    m_shadowAnchor->attachAxis(m_axisX);
+    m_shadowAnchor->attachAxis(m_shadowAxisY);
+    m_shadowAnchor->setPen(QPen(Qt::transparent));
+  } else {
+    // Every series on the shadow axis goes back to the live one (setData re-attaches each
+    // line it keeps; these may also be lent to other lines or removed).
+    for (QLineSeries* s : std::as_const(m_lines)) {
+      if (!s->attachedAxes().contains(m_shadowAxisY)) continue;
+      s->detachAxis(m_shadowAxisY);
+      s->attachAxis(live);
+    }
+    c->removeSeries(m_shadowAnchor);
+    m_shadowAnchor->setParent(this);  // removeSeries gives it back: it stays ours
+    c->removeAxis(m_shadowAxisY);
+    m_shadowAxisY->setParent(this);
+  }
+  m_shadowOwnAxis = own;
 }
 
 QStringList TimeChart::thresholdLabels() const {
@@ -281,6 +396,7 @@ void TimeChart::setLogScaleToggle(bool offered) {
 
 void TimeChart::setLogScale(bool on) {
   if (on == m_log) return;
+  setShadowAxis(false);  // a log axis shows both scales: every line moves with the live axis
   m_log = on;
   if (m_logButton != nullptr) {
     const QSignalBlocker block(m_logButton);

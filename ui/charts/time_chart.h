@@ -5,7 +5,9 @@
 // under the plot), as a strip on the plot's top edge when it selects no line drawn, and over
 // the whole plot only for a rule about no tier, model or key (or a recording's intervals).
 // The y axis can be logarithmic (setLogScaleToggle), so small tiers and a 0.5/s threshold
-// stay readable beside a runaway.
+// stay readable beside a runaway. A shadow config's lines (ChartLine::shadow_of) move to a
+// right-hand axis of their own, titled for them, while they and the live lines are more than
+// 10x apart on a linear axis (choose_shadow_axis), so a shadow's 3/s is not flat under 1,400/s.
 // A crosshair shows the values under the cursor; dragging selects a time range to zoom into,
 // the wheel zooms around the cursor, Shift+wheel pans, a double click returns to live.
 
@@ -14,6 +16,7 @@
 #include <QPixmap>
 #include <QPointer>
 #include <QPolygonF>
+#include <QSet>
 #include <QString>
 #include <QStringList>
 #include <limits>
@@ -23,6 +26,7 @@
 #include "ui/charts/pixel_polyline.h"
 
 QT_BEGIN_NAMESPACE
+class QAbstractAxis;
 class QLineSeries;
 class QLogValueAxis;
 class QToolButton;
@@ -49,6 +53,11 @@ class TimeChart : public QChartView {
   double naturalPlotLeft() const;
   /// Extra room left of the y axis, so several charts can share one plot-area left edge.
   void setLeftPad(int px);
+  /// Right edge of the plot area without the padding added by setRightPad (chart pixels): a
+  /// shadow config's own axis takes room on the right.
+  double naturalPlotRight() const;
+  /// Extra room right of the plot, so several charts can share one plot-area right edge.
+  void setRightPad(int px);
 
   /// Values of each line at the given time (nearest point at or before), for the tooltip.
   QString valuesAt(qint64 t_ms) const;
@@ -69,6 +78,15 @@ class TimeChart : public QChartView {
   Qt::PenStyle lineStyle(const QString& name) const;
   /// Where a value is drawn, in the view's pixels (the current linear or log scale).
   double yPixel(double value) const;
+  /// ... on the axis the named line is drawn against (a shadow line's own axis, when it has
+  /// one).
+  double yPixel(double value, const QString& line) const;
+  /// The vertical axis the named line's series is attached to (nullptr when no such line).
+  QAbstractAxis* lineAxisY(const QString& name) const;
+  /// Whether the shadow configs' lines have their own, right-hand axis now.
+  bool hasShadowAxis() const { return m_shadowOwnAxis; }
+  /// That axis (in the chart only while hasShadowAxis()).
+  QValueAxis* shadowAxis() const { return m_shadowAxisY; }
   /// Offers the operator a "log" button for the y axis.
   void setLogScaleToggle(bool offered);
   void setLogScale(bool on);
@@ -117,6 +135,12 @@ class TimeChart : public QChartView {
   double xAtTime(qint64 t_ms) const;
   /// Fraction of the plot's height (0 bottom, 1 top) where `value` sits on the current scale.
   double yFraction(double value) const;
+  /// The scale the named line is drawn on: its own axis's for a shadow line that has one.
+  const YScale& scaleOf(const QString& name) const;
+  /// Puts the shadow lines on their own right-hand axis, or back on the live one.
+  void setShadowAxis(bool own);
+  /// The vertical axis a line's series belongs on now.
+  QAbstractAxis* axisFor(bool shadow) const;
   void drawBands(QPainter* painter, const QRectF& plot, double offset);
   void drawThresholds(QPainter* painter, const QRectF& plot);
 
@@ -129,6 +153,11 @@ class TimeChart : public QChartView {
   YScale m_yScale;   // the y range drawn (values, not logarithms) and m_log
   ChartData m_data;  // the last data, to redraw on a change of scale
   std::vector<AlertInterval> m_intervals;
+  QValueAxis* m_shadowAxisY = nullptr;    // in the chart, on the right, while m_shadowOwnAxis
+  QLineSeries* m_shadowAnchor = nullptr;  // lays out m_shadowAxisY's labels, as m_anchor
+  bool m_shadowOwnAxis = false;
+  YScale m_shadowScale;     // the shadow lines' y range while m_shadowOwnAxis
+  QSet<QString> m_shadows;  // the names of the shadow lines shown
   QLineSeries* m_anchor = nullptr;
   double m_anchorY = std::numeric_limits<double>::quiet_NaN();  // where m_anchor lies, in y
   QHash<QString, QLineSeries*> m_lines;
@@ -147,6 +176,7 @@ class TimeChart : public QChartView {
   double m_dragX = -1;
   bool m_dark = false;
   int m_leftPad = 0;
+  int m_rightPad = 0;
   QColor m_tickColor;        // the theme's axis label colour: time labels are drawn by us
   QPixmap m_scene;           // QtCharts' items as last painted (paintEvent)
   bool m_sceneDirty = true;  // the scene changed since m_scene was painted

@@ -100,10 +100,11 @@ void TimeChart::drawBands(QPainter* painter, const QRectF& plot, double offset) 
     halo.setAlpha(b.firing ? 120 : 70);
     painter->setPen(QPen(halo, b.firing ? 10 : 7, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
     QPolygonF poly;
+    const YScale& scale = scaleOf(name);
     for (const metrics::Point& p : m_lastPoints.value(name)) {
       if (p.x < static_cast<double>(b.start_ms) || p.x > static_cast<double>(end)) continue;
       poly << QPointF(plot.left() + (p.x - static_cast<double>(m_start)) * sx,
-                      plot.bottom() - yFraction(p.y) * plot.height());
+                      plot.bottom() - scale.fraction(p.y) * plot.height());
     }
     if (poly.size() == 1) poly << poly.front() + QPointF(0.5, 0);
     painter->drawPolyline(poly);
@@ -200,10 +201,10 @@ void TimeChart::drawForeground(QPainter* painter, const QRectF& rect) {
     mapping.plot = plot;
     mapping.start_ms = static_cast<double>(m_start);
     mapping.ms_per_px = static_cast<double>(m_end - m_start) / std::max(1.0, plot.width());
-    mapping.y = m_yScale;
     for (auto it = m_lastPoints.cbegin(); it != m_lastPoints.cend(); ++it) {
       const QLineSeries* series = m_lines.value(it.key(), nullptr);
       if (series == nullptr || it->empty()) continue;
+      mapping.y = scaleOf(it.key());  // a shadow line on its own axis has its own scale
       pixel_polyline(*it, mapping, m_polyline);
       // A cosmetic pen of whole-pixel width takes the raster engine's fast line path; a 1.5 px
       // pen goes through the stroker, several times slower for tens of thousands of points.
