@@ -1,7 +1,9 @@
 #include "core/probe/cluster_probe.h"
 
+#include <algorithm>
 #include <functional>
 #include <set>
+#include <string_view>
 #include <thread>
 
 #include "core/probe/own_schema.h"
@@ -86,11 +88,33 @@ void ClusterProbe::recycle(std::vector<KeyReading> readings) {
 }
 
 void ClusterProbe::give_back(std::span<KeyReading> readings) {
-  std::map<std::string, std::vector<KeyReading>> by_node;
-  for (KeyReading& r : readings) {
-    if (per_node_.count(r.node) > 0) by_node[r.node].push_back(std::move(r));
+  // Counted first, so each reading (a dozen strings) moves once into a list of its size, not
+  // again at each growth of a vector; the last master looked up is tried first.
+  std::vector<RedisProbe*> probes;
+  std::vector<std::string_view> addresses;
+  for (const auto& [address, probe] : per_node_) {
+    probes.push_back(probe.get());
+    addresses.push_back(address);
   }
-  for (auto& [node, spare] : by_node) per_node_[node]->recycle(std::move(spare));
+  std::vector<std::size_t> node_of(readings.size(), probes.size());
+  std::vector<std::size_t> count(probes.size(), 0);
+  std::size_t last = 0;
+  for (std::size_t i = 0; i < readings.size(); ++i) {
+    const std::string& node = readings[i].node;
+    if (last >= addresses.size() || addresses[last] != node) {
+      last = static_cast<std::size_t>(std::find(addresses.begin(), addresses.end(), node) -
+                                      addresses.begin());
+    }
+    if (last == addresses.size()) continue;  // a master gone since (failover)
+    node_of[i] = last;
+    ++count[last];
+  }
+  std::vector<std::vector<KeyReading>> spare(probes.size());
+  for (std::size_t n = 0; n < probes.size(); ++n) spare[n].reserve(count[n]);
+  for (std::size_t i = 0; i < readings.size(); ++i)
+    if (node_of[i] < probes.size()) spare[node_of[i]].push_back(std::move(readings[i]));
+  for (std::size_t n = 0; n < probes.size(); ++n)
+    if (!spare[n].empty()) probes[n]->recycle(std::move(spare[n]));
 }
 
 redis::Result<ProbeSnapshot> ClusterProbe::refresh(redis::ClusterClient& cluster) {

@@ -9,6 +9,10 @@
 // slot map at once. A master that cannot be reached is an
 // error line, not a failed refresh, as long as one master answers.
 //
+// Discovery's budget (adaptive_scan) is one share of a refresh for the whole cluster, split
+// evenly between the masters: scanned at once, each on its own thread, they would otherwise
+// take n shares of the dashboard's CPU, so its discovery work would grow with the masters.
+//
 // The masters are probed at once, one thread per master for the refresh (each master's probe
 // is its own state, each on its own pooled connection): a refresh takes as long as the slowest
 // master, not the sum of them, and a master that does not answer holds back only its own
@@ -55,6 +59,7 @@ class ClusterProbe {
   std::vector<LimiterProfile> profiles_;
   ProbeOptions options_;
   std::map<std::string, std::unique_ptr<RedisProbe>> per_node_;  ///< by node address
+  std::size_t split_between_ = 0;   ///< the masters the scan budget was last split between
   std::vector<KeyReading> merged_;  ///< the last snapshot's vector, handed back (recycle)
 };
 

@@ -177,6 +177,10 @@ void RedisProbe::forget(const std::string& key) {
   erase_tracked(key);
 }
 
+void RedisProbe::reshape_scan(const ScanBudgetOptions& options) {
+  if (budget_) budget_->reshape(options);
+}
+
 void RedisProbe::erase_tracked(const std::string& key) {
   if (tracked_.erase(key) > 0) slots_valid_ = false;
 }

@@ -59,12 +59,13 @@ struct ProbeSnapshot {
   bool discovery_complete = false;  ///< a full SCAN pass has finished
   std::size_t scanned = 0;          ///< keys SCAN returned during this refresh
   std::size_t scan_calls = 0;       ///< SCAN calls during this refresh
-  std::size_t scan_budget = 0;      ///< adaptive_scan: the COUNT units this refresh could ask for
-  std::size_t read_commands = 0;    ///< commands of the read pipelines
-  std::size_t index_reads = 0;      ///< pressure indexes read (one per own-schema rule seen)
-  std::size_t index_entries = 0;    ///< keys they listed
-  std::size_t from_index = 0;       ///< ... of which not tracked before (found without SCAN)
-  std::size_t dropped = 0;          ///< tracked keys let go for the cap (this refresh)
+  std::size_t scan_budget = 0;    ///< adaptive_scan: the COUNT units this refresh could ask for (a
+                                  ///< cluster: summed over its masters)
+  std::size_t read_commands = 0;  ///< commands of the read pipelines
+  std::size_t index_reads = 0;    ///< pressure indexes read (one per own-schema rule seen)
+  std::size_t index_entries = 0;  ///< keys they listed
+  std::size_t from_index = 0;     ///< ... of which not tracked before (found without SCAN)
+  std::size_t dropped = 0;        ///< tracked keys let go for the cap (this refresh)
   std::vector<std::string> errors;  ///< per-rule problems (missing or invalid config)
   /// Unmatched keys seen so far, one per key pattern (pattern_for), at most 20: what
   /// profile detection looks at.
@@ -98,6 +99,8 @@ class RedisProbe {
   std::size_t tracked() const { return tracked_.size(); }
   /// Stops tracking `key` (a cluster node that no longer holds it); a later SCAN may find it.
   void forget(const std::string& key);
+  /// Discovery's new time share and bounds (adaptive_scan; nothing without it).
+  void reshape_scan(const ScanBudgetOptions& options);
   /// Hands back a snapshot's readings once read: the next refresh writes its readings into
   /// them (assigning strings into memory they already own) instead of allocating new ones.
   /// Readings handed back twice before a refresh (a cluster's trimmed ones, then the

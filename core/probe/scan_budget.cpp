@@ -16,6 +16,23 @@ ScanBudget::ScanBudget(ScanBudgetOptions options) : options_(options) {
   keys_ = std::clamp(options_.initial_keys, options_.min_keys, options_.max_keys);
 }
 
+void ScanBudget::reshape(ScanBudgetOptions options) {
+  const std::size_t keys = keys_;
+  const double learnt = ns_per_key_;
+  *this = ScanBudget(options);
+  ns_per_key_ = learnt;
+  keys_ = std::clamp(keys, options_.min_keys, options_.max_keys);
+}
+
+ScanBudgetOptions ScanBudget::split(ScanBudgetOptions o, std::size_t parts) {
+  const std::size_t n = std::max<std::size_t>(parts, 1);
+  o.time_per_refresh /= static_cast<Nanos::rep>(n);
+  o.min_keys = std::max<std::size_t>(o.min_keys / n, 1);
+  o.max_keys = std::max(o.max_keys / n, o.min_keys);
+  o.initial_keys = std::max(o.initial_keys / n, o.min_keys);
+  return o;
+}
+
 void ScanBudget::observe(Nanos spent, std::size_t asked) {
   if (asked == 0) return;
   const double cost =

@@ -34,6 +34,12 @@ class ScanBudget {
   /// is what fits time_per_refresh at the cost per unit seen (smoothed over refreshes), at
   /// most twice this one (a single fast refresh does not open the gates), within the bounds.
   void observe(Nanos spent, std::size_t asked);
+  /// New bounds and time share (a cluster that gained or lost a master): the cost learnt so
+  /// far is kept, the budget brought within the new bounds.
+  void reshape(ScanBudgetOptions options);
+  /// `options` split evenly between `parts` scanners (a cluster's masters, scanned at once):
+  /// together they take one share of a refresh's time and keys, not one share each.
+  static ScanBudgetOptions split(ScanBudgetOptions options, std::size_t parts);
   const ScanBudgetOptions& options() const { return options_; }
 
  private:

@@ -79,5 +79,26 @@ TEST(ClusterProbe, FindsEveryKeyOnItsShardAndKeepsWorkingDuringAMigration) {
   EXPECT_EQ(after.size(), key_node.size());
 }
 
+// A cluster's masters are scanned at once; the discovery budget is one share between them, so
+// the dashboard's discovery work does not triple on a 3-master cluster.
+TEST(ClusterProbe, SplitsOneScanBudgetBetweenItsMasters) {
+  test::ClusterRig rig;
+  auto& [cluster, schema, client, limiter] = rig;
+  const auto per_master = test::rules_per_master(*cluster, schema, "sb", 1);
+  ASSERT_EQ(per_master.size(), 3u);
+  ProbeOptions po;
+  po.scan_count = 100;
+  ScanBudgetOptions budget;
+  budget.min_keys = budget.max_keys = budget.initial_keys = 3000;
+  po.adaptive_scan = budget;
+  ClusterProbe probe(builtin_profiles(), po);
+  for (int i = 0; i < 3; ++i) {
+    auto snap = probe.refresh(client);
+    ASSERT_TRUE(snap.ok()) << snap.error().message;
+    EXPECT_EQ(snap->scan_budget, 3000u) << "1,000 COUNT units on each of 3 masters";
+    EXPECT_LE(snap->scan_calls, 30u) << "COUNT 100: at most 10 calls per master";
+  }
+}
+
 }  // namespace
 }  // namespace limitscope::probe

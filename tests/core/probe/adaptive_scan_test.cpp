@@ -52,6 +52,32 @@ TEST(ScanBudget, StaysWithinItsBoundsAndGrowsAtMostTwofold) {
   EXPECT_EQ(ScanBudget(odd).keys(), 1u);  // never a refresh that cannot scan at all
 }
 
+TEST(ScanBudget, SplitGivesScannersAtOnceOneShareBetweenThem) {
+  const ScanBudgetOptions third = ScanBudget::split(budget_options(), 3);
+  EXPECT_EQ(third.time_per_refresh, Nanos{33'333'333});
+  EXPECT_EQ(third.min_keys, 333u);
+  EXPECT_EQ(third.max_keys, 16666u);
+  EXPECT_EQ(third.initial_keys, 3333u);
+  const ScanBudgetOptions whole = ScanBudget::split(budget_options(), 0);  // as one
+  EXPECT_EQ(whole.time_per_refresh, milliseconds(100));
+  EXPECT_EQ(whole.max_keys, 50000u);
+  ScanBudgetOptions few = budget_options();
+  few.min_keys = 2;
+  EXPECT_EQ(ScanBudget::split(few, 5).min_keys, 1u);  // never a scanner that cannot scan
+}
+
+TEST(ScanBudget, ReshapeKeepsTheCostLearntAndTheNewBounds) {
+  ScanBudget b(budget_options());
+  b.observe(milliseconds(50), 10000);  // 5 µs a key
+  ASSERT_EQ(b.keys(), 20000u);
+  b.reshape(ScanBudget::split(budget_options(), 2));  // 50 ms, at most 25,000 keys
+  EXPECT_EQ(b.keys(), 20000u);
+  b.observe(milliseconds(100), 20000);  // 5 µs again: 10,000 fit in the 50 ms now
+  EXPECT_EQ(b.keys(), 10000u);
+  b.reshape(ScanBudget::split(budget_options(), 20));  // at most 2,500
+  EXPECT_EQ(b.keys(), 2500u);
+}
+
 class AdaptiveScan : public ::testing::Test {
  protected:
   void SetUp() override {
