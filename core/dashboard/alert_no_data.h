@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "core/dashboard/dashboard_snapshot.h"
@@ -20,7 +21,8 @@ namespace limitscope {
 
 /// What one source wrote, and since when it has been down (nullopt: it answers).
 struct SourceFeed {
-  const std::set<metrics::Labels>* series = nullptr;
+  /// The series the source wrote (a hash set: one lookup per sample appended).
+  const std::unordered_set<metrics::Labels, metrics::LabelsHash>* series = nullptr;
   std::optional<std::int64_t> down_since_ms;
 };
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <tuple>
 #include <utility>
 
 #include "core/common/sha256.h"
@@ -81,40 +82,55 @@ std::vector<ChartLine> pick_lines(const metrics::SeriesStore& store, std::string
                                   const ChartView& view, Rank rank, std::size_t& points_in,
                                   const KeyNames* names, Finish finish) {
   constexpr std::int64_t kRankWindowMs = 30'000;  // covers 1 s steps and 15 s scrapes
-  auto m = LabelMatcher::make("__name__", MatchOp::equal, std::string(name));
-  std::vector<LabelMatcher> by_name{*m};
-  std::vector<SeriesSamples> recent;
-  std::vector<std::pair<double, std::size_t>> ranked;
-  // By the last value of the last seconds; when nothing arrived in them (a source that stopped
-  // answering), by the last value in the window, so its history stays on the chart.
+  // The max_lines lowest (highest) by the last number of the last seconds, ties in label
+  // order; when nothing arrived in them (a source that stopped answering), by the last number
+  // in the window, so its history stays on the chart. Plus the keys the operator selected,
+  // wherever they rank. The store visits every series of the metric in place; only the labels
+  // of the lines drawn (and of candidates that were later outranked) are copied.
+  struct Ranked {
+    double v;
+    std::size_t order;  // label order: the tie-break
+    metrics::Labels labels;
+  };
+  auto drawn_before = [](const Ranked& a, const Ranked& b) {
+    return std::tie(a.v, a.order) < std::tie(b.v, b.order);
+  };
+  const auto keep = static_cast<std::size_t>(std::max(0, view.max_lines));
+  std::vector<Ranked> top;     // a heap whose front is the last drawn (the first to go)
+  std::vector<Ranked> chosen;  // selected keys outside top
   for (const std::int64_t from :
        {std::max(view.start_ms, view.end_ms - kRankWindowMs), view.start_ms}) {
-    recent = store.select(by_name, from, view.end_ms);
-    ranked.clear();
-    ranked.reserve(recent.size());
-    for (std::size_t i = 0; i < recent.size(); ++i) {
-      double v = NAN;
-      for (auto it = recent[i].samples.rbegin(); it != recent[i].samples.rend() && std::isnan(v);
-           ++it) {
-        if (!std::isnan(it->value)) v = it->value;
-      }
-      if (std::isnan(v)) continue;
-      ranked.emplace_back(rank == Rank::lowest ? v : -v, i);
-    }
-    if (!ranked.empty()) break;
+    std::size_t seen = 0;
+    top.clear();
+    chosen.clear();
+    store.visit_newest_numbers(
+        name, from, view.end_ms, [&](const metrics::Labels& l, metrics::Sample s) {
+          Ranked r{rank == Rank::lowest ? s.value : -s.value, seen++, {}};
+          if (top.size() == keep && (keep == 0 || !drawn_before(r, top.front()))) {
+            if (is_selected(view, l.get("api_key"))) {
+              r.labels = l;
+              chosen.push_back(std::move(r));
+            }
+            return;
+          }
+          r.labels = l;
+          if (top.size() == keep) {
+            std::pop_heap(top.begin(), top.end(), drawn_before);
+            if (is_selected(view, top.back().labels.get("api_key")))
+              chosen.push_back(std::move(top.back()));
+            top.pop_back();
+          }
+          top.push_back(std::move(r));
+          std::push_heap(top.begin(), top.end(), drawn_before);
+        });
+    if (seen > 0) break;
   }
-  std::stable_sort(ranked.begin(), ranked.end());
-  std::vector<const metrics::Labels*> chosen;
-  for (std::size_t r = 0; r < ranked.size(); ++r) {
-    const metrics::Labels& l = recent[ranked[r].second].labels;
-    if (r < static_cast<std::size_t>(std::max(0, view.max_lines)) ||
-        is_selected(view, l.get("api_key"))) {
-      chosen.push_back(&l);
-    }
-  }
+  for (Ranked& r : top) chosen.push_back(std::move(r));
+  std::sort(chosen.begin(), chosen.end(), drawn_before);  // rank order: make_names_unique's
   std::vector<ChartLine> lines;
-  for (const metrics::Labels* l : chosen) {
-    const std::optional<SeriesSamples> s = store.select_series(*l, view.start_ms, view.end_ms);
+  for (const Ranked& r : chosen) {
+    const std::optional<SeriesSamples> s =
+        store.select_series(r.labels, view.start_ms, view.end_ms);
     if (!s) continue;
     ChartLine line = line_of(*s, key_line_name(s->labels, names), view, points_in);
     line.api_key = std::string(s->labels.get("api_key"));

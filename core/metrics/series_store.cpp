@@ -360,6 +360,25 @@ std::optional<SeriesSamples> SeriesStore::select_series(const Labels& labels, st
   return out;
 }
 
+void SeriesStore::visit_newest_numbers(
+    std::string_view name, std::int64_t mint_ms, std::int64_t maxt_ms,
+    const std::function<void(const Labels&, Sample)>& visit) const {
+  if (maxt_ms < mint_ms) return;
+  std::shared_lock lock(mutex_);
+  const auto named = by_name_.find(std::string(name));
+  if (named == by_name_.end()) return;
+  for (const Series* series : named->second) {  // in label order (find_or_create)
+    if (series->size() == 0 || series->oldest_t > maxt_ms || series->newest_t < mint_ms) continue;
+    const auto [first, last] = series->range(mint_ms, maxt_ms);
+    for (std::size_t i = last; i > first; --i) {
+      const Sample& s = series->at(i - 1);
+      if (std::isnan(s.value)) continue;
+      visit(series->labels, s);
+      break;
+    }
+  }
+}
+
 std::vector<LatestSample> SeriesStore::select_newest(std::span<const LabelMatcher> matchers,
                                                      std::int64_t mint_ms,
                                                      std::int64_t maxt_ms) const {

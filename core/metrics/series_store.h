@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -134,6 +135,14 @@ class SeriesStore {
   /// matching every series of its name against each label.
   std::optional<SeriesSamples> select_series(const Labels& labels, std::int64_t mint_ms,
                                              std::int64_t maxt_ms) const;
+
+  /// Calls `visit(labels, sample)` for every series named `name` with a number (not NaN, not
+  /// a stale marker) among its samples in [mint_ms, maxt_ms], with the newest such sample, in
+  /// label order, under the store's read lock. Nothing is copied: `visit` copies what it keeps
+  /// and must not call the store. What ranks thousands of series to draw a few (the charts'
+  /// emptiest or fullest keys) uses it instead of a select() that copies every series.
+  void visit_newest_numbers(std::string_view name, std::int64_t mint_ms, std::int64_t maxt_ms,
+                            const std::function<void(const Labels&, Sample)>& visit) const;
 
   /// As select_latest(), without a sample vector per series (PromQL's instant selectors).
   std::vector<LatestSample> select_newest(std::span<const LabelMatcher> matchers,

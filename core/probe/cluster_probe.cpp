@@ -130,17 +130,23 @@ redis::Result<ProbeSnapshot> ClusterProbe::run(redis::ClusterClient& cluster, bo
   if (!topo) return topo.error();
   // Masters that stopped being masters (failover) take their probe state with them.
   std::map<std::string, std::unique_ptr<RedisProbe>> current;
+  const std::size_t masters = (*topo)->masters().size();
+  std::optional<ScanBudgetOptions> share;
+  if (options_.adaptive_scan) share = ScanBudget::split(*options_.adaptive_scan, masters);
   for (const redis::ClusterNode& m : (*topo)->masters()) {
     auto it = per_node_.find(m.address());
     if (it != per_node_.end()) {
       current[m.address()] = std::move(it->second);
+      if (share && masters != split_between_) current[m.address()]->reshape_scan(*share);
       continue;
     }
     ProbeOptions o = options_;
     o.node = m.address();
+    o.adaptive_scan = share;
     current[m.address()] = std::make_unique<RedisProbe>(profiles_, std::move(o));
   }
   per_node_ = std::move(current);
+  split_between_ = masters;
 
   // Every master at once: one thread per master but the first, which runs on this one.
   std::vector<NodeRun> runs;
@@ -178,6 +184,7 @@ redis::Result<ProbeSnapshot> ClusterProbe::run(redis::ClusterClient& cluster, bo
     all.discovery_complete = all.discovery_complete && snap->discovery_complete;
     all.scanned += snap->scanned;
     all.scan_calls += snap->scan_calls;
+    all.scan_budget += snap->scan_budget;
     all.read_commands += snap->read_commands;
     all.index_reads += snap->index_reads;  // each rule's pressure index is on its own master
     all.index_entries += snap->index_entries;

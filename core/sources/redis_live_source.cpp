@@ -554,6 +554,7 @@ void RedisLiveSource::contribute(DashboardSnapshot& s) const {
     }
     s.keys.push_back(std::move(row));
   };
+  s.keys.reserve(s.keys.size() + readings_.size() + kept_.size());
   for (const auto& r : readings_) add(r, now_ms_, "");
   for (const auto& [key, k] : kept_)
     add(k.reading, k.read_ms, k.why.empty() ? "not read this time" : k.why);

@@ -19,6 +19,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "core/common/clock.h"
@@ -184,7 +185,8 @@ class SessionState {
   RecentDecisions decisions_;
   KeyNames names_;
   std::string writer_source_;
-  std::map<std::string, std::set<metrics::Labels>> series_of_;      // source → series it wrote
+  std::map<std::string, std::unordered_set<metrics::Labels, metrics::LabelsHash>>
+      series_of_;                                                   // source → series it wrote
   std::map<std::string, std::set<std::string>> sources_of_metric_;  // metric name → sources
   std::map<std::string, std::vector<SourceStatus::Interval>> outages_;  // source → outages
   ProtectionStatus protection_;

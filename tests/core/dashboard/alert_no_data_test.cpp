@@ -85,8 +85,8 @@ TEST(AlertNoData, BlindWhenEveryFeedingSeriesIsDownOrStale) {
   const metrics::Labels b{{"__name__", std::string(kHits)}, {"tier", "free"}, {"model", "m2"}};
   const metrics::Labels other{{"__name__", std::string(kHits)}, {"tier", "pro"}, {"model", "m1"}};
   for (const auto* l : {&a, &b, &other}) ASSERT_TRUE(store.append(*l, {1000, 1}).ok());
-  const std::set<metrics::Labels> redis_series{a};
-  const std::set<metrics::Labels> metrics_series{b, other};
+  const std::unordered_set<metrics::Labels, metrics::LabelsHash> redis_series{a};
+  const std::unordered_set<metrics::Labels, metrics::LabelsHash> metrics_series{b, other};
   std::map<std::string, SourceFeed> feeds{{"redis", {&redis_series, 500}},
                                           {"metrics", {&metrics_series, std::nullopt}}};
   const std::vector<std::string> reads{std::string(kHits)};
