@@ -43,9 +43,10 @@ struct DashboardRunResult {
   double cpu_s = 0;         ///< this process (the dashboard side), user + system
   double server_cpu_s = 0;  ///< redis-server, INFO cpu
   std::uint64_t refreshes = 0;
-  std::vector<double> refresh_ms;         ///< wall time of each refresh (advance that refreshed)
-  std::vector<double> seen_ms;            ///< per emptied key seen: emptied → in the top rows
-  int unseen = 0;                         ///< emptied keys not in the top rows by the end
+  std::uint64_t scanned = 0;       ///< keys SCAN returned over the run (discovery's progress)
+  std::vector<double> refresh_ms;  ///< wall time of each refresh (advance that refreshed)
+  std::vector<double> seen_ms;     ///< per emptied key seen: emptied → in the top rows
+  int unseen = 0;                  ///< emptied keys not in the top rows by the end
   std::vector<std::string> unseen_where;  ///< each of those emptied: when, and its row at the end
   std::size_t tracked = 0;                ///< keys the last refresh read
   std::size_t series = 0;                 ///< series in the session's store at the end

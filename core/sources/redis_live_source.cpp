@@ -172,6 +172,7 @@ void RedisLiveSource::refresh() {
   }
   if (!connected_) event("connected to " + options_.url.redacted());
   connected_ = true;
+  scanned_ += snap->scanned;
   last_error_ = snap->errors.empty() ? std::string() : snap->errors.front();
   if (endpoint_.is_cluster()) cluster_events(*snap);
   std::int64_t t = options_.stamp_with_server_time ? snap->server_time_us / 1000

@@ -88,6 +88,8 @@ class RedisLiveSource final : public LiveSource {
 
   bool connected() const { return connected_; }
   std::uint64_t refreshes() const { return refreshes_; }
+  /// Keys SCAN returned over all refreshes (discovery's progress through the keyspace).
+  std::uint64_t scanned() const { return scanned_; }
   /// The last refresh's readings (most pressure first), for the key browser.
   const std::vector<probe::KeyReading>& readings() const { return readings_; }
   /// Redis Cluster: readings kept from earlier refreshes (their master did not answer, or
@@ -141,6 +143,7 @@ class RedisLiveSource final : public LiveSource {
   std::int64_t now_ms_ = 0;
   std::optional<std::int64_t> tailed_at_ms_;  // time of the last stream read
   std::uint64_t refreshes_ = 0;
+  std::uint64_t scanned_ = 0;
   std::uint64_t decisions_read_ = 0;
   std::uint64_t rejections_read_ = 0;
   std::string last_error_;

@@ -102,7 +102,8 @@ TEST(ChartLines, AStaleOrStoppedSeriesRanksByItsLastNumber) {
   const Labels stale = key_labels(dashboard_series::kKeyOccupancy, 1);
   ASSERT_TRUE(store.append(stale, {kEnd - 5000, 0.95}).ok());
   ASSERT_TRUE(store.append_stale(stale, kEnd - 4000).ok());  // its source went down
-  ASSERT_TRUE(store.append(key_labels(dashboard_series::kKeyOccupancy, 2), {kEnd - 1000, 0.5}).ok());
+  ASSERT_TRUE(
+      store.append(key_labels(dashboard_series::kKeyOccupancy, 2), {kEnd - 1000, 0.5}).ok());
   ChartView view{kEnd - 300'000, kEnd, 100, 1, {}};
   EXPECT_EQ(drawn(window_occupancy_chart(store, view), view), (std::set<std::string>{"k001"}));
   // Nothing in the last 30 s: the whole window ranks, so the history stays on the chart.
@@ -118,7 +119,8 @@ TEST(ChartLines, RandomStoresAgreeWithSortingEverySeries) {
     metrics::SeriesStore store;
     const int keys = std::uniform_int_distribution<int>(0, 40)(rng);
     const bool recent = rng() % 4 != 0;  // else nothing in the last 30 s
-    for (const std::string_view metric : {dashboard_series::kKeyLevel, dashboard_series::kKeyOccupancy}) {
+    for (const std::string_view metric :
+         {dashboard_series::kKeyLevel, dashboard_series::kKeyOccupancy}) {
       for (int i = 0; i < keys; ++i) {
         const Labels l = key_labels(metric, i);
         const int samples = 1 + static_cast<int>(rng() % 4);
