@@ -44,7 +44,11 @@ class GatewayHostileHttpE2E : public ::testing::Test {
     std::vector<std::thread> clients;
     std::vector<std::string> answers(32);
     for (std::size_t i = 0; i < answers.size(); ++i) {
-      clients.emplace_back([&, i] { answers[i] = raw_exchange(gw_->port(), request).received; });
+      // Four parse slots take the 32 bodies in turn: on a loaded machine the last answers
+      // came after raw_exchange's default 10 s. A safety net against a hang, not a pace.
+      clients.emplace_back([&, i] {
+        answers[i] = raw_exchange(gw_->port(), request, std::chrono::seconds(60)).received;
+      });
     }
     for (auto& t : clients) t.join();
     return answers;
