@@ -5,7 +5,10 @@
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace limitscope::metrics::goregexp {
@@ -15,18 +18,33 @@ namespace {
 // builds a program for it.
 constexpr std::size_t kMaxPatternBytes = 4096;
 
-Expected<std::unique_ptr<re2::RE2>> compile(std::string_view pattern) {
+// Patterns kept compiled: a template runs its few patterns at every expansion of every alert
+// (each evaluation, each notification), and compiling costs far more than matching a label
+// value. When full, the set starts again: the patterns of a rule file are few.
+constexpr std::size_t kCachedPatterns = 256;
+
+Expected<std::shared_ptr<const re2::RE2>> compile(std::string_view pattern) {
   if (pattern.size() > kMaxPatternBytes) {
     return make_error("error parsing regexp: the pattern is " + std::to_string(pattern.size()) +
                       " bytes, more than the " + std::to_string(kMaxPatternBytes) + " allowed");
   }
+  static std::mutex mutex;
+  static std::unordered_map<std::string, std::shared_ptr<const re2::RE2>> cache;
+  {
+    const std::lock_guard lock(mutex);
+    if (const auto it = cache.find(std::string(pattern)); it != cache.end()) return it->second;
+  }
   re2::RE2::Options options;
   options.set_log_errors(false);
-  auto re = std::make_unique<re2::RE2>(re2::StringPiece(pattern.data(), pattern.size()), options);
-  if (!re->ok()) {
+  auto re =
+      std::make_shared<const re2::RE2>(re2::StringPiece(pattern.data(), pattern.size()), options);
+  if (!re->ok()) {  // not kept: an error is reported again each time, as it was
     return make_error("error parsing regexp: " + re->error() + ": `" + std::string(pattern) + "`");
   }
-  return re;
+  const std::lock_guard lock(mutex);
+  if (cache.size() >= kCachedPatterns) cache.clear();
+  cache.emplace(std::string(pattern), re);
+  return std::shared_ptr<const re2::RE2>(std::move(re));
 }
 
 bool is_name_byte(char c) {

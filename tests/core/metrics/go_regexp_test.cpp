@@ -7,7 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "support/refusals.h"
 
@@ -84,6 +87,32 @@ TEST(GoRegexp, NestedRepetitionRunsInLinearTime) {
   const auto out = replace_all("(a+)+!", "[$1]", text);
   ASSERT_TRUE(out.ok()) << out.error();
   EXPECT_EQ(*out, "[" + std::string(100'000, 'a') + "]");
+}
+
+// Patterns are kept compiled (at most 256, then the set starts again): answers stay right
+// past that size, for patterns seen before and after the set was emptied, from four threads
+// at once, and a refused pattern is refused every time, never kept.
+TEST(GoRegexp, KeptPatternsGiveTheSameAnswersPastTheSetsSizeAndAcrossThreads) {
+  auto run = [](int thread, std::vector<std::string>& wrong) {
+    for (int round = 0; round < 2; ++round) {
+      for (int i = 0; i < 700; ++i) {
+        const std::string n = std::to_string(i);
+        const std::string pattern = "^(x" + n + ")-(\\d+)$";
+        const std::string text = "x" + n + "-" + std::to_string(thread);
+        const auto out = replace_all(pattern, "$2/$1", text);
+        if (!out.ok() || *out != std::to_string(thread) + "/x" + n) wrong.push_back(pattern);
+        const auto other = match(pattern, "x" + std::to_string(i + 1) + "-1");
+        if (!other.ok() || *other) wrong.push_back(pattern + " matched another key");
+        if (match("(a" + n, "a").ok()) wrong.push_back("(a" + n + " accepted");
+      }
+    }
+  };
+  std::vector<std::vector<std::string>> wrong(4);
+  {
+    std::vector<std::jthread> threads;
+    for (int t = 0; t < 4; ++t) threads.emplace_back(run, t, std::ref(wrong[t]));
+  }
+  for (const auto& w : wrong) EXPECT_TRUE(w.empty()) << w.size() << " wrong, first " << w.front();
 }
 
 }  // namespace
