@@ -137,7 +137,7 @@ redis::Result<ProbeSnapshot> ClusterProbe::run(redis::ClusterClient& cluster, bo
     auto it = per_node_.find(m.address());
     if (it != per_node_.end()) {
       current[m.address()] = std::move(it->second);
-      if (share && masters != split_between_) current[m.address()]->reshape_scan(*share);
+      if (share) current[m.address()]->reshape_scan(*share);  // the same share: no change
       continue;
     }
     ProbeOptions o = options_;
@@ -146,7 +146,6 @@ redis::Result<ProbeSnapshot> ClusterProbe::run(redis::ClusterClient& cluster, bo
     current[m.address()] = std::make_unique<RedisProbe>(profiles_, std::move(o));
   }
   per_node_ = std::move(current);
-  split_between_ = masters;
 
   // Every master at once: one thread per master but the first, which runs on this one.
   std::vector<NodeRun> runs;

@@ -59,7 +59,6 @@ class ClusterProbe {
   std::vector<LimiterProfile> profiles_;
   ProbeOptions options_;
   std::map<std::string, std::unique_ptr<RedisProbe>> per_node_;  ///< by node address
-  std::size_t split_between_ = 0;   ///< the masters the scan budget was last split between
   std::vector<KeyReading> merged_;  ///< the last snapshot's vector, handed back (recycle)
 };
 

@@ -35,7 +35,7 @@ class ScanBudget {
   /// most twice this one (a single fast refresh does not open the gates), within the bounds.
   void observe(Nanos spent, std::size_t asked);
   /// New bounds and time share (a cluster that gained or lost a master): the cost learnt so
-  /// far is kept, the budget brought within the new bounds.
+  /// far is kept, the budget brought within the new bounds; the same options change nothing.
   void reshape(ScanBudgetOptions options);
   /// `options` split evenly between `parts` scanners (a cluster's masters, scanned at once):
   /// together they take one share of a refresh's time and keys, not one share each.

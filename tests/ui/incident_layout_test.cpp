@@ -22,6 +22,7 @@
 #include <QTreeView>
 #include <QValueAxis>
 
+#include "support/chart_data.h"
 #include "support/qt_app.h"
 #include "ui/alert_tree_view.h"
 #include "ui/charts/chart_stack.h"
@@ -55,12 +56,7 @@ void light_chart(TimeChart& chart) {
 // 429s by tier: free runs away to 1,500/s in the second half, pro holds 24/s; the rule fires on
 // the free tier only.
 ChartData runaway_429s() {
-  ChartData d;
-  d.kind = ChartKind::rejections;
-  d.title = "429 rate by tier";
-  d.unit = "429/s";
-  d.thresholds = {0.5};
-  d.threshold_labels = {"0.5/s"};
+  ChartData d = test::rejections_frame();
   std::vector<metrics::Point> free, pro;
   for (std::int64_t t = 0; t <= 60'000; t += 1'000) {
     free.push_back({static_cast<double>(kT0 + t), t >= 30'000 ? 1500.0 : 0.2});

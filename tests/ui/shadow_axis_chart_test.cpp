@@ -12,6 +12,7 @@
 #include <QLogValueAxis>
 #include <QValueAxis>
 
+#include "support/chart_data.h"
 #include "support/qt_app.h"
 #include "ui/charts/chart_stack.h"
 #include "ui/charts/time_chart.h"
@@ -27,12 +28,7 @@ const QString kShadow = QStringLiteral("gw-pro: would refuse (shadow)");
 // The 429 chart as rejection_chart builds it for a live rule with a shadow config: the rule's
 // tier at `live`/s and its shadow at `shadow`/s from the 30th second on.
 ChartData rejections(double live, double shadow) {
-  ChartData d;
-  d.kind = ChartKind::rejections;
-  d.title = "429 rate by tier";
-  d.unit = "429/s";
-  d.thresholds = {0.5};
-  d.threshold_labels = {"0.5/s"};
+  ChartData d = test::rejections_frame();
   ChartLine l, s;
   l.name = kLive.toStdString();
   s.name = kShadow.toStdString();
