@@ -7,6 +7,7 @@
 #include <QScrollBar>
 #include <QSignalBlocker>
 
+#include "ui/column_header_model.h"
 #include "ui/kept_scroll_bar.h"
 #include "ui/models/key_table_model.h"
 #include "ui/sparkline_delegate.h"
@@ -61,6 +62,20 @@ QString KeyNameDelegate::fitted(const QStyleOptionViewItem& opt) {
 KeyTableView::KeyTableView(KeyTableModel* model, QAbstractItemModel* proxy, QWidget* parent)
     : QTableView(parent), m_model(model) {
   setModel(proxy);
+  // The filter proxy drops the model's layout-change hint (QSortFilterProxyModel could filter
+  // columns too), so each re-sort of the rows looked to the horizontal header as if its columns
+  // might have moved: it saved and restored every section, resized the hidden ones, and the
+  // table then laid out its geometry again and repainted the columns right of them and both
+  // scroll bars, after the frame's repaint. A layout change here never moves a column (the
+  // model sorts rows, the proxy filters rows), so the header reads the columns from a model of
+  // its own (ColumnHeaderModel) that passes on column inserts, removes and moves, resets and
+  // header data, and no layout change. (The header does honour the model's VerticalSortHint
+  // in Qt 6.4, as a view on the model itself shows, but keeping it through the filter would take
+  // a filter proxy of our own in place of QSortFilterProxyModel.)
+  // QTableView::setModel gives the header the table's model: this comes after it. The header's
+  // own selection model is of its own model, so it highlights no section for selected rows
+  // (with whole rows selected, that was every section at once).
+  horizontalHeader()->setModel(new ColumnHeaderModel(proxy, this));
   // Laid out on every refresh (and raised, so repainted): painted from a kept picture.
   setHorizontalScrollBar(new KeptScrollBar(Qt::Horizontal, this));
   setVerticalScrollBar(new KeptScrollBar(Qt::Vertical, this));
@@ -101,24 +116,6 @@ KeyTableView::KeyTableView(KeyTableModel* model, QAbstractItemModel* proxy, QWid
     connect(proxy, signal, this, &KeyTableView::scheduleFit);
   connect(proxy, &QAbstractItemModel::dataChanged, this, &KeyTableView::scheduleFit);
   connect(proxy, &QAbstractItemModel::layoutChanged, this, &KeyTableView::scheduleFit);
-  // The filter proxy drops the model's layout-change hint (QSortFilterProxyModel could filter
-  // columns too), so each re-sort of the rows looked to the horizontal header as if its columns
-  // might have moved: it saved and restored every section, resized the hidden ones, and the
-  // table then laid out its geometry again and repainted the columns right of them and both
-  // scroll bars, after the frame's repaint. A layout change here never moves a column (the
-  // model sorts rows, the proxy filters rows): the header does not follow layout changes.
-  // (Columns inserted or removed and resets still reach it.)
-  disconnect(proxy,
-             SIGNAL(layoutAboutToBeChanged(QList<QPersistentModelIndex>,
-                                           QAbstractItemModel::LayoutChangeHint)),
-             horizontalHeader(),
-             SLOT(_q_sectionsAboutToBeChanged(QList<QPersistentModelIndex>,
-                                              QAbstractItemModel::LayoutChangeHint)));
-  disconnect(
-      proxy,
-      SIGNAL(layoutChanged(QList<QPersistentModelIndex>, QAbstractItemModel::LayoutChangeHint)),
-      horizontalHeader(),
-      SLOT(_q_sectionsChanged(QList<QPersistentModelIndex>, QAbstractItemModel::LayoutChangeHint)));
   connect(proxy, &QAbstractItemModel::modelReset, this, &KeyTableView::scheduleFit);
   connect(verticalScrollBar(), &QScrollBar::valueChanged, this, &KeyTableView::scheduleFit);
   connect(horizontalScrollBar(), &QScrollBar::valueChanged, this, &KeyTableView::fitColumns);

@@ -1,6 +1,8 @@
 // Verifies what a refresh of the key table lays out and when: a re-sort of the rows leaves the
-// columns alone (the filter proxy drops the model's row-sort hint), and settleLayout() fits the
-// columns at once instead of after the events in hand (when the frame was already repainted).
+// columns alone (the filter proxy drops the model's row-sort hint: the header reads its own
+// model, ColumnHeaderModel), while a header click still sorts and shown, hidden and renamed
+// columns still reach the header; and settleLayout() fits the columns at once instead of after
+// the events in hand (when the frame was already repainted).
 
 #include "ui/key_table_view.h"
 
@@ -11,6 +13,7 @@
 #include <QImage>
 #include <QScrollBar>
 #include <QSignalSpy>
+#include <QTest>
 #include <memory>
 #include <string>
 #include <vector>
@@ -90,6 +93,50 @@ TEST(KeyTableView, ARowSortLeavesTheColumnsAlone) {
   for (int c = 0; c < KeyTableModel::ColumnCount; ++c)
     EXPECT_EQ(t.view.columnWidth(c), widths[static_cast<std::size_t>(c)]) << "column " << c;
   EXPECT_EQ(t.model.rowAt(0)->api_key, "key-39");
+}
+
+TEST(KeyTableView, TheHeaderSortsAndFollowsTheColumnsItsOwnModelPassesOn) {
+  test::ensure_qt_app();
+  Table t;
+  std::vector<KeyRow> rows = show_forty_keys(t);
+  QHeaderView* h = t.view.horizontalHeader();
+  ASSERT_NE(h->model(), t.view.model()) << "the header reads the table's model";
+  ASSERT_EQ(h->count(), KeyTableModel::ColumnCount);
+
+  // A click on "429/s" sorts the model by it; a second click turns the order round.
+  const auto click = [&](int c) {
+    QTest::mouseClick(
+        h->viewport(), Qt::LeftButton, {},
+        QPoint(h->sectionViewportPosition(c) + h->sectionSize(c) / 2, h->height() / 2));
+    process_events();
+  };
+  rows[7].rejected_per_s = 99;
+  t.model.setRows(rows);
+  click(KeyTableModel::Rejected);
+  EXPECT_EQ(t.model.keySort().column, KeyTableModel::Rejected);
+  EXPECT_EQ(h->sortIndicatorSection(), KeyTableModel::Rejected);
+  const bool ascending = t.model.keySort().ascending;
+  click(KeyTableModel::Rejected);
+  EXPECT_NE(t.model.keySort().ascending, ascending);
+  EXPECT_EQ(t.model.rowAt(t.model.keySort().ascending ? 39 : 0)->api_key, "key-7");
+
+  // Columns shown and hidden as rows report them, and the header's text changing with the
+  // table's width, reach the header.
+  ASSERT_TRUE(t.view.isColumnHidden(KeyTableModel::Shadow));
+  rows[3].shadow_would_refuse_in_view = 12;
+  t.model.setRows(rows);
+  t.view.showReportedColumns(rows);
+  process_events();
+  EXPECT_FALSE(t.view.isColumnHidden(KeyTableModel::Shadow));
+  EXPECT_GT(t.view.columnWidth(KeyTableModel::Shadow), 0);
+  const QString peak =
+      h->model()->headerData(KeyTableModel::PeakRejected, Qt::Horizontal).toString();
+  t.view.resize(400, 400);
+  process_events();
+  ASSERT_TRUE(t.view.isCompact());
+  EXPECT_NE(h->model()->headerData(KeyTableModel::PeakRejected, Qt::Horizontal).toString(), peak);
+  EXPECT_TRUE(t.view.isColumnHidden(KeyTableModel::Model));
+  EXPECT_FALSE(t.view.isColumnHidden(KeyTableModel::Key));
 }
 
 TEST(KeyTableView, SettleLayoutFitsTheColumnsAtOnce) {
