@@ -1,7 +1,8 @@
 // Verifies that a view kept narrow (NarrowColumns) never scrolls sideways at any width: its
 // secondary columns hide below the width in digits and also wherever the columns, sized to their
 // contents, would not fit; that the state at a width does not depend on the width it came from;
-// and that rows arriving at a fixed width hide the columns once they no longer fit.
+// that rows arriving at a fixed width hide the columns once they no longer fit; and that hidden
+// columns come back as soon as they fit what they hold now, not only at the width they needed.
 
 #include "ui/narrow_columns.h"
 
@@ -122,6 +123,58 @@ TEST(NarrowColumns, RowsThatNoLongerFitHideTheColumnsAtTheSameWidth) {
   t.setViewportWidth(2000);
   EXPECT_FALSE(t.narrow->isNarrow());
   EXPECT_FALSE(t.view.isColumnHidden(4));
+}
+
+TEST(NarrowColumns, HiddenColumnsComeBackOnceTheyFitWhatTheyHoldNow) {
+  test::ensure_qt_app();
+  Table t;
+  const std::vector<std::pair<QString, QString>> short_rows = {
+      {QStringLiteral("ok"), QStringLiteral("short")}};
+  t.model.setRows(short_rows);
+  t.view.show();
+  t.setViewportWidth(2000);
+  const int short_needs = t.view.horizontalHeader()->length();
+  const int width = short_needs + 40;
+  ASSERT_GT(width, t.narrow->narrowBelow());
+  t.setViewportWidth(width);
+  ASSERT_FALSE(t.narrow->isNarrow());
+  // A long detail hides the columns at this width...
+  t.model.setRows(
+      {{QStringLiteral("ok"), QStringLiteral("short")},
+       {QStringLiteral("ok"), QStringLiteral("a detail far wider than the room left")}});
+  t.settle();
+  ASSERT_TRUE(t.narrow->isNarrow());
+  ASSERT_GT(t.narrow->wideNeeds(), width);
+  EXPECT_EQ(t.narrow->needsNow(), t.narrow->wideNeeds()) << "nothing changed since";
+  // ... and the columns come back at the same width once it is gone, though the width they
+  // needed then is not there (the detail is in a hidden column: no section resizes).
+  t.model.setRows(short_rows);
+  t.settle();
+  EXPECT_EQ(t.view.viewport()->width(), width) << "the viewport itself did not change";
+  EXPECT_FALSE(t.narrow->isNarrow()) << width << " px, needed " << t.narrow->wideNeeds();
+  EXPECT_FALSE(t.view.isColumnHidden(4));
+  EXPECT_LE(t.view.horizontalHeader()->length(), t.view.viewport()->width());
+  EXPECT_EQ(t.view.horizontalScrollBar()->maximum(), 0);
+
+  // A detail that is shorter, but still does not fit, keeps them hidden; and at the width it
+  // needs they come back.
+  t.model.setRows(
+      {{QStringLiteral("ok"), QStringLiteral("a detail far wider than the room left")}});
+  t.settle();
+  ASSERT_TRUE(t.narrow->isNarrow());
+  const int longest = t.narrow->wideNeeds();
+  t.model.setRows({{QStringLiteral("ok"), QStringLiteral("a detail wider than the room")}});
+  t.settle();
+  EXPECT_TRUE(t.narrow->isNarrow());
+  const int needs = t.narrow->needsNow();
+  EXPECT_GT(needs, width);
+  EXPECT_LT(needs, longest);
+  t.setViewportWidth(needs - 1);
+  EXPECT_TRUE(t.narrow->isNarrow()) << "back a pixel too early";
+  t.setViewportWidth(needs);
+  EXPECT_FALSE(t.narrow->isNarrow()) << needs << " px, needed " << longest << " before";
+  EXPECT_EQ(t.view.horizontalHeader()->length(), needs) << "needsNow() measured otherwise";
+  EXPECT_EQ(t.view.horizontalScrollBar()->maximum(), 0);
 }
 
 }  // namespace
