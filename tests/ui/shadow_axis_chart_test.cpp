@@ -2,7 +2,8 @@
 // shadow that would refuse 3/s is attached to a right-hand axis of its own, titled for it, and
 // its peak is drawn high in the plot in its dashed colour (on the shared axis it would lie
 // within two pixels of zero); within 10x it stays on the live axis; a log scale takes it back
-// to the one axis and a linear one gives it its own again; in the dashboard's stack of charts
+// to the one axis and a linear one gives it its own again; the legend entry of a line on the
+// right-hand axis says "(right axis)", and only then; in the dashboard's stack of charts
 // the other charts' plots end where the 429 chart's ends, left of its second axis.
 
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include <QImage>
 #include <QLogValueAxis>
 #include <QValueAxis>
+#include <cstdlib>
 
 #include "support/chart_data.h"
 #include "support/qt_app.h"
@@ -159,6 +161,59 @@ TEST(ShadowAxisChart, ALogScaleShowsBothOnOneAxisAndLinearSplitsThemAgain) {
   EXPECT_EQ(chart.lineAxisY(kShadow), chart.shadowAxis());
   EXPECT_NE(qobject_cast<QValueAxis*>(chart.lineAxisY(kLive)), nullptr);
   EXPECT_EQ(chart.chart()->axes(Qt::Vertical).size(), 2);
+}
+
+TEST(ShadowAxisChart, TheLegendSaysWhichLineIsOnTheRightAxis) {
+  test::ensure_qt_app();
+  TimeChart chart({});
+  chart.resize(900, 320);
+  chart.setDark(false);
+  chart.setLogScaleToggle(true);
+  chart.show();
+  const QString right = QStringLiteral("(right axis)");
+  // The legend entry of the shadow line, and of the live line (sorted, it comes first).
+  const auto shadow_entry = [&] {
+    QString out;
+    for (const QString& l : chart.legendLabels()) {
+      if (l.contains(QStringLiteral("would refuse"))) out = l;
+    }
+    return out;
+  };
+  const auto live_entry = [&] { return chart.legendLabels().value(0); };
+
+  show(chart, rejections(1400, 500));  // within 10x: one axis
+  ASSERT_FALSE(chart.hasShadowAxis());
+  EXPECT_EQ(shadow_entry(), kShadow);
+  EXPECT_FALSE(live_entry().contains(right));
+
+  show(chart, rejections(1400, 3));  // its own axis, on the right
+  ASSERT_TRUE(chart.hasShadowAxis());
+  EXPECT_TRUE(shadow_entry().endsWith(right)) << shadow_entry().toStdString();
+  // In the legend's width, and no word of it elided: "(shadow, right axis)" where it fits.
+  const QFontMetrics fm(chart.chart()->legend()->font());
+  EXPECT_LE(fm.horizontalAdvance(shadow_entry()), 210) << shadow_entry().toStdString();
+  EXPECT_FALSE(shadow_entry().contains(QChar(0x2026))) << shadow_entry().toStdString();
+  EXPECT_TRUE(shadow_entry().startsWith(QStringLiteral("gw-pro: would refuse (")));
+  EXPECT_EQ(
+      shadow_entry() == QStringLiteral("gw-pro: would refuse (shadow, right axis)"),
+      fm.horizontalAdvance(QStringLiteral("gw-pro: would refuse (shadow, right axis)")) <= 210)
+      << shadow_entry().toStdString();
+  EXPECT_EQ(live_entry(), kLive) << "the live line is on the left";
+  if (const char* dir = std::getenv("LIMITSCOPE_SCREENSHOT_DIR")) {
+    EXPECT_TRUE(
+        chart.grab().save(QString::fromUtf8(dir) + QStringLiteral("/shadow_right_axis.png")));
+  }
+
+  chart.setLogScale(true);  // one log axis shows both: no right axis
+  QApplication::processEvents();
+  EXPECT_FALSE(shadow_entry().contains(right)) << shadow_entry().toStdString();
+  chart.setLogScale(false);
+  QApplication::processEvents();
+  EXPECT_TRUE(shadow_entry().endsWith(right));
+
+  show(chart, rejections(1400, 500));  // back on the live axis
+  ASSERT_FALSE(chart.hasShadowAxis());
+  EXPECT_EQ(shadow_entry(), kShadow);
 }
 
 TEST(ShadowAxisChart, TheStacksPlotsShareTheirRightEdgeBesideTheShadowAxis) {

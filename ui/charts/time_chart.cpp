@@ -203,11 +203,13 @@ void TimeChart::setData(const ChartData& chartData, const std::vector<AlertInter
     spare.push_back(it.value());
     m_lastPoints.remove(it.key());
     m_colors.remove(it.key());
+    m_rightLabelled.remove(it.key());
     it = m_lines.erase(it);
   }
   for (const ChartLine& l : chartData.lines) {
     const QString name = QString::fromStdString(l.name);
     QLineSeries* s = m_lines.value(name, nullptr);
+    const bool named = s != nullptr;
     if (s == nullptr) {
       if (!spare.empty()) {
         s = spare.back();
@@ -217,7 +219,6 @@ void TimeChart::setData(const ChartData& chartData, const std::vector<AlertInter
         c->addSeries(s);
         s->attachAxis(m_axisX);
       }
-      s->setName(legendLabel(name, c->legend()->font()));
       m_lines.insert(name, s);
       // The first colour no current line uses, kept for the line's life; a shadow config's
       // line takes the colour of the line it is beside.
@@ -237,6 +238,17 @@ void TimeChart::setData(const ChartData& chartData, const std::vector<AlertInter
         if (a->orientation() == Qt::Vertical) s->detachAxis(a);
       }
       s->attachAxis(wantY);
+    }
+    // Named when it joins, and again when it moves to or from the right-hand axis: a shadow
+    // line there says so in the legend (its scale is not the one on the left).
+    const bool right = wantY == m_shadowAxisY;
+    if (!named || right != m_rightLabelled.contains(name)) {
+      s->setName(legendLabel(name, c->legend()->font(), right));
+      if (right) {
+        m_rightLabelled.insert(name);
+      } else {
+        m_rightLabelled.remove(name);
+      }
     }
     QPen pen = s->pen();
     pen.setColor(lineColor(name));
@@ -438,25 +450,36 @@ QString TimeChart::noDataText(const NoDataBand& band) {
            QDateTime::fromMSecsSinceEpoch(band.end_ms).toString(QStringLiteral("HH:mm:ss")));
 }
 
-QString TimeChart::legendLabel(const QString& name, const QFont& font) const {
+QString TimeChart::legendLabel(const QString& name, const QFont& font, bool right_axis) const {
   // The legend is 260 px wide; the marker takes about 40. A key line is "key / model[ / limit]":
   // the model is what tells two lines of one key apart, so it stays whole; the key's name
   // gives way first (elided in its middle, down to a few letters each side), then the limit
   // (down to its first letters: "req…", "llm…").
   const QFontMetrics fm(font);
   constexpr int kWidth = 210;
+  // A line on the right-hand axis says so, whole: "free: would refuse (shadow, right axis)", or
+  // where that is too wide "free: would refuse (right axis)" (the dashed line and the axis's
+  // title in its colour say shadow), the name giving way before "(right axis)" does.
+  QString stem = name, tail;
+  if (right_axis) {
+    const QString shadow = QStringLiteral(" (shadow)");
+    if (name.endsWith(shadow)) stem.chop(shadow.size());
+    tail = tr(" (shadow, right axis)");
+    if (stem == name || fm.horizontalAdvance(stem + tail) > kWidth) tail = tr(" (right axis)");
+  }
+  const int room = kWidth - fm.horizontalAdvance(tail);
   constexpr int kKeyAtLeast = 48;
   const auto elide = [&](int width) -> QString {
-    if (fm.horizontalAdvance(name) <= width) return name;
-    const QStringList parts = name.split(QStringLiteral(" / "));
-    if (parts.size() < 2) return fm.elidedText(name, Qt::ElideMiddle, width);
+    if (fm.horizontalAdvance(stem) <= width) return stem;
+    const QStringList parts = stem.split(QStringLiteral(" / "));
+    if (parts.size() < 2) return fm.elidedText(stem, Qt::ElideMiddle, width);
     const QString model = QStringLiteral(" / ") + parts[1];
     const QString limit = parts.size() > 2
                               ? QStringLiteral(" / ") + parts.mid(2).join(QStringLiteral(" / "))
                               : QString();
     const int model_w = fm.horizontalAdvance(model);
     if (model_w > width - kKeyAtLeast)
-      return fm.elidedText(name, Qt::ElideMiddle, width);  // a very long model
+      return fm.elidedText(stem, Qt::ElideMiddle, width);  // a very long model
     // The key keeps all it can while the limit keeps its first letters ("requ…", "llm_…").
     const int limit_least =
         limit.isEmpty() ? 0 : fm.horizontalAdvance(limit.left(7) + QChar(0x2026));
@@ -466,12 +489,12 @@ QString TimeChart::legendLabel(const QString& name, const QFont& font) const {
     return key + model +
            (limit.isEmpty() ? QString() : fm.elidedText(limit, Qt::ElideRight, limit_room));
   };
-  const QString elided = elide(kWidth);
+  const QString elided = elide(room) + tail;
   QSet<QString> taken;
   for (const QLineSeries* other : m_lines) taken.insert(other->name());
   if (!taken.contains(elided)) return elided;
   for (int n = 2;; ++n) {  // two names that elide alike: numbered, never two identical labels
-    const QString numbered = elide(kWidth - 20) + QStringLiteral(" #%1").arg(n);
+    const QString numbered = elide(room - 20) + QStringLiteral(" #%1").arg(n) + tail;
     if (!taken.contains(numbered)) return numbered;
   }
 }

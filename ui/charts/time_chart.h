@@ -7,7 +7,8 @@
 // The y axis can be logarithmic (setLogScaleToggle), so small tiers and a 0.5/s threshold
 // stay readable beside a runaway. A shadow config's lines (ChartLine::shadow_of) move to a
 // right-hand axis of their own, titled for them, while they and the live lines are more than
-// 10x apart on a linear axis (choose_shadow_axis), so a shadow's 3/s is not flat under 1,400/s.
+// 10x apart on a linear axis (choose_shadow_axis), so a shadow's 3/s is not flat under 1,400/s;
+// the legend entry of a line there says "(right axis)".
 // A crosshair shows the values under the cursor; dragging selects a time range to zoom into,
 // the wheel zooms around the cursor, Shift+wheel pans, a double click returns to live.
 
@@ -130,8 +131,9 @@ class TimeChart : public QChartView {
 
  private:
   qint64 timeAtX(double x) const;
-  /// `name` elided in the middle to the legend's width, unlike every other label shown.
-  QString legendLabel(const QString& name, const QFont& font) const;
+  /// `name` elided in the middle to the legend's width, unlike every other label shown; with
+  /// " (right axis)" after it for a line drawn on the right-hand (shadow) axis.
+  QString legendLabel(const QString& name, const QFont& font, bool right_axis) const;
   double xAtTime(qint64 t_ms) const;
   /// Fraction of the plot's height (0 bottom, 1 top) where `value` sits on the current scale.
   double yFraction(double value) const;
@@ -156,8 +158,9 @@ class TimeChart : public QChartView {
   QValueAxis* m_shadowAxisY = nullptr;    // in the chart, on the right, while m_shadowOwnAxis
   QLineSeries* m_shadowAnchor = nullptr;  // lays out m_shadowAxisY's labels, as m_anchor
   bool m_shadowOwnAxis = false;
-  YScale m_shadowScale;     // the shadow lines' y range while m_shadowOwnAxis
-  QSet<QString> m_shadows;  // the names of the shadow lines shown
+  YScale m_shadowScale;           // the shadow lines' y range while m_shadowOwnAxis
+  QSet<QString> m_shadows;        // the names of the shadow lines shown
+  QSet<QString> m_rightLabelled;  // the lines whose legend entry says "(right axis)"
   QLineSeries* m_anchor = nullptr;
   double m_anchorY = std::numeric_limits<double>::quiet_NaN();  // where m_anchor lies, in y
   QHash<QString, QLineSeries*> m_lines;
