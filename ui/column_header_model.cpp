@@ -37,12 +37,17 @@ ColumnHeaderModel::ColumnHeaderModel(QAbstractItemModel* table, QObject* parent)
   connect(table, &M::modelAboutToBeReset, this, [this] { beginResetModel(); });
   connect(table, &M::modelReset, this, [this] { endResetModel(); });
   connect(table, &M::headerDataChanged, this, &M::headerDataChanged);
+  // Gone (m_table is null by then): no columns, and the header is told so.
+  connect(table, &QObject::destroyed, this, [this] {
+    beginResetModel();
+    endResetModel();
+  });
   // layoutAboutToBeChanged/layoutChanged are not passed on: the table's layout changes move
   // its rows (sort, filter), never its columns.
 }
 
-int ColumnHeaderModel::rowCount(const QModelIndex&) const {
-  return 0;
+int ColumnHeaderModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : 1;
 }
 
 int ColumnHeaderModel::columnCount(const QModelIndex& parent) const {

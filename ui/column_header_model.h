@@ -14,10 +14,11 @@ namespace limitscope::ui {
 class ColumnHeaderModel : public QAbstractTableModel {
   Q_OBJECT
  public:
-  /// Columns and header data of `table`'s top level (not owned; it outlives nothing here: a
-  /// destroyed table reads as no columns).
+  /// Columns and header data of `table`'s top level (not owned: destroyed, it reads as no
+  /// columns, announced as a reset).
   explicit ColumnHeaderModel(QAbstractItemModel* table, QObject* parent = nullptr);
-  /// No rows: the header needs none, and the table's rows move without it.
+  /// One empty row: the header keeps a moved section's size and hidden state by an index in
+  /// it. The table's rows are not here, and move without it.
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
   QVariant headerData(int section, Qt::Orientation orientation,
