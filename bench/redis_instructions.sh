@@ -10,10 +10,16 @@
 #   empty4   FCALL of a function that returns a 44-byte string, with decide's 4 keys and
 #            2 arguments: the call itself
 #   empty1   EVALSHA of `return 1` with the reference's 1 key and 3 arguments
+#   gcra     FCALL of decide, one GCRA decision (the bench-redis gcra phase's rule: bench-gcra,
+#            capacity 100, 1000/s, cost 1)
+#   batch16  FCALL of decide, 16 GCRA decisions on 16 random keys (the gcra_batch phase), over
+#            N/4 calls; its row also prints the instructions per decision
 # The ratio decide / ref is the instruction count's view of bench-redis's
 # token_bucket_vs_reference_server_us (which times the same calls on the server's clock).
 #
 #   bench/redis_instructions.sh CLI [N]   (CLI: a built limitscope-cli; default N = 20000)
+#   ROWS="gcra batch16" ...  counts only those rows; KEEP=DIR keeps callgrind's dumps there
+#   (cg.out.<row number>, for callgrind_annotate)
 #   needs: redis-server, redis-cli, redis-benchmark, valgrind (callgrind_control)
 set -euo pipefail
 
@@ -27,6 +33,7 @@ WORK="$(mktemp -d)"
 VG_PID=""
 cleanup() {
   [ -n "$VG_PID" ] && kill "$VG_PID" 2>/dev/null && wait "$VG_PID" 2>/dev/null
+  [ -n "${KEEP:-}" ] && mkdir -p "$KEEP" && cp "$WORK"/cg.out.* "$KEEP"/ 2>/dev/null
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -48,6 +55,13 @@ URL="redis://127.0.0.1:$PORT"
 "$CLI" config state-format --redis "$URL" --redis-timeout 20s --rule bench-tb --set 2 \
   > /dev/null 2>&1 || true
 "$CLI" decide --redis "$URL" --redis-timeout 20s --rule bench-tb --key warm > /dev/null
+"$CLI" config set --redis "$URL" --redis-timeout 20s --rule bench-gcra --algorithm gcra \
+  --capacity 100 --refill 1000/s --reason "redis_instructions.sh" > /dev/null
+# State format 3 where the build has it (GCRA states keep their TTL), else 2.
+"$CLI" config state-format --redis "$URL" --redis-timeout 20s --rule bench-gcra --set 3 \
+  > /dev/null 2>&1 ||
+  "$CLI" config state-format --redis "$URL" --redis-timeout 20s --rule bench-gcra --set 2 \
+  > /dev/null 2>&1 || true
 DECIDE="$("${R[@]}" FUNCTION LIST | grep -o 'limitscope_decide_[0-9a-f]*' | head -1)"
 REF="$("${R[@]}" SCRIPT LOAD "$(reference_token_bucket_lua)")"
 EMPTY1="$("${R[@]}" SCRIPT LOAD 'return 1')"
@@ -57,13 +71,15 @@ printf '#!lua name=lsinstr\nredis.register_function(%s, function(KEYS, ARGV) ret
 
 dumps=0
 LAST=""
-# Instructions per call of one redis-benchmark command line (after a warm-up of the same).
+# Instructions per call of one redis-benchmark command line (after a warm-up of the same), over
+# CALLS calls (default N).
 count() {
-  local label="$1"
+  local label="$1" calls="${CALLS:-$N}"
   shift
+  if [ -n "${ROWS:-}" ] && [[ " $ROWS " != *" $label "* ]]; then LAST=1; return; fi
   redis-benchmark -p "$PORT" -n 4000 -c 2 -P 16 -r 1000 "$@" > /dev/null 2>&1
   callgrind_control -z "$VG_PID" > /dev/null 2>&1
-  redis-benchmark -p "$PORT" -n "$N" -c 2 -P 16 -r 1000 "$@" > /dev/null 2>&1
+  redis-benchmark -p "$PORT" -n "$calls" -c 2 -P 16 -r 1000 "$@" > /dev/null 2>&1
   callgrind_control -d "$label" "$VG_PID" > /dev/null 2>&1
   local f ir
   dumps=$((dumps + 1))
@@ -73,7 +89,7 @@ count() {
     sleep 0.1
   done
   ir="$(awk '/^summary:/ {print $2; exit}' "$f")"
-  LAST="$(awk -v i="$ir" -v n="$N" 'BEGIN {printf "%.0f", i / n}')"
+  LAST="$(awk -v i="$ir" -v n="$calls" 'BEGIN {printf "%.0f", i / n}')"
   printf '%-8s %8s\n' "$label" "$LAST"
 }
 
@@ -88,4 +104,14 @@ count ref EVALSHA "$REF" 1 'bench-ref:k__rand_int__' 100 1 "$NOW_MS"
 ref="$LAST"
 count empty4 FCALL ls_empty44 "${KEYS4[@]}" '' 1
 count empty1 EVALSHA "$EMPTY1" 1 'bench-ref:k__rand_int__' 100 1 "$NOW_MS"
-awk -v a="$decide" -v b="$ref" 'BEGIN {printf "decide / ref: %.3f\n", a / b}'
+[ -z "${ROWS:-}" ] && awk -v a="$decide" -v b="$ref" 'BEGIN {printf "decide / ref: %.3f\n", a / b}'
+KEYS_G=(4 'limitscope:{bench-gcra}:config' 'limitscope:{bench-gcra}:decisions'
+        'limitscope:{bench-gcra}:stamp' 'limitscope:{bench-gcra}:s:k__rand_int__')
+count gcra FCALL "$DECIDE" "${KEYS_G[@]}" '' 1
+KEYS_B=(19 'limitscope:{bench-gcra}:config' 'limitscope:{bench-gcra}:decisions'
+        'limitscope:{bench-gcra}:stamp')
+for _ in $(seq 1 16); do KEYS_B+=('limitscope:{bench-gcra}:s:k__rand_int__'); done
+COSTS=('')
+for _ in $(seq 1 16); do COSTS+=(1); done
+CALLS=$((N / 4)) count batch16 FCALL "$DECIDE" "${KEYS_B[@]}" "${COSTS[@]}"
+awk -v a="$LAST" 'BEGIN {printf "batch16 per decision: %.0f\n", a / 16}'

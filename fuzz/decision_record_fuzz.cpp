@@ -1,7 +1,9 @@
 // libFuzzer target for decide.lua's decision records (core/redis/decision_record): any reply
 // element either fails with a message (a protocol error naming the reply, or the element's own
 // error) or gives a decision whose fields are in range; a parsed record, written back in
-// ls_record's layout, parses again to the same decision.
+// ls_record's layout, parses again to the same decision. The same bytes as a GCRA state
+// (core/redis/state_codec.h, issue 18's format 3 or the TAT's text) are refused or within the
+// bounds decide.lua checks, and written back in format 3 read again to the same state.
 // seed-corpus: tests/data/fuzz/decision_record
 #include <bit>
 #include <cmath>
@@ -10,6 +12,7 @@
 #include <string>
 
 #include "core/redis/decision_record.h"
+#include "core/redis/state_codec.h"
 #include "fuzz/fuzz_check.h"
 
 namespace {
@@ -73,6 +76,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // is its text.
   const unsigned kind = size == 0 ? 0 : data[0] % 5;
   const std::string text = size == 0 ? std::string() : bytes.substr(1);
+  if (const auto g = decode_gcra_state(text)) {
+    check(g->tat_us >= 0 && g->tat_us <= 9007199254740992.0 && g->rem_ns >= 0 && g->rem_ns <= 999 &&
+          g->exp_ms >= 0 && std::isfinite(g->exp_ms));
+    check(text.size() == 24 || g->exp_ms == 0);
+    const auto again = decode_gcra_state(encode_gcra_state(*g));
+    check(again.has_value() && again->tat_ns() == g->tat_ns() &&
+          same_bits(again->exp_ms, g->exp_ms));
+  }
   Value v;
   switch (kind) {
     case 0:

@@ -219,9 +219,10 @@ Expected<bool> configure(redis::Connection& c, const redis::KeySchema& schema,
   if (*current) change.expect_version = (*current)->version;
   auto r = redis::set_config(c, schema, rule, redis::single_limit(p), change);
   if (!r) return make_error(r.error().message);
-  // Its decisions write token-bucket state format 2, as a rule's do once its fleet is upgraded
-  // (docs/redis-state.md): no decider of an older version touches the bench's keys.
-  auto f = redis::set_state_format(c, schema, rule, 2);
+  // Its decisions write the newest state format (3: token-bucket and GCRA states keep their
+  // TTL), as a rule's do once its fleet is upgraded (docs/redis-state.md): no decider of an
+  // older version touches the bench's keys.
+  auto f = redis::set_state_format(c, schema, rule, 3);
   if (!f) return make_error(f.error().message);
   return true;
 }

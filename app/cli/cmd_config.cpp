@@ -1,5 +1,5 @@
 // limitscope-cli config set|get|history|undo|override|state-format: a rule's live configuration
-// in Redis (core/redis/rule_config.h, docs/redis-schema.md) and the token-bucket state format
+// in Redis (core/redis/rule_config.h, docs/redis-schema.md) and the state format
 // its decisions write (core/redis/state_format.h, docs/redis-state.md). Every change is a
 // compare-and-set on the version plus an audit stream entry, made atomically by one script. Exit 0
 // done, 1 not done because of what Redis holds or answers (version moved, nothing to undo, no
@@ -251,15 +251,16 @@ int run_undo(const CommandArgs& argv) {
   return 0;
 }
 
-// The token-bucket state format the rule's decisions write: shown, or switched with --set
-// (2 once every decider of the rule reads format 2; 1 before deciders of an older version
-// join). Not a config change: no version, no audit entry.
+// The state format the rule's decisions write: shown, or switched with --set (2 or 3 once every
+// decider of the rule reads that format; 1 before deciders of an older version join). Not a
+// config change: no version, no audit entry.
 int run_state_format(const CommandArgs& argv) {
   const Expected<Args> command_line =
       Args::parse("config state-format", kSummary,
-                  with({{"set", "1|2",
-                         "switch the rule's decisions to write token-bucket state format 1 or 2 "
-                         "(2 only once every decider of the rule reads it: docs/redis-state.md)"}}),
+                  with({{"set", "1|2|3",
+                         "switch the rule's decisions to write state format 1, 2 (token-bucket "
+                         "states keep their TTL) or 3 (GCRA states too); 2 and 3 only once every "
+                         "decider of the rule reads them: docs/redis-state.md"}}),
                   argv);
   if (const auto exit = early_exit(command_line, "config state-format")) return *exit;
   const Args& a = *command_line;
@@ -267,9 +268,9 @@ int run_state_format(const CommandArgs& argv) {
   if (!t) return usage_error("config state-format", t.error());
   std::optional<int> want;
   if (auto s = a.get("set")) {
-    if (*s != "1" && *s != "2")
-      return usage_error("config state-format", "--set \"" + *s + "\" must be 1 or 2");
-    want = *s == "2" ? 2 : 1;
+    if (*s != "1" && *s != "2" && *s != "3")
+      return usage_error("config state-format", "--set \"" + *s + "\" must be 1, 2 or 3");
+    want = std::stoi(*s);
   }
   auto f = on_rule<int>(*t, [&](redis::Connection& c) {
     return want ? redis::set_state_format(c, t->schema, t->rule, *want)
@@ -279,7 +280,7 @@ int run_state_format(const CommandArgs& argv) {
   if (a.has("json")) {
     std::cout << json_text(json{{"rule", t->rule}, {"state_format", *f}}) << "\n";
   } else {
-    std::cout << "rule " << t->rule << ": token-bucket state format " << *f << "\n";
+    std::cout << "rule " << t->rule << ": state format " << *f << "\n";
   }
   return 0;
 }

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <optional>
+#include <string>
+#include <string_view>
 
 #include "core/limiter/fixed_window.h"
 #include "core/limiter/gcra.h"
@@ -16,6 +19,15 @@ namespace {
 
 std::optional<std::int64_t> int_of(const redis::Value& v) {
   return v.as_integer();
+}
+
+// At most the first 30 bytes of a state for an error text, bytes outside printable ASCII as '.'.
+std::string printable_prefix(std::string_view bytes) {
+  std::string out(bytes.substr(0, 30));
+  for (char& c : out) {
+    if (c < 0x20 || c > 0x7e) c = '.';
+  }
+  return out;
 }
 
 void fill_bucket(KeyReading& r, double available, double capacity) {
@@ -202,9 +214,14 @@ void own_evaluate_into(KeyReading& r, const LimitParams& params,
         fill_bucket(r, params.capacity, params.capacity);
         return;
       }
-      const auto tat = int_of(state);
-      if (!tat) return corrupt("TAT '" + state.str.substr(0, 30) + "' is not an integer");
-      Gcra::State s{*tat};
+      // The TAT's decimal ns text, or format 3's 24 bytes (state_codec.h).
+      const auto v = state.is_string() ? redis::decode_gcra_state(state.str)
+                                       : std::optional<redis::GcraStateValue>{};
+      if (!v) {
+        return corrupt("TAT '" + printable_prefix(state.str) +
+                       "' is neither an integer of ns nor 24 bytes of TAT and exp");
+      }
+      Gcra::State s{v->tat_ns()};
       fill_bucket(r, Gcra::available(params, s, now), params.capacity);
       return;
     }

@@ -23,7 +23,7 @@ Result<int> run(Connection& c, const KeySchema& schema, std::string_view rule,
   auto reply = eval(c, state_format_script(), {schema.config_stamp_key(rule)}, {want});
   if (!reply) return reply.error();
   const auto format = reply->as_integer();
-  if (!format || (*format != 1 && *format != 2))
+  if (!format || *format < 1 || *format > 3)
     return make_redis_error(ErrorKind::protocol, "state_format.lua reply: " + reply->describe());
   return static_cast<int>(*format);
 }
@@ -36,9 +36,9 @@ Result<int> get_state_format(Connection& c, const KeySchema& schema, std::string
 
 Result<int> set_state_format(Connection& c, const KeySchema& schema, std::string_view rule,
                              int format) {
-  if (format != 1 && format != 2) {
-    return make_redis_error(ErrorKind::usage, "the token-bucket state format must be 1 or 2, got " +
-                                                  std::to_string(format));
+  if (format < 1 || format > 3) {
+    return make_redis_error(ErrorKind::usage,
+                            "the state format must be 1, 2 or 3, got " + std::to_string(format));
   }
   return run(c, schema, rule, std::to_string(format));
 }

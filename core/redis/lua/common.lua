@@ -52,6 +52,16 @@ local function ls_round_ns(ns)
   return f
 end
 
+-- GCRA's emission interval T and its C·T in ns, derived once per limit (a kept config keeps
+-- them): p.c and p.e.
+local function ls_gcra_derive(p)
+  local t_ns = ls_round_ns(p.period / p.amount)
+  if t_ns < 1 then t_ns = 1 end
+  local limit_ns = ls_round_ns(p.capacity * t_ns)
+  if limit_ns < 1 then limit_ns = 1 end
+  p.c, p.e = t_ns, limit_ns
+end
+
 -- A state key's TTL in ms for a state that becomes idle `ns` from now (at least 1 ms).
 local function ls_ttl_ms(ns)
   local x = ns / 1000000
@@ -92,10 +102,14 @@ local function ls_tb_store(skey, tokens, ts, x, t, ttl, f2)
   return v
 end
 
--- Whether a rule's config stamp (decide.lua's KEYS[3]) allows token-bucket state format 2: the
--- mark " f2" after "<version> <µs>" (state_format.lua). No stamp: format 1.
-local function ls_stamp_f2(stamp)
-  return stamp and string.find(stamp, ' f2', 1, true) ~= nil or false
+-- The state format a rule's config stamp (decide.lua's KEYS[3]) allows its decisions to write:
+-- the mark " f2" (token-bucket states of 24 bytes) or " f3" (those, and GCRA states of 24 bytes)
+-- after "<version> <µs>" (state_format.lua); 1 without a mark or a stamp.
+local function ls_stamp_format(stamp)
+  if not stamp then return 1 end
+  if string.find(stamp, ' f3', 1, true) then return 3 end
+  if string.find(stamp, ' f2', 1, true) then return 2 end
+  return 1
 end
 
 -- Fills decision d (allowed, limit, remaining, retry: ns or nil, reset: ns, reason); the
@@ -169,9 +183,11 @@ local function ls_params(f, where)
       return ls_bad(f, 4, where, 'refill_period_ns must be an integer in [1, 2^53]')
     end
     -- c, e: values an algorithm derives from the parameters once (GCRA: T and C·T).
-    -- f2: token-bucket states may be written in format 2 (ls_tb_store; from the stamp).
+    -- f2: token-bucket states may be written in format 2 (ls_tb_store), f3: GCRA states in
+    -- format 3 (gcra.lua); both from the stamp (ls_stamp_format).
     return {alg = alg, capacity = capacity, amount = amount, period = period, max = capacity,
-            eval = false, write = false, name = '', suffix = '', rank = 0, c = 0, e = 0, f2 = false}
+            eval = false, write = false, name = '', suffix = '', rank = 0, c = 0, e = 0, f2 = false,
+            f3 = false}
   elseif alg == 'sliding-log' or alg == 'sliding-counter' or alg == 'fixed-window' then
     local limit, window = ls_num(f[5]), ls_uint(f[6])
     if limit == nil or limit <= 0 then return ls_bad(f, 5, where, 'limit must be a finite number > 0') end
@@ -195,7 +211,7 @@ local function ls_override(hash, label, first)
   local op, err = ls_params({first.alg, o[1], o[2], o[3], o[4], o[5]},
                             'LSCONFIG ' .. hash .. ' override of ' .. label .. ': ')
   if op == nil then return nil, err end
-  op.eval, op.write, op.rank, op.f2 = first.eval, first.write, first.rank, first.f2
+  op.eval, op.write, op.rank, op.f2, op.f3 = first.eval, first.write, first.rank, first.f2, first.f3
   return op
 end
 

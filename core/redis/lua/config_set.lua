@@ -1,7 +1,7 @@
 -- config_set.lua: replaces a rule's config with compare-and-set on its version and appends the
 -- change to the rule's audit stream, atomically (appended after common.lua).
 -- KEYS[1] the config hash, KEYS[2] the audit stream, KEYS[3] the live config's stamp: a string
--- "<version> <µs>" (then the marks " f2", " s<N>", " legacy <µs>") rewritten at every change, which decide.lua reads (with the states, in one
+-- "<version> <µs>" (then the marks " f2" or " f3", " s<N>", " legacy <µs>") rewritten at every change, which decide.lua reads (with the states, in one
 -- MGET) to know whether the config it keeps parsed is still the one in force. KEYS[4], given
 -- only for a shadow config (KEYS[1] then is "<prefix>{R}:shadow"): the shadow's counts, deleted
 -- (they count the shadow being replaced); the live stamp then only gets the shadow's mark
@@ -165,8 +165,9 @@ elseif KEYS[3] then
     local sh = redis.call('HMGET', string.sub(cfg, 1, -7) .. 'shadow', 'algorithm', 'version')
     if sh[1] and ls_uint(sh[2]) then mark = ' s' .. sh[2] end
   end
-  -- The token-bucket state format's switch (" f2", state_format.lua) stays, before the marks.
-  if ls_stamp_f2(old_stamp) then stamp = stamp .. ' f2' end
+  -- The state format's switch (" f2" or " f3", state_format.lua) stays, before the marks.
+  local format = ls_stamp_format(old_stamp)
+  if format > 1 then stamp = stamp .. ' f' .. format end
   if mark then stamp = stamp .. mark end
   if until_us > now_us then stamp = stamp .. ' legacy ' .. ls_int(until_us) end
   redis.call('SET', KEYS[3], stamp)

@@ -220,10 +220,12 @@ else
   end
   shadow = sets[2] or false
   local stamp = vals[1]
-  -- Token-bucket states in format 2 only where the stamp allows it (ls_stamp_f2): live and shadow.
-  if ls_stamp_f2(stamp) then
-    for j = 1, #limits do limits[j].f2 = true end
-    for j = 1, shadow and #shadow.limits or 0 do shadow.limits[j].f2 = true end
+  -- Token-bucket states in format 2, GCRA states in format 3, only where the stamp allows it
+  -- (ls_stamp_format): live and shadow.
+  local format = ls_stamp_format(stamp)
+  if format > 1 then
+    for j = 1, #limits do limits[j].f2, limits[j].f3 = true, format > 2 end
+    for j = 1, shadow and #shadow.limits or 0 do shadow.limits[j].f2, shadow.limits[j].f3 = true, format > 2 end
   end
   if stamp then
     -- config_set.lua marks a rule configured before issue 18 with the instant its last
@@ -237,7 +239,7 @@ else
                               overrides = has_overrides, npre = npre, legacy_until = until_us,
                               shadow = shadow, costs = {}, cnum = {}, ncnum = 0,
                               lean = #limits == 1 and npre == 1 and not has_overrides and not shadow,
-                              tb = false}
+                              tb = false, gc = false}
       -- The fast path's (fast.lua): a lean token bucket, with its numbers computed as
       -- ls_tb_admit computes them, and the library's locals for redis.call and struct.
       local e, p = ls_config_cache[cfg], limits[1]
@@ -248,6 +250,12 @@ else
         e.ppa = p.period / p.amount
         e.pmin = p.max * LS_PRESSURE_BELOW
         -- The rule's other key names, kept so each call finds them interned (not made again).
+        e.names = {KEYS[2], KEYS[3]}
+        ls_call, ls_pack, ls_unpack = redis.call, struct.pack, struct.unpack
+      elseif e.lean and p.alg == 'gcra' and p.f3 then
+        -- A lean GCRA in state format 3: T, C·T and the threshold, as ls_gcra_plain reads them.
+        if p.c == 0 then ls_gcra_derive(p) end
+        e.gc, e.C, e.T, e.L, e.pmin = true, p.capacity, p.c, p.e, p.max * LS_PRESSURE_BELOW
         e.names = {KEYS[2], KEYS[3]}
         ls_call, ls_pack, ls_unpack = redis.call, struct.pack, struct.unpack
       end

@@ -12,10 +12,11 @@
 -- or `struct`), the limit's numbers are fields of the entry itself, and nothing here calls a
 -- Lua function. A call this path declines goes on into decide.lua: before TIME, unchanged; after
 -- it, with its instant (t_call), and, the stamp read being the kept one, straight to ls_lean
--- (which then does not try ls_tb_admit again).
+-- (which then does not try ls_tb_admit again). A kept GCRA config in state format 3 (entry.gc,
+-- issue 18, fourth pass) is decided the same way: ls_gcra_plain's admission written out here.
 if #KEYS == 4 and #ARGV == 2 then
   local e = ls_config_cache[KEYS[1]]
-  if e and e.tb then
+  if e and (e.tb or e.gc) then
     -- The cost: its text converted once per kept config (entry.cnum, at most 64), as the lean
     -- path does (tonumber is a strtod).
     local a = ARGV[2]
@@ -43,74 +44,138 @@ if #KEYS == 4 and #ARGV == 2 then
         local skey = KEYS[4]
         local vals = ls_call('MGET', KEYS[3], skey)
         if vals[1] == e.stamp then
-          local raw, C = vals[2], e.C
-          local tokens, last, x, ok = C, t, 0, true
-          if raw then
-            local len = #raw
-            if len == 24 then
-              tokens, last, x = ls_unpack('<ddd', raw)
-            elseif len == 16 then
-              tokens, last = ls_unpack('<dd', raw)
-            else
-              ok = false
+          if e.gc then
+            -- ls_gcra_plain's admission (lean.lua) written out, the same expressions in the same
+            -- order: a 24-byte state (format 3) or none, a cost in (0, C], admitted with at least
+            -- the pressure threshold left. A refusal and anything else go to ls_lean.
+            local raw, C = vals[2], e.C
+            local tat_us, rem, x, ok = t, 0, 0, true
+            if raw then
+              if #raw == 24 then
+                tat_us, rem, x = ls_unpack('<ddd', raw)
+                ok = tat_us >= 0 and tat_us <= 9007199254740992 and tat_us % 1 == 0 and rem >= 0 and rem < 1000 and
+                       rem % 1 == 0 and x >= 0 and x % 1 == 0
+              else
+                ok = false
+              end
             end
-            -- ls_tb_admit's checks: anything eval might reset goes the general way.
-            if ok and not (tokens >= e.tmin and tokens <= C and last >= 0 and last % 1 == 0 and
-                           last <= 9007199254740992 and (last - t) * 1000 <= e.ahead and x >= 0 and
-                           x % 1 == 0) then
-              ok = false
-            end
-          end
-          if ok then
-            local level = tokens
-            if t > last then level = tokens + ((t - last) * 1000) * e.amount / e.period end
-            if not (level < C) then level = C end
-            if cost > 0 and cost <= C and level >= cost then
-              local rem = level - cost
-              if rem >= e.pmin then
-                local ns = (C - rem) * e.ppa
-                local reset = 0
-                if ns > 0 then
-                  if ns >= 2305843009213693952 then
-                    reset = 2305843009213693952
-                  else
-                    reset = ns - ns % 1
-                    if reset < ns then reset = reset + 1 end
-                  end
-                end
-                local b = last
-                if t > last then b = t end
-                local rec = ls_pack('<dddd', rem, C, reset, e.version)
-                local ms = ((b - t) * 1000 + reset) / 1000000
-                if not (ms > 1) then
-                  ms = 1
+            if ok and cost > 0 and cost <= C then
+              local t_ns, limit_ns = e.T, e.L
+              local cost_ns = t_ns
+              if cost ~= 1 then
+                cost_ns = cost * t_ns
+                if cost_ns >= 2305843009213693952 then
+                  cost_ns = 2305843009213693952
                 else
-                  local f = ms - ms % 1
-                  if f < ms then ms = f + 1 else ms = f end
+                  local f = cost_ns - cost_ns % 1
+                  if cost_ns - f >= 0.5 then cost_ns = f + 1 else cost_ns = f end
                 end
-                ms = ms + pad
-                -- ls_tb_store, with the TTL as text: Redis prints a number argument with
-                -- %.17g (~2k instructions); the texts of the TTLs written are kept (ls_ttl_text).
-                if e.f2 then
+                if cost_ns < 1 then cost_ns = 1 end
+              end
+              local b = (tat_us - t) * 1000 + rem
+              if b < 0 then b = 0 end
+              local nb = b + cost_ns
+              if nb <= limit_ns then
+                local l = (limit_ns - nb) / t_ns
+                if C < l then l = C end
+                if l >= e.pmin then
+                  local r = nb % 1000
+                  local tus = t + (nb - r) / 1000
+                  local ms = nb / 1000000
+                  if not (ms > 1) then
+                    ms = 1
+                  else
+                    local f = ms - ms % 1
+                    if f < ms then ms = f + 1 else ms = f end
+                  end
+                  ms = ms + pad
                   local now_ms = (t - t % 1000) / 1000
                   if x >= now_ms + ms then
-                    ls_call('SET', skey, ls_pack('<ddd', rem, b, x), 'KEEPTTL')
-                    return rec
+                    ls_call('SET', skey, ls_pack('<ddd', tus, r, x), 'KEEPTTL')
+                  else
+                    ms = ms + 1000
+                    local tx = ls_ttl_text[ms]
+                    if not tx then
+                      if ls_ttl_count >= 1024 then ls_ttl_text, ls_ttl_count = {}, 0 end
+                      tx = string.format('%d', ms)
+                      ls_ttl_text[ms], ls_ttl_count = tx, ls_ttl_count + 1
+                    end
+                    ls_call('SET', skey, ls_pack('<ddd', tus, r, now_ms + ms - 1), 'PX', tx)
                   end
-                  ms = ms + 1000
-                  x = now_ms + ms - 1
-                  raw = ls_pack('<ddd', rem, b, x)
-                else
-                  raw = ls_pack('<dd', rem, b)
+                  return ls_pack('<dddd', l, C, nb, e.version)
                 end
-                local tx = ls_ttl_text[ms]
-                if not tx then
-                  if ls_ttl_count >= 1024 then ls_ttl_text, ls_ttl_count = {}, 0 end
-                  tx = string.format('%d', ms)
-                  ls_ttl_text[ms], ls_ttl_count = tx, ls_ttl_count + 1
+              end
+            end
+          else
+            local raw, C = vals[2], e.C
+            local tokens, last, x, ok = C, t, 0, true
+            if raw then
+              local len = #raw
+              if len == 24 then
+                tokens, last, x = ls_unpack('<ddd', raw)
+              elseif len == 16 then
+                tokens, last = ls_unpack('<dd', raw)
+              else
+                ok = false
+              end
+              -- ls_tb_admit's checks: anything eval might reset goes the general way.
+              if ok and not (tokens >= e.tmin and tokens <= C and last >= 0 and last % 1 == 0 and
+                             last <= 9007199254740992 and (last - t) * 1000 <= e.ahead and x >= 0 and
+                             x % 1 == 0) then
+                ok = false
+              end
+            end
+            if ok then
+              local level = tokens
+              if t > last then level = tokens + ((t - last) * 1000) * e.amount / e.period end
+              if not (level < C) then level = C end
+              if cost > 0 and cost <= C and level >= cost then
+                local rem = level - cost
+                if rem >= e.pmin then
+                  local ns = (C - rem) * e.ppa
+                  local reset = 0
+                  if ns > 0 then
+                    if ns >= 2305843009213693952 then
+                      reset = 2305843009213693952
+                    else
+                      reset = ns - ns % 1
+                      if reset < ns then reset = reset + 1 end
+                    end
+                  end
+                  local b = last
+                  if t > last then b = t end
+                  local rec = ls_pack('<dddd', rem, C, reset, e.version)
+                  local ms = ((b - t) * 1000 + reset) / 1000000
+                  if not (ms > 1) then
+                    ms = 1
+                  else
+                    local f = ms - ms % 1
+                    if f < ms then ms = f + 1 else ms = f end
+                  end
+                  ms = ms + pad
+                  -- ls_tb_store, with the TTL as text: Redis prints a number argument with
+                  -- %.17g (~2k instructions); the texts of the TTLs written are kept (ls_ttl_text).
+                  if e.f2 then
+                    local now_ms = (t - t % 1000) / 1000
+                    if x >= now_ms + ms then
+                      ls_call('SET', skey, ls_pack('<ddd', rem, b, x), 'KEEPTTL')
+                      return rec
+                    end
+                    ms = ms + 1000
+                    x = now_ms + ms - 1
+                    raw = ls_pack('<ddd', rem, b, x)
+                  else
+                    raw = ls_pack('<dd', rem, b)
+                  end
+                  local tx = ls_ttl_text[ms]
+                  if not tx then
+                    if ls_ttl_count >= 1024 then ls_ttl_text, ls_ttl_count = {}, 0 end
+                    tx = string.format('%d', ms)
+                    ls_ttl_text[ms], ls_ttl_count = tx, ls_ttl_count + 1
+                  end
+                  ls_call('SET', skey, raw, 'PX', tx)
+                  return rec
                 end
-                ls_call('SET', skey, raw, 'PX', tx)
-                return rec
               end
             end
           end

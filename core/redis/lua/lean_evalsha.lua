@@ -27,7 +27,8 @@ do
       if p then
         local cs = ls_plain_costs(ARGV, n, {})
         if cs then
-          p.f2 = ls_stamp_f2(stamp)
+          local format = ls_stamp_format(stamp)
+          p.f2, p.f3 = format > 1, format > 2
           --@LEAN_ALGORITHMS
           return ls_lean(KEYS, ARGV, n, t, p, ls_decision(), version, vals, cs, pad, cfg, #cfg - 3)
         end

@@ -263,6 +263,38 @@ TEST(RedisProbe, TokenBucketStatesOfBothFormatsAreRead) {
   }
 }
 
+// A GCRA state of either form reads as its level: format 3's 24 bytes (what decisions write once
+// the rule is switched to it) and the TAT's decimal ns text of every version before.
+TEST(RedisProbe, GcraStatesOfBothFormsAreRead) {
+  auto server = RedisServer::start();
+  Connection c = connect(*server);
+  const redis::KeySchema schema;
+  auto set = redis::set_config(
+      c, schema, "g",
+      redis::single_limit(test::bucket(Algorithm::gcra, 10, 1, std::chrono::minutes(1))),
+      redis::ChangeInfo{"test", "probe test", std::nullopt});
+  ASSERT_TRUE(set.ok()) << set.error().message;
+  ASSERT_TRUE(redis::set_state_format(c, schema, "g", 3).ok());  // decisions write format 3
+  ASSERT_TRUE(redis::RedisLimiter(schema).decide(c, "g", "decided", 3).ok());
+  EXPECT_EQ(must_get(c, schema.state_key("g", "decided")).size(), 24u);
+  // 4 units taken (a TAT 4 minutes ahead), written both ways by hand.
+  const auto now_us = test::server_time_us(c);
+  const std::int64_t tat_us = now_us + 4 * 60'000'000;
+  test::must(c, {"SET", schema.state_key("g", "text"), std::to_string(tat_us) + "000"});
+  test::must(c, {"SET", schema.state_key("g", "bytes"),
+                 redis::encode_gcra_state(
+                     {static_cast<double>(tat_us), 0, static_cast<double>(tat_us / 1000 + 1000)})});
+  RedisProbe probe(builtin_profiles(), ProbeOptions{});
+  auto snap = probe.probe_all(c);
+  ASSERT_TRUE(snap.ok()) << snap.error().message;
+  for (const char* label : {"decided", "text", "bytes"}) {
+    const auto* r = find(*snap, schema.state_key("g", label));
+    ASSERT_NE(r, nullptr) << label;
+    ASSERT_TRUE(r->error.empty()) << label << ": " << r->error;
+    EXPECT_NEAR(*r->level, label == std::string("decided") ? 7 : 6, 0.1) << label;
+  }
+}
+
 // Keys of a rule read before are read with TIME, planned from its config as last read; a
 // config changed since is seen in the same refresh: the keys are read again under it.
 TEST(RedisProbe, AChangedConfigIsReadInTheRefreshThatSeesIt) {
@@ -303,7 +335,8 @@ TEST(RedisProbe, AChangedConfigIsReadInTheRefreshThatSeesIt) {
   ASSERT_TRUE(other.ok()) << other.error().message;
   ASSERT_NE(find(*other, key), nullptr);
   EXPECT_EQ(find(*other, key)->algorithm, "gcra");
-  EXPECT_NE(find(*other, key)->error.find("is not an integer"), std::string::npos)
+  EXPECT_NE(find(*other, key)->error.find("is neither an integer of ns nor 24 bytes"),
+            std::string::npos)
       << find(*other, key)->error;
 }
 

@@ -6,10 +6,12 @@
 
 #include <chrono>
 #include <cstdint>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "core/limiter/decision.h"
 #include "core/redis/connection.h"
 #include "core/redis/rule_config.h"
 #include "support/limit_params_builders.h"
@@ -35,6 +37,22 @@ inline Value must(Connection& c, const std::vector<std::string>& argv) {
   return std::move(r).value();
 }
 
+/// A decision's fields, for a failure message.
+inline std::string show(const Decision& d) {
+  std::ostringstream s;
+  s.precision(17);
+  s << "allowed=" << d.allowed << " remaining=" << d.remaining << " limit=" << d.limit
+    << " retry_after=" << (d.retry_after ? std::to_string(d.retry_after->count()) : "none")
+    << " reset_after=" << d.reset_after.count() << " reason=" << to_string(d.reason);
+  return s.str();
+}
+
+/// Whether two decisions are the same, field for field (the equivalence tests' rule).
+inline bool same(const Decision& a, const Decision& b) {
+  return a.allowed == b.allowed && a.remaining == b.remaining && a.limit == b.limit &&
+         a.retry_after == b.retry_after && a.reset_after == b.reset_after && a.reason == b.reason;
+}
+
 }  // namespace limitscope::redis::testing
 
 namespace limitscope::redis {
@@ -46,6 +64,8 @@ using test::window;
 using testing::connect;
 using testing::must;
 using testing::put;
+using testing::same;
+using testing::show;
 
 /// A realistic server time, µs (the TIME a test passes to the scripts).
 constexpr std::int64_t kEpochUs = 1'700'000'000'000'000;

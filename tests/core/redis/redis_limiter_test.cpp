@@ -16,6 +16,7 @@
 #include "core/limiter/limiter.h"
 #include "core/redis/limiter_scripts.h"
 #include "core/redis/script.h"
+#include "core/redis/state_format.h"
 #include "limiter_test_support.h"
 #include "support/limit_params_builders.h"
 
@@ -81,20 +82,6 @@ std::vector<Event> make_trace(std::mt19937_64& rng, std::size_t n, int keys, dou
   return out;
 }
 
-std::string show(const Decision& d) {
-  std::ostringstream s;
-  s.precision(17);
-  s << "allowed=" << d.allowed << " remaining=" << d.remaining << " limit=" << d.limit
-    << " retry_after=" << (d.retry_after ? std::to_string(d.retry_after->count()) : "none")
-    << " reset_after=" << d.reset_after.count() << " reason=" << to_string(d.reason);
-  return s.str();
-}
-
-bool same(const Decision& a, const Decision& b) {
-  return a.allowed == b.allowed && a.remaining == b.remaining && a.limit == b.limit &&
-         a.retry_after == b.retry_after && a.reset_after == b.reset_after && a.reason == b.reason;
-}
-
 constexpr std::size_t kEventsPerSet = 20000;  // events per parameter set
 
 // Runs on both paths to the Lua: the function library (FCALL) and the scripts (EVALSHA).
@@ -144,10 +131,14 @@ class RedisLimiterEquality : public ::testing::TestWithParam<ScriptMode> {
   // the same decision on every event.
   // keys: how many limited keys the trace spreads over; shared: every call's decisions share
   // its first decision's instant (one header time: the lean path decides whole batches).
+  // format: the state format the rule is switched to (docs/redis-state.md).
   template <class A>
   void expect_same(const std::string& rule, const LimitParams& p, std::size_t n, std::uint64_t seed,
-                   std::size_t per_call, int keys = 24, bool shared = false) {
+                   std::size_t per_call, int keys = 24, bool shared = false, int format = 1) {
     put(*conn_, KeySchema{}, rule, single_limit(p));
+    if (format > 1) {
+      ASSERT_TRUE(set_state_format(*conn_, KeySchema{}, rule, format).ok());
+    }
     std::mt19937_64 rng(seed);
     auto events = make_trace(rng, n, keys, p.max_cost(), scale_us(p));
     if (shared) {
@@ -209,6 +200,23 @@ TEST_P(RedisLimiterEquality, TokenBucket) {
 
 TEST_P(RedisLimiterEquality, Gcra) {
   expect_same_on_each<Gcra>("gcra", bucket_sets(Algorithm::gcra), 21);
+}
+
+// GCRA in state format 3 (24-byte states that keep their TTL): single decisions and whole
+// batches at one instant (the lean path's inline GCRA, ls_gcra_plain), on 24 keys and on 3 hot
+// keys whose writes are held within a call.
+TEST_P(RedisLimiterEquality, GcraInStateFormat3) {
+  std::uint64_t seed = 81;
+  for (const auto& p : bucket_sets(Algorithm::gcra)) {
+    const std::string rule = "gcra3-" + std::to_string(seed);
+    expect_same<Gcra>(rule, p, kEventsPerSet, seed, 1, 24, false, 3);
+    if (HasFatalFailure()) return;
+    expect_same<Gcra>(rule + "b", p, kEventsPerSet, seed + 10, 16, 24, true, 3);
+    if (HasFatalFailure()) return;
+    expect_same<Gcra>(rule + "h", p, kEventsPerSet / 4, seed + 20, 16, 3, true, 3);
+    if (HasFatalFailure()) return;
+    ++seed;
+  }
 }
 
 TEST_P(RedisLimiterEquality, SlidingLog) {

@@ -176,7 +176,7 @@ TEST(StateFormat, ARuleWithoutAStampCannotBeSwitched) {
   auto f = set_state_format(rig.c, rig.limiter.schema(), "none", 2);
   ASSERT_FALSE(f.ok());
   EXPECT_NE(f.error().message.find("LSCONFIG"), std::string::npos) << f.error().message;
-  auto bad = set_state_format(rig.c, rig.limiter.schema(), "none", 3);
+  auto bad = set_state_format(rig.c, rig.limiter.schema(), "none", 4);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().kind, ErrorKind::usage);
 }
