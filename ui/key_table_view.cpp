@@ -2,6 +2,7 @@
 
 #include <QApplication>
 #include <QHeaderView>
+#include <QItemSelectionModel>
 #include <QPainter>
 #include <QResizeEvent>
 #include <QScrollBar>
@@ -72,10 +73,21 @@ KeyTableView::KeyTableView(KeyTableModel* model, QAbstractItemModel* proxy, QWid
   // header data, and no layout change. (The header does honour the model's VerticalSortHint
   // in Qt 6.4, as a view on the model itself shows, but keeping it through the filter would take
   // a filter proxy of our own in place of QSortFilterProxyModel.)
-  // QTableView::setModel gives the header the table's model: this comes after it. The header's
-  // own selection model is of its own model, so it highlights no section for selected rows
-  // (with whole rows selected, that was every section at once).
-  horizontalHeader()->setModel(new ColumnHeaderModel(proxy, this));
+  // QTableView::setModel gives the header the table's model: this comes after it.
+  auto* columns = new ColumnHeaderModel(proxy, this);
+  horizontalHeader()->setModel(columns);
+  // The header highlights the sections of the selected rows' cells (whole rows: every section)
+  // from its own selection model, of its own model: the table's selection is mirrored there.
+  connect(selectionModel(), &QItemSelectionModel::selectionChanged, this, [this, columns] {
+    QItemSelectionModel* own = horizontalHeader()->selectionModel();
+    const bool any = selectionModel()->hasSelection();
+    if (any == own->hasSelection() || columns->columnCount() == 0) return;
+    if (any) {
+      own->select(columns->index(0, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    } else {
+      own->clearSelection();
+    }
+  });
   // Laid out on every refresh (and raised, so repainted): painted from a kept picture.
   setHorizontalScrollBar(new KeptScrollBar(Qt::Horizontal, this));
   setVerticalScrollBar(new KeptScrollBar(Qt::Vertical, this));

@@ -1,8 +1,8 @@
 // Verifies what a refresh of the key table lays out and when: a re-sort of the rows leaves the
 // columns alone (the filter proxy drops the model's row-sort hint: the header reads its own
-// model, ColumnHeaderModel), while a header click still sorts and shown, hidden and renamed
-// columns still reach the header; and settleLayout() fits the columns at once instead of after
-// the events in hand (when the frame was already repainted).
+// model, ColumnHeaderModel), while a header click still sorts, shown, hidden and renamed
+// columns still reach the header and selected rows still highlight it; and settleLayout() fits the
+// columns at once instead of after the events in hand (when the frame was already repainted).
 
 #include "ui/key_table_view.h"
 
@@ -93,6 +93,28 @@ TEST(KeyTableView, ARowSortLeavesTheColumnsAlone) {
   for (int c = 0; c < KeyTableModel::ColumnCount; ++c)
     EXPECT_EQ(t.view.columnWidth(c), widths[static_cast<std::size_t>(c)]) << "column " << c;
   EXPECT_EQ(t.model.rowAt(0)->api_key, "key-39");
+}
+
+TEST(KeyTableView, TheHeaderHighlightsItsSectionsWhileRowsAreSelected) {
+  test::ensure_qt_app();
+  Table t;
+  show_forty_keys(t);
+  QHeaderView* h = t.view.horizontalHeader();
+  ASSERT_TRUE(h->highlightSections());
+  const QImage plain = h->grab().toImage();
+  // As QTableView's header did on the table's own selection (its labels turn bold): mirrored
+  // into the header's own model.
+  t.view.selectRow(2);
+  process_events();
+  EXPECT_TRUE(h->selectionModel()->hasSelection());
+  EXPECT_NE(h->grab().toImage(), plain) << "a selected row highlights no section";
+  t.view.selectRow(5);
+  process_events();
+  EXPECT_NE(h->grab().toImage(), plain);
+  t.view.clearSelection();
+  process_events();
+  EXPECT_FALSE(h->selectionModel()->hasSelection());
+  EXPECT_EQ(h->grab().toImage(), plain);
 }
 
 TEST(KeyTableView, TheHeaderSortsAndFollowsTheColumnsItsOwnModelPassesOn) {
