@@ -44,6 +44,7 @@ struct DashboardRunResult {
   double server_cpu_s = 0;  ///< redis-server, INFO cpu
   std::uint64_t refreshes = 0;
   std::uint64_t scanned = 0;       ///< keys SCAN returned over the run (discovery's progress)
+  double discovery_cpu_s = 0;      ///< ... and the dashboard's CPU discovery took (its budget's)
   std::vector<double> refresh_ms;  ///< wall time of each refresh (advance that refreshed)
   std::vector<double> seen_ms;     ///< per emptied key seen: emptied → in the top rows
   int unseen = 0;                  ///< emptied keys not in the top rows by the end

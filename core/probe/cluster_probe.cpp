@@ -184,6 +184,7 @@ redis::Result<ProbeSnapshot> ClusterProbe::run(redis::ClusterClient& cluster, bo
     all.scanned += snap->scanned;
     all.scan_calls += snap->scan_calls;
     all.scan_budget += snap->scan_budget;
+    all.discovery_cpu_ns += snap->discovery_cpu_ns;
     all.read_commands += snap->read_commands;
     all.index_reads += snap->index_reads;  // each rule's pressure index is on its own master
     all.index_entries += snap->index_entries;

@@ -9,9 +9,10 @@
 // slot map at once. A master that cannot be reached is an
 // error line, not a failed refresh, as long as one master answers.
 //
-// Discovery's budget (adaptive_scan) is one share of a refresh for the whole cluster, split
-// evenly between the masters: scanned at once, each on its own thread, they would otherwise
-// take n shares of the dashboard's CPU, so its discovery work would grow with the masters.
+// Discovery's budget (adaptive_scan) is one share of a refresh for the whole cluster (its time
+// and its CPU), split evenly between the masters: scanned at once, each on its own thread (whose
+// CPU its probe measures), they would otherwise take n shares of the dashboard's CPU, so its
+// discovery work would grow with the masters.
 //
 // The masters are probed at once, one thread per master for the refresh (each master's probe
 // is its own state, each on its own pooled connection): a refresh takes as long as the slowest

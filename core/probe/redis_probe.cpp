@@ -106,6 +106,7 @@ redis::Result<bool> RedisProbe::scan_once(redis::Connection& c, std::size_t coun
     Tracked t = make_tracked(*p, k.str);
     if (t.own && options_.pressure_index) rules_.insert(t.own->config_key);
     tracked_.emplace(k.str, std::move(t));
+    ++found_;
     slots_valid_ = false;  // read from the next refresh on, in key order
   }
   cursor_ = reply->elements[0].str;
@@ -135,10 +136,12 @@ redis::Result<std::size_t> RedisProbe::discover(redis::Connection& c, std::size_
 redis::Result<std::size_t> RedisProbe::discover_adaptive(redis::Connection& c,
                                                          ProbeSnapshot& snap) {
   const Clock& clock = options_.clock != nullptr ? *options_.clock : SteadyClock::instance();
+  const CpuClock& cpu = cpu_clock();
   const std::size_t budget = budget_->keys();
   snap.scan_budget = budget;
   std::size_t asked = 0;
   std::size_t calls = 0;
+  const Nanos cpu0 = cpu.thread_cpu();
   const Nanos t0 = clock.now();
   while (asked < budget) {
     const std::size_t count = std::min(options_.scan_count, budget - asked);
@@ -148,8 +151,29 @@ redis::Result<std::size_t> RedisProbe::discover_adaptive(redis::Connection& c,
     ++calls;
     if (*done) break;
   }
-  budget_->observe(clock.now() - t0, asked);
+  discovery_.wall = clock.now() - t0;
+  discovery_.cpu_after = cpu.thread_cpu();
+  discovery_.cpu = discovery_.cpu_after - cpu0;
+  discovery_.asked = asked;
   return calls;
+}
+
+const CpuClock& RedisProbe::cpu_clock() const {
+  return options_.cpu_clock != nullptr ? *options_.cpu_clock : ThreadCpuClock::instance();
+}
+
+void RedisProbe::observe_discovery(std::size_t read, ProbeSnapshot& snap) {
+  if (!budget_ || discovery_.asked == 0) return;
+  const CpuClock& cpu = cpu_clock();
+  const Nanos rest = std::max(cpu.thread_cpu() - discovery_.cpu_after, Nanos{0});
+  Nanos cost = std::max(discovery_.cpu, Nanos{0});
+  if (read > 0 && found_ > 0) {
+    const double found = static_cast<double>(std::min(found_, read));
+    cost += Nanos{static_cast<Nanos::rep>(static_cast<double>(rest.count()) * found /
+                                          static_cast<double>(read))};
+  }
+  snap.discovery_cpu_ns = cost.count();
+  budget_->observe(ScanCost{discovery_.wall, cost}, discovery_.asked);
 }
 
 // The keys listed by the pressure index of the rule whose config key is `config_key` (its
@@ -412,6 +436,8 @@ void RedisProbe::hand_out(ProbeSnapshot& snap, bool key_ordered) {
 
 redis::Result<ProbeSnapshot> RedisProbe::run(redis::Connection& c, std::size_t scan_budget) {
   ProbeSnapshot snap;
+  discovery_ = DiscoveryCost{};
+  found_ = 0;
   auto calls = budget_ && scan_budget != SIZE_MAX ? discover_adaptive(c, snap)
                                                   : discover(c, scan_budget, snap);
   if (!calls) return calls.error();
@@ -501,10 +527,12 @@ redis::Result<ProbeSnapshot> RedisProbe::run(redis::Connection& c, std::size_t s
     erase_tracked(s.entry->first);
   }
   // Slots are in key order, unless an index added keys after them this refresh.
+  const std::size_t read = slots_.size();
   hand_out(snap, snap.from_index == 0);
   for (const auto& [pattern, key] : unmatched_examples_) snap.unmatched_examples.push_back(key);
   snap.discovery_complete = pass_done_once_;
   snap.unmatched = pass_done_once_ ? unmatched_last_pass_ : unmatched_this_pass_;
+  observe_discovery(read, snap);
   return snap;
 }
 

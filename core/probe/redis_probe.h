@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "core/common/cpu_clock.h"
 #include "core/probe/key_reading.h"
 #include "core/probe/limiter_profile.h"
 #include "core/probe/own_schema.h"
@@ -40,6 +41,9 @@ struct ProbeOptions {
   std::optional<ScanBudgetOptions> adaptive_scan;
   /// Times the SCAN calls for adaptive_scan; null: the real clock.
   const Clock* clock = nullptr;
+  /// Measures discovery's CPU for adaptive_scan (on the thread that refreshes); null: the
+  /// thread's real CPU clock.
+  const CpuClock* cpu_clock = nullptr;
   std::size_t max_tracked = 10000;
   bool read_ttl = true;  ///< PTTL of every key (half the commands of a refresh)
   /// Read the pressure index of every own-schema rule seen ("<prefix>{R}:pressure", written by
@@ -59,13 +63,16 @@ struct ProbeSnapshot {
   bool discovery_complete = false;  ///< a full SCAN pass has finished
   std::size_t scanned = 0;          ///< keys SCAN returned during this refresh
   std::size_t scan_calls = 0;       ///< SCAN calls during this refresh
-  std::size_t scan_budget = 0;    ///< adaptive_scan: the COUNT units this refresh could ask for (a
-                                  ///< cluster: summed over its masters)
-  std::size_t read_commands = 0;  ///< commands of the read pipelines
-  std::size_t index_reads = 0;    ///< pressure indexes read (one per own-schema rule seen)
-  std::size_t index_entries = 0;  ///< keys they listed
-  std::size_t from_index = 0;     ///< ... of which not tracked before (found without SCAN)
-  std::size_t dropped = 0;        ///< tracked keys let go for the cap (this refresh)
+  std::size_t scan_budget = 0;  ///< adaptive_scan: the COUNT units this refresh could ask for (a
+                                ///< cluster: summed over its masters)
+  /// adaptive_scan: the dashboard's CPU this refresh's discovery took (its SCAN replies, and
+  /// its share of the reads: those of the keys it found), nanoseconds (a cluster: summed)
+  std::int64_t discovery_cpu_ns = 0;
+  std::size_t read_commands = 0;    ///< commands of the read pipelines
+  std::size_t index_reads = 0;      ///< pressure indexes read (one per own-schema rule seen)
+  std::size_t index_entries = 0;    ///< keys they listed
+  std::size_t from_index = 0;       ///< ... of which not tracked before (found without SCAN)
+  std::size_t dropped = 0;          ///< tracked keys let go for the cap (this refresh)
   std::vector<std::string> errors;  ///< per-rule problems (missing or invalid config)
   /// Unmatched keys seen so far, one per key pattern (pattern_for), at most 20: what
   /// profile detection looks at.
@@ -114,6 +121,11 @@ class RedisProbe {
   redis::Result<std::size_t> discover(redis::Connection& c, std::size_t budget,
                                       ProbeSnapshot& snap);
   redis::Result<std::size_t> discover_adaptive(redis::Connection& c, ProbeSnapshot& snap);
+  /// Tells the budget what this refresh's discovery cost (adaptive_scan): the SCAN calls' wall
+  /// time and CPU, and the CPU of the rest of the refresh in the share of the keys it read that
+  /// SCAN found in it (tracking, planning, reading, decoding and ranking them).
+  void observe_discovery(std::size_t read, ProbeSnapshot& snap);
+  const CpuClock& cpu_clock() const;  ///< options_.cpu_clock, or the thread's real one
   redis::Result<bool> scan_once(redis::Connection& c, std::size_t count, ProbeSnapshot& snap);
 
   struct Tracked {
@@ -182,7 +194,16 @@ class RedisProbe {
 
   std::vector<LimiterProfile> profiles_;
   ProbeOptions options_;
-  std::optional<ScanBudget> budget_;        ///< adaptive_scan
+  std::optional<ScanBudget> budget_;  ///< adaptive_scan
+  /// What this refresh's discovery cost so far (adaptive_scan), for observe_discovery.
+  struct DiscoveryCost {
+    std::size_t asked = 0;  ///< COUNT units asked (0: no adaptive discovery this refresh)
+    Nanos wall{0};          ///< the SCAN calls' wall time
+    Nanos cpu{0};           ///< ... their CPU (replies decoded, keys matched and tracked)
+    Nanos cpu_after{0};     ///< the CPU clock when they ended
+  };
+  DiscoveryCost discovery_;
+  std::size_t found_ = 0;                   ///< keys SCAN tracked for the first time this refresh
   std::map<std::string, Tracked> tracked_;  ///< key → how to read it
   /// Own-schema rules seen (their config keys): whose pressure index each refresh reads.
   std::set<std::string> rules_;

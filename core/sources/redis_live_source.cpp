@@ -97,6 +97,8 @@ probe::ProbeOptions live_probe_options(const RedisLiveOptions& o, Clock& clock) 
   if (o.adaptive_scan && !probe_options.adaptive_scan) {
     probe::ScanBudgetOptions budget;
     budget.time_per_refresh = o.refresh_interval / 10;
+    budget.cpu_per_refresh = Nanos{static_cast<Nanos::rep>(
+        static_cast<double>(o.refresh_interval.count()) * o.discovery_cpu_share)};
     probe_options.adaptive_scan = budget;
   }
   if (probe_options.clock == nullptr) probe_options.clock = &clock;
@@ -173,6 +175,7 @@ void RedisLiveSource::refresh() {
   if (!connected_) event("connected to " + options_.url.redacted());
   connected_ = true;
   scanned_ += snap->scanned;
+  discovery_cpu_ns_ += snap->discovery_cpu_ns;
   last_error_ = snap->errors.empty() ? std::string() : snap->errors.front();
   if (endpoint_.is_cluster()) cluster_events(*snap);
   std::int64_t t = options_.stamp_with_server_time ? snap->server_time_us / 1000

@@ -56,9 +56,13 @@ struct RedisLiveOptions {
   /// a view that shows them (the key browser) asks.
   bool read_ttl = false;
   Nanos refresh_interval = std::chrono::seconds(1);
-  /// Discovery spends a tenth of the refresh interval on SCAN (core/probe/scan_budget.h),
-  /// unless probe.adaptive_scan is set already; off: probe.scan_calls_per_refresh calls.
+  /// Discovery spends at most a tenth of the refresh interval on SCAN and at most
+  /// discovery_cpu_share of it on the dashboard's CPU (core/probe/scan_budget.h), unless
+  /// probe.adaptive_scan is set already; off: probe.scan_calls_per_refresh calls.
   bool adaptive_scan = true;
+  /// Discovery's CPU per refresh, a fraction of refresh_interval (so of one core): what SCAN's
+  /// replies and the keys it finds may cost the dashboard, whatever the server's speed.
+  double discovery_cpu_share = 0.10;
   /// Follow the decision streams of our own rules (when they exist).
   bool tail_decisions = true;
   DecisionStreamOptions streams;
@@ -90,6 +94,8 @@ class RedisLiveSource final : public LiveSource {
   std::uint64_t refreshes() const { return refreshes_; }
   /// Keys SCAN returned over all refreshes (discovery's progress through the keyspace).
   std::uint64_t scanned() const { return scanned_; }
+  /// The dashboard's CPU discovery took so far (ProbeSnapshot::discovery_cpu_ns summed).
+  Nanos discovery_cpu() const { return Nanos{discovery_cpu_ns_}; }
   /// The last refresh's readings (most pressure first), for the key browser.
   const std::vector<probe::KeyReading>& readings() const { return readings_; }
   /// Redis Cluster: readings kept from earlier refreshes (their master did not answer, or
@@ -144,6 +150,7 @@ class RedisLiveSource final : public LiveSource {
   std::optional<std::int64_t> tailed_at_ms_;  // time of the last stream read
   std::uint64_t refreshes_ = 0;
   std::uint64_t scanned_ = 0;
+  std::int64_t discovery_cpu_ns_ = 0;
   std::uint64_t decisions_read_ = 0;
   std::uint64_t rejections_read_ = 0;
   std::string last_error_;

@@ -1,11 +1,16 @@
 // Verifies ClusterProbe: every limiter key of every shard is found and read on the master that
 // holds it, and refreshes keep working while a slot migrates (no failed refresh, no error line;
-// keys in flight are counted as moving) and then find the keys on their new master.
+// keys in flight are counted as moving) and then find the keys on their new master; the masters
+// share one discovery budget, its keys, its time and its CPU.
 #include "core/probe/cluster_probe.h"
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "cluster_test_support.h"
+#include "core/redis/key_schema.h"
+#include "support/cpu_per_look.h"
 
 namespace limitscope::probe {
 namespace {
@@ -98,6 +103,50 @@ TEST(ClusterProbe, SplitsOneScanBudgetBetweenItsMasters) {
     EXPECT_EQ(snap->scan_budget, 3000u) << "1,000 COUNT units on each of 3 masters";
     EXPECT_LE(snap->scan_calls, 30u) << "COUNT 100: at most 10 calls per master";
   }
+}
+
+// The CPU share is split too: 30 ms for the cluster is 10 ms a master, so 20 ms of CPU for a
+// master's SCAN calls of 1,000 keys halves its budget (one 30 ms share each would grow it by
+// half); then 20 ms for 500 keys, smoothed 30 µs a key, lets 333 through.
+TEST(ClusterProbe, SplitsTheCpuShareBetweenItsMasters) {
+  test::ClusterRig rig;
+  auto& [cluster, schema, client, limiter] = rig;
+  std::set<int> seeded;
+  for (int tag = 0; seeded.size() < 3 && tag < 1000; ++tag) {
+    // 3,000 keys no profile matches in one slot of each master (a hash tag it owns).
+    const std::string prefix = "other:{" + std::to_string(tag) + "}:";
+    const int port = cluster->master_port_of_slot(redis::cluster_slot(prefix));
+    if (!seeded.insert(port).second) continue;
+    redis::RedisUrl url;
+    url.port = port;
+    auto c = redis::Connection::open(url, {std::chrono::seconds(2), std::chrono::seconds(30)});
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    redis::CommandBatch b;
+    for (int i = 0; i < 3000; ++i) b.add({"SET", prefix + std::to_string(i), "x"});
+    ASSERT_TRUE(c->pipeline(b).ok());
+  }
+  ASSERT_EQ(seeded.size(), 3u);
+  ManualClock still{Nanos{0}};       // SCAN takes no time: the time share never binds
+  const test::CpuPerLook cpu(20ms);  // each master's SCAN calls: 20 ms (its own thread)
+  ProbeOptions po;
+  po.scan_count = 100;
+  po.clock = &still;
+  po.cpu_clock = &cpu;
+  ScanBudgetOptions budget;
+  budget.cpu_per_refresh = 30ms;
+  budget.min_keys = 30;
+  budget.max_keys = 30000;
+  budget.initial_keys = 3000;
+  po.adaptive_scan = budget;
+  ClusterProbe probe(builtin_profiles(), po);
+  std::vector<std::size_t> budgets;
+  for (int i = 0; i < 3; ++i) {
+    auto snap = probe.refresh(client);
+    ASSERT_TRUE(snap.ok()) << snap.error().message;
+    budgets.push_back(snap->scan_budget);
+    EXPECT_EQ(snap->discovery_cpu_ns, 60'000'000) << "20 ms on each master, no key found";
+  }
+  EXPECT_EQ(budgets, (std::vector<std::size_t>{3000, 1500, 999})) << "summed over 3 masters";
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// Verifies discovery's adaptive SCAN budget: the budget follows the time SCAN takes (exact
-// arithmetic on given costs, bounds, at most doubling), and on a real redis-server a probe
+// Verifies discovery's adaptive SCAN budget: the budget follows the time SCAN takes and the CPU
+// discovery costs the dashboard, the tighter of the two (exact arithmetic on given costs,
+// smoothing, bounds, at most doubling, the split), and on a real redis-server a probe
 // under a budget asks for no more than it, finds every key eventually, finds a key added
 // later within one pass's worth of refreshes, and scans a small keyspace whole each refresh.
 #include <gtest/gtest.h>
@@ -13,9 +14,19 @@ namespace {
 
 using std::chrono::milliseconds;
 
+/// A refresh's discovery that took `spent` of wall time and no CPU worth counting.
+ScanCost wall(Nanos spent) {
+  return {spent, Nanos{0}};
+}
+/// ... and one that cost `cpu` of the dashboard's CPU, SCAN taking `spent`.
+ScanCost costs(Nanos spent, Nanos cpu) {
+  return {spent, cpu};
+}
+
 ScanBudgetOptions budget_options() {
   ScanBudgetOptions o;
   o.time_per_refresh = milliseconds(100);
+  o.cpu_per_refresh = milliseconds(10);
   o.min_keys = 1000;
   o.max_keys = 50000;
   o.initial_keys = 10000;
@@ -25,26 +36,27 @@ ScanBudgetOptions budget_options() {
 TEST(ScanBudget, FollowsTheTimeShareAtTheCostSeen) {
   ScanBudget b(budget_options());
   EXPECT_EQ(b.keys(), 10000u);
-  b.observe(milliseconds(50), 10000);  // 5 µs a key: 20,000 fit in 100 ms (= the 2x cap)
+  b.observe(wall(milliseconds(50)), 10000);  // 5 µs a key: 20,000 fit in 100 ms (= the 2x cap)
   EXPECT_EQ(b.keys(), 20000u);
-  b.observe(milliseconds(100), 20000);  // same cost: stays
+  b.observe(wall(milliseconds(100)), 20000);  // same cost: stays
   EXPECT_EQ(b.keys(), 20000u);
-  b.observe(milliseconds(400), 20000);  // 20 µs now; smoothed 12.5 µs: 8,000 fit
+  b.observe(wall(milliseconds(400)), 20000);  // 20 µs now; smoothed 12.5 µs: 8,000 fit
   EXPECT_EQ(b.keys(), 8000u);
 }
 
 TEST(ScanBudget, StaysWithinItsBoundsAndGrowsAtMostTwofold) {
   ScanBudget b(budget_options());
-  b.observe(std::chrono::seconds(100), 10000);  // a very slow server: the floor, still progressing
+  b.observe(wall(std::chrono::seconds(100)),
+            10000);  // a very slow server: the floor, still progressing
   EXPECT_EQ(b.keys(), 1000u);
   ScanBudget fast(budget_options());
   std::vector<std::size_t> seen;
   for (int i = 0; i < 6; ++i) {
-    fast.observe(Nanos{0}, fast.keys());  // free SCANs (a clock that does not move)
+    fast.observe(wall(Nanos{0}), fast.keys());  // free SCANs (a clock that does not move)
     seen.push_back(fast.keys());
   }
   EXPECT_EQ(seen, (std::vector<std::size_t>{20000, 40000, 50000, 50000, 50000, 50000}));
-  b.observe(milliseconds(5), 0);  // nothing asked: nothing learnt
+  b.observe(wall(milliseconds(5)), 0);  // nothing asked: nothing learnt
   EXPECT_EQ(b.keys(), 1000u);
   ScanBudgetOptions odd = budget_options();
   odd.min_keys = 0;
@@ -52,14 +64,56 @@ TEST(ScanBudget, StaysWithinItsBoundsAndGrowsAtMostTwofold) {
   EXPECT_EQ(ScanBudget(odd).keys(), 1u);  // never a refresh that cannot scan at all
 }
 
+TEST(ScanBudget, TheTighterOfTheTimeAndCpuCapsWins) {
+  ScanBudget b(budget_options());  // 100 ms of SCAN, 10 ms of the dashboard's CPU
+  // A fast server (5 µs a key: 20,000 would fit the time) but 2 µs of CPU a key: 5,000 fit.
+  b.observe(costs(milliseconds(50), milliseconds(20)), 10000);
+  EXPECT_EQ(b.keys(), 5000u);
+  // A slow server (40 µs a key; smoothed 22.5 µs: 4,444 fit) and cheap keys (0.2 µs; smoothed
+  // 1.1 µs: 9,090 fit): the time binds again.
+  b.observe(costs(milliseconds(200), milliseconds(1)), 5000);
+  EXPECT_EQ(b.keys(), 4444u);
+}
+
+TEST(ScanBudget, SmoothsTheCpuCostAndKeepsItsBounds) {
+  ScanBudget b(budget_options());
+  b.observe(costs(Nanos{0}, milliseconds(10)), 10000);  // 1 µs a key: 10,000 fit
+  EXPECT_EQ(b.keys(), 10000u);
+  b.observe(costs(Nanos{0}, milliseconds(50)), 10000);  // 5 µs; smoothed 3 µs: 3,333 fit
+  EXPECT_EQ(b.keys(), 3333u);
+  b.observe(costs(Nanos{0}, milliseconds(3333)), 3333);  // 1 ms a key: the floor
+  EXPECT_EQ(b.keys(), 1000u);
+  ScanBudget cheap(budget_options());
+  std::vector<std::size_t> seen;
+  for (int i = 0; i < 4; ++i) {
+    cheap.observe(costs(Nanos{0}, Nanos{0}), cheap.keys());  // keys that cost nothing
+    seen.push_back(cheap.keys());
+  }
+  EXPECT_EQ(seen, (std::vector<std::size_t>{20000, 40000, 50000, 50000})) << "twofold, to max";
+  ScanBudget negative(budget_options());
+  negative.observe(costs(Nanos{0}, Nanos{-5}), 10000);  // a clock read on two threads: free
+  EXPECT_EQ(negative.keys(), 20000u);
+}
+
+TEST(ScanBudget, ReshapeKeepsTheCpuCostLearnt) {
+  ScanBudget b(budget_options());
+  b.observe(costs(Nanos{0}, milliseconds(5)), 10000);  // 0.5 µs a key: 20,000 fit in 10 ms
+  ASSERT_EQ(b.keys(), 20000u);
+  b.reshape(ScanBudget::split(budget_options(), 2));    // 5 ms of CPU now
+  b.observe(costs(Nanos{0}, milliseconds(10)), 20000);  // 0.5 µs again: 10,000 fit in 5 ms
+  EXPECT_EQ(b.keys(), 10000u);
+}
+
 TEST(ScanBudget, SplitGivesScannersAtOnceOneShareBetweenThem) {
   const ScanBudgetOptions third = ScanBudget::split(budget_options(), 3);
   EXPECT_EQ(third.time_per_refresh, Nanos{33'333'333});
+  EXPECT_EQ(third.cpu_per_refresh, Nanos{3'333'333});
   EXPECT_EQ(third.min_keys, 333u);
   EXPECT_EQ(third.max_keys, 16666u);
   EXPECT_EQ(third.initial_keys, 3333u);
   const ScanBudgetOptions whole = ScanBudget::split(budget_options(), 0);  // as one
   EXPECT_EQ(whole.time_per_refresh, milliseconds(100));
+  EXPECT_EQ(whole.cpu_per_refresh, milliseconds(10));
   EXPECT_EQ(whole.max_keys, 50000u);
   ScanBudgetOptions few = budget_options();
   few.min_keys = 2;
@@ -68,11 +122,11 @@ TEST(ScanBudget, SplitGivesScannersAtOnceOneShareBetweenThem) {
 
 TEST(ScanBudget, ReshapeKeepsTheCostLearntAndTheNewBounds) {
   ScanBudget b(budget_options());
-  b.observe(milliseconds(50), 10000);  // 5 µs a key
+  b.observe(wall(milliseconds(50)), 10000);  // 5 µs a key
   ASSERT_EQ(b.keys(), 20000u);
   b.reshape(ScanBudget::split(budget_options(), 2));  // 50 ms, at most 25,000 keys
   EXPECT_EQ(b.keys(), 20000u);
-  b.observe(milliseconds(100), 20000);  // 5 µs again: 10,000 fit in the 50 ms now
+  b.observe(wall(milliseconds(100)), 20000);  // 5 µs again: 10,000 fit in the 50 ms now
   EXPECT_EQ(b.keys(), 10000u);
   b.reshape(ScanBudget::split(budget_options(), 20));  // at most 2,500
   EXPECT_EQ(b.keys(), 2500u);
