@@ -62,7 +62,7 @@ struct RedisLiveOptions {
   bool adaptive_scan = true;
   /// Discovery's CPU per refresh, a fraction of refresh_interval (so of one core): what SCAN's
   /// replies and the keys it finds may cost the dashboard, whatever the server's speed.
-  double discovery_cpu_share = 0.10;
+  double discovery_cpu_share = 0.05;
   /// Follow the decision streams of our own rules (when they exist).
   bool tail_decisions = true;
   DecisionStreamOptions streams;
