@@ -2,18 +2,19 @@
 // Finds limiter keys in a Redis and reads them at the server's time. Discovery is SCAN with
 // MATCH/COUNT under a budget per refresh, resuming from its cursor (never KEYS, never one long
 // blocking call): a fixed number of SCAN calls, or (adaptive_scan) a share of the refresh's
-// time (core/probe/scan_budget.h), so a small keyspace is scanned whole at every refresh and a
-// large one a slice at a time; each key gets the first matching profile, and keys matching
-// none are only counted. Reading is one pipeline holding TIME, the own rules' configs and
-// every state read that needs neither (the rule's config as last read serves to plan it; a
-// changed config has its keys read again), then, only where needed, a second pipeline of the
-// reads that depend on the server's time or on a config not read before. What an unchanged
-// refresh repeats (the keys' plans, readings and read commands) is kept from the last one, and
-// a snapshot's readings handed back (recycle) are written over. Beyond `max_tracked` keys,
-// the ones under the most pressure (emptiest buckets, fullest windows) are kept. Own-schema rules
-// keep a pressure index (docs/redis-schema.md): once SCAN has seen one key of a rule, each refresh
-// reads the rule's index in the same round trip as TIME, so the keys decisions left nearly
-// empty are tracked at once; SCAN remains for discovery and for foreign schemas.
+// time and of the dashboard's CPU (core/probe/scan_budget.h), so a small keyspace is scanned
+// whole at every refresh and a large one a slice at a time; each key gets the first matching
+// profile, and keys matching none are only counted. Reading is one pipeline holding TIME, the
+// own rules' configs and every state read that needs neither (the rule's config as last read
+// serves to plan it; a changed config has its keys read again), then, only where needed, a
+// second pipeline of the reads that depend on the server's time or on a config not read
+// before. What an unchanged refresh repeats (the keys' plans, readings and read commands) is
+// kept from the last one, and a snapshot's readings handed back (recycle) are written over.
+// Beyond `max_tracked` keys, the ones under the most pressure (emptiest buckets, fullest
+// windows) are kept. Own-schema rules keep a pressure index (docs/redis-schema.md): once SCAN
+// has seen one key of a rule, each refresh reads the rule's index in the same round trip as
+// TIME, so the keys decisions left nearly empty are tracked at once; SCAN remains for discovery
+// and for foreign schemas.
 
 #include <cstdint>
 #include <map>
