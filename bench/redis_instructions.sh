@@ -14,6 +14,7 @@
 #            capacity 100, 1000/s, cost 1)
 #   batch16  FCALL of decide, 16 GCRA decisions on 16 random keys (the gcra_batch phase), over
 #            N/4 calls; its row also prints the instructions per decision
+#   tbatch16 the same on the token-bucket rule (bench-tb)
 # The ratio decide / ref is the instruction count's view of bench-redis's
 # token_bucket_vs_reference_server_us (which times the same calls on the server's clock).
 #
@@ -105,6 +106,10 @@ ref="$LAST"
 count empty4 FCALL ls_empty44 "${KEYS4[@]}" '' 1
 count empty1 EVALSHA "$EMPTY1" 1 'bench-ref:k__rand_int__' 100 1 "$NOW_MS"
 [ -z "${ROWS:-}" ] && awk -v a="$decide" -v b="$ref" 'BEGIN {printf "decide / ref: %.3f\n", a / b}'
+# The last row's count per decision of its 16, when it was counted.
+per_decision() {
+  [ "$LAST" = 1 ] || awk -v a="$LAST" -v l="$1" 'BEGIN {printf "%s per decision: %.0f\n", l, a / 16}'
+}
 KEYS_G=(4 'limitscope:{bench-gcra}:config' 'limitscope:{bench-gcra}:decisions'
         'limitscope:{bench-gcra}:stamp' 'limitscope:{bench-gcra}:s:k__rand_int__')
 count gcra FCALL "$DECIDE" "${KEYS_G[@]}" '' 1
@@ -114,4 +119,9 @@ for _ in $(seq 1 16); do KEYS_B+=('limitscope:{bench-gcra}:s:k__rand_int__'); do
 COSTS=('')
 for _ in $(seq 1 16); do COSTS+=(1); done
 CALLS=$((N / 4)) count batch16 FCALL "$DECIDE" "${KEYS_B[@]}" "${COSTS[@]}"
-awk -v a="$LAST" 'BEGIN {printf "batch16 per decision: %.0f\n", a / 16}'
+per_decision batch16
+KEYS_T=(19 'limitscope:{bench-tb}:config' 'limitscope:{bench-tb}:decisions'
+        'limitscope:{bench-tb}:stamp')
+for _ in $(seq 1 16); do KEYS_T+=('limitscope:{bench-tb}:s:k__rand_int__'); done
+CALLS=$((N / 4)) count tbatch16 FCALL "$DECIDE" "${KEYS_T[@]}" "${COSTS[@]}"
+per_decision tbatch16

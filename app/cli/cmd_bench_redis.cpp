@@ -465,6 +465,8 @@ int run_bench_redis(const CommandArgs& argv) {
       {"gcra_batch_evalsha", s.per_call, decide_trip(s, limiter, gcra_rule, s.per_call), scripts},
       // Batches that repeat keys (4 keys 4 times in a call of 16): one write per key and call.
       {"gcra_batch_hot", s.per_call, decide_trip(s, limiter, gcra_rule, s.per_call, 4), functions},
+      // A coalescing gateway's token-bucket batches (its rules' usual algorithm).
+      {"token_bucket_batch", s.per_call, decide_trip(s, limiter, tb_rule, s.per_call), functions},
       // The pressure index's cost (issue 22): the same traffic with and without it, on keys
       // above its threshold (token_bucket) and on drained keys (10/s refill, under pressure).
       {"token_bucket_no_index", 1,

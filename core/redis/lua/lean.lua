@@ -35,8 +35,9 @@ end
 -- its seven helper calls and the table writes they make (each costs about as much as the
 -- arithmetic); the record is the short form of an admission (32 bytes).
 -- Returns the record, or nil when the case is another (nothing is written then): the caller
--- decides it the general way.
-local function ls_tb_admit(skey, t, p, version, raw, cost, pad)
+-- decides it the general way. hold (a batch that decides the key again later): nothing is
+-- written, and the record comes with the state to hold (tokens, ts, exp), as ls_lean holds it.
+local function ls_tb_admit(skey, t, p, version, raw, cost, pad, hold)
   local C, amount, period = p.capacity, p.amount, p.period
   local tokens, last, x = C, t, 0
   if raw then
@@ -79,6 +80,7 @@ local function ls_tb_admit(skey, t, p, version, raw, cost, pad)
   -- reason allowed, no reset, no shadow, retry 0 and no name are implied: 4 fields to pack
   -- instead of 9; parse_decision_record, kAdmittedRecordBytes).
   local rec = struct.pack('<dddd', rem, C, reset, version)
+  if hold then return rec, rem, b, x end
   -- write(): the TTL (ls_ttl_ms of the time until full, plus the pad), stored by ls_tb_store.
   local ms = ((b - t) * 1000 + reset) / 1000000
   if not (ms > 1) then
@@ -192,8 +194,9 @@ local function ls_lean(KEYS, ARGV, n, t, p, d, version, vals, cs, pad, cfg, labe
   -- call, so a call sets each key once (a coalesced batch repeats hot keys).
   local held = false
   -- GCRA in state format 3 (issue 18): a plain decision from a 24-byte state (or none) is made
-  -- by ls_gcra_plain.
+  -- by ls_gcra_plain; a token bucket's plain admission in a batch by ls_tb_admit.
   local gc = p.f3 and p.alg == 'gcra'
+  local tb = n > 1 and p.alg == 'token-bucket'
   if gc and p.c == 0 then ls_gcra_derive(p) end
   local pack, unpack3, call, pmin = struct.pack, struct.unpack, redis.call, p.max * LS_PRESSURE_BELOW
   for i = 1, n do
@@ -202,6 +205,24 @@ local function ls_lean(KEYS, ARGV, n, t, p, d, version, vals, cs, pad, cfg, labe
     if gc then
       rec, held = ls_gcra_plain(KEYS, n, i, base, t, p, version, vals, cs[i], pad, held, pack, unpack3,
                                 call, pmin)
+    elseif tb then
+      local again = false
+      for k = i + 1, n do
+        if KEYS[3 + k] == base then again = true break end
+      end
+      local tokens, ts, x
+      rec, tokens, ts, x = ls_tb_admit(base, t, p, version, vals[1 + i], cs[i], pad, again)
+      if rec and again then
+        -- Held as the general branch holds it: a later decision of the key reads it.
+        local v = pack('<ddd', tokens, ts, x)
+        for k = i + 1, n do
+          if KEYS[3 + k] == base then vals[1 + k] = v end
+        end
+        if not held then held = {} end
+        held[base] = {p, tokens, ts, t, x}
+      elseif rec and held then
+        held[base] = nil
+      end
     end
     if rec then
       if n == 1 then return rec end

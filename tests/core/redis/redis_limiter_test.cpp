@@ -219,6 +219,20 @@ TEST_P(RedisLimiterEquality, GcraInStateFormat3) {
   }
 }
 
+// Token-bucket batches at one instant (the lean path's ls_tb_admit in batches), in state format
+// 2 and 1, on 24 keys and on 3 hot keys whose writes are held within a call.
+TEST_P(RedisLimiterEquality, TokenBucketLeanBatches) {
+  std::uint64_t seed = 91;
+  for (const auto& p : bucket_sets(Algorithm::token_bucket)) {
+    const std::string rule = "tbb-" + std::to_string(seed);
+    expect_same<TokenBucket>(rule, p, kEventsPerSet, seed, 16, 24, true, seed % 2 ? 2 : 1);
+    if (HasFatalFailure()) return;
+    expect_same<TokenBucket>(rule + "h", p, kEventsPerSet / 4, seed + 10, 16, 3, true, 2);
+    if (HasFatalFailure()) return;
+    ++seed;
+  }
+}
+
 TEST_P(RedisLimiterEquality, SlidingLog) {
   expect_same_on_each<SlidingLog>("log", window_sets(Algorithm::sliding_log), 31);
 }
