@@ -15,8 +15,11 @@ NarrowColumns::NarrowColumns(QAbstractItemView* view, QHeaderView* header, std::
       m_columns(std::move(columns)),
       m_digits(digits),
       m_stretch(stretch) {
-  // The viewport's own resize: it comes after the view has laid out its scroll bars.
+  // The viewport's own resize: it comes after the view has laid out its scroll bars. The
+  // header is resized after it (the view's geometries): a stretched section still fills the
+  // old width until then, so a shown header is measured once it has handled its own resize.
   view->viewport()->installEventFilter(this);
+  header->installEventFilter(this);
   // Columns sized to their contents grow when rows arrive, with the viewport as it was. The
   // header is then inside its own resize of every section, where hiding one would leave its
   // length counting the hidden widths: the check waits for the events in hand (once for all).
@@ -50,7 +53,13 @@ int NarrowColumns::narrowBelow() const {
 }
 
 bool NarrowColumns::eventFilter(QObject* watched, QEvent* event) {
-  if (watched == m_view->viewport() && event->type() == QEvent::Resize) update();
+  if (event->type() != QEvent::Resize) return QObject::eventFilter(watched, event);
+  if (watched == m_view->viewport()) {
+    // A header still at the old width has not stretched its sections to the new one yet.
+    if (!m_header->isVisible() || m_header->width() == m_view->viewport()->width()) update();
+  } else if (watched == m_header) {
+    postUpdate();  // once the header has handled its resize (filters see it first)
+  }
   return QObject::eventFilter(watched, event);
 }
 
@@ -122,6 +131,8 @@ void NarrowColumns::setNarrow(bool narrow) {
   if (narrow == m_narrow) return;
   m_updating = true;
   m_narrow = narrow;
+  // Before the columns hide: then it may be the last shown, stretched.
+  if (narrow && m_stretch >= 0) m_stretchSize = m_header->sectionSize(m_stretch);
   for (const int c : m_columns) m_header->setSectionHidden(c, narrow);
   if (m_stretch >= 0) {
     // A stretched last section never shrinks below the size it had before it was last, so the
@@ -132,8 +143,12 @@ void NarrowColumns::setNarrow(bool narrow) {
       m_header->setStretchLastSection(false);
       m_header->setSectionResizeMode(m_stretch, QHeaderView::Stretch);
     } else {
-      m_header->setSectionResizeMode(m_stretch,
-                                     static_cast<QHeaderView::ResizeMode>(m_stretchMode));
+      const auto mode = static_cast<QHeaderView::ResizeMode>(m_stretchMode);
+      m_header->setSectionResizeMode(m_stretch, mode);
+      // Stretched, it took the width the others left: its own width again (else the columns
+      // shown need that width too, and do not fit where they did).
+      if (mode == QHeaderView::Interactive || mode == QHeaderView::Fixed)
+        m_header->resizeSection(m_stretch, m_stretchSize);
       m_header->setStretchLastSection(m_stretchLast);
     }
   }

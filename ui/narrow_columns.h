@@ -52,6 +52,7 @@ class NarrowColumns : public QObject {
   int m_digits;
   int m_stretch;
   int m_stretchMode = 0;  // the stretch column's own QHeaderView::ResizeMode, put back when wide
+  int m_stretchSize = 0;  // its width before it stretched, put back too
   bool m_stretchLast = false;  // the header's stretchLastSection, put back when wide
   bool m_narrow = false;
   bool m_updating = false;      // hiding sections resizes them: no update inside an update

@@ -12,7 +12,9 @@
 #include <QApplication>
 #include <QHeaderView>
 #include <QScrollBar>
+#include <QStandardItemModel>
 #include <QTableView>
+#include <QTreeView>
 #include <utility>
 #include <vector>
 
@@ -175,6 +177,63 @@ TEST(NarrowColumns, HiddenColumnsComeBackOnceTheyFitWhatTheyHoldNow) {
   EXPECT_FALSE(t.narrow->isNarrow()) << needs << " px, needed " << longest << " before";
   EXPECT_EQ(t.view.horizontalHeader()->length(), needs) << "needsNow() measured otherwise";
   EXPECT_EQ(t.view.horizontalScrollBar()->maximum(), 0);
+}
+
+// The alert tree's arrangement (MainWindow::buildAlerts): columns 0 to 2 sized to their
+// contents, 3 and 4 too and hidden when narrow, an interactive column 5 that takes the width
+// left while narrow, and a last column 6, stretched, hidden too. Shrunk from a wider view (its
+// last section stretched to the old width) it is measured at the new width, and its stretch
+// column gets its own width back when the others come back.
+TEST(NarrowColumns, ATreeWithAStretchedColumnComesBackOnceItFits) {
+  test::ensure_qt_app();
+  QStandardItemModel model(0, 7);
+  const auto set_detail = [&](const QString& detail) {
+    model.setRowCount(0);
+    for (int r = 0; r < 3; ++r) {
+      QList<QStandardItem*> row;
+      for (int c = 0; c < 7; ++c)
+        row << new QStandardItem(c == 3 ? detail : QStringLiteral("ok%1").arg(c));
+      model.appendRow(row);
+    }
+  };
+  set_detail(QStringLiteral("short"));
+  QTreeView view;
+  view.setModel(&model);
+  view.setRootIsDecorated(false);
+  QHeaderView* h = view.header();
+  h->setStretchLastSection(true);
+  for (int c : {0, 1, 2, 3, 4}) h->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+  h->setSectionResizeMode(5, QHeaderView::Interactive);
+  h->resizeSection(5, 120);
+  auto* narrow = new NarrowColumns(&view, h, {3, 4, 6}, kDigits, 5);
+  const auto settle = [&] {
+    for (int i = 0; i < 3; ++i) QApplication::processEvents();
+    view.doItemsLayout();
+    for (int i = 0; i < 3; ++i) QApplication::processEvents();
+  };
+  const auto set_width = [&](int width) {
+    view.resize(width + (view.width() - view.viewport()->width()), 200);
+    settle();
+  };
+  view.show();
+  set_width(2000);
+  ASSERT_FALSE(narrow->isNarrow());
+  const int width = narrow->narrowBelow() + 900;
+  set_width(width);
+  ASSERT_FALSE(narrow->isNarrow()) << h->length() << " px needed";
+  set_detail(QStringLiteral("a detail far wider than the room this tree has left, ").repeated(4));
+  settle();
+  ASSERT_TRUE(narrow->isNarrow());
+  EXPECT_EQ(narrow->needsNow(), narrow->wideNeeds());
+  EXPECT_EQ(view.horizontalScrollBar()->maximum(), 0);
+  set_detail(QStringLiteral("short"));
+  settle();
+  EXPECT_EQ(view.viewport()->width(), width);
+  EXPECT_FALSE(narrow->isNarrow()) << width << " px, needed " << narrow->wideNeeds();
+  EXPECT_FALSE(h->isSectionHidden(6));
+  EXPECT_EQ(h->sectionResizeMode(5), QHeaderView::Interactive) << "still stretched";
+  EXPECT_LE(h->length(), view.viewport()->width());
+  EXPECT_EQ(view.horizontalScrollBar()->maximum(), 0);
 }
 
 }  // namespace
