@@ -13,7 +13,7 @@
 -- Lua function. A call this path declines goes on into decide.lua: before TIME, unchanged; after
 -- it, with its instant (t_call), and, the stamp read being the kept one, straight to ls_lean
 -- (which then does not try ls_tb_admit again). A kept GCRA config in state format 3 (entry.gc,
--- issue 18, fourth pass) is decided the same way: ls_gcra_plain's admission written out here.
+-- issue 18, fourth pass) is decided the same way: ls_gcra_run's admission written out here.
 if #KEYS == 4 and #ARGV == 2 then
   local e = ls_config_cache[KEYS[1]]
   if e and (e.tb or e.gc) then
@@ -45,7 +45,7 @@ if #KEYS == 4 and #ARGV == 2 then
         local vals = ls_call('MGET', KEYS[3], skey)
         if vals[1] == e.stamp then
           if e.gc then
-            -- ls_gcra_plain's admission (lean.lua) written out, the same expressions in the same
+            -- ls_gcra_run's admission (lean.lua) written out, the same expressions in the same
             -- order: a 24-byte state (format 3) or none, a cost in (0, C], admitted with at least
             -- the pressure threshold left. A refusal and anything else go to ls_lean.
             local raw, C = vals[2], e.C

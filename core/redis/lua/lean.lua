@@ -94,85 +94,91 @@ local function ls_tb_admit(skey, t, p, version, raw, cost, pad, hold)
 end
 
 -- GCRA's common decisions in state format 3 (issue 18), for ls_lean: gcra.lua's eval, write
--- and ls_record written out in one function, for a 24-byte state within eval's bounds (or none)
--- and a cost in (0, C]: an admission that leaves at least the pressure index's threshold (the
--- short record; the write as gcra.lua's, held when the call decides the key again) and a
--- refusal (the full record, nothing written). The same expressions in the same order as there,
--- so the same numbers; every other case (a text state, a reset, an invalid cost, the pressure
--- index) returns false before writing anything and goes the general way. Returns the record (or
--- false) and the call's held writes (ls_lean's `held`). pack, unpack3, call: struct.pack,
--- struct.unpack and redis.call, looked up once per call by the caller.
-local function ls_gcra_plain(KEYS, n, i, base, t, p, version, vals, cost, pad, held, pack, unpack3, call, pmin)
-  local raw = vals[1 + i]
-  local tat_us, rem, x = t, 0, 0
-  if raw then
-    if #raw ~= 24 then return false, held end
-    tat_us, rem, x = unpack3('<ddd', raw)
-    if not (tat_us >= 0 and tat_us <= 9007199254740992 and tat_us % 1 == 0 and rem >= 0 and rem < 1000 and
-            rem % 1 == 0 and x >= 0 and x % 1 == 0) then
-      return false, held
+-- and ls_record written out in one loop, from decision i0 on while each is common: a 24-byte
+-- state within eval's bounds (or none) and a cost in (0, C], admitted with at least the pressure
+-- index's threshold left (the short record; the write as gcra.lua's, held when the call decides
+-- the key again) or refused (the full record, nothing written). The same expressions in the
+-- same order as there, so the same numbers. It stops before the first other decision (a text
+-- state, a reset, an invalid cost, the pressure index), having written nothing for it, and
+-- returns its index (n + 1 when none is left) and the call's held writes (ls_lean's `held`);
+-- the records go into out[i].
+local function ls_gcra_run(KEYS, n, i0, t, p, version, vals, cs, pad, held, out)
+  local pack, unpack3, call = struct.pack, struct.unpack, redis.call
+  local C, t_ns, limit_ns, pmin = p.capacity, p.c, p.e, p.max * LS_PRESSURE_BELOW
+  local now_ms = (t - t % 1000) / 1000
+  for i = i0, n do
+    local raw, cost = vals[1 + i], cs[i]
+    local tat_us, rem, x = t, 0, 0
+    if raw then
+      if #raw ~= 24 then return i, held end
+      tat_us, rem, x = unpack3('<ddd', raw)
+      if not (tat_us >= 0 and tat_us <= 9007199254740992 and tat_us % 1 == 0 and rem >= 0 and rem < 1000 and
+              rem % 1 == 0 and x >= 0 and x % 1 == 0) then
+        return i, held
+      end
     end
-  end
-  local C, t_ns, limit_ns = p.capacity, p.c, p.e
-  if not (cost > 0 and cost <= C) then return false, held end
-  local cost_ns = t_ns
-  if cost ~= 1 then
-    cost_ns = cost * t_ns  -- ls_round_ns, at least 1
-    if cost_ns >= 2305843009213693952 then
-      cost_ns = 2305843009213693952
+    if not (cost > 0 and cost <= C) then return i, held end
+    local cost_ns = t_ns
+    if cost ~= 1 then
+      cost_ns = cost * t_ns  -- ls_round_ns, at least 1
+      if cost_ns >= 2305843009213693952 then
+        cost_ns = 2305843009213693952
+      else
+        local f = cost_ns - cost_ns % 1
+        if cost_ns - f >= 0.5 then cost_ns = f + 1 else cost_ns = f end
+      end
+      if cost_ns < 1 then cost_ns = 1 end
+    end
+    local b = (tat_us - t) * 1000 + rem
+    if b < 0 then b = 0 end
+    if b > limit_ns then return i, held end  -- eval resets it
+    local nb = b + cost_ns
+    if nb > limit_ns then
+      -- Exhausted: level(b), retry_after nb − C·T, reset_after b (ls_record, reason 1).
+      local l = (limit_ns - b) / t_ns
+      if C < l then l = C end
+      out[i] = pack('<BBBBddddd', 0, 1, 0, 0, l, C, nb - limit_ns, b, version)
     else
-      local f = cost_ns - cost_ns % 1
-      if cost_ns - f >= 0.5 then cost_ns = f + 1 else cost_ns = f end
-    end
-    if cost_ns < 1 then cost_ns = 1 end
-  end
-  local b = (tat_us - t) * 1000 + rem
-  if b < 0 then b = 0 end
-  if b > limit_ns then return false, held end  -- eval resets it
-  local nb = b + cost_ns
-  if nb > limit_ns then
-    -- Exhausted: level(b), retry_after nb − C·T, reset_after b (ls_record, reason 1).
-    local l = (limit_ns - b) / t_ns
-    if C < l then l = C end
-    return pack('<BBBBddddd', 0, 1, 0, 0, l, C, nb - limit_ns, b, version), held
-  end
-  local l = (limit_ns - nb) / t_ns
-  if C < l then l = C end
-  if l < pmin then return false, held end
-  local r = nb % 1000
-  local tus = t + (nb - r) / 1000
-  local again = false
-  for k = i + 1, n do
-    if KEYS[3 + k] == base then again = true break end
-  end
-  if again then
-    -- A later decision of this call on the same key reads what was just decided.
-    local v = pack('<ddd', tus, r, x)
-    for k = i + 1, n do
-      if KEYS[3 + k] == base then vals[1 + k] = v end
-    end
-    if not held then held = {} end
-    held[base] = {p, nb, 0, t, x}
-  else
-    if held then held[base] = nil end
-    -- ls_tb_store(base, tus, r, x, t, ls_ttl_ms(nb) + pad, true)
-    local ms = nb / 1000000
-    if not (ms > 1) then
-      ms = 1
-    else
-      local f = ms - ms % 1
-      if f < ms then ms = f + 1 else ms = f end
-    end
-    ms = ms + pad
-    local now_ms = (t - t % 1000) / 1000
-    if x >= now_ms + ms then
-      call('SET', base, pack('<ddd', tus, r, x), 'KEEPTTL')
-    else
-      ms = ms + 1000
-      call('SET', base, pack('<ddd', tus, r, now_ms + ms - 1), 'PX', ms)
+      local l = (limit_ns - nb) / t_ns
+      if C < l then l = C end
+      if l < pmin then return i, held end
+      local r = nb % 1000
+      local tus = t + (nb - r) / 1000
+      local base = KEYS[3 + i]
+      local again = false
+      for k = i + 1, n do
+        if KEYS[3 + k] == base then again = true break end
+      end
+      if again then
+        -- A later decision of this call on the same key reads what was just decided.
+        local v = pack('<ddd', tus, r, x)
+        for k = i + 1, n do
+          if KEYS[3 + k] == base then vals[1 + k] = v end
+        end
+        if not held then held = {} end
+        held[base] = {p, nb, 0, t, x}
+      else
+        if held then held[base] = nil end
+        -- ls_tb_store(base, tus, r, x, t, ls_ttl_ms(nb) + pad, true)
+        local ms = nb / 1000000
+        if not (ms > 1) then
+          ms = 1
+        else
+          local f = ms - ms % 1
+          if f < ms then ms = f + 1 else ms = f end
+        end
+        ms = ms + pad
+        if x >= now_ms + ms then
+          call('SET', base, pack('<ddd', tus, r, x), 'KEEPTTL')
+        else
+          ms = ms + 1000
+          call('SET', base, pack('<ddd', tus, r, now_ms + ms - 1), 'PX', ms)
+        end
+      end
+      out[i] = pack('<dddd', l, C, nb, version)
     end
   end
-  return pack('<dddd', l, C, nb, version), held
+  return n + 1, held
 end
 
 -- The lean path. decide.lua calls it for a rule with one token-bucket or GCRA limit, no
@@ -189,22 +195,28 @@ local function ls_lean(KEYS, ARGV, n, t, p, d, version, vals, cs, pad, cfg, labe
     local rec = ls_tb_admit(KEYS[4], t, p, version, vals[2], cs[1], pad)
     if rec then return rec end
   end
-  local out = n > 1 and {} or nil
+  local out = {}
   -- A key decided again later in this call has its write held until its last write of the
   -- call, so a call sets each key once (a coalesced batch repeats hot keys).
   local held = false
-  -- GCRA in state format 3 (issue 18): a plain decision from a 24-byte state (or none) is made
-  -- by ls_gcra_plain; a token bucket's plain admission in a batch by ls_tb_admit.
+  -- GCRA in state format 3 (issue 18): runs of common decisions are made by ls_gcra_run; a
+  -- token bucket's plain admission in a batch by ls_tb_admit.
   local gc = p.f3 and p.alg == 'gcra'
   local tb = n > 1 and p.alg == 'token-bucket'
   if gc and p.c == 0 then ls_gcra_derive(p) end
-  local pack, unpack3, call, pmin = struct.pack, struct.unpack, redis.call, p.max * LS_PRESSURE_BELOW
+  local pack = struct.pack
+  -- GCRA: where ls_gcra_run goes on, and the decision it last left to the general branch.
+  local run_from, stop = 1, 0
   for i = 1, n do
     local base = KEYS[3 + i]
     local rec = false
     if gc then
-      rec, held = ls_gcra_plain(KEYS, n, i, base, t, p, version, vals, cs[i], pad, held, pack, unpack3,
-                                call, pmin)
+      if i == run_from then
+        stop, held = ls_gcra_run(KEYS, n, i, t, p, version, vals, cs, pad, held, out)
+        run_from = stop + 1
+        if stop > n then break end
+      end
+      if i < stop then rec = out[i] end
     elseif tb then
       local again = false
       for k = i + 1, n do
@@ -260,5 +272,6 @@ local function ls_lean(KEYS, ARGV, n, t, p, d, version, vals, cs, pad, cfg, labe
     end
   end
   ls_flush(held, pad)
+  if n == 1 then return out[1] end  -- a single GCRA decision ls_gcra_run made
   return out
 end
