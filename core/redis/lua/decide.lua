@@ -75,7 +75,7 @@ if entry and entry.lean and (entry.legacy_until == 0 or t_call >= entry.legacy_u
     end
     if c then cs[1] = c else cs = nil end
   else
-    cs = ls_plain_costs(ARGV, n, cs)
+    cs = ls_plain_costs(ARGV, n, cs, entry)
   end
   if cs then
     vals = redis.call('MGET', unpack(KEYS, 3))
@@ -271,7 +271,7 @@ local single = #limits == 1
 -- The lean path for a config just read (EVALSHA, which keeps nothing; FCALL after a change) or
 -- kept but not taken above: the same conditions and decisions as there.
 if opts == nil and single and npre == 1 and not has_overrides and not shadow and not legacy then
-  local cs = ls_plain_costs(ARGV, n, {})
+  local cs = ls_plain_costs(ARGV, n, {}, false)
   if cs then return ls_lean(KEYS, ARGV, n, t_call, limits[1], ds[1], version, vals, cs, pad, cfg, label_at) end
 end
 

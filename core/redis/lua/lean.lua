@@ -16,11 +16,18 @@ local function ls_flush(held, pad)
 end
 
 -- The call's decision arguments as numbers in `cs` (a reused table), or nil when one is not a
--- plain cost (a costs list, options): the lean path takes plain costs only.
-local function ls_plain_costs(ARGV, n, cs)
+-- plain cost (a costs list, options): the lean path takes plain costs only. `e`: the kept
+-- config, whose cost texts are converted once (e.cnum: text -> number, at most 64; tonumber is
+-- a strtod, about as dear as a decision's arithmetic), or false.
+local function ls_plain_costs(ARGV, n, cs, e)
   for i = 1, n do
-    local c = tonumber(ARGV[1 + i])
-    if c == nil then return nil end
+    local a = ARGV[1 + i]
+    local c = e and e.cnum[a]
+    if not c then
+      c = tonumber(a)
+      if c == nil then return nil end
+      if e and e.ncnum < 64 then e.cnum[a], e.ncnum = c, e.ncnum + 1 end
+    end
     cs[i] = c
   end
   return cs

@@ -25,7 +25,7 @@ do
       local p = stamp and version and not string.find(stamp, ' s%d') and
                   t >= tonumber(string.match(stamp, ' legacy (%d+)$') or '0') and ls_params(raw, '')
       if p then
-        local cs = ls_plain_costs(ARGV, n, {})
+        local cs = ls_plain_costs(ARGV, n, {}, false)
         if cs then
           local format = ls_stamp_format(stamp)
           p.f2, p.f3 = format > 1, format > 2
