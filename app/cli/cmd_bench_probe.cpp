@@ -15,7 +15,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -26,6 +25,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
 #include "app/cli/redis_options.h"
+#include "core/common/cpu_clock.h"
 #include "core/probe/redis_probe.h"
 #include "core/redis/redis_limiter.h"
 #include "core/redis/rule_config.h"
@@ -42,9 +42,7 @@ constexpr double kCapacity = 60;
 constexpr const char* kOwnRule = "bench";
 
 double thread_cpu_ms() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+  return static_cast<double>(ThreadCpuClock::instance().thread_cpu().count()) / 1e6;
 }
 
 struct Timing {

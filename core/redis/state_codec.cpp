@@ -3,14 +3,21 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 
 namespace limitscope::redis {
 
 namespace {
 
-void put_le(std::string& out, double v) {
-  const auto bits = std::bit_cast<std::uint64_t>(v);
-  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((bits >> (8 * i)) & 0xffU));
+// The doubles, little-endian one after the other, as struct.pack('<dd...') writes them.
+std::string le_doubles(std::initializer_list<double> values) {
+  std::string out;
+  out.reserve(8 * values.size());
+  for (const double v : values) {
+    const auto bits = std::bit_cast<std::uint64_t>(v);
+    for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((bits >> (8 * i)) & 0xffU));
+  }
+  return out;
 }
 
 }  // namespace
@@ -23,20 +30,11 @@ double decode_le_double(std::string_view b) {
 }
 
 std::string encode_token_bucket_state(const TokenBucketStateValue& s) {
-  std::string out;
-  out.reserve(24);
-  put_le(out, s.tokens);
-  put_le(out, s.ts_us);
-  put_le(out, s.exp_ms);
-  return out;
+  return le_doubles({s.tokens, s.ts_us, s.exp_ms});
 }
 
 std::string encode_token_bucket_state_v1(const TokenBucketStateValue& s) {
-  std::string out;
-  out.reserve(16);
-  put_le(out, s.tokens);
-  put_le(out, s.ts_us);
-  return out;
+  return le_doubles({s.tokens, s.ts_us});
 }
 
 std::optional<TokenBucketStateValue> decode_token_bucket_state(std::string_view bytes) {
@@ -51,12 +49,7 @@ std::int64_t GcraStateValue::tat_ns() const {
 }
 
 std::string encode_gcra_state(const GcraStateValue& s) {
-  std::string out;
-  out.reserve(24);
-  put_le(out, s.tat_us);
-  put_le(out, s.rem_ns);
-  put_le(out, s.exp_ms);
-  return out;
+  return le_doubles({s.tat_us, s.rem_ns, s.exp_ms});
 }
 
 std::optional<GcraStateValue> decode_gcra_state(std::string_view bytes) {

@@ -255,7 +255,8 @@ else
       elseif e.lean and p.alg == 'gcra' and p.f3 then
         -- A lean GCRA in state format 3: T, C·T and the threshold, as ls_gcra_run reads them.
         if p.c == 0 then ls_gcra_derive(p) end
-        e.gc, e.C, e.T, e.L, e.pmin = true, p.capacity, p.c, p.e, p.max * LS_PRESSURE_BELOW
+        e.gc, e.C, e.T, e.L, e.f2 = true, p.capacity, p.c, p.e, p.f2
+        e.pmin = p.max * LS_PRESSURE_BELOW
         e.names = {KEYS[2], KEYS[3]}
         ls_call, ls_pack, ls_unpack = redis.call, struct.pack, struct.unpack
       end

@@ -44,12 +44,16 @@ if #KEYS == 4 and #ARGV == 2 then
         local skey = KEYS[4]
         local vals = ls_call('MGET', KEYS[3], skey)
         if vals[1] == e.stamp then
+          -- An admission this path makes: its record, the state's three fields (a, b, x as
+          -- struct '<ddd' holds them; x the key's exp) and the time until it is idle, ns.
+          -- No record: the call goes on to ls_lean.
+          local rec, a, b, x, idle_ns = nil, 0, 0, 0, 0
+          local raw, C = vals[2], e.C
           if e.gc then
-            -- ls_gcra_run's admission (lean.lua) written out, the same expressions in the same
-            -- order: a 24-byte state (format 3) or none, a cost in (0, C], admitted with at least
-            -- the pressure threshold left. A refusal and anything else go to ls_lean.
-            local raw, C = vals[2], e.C
-            local tat_us, rem, x, ok = t, 0, 0, true
+            -- ls_gcra_run's admission (lean.lua), the same expressions in the same order: a
+            -- 24-byte state (format 3) or none, a cost in (0, C], admitted with at least the
+            -- pressure threshold left. A refusal and anything else go to ls_lean.
+            local tat_us, rem, ok = t, 0, true
             if raw then
               if #raw == 24 then
                 tat_us, rem, x = ls_unpack('<ddd', raw)
@@ -72,43 +76,18 @@ if #KEYS == 4 and #ARGV == 2 then
                 end
                 if cost_ns < 1 then cost_ns = 1 end
               end
-              local b = (tat_us - t) * 1000 + rem
-              if b < 0 then b = 0 end
-              local nb = b + cost_ns
-              if nb <= limit_ns then
-                local l = (limit_ns - nb) / t_ns
-                if C < l then l = C end
-                if l >= e.pmin then
-                  local r = nb % 1000
-                  local tus = t + (nb - r) / 1000
-                  local ms = nb / 1000000
-                  if not (ms > 1) then
-                    ms = 1
-                  else
-                    local f = ms - ms % 1
-                    if f < ms then ms = f + 1 else ms = f end
-                  end
-                  ms = ms + pad
-                  local now_ms = (t - t % 1000) / 1000
-                  if x >= now_ms + ms then
-                    ls_call('SET', skey, ls_pack('<ddd', tus, r, x), 'KEEPTTL')
-                  else
-                    ms = ms + 1000
-                    local tx = ls_ttl_text[ms]
-                    if not tx then
-                      if ls_ttl_count >= 1024 then ls_ttl_text, ls_ttl_count = {}, 0 end
-                      tx = string.format('%d', ms)
-                      ls_ttl_text[ms], ls_ttl_count = tx, ls_ttl_count + 1
-                    end
-                    ls_call('SET', skey, ls_pack('<ddd', tus, r, now_ms + ms - 1), 'PX', tx)
-                  end
-                  return ls_pack('<dddd', l, C, nb, e.version)
-                end
+              local backlog = (tat_us - t) * 1000 + rem
+              if backlog < 0 then backlog = 0 end
+              local nb = backlog + cost_ns
+              local l = (limit_ns - nb) / t_ns
+              if C < l then l = C end
+              if nb <= limit_ns and l >= e.pmin then
+                local r = nb % 1000
+                rec, a, b, idle_ns = ls_pack('<dddd', l, C, nb, e.version), t + (nb - r) / 1000, r, nb
               end
             end
           else
-            local raw, C = vals[2], e.C
-            local tokens, last, x, ok = C, t, 0, true
+            local tokens, last, ok = C, t, true
             if raw then
               local len = #raw
               if len == 24 then
@@ -129,55 +108,55 @@ if #KEYS == 4 and #ARGV == 2 then
               local level = tokens
               if t > last then level = tokens + ((t - last) * 1000) * e.amount / e.period end
               if not (level < C) then level = C end
-              if cost > 0 and cost <= C and level >= cost then
-                local rem = level - cost
-                if rem >= e.pmin then
-                  local ns = (C - rem) * e.ppa
-                  local reset = 0
-                  if ns > 0 then
-                    if ns >= 2305843009213693952 then
-                      reset = 2305843009213693952
-                    else
-                      reset = ns - ns % 1
-                      if reset < ns then reset = reset + 1 end
-                    end
-                  end
-                  local b = last
-                  if t > last then b = t end
-                  local rec = ls_pack('<dddd', rem, C, reset, e.version)
-                  local ms = ((b - t) * 1000 + reset) / 1000000
-                  if not (ms > 1) then
-                    ms = 1
+              local rem = level - cost
+              if cost > 0 and cost <= C and level >= cost and rem >= e.pmin then
+                local ns = (C - rem) * e.ppa
+                local reset = 0
+                if ns > 0 then
+                  if ns >= 2305843009213693952 then
+                    reset = 2305843009213693952
                   else
-                    local f = ms - ms % 1
-                    if f < ms then ms = f + 1 else ms = f end
+                    reset = ns - ns % 1
+                    if reset < ns then reset = reset + 1 end
                   end
-                  ms = ms + pad
-                  -- ls_tb_store, with the TTL as text: Redis prints a number argument with
-                  -- %.17g (~2k instructions); the texts of the TTLs written are kept (ls_ttl_text).
-                  if e.f2 then
-                    local now_ms = (t - t % 1000) / 1000
-                    if x >= now_ms + ms then
-                      ls_call('SET', skey, ls_pack('<ddd', rem, b, x), 'KEEPTTL')
-                      return rec
-                    end
-                    ms = ms + 1000
-                    x = now_ms + ms - 1
-                    raw = ls_pack('<ddd', rem, b, x)
-                  else
-                    raw = ls_pack('<dd', rem, b)
-                  end
-                  local tx = ls_ttl_text[ms]
-                  if not tx then
-                    if ls_ttl_count >= 1024 then ls_ttl_text, ls_ttl_count = {}, 0 end
-                    tx = string.format('%d', ms)
-                    ls_ttl_text[ms], ls_ttl_count = tx, ls_ttl_count + 1
-                  end
-                  ls_call('SET', skey, raw, 'PX', tx)
-                  return rec
                 end
+                b = last
+                if t > last then b = t end
+                rec, a, idle_ns = ls_pack('<dddd', rem, C, reset, e.version), rem, (b - t) * 1000 + reset
               end
             end
+          end
+          if rec then
+            -- ls_tb_store's write (ls_ttl_ms of idle_ns plus the pad), with the TTL as text:
+            -- Redis prints a number argument with %.17g (~2k instructions); the texts of the
+            -- TTLs written are kept (ls_ttl_text).
+            local ms = idle_ns / 1000000
+            if not (ms > 1) then
+              ms = 1
+            else
+              local f = ms - ms % 1
+              if f < ms then ms = f + 1 else ms = f end
+            end
+            ms = ms + pad
+            if e.f2 then
+              local now_ms = (t - t % 1000) / 1000
+              if x >= now_ms + ms then
+                ls_call('SET', skey, ls_pack('<ddd', a, b, x), 'KEEPTTL')
+                return rec
+              end
+              ms = ms + 1000
+              raw = ls_pack('<ddd', a, b, now_ms + ms - 1)
+            else
+              raw = ls_pack('<dd', a, b)
+            end
+            local tx = ls_ttl_text[ms]
+            if not tx then
+              if ls_ttl_count >= 1024 then ls_ttl_text, ls_ttl_count = {}, 0 end
+              tx = string.format('%d', ms)
+              ls_ttl_text[ms], ls_ttl_count = tx, ls_ttl_count + 1
+            end
+            ls_call('SET', skey, raw, 'PX', tx)
+            return rec
           end
           local cs = e.costs
           cs[1] = cost

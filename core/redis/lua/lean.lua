@@ -224,54 +224,49 @@ local function ls_lean(KEYS, ARGV, n, t, p, d, version, vals, cs, pad, cfg, labe
         if stop > n then break end
       end
       if i < stop then rec = out[i] end
-    elseif tb then
-      local again = false
-      for k = i + 1, n do
-        if KEYS[3 + k] == base then again = true break end
-      end
-      local tokens, ts, x
-      rec, tokens, ts, x = ls_tb_admit(base, t, p, version, vals[1 + i], cs[i], pad, again)
-      if rec and again then
-        -- Held as the general branch holds it: a later decision of the key reads it.
-        local v = pack('<ddd', tokens, ts, x)
-        for k = i + 1, n do
-          if KEYS[3 + k] == base then vals[1 + k] = v end
-        end
-        if not held then held = {} end
-        held[base] = {p, tokens, ts, t, x}
-      elseif rec and held then
-        held[base] = nil
-      end
     end
     if rec then
       if n == 1 then return rec end
       out[i] = rec
     else
-      d.settle = 0
-      p.eval(p, base, t, cs[i], d, vals[1 + i], false)
-      local rec = ls_record(d.allowed, d.reason, d.fix and 1 or 0, 0, d.remaining, d.limit, d.retry, d.reset,
-                            version, '')
-      local w = d.write
-      if w then
-        local again = false
-        for k = i + 1, n do
-          if KEYS[3 + k] == base then again = true break end
+      -- A key decided again later in this call: its write is held, and those decisions read it.
+      local again = false
+      for k = i + 1, n do
+        if KEYS[3 + k] == base then again = true break end
+      end
+      -- What a decision stores: v the state (encoded when held), a, b, x its fields.
+      local wrote, v, a, b, x = false, nil, 0, 0, 0
+      if tb then
+        rec, a, b, x = ls_tb_admit(base, t, p, version, vals[1 + i], cs[i], pad, again)
+        if rec then
+          wrote = true
+          if again then v = pack('<ddd', a, b, x) end
         end
-        local v = p.write(p, base, d, t, pad, again)
+      end
+      if not rec then
+        d.settle = 0
+        p.eval(p, base, t, cs[i], d, vals[1 + i], false)
+        rec = ls_record(d.allowed, d.reason, d.fix and 1 or 0, 0, d.remaining, d.limit, d.retry, d.reset,
+                        version, '')
+        local w = d.write
+        if w then
+          wrote, v, a, b, x = true, p.write(p, base, d, t, pad, again), d.a, d.b, d.x
+          -- Pressure index: one compare; more only for a level left below the threshold.
+          if d.remaining < p.max * LS_PRESSURE_BELOW then
+            local sc = ls_pressure_score(p, d, t, w, ARGV[1 + i], 1)
+            if sc then ls_pressure_add(cfg, string.sub(base, label_at), sc, t) end
+          end
+        end
+      end
+      if wrote then
         if again then
-          -- A later decision of this call on the same key reads what was just decided.
           for k = i + 1, n do
             if KEYS[3 + k] == base then vals[1 + k] = v end
           end
           if not held then held = {} end
-          held[base] = {p, d.a, d.b, t, d.x}
+          held[base] = {p, a, b, t, x}
         elseif held then
           held[base] = nil  -- stored just now
-        end
-        -- Pressure index: one compare; more only for a level left below the threshold.
-        if d.remaining < p.max * LS_PRESSURE_BELOW then
-          local sc = ls_pressure_score(p, d, t, w, ARGV[1 + i], 1)
-          if sc then ls_pressure_add(cfg, string.sub(base, label_at), sc, t) end
         end
       end
       if n == 1 then return rec end
